@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation';
+
+/**
+ * The explicit registry of migrations, in order. An explicit list (not a folder
+ * scan) keeps working when the code is bundled into the single executable.
+ * Migrations import no application code.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};

@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { version } from '../../package.json';
+import { AppError } from '../errors';
+import { registerAdmin } from './admin';
+import { CliError } from './context';
+import { registerInstall } from './install';
+import { registerMigrate } from './migrate';
+import { registerServe } from './serve';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('wip')
+    .description('wip — on-premise work-instruction platform: daemon and administration CLI')
+    .version(version, '-V, --version')
+    .option('--data-dir <dir>', 'data directory (env WIP_DATA_DIR, default ./data)')
+    .option('--config <file>', 'configuration file (default <data-dir>/config.json)')
+    .option('--json', 'print exact JSON instead of text')
+    .showHelpAfterError()
+    .exitOverride();
+  registerServe(program);
+  registerInstall(program);
+  registerMigrate(program);
+  registerAdmin(program);
+  return program;
+}
+
+/** Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version "errors" are successful exits
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const message =
+      error instanceof AppError || error instanceof CliError || error instanceof Error ? error.message : String(error);
+    const detail = error instanceof AppError && error.details ? ` (${JSON.stringify(error.details)})` : '';
+    process.stderr.write(`wip: ${message}${detail}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { badRequest } from '../errors';
+
+/** The one pagination shape: `?limit=&cursor=` → `{items, nextCursor}`, keyset on an increasing id. */
+export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().max(64).optional(),
+});
+export type PageInput = z.infer<typeof PageQuery>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Cursors are opaque to clients; today they wrap the last id seen. */
+export function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^id:(\d{1,15})$/.exec(text);
+  if (!match) throw badRequest('Invalid cursor', { cursor });
+  return Number(match[1]);
+}
+
+export function encodeCursor(id: number): string {
+  return Buffer.from(`id:${id}`).toString('base64url');
+}
+
+/** Turns `limit + 1` rows fetched after the cursor into a page. */
+export function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : rows;
+  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null };
+}
+
+export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {
+  return { items: page.items.map(fn), nextCursor: page.nextCursor };
+}

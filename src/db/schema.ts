@@ -1,0 +1,129 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types, one interface a table, snake_case as stored. Timestamps are
+ * ISO-8601 UTC text (portable, sortable). Tenant-owned tables carry client_id.
+ */
+export interface SystemAdminsTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AdminSessionsTable {
+  id: Generated<number>;
+  admin_id: number;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface ClientsTable {
+  id: Generated<number>;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type UserStatus = 'active' | 'invited' | 'disabled';
+
+export interface UsersTable {
+  id: Generated<number>;
+  client_id: number;
+  email: string;
+  /** lower-cased email: uniqueness within a client is case-insensitive */
+  email_normalized: string;
+  first_name: string;
+  last_name: string;
+  title: string;
+  license_type: string;
+  status: UserStatus;
+  password_hash: string | null;
+  /** JSON array of organization identifiers */
+  available_to_org: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserRolesTable {
+  client_id: number;
+  user_id: number;
+  role: string;
+}
+
+export interface LicensesTable {
+  id: Generated<number>;
+  client_id: number;
+  license_type: string;
+  seats: number;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  cookie_hash: string | null;
+  created_at: string;
+  last_seen_at: string;
+  /** absolute end: the refresh token lifetime */
+  expires_at: string;
+  revoked_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface RefreshTokensTable {
+  id: Generated<number>;
+  client_id: number;
+  session_id: number;
+  token_hash: string;
+  expires_at: string;
+  /** set when rotated; presenting a used token again is reuse */
+  used_at: string | null;
+  created_at: string;
+}
+
+export type UserTokenPurpose = 'invite' | 'reset';
+
+export interface UserTokensTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  purpose: UserTokenPurpose;
+  token_hash: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface DB {
+  system_admins: SystemAdminsTable;
+  admin_sessions: AdminSessionsTable;
+  clients: ClientsTable;
+  users: UsersTable;
+  user_roles: UserRolesTable;
+  licenses: LicensesTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  user_tokens: UserTokensTable;
+}
+
+/** Tables that belong to one client and must always be queried through a TenantScope. */
+export type TenantTable = {
+  [K in keyof DB]: DB[K] extends { client_id: number } ? K : never;
+}[keyof DB];
+
+export type SystemAdminRow = Selectable<SystemAdminsTable>;
+export type ClientRow = Selectable<ClientsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type LicenseRow = Selectable<LicensesTable>;
+export type SessionRow = Selectable<SessionsTable>;

@@ -1,0 +1,50 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/connection';
+import { systemClock, type Clock } from './lib/clock';
+import { PasswordHasher } from './lib/password-hasher';
+import { createLogger, type Logger } from './logger';
+import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
+import { loadOrCreateSecrets, type Secrets } from './secrets';
+
+/**
+ * Everything a request, a service or a CLI command needs, built once and passed
+ * down. No module-level singletons: tests start many servers in one process.
+ */
+export interface Deps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  passwords: PasswordHasher;
+  secrets: Secrets;
+  /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
+  jwtKey: KeyObject;
+  authLookups: AuthLookups;
+}
+
+export interface DepsOverrides {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Opens the data directory (creating secrets when missing). Does not migrate: see bootstrap. */
+export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const { secrets } = loadOrCreateSecrets(config.dataDir);
+  const db = openDatabase(config.dataDir);
+  return {
+    config,
+    db,
+    clock: overrides.clock ?? systemClock,
+    logger: overrides.logger ?? createLogger(config),
+    passwords: new PasswordHasher(config.bcryptCost),
+    secrets,
+    jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
+    authLookups: prepareAuthLookups(db.sqlite),
+  };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.passwords.close();
+  await deps.db.close();
+}

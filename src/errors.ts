@@ -1,0 +1,60 @@
+/**
+ * The one error type of the application and the one list of error codes.
+ * Handlers throw these; the error-handler middleware renders the envelope.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  TOKEN_EXPIRED: 401,
+  FORBIDDEN: 403,
+  ACCOUNT_DISABLED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  CLIENT_SELECTION_REQUIRED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_ERROR: 422,
+  LICENSE_SEATS_EXHAUSTED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown; status?: number },
+  ) {
+    super(message, { cause: options?.cause });
+    this.name = 'AppError';
+    this.status = options?.status ?? ERROR_STATUS[code];
+  }
+}
+
+export const badRequest = (message = 'Bad request', details?: Record<string, unknown>) =>
+  new AppError('BAD_REQUEST', message, details);
+export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', message);
+export const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+export const tokenExpired = () => new AppError('TOKEN_EXPIRED', 'Token has expired');
+export const forbidden = (message = 'Insufficient permissions') => new AppError('FORBIDDEN', message);
+export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new AppError('CONFLICT', message, details);
+export const validationFailed = (details: Record<string, unknown>, message = 'Validation failed') =>
+  new AppError('VALIDATION_ERROR', message, details);
+export const seatsExhausted = (licenseType: string) =>
+  new AppError('LICENSE_SEATS_EXHAUSTED', `No free seat of license type "${licenseType}"`, { licenseType });
+export const serviceUnavailable = (message = 'Service temporarily unavailable') =>
+  new AppError('SERVICE_UNAVAILABLE', message);
+
+/** One field's failure, in the shape `details.fields` uses everywhere. */
+export function fieldError(field: string, message: string): AppError {
+  return validationFailed({ fields: [{ path: field, message }] });
+}

@@ -1,0 +1,82 @@
+import type { Middleware } from 'koa';
+import { AppError, type ErrorCode } from '../../errors';
+import type { AppState } from '../state';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+const MESSAGE_BY_CODE: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'Malformed request body',
+  PAYLOAD_TOO_LARGE: 'Request body too large',
+  RATE_LIMITED: 'Too many requests; retry later',
+  METHOD_NOT_ALLOWED: 'Method not allowed on this route',
+};
+
+/**
+ * The one place errors become responses: the SPEC.md envelope with a code,
+ * never a stack trace. Unknown errors are logged with the request id and
+ * answered 500 INTERNAL_ERROR. Also logs one line per request.
+ */
+export function errorHandler(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } catch (caught) {
+      const error = toAppError(caught);
+      if (error.status >= 500) {
+        ctx.state.deps.logger.error({ requestId: ctx.state.requestId, err: caught }, 'request failed');
+      }
+      const headers = (caught as { headers?: Record<string, string | number> }).headers;
+      if (headers && error.status < 500) for (const [name, value] of Object.entries(headers)) ctx.set(name, String(value));
+      ctx.status = error.status;
+      ctx.body = {
+        success: false,
+        error: { message: error.message, code: error.code, ...(error.details !== undefined && { details: error.details }) },
+      };
+    } finally {
+      logRequest(ctx, started);
+    }
+  };
+}
+
+function toAppError(caught: unknown): AppError {
+  if (caught instanceof AppError) return caught;
+  const status = (caught as { status?: number; statusCode?: number }).status ?? (caught as { statusCode?: number }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS[status] ?? 'BAD_REQUEST';
+    const message = MESSAGE_BY_CODE[code] ?? ((caught as { expose?: boolean }).expose ? (caught as Error).message : 'Bad request');
+    return new AppError(code, message, undefined, { status });
+  }
+  if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable');
+  return new AppError('INTERNAL_ERROR', 'Internal server error', undefined, { cause: caught });
+}
+
+function logRequest(ctx: Parameters<Middleware<AppState>>[0], started: bigint): void {
+  const actor = ctx.state.actor;
+  ctx.state.deps.logger.info(
+    {
+      requestId: ctx.state.requestId,
+      method: ctx.method,
+      route: ctx.state.routePath ?? null,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Number(process.hrtime.bigint() - started) / 1e6,
+      clientId: actor?.kind === 'user' ? actor.clientId : undefined,
+      userId: actor?.kind === 'user' ? actor.userId : undefined,
+      adminId: actor?.kind === 'admin' ? actor.adminId : undefined,
+    },
+    'request',
+  );
+}

@@ -1,0 +1,150 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { rateLimit } from './middleware/rate-limit';
+import { z } from 'zod';
+import { forbidden, notFound, unauthorized, validationFailed } from '../errors';
+import { hasAnyRole, type Role } from '../policies/roles';
+import type { Deps } from '../deps';
+import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '../services/actor';
+import type { AppContext, AppState } from './state';
+
+/**
+ * The one route helper. A route is a declaration — method, path, who may call
+ * it, its schemas, its rate limit — plus a handler that calls one service and
+ * returns presented data. `mountRoutes` turns declarations into a visible chain:
+ * rate limit → authentication guard → role guard → validation → handler →
+ * envelope. The same declarations feed the OpenAPI document.
+ */
+export type AuthMode = 'public' | 'user' | 'admin' | 'user-or-admin';
+
+type ActorFor<A extends AuthMode> = A extends 'user'
+  ? UserActor
+  : A extends 'admin'
+    ? SystemAdminActor
+    : A extends 'user-or-admin'
+      ? Actor
+      : Actor | undefined;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RateLimitSpec {
+  /** requests allowed per window */
+  max: number | ((deps: Deps) => number);
+  windowMs: number | ((deps: Deps) => number);
+  /** what one budget belongs to; default the client IP */
+  key?: (ctx: AppContext) => string;
+}
+
+export interface HandlerArgs<A extends AuthMode, B, Q, P> {
+  actor: ActorFor<A>;
+  body: B;
+  query: Q;
+  params: P;
+  deps: Deps;
+  meta: RequestMeta;
+  ctx: AppContext;
+}
+
+export interface RouteSpec<
+  A extends AuthMode = AuthMode,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  auth: A;
+  /** a user principal must hold one of these roles */
+  roles?: readonly Role[];
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** success status; 200 unless set (201 for creations) */
+  status?: number;
+  rateLimit?: RateLimitSpec;
+  /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
+  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<unknown>;
+}
+
+export function defineRoute<
+  A extends AuthMode,
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<A, B, Q, P>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** Path parameter `:id` as a positive integer; anything else cannot name a resource, so it is 404. */
+export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+
+export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): void {
+  for (const spec of routes) {
+    const chain: Middleware<AppState>[] = [];
+    chain.push(async (ctx, next) => {
+      ctx.state.routePath = spec.path;
+      await next();
+    });
+    if (spec.rateLimit) chain.push(rateLimiter(spec.rateLimit, deps) as Middleware<AppState>);
+    chain.push(guard(spec));
+    chain.push(async (ctx) => {
+      const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
+      const query = spec.query ? parseInput(spec.query, ctx.query, 'query') : undefined;
+      const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
+      const data = await spec.handler({
+        actor: ctx.state.actor as never,
+        body: body as never,
+        query: query as never,
+        params: params as never,
+        deps,
+        meta: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null },
+        ctx: ctx as AppContext,
+      });
+      if (ctx.body !== undefined && data === undefined) return;
+      ctx.status = spec.status ?? 200;
+      ctx.body = { success: true, data: data ?? null };
+    });
+    router.register(spec.path, [spec.method.toUpperCase()], chain as never);
+  }
+}
+
+function guard(spec: RouteSpec): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (spec.auth !== 'public') {
+      const actor = ctx.state.actor;
+      if (!actor) throw ctx.state.authError ?? unauthorized();
+      if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
+      if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
+      if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
+    }
+    await next();
+  };
+}
+
+function parseInput(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw validationFailed({
+    fields: result.error.issues.map((issue) => ({
+      path: [where, ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  });
+}
+
+function parseParams(schema: z.ZodType, value: unknown): unknown {
+  const result = schema.safeParse(value);
+  if (!result.success) throw notFound();
+  return result.data;
+}
+
+function rateLimiter(spec: RateLimitSpec, deps: Deps): Middleware {
+  const resolve = (v: number | ((d: Deps) => number)) => (typeof v === 'function' ? v(deps) : v);
+  // Each route keeps its own counters (its own store), keyed by IP unless the spec says otherwise.
+  return rateLimit({
+    max: resolve(spec.max),
+    windowMs: resolve(spec.windowMs),
+    id: (ctx) => (spec.key ? spec.key(ctx as AppContext) : ctx.ip),
+  });
+}

@@ -1,0 +1,56 @@
+import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { PageQuery, mapPage } from '../../../../db/pagination';
+import { createClient, deleteClient, listClients, updateClient } from '../../../../services/clients';
+import { presentClient, presentLicense, presentUser } from '../../../../presenters';
+import { CreateClient, UpdateClient } from './schema';
+
+export const adminClientRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/client',
+    summary: 'List clients (tenants), oldest first',
+    auth: 'admin',
+    query: PageQuery,
+    async handler({ deps, query }) {
+      return mapPage(await listClients(deps, query), presentClient);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/client',
+    summary: 'Create a client with its seat licenses and its owner (a Security Administrator)',
+    auth: 'admin',
+    body: CreateClient,
+    status: 201,
+    async handler({ deps, body }) {
+      const created = await createClient(deps, body);
+      return {
+        ...presentClient(created.client),
+        owner: presentUser(created.owner),
+        licenses: created.licenses.map(presentLicense),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/admin/client/:id',
+    summary: 'Update a client',
+    auth: 'admin',
+    params: IdParams,
+    body: UpdateClient,
+    async handler({ deps, params, body }) {
+      return presentClient(await updateClient(deps, params.id, body));
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/admin/client/:id',
+    summary: 'Delete a client with its users, sessions and data',
+    auth: 'admin',
+    params: IdParams,
+    async handler({ deps, params }) {
+      await deleteClient(deps, params.id);
+      return { id: params.id, deleted: true };
+    },
+  }),
+];

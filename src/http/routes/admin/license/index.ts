@@ -1,0 +1,51 @@
+import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { mapPage } from '../../../../db/pagination';
+import { createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
+import { presentLicense } from '../../../../presenters';
+import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
+
+export const adminLicenseRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/license',
+    summary: "List seat licenses, of one client with ?clientId= or of all",
+    auth: 'admin',
+    query: ListLicenses,
+    async handler({ deps, query }) {
+      return mapPage(await listLicenses(deps, query.clientId, query), presentLicense);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/license',
+    summary: 'Allocate seats of a license type to a client',
+    auth: 'admin',
+    body: CreateLicense,
+    status: 201,
+    async handler({ deps, body }) {
+      return presentLicense(await createLicense(deps, body));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/admin/license/:id',
+    summary: 'Change a seat license; refused when fewer seats would remain than users hold',
+    auth: 'admin',
+    params: IdParams,
+    body: UpdateLicense,
+    async handler({ deps, params, body }) {
+      return presentLicense(await updateLicense(deps, params.id, body));
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/admin/license/:id',
+    summary: 'Delete a seat license; refused when its seats are in use',
+    auth: 'admin',
+    params: IdParams,
+    async handler({ deps, params }) {
+      await deleteLicense(deps, params.id);
+      return { id: params.id, deleted: true };
+    },
+  }),
+];

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { LICENSE_TYPES, ROLES } from '../../../../policies/roles';
+import { Email, NewPassword, PositiveId, ShortText } from '../../../schemas';
+import { PageQuery } from '../../../../db/pagination';
+
+const Roles = z
+  .array(z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}` }))
+  .min(1, 'at least one role')
+  .max(ROLES.length)
+  .transform((roles) => [...new Set(roles)]);
+
+const OrgIds = z.array(z.union([z.string().trim().min(1).max(100), z.number().int()])).max(1000);
+
+/** SPEC.md section 2, "User (create and update, admin)". */
+export const CreateUser = z.object({
+  email: Email,
+  roles: Roles,
+  licenseType: z.enum(LICENSE_TYPES, { message: `must be one of ${LICENSE_TYPES.join(', ')}` }),
+  firstName: ShortText(100).optional(),
+  lastName: ShortText(100).optional(),
+  title: ShortText(200).optional(),
+  availableToOrg: OrgIds.optional(),
+  /** when omitted the user is created `invited` and receives an invitation to set a password */
+  password: NewPassword.optional(),
+});
+
+/** Omitted fields keep their values. */
+export const UpdateUser = CreateUser.partial().extend({ id: PositiveId });
+
+/** A Security Administrator lists their own client; a system administrator must name one. */
+export const ListUsers = PageQuery.extend({ clientId: PositiveId.optional() });
+
+export const UserIdParams = z.object({ userId: PositiveId });

@@ -1,0 +1,115 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { clearSessionCookie, setSessionCookie } from '../../../cookies';
+import { refreshForActor, refreshWithToken, signIn, signOut } from '../../../../services/auth';
+import { getUser } from '../../../../services/users';
+import { presentUser } from '../../../../presenters';
+import { PositiveId } from '../../../schemas';
+import { Refresh, SignIn } from './schema';
+import type { AppContext } from '../../../state';
+import type { Deps } from '../../../../deps';
+import type { SignInInput } from './schema';
+import type { RequestMeta } from '../../../../services/actor';
+import { validationFailed } from '../../../../errors';
+
+const signInLimit = {
+  max: (deps: Deps) => deps.config.signInRateLimitMax,
+  windowMs: (deps: Deps) => deps.config.rateLimitWindow,
+};
+
+/** `clientId` in the body wins; otherwise X-Client-ID (SPEC.md 5.7: it only selects, never overrides a token). */
+function selectedClientId(ctx: AppContext, body: SignInInput): number | undefined {
+  if (body.clientId !== undefined) return body.clientId;
+  const header = ctx.get('x-client-id');
+  if (!header) return undefined;
+  const parsed = PositiveId.safeParse(header);
+  if (!parsed.success) throw validationFailed({ fields: [{ path: 'header.x-client-id', message: 'must be a client id' }] });
+  return parsed.data;
+}
+
+async function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta) {
+  return signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body) }, meta);
+}
+
+const refreshResponse = (tokens: { accessToken: string; refreshToken: string; expiresIn: number }) => ({
+  token: tokens.accessToken,
+  accessToken: tokens.accessToken,
+  refreshToken: tokens.refreshToken,
+  expiresIn: tokens.expiresIn,
+});
+
+export const clientAuthRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/sign-in',
+    summary: 'Sign in with email and password; returns tokens and sets the session cookie',
+    auth: 'public',
+    body: SignIn,
+    rateLimit: signInLimit,
+    async handler({ deps, ctx, body, meta }) {
+      const result = await signInFromRequest(deps, ctx, body, meta);
+      setSessionCookie(ctx, result.cookieToken);
+      return { token: result.accessToken, refreshToken: result.refreshToken, user: presentUser(result.user) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/sign-in-v2',
+    summary: 'Sign in with email and password; returns access and refresh tokens with their lifetimes (no cookie)',
+    auth: 'public',
+    body: SignIn,
+    rateLimit: signInLimit,
+    async handler({ deps, ctx, body, meta }) {
+      const result = await signInFromRequest(deps, ctx, body, meta);
+      return {
+        accessToken: result.accessToken,
+        refreshToken: result.refreshToken,
+        tokenType: 'Bearer',
+        expiresIn: result.expiresIn,
+        refreshExpiresIn: result.refreshExpiresIn,
+        user: presentUser(result.user),
+      };
+    },
+  }),
+  ...(['/api/client/auth/refresh', '/api/client/auth/refresh-token'] as const).map((path) =>
+    defineRoute({
+      method: 'post',
+      path,
+      summary: 'Exchange a refresh token for a new access token; the refresh token rotates',
+      auth: 'public',
+      body: Refresh,
+      rateLimit: signInLimit,
+      async handler({ deps, body }) {
+        return refreshResponse(await refreshWithToken(deps, body.refreshToken));
+      },
+    }),
+  ),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/auth/refresh',
+    summary: 'New access token (and rotated refresh token) for the session of the cookie or bearer token',
+    auth: 'user',
+    async handler({ deps, actor }) {
+      return refreshResponse(await refreshForActor(deps, actor));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/sign-out',
+    summary: 'End the session: its access token, refresh token and cookie stop working',
+    auth: 'user',
+    async handler({ deps, actor, ctx }) {
+      await signOut(deps, actor);
+      clearSessionCookie(ctx);
+      return { signedOut: true };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/auth/me',
+    summary: 'The signed-in user',
+    auth: 'user',
+    async handler({ deps, actor }) {
+      return presentUser(await getUser(deps, actor.scope, actor.userId));
+    },
+  }),
+];

@@ -1,0 +1,15 @@
+import type { RouteSpec } from '../route';
+import { clientAuthRoutes } from './client/auth';
+import { adminAuthRoutes } from './admin/auth';
+import { adminClientRoutes } from './admin/client';
+import { adminLicenseRoutes } from './admin/license';
+import { adminUserRoutes } from './admin/user';
+
+/** Every REST route of the product, by area (SPEC.md section 4). */
+export const allRoutes: RouteSpec[] = [
+  ...clientAuthRoutes,
+  ...adminAuthRoutes,
+  ...adminClientRoutes,
+  ...adminUserRoutes,
+  ...adminLicenseRoutes,
+];

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+// Field schemas shared by several routes: one definition of what an email,
+// a password or a timestamp looks like on the wire.
+
+export const Email = z.string().trim().max(254).pipe(z.email({ message: 'must be an email address' }));
+
+/** The password policy's floor; per-client policies tighten it. */
+export const MIN_PASSWORD_LENGTH = 12;
+export const NewPassword = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(1024, 'must be at most 1024 characters');
+
+/** A password being checked, not set: any length the policy may once have allowed. */
+export const PresentedPassword = z.string().min(1).max(1024);
+
+export const PositiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+export const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' }).transform((v) => new Date(v).toISOString());
+
+export const ShortText = (max: number) => z.string().trim().max(max);

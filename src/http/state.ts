@@ -1,0 +1,17 @@
+import type { ParameterizedContext } from 'koa';
+import type { Deps } from '../deps';
+import type { Actor } from '../services/actor';
+import type { AppError } from '../errors';
+
+/** What middleware leaves on ctx.state for the rest of the chain. */
+export interface AppState {
+  requestId: string;
+  deps: Deps;
+  actor?: Actor;
+  /** why a presented credential was refused; raised only by routes that need authentication */
+  authError?: AppError;
+  /** the matched route pattern, for logs and metrics */
+  routePath?: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

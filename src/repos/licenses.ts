@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import type { DB, LicenseRow } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { notFound } from '../errors';
+
+export async function listLicenses(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<LicenseRow>> {
+  const rows = await inTenant(db, scope)
+    .selectFrom('licenses')
+    .selectAll()
+    .where('id', '>', decodeCursor(page.cursor))
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page.limit);
+}
+
+/** For system administrators, who manage seat allocations of every client. */
+export async function listLicensesAcrossClients(db: Kysely<DB>, page: PageInput): Promise<Page<LicenseRow>> {
+  const rows = await db
+    .selectFrom('licenses')
+    .selectAll()
+    .where('id', '>', decodeCursor(page.cursor))
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page.limit);
+}
+
+export async function findLicenseByIdAcrossClients(db: Kysely<DB>, id: number): Promise<LicenseRow | undefined> {
+  return db.selectFrom('licenses').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertLicense(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  values: { license_type: string; seats: number; expires_at: string | null },
+  now: string,
+): Promise<LicenseRow> {
+  return db
+    .insertInto('licenses')
+    .values({ ...values, client_id: scope.clientId, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateLicense(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  id: number,
+  changes: { license_type?: string; seats?: number; expires_at?: string | null },
+  now: string,
+): Promise<LicenseRow> {
+  const row = await inTenant(db, scope)
+    .updateTable('licenses')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('License');
+  return row;
+}
+
+export async function deleteLicense(db: Kysely<DB>, scope: TenantScope, id: number): Promise<void> {
+  const result = await inTenant(db, scope).deleteFrom('licenses').where('id', '=', id).executeTakeFirst();
+  if (result.numDeletedRows === 0n) throw notFound('License');
+}
+
+/** Seats of each license type from the client's unexpired licenses. */
+export async function allocatedSeats(db: Kysely<DB>, scope: TenantScope, now: string): Promise<Map<string, number>> {
+  const rows = await inTenant(db, scope)
+    .selectFrom('licenses')
+    .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('seats')])
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .groupBy('license_type')
+    .execute();
+  return new Map(rows.map((r) => [r.license_type, Number(r.seats)]));
+}
+
+export async function usedSeats(db: Kysely<DB>, scope: TenantScope): Promise<Map<string, number>> {
+  const rows = await inTenant(db, scope)
+    .selectFrom('users')
+    .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('license_type')
+    .execute();
+  return new Map(rows.map((r) => [r.license_type, Number(r.n)]));
+}

@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
+import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
+import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { notFound } from '../errors';
+
+export type UserWithRoles = UserRow & { roles: string[] };
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function findUserById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<UserWithRoles | undefined> {
+  const row = await inTenant(db, scope).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? (await withRoles(db, scope, [row]))[0] : undefined;
+}
+
+/** @throws AppError NOT_FOUND, also for a user of another client */
+export async function getUserById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<UserWithRoles> {
+  const user = await findUserById(db, scope, id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+export async function findUserByEmail(db: Kysely<DB>, scope: TenantScope, email: string): Promise<UserRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('users')
+    .selectAll()
+    .where('email_normalized', '=', normalizeEmail(email))
+    .executeTakeFirst();
+}
+
+export async function listUsers(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
+  const rows = await inTenant(db, scope)
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '>', decodeCursor(page.cursor))
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .execute();
+  const result = toPage(rows, page.limit);
+  return { items: await withRoles(db, scope, result.items), nextCursor: result.nextCursor };
+}
+
+/** Sign-in candidates: the same email may exist in several clients. */
+export async function findUsersByEmailAcrossClients(db: Kysely<DB>, email: string): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).orderBy('id').execute();
+}
+
+export async function insertUser(db: Kysely<DB>, scope: TenantScope, user: Omit<NewUser, 'client_id'>): Promise<UserRow> {
+  return db
+    .insertInto('users')
+    .values({ ...user, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateUser(db: Kysely<DB>, scope: TenantScope, id: number, changes: UserUpdate): Promise<UserRow> {
+  const { client_id: _ignored, id: _id, ...safe } = changes;
+  const row = await inTenant(db, scope).updateTable('users').set(safe).where('id', '=', id).returningAll().executeTakeFirst();
+  if (!row) throw notFound('User');
+  return row;
+}
+
+/** Deletes the user; sessions, tokens and roles go with it (ON DELETE CASCADE). */
+export async function deleteUser(db: Kysely<DB>, scope: TenantScope, id: number): Promise<boolean> {
+  const result = await inTenant(db, scope).deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function setUserRoles(db: Kysely<DB>, scope: TenantScope, userId: number, roles: readonly string[]): Promise<void> {
+  await inTenant(db, scope).deleteFrom('user_roles').where('user_id', '=', userId).execute();
+  if (roles.length === 0) return;
+  await db
+    .insertInto('user_roles')
+    .values(roles.map((role) => ({ client_id: scope.clientId, user_id: userId, role })))
+    .execute();
+}
+
+export async function countUsersWithLicenseType(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  licenseType: string,
+  exceptUserId?: number,
+): Promise<number> {
+  let query = inTenant(db, scope)
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('license_type', '=', licenseType);
+  if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function withRoles(db: Kysely<DB>, scope: TenantScope, users: UserRow[]): Promise<UserWithRoles[]> {
+  if (users.length === 0) return [];
+  const rows = await inTenant(db, scope)
+    .selectFrom('user_roles')
+    .select(['user_id', 'role'])
+    .where(
+      'user_id',
+      'in',
+      users.map((u) => u.id),
+    )
+    .execute();
+  const byUser = new Map<number, string[]>();
+  for (const { user_id, role } of rows) byUser.set(user_id, [...(byUser.get(user_id) ?? []), role]);
+  return users.map((user) => ({ ...user, roles: sortRoles(byUser.get(user.id) ?? []) }));
+}
+
+const ROLE_ORDER = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];
+function sortRoles(roles: string[]): string[] {
+  return roles.sort((a, b) => ROLE_ORDER.indexOf(a) - ROLE_ORDER.indexOf(b));
+}
+
+/** For system administrators, who may read a user of any client. */
+export async function findUserByIdAcrossClients(db: Kysely<DB>, id: number): Promise<UserWithRoles | undefined> {
+  const row = await db.selectFrom('users').select('client_id').where('id', '=', id).executeTakeFirst();
+  return row ? findUserById(db, tenantScope(row.client_id), id) : undefined;
+}

@@ -1,0 +1,30 @@
+import type { TenantScope } from '../db/tenant';
+
+/** Who is calling: set by the authenticate middleware (or built by the CLI). */
+export type Actor = UserActor | SystemAdminActor;
+
+export interface UserActor {
+  kind: 'user';
+  userId: number;
+  clientId: number;
+  scope: TenantScope;
+  email: string;
+  roles: string[];
+  licenseType: string;
+  sessionId: number;
+  /** how the request authenticated: cookie requests need CSRF defence on writes */
+  via: 'bearer' | 'cookie';
+}
+
+export interface SystemAdminActor {
+  kind: 'admin';
+  adminId: number;
+  username: string;
+  sessionId: number;
+}
+
+/** Request facts recorded with sessions and security events. */
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+}

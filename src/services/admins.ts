@@ -1,0 +1,82 @@
+import type { Deps } from '../deps';
+import type { SystemAdminRow } from '../db/schema';
+import { withTransaction, isUniqueViolation } from '../db/transaction';
+import { conflict, fieldError, notFound } from '../errors';
+import { randomPassword } from '../lib/tokens';
+import {
+  countAdmins,
+  deleteAdmin as deleteAdminRow,
+  findAdminByUsername,
+  insertAdmin,
+  listAdmins as listAdminRows,
+  revokeAdminSessionsOf,
+  updateAdminPassword,
+} from '../repos/system-admins';
+
+export const FIRST_ADMIN_USERNAME = 'admin';
+export const MIN_ADMIN_PASSWORD_LENGTH = 8;
+
+function assertPassword(password: string): void {
+  if (password.length < MIN_ADMIN_PASSWORD_LENGTH) {
+    throw fieldError('password', `must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+/** @throws AppError CONFLICT (username taken), VALIDATION_ERROR */
+export async function createAdmin(deps: Deps, username: string, password: string): Promise<SystemAdminRow> {
+  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(username)) throw fieldError('username', 'use 1-64 letters, digits, . _ @ -');
+  assertPassword(password);
+  const hash = await deps.passwords.hash(password);
+  try {
+    return await insertAdmin(deps.db.kysely, username, hash, deps.clock.now().toISOString());
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`An administrator named "${username}" already exists`);
+    throw error;
+  }
+}
+
+export async function listAdmins(deps: Deps): Promise<SystemAdminRow[]> {
+  return listAdminRows(deps.db.kysely);
+}
+
+/** Sets a new password and ends the admin's sessions. @throws AppError NOT_FOUND, VALIDATION_ERROR */
+export async function resetAdminPassword(deps: Deps, username: string, password: string): Promise<void> {
+  assertPassword(password);
+  const hash = await deps.passwords.hash(password);
+  const nowIso = deps.clock.now().toISOString();
+  await withTransaction(deps.db, async (trx) => {
+    const admin = await findAdminByUsername(trx, username);
+    if (!admin) throw notFound(`Administrator "${username}"`);
+    await updateAdminPassword(trx, admin.id, hash, nowIso);
+    await revokeAdminSessionsOf(trx, admin.id, nowIso);
+  });
+}
+
+/** @throws AppError NOT_FOUND, CONFLICT (the last administrator) */
+export async function deleteAdmin(deps: Deps, username: string): Promise<void> {
+  await withTransaction(deps.db, async (trx) => {
+    const admin = await findAdminByUsername(trx, username);
+    if (!admin) throw notFound(`Administrator "${username}"`);
+    if ((await countAdmins(trx)) <= 1) throw conflict('The last system administrator cannot be deleted');
+    await deleteAdminRow(trx, admin.id);
+  });
+}
+
+/**
+ * Creates the first system administrator when there is none. Its password is
+ * the configured one (WIP_ADMIN_PASSWORD) or a generated one, returned so the
+ * caller can show it once.
+ */
+export async function ensureFirstAdmin(deps: Deps): Promise<{ created: boolean; generatedPassword?: string }> {
+  if ((await countAdmins(deps.db.kysely)) > 0) return { created: false };
+  const configured = deps.config.adminPassword;
+  const password = configured ?? randomPassword();
+  try {
+    await createAdmin(deps, FIRST_ADMIN_USERNAME, password);
+  } catch (error) {
+    // Another process (a concurrent `wip install`) created it first.
+    if ((error as { code?: string }).code === 'CONFLICT') return { created: false };
+    throw error;
+  }
+  return configured ? { created: true } : { created: true, generatedPassword: password };
+}

@@ -1,0 +1,275 @@
+import jwt from 'jsonwebtoken';
+import type { Deps } from '../deps';
+import { tenantScope, type TenantScope } from '../db/tenant';
+import { withTransaction } from '../db/transaction';
+import { AppError, invalidCredentials, tokenExpired, unauthorized } from '../errors';
+import { hashToken, randomToken } from '../lib/tokens';
+import { findClientsByIds } from '../repos/clients';
+import {
+  findRefreshTokenAcrossClients,
+  insertRefreshToken,
+  insertSession,
+  markRefreshTokenUsed,
+  markSessionRefreshTokensUsed,
+  revokeSession,
+} from '../repos/sessions';
+import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
+import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
+import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
+import type { SystemAdminRow } from '../db/schema';
+
+const ISSUER = 'wip';
+const USER_AUDIENCE = 'wip-client';
+const ADMIN_AUDIENCE = 'wip-admin';
+
+interface AccessClaims {
+  sub: string;
+  sid: number;
+  cid?: number;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  /** opaque session-cookie value, for browsers */
+  cookieToken: string;
+  expiresIn: number;
+  refreshExpiresIn: number;
+}
+
+export interface SignInResult extends IssuedTokens {
+  user: UserWithRoles;
+}
+
+/**
+ * Checks an email and password. The same email may exist in several clients:
+ * the password is checked against each; one match signs in, several ask the
+ * caller to choose. Unknown emails cost the same bcrypt time as known ones.
+ * @throws AppError INVALID_CREDENTIALS, CLIENT_SELECTION_REQUIRED, ACCOUNT_DISABLED
+ */
+export async function signIn(
+  deps: Deps,
+  input: { email: string; password: string; clientId?: number },
+  meta: RequestMeta,
+): Promise<SignInResult> {
+  const candidates = (await findUsersByEmailAcrossClients(deps.db.kysely, input.email)).filter(
+    (user) => user.password_hash !== null && (input.clientId === undefined || user.client_id === input.clientId),
+  );
+  if (candidates.length === 0) {
+    await deps.passwords.verifyAgainstDummy(input.password);
+    throw invalidCredentials();
+  }
+  const checks = await Promise.all(candidates.map((user) => deps.passwords.verify(input.password, user.password_hash!)));
+  const matches = candidates.filter((_, index) => checks[index]);
+  if (matches.length === 0) throw invalidCredentials();
+  if (matches.length > 1) {
+    const clients = await findClientsByIds(deps.db.kysely, matches.map((user) => user.client_id));
+    throw new AppError('CLIENT_SELECTION_REQUIRED', 'This account exists in several clients; choose one with clientId', {
+      clients: clients.map((client) => ({ id: client.id, name: client.name })),
+    });
+  }
+  const match = matches[0]!;
+  if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
+  const scope = tenantScope(match.client_id);
+  const tokens = await startUserSession(deps, scope, match.id, meta);
+  return { ...tokens, user: await getUserById(deps.db.kysely, scope, match.id) };
+}
+
+/** Creates a session with its first refresh token and cookie value. */
+export async function startUserSession(deps: Deps, scope: TenantScope, userId: number, meta: RequestMeta): Promise<IssuedTokens> {
+  const now = deps.clock.now();
+  const refreshToken = randomToken();
+  const cookieToken = randomToken();
+  const expiresAt = new Date(now.getTime() + deps.config.refreshTokenTtl).toISOString();
+  const session = await withTransaction(deps.db, async (trx) => {
+    const row = await insertSession(
+      trx,
+      scope,
+      { user_id: userId, cookie_hash: hashToken(cookieToken), expires_at: expiresAt, ip: meta.ip, user_agent: meta.userAgent },
+      now.toISOString(),
+    );
+    await insertRefreshToken(trx, scope, { session_id: row.id, token_hash: hashToken(refreshToken), expires_at: expiresAt }, now.toISOString());
+    return row;
+  });
+  return {
+    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(userId), sid: session.id, cid: scope.clientId }),
+    refreshToken,
+    cookieToken,
+    expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
+    refreshExpiresIn: Math.floor(deps.config.refreshTokenTtl / 1000),
+  };
+}
+
+export interface RefreshedTokens {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+/**
+ * Rotates a refresh token: the presented one stops working and a new pair is
+ * returned. Presenting an already-rotated token is treated as theft: the whole
+ * session (the token family) is revoked.
+ * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
+ */
+export async function refreshWithToken(deps: Deps, refreshToken: string): Promise<RefreshedTokens> {
+  const record = await findRefreshTokenAcrossClients(deps.db.kysely, hashToken(refreshToken));
+  if (!record) throw unauthorized('Invalid refresh token');
+  const scope = tenantScope(record.client_id);
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  if (record.session_revoked_at !== null) throw unauthorized('The session has ended');
+  if (record.used_at !== null) {
+    await revokeSession(deps.db.kysely, scope, record.session_id, nowIso);
+    deps.logger.warn(
+      { event: 'auth.refresh_token_reuse', clientId: record.client_id, userId: record.user_id, sessionId: record.session_id },
+      'refresh token reused: session revoked',
+    );
+    throw unauthorized('Refresh token already used; the session was revoked');
+  }
+  if (record.expires_at <= nowIso || record.session_expires_at <= nowIso) throw tokenExpired();
+  const next = randomToken();
+  await withTransaction(deps.db, async (trx) => {
+    if (!(await markRefreshTokenUsed(trx, scope, record.id, nowIso))) throw unauthorized('Refresh token already used');
+    await insertRefreshToken(
+      trx,
+      scope,
+      { session_id: record.session_id, token_hash: hashToken(next), expires_at: record.session_expires_at },
+      nowIso,
+    );
+  });
+  return {
+    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(record.user_id), sid: record.session_id, cid: record.client_id }),
+    refreshToken: next,
+    expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
+  };
+}
+
+/** Refresh for a caller already authenticated by cookie or bearer: new access token, rotated refresh token. */
+export async function refreshForActor(deps: Deps, actor: UserActor): Promise<RefreshedTokens> {
+  const nowIso = deps.clock.now().toISOString();
+  const next = randomToken();
+  const session = deps.authLookups.userSession(actor.sessionId);
+  if (!session) throw unauthorized();
+  await withTransaction(deps.db, async (trx) => {
+    await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
+    await insertRefreshToken(trx, actor.scope, { session_id: actor.sessionId, token_hash: hashToken(next), expires_at: session.expires_at }, nowIso);
+  });
+  return {
+    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(actor.userId), sid: actor.sessionId, cid: actor.clientId }),
+    refreshToken: next,
+    expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
+  };
+}
+
+/** Ends the session: its access tokens, refresh tokens and cookie all stop working. */
+export async function signOut(deps: Deps, actor: Actor): Promise<void> {
+  const nowIso = deps.clock.now().toISOString();
+  if (actor.kind === 'user') await revokeSession(deps.db.kysely, actor.scope, actor.sessionId, nowIso);
+  else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
+}
+
+/** @throws AppError INVALID_CREDENTIALS */
+export async function adminSignIn(
+  deps: Deps,
+  input: { username: string; password: string },
+  meta: RequestMeta,
+): Promise<{ token: string; expiresIn: number; admin: SystemAdminRow }> {
+  const admin = await findAdminByUsername(deps.db.kysely, input.username);
+  const ok = admin ? await deps.passwords.verify(input.password, admin.password_hash) : await deps.passwords.verifyAgainstDummy(input.password);
+  if (!admin || !ok) throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
+  const now = deps.clock.now();
+  const sessionId = await insertAdminSession(
+    deps.db.kysely,
+    {
+      admin_id: admin.id,
+      expires_at: new Date(now.getTime() + deps.config.accessTokenTtl).toISOString(),
+      ip: meta.ip,
+      user_agent: meta.userAgent,
+    },
+    now.toISOString(),
+  );
+  return {
+    token: signAccessToken(deps, ADMIN_AUDIENCE, { sub: String(admin.id), sid: sessionId }),
+    expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
+    admin,
+  };
+}
+
+/**
+ * Resolves a bearer token to the caller. The signature, expiry and audience are
+ * checked by jsonwebtoken (algorithm pinned); the session row decides revocation.
+ * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
+ */
+export function actorFromBearer(deps: Deps, token: string): Actor {
+  let claims: jwt.JwtPayload & Partial<AccessClaims>;
+  try {
+    claims = jwt.verify(token, deps.jwtKey, {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: [USER_AUDIENCE, ADMIN_AUDIENCE],
+      clockTimestamp: Math.floor(deps.clock.now().getTime() / 1000),
+    }) as jwt.JwtPayload & Partial<AccessClaims>;
+  } catch (error) {
+    if (error instanceof jwt.TokenExpiredError) throw tokenExpired();
+    throw unauthorized('Invalid token');
+  }
+  if (typeof claims.sid !== 'number') throw unauthorized('Invalid token');
+  const nowIso = deps.clock.now().toISOString();
+  if (claims.aud === ADMIN_AUDIENCE) {
+    const session = deps.authLookups.adminSession(claims.sid);
+    if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
+      throw unauthorized('The session has ended');
+    }
+    return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id } satisfies SystemAdminActor;
+  }
+  const session = deps.authLookups.userSession(claims.sid);
+  if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
+  return userActor(deps, session, nowIso, 'bearer');
+}
+
+/** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
+export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
+  const session = deps.authLookups.userSessionByCookie(hashToken(cookieToken));
+  if (!session) throw unauthorized('The session has ended');
+  const now = deps.clock.now();
+  if (new Date(session.last_seen_at).getTime() + deps.config.sessionIdleTtl <= now.getTime()) {
+    throw unauthorized('The session expired after inactivity');
+  }
+  return userActor(deps, session, now.toISOString(), 'cookie');
+}
+
+/** How stale last_seen_at may get before a request writes it again (one write a minute, not per request). */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function userActor(
+  deps: Deps,
+  session: NonNullable<ReturnType<Deps['authLookups']['userSession']>>,
+  nowIso: string,
+  via: UserActor['via'],
+): UserActor {
+  if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
+  if (session.status === 'disabled') throw unauthorized('The account is disabled');
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.authLookups.touchSession(session.session_id, nowIso);
+  return {
+    kind: 'user',
+    userId: session.user_id,
+    clientId: session.client_id,
+    scope: tenantScope(session.client_id),
+    email: session.email,
+    roles: deps.authLookups.userRoles(session.client_id, session.user_id),
+    licenseType: session.license_type,
+    sessionId: session.session_id,
+    via,
+  };
+}
+
+function signAccessToken(deps: Deps, audience: string, claims: AccessClaims): string {
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  return jwt.sign({ ...claims, iat, exp: iat + Math.floor(deps.config.accessTokenTtl / 1000) }, deps.jwtKey, {
+    algorithm: 'HS256',
+    issuer: ISSUER,
+    audience,
+    jwtid: randomToken(16),
+  });
+}

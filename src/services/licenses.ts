@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps';
+import type { DB, LicenseRow } from '../db/schema';
+import type { Page, PageInput } from '../db/pagination';
+import { tenantScope, type TenantScope } from '../db/tenant';
+import { withTransaction } from '../db/transaction';
+import { conflict, notFound } from '../errors';
+import type { LicenseType } from '../policies/roles';
+import { getClientById } from '../repos/clients';
+import {
+  allocatedSeats,
+  deleteLicense as deleteLicenseRow,
+  findLicenseByIdAcrossClients,
+  insertLicense,
+  listLicenses as listLicenseRows,
+  listLicensesAcrossClients,
+  updateLicense as updateLicenseRow,
+  usedSeats,
+} from '../repos/licenses';
+
+// Licenses are seat allocations of one license type for one client; a client's
+// seats of a type are the sum of its unexpired licenses of that type.
+
+export async function listLicenses(deps: Deps, clientId: number | undefined, page: PageInput): Promise<Page<LicenseRow>> {
+  if (clientId === undefined) return listLicensesAcrossClients(deps.db.kysely, page);
+  await getClientById(deps.db.kysely, clientId);
+  return listLicenseRows(deps.db.kysely, tenantScope(clientId), page);
+}
+
+export interface LicenseInput {
+  clientId: number;
+  licenseType: LicenseType;
+  seats: number;
+  expiresAt?: string | null;
+}
+
+/** @throws AppError NOT_FOUND for an unknown client */
+export async function createLicense(deps: Deps, input: LicenseInput): Promise<LicenseRow> {
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    await getClientById(trx, input.clientId);
+    return insertLicense(
+      trx,
+      tenantScope(input.clientId),
+      { license_type: input.licenseType, seats: input.seats, expires_at: input.expiresAt ?? null },
+      nowIso,
+    );
+  });
+}
+
+/**
+ * Changes a license. Refuses a change that would leave fewer seats than users
+ * holding them (delete or change those users first).
+ * @throws AppError NOT_FOUND, CONFLICT
+ */
+export async function updateLicense(
+  deps: Deps,
+  id: number,
+  changes: { licenseType?: LicenseType; seats?: number; expiresAt?: string | null },
+): Promise<LicenseRow> {
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const current = await findLicenseByIdAcrossClients(trx, id);
+    if (!current) throw notFound('License');
+    const scope = tenantScope(current.client_id);
+    const updated = await updateLicenseRow(
+      trx,
+      scope,
+      id,
+      {
+        ...(changes.licenseType !== undefined && { license_type: changes.licenseType }),
+        ...(changes.seats !== undefined && { seats: changes.seats }),
+        ...(changes.expiresAt !== undefined && { expires_at: changes.expiresAt }),
+      },
+      nowIso,
+    );
+    await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type, updated.license_type]);
+    return updated;
+  });
+}
+
+/** @throws AppError NOT_FOUND, CONFLICT */
+export async function deleteLicense(deps: Deps, id: number): Promise<void> {
+  const nowIso = deps.clock.now().toISOString();
+  await withTransaction(deps.db, async (trx) => {
+    const current = await findLicenseByIdAcrossClients(trx, id);
+    if (!current) throw notFound('License');
+    const scope = tenantScope(current.client_id);
+    await deleteLicenseRow(trx, scope, id);
+    await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
+  });
+}
+
+async function assertSeatsCoverUsers(trx: Kysely<DB>, scope: TenantScope, nowIso: string, types: string[]): Promise<void> {
+  const [allocated, used] = await Promise.all([allocatedSeats(trx, scope, nowIso), usedSeats(trx, scope)]);
+  for (const type of new Set(types)) {
+    const a = allocated.get(type) ?? 0;
+    const u = used.get(type) ?? 0;
+    if (u > a) {
+      throw conflict(`${u} users hold "${type}" seats; the change would leave ${a}`, { licenseType: type, used: u, allocated: a });
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import type { Deps } from '../deps';
+import type { DB } from '../db/schema';
+import type { Kysely } from 'kysely';
+import type { TenantScope } from '../db/tenant';
+import type { PageInput, Page } from '../db/pagination';
+import { withTransaction, isUniqueViolation } from '../db/transaction';
+import { conflict, fieldError, notFound } from '../errors';
+import { rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '../policies/roles';
+import {
+  deleteUser as deleteUserRow,
+  findUserByEmail,
+  findUserByIdAcrossClients,
+  getUserById,
+  insertUser,
+  listUsers as listUserRows,
+  normalizeEmail,
+  setUserRoles,
+  updateUser as updateUserRow,
+  type UserWithRoles,
+} from '../repos/users';
+import { inTenant } from '../db/tenant';
+import { revokeUserSessions } from '../repos/sessions';
+import { assertSeatFree } from './seats';
+import { issueUserToken } from './user-tokens';
+
+export interface UserFields {
+  email: string;
+  roles: Role[];
+  licenseType: LicenseType;
+  firstName?: string;
+  lastName?: string;
+  title?: string;
+  availableToOrg?: (string | number)[];
+  password?: string;
+}
+
+export type UserChanges = Partial<UserFields> & { id: number };
+
+/**
+ * Creates a user in the scope's client. Without a password the user is
+ * `invited` and an invitation token is issued for the emailed link.
+ * @throws AppError CONFLICT (email taken), VALIDATION_ERROR (role not allowed), LICENSE_SEATS_EXHAUSTED
+ */
+export async function createUser(deps: Deps, scope: TenantScope, input: UserFields): Promise<UserWithRoles> {
+  assertRolesAllowed(input.licenseType, input.roles);
+  const passwordHash = input.password === undefined ? null : await deps.passwords.hash(input.password);
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  try {
+    return await withTransaction(deps.db, async (trx) => {
+      if (await findUserByEmail(trx, scope, input.email)) throw emailTaken();
+      await assertSeatFree(trx, scope, input.licenseType, nowIso);
+      const row = await insertUser(trx, scope, {
+        email: input.email.trim(),
+        email_normalized: normalizeEmail(input.email),
+        first_name: input.firstName ?? '',
+        last_name: input.lastName ?? '',
+        title: input.title ?? '',
+        license_type: input.licenseType,
+        status: passwordHash ? 'active' : 'invited',
+        password_hash: passwordHash,
+        available_to_org: JSON.stringify(input.availableToOrg ?? []),
+        created_at: nowIso,
+        updated_at: nowIso,
+      });
+      await setUserRoles(trx, scope, row.id, input.roles);
+      if (!passwordHash) await issueUserToken(trx, scope, row.id, 'invite', now);
+      return getUserById(trx, scope, row.id);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * Updates a user: omitted fields keep their values and the resulting user must
+ * satisfy the same rules as a new one.
+ * @throws AppError NOT_FOUND, CONFLICT, VALIDATION_ERROR, LICENSE_SEATS_EXHAUSTED
+ */
+export async function updateUser(deps: Deps, scope: TenantScope, changes: UserChanges): Promise<UserWithRoles> {
+  const current = await getUserById(deps.db.kysely, scope, changes.id);
+  const licenseType = (changes.licenseType ?? current.license_type) as LicenseType;
+  const roles = (changes.roles ?? current.roles) as Role[];
+  assertRolesAllowed(licenseType, roles);
+  const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
+  const nowIso = deps.clock.now().toISOString();
+  try {
+    return await withTransaction(deps.db, async (trx) => {
+      const user = await getUserById(trx, scope, changes.id);
+      if (changes.email !== undefined) {
+        const other = await findUserByEmail(trx, scope, changes.email);
+        if (other && other.id !== user.id) throw emailTaken();
+      }
+      if (licenseType !== user.license_type) await assertSeatFree(trx, scope, licenseType, nowIso, user.id);
+      if (changes.roles && !roles.includes(SECURITY_ADMIN) && user.roles.includes(SECURITY_ADMIN)) {
+        await assertNotLastSecurityAdmin(trx, scope, user.id);
+      }
+      await updateUserRow(trx, scope, user.id, {
+        ...(changes.email !== undefined && { email: changes.email.trim(), email_normalized: normalizeEmail(changes.email) }),
+        ...(changes.firstName !== undefined && { first_name: changes.firstName }),
+        ...(changes.lastName !== undefined && { last_name: changes.lastName }),
+        ...(changes.title !== undefined && { title: changes.title }),
+        ...(changes.availableToOrg !== undefined && { available_to_org: JSON.stringify(changes.availableToOrg) }),
+        ...(passwordHash !== undefined && { password_hash: passwordHash, status: user.status === 'invited' ? 'active' : user.status }),
+        license_type: licenseType,
+        updated_at: nowIso,
+      });
+      if (changes.roles) await setUserRoles(trx, scope, user.id, roles);
+      // A new password set by an administrator ends the user's existing sessions.
+      if (passwordHash !== undefined) await revokeUserSessions(trx, scope, user.id, nowIso);
+      return getUserById(trx, scope, user.id);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * Deletes a user, freeing its seat and ending its sessions at once.
+ * @throws AppError NOT_FOUND, CONFLICT (the client's last Security Administrator)
+ */
+export async function deleteUser(deps: Deps, scope: TenantScope, id: number): Promise<void> {
+  await withTransaction(deps.db, async (trx) => {
+    const user = await getUserById(trx, scope, id);
+    if (user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
+    if (!(await deleteUserRow(trx, scope, id))) throw notFound('User');
+  });
+}
+
+export async function getUser(deps: Deps, scope: TenantScope, id: number): Promise<UserWithRoles> {
+  return getUserById(deps.db.kysely, scope, id);
+}
+
+export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
+  return listUserRows(deps.db.kysely, scope, page);
+}
+
+function assertRolesAllowed(licenseType: LicenseType, roles: Role[]): void {
+  const refused = rolesNotAllowed(licenseType, roles);
+  if (refused.length > 0) {
+    throw fieldError('roles', `license type "${licenseType}" does not allow role(s): ${refused.join(', ')}`);
+  }
+}
+
+async function assertNotLastSecurityAdmin(trx: Kysely<DB>, scope: TenantScope, userId: number): Promise<void> {
+  const others = await inTenant(trx, scope)
+    .selectFrom('user_roles')
+    .select('user_id')
+    .where('role', '=', SECURITY_ADMIN)
+    .where('user_id', '!=', userId)
+    .executeTakeFirst();
+  if (!others) throw conflict("The client's last Security Administrator cannot be removed");
+}
+
+function emailTaken() {
+  return conflict('A user with this email already exists in the client', { field: 'email' });
+}
+
+/** A system administrator reading any client's user. @throws AppError NOT_FOUND */
+export async function getUserAcrossClients(deps: Deps, id: number): Promise<UserWithRoles> {
+  const user = await findUserByIdAcrossClients(deps.db.kysely, id);
+  if (!user) throw notFound('User');
+  return user;
+}
