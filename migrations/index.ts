@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation';
+import * as m0002 from './0002_event_log';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -8,4 +9,5 @@ import * as m0001 from './0001_foundation';
  */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_event_log': m0002,
 };

@@ -103,7 +103,27 @@ export interface UserTokensTable {
   created_at: string;
 }
 
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface LogsTable {
+  id: Generated<number>;
+  created_at: string;
+  level: LogLevel;
+  /** dotted event name, e.g. auth.sign_in_failed */
+  event: string;
+  message: string;
+  client_id: number | null;
+  user_id: number | null;
+  admin_id: number | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  /** JSON object with event-specific detail (never secrets) */
+  data: string;
+}
+
 export interface DB {
+  logs: LogsTable;
   system_admins: SystemAdminsTable;
   admin_sessions: AdminSessionsTable;
   clients: ClientsTable;
@@ -127,3 +147,4 @@ export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type LicenseRow = Selectable<LicensesTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type LogRow = Selectable<LogsTable>;

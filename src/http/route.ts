@@ -98,7 +98,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
         query: query as never,
         params: params as never,
         deps,
-        meta: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null },
+        meta: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId },
         ctx: ctx as AppContext,
       });
       if (ctx.body !== undefined && data === undefined) return;

@@ -27,4 +27,5 @@ export interface SystemAdminActor {
 export interface RequestMeta {
   ip: string | null;
   userAgent: string | null;
+  requestId?: string | null;
 }

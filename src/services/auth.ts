@@ -17,6 +17,7 @@ import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../
 import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
 import type { SystemAdminRow } from '../db/schema';
+import { recordEvent } from './events';
 
 const ISSUER = 'wip';
 const USER_AUDIENCE = 'wip-client';
@@ -112,7 +113,7 @@ export interface RefreshedTokens {
  * session (the token family) is revoked.
  * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
  */
-export async function refreshWithToken(deps: Deps, refreshToken: string): Promise<RefreshedTokens> {
+export async function refreshWithToken(deps: Deps, refreshToken: string, meta: RequestMeta): Promise<RefreshedTokens> {
   const record = await findRefreshTokenAcrossClients(deps.db.kysely, hashToken(refreshToken));
   if (!record) throw unauthorized('Invalid refresh token');
   const scope = tenantScope(record.client_id);
@@ -121,10 +122,15 @@ export async function refreshWithToken(deps: Deps, refreshToken: string): Promis
   if (record.session_revoked_at !== null) throw unauthorized('The session has ended');
   if (record.used_at !== null) {
     await revokeSession(deps.db.kysely, scope, record.session_id, nowIso);
-    deps.logger.warn(
-      { event: 'auth.refresh_token_reuse', clientId: record.client_id, userId: record.user_id, sessionId: record.session_id },
-      'refresh token reused: session revoked',
-    );
+    await recordEvent(deps, {
+      level: 'warn',
+      event: 'auth.refresh_token_reuse',
+      message: 'A rotated refresh token was presented again; the session was revoked',
+      clientId: record.client_id,
+      userId: record.user_id,
+      meta,
+      data: { sessionId: record.session_id },
+    });
     throw unauthorized('Refresh token already used; the session was revoked');
   }
   if (record.expires_at <= nowIso || record.session_expires_at <= nowIso) throw tokenExpired();

@@ -78,8 +78,8 @@ export const clientAuthRoutes: RouteSpec[] = [
       auth: 'public',
       body: Refresh,
       rateLimit: signInLimit,
-      async handler({ deps, body }) {
-        return refreshResponse(await refreshWithToken(deps, body.refreshToken));
+      async handler({ deps, body, meta }) {
+        return refreshResponse(await refreshWithToken(deps, body.refreshToken, meta));
       },
     }),
   ),
