@@ -37,6 +37,16 @@ const ConfigSchema = z.object({
   rateLimitMax: integer.min(1),
   signInRateLimitMax: integer.min(1),
   adminPassword: z.string().min(8).optional(),
+  /** how long rows of the `logs` table are kept; pruned on start and daily */
+  logRetention: duration,
+  /** `off` or `daily`: the daemon writes a backup into backupDir once a day */
+  backupSchedule: z.enum(['off', 'daily']),
+  /** how many scheduled backups are kept (older ones are deleted) */
+  backupRetention: integer.min(1).max(3650),
+  /** where scheduled and pre-upgrade backups go; default <data-dir>/backups */
+  backupDir: z.string(),
+  /** SMTP server URL (smtp://user:pass@host:port); `wip doctor` checks it is reachable */
+  smtpUrl: z.string().optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

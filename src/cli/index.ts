@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { AppError } from '../errors';
 import { registerAdmin } from './admin';
+import { registerBackup } from './backup';
+import { registerDoctor } from './doctor';
+import { registerLogs } from './logs';
 import { CliError } from './context';
 import { registerInstall } from './install';
 import { registerMigrate } from './migrate';
@@ -22,6 +25,9 @@ export function buildProgram(): Command {
   registerInstall(program);
   registerMigrate(program);
   registerAdmin(program);
+  registerBackup(program);
+  registerDoctor(program);
+  registerLogs(program);
   return program;
 }
 

@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { Command } from 'commander';
 import { createApp } from '../app';
 import { closeDeps, createDeps, type Deps } from '../deps';
+import { startMaintenance } from '../ops/maintenance';
+import { removePidFile, writePidFile } from '../ops/pidfile';
 import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
 
@@ -17,15 +19,26 @@ export interface RunningServer {
  * the tests, so both exercise the same start-up path.
  */
 export async function startServer(deps: Deps): Promise<RunningServer & { report: BootstrapReport }> {
-  const report = await bootstrap(deps);
+  // Claim the data directory first: two daemons must never migrate or serve one database.
+  writePidFile(deps.config.dataDir);
+  let report: BootstrapReport;
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.config.port, deps.config.host, () => resolve());
-  });
+  try {
+    report = await bootstrap(deps);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(deps.config.port, deps.config.host, () => resolve());
+    });
+  } catch (error) {
+    removePidFile(deps.config.dataDir);
+    throw error;
+  }
+  // Log retention on start, then daily; scheduled backups when configured.
+  const maintenance = startMaintenance(deps);
+  await maintenance.runOnce();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
   const shownHost = deps.config.host === '0.0.0.0' || deps.config.host === '::' ? 'localhost' : deps.config.host;
@@ -42,7 +55,9 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await maintenance.stop();
         await closeDeps(deps);
+        removePidFile(deps.config.dataDir);
       })();
       return stopping;
     },
@@ -73,6 +88,7 @@ export function registerServe(program: Command): void {
             `(also written to ${report.initialPasswordFile}; change it with "wip admin reset-password")\n`,
         );
       }
+      if (report.preUpgradeBackup) deps.logger.info({ file: report.preUpgradeBackup }, 'backup taken before the upgrade');
       deps.logger.info({ url: running.url, dataDir: config.dataDir }, `wip listening on ${running.url}`);
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {

@@ -1,4 +1,4 @@
-import type { ClientRow, LicenseRow, SystemAdminRow } from '../db/schema';
+import type { ClientRow, LicenseRow, LogRow, SystemAdminRow } from '../db/schema';
 import type { UserWithRoles } from '../repos/users';
 
 // Row → API shape, field by field: an allow-list, so hashes and internals never leak.
@@ -40,3 +40,27 @@ export function presentLicense(license: LicenseRow) {
 export function presentSystemAdmin(admin: SystemAdminRow) {
   return { id: admin.id, username: admin.username, createdAt: admin.created_at };
 }
+
+export function presentLog(log: LogRow) {
+  let data: unknown = {};
+  try {
+    data = JSON.parse(log.data);
+  } catch {
+    data = {};
+  }
+  return {
+    id: log.id,
+    createdAt: log.created_at,
+    level: log.level,
+    event: log.event,
+    message: log.message,
+    clientId: log.client_id,
+    userId: log.user_id,
+    adminId: log.admin_id,
+    ip: log.ip,
+    userAgent: log.user_agent,
+    requestId: log.request_id,
+    data,
+  };
+}
+export type PresentedLog = ReturnType<typeof presentLog>;

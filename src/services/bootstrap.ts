@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { version } from '../../package.json';
 import type { Deps } from '../deps';
-import { migrateToLatest } from '../db/migrator';
+import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '../db/migrator';
+import { createBackup, defaultBackupName } from '../ops/backup';
+import { PRE_UPGRADE_PREFIX } from '../ops/maintenance';
+import { backupDir } from '../ops/paths';
 import { ensureFirstAdmin } from './admins';
 
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password';
@@ -12,16 +16,34 @@ export interface BootstrapReport {
   /** only when generated now: shown once, also kept in <data-dir>/initial-admin-password (0600) */
   generatedAdminPassword?: string;
   initialPasswordFile?: string;
+  /** the automatic backup taken before migrating a database that already had data */
+  preUpgradeBackup?: string;
 }
 
 /**
- * First-run setup, idempotent: migrations, then the first system administrator.
- * (The data directory and its secrets are created when Deps are built.)
+ * First-run setup and upgrades, idempotent: migrations, then the first system
+ * administrator. (The data directory and its secrets are created when Deps are
+ * built.) When an existing database has pending migrations (an upgrade), a
+ * backup is written into the backup directory first; a failing migration is
+ * rolled back as a whole, so the data stays as it was.
+ * @throws Error for a database newer than this build, or a failed migration.
  */
-export async function bootstrap(deps: Deps): Promise<BootstrapReport> {
-  const appliedMigrations = await migrateToLatest(deps.db);
+export async function bootstrap(deps: Deps, options: { migrations?: MigrationRegistry } = {}): Promise<BootstrapReport> {
+  const preUpgradeBackup = await backupBeforeUpgrade(deps, options.migrations);
+  let appliedMigrations: string[];
+  try {
+    appliedMigrations = await migrateToLatest(deps.db, options.migrations);
+  } catch (error) {
+    if (/newer version/.test((error as Error).message)) throw error;
+    throw new Error(
+      `${(error as Error).message}; the upgrade was rolled back and the data is unchanged` +
+        (preUpgradeBackup ? ` (backup taken before the upgrade: ${preUpgradeBackup})` : '') +
+        '; wip will not start with a partly migrated database',
+      { cause: error },
+    );
+  }
   const admin = await ensureFirstAdmin(deps);
-  const report: BootstrapReport = { appliedMigrations, adminCreated: admin.created };
+  const report: BootstrapReport = { appliedMigrations, adminCreated: admin.created, ...(preUpgradeBackup && { preUpgradeBackup }) };
   if (admin.generatedPassword) {
     const file = path.join(deps.config.dataDir, INITIAL_PASSWORD_FILE);
     fs.writeFileSync(file, admin.generatedPassword + '\n', { mode: 0o600 });
@@ -29,4 +51,22 @@ export async function bootstrap(deps: Deps): Promise<BootstrapReport> {
     report.initialPasswordFile = file;
   }
   return report;
+}
+
+/** A backup before an upgrade: only when migrations are pending on a database that already has some applied. */
+async function backupBeforeUpgrade(deps: Deps, registry?: MigrationRegistry): Promise<string | undefined> {
+  if ((await unknownAppliedMigrations(deps.db, registry)).length > 0) return undefined; // refused by migrateToLatest
+  const status = await migrationStatus(deps.db, registry);
+  const pending = status.filter((m) => !m.applied);
+  if (pending.length === 0 || pending.length === status.length) return undefined;
+  const now = deps.clock.now();
+  const result = await createBackup({
+    sqlite: deps.db.sqlite,
+    dataDir: deps.config.dataDir,
+    output: path.join(backupDir(deps.config), defaultBackupName(PRE_UPGRADE_PREFIX, now)),
+    version,
+    now,
+  });
+  deps.logger.info({ file: result.file, pending: pending.map((m) => m.name) }, 'backup written before applying migrations');
+  return result.file;
 }

@@ -4,6 +4,7 @@ import { adminAuthRoutes } from './admin/auth';
 import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
+import { adminLogsRoutes } from './admin/logs';
 
 /** Every REST route of the product, by area (SPEC.md section 4). */
 export const allRoutes: RouteSpec[] = [
@@ -12,4 +13,5 @@ export const allRoutes: RouteSpec[] = [
   ...adminClientRoutes,
   ...adminUserRoutes,
   ...adminLicenseRoutes,
+  ...adminLogsRoutes,
 ];

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import * as tar from 'tar';
+import { z } from 'zod';
+import { listAppliedMigrationNames } from '../repos/maintenance';
+import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, fileStamp } from './paths';
+import { openStandalone } from './sqlite';
+
+/**
+ * A backup archive is a gzip'd tar with manifest.json first, then wip.db (a
+ * consistent snapshot taken with SQLite's online backup API while the daemon
+ * keeps serving), secrets.json, config.json when present, and files/ (the file
+ * store) when present. The manifest lists every other entry with its size and
+ * sha256, so a restore can prove the archive is complete and unaltered.
+ */
+export const MANIFEST_FILE = 'manifest.json';
+export const MANIFEST_FORMAT = 1;
+
+export const BackupManifest = z.object({
+  format: z.literal(MANIFEST_FORMAT),
+  product: z.literal('wip'),
+  version: z.string(),
+  createdAt: z.string(),
+  /** migrations applied to the database in the archive, in order */
+  migrations: z.array(z.string()),
+  entries: z.array(z.object({ path: z.string().min(1), size: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+});
+export type BackupManifest = z.infer<typeof BackupManifest>;
+
+export type BackupPhase = 'database' | 'files' | 'archive';
+export interface BackupProgress {
+  phase: BackupPhase;
+  done: number;
+  total: number;
+}
+
+export interface CreateBackupOptions {
+  /** the live connection: the backup API reads it while others keep writing */
+  sqlite: BetterSqlite3.Database;
+  dataDir: string;
+  /** archive to write; written to a temporary name and renamed, so it is never half there */
+  output: string;
+  version: string;
+  now: Date;
+  onProgress?: (progress: BackupProgress) => void;
+}
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  manifest: BackupManifest;
+}
+
+export function defaultBackupName(prefix: string, now: Date): string {
+  return `${prefix}-${fileStamp(now)}.tar.gz`;
+}
+
+/**
+ * Writes a backup archive of the data directory (mode 0600: it holds the secrets).
+ * @throws Error when the database cannot be copied or the archive cannot be written.
+ */
+export async function createBackup(options: CreateBackupOptions): Promise<BackupResult> {
+  const output = path.resolve(options.output);
+  const outDir = path.dirname(output);
+  fs.mkdirSync(outDir, { recursive: true, mode: 0o700 });
+  // Stage next to the output: same file system for the final rename, private mode.
+  const staging = fs.mkdtempSync(path.join(outDir, '.wip-backup-'));
+  const partial = path.join(outDir, `.${path.basename(output)}.partial`);
+  try {
+    const progress = options.onProgress ?? (() => undefined);
+    await options.sqlite.backup(path.join(staging, DB_FILE), {
+      progress({ totalPages, remainingPages }) {
+        progress({ phase: 'database', done: totalPages - remainingPages, total: totalPages });
+        // Large steps: fewer restarts when another process writes meanwhile.
+        return 2000;
+      },
+    });
+
+    // One self-contained file (no -wal/-shm beside it), and the manifest names
+    // the migrations of the copy itself, not of the live file.
+    const copy = openStandalone(path.join(staging, DB_FILE));
+    let migrations: string[];
+    try {
+      migrations = await listAppliedMigrationNames(copy.kysely);
+    } finally {
+      await copy.close();
+    }
+
+    for (const name of [SECRETS_FILE, CONFIG_FILE]) {
+      const source = path.join(options.dataDir, name);
+      if (fs.existsSync(source)) fs.copyFileSync(source, path.join(staging, name));
+    }
+    const filesDir = path.join(options.dataDir, FILES_DIR);
+    // The file store is archived in place through a link (never copied twice).
+    if (fs.existsSync(filesDir)) fs.symlinkSync(path.resolve(filesDir), path.join(staging, FILES_DIR), 'dir');
+
+    const paths = listFiles(staging).filter((p) => p !== MANIFEST_FILE);
+    const entries: BackupManifest['entries'] = [];
+    let hashed = 0;
+    for (const relative of paths) {
+      const full = path.join(staging, relative);
+      entries.push({ path: relative, size: fs.statSync(full).size, sha256: await sha256File(full) });
+      progress({ phase: 'files', done: ++hashed, total: paths.length });
+    }
+    const manifest: BackupManifest = {
+      format: MANIFEST_FORMAT,
+      product: 'wip',
+      version: options.version,
+      createdAt: options.now.toISOString(),
+      migrations,
+      entries,
+    };
+    fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+
+    progress({ phase: 'archive', done: 0, total: 1 });
+    await tar.create({ gzip: true, file: partial, cwd: staging, follow: true, portable: true, mode: 0o600 } as never, [
+      MANIFEST_FILE,
+      ...paths,
+    ]);
+    fs.chmodSync(partial, 0o600);
+    fs.renameSync(partial, output);
+    progress({ phase: 'archive', done: 1, total: 1 });
+    return { file: output, bytes: fs.statSync(output).size, manifest };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.rmSync(partial, { force: true });
+  }
+}
+
+/** Regular files under `root` (following a top-level link to the file store), as POSIX relative paths, sorted. */
+export function listFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+      const stat = fs.statSync(full); // follows links
+      if (stat.isDirectory()) walk(full, relative);
+      else if (stat.isFile()) out.push(relative);
+    }
+  };
+  walk(root, '');
+  return out.sort();
+}
+
+export function sha256File(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    fs.createReadStream(file)
+      .on('error', reject)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}
+
+/**
+ * Keeps the newest `keep` archives whose name starts with `prefix` in `dir`
+ * and deletes the rest; returns the deleted file names.
+ */
+export function applyRetention(dir: string, prefix: string, keep: number): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix + '-') && n.endsWith('.tar.gz'));
+  } catch {
+    return [];
+  }
+  // Names carry a sortable UTC stamp: newest last.
+  const doomed = names.sort().slice(0, Math.max(0, names.length - keep));
+  for (const name of doomed) fs.rmSync(path.join(dir, name), { force: true });
+  return doomed;
+}
+
+/** The newest archive with `prefix` in `dir`, by the stamp in its name, or null. */
+export function newestBackup(dir: string, prefix: string): string | null {
+  try {
+    const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix + '-') && n.endsWith('.tar.gz')).sort();
+    return names.length ? path.join(dir, names[names.length - 1]!) : null;
+  } catch {
+    return null;
+  }
+}

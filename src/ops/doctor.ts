@@ -1,0 +1,230 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Config } from '../config';
+import { migrations } from '../../migrations';
+import { listAppliedMigrationNames, newestTimestamps } from '../repos/maintenance';
+import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
+import { runningDaemonPid } from './pidfile';
+import { integrityProblems, openReadonly } from './sqlite';
+
+export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: Check[];
+}
+
+/** Future timestamps beyond this are a clock that went backwards (or a bad import). */
+const CLOCK_TOLERANCE_MS = 5 * 60_000;
+/** Temporary files younger than this may belong to an upload or backup in progress. */
+const STRAY_AGE_MS = 60 * 60_000;
+
+/**
+ * Checks a data directory without changing it: permissions, secrets, database
+ * integrity and schema, stray files, license, clock, port and SMTP. Safe to run
+ * while the daemon serves.
+ */
+export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number } = {}): Promise<DoctorReport> {
+  const now = options.now ?? new Date();
+  const checks: Check[] = [];
+  const add = (name: string, status: CheckStatus, message: string) => checks.push({ name, status, message });
+
+  add('data-dir', ...checkDataDir(config.dataDir));
+  add('secrets', ...checkSecrets(config.dataDir));
+
+  const dbFile = path.join(config.dataDir, DB_FILE);
+  let databaseUsable = false;
+  if (!fs.existsSync(dbFile)) {
+    add('database', 'FAIL', `${dbFile} does not exist; run "wip install"`);
+  } else {
+    const problems = integrityProblems(dbFile);
+    if (problems.length === 0) {
+      add('database', 'OK', 'integrity check passed');
+      databaseUsable = true;
+    } else {
+      add('database', 'FAIL', `integrity check failed: ${problems.slice(0, 3).join('; ')}; restore a backup ("wip restore")`);
+    }
+  }
+
+  if (databaseUsable) {
+    const db = openReadonly(dbFile);
+    try {
+      const applied = await listAppliedMigrationNames(db.kysely);
+      const unknown = applied.filter((name) => !(name in migrations));
+      const pending = Object.keys(migrations).filter((name) => !applied.includes(name));
+      if (unknown.length) add('migrations', 'FAIL', `the database is newer than this version of wip (unknown: ${unknown.join(', ')})`);
+      else if (pending.length) add('migrations', 'WARN', `${pending.length} pending (applied on the next start): ${pending.join(', ')}`);
+      else add('migrations', 'OK', `schema current (${applied.length} migrations)`);
+
+      if (applied.length && !pending.length && !unknown.length) {
+        const newest = await newestTimestamps(db.kysely);
+        const future = Object.entries(newest).filter(([, at]) => at !== null && Date.parse(at) > now.getTime() + CLOCK_TOLERANCE_MS);
+        if (future.length) {
+          add('clock', 'FAIL', `the system clock (${now.toISOString()}) is behind data already written: ${future.map(([t, at]) => `${t} ${at}`).join(', ')}`);
+        } else {
+          add('clock', 'OK', `system time ${now.toISOString()}; no data from the future`);
+        }
+      } else {
+        add('clock', 'WARN', 'not checked: the schema is not current');
+      }
+    } catch (error) {
+      add('migrations', 'FAIL', `cannot read the database: ${(error as Error).message}`);
+    } finally {
+      await db.close();
+    }
+  } else {
+    add('migrations', 'FAIL', 'not checked: the database is missing or damaged');
+    add('clock', 'WARN', 'not checked: the database is missing or damaged');
+  }
+
+  add('files', ...checkStrayFiles(config, now));
+  // The offline license module plugs in here once it keeps license state on disk.
+  add('license', 'OK', 'no license checks in this build');
+  add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
+  add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
+
+  return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
+}
+
+function checkDataDir(dataDir: string): [CheckStatus, string] {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dataDir);
+  } catch {
+    return ['FAIL', `${dataDir} does not exist; run "wip install"`];
+  }
+  if (!stat.isDirectory()) return ['FAIL', `${dataDir} is not a directory`];
+  try {
+    fs.accessSync(dataDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return ['FAIL', `${dataDir} is not readable and writable by this user (uid ${process.getuid?.() ?? '?'})`];
+  }
+  const mode = stat.mode & 0o777;
+  if (mode & 0o077) return ['WARN', `${dataDir} is accessible to other users (mode ${mode.toString(8)}); chmod 700 it`];
+  return ['OK', `${dataDir} writable, mode ${mode.toString(8)}`];
+}
+
+function checkSecrets(dataDir: string): [CheckStatus, string] {
+  const file = path.join(dataDir, SECRETS_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return ['FAIL', `${file} is missing or unreadable; run "wip install" (sessions signed with lost secrets cannot be verified)`];
+  }
+  try {
+    const value = JSON.parse(text) as { jwtSecret?: unknown; cookieKeys?: unknown };
+    if (typeof value.jwtSecret !== 'string' || value.jwtSecret.length < 32 || !Array.isArray(value.cookieKeys) || value.cookieKeys.length === 0) {
+      return ['FAIL', `${file} is incomplete (jwtSecret, cookieKeys)`];
+    }
+  } catch {
+    return ['FAIL', `${file} is not valid JSON`];
+  }
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode !== 0o600) return ['FAIL', `${file} has mode ${mode.toString(8)}; it must be 600 (chmod 600 ${file})`];
+  return ['OK', `${file} present, mode 600`];
+}
+
+/**
+ * There is no file index to compare the store against yet, so "orphans" are
+ * what interrupted work leaves behind: temporary upload files in the store,
+ * and staging folders of interrupted backups and restores.
+ */
+function checkStrayFiles(config: Config, now: Date): [CheckStatus, string] {
+  const stray: string[] = [];
+  const old = (full: string) => now.getTime() - fs.statSync(full).mtimeMs > STRAY_AGE_MS;
+  const filesDir = path.join(config.dataDir, FILES_DIR);
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/^\.|\.(tmp|partial|part|upload)$/i.test(entry.name) && old(full)) stray.push(full);
+    }
+  };
+  if (fs.existsSync(filesDir)) walk(filesDir);
+  const parent = path.dirname(config.dataDir);
+  const base = path.basename(config.dataDir);
+  for (const name of safeList(parent)) {
+    if (name.startsWith(`.${base}-restore-`) || name.startsWith(`${base}.before-restore-`)) stray.push(path.join(parent, name));
+  }
+  const backups = backupDir(config);
+  for (const name of safeList(backups)) {
+    if (name.startsWith('.wip-backup-') || name.endsWith('.partial')) {
+      if (old(path.join(backups, name))) stray.push(path.join(backups, name));
+    }
+  }
+  if (stray.length) {
+    return ['WARN', `${stray.length} orphaned temporary file(s) or folder(s) from interrupted work; safe to delete when wip is idle: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`];
+  }
+  return ['OK', fs.existsSync(filesDir) ? 'no orphaned temporary files in the file store' : 'no file store yet; no leftovers'];
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+async function checkPort(config: Config, timeoutMs: number): Promise<[CheckStatus, string]> {
+  const pid = runningDaemonPid(config.dataDir);
+  if (pid !== null) return ['OK', `${config.host}:${config.port} is served by the running daemon (pid ${pid})`];
+  if (config.port === 0) return ['OK', 'port 0: the system picks a free port'];
+  const result = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const server = net.createServer();
+    const timer = setTimeout(() => {
+      server.close();
+      resolve(null);
+    }, timeoutMs);
+    server.once('error', (error) => {
+      clearTimeout(timer);
+      resolve(error);
+    });
+    server.listen(config.port, config.host, () => {
+      clearTimeout(timer);
+      server.close(() => resolve(null));
+    });
+  });
+  if (!result) return ['OK', `${config.host}:${config.port} is free`];
+  if (result.code === 'EADDRINUSE') return ['FAIL', `${config.host}:${config.port} is in use by another program; stop it or set WIP_PORT`];
+  if (result.code === 'EACCES') return ['FAIL', `no permission to listen on ${config.host}:${config.port} (ports below 1024 need privileges)`];
+  return ['FAIL', `cannot listen on ${config.host}:${config.port}: ${result.message}`];
+}
+
+async function checkSmtp(config: Config, timeoutMs: number): Promise<[CheckStatus, string]> {
+  if (!config.smtpUrl) return ['OK', 'no SMTP server configured (WIP_SMTP_URL); mail is not sent'];
+  let url: URL;
+  try {
+    url = new URL(config.smtpUrl);
+  } catch {
+    return ['FAIL', 'smtpUrl is not a URL (smtp://host:port or smtps://host:port)'];
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (url.protocol === 'smtps:' ? 465 : 25));
+  const shown = `${url.protocol}//${url.host}`; // never the credentials
+  const error = await new Promise<Error | null>((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      resolve(new Error(`no answer within ${timeoutMs} ms`));
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(null);
+    });
+    socket.once('error', (e) => resolve(e));
+  });
+  return error ? ['FAIL', `SMTP server ${shown} unreachable: ${error.message}`] : ['OK', `SMTP server ${shown} reachable`];
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  return report.checks.map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(10)} ${c.message}`).join('\n');
+}

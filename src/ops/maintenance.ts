@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { version } from '../../package.json';
+import type { Deps } from '../deps';
+import { pruneLogs } from '../services/logs';
+import { applyRetention, createBackup, defaultBackupName, newestBackup } from './backup';
+import { backupDir } from './paths';
+
+export const SCHEDULED_PREFIX = 'wip-scheduled';
+export const PRE_UPGRADE_PREFIX = 'wip-pre-upgrade';
+const DAY = 86_400_000;
+
+export interface Maintenance {
+  /** one round: prune logs and take the scheduled backup when due */
+  runOnce(): Promise<void>;
+  /** stops the timer and waits for a round in progress (the database closes next) */
+  stop(): Promise<void>;
+}
+
+/** When the stamp in a backup's name says it was taken. */
+function stampOf(file: string): number | null {
+  const match = /-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z\.tar\.gz$/.exec(path.basename(file));
+  if (!match) return null;
+  return Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`);
+}
+
+/**
+ * The daemon's housekeeping: log retention (on start, then daily) and, with
+ * backupSchedule=daily, a backup into backupDir every 24 h keeping the newest
+ * backupRetention ones. Checked every `intervalMs` (an hour) against the clock.
+ * Failures are logged, never thrown: housekeeping must not stop the service.
+ */
+export function startMaintenance(deps: Deps, options: { intervalMs?: number } = {}): Maintenance {
+  let lastPrune: number | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  const round = async () => {
+    const now = deps.clock.now();
+    if (lastPrune === null || now.getTime() - lastPrune >= DAY) {
+      try {
+        const deleted = await pruneLogs(deps);
+        lastPrune = now.getTime();
+        if (deleted > 0) deps.logger.info({ deleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
+      } catch (error) {
+        deps.logger.error({ err: error }, 'log pruning failed');
+      }
+    }
+    if (deps.config.backupSchedule === 'daily') {
+      const dir = backupDir(deps.config);
+      const newest = newestBackup(dir, SCHEDULED_PREFIX);
+      const taken = newest ? stampOf(newest) : null;
+      if (taken === null || now.getTime() - taken >= DAY) {
+        try {
+          const result = await createBackup({
+            sqlite: deps.db.sqlite,
+            dataDir: deps.config.dataDir,
+            output: path.join(dir, defaultBackupName(SCHEDULED_PREFIX, now)),
+            version,
+            now,
+          });
+          const deleted = applyRetention(dir, SCHEDULED_PREFIX, deps.config.backupRetention);
+          deps.logger.info({ file: result.file, bytes: result.bytes, deleted }, 'scheduled backup written');
+        } catch (error) {
+          deps.logger.error({ err: error }, 'scheduled backup failed');
+        }
+      }
+    }
+  };
+  const runOnce = () => {
+    running = running.then(() => (stopped ? undefined : round()));
+    return running;
+  };
+  const timer = setInterval(() => void runOnce(), options.intervalMs ?? 3_600_000);
+  timer.unref();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import path from 'node:path';
+import type { Config } from '../config';
+
+/** The layout of a data directory, in one place. */
+export const DB_FILE = 'wip.db';
+export const SECRETS_FILE = 'secrets.json';
+export const CONFIG_FILE = 'config.json';
+export const FILES_DIR = 'files';
+export const BACKUPS_DIR = 'backups';
+export const PID_FILE = 'wip.pid';
+
+export function backupDir(config: Pick<Config, 'dataDir' | 'backupDir'>): string {
+  return config.backupDir ? path.resolve(config.backupDir) : path.join(config.dataDir, BACKUPS_DIR);
+}
+
+/** A file-name-safe, sortable UTC timestamp: 2026-11-21T10-47-36-123Z. */
+export function fileStamp(date: Date): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}
