@@ -1,14 +1,45 @@
-import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations';
 import type { Database } from './connection';
 
 /** The registry is a parameter only so tests can add a failing migration; the product always uses its own. */
 export type MigrationRegistry = Record<string, Migration>;
 
-export function createMigrator(db: Database, registry: MigrationRegistry = migrations): Migrator {
+export function createMigrator(db: Database | Kysely<any>, registry: MigrationRegistry = migrations): Migrator {
   return new Migrator({
-    db: db.kysely,
+    db: 'kysely' in db ? db.kysely : db,
     provider: { getMigrations: async () => registry },
+  });
+}
+
+/**
+ * Runs a migration batch inside one SQLite transaction. kysely's SQLite adapter
+ * declares no transactional DDL, so its Migrator would run each statement on
+ * its own and leave a half-applied migration behind on failure; SQLite does
+ * support DDL in transactions, so the batch is wrapped here: all pending
+ * migrations apply, or none. (Consequence for migration authors: PRAGMA
+ * foreign_keys cannot change inside; use PRAGMA defer_foreign_keys for table rebuilds.)
+ */
+async function migrateInTransaction(
+  db: Database,
+  registry: MigrationRegistry,
+  step: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<string[]> {
+  return db.kysely.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    let result: MigrationResultSet;
+    try {
+      result = await step(createMigrator(conn, registry));
+    } catch (error) {
+      if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
+      throw error;
+    }
+    if (result.error) {
+      if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
+      return unwrap(result); // throws, naming the failed migration
+    }
+    await sql`commit`.execute(conn);
+    return unwrap(result);
   });
 }
 
@@ -25,9 +56,9 @@ export async function migrationStatus(db: Database, registry: MigrationRegistry 
 
 /**
  * Applies every pending migration. Refuses a database that has migrations this
- * build does not know (an older binary on a newer schema). On SQLite kysely
- * runs the whole batch of pending migrations in one transaction (transactional
- * DDL), so a failing migration leaves the schema and data exactly as before.
+ * build does not know (an older binary on a newer schema). The whole batch of
+ * pending migrations runs in one transaction, so a failing migration leaves
+ * the schema and data exactly as before.
  * @throws Error naming the failed migration.
  */
 export async function migrateToLatest(db: Database, registry: MigrationRegistry = migrations): Promise<string[]> {
@@ -37,11 +68,11 @@ export async function migrateToLatest(db: Database, registry: MigrationRegistry 
       `the database was migrated by a newer version (unknown migrations: ${unknown.join(', ')}); use that version or restore a backup`,
     );
   }
-  return unwrap(await createMigrator(db, registry).migrateToLatest());
+  return migrateInTransaction(db, registry, (migrator) => migrator.migrateToLatest());
 }
 
-export async function migrateDown(db: Database): Promise<string[]> {
-  return unwrap(await createMigrator(db).migrateDown());
+export async function migrateDown(db: Database, registry: MigrationRegistry = migrations): Promise<string[]> {
+  return migrateInTransaction(db, registry, (migrator) => migrator.migrateDown());
 }
 
 /** Names of applied migrations this build does not know (the database is newer than the code). */
