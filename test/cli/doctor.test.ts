@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { installedDataDir, runWip } from '../helpers/spawn-wip';
+
+interface Report {
+  ok: boolean;
+  checks: { name: string; status: 'OK' | 'WARN' | 'FAIL'; message: string }[];
+}
+
+async function doctor(env: Record<string, string>): Promise<{ code: number | null; report: Report; stdout: string }> {
+  const result = await runWip(['doctor', '--json'], env);
+  return { code: result.code, report: JSON.parse(result.stdout) as Report, stdout: result.stdout };
+}
+const status = (report: Report, name: string) => report.checks.find((c) => c.name === name)!;
+
+function listen(): Promise<net.Server & { port: number }> {
+  return new Promise((resolve) => {
+    const server = net.createServer((socket) => socket.end('220 test ESMTP\r\n'));
+    server.listen(0, '127.0.0.1', () => resolve(Object.assign(server, { port: (server.address() as net.AddressInfo).port })));
+  });
+}
+
+const test = suite('wip doctor');
+
+test('a fresh installation: every check OK, one line each, exit 0', async () => {
+  const { root, env } = await installedDataDir({ WIP_PORT: '0' });
+  const text = await runWip(['doctor'], env);
+  assert.is(text.code, 0, text.stdout + text.stderr);
+  const lines = text.stdout.trim().split('\n');
+  for (const name of ['data-dir', 'secrets', 'database', 'migrations', 'clock', 'files', 'license', 'port', 'smtp']) {
+    assert.ok(lines.some((l) => new RegExp(`^OK +${name} `).test(l)), `${name} OK in:\n${text.stdout}`);
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('a corrupted database copy is a FAIL and exit 1', async () => {
+  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
+  const file = path.join(dataDir, 'wip.db');
+  const bytes = fs.readFileSync(file);
+  // keep the header and schema page, scribble over the table pages
+  for (let offset = 4096 * 2; offset < bytes.length; offset += 4096) bytes.fill(0x5a, offset + 8, offset + 4000);
+  fs.writeFileSync(file, bytes);
+  const { code, report } = await doctor(env);
+  assert.is(code, 1);
+  assert.is(report.ok, false);
+  assert.is(status(report, 'database').status, 'FAIL');
+  assert.match(status(report, 'database').message, /integrity check failed/);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('secrets readable by others, and a missing secrets file, are FAIL; an open data dir is WARN', async () => {
+  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
+  fs.chmodSync(path.join(dataDir, 'secrets.json'), 0o644);
+  fs.chmodSync(dataDir, 0o755);
+  let { code, report } = await doctor(env);
+  assert.is(code, 1);
+  assert.is(status(report, 'secrets').status, 'FAIL');
+  assert.match(status(report, 'secrets').message, /mode 644/);
+  assert.is(status(report, 'data-dir').status, 'WARN');
+  fs.rmSync(path.join(dataDir, 'secrets.json'));
+  ({ code, report } = await doctor(env));
+  assert.is(status(report, 'secrets').status, 'FAIL');
+  assert.ok(!fs.existsSync(path.join(dataDir, 'secrets.json')), 'doctor does not create secrets');
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('an orphaned temporary file in the file store, and a leftover restore folder, are WARN (exit 0)', async () => {
+  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
+  fs.mkdirSync(path.join(dataDir, 'files', 'c1'), { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'files', 'c1', 'kept.png'), 'png');
+  const orphan = path.join(dataDir, 'files', 'c1', 'upload-123.tmp');
+  fs.writeFileSync(orphan, 'half an upload');
+  const old = new Date(Date.now() - 2 * 3600_000);
+  fs.utimesSync(orphan, old, old);
+  let { code, report } = await doctor(env);
+  assert.is(code, 0);
+  assert.is(status(report, 'files').status, 'WARN');
+  assert.match(status(report, 'files').message, /1 orphaned .*upload-123\.tmp/);
+  assert.not.match(status(report, 'files').message, /kept\.png/);
+  fs.rmSync(orphan);
+  fs.mkdirSync(path.join(root, 'data.before-restore-2026'));
+  ({ report } = await doctor(env));
+  assert.match(status(report, 'files').message, /data\.before-restore-2026/);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('a future timestamp in the database (clock went back) is a FAIL', async () => {
+  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
+  const BetterSqlite3 = (await import('better-sqlite3')).default;
+  const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
+  db.prepare("INSERT INTO clients (name, created_at, updated_at) VALUES ('x', ?, ?)").run(new Date(Date.now() + 86400_000).toISOString(), new Date(Date.now() + 86400_000).toISOString());
+  db.close();
+  const { code, report } = await doctor(env);
+  assert.is(code, 1);
+  assert.is(status(report, 'clock').status, 'FAIL');
+  assert.match(status(report, 'clock').message, /clients/);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('SMTP: a listening server is OK, a closed port is FAIL; the port check fails when the port is taken', async () => {
+  const smtp = await listen();
+  const { root, env } = await installedDataDir({ WIP_SMTP_URL: `smtp://mailer:s3cret-pass@127.0.0.1:${smtp.port}`, WIP_HOST: '127.0.0.1', WIP_PORT: String(smtp.port) });
+  let { report } = await doctor(env);
+  assert.is(status(report, 'smtp').status, 'OK');
+  assert.not.match(JSON.stringify(report), /s3cret-pass/);
+  assert.is(status(report, 'port').status, 'FAIL', 'the SMTP server holds that port');
+  assert.match(status(report, 'port').message, /in use/);
+  await new Promise((r) => smtp.close(r));
+  ({ report } = await doctor(env));
+  assert.is(status(report, 'smtp').status, 'FAIL');
+  assert.is(status(report, 'port').status, 'OK');
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test.run();
