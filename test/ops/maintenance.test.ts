@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../../src/config';
+import { closeDeps, createDeps, type Deps } from '../../src/deps';
+import { ManualClock } from '../../src/lib/clock';
+import { startServer } from '../../src/cli/serve';
+import { bootstrap } from '../../src/services/bootstrap';
+import { recordEvent } from '../../src/services/events';
+import { countLogs } from '../../src/services/logs';
+import { startMaintenance } from '../../src/ops/maintenance';
+
+const DAY = 86_400_000;
+
+function makeDeps(env: Record<string, string> | ((root: string) => Record<string, string>) = {}): { deps: Deps; clock: ManualClock; root: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-maint-'));
+  if (typeof env === 'function') env = env(root);
+  const config = loadConfig({
+    env: { WIP_ENV: 'test', WIP_HOST: '127.0.0.1', WIP_PORT: '0', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_ADMIN_PASSWORD: 'maint-admin-pw', WIP_DATA_DIR: path.join(root, 'data'), ...env },
+  });
+  const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
+  return { deps: createDeps(config, { clock }), clock, root };
+}
+
+/** Records an event dated `ageMs` before the clock's now. */
+async function eventAged(deps: Deps, clock: ManualClock, ageMs: number, event: string) {
+  const now = clock.now();
+  clock.set(new Date(now.getTime() - ageMs));
+  await recordEvent(deps, { event, message: event });
+  clock.set(now);
+}
+
+const retention = suite('log retention (logRetention, default 90d)');
+
+retention('the daemon prunes rows older than the retention when it starts', async () => {
+  const { deps, clock, root } = makeDeps();
+  await bootstrap(deps);
+  await eventAged(deps, clock, 100 * DAY, 'test.old');
+  await eventAged(deps, clock, 10 * DAY, 'test.recent');
+  const running = await startServer(deps);
+  try {
+    assert.is(await countLogs(deps, { event: 'test.old' }), 0);
+    assert.is(await countLogs(deps, { event: 'test.recent' }), 1);
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+retention('then once a day: rows that age past the retention go at the next daily round, not before', async () => {
+  const { deps, clock, root } = makeDeps({ WIP_LOG_RETENTION: '30d' });
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps, { intervalMs: 3_600_000 });
+  try {
+    await maintenance.runOnce();
+    await eventAged(deps, clock, 29 * DAY + 23 * 3_600_000, 'test.aging');
+    clock.advance(2 * 3_600_000); // now 30d+1h old, but the last prune was 2h ago
+    await maintenance.runOnce();
+    assert.is(await countLogs(deps, { event: 'test.aging' }), 1);
+    clock.advance(DAY);
+    await maintenance.runOnce();
+    assert.is(await countLogs(deps, { event: 'test.aging' }), 0);
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+retention.run();
+
+const scheduled = suite('scheduled backups (backupSchedule=daily, backupRetention)');
+
+scheduled('one backup a day into backupDir, keeping the newest backupRetention', async () => {
+  const { deps, clock, root } = makeDeps((r) => ({ WIP_BACKUP_SCHEDULE: 'daily', WIP_BACKUP_RETENTION: '2', WIP_BACKUP_DIR: path.join(r, 'elsewhere') }));
+  const dir = path.join(root, 'elsewhere');
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps);
+  const list = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.tar.gz')).sort() : []);
+  try {
+    await maintenance.runOnce();
+    assert.equal(list(), ['wip-scheduled-2026-06-01T12-00-00-000Z.tar.gz']);
+    clock.advance(23 * 3_600_000);
+    await maintenance.runOnce();
+    assert.is(list().length, 1, 'not due yet');
+    clock.advance(3_600_000);
+    await maintenance.runOnce();
+    clock.advance(DAY);
+    await maintenance.runOnce();
+    assert.equal(list(), ['wip-scheduled-2026-06-02T12-00-00-000Z.tar.gz', 'wip-scheduled-2026-06-03T12-00-00-000Z.tar.gz']);
+    assert.is(fs.statSync(path.join(dir, list()[0]!)).mode & 0o777, 0o600);
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+scheduled('off by default: no backups', async () => {
+  const { deps, root } = makeDeps();
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps);
+  try {
+    await maintenance.runOnce();
+    assert.not.ok(fs.existsSync(path.join(deps.config.dataDir, 'backups')));
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+scheduled.run();
