@@ -63,6 +63,18 @@ function toAppError(caught: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'Internal server error', undefined, { cause: caught });
 }
 
+/** Path parameters that carry a credential (reset links, invitations) never reach the log. */
+const SECRET_PARAM = /token|secret|key|password|code/i;
+
+function loggedPath(ctx: Parameters<Middleware<AppState>>[0]): string {
+  const params = (ctx as { params?: Record<string, string> }).params ?? {};
+  let path = ctx.path;
+  for (const [name, value] of Object.entries(params)) {
+    if (SECRET_PARAM.test(name) && value) path = path.split(encodeURIComponent(value)).join('[redacted]').split(value).join('[redacted]');
+  }
+  return path;
+}
+
 function logRequest(ctx: Parameters<Middleware<AppState>>[0], started: bigint): void {
   const actor = ctx.state.actor;
   ctx.state.deps.logger.info(
@@ -70,7 +82,7 @@ function logRequest(ctx: Parameters<Middleware<AppState>>[0], started: bigint): 
       requestId: ctx.state.requestId,
       method: ctx.method,
       route: ctx.state.routePath ?? null,
-      path: ctx.path,
+      path: loggedPath(ctx),
       status: ctx.status,
       ms: Number(process.hrtime.bigint() - started) / 1e6,
       clientId: actor?.kind === 'user' ? actor.clientId : undefined,
