@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { migrateToLatest, migrationStatus } from '../db/migrator';
+import { backupBeforeUpgrade } from '../services/bootstrap';
 import { output, withDeps } from './context';
 
 export function registerMigrate(program: Command): void {
@@ -17,8 +18,10 @@ export function registerMigrate(program: Command): void {
             output(command, human.join('\n'), list);
             return;
           }
+          const backup = await backupBeforeUpgrade(deps);
           const applied = await migrateToLatest(deps.db);
-          output(command, applied.length ? applied.map((n) => `applied ${n}`).join('\n') : 'No pending migrations', { applied });
+          const lines = [...(backup ? [`backup taken before migrating: ${backup}`] : []), ...applied.map((n) => `applied ${n}`)];
+          output(command, lines.length ? lines.join('\n') : 'No pending migrations', { applied, ...(backup && { backup }) });
         },
         { requireMigrated: false },
       );

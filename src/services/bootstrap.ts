@@ -54,7 +54,7 @@ export async function bootstrap(deps: Deps, options: { migrations?: MigrationReg
 }
 
 /** A backup before an upgrade: only when migrations are pending on a database that already has some applied. */
-async function backupBeforeUpgrade(deps: Deps, registry?: MigrationRegistry): Promise<string | undefined> {
+export async function backupBeforeUpgrade(deps: Deps, registry?: MigrationRegistry): Promise<string | undefined> {
   if ((await unknownAppliedMigrations(deps.db, registry)).length > 0) return undefined; // refused by migrateToLatest
   const status = await migrationStatus(deps.db, registry);
   const pending = status.filter((m) => !m.applied);
