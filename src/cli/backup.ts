@@ -1,9 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
 import { createBackup, defaultBackupName } from '../ops/backup';
-import { backupDir } from '../ops/paths';
+import { backupDir, DB_FILE } from '../ops/paths';
 import { restoreBackup, RestoreRefused } from '../ops/restore';
 import { CliError, configFrom, output, withDeps } from './context';
 import { progressBar } from './progress';
@@ -14,6 +15,9 @@ export function registerBackup(program: Command): void {
     .description('write a consistent backup (database, files, secrets) while the daemon keeps serving')
     .option('--output <file>', 'archive to write (default <backup-dir>/wip-backup-<time>.tar.gz)')
     .action(async (opts: { output?: string }, command: Command) => {
+      const dataDir = configFrom(command).dataDir;
+      if (!fs.existsSync(path.join(dataDir, DB_FILE))) throw new CliError(`no database in ${dataDir}; nothing to back up`);
+      // Any schema can be backed up, including one an upgrade is about to migrate.
       await withDeps(command, async (deps) => {
         const now = deps.clock.now();
         const file = path.resolve(opts.output ?? path.join(backupDir(deps.config), defaultBackupName('wip-backup', now)));
@@ -37,7 +41,7 @@ export function registerBackup(program: Command): void {
           `Backup written to ${result.file} (${result.bytes} bytes, ${manifest.entries.length} files, schema ${manifest.migrations.at(-1) ?? 'empty'})`,
           { file: result.file, bytes: result.bytes, createdAt: manifest.createdAt, version: manifest.version, migrations: manifest.migrations, entries: manifest.entries.length },
         );
-      });
+      }, { requireMigrated: false });
     });
 
   program

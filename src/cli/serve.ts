@@ -36,9 +36,11 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     removePidFile(deps.config.dataDir);
     throw error;
   }
-  // Log retention on start, then daily; scheduled backups when configured.
+  // Log retention on start, then daily; a due scheduled backup runs in the
+  // background so it does not delay serving.
   const maintenance = startMaintenance(deps);
-  await maintenance.runOnce();
+  await maintenance.runOnce({ backups: false });
+  void maintenance.runOnce();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
   const shownHost = deps.config.host === '0.0.0.0' || deps.config.host === '::' ? 'localhost' : deps.config.host;

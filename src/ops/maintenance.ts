@@ -10,8 +10,8 @@ export const PRE_UPGRADE_PREFIX = 'wip-pre-upgrade';
 const DAY = 86_400_000;
 
 export interface Maintenance {
-  /** one round: prune logs and take the scheduled backup when due */
-  runOnce(): Promise<void>;
+  /** one round: prune logs and (unless `backups: false`) take the scheduled backup when due */
+  runOnce(options?: { backups?: boolean }): Promise<void>;
   /** stops the timer and waits for a round in progress (the database closes next) */
   stop(): Promise<void>;
 }
@@ -34,7 +34,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  const round = async () => {
+  const round = async (withBackups: boolean) => {
     const now = deps.clock.now();
     if (lastPrune === null || now.getTime() - lastPrune >= DAY) {
       try {
@@ -45,7 +45,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         deps.logger.error({ err: error }, 'log pruning failed');
       }
     }
-    if (deps.config.backupSchedule === 'daily') {
+    if (withBackups && deps.config.backupSchedule === 'daily') {
       const dir = backupDir(deps.config);
       const newest = newestBackup(dir, SCHEDULED_PREFIX);
       const taken = newest ? stampOf(newest) : null;
@@ -66,8 +66,8 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       }
     }
   };
-  const runOnce = () => {
-    running = running.then(() => (stopped ? undefined : round()));
+  const runOnce = (options: { backups?: boolean } = {}) => {
+    running = running.then(() => (stopped ? undefined : round(options.backups !== false)));
     return running;
   };
   const timer = setInterval(() => void runOnce(), options.intervalMs ?? 3_600_000);

@@ -18,7 +18,11 @@ const status = (report: Report, name: string) => report.checks.find((c) => c.nam
 
 function listen(): Promise<net.Server & { port: number }> {
   return new Promise((resolve) => {
-    const server = net.createServer((socket) => socket.end('220 test ESMTP\r\n'));
+    // a bare TCP peer greeting like an SMTP server; doctor hangs up right after connecting
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.end('220 test ESMTP\r\n');
+    });
     server.listen(0, '127.0.0.1', () => resolve(Object.assign(server, { port: (server.address() as net.AddressInfo).port })));
   });
 }
