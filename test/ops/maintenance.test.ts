@@ -98,6 +98,15 @@ scheduled('one backup a day into backupDir, keeping the newest backupRetention',
   }
 });
 
+scheduled('the daemon itself takes the due backup after it starts', async () => {
+  const { deps, root } = makeDeps({ WIP_BACKUP_SCHEDULE: 'daily' });
+  const running = await startServer(deps);
+  await running.stop(); // waits for the background round
+  const names = fs.readdirSync(path.join(root, 'data', 'backups'));
+  assert.equal(names, ['wip-scheduled-2026-06-01T12-00-00-000Z.tar.gz']);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
 scheduled('off by default: no backups', async () => {
   const { deps, root } = makeDeps();
   await bootstrap(deps);
