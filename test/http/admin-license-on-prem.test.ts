@@ -193,6 +193,12 @@ expiry('active → grace (warning, writes work) → read-only (writes 403 LICENS
   assert.equal([read.body.data.status, read.body.data.readOnly], ['expired', true]);
   const list = await s3.request('GET', '/api/admin/client', { token: adminTok });
   assert.is(list.status, 200);
+  // licensing routes stay writable: seat allocations within the key's totals
+  const allocation = await s3.request('POST', '/api/admin/license', { token: adminTok, body: { clientId: client.id, licenseType: 'connect', seats: 2 } });
+  assert.is(allocation.status, 201, allocation.text);
+  // case and a trailing slash do not slip a write past the gate
+  const sneaky = await s3.request('POST', '/API/Admin/Client/', { token: adminTok, body: { name: 'x', owner: { email: uniqueEmail(), password: PASSWORD } } });
+  assert.is(sneaky.status, 403);
 
   const renewed = await install(s3, issueTestLicense({ licenseId: 'L-renewed' }, { now: s3.clock.now() }), adminTok);
   assert.is(renewed.status, 200, renewed.text);

@@ -189,6 +189,7 @@ download('404 while no MSA is published; 401 without a token', async () => {
   const client = await buildClient(d);
   const res = await d.request('GET', '/api/client/download-agreement', { token: client.owner.token });
   assert.is(res.status, 404);
+  assert.is(res.headers.get('x-ratelimit-limit'), '20'); // on every response of the route
   assert.is((await d.request('GET', '/api/client/download-agreement')).status, 401);
 });
 
