@@ -18,22 +18,22 @@ export function presentAgreement(row: AgreementRow) {
   };
 }
 
-export function presentAcceptance(row: AgreementAcceptanceRow) {
+/** `withRequestMeta`: the IP and user agent of the acceptance, for the accepting user or a Security Administrator only. */
+export function presentAcceptance(row: AgreementAcceptanceRow, withRequestMeta = true) {
   return {
     agreementId: row.agreement_id,
     version: row.version,
     acceptedAt: row.accepted_at,
     acceptedBy: { userId: row.user_id, email: row.user_email },
-    ip: row.ip,
-    userAgent: row.user_agent,
+    ...(withRequestMeta && { ip: row.ip, userAgent: row.user_agent }),
   };
 }
 
-export function presentAgreementStatus(status: AgreementStatus) {
+export function presentAgreementStatus(status: AgreementStatus, withRequestMeta = true) {
   return {
     agreement: status.agreement ? presentAgreement(status.agreement) : null,
     accepted: status.accepted,
-    acceptance: status.acceptance ? presentAcceptance(status.acceptance) : null,
+    acceptance: status.acceptance ? presentAcceptance(status.acceptance, withRequestMeta) : null,
   };
 }
 

@@ -105,6 +105,10 @@ gate('MSA and EULA acceptance, re-acceptance on a new version', async () => {
   assert.equal([after.body.data.accepted, after.body.data.version, after.body.data.acceptedBy.userId], [true, '1', client.owner.id]);
   assert.type(after.body.data.acceptedAt, 'string');
   assert.is((await info(member.token)).status, 200); // accepted for the whole client
+  const seenByMember = await g.request('GET', '/api/client/agreement', { token: member.token });
+  assert.equal([seenByMember.body.data.accepted, 'ip' in seenByMember.body.data.acceptance], [true, false]);
+  const seenByOwner = await g.request('GET', '/api/client/agreement', { token: client.owner.token });
+  assert.is(seenByOwner.body.data.acceptance.userAgent, 'gate-test');
   const otherBlocked = await info(other.owner.token);
   assert.is(otherBlocked.body.error.code, 'MSA_NOT_ACCEPTED'); // per client
   await g.request('POST', '/api/client/accept-msa', { token: other.owner.token, body: {} });

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { hasAnyRole, SECURITY_ADMIN } from '../../../../policies/roles';
 import { acceptAgreement, eulaStatus, msaStatus, openMsaDocument } from '../../../../services/agreements';
 import { presentAgreementStatus, presentMsaAccepted } from '../../../../presenters/agreements';
 import { AcceptAgreement } from './schema';
@@ -32,7 +32,8 @@ export const clientAgreementRoutes: RouteSpec[] = [
     summary: "The current master services agreement (MSA) and the client's acceptance of it",
     auth: 'user',
     async handler({ deps, actor }) {
-      return presentAgreementStatus(await msaStatus(deps, actor.scope));
+      // the accepting administrator's IP and user agent are for Security Administrators only
+      return presentAgreementStatus(await msaStatus(deps, actor.scope), hasAnyRole(actor.roles, [SECURITY_ADMIN]));
     },
   }),
   defineRoute({
