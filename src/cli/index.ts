@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { registerAdmin } from './admin';
 import { CliError } from './context';
 import { registerInstall } from './install';
+import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
 
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerInstall(program);
   registerMigrate(program);
   registerAdmin(program);
+  registerLicense(program);
   return program;
 }
 

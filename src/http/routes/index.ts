@@ -4,6 +4,11 @@ import { adminAuthRoutes } from './admin/auth';
 import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
+import { adminLicenseOnPremRoutes } from './admin/license-on-prem';
+import { adminAgreementRoutes } from './admin/agreement';
+import { clientLicenseRoutes } from './client/license';
+import { clientAgreementRoutes } from './client/agreement';
+import { clientInfoRoutes } from './client/info';
 
 /** Every REST route of the product, by area (SPEC.md section 4). */
 export const allRoutes: RouteSpec[] = [
@@ -12,4 +17,9 @@ export const allRoutes: RouteSpec[] = [
   ...adminClientRoutes,
   ...adminUserRoutes,
   ...adminLicenseRoutes,
+  ...adminLicenseOnPremRoutes,
+  ...adminAgreementRoutes,
+  ...clientLicenseRoutes,
+  ...clientAgreementRoutes,
+  ...clientInfoRoutes,
 ];
