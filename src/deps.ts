@@ -6,6 +6,9 @@ import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
+import { LicenseCache } from './licensing/cache';
+import { loadTrustedKeys } from './licensing/trusted-keys';
+import { createFileStore, type FileStore } from './storage';
 
 /**
  * Everything a request, a service or a CLI command needs, built once and passed
@@ -21,6 +24,10 @@ export interface Deps {
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;
   authLookups: AuthLookups;
+  /** trusted license-signing keys and the last verified installed key */
+  licenseCache: LicenseCache;
+  /** uploaded and generated files under <data-dir>/files */
+  storage: FileStore;
 }
 
 export interface DepsOverrides {
@@ -41,6 +48,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     authLookups: prepareAuthLookups(db.sqlite),
+    licenseCache: new LicenseCache(loadTrustedKeys()),
+    storage: createFileStore(config.dataDir),
   };
 }
 

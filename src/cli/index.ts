@@ -7,6 +7,7 @@ import { registerDoctor } from './doctor';
 import { registerLogs } from './logs';
 import { CliError } from './context';
 import { registerInstall } from './install';
+import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerBackup(program);
   registerDoctor(program);
   registerLogs(program);
+  registerLicense(program);
   return program;
 }
 

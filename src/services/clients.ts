@@ -15,6 +15,7 @@ import {
 import { insertLicense } from '../repos/licenses';
 import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '../repos/users';
 import { issueUserToken } from './user-tokens';
+import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 
 export interface CreateClientInput {
   name: string;
@@ -30,8 +31,10 @@ export interface CreatedClient {
 
 /**
  * Creates a client with a seat allocation per license type given (default one
- * full seat) and its owner: a Security Administrator on a full seat.
- * @throws AppError VALIDATION_ERROR when no full seat is allocated for the owner
+ * full seat) and its owner: a Security Administrator on a full seat, within
+ * the on-prem license (max clients, total seats).
+ * @throws AppError VALIDATION_ERROR when no full seat is allocated for the owner,
+ *   LICENSE_CLIENTS_EXHAUSTED, LICENSE_SEATS_EXHAUSTED
  */
 export async function createClient(deps: Deps, input: CreateClientInput): Promise<CreatedClient> {
   const seats = input.seats ?? { full: 1 };
@@ -39,7 +42,9 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
   const passwordHash = input.owner.password === undefined ? null : await deps.passwords.hash(input.owner.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
+  const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx) => {
+    await assertClientAllowed(trx, terms);
     const client = await insertClient(trx, input.name.trim(), nowIso);
     const scope = tenantScope(client.id);
     const licenses: LicenseRow[] = [];
@@ -47,6 +52,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
       if (count === undefined || count === 0) continue;
       licenses.push(await insertLicense(trx, scope, { license_type: licenseType, seats: count, expires_at: null }, nowIso));
     }
+    await assertAllocationsWithinLicense(trx, terms, nowIso, licenses.map((l) => l.license_type));
     const ownerRow = await insertUser(trx, scope, {
       email: input.owner.email.trim(),
       email_normalized: normalizeEmail(input.owner.email),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import yauzl from 'yauzl';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { migrations } from '../../migrations';
 import { ADMIN_PASSWORD } from '../helpers/server';
 import { installedDataDir, runWip } from '../helpers/spawn-wip';
 
@@ -54,7 +55,7 @@ test('contains version, sanitized config, migrations, doctor output and recent l
   assert.is(config.adminPassword, '[removed]');
   assert.is(config.smtpUrl, 'smtp://127.0.0.1:1');
   assert.is(config.dataDir, dataDir);
-  assert.equal(JSON.parse(entries.get('wip-support/migrations.json')!), { applied: ['0001_foundation', '0002_event_log'], pending: [], unknown: [] });
+  assert.equal(JSON.parse(entries.get('wip-support/migrations.json')!), { applied: Object.keys(migrations), pending: [], unknown: [] });
   assert.is(JSON.parse(entries.get('wip-support/doctor.json')!).checks.find((c: { name: string }) => c.name === 'smtp').status, 'FAIL');
   const logs = entries.get('wip-support/logs.ndjson')!.trim().split('\n').map((l) => JSON.parse(l));
   assert.is(logs.length, 10);

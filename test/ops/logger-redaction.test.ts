@@ -7,6 +7,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { closeDeps, createDeps } from '../../src/deps';
 import { defineRoute } from '../../src/http/route';
+import { bootstrap } from '../../src/services/bootstrap';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger, REDACT_PATHS } from '../../src/logger';
@@ -40,7 +41,9 @@ test('a credential in a path parameter (reset link) is not in the request line',
     },
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-redact-'));
-  const deps = createDeps(loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info' } }), { logger: createLogger({ logLevel: 'info' }, sink as never) });
+  const deps = createDeps(loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info', WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'redaction-admin' } }), { logger: createLogger({ logLevel: 'info' }, sink as never) });
+  await bootstrap(deps);
+  lines.length = 0;
   const app = createApp(deps, [
     defineRoute({ method: 'post', path: '/api/test/reset-password/:token', summary: 'test', auth: 'public', handler: async () => ({ ok: true }) }),
   ]);
@@ -48,11 +51,14 @@ test('a credential in a path parameter (reset link) is not in the request line',
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const secret = 'reset-token-abcdef0123456789';
-  const res = await fetch(`http://127.0.0.1:${port}/api/test/reset-password/${secret}`, { method: 'POST' });
-  assert.is(res.status, 200);
-  await new Promise((resolve) => server.close(resolve));
-  await closeDeps(deps);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/test/reset-password/${secret}`, { method: 'POST' });
+    assert.is(res.status, 200, await res.text());
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await closeDeps(deps);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
   const request = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
   assert.is(request.path, '/api/test/reset-password/[redacted]');
   assert.is(request.route, '/api/test/reset-password/:token');

@@ -43,7 +43,7 @@ upgrade('pending migrations on a database with data: a backup of the old schema 
     assert.is(first.preUpgradeBackup, undefined, 'a fresh install takes no backup');
     assert.ok(first.adminCreated);
     const report = await bootstrap(deps);
-    assert.equal(report.appliedMigrations, ['0002_event_log']);
+    assert.equal(report.appliedMigrations, Object.keys(migrations).slice(1));
     assert.ok(report.preUpgradeBackup && fs.existsSync(report.preUpgradeBackup));
     assert.match(path.basename(report.preUpgradeBackup!), /^wip-pre-upgrade-.*\.tar\.gz$/);
     assert.equal((await manifestOf(report.preUpgradeBackup!)).migrations, ['0001_foundation']);
@@ -78,7 +78,7 @@ upgrade('a failing migration rolls the whole upgrade back and start-up is refuse
     await bootstrap(deps, { migrations: broken }).catch((error: Error) => (message = error.message));
     assert.match(message, /^migration 0099_broken_step failed: boom; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*wip-pre-upgrade-.*\.tar\.gz\); wip will not start/);
     assert.not.ok(tables(deps).includes('gadgets'), 'the earlier step of the batch is rolled back too');
-    assert.equal(applied(deps), ['0001_foundation', '0002_event_log']);
+    assert.equal(applied(deps), Object.keys(migrations));
     assert.equal(deps.db.sqlite.prepare('SELECT * FROM system_admins').all(), adminsBefore);
   } finally {
     await closeDeps(deps);

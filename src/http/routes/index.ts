@@ -5,6 +5,11 @@ import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
 import { adminLogsRoutes } from './admin/logs';
+import { adminLicenseOnPremRoutes } from './admin/license-on-prem';
+import { adminAgreementRoutes } from './admin/agreement';
+import { clientLicenseRoutes } from './client/license';
+import { clientAgreementRoutes } from './client/agreement';
+import { clientInfoRoutes } from './client/info';
 
 /** Every REST route of the product, by area (SPEC.md section 4). */
 export const allRoutes: RouteSpec[] = [
@@ -14,4 +19,9 @@ export const allRoutes: RouteSpec[] = [
   ...adminUserRoutes,
   ...adminLicenseRoutes,
   ...adminLogsRoutes,
+  ...adminLicenseOnPremRoutes,
+  ...adminAgreementRoutes,
+  ...clientLicenseRoutes,
+  ...clientAgreementRoutes,
+  ...clientInfoRoutes,
 ];
