@@ -3,10 +3,14 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config';
 import { migrations } from '../../migrations';
-import { listAppliedMigrationNames, newestTimestamps } from '../repos/maintenance';
+import { createLogger } from '../logger';
+import { LicenseCache } from '../licensing/cache';
+import { loadTrustedKeys } from '../licensing/trusted-keys';
+import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
+import { currentLicense } from '../services/licensing';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { runningDaemonPid } from './pidfile';
-import { integrityProblems, openReadonly } from './sqlite';
+import { integrityProblems, openReadonly, type ReadonlyDatabase } from './sqlite';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 
@@ -23,8 +27,9 @@ export interface DoctorReport {
 
 /** Future timestamps beyond this are a clock that went backwards (or a bad import). */
 const CLOCK_TOLERANCE_MS = 5 * 60_000;
-/** Temporary files younger than this may belong to an upload or backup in progress. */
+/** Files younger than this may belong to an upload or backup in progress. */
 const STRAY_AGE_MS = 60 * 60_000;
+const FILE_KEY = /^[a-f0-9]{64}$/;
 
 /**
  * Checks a data directory without changing it: permissions, secrets, database
@@ -41,6 +46,9 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
 
   const dbFile = path.join(config.dataDir, DB_FILE);
   let databaseUsable = false;
+  /** null when the database cannot say which files it references */
+  let referenced: Set<string> | null = null;
+  let license: [CheckStatus, string] = ['WARN', 'not checked: the database is missing, damaged or not current'];
   if (!fs.existsSync(dbFile)) {
     add('database', 'FAIL', `${dbFile} does not exist; run "wip install"`);
   } else {
@@ -64,6 +72,8 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
       else add('migrations', 'OK', `schema current (${applied.length} migrations)`);
 
       if (applied.length && !pending.length && !unknown.length) {
+        referenced = await listReferencedFileKeys(db.kysely);
+        license = await checkLicense(config, db, now);
         const newest = await newestTimestamps(db.kysely);
         const future = Object.entries(newest).filter(([, at]) => at !== null && Date.parse(at) > now.getTime() + CLOCK_TOLERANCE_MS);
         if (future.length) {
@@ -84,9 +94,8 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
     add('clock', 'WARN', 'not checked: the database is missing or damaged');
   }
 
-  add('files', ...checkStrayFiles(config, now));
-  // The offline license module plugs in here once it keeps license state on disk.
-  add('license', 'OK', 'no license checks in this build');
+  add('files', ...checkFiles(config, now, referenced));
+  add('license', ...license);
   add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
   add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
 
@@ -133,37 +142,81 @@ function checkSecrets(dataDir: string): [CheckStatus, string] {
 }
 
 /**
- * There is no file index to compare the store against yet, so "orphans" are
- * what interrupted work leaves behind: temporary upload files in the store,
- * and staging folders of interrupted backups and restores.
+ * The file store against the storage index (the rows that reference file
+ * keys): referenced files missing on disk are a FAIL (data loss); files no row
+ * references, temporary files of interrupted uploads and staging folders of
+ * interrupted backups and restores are orphans (WARN). Anything younger than an
+ * hour is left alone: it may belong to work in progress.
  */
-function checkStrayFiles(config: Config, now: Date): [CheckStatus, string] {
-  const stray: string[] = [];
+function checkFiles(config: Config, now: Date, referenced: Set<string> | null): [CheckStatus, string] {
+  const orphans: string[] = [];
+  const onDisk = new Set<string>();
   const old = (full: string) => now.getTime() - fs.statSync(full).mtimeMs > STRAY_AGE_MS;
   const filesDir = path.join(config.dataDir, FILES_DIR);
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/^\.|\.(tmp|partial|part|upload)$/i.test(entry.name) && old(full)) stray.push(full);
+      if (entry.isDirectory()) {
+        walk(full);
+        continue;
+      }
+      const isKey = FILE_KEY.test(entry.name) && path.basename(dir) === entry.name.slice(0, 2);
+      if (isKey) onDisk.add(entry.name);
+      const orphan = isKey ? referenced !== null && !referenced.has(entry.name) : true;
+      if (orphan && old(full)) orphans.push(full);
     }
   };
   if (fs.existsSync(filesDir)) walk(filesDir);
   const parent = path.dirname(config.dataDir);
   const base = path.basename(config.dataDir);
   for (const name of safeList(parent)) {
-    if (name.startsWith(`.${base}-restore-`) || name.startsWith(`${base}.before-restore-`)) stray.push(path.join(parent, name));
+    if (name.startsWith(`.${base}-restore-`) || name.startsWith(`${base}.before-restore-`)) orphans.push(path.join(parent, name));
   }
   const backups = backupDir(config);
   for (const name of safeList(backups)) {
-    if (name.startsWith('.wip-backup-') || name.endsWith('.partial')) {
-      if (old(path.join(backups, name))) stray.push(path.join(backups, name));
+    if ((name.startsWith('.wip-backup-') || name.endsWith('.partial')) && old(path.join(backups, name))) orphans.push(path.join(backups, name));
+  }
+  const missing = referenced === null ? [] : [...referenced].filter((key) => !onDisk.has(key));
+  const list = (items: string[]) => `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`;
+  if (missing.length) return ['FAIL', `${missing.length} referenced file(s) missing from ${filesDir}: ${list(missing)}; restore a backup`];
+  if (orphans.length) {
+    return ['WARN', `${orphans.length} orphaned file(s) or folder(s) (unreferenced, temporary or left by interrupted work; safe to delete when wip is idle): ${list(orphans)}`];
+  }
+  const scope = referenced === null ? ' (references not checked: the database is not readable)' : '';
+  return ['OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`];
+}
+
+async function checkLicense(config: Config, db: ReadonlyDatabase, now: Date): Promise<[CheckStatus, string]> {
+  try {
+    const license = await currentLicense({
+      config,
+      db,
+      clock: { now: () => now },
+      // read-only: recording the newest time seen fails quietly, as it may
+      logger: createLogger({ logLevel: 'silent' }),
+      licenseCache: new LicenseCache(loadTrustedKeys()),
+    });
+    const until = license.terms.expiresAt ? ` until ${license.terms.expiresAt}` : '';
+    const who = license.terms.licensee ? ` to ${license.terms.licensee.name}` : '';
+    if (license.problem) return ['FAIL', `the installed license key is not honoured (${license.problem}); running on the evaluation allowance`];
+    switch (license.status) {
+      case 'evaluation':
+        return ['WARN', `no license key installed: evaluation allowance (${license.terms.maxClients} clients); install one with "wip license install"`];
+      case 'active':
+        return license.daysToExpiry !== null && license.daysToExpiry < 30
+          ? ['WARN', `licensed${who}${until}: expires in ${license.daysToExpiry} day(s)`]
+          : ['OK', `licensed${who}${until}`];
+      case 'grace':
+        return ['WARN', `the license expired${until ? ` on ${license.terms.expiresAt}` : ''}; read-only from ${license.readOnlyAt}`];
+      case 'expired':
+        return ['FAIL', `the license expired; wip is read-only since ${license.readOnlyAt}`];
+      case 'clock_rollback':
+        return ['FAIL', 'the system clock is behind the newest time this installation has seen; wip is read-only until it is corrected'];
     }
+  } catch (error) {
+    return ['FAIL', `cannot read the license state: ${(error as Error).message}`];
   }
-  if (stray.length) {
-    return ['WARN', `${stray.length} orphaned temporary file(s) or folder(s) from interrupted work; safe to delete when wip is idle: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}`];
-  }
-  return ['OK', fs.existsSync(filesDir) ? 'no orphaned temporary files in the file store' : 'no file store yet; no leftovers'];
+  return ['WARN', 'unknown license state'];
 }
 
 function safeList(dir: string): string[] {

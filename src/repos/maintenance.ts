@@ -39,3 +39,27 @@ export async function newestTimestamps(db: Kysely<DB>): Promise<Record<string, s
   }
   return result;
 }
+
+/**
+ * The storage index: every column that holds a file-store key. A feature that
+ * stores files adds its column here, so `wip doctor` can tell referenced files
+ * from orphans.
+ */
+export const FILE_KEY_COLUMNS = [['agreements', 'file_key']] as const;
+
+/** Every file key referenced by a row (tables not created yet are skipped). */
+export async function listReferencedFileKeys(db: Kysely<DB>): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const [table, column] of FILE_KEY_COLUMNS) {
+    const exists = await db
+      .selectFrom('sqlite_master' as never)
+      .select('name' as never)
+      .where('type' as never, '=', 'table' as never)
+      .where('name' as never, '=', table as never)
+      .executeTakeFirst();
+    if (!exists) continue;
+    const rows = await db.selectFrom(table).select(column).where(column, 'is not', null).execute();
+    for (const row of rows) keys.add(String((row as Record<string, unknown>)[column]));
+  }
+  return keys;
+}

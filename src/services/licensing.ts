@@ -29,11 +29,14 @@ export interface CurrentLicense extends LicenseState {
 /** The newest time seen is written at most this often (one small write a minute, not one a request). */
 const NEWEST_SEEN_STEP_MS = 60_000;
 
-function allowDevelopmentKeys(deps: Deps): boolean {
+/** What reading the license needs (the doctor reads it without a full Deps, on a read-only connection). */
+export type LicenseDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'licenseCache'>;
+
+function allowDevelopmentKeys(deps: Pick<Deps, 'config'>): boolean {
   return deps.config.env === 'development' || deps.config.env === 'test';
 }
 
-async function loadInstalled(deps: Deps, state: DeploymentStateRow) {
+async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
   const cache = deps.licenseCache;
   if (cache.loaded && cache.loaded.rowId === state.license_row_id) return cache.loaded;
   let loaded: NonNullable<typeof cache.loaded> = { rowId: state.license_row_id, payload: null, problem: null, installedAt: null };
@@ -64,7 +67,7 @@ async function loadInstalled(deps: Deps, state: DeploymentStateRow) {
  * row id) or the evaluation allowance, evaluated against the clock and the
  * newest time seen. Cheap enough for every request: one single-row read.
  */
-export async function currentLicense(deps: Deps): Promise<CurrentLicense> {
+export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense> {
   const now = deps.clock.now();
   const state = await getDeploymentState(deps.db.kysely);
   const loaded = await loadInstalled(deps, state);

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { installedDataDir, runWip } from '../helpers/spawn-wip';
+import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 
 interface Report {
   ok: boolean;
@@ -29,8 +29,13 @@ function listen(): Promise<net.Server & { port: number }> {
 
 const test = suite('wip doctor');
 
-test('a fresh installation: every check OK, one line each, exit 0', async () => {
+test('a licensed installation: every check OK, one line each, exit 0', async () => {
   const { root, env } = await installedDataDir({ WIP_PORT: '0' });
+  let { code, report } = await doctor(env);
+  assert.is(code, 0, 'a WARN does not fail');
+  assert.is(status(report, 'license').status, 'WARN');
+  assert.match(status(report, 'license').message, /evaluation/);
+  assert.is((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code, 0);
   const text = await runWip(['doctor'], env);
   assert.is(text.code, 0, text.stdout + text.stderr);
   const lines = text.stdout.trim().split('\n');
@@ -71,23 +76,48 @@ test('secrets readable by others, and a missing secrets file, are FAIL; an open 
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-test('an orphaned temporary file in the file store, and a leftover restore folder, are WARN (exit 0)', async () => {
+test('file store against the storage index: unreferenced and temporary files are WARN, a referenced file missing is FAIL', async () => {
   const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
-  fs.mkdirSync(path.join(dataDir, 'files', 'c1'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'files', 'c1', 'kept.png'), 'png');
-  const orphan = path.join(dataDir, 'files', 'c1', 'upload-123.tmp');
-  fs.writeFileSync(orphan, 'half an upload');
   const old = new Date(Date.now() - 2 * 3600_000);
-  fs.utimesSync(orphan, old, old);
+  const put = (name: string, age = old) => {
+    const file = path.join(dataDir, 'files', name.slice(0, 2), name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, name);
+    fs.utimesSync(file, age, age);
+    return file;
+  };
+  const referencedKey = 'ab'.repeat(32);
+  const orphanKey = 'cd'.repeat(32);
+  const freshKey = 'ef'.repeat(32);
+  const BetterSqlite3 = (await import('better-sqlite3')).default;
+  const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
+  const now = new Date().toISOString();
+  db.prepare("INSERT INTO agreements (kind, version, title, file_key, file_name, file_size, effective_at, created_at, updated_at) VALUES ('msa', '1', 'MSA', ?, 'msa.pdf', 64, ?, ?, ?)").run(referencedKey, now, now, now);
+  db.close();
+  put(referencedKey);
+  put(freshKey, new Date()); // just written: may be an upload in progress
   let { code, report } = await doctor(env);
   assert.is(code, 0);
+  assert.is(status(report, 'files').status, 'OK', status(report, 'files').message);
+
+  const orphan = put(orphanKey);
+  const temp = put(`${referencedKey}.a1b2c3.tmp`);
+  ({ code, report } = await doctor(env));
+  assert.is(code, 0);
   assert.is(status(report, 'files').status, 'WARN');
-  assert.match(status(report, 'files').message, /1 orphaned .*upload-123\.tmp/);
-  assert.not.match(status(report, 'files').message, /kept\.png/);
-  fs.rmSync(orphan);
+  assert.match(status(report, 'files').message, /^2 orphaned/);
+  assert.ok(status(report, 'files').message.includes(orphan) && status(report, 'files').message.includes(temp));
+  assert.not.ok(status(report, 'files').message.includes(freshKey));
+
   fs.mkdirSync(path.join(root, 'data.before-restore-2026'));
   ({ report } = await doctor(env));
   assert.match(status(report, 'files').message, /data\.before-restore-2026/);
+
+  fs.rmSync(path.join(dataDir, 'files', 'ab', referencedKey));
+  ({ code, report } = await doctor(env));
+  assert.is(code, 1);
+  assert.is(status(report, 'files').status, 'FAIL');
+  assert.match(status(report, 'files').message, new RegExp(`1 referenced file\\(s\\) missing .*${referencedKey}`));
   fs.rmSync(root, { recursive: true, force: true });
 });
 
