@@ -3,28 +3,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request, ADMIN_PASSWORD } from '../helpers/server';
 import { uniqueEmail } from '../helpers/factories';
-import { installedDataDir, runWip, spawnWip } from '../helpers/spawn-wip';
+import { startDaemon } from '../helpers/cli';
+import { installedDataDir, runWip } from '../helpers/spawn-wip';
 
 const test = suite('log redaction (spawned wip serve)');
 
 test("a sign-in's password and tokens never appear in any stdout log line nor in any logs table row", async () => {
   const { root, env } = await installedDataDir();
-  const serveEnv = { ...env, WIP_LOG_LEVEL: 'trace', WIP_HOST: '127.0.0.1', WIP_PORT: '0' };
-  const daemon = spawnWip(['serve'], serveEnv);
-  let stdout = '';
-  daemon.stdout!.on('data', (d) => (stdout += d));
-  daemon.stderr!.on('data', (d) => (stdout += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${stdout}`)), 10_000);
-    daemon.stdout!.on('data', () => {
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      }
-    });
-  });
-
+  const daemon = await startDaemon([], { ...env, WIP_LOG_LEVEL: 'trace' });
+  const url = daemon.url;
   const secrets: string[] = [ADMIN_PASSWORD];
   try {
     const admin = await request(url, 'POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: ADMIN_PASSWORD } });
@@ -55,11 +42,10 @@ test("a sign-in's password and tokens never appear in any stdout log line nor in
     assert.is((await request(url, 'POST', '/api/client/auth/refresh', { body: { refreshToken } })).status, 401);
     assert.is((await request(url, 'GET', '/api/client/auth/me', { token: 'forged.' + token })).status, 401);
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((resolve) => daemon.once('close', resolve));
+    await daemon.stop();
   }
 
-  const lines = stdout.trim().split('\n');
+  const lines = daemon.stdout().trim().split('\n');
   for (const line of lines) {
     assert.ok(line.startsWith('{'), `structured JSON only: ${line.slice(0, 80)}`);
     const entry = JSON.parse(line) as Record<string, unknown>;
