@@ -115,7 +115,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
     progress({ phase: 'archive', done: 0, total: 1 });
-    await tar.create({ gzip: true, file: partial, cwd: staging, follow: true, portable: true, mode: 0o600 } as never, [
+    await tar.create({ gzip: true, file: partial, cwd: staging, follow: true, portable: true, mode: 0o600 }, [
       MANIFEST_FILE,
       ...paths,
     ]);

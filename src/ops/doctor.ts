@@ -10,7 +10,7 @@ import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } f
 import { currentLicense } from '../services/licensing';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { runningDaemonPid } from './pidfile';
-import { integrityProblems, openReadonly, type ReadonlyDatabase } from './sqlite';
+import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 
@@ -186,7 +186,7 @@ function checkFiles(config: Config, now: Date, referenced: Set<string> | null): 
   return ['OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`];
 }
 
-async function checkLicense(config: Config, db: ReadonlyDatabase, now: Date): Promise<[CheckStatus, string]> {
+async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<[CheckStatus, string]> {
   try {
     const license = await currentLicense({
       config,

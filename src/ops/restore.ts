@@ -62,8 +62,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     if (problems.length > 0) throw new RestoreRefused(`the database in the backup is damaged: ${problems.slice(0, 3).join('; ')}`);
     fs.rmSync(path.join(staging, MANIFEST_FILE));
     // Restored data is private whatever the archive's modes say.
-    for (const file of listFiles(staging)) fs.chmodSync(path.join(staging, ...file.split('/')), 0o600);
-    fs.chmodSync(staging, 0o700);
+    makePrivate(staging);
 
     const carriedOver: string[] = [];
     if (fs.existsSync(dataDir)) {
@@ -139,4 +138,13 @@ export async function unpackAndVerify(archive: string, dir: string): Promise<Bac
     }
   }
   return manifest;
+}
+
+function makePrivate(dir: string): void {
+  fs.chmodSync(dir, 0o700);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) makePrivate(full);
+    else fs.chmodSync(full, 0o600);
+  }
 }

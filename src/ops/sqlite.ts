@@ -6,14 +6,14 @@ import type { DB } from '../db/schema';
 // appliance's operations are about the embedded SQLite file itself, so this is
 // the one place outside src/db that touches it directly.
 
-export interface ReadonlyDatabase {
+export interface SqliteFile {
   kysely: Kysely<DB>;
   sqlite: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
 /** Opens an existing database file read-only (never creates or changes it). */
-export function openReadonly(file: string): ReadonlyDatabase {
+export function openReadonly(file: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { kysely, sqlite, close: () => kysely.destroy() };
@@ -39,7 +39,7 @@ export function integrityProblems(file: string): string[] {
  * journal, so it is one self-contained file; the daemon switches it back to WAL
  * when it opens the restored file.
  */
-export function openStandalone(file: string): ReadonlyDatabase {
+export function openStandalone(file: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, { fileMustExist: true });
   sqlite.pragma('journal_mode = DELETE');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
