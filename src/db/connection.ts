@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from './schema';
+import { sqliteNativeBinding } from '../lib/runtime';
 
 export interface Database {
   /** The query builder: all SQL in repos goes through it, so it stays portable. */
@@ -24,7 +25,9 @@ export interface OpenDatabaseOptions {
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Database {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'wip.db');
-  const sqlite = new BetterSqlite3(file);
+  // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
+  const nativeBinding = sqliteNativeBinding(dataDir);
+  const sqlite = new BetterSqlite3(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
   // SQLite gives its -wal and -shm files the main file's mode: keep all of them private.
   fs.chmodSync(file, 0o600);
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
