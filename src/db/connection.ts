@@ -15,6 +15,8 @@ export interface Database {
 
 export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
+  /** called after every query through the query builder (metrics); kind is select, insert, update, delete or raw */
+  onQuery?: (kind: string, seconds: number) => void;
 }
 
 /**
@@ -34,7 +36,17 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const onQuery = options.onQuery;
+  const kysely = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    ...(onQuery && {
+      log(event) {
+        // SelectQueryNode → select, RawNode → raw
+        const kind = event.query.query.kind.replace(/(Query)?Node$/, '').toLowerCase();
+        onQuery(kind, event.queryDurationMillis / 1000);
+      },
+    }),
+  });
   let closed = false;
   return {
     kysely,
