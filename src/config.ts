@@ -99,6 +99,17 @@ export interface LoadConfigOptions {
 
 /** @throws Error with every invalid key listed, so `wip` can print one clear line. */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const merged = mergeConfigInput(options);
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** The raw (unparsed) values of every layer merged, as an operator would write them (durations stay "24h"). */
+function mergeConfigInput(options: LoadConfigOptions): ConfigInput & { dataDir: string } {
   const env = options.env ?? process.env;
   const fromEnv: ConfigInput = {};
   for (const key of CONFIG_KEYS) {
@@ -111,16 +122,33 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const flags = stripUndefined(options.flags ?? {});
   const dataDir = path.resolve(String(flags.dataDir ?? fromEnv.dataDir ?? './data'));
-  const fileName = options.configFile ?? path.join(dataDir, 'config.json');
+  const fileName = options.configFile ?? configFilePath(dataDir);
   const fromFile = readConfigFile(fileName, options.configFile !== undefined);
+  return { ...defaults, ...fromFile, ...fromEnv, ...flags, dataDir };
+}
 
-  const merged = { ...defaults, ...fromFile, ...fromEnv, ...flags, dataDir };
-  const parsed = ConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+export function configFilePath(dataDir: string): string {
+  return path.join(dataDir, 'config.json');
+}
+
+/**
+ * Writes <data-dir>/config.json for `wip install` when there is none: the keys
+ * an operator usually edits, with their current values (defaults, or what env
+ * and flags said at install time). Never overwrites an existing file, never
+ * writes a secret. Returns whether it wrote.
+ */
+export function writeConfigFileIfMissing(options: LoadConfigOptions = {}): { file: string; written: boolean } {
+  const merged = mergeConfigInput(options);
+  const file = configFilePath(merged.dataDir);
+  const values = Object.fromEntries(OPERATOR_CONFIG_KEYS.filter((key) => merged[key] !== undefined).map((key) => [key, merged[key]]));
+  fs.mkdirSync(merged.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    fs.writeFileSync(file, JSON.stringify(values, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { file, written: false };
+    throw error;
   }
-  return parsed.data;
+  return { file, written: true };
 }
 
 /** WIP_<KEY>_FILE (Docker/systemd credentials style): the file's content, without the final newline. */

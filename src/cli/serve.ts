@@ -26,9 +26,10 @@ export interface RunningServer {
  * the same start-up path.
  */
 export async function startServer(deps: Deps): Promise<RunningServer & { report: BootstrapReport }> {
+  // certificate problems first: they must not leave a half-started daemon behind
+  const tls = loadTls(deps);
   const report = await bootstrap(deps);
   const app = createApp(deps);
-  const tls = loadTls(deps);
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
