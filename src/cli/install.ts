@@ -34,7 +34,9 @@ export function registerInstall(program: Command): void {
     .option('--print', 'with --systemd: only print the unit on stdout; change nothing')
     .option('--unit-dir <dir>', `with --systemd: where to write the unit (env WIP_SYSTEMD_DIR, default ${DEFAULT_UNIT_DIR})`)
     .action(async (opts: InstallOptions, command: Command) => {
-      if ((opts.print || opts.user || opts.unitDir) && !opts.systemd) throw new CliError('--user, --print and --unit-dir go with --systemd');
+      if ((opts.print || opts.user || opts.unitDir) && !opts.systemd) {
+        command.error('error: --user, --print and --unit-dir go with --systemd', { exitCode: 2, code: 'wip.usage' });
+      }
       const config = configFrom(command);
       const user = opts.user ?? 'wip';
       if (opts.systemd && opts.print) {
