@@ -80,6 +80,23 @@ Binary('install initialises the data directory and caches the native addon by ha
   assert.ok(fs.statSync(addon).size > 100_000);
 });
 
+Binary('the administration commands run from the executable too', ({ dataDir }) => {
+  const status = spawnSync(binary, ['--data-dir', dataDir, '--json', 'migrate', '--status'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(status.status, 0, status.stderr);
+  const migrations = JSON.parse(status.stdout) as { name: string; applied: boolean }[];
+  assert.ok(migrations.length > 0 && migrations.every((m) => m.applied));
+  const admins = spawnSync(binary, ['--data-dir', dataDir, '--json', 'admin', 'list'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(admins.status, 0, admins.stderr);
+  assert.equal(
+    (JSON.parse(admins.stdout) as { username: string }[]).map((a) => a.username),
+    ['admin'],
+  );
+  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--print'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(unit.status, 0, unit.stderr);
+  // the unit starts the executable itself, not node + a script
+  assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);
+});
+
 Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (context) => {
   const started = Date.now();
   const daemon = spawn(binary, ['--data-dir', context.dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
@@ -115,6 +132,11 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
 
   const health = await fetch(`${url}/healthz`);
   assert.is(health.status, 200);
+  const ready = await fetch(`${url}/readyz`);
+  assert.is(ready.status, 200, await ready.clone().text());
+  const metrics = await fetch(`${url}/metrics`);
+  assert.is(metrics.status, 200);
+  assert.match(await metrics.text(), /wip_http_requests_total\{method="POST",route="\/api\/admin\/auth\/sign-in",status="200"\} 1/);
 
   const exitCode = await new Promise<number | null>((resolve) => {
     daemon.once('exit', (code) => resolve(code));
