@@ -44,6 +44,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
       throw error;
     }
   }
+  // after listening, a server error (e.g. accept failing under EMFILE) is logged, never an uncaught crash
+  for (const s of [server, redirect?.server]) s?.on('error', (error) => deps.logger.error({ err: error }, 'server error'));
   const shownHost = deps.config.host === '0.0.0.0' || deps.config.host === '::' ? 'localhost' : deps.config.host;
   const hostInUrl = shownHost.includes(':') ? `[${shownHost}]` : shownHost;
   let stopping: Promise<void> | undefined;
@@ -150,7 +152,7 @@ interface ServeOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the daemon: bootstrap the data directory if needed, then serve HTTP')
+    .description('run the daemon: bootstrap the data directory if needed, then serve HTTP, or HTTPS with --tls-cert/--tls-key or --tls-self-signed')
     .option('--host <host>', 'interface to listen on (env WIP_HOST, default 0.0.0.0)')
     .option('--port <port>', 'port to listen on (env WIP_PORT, default 8080)')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) (env WIP_TLS_CERT)')
