@@ -1,22 +1,23 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { BIN, runCli } from '../helpers/cli';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const bin = path.join(root, 'bin', 'wip');
-const me = os.userInfo().username;
+const bin = BIN;
+// the account the unit names: this user (root has a passwd entry; others are not looked up)
+const me = (() => {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'wip'; // a uid without a passwd entry (some CI containers)
+  }
+})();
 const isRoot = process.getuid?.() === 0;
 
 function wip(args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WIP_')));
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    env: { ...clean, WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'install-test-password', ...env },
-    encoding: 'utf8',
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { env: { WIP_ADMIN_PASSWORD: 'install-test-password', ...env } });
 }
 
 let base: string;
@@ -31,8 +32,8 @@ install.before.each(() => {
 });
 install.after.each(() => fs.rmSync(base, { recursive: true, force: true }));
 
-install('writes config.json and a hardened wip.service for the data directory', () => {
-  const run = wip(['--data-dir', dataDir, '--json', 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
+install('writes config.json and a hardened wip.service for the data directory', async () => {
+  const run = await wip(['--data-dir', dataDir, '--json', 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
   assert.is(run.code, 0, run.stderr);
   const report = JSON.parse(run.stdout);
   assert.is(report.changed, true);
@@ -69,14 +70,14 @@ install('writes config.json and a hardened wip.service for the data directory', 
   assert.is(fs.statSync(path.join(dataDir, 'config.json')).mode & 0o777, 0o600);
 });
 
-install('is idempotent: a second run changes nothing and keeps an edited config.json', () => {
-  assert.is(wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir]).code, 0);
+install('is idempotent: a second run changes nothing and keeps an edited config.json', async () => {
+  assert.is((await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir])).code, 0);
   const configFile = path.join(dataDir, 'config.json');
   const edited = { ...JSON.parse(fs.readFileSync(configFile, 'utf8')), port: 9443 };
   fs.writeFileSync(configFile, JSON.stringify(edited));
   const unitBefore = fs.statSync(path.join(unitDir, 'wip.service')).mtimeMs;
 
-  const again = wip(['--data-dir', dataDir, '--json', 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
+  const again = await wip(['--data-dir', dataDir, '--json', 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
   assert.is(again.code, 0, again.stderr);
   const report = JSON.parse(again.stdout);
   assert.is(report.changed, false);
@@ -86,8 +87,8 @@ install('is idempotent: a second run changes nothing and keeps an edited config.
   assert.is(fs.statSync(path.join(unitDir, 'wip.service')).mtimeMs, unitBefore);
 });
 
-install('--print prints the unit and changes nothing', () => {
-  const run = wip(['--data-dir', dataDir, 'install', '--systemd', '--print', '--unit-dir', unitDir]);
+install('--print prints the unit and changes nothing', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--print', '--unit-dir', unitDir]);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /^# Written by "wip install --systemd"/);
   assert.match(run.stdout, /\nUser=wip\n/);
@@ -96,30 +97,30 @@ install('--print prints the unit and changes nothing', () => {
   assert.not.ok(fs.existsSync(unitDir));
 });
 
-install('a port below 1024 keeps only CAP_NET_BIND_SERVICE', () => {
-  const run = wip(['--data-dir', dataDir, 'install', '--systemd', '--print'], { WIP_PORT: '443' });
+install('a port below 1024 keeps only CAP_NET_BIND_SERVICE', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--print'], { WIP_PORT: '443' });
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\n/);
   assert.match(run.stdout, /\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n/);
 });
 
-install('the unit directory comes from WIP_SYSTEMD_DIR when --unit-dir is not given', () => {
-  const run = wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me], { WIP_SYSTEMD_DIR: unitDir });
+install('the unit directory comes from WIP_SYSTEMD_DIR when --unit-dir is not given', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me], { WIP_SYSTEMD_DIR: unitDir });
   assert.is(run.code, 0, run.stderr);
   assert.ok(fs.existsSync(path.join(unitDir, 'wip.service')));
 });
 
-install('refuses to overwrite a wip.service it did not write', () => {
+install('refuses to overwrite a wip.service it did not write', async () => {
   fs.mkdirSync(unitDir, { recursive: true });
   fs.writeFileSync(path.join(unitDir, 'wip.service'), '[Unit]\nDescription=someone else\n');
-  const run = wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir]);
   assert.is(run.code, 1);
   assert.match(run.stderr, /was not written by wip/);
   assert.is(fs.readFileSync(path.join(unitDir, 'wip.service'), 'utf8'), '[Unit]\nDescription=someone else\n');
 });
 
-install('an unknown service account fails before anything is installed (as root)', () => {
-  const run = wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir]);
+install('an unknown service account fails before anything is installed (as root)', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir]);
   if (isRoot) {
     assert.is(run.code, 1);
     assert.match(run.stderr, /there is no account "no-such-wip-account"; create it first: useradd/);
@@ -131,8 +132,8 @@ install('an unknown service account fails before anything is installed (as root)
   }
 });
 
-install('--print without --systemd is a usage error', () => {
-  const run = wip(['--data-dir', dataDir, 'install', '--print']);
+install('--print without --systemd is a usage error', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--print']);
   assert.is(run.code, 2);
   assert.match(run.stderr, /go with --systemd/);
 });
@@ -145,25 +146,25 @@ uninstall.before.each(() => {
 });
 uninstall.after.each(() => fs.rmSync(base, { recursive: true, force: true }));
 
-uninstall('removes the unit and never the data', () => {
-  assert.is(wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir]).code, 0);
+uninstall('removes the unit and never the data', async () => {
+  assert.is((await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--unit-dir', unitDir])).code, 0);
   const dataBefore = fs.readdirSync(dataDir).sort();
-  const run = wip(['--data-dir', dataDir, '--json', 'uninstall', '--unit-dir', unitDir]);
+  const run = await wip(['--data-dir', dataDir, '--json', 'uninstall', '--unit-dir', unitDir]);
   assert.is(run.code, 0, run.stderr);
   assert.equal(JSON.parse(run.stdout), { unitFile: path.join(unitDir, 'wip.service'), removed: true });
   assert.not.ok(fs.existsSync(path.join(unitDir, 'wip.service')));
   assert.equal(fs.readdirSync(dataDir).sort(), dataBefore);
   assert.ok(dataBefore.includes('wip.db') && dataBefore.includes('secrets.json') && dataBefore.includes('config.json'));
 
-  const again = wip(['--data-dir', dataDir, 'uninstall', '--unit-dir', unitDir]);
+  const again = await wip(['--data-dir', dataDir, 'uninstall', '--unit-dir', unitDir]);
   assert.is(again.code, 0, again.stderr);
   assert.match(again.stdout, /nothing to remove/);
 });
 
-uninstall('leaves a foreign wip.service alone', () => {
+uninstall('leaves a foreign wip.service alone', async () => {
   fs.mkdirSync(unitDir, { recursive: true });
   fs.writeFileSync(path.join(unitDir, 'wip.service'), '[Unit]\n');
-  const run = wip(['uninstall', '--unit-dir', unitDir]);
+  const run = await wip(['uninstall', '--unit-dir', unitDir]);
   assert.is(run.code, 1);
   assert.match(run.stderr, /not written by wip; not removing it/);
   assert.ok(fs.existsSync(path.join(unitDir, 'wip.service')));
