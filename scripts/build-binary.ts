@@ -27,7 +27,9 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 async function main(): Promise<void> {
   const started = Date.now();
   const step = (label: string) => process.stdout.write(`build-binary: ${label} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
-  if (!process.versions.node || Number(process.versions.node.split('.')[0]) < 20) throw new Error('Node.js 20 or later is required');
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  // SEA assets and node:sea (getAsset, isSea) arrived in 20.12
+  if (major < 20 || (major === 20 && minor < 12)) throw new Error(`Node.js 20.12 or later is required to build the executable (this is ${process.version})`);
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
 
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
   const { inject } = require('postject') as {
     inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string; overwrite?: boolean }): Promise<void>;
   };
+  // postject (LIEF) may print "Can't find string offset for section name '.note…'" on stderr: harmless
   await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
   fs.renameSync(temp, output);
   step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
