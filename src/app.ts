@@ -7,6 +7,7 @@ import type { Deps } from './deps';
 import { AppError, notFound } from './errors';
 import { bodyLimitBytes } from './config';
 import { requestId } from './http/middleware/request-id';
+import { httpMetrics } from './http/middleware/http-metrics';
 import { errorHandler } from './http/middleware/error-handler';
 import { authenticate } from './http/middleware/authenticate';
 import { licenseGate } from './http/middleware/license-gate';
@@ -17,7 +18,7 @@ import type { AppState } from './http/state';
 
 /**
  * The HTTP application. The global middleware order is listed here once:
- * deps → request id → error envelope → security headers → rate limit →
+ * deps → metrics → request id → error envelope → security headers → rate limit →
  * body parsing → authentication → license gate → agreement gate → 404 →
  * routes → 405.
  */
@@ -31,6 +32,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
     ctx.state.deps = deps;
     await next();
   });
+  app.use(httpMetrics());
   app.use(requestId());
   app.use(errorHandler());
   app.use(securityHeaders());

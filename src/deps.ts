@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/connection';
 import { systemClock, type Clock } from './lib/clock';
+import { createMetrics, type Metrics } from './lib/metrics';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
@@ -28,6 +29,8 @@ export interface Deps {
   licenseCache: LicenseCache;
   /** uploaded and generated files under <data-dir>/files */
   storage: FileStore;
+  /** Prometheus metrics of this instance (own registry), served by GET /metrics */
+  metrics: Metrics;
 }
 
 export interface DepsOverrides {
@@ -38,11 +41,14 @@ export interface DepsOverrides {
 /** Opens the data directory (creating secrets when missing). Does not migrate: see bootstrap. */
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const { secrets } = loadOrCreateSecrets(config.dataDir);
-  const db = openDatabase(config.dataDir);
+  const metrics = createMetrics();
+  const db = openDatabase(config.dataDir, { onQuery: metrics.observeQuery });
+  const clock = overrides.clock ?? systemClock;
+  metrics.watchDatabase(db.kysely, clock);
   return {
     config,
     db,
-    clock: overrides.clock ?? systemClock,
+    clock,
     logger: overrides.logger ?? createLogger(config),
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
@@ -50,6 +56,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     authLookups: prepareAuthLookups(db.sqlite),
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
+    metrics,
   };
 }
 

@@ -71,3 +71,22 @@ export async function usedSeats(db: Kysely<DB>, scope: TenantScope): Promise<Map
     .execute();
   return new Map(rows.map((r) => [r.license_type, Number(r.n)]));
 }
+
+/** Seats per license type summed over every client: allocated by unexpired licenses, used by users (for metrics). */
+export async function seatTotalsAcrossClients(db: Kysely<DB>, now: string): Promise<{ allocated: Map<string, number>; used: Map<string, number> }> {
+  const [allocated, used] = await Promise.all([
+    db
+      .selectFrom('licenses')
+      .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('n')])
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .groupBy('license_type')
+      .execute(),
+    db
+      .selectFrom('users')
+      .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('license_type')
+      .execute(),
+  ]);
+  const toMap = (rows: { license_type: string; n: number | string | bigint }[]) => new Map(rows.map((r) => [r.license_type, Number(r.n)]));
+  return { allocated: toMap(allocated), used: toMap(used) };
+}

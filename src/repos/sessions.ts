@@ -169,3 +169,14 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
     touch: sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?'),
   };
 }
+
+/** Unrevoked, unexpired client-user sessions of every client (for the metrics gauge). */
+export async function countActiveSessionsAcrossClients(db: Kysely<DB>, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

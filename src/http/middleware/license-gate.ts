@@ -26,6 +26,8 @@ const OPEN_FOR_WRITES = [
  */
 export function licenseGate(): Middleware<AppState> {
   return async (ctx, next) => {
+    // health, readiness and metrics must answer without the database
+    if (!ctx.path.startsWith('/api/')) return next();
     const license = await currentLicense(ctx.state.deps);
     ctx.state.license = license;
     if (license.warning) ctx.set('X-License-Warning', license.status);

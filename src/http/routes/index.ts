@@ -9,8 +9,9 @@ import { adminAgreementRoutes } from './admin/agreement';
 import { clientLicenseRoutes } from './client/license';
 import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
+import { opsRoutes } from './ops';
 
-/** Every REST route of the product, by area (SPEC.md section 4). */
+/** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
   ...clientAuthRoutes,
   ...adminAuthRoutes,
@@ -22,4 +23,5 @@ export const allRoutes: RouteSpec[] = [
   ...clientLicenseRoutes,
   ...clientAgreementRoutes,
   ...clientInfoRoutes,
+  ...opsRoutes,
 ];
