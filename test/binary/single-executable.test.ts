@@ -1,15 +1,18 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
+import { issueTestLicense } from '../helpers/licenses';
 
 /**
  * The single executable, end to end: built by scripts/build-binary.ts (reused
  * when it is newer than every source it is made from), then run as an operator
- * would, with no Node.js involved: --version, install, serve, sign in, SIGTERM.
+ * would, with no Node.js involved: --version, install, serve, sign in, a PDF
+ * rendered by the bundled pdfkit, the license keys baked into the build, SIGTERM.
  */
 const root = path.resolve(__dirname, '..', '..', '..');
 const binary = path.join(root, 'dist', 'wip');
@@ -97,6 +100,46 @@ Binary('the administration commands run from the executable too', ({ dataDir }) 
   assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);
 });
 
+Binary('trusts the license keys built in, never a .pem placed beside the executable', () => {
+  // a copy of the executable in a directory of its own, with an attacker's key
+  // where the source tree keeps its keys (config/license-keys beside the program)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-keys-'));
+  try {
+    const copy = path.join(dir, 'wip');
+    try {
+      fs.linkSync(binary, copy);
+    } catch {
+      fs.copyFileSync(binary, copy);
+      fs.chmodSync(copy, 0o755);
+    }
+    const evil = generateKeyPairSync('rsa', {
+      modulusLength: 3072,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    fs.mkdirSync(path.join(dir, 'config', 'license-keys'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config', 'license-keys', 'evil.pem'), evil.publicKey);
+    fs.writeFileSync(path.join(dir, 'config', 'license-keys', 'dev-evil.pem'), evil.publicKey);
+    const dataDir = path.join(dir, 'data');
+    const run = (args: string[]) =>
+      spawnSync(copy, ['--data-dir', dataDir, ...args], { env: cleanEnv({ WIP_ENV: 'test', WIP_ADMIN_PASSWORD: ADMIN_PASSWORD }), encoding: 'utf8', cwd: dir });
+    const install = run(['install']);
+    assert.is(install.status, 0, install.stderr);
+
+    for (const kid of ['evil', 'dev-evil']) {
+      const forged = run(['license', 'install', issueTestLicense({ kid, licenseId: `L-forged-${kid}` }, { privateKey: evil.privateKey })]);
+      assert.is(forged.status, 1, `a license signed with ${kid}.pem beside the binary was accepted: ${forged.stdout}`);
+      assert.match(forged.stderr, new RegExp(`signed with key "${kid}", which this build does not trust`));
+    }
+    const genuine = run(['--json', 'license', 'install', issueTestLicense({ licenseId: 'L-binary-dev' })]);
+    assert.is(genuine.status, 0, genuine.stderr);
+    const overview = JSON.parse(genuine.stdout) as { licenseId: string; evaluation: boolean; status: string };
+    assert.equal([overview.licenseId, overview.evaluation, overview.status], ['L-binary-dev', false, 'active']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (context) => {
   const started = Date.now();
   const daemon = spawn(binary, ['--data-dir', context.dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
@@ -138,6 +181,41 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.is(metrics.status, 200);
   assert.match(await metrics.text(), /wip_http_requests_total\{method="POST",route="\/api\/admin\/auth\/sign-in",status="200"\} 1/);
 
+  // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
+  const api = async (method: string, route: string, token: string, payload?: unknown) => {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
+      ...(payload !== undefined && { body: JSON.stringify(payload) }),
+    });
+    return { status: res.status, body: (await res.json()) as { data: { id: number } } };
+  };
+  const admin = body.data.token;
+  const msa = await api('POST', '/api/admin/agreement', admin, {
+    kind: 'msa',
+    version: 'bin-1',
+    title: 'Master Services Agreement',
+    bodyMarkdown: '# MSA\n\n## Scope\n\n1. **Services** as ordered\n- item\n\n---\n\nText with a [link](https://example.test) and *emphasis*.',
+  });
+  assert.is(msa.status, 201, JSON.stringify(msa.body));
+  const email = 'owner@binary.example.test';
+  const client = await api('POST', '/api/admin/client', admin, { name: 'Binary Works', owner: { email, password: ADMIN_PASSWORD }, seats: { full: 1, connect: 1 } });
+  assert.is(client.status, 201, JSON.stringify(client.body));
+  const ownerSignIn = await fetch(`${url}/api/client/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: ADMIN_PASSWORD, clientId: client.body.data.id }),
+  });
+  assert.is(ownerSignIn.status, 200, await ownerSignIn.clone().text());
+  const ownerToken = ((await ownerSignIn.json()) as { data: { token: string } }).data.token;
+  const download = await fetch(`${url}/api/client/download-agreement`, { headers: { authorization: `Bearer ${ownerToken}` } });
+  const pdf = Buffer.from(await download.arrayBuffer());
+  assert.is(download.status, 200, pdf.toString('utf8'));
+  assert.is(download.headers.get('content-type'), 'application/pdf');
+  assert.match(download.headers.get('content-disposition') ?? '', /filename="msa-bin-1\.pdf"/);
+  assertWellFormedPdf(pdf);
+  assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
+
   const exitCode = await new Promise<number | null>((resolve) => {
     daemon.once('exit', (code) => resolve(code));
     daemon.kill('SIGTERM');
@@ -145,5 +223,27 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.is(exitCode, 0, stderr);
   assert.match(stdout, /shutting down/);
 });
+
+/**
+ * A complete PDF file: header, the trailer's startxref pointing at the
+ * cross-reference table, an /Info with the title, and a /Length for each
+ * stream that matches the bytes between `stream` and `endstream`.
+ */
+function assertWellFormedPdf(pdf: Buffer): void {
+  assert.is(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const text = pdf.toString('latin1');
+  assert.ok(text.trimEnd().endsWith('%%EOF'), 'ends with %%EOF');
+  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(text);
+  assert.ok(startxref, 'has startxref');
+  assert.is(text.slice(Number(startxref![1]), Number(startxref![1]) + 4), 'xref');
+  const streams = [...text.matchAll(/\/Length (\d+)[^]*?>>\s*stream\n/g)];
+  assert.ok(streams.length > 0, 'has content streams');
+  for (const match of streams) {
+    const start = match.index! + match[0].length;
+    const length = Number(match[1]);
+    assert.match(text.slice(start + length, start + length + 11), /^\n?endstream/, `stream at ${start} is ${length} bytes long`);
+  }
+  assert.match(text, /\/Type \/Page\b/);
+}
 
 Binary.run();
