@@ -10,7 +10,7 @@
  *      the trusted license keys of config/license-keys are baked in (see
  *      embeddedLicenseKeys), and pdfkit's data (standard-font metrics, ICC
  *      profile) comes from the bundle instead of its package directory (see
- *      pdfkitFromBundle);
+ *      pdfkitFromBundle, in scripts/bundle-plugins.ts);
  *   2. `node --experimental-sea-config` turns the bundle into a blob with a V8
  *      code cache (fast start) and the assets: the worker and better-sqlite3's
  *      native addon (written to a cache under the data directory at run time,
@@ -20,8 +20,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { ASSET } from '../src/lib/runtime';
+import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'dist', 'sea');
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     sourcemap: false,
     plugins: [optionalModulesAsEmpty(['supports-color'])],
   };
-  const keys = licenseKeyPems();
+  const keys = licenseKeyPems(root);
   const mainBundle = path.join(work, 'wip.cjs');
   const workerBundle = path.join(work, ASSET.passwordWorker);
   await Promise.all([
@@ -58,9 +59,8 @@ async function main(): Promise<void> {
       ...common,
       stdin: { contents: "require('./src/cli/index.ts').main(process.argv);", resolveDir: root, sourcefile: 'sea-entry.js', loader: 'js' },
       outfile: mainBundle,
-      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(keys), pdfkitFromBundle()],
-      // pdfkit's ICC profile, required by the patched pdfkit: a Uint8Array
-      loader: { '.icc': 'binary' },
+      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle()],
+      loader: PDFKIT_LOADERS,
     }),
     build({ ...common, entryPoints: [path.join(root, 'src', 'lib', 'password-worker.ts')], outfile: workerBundle }),
   ]);
@@ -99,93 +99,6 @@ async function main(): Promise<void> {
   await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
   fs.renameSync(temp, output);
   step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
-}
-
-/**
- * Optional dependencies a package only tries to require (debug → supports-color):
- * bundled as empty modules, so the executable never falls back to the SEA's
- * require, which loads built-ins only and warns on anything else.
- */
-function optionalModulesAsEmpty(names: string[]): Plugin {
-  // plain package names: nothing to escape
-  const filter = new RegExp(`^(${names.join('|')})$`);
-  return {
-    name: 'optional-modules-as-empty',
-    setup(b) {
-      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'optional-empty' }));
-      b.onLoad({ filter: /.*/, namespace: 'optional-empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
-    },
-  };
-}
-
-/** kid → PEM of every config/license-keys/<kid>.pem of the tree being built. */
-function licenseKeyPems(): Record<string, string> {
-  const dir = path.join(root, 'config', 'license-keys');
-  const pems: Record<string, string> = {};
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.pem')).sort()) {
-    const pem = fs.readFileSync(path.join(dir, name), 'utf8');
-    if (!pem.includes('-----BEGIN PUBLIC KEY-----')) throw new Error(`config/license-keys/${name} is not a PEM public key`);
-    pems[name.slice(0, -'.pem'.length)] = pem;
-  }
-  return pems;
-}
-
-/**
- * src/licensing/embedded-keys.ts becomes the object of trusted PEMs: the
- * executable trusts exactly the keys it was built with and never reads a
- * key file at run time (a .pem beside the binary would otherwise be trusted).
- */
-function embeddedLicenseKeys(pems: Record<string, string>): Plugin {
-  const file = path.join(root, 'src', 'licensing', 'embedded-keys.ts');
-  return {
-    name: 'embedded-license-keys',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]src[\\/]licensing[\\/]embedded-keys\.ts$/ }, (args) => {
-        if (path.resolve(args.path) !== file) return undefined;
-        return { contents: `export const embeddedKeys = Object.freeze(${JSON.stringify(pems)});`, loader: 'js' };
-      });
-    },
-  };
-}
-
-/**
- * pdfkit finds its data relative to its own module at run time, which does not
- * exist inside the executable: the standard-font metrics through a
- * createRequire of its file URL ("#standard-fonts/*"), the sRGB ICC profile
- * (PDF/A) through a URL computed when the module loads. Patched here into
- * static requires esbuild bundles: the font metrics as the modules they are,
- * the ICC profile with the binary loader, handed to pdfkit through its own
- * registerFile (its fs reads a registered name before the disk). Every patch
- * must apply, so a pdfkit upgrade that moves them fails the build, not the
- * binary.
- */
-function pdfkitFromBundle(): Plugin {
-  const ICC_NAME = 'wip-embedded:pdfkit/data/sRGB_IEC61966_2_1.icc';
-  const patches: { what: string; pattern: RegExp; replace: string; count: number }[] = [
-    {
-      what: 'ICC profile URL',
-      pattern: /^const ICC_PROFILE_PATH = new URL\('\.\/data\/sRGB_IEC61966_2_1\.icc', .*\)\.href;$/gm,
-      replace: `const ICC_PROFILE_PATH = ${JSON.stringify(ICC_NAME)};\nregisterFile(ICC_PROFILE_PATH, require('./data/sRGB_IEC61966_2_1.icc'));`,
-      count: 1,
-    },
-    { what: 'createRequire of the module URL', pattern: /^const require\$1 = .*createRequire\(.*\);$/gm, replace: '', count: 1 },
-    { what: 'standard-font loaders', pattern: /require\$1\('#standard-fonts\/(\w+)'\)/g, replace: "require('./standard-fonts/$1.cjs')", count: 14 },
-  ];
-  return {
-    name: 'pdfkit-from-bundle',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]node_modules[\\/]pdfkit[\\/]js[\\/]pdfkit(\.node\.mjs|\.js)$/ }, async (args) => {
-        let contents = await fs.promises.readFile(args.path, 'utf8');
-        for (const patch of patches) {
-          const found = contents.match(patch.pattern)?.length ?? 0;
-          if (found !== patch.count) throw new Error(`pdfkit-from-bundle: expected ${patch.count} × ${patch.what} in ${args.path}, found ${found}`);
-          contents = contents.replace(patch.pattern, patch.replace);
-        }
-        if (/import\.meta|__filename|__dirname/.test(contents)) throw new Error(`pdfkit-from-bundle: ${args.path} still locates files from its own path`);
-        return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
-      });
-    },
-  };
 }
 
 main().catch((error: unknown) => {
