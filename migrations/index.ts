@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_event_log';
+import * as m0003 from './0003_account_lifecycle';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -10,4 +11,5 @@ import * as m0002 from './0002_event_log';
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_event_log': m0002,
+  '0003_account_lifecycle': m0003,
 };

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './db/connection';
 import { systemClock, type Clock } from './lib/clock';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
+import { Mailer } from './mail/mailer';
 import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
 
@@ -21,6 +22,8 @@ export interface Deps {
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;
   authLookups: AuthLookups;
+  /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
+  mailer: Mailer;
 }
 
 export interface DepsOverrides {
@@ -32,11 +35,14 @@ export interface DepsOverrides {
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const { secrets } = loadOrCreateSecrets(config.dataDir);
   const db = openDatabase(config.dataDir);
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config);
   return {
     config,
     db,
-    clock: overrides.clock ?? systemClock,
-    logger: overrides.logger ?? createLogger(config),
+    clock,
+    logger,
+    mailer: new Mailer({ config, db, clock, logger }),
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
@@ -45,6 +51,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.mailer.close();
   await deps.passwords.close();
   await deps.db.close();
 }

@@ -18,6 +18,7 @@ export interface RunningServer {
  */
 export async function startServer(deps: Deps): Promise<RunningServer & { report: BootstrapReport }> {
   const report = await bootstrap(deps);
+  deps.mailer.start();
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.

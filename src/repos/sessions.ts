@@ -133,6 +133,8 @@ export interface UserSessionRecord {
   email: string;
   status: string;
   license_type: string;
+  /** the client's idle timeout in seconds (client_settings), null for the appliance default */
+  session_idle_timeout: number | null;
 }
 
 export interface AdminSessionRecord {
@@ -158,8 +160,9 @@ export function prepareAuthLookups(sqlite: BetterSqlite3.Database): AuthLookups 
 
 function prepareStatements(sqlite: BetterSqlite3.Database) {
   const sessionColumns = `s.id AS session_id, s.client_id, s.user_id, s.revoked_at, s.expires_at, s.last_seen_at,
-    u.email, u.status, u.license_type
-    FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id`;
+    u.email, u.status, u.license_type, cs.session_idle_timeout
+    FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id
+    LEFT JOIN client_settings cs ON cs.client_id = s.client_id`;
   return {
     byId: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.id = ?`),
     byCookie: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.cookie_hash = ?`),
