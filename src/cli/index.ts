@@ -6,6 +6,8 @@ import { CliError } from './context';
 import { registerInstall } from './install';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
+import { registerMail } from './mail';
+import { registerUser } from './user';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
   registerInstall(program);
   registerMigrate(program);
   registerAdmin(program);
+  registerMail(program);
+  registerUser(program);
   return program;
 }
 

@@ -11,7 +11,8 @@ import {
   pruneAuthFailures,
   upsertLockout,
 } from '../repos/auth-failures';
-import { getUserById, normalizeEmail } from '../repos/users';
+import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
+import { notFound } from '../errors';
 import type { RequestMeta } from './actor';
 import { recordEvent } from './events';
 
@@ -125,4 +126,11 @@ export async function unlockUser(
     data: { by: by.userId ?? null, wasLocked },
   });
   return { userId: user.id, email: user.email, wasLocked };
+}
+
+/** The CLI's form: the user named by email within a client. @throws AppError NOT_FOUND */
+export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string }) {
+  const user = await findUserByEmail(deps.db.kysely, scope, email);
+  if (!user) throw notFound('User');
+  return unlockUser(deps, scope, user.id, by);
 }

@@ -4,6 +4,9 @@ import { adminAuthRoutes } from './admin/auth';
 import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
+import { clientAccountRoutes } from './client/account';
+import { clientTwoFactorRoutes } from './client/two-factor';
+import { adminSecurityRoutes } from './admin/security';
 
 /** Every REST route of the product, by area (SPEC.md section 4). */
 export const allRoutes: RouteSpec[] = [
@@ -12,4 +15,7 @@ export const allRoutes: RouteSpec[] = [
   ...adminClientRoutes,
   ...adminUserRoutes,
   ...adminLicenseRoutes,
+  ...clientAccountRoutes,
+  ...clientTwoFactorRoutes,
+  ...adminSecurityRoutes,
 ];
