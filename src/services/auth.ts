@@ -96,14 +96,16 @@ export async function signIn(
   }
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
-  await clearFailedAttempts(deps, input.email);
   const scope = tenantScope(match.client_id);
+  // With a second factor pending the failure count is kept: wrong codes add to
+  // it, and re-entering the password must not reset it.
   if (await isTwoFactorEnabled(deps, scope, match.id)) {
     const challengeToken = await withTransaction(deps.db, (trx) =>
       issueUserToken(trx, scope, match.id, 'two_factor', deps.clock.now(), TWO_FACTOR_CHALLENGE_TTL_MS, `${input.flavour ?? 'v1'}.`),
     );
     return { twoFactorRequired: true, challengeToken, expiresIn: Math.floor(TWO_FACTOR_CHALLENGE_TTL_MS / 1000) };
   }
+  await clearFailedAttempts(deps, input.email);
   return completeSignIn(deps, scope, match.id, 'password', meta);
 }
 

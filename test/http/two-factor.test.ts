@@ -76,7 +76,8 @@ setup('setup needs the password again → 401 with a wrong one; no token → 401
 const verify = suite('POST /api/client/auth/verify-two-factor');
 verify.before(async () => {
   smtp = await startTestSmtp();
-  server = await startTestServer({ env: { WIP_SMTP_URL: smtp.url, WIP_MAIL_POLL_INTERVAL: '50ms' } });
+  // many sign-ins in a row: the per-IP request limit of the sign-in routes is not under test
+  server = await startTestServer({ env: { WIP_SMTP_URL: smtp.url, WIP_MAIL_POLL_INTERVAL: '50ms', WIP_SIGN_IN_RATE_LIMIT_MAX: '1000' } });
 });
 verify.after(async () => {
   await server.stop();
@@ -130,6 +131,22 @@ verify('a wrong code → 401 TWO_FACTOR_INVALID; a used code is refused within i
   server.clock.advance(30_000);
   const fresh = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: codeFor(secret) } });
   assert.is(fresh.status, 200);
+});
+
+verify('wrong codes count toward the lockout, and re-entering the password does not reset the count', async () => {
+  const client = await buildClient(server);
+  const user = await buildUser(server, client);
+  const { secret } = await enrol(user.token!);
+  const bad = codeFor(secret) === '111111' ? '222222' : '111111';
+  let last;
+  for (let i = 0; i < 10; i++) {
+    last = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: bad } });
+    if (i < 9) assert.is(last.status, 401);
+  }
+  assert.is(last!.status, 429);
+  assert.is(last!.body.error.code, 'TOO_MANY_ATTEMPTS');
+  const locked = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } });
+  assert.is(locked.status, 429);
 });
 
 verify('a recovery code works once', async () => {
