@@ -10,6 +10,7 @@ import { requestId } from './http/middleware/request-id';
 import { errorHandler } from './http/middleware/error-handler';
 import { authenticate } from './http/middleware/authenticate';
 import { csrf } from './http/middleware/csrf';
+import { twoFactorGate } from './http/middleware/two-factor-gate';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { allRoutes } from './http/routes';
 import type { AppState } from './http/state';
@@ -17,7 +18,7 @@ import type { AppState } from './http/state';
 /**
  * The HTTP application. The global middleware order is listed here once:
  * deps → request id → error envelope → security headers → rate limit →
- * body parsing → authentication → CSRF (cookie writes) → 404 → routes → 405.
+ * body parsing → authentication → CSRF (cookie writes) → 2FA-required gate → 404 → routes → 405.
  */
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
@@ -43,6 +44,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(koaBody({ jsonLimit: limit, formLimit: limit, textLimit: limit, multipart: false }) as never);
   app.use(authenticate());
   app.use(csrf());
+  app.use(twoFactorGate());
   app.use(async (ctx, next) => {
     await next();
     // nothing matched and the router found no other method for the path

@@ -16,10 +16,11 @@ import {
 import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
 import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
-import type { SystemAdminRow } from '../db/schema';
+import type { SystemAdminRow, TwoFactorRequirement } from '../db/schema';
 import { recordEvent } from './events';
+import { SECURITY_ADMIN } from '../policies/roles';
 import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from './lockout';
-import { readSecuritySettings, twoFactorRequiredFor } from './security-settings';
+import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
 import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
 
@@ -65,7 +66,7 @@ export type SignInFlavour = 'v1' | 'v2';
  * Failures count toward the lockout of the email and the IP; a locked email or
  * IP is refused before the password is looked at. A user with two-factor on
  * gets a challenge instead of tokens.
- * @throws AppError INVALID_CREDENTIALS, CLIENT_SELECTION_REQUIRED, ACCOUNT_DISABLED, TOO_MANY_ATTEMPTS
+ * @throws AppError INVALID_CREDENTIALS, CLIENT_SELECTION_REQUIRED, ACCOUNT_DISABLED, SSO_REQUIRED, TOO_MANY_ATTEMPTS
  */
 export async function signIn(
   deps: Deps,
@@ -97,6 +98,11 @@ export async function signIn(
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
+  const roles = deps.authLookups.userRoles(match.client_id, match.id);
+  // SSO enforced: passwords only for Security Administrators (the break-glass path).
+  if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && !roles.includes(SECURITY_ADMIN)) {
+    throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
+  }
   // With a second factor pending the failure count is kept: wrong codes add to
   // it, and re-entering the password must not reset it.
   if (await isTwoFactorEnabled(deps, scope, match.id)) {
@@ -336,16 +342,19 @@ function userActor(
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
   if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.authLookups.touchSession(session.session_id, nowIso);
+  const roles = deps.authLookups.userRoles(session.client_id, session.user_id);
+  const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',
     userId: session.user_id,
     clientId: session.client_id,
     scope: tenantScope(session.client_id),
     email: session.email,
-    roles: deps.authLookups.userRoles(session.client_id, session.user_id),
+    roles,
     licenseType: session.license_type,
     sessionId: session.session_id,
     via,
+    twoFactorSetupRequired: !session.two_factor_enabled && twoFactorRequirementApplies(requirement, roles),
   };
 }
 

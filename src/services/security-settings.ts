@@ -103,7 +103,12 @@ export function assertPasswordAllowed(settings: SecuritySettings, password: stri
 
 /** Whether the client's policy requires a second factor of a user with these roles. */
 export function twoFactorRequiredFor(settings: SecuritySettings, roles: readonly string[]): boolean {
-  if (settings.twoFactorRequired === 'all') return true;
-  if (settings.twoFactorRequired === 'admins') return roles.includes(SECURITY_ADMIN) || roles.includes('user_admin');
+  return twoFactorRequirementApplies(settings.twoFactorRequired, roles);
+}
+
+/** `admins` means the roles that administer people: Security Administrator (admin) and User Admin. */
+export function twoFactorRequirementApplies(requirement: TwoFactorRequirement, roles: readonly string[]): boolean {
+  if (requirement === 'all') return true;
+  if (requirement === 'admins') return roles.includes(SECURITY_ADMIN) || roles.includes('user_admin');
   return false;
 }

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Secret, TOTP } from 'otpauth';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp';
@@ -86,14 +87,39 @@ settings("the client's session idle timeout ends idle cookie sessions", async ()
   assert.is((await server.request('GET', '/api/client/auth/me', { headers: { cookie } })).status, 401);
 });
 
-settings('2FA required for admins: an admin without 2FA is told to set it up at sign-in', async () => {
+settings('2FA required for admins: an admin without 2FA is told at sign-in and may only enrol until it is on', async () => {
   const client = await buildClient(server);
   const author = await buildUser(server, client);
   await server.request('PUT', PATH, { token: client.owner.token, body: { twoFactorRequired: 'admins' } });
   const owner = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email, password: PASSWORD } });
   assert.is(owner.body.data.twoFactorSetupRequired, true);
+  const token = owner.body.data.token;
+  const gated = await server.request('GET', '/api/admin/user', { token });
+  assert.is(gated.status, 403);
+  assert.is(gated.body.error.code, 'TWO_FACTOR_SETUP_REQUIRED');
+  assert.is((await server.request('GET', '/api/client/auth/me', { token })).status, 200);
   const other = await server.request('POST', '/api/client/auth/sign-in-v2', { body: { email: author.email, password: PASSWORD } });
   assert.is(other.body.data.twoFactorSetupRequired, false);
+  assert.is((await server.request('GET', '/api/client/auth/client', { token: other.body.data.accessToken })).status, 200);
+  // enrolling opens the rest
+  const setup = await server.request('POST', '/api/client/auth/two-factor/setup', { token, body: { password: PASSWORD } });
+  assert.is(setup.status, 200, setup.text);
+  const code = new TOTP({ secret: Secret.fromBase32(setup.body.data.secret) }).generate({ timestamp: server.clock.now().getTime() });
+  assert.is((await server.request('POST', '/api/client/auth/two-factor/enable', { token, body: { code } })).status, 200);
+  assert.is((await server.request('GET', '/api/admin/user', { token })).status, 200);
+});
+
+settings('SSO enforced: password sign-in is refused (403 SSO_REQUIRED) except for Security Administrators', async () => {
+  const client = await buildClient(server);
+  const author = await buildUser(server, client);
+  await server.request('PUT', PATH, { token: client.owner.token, body: { ssoEnforced: true } });
+  const refused = await server.request('POST', '/api/client/auth/sign-in', { body: { email: author.email, password: PASSWORD } });
+  assert.is(refused.status, 403);
+  assert.is(refused.body.error.code, 'SSO_REQUIRED');
+  const wrong = await server.request('POST', '/api/client/auth/sign-in', { body: { email: author.email, password: 'wrong-password-x' } });
+  assert.is(wrong.status, 401); // nothing about SSO is revealed before the password is right
+  const owner = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email, password: PASSWORD } });
+  assert.is(owner.status, 200);
 });
 
 // ---------------------------------------------------------------------------
