@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp';
 
+const execFileAsync = promisify(execFile);
 const NEW_PASSWORD = 'a-brand-new-passphrase';
 let server: TestServer;
 let smtp: TestSmtp;
@@ -269,8 +271,38 @@ retry('a refused send stays pending with its error and is delivered on a later a
   assert.is(current.text_body, ''); // the live link is not kept once delivered
 });
 
+const failed = suite('failed mail is kept, and `wip mail retry` delivers it');
+failed.before(async () => {
+  smtp = await startTestSmtp();
+  server = await startTestServer({ env: { WIP_SMTP_URL: smtp.url, WIP_MAIL_MAX_ATTEMPTS: '1', WIP_MAIL_POLL_INTERVAL: '50ms' } });
+});
+failed.after(stopBoth);
+
+failed('after mailMaxAttempts the message is `failed` (not lost); retry re-queues and sends it', async () => {
+  smtp.refuseNext(1);
+  const client = await buildClient(server);
+  const user = await buildUser(server, client, { password: null });
+  const row = async () => server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', user.email).executeTakeFirstOrThrow();
+  for (let i = 0; i < 100 && (await row()).status !== 'failed'; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.is((await row()).status, 'failed');
+  assert.ok((await row()).text_body.includes('/auth/set-password/'));
+  const listed = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'outbox', '--status', 'failed'], { encoding: 'utf8' });
+  assert.is(listed.status, 0, listed.stderr);
+  assert.ok((JSON.parse(listed.stdout) as { to: string }[]).some((m) => m.to === user.email));
+  // asynchronously: the SMTP server answering the CLI runs in this process
+  const cli = await execFileAsync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'retry', '--id', String((await row()).id)], {
+    encoding: 'utf8',
+    env: { ...process.env, WIP_SMTP_URL: smtp.url },
+  });
+  assert.equal(JSON.parse(cli.stdout), { requeued: 1 }, cli.stderr);
+  const mail = await mailTo(user.email, 'invitation');
+  assert.ok(linkToken(mail, 'set-password'));
+  assert.is((await row()).status, 'sent');
+});
+
 invite.run();
 forgot.run();
 change.run();
 outbox.run();
 retry.run();
+failed.run();
