@@ -52,6 +52,12 @@ const ConfigSchema = z.object({
   // self-service create-account: off by default on an appliance
   selfServiceAccounts: bool,
   selfServiceSeats: integer.min(1),
+  /** after a license key expires: full service with a warning for this long, then read-only */
+  licenseGracePeriod: duration,
+  /** how far the clock may go back (below the newest time seen) before it counts as a rollback */
+  licenseClockTolerance: duration,
+  /** refuse client routes until the current MSA (per client) and EULA (per user) are accepted */
+  agreementGate: bool,
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

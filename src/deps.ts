@@ -7,6 +7,9 @@ import { createLogger, type Logger } from './logger';
 import { Mailer } from './mail/mailer';
 import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
+import { LicenseCache } from './licensing/cache';
+import { loadTrustedKeys } from './licensing/trusted-keys';
+import { createFileStore, type FileStore } from './storage';
 
 /**
  * Everything a request, a service or a CLI command needs, built once and passed
@@ -24,6 +27,10 @@ export interface Deps {
   authLookups: AuthLookups;
   /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
   mailer: Mailer;
+  /** trusted license-signing keys and the last verified installed key */
+  licenseCache: LicenseCache;
+  /** uploaded and generated files under <data-dir>/files */
+  storage: FileStore;
 }
 
 export interface DepsOverrides {
@@ -47,6 +54,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     authLookups: prepareAuthLookups(db.sqlite),
+    licenseCache: new LicenseCache(loadTrustedKeys()),
+    storage: createFileStore(config.dataDir),
   };
 }
 

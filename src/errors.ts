@@ -16,6 +16,9 @@ export const ERROR_STATUS = {
   SIGN_UP_NOT_ALLOWED: 403,
   SSO_REQUIRED: 403,
   TWO_FACTOR_SETUP_REQUIRED: 403,
+  LICENSE_EXPIRED: 403,
+  MSA_NOT_ACCEPTED: 403,
+  EULA_NOT_ACCEPTED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
@@ -24,6 +27,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_ERROR: 422,
   LICENSE_SEATS_EXHAUSTED: 422,
+  LICENSE_CLIENTS_EXHAUSTED: 422,
+  LICENSE_INVALID: 422,
   RATE_LIMITED: 429,
   TOO_MANY_ATTEMPTS: 429,
   INTERNAL_ERROR: 500,
@@ -68,6 +73,22 @@ export const tooManyAttempts = (retryAfterSeconds: number) =>
     headers: { 'Retry-After': Math.max(1, retryAfterSeconds) },
   });
 export const twoFactorInvalid = () => new AppError('TWO_FACTOR_INVALID', 'Invalid or already used two-factor code');
+export const licenseSeatsExhausted = (licenseType: string, total: number, allocated: number) =>
+  new AppError(
+    'LICENSE_SEATS_EXHAUSTED',
+    `The license allows ${total} "${licenseType}" seats in total; allocations would reach ${allocated}`,
+    { licenseType, total, allocated },
+  );
+export const licenseClientsExhausted = (maxClients: number) =>
+  new AppError('LICENSE_CLIENTS_EXHAUSTED', `The license allows at most ${maxClients} clients`, { maxClients });
+export const licenseInvalid = (reason: string, message: string) =>
+  new AppError('LICENSE_INVALID', `Invalid license key: ${message}`, { reason });
+export const licenseExpired = (details: Record<string, unknown>) =>
+  new AppError('LICENSE_EXPIRED', 'The license has expired: the appliance is read-only until a new license key is installed', details);
+export const msaNotAccepted = (version: string) =>
+  new AppError('MSA_NOT_ACCEPTED', 'The master services agreement must be accepted for this client first', { version });
+export const eulaNotAccepted = (version: string) =>
+  new AppError('EULA_NOT_ACCEPTED', 'The end-user license agreement must be accepted first', { version });
 export const serviceUnavailable = (message = 'Service temporarily unavailable') =>
   new AppError('SERVICE_UNAVAILABLE', message);
 

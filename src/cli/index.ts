@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { registerAdmin } from './admin';
 import { CliError } from './context';
 import { registerInstall } from './install';
+import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
 import { registerMail } from './mail';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerAdmin(program);
   registerMail(program);
   registerUser(program);
+  registerLicense(program);
   return program;
 }
 

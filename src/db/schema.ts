@@ -184,6 +184,63 @@ export interface UserTwoFactorTable {
   updated_at: string;
 }
 
+export interface InstalledLicensesTable {
+  id: Generated<number>;
+  /** the key as installed (verified again whenever it is loaded) */
+  license_key: string;
+  kid: string;
+  license_id: string;
+  licensee: string;
+  expires_at: string;
+  installed_at: string;
+  /** who installed it: "admin:<id>" or "cli" */
+  installed_by: string;
+}
+
+/** One row (id 1). */
+export interface DeploymentStateTable {
+  id: number;
+  installation_id: string;
+  /** the current installed_licenses row; null: evaluation mode */
+  license_row_id: number | null;
+  /** newest time seen by the appliance, for clock-rollback detection */
+  newest_seen_at: string | null;
+  updated_at: string;
+}
+
+export type AgreementKind = 'eula' | 'msa';
+
+export interface AgreementsTable {
+  id: Generated<number>;
+  kind: AgreementKind;
+  version: string;
+  title: string;
+  body_markdown: string | null;
+  /** file-store key of an uploaded PDF */
+  file_key: string | null;
+  file_name: string | null;
+  file_size: number | null;
+  effective_at: string;
+  /** 1: publishing this version makes acceptances of earlier versions stale */
+  requires_reacceptance: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgreementAcceptancesTable {
+  id: Generated<number>;
+  client_id: number;
+  agreement_id: number;
+  kind: AgreementKind;
+  version: string;
+  /** EULA: the accepting user; MSA: the Security Administrator who accepted for the client */
+  user_id: number;
+  user_email: string;
+  accepted_at: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 export interface DB {
   outbox: OutboxTable;
   client_settings: ClientSettingsTable;
@@ -200,6 +257,10 @@ export interface DB {
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   user_tokens: UserTokensTable;
+  installed_licenses: InstalledLicensesTable;
+  deployment_state: DeploymentStateTable;
+  agreements: AgreementsTable;
+  agreement_acceptances: AgreementAcceptancesTable;
 }
 
 /** Tables that belong to one client and must always be queried through a TenantScope. */
@@ -218,3 +279,7 @@ export type LogRow = Selectable<LogsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type ClientSettingsRow = Selectable<ClientSettingsTable>;
 export type UserTwoFactorRow = Selectable<UserTwoFactorTable>;
+export type InstalledLicenseRow = Selectable<InstalledLicensesTable>;
+export type DeploymentStateRow = Selectable<DeploymentStateTable>;
+export type AgreementRow = Selectable<AgreementsTable>;
+export type AgreementAcceptanceRow = Selectable<AgreementAcceptancesTable>;

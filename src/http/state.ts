@@ -2,6 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Deps } from '../deps';
 import type { Actor } from '../services/actor';
 import type { AppError } from '../errors';
+import type { CurrentLicense } from '../services/licensing';
 
 /** What middleware leaves on ctx.state for the rest of the chain. */
 export interface AppState {
@@ -12,6 +13,8 @@ export interface AppState {
   authError?: AppError;
   /** the matched route pattern, for logs and metrics */
   routePath?: string;
+  /** the license in force for this request (set by the license gate) */
+  license?: CurrentLicense;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -18,6 +18,7 @@ import { issueUserToken, userTokenTtl } from './user-tokens';
 import { invitationMail } from '../mail/templates';
 import { queueMail } from './mail';
 import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
+import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 
 export interface CreateClientInput {
   name: string;
@@ -35,8 +36,10 @@ export interface CreatedClient {
 
 /**
  * Creates a client with a seat allocation per license type given (default one
- * full seat) and its owner: a Security Administrator on a full seat.
- * @throws AppError VALIDATION_ERROR when no full seat is allocated for the owner
+ * full seat) and its owner: a Security Administrator on a full seat, within
+ * the on-prem license (max clients, total seats).
+ * @throws AppError VALIDATION_ERROR when no full seat is allocated for the owner,
+ *   LICENSE_CLIENTS_EXHAUSTED, LICENSE_SEATS_EXHAUSTED
  */
 export async function createClient(deps: Deps, input: CreateClientInput): Promise<CreatedClient> {
   const seats = input.seats ?? { full: 1 };
@@ -47,7 +50,9 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
   const passwordHash = input.owner.password === undefined ? null : await deps.passwords.hash(input.owner.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
+  const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx, afterCommit) => {
+    await assertClientAllowed(trx, terms);
     const client = await insertClient(trx, input.name.trim(), nowIso);
     const scope = tenantScope(client.id);
     const licenses: LicenseRow[] = [];
@@ -55,6 +60,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
       if (count === undefined || count === 0) continue;
       licenses.push(await insertLicense(trx, scope, { license_type: licenseType, seats: count, expires_at: null }, nowIso));
     }
+    await assertAllocationsWithinLicense(trx, terms, nowIso, licenses.map((l) => l.license_type));
     const ownerRow = await insertUser(trx, scope, {
       email: input.owner.email.trim(),
       email_normalized: normalizeEmail(input.owner.email),

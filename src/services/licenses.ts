@@ -17,6 +17,7 @@ import {
   updateLicense as updateLicenseRow,
   usedSeats,
 } from '../repos/licenses';
+import { assertAllocationsWithinLicense, currentLicense } from './licensing';
 
 // Licenses are seat allocations of one license type for one client; a client's
 // seats of a type are the sum of its unexpired licenses of that type.
@@ -34,24 +35,31 @@ export interface LicenseInput {
   expiresAt?: string | null;
 }
 
-/** @throws AppError NOT_FOUND for an unknown client */
+/**
+ * Allocates seats to a client; all clients' allocations together stay within the on-prem license.
+ * @throws AppError NOT_FOUND for an unknown client, LICENSE_SEATS_EXHAUSTED
+ */
 export async function createLicense(deps: Deps, input: LicenseInput): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
+  const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx) => {
     await getClientById(trx, input.clientId);
-    return insertLicense(
+    const row = await insertLicense(
       trx,
       tenantScope(input.clientId),
       { license_type: input.licenseType, seats: input.seats, expires_at: input.expiresAt ?? null },
       nowIso,
     );
+    await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
+    return row;
   });
 }
 
 /**
  * Changes a license. Refuses a change that would leave fewer seats than users
- * holding them (delete or change those users first).
- * @throws AppError NOT_FOUND, CONFLICT
+ * holding them (delete or change those users first), or that takes all
+ * clients' allocations past the on-prem license.
+ * @throws AppError NOT_FOUND, CONFLICT, LICENSE_SEATS_EXHAUSTED
  */
 export async function updateLicense(
   deps: Deps,
@@ -59,6 +67,7 @@ export async function updateLicense(
   changes: { licenseType?: LicenseType; seats?: number; expiresAt?: string | null },
 ): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
+  const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx) => {
     const current = await findLicenseByIdAcrossClients(trx, id);
     if (!current) throw notFound('License');
@@ -75,6 +84,9 @@ export async function updateLicense(
       nowIso,
     );
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type, updated.license_type]);
+    const counted = (row: LicenseRow) => (row.expires_at === null || row.expires_at > nowIso ? row.seats : 0);
+    const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
+    await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
     return updated;
   });
 }

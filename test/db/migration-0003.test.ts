@@ -18,10 +18,17 @@ migration('migrates up, down and up again', async () => {
     await migrateToLatest(db);
     const added = ['auth_failures', 'auth_lockouts', 'client_settings', 'outbox', 'user_two_factor'];
     for (const table of added) assert.ok(tables(db).includes(table), table);
-    assert.equal(await migrateDown(db), ['0003_account_lifecycle']);
+    // later migrations come off first, one step at a time, until 0003 does
+    const undone: string[] = [];
+    while (!undone.includes('0003_account_lifecycle')) {
+      const step = await migrateDown(db);
+      assert.is(step.length, 1);
+      undone.push(...step);
+    }
     for (const table of added) assert.not.ok(tables(db).includes(table), table);
     assert.ok(tables(db).includes('users'));
-    assert.equal(await migrateToLatest(db), ['0003_account_lifecycle']);
+    assert.ok((await migrateToLatest(db)).includes('0003_account_lifecycle'));
+    for (const table of added) assert.ok(tables(db).includes(table), table);
     assert.ok((await migrationStatus(db)).every((m) => m.applied));
   } finally {
     await db.close();

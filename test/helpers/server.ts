@@ -5,6 +5,17 @@ import { loadConfig } from '../../src/config';
 import { createDeps, type Deps } from '../../src/deps';
 import { ManualClock } from '../../src/lib/clock';
 import { startServer } from '../../src/cli/serve';
+import { withTransaction } from '../../src/db/transaction';
+import { insertInstalledLicense } from '../../src/repos/licensing';
+import { decodeLicenseKey } from '../../src/licensing/key';
+
+/**
+ * The license key test servers run with unless told otherwise: signed with the
+ * development key, valid to 2099, practically unlimited, so suites can create
+ * as many clients and seats as they like. Pass `license: 'evaluation'` to start
+ * without a key (evaluation allowance), or a key of your own.
+ */
+export const TEST_SUITE_LICENSE = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'test-suite.lic'), 'utf8').trim();
 
 export const ADMIN_PASSWORD = 'test-admin-password';
 
@@ -36,7 +47,9 @@ export interface TestServer {
  * A real server on a loopback port with its own temporary data directory, built
  * through the same start-up path as `wip serve`. `env` takes WIP_* names.
  */
-export async function startTestServer(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { env?: Record<string, string>; clock?: ManualClock; license?: 'evaluation' | string } = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-test-'));
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({
@@ -52,6 +65,8 @@ export async function startTestServer(options: { env?: Record<string, string>; c
     },
   });
   const running = await startServer(createDeps(config, { clock }));
+  const license = options.license ?? TEST_SUITE_LICENSE;
+  if (license !== 'evaluation') await preinstallLicense(running.deps, license);
   const url = running.url.replace('localhost', '127.0.0.1');
   return {
     url,
@@ -84,4 +99,20 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Installs a key as setup (no HTTP round trip, no event-log entry). */
+async function preinstallLicense(deps: Deps, key: string): Promise<void> {
+  const { payload } = decodeLicenseKey(key);
+  await withTransaction(deps.db, (trx) =>
+    insertInstalledLicense(trx, {
+      license_key: key,
+      kid: payload.kid,
+      license_id: payload.licenseId,
+      licensee: payload.licensee.name,
+      expires_at: payload.expiresAt,
+      installed_at: new Date().toISOString(),
+      installed_by: 'test-setup',
+    }),
+  );
 }

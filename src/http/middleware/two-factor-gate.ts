@@ -24,7 +24,7 @@ const OPEN_PATHS = new Set([
 export function twoFactorGate(): Middleware<AppState> {
   return async (ctx, next) => {
     const actor = ctx.state.actor;
-    if (actor?.kind === 'user' && actor.twoFactorSetupRequired && !OPEN_PATHS.has(ctx.path.replace(/\/+$/, ''))) {
+    if (actor?.kind === 'user' && actor.twoFactorSetupRequired && !OPEN_PATHS.has(ctx.path.toLowerCase().replace(/\/+$/, ''))) {
       throw new AppError('TWO_FACTOR_SETUP_REQUIRED', 'Your organisation requires two-factor authentication: set it up first');
     }
     await next();

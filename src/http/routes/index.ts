@@ -7,6 +7,11 @@ import { adminUserRoutes } from './admin/user';
 import { clientAccountRoutes } from './client/account';
 import { clientTwoFactorRoutes } from './client/two-factor';
 import { adminSecurityRoutes } from './admin/security';
+import { adminLicenseOnPremRoutes } from './admin/license-on-prem';
+import { adminAgreementRoutes } from './admin/agreement';
+import { clientLicenseRoutes } from './client/license';
+import { clientAgreementRoutes } from './client/agreement';
+import { clientInfoRoutes } from './client/info';
 
 /** Every REST route of the product, by area (SPEC.md section 4). */
 export const allRoutes: RouteSpec[] = [
@@ -18,4 +23,9 @@ export const allRoutes: RouteSpec[] = [
   ...clientAccountRoutes,
   ...clientTwoFactorRoutes,
   ...adminSecurityRoutes,
+  ...adminLicenseOnPremRoutes,
+  ...adminAgreementRoutes,
+  ...clientLicenseRoutes,
+  ...clientAgreementRoutes,
+  ...clientInfoRoutes,
 ];

@@ -1,0 +1,40 @@
+import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { mapPage } from '../../../../db/pagination';
+import { createAgreement, listAgreements, updateAgreement } from '../../../../services/agreements';
+import { presentAgreement } from '../../../../presenters/agreements';
+import { CreateAgreement, ListAgreements, UpdateAgreement } from './schema';
+
+export const adminAgreementRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/agreement',
+    summary: 'List agreement versions (EULA and MSA), oldest first; ?kind=eula|msa',
+    auth: 'admin',
+    query: ListAgreements,
+    async handler({ deps, query }) {
+      return mapPage(await listAgreements(deps, query.kind, query), presentAgreement);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/agreement',
+    summary: 'Publish an agreement version: Markdown body and/or a PDF (pdfBase64), effective date, re-acceptance flag',
+    auth: 'admin',
+    body: CreateAgreement,
+    status: 201,
+    async handler({ deps, body, actor, meta }) {
+      return presentAgreement(await createAgreement(deps, body, { ...meta, adminId: actor.adminId }));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/admin/agreement/:id',
+    summary: "Change an agreement version's title, body, PDF, effective date or re-acceptance flag",
+    auth: 'admin',
+    params: IdParams,
+    body: UpdateAgreement,
+    async handler({ deps, params, body }) {
+      return presentAgreement(await updateAgreement(deps, params.id, body));
+    },
+  }),
+];

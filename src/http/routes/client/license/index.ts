@@ -1,0 +1,41 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { changeUserLicenseTypes, clientLicense } from '../../../../services/client-license';
+import { currentLicense } from '../../../../services/licensing';
+import { presentUser } from '../../../../presenters';
+import { presentClientLicense, presentOnPremise } from '../../../../presenters/licensing';
+import { version } from '../../../../../package.json';
+import { ChangeLicenseTypes } from './schema';
+
+export const clientLicenseRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/client/license',
+    summary: "The client's seats per license type (allocated/used/free), the license's expiry, features, and evaluation/grace flags",
+    auth: 'user',
+    async handler({ deps, actor }) {
+      return presentClientLicense(await clientLicense(deps, actor.scope));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/license',
+    summary: "Security Administrator: change users' license types ({userId, licenseType} or {changes: [...]}), within the client's seats and role rules",
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    body: ChangeLicenseTypes,
+    async handler({ deps, actor, body }) {
+      const result = await changeUserLicenseTypes(deps, actor.scope, body);
+      return { users: result.users.map(presentUser), seats: result.seats };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/on-premise',
+    summary: 'Whether this is an on-premise deployment, its version and evaluation flag (license details when signed in)',
+    auth: 'public',
+    async handler({ deps, actor, ctx }) {
+      return presentOnPremise(ctx.state.license ?? (await currentLicense(deps)), version, actor?.kind === 'user');
+    },
+  }),
+];

@@ -1,0 +1,155 @@
+import forge from 'node-forge';
+import { LicensePayloadSchema, type LicensePayload } from './terms';
+
+/**
+ * License key format: base64url(canonical JSON payload) "." base64url(signature).
+ * The signature is RSASSA-PSS (SHA-256, MGF1-SHA-256, 32-byte salt) over the
+ * payload bytes, made with the vendor's RSA private key (3072 bits) and checked
+ * with the public key the payload's `kid` names. Everything here is pure: no
+ * clock, no disk, no database.
+ */
+
+export type LicenseKeyProblem = 'malformed' | 'unknown_key_id' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'wrong_deployment';
+
+export class LicenseKeyError extends Error {
+  constructor(
+    readonly reason: LicenseKeyProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LicenseKeyError';
+  }
+}
+
+export interface TrustedKey {
+  kid: string;
+  publicKey: forge.pki.rsa.PublicKey;
+  /** the repository's development key: trusted only in development and test */
+  developmentOnly: boolean;
+}
+
+export type TrustedKeys = ReadonlyMap<string, TrustedKey>;
+
+/** JSON with object keys sorted at every level and no whitespace: one byte string per payload. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function pss(): forge.pss.PSS {
+  return forge.pss.create({ md: forge.md.sha256.create(), mgf: forge.mgf.mgf1.create(forge.md.sha256.create()), saltLength: 32 });
+}
+
+function digest(bytes: Buffer): forge.md.MessageDigest {
+  const md = forge.md.sha256.create();
+  md.update(bytes.toString('binary'));
+  return md;
+}
+
+/** Signs a payload with a vendor private key (PEM). Used by scripts/issue-license and the tests. */
+export function signLicense(payload: LicensePayload, privateKeyPem: string): string {
+  const parsed = LicensePayloadSchema.parse(payload);
+  const bytes = Buffer.from(canonicalJson(parsed), 'utf8');
+  const privateKey = forge.pki.privateKeyFromPem(privateKeyPem);
+  const signature = Buffer.from(privateKey.sign(digest(bytes), pss()), 'binary');
+  return `${bytes.toString('base64url')}.${signature.toString('base64url')}`;
+}
+
+export interface DecodedKey {
+  payload: LicensePayload;
+  payloadBytes: Buffer;
+  signature: Buffer;
+}
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Splits and decodes a key without checking the signature.
+ * Whitespace (line breaks from e-mail or a .lic file) is ignored.
+ * @throws LicenseKeyError malformed
+ */
+export function decodeLicenseKey(text: string): DecodedKey {
+  const compact = text.replace(/\s+/g, '');
+  const parts = compact.split('.');
+  if (parts.length !== 2 || !B64URL.test(parts[0]!) || !B64URL.test(parts[1]!)) {
+    throw new LicenseKeyError('malformed', 'not a license key (expected two base64url parts joined by ".")');
+  }
+  const payloadBytes = Buffer.from(parts[0]!, 'base64url');
+  const signature = Buffer.from(parts[1]!, 'base64url');
+  let json: unknown;
+  try {
+    json = JSON.parse(payloadBytes.toString('utf8'));
+  } catch {
+    throw new LicenseKeyError('malformed', 'the license payload is not JSON');
+  }
+  const result = LicensePayloadSchema.safeParse(json);
+  if (!result.success) {
+    const fields = result.error.issues.map((i) => i.path.join('.') || '(payload)').join(', ');
+    throw new LicenseKeyError('malformed', `the license payload has invalid fields: ${fields}`);
+  }
+  if (canonicalJson(result.data) !== payloadBytes.toString('utf8')) {
+    throw new LicenseKeyError('malformed', 'the license payload is not in canonical form');
+  }
+  return { payload: result.data, payloadBytes, signature };
+}
+
+export interface VerifyContext {
+  trustedKeys: TrustedKeys;
+  /** development and test trust the repository's development key */
+  allowDevelopmentKeys: boolean;
+  /** this appliance's installation id, for keys bound to one installation */
+  installationId: string;
+}
+
+/**
+ * Decodes a key and checks its signature against the trusted key its `kid`
+ * names, then its binding. Dates are not checked here (see evaluateLicense and
+ * checkInstallable): an installed key that expires keeps its terms for the
+ * grace period.
+ * @throws LicenseKeyError malformed, unknown_key_id, bad_signature, wrong_deployment
+ */
+export function verifyLicenseKey(text: string, context: VerifyContext): LicensePayload {
+  const decoded = decodeLicenseKey(text);
+  const trusted = context.trustedKeys.get(decoded.payload.kid);
+  if (!trusted || (trusted.developmentOnly && !context.allowDevelopmentKeys)) {
+    throw new LicenseKeyError('unknown_key_id', `the license is signed with key "${decoded.payload.kid}", which this build does not trust`);
+  }
+  let valid = false;
+  try {
+    valid = trusted.publicKey.verify(digest(decoded.payloadBytes).digest().getBytes(), decoded.signature.toString('binary'), pss());
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new LicenseKeyError('bad_signature', 'the license signature does not match its contents');
+  const bound = decoded.payload.installationId;
+  if (bound !== null && bound !== context.installationId) {
+    throw new LicenseKeyError('wrong_deployment', `the license is bound to installation ${bound}, not to this one (${context.installationId})`);
+  }
+  return decoded.payload;
+}
+
+/**
+ * Refuses to install a key that is not valid now: not yet issued or past its
+ * expiry (the grace period is for keys that expire while installed).
+ * @throws LicenseKeyError expired, not_yet_valid
+ */
+export function checkInstallable(payload: LicensePayload, now: Date): void {
+  if (Date.parse(payload.expiresAt) <= now.getTime()) {
+    throw new LicenseKeyError('expired', `the license expired on ${payload.expiresAt}`);
+  }
+  // a day of slack for clocks and time zones of the issuing side
+  if (Date.parse(payload.issuedAt) > now.getTime() + 86_400_000) {
+    throw new LicenseKeyError('not_yet_valid', `the license is issued for ${payload.issuedAt}, which is in the future`);
+  }
+}
+
+/** Parses a PEM public key; a development key is named `dev-*`. */
+export function trustedKeyFromPem(kid: string, pem: string): TrustedKey {
+  return { kid, publicKey: forge.pki.publicKeyFromPem(pem), developmentOnly: kid.startsWith('dev-') };
+}

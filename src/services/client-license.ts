@@ -1,0 +1,63 @@
+import type { Deps } from '../deps';
+import type { TenantScope } from '../db/tenant';
+import { withTransaction } from '../db/transaction';
+import { fieldError, seatsExhausted } from '../errors';
+import { rolesNotAllowed, type LicenseType, type Role } from '../policies/roles';
+import { allocatedSeats, usedSeats } from '../repos/licenses';
+import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '../repos/users';
+import { currentLicense, type CurrentLicense } from './licensing';
+import { seatSummary, type SeatCount } from './seats';
+
+// The client side of licensing: what a client has (its seat allocations within
+// the appliance's license) and its Security Administrator moving users between
+// license types.
+
+export interface ClientLicense {
+  license: CurrentLicense;
+  seats: Record<string, SeatCount>;
+}
+
+export async function clientLicense(deps: Deps, scope: TenantScope): Promise<ClientLicense> {
+  const license = await currentLicense(deps);
+  return { license, seats: await seatSummary(deps.db.kysely, scope, deps.clock.now().toISOString()) };
+}
+
+export interface LicenseTypeChange {
+  userId: number;
+  licenseType: LicenseType;
+}
+
+/**
+ * Changes the license type of users of the client, all or nothing. Each user's
+ * roles must be allowed by the new type (policies/roles), and afterwards no
+ * type may have more users than seats (checked once at the end, so a batch can
+ * swap two users' types when every seat is taken).
+ * @throws AppError NOT_FOUND (a user of another client), VALIDATION_ERROR (role not allowed), LICENSE_SEATS_EXHAUSTED
+ */
+export async function changeUserLicenseTypes(
+  deps: Deps,
+  scope: TenantScope,
+  changes: LicenseTypeChange[],
+): Promise<{ users: UserWithRoles[]; seats: Record<string, SeatCount> }> {
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const grown = new Set<string>();
+    for (const [index, change] of changes.entries()) {
+      const user = await getUserById(trx, scope, change.userId);
+      const refused = rolesNotAllowed(change.licenseType, user.roles as Role[]);
+      if (refused.length > 0) {
+        throw fieldError(`body.changes.${index}.licenseType`, `license type "${change.licenseType}" does not allow role(s): ${refused.join(', ')}`);
+      }
+      if (user.license_type === change.licenseType) continue;
+      await updateUserRow(trx, scope, user.id, { license_type: change.licenseType, updated_at: nowIso });
+      grown.add(change.licenseType);
+    }
+    const [allocated, used] = await Promise.all([allocatedSeats(trx, scope, nowIso), usedSeats(trx, scope)]);
+    for (const type of grown) {
+      if ((used.get(type) ?? 0) > (allocated.get(type) ?? 0)) throw seatsExhausted(type);
+    }
+    const users = [];
+    for (const change of changes) users.push(await getUserById(trx, scope, change.userId));
+    return { users, seats: await seatSummary(trx, scope, nowIso) };
+  });
+}

@@ -1,0 +1,202 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps';
+import type { DB, DeploymentStateRow } from '../db/schema';
+import { withTransaction } from '../db/transaction';
+import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '../errors';
+import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '../licensing/key';
+import { evaluateLicense, type LicenseState } from '../licensing/state';
+import type { LicensePayload, LicenseTerms } from '../licensing/terms';
+import { LICENSE_TYPES, type LicenseType } from '../policies/roles';
+import { countClients } from '../repos/clients';
+import {
+  advanceNewestSeen,
+  allocatedSeatsAcrossClients,
+  findInstalledLicenseById,
+  getDeploymentState,
+  insertInstalledLicense,
+  usedSeatsAcrossClients,
+} from '../repos/licensing';
+import type { RequestMeta } from './actor';
+import { recordEvent } from './events';
+
+export interface CurrentLicense extends LicenseState {
+  installationId: string;
+  installedAt: string | null;
+  /** why an installed key is not honoured (e.g. a development key in production); null when fine */
+  problem: string | null;
+}
+
+/** The newest time seen is written at most this often (one small write a minute, not one a request). */
+const NEWEST_SEEN_STEP_MS = 60_000;
+
+function allowDevelopmentKeys(deps: Deps): boolean {
+  return deps.config.env === 'development' || deps.config.env === 'test';
+}
+
+async function loadInstalled(deps: Deps, state: DeploymentStateRow) {
+  const cache = deps.licenseCache;
+  if (cache.loaded && cache.loaded.rowId === state.license_row_id) return cache.loaded;
+  let loaded: NonNullable<typeof cache.loaded> = { rowId: state.license_row_id, payload: null, problem: null, installedAt: null };
+  if (state.license_row_id !== null) {
+    const row = await findInstalledLicenseById(deps.db.kysely, state.license_row_id);
+    if (row) {
+      loaded.installedAt = row.installed_at;
+      try {
+        loaded.payload = verifyLicenseKey(row.license_key, {
+          trustedKeys: cache.trustedKeys,
+          allowDevelopmentKeys: allowDevelopmentKeys(deps),
+          installationId: state.installation_id,
+        });
+      } catch (error) {
+        if (!(error instanceof LicenseKeyError)) throw error;
+        // e.g. a key signed with the development key while running in production
+        loaded = { ...loaded, payload: null, problem: error.reason };
+        deps.logger.warn({ reason: error.reason }, `installed license key not honoured: ${error.message}`);
+      }
+    }
+  }
+  cache.loaded = loaded;
+  return loaded;
+}
+
+/**
+ * The license in force now: the installed key (verified once, then cached by
+ * row id) or the evaluation allowance, evaluated against the clock and the
+ * newest time seen. Cheap enough for every request: one single-row read.
+ */
+export async function currentLicense(deps: Deps): Promise<CurrentLicense> {
+  const now = deps.clock.now();
+  const state = await getDeploymentState(deps.db.kysely);
+  const loaded = await loadInstalled(deps, state);
+  const evaluated = evaluateLicense(loaded.payload, now, {
+    graceMs: deps.config.licenseGracePeriod,
+    toleranceMs: deps.config.licenseClockTolerance,
+    newestSeen: state.newest_seen_at,
+  });
+  if (!evaluated.clockRollback && (state.newest_seen_at === null || now.getTime() - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) {
+    try {
+      await advanceNewestSeen(deps.db.kysely, now.toISOString());
+    } catch (error) {
+      // a busy database must not fail the request; the next one tries again
+      deps.logger.warn({ err: error }, 'could not record the newest time seen');
+    }
+  }
+  return { ...evaluated, installationId: state.installation_id, installedAt: loaded.installedAt, problem: loaded.problem };
+}
+
+/**
+ * Validates a license key and makes it the installed one. An invalid key
+ * leaves the previous one in place.
+ * @throws AppError LICENSE_INVALID with details.reason: malformed, unknown_key_id,
+ *   bad_signature, wrong_deployment, expired, not_yet_valid
+ */
+export async function installLicense(
+  deps: Deps,
+  keyText: string,
+  by: { adminId?: number; cli?: boolean },
+  meta: Partial<RequestMeta> = {},
+): Promise<LicenseOverview> {
+  const now = deps.clock.now();
+  const state = await getDeploymentState(deps.db.kysely);
+  let payload: LicensePayload;
+  try {
+    payload = verifyLicenseKey(keyText, {
+      trustedKeys: deps.licenseCache.trustedKeys,
+      allowDevelopmentKeys: allowDevelopmentKeys(deps),
+      installationId: state.installation_id,
+    });
+    checkInstallable(payload, now);
+  } catch (error) {
+    if (!(error instanceof LicenseKeyError)) throw error;
+    await recordEvent(deps, {
+      level: 'warn',
+      event: 'license.install_failed',
+      message: `License key refused: ${error.message}`,
+      adminId: by.adminId ?? null,
+      meta,
+      data: { reason: error.reason, via: by.cli ? 'cli' : 'api' },
+    });
+    throw licenseInvalid(error.reason, error.message);
+  }
+  const nowIso = now.toISOString();
+  await withTransaction(deps.db, (trx) =>
+    insertInstalledLicense(trx, {
+      license_key: keyText.replace(/\s+/g, ''),
+      kid: payload.kid,
+      license_id: payload.licenseId,
+      licensee: payload.licensee.name,
+      expires_at: payload.expiresAt,
+      installed_at: nowIso,
+      installed_by: by.cli ? 'cli' : `admin:${by.adminId ?? '?'}`,
+    }),
+  );
+  await recordEvent(deps, {
+    event: 'license.installed',
+    message: `License ${payload.licenseId} for "${payload.licensee.name}" installed, valid until ${payload.expiresAt}`,
+    adminId: by.adminId ?? null,
+    meta,
+    data: { licenseId: payload.licenseId, kid: payload.kid, expiresAt: payload.expiresAt, via: by.cli ? 'cli' : 'api' },
+  });
+  return licenseOverview(deps);
+}
+
+export interface SeatUsage {
+  total: number;
+  /** seats allocated to clients (unexpired admin licenses) */
+  allocated: number;
+  /** users holding this license type */
+  used: number;
+  /** total − allocated: what can still be allocated to clients */
+  unallocated: number;
+}
+
+export interface LicenseOverview {
+  license: CurrentLicense;
+  usage: { clients: { count: number; max: number }; seats: Record<LicenseType, SeatUsage> };
+}
+
+/** The license in force and how much of it the clients use. */
+export async function licenseOverview(deps: Deps): Promise<LicenseOverview> {
+  const license = await currentLicense(deps);
+  const nowIso = deps.clock.now().toISOString();
+  const db = deps.db.kysely;
+  const [count, allocated, used] = await Promise.all([countClients(db), allocatedSeatsAcrossClients(db, nowIso), usedSeatsAcrossClients(db)]);
+  const seats = {} as Record<LicenseType, SeatUsage>;
+  for (const type of LICENSE_TYPES) {
+    const total = license.terms.seats[type];
+    const a = allocated.get(type) ?? 0;
+    seats[type] = { total, allocated: a, used: used.get(type) ?? 0, unallocated: Math.max(0, total - a) };
+  }
+  return { license, usage: { clients: { count, max: license.terms.maxClients }, seats } };
+}
+
+/**
+ * Refuses an allocation change that takes the sum of client allocations of a
+ * type past the license total. Call inside the write transaction, after the
+ * change, only for types whose allocation grew (an appliance that is already
+ * over a smaller new key may still shrink allocations).
+ * @throws AppError LICENSE_SEATS_EXHAUSTED
+ */
+export async function assertAllocationsWithinLicense(
+  trx: Kysely<DB>,
+  terms: LicenseTerms,
+  nowIso: string,
+  grownTypes: readonly string[],
+): Promise<void> {
+  if (grownTypes.length === 0) return;
+  const allocated = await allocatedSeatsAcrossClients(trx, nowIso);
+  for (const type of new Set(grownTypes)) {
+    const total = terms.seats[type as LicenseType] ?? 0;
+    const sum = allocated.get(type) ?? 0;
+    if (sum > total) throw licenseSeatsExhausted(type, total, sum);
+  }
+}
+
+/**
+ * Refuses a new client beyond the license's maximum. Call inside the write
+ * transaction, before inserting.
+ * @throws AppError LICENSE_CLIENTS_EXHAUSTED
+ */
+export async function assertClientAllowed(trx: Kysely<DB>, terms: LicenseTerms): Promise<void> {
+  if ((await countClients(trx)) >= terms.maxClients) throw licenseClientsExhausted(terms.maxClients);
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'wip');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `wip ...` as a user would, in a child process. */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, WIP_BCRYPT_COST: '4', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface SpawnedDaemon {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `wip serve` on a free loopback port and waits for its "listening" log line. */
+export function startDaemon(args: string[], env: Record<string, string> = {}): Promise<SpawnedDaemon> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+      env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`daemon did not start: ${out}${err}`)), 15_000);
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const match = /wip listening on (http:\/\/[^"\s]+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: match[1]!.replace('localhost', '127.0.0.1'),
+          stdout: () => out,
+          stop: async (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code}: ${out}${err}`));
+    });
+  });
+}

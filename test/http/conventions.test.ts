@@ -1,0 +1,126 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { createApp } from '../../src/app';
+import { defineRoute } from '../../src/http/route';
+import http from 'node:http';
+import { request } from '../helpers/server';
+
+let server: TestServer;
+
+const envelope = suite('HTTP conventions');
+envelope.before(async () => {
+  server = await startTestServer({ env: { WIP_BODY_LIMIT: '2kb' } });
+});
+envelope.after(async () => server.stop());
+
+envelope('every response carries X-Request-Id; a sane incoming id is echoed, a hostile one replaced', async () => {
+  const res = await server.request('GET', '/api/nothing-here');
+  assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const kept = await server.request('GET', '/api/nothing-here', { headers: { 'x-request-id': 'trace-123' } });
+  assert.is(kept.headers.get('x-request-id'), 'trace-123');
+  const replaced = await server.request('GET', '/api/nothing-here', { headers: { 'x-request-id': 'bad id <script>' } });
+  assert.is.not(replaced.headers.get('x-request-id'), 'bad id <script>');
+});
+
+envelope('unknown route → 404 NOT_FOUND in the envelope', async () => {
+  const res = await server.request('GET', '/api/client/does-not-exist');
+  assert.is(res.status, 404);
+  assert.equal(res.body, { success: false, error: { message: 'Route not found', code: 'NOT_FOUND' } });
+});
+
+envelope('wrong method on a known route → 405 METHOD_NOT_ALLOWED with Allow', async () => {
+  const res = await server.request('PATCH', '/api/client/auth/sign-in');
+  assert.is(res.status, 405);
+  assert.is(res.body.error.code, 'METHOD_NOT_ALLOWED');
+  const del = await server.request('DELETE', '/api/client/auth/me');
+  assert.is(del.status, 405);
+});
+
+envelope('malformed JSON → 400 BAD_REQUEST', async () => {
+  const res = await server.request('POST', '/api/client/auth/sign-in', { raw: '{"email": "a@b.c", ' });
+  assert.is(res.status, 400);
+  assert.is(res.body.success, false);
+  assert.is(res.body.error.code, 'BAD_REQUEST');
+});
+
+envelope('oversize body → 413 PAYLOAD_TOO_LARGE', async () => {
+  const res = await server.request('POST', '/api/client/auth/sign-in', { body: { email: 'a@b.c', password: 'x'.repeat(5000) } });
+  assert.is(res.status, 413);
+  assert.is(res.body.error.code, 'PAYLOAD_TOO_LARGE');
+});
+
+envelope('a non-object JSON body is a validation error, not a crash', async () => {
+  for (const raw of ['[]', '"text"', '42', 'null']) {
+    const res = await server.request('POST', '/api/client/auth/sign-in', { raw });
+    assert.ok([400, 422].includes(res.status), `${raw} → ${res.status}`);
+    assert.is(res.body.success, false);
+  }
+});
+
+envelope('security headers on every response; no HSTS over plain HTTP', async () => {
+  const res = await server.request('GET', '/api/client/auth/me');
+  assert.is(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  assert.is(res.headers.get('strict-transport-security'), null);
+});
+
+envelope('an unexpected exception → 500 INTERNAL_ERROR with no stack or message leaked, logged with the request id', async () => {
+  const logged: string[] = [];
+  const logger = server.deps.logger.child({});
+  const deps = {
+    ...server.deps,
+    logger: Object.assign(Object.create(logger), {
+      error: (obj: { requestId?: string }) => logged.push(String(obj.requestId)),
+      info: () => {},
+    }),
+  };
+  const boom = defineRoute({
+    method: 'get',
+    path: '/api/client/boom',
+    summary: 'test route that throws',
+    auth: 'public',
+    async handler() {
+      throw new Error('secret internal detail at /var/lib/wip');
+    },
+  });
+  const app = createApp(deps as never, [boom]);
+  const httpServer = http.createServer(app.callback()).listen(0, '127.0.0.1');
+  await new Promise((r) => httpServer.once('listening', r));
+  const port = (httpServer.address() as { port: number }).port;
+  try {
+    const res = await request(`http://127.0.0.1:${port}`, 'GET', '/api/client/boom');
+    assert.is(res.status, 500);
+    assert.equal(res.body, { success: false, error: { message: 'Internal server error', code: 'INTERNAL_ERROR' } });
+    assert.not.match(res.text, /secret internal detail|at |\.ts/);
+    assert.equal(logged, [res.headers.get('x-request-id')]);
+  } finally {
+    httpServer.close();
+  }
+});
+
+const limits = suite('rate limiting');
+limits.before(async () => {
+  server = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '3', WIP_RATE_LIMIT_MAX: '1000' } });
+});
+limits.after(async () => server.stop());
+
+limits('sign-in is rate limited per IP: X-RateLimit-* headers, then 429 RATE_LIMITED with Retry-After', async () => {
+  const body = { email: 'someone@example.test', password: 'whatever-password' };
+  let last;
+  for (let i = 0; i < 3; i++) {
+    last = await server.request('POST', '/api/client/auth/sign-in', { body });
+    assert.is(last.status, 401);
+  }
+  assert.is(last!.headers.get('x-ratelimit-limit'), '3');
+  assert.is(last!.headers.get('x-ratelimit-remaining'), '0');
+  assert.match(last!.headers.get('x-ratelimit-reset') ?? '', /^\d+$/);
+  const limited = await server.request('POST', '/api/client/auth/sign-in', { body });
+  assert.is(limited.status, 429);
+  assert.is(limited.body.error.code, 'RATE_LIMITED');
+  assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
+  assert.match(limited.headers.get('x-ratelimit-reset') ?? '', /^\d+$/);
+});
+
+envelope.run();
+limits.run();
