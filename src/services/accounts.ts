@@ -1,7 +1,7 @@
 import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
-import { AppError, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
+import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
 import { invitationMail, passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
 import { getClientById } from '../repos/clients';
@@ -284,6 +284,38 @@ export async function changePassword(
     userId: user.id,
     meta,
   });
+}
+
+/**
+ * Sends a new invitation to a user who has not set a password yet; the older
+ * link stops working.
+ * @throws AppError NOT_FOUND, CONFLICT (the user is not in the invited state)
+ */
+export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; meta: RequestMeta }): Promise<UserWithRoles> {
+  const now = deps.clock.now();
+  const ttlMs = userTokenTtl(deps.config, 'invite');
+  const user = await withTransaction(deps.db, async (trx, afterCommit) => {
+    const row = await getUserById(trx, scope, userId);
+    if (row.status !== 'invited') throw conflict('Only a user who has not set a password yet can be invited again');
+    const token = await issueUserToken(trx, scope, row.id, 'invite', now, ttlMs);
+    const client = await getClientById(trx, scope.clientId);
+    await queueMail(deps, trx, afterCommit, {
+      ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
+      to: row.email,
+      clientId: scope.clientId,
+      userId: row.id,
+    });
+    return row;
+  });
+  await recordEvent(deps, {
+    event: 'auth.invitation_sent',
+    message: 'Invitation sent again',
+    clientId: scope.clientId,
+    userId: user.id,
+    meta: by.meta,
+    data: { by: by.userId },
+  });
+  return user;
 }
 
 /** The contact of the client's owner (its first Security Administrator), for "ask your administrator" screens. */

@@ -88,6 +88,26 @@ invite('a password the policy refuses → 422 naming the field and the reasons; 
   assert.is(ok.status, 200);
 });
 
+invite('POST /api/admin/user/:userId/invite sends a new link and kills the older one; active users → 409; other roles → 403', async () => {
+  const client = await buildClient(server);
+  const author = await buildUser(server, client);
+  const user = await buildUser(server, client, { password: null });
+  const first = linkToken(await mailTo(user.email, 'invitation'), 'set-password');
+  assert.is((await server.request('POST', `/api/admin/user/${user.id}/invite`, { token: author.token })).status, 403);
+  const res = await server.request('POST', `/api/admin/user/${user.id}/invite`, { token: client.owner.token });
+  assert.is(res.status, 200, res.text);
+  const second = linkToken(
+    await smtp.waitFor((m) => m.to.includes(user.email) && m.headers['x-wip-mail-kind'] === 'invitation' && !m.text.includes(first)),
+    'set-password',
+  );
+  const old = await server.request('POST', `/api/client/auth/set-password/${first}`, { body: { password: NEW_PASSWORD } });
+  assert.is(old.status, 400);
+  assert.is(old.body.error.code, 'TOKEN_INVALID');
+  assert.is((await server.request('POST', `/api/client/auth/set-password/${second}`, { body: { password: NEW_PASSWORD } })).status, 200);
+  const active = await server.request('POST', `/api/admin/user/${user.id}/invite`, { token: client.owner.token });
+  assert.is(active.status, 409);
+});
+
 invite('sign-up with the invitation token activates the account the same way', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client, { password: null });

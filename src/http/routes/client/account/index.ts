@@ -99,7 +99,11 @@ export const clientAccountRoutes: RouteSpec[] = [
     body: Forgot,
     rateLimit: [perIp, perEmail],
     async handler({ deps, body, meta }) {
-      await requestPasswordReset(deps, body, meta);
+      // Answered before the lookup and the mail work are done: the response time
+      // says nothing about whether the email has an account.
+      void requestPasswordReset(deps, body, meta).catch((error) =>
+        deps.logger.error({ err: error, requestId: meta.requestId }, 'password reset request failed'),
+      );
       return FORGOT_ANSWER;
     },
   }),
