@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const wip = await startProcess(
     ['bin/wip', '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     { WIP_ADMIN_PASSWORD: 'bench-admin-password', WIP_RATE_LIMIT_MAX: '100000000', WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000', WIP_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
-    /wip listening on (http:\/\/\S+?)"/,
+    /wip listening on (http:\/\/[^"\s]+)/,
   );
   // a client, an owner and a signed-in token
   const admin = await json(`${wip}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });

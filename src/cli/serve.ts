@@ -74,7 +74,9 @@ export function registerServe(program: Command): void {
             `(also written to ${report.initialPasswordFile}; change it with "wip admin reset-password")\n`,
         );
       }
-      deps.logger.info({ url: running.url, dataDir: config.dataDir }, `wip listening on ${running.url}`);
+      // Exactly one line with the URL, whatever the log level: scripts and operators wait for it.
+      if (deps.logger.isLevelEnabled('info')) deps.logger.info({ url: running.url, dataDir: config.dataDir }, `wip listening on ${running.url}`);
+      else process.stdout.write(`wip listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           deps.logger.info({ signal }, 'shutting down');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from './schema';
+import { withStatementCache } from './statement-cache';
 
 export interface Database {
   /** The query builder: all SQL in repos goes through it, so it stays portable. */
@@ -31,7 +32,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let closed = false;
   return {
     kysely,

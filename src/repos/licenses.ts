@@ -1,30 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB, LicenseRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 
 export async function listLicenses(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<LicenseRow>> {
-  const rows = await inTenant(db, scope)
-    .selectFrom('licenses')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page.limit);
+  return paginate(inTenant(db, scope).selectFrom('licenses').selectAll(), page);
 }
 
 /** For system administrators, who manage seat allocations of every client. */
 export async function listLicensesAcrossClients(db: Kysely<DB>, page: PageInput): Promise<Page<LicenseRow>> {
-  const rows = await db
-    .selectFrom('licenses')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page.limit);
+  return paginate(db.selectFrom('licenses').selectAll(), page);
 }
 
 export async function findLicenseByIdAcrossClients(db: Kysely<DB>, id: number): Promise<LicenseRow | undefined> {

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
+import type { DB, UserStatus } from '../db/schema';
 import type { Kysely } from 'kysely';
 import type { TenantScope } from '../db/tenant';
 import type { PageInput, Page } from '../db/pagination';
@@ -38,7 +38,7 @@ export interface UserFields {
   password?: string;
 }
 
-export type UserChanges = Partial<UserFields> & { id: number };
+export type UserChanges = Partial<UserFields> & { id: number; disabled?: boolean };
 
 /**
  * Creates a user in the scope's client. Without a password the user is
@@ -113,22 +113,23 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
         if (other && other.id !== user.id) throw emailTaken();
       }
       if (licenseType !== user.license_type) await assertSeatFree(trx, scope, licenseType, nowIso, user.id);
-      if (changes.roles && !roles.includes(SECURITY_ADMIN) && user.roles.includes(SECURITY_ADMIN)) {
-        await assertNotLastSecurityAdmin(trx, scope, user.id);
-      }
+      const losesAdmin = (changes.roles && !roles.includes(SECURITY_ADMIN)) || changes.disabled === true;
+      if (losesAdmin && user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
+      const status = nextStatus(user, passwordHash !== undefined, changes.disabled);
       await updateUserRow(trx, scope, user.id, {
         ...(changes.email !== undefined && { email: changes.email.trim(), email_normalized: normalizeEmail(changes.email) }),
         ...(changes.firstName !== undefined && { first_name: changes.firstName }),
         ...(changes.lastName !== undefined && { last_name: changes.lastName }),
         ...(changes.title !== undefined && { title: changes.title }),
         ...(changes.availableToOrg !== undefined && { available_to_org: JSON.stringify(changes.availableToOrg) }),
-        ...(passwordHash !== undefined && { password_hash: passwordHash, status: user.status === 'invited' ? 'active' : user.status }),
+        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        status,
         license_type: licenseType,
         updated_at: nowIso,
       });
       if (changes.roles) await setUserRoles(trx, scope, user.id, roles);
-      // A new password set by an administrator ends the user's existing sessions.
-      if (passwordHash !== undefined) await revokeUserSessions(trx, scope, user.id, nowIso);
+      // A new password set by an administrator, or disabling, ends the user's existing sessions.
+      if (passwordHash !== undefined || status === 'disabled') await revokeUserSessions(trx, scope, user.id, nowIso);
       return getUserById(trx, scope, user.id);
     });
   } catch (error) {
@@ -155,6 +156,14 @@ export async function getUser(deps: Deps, scope: TenantScope, id: number): Promi
 
 export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
   return listUserRows(deps.db.kysely, scope, page);
+}
+
+/** Disabling wins; enabling returns to active, or to invited when no password was ever set. */
+function nextStatus(user: UserWithRoles, passwordSet: boolean, disabled: boolean | undefined): UserStatus {
+  if (disabled === true) return 'disabled';
+  const hasPassword = passwordSet || user.password_hash !== null;
+  if (disabled === false || user.status === 'invited') return hasPassword ? 'active' : 'invited';
+  return user.status;
 }
 
 function assertRolesAllowed(licenseType: LicenseType, roles: Role[]): void {
