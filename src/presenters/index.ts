@@ -1,4 +1,5 @@
-import type { ClientRow, LicenseRow, SystemAdminRow } from '../db/schema';
+import type { ClientRow, LicenseRow, OutboxRow, SystemAdminRow } from '../db/schema';
+import type { SecuritySettings } from '../services/security-settings';
 import type { UserWithRoles } from '../repos/users';
 
 // Row → API shape, field by field: an allow-list, so hashes and internals never leak.
@@ -39,4 +40,41 @@ export function presentLicense(license: LicenseRow) {
 
 export function presentSystemAdmin(admin: SystemAdminRow) {
   return { id: admin.id, username: admin.username, createdAt: admin.created_at };
+}
+
+/**
+ * A client's security settings. `public` (before sign-in, by client id) shows
+ * only what a sign-in page needs: the password policy, 2FA requirement and SSO.
+ */
+export function presentSecuritySettings(settings: SecuritySettings, audience: 'public' | 'member') {
+  const policy = {
+    passwordPolicy: { minLength: settings.passwordMinLength, blocksCommonPasswords: true },
+    twoFactorRequired: settings.twoFactorRequired,
+    ssoEnforced: settings.ssoEnforced,
+  };
+  if (audience === 'public') return policy;
+  return {
+    ...policy,
+    sessionIdleTimeout: settings.sessionIdleTimeout,
+    allowedSignUpDomains: settings.allowedSignUpDomains,
+    updatedAt: settings.updatedAt,
+  };
+}
+
+/** An outbox message for operators: never the body (it may hold a live link). */
+export function presentOutboxMessage(row: OutboxRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    to: row.to_address,
+    subject: row.subject,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    lastError: row.last_error,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+    clientId: row.client_id,
+    userId: row.user_id,
+  };
 }

@@ -133,6 +133,12 @@ export interface UserSessionRecord {
   email: string;
   status: string;
   license_type: string;
+  /** the client's idle timeout in seconds (client_settings), null for the appliance default */
+  session_idle_timeout: number | null;
+  /** the client's 2FA requirement (client_settings), null when the client has no settings row */
+  two_factor_required: string | null;
+  /** 1 when the user has an enabled second factor */
+  two_factor_enabled: number;
 }
 
 export interface AdminSessionRecord {
@@ -158,8 +164,11 @@ export function prepareAuthLookups(sqlite: BetterSqlite3.Database): AuthLookups 
 
 function prepareStatements(sqlite: BetterSqlite3.Database) {
   const sessionColumns = `s.id AS session_id, s.client_id, s.user_id, s.revoked_at, s.expires_at, s.last_seen_at,
-    u.email, u.status, u.license_type
-    FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id`;
+    u.email, u.status, u.license_type, cs.session_idle_timeout, cs.two_factor_required,
+    EXISTS (SELECT 1 FROM user_two_factor tf WHERE tf.client_id = s.client_id AND tf.user_id = s.user_id
+      AND tf.enabled_at IS NOT NULL) AS two_factor_enabled
+    FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id
+    LEFT JOIN client_settings cs ON cs.client_id = s.client_id`;
   return {
     byId: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.id = ?`),
     byCookie: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.cookie_hash = ?`),

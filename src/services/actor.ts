@@ -14,6 +14,8 @@ export interface UserActor {
   sessionId: number;
   /** how the request authenticated: cookie requests need CSRF defence on writes */
   via: 'bearer' | 'cookie';
+  /** the client requires a second factor this user has not enabled yet: only enrolment routes are open */
+  twoFactorSetupRequired?: boolean;
 }
 
 export interface SystemAdminActor {

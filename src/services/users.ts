@@ -21,7 +21,11 @@ import {
 import { inTenant } from '../db/tenant';
 import { revokeUserSessions } from '../repos/sessions';
 import { assertSeatFree } from './seats';
-import { issueUserToken } from './user-tokens';
+import { issueUserToken, userTokenTtl } from './user-tokens';
+import { getClientById } from '../repos/clients';
+import { invitationMail } from '../mail/templates';
+import { queueMail } from './mail';
+import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 
 export interface UserFields {
   email: string;
@@ -43,11 +47,14 @@ export type UserChanges = Partial<UserFields> & { id: number; disabled?: boolean
  */
 export async function createUser(deps: Deps, scope: TenantScope, input: UserFields): Promise<UserWithRoles> {
   assertRolesAllowed(input.licenseType, input.roles);
+  if (input.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), input.password, 'body.password', input.email);
+  }
   const passwordHash = input.password === undefined ? null : await deps.passwords.hash(input.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   try {
-    return await withTransaction(deps.db, async (trx) => {
+    return await withTransaction(deps.db, async (trx, afterCommit) => {
       if (await findUserByEmail(trx, scope, input.email)) throw emailTaken();
       await assertSeatFree(trx, scope, input.licenseType, nowIso);
       const row = await insertUser(trx, scope, {
@@ -64,7 +71,17 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
         updated_at: nowIso,
       });
       await setUserRoles(trx, scope, row.id, input.roles);
-      if (!passwordHash) await issueUserToken(trx, scope, row.id, 'invite', now);
+      if (!passwordHash) {
+        const ttlMs = userTokenTtl(deps.config, 'invite');
+        const token = await issueUserToken(trx, scope, row.id, 'invite', now, ttlMs);
+        const client = await getClientById(trx, scope.clientId);
+        await queueMail(deps, trx, afterCommit, {
+          ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
+          to: row.email,
+          clientId: scope.clientId,
+          userId: row.id,
+        });
+      }
       return getUserById(trx, scope, row.id);
     });
   } catch (error) {
@@ -83,6 +100,9 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const licenseType = (changes.licenseType ?? current.license_type) as LicenseType;
   const roles = (changes.roles ?? current.roles) as Role[];
   assertRolesAllowed(licenseType, roles);
+  if (changes.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), changes.password, 'body.password', changes.email ?? current.email);
+  }
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
   try {

@@ -14,7 +14,7 @@ const OPEN_FOR_WRITES = [
   /^\/api\/admin\/auth(\/|$)/,
   /^\/api\/admin\/license-on-prem$/,
   /^\/api\/admin\/license(\/\d+)?$/,
-  /^\/api\/client\/auth\/(sign-in|sign-in-v2|sign-out|refresh|refresh-token)$/,
+  /^\/api\/client\/auth\/(sign-in|sign-in-v2|verify-two-factor|sign-out|refresh|refresh-token)$/,
   /^\/api\/client\/(eula\/accept|accept-msa)$/,
 ];
 
