@@ -2,7 +2,7 @@ import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
 import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
-import { invitationMail, passwordChangedMail, passwordResetMail } from '../mail/templates';
+import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
 import { getClientById } from '../repos/clients';
 import { revokeUserSessions } from '../repos/sessions';
@@ -22,7 +22,7 @@ import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
 import { recordEvent } from './events';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
-import { queueMail } from './mail';
+import { queueMail, sendInvitation } from './mail';
 import { assertSeatFree } from './seats';
 import { assertPasswordAllowed, getSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings';
 import { isTwoFactorEnabled } from './two-factor';
@@ -122,14 +122,7 @@ export async function signUp(
         updated_at: nowIso,
       });
       await setUserRoles(trx, scope, row.id, [...SIGN_UP_ROLES]);
-      const ttlMs = userTokenTtl(deps.config, 'invite');
-      const token = await issueUserToken(trx, scope, row.id, 'invite', now, ttlMs);
-      await queueMail(deps, trx, afterCommit, {
-        ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
-        to: row.email,
-        clientId: client.id,
-        userId: row.id,
-      });
+      await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
       return row;
     });
     if (created) {
@@ -293,18 +286,11 @@ export async function changePassword(
  */
 export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; meta: RequestMeta }): Promise<UserWithRoles> {
   const now = deps.clock.now();
-  const ttlMs = userTokenTtl(deps.config, 'invite');
   const user = await withTransaction(deps.db, async (trx, afterCommit) => {
     const row = await getUserById(trx, scope, userId);
     if (row.status !== 'invited') throw conflict('Only a user who has not set a password yet can be invited again');
-    const token = await issueUserToken(trx, scope, row.id, 'invite', now, ttlMs);
     const client = await getClientById(trx, scope.clientId);
-    await queueMail(deps, trx, afterCommit, {
-      ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
-      to: row.email,
-      clientId: scope.clientId,
-      userId: row.id,
-    });
+    await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
     return row;
   });
   await recordEvent(deps, {

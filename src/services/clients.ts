@@ -14,9 +14,7 @@ import {
 } from '../repos/clients';
 import { insertLicense } from '../repos/licenses';
 import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '../repos/users';
-import { issueUserToken, userTokenTtl } from './user-tokens';
-import { invitationMail } from '../mail/templates';
-import { queueMail } from './mail';
+import { sendInvitation } from './mail';
 import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 
@@ -75,16 +73,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
       updated_at: nowIso,
     });
     await setUserRoles(trx, scope, ownerRow.id, [SECURITY_ADMIN]);
-    if (!passwordHash) {
-      const ttlMs = userTokenTtl(deps.config, 'invite');
-      const token = await issueUserToken(trx, scope, ownerRow.id, 'invite', now, ttlMs);
-      await queueMail(deps, trx, afterCommit, {
-        ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
-        to: ownerRow.email,
-        clientId: client.id,
-        userId: ownerRow.id,
-      });
-    }
+    if (!passwordHash) await sendInvitation(deps, trx, afterCommit, { scope, user: ownerRow, clientName: client.name, now });
     return { client, owner: await getUserById(trx, scope, ownerRow.id), licenses };
   });
 }

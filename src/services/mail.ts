@@ -6,6 +6,9 @@ import type { MailContent } from '../mail/templates';
 import { insertOutbox, listOutbox, requeueFailedOutbox } from '../repos/outbox';
 import type { PageInput } from '../db/pagination';
 import type { OutboxStatus } from '../db/schema';
+import type { TenantScope } from '../db/tenant';
+import { invitationMail } from '../mail/templates';
+import { issueUserToken, userTokenTtl } from './user-tokens';
 
 /**
  * Queues a message in the outbox inside the caller's transaction (so it exists
@@ -43,4 +46,24 @@ export async function retryFailedMail(deps: Deps, id?: number): Promise<number> 
   const count = await requeueFailedOutbox(deps.db.kysely, deps.clock.now().toISOString(), id);
   if (count > 0) await deps.mailer.deliverDue();
   return count;
+}
+
+/**
+ * Issues a fresh invitation token for a user and queues the invitation email,
+ * inside the caller's transaction (the older invitation link stops working).
+ */
+export async function sendInvitation(
+  deps: Deps,
+  trx: Kysely<DB>,
+  afterCommit: AfterCommit,
+  invite: { scope: TenantScope; user: { id: number; email: string }; clientName: string; now: Date },
+): Promise<void> {
+  const ttlMs = userTokenTtl(deps.config, 'invite');
+  const token = await issueUserToken(trx, invite.scope, invite.user.id, 'invite', invite.now, ttlMs);
+  await queueMail(deps, trx, afterCommit, {
+    ...invitationMail(deps.config, { clientName: invite.clientName, token, ttlMs }),
+    to: invite.user.email,
+    clientId: invite.scope.clientId,
+    userId: invite.user.id,
+  });
 }

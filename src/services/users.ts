@@ -21,10 +21,8 @@ import {
 import { inTenant } from '../db/tenant';
 import { revokeUserSessions } from '../repos/sessions';
 import { assertSeatFree } from './seats';
-import { issueUserToken, userTokenTtl } from './user-tokens';
 import { getClientById } from '../repos/clients';
-import { invitationMail } from '../mail/templates';
-import { queueMail } from './mail';
+import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 
 export interface UserFields {
@@ -72,15 +70,8 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
       });
       await setUserRoles(trx, scope, row.id, input.roles);
       if (!passwordHash) {
-        const ttlMs = userTokenTtl(deps.config, 'invite');
-        const token = await issueUserToken(trx, scope, row.id, 'invite', now, ttlMs);
         const client = await getClientById(trx, scope.clientId);
-        await queueMail(deps, trx, afterCommit, {
-          ...invitationMail(deps.config, { clientName: client.name, token, ttlMs }),
-          to: row.email,
-          clientId: scope.clientId,
-          userId: row.id,
-        });
+        await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
       }
       return getUserById(trx, scope, row.id);
     });
