@@ -6,7 +6,7 @@ import { createMetrics, type Metrics } from './lib/metrics';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { Mailer } from './mail/mailer';
-import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
+import { prepareHotPath, type HotPathLookups } from './repos/hot-path';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
@@ -25,7 +25,8 @@ export interface Deps {
   secrets: Secrets;
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;
-  authLookups: AuthLookups;
+  /** prepared statements for what every request reads (session, roles, license state) */
+  hotPath: HotPathLookups;
   /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
   mailer: Mailer;
   /** trusted license-signing keys and the last verified installed key */
@@ -58,7 +59,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
-    authLookups: prepareAuthLookups(db.sqlite),
+    hotPath: prepareHotPath(db.sqlite),
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
     metrics,

@@ -4,7 +4,13 @@ import type { UserWithRoles } from '../repos/users';
 
 // Row → API shape, field by field: an allow-list, so hashes and internals never leak.
 
-export function presentUser(user: UserWithRoles) {
+/** The user columns the API shows: the password hash is not among them, so it can never be presented. */
+export type PresentableUser = Pick<
+  UserWithRoles,
+  'id' | 'client_id' | 'email' | 'first_name' | 'last_name' | 'title' | 'roles' | 'license_type' | 'available_to_org' | 'status' | 'created_at' | 'updated_at'
+>;
+
+export function presentUser(user: PresentableUser) {
   return {
     id: user.id,
     clientId: user.client_id,

@@ -16,7 +16,7 @@ import {
 import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
 import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
-import type { SystemAdminRow, TwoFactorRequirement } from '../db/schema';
+import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
 import { recordEvent } from './events';
 import { SECURITY_ADMIN } from '../policies/roles';
 import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from './lockout';
@@ -98,7 +98,7 @@ export async function signIn(
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
-  const roles = deps.authLookups.userRoles(match.client_id, match.id);
+  const roles = deps.hotPath.userRoles(match.client_id, match.id);
   // SSO enforced: passwords only for Security Administrators (the break-glass path).
   if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && !roles.includes(SECURITY_ADMIN)) {
     throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
@@ -239,7 +239,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
 export async function refreshForActor(deps: Deps, actor: UserActor): Promise<RefreshedTokens> {
   const nowIso = deps.clock.now().toISOString();
   const next = randomToken();
-  const session = deps.authLookups.userSession(actor.sessionId);
+  const session = deps.hotPath.userSession(actor.sessionId);
   if (!session) throw unauthorized();
   await withTransaction(deps.db, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
@@ -307,20 +307,20 @@ export function actorFromBearer(deps: Deps, token: string): Actor {
   if (typeof claims.sid !== 'number') throw unauthorized('Invalid token');
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
-    const session = deps.authLookups.adminSession(claims.sid);
+    const session = deps.hotPath.adminSession(claims.sid);
     if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
       throw unauthorized('The session has ended');
     }
     return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id } satisfies SystemAdminActor;
   }
-  const session = deps.authLookups.userSession(claims.sid);
+  const session = deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
   return userActor(deps, session, nowIso, 'bearer');
 }
 
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
 export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
-  const session = deps.authLookups.userSessionByCookie(hashToken(cookieToken));
+  const session = deps.hotPath.userSessionByCookie(hashToken(cookieToken));
   if (!session) throw unauthorized('The session has ended');
   const now = deps.clock.now();
   const idleMs = session.session_idle_timeout !== null ? session.session_idle_timeout * 1000 : deps.config.sessionIdleTtl;
@@ -335,14 +335,14 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 function userActor(
   deps: Deps,
-  session: NonNullable<ReturnType<Deps['authLookups']['userSession']>>,
+  session: NonNullable<ReturnType<Deps['hotPath']['userSession']>>,
   nowIso: string,
   via: UserActor['via'],
 ): UserActor {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.authLookups.touchSession(session.session_id, nowIso);
-  const roles = deps.authLookups.userRoles(session.client_id, session.user_id);
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.hotPath.touchSession(session.session_id, nowIso);
+  const roles = deps.hotPath.userRoles(session.client_id, session.user_id);
   const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',
@@ -355,6 +355,20 @@ function userActor(
     sessionId: session.session_id,
     via,
     twoFactorSetupRequired: !session.two_factor_enabled && twoFactorRequirementApplies(requirement, roles),
+    user: {
+      id: session.user_id,
+      client_id: session.client_id,
+      email: session.email,
+      first_name: session.first_name,
+      last_name: session.last_name,
+      title: session.title,
+      roles,
+      license_type: session.license_type,
+      available_to_org: session.available_to_org,
+      status: session.status as UserStatus,
+      created_at: session.user_created_at,
+      updated_at: session.user_updated_at,
+    },
   };
 }
 

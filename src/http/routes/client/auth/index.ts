@@ -2,7 +2,6 @@ import { defineRoute, type RouteSpec } from '../../../route';
 import { clearSessionCookie } from '../../../cookies';
 import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
 import { signInResponse } from './responses';
-import { getUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
 import { PositiveId } from '../../../schemas';
 import { Refresh, SignIn, VerifyTwoFactor } from './schema';
@@ -114,8 +113,8 @@ export const clientAuthRoutes: RouteSpec[] = [
     path: '/api/client/auth/me',
     summary: 'The signed-in user',
     auth: 'user',
-    async handler({ deps, actor }) {
-      return presentUser(await getUser(deps, actor.scope, actor.userId));
+    async handler({ actor }) {
+      return presentUser(actor.user);
     },
   }),
 ];
