@@ -59,8 +59,8 @@ async function main(): Promise<void> {
   );
   // a client, an owner and a signed-in token
   const admin = await json(`${wip}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
-  await json(`${wip}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: 'bench-owner-password' } }, admin.token);
-  const signedIn = await json(`${wip}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: 'bench-owner-password' });
+  await json(`${wip}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: 'owner-pass-for-load-test' } }, admin.token);
+  const signedIn = await json(`${wip}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: 'owner-pass-for-load-test' });
 
   console.log(`benchmarks: ${seconds}s each, 10 connections, ${os.availableParallelism()} cores`);
   const bareResult = await load({ url: `${bare}/`, connections: 10 });
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       connections: 16,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.test', password: 'bench-owner-password' }),
+      body: JSON.stringify({ email: 'bench@example.test', password: 'owner-pass-for-load-test' }),
     }),
     load({ url: `${wip}/api/client/auth/me`, connections: 4, headers: { authorization: `Bearer ${signedIn.token}` } }),
   ]);

@@ -37,6 +37,21 @@ const ConfigSchema = z.object({
   rateLimitMax: integer.min(1),
   signInRateLimitMax: integer.min(1),
   adminPassword: z.string().min(8).optional(),
+  // mail (issue 3): without smtpUrl every message is kept in <data-dir>/outbox/ as .eml
+  smtpUrl: z.string(),
+  mailFrom: z.string().min(3),
+  mailPollInterval: duration,
+  mailMaxAttempts: integer.min(1),
+  inviteTokenTtl: duration,
+  resetTokenTtl: duration,
+  // brute force: failures per account (email) and per IP in a sliding window
+  lockoutMaxFailures: integer.min(1),
+  lockoutIpMaxFailures: integer.min(1),
+  lockoutWindow: duration,
+  lockoutDuration: duration,
+  // self-service create-account: off by default on an appliance
+  selfServiceAccounts: bool,
+  selfServiceSeats: integer.min(1),
   /** after a license key expires: full service with a warning for this long, then read-only */
   licenseGracePeriod: duration,
   /** how far the clock may go back (below the newest time seen) before it counts as a rollback */

@@ -7,6 +7,8 @@ import { registerInstall } from './install';
 import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
+import { registerMail } from './mail';
+import { registerUser } from './user';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   registerInstall(program);
   registerMigrate(program);
   registerAdmin(program);
+  registerMail(program);
+  registerUser(program);
   registerLicense(program);
   return program;
 }

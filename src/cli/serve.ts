@@ -29,6 +29,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   // certificate problems first: they must not leave a half-started daemon behind
   const tls = loadTls(deps);
   const report = await bootstrap(deps);
+  deps.mailer.start();
   const app = createApp(deps);
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.

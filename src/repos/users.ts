@@ -111,3 +111,14 @@ export async function findUserByIdAcrossClients(db: Kysely<DB>, id: number): Pro
   const row = await db.selectFrom('users').select('client_id').where('id', '=', id).executeTakeFirst();
   return row ? findUserById(db, tenantScope(row.client_id), id) : undefined;
 }
+
+/** The longest-standing user holding `role` (the client's owner for the Security Administrator role). */
+export async function findFirstUserWithRole(db: Kysely<DB>, scope: TenantScope, role: string): Promise<UserRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('users')
+    .selectAll()
+    .where('status', '!=', 'disabled')
+    .where('id', 'in', inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', '=', role))
+    .orderBy('id')
+    .executeTakeFirst();
+}

@@ -66,7 +66,7 @@ async function loadInstalled(deps: Deps, state: DeploymentStateRow) {
  */
 export async function currentLicense(deps: Deps): Promise<CurrentLicense> {
   const now = deps.clock.now();
-  const state = await getDeploymentState(deps.db.kysely);
+  const state = deps.hotPath.deploymentState();
   const loaded = await loadInstalled(deps, state);
   const evaluated = evaluateLicense(loaded.payload, now, {
     graceMs: deps.config.licenseGracePeriod,

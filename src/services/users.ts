@@ -21,7 +21,9 @@ import {
 import { inTenant } from '../db/tenant';
 import { revokeUserSessions } from '../repos/sessions';
 import { assertSeatFree } from './seats';
-import { issueUserToken } from './user-tokens';
+import { getClientById } from '../repos/clients';
+import { sendInvitation } from './mail';
+import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 
 export interface UserFields {
   email: string;
@@ -43,11 +45,14 @@ export type UserChanges = Partial<UserFields> & { id: number; disabled?: boolean
  */
 export async function createUser(deps: Deps, scope: TenantScope, input: UserFields): Promise<UserWithRoles> {
   assertRolesAllowed(input.licenseType, input.roles);
+  if (input.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), input.password, 'body.password', input.email);
+  }
   const passwordHash = input.password === undefined ? null : await deps.passwords.hash(input.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   try {
-    return await withTransaction(deps.db, async (trx) => {
+    return await withTransaction(deps.db, async (trx, afterCommit) => {
       if (await findUserByEmail(trx, scope, input.email)) throw emailTaken();
       await assertSeatFree(trx, scope, input.licenseType, nowIso);
       const row = await insertUser(trx, scope, {
@@ -64,7 +69,10 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
         updated_at: nowIso,
       });
       await setUserRoles(trx, scope, row.id, input.roles);
-      if (!passwordHash) await issueUserToken(trx, scope, row.id, 'invite', now);
+      if (!passwordHash) {
+        const client = await getClientById(trx, scope.clientId);
+        await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
+      }
       return getUserById(trx, scope, row.id);
     });
   } catch (error) {
@@ -83,6 +91,9 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const licenseType = (changes.licenseType ?? current.license_type) as LicenseType;
   const roles = (changes.roles ?? current.roles) as Role[];
   assertRolesAllowed(licenseType, roles);
+  if (changes.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), changes.password, 'body.password', changes.email ?? current.email);
+  }
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
   try {

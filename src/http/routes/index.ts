@@ -4,6 +4,9 @@ import { adminAuthRoutes } from './admin/auth';
 import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
+import { clientAccountRoutes } from './client/account';
+import { clientTwoFactorRoutes } from './client/two-factor';
+import { adminSecurityRoutes } from './admin/security';
 import { adminLicenseOnPremRoutes } from './admin/license-on-prem';
 import { adminAgreementRoutes } from './admin/agreement';
 import { clientLicenseRoutes } from './client/license';
@@ -18,6 +21,9 @@ export const allRoutes: RouteSpec[] = [
   ...adminClientRoutes,
   ...adminUserRoutes,
   ...adminLicenseRoutes,
+  ...clientAccountRoutes,
+  ...clientTwoFactorRoutes,
+  ...adminSecurityRoutes,
   ...adminLicenseOnPremRoutes,
   ...adminAgreementRoutes,
   ...clientLicenseRoutes,
