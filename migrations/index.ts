@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_event_log';
+import * as m0003 from './0003_account_lifecycle';
 import * as m0004 from './0004_licensing_agreements';
 
 /**
@@ -11,5 +12,6 @@ import * as m0004 from './0004_licensing_agreements';
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_event_log': m0002,
+  '0003_account_lifecycle': m0003,
   '0004_licensing_agreements': m0004,
 };

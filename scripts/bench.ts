@@ -55,12 +55,12 @@ async function main(): Promise<void> {
   const wip = await startProcess(
     ['bin/wip', '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     { WIP_ADMIN_PASSWORD: 'bench-admin-password', WIP_RATE_LIMIT_MAX: '100000000', WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000', WIP_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
-    /wip listening on (http:\/\/\S+?)"/,
+    /wip listening on (http:\/\/[^"\s]+)/,
   );
   // a client, an owner and a signed-in token
   const admin = await json(`${wip}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
-  await json(`${wip}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: 'bench-owner-password' } }, admin.token);
-  const signedIn = await json(`${wip}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: 'bench-owner-password' });
+  await json(`${wip}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: 'owner-pass-for-load-test' } }, admin.token);
+  const signedIn = await json(`${wip}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: 'owner-pass-for-load-test' });
 
   console.log(`benchmarks: ${seconds}s each, 10 connections, ${os.availableParallelism()} cores`);
   const bareResult = await load({ url: `${bare}/`, connections: 10 });
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       connections: 16,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.test', password: 'bench-owner-password' }),
+      body: JSON.stringify({ email: 'bench@example.test', password: 'owner-pass-for-load-test' }),
     }),
     load({ url: `${wip}/api/client/auth/me`, connections: 4, headers: { authorization: `Bearer ${signedIn.token}` } }),
   ]);

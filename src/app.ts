@@ -7,8 +7,11 @@ import type { Deps } from './deps';
 import { AppError, notFound } from './errors';
 import { bodyLimitBytes } from './config';
 import { requestId } from './http/middleware/request-id';
+import { httpMetrics } from './http/middleware/http-metrics';
 import { errorHandler } from './http/middleware/error-handler';
 import { authenticate } from './http/middleware/authenticate';
+import { csrf } from './http/middleware/csrf';
+import { twoFactorGate } from './http/middleware/two-factor-gate';
 import { licenseGate } from './http/middleware/license-gate';
 import { agreementGate } from './http/middleware/agreement-gate';
 import { mountRoutes, type RouteSpec } from './http/route';
@@ -17,9 +20,9 @@ import type { AppState } from './http/state';
 
 /**
  * The HTTP application. The global middleware order is listed here once:
- * deps → request id → error envelope → security headers → rate limit →
- * body parsing → authentication → license gate → agreement gate → 404 →
- * routes → 405.
+ * deps → metrics → request id → error envelope → security headers → rate limit →
+ * body parsing → authentication → CSRF (cookie writes) → 2FA-required gate →
+ * license gate → agreement gate → 404 → routes → 405.
  */
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
@@ -31,6 +34,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
     ctx.state.deps = deps;
     await next();
   });
+  app.use(httpMetrics());
   app.use(requestId());
   app.use(errorHandler());
   app.use(securityHeaders());
@@ -44,6 +48,8 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   );
   app.use(koaBody({ jsonLimit: limit, formLimit: limit, textLimit: limit, multipart: false }) as never);
   app.use(authenticate());
+  app.use(csrf());
+  app.use(twoFactorGate());
   app.use(licenseGate());
   app.use(agreementGate());
   app.use(async (ctx, next) => {

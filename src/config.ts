@@ -45,20 +45,73 @@ const ConfigSchema = z.object({
   backupRetention: integer.min(1).max(3650),
   /** where scheduled and pre-upgrade backups go; default <data-dir>/backups */
   backupDir: z.string(),
-  /** SMTP server URL (smtp://user:pass@host:port); `wip doctor` checks it is reachable */
-  smtpUrl: z.string().optional(),
+  // mail (issue 3): without smtpUrl every message is kept in <data-dir>/outbox/ as .eml
+  smtpUrl: z.string(),
+  mailFrom: z.string().min(3),
+  mailPollInterval: duration,
+  mailMaxAttempts: integer.min(1),
+  inviteTokenTtl: duration,
+  resetTokenTtl: duration,
+  // brute force: failures per account (email) and per IP in a sliding window
+  lockoutMaxFailures: integer.min(1),
+  lockoutIpMaxFailures: integer.min(1),
+  lockoutWindow: duration,
+  lockoutDuration: duration,
+  // self-service create-account: off by default on an appliance
+  selfServiceAccounts: bool,
+  selfServiceSeats: integer.min(1),
   /** after a license key expires: full service with a warning for this long, then read-only */
   licenseGracePeriod: duration,
   /** how far the clock may go back (below the newest time seen) before it counts as a rollback */
   licenseClockTolerance: duration,
   /** refuse client routes until the current MSA (per client) and EULA (per user) are accepted */
   agreementGate: bool,
+  /** bearer token Prometheus presents to GET /metrics; unset: loopback callers only */
+  metricsToken: z.string().min(16, 'use at least 16 characters').optional(),
+  /** PEM certificate (chain) and key files: serve HTTPS */
+  tlsCert: z.string().min(1).optional(),
+  tlsKey: z.string().min(1).optional(),
+  /** serve HTTPS with a certificate from a CA generated and kept in <data-dir>/tls */
+  tlsSelfSigned: bool,
+  /** comma-separated host names and IPs for the self-signed certificate; empty: this host's name, localhost, 127.0.0.1, ::1 */
+  tlsHosts: z.string(),
+  /** with TLS: also listen on this plain-HTTP port and redirect to HTTPS; 0 = off */
+  httpRedirectPort: integer.min(0).max(65535),
+}).superRefine((config, ctx) => {
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
+  }
+  if (config.tlsCert !== undefined && config.tlsSelfSigned) {
+    ctx.addIssue({ code: 'custom', path: ['tlsSelfSigned'], message: 'use either tlsCert/tlsKey or tlsSelfSigned' });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, unknown>>;
 
 export const CONFIG_KEYS = Object.keys(ConfigSchema.shape) as (keyof Config)[];
+
+/** Keys that hold secrets: never printed, never in a support bundle; set them in a file with WIP_<KEY>_FILE. */
+export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = ['adminPassword', 'metricsToken'];
+
+/** What `wip install` writes to a new <data-dir>/config.json: the keys an operator usually edits. */
+export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
+  'host',
+  'port',
+  'publicUrl',
+  'logLevel',
+  'trustProxy',
+  'tlsSelfSigned',
+  'tlsHosts',
+  'httpRedirectPort',
+  'accessTokenTtl',
+  'refreshTokenTtl',
+  'sessionIdleTtl',
+  'bodyLimit',
+  'rateLimitWindow',
+  'rateLimitMax',
+  'signInRateLimitMax',
+];
 
 /** `accessTokenTtl` → `WIP_ACCESS_TOKEN_TTL`. */
 export function envName(key: string): string {
@@ -75,24 +128,65 @@ export interface LoadConfigOptions {
 
 /** @throws Error with every invalid key listed, so `wip` can print one clear line. */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
-  const env = options.env ?? process.env;
-  const fromEnv: ConfigInput = {};
-  for (const key of CONFIG_KEYS) {
-    const value = env[envName(key)];
-    if (value !== undefined && value !== '') fromEnv[key] = value;
-  }
-  const flags = stripUndefined(options.flags ?? {});
-  const dataDir = path.resolve(String(flags.dataDir ?? fromEnv.dataDir ?? './data'));
-  const fileName = options.configFile ?? path.join(dataDir, 'config.json');
-  const fromFile = readConfigFile(fileName, options.configFile !== undefined);
-
-  const merged = { ...defaults, ...fromFile, ...fromEnv, ...flags, dataDir };
+  const merged = mergeConfigInput(options);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** The raw (unparsed) values of every layer merged, as an operator would write them (durations stay "24h"). */
+function mergeConfigInput(options: LoadConfigOptions): ConfigInput & { dataDir: string } {
+  const env = options.env ?? process.env;
+  const fromEnv: ConfigInput = {};
+  for (const key of CONFIG_KEYS) {
+    const name = envName(key);
+    const value = env[name];
+    const file = env[`${name}_FILE`];
+    if (value !== undefined && value !== '' && file) throw new Error(`invalid configuration: set either ${name} or ${name}_FILE, not both`);
+    if (value !== undefined && value !== '') fromEnv[key] = value;
+    else if (file) fromEnv[key] = readValueFile(name, file);
+  }
+  const flags = stripUndefined(options.flags ?? {});
+  const dataDir = path.resolve(String(flags.dataDir ?? fromEnv.dataDir ?? './data'));
+  const fileName = options.configFile ?? configFilePath(dataDir);
+  const fromFile = readConfigFile(fileName, options.configFile !== undefined);
+  return { ...defaults, ...fromFile, ...fromEnv, ...flags, dataDir };
+}
+
+export function configFilePath(dataDir: string): string {
+  return path.join(dataDir, 'config.json');
+}
+
+/**
+ * Writes <data-dir>/config.json for `wip install` when there is none: the keys
+ * an operator usually edits, with their current values (defaults, or what env
+ * and flags said at install time). Never overwrites an existing file, never
+ * writes a secret. Returns whether it wrote.
+ */
+export function writeConfigFileIfMissing(options: LoadConfigOptions = {}): { file: string; written: boolean } {
+  const merged = mergeConfigInput(options);
+  const file = configFilePath(merged.dataDir);
+  const values = Object.fromEntries(OPERATOR_CONFIG_KEYS.filter((key) => merged[key] !== undefined).map((key) => [key, merged[key]]));
+  fs.mkdirSync(merged.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    fs.writeFileSync(file, JSON.stringify(values, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { file, written: false };
+    throw error;
+  }
+  return { file, written: true };
+}
+
+/** WIP_<KEY>_FILE (Docker/systemd credentials style): the file's content, without the final newline. */
+function readValueFile(name: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new Error(`invalid configuration: cannot read ${name}_FILE ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 function readConfigFile(fileName: string, required: boolean): ConfigInput {

@@ -2,9 +2,11 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/connection';
 import { systemClock, type Clock } from './lib/clock';
+import { createMetrics, type Metrics } from './lib/metrics';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
-import { prepareAuthLookups, type AuthLookups } from './repos/sessions';
+import { Mailer } from './mail/mailer';
+import { prepareHotPath, type HotPathLookups } from './repos/hot-path';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
@@ -23,11 +25,16 @@ export interface Deps {
   secrets: Secrets;
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;
-  authLookups: AuthLookups;
+  /** prepared statements for what every request reads (session, roles, license state) */
+  hotPath: HotPathLookups;
+  /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
+  mailer: Mailer;
   /** trusted license-signing keys and the last verified installed key */
   licenseCache: LicenseCache;
   /** uploaded and generated files under <data-dir>/files */
   storage: FileStore;
+  /** Prometheus metrics of this instance (own registry), served by GET /metrics */
+  metrics: Metrics;
 }
 
 export interface DepsOverrides {
@@ -38,22 +45,29 @@ export interface DepsOverrides {
 /** Opens the data directory (creating secrets when missing). Does not migrate: see bootstrap. */
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const { secrets } = loadOrCreateSecrets(config.dataDir);
-  const db = openDatabase(config.dataDir);
+  const metrics = createMetrics();
+  const db = openDatabase(config.dataDir, { onQuery: metrics.observeQuery });
+  const clock = overrides.clock ?? systemClock;
+  metrics.watchDatabase(db.kysely, clock);
+  const logger = overrides.logger ?? createLogger(config);
   return {
     config,
     db,
-    clock: overrides.clock ?? systemClock,
-    logger: overrides.logger ?? createLogger(config),
+    clock,
+    logger,
+    mailer: new Mailer({ config, db, clock, logger }),
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
-    authLookups: prepareAuthLookups(db.sqlite),
+    hotPath: prepareHotPath(db.sqlite),
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
+    metrics,
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.mailer.close();
   await deps.passwords.close();
   await deps.db.close();
 }

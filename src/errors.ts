@@ -4,11 +4,18 @@
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
+  TOKEN_INVALID: 400,
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   TOKEN_EXPIRED: 401,
+  TWO_FACTOR_INVALID: 401,
   FORBIDDEN: 403,
   ACCOUNT_DISABLED: 403,
+  CSRF_FAILED: 403,
+  SELF_SERVICE_DISABLED: 403,
+  SIGN_UP_NOT_ALLOWED: 403,
+  SSO_REQUIRED: 403,
+  TWO_FACTOR_SETUP_REQUIRED: 403,
   LICENSE_EXPIRED: 403,
   MSA_NOT_ACCEPTED: 403,
   EULA_NOT_ACCEPTED: 403,
@@ -23,6 +30,7 @@ export const ERROR_STATUS = {
   LICENSE_CLIENTS_EXHAUSTED: 422,
   LICENSE_INVALID: 422,
   RATE_LIMITED: 429,
+  TOO_MANY_ATTEMPTS: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
@@ -35,12 +43,15 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown; status?: number },
+    options?: { cause?: unknown; status?: number; headers?: Record<string, string | number> },
   ) {
     super(message, { cause: options?.cause });
     this.name = 'AppError';
     this.status = options?.status ?? ERROR_STATUS[code];
+    this.headers = options?.headers;
   }
+  /** response headers the error handler sets with a 4xx (e.g. Retry-After) */
+  readonly headers?: Record<string, string | number>;
 }
 
 export const badRequest = (message = 'Bad request', details?: Record<string, unknown>) =>
@@ -56,6 +67,12 @@ export const validationFailed = (details: Record<string, unknown>, message = 'Va
   new AppError('VALIDATION_ERROR', message, details);
 export const seatsExhausted = (licenseType: string) =>
   new AppError('LICENSE_SEATS_EXHAUSTED', `No free seat of license type "${licenseType}"`, { licenseType });
+export const tokenInvalid = () => new AppError('TOKEN_INVALID', 'The link is invalid, expired or already used');
+export const tooManyAttempts = (retryAfterSeconds: number) =>
+  new AppError('TOO_MANY_ATTEMPTS', 'Too many failed attempts; try again later', { retryAfter: retryAfterSeconds }, {
+    headers: { 'Retry-After': Math.max(1, retryAfterSeconds) },
+  });
+export const twoFactorInvalid = () => new AppError('TWO_FACTOR_INVALID', 'Invalid or already used two-factor code');
 export const licenseSeatsExhausted = (licenseType: string, total: number, allocated: number) =>
   new AppError(
     'LICENSE_SEATS_EXHAUSTED',

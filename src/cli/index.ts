@@ -10,6 +10,8 @@ import { registerInstall } from './install';
 import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
 import { registerServe } from './serve';
+import { registerMail } from './mail';
+import { registerUser } from './user';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -29,6 +31,8 @@ export function buildProgram(): Command {
   registerBackup(program);
   registerDoctor(program);
   registerLogs(program);
+  registerMail(program);
+  registerUser(program);
   registerLicense(program);
   return program;
 }

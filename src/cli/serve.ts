@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { Command } from 'commander';
+import { loadOrCreateSelfSignedTls, selfSignedHosts } from '../lib/tls';
 import { createApp } from '../app';
 import { closeDeps, createDeps, type Deps } from '../deps';
 import { startMaintenance } from '../ops/maintenance';
@@ -8,55 +11,79 @@ import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
 
 export interface RunningServer {
-  server: http.Server;
+  server: http.Server | https.Server;
   deps: Deps;
   url: string;
+  /** with TLS: the certificate clients should trust (the generated CA with --tls-self-signed) */
+  tls?: { selfSigned: boolean; caFile?: string; ca?: string };
+  /** with TLS and httpRedirectPort: the plain-HTTP redirector's URL */
+  redirectUrl?: string;
   stop(): Promise<void>;
 }
 
 /**
- * Bootstraps the data directory and serves HTTP. Used by `wip serve` and by
- * the tests, so both exercise the same start-up path.
+ * Bootstraps the data directory and serves HTTP, or HTTPS when configured
+ * (tlsCert/tlsKey, or tlsSelfSigned), optionally with a plain-HTTP port that
+ * redirects to HTTPS. Used by `wip serve` and by the tests, so both exercise
+ * the same start-up path.
  */
 export async function startServer(deps: Deps): Promise<RunningServer & { report: BootstrapReport }> {
   // Claim the data directory first: two daemons must never migrate or serve one database.
   writePidFile(deps.config.dataDir);
+  let tls: LoadedTls | undefined;
   let report: BootstrapReport;
-  const app = createApp(deps);
-  const server = http.createServer(app.callback());
-  // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
-  server.keepAliveTimeout = 5_000;
   try {
+    // certificate problems first: they must not leave a half-started daemon behind
+    tls = loadTls(deps);
     report = await bootstrap(deps);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(deps.config.port, deps.config.host, () => resolve());
-    });
   } catch (error) {
     removePidFile(deps.config.dataDir);
     throw error;
   }
+  deps.mailer.start();
+  const app = createApp(deps);
+  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
+  // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
+  server.keepAliveTimeout = 5_000;
+  let port: number;
+  try {
+    port = await listen(server, deps.config.port, deps.config.host);
+  } catch (error) {
+    removePidFile(deps.config.dataDir);
+    throw error;
+  }
+  let redirect: { server: http.Server; port: number } | undefined;
+  if (tls && deps.config.httpRedirectPort > 0) {
+    const redirector = http.createServer(redirectToHttps(port, deps.config.publicUrl));
+    try {
+      redirect = { server: redirector, port: await listen(redirector, deps.config.httpRedirectPort, deps.config.host) };
+    } catch (error) {
+      await closeServer(server);
+      removePidFile(deps.config.dataDir);
+      throw error;
+    }
+  }
+  // after listening, a server error (e.g. accept failing under EMFILE) is logged, never an uncaught crash
+  for (const s of [server, redirect?.server]) s?.on('error', (error) => deps.logger.error({ err: error }, 'server error'));
   // Log retention on start, then daily; a due scheduled backup runs in the
   // background so it does not delay serving.
   const maintenance = startMaintenance(deps);
   await maintenance.runOnce({ backups: false });
   void maintenance.runOnce();
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : deps.config.port;
   const shownHost = deps.config.host === '0.0.0.0' || deps.config.host === '::' ? 'localhost' : deps.config.host;
+  const hostInUrl = shownHost.includes(':') ? `[${shownHost}]` : shownHost;
   let stopping: Promise<void> | undefined;
   return {
     server,
     deps,
     report,
-    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`,
+    ...(tls && { tls: { selfSigned: tls.selfSigned, caFile: tls.caFile, ca: tls.ca } }),
+    ...(redirect && { redirectUrl: `http://${hostInUrl}:${redirect.port}` }),
     stop() {
       // Stop accepting, let in-flight requests finish, then close the database.
       stopping ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await Promise.all([closeServer(server), redirect && closeServer(redirect.server)]);
         await maintenance.stop();
         await closeDeps(deps);
         removePidFile(deps.config.dataDir);
@@ -66,14 +93,109 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   };
 }
 
+function listen(server: http.Server | https.Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+function closeServer(server: http.Server | https.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+interface LoadedTls {
+  key: string | Buffer;
+  cert: string | Buffer;
+  selfSigned: boolean;
+  ca?: string;
+  caFile?: string;
+}
+
+/** The certificate and key to serve, or undefined for plain HTTP. @throws Error naming an unreadable file. */
+function loadTls(deps: Deps): LoadedTls | undefined {
+  const { tlsCert, tlsKey, tlsSelfSigned, tlsHosts, dataDir } = deps.config;
+  if (tlsCert && tlsKey) {
+    const read = (file: string, what: string) => {
+      try {
+        return fs.readFileSync(file);
+      } catch (error) {
+        throw new Error(`cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+    };
+    return { cert: read(tlsCert, 'certificate'), key: read(tlsKey, 'key'), selfSigned: false };
+  }
+  if (!tlsSelfSigned) return undefined;
+  const hosts = selfSignedHosts(tlsHosts);
+  const material = loadOrCreateSelfSignedTls(dataDir, hosts, deps.clock.now());
+  if (material.created.ca) deps.logger.info({ caFile: material.caFile }, 'generated a local certificate authority; clients trust it by importing the CA file');
+  if (material.created.server) deps.logger.info({ hosts }, 'issued a server certificate');
+  return { key: material.key, cert: material.cert, selfSigned: true, ca: material.ca, caFile: material.caFile };
+}
+
+/**
+ * The plain-HTTP side: every request is sent to the same host and path over
+ * HTTPS (to publicUrl's origin when configured). 301 for GET/HEAD, 308 for the
+ * rest so a method and body are never silently turned into a GET.
+ */
+function redirectToHttps(httpsPort: number, publicUrl: string): http.RequestListener {
+  let origin: string | undefined;
+  if (publicUrl) {
+    try {
+      const parsed = new URL(publicUrl);
+      if (parsed.protocol === 'https:') origin = parsed.origin;
+    } catch {
+      origin = undefined;
+    }
+  }
+  return (req, res) => {
+    const host = (req.headers.host ?? 'localhost').replace(/:\d+$/, '');
+    const target = (origin ?? `https://${host}${httpsPort === 443 ? '' : `:${httpsPort}`}`) + (req.url ?? '/');
+    res.statusCode = req.method === 'GET' || req.method === 'HEAD' ? 301 : 308;
+    res.setHeader('Location', target);
+    res.setHeader('Content-Length', '0');
+    res.end();
+  };
+}
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsSelfSigned?: boolean;
+  tlsHosts?: string;
+  httpRedirectPort?: string;
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the daemon: bootstrap the data directory if needed, then serve HTTP')
+    .description('run the daemon: bootstrap the data directory if needed, then serve HTTP, or HTTPS with --tls-cert/--tls-key or --tls-self-signed')
     .option('--host <host>', 'interface to listen on (env WIP_HOST, default 0.0.0.0)')
     .option('--port <port>', 'port to listen on (env WIP_PORT, default 8080)')
-    .action(async (opts: { host?: string; port?: string }, command: Command) => {
-      const config = configFrom(command, { host: opts.host, port: opts.port });
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) (env WIP_TLS_CERT)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (env WIP_TLS_KEY)')
+    .option('--tls-self-signed', 'serve HTTPS with a certificate from a local CA kept in <data-dir>/tls (env WIP_TLS_SELF_SIGNED)')
+    .option('--tls-hosts <names>', 'comma-separated host names/IPs for --tls-self-signed (env WIP_TLS_HOSTS; default this host, localhost, loopback)')
+    .option('--http-redirect-port <port>', 'with TLS: also listen here on plain HTTP and redirect to HTTPS (env WIP_HTTP_REDIRECT_PORT)')
+    .action(async (opts: ServeOptions, command: Command) => {
+      const config = configFrom(command, {
+        host: opts.host,
+        port: opts.port,
+        tlsCert: opts.tlsCert,
+        tlsKey: opts.tlsKey,
+        tlsSelfSigned: opts.tlsSelfSigned,
+        tlsHosts: opts.tlsHosts,
+        httpRedirectPort: opts.httpRedirectPort,
+      });
       const deps = createDeps(config);
       let running;
       try {
@@ -91,7 +213,13 @@ export function registerServe(program: Command): void {
         );
       }
       if (report.preUpgradeBackup) deps.logger.info({ file: report.preUpgradeBackup }, 'backup taken before the upgrade');
-      deps.logger.info({ url: running.url, dataDir: config.dataDir }, `wip listening on ${running.url}`);
+      // Exactly one line with the URL, whatever the log level: scripts and operators wait for it.
+      if (deps.logger.isLevelEnabled('info')) {
+        deps.logger.info(
+          { url: running.url, dataDir: config.dataDir, ...(running.tls?.caFile && { caFile: running.tls.caFile }), ...(running.redirectUrl && { redirectUrl: running.redirectUrl }) },
+          `wip listening on ${running.url}`,
+        );
+      } else process.stdout.write(`wip listening on ${running.url}\n`);
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           deps.logger.info({ signal }, 'shutting down');

@@ -3,6 +3,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from './schema';
+import { withStatementCache } from './statement-cache';
+import { sqliteNativeBinding } from '../lib/runtime';
 
 export interface Database {
   /** The query builder: all SQL in repos goes through it, so it stays portable. */
@@ -14,6 +16,8 @@ export interface Database {
 
 export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
+  /** called after every query through the query builder (metrics); kind is select, insert, update, delete or raw */
+  onQuery?: (kind: string, seconds: number) => void;
 }
 
 /**
@@ -24,14 +28,26 @@ export interface OpenDatabaseOptions {
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Database {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'wip.db');
-  const sqlite = new BetterSqlite3(file);
+  // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
+  const nativeBinding = sqliteNativeBinding(dataDir);
+  const sqlite = new BetterSqlite3(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
   // SQLite gives its -wal and -shm files the main file's mode: keep all of them private.
   fs.chmodSync(file, 0o600);
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const onQuery = options.onQuery;
+  const kysely = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    ...(onQuery && {
+      log(event) {
+        // SelectQueryNode → select, RawNode → raw
+        const kind = event.query.query.kind.replace(/(Query)?Node$/, '').toLowerCase();
+        onQuery(kind, event.queryDurationMillis / 1000);
+      },
+    }),
+  });
   let closed = false;
   return {
     kysely,

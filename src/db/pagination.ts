@@ -1,3 +1,4 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { badRequest } from '../errors';
 
@@ -38,4 +39,22 @@ export function toPage<T extends { id: number }>(rows: T[], limit: number): Page
 
 export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {
   return { items: page.items.map(fn), nextCursor: page.nextCursor };
+}
+
+/**
+ * Runs a query as one keyset page: rows with an id after the cursor, in id
+ * order, `limit + 1` fetched to know whether another page follows. The query
+ * brings its own table and filters (tenant scope included).
+ */
+export async function paginate<O extends { id: number }>(
+  query: SelectQueryBuilder<any, any, O>,
+  page: PageInput,
+  idColumn = 'id',
+): Promise<Page<O>> {
+  const rows = await query
+    .where(sql<boolean>`${sql.ref(idColumn)} > ${decodeCursor(page.cursor)}`)
+    .orderBy(sql.ref(idColumn))
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page.limit);
 }

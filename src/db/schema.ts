@@ -90,7 +90,8 @@ export interface RefreshTokensTable {
   created_at: string;
 }
 
-export type UserTokenPurpose = 'invite' | 'reset';
+/** invite and reset are emailed links; two_factor is the sign-in challenge between password and code */
+export type UserTokenPurpose = 'invite' | 'reset' | 'two_factor';
 
 export interface UserTokensTable {
   id: Generated<number>;
@@ -120,6 +121,67 @@ export interface LogsTable {
   request_id: string | null;
   /** JSON object with event-specific detail (never secrets) */
   data: string;
+}
+
+export type OutboxStatus = 'pending' | 'sent' | 'stored' | 'failed';
+
+export interface OutboxTable {
+  id: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  client_id: number | null;
+  user_id: number | null;
+  /** template name: invitation, password_reset, password_changed, two_factor_reset */
+  kind: string;
+  to_address: string;
+  subject: string;
+  /** emptied once delivered over SMTP: it may hold a live link */
+  text_body: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  sent_at: string | null;
+}
+
+export type TwoFactorRequirement = 'off' | 'all' | 'admins';
+
+export interface ClientSettingsTable {
+  client_id: number;
+  password_min_length: number;
+  two_factor_required: TwoFactorRequirement;
+  /** seconds; null: the appliance default (sessionIdleTtl) */
+  session_idle_timeout: number | null;
+  /** JSON array of lower-case domains */
+  allowed_sign_up_domains: string;
+  sso_enforced: number;
+  updated_at: string;
+}
+
+export interface AuthFailuresTable {
+  id: Generated<number>;
+  key: string;
+  created_at: string;
+}
+
+export interface AuthLockoutsTable {
+  key: string;
+  locked_until: string;
+  created_at: string;
+}
+
+export interface UserTwoFactorTable {
+  client_id: number;
+  user_id: number;
+  /** the TOTP secret, sealed with the data directory's key */
+  secret: string;
+  enabled_at: string | null;
+  /** the last accepted TOTP time step: a code of that step or older is a replay */
+  last_used_step: number;
+  /** JSON array of SHA-256 hashes of unused recovery codes */
+  recovery_codes: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface InstalledLicensesTable {
@@ -180,6 +242,11 @@ export interface AgreementAcceptancesTable {
 }
 
 export interface DB {
+  outbox: OutboxTable;
+  client_settings: ClientSettingsTable;
+  auth_failures: AuthFailuresTable;
+  auth_lockouts: AuthLockoutsTable;
+  user_two_factor: UserTwoFactorTable;
   logs: LogsTable;
   system_admins: SystemAdminsTable;
   admin_sessions: AdminSessionsTable;
@@ -209,6 +276,9 @@ export type UserUpdate = Updateable<UsersTable>;
 export type LicenseRow = Selectable<LicensesTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type LogRow = Selectable<LogsTable>;
+export type OutboxRow = Selectable<OutboxTable>;
+export type ClientSettingsRow = Selectable<ClientSettingsTable>;
+export type UserTwoFactorRow = Selectable<UserTwoFactorTable>;
 export type InstalledLicenseRow = Selectable<InstalledLicensesTable>;
 export type DeploymentStateRow = Selectable<DeploymentStateTable>;
 export type AgreementRow = Selectable<AgreementsTable>;

@@ -62,7 +62,8 @@ export interface RouteSpec<
   params?: P;
   /** success status; 200 unless set (201 for creations) */
   status?: number;
-  rateLimit?: RateLimitSpec;
+  /** one budget, or several that all apply (e.g. per IP and per email) */
+  rateLimit?: RateLimitSpec | RateLimitSpec[];
   /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
   handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<unknown>;
 }
@@ -86,7 +87,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
       ctx.state.routePath = spec.path;
       await next();
     });
-    if (spec.rateLimit) chain.push(rateLimiter(spec.rateLimit, deps) as Middleware<AppState>);
+    for (const limit of [spec.rateLimit ?? []].flat()) chain.push(rateLimiter(limit, deps) as Middleware<AppState>);
     chain.push(guard(spec));
     chain.push(async (ctx) => {
       const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;

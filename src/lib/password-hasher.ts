@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import type { PasswordJob } from './password-worker';
+import { passwordWorkerSource } from './runtime';
 
 type Slot = { worker: Worker; busy: number };
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; slot: Slot };
@@ -63,7 +63,8 @@ export class PasswordHasher {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(path.join(__dirname, 'password-worker.js'));
+    const source = passwordWorkerSource(__dirname);
+    const worker = source.eval ? new Worker(source.code, { eval: true }) : new Worker(source.file);
     const slot: Slot = { worker, busy: 0 };
     worker.unref();
     worker.on('message', (msg: { id: number; result?: unknown; error?: string }) => {

@@ -1,5 +1,19 @@
-import PDFDocument from 'pdfkit';
 import type { Readable } from 'node:stream';
+
+type PdfKit = typeof import('pdfkit');
+let pdfkit: PdfKit | undefined;
+
+/**
+ * pdfkit (with fontkit and its font tables) is loaded on the first PDF
+ * rendered, not at start-up: most processes never render one. In the single
+ * executable the same require is served from the bundle, where
+ * scripts/build-binary.ts has embedded pdfkit's standard-font metrics and ICC
+ * profile (pdfkit would otherwise read them from beside its module).
+ */
+function loadPdfKit(): PdfKit {
+  pdfkit ??= require('pdfkit') as PdfKit;
+  return pdfkit;
+}
 
 /**
  * Renders an agreement's Markdown as a PDF stream (pdfkit does the PDF writing).
@@ -8,6 +22,7 @@ import type { Readable } from 'node:stream';
  * reduced to its text (links keep their address in parentheses).
  */
 export function renderMarkdownPdf(title: string, markdown: string, info: { subject?: string } = {}): Readable {
+  const PDFDocument = loadPdfKit();
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: title, Subject: info.subject ?? title } });
   doc.font('Helvetica-Bold').fontSize(18).text(plain(title));
   doc.moveDown(0.8);

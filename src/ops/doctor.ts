@@ -8,6 +8,7 @@ import { LicenseCache } from '../licensing/cache';
 import { loadTrustedKeys } from '../licensing/trusted-keys';
 import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
 import { currentLicense } from '../services/licensing';
+import { prepareHotPath } from '../repos/hot-path';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
@@ -195,6 +196,7 @@ async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<
       // read-only: recording the newest time seen fails quietly, as it may
       logger: createLogger({ logLevel: 'silent' }),
       licenseCache: new LicenseCache(loadTrustedKeys()),
+      hotPath: prepareHotPath(db.sqlite),
     });
     const until = license.terms.expiresAt ? ` until ${license.terms.expiresAt}` : '';
     const who = license.terms.licensee ? ` to ${license.terms.licensee.name}` : '';

@@ -1,9 +1,16 @@
-import type { ClientRow, LicenseRow, LogRow, SystemAdminRow } from '../db/schema';
+import type { ClientRow, LicenseRow, LogRow, OutboxRow, SystemAdminRow } from '../db/schema';
+import type { SecuritySettings } from '../services/security-settings';
 import type { UserWithRoles } from '../repos/users';
 
 // Row → API shape, field by field: an allow-list, so hashes and internals never leak.
 
-export function presentUser(user: UserWithRoles) {
+/** The user columns the API shows: the password hash is not among them, so it can never be presented. */
+export type PresentableUser = Pick<
+  UserWithRoles,
+  'id' | 'client_id' | 'email' | 'first_name' | 'last_name' | 'title' | 'roles' | 'license_type' | 'available_to_org' | 'status' | 'created_at' | 'updated_at'
+>;
+
+export function presentUser(user: PresentableUser) {
   return {
     id: user.id,
     clientId: user.client_id,
@@ -64,3 +71,39 @@ export function presentLog(log: LogRow) {
   };
 }
 export type PresentedLog = ReturnType<typeof presentLog>;
+/**
+ * A client's security settings. `public` (before sign-in, by client id) shows
+ * only what a sign-in page needs: the password policy, 2FA requirement and SSO.
+ */
+export function presentSecuritySettings(settings: SecuritySettings, audience: 'public' | 'member') {
+  const policy = {
+    passwordPolicy: { minLength: settings.passwordMinLength, blocksCommonPasswords: true },
+    twoFactorRequired: settings.twoFactorRequired,
+    ssoEnforced: settings.ssoEnforced,
+  };
+  if (audience === 'public') return policy;
+  return {
+    ...policy,
+    sessionIdleTimeout: settings.sessionIdleTimeout,
+    allowedSignUpDomains: settings.allowedSignUpDomains,
+    updatedAt: settings.updatedAt,
+  };
+}
+
+/** An outbox message for operators: never the body (it may hold a live link). */
+export function presentOutboxMessage(row: OutboxRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    to: row.to_address,
+    subject: row.subject,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    lastError: row.last_error,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+    clientId: row.client_id,
+    userId: row.user_id,
+  };
+}

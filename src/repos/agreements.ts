@@ -2,16 +2,15 @@ import type { Kysely } from 'kysely';
 import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, AgreementsTable, DB } from '../db/schema';
 import type { Insertable, Updateable } from 'kysely';
 import { inTenant, type TenantScope } from '../db/tenant';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 
 // Agreements are system-wide documents; acceptances are tenant rows.
 
 export async function listAgreements(db: Kysely<DB>, kind: AgreementKind | undefined, page: PageInput): Promise<Page<AgreementRow>> {
-  let query = db.selectFrom('agreements').selectAll().where('id', '>', decodeCursor(page.cursor));
+  let query = db.selectFrom('agreements').selectAll();
   if (kind) query = query.where('kind', '=', kind);
-  const rows = await query.orderBy('id').limit(page.limit + 1).execute();
-  return toPage(rows, page.limit);
+  return paginate(query, page);
 }
 
 /** Published versions of a kind (effective at `now` or earlier), newest first. */

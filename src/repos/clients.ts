@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClientRow, DB } from '../db/schema';
 import { notFound } from '../errors';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { paginate, type Page, type PageInput } from '../db/pagination';
 
 // Clients are the tenants themselves: only system-admin services reach this repo.
 
@@ -17,14 +17,7 @@ export async function getClientById(db: Kysely<DB>, id: number): Promise<ClientR
 }
 
 export async function listClients(db: Kysely<DB>, page: PageInput): Promise<Page<ClientRow>> {
-  const rows = await db
-    .selectFrom('clients')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page.limit);
+  return paginate(db.selectFrom('clients').selectAll(), page);
 }
 
 export async function findClientsByIds(db: Kysely<DB>, ids: number[]): Promise<ClientRow[]> {

@@ -1,30 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB, LicenseRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 
 export async function listLicenses(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<LicenseRow>> {
-  const rows = await inTenant(db, scope)
-    .selectFrom('licenses')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page.limit);
+  return paginate(inTenant(db, scope).selectFrom('licenses').selectAll(), page);
 }
 
 /** For system administrators, who manage seat allocations of every client. */
 export async function listLicensesAcrossClients(db: Kysely<DB>, page: PageInput): Promise<Page<LicenseRow>> {
-  const rows = await db
-    .selectFrom('licenses')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page.limit);
+  return paginate(db.selectFrom('licenses').selectAll(), page);
 }
 
 export async function findLicenseByIdAcrossClients(db: Kysely<DB>, id: number): Promise<LicenseRow | undefined> {
@@ -84,4 +70,23 @@ export async function usedSeats(db: Kysely<DB>, scope: TenantScope): Promise<Map
     .groupBy('license_type')
     .execute();
   return new Map(rows.map((r) => [r.license_type, Number(r.n)]));
+}
+
+/** Seats per license type summed over every client: allocated by unexpired licenses, used by users (for metrics). */
+export async function seatTotalsAcrossClients(db: Kysely<DB>, now: string): Promise<{ allocated: Map<string, number>; used: Map<string, number> }> {
+  const [allocated, used] = await Promise.all([
+    db
+      .selectFrom('licenses')
+      .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('n')])
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .groupBy('license_type')
+      .execute(),
+    db
+      .selectFrom('users')
+      .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('license_type')
+      .execute(),
+  ]);
+  const toMap = (rows: { license_type: string; n: number | string | bigint }[]) => new Map(rows.map((r) => [r.license_type, Number(r.n)]));
+  return { allocated: toMap(allocated), used: toMap(used) };
 }

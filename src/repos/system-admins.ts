@@ -58,3 +58,14 @@ export async function revokeAdminSessionsOf(db: Kysely<DB>, adminId: number, now
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/** Unrevoked, unexpired system administrator sessions (for the metrics gauge). */
+export async function countActiveAdminSessions(db: Kysely<DB>, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('admin_sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
 import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 
 export type UserWithRoles = UserRow & { roles: string[] };
@@ -31,14 +31,7 @@ export async function findUserByEmail(db: Kysely<DB>, scope: TenantScope, email:
 }
 
 export async function listUsers(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
-  const rows = await inTenant(db, scope)
-    .selectFrom('users')
-    .selectAll()
-    .where('id', '>', decodeCursor(page.cursor))
-    .orderBy('id')
-    .limit(page.limit + 1)
-    .execute();
-  const result = toPage(rows, page.limit);
+  const result = await paginate(inTenant(db, scope).selectFrom('users').selectAll(), page);
   return { items: await withRoles(db, scope, result.items), nextCursor: result.nextCursor };
 }
 
@@ -117,4 +110,15 @@ function sortRoles(roles: string[]): string[] {
 export async function findUserByIdAcrossClients(db: Kysely<DB>, id: number): Promise<UserWithRoles | undefined> {
   const row = await db.selectFrom('users').select('client_id').where('id', '=', id).executeTakeFirst();
   return row ? findUserById(db, tenantScope(row.client_id), id) : undefined;
+}
+
+/** The longest-standing user holding `role` (the client's owner for the Security Administrator role). */
+export async function findFirstUserWithRole(db: Kysely<DB>, scope: TenantScope, role: string): Promise<UserRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('users')
+    .selectAll()
+    .where('status', '!=', 'disabled')
+    .where('id', 'in', inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', '=', role))
+    .orderBy('id')
+    .executeTakeFirst();
 }

@@ -1,4 +1,5 @@
 import type { TenantScope } from '../db/tenant';
+import type { PresentableUser } from '../presenters';
 
 /** Who is calling: set by the authenticate middleware (or built by the CLI). */
 export type Actor = UserActor | SystemAdminActor;
@@ -14,6 +15,10 @@ export interface UserActor {
   sessionId: number;
   /** how the request authenticated: cookie requests need CSRF defence on writes */
   via: 'bearer' | 'cookie';
+  /** the client requires a second factor this user has not enabled yet: only enrolment routes are open */
+  twoFactorSetupRequired?: boolean;
+  /** the user's row as read by authentication in this request (no second query for GET /me) */
+  user: PresentableUser;
 }
 
 export interface SystemAdminActor {

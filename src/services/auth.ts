@@ -16,8 +16,13 @@ import {
 import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
 import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
-import type { SystemAdminRow } from '../db/schema';
+import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
 import { recordEvent } from './events';
+import { SECURITY_ADMIN } from '../policies/roles';
+import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from './lockout';
+import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
+import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
+import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
 
 const ISSUER = 'wip';
 const USER_AUDIENCE = 'wip-client';
@@ -40,29 +45,50 @@ export interface IssuedTokens {
 
 export interface SignInResult extends IssuedTokens {
   user: UserWithRoles;
+  /** the client's policy requires a second factor this user has not set up yet */
+  twoFactorSetupRequired: boolean;
 }
+
+/** Password accepted, second factor pending: POST verify-two-factor with this token and a code. */
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  challengeToken: string;
+  expiresIn: number;
+}
+
+/** Which sign-in route started a challenge: verify-two-factor answers in that route's shape. */
+export type SignInFlavour = 'v1' | 'v2';
 
 /**
  * Checks an email and password. The same email may exist in several clients:
  * the password is checked against each; one match signs in, several ask the
  * caller to choose. Unknown emails cost the same bcrypt time as known ones.
- * @throws AppError INVALID_CREDENTIALS, CLIENT_SELECTION_REQUIRED, ACCOUNT_DISABLED
+ * Failures count toward the lockout of the email and the IP; a locked email or
+ * IP is refused before the password is looked at. A user with two-factor on
+ * gets a challenge instead of tokens.
+ * @throws AppError INVALID_CREDENTIALS, CLIENT_SELECTION_REQUIRED, ACCOUNT_DISABLED, SSO_REQUIRED, TOO_MANY_ATTEMPTS
  */
 export async function signIn(
   deps: Deps,
-  input: { email: string; password: string; clientId?: number },
+  input: { email: string; password: string; clientId?: number; flavour?: SignInFlavour },
   meta: RequestMeta,
-): Promise<SignInResult> {
+): Promise<SignInResult | TwoFactorChallenge> {
+  await assertNotLocked(deps, input.email, meta);
   const candidates = (await findUsersByEmailAcrossClients(deps.db.kysely, input.email)).filter(
     (user) => user.password_hash !== null && (input.clientId === undefined || user.client_id === input.clientId),
   );
   if (candidates.length === 0) {
     await deps.passwords.verifyAgainstDummy(input.password);
+    await recordFailedAttempt(deps, { email: input.email, reason: 'unknown account or no password' }, meta);
     throw invalidCredentials();
   }
   const checks = await Promise.all(candidates.map((user) => deps.passwords.verify(input.password, user.password_hash!)));
   const matches = candidates.filter((_, index) => checks[index]);
-  if (matches.length === 0) throw invalidCredentials();
+  if (matches.length === 0) {
+    const only = candidates.length === 1 ? candidates[0]! : undefined;
+    await recordFailedAttempt(deps, { email: input.email, reason: 'wrong password', clientId: only?.client_id, userId: only?.id }, meta);
+    throw invalidCredentials();
+  }
   if (matches.length > 1) {
     const clients = await findClientsByIds(deps.db.kysely, matches.map((user) => user.client_id));
     throw new AppError('CLIENT_SELECTION_REQUIRED', 'This account exists in several clients; choose one with clientId', {
@@ -72,8 +98,66 @@ export async function signIn(
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
-  const tokens = await startUserSession(deps, scope, match.id, meta);
-  return { ...tokens, user: await getUserById(deps.db.kysely, scope, match.id) };
+  const roles = deps.hotPath.userRoles(match.client_id, match.id);
+  // SSO enforced: passwords only for Security Administrators (the break-glass path).
+  if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && !roles.includes(SECURITY_ADMIN)) {
+    throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
+  }
+  // With a second factor pending the failure count is kept: wrong codes add to
+  // it, and re-entering the password must not reset it.
+  if (await isTwoFactorEnabled(deps, scope, match.id)) {
+    const challengeToken = await withTransaction(deps.db, (trx) =>
+      issueUserToken(trx, scope, match.id, 'two_factor', deps.clock.now(), TWO_FACTOR_CHALLENGE_TTL_MS, `${input.flavour ?? 'v1'}.`),
+    );
+    return { twoFactorRequired: true, challengeToken, expiresIn: Math.floor(TWO_FACTOR_CHALLENGE_TTL_MS / 1000) };
+  }
+  await clearFailedAttempts(deps, input.email);
+  return completeSignIn(deps, scope, match.id, 'password', meta);
+}
+
+async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, method: string, meta: RequestMeta): Promise<SignInResult> {
+  const tokens = await startUserSession(deps, scope, userId, meta);
+  const user = await getUserById(deps.db.kysely, scope, userId);
+  const settings = await readSecuritySettings(deps.db.kysely, scope);
+  const twoFactorSetupRequired = twoFactorRequiredFor(settings, user.roles) && !(await isTwoFactorEnabled(deps, scope, userId));
+  await recordEvent(deps, {
+    event: 'auth.sign_in',
+    message: `Signed in (${method})`,
+    clientId: scope.clientId,
+    userId,
+    meta,
+    data: { method },
+  });
+  return { ...tokens, user, twoFactorSetupRequired };
+}
+
+/**
+ * Completes a sign-in that was answered with a challenge: a TOTP code or a
+ * recovery code. Wrong codes count toward the lockout like wrong passwords.
+ * @throws AppError TOKEN_INVALID (unknown or expired challenge), TWO_FACTOR_INVALID, TOO_MANY_ATTEMPTS, ACCOUNT_DISABLED
+ */
+export async function verifyTwoFactorSignIn(
+  deps: Deps,
+  input: { challengeToken: string; code: string },
+  meta: RequestMeta,
+): Promise<SignInResult & { flavour: SignInFlavour }> {
+  const challenge = await findValidUserToken(deps, input.challengeToken, 'two_factor');
+  const user = await getUserById(deps.db.kysely, challenge.scope, challenge.userId);
+  await assertNotLocked(deps, user.email, meta);
+  if (user.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
+  let method: string;
+  try {
+    method = await verifySecondFactor(deps, challenge.scope, user.id, input.code);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'TWO_FACTOR_INVALID') {
+      await recordFailedAttempt(deps, { email: user.email, reason: 'wrong second factor', clientId: user.client_id, userId: user.id }, meta);
+    }
+    throw error;
+  }
+  await withTransaction(deps.db, (trx) => consumeUserToken(trx, challenge, deps.clock.now().toISOString()));
+  await clearFailedAttempts(deps, user.email);
+  const flavour: SignInFlavour = input.challengeToken.startsWith('v2.') ? 'v2' : 'v1';
+  return { ...(await completeSignIn(deps, challenge.scope, user.id, `password+${method}`, meta)), flavour };
 }
 
 /** Creates a session with its first refresh token and cookie value. */
@@ -155,7 +239,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
 export async function refreshForActor(deps: Deps, actor: UserActor): Promise<RefreshedTokens> {
   const nowIso = deps.clock.now().toISOString();
   const next = randomToken();
-  const session = deps.authLookups.userSession(actor.sessionId);
+  const session = deps.hotPath.userSession(actor.sessionId);
   if (!session) throw unauthorized();
   await withTransaction(deps.db, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
@@ -223,23 +307,24 @@ export function actorFromBearer(deps: Deps, token: string): Actor {
   if (typeof claims.sid !== 'number') throw unauthorized('Invalid token');
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
-    const session = deps.authLookups.adminSession(claims.sid);
+    const session = deps.hotPath.adminSession(claims.sid);
     if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
       throw unauthorized('The session has ended');
     }
     return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id } satisfies SystemAdminActor;
   }
-  const session = deps.authLookups.userSession(claims.sid);
+  const session = deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
   return userActor(deps, session, nowIso, 'bearer');
 }
 
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
 export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
-  const session = deps.authLookups.userSessionByCookie(hashToken(cookieToken));
+  const session = deps.hotPath.userSessionByCookie(hashToken(cookieToken));
   if (!session) throw unauthorized('The session has ended');
   const now = deps.clock.now();
-  if (new Date(session.last_seen_at).getTime() + deps.config.sessionIdleTtl <= now.getTime()) {
+  const idleMs = session.session_idle_timeout !== null ? session.session_idle_timeout * 1000 : deps.config.sessionIdleTtl;
+  if (new Date(session.last_seen_at).getTime() + idleMs <= now.getTime()) {
     throw unauthorized('The session expired after inactivity');
   }
   return userActor(deps, session, now.toISOString(), 'cookie');
@@ -250,23 +335,40 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 function userActor(
   deps: Deps,
-  session: NonNullable<ReturnType<Deps['authLookups']['userSession']>>,
+  session: NonNullable<ReturnType<Deps['hotPath']['userSession']>>,
   nowIso: string,
   via: UserActor['via'],
 ): UserActor {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.authLookups.touchSession(session.session_id, nowIso);
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.hotPath.touchSession(session.session_id, nowIso);
+  const roles = deps.hotPath.userRoles(session.client_id, session.user_id);
+  const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',
     userId: session.user_id,
     clientId: session.client_id,
     scope: tenantScope(session.client_id),
     email: session.email,
-    roles: deps.authLookups.userRoles(session.client_id, session.user_id),
+    roles,
     licenseType: session.license_type,
     sessionId: session.session_id,
     via,
+    twoFactorSetupRequired: !session.two_factor_enabled && twoFactorRequirementApplies(requirement, roles),
+    user: {
+      id: session.user_id,
+      client_id: session.client_id,
+      email: session.email,
+      first_name: session.first_name,
+      last_name: session.last_name,
+      title: session.title,
+      roles,
+      license_type: session.license_type,
+      available_to_org: session.available_to_org,
+      status: session.status as UserStatus,
+      created_at: session.user_created_at,
+      updated_at: session.user_updated_at,
+    },
   };
 }
 

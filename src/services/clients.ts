@@ -14,13 +14,16 @@ import {
 } from '../repos/clients';
 import { insertLicense } from '../repos/licenses';
 import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '../repos/users';
-import { issueUserToken } from './user-tokens';
+import { sendInvitation } from './mail';
+import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 
 export interface CreateClientInput {
   name: string;
   owner: { email: string; firstName?: string; lastName?: string; password?: string };
   seats?: Partial<Record<LicenseType, number>>;
+  /** where a password-policy failure points (self-service create-account names its own field) */
+  passwordField?: string;
 }
 
 export interface CreatedClient {
@@ -39,11 +42,14 @@ export interface CreatedClient {
 export async function createClient(deps: Deps, input: CreateClientInput): Promise<CreatedClient> {
   const seats = input.seats ?? { full: 1 };
   if ((seats.full ?? 0) < 1) throw fieldError('seats.full', 'at least one full seat is needed for the owner');
+  if (input.owner.password !== undefined) {
+    assertPasswordAllowed(DEFAULT_SECURITY_SETTINGS, input.owner.password, input.passwordField ?? 'body.owner.password', input.owner.email);
+  }
   const passwordHash = input.owner.password === undefined ? null : await deps.passwords.hash(input.owner.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const { terms } = await currentLicense(deps);
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     await assertClientAllowed(trx, terms);
     const client = await insertClient(trx, input.name.trim(), nowIso);
     const scope = tenantScope(client.id);
@@ -67,7 +73,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
       updated_at: nowIso,
     });
     await setUserRoles(trx, scope, ownerRow.id, [SECURITY_ADMIN]);
-    if (!passwordHash) await issueUserToken(trx, scope, ownerRow.id, 'invite', now);
+    if (!passwordHash) await sendInvitation(deps, trx, afterCommit, { scope, user: ownerRow, clientName: client.name, now });
     return { client, owner: await getUserById(trx, scope, ownerRow.id), licenses };
   });
 }

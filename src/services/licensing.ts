@@ -30,7 +30,7 @@ export interface CurrentLicense extends LicenseState {
 const NEWEST_SEEN_STEP_MS = 60_000;
 
 /** What reading the license needs (the doctor reads it without a full Deps, on a read-only connection). */
-export type LicenseDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'licenseCache'>;
+export type LicenseDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'licenseCache' | 'hotPath'>;
 
 function allowDevelopmentKeys(deps: Pick<Deps, 'config'>): boolean {
   return deps.config.env === 'development' || deps.config.env === 'test';
@@ -69,7 +69,7 @@ async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
  */
 export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense> {
   const now = deps.clock.now();
-  const state = await getDeploymentState(deps.db.kysely);
+  const state = deps.hotPath.deploymentState();
   const loaded = await loadInstalled(deps, state);
   const evaluated = evaluateLicense(loaded.payload, now, {
     graceMs: deps.config.licenseGracePeriod,

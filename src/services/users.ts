@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
+import type { DB, UserStatus } from '../db/schema';
 import type { Kysely } from 'kysely';
 import type { TenantScope } from '../db/tenant';
 import type { PageInput, Page } from '../db/pagination';
@@ -21,7 +21,9 @@ import {
 import { inTenant } from '../db/tenant';
 import { revokeUserSessions } from '../repos/sessions';
 import { assertSeatFree } from './seats';
-import { issueUserToken } from './user-tokens';
+import { getClientById } from '../repos/clients';
+import { sendInvitation } from './mail';
+import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 
 export interface UserFields {
   email: string;
@@ -34,7 +36,7 @@ export interface UserFields {
   password?: string;
 }
 
-export type UserChanges = Partial<UserFields> & { id: number };
+export type UserChanges = Partial<UserFields> & { id: number; disabled?: boolean };
 
 /**
  * Creates a user in the scope's client. Without a password the user is
@@ -43,11 +45,14 @@ export type UserChanges = Partial<UserFields> & { id: number };
  */
 export async function createUser(deps: Deps, scope: TenantScope, input: UserFields): Promise<UserWithRoles> {
   assertRolesAllowed(input.licenseType, input.roles);
+  if (input.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), input.password, 'body.password', input.email);
+  }
   const passwordHash = input.password === undefined ? null : await deps.passwords.hash(input.password);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   try {
-    return await withTransaction(deps.db, async (trx) => {
+    return await withTransaction(deps.db, async (trx, afterCommit) => {
       if (await findUserByEmail(trx, scope, input.email)) throw emailTaken();
       await assertSeatFree(trx, scope, input.licenseType, nowIso);
       const row = await insertUser(trx, scope, {
@@ -64,7 +69,10 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
         updated_at: nowIso,
       });
       await setUserRoles(trx, scope, row.id, input.roles);
-      if (!passwordHash) await issueUserToken(trx, scope, row.id, 'invite', now);
+      if (!passwordHash) {
+        const client = await getClientById(trx, scope.clientId);
+        await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
+      }
       return getUserById(trx, scope, row.id);
     });
   } catch (error) {
@@ -83,6 +91,9 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const licenseType = (changes.licenseType ?? current.license_type) as LicenseType;
   const roles = (changes.roles ?? current.roles) as Role[];
   assertRolesAllowed(licenseType, roles);
+  if (changes.password !== undefined) {
+    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), changes.password, 'body.password', changes.email ?? current.email);
+  }
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
   try {
@@ -93,22 +104,23 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
         if (other && other.id !== user.id) throw emailTaken();
       }
       if (licenseType !== user.license_type) await assertSeatFree(trx, scope, licenseType, nowIso, user.id);
-      if (changes.roles && !roles.includes(SECURITY_ADMIN) && user.roles.includes(SECURITY_ADMIN)) {
-        await assertNotLastSecurityAdmin(trx, scope, user.id);
-      }
+      const losesAdmin = (changes.roles && !roles.includes(SECURITY_ADMIN)) || changes.disabled === true;
+      if (losesAdmin && user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
+      const status = nextStatus(user, passwordHash !== undefined, changes.disabled);
       await updateUserRow(trx, scope, user.id, {
         ...(changes.email !== undefined && { email: changes.email.trim(), email_normalized: normalizeEmail(changes.email) }),
         ...(changes.firstName !== undefined && { first_name: changes.firstName }),
         ...(changes.lastName !== undefined && { last_name: changes.lastName }),
         ...(changes.title !== undefined && { title: changes.title }),
         ...(changes.availableToOrg !== undefined && { available_to_org: JSON.stringify(changes.availableToOrg) }),
-        ...(passwordHash !== undefined && { password_hash: passwordHash, status: user.status === 'invited' ? 'active' : user.status }),
+        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        status,
         license_type: licenseType,
         updated_at: nowIso,
       });
       if (changes.roles) await setUserRoles(trx, scope, user.id, roles);
-      // A new password set by an administrator ends the user's existing sessions.
-      if (passwordHash !== undefined) await revokeUserSessions(trx, scope, user.id, nowIso);
+      // A new password set by an administrator, or disabling, ends the user's existing sessions.
+      if (passwordHash !== undefined || status === 'disabled') await revokeUserSessions(trx, scope, user.id, nowIso);
       return getUserById(trx, scope, user.id);
     });
   } catch (error) {
@@ -135,6 +147,14 @@ export async function getUser(deps: Deps, scope: TenantScope, id: number): Promi
 
 export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
   return listUserRows(deps.db.kysely, scope, page);
+}
+
+/** Disabling wins; enabling returns to active, or to invited when no password was ever set. */
+function nextStatus(user: UserWithRoles, passwordSet: boolean, disabled: boolean | undefined): UserStatus {
+  if (disabled === true) return 'disabled';
+  const hasPassword = passwordSet || user.password_hash !== null;
+  if (disabled === false || user.status === 'invited') return hasPassword ? 'active' : 'invited';
+  return user.status;
 }
 
 function assertRolesAllowed(licenseType: LicenseType, roles: Role[]): void {

@@ -287,3 +287,32 @@ create.run();
 update.run();
 tenancy.run();
 readDelete.run();
+
+const disable = suite('disabling a user');
+disable.before(async () => {
+  server = await startTestServer();
+});
+disable.after(async () => server.stop());
+
+disable('disabled: true ends the sessions at once and refuses sign-in; disabled: false restores it', async () => {
+  const client = await buildClient(server);
+  const user = await buildUser(server, client);
+  const off = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, disabled: true } });
+  assert.is(off.status, 200);
+  assert.is(off.body.data.status, 'disabled');
+  assert.is((await server.request('GET', '/api/client/auth/me', { token: user.token })).status, 401);
+  const refused = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } });
+  assert.is(refused.status, 403);
+  assert.is(refused.body.error.code, 'ACCOUNT_DISABLED');
+  const on = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, disabled: false } });
+  assert.is(on.body.data.status, 'active');
+  assert.is((await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } })).status, 200);
+});
+
+disable('the last Security Administrator cannot be disabled', async () => {
+  const client = await buildClient(server);
+  const res = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: client.owner.id, disabled: true } });
+  assert.is(res.status, 409);
+});
+
+disable.run();

@@ -124,3 +124,21 @@ limits('sign-in is rate limited per IP: X-RateLimit-* headers, then 429 RATE_LIM
 
 envelope.run();
 limits.run();
+
+const proxy = suite('X-Forwarded-For without a trusted proxy');
+proxy.before(async () => {
+  server = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '2' } });
+});
+proxy.after(async () => server.stop());
+
+proxy('is ignored: spoofed addresses do not get fresh rate-limit budgets', async () => {
+  const body = { email: 'someone@example.test', password: 'whatever-password' };
+  const statuses = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}` } });
+    statuses.push(res.status);
+  }
+  assert.equal(statuses, [401, 401, 429]);
+});
+
+proxy.run();

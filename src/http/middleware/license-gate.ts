@@ -14,7 +14,7 @@ const OPEN_FOR_WRITES = [
   /^\/api\/admin\/auth(\/|$)/,
   /^\/api\/admin\/license-on-prem$/,
   /^\/api\/admin\/license(\/\d+)?$/,
-  /^\/api\/client\/auth\/(sign-in|sign-in-v2|sign-out|refresh|refresh-token)$/,
+  /^\/api\/client\/auth\/(sign-in|sign-in-v2|verify-two-factor|sign-out|refresh|refresh-token)$/,
   /^\/api\/client\/(eula\/accept|accept-msa)$/,
 ];
 
@@ -26,12 +26,14 @@ const OPEN_FOR_WRITES = [
  */
 export function licenseGate(): Middleware<AppState> {
   return async (ctx, next) => {
+    // the router matches case-insensitively and ignores a trailing slash: so does this
+    const path = ctx.path.toLowerCase().replace(/\/+$/, '');
+    // health, readiness and metrics must answer without the database
+    if (!path.startsWith('/api/')) return next();
     const license = await currentLicense(ctx.state.deps);
     ctx.state.license = license;
     if (license.warning) ctx.set('X-License-Warning', license.status);
     if (license.readOnly && !READS.has(ctx.method)) {
-      // the router matches case-insensitively and ignores a trailing slash: so does this
-      const path = ctx.path.toLowerCase().replace(/\/+$/, '');
       if (!OPEN_FOR_WRITES.some((open) => open.test(path))) {
         throw licenseExpired({ status: license.status, expiresAt: license.terms.expiresAt, clockRollback: license.clockRollback });
       }

@@ -5,13 +5,17 @@ import { adminClientRoutes } from './admin/client';
 import { adminLicenseRoutes } from './admin/license';
 import { adminUserRoutes } from './admin/user';
 import { adminLogsRoutes } from './admin/logs';
+import { clientAccountRoutes } from './client/account';
+import { clientTwoFactorRoutes } from './client/two-factor';
+import { adminSecurityRoutes } from './admin/security';
 import { adminLicenseOnPremRoutes } from './admin/license-on-prem';
 import { adminAgreementRoutes } from './admin/agreement';
 import { clientLicenseRoutes } from './client/license';
 import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
+import { opsRoutes } from './ops';
 
-/** Every REST route of the product, by area (SPEC.md section 4). */
+/** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
   ...clientAuthRoutes,
   ...adminAuthRoutes,
@@ -19,9 +23,13 @@ export const allRoutes: RouteSpec[] = [
   ...adminUserRoutes,
   ...adminLicenseRoutes,
   ...adminLogsRoutes,
+  ...clientAccountRoutes,
+  ...clientTwoFactorRoutes,
+  ...adminSecurityRoutes,
   ...adminLicenseOnPremRoutes,
   ...adminAgreementRoutes,
   ...clientLicenseRoutes,
   ...clientAgreementRoutes,
   ...clientInfoRoutes,
+  ...opsRoutes,
 ];

@@ -25,7 +25,11 @@ export const CreateUser = z.object({
 });
 
 /** Omitted fields keep their values. */
-export const UpdateUser = CreateUser.partial().extend({ id: PositiveId });
+export const UpdateUser = CreateUser.partial().extend({
+  id: PositiveId,
+  /** true disables the account (its sessions end at once; it keeps its seat); false enables it again */
+  disabled: z.boolean().optional(),
+});
 
 /** A Security Administrator lists their own client; a system administrator must name one. */
 export const ListUsers = PageQuery.extend({ clientId: PositiveId.optional() });

@@ -1,10 +1,10 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { clearSessionCookie, setSessionCookie } from '../../../cookies';
-import { refreshForActor, refreshWithToken, signIn, signOut } from '../../../../services/auth';
-import { getUser } from '../../../../services/users';
+import { clearSessionCookie } from '../../../cookies';
+import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
+import { signInResponse } from './responses';
 import { presentUser } from '../../../../presenters';
 import { PositiveId } from '../../../schemas';
-import { Refresh, SignIn } from './schema';
+import { Refresh, SignIn, VerifyTwoFactor } from './schema';
 import type { AppContext } from '../../../state';
 import type { Deps } from '../../../../deps';
 import type { SignInInput } from './schema';
@@ -26,8 +26,9 @@ function selectedClientId(ctx: AppContext, body: SignInInput): number | undefine
   return parsed.data;
 }
 
-async function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta) {
-  return signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body) }, meta);
+async function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta, flavour: SignInFlavour) {
+  const result = await signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body), flavour }, meta);
+  return signInResponse(ctx, result, flavour);
 }
 
 const refreshResponse = (tokens: { accessToken: string; refreshToken: string; expiresIn: number }) => ({
@@ -41,33 +42,37 @@ export const clientAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-in',
-    summary: 'Sign in with email and password; returns tokens and sets the session cookie',
+    summary:
+      'Sign in with email and password; returns tokens and sets the session and CSRF cookies, or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      const result = await signInFromRequest(deps, ctx, body, meta);
-      setSessionCookie(ctx, result.cookieToken);
-      return { token: result.accessToken, refreshToken: result.refreshToken, user: presentUser(result.user) };
+      return signInFromRequest(deps, ctx, body, meta, 'v1');
     },
   }),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-in-v2',
-    summary: 'Sign in with email and password; returns access and refresh tokens with their lifetimes (no cookie)',
+    summary:
+      'Sign in with email and password; returns access and refresh tokens with their lifetimes (no cookie), or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      const result = await signInFromRequest(deps, ctx, body, meta);
-      return {
-        accessToken: result.accessToken,
-        refreshToken: result.refreshToken,
-        tokenType: 'Bearer',
-        expiresIn: result.expiresIn,
-        refreshExpiresIn: result.refreshExpiresIn,
-        user: presentUser(result.user),
-      };
+      return signInFromRequest(deps, ctx, body, meta, 'v2');
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/verify-two-factor',
+    summary: 'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
+    auth: 'public',
+    body: VerifyTwoFactor,
+    rateLimit: signInLimit,
+    async handler({ deps, ctx, body, meta }) {
+      const result = await verifyTwoFactorSignIn(deps, body, meta);
+      return signInResponse(ctx, result, result.flavour);
     },
   }),
   ...(['/api/client/auth/refresh', '/api/client/auth/refresh-token'] as const).map((path) =>
@@ -108,8 +113,8 @@ export const clientAuthRoutes: RouteSpec[] = [
     path: '/api/client/auth/me',
     summary: 'The signed-in user',
     auth: 'user',
-    async handler({ deps, actor }) {
-      return presentUser(await getUser(deps, actor.scope, actor.userId));
+    async handler({ actor }) {
+      return presentUser(actor.user);
     },
   }),
 ];

@@ -1,0 +1,107 @@
+/**
+ * `npm run build:binary` → dist/wip: one self-contained executable.
+ *
+ * It is a Node.js single executable application (SEA) made from the runtime
+ * that runs this script — no `pkg`, nothing downloaded, so an offline build
+ * machine can build it:
+ *   1. esbuild bundles the CLI (and with it migrations, config/default.json and
+ *      package.json, which are imported) into one CommonJS file, and the bcrypt
+ *      worker into another. Two plugins make the bundle need no file beside it:
+ *      the trusted license keys of config/license-keys are baked in (see
+ *      embeddedLicenseKeys), and pdfkit's data (standard-font metrics, ICC
+ *      profile) comes from the bundle instead of its package directory (see
+ *      pdfkitFromBundle, in scripts/bundle-plugins.ts);
+ *   2. `node --experimental-sea-config` turns the bundle into a blob with a V8
+ *      code cache (fast start) and the assets: the worker and better-sqlite3's
+ *      native addon (written to a cache under the data directory at run time,
+ *      see src/lib/runtime.ts);
+ *   3. the runtime binary is copied and the blob injected with postject.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
+import { ASSET } from '../src/lib/runtime';
+import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
+
+const root = path.resolve(__dirname, '..', '..');
+const work = path.join(root, 'dist', 'sea');
+const output = path.join(root, 'dist', 'wip');
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const step = (label: string) => process.stdout.write(`build-binary: ${label} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  // SEA assets and node:sea (getAsset, isSea) arrived in 20.12
+  if (major < 20 || (major === 20 && minor < 12)) throw new Error(`Node.js 20.12 or later is required to build the executable (this is ${process.version})`);
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(work, { recursive: true });
+
+  const common: BuildOptions = {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    absWorkingDir: root,
+    logLevel: 'warning',
+    legalComments: 'none',
+    minifySyntax: true,
+    minifyWhitespace: true,
+    sourcemap: false,
+    plugins: [optionalModulesAsEmpty(['supports-color'])],
+  };
+  const keys = licenseKeyPems(root);
+  const mainBundle = path.join(work, 'wip.cjs');
+  const workerBundle = path.join(work, ASSET.passwordWorker);
+  await Promise.all([
+    build({
+      ...common,
+      stdin: { contents: "require('./src/cli/index.ts').main(process.argv);", resolveDir: root, sourcefile: 'sea-entry.js', loader: 'js' },
+      outfile: mainBundle,
+      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle()],
+      loader: PDFKIT_LOADERS,
+    }),
+    build({ ...common, entryPoints: [path.join(root, 'src', 'lib', 'password-worker.ts')], outfile: workerBundle }),
+  ]);
+  step(`bundled (trusting license keys ${Object.keys(keys).join(', ') || '(none)'})`);
+
+  const addon = require.resolve('better-sqlite3/build/Release/better_sqlite3.node', { paths: [root] });
+  const blob = path.join(work, 'sea-prep.blob');
+  const seaConfig = path.join(work, 'sea-config.json');
+  fs.writeFileSync(
+    seaConfig,
+    JSON.stringify(
+      {
+        main: mainBundle,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: true,
+        assets: { [ASSET.sqliteAddon]: addon, [ASSET.passwordWorker]: workerBundle },
+      },
+      null,
+      2,
+    ),
+  );
+  execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
+  step('blob with code cache written');
+
+  const temp = `${output}.tmp`;
+  fs.rmSync(temp, { force: true });
+  fs.copyFileSync(process.execPath, temp);
+  fs.chmodSync(temp, 0o755);
+  // postject ships without types; its API is inject(file, name, data, options)
+  const { inject } = require('postject') as {
+    inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string; overwrite?: boolean }): Promise<void>;
+  };
+  // postject (LIEF) may print "Can't find string offset for section name '.note…'" on stderr: harmless
+  await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
+  fs.renameSync(temp, output);
+  step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`build-binary: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

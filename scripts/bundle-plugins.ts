@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Plugin } from 'esbuild';
+
+/**
+ * esbuild plugins of the single-executable build (scripts/build-binary.ts): the
+ * bundle must run with no file beside it, since inside the executable there is
+ * no node_modules and no config directory of the program.
+ */
+
+/**
+ * Optional dependencies a package only tries to require (debug → supports-color):
+ * bundled as empty modules, so the executable never falls back to the SEA's
+ * require, which loads built-ins only and warns on anything else.
+ */
+export function optionalModulesAsEmpty(names: string[]): Plugin {
+  // plain package names: nothing to escape
+  const filter = new RegExp(`^(${names.join('|')})$`);
+  return {
+    name: 'optional-modules-as-empty',
+    setup(b) {
+      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'optional-empty' }));
+      b.onLoad({ filter: /.*/, namespace: 'optional-empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    },
+  };
+}
+
+/** kid → PEM of every config/license-keys/<kid>.pem of the tree being built. */
+export function licenseKeyPems(root: string): Record<string, string> {
+  const dir = path.join(root, 'config', 'license-keys');
+  const pems: Record<string, string> = {};
+  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.pem')).sort()) {
+    const pem = fs.readFileSync(path.join(dir, name), 'utf8');
+    if (!pem.includes('-----BEGIN PUBLIC KEY-----')) throw new Error(`config/license-keys/${name} is not a PEM public key`);
+    pems[name.slice(0, -'.pem'.length)] = pem;
+  }
+  return pems;
+}
+
+/**
+ * src/licensing/embedded-keys.ts becomes the object of trusted PEMs: the
+ * executable trusts exactly the keys it was built with and never reads a
+ * key file at run time (a .pem beside the binary would otherwise be trusted).
+ */
+export function embeddedLicenseKeys(root: string, pems: Record<string, string>): Plugin {
+  const file = path.join(root, 'src', 'licensing', 'embedded-keys.ts');
+  return {
+    name: 'embedded-license-keys',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]licensing[\\/]embedded-keys\.ts$/ }, (args) => {
+        if (path.resolve(args.path) !== file) return undefined;
+        return { contents: `export const embeddedKeys = Object.freeze(${JSON.stringify(pems)});`, loader: 'js' };
+      });
+    },
+  };
+}
+
+/**
+ * pdfkit finds its data relative to its own module at run time, which does not
+ * exist inside the executable: the standard-font metrics through a
+ * createRequire of its file URL ("#standard-fonts/*"), the sRGB ICC profile
+ * (PDF/A) through a URL computed when the module loads. Patched here into
+ * static requires esbuild bundles: the font metrics as the modules they are,
+ * the ICC profile with the binary loader, handed to pdfkit through its own
+ * registerFile (its fs reads a registered name before the disk). The build
+ * must also map `.icc` to the binary loader (PDFKIT_LOADERS). Every patch
+ * must apply, so a pdfkit upgrade that moves them fails the build, not the
+ * binary.
+ */
+export const PDFKIT_LOADERS = { '.icc': 'binary' } as const;
+
+export function pdfkitFromBundle(): Plugin {
+  const ICC_NAME = 'wip-embedded:pdfkit/data/sRGB_IEC61966_2_1.icc';
+  const patches: { what: string; pattern: RegExp; replace: string; count: number }[] = [
+    {
+      what: 'ICC profile URL',
+      pattern: /^const ICC_PROFILE_PATH = new URL\('\.\/data\/sRGB_IEC61966_2_1\.icc', .*\)\.href;$/gm,
+      replace: `const ICC_PROFILE_PATH = ${JSON.stringify(ICC_NAME)};\nregisterFile(ICC_PROFILE_PATH, require('./data/sRGB_IEC61966_2_1.icc'));`,
+      count: 1,
+    },
+    { what: 'createRequire of the module URL', pattern: /^const require\$1 = .*createRequire\(.*\);$/gm, replace: '', count: 1 },
+    { what: 'standard-font loaders', pattern: /require\$1\('#standard-fonts\/(\w+)'\)/g, replace: "require('./standard-fonts/$1.cjs')", count: 14 },
+  ];
+  return {
+    name: 'pdfkit-from-bundle',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]node_modules[\\/]pdfkit[\\/]js[\\/]pdfkit(\.node\.mjs|\.js)$/ }, async (args) => {
+        let contents = await fs.promises.readFile(args.path, 'utf8');
+        for (const patch of patches) {
+          const found = contents.match(patch.pattern)?.length ?? 0;
+          if (found !== patch.count) throw new Error(`pdfkit-from-bundle: expected ${patch.count} × ${patch.what} in ${args.path}, found ${found}`);
+          contents = contents.replace(patch.pattern, patch.replace);
+        }
+        if (/import\.meta|__filename|__dirname/.test(contents)) throw new Error(`pdfkit-from-bundle: ${args.path} still locates files from its own path`);
+        return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from 'kysely';
+
+const MAX_CACHED_STATEMENTS = 1000;
+
+/**
+ * Gives kysely's SQLite driver cached prepared statements. The driver prepares
+ * every query afresh, and preparing costs more than running a small indexed
+ * query; the SQL kysely compiles is stable per query shape (values are bound
+ * parameters), so a cache keyed by SQL text serves nearly every request.
+ * A statement still being iterated (a streamed query) is not reused.
+ */
+export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare(sql: string) {
+      const cached = cache.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      if (!cached) {
+        if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  } as SqliteDatabase;
+}

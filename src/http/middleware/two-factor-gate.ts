@@ -1,0 +1,32 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors';
+import type { AppState } from '../state';
+
+/**
+ * Enforces a client's "two-factor required" policy: a user it applies to who
+ * has not enabled a second factor may only enrol (and read who they are, sign
+ * out, refresh, change the password). Everything else is 403
+ * TWO_FACTOR_SETUP_REQUIRED. Mounted after authenticate and CSRF.
+ */
+const OPEN_PATHS = new Set([
+  '/api/client/auth/me',
+  '/api/client/auth/sign-out',
+  '/api/client/auth/refresh',
+  '/api/client/auth/two-factor/setup',
+  '/api/client/auth/two-factor/enable',
+  '/api/client/auth/client',
+  '/api/client/auth/client-security-settings',
+  '/api/client/auth/get-admin-email',
+  '/api/client/auth/change-password',
+  '/api/client/auth/update-password',
+]);
+
+export function twoFactorGate(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const actor = ctx.state.actor;
+    if (actor?.kind === 'user' && actor.twoFactorSetupRequired && !OPEN_PATHS.has(ctx.path.toLowerCase().replace(/\/+$/, ''))) {
+      throw new AppError('TWO_FACTOR_SETUP_REQUIRED', 'Your organisation requires two-factor authentication: set it up first');
+    }
+    await next();
+  };
+}

@@ -1,0 +1,189 @@
+import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
+import type { Deps } from '../../../../deps';
+import { fieldError } from '../../../../errors';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '../../../../presenters';
+import {
+  acceptInvitation,
+  changePassword,
+  createAccount,
+  getAdminContact,
+  getClientInfo,
+  requestPasswordReset,
+  resetPassword,
+  signUp,
+} from '../../../../services/accounts';
+import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
+import {
+  ChangePassword,
+  CreateAccount,
+  Forgot,
+  ResetPassword,
+  SecuritySettingsQuery,
+  SetPassword,
+  SignUp,
+  TokenParams,
+  UpdateSecuritySettings,
+} from './schema';
+
+// Account lifecycle routes (SPEC.md 4.1) under /api/client/auth.
+
+const perIp: RateLimitSpec = {
+  max: (deps: Deps) => deps.config.signInRateLimitMax,
+  windowMs: (deps: Deps) => deps.config.rateLimitWindow,
+};
+/** Reset mails per address, whoever asks: 5 per 15 minutes. */
+const perEmail: RateLimitSpec = {
+  max: 5,
+  windowMs: 15 * 60_000,
+  key: (ctx) => {
+    const email = (ctx.request as { body?: { email?: unknown } }).body?.email;
+    return `forgot:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+  },
+};
+
+const FORGOT_ANSWER = {
+  message: 'If an account exists for this email, a link to reset the password has been sent.',
+};
+
+export const clientAccountRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/sign-up',
+    summary:
+      'Join an existing client: {invitationToken, password} activates an invitation; {clientId, email} with an allowed email domain emails a link to set the password',
+    auth: 'public',
+    body: SignUp,
+    rateLimit: perIp,
+    async handler({ deps, body, meta, ctx }) {
+      const outcome = await signUp(deps, body, meta);
+      if (outcome.status === 'active') return { status: 'active', user: presentUser(outcome.user) };
+      ctx.status = 202;
+      ctx.body = {
+        success: true,
+        data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' },
+      };
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/create-account',
+    summary: 'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
+    auth: 'public',
+    body: CreateAccount,
+    status: 201,
+    rateLimit: perIp,
+    async handler({ deps, body, meta }) {
+      const created = await createAccount(deps, body, meta);
+      return { client: presentClient(created.client), user: presentUser(created.owner), licenses: created.licenses.map(presentLicense) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/set-password/:token',
+    summary: 'Set the first password with the emailed invitation token and activate the account (400 TOKEN_INVALID when expired or used)',
+    auth: 'public',
+    params: TokenParams,
+    body: SetPassword,
+    rateLimit: perIp,
+    async handler({ deps, params, body, meta }) {
+      return { user: presentUser(await acceptInvitation(deps, params.token, body, meta)) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/forgot',
+    summary: 'Request a password-reset email; always the same 200 answer, whether or not the email has an account',
+    auth: 'public',
+    body: Forgot,
+    rateLimit: [perIp, perEmail],
+    async handler({ deps, body, meta }) {
+      // Answered before the lookup and the mail work are done: the response time
+      // says nothing about whether the email has an account.
+      void requestPasswordReset(deps, body, meta).catch((error) =>
+        deps.logger.error({ err: error, requestId: meta.requestId }, 'password reset request failed'),
+      );
+      return FORGOT_ANSWER;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/auth/reset-password/:token',
+    summary: 'Set a new password with the emailed reset token; ends every session of the user (400 TOKEN_INVALID when expired or used)',
+    auth: 'public',
+    params: TokenParams,
+    body: ResetPassword,
+    rateLimit: perIp,
+    async handler({ deps, params, body, meta }) {
+      await resetPassword(deps, params.token, body.password, meta);
+      return { reset: true };
+    },
+  }),
+  ...(['/api/client/auth/update-password', '/api/client/auth/change-password'] as const).map((path) =>
+    defineRoute({
+      method: 'post',
+      path,
+      summary: "Change the signed-in user's password {currentPassword, newPassword}; other sessions end, this one stays",
+      auth: 'user',
+      body: ChangePassword,
+      rateLimit: perIp,
+      async handler({ deps, actor, body, meta }) {
+        await changePassword(deps, actor, body, meta);
+        return { changed: true };
+      },
+    }),
+  ),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/auth/client-security-settings',
+    summary:
+      "The client's security settings: signed in, your client's (all fields); before sign-in, ?clientId= gives only the password policy, 2FA requirement and SSO flag",
+    auth: 'public',
+    query: SecuritySettingsQuery,
+    async handler({ deps, actor, query }) {
+      if (actor?.kind === 'user' && (query.clientId === undefined || query.clientId === actor.clientId)) {
+        return presentSecuritySettings(await getSecuritySettings(deps, actor.scope), 'member');
+      }
+      if (query.clientId === undefined) throw fieldError('query.clientId', 'required before sign-in');
+      return presentSecuritySettings(await getSecuritySettingsOfClient(deps, query.clientId), 'public');
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/client/auth/client-security-settings',
+    summary: "Change the client's security settings (Security Administrator); omitted fields keep their values",
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    body: UpdateSecuritySettings,
+    async handler({ deps, actor, body, meta }) {
+      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, { userId: actor.userId, meta }), 'member');
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/auth/get-admin-email',
+    summary: "Contact of the client's owner (its first Security Administrator), for 'ask your administrator' screens",
+    auth: 'user',
+    async handler({ deps, actor }) {
+      return getAdminContact(deps, actor.scope);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/auth/client',
+    summary: "The current user's client: id, name, branding summary and the settings the UI adapts to",
+    auth: 'user',
+    async handler({ deps, actor }) {
+      const info = await getClientInfo(deps, actor);
+      return {
+        id: info.id,
+        name: info.name,
+        branding: { displayName: info.name, logoUrl: null },
+        security: presentSecuritySettings(info.settings, 'public'),
+        sessionIdleTimeout: info.settings.sessionIdleTimeout ?? Math.floor(deps.config.sessionIdleTtl / 1000),
+        twoFactorEnabled: info.twoFactorEnabled,
+      };
+    },
+  }),
+];

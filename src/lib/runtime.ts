@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { version } from '../../package.json';
+
+/**
+ * Knows whether the code runs from the source tree (node + dist/) or inside the
+ * single executable (a Node SEA built by scripts/build-binary.ts), and hands out
+ * what differs between the two: the SQLite native addon and the bcrypt worker.
+ * Inside the executable both travel as SEA assets (see ASSET below).
+ */
+export const ASSET = {
+  sqliteAddon: 'better_sqlite3.node',
+  passwordWorker: 'password-worker.js',
+} as const;
+
+interface SeaApi {
+  isSea(): boolean;
+  getAsset(key: string): ArrayBuffer;
+  getAsset(key: string, encoding: string): string;
+}
+
+let sea: SeaApi | null | undefined;
+
+function seaApi(): SeaApi | null {
+  if (sea === undefined) {
+    try {
+      // node:sea exists from Node 20.12; an older runtime is never a SEA built by us.
+      const api = require('node:sea') as SeaApi;
+      sea = api.isSea() ? api : null;
+    } catch {
+      sea = null;
+    }
+  }
+  return sea;
+}
+
+/** True inside the single executable. */
+export function isSingleExecutable(): boolean {
+  return seaApi() !== null;
+}
+
+/**
+ * better-sqlite3's `nativeBinding` option: undefined from the source tree (the
+ * package finds its own build), inside the executable the addon loaded from a
+ * versioned cache directory under the data directory, written from the asset
+ * once and re-written whenever its hash does not match (a partial write, a
+ * tampered file, another build).
+ */
+export function sqliteNativeBinding(dataDir: string): object | undefined {
+  const api = seaApi();
+  if (!api) return undefined;
+  const asset = Buffer.from(api.getAsset(ASSET.sqliteAddon));
+  const hash = sha256(asset);
+  const dir = path.join(dataDir, '.cache', 'native', `wip-${version}-${process.platform}-${process.arch}-abi${process.versions.modules}-${hash.slice(0, 16)}`);
+  const file = path.join(dir, ASSET.sqliteAddon);
+  let current: Buffer | undefined;
+  try {
+    current = fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (!current || sha256(current) !== hash) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // write aside and rename: a concurrent start (CLI next to the daemon) never loads half a file
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, asset, { mode: 0o500 });
+    fs.renameSync(temp, file);
+  }
+  // The SEA's own require loads built-in modules only; a file-based require loads the addon.
+  return createRequire(file)(file) as object;
+}
+
+/** What the password hasher starts a worker from: the compiled file, or the bundled source with eval. */
+export function passwordWorkerSource(compiledDir: string): { code: string; eval: true } | { file: string; eval: false } {
+  const api = seaApi();
+  if (api) return { code: api.getAsset(ASSET.passwordWorker, 'utf8'), eval: true };
+  return { file: path.join(compiledDir, 'password-worker.js'), eval: false };
+}
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}

@@ -1,0 +1,29 @@
+import { COMMON_PASSWORDS } from './common-passwords';
+
+/** The appliance-wide floor; a client may only raise it. */
+export const MIN_PASSWORD_LENGTH_FLOOR = 12;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export interface PasswordPolicy {
+  minLength: number;
+}
+
+/**
+ * Why a new password is refused (empty when it is allowed): too short, too
+ * long, on the common-password blocklist, or the account's own email.
+ */
+export function passwordProblems(password: string, policy: PasswordPolicy, context: { email?: string } = {}): string[] {
+  const problems: string[] = [];
+  const minLength = Math.max(MIN_PASSWORD_LENGTH_FLOOR, policy.minLength);
+  if ([...password].length < minLength) problems.push(`must be at least ${minLength} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) problems.push(`must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  const lower = password.toLowerCase();
+  if (COMMON_PASSWORDS.has(lower)) problems.push('is too common: it appears in lists of breached passwords');
+  if (context.email) {
+    const email = context.email.trim().toLowerCase();
+    const local = email.split('@')[0] ?? '';
+    if (lower === email || (local.length >= 4 && lower.includes(local))) problems.push('must not contain your email address');
+  }
+  if (/^(.)\1+$/.test(password)) problems.push('must not be a single repeated character');
+  return problems;
+}

@@ -1,0 +1,20 @@
+import type { Kysely } from 'kysely';
+import type { ClientSettingsRow, DB } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+
+/** A client without a row uses the defaults (see services/security-settings.ts). */
+export async function findClientSettings(db: Kysely<DB>, scope: TenantScope): Promise<ClientSettingsRow | undefined> {
+  return inTenant(db, scope).selectFrom('client_settings').selectAll().executeTakeFirst();
+}
+
+export async function upsertClientSettings(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  values: Omit<ClientSettingsRow, 'client_id'>,
+): Promise<void> {
+  await db
+    .insertInto('client_settings')
+    .values({ ...values, client_id: scope.clientId })
+    .onConflict((oc) => oc.column('client_id').doUpdateSet(values))
+    .execute();
+}

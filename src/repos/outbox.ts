@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely';
+import type { DB, OutboxRow, OutboxStatus } from '../db/schema';
+import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+
+// The mail outbox: a message is a row before it is anything else, so a crash or
+// a dead SMTP server never loses it. Not a tenant table (see the migration).
+
+export async function insertOutbox(
+  db: Kysely<DB>,
+  values: { client_id: number | null; user_id: number | null; kind: string; to_address: string; subject: string; text_body: string },
+  now: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('outbox')
+    .values({ ...values, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function listDueOutbox(db: Kysely<DB>, now: string, limit: number): Promise<OutboxRow[]> {
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Takes a message for delivery by pushing its next attempt past a lease: only
+ * the caller that moved it sends it (the daemon loop and a CLI may race).
+ */
+export async function claimOutbox(db: Kysely<DB>, row: OutboxRow, leaseUntil: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ next_attempt_at: leaseUntil, updated_at: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '=', row.next_attempt_at)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract<OutboxStatus, 'sent' | 'stored'>, now: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({
+      status,
+      sent_at: now,
+      updated_at: now,
+      last_error: null,
+      attempts: (eb) => eb('attempts', '+', 1),
+      // delivered over SMTP: the copy here is no longer needed and may hold a live link
+      ...(status === 'sent' && { text_body: '' }),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markOutboxAttemptFailed(
+  db: Kysely<DB>,
+  id: number,
+  values: { attempts: number; status: Extract<OutboxStatus, 'pending' | 'failed'>; next_attempt_at: string; last_error: string },
+  now: string,
+): Promise<void> {
+  await db.updateTable('outbox').set({ ...values, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Puts failed messages back in the queue (all, or one). Returns how many. */
+export async function requeueFailedOutbox(db: Kysely<DB>, now: string, id?: number): Promise<number> {
+  let query = db.updateTable('outbox').set({ status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now }).where('status', '=', 'failed');
+  if (id !== undefined) query = query.where('id', '=', id);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Newest first. */
+export async function listOutbox(db: Kysely<DB>, page: PageInput, status?: OutboxStatus): Promise<Page<OutboxRow>> {
+  const cursor = decodeCursor(page.cursor);
+  let query = db.selectFrom('outbox').selectAll();
+  if (cursor > 0) query = query.where('id', '<', cursor);
+  if (status) query = query.where('status', '=', status);
+  const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return toPage(rows, page.limit);
+}

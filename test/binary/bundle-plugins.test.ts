@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { embeddedLicenseKeys, licenseKeyPems, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
+import { embeddedKeys } from '../../src/licensing/embedded-keys';
+
+/**
+ * The esbuild plugins of the single-executable build, on small bundles run by
+ * node from an empty directory: what the bundle needs must be inside it.
+ */
+const root = path.resolve(__dirname, '..', '..', '..');
+const test = suite('scripts/bundle-plugins (esbuild)');
+let dir = '';
+
+test.before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-bundle-'));
+});
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function bundleAndRun(name: string, contents: string, options: Parameters<typeof build>[0] = {}): Promise<Buffer> {
+  const outfile = path.join(dir, `${name}.cjs`);
+  await build({
+    stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    absWorkingDir: root,
+    logLevel: 'silent',
+    outfile,
+    ...options,
+  });
+  const result = spawnSync(process.execPath, [outfile], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+  assert.is(result.status, 0, result.stderr.toString('utf8'));
+  return result.stdout;
+}
+
+const PDF_A_SCRIPT = `
+const PDFDocument = require('pdfkit');
+const fonts = ['Courier', 'Courier-Bold', 'Courier-BoldOblique', 'Courier-Oblique', 'Helvetica', 'Helvetica-Bold',
+  'Helvetica-BoldOblique', 'Helvetica-Oblique', 'Symbol', 'Times-Bold', 'Times-BoldItalic', 'Times-Italic', 'Times-Roman', 'ZapfDingbats'];
+const doc = new PDFDocument({ pdfVersion: '1.4', subset: 'PDF/A-1b', compress: false, info: { Title: 'bundle' } });
+const chunks = [];
+doc.on('data', (c) => chunks.push(c));
+doc.on('end', () => process.stdout.write(Buffer.concat(chunks)));
+for (const font of fonts) doc.font(font).fontSize(10).text('The quick brown fox ' + font);
+doc.end();
+`;
+
+test('pdfkit in the bundle: all 14 standard fonts and the PDF/A ICC profile, no pdfkit file on disk', async () => {
+  const pdf = await bundleAndRun('pdfkit', PDF_A_SCRIPT, { plugins: [pdfkitFromBundle()], loader: PDFKIT_LOADERS });
+  const text = pdf.toString('latin1');
+  assert.is(text.slice(0, 5), '%PDF-');
+  for (const font of ['Courier-BoldOblique', 'Helvetica', 'Symbol', 'Times-Roman', 'ZapfDingbats']) assert.ok(text.includes(`/BaseFont /${font}`), font);
+  // the sRGB profile pdfkit would read from node_modules/pdfkit/js/data, embedded byte for byte
+  const icc = fs.readFileSync(path.join(root, 'node_modules', 'pdfkit', 'js', 'data', 'sRGB_IEC61966_2_1.icc'));
+  assert.ok(text.includes('/OutputIntent'), 'has an output intent');
+  assert.ok(pdf.includes(icc), 'the ICC profile is embedded');
+});
+
+test('without the plugin the same bundle fails: the check above can fail', async () => {
+  const outfile = path.join(dir, 'plain.cjs');
+  await build({ stdin: { contents: PDF_A_SCRIPT, resolveDir: root, loader: 'js' }, bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent', outfile });
+  const result = spawnSync(process.execPath, [outfile], { cwd: dir });
+  assert.is.not(result.status, 0);
+});
+
+test('embedded license keys: the module holds the PEMs of config/license-keys', async () => {
+  const pems = licenseKeyPems(root);
+  assert.ok(Object.keys(pems).length > 0);
+  const out = await bundleAndRun('keys', "process.stdout.write(JSON.stringify(require('./src/licensing/embedded-keys.ts').embeddedKeys));", {
+    plugins: [embeddedLicenseKeys(root, pems)],
+  });
+  assert.equal(JSON.parse(out.toString('utf8')), pems);
+  // untouched (tsc, node bin/wip) the module embeds nothing: keys come from the program's directory
+  assert.is(embeddedKeys, null);
+});
+
+test.run();

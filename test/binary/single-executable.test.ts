@@ -1,0 +1,249 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { version } from '../../package.json';
+import { issueTestLicense } from '../helpers/licenses';
+
+/**
+ * The single executable, end to end: built by scripts/build-binary.ts (reused
+ * when it is newer than every source it is made from), then run as an operator
+ * would, with no Node.js involved: --version, install, serve, sign in, a PDF
+ * rendered by the bundled pdfkit, the license keys baked into the build, SIGTERM.
+ */
+const root = path.resolve(__dirname, '..', '..', '..');
+const binary = path.join(root, 'dist', 'wip');
+const ADMIN_PASSWORD = 'binary-admin-password';
+
+function newestSourceMtime(): number {
+  const walk = (p: string): number => {
+    const stat = fs.statSync(p);
+    if (!stat.isDirectory()) return stat.mtimeMs;
+    return Math.max(0, ...fs.readdirSync(p).map((name) => walk(path.join(p, name))));
+  };
+  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
+}
+
+function ensureBinary(): void {
+  if (fs.existsSync(binary) && fs.statSync(binary).mtimeMs > newestSourceMtime()) return;
+  const started = Date.now();
+  execFileSync(process.execPath, [path.join(root, 'dist', 'scripts', 'build-binary.js')], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  process.stdout.write(`  (built dist/wip in ${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+}
+
+/** Environment of a clean shell: no WIP_* from the test runner, cheap bcrypt. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WIP_') && k !== 'NODE_OPTIONS'));
+  return { ...env, WIP_BCRYPT_COST: '4', ...extra };
+}
+
+const Binary = suite<{ dataDir: string; daemon?: ChildProcess }>('dist/wip (single executable)', { dataDir: '' });
+
+Binary.before((context) => {
+  ensureBinary();
+  context.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-'));
+});
+
+Binary.after((context) => {
+  if (context.daemon && context.daemon.exitCode === null) context.daemon.kill('SIGKILL');
+  fs.rmSync(context.dataDir, { recursive: true, force: true });
+});
+
+Binary('--version prints the package version', () => {
+  const result = spawnSync(binary, ['--version'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(result.status, 0, result.stderr);
+  assert.is(result.stdout.trim(), version);
+  assert.is(result.stderr, '', 'nothing on stderr (no experimental or require warnings)');
+});
+
+Binary('install initialises the data directory and caches the native addon by hash', ({ dataDir }) => {
+  const result = spawnSync(binary, ['--data-dir', dataDir, '--json', 'install'], {
+    env: cleanEnv({ WIP_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+    encoding: 'utf8',
+    cwd: os.tmpdir(),
+  });
+  assert.is(result.status, 0, result.stderr);
+  const report = JSON.parse(result.stdout);
+  assert.is(report.adminCreated, true);
+  assert.ok(report.appliedMigrations.length > 0);
+  const cached = fs.readdirSync(path.join(dataDir, '.cache', 'native'));
+  assert.is(cached.length, 1);
+  assert.match(cached[0]!, new RegExp(`^wip-${version.replace(/\./g, '\\.')}-`));
+
+  // a damaged cached addon is detected by its hash and written again
+  const addon = path.join(dataDir, '.cache', 'native', cached[0]!, 'better_sqlite3.node');
+  fs.chmodSync(addon, 0o600);
+  fs.writeFileSync(addon, 'garbage');
+  const again = spawnSync(binary, ['--data-dir', dataDir, '--json', 'install'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(again.status, 0, again.stderr);
+  assert.is(JSON.parse(again.stdout).changed, false);
+  assert.ok(fs.statSync(addon).size > 100_000);
+});
+
+Binary('the administration commands run from the executable too', ({ dataDir }) => {
+  const status = spawnSync(binary, ['--data-dir', dataDir, '--json', 'migrate', '--status'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(status.status, 0, status.stderr);
+  const migrations = JSON.parse(status.stdout) as { name: string; applied: boolean }[];
+  assert.ok(migrations.length > 0 && migrations.every((m) => m.applied));
+  const admins = spawnSync(binary, ['--data-dir', dataDir, '--json', 'admin', 'list'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(admins.status, 0, admins.stderr);
+  assert.equal(
+    (JSON.parse(admins.stdout) as { username: string }[]).map((a) => a.username),
+    ['admin'],
+  );
+  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--print'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(unit.status, 0, unit.stderr);
+  // the unit starts the executable itself, not node + a script
+  assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);
+});
+
+Binary('trusts the license keys built in, never a .pem placed beside the executable', () => {
+  // a copy of the executable in a directory of its own, with an attacker's key
+  // where the source tree keeps its keys (config/license-keys beside the program)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-keys-'));
+  try {
+    const copy = path.join(dir, 'wip');
+    try {
+      fs.linkSync(binary, copy);
+    } catch {
+      fs.copyFileSync(binary, copy);
+      fs.chmodSync(copy, 0o755);
+    }
+    const evil = generateKeyPairSync('rsa', {
+      modulusLength: 3072,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    fs.mkdirSync(path.join(dir, 'config', 'license-keys'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config', 'license-keys', 'evil.pem'), evil.publicKey);
+    fs.writeFileSync(path.join(dir, 'config', 'license-keys', 'dev-evil.pem'), evil.publicKey);
+    const dataDir = path.join(dir, 'data');
+    const run = (args: string[]) =>
+      spawnSync(copy, ['--data-dir', dataDir, ...args], { env: cleanEnv({ WIP_ENV: 'test', WIP_ADMIN_PASSWORD: ADMIN_PASSWORD }), encoding: 'utf8', cwd: dir });
+    const install = run(['install']);
+    assert.is(install.status, 0, install.stderr);
+
+    for (const kid of ['evil', 'dev-evil']) {
+      const forged = run(['license', 'install', issueTestLicense({ kid, licenseId: `L-forged-${kid}` }, { privateKey: evil.privateKey })]);
+      assert.is(forged.status, 1, `a license signed with ${kid}.pem beside the binary was accepted: ${forged.stdout}`);
+      assert.match(forged.stderr, new RegExp(`signed with key "${kid}", which this build does not trust`));
+    }
+    const genuine = run(['--json', 'license', 'install', issueTestLicense({ licenseId: 'L-binary-dev' })]);
+    assert.is(genuine.status, 0, genuine.stderr);
+    const overview = JSON.parse(genuine.stdout) as { licenseId: string; evaluation: boolean; status: string };
+    assert.equal([overview.licenseId, overview.evaluation, overview.status], ['L-binary-dev', false, 'active']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (context) => {
+  const started = Date.now();
+  const daemon = spawn(binary, ['--data-dir', context.dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    env: cleanEnv({ WIP_LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  context.daemon = daemon;
+  let stdout = '';
+  let stderr = '';
+  daemon.stderr!.on('data', (d) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within 15s: ${stdout}${stderr}`)), 15_000);
+    daemon.stdout!.on('data', (d) => {
+      stdout += d;
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    daemon.once('exit', (code) => reject(new Error(`daemon exited with ${code}: ${stdout}${stderr}`)));
+  });
+  const signIn = await fetch(`${url}/api/admin/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  const body = (await signIn.json()) as { success: boolean; data: { token: string } };
+  assert.is(signIn.status, 200);
+  assert.is(body.success, true);
+  assert.type(body.data.token, 'string');
+  process.stdout.write(`  (first sign-in answered ${Date.now() - started} ms after spawn)\n`);
+
+  const health = await fetch(`${url}/healthz`);
+  assert.is(health.status, 200);
+  const ready = await fetch(`${url}/readyz`);
+  assert.is(ready.status, 200, await ready.clone().text());
+  const metrics = await fetch(`${url}/metrics`);
+  assert.is(metrics.status, 200);
+  assert.match(await metrics.text(), /wip_http_requests_total\{method="POST",route="\/api\/admin\/auth\/sign-in",status="200"\} 1/);
+
+  // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
+  const api = async (method: string, route: string, token: string, payload?: unknown) => {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
+      ...(payload !== undefined && { body: JSON.stringify(payload) }),
+    });
+    return { status: res.status, body: (await res.json()) as { data: { id: number } } };
+  };
+  const admin = body.data.token;
+  const msa = await api('POST', '/api/admin/agreement', admin, {
+    kind: 'msa',
+    version: 'bin-1',
+    title: 'Master Services Agreement',
+    bodyMarkdown: '# MSA\n\n## Scope\n\n1. **Services** as ordered\n- item\n\n---\n\nText with a [link](https://example.test) and *emphasis*.',
+  });
+  assert.is(msa.status, 201, JSON.stringify(msa.body));
+  const email = 'owner@binary.example.test';
+  const client = await api('POST', '/api/admin/client', admin, { name: 'Binary Works', owner: { email, password: ADMIN_PASSWORD }, seats: { full: 1, connect: 1 } });
+  assert.is(client.status, 201, JSON.stringify(client.body));
+  const ownerSignIn = await fetch(`${url}/api/client/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: ADMIN_PASSWORD, clientId: client.body.data.id }),
+  });
+  assert.is(ownerSignIn.status, 200, await ownerSignIn.clone().text());
+  const ownerToken = ((await ownerSignIn.json()) as { data: { token: string } }).data.token;
+  const download = await fetch(`${url}/api/client/download-agreement`, { headers: { authorization: `Bearer ${ownerToken}` } });
+  const pdf = Buffer.from(await download.arrayBuffer());
+  assert.is(download.status, 200, pdf.toString('utf8'));
+  assert.is(download.headers.get('content-type'), 'application/pdf');
+  assert.match(download.headers.get('content-disposition') ?? '', /filename="msa-bin-1\.pdf"/);
+  assertWellFormedPdf(pdf);
+  assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
+
+  const exitCode = await new Promise<number | null>((resolve) => {
+    daemon.once('exit', (code) => resolve(code));
+    daemon.kill('SIGTERM');
+  });
+  assert.is(exitCode, 0, stderr);
+  assert.match(stdout, /shutting down/);
+});
+
+/**
+ * A complete PDF file: header, the trailer's startxref pointing at the
+ * cross-reference table, an /Info with the title, and a /Length for each
+ * stream that matches the bytes between `stream` and `endstream`.
+ */
+function assertWellFormedPdf(pdf: Buffer): void {
+  assert.is(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const text = pdf.toString('latin1');
+  assert.ok(text.trimEnd().endsWith('%%EOF'), 'ends with %%EOF');
+  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(text);
+  assert.ok(startxref, 'has startxref');
+  assert.is(text.slice(Number(startxref![1]), Number(startxref![1]) + 4), 'xref');
+  const streams = [...text.matchAll(/\/Length (\d+)[^]*?>>\s*stream\n/g)];
+  assert.ok(streams.length > 0, 'has content streams');
+  for (const match of streams) {
+    const start = match.index! + match[0].length;
+    const length = Number(match[1]);
+    assert.match(text.slice(start + length, start + length + 11), /^\n?endstream/, `stream at ${start} is ${length} bytes long`);
+  }
+  assert.match(text, /\/Type \/Page\b/);
+}
+
+Binary.run();
