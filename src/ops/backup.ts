@@ -80,7 +80,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
 
     // One self-contained file (no -wal/-shm beside it), and the manifest names
     // the migrations of the copy itself, not of the live file.
-    const copy = openStandalone(path.join(staging, DB_FILE));
+    const copy = openStandalone(path.join(staging, DB_FILE), options.dataDir);
     let migrations: string[];
     try {
       migrations = await listAppliedMigrationNames(copy.kysely);

@@ -53,7 +53,7 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   if (!fs.existsSync(dbFile)) {
     add('database', 'FAIL', `${dbFile} does not exist; run "wip install"`);
   } else {
-    const problems = integrityProblems(dbFile);
+    const problems = integrityProblems(dbFile, config.dataDir);
     if (problems.length === 0) {
       add('database', 'OK', 'integrity check passed');
       databaseUsable = true;
@@ -63,7 +63,7 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   }
 
   if (databaseUsable) {
-    const db = openReadonly(dbFile);
+    const db = openReadonly(dbFile, config.dataDir);
     try {
       const applied = await listAppliedMigrationNames(db.kysely);
       const unknown = applied.filter((name) => !(name in migrations));

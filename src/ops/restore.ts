@@ -58,7 +58,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
         `the backup comes from a newer version of wip (${manifest.version}; unknown migrations: ${unknown.join(', ')}); restore it with that version or newer`,
       );
     }
-    const problems = integrityProblems(path.join(staging, DB_FILE));
+    const problems = integrityProblems(path.join(staging, DB_FILE), dataDir);
     if (problems.length > 0) throw new RestoreRefused(`the database in the backup is damaged: ${problems.slice(0, 3).join('; ')}`);
     fs.rmSync(path.join(staging, MANIFEST_FILE));
     // Restored data is private whatever the archive's modes say.

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from '../db/schema';
+import { sqliteNativeBinding } from '../lib/runtime';
 
 // SQLite-specific maintenance (integrity checks, opening a backup copy). The
 // appliance's operations are about the embedded SQLite file itself, so this is
@@ -12,18 +13,27 @@ export interface SqliteFile {
   close(): Promise<void>;
 }
 
+/**
+ * better-sqlite3 options with the addon binding: inside the single executable
+ * the addon is loaded from the data directory's cache (src/lib/runtime.ts).
+ */
+function sqliteOptions(dataDir: string, options: BetterSqlite3.Options): BetterSqlite3.Options {
+  const nativeBinding = sqliteNativeBinding(dataDir);
+  return nativeBinding ? { ...options, nativeBinding: nativeBinding as never } : options;
+}
+
 /** Opens an existing database file read-only (never creates or changes it). */
-export function openReadonly(file: string): SqliteFile {
-  const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+export function openReadonly(file: string, dataDir: string): SqliteFile {
+  const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { readonly: true, fileMustExist: true }));
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { kysely, sqlite, close: () => kysely.destroy() };
 }
 
 /** `PRAGMA integrity_check`: an empty list when the file is sound, else SQLite's findings (or the error). */
-export function integrityProblems(file: string): string[] {
+export function integrityProblems(file: string, dataDir: string): string[] {
   let db: BetterSqlite3.Database | undefined;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    db = new BetterSqlite3(file, sqliteOptions(dataDir, { readonly: true, fileMustExist: true }));
     const rows = db.pragma('integrity_check') as { integrity_check: string }[];
     const findings = rows.map((r) => r.integrity_check);
     return findings.length === 1 && findings[0] === 'ok' ? [] : findings;
@@ -39,8 +49,8 @@ export function integrityProblems(file: string): string[] {
  * journal, so it is one self-contained file; the daemon switches it back to WAL
  * when it opens the restored file.
  */
-export function openStandalone(file: string): SqliteFile {
-  const sqlite = new BetterSqlite3(file, { fileMustExist: true });
+export function openStandalone(file: string, dataDir: string): SqliteFile {
+  const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { fileMustExist: true }));
   sqlite.pragma('journal_mode = DELETE');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { kysely, sqlite, close: () => kysely.destroy() };

@@ -112,8 +112,8 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
   files.push(['doctor.txt', formatDoctor(doctor)]);
 
   const dbFile = path.join(config.dataDir, DB_FILE);
-  if (fs.existsSync(dbFile) && integrityProblems(dbFile).length === 0) {
-    const db = openReadonly(dbFile);
+  if (fs.existsSync(dbFile) && integrityProblems(dbFile, config.dataDir).length === 0) {
+    const db = openReadonly(dbFile, config.dataDir);
     try {
       const applied = await listAppliedMigrationNames(db.kysely);
       const known = Object.keys(migrations);

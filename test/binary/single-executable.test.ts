@@ -100,6 +100,31 @@ Binary('the administration commands run from the executable too', ({ dataDir }) 
   assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);
 });
 
+Binary('backup, restore, doctor, support-bundle and logs export run from the executable (the SQLite addon from the cache)', ({ dataDir }) => {
+  const run = (args: string[], dir = dataDir) => spawnSync(binary, ['--data-dir', dir, '--json', ...args], { env: cleanEnv(), encoding: 'utf8' });
+  const archive = path.join(dataDir, '..', `${path.basename(dataDir)}-backup.tar.gz`);
+  try {
+    const backup = run(['backup', '--output', archive]);
+    assert.is(backup.status, 0, backup.stderr);
+    assert.is(JSON.parse(backup.stdout).file, archive);
+    const doctor = run(['doctor']);
+    assert.ok(doctor.status === 0 || doctor.status === 1, doctor.stderr);
+    assert.is(JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'database').status, 'OK');
+    const restoredDir = `${dataDir}-restored`;
+    const restore = run(['restore', archive], restoredDir);
+    assert.is(restore.status, 0, restore.stderr);
+    assert.ok(fs.existsSync(path.join(restoredDir, 'wip.db')));
+    fs.rmSync(restoredDir, { recursive: true, force: true });
+    const bundle = run(['support-bundle', '--output', `${archive}.zip`]);
+    assert.is(bundle.status, 0, bundle.stderr);
+    const exported = run(['logs', 'export']);
+    assert.is(exported.status, 0, exported.stderr);
+  } finally {
+    fs.rmSync(archive, { force: true });
+    fs.rmSync(`${archive}.zip`, { force: true });
+  }
+});
+
 Binary('trusts the license keys built in, never a .pem placed beside the executable', () => {
   // a copy of the executable in a directory of its own, with an attacker's key
   // where the source tree keeps its keys (config/license-keys beside the program)
