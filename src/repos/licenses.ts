@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { DB, LicenseRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
@@ -54,8 +54,26 @@ export async function deleteLicense(db: Kysely<DB>, scope: TenantScope, id: numb
 
 /** Seats of each license type from the client's unexpired licenses. */
 export async function allocatedSeats(db: Kysely<DB>, scope: TenantScope, now: string): Promise<Map<string, number>> {
-  const rows = await inTenant(db, scope)
-    .selectFrom('licenses')
+  return sumAllocated(inTenant(db, scope).selectFrom('licenses'), now);
+}
+
+/** Users holding each license type in the client. */
+export async function usedSeats(db: Kysely<DB>, scope: TenantScope): Promise<Map<string, number>> {
+  return countHolders(inTenant(db, scope).selectFrom('users'));
+}
+
+/** Seats of each license type allocated to all clients by unexpired licenses (the on-prem key's totals cap these). */
+export async function allocatedSeatsAcrossClients(db: Kysely<DB>, now: string): Promise<Map<string, number>> {
+  return sumAllocated(db.selectFrom('licenses'), now);
+}
+
+/** Users holding each license type, in all clients. */
+export async function usedSeatsAcrossClients(db: Kysely<DB>): Promise<Map<string, number>> {
+  return countHolders(db.selectFrom('users'));
+}
+
+async function sumAllocated(from: SelectQueryBuilder<DB, 'licenses', {}>, now: string): Promise<Map<string, number>> {
+  const rows = await from
     .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('seats')])
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .groupBy('license_type')
@@ -63,9 +81,8 @@ export async function allocatedSeats(db: Kysely<DB>, scope: TenantScope, now: st
   return new Map(rows.map((r) => [r.license_type, Number(r.seats)]));
 }
 
-export async function usedSeats(db: Kysely<DB>, scope: TenantScope): Promise<Map<string, number>> {
-  const rows = await inTenant(db, scope)
-    .selectFrom('users')
+async function countHolders(from: SelectQueryBuilder<DB, 'users', {}>): Promise<Map<string, number>> {
+  const rows = await from
     .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy('license_type')
     .execute();

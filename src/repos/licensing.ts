@@ -37,23 +37,3 @@ export async function advanceNewestSeen(db: Kysely<DB>, nowIso: string): Promise
     .execute();
 }
 
-/** Seats of each license type allocated to all clients by unexpired licenses. */
-export async function allocatedSeatsAcrossClients(db: Kysely<DB>, now: string): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('licenses')
-    .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('seats')])
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .groupBy('license_type')
-    .execute();
-  return new Map(rows.map((r) => [r.license_type, Number(r.seats)]));
-}
-
-/** Users holding each license type, in all clients. */
-export async function usedSeatsAcrossClients(db: Kysely<DB>): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('users')
-    .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('license_type')
-    .execute();
-  return new Map(rows.map((r) => [r.license_type, Number(r.n)]));
-}

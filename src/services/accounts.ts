@@ -1,6 +1,8 @@
 import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
+import { isUniqueViolation, withTransaction, type AfterCommit } from '../db/transaction';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../db/schema';
 import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
@@ -218,15 +220,7 @@ export async function resetPassword(deps: Deps, token: string, password: string,
   const nowIso = deps.clock.now().toISOString();
   await withTransaction(deps.db, async (trx, afterCommit) => {
     await consumeUserToken(trx, valid, nowIso);
-    await updateUser(trx, valid.scope, user.id, { password_hash: hash, status: 'active', updated_at: nowIso });
-    await revokeUserSessions(trx, valid.scope, user.id, nowIso);
-    await deleteUnusedUserTokens(trx, valid.scope, user.id, 'reset');
-    await queueMail(deps, trx, afterCommit, {
-      ...passwordChangedMail({ when: nowIso, ip: meta.ip, how: 'reset' }),
-      to: user.email,
-      clientId: user.client_id,
-      userId: user.id,
-    });
+    await storeNewPassword(deps, trx, afterCommit, { scope: valid.scope, user, hash, nowIso, how: 'reset', ip: meta.ip });
   });
   await clearFailedAttempts(deps, user.email);
   await recordEvent(deps, {
@@ -259,17 +253,9 @@ export async function changePassword(
   if (input.newPassword === input.currentPassword) throw fieldError('body.newPassword', 'must differ from the current password');
   const hash = await deps.passwords.hash(input.newPassword);
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx, afterCommit) => {
-    await updateUser(trx, actor.scope, user.id, { password_hash: hash, updated_at: nowIso });
-    await revokeUserSessions(trx, actor.scope, user.id, nowIso, actor.sessionId);
-    await deleteUnusedUserTokens(trx, actor.scope, user.id, 'reset');
-    await queueMail(deps, trx, afterCommit, {
-      ...passwordChangedMail({ when: nowIso, ip: meta.ip, how: 'changed' }),
-      to: user.email,
-      clientId: user.client_id,
-      userId: user.id,
-    });
-  });
+  await withTransaction(deps.db, (trx, afterCommit) =>
+    storeNewPassword(deps, trx, afterCommit, { scope: actor.scope, user, hash, nowIso, how: 'changed', ip: meta.ip, keepSessionId: actor.sessionId }),
+  );
   await recordEvent(deps, {
     event: 'auth.password_changed',
     message: 'Password changed; other sessions ended',
@@ -329,3 +315,26 @@ export async function getClientInfo(deps: Deps, actor: UserActor): Promise<Clien
   };
 }
 
+/**
+ * Stores a new password hash inside the caller's transaction: ends the user's
+ * other sessions (all of them on a reset), kills pending reset links, and
+ * queues the "password changed" notice.
+ */
+async function storeNewPassword(
+  deps: Deps,
+  trx: Kysely<DB>,
+  afterCommit: AfterCommit,
+  change: { scope: TenantScope; user: UserRow; hash: string; nowIso: string; how: 'reset' | 'changed'; ip: string | null; keepSessionId?: number },
+): Promise<void> {
+  const { scope, user, nowIso } = change;
+  // a reset also activates an account whose invitation was never used
+  await updateUser(trx, scope, user.id, { password_hash: change.hash, ...(change.how === 'reset' && { status: 'active' as const }), updated_at: nowIso });
+  await revokeUserSessions(trx, scope, user.id, nowIso, change.keepSessionId);
+  await deleteUnusedUserTokens(trx, scope, user.id, 'reset');
+  await queueMail(deps, trx, afterCommit, {
+    ...passwordChangedMail({ when: nowIso, ip: change.ip, how: change.how }),
+    to: user.email,
+    clientId: user.client_id,
+    userId: user.id,
+  });
+}

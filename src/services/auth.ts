@@ -228,11 +228,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
       nowIso,
     );
   });
-  return {
-    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(record.user_id), sid: record.session_id, cid: record.client_id }),
-    refreshToken: next,
-    expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
-  };
+  return refreshedTokens(deps, { userId: record.user_id, sessionId: record.session_id, clientId: record.client_id }, next);
 }
 
 /** Refresh for a caller already authenticated by cookie or bearer: new access token, rotated refresh token. */
@@ -245,9 +241,13 @@ export async function refreshForActor(deps: Deps, actor: UserActor): Promise<Ref
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
     await insertRefreshToken(trx, actor.scope, { session_id: actor.sessionId, token_hash: hashToken(next), expires_at: session.expires_at }, nowIso);
   });
+  return refreshedTokens(deps, actor, next);
+}
+
+function refreshedTokens(deps: Deps, session: { userId: number; sessionId: number; clientId: number }, refreshToken: string): RefreshedTokens {
   return {
-    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(actor.userId), sid: actor.sessionId, cid: actor.clientId }),
-    refreshToken: next,
+    accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(session.userId), sid: session.sessionId, cid: session.clientId }),
+    refreshToken,
     expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
   };
 }

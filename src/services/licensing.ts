@@ -8,13 +8,12 @@ import { evaluateLicense, type LicenseState } from '../licensing/state';
 import type { LicensePayload, LicenseTerms } from '../licensing/terms';
 import { LICENSE_TYPES, type LicenseType } from '../policies/roles';
 import { countClients } from '../repos/clients';
+import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '../repos/licenses';
 import {
   advanceNewestSeen,
-  allocatedSeatsAcrossClients,
   findInstalledLicenseById,
   getDeploymentState,
   insertInstalledLicense,
-  usedSeatsAcrossClients,
 } from '../repos/licensing';
 import type { RequestMeta } from './actor';
 import { recordEvent } from './events';
