@@ -36,7 +36,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   });
   app.use(httpMetrics());
   app.use(requestId());
-  app.use(errorHandler());
+  app.use(errorHandler(deps.logger));
   app.use(securityHeaders());
   app.use(
     rateLimit({
