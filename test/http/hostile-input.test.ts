@@ -1,0 +1,56 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { allRoutes } from '../../src/http/routes';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { adminToken, buildClient } from '../helpers/factories';
+
+// "No 500 for anything a client can send": every declared route, called by a
+// principal allowed to reach its handler, with malformed and hostile input.
+
+const RAW_BODIES = ['[]', '"text"', '42', 'null', 'true', '{"a":', '{}', '{"__proto__":{"polluted":1}}', JSON.stringify({ x: 'y'.repeat(5000) })];
+const FIELD_VALUES: unknown[] = [null, -1, 0, 1e308, 'x'.repeat(3000), [], {}, ['a', 1, null], { $gt: '' }, '../../etc/passwd', '\u0000', true];
+const FIELDS = ['email', 'password', 'id', 'userId', 'clientId', 'roles', 'licenseType', 'name', 'owner', 'seats', 'token', 'code', 'refreshToken', 'licenseKey', 'kind', 'body', 'title', 'newPassword', 'currentPassword', 'challengeToken', 'invitationToken', 'changes', 'expiresAt', 'version'];
+const QUERIES = ['?limit=-1', '?limit=abc&cursor=%00', '?cursor=aWQ6OTk5OTk5OTk5OTk5OTk5OTk5', '?clientId=1e400', '?since=yesterday&until=%ff', '?level=[]&event[]=a'];
+const PATH_VALUES = ['0', '-5', '1e3', '99999999999999999999', '%00', 'x'.repeat(300)];
+
+let server: TestServer;
+const hostile = suite('hostile input never yields a 500');
+hostile.before(async () => {
+  // generous sign-in budget, so requests reach the handlers instead of the limiter
+  server = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000' } });
+});
+hostile.after(async () => server.stop());
+
+hostile('malformed bodies, wrong-typed fields, odd queries and path values on every route', async () => {
+  const failures: string[] = [];
+  const statuses = new Map<number, number>();
+  for (const route of allRoutes) {
+    const method = route.method.toUpperCase();
+    // a fresh client and credentials per route: the previous route may have deleted the client or ended the session
+    const client = await buildClient(server);
+    const token = route.auth === 'admin' ? await adminToken(server) : route.auth === 'public' ? undefined : client.owner.token;
+    const paths = route.path.includes(':') ? PATH_VALUES.map((v) => route.path.replace(/:\w+/g, v)) : [route.path];
+    const send = async (path: string, options: { raw?: string; body?: unknown }) => {
+      const res = await server.request(method, path, { token, ...options });
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status >= 500 && !(route.path === '/readyz' && res.status === 503)) failures.push(`${method} ${path} ${JSON.stringify(options).slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`);
+      else if (route.path.startsWith('/api/') && res.body?.success !== true && res.body?.success !== false && res.headers.get('content-type')?.includes('json')) {
+        failures.push(`${method} ${path} → no envelope`);
+      }
+    };
+    for (const path of paths) await send(path, {});
+    for (const query of QUERIES) await send(route.path.replace(/:\w+/g, '1') + query, {});
+    if (method === 'GET') continue;
+    const path = route.path.replace(/:\w+/g, '1');
+    for (const raw of RAW_BODIES) await send(path, { raw });
+    for (const value of FIELD_VALUES) await send(path, { body: Object.fromEntries(FIELDS.map((f) => [f, value])) });
+  }
+  assert.equal(failures, []);
+  // the input reached validation and handlers, not only the guards
+  assert.ok((statuses.get(422) ?? 0) > 200, JSON.stringify([...statuses]));
+  assert.ok((statuses.get(400) ?? 0) > 50, JSON.stringify([...statuses]));
+  // and the prototype of plain objects is untouched
+  assert.is(({} as { polluted?: number }).polluted, undefined);
+});
+
+hostile.run();
