@@ -7,6 +7,8 @@ import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { Mailer } from './mail/mailer';
 import { prepareHotPath, type HotPathLookups } from './repos/hot-path';
+import { VerifiedTokenCache } from './lib/verified-token-cache';
+import type { VerifiedClaims } from './services/auth';
 import { loadOrCreateSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
@@ -27,6 +29,8 @@ export interface Deps {
   jwtKey: KeyObject;
   /** prepared statements for what every request reads (session, roles, license state) */
   hotPath: HotPathLookups;
+  /** access tokens already verified (signature, issuer, audience), by token text */
+  verifiedTokens: VerifiedTokenCache<VerifiedClaims>;
   /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
   mailer: Mailer;
   /** trusted license-signing keys and the last verified installed key */
@@ -60,6 +64,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: prepareHotPath(db.sqlite),
+    verifiedTokens: new VerifiedTokenCache<VerifiedClaims>(),
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
     metrics,

@@ -292,19 +292,7 @@ export async function adminSignIn(
  * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
  */
 export function actorFromBearer(deps: Deps, token: string): Actor {
-  let claims: jwt.JwtPayload & Partial<AccessClaims>;
-  try {
-    claims = jwt.verify(token, deps.jwtKey, {
-      algorithms: ['HS256'],
-      issuer: ISSUER,
-      audience: [USER_AUDIENCE, ADMIN_AUDIENCE],
-      clockTimestamp: Math.floor(deps.clock.now().getTime() / 1000),
-    }) as jwt.JwtPayload & Partial<AccessClaims>;
-  } catch (error) {
-    if (error instanceof jwt.TokenExpiredError) throw tokenExpired();
-    throw unauthorized('Invalid token');
-  }
-  if (typeof claims.sid !== 'number') throw unauthorized('Invalid token');
+  const claims = verifiedClaims(deps, token);
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
     const session = deps.hotPath.adminSession(claims.sid);
@@ -316,6 +304,30 @@ export function actorFromBearer(deps: Deps, token: string): Actor {
   const session = deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
   return userActor(deps, session, nowIso, 'bearer');
+}
+
+export type VerifiedClaims = jwt.JwtPayload & AccessClaims;
+
+/** @throws AppError UNAUTHORIZED, TOKEN_EXPIRED */
+function verifiedClaims(deps: Deps, token: string): VerifiedClaims {
+  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  const cached = deps.verifiedTokens.get(token, nowSeconds);
+  if (cached) return cached;
+  let claims: jwt.JwtPayload & Partial<AccessClaims>;
+  try {
+    claims = jwt.verify(token, deps.jwtKey, {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: [USER_AUDIENCE, ADMIN_AUDIENCE],
+      clockTimestamp: nowSeconds,
+    }) as jwt.JwtPayload & Partial<AccessClaims>;
+  } catch (error) {
+    if (error instanceof jwt.TokenExpiredError) throw tokenExpired();
+    throw unauthorized('Invalid token');
+  }
+  if (typeof claims.sid !== 'number') throw unauthorized('Invalid token');
+  deps.verifiedTokens.set(token, claims as VerifiedClaims);
+  return claims as VerifiedClaims;
 }
 
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
