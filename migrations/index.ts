@@ -3,6 +3,7 @@ import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_event_log';
 import * as m0003 from './0003_account_lifecycle';
 import * as m0004 from './0004_licensing_agreements';
+import * as m0005 from './0005_work_instructions';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0002_event_log': m0002,
   '0003_account_lifecycle': m0003,
   '0004_licensing_agreements': m0004,
+  '0005_work_instructions': m0005,
 };

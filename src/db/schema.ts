@@ -155,6 +155,8 @@ export interface ClientSettingsTable {
   /** JSON array of lower-case domains */
   allowed_sign_up_domains: string;
   sso_enforced: number;
+  /** 1: an approver may approve a version they authored or last edited (separation of duties relaxed) */
+  allow_self_approval: Generated<number>;
   updated_at: string;
 }
 
@@ -241,6 +243,262 @@ export interface AgreementAcceptancesTable {
   user_agent: string | null;
 }
 
+// ── The work-instruction domain (migration 0005) ────────────────────────────
+
+export interface OrganizationsTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  parent_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AssetClassesTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LocationsTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  parent_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AssetsTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  serial_number: string | null;
+  location_id: number | null;
+  asset_class_id: number | null;
+  /** spatial origin of 3D content placed on the asset */
+  anchor_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TemplatesTable {
+  id: Generated<number>;
+  client_id: number;
+  title: string;
+  description: string;
+  /** JSON array of strings */
+  tags: string;
+  asset_class_id: number | null;
+  owner_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TemplateOrganizationsTable {
+  client_id: number;
+  template_id: number;
+  organization_id: number;
+}
+
+export type VersionState = 'DRAFT' | 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED';
+
+export interface TemplateVersionsTable {
+  id: Generated<number>;
+  client_id: number;
+  template_id: number;
+  number: number;
+  state: VersionState;
+  /** canonical JSON of the content document (src/domain/content.ts) */
+  content: string;
+  /** SHA-256 hex of `content`: what signatures sign */
+  content_hash: string;
+  created_by: number;
+  /** last user who edited the content */
+  updated_by: number;
+  reject_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+  approved_at: string | null;
+  published_at: string | null;
+  retired_at: string | null;
+}
+
+export type SignatureMeaning = 'APPROVED' | 'PUBLISHED';
+
+export interface VersionSignaturesTable {
+  id: Generated<number>;
+  client_id: number;
+  version_id: number;
+  signer_id: number;
+  signer_name: string;
+  signer_email: string;
+  meaning: SignatureMeaning;
+  /** password or totp: what the signer re-authenticated with */
+  method: string;
+  content_hash: string;
+  signed_at: string;
+}
+
+export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
+export type JobPriority = 'HIGH' | 'MEDIUM' | 'LOW';
+
+export interface JobsTable {
+  id: Generated<number>;
+  client_id: number;
+  template_id: number;
+  version_id: number;
+  title: string;
+  asset_id: number | null;
+  priority: JobPriority;
+  state: JobState;
+  revision: Generated<number>;
+  due_at: string | null;
+  cancel_reason: string | null;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export type JobMemberKind = 'ASSIGNEE' | 'COWORKER' | 'STEP_OWNER';
+
+export interface JobMembersTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  user_id: number;
+  kind: JobMemberKind;
+  /** the step of a STEP_OWNER; '' otherwise */
+  step_id: Generated<string>;
+  created_at: string;
+}
+
+export type StepStatus = 'DONE' | 'SKIPPED' | 'FAILED';
+
+export interface StepRecordsTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  step_id: string;
+  status: StepStatus;
+  /** JSON array of {key, value, outOfLimits} */
+  values: string;
+  comment: string | null;
+  /** why a step was skipped */
+  reason: string | null;
+  recorded_by: number;
+  recorded_at: string;
+}
+
+export type FaultSeverity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+export type FaultState = 'OPEN' | 'CLOSED';
+
+export interface FaultsTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number | null;
+  step_id: string | null;
+  asset_id: number | null;
+  description: string;
+  severity: FaultSeverity;
+  /** JSON array of file ids */
+  photos: string;
+  state: FaultState;
+  raised_by: number;
+  raised_at: string;
+  closed_by: number | null;
+  closed_at: string | null;
+  close_note: string | null;
+}
+
+export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
+
+export interface HandOffsTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  from_user_id: number;
+  to_user_id: number;
+  status: HandOffStatus;
+  note: string;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export interface SensorsTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  unit: string;
+  kind: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SensorReadingsTable {
+  id: Generated<number>;
+  client_id: number;
+  sensor_id: number;
+  reading_id: string;
+  value: number;
+  measured_at: string;
+  received_at: string;
+}
+
+export type EditorialEventType = 'VIEWED' | 'EDITED' | 'STEP_DWELL';
+
+export interface EditorialEventsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  type: EditorialEventType;
+  template_id: number;
+  version_id: number | null;
+  step_id: string | null;
+  duration_ms: number | null;
+  at: string;
+}
+
+export interface TutorialCompletionsTable {
+  client_id: number;
+  user_id: number;
+  tutorial_id: string;
+  completed_at: string;
+}
+
+export interface AuditEntriesTable {
+  id: Generated<number>;
+  client_id: number;
+  /** position in the client's chain, from 1 */
+  seq: number;
+  actor_user_id: number | null;
+  /** who, readable: "user:12 a@b.c", "admin:1 admin", "cli" */
+  actor: string;
+  /** dotted: template.created, version.approved, job.step_recorded… */
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  /** JSON snapshots (null for creation / deletion) */
+  before: string | null;
+  after: string | null;
+  at: string;
+  /** hash of the previous entry of the client ('' * 64 zeros for the first) */
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditHeadsTable {
+  client_id: number;
+  seq: number;
+  hash: string;
+}
+
 export interface DB {
   outbox: OutboxTable;
   client_settings: ClientSettingsTable;
@@ -261,6 +519,25 @@ export interface DB {
   deployment_state: DeploymentStateTable;
   agreements: AgreementsTable;
   agreement_acceptances: AgreementAcceptancesTable;
+  organizations: OrganizationsTable;
+  asset_classes: AssetClassesTable;
+  locations: LocationsTable;
+  assets: AssetsTable;
+  templates: TemplatesTable;
+  template_organizations: TemplateOrganizationsTable;
+  template_versions: TemplateVersionsTable;
+  version_signatures: VersionSignaturesTable;
+  jobs: JobsTable;
+  job_members: JobMembersTable;
+  step_records: StepRecordsTable;
+  faults: FaultsTable;
+  hand_offs: HandOffsTable;
+  sensors: SensorsTable;
+  sensor_readings: SensorReadingsTable;
+  editorial_events: EditorialEventsTable;
+  tutorial_completions: TutorialCompletionsTable;
+  audit_entries: AuditEntriesTable;
+  audit_heads: AuditHeadsTable;
 }
 
 /** Tables that belong to one client and must always be queried through a TenantScope. */
@@ -283,3 +560,19 @@ export type InstalledLicenseRow = Selectable<InstalledLicensesTable>;
 export type DeploymentStateRow = Selectable<DeploymentStateTable>;
 export type AgreementRow = Selectable<AgreementsTable>;
 export type AgreementAcceptanceRow = Selectable<AgreementAcceptancesTable>;
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type AssetClassRow = Selectable<AssetClassesTable>;
+export type LocationRow = Selectable<LocationsTable>;
+export type AssetRow = Selectable<AssetsTable>;
+export type TemplateRow = Selectable<TemplatesTable>;
+export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
+export type VersionSignatureRow = Selectable<VersionSignaturesTable>;
+export type JobRow = Selectable<JobsTable>;
+export type JobMemberRow = Selectable<JobMembersTable>;
+export type StepRecordRow = Selectable<StepRecordsTable>;
+export type FaultRow = Selectable<FaultsTable>;
+export type HandOffRow = Selectable<HandOffsTable>;
+export type SensorRow = Selectable<SensorsTable>;
+export type SensorReadingRow = Selectable<SensorReadingsTable>;
+export type EditorialEventRow = Selectable<EditorialEventsTable>;
+export type AuditEntryRow = Selectable<AuditEntriesTable>;

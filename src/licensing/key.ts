@@ -1,5 +1,6 @@
 import forge from 'node-forge';
 import { LicensePayloadSchema, type LicensePayload } from './terms';
+import { canonicalJson } from '../lib/canonical-json';
 
 /**
  * License key format: base64url(canonical JSON payload) "." base64url(signature).
@@ -30,17 +31,7 @@ export interface TrustedKey {
 
 export type TrustedKeys = ReadonlyMap<string, TrustedKey>;
 
-/** JSON with object keys sorted at every level and no whitespace: one byte string per payload. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+export { canonicalJson };
 
 function pss(): forge.pss.PSS {
   return forge.pss.create({ md: forge.md.sha256.create(), mgf: forge.mgf.mgf1.create(forge.md.sha256.create()), saltLength: 32 });

@@ -86,6 +86,7 @@ export function presentSecuritySettings(settings: SecuritySettings, audience: 'p
     ...policy,
     sessionIdleTimeout: settings.sessionIdleTimeout,
     allowedSignUpDomains: settings.allowedSignUpDomains,
+    allowSelfApproval: settings.allowSelfApproval,
     updatedAt: settings.updatedAt,
   };
 }

@@ -15,6 +15,13 @@ export async function findUserById(db: Kysely<DB>, scope: TenantScope, id: numbe
   return row ? (await withRoles(db, scope, [row]))[0] : undefined;
 }
 
+/** Users of the client among `ids` (for DataLoaders: one statement for many ids; others' ids are not found). */
+export async function loadUsersByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<UserWithRoles[]> {
+  if (ids.length === 0) return [];
+  const rows = await inTenant(db, scope).selectFrom('users').selectAll().where('id', 'in', [...ids]).execute();
+  return withRoles(db, scope, rows);
+}
+
 /** @throws AppError NOT_FOUND, also for a user of another client */
 export async function getUserById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<UserWithRoles> {
   const user = await findUserById(db, scope, id);

@@ -18,6 +18,8 @@ export interface SecuritySettings {
   sessionIdleTimeout: number | null;
   allowedSignUpDomains: string[];
   ssoEnforced: boolean;
+  /** an approver may approve a version they authored or last edited (separation of duties relaxed; off by default) */
+  allowSelfApproval: boolean;
   updatedAt: string | null;
 }
 
@@ -29,6 +31,7 @@ export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
   sessionIdleTimeout: null,
   allowedSignUpDomains: [],
   ssoEnforced: false,
+  allowSelfApproval: false,
   updatedAt: null,
 };
 
@@ -40,6 +43,7 @@ function fromRow(row: ClientSettingsRow | undefined): SecuritySettings {
     sessionIdleTimeout: row.session_idle_timeout,
     allowedSignUpDomains: JSON.parse(row.allowed_sign_up_domains) as string[],
     ssoEnforced: row.sso_enforced === 1,
+    allowSelfApproval: row.allow_self_approval === 1,
     updatedAt: row.updated_at,
   };
 }
@@ -77,6 +81,7 @@ export async function updateSecuritySettings(
     session_idle_timeout: next.sessionIdleTimeout,
     allowed_sign_up_domains: JSON.stringify([...new Set(next.allowedSignUpDomains.map((d) => d.toLowerCase()))]),
     sso_enforced: next.ssoEnforced ? 1 : 0,
+    allow_self_approval: next.allowSelfApproval ? 1 : 0,
     updated_at: nowIso,
   });
   await recordEvent(deps, {

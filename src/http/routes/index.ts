@@ -14,6 +14,7 @@ import { clientLicenseRoutes } from './client/license';
 import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
+import { clientGraphqlRoutes } from './client/graphql';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -31,5 +32,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientLicenseRoutes,
   ...clientAgreementRoutes,
   ...clientInfoRoutes,
+  ...clientGraphqlRoutes,
   ...opsRoutes,
 ];

@@ -65,6 +65,8 @@ export const UpdateSecuritySettings = z
     sessionIdleTimeout: z.number().int().min(60).max(90 * 86_400).nullable(),
     allowedSignUpDomains: z.array(Domain).max(100),
     ssoEnforced: z.boolean(),
+    /** separation of duties relaxed: approvers may approve versions they authored or last edited */
+    allowSelfApproval: z.boolean(),
   })
   .partial()
   .strict();

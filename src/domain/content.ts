@@ -1,0 +1,194 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from '../lib/canonical-json';
+import { validationFailed } from '../errors';
+
+/**
+ * A template version's content: ordered sections, each with ordered steps,
+ * each with data fields. It is one immutable document per version, stored as
+ * canonical JSON with its SHA-256 (what e-signatures sign). Steps and sections
+ * keep stable ids across versions, so jobs record against `(version, step id,
+ * field key)` and diffs can tell a moved step from a new one.
+ */
+
+export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+const Id = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only');
+const Vector3 = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
+
+export const FieldInput = z
+  .object({
+    key: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _, . and - only'),
+    label: z.string().max(500).default(''),
+    type: z.enum(FIELD_TYPES),
+    required: z.boolean().default(false),
+    unit: z.string().max(32).nullish(),
+    min: z.number().finite().nullish(),
+    max: z.number().finite().nullish(),
+    options: z.array(z.string().min(1).max(200)).max(100).nullish(),
+    sensorId: z.number().int().positive().nullish(),
+  })
+  .strict()
+  .superRefine((field, ctx) => {
+    if (field.type === 'CHOICE' && (!field.options || field.options.length === 0)) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a CHOICE field needs options' });
+    }
+    if (field.type === 'SENSOR' && !field.sensorId) {
+      ctx.addIssue({ code: 'custom', path: ['sensorId'], message: 'a SENSOR field needs a sensorId' });
+    }
+    if (field.min != null && field.max != null && field.min > field.max) {
+      ctx.addIssue({ code: 'custom', path: ['min'], message: 'min is greater than max' });
+    }
+  });
+
+export const StepInput = z
+  .object({
+    /** omitted: a new step (an id is generated) */
+    id: Id.nullish(),
+    title: z.string().trim().min(1).max(500),
+    body: z.string().max(100_000).default(''),
+    /** file ids (the file store) */
+    media: z.array(z.number().int().positive()).max(50).default([]),
+    /** a 3D model and where it sits relative to the asset's anchor */
+    model: z
+      .object({
+        fileId: z.number().int().positive(),
+        anchorPose: z
+          .object({ position: Vector3, rotation: z.tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()]) })
+          .strict()
+          .nullish(),
+      })
+      .strict()
+      .nullish(),
+    fields: z.array(FieldInput).max(100).default([]),
+  })
+  .strict();
+
+export const SectionInput = z
+  .object({
+    id: Id.nullish(),
+    title: z.string().trim().min(1).max(500),
+    steps: z.array(StepInput).max(500).default([]),
+  })
+  .strict();
+
+export const ContentInput = z.object({ sections: z.array(SectionInput).max(200).default([]) }).strict();
+export type ContentInput = z.input<typeof ContentInput>;
+
+export interface Field {
+  key: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+  options: string[] | null;
+  sensorId: number | null;
+}
+
+export interface Step {
+  id: string;
+  title: string;
+  body: string;
+  media: number[];
+  model: { fileId: number; anchorPose: { position: number[]; rotation: number[] } | null } | null;
+  fields: Field[];
+}
+
+export interface Section {
+  id: string;
+  title: string;
+  steps: Step[];
+}
+
+export interface Content {
+  sections: Section[];
+}
+
+export const EMPTY_CONTENT: Content = { sections: [] };
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+/**
+ * Validates content sent by a client and completes it: new sections and steps
+ * get ids, optional values become explicit nulls. Ids must be unique within
+ * the document and field keys unique within their step.
+ * @throws AppError VALIDATION_ERROR naming every failing path (under `field`)
+ */
+export function parseContent(input: unknown, field = 'content'): Content {
+  const parsed = ContentInput.safeParse(input ?? {});
+  if (!parsed.success) {
+    throw validationFailed({
+      fields: parsed.error.issues.map((issue) => ({ path: [field, ...issue.path.map(String)].join('.'), message: issue.message })),
+    });
+  }
+  const problems: { path: string; message: string }[] = [];
+  const seen = new Set<string>();
+  const claim = (id: string, path: string) => {
+    if (seen.has(id)) problems.push({ path, message: `duplicate id "${id}"` });
+    seen.add(id);
+  };
+  const sections = parsed.data.sections.map((section, s): Section => {
+    const sectionId = section.id ?? newId('sec');
+    claim(sectionId, `${field}.sections.${s}.id`);
+    return {
+      id: sectionId,
+      title: section.title,
+      steps: section.steps.map((step, i): Step => {
+        const stepId = step.id ?? newId('step');
+        claim(stepId, `${field}.sections.${s}.steps.${i}.id`);
+        const keys = new Set<string>();
+        return {
+          id: stepId,
+          title: step.title,
+          body: step.body,
+          media: step.media,
+          model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
+          fields: step.fields.map((f, k): Field => {
+            if (keys.has(f.key)) problems.push({ path: `${field}.sections.${s}.steps.${i}.fields.${k}.key`, message: `duplicate key "${f.key}" in the step` });
+            keys.add(f.key);
+            return {
+              key: f.key,
+              label: f.label,
+              type: f.type,
+              required: f.required,
+              unit: f.unit ?? null,
+              min: f.min ?? null,
+              max: f.max ?? null,
+              options: f.options ?? null,
+              sensorId: f.sensorId ?? null,
+            };
+          }),
+        };
+      }),
+    };
+  });
+  if (problems.length > 0) throw validationFailed({ fields: problems });
+  return { sections };
+}
+
+/** The stored form and its hash: one byte string per document, whatever the key order it was built with. */
+export function serializeContent(content: Content): { json: string; hash: string } {
+  const json = canonicalJson(content);
+  return { json, hash: createHash('sha256').update(json, 'utf8').digest('hex') };
+}
+
+export function deserializeContent(json: string): Content {
+  return JSON.parse(json) as Content;
+}
+
+/** Every step of the document in reading order, with its section. */
+export function stepsOf(content: Content): { section: Section; step: Step; index: number }[] {
+  let index = 0;
+  return content.sections.flatMap((section) => section.steps.map((step) => ({ section, step, index: index++ })));
+}
+
+export function findStep(content: Content, stepId: string): Step | undefined {
+  for (const section of content.sections) {
+    const step = section.steps.find((s) => s.id === stepId);
+    if (step) return step;
+  }
+  return undefined;
+}

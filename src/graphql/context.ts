@@ -1,0 +1,22 @@
+import type { Deps } from '../deps';
+import type { TenantScope } from '../db/tenant';
+import type { RequestMeta, UserActor } from '../services/actor';
+import { createLoaders, type Loaders } from './loaders';
+
+/**
+ * What every resolver gets: the same actor and tenant scope REST handlers get
+ * (set by the authenticate middleware before GraphQL runs), and this request's
+ * DataLoaders, so related rows cost a fixed number of statements per page.
+ */
+// a type alias (not an interface) so graphql-http's OperationContext accepts it
+export type GraphQLContext = {
+  deps: Deps;
+  actor: UserActor;
+  scope: TenantScope;
+  meta: RequestMeta;
+  loaders: Loaders;
+};
+
+export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta): GraphQLContext {
+  return { deps, actor, scope: actor.scope, meta, loaders: createLoaders(deps, actor.scope) };
+}

@@ -1,0 +1,33 @@
+import type { SchemaModule } from '../schema';
+import type { GraphQLContext } from '../context';
+import type { UserWithRoles } from '../../repos/users';
+
+/** The signed-in user, and the User type every other module points at. */
+export const meModule: SchemaModule = {
+  typeDefs: /* GraphQL */ `
+    type User {
+      id: Int!
+      email: String!
+      firstName: String!
+      lastName: String!
+      title: String!
+      roles: [String!]!
+      licenseType: String!
+    }
+
+    extend type Query {
+      "The signed-in user."
+      me: User!
+    }
+  `,
+  resolvers: {
+    Query: {
+      me: (_root, _args, ctx: GraphQLContext) => ctx.actor.user,
+    },
+    User: {
+      firstName: (user: UserWithRoles) => user.first_name,
+      lastName: (user: UserWithRoles) => user.last_name,
+      licenseType: (user: UserWithRoles) => user.license_type,
+    },
+  },
+};

@@ -1,0 +1,18 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { serveGraphQL } from '../../../../graphql/handler';
+
+/**
+ * GraphQL over HTTP at /api/client/graphql: POST for queries and mutations,
+ * GET for queries only (GraphQL-over-HTTP lets caches and links use GET;
+ * mutations over GET are refused with 405). Same bearer/cookie authentication
+ * as REST; the schema is in schema.graphql at the repository root.
+ */
+const handler: RouteSpec['handler'] = async ({ ctx, deps, actor, meta }) => {
+  await serveGraphQL(ctx, deps, actor as never, meta);
+  return undefined;
+};
+
+export const clientGraphqlRoutes: RouteSpec[] = [
+  defineRoute({ method: 'post', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries and mutations)', auth: 'user', handler }),
+  defineRoute({ method: 'get', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries only)', auth: 'user', handler }),
+];

@@ -1,0 +1,102 @@
+import { AppError, forbidden } from '../errors';
+import { hasAnyRole, type Role } from './roles';
+import type { FaultState, HandOffStatus, JobState, VersionState } from '../db/schema';
+
+/**
+ * Every state machine of the domain as data: one table per stateful thing,
+ * rows `{action, from, to, roles}`. `transition()` is the one function that
+ * applies them; services, GraphQL and REST never compare states by hand. The
+ * README's "who may do what" table and the authorization tests are checked
+ * against these same tables.
+ *
+ * `roles` is who may perform the action at all; rules that depend on the
+ * particular person (separation of duties, being the receiver of a hand-off)
+ * are checked by the service after the transition is found legal.
+ */
+export interface Transition<S extends string, A extends string> {
+  action: A;
+  from: readonly S[];
+  to: S;
+  roles: readonly Role[];
+}
+
+export type VersionAction = 'submit' | 'reject' | 'approve' | 'publish' | 'retire';
+export const VERSION_TRANSITIONS: readonly Transition<VersionState, VersionAction>[] = [
+  { action: 'submit', from: ['DRAFT'], to: 'IN_REVIEW', roles: ['admin', 'author'] },
+  { action: 'reject', from: ['IN_REVIEW'], to: 'DRAFT', roles: ['admin', 'approver'] },
+  { action: 'approve', from: ['IN_REVIEW'], to: 'APPROVED', roles: ['admin', 'approver'] },
+  // publishing retires the template's previously published version (the service does that in the same transaction)
+  { action: 'publish', from: ['APPROVED'], to: 'PUBLISHED', roles: ['admin', 'publisher'] },
+  { action: 'retire', from: ['PUBLISHED'], to: 'RETIRED', roles: ['admin', 'publisher'] },
+];
+
+export type JobAction = 'start' | 'pause' | 'resume' | 'complete' | 'cancel';
+const RUNS_JOBS: readonly Role[] = ['admin', 'operator'];
+export const JOB_TRANSITIONS: readonly Transition<JobState, JobAction>[] = [
+  { action: 'start', from: ['OPEN'], to: 'IN_PROGRESS', roles: RUNS_JOBS },
+  { action: 'pause', from: ['IN_PROGRESS'], to: 'PAUSED', roles: RUNS_JOBS },
+  { action: 'resume', from: ['PAUSED'], to: 'IN_PROGRESS', roles: RUNS_JOBS },
+  { action: 'complete', from: ['IN_PROGRESS'], to: 'COMPLETED', roles: RUNS_JOBS },
+  { action: 'cancel', from: ['OPEN', 'IN_PROGRESS', 'PAUSED'], to: 'CANCELLED', roles: RUNS_JOBS },
+];
+
+export type HandOffAction = 'accept' | 'decline' | 'cancel';
+export const HAND_OFF_TRANSITIONS: readonly Transition<HandOffStatus, HandOffAction>[] = [
+  { action: 'accept', from: ['PENDING'], to: 'ACCEPTED', roles: RUNS_JOBS },
+  { action: 'decline', from: ['PENDING'], to: 'DECLINED', roles: RUNS_JOBS },
+  { action: 'cancel', from: ['PENDING'], to: 'CANCELLED', roles: RUNS_JOBS },
+];
+
+export type FaultAction = 'close';
+export const FAULT_TRANSITIONS: readonly Transition<FaultState, FaultAction>[] = [
+  { action: 'close', from: ['OPEN'], to: 'CLOSED', roles: ['admin', 'operator'] },
+];
+
+/**
+ * The state `action` leads to from `state` for a caller holding `roles`.
+ * @throws AppError FORBIDDEN when no role of the caller may perform the action,
+ *   INVALID_TRANSITION when the action does not apply in this state
+ */
+export function transition<S extends string, A extends string>(
+  table: readonly Transition<S, A>[],
+  state: S,
+  action: A,
+  roles: readonly string[],
+): S {
+  const rows = table.filter((row) => row.action === action);
+  if (rows.length === 0) throw new Error(`unknown action ${action}`);
+  if (!rows.some((row) => hasAnyRole(roles, row.roles))) throw forbidden();
+  const row = rows.find((r) => r.from.includes(state));
+  if (!row) {
+    throw new AppError('INVALID_TRANSITION', `Cannot ${action} in state ${state}`, {
+      action,
+      state,
+      allowedFrom: rows.flatMap((r) => r.from),
+    });
+  }
+  return row.to;
+}
+
+/** Who may perform each action of a table: for README's table and the authorization tests. */
+export function rolesFor<S extends string, A extends string>(table: readonly Transition<S, A>[], action: A): readonly Role[] {
+  return [...new Set(table.filter((row) => row.action === action).flatMap((row) => row.roles))];
+}
+
+/** Non-transition permissions of the domain, in the same one place. */
+export const DOMAIN_PERMISSIONS = {
+  /** create templates and edit drafts (and start a new draft) */
+  author: ['admin', 'author'],
+  /** create jobs from published versions */
+  createJob: ['admin', 'operator', 'publisher'],
+  /** record steps, raise faults, hand off and co-work */
+  runJob: RUNS_JOBS,
+  /** assets, locations, asset classes, sensors, organizations */
+  manageCatalogue: ['admin', 'author'],
+  /** see the audit trail */
+  readAudit: ['admin', 'user_admin'],
+} as const satisfies Record<string, readonly Role[]>;
+
+/** @throws AppError FORBIDDEN unless `roles` holds one of `allowed` */
+export function requireRole(roles: readonly string[], allowed: readonly Role[]): void {
+  if (!hasAnyRole(roles, allowed)) throw forbidden();
+}
