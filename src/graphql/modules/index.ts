@@ -1,5 +1,8 @@
 import type { SchemaModule } from '../schema';
 import { meModule } from './me';
+import { catalogueModule } from './catalogue';
+import { templatesModule } from './templates';
+import { jobsModule } from './jobs';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule];
