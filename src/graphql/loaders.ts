@@ -3,6 +3,8 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { loadAssetRowsByIds, loadJobMembers, loadJobsByIds, loadStepRecords, loadTemplateRowsByIds, loadVersionRowsByIds } from '../repos/jobs';
+import { loadFaultsOfJobs } from '../repos/faults';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -14,6 +16,14 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
     user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    template: byId((ids) => loadTemplateRowsByIds(db, scope, ids)),
+    version: byId((ids) => loadVersionRowsByIds(db, scope, ids)),
+    asset: byId((ids) => loadAssetRowsByIds(db, scope, ids)),
+    // jobs
+    job: byId((ids) => loadJobsByIds(db, scope, ids)),
+    jobMembers: listBy((ids) => loadJobMembers(db, scope, ids), (row) => row.job_id),
+    stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
+    jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
   };
 }
 

@@ -1,8 +1,34 @@
 import type { SchemaModule } from '../schema';
+import type { GraphQLContext } from '../context';
+import { pageInput, toConnection, type ConnectionArgs } from '../connection';
+import type { JobMemberKind, JobRow } from '../../db/schema';
+import type { JobAction } from '../../policies/transitions';
+import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
+import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
+import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
+import type { JobFilter } from '../../repos/jobs';
+
+type Ctx = GraphQLContext;
+type PresentedFault = ReturnType<typeof presentFault>;
+type PresentedRecord = ReturnType<typeof presentStepRecord>;
+
+/** Users of one kind of membership, through the loaders (two batched statements for a whole page). */
+async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx) {
+  const rows = (await ctx.loaders.jobMembers.load(job.id)).filter((m) => m.kind === kind);
+  const users = await Promise.all(rows.map((m) => ctx.loaders.user.load(m.user_id)));
+  return rows.flatMap((m, i) => (users[i] ? [{ stepId: m.step_id, user: users[i] }] : []));
+}
+
+/** A job mutation: the service's row, presented. */
+const transitionResolver =
+  (action: JobAction) =>
+  async (_: unknown, args: { jobId: number; reason?: string; expectedRevision?: number | null }, ctx: Ctx): Promise<PresentedJob> =>
+    presentJob(await transitionJob(ctx.deps, ctx.actor, { jobId: args.jobId, action, reason: args.reason, expectedRevision: args.expectedRevision }));
 
 /**
  * Jobs run from published versions, what is recorded on them, and faults.
- * TODO(issue 8): resolvers — owned by the jobs work.
+ * Resolvers are thin (service → presenter); a Job's relations come through the
+ * per-request loaders, so a page of jobs costs a fixed number of statements.
  */
 export const jobsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
@@ -178,5 +204,47 @@ export const jobsModule: SchemaModule = {
       closeFault(faultId: Int!, note: String!): Fault!
     }
   `,
-  resolvers: {},
+  resolvers: {
+    Query: {
+      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx) =>
+        toConnection(await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args)), presentJob),
+      job: async (_: unknown, args: { id: number }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, args.id)),
+      faults: async (_: unknown, args: { jobId?: number | null; assetId?: number | null }, ctx: Ctx) =>
+        (await listFaults(ctx.deps, ctx.actor, args)).map(presentFault),
+    },
+    Mutation: {
+      createJob: async (_: unknown, args: { input: CreateJobInput }, ctx: Ctx) => presentJob(await createJob(ctx.deps, ctx.actor, args.input)),
+      startJob: transitionResolver('start'),
+      pauseJob: transitionResolver('pause'),
+      resumeJob: transitionResolver('resume'),
+      completeJob: transitionResolver('complete'),
+      cancelJob: transitionResolver('cancel'),
+      recordStep: async (_: unknown, args: { input: RecordStepInput }, ctx: Ctx) => presentJob(await recordStep(ctx.deps, ctx.actor, args.input)),
+      raiseFault: async (_: unknown, args: { input: RaiseFaultInput }, ctx: Ctx) => presentFault(await raiseFault(ctx.deps, ctx.actor, args.input)),
+      closeFault: async (_: unknown, args: { faultId: number; note: string }, ctx: Ctx) => presentFault(await closeFault(ctx.deps, ctx.actor, args)),
+    },
+    Job: {
+      template: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.template.load(job.templateId),
+      version: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.version.load(job.versionId),
+      asset: (job: PresentedJob, _: unknown, ctx: Ctx) => (job.assetId === null ? null : ctx.loaders.asset.load(job.assetId)),
+      assignees: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'ASSIGNEE', ctx)).map((m) => m.user),
+      coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'COWORKER', ctx)).map((m) => m.user),
+      stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx) => members(job, 'STEP_OWNER', ctx),
+      records: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.stepRecords.load(job.id)).map(presentStepRecord),
+      faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),
+      createdBy: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.user.load(job.createdById),
+    },
+    StepRecord: {
+      recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx) => ctx.loaders.user.load(record.recordedById),
+    },
+    Fault: {
+      job: async (fault: PresentedFault, _: unknown, ctx: Ctx) => {
+        const job: JobRow | undefined = fault.jobId === null ? undefined : await ctx.loaders.job.load(fault.jobId);
+        return job ? presentJob(job) : null;
+      },
+      asset: (fault: PresentedFault, _: unknown, ctx: Ctx) => (fault.assetId === null ? null : ctx.loaders.asset.load(fault.assetId)),
+      raisedBy: (fault: PresentedFault, _: unknown, ctx: Ctx) => ctx.loaders.user.load(fault.raisedById),
+      closedBy: (fault: PresentedFault, _: unknown, ctx: Ctx) => (fault.closedById === null ? null : ctx.loaders.user.load(fault.closedById)),
+    },
+  },
 };

@@ -1,0 +1,43 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
+import { presentHandOff } from '../../../../presenters/jobs';
+import { jobWithMembers } from '../../../../services/jobs';
+import { jobHistoryUsers, listHandOffStatuses, workTogether } from '../../../../services/working-together';
+import { HandOffStatusesQuery, JobHistoryUsersQuery, WorkingTogether } from './schema';
+
+/** Hand-off and co-working on jobs, and who took part in a job's history (SPEC.md 4.6). */
+export const clientWorkingTogetherRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'post',
+    path: '/api/client/workingTogether',
+    summary: 'Hand a job off (HAND_OFF), decide a hand-off (ACCEPT, DECLINE; CANCEL by the sender), co-work on a job (JOIN, LEAVE)',
+    auth: 'user',
+    roles: DOMAIN_PERMISSIONS.runJob,
+    body: WorkingTogether,
+    async handler({ deps, actor, body }) {
+      const result = await workTogether(deps, actor, body);
+      return { action: body.action, job: await jobWithMembers(deps, actor, result.job), handOff: result.handOff && presentHandOff(result.handOff) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/workingTogether/handOffStatuses',
+    summary: "The caller's hand-offs, sent and received, with their status",
+    auth: 'user',
+    query: HandOffStatusesQuery,
+    async handler({ deps, actor, query }) {
+      return listHandOffStatuses(deps, actor, query);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/job-history-users',
+    summary: 'The distinct users in the history of a job (?jobId=) or of the jobs of a template (?templateId=)',
+    auth: 'user',
+    query: JobHistoryUsersQuery,
+    async handler({ deps, actor, query }) {
+      const users = await jobHistoryUsers(deps, actor, query);
+      return { items: users.map((u) => ({ id: u.id, firstName: u.first_name, lastName: u.last_name, email: u.email })), nextCursor: null };
+    },
+  }),
+];

@@ -1,0 +1,206 @@
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+import { paginate, type Page, type PageInput } from '../db/pagination';
+import { notFound } from '../errors';
+
+/**
+ * Jobs, their members (assignees, co-workers, step owners) and what is
+ * recorded on them. A job row is only ever changed through `updateJobAtRevision`,
+ * the compare-and-set that also increments `revision`.
+ */
+
+export type NewJob = Omit<Insertable<JobsTable>, 'client_id' | 'id' | 'revision'>;
+
+export async function insertJob(db: Kysely<DB>, scope: TenantScope, job: NewJob): Promise<JobRow> {
+  return db
+    .insertInto('jobs')
+    .values({ ...job, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findJobById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<JobRow | undefined> {
+  return inTenant(db, scope).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** @throws AppError NOT_FOUND, also for a job of another client */
+export async function getJobById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<JobRow> {
+  const job = await findJobById(db, scope, id);
+  if (!job) throw notFound('Job');
+  return job;
+}
+
+/** Jobs of the client among `ids` (DataLoader batch). */
+export async function loadJobsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<JobRow[]> {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('jobs').selectAll().where('id', 'in', [...ids]).execute();
+}
+
+export interface JobFilter {
+  state?: JobRow['state'] | null;
+  templateId?: number | null;
+  assetId?: number | null;
+  assigneeId?: number | null;
+  priority?: JobRow['priority'] | null;
+}
+
+export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput): Promise<Page<JobRow>> {
+  let query = inTenant(db, scope).selectFrom('jobs').selectAll();
+  if (filter.state) query = query.where('state', '=', filter.state);
+  if (filter.priority) query = query.where('priority', '=', filter.priority);
+  if (filter.templateId != null) query = query.where('template_id', '=', filter.templateId);
+  if (filter.assetId != null) query = query.where('asset_id', '=', filter.assetId);
+  if (filter.assigneeId != null) {
+    const assigned = inTenant(db, scope)
+      .selectFrom('job_members')
+      .select('job_id')
+      .where('kind', '=', 'ASSIGNEE')
+      .where('user_id', '=', filter.assigneeId);
+    query = query.where('id', 'in', assigned);
+  }
+  return paginate(query, page);
+}
+
+/** Ids of the template's jobs (all its versions). */
+export async function listJobIdsOfTemplate(db: Kysely<DB>, scope: TenantScope, templateId: number): Promise<number[]> {
+  const rows = await inTenant(db, scope).selectFrom('jobs').select('id').where('template_id', '=', templateId).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The compare-and-set every job write goes through: applies `changes` and
+ * increments `revision` only when the row still has `revision` — one
+ * `update … where revision = ?`, so two writers holding the same revision can
+ * never both succeed, whatever the isolation level. Undefined when the
+ * revision moved (or the job is not the client's).
+ */
+export async function updateJobAtRevision(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  id: number,
+  revision: number,
+  changes: Omit<Updateable<JobsTable>, 'id' | 'client_id' | 'revision'>,
+): Promise<JobRow | undefined> {
+  return inTenant(db, scope)
+    .updateTable('jobs')
+    .set((eb) => ({ ...changes, revision: eb('revision', '+', 1) }))
+    .where('id', '=', id)
+    .where('revision', '=', revision)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// --- members ---
+
+export async function insertJobMembers(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  members: { jobId: number; userId: number; kind: JobMemberKind; stepId?: string }[],
+  nowIso: string,
+): Promise<void> {
+  if (members.length === 0) return;
+  await db
+    .insertInto('job_members')
+    .values(members.map((m) => ({ client_id: scope.clientId, job_id: m.jobId, user_id: m.userId, kind: m.kind, step_id: m.stepId ?? '', created_at: nowIso })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** @returns whether a row was deleted */
+export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId: number, userId: number, kind: JobMemberKind): Promise<boolean> {
+  const result = await inTenant(db, scope)
+    .deleteFrom('job_members')
+    .where('job_id', '=', jobId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
+export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
+  if (jobIds.length === 0) return [];
+  return inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+}
+
+// --- step records ---
+
+export type NewStepRecord = Omit<Insertable<StepRecordsTable>, 'client_id' | 'id'>;
+
+/** One record per job and step: recording a step again replaces what was recorded. */
+export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord): Promise<StepRecordRow> {
+  const { job_id: _job, step_id: _step, ...changes } = record;
+  return db
+    .insertInto('step_records')
+    .values({ ...record, client_id: scope.clientId })
+    .onConflict((oc) => oc.columns(['client_id', 'job_id', 'step_id']).doUpdateSet(changes))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findStepRecord(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<StepRecordRow | undefined> {
+  return inTenant(db, scope).selectFrom('step_records').selectAll().where('job_id', '=', jobId).where('step_id', '=', stepId).executeTakeFirst();
+}
+
+/** Records of the client's jobs among `jobIds` (DataLoader batch, and completion checks). */
+export async function loadStepRecords(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<StepRecordRow[]> {
+  if (jobIds.length === 0) return [];
+  return inTenant(db, scope).selectFrom('step_records').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+}
+
+// --- what jobs read of templates, versions, assets and sensors ---
+
+export async function findPublishedVersionOfTemplate(db: Kysely<DB>, scope: TenantScope, templateId: number) {
+  return inTenant(db, scope)
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', '=', templateId)
+    .where('state', '=', 'PUBLISHED')
+    .executeTakeFirst();
+}
+
+/** The version a job is pinned to (its content is what the job records against). */
+export async function getJobVersion(db: Kysely<DB>, scope: TenantScope, versionId: number) {
+  const row = await inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', '=', versionId).executeTakeFirst();
+  if (!row) throw notFound('Version');
+  return row;
+}
+
+/** @throws AppError NOT_FOUND unless the template is the client's */
+export async function assertTemplateOfClient(db: Kysely<DB>, scope: TenantScope, templateId: number): Promise<void> {
+  const row = await inTenant(db, scope).selectFrom('templates').select('id').where('id', '=', templateId).executeTakeFirst();
+  if (!row) throw notFound('Template');
+}
+
+/** @throws AppError NOT_FOUND unless the asset is the client's */
+export async function assertAssetOfClient(db: Kysely<DB>, scope: TenantScope, assetId: number): Promise<void> {
+  const row = await inTenant(db, scope).selectFrom('assets').select('id').where('id', '=', assetId).executeTakeFirst();
+  if (!row) throw notFound('Asset');
+}
+
+/** The newest reading of a sensor (by measurement time), if any. */
+export async function latestReadingOfSensor(db: Kysely<DB>, scope: TenantScope, sensorId: number) {
+  return inTenant(db, scope)
+    .selectFrom('sensor_readings')
+    .select(['reading_id', 'value', 'measured_at'])
+    .where('sensor_id', '=', sensorId)
+    .orderBy('measured_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+// Until the templates and catalogue repos land: rows for the GraphQL loaders.
+export async function loadTemplateRowsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('templates').selectAll().where('id', 'in', [...ids]).execute();
+}
+export async function loadVersionRowsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', 'in', [...ids]).execute();
+}
+export async function loadAssetRowsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('assets').selectAll().where('id', 'in', [...ids]).execute();
+}

@@ -1,0 +1,328 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '../db/schema';
+import type { Page, PageInput } from '../db/pagination';
+import type { TenantScope } from '../db/tenant';
+import { withTransaction } from '../db/transaction';
+import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
+import { deserializeContent, findStep, type Content } from '../domain/content';
+import { missingRequiredFields, recordValues, requiredFieldsMissing, type RecordedValue } from '../domain/recording';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '../policies/transitions';
+import { hasAnyRole } from '../policies/roles';
+import { presentJob, presentJobMembers, presentStepRecord } from '../presenters/jobs';
+import { appendAudit } from '../repos/audit';
+import { loadUsersByIds } from '../repos/users';
+import { listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
+import {
+  assertAssetOfClient,
+  assertTemplateOfClient,
+  findPublishedVersionOfTemplate,
+  findStepRecord,
+  getJobById,
+  getJobVersion,
+  insertJob,
+  insertJobMembers,
+  listJobs as listJobRows,
+  loadJobMembers,
+  loadStepRecords,
+  latestReadingOfSensor,
+  updateJobAtRevision,
+  upsertStepRecord,
+  type JobFilter,
+} from '../repos/jobs';
+import type { UserActor } from './actor';
+
+/**
+ * Jobs: created from a template's PUBLISHED version and pinned to it forever,
+ * moved through JOB_TRANSITIONS, recorded on step by step. Every write to a
+ * job goes through `writeJob`, the compare-and-set on `revision`.
+ *
+ * Who may work on a job (record, transition, hand off): the roles of the
+ * transition table (admin, operator); and, once a job has assignees, only its
+ * assignees, co-workers who joined it and step owners (for their steps) —
+ * admins always. A job without assignees is open to every operator.
+ */
+
+/** States no transition leaves: a job there takes no more recording (JOB_CLOSED). */
+function terminalStates<S extends string, A extends string>(table: readonly Transition<S, A>[]): ReadonlySet<S> {
+  const leavable = new Set(table.flatMap((row) => row.from));
+  return new Set(table.map((row) => row.to).filter((to) => !leavable.has(to)));
+}
+export const CLOSED_JOB_STATES = terminalStates(JOB_TRANSITIONS);
+
+/** @throws AppError JOB_CLOSED when the job is completed or cancelled */
+export function assertJobOpen(job: JobRow): void {
+  if (CLOSED_JOB_STATES.has(job.state)) throw new AppError('JOB_CLOSED', `The job is ${job.state}`, { jobId: job.id, state: job.state });
+}
+
+/** @throws AppError VALIDATION_ERROR naming every failing field */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw validationFailed({ fields: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) });
+}
+
+export const auditActor = (actor: UserActor) => ({ userId: actor.userId, email: actor.email });
+
+/**
+ * Whether the actor may work on the job (see the module comment).
+ * @throws AppError FORBIDDEN
+ */
+export async function assertMayWork(trx: Kysely<DB>, actor: UserActor, job: JobRow, stepId?: string): Promise<JobMemberRow[]> {
+  const members = await loadJobMembers(trx, actor.scope, [job.id]);
+  if (hasAnyRole(actor.roles, ['admin'])) return members;
+  if (!members.some((m) => m.kind === 'ASSIGNEE')) return members;
+  const mine = members.filter((m) => m.user_id === actor.userId);
+  if (mine.some((m) => m.kind !== 'STEP_OWNER' || (stepId !== undefined && m.step_id === stepId))) return members;
+  throw forbidden('Only the assignees, co-workers and step owners of this job may work on it');
+}
+
+/**
+ * Applies `changes` to the job at `expectedRevision` (or the revision just
+ * read), incrementing the revision, atomically in SQL.
+ * @throws AppError CONFLICT with the current job (presented) in `details.job`
+ */
+export async function writeJob(
+  trx: Kysely<DB>,
+  scope: TenantScope,
+  job: JobRow,
+  expectedRevision: number | null | undefined,
+  changes: Parameters<typeof updateJobAtRevision>[4],
+  nowIso: string,
+): Promise<JobRow> {
+  const revision = expectedRevision ?? job.revision;
+  const row = await updateJobAtRevision(trx, scope, job.id, revision, { ...changes, updated_at: nowIso });
+  if (row) return row;
+  const current = await getJobById(trx, scope, job.id);
+  throw conflict(`The job changed: expected revision ${revision}, it is at ${current.revision}`, { job: presentJob(current) });
+}
+
+const Priority = z.enum(['HIGH', 'MEDIUM', 'LOW']);
+const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const Revision = z.number().int().min(0).nullish();
+
+export const CreateJobInput = z.object({
+  templateId: Id,
+  title: z.string().trim().min(1).max(200),
+  assetId: Id.nullish(),
+  priority: Priority.nullish(),
+  assigneeIds: z.array(Id).max(100).nullish(),
+  stepOwners: z.array(z.object({ stepId: z.string().min(1).max(64), userId: Id })).max(500).nullish(),
+  dueAt: z.iso.datetime({ offset: true }).nullish(),
+});
+export type CreateJobInput = z.input<typeof CreateJobInput>;
+
+/**
+ * Creates a job on the template's PUBLISHED version (pinned to it forever).
+ * @throws AppError FORBIDDEN (role), NOT_FOUND (template, asset or a user not the
+ *   client's), NO_PUBLISHED_VERSION, VALIDATION_ERROR
+ */
+export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInput): Promise<JobRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  const input = parseInput(CreateJobInput, raw);
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    await assertTemplateOfClient(trx, scope, input.templateId);
+    const version = await findPublishedVersionOfTemplate(trx, scope, input.templateId);
+    if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
+    if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);
+    const assigneeIds = [...new Set(input.assigneeIds ?? [])];
+    const stepOwners = input.stepOwners ?? [];
+    const content = deserializeContent(version.content);
+    const badSteps = stepOwners.flatMap((o, i) => (findStep(content, o.stepId) ? [] : [{ path: `stepOwners.${i}.stepId`, message: `the version has no step "${o.stepId}"` }]));
+    if (badSteps.length > 0) throw validationFailed({ fields: badSteps });
+    const userIds = [...new Set([...assigneeIds, ...stepOwners.map((o) => o.userId)])];
+    const users = await loadUsersByIds(trx, scope, userIds);
+    if (users.length !== userIds.length) throw notFound('User');
+
+    const job = await insertJob(trx, scope, {
+      template_id: input.templateId,
+      version_id: version.id,
+      title: input.title,
+      asset_id: input.assetId ?? null,
+      priority: input.priority ?? 'MEDIUM',
+      state: 'OPEN',
+      due_at: input.dueAt ? new Date(input.dueAt).toISOString() : null,
+      cancel_reason: null,
+      created_by: actor.userId,
+      created_at: nowIso,
+      updated_at: nowIso,
+      started_at: null,
+      completed_at: null,
+    });
+    await insertJobMembers(
+      trx,
+      scope,
+      [
+        ...assigneeIds.map((userId) => ({ jobId: job.id, userId, kind: 'ASSIGNEE' as const })),
+        ...stepOwners.map((o) => ({ jobId: job.id, userId: o.userId, kind: 'STEP_OWNER' as const, stepId: o.stepId })),
+      ],
+      nowIso,
+    );
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'job.created',
+      entityType: 'job',
+      entityId: job.id,
+      after: { ...presentJob(job), assigneeIds, stepOwners },
+      at: nowIso,
+    });
+    return job;
+  });
+}
+
+/** @throws AppError NOT_FOUND, also for another client's job */
+export async function getJob(deps: Deps, actor: UserActor, jobId: number): Promise<JobRow> {
+  return getJobById(deps.db.kysely, actor.scope, jobId);
+}
+
+/** Every user of the client reads the client's jobs. */
+export async function listJobs(deps: Deps, actor: UserActor, filter: JobFilter, page: PageInput): Promise<Page<JobRow>> {
+  return listJobRows(deps.db.kysely, actor.scope, filter, page);
+}
+
+const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };
+
+export interface TransitionJobInput {
+  jobId: number;
+  action: JobAction;
+  /** required by cancel */
+  reason?: string | null;
+  expectedRevision?: number | null;
+}
+
+/**
+ * Moves a job through JOB_TRANSITIONS. Completing checks the required fields
+ * of every step not skipped; completing or cancelling cancels a pending hand-off.
+ * @throws AppError NOT_FOUND, FORBIDDEN, INVALID_TRANSITION, REQUIRED_FIELDS_MISSING
+ *   (`details.missing: [{stepId, key}]`), VALIDATION_ERROR (cancel without a reason), CONFLICT
+ */
+export async function transitionJob(deps: Deps, actor: UserActor, input: TransitionJobInput): Promise<JobRow> {
+  const scope = actor.scope;
+  const expectedRevision = parseInput(Revision, input.expectedRevision);
+  const reason = input.action === 'cancel' ? parseInput(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const job = await getJobById(trx, scope, input.jobId);
+    const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
+    await assertMayWork(trx, actor, job);
+    if (input.action === 'complete') {
+      const version = await getJobVersion(trx, scope, job.version_id);
+      const missing = missingRequiredFields(deserializeContent(version.content), recordsByStep(await loadStepRecords(trx, scope, [job.id])));
+      if (missing.length > 0) throw requiredFieldsMissing(missing);
+    }
+    const changes = {
+      state: to,
+      ...(input.action === 'start' && { started_at: nowIso }),
+      ...(input.action === 'complete' && { completed_at: nowIso }),
+      ...(input.action === 'cancel' && { cancel_reason: reason }),
+    };
+    const updated = await writeJob(trx, scope, job, expectedRevision, changes, nowIso);
+    if (CLOSED_JOB_STATES.has(to)) await cancelPendingHandOffs(trx, actor, job.id, nowIso);
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: `job.${PAST[input.action]}`,
+      entityType: 'job',
+      entityId: job.id,
+      before: { state: job.state, revision: job.revision },
+      after: { state: updated.state, revision: updated.revision, ...(reason && { cancelReason: reason }) },
+      at: nowIso,
+    });
+    return updated;
+  });
+}
+
+/** A closed job hands nothing off any more. */
+async function cancelPendingHandOffs(trx: Kysely<DB>, actor: UserActor, jobId: number, nowIso: string): Promise<void> {
+  for (const pending of await listPendingHandOffsOfJob(trx, actor.scope, jobId)) {
+    await updateHandOff(trx, actor.scope, pending.id, { status: 'CANCELLED', decided_at: nowIso });
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'hand_off.cancelled',
+      entityType: 'hand_off',
+      entityId: pending.id,
+      before: { status: pending.status },
+      after: { status: 'CANCELLED', jobClosed: true },
+      at: nowIso,
+    });
+  }
+}
+
+function recordsByStep(records: StepRecordRow[]): Map<string, { status: StepRecordRow['status']; values: RecordedValue[] }> {
+  return new Map(records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[] }]));
+}
+
+export const RecordStepInput = z.object({
+  jobId: Id,
+  stepId: z.string().min(1).max(64),
+  status: z.enum(['DONE', 'SKIPPED', 'FAILED']),
+  values: z
+    .array(z.object({ key: z.string().min(1).max(64), value: z.unknown().optional() }))
+    .max(100)
+    .nullish(),
+  comment: z.string().trim().max(5000).nullish(),
+  reason: z.string().trim().max(2000).nullish(),
+  expectedRevision: Revision,
+});
+export type RecordStepInput = z.input<typeof RecordStepInput>;
+
+/**
+ * Records (or re-records) one step of a job. Recording starts an OPEN job and
+ * resumes a PAUSED one (through the transition table). A SKIPPED step needs a
+ * reason; values are checked against the step's fields (src/domain/recording.ts).
+ * @throws AppError NOT_FOUND, FORBIDDEN, JOB_CLOSED, VALIDATION_ERROR (naming the
+ *   field: `values.<key>`, `stepId`, `reason`), CONFLICT (stale expectedRevision)
+ */
+export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepInput): Promise<JobRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  const input = parseInput(RecordStepInput, raw);
+  if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const job = await getJobById(trx, scope, input.jobId);
+    assertJobOpen(job);
+    await assertMayWork(trx, actor, job, input.stepId);
+    const content: Content = deserializeContent((await getJobVersion(trx, scope, job.version_id)).content);
+    const step = findStep(content, input.stepId);
+    if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
+    const values = await recordValues(step, input.values ?? [], async (sensorId) => {
+      const reading = await latestReadingOfSensor(trx, scope, sensorId);
+      return reading && { readingId: reading.reading_id, value: reading.value };
+    });
+
+    const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
+    const wake = wakes[job.state];
+    const state = wake ? transition(JOB_TRANSITIONS, job.state, wake, actor.roles) : job.state;
+    const updated = await writeJob(trx, scope, job, input.expectedRevision, { state, ...(wake === 'start' && { started_at: nowIso }) }, nowIso);
+
+    const before = await findStepRecord(trx, scope, job.id, step.id);
+    const record = await upsertStepRecord(trx, scope, {
+      job_id: job.id,
+      step_id: step.id,
+      status: input.status,
+      values: JSON.stringify(values),
+      comment: input.comment || null,
+      reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
+      recorded_by: actor.userId,
+      recorded_at: nowIso,
+    });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'job.step_recorded',
+      entityType: 'job',
+      entityId: job.id,
+      before: { state: job.state, revision: job.revision, record: before ? presentStepRecord(before) : null },
+      after: { state: updated.state, revision: updated.revision, record: presentStepRecord(record) },
+      at: nowIso,
+    });
+    return updated;
+  });
+}
+
+/** A job with its members, for REST answers. */
+export async function jobWithMembers(deps: Deps, actor: UserActor, job: JobRow) {
+  return { ...presentJob(job), ...presentJobMembers(await loadJobMembers(deps.db.kysely, actor.scope, [job.id])) };
+}

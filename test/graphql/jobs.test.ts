@@ -1,0 +1,325 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
+import { gql } from '../helpers/graphql';
+import { createAsset, createJob, JOB_FIELDS, publishedTemplate, publishNewVersion, SAMPLE_CONTENT, DOMAIN_TEST_ENV } from '../helpers/domain';
+import { verifyAuditChain, listAuditEntries } from '../../src/repos/audit';
+import { tenantScope } from '../../src/db/tenant';
+
+let server: TestServer;
+const jobs = suite('GraphQL jobs: creation, recording, completion, concurrency, faults');
+jobs.before(async () => {
+  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+});
+jobs.after(async () => server.stop());
+
+const RECORD = `mutation($i: RecordStepInput!) { recordStep(input: $i) { id state revision records { stepId status values { key value outOfLimits } recordedBy { id } recordedAt } } }`;
+const COMPLETE = 'mutation($j: Int!, $r: Int) { completeJob(jobId: $j, expectedRevision: $r) { id state revision } }';
+
+async function setup(): Promise<{ client: BuiltClient; template: Awaited<ReturnType<typeof publishedTemplate>>; operator: { id: number; token: string } }> {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const template = await publishedTemplate(server, client);
+  const op = await buildUser(server, client, { roles: ['operator'] });
+  return { client, template, operator: { id: op.id, token: op.token! } };
+}
+
+jobs('createJob pins the published version, defaults to MEDIUM priority and takes no assignees', async () => {
+  const { client, template } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  assert.is(job.state, 'OPEN');
+  assert.is(job.priority, 'MEDIUM');
+  assert.is(job.revision, 1);
+  assert.is(job.version.id, template.versionId);
+  assert.is(job.template.id, template.templateId);
+  assert.equal(job.assignees, []);
+});
+
+jobs('createJob takes an asset, a priority, assignees, step owners and a due date', async () => {
+  const { client, template, operator } = await setup();
+  const assetId = await createAsset(server, client.owner.token);
+  const result = await gql(
+    server,
+    client.owner.token,
+    `mutation($i: CreateJobInput!) { createJob(input: $i) { id priority dueAt asset { id } assignees { id } stepOwners { stepId user { id } } } }`,
+    { i: { templateId: template.templateId, title: 'Team job', assetId, priority: 'HIGH', assigneeIds: [operator.id], stepOwners: [{ stepId: 'photo', userId: client.owner.id }], dueAt: '2030-01-02T03:04:05Z' } },
+  );
+  assert.equal(result.codes, [], JSON.stringify(result.errors));
+  const job = result.data.createJob;
+  assert.is(job.priority, 'HIGH');
+  assert.is(job.dueAt, '2030-01-02T03:04:05.000Z');
+  assert.is(job.asset.id, assetId);
+  assert.equal(job.assignees, [{ id: operator.id }]);
+  assert.equal(job.stepOwners, [{ stepId: 'photo', user: { id: client.owner.id } }]);
+});
+
+jobs('createJob from a template without a published version → NO_PUBLISHED_VERSION', async () => {
+  const client = await buildClient(server);
+  const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id } }', {
+    i: { title: 'Draft only', content: SAMPLE_CONTENT },
+  });
+  assert.equal(created.codes, []);
+  const result = await gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { id } }', {
+    i: { templateId: created.data.createTemplate.id, title: 'x' },
+  });
+  assert.equal(result.codes, ['NO_PUBLISHED_VERSION']);
+});
+
+jobs('a job stays on its version across a later publish; new jobs take the new one', async () => {
+  const { client, template } = await setup();
+  const old = await createJob(server, client.owner.token, { templateId: template.templateId });
+  const newVersionId = await publishNewVersion(server, client, template);
+  assert.is.not(newVersionId, template.versionId);
+  const reread = await gql(server, client.owner.token, `query($id: Int!) { job(id: $id) { ${JOB_FIELDS} } }`, { id: old.id });
+  assert.is(reread.data.job.version.id, template.versionId);
+  assert.is(reread.data.job.version.number, 1);
+  const fresh = await createJob(server, client.owner.token, { templateId: template.templateId });
+  assert.is(fresh.version.id, newVersionId);
+  assert.is(fresh.version.number, 2);
+});
+
+jobs('recording starts an OPEN job, normalizes values and flags a number outside min/max', async () => {
+  const { client, template, operator } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  const result = await gql(server, operator.token, RECORD, {
+    i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 25 }, { key: 'note', value: 'tight' }], comment: 'ok' },
+  });
+  assert.equal(result.codes, [], JSON.stringify(result.errors));
+  const recorded = result.data.recordStep;
+  assert.is(recorded.state, 'IN_PROGRESS');
+  assert.is(recorded.revision, 2);
+  const [record] = recorded.records;
+  assert.is(record.stepId, 'measure');
+  assert.is(record.recordedBy.id, operator.id);
+  assert.equal(record.values, [
+    { key: 'torque', value: 25, outOfLimits: true },
+    { key: 'note', value: 'tight', outOfLimits: false },
+  ]);
+
+  const inside = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }] } });
+  assert.equal(inside.data.recordStep.records[0].values, [{ key: 'torque', value: 15, outOfLimits: false }]);
+
+  const passFail = await gql(server, operator.token, RECORD, {
+    i: { jobId: job.id, stepId: 'check', status: 'DONE', values: [{ key: 'sealOk', value: true }, { key: 'colour', value: 'green' }] },
+  });
+  const check = passFail.data.recordStep.records.find((r: { stepId: string }) => r.stepId === 'check');
+  assert.equal(check.values.map((v: { value: unknown }) => v.value), ['PASS', 'green']);
+});
+
+jobs('a value of the wrong type, an unknown key, a choice not offered → VALIDATION_ERROR naming the field', async () => {
+  const { client, template, operator } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  const cases: [string, unknown, string][] = [
+    ['measure', [{ key: 'torque', value: 'ten' }], 'values.torque'],
+    ['measure', [{ key: 'nope', value: 1 }], 'values.nope'],
+    ['check', [{ key: 'colour', value: 'blue' }], 'values.colour'],
+    ['check', [{ key: 'sealOk', value: 'maybe' }], 'values.sealOk'],
+    ['photo', [{ key: 'picture', value: 'not-a-file' }], 'values.picture'],
+  ];
+  for (const [stepId, values, path] of cases) {
+    const result = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId, status: 'DONE', values } });
+    assert.equal(result.codes, ['VALIDATION_ERROR'], path);
+    assert.ok(result.errors![0]!.extensions!.details.fields.some((f: { path: string }) => f.path === path), JSON.stringify(result.errors));
+  }
+  const skipped = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'photo', status: 'SKIPPED' } });
+  assert.equal(skipped.codes, ['VALIDATION_ERROR']);
+  assert.is(skipped.errors![0]!.extensions!.details.fields[0].path, 'reason');
+  const unknownStep = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'nowhere', status: 'DONE' } });
+  assert.equal(unknownStep.codes, ['VALIDATION_ERROR']);
+  // nothing of the refused recordings was written
+  const reread = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { state revision records { stepId } } }', { id: job.id });
+  assert.equal(reread.data.job, { state: 'OPEN', revision: 1, records: [] });
+});
+
+jobs('completion is blocked while a required field of a step not skipped is empty; a closed job takes no recording', async () => {
+  const { client, template, operator } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
+  const blocked = await gql(server, operator.token, COMPLETE, { j: job.id });
+  assert.equal(blocked.codes, ['REQUIRED_FIELDS_MISSING']);
+  assert.equal(blocked.errors![0]!.extensions!.details.missing, [
+    { stepId: 'check', key: 'sealOk' },
+    { stepId: 'photo', key: 'picture' },
+  ]);
+  // a FAILED step is not skipped: its required fields still count
+  await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'check', status: 'FAILED', values: [{ key: 'colour', value: 'red' }] } });
+  const stillBlocked = await gql(server, operator.token, COMPLETE, { j: job.id });
+  assert.equal(stillBlocked.errors![0]!.extensions!.details.missing, [
+    { stepId: 'check', key: 'sealOk' },
+    { stepId: 'photo', key: 'picture' },
+  ]);
+  await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'check', status: 'DONE', values: [{ key: 'sealOk', value: 'FAIL' }] } });
+  const skip = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'photo', status: 'SKIPPED', reason: 'camera broken' } });
+  assert.equal(skip.codes, []);
+  const done = await gql(server, operator.token, COMPLETE, { j: job.id });
+  assert.equal(done.codes, [], JSON.stringify(done.errors));
+  assert.is(done.data.completeJob.state, 'COMPLETED');
+  const late = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 11 }] } });
+  assert.equal(late.codes, ['JOB_CLOSED']);
+});
+
+jobs('a stale expectedRevision → CONFLICT with the current job; nothing is overwritten', async () => {
+  const { client, template, operator } = await setup();
+  const other = await buildUser(server, client, { roles: ['operator'] });
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
+  // the second operator co-works on the assigned job
+  const joined = await server.request('POST', '/api/client/workingTogether', { token: other.token, body: { action: 'JOIN', jobId: job.id } });
+  assert.is(joined.status, 200, joined.text);
+  const seen = joined.body.data.job.revision;
+
+  const first = await gql(server, operator.token, RECORD, {
+    i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }], expectedRevision: seen },
+  });
+  assert.equal(first.codes, []);
+  assert.is(first.data.recordStep.revision, seen + 1);
+  const second = await gql(server, other.token!, RECORD, {
+    i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }], expectedRevision: seen },
+  });
+  assert.equal(second.codes, ['CONFLICT']);
+  const current = second.errors![0]!.extensions!.details.job;
+  assert.is(current.id, job.id);
+  assert.is(current.revision, seen + 1);
+  assert.is(current.state, 'IN_PROGRESS');
+  const reread = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { revision records { values { value } recordedBy { id } } } }', { id: job.id });
+  assert.is(reread.data.job.revision, seen + 1);
+  assert.equal(reread.data.job.records, [{ values: [{ value: 12 }], recordedBy: { id: operator.id } }]);
+  // the transitions take expectedRevision too
+  const stalePause = await gql(server, operator.token, 'mutation($j: Int!, $r: Int) { pauseJob(jobId: $j, expectedRevision: $r) { id } }', { j: job.id, r: seen });
+  assert.equal(stalePause.codes, ['CONFLICT']);
+});
+
+jobs('an assigned job is worked by its assignees and co-workers; other operators are refused', async () => {
+  const { client, template, operator } = await setup();
+  const outsider = await buildUser(server, client, { roles: ['operator'] });
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
+  const refused = await gql(server, outsider.token!, 'mutation($j: Int!) { startJob(jobId: $j) { id } }', { j: job.id });
+  assert.equal(refused.codes, ['FORBIDDEN']);
+  const started = await gql(server, operator.token, 'mutation($j: Int!) { startJob(jobId: $j) { state } }', { j: job.id });
+  assert.is(started.data.startJob.state, 'IN_PROGRESS');
+});
+
+jobs('cancelJob needs a reason and records it; a cancelled job takes no recording', async () => {
+  const { client, template, operator } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  const blank = await gql(server, operator.token, 'mutation($j: Int!) { cancelJob(jobId: $j, reason: "  ") { id } }', { j: job.id });
+  assert.equal(blank.codes, ['VALIDATION_ERROR']);
+  const cancelled = await gql(server, operator.token, 'mutation($j: Int!) { cancelJob(jobId: $j, reason: "wrong pump") { state cancelReason } }', { j: job.id });
+  assert.equal(cancelled.data.cancelJob, { state: 'CANCELLED', cancelReason: 'wrong pump' });
+  const late = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE' } });
+  assert.equal(late.codes, ['JOB_CLOSED']);
+});
+
+jobs('faults: raised from a step with severity and photos, listed per job and per asset, closed with a note', async () => {
+  const { client, template, operator } = await setup();
+  const assetId = await createAsset(server, client.owner.token);
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assetId });
+  const raised = await gql(
+    server,
+    operator.token,
+    'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id state severity photos stepId job { id } asset { id } raisedBy { id } } }',
+    { i: { jobId: job.id, stepId: 'check', description: 'Seal cracked', severity: 'HIGH', photos: [11, 12] } },
+  );
+  assert.equal(raised.codes, [], JSON.stringify(raised.errors));
+  const fault = raised.data.raiseFault;
+  assert.equal(fault, { id: fault.id, state: 'OPEN', severity: 'HIGH', photos: [11, 12], stepId: 'check', job: { id: job.id }, asset: { id: assetId }, raisedBy: { id: operator.id } });
+  const direct = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', {
+    i: { assetId, description: 'Leak at flange', severity: 'CRITICAL' },
+  });
+  assert.equal(direct.codes, []);
+
+  const perJob = await gql(server, operator.token, 'query($j: Int) { faults(jobId: $j) { id } }', { j: job.id });
+  assert.equal(perJob.data.faults, [{ id: fault.id }]);
+  const perAsset = await gql(server, operator.token, 'query($a: Int) { faults(assetId: $a) { id } }', { a: assetId });
+  assert.equal(perAsset.data.faults.map((f: { id: number }) => f.id).sort(), [fault.id, direct.data.raiseFault.id].sort());
+  const onJob = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { faults { id } } }', { id: job.id });
+  assert.equal(onJob.data.job.faults, [{ id: fault.id }]);
+
+  const close = 'mutation($f: Int!, $n: String!) { closeFault(faultId: $f, note: $n) { state closeNote closedBy { id } closedAt } }';
+  const closed = await gql(server, operator.token, close, { f: fault.id, n: 'seal replaced' });
+  assert.equal(closed.codes, []);
+  assert.is(closed.data.closeFault.state, 'CLOSED');
+  assert.is(closed.data.closeFault.closeNote, 'seal replaced');
+  assert.is(closed.data.closeFault.closedBy.id, operator.id);
+  assert.equal((await gql(server, operator.token, close, { f: fault.id, n: 'again' })).codes, ['INVALID_TRANSITION']);
+
+  const viewer = await buildUser(server, client, { roles: ['viewer'] });
+  const viewerRaise = await gql(server, viewer.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { assetId, description: 'x', severity: 'LOW' } });
+  assert.equal(viewerRaise.codes, ['FORBIDDEN']);
+  const noSource = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { description: 'x', severity: 'LOW' } });
+  assert.equal(noSource.codes, ['VALIDATION_ERROR']);
+});
+
+jobs('the jobs connection pages and filters', async () => {
+  const { client, template, operator } = await setup();
+  const a = await createJob(server, client.owner.token, { templateId: template.templateId, priority: 'HIGH', assigneeIds: [operator.id] });
+  const b = await createJob(server, client.owner.token, { templateId: template.templateId, priority: 'LOW' });
+  const c = await createJob(server, client.owner.token, { templateId: template.templateId, priority: 'LOW' });
+  const q = 'query($f: Int, $a: String, $filter: JobFilter) { jobs(first: $f, after: $a, filter: $filter) { edges { node { id } cursor } pageInfo { hasNextPage endCursor } } }';
+  const page1 = await gql(server, operator.token, q, { f: 2 });
+  assert.equal(page1.data.jobs.edges.map((e: any) => e.node.id), [a.id, b.id]);
+  assert.is(page1.data.jobs.pageInfo.hasNextPage, true);
+  const page2 = await gql(server, operator.token, q, { f: 2, a: page1.data.jobs.pageInfo.endCursor });
+  assert.equal(page2.data.jobs.edges.map((e: any) => e.node.id), [c.id]);
+  assert.is(page2.data.jobs.pageInfo.hasNextPage, false);
+  const low = await gql(server, operator.token, q, { filter: { priority: 'LOW' } });
+  assert.equal(low.data.jobs.edges.map((e: any) => e.node.id), [b.id, c.id]);
+  const mine = await gql(server, operator.token, q, { filter: { assigneeId: operator.id, state: 'OPEN' } });
+  assert.equal(mine.data.jobs.edges.map((e: any) => e.node.id), [a.id]);
+  const tooMany = await gql(server, operator.token, q, { f: 201 });
+  assert.equal(tooMany.codes, ['VALIDATION_ERROR']);
+});
+
+jobs('another client sees none of it: every query and mutation answers NOT_FOUND', async () => {
+  const { client, template, operator } = await setup();
+  const assetId = await createAsset(server, client.owner.token);
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assetId });
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'x', severity: 'LOW' } });
+  const faultId = fault.data.raiseFault.id;
+
+  const intruder = await buildClient(server);
+  const t = intruder.owner.token;
+  const one = await gql(server, t, 'query($id: Int!) { job(id: $id) { id title } }', { id: job.id });
+  assert.is(one.data.job, null);
+  assert.equal(one.codes, ['NOT_FOUND']);
+  const list = await gql(server, t, 'query { jobs(first: 200) { edges { node { id } } } }');
+  assert.equal(list.data.jobs.edges, []);
+  const calls: [string, Record<string, unknown>][] = [
+    ['mutation($j: Int!) { startJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: Int!) { pauseJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: Int!) { resumeJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: Int!) { completeJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: Int!) { cancelJob(jobId: $j, reason: "x") { id } }', { j: job.id }],
+    [RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE' } }],
+    ['mutation($i: CreateJobInput!) { createJob(input: $i) { id } }', { i: { templateId: template.templateId, title: 'x' } }],
+    ['mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'x', severity: 'LOW' } }],
+    ['mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { assetId, description: 'x', severity: 'LOW' } }],
+    ['mutation($f: Int!) { closeFault(faultId: $f, note: "x") { id } }', { f: faultId }],
+    ['query($j: Int) { faults(jobId: $j) { id } }', { j: job.id }],
+    ['query($a: Int) { faults(assetId: $a) { id } }', { a: assetId }],
+  ];
+  for (const [query, variables] of calls) {
+    const result = await gql(server, t, query, variables);
+    assert.equal(result.codes, ['NOT_FOUND'], query);
+  }
+  // the intruder's own client cannot point a job at the victim's users or assets either
+  const intruderTemplate = await publishedTemplate(server, intruder);
+  for (const input of [{ assigneeIds: [operator.id] }, { assetId }]) {
+    const result = await gql(server, t, 'mutation($i: CreateJobInput!) { createJob(input: $i) { id } }', { i: { templateId: intruderTemplate.templateId, title: 'x', ...input } });
+    assert.equal(result.codes, ['NOT_FOUND'], JSON.stringify(input));
+  }
+  const unfiltered = await gql(server, t, 'query { faults { id } }');
+  assert.equal(unfiltered.data.faults, []);
+});
+
+jobs('every job change is on the client audit chain, which verifies', async () => {
+  const { client, template, operator } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
+  await gql(server, operator.token, 'mutation($j: Int!) { pauseJob(jobId: $j) { id } }', { j: job.id });
+  const entries = await listAuditEntries(server.deps.db.kysely, tenantScope(client.id), { entityType: 'job', entityId: String(job.id) }, { limit: 50 });
+  assert.equal(entries.items.map((e) => e.action), ['job.created', 'job.step_recorded', 'job.paused']);
+  assert.equal(entries.items.map((e) => e.actor_user_id), [client.owner.id, operator.id, operator.id]);
+  assert.is((await verifyAuditChain(server.deps.db.kysely, client.id)).broken, null);
+});
+
+jobs.run();
