@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -14,6 +15,12 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
     user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    // catalogue rows by id: the GraphQL types Asset, AssetClass, Location, Organization, Sensor resolve from these rows
+    asset: byId<AssetRow>((ids) => loadCatalogueByIds(db, scope, 'assets', ids)),
+    assetClass: byId<AssetClassRow>((ids) => loadCatalogueByIds(db, scope, 'asset_classes', ids)),
+    location: byId<LocationRow>((ids) => loadCatalogueByIds(db, scope, 'locations', ids)),
+    organization: byId<OrganizationRow>((ids) => loadCatalogueByIds(db, scope, 'organizations', ids)),
+    sensor: byId<SensorRow>((ids) => loadCatalogueByIds(db, scope, 'sensors', ids)),
   };
 }
 
