@@ -3,6 +3,8 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { latestReadings } from '../repos/sensors';
+import type { SensorReadingRow } from '../db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
 
 /**
@@ -21,6 +23,8 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     location: byId<LocationRow>((ids) => loadCatalogueByIds(db, scope, 'locations', ids)),
     organization: byId<OrganizationRow>((ids) => loadCatalogueByIds(db, scope, 'organizations', ids)),
     sensor: byId<SensorRow>((ids) => loadCatalogueByIds(db, scope, 'sensors', ids)),
+    /** the newest reading of a sensor, by sensor id */
+    latestReading: byKey<SensorReadingRow>((ids) => latestReadings(db, scope, ids), (row) => row.sensor_id),
   };
 }
 
@@ -28,10 +32,14 @@ export type Loaders = ReturnType<typeof createLoaders>;
 
 /** A loader of rows by integer id; missing ids load as undefined. */
 export function byId<T extends { id: number }>(load: (ids: number[]) => Promise<T[]>): DataLoader<number, T | undefined> {
-  return new DataLoader<number, T | undefined>(async (ids) => {
-    const rows = await load([...ids]);
-    const map = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => map.get(id));
+  return byKey(load, (row) => row.id);
+}
+
+/** A loader of at most one row per integer key other than the row's id (e.g. a sensor's latest reading). */
+export function byKey<T>(load: (keys: number[]) => Promise<T[]>, keyOf: (row: T) => number): DataLoader<number, T | undefined> {
+  return new DataLoader<number, T | undefined>(async (keys) => {
+    const map = new Map((await load([...keys])).map((row) => [keyOf(row), row]));
+    return keys.map((key) => map.get(key));
   });
 }
 

@@ -1,6 +1,7 @@
 import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
-import type { AssetRow, LocationRow, OrganizationRow } from '../../repos/catalogue';
+import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '../../repos/catalogue';
+import { presentSensorReading } from '../../presenters/catalogue';
 import {
   createAsset,
   createAssetClass,
@@ -140,6 +141,12 @@ export const catalogueModule: SchemaModule = {
       location: (row: AssetRow, _args, ctx: GraphQLContext) => (row.location_id === null ? null : ctx.loaders.location.load(row.location_id)),
       assetClass: (row: AssetRow, _args, ctx: GraphQLContext) =>
         row.asset_class_id === null ? null : ctx.loaders.assetClass.load(row.asset_class_id),
+    },
+    Sensor: {
+      latestReading: async (row: SensorRow, _args, ctx: GraphQLContext) => {
+        const reading = await ctx.loaders.latestReading.load(row.id);
+        return reading ? presentSensorReading(reading) : null;
+      },
     },
   },
 };
