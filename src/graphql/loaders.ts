@@ -3,6 +3,9 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { loadAssetClassesByIds, loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
+import { loadSignaturesByVersionIds, loadVersionsByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
+import { presentSignature, presentTemplate, presentVersion, type PresentedTemplate, type PresentedVersion } from '../presenters/templates';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -14,6 +17,19 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
     user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    // templates: presented objects (what the Template and TemplateVersion types resolve from)
+    template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
+    version: byId<PresentedVersion>(async (ids) => (await loadVersionsByIds(db, scope, ids)).map(presentVersion)),
+    versionsByTemplate: listBy(async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion), (v) => v.templateId),
+    signaturesByVersion: listBy(async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature), (s) => s.versionId),
+    organizationsByTemplate: listBy(
+      async (ids) =>
+        (await loadTemplateOrganizations(db, scope, ids)).map((o) => ({ id: o.id, name: o.name, parentId: o.parent_id, templateId: o.template_id })),
+      (o) => o.templateId,
+    ),
+    templateAssetClass: byId(async (ids) =>
+      (await loadAssetClassesByIds(db, scope, ids)).map((a) => ({ id: a.id, name: a.name, description: a.description })),
+    ),
   };
 }
 
