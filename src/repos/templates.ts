@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
-import type { AssetClassRow, DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
+import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 
@@ -114,22 +114,6 @@ export async function isTemplateVisible(db: Kysely<DB>, scope: TenantScope, temp
 
 export async function clientHasOrganizations(db: Kysely<DB>, scope: TenantScope): Promise<boolean> {
   return (await inTenant(db, scope).selectFrom('organizations').select('id').limit(1).executeTakeFirst()) !== undefined;
-}
-
-/** The ids among `ids` that are organizations of the client. */
-export async function existingOrganizationIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await inTenant(db, scope).selectFrom('organizations').select('id').where('id', 'in', [...ids]).execute();
-  return rows.map((r) => r.id);
-}
-
-export async function findAssetClassById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<AssetClassRow | undefined> {
-  return inTenant(db, scope).selectFrom('asset_classes').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function loadAssetClassesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<AssetClassRow[]> {
-  if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('asset_classes').selectAll().where('id', 'in', [...ids]).execute();
 }
 
 /** Replaces the organizations a template is available to. */

@@ -13,8 +13,6 @@ import { SECURITY_ADMIN } from '../policies/roles';
 import { appendAudit } from '../repos/audit';
 import {
   clientHasOrganizations,
-  existingOrganizationIds,
-  findAssetClassById,
   findTemplateById,
   insertTemplate,
   isTemplateVisible,
@@ -35,6 +33,7 @@ import {
   updateVersionInState,
 } from '../repos/template-versions';
 import { getUserById } from '../repos/users';
+import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
 import type { JobRow } from '../db/schema';
 import type { RequestMeta, UserActor } from './actor';
 import { assertNotLocked, recordFailedAttempt } from './lockout';
@@ -119,11 +118,11 @@ function parseFields(input: unknown, path: string): TemplateFields {
 
 /** Asset class and organizations must be the client's own (a foreign id reads as not there). */
 async function assertReferencesExist(db: Kysely<DB>, actor: UserActor, fields: TemplateFields, path: string): Promise<void> {
-  if (fields.assetClassId != null && !(await findAssetClassById(db, actor.scope, fields.assetClassId))) {
+  if (fields.assetClassId != null && !(await findCatalogueRow(db, actor.scope, 'asset_classes', fields.assetClassId))) {
     throw fieldError(`${path}.assetClassId`, 'no such asset class');
   }
   if (fields.organizationIds && fields.organizationIds.length > 0) {
-    const found = new Set(await existingOrganizationIds(db, actor.scope, fields.organizationIds));
+    const found = new Set((await loadCatalogueByIds(db, actor.scope, 'organizations', fields.organizationIds)).map((o) => o.id));
     const missing = fields.organizationIds.filter((id) => !found.has(id));
     if (missing.length > 0) throw fieldError(`${path}.organizationIds`, `no such organization: ${missing.join(', ')}`);
   }

@@ -282,7 +282,7 @@ export const templatesModule: SchemaModule = {
       retireVersion: (_root, args: VersionId, ctx: Ctx) => version(retireVersion(ctx.deps, ctx.actor, args.versionId)),
     },
     Template: {
-      assetClass: (t: PresentedTemplate, _args, ctx: Ctx) => (t.assetClassId ? ctx.loaders.templateAssetClass.load(t.assetClassId) : null),
+      assetClass: (t: PresentedTemplate, _args, ctx: Ctx) => (t.assetClassId ? ctx.loaders.assetClass.load(t.assetClassId) : null),
       organizations: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.organizationsByTemplate.load(t.id),
       owner: (t: PresentedTemplate, _args, ctx: Ctx) => (t.ownerId ? ctx.loaders.user.load(t.ownerId) : null),
       versions: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.versionsByTemplate.load(t.id),
