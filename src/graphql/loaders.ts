@@ -3,6 +3,9 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
+import { loadSignaturesByVersionIds, loadVersionsByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
+import { presentSignature, presentTemplate, presentVersion, type PresentedTemplate, type PresentedVersion } from '../presenters/templates';
 import { latestReadings } from '../repos/sensors';
 import type { SensorReadingRow } from '../db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
@@ -17,6 +20,13 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
     user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    // templates: presented objects (what the Template and TemplateVersion types resolve from)
+    template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
+    version: byId<PresentedVersion>(async (ids) => (await loadVersionsByIds(db, scope, ids)).map(presentVersion)),
+    versionsByTemplate: listBy(async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion), (v) => v.templateId),
+    signaturesByVersion: listBy(async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature), (s) => s.versionId),
+    /** organization rows (as the Organization type resolves them) each template is available to */
+    organizationsByTemplate: listBy((ids) => loadTemplateOrganizations(db, scope, ids), (o) => o.template_id),
     // catalogue rows by id: the GraphQL types Asset, AssetClass, Location, Organization, Sensor resolve from these rows
     asset: byId<AssetRow>((ids) => loadCatalogueByIds(db, scope, 'assets', ids)),
     assetClass: byId<AssetClassRow>((ids) => loadCatalogueByIds(db, scope, 'asset_classes', ids)),
