@@ -16,6 +16,7 @@ import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
+import { clientEditorialRoutes } from './client/editorial';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -35,5 +36,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientInfoRoutes,
   ...clientGraphqlRoutes,
   ...clientSensorRoutes,
+  ...clientEditorialRoutes,
   ...opsRoutes,
 ];
