@@ -17,6 +17,7 @@ import { opsRoutes } from './ops';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
+import { clientTutorialRoutes } from './client/tutorials';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -37,5 +38,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientGraphqlRoutes,
   ...clientSensorRoutes,
   ...clientEditorialRoutes,
+  ...clientTutorialRoutes,
   ...opsRoutes,
 ];
