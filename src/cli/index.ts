@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { AppError } from '../errors';
 import { registerAdmin } from './admin';
+import { registerAudit } from './audit';
 import { registerBackup } from './backup';
 import { registerDoctor } from './doctor';
 import { registerLogs } from './logs';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerMail(program);
   registerUser(program);
   registerLicense(program);
+  registerAudit(program);
   return program;
 }
 

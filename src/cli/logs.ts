@@ -32,7 +32,7 @@ function levels(value: string): LogLevel[] {
   return list as LogLevel[];
 }
 
-function positiveId(value: string): number {
+export function positiveId(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer id');
   return n;

@@ -92,6 +92,10 @@ export const DOMAIN_PERMISSIONS = {
   runJob: RUNS_JOBS,
   /** assets, locations, asset classes, sensors, organizations */
   manageCatalogue: ['admin', 'author'],
+  /** send sensor readings (a device signs in as an operator account) */
+  sendReadings: ['admin', 'operator'],
+  /** read editorial analytics (views, edits, dwell per step) of templates */
+  readEditorial: ['admin', 'author', 'approver', 'publisher'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -124,15 +124,22 @@ export interface ChainReport {
 /**
  * Walks one client's chain in seq order, in batches (constant memory), and
  * names the first entry that was edited (its hash no longer matches), deleted
- * or reordered (seq gap, or prev_hash not the previous entry's hash), or a head
- * that does not point at the last entry (entries cut off the end).
+ * or reordered (seq gap, or prev_hash not the previous entry's hash), or the
+ * first entry missing from the end (the head says the chain is longer). Runs in
+ * one read transaction, so a daemon appending meanwhile cannot make the
+ * walk and the head disagree.
  */
 export async function verifyAuditChain(db: Kysely<DB>, clientId: number): Promise<ChainReport> {
+  return db.transaction().execute((trx) => walkChain(trx, clientId));
+}
+
+async function walkChain(db: Kysely<DB>, clientId: number): Promise<ChainReport> {
   const BATCH = 1000;
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
   let count = 0;
   let afterSeq = 0;
+  let lastId: number | null = null;
   const fail = (entryId: number | null, seq: number, reason: string): ChainReport => ({
     clientId,
     entries: count,
@@ -148,26 +155,41 @@ export async function verifyAuditChain(db: Kysely<DB>, clientId: number): Promis
       .limit(BATCH)
       .execute();
     for (const row of rows) {
-      if (row.seq !== expectedSeq) return fail(row.id, row.seq, `expected entry ${expectedSeq} but found ${row.seq}: entries were deleted or reordered`);
+      if (row.seq !== expectedSeq) {
+        return fail(row.id, row.seq, `entry ${expectedSeq} is missing (found ${row.seq} after ${expectedSeq - 1}): entries were deleted or reordered`);
+      }
       if (row.prev_hash !== prevHash) return fail(row.id, row.seq, 'does not link to the previous entry: entries were deleted, inserted or reordered');
       if (hashAuditEntry(row) !== row.hash) return fail(row.id, row.seq, 'content does not match its hash: the entry was edited');
       prevHash = row.hash;
       expectedSeq++;
       count++;
       afterSeq = row.seq;
+      lastId = row.id;
     }
     if (rows.length < BATCH) break;
   }
   const head = await db.selectFrom('audit_heads').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-  const headSeq = head?.seq ?? 0;
-  if (headSeq !== count || (head && head.hash !== prevHash)) {
-    return fail(null, headSeq, `the chain ends at entry ${count} but its head says ${headSeq}: entries were deleted from the end`);
+  if (!head) {
+    return count === 0 ? { clientId, entries: 0, broken: null } : fail(lastId, count, `the chain has ${count} entries but no head: the head was deleted`);
+  }
+  if (head.seq > count) {
+    return fail(null, count + 1, `entry ${count + 1} is missing: the chain ends at entry ${count} but its head says ${head.seq} (entries were deleted from the end)`);
+  }
+  if (head.seq < count) {
+    return fail(lastId, count, `the chain ends at entry ${count} but its head says ${head.seq}: entries were appended around the audit trail, or the head was edited`);
+  }
+  if (head.hash !== prevHash) {
+    return fail(lastId, count, `the last entry does not match the chain's head: it was replaced, or the head was edited`);
   }
   return { clientId, entries: count, broken: null };
 }
 
-/** Clients that have an audit chain (for `wip audit verify` without --client-id). */
+/**
+ * Clients that have an audit chain (for `wip audit verify` without --client-id):
+ * those with a head or with entries, so deleting a head hides no chain.
+ */
 export async function auditedClientIds(db: Kysely<DB>): Promise<number[]> {
-  const rows = await db.selectFrom('audit_heads').select('client_id').orderBy('client_id').execute();
-  return rows.map((r) => r.client_id);
+  const heads = await db.selectFrom('audit_heads').select('client_id').execute();
+  const entries = await db.selectFrom('audit_entries').select('client_id').distinct().execute();
+  return [...new Set([...heads, ...entries].map((r) => r.client_id))].sort((a, b) => a - b);
 }

@@ -3,14 +3,14 @@ import type { Deps } from '../deps';
 import type { FaultRow } from '../db/schema';
 import { withTransaction } from '../db/transaction';
 import { validationFailed } from '../errors';
-import { deserializeContent, findStep } from '../domain/content';
+import { findStep } from '../domain/content';
 import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, requireRole, transition } from '../policies/transitions';
 import { presentFault } from '../presenters/jobs';
 import { appendAudit } from '../repos/audit';
 import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '../repos/faults';
-import { assertAssetOfClient, getJobById, getJobVersion } from '../repos/jobs';
+import { getJobById } from '../repos/jobs';
 import type { UserActor } from './actor';
-import { auditActor, parseInput } from './jobs';
+import { assertAssetOfClient, auditActor, jobContent, parseInput } from './jobs';
 
 /**
  * Faults: raised by an operator from a step of a job, a job, or an asset
@@ -51,8 +51,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       const job = await getJobById(trx, scope, input.jobId);
       assetId ??= job.asset_id;
       if (input.stepId != null) {
-        const content = deserializeContent((await getJobVersion(trx, scope, job.version_id)).content);
-        if (!findStep(content, input.stepId)) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
+        if (!findStep(await jobContent(trx, scope, job), input.stepId)) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
       }
     }
     if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);

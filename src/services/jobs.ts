@@ -15,22 +15,21 @@ import { appendAudit } from '../repos/audit';
 import { loadUsersByIds } from '../repos/users';
 import { listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
 import {
-  assertAssetOfClient,
-  assertTemplateOfClient,
-  findPublishedVersionOfTemplate,
   findStepRecord,
   getJobById,
-  getJobVersion,
   insertJob,
   insertJobMembers,
   listJobs as listJobRows,
   loadJobMembers,
   loadStepRecords,
-  latestReadingOfSensor,
   updateJobAtRevision,
   upsertStepRecord,
   type JobFilter,
 } from '../repos/jobs';
+import { findVersionById, findVersionInState } from '../repos/template-versions';
+import { findCatalogueRow } from '../repos/catalogue';
+import { latestReading } from '../repos/sensors';
+import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
 
 /**
@@ -64,6 +63,18 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
 }
 
 export const auditActor = (actor: UserActor) => ({ userId: actor.userId, email: actor.email });
+
+/** The content of the version a job is pinned to. */
+export async function jobContent(trx: Kysely<DB>, scope: TenantScope, job: JobRow): Promise<Content> {
+  const version = await findVersionById(trx, scope, job.version_id);
+  if (!version) throw notFound('Version');
+  return deserializeContent(version.content);
+}
+
+/** @throws AppError NOT_FOUND unless the asset is the client's */
+export async function assertAssetOfClient(trx: Kysely<DB>, scope: TenantScope, assetId: number): Promise<void> {
+  if (!(await findCatalogueRow(trx, scope, 'assets', assetId))) throw notFound('Asset');
+}
 
 /**
  * Whether the actor may work on the job (see the module comment).
@@ -124,8 +135,8 @@ export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInpu
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx) => {
-    await assertTemplateOfClient(trx, scope, input.templateId);
-    const version = await findPublishedVersionOfTemplate(trx, scope, input.templateId);
+    await getVisibleTemplate(trx, actor, input.templateId);
+    const version = await findVersionInState(trx, scope, input.templateId, 'PUBLISHED');
     if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
     if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);
     const assigneeIds = [...new Set(input.assigneeIds ?? [])];
@@ -209,8 +220,7 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
     if (input.action === 'complete') {
-      const version = await getJobVersion(trx, scope, job.version_id);
-      const missing = missingRequiredFields(deserializeContent(version.content), recordsByStep(await loadStepRecords(trx, scope, [job.id])));
+      const missing = missingRequiredFields(await jobContent(trx, scope, job), recordsByStep(await loadStepRecords(trx, scope, [job.id])));
       if (missing.length > 0) throw requiredFieldsMissing(missing);
     }
     const changes = {
@@ -285,11 +295,10 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
     const job = await getJobById(trx, scope, input.jobId);
     assertJobOpen(job);
     await assertMayWork(trx, actor, job, input.stepId);
-    const content: Content = deserializeContent((await getJobVersion(trx, scope, job.version_id)).content);
-    const step = findStep(content, input.stepId);
+    const step = findStep(await jobContent(trx, scope, job), input.stepId);
     if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
     const values = await recordValues(step, input.values ?? [], async (sensorId) => {
-      const reading = await latestReadingOfSensor(trx, scope, sensorId);
+      const reading = await latestReading(trx, scope, sensorId);
       return reading && { readingId: reading.reading_id, value: reading.value };
     });
 

@@ -10,10 +10,11 @@ import { presentHandOff } from '../presenters/jobs';
 import { appendAudit, auditActorIds } from '../repos/audit';
 import { loadFaultsOfJobs } from '../repos/faults';
 import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
-import { assertTemplateOfClient, deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
+import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
 import { loadUsersByIds, type UserWithRoles } from '../repos/users';
 import type { UserActor } from './actor';
 import { assertJobOpen, assertMayWork, auditActor, writeJob } from './jobs';
+import { getVisibleTemplate } from './templates';
 
 /**
  * Working together on a job (SPEC.md 4.6 `POST /api/client/workingTogether`):
@@ -184,7 +185,7 @@ export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?
   let jobIds: number[];
   if (of.jobId !== undefined) jobIds = [(await getJobById(db, scope, of.jobId)).id];
   else if (of.templateId !== undefined) {
-    await assertTemplateOfClient(db, scope, of.templateId);
+    await getVisibleTemplate(db, actor, of.templateId);
     jobIds = await listJobIdsOfTemplate(db, scope, of.templateId);
   } else throw validationFailed({ fields: [{ path: 'jobId', message: 'jobId or templateId is required' }] });
 

@@ -2,29 +2,6 @@ import assert from 'node:assert/strict';
 import type { TestServer } from './server';
 import { buildUser, type BuiltClient } from './factories';
 import { gql } from './graphql';
-import { withTransaction } from '../../src/db/transaction';
-import { parseContent, serializeContent } from '../../src/domain/content';
-
-// TEMPORARY until the templates and catalogue branches are merged: published
-// versions and assets written straight to the database.
-const VIA_DATABASE = true;
-
-async function seedVersion(server: TestServer, clientId: number, templateId: number, number: number, userId: number, content: unknown): Promise<number> {
-  const { json, hash } = serializeContent(parseContent(content));
-  const now = new Date().toISOString();
-  return withTransaction(server.deps.db, async (trx) => {
-    await trx.updateTable('template_versions').set({ state: 'RETIRED' }).where('client_id', '=', clientId).where('template_id', '=', templateId).where('state', '=', 'PUBLISHED').execute();
-    const row = await trx
-      .insertInto('template_versions')
-      .values({ client_id: clientId, template_id: templateId, number, state: 'PUBLISHED', content: json, content_hash: hash, created_by: userId, updated_by: userId, created_at: now, updated_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  });
-}
-
-// Work-instruction fixtures built through the API, as a client app would:
-// templates published through their e-signed workflow, jobs, assets.
 
 /** A small content document with every kind of field a job test needs (stable step ids). */
 export const SAMPLE_CONTENT = {
@@ -78,16 +55,6 @@ async function release(server: TestServer, authorToken: string, versionSigner: {
  * approved and published by a second user.
  */
 export async function publishedTemplate(server: TestServer, client: BuiltClient, content: unknown = SAMPLE_CONTENT, title = 'Pump inspection') {
-  if (VIA_DATABASE) {
-    const now = new Date().toISOString();
-    const template = await server.deps.db.kysely
-      .insertInto('templates')
-      .values({ client_id: client.id, title, description: '', tags: '[]', owner_id: client.owner.id, created_at: now, updated_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const versionId = await seedVersion(server, client.id, template.id, 1, client.owner.id, content);
-    return { templateId: template.id, versionId, signer: { token: client.owner.token as string | undefined, password: client.owner.password }, clientId: client.id, versions: 1 };
-  }
   const created = ok(
     await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
       i: { title, description: 'test template', tags: [], content },
@@ -108,7 +75,6 @@ export async function publishNewVersion(
   template: { templateId: number; signer: { token: string | undefined; password: string } },
   content: unknown = SAMPLE_CONTENT,
 ): Promise<number> {
-  if (VIA_DATABASE) return seedVersion(server, client.id, template.templateId, 2, client.owner.id, content);
   const draft = ok(await gql(server, client.owner.token, 'mutation($t: Int!) { createDraft(templateId: $t) { id } }', { t: template.templateId }), 'createDraft');
   const versionId: number = draft.createDraft.id;
   ok(await gql(server, client.owner.token, 'mutation($v: Int!, $c: ContentInput!) { updateDraft(versionId: $v, content: $c) { id } }', { v: versionId, c: content }), 'updateDraft');
@@ -118,13 +84,6 @@ export async function publishNewVersion(
 
 /** An asset of the client (catalogue). */
 export async function createAsset(server: TestServer, token: string, name = 'Pump 7'): Promise<number> {
-  if (VIA_DATABASE) {
-    const me = await gql(server, token, '{ me { id } }');
-    const user = await server.deps.db.kysely.selectFrom('users').select('client_id').where('id', '=', me.data.me.id).executeTakeFirstOrThrow();
-    const now = new Date().toISOString();
-    const row = await server.deps.db.kysely.insertInto('assets').values({ client_id: user.client_id, name, serial_number: 'SN-1', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-    return row.id;
-  }
   const data = ok(await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { id } }', { i: { name, serialNumber: 'SN-1' } }), 'createAsset');
   return data.createAsset.id;
 }

@@ -3,6 +3,7 @@ import { meModule } from './me';
 import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
+import { tutorialsModule } from './tutorials';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule];

@@ -234,6 +234,10 @@ export const jobsModule: SchemaModule = {
       faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),
       createdBy: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.user.load(job.createdById),
     },
+    // the templates module's diff lists job rows: presented here, where Job's fields are resolved
+    VersionDiff: {
+      jobsOnOlderVersion: (diff: { jobsOnOlderVersion: JobRow[] }) => diff.jobsOnOlderVersion.map(presentJob),
+    },
     StepRecord: {
       recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx) => ctx.loaders.user.load(record.recordedById),
     },

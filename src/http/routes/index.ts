@@ -15,6 +15,9 @@ import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
 import { clientGraphqlRoutes } from './client/graphql';
+import { clientSensorRoutes } from './client/sensors';
+import { clientEditorialRoutes } from './client/editorial';
+import { clientTutorialRoutes } from './client/tutorials';
 import { clientWorkingTogetherRoutes } from './client/working-together';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
@@ -34,6 +37,9 @@ export const allRoutes: RouteSpec[] = [
   ...clientAgreementRoutes,
   ...clientInfoRoutes,
   ...clientGraphqlRoutes,
+  ...clientSensorRoutes,
+  ...clientEditorialRoutes,
+  ...clientTutorialRoutes,
   ...clientWorkingTogetherRoutes,
   ...opsRoutes,
 ];

@@ -1,0 +1,14 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { tutorialsInfo } from '../../../../services/tutorials';
+
+export const clientTutorialRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/client/get-tutorials-info',
+    summary: "The tutorials shipped with the build, each with the caller's completion state (complete one with the completeTutorial mutation)",
+    auth: 'user',
+    async handler({ deps, actor }) {
+      return { tutorials: await tutorialsInfo(deps, actor) };
+    },
+  }),
+];
