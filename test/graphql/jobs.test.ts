@@ -106,6 +106,32 @@ jobs('recording starts an OPEN job, normalizes values and flags a number outside
   assert.equal(check.values.map((v: { value: unknown }) => v.value), ['PASS', 'green']);
 });
 
+jobs('a SENSOR field takes its sensor\'s latest reading at recording time unless a value is sent', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const sensor = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Line pressure", unit: "bar", kind: "pressure"}) { id } }');
+  assert.equal(sensor.codes, [], JSON.stringify(sensor.errors));
+  const sensorId = sensor.data.createSensor.id;
+  const content = { sections: [{ title: 'Run', steps: [{ id: 'run', title: 'Run the pump', fields: [{ key: 'pressure', type: 'SENSOR', sensorId, min: 0, max: 10, required: true }] }] }] };
+  const { templateId } = await publishedTemplate(server, client, content);
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  const job = await createJob(server, client.owner.token, { templateId });
+  const read = (values?: unknown) => gql(server, operator.token!, RECORD, { i: { jobId: job.id, stepId: 'run', status: 'DONE', ...(values !== undefined && { values }) } });
+
+  // no reading yet: the field stays empty
+  assert.equal((await read()).data.recordStep.records[0].values, []);
+  const sent = await server.request('POST', '/api/client/update-sensors', {
+    token: client.owner.token,
+    body: { readings: [
+      { sensorId, readingId: 'r-2', value: 12.5, timestamp: '2030-01-01T10:05:00Z' },
+      { sensorId, readingId: 'r-1', value: 4, timestamp: '2030-01-01T10:00:00Z' },
+    ] },
+  });
+  assert.is(sent.status, 200, sent.text);
+  assert.equal((await read()).data.recordStep.records[0].values, [{ key: 'pressure', value: 12.5, outOfLimits: true }]);
+  assert.equal((await read([{ key: 'pressure', value: 3 }])).data.recordStep.records[0].values, [{ key: 'pressure', value: 3, outOfLimits: false }]);
+  assert.equal((await read([{ key: 'pressure', value: 'high' }])).codes, ['VALIDATION_ERROR']);
+});
+
 jobs('a value of the wrong type, an unknown key, a choice not offered → VALIDATION_ERROR naming the field', async () => {
   const { client, template, operator } = await setup();
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
