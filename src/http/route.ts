@@ -62,6 +62,12 @@ export interface RouteSpec<
   params?: P;
   /** success status; 200 unless set (201 for creations) */
   status?: number;
+  /**
+   * false: the handler answers in another documented format instead of the
+   * envelope (GraphQL-over-HTTP's `{data, errors}`); errors raised before the
+   * handler (401, 403, 429) still use the envelope.
+   */
+  envelope?: false;
   /** one budget, or several that all apply (e.g. per IP and per email) */
   rateLimit?: RateLimitSpec | RateLimitSpec[];
   /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
