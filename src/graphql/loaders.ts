@@ -3,6 +3,12 @@ import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserWithRoles } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
+import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
+import { loadSignaturesByVersionIds, loadVersionsByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
+import { presentSignature, presentTemplate, presentVersion, type PresentedTemplate, type PresentedVersion } from '../presenters/templates';
+import { latestReadings } from '../repos/sensors';
+import type { SensorReadingRow } from '../db/schema';
+import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -14,6 +20,21 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
     user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    // templates: presented objects (what the Template and TemplateVersion types resolve from)
+    template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
+    version: byId<PresentedVersion>(async (ids) => (await loadVersionsByIds(db, scope, ids)).map(presentVersion)),
+    versionsByTemplate: listBy(async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion), (v) => v.templateId),
+    signaturesByVersion: listBy(async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature), (s) => s.versionId),
+    /** organization rows (as the Organization type resolves them) each template is available to */
+    organizationsByTemplate: listBy((ids) => loadTemplateOrganizations(db, scope, ids), (o) => o.template_id),
+    // catalogue rows by id: the GraphQL types Asset, AssetClass, Location, Organization, Sensor resolve from these rows
+    asset: byId<AssetRow>((ids) => loadCatalogueByIds(db, scope, 'assets', ids)),
+    assetClass: byId<AssetClassRow>((ids) => loadCatalogueByIds(db, scope, 'asset_classes', ids)),
+    location: byId<LocationRow>((ids) => loadCatalogueByIds(db, scope, 'locations', ids)),
+    organization: byId<OrganizationRow>((ids) => loadCatalogueByIds(db, scope, 'organizations', ids)),
+    sensor: byId<SensorRow>((ids) => loadCatalogueByIds(db, scope, 'sensors', ids)),
+    /** the newest reading of a sensor, by sensor id */
+    latestReading: byKey<SensorReadingRow>((ids) => latestReadings(db, scope, ids), (row) => row.sensor_id),
   };
 }
 
@@ -21,10 +42,14 @@ export type Loaders = ReturnType<typeof createLoaders>;
 
 /** A loader of rows by integer id; missing ids load as undefined. */
 export function byId<T extends { id: number }>(load: (ids: number[]) => Promise<T[]>): DataLoader<number, T | undefined> {
-  return new DataLoader<number, T | undefined>(async (ids) => {
-    const rows = await load([...ids]);
-    const map = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => map.get(id));
+  return byKey(load, (row) => row.id);
+}
+
+/** A loader of at most one row per integer key other than the row's id (e.g. a sensor's latest reading). */
+export function byKey<T>(load: (keys: number[]) => Promise<T[]>, keyOf: (row: T) => number): DataLoader<number, T | undefined> {
+  return new DataLoader<number, T | undefined>(async (keys) => {
+    const map = new Map((await load([...keys])).map((row) => [keyOf(row), row]));
+    return keys.map((key) => map.get(key));
   });
 }
 

@@ -92,6 +92,8 @@ export const DOMAIN_PERMISSIONS = {
   runJob: RUNS_JOBS,
   /** assets, locations, asset classes, sensors, organizations */
   manageCatalogue: ['admin', 'author'],
+  /** send sensor readings (a device signs in as an operator account) */
+  sendReadings: ['admin', 'operator'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;

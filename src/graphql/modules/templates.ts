@@ -1,9 +1,39 @@
 import type { SchemaModule } from '../schema';
+import type { GraphQLContext } from '../context';
+import { pageInput, type ConnectionArgs } from '../connection';
+import { toConnection } from '../connection';
+import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion } from '../../presenters/templates';
+import type { TemplateFilter } from '../../repos/templates';
+import {
+  approveVersion,
+  createDraft,
+  createTemplate,
+  diffVersions,
+  getTemplate,
+  getVersion,
+  listTemplates,
+  publishVersion,
+  rejectVersion,
+  retireVersion,
+  submitVersion,
+  updateDraft,
+  updateTemplate,
+  type CreateTemplateInput,
+} from '../../services/templates';
 
 /**
- * Templates, their versions and content, signatures and diffs.
- * TODO(issue 8): resolvers — owned by the templates work.
+ * Templates, their versions and content, signatures and diffs. Resolvers are
+ * thin: the rules live in src/services/templates.ts; related rows come
+ * through this request's loaders (ctx.loaders.template, .version, …).
  */
+type Ctx = GraphQLContext;
+type Id = { id: number };
+type VersionId = { versionId: number };
+type Signed = VersionId & { password?: string | null; code?: string | null };
+
+const version = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => presentVersion(await promise);
+const template = async (promise: Promise<Parameters<typeof presentTemplate>[0]>) => presentTemplate(await promise);
+
 export const templatesModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
     enum VersionState {
@@ -230,5 +260,55 @@ export const templatesModule: SchemaModule = {
       retireVersion(versionId: Int!): TemplateVersion!
     }
   `,
-  resolvers: {},
+  resolvers: {
+    Query: {
+      templates: async (_root, args: ConnectionArgs & { filter?: TemplateFilter | null }, ctx: Ctx) =>
+        toConnection(await listTemplates(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args)), presentTemplate),
+      template: (_root, args: Id, ctx: Ctx) => template(getTemplate(ctx.deps, ctx.actor, args.id)),
+      templateVersion: (_root, args: Id, ctx: Ctx) => version(getVersion(ctx.deps, ctx.actor, args.id)),
+      versionDiff: (_root, args: { fromVersionId: number; toVersionId: number }, ctx: Ctx) =>
+        diffVersions(ctx.deps, ctx.actor, args.fromVersionId, args.toVersionId),
+    },
+    Mutation: {
+      createTemplate: (_root, args: { input: CreateTemplateInput }, ctx: Ctx) => template(createTemplate(ctx.deps, ctx.actor, args.input)),
+      updateTemplate: (_root, args: Id & { input: Omit<CreateTemplateInput, 'content'> }, ctx: Ctx) =>
+        template(updateTemplate(ctx.deps, ctx.actor, args.id, args.input)),
+      createDraft: (_root, args: { templateId: number }, ctx: Ctx) => version(createDraft(ctx.deps, ctx.actor, args.templateId)),
+      updateDraft: (_root, args: VersionId & { content: unknown }, ctx: Ctx) => version(updateDraft(ctx.deps, ctx.actor, args.versionId, args.content)),
+      submitVersion: (_root, args: VersionId, ctx: Ctx) => version(submitVersion(ctx.deps, ctx.actor, args.versionId)),
+      rejectVersion: (_root, args: VersionId & { reason: string }, ctx: Ctx) => version(rejectVersion(ctx.deps, ctx.actor, args.versionId, args.reason)),
+      approveVersion: (_root, args: Signed, ctx: Ctx) => version(approveVersion(ctx.deps, ctx.actor, args.versionId, args, ctx.meta)),
+      publishVersion: (_root, args: Signed, ctx: Ctx) => version(publishVersion(ctx.deps, ctx.actor, args.versionId, args, ctx.meta)),
+      retireVersion: (_root, args: VersionId, ctx: Ctx) => version(retireVersion(ctx.deps, ctx.actor, args.versionId)),
+    },
+    Template: {
+      assetClass: (t: PresentedTemplate, _args, ctx: Ctx) => (t.assetClassId ? ctx.loaders.assetClass.load(t.assetClassId) : null),
+      organizations: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.organizationsByTemplate.load(t.id),
+      owner: (t: PresentedTemplate, _args, ctx: Ctx) => (t.ownerId ? ctx.loaders.user.load(t.ownerId) : null),
+      versions: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.versionsByTemplate.load(t.id),
+      // versions load oldest first: the latest is the last
+      latestVersion: async (t: PresentedTemplate, _args, ctx: Ctx) => (await ctx.loaders.versionsByTemplate.load(t.id)).at(-1),
+      publishedVersion: async (t: PresentedTemplate, _args, ctx: Ctx) =>
+        (await ctx.loaders.versionsByTemplate.load(t.id)).find((v) => v.state === 'PUBLISHED') ?? null,
+    },
+    TemplateVersion: {
+      template: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.template.load(v.templateId),
+      signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),
+      createdBy: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.user.load(v.createdById),
+      updatedBy: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.user.load(v.updatedById),
+    },
+    Signature: {
+      // the signature copied the signer's name and email: it stays readable when the account is gone
+      signer: async (s: PresentedSignature, _args, ctx: Ctx) =>
+        (await ctx.loaders.user.load(s.signerId)) ?? {
+          id: s.signerId,
+          email: s.signerEmail,
+          first_name: s.signerName,
+          last_name: '',
+          title: '',
+          roles: [],
+          license_type: '',
+        },
+    },
+  },
 };

@@ -15,6 +15,7 @@ import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
 import { clientGraphqlRoutes } from './client/graphql';
+import { clientSensorRoutes } from './client/sensors';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -33,5 +34,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientAgreementRoutes,
   ...clientInfoRoutes,
   ...clientGraphqlRoutes,
+  ...clientSensorRoutes,
   ...opsRoutes,
 ];

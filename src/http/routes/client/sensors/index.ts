@@ -1,0 +1,19 @@
+import { defineRoute, type RouteSpec } from '../../../route';
+import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
+import { updateSensors } from '../../../../services/sensors';
+import { UpdateSensors } from './schema';
+
+export const clientSensorRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'post',
+    path: '/api/client/update-sensors',
+    summary:
+      'Operators (devices) send sensor readings {readings: [{sensorId, readingId, value, timestamp}]} (at most 1000); idempotent by readingId → {accepted, duplicates}; an unknown sensorId refuses the batch (422)',
+    auth: 'user',
+    roles: DOMAIN_PERMISSIONS.sendReadings,
+    body: UpdateSensors,
+    async handler({ deps, actor, body }) {
+      return updateSensors(deps, actor, body.readings);
+    },
+  }),
+];

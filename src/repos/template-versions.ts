@@ -1,0 +1,116 @@
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+
+/** Template versions, their signatures, and the jobs pinned to them (for diffs). */
+
+export async function insertVersion(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<TemplateVersionsTable>, 'client_id'>,
+): Promise<TemplateVersionRow> {
+  return db
+    .insertInto('template_versions')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findVersionById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<TemplateVersionRow | undefined> {
+  return inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function loadVersionsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<TemplateVersionRow[]> {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', 'in', [...ids]).execute();
+}
+
+/** Every version of the templates, oldest first. */
+export async function loadVersionsByTemplateIds(db: Kysely<DB>, scope: TenantScope, templateIds: readonly number[]): Promise<TemplateVersionRow[]> {
+  if (templateIds.length === 0) return [];
+  return inTenant(db, scope)
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', 'in', [...templateIds])
+    .orderBy('template_id')
+    .orderBy('number')
+    .execute();
+}
+
+/** The highest-numbered version of a template. */
+export async function findLatestVersion(db: Kysely<DB>, scope: TenantScope, templateId: number): Promise<TemplateVersionRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', '=', templateId)
+    .orderBy('number', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function findVersionInState(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateId: number,
+  state: VersionState,
+): Promise<TemplateVersionRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', '=', templateId)
+    .where('state', '=', state)
+    .executeTakeFirst();
+}
+
+/**
+ * Updates a version only while it is still in `expectedState` (the state the
+ * caller's rule was checked against): undefined when it moved meanwhile.
+ */
+export async function updateVersionInState(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  id: number,
+  expectedState: VersionState,
+  changes: Omit<Updateable<TemplateVersionsTable>, 'id' | 'client_id' | 'template_id'>,
+): Promise<TemplateVersionRow | undefined> {
+  return inTenant(db, scope)
+    .updateTable('template_versions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('state', '=', expectedState)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertSignature(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<VersionSignaturesTable>, 'client_id'>,
+): Promise<VersionSignatureRow> {
+  return db
+    .insertInto('version_signatures')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function loadSignaturesByVersionIds(db: Kysely<DB>, scope: TenantScope, versionIds: readonly number[]): Promise<VersionSignatureRow[]> {
+  if (versionIds.length === 0) return [];
+  return inTenant(db, scope)
+    .selectFrom('version_signatures')
+    .selectAll()
+    .where('version_id', 'in', [...versionIds])
+    .orderBy('id')
+    .execute();
+}
+
+/** Jobs still running (OPEN, IN_PROGRESS, PAUSED) that are pinned to a version. */
+export async function listOpenJobsOnVersion(db: Kysely<DB>, scope: TenantScope, versionId: number): Promise<JobRow[]> {
+  return inTenant(db, scope)
+    .selectFrom('jobs')
+    .selectAll()
+    .where('version_id', '=', versionId)
+    .where('state', 'in', ['OPEN', 'IN_PROGRESS', 'PAUSED'])
+    .orderBy('id')
+    .execute();
+}

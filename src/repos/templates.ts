@@ -1,0 +1,146 @@
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+import { paginate, type Page, type PageInput } from '../db/pagination';
+
+/**
+ * Templates and the tables hanging off them that are not versions:
+ * organizations a template is available to, and the asset class it targets.
+ */
+
+export async function insertTemplate(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<TemplatesTable>, 'client_id'>): Promise<TemplateRow> {
+  return db
+    .insertInto('templates')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateTemplateRow(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  id: number,
+  changes: Omit<Updateable<TemplatesTable>, 'id' | 'client_id'>,
+): Promise<TemplateRow | undefined> {
+  return inTenant(db, scope).updateTable('templates').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function findTemplateById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<TemplateRow | undefined> {
+  return inTenant(db, scope).selectFrom('templates').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<TemplateRow[]> {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('templates').selectAll().where('id', 'in', [...ids]).execute();
+}
+
+/**
+ * Which templates a caller may see: `null` is everything in the client;
+ * otherwise templates available to one of `orgIds`, and templates available
+ * to no organization in particular (those are for everyone).
+ */
+export type TemplateVisibility = { orgIds: number[] } | null;
+
+export interface TemplateFilter {
+  search?: string | null;
+  tag?: string | null;
+  state?: VersionState | null;
+  assetClassId?: number | null;
+}
+
+/** LIKE pattern matching `text` literally anywhere (`\` escapes the wildcards). */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listTemplates(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  filter: TemplateFilter,
+  visibility: TemplateVisibility,
+  page: PageInput,
+): Promise<Page<TemplateRow>> {
+  let query = inTenant(db, scope).selectFrom('templates').selectAll('templates');
+  if (filter.search) {
+    const pattern = containing(filter.search);
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(${sql.ref('templates.title')}) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(${sql.ref('templates.description')}) like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  // tags are a JSON array of strings stored as text: match the quoted element
+  if (filter.tag) query = query.where(sql<boolean>`${sql.ref('templates.tags')} like ${containingTag(filter.tag)} escape '\\'`);
+  if (filter.assetClassId != null) query = query.where('templates.asset_class_id', '=', filter.assetClassId);
+  if (filter.state) {
+    const state = filter.state;
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('template_versions as v')
+          .select('v.id')
+          .whereRef('v.client_id', '=', 'templates.client_id')
+          .whereRef('v.template_id', '=', 'templates.id')
+          .where('v.state', '=', state),
+      ),
+    );
+  }
+  if (visibility) query = query.where(visibleTo(visibility));
+  return paginate(query, page, 'templates.id');
+}
+
+function containingTag(tag: string): string {
+  return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The visibility rule as a where-clause on `templates`. */
+function visibleTo(visibility: { orgIds: number[] }) {
+  return ({ exists, not, or, selectFrom }: any) => {
+    const orgRows = () =>
+      selectFrom('template_organizations as o')
+        .select('o.template_id')
+        .whereRef('o.client_id', '=', 'templates.client_id')
+        .whereRef('o.template_id', '=', 'templates.id');
+    const branches = [not(exists(orgRows()))];
+    if (visibility.orgIds.length > 0) branches.push(exists(orgRows().where('o.organization_id', 'in', visibility.orgIds)));
+    return or(branches);
+  };
+}
+
+/** Whether one template passes the visibility rule. */
+export async function isTemplateVisible(db: Kysely<DB>, scope: TenantScope, templateId: number, visibility: TemplateVisibility): Promise<boolean> {
+  let query = inTenant(db, scope).selectFrom('templates').select('templates.id').where('templates.id', '=', templateId);
+  if (visibility) query = query.where(visibleTo(visibility));
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+export async function clientHasOrganizations(db: Kysely<DB>, scope: TenantScope): Promise<boolean> {
+  return (await inTenant(db, scope).selectFrom('organizations').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Replaces the organizations a template is available to. */
+export async function setTemplateOrganizations(db: Kysely<DB>, scope: TenantScope, templateId: number, orgIds: readonly number[]): Promise<void> {
+  await inTenant(db, scope).deleteFrom('template_organizations').where('template_id', '=', templateId).execute();
+  if (orgIds.length === 0) return;
+  await db
+    .insertInto('template_organizations')
+    .values([...new Set(orgIds)].map((organization_id) => ({ client_id: scope.clientId, template_id: templateId, organization_id })))
+    .execute();
+}
+
+/** The organizations of several templates, each row tagged with its template. */
+export async function loadTemplateOrganizations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateIds: readonly number[],
+): Promise<(OrganizationRow & { template_id: number })[]> {
+  if (templateIds.length === 0) return [];
+  return inTenant(db, scope)
+    .selectFrom('template_organizations')
+    .innerJoin('organizations', (join) =>
+      join.onRef('organizations.client_id', '=', 'template_organizations.client_id').onRef('organizations.id', '=', 'template_organizations.organization_id'),
+    )
+    .selectAll('organizations')
+    .select('template_organizations.template_id')
+    .where('template_organizations.template_id', 'in', [...templateIds])
+    .orderBy('organizations.id')
+    .execute();
+}

@@ -1,0 +1,539 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
+import type { Page, PageInput } from '../db/pagination';
+import { isUniqueViolation, withTransaction } from '../db/transaction';
+import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
+import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
+import { diffContents, type ContentDiff } from '../domain/diff';
+import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
+import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
+import { SECURITY_ADMIN } from '../policies/roles';
+import { appendAudit } from '../repos/audit';
+import {
+  clientHasOrganizations,
+  findTemplateById,
+  insertTemplate,
+  isTemplateVisible,
+  listTemplates as listTemplateRows,
+  loadTemplateOrganizations,
+  setTemplateOrganizations,
+  updateTemplateRow,
+  type TemplateFilter,
+  type TemplateVisibility,
+} from '../repos/templates';
+import {
+  findLatestVersion,
+  findVersionById,
+  findVersionInState,
+  insertSignature,
+  insertVersion,
+  listOpenJobsOnVersion,
+  updateVersionInState,
+} from '../repos/template-versions';
+import { getUserById } from '../repos/users';
+import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
+import type { JobRow } from '../db/schema';
+import type { RequestMeta, UserActor } from './actor';
+import { assertNotLocked, recordFailedAttempt } from './lockout';
+import { readSecuritySettings } from './security-settings';
+import { verifySecondFactor } from './two-factor';
+
+/**
+ * Templates and their versions: authoring, the version life cycle with
+ * electronic signatures, separation of duties, organization visibility and
+ * diffs. Every change appends to the client's audit chain in its transaction.
+ */
+
+// ── Visibility ──────────────────────────────────────────────────────────────
+
+/**
+ * Which templates the caller sees. Admins see all; in a client without
+ * organizations everyone sees all; otherwise a user sees the templates
+ * available to one of their organizations (`availableToOrg`, ids compared as
+ * numbers) and those available to no organization in particular.
+ */
+async function visibilityFor(db: Kysely<DB>, actor: UserActor): Promise<TemplateVisibility> {
+  if (actor.roles.includes(SECURITY_ADMIN)) return null;
+  if (!(await clientHasOrganizations(db, actor.scope))) return null;
+  const raw = JSON.parse(actor.user.available_to_org) as unknown[];
+  const orgIds = raw.map((v) => Number(v)).filter((n) => Number.isInteger(n) && n > 0);
+  return { orgIds };
+}
+
+/** @throws AppError NOT_FOUND when the template is another client's or not visible to the caller */
+async function getVisibleTemplate(db: Kysely<DB>, actor: UserActor, id: number): Promise<TemplateRow> {
+  const template = await findTemplateById(db, actor.scope, id);
+  if (!template || !(await isTemplateVisible(db, actor.scope, id, await visibilityFor(db, actor)))) throw notFound('Template');
+  return template;
+}
+
+/** @throws AppError NOT_FOUND when the version is another client's or its template is not visible */
+async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): Promise<TemplateVersionRow> {
+  const version = await findVersionById(db, actor.scope, id);
+  if (!version || !(await isTemplateVisible(db, actor.scope, version.template_id, await visibilityFor(db, actor)))) throw notFound('Version');
+  return version;
+}
+
+/** A page of the templates the caller may see. */
+export async function listTemplates(deps: Deps, actor: UserActor, filter: TemplateFilter, page: PageInput): Promise<Page<TemplateRow>> {
+  const db = deps.db.kysely;
+  return listTemplateRows(db, actor.scope, filter, await visibilityFor(db, actor), page);
+}
+
+/** @throws AppError NOT_FOUND */
+export async function getTemplate(deps: Deps, actor: UserActor, id: number): Promise<TemplateRow> {
+  return getVisibleTemplate(deps.db.kysely, actor, id);
+}
+
+/** @throws AppError NOT_FOUND */
+export async function getVersion(deps: Deps, actor: UserActor, id: number): Promise<TemplateVersionRow> {
+  return getVisibleVersion(deps.db.kysely, actor, id);
+}
+
+// ── Templates ───────────────────────────────────────────────────────────────
+
+const TemplateFields = z
+  .object({
+    title: z.string().trim().min(1).max(500),
+    description: z.string().max(10_000),
+    tags: z
+      .array(z.string().trim().min(1).max(100))
+      .max(50)
+      .transform((tags) => [...new Set(tags)]),
+    assetClassId: z.number().int().positive().nullable(),
+    organizationIds: z.array(z.number().int().positive()).max(1000),
+  })
+  .partial();
+type TemplateFields = z.infer<typeof TemplateFields>;
+
+function parseFields(input: unknown, path: string): TemplateFields {
+  const parsed = TemplateFields.safeParse(input);
+  if (!parsed.success) {
+    throw validationFailed({ fields: parsed.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join('.'), message: i.message })) });
+  }
+  return parsed.data;
+}
+
+/** Asset class and organizations must be the client's own (a foreign id reads as not there). */
+async function assertReferencesExist(db: Kysely<DB>, actor: UserActor, fields: TemplateFields, path: string): Promise<void> {
+  if (fields.assetClassId != null && !(await findCatalogueRow(db, actor.scope, 'asset_classes', fields.assetClassId))) {
+    throw fieldError(`${path}.assetClassId`, 'no such asset class');
+  }
+  if (fields.organizationIds && fields.organizationIds.length > 0) {
+    const found = new Set((await loadCatalogueByIds(db, actor.scope, 'organizations', fields.organizationIds)).map((o) => o.id));
+    const missing = fields.organizationIds.filter((id) => !found.has(id));
+    if (missing.length > 0) throw fieldError(`${path}.organizationIds`, `no such organization: ${missing.join(', ')}`);
+  }
+}
+
+const auditActor = (actor: UserActor) => ({ userId: actor.userId, email: actor.email });
+const versionSummary = (v: TemplateVersionRow) => ({ templateId: v.template_id, number: v.number, state: v.state, contentHash: v.content_hash });
+
+async function templateSummary(db: Kysely<DB>, actor: UserActor, t: TemplateRow) {
+  const orgs = await loadTemplateOrganizations(db, actor.scope, [t.id]);
+  return {
+    title: t.title,
+    description: t.description,
+    tags: JSON.parse(t.tags) as string[],
+    assetClassId: t.asset_class_id,
+    organizationIds: orgs.map((o) => o.id),
+  };
+}
+
+export interface CreateTemplateInput {
+  title: string;
+  description?: string | null;
+  tags?: string[] | null;
+  content?: unknown;
+  assetClassId?: number | null;
+  organizationIds?: number[] | null;
+}
+
+/**
+ * Creates a template owned by the caller and its version 1 as a DRAFT.
+ * @throws AppError FORBIDDEN (not an author), VALIDATION_ERROR
+ */
+export async function createTemplate(deps: Deps, actor: UserActor, input: CreateTemplateInput): Promise<TemplateRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  const fields = parseFields(
+    {
+      title: input.title,
+      description: input.description ?? '',
+      tags: input.tags ?? [],
+      assetClassId: input.assetClassId ?? null,
+      organizationIds: input.organizationIds ?? [],
+    },
+    'input',
+  );
+  const content = input.content == null ? EMPTY_CONTENT : parseContent(input.content, 'input.content');
+  const { json, hash } = serializeContent(content);
+  const db = deps.db.kysely;
+  await assertReferencesExist(db, actor, fields, 'input');
+  const now = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const template = await insertTemplate(trx, actor.scope, {
+      title: fields.title!,
+      description: fields.description ?? '',
+      tags: JSON.stringify(fields.tags ?? []),
+      asset_class_id: fields.assetClassId ?? null,
+      owner_id: actor.userId,
+      created_at: now,
+      updated_at: now,
+    });
+    await setTemplateOrganizations(trx, actor.scope, template.id, fields.organizationIds ?? []);
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'template.created',
+      entityType: 'template',
+      entityId: template.id,
+      after: await templateSummary(trx, actor, template),
+      at: now,
+    });
+    await insertDraft(trx, actor, template.id, 1, { json, hash }, now, {});
+    return template;
+  });
+}
+
+/**
+ * Changes a template's title, description, tags, asset class or
+ * organizations; omitted fields keep their values.
+ * @throws AppError FORBIDDEN, NOT_FOUND, VALIDATION_ERROR
+ */
+export async function updateTemplate(deps: Deps, actor: UserActor, id: number, input: Omit<CreateTemplateInput, 'content'>): Promise<TemplateRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  const db = deps.db.kysely;
+  await getVisibleTemplate(db, actor, id);
+  const fields = parseFields(
+    Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== undefined && (v !== null || k === 'assetClassId'))),
+    'input',
+  );
+  await assertReferencesExist(db, actor, fields, 'input');
+  const now = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const before = await findTemplateById(trx, actor.scope, id);
+    if (!before) throw notFound('Template');
+    const beforeSummary = await templateSummary(trx, actor, before);
+    const updated = await updateTemplateRow(trx, actor.scope, id, {
+      ...(fields.title !== undefined && { title: fields.title }),
+      ...(fields.description !== undefined && { description: fields.description }),
+      ...(fields.tags !== undefined && { tags: JSON.stringify(fields.tags) }),
+      ...(fields.assetClassId !== undefined && { asset_class_id: fields.assetClassId }),
+      updated_at: now,
+    });
+    if (fields.organizationIds !== undefined) await setTemplateOrganizations(trx, actor.scope, id, fields.organizationIds);
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'template.updated',
+      entityType: 'template',
+      entityId: id,
+      before: beforeSummary,
+      after: await templateSummary(trx, actor, updated!),
+      at: now,
+    });
+    return updated!;
+  });
+}
+
+// ── Drafts ──────────────────────────────────────────────────────────────────
+
+/**
+ * Starts a new DRAFT of a template as a copy of its latest version. A
+ * template has at most one draft: asking again while one exists is a
+ * CONFLICT naming it (`details.draftVersionId`), so two authors never edit
+ * two drafts believing each is the only one.
+ * @throws AppError FORBIDDEN, NOT_FOUND, CONFLICT
+ */
+export async function createDraft(deps: Deps, actor: UserActor, templateId: number): Promise<TemplateVersionRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  await getVisibleTemplate(deps.db.kysely, actor, templateId);
+  const now = deps.clock.now().toISOString();
+  try {
+    return await withTransaction(deps.db, async (trx) => {
+      const existing = await findVersionInState(trx, actor.scope, templateId, 'DRAFT');
+      if (existing) throw draftExists(existing.id);
+      const latest = await findLatestVersion(trx, actor.scope, templateId);
+      const copied = latest ? { json: latest.content, hash: latest.content_hash } : serializeContent(EMPTY_CONTENT);
+      return insertDraft(trx, actor, templateId, (latest?.number ?? 0) + 1, copied, now, { copiedFromVersionId: latest?.id ?? null });
+    });
+  } catch (error) {
+    // the partial unique index is the last word if two requests race
+    if (isUniqueViolation(error)) throw draftExists(null);
+    throw error;
+  }
+}
+
+/** A new DRAFT version by the caller, and its audit entry. */
+async function insertDraft(
+  trx: Kysely<DB>,
+  actor: UserActor,
+  templateId: number,
+  number: number,
+  content: { json: string; hash: string },
+  now: string,
+  note: Record<string, unknown>,
+): Promise<TemplateVersionRow> {
+  const version = await insertVersion(trx, actor.scope, {
+    template_id: templateId,
+    number,
+    state: 'DRAFT',
+    content: content.json,
+    content_hash: content.hash,
+    created_by: actor.userId,
+    updated_by: actor.userId,
+    created_at: now,
+    updated_at: now,
+  });
+  await appendAudit(trx, actor.scope, {
+    actor: auditActor(actor),
+    action: 'version.created',
+    entityType: 'template_version',
+    entityId: version.id,
+    after: { ...versionSummary(version), ...note },
+    at: now,
+  });
+  return version;
+}
+
+const draftExists = (draftVersionId: number | null) => conflict('The template already has a draft', { draftVersionId });
+
+/**
+ * Replaces a draft's content. Steps and sections keep the ids sent; those
+ * sent without an id are new.
+ * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR
+ */
+export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown): Promise<TemplateVersionRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
+  assertVersionEditable(current.state);
+  const { json, hash } = serializeContent(parseContent(input, 'content'));
+  const now = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const before = await findVersionById(trx, actor.scope, versionId);
+    if (!before) throw notFound('Version');
+    assertVersionEditable(before.state);
+    const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {
+      content: json,
+      content_hash: hash,
+      updated_by: actor.userId,
+      updated_at: now,
+    });
+    if (!updated) throw notFound('Version');
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'version.edited',
+      entityType: 'template_version',
+      entityId: versionId,
+      before: versionSummary(before),
+      after: versionSummary(updated),
+      at: now,
+    });
+    return updated;
+  });
+}
+
+// ── Transitions ─────────────────────────────────────────────────────────────
+
+const STAMP: Record<VersionAction, 'submitted_at' | 'approved_at' | 'published_at' | 'retired_at' | null> = {
+  submit: 'submitted_at',
+  reject: null,
+  approve: 'approved_at',
+  publish: 'published_at',
+  retire: 'retired_at',
+};
+
+const MEANING: Partial<Record<VersionAction, SignatureMeaning>> = { approve: 'APPROVED', publish: 'PUBLISHED' };
+
+export interface SignatureInput {
+  password?: string | null;
+  code?: string | null;
+}
+
+/** The checks that depend on the person, after the transition was found legal. */
+async function assertPersonMay(db: Kysely<DB>, actor: UserActor, action: VersionAction, version: TemplateVersionRow): Promise<void> {
+  if (action === 'approve') assertSeparationOfDuties(version, actor.userId, await readSecuritySettings(db, actor.scope));
+}
+
+/**
+ * Applies one transition of VERSION_TRANSITIONS to a version. The rules are
+ * checked before anything else (role, state, separation of duties), then the
+ * signature when the action is one (approve, publish), then again inside the
+ * transaction, which also retires the previously published version on
+ * publish, records the signature and appends the audit entries.
+ */
+async function applyTransition(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  action: VersionAction,
+  extra: { reason?: string; signature?: SignatureInput; meta?: RequestMeta },
+): Promise<TemplateVersionRow> {
+  const db = deps.db.kysely;
+  const current = await getVisibleVersion(db, actor, versionId);
+  transition(VERSION_TRANSITIONS, current.state, action, actor.roles);
+  await assertPersonMay(db, actor, action, current);
+  const meaning = MEANING[action];
+  const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
+  const now = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    const before = await findVersionById(trx, actor.scope, versionId);
+    if (!before) throw notFound('Version');
+    const to: VersionState = transition(VERSION_TRANSITIONS, before.state, action, actor.roles);
+    await assertPersonMay(trx, actor, action, before);
+    if (action === 'publish') {
+      const previous = await findVersionInState(trx, actor.scope, before.template_id, 'PUBLISHED');
+      if (previous) await retireInTransaction(trx, actor, previous, now, { supersededBy: before.id });
+    }
+    const stamp = STAMP[action];
+    const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {
+      state: to,
+      updated_at: now,
+      ...(stamp && { [stamp]: now }),
+      ...(action === 'reject' && { reject_reason: extra.reason ?? '' }),
+      ...(action === 'submit' && { reject_reason: null }),
+    });
+    if (!updated) throw notFound('Version');
+    if (meaning && signer) {
+      await insertSignature(trx, actor.scope, {
+        version_id: versionId,
+        signer_id: actor.userId,
+        signer_name: signer.name,
+        signer_email: signer.email,
+        meaning,
+        method: signer.method,
+        // the hash of the document as signed: the content is immutable from here on
+        content_hash: updated.content_hash,
+        signed_at: now,
+      });
+    }
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: `version.${PAST[action]}`,
+      entityType: 'template_version',
+      entityId: versionId,
+      before: versionSummary(before),
+      after: {
+        ...versionSummary(updated),
+        ...(action === 'reject' && { reason: extra.reason }),
+        ...(signer && { signature: { meaning, method: signer.method, contentHash: updated.content_hash } }),
+      },
+      at: now,
+    });
+    return updated;
+  });
+}
+
+const PAST: Record<VersionAction, string> = { submit: 'submitted', reject: 'rejected', approve: 'approved', publish: 'published', retire: 'retired' };
+
+async function retireInTransaction(trx: Kysely<DB>, actor: UserActor, version: TemplateVersionRow, now: string, why: Record<string, unknown>) {
+  // the retirement a publish causes follows the table too (PUBLISHED → RETIRED), with the publisher's roles
+  const to = transition(VERSION_TRANSITIONS, version.state, 'retire', actor.roles);
+  const retired = await updateVersionInState(trx, actor.scope, version.id, version.state, { state: to, retired_at: now, updated_at: now });
+  await appendAudit(trx, actor.scope, {
+    actor: auditActor(actor),
+    action: 'version.retired',
+    entityType: 'template_version',
+    entityId: version.id,
+    before: versionSummary(version),
+    after: { ...versionSummary(retired!), ...why },
+    at: now,
+  });
+}
+
+/**
+ * An electronic signature re-authenticates the signer: their password, or a
+ * current TOTP code (or recovery code) when they have two-factor on. A wrong
+ * one counts toward the sign-in lockout of their account exactly like a
+ * failed sign-in, and a locked account cannot sign.
+ * @throws AppError VALIDATION_ERROR (neither given), INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
+ */
+async function verifySignature(
+  deps: Deps,
+  actor: UserActor,
+  input: SignatureInput,
+  meta: RequestMeta,
+): Promise<{ name: string; email: string; method: string }> {
+  if (!input.password && !input.code) throw fieldError('password', 'an electronic signature needs your password or a current two-factor code');
+  const user = await getUserById(deps.db.kysely, actor.scope, actor.userId);
+  await assertNotLocked(deps, user.email, meta);
+  let method: string | null = null;
+  if (input.code) {
+    try {
+      method = await verifySecondFactor(deps, actor.scope, user.id, input.code);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'TWO_FACTOR_INVALID') throw error;
+    }
+  } else if (user.password_hash && (await deps.passwords.verify(input.password!, user.password_hash))) {
+    method = 'password';
+  }
+  if (!method) {
+    await recordFailedAttempt(
+      deps,
+      { email: user.email, reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
+      meta,
+    );
+    throw invalidCredentials();
+  }
+  const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
+  return { name, email: user.email, method };
+}
+
+/** DRAFT → IN_REVIEW. @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION */
+export async function submitVersion(deps: Deps, actor: UserActor, versionId: number): Promise<TemplateVersionRow> {
+  return applyTransition(deps, actor, versionId, 'submit', {});
+}
+
+/** IN_REVIEW → DRAFT with a reason. @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, VALIDATION_ERROR */
+export async function rejectVersion(deps: Deps, actor: UserActor, versionId: number, reason: string): Promise<TemplateVersionRow> {
+  const trimmed = reason.trim();
+  if (trimmed.length === 0 || trimmed.length > 2000) throw fieldError('reason', 'give a reason of 1 to 2000 characters');
+  return applyTransition(deps, actor, versionId, 'reject', { reason: trimmed });
+}
+
+/**
+ * IN_REVIEW → APPROVED, signed (meaning APPROVED). Separation of duties: not
+ * by the version's creator or last editor unless the client allows it.
+ * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, SEPARATION_OF_DUTIES, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS, VALIDATION_ERROR
+ */
+export async function approveVersion(deps: Deps, actor: UserActor, versionId: number, signature: SignatureInput, meta: RequestMeta) {
+  return applyTransition(deps, actor, versionId, 'approve', { signature, meta });
+}
+
+/**
+ * APPROVED → PUBLISHED, signed (meaning PUBLISHED); the template's previously
+ * published version is retired in the same transaction.
+ * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS, VALIDATION_ERROR
+ */
+export async function publishVersion(deps: Deps, actor: UserActor, versionId: number, signature: SignatureInput, meta: RequestMeta) {
+  return applyTransition(deps, actor, versionId, 'publish', { signature, meta });
+}
+
+/** PUBLISHED → RETIRED. @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION */
+export async function retireVersion(deps: Deps, actor: UserActor, versionId: number): Promise<TemplateVersionRow> {
+  return applyTransition(deps, actor, versionId, 'retire', {});
+}
+
+// ── Diff ────────────────────────────────────────────────────────────────────
+
+export interface VersionDiffResult extends ContentDiff {
+  /** open jobs pinned to the older of the two versions */
+  jobsOnOlderVersion: JobRow[];
+}
+
+/**
+ * The semantic diff from one version of a template to another (either order:
+ * the older one is the one with the lower number).
+ * @throws AppError NOT_FOUND, VALIDATION_ERROR (versions of different templates)
+ */
+export async function diffVersions(deps: Deps, actor: UserActor, fromVersionId: number, toVersionId: number): Promise<VersionDiffResult> {
+  const db = deps.db.kysely;
+  const from = await getVisibleVersion(db, actor, fromVersionId);
+  const to = await getVisibleVersion(db, actor, toVersionId);
+  if (from.template_id !== to.template_id) throw fieldError('toVersionId', 'both versions must belong to the same template');
+  const older = from.number <= to.number ? from : to;
+  const diff = diffContents(parsed(from), parsed(to));
+  return { ...diff, jobsOnOlderVersion: await listOpenJobsOnVersion(db, actor.scope, older.id) };
+}
+
+const parsed = (v: TemplateVersionRow): Content => JSON.parse(v.content) as Content;
