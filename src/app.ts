@@ -4,11 +4,14 @@ import { koaBody } from 'koa-body';
 import { securityHeaders } from './http/middleware/security-headers';
 import { rateLimit } from './http/middleware/rate-limit';
 import type { Deps } from './deps';
-import { AppError, notFound } from './errors';
 import { bodyLimitBytes } from './config';
 import { requestId } from './http/middleware/request-id';
 import { httpMetrics } from './http/middleware/http-metrics';
 import { errorHandler } from './http/middleware/error-handler';
+import { cors } from './http/middleware/cors';
+import { noStore } from './http/middleware/no-store';
+import { JSON_TYPES } from './http/middleware/body-type';
+import { unmatched } from './http/middleware/unmatched';
 import { authenticate } from './http/middleware/authenticate';
 import { csrf } from './http/middleware/csrf';
 import { twoFactorGate } from './http/middleware/two-factor-gate';
@@ -20,9 +23,12 @@ import type { AppState } from './http/state';
 
 /**
  * The HTTP application. The global middleware order is listed here once:
- * deps → metrics → request id → error envelope → security headers → rate limit →
- * body parsing → authentication → CSRF (cookie writes) → 2FA-required gate →
- * license gate → agreement gate → 404 → routes → 405.
+ * deps → metrics → request id → error envelope → CORS (answers listed origins'
+ * preflights) → no-store → security headers → rate limit → JSON body parsing →
+ * authentication → CSRF (cookie writes: origin + token) → 2FA-required gate →
+ * license gate → agreement gate → 404/405 (with Allow) → routes.
+ * CORS sits inside the error envelope so errors carry its headers, and ahead
+ * of every gate so a preflight (which has no credentials) is never refused.
  */
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
@@ -37,6 +43,8 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(httpMetrics());
   app.use(requestId());
   app.use(errorHandler(deps.logger));
+  app.use(cors(deps.config.corsOrigins));
+  app.use(noStore());
   app.use(securityHeaders());
   app.use(
     rateLimit({
@@ -46,24 +54,15 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
       id: (ctx) => ctx.ip,
     }) as never,
   );
-  app.use(koaBody({ jsonLimit: limit, formLimit: limit, textLimit: limit, multipart: false }) as never);
+  // JSON only: a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
+  app.use(koaBody({ jsonLimit: limit, jsonTypes: JSON_TYPES, urlencoded: false, text: false, multipart: false }) as never);
   app.use(authenticate());
   app.use(csrf());
   app.use(twoFactorGate());
   app.use(licenseGate());
   app.use(agreementGate());
-  app.use(async (ctx, next) => {
-    await next();
-    // nothing matched and the router found no other method for the path
-    if (ctx.body === undefined && ctx.status === 404) throw notFound('Route');
-  });
+  app.use(unmatched());
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed on this route'),
-      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed on this route'),
-    }),
-  );
+  app.use(router.allowedMethods());
   return app;
 }

@@ -19,6 +19,34 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
 });
 const integer = z.coerce.number().int();
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+/**
+ * Exact browser origins, comma-separated (or a JSON array in the config file),
+ * normalised as a browser sends them in `Origin` (lower-case host, no default
+ * port). `*` is refused: credentialed CORS (the session cookie) cannot use a
+ * wildcard, and echoing any origin would hand every site on the web the API.
+ */
+const originList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
+  return items.map((item) => {
+    if (item.includes('*')) {
+      ctx.addIssue({ code: 'custom', message: `"${item}" is not allowed: the API answers with credentials (cookies), which browsers never allow for a wildcard origin; list each web app origin exactly, e.g. https://app.example.com` });
+      return item;
+    }
+    const origin = exactOrigin(item);
+    if (!origin) ctx.addIssue({ code: 'custom', message: `"${item}" is not an origin: use scheme://host[:port] without a path, e.g. https://app.example.com` });
+    return origin ?? item;
+  });
+});
+
+function exactOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    const bare = (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+    return bare ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const ConfigSchema = z.object({
   env: z.enum(['production', 'development', 'test']),
@@ -33,6 +61,8 @@ const ConfigSchema = z.object({
   bcryptCost: integer.min(4).max(15),
   bodyLimit: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 1mb or 512kb'),
   trustProxy: bool,
+  /** web apps on other origins allowed to call the API from a browser (CORS, and the cross-site check) */
+  corsOrigins: originList,
   rateLimitWindow: duration,
   rateLimitMax: integer.min(1),
   signInRateLimitMax: integer.min(1),
@@ -101,6 +131,7 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'publicUrl',
   'logLevel',
   'trustProxy',
+  'corsOrigins',
   'tlsSelfSigned',
   'tlsHosts',
   'httpRedirectPort',

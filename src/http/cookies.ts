@@ -2,7 +2,11 @@ import { createHmac } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { AppContext } from './state';
 
-/** The double-submit CSRF cookie: readable by the page's script, echoed in X-CSRF-Token. */
+/**
+ * The double-submit CSRF cookie: readable by a same-origin page's script,
+ * echoed in X-CSRF-Token. Answers that set or use the session also carry the
+ * token in an X-CSRF-Token response header, for web apps on another origin.
+ */
 export const CSRF_COOKIE = 'wip_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -21,6 +25,8 @@ export function sessionCookieName(ctx: AppContext): string {
 }
 
 export function setSessionCookie(ctx: AppContext, value: string): void {
+  const csrfToken = csrfTokenFor(ctx.state.deps, value);
+  ctx.set(CSRF_HEADER, csrfToken);
   ctx.cookies.set(sessionCookieName(ctx), value, {
     httpOnly: true,
     sameSite: 'lax',
@@ -30,7 +36,7 @@ export function setSessionCookie(ctx: AppContext, value: string): void {
     maxAge: ctx.state.deps.config.sessionIdleTtl,
     overwrite: true,
   });
-  ctx.cookies.set(CSRF_COOKIE, csrfTokenFor(ctx.state.deps, value), {
+  ctx.cookies.set(CSRF_COOKIE, csrfToken, {
     httpOnly: false,
     sameSite: 'lax',
     secure: ctx.secure,

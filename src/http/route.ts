@@ -1,6 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { rateLimit } from './middleware/rate-limit';
+import { acceptBody, type BodyType } from './middleware/body-type';
+import { refuseCrossSite } from './middleware/csrf';
+import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
 import { forbidden, notFound, unauthorized, validationFailed } from '../errors';
 import { hasAnyRole, type Role } from '../policies/roles';
@@ -10,10 +13,12 @@ import type { AppContext, AppState } from './state';
 
 /**
  * The one route helper. A route is a declaration — method, path, who may call
- * it, its schemas, its rate limit — plus a handler that calls one service and
- * returns presented data. `mountRoutes` turns declarations into a visible chain:
- * rate limit → authentication guard → role guard → validation → handler →
- * envelope. The same declarations feed the OpenAPI document.
+ * it, its schemas, its rate limit, what it accepts and how it may be cached —
+ * plus a handler that calls one service and returns presented data.
+ * `mountRoutes` turns declarations into a visible chain: cache policy → rate
+ * limit → cross-site refusal (session-creating routes) → authentication guard →
+ * role guard → body media type → validation → handler → envelope. The same
+ * declarations feed the OpenAPI document.
  */
 export type AuthMode = 'public' | 'user' | 'admin' | 'user-or-admin';
 
@@ -62,8 +67,24 @@ export interface RouteSpec<
   params?: P;
   /** success status; 200 unless set (201 for creations) */
   status?: number;
+  /**
+   * false: the handler answers in another documented format instead of the
+   * envelope (GraphQL-over-HTTP's `{data, errors}`); errors raised before the
+   * handler (401, 403, 429) still use the envelope.
+   */
+  envelope?: false;
   /** one budget, or several that all apply (e.g. per IP and per email) */
   rateLimit?: RateLimitSpec | RateLimitSpec[];
+  /**
+   * The route signs someone in (sets a session cookie or returns tokens):
+   * refused from pages on untrusted origins, so a foreign page cannot sign the
+   * victim's browser in as the attacker (login CSRF).
+   */
+  createsSession?: boolean;
+  /** the request body media type; default 'json' (any other body → 415 UNSUPPORTED_MEDIA_TYPE) */
+  accepts?: BodyType;
+  /** Cache-Control of successful answers; default `no-store` (set globally, see middleware/no-store) */
+  cacheControl?: string;
   /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
   handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<unknown>;
 }
@@ -81,14 +102,24 @@ export function defineRoute<
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): void {
+  const limitBytes = bodyLimitBytes(deps.config);
   for (const spec of routes) {
     const chain: Middleware<AppState>[] = [];
     chain.push(async (ctx, next) => {
       ctx.state.routePath = spec.path;
+      if (spec.cacheControl) ctx.set('Cache-Control', spec.cacheControl);
       await next();
     });
     for (const limit of [spec.rateLimit ?? []].flat()) chain.push(rateLimiter(limit, deps) as Middleware<AppState>);
+    if (spec.createsSession) {
+      chain.push(async (ctx, next) => {
+        refuseCrossSite(ctx);
+        await next();
+      });
+    }
     chain.push(guard(spec));
+    // after the guard: an upload is parsed only for a caller allowed to make it
+    chain.push(acceptBody(spec.accepts ?? 'json', limitBytes) as Middleware<AppState>);
     chain.push(async (ctx) => {
       const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
       const query = spec.query ? parseInput(spec.query, ctx.query, 'query') : undefined;

@@ -33,8 +33,10 @@ envelope('wrong method on a known route → 405 METHOD_NOT_ALLOWED with Allow', 
   const res = await server.request('PATCH', '/api/client/auth/sign-in');
   assert.is(res.status, 405);
   assert.is(res.body.error.code, 'METHOD_NOT_ALLOWED');
+  assert.is(res.headers.get('allow'), 'POST');
   const del = await server.request('DELETE', '/api/client/auth/me');
   assert.is(del.status, 405);
+  assert.is(del.headers.get('allow'), 'HEAD, GET');
 });
 
 envelope('malformed JSON → 400 BAD_REQUEST', async () => {

@@ -12,6 +12,7 @@ export const adminAuthRoutes: RouteSpec[] = [
     path: '/api/admin/auth/sign-in',
     summary: 'System administrator sign-in; returns an admin token (not valid on client routes)',
     auth: 'public',
+    createsSession: true,
     body: AdminSignIn,
     rateLimit: { max: (deps: Deps) => deps.config.signInRateLimitMax, windowMs: (deps: Deps) => deps.config.rateLimitWindow },
     async handler({ deps, body, meta }) {

@@ -53,6 +53,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     summary:
       'Join an existing client: {invitationToken, password} activates an invitation; {clientId, email} with an allowed email domain emails a link to set the password',
     auth: 'public',
+    createsSession: true,
     body: SignUp,
     rateLimit: perIp,
     async handler({ deps, body, meta, ctx }) {
@@ -71,6 +72,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     path: '/api/client/auth/create-account',
     summary: 'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
     auth: 'public',
+    createsSession: true,
     body: CreateAccount,
     status: 201,
     rateLimit: perIp,
@@ -84,6 +86,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     path: '/api/client/auth/set-password/:token',
     summary: 'Set the first password with the emailed invitation token and activate the account (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
+    createsSession: true,
     params: TokenParams,
     body: SetPassword,
     rateLimit: perIp,
@@ -112,6 +115,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     path: '/api/client/auth/reset-password/:token',
     summary: 'Set a new password with the emailed reset token; ends every session of the user (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
+    createsSession: true,
     params: TokenParams,
     body: ResetPassword,
     rateLimit: perIp,

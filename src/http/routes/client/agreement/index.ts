@@ -61,6 +61,7 @@ export const clientAgreementRoutes: RouteSpec[] = [
     path: '/api/client/download-agreement',
     summary: 'Download the current MSA as PDF (the uploaded file, or rendered from its Markdown); 20 requests per 15 minutes per user',
     auth: 'user',
+    cacheControl: 'private, no-store',
     rateLimit: {
       max: 20,
       windowMs: FIFTEEN_MINUTES,
@@ -71,7 +72,6 @@ export const clientAgreementRoutes: RouteSpec[] = [
       ctx.attachment(document.fileName);
       ctx.type = 'application/pdf';
       if (document.size !== undefined) ctx.length = document.size;
-      ctx.set('Cache-Control', 'private, no-store');
       ctx.body = document.stream;
       return undefined;
     },

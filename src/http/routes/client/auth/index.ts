@@ -45,6 +45,7 @@ export const clientAuthRoutes: RouteSpec[] = [
     summary:
       'Sign in with email and password; returns tokens and sets the session and CSRF cookies, or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
+    createsSession: true,
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
@@ -57,6 +58,7 @@ export const clientAuthRoutes: RouteSpec[] = [
     summary:
       'Sign in with email and password; returns access and refresh tokens with their lifetimes (no cookie), or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
+    createsSession: true,
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
@@ -68,6 +70,7 @@ export const clientAuthRoutes: RouteSpec[] = [
     path: '/api/client/auth/verify-two-factor',
     summary: 'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
     auth: 'public',
+    createsSession: true,
     body: VerifyTwoFactor,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {

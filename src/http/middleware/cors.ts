@@ -1,0 +1,28 @@
+import koaCors from '@koa/cors';
+import type { Middleware } from 'koa';
+
+/** Request headers a web app sends to the API (credentials, CSRF token, client selection, retries, tracing). */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-CSRF-Token', 'X-Client-ID', 'Idempotency-Key', 'X-Request-Id'];
+/** Response headers a web app may read besides the CORS-safelisted ones: tracing, rate limits, license grace period, CSRF token. */
+const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-License-Warning', 'X-CSRF-Token'];
+
+/**
+ * CORS for the web apps on other origins listed in config corsOrigins (@koa/cors).
+ * A listed origin is echoed with credentials allowed, so a browser app may use
+ * the session cookie; an unlisted one gets no CORS header at all, so its page
+ * cannot read any answer. A listed origin's preflight is answered here (204),
+ * before authentication, CSRF and the gates, which must never see it.
+ * Mounted inside the error handler so error answers carry the headers too.
+ */
+export function cors(origins: readonly string[]): Middleware {
+  const allowed = new Set(origins);
+  return koaCors({
+    origin: (ctx) => (allowed.has(ctx.get('origin')) ? ctx.get('origin') : ''),
+    credentials: true,
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowHeaders: ALLOWED_HEADERS,
+    exposeHeaders: EXPOSED_HEADERS,
+    // preflights are cached this long (seconds); browsers cap it themselves (Chromium at 2 hours)
+    maxAge: 600,
+  });
+}
