@@ -15,7 +15,7 @@ settings.before(async () => {
 });
 settings.after(async () => server.stop());
 
-settings('defaults: 12 characters, 2FA off, no sign-up domains, SSO not enforced', async () => {
+settings('defaults: 12 characters, 2FA off, no sign-up domains, SSO not enforced, separation of duties strict', async () => {
   const client = await buildClient(server);
   const res = await server.request('GET', PATH, { token: client.owner.token });
   assert.is(res.status, 200);
@@ -25,6 +25,7 @@ settings('defaults: 12 characters, 2FA off, no sign-up domains, SSO not enforced
     ssoEnforced: false,
     sessionIdleTimeout: null,
     allowedSignUpDomains: [],
+    allowSelfApproval: false,
     updatedAt: null,
   });
 });
