@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   VERSION_NOT_EDITABLE: 409,
   NO_PUBLISHED_VERSION: 409,
   JOB_CLOSED: 409,
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_ERROR: 422,
@@ -96,6 +97,8 @@ export const msaNotAccepted = (version: string) =>
   new AppError('MSA_NOT_ACCEPTED', 'The master services agreement must be accepted for this client first', { version });
 export const eulaNotAccepted = (version: string) =>
   new AppError('EULA_NOT_ACCEPTED', 'The end-user license agreement must be accepted first', { version });
+/** The resource was removed for good; `details.replacements` names what to use instead. */
+export const gone = (message: string, details: Record<string, unknown>) => new AppError('GONE', message, details);
 export const serviceUnavailable = (message = 'Service temporarily unavailable') =>
   new AppError('SERVICE_UNAVAILABLE', message);
 

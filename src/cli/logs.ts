@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
 import { presentLog } from '../presenters';
+import { csvRow } from '../lib/csv';
 import type { LogLevel } from '../db/schema';
 import { countLogs, iterateLogs, type LogFilter } from '../services/logs';
 import { output, withDeps } from './context';
@@ -38,12 +39,6 @@ export function positiveId(value: string): number {
   return n;
 }
 
-function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /** Writes and waits for 'drain' when the stream's buffer is full: memory stays bounded on a slow reader. */
 async function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');
@@ -76,12 +71,12 @@ export function registerLogs(program: Command): void {
         const memory = process.env.WIP_DEBUG_MEMORY === '1' ? { start: process.memoryUsage().rss, peak: 0 } : null;
         let rows = 0;
         try {
-          if (opts.format === 'csv') await write(stream, CSV_COLUMNS.join(',') + '\n');
+          if (opts.format === 'csv') await write(stream, csvRow(CSV_COLUMNS));
           for await (const batch of iterateLogs(deps, filter)) {
             let chunk = '';
             for (const row of batch) {
               const item = presentLog(row);
-              chunk += opts.format === 'csv' ? CSV_COLUMNS.map((c) => csvField(item[c])).join(',') + '\n' : JSON.stringify(item) + '\n';
+              chunk += opts.format === 'csv' ? csvRow(CSV_COLUMNS.map((c) => item[c])) : JSON.stringify(item) + '\n';
             }
             await write(stream, chunk);
             rows += batch.length;

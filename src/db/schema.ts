@@ -29,7 +29,8 @@ export interface ClientsTable {
   updated_at: string;
 }
 
-export type UserStatus = 'active' | 'invited' | 'disabled';
+export const USER_STATUSES = ['active', 'invited', 'disabled'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
 
 export interface UsersTable {
   id: Generated<number>;

@@ -6,7 +6,27 @@ import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { getClient } from '../../../../services/clients';
 import { createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
-import { CreateUser, ListUsers, UpdateUser, UserIdParams } from './schema';
+import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
+import { iterateUserReport, userReport } from '../../../../services/reports';
+import { presentUserReportRow } from '../../../../presenters/reports';
+import { XLSX_CONTENT_TYPE, xlsxStream, type XlsxColumn } from '../../../../lib/xlsx';
+import type { UserReportRow } from '../../../../repos/user-report';
+
+const at = (iso: string | null) => (iso ? new Date(iso) : null);
+const USER_REPORT_COLUMNS: XlsxColumn<UserReportRow>[] = [
+  { header: 'Client ID', width: 10, value: (u) => u.client_id },
+  { header: 'Client', width: 28, value: (u) => u.client_name },
+  { header: 'User ID', width: 10, value: (u) => u.id },
+  { header: 'Email', width: 34, value: (u) => u.email },
+  { header: 'First name', value: (u) => u.first_name },
+  { header: 'Last name', value: (u) => u.last_name },
+  { header: 'Title', value: (u) => u.title },
+  { header: 'License type', width: 12, value: (u) => u.license_type },
+  { header: 'Roles', width: 30, value: (u) => u.roles.join(', ') },
+  { header: 'Status', width: 10, value: (u) => u.status },
+  { header: 'Last sign-in (UTC)', width: 22, value: (u) => at(u.last_sign_in_at) },
+  { header: 'Created (UTC)', width: 22, value: (u) => at(u.created_at) },
+];
 
 // User management (SPEC.md 4.7, 4.8): a Security Administrator's client token
 // acts in its own client; a system administrator's token may only read.
@@ -28,6 +48,39 @@ export const adminUserRoutes: RouteSpec[] = [
         scope = tenantScope((await getClient(deps, query.clientId)).id);
       }
       return mapPage(await listUsers(deps, scope, query), presentUser);
+    },
+  }),
+  // The static report routes come before /api/admin/user/:userId, which would
+  // otherwise match them first and answer 404 (routes match in declaration order).
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/user/vendor-users-report',
+    summary:
+      "Users with client, license type, roles, last sign-in and status: every client's for system administrators (or ?clientId=), the caller's client's for a Security Administrator; filters licenseType, status, role; paginated",
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    query: UserReportQuery,
+    async handler({ deps, actor, query }) {
+      return mapPage(await userReport(deps, actor, query), presentUserReportRow);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/user/vendor-users-report/xls-export',
+    summary: 'The vendor users report (same callers and filters, every row) as an .xlsx workbook, streamed',
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    query: UserReportFilters,
+    rateLimit: { max: 10, windowMs: 60_000 },
+    async handler({ deps, actor, query, ctx, meta }) {
+      // a first page now: a filter naming another client is a 404 before any byte is sent
+      await userReport(deps, actor, { ...query, limit: 1 });
+      ctx.set('Content-Disposition', 'attachment; filename="vendor-users-report.xlsx"');
+      ctx.type = XLSX_CONTENT_TYPE;
+      ctx.body = xlsxStream('Users', USER_REPORT_COLUMNS, iterateUserReport(deps, actor, query), (error) =>
+        deps.logger.error({ err: error, requestId: meta.requestId }, 'vendor users report export failed'),
+      );
+      return undefined;
     },
   }),
   defineRoute({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LICENSE_TYPES, ROLES } from '../../../../policies/roles';
+import { USER_STATUSES } from '../../../../db/schema';
 import { Email, NewPassword, PositiveId, ShortText } from '../../../schemas';
 import { PageQuery } from '../../../../db/pagination';
 
@@ -35,3 +36,12 @@ export const UpdateUser = CreateUser.partial().extend({
 export const ListUsers = PageQuery.extend({ clientId: PositiveId.optional() });
 
 export const UserIdParams = z.object({ userId: PositiveId });
+
+/** Filters of the vendor users report (a system administrator may name a client; a Security Administrator only their own). */
+export const UserReportFilters = z.object({
+  clientId: PositiveId.optional(),
+  licenseType: z.enum(LICENSE_TYPES).optional(),
+  status: z.enum(USER_STATUSES).optional(),
+  role: z.enum(ROLES).optional(),
+});
+export const UserReportQuery = PageQuery.extend(UserReportFilters.shape);

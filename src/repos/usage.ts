@@ -1,0 +1,223 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/schema';
+import { inTenant, type TenantScope } from '../db/tenant';
+import { bucketOf, type Period } from '../db/time-buckets';
+
+/**
+ * Usage aggregates of one client, counted in SQL: every query is a range scan
+ * of an index that starts with (client_id, <timestamp>) (migration
+ * 0010_reports) grouped by time bucket, so the cost follows the rows in the
+ * range and the answer is one row per bucket, whatever the history's size.
+ */
+
+export interface UsageFilter {
+  /** inclusive ISO-8601 */
+  from: string;
+  /** exclusive ISO-8601 */
+  to: string;
+  userId?: number;
+  licenseType?: string;
+  templateId?: number;
+  organizationId?: number;
+}
+
+/** `null`: one bucket, 'total', for the whole range. */
+export type Grouping = Period | null;
+
+type Counts = Map<string, number>;
+
+function bucket(grouping: Grouping, column: string): RawBuilder<string> {
+  return grouping === null ? sql<string>`'total'` : bucketOf(grouping, column);
+}
+
+/** Ids of the users the filter names (by id and/or license type); undefined: everyone. */
+function filteredUsers(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  if (f.userId === undefined && f.licenseType === undefined) return undefined;
+  let users = inTenant(db, scope).selectFrom('users').select('users.id');
+  if (f.userId !== undefined) users = users.where('users.id', '=', f.userId);
+  if (f.licenseType !== undefined) users = users.where('users.license_type', '=', f.licenseType);
+  return users;
+}
+
+/** Ids of the templates the filter names (by id and/or organization); undefined: all. */
+function filteredTemplates(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  if (f.templateId === undefined && f.organizationId === undefined) return undefined;
+  let templates = inTenant(db, scope).selectFrom('templates').select('templates.id');
+  if (f.templateId !== undefined) templates = templates.where('templates.id', '=', f.templateId);
+  if (f.organizationId !== undefined) {
+    const ofOrganization = inTenant(db, scope)
+      .selectFrom('template_organizations')
+      .select('template_organizations.template_id')
+      .where('template_organizations.organization_id', '=', f.organizationId);
+    templates = templates.where('templates.id', 'in', ofOrganization);
+  }
+  return templates;
+}
+
+function toCounts(rows: { bucket: string; n: number | string | bigint }[]): Counts {
+  // PostgreSQL returns count(*) as a bigint string
+  return new Map(rows.map((r) => [r.bucket, Number(r.n)]));
+}
+
+/**
+ * Jobs whose `column` (started_at or completed_at) falls in the range, per
+ * bucket. The user filters keep jobs a matching user created or is a member
+ * of (assignee, co-worker, step owner).
+ */
+export async function countJobs(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  column: 'started_at' | 'completed_at',
+  grouping: Grouping,
+  f: UsageFilter,
+): Promise<Counts> {
+  const at = `jobs.${column}` as const;
+  let query = inTenant(db, scope)
+    .selectFrom('jobs')
+    .select((eb) => [bucket(grouping, at).as('bucket'), eb.fn.countAll<number>().as('n')])
+    .where(at, '>=', f.from)
+    .where(at, '<', f.to);
+  const templates = filteredTemplates(db, scope, f);
+  if (templates) query = query.where('jobs.template_id', 'in', templates);
+  const users = filteredUsers(db, scope, f);
+  if (users) {
+    const members = inTenant(db, scope).selectFrom('job_members').select('job_members.job_id').where('job_members.user_id', 'in', users);
+    query = query.where((eb) => eb.or([eb('jobs.created_by', 'in', users), eb('jobs.id', 'in', members)]));
+  }
+  return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+}
+
+/**
+ * Step records whose recording falls in the range, per bucket (a step recorded
+ * again counts once, at its latest recording). The user filters apply to who
+ * recorded; the template filters to the job's template.
+ */
+export async function countStepsRecorded(db: Kysely<DB>, scope: TenantScope, grouping: Grouping, f: UsageFilter): Promise<Counts> {
+  let query = stepRecordsInRange(db, scope, f).select((eb) => [
+    bucket(grouping, 'step_records.recorded_at').as('bucket'),
+    eb.fn.countAll<number>().as('n'),
+  ]);
+  const users = filteredUsers(db, scope, f);
+  if (users) query = query.where('step_records.recorded_by', 'in', users);
+  return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+}
+
+function stepRecordsInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  let query = inTenant(db, scope)
+    .selectFrom('step_records')
+    .where('step_records.recorded_at', '>=', f.from)
+    .where('step_records.recorded_at', '<', f.to);
+  const templates = filteredTemplates(db, scope, f);
+  if (templates) {
+    query = query.where('step_records.job_id', 'in', inTenant(db, scope).selectFrom('jobs').select('jobs.id').where('jobs.template_id', 'in', templates));
+  }
+  return query;
+}
+
+/** Sign-ins (sessions started) in the range. */
+export async function countSignIns(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+  const row = await inTenant(db, scope)
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('sessions.created_at', '>=', f.from)
+    .where('sessions.created_at', '<', f.to)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Active users per bucket and license type: distinct users who signed in or
+ * recorded a step in the bucket. With a template or organization filter only
+ * recording counts (a sign-in belongs to no template). The license type is
+ * the user's current one.
+ * @returns bucket → license type → distinct users
+ */
+export async function countActiveUsers(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  grouping: Grouping,
+  f: UsageFilter,
+): Promise<Map<string, Map<string, number>>> {
+  const recorders = stepRecordsInRange(db, scope, f).select([
+    bucket(grouping, 'step_records.recorded_at').as('bucket'),
+    'step_records.recorded_by as user_id',
+  ]);
+  const signedIn = inTenant(db, scope)
+    .selectFrom('sessions')
+    .select([bucket(grouping, 'sessions.created_at').as('bucket'), 'sessions.user_id as user_id'])
+    .where('sessions.created_at', '>=', f.from)
+    .where('sessions.created_at', '<', f.to);
+  // union (not union all): one row per bucket and user
+  const activity = filteredTemplates(db, scope, f) ? recorders.distinct() : recorders.union(signedIn);
+  let query = inTenant(db, scope)
+    .selectFrom('users')
+    .innerJoin(activity.as('a'), 'a.user_id', 'users.id')
+    .select((eb) => ['a.bucket', 'users.license_type', eb.fn.countAll<number>().as('n')]);
+  if (f.userId !== undefined) query = query.where('users.id', '=', f.userId);
+  if (f.licenseType !== undefined) query = query.where('users.license_type', '=', f.licenseType);
+  const rows = await query.groupBy(['a.bucket', 'users.license_type']).execute();
+  const result = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    const byType = result.get(row.bucket) ?? new Map<string, number>();
+    byType.set(row.license_type, Number(row.n));
+    result.set(row.bucket, byType);
+  }
+  return result;
+}
+
+/** Templates created in the range. */
+export async function countTemplatesCreated(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+  const row = await inTenant(db, scope)
+    .selectFrom('templates')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('templates.created_at', '>=', f.from)
+    .where('templates.created_at', '<', f.to)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Template versions published in the range. */
+export async function countVersionsPublished(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+  const row = await inTenant(db, scope)
+    .selectFrom('template_versions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('template_versions.published_at', '>=', f.from)
+    .where('template_versions.published_at', '<', f.to)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** How many values the filters route lists per kind at most (a choice list, not an export). */
+export const FILTER_VALUES_LIMIT = 1000;
+
+/** The client's organizations, templates and users a report may be filtered by (each list capped, by name). */
+export async function listFilterValues(db: Kysely<DB>, scope: TenantScope) {
+  const limit = FILTER_VALUES_LIMIT + 1;
+  const [organizations, templates, users] = await Promise.all([
+    inTenant(db, scope).selectFrom('organizations').select(['id', 'name']).orderBy('name').orderBy('id').limit(limit).execute(),
+    inTenant(db, scope).selectFrom('templates').select(['id', 'title']).orderBy('title').orderBy('id').limit(limit).execute(),
+    inTenant(db, scope)
+      .selectFrom('users')
+      .select(['id', 'email', 'first_name', 'last_name', 'license_type'])
+      .orderBy('email_normalized')
+      .orderBy('id')
+      .limit(limit)
+      .execute(),
+  ]);
+  return { organizations, templates, users };
+}
+
+/** Whether each named filter id belongs to the client (another client's id is simply not found). */
+export async function filterIdsExist(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  ids: { userId?: number; templateId?: number; organizationId?: number },
+): Promise<{ user: boolean; template: boolean; organization: boolean }> {
+  const has = async (table: 'users' | 'templates' | 'organizations', id: number | undefined) =>
+    id === undefined || (await inTenant(db, scope).selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  return {
+    user: await has('users', ids.userId),
+    template: await has('templates', ids.templateId),
+    organization: await has('organizations', ids.organizationId),
+  };
+}
