@@ -98,8 +98,6 @@ export const DOMAIN_PERMISSIONS = {
   readEditorial: ['admin', 'author', 'approver', 'publisher'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
-  /** read the client's usage metering (meter report): seats in use per license type */
-  readUsage: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 /** @throws AppError FORBIDDEN unless `roles` holds one of `allowed` */

@@ -81,8 +81,20 @@ export async function countJobs(
   if (templates) query = query.where('jobs.template_id', 'in', templates);
   const users = filteredUsers(db, scope, f);
   if (users) {
-    const members = inTenant(db, scope).selectFrom('job_members').select('job_members.job_id').where('job_members.user_id', 'in', users);
-    query = query.where((eb) => eb.or([eb('jobs.created_by', 'in', users), eb('jobs.id', 'in', members)]));
+    // correlated to the (tenant-filtered) job: one seek in its members per job in the range
+    query = query.where((eb) =>
+      eb.or([
+        eb('jobs.created_by', 'in', users),
+        eb.exists(
+          eb
+            .selectFrom('job_members')
+            .select('job_members.job_id')
+            .whereRef('job_members.client_id', '=', 'jobs.client_id')
+            .whereRef('job_members.job_id', '=', 'jobs.id')
+            .where('job_members.user_id', 'in', users),
+        ),
+      ]),
+    );
   }
   return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
 }

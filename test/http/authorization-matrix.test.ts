@@ -25,6 +25,9 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect
+  'GET /api/client/reports',
+  'POST /api/client/reports',
 ].sort();
 
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;

@@ -3,8 +3,7 @@ import { sendCsv, wantsCsv } from '../../../csv';
 import { csvDocument } from '../../../../lib/csv';
 import { gone } from '../../../../errors';
 import type { Period } from '../../../../db/time-buckets';
-import { LICENSE_TYPES } from '../../../../policies/roles';
-import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
+import { LICENSE_TYPES, SECURITY_ADMIN } from '../../../../policies/roles';
 import { meterReport, meterReportFilters, type MeterRow } from '../../../../services/reports';
 import { MeterReportQuery } from './schema';
 
@@ -39,7 +38,7 @@ const removed = (method: 'get' | 'post') =>
     },
   });
 
-// Usage reports of the caller's client (Security Administrators and user admins).
+// Usage reports of the caller's client: billing-grade data (seats in use), for its Security Administrators, like the license routes.
 export const clientReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
@@ -47,7 +46,7 @@ export const clientReportRoutes: RouteSpec[] = [
     summary:
       'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded; filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.readUsage,
+    roles: [SECURITY_ADMIN],
     query: MeterReportQuery,
     rateLimit: { max: 60, windowMs: 60_000 },
     async handler({ deps, actor, query, ctx }) {
@@ -62,7 +61,7 @@ export const clientReportRoutes: RouteSpec[] = [
     path: '/api/client/meter-report-filters',
     summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.readUsage,
+    roles: [SECURITY_ADMIN],
     async handler({ deps, actor }) {
       return meterReportFilters(deps, actor.scope);
     },
