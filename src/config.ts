@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { z } from 'zod';
 import defaults from '../config/default.json';
 import { parseDuration } from './lib/duration';
@@ -77,12 +78,26 @@ const ConfigSchema = z.object({
   tlsHosts: z.string(),
   /** with TLS: also listen on this plain-HTTP port and redirect to HTTPS; 0 = off */
   httpRedirectPort: integer.min(0).max(65535),
+  /** oldest TLS version accepted; TLS 1.0/1.1 are never offered */
+  tlsMinVersion: z.enum(['TLSv1.2', 'TLSv1.3']),
+  /**
+   * OpenSSL cipher list (TLS 1.3 suites, TLS_…, in the same list). The default
+   * is Mozilla's "intermediate" profile without DHE: forward-secret ECDHE with
+   * AEAD only, so no static-RSA key exchange and no CBC.
+   */
+  tlsCiphers: z.string().min(1),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
   }
   if (config.tlsCert !== undefined && config.tlsSelfSigned) {
     ctx.addIssue({ code: 'custom', path: ['tlsSelfSigned'], message: 'use either tlsCert/tlsKey or tlsSelfSigned' });
+  }
+  // OpenSSL is the judge of a cipher list: refuse one it rejects now, not at the first handshake
+  try {
+    tls.createSecureContext({ ciphers: config.tlsCiphers, minVersion: config.tlsMinVersion });
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['tlsCiphers'], message: `not usable by OpenSSL: ${(error as Error).message}` });
   }
 });
 

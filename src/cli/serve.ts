@@ -42,7 +42,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   }
   deps.mailer.start();
   const app = createApp(deps);
-  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
+  const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
+  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
   let port: number;
