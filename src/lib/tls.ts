@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
+import { TLS_DIR } from '../ops/paths';
 
 /**
  * Self-signed TLS for a LAN without a PKI: a private CA (10 years) generated
@@ -29,7 +30,7 @@ const RENEW_DAYS = 30;
 const DAY = 24 * 60 * 60 * 1000;
 
 export function tlsDir(dataDir: string): string {
-  return path.join(dataDir, 'tls');
+  return path.join(dataDir, TLS_DIR);
 }
 
 /** The host list of the self-signed certificate: the configured one, or this host's name plus loopback. */

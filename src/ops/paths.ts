@@ -6,6 +6,8 @@ export const DB_FILE = 'wip.db';
 export const SECRETS_FILE = 'secrets.json';
 export const CONFIG_FILE = 'config.json';
 export const FILES_DIR = 'files';
+/** the self-signed CA and server certificate with their private keys (--tls-self-signed) */
+export const TLS_DIR = 'tls';
 export const BACKUPS_DIR = 'backups';
 export const PID_FILE = 'wip.pid';
 

@@ -25,9 +25,10 @@ export interface RestoreResult {
   carriedOver: string[];
 }
 
-// What an archive restores. Everything else at the top of the data directory
-// (backups, TLS material, caches, config.json when the archive has none) is
-// host-local and carried over from the data being replaced.
+// What an archive restores even when it lacks them. Everything else at the top
+// of the data directory (backups, caches; config.json and tls/ when the archive
+// has none, as in archives made before tls/ was backed up) is carried over from
+// the data being replaced.
 const RESTORED = new Set([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, SECRETS_FILE, FILES_DIR, PID_FILE]);
 
 /**
