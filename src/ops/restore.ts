@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tar from 'tar';
 import { BackupManifest, listFiles, MANIFEST_FILE, sha256File } from './backup';
-import { DB_FILE, FILES_DIR, PID_FILE, SECRETS_FILE, fileStamp } from './paths';
+import { DB_FILE, FILES_DIR, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems } from './sqlite';
 
@@ -29,7 +29,7 @@ export interface RestoreResult {
 // of the data directory (backups, caches; config.json and tls/ when the archive
 // has none, as in archives made before tls/ was backed up) is carried over from
 // the data being replaced.
-const RESTORED = new Set([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, SECRETS_FILE, FILES_DIR, PID_FILE]);
+const RESTORED = new Set([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, SECRETS_FILE, FILES_DIR, PID_FILE, SERVED_FILE]);
 
 /**
  * Restores a backup archive into `dataDir` (the daemon must be stopped). The

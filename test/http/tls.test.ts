@@ -123,6 +123,18 @@ selfSigned('TLS 1.2 refuses static-RSA suites without forward secrecy and accept
   assert.ok(tls11.error, 'TLS 1.1 was accepted');
 });
 
+selfSigned('without publicUrl an invitation link uses the served scheme and port (https), not http://', async () => {
+  const admin = await httpsRequest(`${server.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: ADMIN_PASSWORD }, ca);
+  const email = uniqueEmail('invited');
+  const created = await httpsRequest(`${server.url}/api/admin/client`, 'POST', { name: 'TLS invite', owner: { email } }, ca, admin.body.data.token);
+  assert.is(created.status, 201);
+  const mail = await server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', email).executeTakeFirstOrThrow();
+  assert.is(mail.kind, 'invitation');
+  const port = new URL(server.url).port;
+  assert.match(mail.text_body, new RegExp(`\\bhttps://127\\.0\\.0\\.1:${port}/auth/set-password/[A-Za-z0-9_-]{43}`));
+  assert.not.match(mail.text_body, /http:\/\//);
+});
+
 selfSigned('the plain-HTTP port redirects to the same path over HTTPS', async () => {
   const get = await request(`http://127.0.0.1:${redirectPort}`, 'GET', '/healthz?x=1');
   assert.is(get.status, 301);
