@@ -101,6 +101,9 @@ const ConfigSchema = z.object({
   }
 });
 
+/** A configuration value (file, env or flag) that is not acceptable: a usage error (`wip` exits 2). */
+export class ConfigError extends Error {}
+
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, unknown>>;
 
@@ -141,13 +144,13 @@ export interface LoadConfigOptions {
   configFile?: string;
 }
 
-/** @throws Error with every invalid key listed, so `wip` can print one clear line. */
+/** @throws ConfigError with every invalid key listed, so `wip` can print one clear line; Error for an unreadable file. */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const merged = mergeConfigInput(options);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
 }
@@ -160,7 +163,7 @@ function mergeConfigInput(options: LoadConfigOptions): ConfigInput & { dataDir: 
     const name = envName(key);
     const value = env[name];
     const file = env[`${name}_FILE`];
-    if (value !== undefined && value !== '' && file) throw new Error(`invalid configuration: set either ${name} or ${name}_FILE, not both`);
+    if (value !== undefined && value !== '' && file) throw new ConfigError(`invalid configuration: set either ${name} or ${name}_FILE, not both`);
     if (value !== undefined && value !== '') fromEnv[key] = value;
     else if (file) fromEnv[key] = readValueFile(name, file);
   }
@@ -217,7 +220,7 @@ function readConfigFile(fileName: string, required: boolean): ConfigInput {
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
     return value as ConfigInput;
   } catch (error) {
-    throw new Error(`config file ${fileName} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`config file ${fileName} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
