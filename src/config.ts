@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { z } from 'zod';
 import defaults from '../config/default.json';
 import { parseDuration } from './lib/duration';
@@ -107,6 +108,14 @@ const ConfigSchema = z.object({
   tlsHosts: z.string(),
   /** with TLS: also listen on this plain-HTTP port and redirect to HTTPS; 0 = off */
   httpRedirectPort: integer.min(0).max(65535),
+  /** oldest TLS version accepted; TLS 1.0/1.1 are never offered */
+  tlsMinVersion: z.enum(['TLSv1.2', 'TLSv1.3']),
+  /**
+   * OpenSSL cipher list (TLS 1.3 suites, TLS_…, in the same list). The default
+   * is Mozilla's "intermediate" profile without DHE: forward-secret ECDHE with
+   * AEAD only, so no static-RSA key exchange and no CBC.
+   */
+  tlsCiphers: z.string().min(1),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
@@ -114,7 +123,16 @@ const ConfigSchema = z.object({
   if (config.tlsCert !== undefined && config.tlsSelfSigned) {
     ctx.addIssue({ code: 'custom', path: ['tlsSelfSigned'], message: 'use either tlsCert/tlsKey or tlsSelfSigned' });
   }
+  // OpenSSL is the judge of a cipher list: refuse one it rejects now, not at the first handshake
+  try {
+    tls.createSecureContext({ ciphers: config.tlsCiphers, minVersion: config.tlsMinVersion });
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['tlsCiphers'], message: `not usable by OpenSSL: ${(error as Error).message}` });
+  }
 });
+
+/** A configuration value (file, env or flag) that is not acceptable: a usage error (`wip` exits 2). */
+export class ConfigError extends Error {}
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, unknown>>;
@@ -157,13 +175,13 @@ export interface LoadConfigOptions {
   configFile?: string;
 }
 
-/** @throws Error with every invalid key listed, so `wip` can print one clear line. */
+/** @throws ConfigError with every invalid key listed, so `wip` can print one clear line; Error for an unreadable file. */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const merged = mergeConfigInput(options);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
 }
@@ -176,7 +194,7 @@ function mergeConfigInput(options: LoadConfigOptions): ConfigInput & { dataDir: 
     const name = envName(key);
     const value = env[name];
     const file = env[`${name}_FILE`];
-    if (value !== undefined && value !== '' && file) throw new Error(`invalid configuration: set either ${name} or ${name}_FILE, not both`);
+    if (value !== undefined && value !== '' && file) throw new ConfigError(`invalid configuration: set either ${name} or ${name}_FILE, not both`);
     if (value !== undefined && value !== '') fromEnv[key] = value;
     else if (file) fromEnv[key] = readValueFile(name, file);
   }
@@ -233,7 +251,7 @@ function readConfigFile(fileName: string, required: boolean): ConfigInput {
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
     return value as ConfigInput;
   } catch (error) {
-    throw new Error(`config file ${fileName} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`config file ${fileName} is not valid JSON: ${(error as Error).message}`);
   }
 }
 

@@ -39,6 +39,8 @@ export interface Deps {
   storage: FileStore;
   /** Prometheus metrics of this instance (own registry), served by GET /metrics */
   metrics: Metrics;
+  /** set by startServer once listening: the scheme and port really served (links in mails) */
+  served?: { scheme: 'http' | 'https'; port: number };
 }
 
 export interface DepsOverrides {

@@ -12,7 +12,7 @@ import { progressBar } from './progress';
 export function registerBackup(program: Command): void {
   program
     .command('backup')
-    .description('write a consistent backup (database, files, secrets) while the daemon keeps serving')
+    .description('write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving')
     .option('--output <file>', 'archive to write (default <backup-dir>/wip-backup-<time>.tar.gz)')
     .action(async (opts: { output?: string }, command: Command) => {
       const dataDir = configFrom(command).dataDir;

@@ -7,6 +7,9 @@ import { createLogger } from '../logger';
 /** Raised for a failure the user can act on: printed as one line, exit 1. */
 export class CliError extends Error {}
 
+/** A flag or argument with an unacceptable value: printed as one line, exit 2 (like commander's own usage errors). */
+export class UsageError extends CliError {}
+
 export interface GlobalOptions {
   dataDir?: string;
   config?: string;

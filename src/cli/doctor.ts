@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { formatDoctor, runDoctor } from '../ops/doctor';
 import { fileStamp } from '../ops/paths';
 import { createSupportBundle } from '../ops/support-bundle';
-import { configFrom, output } from './context';
+import { UsageError, configFrom, output } from './context';
 
 export function registerDoctor(program: Command): void {
   program
@@ -25,7 +25,7 @@ export function registerDoctor(program: Command): void {
       const now = new Date();
       const logLines = Number(opts.logLines);
       if (!Number.isInteger(logLines) || logLines < 0 || logLines > 1_000_000) {
-        throw new Error('--log-lines must be a whole number between 0 and 1000000');
+        throw new UsageError('--log-lines must be a whole number between 0 and 1000000');
       }
       const result = await createSupportBundle({
         config,

@@ -6,7 +6,8 @@ import { registerAudit } from './audit';
 import { registerBackup } from './backup';
 import { registerDoctor } from './doctor';
 import { registerLogs } from './logs';
-import { CliError } from './context';
+import { ConfigError } from '../config';
+import { CliError, UsageError } from './context';
 import { registerInstall } from './install';
 import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<void> {
       error instanceof AppError || error instanceof CliError || error instanceof Error ? error.message : String(error);
     const detail = error instanceof AppError && error.details ? ` (${JSON.stringify(error.details)})` : '';
     process.stderr.write(`wip: ${message}${detail}\n`);
-    process.exitCode = 1;
+    // a bad flag or configuration value is a usage error, as README promises
+    process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
   }
 }

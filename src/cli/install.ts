@@ -13,6 +13,7 @@ import { CliError, configFrom, globalOptions, output } from './context';
 interface InstallOptions {
   systemd?: boolean;
   user?: string;
+  group?: string;
   print?: boolean;
   unitDir?: string;
 }
@@ -31,20 +32,22 @@ export function registerInstall(program: Command): void {
     )
     .option('--systemd', 'also write a systemd unit (wip.service) that runs "wip serve" on this data directory')
     .option('--user <user>', 'with --systemd: the unprivileged account the service runs as (default wip); the data directory is given to it when run as root')
+    .option('--group <group>', "with --systemd: the service's group (default the user's primary group)")
     .option('--print', 'with --systemd: only print the unit on stdout; change nothing')
     .option('--unit-dir <dir>', `with --systemd: where to write the unit (env WIP_SYSTEMD_DIR, default ${DEFAULT_UNIT_DIR})`)
     .action(async (opts: InstallOptions, command: Command) => {
-      if ((opts.print || opts.user || opts.unitDir) && !opts.systemd) {
-        command.error('error: --user, --print and --unit-dir go with --systemd', { exitCode: 2, code: 'wip.usage' });
+      if ((opts.print || opts.user || opts.group || opts.unitDir) && !opts.systemd) {
+        command.error('error: --user, --group, --print and --unit-dir go with --systemd', { exitCode: 2, code: 'wip.usage' });
       }
       const config = configFrom(command);
-      const user = opts.user ?? 'wip';
-      if (opts.systemd && opts.print) {
-        process.stdout.write(unitFor(config, user));
+      // resolve the account before changing anything, so a typo fails cleanly
+      const account = opts.systemd ? lookUpAccount(opts.user ?? 'wip', opts.group) : undefined;
+      if (account && opts.print) {
+        process.stdout.write(unitFor(config, account));
         return;
       }
-      // resolve the account before changing anything, so a typo fails cleanly
-      const owner = opts.systemd ? lookUpAccount(user) : undefined;
+      // only root can hand the data directory over
+      const owner = account && process.getuid?.() === 0 ? account : undefined;
 
       const configFile = globalOptions(command).config
         ? { file: globalOptions(command).config!, written: false }
@@ -58,11 +61,11 @@ export function registerInstall(program: Command): void {
         await closeDeps(deps);
       }
 
-      let unit: { file: string; written: boolean; ownerChanged: boolean } | undefined;
-      if (opts.systemd) {
+      let unit: { file: string; written: boolean; ownerChanged: boolean; account: ServiceAccount } | undefined;
+      if (account) {
         const ownerChanged = owner ? giveDataDirTo(config.dataDir, owner) : false;
         const file = path.join(unitDir(opts), UNIT_NAME);
-        const content = unitFor(config, user);
+        const content = unitFor(config, account);
         const current = readIfExists(file);
         if (current !== undefined && !current.startsWith(UNIT_MARKER)) {
           throw new CliError(`${file} exists and was not written by wip; move it away or use --unit-dir`);
@@ -71,7 +74,7 @@ export function registerInstall(program: Command): void {
           fs.mkdirSync(path.dirname(file), { recursive: true });
           fs.writeFileSync(file, content, { mode: 0o644 });
         }
-        unit = { file, written: current !== content, ownerChanged };
+        unit = { file, written: current !== content, ownerChanged, account };
       }
 
       const changed =
@@ -83,9 +86,9 @@ export function registerInstall(program: Command): void {
         ...report.appliedMigrations.map((name) => `  applied migration ${name}`),
         ...(report.adminCreated ? ['  created system administrator "admin"'] : []),
         ...(report.generatedAdminPassword ? [`  admin password: ${report.generatedAdminPassword} (also in ${report.initialPasswordFile})`] : []),
-        ...(unit?.ownerChanged ? [`  gave ${config.dataDir} to ${user}`] : []),
+        ...(unit?.ownerChanged ? [`  gave ${config.dataDir} to ${unit.account.user}:${unit.account.group}`] : []),
         ...(unit?.written ? [`  wrote ${unit.file}`, '  start it with: systemctl daemon-reload && systemctl enable --now wip'] : []),
-        ...(unit && !owner ? [`  note: not root, so ${config.dataDir} keeps its owner; the service runs as ${user} and must be able to write it`] : []),
+        ...(unit && !owner ? [`  note: not root, so ${config.dataDir} keeps its owner; the service runs as ${unit.account.user} and must be able to write it`] : []),
       ];
       output(command, lines.join('\n'), {
         dataDir: config.dataDir,
@@ -99,7 +102,7 @@ export function registerInstall(program: Command): void {
           adminPassword: report.generatedAdminPassword,
           initialPasswordFile: report.initialPasswordFile,
         }),
-        ...(unit && { unitFile: unit.file, unitWritten: unit.written, user }),
+        ...(unit && { unitFile: unit.file, unitWritten: unit.written, user: unit.account.user, group: unit.account.group }),
       });
     });
 
@@ -124,13 +127,13 @@ export function registerInstall(program: Command): void {
     });
 }
 
-function unitFor(config: Config, user: string): string {
+function unitFor(config: Config, account: ServiceAccount): string {
   const ports = [config.port, config.httpRedirectPort].filter((p) => p > 0);
   return renderUnit({
     command: currentCommand(),
     dataDir: config.dataDir,
-    user,
-    group: user,
+    user: account.user,
+    group: account.group,
     bindsPrivilegedPort: ports.some((p) => p < 1024),
   });
 }
@@ -144,22 +147,48 @@ function readIfExists(file: string): string | undefined {
   }
 }
 
-/**
- * The service account's uid/gid, when this process may hand the data directory
- * over (root). Undefined when not root: nothing to hand over.
- * @throws CliError when the account does not exist.
- */
-function lookUpAccount(user: string): { uid: number; gid: number } | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  if (!/^[a-z_][a-z0-9_-]*\$?$/i.test(user)) throw new CliError(`"${user}" is not a valid account name`);
+interface ServiceAccount {
+  user: string;
+  group: string;
+  uid: number;
+  gid: number;
+}
+
+const ACCOUNT_NAME = /^[a-z_][a-z0-9_-]*\$?$/i;
+
+/** A system query (id, getent): its output, or undefined when it finds nothing. */
+function query(command: string, args: string[]): string | undefined {
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    return { uid: id('-u'), gid: id('-g') };
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The service account and its group as the system knows them (NSS: /etc/passwd,
+ * /etc/group, LDAP…). The group is --group, or else the user's primary group by
+ * its real name: it is not always the user's name (Debian's nobody is in nogroup),
+ * and a unit naming a missing group fails only when systemd starts it.
+ * @throws CliError when the user or the group does not exist.
+ */
+function lookUpAccount(user: string, group: string | undefined): ServiceAccount {
+  for (const name of [user, group]) {
+    if (name !== undefined && !ACCOUNT_NAME.test(name)) throw new CliError(`"${name}" is not a valid account or group name`);
+  }
+  const [uid, primaryGid, primaryGroup] = [['-u'], ['-g'], ['-gn']].map((flag) => query('id', [...flag, user]));
+  if (uid === undefined || primaryGid === undefined || primaryGroup === undefined) {
     throw new CliError(
       `there is no account "${user}"; create it first: useradd --system --home-dir /var/lib/wip --shell /usr/sbin/nologin ${user}`,
     );
   }
+  if (group === undefined) return { user, group: primaryGroup, uid: Number(uid), gid: Number(primaryGid) };
+  // group entry: name:password:gid:members
+  const entry = query('getent', ['group', group])?.split(':');
+  if (!entry || entry.length < 3) {
+    throw new CliError(`there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})`);
+  }
+  return { user, group: entry[0]!, uid: Number(uid), gid: Number(entry[2]) };
 }
 
 /** chown -R of the data directory to the service account; returns whether anything changed. */

@@ -3,7 +3,7 @@ import { presentOutboxMessage } from '../presenters';
 import { listOutboxMessages, retryFailedMail } from '../services/mail';
 import type { OutboxStatus } from '../db/schema';
 import { outboxDir } from '../mail/mailer';
-import { CliError, output, withDeps } from './context';
+import { UsageError, output, withDeps } from './context';
 
 const STATUSES: OutboxStatus[] = ['pending', 'sent', 'stored', 'failed'];
 
@@ -17,10 +17,10 @@ export function registerMail(program: Command): void {
     .option('--limit <n>', 'how many (1-200, default 50)', '50')
     .action(async (opts: { status?: string; limit: string }, command: Command) => {
       if (opts.status !== undefined && !STATUSES.includes(opts.status as OutboxStatus)) {
-        throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
+        throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
       }
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliError('--limit must be an integer from 1 to 200');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit must be an integer from 1 to 200');
       await withDeps(command, async (deps) => {
         const page = await listOutboxMessages(deps, { limit }, opts.status as OutboxStatus | undefined);
         const items = page.items.map(presentOutboxMessage);
@@ -41,7 +41,7 @@ export function registerMail(program: Command): void {
     .option('--id <id>', 'only this message')
     .action(async (opts: { id?: string }, command: Command) => {
       const id = opts.id === undefined ? undefined : Number(opts.id);
-      if (id !== undefined && (!Number.isInteger(id) || id < 1)) throw new CliError('--id must be a message id');
+      if (id !== undefined && (!Number.isInteger(id) || id < 1)) throw new UsageError('--id must be a message id');
       await withDeps(command, async (deps) => {
         const count = await retryFailedMail(deps, id);
         output(command, `${count} message(s) re-queued`, { requeued: count });

@@ -6,7 +6,8 @@ import { loadOrCreateSelfSignedTls, selfSignedHosts } from '../lib/tls';
 import { createApp } from '../app';
 import { closeDeps, createDeps, type Deps } from '../deps';
 import { startMaintenance } from '../ops/maintenance';
-import { removePidFile, writePidFile } from '../ops/pidfile';
+import { removePidFile, writePidFile, writeServedAddress } from '../ops/pidfile';
+import { publicBaseUrl } from '../mail/templates';
 import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
 
@@ -42,7 +43,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   }
   deps.mailer.start();
   const app = createApp(deps);
-  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
+  const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
+  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
   let port: number;
@@ -62,6 +64,15 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
       removePidFile(deps.config.dataDir);
       throw error;
     }
+  }
+  deps.served = { scheme: tls ? 'https' : 'http', port };
+  // for other processes (wip doctor): what is really served, whatever their configuration says
+  writeServedAddress(deps.config.dataDir, { pid: process.pid, ...deps.served, host: deps.config.host, ...(redirect && { redirectPort: redirect.port }) });
+  if (deps.config.smtpUrl && !deps.config.publicUrl) {
+    deps.logger.warn(
+      { linkBase: publicBaseUrl(deps) },
+      `publicUrl (WIP_PUBLIC_URL) is not set: links in mails will start with ${publicBaseUrl(deps)}; set it to the URL users reach`,
+    );
   }
   // after listening, a server error (e.g. accept failing under EMFILE) is logged, never an uncaught crash
   for (const s of [server, redirect?.server]) s?.on('error', (error) => deps.logger.error({ err: error }, 'server error'));

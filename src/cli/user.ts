@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { tenantScope } from '../db/tenant';
 import { getClient } from '../services/clients';
 import { unlockUserByEmail } from '../services/lockout';
-import { CliError, output, withDeps } from './context';
+import { UsageError, output, withDeps } from './context';
 
 export function registerUser(program: Command): void {
   const user = program.command('user').description("manage client users' accounts (works while the daemon runs)");
@@ -14,7 +14,7 @@ export function registerUser(program: Command): void {
     .requiredOption('--email <email>', 'the email of the user')
     .action(async (opts: { clientId: string; email: string }, command: Command) => {
       const clientId = Number(opts.clientId);
-      if (!Number.isInteger(clientId) || clientId < 1) throw new CliError('--client-id must be a client id');
+      if (!Number.isInteger(clientId) || clientId < 1) throw new UsageError('--client-id must be a client id');
       await withDeps(command, async (deps) => {
         const client = await getClient(deps, clientId);
         const scope = tenantScope(client.id);

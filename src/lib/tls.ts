@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
+import { TLS_DIR } from '../ops/paths';
 
 /**
  * Self-signed TLS for a LAN without a PKI: a private CA (10 years) generated
@@ -29,7 +30,7 @@ const RENEW_DAYS = 30;
 const DAY = 24 * 60 * 60 * 1000;
 
 export function tlsDir(dataDir: string): string {
-  return path.join(dataDir, 'tls');
+  return path.join(dataDir, TLS_DIR);
 }
 
 /** The host list of the self-signed certificate: the configured one, or this host's name plus loopback. */
@@ -55,7 +56,7 @@ export function loadOrCreateSelfSignedTls(dataDir: string, hosts: string[], now:
   const created = { ca: false, server: false };
 
   if (!fs.existsSync(files.caCert) || !fs.existsSync(files.caKey)) {
-    const ca = issueCa(now);
+    const ca = issueCa(now, hosts);
     writePrivate(files.caKey, ca.key);
     fs.writeFileSync(files.caCert, ca.cert, { mode: 0o644 });
     created.ca = true;
@@ -64,6 +65,7 @@ export function loadOrCreateSelfSignedTls(dataDir: string, hosts: string[], now:
   const caKeyPem = fs.readFileSync(files.caKey, 'utf8');
 
   if (created.ca || !serverCertFits(files, hosts, caCertPem, now)) {
+    assertWithinNameConstraints(hosts, caCertPem, files.caCert);
     const server = issueServerCert(hosts, caCertPem, caKeyPem, now);
     writePrivate(files.key, server.key);
     fs.writeFileSync(files.cert, server.cert, { mode: 0o644 });
@@ -95,7 +97,7 @@ function serverCertFits(files: { key: string; cert: string }, hosts: string[], c
   }
 }
 
-function issueCa(now: Date): { key: string; cert: string } {
+function issueCa(now: Date, hosts: string[]): { key: string; cert: string } {
   const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
@@ -111,6 +113,9 @@ function issueCa(now: Date): { key: string; cert: string } {
   cert.setExtensions([
     { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    // A stolen ca.key (or a CA trusted by every client of the LAN) can then only
+    // vouch for this appliance's own names, never for another site.
+    { id: NAME_CONSTRAINTS_OID, critical: true, value: nameConstraints(hosts) },
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
@@ -126,7 +131,8 @@ function issueServerCert(hosts: string[], caCertPem: string, caKeyPem: string, n
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(now.getTime() - DAY);
   cert.validity.notAfter = new Date(now.getTime() + SERVER_DAYS * DAY);
-  cert.setSubject([{ name: 'commonName', value: hosts[0] ?? 'localhost' }]);
+  // a DNS name where there is one: verifiers that still read the CN check it against the DNS constraints
+  cert.setSubject([{ name: 'commonName', value: hosts.find((h) => !net.isIP(h)) ?? hosts[0] ?? 'localhost' }]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
@@ -142,6 +148,67 @@ function issueServerCert(hosts: string[], caCertPem: string, caKeyPem: string, n
   ]);
   cert.sign(caKey, forge.md.sha256.create());
   return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
+}
+
+const NAME_CONSTRAINTS_OID = '2.5.29.30';
+
+/**
+ * The value of a nameConstraints extension (RFC 5280 4.2.1.10) permitting
+ * exactly the given names: a DNS name permits itself and its subdomains, an
+ * IP address itself only (address + all-ones mask). node-forge reads this
+ * extension but cannot build it, so it is given as ASN.1:
+ * SEQUENCE { [0] permittedSubtrees: SEQUENCE OF SEQUENCE { GeneralName } }.
+ */
+function nameConstraints(hosts: string[]): forge.asn1.Asn1 {
+  const { asn1 } = forge;
+  const subtree = (host: string) => {
+    const base = net.isIP(host)
+      ? // iPAddress [7]: the address bytes followed by a mask of the same length
+        asn1.create(asn1.Class.CONTEXT_SPECIFIC, 7, false, ipBytes(host) + '\xff'.repeat(ipBytes(host).length))
+      : // dNSName [2]
+        asn1.create(asn1.Class.CONTEXT_SPECIFIC, 2, false, host);
+    return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [base]);
+  };
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, hosts.map(subtree)),
+  ]);
+}
+
+// forge has these helpers but its type definitions do not declare them
+const forgeIp = forge.util as unknown as { bytesFromIP(ip: string): string; bytesToIP(bytes: string): string };
+
+function ipBytes(ip: string): string {
+  return forgeIp.bytesFromIP(ip);
+}
+
+/**
+ * The CA is never replaced automatically (clients trust it), and it can only
+ * vouch for the names it was made for: a host added later that is outside
+ * them needs a new CA, which is the operator's decision.
+ * @throws Error naming the hosts the CA cannot issue for.
+ */
+function assertWithinNameConstraints(hosts: string[], caPem: string, caFile: string): void {
+  const extension = forge.pki.certificateFromPem(caPem).getExtension('nameConstraints') as
+    | { permittedSubtrees?: { type: number; value: string }[] }
+    | null;
+  // a CA made before name constraints existed may issue for anything
+  if (!extension?.permittedSubtrees) return;
+  const permitted = extension.permittedSubtrees;
+  const allowed = (host: string) =>
+    net.isIP(host)
+      ? permitted.some((tree) => tree.type === 7 && tree.value.slice(0, tree.value.length / 2) === ipBytes(host))
+      : permitted.some((tree) => tree.type === 2 && (host === tree.value || host.endsWith(`.${tree.value}`)));
+  const outside = hosts.filter((host) => !allowed(host));
+  if (outside.length > 0) {
+    throw new Error(
+      `the local CA ${caFile} may only issue certificates for ${permitted.map(describeSubtree).join(', ')}, not for ${outside.join(', ')}; ` +
+        `to serve other names move ${path.dirname(caFile)} away so a new CA is generated (every client must then trust the new ca.crt)`,
+    );
+  }
+}
+
+function describeSubtree(tree: { type: number; value: string }): string {
+  return tree.type === 7 ? forgeIp.bytesToIP(tree.value.slice(0, tree.value.length / 2)) : tree.value;
 }
 
 /** RSA keys from the runtime's crypto (fast), handed to forge for the certificate work. */

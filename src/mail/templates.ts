@@ -1,4 +1,5 @@
-import type { Config } from '../config';
+import os from 'node:os';
+import type { Deps } from '../deps';
 
 // Plain-text templates of the account mails. Links are built from publicUrl
 // (WIP_PUBLIC_URL); the web app serves /auth/set-password/:token and
@@ -10,10 +11,17 @@ export interface MailContent {
   text: string;
 }
 
-export function publicBaseUrl(config: Config): string {
+/**
+ * publicUrl, or else a guess at what users reach: the scheme and port the
+ * daemon really serves (TLS, port 0), and this machine's name when it listens
+ * on every interface (localhost would point at the reader's own device).
+ */
+export function publicBaseUrl(deps: Pick<Deps, 'config' | 'served'>): string {
+  const { config, served } = deps;
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  return `http://${host}:${config.port}`;
+  const scheme = served?.scheme ?? (config.tlsCert || config.tlsSelfSigned ? 'https' : 'http');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? os.hostname() : config.host;
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${served?.port ?? config.port}`;
 }
 
 function hours(ms: number): string {
@@ -23,8 +31,8 @@ function hours(ms: number): string {
 
 const footer = '\n\n-- \nThis message was sent by wip. If you did not expect it, you can ignore it or tell your administrator.\n';
 
-export function invitationMail(config: Config, input: { clientName: string; token: string; ttlMs: number }): MailContent {
-  const link = `${publicBaseUrl(config)}/auth/set-password/${input.token}`;
+export function invitationMail(deps: Pick<Deps, 'config' | 'served'>, input: { clientName: string; token: string; ttlMs: number }): MailContent {
+  const link = `${publicBaseUrl(deps)}/auth/set-password/${input.token}`;
   return {
     kind: 'invitation',
     subject: `You are invited to ${input.clientName} on wip`,
@@ -36,8 +44,8 @@ export function invitationMail(config: Config, input: { clientName: string; toke
   };
 }
 
-export function passwordResetMail(config: Config, input: { token: string; ttlMs: number }): MailContent {
-  const link = `${publicBaseUrl(config)}/auth/reset-password/${input.token}`;
+export function passwordResetMail(deps: Pick<Deps, 'config' | 'served'>, input: { token: string; ttlMs: number }): MailContent {
+  const link = `${publicBaseUrl(deps)}/auth/reset-password/${input.token}`;
   return {
     kind: 'password_reset',
     subject: 'Reset your wip password',

@@ -5,14 +5,15 @@ import type BetterSqlite3 from 'better-sqlite3';
 import * as tar from 'tar';
 import { z } from 'zod';
 import { listAppliedMigrationNames } from '../repos/maintenance';
-import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, fileStamp } from './paths';
+import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, TLS_DIR, fileStamp } from './paths';
 import { openStandalone } from './sqlite';
 
 /**
  * A backup archive is a gzip'd tar with manifest.json first, then wip.db (a
  * consistent snapshot taken with SQLite's online backup API while the daemon
- * keeps serving), secrets.json, config.json when present, and files/ (the file
- * store) when present. The manifest lists every other entry with its size and
+ * keeps serving), secrets.json, config.json when present, files/ (the file
+ * store) and tls/ (the self-signed CA: losing it means every client has to
+ * trust a new one) when present. The manifest lists every other entry with its size and
  * sha256, so a restore can prove the archive is complete and unaltered.
  */
 export const MANIFEST_FILE = 'manifest.json';
@@ -92,9 +93,11 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
       const source = path.join(options.dataDir, name);
       if (fs.existsSync(source)) fs.copyFileSync(source, path.join(staging, name));
     }
-    const filesDir = path.join(options.dataDir, FILES_DIR);
-    // The file store is archived in place through a link (never copied twice).
-    if (fs.existsSync(filesDir)) fs.symlinkSync(path.resolve(filesDir), path.join(staging, FILES_DIR), 'dir');
+    // The file store and the TLS material are archived in place through a link (never copied twice).
+    for (const name of [FILES_DIR, TLS_DIR]) {
+      const dir = path.join(options.dataDir, name);
+      if (fs.existsSync(dir)) fs.symlinkSync(path.resolve(dir), path.join(staging, name), 'dir');
+    }
 
     const paths = listFiles(staging).filter((p) => p !== MANIFEST_FILE);
     const entries: BackupManifest['entries'] = [];
@@ -115,10 +118,23 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
     progress({ phase: 'archive', done: 0, total: 1 });
-    await tar.create({ gzip: true, file: partial, cwd: staging, follow: true, portable: true, mode: 0o600 }, [
-      MANIFEST_FILE,
-      ...paths,
-    ]);
+    await tar.create(
+      {
+        gzip: true,
+        file: partial,
+        cwd: staging,
+        follow: true,
+        portable: true,
+        mode: 0o600,
+        // Entry modes come from the disk (the database snapshot is made under
+        // the umask, often 0644); whoever unpacks the archive must not get
+        // readable keys, secrets or data: 0600 for files, 0700 for folders.
+        onWriteEntry(entry) {
+          if (entry.stat) entry.stat.mode = (entry.stat.mode & ~0o7777) | (entry.type === 'Directory' ? 0o700 : 0o600);
+        },
+      },
+      [MANIFEST_FILE, ...paths],
+    );
     fs.chmodSync(partial, 0o600);
     fs.renameSync(partial, output);
     progress({ phase: 'archive', done: 1, total: 1 });

@@ -10,7 +10,7 @@ import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } f
 import { currentLicense } from '../services/licensing';
 import { prepareHotPath } from '../repos/hot-path';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
-import { runningDaemonPid } from './pidfile';
+import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
@@ -99,6 +99,7 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   add('license', ...license);
   add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
   add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
+  add('public-url', ...checkPublicUrl(config));
 
   return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
 }
@@ -231,7 +232,13 @@ function safeList(dir: string): string[] {
 
 async function checkPort(config: Config, timeoutMs: number): Promise<[CheckStatus, string]> {
   const pid = runningDaemonPid(config.dataDir);
-  if (pid !== null) return ['OK', `${config.host}:${config.port} is served by the running daemon (pid ${pid})`];
+  if (pid !== null) {
+    // what it listens on, not what this process's configuration says (flags, port 0)
+    const served = readServedAddress(config.dataDir);
+    if (!served) return ['OK', `the running daemon (pid ${pid}) serves this data directory`];
+    const redirect = served.redirectPort ? `, plain-HTTP redirect on ${served.redirectPort}` : '';
+    return ['OK', `${hostPort(served.host, served.port)} (${served.scheme}${redirect}) is served by the running daemon (pid ${pid})`];
+  }
   if (config.port === 0) return ['OK', 'port 0: the system picks a free port'];
   const result = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
     const server = net.createServer();
@@ -252,6 +259,17 @@ async function checkPort(config: Config, timeoutMs: number): Promise<[CheckStatu
   if (result.code === 'EADDRINUSE') return ['FAIL', `${config.host}:${config.port} is in use by another program; stop it or set WIP_PORT`];
   if (result.code === 'EACCES') return ['FAIL', `no permission to listen on ${config.host}:${config.port} (ports below 1024 need privileges)`];
   return ['FAIL', `cannot listen on ${config.host}:${config.port}: ${result.message}`];
+}
+
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Links in mails need the address users reach; without publicUrl they are guessed from the served address. */
+function checkPublicUrl(config: Config): [CheckStatus, string] {
+  if (config.publicUrl) return ['OK', `links in mails start with ${config.publicUrl}`];
+  if (!config.smtpUrl) return ['OK', 'publicUrl not set; no SMTP server configured, so no links are mailed'];
+  return ['WARN', 'publicUrl (WIP_PUBLIC_URL) is not set while mail is sent over SMTP: links in mails are guessed from the served scheme, host name and port; set it to the URL users reach'];
 }
 
 async function checkSmtp(config: Config, timeoutMs: number): Promise<[CheckStatus, string]> {

@@ -6,8 +6,12 @@ export const DB_FILE = 'wip.db';
 export const SECRETS_FILE = 'secrets.json';
 export const CONFIG_FILE = 'config.json';
 export const FILES_DIR = 'files';
+/** the self-signed CA and server certificate with their private keys (--tls-self-signed) */
+export const TLS_DIR = 'tls';
 export const BACKUPS_DIR = 'backups';
 export const PID_FILE = 'wip.pid';
+/** beside the pid file: where the running daemon actually listens (see ServedAddress) */
+export const SERVED_FILE = 'wip.served.json';
 
 export function backupDir(config: Pick<Config, 'dataDir' | 'backupDir'>): string {
   return config.backupDir ? path.resolve(config.backupDir) : path.join(config.dataDir, BACKUPS_DIR);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PID_FILE } from './paths';
+import { PID_FILE, SERVED_FILE } from './paths';
 
 // The daemon holds <data-dir>/wip.pid while it serves. Offline operations
 // (restore) refuse to run while that process is alive; a stale file from a
@@ -41,12 +41,44 @@ export function writePidFile(dataDir: string): void {
   fs.writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`, { mode: 0o600 });
 }
 
-/** Removes the pid file if it is still ours. */
+/** Removes the pid file (and the served address beside it) if it is still ours. */
 export function removePidFile(dataDir: string): void {
   const file = path.join(dataDir, PID_FILE);
   try {
-    if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
+    if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) {
+      fs.rmSync(path.join(dataDir, SERVED_FILE), { force: true });
+      fs.rmSync(file, { force: true });
+    }
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Where the daemon really listens. Flags (--host/--port), port 0 and TLS all
+ * change it, so the configuration alone cannot tell other processes (doctor).
+ */
+export interface ServedAddress {
+  pid: number;
+  scheme: 'http' | 'https';
+  host: string;
+  port: number;
+  /** with TLS: the plain-HTTP port that redirects */
+  redirectPort?: number;
+}
+
+export function writeServedAddress(dataDir: string, address: ServedAddress): void {
+  fs.writeFileSync(path.join(dataDir, SERVED_FILE), JSON.stringify(address) + '\n', { mode: 0o600 });
+}
+
+/** What the live daemon of `dataDir` listens on, or null (none running, or a file left by another process). */
+export function readServedAddress(dataDir: string): ServedAddress | null {
+  const pid = runningDaemonPid(dataDir);
+  if (pid === null) return null;
+  try {
+    const address = JSON.parse(fs.readFileSync(path.join(dataDir, SERVED_FILE), 'utf8')) as ServedAddress;
+    return address.pid === pid ? address : null;
+  } catch {
+    return null;
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tar from 'tar';
 import { BackupManifest, listFiles, MANIFEST_FILE, sha256File } from './backup';
-import { DB_FILE, FILES_DIR, PID_FILE, SECRETS_FILE, fileStamp } from './paths';
+import { DB_FILE, FILES_DIR, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems } from './sqlite';
 
@@ -25,10 +25,11 @@ export interface RestoreResult {
   carriedOver: string[];
 }
 
-// What an archive restores. Everything else at the top of the data directory
-// (backups, TLS material, caches, config.json when the archive has none) is
-// host-local and carried over from the data being replaced.
-const RESTORED = new Set([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, SECRETS_FILE, FILES_DIR, PID_FILE]);
+// What an archive restores even when it lacks them. Everything else at the top
+// of the data directory (backups, caches; config.json and tls/ when the archive
+// has none, as in archives made before tls/ was backed up) is carried over from
+// the data being replaced.
+const RESTORED = new Set([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, SECRETS_FILE, FILES_DIR, PID_FILE, SERVED_FILE]);
 
 /**
  * Restores a backup archive into `dataDir` (the daemon must be stopped). The

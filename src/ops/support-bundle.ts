@@ -3,7 +3,7 @@ import path from 'node:path';
 import yazl from 'yazl';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
-import type { Config } from '../config';
+import { SECRET_CONFIG_KEYS, type Config } from '../config';
 import { presentLog } from '../presenters';
 import { listAppliedMigrationNames } from '../repos/maintenance';
 import { listNewestLogs } from '../services/logs';
@@ -25,16 +25,19 @@ export interface SupportBundleResult {
   entries: string[];
 }
 
-const SECRET_KEY = /password|secret|token|key|credential/i;
+// Besides the declared secret keys, any key whose name says it holds a
+// password or secret (a key added without being declared). Not "token" or
+// "key": accessTokenTtl or tlsKey (a path) are what support needs to see.
+const SECRET_NAME = /password|secret|credential/i;
 
 /**
- * The effective configuration with every secret removed: keys that name a
- * secret are dropped, URLs lose their user and password.
+ * The effective configuration with every secret removed: secret keys are
+ * `[removed]`, URLs lose their user and password; everything else is kept.
  */
 export function sanitizeConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (SECRET_KEY.test(key)) {
+    if ((SECRET_CONFIG_KEYS as readonly string[]).includes(key) || SECRET_NAME.test(key)) {
       out[key] = value === undefined ? undefined : '[removed]';
     } else if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
       out[key] = stripCredentials(value);
@@ -73,7 +76,7 @@ function knownSecretValues(config: Config): string[] {
   } catch {
     // no secrets file: nothing to scrub
   }
-  if (config.adminPassword) values.push(config.adminPassword);
+  for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key] as string);
   if (config.smtpUrl) {
     try {
       const url = new URL(config.smtpUrl);

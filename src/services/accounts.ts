@@ -188,7 +188,7 @@ export async function requestPasswordReset(deps: Deps, input: { email: string; c
     for (const user of users) {
       const token = await issueUserToken(trx, tenantScope(user.client_id), user.id, 'reset', now, ttlMs);
       await queueMail(deps, trx, afterCommit, {
-        ...passwordResetMail(deps.config, { token, ttlMs }),
+        ...passwordResetMail(deps, { token, ttlMs }),
         to: user.email,
         clientId: user.client_id,
         userId: user.id,

@@ -12,6 +12,7 @@ import {
   revokeAdminSessionsOf,
   updateAdminPassword,
 } from '../repos/system-admins';
+import { adminAccount, unlockAccount } from './lockout';
 
 export const FIRST_ADMIN_USERNAME = 'admin';
 export const MIN_ADMIN_PASSWORD_LENGTH = 8;
@@ -39,7 +40,7 @@ export async function listAdmins(deps: Deps): Promise<SystemAdminRow[]> {
   return listAdminRows(deps.db.kysely);
 }
 
-/** Sets a new password and ends the admin's sessions. @throws AppError NOT_FOUND, VALIDATION_ERROR */
+/** Sets a new password, ends the admin's sessions and lifts a sign-in lock. @throws AppError NOT_FOUND, VALIDATION_ERROR */
 export async function resetAdminPassword(deps: Deps, username: string, password: string): Promise<void> {
   assertPassword(password);
   const hash = await deps.passwords.hash(password);
@@ -50,6 +51,8 @@ export async function resetAdminPassword(deps: Deps, username: string, password:
     await updateAdminPassword(trx, admin.id, hash, nowIso);
     await revokeAdminSessionsOf(trx, admin.id, nowIso);
   });
+  // the way out for a locked-out operator (the CLI needs no sign-in)
+  await unlockAccount(deps, adminAccount(username));
 }
 
 /** @throws AppError NOT_FOUND, CONFLICT (the last administrator) */

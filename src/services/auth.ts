@@ -19,7 +19,7 @@ import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
 import { recordEvent } from './events';
 import { SECURITY_ADMIN } from '../policies/roles';
-import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from './lockout';
+import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
 import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
@@ -259,15 +259,26 @@ export async function signOut(deps: Deps, actor: Actor): Promise<void> {
   else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
 }
 
-/** @throws AppError INVALID_CREDENTIALS */
+/**
+ * A system administrator's sign-in, with the same brute-force defence as a
+ * client user's: failures are security events and count toward the lockout of
+ * the username and the IP.
+ * @throws AppError INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
+ */
 export async function adminSignIn(
   deps: Deps,
   input: { username: string; password: string },
   meta: RequestMeta,
 ): Promise<{ token: string; expiresIn: number; admin: SystemAdminRow }> {
+  const account = adminAccount(input.username);
+  await assertAccountNotLocked(deps, account, meta);
   const admin = await findAdminByUsername(deps.db.kysely, input.username);
   const ok = admin ? await deps.passwords.verify(input.password, admin.password_hash) : await deps.passwords.verifyAgainstDummy(input.password);
-  if (!admin || !ok) throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
+  if (!admin || !ok) {
+    await recordFailedSignIn(deps, account, { reason: admin ? 'wrong password' : 'unknown administrator', adminId: admin?.id }, meta);
+    throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
+  }
+  await clearFailedSignIns(deps, account);
   const now = deps.clock.now();
   const sessionId = await insertAdminSession(
     deps.db.kysely,

@@ -18,42 +18,66 @@ import { recordEvent } from './events';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted
- * per account (its email, known or not, so a lock reveals nothing) and per IP.
- * `lockoutMaxFailures` (per email) or `lockoutIpMaxFailures` (per IP) failures
- * within `lockoutWindow` lock that key for `lockoutDuration`: 429
+ * per account and per IP. An account is a client user's email (known or not,
+ * so a lock reveals nothing) or a system administrator's username.
+ * `lockoutMaxFailures` (per account) or `lockoutIpMaxFailures` (per IP)
+ * failures within `lockoutWindow` lock that key for `lockoutDuration`: 429
  * TOO_MANY_ATTEMPTS with Retry-After, even for the right password.
  */
-const emailKey = (email: string) => `email:${normalizeEmail(email)}`;
-const ipKey = (ip: string) => `ip:${ip}`;
-
-function keysFor(email: string, ip: string | null): string[] {
-  return ip ? [emailKey(email), ipKey(ip)] : [emailKey(email)];
+export interface LockoutAccount {
+  key: string;
+  /** security events: a failed attempt, and the lock it caused */
+  events: { failed: string; locked: string };
+  /** what the events say about the account */
+  data: Record<string, string>;
 }
 
-/** @throws AppError TOO_MANY_ATTEMPTS while the email or the IP is locked */
-export async function assertNotLocked(deps: Deps, email: string, meta: RequestMeta): Promise<void> {
+export function userAccount(email: string): LockoutAccount {
+  const normalized = normalizeEmail(email);
+  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, data: { email: normalized } };
+}
+
+export function adminAccount(username: string): LockoutAccount {
+  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, data: { username } };
+}
+
+const ipKey = (ip: string) => `ip:${ip}`;
+
+function keysFor(account: LockoutAccount, ip: string | null): string[] {
+  return ip ? [account.key, ipKey(ip)] : [account.key];
+}
+
+/** @throws AppError TOO_MANY_ATTEMPTS while the account or the IP is locked */
+export async function assertAccountNotLocked(deps: Deps, account: LockoutAccount, meta: RequestMeta): Promise<void> {
   const now = deps.clock.now();
-  const locks = await findActiveLockouts(deps.db.kysely, keysFor(email, meta.ip), now.toISOString());
+  const locks = await findActiveLockouts(deps.db.kysely, keysFor(account, meta.ip), now.toISOString());
   if (locks.length === 0) return;
   const until = Math.max(...locks.map((lock) => Date.parse(lock.locked_until)));
   throw tooManyAttempts(Math.ceil((until - now.getTime()) / 1000));
 }
 
+/** A client user's sign-in. @throws AppError TOO_MANY_ATTEMPTS while the email or the IP is locked */
+export async function assertNotLocked(deps: Deps, email: string, meta: RequestMeta): Promise<void> {
+  await assertAccountNotLocked(deps, userAccount(email), meta);
+}
+
 /**
- * Counts one failure for the email and the IP; locks whichever reached its
+ * Counts one failure for the account and the IP; locks whichever reached its
  * limit (recorded as a security event) and raises TOO_MANY_ATTEMPTS then.
+ * @throws AppError TOO_MANY_ATTEMPTS when this failure locked a key
  */
-export async function recordFailedAttempt(
+export async function recordFailedSignIn(
   deps: Deps,
-  attempt: { email: string; reason: string; clientId?: number | null; userId?: number | null },
+  account: LockoutAccount,
+  attempt: { reason: string; clientId?: number | null; userId?: number | null; adminId?: number | null },
   meta: RequestMeta,
 ): Promise<void> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const since = new Date(now.getTime() - deps.config.lockoutWindow).toISOString();
-  const keys = keysFor(attempt.email, meta.ip);
+  const keys = keysFor(account, meta.ip);
   const limits = new Map([
-    [emailKey(attempt.email), deps.config.lockoutMaxFailures],
+    [account.key, deps.config.lockoutMaxFailures],
     ...(meta.ip ? [[ipKey(meta.ip), deps.config.lockoutIpMaxFailures] as [string, number]] : []),
   ]);
   const lockedUntil = new Date(now.getTime() + deps.config.lockoutDuration).toISOString();
@@ -71,32 +95,50 @@ export async function recordFailedAttempt(
     }
     return reached;
   });
+  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, meta };
   await recordEvent(deps, {
     level: 'warn',
-    event: 'auth.sign_in_failed',
+    event: account.events.failed,
     message: `Failed sign-in: ${attempt.reason}`,
-    clientId: attempt.clientId,
-    userId: attempt.userId,
-    meta,
-    data: { email: normalizeEmail(attempt.email), reason: attempt.reason },
+    ...who,
+    data: { ...account.data, reason: attempt.reason },
   });
   if (locked.length > 0) {
     await recordEvent(deps, {
       level: 'warn',
-      event: 'auth.lockout',
+      event: account.events.locked,
       message: `Sign-in locked until ${lockedUntil} after repeated failures`,
-      clientId: attempt.clientId,
-      userId: attempt.userId,
-      meta,
-      data: { email: normalizeEmail(attempt.email), keys: locked.map((k) => k.split(':')[0]), lockedUntil },
+      ...who,
+      data: { ...account.data, keys: locked.map((k) => k.split(':')[0]), lockedUntil },
     });
     throw tooManyAttempts(Math.ceil(deps.config.lockoutDuration / 1000));
   }
 }
 
+/** A client user's failure (wrong password, unknown email, wrong second factor). @throws AppError TOO_MANY_ATTEMPTS */
+export async function recordFailedAttempt(
+  deps: Deps,
+  attempt: { email: string; reason: string; clientId?: number | null; userId?: number | null },
+  meta: RequestMeta,
+): Promise<void> {
+  await recordFailedSignIn(deps, userAccount(attempt.email), attempt, meta);
+}
+
 /** A successful sign-in clears the account's failure count (not the IP's). */
+export async function clearFailedSignIns(deps: Deps, account: LockoutAccount): Promise<void> {
+  await deleteAuthFailures(deps.db.kysely, account.key);
+}
+
 export async function clearFailedAttempts(deps: Deps, email: string): Promise<void> {
-  await deleteAuthFailures(deps.db.kysely, emailKey(email));
+  await clearFailedSignIns(deps, userAccount(email));
+}
+
+/** Lifts an account's lock and forgets its failures; returns whether a lock existed. */
+export async function unlockAccount(deps: Deps, account: LockoutAccount): Promise<boolean> {
+  return withTransaction(deps.db, async (trx) => {
+    await deleteAuthFailures(trx, account.key);
+    return deleteLockout(trx, account.key);
+  });
 }
 
 /**
@@ -111,11 +153,7 @@ export async function unlockUser(
   by: { userId?: number; adminId?: number; via: string; meta?: RequestMeta },
 ): Promise<{ userId: number; email: string; wasLocked: boolean }> {
   const user = await getUserById(deps.db.kysely, scope, userId);
-  const key = emailKey(user.email);
-  const wasLocked = await withTransaction(deps.db, async (trx) => {
-    await deleteAuthFailures(trx, key);
-    return deleteLockout(trx, key);
-  });
+  const wasLocked = await unlockAccount(deps, userAccount(user.email));
   await recordEvent(deps, {
     event: 'auth.unlocked',
     message: `Account unlocked (${by.via})`,

@@ -61,7 +61,7 @@ export async function sendInvitation(
   const ttlMs = userTokenTtl(deps.config, 'invite');
   const token = await issueUserToken(trx, invite.scope, invite.user.id, 'invite', invite.now, ttlMs);
   await queueMail(deps, trx, afterCommit, {
-    ...invitationMail(deps.config, { clientName: invite.clientName, token, ttlMs }),
+    ...invitationMail(deps, { clientName: invite.clientName, token, ttlMs }),
     to: invite.user.email,
     clientId: invite.scope.clientId,
     userId: invite.user.id,

@@ -94,7 +94,7 @@ Binary('the administration commands run from the executable too', ({ dataDir }) 
     (JSON.parse(admins.stdout) as { username: string }[]).map((a) => a.username),
     ['admin'],
   );
-  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--print'], { env: cleanEnv(), encoding: 'utf8' });
+  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--print'], { env: cleanEnv(), encoding: 'utf8' });
   assert.is(unit.status, 0, unit.stderr);
   // the unit starts the executable itself, not node + a script
   assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);

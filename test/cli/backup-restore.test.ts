@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { migrations } from '../../migrations';
 import { loadConfig } from '../../src/config';
 import { createDeps } from '../../src/deps';
 import { startServer } from '../../src/cli/serve';
+import { loadOrCreateSelfSignedTls } from '../../src/lib/tls';
 import { request, startTestServer, ADMIN_PASSWORD, type TestServer } from '../helpers/server';
 import { adminToken, uniqueEmail, PASSWORD } from '../helpers/factories';
 import { cliEnv, installedDataDir, runWip } from '../helpers/spawn-wip';
@@ -188,6 +190,43 @@ refusals('the file store comes back; a stale pid file does not block a restore; 
   assert.equal(fs.readdirSync(root).sort(), ['b.tar.gz', 'data']);
   const doctor = await runWip(['doctor'], env);
   assert.is(doctor.code, 0, doctor.stdout);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+refusals('tls/ is backed up and restored: the CA keeps its fingerprint and its key', async () => {
+  const { root, dataDir, env } = await installedDataDir();
+  const material = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test']);
+  const fingerprint = new X509Certificate(material.ca).fingerprint256;
+  const caKey = fs.readFileSync(path.join(dataDir, 'tls', 'ca.key'), 'utf8');
+  const archive = path.join(root, 'b.tar.gz');
+  const made = await runWip(['backup', '--output', archive], env);
+  assert.is(made.code, 0, made.stderr);
+
+  // onto a new server: the clients keep trusting the same CA
+  const target = path.join(root, 'restored');
+  const restored = await runWip(['restore', archive], cliEnv(target));
+  assert.is(restored.code, 0, restored.stderr);
+  assert.is(new X509Certificate(fs.readFileSync(path.join(target, 'tls', 'ca.crt'))).fingerprint256, fingerprint);
+  assert.is(fs.readFileSync(path.join(target, 'tls', 'ca.key'), 'utf8'), caKey);
+  assert.is(fs.statSync(path.join(target, 'tls', 'ca.key')).mode & 0o777, 0o600);
+  assert.is(loadOrCreateSelfSignedTls(target, ['wip.example.test']).created.ca, false);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+refusals('every archive entry is private: files 0600, folders 0700', async () => {
+  const { root, dataDir, env } = await installedDataDir();
+  loadOrCreateSelfSignedTls(dataDir, ['wip.example.test']);
+  fs.mkdirSync(path.join(dataDir, 'files', 'ab'), { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'files', 'ab', 'photo.bin'), 'x', { mode: 0o644 });
+  fs.chmodSync(path.join(dataDir, 'wip.db'), 0o644);
+  const archive = path.join(root, 'b.tar.gz');
+  assert.is((await runWip(['backup', '--output', archive], env)).code, 0);
+  const modes: Record<string, string> = {};
+  await tar.list({ file: archive, onReadEntry: (entry) => void (modes[entry.path] = (entry.mode! & 0o777).toString(8)) });
+  for (const name of ['manifest.json', 'wip.db', 'secrets.json', 'config.json', 'files/ab/photo.bin', 'tls/ca.key', 'tls/ca.crt']) {
+    assert.ok(name in modes, `${name} is in the archive: ${JSON.stringify(modes)}`);
+  }
+  for (const [name, mode] of Object.entries(modes)) assert.is(mode, name.endsWith('/') ? '700' : '600', `${name} has mode ${mode}`);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -38,6 +38,23 @@ basics('usage errors exit 2; failures exit 1 with one line on stderr', async () 
   assert.match(failure.stderr, /wip install/);
 });
 
+basics('invalid flag and configuration values are usage errors: exit 2 with one line on stderr', async () => {
+  const dir = tempDir();
+  const cases: [string[], Record<string, string>, RegExp][] = [
+    [['serve', '--port', 'abc'], {}, /invalid configuration: port: /],
+    [['doctor'], { WIP_PORT: '70000' }, /invalid configuration: port: /],
+    [['serve'], { WIP_TLS_CIPHERS: 'NO-SUCH-CIPHER' }, /invalid configuration: tlsCiphers: not usable by OpenSSL/],
+    [['mail', 'outbox', '--limit', '0'], {}, /--limit must be/],
+    [['support-bundle', '--log-lines', 'many'], {}, /--log-lines must be/],
+  ];
+  for (const [args, env, message] of cases) {
+    const run = await runCli(['--data-dir', dir, ...args], { env });
+    assert.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.is(run.stderr.trim().split('\n').length, 1, run.stderr);
+    assert.match(run.stderr, message);
+  }
+});
+
 basics('install bootstraps secrets (0600), migrations and the first admin, and is idempotent', async () => {
   const dir = path.join(tempDir(), 'data');
   const first = await runCli(['--data-dir', dir, 'install', '--json']);

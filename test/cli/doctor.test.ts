@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startDaemon } from '../helpers/cli';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 
 interface Report {
@@ -146,6 +147,41 @@ test('SMTP: a listening server is OK, a closed port is FAIL; the port check fail
   ({ report } = await doctor(env));
   assert.is(status(report, 'smtp').status, 'FAIL');
   assert.is(status(report, 'port').status, 'OK');
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('the port check reports what the running daemon really listens on, not the configured port', async () => {
+  const { root, dataDir, env } = await installedDataDir();
+  // config.json says 0.0.0.0:8080; the daemon is started with --host 127.0.0.1 --port 0
+  const daemon = await startDaemon(['--data-dir', dataDir], env);
+  try {
+    const port = new URL(daemon.url).port;
+    const { report } = await doctor(env);
+    assert.is(status(report, 'port').status, 'OK');
+    assert.match(status(report, 'port').message, new RegExp(`^127\\.0\\.0\\.1:${port} \\(http\\) is served by the running daemon \\(pid ${daemon.child.pid}\\)$`));
+  } finally {
+    assert.is(await daemon.stop(), 0);
+  }
+  assert.not.ok(fs.existsSync(path.join(dataDir, 'wip.served.json')), 'removed on stop');
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('SMTP without publicUrl is a WARN (links in mails are guessed); the daemon warns at start too', async () => {
+  const smtp = await listen();
+  const { root, dataDir, env } = await installedDataDir({ WIP_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
+  const { code, report } = await doctor(env);
+  assert.is(code, 0);
+  assert.is(status(report, 'public-url').status, 'WARN');
+  assert.match(status(report, 'public-url').message, /publicUrl \(WIP_PUBLIC_URL\) is not set/);
+  const daemon = await startDaemon(['--data-dir', dataDir], { ...env, WIP_LOG_LEVEL: 'info' });
+  try {
+    assert.match(daemon.stdout(), /publicUrl \(WIP_PUBLIC_URL\) is not set: links in mails will start with http:\/\/127\.0\.0\.1:\d+/);
+  } finally {
+    await daemon.stop();
+  }
+  const configured = await doctor({ ...env, WIP_PUBLIC_URL: 'https://wip.example.test' });
+  assert.is(status(configured.report, 'public-url').status, 'OK');
+  await new Promise((r) => smtp.close(r));
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { BIN, runCli } from '../helpers/cli';
 
 const bin = BIN;
-// the account the unit names: this user (root has a passwd entry; others are not looked up)
+// the account the unit names: this user (it must exist: install looks it up)
 const me = (() => {
   try {
     return os.userInfo().username;
@@ -14,7 +15,6 @@ const me = (() => {
     return 'wip'; // a uid without a passwd entry (some CI containers)
   }
 })();
-const isRoot = process.getuid?.() === 0;
 
 function wip(args: string[], env: Record<string, string> = {}) {
   return runCli(args, { env: { WIP_ADMIN_PASSWORD: 'install-test-password', ...env } });
@@ -88,17 +88,17 @@ install('is idempotent: a second run changes nothing and keeps an edited config.
 });
 
 install('--print prints the unit and changes nothing', async () => {
-  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--print', '--unit-dir', unitDir]);
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--print', '--unit-dir', unitDir]);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /^# Written by "wip install --systemd"/);
-  assert.match(run.stdout, /\nUser=wip\n/);
+  assert.match(run.stdout, new RegExp(`\\nUser=${me}\\n`));
   assert.match(run.stdout, new RegExp(`\\nReadWritePaths=${dataDir}\\n`));
   assert.not.ok(fs.existsSync(dataDir));
   assert.not.ok(fs.existsSync(unitDir));
 });
 
 install('a port below 1024 keeps only CAP_NET_BIND_SERVICE', async () => {
-  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--print'], { WIP_PORT: '443' });
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--print'], { WIP_PORT: '443' });
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\n/);
   assert.match(run.stdout, /\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n/);
@@ -119,17 +119,33 @@ install('refuses to overwrite a wip.service it did not write', async () => {
   assert.is(fs.readFileSync(path.join(unitDir, 'wip.service'), 'utf8'), '[Unit]\nDescription=someone else\n');
 });
 
-install('an unknown service account fails before anything is installed (as root)', async () => {
-  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir]);
-  if (isRoot) {
-    assert.is(run.code, 1);
+install('an unknown service account or group fails before anything is installed', async () => {
+  for (const print of [[], ['--print']]) {
+    const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir, ...print]);
+    assert.is(run.code, 1, run.stdout);
     assert.match(run.stderr, /there is no account "no-such-wip-account"; create it first: useradd/);
-    assert.not.ok(fs.existsSync(dataDir));
-  } else {
-    // not root: nothing is handed over, so the account is not looked up; the output says so
-    assert.is(run.code, 0, run.stderr);
-    assert.match(run.stdout, /note: not root/);
+    assert.is(run.stdout, '');
   }
+  const group = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--group', 'no-such-wip-group', '--unit-dir', unitDir]);
+  assert.is(group.code, 1);
+  assert.match(group.stderr, /there is no group "no-such-wip-group"; create it first/);
+  assert.not.ok(fs.existsSync(dataDir));
+  assert.not.ok(fs.existsSync(unitDir));
+});
+
+install('Group= is the primary group of the user as the system names it (nobody → nogroup on Debian), or --group', async () => {
+  // a user whose primary group is not named like the user
+  const primary = execFileSync('id', ['-gn', 'nobody'], { encoding: 'utf8' }).trim();
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--print']);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /\nUser=nobody\n/);
+  assert.match(run.stdout, new RegExp(`\\nGroup=${primary}\\n`));
+  if (fs.readFileSync('/etc/os-release', 'utf8').includes('debian')) assert.is(primary, 'nogroup');
+
+  const mine = execFileSync('id', ['-gn', me], { encoding: 'utf8' }).trim();
+  const chosen = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--group', mine, '--print']);
+  assert.is(chosen.code, 0, chosen.stderr);
+  assert.match(chosen.stdout, new RegExp(`\\nGroup=${mine}\\n`));
 });
 
 install('--print without --systemd is a usage error', async () => {

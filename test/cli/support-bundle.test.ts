@@ -35,7 +35,8 @@ const test = suite('wip support-bundle');
 
 test('contains version, sanitized config, migrations, doctor output and recent logs — and no secret anywhere', async () => {
   const smtpPassword = 'smtp-pass-do-not-leak';
-  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0', WIP_SMTP_URL: `smtp://mailer:${smtpPassword}@127.0.0.1:1` });
+  const metricsToken = 'metrics-token-do-not-leak';
+  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0', WIP_SMTP_URL: `smtp://mailer:${smtpPassword}@127.0.0.1:1`, WIP_METRICS_TOKEN: metricsToken });
   // a failed admin sign-in and a bad refresh write log rows
   const BetterSqlite3 = (await import('better-sqlite3')).default;
   const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
@@ -53,6 +54,12 @@ test('contains version, sanitized config, migrations, doctor output and recent l
   assert.is(version.version, JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')).version);
   const config = JSON.parse(entries.get('wip-support/config.json')!);
   assert.is(config.adminPassword, '[removed]');
+  assert.is(config.metricsToken, '[removed]');
+  // only secrets are removed: durations and paths are what support needs
+  assert.is(config.accessTokenTtl, 24 * 60 * 60 * 1000);
+  assert.is(config.refreshTokenTtl, 30 * 24 * 60 * 60 * 1000);
+  assert.is(config.resetTokenTtl, 60 * 60 * 1000);
+  assert.is(config.lockoutMaxFailures, 10);
   assert.is(config.smtpUrl, 'smtp://127.0.0.1:1');
   assert.is(config.dataDir, dataDir);
   assert.equal(JSON.parse(entries.get('wip-support/migrations.json')!), { applied: Object.keys(migrations), pending: [], unknown: [] });
@@ -62,7 +69,7 @@ test('contains version, sanitized config, migrations, doctor output and recent l
   assert.is(logs[9].message, 'event number 29', 'the newest rows, oldest first');
 
   const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
-  const forbidden = [secrets.jwtSecret, ...secrets.cookieKeys, ADMIN_PASSWORD, smtpPassword];
+  const forbidden = [secrets.jwtSecret, ...secrets.cookieKeys, ADMIN_PASSWORD, smtpPassword, metricsToken];
   const raw = fs.readFileSync(file);
   for (const secret of forbidden) {
     assert.is(raw.indexOf(Buffer.from(secret)), -1, 'not in the raw bytes');

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
+import { createAdmin, resetAdminPassword } from '../../src/services/admins';
 
 let server: TestServer;
 
@@ -55,6 +56,36 @@ lockout('an unknown email locks the same way (the lock reveals nothing)', async 
   const email = uniqueEmail('ghost');
   const tenth = await failTimes(email, 10);
   assert.is(tenth.status, 429);
+});
+
+lockout('a system administrator\'s sign-in has the same lockout and security events', async () => {
+  const username = `ops-${Date.now()}`;
+  const admin = await createAdmin(server.deps, username, PASSWORD);
+  const adminSignIn = (password: string) =>
+    server.request('POST', '/api/admin/auth/sign-in', { body: { username, password }, headers: { 'user-agent': 'admin-lockout-test' } });
+  for (let i = 1; i < 10; i++) assert.is((await adminSignIn(`wrong-${i}`)).status, 401);
+  const tenth = await adminSignIn('wrong-10');
+  assert.is(tenth.status, 429);
+  assert.is(tenth.body.error.code, 'TOO_MANY_ATTEMPTS');
+  assert.is(tenth.headers.get('retry-after'), String(15 * 60));
+  const right = await adminSignIn(PASSWORD);
+  assert.is(right.status, 429, 'locked even for the right password');
+
+  const rows = await server.deps.db.kysely.selectFrom('logs').selectAll().where('admin_id', '=', admin.id).execute();
+  const failed = rows.filter((r) => r.event === 'auth.admin_sign_in_failed');
+  assert.is(failed.length, 10);
+  assert.equal(JSON.parse(failed[0]!.data), { username, reason: 'wrong password' });
+  assert.is(failed[0]!.user_agent, 'admin-lockout-test');
+  assert.ok(failed[0]!.ip);
+  assert.ok(rows.some((r) => r.event === 'auth.admin_lockout'));
+  // an unknown username is counted too, without revealing anything
+  const ghost = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: `${username}-ghost`, password: 'x' } });
+  assert.is(ghost.status, 401);
+  assert.ok(await server.deps.db.kysely.selectFrom('logs').select('id').where('event', '=', 'auth.admin_sign_in_failed').where('data', 'like', '%-ghost%').executeTakeFirst());
+
+  // the operator's way out: reset-password (the CLI) lifts the lock
+  await resetAdminPassword(server.deps, username, PASSWORD);
+  assert.is((await adminSignIn(PASSWORD)).status, 200);
 });
 
 lockout('the lockout and the failures are security events with IP and user agent', async () => {

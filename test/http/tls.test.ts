@@ -1,9 +1,12 @@
-import { X509Certificate } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
+import forge from 'node-forge';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadOrCreateSelfSignedTls } from '../../src/lib/tls';
@@ -95,6 +98,43 @@ selfSigned('the session cookie is Secure and __Host- prefixed', async () => {
   assert.not.match(session!, /domain=/i);
 });
 
+/** A TLS handshake with the given client options: the negotiated cipher, or the error. */
+function handshake(url: string, options: tls.ConnectionOptions): Promise<{ cipher?: string; protocol?: string | null; error?: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: hostname, port: Number(port), servername: undefined, ca, ...options }, () => {
+      resolve({ cipher: socket.getCipher().standardName, protocol: socket.getProtocol() });
+      socket.end();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+  });
+}
+
+selfSigned('TLS 1.2 refuses static-RSA suites without forward secrecy and accepts ECDHE with AES-GCM', async () => {
+  for (const ciphers of ['AES128-SHA', 'AES256-GCM-SHA384']) {
+    const refused = await handshake(server.url, { ciphers, maxVersion: 'TLSv1.2' });
+    assert.ok(refused.error, `${ciphers} was accepted: ${JSON.stringify(refused)}`);
+  }
+  const ecdhe = await handshake(server.url, { ciphers: 'ECDHE-RSA-AES128-GCM-SHA256', maxVersion: 'TLSv1.2' });
+  assert.equal(ecdhe, { cipher: 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', protocol: 'TLSv1.2' });
+  const tls13 = await handshake(server.url, {});
+  assert.is(tls13.protocol, 'TLSv1.3');
+  const tls11 = await handshake(server.url, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
+  assert.ok(tls11.error, 'TLS 1.1 was accepted');
+});
+
+selfSigned('without publicUrl an invitation link uses the served scheme and port (https), not http://', async () => {
+  const admin = await httpsRequest(`${server.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: ADMIN_PASSWORD }, ca);
+  const email = uniqueEmail('invited');
+  const created = await httpsRequest(`${server.url}/api/admin/client`, 'POST', { name: 'TLS invite', owner: { email } }, ca, admin.body.data.token);
+  assert.is(created.status, 201);
+  const mail = await server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', email).executeTakeFirstOrThrow();
+  assert.is(mail.kind, 'invitation');
+  const port = new URL(server.url).port;
+  assert.match(mail.text_body, new RegExp(`\\bhttps://127\\.0\\.0\\.1:${port}/auth/set-password/[A-Za-z0-9_-]{43}`));
+  assert.not.match(mail.text_body, /http:\/\//);
+});
+
 selfSigned('the plain-HTTP port redirects to the same path over HTTPS', async () => {
   const get = await request(`http://127.0.0.1:${redirectPort}`, 'GET', '/healthz?x=1');
   assert.is(get.status, 301);
@@ -128,21 +168,79 @@ material('is generated once and kept: the CA never changes, keys are private', (
   assert.ok(server.checkIP('192.0.2.10'));
 });
 
-material('a changed host list re-issues the server certificate from the same CA', () => {
+material('the CA carries critical name constraints permitting only its own names, and its server certificate verifies', () => {
+  const issued = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
+  const caFile = path.join(dataDir, 'tls', 'ca.crt');
+  const text = execFileSync('openssl', ['x509', '-in', caFile, '-noout', '-text'], { encoding: 'utf8' });
+  assert.match(text, /X509v3 Name Constraints: critical\s+Permitted:\s+DNS:wip\.example\.test\s+IP:192\.0\.2\.10\/255\.255\.255\.255/);
+  // node's parser agrees: the CA is still a CA, and the server certificate chains to it
+  assert.ok(new X509Certificate(issued.ca).ca);
+  const verified = execFileSync('openssl', ['verify', '-CAfile', caFile, path.join(dataDir, 'tls', 'server.crt')], { encoding: 'utf8' });
+  assert.match(verified, /: OK/);
+});
+
+material('a certificate for another host signed by that CA is refused by a verifier', async () => {
+  const issued = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
+  // what someone holding a copy of ca.key could make: a certificate for a foreign site
+  const caKey = forge.pki.privateKeyFromPem(fs.readFileSync(path.join(dataDir, 'tls', 'ca.key'), 'utf8'));
+  const caCert = forge.pki.certificateFromPem(issued.ca);
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const forgeKey = forge.pki.privateKeyFromPem(keyPem);
+  const foreign = forge.pki.createCertificate();
+  foreign.publicKey = forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e);
+  foreign.serialNumber = '01';
+  foreign.validity.notBefore = new Date(Date.now() - 60_000);
+  foreign.validity.notAfter = new Date(Date.now() + 24 * 60 * 60 * 1000);
+  foreign.setSubject([{ name: 'commonName', value: 'bank.example.com' }]);
+  foreign.setIssuer(caCert.subject.attributes);
+  foreign.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 2, value: 'bank.example.com' }] }]);
+  foreign.sign(caKey, forge.md.sha256.create());
+  const foreignPem = forge.pki.certificateToPem(foreign);
+
+  // node's TLS verification (OpenSSL's chain checks) refuses it
+  const impostor = tls.createServer({ key: keyPem, cert: foreignPem });
+  await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+  try {
+    const error = await new Promise<string>((resolve) => {
+      const socket = tls.connect(
+        { host: '127.0.0.1', port: (impostor.address() as net.AddressInfo).port, servername: 'bank.example.com', ca: issued.ca },
+        () => {
+          socket.end();
+          resolve('accepted');
+        },
+      );
+      socket.on('error', (e: NodeJS.ErrnoException) => resolve(`${e.code} ${e.message}`));
+    });
+    // node has no code of its own for X509_V_ERR_PERMITTED_VIOLATION; OpenSSL's text names it
+    assert.match(error, /permitted subtree violation/);
+  } finally {
+    await new Promise((resolve) => impostor.close(resolve));
+  }
+});
+
+material('a host outside the CA\'s names is refused with a message, never issued', () => {
+  loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
+  // a subdomain of a permitted name is inside
+  assert.is(loadOrCreateSelfSignedTls(dataDir, ['api.wip.example.test', '192.0.2.10']).created.server, true);
+  assert.throws(() => loadOrCreateSelfSignedTls(dataDir, ['other.example.test']), /may only issue certificates for wip\.example\.test, 192\.0\.2\.10, not for other\.example\.test/);
+});
+
+material('a changed host list (within the CA\'s names) re-issues the server certificate from the same CA', () => {
   const before = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
-  const after = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', 'wip2.example.test', '::1']);
+  const after = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', 'wip2.wip.example.test']);
   assert.equal(after.created, { ca: false, server: true });
   assert.is(after.ca, before.ca);
   const server = new X509Certificate(fs.readFileSync(path.join(dataDir, 'tls', 'server.crt')));
-  assert.ok(server.checkHost('wip2.example.test'));
-  assert.ok(server.checkIP('::1'));
-  assert.is(loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', 'wip2.example.test', '::1']).created.server, false);
+  assert.ok(server.checkHost('wip2.wip.example.test'));
+  assert.not.ok(server.checkIP('192.0.2.10'));
+  assert.is(loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', 'wip2.wip.example.test']).created.server, false);
 });
 
 material('a server certificate within 30 days of expiry is renewed on start', () => {
-  loadOrCreateSelfSignedTls(dataDir, ['renew.example.test']);
+  loadOrCreateSelfSignedTls(dataDir, ['renew.wip.example.test']);
   const later = new Date(Date.now() + 380 * 24 * 60 * 60 * 1000);
-  assert.is(loadOrCreateSelfSignedTls(dataDir, ['renew.example.test'], later).created.server, true);
+  assert.is(loadOrCreateSelfSignedTls(dataDir, ['renew.wip.example.test'], later).created.server, true);
 });
 
 const provided = suite('wip serve --tls-cert/--tls-key');
