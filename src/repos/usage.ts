@@ -126,17 +126,6 @@ function stepRecordsInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) 
   return query;
 }
 
-/** Sign-ins (sessions started) in the range. */
-export async function countSignIns(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
-  const row = await inTenant(db, scope)
-    .selectFrom('sessions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('sessions.created_at', '>=', f.from)
-    .where('sessions.created_at', '<', f.to)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
 /**
  * Active users per bucket and license type: distinct users who signed in or
  * recorded a step in the bucket. With a template or organization filter only
@@ -177,24 +166,21 @@ export async function countActiveUsers(
   return result;
 }
 
-/** Templates created in the range. */
-export async function countTemplatesCreated(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
-  const row = await inTenant(db, scope)
-    .selectFrom('templates')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('templates.created_at', '>=', f.from)
-    .where('templates.created_at', '<', f.to)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
+/** Events counted per client by one timestamp column (activity report). */
+const EVENT_TIMESTAMPS = {
+  signIns: ['sessions', 'created_at'],
+  templatesCreated: ['templates', 'created_at'],
+  versionsPublished: ['template_versions', 'published_at'],
+} as const;
 
-/** Template versions published in the range. */
-export async function countVersionsPublished(db: Kysely<DB>, scope: TenantScope, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+/** How many sign-ins (sessions started), templates created or versions published fall in the range. */
+export async function countEvents(db: Kysely<DB>, scope: TenantScope, event: keyof typeof EVENT_TIMESTAMPS, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+  const [table, column] = EVENT_TIMESTAMPS[event];
+  const at = sql.ref(`${table}.${column}`);
   const row = await inTenant(db, scope)
-    .selectFrom('template_versions')
+    .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('template_versions.published_at', '>=', f.from)
-    .where('template_versions.published_at', '<', f.to)
+    .where(sql<boolean>`${at} >= ${f.from} and ${at} < ${f.to}`)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

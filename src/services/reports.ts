@@ -9,10 +9,8 @@ import { findClientById, listClients } from '../repos/clients';
 import {
   countActiveUsers,
   countJobs,
-  countSignIns,
   countStepsRecorded,
-  countTemplatesCreated,
-  countVersionsPublished,
+  countEvents,
   filterIdsExist,
   FILTER_VALUES_LIMIT,
   listFilterValues,
@@ -210,13 +208,13 @@ export async function activityReport(deps: Deps, input: DateRange & { clientId?:
   for (const client of clients) {
     const scope = tenantScope(client.id);
     const [signIns, active, started, completed, steps, templatesCreated, versionsPublished] = await Promise.all([
-      countSignIns(db, scope, filter),
+      countEvents(db, scope, 'signIns', filter),
       countActiveUsers(db, scope, null, filter),
       countJobs(db, scope, 'started_at', null, filter),
       countJobs(db, scope, 'completed_at', null, filter),
       countStepsRecorded(db, scope, null, filter),
-      countTemplatesCreated(db, scope, filter),
-      countVersionsPublished(db, scope, filter),
+      countEvents(db, scope, 'templatesCreated', filter),
+      countEvents(db, scope, 'versionsPublished', filter),
     ]);
     rows.push({
       clientId: client.id,
