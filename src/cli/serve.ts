@@ -41,6 +41,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     throw error;
   }
   deps.mailer.start();
+  deps.push.start();
   const app = createApp(deps);
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.

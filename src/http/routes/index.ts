@@ -14,6 +14,7 @@ import { clientLicenseRoutes } from './client/license';
 import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
+import { clientPushRoutes } from './client/push';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
@@ -41,5 +42,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientEditorialRoutes,
   ...clientTutorialRoutes,
   ...clientWorkingTogetherRoutes,
+  ...clientPushRoutes,
   ...opsRoutes,
 ];
