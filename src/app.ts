@@ -42,6 +42,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
 
   app.use(async (ctx, next) => {
     ctx.state.deps = deps;
+    ctx.state.routes = routes;
     await next();
   });
   app.use(httpMetrics());

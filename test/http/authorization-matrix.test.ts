@@ -25,6 +25,10 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // the API description and its reference page: they describe the API, they grant nothing
+  'GET /api/openapi.json',
+  'GET /api/docs',
+  'GET /api/docs/:file',
 ].sort();
 
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;

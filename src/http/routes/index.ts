@@ -15,6 +15,7 @@ import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
 import { clientPushRoutes } from './client/push';
+import { docsRoutes } from './docs';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
@@ -44,4 +45,5 @@ export const allRoutes: RouteSpec[] = [
   ...clientWorkingTogetherRoutes,
   ...clientPushRoutes,
   ...opsRoutes,
+  ...docsRoutes,
 ];
