@@ -78,6 +78,8 @@ const ConfigSchema = z.object({
   port: integer.min(0).max(65535),
   publicUrl: z.string(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /** auto: readable lines when stdout is a terminal, JSON otherwise; json; pretty */
+  logFormat: z.enum(['auto', 'json', 'pretty']),
   accessTokenTtl: duration,
   refreshTokenTtl: duration,
   sessionIdleTtl: duration,
@@ -161,6 +163,7 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'port',
   'publicUrl',
   'logLevel',
+  'logFormat',
   'trustProxy',
   'corsOrigins',
   'tlsSelfSigned',
