@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
-import { ASSET } from '../src/lib/runtime';
+import { ASSET, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
 import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -78,7 +78,11 @@ async function main(): Promise<void> {
         disableExperimentalSEAWarning: true,
         useSnapshot: false,
         useCodeCache: true,
-        assets: { [ASSET.sqliteAddon]: addon, [ASSET.passwordWorker]: workerBundle },
+        assets: {
+          [ASSET.sqliteAddon]: addon,
+          [ASSET.passwordWorker]: workerBundle,
+          ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
+        },
       },
       null,
       2,

@@ -2,7 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { securityHeaders } from './http/middleware/security-headers';
-import { rateLimit } from './http/middleware/rate-limit';
+import { globalRateLimits } from './http/middleware/rate-limit';
 import type { Deps } from './deps';
 import { bodyLimitBytes } from './config';
 import { requestId } from './http/middleware/request-id';
@@ -24,12 +24,16 @@ import type { AppState } from './http/state';
 /**
  * The HTTP application. The global middleware order is listed here once:
  * deps → metrics → request id → error envelope → CORS (answers listed origins'
- * preflights) → no-store → security headers → rate limit → JSON body parsing →
- * authentication → CSRF (cookie writes: origin + token) → 2FA-required gate →
+ * preflights) → no-store → security headers → per-IP rate limit (requests
+ * without credentials) → authentication → per-principal rate limit → JSON body
+ * parsing (POST, PUT, PATCH, DELETE) → CSRF (cookie writes: origin + token) → 2FA-required gate →
  * license gate → agreement gate → 404/405 (with Allow) → routes.
  * CORS sits inside the error envelope so errors carry its headers, and ahead
  * of every gate so a preflight (which has no credentials) is never refused.
  */
+/** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
+
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
   const router = new Router<AppState>();
@@ -38,6 +42,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
 
   app.use(async (ctx, next) => {
     ctx.state.deps = deps;
+    ctx.state.routes = routes;
     await next();
   });
   app.use(httpMetrics());
@@ -46,17 +51,16 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(cors(deps.config.corsOrigins));
   app.use(noStore());
   app.use(securityHeaders());
-  app.use(
-    rateLimit({
-      max: deps.config.rateLimitMax,
-      windowMs: deps.config.rateLimitWindow,
-      // per IP: it runs before authentication, so it also shields the sign-in routes
-      id: (ctx) => ctx.ip,
-    }) as never,
-  );
-  // JSON only: a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
-  app.use(koaBody({ jsonLimit: limit, jsonTypes: JSON_TYPES, urlencoded: false, text: false, multipart: false }) as never);
+  const limits = globalRateLimits(deps.config);
+  // requests without credentials, per IP, before any session lookup
+  app.use(limits.anonymous);
   app.use(authenticate());
+  // the caller's own budget (per user / system admin and route group); per IP for a refused credential
+  app.use(limits.perPrincipal);
+  // JSON only: a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
+  app.use(
+    koaBody({ jsonLimit: limit, jsonTypes: JSON_TYPES, urlencoded: false, text: false, multipart: false, parsedMethods: BODY_METHODS }) as never,
+  );
   app.use(csrf());
   app.use(twoFactorGate());
   app.use(licenseGate());

@@ -49,6 +49,29 @@ function exactOrigin(text: string): string | undefined {
   }
 }
 
+/** Route groups that may get per-principal budgets of their own (see http/middleware/rate-limit.ts). */
+export const RATE_LIMIT_GROUPS = ['graphql', 'admin', 'client', 'ops'] as const;
+export type RateLimitGroup = (typeof RATE_LIMIT_GROUPS)[number];
+
+/** `graphql=3000,admin=600` (or a JSON object in the config file): requests per window, per principal, per group. */
+const rateLimitGroups = z
+  .union([z.string(), z.record(z.string(), z.union([z.number(), z.string()]))])
+  .transform((value, ctx) => {
+    const entries = typeof value === 'string'
+      ? value.split(',').map((item) => item.trim()).filter(Boolean).map((item) => item.split('=').map((part) => part.trim()))
+      : Object.entries(value).map(([group, max]) => [group, String(max)]);
+    const groups: Partial<Record<RateLimitGroup, number>> = {};
+    for (const [group, max] of entries) {
+      const n = Number(max);
+      if (!RATE_LIMIT_GROUPS.includes(group as RateLimitGroup) || !Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: 'custom', message: `"${group}=${max}": use group=max with a group of ${RATE_LIMIT_GROUPS.join(', ')} and a whole number ≥ 1` });
+        continue;
+      }
+      groups[group as RateLimitGroup] = n;
+    }
+    return groups;
+  });
+
 const ConfigSchema = z.object({
   env: z.enum(['production', 'development', 'test']),
   dataDir: z.string().min(1),
@@ -56,6 +79,8 @@ const ConfigSchema = z.object({
   port: integer.min(0).max(65535),
   publicUrl: z.string(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /** auto: readable lines when stdout is a terminal, JSON otherwise; json; pretty */
+  logFormat: z.enum(['auto', 'json', 'pretty']),
   accessTokenTtl: duration,
   refreshTokenTtl: duration,
   sessionIdleTtl: duration,
@@ -65,7 +90,11 @@ const ConfigSchema = z.object({
   /** web apps on other origins allowed to call the API from a browser (CORS, and the cross-site check) */
   corsOrigins: originList,
   rateLimitWindow: duration,
+  /** per authenticated principal (user, system admin) and window, for route groups without their own budget */
   rateLimitMax: integer.min(1),
+  /** per client IP and window, for requests without (valid) credentials */
+  rateLimitAnonymousMax: integer.min(1),
+  rateLimitGroups,
   signInRateLimitMax: integer.min(1),
   adminPassword: z.string().min(8).optional(),
   /** how long rows of the `logs` table are kept; pruned on start and daily */
@@ -81,6 +110,10 @@ const ConfigSchema = z.object({
   mailFrom: z.string().min(3),
   mailPollInterval: duration,
   mailMaxAttempts: integer.min(1),
+  // web push (issue 10): the VAPID contact (https: or mailto: URL; empty: publicUrl when https, else mailto: mailFrom's address)
+  pushSubject: z.union([z.literal(''), z.string().regex(/^(https:\/\/|mailto:)\S+$/, 'use an https: or mailto: URL')]),
+  pushPollInterval: duration,
+  pushMaxAttempts: integer.min(1),
   inviteTokenTtl: duration,
   resetTokenTtl: duration,
   // brute force: failures per account (email) and per IP in a sliding window
@@ -148,6 +181,7 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'port',
   'publicUrl',
   'logLevel',
+  'logFormat',
   'trustProxy',
   'corsOrigins',
   'tlsSelfSigned',
@@ -159,6 +193,8 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'bodyLimit',
   'rateLimitWindow',
   'rateLimitMax',
+  'rateLimitAnonymousMax',
+  'rateLimitGroups',
   'signInRateLimitMax',
 ];
 

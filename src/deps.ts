@@ -6,6 +6,7 @@ import { createMetrics, type Metrics } from './lib/metrics';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { Mailer } from './mail/mailer';
+import { PushSender } from './push/sender';
 import { prepareHotPath, type HotPathLookups } from './repos/hot-path';
 import { VerifiedTokenCache } from './lib/verified-token-cache';
 import type { VerifiedClaims } from './services/auth';
@@ -33,6 +34,8 @@ export interface Deps {
   verifiedTokens: VerifiedTokenCache<VerifiedClaims>;
   /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
   mailer: Mailer;
+  /** the web push queue's sender; like the mailer, its retry loop runs only in the daemon */
+  push: PushSender;
   /** trusted license-signing keys and the last verified installed key */
   licenseCache: LicenseCache;
   /** uploaded and generated files under <data-dir>/files */
@@ -62,6 +65,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     clock,
     logger,
     mailer: new Mailer({ config, db, clock, logger }),
+    push: new PushSender({ config, db, clock, logger, secrets }),
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
@@ -75,6 +79,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.mailer.close();
+  await deps.push.close();
   await deps.passwords.close();
   await deps.db.close();
 }

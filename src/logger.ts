@@ -1,10 +1,14 @@
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { Config } from './config';
 
 export type { Logger };
 
 /**
- * Structured JSON logs on stdout. Anything that can carry a credential is
+ * Logs on stdout: structured JSON lines (for journald, a log shipper), or —
+ * when stdout is a terminal and `logFormat` is `auto`, or with `pretty` —
+ * human-readable lines (pino-pretty, as an in-process stream: no worker
+ * thread, so it works inside the single executable too). Anything that can carry a credential is
  * redacted by path, so a careless log call cannot leak it.
  */
 export const REDACT_PATHS = [
@@ -23,6 +27,9 @@ export const REDACT_PATHS = [
   '*.secret',
   'jwtSecret',
   'cookieKeys',
+  'vapid',
+  'privateKey',
+  '*.privateKey',
   'adminPassword',
   '*.adminPassword',
   'smtpUrl',
@@ -34,7 +41,7 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+export function createLogger(config: Pick<Config, 'logLevel'> & { logFormat?: Config['logFormat'] }, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level: config.logLevel,
@@ -42,8 +49,19 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pin
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     },
-    // Asynchronous writes to stdout: a synchronous write per request line costs
-    // the event loop a syscall each; pino flushes what is buffered on exit.
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? stdoutDestination(config.logFormat ?? 'auto'),
   );
+}
+
+export function wantsPrettyLogs(format: Config['logFormat'], stdoutIsTty = process.stdout.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && stdoutIsTty);
+}
+
+function stdoutDestination(format: Config['logFormat']): pino.DestinationStream {
+  if (wantsPrettyLogs(format)) {
+    return pinoPretty({ destination: 1, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  }
+  // Asynchronous writes to stdout: a synchronous write per request line costs
+  // the event loop a syscall each; pino flushes what is buffered on exit.
+  return pino.destination({ dest: 1, sync: false });
 }

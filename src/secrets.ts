@@ -1,33 +1,45 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import webpush from 'web-push';
 
 /** Secrets generated on first start and kept in <data-dir>/secrets.json (mode 0600). */
 export interface Secrets {
   jwtSecret: string;
   cookieKeys: string[];
+  /** the VAPID key pair web push is signed with (base64url: uncompressed P-256 point, raw private scalar) */
+  vapid: { publicKey: string; privateKey: string };
 }
 
 export function secretsPath(dataDir: string): string {
   return path.join(dataDir, 'secrets.json');
 }
 
-/** Reads the secrets, generating them when absent. Returns whether they were created now. */
+/**
+ * Reads the secrets, generating them when absent. A file written by an older
+ * version gets the secrets it lacks added (today: the VAPID key pair), keeping
+ * every existing one. Returns whether the file was created now.
+ */
 export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; created: boolean } {
   const file = secretsPath(dataDir);
+  let existing: Partial<Secrets> | undefined;
   try {
-    const secrets = JSON.parse(fs.readFileSync(file, 'utf8')) as Secrets;
-    if (typeof secrets.jwtSecret !== 'string' || !Array.isArray(secrets.cookieKeys) || secrets.cookieKeys.length === 0) {
-      throw new Error(`${file} is incomplete`);
-    }
-    return { secrets, created: false };
+    existing = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Secrets>;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing) {
+    if (typeof existing.jwtSecret !== 'string' || !Array.isArray(existing.cookieKeys) || existing.cookieKeys.length === 0) {
+      throw new Error(`${file} is incomplete`);
+    }
+    if (isVapidPair(existing.vapid)) return { secrets: existing as Secrets, created: false };
+    return { secrets: upgradeSecrets(file, { ...existing, vapid: webpush.generateVAPIDKeys() } as Secrets), created: false };
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets: Secrets = {
     jwtSecret: randomBytes(64).toString('base64url'),
     cookieKeys: [randomBytes(32).toString('base64url')],
+    vapid: webpush.generateVAPIDKeys(),
   };
   // 'wx': never overwrite secrets another process created a moment ago.
   try {
@@ -37,4 +49,22 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
     throw error;
   }
   return { secrets, created: true };
+}
+
+function isVapidPair(value: unknown): value is Secrets['vapid'] {
+  const pair = value as Secrets['vapid'] | undefined;
+  return typeof pair?.publicKey === 'string' && typeof pair.privateKey === 'string';
+}
+
+/**
+ * Rewrites the file with the added secrets: a temporary file renamed over it,
+ * so a crash leaves the old file or the new one, never half of one. Two
+ * processes upgrading at the same instant both rename; the file is then read
+ * back so each uses what is on disk.
+ */
+function upgradeSecrets(file: string, secrets: Secrets): Secrets {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Secrets;
 }

@@ -42,6 +42,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     throw error;
   }
   deps.mailer.start();
+  deps.push.start();
   const app = createApp(deps);
   const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, app.callback()) : http.createServer(app.callback());
@@ -184,6 +185,7 @@ interface ServeOptions {
   tlsSelfSigned?: boolean;
   tlsHosts?: string;
   httpRedirectPort?: string;
+  logFormat?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -197,6 +199,7 @@ export function registerServe(program: Command): void {
     .option('--tls-self-signed', 'serve HTTPS with a certificate from a local CA kept in <data-dir>/tls (env WIP_TLS_SELF_SIGNED)')
     .option('--tls-hosts <names>', 'comma-separated host names/IPs for --tls-self-signed (env WIP_TLS_HOSTS; default this host, localhost, loopback)')
     .option('--http-redirect-port <port>', 'with TLS: also listen here on plain HTTP and redirect to HTTPS (env WIP_HTTP_REDIRECT_PORT)')
+    .option('--log-format <format>', 'auto (readable lines on a terminal, JSON otherwise), json or pretty (env WIP_LOG_FORMAT)')
     .action(async (opts: ServeOptions, command: Command) => {
       const config = configFrom(command, {
         host: opts.host,
@@ -206,6 +209,7 @@ export function registerServe(program: Command): void {
         tlsSelfSigned: opts.tlsSelfSigned,
         tlsHosts: opts.tlsHosts,
         httpRedirectPort: opts.httpRedirectPort,
+        logFormat: opts.logFormat,
       });
       const deps = createDeps(config);
       let running;
@@ -223,15 +227,8 @@ export function registerServe(program: Command): void {
             `(also written to ${report.initialPasswordFile}; change it with "wip admin reset-password")\n`,
         );
       }
-      if (report.preUpgradeBackup) deps.logger.info({ file: report.preUpgradeBackup }, 'backup taken before the upgrade');
-      // Exactly one line with the URL, whatever the log level: scripts and operators wait for it.
-      if (deps.logger.isLevelEnabled('info')) {
-        deps.logger.info(
-          { url: running.url, dataDir: config.dataDir, ...(running.tls?.caFile && { caFile: running.tls.caFile }), ...(running.redirectUrl && { redirectUrl: running.redirectUrl }) },
-          `wip listening on ${running.url}`,
-        );
-      } else process.stdout.write(`wip listening on ${running.url}\n`);
-      await new Promise<void>((resolve) => {
+      // Signal handlers first: whoever waits for the line below may stop the daemon the moment it sees it.
+      const stopped = new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           deps.logger.info({ signal }, 'shutting down');
           running.stop().then(resolve, (error) => {
@@ -243,5 +240,14 @@ export function registerServe(program: Command): void {
         process.once('SIGTERM', () => shutdown('SIGTERM'));
         process.once('SIGINT', () => shutdown('SIGINT'));
       });
+      if (report.preUpgradeBackup) deps.logger.info({ file: report.preUpgradeBackup }, 'backup taken before the upgrade');
+      // Exactly one line with the URL, whatever the log level: scripts and operators wait for it.
+      if (deps.logger.isLevelEnabled('info')) {
+        deps.logger.info(
+          { url: running.url, dataDir: config.dataDir, ...(running.tls?.caFile && { caFile: running.tls.caFile }), ...(running.redirectUrl && { redirectUrl: running.redirectUrl }) },
+          `wip listening on ${running.url}`,
+        );
+      } else process.stdout.write(`wip listening on ${running.url}\n`);
+      await stopped;
     });
 }

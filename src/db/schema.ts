@@ -539,6 +539,48 @@ export interface DB {
   tutorial_completions: TutorialCompletionsTable;
   audit_entries: AuditEntriesTable;
   audit_heads: AuditHeadsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  push_preferences: PushPreferencesTable;
+  push_outbox: PushOutboxTable;
+}
+
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  /** the push service URL the browser gave (https) */
+  endpoint: string;
+  /** the browser's P-256 public key and auth secret (base64url): what payloads are encrypted for */
+  p256dh: string;
+  auth: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PushPreferencesTable {
+  client_id: number;
+  user_id: number;
+  enabled: number;
+  updated_at: string;
+}
+
+export type PushOutboxStatus = 'pending' | 'sent' | 'failed';
+
+export interface PushOutboxTable {
+  id: Generated<number>;
+  client_id: number;
+  subscription_id: number;
+  /** hand_off, version_submitted, version_approved, version_rejected */
+  kind: string;
+  /** JSON notification {title, body, url, tag} */
+  payload: string;
+  status: PushOutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** Tables that belong to one client and must always be queried through a TenantScope. */
@@ -573,6 +615,8 @@ export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;
 export type FaultRow = Selectable<FaultsTable>;
 export type HandOffRow = Selectable<HandOffsTable>;
+export type PushSubscriptionRow = Selectable<PushSubscriptionsTable>;
+export type PushOutboxRow = Selectable<PushOutboxTable>;
 export type SensorRow = Selectable<SensorsTable>;
 export type SensorReadingRow = Selectable<SensorReadingsTable>;
 export type EditorialEventRow = Selectable<EditorialEventsTable>;

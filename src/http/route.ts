@@ -65,6 +65,8 @@ export interface RouteSpec<
   body?: B;
   query?: Q;
   params?: P;
+  /** the envelope's `data` on success, for the OpenAPI document (a generic object where absent); not enforced */
+  response?: z.ZodType;
   /** success status; 200 unless set (201 for creations) */
   status?: number;
   /**

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import type { Actor } from '../services/actor';
 import type { AppError } from '../errors';
 import type { CurrentLicense } from '../services/licensing';
+import type { RouteSpec } from './route';
 
 /** What middleware leaves on ctx.state for the rest of the chain. */
 export interface AppState {
@@ -13,6 +14,8 @@ export interface AppState {
   authError?: AppError;
   /** the matched route pattern, for logs and metrics */
   routePath?: string;
+  /** the routes this app mounts (the OpenAPI document describes exactly these) */
+  routes: readonly RouteSpec[];
   /** the license in force for this request (set by the license gate) */
   license?: CurrentLicense;
 }

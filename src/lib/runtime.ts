@@ -15,6 +15,16 @@ export const ASSET = {
   passwordWorker: 'password-worker.js',
 } as const;
 
+/**
+ * The API reference page's files (GET /api/docs), from the swagger-ui-dist
+ * package: read from node_modules in the source tree, carried as SEA assets
+ * (named `swagger-ui/<file>`) inside the executable. No CDN: the page works
+ * on an air-gapped site.
+ */
+export const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+export type DocsAssetFile = (typeof DOCS_ASSET_FILES)[number];
+export const docsAssetKey = (file: DocsAssetFile) => `swagger-ui/${file}`;
+
 interface SeaApi {
   isSea(): boolean;
   getAsset(key: string): ArrayBuffer;
@@ -77,6 +87,20 @@ export function passwordWorkerSource(compiledDir: string): { code: string; eval:
   const api = seaApi();
   if (api) return { code: api.getAsset(ASSET.passwordWorker, 'utf8'), eval: true };
   return { file: path.join(compiledDir, 'password-worker.js'), eval: false };
+}
+
+const docsAssets = new Map<DocsAssetFile, Buffer>();
+
+/** One of DOCS_ASSET_FILES, read once and kept. */
+export function docsAsset(file: DocsAssetFile): Buffer {
+  let content = docsAssets.get(file);
+  if (!content) {
+    const api = seaApi();
+    // a file-based require resolves the package from the source tree (never reached inside the executable)
+    content = api ? Buffer.from(api.getAsset(docsAssetKey(file))) : fs.readFileSync(createRequire(__filename).resolve(`swagger-ui-dist/${file}`));
+    docsAssets.set(file, content);
+  }
+  return content;
 }
 
 function sha256(data: Buffer): string {

@@ -6,38 +6,25 @@ import type { Database } from '../db/connection';
 import type { OutboxRow } from '../db/schema';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../logger';
-import { claimOutbox, listDueOutbox, markOutboxAttemptFailed, markOutboxDone } from '../repos/outbox';
-
-/** How long a claimed message is reserved for the sender that claimed it. */
-const LEASE_MS = 5 * 60_000;
-const BACKOFF_BASE_MS = 30_000;
-const BACKOFF_MAX_MS = 3_600_000;
-const BATCH = 20;
+import { markOutboxDone } from '../repos/outbox';
+import { OutboxWorker } from '../lib/outbox-worker';
 
 export function outboxDir(dataDir: string): string {
   return path.join(dataDir, 'outbox');
-}
-
-/** Delay before attempt `attempts + 1`: 30 s, 1 min, 2 min… capped at one hour. */
-export function backoffMs(attempts: number): number {
-  return Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
 /**
  * Delivers the outbox. Messages are queued as rows inside the transaction that
  * causes them (see services/mail.ts); this sends them after commit: over SMTP
  * when `smtpUrl` is set, otherwise into <data-dir>/outbox/<id>.eml (status
- * `stored`) for an installer without a mail server. A failed send is retried
- * with exponential backoff; after `mailMaxAttempts` the row is `failed` and
- * kept (`wip mail retry` puts it back).
+ * `stored`) for an installer without a mail server. Claiming, retries with
+ * backoff and giving up after `mailMaxAttempts` (the row is `failed` and kept;
+ * `wip mail retry` puts it back) are the shared OutboxWorker's.
  */
 export class Mailer {
   private readonly transport: Transporter;
   private readonly viaSmtp: boolean;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly worker: OutboxWorker<'outbox'>;
 
   constructor(
     private readonly deps: { config: Config; db: Database; clock: Clock; logger: Logger },
@@ -46,70 +33,41 @@ export class Mailer {
     this.transport = this.viaSmtp
       ? nodemailer.createTransport(deps.config.smtpUrl)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.worker = new OutboxWorker({
+      name: 'mail',
+      table: 'outbox',
+      db: deps.db.kysely,
+      clock: deps.clock,
+      logger: deps.logger,
+      pollInterval: deps.config.mailPollInterval,
+      maxAttempts: deps.config.mailMaxAttempts,
+      deliver: (row) => this.deliverOne(row),
+    });
   }
 
   /** Starts the background loop that retries due messages (the daemon only). */
   start(): void {
-    if (this.timer || this.closed) return;
-    this.timer = setInterval(() => this.kick(), this.deps.config.mailPollInterval);
-    this.timer.unref();
-    this.kick();
+    this.worker.start();
   }
 
   /** Delivers what is due now, without waiting (called after a commit that queued mail). */
   kick(): void {
-    void this.deliverDue().catch((error) => this.deps.logger.error({ err: error }, 'mail delivery failed'));
+    this.worker.kick();
   }
 
-  /** Delivers every due message; one run at a time (a kick during a run schedules one more). */
+  /** Delivers every due message. */
   deliverDue(): Promise<number> {
-    if (this.closed) return Promise.resolve(0);
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      let total = 0;
-      try {
-        do {
-          this.again = false;
-          total += await this.deliverBatch();
-        } while (this.again && !this.closed);
-      } finally {
-        this.running = undefined;
-      }
-      return total;
-    })();
-    return this.running;
+    return this.worker.deliverDue();
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    // let a delivery in progress (e.g. mail queued by a CLI command) finish first
-    if (this.running) await this.running.catch(() => undefined);
-    this.closed = true;
+    // lets a delivery in progress (e.g. mail queued by a CLI command) finish first
+    await this.worker.close();
     this.transport.close();
   }
 
-  private async deliverBatch(): Promise<number> {
-    const { db, clock } = this.deps;
-    let delivered = 0;
-    for (;;) {
-      const nowIso = clock.now().toISOString();
-      const due = await listDueOutbox(db.kysely, nowIso, BATCH);
-      if (due.length === 0) return delivered;
-      for (const row of due) {
-        const lease = new Date(clock.now().getTime() + LEASE_MS).toISOString();
-        if (!(await claimOutbox(db.kysely, row, lease, nowIso))) continue;
-        if (await this.deliverOne(row)) delivered++;
-      }
-      if (due.length < BATCH) return delivered;
-    }
-  }
-
-  private async deliverOne(row: OutboxRow): Promise<boolean> {
-    const { db, clock, config, logger } = this.deps;
+  private async deliverOne(row: OutboxRow): Promise<void> {
+    const { db, clock, config } = this.deps;
     const message = {
       from: config.mailFrom,
       to: row.to_address,
@@ -119,34 +77,14 @@ export class Mailer {
       textEncoding: 'base64' as const,
       headers: { 'X-Wip-Outbox-Id': String(row.id), 'X-Wip-Mail-Kind': row.kind },
     };
-    try {
-      const info = await this.transport.sendMail(message);
-      if (this.viaSmtp) {
-        await markOutboxDone(db.kysely, row.id, 'sent', clock.now().toISOString());
-      } else {
-        const dir = outboxDir(config.dataDir);
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        fs.writeFileSync(path.join(dir, `${row.id}.eml`), (info as { message: Buffer }).message, { mode: 0o600 });
-        await markOutboxDone(db.kysely, row.id, 'stored', clock.now().toISOString());
-      }
-      return true;
-    } catch (error) {
-      const attempts = row.attempts + 1;
-      const failed = attempts >= config.mailMaxAttempts;
-      const now = clock.now();
-      logger.warn({ err: error, outboxId: row.id, attempts, failed }, 'mail delivery attempt failed');
-      await markOutboxAttemptFailed(
-        db.kysely,
-        row.id,
-        {
-          attempts,
-          status: failed ? 'failed' : 'pending',
-          next_attempt_at: new Date(now.getTime() + backoffMs(attempts)).toISOString(),
-          last_error: String((error as Error).message ?? error).slice(0, 500),
-        },
-        now.toISOString(),
-      );
-      return false;
+    const info = await this.transport.sendMail(message);
+    if (this.viaSmtp) {
+      await markOutboxDone(db.kysely, row.id, 'sent', clock.now().toISOString());
+    } else {
+      const dir = outboxDir(config.dataDir);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(dir, `${row.id}.eml`), (info as { message: Buffer }).message, { mode: 0o600 });
+      await markOutboxDone(db.kysely, row.id, 'stored', clock.now().toISOString());
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { DB, OutboxRow, OutboxStatus } from '../db/schema';
 import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
 
@@ -18,24 +18,41 @@ export async function insertOutbox(
   return row.id;
 }
 
-export async function listDueOutbox(db: Kysely<DB>, now: string, limit: number): Promise<OutboxRow[]> {
-  return db
-    .selectFrom('outbox')
+// ── Delivery queues ─────────────────────────────────────────────────────────
+// The columns every queue shares (mail's `outbox`, web push's `push_outbox`):
+// status, attempts, next_attempt_at, last_error, updated_at. One set of
+// functions serves both; the table is a parameter.
+
+export type QueueTable = 'outbox' | 'push_outbox';
+export interface QueueRow {
+  id: number;
+  attempts: number;
+  next_attempt_at: string;
+}
+
+// kysely cannot resolve columns on a table chosen by a type parameter; both
+// tables have the columns used below, so the queries are built against one.
+const asQueue = (table: QueueTable) => table as 'outbox';
+
+export async function listDue<T extends QueueTable>(db: Kysely<DB>, table: T, now: string, limit: number): Promise<Selectable<DB[T]>[]> {
+  const rows = await db
+    .selectFrom(asQueue(table))
     .selectAll()
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('id')
     .limit(limit)
     .execute();
+  return rows as unknown as Selectable<DB[T]>[];
 }
 
 /**
- * Takes a message for delivery by pushing its next attempt past a lease: only
- * the caller that moved it sends it (the daemon loop and a CLI may race).
+ * Takes a row for delivery by pushing its next attempt past a lease: only the
+ * caller that moved it sends it (the daemon loop and a CLI may race).
  */
-export async function claimOutbox(db: Kysely<DB>, row: OutboxRow, leaseUntil: string, now: string): Promise<boolean> {
+export async function claim(db: Kysely<DB>, table: QueueTable, row: QueueRow, leaseUntil: string, now: string): Promise<boolean> {
   const result = await db
-    .updateTable('outbox')
+    .updateTable(asQueue(table))
     .set({ next_attempt_at: leaseUntil, updated_at: now })
     .where('id', '=', row.id)
     .where('status', '=', 'pending')
@@ -43,6 +60,18 @@ export async function claimOutbox(db: Kysely<DB>, row: OutboxRow, leaseUntil: st
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+export async function markAttemptFailed(
+  db: Kysely<DB>,
+  table: QueueTable,
+  id: number,
+  values: { attempts: number; status: 'pending' | 'failed'; next_attempt_at: string; last_error: string },
+  now: string,
+): Promise<void> {
+  await db.updateTable(asQueue(table)).set({ ...values, updated_at: now }).where('id', '=', id).execute();
+}
+
+// ── Mail ────────────────────────────────────────────────────────────────────
 
 export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract<OutboxStatus, 'sent' | 'stored'>, now: string): Promise<void> {
   await db
@@ -58,15 +87,6 @@ export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract
     })
     .where('id', '=', id)
     .execute();
-}
-
-export async function markOutboxAttemptFailed(
-  db: Kysely<DB>,
-  id: number,
-  values: { attempts: number; status: Extract<OutboxStatus, 'pending' | 'failed'>; next_attempt_at: string; last_error: string },
-  now: string,
-): Promise<void> {
-  await db.updateTable('outbox').set({ ...values, updated_at: now }).where('id', '=', id).execute();
 }
 
 /** Puts failed messages back in the queue (all, or one). Returns how many. */

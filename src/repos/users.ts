@@ -129,3 +129,15 @@ export async function findFirstUserWithRole(db: Kysely<DB>, scope: TenantScope, 
     .orderBy('id')
     .executeTakeFirst();
 }
+
+/** The active users holding any of `roles` (e.g. who may approve a version). */
+export async function listActiveUserIdsWithAnyRole(db: Kysely<DB>, scope: TenantScope, roles: readonly string[]): Promise<number[]> {
+  if (roles.length === 0) return [];
+  const rows = await inTenant(db, scope)
+    .selectFrom('users')
+    .select('id')
+    .where('status', '=', 'active')
+    .where('id', 'in', inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', 'in', roles))
+    .execute();
+  return rows.map((r) => r.id);
+}

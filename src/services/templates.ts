@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
 import type { Page, PageInput } from '../db/pagination';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
+import { queueVersionPush } from './push';
 import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
 import { diffContents, type ContentDiff } from '../domain/diff';
@@ -309,7 +310,7 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   assertVersionEditable(current.state);
   const { json, hash } = serializeContent(parseContent(input, 'content'));
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     assertVersionEditable(before.state);
@@ -376,7 +377,7 @@ async function applyTransition(
   const meaning = MEANING[action];
   const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     const to: VersionState = transition(VERSION_TRANSITIONS, before.state, action, actor.roles);
@@ -420,6 +421,8 @@ async function applyTransition(
       },
       at: now,
     });
+    const template = await findTemplateById(trx, actor.scope, updated.template_id);
+    if (template) await queueVersionPush(deps, trx, afterCommit, actor, action, updated, template, extra.reason);
     return updated;
   });
 }

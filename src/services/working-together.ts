@@ -15,6 +15,7 @@ import { loadUsersByIds, type UserWithRoles } from '../repos/users';
 import type { UserActor } from './actor';
 import { assertJobOpen, assertMayWork, auditActor, writeJob } from './jobs';
 import { getVisibleTemplate } from './templates';
+import { handOffNotification, queuePush } from './push';
 
 /**
  * Working together on a job (SPEC.md 4.6 `POST /api/client/workingTogether`):
@@ -47,11 +48,14 @@ export interface WorkingTogetherResult {
 export async function workTogether(deps: Deps, actor: UserActor, input: WorkingTogetherInput): Promise<WorkingTogetherResult> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const job = await getJobById(trx, actor.scope, input.jobId);
     switch (input.action) {
-      case 'HAND_OFF':
-        return { job, handOff: await offer(trx, actor, job, input.toUserId, input.note ?? '', nowIso) };
+      case 'HAND_OFF': {
+        const handOff = await offer(trx, actor, job, input.toUserId, input.note ?? '', nowIso);
+        await queuePush(deps, trx, afterCommit, actor.scope, [handOff.to_user_id], handOffNotification(job, handOff.id, handOff.note));
+        return { job, handOff };
+      }
       case 'ACCEPT':
       case 'DECLINE':
       case 'CANCEL':

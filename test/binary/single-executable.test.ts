@@ -206,6 +206,16 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.is(metrics.status, 200);
   assert.match(await metrics.text(), /wip_http_requests_total\{method="POST",route="\/api\/admin\/auth\/sign-in",status="200"\} 1/);
 
+  // the API description and its reference page's files, from inside the executable (SEA assets)
+  const openapi = await fetch(`${url}/api/openapi.json`);
+  assert.is(openapi.status, 200);
+  assert.is(((await openapi.json()) as { openapi: string }).openapi, '3.1.0');
+  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'start.js']) {
+    const asset = await fetch(`${url}/api/docs/${file}`);
+    assert.is(asset.status, 200, file);
+    assert.ok((await asset.text()).length > (file === 'start.js' ? 10 : 10_000), file);
+  }
+
   // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
   const api = async (method: string, route: string, token: string, payload?: unknown) => {
     const res = await fetch(`${url}${route}`, {
@@ -247,6 +257,34 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   });
   assert.is(exitCode, 0, stderr);
   assert.match(stdout, /shutting down/);
+});
+
+Binary('serve --log-format pretty prints readable lines from inside the executable', async ({ dataDir }) => {
+  const daemon = spawn(binary, ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-format', 'pretty'], {
+    env: cleanEnv({ WIP_LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  daemon.stderr!.on('data', (d) => (stderr += d));
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within 15s: ${stdout}${stderr}`)), 15_000);
+    daemon.stdout!.on('data', (d) => {
+      stdout += d;
+      const found = stdout.split('\n').find((l) => l.includes('wip listening on'));
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+  });
+  const exitCode = await new Promise<number | null>((resolve) => {
+    daemon.once('exit', (code) => resolve(code));
+    daemon.kill('SIGTERM');
+  });
+  assert.match(line, /^\[\d{4}-\d\d-\d\d [\d:.]+\] INFO: wip listening on http/);
+  assert.is(exitCode, 0, stderr);
+  assert.is(stderr, '');
 });
 
 /**

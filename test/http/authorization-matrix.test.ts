@@ -28,6 +28,10 @@ const PUBLIC_ROUTES = [
   // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect
   'GET /api/client/reports',
   'POST /api/client/reports',
+  // the API description and its reference page: they describe the API, they grant nothing
+  'GET /api/openapi.json',
+  'GET /api/docs',
+  'GET /api/docs/:file',
 ].sort();
 
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;

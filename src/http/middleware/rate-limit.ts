@@ -1,10 +1,28 @@
 import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
+import type { Config, RateLimitGroup } from '../../config';
+import { readSessionCookie } from '../cookies';
+import type { AppContext, AppState } from '../state';
+
+/**
+ * Where the counters live: koa-ratelimit's store interface. In-process (a Map)
+ * for the single node; a shared store (`{driver: 'redis', db: client}`) can
+ * replace it without touching the limits.
+ */
+export type RateLimitStore = { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: unknown };
+
+export function memoryRateLimitStore(): RateLimitStore {
+  return { driver: 'memory', db: new Map() };
+}
 
 export interface RateLimitOptions {
   max: number;
   windowMs: number;
   id: (ctx: Context) => string;
+  /** default: a store of its own */
+  store?: RateLimitStore;
+  /** separates budgets sharing one store */
+  namespace?: string;
 }
 
 /**
@@ -14,14 +32,16 @@ export interface RateLimitOptions {
  * handler renders as RATE_LIMITED with Retry-After.
  */
 export function rateLimit(options: RateLimitOptions): Middleware {
+  const store = options.store ?? memoryRateLimitStore();
   const limiter = ratelimit({
-    driver: 'memory',
-    db: new Map(),
+    driver: store.driver,
+    db: store.db as never,
+    namespace: options.namespace ?? 'limit',
     duration: options.windowMs,
     max: options.max,
     id: options.id,
     throw: true,
-  });
+  } as ratelimit.MiddlewareOptions);
   return async (ctx, next) => {
     try {
       await limiter(ctx, async () => {
@@ -42,4 +62,58 @@ export function rateLimit(options: RateLimitOptions): Middleware {
 function wholeSecondsReset(ctx: Context): void {
   const reset = ctx.response.get('X-RateLimit-Reset');
   if (reset) ctx.set('X-RateLimit-Reset', String(Math.ceil(Number(reset))));
+}
+
+// ── The global limits ────────────────────────────────────────────────────────
+
+/** The route group of a path, for `rateLimitGroups` (the group names live in config.ts). */
+export function rateLimitGroupOf(path: string): RateLimitGroup {
+  if (path === '/api/client/graphql') return 'graphql';
+  if (path.startsWith('/api/admin/')) return 'admin';
+  if (path.startsWith('/api/')) return 'client';
+  return 'ops';
+}
+
+/**
+ * The global budgets. Authenticated traffic counts per principal (a user, a
+ * system administrator), so a site behind one NAT or proxy does not share one
+ * budget and one noisy token exhausts only its own. Everything else —
+ * requests without credentials, and those whose credentials were refused —
+ * counts per client IP. Each request counts once:
+ * - `anonymous` runs before authentication and counts requests that carry no
+ *   credentials at all, so a flood never reaches the session lookups;
+ * - `perPrincipal` runs after it: the caller's budget for the route group
+ *   (its own when `rateLimitGroups` names the group, the shared default
+ *   otherwise), or the IP's for a refused credential.
+ */
+export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimitWindow' | 'rateLimitAnonymousMax' | 'rateLimitGroups'>, store: RateLimitStore = memoryRateLimitStore()) {
+  const windowMs = config.rateLimitWindow;
+  const perIp = rateLimit({ store, namespace: 'ip', max: config.rateLimitAnonymousMax, windowMs, id: (ctx) => ctx.ip });
+  const principalId = (ctx: Context) => {
+    const actor = (ctx as AppContext).state.actor!;
+    return actor.kind === 'user' ? `user:${actor.userId}` : `admin:${actor.adminId}`;
+  };
+  const byGroup = new Map<string, Middleware>();
+  const budgetFor = (group: RateLimitGroup): Middleware => {
+    const own = config.rateLimitGroups[group];
+    const namespace = own === undefined ? 'principal' : `principal:${group}`;
+    let limiter = byGroup.get(namespace);
+    if (!limiter) {
+      limiter = rateLimit({ store, namespace, max: own ?? config.rateLimitMax, windowMs, id: principalId });
+      byGroup.set(namespace, limiter);
+    }
+    return limiter;
+  };
+  const hasCredentials = (ctx: AppContext) => ctx.get('authorization') !== '' || readSessionCookie(ctx) !== undefined;
+
+  const anonymous: Middleware<AppState> = async (ctx, next) => {
+    if (hasCredentials(ctx as AppContext)) return next();
+    return perIp(ctx, next);
+  };
+  const perPrincipal: Middleware<AppState> = async (ctx, next) => {
+    if (ctx.state.actor) return budgetFor(rateLimitGroupOf(ctx.path))(ctx, next);
+    if (hasCredentials(ctx as AppContext)) return perIp(ctx, next);
+    return next();
+  };
+  return { anonymous, perPrincipal };
 }

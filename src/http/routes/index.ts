@@ -14,6 +14,8 @@ import { clientLicenseRoutes } from './client/license';
 import { clientAgreementRoutes } from './client/agreement';
 import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
+import { clientPushRoutes } from './client/push';
+import { docsRoutes } from './docs';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
@@ -45,5 +47,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientWorkingTogetherRoutes,
   ...clientReportRoutes,
   ...adminActivityReportRoutes,
+  ...clientPushRoutes,
   ...opsRoutes,
+  ...docsRoutes,
 ];

@@ -1,0 +1,154 @@
+import { isIP } from 'node:net';
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps';
+import type { DB, JobRow, TemplateVersionRow } from '../db/schema';
+import type { TenantScope } from '../db/tenant';
+import { withTransaction, type AfterCommit } from '../db/transaction';
+import { fieldError } from '../errors';
+import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
+import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '../repos/push';
+import { listActiveUserIdsWithAnyRole } from '../repos/users';
+import type { UserActor } from './actor';
+
+/**
+ * Web push for the apps: subscriptions, the user's switch, and the
+ * notifications domain events cause. A notification is queued in the
+ * transaction of its event (one row per subscription of each recipient) and
+ * sent after commit by deps.push; a request never waits for a push service.
+ */
+
+export interface PushNotification {
+  kind: 'hand_off' | 'version_submitted' | 'version_approved' | 'version_rejected';
+  title: string;
+  body: string;
+  /** ids the app uses to open what the notification is about */
+  data: Record<string, number | string>;
+}
+
+export function vapidPublicKey(deps: Deps): string {
+  return deps.secrets.vapid.publicKey;
+}
+
+export interface SubscriptionInput {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
+
+/** @throws AppError VALIDATION_ERROR for an endpoint a push service would not have */
+export async function subscribe(deps: Deps, actor: UserActor, input: SubscriptionInput): Promise<{ endpoint: string; pushEnabled: boolean }> {
+  assertPushEndpoint(input.endpoint, deps.config.env === 'test');
+  const now = deps.clock.now().toISOString();
+  return withTransaction(deps.db, async (trx) => {
+    await upsertSubscription(trx, actor.scope, { userId: actor.userId, endpoint: input.endpoint, p256dh: input.keys.p256dh, auth: input.keys.auth }, now);
+    return { endpoint: input.endpoint, pushEnabled: await isPushEnabled(trx, actor.scope, actor.userId) };
+  });
+}
+
+/** Idempotent: unsubscribing an endpoint that is not (or no longer) the caller's answers `removed: false`. */
+export async function unsubscribe(deps: Deps, actor: UserActor, endpoint: string): Promise<{ removed: boolean }> {
+  return withTransaction(deps.db, async (trx) => ({ removed: await deleteSubscriptionOfUser(trx, actor.scope, actor.userId, endpoint) }));
+}
+
+export async function turnPush(deps: Deps, actor: UserActor, enabled: boolean): Promise<{ enabled: boolean }> {
+  const now = deps.clock.now().toISOString();
+  await withTransaction(deps.db, (trx) => setPushEnabled(trx, actor.scope, actor.userId, enabled, now));
+  return { enabled };
+}
+
+/**
+ * Push services are public HTTPS endpoints. Plain HTTP, credentials in the URL,
+ * and hosts inside this network (loopback, private and link-local literals,
+ * localhost) are refused, so a subscription cannot make the appliance post to
+ * internal services — except loopback HTTP under WIP_ENV=test, where the tests'
+ * push service runs.
+ */
+export function assertPushEndpoint(endpoint: string, allowLoopback: boolean): void {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw fieldError('body.endpoint', 'not a URL');
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (allowLoopback && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return;
+  if (url.protocol !== 'https:') throw fieldError('body.endpoint', 'a push endpoint is an https: URL');
+  if (url.username || url.password) throw fieldError('body.endpoint', 'a push endpoint carries no credentials');
+  if (loopback || host.endsWith('.localhost') || (isIP(host) !== 0 && isInternalAddress(host))) {
+    throw fieldError('body.endpoint', 'a push endpoint is a public push service');
+  }
+}
+
+function isInternalAddress(ip: string): boolean {
+  if (isIP(ip) === 4) {
+    const [a, b] = ip.split('.').map(Number) as [number, number];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return ip === '::' || ip === '::1' || /^f[cd]/.test(ip) || /^fe[89ab]/.test(ip) || ip.startsWith('::ffff:');
+}
+
+// ── Notifications of domain events (called inside the event's transaction) ──
+
+/** Queues a notification for the users' deliverable subscriptions and kicks the sender after commit. */
+export async function queuePush(
+  deps: Deps,
+  trx: Kysely<DB>,
+  afterCommit: AfterCommit,
+  scope: TenantScope,
+  userIds: readonly number[],
+  notification: PushNotification,
+): Promise<void> {
+  const subscriptions = await listDeliverableSubscriptions(trx, scope, [...new Set(userIds)]);
+  if (subscriptions.length === 0) return;
+  const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });
+  await insertPushRows(trx, scope, subscriptions.map((s) => ({ subscriptionId: s.id, kind: notification.kind, payload })), deps.clock.now().toISOString());
+  afterCommit(() => deps.push.kick());
+}
+
+/** A job was handed off to the receiver. */
+export function handOffNotification(job: JobRow, handOffId: number, note: string): PushNotification {
+  return {
+    kind: 'hand_off',
+    title: 'A job was handed off to you',
+    body: note ? `${job.title}: ${note}` : job.title,
+    data: { jobId: job.id, handOffId },
+  };
+}
+
+const VERSION_EVENTS = {
+  submit: { kind: 'version_submitted', title: 'A version awaits your approval' },
+  approve: { kind: 'version_approved', title: 'Your version was approved' },
+  reject: { kind: 'version_rejected', title: 'Your version was rejected' },
+} as const;
+
+/**
+ * Who hears of a version transition: on submit, the client's active approvers
+ * (the roles that may approve) other than the submitter; on approve or reject,
+ * the version's author and last editor other than the decider.
+ */
+export async function queueVersionPush(
+  deps: Deps,
+  trx: Kysely<DB>,
+  afterCommit: AfterCommit,
+  actor: UserActor,
+  action: string,
+  version: TemplateVersionRow,
+  template: { title: string },
+  reason?: string,
+): Promise<void> {
+  if (!(action in VERSION_EVENTS)) return;
+  const event = VERSION_EVENTS[action as keyof typeof VERSION_EVENTS];
+  const recipients =
+    action === 'submit'
+      ? await listActiveUserIdsWithAnyRole(trx, actor.scope, rolesFor(VERSION_TRANSITIONS, 'approve'))
+      : [version.created_by, version.updated_by];
+  const label = `${template.title} v${version.number}`;
+  await queuePush(
+    deps,
+    trx,
+    afterCommit,
+    actor.scope,
+    recipients.filter((id) => id !== actor.userId),
+    { kind: event.kind, title: event.title, body: reason ? `${label}: ${reason}` : label, data: { templateId: version.template_id, versionId: version.id } },
+  );
+}
