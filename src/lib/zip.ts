@@ -156,7 +156,8 @@ function reader(zip: yauzl.ZipFile, entries: Map<string, yauzl.Entry>, limits: Z
     } catch (error) {
       stream.destroy();
       if (error instanceof AppError) throw error;
-      // yauzl's validateEntrySizes: more (or fewer) bytes than the header declared
+      // yauzl's validateEntrySizes: more bytes than the header declared is a lying header, the zip bomb's trick
+      if (/too many bytes/i.test((error as Error).message)) throw archiveInvalid('TOO_LARGE', `Entry "${name}" inflates past its declared size`, { entry: name });
       throw archiveInvalid('NOT_A_ZIP', `Entry "${name}" is corrupt: ${(error as Error).message}`, { entry: name });
     }
     return { sha256: hash.digest('hex'), size };

@@ -20,8 +20,9 @@ export function packageFiles(_deps: Deps): PackageFiles {
     async put() {
       throw unavailable();
     },
-    async insert() {
-      throw unavailable();
+    async insert(_trx, _author, items) {
+      if (items.length > 0) throw unavailable();
+      return [];
     },
   };
 }
