@@ -61,14 +61,19 @@ export class PdfReport {
     return this;
   }
 
-  /** A table with a header row; `mark` picks rows to print in red (out of limits). */
-  table(header: readonly string[], rows: readonly (readonly string[])[], mark?: (row: number) => boolean): this {
+  /**
+   * A table with a header row; `mark` picks rows to print in red (out of
+   * limits); `widths` in points or '*' (shares of what is left).
+   */
+  table(header: readonly string[], rows: readonly (readonly string[])[], options: { mark?: (row: number) => boolean; widths?: (number | '*')[] } = {}): this {
+    const { mark, widths } = options;
     if (rows.length === 0) return this;
     this.ensureRoom(50);
     this.doc.x = MARGIN;
     this.doc.fontSize(9);
     this.doc.table({
       defaultStyle: { padding: 3, border: 0.5, borderColor: '#999999' },
+      ...(widths && { columnStyles: widths }),
       rowStyles: (i) => (i === 0 ? { backgroundColor: '#e8e8e8' } : mark?.(i - 1) ? { textColor: '#b00000' } : undefined),
       data: [header.map((text) => ({ text, font: { src: 'Helvetica-Bold' }, type: 'TH' as const })), ...rows.map((row) => row.map((text) => ({ text, font: { src: 'Helvetica' } })))],
     });

@@ -31,8 +31,9 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg']);
 
 // ── Shared ──────────────────────────────────────────────────────────────────
 
+const person = (name: string, email: string) => (name && name !== email ? `${name} <${email}>` : email);
 const userName = (u: UserWithRoles | undefined, id: number | null) =>
-  u ? `${`${u.first_name} ${u.last_name}`.trim() || u.email} <${u.email}>` : id == null ? '' : `user ${id}`;
+  u ? person(`${u.first_name} ${u.last_name}`.trim(), u.email) : id == null ? '' : `user ${id}`;
 
 const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC') : '');
 
@@ -68,9 +69,10 @@ async function clientName(deps: Deps, scope: TenantScope): Promise<string> {
 }
 
 function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
-  return signatures.map((s) => [s.meaning, `${s.signer_name} <${s.signer_email}>`, when(s.signed_at), s.method, s.content_hash.slice(0, 16)]);
+  return signatures.map((s) => [s.meaning, person(s.signer_name, s.signer_email), when(s.signed_at), s.method, s.content_hash.slice(0, 16)]);
 }
 const SIGNATURE_HEADER = ['Meaning', 'Signer', 'Signed at', 'Method', 'Content hash'];
+const SIGNATURE_WIDTHS: (number | '*')[] = [70, '*', 105, 55, 90];
 
 function fieldRows(fields: readonly Field[]): string[][] {
   return fields.map((f) => [f.label || f.key, f.type, f.required ? 'yes' : 'no', f.unit ?? '', limits(f), (f.options ?? []).join(', ')]);
@@ -111,7 +113,7 @@ function templateBody(
     ['Content SHA-256', version.content_hash],
   ]);
   report.paragraph(template.description);
-  if (signatures.length > 0) report.heading('Signatures', 2).table(SIGNATURE_HEADER, signatureRows(signatures));
+  if (signatures.length > 0) report.heading('Signatures', 2).table(SIGNATURE_HEADER, signatureRows(signatures), { widths: SIGNATURE_WIDTHS });
   let n = 0;
   for (const section of content.sections) {
     report.heading(section.title, 1);
@@ -229,7 +231,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     ['Co-workers', of('COWORKER').join('; ')],
     ['Step owners', of('STEP_OWNER').join('; ')],
   ]);
-  if (h.signatures.length > 0) report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures));
+  if (h.signatures.length > 0) report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures), { widths: SIGNATURE_WIDTHS });
 
   report.heading('Steps', 1);
   for (const { section, step, index } of stepsOf(h.content)) {
@@ -253,7 +255,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
         const field = fieldOf(v.key);
         return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', v.outOfLimits ? 'OUT OF LIMITS' : 'ok'];
       }),
-      (row) => values[row]!.outOfLimits,
+      { mark: (row) => values[row]!.outOfLimits, widths: ['*', '*', 50, 70, 80] },
     );
     const { photos, signatures } = recordFiles(h.content, record);
     addImages(report, images, photos, (name) => `Photo: ${name}`);
@@ -264,6 +266,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     report.heading('Hand-offs', 1).table(
       ['From', 'To', 'Status', 'Note', 'Created', 'Decided'],
       h.handOffs.map((o) => [user(o.from_user_id), user(o.to_user_id), o.status, o.note, when(o.created_at), when(o.decided_at)]),
+      { widths: ['*', '*', 65, '*', 70, 70] },
     );
   }
   if (h.faults.length > 0) {
@@ -277,7 +280,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
         `${when(f.raised_at)} by ${user(f.raised_by)}`,
         f.closed_at ? `${when(f.closed_at)} by ${user(f.closed_by)}${f.close_note ? `: ${f.close_note}` : ''}` : '',
       ]),
-      (row) => h.faults[row]!.state === 'OPEN',
+      { mark: (row) => h.faults[row]!.state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },
     );
     for (const f of h.faults) addImages(report, images, JSON.parse(f.photos) as number[], (name) => `Fault photo: ${name}`);
   }
