@@ -149,6 +149,8 @@ const ConfigSchema = z.object({
    * AEAD only, so no static-RSA key exchange and no CBC.
    */
   tlsCiphers: z.string().min(1),
+  /** a template ZIP import may expand to at most this much (counted while inflating) */
+  importMaxUnzipped: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
@@ -299,5 +301,12 @@ function stripUndefined<T extends object>(value: T): T {
 export function bodyLimitBytes(config: Config): number {
   const match = /^(\d+)(kb|mb)?$/i.exec(config.bodyLimit)!;
   const factor = { kb: 1024, mb: 1024 * 1024 }[(match[2] ?? '').toLowerCase() as 'kb' | 'mb'] ?? 1;
+  return Number(match[1]) * factor;
+}
+
+/** How far a template ZIP import may expand (WIP_IMPORT_MAX_UNZIPPED), in bytes. */
+export function importMaxUnzippedBytes(config: Config): number {
+  const match = /^(\d+)(kb|mb|gb)?$/i.exec(config.importMaxUnzipped)!;
+  const factor = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? '').toLowerCase() as 'kb' | 'mb' | 'gb'] ?? 1;
   return Number(match[1]) * factor;
 }

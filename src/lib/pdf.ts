@@ -10,7 +10,7 @@ let pdfkit: PdfKit | undefined;
  * scripts/build-binary.ts has embedded pdfkit's standard-font metrics and ICC
  * profile (pdfkit would otherwise read them from beside its module).
  */
-function loadPdfKit(): PdfKit {
+export function loadPdfKit(): PdfKit {
   pdfkit ??= require('pdfkit') as PdfKit;
   return pdfkit;
 }
@@ -86,7 +86,7 @@ function blocks(markdown: string): Block[] {
 }
 
 /** Inline Markdown → text. */
-function plain(text: string): string {
+export function plain(text: string): string {
   return text
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]+)\]\(([^)\s]+)[^)]*\)/g, '$1 ($2)')

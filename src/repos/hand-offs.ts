@@ -54,3 +54,8 @@ export async function listHandOffIdsOfJobs(db: Kysely<DB>, scope: TenantScope, j
   const rows = await inTenant(db, scope).selectFrom('hand_offs').select('id').where('job_id', 'in', [...jobIds]).execute();
   return rows.map((r) => r.id);
 }
+
+/** Every hand-off of a job, oldest first (job history reports). */
+export async function listHandOffsOfJob(db: Kysely<DB>, scope: TenantScope, jobId: number): Promise<HandOffRow[]> {
+  return inTenant(db, scope).selectFrom('hand_offs').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+}

@@ -129,10 +129,10 @@ async function assertReferencesExist(db: Kysely<DB>, actor: UserActor, fields: T
   }
 }
 
-const auditActor = (actor: UserActor) => ({ userId: actor.userId, email: actor.email });
+const auditActor = (actor: Author) => ({ userId: actor.userId, email: actor.email });
 const versionSummary = (v: TemplateVersionRow) => ({ templateId: v.template_id, number: v.number, state: v.state, contentHash: v.content_hash });
 
-async function templateSummary(db: Kysely<DB>, actor: UserActor, t: TemplateRow) {
+async function templateSummary(db: Kysely<DB>, actor: Pick<UserActor, 'scope'>, t: TemplateRow) {
   const orgs = await loadTemplateOrganizations(db, actor.scope, [t.id]);
   return {
     title: t.title,
@@ -173,28 +173,48 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   const db = deps.db.kysely;
   await assertReferencesExist(db, actor, fields, 'input');
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
-    const template = await insertTemplate(trx, actor.scope, {
-      title: fields.title!,
-      description: fields.description ?? '',
-      tags: JSON.stringify(fields.tags ?? []),
-      asset_class_id: fields.assetClassId ?? null,
-      owner_id: actor.userId,
-      created_at: now,
-      updated_at: now,
-    });
-    await setTemplateOrganizations(trx, actor.scope, template.id, fields.organizationIds ?? []);
-    await appendAudit(trx, actor.scope, {
-      actor: auditActor(actor),
-      action: 'template.created',
-      entityType: 'template',
-      entityId: template.id,
-      after: await templateSummary(trx, actor, template),
-      at: now,
-    });
-    await insertDraft(trx, actor, template.id, 1, { json, hash }, now, {});
-    return template;
+  return withTransaction(deps.db, (trx) =>
+    insertTemplateWithDraft(trx, actor, { title: fields.title!, description: fields.description ?? '', tags: fields.tags ?? [], assetClassId: fields.assetClassId ?? null, organizationIds: fields.organizationIds ?? [] }, { json, hash }, now, {}),
+  );
+}
+
+/** Who a template or draft is written by: a user of the client (the audit chain names them). */
+export type Author = Pick<UserActor, 'scope' | 'userId' | 'email'>;
+
+/**
+ * Inside a transaction: a template owned by `author`, its organizations, and
+ * its version 1 as a DRAFT with `content`, each with its audit entry (`note`
+ * goes into the entries, e.g. where an import or copy came from). Fields are
+ * already validated and their references checked.
+ */
+export async function insertTemplateWithDraft(
+  trx: Kysely<DB>,
+  author: Author,
+  fields: { title: string; description: string; tags: string[]; assetClassId: number | null; organizationIds: number[] },
+  content: { json: string; hash: string },
+  now: string,
+  note: Record<string, unknown>,
+): Promise<TemplateRow> {
+  const template = await insertTemplate(trx, author.scope, {
+    title: fields.title,
+    description: fields.description,
+    tags: JSON.stringify(fields.tags),
+    asset_class_id: fields.assetClassId,
+    owner_id: author.userId,
+    created_at: now,
+    updated_at: now,
   });
+  await setTemplateOrganizations(trx, author.scope, template.id, fields.organizationIds);
+  await appendAudit(trx, author.scope, {
+    actor: auditActor(author),
+    action: 'template.created',
+    entityType: 'template',
+    entityId: template.id,
+    after: { ...(await templateSummary(trx, author, template)), ...note },
+    at: now,
+  });
+  await insertDraft(trx, author, template.id, 1, content, now, note);
+  return template;
 }
 
 /**
@@ -268,7 +288,7 @@ export async function createDraft(deps: Deps, actor: UserActor, templateId: numb
 /** A new DRAFT version by the caller, and its audit entry. */
 async function insertDraft(
   trx: Kysely<DB>,
-  actor: UserActor,
+  actor: Author,
   templateId: number,
   number: number,
   content: { json: string; hash: string },

@@ -25,12 +25,29 @@ export function acceptBody(type: BodyType, limitBytes: number): Middleware {
     if (hasBody(ctx) && !ctx.is(media)) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route accepts ${media[0]} request bodies only`);
     }
-    if (parse) await parse(ctx, next);
-    else await next();
+    if (!parse) return next();
+    let parsed = false;
+    try {
+      await parse(ctx, async () => {
+        parsed = true;
+        await next();
+      });
+    } catch (error) {
+      // only the parser's own refusals are the client's fault; what the route throws passes through
+      if (parsed || error instanceof AppError) throw error;
+      throw multipartError(error);
+    }
   };
 }
 
 /** A body is on its way when a length above zero or a chunked transfer is announced (an empty POST is no body). */
 function hasBody(ctx: Context): boolean {
   return ctx.request.length ? ctx.request.length > 0 : ctx.get('transfer-encoding') !== '';
+}
+
+/** A malformed, empty or oversize multipart body is a 4xx, never a 500. */
+function multipartError(error: unknown): AppError {
+  const status = (error as { httpCode?: number }).httpCode;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The upload is larger than allowed');
+  return new AppError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`);
 }

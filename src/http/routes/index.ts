@@ -23,6 +23,7 @@ import { clientTutorialRoutes } from './client/tutorials';
 import { clientWorkingTogetherRoutes } from './client/working-together';
 import { clientReportRoutes } from './client/reports';
 import { adminActivityReportRoutes } from './admin/activity-report';
+import { clientExportRoutes } from './client/exports';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -48,6 +49,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientReportRoutes,
   ...adminActivityReportRoutes,
   ...clientPushRoutes,
+  ...clientExportRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];

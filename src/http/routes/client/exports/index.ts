@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import type { AppContext } from '../../../state';
+import { fieldError } from '../../../../errors';
+import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { findLatestVersion } from '../../../../repos/template-versions';
+import { copyEntities } from '../../../../services/copy-entities';
+import { jobReportZip } from '../../../../services/job-report';
+import { packageFiles } from '../../../../services/package-files';
+import { renderJobPdf, renderTemplatePdf } from '../../../../services/pdf-exports';
+import { exportTemplateZip, importTemplateZip } from '../../../../services/template-archive';
+import { CopyEntitiesInput, TemplateIdParams, VersionQuery } from './schema';
+
+/** Template import/export (ZIP), copying templates between clients, PDF exports and the zipped job report (SPEC.md 4.3). */
+
+/** Generating documents costs CPU: a budget per user (or system admin) rather than per IP. */
+const perCaller = (max: number) => ({
+  max,
+  windowMs: 60_000,
+  key: (ctx: AppContext) => {
+    const actor = ctx.state.actor;
+    return actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`;
+  },
+});
+
+function sendDownload(ctx: AppContext, download: { fileName: string; stream: Readable }, type: string): undefined {
+  ctx.attachment(download.fileName);
+  ctx.type = type;
+  ctx.body = download.stream;
+  return undefined;
+}
+
+export const clientExportRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/client/export-zip/:templateId',
+    summary: 'A template as a ZIP: manifest.json (format wip-template v1: template, version content, sensors, files with sha256) and media/; the published version, else the latest, or ?versionId=',
+    auth: 'user',
+    params: TemplateIdParams,
+    query: VersionQuery,
+    rateLimit: perCaller(60),
+    async handler({ deps, actor, params, query, ctx }) {
+      return sendDownload(ctx, await exportTemplateZip(deps, packageFiles(deps), actor, params.templateId, query.versionId), 'application/zip');
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/import-zip',
+    summary:
+      'Author: import a template ZIP (multipart part `file`) as a new template with one DRAFT; refuses unsafe or inconsistent archives with 422 ARCHIVE_INVALID (details.reason) and writes nothing',
+    auth: 'user',
+    roles: DOMAIN_PERMISSIONS.author,
+    accepts: 'multipart',
+    status: 201,
+    rateLimit: perCaller(30),
+    async handler({ deps, actor, ctx }) {
+      const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
+      const part = [files.file].flat()[0] as { filepath: string } | undefined;
+      const all = Object.values(files).flat() as { filepath: string }[];
+      try {
+        if (!part) throw fieldError('body.file', 'send the ZIP as the multipart part "file"');
+        const template = await importTemplateZip(deps, packageFiles(deps), actor, part.filepath);
+        const version = await findLatestVersion(deps.db.kysely, actor.scope, template.id);
+        return { templateId: template.id, versionId: version!.id, title: template.title };
+      } finally {
+        for (const f of all) fs.rm(f.filepath, { force: true }, () => {});
+      }
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/copy-entities',
+    summary:
+      'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
+    auth: 'user-or-admin',
+    roles: [SECURITY_ADMIN],
+    body: CopyEntitiesInput,
+    status: 201,
+    rateLimit: perCaller(30),
+    async handler({ deps, actor, body }) {
+      return copyEntities(deps, packageFiles(deps), actor, body);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/get-as-pdf/getTemplateAsPdf/:id',
+    summary: "A template's published version (or ?versionId=) as PDF: steps, images, field tables, signatures",
+    auth: 'user',
+    params: IdParams,
+    query: VersionQuery,
+    rateLimit: perCaller(60),
+    async handler({ deps, actor, params, query, ctx }) {
+      return sendDownload(ctx, await renderTemplatePdf(deps, packageFiles(deps), actor, params.id, query.versionId), 'application/pdf');
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/get-as-pdf/getJobHistoryAsPdf/:id',
+    summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults",
+    auth: 'user',
+    params: IdParams,
+    rateLimit: perCaller(60),
+    async handler({ deps, actor, params, ctx }) {
+      return sendDownload(ctx, await renderJobPdf(deps, packageFiles(deps), actor, params.id), 'application/pdf');
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/download-zipped-job-report/:id',
+    summary: 'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
+    auth: 'user',
+    params: IdParams,
+    rateLimit: perCaller(30),
+    async handler({ deps, actor, params, ctx }) {
+      return sendDownload(ctx, await jobReportZip(deps, packageFiles(deps), actor, params.id), 'application/zip');
+    },
+  }),
+];

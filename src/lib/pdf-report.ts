@@ -1,0 +1,133 @@
+import type { Readable } from 'node:stream';
+import { loadPdfKit } from './pdf';
+
+/**
+ * A small vocabulary for generated reports on top of pdfkit: headings,
+ * paragraphs, label/value lists, tables (pdfkit's own, which break across
+ * pages), images; and, once the content is laid out, the same header and
+ * footer on every page — the client's name (and logo), the title, "page N of
+ * M" and the generation time. Text is real text in standard fonts, so it can
+ * be searched, copied and extracted. The standard fonts cover Western
+ * European characters (WinAnsi); others are not drawn.
+ */
+
+export interface ReportHeader {
+  title: string;
+  clientName: string;
+  /** PNG or JPEG bytes */
+  logo?: Buffer | null;
+  generatedAt: Date;
+}
+
+const MARGIN = 50;
+const HEADER_SPACE = 40;
+
+export class PdfReport {
+  readonly doc: PDFKit.PDFDocument;
+
+  constructor(private readonly header: ReportHeader) {
+    const PDFDocument = loadPdfKit();
+    this.doc = new PDFDocument({
+      size: 'A4',
+      bufferPages: true,
+      margins: { top: MARGIN + HEADER_SPACE, bottom: MARGIN + 20, left: MARGIN, right: MARGIN },
+      info: { Title: header.title, Subject: `${header.title} (${header.clientName})`, Producer: 'wip', CreationDate: header.generatedAt },
+    });
+    this.doc.font('Helvetica-Bold').fontSize(18).text(header.title);
+    this.doc.moveDown(0.5);
+  }
+
+  heading(text: string, level: 1 | 2 = 1): this {
+    this.ensureRoom(60);
+    this.doc.moveDown(0.6).font('Helvetica-Bold').fontSize(level === 1 ? 14 : 12).fillColor('black').text(text);
+    this.doc.moveDown(0.3);
+    return this;
+  }
+
+  paragraph(text: string, options: { italic?: boolean; color?: string } = {}): this {
+    if (!text.trim()) return this;
+    this.doc.font(options.italic ? 'Helvetica-Oblique' : 'Helvetica').fontSize(10).fillColor(options.color ?? 'black').text(text);
+    this.doc.fillColor('black').moveDown(0.4);
+    return this;
+  }
+
+  /** "Label: value" lines */
+  facts(rows: readonly [string, string | number | null | undefined][]): this {
+    for (const [label, value] of rows) {
+      if (value === null || value === undefined || value === '') continue;
+      this.doc.font('Helvetica-Bold').fontSize(10).text(`${label}: `, { continued: true }).font('Helvetica').text(String(value));
+    }
+    this.doc.moveDown(0.4);
+    return this;
+  }
+
+  /**
+   * A table with a header row; `mark` picks rows to print in red (out of
+   * limits); `widths` in points or '*' (shares of what is left).
+   */
+  table(header: readonly string[], rows: readonly (readonly string[])[], options: { mark?: (row: number) => boolean; widths?: (number | '*')[] } = {}): this {
+    const { mark, widths } = options;
+    if (rows.length === 0) return this;
+    this.ensureRoom(50);
+    this.doc.x = MARGIN;
+    this.doc.fontSize(9);
+    this.doc.table({
+      defaultStyle: { padding: 3, border: 0.5, borderColor: '#999999' },
+      ...(widths && { columnStyles: widths }),
+      rowStyles: (i) => (i === 0 ? { backgroundColor: '#e8e8e8' } : mark?.(i - 1) ? { textColor: '#b00000' } : undefined),
+      data: [header.map((text) => ({ text, font: { src: 'Helvetica-Bold' }, type: 'TH' as const })), ...rows.map((row) => row.map((text) => ({ text, font: { src: 'Helvetica' } })))],
+    });
+    this.doc.x = MARGIN;
+    this.doc.moveDown(0.6);
+    return this;
+  }
+
+  /** A PNG or JPEG, scaled to fit, with a caption; anything pdfkit cannot read becomes a line saying so. */
+  image(bytes: Buffer, caption: string): this {
+    this.ensureRoom(180);
+    try {
+      this.doc.image(bytes, MARGIN, this.doc.y, { fit: [240, 160] });
+      this.doc.y += 165;
+    } catch {
+      this.paragraph(`[image not shown: ${caption}]`, { italic: true });
+      return this;
+    }
+    this.doc.x = MARGIN;
+    return this.paragraph(caption, { italic: true, color: '#444444' });
+  }
+
+  /** Draws header and footer on every page and ends the document; the PDF bytes stream out. */
+  end(): Readable {
+    const doc = this.doc;
+    const { count } = doc.bufferedPageRange();
+    const stamp = this.header.generatedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    for (let i = 0; i < count; i++) {
+      doc.switchToPage(i);
+      const { width, height, margins } = doc.page;
+      const savedBottom = margins.bottom;
+      // writing inside the margins must not start a new page
+      margins.bottom = 0;
+      let left = MARGIN;
+      if (this.header.logo) {
+        try {
+          doc.image(this.header.logo, MARGIN, 20, { fit: [80, 30] });
+          left += 90;
+        } catch {
+          // an unreadable logo is left out, the report is not
+        }
+      }
+      doc.font('Helvetica-Bold').fontSize(9).fillColor('#333333').text(this.header.clientName, left, 24, { lineBreak: false });
+      doc.font('Helvetica').text(this.header.title, left, 36, { width: width - left - MARGIN, lineBreak: false, ellipsis: true });
+      doc.moveTo(MARGIN, 52).lineTo(width - MARGIN, 52).strokeColor('#999999').lineWidth(0.5).stroke();
+      doc.fontSize(8).text(`Generated ${stamp}`, MARGIN, height - 40, { lineBreak: false });
+      doc.text(`page ${i + 1} of ${count}`, MARGIN, height - 40, { width: width - 2 * MARGIN, align: 'right', lineBreak: false });
+      margins.bottom = savedBottom;
+    }
+    doc.end();
+    return doc as unknown as Readable;
+  }
+
+  private ensureRoom(points: number): void {
+    if (this.doc.y + points > this.doc.page.height - this.doc.page.margins.bottom) this.doc.addPage();
+  }
+}

@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream';
+import type { Deps } from '../deps';
+import { stepsOf } from '../domain/content';
+import type { RecordedValue } from '../domain/recording';
+import { writeZip, type ZipSource } from '../lib/zip';
+import { jobPdfStream, loadJobHistory, recordFiles, type JobHistory } from './pdf-exports';
+import type { PackageFiles } from './template-package';
+import type { UserActor } from './actor';
+
+/**
+ * `GET /api/client/download-zipped-job-report/:id`: one ZIP, streamed, with
+ * the job history PDF (`job-<id>.pdf`), every recorded value as `values.csv`
+ * and `values.json` (one row per value, in step order), and the attached
+ * files — step photos and fault photos under `photos/`, signature images
+ * under `signatures/` — each named `<file id>-<name>`.
+ */
+
+export interface ValueRow {
+  jobId: number;
+  stepId: string;
+  stepTitle: string;
+  stepStatus: string;
+  fieldKey: string;
+  fieldLabel: string;
+  fieldType: string;
+  value: unknown;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+  outOfLimits: boolean;
+  readingId: string | null;
+  recordedBy: string;
+  recordedAt: string;
+}
+
+export function valueRows(h: JobHistory): ValueRow[] {
+  return stepsOf(h.content).flatMap(({ step }) => {
+    const record = h.records.get(step.id);
+    if (!record) return [];
+    return (JSON.parse(record.values) as RecordedValue[]).map((v): ValueRow => {
+      const field = step.fields.find((f) => f.key === v.key);
+      return {
+        jobId: h.job.id,
+        stepId: step.id,
+        stepTitle: step.title,
+        stepStatus: record.status,
+        fieldKey: v.key,
+        fieldLabel: field?.label ?? '',
+        fieldType: field?.type ?? '',
+        value: v.value,
+        unit: field?.unit ?? null,
+        min: field?.min ?? null,
+        max: field?.max ?? null,
+        outOfLimits: v.outOfLimits,
+        readingId: v.readingId ?? null,
+        recordedBy: h.users.get(record.recorded_by)?.email ?? `user ${record.recorded_by}`,
+        recordedAt: record.recorded_at,
+      };
+    });
+  });
+}
+
+const CSV_COLUMNS: (keyof ValueRow)[] = ['jobId', 'stepId', 'stepTitle', 'stepStatus', 'fieldKey', 'fieldLabel', 'fieldType', 'value', 'unit', 'min', 'max', 'outOfLimits', 'readingId', 'recordedBy', 'recordedAt'];
+
+/**
+ * RFC 4180 CSV. Text that a spreadsheet would run as a formula (starting with
+ * = + - @ or a control character) gets a leading apostrophe: a report opened
+ * in Excel must not execute what an operator typed.
+ */
+export function toCsv(rows: readonly ValueRow[]): string {
+  const cell = (v: unknown): string => {
+    let text = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(' ') : String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(','))].join('\r\n') + '\r\n';
+}
+
+/** @throws AppError NOT_FOUND (also another client's job) */
+export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
+  const h = await loadJobHistory(deps, actor, jobId);
+  const rows = valueRows(h);
+  const records = [...h.records.values()].map((r) => recordFiles(h.content, r));
+  const photoIds = [...new Set([...records.flatMap((r) => r.photos), ...h.faults.flatMap((f) => JSON.parse(f.photos) as number[])])];
+  const signatureIds = [...new Set(records.flatMap((r) => r.signatures))];
+  const described = new Map((await files.describe(actor.scope, [...photoIds, ...signatureIds])).map((f) => [f.id, f]));
+  const attached = (folder: string, ids: number[]): ZipSource[] =>
+    ids.flatMap((id) => {
+      const file = described.get(id);
+      if (!file) return [];
+      const name = file.name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100);
+      return [{ path: `${folder}/${id}-${name}`, open: () => files.open(actor.scope, id) }];
+    });
+  const stream = writeZip(
+    [
+      { path: `job-${jobId}.pdf`, open: () => jobPdfStream(deps, files, actor.scope, h) },
+      { path: 'values.csv', data: Buffer.from(toCsv(rows), 'utf8') },
+      { path: 'values.json', data: Buffer.from(JSON.stringify({ jobId, values: rows }, null, 2) + '\n', 'utf8') },
+      ...attached('photos', photoIds),
+      ...attached('signatures', signatureIds),
+    ],
+    deps.clock.now(),
+  );
+  return { fileName: `job-${jobId}-report.zip`, stream };
+}

@@ -1,0 +1,288 @@
+import type { Readable } from 'node:stream';
+import type { Deps } from '../deps';
+import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
+import type { TenantScope } from '../db/tenant';
+import { AppError, notFound } from '../errors';
+import { deserializeContent, stepsOf, type Content, type Field } from '../domain/content';
+import type { RecordedValue } from '../domain/recording';
+import { plain } from '../lib/pdf';
+import { PdfReport } from '../lib/pdf-report';
+import { getClientById } from '../repos/clients';
+import { loadFaultsOfJobs } from '../repos/faults';
+import { listHandOffsOfJob } from '../repos/hand-offs';
+import { getJobById, loadJobMembers, loadStepRecords } from '../repos/jobs';
+import { findVersionById, findVersionInState, loadSignaturesByVersionIds } from '../repos/template-versions';
+import { findTemplateById } from '../repos/templates';
+import { loadUsersByIds, type UserWithRoles } from '../repos/users';
+import { findCatalogueRow } from '../repos/catalogue';
+import { getVisibleTemplate } from './templates';
+import type { PackageFiles } from './template-package';
+import type { UserActor } from './actor';
+
+/**
+ * PDF exports of a template version and of a job's history (pdfkit through
+ * lib/pdf-report.ts). Both read everything first, then lay the document out;
+ * images (step media, photos, signature images) are embedded when they are
+ * PNG or JPEG files of the client no larger than MAX_IMAGE_BYTES.
+ */
+
+const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg']);
+
+// ── Shared ──────────────────────────────────────────────────────────────────
+
+const person = (name: string, email: string) => (name && name !== email ? `${name} <${email}>` : email);
+const userName = (u: UserWithRoles | undefined, id: number | null) =>
+  u ? person(`${u.first_name} ${u.last_name}`.trim(), u.email) : id == null ? '' : `user ${id}`;
+
+const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC') : '');
+
+function limits(field: Field): string {
+  if (field.min != null && field.max != null) return `${field.min} to ${field.max}`;
+  if (field.min != null) return `>= ${field.min}`;
+  if (field.max != null) return `<= ${field.max}`;
+  return '';
+}
+
+/** The bytes of the client's image files among `ids`, for embedding. */
+async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly number[]): Promise<Map<number, { name: string; bytes: Buffer }>> {
+  const out = new Map<number, { name: string; bytes: Buffer }>();
+  for (const meta of await files.describe(scope, [...new Set(ids)])) {
+    if (!IMAGE_TYPES.has(meta.contentType) || meta.size > MAX_IMAGE_BYTES) continue;
+    const chunks: Buffer[] = [];
+    for await (const chunk of await files.open(scope, meta.id)) chunks.push(chunk as Buffer);
+    out.set(meta.id, { name: meta.name, bytes: Buffer.concat(chunks) });
+  }
+  return out;
+}
+
+function addImages(report: PdfReport, images: Map<number, { name: string; bytes: Buffer }>, ids: readonly number[], caption: (name: string) => string): void {
+  for (const id of ids) {
+    const image = images.get(id);
+    if (image) report.image(image.bytes, caption(image.name));
+    else report.paragraph(`[file ${id}: not an embeddable image]`, { italic: true });
+  }
+}
+
+async function clientName(deps: Deps, scope: TenantScope): Promise<string> {
+  return (await getClientById(deps.db.kysely, scope.clientId)).name;
+}
+
+function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
+  return signatures.map((s) => [s.meaning, person(s.signer_name, s.signer_email), when(s.signed_at), s.method, s.content_hash.slice(0, 16)]);
+}
+const SIGNATURE_HEADER = ['Meaning', 'Signer', 'Signed at', 'Method', 'Content hash'];
+const SIGNATURE_WIDTHS: (number | '*')[] = [70, '*', 105, 55, 90];
+
+function fieldRows(fields: readonly Field[]): string[][] {
+  return fields.map((f) => [f.label || f.key, f.type, f.required ? 'yes' : 'no', f.unit ?? '', limits(f), (f.options ?? []).join(', ')]);
+}
+
+// ── Template ────────────────────────────────────────────────────────────────
+
+/**
+ * The template's PUBLISHED version as a PDF, or the version `versionId`.
+ * @throws AppError NOT_FOUND (template or version, also another client's), NO_PUBLISHED_VERSION
+ */
+export async function renderTemplatePdf(deps: Deps, files: PackageFiles, actor: UserActor, templateId: number, versionId?: number): Promise<{ fileName: string; stream: Readable }> {
+  const db = deps.db.kysely;
+  const template = await getVisibleTemplate(db, actor, templateId);
+  const version = versionId !== undefined ? await findVersionById(db, actor.scope, versionId) : await findVersionInState(db, actor.scope, templateId, 'PUBLISHED');
+  if (!version && versionId === undefined) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version; name one with ?versionId=', { templateId });
+  if (!version || version.template_id !== templateId) throw notFound('Version');
+  const content = deserializeContent(version.content);
+  const signatures = await loadSignaturesByVersionIds(db, actor.scope, [version.id]);
+  const images = await loadImages(files, actor.scope, stepsOf(content).flatMap(({ step }) => step.media));
+  const report = new PdfReport({ title: template.title, clientName: await clientName(deps, actor.scope), generatedAt: deps.clock.now() });
+  templateBody(report, template, version, content, signatures, images);
+  return { fileName: `template-${template.id}-v${version.number}.pdf`, stream: report.end() };
+}
+
+function templateBody(
+  report: PdfReport,
+  template: TemplateRow,
+  version: TemplateVersionRow,
+  content: Content,
+  signatures: VersionSignatureRow[],
+  images: Map<number, { name: string; bytes: Buffer }>,
+): void {
+  report.facts([
+    ['Version', `${version.number} (${version.state})`],
+    ['Published', when(version.published_at)],
+    ['Tags', (JSON.parse(template.tags) as string[]).join(', ')],
+    ['Content SHA-256', version.content_hash],
+  ]);
+  report.paragraph(template.description);
+  if (signatures.length > 0) report.heading('Signatures', 2).table(SIGNATURE_HEADER, signatureRows(signatures), { widths: SIGNATURE_WIDTHS });
+  let n = 0;
+  for (const section of content.sections) {
+    report.heading(section.title, 1);
+    for (const step of section.steps) {
+      report.heading(`Step ${++n}: ${step.title}`, 2);
+      report.paragraph(plain(step.body));
+      addImages(report, images, step.media, (name) => name);
+      if (step.model) report.paragraph(`3D model: file ${step.model.fileId}`, { italic: true });
+      report.table(['Field', 'Type', 'Required', 'Unit', 'Limits', 'Options'], fieldRows(step.fields));
+    }
+  }
+}
+
+// ── Job history ─────────────────────────────────────────────────────────────
+
+/** Everything a job's history report shows, read once. */
+export interface JobHistory {
+  clientName: string;
+  job: JobRow;
+  template: TemplateRow | undefined;
+  version: TemplateVersionRow;
+  content: Content;
+  records: Map<string, StepRecordRow>;
+  members: JobMemberRow[];
+  handOffs: HandOffRow[];
+  faults: FaultRow[];
+  signatures: VersionSignatureRow[];
+  users: Map<number, UserWithRoles>;
+  assetName: string | null;
+}
+
+/** @throws AppError NOT_FOUND (also another client's job) */
+export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number): Promise<JobHistory> {
+  const db = deps.db.kysely;
+  const scope = actor.scope;
+  const job = await getJobById(db, scope, jobId);
+  const version = await findVersionById(db, scope, job.version_id);
+  if (!version) throw notFound('Version');
+  const [records, members, handOffs, faults, signatures] = await Promise.all([
+    loadStepRecords(db, scope, [job.id]),
+    loadJobMembers(db, scope, [job.id]),
+    listHandOffsOfJob(db, scope, job.id),
+    loadFaultsOfJobs(db, scope, [job.id]),
+    loadSignaturesByVersionIds(db, scope, [version.id]),
+  ]);
+  const userIds = [
+    job.created_by,
+    ...records.map((r) => r.recorded_by),
+    ...members.map((m) => m.user_id),
+    ...handOffs.flatMap((h) => [h.from_user_id, h.to_user_id]),
+    ...faults.flatMap((f) => [f.raised_by, ...(f.closed_by == null ? [] : [f.closed_by])]),
+  ];
+  const users = new Map((await loadUsersByIds(db, scope, [...new Set(userIds)])).map((u) => [u.id, u]));
+  const asset = job.asset_id == null ? undefined : await findCatalogueRow(db, scope, 'assets', job.asset_id);
+  return {
+    clientName: await clientName(deps, scope),
+    job,
+    template: await findTemplateById(db, scope, job.template_id),
+    version,
+    content: deserializeContent(version.content),
+    records: new Map(records.map((r) => [r.step_id, r])),
+    members,
+    handOffs,
+    faults,
+    signatures,
+    users,
+    assetName: asset?.name ?? null,
+  };
+}
+
+/** A recorded value as text (file references are named by id; the report embeds the images). */
+export function valueText(field: Field | undefined, value: RecordedValue): string {
+  if (Array.isArray(value.value)) return value.value.map((id) => `file ${id}`).join(', ');
+  if (field?.type === 'SIGNATURE' || field?.type === 'PHOTO') return `file ${value.value}`;
+  return typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
+}
+
+/** File ids a record refers to: photos and signature images. */
+export function recordFiles(content: Content, record: StepRecordRow): { photos: number[]; signatures: number[] } {
+  const step = stepsOf(content).find((s) => s.step.id === record.step_id)?.step;
+  const photos: number[] = [];
+  const signatures: number[] = [];
+  for (const v of JSON.parse(record.values) as RecordedValue[]) {
+    const type = step?.fields.find((f) => f.key === v.key)?.type;
+    if (type === 'PHOTO') photos.push(...(v.value as number[]));
+    if (type === 'SIGNATURE') signatures.push(v.value as number);
+  }
+  return { photos, signatures };
+}
+
+/** @throws AppError NOT_FOUND */
+export async function renderJobPdf(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
+  const history = await loadJobHistory(deps, actor, jobId);
+  return { fileName: `job-${jobId}.pdf`, stream: await jobPdfStream(deps, files, actor.scope, history) };
+}
+
+/** The job history PDF of an already loaded history (the zipped report reuses it). */
+export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: TenantScope, h: JobHistory): Promise<Readable> {
+  const fileIds = [...h.records.values()].flatMap((r) => Object.values(recordFiles(h.content, r)).flat()).concat(h.faults.flatMap((f) => JSON.parse(f.photos) as number[]));
+  const images = await loadImages(files, scope, fileIds);
+  const user = (id: number | null) => userName(id == null ? undefined : h.users.get(id), id);
+  const report = new PdfReport({ title: `Job ${h.job.id}: ${h.job.title}`, clientName: h.clientName, generatedAt: deps.clock.now() });
+  const of = (kind: JobMemberRow['kind']) => h.members.filter((m) => m.kind === kind).map((m) => user(m.user_id) + (m.step_id ? ` (step ${m.step_id})` : ''));
+  report.facts([
+    ['Template', h.template ? `${h.template.title} (version ${h.version.number})` : `version ${h.version.number}`],
+    ['State', h.job.state],
+    ['Priority', h.job.priority],
+    ['Asset', h.assetName],
+    ['Created', `${when(h.job.created_at)} by ${user(h.job.created_by)}`],
+    ['Started', when(h.job.started_at)],
+    ['Completed', when(h.job.completed_at)],
+    ['Due', when(h.job.due_at)],
+    ['Cancel reason', h.job.cancel_reason],
+    ['Assignees', of('ASSIGNEE').join('; ')],
+    ['Co-workers', of('COWORKER').join('; ')],
+    ['Step owners', of('STEP_OWNER').join('; ')],
+  ]);
+  if (h.signatures.length > 0) report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures), { widths: SIGNATURE_WIDTHS });
+
+  report.heading('Steps', 1);
+  for (const { section, step, index } of stepsOf(h.content)) {
+    report.heading(`Step ${index + 1}: ${step.title} (${section.title})`, 2);
+    const record = h.records.get(step.id);
+    if (!record) {
+      report.paragraph('Not recorded', { italic: true });
+      continue;
+    }
+    report.facts([
+      ['Status', record.status],
+      ['Recorded', `${when(record.recorded_at)} by ${user(record.recorded_by)}`],
+      ['Reason', record.reason],
+      ['Comment', record.comment],
+    ]);
+    const values = JSON.parse(record.values) as RecordedValue[];
+    const fieldOf = (key: string) => step.fields.find((f) => f.key === key);
+    report.table(
+      ['Field', 'Value', 'Unit', 'Limits', 'Check'],
+      values.map((v) => {
+        const field = fieldOf(v.key);
+        return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', v.outOfLimits ? 'OUT OF LIMITS' : 'ok'];
+      }),
+      { mark: (row) => values[row]!.outOfLimits, widths: ['*', '*', 50, 70, 80] },
+    );
+    const { photos, signatures } = recordFiles(h.content, record);
+    addImages(report, images, photos, (name) => `Photo: ${name}`);
+    addImages(report, images, signatures, () => `Signature of ${user(record.recorded_by)}, ${when(record.recorded_at)}`);
+  }
+
+  if (h.handOffs.length > 0) {
+    report.heading('Hand-offs', 1).table(
+      ['From', 'To', 'Status', 'Note', 'Created', 'Decided'],
+      h.handOffs.map((o) => [user(o.from_user_id), user(o.to_user_id), o.status, o.note, when(o.created_at), when(o.decided_at)]),
+      { widths: ['*', '*', 65, '*', 70, 70] },
+    );
+  }
+  if (h.faults.length > 0) {
+    report.heading('Faults', 1).table(
+      ['Severity', 'State', 'Step', 'Description', 'Raised', 'Closed'],
+      h.faults.map((f) => [
+        f.severity,
+        f.state,
+        f.step_id ?? '',
+        f.description,
+        `${when(f.raised_at)} by ${user(f.raised_by)}`,
+        f.closed_at ? `${when(f.closed_at)} by ${user(f.closed_by)}${f.close_note ? `: ${f.close_note}` : ''}` : '',
+      ]),
+      { mark: (row) => h.faults[row]!.state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },
+    );
+    for (const f of h.faults) addImages(report, images, JSON.parse(f.photos) as number[], (name) => `Fault photo: ${name}`);
+  }
+  return report.end();
+}

@@ -1,0 +1,143 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { buildClient, buildUser } from '../helpers/factories';
+import { gql } from '../helpers/graphql';
+import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
+import { download, unzip } from '../helpers/zip';
+import { pdfText } from '../helpers/pdf';
+
+let server: TestServer;
+const pdfs = suite('GET /api/client/get-as-pdf/…, GET /api/client/download-zipped-job-report/:id');
+pdfs.before(async () => {
+  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+});
+pdfs.after(async () => server.stop());
+
+const CONTENT = {
+  sections: [
+    {
+      id: 'prep',
+      title: 'Preparation',
+      steps: [
+        {
+          id: 'measure',
+          title: 'Measure the torque',
+          body: 'Use the **calibrated** wrench.',
+          fields: [
+            { key: 'torque', label: 'Torque', type: 'NUMBER', required: true, unit: 'Nm', min: 10, max: 20 },
+            { key: 'note', label: 'Note', type: 'TEXT' },
+          ],
+        },
+        { id: 'check', title: 'Check the seal', fields: [{ key: 'sealOk', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
+      ],
+    },
+  ],
+};
+const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }';
+
+async function jobWithHistory() {
+  const client = await buildClient(server, { name: 'Acme Pumps Ltd', seats: { full: 20, connect: 20 } });
+  const template = await publishedTemplate(server, client, CONTENT, 'Pump overhaul');
+  const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, title: 'Overhaul pump 7', assigneeIds: [a!.id] });
+  const rec = (values: unknown[], stepId = 'measure') => gql(server, a!.token!, RECORD, { i: { jobId: job.id, stepId, status: 'DONE', values } });
+  assert.equal((await rec([{ key: 'torque', value: 25 }, { key: 'note', value: '=HYPERLINK("x")' }])).codes, []);
+  assert.equal((await rec([{ key: 'sealOk', value: true }], 'check')).codes, []);
+  const fault = await gql(server, a!.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, stepId: 'check', description: 'Seal weeps oil', severity: 'HIGH' } });
+  assert.equal(fault.codes, [], JSON.stringify(fault.errors));
+  const handOff = await server.request('POST', '/api/client/workingTogether', { token: a!.token!, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'end of shift' } });
+  assert.is(handOff.status, 200, handOff.text);
+  return { client, template, job, a: a!, b: b! };
+}
+
+pdfs('the template PDF has the steps, field tables, signatures, client name, page numbers and generation time as text', async () => {
+  const { client, template } = await jobWithHistory();
+  const res = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, client.owner.token);
+  assert.is(res.status, 200, res.text);
+  assert.is(res.type, 'application/pdf');
+  assert.ok(res.bytes.subarray(0, 5).toString() === '%PDF-');
+  const { text, pages } = await pdfText(res.bytes);
+  for (const expected of [
+    'Acme Pumps Ltd',
+    'Pump overhaul',
+    'Version: 1 (PUBLISHED)',
+    'Step 1: Measure the torque',
+    'Use the calibrated wrench.',
+    'Torque NUMBER yes Nm 10 to 20',
+    'Step 2: Check the seal',
+    'Seal intact PASS_FAIL yes',
+    'APPROVED',
+    'PUBLISHED',
+    `page 1 of ${pages}`,
+    'Generated ',
+  ]) {
+    assert.ok(text.includes(expected), `"${expected}" in ${text}`);
+  }
+  // a long address may wrap inside its table cell
+  assert.ok(text.replace(/ /g, '').includes(template.signer.email), `signer named: ${text}`);
+
+  const byVersion = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}?versionId=${template.versionId}`, client.owner.token);
+  assert.is(byVersion.status, 200);
+  const other = await buildClient(server);
+  assert.is((await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, other.owner.token)).status, 404);
+  const draftOnly = await gql(server, client.owner.token, 'mutation { createTemplate(input: {title: "Draft only"}) { id } }');
+  const noPublished = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${draftOnly.data.createTemplate.id}`, client.owner.token);
+  assert.is(noPublished.status, 409);
+  assert.is(JSON.parse(noPublished.text).error.code, 'NO_PUBLISHED_VERSION');
+});
+
+pdfs('the job history PDF has recorded values with out-of-limit marks, hand-offs and faults', async () => {
+  const { client, job, a, b } = await jobWithHistory();
+  const res = await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, a.token!);
+  assert.is(res.status, 200, res.text);
+  assert.is(res.type, 'application/pdf');
+  const { text, pages } = await pdfText(res.bytes);
+  for (const expected of [
+    'Acme Pumps Ltd',
+    `Job ${job.id}: Overhaul pump 7`,
+    'Template: Pump overhaul (version 1)',
+    'State: IN_PROGRESS',
+    'Step 1: Measure the torque (Preparation)',
+    'Torque 25 Nm 10 to 20 OUT OF LIMITS',
+    'Seal intact PASS ok',
+    'Hand-offs',
+    'PENDING end of shift',
+    'Faults',
+    'HIGH OPEN check Seal weeps oil',
+    `page ${pages} of ${pages}`,
+  ]) {
+    assert.ok(text.includes(expected), `"${expected}" in ${text}`);
+  }
+  assert.ok(text.replace(/ /g, '').includes(a.email) && text.replace(/ /g, '').includes(b.email), `people named: ${text}`);
+  const other = await buildClient(server);
+  assert.is((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, other.owner.token)).status, 404);
+  assert.is((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/999999`, client.owner.token)).status, 404);
+});
+
+pdfs('the zipped job report holds the PDF, values.csv and values.json of every recorded value', async () => {
+  const { client, job, a } = await jobWithHistory();
+  const res = await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, client.owner.token);
+  assert.is(res.status, 200, res.text);
+  assert.is(res.type, 'application/zip');
+  assert.match(res.disposition ?? '', /job-\d+-report\.zip/);
+  const entries = await unzip(res.bytes);
+  assert.equal([...entries.keys()].sort(), [`job-${job.id}.pdf`, 'values.csv', 'values.json']);
+  assert.ok((await pdfText(entries.get(`job-${job.id}.pdf`)!)).text.includes('OUT OF LIMITS'));
+  const json = JSON.parse(entries.get('values.json')!.toString('utf8'));
+  const brief = json.values.map((v: any) => [v.stepId, v.fieldKey, v.value, v.outOfLimits, v.recordedBy]);
+  assert.equal(brief, [
+    ['measure', 'torque', 25, true, a.email],
+    ['measure', 'note', '=HYPERLINK("x")', false, a.email],
+    ['check', 'sealOk', 'PASS', false, a.email],
+  ]);
+  const csv = entries.get('values.csv')!.toString('utf8').split('\r\n');
+  assert.is(csv[0], 'jobId,stepId,stepTitle,stepStatus,fieldKey,fieldLabel,fieldType,value,unit,min,max,outOfLimits,readingId,recordedBy,recordedAt');
+  assert.ok(csv[1]!.startsWith(`${job.id},measure,Measure the torque,DONE,torque,Torque,NUMBER,25,Nm,10,20,true,,${a.email},`), csv[1]);
+  assert.ok(csv[2]!.includes(`,"'=HYPERLINK(""x"")",`), `a formula is defused: ${csv[2]}`);
+  assert.is(csv.length, 5, 'header, three rows, final newline');
+  const other = await buildClient(server);
+  assert.is((await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, other.owner.token)).status, 404);
+});
+
+pdfs.run();
