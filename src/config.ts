@@ -116,6 +116,8 @@ const ConfigSchema = z.object({
    * AEAD only, so no static-RSA key exchange and no CBC.
    */
   tlsCiphers: z.string().min(1),
+  /** http(s) URL of the update manifest GET /api/client/check-updates compares with; empty: only <data-dir>/updates/manifest.json */
+  updateUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });

@@ -21,6 +21,7 @@ import { clientTutorialRoutes } from './client/tutorials';
 import { clientWorkingTogetherRoutes } from './client/working-together';
 import { clientReportRoutes } from './client/reports';
 import { adminActivityReportRoutes } from './admin/activity-report';
+import { clientPlatformRoutes } from './client/platform';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -45,5 +46,6 @@ export const allRoutes: RouteSpec[] = [
   ...clientWorkingTogetherRoutes,
   ...clientReportRoutes,
   ...adminActivityReportRoutes,
+  ...clientPlatformRoutes,
   ...opsRoutes,
 ];
