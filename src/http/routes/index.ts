@@ -22,6 +22,8 @@ import { clientWorkingTogetherRoutes } from './client/working-together';
 import { clientReportRoutes } from './client/reports';
 import { adminActivityReportRoutes } from './admin/activity-report';
 import { clientPlatformRoutes } from './client/platform';
+import { clientI18nRoutes } from './client/i18n';
+import { adminInternationalizationRoutes } from './admin/internationalization';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -47,5 +49,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientReportRoutes,
   ...adminActivityReportRoutes,
   ...clientPlatformRoutes,
+  ...clientI18nRoutes,
+  ...adminInternationalizationRoutes,
   ...opsRoutes,
 ];
