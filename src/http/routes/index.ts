@@ -24,6 +24,8 @@ import { adminActivityReportRoutes } from './admin/activity-report';
 import { clientPlatformRoutes } from './client/platform';
 import { clientI18nRoutes } from './client/i18n';
 import { adminInternationalizationRoutes } from './admin/internationalization';
+import { clientDiagnosticsRoutes } from './client/diagnostics';
+import { adminBugReportRoutes } from './admin/bug-reports';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -51,5 +53,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientPlatformRoutes,
   ...clientI18nRoutes,
   ...adminInternationalizationRoutes,
+  ...clientDiagnosticsRoutes,
+  ...adminBugReportRoutes,
   ...opsRoutes,
 ];

@@ -1,12 +1,6 @@
-import type { AppContext } from '../../../state';
-import { defineRoute, type RouteSpec } from '../../../route';
+import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { buildInfo } from '../../../../lib/build-info';
 import { checkForUpdates } from '../../../../services/updates';
-
-const principalKey = (ctx: AppContext) => {
-  const actor = ctx.state.actor;
-  return actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`;
-};
 
 export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
@@ -25,7 +19,7 @@ export const clientPlatformRoutes: RouteSpec[] = [
       'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',
     auth: 'user-or-admin',
     // each call may ask the upstream: a budget per principal
-    rateLimit: { max: 30, windowMs: 60_000, key: (ctx) => `check-updates:${principalKey(ctx)}` },
+    rateLimit: principalBudget('check-updates', 30, 60_000),
     async handler({ deps }) {
       return checkForUpdates(deps);
     },
