@@ -6,6 +6,7 @@ import * as m0004 from './0004_licensing_agreements';
 import * as m0005 from './0005_work_instructions';
 import * as m0010 from './0010_reports';
 import * as m0012 from './0012_push';
+import * as m0013 from './0013_platform';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0005_work_instructions': m0005,
   '0010_reports': m0010,
   '0012_push': m0012,
+  '0013_platform': m0013,
 };

@@ -60,6 +60,8 @@ async function main(): Promise<void> {
       stdin: { contents: "require('./src/cli/index.ts').main(process.argv);", resolveDir: root, sourcefile: 'sea-entry.js', loader: 'js' },
       outfile: mainBundle,
       plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle()],
+      // GET /api/client/version reports these (src/lib/build-info.ts)
+      define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,
     }),
     build({ ...common, entryPoints: [path.join(root, 'src', 'lib', 'password-worker.ts')], outfile: workerBundle }),
@@ -103,6 +105,21 @@ async function main(): Promise<void> {
   await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
   fs.renameSync(temp, output);
   step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
+}
+
+/** The commit built from; `unknown` outside a git checkout (e.g. a source tarball). */
+function gitCommit(cwd: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Now, or SOURCE_DATE_EPOCH (seconds) for a reproducible build. */
+function buildDate(): string {
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  return new Date(Number.isFinite(epoch) && epoch > 0 ? epoch * 1000 : Date.now()).toISOString();
 }
 
 main().catch((error: unknown) => {

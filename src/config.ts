@@ -151,6 +151,8 @@ const ConfigSchema = z.object({
   tlsCiphers: z.string().min(1),
   /** a template ZIP import may expand to at most this much (counted while inflating) */
   importMaxUnzipped: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
+  /** http(s) URL of the update manifest GET /api/client/check-updates compares with; empty: only <data-dir>/updates/manifest.json */
+  updateUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });

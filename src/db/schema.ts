@@ -494,6 +494,44 @@ export interface AuditEntriesTable {
   hash: string;
 }
 
+/** System-wide text (client_id NULL) or one client's override; written by system administrators only. */
+export interface TranslationsTable {
+  id: Generated<number>;
+  client_id: number | null;
+  language: string;
+  namespace: string;
+  key: string;
+  text: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BugReportsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  kind: 'app' | 'web';
+  description: string;
+  app_version: string;
+  device: string;
+  platform: string;
+  logs: string | null;
+  attachment_file_ids: string;
+  created_at: string;
+}
+
+export interface WebrtcLogsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  call_id: string;
+  at: string;
+  level: string;
+  message: string;
+  stats: string | null;
+  created_at: string;
+}
+
 export interface AuditHeadsTable {
   client_id: number;
   seq: number;
@@ -542,6 +580,9 @@ export interface DB {
   push_subscriptions: PushSubscriptionsTable;
   push_preferences: PushPreferencesTable;
   push_outbox: PushOutboxTable;
+  translations: TranslationsTable;
+  bug_reports: BugReportsTable;
+  webrtc_logs: WebrtcLogsTable;
 }
 
 export interface PushSubscriptionsTable {

@@ -40,6 +40,18 @@ export interface RateLimitSpec {
   key?: (ctx: AppContext) => string;
 }
 
+/** One budget per signed-in principal (user or system admin) for one route; the IP when nobody is signed in. */
+export function principalBudget(name: string, max: number, windowMs: number): RateLimitSpec {
+  return {
+    max,
+    windowMs,
+    key: (ctx) => {
+      const actor = ctx.state.actor;
+      return `${name}:${actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`}`;
+    },
+  };
+}
+
 export interface HandlerArgs<A extends AuthMode, B, Q, P> {
   actor: ActorFor<A>;
   body: B;

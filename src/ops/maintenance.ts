@@ -2,6 +2,7 @@ import path from 'node:path';
 import { version } from '../../package.json';
 import type { Deps } from '../deps';
 import { pruneLogs } from '../services/logs';
+import { pruneWebrtcLogs } from '../services/diagnostics';
 import { applyRetention, createBackup, defaultBackupName, newestBackup } from './backup';
 import { backupDir } from './paths';
 
@@ -24,7 +25,7 @@ function stampOf(file: string): number | null {
 }
 
 /**
- * The daemon's housekeeping: log retention (on start, then daily) and, with
+ * The daemon's housekeeping: log retention (logs and WebRTC logs; on start, then daily) and, with
  * backupSchedule=daily, a backup into backupDir every 24 h keeping the newest
  * backupRetention ones. Checked every `intervalMs` (an hour) against the clock.
  * Failures are logged, never thrown: housekeeping must not stop the service.
@@ -39,8 +40,9 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
     if (lastPrune === null || now.getTime() - lastPrune >= DAY) {
       try {
         const deleted = await pruneLogs(deps);
+        const webRtcDeleted = await pruneWebrtcLogs(deps);
         lastPrune = now.getTime();
-        if (deleted > 0) deps.logger.info({ deleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
+        if (deleted + webRtcDeleted > 0) deps.logger.info({ deleted, webRtcDeleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
       } catch (error) {
         deps.logger.error({ err: error }, 'log pruning failed');
       }

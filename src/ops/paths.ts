@@ -9,6 +9,9 @@ export const FILES_DIR = 'files';
 /** the self-signed CA and server certificate with their private keys (--tls-self-signed) */
 export const TLS_DIR = 'tls';
 export const BACKUPS_DIR = 'backups';
+/** where IT drops the update manifest on air-gapped sites (GET /api/client/check-updates) */
+export const UPDATES_DIR = 'updates';
+export const UPDATE_MANIFEST_FILE = 'manifest.json';
 export const PID_FILE = 'wip.pid';
 /** beside the pid file: where the running daemon actually listens (see ServedAddress) */
 export const SERVED_FILE = 'wip.served.json';

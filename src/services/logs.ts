@@ -49,10 +49,22 @@ const PRUNE_BATCH = 5000;
 
 /** Deletes log rows older than the configured retention (in short batches); returns how many. */
 export async function pruneLogs(deps: Pick<Deps, 'db' | 'clock' | 'config'>): Promise<number> {
+  return pruneOlderThanRetention(deps, deleteLogsBefore);
+}
+
+/**
+ * The log retention (logRetention) applied to one kind of log rows: deletes
+ * rows stored before the cutoff in short batches (each write transaction
+ * stays short); returns how many.
+ */
+export async function pruneOlderThanRetention(
+  deps: Pick<Deps, 'db' | 'clock' | 'config'>,
+  deleteBefore: (db: Deps['db']['kysely'], cutoff: string, limit: number) => Promise<number>,
+): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.logRetention).toISOString();
   let total = 0;
   for (;;) {
-    const deleted = await deleteLogsBefore(deps.db.kysely, cutoff, PRUNE_BATCH);
+    const deleted = await deleteBefore(deps.db.kysely, cutoff, PRUNE_BATCH);
     total += deleted;
     if (deleted < PRUNE_BATCH) return total;
   }

@@ -47,8 +47,13 @@ const version = (clientId: number, templateId: number, number: number, state: st
 
 migration('goes down and up again', async () => {
   await withDb(async (db) => {
-    const down = await migrateDown(db);
-    assert.equal(down, ['0005_work_instructions']);
+    // later migrations come down first
+    const down: string[] = [];
+    while (!down.includes('0005_work_instructions')) {
+      const step = await migrateDown(db);
+      assert.ok(step.length > 0, down.join(','));
+      down.push(...step);
+    }
     const tables = (db.sqlite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name);
     assert.not.ok(tables.includes('templates'));
     await migrateToLatest(db);

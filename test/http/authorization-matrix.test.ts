@@ -26,6 +26,8 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // which build and API contract answers: nothing secret, apps check it before signing in
+  'GET /api/client/version',
   // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect
   'GET /api/client/reports',
   'POST /api/client/reports',

@@ -2,6 +2,7 @@ import type { Logger } from '../../logger';
 import type { Middleware } from 'koa';
 import { AppError, type ErrorCode } from '../../errors';
 import type { AppState } from '../state';
+import { translatedErrorMessage } from '../../services/i18n';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -46,14 +47,31 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
       const headers = (caught as { headers?: Record<string, string | number> }).headers;
       if (headers && error.status < 500) for (const [name, value] of Object.entries(headers)) ctx.set(name, String(value));
       ctx.status = error.status;
+      const message = (await localizedMessage(ctx, error)) ?? error.message;
       ctx.body = {
         success: false,
-        error: { message: error.message, code: error.code, ...(error.details !== undefined && { details: error.details }) },
+        error: { message, code: error.code, ...(error.details !== undefined && { details: error.details }) },
       };
     } finally {
       logRequest(requestLog, ctx, started);
     }
   };
+}
+
+/**
+ * The message in the caller's Accept-Language when a translation of the code
+ * exists (namespace `errors`, the client's overrides included); the code never
+ * changes. A failure to translate keeps the original message.
+ */
+async function localizedMessage(ctx: Parameters<Middleware<AppState>>[0], error: AppError): Promise<string | null> {
+  const header = ctx.get('accept-language');
+  if (!header || !ctx.state.deps) return null;
+  const actor = ctx.state.actor;
+  try {
+    return await translatedErrorMessage(ctx.state.deps, header, actor?.kind === 'user' ? actor.clientId : null, error.code);
+  } catch {
+    return null;
+  }
 }
 
 function toAppError(caught: unknown): AppError {

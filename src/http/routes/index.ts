@@ -24,6 +24,11 @@ import { clientWorkingTogetherRoutes } from './client/working-together';
 import { clientReportRoutes } from './client/reports';
 import { adminActivityReportRoutes } from './admin/activity-report';
 import { clientExportRoutes } from './client/exports';
+import { clientPlatformRoutes } from './client/platform';
+import { clientI18nRoutes } from './client/i18n';
+import { adminInternationalizationRoutes } from './admin/internationalization';
+import { clientDiagnosticsRoutes } from './client/diagnostics';
+import { adminBugReportRoutes } from './admin/bug-reports';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -50,6 +55,11 @@ export const allRoutes: RouteSpec[] = [
   ...adminActivityReportRoutes,
   ...clientPushRoutes,
   ...clientExportRoutes,
+  ...clientPlatformRoutes,
+  ...clientI18nRoutes,
+  ...adminInternationalizationRoutes,
+  ...clientDiagnosticsRoutes,
+  ...adminBugReportRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];

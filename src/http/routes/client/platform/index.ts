@@ -1,0 +1,27 @@
+import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
+import { buildInfo } from '../../../../lib/build-info';
+import { checkForUpdates } from '../../../../services/updates';
+
+export const clientPlatformRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/client/version',
+    summary: 'The running version: {version, apiVersion, build: {commit, date}} (commit `dev` and date null for a build from source); public',
+    auth: 'public',
+    async handler() {
+      return buildInfo();
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/check-updates',
+    summary:
+      'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',
+    auth: 'user-or-admin',
+    // each call may ask the upstream: a budget per principal
+    rateLimit: principalBudget('check-updates', 30, 60_000),
+    async handler({ deps }) {
+      return checkForUpdates(deps);
+    },
+  }),
+];
