@@ -231,7 +231,7 @@ export async function openMsaDocument(deps: Deps): Promise<AgreementDocument> {
   const msa = version.current;
   const baseName = `msa-${msa.version.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
   if (msa.file_key) {
-    const file = await deps.storage.open(msa.file_key);
+    const file = await deps.storage.get(msa.file_key);
     return { stream: file.stream, size: file.size, fileName: msa.file_name ?? baseName };
   }
   return { stream: renderMarkdownPdf(msa.title, msa.body_markdown ?? '', { subject: `MSA version ${msa.version}` }), fileName: baseName };

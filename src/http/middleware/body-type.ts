@@ -1,5 +1,4 @@
 import type { Context, Middleware } from 'koa';
-import { koaBody } from 'koa-body';
 import { AppError } from '../../errors';
 
 /** What a route accepts as its request body (RouteSpec.accepts); JSON unless it says otherwise. */
@@ -16,17 +15,16 @@ const MEDIA_TYPES: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: [
  * changes. A form or text/plain body is what a page on another site can send
  * without a CORS preflight; a JSON body cannot be, so on JSON routes this
  * check turns every cross-site write into one the browser asks about first.
- * A multipart route gets its body parsed here (the global parser reads JSON only).
+ * A multipart route reads its body itself, as a stream (http/multipart.ts):
+ * uploads are never buffered (the global parser reads JSON only).
  */
-export function acceptBody(type: BodyType, limitBytes: number): Middleware {
+export function acceptBody(type: BodyType): Middleware {
   const media = MEDIA_TYPES[type];
-  const parse = type === 'multipart' ? koaBody({ multipart: true, json: false, urlencoded: false, text: false, formidable: { maxFileSize: limitBytes } }) : undefined;
   return async (ctx, next) => {
     if (hasBody(ctx) && !ctx.is(media)) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route accepts ${media[0]} request bodies only`);
     }
-    if (parse) await parse(ctx, next);
-    else await next();
+    await next();
   };
 }
 
