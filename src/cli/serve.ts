@@ -1,3 +1,4 @@
+import { removeInterruptedUploads } from '../storage';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -36,6 +37,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     // certificate problems first: they must not leave a half-started daemon behind
     tls = loadTls(deps);
     report = await bootstrap(deps);
+    const interrupted = removeInterruptedUploads(deps.config.dataDir);
+    if (interrupted) deps.logger.warn({ files: interrupted }, 'removed temporary files of uploads interrupted by the last stop');
   } catch (error) {
     removePidFile(deps.config.dataDir);
     throw error;

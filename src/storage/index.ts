@@ -120,3 +120,20 @@ async function syncFile(file: string): Promise<void> {
   }
 }
 
+
+/**
+ * Deletes temporary files of uploads a previous run was writing when it
+ * stopped (crash, kill -9). Called at daemon start, after the pid file is
+ * claimed: no other process writes there then.
+ */
+export function removeInterruptedUploads(dataDir: string): number {
+  const dir = path.join(dataDir, 'files', TEMP_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) fs.rmSync(path.join(dir, name), { force: true, recursive: true });
+  return names.length;
+}
