@@ -147,3 +147,8 @@ export async function findStorageQuota(db: Kysely<DB>, scope: TenantScope): Prom
   const row = await inTenant(db, scope).selectFrom('client_settings').select('storage_quota_bytes').executeTakeFirst();
   return row?.storage_quota_bytes ?? null;
 }
+
+/** null: unlimited. The client has a settings row (ensureClientSettingsRow). */
+export async function updateStorageQuota(db: Kysely<DB>, scope: TenantScope, bytes: number | null): Promise<void> {
+  await inTenant(db, scope).updateTable('client_settings').set({ storage_quota_bytes: bytes }).execute();
+}

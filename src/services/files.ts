@@ -17,8 +17,13 @@ import {
   listNewBlobs,
   replaceFileContent,
   sumClientStorage,
+  updateStorageQuota,
   type StoredContent,
 } from '../repos/files';
+import { getClientById } from '../repos/clients';
+import { tenantScope } from '../db/tenant';
+import { ensureClientSettingsRow } from './security-settings';
+import { recordEvent } from './events';
 import { detectContentType, SNIFF_BYTES } from '../storage/content-type';
 import type { ByteRange } from '../storage';
 
@@ -232,6 +237,34 @@ export async function commitSystemFiles(
 /** @throws AppError NOT_FOUND */
 export async function getSystemFile(deps: Deps, id: number): Promise<SystemFileRow> {
   return getSystemFileById(deps.db.kysely, id);
+}
+
+export interface StorageUsage {
+  /** null: unlimited */
+  storageQuotaBytes: number | null;
+  /** distinct content stored (what the quota counts) */
+  storageUsedBytes: number;
+}
+
+/** A client's storage quota and usage. @throws AppError NOT_FOUND (no such client) */
+export async function getStorageUsage(deps: Deps, clientId: number): Promise<StorageUsage> {
+  const client = await getClientById(deps.db.kysely, clientId);
+  const scope = tenantScope(client.id);
+  return { storageQuotaBytes: await findStorageQuota(deps.db.kysely, scope), storageUsedBytes: await sumClientStorage(deps.db.kysely, scope) };
+}
+
+/**
+ * Sets a client's storage quota (null: unlimited), a system administrator's
+ * decision. Files already stored stay; only new content is refused past it.
+ * @throws AppError NOT_FOUND (no such client)
+ */
+export async function setStorageQuota(deps: Deps, clientId: number, bytes: number | null, by: { adminId: number }): Promise<StorageUsage> {
+  const client = await getClientById(deps.db.kysely, clientId);
+  const scope = tenantScope(client.id);
+  await ensureClientSettingsRow(deps, scope);
+  await updateStorageQuota(deps.db.kysely, scope, bytes);
+  await recordEvent(deps, { event: 'client.storage_quota_changed', message: `Storage quota set to ${bytes ?? 'unlimited'}`, clientId: client.id, adminId: by.adminId, data: { bytes } });
+  return getStorageUsage(deps, client.id);
 }
 
 /** A name to show and to put in Content-Disposition: no folders, no control characters, at most 255 characters. */
