@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import type { Deps } from '../deps';
-import type { FileRow, SystemFileRow } from '../db/schema';
+import type { Kysely } from 'kysely';
+import type { DB, FileRow, SystemFileRow } from '../db/schema';
+import type { Content } from '../domain/content';
 import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { AppError, notFound, validationFailed } from '../errors';
@@ -209,14 +211,20 @@ export async function openContent(deps: Deps, file: { sha256: string }, range?: 
 
 /**
  * Every id must name a file of this client; the failures are reported as
- * VALIDATION_ERROR at `field` (another client's id is indistinguishable from none).
+ * VALIDATION_ERROR at `field` (another client's id is indistinguishable from
+ * none). Takes a db handle so it also runs inside a transaction.
  */
-export async function assertFilesOfClient(deps: Deps, scope: TenantScope, ids: readonly number[], field: string): Promise<void> {
+export async function assertFilesOfClient(db: Kysely<DB>, scope: TenantScope, ids: readonly number[], field: string): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
-  const found = new Set((await findFilesByIds(deps.db.kysely, scope, unique)).map((f) => f.id));
+  const found = new Set((await findFilesByIds(db, scope, unique)).map((f) => f.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length) throw validationFailed({ fields: missing.map((id) => ({ path: field, message: `file ${id} does not exist` })) });
+}
+
+/** The file ids a version's content refers to: step media and 3D models. */
+export function contentFileIds(content: Content): number[] {
+  return content.sections.flatMap((section) => section.steps.flatMap((step) => [...step.media, ...(step.model ? [step.model.fileId] : [])]));
 }
 
 /** A system administrator's upload (agreement PDFs, branding): not tenant data. @throws AppError PAYLOAD_TOO_LARGE */

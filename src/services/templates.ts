@@ -6,6 +6,7 @@ import type { Page, PageInput } from '../db/pagination';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
 import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
+import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '../domain/diff';
 import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
@@ -171,6 +172,7 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   const { json, hash } = serializeContent(content);
   const db = deps.db.kysely;
   await assertReferencesExist(db, actor, fields, 'input');
+  await assertFilesOfClient(db, actor.scope, contentFileIds(content), 'input.content');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx) => {
     const template = await insertTemplate(trx, actor.scope, {
@@ -307,7 +309,9 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
   assertVersionEditable(current.state);
-  const { json, hash } = serializeContent(parseContent(input, 'content'));
+  const content = parseContent(input, 'content');
+  await assertFilesOfClient(deps.db.kysely, actor.scope, contentFileIds(content), 'content');
+  const { json, hash } = serializeContent(content);
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx) => {
     const before = await findVersionById(trx, actor.scope, versionId);
