@@ -125,6 +125,8 @@ export async function commitFiles(
   scope: TenantScope,
   items: { content: StoredContent; name: string; description: string }[],
   by: FileMeta['uploadedBy'],
+  /** rows that refer to the new files, written in the same transaction */
+  alsoWrite?: (trx: Kysely<DB>, rows: FileRow[]) => Promise<void>,
 ): Promise<FileRow[]> {
   await holdBeforeCommitForTests(deps);
   const nowIso = deps.clock.now().toISOString();
@@ -143,6 +145,7 @@ export async function commitFiles(
       });
       rows.push(row);
     }
+    if (alsoWrite) await alsoWrite(trx, rows);
     return rows;
   });
 }

@@ -6,7 +6,9 @@ import { sendFile } from '../../../send-file';
 import { presentFile } from '../../../../presenters/files';
 import { cleanFileName, commitFiles, getFile, openContent, putContent, replaceFile, uploadBudget } from '../../../../services/files';
 import { MODEL_TYPES } from '../../../../storage/content-type';
-import { ModelParams, parseMetadata } from './schema';
+import { AlignmentQuery, ModelParams, parseMetadata } from './schema';
+import { alignmentTarget, createAlignmentData, getAlignmentData, presentAlignmentData } from '../../../../services/alignment-data';
+import { validationFailed } from '../../../../errors';
 import type { AppContext } from '../../../state';
 import type { Deps } from '../../../../deps';
 import type { TenantScope } from '../../../../db/tenant';
@@ -102,6 +104,42 @@ export const clientFileRoutes: RouteSpec[] = [
       if (!(MODEL_TYPES[params.type] as readonly string[]).includes(file.content_type)) throw notFound('File');
       await sendFile(ctx, file, (range) => openContent(deps, file, range));
       return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/alignment-data',
+    summary:
+      'Upload point-cloud alignment data for a template step or an asset: multipart/form-data with `templateId` and `stepId` (or `assetId`) fields and one `file` part, a PLY (ascii, binary little or big endian) → 201 {id, pointCount, bounds {min, max}, format, fileId}; the header and vertex data are checked (422 naming `file` when malformed); the original is stored',
+    auth: 'user',
+    roles: DOMAIN_PERMISSIONS.author,
+    accepts: 'multipart',
+    status: 201,
+    rateLimit: UPLOAD_RATE_LIMIT,
+    async handler({ deps, actor, ctx }) {
+      const { fields, files } = await receiveFiles(ctx, deps, actor.scope);
+      const parsed = AlignmentQuery.safeParse(fields);
+      if (!parsed.success) throw validationFailed({ fields: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+      if (files.length !== 1) throw fieldError('file', 'send exactly one file part named "file"');
+      return presentAlignmentData(await createAlignmentData(deps, actor, alignmentTarget(parsed.data), files[0]!));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/alignment-data',
+    summary:
+      'The newest alignment data of ?templateId=&stepId= or ?assetId=: metadata {id, pointCount, bounds, format, fileId}, or the original PLY bytes with Accept: application/octet-stream (ETag, ranges). Another client\'s template or asset → 404',
+    auth: 'user',
+    query: AlignmentQuery,
+    cacheControl: REVALIDATE,
+    async handler({ deps, actor, query, ctx }) {
+      const row = await getAlignmentData(deps, actor, alignmentTarget(query));
+      if (ctx.accepts('application/json', 'application/octet-stream') === 'application/octet-stream' && !ctx.get('accept').includes('application/json')) {
+        const file = await getFile(deps, actor.scope, row.file_id);
+        await sendFile(ctx, file, (range) => openContent(deps, file, range));
+        return undefined;
+      }
+      return presentAlignmentData(row);
     },
   }),
 ];

@@ -23,3 +23,9 @@ export const ModelParams = z.object({
   type: z.enum(Object.keys(MODEL_TYPES) as [ModelType, ...ModelType[]]),
   id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
+
+const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const StepId = z.string().trim().min(1).max(100);
+
+/** ?templateId=&stepId= or ?assetId= (also the text fields of the upload; which one is checked by the service) */
+export const AlignmentQuery = z.object({ templateId: Id.optional(), stepId: StepId.optional(), assetId: Id.optional() });
