@@ -1,4 +1,3 @@
-import { removeInterruptedUploads } from '../storage';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,6 +9,7 @@ import { startMaintenance } from '../ops/maintenance';
 import { removePidFile, writePidFile } from '../ops/pidfile';
 import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
+import { removeInterruptedUploads } from '../storage';
 
 export interface RunningServer {
   server: http.Server | https.Server;
