@@ -86,6 +86,8 @@ const ConfigSchema = z.object({
   sessionIdleTtl: duration,
   bcryptCost: integer.min(4).max(15),
   bodyLimit: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 1mb or 512kb'),
+  /** largest multipart upload (all its files together), enforced while streaming */
+  maxUpload: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
   trustProxy: bool,
   /** web apps on other origins allowed to call the API from a browser (CORS, and the cross-site check) */
   corsOrigins: originList,
@@ -195,6 +197,7 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'refreshTokenTtl',
   'sessionIdleTtl',
   'bodyLimit',
+  'maxUpload',
   'rateLimitWindow',
   'rateLimitMax',
   'rateLimitAnonymousMax',
@@ -301,8 +304,18 @@ function stripUndefined<T extends object>(value: T): T {
 
 /** Body size limit in bytes. */
 export function bodyLimitBytes(config: Config): number {
-  const match = /^(\d+)(kb|mb)?$/i.exec(config.bodyLimit)!;
-  const factor = { kb: 1024, mb: 1024 * 1024 }[(match[2] ?? '').toLowerCase() as 'kb' | 'mb'] ?? 1;
+  return sizeInBytes(config.bodyLimit);
+}
+
+/** Upload size limit (WIP_MAX_UPLOAD) in bytes. */
+export function maxUploadBytes(config: Config): number {
+  return sizeInBytes(config.maxUpload);
+}
+
+/** "512kb", "1mb", "2gb" or a plain byte count (sizes already validated by the schema). */
+function sizeInBytes(text: string): number {
+  const match = /^(\d+)(kb|mb|gb)?$/i.exec(text)!;
+  const factor = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? '').toLowerCase() as 'kb' | 'mb' | 'gb'] ?? 1;
   return Number(match[1]) * factor;
 }
 

@@ -9,8 +9,9 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description('check the installation (permissions, secrets, database integrity, orphans, license, clock, port, SMTP); exit 1 on any FAIL')
-    .action(async (_opts: unknown, command: Command) => {
-      const report = await runDoctor(configFrom(command));
+    .option('--fix', 'delete orphans: stored files no row references and leftovers of interrupted uploads, backups and restores (older than an hour)')
+    .action(async (opts: { fix?: boolean }, command: Command) => {
+      const report = await runDoctor(configFrom(command), { fix: opts.fix === true });
       output(command, formatDoctor(report), report);
       if (!report.ok) process.exitCode = 1;
     });

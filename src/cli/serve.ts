@@ -10,6 +10,7 @@ import { removePidFile, writePidFile, writeServedAddress } from '../ops/pidfile'
 import { publicBaseUrl } from '../mail/templates';
 import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
+import { removeInterruptedUploads } from '../storage';
 
 export interface RunningServer {
   server: http.Server | https.Server;
@@ -37,6 +38,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     // certificate problems first: they must not leave a half-started daemon behind
     tls = loadTls(deps);
     report = await bootstrap(deps);
+    const interrupted = removeInterruptedUploads(deps.config.dataDir);
+    if (interrupted) deps.logger.warn({ files: interrupted }, 'removed temporary files of uploads interrupted by the last stop');
   } catch (error) {
     removePidFile(deps.config.dataDir);
     throw error;

@@ -158,6 +158,8 @@ export interface ClientSettingsTable {
   sso_enforced: number;
   /** 1: an approver may approve a version they authored or last edited (separation of duties relaxed) */
   allow_self_approval: Generated<number>;
+  /** bytes of distinct content the client may store; null: unlimited */
+  storage_quota_bytes: Generated<number | null>;
   updated_at: string;
 }
 
@@ -538,7 +540,77 @@ export interface AuditHeadsTable {
   hash: string;
 }
 
+/** Per client, one row per distinct content: ref_count rows of files/file_revisions point at it. */
+export interface FileBlobsTable {
+  client_id: number;
+  sha256: string;
+  size: number;
+  ref_count: number;
+  created_at: string;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  description: Generated<string>;
+  sha256: string;
+  size: number;
+  /** detected from the bytes, never taken from the client */
+  content_type: string;
+  revision: Generated<number>;
+  uploaded_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FileRevisionsTable {
+  id: Generated<number>;
+  client_id: number;
+  file_id: number;
+  revision: number;
+  name: string;
+  sha256: string;
+  size: number;
+  content_type: string;
+  uploaded_by: number | null;
+  created_at: string;
+  replaced_at: string;
+  replaced_by: number | null;
+}
+
+export interface SystemFilesTable {
+  id: Generated<number>;
+  name: string;
+  description: Generated<string>;
+  sha256: string;
+  size: number;
+  content_type: string;
+  uploaded_by_admin: number | null;
+  created_at: string;
+}
+
+export interface AlignmentDataTable {
+  id: Generated<number>;
+  client_id: number;
+  file_id: number;
+  template_id: number | null;
+  step_id: string | null;
+  asset_id: number | null;
+  format: string;
+  point_count: number;
+  /** JSON {min: [x, y, z], max: [x, y, z]} */
+  bounds: string;
+  created_by: number | null;
+  created_at: string;
+}
+
 export interface DB {
+  file_blobs: FileBlobsTable;
+  files: FilesTable;
+  file_revisions: FileRevisionsTable;
+  system_files: SystemFilesTable;
+  alignment_data: AlignmentDataTable;
   outbox: OutboxTable;
   client_settings: ClientSettingsTable;
   auth_failures: AuthFailuresTable;
@@ -662,3 +734,6 @@ export type SensorRow = Selectable<SensorsTable>;
 export type SensorReadingRow = Selectable<SensorReadingsTable>;
 export type EditorialEventRow = Selectable<EditorialEventsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type FileRow = Selectable<FilesTable>;
+export type SystemFileRow = Selectable<SystemFilesTable>;
+export type AlignmentDataRow = Selectable<AlignmentDataTable>;

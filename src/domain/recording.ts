@@ -140,3 +140,9 @@ export function missingRequiredFields(content: Content, records: ReadonlyMap<str
 export function requiredFieldsMissing(missing: { stepId: string; key: string }[]): AppError {
   return new AppError('REQUIRED_FIELDS_MISSING', `${missing.length} required field(s) are empty`, { missing });
 }
+
+/** The file ids among recorded values: PHOTO and SIGNATURE fields hold files of the client. */
+export function recordedFileIds(step: Step, values: readonly RecordedValue[]): number[] {
+  const fileFields = new Set(step.fields.filter((f) => f.type === 'PHOTO' || f.type === 'SIGNATURE').map((f) => f.key));
+  return values.filter((v) => fileFields.has(v.key) && v.value !== null).flatMap((v) => (Array.isArray(v.value) ? v.value : [v.value]) as number[]);
+}

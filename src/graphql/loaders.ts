@@ -11,6 +11,7 @@ import type { SensorReadingRow } from '../db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
 import { loadJobMembers, loadJobsByIds, loadStepRecords } from '../repos/jobs';
 import { loadFaultsOfJobs } from '../repos/faults';
+import { findFilesByIds } from '../repos/files';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -42,6 +43,7 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     jobMembers: listBy((ids) => loadJobMembers(db, scope, ids), (row) => row.job_id),
     stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
+    file: byId((ids) => findFilesByIds(db, scope, ids)),
   };
 }
 

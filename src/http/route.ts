@@ -3,7 +3,6 @@ import type { Middleware } from 'koa';
 import { rateLimit } from './middleware/rate-limit';
 import { acceptBody, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
-import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
 import { forbidden, notFound, unauthorized, validationFailed } from '../errors';
 import { hasAnyRole, type Role } from '../policies/roles';
@@ -116,7 +115,6 @@ export function defineRoute<
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): void {
-  const limitBytes = bodyLimitBytes(deps.config);
   for (const spec of routes) {
     const chain: Middleware<AppState>[] = [];
     chain.push(async (ctx, next) => {
@@ -133,7 +131,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
     }
     chain.push(guard(spec));
     // after the guard: an upload is parsed only for a caller allowed to make it
-    chain.push(acceptBody(spec.accepts ?? 'json', limitBytes) as Middleware<AppState>);
+    chain.push(acceptBody(spec.accepts ?? 'json') as Middleware<AppState>);
     chain.push(async (ctx) => {
       const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
       const query = spec.query ? parseInput(spec.query, ctx.query, 'query') : undefined;

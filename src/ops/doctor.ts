@@ -37,7 +37,7 @@ const FILE_KEY = /^[a-f0-9]{64}$/;
  * integrity and schema, stray files, license, clock, port and SMTP. Safe to run
  * while the daemon serves.
  */
-export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number } = {}): Promise<DoctorReport> {
+export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number; fix?: boolean } = {}): Promise<DoctorReport> {
   const now = options.now ?? new Date();
   const checks: Check[] = [];
   const add = (name: string, status: CheckStatus, message: string) => checks.push({ name, status, message });
@@ -95,7 +95,9 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
     add('clock', 'WARN', 'not checked: the database is missing or damaged');
   }
 
-  add('files', ...checkFiles(config, now, referenced));
+  const files = checkFiles(config, now, referenced);
+  if (options.fix && files.orphans.length) add('files', ...removeOrphans(files.orphans, files.result));
+  else add('files', ...files.result);
   add('license', ...license);
   add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
   add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
@@ -144,13 +146,33 @@ function checkSecrets(dataDir: string): [CheckStatus, string] {
 }
 
 /**
+ * `doctor --fix`: deletes the orphans found (each is at least an hour old, so
+ * no upload, backup or restore in progress owns it). A missing referenced file
+ * stays a FAIL: nothing here can bring it back.
+ */
+function removeOrphans(orphans: string[], found: [CheckStatus, string]): [CheckStatus, string] {
+  const failed: string[] = [];
+  for (const orphan of orphans) {
+    try {
+      fs.rmSync(orphan, { recursive: true, force: true });
+    } catch (error) {
+      failed.push(`${orphan} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  const removed = `removed ${orphans.length - failed.length} orphaned file(s) or folder(s)`;
+  if (failed.length) return ['WARN', `${removed}; could not remove ${failed.join(', ')}`];
+  return found[0] === 'FAIL' ? ['FAIL', `${found[1]}; ${removed}`] : ['OK', removed];
+}
+
+/**
  * The file store against the storage index (the rows that reference file
  * keys): referenced files missing on disk are a FAIL (data loss); files no row
  * references, temporary files of interrupted uploads and staging folders of
  * interrupted backups and restores are orphans (WARN). Anything younger than an
  * hour is left alone: it may belong to work in progress.
  */
-function checkFiles(config: Config, now: Date, referenced: Set<string> | null): [CheckStatus, string] {
+function checkFiles(config: Config, now: Date, referenced: Set<string> | null): { result: [CheckStatus, string]; orphans: string[] } {
+  const result = (status: CheckStatus, message: string) => ({ result: [status, message] as [CheckStatus, string], orphans });
   const orphans: string[] = [];
   const onDisk = new Set<string>();
   const old = (full: string) => now.getTime() - fs.statSync(full).mtimeMs > STRAY_AGE_MS;
@@ -180,12 +202,12 @@ function checkFiles(config: Config, now: Date, referenced: Set<string> | null): 
   }
   const missing = referenced === null ? [] : [...referenced].filter((key) => !onDisk.has(key));
   const list = (items: string[]) => `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`;
-  if (missing.length) return ['FAIL', `${missing.length} referenced file(s) missing from ${filesDir}: ${list(missing)}; restore a backup`];
+  if (missing.length) return result('FAIL', `${missing.length} referenced file(s) missing from ${filesDir}: ${list(missing)}; restore a backup`);
   if (orphans.length) {
-    return ['WARN', `${orphans.length} orphaned file(s) or folder(s) (unreferenced, temporary or left by interrupted work; safe to delete when wip is idle): ${list(orphans)}`];
+    return result('WARN', `${orphans.length} orphaned file(s) or folder(s) (unreferenced, temporary or left by interrupted work; "wip doctor --fix" deletes them): ${list(orphans)}`);
   }
   const scope = referenced === null ? ' (references not checked: the database is not readable)' : '';
-  return ['OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`];
+  return result('OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`);
 }
 
 async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<[CheckStatus, string]> {

@@ -96,6 +96,8 @@ export const DOMAIN_PERMISSIONS = {
   sendReadings: ['admin', 'operator'],
   /** read editorial analytics (views, edits, dwell per step) of templates */
   readEditorial: ['admin', 'author', 'approver', 'publisher'],
+  /** upload and replace files: step media (authors), photos and signatures (job runners) */
+  uploadFiles: ['admin', 'author', 'operator'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;

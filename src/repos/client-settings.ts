@@ -10,7 +10,7 @@ export async function findClientSettings(db: Kysely<DB>, scope: TenantScope): Pr
 export async function upsertClientSettings(
   db: Kysely<DB>,
   scope: TenantScope,
-  values: Omit<ClientSettingsRow, 'client_id'>,
+  values: Omit<ClientSettingsRow, 'client_id' | 'storage_quota_bytes'>,
 ): Promise<void> {
   await db
     .insertInto('client_settings')

@@ -45,7 +45,12 @@ export async function newestTimestamps(db: Kysely<DB>): Promise<Record<string, s
  * stores files adds its column here, so `wip doctor` can tell referenced files
  * from orphans.
  */
-export const FILE_KEY_COLUMNS = [['agreements', 'file_key']] as const;
+export const FILE_KEY_COLUMNS = [
+  ['agreements', 'file_key'],
+  // files and file_revisions reference content through their client's blob rows
+  ['file_blobs', 'sha256'],
+  ['system_files', 'sha256'],
+] as const;
 
 /** Every file key referenced by a row (tables not created yet are skipped). */
 export async function listReferencedFileKeys(db: Kysely<DB>): Promise<Set<string>> {

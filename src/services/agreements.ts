@@ -18,6 +18,7 @@ import {
 } from '../repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
 import { recordEvent } from './events';
+import { getSystemFile } from './files';
 
 // Agreements: versioned EULA (accepted per user) and MSA (accepted per client
 // by a Security Administrator). The current version of a kind is the newest one
@@ -31,6 +32,8 @@ export interface AgreementInput {
   bodyMarkdown?: string | null;
   /** an uploaded PDF, base64-encoded */
   pdfBase64?: string | null;
+  /** or a PDF uploaded through POST /api/admin/upload */
+  fileId?: number;
   fileName?: string | null;
   effectiveAt?: string;
   requiresReacceptance?: boolean;
@@ -45,13 +48,26 @@ async function storePdf(deps: Deps, base64: string, field: string) {
   return deps.storage.put(bytes);
 }
 
+/** The agreement's PDF: a system upload by id (POST /api/admin/upload) or base64 in the body; undefined when neither is given. */
+async function pdfOf(deps: Deps, input: Pick<AgreementInput, 'pdfBase64' | 'fileId'>): Promise<{ key: string; size: number; name?: string } | null | undefined> {
+  if (input.fileId !== undefined) {
+    const file = await getSystemFile(deps, input.fileId).catch(() => {
+      throw fieldError('body.fileId', `file ${input.fileId} does not exist (upload it with POST /api/admin/upload)`);
+    });
+    if (file.content_type !== 'application/pdf') throw fieldError('body.fileId', 'must be a PDF file');
+    return { key: file.sha256, size: file.size, name: file.name };
+  }
+  if (input.pdfBase64) return storePdf(deps, input.pdfBase64, 'body.pdfBase64');
+  return input.pdfBase64 === null ? null : undefined;
+}
+
 /**
  * Publishes an agreement version (effective now unless a date is given).
  * @throws AppError VALIDATION_ERROR (no body and no PDF, not a PDF), CONFLICT (version exists)
  */
 export async function createAgreement(deps: Deps, input: AgreementInput, meta: Partial<RequestMeta> & { adminId?: number } = {}): Promise<AgreementRow> {
-  if (!input.bodyMarkdown && !input.pdfBase64) throw fieldError('body.bodyMarkdown', 'give a Markdown body or a PDF (pdfBase64)');
-  const file = input.pdfBase64 ? await storePdf(deps, input.pdfBase64, 'body.pdfBase64') : null;
+  if (!input.bodyMarkdown && !input.pdfBase64 && input.fileId === undefined) throw fieldError('body.bodyMarkdown', 'give a Markdown body or a PDF (fileId or pdfBase64)');
+  const file = (await pdfOf(deps, input)) ?? null;
   const nowIso = deps.clock.now().toISOString();
   let row: AgreementRow;
   try {
@@ -62,7 +78,7 @@ export async function createAgreement(deps: Deps, input: AgreementInput, meta: P
         title: input.title,
         body_markdown: input.bodyMarkdown ?? null,
         file_key: file?.key ?? null,
-        file_name: file ? (input.fileName ?? `${input.kind}-${input.version}.pdf`) : null,
+        file_name: file ? (input.fileName ?? file.name ?? `${input.kind}-${input.version}.pdf`) : null,
         file_size: file?.size ?? null,
         effective_at: input.effectiveAt ?? nowIso,
         requires_reacceptance: input.requiresReacceptance ? 1 : 0,
@@ -86,7 +102,7 @@ export async function createAgreement(deps: Deps, input: AgreementInput, meta: P
 
 /** Changes an agreement's text, file, date or re-acceptance flag (kind and version are fixed). @throws AppError NOT_FOUND, VALIDATION_ERROR */
 export async function updateAgreement(deps: Deps, id: number, changes: AgreementChanges): Promise<AgreementRow> {
-  const file = changes.pdfBase64 ? await storePdf(deps, changes.pdfBase64, 'body.pdfBase64') : changes.pdfBase64 === null ? null : undefined;
+  const file = await pdfOf(deps, changes);
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx) => {
     const current = await getAgreementById(trx, id);
@@ -99,7 +115,7 @@ export async function updateAgreement(deps: Deps, id: number, changes: Agreement
       ...(file !== undefined && {
         file_key: file?.key ?? null,
         file_size: file?.size ?? null,
-        file_name: file ? (changes.fileName ?? current.file_name ?? `${current.kind}-${current.version}.pdf`) : null,
+        file_name: file ? (changes.fileName ?? file.name ?? current.file_name ?? `${current.kind}-${current.version}.pdf`) : null,
       }),
       ...(file === undefined && changes.fileName !== undefined && current.file_key !== null && { file_name: changes.fileName }),
       ...(changes.effectiveAt !== undefined && { effective_at: changes.effectiveAt }),
@@ -231,7 +247,7 @@ export async function openMsaDocument(deps: Deps): Promise<AgreementDocument> {
   const msa = version.current;
   const baseName = `msa-${msa.version.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
   if (msa.file_key) {
-    const file = await deps.storage.open(msa.file_key);
+    const file = await deps.storage.get(msa.file_key);
     return { stream: file.stream, size: file.size, fileName: msa.file_name ?? baseName };
   }
   return { stream: renderMarkdownPdf(msa.title, msa.body_markdown ?? '', { subject: `MSA version ${msa.version}` }), fileName: baseName };

@@ -11,6 +11,7 @@ import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } f
 import { getJobById } from '../repos/jobs';
 import type { UserActor } from './actor';
 import { assertAssetOfClient, auditActor, jobContent, parseInput } from './jobs';
+import { assertFilesOfClient } from './files';
 
 /**
  * Faults: raised by an operator from a step of a job, a job, or an asset
@@ -55,6 +56,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       }
     }
     if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);
+    await assertFilesOfClient(trx, scope, input.photos ?? [], 'photos');
     const fault = await insertFault(trx, scope, {
       job_id: input.jobId ?? null,
       step_id: input.stepId ?? null,

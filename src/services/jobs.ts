@@ -7,7 +7,8 @@ import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
 import { deserializeContent, findStep, type Content } from '../domain/content';
-import { missingRequiredFields, recordValues, requiredFieldsMissing, type RecordedValue } from '../domain/recording';
+import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, type RecordedValue } from '../domain/recording';
+import { assertFilesOfClient } from './files';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '../policies/transitions';
 import { hasAnyRole } from '../policies/roles';
 import { presentJob, presentJobMembers, presentStepRecord } from '../presenters/jobs';
@@ -301,6 +302,7 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
       const reading = await latestReading(trx, scope, sensorId);
       return reading && { readingId: reading.reading_id, value: reading.value };
     });
+    await assertFilesOfClient(trx, scope, recordedFileIds(step, values), 'values');
 
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
     const wake = wakes[job.state];

@@ -48,6 +48,28 @@ function fromRow(row: ClientSettingsRow | undefined): SecuritySettings {
   };
 }
 
+function toRow(settings: SecuritySettings, nowIso: string) {
+  return {
+    password_min_length: settings.passwordMinLength,
+    two_factor_required: settings.twoFactorRequired,
+    session_idle_timeout: settings.sessionIdleTimeout,
+    allowed_sign_up_domains: JSON.stringify([...new Set(settings.allowedSignUpDomains.map((d) => d.toLowerCase()))]),
+    sso_enforced: settings.ssoEnforced ? 1 : 0,
+    allow_self_approval: settings.allowSelfApproval ? 1 : 0,
+    updated_at: nowIso,
+  };
+}
+
+/** Gives a client its settings row (the defaults) when it has none yet, so other settings can be set on it. */
+export async function ensureClientSettingsRow(deps: Deps, scope: TenantScope): Promise<void> {
+  if (await findClientSettings(deps.db.kysely, scope)) return;
+  await deps.db.kysely
+    .insertInto('client_settings')
+    .values({ client_id: scope.clientId, ...toRow(DEFAULT_SECURITY_SETTINGS, deps.clock.now().toISOString()) })
+    .onConflict((oc) => oc.column('client_id').doNothing())
+    .execute();
+}
+
 export async function readSecuritySettings(db: Kysely<DB>, scope: TenantScope): Promise<SecuritySettings> {
   return fromRow(await findClientSettings(db, scope));
 }
@@ -75,15 +97,7 @@ export async function updateSecuritySettings(
   const current = await getSecuritySettings(deps, scope);
   const next = { ...current, ...changes };
   const nowIso = deps.clock.now().toISOString();
-  await upsertClientSettings(deps.db.kysely, scope, {
-    password_min_length: next.passwordMinLength,
-    two_factor_required: next.twoFactorRequired,
-    session_idle_timeout: next.sessionIdleTimeout,
-    allowed_sign_up_domains: JSON.stringify([...new Set(next.allowedSignUpDomains.map((d) => d.toLowerCase()))]),
-    sso_enforced: next.ssoEnforced ? 1 : 0,
-    allow_self_approval: next.allowSelfApproval ? 1 : 0,
-    updated_at: nowIso,
-  });
+  await upsertClientSettings(deps.db.kysely, scope, toRow(next, nowIso));
   await recordEvent(deps, {
     event: 'security.settings_changed',
     message: 'Client security settings changed',

@@ -7,6 +7,7 @@ import { isUniqueViolation, withTransaction } from '../db/transaction';
 import { queueVersionPush } from './push';
 import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
+import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '../domain/diff';
 import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
@@ -172,6 +173,7 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   const { json, hash } = serializeContent(content);
   const db = deps.db.kysely;
   await assertReferencesExist(db, actor, fields, 'input');
+  await assertFilesOfClient(db, actor.scope, contentFileIds(content), 'input.content');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, (trx) =>
     insertTemplateWithDraft(trx, actor, { title: fields.title!, description: fields.description ?? '', tags: fields.tags ?? [], assetClassId: fields.assetClassId ?? null, organizationIds: fields.organizationIds ?? [] }, { json, hash }, now, {}),
@@ -328,7 +330,9 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
   assertVersionEditable(current.state);
-  const { json, hash } = serializeContent(parseContent(input, 'content'));
+  const content = parseContent(input, 'content');
+  await assertFilesOfClient(deps.db.kysely, actor.scope, contentFileIds(content), 'content');
+  const { json, hash } = serializeContent(content);
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx, afterCommit) => {
     const before = await findVersionById(trx, actor.scope, versionId);

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
+import { PNG, upload } from '../helpers/upload';
 import { createAsset, createJob, JOB_FIELDS, publishedTemplate, publishNewVersion, SAMPLE_CONTENT, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { verifyAuditChain, listAuditEntries } from '../../src/repos/audit';
 import { tenantScope } from '../../src/db/tenant';
@@ -239,15 +240,16 @@ jobs('faults: raised from a step with severity and photos, listed per job and pe
   const { client, template, operator } = await setup();
   const assetId = await createAsset(server, client.owner.token);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assetId });
+  const photos = (await upload(server, operator.token!, [{ name: 'seal-1.png', data: PNG }, { name: 'seal-2.png', data: Buffer.concat([PNG, Buffer.from('2')]) }])).body.data.files.map((f: { id: number }) => f.id);
   const raised = await gql(
     server,
     operator.token,
     'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id state severity photos stepId job { id } asset { id } raisedBy { id } } }',
-    { i: { jobId: job.id, stepId: 'check', description: 'Seal cracked', severity: 'HIGH', photos: [11, 12] } },
+    { i: { jobId: job.id, stepId: 'check', description: 'Seal cracked', severity: 'HIGH', photos } },
   );
   assert.equal(raised.codes, [], JSON.stringify(raised.errors));
   const fault = raised.data.raiseFault;
-  assert.equal(fault, { id: fault.id, state: 'OPEN', severity: 'HIGH', photos: [11, 12], stepId: 'check', job: { id: job.id }, asset: { id: assetId }, raisedBy: { id: operator.id } });
+  assert.equal(fault, { id: fault.id, state: 'OPEN', severity: 'HIGH', photos, stepId: 'check', job: { id: job.id }, asset: { id: assetId }, raisedBy: { id: operator.id } });
   const direct = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', {
     i: { assetId, description: 'Leak at flange', severity: 'CRITICAL' },
   });

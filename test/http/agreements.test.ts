@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser } from '../helpers/factories';
+import { upload } from '../helpers/upload';
 
 async function publish(server: TestServer, body: Record<string, unknown>) {
   const res = await server.request('POST', '/api/admin/agreement', { token: await adminToken(server), body: { title: 'Terms', bodyMarkdown: '# Terms\n\nBe nice.', ...body } });
@@ -217,6 +218,24 @@ download('an uploaded PDF is served as uploaded', async () => {
   assert.is(res.status, 200);
   assert.ok(bytes.equals(TINY_PDF));
   assert.match(res.headers.get('content-disposition') ?? '', /filename="Master Agreement.pdf"/);
+});
+
+download('a PDF uploaded with POST /api/admin/upload is published by fileId and served as uploaded; a non-PDF or unknown id is 422', async () => {
+  const token = await adminToken(d);
+  const up = await upload(d, token, [{ name: 'Terms 2024.3.pdf', data: TINY_PDF }], { path: '/api/admin/upload' });
+  assert.is(up.status, 201, up.text);
+  const text = await upload(d, token, [{ name: 'notes.txt', data: 'not a pdf' }], { path: '/api/admin/upload' });
+  const refusedText = await d.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: '2024.3x', title: 'MSA', fileId: text.body.data.files[0].id } });
+  assert.is(refusedText.status, 422, refusedText.text);
+  const unknown = await d.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: '2024.3y', title: 'MSA', fileId: 999999 } });
+  assert.is(unknown.status, 422, unknown.text);
+  assert.is(unknown.body.error.details.fields[0].path, 'body.fileId');
+  await publish(d, { kind: 'msa', version: '2024.3', title: 'MSA', fileId: up.body.data.files[0].id });
+  const client = await buildClient(d);
+  const { res, bytes } = await fetchPdf(client.owner.token);
+  assert.is(res.status, 200);
+  assert.ok(bytes.equals(TINY_PDF));
+  assert.match(res.headers.get('content-disposition') ?? '', /filename="Terms 2024.3.pdf"/);
 });
 
 download('20 requests per 15 minutes per user: the 21st → 429 RATE_LIMITED with Retry-After', async () => {

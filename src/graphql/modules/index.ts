@@ -4,6 +4,7 @@ import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
 import { tutorialsModule } from './tutorials';
+import { filesModule } from './files';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule];

@@ -1,5 +1,4 @@
 import type { Context, Middleware } from 'koa';
-import { koaBody } from 'koa-body';
 import { AppError } from '../../errors';
 
 /** What a route accepts as its request body (RouteSpec.accepts); JSON unless it says otherwise. */
@@ -16,38 +15,20 @@ const MEDIA_TYPES: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: [
  * changes. A form or text/plain body is what a page on another site can send
  * without a CORS preflight; a JSON body cannot be, so on JSON routes this
  * check turns every cross-site write into one the browser asks about first.
- * A multipart route gets its body parsed here (the global parser reads JSON only).
+ * A multipart route reads its body itself, as a stream (http/multipart.ts):
+ * uploads are never buffered (the global parser reads JSON only).
  */
-export function acceptBody(type: BodyType, limitBytes: number): Middleware {
+export function acceptBody(type: BodyType): Middleware {
   const media = MEDIA_TYPES[type];
-  const parse = type === 'multipart' ? koaBody({ multipart: true, json: false, urlencoded: false, text: false, formidable: { maxFileSize: limitBytes } }) : undefined;
   return async (ctx, next) => {
     if (hasBody(ctx) && !ctx.is(media)) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route accepts ${media[0]} request bodies only`);
     }
-    if (!parse) return next();
-    let parsed = false;
-    try {
-      await parse(ctx, async () => {
-        parsed = true;
-        await next();
-      });
-    } catch (error) {
-      // only the parser's own refusals are the client's fault; what the route throws passes through
-      if (parsed || error instanceof AppError) throw error;
-      throw multipartError(error);
-    }
+    await next();
   };
 }
 
 /** A body is on its way when a length above zero or a chunked transfer is announced (an empty POST is no body). */
 function hasBody(ctx: Context): boolean {
   return ctx.request.length ? ctx.request.length > 0 : ctx.get('transfer-encoding') !== '';
-}
-
-/** A malformed, empty or oversize multipart body is a 4xx, never a 500. */
-function multipartError(error: unknown): AppError {
-  const status = (error as { httpCode?: number }).httpCode;
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The upload is larger than allowed');
-  return new AppError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`);
 }

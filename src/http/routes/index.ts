@@ -29,6 +29,8 @@ import { clientI18nRoutes } from './client/i18n';
 import { adminInternationalizationRoutes } from './admin/internationalization';
 import { clientDiagnosticsRoutes } from './client/diagnostics';
 import { adminBugReportRoutes } from './admin/bug-reports';
+import { clientFileRoutes } from './client/files';
+import { adminUploadRoutes } from './admin/upload';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -60,6 +62,8 @@ export const allRoutes: RouteSpec[] = [
   ...adminInternationalizationRoutes,
   ...clientDiagnosticsRoutes,
   ...adminBugReportRoutes,
+  ...clientFileRoutes,
+  ...adminUploadRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];

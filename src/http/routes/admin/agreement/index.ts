@@ -18,7 +18,7 @@ export const adminAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/agreement',
-    summary: 'Publish an agreement version: Markdown body and/or a PDF (pdfBase64), effective date, re-acceptance flag',
+    summary: 'Publish an agreement version: Markdown body and/or a PDF (fileId from POST /api/admin/upload, or pdfBase64), effective date, re-acceptance flag',
     auth: 'admin',
     body: CreateAgreement,
     status: 201,

@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Deps } from '../../../../deps';
+import { maxUploadBytes } from '../../../../config';
+import { TEMP_DIR } from '../../../../storage';
+import { payloadTooLarge } from '../../../../services/files';
+import { readMultipart } from '../../../multipart';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
 import { fieldError } from '../../../../errors';
@@ -24,6 +32,42 @@ const perCaller = (max: number) => ({
     return actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`;
   },
 });
+
+/**
+ * Streams the multipart part `file` to a temporary file under the file store's
+ * tmp folder (ZIP reading needs random access; the daemon clears that folder at
+ * start), within WIP_MAX_UPLOAD, never buffered in memory. Returns its path, or
+ * undefined when the request had no such part.
+ */
+async function receiveArchive(ctx: AppContext, deps: Deps): Promise<string | undefined> {
+  const limit = maxUploadBytes(deps.config);
+  const budget = { remaining: limit, tooLarge: () => payloadTooLarge(limit) };
+  const folder = path.join(deps.config.dataDir, 'files', TEMP_DIR);
+  await fs.promises.mkdir(folder, { recursive: true, mode: 0o700 });
+  const written: string[] = [];
+  try {
+    const { files } = await readMultipart(ctx, {
+      budget,
+      async onFile(part) {
+        if (part.field !== 'file' || written.length > 0) throw fieldError(part.field, 'send exactly one ZIP in the part named "file"');
+        const file = path.join(folder, `import-${randomBytes(8).toString('hex')}.zip`);
+        written.push(file);
+        const meter = new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            budget.remaining -= chunk.length;
+            callback(budget.remaining < 0 ? budget.tooLarge() : null, chunk);
+          },
+        });
+        await pipeline(part.stream, meter, fs.createWriteStream(file, { mode: 0o600 }));
+        return file;
+      },
+    });
+    return files[0];
+  } catch (error) {
+    for (const file of written) fs.rm(file, { force: true }, () => {});
+    throw error;
+  }
+}
 
 function sendDownload(ctx: AppContext, download: { fileName: string; stream: Readable }, type: string): undefined {
   ctx.attachment(download.fileName);
@@ -56,16 +100,14 @@ export const clientExportRoutes: RouteSpec[] = [
     status: 201,
     rateLimit: perCaller(30),
     async handler({ deps, actor, ctx }) {
-      const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
-      const part = [files.file].flat()[0] as { filepath: string } | undefined;
-      const all = Object.values(files).flat() as { filepath: string }[];
+      const received = await receiveArchive(ctx, deps);
       try {
-        if (!part) throw fieldError('body.file', 'send the ZIP as the multipart part "file"');
-        const template = await importTemplateZip(deps, packageFiles(deps), actor, part.filepath);
+        if (!received) throw fieldError('body.file', 'send the ZIP as the multipart part "file"');
+        const template = await importTemplateZip(deps, packageFiles(deps), actor, received);
         const version = await findLatestVersion(deps.db.kysely, actor.scope, template.id);
         return { templateId: template.id, versionId: version!.id, title: template.title };
       } finally {
-        for (const f of all) fs.rm(f.filepath, { force: true }, () => {});
+        if (received) fs.rm(received, { force: true }, () => {});
       }
     },
   }),

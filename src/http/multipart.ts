@@ -1,0 +1,83 @@
+import busboy from 'busboy';
+import type { Readable } from 'node:stream';
+import { AppError, badRequest, fieldError } from '../errors';
+import type { AppContext } from './state';
+
+/** What a multipart request may hold besides its file bytes (which the caller's budget limits). */
+const LIMITS = { fields: 20, fieldSize: 64 * 1024, files: 20, parts: 40, headerPairs: 100 };
+/** Room for boundaries, part headers and text fields when judging a declared Content-Length up front. */
+const ENVELOPE_SLACK = 1024 * 1024;
+
+export interface FilePart {
+  field: string;
+  fileName: string;
+  stream: Readable;
+}
+
+/**
+ * Reads a multipart/form-data request as it arrives: text fields are
+ * collected (small, limited), each file part is handed to `onFile` as a stream
+ * (which must consume it, e.g. into the file store) — the body is never
+ * buffered in memory. A body declaring more than the budget is refused before
+ * a byte is read. On any failure the rest of the body is left unread and the
+ * connection is closed after the answer, so an oversized upload costs no more
+ * than what was already received.
+ * @throws AppError BAD_REQUEST (malformed multipart), VALIDATION_ERROR (too many parts, field too long), or what `onFile` throws
+ */
+export async function readMultipart<T>(
+  ctx: AppContext,
+  options: { budget: { remaining: number; tooLarge: () => AppError }; onFile: (part: FilePart) => Promise<T> },
+): Promise<{ fields: Record<string, string>; files: T[] }> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > options.budget.remaining + ENVELOPE_SLACK) {
+    ctx.set('Connection', 'close');
+    throw options.budget.tooLarge();
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: ctx.req.headers, limits: LIMITS });
+  } catch (error) {
+    throw badRequest(`Malformed multipart/form-data request: ${(error as Error).message}`);
+  }
+  const fields: Record<string, string> = {};
+  const results: Promise<T>[] = [];
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      ctx.req.unpipe(parser);
+      ctx.set('Connection', 'close');
+      // the file stream in flight is dropped with the parser; the store removes its temporary file
+      reject(error);
+    };
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(fieldError(name, `must be at most ${LIMITS.fieldSize} bytes`));
+      fields[name] = value;
+    });
+    parser.on('file', (field, stream, info) => {
+      const result = options.onFile({ field, fileName: info.filename ?? '', stream });
+      result.catch((error) => {
+        stream.resume();
+        fail(error);
+      });
+      results.push(result);
+    });
+    for (const event of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
+      parser.on(event, () => fail(fieldError('body', `at most ${LIMITS.files} files and ${LIMITS.fields} fields per request`)));
+    }
+    parser.on('error', (error: Error) => fail(badRequest(`Malformed multipart/form-data request: ${error.message}`)));
+    parser.on('close', () => {
+      Promise.all(results).then(
+        (files) => {
+          if (settled) return;
+          settled = true;
+          resolve({ fields, files });
+        },
+        fail,
+      );
+    });
+    ctx.req.on('error', fail);
+    ctx.req.pipe(parser);
+  });
+}

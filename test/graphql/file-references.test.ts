@@ -1,0 +1,71 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { buildClient, buildUser } from '../helpers/factories';
+import { gql } from '../helpers/graphql';
+import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
+import { GLB, PNG, upload } from '../helpers/upload';
+
+let server: TestServer;
+const refs = suite('GraphQL File: step media, models and fault photos; file ids of another client refused');
+refs.before(async () => {
+  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+});
+refs.after(async () => server.stop());
+
+const FILE = 'id name size contentType url';
+const CREATE = `mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id content { sections { steps { id media mediaFiles { ${FILE} } model { fileId file { ${FILE} } } } } } } } }`;
+
+const withMedia = (media: number[], model?: number) => ({
+  sections: [{ id: 's', title: 'S', steps: [{ id: 'a', title: 'A', media, ...(model && { model: { fileId: model } }), fields: [] }] }],
+});
+
+refs('a step lists its media and model as Files with their download URLs', async () => {
+  const client = await buildClient(server);
+  const [photo, model] = (await upload(server, client.owner.token, [{ name: 'valve.png', data: PNG }, { name: 'valve.glb', data: GLB }])).body.data.files;
+  const res = await gql(server, client.owner.token, CREATE, { i: { title: 'Valve', description: '', tags: [], content: withMedia([photo.id], model.id) } });
+  assert.equal(res.codes, [], JSON.stringify(res.errors));
+  const step = res.data.createTemplate.latestVersion.content.sections[0].steps[0];
+  assert.equal(step.media, [photo.id]);
+  assert.equal(step.mediaFiles, [{ id: photo.id, name: 'valve.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${photo.id}` }]);
+  assert.equal(step.model.file, { id: model.id, name: 'valve.glb', size: GLB.length, contentType: 'model/gltf-binary', url: `/api/client/download-model/glb/${model.id}` });
+});
+
+refs('another client’s file id in content, a fault or a recorded PHOTO value is VALIDATION_ERROR, and nothing is written', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const other = await buildClient(server);
+  const foreign = (await upload(server, other.owner.token, [{ name: 'theirs.png', data: PNG }])).body.data.files[0].id;
+
+  const content = await gql(server, client.owner.token, CREATE, { i: { title: 'X', description: '', tags: [], content: withMedia([foreign]) } });
+  assert.equal(content.codes, ['VALIDATION_ERROR']);
+  const model = await gql(server, client.owner.token, CREATE, { i: { title: 'X', description: '', tags: [], content: withMedia([], foreign) } });
+  assert.equal(model.codes, ['VALIDATION_ERROR']);
+
+  const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', {
+    i: { jobId: job.id, description: 'Leak', severity: 'LOW', photos: [foreign] },
+  });
+  assert.equal(fault.codes, ['VALIDATION_ERROR']);
+  const record = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
+    i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [foreign] }] },
+  });
+  assert.equal(record.codes, ['VALIDATION_ERROR']);
+  const faults = await server.deps.db.kysely.selectFrom('faults').select('id').where('client_id', '=', client.id).execute();
+  assert.is(faults.length, 0);
+
+  // the client's own photo works, and the fault shows it as a File
+  const own = (await upload(server, operator.token!, [{ name: 'leak.png', data: PNG }])).body.data.files[0];
+  const raised = await gql(server, operator.token!, `mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { photos photoFiles { ${FILE} } } }`, {
+    i: { jobId: job.id, description: 'Leak', severity: 'LOW', photos: [own.id] },
+  });
+  assert.equal(raised.codes, [], JSON.stringify(raised.errors));
+  assert.equal(raised.data.raiseFault.photoFiles, [{ id: own.id, name: 'leak.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${own.id}` }]);
+  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
+    i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: own.id }] },
+  });
+  assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
+});
+
+refs.run();

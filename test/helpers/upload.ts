@@ -1,0 +1,39 @@
+import type { TestResponse, TestServer } from './server';
+
+export interface UploadPart {
+  name: string;
+  data: Buffer | string;
+  /** the part's field name; "file" unless given */
+  field?: string;
+  /** what the client claims (the server ignores it and reads the bytes) */
+  type?: string;
+}
+
+/** A multipart/form-data upload through fetch's own FormData encoder. */
+export async function upload(
+  server: TestServer,
+  token: string,
+  parts: UploadPart[],
+  options: { metadata?: string; fields?: Record<string, string>; path?: string } = {},
+): Promise<TestResponse> {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(options.fields ?? {})) form.append(key, value);
+  for (const part of parts) form.append(part.field ?? 'file', new Blob([part.data], { type: part.type ?? 'application/octet-stream' }), part.name);
+  if (options.metadata !== undefined) form.append('metadata', options.metadata);
+  const response = await fetch(server.url + (options.path ?? '/api/client/upload'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: body as any, text };
+}
+
+export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest of a png')]);
+export const GLB = Buffer.concat([Buffer.from('glTF'), Buffer.alloc(4000, 7)]);
