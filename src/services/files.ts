@@ -150,7 +150,7 @@ export async function commitFiles(
   });
 }
 
-async function assertWithinQuota(trx: Parameters<typeof findStorageQuota>[0], scope: TenantScope, contents: StoredContent[]): Promise<void> {
+export async function assertWithinQuota(trx: Parameters<typeof findStorageQuota>[0], scope: TenantScope, contents: StoredContent[]): Promise<void> {
   const quota = await findStorageQuota(trx, scope);
   if (quota === null) return;
   const added = (await listNewBlobs(trx, scope, contents)).reduce((sum, c) => sum + c.size, 0);

@@ -6,6 +6,7 @@ import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { canonicalJson } from '../../src/lib/canonical-json';
+import { upload, PNG, GLB } from '../helpers/upload';
 import { download, rawZip, unzip, uploadZip, type RawEntry } from '../helpers/zip';
 
 let server: TestServer;
@@ -165,6 +166,38 @@ zips('malicious and inconsistent archives are refused with 422 ARCHIVE_INVALID a
     assert.is(res.body.error.details.reason, reason, `${what}: ${JSON.stringify(res.body.error)}`);
   }
   assert.equal(await footprint(target), before, 'nothing written');
+});
+
+zips('media travel with the template: export packs the files, import stores them as the target client\'s own files', async () => {
+  const client = await buildClient(server);
+  const uploaded = await upload(server, client.owner.token, [{ name: 'valve.png', data: PNG }, { name: 'pump.glb', data: GLB }]);
+  assert.is(uploaded.status, 201, uploaded.text);
+  const [image, model] = uploaded.body.data.files;
+  const content = structuredClone(CONTENT) as any;
+  content.sections[0].steps[0].media = [image.id];
+  content.sections[0].steps[0].model = { fileId: model.id };
+  const { templateId } = await publishedTemplate(server, client, content);
+
+  const exported = await exportZip(client.owner.token, templateId);
+  assert.is(exported.status, 200);
+  const entries = await unzip(exported.bytes);
+  const manifest = JSON.parse(entries.get('manifest.json')!.toString('utf8'));
+  assert.equal(manifest.files.map((f: any) => [f.name, f.sha256]).sort(), [['pump.glb', model.sha256], ['valve.png', image.sha256]].sort());
+  for (const file of manifest.files) assert.equal(entries.get(file.path), file.name === 'valve.png' ? PNG : GLB);
+
+  const target = await buildClient(server);
+  const imported = await importZip(target.owner.token, exported.bytes);
+  assert.is(imported.status, 201, JSON.stringify(imported.body));
+  const read = await gql(server, target.owner.token, 'query($id: Int!) { template(id: $id) { latestVersion { content { sections { steps { media model { fileId } } } } } } }', { id: imported.body.data.templateId });
+  const step = read.data.template.latestVersion.content.sections[0].steps[0];
+  assert.not.equal(step.media, [image.id], 'new ids in the target client');
+  const mine = await server.request('GET', `/api/client/files/${step.media[0]}`, { token: target.owner.token });
+  assert.is(mine.status, 200);
+  assert.is(mine.text, PNG.toString());
+  // the source client's ids stay the source's: the target cannot read them
+  assert.is((await server.request('GET', `/api/client/files/${image.id}`, { token: target.owner.token })).status, 404);
+  const again = await manifestOf((await exportZip(target.owner.token, imported.body.data.templateId)).bytes);
+  assert.equal(again.files.map((f: any) => f.sha256).sort(), manifest.files.map((f: any) => f.sha256).sort());
 });
 
 zips.run();
