@@ -4,6 +4,7 @@ import * as m0002 from './0002_event_log';
 import * as m0003 from './0003_account_lifecycle';
 import * as m0004 from './0004_licensing_agreements';
 import * as m0005 from './0005_work_instructions';
+import * as m0011 from './0011_events';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0003_account_lifecycle': m0003,
   '0004_licensing_agreements': m0004,
   '0005_work_instructions': m0005,
+  '0011_events': m0011,
 };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import defaults from '../config/default.json';
 import { parseDuration } from './lib/duration';
+import { parseCidr } from './events/network-policy';
 
 /**
  * Configuration, merged in this order (later wins):
@@ -47,6 +48,25 @@ function exactOrigin(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** Comma-separated durations (or a JSON array): the delays between webhook attempts. */
+const durationList = z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => (typeof item === 'string' ? item.trim() : item)).filter((item) => item !== '');
+  try {
+    return items.map((item) => parseDuration(item));
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+/** Comma-separated CIDRs (or a JSON array). */
+const cidrList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
+  for (const item of items) {
+    if (!parseCidr(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a network: use CIDR notation such as 10.0.0.0/8 or fd00::/8` });
+  }
+  return items;
+});
 
 const ConfigSchema = z.object({
   env: z.enum(['production', 'development', 'test']),
@@ -107,6 +127,18 @@ const ConfigSchema = z.object({
   tlsHosts: z.string(),
   /** with TLS: also listen on this plain-HTTP port and redirect to HTTPS; 0 = off */
   httpRedirectPort: integer.min(0).max(65535),
+  // events and webhooks (issue 18)
+  /** delays between webhook attempts after the first; after the last one a delivery has failed */
+  webhookRetrySchedule: durationList,
+  /** networks webhooks may reach besides public addresses (see src/events/network-policy.ts) */
+  webhookAllowedNetworks: cidrList,
+  /** how often the daemon looks for due webhook deliveries */
+  webhookPollInterval: duration,
+  /** how long events are kept: the Last-Event-ID replay window of the live stream and the delivery log */
+  eventRetention: duration,
+  /** comment line sent on idle live streams */
+  eventStreamHeartbeat: duration,
+  eventStreamMaxPerUser: integer.min(1).max(100),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });

@@ -13,6 +13,8 @@ import { loadOrCreateSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
 import { createFileStore, type FileStore } from './storage';
+import { WebhookSender } from './events/webhook-sender';
+import { EventStreams } from './events/streams';
 
 /**
  * Everything a request, a service or a CLI command needs, built once and passed
@@ -39,6 +41,10 @@ export interface Deps {
   storage: FileStore;
   /** Prometheus metrics of this instance (own registry), served by GET /metrics */
   metrics: Metrics;
+  /** the webhook deliveries' sender; its retry loop runs only in the daemon (startServer) */
+  webhooks: WebhookSender;
+  /** open live event streams (GET /api/client/events) */
+  eventStreams: EventStreams;
 }
 
 export interface DepsOverrides {
@@ -54,7 +60,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   metrics.watchDatabase(db.kysely, clock);
   const logger = overrides.logger ?? createLogger(config);
-  return {
+  const deps = {
     config,
     db,
     clock,
@@ -68,10 +74,16 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
     metrics,
-  };
+  } as Omit<Deps, 'webhooks' | 'eventStreams'> as Deps;
+  // both read the rest of Deps (the sender mails, the streams check sessions)
+  deps.webhooks = new WebhookSender(deps);
+  deps.eventStreams = new EventStreams(deps);
+  return deps;
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  deps.eventStreams.closeAll();
+  await deps.webhooks.close();
   await deps.mailer.close();
   await deps.passwords.close();
   await deps.db.close();

@@ -41,6 +41,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     throw error;
   }
   deps.mailer.start();
+  deps.webhooks.start();
   const app = createApp(deps);
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, app.callback()) : http.createServer(app.callback());
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
@@ -83,6 +84,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     stop() {
       // Stop accepting, let in-flight requests finish, then close the database.
       stopping ??= (async () => {
+        // open event streams would keep the server from closing
+        deps.eventStreams.closeAll();
         await Promise.all([closeServer(server), redirect && closeServer(redirect.server)]);
         await maintenance.stop();
         await closeDeps(deps);

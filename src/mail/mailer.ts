@@ -6,13 +6,11 @@ import type { Database } from '../db/connection';
 import type { OutboxRow } from '../db/schema';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../logger';
-import { claimOutbox, listDueOutbox, markOutboxAttemptFailed, markOutboxDone } from '../repos/outbox';
+import { claimDue, listDue, markOutboxAttemptFailed, markOutboxDone } from '../repos/outbox';
+import { OutboxWorker } from '../lib/outbox-worker';
 
-/** How long a claimed message is reserved for the sender that claimed it. */
-const LEASE_MS = 5 * 60_000;
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_MAX_MS = 3_600_000;
-const BATCH = 20;
 
 export function outboxDir(dataDir: string): string {
   return path.join(dataDir, 'outbox');
@@ -34,10 +32,7 @@ export function backoffMs(attempts: number): number {
 export class Mailer {
   private readonly transport: Transporter;
   private readonly viaSmtp: boolean;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly worker: OutboxWorker<OutboxRow>;
 
   constructor(
     private readonly deps: { config: Config; db: Database; clock: Clock; logger: Logger },
@@ -46,66 +41,38 @@ export class Mailer {
     this.transport = this.viaSmtp
       ? nodemailer.createTransport(deps.config.smtpUrl)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    const db = deps.db.kysely;
+    this.worker = new OutboxWorker<OutboxRow>(
+      {
+        name: 'mail',
+        listDue: (now, limit) => listDue(db, 'outbox', now, limit),
+        claim: (row, lease, now) => claimDue(db, 'outbox', row, lease, now),
+        deliver: (row) => this.deliverOne(row),
+      },
+      deps,
+      deps.config.mailPollInterval,
+    );
   }
 
   /** Starts the background loop that retries due messages (the daemon only). */
   start(): void {
-    if (this.timer || this.closed) return;
-    this.timer = setInterval(() => this.kick(), this.deps.config.mailPollInterval);
-    this.timer.unref();
-    this.kick();
+    this.worker.start();
   }
 
   /** Delivers what is due now, without waiting (called after a commit that queued mail). */
   kick(): void {
-    void this.deliverDue().catch((error) => this.deps.logger.error({ err: error }, 'mail delivery failed'));
+    this.worker.kick();
   }
 
-  /** Delivers every due message; one run at a time (a kick during a run schedules one more). */
+  /** Delivers every due message. */
   deliverDue(): Promise<number> {
-    if (this.closed) return Promise.resolve(0);
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      let total = 0;
-      try {
-        do {
-          this.again = false;
-          total += await this.deliverBatch();
-        } while (this.again && !this.closed);
-      } finally {
-        this.running = undefined;
-      }
-      return total;
-    })();
-    return this.running;
+    return this.worker.deliverDue();
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    // let a delivery in progress (e.g. mail queued by a CLI command) finish first
-    if (this.running) await this.running.catch(() => undefined);
-    this.closed = true;
+    // lets a delivery in progress (e.g. mail queued by a CLI command) finish first
+    await this.worker.close();
     this.transport.close();
-  }
-
-  private async deliverBatch(): Promise<number> {
-    const { db, clock } = this.deps;
-    let delivered = 0;
-    for (;;) {
-      const nowIso = clock.now().toISOString();
-      const due = await listDueOutbox(db.kysely, nowIso, BATCH);
-      if (due.length === 0) return delivered;
-      for (const row of due) {
-        const lease = new Date(clock.now().getTime() + LEASE_MS).toISOString();
-        if (!(await claimOutbox(db.kysely, row, lease, nowIso))) continue;
-        if (await this.deliverOne(row)) delivered++;
-      }
-      if (due.length < BATCH) return delivered;
-    }
   }
 
   private async deliverOne(row: OutboxRow): Promise<boolean> {

@@ -1,9 +1,11 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { DB, OutboxRow, OutboxStatus } from '../db/schema';
 import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
 
-// The mail outbox: a message is a row before it is anything else, so a crash or
-// a dead SMTP server never loses it. Not a tenant table (see the migration).
+// The outboxes: a message (mail) or a webhook delivery is a row before it is
+// anything else, so a crash or a dead peer never loses it. listDue/claimDue
+// serve every outbox table (src/lib/outbox-worker.ts delivers them); the rest
+// is the mail outbox's. Not tenant tables (see the migrations).
 
 export async function insertOutbox(
   db: Kysely<DB>,
@@ -18,24 +20,23 @@ export async function insertOutbox(
   return row.id;
 }
 
-export async function listDueOutbox(db: Kysely<DB>, now: string, limit: number): Promise<OutboxRow[]> {
-  return db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+/** The outbox tables: rows with a status, `pending` until delivered, due at `next_attempt_at`. */
+export type OutboxTableName = 'outbox' | 'webhook_deliveries';
+
+/** Due rows of an outbox table, oldest first. */
+export async function listDue<T extends OutboxTableName>(db: Kysely<DB>, table: T, now: string, limit: number): Promise<Selectable<DB[T]>[]> {
+  // the cast widens kysely's generics over a table chosen by a type parameter (both tables share these columns)
+  const q = db.selectFrom(table as 'outbox').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now);
+  return (await q.orderBy('id').limit(limit).execute()) as unknown as Selectable<DB[T]>[];
 }
 
 /**
- * Takes a message for delivery by pushing its next attempt past a lease: only
- * the caller that moved it sends it (the daemon loop and a CLI may race).
+ * Takes a row for delivery by pushing its next attempt past a lease: only the
+ * caller that moved it sends it (the daemon loop and a CLI may race).
  */
-export async function claimOutbox(db: Kysely<DB>, row: OutboxRow, leaseUntil: string, now: string): Promise<boolean> {
+export async function claimDue(db: Kysely<DB>, table: OutboxTableName, row: { id: number; next_attempt_at: string }, leaseUntil: string, now: string): Promise<boolean> {
   const result = await db
-    .updateTable('outbox')
+    .updateTable(table as 'outbox')
     .set({ next_attempt_at: leaseUntil, updated_at: now })
     .where('id', '=', row.id)
     .where('status', '=', 'pending')
