@@ -17,6 +17,7 @@ import { csrf } from './http/middleware/csrf';
 import { twoFactorGate } from './http/middleware/two-factor-gate';
 import { licenseGate } from './http/middleware/license-gate';
 import { agreementGate } from './http/middleware/agreement-gate';
+import { idempotency } from './http/middleware/idempotency';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { allRoutes } from './http/routes';
 import type { AppState } from './http/state';
@@ -26,9 +27,12 @@ import type { AppState } from './http/state';
  * deps → metrics → request id → error envelope → CORS (answers listed origins'
  * preflights) → no-store → security headers → rate limit → JSON body parsing →
  * authentication → CSRF (cookie writes: origin + token) → 2FA-required gate →
- * license gate → agreement gate → 404/405 (with Allow) → routes.
+ * license gate → agreement gate → Idempotency-Key → 404/405 (with Allow) → routes.
  * CORS sits inside the error envelope so errors carry its headers, and ahead
  * of every gate so a preflight (which has no credentials) is never refused.
+ * Idempotency-Key comes after authentication (a key belongs to a principal)
+ * and after the gates (a refused request never takes a key), right before the
+ * routes, so a replay answers without running anything.
  */
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
@@ -61,6 +65,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(twoFactorGate());
   app.use(licenseGate());
   app.use(agreementGate());
+  app.use(idempotency());
   app.use(unmatched());
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -19,6 +19,7 @@ import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
 import { clientTutorialRoutes } from './client/tutorials';
 import { clientWorkingTogetherRoutes } from './client/working-together';
+import { adminWebhookRoutes, clientEventRoutes } from './client/events';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -41,5 +42,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientEditorialRoutes,
   ...clientTutorialRoutes,
   ...clientWorkingTogetherRoutes,
+  ...clientEventRoutes,
+  ...adminWebhookRoutes,
   ...opsRoutes,
 ];

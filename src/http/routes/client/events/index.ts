@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { CLIENT_EVENT_TYPES, SYSTEM_EVENT_TYPES } from '../../../../events/catalogue';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
+import type { UserActor } from '../../../../services/actor';
+import { defineRoute, type RouteSpec } from '../../../route';
+import { webhookRoutes } from '../../webhooks';
+
+const StreamQuery = z.object({
+  /** for clients that cannot send the Last-Event-ID header on their first connection */
+  lastEventId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export const clientEventRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/client/events',
+    summary:
+      "Live event stream (Server-Sent Events) of the caller's client: each event has an id; reconnect with Last-Event-ID to replay what was missed within eventRetention. Heartbeat comments every eventStreamHeartbeat; closed on sign-out or when the user is disabled",
+    auth: 'user',
+    query: StreamQuery,
+    async handler({ deps, actor, query, ctx }) {
+      const header = ctx.get('last-event-id');
+      const fromHeader = /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+      const stream = await deps.eventStreams.open(actor as UserActor, fromHeader ?? query.lastEventId);
+      // no socket timeout: the stream stays open until the client or the session ends it
+      ctx.req.socket.setTimeout(0);
+      ctx.req.socket.setNoDelay(true);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Accel-Buffering', 'no');
+      ctx.type = 'text/event-stream; charset=utf-8';
+      ctx.status = 200;
+      ctx.body = stream;
+      return undefined;
+    },
+  }),
+  ...webhookRoutes({
+    base: '/api/client/webhooks',
+    who: 'Security Administrator',
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    owner: (actor) => (actor as UserActor).clientId,
+    eventTypes: CLIENT_EVENT_TYPES,
+  }),
+];
+
+export const adminWebhookRoutes: RouteSpec[] = webhookRoutes({
+  base: '/api/admin/webhooks',
+  who: 'System administrator (system events)',
+  auth: 'admin',
+  owner: () => null,
+  eventTypes: SYSTEM_EVENT_TYPES,
+});
