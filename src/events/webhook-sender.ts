@@ -87,7 +87,7 @@ export class WebhookSender {
       await failPendingDeliveries(db.kysely, row.webhook_id, 'the endpoint is disabled', started.toISOString());
       return false;
     }
-    const outcome = await this.post(row, started);
+    const outcome = await this.post(row, started, new Date());
     const attempts = row.attempts + 1;
     const now = clock.now();
     const nowIso = now.toISOString();
@@ -113,6 +113,7 @@ export class WebhookSender {
   private async post(
     row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>,
     at: Date,
+    wallClock: Date,
   ): Promise<Outcome> {
     const started = Date.now();
     const done = (ok: boolean, statusCode: number | null, error: string | null): Outcome => ({ ok, statusCode, durationMs: Date.now() - started, error });
@@ -126,12 +127,13 @@ export class WebhookSender {
     }
     const secrets = [this.box.open(row.secret)];
     if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString()) secrets.push(this.box.open(row.previous_secret));
-    const signature = secrets.map((secret) => new Webhook(secret).sign(row.event_public_id, at, row.payload)).join(' ');
+    // webhook-timestamp is checked by receivers against their own clock (replay defence): the wall clock, not the injected one
+    const signature = secrets.map((secret) => new Webhook(secret).sign(row.event_public_id, wallClock, row.payload)).join(' ');
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'wip-webhooks/1',
       'webhook-id': row.event_public_id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-timestamp': String(Math.floor(wallClock.getTime() / 1000)),
       'webhook-signature': signature,
     };
     // connect to the address just checked, whatever DNS says by the time the socket opens
