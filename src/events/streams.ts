@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Deps } from '../deps';
 import type { EventRow } from '../db/schema';
-import { AppError } from '../errors';
+import { AppError, serviceUnavailable } from '../errors';
 import { lastClientEventId, listClientEventsAfter } from '../repos/events';
 import type { UserActor } from '../services/actor';
 import { getVisibleTemplate } from '../services/templates';
@@ -30,6 +30,7 @@ interface Stream {
  */
 export class EventStreams {
   private readonly streams = new Set<Stream>();
+  private closed = false;
 
   constructor(private readonly deps: Deps) {}
 
@@ -39,6 +40,7 @@ export class EventStreams {
    */
   async open(actor: UserActor, lastEventId: number | undefined): Promise<PassThrough> {
     const { config } = this.deps;
+    if (this.closed) throw serviceUnavailable('The server is stopping');
     const mine = [...this.streams].filter((s) => s.actor.userId === actor.userId && s.actor.clientId === actor.clientId).length;
     if (mine >= config.eventStreamMaxPerUser) {
       throw new AppError('RATE_LIMITED', `At most ${config.eventStreamMaxPerUser} event streams may be open per user`, { limit: config.eventStreamMaxPerUser });
@@ -76,8 +78,9 @@ export class EventStreams {
     for (const stream of this.streams) if (stream.actor.clientId === clientId && stream.actor.userId === userId) this.drop(stream);
   }
 
-  /** Ends every stream (the server is stopping: open streams would hold it). */
+  /** Ends every stream and opens no more (the server is stopping: open streams would hold it). */
   closeAll(): void {
+    this.closed = true;
     for (const stream of this.streams) this.drop(stream);
   }
 

@@ -22,14 +22,18 @@ export const clientEventRoutes: RouteSpec[] = [
       const header = ctx.get('last-event-id');
       const fromHeader = /^\d{1,15}$/.test(header) ? Number(header) : undefined;
       const stream = await deps.eventStreams.open(actor as UserActor, fromHeader ?? query.lastEventId);
-      // no socket timeout: the stream stays open until the client or the session ends it
+      // Written straight to the socket (not through Koa's body handling): a stream ends by the
+      // client leaving or the session ending, which is not an error to report.
+      ctx.respond = false;
       ctx.req.socket.setTimeout(0);
       ctx.req.socket.setNoDelay(true);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('X-Accel-Buffering', 'no');
-      ctx.type = 'text/event-stream; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = stream;
+      ctx.res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      });
+      ctx.res.on('close', () => stream.destroy());
+      stream.pipe(ctx.res);
       return undefined;
     },
   }),
