@@ -4,10 +4,11 @@ import * as m0002 from './0002_event_log';
 import * as m0003 from './0003_account_lifecycle';
 import * as m0004 from './0004_licensing_agreements';
 import * as m0005 from './0005_work_instructions';
+import * as m0009 from './0009_files';
 import * as m0010 from './0010_reports';
+import * as m0011 from './0011_events';
 import * as m0012 from './0012_push';
 import * as m0013 from './0013_platform';
-import * as m0009 from './0009_files';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0005_work_instructions': m0005,
   '0009_files': m0009,
   '0010_reports': m0010,
+  '0011_events': m0011,
   '0012_push': m0012,
   '0013_platform': m0013,
 };

@@ -17,6 +17,7 @@ import { csrf } from './http/middleware/csrf';
 import { twoFactorGate } from './http/middleware/two-factor-gate';
 import { licenseGate } from './http/middleware/license-gate';
 import { agreementGate } from './http/middleware/agreement-gate';
+import { idempotency } from './http/middleware/idempotency';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { allRoutes } from './http/routes';
 import type { AppState } from './http/state';
@@ -27,9 +28,12 @@ import type { AppState } from './http/state';
  * preflights) → no-store → security headers → per-IP rate limit (requests
  * without credentials) → authentication → per-principal rate limit → JSON body
  * parsing (POST, PUT, PATCH, DELETE) → CSRF (cookie writes: origin + token) → 2FA-required gate →
- * license gate → agreement gate → 404/405 (with Allow) → routes.
+ * license gate → agreement gate → Idempotency-Key → 404/405 (with Allow) → routes.
  * CORS sits inside the error envelope so errors carry its headers, and ahead
  * of every gate so a preflight (which has no credentials) is never refused.
+ * Idempotency-Key comes after authentication (a key belongs to a principal)
+ * and after the gates (a refused request never takes a key), right before the
+ * routes, so a replay answers without running anything.
  */
 /** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
@@ -65,6 +69,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(twoFactorGate());
   app.use(licenseGate());
   app.use(agreementGate());
+  app.use(idempotency());
   app.use(unmatched());
   app.use(router.routes());
   app.use(router.allowedMethods());

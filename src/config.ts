@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import { z } from 'zod';
 import defaults from '../config/default.json';
 import { parseDuration } from './lib/duration';
+import { parseCidr } from './events/network-policy';
 
 /**
  * Configuration, merged in this order (later wins):
@@ -71,6 +72,24 @@ const rateLimitGroups = z
     }
     return groups;
   });
+/** Comma-separated durations (or a JSON array): the delays between webhook attempts. */
+const durationList = z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => (typeof item === 'string' ? item.trim() : item)).filter((item) => item !== '');
+  try {
+    return items.map((item) => parseDuration(item));
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+/** Comma-separated CIDRs (or a JSON array). */
+const cidrList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
+  for (const item of items) {
+    if (!parseCidr(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a network: use CIDR notation such as 10.0.0.0/8 or fd00::/8` });
+  }
+  return items;
+});
 
 const ConfigSchema = z.object({
   env: z.enum(['production', 'development', 'test']),
@@ -155,6 +174,18 @@ const ConfigSchema = z.object({
   importMaxUnzipped: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
   /** http(s) URL of the update manifest GET /api/client/check-updates compares with; empty: only <data-dir>/updates/manifest.json */
   updateUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
+  // events and webhooks (issue 18)
+  /** delays between webhook attempts after the first; after the last one a delivery has failed */
+  webhookRetrySchedule: durationList,
+  /** networks webhooks may reach besides public addresses (see src/events/network-policy.ts) */
+  webhookAllowedNetworks: cidrList,
+  /** how often the daemon looks for due webhook deliveries */
+  webhookPollInterval: duration,
+  /** how long events are kept: the Last-Event-ID replay window of the live stream and the delivery log */
+  eventRetention: duration,
+  /** comment line sent on idle live streams */
+  eventStreamHeartbeat: duration,
+  eventStreamMaxPerUser: integer.min(1).max(100),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });

@@ -14,6 +14,8 @@ import { loadOrCreateSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
 import { createFileStore, type FileStore } from './storage';
+import { WebhookSender } from './events/webhook-sender';
+import { EventStreams } from './events/streams';
 
 /**
  * Everything a request, a service or a CLI command needs, built once and passed
@@ -44,6 +46,10 @@ export interface Deps {
   metrics: Metrics;
   /** set by startServer once listening: the scheme and port really served (links in mails) */
   served?: { scheme: 'http' | 'https'; port: number };
+  /** the webhook deliveries' sender; its retry loop runs only in the daemon (startServer) */
+  webhooks: WebhookSender;
+  /** open live event streams (GET /api/client/events) */
+  eventStreams: EventStreams;
 }
 
 export interface DepsOverrides {
@@ -59,7 +65,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   metrics.watchDatabase(db.kysely, clock);
   const logger = overrides.logger ?? createLogger(config);
-  return {
+  const deps = {
     config,
     db,
     clock,
@@ -74,10 +80,16 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
     metrics,
-  };
+  } as Omit<Deps, 'webhooks' | 'eventStreams'> as Deps;
+  // both read the rest of Deps (the sender mails, the streams check sessions)
+  deps.webhooks = new WebhookSender(deps);
+  deps.eventStreams = new EventStreams(deps);
+  return deps;
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  deps.eventStreams.closeAll();
+  await deps.webhooks.close();
   await deps.mailer.close();
   await deps.push.close();
   await deps.passwords.close();

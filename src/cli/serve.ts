@@ -46,6 +46,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   }
   deps.mailer.start();
   deps.push.start();
+  deps.webhooks.start();
   const app = createApp(deps);
   const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, app.callback()) : http.createServer(app.callback());
@@ -98,6 +99,8 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
     stop() {
       // Stop accepting, let in-flight requests finish, then close the database.
       stopping ??= (async () => {
+        // open event streams would keep the server from closing
+        deps.eventStreams.closeAll();
         await Promise.all([closeServer(server), redirect && closeServer(redirect.server)]);
         await maintenance.stop();
         await closeDeps(deps);

@@ -605,6 +605,67 @@ export interface AlignmentDataTable {
   created_at: string;
 }
 
+// Events and webhooks (0011_events): client_id NULL = system (see the migration).
+export interface EventsTable {
+  id: Generated<number>;
+  client_id: number | null;
+  /** evt_…: the event id of the payload and the webhook-id header */
+  public_id: string;
+  type: string;
+  template_id: number | null;
+  /** JSON {id, type, timestamp, data} */
+  payload: string;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  client_id: number | null;
+  url: string;
+  description: string;
+  /** JSON array of event types */
+  events: string;
+  active: number;
+  /** sealed whsec_… */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  failing_since: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  client_id: number | null;
+  webhook_id: number;
+  event_id: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  principal: string;
+  key: string;
+  fingerprint: string;
+  status: 'in_progress' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+
 export interface DB {
   file_blobs: FileBlobsTable;
   files: FilesTable;
@@ -655,6 +716,10 @@ export interface DB {
   translations: TranslationsTable;
   bug_reports: BugReportsTable;
   webrtc_logs: WebrtcLogsTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export interface PushSubscriptionsTable {
@@ -737,3 +802,7 @@ export type AuditEntryRow = Selectable<AuditEntriesTable>;
 export type FileRow = Selectable<FilesTable>;
 export type SystemFileRow = Selectable<SystemFilesTable>;
 export type AlignmentDataRow = Selectable<AlignmentDataTable>;
+export type EventRow = Selectable<EventsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;

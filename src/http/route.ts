@@ -145,7 +145,8 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
         meta: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId },
         ctx: ctx as AppContext,
       });
-      if (ctx.body !== undefined && data === undefined) return;
+      // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
+      if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
       ctx.status = spec.status ?? 200;
       ctx.body = { success: true, data: data ?? null };
     });

@@ -81,3 +81,16 @@ export function twoFactorResetMail(input: { when: string; byAdministrator: boole
       footer,
   };
 }
+
+export function webhookDisabledMail(input: { url: string; failingSince: string; lastError: string }): MailContent {
+  return {
+    kind: 'webhook_disabled',
+    subject: 'A wip webhook endpoint was disabled after failing for 5 days',
+    text:
+      `Hello,\n\nThe webhook endpoint ${input.url} has failed every delivery since ${input.failingSince} ` +
+      `(last error: ${input.lastError}) and was disabled; its pending deliveries were given up.\n\n` +
+      'Fix the receiver, then turn the endpoint on again (PUT /api/client/webhooks/:id with "active": true) ' +
+      'and redeliver what it missed from its delivery log.' +
+      footer,
+  };
+}

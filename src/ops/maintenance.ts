@@ -5,6 +5,10 @@ import { pruneLogs } from '../services/logs';
 import { pruneWebrtcLogs } from '../services/diagnostics';
 import { applyRetention, createBackup, defaultBackupName, newestBackup } from './backup';
 import { backupDir } from './paths';
+import { withTransaction } from '../db/transaction';
+import { emitEvent } from '../events/emit';
+import { pruneEvents } from '../repos/events';
+import { pruneIdempotencyKeys } from '../repos/idempotency';
 
 export const SCHEDULED_PREFIX = 'wip-scheduled';
 export const PRE_UPGRADE_PREFIX = 'wip-pre-upgrade';
@@ -41,6 +45,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       try {
         const deleted = await pruneLogs(deps);
         const webRtcDeleted = await pruneWebrtcLogs(deps);
+        await pruneEventsAndKeys(deps);
         lastPrune = now.getTime();
         if (deleted + webRtcDeleted > 0) deps.logger.info({ deleted, webRtcDeleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
       } catch (error) {
@@ -64,6 +69,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
           deps.logger.info({ file: result.file, bytes: result.bytes, deleted }, 'scheduled backup written');
         } catch (error) {
           deps.logger.error({ err: error }, 'scheduled backup failed');
+          await reportBackupFailure(deps, error);
         }
       }
     }
@@ -82,4 +88,23 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       await running;
     },
   };
+}
+
+/** Events past eventRetention (with their delivery log) and expired Idempotency-Keys. */
+async function pruneEventsAndKeys(deps: Deps): Promise<void> {
+  const now = deps.clock.now();
+  const events = await pruneEvents(deps.db.kysely, new Date(now.getTime() - deps.config.eventRetention).toISOString());
+  const keys = await pruneIdempotencyKeys(deps.db.kysely, now.toISOString());
+  if (events + keys > 0) deps.logger.info({ events, idempotencyKeys: keys }, 'pruned old events and idempotency keys');
+}
+
+/** backup.failed goes to the system administrators' webhooks; reporting must not fail housekeeping. */
+async function reportBackupFailure(deps: Deps, error: unknown): Promise<void> {
+  try {
+    await withTransaction(deps.db, (trx, afterCommit) =>
+      emitEvent({ deps, trx, afterCommit }, null, 'backup.failed', { error: (error as Error).message ?? String(error), at: deps.clock.now().toISOString() }),
+    );
+  } catch (reportError) {
+    deps.logger.error({ err: reportError }, 'could not record backup.failed');
+  }
 }

@@ -1,4 +1,5 @@
-import type { ClientRow, LicenseRow, LogRow, OutboxRow, SystemAdminRow } from '../db/schema';
+import type { ClientRow, LicenseRow, LogRow, OutboxRow, SystemAdminRow, WebhookRow } from '../db/schema';
+import type { DeliveryWithEvent } from '../repos/webhooks';
 import type { SecuritySettings } from '../services/security-settings';
 import type { UserWithRoles } from '../repos/users';
 
@@ -106,5 +107,36 @@ export function presentOutboxMessage(row: OutboxRow) {
     createdAt: row.created_at,
     clientId: row.client_id,
     userId: row.user_id,
+  };
+}
+
+/** A webhook endpoint; its signing secret is never presented (creation and rotation return it beside this). */
+export function presentWebhook(row: WebhookRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as string[],
+    active: row.active === 1,
+    disabledReason: row.disabled_reason,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function presentDelivery(row: DeliveryWithEvent) {
+  return {
+    id: row.id,
+    eventId: row.event_public_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempt: row.attempts,
+    statusCode: row.last_status_code,
+    durationMs: row.last_duration_ms,
+    error: row.last_error,
+    attemptedAt: row.last_attempt_at,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    createdAt: row.created_at,
   };
 }

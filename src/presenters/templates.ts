@@ -38,6 +38,12 @@ export function presentVersion(row: TemplateVersionRow) {
 }
 export type PresentedVersion = ReturnType<typeof presentVersion>;
 
+/** A version in an event: the API's shape without the document (fetch it by id; events stay small). */
+export function presentVersionEvent(row: TemplateVersionRow) {
+  const { content: _content, ...version } = presentVersion(row);
+  return version;
+}
+
 export function presentSignature(row: VersionSignatureRow) {
   return {
     id: row.id,

@@ -19,11 +19,11 @@ export async function insertOutbox(
 }
 
 // ── Delivery queues ─────────────────────────────────────────────────────────
-// The columns every queue shares (mail's `outbox`, web push's `push_outbox`):
+// The columns every queue shares (mail's `outbox`, web push's `push_outbox`, `webhook_deliveries`):
 // status, attempts, next_attempt_at, last_error, updated_at. One set of
 // functions serves both; the table is a parameter.
 
-export type QueueTable = 'outbox' | 'push_outbox';
+export type QueueTable = 'outbox' | 'push_outbox' | 'webhook_deliveries';
 export interface QueueRow {
   id: number;
   attempts: number;

@@ -141,3 +141,14 @@ export async function listActiveUserIdsWithAnyRole(db: Kysely<DB>, scope: Tenant
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Every user holding `role` who is not disabled (e.g. to mail a client's Security Administrators). */
+export async function listUsersWithRole(db: Kysely<DB>, scope: TenantScope, role: string): Promise<UserRow[]> {
+  return inTenant(db, scope)
+    .selectFrom('users')
+    .selectAll()
+    .where('status', '!=', 'disabled')
+    .where('id', 'in', inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', '=', role))
+    .orderBy('id')
+    .execute();
+}

@@ -255,7 +255,10 @@ function refreshedTokens(deps: Deps, session: { userId: number; sessionId: numbe
 /** Ends the session: its access tokens, refresh tokens and cookie all stop working. */
 export async function signOut(deps: Deps, actor: Actor): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
-  if (actor.kind === 'user') await revokeSession(deps.db.kysely, actor.scope, actor.sessionId, nowIso);
+  if (actor.kind === 'user') {
+    await revokeSession(deps.db.kysely, actor.scope, actor.sessionId, nowIso);
+    deps.eventStreams.endSession(actor.sessionId);
+  }
   else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
 }
 

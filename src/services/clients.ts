@@ -17,6 +17,8 @@ import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRol
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
+import { emitEvent } from '../events/emit';
+import { presentClient } from '../presenters';
 
 export interface CreateClientInput {
   name: string;
@@ -74,6 +76,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
     });
     await setUserRoles(trx, scope, ownerRow.id, [SECURITY_ADMIN]);
     if (!passwordHash) await sendInvitation(deps, trx, afterCommit, { scope, user: ownerRow, clientName: client.name, now });
+    await emitEvent({ deps, trx, afterCommit }, null, 'client.created', presentClient(client));
     return { client, owner: await getUserById(trx, scope, ownerRow.id), licenses };
   });
 }
@@ -92,5 +95,9 @@ export async function updateClient(deps: Deps, id: number, changes: { name?: str
 
 /** Deletes the client with its users, sessions and data. @throws AppError NOT_FOUND */
 export async function deleteClient(deps: Deps, id: number): Promise<void> {
-  if (!(await deleteClientRow(deps.db.kysely, id))) throw notFound('Client');
+  await withTransaction(deps.db, async (trx, afterCommit) => {
+    const client = await getClientById(trx, id);
+    if (!(await deleteClientRow(trx, id))) throw notFound('Client');
+    await emitEvent({ deps, trx, afterCommit }, null, 'client.deleted', presentClient(client));
+  });
 }

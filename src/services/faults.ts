@@ -12,6 +12,7 @@ import { getJobById } from '../repos/jobs';
 import type { UserActor } from './actor';
 import { assertAssetOfClient, auditActor, jobContent, parseInput } from './jobs';
 import { assertFilesOfClient } from './files';
+import { emitEvent } from '../events/emit';
 
 /**
  * Faults: raised by an operator from a step of a job, a job, or an asset
@@ -46,7 +47,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
   const input = parseInput(RaiseFaultInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     let assetId = input.assetId ?? null;
     if (input.jobId != null) {
       const job = await getJobById(trx, scope, input.jobId);
@@ -72,6 +73,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       close_note: null,
     });
     await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.raised', entityType: 'fault', entityId: fault.id, after: presentFault(fault), at: nowIso });
+    await emitEvent({ deps, trx, afterCommit }, scope, 'fault.raised', presentFault(fault));
     return fault;
   });
 }
@@ -83,7 +85,7 @@ export async function closeFault(deps: Deps, actor: UserActor, input: { faultId:
   const note = parseInput(z.string().trim().min(1).max(5000), input.note);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const fault = await getFaultById(trx, scope, input.faultId);
     const state = transition(FAULT_TRANSITIONS, fault.state, 'close', actor.roles);
     const closed = await updateFault(trx, scope, fault.id, { state, closed_by: actor.userId, closed_at: nowIso, close_note: note });
@@ -96,6 +98,7 @@ export async function closeFault(deps: Deps, actor: UserActor, input: { faultId:
       after: { state: closed.state, closeNote: note },
       at: nowIso,
     });
+    await emitEvent({ deps, trx, afterCommit }, scope, 'fault.closed', presentFault(closed));
     return closed;
   });
 }

@@ -32,6 +32,7 @@ import { findCatalogueRow } from '../repos/catalogue';
 import { latestReading } from '../repos/sensors';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
+import { emitEvent } from '../events/emit';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -135,7 +136,7 @@ export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInpu
   const input = parseInput(CreateJobInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     await getVisibleTemplate(trx, actor, input.templateId);
     const version = await findVersionInState(trx, scope, input.templateId, 'PUBLISHED');
     if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
@@ -181,6 +182,7 @@ export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInpu
       after: { ...presentJob(job), assigneeIds, stepOwners },
       at: nowIso,
     });
+    await emitEvent({ deps, trx, afterCommit }, scope, 'job.created', { ...presentJob(job), assigneeIds, coworkerIds: [], stepOwners });
     return job;
   });
 }
@@ -196,6 +198,8 @@ export async function listJobs(deps: Deps, actor: UserActor, filter: JobFilter, 
 }
 
 const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };
+/** The transitions the event catalogue names (pause and resume are not events). */
+const JOB_EVENTS: Partial<Record<JobAction, 'job.started' | 'job.completed' | 'job.cancelled'>> = { start: 'job.started', complete: 'job.completed', cancel: 'job.cancelled' };
 
 export interface TransitionJobInput {
   jobId: number;
@@ -216,7 +220,7 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
   const expectedRevision = parseInput(Revision, input.expectedRevision);
   const reason = input.action === 'cancel' ? parseInput(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const job = await getJobById(trx, scope, input.jobId);
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
@@ -241,6 +245,8 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
       after: { state: updated.state, revision: updated.revision, ...(reason && { cancelReason: reason }) },
       at: nowIso,
     });
+    const type = JOB_EVENTS[input.action];
+    if (type) await emitEvent({ deps, trx, afterCommit }, scope, type, presentJob(updated));
     return updated;
   });
 }
@@ -292,7 +298,7 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
   if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const job = await getJobById(trx, scope, input.jobId);
     assertJobOpen(job);
     await assertMayWork(trx, actor, job, input.stepId);
@@ -328,6 +334,14 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
       before: { state: job.state, revision: job.revision, record: before ? presentStepRecord(before) : null },
       after: { state: updated.state, revision: updated.revision, record: presentStepRecord(record) },
       at: nowIso,
+    });
+    const tx = { deps, trx, afterCommit };
+    if (wake === 'start') await emitEvent(tx, scope, 'job.started', presentJob(updated));
+    await emitEvent(tx, scope, 'job.step.recorded', {
+      job: presentJob(updated),
+      record: presentStepRecord(record),
+      // the keys of the fields recorded outside their limits, for integrations that alert on them
+      outOfLimits: values.filter((v) => v.outOfLimits).map((v) => v.key),
     });
     return updated;
   });

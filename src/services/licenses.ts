@@ -18,6 +18,13 @@ import {
   usedSeats,
 } from '../repos/licenses';
 import { assertAllocationsWithinLicense, currentLicense } from './licensing';
+import { emitEvent, type EventTx } from '../events/emit';
+import { presentLicense } from '../presenters';
+
+/** license.changed: the client sees its seat allocations move. */
+function licenseChanged(tx: EventTx, change: 'created' | 'updated' | 'deleted', license: LicenseRow) {
+  return emitEvent(tx, tenantScope(license.client_id), 'license.changed', { change, license: presentLicense(license) });
+}
 
 // Licenses are seat allocations of one license type for one client; a client's
 // seats of a type are the sum of its unexpired licenses of that type.
@@ -42,7 +49,7 @@ export interface LicenseInput {
 export async function createLicense(deps: Deps, input: LicenseInput): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     await getClientById(trx, input.clientId);
     const row = await insertLicense(
       trx,
@@ -51,6 +58,7 @@ export async function createLicense(deps: Deps, input: LicenseInput): Promise<Li
       nowIso,
     );
     await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
+    await licenseChanged({ deps, trx, afterCommit }, 'created', row);
     return row;
   });
 }
@@ -68,7 +76,7 @@ export async function updateLicense(
 ): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const current = await findLicenseByIdAcrossClients(trx, id);
     if (!current) throw notFound('License');
     const scope = tenantScope(current.client_id);
@@ -87,6 +95,7 @@ export async function updateLicense(
     const counted = (row: LicenseRow) => (row.expires_at === null || row.expires_at > nowIso ? row.seats : 0);
     const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
     await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
+    await licenseChanged({ deps, trx, afterCommit }, 'updated', updated);
     return updated;
   });
 }
@@ -94,12 +103,13 @@ export async function updateLicense(
 /** @throws AppError NOT_FOUND, CONFLICT */
 export async function deleteLicense(deps: Deps, id: number): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
     const current = await findLicenseByIdAcrossClients(trx, id);
     if (!current) throw notFound('License');
     const scope = tenantScope(current.client_id);
     await deleteLicenseRow(trx, scope, id);
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
+    await licenseChanged({ deps, trx, afterCommit }, 'deleted', current);
   });
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../deps';
 import type { DB, DeploymentStateRow } from '../db/schema';
 import { withTransaction } from '../db/transaction';
+import { emitEvent } from '../events/emit';
 import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '../errors';
 import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '../licensing/key';
 import { evaluateLicense, type LicenseState } from '../licensing/state';
@@ -121,8 +122,8 @@ export async function installLicense(
     throw licenseInvalid(error.reason, error.message);
   }
   const nowIso = now.toISOString();
-  await withTransaction(deps.db, (trx) =>
-    insertInstalledLicense(trx, {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
+    await insertInstalledLicense(trx, {
       license_key: keyText.replace(/\s+/g, ''),
       kid: payload.kid,
       license_id: payload.licenseId,
@@ -130,8 +131,14 @@ export async function installLicense(
       expires_at: payload.expiresAt,
       installed_at: nowIso,
       installed_by: by.cli ? 'cli' : `admin:${by.adminId ?? '?'}`,
-    }),
-  );
+    });
+    await emitEvent({ deps, trx, afterCommit }, null, 'license.installed', {
+      licenseId: payload.licenseId,
+      licensee: payload.licensee.name,
+      expiresAt: payload.expiresAt,
+      installedAt: nowIso,
+    });
+  });
   await recordEvent(deps, {
     event: 'license.installed',
     message: `License ${payload.licenseId} for "${payload.licensee.name}" installed, valid until ${payload.expiresAt}`,

@@ -41,6 +41,8 @@ import type { RequestMeta, UserActor } from './actor';
 import { assertNotLocked, recordFailedAttempt } from './lockout';
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
+import { emitEvent, type EventTx } from '../events/emit';
+import { presentVersionEvent } from '../presenters/templates';
 
 /**
  * Templates and their versions: authoring, the version life cycle with
@@ -402,13 +404,14 @@ async function applyTransition(
   const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx, afterCommit) => {
+    const tx: EventTx = { deps, trx, afterCommit };
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     const to: VersionState = transition(VERSION_TRANSITIONS, before.state, action, actor.roles);
     await assertPersonMay(trx, actor, action, before);
     if (action === 'publish') {
       const previous = await findVersionInState(trx, actor.scope, before.template_id, 'PUBLISHED');
-      if (previous) await retireInTransaction(trx, actor, previous, now, { supersededBy: before.id });
+      if (previous) await retireInTransaction(tx, actor, previous, now, { supersededBy: before.id });
     }
     const stamp = STAMP[action];
     const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {
@@ -447,13 +450,22 @@ async function applyTransition(
     });
     const template = await findTemplateById(trx, actor.scope, updated.template_id);
     if (template) await queueVersionPush(deps, trx, afterCommit, actor, action, updated, template, extra.reason);
+    await versionEvent(tx, actor, action, updated);
     return updated;
   });
 }
 
-const PAST: Record<VersionAction, string> = { submit: 'submitted', reject: 'rejected', approve: 'approved', publish: 'published', retire: 'retired' };
+/** template.version.<past tense>, seen on live streams only by users who may see the template. */
+function versionEvent(tx: EventTx, actor: UserActor, action: VersionAction, version: TemplateVersionRow) {
+  return emitEvent(tx, actor.scope, `template.version.${PAST[action]}` as `template.version.${'submitted' | 'approved' | 'rejected' | 'published' | 'retired'}`, presentVersionEvent(version), {
+    templateId: version.template_id,
+  });
+}
 
-async function retireInTransaction(trx: Kysely<DB>, actor: UserActor, version: TemplateVersionRow, now: string, why: Record<string, unknown>) {
+const PAST: Record<VersionAction, 'submitted' | 'rejected' | 'approved' | 'published' | 'retired'> = { submit: 'submitted', reject: 'rejected', approve: 'approved', publish: 'published', retire: 'retired' };
+
+async function retireInTransaction(tx: EventTx, actor: UserActor, version: TemplateVersionRow, now: string, why: Record<string, unknown>) {
+  const { trx } = tx;
   // the retirement a publish causes follows the table too (PUBLISHED → RETIRED), with the publisher's roles
   const to = transition(VERSION_TRANSITIONS, version.state, 'retire', actor.roles);
   const retired = await updateVersionInState(trx, actor.scope, version.id, version.state, { state: to, retired_at: now, updated_at: now });
@@ -466,6 +478,7 @@ async function retireInTransaction(trx: Kysely<DB>, actor: UserActor, version: T
     after: { ...versionSummary(retired!), ...why },
     at: now,
   });
+  await versionEvent(tx, actor, 'retire', retired!);
 }
 
 /**

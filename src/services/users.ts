@@ -24,6 +24,8 @@ import { assertSeatFree } from './seats';
 import { getClientById } from '../repos/clients';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
+import { emitEvent } from '../events/emit';
+import { presentUser } from '../presenters';
 
 export interface UserFields {
   email: string;
@@ -73,7 +75,9 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
         const client = await getClientById(trx, scope.clientId);
         await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
       }
-      return getUserById(trx, scope, row.id);
+      const created = await getUserById(trx, scope, row.id);
+      await emitEvent({ deps, trx, afterCommit }, scope, 'user.created', presentUser(created));
+      return created;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();
@@ -97,7 +101,7 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
   try {
-    return await withTransaction(deps.db, async (trx) => {
+    return await withTransaction(deps.db, async (trx, afterCommit) => {
       const user = await getUserById(trx, scope, changes.id);
       if (changes.email !== undefined) {
         const other = await findUserByEmail(trx, scope, changes.email);
@@ -121,7 +125,12 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
       if (changes.roles) await setUserRoles(trx, scope, user.id, roles);
       // A new password set by an administrator, or disabling, ends the user's existing sessions.
       if (passwordHash !== undefined || status === 'disabled') await revokeUserSessions(trx, scope, user.id, nowIso);
-      return getUserById(trx, scope, user.id);
+      const updated = await getUserById(trx, scope, user.id);
+      const disabled = status === 'disabled' && user.status !== 'disabled';
+      await emitEvent({ deps, trx, afterCommit }, scope, disabled ? 'user.disabled' : 'user.updated', presentUser(updated));
+      // live streams end with the sessions (the heartbeat would notice; this is at once)
+      if (disabled) afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
+      return updated;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();
@@ -134,10 +143,12 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
  * @throws AppError NOT_FOUND, CONFLICT (the client's last Security Administrator)
  */
 export async function deleteUser(deps: Deps, scope: TenantScope, id: number): Promise<void> {
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
     const user = await getUserById(trx, scope, id);
     if (user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
     if (!(await deleteUserRow(trx, scope, id))) throw notFound('User');
+    await emitEvent({ deps, trx, afterCommit }, scope, 'user.deleted', presentUser(user));
+    afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
   });
 }
 

@@ -8,6 +8,7 @@ import { DOMAIN_PERMISSIONS, HAND_OFF_TRANSITIONS, requireRole, rolesFor, transi
 import { hasAnyRole } from '../policies/roles';
 import { presentHandOff } from '../presenters/jobs';
 import { appendAudit, auditActorIds } from '../repos/audit';
+import { emitEvent } from '../events/emit';
 import { loadFaultsOfJobs } from '../repos/faults';
 import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
 import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
@@ -50,16 +51,23 @@ export async function workTogether(deps: Deps, actor: UserActor, input: WorkingT
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, async (trx, afterCommit) => {
     const job = await getJobById(trx, actor.scope, input.jobId);
+    const handOffEvent = (type: 'job.handoff.requested' | 'job.handoff.accepted' | 'job.handoff.declined', handOff: HandOffRow) =>
+      emitEvent({ deps, trx, afterCommit }, actor.scope, type, presentHandOff(handOff));
     switch (input.action) {
       case 'HAND_OFF': {
         const handOff = await offer(trx, actor, job, input.toUserId, input.note ?? '', nowIso);
         await queuePush(deps, trx, afterCommit, actor.scope, [handOff.to_user_id], handOffNotification(job, handOff.id, handOff.note));
+        await handOffEvent('job.handoff.requested', handOff);
         return { job, handOff };
       }
       case 'ACCEPT':
       case 'DECLINE':
-      case 'CANCEL':
-        return decide(trx, actor, job, input.handOffId, HAND_OFF_ACTIONS[input.action], input.expectedRevision, nowIso);
+      case 'CANCEL': {
+        const result = await decide(trx, actor, job, input.handOffId, HAND_OFF_ACTIONS[input.action], input.expectedRevision, nowIso);
+        // a sender withdrawing its own offer is not in the catalogue
+        if (input.action !== 'CANCEL') await handOffEvent(input.action === 'ACCEPT' ? 'job.handoff.accepted' : 'job.handoff.declined', result.handOff!);
+        return result;
+      }
       case 'JOIN':
       case 'LEAVE':
         return { job: await cowork(trx, actor, job, input.action, input.expectedRevision, nowIso), handOff: null };

@@ -40,7 +40,8 @@ export interface TestServer {
   clock: ManualClock;
   dataDir: string;
   request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse<T>>;
-  stop(): Promise<void>;
+  /** stops the daemon; `keepData` leaves the data directory for a next server (a restart) */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 /**
@@ -48,9 +49,15 @@ export interface TestServer {
  * through the same start-up path as `wip serve`. `env` takes WIP_* names.
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; clock?: ManualClock; license?: 'evaluation' | string } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    license?: 'evaluation' | string;
+    /** start on the data directory of a stopped server (`stop({ keepData: true })`): a restart */
+    dataDir?: string;
+  } = {},
 ): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-test-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'wip-test-'));
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({
     env: {
@@ -66,7 +73,7 @@ export async function startTestServer(
   });
   const running = await startServer(createDeps(config, { clock }));
   const license = options.license ?? TEST_SUITE_LICENSE;
-  if (license !== 'evaluation') await preinstallLicense(running.deps, license);
+  if (license !== 'evaluation' && !options.dataDir) await preinstallLicense(running.deps, license);
   const url = running.url.replace('localhost', '127.0.0.1');
   return {
     url,
@@ -74,9 +81,9 @@ export async function startTestServer(
     clock,
     dataDir,
     request: (method, urlPath, opts = {}) => request(url, method, urlPath, opts),
-    async stop() {
+    async stop(stopOptions = {}) {
       await running.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!stopOptions.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -31,6 +31,7 @@ import { clientDiagnosticsRoutes } from './client/diagnostics';
 import { adminBugReportRoutes } from './admin/bug-reports';
 import { clientFileRoutes } from './client/files';
 import { adminUploadRoutes } from './admin/upload';
+import { adminWebhookRoutes, clientEventRoutes } from './client/events';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -64,6 +65,8 @@ export const allRoutes: RouteSpec[] = [
   ...adminBugReportRoutes,
   ...clientFileRoutes,
   ...adminUploadRoutes,
+  ...clientEventRoutes,
+  ...adminWebhookRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];

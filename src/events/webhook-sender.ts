@@ -1,0 +1,193 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { Deps } from '../deps';
+import type { WebhookDeliveryRow } from '../db/schema';
+import { withTransaction } from '../db/transaction';
+import { tenantScope } from '../db/tenant';
+import { OutboxWorker } from '../lib/outbox-worker';
+import { SecretBox } from '../lib/secret-box';
+import { webhookDisabledMail } from '../mail/templates';
+import { SECURITY_ADMIN } from '../policies/roles';
+import { listUsersWithRole } from '../repos/users';
+import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '../repos/webhooks';
+import { queueMail } from '../services/mail';
+import { NetworkPolicy, TargetRefused } from './network-policy';
+
+/** A 2xx within this time is a success (Standard Webhooks). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** An endpoint failing every delivery for this long is disabled and its Security Administrators are mailed. */
+export const DISABLE_AFTER_MS = 5 * 86_400_000;
+/** What is read of a receiver's answer (kept for the delivery log). */
+const MAX_RESPONSE_BYTES = 4096;
+
+export function webhookSecretBox(deps: Pick<Deps, 'secrets'>): SecretBox {
+  return new SecretBox(deps.secrets.jwtSecret, 'webhook-secrets');
+}
+
+interface Outcome {
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * Delivers webhook_deliveries rows (Standard Webhooks: webhook-id,
+ * webhook-timestamp, webhook-signature over `id.timestamp.body`), through the
+ * shared outbox loop. Every attempt resolves and checks the target again and
+ * connects to the address it checked; redirects are not followed. A failure
+ * is retried on `webhookRetrySchedule` with the same webhook-id.
+ */
+export class WebhookSender {
+  private readonly worker: OutboxWorker<'webhook_deliveries'>;
+  readonly policy: NetworkPolicy;
+  private readonly box: SecretBox;
+
+  constructor(private readonly deps: Deps) {
+    const db = deps.db.kysely;
+    this.policy = new NetworkPolicy(deps.config.webhookAllowedNetworks);
+    this.box = webhookSecretBox(deps);
+    // the shared outbox loop claims due rows; each delivery records its own
+    // outcome and next attempt (webhookRetrySchedule), so it never throws for a failed send
+    this.worker = new OutboxWorker({
+      name: 'webhooks',
+      table: 'webhook_deliveries',
+      db,
+      clock: deps.clock,
+      logger: deps.logger,
+      pollInterval: deps.config.webhookPollInterval,
+      maxAttempts: Number.MAX_SAFE_INTEGER,
+      deliver: async (row) => {
+        await this.deliverOne(row.id);
+      },
+    });
+  }
+
+  start(): void {
+    this.worker.start();
+  }
+
+  kick(): void {
+    this.worker.kick();
+  }
+
+  deliverDue(): Promise<number> {
+    return this.worker.deliverDue();
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+
+  private async deliverOne(id: number): Promise<boolean> {
+    const { db, clock, config, logger } = this.deps;
+    const row = await loadDeliveryForSending(db.kysely, id);
+    if (!row) return false;
+    const started = clock.now();
+    if (!row.active) {
+      await failPendingDeliveries(db.kysely, row.webhook_id, 'the endpoint is disabled', started.toISOString());
+      return false;
+    }
+    const outcome = await this.post(row, started, new Date());
+    const attempts = row.attempts + 1;
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const delay = config.webhookRetrySchedule[attempts - 1];
+    await recordDeliveryAttempt(db.kysely, id, {
+      status: outcome.ok ? 'succeeded' : delay === undefined ? 'failed' : 'pending',
+      attempts,
+      next_attempt_at: outcome.ok || delay === undefined ? nowIso : new Date(now.getTime() + delay).toISOString(),
+      last_status_code: outcome.statusCode,
+      last_duration_ms: outcome.durationMs,
+      last_error: outcome.error,
+      last_attempt_at: nowIso,
+    });
+    if (outcome.ok) {
+      if (row.failing_since) await updateWebhook(db.kysely, row.client_id, row.webhook_id, { failing_since: null });
+    } else {
+      logger.warn({ deliveryId: id, webhookId: row.webhook_id, attempts, statusCode: outcome.statusCode, error: outcome.error }, 'webhook delivery attempt failed');
+      await this.noteFailure(row, outcome, now);
+    }
+    return outcome.ok;
+  }
+
+  private async post(
+    row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>,
+    at: Date,
+    wallClock: Date,
+  ): Promise<Outcome> {
+    const started = Date.now();
+    const done = (ok: boolean, statusCode: number | null, error: string | null): Outcome => ({ ok, statusCode, durationMs: Date.now() - started, error });
+    const url = new URL(row.url);
+    let target: { address: string; family: 4 | 6 };
+    try {
+      target = await this.policy.resolve(url);
+    } catch (error) {
+      if (error instanceof TargetRefused) return done(false, null, `refused: ${error.message}`);
+      throw error;
+    }
+    const secrets = [this.box.open(row.secret)];
+    if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString()) secrets.push(this.box.open(row.previous_secret));
+    // webhook-timestamp is checked by receivers against their own clock (replay defence): the wall clock, not the injected one
+    const signature = secrets.map((secret) => new Webhook(secret).sign(row.event_public_id, wallClock, row.payload)).join(' ');
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'wip-webhooks/1',
+      'webhook-id': row.event_public_id,
+      'webhook-timestamp': String(Math.floor(wallClock.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+    // connect to the address just checked, whatever DNS says by the time the socket opens
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all) (callback as any)(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise<Outcome>((resolve) => {
+      const request = client.request(url, { method: 'POST', headers, lookup, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) }, (response) => {
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) response.destroy();
+        });
+        const finish = () => {
+          const status = response.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve(done(true, status, null));
+          else if (status >= 300 && status < 400) resolve(done(false, status, `redirect to ${response.headers.location ?? '(none)'} not followed`));
+          else resolve(done(false, status, `HTTP ${status}`));
+        };
+        response.on('end', finish);
+        response.on('close', finish);
+        response.on('error', finish);
+      });
+      request.on('error', (error) => resolve(done(false, null, (error as NodeJS.ErrnoException).code === 'ABORT_ERR' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000}s` : error.message)));
+      request.end(row.payload);
+    });
+  }
+
+  /** Starts or extends the endpoint's failing streak; after 5 days it is disabled and its administrators are told. */
+  private async noteFailure(row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>, outcome: Outcome, now: Date): Promise<void> {
+    const deps = this.deps;
+    const nowIso = now.toISOString();
+    if (!row.failing_since) {
+      await updateWebhook(deps.db.kysely, row.client_id, row.webhook_id, { failing_since: nowIso });
+      return;
+    }
+    if (now.getTime() - Date.parse(row.failing_since) < DISABLE_AFTER_MS) return;
+    await withTransaction(deps.db, async (trx, afterCommit) => {
+      const reason = `failing since ${row.failing_since}`;
+      const updated = await updateWebhook(trx, row.client_id, row.webhook_id, { active: 0, disabled_reason: reason, updated_at: nowIso });
+      if (!updated) return;
+      await failPendingDeliveries(trx, row.webhook_id, 'the endpoint was disabled', nowIso);
+      if (row.client_id === null) return;
+      const scope = tenantScope(row.client_id);
+      for (const admin of await listUsersWithRole(trx, scope, SECURITY_ADMIN)) {
+        const mail = webhookDisabledMail({ url: row.url, failingSince: row.failing_since!, lastError: outcome.error ?? 'unknown' });
+        await queueMail(deps, trx, afterCommit, { ...mail, to: admin.email, clientId: row.client_id, userId: admin.id });
+      }
+    });
+    deps.logger.warn({ webhookId: row.webhook_id, clientId: row.client_id }, 'webhook endpoint disabled after failing for 5 days');
+  }
+}

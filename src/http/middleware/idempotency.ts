@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors';
+import { canonicalJson } from '../../lib/canonical-json';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../repos/idempotency';
+import type { AppContext, AppState } from '../state';
+
+/** How long a first answer is kept for replay. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A key in progress for longer than this belonged to a request that died (e.g. with the process). */
+const ABANDONED_MS = 5 * 60_000;
+const MAX_KEY_LENGTH = 255;
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const SCOPED_PATH = /^\/api\/(client|admin)(\/|$)/;
+
+/**
+ * Idempotency-Key (IETF httpapi draft) for every POST, PUT, PATCH and DELETE
+ * under /api/client and /api/admin, GraphQL mutations included. Mounted after
+ * authentication and the gates, so the key belongs to a principal (user:<id>,
+ * admin:<id>) and a refused request never takes it.
+ *
+ * The first answer (status, body) of a request that reached its handler and
+ * did not fail with 5xx is kept 24 h; a retry with the same key and body gets
+ * it again with `Idempotency-Replayed: true` and runs nothing. Same key, other
+ * request → 422 IDEMPOTENCY_KEY_REUSED; while the first still runs → 409
+ * IDEMPOTENCY_IN_PROGRESS. A request that failed with an error frees its key
+ * (its transaction rolled back, so a corrected retry may run). Without the
+ * header nothing changes.
+ */
+export function idempotency(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const key = ctx.get('idempotency-key');
+    const actor = ctx.state.actor;
+    if (!key || !actor || !WRITES.has(ctx.method) || !SCOPED_PATH.test(ctx.path)) return next();
+    if (key.length > MAX_KEY_LENGTH) {
+      throw new AppError('IDEMPOTENCY_KEY_INVALID', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters`, { maxLength: MAX_KEY_LENGTH });
+    }
+    const { db, clock } = ctx.state.deps;
+    const principal = actor.kind === 'user' ? `user:${actor.userId}` : `admin:${actor.adminId}`;
+    const now = clock.now();
+    const existing = await claimIdempotencyKey(
+      db.kysely,
+      { principal, key, fingerprint: fingerprint(ctx), created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString() },
+      new Date(now.getTime() - ABANDONED_MS).toISOString(),
+    );
+    if (existing) {
+      if (existing.fingerprint !== fingerprint(ctx)) {
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request; use a new key for a new request');
+      }
+      if (existing.status === 'in_progress') {
+        throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry later', undefined, { headers: { 'Retry-After': 1 } });
+      }
+      const stored = JSON.parse(existing.response_body!) as { type: string; body: unknown };
+      ctx.status = existing.response_status!;
+      ctx.body = stored.body;
+      if (stored.type) ctx.type = stored.type;
+      ctx.set('Idempotency-Replayed', 'true');
+      return;
+    }
+    try {
+      await next();
+    } catch (error) {
+      await releaseIdempotencyKey(db.kysely, principal, key);
+      throw error;
+    }
+    const body: unknown = ctx.body;
+    const storable = ctx.status < 500 && (body === null || body === undefined || typeof body === 'string' || (typeof body === 'object' && !isStream(body) && !Buffer.isBuffer(body)));
+    if (storable) await completeIdempotencyKey(db.kysely, principal, key, ctx.status, JSON.stringify({ type: ctx.type, body: body ?? null }));
+    else await releaseIdempotencyKey(db.kysely, principal, key);
+  };
+}
+
+/** What makes two requests "the same": method, path, query and body (JSON canonicalised; other bodies by type and size). */
+function fingerprint(ctx: AppContext): string {
+  const parsed = (ctx.request as { body?: unknown }).body;
+  const body = ctx.is('json') || parsed === undefined ? canonicalJson(parsed ?? null) : `${ctx.get('content-type')};${ctx.get('content-length')}`;
+  return createHash('sha256').update(`${ctx.method} ${ctx.path}?${ctx.querystring}\n${body}`).digest('hex');
+}
+
+function isStream(value: object): boolean {
+  return typeof (value as { pipe?: unknown }).pipe === 'function';
+}

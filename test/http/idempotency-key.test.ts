@@ -1,0 +1,131 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { adminToken, buildClient, uniqueEmail } from '../helpers/factories';
+import { DOMAIN_TEST_ENV } from '../helpers/domain';
+
+let server: TestServer;
+const keys = suite('Idempotency-Key on writes under /api/client and /api/admin');
+keys.before(async () => {
+  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+});
+keys.after(async () => server.stop());
+
+const userBody = () => ({ email: uniqueEmail(), roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' });
+
+async function countUsers(token: string): Promise<number> {
+  const res = await server.request('GET', '/api/admin/user?limit=200', { token });
+  return res.body.data.items.length;
+}
+
+keys('POST /api/admin/user: a retry with the same key and body replays the first answer and creates nothing', async () => {
+  const client = await buildClient(server);
+  const key = randomUUID();
+  const body = userBody();
+  const first = await server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(first.status, 201, first.text);
+  assert.is(first.headers.get('idempotency-replayed'), null);
+  const users = await countUsers(client.owner.token);
+  const again = await server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(again.status, 201);
+  assert.is(again.headers.get('idempotency-replayed'), 'true');
+  assert.equal(again.body, first.body);
+  assert.is(await countUsers(client.owner.token), users);
+  // without the key the same body is a new request (here: the email is taken)
+  const plain = await server.request('POST', '/api/admin/user', { token: client.owner.token, body });
+  assert.is(plain.status, 409);
+});
+
+keys('the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; a key over 255 characters is 400', async () => {
+  const client = await buildClient(server);
+  const key = randomUUID();
+  assert.is((await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': key } })).status, 201);
+  const other = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': key } });
+  assert.is(other.status, 422);
+  assert.is(other.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+  const long = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': 'k'.repeat(256) } });
+  assert.is(long.status, 400);
+  assert.is(long.body.error.code, 'IDEMPOTENCY_KEY_INVALID');
+  assert.is((await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': 'k'.repeat(255) } })).status, 201);
+});
+
+keys('keys belong to a principal: another user’s same key is a new request', async () => {
+  const a = await buildClient(server);
+  const b = await buildClient(server);
+  const key = randomUUID();
+  const body = userBody();
+  const ra = await server.request('POST', '/api/admin/user', { token: a.owner.token, body, headers: { 'idempotency-key': key } });
+  const rb = await server.request('POST', '/api/admin/user', { token: b.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(ra.status, 201);
+  assert.is(rb.status, 201);
+  assert.is(rb.headers.get('idempotency-replayed'), null);
+  assert.is.not(rb.body.data.id, ra.body.data.id);
+});
+
+keys('a failed request frees its key: the corrected retry runs', async () => {
+  const client = await buildClient(server);
+  const key = randomUUID();
+  const body = { ...userBody(), roles: ['not-a-role'] };
+  const bad = await server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(bad.status, 422);
+  const retry = await server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(retry.status, 422, 'ran again, not replayed');
+  assert.is(retry.headers.get('idempotency-replayed'), null);
+});
+
+keys('concurrent retries of POST /api/admin/user create one user: others are replays or 409 IDEMPOTENCY_IN_PROGRESS', async () => {
+  const client = await buildClient(server);
+  const before = await countUsers(client.owner.token);
+  const key = randomUUID();
+  const body = userBody();
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, () => server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } })),
+  );
+  const fresh = answers.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
+  assert.is(fresh.length, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+  for (const r of answers) {
+    if (r.status === 409) assert.is(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
+    else {
+      assert.is(r.status, 201);
+      assert.is(r.body.data.id, fresh[0]!.body.data.id);
+    }
+  }
+  assert.ok(answers.some((r) => r.status === 409), 'at least one retry overlapped the first request');
+  assert.is(await countUsers(client.owner.token), before + 1);
+});
+
+keys('GraphQL createTemplate over POST: replay returns the same template; concurrent retries create one', async () => {
+  const client = await buildClient(server);
+  const query = 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id title } }';
+  const post = (key: string, title: string) =>
+    server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { i: { title } } }, headers: { 'idempotency-key': key } });
+  const key = randomUUID();
+  const first = await post(key, 'Valve check');
+  assert.is(first.status, 200, first.text);
+  const again = await post(key, 'Valve check');
+  assert.is(again.headers.get('idempotency-replayed'), 'true');
+  assert.is(again.body.data.createTemplate.id, first.body.data.createTemplate.id);
+  assert.is((await post(key, 'Another title')).body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+  const key2 = randomUUID();
+  const answers = await Promise.all(Array.from({ length: 6 }, () => post(key2, 'Pump check')));
+  const ids = new Set(answers.filter((r) => r.status === 200).map((r) => r.body.data.createTemplate.id));
+  assert.is(ids.size, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+  for (const r of answers) if (r.status !== 200) assert.is(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
+  const list = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ templates(first: 100) { edges { node { title } } } }' } });
+  const titles = (list.body.data?.templates?.edges ?? []).map((e: { node: { title: string } }) => e.node.title);
+  assert.is(titles.filter((t: string) => t === 'Pump check').length, 1, JSON.stringify(list.body));
+});
+
+keys('system administrators’ writes under /api/admin honour the key too', async () => {
+  const token = await adminToken(server);
+  const key = randomUUID();
+  const body = { name: `Client ${randomUUID().slice(0, 6)}`, owner: { email: uniqueEmail(), password: 'correct-horse-battery' }, seats: { full: 1 } };
+  const first = await server.request('POST', '/api/admin/client', { token, body, headers: { 'idempotency-key': key } });
+  assert.is(first.status, 201, first.text);
+  const again = await server.request('POST', '/api/admin/client', { token, body, headers: { 'idempotency-key': key } });
+  assert.is(again.headers.get('idempotency-replayed'), 'true');
+  assert.is(again.body.data.id, first.body.data.id);
+});
+
+keys.run();
