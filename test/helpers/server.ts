@@ -98,6 +98,11 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
   }
   if (options.raw !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' });
+  // an event stream never ends by itself: answer its status and headers, and hang up
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await response.body?.cancel();
+    return { status: response.status, headers: response.headers, body: undefined as T, text: '' };
+  }
   const text = await response.text();
   let parsed: unknown = undefined;
   try {

@@ -261,7 +261,7 @@ corsSuite('a listed origin\'s requests — errors included — echo it, allow cr
     assert.is(res.headers.get('access-control-allow-credentials'), 'true');
     assert.match(res.headers.get('vary') ?? '', /Origin/);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
-    assert.equal(exposed, ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-License-Warning', 'X-CSRF-Token']);
+    assert.equal(exposed, ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-License-Warning', 'X-CSRF-Token', 'Idempotency-Replayed']);
   }
 });
 
