@@ -8,7 +8,7 @@ import { maxUploadBytes } from '../../../../config';
 import { TEMP_DIR } from '../../../../storage';
 import { payloadTooLarge } from '../../../../services/files';
 import { readMultipart } from '../../../multipart';
-import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
 import { fieldError } from '../../../../errors';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
@@ -24,14 +24,7 @@ import { CopyEntitiesInput, TemplateIdParams, VersionQuery } from './schema';
 /** Template import/export (ZIP), copying templates between clients, PDF exports and the zipped job report (SPEC.md 4.3). */
 
 /** Generating documents costs CPU: a budget per user (or system admin) rather than per IP. */
-const perCaller = (max: number) => ({
-  max,
-  windowMs: 60_000,
-  key: (ctx: AppContext) => {
-    const actor = ctx.state.actor;
-    return actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`;
-  },
-});
+const perCaller = (max: number) => principalBudget('documents', max, 60_000);
 
 /**
  * Streams the multipart part `file` to a temporary file under the file store's
