@@ -166,6 +166,35 @@ export async function countActiveUsers(
   return result;
 }
 
+/**
+ * The client's stored content (distinct bytes, what its quota counts) by when
+ * it was first stored: the bytes held from before `from`, and the bytes added
+ * per bucket of the range. Content deleted since no longer counts, so a past
+ * bucket shows how much of what is held today had been stored by then.
+ */
+export async function sumStorageAdded(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  grouping: Grouping,
+  f: Pick<UsageFilter, 'from' | 'to'>,
+): Promise<{ before: number; added: Counts }> {
+  const [before, added] = await Promise.all([
+    inTenant(db, scope)
+      .selectFrom('file_blobs')
+      .select((eb) => eb.fn.sum<number | string | null>('file_blobs.size').as('n'))
+      .where('file_blobs.created_at', '<', f.from)
+      .executeTakeFirst(),
+    inTenant(db, scope)
+      .selectFrom('file_blobs')
+      .select((eb) => [bucket(grouping, 'file_blobs.created_at').as('bucket'), eb.fn.sum<number | string>('file_blobs.size').as('n')])
+      .where('file_blobs.created_at', '>=', f.from)
+      .where('file_blobs.created_at', '<', f.to)
+      .groupBy(sql.ref('bucket') as never)
+      .execute(),
+  ]);
+  return { before: Number(before?.n ?? 0), added: toCounts(added) };
+}
+
 /** Events counted per client by one timestamp column (activity report). */
 const EVENT_TIMESTAMPS = {
   signIns: ['sessions', 'created_at'],

@@ -11,6 +11,7 @@ import {
   countJobs,
   countStepsRecorded,
   countEvents,
+  sumStorageAdded,
   filterIdsExist,
   FILTER_VALUES_LIMIT,
   listFilterValues,
@@ -63,6 +64,12 @@ export interface MeterRow {
   jobsStarted: number;
   jobsCompleted: number;
   stepsRecorded: number;
+  /**
+   * Bytes of distinct content the client stores (what its storage quota
+   * counts) at the end of the bucket; client-wide, whatever the filters.
+   * Content deleted since no longer counts.
+   */
+  storageBytes: number;
 }
 
 export interface MeterReport {
@@ -82,7 +89,7 @@ function activeUsers(byType: Map<string, number> | undefined): ActiveUsers {
 /**
  * Usage metering of the caller's client per day, ISO week (from Monday) or
  * month, UTC: active users per license type, jobs started and completed,
- * steps recorded. Every number is counted in SQL (src/repos/usage.ts). A
+ * steps recorded, storage held. Every number is counted in SQL (src/repos/usage.ts). A
  * filter id that is not the client's is NOT_FOUND.
  * @throws AppError NOT_FOUND (userId, templateId, organizationId of another client), VALIDATION_ERROR (range)
  */
@@ -105,20 +112,24 @@ export async function meterReport(deps: Deps, scope: TenantScope, input: MeterRe
     templateId: input.templateId,
     organizationId: input.organizationId,
   };
-  const [active, started, completed, steps, activeTotal] = await Promise.all([
+  const [active, started, completed, steps, activeTotal, storage] = await Promise.all([
     countActiveUsers(db, scope, input.period, filter),
     countJobs(db, scope, 'started_at', input.period, filter),
     countJobs(db, scope, 'completed_at', input.period, filter),
     countStepsRecorded(db, scope, input.period, filter),
     // distinct users over the whole range: not the sum of the buckets
     countActiveUsers(db, scope, null, filter),
+    sumStorageAdded(db, scope, input.period, filter),
   ]);
+  // storage is a level, not a flow: what was held before the range plus what each bucket added
+  let storageBytes = storage.before;
   const buckets = bucketsBetween(input.period, range.from, range.to).map((b) => ({
     ...b,
     activeUsers: activeUsers(active.get(b.bucket)),
     jobsStarted: started.get(b.bucket) ?? 0,
     jobsCompleted: completed.get(b.bucket) ?? 0,
     stepsRecorded: steps.get(b.bucket) ?? 0,
+    storageBytes: (storageBytes += storage.added.get(b.bucket) ?? 0),
   }));
   const sum = (key: 'jobsStarted' | 'jobsCompleted' | 'stepsRecorded') => buckets.reduce((n, b) => n + b[key], 0);
   return {
@@ -137,6 +148,8 @@ export async function meterReport(deps: Deps, scope: TenantScope, input: MeterRe
       jobsStarted: sum('jobsStarted'),
       jobsCompleted: sum('jobsCompleted'),
       stepsRecorded: sum('stepsRecorded'),
+      // at the end of the range (today's usage when the range ends today)
+      storageBytes,
     },
   };
 }

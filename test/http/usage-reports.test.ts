@@ -6,12 +6,14 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, signIn, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
+import { upload } from '../helpers/upload';
 
 // Usage reports checked against data seeded through the real API on days the
 // test chooses (the server's ManualClock), so every number below is known.
 
 const DAY = 86_400_000;
 const D1 = '2030-03-04'; // a Monday
+const STORED_A = Buffer.alloc(1000, 1);
 let server: TestServer;
 const reports = suite('usage reports: meter report, activity report, vendor users report, removed /reports');
 
@@ -39,8 +41,10 @@ async function record(token: string, jobId: number, stepId: string, values: unkn
 }
 
 /**
- * Day 1 (Mon 03-04): owner, two signers (full) and the operator (connect) sign in; job A (T1) starts with one step.
- * Day 2 (Tue 03-05): owner and operator sign in; A gets two more steps and completes; job B (T2) starts with one step.
+ * Day 1 (Mon 03-04): owner, two signers (full) and the operator (connect) sign in; job A (T1) starts with one step;
+ *   the owner uploads 1000 bytes.
+ * Day 2 (Tue 03-05): owner and operator sign in; A gets two more steps and completes; job B (T2) starts with one step;
+ *   the operator uploads 500 new bytes and the day-1 bytes again (deduplicated: no more storage).
  * Day 9 (Tue 03-12): operator records one more step on B; owner signs in.
  */
 reports.before(async () => {
@@ -51,6 +55,8 @@ reports.before(async () => {
   const op = await buildUser(server, client, { roles: ['operator'], licenseType: 'connect' });
   const jobA = await createJob(server, client.owner.token, { templateId: t1, assigneeIds: [op.id] });
   await record(op.token!, jobA.id, 'measure', [{ key: 'torque', value: 15 }]);
+  const stored = async (token: string, parts: { name: string; data: Buffer }[]) => assert.is((await upload(server, token, parts)).status, 201);
+  await stored(client.owner.token, [{ name: 'a.bin', data: STORED_A }]);
 
   server.clock.advance(DAY);
   let operatorToken = await signIn(server, op.email, op.password, client.id);
@@ -60,6 +66,7 @@ reports.before(async () => {
   await ok(gql(server, operatorToken, COMPLETE, { j: jobA.id }), 'complete A');
   const jobB = await createJob(server, ownerToken, { templateId: t2, assigneeIds: [op.id] });
   await record(operatorToken, jobB.id, 'measure', [{ key: 'torque', value: 12 }]);
+  await stored(operatorToken, [{ name: 'b.bin', data: Buffer.alloc(500, 2) }, { name: 'a-again.bin', data: STORED_A }]);
 
   server.clock.advance(7 * DAY);
   operatorToken = await signIn(server, op.email, op.password, client.id);
@@ -94,12 +101,35 @@ reports('meter report per day: active users per license type, jobs started and c
     jobsStarted: 1,
     jobsCompleted: 0,
     stepsRecorded: 1,
+    storageBytes: 1000,
   });
   assert.equal(compact(report.buckets[1]), ['2030-03-05', 1, 1, 1, 1, 3]);
   for (const empty of report.buckets.slice(2, 8)) assert.equal(compact(empty).slice(1), [0, 0, 0, 0, 0]);
   assert.equal(compact(report.buckets[8]), ['2030-03-12', 1, 1, 0, 0, 1]);
+  // storage is a level: what is held at the end of each day (the day-2 copy of the day-1 bytes costs nothing)
+  assert.equal(report.buckets.map((b: any) => b.storageBytes), [1000, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500]);
   // distinct users over the range (owner, two signers, operator), not the sum of the days
-  assert.equal(report.totals, { activeUsers: { total: 4, byLicenseType: { full: 3, connect: 1 } }, jobsStarted: 2, jobsCompleted: 1, stepsRecorded: 5 });
+  assert.equal(report.totals, {
+    activeUsers: { total: 4, byLicenseType: { full: 3, connect: 1 } },
+    jobsStarted: 2,
+    jobsCompleted: 1,
+    stepsRecorded: 5,
+    storageBytes: 1500,
+  });
+});
+
+reports('meter report storageBytes: content stored before the range counts, nothing after it; the range ending today matches the storage quota usage', async () => {
+  const later = (await meter('period=day&from=2030-03-05&to=2030-03-05')).body.data;
+  assert.equal(later.buckets.map((b: any) => b.storageBytes), [1500], 'the 1000 bytes of day 1 were held before the range');
+  const before = (await meter('period=month&from=2030-01-01&to=2030-03-03')).body.data;
+  assert.equal([before.buckets.map((b: any) => b.storageBytes), before.totals.storageBytes], [[0, 0, 0], 0]);
+  const usage = await server.request('GET', `/api/admin/client/${seed.client.id}/storage-quota`, { token: await adminToken(server) });
+  assert.is(usage.status, 200, usage.text);
+  const today = (await meter('period=month')).body.data;
+  assert.is(today.totals.storageBytes, usage.body.data.storageUsedBytes);
+  assert.is(today.totals.storageBytes, 1500);
+  const filtered = (await meter(`period=week&${RANGE}&userId=${seed.operator.id}`)).body.data;
+  assert.is(filtered.totals.storageBytes, 1500, 'client-wide whatever the filters');
 });
 
 reports('meter report per ISO week (from Monday, clipped to the range) and per month', async () => {
@@ -153,9 +183,9 @@ reports('meter report as CSV with ?format=csv or Accept: text/csv: a header and 
   assert.match(viaQuery.headers.get('content-disposition')!, /attachment; filename="meter-report-week-2030-03-04-2030-03-12\.csv"/);
   assert.is(
     viaQuery.text,
-    'bucket,start,end,activeUsers,activeUsers.full,activeUsers.connect,jobsStarted,jobsCompleted,stepsRecorded\n' +
-      '2030-03-04,2030-03-04T00:00:00.000Z,2030-03-11T00:00:00.000Z,4,3,1,2,1,4\n' +
-      '2030-03-11,2030-03-11T00:00:00.000Z,2030-03-13T00:00:00.000Z,2,1,1,0,0,1\n',
+    'bucket,start,end,activeUsers,activeUsers.full,activeUsers.connect,jobsStarted,jobsCompleted,stepsRecorded,storageBytes\n' +
+      '2030-03-04,2030-03-04T00:00:00.000Z,2030-03-11T00:00:00.000Z,4,3,1,2,1,4,1500\n' +
+      '2030-03-11,2030-03-11T00:00:00.000Z,2030-03-13T00:00:00.000Z,2,1,1,0,0,1,1500\n',
   );
   const viaAccept = await server.request('GET', `/api/client/meter-report?period=week&${RANGE}`, { token: seed.ownerToken, headers: { accept: 'text/csv' } });
   assert.is(viaAccept.text, viaQuery.text);

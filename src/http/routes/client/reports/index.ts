@@ -16,6 +16,7 @@ const METER_CSV = [
   { header: 'jobsStarted', value: (r: MeterRow) => r.jobsStarted },
   { header: 'jobsCompleted', value: (r: MeterRow) => r.jobsCompleted },
   { header: 'stepsRecorded', value: (r: MeterRow) => r.stepsRecorded },
+  { header: 'storageBytes', value: (r: MeterRow) => r.storageBytes },
 ];
 
 /** SPEC.md 4.3: the removed report routes and what replaced them. */
@@ -44,7 +45,7 @@ export const clientReportRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/meter-report',
     summary:
-      'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded; filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
+      'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',
     roles: [SECURITY_ADMIN],
     query: MeterReportQuery,
