@@ -549,6 +549,12 @@ export interface FileBlobsTable {
   created_at: string;
 }
 
+/** Content whose last client reference was deleted: its bytes leave the store once nothing references them (migration 0014). */
+export interface FileGarbageTable {
+  sha256: string;
+  queued_at: string;
+}
+
 export interface FilesTable {
   id: Generated<number>;
   client_id: number;
@@ -668,6 +674,7 @@ export interface IdempotencyKeysTable {
 
 export interface DB {
   file_blobs: FileBlobsTable;
+  file_garbage: FileGarbageTable;
   files: FilesTable;
   file_revisions: FileRevisionsTable;
   system_files: SystemFilesTable;

@@ -12,6 +12,7 @@ import { prepareHotPath } from '../repos/hot-path';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
+import { IN_PROGRESS_GRACE_MS } from '../storage';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 
@@ -29,7 +30,7 @@ export interface DoctorReport {
 /** Future timestamps beyond this are a clock that went backwards (or a bad import). */
 const CLOCK_TOLERANCE_MS = 5 * 60_000;
 /** Files younger than this may belong to an upload or backup in progress. */
-const STRAY_AGE_MS = 60 * 60_000;
+const STRAY_AGE_MS = IN_PROGRESS_GRACE_MS;
 const FILE_KEY = /^[a-f0-9]{64}$/;
 
 /**

@@ -9,6 +9,7 @@ import { withTransaction } from '../db/transaction';
 import { emitEvent } from '../events/emit';
 import { pruneEvents } from '../repos/events';
 import { pruneIdempotencyKeys } from '../repos/idempotency';
+import { collectFileGarbage } from '../services/files';
 
 export const SCHEDULED_PREFIX = 'wip-scheduled';
 export const PRE_UPGRADE_PREFIX = 'wip-pre-upgrade';
@@ -41,6 +42,8 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
 
   const round = async (withBackups: boolean) => {
     const now = deps.clock.now();
+    const collected = await collectFileGarbage(deps);
+    if (collected > 0) deps.logger.info({ collected }, 'removed the bytes of deleted files from the store');
     if (lastPrune === null || now.getTime() - lastPrune >= DAY) {
       try {
         const deleted = await pruneLogs(deps);

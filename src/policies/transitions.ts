@@ -98,6 +98,8 @@ export const DOMAIN_PERMISSIONS = {
   readEditorial: ['admin', 'author', 'approver', 'publisher'],
   /** upload and replace files: step media (authors), photos and signatures (job runners) */
   uploadFiles: ['admin', 'author', 'operator'],
+  /** delete any file of the client (other uploaders delete only their own) */
+  deleteAnyFile: ['admin', 'author'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -152,3 +152,103 @@ export async function findStorageQuota(db: Kysely<DB>, scope: TenantScope): Prom
 export async function updateStorageQuota(db: Kysely<DB>, scope: TenantScope, bytes: number | null): Promise<void> {
   await inTenant(db, scope).updateTable('client_settings').set({ storage_quota_bytes: bytes }).execute();
 }
+
+/** Where a client's file is still used: what stands between it and deletion. */
+export type FileReference =
+  | { type: 'templateVersion'; templateId: number; versionId: number; state: string }
+  | { type: 'stepRecord'; jobId: number; stepId: string }
+  | { type: 'fault'; faultId: number }
+  | { type: 'alignmentData'; alignmentDataId: number };
+
+/** At most this many references are listed (the first few tell the user where to look). */
+const REFERENCES_SHOWN = 20;
+
+/**
+ * Every row of the client that refers to the file: template versions (step
+ * media and models, any state), recorded PHOTO/SIGNATURE values, fault photos
+ * and alignment data. The JSON documents are narrowed in SQL by the id's digits
+ * (portable LIKE) and then checked exactly, so a number that merely contains
+ * the digits is not a reference. Runs inside the deleting transaction, so no
+ * reference can appear between the check and the delete.
+ */
+export async function findFileReferences(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  fileId: number,
+  refs: {
+    contentFileIds: (contentJson: string) => number[];
+    recordedFileIds: (contentJson: string, stepId: string, valuesJson: string) => number[];
+  },
+): Promise<FileReference[]> {
+  const digits = `%${fileId}%`;
+  const found: FileReference[] = [];
+  const versions = await inTenant(db, scope)
+    .selectFrom('template_versions')
+    .select(['id', 'template_id', 'state', 'content'])
+    .where('content', 'like', digits)
+    .orderBy('id')
+    .execute();
+  for (const v of versions) {
+    if (refs.contentFileIds(v.content).includes(fileId)) found.push({ type: 'templateVersion', templateId: v.template_id, versionId: v.id, state: v.state });
+  }
+  const faults = await inTenant(db, scope).selectFrom('faults').select(['id', 'photos']).where('photos', 'like', digits).orderBy('id').execute();
+  for (const f of faults) if ((JSON.parse(f.photos) as number[]).includes(fileId)) found.push({ type: 'fault', faultId: f.id });
+  const records = await inTenant(db, scope)
+    .selectFrom('step_records')
+    .innerJoin('jobs', (join) => join.onRef('jobs.client_id', '=', 'step_records.client_id').onRef('jobs.id', '=', 'step_records.job_id'))
+    .innerJoin('template_versions', (join) =>
+      join.onRef('template_versions.client_id', '=', 'jobs.client_id').onRef('template_versions.id', '=', 'jobs.version_id'),
+    )
+    .select(['step_records.job_id', 'step_records.step_id', 'step_records.values', 'template_versions.content'])
+    .where('step_records.values', 'like', digits)
+    .orderBy('step_records.id')
+    .execute();
+  for (const r of records) {
+    if (refs.recordedFileIds(r.content, r.step_id, r.values).includes(fileId)) found.push({ type: 'stepRecord', jobId: r.job_id, stepId: r.step_id });
+  }
+  const alignments = await inTenant(db, scope).selectFrom('alignment_data').select('id').where('file_id', '=', fileId).orderBy('id').execute();
+  for (const a of alignments) found.push({ type: 'alignmentData', alignmentDataId: a.id });
+  return found.slice(0, REFERENCES_SHOWN);
+}
+
+/**
+ * Deletes a file and its prior revisions; each content they held loses one
+ * reference, and content the client no longer references at all (its blob row
+ * gone, so its quota is freed at once) is queued as garbage for the store.
+ * @returns the sha256 of the content queued
+ */
+export async function deleteFileRow(trx: Kysely<DB>, scope: TenantScope, file: FileRow, nowIso: string): Promise<string[]> {
+  const revisions = await inTenant(trx, scope).selectFrom('file_revisions').select('sha256').where('file_id', '=', file.id).execute();
+  await inTenant(trx, scope).deleteFrom('file_revisions').where('file_id', '=', file.id).execute();
+  await inTenant(trx, scope).deleteFrom('files').where('id', '=', file.id).execute();
+  const released = new Map<string, number>();
+  for (const sha of [file.sha256, ...revisions.map((r) => r.sha256)]) released.set(sha, (released.get(sha) ?? 0) + 1);
+  const freed: string[] = [];
+  for (const [sha, count] of released) {
+    await inTenant(trx, scope)
+      .updateTable('file_blobs')
+      .set({ ref_count: sql`ref_count - ${count}` })
+      .where('sha256', '=', sha)
+      .execute();
+    const gone = await inTenant(trx, scope).deleteFrom('file_blobs').where('sha256', '=', sha).where('ref_count', '<=', 0).executeTakeFirst();
+    if (Number(gone.numDeletedRows) > 0) freed.push(sha);
+  }
+  if (freed.length) {
+    await trx
+      .insertInto('file_garbage')
+      .values(freed.map((sha256) => ({ sha256, queued_at: nowIso })))
+      .onConflict((oc) => oc.column('sha256').doNothing())
+      .execute();
+  }
+  return freed;
+}
+
+/** Content queued for removal from the store, oldest first. */
+export async function listFileGarbage(db: Kysely<DB>, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('file_garbage').select('sha256').orderBy('queued_at').orderBy('sha256').limit(limit).execute();
+  return rows.map((r) => r.sha256);
+}
+
+export async function dropFileGarbage(db: Kysely<DB>, sha256: string): Promise<void> {
+  await db.deleteFrom('file_garbage').where('sha256', '=', sha256).execute();
+}

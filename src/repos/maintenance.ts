@@ -52,6 +52,15 @@ export const FILE_KEY_COLUMNS = [
   ['system_files', 'sha256'],
 ] as const;
 
+/** Whether any row (of any client, or of the system) references the file key. */
+export async function isFileKeyReferenced(db: Kysely<DB>, key: string): Promise<boolean> {
+  for (const [table, column] of FILE_KEY_COLUMNS) {
+    const row = await db.selectFrom(table).select(column).where(column, '=', key).limit(1).executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
+}
+
 /** Every file key referenced by a row (tables not created yet are skipped). */
 export async function listReferencedFileKeys(db: Kysely<DB>): Promise<Set<string>> {
   const keys = new Set<string>();

@@ -6,10 +6,14 @@ import type { DB, FileRow, SystemFileRow } from '../db/schema';
 import type { Content } from '../domain/content';
 import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
-import { AppError, notFound, validationFailed } from '../errors';
+import { AppError, forbidden, notFound, validationFailed } from '../errors';
 import { maxUploadBytes } from '../config';
 import { appendAudit } from '../repos/audit';
 import {
+  deleteFileRow,
+  dropFileGarbage,
+  findFileReferences,
+  listFileGarbage,
   findFilesByIds,
   findStorageQuota,
   getFileById,
@@ -27,7 +31,10 @@ import { tenantScope } from '../db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
 import { recordEvent } from './events';
 import { detectContentType, SNIFF_BYTES } from '../storage/content-type';
-import type { ByteRange } from '../storage';
+import { IN_PROGRESS_GRACE_MS, type ByteRange } from '../storage';
+import { isFileKeyReferenced } from '../repos/maintenance';
+import { deserializeContent, findStep } from '../domain/content';
+import { recordedFileIds } from '../domain/recording';
 
 // Files: bytes go to the content-addressed store first (streamed, fsynced,
 // renamed), and only then is the row that references them committed, so a
@@ -228,6 +235,79 @@ export async function assertFilesOfClient(db: Kysely<DB>, scope: TenantScope, id
 /** The file ids a version's content refers to: step media and 3D models. */
 export function contentFileIds(content: Content): number[] {
   return content.sections.flatMap((section) => section.steps.flatMap((step) => [...step.media, ...(step.model ? [step.model.fileId] : [])]));
+}
+
+/** How the reference check reads the JSON documents that may name files (the domain's own rules). */
+const REFERENCE_RULES = {
+  contentFileIds: (json: string) => contentFileIds(deserializeContent(json)),
+  recordedFileIds(contentJson: string, stepId: string, valuesJson: string) {
+    const step = findStep(deserializeContent(contentJson), stepId);
+    return step ? recordedFileIds(step, JSON.parse(valuesJson)) : [];
+  },
+};
+
+/**
+ * Deletes a client's file (and its prior revisions). A file still used — by a
+ * template version of any state, a recorded value, a fault photo or alignment
+ * data — is refused with FILE_IN_USE listing where, so nothing that refers to
+ * it ever breaks. Content the client no longer references frees its quota at
+ * once; its bytes leave the store after commit (collectFileGarbage).
+ * @throws AppError NOT_FOUND (also another client's file), FORBIDDEN (`onlyOwn` and uploaded by someone else), FILE_IN_USE
+ */
+export async function deleteFile(deps: Deps, scope: TenantScope, fileId: number, by: { userId: number; email: string; onlyOwn: boolean }): Promise<void> {
+  const nowIso = deps.clock.now().toISOString();
+  await withTransaction(deps.db, async (trx, afterCommit) => {
+    const file = await getFileById(trx, scope, fileId);
+    if (by.onlyOwn && file.uploaded_by !== by.userId) throw forbidden('Only files you uploaded can be deleted with your roles');
+    const references = await findFileReferences(trx, scope, file.id, REFERENCE_RULES);
+    if (references.length) throw new AppError('FILE_IN_USE', 'The file is still used; remove it from these first', { references });
+    await deleteFileRow(trx, scope, file, nowIso);
+    await appendAudit(trx, scope, {
+      actor: { userId: by.userId, email: by.email },
+      action: 'file.deleted',
+      entityType: 'file',
+      entityId: file.id,
+      before: { name: file.name, sha256: file.sha256, size: file.size, revision: file.revision },
+      at: nowIso,
+    });
+    afterCommit(async () => void (await collectFileGarbage(deps)));
+  });
+}
+
+/** Queued contents looked at per collection (the rest waits for the next one). */
+const GARBAGE_BATCH = 200;
+
+/**
+ * Removes from the store the bytes of deleted content (file_garbage), after
+ * the deleting commit and on every maintenance round (so a crash in between
+ * only delays it): content some row references again (re-uploaded, or held by
+ * another client or the system) leaves the queue and stays; content written
+ * or touched within IN_PROGRESS_GRACE_MS waits (an upload of the same bytes
+ * may be about to commit); the rest is deleted, then dequeued. Never throws:
+ * a failure is logged and retried next round.
+ * @returns how many contents were removed from the store
+ */
+export async function collectFileGarbage(deps: Deps): Promise<number> {
+  let removed = 0;
+  try {
+    for (const key of await listFileGarbage(deps.db.kysely, GARBAGE_BATCH)) {
+      if (await isFileKeyReferenced(deps.db.kysely, key)) {
+        await dropFileGarbage(deps.db.kysely, key);
+        continue;
+      }
+      // file times are the disk's, so compared with the wall clock
+      const stat = await deps.storage.stat(key);
+      if (stat && Date.now() - stat.modifiedAt.getTime() < IN_PROGRESS_GRACE_MS) continue;
+      if (stat) {
+        await deps.storage.delete(key);
+        removed++;
+      }
+      await dropFileGarbage(deps.db.kysely, key);
+    }
+  } catch (error) {
+    deps.logger.error({ err: error }, 'file garbage collection failed; retried on the next maintenance round');
+  }
+  return removed;
 }
 
 /** A system administrator's upload (agreement PDFs, branding): not tenant data. @throws AppError PAYLOAD_TOO_LARGE */

@@ -25,6 +25,14 @@ export interface FileStore {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * Store files written or touched more recently than this may belong to work in
+ * progress (an upload between its store write and its row commit — `put`
+ * touches content it finds already stored — or a backup): neither garbage
+ * collection nor `wip doctor --fix` removes them yet.
+ */
+export const IN_PROGRESS_GRACE_MS = 60 * 60_000;
+
 /** Inclusive byte offsets, as in an HTTP Range header. */
 export interface ByteRange {
   start: number;

@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/connection';
 import { migrateToLatest } from '../../src/db/migrator';
 import { tenantScope } from '../../src/db/tenant';
 import type { DB } from '../../src/db/schema';
-import { countActiveUsers, countEvents, countJobs, countStepsRecorded } from '../../src/repos/usage';
+import { countActiveUsers, countEvents, countJobs, countStepsRecorded, sumStorageAdded } from '../../src/repos/usage';
 import { listUserReportRows, listUserReportRowsAcrossClients } from '../../src/repos/user-report';
 
 // The reports must stay fast on large histories: every statement they run is
@@ -20,7 +20,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-report-plans-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Tables that grow with history (users and templates are bounded by seats and authoring, and looked up by key). */
-const HISTORY_TABLES = ['sessions', 'step_records', 'jobs', 'template_versions', 'job_members'];
+const HISTORY_TABLES = ['sessions', 'step_records', 'jobs', 'template_versions', 'job_members', 'file_blobs'];
 
 /** A full scan, or a search bounded by the tenant alone (every row the client ever had). */
 function unbounded(detail: string): boolean {
@@ -43,6 +43,7 @@ test('no report statement scans a history table', async () => {
         await countJobs(k, scope, 'started_at', grouping, f);
         await countJobs(k, scope, 'completed_at', grouping, f);
         await countStepsRecorded(k, scope, grouping, f);
+        await sumStorageAdded(k, scope, grouping, f);
       }
     }
     for (const event of ['signIns', 'templatesCreated', 'versionsPublished'] as const) await countEvents(k, scope, event, range);

@@ -4,7 +4,8 @@ import { fieldError, notFound } from '../../../../errors';
 import { readMultipart } from '../../../multipart';
 import { sendFile } from '../../../send-file';
 import { presentFile } from '../../../../presenters/files';
-import { cleanFileName, commitFiles, getFile, openContent, putContent, replaceFile, uploadBudget } from '../../../../services/files';
+import { cleanFileName, commitFiles, deleteFile, getFile, openContent, putContent, replaceFile, uploadBudget } from '../../../../services/files';
+import { hasAnyRole } from '../../../../policies/roles';
 import { MODEL_TYPES } from '../../../../storage/content-type';
 import { AlignmentQuery, ModelParams, parseMetadata } from './schema';
 import { alignmentTarget, createAlignmentData, getAlignmentData, presentAlignmentData } from '../../../../services/alignment-data';
@@ -89,6 +90,24 @@ export const clientFileRoutes: RouteSpec[] = [
       const file = await getFile(deps, actor.scope, params.id);
       await sendFile(ctx, file, (range) => openContent(deps, file, range));
       return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/client/files/:id',
+    summary:
+      "Delete a file and its prior revisions → {id, deleted: true}. Admins and authors delete any file of the client, operators only those they uploaded (else 403). A file still used by a template version (any state), a recorded value, a fault photo or alignment data → 409 FILE_IN_USE with details.references; content the client no longer holds frees its quota at once and leaves the disk after commit. Another client's id → 404",
+    auth: 'user',
+    roles: DOMAIN_PERMISSIONS.uploadFiles,
+    params: IdParams,
+    rateLimit: UPLOAD_RATE_LIMIT,
+    async handler({ deps, actor, params }) {
+      await deleteFile(deps, actor.scope, params.id, {
+        userId: actor.userId,
+        email: actor.email,
+        onlyOwn: !hasAnyRole(actor.roles, DOMAIN_PERMISSIONS.deleteAnyFile),
+      });
+      return { id: params.id, deleted: true };
     },
   }),
   defineRoute({
