@@ -12,7 +12,9 @@ import type { UserActor } from './actor';
  * the job history PDF (`job-<id>.pdf`), every recorded value as `values.csv`
  * and `values.json` (one row per value, in step order), and the attached
  * files — step photos and fault photos under `photos/`, signature images
- * under `signatures/` — each named `<file id>-<name>`.
+ * under `signatures/`, the step media of the job's version (what the
+ * operator was shown; 3D models left out) under `media/` — each named
+ * `<file id>-<name>` and streamed from the store as the ZIP is written.
  */
 
 export interface ValueRow {
@@ -83,7 +85,8 @@ export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserA
   const records = [...h.records.values()].map((r) => recordFiles(h.content, r));
   const photoIds = [...new Set([...records.flatMap((r) => r.photos), ...h.faults.flatMap((f) => JSON.parse(f.photos) as number[])])];
   const signatureIds = [...new Set(records.flatMap((r) => r.signatures))];
-  const described = new Map((await files.describe(actor.scope, [...photoIds, ...signatureIds])).map((f) => [f.id, f]));
+  const mediaIds = [...new Set(stepsOf(h.content).flatMap(({ step }) => step.media))];
+  const described = new Map((await files.describe(actor.scope, [...photoIds, ...signatureIds, ...mediaIds])).map((f) => [f.id, f]));
   const attached = (folder: string, ids: number[]): ZipSource[] =>
     ids.flatMap((id) => {
       const file = described.get(id);
@@ -98,6 +101,7 @@ export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserA
       { path: 'values.json', data: Buffer.from(JSON.stringify({ jobId, values: rows }, null, 2) + '\n', 'utf8') },
       ...attached('photos', photoIds),
       ...attached('signatures', signatureIds),
+      ...attached('media', mediaIds),
     ],
     deps.clock.now(),
   );

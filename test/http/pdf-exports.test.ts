@@ -5,7 +5,9 @@ import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { download, unzip } from '../helpers/zip';
-import { pdfText } from '../helpers/pdf';
+import { pdfImages, pdfText } from '../helpers/pdf';
+import { solidPng } from '../helpers/images';
+import { upload } from '../helpers/upload';
 
 let server: TestServer;
 const pdfs = suite('GET /api/client/get-as-pdf/…, GET /api/client/download-zipped-job-report/:id');
@@ -138,6 +140,97 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
   assert.is(csv.length, 5, 'header, three rows, final newline');
   const other = await buildClient(server);
   assert.is((await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, other.owner.token)).status, 404);
+});
+
+const RED = solidPng(120, 80, [220, 20, 20]);
+const GREEN = solidPng(64, 48, [20, 200, 20]);
+const BLUE = solidPng(90, 30, [20, 20, 200]);
+const GREY = solidPng(50, 50, [128, 128, 128]);
+
+/** A job whose template shows a step image, with a recorded photo, a signature and a fault photo. */
+async function jobWithImages() {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  const uploaded = async (token: string, name: string, data: Buffer | string) => {
+    const res = await upload(server, token, [{ name, data }]);
+    assert.is(res.status, 201, res.text);
+    return res.body.data.files[0] as { id: number; name: string };
+  };
+  const diagram = await uploaded(client.owner.token, 'diagram.png', RED);
+  const notes = await uploaded(client.owner.token, 'notes.txt', 'torque in a star pattern');
+  const content = {
+    sections: [
+      {
+        id: 'main',
+        title: 'Main',
+        steps: [
+          { id: 'look', title: 'Look at the diagram', media: [diagram.id, notes.id], fields: [{ key: 'picture', label: 'Photo', type: 'PHOTO', required: true }] },
+          { id: 'sign', title: 'Sign off', fields: [{ key: 'signature', label: 'Signature', type: 'SIGNATURE', required: true }] },
+        ],
+      },
+    ],
+  };
+  const template = await publishedTemplate(server, client, content, 'Illustrated check');
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
+  const photo = await uploaded(operator.token!, 'result.png', GREEN);
+  const signature = await uploaded(operator.token!, 'sig.png', BLUE);
+  const leak = await uploaded(operator.token!, 'leak.png', GREY);
+  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token!, RECORD, { i: { jobId: job.id, stepId, status: 'DONE', values } });
+  assert.equal((await rec('look', [{ key: 'picture', value: [photo.id] }])).codes, []);
+  assert.equal((await rec('sign', [{ key: 'signature', value: signature.id }])).codes, []);
+  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'Drip', severity: 'LOW', photos: [leak.id] } });
+  assert.equal(fault.codes, [], JSON.stringify(fault.errors));
+  return { client, template, job, files: { diagram, notes, photo, signature, leak } };
+}
+
+const sizes = (images: { width: number; height: number }[]) => images.map((i) => `${i.width}x${i.height}`).sort();
+
+pdfs('the template PDF embeds the PNG step media as images (extracted back with their size and colour); other media are named', async () => {
+  const { client, template } = await jobWithImages();
+  const res = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, client.owner.token);
+  assert.is(res.status, 200, res.text);
+  const images = await pdfImages(res.bytes);
+  assert.equal(sizes(images), ['120x80'], JSON.stringify(images));
+  assert.equal(images[0]!.firstPixel, [220, 20, 20]);
+  const { text } = await pdfText(res.bytes);
+  assert.ok(text.includes('diagram.png'), `caption: ${text}`);
+  assert.ok(/\[file \d+: not an embeddable image\]/.test(text), `the text file is named, not embedded: ${text}`);
+});
+
+pdfs('the job history PDF embeds the recorded photo, the signature image and the fault photo', async () => {
+  const { client, job } = await jobWithImages();
+  const res = await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, client.owner.token);
+  assert.is(res.status, 200, res.text);
+  const images = await pdfImages(res.bytes);
+  assert.equal(sizes(images), ['50x50', '64x48', '90x30'], JSON.stringify(images));
+  const colour = (w: number) => images.find((i) => i.width === w)!.firstPixel;
+  assert.equal([colour(64), colour(90), colour(50)], [[20, 200, 20], [20, 20, 200], [128, 128, 128]]);
+  const { text } = await pdfText(res.bytes);
+  for (const caption of ['Photo: result.png', 'Signature of', 'Fault photo: leak.png']) assert.ok(text.includes(caption), `"${caption}" in ${text}`);
+});
+
+pdfs('the zipped job report carries the photos, signature, fault photo and step media, byte for byte', async () => {
+  const { client, job, files } = await jobWithImages();
+  const res = await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, client.owner.token);
+  assert.is(res.status, 200, res.text);
+  const entries = await unzip(res.bytes);
+  const expected = [
+    `job-${job.id}.pdf`,
+    `media/${files.diagram.id}-diagram.png`,
+    `media/${files.notes.id}-notes.txt`,
+    `photos/${files.photo.id}-result.png`,
+    `photos/${files.leak.id}-leak.png`,
+    `signatures/${files.signature.id}-sig.png`,
+    'values.csv',
+    'values.json',
+  ];
+  assert.equal([...entries.keys()].sort(), expected.sort());
+  assert.ok(entries.get(`photos/${files.photo.id}-result.png`)!.equals(GREEN));
+  assert.ok(entries.get(`photos/${files.leak.id}-leak.png`)!.equals(GREY));
+  assert.ok(entries.get(`signatures/${files.signature.id}-sig.png`)!.equals(BLUE));
+  assert.ok(entries.get(`media/${files.diagram.id}-diagram.png`)!.equals(RED));
+  assert.is(entries.get(`media/${files.notes.id}-notes.txt`)!.toString(), 'torque in a star pattern');
+  assert.equal(sizes(await pdfImages(entries.get(`job-${job.id}.pdf`)!)), ['50x50', '64x48', '90x30']);
 });
 
 pdfs.run();
