@@ -4,12 +4,14 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
+import type { Histogram } from 'prom-client';
 import { GLB, PNG, upload } from '../helpers/upload';
 
 let server: TestServer;
 const refs = suite('GraphQL File: step media, models and fault photos; file ids of another client refused');
 refs.before(async () => {
-  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+  // the mail outbox poll would add statements while the batching test counts them
+  server = await startTestServer({ env: { ...DOMAIN_TEST_ENV, WIP_MAIL_POLL_INTERVAL: '1h' } });
 });
 refs.after(async () => server.stop());
 
@@ -66,6 +68,81 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
     i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: own.id }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
+});
+
+const EVIDENCE = {
+  sections: [
+    {
+      id: 's',
+      title: 'S',
+      steps: [
+        {
+          id: 'evidence',
+          title: 'Evidence',
+          fields: [
+            { key: 'pictures', label: 'Photos', type: 'PHOTO' },
+            { key: 'signature', label: 'Signature', type: 'SIGNATURE' },
+            { key: 'count', label: 'Count', type: 'NUMBER' },
+          ],
+        },
+      ],
+    },
+  ],
+};
+const RECORDS = `records { stepId values { key value files { ${FILE} } } }`;
+
+async function statementsSoFar(): Promise<number> {
+  const histogram = server.deps.metrics.registry.getSingleMetric('wip_db_query_duration_seconds') as Histogram;
+  const { values } = await histogram.get();
+  return values.filter((v) => v.metricName === 'wip_db_query_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
+}
+
+refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through the loader); a NUMBER equal to a file id resolves none', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  const template = await publishedTemplate(server, client, EVIDENCE, 'Evidence');
+  const [first, second, signature] = (
+    await upload(server, operator.token!, [
+      { name: 'front.png', data: PNG },
+      { name: 'back.png', data: PNG },
+      { name: 'sig.png', data: PNG },
+    ])
+  ).body.data.files;
+  const file = (f: { id: number; name: string }) => ({ id: f.id, name: f.name, size: PNG.length, contentType: 'image/png', url: `/api/client/files/${f.id}` });
+  const recordJob = async () => {
+    const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
+    const values = [
+      { key: 'pictures', value: [second.id, first.id] },
+      { key: 'signature', value: signature.id },
+      { key: 'count', value: first.id },
+    ];
+    const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', { i: { jobId: job.id, stepId: 'evidence', status: 'DONE', values } });
+    assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
+    return job;
+  };
+  const job = await recordJob();
+  const res = await gql(server, operator.token!, `query($id: Int!) { job(id: $id) { ${RECORDS} } }`, { id: job.id });
+  assert.equal(res.codes, [], JSON.stringify(res.errors));
+  assert.equal(res.data.job.records[0].values, [
+    { key: 'pictures', value: [second.id, first.id], files: [file(second), file(first)] },
+    { key: 'signature', value: signature.id, files: [file(signature)] },
+    { key: 'count', value: first.id, files: [] },
+  ]);
+
+  // a page of jobs costs as many statements with 2 recorded jobs as with 6
+  const page = async () => {
+    const before = await statementsSoFar();
+    const result = await gql(server, client.owner.token, `{ jobs(first: 50) { edges { node { id ${RECORDS} } } } }`);
+    assert.equal(result.codes, [], JSON.stringify(result.errors));
+    const files = result.data.jobs.edges.flatMap((e: any) => e.node.records.flatMap((r: any) => r.values.flatMap((v: any) => v.files)));
+    return { statements: (await statementsSoFar()) - before, files: files.length };
+  };
+  await recordJob();
+  const two = await page();
+  for (let i = 0; i < 4; i++) await recordJob();
+  const six = await page();
+  assert.equal([two.files, six.files], [6, 18]);
+  assert.is(six.statements, two.statements, `statements: ${two.statements} for 2 jobs, ${six.statements} for 6`);
 });
 
 refs.run();

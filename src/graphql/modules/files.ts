@@ -12,8 +12,9 @@ async function files(ctx: Ctx, ids: readonly number[]) {
 }
 
 /**
- * Files where the domain refers to them: step media and models, fault photos.
- * The id lists stay on their types (media, photos, model.fileId); these fields
+ * Files where the domain refers to them: step media and models, fault photos,
+ * recorded PHOTO and SIGNATURE values. The id lists stay on their types
+ * (media, photos, model.fileId, value); these fields
  * add the files themselves, with the URL to download them from.
  */
 export const filesModule: SchemaModule = {
@@ -45,6 +46,11 @@ export const filesModule: SchemaModule = {
       "the files of photos, in order"
       photoFiles: [File!]!
     }
+
+    extend type FieldValue {
+      "the files of a PHOTO (in order) or SIGNATURE value; empty for other fields"
+      files: [File!]!
+    }
   `,
   resolvers: {
     Step: {
@@ -55,6 +61,9 @@ export const filesModule: SchemaModule = {
     },
     Fault: {
       photoFiles: (fault: { photos: number[] }, _: unknown, ctx: Ctx) => files(ctx, fault.photos),
+    },
+    FieldValue: {
+      files: (value: { fileIds: number[] }, _: unknown, ctx: Ctx) => files(ctx, value.fileIds),
     },
   },
 };

@@ -7,6 +7,8 @@ import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '
 import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
 import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
 import type { JobFilter } from '../../repos/jobs';
+import { findStep, type Content } from '../../domain/content';
+import { recordedFileIds } from '../../domain/recording';
 
 type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
@@ -17,6 +19,16 @@ async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx) {
   const rows = (await ctx.loaders.jobMembers.load(job.id)).filter((m) => m.kind === kind);
   const users = await Promise.all(rows.map((m) => ctx.loaders.user.load(m.user_id)));
   return rows.flatMap((m, i) => (users[i] ? [{ stepId: m.step_id, user: users[i] }] : []));
+}
+
+/**
+ * A record with, on each value, the file ids it holds when its field is a
+ * PHOTO or SIGNATURE of the job's version (FieldValue.files resolves them):
+ * a NUMBER that happens to equal a file id is no file.
+ */
+function withFileIds(record: PresentedRecord, content: Content | undefined) {
+  const step = content && findStep(content, record.stepId);
+  return { ...record, values: record.values.map((v) => ({ ...v, fileIds: step ? recordedFileIds(step, [v]) : [] })) };
 }
 
 /** A job mutation: the service's row, presented. */
@@ -230,7 +242,10 @@ export const jobsModule: SchemaModule = {
       assignees: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'ASSIGNEE', ctx)).map((m) => m.user),
       coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'COWORKER', ctx)).map((m) => m.user),
       stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx) => members(job, 'STEP_OWNER', ctx),
-      records: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.stepRecords.load(job.id)).map(presentStepRecord),
+      records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.version.load(job.versionId)]);
+        return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
+      },
       faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),
       createdBy: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.user.load(job.createdById),
     },
