@@ -122,3 +122,41 @@ scheduled('off by default: no backups', async () => {
 });
 
 scheduled.run();
+
+const garbage = suite('deleted file contents (file_garbage) collected on maintenance rounds');
+
+garbage('a queue left by a crash after the deleting commit is collected: unreferenced old bytes removed, referenced ones kept and dequeued, young ones wait', async () => {
+  const { deps, root } = makeDeps();
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps);
+  const db = deps.db.kysely;
+  const onDisk = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2), key);
+  const stored = async (text: string, ageMs: number) => {
+    const { key } = await deps.storage.put(Buffer.from(text));
+    const at = new Date(Date.now() - ageMs);
+    fs.utimesSync(onDisk(key), at, at);
+    return key;
+  };
+  try {
+    const orphan = await stored('deleted, then the daemon crashed', 2 * 3_600_000);
+    const shared = await stored('still an agreement of the system', 2 * 3_600_000);
+    const young = await stored('deleted a minute after its upload', 60_000);
+    await db
+      .insertInto('system_files')
+      .values({ name: 'a.pdf', description: '', sha256: shared, size: 1, content_type: 'application/pdf', uploaded_by_admin: null, created_at: '2026-06-01T00:00:00.000Z' })
+      .execute();
+    await db
+      .insertInto('file_garbage')
+      .values([orphan, shared, young].map((sha256) => ({ sha256, queued_at: '2026-06-01T11:00:00.000Z' })))
+      .execute();
+    await maintenance.runOnce({ backups: false });
+    assert.equal([fs.existsSync(onDisk(orphan)), fs.existsSync(onDisk(shared)), fs.existsSync(onDisk(young))], [false, true, true]);
+    assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [young]);
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+garbage.run();
