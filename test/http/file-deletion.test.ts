@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
-import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
+import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
 import { upload } from '../helpers/upload';
 import { runDoctor } from '../../src/ops/doctor';
 
@@ -106,7 +106,7 @@ deletion('a replaced file is deleted with its prior revisions and both contents 
   assert.equal(revisions, []);
 });
 
-deletion('a file used by a template version, a recorded photo or a fault photo → 409 FILE_IN_USE naming where; it stays downloadable', async () => {
+deletion('a file used by a template version, a recorded photo, a fault photo or alignment data → 409 FILE_IN_USE naming where; it stays downloadable', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const media = await uploadOne(client.owner.token, fresh('media'), 'step.png');
@@ -141,7 +141,15 @@ deletion('a file used by a template version, a recorded photo or a fault photo �
   assert.is(inFault.status, 409);
   assert.equal(inFault.body.error.details.references, [{ type: 'fault', faultId: fault.data.raiseFault.id }]);
 
-  for (const id of [media.id, photo.id, leak.id]) {
+  const assetId = await createAsset(server, client.owner.token, 'Pump 7');
+  const ply = `ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n`;
+  const scan = await upload(server, client.owner.token, [{ name: 'scan.ply', data: ply }], { path: '/api/client/alignment-data', fields: { assetId: String(assetId) } });
+  assert.is(scan.status, 201, scan.text);
+  const inAlignment = await remove(scan.body.data.fileId, client.owner.token);
+  assert.is(inAlignment.status, 409);
+  assert.equal(inAlignment.body.error.details.references, [{ type: 'alignmentData', alignmentDataId: scan.body.data.id }]);
+
+  for (const id of [media.id, photo.id, leak.id, scan.body.data.fileId]) {
     assert.is((await server.request('GET', `/api/client/files/${id}`, { token: client.owner.token })).status, 200, `file ${id} kept`);
   }
 });
