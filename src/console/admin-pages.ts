@@ -217,7 +217,7 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
   await showCurrent();
   let pendingKey = '';
   const keyForm = form({
-    label: 'License key',
+    label: 'Check a license key',
     fields: [
       { name: 'licenseKey', label: 'License key', type: 'textarea', hint: 'Paste the key, or choose the key file below.' },
       { name: 'file', label: 'Key file', type: 'file', accept: '.lic,.txt,text/plain' },

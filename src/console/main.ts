@@ -37,7 +37,7 @@ function adminPages(): PageEntry[] {
     { path: 'agreements', title: 'Agreements', render: agreementsPage },
     { path: 'logs', title: 'Logs', render: logsPage },
     { path: 'translations', title: 'Translations', render: translationsPage },
-    { path: 'password', title: 'Change password', render: () => changePasswordPage(() => void refreshSession()) },
+    { path: 'password', title: 'Change password', render: () => changePasswordPage(passwordChanged) },
   ];
 }
 
@@ -54,6 +54,12 @@ function pagesOf(current: Session): PageEntry[] {
   if (current.kind === 'admin') return adminPages();
   if (current.kind === 'user' && current.roles.includes('admin')) return securityAdminPages();
   return [];
+}
+
+/** The generated password is gone: so is the first-run banner (the page stays, with its success message). */
+function passwordChanged(): void {
+  if (session.kind === 'admin') session.initialPasswordInUse = false;
+  document.getElementById('first-run')?.remove();
 }
 
 async function refreshSession(): Promise<void> {

@@ -77,7 +77,7 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
     { id: 'main' },
     h('h1', {}, kind === 'set' ? 'Set your password' : 'Choose a new password'),
     form({
-      label: 'New password',
+      label: kind === 'set' ? 'Set your password' : 'Choose a new password',
       fields: [{ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true }],
       submit: 'Save password',
       async onSubmit(values) {
