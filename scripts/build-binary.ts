@@ -12,8 +12,8 @@
  *      profile) comes from the bundle instead of its package directory (see
  *      pdfkitFromBundle, in scripts/bundle-plugins.ts);
  *   2. `node --experimental-sea-config` turns the bundle into a blob with a V8
- *      code cache (fast start) and the assets: the worker and better-sqlite3's
- *      native addon (written to a cache under the data directory at run time,
+ *      code cache (fast start) and the assets: the worker, the admin console's
+ *      files (dist/console) and better-sqlite3's native addon (written to a cache under the data directory at run time,
  *      see src/lib/runtime.ts);
  *   3. the runtime binary is copied and the blob injected with postject.
  */
@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
-import { ASSET, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
+import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
 import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
           [ASSET.sqliteAddon]: addon,
           [ASSET.passwordWorker]: workerBundle,
           ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
+          ...consoleAssets(),
         },
       },
       null,
@@ -105,6 +106,13 @@ async function main(): Promise<void> {
   await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
   fs.renameSync(temp, output);
   step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
+}
+
+/** The admin console's files (built by `npm run build` into dist/console) as SEA assets, its manifest with them. */
+function consoleAssets(): Record<string, string> {
+  const dir = path.join(root, 'dist', 'console');
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, CONSOLE_MANIFEST), 'utf8')) as { files: string[] };
+  return Object.fromEntries([CONSOLE_MANIFEST, ...manifest.files].map((file) => [consoleAssetKey(file), path.join(dir, file)]));
 }
 
 /** The commit built from; `unknown` outside a git checkout (e.g. a source tarball). */

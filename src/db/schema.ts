@@ -20,6 +20,10 @@ export interface AdminSessionsTable {
   revoked_at: string | null;
   ip: string | null;
   user_agent: string | null;
+  /** sha256 of the console's session cookie value; null for a bearer-only session */
+  cookie_hash: string | null;
+  /** last request of a cookie session (idle timeout); null for a bearer-only session */
+  last_seen_at: string | null;
 }
 
 export interface ClientsTable {

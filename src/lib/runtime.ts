@@ -25,6 +25,15 @@ export const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as co
 export type DocsAssetFile = (typeof DOCS_ASSET_FILES)[number];
 export const docsAssetKey = (file: DocsAssetFile) => `swagger-ui/${file}`;
 
+/**
+ * The admin console's built files (scripts/build-console.ts): read from
+ * dist/console in the source tree, carried as SEA assets named
+ * `console/<file>` inside the executable. manifest.json lists them.
+ */
+export const CONSOLE_INDEX = 'index.html';
+export const CONSOLE_MANIFEST = 'manifest.json';
+export const consoleAssetKey = (file: string) => `console/${file}`;
+
 interface SeaApi {
   isSea(): boolean;
   getAsset(key: string): ArrayBuffer;
@@ -101,6 +110,29 @@ export function docsAsset(file: DocsAssetFile): Buffer {
     docsAssets.set(file, content);
   }
   return content;
+}
+
+let consoleFiles: Map<string, Buffer> | undefined;
+
+/**
+ * The console's files by name, read once. Empty when the console was not
+ * built (a source tree after `tsc` alone): the server then answers 404 for it.
+ */
+export function consoleAssets(): Map<string, Buffer> {
+  if (consoleFiles) return consoleFiles;
+  const api = seaApi();
+  const read = api
+    ? (file: string) => Buffer.from(api.getAsset(consoleAssetKey(file)))
+    : (file: string) => fs.readFileSync(path.join(__dirname, '..', '..', 'console', file)); // dist/src/lib → dist/console
+  const files = new Map<string, Buffer>();
+  try {
+    const manifest = JSON.parse(read(CONSOLE_MANIFEST).toString('utf8')) as { files: string[] };
+    for (const file of manifest.files) files.set(file, read(file));
+  } catch (error) {
+    if (api || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  consoleFiles = files;
+  return files;
 }
 
 function sha256(data: Buffer): string {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { columnContains } from '../db/search';
 import type { ClientRow, DB } from '../db/schema';
 import { notFound } from '../errors';
 import { paginate, type Page, type PageInput } from '../db/pagination';
@@ -16,8 +17,11 @@ export async function getClientById(db: Kysely<DB>, id: number): Promise<ClientR
   return row;
 }
 
-export async function listClients(db: Kysely<DB>, page: PageInput): Promise<Page<ClientRow>> {
-  return paginate(db.selectFrom('clients').selectAll(), page);
+/** Oldest first; `search` keeps clients whose name contains it (any case). */
+export async function listClients(db: Kysely<DB>, page: PageInput & { search?: string }): Promise<Page<ClientRow>> {
+  let query = db.selectFrom('clients').selectAll();
+  if (page.search) query = query.where(columnContains('name', page.search));
+  return paginate(query, page);
 }
 
 export async function findClientsByIds(db: Kysely<DB>, ids: number[]): Promise<ClientRow[]> {

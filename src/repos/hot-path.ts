@@ -13,6 +13,8 @@ export interface HotPathLookups {
   userSessionByCookie(cookieHash: string): UserSessionRecord | undefined;
   userRoles(clientId: number, userId: number): string[];
   adminSession(sessionId: number): AdminSessionRecord | undefined;
+  adminSessionByCookie(cookieHash: string): AdminSessionRecord | undefined;
+  touchAdminSession(sessionId: number, now: string): void;
   touchSession(sessionId: number, now: string): void;
   /** the deployment's singleton state row (installed license, newest time seen): read by the license gate */
   deploymentState(): DeploymentStateRow;
@@ -48,6 +50,9 @@ export interface AdminSessionRecord {
   username: string;
   revoked_at: string | null;
   expires_at: string;
+  created_at: string;
+  /** null for a bearer-only session */
+  last_seen_at: string | null;
 }
 
 export function prepareHotPath(sqlite: BetterSqlite3.Database): HotPathLookups {
@@ -59,6 +64,8 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database): HotPathLookups {
     userSessionByCookie: (hash) => get().byCookie.get(hash) as UserSessionRecord | undefined,
     userRoles: (clientId, userId) => get().roles.all(clientId, userId) as string[],
     adminSession: (id) => get().admin.get(id) as AdminSessionRecord | undefined,
+    adminSessionByCookie: (hash) => get().adminByCookie.get(hash) as AdminSessionRecord | undefined,
+    touchAdminSession: (id, now) => void get().touchAdmin.run(now, id),
     touchSession: (id, now) => void get().touch.run(now, id),
     deploymentState: () => get().deploymentState.get() as DeploymentStateRow,
   };
@@ -72,12 +79,15 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
       AND tf.enabled_at IS NOT NULL) AS two_factor_enabled
     FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id
     LEFT JOIN client_settings cs ON cs.client_id = s.client_id`;
+  const adminColumns = `a.id AS session_id, a.admin_id, sa.username, a.revoked_at, a.expires_at, a.created_at, a.last_seen_at
+    FROM admin_sessions a JOIN system_admins sa ON sa.id = a.admin_id`;
   return {
     byId: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.id = ?`),
     byCookie: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.cookie_hash = ?`),
     roles: sqlite.prepare('SELECT role FROM user_roles WHERE client_id = ? AND user_id = ?').pluck(),
-    admin: sqlite.prepare(`SELECT a.id AS session_id, a.admin_id, sa.username, a.revoked_at, a.expires_at
-      FROM admin_sessions a JOIN system_admins sa ON sa.id = a.admin_id WHERE a.id = ?`),
+    admin: sqlite.prepare(`SELECT ${adminColumns} WHERE a.id = ?`),
+    adminByCookie: sqlite.prepare(`SELECT ${adminColumns} WHERE a.cookie_hash = ?`),
+    touchAdmin: sqlite.prepare('UPDATE admin_sessions SET last_seen_at = ? WHERE id = ?'),
     touch: sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?'),
     deploymentState: sqlite.prepare('SELECT * FROM deployment_state WHERE id = 1'),
   };

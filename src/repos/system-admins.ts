@@ -7,6 +7,10 @@ export async function findAdminByUsername(db: Kysely<DB>, username: string): Pro
   return db.selectFrom('system_admins').selectAll().where('username', '=', username).executeTakeFirst();
 }
 
+export async function findAdminById(db: Kysely<DB>, id: number): Promise<SystemAdminRow | undefined> {
+  return db.selectFrom('system_admins').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function listAdmins(db: Kysely<DB>): Promise<SystemAdminRow[]> {
   return db.selectFrom('system_admins').selectAll().orderBy('id').execute();
 }
@@ -35,7 +39,7 @@ export async function deleteAdmin(db: Kysely<DB>, id: number): Promise<void> {
 
 export async function insertAdminSession(
   db: Kysely<DB>,
-  values: { admin_id: number; expires_at: string; ip: string | null; user_agent: string | null },
+  values: { admin_id: number; expires_at: string; ip: string | null; user_agent: string | null; cookie_hash: string | null; last_seen_at: string | null },
   now: string,
 ): Promise<number> {
   const row = await db
@@ -55,6 +59,17 @@ export async function revokeAdminSessionsOf(db: Kysely<DB>, adminId: number, now
     .updateTable('admin_sessions')
     .set({ revoked_at: now })
     .where('admin_id', '=', adminId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Ends the administrator's sessions but the one making the change. */
+export async function revokeOtherAdminSessions(db: Kysely<DB>, adminId: number, keepSessionId: number, now: string): Promise<void> {
+  await db
+    .updateTable('admin_sessions')
+    .set({ revoked_at: now })
+    .where('admin_id', '=', adminId)
+    .where('id', '!=', keepSessionId)
     .where('revoked_at', 'is', null)
     .execute();
 }

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import { columnContains } from '../db/search';
 import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
@@ -49,7 +50,6 @@ export interface TemplateFilter {
 }
 
 /** LIKE pattern matching `text` literally anywhere (`\` escapes the wildcards). */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export async function listTemplates(
   db: Kysely<DB>,
@@ -60,13 +60,8 @@ export async function listTemplates(
 ): Promise<Page<TemplateRow>> {
   let query = inTenant(db, scope).selectFrom('templates').selectAll('templates');
   if (filter.search) {
-    const pattern = containing(filter.search);
-    query = query.where((eb) =>
-      eb.or([
-        sql<boolean>`lower(${sql.ref('templates.title')}) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(${sql.ref('templates.description')}) like ${pattern} escape '\\'`,
-      ]),
-    );
+    const search = filter.search;
+    query = query.where((eb) => eb.or([columnContains('templates.title', search), columnContains('templates.description', search)]));
   }
   // tags are a JSON array of strings stored as text: match the quoted element
   if (filter.tag) query = query.where(sql<boolean>`${sql.ref('templates.tags')} like ${containingTag(filter.tag)} escape '\\'`);

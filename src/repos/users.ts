@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { columnContains } from '../db/search';
 import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
 import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
@@ -37,8 +38,12 @@ export async function findUserByEmail(db: Kysely<DB>, scope: TenantScope, email:
     .executeTakeFirst();
 }
 
-export async function listUsers(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
-  const result = await paginate(inTenant(db, scope).selectFrom('users').selectAll(), page);
+/** Oldest first; `search` keeps users whose email, first or last name contains it (any case). */
+export async function listUsers(db: Kysely<DB>, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserWithRoles>> {
+  let query = inTenant(db, scope).selectFrom('users').selectAll();
+  const search = page.search;
+  if (search) query = query.where((eb) => eb.or(['email', 'first_name', 'last_name'].map((column) => columnContains(column, search))));
+  const result = await paginate(query, page);
   return { items: await withRoles(db, scope, result.items), nextCursor: result.nextCursor };
 }
 

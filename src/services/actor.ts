@@ -26,6 +26,8 @@ export interface SystemAdminActor {
   adminId: number;
   username: string;
   sessionId: number;
+  /** how the request authenticated: the console's cookie requests need CSRF defence on writes */
+  via: 'bearer' | 'cookie';
 }
 
 /** Request facts recorded with sessions and security events. */

@@ -1,9 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Deps } from '../deps';
+import type { SystemAdminActor } from './actor';
 import type { SystemAdminRow } from '../db/schema';
 import { withTransaction, isUniqueViolation } from '../db/transaction';
 import { conflict, fieldError, notFound } from '../errors';
 import { randomPassword } from '../lib/tokens';
 import {
+  findAdminById,
+  revokeOtherAdminSessions,
   countAdmins,
   deleteAdmin as deleteAdminRow,
   findAdminByUsername,
@@ -51,6 +56,7 @@ export async function resetAdminPassword(deps: Deps, username: string, password:
     await updateAdminPassword(trx, admin.id, hash, nowIso);
     await revokeAdminSessionsOf(trx, admin.id, nowIso);
   });
+  if (username === FIRST_ADMIN_USERNAME) forgetInitialPassword(deps);
   // the way out for a locked-out operator (the CLI needs no sign-in)
   await unlockAccount(deps, adminAccount(username));
 }
@@ -82,4 +88,62 @@ export async function ensureFirstAdmin(deps: Deps): Promise<{ created: boolean; 
     throw error;
   }
   return configured ? { created: true } : { created: true, generatedPassword: password };
+}
+
+/** <data-dir>/initial-admin-password: the generated first password, written by bootstrap (services/bootstrap.ts). */
+export const INITIAL_PASSWORD_FILE = 'initial-admin-password';
+const initialPasswordFile = (deps: Deps) => path.join(deps.config.dataDir, INITIAL_PASSWORD_FILE);
+
+/** Once the first administrator's password changed, the file holds a stale secret: removed. */
+function forgetInitialPassword(deps: Deps): void {
+  fs.rmSync(initialPasswordFile(deps), { force: true });
+}
+
+/** password hash → whether the generated password still opens it (one bcrypt per hash, not per page load) */
+const initialPasswordChecks = new Map<string, boolean>();
+
+/**
+ * True while the administrator still signs in with the password generated at
+ * install (the console shows a banner asking to change it). Decided by the
+ * password itself, not by a flag: a reset through the CLI counts as a change.
+ */
+export async function initialPasswordInUse(deps: Deps, adminId: number): Promise<boolean> {
+  const admin = await findAdminById(deps.db.kysely, adminId);
+  if (!admin || admin.username !== FIRST_ADMIN_USERNAME) return false;
+  let generated: string;
+  try {
+    generated = fs.readFileSync(initialPasswordFile(deps), 'utf8').trim();
+  } catch {
+    return false;
+  }
+  let inUse = initialPasswordChecks.get(admin.password_hash);
+  if (inUse === undefined) {
+    inUse = generated.length > 0 && (await deps.passwords.verify(generated, admin.password_hash));
+    initialPasswordChecks.set(admin.password_hash, inUse);
+  }
+  return inUse;
+}
+
+/**
+ * The signed-in administrator changes their own password: the current one is
+ * required; every other session of theirs ends, this one stays.
+ * @throws AppError VALIDATION_ERROR (wrong current password, too short a new one)
+ */
+export async function changeAdminPassword(deps: Deps, actor: SystemAdminActor, input: { currentPassword: string; newPassword: string }): Promise<void> {
+  assertNewPassword(input.newPassword);
+  const admin = await findAdminById(deps.db.kysely, actor.adminId);
+  if (!admin) throw notFound('Administrator');
+  if (!(await deps.passwords.verify(input.currentPassword, admin.password_hash))) throw fieldError('body.currentPassword', 'is not your current password');
+  if (input.currentPassword === input.newPassword) throw fieldError('body.newPassword', 'must differ from the current password');
+  const hash = await deps.passwords.hash(input.newPassword);
+  const nowIso = deps.clock.now().toISOString();
+  await withTransaction(deps.db, async (trx) => {
+    await updateAdminPassword(trx, admin.id, hash, nowIso);
+    await revokeOtherAdminSessions(trx, admin.id, actor.sessionId, nowIso);
+  });
+  if (admin.username === FIRST_ADMIN_USERNAME) forgetInitialPassword(deps);
+}
+
+function assertNewPassword(password: string): void {
+  if (password.length < MIN_ADMIN_PASSWORD_LENGTH) throw fieldError('body.newPassword', `must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
 }

@@ -272,7 +272,7 @@ export async function adminSignIn(
   deps: Deps,
   input: { username: string; password: string },
   meta: RequestMeta,
-): Promise<{ token: string; expiresIn: number; admin: SystemAdminRow }> {
+): Promise<{ token: string; expiresIn: number; admin: SystemAdminRow; cookieToken: string }> {
   const account = adminAccount(input.username);
   await assertAccountNotLocked(deps, account, meta);
   const admin = await findAdminByUsername(deps.db.kysely, input.username);
@@ -283,6 +283,8 @@ export async function adminSignIn(
   }
   await clearFailedSignIns(deps, account);
   const now = deps.clock.now();
+  // the session's cookie (the console) and its bearer token end together, at the access token's expiry
+  const cookieToken = randomToken();
   const sessionId = await insertAdminSession(
     deps.db.kysely,
     {
@@ -290,6 +292,8 @@ export async function adminSignIn(
       expires_at: new Date(now.getTime() + deps.config.accessTokenTtl).toISOString(),
       ip: meta.ip,
       user_agent: meta.userAgent,
+      cookie_hash: hashToken(cookieToken),
+      last_seen_at: now.toISOString(),
     },
     now.toISOString(),
   );
@@ -297,6 +301,7 @@ export async function adminSignIn(
     token: signAccessToken(deps, ADMIN_AUDIENCE, { sub: String(admin.id), sid: sessionId }),
     expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),
     admin,
+    cookieToken: ADMIN_COOKIE_PREFIX + cookieToken,
   };
 }
 
@@ -313,7 +318,7 @@ export function actorFromBearer(deps: Deps, token: string): Actor {
     if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
       throw unauthorized('The session has ended');
     }
-    return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id } satisfies SystemAdminActor;
+    return adminActor(session, 'bearer');
   }
   const session = deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
@@ -344,8 +349,20 @@ function verifiedClaims(deps: Deps, token: string): VerifiedClaims {
   return claims as VerifiedClaims;
 }
 
+/**
+ * A system administrator's session cookie value starts with this; a user's
+ * never does (randomToken is base64url, which has no '.'), so one cookie name
+ * serves both and a browser holds one session at a time.
+ */
+export const ADMIN_COOKIE_PREFIX = 'admin.';
+
+function adminActor(session: { admin_id: number; username: string; session_id: number }, via: SystemAdminActor['via']): SystemAdminActor {
+  return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id, via };
+}
+
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
-export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
+export function actorFromCookie(deps: Deps, cookieToken: string): Actor {
+  if (cookieToken.startsWith(ADMIN_COOKIE_PREFIX)) return adminActorFromCookie(deps, cookieToken.slice(ADMIN_COOKIE_PREFIX.length));
   const session = deps.hotPath.userSessionByCookie(hashToken(cookieToken));
   if (!session) throw unauthorized('The session has ended');
   const now = deps.clock.now();
@@ -354,6 +371,17 @@ export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
     throw unauthorized('The session expired after inactivity');
   }
   return userActor(deps, session, now.toISOString(), 'cookie');
+}
+
+function adminActorFromCookie(deps: Deps, cookieToken: string): SystemAdminActor {
+  const session = deps.hotPath.adminSessionByCookie(hashToken(cookieToken));
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  if (!session || session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
+  const lastSeen = Date.parse(session.last_seen_at ?? session.created_at);
+  if (lastSeen + deps.config.sessionIdleTtl <= now.getTime()) throw unauthorized('The session expired after inactivity');
+  if (now.getTime() - lastSeen > TOUCH_INTERVAL_MS) deps.hotPath.touchAdminSession(session.session_id, nowIso);
+  return adminActor(session, 'cookie');
 }
 
 /** How stale last_seen_at may get before a request writes it again (one write a minute, not per request). */

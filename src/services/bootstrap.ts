@@ -6,9 +6,9 @@ import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type Migrat
 import { createBackup, defaultBackupName } from '../ops/backup';
 import { PRE_UPGRADE_PREFIX } from '../ops/maintenance';
 import { backupDir } from '../ops/paths';
-import { ensureFirstAdmin } from './admins';
+import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from './admins';
 
-export const INITIAL_PASSWORD_FILE = 'initial-admin-password';
+export { INITIAL_PASSWORD_FILE };
 
 export interface BootstrapReport {
   appliedMigrations: string[];

@@ -81,7 +81,7 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
   });
 }
 
-export async function listClients(deps: Deps, page: PageInput): Promise<Page<ClientRow>> {
+export async function listClients(deps: Deps, page: PageInput & { search?: string }): Promise<Page<ClientRow>> {
   return listClientRows(deps.db.kysely, page);
 }
 

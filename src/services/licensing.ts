@@ -6,7 +6,7 @@ import { emitEvent } from '../events/emit';
 import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '../errors';
 import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '../licensing/key';
 import { evaluateLicense, type LicenseState } from '../licensing/state';
-import type { LicensePayload, LicenseTerms } from '../licensing/terms';
+import { termsFromPayload, type LicensePayload, type LicenseTerms } from '../licensing/terms';
 import { LICENSE_TYPES, type LicenseType } from '../policies/roles';
 import { countClients } from '../repos/clients';
 import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '../repos/licenses';
@@ -87,6 +87,31 @@ export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense>
   return { ...evaluated, installationId: state.installation_id, installedAt: loaded.installedAt, problem: loaded.problem };
 }
 
+function installablePayload(deps: LicenseDeps, keyText: string, installationId: string, now: Date): LicensePayload {
+  const payload = verifyLicenseKey(keyText, {
+    trustedKeys: deps.licenseCache.trustedKeys,
+    allowDevelopmentKeys: allowDevelopmentKeys(deps),
+    installationId,
+  });
+  checkInstallable(payload, now);
+  return payload;
+}
+
+/**
+ * The terms a license key would install, checked exactly as installing checks
+ * them, without installing it (the console shows them before the admin confirms).
+ * @throws AppError LICENSE_INVALID (same reasons as installLicense)
+ */
+export async function previewLicense(deps: LicenseDeps, keyText: string): Promise<LicenseTerms> {
+  const state = await getDeploymentState(deps.db.kysely);
+  try {
+    return termsFromPayload(installablePayload(deps, keyText, state.installation_id, deps.clock.now()));
+  } catch (error) {
+    if (!(error instanceof LicenseKeyError)) throw error;
+    throw licenseInvalid(error.reason, error.message);
+  }
+}
+
 /**
  * Validates a license key and makes it the installed one. An invalid key
  * leaves the previous one in place.
@@ -103,12 +128,7 @@ export async function installLicense(
   const state = await getDeploymentState(deps.db.kysely);
   let payload: LicensePayload;
   try {
-    payload = verifyLicenseKey(keyText, {
-      trustedKeys: deps.licenseCache.trustedKeys,
-      allowDevelopmentKeys: allowDevelopmentKeys(deps),
-      installationId: state.installation_id,
-    });
-    checkInstallable(payload, now);
+    payload = installablePayload(deps, keyText, state.installation_id, now);
   } catch (error) {
     if (!(error instanceof LicenseKeyError)) throw error;
     await recordEvent(deps, {

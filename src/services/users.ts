@@ -156,7 +156,7 @@ export async function getUser(deps: Deps, scope: TenantScope, id: number): Promi
   return getUserById(deps.db.kysely, scope, id);
 }
 
-export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput): Promise<Page<UserWithRoles>> {
+export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserWithRoles>> {
   return listUserRows(deps.db.kysely, scope, page);
 }
 

@@ -216,6 +216,19 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     assert.ok((await asset.text()).length > (file === 'start.js' ? 10 : 10_000), file);
   }
 
+  // the admin console's page and its hashed files, from inside the executable
+  const consolePage = await fetch(`${url}/console/`);
+  assert.is(consolePage.status, 200);
+  const consoleHtml = await consolePage.text();
+  const consoleFiles = [...consoleHtml.matchAll(/(?:src|href)="(\/console\/main-[A-Z0-9]+\.(?:js|css))"/g)].map((m) => m[1]!);
+  assert.is(consoleFiles.length, 2, consoleHtml);
+  for (const file of consoleFiles) {
+    const asset = await fetch(`${url}${file}`);
+    assert.is(asset.status, 200, file);
+    assert.match(asset.headers.get('cache-control') ?? '', 'immutable');
+    assert.ok((await asset.text()).length > 1000, file);
+  }
+
   // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
   const api = async (method: string, route: string, token: string, payload?: unknown) => {
     const res = await fetch(`${url}${route}`, {

@@ -35,6 +35,12 @@ const PUBLIC_ROUTES = [
   'GET /api/openapi.json',
   'GET /api/docs',
   'GET /api/docs/:file',
+  // the admin console's page and files (and the account mails' link pages): the page signs in through the API
+  'GET /',
+  'GET /console/',
+  'GET /console/:file',
+  'GET /auth/set-password/:token',
+  'GET /auth/reset-password/:token',
 ].sort();
 
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;

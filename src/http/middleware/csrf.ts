@@ -20,7 +20,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function csrf(): Middleware<AppState> {
   return async (ctx, next) => {
     const actor = ctx.state.actor;
-    if (actor?.kind === 'user' && actor.via === 'cookie') {
+    if (actor?.via === 'cookie') {
       // the actor came from this cookie (`?? ''` only satisfies the type)
       const expected = csrfTokenFor(ctx.state.deps, readSessionCookie(ctx) ?? '');
       if (!SAFE_METHODS.has(ctx.method)) {

@@ -16,6 +16,7 @@ import { clientInfoRoutes } from './client/info';
 import { opsRoutes } from './ops';
 import { clientPushRoutes } from './client/push';
 import { docsRoutes } from './docs';
+import { consoleRoutes } from './console';
 import { clientGraphqlRoutes } from './client/graphql';
 import { clientSensorRoutes } from './client/sensors';
 import { clientEditorialRoutes } from './client/editorial';
@@ -69,4 +70,5 @@ export const allRoutes: RouteSpec[] = [
   ...adminWebhookRoutes,
   ...opsRoutes,
   ...docsRoutes,
+  ...consoleRoutes,
 ];

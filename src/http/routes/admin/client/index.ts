@@ -1,16 +1,16 @@
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { PageQuery, mapPage } from '../../../../db/pagination';
+import { mapPage } from '../../../../db/pagination';
 import { createClient, deleteClient, listClients, updateClient } from '../../../../services/clients';
 import { presentClient, presentLicense, presentUser } from '../../../../presenters';
-import { CreateClient, UpdateClient } from './schema';
+import { ClientListQuery, CreateClient, UpdateClient } from './schema';
 
 export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/client',
-    summary: 'List clients (tenants), oldest first',
+    summary: 'List clients (tenants), oldest first; `search` keeps those whose name contains it',
     auth: 'admin',
-    query: PageQuery,
+    query: ClientListQuery,
     async handler({ deps, query }) {
       return mapPage(await listClients(deps, query), presentClient);
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Email, NewPassword, ShortText } from '../../../schemas';
+import { PageQuery } from '../../../../db/pagination';
 
 const Seats = z.number().int().min(0).max(1_000_000);
 
@@ -17,3 +18,6 @@ export const CreateClient = z.object({
 });
 
 export const UpdateClient = z.object({ name: ShortText(200).min(1).optional() });
+
+/** any case; LIKE wildcards in it are matched literally */
+export const ClientListQuery = PageQuery.extend({ search: z.string().trim().max(200).optional() });

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { installLicense, licenseOverview } from '../../../../services/licensing';
+import { installLicense, licenseOverview, previewLicense } from '../../../../services/licensing';
 import { presentLicenseOverview } from '../../../../presenters/licensing';
 import { InstallLicenseKey } from './schema';
 
@@ -21,6 +21,17 @@ export const adminLicenseOnPremRoutes: RouteSpec[] = [
     body: InstallLicenseKey,
     async handler({ deps, body, actor, meta }) {
       return presentLicenseOverview(await installLicense(deps, body.licenseKey, { adminId: actor.adminId }, meta));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/license-on-prem/preview',
+    summary: 'The terms a license key would install (checked as installing checks them), without installing it; 422 LICENSE_INVALID as for installing',
+    auth: 'admin',
+    body: InstallLicenseKey,
+    async handler({ deps, body }) {
+      const t = await previewLicense(deps, body.licenseKey);
+      return { licenseId: t.licenseId, licensee: t.licensee, issuedAt: t.issuedAt, expiresAt: t.expiresAt, boundToInstallation: t.installationId, seats: t.seats, maxClients: t.maxClients, features: t.features };
     },
   }),
 ];

@@ -33,7 +33,11 @@ export const UpdateUser = CreateUser.partial().extend({
 });
 
 /** A Security Administrator lists their own client; a system administrator must name one. */
-export const ListUsers = PageQuery.extend({ clientId: PositiveId.optional() });
+export const ListUsers = PageQuery.extend({
+  clientId: PositiveId.optional(),
+  /** keeps users whose email, first or last name contains it (any case) */
+  search: z.string().trim().max(200).optional(),
+});
 
 export const UserIdParams = z.object({ userId: PositiveId });
 

@@ -1,0 +1,367 @@
+import { api, query, type Page } from './api';
+import { formatDate, h, replace } from './dom';
+import { confirmAction, errorText, facts, form, pagedTable, run, section, notice } from './ui';
+
+/** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
+
+const LICENSE_TYPES = ['full', 'connect'];
+
+export async function overviewPage(): Promise<HTMLElement[]> {
+  const [version, health, ready, license] = await Promise.all([
+    api('GET', '/api/client/version'),
+    api('GET', '/healthz').catch((error) => ({ status: errorText(error) })),
+    api('GET', '/readyz').catch((error) => ({ status: errorText(error) })),
+    api('GET', '/api/admin/license-on-prem'),
+  ]);
+  const updates = h('p', {}, h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
+    const result = await api('GET', '/api/client/check-updates');
+    replace(updates, result.updateAvailable ? `Version ${result.latest} is available.` : result.source === 'unreachable' ? `The update source could not be reached${result.error ? `: ${result.error}` : ''}.` : 'No newer version is known.');
+  }) }, 'Check for updates'));
+  return [
+    licenseWarnings(license),
+    section(
+      'Appliance',
+      facts([
+        ['Version', version.version],
+        ['Health', String(health.status ?? 'ok')],
+        ['Readiness', String(ready.status ?? 'ok')],
+      ]),
+      updates,
+    ),
+    section('License', licenseFacts(license), seatUsage(license)),
+  ].filter(Boolean) as HTMLElement[];
+}
+
+function licenseWarnings(license: any): HTMLElement | null {
+  const warnings: string[] = [];
+  if (license.evaluation) warnings.push('No license key is installed: the appliance runs on the evaluation allowance.');
+  if (license.grace) warnings.push('The license has expired and is in its grace period.');
+  if (license.readOnly) warnings.push('The license has expired: the appliance is read-only.');
+  if (license.warning) warnings.push(String(license.warning));
+  return warnings.length ? h('div.banner.warning', { role: 'alert' }, warnings.map((w) => h('p', {}, w))) : null;
+}
+
+function licenseFacts(license: any): HTMLElement {
+  return facts([
+    ['Status', license.status],
+    ['Licensee', license.licensee?.name ?? (license.evaluation ? 'Evaluation' : '—')],
+    ['Expires', formatDate(license.expiresAt)],
+    ['Days to expiry', license.daysToExpiry ?? '—'],
+    ['Installation id', license.installationId],
+  ]);
+}
+
+function seatUsage(license: any): HTMLElement {
+  const seats = license.usage?.seats ?? {};
+  return seatTable(
+    'Seats by license type',
+    ['Licensed', 'Allocated to clients', 'Used', 'Not allocated'],
+    LICENSE_TYPES.map((type) => [type, seats[type]?.total, seats[type]?.allocated, seats[type]?.used, seats[type]?.unallocated]),
+  );
+}
+
+/** A table of seat counts: one row per license type. */
+export function seatTable(caption: string, headings: string[], rows: (string | number | undefined)[][]): HTMLElement {
+  return h(
+    'table.seats',
+    {},
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ['Type', ...headings].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, rows.map(([type, ...values]) => h('tr', { 'data-type': type }, h('th', { scope: 'row' }, type), values.map((v) => h('td', {}, v ?? '—'))))),
+  );
+}
+
+export function clientsPage(): HTMLElement[] {
+  const table = pagedTable<any>({
+    caption: 'Clients',
+    search: 'Search clients by name',
+    load: (cursor, search) => api<Page<any>>('GET', `/api/admin/client${query({ cursor, search, limit: 20 })}`),
+    columns: [
+      { label: 'Id', cell: (c) => c.id },
+      { label: 'Name', cell: (c) => c.name },
+      { label: 'Created', cell: (c) => formatDate(c.createdAt) },
+      {
+        label: 'Actions',
+        cell: (c) =>
+          h(
+            'span.row-actions',
+            {},
+            h('a', { href: `#/clients/${c.id}/users` }, 'Users'),
+            h('button', { type: 'button', onclick: () => editClient(c) }, 'Rename'),
+            h('button.danger', { type: 'button', onclick: (event: Event) => deleteClient(c, event.currentTarget as HTMLButtonElement) }, 'Delete'),
+          ),
+      },
+    ],
+  });
+  const editor = h('div');
+  function editClient(client: any): void {
+    replace(
+      editor,
+      section(
+        `Rename ${client.name}`,
+        form({
+          fields: [{ name: 'name', label: 'Name', required: true, value: client.name }],
+          submit: 'Save',
+          async onSubmit(values) {
+            await api('PUT', `/api/admin/client/${client.id}`, { name: values.name });
+            await table.reload();
+            replace(editor);
+            notice(`Client renamed to ${values.name}.`);
+          },
+        }),
+      ),
+    );
+    editor.querySelector('input')?.focus();
+  }
+  async function deleteClient(client: any, button: HTMLButtonElement): Promise<void> {
+    const confirmed = await confirmAction({
+      title: `Delete ${client.name}?`,
+      message: 'The client is deleted with its users, sessions and data. This cannot be undone.',
+      confirm: 'Delete client',
+      typed: client.name,
+    });
+    if (!confirmed) return;
+    await run(button, async () => {
+      await api('DELETE', `/api/admin/client/${client.id}`);
+      await table.reload();
+      return `Client ${client.name} deleted.`;
+    });
+  }
+  const create = form({
+    label: 'Create a client',
+    fields: [
+      { name: 'name', label: 'Client name', required: true },
+      { name: 'owner.email', label: 'Owner email (Security Administrator)', type: 'email', required: true, autocomplete: 'off' },
+      { name: 'owner.firstName', label: 'Owner first name' },
+      { name: 'owner.lastName', label: 'Owner last name' },
+      { name: 'owner.password', label: 'Owner password', type: 'password', autocomplete: 'new-password', hint: 'Leave empty to email the owner an invitation instead.' },
+      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1 },
+      { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0 },
+    ],
+    submit: 'Create client',
+    async onSubmit(values, element) {
+      const owner: Record<string, string> = { email: values['owner.email'] };
+      if (values['owner.firstName']) owner.firstName = values['owner.firstName'];
+      if (values['owner.lastName']) owner.lastName = values['owner.lastName'];
+      if (values['owner.password']) owner.password = values['owner.password'];
+      const created = await api('POST', '/api/admin/client', {
+        name: values.name,
+        owner,
+        seats: { full: values['seats.full'] ?? 0, connect: values['seats.connect'] ?? 0 },
+      });
+      element.reset();
+      await table.reload();
+      return `Client ${created.client?.name ?? values.name} created.`;
+    },
+  });
+  return [section('Clients', table.element), editor, section('Create a client', create)];
+}
+
+export function clientUsersPage(clientId: number): HTMLElement[] {
+  const table = pagedTable<any>({
+    caption: `Users of client ${clientId}`,
+    search: 'Search users',
+    load: (cursor, search) => api('GET', `/api/admin/user${query({ clientId, cursor, search, limit: 20 })}`),
+    columns: userColumns,
+  });
+  return [h('p', {}, h('a', { href: '#/clients' }, '← Clients')), section(`Users of client ${clientId}`, table.element)];
+}
+
+export const userColumns = [
+  { label: 'Email', cell: (u: any) => u.email },
+  { label: 'Name', cell: (u: any) => [u.firstName, u.lastName].filter(Boolean).join(' ') || '—' },
+  { label: 'Roles', cell: (u: any) => u.roles.join(', ') },
+  { label: 'License', cell: (u: any) => u.licenseType },
+  { label: 'Status', cell: (u: any) => u.status },
+];
+
+export function licensesPage(): HTMLElement[] {
+  const table = pagedTable<any>({
+    caption: 'Seat allocations',
+    load: (cursor) => api('GET', `/api/admin/license${query({ cursor, limit: 20 })}`),
+    columns: [
+      { label: 'Client', cell: (l) => l.clientId },
+      { label: 'Type', cell: (l) => l.licenseType },
+      { label: 'Seats', cell: (l) => l.seats },
+      { label: 'Expires', cell: (l) => formatDate(l.expiresAt) },
+      {
+        label: 'Change seats',
+        cell: (l) => {
+          const id = `seats-${l.id}`;
+          const input = h('input', { id, type: 'number', min: 0, value: l.seats, class: 'narrow' });
+          return h(
+            'span.row-actions',
+            {},
+            h('label.visually-hidden', { for: id }, `Seats of allocation ${l.id}`),
+            input,
+            h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
+              await api('PUT', `/api/admin/license/${l.id}`, { seats: Number(input.value) });
+              await table.reload();
+              return 'Seats changed.';
+            }) }, 'Save'),
+          );
+        },
+      },
+    ],
+  });
+  return [section('Licenses', table.element)];
+}
+
+export async function licenseKeyPage(): Promise<HTMLElement[]> {
+  const current = h('div');
+  const preview = h('div', { 'aria-live': 'polite' });
+  async function showCurrent(): Promise<void> {
+    const license = await api('GET', '/api/admin/license-on-prem');
+    replace(current, licenseWarnings(license), licenseFacts(license), seatUsage(license));
+  }
+  await showCurrent();
+  let pendingKey = '';
+  const keyForm = form({
+    label: 'Check a license key',
+    fields: [
+      { name: 'licenseKey', label: 'License key', type: 'textarea', hint: 'Paste the key, or choose the key file below.' },
+      { name: 'file', label: 'Key file', type: 'file', accept: '.lic,.txt,text/plain' },
+    ],
+    submit: 'Check the key',
+    async onSubmit(values) {
+      const key: string = values.file ? (await (values.file as File).text()).trim() : String(values.licenseKey).trim();
+      const terms = await api('POST', '/api/admin/license-on-prem/preview', { licenseKey: key });
+      pendingKey = key;
+      replace(
+        preview,
+        section(
+          'Terms of this key',
+          facts([
+            ['License id', terms.licenseId],
+            ['Licensee', terms.licensee?.name ?? '—'],
+            ['Issued', formatDate(terms.issuedAt)],
+            ['Expires', formatDate(terms.expiresAt)],
+            ['Full seats', terms.seats?.full],
+            ['Connect seats', terms.seats?.connect],
+            ['Clients', terms.maxClients ?? 'unlimited'],
+            ['Features', (terms.features ?? []).join(', ') || '—'],
+          ]),
+          h('button.primary', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
+            await api('POST', '/api/admin/license-on-prem', { licenseKey: pendingKey });
+            replace(preview);
+            await showCurrent();
+            return 'License key installed.';
+          }) }, 'Install this key'),
+        ),
+      );
+      return 'The key is valid: check its terms below, then install it.';
+    },
+  });
+  return [section('Installed license', current), section('Install a license key', keyForm), preview];
+}
+
+export function agreementsPage(): HTMLElement[] {
+  const table = pagedTable<any>({
+    caption: 'Agreement versions',
+    load: (cursor) => api('GET', `/api/admin/agreement${query({ cursor, limit: 20 })}`),
+    columns: [
+      { label: 'Kind', cell: (a) => String(a.kind).toUpperCase() },
+      { label: 'Version', cell: (a) => a.version },
+      { label: 'Title', cell: (a) => a.title },
+      { label: 'Effective', cell: (a) => formatDate(a.effectiveAt) },
+      { label: 'PDF', cell: (a) => (a.hasPdf || a.fileName ? 'yes' : 'no') },
+    ],
+  });
+  const upload = form({
+    label: 'Publish an agreement version',
+    fields: [
+      { name: 'kind', label: 'Kind', type: 'select', options: [{ value: 'eula', label: 'EULA' }, { value: 'msa', label: 'MSA' }], value: 'eula' },
+      { name: 'version', label: 'Version', required: true },
+      { name: 'title', label: 'Title', required: true },
+      { name: 'file', label: 'PDF', type: 'file', accept: 'application/pdf' },
+      { name: 'requiresReacceptance', label: 'Earlier acceptances must be renewed', type: 'checkbox' },
+    ],
+    submit: 'Publish',
+    async onSubmit(values, element) {
+      const body: Record<string, unknown> = { kind: values.kind, version: values.version, title: values.title, requiresReacceptance: values.requiresReacceptance };
+      if (values.file) {
+        const data = new FormData();
+        data.append('file', values.file as File);
+        const uploaded = await api('POST', '/api/admin/upload', data);
+        body.fileId = uploaded.files[0].id;
+        body.fileName = (values.file as File).name;
+      }
+      await api('POST', '/api/admin/agreement', body);
+      element.reset();
+      await table.reload();
+      return 'Agreement published.';
+    },
+  });
+  return [section('Agreements', table.element), section('Publish a version', upload)];
+}
+
+export function logsPage(): HTMLElement[] {
+  let filters: Record<string, string> = {};
+  const table = pagedTable<any>({
+    caption: 'Log entries, newest first',
+    load: (cursor) => api('GET', `/api/admin/logs${query({ ...filters, cursor, limit: 50 })}`),
+    columns: [
+      { label: 'Time', cell: (l) => formatDate(l.createdAt ?? l.time) },
+      { label: 'Level', cell: (l) => l.level },
+      { label: 'Event', cell: (l) => l.event },
+      { label: 'Client', cell: (l) => l.clientId ?? '—' },
+      { label: 'Message', cell: (l) => l.message },
+    ],
+  });
+  const filter = form({
+    label: 'Filter logs',
+    fields: [
+      { name: 'level', label: 'Level', type: 'select', options: [{ value: '', label: 'any' }, 'info', 'warn', 'error', { value: 'warn,error', label: 'warn and error' }] },
+      { name: 'clientId', label: 'Client id', type: 'number', min: 1 },
+      { name: 'event', label: 'Event' },
+      { name: 'since', label: 'Since', type: 'datetime-local' },
+      { name: 'until', label: 'Until', type: 'datetime-local' },
+    ],
+    submit: 'Apply filters',
+    async onSubmit(values) {
+      const iso = (v: string) => (v ? new Date(v).toISOString() : '');
+      filters = { level: values.level, clientId: values.clientId ?? '', event: values.event, since: iso(values.since), until: iso(values.until) };
+      await api('GET', `/api/admin/logs${query({ ...filters, limit: 1 })}`); // field errors show before the table changes
+      await table.reload();
+    },
+  });
+  return [section('Filter', filter), section('Logs', table.element)];
+}
+
+export function translationsPage(): HTMLElement[] {
+  const table = pagedTable<any>({
+    caption: 'Translations',
+    load: (cursor) => api('GET', `/api/admin/internationalization${query({ cursor, limit: 50 })}`),
+    columns: [
+      { label: 'Language', cell: (t) => t.language },
+      { label: 'Namespace', cell: (t) => t.namespace },
+      { label: 'Key', cell: (t) => t.key },
+      { label: 'Text', cell: (t) => t.text },
+      { label: 'Client', cell: (t) => t.clientId ?? 'all' },
+    ],
+  });
+  return [section('Translations', table.element)];
+}
+
+export function changePasswordPage(onChanged: () => void): HTMLElement[] {
+  return [
+    section(
+      'Change your password',
+      form({
+        label: 'Change your password',
+        fields: [
+          { name: 'username', label: 'Username', autocomplete: 'username', type: 'text', hint: 'For your password manager.' },
+          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password', required: true },
+          { name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.' },
+        ],
+        submit: 'Change password',
+        async onSubmit(values, element) {
+          await api('POST', '/api/admin/auth/change-password', { currentPassword: values.currentPassword, newPassword: values.newPassword });
+          element.reset();
+          onChanged();
+          return 'Password changed. Your other sessions have ended.';
+        },
+      }),
+    ),
+  ];
+}
