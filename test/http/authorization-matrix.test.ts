@@ -31,6 +31,8 @@ const PUBLIC_ROUTES = [
   'GET /api/client/auth/oidc/callback',
   'GET /api/client/auth/vendor-dynamics',
   'POST /api/client/auth/sso/exchange',
+  'POST /api/client/auth/vendor-saml',
+  'GET /api/client/auth/vendor-saml/metadata',
   // which build and API contract answers: nothing secret, apps check it before signing in
   'GET /api/client/version',
   // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect

@@ -4,6 +4,7 @@ import type { AppContext } from '../../../state';
 import type { Deps } from '../../../../deps';
 import type { RequestMeta } from '../../../../services/actor';
 import { completeOidcSignIn, exchangeSsoCode, findOidcProvider, OIDC_CALLBACK_PATH, startOidcSignIn } from '../../../../services/sso/oidc';
+import { samlMetadata, samlSignIn, SAML_ACS_PATH } from '../../../../services/sso/saml';
 import { signInLimit } from '../auth';
 import { signInResponse } from '../auth/responses';
 
@@ -96,6 +97,33 @@ export const clientSsoRoutes: RouteSpec[] = [
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
       return signInResponse(ctx, await exchangeSsoCode(deps, body.code, meta), 'v1');
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: SAML_ACS_PATH,
+    summary:
+      'SAML sign-in: {samlResponse} (base64 Response from the IdP, IdP-initiated; provider only when several share one IdP issuer) → the answer of POST /api/client/auth/sign-in. Anything refused → 401 SSO_FAILED',
+    auth: 'public',
+    createsSession: true,
+    body: z.object({ samlResponse: z.string().min(1).max(1_000_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'base64'), provider: ProviderName.optional() }),
+    rateLimit: signInLimit,
+    async handler({ deps, ctx, body, meta }) {
+      return signInResponse(ctx, await samlSignIn(deps, body, meta), 'v1');
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${SAML_ACS_PATH}/metadata`,
+    summary: "The service provider's SAML metadata for ?provider= (entity id, ACS URL), for the IdP administrator",
+    auth: 'public',
+    query: z.object({ provider: ProviderName }),
+    envelope: false,
+    cacheControl: 'public, max-age=300',
+    async handler({ deps, ctx, query }) {
+      ctx.type = 'application/samlmetadata+xml';
+      ctx.body = await samlMetadata(deps, query.provider);
+      return undefined;
     },
   }),
 ];
