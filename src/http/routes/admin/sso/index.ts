@@ -52,7 +52,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/client/:id/sso',
     summary:
-      'Add an SSO provider (kind oidc, saml, dynamics or directory) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
+      'Add an SSO provider (kind oidc, saml or dynamics) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
     auth: 'user-or-admin',
     roles: securityAdmin,
     params: IdParams,
