@@ -96,7 +96,8 @@ export interface RefreshTokensTable {
 }
 
 /** invite and reset are emailed links; two_factor is the sign-in challenge between password and code */
-export type UserTokenPurpose = 'invite' | 'reset' | 'two_factor';
+/** sso_code: the one-time code an SSO callback hands the web app, exchanged for tokens */
+export type UserTokenPurpose = 'invite' | 'reset' | 'two_factor' | 'sso_code';
 
 export interface UserTokensTable {
   id: Generated<number>;
@@ -731,6 +732,64 @@ export interface DB {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
+  sso_providers: SsoProvidersTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_pending: SsoPendingTable;
+  sso_assertions_seen: SsoAssertionsSeenTable;
+}
+
+export type SsoProviderKind = 'oidc' | 'saml' | 'dynamics' | 'directory';
+
+export interface SsoProvidersTable {
+  id: Generated<number>;
+  client_id: number;
+  /** unique across the appliance: the `provider` of sign-in URLs */
+  name: string;
+  kind: SsoProviderKind;
+  enabled: number;
+  issuer: string;
+  oauth_client_id: string;
+  /** sealed (SecretBox 'sso-secrets') */
+  client_secret: string | null;
+  /** JSON, per kind */
+  settings: string;
+  /** JSON {email?, firstName?, lastName?, roles?, organizations?}: claim or attribute names */
+  attribute_mapping: string;
+  jit_enabled: number;
+  /** JSON array of roles */
+  jit_roles: string;
+  jit_license_type: string;
+  post_login_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SsoIdentitiesTable {
+  id: Generated<number>;
+  client_id: number;
+  provider_id: number;
+  subject: string;
+  user_id: number;
+  created_at: string;
+  last_sign_in_at: string;
+}
+
+export interface SsoPendingTable {
+  id: Generated<number>;
+  client_id: number;
+  provider_id: number;
+  handle: string;
+  browser_hash: string | null;
+  secrets: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface SsoAssertionsSeenTable {
+  client_id: number;
+  provider_id: number;
+  assertion_id: string;
+  expires_at: string;
 }
 
 export interface PushSubscriptionsTable {
@@ -788,6 +847,7 @@ export type LogRow = Selectable<LogsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type ClientSettingsRow = Selectable<ClientSettingsTable>;
 export type UserTwoFactorRow = Selectable<UserTwoFactorTable>;
+export type SsoProviderRow = Selectable<SsoProvidersTable>;
 export type InstalledLicenseRow = Selectable<InstalledLicensesTable>;
 export type DeploymentStateRow = Selectable<DeploymentStateTable>;
 export type AgreementRow = Selectable<AgreementsTable>;

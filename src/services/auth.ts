@@ -14,7 +14,7 @@ import {
   revokeSession,
 } from '../repos/sessions';
 import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
-import { findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
+import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
 import { recordEvent } from './events';
@@ -98,21 +98,59 @@ export async function signIn(
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
-  const roles = deps.hotPath.userRoles(match.client_id, match.id);
-  // SSO enforced: passwords only for Security Administrators (the break-glass path).
-  if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && !roles.includes(SECURITY_ADMIN)) {
+  // SSO enforced: passwords only for the client's owner (its first Security
+  // Administrator), the break-glass account for when the IdP is down.
+  if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && (await findFirstUserWithRole(deps.db.kysely, scope, SECURITY_ADMIN))?.id !== match.id) {
     throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
   }
   // With a second factor pending the failure count is kept: wrong codes add to
   // it, and re-entering the password must not reset it.
-  if (await isTwoFactorEnabled(deps, scope, match.id)) {
+  const result = await finishSignIn(deps, scope, match.id, 'password', meta, input.flavour ?? 'v1');
+  if (!('challengeToken' in result)) await clearFailedAttempts(deps, input.email);
+  return result;
+}
+
+/**
+ * Signs in a user whose identity an SSO provider vouched for: the same rules
+ * as a correct password (lockout of the email, disabled accounts, the second
+ * factor when enabled, the 2FA-setup requirement) and the same session, tokens
+ * and `auth.sign_in` event. `method` names the provider kind (oidc, saml …).
+ * @throws AppError ACCOUNT_DISABLED, TOO_MANY_ATTEMPTS
+ */
+export async function signInWithVerifiedIdentity(
+  deps: Deps,
+  scope: TenantScope,
+  userId: number,
+  method: string,
+  meta: RequestMeta,
+  flavour: SignInFlavour = 'v1',
+): Promise<SignInResult | TwoFactorChallenge> {
+  const user = await getUserById(deps.db.kysely, scope, userId);
+  await assertNotLocked(deps, user.email, meta);
+  if (user.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
+  return finishSignIn(deps, scope, userId, method, meta, flavour);
+}
+
+/**
+ * The end of every sign-in once the first factor is proven: a challenge when
+ * the user has a second factor (the token carries the route flavour and the
+ * first factor's method), else the session.
+ */
+async function finishSignIn(
+  deps: Deps,
+  scope: TenantScope,
+  userId: number,
+  method: string,
+  meta: RequestMeta,
+  flavour: SignInFlavour,
+): Promise<SignInResult | TwoFactorChallenge> {
+  if (await isTwoFactorEnabled(deps, scope, userId)) {
     const challengeToken = await withTransaction(deps.db, (trx) =>
-      issueUserToken(trx, scope, match.id, 'two_factor', deps.clock.now(), TWO_FACTOR_CHALLENGE_TTL_MS, `${input.flavour ?? 'v1'}.`),
+      issueUserToken(trx, scope, userId, 'two_factor', deps.clock.now(), TWO_FACTOR_CHALLENGE_TTL_MS, `${flavour}.${method}.`),
     );
     return { twoFactorRequired: true, challengeToken, expiresIn: Math.floor(TWO_FACTOR_CHALLENGE_TTL_MS / 1000) };
   }
-  await clearFailedAttempts(deps, input.email);
-  return completeSignIn(deps, scope, match.id, 'password', meta);
+  return completeSignIn(deps, scope, userId, method, meta);
 }
 
 async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, method: string, meta: RequestMeta): Promise<SignInResult> {
@@ -156,8 +194,11 @@ export async function verifyTwoFactorSignIn(
   }
   await withTransaction(deps.db, (trx) => consumeUserToken(trx, challenge, deps.clock.now().toISOString()));
   await clearFailedAttempts(deps, user.email);
-  const flavour: SignInFlavour = input.challengeToken.startsWith('v2.') ? 'v2' : 'v1';
-  return { ...(await completeSignIn(deps, challenge.scope, user.id, `password+${method}`, meta)), flavour };
+  // the token reads <flavour>.<first factor>.<random> (random base64url has no dots)
+  const parts = input.challengeToken.split('.');
+  const flavour: SignInFlavour = parts[0] === 'v2' ? 'v2' : 'v1';
+  const firstFactor = parts.length === 3 ? parts[1] : 'password';
+  return { ...(await completeSignIn(deps, challenge.scope, user.id, `${firstFactor}+${method}`, meta)), flavour };
 }
 
 /** Creates a session with its first refresh token and cookie value. */

@@ -26,6 +26,13 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // single sign-on (issue 11): starting a sign-in, the IdP's redirect back, the one-time code exchange
+  'GET /api/client/auth/oidc',
+  'GET /api/client/auth/oidc/callback',
+  'GET /api/client/auth/vendor-dynamics',
+  'POST /api/client/auth/sso/exchange',
+  'POST /api/client/auth/vendor-saml',
+  'GET /api/client/auth/vendor-saml/metadata',
   // which build and API contract answers: nothing secret, apps check it before signing in
   'GET /api/client/version',
   // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect

@@ -110,7 +110,7 @@ settings('2FA required for admins: an admin without 2FA is told at sign-in and m
   assert.is((await server.request('GET', '/api/admin/user', { token })).status, 200);
 });
 
-settings('SSO enforced: password sign-in is refused (403 SSO_REQUIRED) except for Security Administrators', async () => {
+settings('SSO enforced: password sign-in is refused (403 SSO_REQUIRED) except for the owner (break-glass)', async () => {
   const client = await buildClient(server);
   const author = await buildUser(server, client);
   await server.request('PUT', PATH, { token: client.owner.token, body: { ssoEnforced: true } });

@@ -33,12 +33,16 @@ import { adminBugReportRoutes } from './admin/bug-reports';
 import { clientFileRoutes } from './client/files';
 import { adminUploadRoutes } from './admin/upload';
 import { adminWebhookRoutes, clientEventRoutes } from './client/events';
+import { clientSsoRoutes } from './client/sso';
+import { adminSsoRoutes } from './admin/sso';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
   ...clientAuthRoutes,
+  ...clientSsoRoutes,
   ...adminAuthRoutes,
   ...adminClientRoutes,
+  ...adminSsoRoutes,
   ...adminUserRoutes,
   ...adminLicenseRoutes,
   ...adminLogsRoutes,

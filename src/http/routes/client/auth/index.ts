@@ -11,7 +11,8 @@ import type { SignInInput } from './schema';
 import type { RequestMeta } from '../../../../services/actor';
 import { validationFailed } from '../../../../errors';
 
-const signInLimit = {
+/** The budget of every route that signs someone in (password, two-factor, SSO). */
+export const signInLimit = {
   max: (deps: Deps) => deps.config.signInRateLimitMax,
   windowMs: (deps: Deps) => deps.config.rateLimitWindow,
 };

@@ -1,0 +1,89 @@
+import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { tenantScope, type TenantScope } from '../../../../db/tenant';
+import { notFound } from '../../../../errors';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { getClient } from '../../../../services/clients';
+import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '../../../../services/sso/providers';
+import type { Actor } from '../../../../services/actor';
+import type { Deps } from '../../../../deps';
+import { CreateSsoProvider, SsoProviderParams, UpdateSsoProvider } from './schema';
+
+// SSO providers of a client (issue 11): its Security Administrator (own client
+// only; another client's id is 404) or a system administrator.
+
+async function clientScope(deps: Deps, actor: Actor, clientId: number): Promise<TenantScope> {
+  if (actor.kind === 'user') {
+    if (actor.clientId !== clientId) throw notFound('Client');
+    return actor.scope;
+  }
+  return tenantScope((await getClient(deps, clientId)).id);
+}
+
+const by = (actor: Actor, meta: { ip: string | null; userAgent: string | null }) =>
+  actor.kind === 'user' ? { userId: actor.userId, meta } : { adminId: actor.adminId, meta };
+
+/** The API shape: never the secret, only whether one is set; the URLs to enter at the IdP. */
+function present(deps: Deps, provider: SsoProvider) {
+  const { oauthClientId, settings, issuer, ...rest } = provider;
+  return {
+    ...rest,
+    ...(provider.kind === 'dynamics' ? { tenant: issuer } : { issuer }),
+    clientId: oauthClientId,
+    ...settings,
+    endpoints: endpointsOf(deps, provider),
+  };
+}
+
+const securityAdmin = [SECURITY_ADMIN] as const;
+
+export const adminSsoRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/client/:id/sso',
+    summary: "The client's SSO providers (its Security Administrator, or a system administrator); client secrets are never shown, only hasClientSecret",
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    params: IdParams,
+    async handler({ deps, actor, params }) {
+      return (await listProviders(deps, await clientScope(deps, actor, params.id))).map((p) => present(deps, p));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/client/:id/sso',
+    summary:
+      'Add an SSO provider (kind oidc, saml or dynamics) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    params: IdParams,
+    body: CreateSsoProvider,
+    status: 201,
+    async handler({ deps, actor, params, body, meta }) {
+      return present(deps, await createProvider(deps, await clientScope(deps, actor, params.id), body, by(actor, meta)));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/admin/client/:id/sso/:providerId',
+    summary: 'Change an SSO provider; omitted fields keep their values, clientSecret null removes the secret, the kind cannot change',
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    params: SsoProviderParams,
+    body: UpdateSsoProvider,
+    async handler({ deps, actor, params, body, meta }) {
+      return present(deps, await updateProvider(deps, await clientScope(deps, actor, params.id), params.providerId, body, by(actor, meta)));
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/admin/client/:id/sso/:providerId',
+    summary: 'Remove an SSO provider and the identity links it made (the users stay)',
+    auth: 'user-or-admin',
+    roles: securityAdmin,
+    params: SsoProviderParams,
+    async handler({ deps, actor, params, meta }) {
+      await deleteProvider(deps, await clientScope(deps, actor, params.id), params.providerId, by(actor, meta));
+      return { id: params.providerId, deleted: true };
+    },
+  }),
+];
