@@ -32,6 +32,7 @@ import { adminBugReportRoutes } from './admin/bug-reports';
 import { clientFileRoutes } from './client/files';
 import { adminUploadRoutes } from './admin/upload';
 import { adminWebhookRoutes, clientEventRoutes } from './client/events';
+import { clientIntegrationRoutes } from './client/integrations';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -67,6 +68,7 @@ export const allRoutes: RouteSpec[] = [
   ...adminUploadRoutes,
   ...clientEventRoutes,
   ...adminWebhookRoutes,
+  ...clientIntegrationRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];
