@@ -33,6 +33,7 @@ import { clientFileRoutes } from './client/files';
 import { adminUploadRoutes } from './admin/upload';
 import { adminWebhookRoutes, clientEventRoutes } from './client/events';
 import { clientIntegrationRoutes } from './client/integrations';
+import { adminContainerNotificationRoutes } from './admin/container-notifications';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -69,6 +70,7 @@ export const allRoutes: RouteSpec[] = [
   ...clientEventRoutes,
   ...adminWebhookRoutes,
   ...clientIntegrationRoutes,
+  ...adminContainerNotificationRoutes,
   ...opsRoutes,
   ...docsRoutes,
 ];
