@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { forwardBugReport } from '../../../../services/integrations/bug-tracker';
 import { proxyMaps } from '../../../../services/integrations/maps';
+import { erpStatus, synchronizeErp } from '../../../../services/integrations/erp';
+import { SECURITY_ADMIN } from '../../../../policies/roles';
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -47,6 +49,31 @@ export const clientIntegrationRoutes: RouteSpec[] = [
       ctx.type = answer.contentType;
       ctx.body = answer.body;
       return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/vendorErp',
+    summary:
+      "The ERP integration's state for the caller's client (Security Administrators): {configured, upstream (origin), templateMap (work-order type → template title), lastRuns: [run]} with run = {id, status: succeeded|partial|failed, startedById, startedAt, finishedAt, pulled, created, skipped, pushed, errors: [{workOrderId?, jobId?, message}]}",
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    feature: 'integrations',
+    async handler({ deps, actor }) {
+      return erpStatus(deps, actor);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/vendorErp',
+    summary:
+      'Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs\' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read',
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    feature: 'integrations',
+    rateLimit: principalBudget('erp-sync', 30, 3_600_000),
+    async handler({ deps, actor }) {
+      return synchronizeErp(deps, actor);
     },
   }),
 ];
