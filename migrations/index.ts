@@ -10,6 +10,7 @@ import * as m0011 from './0011_events';
 import * as m0012 from './0012_push';
 import * as m0013 from './0013_platform';
 import * as m0014 from './0014_file_deletion';
+import * as m0015 from './0015_integrations';
 import * as m0016 from './0016_sso';
 import * as m0017 from './0017_console';
 
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0012_push': m0012,
   '0013_platform': m0013,
   '0014_file_deletion': m0014,
+  '0015_integrations': m0015,
   '0016_sso': m0016,
   '0017_console': m0017,
 };

@@ -61,9 +61,10 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   app.use(authenticate());
   // the caller's own budget (per user / system admin and route group); per IP for a refused credential
   app.use(limits.perPrincipal);
-  // JSON only: a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
+  // JSON only (the raw text kept beside it for signature checks over the exact bytes, e.g. container notifications);
+  // a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
   app.use(
-    koaBody({ jsonLimit: limit, jsonTypes: JSON_TYPES, urlencoded: false, text: false, multipart: false, parsedMethods: BODY_METHODS }) as never,
+    koaBody({ jsonLimit: limit, jsonTypes: JSON_TYPES, urlencoded: false, text: false, multipart: false, parsedMethods: BODY_METHODS, includeUnparsed: true }) as never,
   );
   app.use(csrf());
   app.use(twoFactorGate());

@@ -91,6 +91,36 @@ const cidrList = z.union([z.string(), z.array(z.string())]).transform((value, ct
   return items;
 });
 
+/** An http(s) URL, or '' for "not configured". */
+const optionalHttpUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/ })]);
+/** Comma-separated names (or a JSON array). */
+const nameList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
+  for (const item of items) if (!/^[A-Za-z0-9_.\[\]-]{1,64}$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a parameter name` });
+  return items;
+});
+/** Comma-separated path prefixes (or a JSON array), each starting with "/" and made of plain path characters. */
+const pathPrefixList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
+  for (const item of items) if (!/^\/[A-Za-z0-9_\-/.]*$/.test(item) || item.includes('..')) ctx.addIssue({ code: 'custom', message: `"${item}" is not a path prefix such as /geocode/` });
+  return items;
+});
+/** `TYPE=Template name,…` (or a JSON object in the config file): work-order type → template name. */
+const templateMap = z.union([z.string(), z.record(z.string(), z.string())]).transform((value, ctx) => {
+  const entries = typeof value === 'string'
+    ? value.split(',').map((item) => item.trim()).filter(Boolean).map((item) => [item.slice(0, item.indexOf('=')).trim(), item.slice(item.indexOf('=') + 1).trim()] as const)
+    : Object.entries(value);
+  const map: Record<string, string> = {};
+  for (const [type, name] of entries) {
+    if (!type || !name) {
+      ctx.addIssue({ code: 'custom', message: `"${type}=${name}": use TYPE=Template name` });
+      continue;
+    }
+    map[type] = name;
+  }
+  return map;
+});
+
 const ConfigSchema = z.object({
   env: z.enum(['production', 'development', 'test']),
   dataDir: z.string().min(1),
@@ -186,6 +216,31 @@ const ConfigSchema = z.object({
   /** comment line sent on idle live streams */
   eventStreamHeartbeat: duration,
   eventStreamMaxPerUser: integer.min(1).max(100),
+  // integrations (issue 10): each is off (503 INTEGRATION_NOT_CONFIGURED) until its URL is set
+  /** how long any integration upstream may take to answer (connect to last byte) */
+  integrationTimeout: duration,
+  /** customer portal: GET /api/client/customer-portal signs a short-lived link to this URL with customerPortalSecret */
+  customerPortalUrl: optionalHttpUrl,
+  customerPortalSecret: z.string().min(32, 'use at least 32 characters').optional(),
+  /** code-hosting tracker (GitHub/Gitea issues API): base API URL, owner/repository, token */
+  bugTrackerUrl: optionalHttpUrl,
+  bugTrackerRepository: z.union([z.literal(''), z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'use owner/repository')]),
+  bugTrackerToken: z.string().min(1).optional(),
+  /** maps upstream (geocoding, tiles): its base URL, the path prefixes and query parameters apps may use, the API key */
+  mapsUrl: optionalHttpUrl,
+  mapsAllowedPaths: pathPrefixList,
+  mapsAllowedParams: nameList,
+  mapsApiKey: z.string().min(1).optional(),
+  /** the query parameter the maps API key travels in */
+  mapsApiKeyParam: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
+  /** largest maps answer passed through */
+  mapsMaxResponse: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 5mb or 512kb'),
+  /** enterprise software (ERP): base URL of its work-order API, bearer token, work-order type → template name */
+  erpUrl: optionalHttpUrl,
+  erpToken: z.string().min(1).optional(),
+  erpTemplateMap: templateMap,
+  /** shared secret of the container platform's notifications (HMAC-SHA256 of the raw body) */
+  containerNotificationSecret: z.string().min(32, 'use at least 32 characters').optional(),
 }).superRefine((config, ctx) => {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
@@ -210,7 +265,15 @@ export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, unk
 export const CONFIG_KEYS = Object.keys(ConfigSchema.shape) as (keyof Config)[];
 
 /** Keys that hold secrets: never printed, never in a support bundle; set them in a file with WIP_<KEY>_FILE. */
-export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = ['adminPassword', 'metricsToken'];
+export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = [
+  'adminPassword',
+  'metricsToken',
+  'customerPortalSecret',
+  'bugTrackerToken',
+  'mapsApiKey',
+  'erpToken',
+  'containerNotificationSecret',
+];
 
 /** What `wip install` writes to a new <data-dir>/config.json: the keys an operator usually edits. */
 export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
@@ -348,6 +411,11 @@ function sizeInBytes(text: string): number {
   const match = /^(\d+)(kb|mb|gb)?$/i.exec(text)!;
   const factor = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? '').toLowerCase() as 'kb' | 'mb' | 'gb'] ?? 1;
   return Number(match[1]) * factor;
+}
+
+/** Largest maps answer passed through (WIP_MAPS_MAX_RESPONSE), in bytes. */
+export function mapsMaxResponseBytes(config: Config): number {
+  return sizeInBytes(config.mapsMaxResponse);
 }
 
 /** How far a template ZIP import may expand (WIP_IMPORT_MAX_UNZIPPED), in bytes. */

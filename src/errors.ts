@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   LICENSE_EXPIRED: 403,
   MSA_NOT_ACCEPTED: 403,
   EULA_NOT_ACCEPTED: 403,
+  FEATURE_NOT_LICENSED: 403,
+  SIGNATURE_INVALID: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
@@ -49,8 +51,10 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   TOO_MANY_ATTEMPTS: 429,
   INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
   SSO_UNAVAILABLE: 503,
+  INTEGRATION_NOT_CONFIGURED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -111,6 +115,15 @@ export const eulaNotAccepted = (version: string) =>
 export const gone = (message: string, details: Record<string, unknown>) => new AppError('GONE', message, details);
 export const serviceUnavailable = (message = 'Service temporarily unavailable') =>
   new AppError('SERVICE_UNAVAILABLE', message);
+
+export const featureNotLicensed = (feature: string) =>
+  new AppError('FEATURE_NOT_LICENSED', `The license key does not include the "${feature}" feature`, { feature });
+/** `integration` names the settings to set (README: Integrations). */
+export const integrationNotConfigured = (integration: string, settings: string[]) =>
+  new AppError('INTEGRATION_NOT_CONFIGURED', `The ${integration} integration is not configured`, { integration, settings });
+/** The upstream failed or answered outside its contract; `details.upstreamStatus` is its HTTP status (null: no answer). */
+export const upstreamError = (integration: string, upstreamStatus: number | null, reason: string) =>
+  new AppError('UPSTREAM_ERROR', `The ${integration} upstream failed: ${reason}`, { integration, upstreamStatus });
 
 /** One field's failure, in the shape `details.fields` uses everywhere. */
 export function fieldError(field: string, message: string): AppError {

@@ -29,6 +29,8 @@ export interface AdminSessionsTable {
 export interface ClientsTable {
   id: Generated<number>;
   name: string;
+  /** a system file (POST /api/admin/upload) shown as the client's logo */
+  logo_file_id: Generated<number | null>;
   created_at: string;
   updated_at: string;
 }
@@ -258,6 +260,8 @@ export interface OrganizationsTable {
   client_id: number;
   name: string;
   parent_id: number | null;
+  /** a system file shown as the organization's logo (else the client's) */
+  logo_file_id: Generated<number | null>;
   created_at: string;
   updated_at: string;
 }
@@ -601,6 +605,37 @@ export interface SystemFilesTable {
   created_at: string;
 }
 
+export interface ContainerNotificationsTable {
+  id: Generated<number>;
+  notification_id: string;
+  kind: string;
+  payload: string;
+  authenticated_by: string;
+  received_at: string;
+}
+
+export interface ErpSyncRunsTable {
+  id: Generated<number>;
+  client_id: number;
+  started_by: number;
+  started_at: string;
+  finished_at: string;
+  status: 'succeeded' | 'partial' | 'failed';
+  pulled: number;
+  created: number;
+  skipped: number;
+  pushed: number;
+  errors: string;
+}
+
+export interface ErpWorkOrdersTable {
+  client_id: number;
+  external_id: string;
+  job_id: number;
+  created_at: string;
+  result_pushed_at: string | null;
+}
+
 export interface AlignmentDataTable {
   id: Generated<number>;
   client_id: number;
@@ -683,6 +718,9 @@ export interface DB {
   files: FilesTable;
   file_revisions: FileRevisionsTable;
   system_files: SystemFilesTable;
+  container_notifications: ContainerNotificationsTable;
+  erp_sync_runs: ErpSyncRunsTable;
+  erp_work_orders: ErpWorkOrdersTable;
   alignment_data: AlignmentDataTable;
   outbox: OutboxTable;
   client_settings: ClientSettingsTable;
@@ -872,6 +910,8 @@ export type EditorialEventRow = Selectable<EditorialEventsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
 export type FileRow = Selectable<FilesTable>;
 export type SystemFileRow = Selectable<SystemFilesTable>;
+export type ContainerNotificationRow = Selectable<ContainerNotificationsTable>;
+export type ErpSyncRunRow = Selectable<ErpSyncRunsTable>;
 export type AlignmentDataRow = Selectable<AlignmentDataTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;

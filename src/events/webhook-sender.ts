@@ -1,12 +1,10 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps';
 import type { WebhookDeliveryRow } from '../db/schema';
 import { withTransaction } from '../db/transaction';
 import { tenantScope } from '../db/tenant';
 import { OutboxWorker } from '../lib/outbox-worker';
+import { OutboundError, outboundRequest } from '../lib/outbound-http';
 import { SecretBox } from '../lib/secret-box';
 import { webhookDisabledMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
@@ -139,32 +137,26 @@ export class WebhookSender {
       'webhook-timestamp': String(Math.floor(wallClock.getTime() / 1000)),
       'webhook-signature': signature,
     };
-    // connect to the address just checked, whatever DNS says by the time the socket opens
-    const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as any)(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    };
-    const client = url.protocol === 'https:' ? https : http;
-    return new Promise<Outcome>((resolve) => {
-      const request = client.request(url, { method: 'POST', headers, lookup, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) }, (response) => {
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) response.destroy();
-        });
-        const finish = () => {
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(done(true, status, null));
-          else if (status >= 300 && status < 400) resolve(done(false, status, `redirect to ${response.headers.location ?? '(none)'} not followed`));
-          else resolve(done(false, status, `HTTP ${status}`));
-        };
-        response.on('end', finish);
-        response.on('close', finish);
-        response.on('error', finish);
+    try {
+      // connected to the address just checked, whatever DNS says by the time the socket opens
+      const response = await outboundRequest({
+        url,
+        method: 'POST',
+        headers,
+        body: row.payload,
+        pinned: target,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        oversize: 'truncate',
       });
-      request.on('error', (error) => resolve(done(false, null, (error as NodeJS.ErrnoException).code === 'ABORT_ERR' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000}s` : error.message)));
-      request.end(row.payload);
-    });
+      const status = response.status;
+      if (status >= 200 && status < 300) return done(true, status, null);
+      if (status >= 300 && status < 400) return done(false, status, `redirect to ${response.headers.location ?? '(none)'} not followed`);
+      return done(false, status, `HTTP ${status}`);
+    } catch (error) {
+      if (error instanceof OutboundError) return done(false, null, error.message);
+      throw error;
+    }
   }
 
   /** Starts or extends the endpoint's failing streak; after 5 days it is disabled and its administrators are told. */

@@ -59,6 +59,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Invalid input',
   429: 'Rate limited (see Retry-After)',
   500: 'Internal error',
+  502: 'Upstream failed',
   503: 'Unavailable',
 };
 
@@ -108,7 +109,7 @@ function operation(spec: RouteSpec): JsonSchema {
   const who =
     spec.auth === 'public'
       ? 'Public.'
-      : `Auth: ${spec.auth}${spec.roles?.length ? `; roles: ${spec.roles.join(', ')}` : ''}.`;
+      : `Auth: ${spec.auth}${spec.roles?.length ? `; roles: ${spec.roles.join(', ')}` : ''}.${spec.feature ? ` Licensed feature: ${spec.feature} (403 FEATURE_NOT_LICENSED without it).` : ''}`;
   return {
     operationId: `${spec.method}${spec.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: spec.summary,
@@ -117,6 +118,7 @@ function operation(spec: RouteSpec): JsonSchema {
     security: spec.auth === 'public' ? [] : [{ bearer: [] }, { session: [] }],
     'x-auth': spec.auth,
     ...(spec.roles && { 'x-roles': [...spec.roles] }),
+    ...(spec.feature && { 'x-license-feature': spec.feature }),
     ...(parameters.length > 0 && { parameters }),
     ...(spec.body && {
       requestBody: {

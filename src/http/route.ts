@@ -4,7 +4,9 @@ import { rateLimit } from './middleware/rate-limit';
 import { acceptBody, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
 import { z } from 'zod';
-import { forbidden, notFound, unauthorized, validationFailed } from '../errors';
+import { featureNotLicensed, forbidden, notFound, unauthorized, validationFailed } from '../errors';
+import type { Feature } from '../licensing/terms';
+import { currentLicense } from '../services/licensing';
 import { hasAnyRole, type Role } from '../policies/roles';
 import type { Deps } from '../deps';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '../services/actor';
@@ -73,6 +75,8 @@ export interface RouteSpec<
   auth: A;
   /** a user principal must hold one of these roles */
   roles?: readonly Role[];
+  /** the license key must carry this feature (403 FEATURE_NOT_LICENSED otherwise); see FEATURE_ROUTES in README */
+  feature?: Feature;
   body?: B;
   query?: Q;
   params?: P;
@@ -130,6 +134,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
       });
     }
     chain.push(guard(spec));
+    if (spec.feature) chain.push(featureGate(spec.feature));
     // after the guard: an upload is parsed only for a caller allowed to make it
     chain.push(acceptBody(spec.accepts ?? 'json') as Middleware<AppState>);
     chain.push(async (ctx) => {
@@ -163,6 +168,15 @@ function guard(spec: RouteSpec): Middleware<AppState> {
       if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
       if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
     }
+    await next();
+  };
+}
+
+/** After the guard: who may not call the route learns nothing about the license. */
+function featureGate(feature: Feature): Middleware<AppState> {
+  return async (ctx, next) => {
+    const license = ctx.state.license ?? (await currentLicense(ctx.state.deps));
+    if (!license.terms.features.includes(feature)) throw featureNotLicensed(feature);
     await next();
   };
 }

@@ -55,3 +55,8 @@ export async function insertCatalogueRow<T extends CatalogueTable>(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Sets (or clears) an organization's logo (a system file id). */
+export async function setOrganizationLogo(db: Kysely<DB>, scope: TenantScope, organizationId: number, logoFileId: number | null, now: string): Promise<void> {
+  await inTenant(db, scope).updateTable('organizations').set({ logo_file_id: logoFileId, updated_at: now }).where('id', '=', organizationId).execute();
+}

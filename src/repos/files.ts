@@ -138,9 +138,13 @@ export async function insertSystemFile(
 
 /** @throws AppError NOT_FOUND */
 export async function getSystemFileById(db: Kysely<DB>, id: number): Promise<SystemFileRow> {
-  const row = await db.selectFrom('system_files').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await findSystemFileById(db, id);
   if (!row) throw notFound('File');
   return row;
+}
+
+export async function findSystemFileById(db: Kysely<DB>, id: number): Promise<SystemFileRow | undefined> {
+  return db.selectFrom('system_files').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function findStorageQuota(db: Kysely<DB>, scope: TenantScope): Promise<number | null> {

@@ -1,9 +1,14 @@
 import type { Deps } from '../deps';
-import type { ClientRow, LicenseRow } from '../db/schema';
+import type { Kysely } from 'kysely';
+import type { ClientRow, DB, LicenseRow } from '../db/schema';
 import type { Page, PageInput } from '../db/pagination';
 import { tenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { fieldError, notFound } from '../errors';
+import { appendAudit } from '../repos/audit';
+import { findCatalogueRow, setOrganizationLogo } from '../repos/catalogue';
+import { findSystemFileById } from '../repos/files';
+import { LOGO_CONTENT_TYPES } from './branding';
 import { SECURITY_ADMIN, type LicenseType } from '../policies/roles';
 import {
   deleteClient as deleteClientRow,
@@ -89,8 +94,53 @@ export async function getClient(deps: Deps, id: number): Promise<ClientRow> {
   return getClientById(deps.db.kysely, id);
 }
 
-export async function updateClient(deps: Deps, id: number, changes: { name?: string }): Promise<ClientRow> {
-  return updateClientRow(deps.db.kysely, id, { ...(changes.name !== undefined && { name: changes.name.trim() }) }, deps.clock.now().toISOString());
+export interface BrandingChanges {
+  name?: string;
+  /** a system file (POST /api/admin/upload); null removes the logo */
+  logoFileId?: number | null;
+  /** per organization of the client: a system file, or null to fall back to the client's logo */
+  organizationLogos?: { organizationId: number; logoFileId: number | null }[];
+}
+
+/**
+ * Updates a client's name and logos (PUT /api/admin/client/:id), in one
+ * transaction with an audit entry per logo change. A logo must be an uploaded
+ * system file of a raster image type; an organization must be the client's.
+ * @throws AppError NOT_FOUND (client), VALIDATION_ERROR (file or organization)
+ */
+export async function updateClient(deps: Deps, clientId: number, changes: BrandingChanges, by: { adminId: number }): Promise<ClientRow> {
+  const nowIso = deps.clock.now().toISOString();
+  const scope = tenantScope(clientId);
+  const actor = { label: `admin:${by.adminId}` };
+  return withTransaction(deps.db, async (trx) => {
+    const before = await getClientById(trx, clientId);
+    if (changes.logoFileId != null) await assertLogoFile(trx, changes.logoFileId, 'body.logoFileId');
+    const client = await updateClientRow(
+      trx,
+      clientId,
+      { ...(changes.name !== undefined && { name: changes.name.trim() }), ...(changes.logoFileId !== undefined && { logo_file_id: changes.logoFileId }) },
+      nowIso,
+    );
+    if (changes.logoFileId !== undefined && changes.logoFileId !== before.logo_file_id) {
+      await appendAudit(trx, scope, { actor, action: 'client.logo.set', entityType: 'client', entityId: clientId, before: { logoFileId: before.logo_file_id }, after: { logoFileId: changes.logoFileId }, at: nowIso });
+    }
+    for (const [index, { organizationId, logoFileId }] of (changes.organizationLogos ?? []).entries()) {
+      const organization = await findCatalogueRow(trx, scope, 'organizations', organizationId);
+      if (!organization) throw fieldError(`body.organizationLogos.${index}.organizationId`, `organization ${organizationId} does not exist in this client`);
+      if (logoFileId !== null) await assertLogoFile(trx, logoFileId, `body.organizationLogos.${index}.logoFileId`);
+      await setOrganizationLogo(trx, scope, organizationId, logoFileId, nowIso);
+      await appendAudit(trx, scope, { actor, action: 'organization.logo.set', entityType: 'organization', entityId: organizationId, before: { logoFileId: organization.logo_file_id }, after: { logoFileId }, at: nowIso });
+    }
+    return client;
+  });
+}
+
+async function assertLogoFile(trx: Kysely<DB>, fileId: number, field: string): Promise<void> {
+  const file = await findSystemFileById(trx, fileId);
+  if (!file) throw fieldError(field, `file ${fileId} does not exist (upload logos with POST /api/admin/upload)`);
+  if (!(LOGO_CONTENT_TYPES as readonly string[]).includes(file.content_type)) {
+    throw fieldError(field, `a logo must be one of ${LOGO_CONTENT_TYPES.join(', ')}; file ${fileId} is ${file.content_type}`);
+  }
 }
 
 /** Deletes the client with its users, sessions and data. @throws AppError NOT_FOUND */

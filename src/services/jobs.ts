@@ -131,7 +131,13 @@ export type CreateJobInput = z.input<typeof CreateJobInput>;
  * @throws AppError FORBIDDEN (role), NOT_FOUND (template, asset or a user not the
  *   client's), NO_PUBLISHED_VERSION, VALIDATION_ERROR
  */
-export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInput): Promise<JobRow> {
+export async function createJob(
+  deps: Deps,
+  actor: UserActor,
+  raw: CreateJobInput,
+  /** more writes that belong to the job's creation, in its transaction (e.g. the ERP work-order link) */
+  alsoInTransaction?: (trx: Kysely<DB>, job: JobRow) => Promise<void>,
+): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
   const input = parseInput(CreateJobInput, raw);
   const scope = actor.scope;
@@ -183,6 +189,7 @@ export async function createJob(deps: Deps, actor: UserActor, raw: CreateJobInpu
       at: nowIso,
     });
     await emitEvent({ deps, trx, afterCommit }, scope, 'job.created', { ...presentJob(job), assigneeIds, coworkerIds: [], stepOwners });
+    if (alsoInTransaction) await alsoInTransaction(trx, job);
     return job;
   });
 }

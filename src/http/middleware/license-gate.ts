@@ -16,6 +16,8 @@ const OPEN_FOR_WRITES = [
   /^\/api\/admin\/license(\/\d+)?$/,
   /^\/api\/client\/auth\/(sign-in|sign-in-v2|verify-two-factor|sign-out|refresh|refresh-token)$/,
   /^\/api\/client\/(eula\/accept|accept-msa)$/,
+  // the platform the appliance runs on keeps telling it about restarts and updates
+  /^\/api\/admin\/container-notification-center$/,
 ];
 
 /**

@@ -35,6 +35,8 @@ import { adminUploadRoutes } from './admin/upload';
 import { adminWebhookRoutes, clientEventRoutes } from './client/events';
 import { clientSsoRoutes } from './client/sso';
 import { adminSsoRoutes } from './admin/sso';
+import { clientIntegrationRoutes } from './client/integrations';
+import { adminContainerNotificationRoutes } from './admin/container-notifications';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -72,6 +74,8 @@ export const allRoutes: RouteSpec[] = [
   ...adminUploadRoutes,
   ...clientEventRoutes,
   ...adminWebhookRoutes,
+  ...clientIntegrationRoutes,
+  ...adminContainerNotificationRoutes,
   ...opsRoutes,
   ...docsRoutes,
   ...consoleRoutes,

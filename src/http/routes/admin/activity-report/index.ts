@@ -21,6 +21,7 @@ export const adminActivityReportRoutes: RouteSpec[] = [
     summary:
       'Activity per client over [from, to] (dates, UTC, default the last 30 days): sign-ins, active users, jobs started and completed, steps recorded, templates created, versions published; one client with clientId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'admin',
+    feature: 'reports',
     query: ActivityReportQuery,
     rateLimit: { max: 60, windowMs: 60_000 },
     async handler({ deps, query, ctx }) {

@@ -34,12 +34,13 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/client/:id',
-    summary: 'Update a client',
+    summary:
+      "Update a client: {name?, logoFileId? (a system file from POST /api/admin/upload: PNG, JPEG, GIF or WebP; null removes it), organizationLogos? [{organizationId, logoFileId|null}]}; logos are served by GET /api/client/get-logo-by-owner",
     auth: 'admin',
     params: IdParams,
     body: UpdateClient,
-    async handler({ deps, params, body }) {
-      return presentClient(await updateClient(deps, params.id, body));
+    async handler({ deps, params, body, actor }) {
+      return presentClient(await updateClient(deps, params.id, body, { adminId: actor.adminId }));
     },
   }),
   defineRoute({

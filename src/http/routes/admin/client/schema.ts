@@ -17,7 +17,17 @@ export const CreateClient = z.object({
   seats: z.object({ full: Seats.optional(), connect: Seats.optional() }).optional(),
 });
 
-export const UpdateClient = z.object({ name: ShortText(200).min(1).optional() });
+const FileId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+export const UpdateClient = z
+  .object({
+    name: ShortText(200).min(1).optional(),
+    /** the client's logo: a system file (POST /api/admin/upload, PNG/JPEG/GIF/WebP); null removes it */
+    logoFileId: FileId.nullable().optional(),
+    /** organization logos (null: the organization shows the client's logo) */
+    organizationLogos: z.array(z.object({ organizationId: FileId, logoFileId: FileId.nullable() }).strict()).max(200).optional(),
+  })
+  .strict();
 
 /** any case; LIKE wildcards in it are matched literally */
 export const ClientListQuery = PageQuery.extend({ search: z.string().trim().max(200).optional() });

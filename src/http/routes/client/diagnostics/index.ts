@@ -55,6 +55,7 @@ export const clientDiagnosticsRoutes: RouteSpec[] = [
     path: '/api/client/web-rtc-logs',
     summary: `Store a batch of WebRTC stats/log lines of a remote-assist call: {callId, entries: [{at, level: debug|info|warn|error, message, stats?}]} (≤ ${WEBRTC_BATCH_MAX_ENTRIES} entries); kept as long as the logs (logRetention)`,
     auth: 'user',
+    feature: 'collaboration',
     status: 201,
     rateLimit: principalBudget('web-rtc-logs', 600, 60_000),
     body: z

@@ -75,6 +75,7 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/export-zip/:templateId',
     summary: 'A template as a ZIP: manifest.json (format wip-template v1: template, version content, sensors, files with sha256) and media/; the published version, else the latest, or ?versionId=',
     auth: 'user',
+    feature: 'import-export',
     params: TemplateIdParams,
     query: VersionQuery,
     rateLimit: perCaller(60),
@@ -88,6 +89,7 @@ export const clientExportRoutes: RouteSpec[] = [
     summary:
       'Author: import a template ZIP (multipart part `file`) as a new template with one DRAFT; refuses unsafe or inconsistent archives with 422 ARCHIVE_INVALID (details.reason) and writes nothing',
     auth: 'user',
+    feature: 'import-export',
     roles: DOMAIN_PERMISSIONS.author,
     accepts: 'multipart',
     status: 201,
@@ -110,6 +112,7 @@ export const clientExportRoutes: RouteSpec[] = [
     summary:
       'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
     auth: 'user-or-admin',
+    feature: 'import-export',
     roles: [SECURITY_ADMIN],
     body: CopyEntitiesInput,
     status: 201,
@@ -123,6 +126,7 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/get-as-pdf/getTemplateAsPdf/:id',
     summary: "A template's published version (or ?versionId=) as PDF: steps, images, field tables, signatures",
     auth: 'user',
+    feature: 'reports',
     params: IdParams,
     query: VersionQuery,
     rateLimit: perCaller(60),
@@ -135,6 +139,7 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/get-as-pdf/getJobHistoryAsPdf/:id',
     summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults",
     auth: 'user',
+    feature: 'reports',
     params: IdParams,
     rateLimit: perCaller(60),
     async handler({ deps, actor, params, ctx }) {
@@ -146,6 +151,7 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/download-zipped-job-report/:id',
     summary: 'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
     auth: 'user',
+    feature: 'reports',
     params: IdParams,
     rateLimit: perCaller(30),
     async handler({ deps, actor, params, ctx }) {

@@ -13,6 +13,6 @@ const handler: RouteSpec['handler'] = async ({ ctx, deps, actor, meta }) => {
 };
 
 export const clientGraphqlRoutes: RouteSpec[] = [
-  defineRoute({ method: 'post', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries and mutations)', auth: 'user', envelope: false, handler }),
-  defineRoute({ method: 'get', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries only)', auth: 'user', envelope: false, handler }),
+  defineRoute({ method: 'post', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries and mutations)', auth: 'user', feature: 'graphql', envelope: false, handler }),
+  defineRoute({ method: 'get', path: '/api/client/graphql', summary: 'GraphQL endpoint (queries only)', auth: 'user', feature: 'graphql', envelope: false, handler }),
 ];

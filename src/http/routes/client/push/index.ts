@@ -9,6 +9,7 @@ export const clientPushRoutes: RouteSpec[] = [
     path: '/api/client/push/vapid-key',
     summary: "The appliance's VAPID public key (base64url, uncompressed P-256 point): the applicationServerKey for pushManager.subscribe()",
     auth: 'user',
+    feature: 'push',
     async handler({ deps }) {
       return { publicKey: vapidPublicKey(deps) };
     },
@@ -18,6 +19,7 @@ export const clientPushRoutes: RouteSpec[] = [
     path: '/api/client/push/subscribe',
     summary: "Store a browser's PushSubscription {endpoint, keys: {p256dh, auth}} for the caller (https push services only); the same endpoint again replaces it",
     auth: 'user',
+    feature: 'push',
     body: PushSubscriptionBody,
     status: 201,
     async handler({ deps, actor, body }) {
@@ -39,6 +41,7 @@ export const clientPushRoutes: RouteSpec[] = [
     path: '/api/client/turn-push-notification',
     summary: 'Switch push notifications on or off for the caller (all of their browsers and devices)',
     auth: 'user',
+    feature: 'push',
     body: TurnPushBody,
     async handler({ deps, actor, body }) {
       return turnPush(deps, actor, body.enabled);

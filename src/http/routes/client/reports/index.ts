@@ -47,6 +47,7 @@ export const clientReportRoutes: RouteSpec[] = [
     summary:
       'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',
+    feature: 'reports',
     roles: [SECURITY_ADMIN],
     query: MeterReportQuery,
     rateLimit: { max: 60, windowMs: 60_000 },
@@ -62,6 +63,7 @@ export const clientReportRoutes: RouteSpec[] = [
     path: '/api/client/meter-report-filters',
     summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
+    feature: 'reports',
     roles: [SECURITY_ADMIN],
     async handler({ deps, actor }) {
       return meterReportFilters(deps, actor.scope);

@@ -12,6 +12,7 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     path: '/api/client/workingTogether',
     summary: 'Hand a job off (HAND_OFF), decide a hand-off (ACCEPT, DECLINE; CANCEL by the sender), co-work on a job (JOIN, LEAVE)',
     auth: 'user',
+    feature: 'collaboration',
     roles: DOMAIN_PERMISSIONS.runJob,
     body: WorkingTogether,
     async handler({ deps, actor, body }) {
@@ -24,6 +25,7 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     path: '/api/client/workingTogether/handOffStatuses',
     summary: "The caller's hand-offs, sent and received, with their status",
     auth: 'user',
+    feature: 'collaboration',
     query: HandOffStatusesQuery,
     async handler({ deps, actor, query }) {
       return listHandOffStatuses(deps, actor, query);

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineRoute, type RouteSpec } from '../../../route';
+import { PageQuery, mapPage } from '../../../../db/pagination';
+import {
+  ContainerNotification,
+  SIGNATURE_HEADER,
+  listNotifications,
+  presentContainerNotification,
+  receiveContainerNotification,
+  verifyContainerSignature,
+} from '../../../../services/integrations/container-notifications';
+
+const PATH = '/api/admin/container-notification-center';
+
+export const adminContainerNotificationRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'post',
+    path: PATH,
+    summary: `Receive a notification of the container platform (image updated, restart scheduled): {id, type, occurredAt?, data?}. Authenticated by ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>, or a system administrator's token. Idempotent by id: a repeat answers the stored notification with duplicate: true (the same id with other content: 409). 401 SIGNATURE_INVALID, 503 INTEGRATION_NOT_CONFIGURED without a secret`,
+    // authenticated here, by the signature (a platform has no account) or a system administrator's token
+    auth: 'public',
+    body: ContainerNotification,
+    rateLimit: { max: 120, windowMs: 60_000 },
+    async handler({ deps, actor, body, ctx }) {
+      let by: string;
+      if (actor?.kind === 'admin') by = `admin:${actor.adminId}`;
+      else {
+        // the exact bytes received, kept by the body parser (includeUnparsed)
+        const raw = (ctx.request as { rawBody?: string }).rawBody;
+        verifyContainerSignature(deps, raw, ctx.get(SIGNATURE_HEADER));
+        by = 'signature';
+      }
+      const { notification, duplicate } = await receiveContainerNotification(deps, body, by);
+      return { ...presentContainerNotification(notification), duplicate };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: PATH,
+    summary: 'Container-platform notifications received, oldest first in the one pagination shape; ?type= for one kind',
+    auth: 'admin',
+    query: PageQuery.extend({ type: z.string().max(64).optional() }),
+    async handler({ deps, query }) {
+      const { limit, cursor, type } = query;
+      return mapPage(await listNotifications(deps, { type }, { limit, cursor }), presentContainerNotification);
+    },
+  }),
+];

@@ -1,0 +1,80 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { Deps } from '../../deps';
+import type { ContainerNotificationRow } from '../../db/schema';
+import type { Page, PageInput } from '../../db/pagination';
+import { AppError, conflict, integrationNotConfigured } from '../../errors';
+import { canonicalJson } from '../../lib/canonical-json';
+import { findContainerNotification, insertContainerNotification, listContainerNotifications } from '../../repos/container-notifications';
+
+/** The signature header: `sha256=<hex HMAC-SHA256 of the raw body>` (the convention GitHub and Gitea webhooks use). */
+export const SIGNATURE_HEADER = 'x-signature-256';
+
+/** A notification of the container platform: its id is the idempotency key. */
+export const ContainerNotification = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'letters, digits, . _ : - (at most 128)'),
+    /** e.g. image.updated, restart.scheduled */
+    type: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'lower-case, dotted, e.g. image.updated'),
+    occurredAt: z.iso.datetime({ offset: true }).optional(),
+    data: z.record(z.string().max(100), z.unknown()).optional(),
+  })
+  .strict()
+  .refine((n) => JSON.stringify(n).length <= 64 * 1024, 'at most 64 KiB');
+export type ContainerNotificationInput = z.infer<typeof ContainerNotification>;
+
+const signatureInvalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
+
+/**
+ * Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body with
+ * containerNotificationSecret, in constant time.
+ * @throws AppError INTEGRATION_NOT_CONFIGURED (no secret), SIGNATURE_INVALID (missing or wrong)
+ */
+export function verifyContainerSignature(deps: Deps, rawBody: string | undefined, header: string): void {
+  const secret = deps.config.containerNotificationSecret;
+  if (!secret) throw integrationNotConfigured('container notifications', ['containerNotificationSecret']);
+  const match = /^sha256=([0-9a-f]{64})$/i.exec(header.trim());
+  if (!match) throw signatureInvalid(`Send ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the body>`);
+  const expected = createHmac('sha256', secret).update(rawBody ?? '', 'utf8').digest();
+  if (!timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'))) throw signatureInvalid('The signature does not match the body');
+}
+
+/**
+ * Stores a notification once per id. A repeat with the same content answers
+ * the stored one (`duplicate: true`); the same id with other content is 409.
+ * @throws AppError CONFLICT
+ */
+export async function receiveContainerNotification(
+  deps: Deps,
+  notification: ContainerNotificationInput,
+  authenticatedBy: string,
+): Promise<{ notification: ContainerNotificationRow; duplicate: boolean }> {
+  const payload = canonicalJson(notification);
+  const inserted = await insertContainerNotification(deps.db.kysely, {
+    notification_id: notification.id,
+    kind: notification.type,
+    payload,
+    authenticated_by: authenticatedBy,
+    received_at: deps.clock.now().toISOString(),
+  });
+  const stored = (await findContainerNotification(deps.db.kysely, notification.id))!;
+  if (!inserted && stored.payload !== payload) throw conflict('A different notification with this id was already received', { id: notification.id });
+  if (inserted) deps.logger.info({ notificationId: notification.id, type: notification.type }, 'container notification received');
+  return { notification: stored, duplicate: !inserted };
+}
+
+export function listNotifications(deps: Deps, filter: { type?: string }, page: PageInput): Promise<Page<ContainerNotificationRow>> {
+  return listContainerNotifications(deps.db.kysely, { kind: filter.type }, page);
+}
+
+export function presentContainerNotification(row: ContainerNotificationRow) {
+  const payload = JSON.parse(row.payload) as ContainerNotificationInput;
+  return {
+    id: row.notification_id,
+    type: row.kind,
+    occurredAt: payload.occurredAt ?? null,
+    data: payload.data ?? {},
+    authenticatedBy: row.authenticated_by,
+    receivedAt: row.received_at,
+  };
+}
