@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD } from '../helpers/factories';
+import { issueTestLicense } from '../helpers/licenses';
 
 let server: TestServer;
 const test = suite('SSO provider configuration: /api/admin/client/:id/sso');
@@ -75,4 +76,27 @@ test("SSO required: only the client's owner keeps password sign-in (break-glass)
   assert.is(owner.status, 200);
 });
 
+
+test('a license key without the sso feature refuses adding a provider and starting an SSO sign-in (403 FEATURE_NOT_LICENSED)', async () => {
+  const unlicensed = await startTestServer({ license: issueTestLicense({ features: ['graphql'] }) });
+  try {
+    const client = await buildClient(unlicensed);
+    const add = await unlicensed.request('POST', `/api/admin/client/${client.id}/sso`, { token: client.owner.token, body: oidcBody('no-sso') });
+    assert.is(add.status, 403, add.text);
+    assert.equal(add.body.error.details, { feature: 'sso' });
+    for (const [method, path, body] of [
+      ['GET', '/api/client/auth/oidc?provider=no-sso'],
+      ['GET', '/api/client/auth/vendor-dynamics'],
+      ['POST', '/api/client/auth/vendor-saml', { samlResponse: 'PHNhbWw+' }],
+    ] as [string, string, unknown?][]) {
+      const res = await unlicensed.request(method, path, { body });
+      assert.is(res.status, 403, `${method} ${path}: ${res.text}`);
+      assert.is(res.body.error.code, 'FEATURE_NOT_LICENSED');
+    }
+    // what exists stays manageable: the list still answers
+    assert.is((await unlicensed.request('GET', `/api/admin/client/${client.id}/sso`, { token: client.owner.token })).status, 200);
+  } finally {
+    await unlicensed.stop();
+  }
+});
 test.run();

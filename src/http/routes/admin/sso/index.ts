@@ -55,6 +55,7 @@ export const adminSsoRoutes: RouteSpec[] = [
       'Add an SSO provider (kind oidc, saml or dynamics) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
     auth: 'user-or-admin',
     roles: securityAdmin,
+    feature: 'sso',
     params: IdParams,
     body: CreateSsoProvider,
     status: 201,

@@ -43,6 +43,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     summary:
       'Start an OpenID Connect sign-in: 302 to the provider named by ?provider= (authorization code + PKCE, state, nonce). Unknown provider → 404; provider unreachable → 503 SSO_UNAVAILABLE',
     auth: 'public',
+    feature: 'sso',
     query: z.object({ provider: ProviderName }),
     rateLimit: startLimit,
     async handler({ deps, ctx, query, meta }) {
@@ -55,6 +56,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     summary:
       "Start a sign-in with the business-application vendor's identity platform (an OpenID Connect preset): 302 to the tenant's authority; ?provider= may be omitted when exactly one such provider exists",
     auth: 'public',
+    feature: 'sso',
     query: z.object({ provider: ProviderName.optional() }),
     rateLimit: startLimit,
     async handler({ deps, ctx, query, meta }) {
@@ -105,6 +107,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     summary:
       'SAML sign-in: {samlResponse} (base64 Response from the IdP, IdP-initiated; provider only when several share one IdP issuer) → the answer of POST /api/client/auth/sign-in. Anything refused → 401 SSO_FAILED',
     auth: 'public',
+    feature: 'sso',
     createsSession: true,
     body: z.object({ samlResponse: z.string().min(1).max(1_000_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'base64'), provider: ProviderName.optional() }),
     rateLimit: signInLimit,
