@@ -300,6 +300,7 @@ export async function getAdminContact(deps: Deps, scope: TenantScope): Promise<{
 export interface ClientInfo {
   id: number;
   name: string;
+  logoFileId: number | null;
   settings: SecuritySettings;
   twoFactorEnabled: boolean;
 }
@@ -310,6 +311,7 @@ export async function getClientInfo(deps: Deps, actor: UserActor): Promise<Clien
   return {
     id: client.id,
     name: client.name,
+    logoFileId: client.logo_file_id,
     settings: await getSecuritySettings(deps, actor.scope),
     twoFactorEnabled: await isTwoFactorEnabled(deps, actor.scope, actor.userId),
   };

@@ -7,6 +7,14 @@ import { findCatalogueRow } from '../repos/catalogue';
 import { findSystemFileById } from '../repos/files';
 
 /** What a logo may be: raster images a browser shows in an <img> (no SVG: it can carry script). */
+/** Where a client's (or an organization's) logo is served. */
+export const LOGO_PATH = '/api/client/get-logo-by-owner';
+
+/** The logo URL a client's branding shows, or null without a logo. */
+export function logoUrl(logoFileId: number | null): string | null {
+  return logoFileId === null ? null : LOGO_PATH;
+}
+
 export const LOGO_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 /**

@@ -8,6 +8,8 @@ import type { RecordedValue } from '../domain/recording';
 import { plain } from '../lib/pdf';
 import { PdfReport } from '../lib/pdf-report';
 import { getClientById } from '../repos/clients';
+import { findSystemFileById } from '../repos/files';
+import { openContent } from './files';
 import { loadFaultsOfJobs } from '../repos/faults';
 import { listHandOffsOfJob } from '../repos/hand-offs';
 import { getJobById, loadJobMembers, loadStepRecords } from '../repos/jobs';
@@ -64,8 +66,14 @@ function addImages(report: PdfReport, images: Map<number, { name: string; bytes:
   }
 }
 
-async function clientName(deps: Deps, scope: TenantScope): Promise<string> {
-  return (await getClientById(deps.db.kysely, scope.clientId)).name;
+/** What every page's header shows: the client's name and, when it has one pdfkit can draw (PNG, JPEG), its logo. */
+async function clientHeader(deps: Deps, scope: TenantScope): Promise<{ clientName: string; logo: Buffer | null }> {
+  const client = await getClientById(deps.db.kysely, scope.clientId);
+  const file = client.logo_file_id === null ? undefined : await findSystemFileById(deps.db.kysely, client.logo_file_id);
+  if (!file || !IMAGE_TYPES.has(file.content_type) || file.size > MAX_IMAGE_BYTES) return { clientName: client.name, logo: null };
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await openContent(deps, file)).stream) chunks.push(chunk as Buffer);
+  return { clientName: client.name, logo: Buffer.concat(chunks) };
 }
 
 function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
@@ -93,7 +101,7 @@ export async function renderTemplatePdf(deps: Deps, files: PackageFiles, actor: 
   const content = deserializeContent(version.content);
   const signatures = await loadSignaturesByVersionIds(db, actor.scope, [version.id]);
   const images = await loadImages(files, actor.scope, stepsOf(content).flatMap(({ step }) => step.media));
-  const report = new PdfReport({ title: template.title, clientName: await clientName(deps, actor.scope), generatedAt: deps.clock.now() });
+  const report = new PdfReport({ title: template.title, ...(await clientHeader(deps, actor.scope)), generatedAt: deps.clock.now() });
   templateBody(report, template, version, content, signatures, images);
   return { fileName: `template-${template.id}-v${version.number}.pdf`, stream: report.end() };
 }
@@ -132,6 +140,7 @@ function templateBody(
 /** Everything a job's history report shows, read once. */
 export interface JobHistory {
   clientName: string;
+  logo: Buffer | null;
   job: JobRow;
   template: TemplateRow | undefined;
   version: TemplateVersionRow;
@@ -169,7 +178,7 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
   const users = new Map((await loadUsersByIds(db, scope, [...new Set(userIds)])).map((u) => [u.id, u]));
   const asset = job.asset_id == null ? undefined : await findCatalogueRow(db, scope, 'assets', job.asset_id);
   return {
-    clientName: await clientName(deps, scope),
+    ...(await clientHeader(deps, scope)),
     job,
     template: await findTemplateById(db, scope, job.template_id),
     version,
@@ -215,7 +224,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
   const fileIds = [...h.records.values()].flatMap((r) => Object.values(recordFiles(h.content, r)).flat()).concat(h.faults.flatMap((f) => JSON.parse(f.photos) as number[]));
   const images = await loadImages(files, scope, fileIds);
   const user = (id: number | null) => userName(id == null ? undefined : h.users.get(id), id);
-  const report = new PdfReport({ title: `Job ${h.job.id}: ${h.job.title}`, clientName: h.clientName, generatedAt: deps.clock.now() });
+  const report = new PdfReport({ title: `Job ${h.job.id}: ${h.job.title}`, clientName: h.clientName, logo: h.logo, generatedAt: deps.clock.now() });
   const of = (kind: JobMemberRow['kind']) => h.members.filter((m) => m.kind === kind).map((m) => user(m.user_id) + (m.step_id ? ` (step ${m.step_id})` : ''));
   report.facts([
     ['Template', h.template ? `${h.template.title} (version ${h.version.number})` : `version ${h.version.number}`],

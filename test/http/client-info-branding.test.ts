@@ -123,6 +123,8 @@ logo('404 before a logo is set; the system administrator sets it with PUT /api/a
 
   const info = await server.request('GET', '/api/client/client-info', { token: user.token });
   assert.is(info.body.data.branding.logoUrl, '/api/client/get-logo-by-owner');
+  const ownClient = await server.request('GET', '/api/client/auth/client', { token: user.token });
+  assert.is(ownClient.body.data.branding.logoUrl, '/api/client/get-logo-by-owner', 'GET /api/client/auth/client shows the same logo');
 });
 
 logo("?organizationId= gives the organization's logo, else the client's; another client's organization is 404", async () => {

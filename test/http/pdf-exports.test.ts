@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { buildClient, buildUser } from '../helpers/factories';
+import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { download, unzip } from '../helpers/zip';
@@ -207,6 +207,21 @@ pdfs('the job history PDF embeds the recorded photo, the signature image and the
   assert.equal([colour(64), colour(90), colour(50)], [[20, 200, 20], [20, 20, 200], [128, 128, 128]]);
   const { text } = await pdfText(res.bytes);
   for (const caption of ['Photo: result.png', 'Signature of', 'Fault photo: leak.png']) assert.ok(text.includes(caption), `"${caption}" in ${text}`);
+});
+
+pdfs("every page's header carries the client's logo once it is set through PUT /api/admin/client/:id", async () => {
+  const { client, template } = await jobWithImages();
+  const admin = await adminToken(server);
+  const logo = await upload(server, admin, [{ name: 'logo.png', data: solidPng(40, 20, [250, 160, 0]) }], { path: '/api/admin/upload' });
+  assert.is(logo.status, 201, logo.text);
+  const url = `${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`;
+  assert.not.ok(sizes(await pdfImages((await download(url, client.owner.token)).bytes)).includes('40x20'), 'no logo before it is set');
+  const set = await server.request('PUT', `/api/admin/client/${client.id}`, { token: admin, body: { logoFileId: logo.body.data.files[0].id } });
+  assert.is(set.status, 200, set.text);
+  const images = await pdfImages((await download(url, client.owner.token)).bytes);
+  const drawn = images.find((i) => i.width === 40 && i.height === 20);
+  assert.ok(drawn, JSON.stringify(images));
+  assert.equal(drawn!.firstPixel, [250, 160, 0]);
 });
 
 pdfs('the zipped job report carries the photos, signature, fault photo and step media, byte for byte', async () => {

@@ -2,6 +2,7 @@ import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route'
 import type { Deps } from '../../../../deps';
 import { fieldError } from '../../../../errors';
 import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { logoUrl } from '../../../../services/branding';
 import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '../../../../presenters';
 import {
   acceptInvitation,
@@ -183,7 +184,7 @@ export const clientAccountRoutes: RouteSpec[] = [
       return {
         id: info.id,
         name: info.name,
-        branding: { displayName: info.name, logoUrl: null },
+        branding: { displayName: info.name, logoUrl: logoUrl(info.logoFileId) },
         security: presentSecuritySettings(info.settings, 'public'),
         sessionIdleTimeout: info.settings.sessionIdleTimeout ?? Math.floor(deps.config.sessionIdleTtl / 1000),
         twoFactorEnabled: info.twoFactorEnabled,

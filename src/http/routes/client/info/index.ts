@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { getClient } from '../../../../services/clients';
 import { currentLicense } from '../../../../services/licensing';
-import { findLogo } from '../../../../services/branding';
+import { findLogo, LOGO_PATH, logoUrl } from '../../../../services/branding';
 import { openContent } from '../../../../services/files';
 import { customerPortalLink, PORTAL_LINK_TTL_SECONDS } from '../../../../services/integrations/customer-portal';
 import { presentClient } from '../../../../presenters';
@@ -10,7 +10,6 @@ import { FEATURES, type Feature } from '../../../../licensing/terms';
 import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { sendFile } from '../../../send-file';
 
-const LOGO_PATH = '/api/client/get-logo-by-owner';
 
 export const clientInfoRoutes: RouteSpec[] = [
   defineRoute({
@@ -29,7 +28,7 @@ export const clientInfoRoutes: RouteSpec[] = [
         branding: {
           displayName: client.name,
           licensee: license.terms.licensee?.name ?? null,
-          logoUrl: client.logo_file_id === null ? null : LOGO_PATH,
+          logoUrl: logoUrl(client.logo_file_id),
         },
         featureFlags: Object.fromEntries(FEATURES.map((feature) => [feature, license.terms.features.includes(feature)])) as Record<Feature, boolean>,
         features: license.terms.features,
