@@ -41,6 +41,9 @@ const SESSION_ROUTES = [
   'POST /api/client/auth/sign-in',
   'POST /api/client/auth/sign-in-v2',
   'POST /api/client/auth/sign-up',
+  // SSO: the web app exchanges the one-time code, or relays the IdP's SAML response, from its own origin
+  'POST /api/client/auth/sso/exchange',
+  'POST /api/client/auth/vendor-saml',
   'POST /api/client/auth/verify-two-factor',
 ];
 
