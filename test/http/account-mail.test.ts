@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp';
@@ -246,16 +247,16 @@ outbox('without WIP_SMTP_URL the invitation is kept as <data-dir>/outbox/<id>.em
   }
   assert.ok(file, 'an .eml file for the invitation');
   assert.match(fs.readFileSync(file!, 'utf8'), /X-Wip-Mail-Kind: invitation/);
-  const cli = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'outbox'], { encoding: 'utf8', env: { ...process.env, WIP_LOG_LEVEL: 'silent' } });
-  assert.is(cli.status, 0, cli.stderr);
+  const cli = await runCli(['--data-dir', server.dataDir, '--json', 'mail', 'outbox'], { env: { WIP_LOG_LEVEL: 'silent' } });
+  assert.is(cli.code, 0, cli.stderr);
   const listed = JSON.parse(cli.stdout) as { to: string; status: string; kind: string; id: number }[];
   const entry = listed.find((m) => m.to === user.email);
   assert.ok(entry);
   assert.is(entry!.status, 'stored');
   assert.is(entry!.kind, 'invitation');
   assert.is(path.basename(file!), `${entry!.id}.eml`);
-  const human = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, 'mail', 'outbox'], { encoding: 'utf8' });
-  assert.is(human.status, 0);
+  const human = await runCli(['--data-dir', server.dataDir, 'mail', 'outbox']);
+  assert.is(human.code, 0);
   assert.match(human.stdout, new RegExp(`${entry!.id}\\tstored`));
 });
 
@@ -306,8 +307,8 @@ failed('after mailMaxAttempts the message is `failed` (not lost); retry re-queue
   for (let i = 0; i < 100 && (await row()).status !== 'failed'; i++) await new Promise((r) => setTimeout(r, 20));
   assert.is((await row()).status, 'failed');
   assert.ok((await row()).text_body.includes('/auth/set-password/'));
-  const listed = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'outbox', '--status', 'failed'], { encoding: 'utf8' });
-  assert.is(listed.status, 0, listed.stderr);
+  const listed = await runCli(['--data-dir', server.dataDir, '--json', 'mail', 'outbox', '--status', 'failed']);
+  assert.is(listed.code, 0, listed.stderr);
   assert.ok((JSON.parse(listed.stdout) as { to: string }[]).some((m) => m.to === user.email));
   // asynchronously: the SMTP server answering the CLI runs in this process
   const cli = await execFileAsync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'retry', '--id', String((await row()).id)], {
