@@ -35,6 +35,9 @@ import { adminUploadRoutes } from './admin/upload';
 import { adminWebhookRoutes, clientEventRoutes } from './client/events';
 import { clientSsoRoutes } from './client/sso';
 import { adminSsoRoutes } from './admin/sso';
+import { adminBackupRoutes } from './admin/backups';
+import { adminMailRoutes } from './admin/mail';
+import { adminSystemRoutes } from './admin/system';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -46,6 +49,9 @@ export const allRoutes: RouteSpec[] = [
   ...adminUserRoutes,
   ...adminLicenseRoutes,
   ...adminLogsRoutes,
+  ...adminBackupRoutes,
+  ...adminMailRoutes,
+  ...adminSystemRoutes,
   ...clientAccountRoutes,
   ...clientTwoFactorRoutes,
   ...adminSecurityRoutes,
