@@ -16,6 +16,8 @@ import { loadTrustedKeys } from './licensing/trusted-keys';
 import { createFileStore, type FileStore } from './storage';
 import { WebhookSender } from './events/webhook-sender';
 import { EventStreams } from './events/streams';
+import { LogTail } from './events/log-tail';
+import { BackupJobs } from './ops/backup-jobs';
 
 /**
  * Everything a request, a service or a CLI command needs, built once and passed
@@ -50,6 +52,10 @@ export interface Deps {
   webhooks: WebhookSender;
   /** open live event streams (GET /api/client/events) */
   eventStreams: EventStreams;
+  /** open live log tails of system administrators (GET /api/admin/logs/stream) */
+  logTail: LogTail;
+  /** backups started from the API (POST /api/admin/backups) and their progress */
+  backupJobs: BackupJobs;
 }
 
 export interface DepsOverrides {
@@ -80,15 +86,20 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),
     metrics,
-  } as Omit<Deps, 'webhooks' | 'eventStreams'> as Deps;
+  } as Omit<Deps, 'webhooks' | 'eventStreams' | 'logTail' | 'backupJobs'> as Deps;
   // both read the rest of Deps (the sender mails, the streams check sessions)
   deps.webhooks = new WebhookSender(deps);
   deps.eventStreams = new EventStreams(deps);
+  deps.logTail = new LogTail(deps);
+  deps.backupJobs = new BackupJobs(deps);
   return deps;
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.eventStreams.closeAll();
+  deps.logTail.closeAll();
+  // a backup in progress reads the database: it finishes (or fails) before the database closes
+  await deps.backupJobs.settled();
   await deps.webhooks.close();
   await deps.mailer.close();
   await deps.push.close();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
-import { createBackup, defaultBackupName } from '../ops/backup';
+import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '../ops/backup';
 import { backupDir, DB_FILE } from '../ops/paths';
 import { restoreBackup, RestoreRefused } from '../ops/restore';
 import { CliError, configFrom, output, withDeps } from './context';
@@ -20,7 +20,7 @@ export function registerBackup(program: Command): void {
       // Any schema can be backed up, including one an upgrade is about to migrate.
       await withDeps(command, async (deps) => {
         const now = deps.clock.now();
-        const file = path.resolve(opts.output ?? path.join(backupDir(deps.config), defaultBackupName('wip-backup', now)));
+        const file = path.resolve(opts.output ?? path.join(backupDir(deps.config), defaultBackupName(BACKUP_PREFIXES.manual, now)));
         const bar = progressBar(command, 'backup');
         let result;
         try {

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
-import { presentLog } from '../presenters';
-import { csvRow } from '../lib/csv';
 import type { LogLevel } from '../db/schema';
-import { countLogs, iterateLogs, type LogFilter } from '../services/logs';
+import { countLogs, type LogFilter } from '../services/logs';
+import { exportLogs } from '../services/log-export';
 import { output, withDeps } from './context';
 import { progressBar } from './progress';
 
@@ -18,8 +17,6 @@ interface ExportOptions {
   format: 'ndjson' | 'csv';
   output?: string;
 }
-
-const CSV_COLUMNS = ['id', 'createdAt', 'level', 'event', 'message', 'clientId', 'userId', 'adminId', 'ip', 'userAgent', 'requestId', 'data'] as const;
 
 function isoTime(value: string): string {
   const time = Date.parse(value);
@@ -71,15 +68,9 @@ export function registerLogs(program: Command): void {
         const memory = process.env.WIP_DEBUG_MEMORY === '1' ? { start: process.memoryUsage().rss, peak: 0 } : null;
         let rows = 0;
         try {
-          if (opts.format === 'csv') await write(stream, csvRow(CSV_COLUMNS));
-          for await (const batch of iterateLogs(deps, filter)) {
-            let chunk = '';
-            for (const row of batch) {
-              const item = presentLog(row);
-              chunk += opts.format === 'csv' ? csvRow(CSV_COLUMNS.map((c) => item[c])) : JSON.stringify(item) + '\n';
-            }
-            await write(stream, chunk);
-            rows += batch.length;
+          for await (const chunk of exportLogs(deps, filter, opts.format)) {
+            await write(stream, chunk.text);
+            rows += chunk.rows;
             bar.update(rows, Math.max(total, rows));
             if (memory) memory.peak = Math.max(memory.peak, process.memoryUsage().rss);
           }

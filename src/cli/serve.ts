@@ -101,6 +101,7 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
       stopping ??= (async () => {
         // open event streams would keep the server from closing
         deps.eventStreams.closeAll();
+        deps.logTail.closeAll();
         await Promise.all([closeServer(server), redirect && closeServer(redirect.server)]);
         await maintenance.stop();
         await closeDeps(deps);

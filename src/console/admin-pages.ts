@@ -1,6 +1,7 @@
 import { api, query, type Page } from './api';
 import { formatDate, h, replace } from './dom';
 import { confirmAction, errorText, facts, form, pagedTable, run, section, notice } from './ui';
+import { logExportSection, logTailSection, storageSection } from './operations-pages';
 
 /** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
 
@@ -29,6 +30,7 @@ export async function overviewPage(): Promise<HTMLElement[]> {
       updates,
     ),
     section('License', licenseFacts(license), seatUsage(license)),
+    await storageSection().catch((error) => section('Storage and backups', h('p.error', {}, errorText(error)))),
   ].filter(Boolean) as HTMLElement[];
 }
 
@@ -325,7 +327,7 @@ export function logsPage(): HTMLElement[] {
       await table.reload();
     },
   });
-  return [section('Filter', filter), section('Logs', table.element)];
+  return [section('Filter', filter), section('Logs', table.element), logTailSection(() => filters), logExportSection(() => filters)];
 }
 
 export function translationsPage(): HTMLElement[] {

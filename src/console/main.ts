@@ -14,6 +14,7 @@ import {
   overviewPage,
   translationsPage,
 } from './admin-pages';
+import { backupsPage, outboxPage, securityEventsPage } from './operations-pages';
 import { msaPage, seatsPage, securitySettingsPage, usersPage } from './security-admin-pages';
 
 /**
@@ -36,6 +37,9 @@ function adminPages(): PageEntry[] {
     { path: 'license-key', title: 'License key', render: licenseKeyPage },
     { path: 'agreements', title: 'Agreements', render: agreementsPage },
     { path: 'logs', title: 'Logs', render: logsPage },
+    { path: 'security-events', title: 'Security events', render: securityEventsPage },
+    { path: 'mail', title: 'Mail outbox', render: outboxPage },
+    { path: 'backups', title: 'Backups', render: backupsPage },
     { path: 'translations', title: 'Translations', render: translationsPage },
     { path: 'password', title: 'Change password', render: () => changePasswordPage(passwordChanged) },
   ];

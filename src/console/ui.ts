@@ -302,3 +302,21 @@ export function section(title: string, ...children: (Node | null)[]): HTMLElemen
   const id = uniqueId('section');
   return h('section.card', { 'aria-labelledby': id }, h('h2', { id }, title), ...children);
 }
+
+/** A labelled progress bar for a long action (backup, export): `set` moves it, the text says where it is. */
+export function progress(label: string): { element: HTMLElement; set(percent: number | null, text: string): void } {
+  const id = uniqueId('progress');
+  const bar = h('progress', { id, max: 100 });
+  const text = h('span.progress-text', { 'aria-live': 'polite' });
+  const element = h('div.progress', { hidden: true }, h('label', { for: id }, label), bar, text);
+  return {
+    element,
+    set(percent, message) {
+      element.hidden = false;
+      // no value: an indeterminate bar (the total is not known yet)
+      if (percent === null) bar.removeAttribute('value');
+      else bar.value = percent;
+      text.textContent = message;
+    },
+  };
+}

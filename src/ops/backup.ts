@@ -58,6 +58,53 @@ export function defaultBackupName(prefix: string, now: Date): string {
   return `${prefix}-${fileStamp(now)}.tar.gz`;
 }
 
+/** `wip backup` and the API's backups, the daemon's scheduled ones, the automatic one before an upgrade */
+export const BACKUP_PREFIXES = { manual: 'wip-backup', scheduled: 'wip-scheduled', 'pre-upgrade': 'wip-pre-upgrade' } as const;
+export type BackupKind = keyof typeof BACKUP_PREFIXES;
+
+/** A name written by defaultBackupName: the only names the API lists or serves (no path can hide in one). */
+export const BACKUP_NAME = /^(wip-backup|wip-scheduled|wip-pre-upgrade)-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z\.tar\.gz$/;
+
+/** When the stamp in a backup's name says it was taken (ms), or null for another name. */
+export function backupTakenAt(file: string): number | null {
+  const match = BACKUP_NAME.exec(path.basename(file));
+  if (!match) return null;
+  return Date.parse(`${match[2]}T${match[3]}:${match[4]}:${match[5]}.${match[6]}Z`);
+}
+
+export interface BackupFile {
+  name: string;
+  kind: BackupKind;
+  bytes: number;
+  createdAt: string;
+}
+
+/** The finished backup archives in `dir` (the temporary names of one being written are not listed), newest first. */
+export function listBackupFiles(dir: string): BackupFile[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files: BackupFile[] = [];
+  for (const name of names) {
+    const taken = backupTakenAt(name);
+    if (taken === null) continue;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(path.join(dir, name));
+    } catch {
+      continue; // deleted meanwhile (retention)
+    }
+    if (!stat.isFile()) continue;
+    const prefix = BACKUP_NAME.exec(name)![1];
+    const kind = (Object.keys(BACKUP_PREFIXES) as BackupKind[]).find((k) => BACKUP_PREFIXES[k] === prefix)!;
+    files.push({ name, kind, bytes: stat.size, createdAt: new Date(taken).toISOString() });
+  }
+  return files.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
+}
+
 /**
  * Writes a backup archive of the data directory (mode 0600: it holds the secrets).
  * @throws Error when the database cannot be copied or the archive cannot be written.

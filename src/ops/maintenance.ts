@@ -3,7 +3,7 @@ import { version } from '../../package.json';
 import type { Deps } from '../deps';
 import { pruneLogs } from '../services/logs';
 import { pruneWebrtcLogs } from '../services/diagnostics';
-import { applyRetention, createBackup, defaultBackupName, newestBackup } from './backup';
+import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup } from './backup';
 import { backupDir } from './paths';
 import { withTransaction } from '../db/transaction';
 import { emitEvent } from '../events/emit';
@@ -11,8 +11,8 @@ import { pruneEvents } from '../repos/events';
 import { pruneIdempotencyKeys } from '../repos/idempotency';
 import { collectFileGarbage } from '../services/files';
 
-export const SCHEDULED_PREFIX = 'wip-scheduled';
-export const PRE_UPGRADE_PREFIX = 'wip-pre-upgrade';
+export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
+export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];
 const DAY = 86_400_000;
 
 export interface Maintenance {
@@ -20,13 +20,6 @@ export interface Maintenance {
   runOnce(options?: { backups?: boolean }): Promise<void>;
   /** stops the timer and waits for a round in progress (the database closes next) */
   stop(): Promise<void>;
-}
-
-/** When the stamp in a backup's name says it was taken. */
-function stampOf(file: string): number | null {
-  const match = /-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z\.tar\.gz$/.exec(path.basename(file));
-  if (!match) return null;
-  return Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`);
 }
 
 /**
@@ -58,7 +51,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
     if (withBackups && deps.config.backupSchedule === 'daily') {
       const dir = backupDir(deps.config);
       const newest = newestBackup(dir, SCHEDULED_PREFIX);
-      const taken = newest ? stampOf(newest) : null;
+      const taken = newest ? backupTakenAt(newest) : null;
       if (taken === null || now.getTime() - taken >= DAY) {
         try {
           const result = await createBackup({
@@ -101,8 +94,8 @@ async function pruneEventsAndKeys(deps: Deps): Promise<void> {
   if (events + keys > 0) deps.logger.info({ events, idempotencyKeys: keys }, 'pruned old events and idempotency keys');
 }
 
-/** backup.failed goes to the system administrators' webhooks; reporting must not fail housekeeping. */
-async function reportBackupFailure(deps: Deps, error: unknown): Promise<void> {
+/** backup.failed goes to the system administrators' webhooks; reporting must not fail housekeeping (nor a backup job). */
+export async function reportBackupFailure(deps: Deps, error: unknown): Promise<void> {
   try {
     await withTransaction(deps.db, (trx, afterCommit) =>
       emitEvent({ deps, trx, afterCommit }, null, 'backup.failed', { error: (error as Error).message ?? String(error), at: deps.clock.now().toISOString() }),

@@ -8,7 +8,8 @@ import { presentLog } from '../presenters';
 import { listAppliedMigrationNames } from '../repos/maintenance';
 import { listNewestLogs } from '../services/logs';
 import { formatDoctor, runDoctor } from './doctor';
-import { DB_FILE, SECRETS_FILE } from './paths';
+import { DB_FILE } from './paths';
+import { secretScrubber } from './redact';
 import { integrityProblems, openReadonly } from './sqlite';
 
 export interface SupportBundleOptions {
@@ -62,38 +63,6 @@ function stripCredentials(value: string): string {
   }
 }
 
-/** Every secret value this installation knows, to scrub from the bundle as a second line of defence. */
-function knownSecretValues(config: Config): string[] {
-  const values: string[] = [];
-  try {
-    const secrets = JSON.parse(fs.readFileSync(path.join(config.dataDir, SECRETS_FILE), 'utf8')) as Record<string, unknown>;
-    const collect = (v: unknown) => {
-      if (typeof v === 'string') values.push(v);
-      else if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
-    };
-    collect(secrets);
-  } catch {
-    // no secrets file: nothing to scrub
-  }
-  for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key] as string);
-  if (config.smtpUrl) {
-    try {
-      const url = new URL(config.smtpUrl);
-      if (url.password) values.push(decodeURIComponent(url.password));
-    } catch {
-      // not a URL: already removed from the config
-    }
-  }
-  return values.filter((v) => v.length >= 6);
-}
-
-function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
-  return out;
-}
-
 /**
  * Writes a ZIP for the vendor's support: version, sanitized configuration,
  * migration status, doctor output and the newest log rows. Never secrets: the
@@ -102,7 +71,7 @@ function scrub(text: string, secrets: string[]): string {
  */
 export async function createSupportBundle(options: SupportBundleOptions): Promise<SupportBundleResult> {
   const { config, now } = options;
-  const secrets = knownSecretValues(config);
+  const scrub = secretScrubber(config);
   const files: [string, string][] = [];
   files.push([
     'version.json',
@@ -152,7 +121,7 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
   fs.mkdirSync(path.dirname(output), { recursive: true });
   const zip = new yazl.ZipFile();
   for (const [name, text] of files) {
-    zip.addBuffer(Buffer.from(scrub(text, secrets) + '\n', 'utf8'), `wip-support/${name}`, { mtime: now, mode: 0o100600 });
+    zip.addBuffer(Buffer.from(scrub(text) + '\n', 'utf8'), `wip-support/${name}`, { mtime: now, mode: 0o100600 });
   }
   zip.end();
   const partial = `${output}.partial`;

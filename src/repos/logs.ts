@@ -18,7 +18,17 @@ export interface LogFilter {
   since?: string;
   /** exclusive upper bound, ISO-8601 */
   until?: string;
+  /** `security`: only the security events (SECURITY_EVENTS) */
+  category?: 'security';
 }
+
+/**
+ * The security events: sign-ins and their failures, lockouts, token reuse,
+ * password and 2FA changes, invitations (`auth.*`), security settings and SSO
+ * (`security.*`), license keys (`license.*`), backups (`backup.*`: an archive
+ * holds the secrets) and deleted log entries. A pattern ending in `.` is a prefix.
+ */
+export const SECURITY_EVENTS = ['auth.', 'security.', 'license.', 'backup.', 'log.deleted'] as const;
 
 function filtered<O>(query: SelectQueryBuilder<DB, 'logs', O>, filter: LogFilter): SelectQueryBuilder<DB, 'logs', O> {
   let q = query;
@@ -28,6 +38,11 @@ function filtered<O>(query: SelectQueryBuilder<DB, 'logs', O>, filter: LogFilter
   if (filter.event !== undefined) q = q.where('event', '=', filter.event);
   if (filter.since !== undefined) q = q.where('created_at', '>=', filter.since);
   if (filter.until !== undefined) q = q.where('created_at', '<', filter.until);
+  if (filter.category === 'security') {
+    // LIKE with an escape-free prefix: event names are [a-z_.] and `_` matching any one character
+    // cannot widen a prefix that ends in a dot
+    q = q.where((eb) => eb.or(SECURITY_EVENTS.map((e) => (e.endsWith('.') ? eb('event', 'like', `${e}%`) : eb('event', '=', e)))));
+  }
   return q;
 }
 
@@ -76,4 +91,10 @@ export async function deleteLogsBefore(db: Kysely<DB>, cutoff: string, limit: nu
     .where('id', 'in', (eb) => eb.selectFrom('logs').select('id').where('created_at', '<', cutoff).limit(limit))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The newest row's id (0 when the log is empty): a live tail starts after it. */
+export async function lastLogId(db: Kysely<DB>): Promise<number> {
+  const row = await db.selectFrom('logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
 }

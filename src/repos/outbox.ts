@@ -106,3 +106,7 @@ export async function listOutbox(db: Kysely<DB>, page: PageInput, status?: Outbo
   const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
   return toPage(rows, page.limit);
 }
+
+export async function getOutbox(db: Kysely<DB>, id: number): Promise<OutboxRow | undefined> {
+  return db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -41,6 +41,7 @@ export async function recordEvent(deps: Deps, event: AppEvent): Promise<void> {
       request_id: event.meta?.requestId ?? null,
       data: JSON.stringify(event.data ?? {}),
     });
+    deps.logTail.notify();
   } catch (error) {
     deps.logger.error({ err: error, event: event.event }, 'could not record event');
   }

@@ -3,9 +3,10 @@ import type { Deps } from '../deps';
 import type { DB } from '../db/schema';
 import type { AfterCommit } from '../db/transaction';
 import type { MailContent } from '../mail/templates';
-import { insertOutbox, listOutbox, requeueFailedOutbox } from '../repos/outbox';
+import { getOutbox, insertOutbox, listOutbox, requeueFailedOutbox } from '../repos/outbox';
+import { conflict, notFound } from '../errors';
 import type { PageInput } from '../db/pagination';
-import type { OutboxStatus } from '../db/schema';
+import type { OutboxRow, OutboxStatus } from '../db/schema';
 import type { TenantScope } from '../db/tenant';
 import { invitationMail } from '../mail/templates';
 import { issueUserToken, userTokenTtl } from './user-tokens';
@@ -41,11 +42,28 @@ export async function listOutboxMessages(deps: Deps, page: PageInput, status?: O
   return listOutbox(deps.db.kysely, page, status);
 }
 
-/** Puts failed messages (or one) back in the queue and delivers them now. */
-export async function retryFailedMail(deps: Deps, id?: number): Promise<number> {
+/**
+ * Puts failed messages (or one) back in the queue and delivers them now: the
+ * CLI waits for the delivery (its process ends next); the daemon hands them to
+ * its mailer's loop (`wait: false`) and answers at once.
+ */
+export async function retryFailedMail(deps: Deps, id?: number, options: { wait?: boolean } = {}): Promise<number> {
   const count = await requeueFailedOutbox(deps.db.kysely, deps.clock.now().toISOString(), id);
-  if (count > 0) await deps.mailer.deliverDue();
+  if (count > 0 && options.wait !== false) await deps.mailer.deliverDue();
+  else if (count > 0) deps.mailer.kick();
   return count;
+}
+
+/**
+ * Retries one failed message from the API.
+ * @throws AppError NOT_FOUND (no such message), CONFLICT (it has not failed)
+ */
+export async function retryOneFailedMail(deps: Deps, id: number): Promise<OutboxRow> {
+  const row = await getOutbox(deps.db.kysely, id);
+  if (!row) throw notFound('Outbox message');
+  if (row.status !== 'failed') throw conflict(`Only a failed message can be retried; this one is ${row.status}`, { status: row.status });
+  await retryFailedMail(deps, id, { wait: false });
+  return (await getOutbox(deps.db.kysely, id)) ?? row;
 }
 
 /**

@@ -192,6 +192,53 @@ test('the admin creates a client with an owner; a license key, checked then inst
     await accessible(heading!);
     await shot(`06-${hash}`);
   }
+});
+
+test('operations: a backup started in the console shows progress and is listed; the overview shows it; outbox, security events, live tail and export', async () => {
+  await open('backups', 'Backups');
+  await accessible('backups');
+  await page.getByRole('button', { name: 'Start a backup' }).click();
+  // the progress bar appears (the backup may finish before the next poll on a tiny database)
+  await page.locator('.progress:not([hidden])').waitFor();
+  await page.getByText(/^Backup wip-backup-.*\.tar\.gz written\.$/).waitFor({ timeout: 15_000 });
+  assert.match(await page.locator('.progress-text').innerText(), /Done: wip-backup-/);
+  const link = page.getByRole('link', { name: /^wip-backup-.*\.tar\.gz$/ });
+  await link.waitFor();
+  assert.match((await link.getAttribute('href')) ?? '', /^\/api\/admin\/backups\/wip-backup-.*\/download$/);
+  await shot('09-backups');
+
+  await open('overview', 'Overview');
+  const storage = page.locator('section', { has: page.getByRole('heading', { name: 'Storage and backups' }) });
+  assert.match(await storage.innerText(), /Database size\s+\d/);
+  assert.not.match(await storage.innerText(), 'none yet', 'the last backup is shown');
+
+  // a failed sign-in is a security event
+  await wip.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'not-the-password' } });
+  await open('security-events', 'Security events');
+  await page.getByRole('cell', { name: 'auth.admin_sign_in_failed' }).first().waitFor();
+  await accessible('security events');
+  await shot('10-security-events');
+
+  await open('mail', 'Mail outbox');
+  await accessible('mail outbox');
+  await shot('11-mail-outbox');
+
+  await open('logs', 'Logs');
+  await page.getByRole('button', { name: 'Start live tail' }).click();
+  await page.getByText('Live: new entries appear at the top.').waitFor();
+  await wip.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'tail-this-attempt' } });
+  await page.locator('ol.tail li', { hasText: 'auth.admin_sign_in_failed' }).waitFor();
+  await accessible('logs with live tail');
+  await shot('12-logs-live-tail');
+  await page.getByRole('button', { name: 'Stop live tail' }).click();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+  assert.match(download.suggestedFilename(), /^wip-logs-.*\.ndjson$/);
+  await page.getByText(/^Exported \d+ rows as wip-logs-/).waitFor();
+  assert.match(await page.locator('.progress-text').innerText(), /\d+ rows exported\./);
+  const exported = fs.readFileSync((await download.path())!, 'utf8');
+  assert.match(exported, 'auth.admin_sign_in_failed');
+  assert.not.match(exported, NEW_ADMIN_PASSWORD);
+
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to the wip console' }).waitFor();
 });

@@ -37,8 +37,10 @@ hostile('malformed bodies, wrong-typed fields, odd queries and path values on ev
       const unconfigured = res.status === 503 && res.body?.error?.code === 'INTEGRATION_NOT_CONFIGURED';
       if (res.status >= 500 && !unconfigured && !(route.path === '/readyz' && res.status === 503)) failures.push(`${method} ${path} ${JSON.stringify(options).slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`);
       else if (route.path.startsWith('/api/') && res.body?.success !== true && res.body?.success !== false && res.headers.get('content-type')?.includes('json')) {
-        // GraphQL answers GraphQL-over-HTTP ({data, errors}) once past authentication; /api/openapi.json is the OpenAPI document
-        const ownFormat = route.envelope === false && res.body && ('data' in res.body || 'errors' in res.body || 'openapi' in res.body);
+        // GraphQL answers GraphQL-over-HTTP ({data, errors}) once past authentication; /api/openapi.json is the OpenAPI document;
+        // a download (the NDJSON log export) is a file, not an answer
+        const download = res.headers.get('content-disposition')?.startsWith('attachment');
+        const ownFormat = route.envelope === false && (download || (res.body && ('data' in res.body || 'errors' in res.body || 'openapi' in res.body)));
         if (!ownFormat) failures.push(`${method} ${path} → no envelope`);
       }
     };

@@ -37,6 +37,9 @@ import { clientSsoRoutes } from './client/sso';
 import { adminSsoRoutes } from './admin/sso';
 import { clientIntegrationRoutes } from './client/integrations';
 import { adminContainerNotificationRoutes } from './admin/container-notifications';
+import { adminBackupRoutes } from './admin/backups';
+import { adminMailRoutes } from './admin/mail';
+import { adminSystemRoutes } from './admin/system';
 
 /** Every REST route of the product, by area (SPEC.md section 4), and the operations endpoints (/healthz, /readyz, /metrics). */
 export const allRoutes: RouteSpec[] = [
@@ -48,6 +51,9 @@ export const allRoutes: RouteSpec[] = [
   ...adminUserRoutes,
   ...adminLicenseRoutes,
   ...adminLogsRoutes,
+  ...adminBackupRoutes,
+  ...adminMailRoutes,
+  ...adminSystemRoutes,
   ...clientAccountRoutes,
   ...clientTwoFactorRoutes,
   ...adminSecurityRoutes,

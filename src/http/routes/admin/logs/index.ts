@@ -1,19 +1,58 @@
-import { defineRoute, IdParams, type RouteSpec } from '../../../route';
+import { Readable } from 'node:stream';
+import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { deleteLog, listLogs } from '../../../../services/logs';
-import { presentLog } from '../../../../presenters';
-import { ListLogsQuery } from './schema';
+import { countLogs, deleteLog, listLogs } from '../../../../services/logs';
+import { exportLogs, logRedactor } from '../../../../services/log-export';
+import { fileStamp } from '../../../../ops/paths';
+import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
+import { ExportLogsQuery, ListLogsQuery, TailLogsQuery } from './schema';
+
+const FILTERS = 'filter by `level` (one or a comma list), `clientId`, `userId`, `event`, `category=security`, `since` (inclusive) and `until` (exclusive)';
 
 export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/logs',
-    summary: 'List application and security events, newest first; filter by level, client, user, event and time range',
+    summary: `List application and security events, newest first (secrets redacted); ${FILTERS}`,
     auth: 'admin',
     query: ListLogsQuery,
     async handler({ deps, query }) {
       const { limit, cursor, ...filter } = query;
-      return mapPage(await listLogs(deps, filter, { limit, cursor }), presentLog);
+      return mapPage(await listLogs(deps, filter, { limit, cursor }), logRedactor(deps));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/logs/export',
+    summary:
+      `Download the matching log rows oldest first as NDJSON (default) or CSV (\`format\`), streamed, secrets redacted as in \`wip logs export\`; ${FILTERS}. X-Total-Count announces the number of rows (for a progress bar)`,
+    auth: 'admin',
+    query: ExportLogsQuery,
+    envelope: false,
+    rateLimit: principalBudget('logs-export', 20, 15 * 60_000),
+    async handler({ deps, query, ctx }) {
+      const { format, ...filter } = query;
+      ctx.set('X-Total-Count', String(await countLogs(deps, filter)));
+      ctx.attachment(`wip-logs-${fileStamp(deps.clock.now())}.${format === 'csv' ? 'csv' : 'ndjson'}`);
+      ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+      // pulled batch by batch as the socket drains: constant memory for any number of rows
+      ctx.body = Readable.from((async function* () {
+        for await (const chunk of exportLogs(deps, filter, format)) yield chunk.text;
+      })());
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/logs/stream',
+    summary:
+      'Live tail of the event log (Server-Sent Events, `event: log`, `id` = the row id; secrets redacted): rows recorded from now on, or after Last-Event-ID / `lastEventId`; filters `level`, `clientId`, `userId`, `event`, `category=security`. Heartbeat every eventStreamHeartbeat; closed when the admin session ends',
+    auth: 'admin',
+    query: TailLogsQuery,
+    rateLimit: principalBudget('logs-stream', 30, 60_000),
+    async handler({ deps, actor, query, ctx }) {
+      const { lastEventId, ...filter } = query;
+      return sendEventStream(ctx, await deps.logTail.open(actor, filter, lastEventIdHeader(ctx) ?? lastEventId));
     },
   }),
   defineRoute({

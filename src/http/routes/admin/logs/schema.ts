@@ -11,13 +11,27 @@ export const LogLevels = z
   .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
   .pipe(z.array(z.enum(LOG_LEVELS)).min(1));
 
-export const ListLogsQuery = PageQuery.extend({
+/** The filters shared by the list, the export and the live tail. */
+export const LogFilterQuery = z.object({
   level: LogLevels.optional(),
   clientId: PositiveId.optional(),
   userId: PositiveId.optional(),
   event: z.string().trim().min(1).max(100).optional(),
+  /** `security`: only security events (auth.*, security.*, license.*, backup.*, log.deleted) */
+  category: z.enum(['security']).optional(),
   /** inclusive, ISO-8601 */
   since: IsoDateTime.optional(),
   /** exclusive, ISO-8601 */
   until: IsoDateTime.optional(),
+});
+
+export const ListLogsQuery = PageQuery.extend(LogFilterQuery.shape);
+
+export const ExportLogsQuery = LogFilterQuery.extend({
+  format: z.enum(['ndjson', 'csv']).default('ndjson'),
+});
+
+export const TailLogsQuery = LogFilterQuery.omit({ since: true, until: true }).extend({
+  /** for clients that cannot send the Last-Event-ID header on their first connection */
+  lastEventId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });

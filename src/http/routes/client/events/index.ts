@@ -3,6 +3,7 @@ import { CLIENT_EVENT_TYPES, SYSTEM_EVENT_TYPES } from '../../../../events/catal
 import { SECURITY_ADMIN } from '../../../../policies/roles';
 import type { UserActor } from '../../../../services/actor';
 import { defineRoute, type RouteSpec } from '../../../route';
+import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
 import { webhookRoutes } from '../../webhooks';
 
 const StreamQuery = z.object({
@@ -19,22 +20,8 @@ export const clientEventRoutes: RouteSpec[] = [
     auth: 'user',
     query: StreamQuery,
     async handler({ deps, actor, query, ctx }) {
-      const header = ctx.get('last-event-id');
-      const fromHeader = /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-      const stream = await deps.eventStreams.open(actor as UserActor, fromHeader ?? query.lastEventId);
-      // Written straight to the socket (not through Koa's body handling): a stream ends by the
-      // client leaving or the session ending, which is not an error to report.
-      ctx.respond = false;
-      ctx.req.socket.setTimeout(0);
-      ctx.req.socket.setNoDelay(true);
-      ctx.res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-      });
-      ctx.res.on('close', () => stream.destroy());
-      stream.pipe(ctx.res);
-      return undefined;
+      const stream = await deps.eventStreams.open(actor as UserActor, lastEventIdHeader(ctx) ?? query.lastEventId);
+      return sendEventStream(ctx, stream);
     },
   }),
   ...webhookRoutes({

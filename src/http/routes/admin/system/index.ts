@@ -1,0 +1,15 @@
+import { storageFacts } from '../../../../ops/storage';
+import { defineRoute, type RouteSpec } from '../../../route';
+
+export const adminSystemRoutes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/system/storage',
+    summary:
+      "Space and backups for the overview: {databaseBytes, dataDisk {freeBytes, totalBytes}, backupDisk (backupDir's file system; null before the first backup), backupCount, lastBackup {name, kind, bytes, createdAt} or null}",
+    auth: 'admin',
+    async handler({ deps }) {
+      return storageFacts(deps.config);
+    },
+  }),
+];

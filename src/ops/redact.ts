@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { SECRET_CONFIG_KEYS, type Config } from '../config';
+import { SECRETS_FILE } from './paths';
+
+/**
+ * Log rows and bundles that leave the appliance (support bundle, log export,
+ * the console's live log tail) go through one scrubber: every secret value
+ * this installation knows (secrets.json, the secret configuration keys, the
+ * SMTP password) is replaced by `[redacted]` wherever it appears, and values
+ * under keys that name a credential are replaced whatever they hold. A second
+ * line of defence: events are recorded without secrets in the first place.
+ */
+export type Scrubber = (text: string) => string;
+
+const REDACTED = '[redacted]';
+/** keys whose value is a credential (the keys of REDACT_PATHS in src/logger.ts, as one pattern) */
+const CREDENTIAL_KEY = /password|secret|token|credential|cookie|authorization|licenseKey|privateKey|smtpUrl/i;
+
+/** Every secret value this installation knows (at least 6 characters: shorter ones would scrub ordinary words). */
+export function knownSecretValues(config: Config): string[] {
+  const values: string[] = [];
+  try {
+    const secrets = JSON.parse(fs.readFileSync(path.join(config.dataDir, SECRETS_FILE), 'utf8')) as Record<string, unknown>;
+    const collect = (v: unknown) => {
+      if (typeof v === 'string') values.push(v);
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+    };
+    collect(secrets);
+  } catch {
+    // no secrets file: nothing to scrub
+  }
+  for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key] as string);
+  if (config.smtpUrl) {
+    try {
+      const url = new URL(config.smtpUrl);
+      if (url.password) values.push(decodeURIComponent(url.password));
+    } catch {
+      // not a URL: nothing more to learn from it
+    }
+  }
+  return values.filter((v) => v.length >= 6);
+}
+
+/** A scrubber for the secret values known now (read once: build one per export or stream). */
+export function secretScrubber(config: Config): Scrubber {
+  const secrets = knownSecretValues(config);
+  return (text) => {
+    let out = text;
+    for (const secret of secrets) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+}
+
+/** A value (a log row's `data`, a presented log) with credential-named keys blanked and known secrets scrubbed. */
+export function redactValue<T>(value: T, scrub: Scrubber): T {
+  const blank = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(blank);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, CREDENTIAL_KEY.test(key) && inner !== null ? REDACTED : blank(inner)]));
+    }
+    return v;
+  };
+  return JSON.parse(scrub(JSON.stringify(blank(value)))) as T;
+}
