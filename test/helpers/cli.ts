@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { request, type TestServer } from './server';
 
 export const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'wip');
 
@@ -67,3 +68,7 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): P
     });
   });
 }
+
+/** The little of TestServer the factories and request helpers need, for a spawned daemon. */
+export const daemonAsServer = (daemon: SpawnedDaemon) =>
+  ({ url: daemon.url, request: (m: string, p: string, o?: object) => request(daemon.url, m, p, o) }) as unknown as TestServer;
