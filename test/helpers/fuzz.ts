@@ -269,7 +269,7 @@ export function graphqlOperations(schema: GraphQLSchema): GraphQLOperation[] {
 const selection = (type: GraphQLInputType | any) => (isObjectType(getNamedType(type)) || !isScalarType(getNamedType(type)) && !isEnumType(getNamedType(type)) ? ' { __typename }' : '');
 
 /** A literal the argument's type accepts. */
-function validLiteral(type: GraphQLInputType, depth = 0): string {
+export function validLiteral(type: GraphQLInputType, depth = 0): string {
   if (isNonNullType(type)) return validLiteral(type.ofType, depth);
   if (isListType(type)) return '[]';
   if (isEnumType(type)) return type.getValues()[0]!.name;
