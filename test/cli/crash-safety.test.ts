@@ -177,7 +177,7 @@ test('every acknowledged write survives a SIGKILL at a random moment; the databa
   fs.writeFileSync(path.join(licenseDir, 'first.lic'), issueTestLicense({ seats: { full: 100_000, connect: 100_000 }, maxClients: 1000 }));
   assert.is((await runWip(['license', 'install', path.join(licenseDir, 'first.lic')], env)).code, 0);
   // generous: a loaded CI machine can take a while to start a process
-  const start = () => startDaemon([], env, { timeoutMs: 60_000 });
+  const start = () => startDaemon([], env, { timeoutMs: 120_000 });
   let daemon: SpawnedDaemon = await start();
   const fixture = await setUp(daemonAsServer(daemon));
   const ack: Acknowledged = { users: [], files: [], jobs: [], draftEdits: new Map(), recordings: new Map(), licenses: [] };

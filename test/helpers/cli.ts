@@ -43,7 +43,11 @@ export function startDaemon(args: string[], env: Record<string, string> = {}, op
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`daemon did not start: ${out}${err}`)), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => {
+      // leave no daemon behind that starts after all
+      child.kill('SIGKILL');
+      reject(new Error(`daemon did not start: ${out}${err}`));
+    }, options.timeoutMs ?? 15_000);
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {

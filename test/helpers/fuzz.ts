@@ -8,6 +8,7 @@ import {
   isNonNullType,
   isObjectType,
   isScalarType,
+  parse,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
@@ -337,6 +338,16 @@ function wrongVariable(random: Random, type: GraphQLInputType): Json | undefined
   }
 }
 
+/** Whether the text is a syntactically valid GraphQL document (a cut inside a string literal can leave it valid). */
+function parses(text: string): boolean {
+  try {
+    parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function call(op: GraphQLOperation, args: string[], alias = ''): string {
   return `${alias}${op.field.name}${args.length ? `(${args.join(', ')})` : ''}${selection(op.field.type)}`;
 }
@@ -383,7 +394,8 @@ export function badGraphQLCase(random: Random, op: GraphQLOperation): FuzzCase {
     () => {
       const text = `${keyword} { ${call(op, validArgs)} }`;
       const cut = Math.floor(random() * (text.length - 1));
-      return { ...base, json: { query: pick(random, [text.slice(0, cut), text.slice(0, cut) + '{{{' + text.slice(cut), text.replace('{', '(').replace(/}$/, ''), text + '}}}']) }, what: 'syntactically broken' };
+      const broken = pick(random, [text.slice(0, cut), text.slice(0, cut) + '{{{' + text.slice(cut), text.replace('{', '(').replace(/}$/, ''), text + '}}}']);
+      return parses(broken) ? undefined : { ...base, json: { query: broken }, what: 'syntactically broken' };
     },
     () => ({ ...base, json: pick(random, [{ query: 1 }, { query: null }, { query: '{ __typename }', variables: 'x' }, { query: ['x'] }, { variables: {} }, [], 'query']) as Json, what: 'malformed GraphQL-over-HTTP request' }),
     () => ({ ...base, json: { query: `${keyword} { ${op.field.name}${validArgs.length ? `(${validArgs.join(', ')})` : ''} { noSuchField } }` }, what: 'unknown field in the selection' }),
