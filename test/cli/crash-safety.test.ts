@@ -136,6 +136,9 @@ function toVerify(ack: Acknowledged, from: Counts | undefined): Acknowledged {
   return { ...ack, users: recentAndSample(ack.users, from.users), files: recentAndSample(ack.files, from.files), jobs: recentAndSample(ack.jobs, from.jobs) };
 }
 
+const everyKindAcknowledged = (ack: Acknowledged) =>
+  ack.users.length > 0 && ack.files.length > 0 && ack.jobs.length > 0 && ack.draftEdits.size > 0 && ack.recordings.size > 0 && ack.licenses.length > 0;
+
 type Counts = { users: number; files: number; jobs: number };
 const counts = (ack: Acknowledged): Counts => ({ users: ack.users.length, files: ack.files.length, jobs: ack.jobs.length });
 
@@ -189,6 +192,9 @@ test('every acknowledged write survives a SIGKILL at a random moment; the databa
       const before = counts(ack);
       const state = { stop: false };
       const load = drive(daemonAsServer(daemon), fixture, env, ack, licenseDir, state);
+      // the first kill waits until every kind of write has been acknowledged once (uploads fsync and are slow on a
+      // loaded machine), so the rounds are sure to interrupt all of them; then a random moment
+      for (let waited = 0; waited < 60_000 && !everyKindAcknowledged(ack); waited += 50) await new Promise((r) => setTimeout(r, 50));
       const killAfter = 500 + Math.floor(random() * 2500);
       await new Promise((r) => setTimeout(r, killAfter));
       await daemon.stop('SIGKILL');
