@@ -56,6 +56,9 @@ export async function readMultipart<T>(
       fields[name] = value;
     });
     parser.on('file', (field, stream, info) => {
+      // a body cut short fails the part's stream too: the parser's own 'error' reports it (below), and a
+      // consumer piping the stream sees it; without a listener here it would be unhandled and end the process
+      stream.on('error', () => undefined);
       const result = options.onFile({ field, fileName: info.filename ?? '', stream });
       result.catch((error) => {
         stream.resume();

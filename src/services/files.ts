@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { Deps } from '../deps';
 import type { Kysely } from 'kysely';
 import type { DB, FileRow, SystemFileRow } from '../db/schema';
@@ -105,7 +105,8 @@ export async function putContent(deps: Deps, source: Buffer | Readable, name: st
     },
   });
   const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
-  const stored = await deps.storage.put(input.pipe(meter));
+  // pipeline, not pipe: a source that fails (a multipart body cut short) fails the store's write, which removes its temporary file
+  const stored = await deps.storage.put(pipeline(input, meter, () => undefined));
   return { sha256: stored.key, size: stored.size, contentType: detectContentType(Buffer.concat(head), name) };
 }
 

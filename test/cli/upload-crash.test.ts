@@ -5,15 +5,13 @@ import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
-import { startDaemon, type SpawnedDaemon } from '../helpers/cli';
-import { request, type TestServer } from '../helpers/server';
+import { daemonAsServer, startDaemon } from '../helpers/cli';
 import { buildClient } from '../helpers/factories';
 import { upload } from '../helpers/upload';
 
 const test = suite('Uploads survive a crash: bytes first, then the row; doctor --fix removes what a crash left');
 
-/** The little of TestServer the factories need, for a spawned daemon. */
-const asServer = (daemon: SpawnedDaemon) => ({ url: daemon.url, request: (m: string, p: string, o?: object) => request(daemon.url, m, p, o) }) as unknown as TestServer;
+const asServer = daemonAsServer;
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {

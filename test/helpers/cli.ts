@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { request, type TestServer } from './server';
 
 export const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'wip');
 
@@ -34,7 +35,7 @@ export interface SpawnedDaemon {
 }
 
 /** Starts `wip serve` on a free loopback port and waits for its "listening" log line. */
-export function startDaemon(args: string[], env: Record<string, string> = {}): Promise<SpawnedDaemon> {
+export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number } = {}): Promise<SpawnedDaemon> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, 'serve', '--host', '127.0.0.1', '--port', '0'], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },
@@ -42,7 +43,11 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): P
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`daemon did not start: ${out}${err}`)), 15_000);
+    const timer = setTimeout(() => {
+      // leave no daemon behind that starts after all
+      child.kill('SIGKILL');
+      reject(new Error(`daemon did not start: ${out}${err}`));
+    }, options.timeoutMs ?? 15_000);
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
@@ -67,3 +72,7 @@ export function startDaemon(args: string[], env: Record<string, string> = {}): P
     });
   });
 }
+
+/** The little of TestServer the factories and request helpers need, for a spawned daemon. */
+export const daemonAsServer = (daemon: SpawnedDaemon) =>
+  ({ url: daemon.url, request: (m: string, p: string, o?: object) => request(daemon.url, m, p, o) }) as unknown as TestServer;

@@ -1,9 +1,18 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { isNonNullType } from 'graphql';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allRoutes } from '../../src/http/routes';
-import { ROLES } from '../../src/policies/roles';
+import { ROLES, type Role } from '../../src/policies/roles';
+import { GRAPHQL_OPERATION_ROLES } from '../../src/policies/operations';
+import { buildAppSchema } from '../../src/graphql/schema';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { adminToken, buildClient, buildUser } from '../helpers/factories';
+import { adminToken, buildClient, buildUser, PASSWORD, signIn, type BuiltClient } from '../helpers/factories';
+import { gql } from '../helpers/graphql';
+import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
+import { graphqlOperations, validLiteral } from '../helpers/fuzz';
+import { upload } from '../helpers/upload';
 
 // Every declared route, from the same list the server mounts: a route added
 // later is covered here without anyone remembering to add it.
@@ -112,3 +121,220 @@ matrix('role-guarded routes refuse a client user holding every role but the allo
 });
 
 matrix.run();
+
+// ---------------------------------------------------------------------------
+// The complete matrix: every REST route and every GraphQL operation × every
+// kind of credential. Expectations come from the declarations — the route
+// table (auth, roles) and GRAPHQL_OPERATION_ROLES, built from the permission
+// and transition tables the services enforce — and each cell is checked
+// against the running server.
+
+const complete = suite('complete authorization matrix: token states, roles, system admin, foreign client, JWT attacks');
+let srv: TestServer;
+/** A token the session layer refuses, by kind. */
+let refused: Record<string, string>;
+let roleTokens: Map<Role, string>;
+let roleEmails: Map<Role, string>;
+let clientA: BuiltClient;
+let clientB: BuiltClient;
+/** Ids of client A's data, by GraphQL argument name, and every id A owns. */
+let idsA: { version: Record<string, number>; job: number; fault: number; template: number; all: number[] };
+/** A string planted in every piece of client A's data: no answer to client B may contain it. */
+const MARKER = `zqx${randomBytes(5).toString('hex')}`;
+const graphqlOps = graphqlOperations(buildAppSchema());
+
+const attemptsTo = (token: string | undefined) => ({ token, headers: { accept: 'application/graphql-response+json, application/json' } });
+
+complete.before(async () => {
+  // budgets out of the way: thousands of refused requests from one address are the subject here, not the limiter
+  srv = await startTestServer({ env: { ...DOMAIN_TEST_ENV, WIP_RATE_LIMIT_ANONYMOUS_MAX: '1000000', WIP_RATE_LIMIT_MAX: '1000000' } });
+  // B first: A's ids are then higher than any of B's in each table
+  clientB = await buildClient(srv, { seats: { full: 30, connect: 10 } });
+  clientA = await buildClient(srv, { seats: { full: 30, connect: 10 }, name: `Client ${MARKER}` });
+  roleTokens = new Map();
+  roleEmails = new Map();
+  for (const role of ROLES) {
+    const user = await buildUser(srv, clientA, { roles: [role] });
+    roleTokens.set(role, user.token!);
+    roleEmails.set(role, user.email);
+  }
+
+  // client A's data, each piece carrying the marker
+  const owner = clientA.owner.token;
+  const content = { sections: [{ id: 's', title: `Section ${MARKER}`, steps: [{ id: 'measure', title: `Step ${MARKER}`, fields: [{ key: 'note', label: MARKER, type: 'TEXT' }] }] }] };
+  const published = await publishedTemplate(srv, clientA, content, `Template ${MARKER}`);
+  const versionIn = async (state: 'DRAFT' | 'IN_REVIEW' | 'APPROVED') => {
+    const made = await gql(srv, owner, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { latestVersion { id } } }', { i: { title: `T ${MARKER}`, description: MARKER, tags: [MARKER], content } });
+    const id: number = made.data.createTemplate.latestVersion.id;
+    if (state !== 'DRAFT') await gql(srv, owner, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: id });
+    if (state === 'APPROVED') await gql(srv, published.signer.token!, 'mutation($v: Int!, $p: String) { approveVersion(versionId: $v, password: $p) { id } }', { v: id, p: PASSWORD });
+    return id;
+  };
+  const version = { submitVersion: await versionIn('DRAFT'), updateDraft: await versionIn('DRAFT'), rejectVersion: await versionIn('IN_REVIEW'), approveVersion: await versionIn('IN_REVIEW'), publishVersion: await versionIn('APPROVED'), retireVersion: published.versionId };
+  const asset = await createAsset(srv, owner, `Asset ${MARKER}`);
+  const job = await createJob(srv, owner, { templateId: published.templateId, title: `Job ${MARKER}`, assetId: asset });
+  const fault = await gql(srv, owner, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: `Fault ${MARKER}`, severity: 'LOW' } });
+  assert.equal(fault.codes, [], JSON.stringify(fault.errors));
+  const file = await upload(srv, owner, [{ name: `${MARKER}.txt`, data: `content ${MARKER}` }]);
+  assert.is(file.status, 201, file.text);
+  idsA = {
+    version,
+    job: job.id,
+    fault: fault.data.raiseFault.id,
+    template: published.templateId,
+    all: [clientA.id, clientA.owner.id, published.templateId, ...Object.values(version), asset, job.id, fault.data.raiseFault.id, file.body.data.files[0].id],
+  };
+
+  // tokens the session layer must refuse: signed out, deleted user, disabled user, expired
+  const user = async () => buildUser(srv, clientA, { roles: ['admin'] });
+  const signedOut = await user();
+  assert.is((await srv.request('POST', '/api/client/auth/sign-out', { token: signedOut.token })).status, 200);
+  const deleted = await user();
+  assert.is((await srv.request('DELETE', `/api/admin/user/${deleted.id}`, { token: owner })).status, 200);
+  const disabled = await user();
+  const disabling = await srv.request('PUT', '/api/admin/user', { token: owner, body: { id: disabled.id, disabled: true } });
+  assert.is(disabling.status, 200, disabling.text);
+  refused = { 'no token': '', 'signed out': signedOut.token!, 'deleted user': deleted.token!, 'disabled user': disabled.token!, ...jwtAttacks(clientA.owner.token, srv) };
+});
+complete.after(async () => srv.stop());
+
+/** Tokens an attacker could build from a real one; each must be refused. */
+function jwtAttacks(real: string, server: TestServer): Record<string, string> {
+  const [header, payload] = real.split('.');
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const now = Math.floor(server.clock.now().getTime() / 1000);
+  const expired = jwt.sign({ ...claims, iat: now - 7200, exp: now - 3600 }, server.deps.jwtKey, { algorithm: 'HS256' });
+  const [eh, , es] = expired.split('.');
+  return {
+    'alg none': `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`,
+    'alg none, signature kept': `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.${real.split('.')[2]}`,
+    // RS256 with the attacker's key, and HS256 keyed with that public key (the classic RS/HS confusion)
+    'RS256 of another key': jwt.sign(claims, privateKey, { algorithm: 'RS256', header: { alg: 'RS256', jwk: publicKey.export({ format: 'jwk' }) } as never }),
+    'HS256 keyed with a public key': jwt.sign(claims, publicPem, { algorithm: 'HS256', allowInsecureKeySizes: true } as never),
+    'HS512 with the right secret': jwt.sign(claims, server.deps.jwtKey, { algorithm: 'HS512' }),
+    'tampered payload': `${header}.${b64({ ...claims, sub: String(clientB.owner.id), cid: clientB.id })}.${real.split('.')[2]}`,
+    'another secret': jwt.sign(claims, 'not-the-secret-but-long-enough-to-look-real', { algorithm: 'HS256' }),
+    expired,
+    'expired, exp forged': `${eh}.${b64({ ...claims, iat: now - 7200, exp: now + 3600 })}.${es}`,
+  };
+}
+
+const concreteFor = (path: string, id: number | string) => path.replace(/:(\w+)/g, (_, name: string) => (/token/i.test(name) ? 'some-token' : /lang/.test(name) ? 'en' : String(id)));
+/**
+ * A route's own budget (sign-in, two-factor, exports) is counted before the
+ * guard, per address: thousands of cells from one address exhaust it. Such a
+ * 429 is a refusal, but not the one the cell is about, so the cell is skipped
+ * (and counted, so a change that makes most cells 429 shows).
+ */
+const limitedBeforeGuard = (route: (typeof allRoutes)[number], res: { status: number }) => res.status === 429 && route.rateLimit !== undefined;
+let skippedByBudgets = 0;
+const isForbidden = (res: { status: number; body: any }) => res.status === 403 && res.body?.error?.code === 'FORBIDDEN';
+/** Arguments an operation accepts, ids pointing at nothing (999999) unless given. */
+const argsFor = (op: (typeof graphqlOps)[number], ids: Record<string, number> = {}) =>
+  op.field.args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${ids[a.name] ?? validLiteral(a.type).replace(/^1$/, '999999')}`);
+const operationText = (op: (typeof graphqlOps)[number], ids: Record<string, number> = {}) => {
+  const args = argsFor(op, ids);
+  return `${op.kind} { ${op.field.name}${args.length ? `(${args.join(', ')})` : ''}${/^(Int|String|Boolean|ID|Float|JSON|DateTime)!?$/.test(op.field.type.toString()) ? '' : ' { __typename }'} }`;
+};
+
+complete('every GraphQL operation is in the declared policy table (a new one is a deliberate decision)', () => {
+  assert.equal(graphqlOps.map((op) => op.field.name).filter((name) => !(name in GRAPHQL_OPERATION_ROLES)), [], 'add them to src/policies/operations.ts');
+  assert.equal(Object.keys(GRAPHQL_OPERATION_ROLES).filter((name) => !graphqlOps.some((op) => op.field.name === name)), [], 'operations declared but gone');
+});
+
+complete('every non-public REST route and every GraphQL operation answer 401 to no token, a signed-out, deleted or disabled user\'s token, an expired one, and every JWT attack', async () => {
+  const failures: string[] = [];
+  for (const [kind, token] of Object.entries(refused)) {
+    for (const route of allRoutes.filter((r) => r.auth !== 'public')) {
+      const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, 1), { token: token || undefined, body: bodyFor(route.method) });
+      if (limitedBeforeGuard(route, res)) skippedByBudgets++;
+      else if (res.status !== 401) failures.push(`${kind}: ${key(route)} → ${res.status}`);
+    }
+    for (const op of graphqlOps) {
+      const res = await srv.request('POST', '/api/client/graphql', { ...attemptsTo(token || undefined), body: { query: operationText(op) } });
+      if (res.status !== 401 || !['UNAUTHORIZED', 'TOKEN_EXPIRED'].includes(res.body?.error?.code)) failures.push(`${kind}: ${op.field.name} → ${res.status} ${res.text.slice(0, 80)}`);
+    }
+  }
+  assert.equal(failures, []);
+  // the expired token is refused as expired, not as forged
+  assert.is((await srv.request('GET', '/api/client/auth/me', { token: refused.expired })).body.error.code, 'TOKEN_EXPIRED');
+});
+
+complete('each of the 7 roles and the system admin, on every REST route: allowed as declared (never FORBIDDEN), refused otherwise (403 FORBIDDEN)', async () => {
+  const admin = await adminToken(srv);
+  const failures: string[] = [];
+  // sign-out ends the session the other cells use: it goes last, once per principal
+  const routes = [...allRoutes.filter((r) => r.auth !== 'public')].sort((a, b) => Number(a.path.endsWith('sign-out')) - Number(b.path.endsWith('sign-out')));
+  const principals: [string, Role | 'system admin', string][] = [...ROLES.map((role) => [role, role, roleTokens.get(role)!] as [string, Role, string]), ['system admin', 'system admin', admin]];
+  for (const route of routes) {
+    for (const [name, who, token] of principals) {
+      const allowed =
+        who === 'system admin' ? route.auth === 'admin' || route.auth === 'user-or-admin' : route.auth !== 'admin' && (!route.roles || route.roles.includes(who));
+      // a sign-out ends the session it is sent with: it gets a session of its own
+      const own = route.path.endsWith('sign-out') ? (who === 'system admin' ? await adminToken(srv) : await signIn(srv, roleEmails.get(who)!, PASSWORD, clientA.id)) : token;
+      const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, 999999), { token: own, body: bodyFor(route.method) });
+      if (limitedBeforeGuard(route, res)) skippedByBudgets++;
+      else if (res.status === 401) failures.push(`${name}: ${key(route)} → 401 (the session ended? ${res.text.slice(0, 80)})`);
+      else if (allowed && isForbidden(res)) failures.push(`${name}: ${key(route)} declared allowed → 403 ${res.body.error.message}`);
+      else if (!allowed && res.status !== 403) failures.push(`${name}: ${key(route)} declared refused → ${res.status}`);
+    }
+  }
+  assert.equal(failures, []);
+});
+
+complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN on the client\'s real data where not declared, never FORBIDDEN where declared; the system admin is refused', async () => {
+  const failures: string[] = [];
+  const realIds = (name: string): Record<string, number> => ({
+    versionId: idsA.version[name as keyof typeof idsA.version] ?? idsA.version.updateDraft,
+    templateId: idsA.template,
+    id: idsA.template,
+    jobId: idsA.job,
+    faultId: idsA.fault,
+  });
+  for (const op of graphqlOps) {
+    const declared = GRAPHQL_OPERATION_ROLES[op.field.name]!;
+    for (const role of ROLES) {
+      const allowed = declared === 'any' || declared.includes(role);
+      // refused cells run on real data (a check after loading it must still refuse); allowed ones on missing ids (nothing changes)
+      const result = await gql(srv, roleTokens.get(role), operationText(op, allowed ? {} : realIds(op.field.name)));
+      const forbidden = result.codes.includes('FORBIDDEN');
+      if (result.status >= 500 || !result.body) failures.push(`${role}: ${op.field.name} → ${result.status}`);
+      else if (allowed && forbidden) failures.push(`${role}: ${op.field.name} declared allowed → FORBIDDEN`);
+      else if (!allowed && !forbidden) failures.push(`${role}: ${op.field.name} declared refused → ${result.status} ${JSON.stringify(result.body).slice(0, 200)}`);
+    }
+    const asAdmin = await srv.request('POST', '/api/client/graphql', { ...attemptsTo(await adminToken(srv)), body: { query: operationText(op) } });
+    if (asAdmin.status !== 403) failures.push(`system admin: ${op.field.name} → ${asAdmin.status}`);
+  }
+  assert.equal(failures, []);
+});
+
+complete('another client\'s token aimed at this client\'s ids: no answer contains any of its data, on any REST route or GraphQL operation', async () => {
+  // the marker is really in what client A's own owner reads (so its absence below means something)
+  const own = await gql(srv, clientA.owner.token, `query { job(id: ${idsA.job}) { title } }`);
+  assert.ok(JSON.stringify(own.body).includes(MARKER));
+  const failures: string[] = [];
+  const tokenB = clientB.owner.token;
+  for (const id of idsA.all) {
+    for (const route of allRoutes.filter((r) => r.auth === 'user' || r.auth === 'user-or-admin')) {
+      if (!route.path.includes(':') && route.method !== 'get') continue;
+      const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, id) + (route.method === 'get' ? `?clientId=${clientA.id}&id=${id}` : ''), { token: tokenB, body: route.method === 'get' ? undefined : { id, clientId: clientA.id, userId: id } });
+      if (res.status >= 500 || res.text.includes(MARKER)) failures.push(`${key(route)} with ${id} → ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    for (const op of graphqlOps) {
+      const ids = Object.fromEntries(op.field.args.filter((a) => /Int/.test(a.type.toString())).map((a) => [a.name, id]));
+      const res = await gql(srv, tokenB, operationText(op, ids));
+      if (res.status >= 500 || JSON.stringify(res.body).includes(MARKER)) failures.push(`${op.field.name} with ${id} → ${JSON.stringify(res.body).slice(0, 120)}`);
+    }
+  }
+  assert.equal(failures, []);
+  assert.is((await srv.request('GET', '/api/client/auth/me', { token: tokenB })).status, 200, 'client B\'s session is still good: the cells above were refused, not skipped');
+});
+
+complete('few cells were skipped for a route\'s own request budget', () => {
+  assert.ok(skippedByBudgets < 100, `${skippedByBudgets} cells answered 429`);
+});
+
+complete.run();

@@ -53,6 +53,25 @@ function streamUpload(token: string, totalBytes: number, sample: () => void): Pr
   });
 }
 
+limits('a body cut short inside a file part (and inside a part that is not a file) is 400 BAD_REQUEST, the server keeps running and keeps no partial file', async () => {
+  // found by the fuzzer: the part's stream failed with no listener, which ended the process
+  const client = await buildClient(server);
+  const tmp = path.join(server.dataDir, 'files', 'tmp');
+  for (const field of ['file', 'other']) {
+    const res = await server.request('POST', '/api/client/upload', {
+      token: client.owner.token,
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      raw: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.txt"\r\n\r\nabc`,
+    });
+    assert.is(res.status, field === 'file' ? 400 : 422, res.text);
+  }
+  assert.is((await server.request('GET', '/healthz')).status, 200);
+  // the store removes the temporary file of the failed part (just after the answer)
+  const leftovers = () => (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []);
+  for (let i = 0; i < 40 && leftovers().length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(leftovers(), []);
+});
+
 limits('200 MB streamed against a 10mb limit: 413 PAYLOAD_TOO_LARGE, heap stays bounded, nothing kept', async () => {
   const client = await buildClient(server);
   global.gc?.();

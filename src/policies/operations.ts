@@ -1,0 +1,59 @@
+import type { Role } from './roles';
+import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, JOB_TRANSITIONS, rolesFor, VERSION_TRANSITIONS } from './transitions';
+
+/**
+ * Who may call each GraphQL operation, declared in one table built from the
+ * same permission and transition tables the services enforce. REST routes
+ * declare theirs on the route (`auth`, `roles`). The authorization matrix test
+ * (test/http/authorization-matrix.test.ts) checks every cell of both against
+ * the running server — every role, token state and foreign client — and
+ * refuses an operation missing here, so a new one is a deliberate decision.
+ *
+ * `any`: every signed-in client user (what they then see is scoped to their
+ * client and, for templates, to their visibility).
+ */
+export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = {
+  // reads
+  me: 'any',
+  organizations: 'any',
+  assets: 'any',
+  assetClasses: 'any',
+  locations: 'any',
+  sensors: 'any',
+  templates: 'any',
+  template: 'any',
+  templateVersion: 'any',
+  versionDiff: 'any',
+  jobs: 'any',
+  job: 'any',
+  faults: 'any',
+  tutorials: 'any',
+  // catalogue
+  createOrganization: DOMAIN_PERMISSIONS.manageCatalogue,
+  createAsset: DOMAIN_PERMISSIONS.manageCatalogue,
+  createAssetClass: DOMAIN_PERMISSIONS.manageCatalogue,
+  createLocation: DOMAIN_PERMISSIONS.manageCatalogue,
+  createSensor: DOMAIN_PERMISSIONS.manageCatalogue,
+  // templates
+  createTemplate: DOMAIN_PERMISSIONS.author,
+  updateTemplate: DOMAIN_PERMISSIONS.author,
+  createDraft: DOMAIN_PERMISSIONS.author,
+  updateDraft: DOMAIN_PERMISSIONS.author,
+  submitVersion: rolesFor(VERSION_TRANSITIONS, 'submit'),
+  rejectVersion: rolesFor(VERSION_TRANSITIONS, 'reject'),
+  approveVersion: rolesFor(VERSION_TRANSITIONS, 'approve'),
+  publishVersion: rolesFor(VERSION_TRANSITIONS, 'publish'),
+  retireVersion: rolesFor(VERSION_TRANSITIONS, 'retire'),
+  // jobs
+  createJob: DOMAIN_PERMISSIONS.createJob,
+  startJob: rolesFor(JOB_TRANSITIONS, 'start'),
+  pauseJob: rolesFor(JOB_TRANSITIONS, 'pause'),
+  resumeJob: rolesFor(JOB_TRANSITIONS, 'resume'),
+  completeJob: rolesFor(JOB_TRANSITIONS, 'complete'),
+  cancelJob: rolesFor(JOB_TRANSITIONS, 'cancel'),
+  recordStep: DOMAIN_PERMISSIONS.runJob,
+  raiseFault: DOMAIN_PERMISSIONS.runJob,
+  closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
+  // onboarding
+  completeTutorial: 'any',
+};
