@@ -15,7 +15,13 @@ export const NewPassword = z
 /** A password being checked, not set: any length the policy may once have allowed. */
 export const PresentedPassword = z.string().min(1).max(1024);
 
-export const PositiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A row id: a JSON number, or the digits of one (query strings and path
+ * parameters are text). Nothing else is coerced: `true`, `[]` or `"1e3"` are
+ * refused rather than read as 1 or 1000.
+ */
+const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const PositiveId = z.union([Id, z.string().regex(/^\d{1,16}$/, 'must be a positive integer').transform(Number)]).pipe(Id);
 
 export const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' }).transform((v) => new Date(v).toISOString());
 

@@ -179,7 +179,12 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
   const base = { api: 'rest' as const, operation: `${op.method} ${op.path}`, method: op.method, principal };
   const strategies: (() => FuzzCase | undefined)[] = [];
   if (op.pathParams.length > 0) {
-    strategies.push(() => ({ ...base, path: fill(() => pick(random, PATH_ATTACKS)), what: 'path parameter attack' }));
+    strategies.push(() => {
+      const path = fill(() => pick(random, PATH_ATTACKS));
+      // fetch resolves dot segments ('..', '%2e%2e') before sending: that request would be another route's, not an attack on this one
+      if (new URL(path, 'http://127.0.0.1').pathname !== path) return undefined;
+      return { ...base, path, what: 'path parameter attack' };
+    });
   }
   const typedQuery = op.query.filter((q) => q.schema?.type === 'integer' || q.schema?.enum || q.schema?.maxLength);
   if (typedQuery.length > 0) {

@@ -128,3 +128,11 @@ async function preinstallLicense(deps: Deps, key: string): Promise<void> {
     }),
   );
 }
+
+/**
+ * 503 INTEGRATION_NOT_CONFIGURED describes the server's configuration (no upstream
+ * set for an integration), not the input: the sweeps over every route accept it.
+ */
+export function unconfiguredIntegration(status: number, body: any): boolean {
+  return status === 503 && body?.error?.code === 'INTEGRATION_NOT_CONFIGURED';
+}

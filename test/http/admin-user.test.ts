@@ -193,6 +193,16 @@ update('missing id → 422; unknown id → 404', async () => {
   assert.is((await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: 999999 } })).status, 404);
 });
 
+update('an id of the wrong type is refused, never coerced (true is not user 1; "1e3" is not 1000) — found by the fuzzer', async () => {
+  const client = await buildClient(server);
+  for (const id of [true, [client.owner.id], '1e3', `${client.owner.id}.0`, '']) {
+    const res = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id, title: 'changed' } });
+    assert.is(res.status, 422, `${JSON.stringify(id)}: ${res.text}`);
+  }
+  // the digits of an id still work, as in a query string
+  assert.is((await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: String(client.owner.id), title: 'ok' } })).status, 200);
+});
+
 const tenancy = suite('tenant isolation on /api/admin/user');
 tenancy.before(async () => {
   server = await startTestServer();

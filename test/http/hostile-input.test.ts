@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allRoutes } from '../../src/http/routes';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, unconfiguredIntegration, type TestServer } from '../helpers/server';
 import { adminToken, buildClient } from '../helpers/factories';
 
 // "No 500 for anything a client can send": every declared route, called by a
@@ -34,7 +34,7 @@ hostile('malformed bodies, wrong-typed fields, odd queries and path values on ev
       const res = await server.request(method, path, { token, ...options });
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       // a 503 that says an integration is not set up on this server answers the configuration, not the input
-      const unconfigured = res.status === 503 && res.body?.error?.code === 'INTEGRATION_NOT_CONFIGURED';
+      const unconfigured = unconfiguredIntegration(res.status, res.body);
       if (res.status >= 500 && !unconfigured && !(route.path === '/readyz' && res.status === 503)) failures.push(`${method} ${path} ${JSON.stringify(options).slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`);
       else if (route.path.startsWith('/api/') && res.body?.success !== true && res.body?.success !== false && res.headers.get('content-type')?.includes('json')) {
         // GraphQL answers GraphQL-over-HTTP ({data, errors}) once past authentication; /api/openapi.json is the OpenAPI document;
