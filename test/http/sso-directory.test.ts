@@ -63,7 +63,7 @@ const test = suite('Directory bearer tokens checked at a loopback graph API');
 test.before(async () => {
   server = await startTestServer({ env: { WIP_SSO_ALLOWED_NETWORKS: '127.0.0.0/8' } });
   graph = await startTestGraph();
-  client = await buildClient(server);
+  client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const res = await server.request('POST', `/api/admin/client/${client.id}/sso`, {
     token: client.owner.token,
     body: { name: 'corp-directory', kind: 'directory', tenant: TENANT, graphUrl: graph.url, cacheSeconds: 60 },
@@ -176,6 +176,37 @@ test('revoking the session a directory token opened ends it for that token', asy
   assert.is((await me(token)).status, 200);
   await server.deps.db.kysely.updateTable('sessions').set({ revoked_at: server.clock.now().toISOString() }).where('user_id', '=', user.id).execute();
   assert.is((await me(token)).status, 401);
+});
+
+test('with updateOnSignIn the mapped roles and organisations follow the directory at later sign-ins; Security Administrator is never taken away; off by default', async () => {
+  const tenant = randomUUID();
+  const created = await server.request('POST', `/api/admin/client/${client.id}/sso`, {
+    token: client.owner.token,
+    body: { name: 'sync-directory', kind: 'directory', tenant, graphUrl: graph.url, attributeMapping: { roles: 'wipRoles', organizations: 'wipOrgs' } },
+  });
+  assert.is(created.status, 201, created.text);
+  const user = await buildUser(server, client, { roles: ['author'] });
+  const admin = await buildUser(server, client, { roles: ['admin', 'author'] });
+  const signInAs = async (who: { email: string }, claims: Record<string, unknown>) => {
+    const token = directoryToken({ tid: tenant });
+    graph.users.set(token, { id: `sync-${who.email}`, mail: who.email, ...claims });
+    const res = await me(token);
+    assert.is(res.status, 200, res.text);
+    return res.body.data;
+  };
+  // off (the default): the directory's roles are not applied to an existing user
+  assert.equal((await signInAs(user, { wipRoles: ['approver'] })).roles, ['author']);
+
+  const turned = await server.request('PUT', `/api/admin/client/${client.id}/sso/${created.body.data.id}`, { token: client.owner.token, body: { updateOnSignIn: true } });
+  assert.is(turned.status, 200, turned.text);
+  assert.is(turned.body.data.updateOnSignIn, true);
+  const updated = await signInAs(user, { wipRoles: ['approver', 'operator', 'no-such-role'], wipOrgs: ['Plant 1'] });
+  assert.equal([...updated.roles].sort(), ['approver', 'operator']);
+  assert.equal(updated.availableToOrg, ['Plant 1']);
+  // names no valid role: nothing changes
+  assert.equal([...(await signInAs(user, { wipRoles: ['nonsense'] })).roles].sort(), ['approver', 'operator']);
+  // the administrator keeps admin whatever the directory says
+  assert.equal([...(await signInAs(admin, { wipRoles: ['viewer'] })).roles].sort(), ['admin', 'viewer']);
 });
 
 test.run();

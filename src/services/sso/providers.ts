@@ -40,6 +40,8 @@ export interface ProviderSettings {
   acsUrl?: string;
   graphUrl?: string;
   cacheSeconds?: number;
+  /** apply the mapped roles and organisations at every sign-in, not only when provisioning (default off) */
+  updateOnSignIn?: boolean;
 }
 
 export interface SsoProvider {
@@ -76,6 +78,7 @@ export interface SsoProviderInput {
   acsUrl?: string;
   graphUrl?: string;
   cacheSeconds?: number;
+  updateOnSignIn?: boolean;
   attributeMapping?: AttributeMapping;
   jit?: { enabled: boolean; roles?: Role[]; licenseType?: LicenseType };
   postLoginUrl?: string | null;
@@ -209,7 +212,7 @@ function rowValues(deps: Deps, input: SsoProviderInput, current: SsoProviderRow 
   const kind = (current?.kind ?? input.kind)!;
   const before = current ? toProvider(current) : undefined;
   const settings: ProviderSettings = { ...before?.settings };
-  for (const key of ['scopes', 'authorityUrlTemplate', 'entryPoint', 'acsUrl', 'graphUrl', 'cacheSeconds'] as const) {
+  for (const key of ['scopes', 'authorityUrlTemplate', 'entryPoint', 'acsUrl', 'graphUrl', 'cacheSeconds', 'updateOnSignIn'] as const) {
     if (input[key] !== undefined) (settings as Record<string, unknown>)[key] = input[key];
   }
   if (input.idpCertificates !== undefined) settings.idpCertificates = input.idpCertificates.map(normalizeCertificate);

@@ -35,6 +35,7 @@ const providerFields = {
   acsUrl: HttpUrl,
   graphUrl: HttpUrl,
   cacheSeconds: z.number().int().min(0).max(3600),
+  updateOnSignIn: z.boolean(),
   attributeMapping: AttributeMapping,
   jit: z.object({ enabled: z.boolean(), roles: z.array(z.enum(ROLES)).min(1).optional(), licenseType: z.enum(LICENSE_TYPES).optional() }).strict(),
   postLoginUrl: PostLoginUrl.nullable(),
