@@ -209,6 +209,8 @@ const ConfigSchema = z.object({
   webhookRetrySchedule: durationList,
   /** networks webhooks may reach besides public addresses (see src/events/network-policy.ts) */
   webhookAllowedNetworks: cidrList,
+  /** networks identity providers (OIDC discovery, keys, token endpoint; the directory's graph API) may be reached on besides public addresses */
+  ssoAllowedNetworks: cidrList,
   /** how often the daemon looks for due webhook deliveries */
   webhookPollInterval: duration,
   /** how long events are kept: the Last-Event-ID replay window of the live stream and the delivery log */

@@ -70,21 +70,25 @@ export class NetworkPolicy {
   private readonly allowed: net.BlockList;
   private readonly explicit: net.BlockList;
 
-  constructor(allowedNetworks: readonly string[]) {
+  /** `setting` names the configuration key in refusal messages */
+  constructor(
+    allowedNetworks: readonly string[],
+    private readonly setting = 'webhookAllowedNetworks',
+  ) {
     this.allowed = blockList(allowedNetworks);
     this.explicit = blockList(allowedNetworks.filter((cidr) => !(DEFAULT_ALLOWED_NETWORKS as readonly string[]).includes(cidr)));
   }
 
-  /** Why an address may not be a webhook target, or null when it may. */
+  /** Why an address may not be reached, or null when it may. */
   refusal(rawAddress: string): string | null {
     const address = unmapIpv4(rawAddress);
     const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
     const special = specialLists.find(([, list]) => list.check(address, family))?.[0] ?? (ownAddresses().has(address) ? "this appliance's own" : null);
     if (special) {
-      return this.explicit.check(address, family) ? null : `${address} is a ${special} address; list its network in webhookAllowedNetworks to allow it`;
+      return this.explicit.check(address, family) ? null : `${address} is a ${special} address; list its network in ${this.setting} to allow it`;
     }
     if (privateList.check(address, family) && !this.allowed.check(address, family)) {
-      return `${address} is a private address outside webhookAllowedNetworks`;
+      return `${address} is a private address outside ${this.setting}`;
     }
     return null;
   }

@@ -91,14 +91,20 @@ export async function takeSsoPending(db: Kysely<DB>, handle: string): Promise<Om
   return deleted.numDeletedRows > 0n ? row : undefined;
 }
 
-export async function findSsoPending(db: Kysely<DB>, scope: TenantScope, providerId: number, handle: string): Promise<boolean> {
+/** When a still-valid pending sign-in was started (a SAML AuthnRequest awaiting its response), or undefined. */
+export async function findSsoPendingStart(db: Kysely<DB>, scope: TenantScope, providerId: number, handle: string, now: string): Promise<string | undefined> {
   const row = await inTenant(db, scope)
     .selectFrom('sso_pending')
-    .select('id')
+    .select('created_at')
     .where('provider_id', '=', providerId)
     .where('handle', '=', handle)
+    .where('expires_at', '>', now)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.created_at;
+}
+
+export async function deleteSsoPending(db: Kysely<DB>, scope: TenantScope, providerId: number, handle: string): Promise<void> {
+  await inTenant(db, scope).deleteFrom('sso_pending').where('provider_id', '=', providerId).where('handle', '=', handle).execute();
 }
 
 /**

@@ -170,6 +170,44 @@ async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, me
 }
 
 /**
+ * Opens the session of a directory bearer token (issue 11): the directory
+ * vouched for the user, so the same checks as a correct password follow
+ * (lockout of the email, disabled accounts, the same `auth.sign_in` event), but
+ * no tokens of ours are issued — the directory token stays the credential and
+ * the session ends when it expires. A bearer call cannot answer a challenge:
+ * a user with a second factor needs a token the directory issued after a
+ * multi-factor sign-in (`amr` mfa), else SECOND_FACTOR_NEEDED is returned for
+ * the caller to refuse. The 2FA-setup requirement applies to the session as
+ * to any other (only enrolment routes open).
+ * @throws AppError ACCOUNT_DISABLED, TOO_MANY_ATTEMPTS
+ */
+export async function startDirectorySession(
+  deps: Deps,
+  scope: TenantScope,
+  userId: number,
+  meta: RequestMeta,
+  token: { expiresAt: Date; multiFactor: boolean },
+): Promise<{ sessionId: number } | 'SECOND_FACTOR_NEEDED'> {
+  const user = await getUserById(deps.db.kysely, scope, userId);
+  await assertNotLocked(deps, user.email, meta);
+  if (user.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
+  if (!token.multiFactor && (await isTwoFactorEnabled(deps, scope, userId))) return 'SECOND_FACTOR_NEEDED';
+  const now = deps.clock.now().toISOString();
+  const session = await withTransaction(deps.db, (trx) =>
+    insertSession(trx, scope, { user_id: userId, cookie_hash: null, expires_at: token.expiresAt.toISOString(), ip: meta.ip, user_agent: meta.userAgent }, now),
+  );
+  await recordEvent(deps, { event: 'auth.sign_in', message: 'Signed in (directory)', clientId: scope.clientId, userId, meta, data: { method: 'directory' } });
+  return { sessionId: session.id };
+}
+
+/** The caller of a session opened by a directory token. @throws AppError UNAUTHORIZED (ended, revoked, disabled) */
+export function actorFromDirectorySession(deps: Deps, sessionId: number): UserActor {
+  const session = deps.hotPath.userSession(sessionId);
+  if (!session) throw unauthorized('The session has ended');
+  return userActor(deps, session, deps.clock.now().toISOString(), 'bearer');
+}
+
+/**
  * Completes a sign-in that was answered with a challenge: a TOTP code or a
  * recovery code. Wrong codes count toward the lockout like wrong passwords.
  * @throws AppError TOKEN_INVALID (unknown or expired challenge), TWO_FACTOR_INVALID, TOO_MANY_ATTEMPTS, ACCOUNT_DISABLED

@@ -41,6 +41,7 @@ const PUBLIC_ROUTES = [
   'GET /api/client/auth/vendor-dynamics',
   'POST /api/client/auth/sso/exchange',
   'POST /api/client/auth/vendor-saml',
+  'GET /api/client/auth/vendor-saml',
   'GET /api/client/auth/vendor-saml/metadata',
   // which build and API contract answers: nothing secret, apps check it before signing in
   'GET /api/client/version',

@@ -13,7 +13,8 @@ const AFTER = '/app/after-sign-in';
 
 const test = suite('OpenID Connect sign-in against an in-process provider');
 test.before(async () => {
-  server = await startTestServer();
+  // the in-process provider is on loopback, which the outbound policy refuses unless listed
+  server = await startTestServer({ env: { WIP_SSO_ALLOWED_NETWORKS: '127.0.0.0/8' } });
   idp = await startTestIdp({ redirectUri: server.url + CALLBACK });
   tenantIdp = await startTestIdp({ redirectUri: server.url + CALLBACK, pathPrefix: '/contoso.test/v2.0' });
   client = await buildClient(server);
@@ -109,6 +110,31 @@ test('unknown provider → 404; provider unreachable → 503 SSO_UNAVAILABLE', a
   // a provider of another kind is not an OIDC provider
   const saml = await server.request('GET', `/api/client/auth/vendor-dynamics?provider=${down.name}`);
   assert.is(saml.status, 404);
+});
+
+test('the outbound network policy applies to the provider: loopback only when listed in ssoAllowedNetworks, never link-local (cloud metadata) → 503', async () => {
+  const metadata = await addProvider({ issuer: 'https://169.254.169.254/latest' });
+  const refused = await server.request('GET', `/api/client/auth/oidc?provider=${metadata.name}`);
+  assert.is(refused.status, 503, refused.text);
+  assert.is(refused.body.error.code, 'SSO_UNAVAILABLE');
+  const plainHttp = await addProvider({ issuer: 'http://10.1.2.3/realms/x' });
+  assert.is((await server.request('GET', `/api/client/auth/oidc?provider=${plainHttp.name}`)).status, 503);
+
+  // the same loopback provider, from a server with the default policy (private ranges only)
+  const strict = await startTestServer();
+  try {
+    const strictClient = await buildClient(strict);
+    const created = await strict.request('POST', `/api/admin/client/${strictClient.id}/sso`, {
+      token: strictClient.owner.token,
+      body: { name: 'loopback-idp', kind: 'oidc', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+    });
+    assert.is(created.status, 201, created.text);
+    const res = await strict.request('GET', '/api/client/auth/oidc?provider=loopback-idp');
+    assert.is(res.status, 503, res.text);
+    assert.is(res.body.error.code, 'SSO_UNAVAILABLE');
+  } finally {
+    await strict.stop();
+  }
 });
 
 test('a replayed state is refused (401 SSO_FAILED), and so is a callback in another browser', async () => {

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
 import forge from 'node-forge';
 import { SignedXml } from 'xml-crypto';
 import { suite } from 'uvu';
@@ -42,11 +43,11 @@ test.after(async () => server.stop());
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
-function assertionXml(email: string, options: { audience?: string; notOnOrAfter?: string; recipient?: string; id?: string } = {}) {
+function assertionXml(email: string, options: { audience?: string; notOnOrAfter?: string; recipient?: string; id?: string; inResponseTo?: string } = {}) {
   const audience = options.audience ?? `${server.url}/api/client/auth/vendor-saml/metadata?provider=${PROVIDER}`;
   const recipient = options.recipient ?? `${server.url}/api/client/auth/vendor-saml`;
   const until = options.notOnOrAfter ?? iso(5 * 60_000);
-  return `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.id ?? '_' + randomUUID()}" Version="2.0" IssueInstant="${iso(0)}"><saml:Issuer>${IDP}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${email}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${recipient}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(-60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${audience.replace(/&/g, '&amp;')}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(0)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${email}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement></saml:Assertion>`;
+  return `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.id ?? '_' + randomUUID()}" Version="2.0" IssueInstant="${iso(0)}"><saml:Issuer>${IDP}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${email}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${recipient}"${options.inResponseTo ? ` InResponseTo="${options.inResponseTo}"` : ''}/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(-60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${audience.replace(/&/g, '&amp;')}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(0)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${email}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement></saml:Assertion>`;
 }
 
 function sign(assertion: string, keys = idpKeys): string {
@@ -65,8 +66,8 @@ function sign(assertion: string, keys = idpKeys): string {
   return signer.getSignedXml();
 }
 
-function response(assertions: string, prefix = '') {
-  const xml = `${prefix}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomUUID()}" Version="2.0" IssueInstant="${iso(0)}" Destination="${server.url}/api/client/auth/vendor-saml"><saml:Issuer>${IDP}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertions}</samlp:Response>`;
+function response(assertions: string, prefix = '', inResponseTo?: string) {
+  const xml = `${prefix}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomUUID()}"${inResponseTo ? ` InResponseTo="${inResponseTo}"` : ''} Version="2.0" IssueInstant="${iso(0)}" Destination="${server.url}/api/client/auth/vendor-saml"><saml:Issuer>${IDP}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertions}</samlp:Response>`;
   return Buffer.from(xml).toString('base64');
 }
 
@@ -102,6 +103,34 @@ test('unsigned, wrongly signed, wrapped, expired, wrong audience, wrong recipien
     assert.is(res.body.error.code, 'SSO_FAILED', name);
   }
   for (const email of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'victim-signed']) assert.is(await usersWithEmail(`${email}@corp.test`), 0, email);
+});
+
+test('SP-initiated: the AuthnRequest goes to the entryPoint; a response answering it is accepted once; an unknown InResponseTo is refused', async () => {
+  const providers = await server.request('GET', `/api/admin/client/${client.id}/sso`, { token: client.owner.token });
+  const id = providers.body.data.find((p: { name: string }) => p.name === PROVIDER).id;
+  assert.is((await server.request('GET', `/api/client/auth/vendor-saml?provider=${PROVIDER}`)).status, 404, 'no entryPoint: no SP-initiated sign-in');
+  const put = await server.request('PUT', `/api/admin/client/${client.id}/sso/${id}`, { token: client.owner.token, body: { entryPoint: 'https://idp.corp.test/saml/sso' } });
+  assert.is(put.status, 200, put.text);
+
+  const start = await server.request('GET', `/api/client/auth/vendor-saml?provider=${PROVIDER}`);
+  assert.is(start.status, 302, start.text);
+  const location = new URL(start.headers.get('location')!);
+  assert.is(location.origin + location.pathname, 'https://idp.corp.test/saml/sso');
+  const request = inflateRawSync(Buffer.from(location.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
+  assert.ok(request.includes(`${server.url}/api/client/auth/vendor-saml`), request);
+  const requestId = /\bID="([^"]+)"/.exec(request)![1]!;
+
+  const email = `sp-${randomUUID()}@corp.test`;
+  const answer = (assertionId = '_' + randomUUID(), inResponseTo = requestId) => post(response(sign(assertionXml(email, { id: assertionId, inResponseTo })), '', inResponseTo));
+  const unknown = await answer(undefined, '_' + randomUUID());
+  assert.is(unknown.status, 401, unknown.text);
+  assert.is(await usersWithEmail(email), 0);
+  const ok = await answer();
+  assert.is(ok.status, 200, ok.text);
+  assert.is(ok.body.data.user.email, email);
+  // the request is answered once (a fresh assertion id, so not the replay cache)
+  const again = await answer();
+  assert.is(again.status, 401, again.text);
 });
 
 test('SP metadata names the entity id and the ACS URL', async () => {

@@ -1,11 +1,13 @@
 import type { Middleware } from 'koa';
 import { AppError, unauthorized } from '../../errors';
 import { actorFromBearer, actorFromCookie } from '../../services/auth';
+import { actorFromDirectoryToken, directoryClaims } from '../../services/sso/directory';
 import { readSessionCookie } from '../cookies';
 import type { AppState } from '../state';
 
 /**
- * Resolves the caller from `Authorization: Bearer` or the session cookie into
+ * Resolves the caller from `Authorization: Bearer` (our access token, or a
+ * token of a client's directory: src/services/sso/directory.ts) or the session cookie into
  * ctx.state.actor. A refused credential is kept in ctx.state.authError and
  * raised only by routes that require authentication, so public routes keep
  * working for a client holding a stale token.
@@ -18,7 +20,12 @@ export function authenticate(): Middleware<AppState> {
       if (header) {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!match) throw unauthorized('Unsupported authorization scheme; use Bearer');
-        ctx.state.actor = actorFromBearer(deps, match[1]!);
+        const token = match[1]!;
+        // a directory's token is told apart by format and issuer first: never tried both ways
+        const directory = directoryClaims(token);
+        ctx.state.actor = directory
+          ? await actorFromDirectoryToken(deps, token, directory, { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId })
+          : actorFromBearer(deps, token);
       } else {
         const cookie = readSessionCookie(ctx);
         if (cookie) ctx.state.actor = actorFromCookie(deps, cookie);

@@ -1,11 +1,13 @@
 import type { Deps } from '../../deps';
 import type { SsoProviderRow } from '../../db/schema';
 import { tenantScope, type TenantScope } from '../../db/tenant';
-import { isUniqueViolation, withTransaction } from '../../db/transaction';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema';
+import { isUniqueViolation, withTransaction, type AfterCommit } from '../../db/transaction';
 import { AppError } from '../../errors';
 import { emitEvent } from '../../events/emit';
 import { presentUser } from '../../presenters';
-import { ROLES, rolesNotAllowed, type Role } from '../../policies/roles';
+import { ROLES, rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '../../policies/roles';
 import { findSsoIdentityUser, insertSsoIdentity, touchSsoIdentity } from '../../repos/sso';
 import { findUserByEmail, getUserById, insertUser, normalizeEmail, setUserRoles, updateUser } from '../../repos/users';
 import type { RequestMeta } from '../actor';
@@ -88,6 +90,7 @@ export async function userForIdentity(deps: Deps, scope: TenantScope, provider: 
   const linked = await findSsoIdentityUser(deps.db.kysely, scope, provider.id, identity.subject);
   if (linked !== undefined) {
     await touchSsoIdentity(deps.db.kysely, scope, provider.id, identity.subject, nowIso);
+    await updateFromProvider(deps, scope, provider, linked, identity);
     return linked;
   }
   if (!identity.email || !/^[^\s@]{1,64}@[^\s@]{1,253}$/.test(identity.email)) {
@@ -102,6 +105,7 @@ export async function userForIdentity(deps: Deps, scope: TenantScope, provider: 
         await insertSsoIdentity(trx, scope, { provider_id: provider.id, subject: identity.subject, user_id: existing.id }, nowIso);
         // an invited user who signs in through the organisation's IdP has proven the address
         if (existing.status === 'invited') await updateUser(trx, scope, existing.id, { status: 'active', updated_at: nowIso });
+        await updateFromProvider(deps, scope, provider, existing.id, identity, { trx, afterCommit });
         return existing.id;
       }
       if (!settings.jit.enabled) return undefined;
@@ -139,6 +143,43 @@ export async function userForIdentity(deps: Deps, scope: TenantScope, provider: 
     throw error;
   }
 }
+
+/**
+ * With `updateOnSignIn` (default off), every sign-in applies what the mapped
+ * claims say now: the roles (when all named roles are valid for the user's
+ * license type; unknown names are ignored, an empty result changes nothing)
+ * and the organisations. Security Administrator is never taken away this way:
+ * the owner's break-glass account and the last administrator stay as they
+ * are; removing it is a decision made in the application.
+ */
+async function updateFromProvider(
+  deps: Deps,
+  scope: TenantScope,
+  provider: SsoProviderRow,
+  userId: number,
+  identity: AssertedIdentity,
+  inTransaction?: { trx: Kysely<DB>; afterCommit: AfterCommit },
+): Promise<void> {
+  const settings = toProvider(provider);
+  if (!settings.settings.updateOnSignIn || (identity.roles === undefined && identity.organizations === undefined)) return;
+  const apply = async (trx: Kysely<DB>, afterCommit: AfterCommit) => {
+    const user = await getUserById(trx, scope, userId);
+    const named = (identity.roles ?? []).filter((role): role is Role => (ROLES as readonly string[]).includes(role));
+    const roles = [...new Set([...named, ...(user.roles.includes(SECURITY_ADMIN) ? [SECURITY_ADMIN] : [])])] as Role[];
+    const rolesChange =
+      identity.roles !== undefined && named.length > 0 && rolesNotAllowed(user.license_type as LicenseType, roles).length === 0 && !sameSet(roles, user.roles);
+    const organizations = identity.organizations === undefined ? undefined : JSON.stringify(identity.organizations);
+    const orgsChange = organizations !== undefined && organizations !== user.available_to_org;
+    if (!rolesChange && !orgsChange) return;
+    if (rolesChange) await setUserRoles(trx, scope, userId, roles);
+    await updateUser(trx, scope, userId, { ...(orgsChange && { available_to_org: organizations }), updated_at: deps.clock.now().toISOString() });
+    await emitEvent({ deps, trx, afterCommit }, scope, 'user.updated', presentUser(await getUserById(trx, scope, userId)));
+  };
+  if (inTransaction) await apply(inTransaction.trx, inTransaction.afterCommit);
+  else await withTransaction(deps.db, (trx, afterCommit) => apply(trx, afterCommit));
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /** A claim or attribute as text: the first value of an array, nothing for other shapes. */
 export function claimText(value: unknown): string | undefined {

@@ -9,6 +9,7 @@ import { publicBaseUrl } from '../../mail/templates';
 import { findSsoProvider, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, takeSsoPending } from '../../repos/sso';
 import type { RequestMeta } from '../actor';
 import { issueUserToken } from '../user-tokens';
+import { idpFetch, isLoopbackHttp, isUnreachableError } from './outbound';
 import { assertSsoNotLocked, claimList, claimText, ssoRefused, userForIdentity, type AssertedIdentity } from './identities';
 import { clientSecretOf, DEFAULT_OIDC_SCOPES, DYNAMICS_AUTHORITY_TEMPLATE, ssoSecretBox, toProvider } from './providers';
 import { signInWithVerifiedIdentity, type SignInResult, type TwoFactorChallenge } from '../auth';
@@ -50,11 +51,6 @@ export function issuerUrlOf(row: SsoProviderRow): URL {
 const unavailable = (cause?: unknown) =>
   new AppError('SSO_UNAVAILABLE', 'The identity provider cannot be reached; try again later', undefined, { cause });
 
-/** Plain http is accepted for a provider on this machine (loopback) only; anywhere else it must be https. */
-function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-}
-
 async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<oidc.Configuration> {
   let perDeps = configurations.get(deps);
   if (!perDeps) configurations.set(deps, (perDeps = new Map()));
@@ -65,11 +61,14 @@ async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<oidc.C
   const secret = clientSecretOf(deps, row);
   const config = oidc
     .discovery(issuer, row.oauth_client_id, secret ?? { token_endpoint_auth_method: 'none' }, secret === undefined ? oidc.None() : undefined, {
+      // idpFetch refuses plain http except on loopback, and addresses outside ssoAllowedNetworks
       execute: [...(isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
       timeout: PROVIDER_TIMEOUT_S,
+      [oidc.customFetch]: idpFetch(deps),
     })
     .catch((error: unknown) => {
       perDeps.delete(row.id);
+      deps.logger.warn({ provider: row.name, error: describe(error) }, 'OIDC discovery failed');
       throw unavailable(error);
     });
   perDeps.set(row.id, { version: row.updated_at, at: now, config });
@@ -160,7 +159,10 @@ export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, bro
       const tokens = await oidc.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: codeVerifier, expectedState: state!, expectedNonce: nonce, idTokenExpected: true });
       claims = tokens.claims() as Record<string, unknown>;
     } catch (error) {
-      if (isUnreachable(error)) throw unavailable(error);
+      if (isUnreachable(error)) {
+        deps.logger.warn({ provider: row.name, error: describe(error) }, 'OIDC provider unreachable');
+        throw unavailable(error);
+      }
       throw await ssoRefused(deps, row, `the provider's answer was refused: ${(error as Error).message}`, meta);
     }
     const identity = identityFromClaims(row, claims);
@@ -185,11 +187,17 @@ export async function exchangeSsoCode(deps: Deps, code: string, meta: RequestMet
   return signInWithVerifiedIdentity(deps, token.scope, token.userId, method, meta, 'v1');
 }
 
-/** Network failures and the provider's own 5xx: unavailable, not a refusal. */
+/** Network failures, addresses the network policy refuses, and the provider's own 5xx: unavailable, not a refusal. */
 function isUnreachable(error: unknown): boolean {
   if (error instanceof oidc.ResponseBodyError) return error.status >= 500;
-  const name = (error as Error)?.name;
-  return name === 'AbortError' || name === 'TimeoutError' || (error instanceof TypeError && /fetch failed/i.test(error.message));
+  return isUnreachableError(error);
+}
+
+/** An error and its causes, for the log (the provider's address and why it was refused or failed). */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) parts.push(current.message);
+  return parts.join(': ');
 }
 
 /**

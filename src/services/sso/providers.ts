@@ -40,6 +40,8 @@ export interface ProviderSettings {
   acsUrl?: string;
   graphUrl?: string;
   cacheSeconds?: number;
+  /** apply the mapped roles and organisations at every sign-in, not only when provisioning (default off) */
+  updateOnSignIn?: boolean;
 }
 
 export interface SsoProvider {
@@ -76,6 +78,7 @@ export interface SsoProviderInput {
   acsUrl?: string;
   graphUrl?: string;
   cacheSeconds?: number;
+  updateOnSignIn?: boolean;
   attributeMapping?: AttributeMapping;
   jit?: { enabled: boolean; roles?: Role[]; licenseType?: LicenseType };
   postLoginUrl?: string | null;
@@ -124,7 +127,7 @@ export function endpointsOf(deps: Pick<Deps, 'config' | 'served'>, provider: Pic
         acsUrl: provider.settings.acsUrl ?? `${base}/api/client/auth/vendor-saml`,
       };
     case 'directory':
-      return {};
+      return { graphUrl: provider.settings.graphUrl ?? DEFAULT_GRAPH_URL };
   }
 }
 
@@ -209,11 +212,11 @@ function rowValues(deps: Deps, input: SsoProviderInput, current: SsoProviderRow 
   const kind = (current?.kind ?? input.kind)!;
   const before = current ? toProvider(current) : undefined;
   const settings: ProviderSettings = { ...before?.settings };
-  for (const key of ['scopes', 'authorityUrlTemplate', 'entryPoint', 'acsUrl', 'graphUrl', 'cacheSeconds'] as const) {
+  for (const key of ['scopes', 'authorityUrlTemplate', 'entryPoint', 'acsUrl', 'graphUrl', 'cacheSeconds', 'updateOnSignIn'] as const) {
     if (input[key] !== undefined) (settings as Record<string, unknown>)[key] = input[key];
   }
   if (input.idpCertificates !== undefined) settings.idpCertificates = input.idpCertificates.map(normalizeCertificate);
-  const issuer = (kind === 'dynamics' ? input.tenant : input.issuer) ?? before?.issuer ?? '';
+  const issuer = (kind === 'dynamics' || kind === 'directory' ? input.tenant : input.issuer) ?? before?.issuer ?? '';
   const oauthClientId = input.clientId ?? before?.oauthClientId ?? '';
   const hasSecret = input.clientSecret === undefined ? (before?.hasClientSecret ?? false) : input.clientSecret !== null;
   const jit = { ...(before?.jit ?? { enabled: false, roles: ['viewer'] as Role[], licenseType: 'connect' as LicenseType }), ...input.jit };
@@ -231,6 +234,9 @@ function rowValues(deps: Deps, input: SsoProviderInput, current: SsoProviderRow 
     if (settings.authorityUrlTemplate !== undefined) {
       need(settings.authorityUrlTemplate.includes('{tenant}'), 'authorityUrlTemplate', 'must contain {tenant}');
     }
+  }
+  if (kind === 'directory') {
+    need(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issuer), 'tenant', 'required for directory: the directory tenant id (a GUID: the tid of its tokens)');
   }
   if (kind === 'saml') {
     need(issuer !== '', 'issuer', "required for saml: the IdP's entity id (the Issuer of its responses)");

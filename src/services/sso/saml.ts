@@ -4,20 +4,20 @@ import type { SsoProviderRow } from '../../db/schema';
 import { tenantScope } from '../../db/tenant';
 import { notFound } from '../../errors';
 import { publicBaseUrl } from '../../mail/templates';
-import { findSsoProviderByName, listEnabledSsoProvidersOfKind, rememberAssertion } from '../../repos/sso';
+import { deleteSsoPending, findSsoPendingStart, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, rememberAssertion } from '../../repos/sso';
 import type { RequestMeta } from '../actor';
 import type { SignInResult, TwoFactorChallenge } from '../auth';
 import { assertSsoNotLocked, claimList, claimText, signInAssertedIdentity, ssoRefused } from './identities';
 import { samlEntityId, toProvider } from './providers';
 
 /**
- * SAML 2.0 sign-in (HTTP-POST binding, IdP-initiated) through
+ * SAML 2.0 sign-in (HTTP-POST binding; IdP-initiated, or SP-initiated with an AuthnRequest) through
  * `@node-saml/node-saml`, which checks the XML signature (response or
  * assertion, against the configured IdP certificates), the issuer, audience
  * and NotBefore/NotOnOrAfter. Its defaults leave these to us: Recipient and
  * Destination (our ACS URL), one-time use of the assertion ID (replay cache
- * in the database), and InResponseTo (no request was sent: a response that
- * claims to answer one is refused).
+ * in the database), and InResponseTo (a response that names one must answer
+ * an AuthnRequest this server sent for the provider, within 10 minutes, once).
  */
 
 export const SAML_ACS_PATH = '/api/client/auth/vendor-saml';
@@ -27,6 +27,30 @@ const DEFAULT_REPLAY_WINDOW_MS = 60 * 60_000;
 
 function acsUrlOf(deps: Deps, row: SsoProviderRow): string {
   return toProvider(row).settings.acsUrl ?? publicBaseUrl(deps) + SAML_ACS_PATH;
+}
+
+/** how long an AuthnRequest waits for its response */
+const REQUEST_TTL_MS = 10 * 60_000;
+
+/**
+ * node-saml's request-id cache, kept in sso_pending (handle `saml:<request ID>`):
+ * an AuthnRequest we sent is remembered for 10 minutes and answered once.
+ */
+function requestCache(deps: Deps, row: SsoProviderRow) {
+  const scope = tenantScope(row.client_id);
+  const handle = (id: string) => `saml:${id}`;
+  return {
+    saveAsync: async (id: string, instant: string) => {
+      const now = deps.clock.now();
+      await insertSsoPending(deps.db.kysely, scope, { provider_id: row.id, handle: handle(id), expires_at: new Date(now.getTime() + REQUEST_TTL_MS).toISOString() }, now.toISOString());
+      return { value: instant, createdAt: now.getTime() };
+    },
+    getAsync: async (id: string) => (await findSsoPendingStart(deps.db.kysely, scope, row.id, handle(id), deps.clock.now().toISOString())) ?? null,
+    removeAsync: async (id: string | null) => {
+      if (id) await deleteSsoPending(deps.db.kysely, scope, row.id, handle(id));
+      return id;
+    },
+  };
 }
 
 function samlFor(deps: Deps, row: SsoProviderRow): SAML {
@@ -43,11 +67,24 @@ function samlFor(deps: Deps, row: SsoProviderRow): SAML {
     wantAuthnResponseSigned: false,
     wantAssertionsSigned: false,
     acceptedClockSkewMs: CLOCK_SKEW_MS,
+    // IdP-initiated responses carry no InResponseTo; one that does must answer a request we sent (SP-initiated), once
     validateInResponseTo: ValidateInResponseTo.ifPresent,
-    // no AuthnRequest is ever sent, so no InResponseTo can be valid
-    cacheProvider: { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null },
+    requestIdExpirationPeriodMs: REQUEST_TTL_MS,
+    cacheProvider: requestCache(deps, row),
     disableRequestedAuthnContext: true,
   });
+}
+
+/**
+ * Starts an SP-initiated sign-in: an AuthnRequest (HTTP-Redirect binding) to
+ * the provider's `entryPoint`, whose ID the response must name in InResponseTo.
+ * @throws AppError NOT_FOUND (no such enabled SAML provider, or it has no entryPoint), TOO_MANY_ATTEMPTS
+ */
+export async function startSamlSignIn(deps: Deps, name: string, meta: RequestMeta): Promise<string> {
+  const row = await findSsoProviderByName(deps.db.kysely, name);
+  if (!row || row.kind !== 'saml' || row.enabled !== 1 || !toProvider(row).settings.entryPoint) throw notFound('SSO provider with a SAML sign-in URL (entryPoint)');
+  await assertSsoNotLocked(deps, row.name, meta);
+  return samlFor(deps, row).getAuthorizeUrlAsync('', undefined, {});
 }
 
 /** The SP metadata of a provider, for the IdP administrator. @throws AppError NOT_FOUND */

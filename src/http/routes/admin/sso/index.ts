@@ -27,7 +27,7 @@ function present(deps: Deps, provider: SsoProvider) {
   const { oauthClientId, settings, issuer, ...rest } = provider;
   return {
     ...rest,
-    ...(provider.kind === 'dynamics' ? { tenant: issuer } : { issuer }),
+    ...(provider.kind === 'dynamics' || provider.kind === 'directory' ? { tenant: issuer } : { issuer }),
     clientId: oauthClientId,
     ...settings,
     endpoints: endpointsOf(deps, provider),
@@ -52,7 +52,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/client/:id/sso',
     summary:
-      'Add an SSO provider (kind oidc, saml or dynamics) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
+      'Add an SSO provider (kind oidc, saml, dynamics or directory) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
     auth: 'user-or-admin',
     roles: securityAdmin,
     feature: 'sso',

@@ -33,13 +33,16 @@ const providerFields = {
   entryPoint: HttpUrl,
   idpCertificates: z.array(z.string().min(1).max(20_000)).min(1).max(5),
   acsUrl: HttpUrl,
+  graphUrl: HttpUrl,
+  cacheSeconds: z.number().int().min(0).max(3600),
+  updateOnSignIn: z.boolean(),
   attributeMapping: AttributeMapping,
   jit: z.object({ enabled: z.boolean(), roles: z.array(z.enum(ROLES)).min(1).optional(), licenseType: z.enum(LICENSE_TYPES).optional() }).strict(),
   postLoginUrl: PostLoginUrl.nullable(),
 };
 
 export const CreateSsoProvider = z
-  .object({ ...providerFields, kind: z.enum(['oidc', 'saml', 'dynamics']) })
+  .object({ ...providerFields, kind: z.enum(['oidc', 'saml', 'dynamics', 'directory']) })
   .partial()
   .required({ name: true, kind: true })
   .strict();

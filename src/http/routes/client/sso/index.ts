@@ -4,7 +4,7 @@ import type { AppContext } from '../../../state';
 import type { Deps } from '../../../../deps';
 import type { RequestMeta } from '../../../../services/actor';
 import { completeOidcSignIn, exchangeSsoCode, findOidcProvider, OIDC_CALLBACK_PATH, startOidcSignIn } from '../../../../services/sso/oidc';
-import { samlMetadata, samlSignIn, SAML_ACS_PATH } from '../../../../services/sso/saml';
+import { samlMetadata, samlSignIn, SAML_ACS_PATH, startSamlSignIn } from '../../../../services/sso/saml';
 import { signInLimit } from '../auth';
 import { signInResponse } from '../auth/responses';
 
@@ -105,7 +105,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     method: 'post',
     path: SAML_ACS_PATH,
     summary:
-      'SAML sign-in: {samlResponse} (base64 Response from the IdP, IdP-initiated; provider only when several share one IdP issuer) → the answer of POST /api/client/auth/sign-in. Anything refused → 401 SSO_FAILED',
+      'SAML sign-in: {samlResponse} (base64 Response from the IdP, IdP- or SP-initiated; provider only when several share one IdP issuer) → the answer of POST /api/client/auth/sign-in. Anything refused → 401 SSO_FAILED',
     auth: 'public',
     feature: 'sso',
     createsSession: true,
@@ -113,6 +113,19 @@ export const clientSsoRoutes: RouteSpec[] = [
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
       return signInResponse(ctx, await samlSignIn(deps, body, meta), 'v1');
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: SAML_ACS_PATH,
+    summary:
+      "Start an SP-initiated SAML sign-in: 302 to the provider's entryPoint with an AuthnRequest (HTTP-Redirect binding); the response must name it in InResponseTo (10 minutes, once). No such provider or no entryPoint → 404",
+    auth: 'public',
+    query: z.object({ provider: ProviderName }),
+    rateLimit: startLimit,
+    async handler({ deps, ctx, query, meta }) {
+      ctx.redirect(await startSamlSignIn(deps, query.provider, meta));
+      return undefined;
     },
   }),
   defineRoute({
