@@ -121,6 +121,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     summary:
       "Start an SP-initiated SAML sign-in: 302 to the provider's entryPoint with an AuthnRequest (HTTP-Redirect binding); the response must name it in InResponseTo (10 minutes, once). No such provider or no entryPoint → 404",
     auth: 'public',
+    feature: 'sso',
     query: z.object({ provider: ProviderName }),
     rateLimit: startLimit,
     async handler({ deps, ctx, query, meta }) {
