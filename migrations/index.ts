@@ -9,6 +9,7 @@ import * as m0010 from './0010_reports';
 import * as m0011 from './0011_events';
 import * as m0012 from './0012_push';
 import * as m0013 from './0013_platform';
+import * as m0018 from './0018_shared_secrets';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0011_events': m0011,
   '0012_push': m0012,
   '0013_platform': m0013,
+  '0018_shared_secrets': m0018,
 };

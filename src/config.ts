@@ -186,7 +186,17 @@ const ConfigSchema = z.object({
   /** comment line sent on idle live streams */
   eventStreamHeartbeat: duration,
   eventStreamMaxPerUser: integer.min(1).max(100),
+  // scale-out (issue 17): without databaseUrl, embedded SQLite in <data-dir>/wip.db exactly as a single node always ran
+  /** postgres://user:pass@host:port/db?sslmode=...: several nodes share one PostgreSQL (14 or newer) */
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'use postgres://user:password@host:port/database').optional(),
+  /** connections each node keeps to PostgreSQL */
+  databasePoolSize: integer.min(1).max(500),
+  /** PostgreSQL mode: the key the secrets shared by all nodes are encrypted with in the database */
+  masterKey: z.string().min(32, 'use at least 32 characters').optional(),
 }).superRefine((config, ctx) => {
+  if (config.databaseUrl !== undefined && config.masterKey === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['masterKey'], message: 'required with databaseUrl: set WIP_MASTER_KEY (or WIP_MASTER_KEY_FILE) to the same string of at least 32 characters on every node; it encrypts the secrets the nodes share in the database' });
+  }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
   }
@@ -210,7 +220,7 @@ export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, unk
 export const CONFIG_KEYS = Object.keys(ConfigSchema.shape) as (keyof Config)[];
 
 /** Keys that hold secrets: never printed, never in a support bundle; set them in a file with WIP_<KEY>_FILE. */
-export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = ['adminPassword', 'metricsToken'];
+export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = ['adminPassword', 'metricsToken', 'databaseUrl', 'masterKey'];
 
 /** What `wip install` writes to a new <data-dir>/config.json: the keys an operator usually edits. */
 export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [

@@ -8,11 +8,15 @@ export type AfterCommit = (effect: () => void | Promise<void>) => void;
 const MAX_ATTEMPTS = 5;
 
 /**
- * Runs `work` in a short write transaction (BEGIN IMMEDIATE: takes the write
- * lock up front, so check-then-insert rules such as seat counts cannot race
- * another process). `work` must not await network, disk or hashing: do that
- * before, or register it with `afterCommit`, which runs only once the data is
- * durable. SQLITE_BUSY is retried with backoff, then answered 503.
+ * Runs `work` in a short write transaction. `work` must not await network,
+ * disk or hashing: do that before, or register it with `afterCommit`, which
+ * runs only once the data is durable.
+ * - SQLite: BEGIN IMMEDIATE takes the write lock up front, so check-then-insert
+ *   rules such as seat counts cannot race another process.
+ * - PostgreSQL: SERIALIZABLE gives the same guarantee across nodes; the
+ *   transaction that would break it fails with a serialization failure.
+ * SQLITE_BUSY, serialization failures and deadlocks are retried with backoff,
+ * then answered 503; an unreachable PostgreSQL is answered 503 at once.
  */
 export async function withTransaction<T>(
   db: Database,
@@ -20,21 +24,25 @@ export async function withTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const effects: (() => void | Promise<void>)[] = [];
+    const afterCommit: AfterCommit = (effect) => effects.push(effect);
     try {
-      const result = await db.kysely.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const value = await work(conn, (effect) => effects.push(effect));
-          await sql`commit`.execute(conn);
-          return value;
-        } catch (error) {
-          if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
-          throw error;
-        }
-      });
+      const result = db.dialect === 'postgres'
+        ? await db.kysely.transaction().setIsolationLevel('serializable').execute((trx) => work(trx, afterCommit))
+        : await db.kysely.connection().execute(async (conn) => {
+            await sql`begin immediate`.execute(conn);
+            try {
+              const value = await work(conn, afterCommit);
+              await sql`commit`.execute(conn);
+              return value;
+            } catch (error) {
+              if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
+              throw error;
+            }
+          });
       for (const effect of effects) await effect();
       return result;
     } catch (error) {
+      if (isDatabaseUnavailable(error)) throw serviceUnavailable('The database is unavailable; try again');
       if (!isBusy(error)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw serviceUnavailable('The database is busy; try again');
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
@@ -42,9 +50,27 @@ export async function withTransaction<T>(
   }
 }
 
+/** A conflict with a concurrent transaction that a retry resolves. */
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+  return (
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_BUSY_SNAPSHOT' ||
+    code === 'SQLITE_LOCKED' ||
+    code === '40001' || // PostgreSQL serialization_failure
+    code === '40P01' // PostgreSQL deadlock_detected
+  );
+}
+
+/**
+ * PostgreSQL cannot be reached or is failing over: refused or dropped
+ * connections, pool timeouts, a server shutting down or still starting.
+ * Answered 503 (never 500); the pool reconnects by itself once it is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|08...|57P0[123]|53300)$/.test(code)) return true;
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
 }
 
 export function isUniqueViolation(error: unknown): boolean {

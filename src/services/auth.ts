@@ -1,3 +1,4 @@
+import type { UserSessionRecord } from '../repos/hot-path';
 import jwt from 'jsonwebtoken';
 import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
@@ -98,7 +99,7 @@ export async function signIn(
   const match = matches[0]!;
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
-  const roles = deps.hotPath.userRoles(match.client_id, match.id);
+  const roles = await deps.hotPath.userRoles(match.client_id, match.id);
   // SSO enforced: passwords only for Security Administrators (the break-glass path).
   if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && !roles.includes(SECURITY_ADMIN)) {
     throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
@@ -235,7 +236,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
 export async function refreshForActor(deps: Deps, actor: UserActor): Promise<RefreshedTokens> {
   const nowIso = deps.clock.now().toISOString();
   const next = randomToken();
-  const session = deps.hotPath.userSession(actor.sessionId);
+  const session = await deps.hotPath.userSession(actor.sessionId);
   if (!session) throw unauthorized();
   await withTransaction(deps.db, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
@@ -305,17 +306,17 @@ export async function adminSignIn(
  * checked by jsonwebtoken (algorithm pinned); the session row decides revocation.
  * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
  */
-export function actorFromBearer(deps: Deps, token: string): Actor {
+export async function actorFromBearer(deps: Deps, token: string): Promise<Actor> {
   const claims = verifiedClaims(deps, token);
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
-    const session = deps.hotPath.adminSession(claims.sid);
+    const session = await deps.hotPath.adminSession(claims.sid);
     if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
       throw unauthorized('The session has ended');
     }
     return { kind: 'admin', adminId: session.admin_id, username: session.username, sessionId: session.session_id } satisfies SystemAdminActor;
   }
-  const session = deps.hotPath.userSession(claims.sid);
+  const session = await deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
   return userActor(deps, session, nowIso, 'bearer');
 }
@@ -345,8 +346,8 @@ function verifiedClaims(deps: Deps, token: string): VerifiedClaims {
 }
 
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
-export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
-  const session = deps.hotPath.userSessionByCookie(hashToken(cookieToken));
+export async function actorFromCookie(deps: Deps, cookieToken: string): Promise<UserActor> {
+  const session = await deps.hotPath.userSessionByCookie(hashToken(cookieToken));
   if (!session) throw unauthorized('The session has ended');
   const now = deps.clock.now();
   const idleMs = session.session_idle_timeout !== null ? session.session_idle_timeout * 1000 : deps.config.sessionIdleTtl;
@@ -359,16 +360,16 @@ export function actorFromCookie(deps: Deps, cookieToken: string): UserActor {
 /** How stale last_seen_at may get before a request writes it again (one write a minute, not per request). */
 const TOUCH_INTERVAL_MS = 60_000;
 
-function userActor(
+async function userActor(
   deps: Deps,
-  session: NonNullable<ReturnType<Deps['hotPath']['userSession']>>,
+  session: UserSessionRecord,
   nowIso: string,
   via: UserActor['via'],
-): UserActor {
+): Promise<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.hotPath.touchSession(session.session_id, nowIso);
-  const roles = deps.hotPath.userRoles(session.client_id, session.user_id);
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) await deps.hotPath.touchSession(session.session_id, nowIso);
+  const roles = await deps.hotPath.userRoles(session.client_id, session.user_id);
   const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',

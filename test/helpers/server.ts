@@ -8,6 +8,27 @@ import { startServer } from '../../src/cli/serve';
 import { withTransaction } from '../../src/db/transaction';
 import { insertInstalledLicense } from '../../src/repos/licensing';
 import { decodeLicenseKey } from '../../src/licensing/key';
+import { testPostgres } from './postgres';
+
+/**
+ * The backend switch: WIP_TEST_BACKEND=postgres runs every test server on a
+ * fresh database of the test PostgreSQL server (test/helpers/postgres.ts)
+ * instead of SQLite in its data directory. A restart on the same data
+ * directory gets the same database.
+ */
+export const TEST_BACKEND = process.env.WIP_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_MASTER_KEY = 'test-master-key-of-at-least-32-characters';
+const databaseOfDataDir = new Map<string, string>();
+
+async function backendEnv(dataDir: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
+  if (TEST_BACKEND !== 'postgres' || env.WIP_DATABASE_URL) return {};
+  let url = databaseOfDataDir.get(dataDir);
+  if (!url) {
+    url = await (await testPostgres()).freshDatabaseUrl();
+    databaseOfDataDir.set(dataDir, url);
+  }
+  return { WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY };
+}
 
 /**
  * The license key test servers run with unless told otherwise: signed with the
@@ -68,6 +89,7 @@ export async function startTestServer(
       WIP_LOG_LEVEL: 'silent',
       WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
       WIP_DATA_DIR: dataDir,
+      ...(await backendEnv(dataDir, options.env)),
       ...options.env,
     },
   });

@@ -18,10 +18,10 @@ export function authenticate(): Middleware<AppState> {
       if (header) {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!match) throw unauthorized('Unsupported authorization scheme; use Bearer');
-        ctx.state.actor = actorFromBearer(deps, match[1]!);
+        ctx.state.actor = await actorFromBearer(deps, match[1]!);
       } else {
         const cookie = readSessionCookie(ctx);
-        if (cookie) ctx.state.actor = actorFromCookie(deps, cookie);
+        if (cookie) ctx.state.actor = await actorFromCookie(deps, cookie);
       }
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
