@@ -6,6 +6,13 @@ import type { DB } from './schema';
 export type AfterCommit = (effect: () => void | Promise<void>) => void;
 
 const MAX_ATTEMPTS = 5;
+/**
+ * PostgreSQL detects conflicts at commit instead of queueing writers up front
+ * (a client's audit chain head is written by every domain change of that
+ * client), so concurrent writers of one client retry more often: more
+ * attempts, with random jitter so they do not collide again in lockstep.
+ */
+const POSTGRES_MAX_ATTEMPTS = 12;
 
 /**
  * Runs `work` in a short write transaction. `work` must not await network,
@@ -43,9 +50,14 @@ export async function withTransaction<T>(
       return result;
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw serviceUnavailable('The database is unavailable; try again');
+      // PostgreSQL may report a serializable conflict as the unique violation it
+      // caused (two transactions appending the same next number): retried once,
+      // after which a real duplicate reaches the caller as before.
+      if (db.dialect === 'postgres' && attempt === 1 && isUniqueViolation(error)) continue;
       if (!isBusy(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw serviceUnavailable('The database is busy; try again');
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+      if (attempt >= (db.dialect === 'postgres' ? POSTGRES_MAX_ATTEMPTS : MAX_ATTEMPTS)) throw serviceUnavailable('The database is busy; try again');
+      const delay = db.dialect === 'postgres' ? Math.random() * Math.min(500, 5 * 2 ** attempt) : 20 * 2 ** attempt;
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }
@@ -71,6 +83,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|08...|57P0[123]|53300)$/.test(code)) return true;
   return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+}
+
+/**
+ * Runs `work` inside a savepoint of the current transaction, so a statement
+ * that fails (a unique violation the caller answers) leaves the transaction
+ * usable: PostgreSQL aborts the whole transaction at the first error
+ * otherwise. SAVEPOINT is the same SQL in both dialects.
+ */
+export async function withSavepoint<T>(trx: Kysely<DB>, work: () => Promise<T>): Promise<T> {
+  await sql`savepoint wip_step`.execute(trx);
+  try {
+    const value = await work();
+    await sql`release savepoint wip_step`.execute(trx);
+    return value;
+  } catch (error) {
+    await sql`rollback to savepoint wip_step`.execute(trx);
+    await sql`release savepoint wip_step`.execute(trx);
+    throw error;
+  }
 }
 
 export function isUniqueViolation(error: unknown): boolean {

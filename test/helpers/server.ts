@@ -26,6 +26,9 @@ async function backendEnv(dataDir: string, env: Record<string, string> = {}): Pr
   if (!url) {
     url = await (await testPostgres()).freshDatabaseUrl();
     databaseOfDataDir.set(dataDir, url);
+    // as an operator would: `wip --data-dir DIR …` commands the tests run find the same database
+    const configFile = path.join(dataDir, 'config.json');
+    if (!fs.existsSync(configFile)) fs.writeFileSync(configFile, JSON.stringify({ databaseUrl: url, masterKey: TEST_MASTER_KEY }), { mode: 0o600 });
   }
   return { WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY };
 }
@@ -86,7 +89,7 @@ export async function startTestServer(
       WIP_HOST: '127.0.0.1',
       WIP_PORT: '0',
       WIP_BCRYPT_COST: '4',
-      WIP_LOG_LEVEL: 'silent',
+      WIP_LOG_LEVEL: process.env.WIP_TEST_LOG_LEVEL ?? 'silent',
       WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
       WIP_DATA_DIR: dataDir,
       ...(await backendEnv(dataDir, options.env)),
