@@ -2,15 +2,41 @@
  * Runs every compiled test file (dist/test/**\/*.test.js) in its own process,
  * two at a time, and ends with the line `N passed, N failed`. Exit 1 when any
  * test failed or a file crashed. Pass substrings to run only matching files.
+ * `--postgres`: the suites that run on both backends (POSTGRES_SUITES), on
+ * PostgreSQL (WIP_TEST_BACKEND=postgres, test/helpers/server.ts); with
+ * substrings, those files on PostgreSQL.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 
+/** Authentication, tenancy, users, licensing and the work-instruction domain: the HTTP suites CI runs on both backends. */
+const POSTGRES_SUITES = [
+  '/db/postgres-',
+  '/http/client-auth.',
+  '/http/client-security.',
+  '/http/lockout-csrf.',
+  '/http/two-factor.',
+  '/http/account-mail.',
+  '/http/admin-user.',
+  '/http/admin-client-license.',
+  '/http/admin-license-on-prem.',
+  '/http/client-license.',
+  '/http/agreements.',
+  '/http/working-together.',
+  '/http/editorial.',
+  '/http/update-sensors.',
+  '/http/usage-reports.',
+  '/graphql/',
+];
+
 const root = path.resolve(__dirname, '..', 'test');
-const filters = process.argv.slice(2);
-const files = findTests(root).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const postgres = process.argv.includes('--postgres');
+const filters = process.argv.slice(2).filter((arg) => arg !== '--postgres');
+const selection = filters.length > 0 ? filters : postgres ? POSTGRES_SUITES : [];
+const files = findTests(root).filter((f) => selection.length === 0 || selection.some((x) => f.includes(x)));
+const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
 const parallel = Math.max(1, Math.min(os.availableParallelism(), 4));
 
 interface Outcome { file: string; passed: number; failed: number; crashed: boolean; output: string }
@@ -25,7 +51,7 @@ function findTests(dir: string): string[] {
 
 function runFile(file: string): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -58,7 +84,7 @@ async function main(): Promise<void> {
   );
   const passed = outcomes.reduce((n, o) => n + o.passed, 0);
   const failed = outcomes.reduce((n, o) => n + o.failed + (o.crashed ? 1 : 0), 0);
-  process.stdout.write(`\n${files.length} test files in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+  process.stdout.write(`\n${files.length} test files${postgres ? ' on PostgreSQL' : ''} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   if (failed > 0 || files.length === 0) process.exitCode = 1;
 }
