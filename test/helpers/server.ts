@@ -20,8 +20,8 @@ export const TEST_BACKEND = process.env.WIP_TEST_BACKEND === 'postgres' ? 'postg
 export const TEST_MASTER_KEY = 'test-master-key-of-at-least-32-characters';
 const databaseOfDataDir = new Map<string, string>();
 
-async function backendEnv(dataDir: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
-  if (TEST_BACKEND !== 'postgres' || env.WIP_DATABASE_URL) return {};
+async function backendEnv(dataDir: string, env: Record<string, string> = {}, backend = TEST_BACKEND): Promise<Record<string, string>> {
+  if (backend !== 'postgres' || env.WIP_DATABASE_URL) return {};
   let url = databaseOfDataDir.get(dataDir);
   if (!url) {
     url = await (await testPostgres()).freshDatabaseUrl();
@@ -79,6 +79,8 @@ export async function startTestServer(
     license?: 'evaluation' | string;
     /** start on the data directory of a stopped server (`stop({ keepData: true })`): a restart */
     dataDir?: string;
+    /** this backend whatever WIP_TEST_BACKEND says */
+    backend?: 'sqlite' | 'postgres';
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'wip-test-'));
@@ -92,7 +94,7 @@ export async function startTestServer(
       WIP_LOG_LEVEL: process.env.WIP_TEST_LOG_LEVEL ?? 'silent',
       WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
       WIP_DATA_DIR: dataDir,
-      ...(await backendEnv(dataDir, options.env)),
+      ...(await backendEnv(dataDir, options.env, options.backend)),
       ...options.env,
     },
   });
