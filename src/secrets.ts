@@ -93,9 +93,15 @@ export async function loadOrCreateSharedSecrets(db: Kysely<DB>, masterKey: strin
     .values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(generateSecrets())), created_at: now.toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await db.selectFrom('shared_secrets').select('sealed').where('name', '=', SHARED_SECRETS_ROW).executeTakeFirstOrThrow();
+  return (await readSharedSecrets(db, masterKey))!;
+}
+
+/** The shared secrets, or null before the first node created them. @throws Error when the master key does not open them */
+export async function readSharedSecrets(db: Kysely<DB>, masterKey: string): Promise<Secrets | null> {
+  const row = await db.selectFrom('shared_secrets').select('sealed').where('name', '=', SHARED_SECRETS_ROW).executeTakeFirst();
+  if (!row) return null;
   try {
-    return JSON.parse(box.open(row.sealed)) as Secrets;
+    return JSON.parse(new SecretBox(masterKey, 'shared-secrets').open(row.sealed)) as Secrets;
   } catch {
     throw new Error('WIP_MASTER_KEY does not open the secrets stored in this database: every node (and the CLI) needs the master key the first node started with');
   }

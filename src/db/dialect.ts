@@ -1,5 +1,6 @@
 import {
   OperationNodeTransformer,
+  sql,
   PostgresAdapter,
   type ColumnDefinitionNode,
   type CreateTableNode,
@@ -19,6 +20,16 @@ export type Dialect = 'sqlite' | 'postgres';
 /** Which database a query builder (or a transaction's) talks to: for the few dialect branches in src/db. */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** Whether a table exists (catalogues differ: sqlite_master, to_regclass). */
+export async function tableExists(db: Kysely<any>, table: string): Promise<boolean> {
+  if (dialectOf(db) === 'postgres') {
+    const { rows } = await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(db);
+    return rows[0]?.found != null;
+  }
+  const { rows } = await sql`select 1 from sqlite_master where type = 'table' and name = ${table}`.execute(db);
+  return rows.length > 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations';
 import type { Database, SqliteDatabase } from './connection';
-import { PostgresSchemaPlugin } from './dialect';
+import { PostgresSchemaPlugin, tableExists } from './dialect';
 
 /** The registry is a parameter only so tests can add a failing migration; the product always uses its own. */
 export type MigrationRegistry = Record<string, Migration>;
@@ -90,7 +90,7 @@ export async function migrateDown(db: Database, registry: MigrationRegistry = mi
 
 /** Names of applied migrations this build does not know (the database is newer than the code). */
 export async function unknownAppliedMigrations(db: Database, registry: MigrationRegistry = migrations): Promise<string[]> {
-  if (!(await migrationTableExists(db))) return [];
+  if (!(await tableExists(db.kysely, 'kysely_migration'))) return [];
   const rows = await db.kysely
     .selectFrom('kysely_migration' as never)
     .select('name' as never)
@@ -104,12 +104,4 @@ function unwrap({ error, results }: MigrationResultSet): string[] {
     throw new Error(`migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-async function migrationTableExists(db: Database): Promise<boolean> {
-  if (db.dialect === 'sqlite') {
-    return db.sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get() !== undefined;
-  }
-  const { rows } = await sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`.execute(db.kysely);
-  return rows[0]?.found != null;
 }

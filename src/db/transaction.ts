@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { serviceUnavailable } from '../errors';
+import { AppError, serviceUnavailable } from '../errors';
 import type { Database } from './connection';
 import type { DB } from './schema';
 
@@ -102,6 +102,23 @@ export async function withSavepoint<T>(trx: Kysely<DB>, work: () => Promise<T>):
     await sql`release savepoint wip_step`.execute(trx);
     throw error;
   }
+}
+
+/**
+ * PostgreSQL refused a value (class 22, data exception): a NUL character in
+ * text, which SQLite stores, or a number out of range. Only a client can send
+ * such a value, so it is answered 400, never 500.
+ */
+export function isInvalidValue(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return typeof code === 'string' && /^22...$/.test(code) && (error as { severity?: string }).severity !== undefined;
+}
+
+/** The answer for a database error a client may meet (REST and GraphQL alike); undefined for a real fault. */
+export function databaseErrorAnswer(error: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(error)) return serviceUnavailable('The database is unavailable; try again');
+  if (isInvalidValue(error)) return new AppError('BAD_REQUEST', 'A value in the request cannot be stored (e.g. a NUL character)');
+  return undefined;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -5,10 +5,12 @@ import { testPostgres } from '../helpers/postgres';
 import { buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { insertOutbox } from '../../src/repos/outbox';
+import { runCli } from '../helpers/cli';
 
 // Two nodes (two daemons with their own data directories) on one PostgreSQL
 // database: what one node does, the other honours at the very next request.
 
+let databaseUrl: string;
 let a: TestServer;
 let b: TestServer;
 let smtp: TestSmtp;
@@ -16,8 +18,9 @@ let smtp: TestSmtp;
 const nodes = suite('two nodes on one PostgreSQL database');
 nodes.before(async () => {
   smtp = await startTestSmtp();
+  databaseUrl = await (await testPostgres()).freshDatabaseUrl();
   const env = {
-    WIP_DATABASE_URL: await (await testPostgres()).freshDatabaseUrl(),
+    WIP_DATABASE_URL: databaseUrl,
     WIP_MASTER_KEY: TEST_MASTER_KEY,
     WIP_SMTP_URL: smtp.url,
     WIP_SIGN_IN_RATE_LIMIT_MAX: '1000',
@@ -68,6 +71,21 @@ nodes('queued mail is delivered exactly once when both nodes deliver at the same
   const received = smtp.messages.slice(before).map((m) => m.subject).filter((s) => s.startsWith('two-node mail'));
   assert.is(received.length, subjects.length);
   assert.equal([...received].sort(), [...subjects].sort());
+});
+
+nodes('`wip doctor` in PostgreSQL mode checks the server, its version, the schema, the shared secrets and the clock skew; a wrong master key fails', async () => {
+  const env = { WIP_DATABASE_URL: databaseUrl, WIP_MASTER_KEY: TEST_MASTER_KEY, WIP_PORT: '1' };
+  const result = await runCli(['--data-dir', a.dataDir, 'doctor', '--json'], { env });
+  const checks = Object.fromEntries(JSON.parse(result.stdout).checks.map((c: { name: string; status: string; message: string }) => [c.name, c]));
+  assert.is(checks.database.status, 'OK');
+  assert.match(checks.database.message, /^PostgreSQL \d+/);
+  assert.is(checks.migrations.status, 'OK');
+  assert.is(checks.secrets.status, 'OK');
+  assert.is(checks['clock-skew'].status, 'OK');
+  const wrong = await runCli(['--data-dir', a.dataDir, 'doctor', '--json'], { env: { ...env, WIP_MASTER_KEY: 'another-master-key-of-32-characters-or-more' } });
+  const secrets = JSON.parse(wrong.stdout).checks.find((c: { name: string }) => c.name === 'secrets');
+  assert.is(secrets.status, 'FAIL');
+  assert.match(secrets.message, /WIP_MASTER_KEY does not open/);
 });
 
 nodes.run();

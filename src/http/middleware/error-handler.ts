@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { AppError, type ErrorCode } from '../../errors';
 import type { AppState } from '../state';
 import { translatedErrorMessage } from '../../services/i18n';
-import { isDatabaseUnavailable } from '../../db/transaction';
+import { databaseErrorAnswer } from '../../db/transaction';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -83,7 +83,9 @@ function toAppError(caught: unknown): AppError {
     const message = MESSAGE_BY_CODE[code] ?? ((caught as { expose?: boolean }).expose ? (caught as Error).message : 'Bad request');
     return new AppError(code, message, undefined, { status });
   }
-  if (status === 503 || isDatabaseUnavailable(caught)) return new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable');
+  if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable');
+  const answer = databaseErrorAnswer(caught);
+  if (answer) return answer;
   return new AppError('INTERNAL_ERROR', 'Internal server error', undefined, { cause: caught });
 }
 
