@@ -12,9 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 
-/** Authentication, tenancy, users, licensing and the work-instruction domain: the HTTP suites CI runs on both backends. */
+/**
+ * Authentication, tenancy, users, licensing and the work-instruction domain:
+ * the HTTP suites CI runs on both backends. (test/db/postgres-*.test.ts use
+ * PostgreSQL whatever the backend, so they run once, with the rest.)
+ */
 const POSTGRES_SUITES = [
-  '/db/postgres-',
   '/http/client-auth.',
   '/http/client-security.',
   '/http/lockout-csrf.',

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runCli } from '../helpers/cli';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -130,12 +130,13 @@ lockout('`wip user unlock --client-id N --email E` unlocks from the CLI', async 
   const client = await buildClient(server);
   const user = await buildUser(server, client);
   await failTimes(user.email, 10);
-  const cli = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, 'user', 'unlock', '--client-id', String(client.id), '--email', user.email], { encoding: 'utf8' });
-  assert.is(cli.status, 0, cli.stderr);
+  // not spawnSync: a blocked event loop would stall this process's server (and its keep-alive sockets) meanwhile
+  const cli = await runCli(['--data-dir', server.dataDir, 'user', 'unlock', '--client-id', String(client.id), '--email', user.email]);
+  assert.is(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /Unlocked/);
   assert.is((await signInAs(user.email, PASSWORD)).status, 200);
-  const missing = spawnSync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, 'user', 'unlock', '--client-id', String(client.id), '--email', uniqueEmail('none')], { encoding: 'utf8' });
-  assert.is(missing.status, 1);
+  const missing = await runCli(['--data-dir', server.dataDir, 'user', 'unlock', '--client-id', String(client.id), '--email', uniqueEmail('none')]);
+  assert.is(missing.code, 1);
   assert.match(missing.stderr, /not found/i);
 });
 
