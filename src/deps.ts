@@ -14,6 +14,7 @@ import { loadOrCreateSecrets, loadOrCreateSharedSecrets, type Secrets } from './
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
 import { createFileStore, type FileStore } from './storage';
+import { createS3FileStore } from './storage/s3';
 import { WebhookSender } from './events/webhook-sender';
 import { EventStreams } from './events/streams';
 
@@ -85,7 +86,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     hotPath: createHotPath(db),
     verifiedTokens: new VerifiedTokenCache<VerifiedClaims>(),
     licenseCache: new LicenseCache(loadTrustedKeys()),
-    storage: createFileStore(config.dataDir),
+    storage: config.fileStore === 'local' ? createFileStore(config.dataDir) : createS3FileStore(config),
     metrics,
   } as Omit<Deps, 'webhooks' | 'eventStreams'> as Deps;
   // both read the rest of Deps (the sender mails, the streams check sessions)

@@ -9,6 +9,7 @@ import { loadTrustedKeys } from '../licensing/trusted-keys';
 import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
 import { currentLicense } from '../services/licensing';
 import { createHotPath } from '../repos/hot-path';
+import { createS3FileStore } from '../storage/s3';
 import { openPostgres, type Database } from '../db/connection';
 import { readSharedSecrets } from '../secrets';
 import { sql } from 'kysely';
@@ -59,15 +60,29 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   };
   if (config.databaseUrl) await checkPostgres(config, now, add, schema);
   else await checkSqlite(config, add, schema);
-  const files = checkFiles(config, now, referenced);
-  if (options.fix && files.orphans.length) add('files', ...removeOrphans(files.orphans, files.result));
-  else add('files', ...files.result);
+  if (config.fileStore !== 'local') {
+    add('files', ...(await checkObjectStore(config)));
+  } else {
+    const files = checkFiles(config, now, referenced);
+    if (options.fix && files.orphans.length) add('files', ...removeOrphans(files.orphans, files.result));
+    else add('files', ...files.result);
+  }
   add('license', ...license);
   add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
   add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
   add('public-url', ...checkPublicUrl(config));
 
   return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
+}
+
+/** `fileStore: s3://…`: the bucket answers with these credentials (orphans are the object store's lifecycle rules' business). */
+async function checkObjectStore(config: Config): Promise<[CheckStatus, string]> {
+  try {
+    await createS3FileStore(config).stat('0'.repeat(64));
+    return ['OK', `object store ${config.fileStore} reachable`];
+  } catch (error) {
+    return ['FAIL', `object store ${config.fileStore} not usable: ${(error as Error).message}`];
+  }
 }
 
 type Add = (name: string, status: CheckStatus, message: string) => void;
