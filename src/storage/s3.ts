@@ -1,10 +1,10 @@
-import { randomBytes, createHash } from 'node:crypto';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Config } from '../config';
-import type { FileStore } from './index';
+import { contentAddress, type FileStore } from './index';
 
 const KEY = /^[a-f0-9]{64}$/;
 
@@ -41,26 +41,18 @@ export function createS3FileStore(config: Config): FileStore {
   return {
     async put(data) {
       const temp = `${prefix}tmp/${Date.now()}-${randomBytes(8).toString('hex')}`;
-      const hash = createHash('sha256');
-      let size = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          size += chunk.length;
-          callback(null, chunk);
-        },
-      });
+      const counter = contentAddress();
       const body = new PassThrough();
       const upload = new Upload({ client, params: { Bucket: bucket, Key: temp, Body: body }, partSize: config.fileStorePartSize, queueSize: 2 });
       try {
         // a failing source (an upload over the limit) aborts the multipart upload: nothing is left behind
-        await Promise.all([pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, counter, body), upload.done()]);
+        await Promise.all([pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, counter.stream, body), upload.done()]);
       } catch (error) {
         await upload.abort().catch(() => undefined);
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: temp })).catch(() => undefined);
         throw error;
       }
-      const key = hash.digest('hex');
+      const { key, size } = counter.result();
       try {
         // same content already stored: the copy refreshes it (a young object, as the local store's touch)
         await client.send(new CopyObjectCommand({ Bucket: bucket, Key: objectFor(key), CopySource: `${bucket}/${encodeURIComponent(temp).replace(/%2F/g, '/')}` }));
