@@ -46,6 +46,15 @@ nodes('a token issued by node A is accepted by node B (the signing key is shared
   assert.is(after.status, 401);
 });
 
+nodes('a user disabled through node A is refused by node B at the next request', async () => {
+  const client = await buildClient(a);
+  const user = await buildUser(a, client);
+  assert.is((await b.request('GET', '/api/client/auth/me', { token: user.token })).status, 200);
+  const off = await a.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, disabled: true } });
+  assert.is(off.status, 200);
+  assert.is((await b.request('GET', '/api/client/auth/me', { token: user.token })).status, 401);
+});
+
 nodes('sign-in failures count across nodes: two through A and two through B lock the account on both', async () => {
   const client = await buildClient(a);
   const user = await buildUser(a, client);
