@@ -13,6 +13,7 @@ import * as m0014 from './0014_file_deletion';
 import * as m0015 from './0015_integrations';
 import * as m0016 from './0016_sso';
 import * as m0017 from './0017_console';
+import * as m0018 from './0018_shared_secrets';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0015_integrations': m0015,
   '0016_sso': m0016,
   '0017_console': m0017,
+  '0018_shared_secrets': m0018,
 };

@@ -2,15 +2,51 @@
  * Runs every compiled test file (dist/test/**\/*.test.js) in its own process,
  * two at a time, and ends with the line `N passed, N failed`. Exit 1 when any
  * test failed or a file crashed. Pass substrings to run only matching files.
+ * `--postgres`: the suites that run on both backends (POSTGRES_SUITES), on
+ * PostgreSQL (WIP_TEST_BACKEND=postgres, test/helpers/server.ts); with
+ * substrings, those files on PostgreSQL. `--both` (npm test): the selection
+ * on SQLite, then its part that is in POSTGRES_SUITES on PostgreSQL.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 
+/**
+ * Authentication, tenancy, users, licensing and the work-instruction domain:
+ * the HTTP suites CI runs on both backends. (test/db/postgres-*.test.ts use
+ * PostgreSQL whatever the backend, so they run once, with the rest.)
+ */
+const POSTGRES_SUITES = [
+  '/http/client-auth.',
+  '/http/client-security.',
+  '/http/lockout-csrf.',
+  '/http/two-factor.',
+  '/http/account-mail.',
+  '/http/admin-user.',
+  '/http/admin-client-license.',
+  '/http/admin-license-on-prem.',
+  '/http/client-license.',
+  '/http/agreements.',
+  '/http/working-together.',
+  '/http/editorial.',
+  '/http/update-sensors.',
+  '/http/usage-reports.',
+  '/graphql/',
+];
+
 const root = path.resolve(__dirname, '..', 'test');
-const filters = process.argv.slice(2);
-const files = findTests(root).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const postgresOnly = process.argv.includes('--postgres');
+const both = process.argv.includes('--both');
+const filters = process.argv.slice(2).filter((arg) => arg !== '--postgres' && arg !== '--both');
+const matching = (list: string[], words: string[]) => list.filter((f) => words.length === 0 || words.some((x) => f.includes(x)));
+const selected = matching(findTests(root), filters);
+const onPostgres = postgresOnly && filters.length > 0 ? selected : matching(selected, POSTGRES_SUITES);
+/** each run: the files, and whether on PostgreSQL */
+const runs: { files: string[]; postgres: boolean }[] = postgresOnly
+  ? [{ files: onPostgres, postgres: true }]
+  : [{ files: selected, postgres: false }, ...(both && onPostgres.length > 0 ? [{ files: onPostgres, postgres: true }] : [])];
+const jobs = runs.flatMap((run) => run.files.map((file) => ({ file, postgres: run.postgres })));
 const parallel = Math.max(1, Math.min(os.availableParallelism(), 4));
 
 interface Outcome { file: string; passed: number; failed: number; crashed: boolean; output: string }
@@ -23,9 +59,10 @@ function findTests(dir: string): string[] {
   }).sort();
 }
 
-function runFile(file: string): Promise<Outcome> {
+function runFile(file: string, postgres: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
+    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -41,15 +78,15 @@ function runFile(file: string): Promise<Outcome> {
 }
 
 async function main(): Promise<void> {
-  const queue = [...files];
+  const queue = [...jobs];
   const outcomes: Outcome[] = [];
   const started = Date.now();
   await Promise.all(
     Array.from({ length: parallel }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        const outcome = await runFile(file);
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const outcome = await runFile(job.file, job.postgres);
         outcomes.push(outcome);
-        const name = path.relative(root, file);
+        const name = path.relative(root, job.file) + (job.postgres ? ' [postgres]' : '');
         const mark = outcome.failed || outcome.crashed ? 'FAIL' : 'ok  ';
         process.stdout.write(`${mark} ${name} (${outcome.passed} passed${outcome.failed ? `, ${outcome.failed} failed` : ''})\n`);
         if (outcome.failed || outcome.crashed) process.stdout.write(outcome.output.replace(/^/gm, '    ') + '\n');
@@ -58,9 +95,10 @@ async function main(): Promise<void> {
   );
   const passed = outcomes.reduce((n, o) => n + o.passed, 0);
   const failed = outcomes.reduce((n, o) => n + o.failed + (o.crashed ? 1 : 0), 0);
-  process.stdout.write(`\n${files.length} test files in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+  const onPg = jobs.filter((job) => job.postgres).length;
+  process.stdout.write(`\n${jobs.length} test files${onPg ? ` (${onPg} on PostgreSQL)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
-  if (failed > 0 || files.length === 0) process.exitCode = 1;
+  if (failed > 0 || jobs.length === 0) process.exitCode = 1;
 }
 
 void main();

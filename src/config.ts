@@ -243,7 +243,28 @@ const ConfigSchema = z.object({
   erpTemplateMap: templateMap,
   /** shared secret of the container platform's notifications (HMAC-SHA256 of the raw body) */
   containerNotificationSecret: z.string().min(32, 'use at least 32 characters').optional(),
+  // scale-out (issue 17): without databaseUrl, embedded SQLite in <data-dir>/wip.db exactly as a single node always ran
+  /** postgres://user:pass@host:port/db?sslmode=...: several nodes share one PostgreSQL (14 or newer) */
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'use postgres://user:password@host:port/database').optional(),
+  /** connections each node keeps to PostgreSQL */
+  databasePoolSize: integer.min(1).max(500),
+  /** PostgreSQL mode: the key the secrets shared by all nodes are encrypted with in the database */
+  masterKey: z.string().min(32, 'use at least 32 characters').optional(),
+  /** `local` (<data-dir>/files, which may be a shared mount) or `s3://bucket/prefix` (an S3-compatible object store) */
+  fileStore: z.union([z.literal('local'), z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?$/, 'use local or s3://bucket/prefix')]),
+  /** the object store's URL (MinIO, Ceph…); empty: AWS S3 of fileStoreRegion */
+  fileStoreEndpoint: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
+  fileStoreRegion: z.string().min(1),
+  /** bucket in the path (MinIO and most S3-compatible stores) instead of the host name */
+  fileStorePathStyle: bool,
+  fileStoreAccessKeyId: z.string().optional(),
+  fileStoreSecretAccessKey: z.string().optional(),
+  /** multipart upload part size in bytes (S3's minimum is 5 MiB) */
+  fileStorePartSize: integer.min(5 * 1024 * 1024),
 }).superRefine((config, ctx) => {
+  if (config.databaseUrl !== undefined && config.masterKey === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['masterKey'], message: 'required with databaseUrl: set WIP_MASTER_KEY (or WIP_MASTER_KEY_FILE) to the same string of at least 32 characters on every node; it encrypts the secrets the nodes share in the database' });
+  }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['tlsCert'], message: 'tlsCert and tlsKey go together' });
   }
@@ -275,6 +296,9 @@ export const SECRET_CONFIG_KEYS: readonly (keyof Config)[] = [
   'mapsApiKey',
   'erpToken',
   'containerNotificationSecret',
+  'databaseUrl',
+  'masterKey',
+  'fileStoreSecretAccessKey',
 ];
 
 /** What `wip install` writes to a new <data-dir>/config.json: the keys an operator usually edits. */

@@ -1,19 +1,20 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Config } from './config';
-import { openDatabase, type Database } from './db/connection';
+import { openDatabase, openPostgres, type Database } from './db/connection';
 import { systemClock, type Clock } from './lib/clock';
 import { createMetrics, type Metrics } from './lib/metrics';
 import { PasswordHasher } from './lib/password-hasher';
 import { createLogger, type Logger } from './logger';
 import { Mailer } from './mail/mailer';
 import { PushSender } from './push/sender';
-import { prepareHotPath, type HotPathLookups } from './repos/hot-path';
+import { createHotPath, type HotPathLookups } from './repos/hot-path';
 import { VerifiedTokenCache } from './lib/verified-token-cache';
 import type { VerifiedClaims } from './services/auth';
-import { loadOrCreateSecrets, type Secrets } from './secrets';
+import { loadOrCreateSecrets, loadOrCreateSharedSecrets, type Secrets } from './secrets';
 import { LicenseCache } from './licensing/cache';
 import { loadTrustedKeys } from './licensing/trusted-keys';
 import { createFileStore, type FileStore } from './storage';
+import { createS3FileStore } from './storage/s3';
 import { WebhookSender } from './events/webhook-sender';
 import { EventStreams } from './events/streams';
 import { LogTail } from './events/log-tail';
@@ -63,11 +64,18 @@ export interface DepsOverrides {
   logger?: Logger;
 }
 
-/** Opens the data directory (creating secrets when missing). Does not migrate: see bootstrap. */
+/**
+ * Opens the data directory (creating secrets when missing) or, with
+ * databaseUrl, the PostgreSQL pool. Does not migrate: see bootstrap. In
+ * PostgreSQL mode the secrets live in the database: `loadSharedSecrets` fills
+ * them in once the schema is migrated; until then nothing can sign or verify.
+ */
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
-  const { secrets } = loadOrCreateSecrets(config.dataDir);
+  const secrets = config.databaseUrl ? unloadedSecrets() : loadOrCreateSecrets(config.dataDir).secrets;
   const metrics = createMetrics();
-  const db = openDatabase(config.dataDir, { onQuery: metrics.observeQuery });
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, { onQuery: metrics.observeQuery, poolSize: config.databasePoolSize })
+    : openDatabase(config.dataDir, { onQuery: metrics.observeQuery });
   const clock = overrides.clock ?? systemClock;
   metrics.watchDatabase(db.kysely, clock);
   const logger = overrides.logger ?? createLogger(config);
@@ -81,10 +89,10 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
-    hotPath: prepareHotPath(db.sqlite),
+    hotPath: createHotPath(db),
     verifiedTokens: new VerifiedTokenCache<VerifiedClaims>(),
     licenseCache: new LicenseCache(loadTrustedKeys()),
-    storage: createFileStore(config.dataDir),
+    storage: config.fileStore === 'local' ? createFileStore(config.dataDir) : createS3FileStore(config),
     metrics,
   } as Omit<Deps, 'webhooks' | 'eventStreams' | 'logTail' | 'backupJobs'> as Deps;
   // both read the rest of Deps (the sender mails, the streams check sessions)
@@ -93,6 +101,19 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   deps.logTail = new LogTail(deps);
   deps.backupJobs = new BackupJobs(deps);
   return deps;
+}
+
+/** Placeholders until the shared secrets are read: a random signing key, so nothing signed now is accepted anywhere. */
+function unloadedSecrets(): Secrets {
+  return { jwtSecret: randomBytes(64).toString('base64url'), cookieKeys: [randomBytes(32).toString('base64url')], vapid: { publicKey: '', privateKey: '' } };
+}
+
+/** PostgreSQL mode: reads (first node: creates) the secrets all nodes share. Needs the migrated schema. No-op on SQLite. */
+export async function loadSharedSecrets(deps: Deps): Promise<void> {
+  if (deps.db.dialect !== 'postgres') return;
+  const shared = await loadOrCreateSharedSecrets(deps.db.kysely, deps.config.masterKey!, deps.clock.now());
+  Object.assign(deps.secrets, shared);
+  deps.jwtKey = createSecretKey(Buffer.from(shared.jwtSecret, 'utf8'));
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import webpush from 'web-push';
+import type { Kysely } from 'kysely';
+import type { DB } from './db/schema';
+import { SecretBox } from './lib/secret-box';
 
 /** Secrets generated on first start and kept in <data-dir>/secrets.json (mode 0600). */
 export interface Secrets {
@@ -36,11 +39,7 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
     return { secrets: upgradeSecrets(file, { ...existing, vapid: webpush.generateVAPIDKeys() } as Secrets), created: false };
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const secrets: Secrets = {
-    jwtSecret: randomBytes(64).toString('base64url'),
-    cookieKeys: [randomBytes(32).toString('base64url')],
-    vapid: webpush.generateVAPIDKeys(),
-  };
+  const secrets = generateSecrets();
   // 'wx': never overwrite secrets another process created a moment ago.
   try {
     fs.writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
@@ -67,4 +66,49 @@ function upgradeSecrets(file: string, secrets: Secrets): Secrets {
   fs.writeFileSync(temporary, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   fs.renameSync(temporary, file);
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Secrets;
+}
+
+function generateSecrets(): Secrets {
+  return {
+    jwtSecret: randomBytes(64).toString('base64url'),
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    vapid: webpush.generateVAPIDKeys(),
+  };
+}
+
+const SHARED_SECRETS_ROW = 'appliance';
+
+/**
+ * PostgreSQL mode: the secrets all nodes share, kept in the database sealed
+ * with a key derived from the master key (WIP_MASTER_KEY). The first node
+ * generates them; every later one (and every CLI command) reads the same row,
+ * so a token one node issued is accepted by every other.
+ * @throws Error when the master key does not open the stored secrets
+ */
+export async function loadOrCreateSharedSecrets(db: Kysely<DB>, masterKey: string, now: Date): Promise<Secrets> {
+  const box = new SecretBox(masterKey, 'shared-secrets');
+  // the first node's row wins: a concurrent start inserts nothing and reads that row
+  await db
+    .insertInto('shared_secrets')
+    .values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(generateSecrets())), created_at: now.toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  return (await readSharedSecrets(db, masterKey))!;
+}
+
+/** The shared secrets, or null before the first node created them. @throws Error when the master key does not open them */
+export async function readSharedSecrets(db: Kysely<DB>, masterKey: string): Promise<Secrets | null> {
+  const row = await db.selectFrom('shared_secrets').select('sealed').where('name', '=', SHARED_SECRETS_ROW).executeTakeFirst();
+  if (!row) return null;
+  try {
+    return JSON.parse(new SecretBox(masterKey, 'shared-secrets').open(row.sealed)) as Secrets;
+  } catch {
+    throw new Error('WIP_MASTER_KEY does not open the secrets stored in this database: every node (and the CLI) needs the master key the first node started with');
+  }
+}
+
+/** Writes given secrets (a move from SQLite: tokens issued before it keep working); refuses to replace existing ones. */
+export async function storeSharedSecrets(db: Kysely<DB>, masterKey: string, secrets: Secrets, now: Date): Promise<void> {
+  const box = new SecretBox(masterKey, 'shared-secrets');
+  await db.insertInto('shared_secrets').values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(secrets)), created_at: now.toISOString() }).execute();
 }

@@ -8,6 +8,11 @@ import { backupDir, DB_FILE } from '../ops/paths';
 import { restoreBackup, RestoreRefused } from '../ops/restore';
 import { CliError, configFrom, output, withDeps } from './context';
 import { progressBar } from './progress';
+import { sqliteHandle } from '../db/connection';
+
+/** PostgreSQL mode: the database and the object store are the site's, and so are their backups. */
+const POSTGRES_BACKUP_NOTE =
+  'wip is configured for PostgreSQL (databaseUrl): back up the database with your PostgreSQL tooling (pg_dump -Fc, or your HA setup\'s base backups and WAL archive) and the file store with its own backups; "wip backup" and "wip restore" cover the embedded SQLite database only';
 
 export function registerBackup(program: Command): void {
   program
@@ -15,7 +20,8 @@ export function registerBackup(program: Command): void {
     .description('write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving')
     .option('--output <file>', 'archive to write (default <backup-dir>/wip-backup-<time>.tar.gz)')
     .action(async (opts: { output?: string }, command: Command) => {
-      const dataDir = configFrom(command).dataDir;
+      const { dataDir, databaseUrl } = configFrom(command);
+      if (databaseUrl) throw new CliError(POSTGRES_BACKUP_NOTE);
       if (!fs.existsSync(path.join(dataDir, DB_FILE))) throw new CliError(`no database in ${dataDir}; nothing to back up`);
       // Any schema can be backed up, including one an upgrade is about to migrate.
       await withDeps(command, async (deps) => {
@@ -25,7 +31,7 @@ export function registerBackup(program: Command): void {
         let result;
         try {
           result = await createBackup({
-            sqlite: deps.db.sqlite,
+            sqlite: sqliteHandle(deps.db),
             dataDir: deps.config.dataDir,
             output: file,
             version,

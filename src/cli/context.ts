@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config, type ConfigInput } from '../config';
-import { closeDeps, createDeps, type Deps } from '../deps';
+import { closeDeps, createDeps, loadSharedSecrets, type Deps } from '../deps';
 import { migrationStatus } from '../db/migrator';
 import { createLogger } from '../logger';
 
@@ -36,6 +36,7 @@ export async function withDeps<T>(command: Command, work: (deps: Deps) => Promis
     if (options.requireMigrated !== false) {
       const pending = (await migrationStatus(deps.db)).filter((m) => !m.applied);
       if (pending.length > 0) throw new CliError(`the data directory ${config.dataDir} is not initialised or not migrated; run "wip install" or "wip migrate"`);
+      await loadSharedSecrets(deps);
     }
     return await work(deps);
   } finally {

@@ -11,6 +11,7 @@ import { CliError, UsageError } from './context';
 import { registerInstall } from './install';
 import { registerLicense } from './license';
 import { registerMigrate } from './migrate';
+import { registerMigrateToPostgres } from './migrate-to-postgres';
 import { registerServe } from './serve';
 import { registerMail } from './mail';
 import { registerUser } from './user';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerInstall(program);
   registerMigrate(program);
+  registerMigrateToPostgres(program);
   registerAdmin(program);
   registerBackup(program);
   registerDoctor(program);

@@ -1,17 +1,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysely';
+import pg from 'pg';
 import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
 import { sqliteNativeBinding } from '../lib/runtime';
 
-export interface Database {
+/** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
+export type Database = SqliteDatabase | PostgresDatabase;
+
+interface DatabaseBase {
   /** The query builder: all SQL in repos goes through it, so it stays portable. */
   kysely: Kysely<DB>;
+  close(): Promise<void>;
+}
+
+export interface SqliteDatabase extends DatabaseBase {
+  dialect: 'sqlite';
   /** The raw connection, for cached prepared statements on the per-request hot path only. */
   sqlite: BetterSqlite3.Database;
-  close(): Promise<void>;
+}
+
+export interface PostgresDatabase extends DatabaseBase {
+  dialect: 'postgres';
+  /** The pool, for the hot path's prepared statements and LISTEN/NOTIFY. */
+  pool: pg.Pool;
 }
 
 export interface OpenDatabaseOptions {
@@ -25,7 +39,7 @@ export interface OpenDatabaseOptions {
  * WAL (the CLI and the daemon share the file), synchronous=FULL (an acknowledged
  * write survives power loss), foreign keys on, and a busy timeout.
  */
-export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Database {
+export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'wip.db');
   // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
@@ -37,19 +51,10 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const onQuery = options.onQuery;
-  const kysely = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    ...(onQuery && {
-      log(event) {
-        // SelectQueryNode → select, RawNode → raw
-        const kind = event.query.query.kind.replace(/(Query)?Node$/, '').toLowerCase();
-        onQuery(kind, event.queryDurationMillis / 1000);
-      },
-    }),
-  });
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...queryLog(options) });
   let closed = false;
   return {
+    dialect: 'sqlite',
     kysely,
     sqlite,
     async close() {
@@ -58,4 +63,67 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
       await kysely.destroy(); // also closes the sqlite handle
     },
   };
+}
+
+function queryLog({ onQuery }: OpenDatabaseOptions): Pick<KyselyConfig, 'log'> {
+  if (!onQuery) return {};
+  return {
+    log(event) {
+      // SelectQueryNode → select, RawNode → raw
+      const kind = event.query.query.kind.replace(/(Query)?Node$/, '').toLowerCase();
+      onQuery(kind, event.queryDurationMillis / 1000);
+    },
+  };
+}
+
+/**
+ * PostgreSQL's 64-bit integers (count(*), sum(), bigint columns) and numerics
+ * as JavaScript numbers, as SQLite gives them: every value the product stores
+ * fits in 2^53. Per pool, so no global state of the pg module changes.
+ */
+const numberTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface OpenPostgresOptions extends OpenDatabaseOptions {
+  poolSize?: number;
+}
+
+/**
+ * Opens a pool on a PostgreSQL database (WIP_DATABASE_URL). Connections are
+ * made on first use, so a database that is down at start-up is reported by
+ * the first query (bootstrap), and a node recovers by itself when it returns.
+ */
+export function openPostgres(url: string, options: OpenPostgresOptions = {}): PostgresDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types: numberTypes,
+    connectionTimeoutMillis: 5_000,
+    // every node and the database agree on UTC text timestamps; the product never relies on the session time zone
+    options: '-c TimeZone=UTC',
+  });
+  // an idle connection dropped by the server (restart, failover) must not crash the process: the pool replaces it
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(options) });
+  let closed = false;
+  return {
+    dialect: 'postgres',
+    kysely,
+    pool,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy(); // also ends the pool
+    },
+  };
+}
+
+/** The raw SQLite handle, for the SQLite-only operations (file backup, pragmas). @throws in PostgreSQL mode */
+export function sqliteHandle(db: Database): BetterSqlite3.Database {
+  if (db.dialect !== 'sqlite') throw new Error('this operation needs the embedded SQLite database');
+  return db.sqlite;
 }

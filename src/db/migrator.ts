@@ -1,13 +1,15 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations';
-import type { Database } from './connection';
+import type { Database, SqliteDatabase } from './connection';
+import { PostgresSchemaPlugin, tableExists } from './dialect';
 
 /** The registry is a parameter only so tests can add a failing migration; the product always uses its own. */
 export type MigrationRegistry = Record<string, Migration>;
 
 export function createMigrator(db: Database | Kysely<any>, registry: MigrationRegistry = migrations): Migrator {
   return new Migrator({
-    db: 'kysely' in db ? db.kysely : db,
+    // PostgreSQL: the migrations' DDL adapted to its types (src/db/dialect.ts)
+    db: !('kysely' in db) ? db : db.dialect === 'postgres' ? db.kysely.withPlugin(new PostgresSchemaPlugin()) : db.kysely,
     provider: { getMigrations: async () => registry },
   });
 }
@@ -22,6 +24,17 @@ export function createMigrator(db: Database | Kysely<any>, registry: MigrationRe
  */
 async function migrateInTransaction(
   db: Database,
+  registry: MigrationRegistry,
+  step: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<string[]> {
+  // PostgreSQL: kysely runs the batch in one transaction (transactional DDL)
+  // under an advisory lock, so N nodes starting at once migrate exactly once
+  if (db.dialect === 'postgres') return unwrap(await step(createMigrator(db, registry)));
+  return migrateSqliteInTransaction(db, registry, step);
+}
+
+async function migrateSqliteInTransaction(
+  db: SqliteDatabase,
   registry: MigrationRegistry,
   step: (migrator: Migrator) => Promise<MigrationResultSet>,
 ): Promise<string[]> {
@@ -77,10 +90,7 @@ export async function migrateDown(db: Database, registry: MigrationRegistry = mi
 
 /** Names of applied migrations this build does not know (the database is newer than the code). */
 export async function unknownAppliedMigrations(db: Database, registry: MigrationRegistry = migrations): Promise<string[]> {
-  const exists = db.sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'")
-    .get();
-  if (!exists) return [];
+  if (!(await tableExists(db.kysely, 'kysely_migration'))) return [];
   const rows = await db.kysely
     .selectFrom('kysely_migration' as never)
     .select('name' as never)

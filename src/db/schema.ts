@@ -712,7 +712,15 @@ export interface IdempotencyKeysTable {
 }
 
 
+/** PostgreSQL mode: secrets shared by all nodes, sealed with WIP_MASTER_KEY (migration 0018). */
+export interface SharedSecretsTable {
+  name: string;
+  sealed: string;
+  created_at: string;
+}
+
 export interface DB {
+  shared_secrets: SharedSecretsTable;
   file_blobs: FileBlobsTable;
   file_garbage: FileGarbageTable;
   files: FilesTable;

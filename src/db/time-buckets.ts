@@ -1,11 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { Dialect } from './dialect';
 
 /**
  * Time buckets of ISO-8601 UTC timestamp columns, for reports that group rows
  * by day, week or month in SQL. Day and month are prefixes of the stored text
  * (`substr`, portable). The week needs date arithmetic, which differs between
  * databases: that dialect-specific part lives here and nowhere else.
- * PostgreSQL: `to_char(date_trunc('week', col::timestamptz at time zone 'UTC'), 'YYYY-MM-DD')`.
  */
 export type Period = 'day' | 'week' | 'month';
 export const PERIODS: readonly Period[] = ['day', 'week', 'month'];
@@ -15,10 +15,12 @@ export const PERIODS: readonly Period[] = ['day', 'week', 'month'];
  * Monday starting its ISO week (`2026-01-05`), or the month (`2026-01`).
  * `bucketLabel` below computes the same labels in JavaScript.
  */
-export function bucketOf(period: Period, column: string): RawBuilder<string> {
+export function bucketOf(period: Period, column: string, dialect: Dialect): RawBuilder<string> {
   const ref = sql.ref(column);
   if (period === 'day') return sql<string>`substr(${ref}, 1, 10)`;
   if (period === 'month') return sql<string>`substr(${ref}, 1, 7)`;
+  // PostgreSQL: date_trunc('week') starts weeks on Monday (ISO)
+  if (dialect === 'postgres') return sql<string>`to_char(date_trunc('week', substr(${ref}, 1, 10)::date), 'YYYY-MM-DD')`;
   // SQLite: %w is 0 for Sunday; step back to the Monday of the same week
   return sql<string>`date(substr(${ref}, 1, 10), '-' || ((cast(strftime('%w', substr(${ref}, 1, 10)) as integer) + 6) % 7) || ' days')`;
 }

@@ -87,14 +87,14 @@ export class LogTail {
     tail.out.destroy();
   }
 
-  private beat(tail: Tail): void {
-    if (!this.sessionAlive(tail)) return this.drop(tail);
+  private async beat(tail: Tail): Promise<void> {
+    if (!(await this.sessionAlive(tail))) return this.drop(tail);
     this.write(tail, ': heartbeat\n\n');
     void this.pump(tail);
   }
 
-  private sessionAlive(tail: Tail): boolean {
-    const session = this.deps.hotPath.adminSession(tail.actor.sessionId);
+  private async sessionAlive(tail: Tail): Promise<boolean> {
+    const session = await this.deps.hotPath.adminSession(tail.actor.sessionId);
     return !!session && session.revoked_at === null && session.expires_at > this.deps.clock.now().toISOString();
   }
 
@@ -116,7 +116,7 @@ export class LogTail {
     try {
       do {
         tail.again = false;
-        if (!this.sessionAlive(tail)) return this.drop(tail);
+        if (!(await this.sessionAlive(tail))) return this.drop(tail);
         for (;;) {
           const rows = await listLogBatchAcrossClients(this.deps.db.kysely, tail.filter, tail.lastId, PAGE);
           for (const row of rows) {

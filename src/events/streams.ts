@@ -97,12 +97,14 @@ export class EventStreams {
 
   /** A heartbeat keeps proxies from closing an idle stream, and ends it when its session has. */
   private beat(stream: Stream): void {
-    if (!this.sessionAlive(stream)) return this.drop(stream);
-    this.write(stream, ': heartbeat\n\n');
+    void this.sessionAlive(stream).then(
+      (alive) => (alive ? this.write(stream, ': heartbeat\n\n') : this.drop(stream)),
+      () => undefined, // the database is unreachable: keep the stream, check again at the next beat
+    );
   }
 
-  private sessionAlive(stream: Stream): boolean {
-    const session = this.deps.hotPath.userSession(stream.actor.sessionId);
+  private async sessionAlive(stream: Stream): Promise<boolean> {
+    const session = await this.deps.hotPath.userSession(stream.actor.sessionId);
     const nowIso = this.deps.clock.now().toISOString();
     return !!session && session.revoked_at === null && session.expires_at > nowIso && session.status !== 'disabled';
   }
@@ -127,7 +129,7 @@ export class EventStreams {
     try {
       do {
         stream.again = false;
-        if (!this.sessionAlive(stream)) return this.drop(stream);
+        if (!(await this.sessionAlive(stream))) return this.drop(stream);
         const since = new Date(this.deps.clock.now().getTime() - this.deps.config.eventRetention).toISOString();
         for (;;) {
           const rows = await listClientEventsAfter(this.deps.db.kysely, stream.actor.clientId, stream.lastId, since, PAGE, PING_EVENT);

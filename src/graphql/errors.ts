@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { AppError } from '../errors';
+import { databaseErrorAnswer } from '../db/transaction';
 import type { Logger } from '../logger';
 
 /**
@@ -20,6 +21,8 @@ export function formatGraphQLError(logger: Logger) {
       const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'BAD_REQUEST';
       return withCode(error, error.message, code);
     }
+    const answer = databaseErrorAnswer(original);
+    if (answer) return withCode(error, answer.message, answer.code);
     logger.error({ err: original, path: error.path }, 'GraphQL resolver failed');
     return withCode(error, 'Internal server error', 'INTERNAL_ERROR');
   };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { version } from '../../package.json';
 import type { Deps } from '../deps';
+import { sqliteHandle } from '../db/connection';
 import { conflict, notFound } from '../errors';
 import type { RequestMeta } from '../services/actor';
 import { recordEvent } from '../services/events';
@@ -42,9 +43,12 @@ export class BackupJobs {
 
   /**
    * Starts a backup into backupDir and returns its job at once.
-   * @throws AppError CONFLICT while another backup started here is running
+   * @throws AppError CONFLICT while another backup started here is running, and in PostgreSQL mode (the database is backed up by its own tools)
    */
   start(by: { adminId: number; meta: RequestMeta }): BackupJob {
+    if (this.deps.db.dialect !== 'sqlite') {
+      throw conflict('In PostgreSQL mode the appliance does not back up the database: use pg_dump -Fc (or your HA setup\'s backups) and the file store\'s own backups');
+    }
     const busy = [...this.jobs.values()].find((j) => j.status === 'running');
     if (busy) throw conflict('A backup is already running', { jobId: busy.id });
     const { deps } = this;
@@ -67,7 +71,7 @@ export class BackupJobs {
     this.running = (async () => {
       try {
         const result = await createBackup({
-          sqlite: deps.db.sqlite,
+          sqlite: sqliteHandle(deps.db),
           dataDir: deps.config.dataDir,
           output,
           version,

@@ -8,7 +8,11 @@ import { LicenseCache } from '../licensing/cache';
 import { loadTrustedKeys } from '../licensing/trusted-keys';
 import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
 import { currentLicense } from '../services/licensing';
-import { prepareHotPath } from '../repos/hot-path';
+import { createHotPath } from '../repos/hot-path';
+import { createS3FileStore } from '../storage/s3';
+import { openPostgres, type Database } from '../db/connection';
+import { readSharedSecrets } from '../secrets';
+import { sql } from 'kysely';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
@@ -44,13 +48,49 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   const add = (name: string, status: CheckStatus, message: string) => checks.push({ name, status, message });
 
   add('data-dir', ...checkDataDir(config.dataDir));
-  add('secrets', ...checkSecrets(config.dataDir));
+  // PostgreSQL mode: the secrets are in the database (checked with it)
+  if (!config.databaseUrl) add('secrets', ...checkSecrets(config.dataDir));
 
-  const dbFile = path.join(config.dataDir, DB_FILE);
-  let databaseUsable = false;
   /** null when the database cannot say which files it references */
   let referenced: Set<string> | null = null;
   let license: [CheckStatus, string] = ['WARN', 'not checked: the database is missing, damaged or not current'];
+  const schema = async (db: Database) => {
+    const found = await checkSchema(db, config, now, add);
+    referenced = found.referenced;
+    if (found.license) license = found.license;
+  };
+  if (config.databaseUrl) await checkPostgres(config, now, add, schema);
+  else await checkSqlite(config, add, schema);
+  if (config.fileStore !== 'local') {
+    add('files', ...(await checkObjectStore(config)));
+  } else {
+    const files = checkFiles(config, now, referenced);
+    if (options.fix && files.orphans.length) add('files', ...removeOrphans(files.orphans, files.result));
+    else add('files', ...files.result);
+  }
+  add('license', ...license);
+  add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
+  add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
+  add('public-url', ...checkPublicUrl(config));
+
+  return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
+}
+
+/** `fileStore: s3://…`: the bucket answers with these credentials (orphans are the object store's lifecycle rules' business). */
+async function checkObjectStore(config: Config): Promise<[CheckStatus, string]> {
+  try {
+    await createS3FileStore(config).stat('0'.repeat(64));
+    return ['OK', `object store ${config.fileStore} reachable`];
+  } catch (error) {
+    return ['FAIL', `object store ${config.fileStore} not usable: ${(error as Error).message}`];
+  }
+}
+
+type Add = (name: string, status: CheckStatus, message: string) => void;
+
+async function checkSqlite(config: Config, add: Add, schema: (db: Database) => Promise<void>): Promise<void> {
+  const dbFile = path.join(config.dataDir, DB_FILE);
+  let databaseUsable = false;
   if (!fs.existsSync(dbFile)) {
     add('database', 'FAIL', `${dbFile} does not exist; run "wip install"`);
   } else {
@@ -62,49 +102,77 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
       add('database', 'FAIL', `integrity check failed: ${problems.slice(0, 3).join('; ')}; restore a backup ("wip restore")`);
     }
   }
-
-  if (databaseUsable) {
-    const db = openReadonly(dbFile, config.dataDir);
-    try {
-      const applied = await listAppliedMigrationNames(db.kysely);
-      const unknown = applied.filter((name) => !(name in migrations));
-      const pending = Object.keys(migrations).filter((name) => !applied.includes(name));
-      if (unknown.length) add('migrations', 'FAIL', `the database is newer than this version of wip (unknown: ${unknown.join(', ')})`);
-      else if (pending.length) add('migrations', 'WARN', `${pending.length} pending (applied on the next start): ${pending.join(', ')}`);
-      else add('migrations', 'OK', `schema current (${applied.length} migrations)`);
-
-      if (applied.length && !pending.length && !unknown.length) {
-        referenced = await listReferencedFileKeys(db.kysely);
-        license = await checkLicense(config, db, now);
-        const newest = await newestTimestamps(db.kysely);
-        const future = Object.entries(newest).filter(([, at]) => at !== null && Date.parse(at) > now.getTime() + CLOCK_TOLERANCE_MS);
-        if (future.length) {
-          add('clock', 'FAIL', `the system clock (${now.toISOString()}) is behind data already written: ${future.map(([t, at]) => `${t} ${at}`).join(', ')}`);
-        } else {
-          add('clock', 'OK', `system time ${now.toISOString()}; no data from the future`);
-        }
-      } else {
-        add('clock', 'WARN', 'not checked: the schema is not current');
-      }
-    } catch (error) {
-      add('migrations', 'FAIL', `cannot read the database: ${(error as Error).message}`);
-    } finally {
-      await db.close();
-    }
-  } else {
+  if (!databaseUsable) {
     add('migrations', 'FAIL', 'not checked: the database is missing or damaged');
     add('clock', 'WARN', 'not checked: the database is missing or damaged');
+    return;
   }
+  const db = openReadonly(dbFile, config.dataDir);
+  try {
+    await schema(db);
+  } finally {
+    await db.close();
+  }
+}
 
-  const files = checkFiles(config, now, referenced);
-  if (options.fix && files.orphans.length) add('files', ...removeOrphans(files.orphans, files.result));
-  else add('files', ...files.result);
-  add('license', ...license);
-  add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
-  add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
-  add('public-url', ...checkPublicUrl(config));
+/** PostgreSQL mode: reachable, version 14 or newer, the shared secrets open with this master key, clocks agree. */
+async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: Database) => Promise<void>): Promise<void> {
+  const db = openPostgres(config.databaseUrl!, { poolSize: 1 });
+  try {
+    let server: { version: string; num: number; at: Date };
+    try {
+      const { rows } = await sql<{ version: string; num: number; at: Date }>`select current_setting('server_version') as version, current_setting('server_version_num')::int as num, now() as at`.execute(db.kysely);
+      server = rows[0]!;
+    } catch (error) {
+      add('database', 'FAIL', `PostgreSQL is not reachable: ${(error as Error).message}`);
+      add('migrations', 'FAIL', 'not checked: the database is not reachable');
+      add('clock', 'WARN', 'not checked: the database is not reachable');
+      return;
+    }
+    add('database', server.num >= 140000 ? 'OK' : 'FAIL', `PostgreSQL ${server.version}${server.num >= 140000 ? '' : ': wip needs 14 or newer'}`);
+    const skew = Math.abs(server.at.getTime() - Date.now());
+    add('clock-skew', skew > CLOCK_TOLERANCE_MS ? 'FAIL' : 'OK', `this node's clock and the database's differ by ${Math.round(skew / 1000)} s${skew > CLOCK_TOLERANCE_MS ? ': synchronise them (NTP)' : ''}`);
+    await schema(db);
+    try {
+      const shared = await readSharedSecrets(db.kysely, config.masterKey!);
+      add('secrets', shared ? 'OK' : 'WARN', shared ? 'shared secrets open with this master key' : 'no shared secrets yet (the first node to start creates them)');
+    } catch (error) {
+      add('secrets', 'FAIL', (error as Error).message);
+    }
+  } finally {
+    await db.close();
+  }
+}
 
-  return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
+/** Migration state; with a current schema also the referenced files, the license and data from the future. */
+async function checkSchema(db: Database, config: Config, now: Date, add: Add): Promise<{ referenced: Set<string> | null; license?: [CheckStatus, string] }> {
+  let referenced: Set<string> | null = null;
+  let license: [CheckStatus, string] | undefined;
+  try {
+    const applied = await listAppliedMigrationNames(db.kysely);
+    const unknown = applied.filter((name) => !(name in migrations));
+    const pending = Object.keys(migrations).filter((name) => !applied.includes(name));
+    if (unknown.length) add('migrations', 'FAIL', `the database is newer than this version of wip (unknown: ${unknown.join(', ')})`);
+    else if (pending.length) add('migrations', 'WARN', `${pending.length} pending (applied on the next start): ${pending.join(', ')}`);
+    else add('migrations', 'OK', `schema current (${applied.length} migrations)`);
+
+    if (applied.length && !pending.length && !unknown.length) {
+      referenced = await listReferencedFileKeys(db.kysely);
+      license = await checkLicense(config, db, now);
+      const newest = await newestTimestamps(db.kysely);
+      const future = Object.entries(newest).filter(([, at]) => at !== null && Date.parse(at) > now.getTime() + CLOCK_TOLERANCE_MS);
+      if (future.length) {
+        add('clock', 'FAIL', `the system clock (${now.toISOString()}) is behind data already written: ${future.map(([t, at]) => `${t} ${at}`).join(', ')}`);
+      } else {
+        add('clock', 'OK', `system time ${now.toISOString()}; no data from the future`);
+      }
+    } else {
+      add('clock', 'WARN', 'not checked: the schema is not current');
+    }
+  } catch (error) {
+    add('migrations', 'FAIL', `cannot read the database: ${(error as Error).message}`);
+  }
+  return { referenced, license };
 }
 
 function checkDataDir(dataDir: string): [CheckStatus, string] {
@@ -211,7 +279,7 @@ function checkFiles(config: Config, now: Date, referenced: Set<string> | null): 
   return result('OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`);
 }
 
-async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<[CheckStatus, string]> {
+async function checkLicense(config: Config, db: Database, now: Date): Promise<[CheckStatus, string]> {
   try {
     const license = await currentLicense({
       config,
@@ -220,7 +288,7 @@ async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<
       // read-only: recording the newest time seen fails quietly, as it may
       logger: createLogger({ logLevel: 'silent' }),
       licenseCache: new LicenseCache(loadTrustedKeys()),
-      hotPath: prepareHotPath(db.sqlite),
+      hotPath: createHotPath(db),
     });
     const until = license.terms.expiresAt ? ` until ${license.terms.expiresAt}` : '';
     const who = license.terms.licensee ? ` to ${license.terms.licensee.name}` : '';

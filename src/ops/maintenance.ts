@@ -48,7 +48,8 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         deps.logger.error({ err: error }, 'log pruning failed');
       }
     }
-    if (withBackups && deps.config.backupSchedule === 'daily') {
+    // PostgreSQL mode: the site's database and object store have their own backups (README, Scaling out)
+    if (withBackups && deps.config.backupSchedule === 'daily' && deps.db.dialect === 'sqlite') {
       const dir = backupDir(deps.config);
       const newest = newestBackup(dir, SCHEDULED_PREFIX);
       const taken = newest ? backupTakenAt(newest) : null;

@@ -1,3 +1,4 @@
+import type { SqliteDatabase } from '../db/connection';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from '../db/schema';
@@ -7,11 +8,7 @@ import { sqliteNativeBinding } from '../lib/runtime';
 // appliance's operations are about the embedded SQLite file itself, so this is
 // the one place outside src/db that touches it directly.
 
-export interface SqliteFile {
-  kysely: Kysely<DB>;
-  sqlite: BetterSqlite3.Database;
-  close(): Promise<void>;
-}
+export type SqliteFile = SqliteDatabase;
 
 /**
  * better-sqlite3 options with the addon binding: inside the single executable
@@ -26,7 +23,7 @@ function sqliteOptions(dataDir: string, options: BetterSqlite3.Options): BetterS
 export function openReadonly(file: string, dataDir: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { readonly: true, fileMustExist: true }));
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { kysely, sqlite, close: () => kysely.destroy() };
+  return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
 }
 
 /** `PRAGMA integrity_check`: an empty list when the file is sound, else SQLite's findings (or the error). */
@@ -53,5 +50,5 @@ export function openStandalone(file: string, dataDir: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { fileMustExist: true }));
   sqlite.pragma('journal_mode = DELETE');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { kysely, sqlite, close: () => kysely.destroy() };
+  return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
 }

@@ -1,3 +1,4 @@
+import { dialectOf } from '../db/dialect';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuditEntryRow, DB } from '../db/schema';
@@ -54,7 +55,12 @@ export function hashAuditEntry(row: HashedFields): string {
  * and moves the head, all inside `trx` (the caller's transaction).
  */
 export async function appendAudit(trx: Kysely<DB>, scope: TenantScope, entry: AuditEntry): Promise<void> {
-  const head = await inTenant(trx, scope).selectFrom('audit_heads').select(['seq', 'hash']).executeTakeFirst();
+  let headQuery = inTenant(trx, scope).selectFrom('audit_heads').select(['seq', 'hash']);
+  // PostgreSQL: a concurrent appender waits here and then fails with a
+  // serialization failure (retried), instead of a unique violation at the insert.
+  // SQLite needs no lock: BEGIN IMMEDIATE already made this the only writer.
+  if (dialectOf(trx) === 'postgres') headQuery = headQuery.forUpdate();
+  const head = await headQuery.executeTakeFirst();
   const row: HashedFields = {
     client_id: scope.clientId,
     seq: (head?.seq ?? 0) + 1,

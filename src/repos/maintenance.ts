@@ -1,3 +1,4 @@
+import { tableExists } from '../db/dialect';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 
@@ -6,13 +7,7 @@ import type { DB } from '../db/schema';
 
 /** Applied migration names in order; empty when the database was never migrated. */
 export async function listAppliedMigrationNames(db: Kysely<DB>): Promise<string[]> {
-  const exists = await db
-    .selectFrom('sqlite_master' as never)
-    .select('name' as never)
-    .where('type' as never, '=', 'table' as never)
-    .where('name' as never, '=', 'kysely_migration' as never)
-    .executeTakeFirst();
-  if (!exists) return [];
+  if (!(await tableExists(db, 'kysely_migration'))) return [];
   const rows = await db
     .selectFrom('kysely_migration' as never)
     .select('name' as never)
@@ -65,13 +60,7 @@ export async function isFileKeyReferenced(db: Kysely<DB>, key: string): Promise<
 export async function listReferencedFileKeys(db: Kysely<DB>): Promise<Set<string>> {
   const keys = new Set<string>();
   for (const [table, column] of FILE_KEY_COLUMNS) {
-    const exists = await db
-      .selectFrom('sqlite_master' as never)
-      .select('name' as never)
-      .where('type' as never, '=', 'table' as never)
-      .where('name' as never, '=', table as never)
-      .executeTakeFirst();
-    if (!exists) continue;
+    if (!(await tableExists(db, table))) continue;
     const rows = await db.selectFrom(table).select(column).where(column, 'is not', null).execute();
     for (const row of rows) keys.add(String((row as Record<string, unknown>)[column]));
   }

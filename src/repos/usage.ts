@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { bucketOf, type Period } from '../db/time-buckets';
+import { dialectOf } from '../db/dialect';
 
 /**
  * Usage aggregates of one client, counted in SQL: every query is a range scan
@@ -26,8 +27,8 @@ export type Grouping = Period | null;
 
 type Counts = Map<string, number>;
 
-function bucket(grouping: Grouping, column: string): RawBuilder<string> {
-  return grouping === null ? sql<string>`'total'` : bucketOf(grouping, column);
+function bucket(db: Kysely<DB>, grouping: Grouping, column: string): RawBuilder<string> {
+  return grouping === null ? sql<string>`'total'` : bucketOf(grouping, column, dialectOf(db));
 }
 
 /** Ids of the users the filter names (by id and/or license type); undefined: everyone. */
@@ -74,7 +75,7 @@ export async function countJobs(
   const at = `jobs.${column}` as const;
   let query = inTenant(db, scope)
     .selectFrom('jobs')
-    .select((eb) => [bucket(grouping, at).as('bucket'), eb.fn.countAll<number>().as('n')])
+    .select((eb) => [bucket(db, grouping, at).as('bucket'), eb.fn.countAll<number>().as('n')])
     .where(at, '>=', f.from)
     .where(at, '<', f.to);
   const templates = filteredTemplates(db, scope, f);
@@ -106,7 +107,7 @@ export async function countJobs(
  */
 export async function countStepsRecorded(db: Kysely<DB>, scope: TenantScope, grouping: Grouping, f: UsageFilter): Promise<Counts> {
   let query = stepRecordsInRange(db, scope, f).select((eb) => [
-    bucket(grouping, 'step_records.recorded_at').as('bucket'),
+    bucket(db, grouping, 'step_records.recorded_at').as('bucket'),
     eb.fn.countAll<number>().as('n'),
   ]);
   const users = filteredUsers(db, scope, f);
@@ -140,12 +141,12 @@ export async function countActiveUsers(
   f: UsageFilter,
 ): Promise<Map<string, Map<string, number>>> {
   const recorders = stepRecordsInRange(db, scope, f).select([
-    bucket(grouping, 'step_records.recorded_at').as('bucket'),
+    bucket(db, grouping, 'step_records.recorded_at').as('bucket'),
     'step_records.recorded_by as user_id',
   ]);
   const signedIn = inTenant(db, scope)
     .selectFrom('sessions')
-    .select([bucket(grouping, 'sessions.created_at').as('bucket'), 'sessions.user_id as user_id'])
+    .select([bucket(db, grouping, 'sessions.created_at').as('bucket'), 'sessions.user_id as user_id'])
     .where('sessions.created_at', '>=', f.from)
     .where('sessions.created_at', '<', f.to);
   // union (not union all): one row per bucket and user
@@ -186,7 +187,7 @@ export async function sumStorageAdded(
       .executeTakeFirst(),
     inTenant(db, scope)
       .selectFrom('file_blobs')
-      .select((eb) => [bucket(grouping, 'file_blobs.created_at').as('bucket'), eb.fn.sum<number | string>('file_blobs.size').as('n')])
+      .select((eb) => [bucket(db, grouping, 'file_blobs.created_at').as('bucket'), eb.fn.sum<number | string>('file_blobs.size').as('n')])
       .where('file_blobs.created_at', '>=', f.from)
       .where('file_blobs.created_at', '<', f.to)
       .groupBy(sql.ref('bucket') as never)

@@ -1,3 +1,4 @@
+import type { UserSessionRecord } from '../repos/hot-path';
 import jwt from 'jsonwebtoken';
 import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
@@ -201,8 +202,8 @@ export async function startDirectorySession(
 }
 
 /** The caller of a session opened by a directory token. @throws AppError UNAUTHORIZED (ended, revoked, disabled) */
-export function actorFromDirectorySession(deps: Deps, sessionId: number): UserActor {
-  const session = deps.hotPath.userSession(sessionId);
+export async function actorFromDirectorySession(deps: Deps, sessionId: number): Promise<UserActor> {
+  const session = await deps.hotPath.userSession(sessionId);
   if (!session) throw unauthorized('The session has ended');
   return userActor(deps, session, deps.clock.now().toISOString(), 'bearer');
 }
@@ -314,7 +315,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
 export async function refreshForActor(deps: Deps, actor: UserActor): Promise<RefreshedTokens> {
   const nowIso = deps.clock.now().toISOString();
   const next = randomToken();
-  const session = deps.hotPath.userSession(actor.sessionId);
+  const session = await deps.hotPath.userSession(actor.sessionId);
   if (!session) throw unauthorized();
   await withTransaction(deps.db, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
@@ -389,17 +390,17 @@ export async function adminSignIn(
  * checked by jsonwebtoken (algorithm pinned); the session row decides revocation.
  * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
  */
-export function actorFromBearer(deps: Deps, token: string): Actor {
+export async function actorFromBearer(deps: Deps, token: string): Promise<Actor> {
   const claims = verifiedClaims(deps, token);
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
-    const session = deps.hotPath.adminSession(claims.sid);
+    const session = await deps.hotPath.adminSession(claims.sid);
     if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
       throw unauthorized('The session has ended');
     }
     return adminActor(session, 'bearer');
   }
-  const session = deps.hotPath.userSession(claims.sid);
+  const session = await deps.hotPath.userSession(claims.sid);
   if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
   return userActor(deps, session, nowIso, 'bearer');
 }
@@ -440,9 +441,9 @@ function adminActor(session: { admin_id: number; username: string; session_id: n
 }
 
 /** Resolves a session cookie; sessions idle longer than the idle TTL have ended. @throws AppError UNAUTHORIZED */
-export function actorFromCookie(deps: Deps, cookieToken: string): Actor {
+export async function actorFromCookie(deps: Deps, cookieToken: string): Promise<Actor> {
   if (cookieToken.startsWith(ADMIN_COOKIE_PREFIX)) return adminActorFromCookie(deps, cookieToken.slice(ADMIN_COOKIE_PREFIX.length));
-  const session = deps.hotPath.userSessionByCookie(hashToken(cookieToken));
+  const session = await deps.hotPath.userSessionByCookie(hashToken(cookieToken));
   if (!session) throw unauthorized('The session has ended');
   const now = deps.clock.now();
   const idleMs = session.session_idle_timeout !== null ? session.session_idle_timeout * 1000 : deps.config.sessionIdleTtl;
@@ -452,30 +453,30 @@ export function actorFromCookie(deps: Deps, cookieToken: string): Actor {
   return userActor(deps, session, now.toISOString(), 'cookie');
 }
 
-function adminActorFromCookie(deps: Deps, cookieToken: string): SystemAdminActor {
-  const session = deps.hotPath.adminSessionByCookie(hashToken(cookieToken));
+async function adminActorFromCookie(deps: Deps, cookieToken: string): Promise<SystemAdminActor> {
+  const session = await deps.hotPath.adminSessionByCookie(hashToken(cookieToken));
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   if (!session || session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   const lastSeen = Date.parse(session.last_seen_at ?? session.created_at);
   if (lastSeen + deps.config.sessionIdleTtl <= now.getTime()) throw unauthorized('The session expired after inactivity');
-  if (now.getTime() - lastSeen > TOUCH_INTERVAL_MS) deps.hotPath.touchAdminSession(session.session_id, nowIso);
+  if (now.getTime() - lastSeen > TOUCH_INTERVAL_MS) await deps.hotPath.touchAdminSession(session.session_id, nowIso);
   return adminActor(session, 'cookie');
 }
 
 /** How stale last_seen_at may get before a request writes it again (one write a minute, not per request). */
 const TOUCH_INTERVAL_MS = 60_000;
 
-function userActor(
+async function userActor(
   deps: Deps,
-  session: NonNullable<ReturnType<Deps['hotPath']['userSession']>>,
+  session: UserSessionRecord,
   nowIso: string,
   via: UserActor['via'],
-): UserActor {
+): Promise<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.hotPath.touchSession(session.session_id, nowIso);
-  const roles = deps.hotPath.userRoles(session.client_id, session.user_id);
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) await deps.hotPath.touchSession(session.session_id, nowIso);
+  const roles = await deps.hotPath.userRoles(session.client_id, session.user_id);
   const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { version } from '../../package.json';
-import type { Deps } from '../deps';
+import { loadSharedSecrets, type Deps } from '../deps';
 import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '../db/migrator';
 import { createBackup, defaultBackupName } from '../ops/backup';
 import { PRE_UPGRADE_PREFIX } from '../ops/maintenance';
@@ -42,6 +42,7 @@ export async function bootstrap(deps: Deps, options: { migrations?: MigrationReg
       { cause: error },
     );
   }
+  await loadSharedSecrets(deps);
   const admin = await ensureFirstAdmin(deps);
   const report: BootstrapReport = { appliedMigrations, adminCreated: admin.created, ...(preUpgradeBackup && { preUpgradeBackup }) };
   if (admin.generatedPassword) {
@@ -55,6 +56,8 @@ export async function bootstrap(deps: Deps, options: { migrations?: MigrationReg
 
 /** A backup before an upgrade: only when migrations are pending on a database that already has some applied. */
 export async function backupBeforeUpgrade(deps: Deps, registry?: MigrationRegistry): Promise<string | undefined> {
+  // PostgreSQL: the migration batch is one transaction (nothing half-applied), and the site's database has its own backups
+  if (deps.db.dialect !== 'sqlite') return undefined;
   if ((await unknownAppliedMigrations(deps.db, registry)).length > 0) return undefined; // refused by migrateToLatest
   const status = await migrationStatus(deps.db, registry);
   const pending = status.filter((m) => !m.applied);

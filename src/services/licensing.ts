@@ -69,7 +69,7 @@ async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
  */
 export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense> {
   const now = deps.clock.now();
-  const state = deps.hotPath.deploymentState();
+  const state = await deps.hotPath.deploymentState();
   const loaded = await loadInstalled(deps, state);
   const evaluated = evaluateLicense(loaded.payload, now, {
     graceMs: deps.config.licenseGracePeriod,

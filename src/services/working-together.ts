@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../deps';
 import type { DB, HandOffRow, JobRow } from '../db/schema';
 import { mapPage, type Page, type PageInput } from '../db/pagination';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
+import { isUniqueViolation, withSavepoint, withTransaction } from '../db/transaction';
 import { conflict, forbidden, notFound, validationFailed } from '../errors';
 import { DOMAIN_PERMISSIONS, HAND_OFF_TRANSITIONS, requireRole, rolesFor, transition, type HandOffAction } from '../policies/transitions';
 import { hasAnyRole } from '../policies/roles';
@@ -88,15 +88,17 @@ async function offer(trx: Kysely<DB>, actor: UserActor, job: JobRow, toUserId: n
   }
   let handOff: HandOffRow;
   try {
-    handOff = await insertHandOff(trx, actor.scope, {
-      job_id: job.id,
-      from_user_id: actor.userId,
-      to_user_id: receiver.id,
-      status: 'PENDING',
-      note,
-      created_at: nowIso,
-      decided_at: null,
-    });
+    handOff = await withSavepoint(trx, () =>
+      insertHandOff(trx, actor.scope, {
+        job_id: job.id,
+        from_user_id: actor.userId,
+        to_user_id: receiver.id,
+        status: 'PENDING',
+        note,
+        created_at: nowIso,
+        decided_at: null,
+      }),
+    );
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const [pending] = await listPendingHandOffsOfJob(trx, actor.scope, job.id);

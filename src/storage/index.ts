@@ -60,24 +60,16 @@ export function createFileStore(dataDir: string): FileStore {
       const tempDir = path.join(root, TEMP_DIR);
       await fs.promises.mkdir(tempDir, { recursive: true, mode: 0o750 });
       const temp = path.join(tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}.part`);
-      const hash = createHash('sha256');
-      let size = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          size += chunk.length;
-          callback(null, chunk);
-        },
-      });
+      const counter = contentAddress();
       try {
         const source = Buffer.isBuffer(data) ? Readable.from([data]) : data;
-        await pipeline(source, counter, fs.createWriteStream(temp, { mode: 0o640 }));
+        await pipeline(source, counter.stream, fs.createWriteStream(temp, { mode: 0o640 }));
         await syncFile(temp);
       } catch (error) {
         await fs.promises.rm(temp, { force: true });
         throw error;
       }
-      const key = hash.digest('hex');
+      const { key, size } = counter.result();
       const file = fileFor(key);
       try {
         await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o750 });
@@ -116,6 +108,20 @@ export function createFileStore(dataDir: string): FileStore {
       await fs.promises.rm(fileFor(key), { force: true });
     },
   };
+}
+
+/** A pass-through that hashes and counts what streams through it: the key (SHA-256) and size of the content. */
+export function contentAddress(): { stream: Transform; result(): { key: string; size: number } } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ key: hash.digest('hex'), size }) };
 }
 
 /** fsync: the bytes (or a folder's entries) are on disk, not only in the page cache. */

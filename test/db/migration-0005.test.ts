@@ -1,3 +1,4 @@
+import { sqliteHandle } from '../../src/db/connection';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
@@ -54,7 +55,7 @@ migration('goes down and up again', async () => {
       assert.ok(step.length > 0, down.join(','));
       down.push(...step);
     }
-    const tables = (db.sqlite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name);
+    const tables = (sqliteHandle(db).prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name);
     assert.not.ok(tables.includes('templates'));
     await migrateToLatest(db);
   });

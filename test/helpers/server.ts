@@ -8,6 +8,30 @@ import { startServer } from '../../src/cli/serve';
 import { withTransaction } from '../../src/db/transaction';
 import { insertInstalledLicense } from '../../src/repos/licensing';
 import { decodeLicenseKey } from '../../src/licensing/key';
+import { testPostgres } from './postgres';
+
+/**
+ * The backend switch: WIP_TEST_BACKEND=postgres runs every test server on a
+ * fresh database of the test PostgreSQL server (test/helpers/postgres.ts)
+ * instead of SQLite in its data directory. A restart on the same data
+ * directory gets the same database.
+ */
+export const TEST_BACKEND = process.env.WIP_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_MASTER_KEY = 'test-master-key-of-at-least-32-characters';
+const databaseOfDataDir = new Map<string, string>();
+
+async function backendEnv(dataDir: string, env: Record<string, string> = {}, backend = TEST_BACKEND): Promise<Record<string, string>> {
+  if (backend !== 'postgres' || env.WIP_DATABASE_URL) return {};
+  let url = databaseOfDataDir.get(dataDir);
+  if (!url) {
+    url = await (await testPostgres()).freshDatabaseUrl();
+    databaseOfDataDir.set(dataDir, url);
+    // as an operator would: `wip --data-dir DIR …` commands the tests run find the same database
+    const configFile = path.join(dataDir, 'config.json');
+    if (!fs.existsSync(configFile)) fs.writeFileSync(configFile, JSON.stringify({ databaseUrl: url, masterKey: TEST_MASTER_KEY }), { mode: 0o600 });
+  }
+  return { WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY };
+}
 
 /**
  * The license key test servers run with unless told otherwise: signed with the
@@ -55,6 +79,8 @@ export async function startTestServer(
     license?: 'evaluation' | string;
     /** start on the data directory of a stopped server (`stop({ keepData: true })`): a restart */
     dataDir?: string;
+    /** this backend whatever WIP_TEST_BACKEND says */
+    backend?: 'sqlite' | 'postgres';
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'wip-test-'));
@@ -65,9 +91,10 @@ export async function startTestServer(
       WIP_HOST: '127.0.0.1',
       WIP_PORT: '0',
       WIP_BCRYPT_COST: '4',
-      WIP_LOG_LEVEL: 'silent',
+      WIP_LOG_LEVEL: process.env.WIP_TEST_LOG_LEVEL ?? 'silent',
       WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
       WIP_DATA_DIR: dataDir,
+      ...(await backendEnv(dataDir, options.env, options.backend)),
       ...options.env,
     },
   });

@@ -236,7 +236,8 @@ tenancy('the database refuses a role row linking a user to another client', asyn
   } catch (e) {
     error = e;
   }
-  assert.match(String((error as { code?: string })?.code), /SQLITE_CONSTRAINT/);
+  // SQLite's constraint error, or PostgreSQL's foreign_key_violation
+  assert.match(String((error as { code?: string })?.code), /SQLITE_CONSTRAINT|23503/);
 });
 
 const readDelete = suite('GET and DELETE /api/admin/user');

@@ -1,3 +1,4 @@
+import { sqliteHandle } from '../../src/db/connection';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,8 +32,8 @@ async function manifestOf(archive: string): Promise<{ migrations: string[] }> {
 }
 
 const tables = (deps: Deps) =>
-  (deps.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-const applied = (deps: Deps) => (deps.db.sqlite.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+  (sqliteHandle(deps.db).prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+const applied = (deps: Deps) => (sqliteHandle(deps.db).prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
 
 const upgrade = suite('upgrade on start (bootstrap)');
 
@@ -59,7 +60,7 @@ upgrade('a failing migration rolls the whole upgrade back and start-up is refuse
   const { deps, root } = freshDeps();
   try {
     await bootstrap(deps);
-    const adminsBefore = deps.db.sqlite.prepare('SELECT * FROM system_admins').all();
+    const adminsBefore = sqliteHandle(deps.db).prepare('SELECT * FROM system_admins').all();
     const broken = {
       ...migrations,
       '0098_good_step': {
@@ -79,7 +80,7 @@ upgrade('a failing migration rolls the whole upgrade back and start-up is refuse
     assert.match(message, /^migration 0099_broken_step failed: boom; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*wip-pre-upgrade-.*\.tar\.gz\); wip will not start/);
     assert.not.ok(tables(deps).includes('gadgets'), 'the earlier step of the batch is rolled back too');
     assert.equal(applied(deps), Object.keys(migrations));
-    assert.equal(deps.db.sqlite.prepare('SELECT * FROM system_admins').all(), adminsBefore);
+    assert.equal(sqliteHandle(deps.db).prepare('SELECT * FROM system_admins').all(), adminsBefore);
   } finally {
     await closeDeps(deps);
     fs.rmSync(root, { recursive: true, force: true });

