@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { json, load, median, root, startProcess, startWip, stopProcess, type LoadFigures } from './harness';
+
+const CONNECTIONS = 32;
+
+/**
+ * The request-path scenarios on a fresh data directory:
+ *  - authenticated GET /api/client/auth/me against bare Koa + @koa/router
+ *    answering the same envelope, in paired rounds (one after the other,
+ *    order alternating, so load from elsewhere on the machine hits both);
+ *    target ≥ 0.6 × bare (stretch 0.75);
+ *  - /auth/me p99 while 16 clients sign in continuously (bcrypt in the worker pool); target < 50 ms.
+ * BENCH_ROUNDS (default 3) paired rounds; BENCH_PROFILE=1 writes a CPU profile of the daemon to .bench/profiles.
+ */
+export async function authMeScenarios(): Promise<Record<string, unknown>> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-bench-'));
+  const profileDir = path.join(root, '.bench', 'profiles');
+  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const wip = await startWip(dataDir, {}, nodeArgs);
+  try {
+    const admin = await json(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
+    await json(`${wip.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: 'owner-pass-for-load-test' } }, admin.token);
+    const signedIn = await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: 'owner-pass-for-load-test' });
+    const auth = { authorization: `Bearer ${signedIn.token}` };
+    const meBody = await (await fetch(`${wip.url}/api/client/auth/me`, { headers: auth })).text();
+    const bare = await startProcess(['dist/scripts/bench/bare-koa.js'], { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) }, /bare on (\S+)/);
+    const bareBody = await (await fetch(`${bare.url}/api/client/auth/me`)).text();
+    if (bareBody.length !== meBody.length) throw new Error(`bare body ${bareBody.length} bytes, /auth/me ${meBody.length}`);
+
+    const pairs: { bare: LoadFigures; me: LoadFigures; ratio: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const runBare = () => load({ url: `${bare.url}/api/client/auth/me`, connections: CONNECTIONS });
+      const runMe = () => load({ url: `${wip.url}/api/client/auth/me`, connections: CONNECTIONS, headers: auth });
+      let b: LoadFigures, m: LoadFigures;
+      if (round % 2 === 0) {
+        b = await runBare();
+        m = await runMe();
+      } else {
+        m = await runMe();
+        b = await runBare();
+      }
+      const ratio = Number((m.reqPerSec / b.reqPerSec).toFixed(3));
+      pairs.push({ bare: b, me: m, ratio });
+      console.log(`round ${round + 1}: bare ${b.reqPerSec} req/s (p99 ${b.p99Ms} ms), /auth/me ${m.reqPerSec} req/s (p99 ${m.p99Ms} ms), ratio ${ratio}`);
+    }
+    await stopProcess(bare.child);
+
+    const [storm, during] = await Promise.all([
+      load({
+        url: `${wip.url}/api/client/auth/sign-in`,
+        connections: 16,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@example.test', password: 'owner-pass-for-load-test' }),
+      }),
+      load({ url: `${wip.url}/api/client/auth/me`, connections: 4, headers: auth }),
+    ]);
+    const ratios = pairs.map((p) => p.ratio);
+    return {
+      authMe: {
+        connections: CONNECTIONS,
+        bodyBytes: meBody.length,
+        rounds: pairs,
+        ratioMedian: median(ratios),
+        ratioMin: Math.min(...ratios),
+        ratioMax: Math.max(...ratios),
+        ratioTarget: 0.6,
+        ratioStretch: 0.75,
+        errors: pairs.reduce((n, p) => n + p.bare.errors + p.me.errors + p.me.non2xx, 0),
+      },
+      signInStorm: {
+        signInsPerSec: storm.reqPerSec,
+        meDuringStorm: during,
+        meP99TargetMs: 50,
+        errors: storm.errors + storm.non2xx + during.errors + during.non2xx,
+      },
+    };
+  } finally {
+    await stopProcess(wip.child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
