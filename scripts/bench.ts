@@ -1,17 +1,18 @@
 /**
  * `npm run bench [-- --only=a,b]`: benchmarks on loopback against real processes.
  * Scenarios (all by default):
- *  - me:      authenticated GET /api/client/auth/me vs bare Koa + @koa/router, paired rounds; and
- *             /auth/me during a sign-in storm (scripts/bench/auth-me.ts)
+ *  - me:      authenticated GET /api/client/auth/me vs bare Koa + @koa/router, paired rounds (bench/auth-me.ts)
+ *  - storm:   /auth/me p99 while 16 clients sign in continuously
  * Results go to stdout and .bench/results.json. BENCH_SECONDS per load run (default 5),
  * BENCH_ROUNDS paired rounds (default 3).
  */
 import os from 'node:os';
-import { authMeScenarios } from './bench/auth-me';
+import { authMeScenarios, signInStormScenario } from './bench/auth-me';
 import { killAll, writeResults } from './bench/harness';
 
 const SCENARIOS: Record<string, () => Promise<Record<string, unknown>>> = {
   me: authMeScenarios,
+  storm: signInStormScenario,
 };
 
 async function main(): Promise<void> {
@@ -28,7 +29,6 @@ async function main(): Promise<void> {
     console.log(`── ${name}`);
     Object.assign(results, await SCENARIOS[name]!());
   }
-  console.log(JSON.stringify(results, null, 2));
   console.log(`written to ${writeResults(results)}`);
 }
 
