@@ -75,7 +75,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     passwords: new PasswordHasher(config.bcryptCost),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
-    hotPath: prepareHotPath(db.sqlite),
+    hotPath: prepareHotPath(db.sqlite, db.writes),
     verifiedTokens: new VerifiedTokenCache<VerifiedClaims>(),
     licenseCache: new LicenseCache(loadTrustedKeys()),
     storage: createFileStore(config.dataDir),

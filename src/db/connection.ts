@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
+import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
 import { sqliteNativeBinding } from '../lib/runtime';
 
 export interface Database {
@@ -11,6 +12,8 @@ export interface Database {
   kysely: Kysely<DB>;
   /** The raw connection, for cached prepared statements on the per-request hot path only. */
   sqlite: BetterSqlite3.Database;
+  /** bumped by this process's writes to what the request path caches (see write-generation.ts) */
+  writes: WriteGeneration;
   close(): Promise<void>;
 }
 
@@ -38,8 +41,10 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const onQuery = options.onQuery;
+  const writes = new WriteGeneration();
   const kysely = new Kysely<DB>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    plugins: [writeGenerationPlugin(writes, CALLER_STATE_TABLES)],
     ...(onQuery && {
       log(event) {
         // SelectQueryNode → select, RawNode → raw
@@ -52,6 +57,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   return {
     kysely,
     sqlite,
+    writes,
     async close() {
       if (closed) return;
       closed = true;

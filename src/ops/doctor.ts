@@ -8,6 +8,7 @@ import { LicenseCache } from '../licensing/cache';
 import { loadTrustedKeys } from '../licensing/trusted-keys';
 import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
 import { currentLicense } from '../services/licensing';
+import { WriteGeneration } from '../db/write-generation';
 import { prepareHotPath } from '../repos/hot-path';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
@@ -220,7 +221,8 @@ async function checkLicense(config: Config, db: SqliteFile, now: Date): Promise<
       // read-only: recording the newest time seen fails quietly, as it may
       logger: createLogger({ logLevel: 'silent' }),
       licenseCache: new LicenseCache(loadTrustedKeys()),
-      hotPath: prepareHotPath(db.sqlite),
+      // a read-only connection: it never writes, so its write generation never moves
+      hotPath: prepareHotPath(db.sqlite, new WriteGeneration()),
     });
     const until = license.terms.expiresAt ? ` until ${license.terms.expiresAt}` : '';
     const who = license.terms.licensee ? ` to ${license.terms.licensee.name}` : '';

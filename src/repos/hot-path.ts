@@ -1,18 +1,34 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DeploymentStateRow } from '../db/schema';
+import type { WriteGeneration } from '../db/write-generation';
 
 /**
- * The queries every request runs (authentication, the license gate). They use
- * prepared statements on the raw connection instead of the query builder,
- * whose per-query compilation costs more than these indexed single-row reads.
- * The SQL is plain and portable; a PostgreSQL mode gives this object a
- * pooled-client twin.
+ * The queries every request runs (authentication, the license gate), behind a
+ * cache validated on every call, so a request usually runs no SQL for the
+ * caller's state at all.
+ *
+ * The cache is current while two numbers are unchanged: SQLite's
+ * `PRAGMA data_version` (changes when another process — the CLI — commits) and
+ * this process's write generation (db/write-generation.ts: bumped by every
+ * write through the query builder to a table read here). On any change it is
+ * emptied as a whole: these rows change rarely, and a flush costs one
+ * statement per caller. While this connection has a transaction open nothing
+ * is cached (the rows read may not be committed yet). Times (expiry, idle
+ * timeout) are compared with the clock by the callers on every request, so a
+ * cached row never outlives its validity.
+ *
+ * A miss runs one statement: the session, its user, the client's settings, the
+ * second factor and the roles in one row (`group_concat`, SQLite's spelling of
+ * PostgreSQL's `string_agg`). Prepared statements on the raw connection: the
+ * query builder's per-query compilation costs more than these indexed reads.
  */
 export interface HotPathLookups {
   userSession(sessionId: number): UserSessionRecord | undefined;
   userSessionByCookie(cookieHash: string): UserSessionRecord | undefined;
+  /** not cached: sign-in reads them once */
   userRoles(clientId: number, userId: number): string[];
   adminSession(sessionId: number): AdminSessionRecord | undefined;
+  /** records last_seen_at (the cached row follows, so the write does not empty the cache) */
   touchSession(sessionId: number, now: string): void;
   /** the deployment's singleton state row (installed license, newest time seen): read by the license gate */
   deploymentState(): DeploymentStateRow;
@@ -40,6 +56,8 @@ export interface UserSessionRecord {
   two_factor_required: string | null;
   /** 1 when the user has an enabled second factor */
   two_factor_enabled: number;
+  /** the user's roles */
+  roles: string[];
 }
 
 export interface AdminSessionRecord {
@@ -50,29 +68,87 @@ export interface AdminSessionRecord {
   expires_at: string;
 }
 
-export function prepareHotPath(sqlite: BetterSqlite3.Database): HotPathLookups {
+/** Entries kept at most (sessions seen since the last change); past it the cache starts over. */
+const MAX_ENTRIES = 10_000;
+
+export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGeneration): HotPathLookups {
   // Prepared on first use: the tables exist only once migrations ran.
   let statements: ReturnType<typeof prepareStatements> | undefined;
   const get = () => (statements ??= prepareStatements(sqlite));
+
+  let dataVersion = -1;
+  let generation = -1;
+  const sessions = new Map<number, UserSessionRecord | null>();
+  /** cookie hash → session id */
+  const cookies = new Map<string, number | null>();
+  const admins = new Map<number, AdminSessionRecord | null>();
+  let deployment: DeploymentStateRow | undefined;
+
+  /** true when the cache may be used (and filled); empties it when the database changed */
+  const current = (): boolean => {
+    if (sqlite.inTransaction) return false;
+    const version = get().dataVersion.get() as number;
+    if (version !== dataVersion || writes.value !== generation || sessions.size + cookies.size + admins.size > MAX_ENTRIES) {
+      sessions.clear();
+      cookies.clear();
+      admins.clear();
+      deployment = undefined;
+      dataVersion = version;
+      generation = writes.value;
+    }
+    return true;
+  };
+  function cached<K, V>(map: Map<K, V | null>, key: K, read: () => V | undefined): V | undefined {
+    if (!current()) return read();
+    const hit = map.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const value = read();
+    map.set(key, value ?? null);
+    return value;
+  }
+  const withRoles = (row: (Omit<UserSessionRecord, 'roles'> & { roles: string | null }) | undefined): UserSessionRecord | undefined =>
+    row && { ...row, roles: row.roles ? row.roles.split(',') : [] };
+
   return {
-    userSession: (id) => get().byId.get(id) as UserSessionRecord | undefined,
-    userSessionByCookie: (hash) => get().byCookie.get(hash) as UserSessionRecord | undefined,
+    userSession: (id) => cached(sessions, id, () => withRoles(get().byId.get(id) as never)),
+    userSessionByCookie(hash) {
+      const read = () => withRoles(get().byCookie.get(hash) as never);
+      if (!current()) return read();
+      const id = cookies.get(hash);
+      if (id === null) return undefined;
+      const hit = id === undefined ? undefined : sessions.get(id);
+      if (hit) return hit;
+      const record = read();
+      cookies.set(hash, record?.session_id ?? null);
+      if (record) sessions.set(record.session_id, record);
+      return record;
+    },
     userRoles: (clientId, userId) => get().roles.all(clientId, userId) as string[],
-    adminSession: (id) => get().admin.get(id) as AdminSessionRecord | undefined,
-    touchSession: (id, now) => void get().touch.run(now, id),
-    deploymentState: () => get().deploymentState.get() as DeploymentStateRow,
+    adminSession: (id) => cached(admins, id, () => get().admin.get(id) as AdminSessionRecord | undefined),
+    touchSession(id, now) {
+      get().touch.run(now, id);
+      const record = sessions.get(id);
+      if (record) record.last_seen_at = now;
+    },
+    deploymentState() {
+      if (!current()) return get().deploymentState.get() as DeploymentStateRow;
+      return (deployment ??= get().deploymentState.get() as DeploymentStateRow);
+    },
   };
 }
 
 function prepareStatements(sqlite: BetterSqlite3.Database) {
+  // Roles are single words, so a comma-joined list is unambiguous.
   const sessionColumns = `s.id AS session_id, s.client_id, s.user_id, s.revoked_at, s.expires_at, s.last_seen_at,
     u.email, u.status, u.license_type, u.first_name, u.last_name, u.title, u.available_to_org,
     u.created_at AS user_created_at, u.updated_at AS user_updated_at, cs.session_idle_timeout, cs.two_factor_required,
     EXISTS (SELECT 1 FROM user_two_factor tf WHERE tf.client_id = s.client_id AND tf.user_id = s.user_id
-      AND tf.enabled_at IS NOT NULL) AS two_factor_enabled
+      AND tf.enabled_at IS NOT NULL) AS two_factor_enabled,
+    (SELECT group_concat(r.role, ',') FROM user_roles r WHERE r.client_id = s.client_id AND r.user_id = s.user_id) AS roles
     FROM sessions s JOIN users u ON u.client_id = s.client_id AND u.id = s.user_id
     LEFT JOIN client_settings cs ON cs.client_id = s.client_id`;
   return {
+    dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
     byId: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.id = ?`),
     byCookie: sqlite.prepare(`SELECT ${sessionColumns} WHERE s.cookie_hash = ?`),
     roles: sqlite.prepare('SELECT role FROM user_roles WHERE client_id = ? AND user_id = ?').pluck(),
@@ -82,4 +158,3 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
     deploymentState: sqlite.prepare('SELECT * FROM deployment_state WHERE id = 1'),
   };
 }
-

@@ -368,7 +368,7 @@ function userActor(
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
   if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) deps.hotPath.touchSession(session.session_id, nowIso);
-  const roles = deps.hotPath.userRoles(session.client_id, session.user_id);
+  const roles = session.roles;
   const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',

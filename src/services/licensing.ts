@@ -30,7 +30,7 @@ export interface CurrentLicense extends LicenseState {
 const NEWEST_SEEN_STEP_MS = 60_000;
 
 /** What reading the license needs (the doctor reads it without a full Deps, on a read-only connection). */
-export type LicenseDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'licenseCache' | 'hotPath'>;
+export type LicenseDeps = Pick<Deps, 'config' | 'clock' | 'logger' | 'licenseCache' | 'hotPath'> & { db: Pick<Deps['db'], 'kysely'> };
 
 function allowDevelopmentKeys(deps: Pick<Deps, 'config'>): boolean {
   return deps.config.env === 'development' || deps.config.env === 'test';
