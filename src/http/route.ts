@@ -3,6 +3,13 @@ import type { Middleware } from 'koa';
 import { rateLimit } from './middleware/rate-limit';
 import { acceptBody, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
+import { koaBody } from 'koa-body';
+import { JSON_TYPES } from './middleware/body-type';
+import { twoFactorGate } from './middleware/two-factor-gate';
+import { licenseGate } from './middleware/license-gate';
+import { agreementGate } from './middleware/agreement-gate';
+import { idempotency } from './middleware/idempotency';
+import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
 import { forbidden, notFound, unauthorized, validationFailed } from '../errors';
 import { hasAnyRole, type Role } from '../policies/roles';
@@ -14,9 +21,13 @@ import type { AppContext, AppState } from './state';
  * The one route helper. A route is a declaration — method, path, who may call
  * it, its schemas, its rate limit, what it accepts and how it may be cached —
  * plus a handler that calls one service and returns presented data.
- * `mountRoutes` turns declarations into a visible chain: cache policy → rate
- * limit → cross-site refusal (session-creating routes) → authentication guard →
- * role guard → body media type → validation → handler → envelope. The same
+ * `mountRoutes` turns declarations into a visible chain: cache policy → JSON
+ * body parsing (writes) → 2FA-required gate → license gate → agreement gate →
+ * Idempotency-Key (writes) → rate limit → cross-site refusal
+ * (session-creating routes) → authentication guard → role guard → body media
+ * type → validation → handler → envelope. Each gate decides when the route is
+ * mounted whether it applies to it (a gate that cannot apply is not in the
+ * chain at all), so a request pays only for the layers of its route. The same
  * declarations feed the OpenAPI document.
  */
 export type AuthMode = 'public' | 'user' | 'admin' | 'user-or-admin';
@@ -114,14 +125,35 @@ export function defineRoute<
 /** Path parameter `:id` as a positive integer; anything else cannot name a resource, so it is 404. */
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
+/** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
+
 export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): void {
+  // JSON only: a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
+  const parseJson = koaBody({
+    jsonLimit: bodyLimitBytes(deps.config),
+    jsonTypes: JSON_TYPES,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    parsedMethods: BODY_METHODS,
+  }) as unknown as Middleware<AppState>;
   for (const spec of routes) {
     const chain: Middleware<AppState>[] = [];
-    chain.push(async (ctx, next) => {
-      ctx.state.routePath = spec.path;
-      if (spec.cacheControl) ctx.set('Cache-Control', spec.cacheControl);
-      await next();
-    });
+    chain.push(
+      spec.cacheControl
+        ? (ctx, next) => {
+            ctx.state.routePath = spec.path;
+            ctx.set('Cache-Control', spec.cacheControl!);
+            return next();
+          }
+        : (ctx, next) => {
+            ctx.state.routePath = spec.path;
+            return next();
+          },
+    );
+    if (spec.method !== 'get') chain.push(parseJson);
+    for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
     for (const limit of [spec.rateLimit ?? []].flat()) chain.push(rateLimiter(limit, deps) as Middleware<AppState>);
     if (spec.createsSession) {
       chain.push(async (ctx, next) => {
