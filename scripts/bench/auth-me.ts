@@ -17,14 +17,14 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
   const { wip, auth, close } = await freshDaemon(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(root, '.bench', 'profiles')] : []);
   try {
     const meBody = await (await fetch(`${wip.url}/api/client/auth/me`, { headers: auth })).text();
-    const bare = await startProcess(['dist/scripts/bench/bare-koa.js'], { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) }, /bare on (\S+)/);
+    const bare = await startProcess('bare', ['dist/scripts/bench/bare-koa.js'], { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) }, /bare on (\S+)/);
     const bareBody = await (await fetch(`${bare.url}/api/client/auth/me`)).text();
     if (bareBody.length !== meBody.length) throw new Error(`bare body ${bareBody.length} bytes, /auth/me ${meBody.length}`);
 
-    const pairs: { bare: LoadFigures; me: LoadFigures; ratio: number }[] = [];
+    const pairs: { bare: LoadFigures; me: LoadFigures; ratio: number; cpuRatio?: number }[] = [];
     for (let round = 0; round < rounds; round++) {
-      const runBare = () => load({ url: `${bare.url}/api/client/auth/me`, connections: CONNECTIONS });
-      const runMe = () => load({ url: `${wip.url}/api/client/auth/me`, connections: CONNECTIONS, headers: auth });
+      const runBare = () => load({ url: `${bare.url}/api/client/auth/me`, connections: CONNECTIONS }, bare.child);
+      const runMe = () => load({ url: `${wip.url}/api/client/auth/me`, connections: CONNECTIONS, headers: auth }, wip.child);
       let b: LoadFigures, m: LoadFigures;
       if (round % 2 === 0) {
         b = await runBare();
@@ -34,8 +34,12 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
         b = await runBare();
       }
       const ratio = Number((m.reqPerSec / b.reqPerSec).toFixed(3));
-      pairs.push({ bare: b, me: m, ratio });
-      console.log(`round ${round + 1}: bare ${b.reqPerSec} req/s (p99 ${b.p99Ms} ms), /auth/me ${m.reqPerSec} req/s (p99 ${m.p99Ms} ms), ratio ${ratio}`);
+      const cpuRatio = b.serverCpuUsPerRequest && m.serverCpuUsPerRequest ? Number((b.serverCpuUsPerRequest / m.serverCpuUsPerRequest).toFixed(3)) : undefined;
+      pairs.push({ bare: b, me: m, ratio, cpuRatio });
+      console.log(
+        `round ${round + 1}: bare ${b.reqPerSec} req/s (p99 ${b.p99Ms} ms, ${b.serverCpuUsPerRequest} µs CPU/req), ` +
+          `/auth/me ${m.reqPerSec} req/s (p99 ${m.p99Ms} ms, ${m.serverCpuUsPerRequest} µs CPU/req), ratio ${ratio}, CPU ratio ${cpuRatio}`,
+      );
     }
     await stopProcess(bare.child);
 
@@ -49,6 +53,8 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
         ratioMin: Math.min(...ratios),
         ratioMax: Math.max(...ratios),
         ratioTarget: 0.6,
+        // bare CPU per request / wip CPU per request: what the req/s ratio would be with the server alone on a core
+        cpuRatioMedian: median(pairs.map((p) => p.cpuRatio ?? NaN)),
         ratioStretch: 0.75,
         errors: pairs.reduce((n, p) => n + p.bare.errors + p.me.errors + p.me.non2xx, 0),
       },

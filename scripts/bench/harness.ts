@@ -7,24 +7,31 @@ import autocannon from 'autocannon';
 export const root = path.resolve(__dirname, '..', '..', '..');
 const children: ChildProcess[] = [];
 
-/** Starts a node process and resolves with the first capture of `ready` on its stdout (its URL). */
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
+/**
+ * Starts a node process and resolves with the first capture of `ready` in its
+ * output (its URL). Output goes to a file (.bench/<name>.log), not a pipe: the
+ * daemon's request log must not cost the benchmarking process anything.
+ */
+export function startProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess; logFile: string }> {
+  const dir = path.join(root, '.bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const logFile = path.join(dir, `${name}.log`);
+  const fd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  fs.closeSync(fd);
+  children.push(child);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    let done = false;
-    child.stdout!.on('data', (d: Buffer) => {
-      if (done) return; // the daemon's request log is not kept
-      out += d;
-      const match = ready.exec(out);
+    const poll = setInterval(() => {
+      const match = ready.exec(fs.readFileSync(logFile, 'utf8'));
       if (match) {
-        done = true;
-        out = '';
-        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), child });
+        clearInterval(poll);
+        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), child, logFile });
       }
+    }, 5);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      reject(new Error(`process exited ${code}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`));
     });
-    child.on('close', (code) => reject(new Error(`process exited ${code}: ${out}`)));
   });
 }
 
@@ -45,6 +52,7 @@ export function killAll(): void {
 export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
   const started = Date.now();
   const wip = await startProcess(
+    'wip',
     [...nodeArgs, 'bin/wip', '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     {
       WIP_ADMIN_PASSWORD: 'bench-admin-password',
@@ -72,6 +80,8 @@ export async function json(url: string, method: string, body: unknown, token?: s
 
 export interface LoadFigures {
   reqPerSec: number;
+  /** CPU time (user + system, all threads) the server process spent per answered request, in µs: steadier than req/s on a shared machine */
+  serverCpuUsPerRequest?: number;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -79,10 +89,24 @@ export interface LoadFigures {
   non2xx: number;
 }
 
-export async function load(opts: autocannon.Options): Promise<LoadFigures> {
+/** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/** autocannon for BENCH_SECONDS; with `server` (the pid answering), also its CPU time per request. */
+export async function load(opts: autocannon.Options, server?: ChildProcess): Promise<LoadFigures> {
+  const cpuBefore = cpuSeconds(server?.pid);
   const result = await autocannon({ duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts });
+  const cpuAfter = cpuSeconds(server?.pid);
   return {
     reqPerSec: Math.round(result.requests.average),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && { serverCpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests.total)) }),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result.requests.total,

@@ -48,3 +48,21 @@ console.log('── by area');
 for (const [name, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(pct(us), name);
 console.log('── by function (self)');
 for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(pct(us), name);
+
+// inclusive time of wip's own functions (self + everything they call), to see which layer costs what
+const inclusive = new Map<string, number>();
+const parentOf = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+for (const [id, us] of self) {
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parentOf.get(cur)) {
+    const { functionName, url, lineNumber } = byId.get(cur)!.callFrame;
+    if (!url.includes('/dist/') || url.includes('node_modules')) continue;
+    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '')}:${lineNumber + 1}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+  }
+}
+console.log("── wip's functions, inclusive");
+for (const [name, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(pct(us), name);
