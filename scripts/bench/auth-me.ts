@@ -21,6 +21,9 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
     const bareBody = await (await fetch(`${bare.url}/api/client/auth/me`)).text();
     if (bareBody.length !== meBody.length) throw new Error(`bare body ${bareBody.length} bytes, /auth/me ${meBody.length}`);
 
+    // warm-up (JIT, caches) of both, not recorded
+    await load({ url: `${bare.url}/api/client/auth/me`, connections: CONNECTIONS, duration: 2 });
+    await load({ url: `${wip.url}/api/client/auth/me`, connections: CONNECTIONS, headers: auth, duration: 2 });
     const pairs: { bare: LoadFigures; me: LoadFigures; ratio: number; cpuRatio?: number }[] = [];
     for (let round = 0; round < rounds; round++) {
       const runBare = () => load({ url: `${bare.url}/api/client/auth/me`, connections: CONNECTIONS }, bare.child);
