@@ -4,7 +4,6 @@ import { globalRateLimits } from './http/middleware/rate-limit';
 import type { Deps } from './deps';
 import { requestFrame } from './http/middleware/request-frame';
 import { cors } from './http/middleware/cors';
-import { unmatched } from './http/middleware/unmatched';
 import { authenticate } from './http/middleware/authenticate';
 import { csrf } from './http/middleware/csrf';
 import { mountRoutes, type RouteSpec } from './http/route';
@@ -16,8 +15,8 @@ import type { AppState } from './http/state';
  * request frame (state, request id, no-store and security headers, error
  * envelope, log line, metrics) → CORS (answers listed origins' preflights) →
  * per-IP rate limit (requests without credentials) → authentication →
- * per-principal rate limit → CSRF (cookie writes: origin + token) → 404/405
- * (with Allow) → routes. Whatever applies to some routes only — JSON body
+ * per-principal rate limit → CSRF (cookie writes: origin + token) → routes
+ * (what none answers: 404/405 with Allow, in the frame). Whatever applies to some routes only — JSON body
  * parsing, the 2FA-required, license and agreement gates, Idempotency-Key — is
  * part of each route's own chain (see mountRoutes), decided once at mount time.
  * CORS sits inside the error envelope so errors carry its headers, and ahead
@@ -40,7 +39,6 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   // the caller's own budget (per user / system admin and route group); per IP for a refused credential
   app.use(limits.perPrincipal);
   app.use(csrf());
-  app.use(unmatched());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { rateLimit } from './middleware/rate-limit';
-import { acceptBody, type BodyType } from './middleware/body-type';
+import { assertBodyType, JSON_TYPES, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
 import { koaBody } from 'koa-body';
-import { JSON_TYPES } from './middleware/body-type';
 import { twoFactorGate } from './middleware/two-factor-gate';
 import { licenseGate } from './middleware/license-gate';
 import { agreementGate } from './middleware/agreement-gate';
@@ -161,10 +160,11 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
         await next();
       });
     }
-    chain.push(guard(spec));
-    // after the guard: an upload is parsed only for a caller allowed to make it
-    chain.push(acceptBody(spec.accepts ?? 'json') as Middleware<AppState>);
+    const accepts = spec.accepts ?? 'json';
     chain.push(async (ctx) => {
+      assertAllowed(spec, ctx);
+      // after the guard: an upload is parsed only for a caller allowed to make it
+      assertBodyType(ctx, accepts);
       const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
       const query = spec.query ? parseInput(spec.query, ctx.query, 'query') : undefined;
       const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
@@ -186,17 +186,14 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
   }
 }
 
-function guard(spec: RouteSpec): Middleware<AppState> {
-  return async (ctx, next) => {
-    if (spec.auth !== 'public') {
-      const actor = ctx.state.actor;
-      if (!actor) throw ctx.state.authError ?? unauthorized();
-      if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
-      if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
-      if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
-    }
-    await next();
-  };
+/** The authentication and role guard. */
+function assertAllowed(spec: RouteSpec, ctx: AppContext): void {
+  if (spec.auth === 'public') return;
+  const actor = ctx.state.actor;
+  if (!actor) throw ctx.state.authError ?? unauthorized();
+  if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
+  if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
+  if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
 }
 
 function parseInput(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {

@@ -5,6 +5,7 @@ import type { AppState } from '../state';
 import type { RouteSpec } from '../route';
 import { HSTS, securityHeaderList } from './security-headers';
 import { errorResponse, logRequest, requestLogger } from './error-handler';
+import { unmatched } from './unmatched';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -14,7 +15,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * incoming one kept so traces join up across proxies), the fixed response
  * headers (`Cache-Control: no-store` — routes may declare another cache policy
  * for their successes — and the security headers, computed once), then the
- * rest of the chain; an error becomes the envelope (errors are always
+ * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the
  * label set — and the status the client got).
@@ -37,6 +38,7 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
     try {
       await next();
+      unmatched(ctx);
     } catch (caught) {
       res.setHeader('Cache-Control', 'no-store');
       await errorResponse(ctx, caught);
