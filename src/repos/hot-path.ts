@@ -30,8 +30,14 @@ export interface HotPathLookups {
   adminSession(sessionId: number): AdminSessionRecord | undefined;
   /** records last_seen_at (the cached row follows, so the write does not empty the cache) */
   touchSession(sessionId: number, now: string): void;
-  /** the deployment's singleton state row (installed license, newest time seen): read by the license gate */
-  deploymentState(): DeploymentStateRow;
+  /**
+   * The deployment's singleton state row (installed license, newest time seen): read by the license gate.
+   * `checkedSince`: a `checks` value read when the request arrived; when the database has been checked for
+   * other processes' commits since then (authentication did, moments ago), that check is trusted.
+   */
+  deploymentState(checkedSince?: number): DeploymentStateRow;
+  /** how many times the cache was checked against the database so far (see deploymentState) */
+  readonly checks: number;
 }
 
 export interface UserSessionRecord {
@@ -84,10 +90,16 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
   const admins = new Map<number, AdminSessionRecord | null>();
   let deployment: DeploymentStateRow | undefined;
 
+  let checks = 0;
   /** true when the cache may be used (and filled); empties it when the database changed */
-  const current = (): boolean => {
+  const current = (checkedSince = Infinity): boolean => {
     if (sqlite.inTransaction) return false;
-    const version = get().dataVersion.get() as number;
+    // a check made after the caller's request arrived is as good as a new one
+    let version = dataVersion;
+    if (checks <= checkedSince) {
+      version = get().dataVersion.get() as number;
+      checks++;
+    }
     if (version !== dataVersion || writes.value !== generation || sessions.size + cookies.size + admins.size > MAX_ENTRIES) {
       sessions.clear();
       cookies.clear();
@@ -130,8 +142,11 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
       const record = sessions.get(id);
       if (record) record.last_seen_at = now;
     },
-    deploymentState() {
-      if (!current()) return get().deploymentState.get() as DeploymentStateRow;
+    get checks() {
+      return checks;
+    },
+    deploymentState(checkedSince) {
+      if (!current(checkedSince)) return get().deploymentState.get() as DeploymentStateRow;
       return (deployment ??= get().deploymentState.get() as DeploymentStateRow);
     },
   };

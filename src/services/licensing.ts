@@ -67,11 +67,12 @@ async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
  * row id) or the evaluation allowance, evaluated against the clock and the
  * newest time seen. Cheap enough for every request: the state row comes from
  * the hot path's cache, and the evaluation is reused for a second.
+ * `checkedSince`: see HotPathLookups.deploymentState (the license gate passes the request's).
  */
-export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense> {
+export async function currentLicense(deps: LicenseDeps, checkedSince?: number): Promise<CurrentLicense> {
   const now = deps.clock.now();
   const t = now.getTime();
-  const state = deps.hotPath.deploymentState();
+  const state = deps.hotPath.deploymentState(checkedSince);
   const cache = deps.licenseCache;
   const loaded = cache.loaded?.rowId === state.license_row_id ? cache.loaded : await loadInstalled(deps, state);
   let license = cache.evaluated;

@@ -29,7 +29,7 @@ export function licenseGate(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
   if (!spec.path.startsWith('/api/')) return undefined;
   const refusedWhenReadOnly = spec.method !== 'get' && !OPEN_FOR_WRITES.some((open) => open.test(spec.path));
   return async (ctx, next) => {
-    const license = await currentLicense(ctx.state.deps);
+    const license = await currentLicense(ctx.state.deps, ctx.state.hotPathChecks);
     ctx.state.license = license;
     if (license.warning) ctx.set('X-License-Warning', license.status);
     if (license.readOnly && refusedWhenReadOnly) {

@@ -29,6 +29,7 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
     const state = ctx.state;
     state.deps = deps;
     state.routes = routes;
+    state.hotPathChecks = deps.hotPath.checks;
     const incoming = ctx.req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
     state.requestId = id;
