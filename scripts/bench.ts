@@ -3,16 +3,29 @@
  * Scenarios (all by default):
  *  - me:      authenticated GET /api/client/auth/me vs bare Koa + @koa/router, paired rounds (bench/auth-me.ts)
  *  - storm:   /auth/me p99 while 16 clients sign in continuously
+ * On the seeded data directory (.bench/data, made once by bench/seed.ts and reused):
+ *  - users:   the user list deep in the list by cursor, 32 connections (p99 < 20 ms)
+ *  - graphql: 50 jobs with template, version and assignees, 32 connections (p99 < 50 ms)
+ *  - record:  32 operators recording step values (throughput, p99)
+ *  - meter:   the meter report over the 1M step values (< 1 s)
+ * And:
+ *  - binary:  the single executable's start time, idle RSS and RSS growth (BENCH_RSS_REQUESTS, default 1M)
  * Results go to stdout and .bench/results.json. BENCH_SECONDS per load run (default 5),
  * BENCH_ROUNDS paired rounds (default 3).
  */
 import os from 'node:os';
 import { authMeScenarios, signInStormScenario } from './bench/auth-me';
 import { killAll, writeResults } from './bench/harness';
+import { binaryScenario, graphqlScenario, meterScenario, recordScenario, usersScenario } from './bench/product';
 
 const SCENARIOS: Record<string, () => Promise<Record<string, unknown>>> = {
   me: authMeScenarios,
   storm: signInStormScenario,
+  users: usersScenario,
+  graphql: graphqlScenario,
+  record: recordScenario,
+  meter: meterScenario,
+  binary: binaryScenario,
 };
 
 async function main(): Promise<void> {
