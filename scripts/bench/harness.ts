@@ -102,7 +102,7 @@ function cpuSeconds(pid: number | undefined): number | undefined {
 /** autocannon for BENCH_SECONDS; with `server` (the pid answering), also its CPU time per request. */
 export async function load(opts: autocannon.Options, server?: ChildProcess): Promise<LoadFigures> {
   const cpuBefore = cpuSeconds(server?.pid);
-  const result = await autocannon({ duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts });
+  const result = await autocannon(opts.amount ? opts : { duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts });
   const cpuAfter = cpuSeconds(server?.pid);
   return {
     reqPerSec: Math.round(result.requests.average),

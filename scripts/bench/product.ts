@@ -162,13 +162,13 @@ export async function binaryScenario(): Promise<Record<string, unknown>> {
     await new Promise((r) => setTimeout(r, 2000));
     const idleRssMb = rssMb(daemon.child.pid);
     const admin = await json(`${daemon.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
-    await json(`${daemon.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'bench@example.test', password: SEED_PASSWORD } }, admin.token);
-    const signedIn = await json(`${daemon.url}/api/client/auth/sign-in`, 'POST', { email: 'bench@example.test', password: SEED_PASSWORD });
+    await json(`${daemon.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'owner@example.test', password: SEED_PASSWORD } }, admin.token);
+    const signedIn = await json(`${daemon.url}/api/client/auth/sign-in`, 'POST', { email: 'owner@example.test', password: SEED_PASSWORD });
     const headers = { authorization: `Bearer ${signedIn.token}` };
     const total = Number(process.env.BENCH_RSS_REQUESTS ?? 1_000_000);
-    const first: LoadFigures = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: 10_000, duration: undefined }, daemon.child);
+    const first: LoadFigures = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: 10_000 }, daemon.child);
     const after10k = rssMb(daemon.child.pid);
-    const rest = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: total - 10_000, duration: undefined }, daemon.child);
+    const rest = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: total - 10_000 }, daemon.child);
     const afterAll = rssMb(daemon.child.pid);
     const figures = {
       executable: useBinary ? 'dist/wip (single executable)' : 'node bin/wip (dist/wip not built: npm run build:binary)',
