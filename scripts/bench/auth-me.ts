@@ -10,11 +10,11 @@ const CONNECTIONS = 32;
  *    answering the same envelope, in paired rounds (one after the other,
  *    order alternating, so load from elsewhere on the machine hits both);
  *    target ≥ 0.6 × bare (stretch 0.75);
- * BENCH_ROUNDS (default 3) paired rounds; BENCH_PROFILE=1 writes a CPU profile of the daemon to .bench/profiles.
+ * BENCH_ROUNDS (default 3) paired rounds;
  */
 export async function authMeScenarios(): Promise<Record<string, unknown>> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  const { wip, auth, close } = await freshDaemon(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(root, '.bench', 'profiles')] : []);
+  const { wip, auth, close } = await freshDaemon();
   try {
     const meBody = await (await fetch(`${wip.url}/api/client/auth/me`, { headers: auth })).text();
     const bare = await startProcess('bare', ['dist/scripts/bench/bare-koa.js'], { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) }, /bare on (\S+)/);
@@ -68,9 +68,9 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
 }
 
 /** A daemon on a fresh data directory with one client whose owner is signed in. */
-async function freshDaemon(nodeArgs: string[] = []) {
+async function freshDaemon() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-bench-'));
-  const wip = await startWip(dataDir, {}, nodeArgs);
+  const wip = await startWip(dataDir);
   const admin = await json(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
   await json(`${wip.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: OWNER.email, password: OWNER.password } }, admin.token);
   const signedIn = await json(`${wip.url}/api/client/auth/sign-in`, 'POST', OWNER);

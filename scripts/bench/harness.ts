@@ -49,7 +49,9 @@ export function killAll(): void {
 }
 
 /** The wip daemon on a data directory, on a free loopback port, with budgets no benchmark reaches. */
-export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
+export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}) {
+  // BENCH_PROFILE=1: a CPU profile of every daemon, written to .bench/profiles when it stops
+  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(root, '.bench', 'profiles')] : [];
   const started = Date.now();
   const wip = await startProcess(
     'wip',
