@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysel
 import pg from 'pg';
 import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
+import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
 import { sqliteNativeBinding } from '../lib/runtime';
 
 /** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
@@ -20,6 +21,8 @@ export interface SqliteDatabase extends DatabaseBase {
   dialect: 'sqlite';
   /** The raw connection, for cached prepared statements on the per-request hot path only. */
   sqlite: BetterSqlite3.Database;
+  /** bumped by this process's writes to what the request path caches (see write-generation.ts) */
+  writes: WriteGeneration;
 }
 
 export interface PostgresDatabase extends DatabaseBase {
@@ -51,12 +54,18 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...queryLog(options) });
+  const writes = new WriteGeneration();
+  const kysely = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    plugins: [writeGenerationPlugin(writes, CALLER_STATE_TABLES)],
+    ...queryLog(options),
+  });
   let closed = false;
   return {
     dialect: 'sqlite',
     kysely,
     sqlite,
+    writes,
     async close() {
       if (closed) return;
       closed = true;

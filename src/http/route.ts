@@ -1,8 +1,14 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { rateLimit } from './middleware/rate-limit';
-import { acceptBody, type BodyType } from './middleware/body-type';
+import { assertBodyType, JSON_TYPES, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
+import { koaBody } from 'koa-body';
+import { twoFactorGate } from './middleware/two-factor-gate';
+import { licenseGate } from './middleware/license-gate';
+import { agreementGate } from './middleware/agreement-gate';
+import { idempotency } from './middleware/idempotency';
+import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
 import { featureNotLicensed, forbidden, notFound, unauthorized, validationFailed } from '../errors';
 import type { Feature } from '../licensing/terms';
@@ -16,9 +22,13 @@ import type { AppContext, AppState } from './state';
  * The one route helper. A route is a declaration — method, path, who may call
  * it, its schemas, its rate limit, what it accepts and how it may be cached —
  * plus a handler that calls one service and returns presented data.
- * `mountRoutes` turns declarations into a visible chain: cache policy → rate
- * limit → cross-site refusal (session-creating routes) → authentication guard →
- * role guard → body media type → validation → handler → envelope. The same
+ * `mountRoutes` turns declarations into a visible chain: cache policy → JSON
+ * body parsing (writes) → 2FA-required gate → license gate → agreement gate →
+ * Idempotency-Key (writes) → rate limit → cross-site refusal
+ * (session-creating routes) → authentication guard → role guard → body media
+ * type → validation → handler → envelope. Each gate decides when the route is
+ * mounted whether it applies to it (a gate that cannot apply is not in the
+ * chain at all), so a request pays only for the layers of its route. The same
  * declarations feed the OpenAPI document.
  */
 export type AuthMode = 'public' | 'user' | 'admin' | 'user-or-admin';
@@ -118,14 +128,37 @@ export function defineRoute<
 /** Path parameter `:id` as a positive integer; anything else cannot name a resource, so it is 404. */
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
+/** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
+
 export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): void {
+  // JSON only (and its raw text): a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
+  const parseJson = koaBody({
+    jsonLimit: bodyLimitBytes(deps.config),
+    jsonTypes: JSON_TYPES,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    parsedMethods: BODY_METHODS,
+    // the raw text kept beside the JSON for signature checks over the exact bytes (container notifications)
+    includeUnparsed: true,
+  }) as unknown as Middleware<AppState>;
   for (const spec of routes) {
     const chain: Middleware<AppState>[] = [];
-    chain.push(async (ctx, next) => {
-      ctx.state.routePath = spec.path;
-      if (spec.cacheControl) ctx.set('Cache-Control', spec.cacheControl);
-      await next();
-    });
+    chain.push(
+      spec.cacheControl
+        ? (ctx, next) => {
+            ctx.state.routePath = spec.path;
+            ctx.set('Cache-Control', spec.cacheControl!);
+            return next();
+          }
+        : (ctx, next) => {
+            ctx.state.routePath = spec.path;
+            return next();
+          },
+    );
+    if (spec.method !== 'get') chain.push(parseJson);
+    for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
     for (const limit of [spec.rateLimit ?? []].flat()) chain.push(rateLimiter(limit, deps) as Middleware<AppState>);
     if (spec.createsSession) {
       chain.push(async (ctx, next) => {
@@ -133,11 +166,12 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
         await next();
       });
     }
-    chain.push(guard(spec));
-    if (spec.feature) chain.push(featureGate(spec.feature));
-    // after the guard: an upload is parsed only for a caller allowed to make it
-    chain.push(acceptBody(spec.accepts ?? 'json') as Middleware<AppState>);
+    const accepts = spec.accepts ?? 'json';
     chain.push(async (ctx) => {
+      assertAllowed(spec, ctx);
+      if (spec.feature) await assertLicensed(ctx, spec.feature);
+      // after the guard: an upload is parsed only for a caller allowed to make it
+      assertBodyType(ctx, accepts);
       const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
       const query = spec.query ? parseInput(spec.query, ctx.query, 'query') : undefined;
       const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
@@ -159,26 +193,20 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
   }
 }
 
-function guard(spec: RouteSpec): Middleware<AppState> {
-  return async (ctx, next) => {
-    if (spec.auth !== 'public') {
-      const actor = ctx.state.actor;
-      if (!actor) throw ctx.state.authError ?? unauthorized();
-      if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
-      if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
-      if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
-    }
-    await next();
-  };
+/** The authentication and role guard. */
+function assertAllowed(spec: RouteSpec, ctx: AppContext): void {
+  if (spec.auth === 'public') return;
+  const actor = ctx.state.actor;
+  if (!actor) throw ctx.state.authError ?? unauthorized();
+  if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
+  if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
+  if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
 }
 
 /** After the guard: who may not call the route learns nothing about the license. */
-function featureGate(feature: Feature): Middleware<AppState> {
-  return async (ctx, next) => {
-    const license = ctx.state.license ?? (await currentLicense(ctx.state.deps));
-    if (!license.terms.features.includes(feature)) throw featureNotLicensed(feature);
-    await next();
-  };
+async function assertLicensed(ctx: AppContext, feature: Feature): Promise<void> {
+  const license = ctx.state.license ?? (await currentLicense(ctx.state.deps));
+  if (!license.terms.features.includes(feature)) throw featureNotLicensed(feature);
 }
 
 function parseInput(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {

@@ -8,6 +8,8 @@ import type { RouteSpec } from './route';
 /** What middleware leaves on ctx.state for the rest of the chain. */
 export interface AppState {
   requestId: string;
+  /** the hot path's check count when the request arrived (HotPathLookups.deploymentState) */
+  hotPathChecks: number;
   deps: Deps;
   actor?: Actor;
   /** why a presented credential was refused; raised only by routes that need authentication */

@@ -48,12 +48,21 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  // The children of each label set, kept: prom-client hashes a labels object on every call otherwise.
+  // Bounded by the routes × methods × statuses the app answers (unmatched paths share one label).
+  const byLabels = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
   return {
     registry,
     observeRequest(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      latency.observe(labels, seconds);
+      const key = `${method} ${status} ${route}`;
+      let children = byLabels.get(key);
+      if (!children) {
+        const labels = { method, route, status: String(status) };
+        children = { count: requests.labels(labels), time: latency.labels(labels) };
+        byLabels.set(key, children);
+      }
+      children.count.inc();
+      children.time.observe(seconds);
     },
     observeQuery(kind, seconds) {
       queries.observe({ kind }, seconds);

@@ -1,5 +1,9 @@
 import type { TrustedKeys } from './key';
 import type { LicensePayload } from './terms';
+import type { DeploymentStateRow } from '../db/schema';
+import type { CurrentLicense } from '../services/licensing';
+
+type Loaded = { rowId: number | null; payload: LicensePayload | null; problem: string | null; installedAt: string | null };
 
 /**
  * The daemon's long-lived licensing memory (one per Deps): the trusted keys and
@@ -9,6 +13,8 @@ import type { LicensePayload } from './terms';
  * CLI) is picked up on the next request.
  */
 export class LicenseCache {
-  loaded: { rowId: number | null; payload: LicensePayload | null; problem: string | null; installedAt: string | null } | undefined;
+  loaded: Loaded | undefined;
+  /** the last evaluation: of which state row and key, when, and until when it holds */
+  evaluated: { state: DeploymentStateRow; loaded: Loaded; at: number; validUntil: number; result: CurrentLicense } | undefined;
   constructor(readonly trustedKeys: TrustedKeys) {}
 }

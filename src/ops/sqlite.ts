@@ -1,3 +1,4 @@
+import { WriteGeneration } from '../db/write-generation';
 import type { SqliteDatabase } from '../db/connection';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -8,6 +9,7 @@ import { sqliteNativeBinding } from '../lib/runtime';
 // appliance's operations are about the embedded SQLite file itself, so this is
 // the one place outside src/db that touches it directly.
 
+/** A database file opened by an operation (no request path caches its rows, so its write generation never matters). */
 export type SqliteFile = SqliteDatabase;
 
 /**
@@ -23,7 +25,7 @@ function sqliteOptions(dataDir: string, options: BetterSqlite3.Options): BetterS
 export function openReadonly(file: string, dataDir: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { readonly: true, fileMustExist: true }));
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
+  return { dialect: 'sqlite', kysely, sqlite, writes: new WriteGeneration(), close: () => kysely.destroy() };
 }
 
 /** `PRAGMA integrity_check`: an empty list when the file is sound, else SQLite's findings (or the error). */
@@ -50,5 +52,5 @@ export function openStandalone(file: string, dataDir: string): SqliteFile {
   const sqlite = new BetterSqlite3(file, sqliteOptions(dataDir, { fileMustExist: true }));
   sqlite.pragma('journal_mode = DELETE');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
+  return { dialect: 'sqlite', kysely, sqlite, writes: new WriteGeneration(), close: () => kysely.destroy() };
 }

@@ -1,4 +1,3 @@
-import type { UserSessionRecord } from '../repos/hot-path';
 import jwt from 'jsonwebtoken';
 import type { Deps } from '../deps';
 import { tenantScope, type TenantScope } from '../db/tenant';
@@ -17,6 +16,7 @@ import {
 import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
 import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
+import type { UserSessionRecord } from '../repos/hot-path';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
 import { recordEvent } from './events';
 import { SECURITY_ADMIN } from '../policies/roles';
@@ -476,7 +476,17 @@ async function userActor(
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
   if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) await deps.hotPath.touchSession(session.session_id, nowIso);
-  const roles = await deps.hotPath.userRoles(session.client_id, session.user_id);
+  // A cached session row is handed out as the same object until the database changes: so is its actor.
+  let actors = actorsByRecord.get(session);
+  if (!actors) actorsByRecord.set(session, (actors = {}));
+  return (actors[via] ??= buildUserActor(session, via));
+}
+
+/** Actors are read-only once built (nothing assigns to them), so one per session row and credential kind is shared. */
+const actorsByRecord = new WeakMap<UserSessionRecord, Partial<Record<UserActor['via'], UserActor>>>();
+
+function buildUserActor(session: UserSessionRecord, via: UserActor['via']): UserActor {
+  const roles = session.roles;
   const requirement = (session.two_factor_required ?? 'off') as TwoFactorRequirement;
   return {
     kind: 'user',

@@ -30,7 +30,7 @@ export interface CurrentLicense extends LicenseState {
 const NEWEST_SEEN_STEP_MS = 60_000;
 
 /** What reading the license needs (the doctor reads it without a full Deps, on a read-only connection). */
-export type LicenseDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'licenseCache' | 'hotPath'>;
+export type LicenseDeps = Pick<Deps, 'config' | 'clock' | 'logger' | 'licenseCache' | 'hotPath'> & { db: Pick<Deps['db'], 'kysely'> };
 
 function allowDevelopmentKeys(deps: Pick<Deps, 'config'>): boolean {
   return deps.config.env === 'development' || deps.config.env === 'test';
@@ -65,18 +65,35 @@ async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
 /**
  * The license in force now: the installed key (verified once, then cached by
  * row id) or the evaluation allowance, evaluated against the clock and the
- * newest time seen. Cheap enough for every request: one single-row read.
+ * newest time seen. Cheap enough for every request: the state row comes from
+ * the hot path's cache, and the evaluation is reused for a second.
+ * `checkedSince`: see HotPathLookups.deploymentState (the license gate passes the request's).
  */
-export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense> {
+export async function currentLicense(deps: LicenseDeps, checkedSince?: number): Promise<CurrentLicense> {
   const now = deps.clock.now();
-  const state = await deps.hotPath.deploymentState();
-  const loaded = await loadInstalled(deps, state);
-  const evaluated = evaluateLicense(loaded.payload, now, {
-    graceMs: deps.config.licenseGracePeriod,
-    toleranceMs: deps.config.licenseClockTolerance,
-    newestSeen: state.newest_seen_at,
-  });
-  if (!evaluated.clockRollback && (state.newest_seen_at === null || now.getTime() - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) {
+  const t = now.getTime();
+  const state = await deps.hotPath.deploymentState(checkedSince);
+  const cache = deps.licenseCache;
+  const loaded = cache.loaded?.rowId === state.license_row_id ? cache.loaded : await loadInstalled(deps, state);
+  let license = cache.evaluated;
+  // The same state row (the hot path hands out one object until the database changes) evaluated
+  // a moment ago, and no boundary (expiry, read-only) crossed since: the same answer.
+  if (!license || license.state !== state || license.loaded !== loaded || t < license.at || t >= license.validUntil) {
+    const evaluated = evaluateLicense(loaded.payload, now, {
+      graceMs: deps.config.licenseGracePeriod,
+      toleranceMs: deps.config.licenseClockTolerance,
+      newestSeen: state.newest_seen_at,
+    });
+    const boundaries = loaded.payload ? [Date.parse(loaded.payload.expiresAt), Date.parse(evaluated.readOnlyAt!)].filter((b) => b > t) : [];
+    license = cache.evaluated = {
+      state,
+      loaded,
+      at: t,
+      validUntil: Math.min(t + EVALUATION_REUSE_MS, ...boundaries),
+      result: { ...evaluated, installationId: state.installation_id, installedAt: loaded.installedAt, problem: loaded.problem },
+    };
+  }
+  if (!license.result.clockRollback && (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) {
     try {
       await advanceNewestSeen(deps.db.kysely, now.toISOString());
     } catch (error) {
@@ -84,7 +101,7 @@ export async function currentLicense(deps: LicenseDeps): Promise<CurrentLicense>
       deps.logger.warn({ err: error }, 'could not record the newest time seen');
     }
   }
-  return { ...evaluated, installationId: state.installation_id, installedAt: loaded.installedAt, problem: loaded.problem };
+  return license.result;
 }
 
 function installablePayload(deps: LicenseDeps, keyText: string, installationId: string, now: Date): LicensePayload {
@@ -111,6 +128,9 @@ export async function previewLicense(deps: LicenseDeps, keyText: string): Promis
     throw licenseInvalid(error.reason, error.message);
   }
 }
+
+/** How long one evaluation of the license serves (days to expiry are whole days; boundaries end it sooner). */
+const EVALUATION_REUSE_MS = 1000;
 
 /**
  * Validates a license key and makes it the installed one. An invalid key

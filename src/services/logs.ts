@@ -25,7 +25,7 @@ export async function countLogs(deps: Pick<Deps, 'db'>, filter: LogFilter): Prom
   return countLogsAcrossClients(deps.db.kysely, filter);
 }
 
-export async function listNewestLogs(deps: Pick<Deps, 'db'>, limit: number): Promise<LogRow[]> {
+export async function listNewestLogs(deps: { db: Pick<Deps['db'], 'kysely'> }, limit: number): Promise<LogRow[]> {
   return listNewestLogsAcrossClients(deps.db.kysely, limit);
 }
 

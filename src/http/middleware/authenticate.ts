@@ -16,7 +16,7 @@ export function authenticate(): Middleware<AppState> {
   return async (ctx, next) => {
     const deps = ctx.state.deps;
     try {
-      const header = ctx.get('authorization');
+      const header = ctx.req.headers.authorization;
       if (header) {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!match) throw unauthorized('Unsupported authorization scheme; use Bearer');

@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { AppError } from '../../errors';
 
 /** What a route accepts as its request body (RouteSpec.accepts); JSON unless it says otherwise. */
@@ -18,14 +18,11 @@ const MEDIA_TYPES: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: [
  * A multipart route reads its body itself, as a stream (http/multipart.ts):
  * uploads are never buffered (the global parser reads JSON only).
  */
-export function acceptBody(type: BodyType): Middleware {
+export function assertBodyType(ctx: Context, type: BodyType): void {
   const media = MEDIA_TYPES[type];
-  return async (ctx, next) => {
-    if (hasBody(ctx) && !ctx.is(media)) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route accepts ${media[0]} request bodies only`);
-    }
-    await next();
-  };
+  if (hasBody(ctx) && !ctx.is(media)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route accepts ${media[0]} request bodies only`);
+  }
 }
 
 /** A body is on its way when a length above zero or a chunked transfer is announced (an empty POST is no body). */

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { AppError } from '../../errors';
 import { canonicalJson } from '../../lib/canonical-json';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../repos/idempotency';
+import type { RouteSpec } from '../route';
 import type { AppContext, AppState } from '../state';
 
 /** How long a first answer is kept for replay. */
@@ -10,13 +11,12 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** A key in progress for longer than this belonged to a request that died (e.g. with the process). */
 const ABANDONED_MS = 5 * 60_000;
 const MAX_KEY_LENGTH = 255;
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SCOPED_PATH = /^\/api\/(client|admin)(\/|$)/;
 
 /**
  * Idempotency-Key (IETF httpapi draft) for every POST, PUT, PATCH and DELETE
- * under /api/client and /api/admin, GraphQL mutations included. Mounted after
- * authentication and the gates, so the key belongs to a principal (user:<id>,
+ * route under /api/client and /api/admin, GraphQL mutations included. Mounted
+ * per route after authentication and the gates, so the key belongs to a principal (user:<id>,
  * admin:<id>) and a refused request never takes it.
  *
  * The first answer (status, body) of a request that reached its handler and
@@ -27,11 +27,12 @@ const SCOPED_PATH = /^\/api\/(client|admin)(\/|$)/;
  * (its transaction rolled back, so a corrected retry may run). Without the
  * header nothing changes.
  */
-export function idempotency(): Middleware<AppState> {
+export function idempotency(spec: Pick<RouteSpec, 'path' | 'method'>): Middleware<AppState> | undefined {
+  if (spec.method === 'get' || !SCOPED_PATH.test(spec.path)) return undefined;
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     const actor = ctx.state.actor;
-    if (!key || !actor || !WRITES.has(ctx.method) || !SCOPED_PATH.test(ctx.path)) return next();
+    if (!key || !actor) return next();
     if (key.length > MAX_KEY_LENGTH) {
       throw new AppError('IDEMPOTENCY_KEY_INVALID', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters`, { maxLength: MAX_KEY_LENGTH });
     }

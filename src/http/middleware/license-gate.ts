@@ -1,19 +1,19 @@
 import type { Middleware } from 'koa';
 import { licenseExpired } from '../../errors';
 import { currentLicense } from '../../services/licensing';
+import type { RouteSpec } from '../route';
 import type { AppState } from '../state';
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /**
- * Writes that stay open in read-only mode: signing in and out (reads still
- * work), admin sign-in and licensing (so an operator can always install a new
- * key), and accepting agreements (without which nothing can be read).
+ * Write routes that stay open in read-only mode: signing in and out (reads
+ * still work), admin sign-in and licensing (so an operator can always install
+ * a new key), and accepting agreements (without which nothing can be read).
+ * Matched against route patterns, once, when the routes are mounted.
  */
 const OPEN_FOR_WRITES = [
   /^\/api\/admin\/auth(\/|$)/,
   /^\/api\/admin\/license-on-prem$/,
-  /^\/api\/admin\/license(\/\d+)?$/,
+  /^\/api\/admin\/license(\/:id)?$/,
   /^\/api\/client\/auth\/(sign-in|sign-in-v2|verify-two-factor|sign-out|refresh|refresh-token)$/,
   /^\/api\/client\/(eula\/accept|accept-msa)$/,
   // the platform the appliance runs on keeps telling it about restarts and updates
@@ -21,24 +21,21 @@ const OPEN_FOR_WRITES = [
 ];
 
 /**
- * License enforcement, one middleware after authentication: resolves the
- * license in force (ctx.state.license), flags a license in its grace period
- * with `X-License-Warning`, and in read-only mode (expired past the grace
- * period, or clock turned back) answers writes 403 LICENSE_EXPIRED.
+ * License enforcement for one route under /api/ (health, readiness and
+ * metrics answer without the database): resolves the license in force
+ * (ctx.state.license), flags a license in its grace period with
+ * `X-License-Warning`, and in read-only mode (expired past the grace period,
+ * or clock turned back) answers writes 403 LICENSE_EXPIRED.
  */
-export function licenseGate(): Middleware<AppState> {
+export function licenseGate(spec: Pick<RouteSpec, 'path' | 'method'>): Middleware<AppState> | undefined {
+  if (!spec.path.startsWith('/api/')) return undefined;
+  const refusedWhenReadOnly = spec.method !== 'get' && !OPEN_FOR_WRITES.some((open) => open.test(spec.path));
   return async (ctx, next) => {
-    // the router matches case-insensitively and ignores a trailing slash: so does this
-    const path = ctx.path.toLowerCase().replace(/\/+$/, '');
-    // health, readiness and metrics must answer without the database
-    if (!path.startsWith('/api/')) return next();
-    const license = await currentLicense(ctx.state.deps);
+    const license = await currentLicense(ctx.state.deps, ctx.state.hotPathChecks);
     ctx.state.license = license;
     if (license.warning) ctx.set('X-License-Warning', license.status);
-    if (license.readOnly && !READS.has(ctx.method)) {
-      if (!OPEN_FOR_WRITES.some((open) => open.test(path))) {
-        throw licenseExpired({ status: license.status, expiresAt: license.terms.expiresAt, clockRollback: license.clockRollback });
-      }
+    if (license.readOnly && refusedWhenReadOnly) {
+      throw licenseExpired({ status: license.status, expiresAt: license.terms.expiresAt, clockRollback: license.clockRollback });
     }
     await next();
   };

@@ -1,12 +1,13 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../errors';
+import type { RouteSpec } from '../route';
 import type { AppState } from '../state';
 
 /**
  * Enforces a client's "two-factor required" policy: a user it applies to who
  * has not enabled a second factor may only enrol (and read who they are, sign
  * out, refresh, change the password). Everything else is 403
- * TWO_FACTOR_SETUP_REQUIRED. Mounted after authenticate and CSRF.
+ * TWO_FACTOR_SETUP_REQUIRED. Mounted per route (see mountRoutes), after CSRF.
  */
 const OPEN_PATHS = new Set([
   '/api/client/auth/me',
@@ -21,12 +22,14 @@ const OPEN_PATHS = new Set([
   '/api/client/auth/update-password',
 ]);
 
-export function twoFactorGate(): Middleware<AppState> {
-  return async (ctx, next) => {
+/** The gate of one route; none for the routes open to a user who has yet to enrol. */
+export function twoFactorGate(spec: Pick<RouteSpec, 'path'>): Middleware<AppState> | undefined {
+  if (OPEN_PATHS.has(spec.path)) return undefined;
+  return (ctx, next) => {
     const actor = ctx.state.actor;
-    if (actor?.kind === 'user' && actor.twoFactorSetupRequired && !OPEN_PATHS.has(ctx.path.toLowerCase().replace(/\/+$/, ''))) {
+    if (actor?.kind === 'user' && actor.twoFactorSetupRequired) {
       throw new AppError('TWO_FACTOR_SETUP_REQUIRED', 'Your organisation requires two-factor authentication: set it up first');
     }
-    await next();
+    return next();
   };
 }

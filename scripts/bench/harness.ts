@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+/** The repository root (scripts run from dist/scripts/bench). */
+export const root = path.resolve(__dirname, '..', '..', '..');
+const children: ChildProcess[] = [];
+
+/**
+ * Starts a node process and resolves with the first capture of `ready` in its
+ * output (its URL). Output goes to a file (.bench/<name>.log), not a pipe: the
+ * daemon's request log must not cost the benchmarking process anything.
+ */
+export function startProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess; logFile: string }> {
+  const dir = path.join(root, '.bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const logFile = path.join(dir, `${name}.log`);
+  const fd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  fs.closeSync(fd);
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = ready.exec(fs.readFileSync(logFile, 'utf8'));
+      if (match) {
+        clearInterval(poll);
+        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), child, logFile });
+      }
+    }, 5);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      reject(new Error(`process exited ${code}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`));
+    });
+  });
+}
+
+/** Ends one process and waits for its exit (a CPU profile is written at exit). */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export function killAll(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** The wip daemon on a data directory, on a free loopback port, with budgets no benchmark reaches. */
+export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}) {
+  // BENCH_PROFILE=1: a CPU profile of every daemon, written to .bench/profiles when it stops
+  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(root, '.bench', 'profiles')] : [];
+  const started = Date.now();
+  const wip = await startProcess(
+    'wip',
+    [...nodeArgs, 'bin/wip', '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
+    {
+      WIP_ADMIN_PASSWORD: 'bench-admin-password',
+      WIP_RATE_LIMIT_MAX: '100000000',
+      WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000000',
+      WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000',
+      WIP_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      ...extraEnv,
+    },
+    /wip listening on (http:\/\/[^"\s]+)/,
+  );
+  return { ...wip, startedInMs: Date.now() - started };
+}
+
+export async function json(url: string, method: string, body: unknown, token?: string): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const parsed = (await res.json()) as { success: boolean; data: any };
+  if (!parsed.success) throw new Error(`${method} ${url}: ${JSON.stringify(parsed)}`);
+  return parsed.data;
+}
+
+export interface LoadFigures {
+  reqPerSec: number;
+  /** CPU time (user + system, all threads) the server process spent per answered request, in µs: steadier than req/s on a shared machine */
+  serverCpuUsPerRequest?: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/** autocannon for BENCH_SECONDS; with `server` (the pid answering), also its CPU time per request. */
+export async function load(opts: autocannon.Options, server?: ChildProcess): Promise<LoadFigures> {
+  const cpuBefore = cpuSeconds(server?.pid);
+  const result = await autocannon(opts.amount ? opts : { duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts });
+  const cpuAfter = cpuSeconds(server?.pid);
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && { serverCpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests.total)) }),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function writeResults(results: Record<string, unknown>): string {
+  const dir = path.join(root, '.bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'results.json');
+  fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  return file;
+}

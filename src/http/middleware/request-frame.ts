@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Deps } from '../../deps';
+import type { AppState } from '../state';
+import type { RouteSpec } from '../route';
+import { HSTS, securityHeaderList } from './security-headers';
+import { errorResponse, logRequest, requestLogger } from './error-handler';
+import { unmatched } from './unmatched';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The outermost layer, one middleware doing what every request needs, in this
+ * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
+ * incoming one kept so traces join up across proxies), the fixed response
+ * headers (`Cache-Control: no-store` — routes may declare another cache policy
+ * for their successes — and the security headers, computed once), then the
+ * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
+ * no-store); finally the request's log line and its metrics (by method, route
+ * pattern — `unmatched` when no route took it, so scanners cannot blow up the
+ * label set — and the status the client got).
+ */
+export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middleware<AppState> {
+  const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], ...securityHeaderList()];
+  const log = requestLogger(deps.logger);
+  const { metrics } = deps;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const state = ctx.state;
+    state.deps = deps;
+    state.routes = routes;
+    state.hotPathChecks = deps.hotPath.checks;
+    const incoming = ctx.req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
+    state.requestId = id;
+    const res = ctx.res;
+    res.setHeader('X-Request-Id', id);
+    for (const [name, value] of fixedHeaders) res.setHeader(name, value);
+    if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
+    try {
+      await next();
+      unmatched(ctx);
+    } catch (caught) {
+      res.setHeader('Cache-Control', 'no-store');
+      await errorResponse(ctx, caught);
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      logRequest(log, ctx, seconds);
+      metrics.observeRequest(ctx.method, state.routePath ?? 'unmatched', ctx.status, seconds);
+    }
+  };
+}
