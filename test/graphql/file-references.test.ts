@@ -4,14 +4,14 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
-import type { Histogram } from 'prom-client';
+import { QUIET_POLLERS, statementsSoFar } from '../helpers/statements';
 import { GLB, PNG, upload } from '../helpers/upload';
 
 let server: TestServer;
 const refs = suite('GraphQL File: step media, models and fault photos; file ids of another client refused');
 refs.before(async () => {
   // the mail outbox poll would add statements while the batching test counts them
-  server = await startTestServer({ env: { ...DOMAIN_TEST_ENV, WIP_MAIL_POLL_INTERVAL: '1h' } });
+  server = await startTestServer({ env: { ...DOMAIN_TEST_ENV, ...QUIET_POLLERS } });
 });
 refs.after(async () => server.stop());
 
@@ -91,12 +91,6 @@ const EVIDENCE = {
 };
 const RECORDS = `records { stepId values { key value files { ${FILE} } } }`;
 
-async function statementsSoFar(): Promise<number> {
-  const histogram = server.deps.metrics.registry.getSingleMetric('wip_db_query_duration_seconds') as Histogram;
-  const { values } = await histogram.get();
-  return values.filter((v) => v.metricName === 'wip_db_query_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
-}
-
 refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through the loader); a NUMBER equal to a file id resolves none', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const operator = await buildUser(server, client, { roles: ['operator'] });
@@ -131,11 +125,11 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
 
   // a page of jobs costs as many statements with 2 recorded jobs as with 6
   const page = async () => {
-    const before = await statementsSoFar();
+    const before = await statementsSoFar(server);
     const result = await gql(server, client.owner.token, `{ jobs(first: 50) { edges { node { id ${RECORDS} } } } }`);
     assert.equal(result.codes, [], JSON.stringify(result.errors));
     const files = result.data.jobs.edges.flatMap((e: any) => e.node.records.flatMap((r: any) => r.values.flatMap((v: any) => v.files)));
-    return { statements: (await statementsSoFar()) - before, files: files.length };
+    return { statements: (await statementsSoFar(server)) - before, files: files.length };
   };
   await recordJob();
   const two = await page();

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Histogram } from 'prom-client';
+import { QUIET_POLLERS, statementsSoFar } from '../helpers/statements';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
@@ -14,16 +14,9 @@ import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain
 let server: TestServer;
 const statements = suite('GraphQL jobs page: statement count');
 statements.before(async () => {
-  // the mail outbox poll would add its own statements while we count
-  server = await startTestServer({ env: { ...DOMAIN_TEST_ENV, WIP_MAIL_POLL_INTERVAL: '1h' } });
+  server = await startTestServer({ env: { ...DOMAIN_TEST_ENV, ...QUIET_POLLERS } });
 });
 statements.after(async () => server.stop());
-
-async function queriesSoFar(): Promise<number> {
-  const histogram = server.deps.metrics.registry.getSingleMetric('wip_db_query_duration_seconds') as Histogram;
-  const { values } = await histogram.get();
-  return values.filter((v) => v.metricName === 'wip_db_query_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
-}
 
 async function statementsFor(token: string, first: number): Promise<{ count: number; jobs: any[] }> {
   const query = `query($first: Int) { jobs(first: $first) { edges { node {
@@ -33,9 +26,9 @@ async function statementsFor(token: string, first: number): Promise<{ count: num
     assignees { id email firstName }
     createdBy { id }
   } } } }`;
-  const before = await queriesSoFar();
+  const before = await statementsSoFar(server);
   const result = await gql(server, token, query, { first });
-  const count = (await queriesSoFar()) - before;
+  const count = (await statementsSoFar(server)) - before;
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   return { count, jobs: result.data.jobs.edges.map((e: { node: unknown }) => e.node) };
 }
