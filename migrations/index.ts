@@ -14,6 +14,7 @@ import * as m0015 from './0015_integrations';
 import * as m0016 from './0016_sso';
 import * as m0017 from './0017_console';
 import * as m0018 from './0018_shared_secrets';
+import * as m0019 from './0019_rate_limits';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0016_sso': m0016,
   '0017_console': m0017,
   '0018_shared_secrets': m0018,
+  '0019_rate_limits': m0019,
 };

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { globalRateLimits } from './http/middleware/rate-limit';
+import { globalRateLimits, sharedRateLimitStore } from './http/middleware/rate-limit';
 import type { Deps } from './deps';
 import { requestFrame } from './http/middleware/request-frame';
 import { cors } from './http/middleware/cors';
@@ -32,7 +32,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
 
   app.use(requestFrame(deps, routes));
   app.use(cors(deps.config.corsOrigins));
-  const limits = globalRateLimits(deps.config);
+  const limits = globalRateLimits(deps.config, sharedRateLimitStore(deps));
   // requests without credentials, per IP, before any session lookup
   app.use(limits.anonymous);
   app.use(authenticate());

@@ -719,8 +719,17 @@ export interface SharedSecretsTable {
   created_at: string;
 }
 
+/** PostgreSQL mode: request rate-limit counters shared by the nodes (migration 0019). */
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  /** Unix ms; bigint, which the pg driver returns as a string */
+  reset_at: number | string;
+}
+
 export interface DB {
   shared_secrets: SharedSecretsTable;
+  rate_limits: RateLimitsTable;
   file_blobs: FileBlobsTable;
   file_garbage: FileGarbageTable;
   files: FilesTable;

@@ -56,6 +56,7 @@ export class WebhookSender {
       clock: deps.clock,
       logger: deps.logger,
       pollInterval: deps.config.webhookPollInterval,
+      leaseMs: deps.config.outboxLease,
       maxAttempts: Number.MAX_SAFE_INTEGER,
       deliver: async (row) => {
         await this.deliverOne(row.id);

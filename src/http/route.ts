@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { rateLimit } from './middleware/rate-limit';
+import { rateLimit, sharedRateLimitStore } from './middleware/rate-limit';
 import { assertBodyType, JSON_TYPES, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
 import { koaBody } from 'koa-body';
@@ -159,7 +159,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
     );
     if (spec.method !== 'get') chain.push(parseJson);
     for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
-    for (const limit of [spec.rateLimit ?? []].flat()) chain.push(rateLimiter(limit, deps) as Middleware<AppState>);
+    [spec.rateLimit ?? []].flat().forEach((limit, i) => chain.push(rateLimiter(limit, deps, `route:${spec.method} ${spec.path}:${i}`) as Middleware<AppState>));
     if (spec.createsSession) {
       chain.push(async (ctx, next) => {
         refuseCrossSite(ctx);
@@ -226,10 +226,13 @@ function parseParams(schema: z.ZodType, value: unknown): unknown {
   return result.data;
 }
 
-function rateLimiter(spec: RateLimitSpec, deps: Deps): Middleware {
+function rateLimiter(spec: RateLimitSpec, deps: Deps, namespace: string): Middleware {
   const resolve = (v: number | ((d: Deps) => number)) => (typeof v === 'function' ? v(deps) : v);
-  // Each route keeps its own counters (its own store), keyed by IP unless the spec says otherwise.
+  // Each route keeps its own counters (its own store in memory, its own namespace in
+  // PostgreSQL mode's shared store), keyed by IP unless the spec says otherwise.
   return rateLimit({
+    store: sharedRateLimitStore(deps),
+    namespace,
     max: resolve(spec.max),
     windowMs: resolve(spec.windowMs),
     id: (ctx) => (spec.key ? spec.key(ctx as AppContext) : ctx.ip),

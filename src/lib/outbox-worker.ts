@@ -4,8 +4,6 @@ import type { Clock } from './clock';
 import type { Logger } from '../logger';
 import { claim, listDue, markAttemptFailed, type QueueTable } from '../repos/outbox';
 
-/** How long a claimed row is reserved for the sender that claimed it. */
-const LEASE_MS = 5 * 60_000;
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_MAX_MS = 3_600_000;
 const BATCH = 20;
@@ -24,6 +22,8 @@ export interface OutboxWorkerOptions<T extends QueueTable> {
   logger: Logger;
   pollInterval: number;
   maxAttempts: number;
+  /** how long a claimed row is reserved for the sender that claimed it (ms): a sender that dies leaves it to another after this */
+  leaseMs: number;
   /** Delivers one claimed row and records its success; throws to have it retried. */
   deliver(row: Selectable<DB[T]>): Promise<void>;
 }
@@ -96,7 +96,7 @@ export class OutboxWorker<T extends QueueTable> {
       const due = await listDue(db, table, nowIso, BATCH);
       if (due.length === 0) return delivered;
       for (const row of due) {
-        const lease = new Date(clock.now().getTime() + LEASE_MS).toISOString();
+        const lease = new Date(clock.now().getTime() + this.options.leaseMs).toISOString();
         if (!(await claim(db, table, row as never, lease, nowIso))) continue;
         if (await this.deliverOne(row)) delivered++;
       }

@@ -40,6 +40,7 @@ export class Mailer {
       clock: deps.clock,
       logger: deps.logger,
       pollInterval: deps.config.mailPollInterval,
+      leaseMs: deps.config.outboxLease,
       maxAttempts: deps.config.mailMaxAttempts,
       deliver: (row) => this.deliverOne(row),
     });

@@ -32,6 +32,7 @@ export class PushSender {
       clock: deps.clock,
       logger: deps.logger,
       pollInterval: deps.config.pushPollInterval,
+      leaseMs: deps.config.outboxLease,
       maxAttempts: deps.config.pushMaxAttempts,
       deliver: (row) => this.deliverOne(row),
     });

@@ -14,6 +14,12 @@ export interface TestSmtp {
   messages: ReceivedMail[];
   /** refuse the next n messages with a temporary 451 (to exercise retries) */
   refuseNext(n: number): void;
+  /**
+   * Holds the first recipient command of a sender that matches (by the name it
+   * greeted with, EHLO) unanswered: `reached` resolves when it arrives, and
+   * `release()` then refuses it (451), e.g. after the sender was killed.
+   */
+  holdNext(match: (heloName: string) => boolean): { reached: Promise<void>; release(): void };
   /** resolves with the first message (already received or arriving) that matches */
   waitFor(match: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   stop(): Promise<void>;
@@ -23,11 +29,19 @@ export interface TestSmtp {
 export async function startTestSmtp(): Promise<TestSmtp> {
   const messages: ReceivedMail[] = [];
   let refusals = 0;
+  let hold: { match: (heloName: string) => boolean; arrived: () => void; released: Promise<void> } | undefined;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onRcptTo(_address, _session, callback) {
+    onRcptTo(_address, session, callback) {
+      if (hold?.match(session.hostNameAppearsAs)) {
+        const { arrived, released } = hold;
+        hold = undefined;
+        arrived();
+        void released.then(() => callback(Object.assign(new Error('Try again later'), { responseCode: 451 })));
+        return;
+      }
       if (refusals > 0) {
         refusals--;
         const error = new Error('Try again later') as Error & { responseCode: number };
@@ -58,6 +72,13 @@ export async function startTestSmtp(): Promise<TestSmtp> {
     messages,
     refuseNext(n) {
       refusals = n;
+    },
+    holdNext(match) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((r) => (arrived = r));
+      hold = { match, arrived, released: new Promise<void>((r) => (release = r)) };
+      return { reached, release };
     },
     async waitFor(match, timeoutMs = 5000) {
       const started = Date.now();

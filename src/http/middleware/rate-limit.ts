@@ -1,19 +1,87 @@
 import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
+import { sql, type Kysely } from 'kysely';
 import type { Config, RateLimitGroup } from '../../config';
+import type { Database } from '../../db/connection';
+import type { DB } from '../../db/schema';
+import type { Logger } from '../../logger';
 import { readSessionCookie } from '../cookies';
 import type { AppContext, AppState } from '../state';
 
 /**
  * Where the counters live: koa-ratelimit's store interface. In-process (a Map)
- * for the single node; a shared store (`{driver: 'redis', db: client}`) can
- * replace it without touching the limits.
+ * for the single node; in PostgreSQL mode a table every node counts in (see
+ * postgresRateLimitStore), so a budget holds whichever node a request reaches.
  */
-export type RateLimitStore = { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: unknown };
+export type RateLimitStore = { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: SharedCounter };
 
 export function memoryRateLimitStore(): RateLimitStore {
   return { driver: 'memory', db: new Map() };
 }
+
+/**
+ * What koa-ratelimit's `redis` driver (async-ratelimiter) calls on its client:
+ * `ratelimiter(key, nowMs, durationMs, max, peek)` answering
+ * `[remaining before this request, reset in Unix seconds, max]`.
+ */
+interface SharedCounter {
+  defineCommand(): void;
+  ratelimiter(key: string, nowMs: number, durationMs: number, max: number, peek: '0' | '1'): Promise<[number, number, number]>;
+}
+
+/** Expired windows are deleted at most this often per node. */
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * The rate-limit store of PostgreSQL mode: a fixed window per key in the
+ * `rate_limits` table, counted by one atomic upsert (a new key, or an expired
+ * window, starts at 1; otherwise the count goes up, stopping one past the
+ * budget). The store is per app; the table is shared by every node.
+ *
+ * When the database cannot answer, the request is let through (and logged):
+ * the request itself then meets the same database and gets its 503, and
+ * `/healthz` keeps answering while PostgreSQL fails over.
+ */
+export function postgresRateLimitStore(db: Kysely<DB>, logger: Logger): RateLimitStore {
+  let prunedAt = 0;
+  const counter: SharedCounter = {
+    defineCommand() {},
+    async ratelimiter(key, nowMs, durationMs, max) {
+      const now = Math.floor(nowMs);
+      try {
+        if (now - prunedAt > PRUNE_EVERY_MS) {
+          prunedAt = now;
+          await db.deleteFrom('rate_limits').where('reset_at', '<=', now).execute();
+        }
+        const row = await db
+          .insertInto('rate_limits')
+          .values({ key, hits: 1, reset_at: now + durationMs })
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet({
+              hits: sql<number>`CASE WHEN rate_limits.reset_at <= ${now} THEN 1 WHEN rate_limits.hits > ${max} THEN rate_limits.hits ELSE rate_limits.hits + 1 END`,
+              reset_at: sql<number>`CASE WHEN rate_limits.reset_at <= ${now} THEN excluded.reset_at ELSE rate_limits.reset_at END`,
+            }),
+          )
+          .returning(['hits', 'reset_at'])
+          .executeTakeFirstOrThrow();
+        return [Math.max(0, max - (row.hits - 1)), Math.floor(Number(row.reset_at) / 1000), max];
+      } catch (error) {
+        logger.warn({ err: error }, 'rate-limit store unavailable; request let through');
+        return [max, Math.floor((now + durationMs) / 1000), max];
+      }
+    },
+  };
+  return { driver: 'redis', db: counter };
+}
+
+/** The store a limit that should hold across nodes uses: shared in PostgreSQL mode, undefined (in memory) otherwise. */
+export function sharedRateLimitStore(deps: { db: Database; logger: Logger }): RateLimitStore | undefined {
+  if (deps.db.dialect !== 'postgres') return undefined;
+  let store = sharedStores.get(deps.db);
+  if (!store) sharedStores.set(deps.db, (store = postgresRateLimitStore(deps.db.kysely, deps.logger)));
+  return store;
+}
+const sharedStores = new WeakMap<Database, RateLimitStore>();
 
 export interface RateLimitOptions {
   max: number;
