@@ -8,6 +8,7 @@ import { fieldError } from '../errors';
 import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
 import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '../repos/push';
 import { listActiveUserIdsWithAnyRole } from '../repos/users';
+import { currentLicense } from './licensing';
 import type { UserActor } from './actor';
 
 /**
@@ -89,7 +90,12 @@ function isInternalAddress(ip: string): boolean {
 
 // ── Notifications of domain events (called inside the event's transaction) ──
 
-/** Queues a notification for the users' deliverable subscriptions and kicks the sender after commit. */
+/**
+ * Queues a notification for the users' deliverable subscriptions and kicks the
+ * sender after commit. Nothing is queued while the license key lacks the `push`
+ * feature: a key replaced by one without it stops pushes to the browsers that
+ * subscribed before, not only new subscriptions.
+ */
 export async function queuePush(
   deps: Deps,
   trx: Kysely<DB>,
@@ -98,6 +104,7 @@ export async function queuePush(
   userIds: readonly number[],
   notification: PushNotification,
 ): Promise<void> {
+  if (!(await currentLicense(deps)).terms.features.includes('push')) return;
   const subscriptions = await listDeliverableSubscriptions(trx, scope, [...new Set(userIds)]);
   if (subscriptions.length === 0) return;
   const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });

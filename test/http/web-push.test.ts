@@ -4,7 +4,9 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { buildClient, buildUser, PASSWORD } from '../helpers/factories';
+import { adminToken, buildClient, buildUser, PASSWORD } from '../helpers/factories';
+import { issueTestLicense } from '../helpers/licenses';
+import { FEATURES } from '../../src/licensing/terms';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { APPROVE, REJECT, SUBMIT, buildTeam, createTemplate, ok } from '../helpers/templates';
 import { gql } from '../helpers/graphql';
@@ -199,6 +201,40 @@ push('a failing push service is retried with backoff, never blocking the request
   assert.equal(left, []);
   const queued = await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', '=', row.subscription_id).execute();
   assert.equal(queued, [], 'what was queued for it went with it');
+});
+
+push('a license key replaced by one without the push feature stops pushes to browsers that subscribed before', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const { templateId } = await publishedTemplate(server, client);
+  const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
+  const browser = pushService.browser();
+  assert.is((await subscribe(b!.token!, browser.subscription)).status, 201);
+  const handOff = async () => {
+    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
+    const res = await server.request('POST', '/api/client/workingTogether', { token: a!.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'n' } });
+    assert.is(res.status, 200, res.text);
+    await delivered();
+  };
+  const path = new URL(browser.subscription.endpoint).pathname;
+  const pushesToBrowser = () => pushService.received.filter((p) => p.path === path).length;
+  const install = async (features: readonly string[]) => {
+    const res = await server.request('POST', '/api/admin/license-on-prem', { token: await adminToken(server), body: { licenseKey: issueTestLicense({ features: [...features] as never }) } });
+    assert.is(res.status, 200, res.text);
+  };
+  await handOff();
+  assert.is(pushesToBrowser(), 1, 'licensed: pushed');
+  const queued = async () => (await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', 'in', server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint)).execute()).length;
+  const queuedBefore = await queued();
+  await install(FEATURES.filter((f) => f !== 'push'));
+  try {
+    await handOff();
+    assert.is(pushesToBrowser(), 1, 'nothing more is pushed');
+    assert.is(await queued(), queuedBefore, 'nor queued');
+  } finally {
+    await install(FEATURES);
+  }
+  await handOff();
+  assert.is(pushesToBrowser(), 2, 'licensed again: pushed again');
 });
 
 push.run();
