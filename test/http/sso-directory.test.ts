@@ -4,7 +4,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
+import { Secret, TOTP } from 'otpauth';
+import { buildClient, buildUser, PASSWORD, type BuiltClient } from '../helpers/factories';
 
 /**
  * A loopback HTTP server standing in for the directory's graph API "who am I"
@@ -152,6 +153,27 @@ test('an unknown user is refused (401) and nobody is provisioned; a token of a t
   assert.is(graph.calls, calls);
   const refusal = await server.deps.db.kysely.selectFrom('logs').select('event').where('event', '=', 'auth.sso_refused').executeTakeFirst();
   assert.ok(refusal);
+});
+
+test('a user with a second factor is let in only by a token that attests a multi-factor sign-in (amr: mfa)', async () => {
+  const user = await buildUser(server, client);
+  const setup = await server.request('POST', '/api/client/auth/two-factor/setup', { token: user.token, body: { password: PASSWORD } });
+  assert.is(setup.status, 200, setup.text);
+  const code = new TOTP({ secret: Secret.fromBase32(setup.body.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: server.clock.now().getTime() });
+  assert.is((await server.request('POST', '/api/client/auth/two-factor/enable', { token: user.token, body: { code } })).status, 200);
+
+  const passwordOnly = directoryToken({ amr: ['pwd'] });
+  const noAmr = directoryToken();
+  const multiFactor = directoryToken({ amr: ['pwd', 'mfa'] });
+  for (const token of [passwordOnly, noAmr, multiFactor]) graph.users.set(token, { id: 'object-id-mfa', mail: user.email });
+  for (const token of [passwordOnly, noAmr]) {
+    const refused = await me(token);
+    assert.is(refused.status, 401, refused.text);
+    assert.is(refused.body.error.code, 'SSO_FAILED');
+  }
+  const admitted = await me(multiFactor);
+  assert.is(admitted.status, 200, admitted.text);
+  assert.is(admitted.body.data.id, user.id);
 });
 
 test('graph unreachable → 503 SSO_UNAVAILABLE', async () => {
