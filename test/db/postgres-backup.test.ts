@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server';
@@ -84,9 +85,27 @@ async function backupAndRestore(pg: Awaited<ReturnType<typeof testPostgres>>, ur
     const again = await runCli(['--data-dir', server.dataDir, 'restore', archive], { env: cliEnv(target) });
     assert.is(again.code, 1);
     assert.match(again.stderr, /target database is not empty.*--replace/);
+    // a newer schema's table (rolling back an upgrade) goes too; a connected session (a node still running) is refused first
+    const session = new Client({ connectionString: target });
+    await session.connect();
+    try {
+      await session.query('create table newer_schema_table (id int references users (id))');
+      const busy = await runCli(['--data-dir', server.dataDir, 'restore', '--replace', archive], { env: cliEnv(target) });
+      assert.is(busy.code, 1);
+      assert.match(busy.stderr, /1 other session\(s\) are connected to the target database: stop every wip node/);
+    } finally {
+      await session.end();
+    }
     const replaced = await runCli(['--data-dir', server.dataDir, '--json', 'restore', '--replace', archive], { env: cliEnv(target) });
     assert.is(replaced.code, 0, replaced.stderr);
     assert.ok(JSON.parse(replaced.stdout).replacedTables > 10);
+    const check = new Client({ connectionString: target });
+    await check.connect();
+    try {
+      assert.is((await check.query("select to_regclass('newer_schema_table') as t")).rows[0].t, null);
+    } finally {
+      await check.end();
+    }
 
     const after = await startTestServer({ dataDir: server.dataDir, env: nodeEnv(target) });
     try {
