@@ -71,6 +71,12 @@ async function backupAndRestore(pg: Awaited<ReturnType<typeof testPostgres>>, ur
     assert.is(written.database, 'postgresql');
     assert.is(written.postgres.dumpVersion.split('.')[0], '15');
     assert.is(written.fileStore, 'local');
+    // with an object store the archive holds the database only, and says so
+    const objectStore = await runCli(['--data-dir', server.dataDir, '--json', 'backup', '--output', path.join(out, 's3-site.tar.gz')], { env: cliEnv(url, { WIP_FILE_STORE: 's3://wip-files/site' }) });
+    assert.is(objectStore.code, 0, objectStore.stderr);
+    assert.is(JSON.parse(objectStore.stdout).fileStore, 's3://wip-files/site');
+    assert.match(JSON.parse(objectStore.stdout).note, /not in the archive: the object store keeps its own backups/);
+    assert.is(JSON.parse(objectStore.stdout).entries, 1, 'wip.pgdump only');
 
     // a new, empty database and no files: a lost site
     fs.rmSync(path.join(server.dataDir, 'files'), { recursive: true, force: true });
