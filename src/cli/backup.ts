@@ -18,7 +18,7 @@ const OBJECT_STORE_NOTE = (store: string) => `files: ${store} is not in the arch
 export function registerBackup(program: Command): void {
   program
     .command('backup')
-    .description('write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving')
+    .description('write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving; PostgreSQL mode: pg_dump -Fc and the local files')
     .option('--output <file>', 'archive to write (default <backup-dir>/wip-backup-<time>.tar.gz)')
     .action(async (opts: { output?: string }, command: Command) => {
       const config = configFrom(command);
