@@ -263,6 +263,8 @@ const ConfigSchema = z.object({
   fileStoreSecretAccessKey: z.string().optional(),
   /** multipart upload part size in bytes (S3's minimum is 5 MiB) */
   fileStorePartSize: integer.min(5 * 1024 * 1024),
+  /** PostgreSQL backups: the folder of pg_dump/pg_restore; empty: PATH, then /usr/lib/postgresql/<version>/bin and /usr/pgsql-<version>/bin */
+  pgToolsDir: z.string(),
 }).superRefine((config, ctx) => {
   if (config.databaseUrl !== undefined && config.masterKey === undefined) {
     ctx.addIssue({ code: 'custom', path: ['masterKey'], message: 'required with databaseUrl: set WIP_MASTER_KEY (or WIP_MASTER_KEY_FILE) to the same string of at least 32 characters on every node; it encrypts the secrets the nodes share in the database' });

@@ -47,7 +47,7 @@ export class BackupJobs {
    */
   start(by: { adminId: number; meta: RequestMeta }): BackupJob {
     if (this.deps.db.dialect !== 'sqlite') {
-      throw conflict('In PostgreSQL mode the appliance does not back up the database: use pg_dump -Fc (or your HA setup\'s backups) and the file store\'s own backups');
+      throw conflict('In PostgreSQL mode backups are not taken by the nodes: run "wip backup" (pg_dump -Fc and the local files) from a timer on one machine, or use your HA setup\'s base backups');
     }
     const busy = [...this.jobs.values()].find((j) => j.status === 'running');
     if (busy) throw conflict('A backup is already running', { jobId: busy.id });

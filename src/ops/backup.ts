@@ -15,6 +15,8 @@ import { openStandalone } from './sqlite';
  * store) and tls/ (the self-signed CA: losing it means every client has to
  * trust a new one) when present. The manifest lists every other entry with its size and
  * sha256, so a restore can prove the archive is complete and unaltered.
+ * PostgreSQL mode (postgres-backup.ts) writes the same kind of archive with
+ * wip.pgdump instead of wip.db and secrets.json.
  */
 export const MANIFEST_FILE = 'manifest.json';
 export const MANIFEST_FORMAT = 1;
@@ -22,6 +24,16 @@ export const MANIFEST_FORMAT = 1;
 export const BackupManifest = z.object({
   format: z.literal(MANIFEST_FORMAT),
   product: z.literal('wip'),
+  /**
+   * sqlite: wip.db and secrets.json; postgresql: wip.pgdump (pg_dump's custom
+   * format; the shared secrets are in it, sealed with the master key). Archives
+   * written before PostgreSQL mode have no field: SQLite.
+   */
+  database: z.enum(['sqlite', 'postgresql']).default('sqlite'),
+  /** PostgreSQL archives: the server and pg_dump versions, and which master key sealed the secrets (an HMAC of it, not the key) */
+  postgres: z.object({ serverVersion: z.string(), dumpVersion: z.string(), masterKeyId: z.string() }).optional(),
+  /** where the files were: local (files/ is in the archive) or an object store (which keeps its own backups) */
+  fileStore: z.string().default('local'),
   version: z.string(),
   createdAt: z.string(),
   /** migrations applied to the database in the archive, in order */
@@ -110,14 +122,8 @@ export function listBackupFiles(dir: string): BackupFile[] {
  * @throws Error when the database cannot be copied or the archive cannot be written.
  */
 export async function createBackup(options: CreateBackupOptions): Promise<BackupResult> {
-  const output = path.resolve(options.output);
-  const outDir = path.dirname(output);
-  fs.mkdirSync(outDir, { recursive: true, mode: 0o700 });
-  // Stage next to the output: same file system for the final rename, private mode.
-  const staging = fs.mkdtempSync(path.join(outDir, '.wip-backup-'));
-  const partial = path.join(outDir, `.${path.basename(output)}.partial`);
-  try {
-    const progress = options.onProgress ?? (() => undefined);
+  const progress = options.onProgress ?? (() => undefined);
+  return buildArchive(options.output, progress, async (staging) => {
     await options.sqlite.backup(path.join(staging, DB_FILE), {
       progress({ totalPages, remainingPages }) {
         progress({ phase: 'database', done: totalPages - remainingPages, total: totalPages });
@@ -146,50 +152,68 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
       if (fs.existsSync(dir)) fs.symlinkSync(path.resolve(dir), path.join(staging, name), 'dir');
     }
 
-    const paths = listFiles(staging).filter((p) => p !== MANIFEST_FILE);
-    const entries: BackupManifest['entries'] = [];
-    let hashed = 0;
-    for (const relative of paths) {
-      const full = path.join(staging, relative);
-      entries.push({ path: relative, size: fs.statSync(full).size, sha256: await sha256File(full) });
-      progress({ phase: 'files', done: ++hashed, total: paths.length });
-    }
-    const manifest: BackupManifest = {
-      format: MANIFEST_FORMAT,
-      product: 'wip',
-      version: options.version,
-      createdAt: options.now.toISOString(),
-      migrations,
-      entries,
-    };
-    fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+    return { database: 'sqlite', fileStore: 'local', version: options.version, createdAt: options.now.toISOString(), migrations };
+  });
+}
 
-    progress({ phase: 'archive', done: 0, total: 1 });
-    await tar.create(
-      {
-        gzip: true,
-        file: partial,
-        cwd: staging,
-        follow: true,
-        portable: true,
-        mode: 0o600,
-        // Entry modes come from the disk (the database snapshot is made under
-        // the umask, often 0644); whoever unpacks the archive must not get
-        // readable keys, secrets or data: 0600 for files, 0700 for folders.
-        onWriteEntry(entry) {
-          if (entry.stat) entry.stat.mode = (entry.stat.mode & ~0o7777) | (entry.type === 'Directory' ? 0o700 : 0o600);
-        },
-      },
-      [MANIFEST_FILE, ...paths],
-    );
-    fs.chmodSync(partial, 0o600);
-    fs.renameSync(partial, output);
-    progress({ phase: 'archive', done: 1, total: 1 });
-    return { file: output, bytes: fs.statSync(output).size, manifest };
+/** What the one who stages a backup says about it; the entries are listed by buildArchive. */
+export type ManifestFacts = Omit<BackupManifest, 'format' | 'product' | 'entries'>;
+
+/**
+ * Runs `stage` on a private staging folder next to `output` (the same file
+ * system for the final rename), then hashes everything staged (links
+ * followed), writes the manifest first and archives it all as `output` (0600)
+ * through a temporary name, so the archive is never half there. Shared by the
+ * SQLite and the PostgreSQL backup.
+ */
+export async function buildArchive(target: string, progress: (progress: BackupProgress) => void, stage: (staging: string) => Promise<ManifestFacts>): Promise<BackupResult> {
+  const output = path.resolve(target);
+  const outDir = path.dirname(output);
+  fs.mkdirSync(outDir, { recursive: true, mode: 0o700 });
+  const staging = fs.mkdtempSync(path.join(outDir, '.wip-backup-'));
+  const partial = path.join(outDir, `.${path.basename(output)}.partial`);
+  try {
+    return await writeArchive(staging, partial, output, progress, await stage(staging));
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
     fs.rmSync(partial, { force: true });
   }
+}
+
+async function writeArchive(staging: string, partial: string, output: string, progress: (progress: BackupProgress) => void, facts: ManifestFacts): Promise<BackupResult> {
+  const paths = listFiles(staging).filter((p) => p !== MANIFEST_FILE);
+  const entries: BackupManifest['entries'] = [];
+  let hashed = 0;
+  for (const relative of paths) {
+    const full = path.join(staging, relative);
+    entries.push({ path: relative, size: fs.statSync(full).size, sha256: await sha256File(full) });
+    progress({ phase: 'files', done: ++hashed, total: paths.length });
+  }
+  const manifest: BackupManifest = { format: MANIFEST_FORMAT, product: 'wip', ...facts, entries };
+  fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+
+  progress({ phase: 'archive', done: 0, total: 1 });
+  await tar.create(
+    {
+      gzip: true,
+      file: partial,
+      cwd: staging,
+      follow: true,
+      portable: true,
+      mode: 0o600,
+      // Entry modes come from the disk (the database snapshot is made under
+      // the umask, often 0644); whoever unpacks the archive must not get
+      // readable keys, secrets or data: 0600 for files, 0700 for folders.
+      onWriteEntry(entry) {
+        if (entry.stat) entry.stat.mode = (entry.stat.mode & ~0o7777) | (entry.type === 'Directory' ? 0o700 : 0o600);
+      },
+    },
+    [MANIFEST_FILE, ...paths],
+  );
+  fs.chmodSync(partial, 0o600);
+  fs.renameSync(partial, output);
+  progress({ phase: 'archive', done: 1, total: 1 });
+  return { file: output, bytes: fs.statSync(output).size, manifest };
 }
 
 /** Regular files under `root` (following a top-level link to the file store), as POSIX relative paths, sorted. */

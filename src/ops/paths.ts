@@ -4,6 +4,8 @@ import type { Config } from '../config';
 /** The layout of a data directory, in one place. */
 export const DB_FILE = 'wip.db';
 export const SECRETS_FILE = 'secrets.json';
+/** PostgreSQL mode's backups: the database in pg_dump's custom format */
+export const PG_DUMP_FILE = 'wip.pgdump';
 export const CONFIG_FILE = 'config.json';
 export const FILES_DIR = 'files';
 /** the self-signed CA and server certificate with their private keys (--tls-self-signed) */

