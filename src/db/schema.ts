@@ -408,6 +408,17 @@ export interface StepRecordsTable {
   recorded_at: string;
 }
 
+/** Steps recorded per client, UTC day and user (migration 0020): the meter's counts, kept with every recording. */
+export interface UsageStepDaysTable {
+  client_id: number;
+  /** YYYY-MM-DD (UTC), the day of step_records.recorded_at */
+  day: string;
+  /** step_records.recorded_by */
+  user_id: number;
+  /** step records whose latest recording was by this user on this day (rows at zero are removed) */
+  steps: number;
+}
+
 export type FaultSeverity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type FaultState = 'OPEN' | 'CLOSED';
 
@@ -769,6 +780,7 @@ export interface DB {
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
+  usage_step_days: UsageStepDaysTable;
   faults: FaultsTable;
   hand_offs: HandOffsTable;
   sensors: SensorsTable;

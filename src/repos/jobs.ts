@@ -3,6 +3,7 @@ import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow,
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
+import { moveStepCount } from './usage';
 
 /**
  * Jobs, their members (assignees, co-workers, step owners) and what is
@@ -128,15 +129,21 @@ export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds:
 
 export type NewStepRecord = Omit<Insertable<StepRecordsTable>, 'client_id' | 'id'>;
 
-/** One record per job and step: recording a step again replaces what was recorded. */
-export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord): Promise<StepRecordRow> {
+/**
+ * One record per job and step: recording a step again replaces what was
+ * recorded. `previous` is the record being replaced (read in the same
+ * transaction): the meter's per-day counts move from it to the new recording.
+ */
+export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord, previous: StepRecordRow | undefined): Promise<StepRecordRow> {
   const { job_id: _job, step_id: _step, ...changes } = record;
-  return db
+  const saved = await db
     .insertInto('step_records')
     .values({ ...record, client_id: scope.clientId })
     .onConflict((oc) => oc.columns(['client_id', 'job_id', 'step_id']).doUpdateSet(changes))
     .returningAll()
     .executeTakeFirstOrThrow();
+  await moveStepCount(db, scope, previous, saved);
+  return saved;
 }
 
 export async function findStepRecord(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<StepRecordRow | undefined> {

@@ -332,7 +332,7 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
       reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
       recorded_by: actor.userId,
       recorded_at: nowIso,
-    });
+    }, before);
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'job.step_recorded',
