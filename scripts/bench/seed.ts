@@ -160,6 +160,9 @@ export async function seededDataDir(): Promise<SeedInfo> {
       });
     }
   }
+  // the meter's per-day step counts, which the product keeps with every recording (migration 0020)
+  db.exec(`INSERT INTO usage_step_days (client_id, day, user_id, steps)
+    SELECT client_id, substr(recorded_at, 1, 10), recorded_by, count(*) FROM step_records GROUP BY client_id, substr(recorded_at, 1, 10), recorded_by`);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 
