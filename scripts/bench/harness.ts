@@ -92,7 +92,7 @@ export interface LoadFigures {
 }
 
 /** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
-function cpuSeconds(pid: number | undefined): number | undefined {
+export function cpuSeconds(pid: number | undefined): number | undefined {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)

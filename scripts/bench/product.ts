@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeCursor } from '../../src/db/pagination';
-import { json, load, median, root, startWip, stopProcess, type LoadFigures } from './harness';
+import { cpuSeconds, json, load, median, root, startWip, stopProcess, type LoadFigures } from './harness';
 import { OPERATORS, SEED_PASSWORD, seededDataDir, SEED_DIR, type SeedInfo } from './seed';
 
 const CONNECTIONS = 32;
@@ -70,6 +70,7 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
   );
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = cpuSeconds(wip.child.pid);
   const until = Date.now() + seconds() * 1000;
   await Promise.all(
     operators.map(async (op, o) => {
@@ -86,10 +87,12 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
       }
     }),
   );
+  const cpuAfter = cpuSeconds(wip.child.pid);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1));
-  const figures = { operators: OPERATORS, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors };
-  console.log(`recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${errors} errors`);
+  const serverCpuUsPerWrite = cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, latencies.length)) : undefined;
+  const figures = { operators: OPERATORS, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors, serverCpuUsPerWrite };
+  console.log(`recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${errors} errors, ${serverCpuUsPerWrite} µs server CPU per write`);
   return { recordStepValues: figures };
 });
 
