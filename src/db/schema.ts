@@ -419,6 +419,17 @@ export interface UsageStepDaysTable {
   steps: number;
 }
 
+/** Jobs started and completed per client and UTC day (migration 0020): the meter's job counts, kept with every job write. */
+export interface UsageJobDaysTable {
+  client_id: number;
+  /** YYYY-MM-DD (UTC) */
+  day: string;
+  /** jobs whose started_at falls on this day */
+  started: number;
+  /** jobs whose completed_at falls on this day */
+  completed: number;
+}
+
 export type FaultSeverity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type FaultState = 'OPEN' | 'CLOSED';
 
@@ -781,6 +792,7 @@ export interface DB {
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
   usage_step_days: UsageStepDaysTable;
+  usage_job_days: UsageJobDaysTable;
   faults: FaultsTable;
   hand_offs: HandOffsTable;
   sensors: SensorsTable;

@@ -3,7 +3,7 @@ import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow,
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
-import { moveStepCount } from './usage';
+import { moveJobCounts, moveStepCount } from './usage';
 
 /**
  * Jobs, their members (assignees, co-workers, step owners) and what is
@@ -14,11 +14,13 @@ import { moveStepCount } from './usage';
 export type NewJob = Omit<Insertable<JobsTable>, 'client_id' | 'id' | 'revision'>;
 
 export async function insertJob(db: Kysely<DB>, scope: TenantScope, job: NewJob): Promise<JobRow> {
-  return db
+  const row = await db
     .insertInto('jobs')
     .values({ ...job, client_id: scope.clientId })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await moveJobCounts(db, scope, undefined, row);
+  return row;
 }
 
 export async function findJobById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<JobRow | undefined> {
@@ -76,20 +78,23 @@ export async function listJobIdsOfTemplate(db: Kysely<DB>, scope: TenantScope, t
  * never both succeed, whatever the isolation level. Undefined when the
  * revision moved (or the job is not the client's).
  */
+/** `job`: the row as read in this transaction (the meter's day counts move from its start and completion times to the new ones). */
 export async function updateJobAtRevision(
   db: Kysely<DB>,
   scope: TenantScope,
-  id: number,
+  job: JobRow,
   revision: number,
   changes: Omit<Updateable<JobsTable>, 'id' | 'client_id' | 'revision'>,
 ): Promise<JobRow | undefined> {
-  return inTenant(db, scope)
+  const row = await inTenant(db, scope)
     .updateTable('jobs')
     .set((eb) => ({ ...changes, revision: eb('revision', '+', 1) }))
-    .where('id', '=', id)
+    .where('id', '=', job.id)
     .where('revision', '=', revision)
     .returningAll()
     .executeTakeFirst();
+  if (row) await moveJobCounts(db, scope, job, row);
+  return row;
 }
 
 // --- members ---

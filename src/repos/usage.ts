@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB, StepRecordRow } from '../db/schema';
+import type { DB, JobRow, StepRecordRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { bucketOf, type Period } from '../db/time-buckets';
 import { dialectOf } from '../db/dialect';
@@ -93,6 +93,40 @@ export async function moveStepCount(db: Kysely<DB>, scope: TenantScope, previous
     .execute();
 }
 
+type JobTimes = Pick<JobRow, 'started_at' | 'completed_at'>;
+
+/**
+ * Keeps usage_job_days exact when a job is written (in its transaction): a
+ * job counts as started (completed) on the day of its started_at
+ * (completed_at), so a change of either moves it. Rows are left at zero (the
+ * meter only sums them).
+ */
+export async function moveJobCounts(db: Kysely<DB>, scope: TenantScope, before: JobTimes | undefined, after: JobTimes): Promise<void> {
+  const columns = [
+    ['started', before?.started_at ?? null, after.started_at],
+    ['completed', before?.completed_at ?? null, after.completed_at],
+  ] as const;
+  for (const [column, was, now] of columns) {
+    const from = was?.slice(0, 10) ?? null;
+    const to = now?.slice(0, 10) ?? null;
+    if (from === to) continue;
+    if (from !== null) {
+      await inTenant(db, scope)
+        .updateTable('usage_job_days')
+        .set((eb) => ({ [column]: eb(column, '-', 1) }))
+        .where('day', '=', from)
+        .execute();
+    }
+    if (to !== null) {
+      await db
+        .insertInto('usage_job_days')
+        .values({ client_id: scope.clientId, day: to, started: 0, completed: 0, [column]: 1 })
+        .onConflict((oc) => oc.columns(['client_id', 'day']).doUpdateSet((eb) => ({ [column]: eb(`usage_job_days.${column}`, '+', 1) })))
+        .execute();
+    }
+  }
+}
+
 /**
  * Jobs whose `column` (started_at or completed_at) falls in the range, per
  * bucket. The user filters keep jobs a matching user created or is a member
@@ -105,6 +139,12 @@ export async function countJobs(
   grouping: Grouping,
   f: UsageFilter,
 ): Promise<Counts> {
+  const days = jobDaysInRange(db, scope, f);
+  if (days) {
+    const counted = column === 'started_at' ? 'usage_job_days.started' : 'usage_job_days.completed';
+    const query = days.select((eb) => [bucket(db, grouping, 'usage_job_days.day').as('bucket'), eb.fn.sum<number | string>(counted).as('n')]);
+    return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+  }
   const at = `jobs.${column}` as const;
   let query = inTenant(db, scope)
     .selectFrom('jobs')
@@ -156,6 +196,21 @@ export async function countStepsRecorded(db: Kysely<DB>, scope: TenantScope, gro
 
 const MIDNIGHT = 'T00:00:00.000Z';
 
+/** The range is whole UTC days, as the reports ask: the per-day counts answer it exactly. */
+function wholeDays(f: UsageFilter): boolean {
+  return f.from.endsWith(MIDNIGHT) && f.to.endsWith(MIDNIGHT);
+}
+
+/** The client's per-day job counts (usage_job_days) in the range, when no filter applies (the counts know neither users nor templates). */
+function jobDaysInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  const filtered = f.userId !== undefined || f.licenseType !== undefined || f.templateId !== undefined || f.organizationId !== undefined;
+  if (filtered || !wholeDays(f)) return undefined;
+  return inTenant(db, scope)
+    .selectFrom('usage_job_days')
+    .where('usage_job_days.day', '>=', f.from.slice(0, 10))
+    .where('usage_job_days.day', '<', f.to.slice(0, 10));
+}
+
 /**
  * The client's per-day step counts (usage_step_days, one row per day and
  * recorder) in the range, when they can answer the filter: the range is whole
@@ -163,8 +218,7 @@ const MIDNIGHT = 'T00:00:00.000Z';
  * do not know templates). Undefined: count the step records themselves.
  */
 function stepDaysInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
-  if (f.templateId !== undefined || f.organizationId !== undefined) return undefined;
-  if (!f.from.endsWith(MIDNIGHT) || !f.to.endsWith(MIDNIGHT)) return undefined;
+  if (f.templateId !== undefined || f.organizationId !== undefined || !wholeDays(f)) return undefined;
   return inTenant(db, scope)
     .selectFrom('usage_step_days')
     .where('usage_step_days.day', '>=', f.from.slice(0, 10))
