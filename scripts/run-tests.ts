@@ -32,6 +32,7 @@ const POSTGRES_SUITES = [
   '/http/editorial.',
   '/http/update-sensors.',
   '/http/usage-reports.',
+  '/http/meter-report-exact.',
   '/graphql/',
 ];
 

@@ -160,6 +160,14 @@ export async function seededDataDir(): Promise<SeedInfo> {
       });
     }
   }
+  // the meter's per-day counts, which the product keeps with every recording and job write (migration 0020)
+  db.exec(`INSERT INTO usage_step_days (client_id, day, user_id, steps)
+    SELECT client_id, substr(recorded_at, 1, 10), recorded_by, count(*) FROM step_records GROUP BY client_id, substr(recorded_at, 1, 10), recorded_by`);
+  db.exec(`INSERT INTO usage_job_days (client_id, day, started, completed)
+    SELECT client_id, day, sum(started), sum(completed) FROM (
+      SELECT client_id, substr(started_at, 1, 10) AS day, 1 AS started, 0 AS completed FROM jobs WHERE started_at IS NOT NULL
+      UNION ALL SELECT client_id, substr(completed_at, 1, 10), 0, 1 FROM jobs WHERE completed_at IS NOT NULL
+    ) GROUP BY client_id, day`);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 

@@ -408,6 +408,28 @@ export interface StepRecordsTable {
   recorded_at: string;
 }
 
+/** Steps recorded per client, UTC day and user (migration 0020): the meter's counts, kept with every recording. */
+export interface UsageStepDaysTable {
+  client_id: number;
+  /** YYYY-MM-DD (UTC), the day of step_records.recorded_at */
+  day: string;
+  /** step_records.recorded_by */
+  user_id: number;
+  /** step records whose latest recording was by this user on this day (rows at zero are removed) */
+  steps: number;
+}
+
+/** Jobs started and completed per client and UTC day (migration 0020): the meter's job counts, kept with every job write. */
+export interface UsageJobDaysTable {
+  client_id: number;
+  /** YYYY-MM-DD (UTC) */
+  day: string;
+  /** jobs whose started_at falls on this day */
+  started: number;
+  /** jobs whose completed_at falls on this day */
+  completed: number;
+}
+
 export type FaultSeverity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type FaultState = 'OPEN' | 'CLOSED';
 
@@ -769,6 +791,8 @@ export interface DB {
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
+  usage_step_days: UsageStepDaysTable;
+  usage_job_days: UsageJobDaysTable;
   faults: FaultsTable;
   hand_offs: HandOffsTable;
   sensors: SensorsTable;

@@ -3,6 +3,7 @@ import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow,
 import { inTenant, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
+import { moveJobCounts, moveStepCount } from './usage';
 
 /**
  * Jobs, their members (assignees, co-workers, step owners) and what is
@@ -13,11 +14,13 @@ import { notFound } from '../errors';
 export type NewJob = Omit<Insertable<JobsTable>, 'client_id' | 'id' | 'revision'>;
 
 export async function insertJob(db: Kysely<DB>, scope: TenantScope, job: NewJob): Promise<JobRow> {
-  return db
+  const row = await db
     .insertInto('jobs')
     .values({ ...job, client_id: scope.clientId })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await moveJobCounts(db, scope, undefined, row);
+  return row;
 }
 
 export async function findJobById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<JobRow | undefined> {
@@ -75,20 +78,23 @@ export async function listJobIdsOfTemplate(db: Kysely<DB>, scope: TenantScope, t
  * never both succeed, whatever the isolation level. Undefined when the
  * revision moved (or the job is not the client's).
  */
+/** `job`: the row as read in this transaction (the meter's day counts move from its start and completion times to the new ones). */
 export async function updateJobAtRevision(
   db: Kysely<DB>,
   scope: TenantScope,
-  id: number,
+  job: JobRow,
   revision: number,
   changes: Omit<Updateable<JobsTable>, 'id' | 'client_id' | 'revision'>,
 ): Promise<JobRow | undefined> {
-  return inTenant(db, scope)
+  const row = await inTenant(db, scope)
     .updateTable('jobs')
     .set((eb) => ({ ...changes, revision: eb('revision', '+', 1) }))
-    .where('id', '=', id)
+    .where('id', '=', job.id)
     .where('revision', '=', revision)
     .returningAll()
     .executeTakeFirst();
+  if (row) await moveJobCounts(db, scope, job, row);
+  return row;
 }
 
 // --- members ---
@@ -128,15 +134,21 @@ export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds:
 
 export type NewStepRecord = Omit<Insertable<StepRecordsTable>, 'client_id' | 'id'>;
 
-/** One record per job and step: recording a step again replaces what was recorded. */
-export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord): Promise<StepRecordRow> {
+/**
+ * One record per job and step: recording a step again replaces what was
+ * recorded. `previous` is the record being replaced (read in the same
+ * transaction): the meter's per-day counts move from it to the new recording.
+ */
+export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord, previous: StepRecordRow | undefined): Promise<StepRecordRow> {
   const { job_id: _job, step_id: _step, ...changes } = record;
-  return db
+  const saved = await db
     .insertInto('step_records')
     .values({ ...record, client_id: scope.clientId })
     .onConflict((oc) => oc.columns(['client_id', 'job_id', 'step_id']).doUpdateSet(changes))
     .returningAll()
     .executeTakeFirstOrThrow();
+  await moveStepCount(db, scope, previous, saved);
+  return saved;
 }
 
 export async function findStepRecord(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<StepRecordRow | undefined> {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB } from '../db/schema';
+import type { DB, JobRow, StepRecordRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
 import { bucketOf, type Period } from '../db/time-buckets';
 import { dialectOf } from '../db/dialect';
@@ -9,6 +9,9 @@ import { dialectOf } from '../db/dialect';
  * of an index that starts with (client_id, <timestamp>) (migration
  * 0010_reports) grouped by time bucket, so the cost follows the rows in the
  * range and the answer is one row per bucket, whatever the history's size.
+ * Steps and the users recording them are read from usage_step_days (one row
+ * per client, day and recorder, migration 0020, kept by moveStepCount in the
+ * transaction of every recording) rather than from every step record.
  */
 
 export interface UsageFilter {
@@ -60,6 +63,70 @@ function toCounts(rows: { bucket: string; n: number | string | bigint }[]): Coun
   return new Map(rows.map((r) => [r.bucket, Number(r.n)]));
 }
 
+/** The usage_step_days key of a step record: its client, UTC day and recorder. */
+function stepDay(scope: TenantScope, record: Pick<StepRecordRow, 'recorded_at' | 'recorded_by'>) {
+  return { client_id: scope.clientId, day: record.recorded_at.slice(0, 10), user_id: record.recorded_by };
+}
+
+/**
+ * Keeps usage_step_days exact when a step record is written (in its
+ * transaction): the step counts once, at its latest recording, so a
+ * re-recording on another day or by another user moves it there.
+ */
+export async function moveStepCount(db: Kysely<DB>, scope: TenantScope, previous: StepRecordRow | undefined, saved: StepRecordRow): Promise<void> {
+  const to = stepDay(scope, saved);
+  if (previous) {
+    const from = stepDay(scope, previous);
+    if (from.day === to.day && from.user_id === to.user_id) return;
+    await inTenant(db, scope)
+      .updateTable('usage_step_days')
+      .set((eb) => ({ steps: eb('steps', '-', 1) }))
+      .where('day', '=', from.day)
+      .where('user_id', '=', from.user_id)
+      .execute();
+    await inTenant(db, scope).deleteFrom('usage_step_days').where('day', '=', from.day).where('user_id', '=', from.user_id).where('steps', '<=', 0).execute();
+  }
+  await db
+    .insertInto('usage_step_days')
+    .values({ ...to, steps: 1 })
+    .onConflict((oc) => oc.columns(['client_id', 'day', 'user_id']).doUpdateSet((eb) => ({ steps: eb('usage_step_days.steps', '+', 1) })))
+    .execute();
+}
+
+type JobTimes = Pick<JobRow, 'started_at' | 'completed_at'>;
+
+/**
+ * Keeps usage_job_days exact when a job is written (in its transaction): a
+ * job counts as started (completed) on the day of its started_at
+ * (completed_at), so a change of either moves it. Rows are left at zero (the
+ * meter only sums them).
+ */
+export async function moveJobCounts(db: Kysely<DB>, scope: TenantScope, before: JobTimes | undefined, after: JobTimes): Promise<void> {
+  const columns = [
+    ['started', before?.started_at ?? null, after.started_at],
+    ['completed', before?.completed_at ?? null, after.completed_at],
+  ] as const;
+  for (const [column, was, now] of columns) {
+    const from = was?.slice(0, 10) ?? null;
+    const to = now?.slice(0, 10) ?? null;
+    if (from === to) continue;
+    if (from !== null) {
+      await inTenant(db, scope)
+        .updateTable('usage_job_days')
+        .set((eb) => ({ [column]: eb(column, '-', 1) }))
+        .where('day', '=', from)
+        .execute();
+    }
+    if (to !== null) {
+      await db
+        .insertInto('usage_job_days')
+        .values({ client_id: scope.clientId, day: to, started: 0, completed: 0, [column]: 1 })
+        .onConflict((oc) => oc.columns(['client_id', 'day']).doUpdateSet((eb) => ({ [column]: eb(`usage_job_days.${column}`, '+', 1) })))
+        .execute();
+    }
+  }
+}
+
 /**
  * Jobs whose `column` (started_at or completed_at) falls in the range, per
  * bucket. The user filters keep jobs a matching user created or is a member
@@ -72,6 +139,12 @@ export async function countJobs(
   grouping: Grouping,
   f: UsageFilter,
 ): Promise<Counts> {
+  const days = jobDaysInRange(db, scope, f);
+  if (days) {
+    const counted = column === 'started_at' ? 'usage_job_days.started' : 'usage_job_days.completed';
+    const query = days.select((eb) => [bucket(db, grouping, 'usage_job_days.day').as('bucket'), eb.fn.sum<number | string>(counted).as('n')]);
+    return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+  }
   const at = `jobs.${column}` as const;
   let query = inTenant(db, scope)
     .selectFrom('jobs')
@@ -106,13 +179,50 @@ export async function countJobs(
  * recorded; the template filters to the job's template.
  */
 export async function countStepsRecorded(db: Kysely<DB>, scope: TenantScope, grouping: Grouping, f: UsageFilter): Promise<Counts> {
+  const users = filteredUsers(db, scope, f);
+  const days = stepDaysInRange(db, scope, f);
+  if (days) {
+    let query = days.select((eb) => [bucket(db, grouping, 'usage_step_days.day').as('bucket'), eb.fn.sum<number | string>('usage_step_days.steps').as('n')]);
+    if (users) query = query.where('usage_step_days.user_id', 'in', users);
+    return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+  }
   let query = stepRecordsInRange(db, scope, f).select((eb) => [
     bucket(db, grouping, 'step_records.recorded_at').as('bucket'),
     eb.fn.countAll<number>().as('n'),
   ]);
-  const users = filteredUsers(db, scope, f);
   if (users) query = query.where('step_records.recorded_by', 'in', users);
   return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
+}
+
+const MIDNIGHT = 'T00:00:00.000Z';
+
+/** The range is whole UTC days, as the reports ask: the per-day counts answer it exactly. */
+function wholeDays(f: UsageFilter): boolean {
+  return f.from.endsWith(MIDNIGHT) && f.to.endsWith(MIDNIGHT);
+}
+
+/** The client's per-day job counts (usage_job_days) in the range, when no filter applies (the counts know neither users nor templates). */
+function jobDaysInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  const filtered = f.userId !== undefined || f.licenseType !== undefined || f.templateId !== undefined || f.organizationId !== undefined;
+  if (filtered || !wholeDays(f)) return undefined;
+  return inTenant(db, scope)
+    .selectFrom('usage_job_days')
+    .where('usage_job_days.day', '>=', f.from.slice(0, 10))
+    .where('usage_job_days.day', '<', f.to.slice(0, 10));
+}
+
+/**
+ * The client's per-day step counts (usage_step_days, one row per day and
+ * recorder) in the range, when they can answer the filter: the range is whole
+ * UTC days (what the reports ask) and no template filter applies (the counts
+ * do not know templates). Undefined: count the step records themselves.
+ */
+function stepDaysInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
+  if (f.templateId !== undefined || f.organizationId !== undefined || !wholeDays(f)) return undefined;
+  return inTenant(db, scope)
+    .selectFrom('usage_step_days')
+    .where('usage_step_days.day', '>=', f.from.slice(0, 10))
+    .where('usage_step_days.day', '<', f.to.slice(0, 10));
 }
 
 function stepRecordsInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) {
@@ -140,10 +250,11 @@ export async function countActiveUsers(
   grouping: Grouping,
   f: UsageFilter,
 ): Promise<Map<string, Map<string, number>>> {
-  const recorders = stepRecordsInRange(db, scope, f).select([
-    bucket(db, grouping, 'step_records.recorded_at').as('bucket'),
-    'step_records.recorded_by as user_id',
-  ]);
+  // a usage_step_days row exists only while its user has a step recorded that day
+  const days = stepDaysInRange(db, scope, f);
+  const recorders = days
+    ? days.select([bucket(db, grouping, 'usage_step_days.day').as('bucket'), 'usage_step_days.user_id as user_id'])
+    : stepRecordsInRange(db, scope, f).select([bucket(db, grouping, 'step_records.recorded_at').as('bucket'), 'step_records.recorded_by as user_id']);
   const signedIn = inTenant(db, scope)
     .selectFrom('sessions')
     .select([bucket(db, grouping, 'sessions.created_at').as('bucket'), 'sessions.user_id as user_id'])

@@ -105,7 +105,7 @@ export async function writeJob(
   nowIso: string,
 ): Promise<JobRow> {
   const revision = expectedRevision ?? job.revision;
-  const row = await updateJobAtRevision(trx, scope, job.id, revision, { ...changes, updated_at: nowIso });
+  const row = await updateJobAtRevision(trx, scope, job, revision, { ...changes, updated_at: nowIso });
   if (row) return row;
   const current = await getJobById(trx, scope, job.id);
   throw conflict(`The job changed: expected revision ${revision}, it is at ${current.revision}`, { job: presentJob(current) });
@@ -332,7 +332,7 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
       reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
       recorded_by: actor.userId,
       recorded_at: nowIso,
-    });
+    }, before);
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'job.step_recorded',

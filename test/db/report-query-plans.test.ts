@@ -20,7 +20,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-report-plans-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Tables that grow with history (users and templates are bounded by seats and authoring, and looked up by key). */
-const HISTORY_TABLES = ['sessions', 'step_records', 'jobs', 'template_versions', 'job_members', 'file_blobs'];
+const HISTORY_TABLES = ['sessions', 'step_records', 'usage_step_days', 'usage_job_days', 'jobs', 'template_versions', 'job_members', 'file_blobs'];
 
 /** A full scan, or a search bounded by the tenant alone (every row the client ever had). */
 function unbounded(detail: string): boolean {
@@ -37,7 +37,9 @@ test('no report statement scans a history table', async () => {
     const scope = tenantScope(1);
     const range = { from: '2030-01-01T00:00:00.000Z', to: '2030-02-01T00:00:00.000Z' };
     const filtered = { ...range, userId: 3, licenseType: 'full', templateId: 2, organizationId: 4 };
-    for (const f of [range, filtered]) {
+    // without a template filter, steps and recorders come from the per-day counts (usage_step_days); unfiltered jobs from usage_job_days
+    const byUser = { ...range, userId: 3, licenseType: 'full' };
+    for (const f of [range, filtered, byUser]) {
       for (const grouping of ['day', 'week', 'month', null] as const) {
         await countActiveUsers(k, scope, grouping, f);
         await countJobs(k, scope, 'started_at', grouping, f);
