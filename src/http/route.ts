@@ -212,14 +212,15 @@ interface FixedPath {
  * routes, measured), so a request for a fixed path (`/api/client/auth/me`)
  * runs that route's chain, composed once, from a lookup by path and method.
  * Only where the router would have run that very chain: a fixed path is taken
- * when the first route the router matches for it (same method) is its own;
+ * when no route registered before it matches it with its method;
  * anything else — other methods, HEAD, trailing slashes, other letter case,
  * 404 and 405 — goes through the router as before.
  */
 function routerWithFixedPaths(router: Router<AppState>, fixedPaths: FixedPath[]): Middleware<AppState> {
   const byPath = new Map<string, Record<string, Middleware<AppState>>>();
   for (const { layer, method, path, chain } of fixedPaths) {
-    if (router.match(path, method).pathAndMethod[0] !== layer) continue;
+    const shadowed = router.stack.slice(0, router.stack.indexOf(layer)).some((other) => (other.methods.length === 0 || other.methods.includes(method)) && other.match(path));
+    if (shadowed || byPath.get(path)?.[method]) continue;
     const methods = byPath.get(path) ?? {};
     methods[method] = chain;
     byPath.set(path, methods);
