@@ -48,6 +48,10 @@ async function main(): Promise<void> {
     legalComments: 'none',
     minifySyntax: true,
     minifyWhitespace: true,
+    // shorter local names: a smaller script to deserialize and keep in memory at every start (≈ 25 % smaller);
+    // keepNames keeps function and class names (error names, stack traces, code that reads .name) as written
+    minifyIdentifiers: true,
+    keepNames: true,
     sourcemap: false,
     plugins: [optionalModulesAsEmpty(['supports-color'])],
   };

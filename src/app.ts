@@ -28,7 +28,7 @@ import type { AppState } from './http/state';
 export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
   const router = new Router<AppState>();
-  mountRoutes(router, routes, deps);
+  const dispatch = mountRoutes(router, routes, deps);
 
   app.use(requestFrame(deps, routes));
   app.use(cors(deps.config.corsOrigins));
@@ -39,7 +39,7 @@ export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppS
   // the caller's own budget (per user / system admin and route group); per IP for a refused credential
   app.use(limits.perPrincipal);
   app.use(csrf());
-  app.use(router.routes());
+  app.use(dispatch);
   app.use(router.allowedMethods());
   return app;
 }

@@ -130,6 +130,10 @@ const ConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   /** auto: readable lines when stdout is a terminal, JSON otherwise; json; pretty */
   logFormat: z.enum(['auto', 'json', 'pretty']),
+  /** share of successful, fast requests that leave a request log line (1 = all, 0.1 = one in ten); errors and slow requests always do */
+  requestLogSample: z.coerce.number().min(0).max(1),
+  /** a request taking at least this long is always logged, whatever requestLogSample says */
+  requestLogSlow: duration,
   accessTokenTtl: duration,
   refreshTokenTtl: duration,
   sessionIdleTtl: duration,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import webpush from 'web-push';
+import type WebPush from 'web-push';
 import type { Kysely } from 'kysely';
 import type { DB } from './db/schema';
 import { SecretBox } from './lib/secret-box';
@@ -36,7 +36,7 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
       throw new Error(`${file} is incomplete`);
     }
     if (isVapidPair(existing.vapid)) return { secrets: existing as Secrets, created: false };
-    return { secrets: upgradeSecrets(file, { ...existing, vapid: webpush.generateVAPIDKeys() } as Secrets), created: false };
+    return { secrets: upgradeSecrets(file, { ...existing, vapid: vapidKeys() } as Secrets), created: false };
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets = generateSecrets();
@@ -72,7 +72,7 @@ function generateSecrets(): Secrets {
   return {
     jwtSecret: randomBytes(64).toString('base64url'),
     cookieKeys: [randomBytes(32).toString('base64url')],
-    vapid: webpush.generateVAPIDKeys(),
+    vapid: vapidKeys(),
   };
 }
 
@@ -111,4 +111,9 @@ export async function readSharedSecrets(db: Kysely<DB>, masterKey: string): Prom
 export async function storeSharedSecrets(db: Kysely<DB>, masterKey: string, secrets: Secrets, now: Date): Promise<void> {
   const box = new SecretBox(masterKey, 'shared-secrets');
   await db.insertInto('shared_secrets').values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(secrets)), created_at: now.toISOString() }).execute();
+}
+
+/** A new VAPID key pair; web-push is loaded only when one is made (first start, or an upgrade adding it). */
+function vapidKeys(): Secrets['vapid'] {
+  return (require('web-push') as typeof WebPush).generateVAPIDKeys();
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
@@ -90,10 +90,20 @@ function queryLog({ onQuery }: OpenDatabaseOptions): Pick<KyselyConfig, 'log'> {
  * as JavaScript numbers, as SQLite gives them: every value the product stores
  * fits in 2^53. Per pool, so no global state of the pg module changes.
  */
+type Pg = typeof import('pg');
+let pgModule: Pg | undefined;
+
+/** pg is loaded when a PostgreSQL database is opened: an appliance on SQLite never needs it at start-up. */
+function loadPg(): Pg {
+  pgModule ??= require('pg') as Pg;
+  return pgModule;
+}
+
 const numberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
-    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    const { types } = loadPg();
+    if (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) return (value: string) => Number(value);
+    return types.getTypeParser(oid, format as 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
@@ -107,7 +117,7 @@ export interface OpenPostgresOptions extends OpenDatabaseOptions {
  * the first query (bootstrap), and a node recovers by itself when it returns.
  */
 export function openPostgres(url: string, options: OpenPostgresOptions = {}): PostgresDatabase {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     types: numberTypes,

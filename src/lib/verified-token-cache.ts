@@ -21,6 +21,11 @@ export class VerifiedTokenCache<T extends { exp?: number }> {
     return claims;
   }
 
+  /** Whether the token was verified (expired or not): it is one of ours. */
+  has(token: string): boolean {
+    return this.entries.has(token);
+  }
+
   set(token: string, claims: T): void {
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(token, claims);

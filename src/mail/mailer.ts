@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config';
 import type { Database } from '../db/connection';
 import type { OutboxRow } from '../db/schema';
@@ -22,7 +22,7 @@ export function outboxDir(dataDir: string): string {
  * `wip mail retry` puts it back) are the shared OutboxWorker's.
  */
 export class Mailer {
-  private readonly transport: Transporter;
+  private transportInstance: Transporter | undefined;
   private readonly viaSmtp: boolean;
   private readonly worker: OutboxWorker<'outbox'>;
 
@@ -30,9 +30,6 @@ export class Mailer {
     private readonly deps: { config: Config; db: Database; clock: Clock; logger: Logger },
   ) {
     this.viaSmtp = deps.config.smtpUrl !== '';
-    this.transport = this.viaSmtp
-      ? nodemailer.createTransport(deps.config.smtpUrl)
-      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     this.worker = new OutboxWorker({
       name: 'mail',
       table: 'outbox',
@@ -44,6 +41,17 @@ export class Mailer {
       maxAttempts: deps.config.mailMaxAttempts,
       deliver: (row) => this.deliverOne(row),
     });
+  }
+
+  /** nodemailer's transport, made (and nodemailer loaded) when the first message goes out, not at start-up. */
+  private get transport(): Transporter {
+    if (!this.transportInstance) {
+      const nodemailer = require('nodemailer') as typeof import('nodemailer');
+      this.transportInstance = this.viaSmtp
+        ? nodemailer.createTransport(this.deps.config.smtpUrl)
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    }
+    return this.transportInstance;
   }
 
   /** Starts the background loop that retries due messages (the daemon only). */
@@ -64,7 +72,7 @@ export class Mailer {
   async close(): Promise<void> {
     // lets a delivery in progress (e.g. mail queued by a CLI command) finish first
     await this.worker.close();
-    this.transport.close();
+    this.transportInstance?.close();
   }
 
   private async deliverOne(row: OutboxRow): Promise<void> {

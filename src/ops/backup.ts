@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import * as tar from 'tar';
+import type * as Tar from 'tar';
 import { z } from 'zod';
 import { listAppliedMigrationNames } from '../repos/maintenance';
 import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, TLS_DIR, fileStamp } from './paths';
@@ -193,7 +193,7 @@ async function writeArchive(staging: string, partial: string, output: string, pr
   fs.writeFileSync(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
   progress({ phase: 'archive', done: 0, total: 1 });
-  await tar.create(
+  await loadTar().create(
     {
       gzip: true,
       file: partial,
@@ -267,4 +267,9 @@ export function newestBackup(dir: string, prefix: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** tar is loaded with the first backup or restore, not at the daemon's start. */
+export function loadTar(): typeof Tar {
+  return require('tar') as typeof Tar;
 }

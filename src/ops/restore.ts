@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import * as tar from 'tar';
-import { BackupManifest, listFiles, MANIFEST_FILE, sha256File } from './backup';
+import { BackupManifest, listFiles, loadTar, MANIFEST_FILE, sha256File } from './backup';
 import { DB_FILE, FILES_DIR, PG_DUMP_FILE, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from './paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems } from './sqlite';
@@ -114,7 +113,7 @@ export function refuseNewerSchema(manifest: BackupManifest, knownMigrations: str
  */
 export async function unpackAndVerify(archive: string, dir: string): Promise<BackupManifest> {
   try {
-    await tar.extract({
+    await loadTar().extract({
       file: archive,
       cwd: dir,
       strict: true,

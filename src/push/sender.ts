@@ -1,4 +1,4 @@
-import webpush from 'web-push';
+import type WebPush from 'web-push';
 import type { Config } from '../config';
 import type { Database } from '../db/connection';
 import type { PushOutboxRow } from '../db/schema';
@@ -58,7 +58,8 @@ export class PushSender {
     const { db, clock, logger, secrets, config } = this.deps;
     const subscription = await getSubscription(db.kysely, row.client_id, row.subscription_id);
     if (!subscription) return; // unsubscribed since: the row went with it
-    const request = webpush.generateRequestDetails(
+    // web-push is loaded with the first push sent, not at start-up
+    const request = (require('web-push') as typeof WebPush).generateRequestDetails(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
       row.payload,
       {

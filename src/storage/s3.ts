@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type * as ClientS3 from '@aws-sdk/client-s3';
+import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { Config } from '../config';
 import { contentAddress, type FileStore } from './index';
 
@@ -17,6 +17,9 @@ const KEY = /^[a-f0-9]{64}$/;
  * the temporary object. Copying is server-side, up to 5 GB per object.
  */
 export function createS3FileStore(config: Config): FileStore {
+  // the AWS SDK is loaded only for a store on S3 (it is a noticeable share of start-up otherwise)
+  const { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } = require('@aws-sdk/client-s3') as typeof ClientS3;
+  const { Upload } = require('@aws-sdk/lib-storage') as typeof LibStorage;
   const url = new URL(config.fileStore);
   const bucket = url.hostname;
   const prefix = url.pathname.replace(/^\/+/, '').replace(/([^/])$/, '$1/');

@@ -1,4 +1,3 @@
-import type { Logger } from '../../logger';
 import type { Middleware } from 'koa';
 import { AppError, type ErrorCode } from '../../errors';
 import type { AppState } from '../state';
@@ -47,15 +46,6 @@ export async function errorResponse(ctx: Parameters<Middleware<AppState>>[0], ca
 }
 
 /**
- * The logger of request lines. They carry only the allow-listed fields of
- * logRequest (credential path parameters already masked), so they skip the
- * path redaction every other log call pays for (≈ 7 µs a line, measured).
- */
-export function requestLogger(logger: Logger): Logger {
-  return logger.child({}, { redact: { paths: [], censor: '[redacted]' } });
-}
-
-/**
  * The message in the caller's Accept-Language when a translation of the code
  * exists (namespace `errors`, the client's overrides included); the code never
  * changes. A failure to translate keeps the original message.
@@ -83,37 +73,4 @@ function toAppError(caught: unknown): AppError {
   const answer = databaseErrorAnswer(caught);
   if (answer) return answer;
   return new AppError('INTERNAL_ERROR', 'Internal server error', undefined, { cause: caught });
-}
-
-/** Path parameters that carry a credential (reset links, invitations) never reach the log. */
-const SECRET_PARAM = /token|secret|key|password|code/i;
-
-function loggedPath(ctx: Parameters<Middleware<AppState>>[0]): string {
-  const params = (ctx as { params?: Record<string, string> }).params;
-  let path = ctx.path;
-  if (!params) return path;
-  for (const [name, value] of Object.entries(params)) {
-    if (SECRET_PARAM.test(name) && value) path = path.split(encodeURIComponent(value)).join('[redacted]').split(value).join('[redacted]');
-  }
-  return path;
-}
-
-/** One line per request. */
-export function logRequest(requestLog: Logger, ctx: Parameters<Middleware<AppState>>[0], seconds: number): void {
-  if (!requestLog.isLevelEnabled('info')) return;
-  const actor = ctx.state.actor;
-  requestLog.info(
-    {
-      requestId: ctx.state.requestId,
-      method: ctx.method,
-      route: ctx.state.routePath ?? null,
-      path: loggedPath(ctx),
-      status: ctx.status,
-      ms: seconds * 1000,
-      clientId: actor?.kind === 'user' ? actor.clientId : undefined,
-      userId: actor?.kind === 'user' ? actor.userId : undefined,
-      adminId: actor?.kind === 'admin' ? actor.adminId : undefined,
-    },
-    'request',
-  );
 }

@@ -174,11 +174,12 @@ export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimi
   };
   const hasCredentials = (ctx: AppContext) => ctx.get('authorization') !== '' || readSessionCookie(ctx) !== undefined;
 
-  const anonymous: Middleware<AppState> = async (ctx, next) => {
+  // plain functions, not async: each only chooses which limiter (if any) runs
+  const anonymous: Middleware<AppState> = (ctx, next) => {
     if (hasCredentials(ctx as AppContext)) return next();
     return perIp(ctx, next);
   };
-  const perPrincipal: Middleware<AppState> = async (ctx, next) => {
+  const perPrincipal: Middleware<AppState> = (ctx, next) => {
     if (ctx.state.actor) return budgetFor(rateLimitGroupOf(ctx.path))(ctx, next);
     if (hasCredentials(ctx as AppContext)) return perIp(ctx, next);
     return next();

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps';
 import type { AppState } from '../state';
 import type { RouteSpec } from '../route';
 import { HSTS, securityHeaderList } from './security-headers';
-import { errorResponse, logRequest, requestLogger } from './error-handler';
+import { errorResponse } from './error-handler';
+import { requestLog } from './request-log';
 import { unmatched } from './unmatched';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,7 +23,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middleware<AppState> {
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], ...securityHeaderList()];
-  const log = requestLogger(deps.logger);
+  const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -45,7 +46,7 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
       await errorResponse(ctx, caught);
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      logRequest(log, ctx, seconds);
+      logRequest(ctx, seconds);
       metrics.observeRequest(ctx.method, state.routePath ?? 'unmatched', ctx.status, seconds);
     }
   };

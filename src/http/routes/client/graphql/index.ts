@@ -1,5 +1,5 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { serveGraphQL } from '../../../../graphql/handler';
+import type * as GraphQLHandler from '../../../../graphql/handler';
 
 /**
  * GraphQL over HTTP at /api/client/graphql: POST for queries and mutations,
@@ -8,6 +8,8 @@ import { serveGraphQL } from '../../../../graphql/handler';
  * as REST; the schema is in schema.graphql at the repository root.
  */
 const handler: RouteSpec['handler'] = async ({ ctx, deps, actor, meta }) => {
+  // graphql, graphql-http and the schema's modules are loaded with the first GraphQL request, not at start-up
+  const { serveGraphQL } = require('../../../../graphql/handler') as typeof GraphQLHandler;
   await serveGraphQL(ctx, deps, actor as never, meta);
   return undefined;
 };
