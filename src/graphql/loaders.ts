@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
-import type { UserWithRoles } from '../repos/users';
+import type { UserSummary } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
 import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
 import { loadSignaturesByVersionIds, loadVersionsByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
@@ -22,7 +22,7 @@ import { findFilesByIds } from '../repos/files';
 export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
-    user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    user: byId<UserSummary>((ids) => loadUsersByIds(db, scope, ids)),
     // templates: presented objects (what the Template and TemplateVersion types resolve from)
     template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
     version: byId<PresentedVersion>(async (ids) => (await loadVersionsByIds(db, scope, ids)).map(presentVersion)),

@@ -1,5 +1,5 @@
 import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
-import { deserializeContent } from '../domain/content';
+import { deserializeContent, type Content } from '../domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
 
@@ -18,12 +18,16 @@ export function presentTemplate(row: TemplateRow) {
 export type PresentedTemplate = ReturnType<typeof presentTemplate>;
 
 export function presentVersion(row: TemplateVersionRow) {
+  let content: Content | undefined;
   return {
     id: row.id,
     templateId: row.template_id,
     number: row.number,
     state: row.state,
-    content: deserializeContent(row.content),
+    /** parsed on first read: a list of jobs that does not ask for the document does not pay for parsing 50 of them */
+    get content(): Content {
+      return (content ??= deserializeContent(row.content));
+    },
     contentHash: row.content_hash,
     createdById: row.created_by,
     updatedById: row.updated_by,
