@@ -1,4 +1,5 @@
 import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
+import type { VersionSummaryRow } from '../repos/template-versions';
 import { deserializeContent, type Content } from '../domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
@@ -17,17 +18,13 @@ export function presentTemplate(row: TemplateRow) {
 }
 export type PresentedTemplate = ReturnType<typeof presentTemplate>;
 
-export function presentVersion(row: TemplateVersionRow) {
-  let content: Content | undefined;
+/** A version without its document: what a page of jobs shows, and what events carry (events stay small; fetch the document by id). */
+export function presentVersionSummary(row: VersionSummaryRow) {
   return {
     id: row.id,
     templateId: row.template_id,
     number: row.number,
     state: row.state,
-    /** parsed on first read: a list of jobs that does not ask for the document does not pay for parsing 50 of them */
-    get content(): Content {
-      return (content ??= deserializeContent(row.content));
-    },
     contentHash: row.content_hash,
     createdById: row.created_by,
     updatedById: row.updated_by,
@@ -40,13 +37,21 @@ export function presentVersion(row: TemplateVersionRow) {
     retiredAt: row.retired_at,
   };
 }
+export type PresentedVersionSummary = ReturnType<typeof presentVersionSummary>;
+
+export function presentVersion(row: TemplateVersionRow) {
+  let content: Content | undefined;
+  return {
+    ...presentVersionSummary(row),
+    /** parsed on first read: a list that does not show the document does not pay for parsing it */
+    get content(): Content {
+      return (content ??= deserializeContent(row.content));
+    },
+  };
+}
 export type PresentedVersion = ReturnType<typeof presentVersion>;
 
-/** A version in an event: the API's shape without the document (fetch it by id; events stay small). */
-export function presentVersionEvent(row: TemplateVersionRow) {
-  const { content: _content, ...version } = presentVersion(row);
-  return version;
-}
+export const presentVersionEvent = presentVersionSummary;
 
 export function presentSignature(row: VersionSignatureRow) {
   return {
