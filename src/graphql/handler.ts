@@ -27,8 +27,8 @@ export function appSchema(): GraphQLSchema {
  * repeating a query (apps send the same few) skips parsing and the static
  * rules. Bounded in entries and in the length of a text worth keeping.
  */
-export const DOCUMENT_CACHE_SIZE = 500;
-export const MAX_CACHED_QUERY_LENGTH = 10_000;
+const DOCUMENT_CACHE_SIZE = 500;
+const MAX_CACHED_QUERY_LENGTH = 10_000;
 interface ValidDocument {
   document: DocumentNode;
   /** a `first: $n` makes the cost depend on the variables: checked again on every request */
@@ -37,7 +37,7 @@ interface ValidDocument {
 const documents = new LruCache<string, ValidDocument>(DOCUMENT_CACHE_SIZE);
 
 /** The document of a query, or the errors that refuse it (syntax, validation, depth, cost). */
-export function validDocument(query: string, variables: Record<string, unknown> | undefined): DocumentNode | readonly GraphQLError[] {
+function validDocument(query: string, variables: Record<string, unknown> | undefined): DocumentNode | readonly GraphQLError[] {
   const cached = documents.get(query);
   if (cached) {
     if (!cached.costDependsOnVariables) return cached.document;
