@@ -1,13 +1,14 @@
 import { createHandler, type Handler } from 'graphql-http';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, parse, specifiedRules, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Deps } from '../deps';
 import type { RequestMeta, UserActor } from '../services/actor';
 import type { AppContext } from '../http/state';
 import { createContext, type GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
-import { complexityRules, validateWithinLimits } from './limits';
+import { complexityRules, costLimit, validateWithinLimits } from './limits';
 import { buildAppSchema } from './schema';
+import { LruCache } from '../lib/lru';
 
 interface RequestContext {
   deps: Deps;
@@ -21,6 +22,42 @@ export function appSchema(): GraphQLSchema {
   return (schema ??= buildAppSchema());
 }
 
+/**
+ * Parsed documents that passed validation, by their exact query text: a client
+ * repeating a query (apps send the same few) skips parsing and the static
+ * rules. Bounded in entries and in the length of a text worth keeping.
+ */
+const DOCUMENT_CACHE_SIZE = 500;
+const MAX_CACHED_QUERY_LENGTH = 10_000;
+interface ValidDocument {
+  document: DocumentNode;
+  /** a `first: $n` makes the cost depend on the variables: checked again on every request */
+  costDependsOnVariables: boolean;
+}
+const documents = new LruCache<string, ValidDocument>(DOCUMENT_CACHE_SIZE);
+
+/** The document of a query, or the errors that refuse it (syntax, validation, depth, cost). */
+function validDocument(query: string, variables: Record<string, unknown> | undefined): DocumentNode | readonly GraphQLError[] {
+  const cached = documents.get(query);
+  if (cached) {
+    if (!cached.costDependsOnVariables) return cached.document;
+    const errors = validateWithinLimits(appSchema(), cached.document, [costLimit(variables)]);
+    return errors.length > 0 ? errors : cached.document;
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    if (error instanceof GraphQLError) return [error];
+    throw error;
+  }
+  const errors = validateWithinLimits(appSchema(), document, [...specifiedRules, ...complexityRules(variables)]);
+  if (errors.length > 0) return errors;
+  const costDependsOnVariables = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0);
+  if (query.length <= MAX_CACHED_QUERY_LENGTH) documents.set(query, { document, costDependsOnVariables });
+  return document;
+}
+
 const handlers = new WeakMap<Deps, Handler<unknown, RequestContext>>();
 
 function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
@@ -28,9 +65,18 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
   if (!handler) {
     handler = createHandler<unknown, RequestContext, GraphQLContext>({
       schema: appSchema(),
-      context: (req) => createContext(req.context.deps, req.context.actor, req.context.meta),
-      validate: validateWithinLimits,
-      validationRules: (_req, args, specifiedRules) => [...specifiedRules, ...complexityRules(args.variableValues ?? undefined)],
+      // parsing and validation happen here (through the document cache), not in graphql-http
+      onSubscribe: (req, params) => {
+        const document = validDocument(params.query, params.variables ?? undefined);
+        if (Array.isArray(document)) return document as GraphQLError[];
+        return {
+          schema: appSchema(),
+          document: document as DocumentNode,
+          operationName: params.operationName,
+          variableValues: params.variables,
+          contextValue: createContext(req.context.deps, req.context.actor, req.context.meta),
+        };
+      },
       formatError: formatGraphQLError(deps.logger),
     });
     handlers.set(deps, handler);

@@ -21,17 +21,19 @@ const listAwareEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
 };
 
 export function complexityRules(variables: Record<string, unknown> | undefined) {
-  return [
-    depthLimit(MAX_DEPTH),
-    createComplexityRule({
-      maximumComplexity: MAX_COST,
-      // past this many nodes the library throws instead of reporting: see validateWithinLimits
-      maxQueryNodes: MAX_NODES,
-      variables: variables ?? {},
-      estimators: [listAwareEstimator],
-      createError: (max, actual) => tooComplex(`The query costs ${actual}, more than the allowed ${max}`, { max, actual }),
-    }),
-  ];
+  return [depthLimit(MAX_DEPTH), costLimit(variables)];
+}
+
+/** The cost rule alone: what a cached document is checked against again when its variables can change its cost. */
+export function costLimit(variables: Record<string, unknown> | undefined) {
+  return createComplexityRule({
+    maximumComplexity: MAX_COST,
+    // past this many nodes the library throws instead of reporting: see validateWithinLimits
+    maxQueryNodes: MAX_NODES,
+    variables: variables ?? {},
+    estimators: [listAwareEstimator],
+    createError: (max, actual) => tooComplex(`The query costs ${actual}, more than the allowed ${max}`, { max, actual }),
+  });
 }
 
 export function depthLimit(max: number) {

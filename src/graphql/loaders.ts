@@ -1,11 +1,12 @@
 import DataLoader from 'dataloader';
 import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
-import type { UserWithRoles } from '../repos/users';
+import type { UserSummary } from '../repos/users';
 import { loadUsersByIds } from '../repos/users';
 import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
-import { loadSignaturesByVersionIds, loadVersionsByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
-import { presentSignature, presentTemplate, presentVersion, type PresentedTemplate, type PresentedVersion } from '../presenters/templates';
+import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
+import { deserializeContent, type Content } from '../domain/content';
+import { presentSignature, presentTemplate, presentVersion, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../presenters/templates';
 import { latestReadings } from '../repos/sensors';
 import type { SensorReadingRow } from '../db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
@@ -22,10 +23,15 @@ import { findFilesByIds } from '../repos/files';
 export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
-    user: byId<UserWithRoles>((ids) => loadUsersByIds(db, scope, ids)),
+    user: byId<UserSummary>((ids) => loadUsersByIds(db, scope, ids)),
     // templates: presented objects (what the Template and TemplateVersion types resolve from)
     template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
-    version: byId<PresentedVersion>(async (ids) => (await loadVersionsByIds(db, scope, ids)).map(presentVersion)),
+    /** versions without their document (a page of jobs seldom shows it: 50 documents are ~100 KB to read and parse) */
+    version: byId<PresentedVersionSummary>(async (ids) => (await loadVersionSummariesByIds(db, scope, ids)).map(presentVersionSummary)),
+    /** a version's document, parsed, when a field asks for it */
+    versionContent: byId<{ id: number; content: Content }>(async (ids) =>
+      (await loadVersionContents(db, scope, ids)).map((row) => ({ id: row.id, content: deserializeContent(row.content) })),
+    ),
     versionsByTemplate: listBy(async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion), (v) => v.templateId),
     signaturesByVersion: listBy(async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature), (s) => s.versionId),
     /** organization rows (as the Organization type resolves them) each template is available to */

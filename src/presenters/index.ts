@@ -21,7 +21,8 @@ export function presentUser(user: PresentableUser) {
     title: user.title,
     roles: user.roles,
     licenseType: user.license_type,
-    availableToOrg: JSON.parse(user.available_to_org) as unknown[],
+    // nearly every user is available to no organization: no parse for that
+    availableToOrg: user.available_to_org === '[]' ? [] : (JSON.parse(user.available_to_org) as unknown[]),
     status: user.status,
     createdAt: user.created_at,
     updatedAt: user.updated_at,

@@ -1,5 +1,6 @@
 import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
-import { deserializeContent } from '../domain/content';
+import type { VersionSummaryRow } from '../repos/template-versions';
+import { deserializeContent, type Content } from '../domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
 
@@ -17,13 +18,13 @@ export function presentTemplate(row: TemplateRow) {
 }
 export type PresentedTemplate = ReturnType<typeof presentTemplate>;
 
-export function presentVersion(row: TemplateVersionRow) {
+/** A version without its document: what a page of jobs shows, and what events carry (events stay small; fetch the document by id). */
+export function presentVersionSummary(row: VersionSummaryRow) {
   return {
     id: row.id,
     templateId: row.template_id,
     number: row.number,
     state: row.state,
-    content: deserializeContent(row.content),
     contentHash: row.content_hash,
     createdById: row.created_by,
     updatedById: row.updated_by,
@@ -36,13 +37,21 @@ export function presentVersion(row: TemplateVersionRow) {
     retiredAt: row.retired_at,
   };
 }
+export type PresentedVersionSummary = ReturnType<typeof presentVersionSummary>;
+
+export function presentVersion(row: TemplateVersionRow) {
+  let content: Content | undefined;
+  return {
+    ...presentVersionSummary(row),
+    /** parsed on first read: a list that does not show the document does not pay for parsing it */
+    get content(): Content {
+      return (content ??= deserializeContent(row.content));
+    },
+  };
+}
 export type PresentedVersion = ReturnType<typeof presentVersion>;
 
-/** A version in an event: the API's shape without the document (fetch it by id; events stay small). */
-export function presentVersionEvent(row: TemplateVersionRow) {
-  const { content: _content, ...version } = presentVersion(row);
-  return version;
-}
+export const presentVersionEvent = presentVersionSummary;
 
 export function presentSignature(row: VersionSignatureRow) {
   return {

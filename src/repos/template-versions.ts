@@ -20,9 +20,35 @@ export async function findVersionById(db: Kysely<DB>, scope: TenantScope, id: nu
   return inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function loadVersionsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<TemplateVersionRow[]> {
+/** Every column of a version but its document (a few KB each): what a page of jobs showing their versions reads. */
+const VERSION_SUMMARY_COLUMNS = [
+  'id',
+  'client_id',
+  'template_id',
+  'number',
+  'state',
+  'content_hash',
+  'created_by',
+  'updated_by',
+  'reject_reason',
+  'created_at',
+  'updated_at',
+  'submitted_at',
+  'approved_at',
+  'published_at',
+  'retired_at',
+] as const satisfies readonly Exclude<keyof TemplateVersionRow, 'content'>[];
+export type VersionSummaryRow = Omit<TemplateVersionRow, 'content'>;
+
+export async function loadVersionSummariesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<VersionSummaryRow[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('template_versions').selectAll().where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope).selectFrom('template_versions').select(VERSION_SUMMARY_COLUMNS).where('id', 'in', [...ids]).execute();
+}
+
+/** The documents of versions (canonical JSON), for what a summary left out. */
+export async function loadVersionContents(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<{ id: number; content: string }[]> {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('template_versions').select(['id', 'content']).where('id', 'in', [...ids]).execute();
 }
 
 /** Every version of the templates, oldest first. */

@@ -15,7 +15,7 @@ import { listHandOffsOfJob } from '../repos/hand-offs';
 import { getJobById, loadJobMembers, loadStepRecords } from '../repos/jobs';
 import { findVersionById, findVersionInState, loadSignaturesByVersionIds } from '../repos/template-versions';
 import { findTemplateById } from '../repos/templates';
-import { loadUsersByIds, type UserWithRoles } from '../repos/users';
+import { loadUsersByIds, type UserSummary } from '../repos/users';
 import { findCatalogueRow } from '../repos/catalogue';
 import { getVisibleTemplate } from './templates';
 import type { PackageFiles } from './template-package';
@@ -34,7 +34,7 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg']);
 // ── Shared ──────────────────────────────────────────────────────────────────
 
 const person = (name: string, email: string) => (name && name !== email ? `${name} <${email}>` : email);
-const userName = (u: UserWithRoles | undefined, id: number | null) =>
+const userName = (u: UserSummary | undefined, id: number | null) =>
   u ? person(`${u.first_name} ${u.last_name}`.trim(), u.email) : id == null ? '' : `user ${id}`;
 
 const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC') : '');
@@ -150,7 +150,7 @@ export interface JobHistory {
   handOffs: HandOffRow[];
   faults: FaultRow[];
   signatures: VersionSignatureRow[];
-  users: Map<number, UserWithRoles>;
+  users: Map<number, UserSummary>;
   assetName: string | null;
 }
 

@@ -16,6 +16,7 @@ import {
   normalizeEmail,
   setUserRoles,
   updateUser as updateUserRow,
+  type UserSummary,
   type UserWithRoles,
 } from '../repos/users';
 import { inTenant } from '../db/tenant';
@@ -156,7 +157,7 @@ export async function getUser(deps: Deps, scope: TenantScope, id: number): Promi
   return getUserById(deps.db.kysely, scope, id);
 }
 
-export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserWithRoles>> {
+export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserSummary>> {
   return listUserRows(deps.db.kysely, scope, page);
 }
 

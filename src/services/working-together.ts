@@ -12,7 +12,7 @@ import { emitEvent } from '../events/emit';
 import { loadFaultsOfJobs } from '../repos/faults';
 import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
 import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
-import { loadUsersByIds, type UserWithRoles } from '../repos/users';
+import { loadUsersByIds, type UserSummary } from '../repos/users';
 import type { UserActor } from './actor';
 import { assertJobOpen, assertMayWork, auditActor, writeJob } from './jobs';
 import { getVisibleTemplate } from './templates';
@@ -193,7 +193,7 @@ function chunks<T>(items: readonly T[]): T[][] {
  * deleted drop out.
  * @throws AppError NOT_FOUND when the job or template is not the client's
  */
-export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?: number; templateId?: number }): Promise<UserWithRoles[]> {
+export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?: number; templateId?: number }): Promise<UserSummary[]> {
   const db = deps.db.kysely;
   const scope = actor.scope;
   let jobIds: number[];

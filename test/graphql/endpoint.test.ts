@@ -45,6 +45,20 @@ endpoint('an oversize query is refused before execution with QUERY_TOO_COMPLEX',
   assert.is(result.codes[0], 'QUERY_TOO_COMPLEX', JSON.stringify(result.body).slice(0, 300));
 });
 
+endpoint('a query answered once is checked again for its cost when its variables make it oversize', async () => {
+  const client = await buildClient(server);
+  // the same text both times: the second request is served from the document cache
+  const query = 'query Jobs($n: Int) { jobs(first: $n) { edges { node { id title } } } }';
+  const small = await gql(server, client.owner.token, query, { n: 1 });
+  assert.is(small.status, 200, JSON.stringify(small.body));
+  assert.equal(small.errors, undefined);
+  const huge = await gql(server, client.owner.token, query, { n: 1_000_000 });
+  assert.equal(huge.codes, ['QUERY_TOO_COMPLEX'], JSON.stringify(huge.body).slice(0, 300));
+  // and a cached document still answers with its new variables
+  const again = await gql(server, client.owner.token, query, { n: 2 });
+  assert.is(again.status, 200, JSON.stringify(again.body));
+});
+
 endpoint('the graphql-http server audits: every mandatory audit passes', async () => {
   const client = await buildClient(server);
   const url = `${server.url}/api/client/graphql`;

@@ -18,11 +18,11 @@ statements.before(async () => {
 });
 statements.after(async () => server.stop());
 
-async function statementsFor(token: string, first: number): Promise<{ count: number; jobs: any[] }> {
+async function statementsFor(token: string, first: number, versionFields = 'id number state'): Promise<{ count: number; jobs: any[] }> {
   const query = `query($first: Int) { jobs(first: $first) { edges { node {
     id title state revision
     template { id title }
-    version { id number state }
+    version { ${versionFields} }
     assignees { id email firstName }
     createdBy { id }
   } } } }`;
@@ -54,6 +54,14 @@ statements('100 jobs with template, version and assignees take as many statement
   assert.is(hundred.count, ten.count, `10 jobs: ${ten.count} statements, 100 jobs: ${hundred.count}`);
   // the page, templates, versions, members, two batches of users (+ their roles), and what every request reads: a dozen at most
   assert.ok(hundred.count <= 12, `${hundred.count} statements`);
+
+  // the versions' documents are read only when the query asks for them: one more statement for the page
+  const withContent = await statementsFor(client.owner.token, 100, 'id content { sections { id title steps { id title } } }');
+  assert.is(withContent.count, hundred.count + 1, `without the documents ${hundred.count} statements, with them ${withContent.count}`);
+  const published = await gql(server, client.owner.token, `query($id: Int!) { template(id: $id) { publishedVersion { content { sections { id title steps { id title } } } } } }`, { id: templateId });
+  const document = published.data.template.publishedVersion.content;
+  assert.ok(document.sections.length > 0);
+  assert.ok(withContent.jobs.every((job) => JSON.stringify(job.version.content) === JSON.stringify(document)));
 });
 
 statements.run();

@@ -243,7 +243,7 @@ export const jobsModule: SchemaModule = {
       coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'COWORKER', ctx)).map((m) => m.user),
       stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx) => members(job, 'STEP_OWNER', ctx),
       records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
-        const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.version.load(job.versionId)]);
+        const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
       },
       faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),

@@ -2,7 +2,7 @@ import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
 import { pageInput, type ConnectionArgs } from '../connection';
 import { toConnection } from '../connection';
-import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion } from '../../presenters/templates';
+import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
 import type { TemplateFilter } from '../../repos/templates';
 import {
   approveVersion,
@@ -292,6 +292,9 @@ export const templatesModule: SchemaModule = {
         (await ctx.loaders.versionsByTemplate.load(t.id)).find((v) => v.state === 'PUBLISHED') ?? null,
     },
     TemplateVersion: {
+      // a version from the loader (a job's) comes without its document: loaded when asked for
+      content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) =>
+        'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content,
       template: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.template.load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),
       createdBy: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.user.load(v.createdById),
