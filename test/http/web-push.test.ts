@@ -204,37 +204,26 @@ push('a failing push service is retried with backoff, never blocking the request
 });
 
 push('a license key replaced by one without the push feature stops pushes to browsers that subscribed before', async () => {
-  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
-  const { templateId } = await publishedTemplate(server, client);
-  const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
-  const browser = pushService.browser();
-  assert.is((await subscribe(b!.token!, browser.subscription)).status, 201);
-  const handOff = async () => {
-    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
-    const res = await server.request('POST', '/api/client/workingTogether', { token: a!.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'n' } });
-    assert.is(res.status, 200, res.text);
-    await delivered();
-  };
-  const path = new URL(browser.subscription.endpoint).pathname;
-  const pushesToBrowser = () => pushService.received.filter((p) => p.path === path).length;
+  const { browser, handOff, pushesTo } = await handOffSetup();
   const install = async (features: readonly string[]) => {
     const res = await server.request('POST', '/api/admin/license-on-prem', { token: await adminToken(server), body: { licenseKey: issueTestLicense({ features: [...features] as never }) } });
     assert.is(res.status, 200, res.text);
   };
+  const queued = async () =>
+    (await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', 'in', server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint)).execute()).length;
   await handOff();
-  assert.is(pushesToBrowser(), 1, 'licensed: pushed');
-  const queued = async () => (await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', 'in', server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint)).execute()).length;
+  assert.is(pushesTo().length, 1, 'licensed: pushed');
   const queuedBefore = await queued();
   await install(FEATURES.filter((f) => f !== 'push'));
   try {
     await handOff();
-    assert.is(pushesToBrowser(), 1, 'nothing more is pushed');
+    assert.is(pushesTo().length, 1, 'nothing more is pushed');
     assert.is(await queued(), queuedBefore, 'nor queued');
   } finally {
     await install(FEATURES);
   }
   await handOff();
-  assert.is(pushesToBrowser(), 2, 'licensed again: pushed again');
+  assert.is(pushesTo().length, 2, 'licensed again: pushed again');
 });
 
 push.run();
