@@ -85,13 +85,14 @@ async function seed(node: Node) {
   const server = daemonAsServer(node as never) as TestServer;
   const client: BuiltClient = await buildClient(server, { seats: { full: 10, connect: 25 } });
   const { templateId } = await publishedTemplate(server, client, CONTENT, 'Bench inspection');
-  // one after the other: seat counting serialises concurrent user creation (PostgreSQL answers 503 after its retries)
-  const operators: { token: string; jobId: number }[] = [];
-  for (let i = 0; i < OPERATORS; i++) {
-    const user = await buildUser(server, client, { roles: ['operator'], licenseType: i < 25 ? 'connect' : 'full' });
-    const job = await createJob(server, client.owner.token, { templateId, title: 'Bench job', assigneeIds: [user.id] });
-    operators.push({ token: user.token!, jobId: job.id as number });
-  }
+  // all at once: writers of one client queue for it (src/db/transaction.ts), seat counting included
+  const operators = await Promise.all(
+    Array.from({ length: OPERATORS }, async (_, i) => {
+      const user = await buildUser(server, client, { roles: ['operator'], licenseType: i < 25 ? 'connect' : 'full' });
+      const job = await createJob(server, client.owner.token, { templateId, title: 'Bench job', assigneeIds: [user.id] });
+      return { token: user.token!, jobId: job.id as number };
+    }),
+  );
   return { ownerToken: client.owner.token, operators };
 }
 

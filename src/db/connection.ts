@@ -127,6 +127,10 @@ export function openPostgres(url: string, options: OpenPostgresOptions = {}): Po
   });
   // an idle connection dropped by the server (restart, failover) must not crash the process: the pool replaces it
   pool.on('error', () => undefined);
+  // nor one dropped while checked out between two queries (a killed backend, a
+  // failover mid-transaction): the query in flight gets the error, the pool
+  // discards the dead connection when it is released
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(options) });
   let closed = false;
   return {

@@ -1,18 +1,31 @@
 import { sql, type Kysely } from 'kysely';
 import { AppError, serviceUnavailable } from '../errors';
-import type { Database } from './connection';
+import type { Database, PostgresDatabase } from './connection';
 import type { DB } from './schema';
 
 export type AfterCommit = (effect: () => void | Promise<void>) => void;
 
 const MAX_ATTEMPTS = 5;
 /**
- * PostgreSQL detects conflicts at commit instead of queueing writers up front
- * (a client's audit chain head is written by every domain change of that
- * client), so concurrent writers of one client retry more often: more
- * attempts, with random jitter so they do not collide again in lockstep.
+ * PostgreSQL detects conflicts at commit instead of queueing writers up front,
+ * so transactions that do not name their client (`lockClient`) retry more
+ * often: more attempts, with random jitter so they do not collide again in lockstep.
  */
 const POSTGRES_MAX_ATTEMPTS = 12;
+
+export type TransactionWork<T> = (trx: Kysely<DB>, afterCommit: AfterCommit) => Promise<T>;
+
+export interface TransactionOptions {
+  /**
+   * The client whose data the transaction writes (its audit chain, seats,
+   * jobs…). PostgreSQL: writers of one client queue for it — in this process,
+   * then across nodes on a session advisory lock taken before BEGIN — so
+   * they run one after the other as on SQLite instead of failing each
+   * other's SERIALIZABLE commits and retrying. SQLite: ignored (BEGIN
+   * IMMEDIATE already admits one writer at a time).
+   */
+  lockClient?: number;
+}
 
 /**
  * Runs `work` in a short write transaction. `work` must not await network,
@@ -22,19 +35,21 @@ const POSTGRES_MAX_ATTEMPTS = 12;
  *   rules such as seat counts cannot race another process.
  * - PostgreSQL: SERIALIZABLE gives the same guarantee across nodes; the
  *   transaction that would break it fails with a serialization failure.
+ *   Writers that name their client (`lockClient`) are queued per client first
+ *   (see `TransactionOptions`), so such failures stay rare.
  * SQLITE_BUSY, serialization failures and deadlocks are retried with backoff,
  * then answered 503; an unreachable PostgreSQL is answered 503 at once.
  */
-export async function withTransaction<T>(
-  db: Database,
-  work: (trx: Kysely<DB>, afterCommit: AfterCommit) => Promise<T>,
-): Promise<T> {
+export async function withTransaction<T>(db: Database, work: TransactionWork<T>): Promise<T>;
+export async function withTransaction<T>(db: Database, options: TransactionOptions, work: TransactionWork<T>): Promise<T>;
+export async function withTransaction<T>(db: Database, ...args: [TransactionWork<T>] | [TransactionOptions, TransactionWork<T>]): Promise<T> {
+  const [options, work] = args.length === 1 ? [{}, args[0]] : args;
   for (let attempt = 1; ; attempt++) {
     const effects: (() => void | Promise<void>)[] = [];
     const afterCommit: AfterCommit = (effect) => effects.push(effect);
     try {
       const result = db.dialect === 'postgres'
-        ? await db.kysely.transaction().setIsolationLevel('serializable').execute((trx) => work(trx, afterCommit))
+        ? await postgresTransaction(db, options.lockClient, (trx) => work(trx, afterCommit))
         : await db.kysely.connection().execute(async (conn) => {
             await sql`begin immediate`.execute(conn);
             try {
@@ -60,6 +75,63 @@ export async function withTransaction<T>(
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
+}
+
+/**
+ * The advisory-lock space of per-client write locks (two-key form: never
+ * collides with kysely's one-key migration lock). The second key is the client
+ * id (wrapped to 32 bits: two clients sharing a lock only queue together).
+ */
+export const CLIENT_WRITE_LOCK_SPACE = 0x77697001;
+
+/**
+ * One SERIALIZABLE transaction; with a client, queued behind that client's
+ * other writers. The advisory lock must be taken BEFORE `BEGIN`: a
+ * transaction-scoped lock taken by the first statement comes too late, since
+ * that statement has already fixed the snapshot the transaction would then
+ * commit against (and fail on). The session lock is released on the same
+ * connection whatever happens; a connection that dies takes it with it.
+ * No deadlock between locks: a transaction holds at most one, taken before
+ * any row lock.
+ */
+async function postgresTransaction<T>(db: PostgresDatabase, clientId: number | undefined, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  if (clientId === undefined) return db.kysely.transaction().setIsolationLevel('serializable').execute(work);
+  const key = clientId | 0;
+  return inClientQueue(db, key, () =>
+    db.kysely.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${CLIENT_WRITE_LOCK_SPACE}, ${key})`.execute(conn);
+      try {
+        return await conn.transaction().setIsolationLevel('serializable').execute(work);
+      } finally {
+        // Fails only with the connection, which releases the lock as it ends:
+        // never hide the transaction's own outcome (a commit already durable) behind it.
+        await sql`select pg_advisory_unlock(${CLIENT_WRITE_LOCK_SPACE}, ${key})`.execute(conn).catch(() => undefined);
+      }
+    }),
+  );
+}
+
+/**
+ * Per-process queue of each client's locked transactions: one of them at a
+ * time per node waits on the advisory lock, holding one pooled connection,
+ * instead of a burst of one client's writers taking the whole pool from the
+ * node's other requests.
+ */
+const clientQueues = new WeakMap<PostgresDatabase, Map<number, Promise<unknown>>>();
+
+async function inClientQueue<T>(db: PostgresDatabase, key: number, run: () => Promise<T>): Promise<T> {
+  let queues = clientQueues.get(db);
+  if (!queues) clientQueues.set(db, (queues = new Map()));
+  const current = (queues.get(key) ?? Promise.resolve()).then(run);
+  const settled = current.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return current;
 }
 
 /** A conflict with a concurrent transaction that a retry resolves. */

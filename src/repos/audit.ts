@@ -56,8 +56,9 @@ export function hashAuditEntry(row: HashedFields): string {
  */
 export async function appendAudit(trx: Kysely<DB>, scope: TenantScope, entry: AuditEntry): Promise<void> {
   let headQuery = inTenant(trx, scope).selectFrom('audit_heads').select(['seq', 'hash']);
-  // PostgreSQL: a concurrent appender waits here and then fails with a
-  // serialization failure (retried), instead of a unique violation at the insert.
+  // PostgreSQL: the client's writers normally queue before BEGIN (withTransaction's
+  // lockClient); one that did not waits here and then fails with a serialization
+  // failure (retried), instead of a unique violation at the insert.
   // SQLite needs no lock: BEGIN IMMEDIATE already made this the only writer.
   if (dialectOf(trx) === 'postgres') headQuery = headQuery.forUpdate();
   const head = await headQuery.executeTakeFirst();

@@ -51,7 +51,7 @@ export async function acceptInvitation(
   assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, valid.scope), input.password, 'body.password', user.email);
   const hash = await deps.passwords.hash(input.password);
   const nowIso = deps.clock.now().toISOString();
-  const updated = await withTransaction(deps.db, async (trx) => {
+  const updated = await withTransaction(deps.db, { lockClient: valid.scope.clientId }, async (trx) => {
     await consumeUserToken(trx, valid, nowIso);
     await updateUser(trx, valid.scope, user.id, {
       password_hash: hash,
@@ -107,7 +107,7 @@ export async function signUp(
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   try {
-    const created = await withTransaction(deps.db, async (trx, afterCommit) => {
+    const created = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
       if (await findUserByEmail(trx, scope, email)) return undefined;
       await assertSeatFree(trx, scope, SIGN_UP_LICENSE_TYPE, nowIso);
       const row = await insertUser(trx, scope, {
@@ -253,7 +253,7 @@ export async function changePassword(
   if (input.newPassword === input.currentPassword) throw fieldError('body.newPassword', 'must differ from the current password');
   const hash = await deps.passwords.hash(input.newPassword);
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, (trx, afterCommit) =>
+  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx, afterCommit) =>
     storeNewPassword(deps, trx, afterCommit, { scope: actor.scope, user, hash, nowIso, how: 'changed', ip: meta.ip, keepSessionId: actor.sessionId }),
   );
   await recordEvent(deps, {
@@ -272,7 +272,7 @@ export async function changePassword(
  */
 export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; meta: RequestMeta }): Promise<UserWithRoles> {
   const now = deps.clock.now();
-  const user = await withTransaction(deps.db, async (trx, afterCommit) => {
+  const user = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const row = await getUserById(trx, scope, userId);
     if (row.status !== 'invited') throw conflict('Only a user who has not set a password yet can be invited again');
     const client = await getClientById(trx, scope.clientId);

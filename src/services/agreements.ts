@@ -184,7 +184,7 @@ export async function acceptAgreement(
 ): Promise<AgreementStatus> {
   const nowIso = deps.clock.now().toISOString();
   const userId = kind === 'eula' ? actor.userId : undefined;
-  const result = await withTransaction(deps.db, async (trx) => {
+  const result = await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const current = await currentVersion(trx, kind, nowIso);
     if (!current) throw notFound(kind === 'eula' ? 'EULA' : 'MSA');
     if (version !== undefined && version !== current.current.version) {

@@ -146,7 +146,7 @@ async function finishSignIn(
   flavour: SignInFlavour,
 ): Promise<SignInResult | TwoFactorChallenge> {
   if (await isTwoFactorEnabled(deps, scope, userId)) {
-    const challengeToken = await withTransaction(deps.db, (trx) =>
+    const challengeToken = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) =>
       issueUserToken(trx, scope, userId, 'two_factor', deps.clock.now(), TWO_FACTOR_CHALLENGE_TTL_MS, `${flavour}.${method}.`),
     );
     return { twoFactorRequired: true, challengeToken, expiresIn: Math.floor(TWO_FACTOR_CHALLENGE_TTL_MS / 1000) };
@@ -194,7 +194,7 @@ export async function startDirectorySession(
   if (user.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   if (!token.multiFactor && (await isTwoFactorEnabled(deps, scope, userId))) return 'SECOND_FACTOR_NEEDED';
   const now = deps.clock.now().toISOString();
-  const session = await withTransaction(deps.db, (trx) =>
+  const session = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) =>
     insertSession(trx, scope, { user_id: userId, cookie_hash: null, expires_at: token.expiresAt.toISOString(), ip: meta.ip, user_agent: meta.userAgent }, now),
   );
   await recordEvent(deps, { event: 'auth.sign_in', message: 'Signed in (directory)', clientId: scope.clientId, userId, meta, data: { method: 'directory' } });
@@ -246,7 +246,7 @@ export async function startUserSession(deps: Deps, scope: TenantScope, userId: n
   const refreshToken = randomToken();
   const cookieToken = randomToken();
   const expiresAt = new Date(now.getTime() + deps.config.refreshTokenTtl).toISOString();
-  const session = await withTransaction(deps.db, async (trx) => {
+  const session = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     const row = await insertSession(
       trx,
       scope,
@@ -299,7 +299,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
   }
   if (record.expires_at <= nowIso || record.session_expires_at <= nowIso) throw tokenExpired();
   const next = randomToken();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     if (!(await markRefreshTokenUsed(trx, scope, record.id, nowIso))) throw unauthorized('Refresh token already used');
     await insertRefreshToken(
       trx,
@@ -317,7 +317,7 @@ export async function refreshForActor(deps: Deps, actor: UserActor): Promise<Ref
   const next = randomToken();
   const session = await deps.hotPath.userSession(actor.sessionId);
   if (!session) throw unauthorized();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
     await insertRefreshToken(trx, actor.scope, { session_id: actor.sessionId, token_hash: hashToken(next), expires_at: session.expires_at }, nowIso);
   });

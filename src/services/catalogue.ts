@@ -85,7 +85,7 @@ async function createEntry<T extends CatalogueTable>(
 ): Promise<CatalogueRow<T>> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.manageCatalogue);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     for (const ref of references) {
       if (ref.id != null && !(await findCatalogueRow(trx, actor.scope, ref.table, ref.id))) throw notFound(LABELS[ref.table].label);
     }

@@ -40,7 +40,7 @@ export async function changeUserLicenseTypes(
   changes: LicenseTypeChange[],
 ): Promise<{ users: UserWithRoles[]; seats: Record<string, SeatCount> }> {
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     const grown = new Set<string>();
     for (const [index, change] of changes.entries()) {
       const user = await getUserById(trx, scope, change.userId);

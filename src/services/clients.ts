@@ -112,7 +112,7 @@ export async function updateClient(deps: Deps, clientId: number, changes: Brandi
   const nowIso = deps.clock.now().toISOString();
   const scope = tenantScope(clientId);
   const actor = { label: `admin:${by.adminId}` };
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     const before = await getClientById(trx, clientId);
     if (changes.logoFileId != null) await assertLogoFile(trx, changes.logoFileId, 'body.logoFileId');
     const client = await updateClientRow(
@@ -145,7 +145,7 @@ async function assertLogoFile(trx: Kysely<DB>, fileId: number, field: string): P
 
 /** Deletes the client with its users, sessions and data. @throws AppError NOT_FOUND */
 export async function deleteClient(deps: Deps, id: number): Promise<void> {
-  await withTransaction(deps.db, async (trx, afterCommit) => {
+  await withTransaction(deps.db, { lockClient: id }, async (trx, afterCommit) => {
     const client = await getClientById(trx, id);
     if (!(await deleteClientRow(trx, id))) throw notFound('Client');
     await emitEvent({ deps, trx, afterCommit }, null, 'client.deleted', presentClient(client));

@@ -85,7 +85,7 @@ export interface WebrtcLogEntry {
 /** Stores one batch of a remote-assist call's WebRTC log lines, all or nothing. */
 export async function storeWebrtcLogs(deps: Deps, actor: UserActor, callId: string, entries: WebrtcLogEntry[]): Promise<number> {
   const now = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     await insertWebrtcLogs(
       trx,
       entries.map((e) => ({
@@ -105,7 +105,7 @@ export async function storeWebrtcLogs(deps: Deps, actor: UserActor, callId: stri
 
 /** The caller's own diagnostics: logs of their bug reports (the reports stay) and their WebRTC logs. */
 export async function clearDiagnostics(deps: Deps, actor: UserActor): Promise<{ bugReportLogsCleared: number; webRtcEntriesDeleted: number }> {
-  return withTransaction(deps.db, async (trx) => ({
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => ({
     bugReportLogsCleared: await clearBugReportLogs(trx, actor.scope, actor.userId),
     webRtcEntriesDeleted: await deleteUserWebrtcLogs(trx, actor.scope, actor.userId),
   }));

@@ -36,7 +36,7 @@ export interface EditorialEventInput {
  */
 export async function recordEditorialEvents(deps: Deps, actor: UserActor, events: EditorialEventInput[]): Promise<{ recorded: number }> {
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const templates = await clientTemplateIds(trx, actor.scope, [...new Set(events.map((e) => e.templateId))]);
     const versionIds = [...new Set(events.flatMap((e) => (e.versionId ? [e.versionId] : [])))];
     const versions = await templateOfVersions(trx, actor.scope, versionIds);

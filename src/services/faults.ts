@@ -47,7 +47,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
   const input = parseInput(RaiseFaultInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     let assetId = input.assetId ?? null;
     if (input.jobId != null) {
       const job = await getJobById(trx, scope, input.jobId);
@@ -85,7 +85,7 @@ export async function closeFault(deps: Deps, actor: UserActor, input: { faultId:
   const note = parseInput(z.string().trim().min(1).max(5000), input.note);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const fault = await getFaultById(trx, scope, input.faultId);
     const state = transition(FAULT_TRANSITIONS, fault.state, 'close', actor.roles);
     const closed = await updateFault(trx, scope, fault.id, { state, closed_by: actor.userId, closed_at: nowIso, close_note: note });

@@ -138,7 +138,7 @@ export async function commitFiles(
 ): Promise<FileRow[]> {
   await holdBeforeCommitForTests(deps);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     await assertWithinQuota(trx, scope, items.map((i) => i.content));
     const rows: FileRow[] = [];
     for (const item of items) {
@@ -175,7 +175,7 @@ export async function assertWithinQuota(trx: Parameters<typeof findStorageQuota>
 export async function replaceFile(deps: Deps, scope: TenantScope, fileId: number, content: StoredContent, meta: FileMeta): Promise<FileRow> {
   await holdBeforeCommitForTests(deps);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     const file = await getFileById(trx, scope, fileId);
     await assertWithinQuota(trx, scope, [content]);
     const row = await replaceFileContent(trx, scope, file, { name: cleanFileName(meta.name), content, uploadedBy: meta.uploadedBy?.userId ?? null, nowIso });
@@ -257,7 +257,7 @@ const REFERENCE_RULES = {
  */
 export async function deleteFile(deps: Deps, scope: TenantScope, fileId: number, by: { userId: number; email: string; onlyOwn: boolean }): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx, afterCommit) => {
+  await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const file = await getFileById(trx, scope, fileId);
     if (by.onlyOwn && file.uploaded_by !== by.userId) throw forbidden('Only files you uploaded can be deleted with your roles');
     const references = await findFileReferences(trx, scope, file.id, REFERENCE_RULES);

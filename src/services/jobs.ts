@@ -142,7 +142,7 @@ export async function createJob(
   const input = parseInput(CreateJobInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     await getVisibleTemplate(trx, actor, input.templateId);
     const version = await findVersionInState(trx, scope, input.templateId, 'PUBLISHED');
     if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
@@ -227,7 +227,7 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
   const expectedRevision = parseInput(Revision, input.expectedRevision);
   const reason = input.action === 'cancel' ? parseInput(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const job = await getJobById(trx, scope, input.jobId);
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
@@ -305,7 +305,7 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
   if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const job = await getJobById(trx, scope, input.jobId);
     assertJobOpen(job);
     await assertMayWork(trx, actor, job, input.stepId);

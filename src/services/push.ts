@@ -39,7 +39,7 @@ export interface SubscriptionInput {
 export async function subscribe(deps: Deps, actor: UserActor, input: SubscriptionInput): Promise<{ endpoint: string; pushEnabled: boolean }> {
   assertPushEndpoint(input.endpoint, deps.config.env === 'test');
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     await upsertSubscription(trx, actor.scope, { userId: actor.userId, endpoint: input.endpoint, p256dh: input.keys.p256dh, auth: input.keys.auth }, now);
     return { endpoint: input.endpoint, pushEnabled: await isPushEnabled(trx, actor.scope, actor.userId) };
   });
@@ -47,12 +47,12 @@ export async function subscribe(deps: Deps, actor: UserActor, input: Subscriptio
 
 /** Idempotent: unsubscribing an endpoint that is not (or no longer) the caller's answers `removed: false`. */
 export async function unsubscribe(deps: Deps, actor: UserActor, endpoint: string): Promise<{ removed: boolean }> {
-  return withTransaction(deps.db, async (trx) => ({ removed: await deleteSubscriptionOfUser(trx, actor.scope, actor.userId, endpoint) }));
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => ({ removed: await deleteSubscriptionOfUser(trx, actor.scope, actor.userId, endpoint) }));
 }
 
 export async function turnPush(deps: Deps, actor: UserActor, enabled: boolean): Promise<{ enabled: boolean }> {
   const now = deps.clock.now().toISOString();
-  await withTransaction(deps.db, (trx) => setPushEnabled(trx, actor.scope, actor.userId, enabled, now));
+  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) => setPushEnabled(trx, actor.scope, actor.userId, enabled, now));
   return { enabled };
 }
 

@@ -37,7 +37,7 @@ export interface UpdateSensorsResult {
 export async function updateSensors(deps: Deps, actor: UserActor, readings: ReadingInput[]): Promise<UpdateSensorsResult> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.sendReadings);
   const receivedAt = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const sensorIds = [...new Set(readings.map((r) => r.sensorId))];
     const known = new Set((await loadCatalogueByIds(trx, actor.scope, 'sensors', sensorIds)).map((s) => s.id));
     const unknown = readings.flatMap((r, i) =>

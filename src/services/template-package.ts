@@ -256,7 +256,7 @@ export async function unpackTemplate(
     contents.push(content);
   }
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: author.scope.clientId }, async (trx) => {
     const ids = await files.insert(trx, author, manifest.files.map((file, i) => ({ content: contents[i]!, name: file.name })));
     const fileIds = new Map(manifest.files.map((file, i) => [file.ref, ids[i]!]));
     const sensorIds = await matchSensors(trx, author.scope, manifest.sensors, now);

@@ -177,7 +177,7 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   await assertReferencesExist(db, actor, fields, 'input');
   await assertFilesOfClient(db, actor.scope, contentFileIds(content), 'input.content');
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, (trx) =>
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) =>
     insertTemplateWithDraft(trx, actor, { title: fields.title!, description: fields.description ?? '', tags: fields.tags ?? [], assetClassId: fields.assetClassId ?? null, organizationIds: fields.organizationIds ?? [] }, { json, hash }, now, {}),
   );
 }
@@ -236,7 +236,7 @@ export async function updateTemplate(deps: Deps, actor: UserActor, id: number, i
   );
   await assertReferencesExist(db, actor, fields, 'input');
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const before = await findTemplateById(trx, actor.scope, id);
     if (!before) throw notFound('Template');
     const beforeSummary = await templateSummary(trx, actor, before);
@@ -275,7 +275,7 @@ export async function createDraft(deps: Deps, actor: UserActor, templateId: numb
   await getVisibleTemplate(deps.db.kysely, actor, templateId);
   const now = deps.clock.now().toISOString();
   try {
-    return await withTransaction(deps.db, async (trx) => {
+    return await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
       const existing = await findVersionInState(trx, actor.scope, templateId, 'DRAFT');
       if (existing) throw draftExists(existing.id);
       const latest = await findLatestVersion(trx, actor.scope, templateId);
@@ -336,7 +336,7 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   await assertFilesOfClient(deps.db.kysely, actor.scope, contentFileIds(content), 'content');
   const { json, hash } = serializeContent(content);
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     assertVersionEditable(before.state);
@@ -403,7 +403,7 @@ async function applyTransition(
   const meaning = MEANING[action];
   const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
     const tx: EventTx = { deps, trx, afterCommit };
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');

@@ -63,7 +63,7 @@ export async function tutorialsInfo(deps: Deps, actor: UserActor): Promise<Tutor
 export async function completeTutorial(deps: Deps, actor: UserActor, tutorialId: string): Promise<TutorialState> {
   const tutorial = tutorialCatalogue().find((t) => t.id === tutorialId);
   if (!tutorial) throw notFound('Tutorial');
-  const completions = await withTransaction(deps.db, async (trx) => {
+  const completions = await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     await insertTutorialCompletion(trx, actor.scope, actor.userId, tutorialId, deps.clock.now().toISOString());
     return tutorialCompletions(trx, actor.scope, actor.userId);
   });

@@ -158,7 +158,7 @@ export async function resetTwoFactor(
     } else throw fieldError('body.code', 'give a current code or your password');
   }
   const nowIso = deps.clock.now().toISOString();
-  const reset = await withTransaction(deps.db, async (trx, afterCommit) => {
+  const reset = await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
     const removed = await deleteTwoFactor(trx, actor.scope, user.id);
     if (removed) {
       await queueMail(deps, trx, afterCommit, {

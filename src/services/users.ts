@@ -55,7 +55,7 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   try {
-    return await withTransaction(deps.db, async (trx, afterCommit) => {
+    return await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
       if (await findUserByEmail(trx, scope, input.email)) throw emailTaken();
       await assertSeatFree(trx, scope, input.licenseType, nowIso);
       const row = await insertUser(trx, scope, {
@@ -102,7 +102,7 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
   try {
-    return await withTransaction(deps.db, async (trx, afterCommit) => {
+    return await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
       const user = await getUserById(trx, scope, changes.id);
       if (changes.email !== undefined) {
         const other = await findUserByEmail(trx, scope, changes.email);
@@ -144,7 +144,7 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
  * @throws AppError NOT_FOUND, CONFLICT (the client's last Security Administrator)
  */
 export async function deleteUser(deps: Deps, scope: TenantScope, id: number): Promise<void> {
-  await withTransaction(deps.db, async (trx, afterCommit) => {
+  await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const user = await getUserById(trx, scope, id);
     if (user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
     if (!(await deleteUserRow(trx, scope, id))) throw notFound('User');

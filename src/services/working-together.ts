@@ -49,7 +49,7 @@ export interface WorkingTogetherResult {
 export async function workTogether(deps: Deps, actor: UserActor, input: WorkingTogetherInput): Promise<WorkingTogetherResult> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
     const job = await getJobById(trx, actor.scope, input.jobId);
     const handOffEvent = (type: 'job.handoff.requested' | 'job.handoff.accepted' | 'job.handoff.declined', handOff: HandOffRow) =>
       emitEvent({ deps, trx, afterCommit }, actor.scope, type, presentHandOff(handOff));

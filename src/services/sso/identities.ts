@@ -99,7 +99,7 @@ export async function userForIdentity(deps: Deps, scope: TenantScope, provider: 
   const email = identity.email;
   const settings = toProvider(provider);
   try {
-    return await withTransaction(deps.db, async (trx, afterCommit) => {
+    return await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
       const existing = await findUserByEmail(trx, scope, email);
       if (existing) {
         await insertSsoIdentity(trx, scope, { provider_id: provider.id, subject: identity.subject, user_id: existing.id }, nowIso);
@@ -176,7 +176,7 @@ async function updateFromProvider(
     await emitEvent({ deps, trx, afterCommit }, scope, 'user.updated', presentUser(await getUserById(trx, scope, userId)));
   };
   if (inTransaction) await apply(inTransaction.trx, inTransaction.afterCommit);
-  else await withTransaction(deps.db, (trx, afterCommit) => apply(trx, afterCommit));
+  else await withTransaction(deps.db, { lockClient: scope.clientId }, (trx, afterCommit) => apply(trx, afterCommit));
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));

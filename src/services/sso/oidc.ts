@@ -167,7 +167,7 @@ export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, bro
     }
     const identity = identityFromClaims(row, claims);
     const userId = await userForIdentity(deps, scope, row, identity, meta);
-    const code = await withTransaction(deps.db, (trx) => issueUserToken(trx, scope, userId, 'sso_code', deps.clock.now(), SSO_CODE_TTL_MS, `${row.kind}.`));
+    const code = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) => issueUserToken(trx, scope, userId, 'sso_code', deps.clock.now(), SSO_CODE_TTL_MS, `${row.kind}.`));
     return { postLoginUrl, code };
   } catch (error) {
     if (error instanceof AppError) return { postLoginUrl, error };
