@@ -749,7 +749,15 @@ export interface RateLimitsTable {
   reset_at: number | string;
 }
 
+/** Work that must happen once per period across the nodes: when it last ran (migration 0021). */
+export interface MaintenanceRunsTable {
+  name: string;
+  last_run_at: string;
+  last_node: string;
+}
+
 export interface DB {
+  maintenance_runs: MaintenanceRunsTable;
   shared_secrets: SharedSecretsTable;
   rate_limits: RateLimitsTable;
   file_blobs: FileBlobsTable;

@@ -1,12 +1,10 @@
 import path from 'node:path';
-import { version } from '../../package.json';
 import type { Deps } from '../deps';
-import { sqliteHandle } from '../db/connection';
 import { conflict, notFound } from '../errors';
 import type { RequestMeta } from '../services/actor';
 import { recordEvent } from '../services/events';
-import { BACKUP_PREFIXES, createBackup, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from './backup';
-import { reportBackupFailure } from './maintenance';
+import { BACKUP_PREFIXES, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from './backup';
+import { reportBackupFailure, writeSiteBackup } from './maintenance';
 import { backupDir } from './paths';
 
 export interface BackupJob {
@@ -30,9 +28,12 @@ const KEPT = 20;
 
 /**
  * Backups started from the API (the console's "Start a backup"): the same
- * createBackup as `wip backup`, run in the daemon without blocking it (SQLite's
- * online backup copies in steps between which requests are served; hashing and
- * archiving are streams). One at a time; progress is polled by job id.
+ * archive as `wip backup`, run in the daemon without blocking it (SQLite's
+ * online backup copies in steps between which requests are served; pg_dump is
+ * a child process on one consistent snapshot; hashing and archiving are
+ * streams). One at a time per node, into this node's backupDir; progress is
+ * polled by job id on the node that started it (PostgreSQL: the database
+ * phase is one step, 0 → 70 %, as pg_dump reports no progress).
  */
 export class BackupJobs {
   private readonly jobs = new Map<number, BackupJob>();
@@ -43,12 +44,9 @@ export class BackupJobs {
 
   /**
    * Starts a backup into backupDir and returns its job at once.
-   * @throws AppError CONFLICT while another backup started here is running, and in PostgreSQL mode (the database is backed up by its own tools)
+   * @throws AppError CONFLICT while another backup started here is running
    */
   start(by: { adminId: number; meta: RequestMeta }): BackupJob {
-    if (this.deps.db.dialect !== 'sqlite') {
-      throw conflict('In PostgreSQL mode backups are not taken by the nodes: run "wip backup" (pg_dump -Fc and the local files) from a timer on one machine, or use your HA setup\'s base backups');
-    }
     const busy = [...this.jobs.values()].find((j) => j.status === 'running');
     if (busy) throw conflict('A backup is already running', { jobId: busy.id });
     const { deps } = this;
@@ -70,17 +68,10 @@ export class BackupJobs {
     const output = path.join(dir, defaultBackupName(BACKUP_PREFIXES.manual, now));
     this.running = (async () => {
       try {
-        const result = await createBackup({
-          sqlite: sqliteHandle(deps.db),
-          dataDir: deps.config.dataDir,
-          output,
-          version,
-          now,
-          onProgress: ({ phase, done, total }) => {
-            const [from, to] = PHASE_SPAN[phase];
-            job.phase = phase;
-            job.percent = Math.floor(from + (to - from) * (total > 0 ? done / total : 0));
-          },
+        const result = await writeSiteBackup(deps, output, now, ({ phase, done, total }) => {
+          const [from, to] = PHASE_SPAN[phase];
+          job.phase = phase;
+          job.percent = Math.floor(from + (to - from) * (total > 0 ? done / total : 0));
         });
         job.backup = listBackupFiles(dir).find((f) => f.name === path.basename(result.file)) ?? null;
         job.status = 'succeeded';

@@ -36,6 +36,8 @@ export const BackupManifest = z.object({
   fileStore: z.string().default('local'),
   version: z.string(),
   createdAt: z.string(),
+  /** PostgreSQL mode, written by a daemon: which node (host name/process id) wrote it into its backupDir */
+  node: z.string().optional(),
   /** migrations applied to the database in the archive, in order */
   migrations: z.array(z.string()),
   entries: z.array(z.object({ path: z.string().min(1), size: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),

@@ -3,7 +3,9 @@ import { version } from '../../package.json';
 import type { Deps } from '../deps';
 import { pruneLogs } from '../services/logs';
 import { pruneWebrtcLogs } from '../services/diagnostics';
-import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup } from './backup';
+import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup, type BackupProgress, type BackupResult } from './backup';
+import { createPostgresBackup } from './postgres-backup';
+import { NODE_NAME, runOncePerPeriod } from './run-once';
 import { backupDir } from './paths';
 import { withTransaction } from '../db/transaction';
 import { emitEvent } from '../events/emit';
@@ -23,9 +25,9 @@ export interface Maintenance {
 }
 
 /**
- * The daemon's housekeeping: log retention (logs and WebRTC logs; on start, then daily) and, with
- * backupSchedule=daily, a backup into backupDir every 24 h keeping the newest
- * backupRetention ones. Checked every `intervalMs` (an hour) against the clock.
+ * The daemon's housekeeping: log retention (logs and WebRTC logs; on start, then daily; every
+ * node prunes, which is idempotent) and, with backupSchedule=daily, a backup into backupDir
+ * every 24 h keeping the newest backupRetention ones (on PostgreSQL, one node per day). Checked every `intervalMs` (an hour) against the clock.
  * Failures are logged, never thrown: housekeeping must not stop the service.
  */
 export function startMaintenance(deps: Deps, options: { intervalMs?: number } = {}): Maintenance {
@@ -48,28 +50,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         deps.logger.error({ err: error }, 'log pruning failed');
       }
     }
-    // PostgreSQL mode: the site's database and object store have their own backups (README, Scaling out)
-    if (withBackups && deps.config.backupSchedule === 'daily' && deps.db.dialect === 'sqlite') {
-      const dir = backupDir(deps.config);
-      const newest = newestBackup(dir, SCHEDULED_PREFIX);
-      const taken = newest ? backupTakenAt(newest) : null;
-      if (taken === null || now.getTime() - taken >= DAY) {
-        try {
-          const result = await createBackup({
-            sqlite: deps.db.sqlite,
-            dataDir: deps.config.dataDir,
-            output: path.join(dir, defaultBackupName(SCHEDULED_PREFIX, now)),
-            version,
-            now,
-          });
-          const deleted = applyRetention(dir, SCHEDULED_PREFIX, deps.config.backupRetention);
-          deps.logger.info({ file: result.file, bytes: result.bytes, deleted }, 'scheduled backup written');
-        } catch (error) {
-          deps.logger.error({ err: error }, 'scheduled backup failed');
-          await reportBackupFailure(deps, error);
-        }
-      }
-    }
+    if (withBackups && deps.config.backupSchedule === 'daily') await scheduledBackup(deps, now);
   };
   const runOnce = (options: { backups?: boolean } = {}) => {
     running = running.then(() => (stopped ? undefined : round(options.backups !== false)));
@@ -85,6 +66,45 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       await running;
     },
   };
+}
+
+/**
+ * The daily backup. SQLite (one node): due when backupDir holds no scheduled
+ * archive younger than a day. PostgreSQL: due when no node took one in the
+ * last day (maintenance_runs), taken by one node only (runOncePerPeriod) into
+ * ITS backupDir (a shared mount, or the archive stays on the node that won: the
+ * log line and the manifest name it). A failure is logged and reported as
+ * backup.failed; on PostgreSQL it leaves the period open for the next round of any node.
+ */
+async function scheduledBackup(deps: Deps, now: Date): Promise<void> {
+  const dir = backupDir(deps.config);
+  const take = async () => {
+    const result = await writeSiteBackup(deps, path.join(dir, defaultBackupName(SCHEDULED_PREFIX, now)), now);
+    const deleted = applyRetention(dir, SCHEDULED_PREFIX, deps.config.backupRetention);
+    deps.logger.info({ file: result.file, bytes: result.bytes, deleted, node: NODE_NAME }, 'scheduled backup written');
+  };
+  try {
+    if (deps.db.dialect === 'postgres') {
+      await runOncePerPeriod(deps.db, 'scheduled-backup', DAY, now, take);
+      return;
+    }
+    const newest = newestBackup(dir, SCHEDULED_PREFIX);
+    const taken = newest ? backupTakenAt(newest) : null;
+    if (taken === null || now.getTime() - taken >= DAY) await take();
+  } catch (error) {
+    deps.logger.error({ err: error, node: NODE_NAME }, 'scheduled backup failed');
+    await reportBackupFailure(deps, error);
+  }
+}
+
+/**
+ * A backup of this site written by the daemon (scheduled or started over the
+ * API), the same archive as `wip backup`: SQLite's online backup with the data
+ * directory, or pg_dump -Fc with the local files (naming this node).
+ */
+export function writeSiteBackup(deps: Deps, output: string, now: Date, onProgress?: (progress: BackupProgress) => void): Promise<BackupResult> {
+  if (deps.db.dialect === 'postgres') return createPostgresBackup({ config: deps.config, output, version, now, node: NODE_NAME, onProgress });
+  return createBackup({ sqlite: deps.db.sqlite, dataDir: deps.config.dataDir, output, version, now, onProgress });
 }
 
 /** Events past eventRetention (with their delivery log) and expired Idempotency-Keys. */

@@ -138,6 +138,8 @@ export async function createPostgresBackup(options: {
   output: string;
   version: string;
   now: Date;
+  /** the daemon's node that writes it (scheduled and console backups) */
+  node?: string;
   onProgress?: (progress: BackupProgress) => void;
 }): Promise<BackupResult> {
   const { config } = options;
@@ -162,6 +164,7 @@ export async function createPostgresBackup(options: {
         fileStore: config.fileStore,
         version: options.version,
         createdAt: options.now.toISOString(),
+        ...(options.node && { node: options.node }),
         migrations,
       };
     });
