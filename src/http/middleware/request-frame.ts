@@ -7,6 +7,7 @@ import { HSTS, securityHeaderList } from './security-headers';
 import { errorResponse } from './error-handler';
 import { requestLog } from './request-log';
 import { unmatched } from './unmatched';
+import { VARY_ORIGIN } from './cors';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,7 +23,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * label set — and the status the client got).
  */
 export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middleware<AppState> {
-  const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], ...securityHeaderList()];
+  const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
   const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
