@@ -4,6 +4,7 @@ import type { Config, RateLimitGroup } from '../../config';
 import type { Database } from '../../db/connection';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../logger';
+import { whenReady, type Answer } from '../../lib/answer';
 import { readSessionCookie } from '../cookies';
 import type { AppContext, AppState } from '../state';
 
@@ -18,7 +19,7 @@ import type { AppContext, AppState } from '../state';
  * global budgets run on every request, and a promise per request is measurable.
  */
 export interface RateLimitStore {
-  hit(key: string, nowMs: number, windowMs: number, max: number): RateLimitHit | Promise<RateLimitHit>;
+  hit(key: string, nowMs: number, windowMs: number, max: number): Answer<RateLimitHit>;
 }
 export interface RateLimitHit {
   remaining: number;
@@ -140,8 +141,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     });
   };
   return (ctx, next) => {
-    const hit = store.hit(prefix + id(ctx), Date.now(), windowMs, max);
-    return hit instanceof Promise ? hit.then((h) => apply(ctx, next, h)) : apply(ctx, next, hit);
+    return whenReady(store.hit(prefix + id(ctx), Date.now(), windowMs, max), (hit) => apply(ctx, next, hit));
   };
 }
 
@@ -185,7 +185,7 @@ export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimi
     }
     return limiter;
   };
-  const hasCredentials = (ctx: AppContext) => ctx.get('authorization') !== '' || readSessionCookie(ctx) !== undefined;
+  const hasCredentials = (ctx: AppContext) => !!ctx.req.headers.authorization || readSessionCookie(ctx) !== undefined;
 
   // plain functions, not async: each only chooses which limiter (if any) runs
   const anonymous: Middleware<AppState> = (ctx, next) => {
