@@ -184,7 +184,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
         query: query as never,
         params: params as never,
         deps,
-        meta: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId },
+        meta: { ip: ctx.ip || null, userAgent: ctx.req.headers['user-agent'] || null, requestId: ctx.state.requestId },
         ctx: ctx as AppContext,
       });
       // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)

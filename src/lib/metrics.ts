@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Clock } from './clock';
@@ -27,19 +27,7 @@ export function createMetrics(): Metrics {
   // process and runtime metrics, including nodejs_eventloop_lag_seconds and its percentiles
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'wip_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'wip_http_request_duration_seconds',
-    help: 'HTTP request latency, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = requestMetrics(registry);
   const queries = new Histogram({
     name: 'wip_db_query_duration_seconds',
     help: 'Database query time through the query builder, by statement kind',
@@ -48,22 +36,9 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  // The children of each label set, kept: prom-client hashes a labels object on every call otherwise.
-  // Bounded by the routes × methods × statuses the app answers (unmatched paths share one label).
-  const byLabels = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
   return {
     registry,
-    observeRequest(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let children = byLabels.get(key);
-      if (!children) {
-        const labels = { method, route, status: String(status) };
-        children = { count: requests.labels(labels), time: latency.labels(labels) };
-        byLabels.set(key, children);
-      }
-      children.count.inc();
-      children.time.observe(seconds);
-    },
+    observeRequest: requests.observe,
     observeQuery(kind, seconds) {
       queries.observe({ kind }, seconds);
     },
@@ -93,6 +68,71 @@ export function createMetrics(): Metrics {
           for (const [type, n] of used) this.set({ license_type: type, state: 'used' }, n);
         },
       });
+    },
+  };
+}
+
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * `wip_http_requests_total` (counter) and `wip_http_request_duration_seconds`
+ * (histogram), by method, route pattern and status: plain numbers counted per
+ * label set, turned into the exposition only when scraped. Every request
+ * observes once, and prom-client's own observe validates and hashes the labels
+ * on each call (measurable on the request path); here a request is a Map
+ * lookup and a few additions. The label sets are bounded by the routes ×
+ * methods × statuses the app answers (unmatched paths share one label).
+ */
+function requestMetrics(registry: Registry) {
+  interface Series {
+    labels: { method: string; route: string; status: string };
+    /** per bucket of REQUEST_BUCKETS, not cumulative; the last one is +Inf */
+    buckets: number[];
+    sum: number;
+    count: number;
+  }
+  const series = new Map<string, Series>();
+  const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => unknown[]) => ({
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+  });
+  registry.registerMetric(
+    metric('wip_http_requests_total', 'HTTP requests answered, by method, route pattern and status', 'counter', () =>
+      [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
+    ) as never,
+  );
+  const name = 'wip_http_request_duration_seconds';
+  registry.registerMetric(
+    metric(name, 'HTTP request latency, by method, route pattern and status', 'histogram', () =>
+      [...series.values()].flatMap((s) => {
+        let cumulative = 0;
+        return [
+          ...s.buckets.map((n, i) => {
+            cumulative += n;
+            return { labels: { ...s.labels, le: REQUEST_BUCKETS[i] ?? '+Inf' }, value: cumulative, metricName: `${name}_bucket` };
+          }),
+          { labels: s.labels, value: s.sum, metricName: `${name}_sum` },
+          { labels: s.labels, value: s.count, metricName: `${name}_count` },
+        ];
+      }),
+    ) as never,
+  );
+  return {
+    observe(method: string, route: string, status: number, seconds: number): void {
+      const key = `${method} ${status} ${route}`;
+      let s = series.get(key);
+      if (s === undefined) {
+        s = { labels: { method, route, status: String(status) }, buckets: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+        series.set(key, s);
+      }
+      let i = 0;
+      while (i < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[i]!) i++;
+      s.buckets[i]!++;
+      s.sum += seconds;
+      s.count++;
     },
   };
 }

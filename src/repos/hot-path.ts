@@ -3,9 +3,8 @@ import type pg from 'pg';
 import type { Database } from '../db/connection';
 import type { DeploymentStateRow } from '../db/schema';
 import type { WriteGeneration } from '../db/write-generation';
+import type { Answer } from '../lib/answer';
 
-/** SQLite answers synchronously (no promise, no extra tick); PostgreSQL with a promise: callers await either. */
-type Answer<T> = T | Promise<T>;
 
 /**
  * The queries every request runs (authentication, the license gate), behind a

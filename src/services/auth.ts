@@ -23,6 +23,7 @@ import { SECURITY_ADMIN } from '../policies/roles';
 import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
+import { whenReady, type Answer } from '../lib/answer';
 import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
 
 const ISSUER = 'wip';
@@ -388,21 +389,24 @@ export async function adminSignIn(
 /**
  * Resolves a bearer token to the caller. The signature, expiry and audience are
  * checked by jsonwebtoken (algorithm pinned); the session row decides revocation.
- * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED
+ * Not async: on SQLite the caller comes back without a promise (it runs on nearly every request).
+ * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED (synchronously, or as the promise's rejection)
  */
-export async function actorFromBearer(deps: Deps, token: string): Promise<Actor> {
+export function actorFromBearer(deps: Deps, token: string): Answer<Actor> {
   const claims = verifiedClaims(deps, token);
   const nowIso = deps.clock.now().toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
-    const session = await deps.hotPath.adminSession(claims.sid);
-    if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
-      throw unauthorized('The session has ended');
-    }
-    return adminActor(session, 'bearer');
+    return whenReady(deps.hotPath.adminSession(claims.sid), (session) => {
+      if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
+        throw unauthorized('The session has ended');
+      }
+      return adminActor(session, 'bearer');
+    });
   }
-  const session = await deps.hotPath.userSession(claims.sid);
-  if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
-  return userActor(deps, session, nowIso, 'bearer');
+  return whenReady(deps.hotPath.userSession(claims.sid), (session) => {
+    if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
+    return userActor(deps, session, nowIso, 'bearer');
+  });
 }
 
 export type VerifiedClaims = jwt.JwtPayload & AccessClaims;
@@ -467,19 +471,18 @@ async function adminActorFromCookie(deps: Deps, cookieToken: string): Promise<Sy
 /** How stale last_seen_at may get before a request writes it again (one write a minute, not per request). */
 const TOUCH_INTERVAL_MS = 60_000;
 
-async function userActor(
-  deps: Deps,
-  session: UserSessionRecord,
-  nowIso: string,
-  via: UserActor['via'],
-): Promise<UserActor> {
+/** Not async (see actorFromBearer): a promise only when last_seen_at is due a write on PostgreSQL. */
+function userActor(deps: Deps, session: UserSessionRecord, nowIso: string, via: UserActor['via']): Answer<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) await deps.hotPath.touchSession(session.session_id, nowIso);
   // A cached session row is handed out as the same object until the database changes: so is its actor.
-  let actors = actorsByRecord.get(session);
-  if (!actors) actorsByRecord.set(session, (actors = {}));
-  return (actors[via] ??= buildUserActor(session, via));
+  const actor = () => {
+    let actors = actorsByRecord.get(session);
+    if (!actors) actorsByRecord.set(session, (actors = {}));
+    return (actors[via] ??= buildUserActor(session, via));
+  };
+  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
+  return actor();
 }
 
 /** Actors are read-only once built (nothing assigns to them), so one per session row and credential kind is shared. */

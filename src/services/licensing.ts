@@ -104,6 +104,25 @@ export async function currentLicense(deps: LicenseDeps, checkedSince?: number): 
   return license.result;
 }
 
+/**
+ * currentLicense's answer without a promise, when it needs nothing read or
+ * written: SQLite (the state row comes from the hot path's cache without
+ * waiting), the same state row and installed key as the evaluation reused a
+ * moment ago, no boundary crossed and no newest-time-seen step due. Undefined
+ * otherwise: then currentLicense. (The license gate runs on every request.)
+ */
+export function settledLicense(deps: Deps, checkedSince?: number): CurrentLicense | undefined {
+  const cache = deps.licenseCache;
+  const license = cache.evaluated;
+  if (!license || deps.db.dialect !== 'sqlite') return undefined;
+  const state = deps.hotPath.deploymentState(checkedSince) as DeploymentStateRow;
+  const t = deps.clock.now().getTime();
+  if (license.state !== state || license.loaded !== cache.loaded || cache.loaded?.rowId !== state.license_row_id) return undefined;
+  if (t < license.at || t >= license.validUntil) return undefined;
+  if (!license.result.clockRollback && (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) return undefined;
+  return license.result;
+}
+
 function installablePayload(deps: LicenseDeps, keyText: string, installationId: string, now: Date): LicensePayload {
   const payload = verifyLicenseKey(keyText, {
     trustedKeys: deps.licenseCache.trustedKeys,

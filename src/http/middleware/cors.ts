@@ -16,8 +16,8 @@ const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remai
  */
 export function cors(origins: readonly string[]): Middleware {
   const allowed = new Set(origins);
-  return koaCors({
-    origin: (ctx) => (allowed.has(ctx.get('origin')) ? ctx.get('origin') : ''),
+  const listed = koaCors({
+    origin: (ctx) => ctx.get('origin'),
     credentials: true,
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowHeaders: ALLOWED_HEADERS,
@@ -25,4 +25,13 @@ export function cors(origins: readonly string[]): Middleware {
     // preflights are cached this long (seconds); browsers cap it themselves (Chromium at 2 hours)
     maxAge: 600,
   });
+  // Without a listed Origin there is nothing to add (`Vary: Origin` is among the request frame's
+  // fixed headers): most requests (same origin, apps, scripts) pass straight on, with no promise of their own.
+  return (ctx, next) => {
+    const origin = ctx.req.headers.origin;
+    return origin !== undefined && allowed.has(origin) ? listed(ctx, next) : next();
+  };
 }
+
+/** Every answer depends on the request's Origin (listed or not): set by the request frame on every response. */
+export const VARY_ORIGIN: [string, string] = ['Vary', 'Origin'];

@@ -1,8 +1,8 @@
-import type { Middleware } from 'koa';
+import type { Middleware, Next } from 'koa';
 import { licenseExpired } from '../../errors';
-import { currentLicense } from '../../services/licensing';
+import { currentLicense, settledLicense, type CurrentLicense } from '../../services/licensing';
 import type { RouteSpec } from '../route';
-import type { AppState } from '../state';
+import type { AppContext, AppState } from '../state';
 
 /**
  * Write routes that stay open in read-only mode: signing in and out (reads
@@ -30,13 +30,19 @@ const OPEN_FOR_WRITES = [
 export function licenseGate(spec: Pick<RouteSpec, 'path' | 'method'>): Middleware<AppState> | undefined {
   if (!spec.path.startsWith('/api/')) return undefined;
   const refusedWhenReadOnly = spec.method !== 'get' && !OPEN_FOR_WRITES.some((open) => open.test(spec.path));
-  return async (ctx, next) => {
-    const license = await currentLicense(ctx.state.deps, ctx.state.hotPathChecks);
+  const pass = (ctx: AppContext, next: Next, license: CurrentLicense) => {
     ctx.state.license = license;
     if (license.warning) ctx.set('X-License-Warning', license.status);
     if (license.readOnly && refusedWhenReadOnly) {
       throw licenseExpired({ status: license.status, expiresAt: license.terms.expiresAt, clockRollback: license.clockRollback });
     }
-    await next();
+    return next();
+  };
+  // not async when the license is settled (the usual case): no promise of its own on the request path
+  return (ctx, next) => {
+    const { deps, hotPathChecks } = ctx.state;
+    const settled = settledLicense(deps, hotPathChecks);
+    if (settled) return pass(ctx as AppContext, next, settled);
+    return currentLicense(deps, hotPathChecks).then((license) => pass(ctx as AppContext, next, license));
   };
 }

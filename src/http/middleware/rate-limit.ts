@@ -1,36 +1,55 @@
-import type { Context, Middleware } from 'koa';
-import ratelimit from 'koa-ratelimit';
+import type { Context, Middleware, Next } from 'koa';
 import { sql, type Kysely } from 'kysely';
 import type { Config, RateLimitGroup } from '../../config';
 import type { Database } from '../../db/connection';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../logger';
+import { whenReady, type Answer } from '../../lib/answer';
 import { readSessionCookie } from '../cookies';
 import type { AppContext, AppState } from '../state';
 
 /**
- * Where the counters live: koa-ratelimit's store interface. In-process (a Map)
- * for the single node; in PostgreSQL mode a table every node counts in (see
+ * Where the counters live: a fixed window per key. In-process (a Map) for the
+ * single node; in PostgreSQL mode a table every node counts in (see
  * postgresRateLimitStore), so a budget holds whichever node a request reaches.
+ *
+ * `hit` counts one request and answers how many requests the window still had
+ * before it (0: the budget is spent, the request is refused) and when the
+ * window ends (Unix milliseconds). The memory store answers synchronously: the
+ * global budgets run on every request, and a promise per request is measurable.
  */
-export type RateLimitStore = { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: SharedCounter };
+export interface RateLimitStore {
+  hit(key: string, nowMs: number, windowMs: number, max: number): Answer<RateLimitHit>;
+}
+export interface RateLimitHit {
+  remaining: number;
+  resetMs: number;
+}
+
+/** Expired windows are deleted at most this often (per store). */
+const PRUNE_EVERY_MS = 60_000;
 
 export function memoryRateLimitStore(): RateLimitStore {
-  return { driver: 'memory', db: new Map() };
+  const windows = new Map<string, { count: number; resetMs: number }>();
+  let prunedAt = 0;
+  return {
+    hit(key, now, windowMs, max) {
+      if (now - prunedAt > PRUNE_EVERY_MS) {
+        prunedAt = now;
+        for (const [k, w] of windows) if (w.resetMs <= now) windows.delete(k);
+      }
+      let window = windows.get(key);
+      if (window === undefined || window.resetMs <= now) {
+        window = { count: 0, resetMs: now + windowMs };
+        windows.set(key, window);
+      }
+      const remaining = max - window.count;
+      // stops one past the budget, like the shared store
+      if (remaining > 0) window.count++;
+      return { remaining: Math.max(0, remaining), resetMs: window.resetMs };
+    },
+  };
 }
-
-/**
- * What koa-ratelimit's `redis` driver (async-ratelimiter) calls on its client:
- * `ratelimiter(key, nowMs, durationMs, max, peek)` answering
- * `[remaining before this request, reset in Unix seconds, max]`.
- */
-interface SharedCounter {
-  defineCommand(): void;
-  ratelimiter(key: string, nowMs: number, durationMs: number, max: number, peek: '0' | '1'): Promise<[number, number, number]>;
-}
-
-/** Expired windows are deleted at most this often per node. */
-const PRUNE_EVERY_MS = 60_000;
 
 /**
  * The rate-limit store of PostgreSQL mode: a fixed window per key in the
@@ -44,9 +63,8 @@ const PRUNE_EVERY_MS = 60_000;
  */
 export function postgresRateLimitStore(db: Kysely<DB>, logger: Logger): RateLimitStore {
   let prunedAt = 0;
-  const counter: SharedCounter = {
-    defineCommand() {},
-    async ratelimiter(key, nowMs, durationMs, max) {
+  return {
+    async hit(key, nowMs, windowMs, max) {
       const now = Math.floor(nowMs);
       try {
         if (now - prunedAt > PRUNE_EVERY_MS) {
@@ -55,7 +73,7 @@ export function postgresRateLimitStore(db: Kysely<DB>, logger: Logger): RateLimi
         }
         const row = await db
           .insertInto('rate_limits')
-          .values({ key, hits: 1, reset_at: now + durationMs })
+          .values({ key, hits: 1, reset_at: now + windowMs })
           .onConflict((oc) =>
             oc.column('key').doUpdateSet({
               hits: sql<number>`CASE WHEN rate_limits.reset_at <= ${now} THEN 1 WHEN rate_limits.hits > ${max} THEN rate_limits.hits ELSE rate_limits.hits + 1 END`,
@@ -64,14 +82,13 @@ export function postgresRateLimitStore(db: Kysely<DB>, logger: Logger): RateLimi
           )
           .returning(['hits', 'reset_at'])
           .executeTakeFirstOrThrow();
-        return [Math.max(0, max - (row.hits - 1)), Math.floor(Number(row.reset_at) / 1000), max];
+        return { remaining: Math.max(0, max - (row.hits - 1)), resetMs: Number(row.reset_at) };
       } catch (error) {
         logger.warn({ err: error }, 'rate-limit store unavailable; request let through');
-        return [max, Math.floor((now + durationMs) / 1000), max];
+        return { remaining: max, resetMs: now + windowMs };
       }
     },
   };
-  return { driver: 'redis', db: counter };
 }
 
 /** The store a limit that should hold across nodes uses: shared in PostgreSQL mode, undefined (in memory) otherwise. */
@@ -94,42 +111,38 @@ export interface RateLimitOptions {
 }
 
 /**
- * koa-ratelimit with the headers SPEC.md section 8 describes: X-RateLimit-Limit,
- * X-RateLimit-Remaining, and X-RateLimit-Reset as whole Unix seconds (the memory
- * driver reports a fraction). Past the limit it throws 429, which the error
- * handler renders as RATE_LIMITED with Retry-After.
+ * A budget with the headers SPEC.md section 8 describes: X-RateLimit-Limit,
+ * X-RateLimit-Remaining (after this request) and X-RateLimit-Reset (whole Unix
+ * seconds). Past the limit it throws 429 carrying those headers and
+ * Retry-After, which the error handler renders as RATE_LIMITED.
+ *
+ * Not async when the store answers synchronously (memory): the headers go
+ * straight onto the response (constant names, numbers: nothing to normalise).
  */
 export function rateLimit(options: RateLimitOptions): Middleware {
   const store = options.store ?? memoryRateLimitStore();
-  const limiter = ratelimit({
-    driver: store.driver,
-    db: store.db as never,
-    namespace: options.namespace ?? 'limit',
-    duration: options.windowMs,
-    max: options.max,
-    id: options.id,
-    throw: true,
-  } as ratelimit.MiddlewareOptions);
-  return async (ctx, next) => {
-    try {
-      await limiter(ctx, async () => {
-        wholeSecondsReset(ctx);
-        await next();
-      });
-    } catch (error) {
-      const headers = (error as { headers?: Record<string, unknown> }).headers;
-      if ((error as { status?: number }).status === 429 && headers) {
-        headers['X-RateLimit-Reset'] = Math.ceil(Number(headers['X-RateLimit-Reset']));
-        headers['Retry-After'] = Math.max(1, Number(headers['Retry-After']) || 1);
-      }
-      throw error;
+  const prefix = `${options.namespace ?? 'limit'}:`;
+  const { max, windowMs, id } = options;
+  const limit = String(max);
+  const apply = (ctx: Context, next: Next, hit: RateLimitHit) => {
+    const reset = Math.ceil(hit.resetMs / 1000);
+    if (hit.remaining > 0) {
+      const res = ctx.res;
+      res.setHeader('X-RateLimit-Remaining', hit.remaining - 1);
+      res.setHeader('X-RateLimit-Reset', reset);
+      res.setHeader('X-RateLimit-Limit', limit);
+      return next();
     }
+    const retryAfter = Math.max(1, Math.floor(reset - Date.now() / 1000));
+    throw Object.assign(new Error('Rate limit exceeded'), {
+      status: 429,
+      expose: true,
+      headers: { 'X-RateLimit-Remaining': 0, 'X-RateLimit-Reset': reset, 'X-RateLimit-Limit': max, 'Retry-After': retryAfter },
+    });
   };
-}
-
-function wholeSecondsReset(ctx: Context): void {
-  const reset = ctx.response.get('X-RateLimit-Reset');
-  if (reset) ctx.set('X-RateLimit-Reset', String(Math.ceil(Number(reset))));
+  return (ctx, next) => {
+    return whenReady(store.hit(prefix + id(ctx), Date.now(), windowMs, max), (hit) => apply(ctx, next, hit));
+  };
 }
 
 // ── The global limits ────────────────────────────────────────────────────────
@@ -172,7 +185,7 @@ export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimi
     }
     return limiter;
   };
-  const hasCredentials = (ctx: AppContext) => ctx.get('authorization') !== '' || readSessionCookie(ctx) !== undefined;
+  const hasCredentials = (ctx: AppContext) => !!ctx.req.headers.authorization || readSessionCookie(ctx) !== undefined;
 
   // plain functions, not async: each only chooses which limiter (if any) runs
   const anonymous: Middleware<AppState> = (ctx, next) => {

@@ -7,6 +7,8 @@ import { HSTS, securityHeaderList } from './security-headers';
 import { errorResponse } from './error-handler';
 import { requestLog } from './request-log';
 import { unmatched } from './unmatched';
+import { VARY_ORIGIN } from './cors';
+import { fixedHeaderSetter } from '../fixed-headers';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,11 +24,12 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * label set — and the status the client got).
  */
 export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middleware<AppState> {
-  const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], ...securityHeaderList()];
+  const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
+  const setFixedHeaders = fixedHeaderSetter(fixedHeaders);
   const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const state = ctx.state;
     state.deps = deps;
     state.routes = routes;
@@ -36,7 +39,7 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
     state.requestId = id;
     const res = ctx.res;
     res.setHeader('X-Request-Id', id);
-    for (const [name, value] of fixedHeaders) res.setHeader(name, value);
+    setFixedHeaders(res);
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
     try {
       await next();
@@ -45,9 +48,9 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
       res.setHeader('Cache-Control', 'no-store');
       await errorResponse(ctx, caught);
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1000;
       logRequest(ctx, seconds);
-      metrics.observeRequest(ctx.method, state.routePath ?? 'unmatched', ctx.status, seconds);
+      metrics.observeRequest(ctx.req.method!, state.routePath ?? 'unmatched', res.statusCode, seconds);
     }
   };
 }

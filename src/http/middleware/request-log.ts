@@ -57,7 +57,8 @@ export function requestLog(logger: Logger, config: Pick<Config, 'requestLogSampl
       actor === undefined ? '' : actor.kind === 'user' ? `,"clientId":${actor.clientId},"userId":${actor.userId}` : `,"adminId":${actor.adminId}`;
     const route = state.routePath;
     stream.write(
-      `${head}${timeField}${bindings},"requestId":${JSON.stringify(state.requestId)},"method":${JSON.stringify(ctx.method)},` +
+      // the request id (a UUID or an incoming id of SAFE_ID's characters) and the method (an HTTP token) need no escaping
+      `${head}${timeField}${bindings},"requestId":"${state.requestId}","method":"${ctx.req.method}",` +
         `"route":${route === undefined ? 'null' : JSON.stringify(route)},"path":${JSON.stringify(loggedPath(ctx))},` +
         `"status":${status},"ms":${seconds * 1000}${who},"msg":"request"}\n`,
     );
