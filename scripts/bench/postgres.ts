@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { cpuSeconds, load, startWip, stopProcess, treeCpuSeconds, parentPid, type LoadFigures } from './harness';
 import { recordLoad } from './product';
-import { testPostgres } from '../../test/helpers/postgres';
+import { rolledBackTransactions, testPostgres } from '../../test/helpers/postgres';
 import { daemonAsServer } from '../../test/helpers/cli';
 import { ADMIN_PASSWORD, TEST_MASTER_KEY, type TestServer } from '../../test/helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../../test/helpers/factories';
@@ -135,18 +135,10 @@ async function measure(label: string, nodes: Node[], work: Awaited<ReturnType<ty
   return { nodes: nodes.length, authMe, record };
 }
 
-/** Transactions rolled back so far in the database (PostgreSQL's statistics, flushed by the backends about once a second). */
+/** Rolled-back transactions, after waiting for the backends' statistics to be flushed. */
 async function rolledBack(url: string): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>('select xact_rollback as n from pg_stat_database where datname = current_database()');
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
-  }
+  return rolledBackTransactions(url);
 }
 
 /** The PostgreSQL server's main process: the parent of a backend. */

@@ -1,9 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server';
-import { testPostgres } from '../helpers/postgres';
+import { rolledBackTransactions, testPostgres } from '../helpers/postgres';
 import { buildClient, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { gql } from '../helpers/graphql';
@@ -40,18 +39,6 @@ writes.after(async () => {
   await b.stop();
 });
 
-/** Transactions rolled back in the database: read once every node has disconnected (a backend flushes its statistics as it exits). */
-async function rolledBackTransactions(): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>('select xact_rollback as n from pg_stat_database where datname = current_database()');
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
-  }
-}
-
 const within = <T>(ms: number, what: string, promise: Promise<T>) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still waiting after ${ms} ms`)), ms))]);
 
@@ -73,7 +60,7 @@ writes(`${OPERATORS} users created at once and ${OPERATORS} operators recording 
   const client = await buildClient(a, { seats: { full: 10, connect: OPERATORS } });
   const { templateId } = await publishedTemplate(a, client, CONTENT, 'Concurrent inspection');
   const nodeOf = (i: number) => (i % 2 === 0 ? a : b);
-  const before = await rolledBackTransactions();
+  const before = await rolledBackTransactions(databaseUrl);
 
   const created = await Promise.all(
     Array.from({ length: OPERATORS }, (_, i) =>
@@ -109,7 +96,7 @@ writes(`${OPERATORS} users created at once and ${OPERATORS} operators recording 
   await b.stop();
   stopped = true;
   const writesMade = OPERATORS * (2 + ROUNDS);
-  const rollbacks = (await rolledBackTransactions()) - before;
+  const rollbacks = (await rolledBackTransactions(databaseUrl)) - before;
   // without the per-client queue: several rollbacks per write (measured: hundreds here)
   assert.ok(rollbacks <= writesMade / 10, `${rollbacks} transactions rolled back for ${writesMade} concurrent writes`);
 });

@@ -211,3 +211,18 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Transactions rolled back so far in the database at `url` (PostgreSQL's
+ * statistics: a backend flushes them about once a second and as it exits).
+ */
+export async function rolledBackTransactions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('select xact_rollback as n from pg_stat_database where datname = current_database()');
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
