@@ -151,6 +151,10 @@ const ConfigSchema = z.object({
   rateLimitAnonymousMax: integer.min(1),
   rateLimitGroups,
   signInRateLimitMax: integer.min(1),
+  /** GraphQL queries executing at once per process (more wait their turn, first come first served) */
+  graphqlConcurrency: integer.min(1).max(64),
+  /** GraphQL queries allowed to wait for their turn; past it 503 SERVICE_UNAVAILABLE with Retry-After */
+  graphqlQueueMax: integer.min(1).max(100_000),
   adminPassword: z.string().min(8).optional(),
   /** how long rows of the `logs` table are kept; pruned on start and daily */
   logRetention: duration,

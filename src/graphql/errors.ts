@@ -29,11 +29,14 @@ export function formatGraphQLError(logger: Logger) {
 }
 
 function withCode(error: GraphQLError, message: string, code: string, details?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, {
+  const formatted = new GraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     extensions: { code, ...(details && { details }) },
   });
+  // a compiled query's (graphql-jit) errors carry their locations without AST nodes: kept as they are
+  if (formatted.locations === undefined && error.locations !== undefined) (formatted as { locations?: unknown }).locations = error.locations;
+  return formatted;
 }
