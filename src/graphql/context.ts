@@ -15,8 +15,10 @@ export type GraphQLContext = {
   scope: TenantScope;
   meta: RequestMeta;
   loaders: Loaders;
+  /** whether the caller closed the connection: a query still waiting for its turn is then not run */
+  clientGone: () => boolean;
 };
 
-export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta): GraphQLContext {
-  return { deps, actor, scope: actor.scope, meta, loaders: createLoaders(deps, actor.scope) };
+export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta, clientGone: () => boolean = () => false): GraphQLContext {
+  return { deps, actor, scope: actor.scope, meta, loaders: createLoaders(deps, actor.scope), clientGone };
 }

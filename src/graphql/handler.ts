@@ -28,6 +28,7 @@ interface RequestContext {
   deps: Deps;
   actor: UserActor;
   meta: RequestMeta;
+  clientGone: () => boolean;
 }
 
 let schema: GraphQLSchema | undefined;
@@ -115,7 +116,11 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
       // queries wait for their turn, first come first served (src/lib/turn-queue.ts); a mutation is not held behind reads
       execute: (args) => {
         if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return executeDocument(args);
-        const turn = queries.run(async () => executeDocument(args));
+        const turn = queries.run(async () => {
+          // the caller left while the query waited (a timeout, a closed tab): nothing to answer, no work done
+          if ((args.contextValue as GraphQLContext).clientGone()) throw clientGone();
+          return executeDocument(args);
+        });
         if (!turn) throw queueFull();
         return turn;
       },
@@ -128,7 +133,7 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
           document: document as DocumentNode,
           operationName: params.operationName,
           variableValues: params.variables,
-          contextValue: createContext(req.context.deps, req.context.actor, req.context.meta),
+          contextValue: createContext(req.context.deps, req.context.actor, req.context.meta, req.context.clientGone),
         };
       },
       formatError: formatGraphQLError(deps.logger),
@@ -141,6 +146,9 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
 /** More queries waiting than WIP_GRAPHQL_QUEUE_MAX: refused before any work, as the 503 envelope (like this route's 401 and 429). */
 const queueFull = () =>
   new AppError('SERVICE_UNAVAILABLE', 'Too many GraphQL queries are waiting to run; retry shortly', undefined, { headers: { 'Retry-After': 1 } });
+
+/** Logged as 503 (no answer reaches a closed connection). */
+const clientGone = () => new AppError('SERVICE_UNAVAILABLE', 'The client closed the connection before its query ran');
 
 /**
  * Serves one GraphQL-over-HTTP request. Authentication already happened (the
@@ -156,7 +164,7 @@ export async function serveGraphQL(ctx: AppContext, deps: Deps, actor: UserActor
     // koa-body has already parsed a JSON body; graphql-http accepts the parsed object
     body: () => (ctx.request as { body?: unknown }).body as never,
     raw: undefined,
-    context: { deps, actor, meta },
+    context: { deps, actor, meta, clientGone: () => ctx.req.socket.destroyed },
   });
   ctx.status = init.status;
   for (const [name, value] of Object.entries(init.headers ?? {})) if (typeof value === 'string') ctx.set(name, value);

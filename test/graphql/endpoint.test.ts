@@ -1,9 +1,39 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import net from 'node:net';
 import { serverAudits } from 'graphql-http';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
+
+/** Opens `count` connections, waits until the server has accepted them, then writes one GraphQL request on each in the same synchronous loop; the parsed answers. */
+async function sendTogether(baseUrl: string, token: string, query: string, count: number) {
+  const { hostname, port } = new URL(baseUrl);
+  const sockets = await Promise.all(
+    Array.from({ length: count }, () => new Promise<net.Socket>((resolve, reject) => net.connect(Number(port), hostname).once('connect', function (this: net.Socket) { resolve(this); }).once('error', reject))),
+  );
+  // the server accepts one connection per event-loop turn: give it the turns to accept them all before writing
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const body = JSON.stringify({ query });
+  const request = `POST /api/client/graphql HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  const answers = sockets.map(
+    (socket) =>
+      new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve) => {
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const [head, ...rest] = text.split('\r\n\r\n');
+          const [statusLine, ...lines] = head!.split('\r\n');
+          const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+          const raw = rest.join('\r\n\r\n');
+          // Connection: close answers are not chunked unless the body was streamed; the JSON is the body
+          resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1)) });
+        });
+      }),
+  );
+  for (const socket of sockets) socket.write(request);
+  return Promise.all(answers);
+}
 
 let server: TestServer;
 const endpoint = suite('POST /api/client/graphql');
@@ -57,6 +87,28 @@ endpoint('a query answered once is checked again for its cost when its variables
   // and a cached document still answers with its new variables
   const again = await gql(server, client.owner.token, query, { n: 2 });
   assert.is(again.status, 200, JSON.stringify(again.body));
+});
+
+endpoint('more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILABLE envelope with Retry-After; the rest answered', async () => {
+  const small = await startTestServer({ env: { WIP_GRAPHQL_CONCURRENCY: '1', WIP_GRAPHQL_QUEUE_MAX: '1' } });
+  try {
+    const client = await buildClient(small);
+    await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
+    // 30 requests written at once on 30 open connections are read in one event-loop turn: one runs, one waits, the rest find the queue full
+    const answers = await sendTogether(small.url, client.owner.token, '{ me { id } }', 30);
+    const statuses = answers.map((a) => a.status).join(' ');
+    const refused = answers.filter((a) => a.status === 503);
+    assert.ok(refused.length > 0, statuses);
+    assert.ok(answers.every((a) => a.status === 200 || a.status === 503), statuses);
+    for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, client.owner.id);
+    assert.is(refused[0]!.body.success, false);
+    assert.is(refused[0]!.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.is(refused[0]!.headers['retry-after'], '1');
+    const res = await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
+    assert.is(res.status, 200, 'the queue drains');
+  } finally {
+    await small.stop();
+  }
 });
 
 endpoint('the graphql-http server audits: every mandatory audit passes', async () => {
