@@ -1,4 +1,4 @@
-import { sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { CompiledQuery, sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { DB, TenantTable } from './schema';
 
 declare const tenantBrand: unique symbol;
@@ -35,4 +35,36 @@ export function inTenant(db: Kysely<DB>, scope: TenantScope) {
       return (db.deleteFrom(table) as any).where(clientFilter(table));
     },
   };
+}
+
+const MAX_REUSED_BATCH = 1000;
+const batchSql = new WeakMap<Kysely<DB>, Map<string, string>>();
+
+/**
+ * A batch read by a list of ids (what DataLoaders send): `build(ids)` is a
+ * tenant query whose only parameters are the client id and then the ids, e.g.
+ * `inTenant(db, scope).selectFrom('users').select(…).where('id', 'in', ids)`.
+ * Its SQL is compiled once per (name, number of ids) and run again with the
+ * next batch's values: the same few shapes repeat on every request, and
+ * building and compiling the query cost about a third of running it. A query
+ * whose compiled parameters are not exactly (client id, ids…) is never reused.
+ */
+export async function selectByIds<R>(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  name: string,
+  ids: readonly number[],
+  build: (ids: number[]) => { compile(): CompiledQuery<R> },
+): Promise<R[]> {
+  if (ids.length === 0) return [];
+  let cache = batchSql.get(db);
+  if (!cache) batchSql.set(db, (cache = new Map()));
+  const key = `${name}:${ids.length}`;
+  const parameters = [scope.clientId, ...ids];
+  const known = cache.get(key);
+  if (known !== undefined) return (await db.executeQuery<R>(CompiledQuery.raw(known, parameters))).rows;
+  const compiled = build([...ids]).compile();
+  const reusable = compiled.parameters.length === parameters.length && compiled.parameters.every((value, i) => value === parameters[i]);
+  if (reusable && ids.length <= MAX_REUSED_BATCH) cache.set(key, compiled.sql);
+  return (await db.executeQuery<R>(compiled)).rows;
 }

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import type { UserSummary } from '../repos/users';
-import { loadUsersByIds } from '../repos/users';
+import { loadRolesOfUsers, loadUserRowsByIds } from '../repos/users';
 import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
 import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
 import { deserializeContent, type Content } from '../domain/content';
@@ -23,7 +23,12 @@ import { findFilesByIds } from '../repos/files';
 export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
-    user: byId<UserSummary>((ids) => loadUsersByIds(db, scope, ids)),
+    /** users without their roles: User.roles loads them (one more statement) only when a query asks */
+    user: byId<Omit<UserSummary, 'roles'>>((ids) => loadUserRowsByIds(db, scope, ids)),
+    rolesOfUser: new DataLoader<number, string[]>(async (ids) => {
+      const byUser = await loadRolesOfUsers(db, scope, ids);
+      return ids.map((id) => byUser.get(id) ?? []);
+    }),
     // templates: presented objects (what the Template and TemplateVersion types resolve from)
     template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
     /** versions without their document (a page of jobs seldom shows it: 50 documents are ~100 KB to read and parse) */

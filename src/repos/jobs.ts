@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 import { moveJobCounts, moveStepCount } from './usage';
@@ -126,8 +126,7 @@ export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId:
 
 /** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
 export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
-  if (jobIds.length === 0) return [];
-  return inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+  return selectByIds(db, scope, 'jobMembers', jobIds, (batch) => inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'));
 }
 
 // --- step records ---

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 
 /** Template versions, their signatures, and the jobs pinned to them (for diffs). */
 
@@ -41,8 +41,9 @@ const VERSION_SUMMARY_COLUMNS = [
 export type VersionSummaryRow = Omit<TemplateVersionRow, 'content'>;
 
 export async function loadVersionSummariesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<VersionSummaryRow[]> {
-  if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('template_versions').select(VERSION_SUMMARY_COLUMNS).where('id', 'in', [...ids]).execute();
+  return selectByIds(db, scope, 'versionSummaries', ids, (batch) =>
+    inTenant(db, scope).selectFrom('template_versions').select(VERSION_SUMMARY_COLUMNS).where('id', 'in', batch),
+  );
 }
 
 /** The documents of versions (canonical JSON), for what a summary left out. */

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import { columnContains } from '../db/search';
 import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 
 /**
@@ -31,8 +31,7 @@ export async function findTemplateById(db: Kysely<DB>, scope: TenantScope, id: n
 }
 
 export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<TemplateRow[]> {
-  if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('templates').selectAll().where('id', 'in', [...ids]).execute();
+  return selectByIds(db, scope, 'templates', ids, (batch) => inTenant(db, scope).selectFrom('templates').selectAll().where('id', 'in', batch));
 }
 
 /**

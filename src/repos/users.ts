@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { columnContains } from '../db/search';
 import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
-import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
+import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { notFound } from '../errors';
 
@@ -38,9 +38,25 @@ export async function findUserById(db: Kysely<DB>, scope: TenantScope, id: numbe
 
 /** Users of the client among `ids` (for DataLoaders: one statement for many ids; others' ids are not found). */
 export async function loadUsersByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<UserSummary[]> {
-  if (ids.length === 0) return [];
-  const rows = await inTenant(db, scope).selectFrom('users').select(USER_SUMMARY_COLUMNS).where('id', 'in', [...ids]).execute();
-  return withRoles(db, scope, rows);
+  return withRoles(db, scope, await loadUserRowsByIds(db, scope, ids));
+}
+
+/** The same users without their roles (GraphQL reads roles only when a query asks for them: loadRolesOfUsers). */
+export async function loadUserRowsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<Omit<UserSummary, 'roles'>[]> {
+  return selectByIds(db, scope, 'userSummaries', ids, (batch) => inTenant(db, scope).selectFrom('users').select(USER_SUMMARY_COLUMNS).where('id', 'in', batch));
+}
+
+/** The roles of the client's users among `userIds`, each list in the usual order (users without a role are left out). */
+export async function loadRolesOfUsers(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<Map<number, string[]>> {
+  const rows = await selectByIds(db, scope, 'userRoles', userIds, (batch) => inTenant(db, scope).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', batch));
+  const byUser = new Map<number, string[]>();
+  for (const { user_id, role } of rows) {
+    const roles = byUser.get(user_id);
+    if (roles) roles.push(role);
+    else byUser.set(user_id, [role]);
+  }
+  for (const roles of byUser.values()) sortRoles(roles);
+  return byUser;
 }
 
 /** @throws AppError NOT_FOUND, also for a user of another client */
@@ -120,23 +136,13 @@ export async function countUsersWithLicenseType(
 /** Gives each user (fresh rows, extended in place: no copy per row) its roles, in one statement. */
 async function withRoles<T extends { id: number }>(db: Kysely<DB>, scope: TenantScope, users: T[]): Promise<(T & { roles: string[] })[]> {
   if (users.length === 0) return [];
-  const rows = await inTenant(db, scope)
-    .selectFrom('user_roles')
-    .select(['user_id', 'role'])
-    .where(
-      'user_id',
-      'in',
-      users.map((u) => u.id),
-    )
-    .execute();
-  const byUser = new Map<number, string[]>();
-  for (const { user_id, role } of rows) {
-    const roles = byUser.get(user_id);
-    if (roles) roles.push(role);
-    else byUser.set(user_id, [role]);
-  }
+  const byUser = await loadRolesOfUsers(
+    db,
+    scope,
+    users.map((u) => u.id),
+  );
   const withRoles = users as (T & { roles: string[] })[];
-  for (const user of withRoles) user.roles = sortRoles(byUser.get(user.id) ?? []);
+  for (const user of withRoles) user.roles = byUser.get(user.id) ?? [];
   return withRoles;
 }
 

@@ -18,12 +18,12 @@ statements.before(async () => {
 });
 statements.after(async () => server.stop());
 
-async function statementsFor(token: string, first: number, versionFields = 'id number state'): Promise<{ count: number; jobs: any[] }> {
+async function statementsFor(token: string, first: number, versionFields = 'id number state', assigneeFields = 'id email firstName'): Promise<{ count: number; jobs: any[] }> {
   const query = `query($first: Int) { jobs(first: $first) { edges { node {
     id title state revision
     template { id title }
     version { ${versionFields} }
-    assignees { id email firstName }
+    assignees { ${assigneeFields} }
     createdBy { id }
   } } } }`;
   const before = await statementsSoFar(server);
@@ -54,6 +54,11 @@ statements('100 jobs with template, version and assignees take as many statement
   assert.is(hundred.count, ten.count, `10 jobs: ${ten.count} statements, 100 jobs: ${hundred.count}`);
   // the page, templates, versions, members, two batches of users (+ their roles), and what every request reads: a dozen at most
   assert.ok(hundred.count <= 12, `${hundred.count} statements`);
+
+  // the users' roles are read only when the query asks for them: one more statement for the page
+  const withRoles = await statementsFor(client.owner.token, 100, 'id number state', 'id email firstName roles');
+  assert.is(withRoles.count, hundred.count + 1, `without roles ${hundred.count} statements, with them ${withRoles.count}`);
+  assert.ok(withRoles.jobs.every((job) => job.assignees.every((a: { roles: string[] }) => JSON.stringify(a.roles) === '["operator"]')));
 
   // the versions' documents are read only when the query asks for them: one more statement for the page
   const withContent = await statementsFor(client.owner.token, 100, 'id content { sections { id title steps { id title } } }');

@@ -25,6 +25,8 @@ export const meModule: SchemaModule = {
       me: (_root, _args, ctx: GraphQLContext) => ctx.actor.user,
     },
     User: {
+      // the signed-in user comes with its roles; users from the loaders get them when asked
+      roles: (user: { id: number; roles?: string[] }, _args, ctx: GraphQLContext) => user.roles ?? ctx.loaders.rolesOfUser.load(user.id),
       firstName: (user: UserWithRoles) => user.first_name,
       lastName: (user: UserWithRoles) => user.last_name,
       licenseType: (user: UserWithRoles) => user.license_type,
