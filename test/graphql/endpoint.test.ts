@@ -89,6 +89,19 @@ endpoint('a query answered once is checked again for its cost when its variables
   assert.is(again.status, 200, JSON.stringify(again.body));
 });
 
+endpoint('errors of a compiled query keep their code, message, path and locations, the first time and the next', async () => {
+  const client = await buildClient(server);
+  for (let i = 0; i < 2; i++) {
+    const notFound = await gql(server, client.owner.token, 'query Lookup { me { id } job(id: 987654) { id title } }');
+    assert.equal(notFound.data, { me: { id: client.owner.id }, job: null });
+    assert.equal(notFound.body.errors, [{ message: 'Job not found', locations: [{ line: 1, column: 26 }], path: ['job'], extensions: { code: 'NOT_FOUND' } }]);
+    const badVariable = await gql(server, client.owner.token, 'query ($id: Int!) { job(id: $id) { id } }', { id: 'seven' });
+    assert.is(badVariable.status, 400);
+    assert.equal(badVariable.codes, ['BAD_REQUEST']);
+    assert.equal(badVariable.errors![0]!.message.includes('$id'), true, badVariable.errors![0]!.message);
+  }
+});
+
 endpoint('more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILABLE envelope with Retry-After; the rest answered', async () => {
   const small = await startTestServer({ env: { WIP_GRAPHQL_CONCURRENCY: '1', WIP_GRAPHQL_QUEUE_MAX: '1' } });
   try {
