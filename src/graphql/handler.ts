@@ -91,8 +91,13 @@ function compiledOperation(args: ExecutionArgs): CompiledQuery | undefined {
   const name = args.operationName ?? '';
   let operation = operations.get(name);
   if (!operation) {
-    const compiledOrErrors = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-    // not compilable (graphql-http already refused a missing operation): interpreted
+    let compiledOrErrors: CompiledQuery | ExecutionResult;
+    try {
+      compiledOrErrors = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+    } catch {
+      return undefined;
+    }
+    // a document graphql-jit refuses or cannot compile is interpreted, as any uncached one
     if (!isCompiledQuery(compiledOrErrors)) return undefined;
     operations.set(name, (operation = compiledOrErrors));
   }
