@@ -20,5 +20,16 @@ export type GraphQLContext = {
 };
 
 export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta, clientGone: () => boolean = () => false): GraphQLContext {
-  return { deps, actor, scope: actor.scope, meta, loaders: createLoaders(deps, actor.scope), clientGone };
+  let loaders: Loaders | undefined;
+  return {
+    deps,
+    actor,
+    scope: actor.scope,
+    meta,
+    // made on first use, when the query runs: a query waiting for its turn holds no loaders
+    get loaders() {
+      return (loaders ??= createLoaders(deps, actor.scope));
+    },
+    clientGone,
+  };
 }
