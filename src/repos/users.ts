@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { columnContains } from '../db/search';
 import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
 import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import { afterId, decodeCursor, paginate, toPage, type Page, type PageInput } from '../db/pagination';
+import { compiledRead } from '../db/compiled-query';
 import { notFound } from '../errors';
 
 export type UserWithRoles = UserRow & { roles: string[] };
@@ -60,12 +61,24 @@ export async function findUserByEmail(db: Kysely<DB>, scope: TenantScope, email:
 
 /** Oldest first; `search` keeps users whose email, first or last name contains it (any case). */
 export async function listUsers(db: Kysely<DB>, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserSummary>> {
-  let query = inTenant(db, scope).selectFrom('users').select(USER_SUMMARY_COLUMNS);
   const search = page.search;
-  if (search) query = query.where((eb) => eb.or(['email', 'first_name', 'last_name'].map((column) => columnContains(column, search))));
-  const result = await paginate(query, page);
+  let result: Page<Omit<UserSummary, 'roles'>>;
+  if (search) {
+    const query = inTenant(db, scope).selectFrom('users').select(USER_SUMMARY_COLUMNS);
+    result = await paginate(
+      query.where((eb) => eb.or(['email', 'first_name', 'last_name'].map((column) => columnContains(column, search)))),
+      page,
+    );
+  } else {
+    // the list as it is paged at volume: compiled once
+    result = toPage(await userPage(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1), page.limit);
+  }
   return { items: await withRoles(db, scope, result.items), nextCursor: result.nextCursor };
 }
+
+const userPage = compiledRead((db, clientId: number, after: number, limit: number) =>
+  afterId(inTenant(db, tenantScope(clientId)).selectFrom('users').select(USER_SUMMARY_COLUMNS), after, limit),
+);
 
 /** Sign-in candidates: the same email may exist in several clients. */
 export async function findUsersByEmailAcrossClients(db: Kysely<DB>, email: string): Promise<UserRow[]> {
@@ -132,15 +145,18 @@ async function withRoles<T extends { id: number }>(db: Kysely<DB>, scope: Tenant
     if (id < low) low = id;
     else if (id > high) high = id;
   }
-  const roles = inTenant(db, scope).selectFrom('user_roles').select(['user_id', 'role']);
-  const rows = await (high - low < 2 * users.length
-    ? roles.where('user_id', '>=', low).where('user_id', '<=', high)
-    : roles.where(
-        'user_id',
-        'in',
-        users.map((u) => u.id),
-      )
-  ).execute();
+  const rows =
+    high - low < 2 * users.length
+      ? await rolesInRange(db, scope.clientId, low, high)
+      : await inTenant(db, scope)
+          .selectFrom('user_roles')
+          .select(['user_id', 'role'])
+          .where(
+            'user_id',
+            'in',
+            users.map((u) => u.id),
+          )
+          .execute();
   const byUser = new Map<number, string[]>();
   for (const { user_id, role } of rows) {
     const roles = byUser.get(user_id);
@@ -151,6 +167,10 @@ async function withRoles<T extends { id: number }>(db: Kysely<DB>, scope: Tenant
   for (const user of withRoles) user.roles = sortRoles(byUser.get(user.id) ?? []);
   return withRoles;
 }
+
+const rolesInRange = compiledRead((db, clientId: number, low: number, high: number) =>
+  inTenant(db, tenantScope(clientId)).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', '>=', low).where('user_id', '<=', high),
+);
 
 const ROLE_ORDER = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];
 function sortRoles(roles: string[]): string[] {
