@@ -76,10 +76,13 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
 
 function queryLog({ onQuery }: OpenDatabaseOptions): Pick<KyselyConfig, 'log'> {
   if (!onQuery) return {};
+  // SelectQueryNode → select, RawNode → raw (named once per node kind)
+  const kinds = new Map<string, string>();
   return {
     log(event) {
-      // SelectQueryNode → select, RawNode → raw
-      const kind = event.query.query.kind.replace(/(Query)?Node$/, '').toLowerCase();
+      const node = event.query.query.kind;
+      let kind = kinds.get(node);
+      if (kind === undefined) kinds.set(node, (kind = node.replace(/(Query)?Node$/, '').toLowerCase()));
       onQuery(kind, event.queryDurationMillis / 1000);
     },
   };

@@ -41,6 +41,14 @@ export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {
   return { items: page.items.map(fn), nextCursor: page.nextCursor };
 }
 
+/** The keyset page's part of a query: rows with an id after `after`, in id order, at most `limit`. */
+export function afterId<QB extends SelectQueryBuilder<any, any, any>>(query: QB, after: number, limit: number, idColumn = 'id'): QB {
+  return query
+    .where(sql<boolean>`${sql.ref(idColumn)} > ${after}`)
+    .orderBy(sql.ref(idColumn))
+    .limit(limit) as QB;
+}
+
 /**
  * Runs a query as one keyset page: rows with an id after the cursor, in id
  * order, `limit + 1` fetched to know whether another page follows. The query
@@ -51,10 +59,6 @@ export async function paginate<O extends { id: number }>(
   page: PageInput,
   idColumn = 'id',
 ): Promise<Page<O>> {
-  const rows = await query
-    .where(sql<boolean>`${sql.ref(idColumn)} > ${decodeCursor(page.cursor)}`)
-    .orderBy(sql.ref(idColumn))
-    .limit(page.limit + 1)
-    .execute();
+  const rows = await afterId(query, decodeCursor(page.cursor), page.limit + 1, idColumn).execute();
   return toPage(rows, page.limit);
 }

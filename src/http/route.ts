@@ -129,6 +129,8 @@ export function defineRoute<
 /** Path parameter `:id` as a positive integer; anything else cannot name a resource, so it is 404. */
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 /** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
 
@@ -190,7 +192,9 @@ export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps:
       // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
       if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
       ctx.status = spec.status ?? 200;
-      ctx.body = { success: true, data: data ?? null };
+      // serialized here, with its type named directly: Koa would look the type up (mime tables) for an object body
+      ctx.res.setHeader('Content-Type', JSON_UTF8);
+      ctx.body = JSON.stringify({ success: true, data: data ?? null });
     });
     router.register(spec.path, [spec.method.toUpperCase()], chain as never);
     if (!/[:*(]/.test(spec.path)) fixedPaths.push({ layer: router.stack.at(-1)!, method: spec.method.toUpperCase(), path: spec.path, chain: compose(chain) });

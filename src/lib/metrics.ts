@@ -1,4 +1,4 @@
-import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Clock } from './clock';
@@ -28,19 +28,17 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
 
   const requests = requestMetrics(registry);
-  const queries = new Histogram({
+  const queries = plainHistogram(registry, {
     name: 'wip_db_query_duration_seconds',
     help: 'Database query time through the query builder, by statement kind',
-    labelNames: ['kind'] as const,
     buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
-    registers: [registry],
   });
 
   return {
     registry,
     observeRequest: requests.observe,
     observeQuery(kind, seconds) {
-      queries.observe({ kind }, seconds);
+      queries.observe(kind, () => ({ kind }), seconds);
     },
     watchDatabase(db, clock) {
       new Gauge({
@@ -76,21 +74,41 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 /**
  * `wip_http_requests_total` (counter) and `wip_http_request_duration_seconds`
- * (histogram), by method, route pattern and status: plain numbers counted per
- * label set, turned into the exposition only when scraped. Every request
- * observes once, and prom-client's own observe validates and hashes the labels
- * on each call (measurable on the request path); here a request is a Map
- * lookup and a few additions. The label sets are bounded by the routes ×
- * methods × statuses the app answers (unmatched paths share one label).
+ * (histogram), by method, route pattern and status, from one plain histogram
+ * (see plainHistogram). The label sets are bounded by the routes × methods ×
+ * statuses the app answers (unmatched paths share one label).
  */
 function requestMetrics(registry: Registry) {
+  const histogram = plainHistogram(registry, {
+    name: 'wip_http_request_duration_seconds',
+    help: 'HTTP request latency, by method, route pattern and status',
+    buckets: REQUEST_BUCKETS,
+    counter: { name: 'wip_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status' },
+  });
+  return {
+    observe(method: string, route: string, status: number, seconds: number): void {
+      histogram.observe(`${method} ${status} ${route}`, () => ({ method, route, status: String(status) }), seconds);
+    },
+  };
+}
+
+/**
+ * A histogram (and, when asked, a counter of the same observations) kept as
+ * plain numbers per label set and turned into the exposition only when
+ * scraped. prom-client's own observe validates and hashes the labels on each
+ * call, which is measurable on the request path (every request observes once,
+ * and once per query); here an observation is a Map lookup by a key the caller
+ * builds and a few additions. `labels` is called once per new key.
+ */
+function plainHistogram(registry: Registry, options: { name: string; help: string; buckets: readonly number[]; counter?: { name: string; help: string } }) {
   interface Series {
-    labels: { method: string; route: string; status: string };
-    /** per bucket of REQUEST_BUCKETS, not cumulative; the last one is +Inf */
+    labels: Record<string, string>;
+    /** per bucket, not cumulative; the last one is +Inf */
     buckets: number[];
     sum: number;
     count: number;
   }
+  const { name, buckets } = options;
   const series = new Map<string, Series>();
   const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => unknown[]) => ({
     name,
@@ -99,20 +117,19 @@ function requestMetrics(registry: Registry) {
     aggregator: 'sum',
     get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
   });
+  if (options.counter) {
+    registry.registerMetric(
+      metric(options.counter.name, options.counter.help, 'counter', () => [...series.values()].map((s) => ({ labels: s.labels, value: s.count }))) as never,
+    );
+  }
   registry.registerMetric(
-    metric('wip_http_requests_total', 'HTTP requests answered, by method, route pattern and status', 'counter', () =>
-      [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
-    ) as never,
-  );
-  const name = 'wip_http_request_duration_seconds';
-  registry.registerMetric(
-    metric(name, 'HTTP request latency, by method, route pattern and status', 'histogram', () =>
+    metric(name, options.help, 'histogram', () =>
       [...series.values()].flatMap((s) => {
         let cumulative = 0;
         return [
           ...s.buckets.map((n, i) => {
             cumulative += n;
-            return { labels: { ...s.labels, le: REQUEST_BUCKETS[i] ?? '+Inf' }, value: cumulative, metricName: `${name}_bucket` };
+            return { labels: { ...s.labels, le: buckets[i] ?? '+Inf' }, value: cumulative, metricName: `${name}_bucket` };
           }),
           { labels: s.labels, value: s.sum, metricName: `${name}_sum` },
           { labels: s.labels, value: s.count, metricName: `${name}_count` },
@@ -121,15 +138,14 @@ function requestMetrics(registry: Registry) {
     ) as never,
   );
   return {
-    observe(method: string, route: string, status: number, seconds: number): void {
-      const key = `${method} ${status} ${route}`;
+    observe(key: string, labels: () => Record<string, string>, seconds: number): void {
       let s = series.get(key);
       if (s === undefined) {
-        s = { labels: { method, route, status: String(status) }, buckets: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+        s = { labels: labels(), buckets: new Array<number>(buckets.length + 1).fill(0), sum: 0, count: 0 };
         series.set(key, s);
       }
       let i = 0;
-      while (i < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[i]!) i++;
+      while (i < buckets.length && seconds > buckets[i]!) i++;
       s.buckets[i]!++;
       s.sum += seconds;
       s.count++;

@@ -15,6 +15,16 @@ type Loaded = { rowId: number | null; payload: LicensePayload | null; problem: s
 export class LicenseCache {
   loaded: Loaded | undefined;
   /** the last evaluation: of which state row and key, when, and until when it holds */
-  evaluated: { state: DeploymentStateRow; loaded: Loaded; at: number; validUntil: number; result: CurrentLicense } | undefined;
+  evaluated:
+    | {
+        state: DeploymentStateRow;
+        loaded: Loaded;
+        at: number;
+        validUntil: number;
+        result: CurrentLicense;
+        /** the state row's newest_seen_at in ms (NaN for none): parsed once, compared on every request */
+        newestSeenMs: number;
+      }
+    | undefined;
   constructor(readonly trustedKeys: TrustedKeys) {}
 }

@@ -206,7 +206,7 @@ export async function startDirectorySession(
 export async function actorFromDirectorySession(deps: Deps, sessionId: number): Promise<UserActor> {
   const session = await deps.hotPath.userSession(sessionId);
   if (!session) throw unauthorized('The session has ended');
-  return userActor(deps, session, deps.clock.now().toISOString(), 'bearer');
+  return userActor(deps, session, deps.clock.now(), 'bearer');
 }
 
 /**
@@ -393,8 +393,10 @@ export async function adminSignIn(
  * @throws AppError UNAUTHORIZED, TOKEN_EXPIRED (synchronously, or as the promise's rejection)
  */
 export function actorFromBearer(deps: Deps, token: string): Answer<Actor> {
-  const claims = verifiedClaims(deps, token);
-  const nowIso = deps.clock.now().toISOString();
+  // one reading of the clock for the whole check
+  const now = deps.clock.now();
+  const claims = verifiedClaims(deps, token, Math.floor(now.getTime() / 1000));
+  const nowIso = now.toISOString();
   if (claims.aud === ADMIN_AUDIENCE) {
     return whenReady(deps.hotPath.adminSession(claims.sid), (session) => {
       if (!session || session.revoked_at !== null || session.expires_at <= nowIso || String(session.admin_id) !== claims.sub) {
@@ -405,15 +407,14 @@ export function actorFromBearer(deps: Deps, token: string): Answer<Actor> {
   }
   return whenReady(deps.hotPath.userSession(claims.sid), (session) => {
     if (!session || String(session.user_id) !== claims.sub || session.client_id !== claims.cid) throw unauthorized('The session has ended');
-    return userActor(deps, session, nowIso, 'bearer');
+    return userActor(deps, session, now, 'bearer', nowIso);
   });
 }
 
 export type VerifiedClaims = jwt.JwtPayload & AccessClaims;
 
 /** @throws AppError UNAUTHORIZED, TOKEN_EXPIRED */
-function verifiedClaims(deps: Deps, token: string): VerifiedClaims {
-  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+function verifiedClaims(deps: Deps, token: string, nowSeconds: number): VerifiedClaims {
   const cached = deps.verifiedTokens.get(token, nowSeconds);
   if (cached) return cached;
   let claims: jwt.JwtPayload & Partial<AccessClaims>;
@@ -454,7 +455,7 @@ export async function actorFromCookie(deps: Deps, cookieToken: string): Promise<
   if (new Date(session.last_seen_at).getTime() + idleMs <= now.getTime()) {
     throw unauthorized('The session expired after inactivity');
   }
-  return userActor(deps, session, now.toISOString(), 'cookie');
+  return userActor(deps, session, now, 'cookie');
 }
 
 async function adminActorFromCookie(deps: Deps, cookieToken: string): Promise<SystemAdminActor> {
@@ -472,7 +473,7 @@ async function adminActorFromCookie(deps: Deps, cookieToken: string): Promise<Sy
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** Not async (see actorFromBearer): a promise only when last_seen_at is due a write on PostgreSQL. */
-function userActor(deps: Deps, session: UserSessionRecord, nowIso: string, via: UserActor['via']): Answer<UserActor> {
+function userActor(deps: Deps, session: UserSessionRecord, now: Date, via: UserActor['via'], nowIso = now.toISOString()): Answer<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
   // A cached session row is handed out as the same object until the database changes: so is its actor.
@@ -481,7 +482,7 @@ function userActor(deps: Deps, session: UserSessionRecord, nowIso: string, via: 
     if (!actors) actorsByRecord.set(session, (actors = {}));
     return (actors[via] ??= buildUserActor(session, via));
   };
-  if (Date.parse(nowIso) - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
+  if (now.getTime() - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
   return actor();
 }
 

@@ -91,6 +91,7 @@ export async function currentLicense(deps: LicenseDeps, checkedSince?: number): 
       at: t,
       validUntil: Math.min(t + EVALUATION_REUSE_MS, ...boundaries),
       result: { ...evaluated, installationId: state.installation_id, installedAt: loaded.installedAt, problem: loaded.problem },
+      newestSeenMs: state.newest_seen_at === null ? NaN : Date.parse(state.newest_seen_at),
     };
   }
   if (!license.result.clockRollback && (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) {
@@ -119,7 +120,7 @@ export function settledLicense(deps: Deps, checkedSince?: number): CurrentLicens
   const t = deps.clock.now().getTime();
   if (license.state !== state || license.loaded !== cache.loaded || cache.loaded?.rowId !== state.license_row_id) return undefined;
   if (t < license.at || t >= license.validUntil) return undefined;
-  if (!license.result.clockRollback && (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) return undefined;
+  if (!license.result.clockRollback && (state.newest_seen_at === null || t - license.newestSeenMs >= NEWEST_SEEN_STEP_MS)) return undefined;
   return license.result;
 }
 

@@ -267,6 +267,36 @@ readDelete('lists users with the one pagination shape {items, nextCursor}', asyn
   assert.is((await server.request('GET', '/api/admin/user?cursor=%%%', { token: client.owner.token })).status, 400);
 });
 
+readDelete('a page carries each user exactly as GET by id does, roles included (a dense page reads roles by id range, a sparse one by id list)', async () => {
+  const client = await buildClient(server, { seats: { full: 10 } });
+  const odd = 'Q "quoted" \\ back\tslash é 名前 😀';
+  const bodies = [
+    newUser({ firstName: odd, lastName: 'zzmark', title: 'Lead\nline', availableToOrg: ['org-1', 7], roles: ['viewer', 'author', 'admin'] }),
+    newUser({ lastName: 'other', roles: ['operator'] }),
+    newUser({ lastName: 'zzmark', roles: ['approver', 'author'] }),
+  ];
+  const created = [];
+  for (const body of bodies) {
+    const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body });
+    assert.is(res.status, 201, res.text);
+    created.push(res.body.data);
+  }
+  await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: created[1].id, disabled: true } });
+  for (const query of ['limit=50', 'limit=50&search=zzmark']) {
+    const list = await server.request('GET', `/api/admin/user?${query}`, { token: client.owner.token });
+    assert.is(list.status, 200, list.text);
+    for (const item of list.body.data.items) {
+      const one = await server.request('GET', `/api/admin/user/${item.id}`, { token: client.owner.token });
+      assert.is(JSON.stringify(item), JSON.stringify(one.body.data));
+    }
+    assert.is(list.body.data.items.length, query.includes('search') ? 2 : 4);
+  }
+  const listed = (await server.request('GET', '/api/admin/user?limit=50', { token: client.owner.token })).body.data.items;
+  assert.equal(listed[1].roles, ['admin', 'author', 'viewer']);
+  assert.is(listed[1].firstName, odd);
+  assert.equal(listed[1].availableToOrg, ['org-1', 7]);
+});
+
 readDelete('a system administrator reads users of any client with ?clientId= and by id, but cannot delete', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);

@@ -6,6 +6,7 @@ import type { DB } from '../../db/schema';
 import type { Logger } from '../../logger';
 import { whenReady, type Answer } from '../../lib/answer';
 import { readSessionCookie } from '../cookies';
+import { headerWriter } from '../fixed-headers';
 import type { AppContext, AppState } from '../state';
 
 /**
@@ -117,8 +118,12 @@ export interface RateLimitOptions {
  * Retry-After, which the error handler renders as RATE_LIMITED.
  *
  * Not async when the store answers synchronously (memory): the headers go
- * straight onto the response (constant names, numbers: nothing to normalise).
+ * straight into the response's header map (constant names, numbers: see fixed-headers.ts).
  */
+const setRemaining = headerWriter('X-RateLimit-Remaining');
+const setReset = headerWriter('X-RateLimit-Reset');
+const setLimit = headerWriter('X-RateLimit-Limit');
+
 export function rateLimit(options: RateLimitOptions): Middleware {
   const store = options.store ?? memoryRateLimitStore();
   const prefix = `${options.namespace ?? 'limit'}:`;
@@ -128,9 +133,9 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     const reset = Math.ceil(hit.resetMs / 1000);
     if (hit.remaining > 0) {
       const res = ctx.res;
-      res.setHeader('X-RateLimit-Remaining', hit.remaining - 1);
-      res.setHeader('X-RateLimit-Reset', reset);
-      res.setHeader('X-RateLimit-Limit', limit);
+      setRemaining(res, hit.remaining - 1);
+      setReset(res, reset);
+      setLimit(res, limit);
       return next();
     }
     const retryAfter = Math.max(1, Math.floor(reset - Date.now() / 1000));

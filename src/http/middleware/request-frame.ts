@@ -8,7 +8,7 @@ import { errorResponse } from './error-handler';
 import { requestLog } from './request-log';
 import { unmatched } from './unmatched';
 import { VARY_ORIGIN } from './cors';
-import { fixedHeaderSetter } from '../fixed-headers';
+import { fixedHeaderSetter, headerWriter } from '../fixed-headers';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,6 +26,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middleware<AppState> {
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
   const setFixedHeaders = fixedHeaderSetter(fixedHeaders);
+  const setRequestId = headerWriter('X-Request-Id');
   const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
@@ -38,7 +39,8 @@ export function requestFrame(deps: Deps, routes: readonly RouteSpec[]): Middlewa
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
     state.requestId = id;
     const res = ctx.res;
-    res.setHeader('X-Request-Id', id);
+    // a UUID or an incoming id of SAFE_ID's characters: a valid header value
+    setRequestId(res, id);
     setFixedHeaders(res);
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
     try {

@@ -1,0 +1,48 @@
+import { createQueryId, type CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { DB } from './schema';
+
+/** Stands for the i-th value while a compiledRead is compiled. */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+interface Compiled {
+  query: CompiledQuery;
+  /** for each parameter: the index of the value it takes, or -1 for a constant kept from the compilation */
+  slots: number[];
+}
+
+/**
+ * A read the query builder builds and compiles once per database handle, then runs with new values.
+ *
+ * kysely builds an immutable node tree and compiles it to SQL on every call: for the short reads a busy
+ * route makes per request that costs as much as a tenth of the request (a page of the user list: about
+ * 60 µs of 600). Here `build` runs once, with stand-ins for its values, and returns the query as it
+ * would for real ones — tenant scope through inTenant included; each call binds its values where the
+ * stand-ins were compiled. The SQL is exactly what kysely compiles (values are always bound parameters,
+ * never part of the text), so nothing about the query changes but its cost.
+ *
+ * `build` must hand its values to the builder as they are (a where, a limit, a tenant scope): a value it
+ * computes with (`limit + 1`) would not be a stand-in any more, which the first compilation refuses.
+ * Reads only (SELECT): writes go through the builder, which the caller-state cache watches.
+ */
+export function compiledRead<A extends unknown[], R>(build: (db: Kysely<DB>, ...values: A) => Compilable<R>): (db: Kysely<DB>, ...values: A) => Promise<R[]> {
+  const byDatabase = new WeakMap<Kysely<DB>, Compiled>();
+  const compile = (db: Kysely<DB>): Compiled => {
+    const arity = build.length - 1;
+    const stand = Array.from({ length: arity }, (_, i) => new Slot(i));
+    const query = build(db, ...(stand as A)).compile() as CompiledQuery;
+    if (query.query.kind !== 'SelectQueryNode') throw new Error('compiledRead is for SELECT statements');
+    const slots = query.parameters.map((p) => (p instanceof Slot ? p.index : -1));
+    for (let i = 0; i < arity; i++) if (!slots.includes(i)) throw new Error(`compiledRead: value ${i} is not a parameter of the query (computed with?)`);
+    return { query, slots };
+  };
+  return async (db, ...values) => {
+    let compiled = byDatabase.get(db);
+    if (!compiled) byDatabase.set(db, (compiled = compile(db)));
+    const { query, slots } = compiled;
+    const parameters = slots.map((slot, i) => (slot < 0 ? query.parameters[i] : values[slot]));
+    const result = await db.executeQuery<R>({ query: query.query, sql: query.sql, parameters, queryId: createQueryId() });
+    return result.rows;
+  };
+}
