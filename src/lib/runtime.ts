@@ -8,9 +8,13 @@ import { version } from '../../package.json';
  * Knows whether the code runs from the source tree (node + dist/) or inside the
  * single executable (a Node SEA built by scripts/build-binary.ts), and hands out
  * what differs between the two: the SQLite native addon and the bcrypt worker.
- * Inside the executable both travel as SEA assets (see ASSET below).
+ * Inside the executable both travel as SEA assets (see ASSET below), as does
+ * the bundle that scripts/sea-main.ts runs.
  */
 export const ASSET = {
+  /** the bundle itself and the V8 code cache of a start (see scripts/sea-main.ts) */
+  bundle: 'wip.cjs',
+  codeCache: 'wip.code-cache',
   sqliteAddon: 'better_sqlite3.node',
   passwordWorker: 'password-worker.js',
 } as const;
