@@ -30,7 +30,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
-import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
+import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'dist', 'sea');
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       footer: { js: '})' },
       // ASCII (esbuild escapes the rest): sea-main.ts decodes it as latin1
       charset: 'ascii',
-      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle()],
+      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle(), jsonwebtokenFeatureChecksAsTrue()],
       // GET /api/client/version reports these (src/lib/build-info.ts)
       define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,
@@ -145,6 +145,8 @@ async function train(executable: string, codeCache: string): Promise<void> {
   // a clean environment: no WIP_* of the builder's shell; cheap bcrypt
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WIP_') && key !== 'NODE_OPTIONS'));
   const password = 'code-cache-training';
+  // installed first, unrecorded: a start of an installed data directory is what the cache is for, not install's one-off work (migrations, the first admin)
+  execFileSync(executable, ['--data-dir', dataDir, 'install'], { env: { ...env, WIP_ADMIN_PASSWORD: password, WIP_BCRYPT_COST: '4' }, stdio: 'ignore' });
   const daemon = spawn(executable, ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-format', 'json'], {
     env: { ...env, WIP_CODE_CACHE_OUT: codeCache, WIP_ADMIN_PASSWORD: password, WIP_BCRYPT_COST: '4' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -13,8 +13,8 @@
  * compiled as usual.
  *
  * The build's first pass (TRAINING) writes the cache of what the process
- * compiled when it exits, to the file named by WIP_CODE_CACHE_OUT; that pass
- * is never shipped.
+ * compiled when it exits, to the file named by WIP_CODE_CACHE_OUT when set;
+ * that pass is never shipped.
  */
 import fs from 'node:fs';
 import { getRawAsset } from 'node:sea';
@@ -33,8 +33,6 @@ const script = new vm.Script(Buffer.from(getRawAsset(ASSET.bundle) as ArrayBuffe
   // import() of built-in modules (two AWS SDK paths) resolves as in any main script
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
-if (TRAINING) {
-  const out = process.env.WIP_CODE_CACHE_OUT!;
-  process.once('exit', () => fs.writeFileSync(out, script.createCachedData()));
-}
+const cacheOut = TRAINING && process.env.WIP_CODE_CACHE_OUT;
+if (cacheOut) process.once('exit', () => fs.writeFileSync(cacheOut, script.createCachedData()));
 (script.runInThisContext() as (...args: unknown[]) => void)(exports, require, module, __filename, __dirname);

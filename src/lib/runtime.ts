@@ -42,6 +42,8 @@ interface SeaApi {
   isSea(): boolean;
   getAsset(key: string): ArrayBuffer;
   getAsset(key: string, encoding: string): string;
+  /** the executable's own bytes, not a copy: read only */
+  getRawAsset(key: string): ArrayBuffer;
 }
 
 let sea: SeaApi | null | undefined;
@@ -74,7 +76,7 @@ export function isSingleExecutable(): boolean {
 export function sqliteNativeBinding(dataDir: string): object | undefined {
   const api = seaApi();
   if (!api) return undefined;
-  const asset = Buffer.from(api.getAsset(ASSET.sqliteAddon));
+  const asset = Buffer.from(api.getRawAsset(ASSET.sqliteAddon));
   const hash = sha256(asset);
   const dir = path.join(dataDir, '.cache', 'native', `wip-${version}-${process.platform}-${process.arch}-abi${process.versions.modules}-${hash.slice(0, 16)}`);
   const file = path.join(dir, ASSET.sqliteAddon);
