@@ -11,18 +11,26 @@
  *      embeddedLicenseKeys), and pdfkit's data (standard-font metrics, ICC
  *      profile) comes from the bundle instead of its package directory (see
  *      pdfkitFromBundle, in scripts/bundle-plugins.ts);
- *   2. `node --experimental-sea-config` turns the bundle into a blob with a V8
- *      code cache (fast start) and the assets: the worker, the admin console's
- *      files (dist/console) and better-sqlite3's native addon (written to a cache under the data directory at run time,
- *      see src/lib/runtime.ts);
- *   3. the runtime binary is copied and the blob injected with postject.
+ *   2. `node --experimental-sea-config` turns a small main script
+ *      (scripts/sea-main.ts) into a blob with the assets: the bundle, the
+ *      worker, the admin console's files (dist/console) and better-sqlite3's
+ *      native addon (written to a cache under the data directory at run time,
+ *      see src/lib/runtime.ts); the runtime binary is copied and the blob
+ *      injected with postject;
+ *   3. that is done twice: first a training executable that starts a daemon on
+ *      a scratch data directory, answers a few requests, stops, and writes the
+ *      V8 code cache of everything it compiled; then dist/wip, carrying that
+ *      cache, so a start runs bytecode instead of compiling the bundle's
+ *      functions (see scripts/sea-main.ts).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
-import { embeddedLicenseKeys, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
+import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'dist', 'sea');
@@ -63,41 +71,55 @@ async function main(): Promise<void> {
       ...common,
       stdin: { contents: "require('./src/cli/index.ts').main(process.argv);", resolveDir: root, sourcefile: 'sea-entry.js', loader: 'js' },
       outfile: mainBundle,
-      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle()],
+      // the CommonJS wrapper of a main script, around the whole bundle: scripts/sea-main.ts compiles it as is
+      banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
+      footer: { js: '})' },
+      // ASCII (esbuild escapes the rest): sea-main.ts decodes it as latin1
+      charset: 'ascii',
+      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle(), jsonwebtokenFeatureChecksAsTrue()],
       // GET /api/client/version reports these (src/lib/build-info.ts)
       define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,
     }),
     build({ ...common, entryPoints: [path.join(root, 'src', 'lib', 'password-worker.ts')], outfile: workerBundle }),
   ]);
+
+  // the main script twice: the training pass's (writes the code cache at exit) and the shipped one
+  const seaMain = (training: boolean) => path.join(work, training ? 'sea-main-training.js' : 'sea-main.js');
+  await Promise.all(
+    [true, false].map((training) =>
+      build({ ...common, entryPoints: [path.join(root, 'scripts', 'sea-main.ts')], outfile: seaMain(training), define: { TRAINING: String(training) } }),
+    ),
+  );
   step(`bundled (trusting license keys ${Object.keys(keys).join(', ') || '(none)'})`);
 
   const addon = require.resolve('better-sqlite3/build/Release/better_sqlite3.node', { paths: [root] });
+  const assets: Record<string, string> = {
+    [ASSET.bundle]: mainBundle,
+    [ASSET.sqliteAddon]: addon,
+    [ASSET.passwordWorker]: workerBundle,
+    ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
+    ...consoleAssets(),
+  };
+  const training = path.join(work, 'wip-training');
+  await makeExecutable(seaMain(true), assets, training);
+  step('training executable written');
+  const codeCache = path.join(work, ASSET.codeCache);
+  await train(training, codeCache);
+  checkCodeCache(mainBundle, codeCache);
+  step(`code cache of a start written (${(fs.statSync(codeCache).size / 1024 / 1024).toFixed(1)} MB)`);
+  await makeExecutable(seaMain(false), { ...assets, [ASSET.codeCache]: codeCache }, output);
+  step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
+}
+
+/** A SEA blob of main and assets, injected into a copy of this runtime at output. */
+async function makeExecutable(main: string, assets: Record<string, string>, output: string): Promise<void> {
   const blob = path.join(work, 'sea-prep.blob');
   const seaConfig = path.join(work, 'sea-config.json');
-  fs.writeFileSync(
-    seaConfig,
-    JSON.stringify(
-      {
-        main: mainBundle,
-        output: blob,
-        disableExperimentalSEAWarning: true,
-        useSnapshot: false,
-        useCodeCache: true,
-        assets: {
-          [ASSET.sqliteAddon]: addon,
-          [ASSET.passwordWorker]: workerBundle,
-          ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
-          ...consoleAssets(),
-        },
-      },
-      null,
-      2,
-    ),
-  );
+  // no useCodeCache: main is a few lines; the bundle's cache is an asset (see scripts/sea-main.ts)
+  // no useSnapshot: Node 20's snapshot builder cannot load node:http (nor so the bundle)
+  fs.writeFileSync(seaConfig, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2));
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
-  step('blob with code cache written');
-
   const temp = `${output}.tmp`;
   fs.rmSync(temp, { force: true });
   fs.copyFileSync(process.execPath, temp);
@@ -109,7 +131,56 @@ async function main(): Promise<void> {
   // postject (LIEF) may print "Can't find string offset for section name '.note…'" on stderr: harmless
   await inject(temp, 'NODE_SEA_BLOB', fs.readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, overwrite: true });
   fs.renameSync(temp, output);
-  step(`wrote ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
+}
+
+/**
+ * Runs the training executable as the benchmark and an operator do: `serve` on
+ * an installed scratch data directory, the first requests a load balancer or
+ * orchestrator sends (liveness, readiness), SIGTERM. At exit it writes the code
+ * cache of every function that ran. Not a sign-in: V8 deserializes the whole
+ * cache at every start, and a first sign-in's compiling is small beside its
+ * bcrypt (a larger cache measured no faster start and 3 MB more RSS).
+ */
+async function train(executable: string, codeCache: string): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-code-cache-'));
+  fs.rmSync(codeCache, { force: true });
+  // a clean environment: no WIP_* of the builder's shell; cheap bcrypt
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WIP_') && key !== 'NODE_OPTIONS'));
+  // installed first, unrecorded: a start of an installed data directory is what the cache is for, not install's one-off work (migrations, the first admin)
+  execFileSync(executable, ['--data-dir', dataDir, 'install'], { env: { ...env, WIP_ADMIN_PASSWORD: 'code-cache-training', WIP_BCRYPT_COST: '4' }, stdio: 'ignore' });
+  const daemon = spawn(executable, ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-format', 'json'], {
+    env: { ...env, WIP_CODE_CACHE_OUT: codeCache },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => daemon.on('close', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      daemon.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const match = /wip listening on (http:\/\/[^"\s]+)/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`the training executable exited (${code}) before listening`)));
+    });
+    for (const route of ['/healthz', '/readyz']) {
+      const res = await fetch(url + route);
+      if (!res.ok) throw new Error(`training: GET ${route} answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+  } finally {
+    daemon.kill('SIGTERM');
+    const code = await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (code !== 0) throw new Error(`the training executable exited with ${code}`);
+  }
+  if (!fs.existsSync(codeCache)) throw new Error('the training executable wrote no code cache');
+}
+
+/** V8 would reject a cache made by another runtime or flags: checked here with this runtime, the one copied into dist/wip. */
+function checkCodeCache(bundle: string, codeCache: string): void {
+  const script = new vm.Script(fs.readFileSync(bundle, 'latin1'), { cachedData: fs.readFileSync(codeCache) });
+  if (script.cachedDataRejected) throw new Error('V8 rejected the code cache the training executable wrote');
 }
 
 /** The admin console's files (built by `npm run build` into dist/console) as SEA assets, its manifest with them. */

@@ -25,6 +25,25 @@ export function optionalModulesAsEmpty(names: string[]): Plugin {
   };
 }
 
+/**
+ * jsonwebtoken asks semver at load time whether the running Node.js has
+ * features every runtime this build accepts has (≥ 8, ≥ 15.7, ≥ 16.9): three
+ * range parses and regular-expression compilations at every start, for answers
+ * that are constants in an executable carrying its own Node.js (≥ 20.12,
+ * checked by the build).
+ */
+export function jsonwebtokenFeatureChecksAsTrue(): Plugin {
+  return {
+    name: 'jsonwebtoken-feature-checks-as-true',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]jsonwebtoken[\\/]lib[\\/](psSupported|asymmetricKeyDetailsSupported|rsaPssKeyDetailsSupported)\.js$/ }, () => ({
+        contents: 'module.exports = true;',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** kid → PEM of every config/license-keys/<kid>.pem of the tree being built. */
 export function licenseKeyPems(root: string): Record<string, string> {
   const dir = path.join(root, 'config', 'license-keys');

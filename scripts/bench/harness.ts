@@ -106,6 +106,16 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   return fields && (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
 }
 
+/**
+ * CPU seconds used so far by a process's main thread: its JavaScript, without
+ * V8's and libuv's helper threads. On an idle machine a start's wall time is
+ * about this; on a shared one it is the steadier figure.
+ */
+export function mainThreadCpuSeconds(pid: number | undefined): number | undefined {
+  const fields = pid === undefined ? undefined : procStat(`${pid}/task/${pid}`);
+  return fields && (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** CPU seconds of a process and its children (PostgreSQL: the postmaster, its backends and workers); NaN off Linux. */
 export function treeCpuSeconds(pid: number): number {
   let total = cpuSeconds(pid) ?? NaN;

@@ -45,8 +45,13 @@ function blockList(cidrs: readonly string[]): net.BlockList {
   return list;
 }
 
-const privateList = blockList(PRIVATE);
-const specialLists = SPECIAL.map(([name, cidrs]) => [name, blockList(cidrs)] as const);
+let builtIn: { privateList: net.BlockList; specialLists: (readonly [string, net.BlockList])[] } | undefined;
+
+/** Made on first use, not at start-up: the first net.isIP compiles its regular expressions (several ms). */
+function builtInLists() {
+  builtIn ??= { privateList: blockList(PRIVATE), specialLists: SPECIAL.map(([name, cidrs]) => [name, blockList(cidrs)] as const) };
+  return builtIn;
+}
 
 /** `::ffff:127.0.0.1` and `::ffff:7f00:1` are IPv4 addresses in disguise. */
 export function unmapIpv4(address: string): string {
@@ -67,27 +72,34 @@ function ownAddresses(): Set<string> {
 }
 
 export class NetworkPolicy {
-  private readonly allowed: net.BlockList;
-  private readonly explicit: net.BlockList;
+  private configured: { allowed: net.BlockList; explicit: net.BlockList } | undefined;
 
   /** `setting` names the configuration key in refusal messages */
   constructor(
-    allowedNetworks: readonly string[],
+    private readonly allowedNetworks: readonly string[],
     private readonly setting = 'webhookAllowedNetworks',
-  ) {
-    this.allowed = blockList(allowedNetworks);
-    this.explicit = blockList(allowedNetworks.filter((cidr) => !(DEFAULT_ALLOWED_NETWORKS as readonly string[]).includes(cidr)));
+  ) {}
+
+  /** The configured networks as lists, made on the first check (see builtInLists). */
+  private lists(): { allowed: net.BlockList; explicit: net.BlockList } {
+    this.configured ??= {
+      allowed: blockList(this.allowedNetworks),
+      explicit: blockList(this.allowedNetworks.filter((cidr) => !(DEFAULT_ALLOWED_NETWORKS as readonly string[]).includes(cidr))),
+    };
+    return this.configured;
   }
 
   /** Why an address may not be reached, or null when it may. */
   refusal(rawAddress: string): string | null {
     const address = unmapIpv4(rawAddress);
     const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
+    const { privateList, specialLists } = builtInLists();
+    const { allowed, explicit } = this.lists();
     const special = specialLists.find(([, list]) => list.check(address, family))?.[0] ?? (ownAddresses().has(address) ? "this appliance's own" : null);
     if (special) {
-      return this.explicit.check(address, family) ? null : `${address} is a ${special} address; list its network in ${this.setting} to allow it`;
+      return explicit.check(address, family) ? null : `${address} is a ${special} address; list its network in ${this.setting} to allow it`;
     }
-    if (privateList.check(address, family) && !this.allowed.check(address, family)) {
+    if (privateList.check(address, family) && !allowed.check(address, family)) {
       return `${address} is a private address outside ${this.setting}`;
     }
     return null;

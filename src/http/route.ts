@@ -4,7 +4,6 @@ import type { Middleware } from 'koa';
 import { rateLimit, sharedRateLimitStore } from './middleware/rate-limit';
 import { assertBodyType, JSON_TYPES, type BodyType } from './middleware/body-type';
 import { refuseCrossSite } from './middleware/csrf';
-import { koaBody } from 'koa-body';
 import { twoFactorGate } from './middleware/two-factor-gate';
 import { licenseGate } from './middleware/license-gate';
 import { agreementGate } from './middleware/agreement-gate';
@@ -134,20 +133,33 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 /** DELETE too: unsubscribe names what to remove in its body. (koa-body does not export its method enum.) */
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
 
+/**
+ * koa-body for JSON (and its raw text), loaded with the first write rather
+ * than at start-up: with co-body, formidable and their MIME tables it is a
+ * noticeable share of the start, and no read needs it.
+ */
+function jsonBodyParser(deps: Deps): Middleware<AppState> {
+  let parse: Middleware<AppState> | undefined;
+  return (ctx, next) => {
+    parse ??= (require('koa-body') as typeof import('koa-body')).koaBody({
+      jsonLimit: bodyLimitBytes(deps.config),
+      jsonTypes: JSON_TYPES,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+      parsedMethods: BODY_METHODS,
+      // the raw text kept beside the JSON for signature checks over the exact bytes (container notifications)
+      includeUnparsed: true,
+    }) as unknown as Middleware<AppState>;
+    return parse(ctx, next);
+  };
+}
+
 /** Registers every route on the router; returns the middleware that dispatches to them (see routerWithFixedPaths). */
 export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): Middleware<AppState> {
   const fixedPaths: FixedPath[] = [];
   // JSON only (and its raw text): a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
-  const parseJson = koaBody({
-    jsonLimit: bodyLimitBytes(deps.config),
-    jsonTypes: JSON_TYPES,
-    urlencoded: false,
-    text: false,
-    multipart: false,
-    parsedMethods: BODY_METHODS,
-    // the raw text kept beside the JSON for signature checks over the exact bytes (container notifications)
-    includeUnparsed: true,
-  }) as unknown as Middleware<AppState>;
+  const parseJson = jsonBodyParser(deps);
   for (const spec of routes) {
     const chain: Middleware<AppState>[] = [];
     chain.push(

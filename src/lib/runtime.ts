@@ -8,9 +8,13 @@ import { version } from '../../package.json';
  * Knows whether the code runs from the source tree (node + dist/) or inside the
  * single executable (a Node SEA built by scripts/build-binary.ts), and hands out
  * what differs between the two: the SQLite native addon and the bcrypt worker.
- * Inside the executable both travel as SEA assets (see ASSET below).
+ * Inside the executable both travel as SEA assets (see ASSET below), as does
+ * the bundle that scripts/sea-main.ts runs.
  */
 export const ASSET = {
+  /** the bundle itself and the V8 code cache of a start (see scripts/sea-main.ts) */
+  bundle: 'wip.cjs',
+  codeCache: 'wip.code-cache',
   sqliteAddon: 'better_sqlite3.node',
   passwordWorker: 'password-worker.js',
 } as const;
@@ -38,6 +42,8 @@ interface SeaApi {
   isSea(): boolean;
   getAsset(key: string): ArrayBuffer;
   getAsset(key: string, encoding: string): string;
+  /** the executable's own bytes, not a copy: read only */
+  getRawAsset(key: string): ArrayBuffer;
 }
 
 let sea: SeaApi | null | undefined;
@@ -70,7 +76,7 @@ export function isSingleExecutable(): boolean {
 export function sqliteNativeBinding(dataDir: string): object | undefined {
   const api = seaApi();
   if (!api) return undefined;
-  const asset = Buffer.from(api.getAsset(ASSET.sqliteAddon));
+  const asset = Buffer.from(api.getRawAsset(ASSET.sqliteAddon));
   const hash = sha256(asset);
   const dir = path.join(dataDir, '.cache', 'native', `wip-${version}-${process.platform}-${process.arch}-abi${process.versions.modules}-${hash.slice(0, 16)}`);
   const file = path.join(dir, ASSET.sqliteAddon);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { embeddedLicenseKeys, licenseKeyPems, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
+import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
 import { embeddedKeys } from '../../src/licensing/embedded-keys';
 
 /**
@@ -78,6 +78,20 @@ test('embedded license keys: the module holds the PEMs of config/license-keys', 
   assert.equal(JSON.parse(out.toString('utf8')), pems);
   // untouched (tsc, node bin/wip) the module embeds nothing: keys come from the program's directory
   assert.is(embeddedKeys, null);
+});
+
+test('jsonwebtoken without semver at load: PS256 tokens (the feature checked) still sign and verify', async () => {
+  const script = `
+    const jwt = require('jsonwebtoken');
+    const { generateKeyPairSync } = require('node:crypto');
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const token = jwt.sign({ sub: 'x' }, rsa.privateKey, { algorithm: 'PS256' });
+    process.stdout.write(jwt.verify(token, rsa.publicKey, { algorithms: ['PS256'] }).sub);
+  `;
+  const out = await bundleAndRun('jwt', script, { plugins: [jsonwebtokenFeatureChecksAsTrue()] });
+  assert.is(out.toString('utf8'), 'x');
+  // esbuild names each bundled file in a comment
+  assert.not.ok(fs.readFileSync(path.join(dir, 'jwt.cjs'), 'utf8').includes('node_modules/semver/'), 'semver is not in the bundle');
 });
 
 test.run();

@@ -24,7 +24,7 @@ function newestSourceMtime(): number {
     if (!stat.isDirectory()) return stat.mtimeMs;
     return Math.max(0, ...fs.readdirSync(p).map((name) => walk(path.join(p, name))));
   };
-  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
+  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'scripts/sea-main.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
 }
 
 function ensureBinary(): void {

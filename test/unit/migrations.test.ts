@@ -4,7 +4,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDatabase } from '../../src/db/connection';
-import { migrateDown, migrateToLatest, migrationStatus } from '../../src/db/migrator';
+import { createMigrator, migrateDown, migrateToLatest, migrationStatus } from '../../src/db/migrator';
 import { migrations } from '../../migrations';
 
 const test = suite('migrations');
@@ -25,6 +25,26 @@ test('a fresh database migrates up, all the way down, and up again to the same s
     await migrateToLatest(db);
     assert.equal(db.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name NOT LIKE 'kysely_%' ORDER BY name").pluck().all(), schema);
     assert.ok((await migrationStatus(db)).every((m) => m.applied));
+  } finally {
+    await db.close();
+  }
+});
+
+test("migration status read from kysely_migration is what kysely's Migrator reports, pending and applied", async () => {
+  const db = openDatabase(path.join(dir, 'status'));
+  const migratorView = async () =>
+    (await createMigrator(db).getMigrations()).map((m) => ({ name: m.name, applied: m.executedAt !== undefined, appliedAt: m.executedAt?.toISOString() ?? null }));
+  try {
+    assert.equal(await migrationStatus(db), await migratorView());
+    await migrateToLatest(db);
+    await migrateDown(db);
+    const status = await migrationStatus(db);
+    assert.is(status.filter((m) => !m.applied).length, 1);
+    assert.equal(status, await migratorView());
+    // an up-to-date database: nothing to apply, and the pending one is applied again when present
+    assert.equal(await migrateToLatest(db), [status.find((m) => !m.applied)!.name]);
+    assert.equal(await migrateToLatest(db), []);
+    assert.equal(await migrationStatus(db), await migratorView());
   } finally {
     await db.close();
   }
