@@ -11,7 +11,7 @@ import { startMaintenance, type Maintenance } from '../../src/ops/maintenance';
 import { restorePostgresBackup } from '../../src/ops/postgres-backup';
 import { bootstrap } from '../../src/services/bootstrap';
 import { adminToken } from '../helpers/factories';
-import { startTestServer, TEST_MASTER_KEY } from '../helpers/server';
+import { startTestServer, testDaemonEnv, TEST_MASTER_KEY } from '../helpers/server';
 import { testPostgres } from '../helpers/postgres';
 
 // PostgreSQL 15: the client tools of this machine and CI are 15, and pg_dump refuses a newer server.
@@ -32,13 +32,7 @@ async function startNode(root: string, name: string, databaseUrl: string, env: R
   const backupDir = path.join(root, name, 'backups');
   const config = loadConfig({
     env: {
-      WIP_ENV: 'test',
-      WIP_HOST: '127.0.0.1',
-      WIP_PORT: '0',
-      WIP_BCRYPT_COST: '4',
-      WIP_LOG_LEVEL: 'silent',
-      WIP_ADMIN_PASSWORD: 'sched-admin-pw',
-      WIP_DATA_DIR: path.join(root, name, 'data'),
+      ...testDaemonEnv(path.join(root, name, 'data')),
       WIP_DATABASE_URL: databaseUrl,
       WIP_MASTER_KEY: TEST_MASTER_KEY,
       WIP_BACKUP_SCHEDULE: 'daily',

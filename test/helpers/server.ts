@@ -43,6 +43,19 @@ export const TEST_SUITE_LICENSE = fs.readFileSync(path.resolve(__dirname, '..', 
 
 export const ADMIN_PASSWORD = 'test-admin-password';
 
+/** The settings every test daemon starts from: loopback, any free port, cheap bcrypt, quiet logs (WIP_TEST_LOG_LEVEL to see them). */
+export function testDaemonEnv(dataDir: string): Record<string, string> {
+  return {
+    WIP_ENV: 'test',
+    WIP_HOST: '127.0.0.1',
+    WIP_PORT: '0',
+    WIP_BCRYPT_COST: '4',
+    WIP_LOG_LEVEL: process.env.WIP_TEST_LOG_LEVEL ?? 'silent',
+    WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    WIP_DATA_DIR: dataDir,
+  };
+}
+
 export interface TestResponse<T = any> {
   status: number;
   headers: Headers;
@@ -87,13 +100,7 @@ export async function startTestServer(
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({
     env: {
-      WIP_ENV: 'test',
-      WIP_HOST: '127.0.0.1',
-      WIP_PORT: '0',
-      WIP_BCRYPT_COST: '4',
-      WIP_LOG_LEVEL: process.env.WIP_TEST_LOG_LEVEL ?? 'silent',
-      WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      WIP_DATA_DIR: dataDir,
+      ...testDaemonEnv(dataDir),
       ...(await backendEnv(dataDir, options.env, options.backend)),
       ...options.env,
     },
