@@ -353,7 +353,9 @@ export interface LoadConfigOptions {
 /** @throws ConfigError with every invalid key listed, so `wip` can print one clear line; Error for an unreadable file. */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const merged = mergeConfigInput(options);
-  const parsed = ConfigSchema.safeParse(merged);
+  // jitless: zod would first generate and compile a parser specialised to this ~80-key object (several ms of
+  // every start and CLI command) for the one parse a process makes
+  const parsed = ConfigSchema.safeParse(merged, { jitless: true });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);

@@ -30,10 +30,26 @@ const SPECIAL: [string, string[]][] = [
 export function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
   const match = /^([^/\s]+)\/(\d{1,3})$/.exec(text.trim());
   if (!match) return undefined;
-  const version = net.isIP(match[1]!);
+  const family = match[1]!.includes(':') ? 'ipv6' : 'ipv4';
   const prefix = Number(match[2]);
-  if (version === 0 || prefix > (version === 4 ? 32 : 128)) return undefined;
-  return { address: match[1]!, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+  if (prefix > (family === 'ipv4' ? 32 : 128) || !isAddress(match[1]!, family)) return undefined;
+  return { address: match[1]!, prefix, family };
+}
+
+/**
+ * net.isIP for a known family, parsed natively (as BlockList does) instead of
+ * by net.isIP's regular expressions, which its first call compiles: the
+ * configuration's default networks are parsed at every start (≈ 5 ms).
+ */
+function isAddress(address: string, family: 'ipv4' | 'ipv6'): boolean {
+  // an IPv6 zone as net.isIP allows it (the native parser takes anything after %)
+  if (!/^[^%]*(%[0-9a-zA-Z.:-]+)?$/.test(address)) return false;
+  try {
+    new net.SocketAddress({ address, family });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function blockList(cidrs: readonly string[]): net.BlockList {

@@ -3,6 +3,7 @@ import { AppError, type ErrorCode } from '../../errors';
 import type { AppState } from '../state';
 import { translatedErrorMessage } from '../../services/i18n';
 import { databaseErrorAnswer } from '../../db/transaction';
+import { sendJson } from '../json-body';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -40,10 +41,10 @@ export async function errorResponse(ctx: Parameters<Middleware<AppState>>[0], ca
   if (headers && (error.status < 500 || error.status === 503)) for (const [name, value] of Object.entries(headers)) ctx.set(name, String(value));
   ctx.status = error.status;
   const message = (await localizedMessage(ctx, error)) ?? error.message;
-  ctx.body = {
+  sendJson(ctx, {
     success: false,
     error: { message, code: error.code, ...(error.details !== undefined && { details: error.details }) },
-  };
+  });
 }
 
 /**

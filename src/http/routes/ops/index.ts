@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { version } from '../../../../package.json';
 import { defineRoute, type RouteSpec } from '../../route';
+import { sendJson } from '../../json-body';
 import { AppError, forbidden, unauthorized } from '../../../errors';
 import { checkReadiness } from '../../../services/health';
 import type { AppContext } from '../../state';
@@ -19,7 +20,7 @@ export const opsRoutes: RouteSpec[] = [
     auth: 'public',
     async handler({ ctx }) {
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { status: 'ok', version };
+      sendJson(ctx, { status: 'ok', version });
       return undefined;
     },
   }),

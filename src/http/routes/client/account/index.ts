@@ -1,3 +1,4 @@
+import { sendJson } from '../../../json-body';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
 import type { Deps } from '../../../../deps';
 import { fieldError } from '../../../../errors';
@@ -61,10 +62,7 @@ export const clientAccountRoutes: RouteSpec[] = [
       const outcome = await signUp(deps, body, meta);
       if (outcome.status === 'active') return { status: 'active', user: presentUser(outcome.user) };
       ctx.status = 202;
-      ctx.body = {
-        success: true,
-        data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' },
-      };
+      sendJson(ctx, { success: true, data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' } });
       return undefined;
     },
   }),
