@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startDaemon } from '../helpers/cli';
+import { installedDataDir } from '../helpers/spawn-wip';
+import { request } from '../helpers/server';
+
+/**
+ * A daemon's first answers are part of its start-up time (the `binary`
+ * benchmark: start to the first answered /healthz). Koa tests an object body
+ * with `instanceof ReadableStream`/`Blob`/`Response`, and touching those
+ * globals loads Node's web streams and undici (≈ 30 ms); our JSON answers are
+ * serialized by us instead (src/http/json-body.ts). The modules the daemon
+ * loaded are written at its exit by a preloaded script.
+ */
+test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream) or undici', async () => {
+  const { root, env } = await installedDataDir();
+  const loadedFile = path.join(root, 'loaded.json');
+  const hook = path.join(root, 'hook.js');
+  fs.writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loadedFile)}, JSON.stringify(process.moduleLoadList)));`);
+  const daemon = await startDaemon([], { ...env, NODE_OPTIONS: `--require ${hook}` });
+  try {
+    const answers = [];
+    for (const urlPath of ['/healthz', '/readyz', '/no-such-route', '/api/client/auth/me']) {
+      const res = await request(daemon.url, 'GET', urlPath);
+      answers.push([res.status, res.headers.get('content-type'), res.body.status ?? res.body.data?.status ?? res.body.error?.code]);
+    }
+    assert.equal(answers, [
+      [200, 'application/json; charset=utf-8', 'ok'],
+      [200, 'application/json; charset=utf-8', 'ready'],
+      [404, 'application/json; charset=utf-8', 'NOT_FOUND'],
+      [401, 'application/json; charset=utf-8', 'UNAUTHORIZED'],
+    ]);
+  } finally {
+    assert.is(await daemon.stop(), 0);
+  }
+  const loaded = (JSON.parse(fs.readFileSync(loadedFile, 'utf8')) as string[]).filter((name) => /undici|webstreams\/readablestream/.test(name));
+  assert.equal(loaded, []);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test.run();
