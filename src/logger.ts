@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Config } from './config';
 
 export type { Logger };
@@ -59,7 +59,8 @@ export function wantsPrettyLogs(format: Config['logFormat'], stdoutIsTty = proce
 
 function stdoutDestination(format: Config['logFormat']): pino.DestinationStream {
   if (wantsPrettyLogs(format)) {
-    return pinoPretty({ destination: 1, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' });
+    // loaded only for a terminal or `pretty`: a daemon logging JSON never needs it
+    return (require('pino-pretty') as typeof PinoPretty)({ destination: 1, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' });
   }
   // Asynchronous writes to stdout: a synchronous write per request line costs
   // the event loop a syscall each; pino flushes what is buffered on exit.

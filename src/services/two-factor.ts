@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
+import type QRCode from 'qrcode';
 import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
@@ -69,7 +69,7 @@ export async function setupTwoFactor(deps: Deps, actor: UserActor, password: str
   const secret = new Secret({ size: 20 }).base32;
   const uri = totpFor(secret, user.email).toString();
   await replacePendingTwoFactor(deps.db.kysely, actor.scope, actor.userId, box(deps).seal(secret), deps.clock.now().toISOString());
-  return { secret, otpauthUri: uri, qrCodeDataUrl: await QRCode.toDataURL(uri), period: PERIOD, digits: 6 };
+  return { secret, otpauthUri: uri, qrCodeDataUrl: await (require('qrcode') as typeof QRCode).toDataURL(uri), period: PERIOD, digits: 6 };
 }
 
 /**

@@ -1,15 +1,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import semver from 'semver';
+import type Semver from 'semver';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { buildInfo } from '../lib/build-info';
 import { UPDATES_DIR, UPDATE_MANIFEST_FILE } from '../ops/paths';
 
 /** An update manifest, from updateUrl or <data-dir>/updates/manifest.json. Unknown fields are ignored. */
+/** semver is loaded when a manifest is checked, not at start */
+const semver = (): typeof Semver => require('semver') as typeof Semver;
+
 const Manifest = z.object({
   /** the newest released version (semver) */
-  version: z.string().refine((v) => semver.valid(v) !== null, 'not a semantic version'),
+  version: z.string().refine((v) => semver().valid(v) !== null, 'not a semantic version'),
   /** release notes for that version, shown to the user as text */
   notes: z.string().max(20_000).optional(),
 });
@@ -60,7 +63,7 @@ function answer(current: string, manifest: z.infer<typeof Manifest>, source: 'ur
   return {
     current,
     latest: manifest.version,
-    updateAvailable: semver.gt(manifest.version, current),
+    updateAvailable: semver().gt(manifest.version, current),
     notes: manifest.notes ?? null,
     source,
   };

@@ -14,11 +14,19 @@ import { request } from '../helpers/server';
  * serialized by us instead (src/http/json-body.ts). The modules the daemon
  * loaded are written at its exit by a preloaded script.
  */
-test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream) or undici', async () => {
+const LOADED_ON_FIRST_USE = ['openid-client', 'qrcode', 'pino-pretty', 'web-push'];
+
+test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream), undici, or the libraries of a few routes', async () => {
   const { root, env } = await installedDataDir();
   const loadedFile = path.join(root, 'loaded.json');
   const hook = path.join(root, 'hook.js');
-  fs.writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loadedFile)}, JSON.stringify(process.moduleLoadList)));`);
+  // built-in modules from Node's own list; packages by every name the daemon required
+  fs.writeFileSync(
+    hook,
+    `const Module = require('node:module'); const required = new Set(); const load = Module._load;
+    Module._load = function (request) { required.add(request); return load.apply(this, arguments); };
+    process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loadedFile)}, JSON.stringify({ builtins: process.moduleLoadList, required: [...required] })));`,
+  );
   const daemon = await startDaemon([], { ...env, NODE_OPTIONS: `--require ${hook}` });
   try {
     const answers = [];
@@ -35,8 +43,11 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
   } finally {
     assert.is(await daemon.stop(), 0);
   }
-  const loaded = (JSON.parse(fs.readFileSync(loadedFile, 'utf8')) as string[]).filter((name) => /undici|webstreams\/readablestream/.test(name));
-  assert.equal(loaded, []);
+  const loaded = JSON.parse(fs.readFileSync(loadedFile, 'utf8')) as { builtins: string[]; required: string[] };
+  assert.equal(loaded.builtins.filter((name) => /undici|webstreams\/readablestream/.test(name)), []);
+  // libraries of a few routes (OpenID sign-in, 2FA enrolment, update checks) and of terminal logs load when first used
+  assert.equal(loaded.required.filter((name) => LOADED_ON_FIRST_USE.includes(name)), []);
+  assert.ok(loaded.required.includes('better-sqlite3'), 'the hook saw the daemon require its packages');
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as OpenId from 'openid-client';
 import type { Deps } from '../../deps';
 import type { SsoProviderRow } from '../../db/schema';
 import { tenantScope } from '../../db/tenant';
@@ -36,8 +36,12 @@ const PROVIDER_TIMEOUT_S = 10;
 
 type OidcKind = 'oidc' | 'dynamics';
 
+/** openid-client is loaded with the first OpenID sign-in: its modules are a measurable part of every start otherwise */
+let openIdClient: typeof OpenId | undefined;
+const oidc = (): typeof OpenId => (openIdClient ??= require('openid-client') as typeof OpenId);
+
 // per Deps (tests run many servers in one process): provider id → discovered configuration
-const configurations = new WeakMap<Deps, Map<number, { version: string; at: number; config: Promise<oidc.Configuration> }>>();
+const configurations = new WeakMap<Deps, Map<number, { version: string; at: number; config: Promise<OpenId.Configuration> }>>();
 
 /** The issuer URL discovery starts from. */
 export function issuerUrlOf(row: SsoProviderRow): URL {
@@ -51,7 +55,7 @@ export function issuerUrlOf(row: SsoProviderRow): URL {
 const unavailable = (cause?: unknown) =>
   new AppError('SSO_UNAVAILABLE', 'The identity provider cannot be reached; try again later', undefined, { cause });
 
-async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<oidc.Configuration> {
+async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<OpenId.Configuration> {
   let perDeps = configurations.get(deps);
   if (!perDeps) configurations.set(deps, (perDeps = new Map()));
   const cached = perDeps.get(row.id);
@@ -59,12 +63,12 @@ async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<oidc.C
   if (cached && cached.version === row.updated_at && now - cached.at < CONFIGURATION_TTL_MS) return cached.config;
   const issuer = issuerUrlOf(row);
   const secret = clientSecretOf(deps, row);
-  const config = oidc
-    .discovery(issuer, row.oauth_client_id, secret ?? { token_endpoint_auth_method: 'none' }, secret === undefined ? oidc.None() : undefined, {
+  const config = oidc()
+    .discovery(issuer, row.oauth_client_id, secret ?? { token_endpoint_auth_method: 'none' }, secret === undefined ? oidc().None() : undefined, {
       // idpFetch refuses plain http except on loopback, and addresses outside ssoAllowedNetworks
-      execute: [...(isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
+      execute: [...(isLoopbackHttp(issuer) ? [oidc().allowInsecureRequests] : []), oidc().enableNonRepudiationChecks],
       timeout: PROVIDER_TIMEOUT_S,
-      [oidc.customFetch]: idpFetch(deps),
+      [oidc().customFetch]: idpFetch(deps),
     })
     .catch((error: unknown) => {
       perDeps.delete(row.id);
@@ -96,9 +100,9 @@ export async function findOidcProvider(deps: Deps, kind: OidcKind, name: string 
 export async function startOidcSignIn(deps: Deps, row: SsoProviderRow, meta: RequestMeta): Promise<{ location: string; browserToken: string }> {
   await assertSsoNotLocked(deps, row.name, meta);
   const config = await configurationFor(deps, row);
-  const codeVerifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
+  const codeVerifier = oidc().randomPKCECodeVerifier();
+  const state = oidc().randomState();
+  const nonce = oidc().randomNonce();
   const browserToken = randomToken();
   const now = deps.clock.now();
   await insertSsoPending(
@@ -114,10 +118,10 @@ export async function startOidcSignIn(deps: Deps, row: SsoProviderRow, meta: Req
     now.toISOString(),
   );
   const scopes = toProvider(row).settings.scopes ?? DEFAULT_OIDC_SCOPES;
-  const url = oidc.buildAuthorizationUrl(config, {
+  const url = oidc().buildAuthorizationUrl(config, {
     redirect_uri: publicBaseUrl(deps) + OIDC_CALLBACK_PATH,
     scope: [...new Set(['openid', ...scopes])].join(' '),
-    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge: await oidc().calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
     state,
     nonce,
@@ -156,7 +160,7 @@ export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, bro
     currentUrl.search = query.toString();
     let claims: Record<string, unknown>;
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: codeVerifier, expectedState: state!, expectedNonce: nonce, idTokenExpected: true });
+      const tokens = await oidc().authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: codeVerifier, expectedState: state!, expectedNonce: nonce, idTokenExpected: true });
       claims = tokens.claims() as Record<string, unknown>;
     } catch (error) {
       if (isUnreachable(error)) {
@@ -189,7 +193,7 @@ export async function exchangeSsoCode(deps: Deps, code: string, meta: RequestMet
 
 /** Network failures, addresses the network policy refuses, and the provider's own 5xx: unavailable, not a refusal. */
 function isUnreachable(error: unknown): boolean {
-  if (error instanceof oidc.ResponseBodyError) return error.status >= 500;
+  if (error instanceof oidc().ResponseBodyError) return error.status >= 500;
   return isUnreachableError(error);
 }
 
