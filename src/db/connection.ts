@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysel
 import type pg from 'pg';
 import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
+import { allowDirectReads, type DirectRead } from './compiled-query';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
 import { sqliteNativeBinding } from '../lib/runtime';
 
@@ -55,11 +56,13 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const writes = new WriteGeneration();
+  const statements = withStatementCache(sqlite);
   const kysely = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new SqliteDialect({ database: statements }),
     plugins: [writeGenerationPlugin(writes, CALLER_STATE_TABLES)],
     ...queryLog(options),
   });
+  allowDirectReads(kysely, directReads(sqlite, statements, options.onQuery));
   let closed = false;
   return {
     dialect: 'sqlite',
@@ -73,6 +76,27 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     },
   };
 }
+
+/**
+ * compiledReads straight on the connection, through the same statement cache, giving the rows kysely's
+ * driver would, counted in the query metrics as kysely's log counts them (errors too). While a
+ * transaction is open on the connection (withTransaction holds it across awaits) a read goes through
+ * kysely, which waits for the connection as before: a read never sees another request's uncommitted writes.
+ */
+function directReads(sqlite: BetterSqlite3.Database, statements: SqliteStatementSource, onQuery: OpenDatabaseOptions['onQuery']): DirectRead {
+  return (sqlText, parameters) => {
+    if (sqlite.inTransaction) return undefined;
+    if (!onQuery) return statements.prepare(sqlText).all(parameters) as unknown[];
+    const started = performance.now();
+    try {
+      return statements.prepare(sqlText).all(parameters) as unknown[];
+    } finally {
+      onQuery('select', (performance.now() - started) / 1000);
+    }
+  };
+}
+
+type SqliteStatementSource = ReturnType<typeof withStatementCache>;
 
 function queryLog({ onQuery }: OpenDatabaseOptions): Pick<KyselyConfig, 'log'> {
   if (!onQuery) return {};

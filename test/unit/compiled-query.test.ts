@@ -6,12 +6,13 @@ import fs from 'node:fs';
 import { openDatabase } from '../../src/db/connection';
 import { compiledRead } from '../../src/db/compiled-query';
 import { inTenant, tenantScope } from '../../src/db/tenant';
+import { withTransaction } from '../../src/db/transaction';
 
 const test = suite('compiledRead: a read compiled once, run with new values');
 
-async function setup() {
+async function setup(onQuery?: (kind: string, seconds: number) => void) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-compiled-'));
-  const db = openDatabase(dir);
+  const db = openDatabase(dir, { onQuery });
   await db.kysely.schema.createTable('user_roles').addColumn('client_id', 'integer').addColumn('user_id', 'integer').addColumn('role', 'text').execute();
   await db.kysely
     .insertInto('user_roles')
@@ -54,6 +55,30 @@ test('a value computed with (not handed over as it is) is refused at the first c
     assert.match(String(error), /for SELECT/);
   }
   assert.is((await db.kysely.selectFrom('user_roles').selectAll().execute()).length, 8);
+  await close();
+});
+
+test('a read on SQLite skips the executor but not the query metrics, and never sees an open transaction\'s writes', async () => {
+  const kinds: string[] = [];
+  const { db, close } = await setup((kind) => kinds.push(kind));
+  const read = compiledRead((k, clientId: number) => inTenant(k, tenantScope(clientId)).selectFrom('user_roles').select('role').orderBy('user_id'));
+  kinds.length = 0;
+  assert.is((await read(db.kysely, 1)).length, 4);
+  assert.equal(kinds, ['select']);
+  // a transaction holding the connection, with a write it will roll back
+  let readDuring: Promise<{ role: string }[]> | undefined;
+  let readSettled = false;
+  await withTransaction(db, async (trx) => {
+    await trx.insertInto('user_roles').values({ client_id: 1, user_id: 9, role: 'uncommitted' }).execute();
+    readDuring = read(db.kysely, 1);
+    void readDuring.then(() => (readSettled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.not.ok(readSettled, 'a read waits for the transaction holding the connection');
+    throw Object.assign(new Error('roll back'), { rollBack: true });
+  }).catch((error: { rollBack?: boolean }) => {
+    if (!error.rollBack) throw error;
+  });
+  assert.equal((await readDuring!).map((r) => r.role), ['r1-1', 'r1-2', 'r1-3', 'r1-4']);
   await close();
 });
 
