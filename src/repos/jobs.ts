@@ -1,7 +1,8 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder, Updateable } from 'kysely';
 import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
 import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
+import { everyColumn } from '../db/columns';
 import { notFound } from '../errors';
 import { moveJobCounts, moveStepCount } from './usage';
 
@@ -48,8 +49,29 @@ export interface JobFilter {
   priority?: JobRow['priority'] | null;
 }
 
-export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput): Promise<Page<JobRow>> {
-  let query = inTenant(db, scope).selectFrom('jobs').selectAll();
+export const JOB_COLUMNS = everyColumn<JobRow>()([
+  'id',
+  'client_id',
+  'template_id',
+  'version_id',
+  'title',
+  'asset_id',
+  'priority',
+  'state',
+  'revision',
+  'due_at',
+  'cancel_reason',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'completed_at',
+]);
+export type JobColumn = (typeof JOB_COLUMNS)[number];
+
+/** A page of the client's jobs, with only `columns` when given (GraphQL: the fields a query selects), the others absent. */
+export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput, columns: readonly JobColumn[] = JOB_COLUMNS): Promise<Page<JobRow>> {
+  let query = inTenant(db, scope).selectFrom('jobs').select(columns) as unknown as SelectQueryBuilder<DB, 'jobs', JobRow>;
   if (filter.state) query = query.where('state', '=', filter.state);
   if (filter.priority) query = query.where('priority', '=', filter.priority);
   if (filter.templateId != null) query = query.where('template_id', '=', filter.templateId);
@@ -127,6 +149,15 @@ export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId:
 /** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
 export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
   return selectByIds(db, scope, 'jobMembers', jobIds, (batch) => inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'));
+}
+
+export type JobMembership = Pick<JobMemberRow, 'job_id' | 'user_id' | 'kind' | 'step_id'>;
+
+/** Who works on the jobs, and how: the columns of the members' unique index (with the id, its row id) only, so no table row is read. */
+export async function loadJobMemberships(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMembership[]> {
+  return selectByIds(db, scope, 'jobMemberships', jobIds, (batch) =>
+    inTenant(db, scope).selectFrom('job_members').select(['job_id', 'user_id', 'kind', 'step_id']).where('job_id', 'in', batch).orderBy('id'),
+  );
 }
 
 // --- step records ---

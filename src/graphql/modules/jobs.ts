@@ -6,7 +6,13 @@ import type { JobAction } from '../../policies/transitions';
 import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
 import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
 import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
-import type { JobFilter } from '../../repos/jobs';
+import { JOB_COLUMNS, type JobFilter } from '../../repos/jobs';
+import type { UserSummaryColumn } from '../../repos/users';
+import type { ColumnSet } from '../../db/columns';
+import type { GraphQLResolveInfo } from 'graphql';
+import { SelectedColumns } from '../columns';
+import { userColumns } from './me';
+import { templateColumns, versionColumns } from './templates';
 import { findStep, type Content } from '../../domain/content';
 import { recordedFileIds } from '../../domain/recording';
 
@@ -14,10 +20,39 @@ type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
 type PresentedRecord = ReturnType<typeof presentStepRecord>;
 
-/** Users of one kind of membership, through the loaders (two batched statements for a whole page). */
-async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx) {
+/** What each Job field reads of a job row (the jobs connection reads only those: `jobColumns.of(info, ['edges', 'node'])`). */
+const jobColumns = new SelectedColumns({
+  all: JOB_COLUMNS,
+  always: ['id'],
+  byField: {
+    id: [],
+    title: ['title'],
+    state: ['state'],
+    priority: ['priority'],
+    revision: ['revision'],
+    template: ['template_id'],
+    version: ['version_id'],
+    asset: ['asset_id'],
+    assignees: [],
+    coworkers: [],
+    stepOwners: [],
+    records: ['version_id'],
+    faults: [],
+    dueAt: ['due_at'],
+    cancelReason: ['cancel_reason'],
+    createdBy: ['created_by'],
+    createdAt: ['created_at'],
+    updatedAt: ['updated_at'],
+    startedAt: ['started_at'],
+    completedAt: ['completed_at'],
+  },
+});
+
+/** Users of one kind of membership with `columns`, through the loaders (two batched statements for a whole page). */
+async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx, columns: ColumnSet<UserSummaryColumn>) {
   const rows = (await ctx.loaders.jobMembers.load(job.id)).filter((m) => m.kind === kind);
-  const users = await Promise.all(rows.map((m) => ctx.loaders.user.load(m.user_id)));
+  const loader = ctx.loaders.user(columns);
+  const users = await Promise.all(rows.map((m) => loader.load(m.user_id)));
   return rows.flatMap((m, i) => (users[i] ? [{ stepId: m.step_id, user: users[i] }] : []));
 }
 
@@ -218,8 +253,8 @@ export const jobsModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx) =>
-        toConnection(await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args)), presentJob),
+      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx, info: GraphQLResolveInfo) =>
+        toConnection(await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args), jobColumns.of(info, ['edges', 'node']).columns), presentJob),
       job: async (_: unknown, args: { id: number }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, args.id)),
       faults: async (_: unknown, args: { jobId?: number | null; assetId?: number | null }, ctx: Ctx) =>
         (await listFaults(ctx.deps, ctx.actor, args)).map(presentFault),
@@ -236,25 +271,25 @@ export const jobsModule: SchemaModule = {
       closeFault: async (_: unknown, args: { faultId: number; note: string }, ctx: Ctx) => presentFault(await closeFault(ctx.deps, ctx.actor, args)),
     },
     Job: {
-      template: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.template.load(job.templateId),
-      version: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.version.load(job.versionId),
+      template: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.template(templateColumns.of(info)).load(job.templateId),
+      version: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.version(versionColumns.of(info)).load(job.versionId),
       asset: (job: PresentedJob, _: unknown, ctx: Ctx) => (job.assetId === null ? null : ctx.loaders.asset.load(job.assetId)),
-      assignees: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'ASSIGNEE', ctx)).map((m) => m.user),
-      coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await members(job, 'COWORKER', ctx)).map((m) => m.user),
-      stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx) => members(job, 'STEP_OWNER', ctx),
+      assignees: async (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => (await members(job, 'ASSIGNEE', ctx, userColumns.of(info))).map((m) => m.user),
+      coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => (await members(job, 'COWORKER', ctx, userColumns.of(info))).map((m) => m.user),
+      stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => members(job, 'STEP_OWNER', ctx, userColumns.of(info, ['user'])),
       records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
         const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
       },
       faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),
-      createdBy: (job: PresentedJob, _: unknown, ctx: Ctx) => ctx.loaders.user.load(job.createdById),
+      createdBy: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(job.createdById),
     },
     // the templates module's diff lists job rows: presented here, where Job's fields are resolved
     VersionDiff: {
       jobsOnOlderVersion: (diff: { jobsOnOlderVersion: JobRow[] }) => diff.jobsOnOlderVersion.map(presentJob),
     },
     StepRecord: {
-      recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx) => ctx.loaders.user.load(record.recordedById),
+      recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(record.recordedById),
     },
     Fault: {
       job: async (fault: PresentedFault, _: unknown, ctx: Ctx) => {
@@ -262,8 +297,9 @@ export const jobsModule: SchemaModule = {
         return job ? presentJob(job) : null;
       },
       asset: (fault: PresentedFault, _: unknown, ctx: Ctx) => (fault.assetId === null ? null : ctx.loaders.asset.load(fault.assetId)),
-      raisedBy: (fault: PresentedFault, _: unknown, ctx: Ctx) => ctx.loaders.user.load(fault.raisedById),
-      closedBy: (fault: PresentedFault, _: unknown, ctx: Ctx) => (fault.closedById === null ? null : ctx.loaders.user.load(fault.closedById)),
+      raisedBy: (fault: PresentedFault, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(fault.raisedById),
+      closedBy: (fault: PresentedFault, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        fault.closedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(fault.closedById),
     },
   },
 };
