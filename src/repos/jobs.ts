@@ -1,7 +1,9 @@
 import type { Insertable, Kysely, SelectQueryBuilder, Updateable } from 'kysely';
 import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
+import { afterId, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { compiledRead } from '../db/compiled-query';
+import { LruCache } from '../lib/lru';
 import { everyColumn } from '../db/columns';
 import { notFound } from '../errors';
 import { moveJobCounts, moveStepCount } from './usage';
@@ -69,22 +71,39 @@ export const JOB_COLUMNS = everyColumn<JobRow>()([
 ]);
 export type JobColumn = (typeof JOB_COLUMNS)[number];
 
+type FilterName = keyof JobFilter;
+const FILTERS: readonly FilterName[] = ['state', 'priority', 'templateId', 'assetId', 'assigneeId'];
+type JobQuery = SelectQueryBuilder<DB, 'jobs', JobRow>;
+const filtered: Record<FilterName, (db: Kysely<DB>, clientId: number, query: JobQuery, value: never) => JobQuery> = {
+  state: (_db, _clientId, query, value) => query.where('state', '=', value),
+  priority: (_db, _clientId, query, value) => query.where('priority', '=', value),
+  templateId: (_db, _clientId, query, value) => query.where('template_id', '=', value),
+  assetId: (_db, _clientId, query, value) => query.where('asset_id', '=', value),
+  assigneeId: (db, clientId, query, value) =>
+    query.where('id', 'in', inTenant(db, tenantScope(clientId)).selectFrom('job_members').select('job_id').where('kind', '=', 'ASSIGNEE').where('user_id', '=', value)),
+};
+
+/** The page read of one column set and set of filters, compiled once (compiledRead): the shapes a query can ask for are many, those kept bounded. */
+const pageReads = new LruCache<string, (db: Kysely<DB>, clientId: number, after: number, limit: number, ...filters: unknown[]) => Promise<JobRow[]>>(500);
+function pageRead(columns: readonly JobColumn[], filters: readonly FilterName[]) {
+  const key = `${columns.join(',')}|${filters.join(',')}`;
+  let read = pageReads.get(key);
+  if (!read) {
+    read = compiledRead((db, clientId: number, after: number, limit: number, ...values: unknown[]) => {
+      let query = inTenant(db, tenantScope(clientId)).selectFrom('jobs').select(columns) as unknown as JobQuery;
+      filters.forEach((name, i) => (query = filtered[name](db, clientId, query, values[i] as never)));
+      return afterId(query, after, limit);
+    }, 3 + filters.length);
+    pageReads.set(key, read);
+  }
+  return read;
+}
+
 /** A page of the client's jobs, with only `columns` when given (GraphQL: the fields a query selects), the others absent. */
 export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput, columns: readonly JobColumn[] = JOB_COLUMNS): Promise<Page<JobRow>> {
-  let query = inTenant(db, scope).selectFrom('jobs').select(columns) as unknown as SelectQueryBuilder<DB, 'jobs', JobRow>;
-  if (filter.state) query = query.where('state', '=', filter.state);
-  if (filter.priority) query = query.where('priority', '=', filter.priority);
-  if (filter.templateId != null) query = query.where('template_id', '=', filter.templateId);
-  if (filter.assetId != null) query = query.where('asset_id', '=', filter.assetId);
-  if (filter.assigneeId != null) {
-    const assigned = inTenant(db, scope)
-      .selectFrom('job_members')
-      .select('job_id')
-      .where('kind', '=', 'ASSIGNEE')
-      .where('user_id', '=', filter.assigneeId);
-    query = query.where('id', 'in', assigned);
-  }
-  return paginate(query, page);
+  const present = FILTERS.filter((name) => filter[name] != null && (filter[name] as unknown) !== '');
+  const rows = await pageRead(columns, present)(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
+  return toPage(rows, page.limit);
 }
 
 /** Ids of the template's jobs (all its versions). */
