@@ -26,26 +26,16 @@ export interface ColumnMap<C extends string> {
  * only the select list narrows.
  */
 export class SelectedColumns<C extends string> {
-  private readonly sets = new WeakMap<readonly FieldNode[], ColumnSet<C>>();
+  private readonly sets = new WeakMap<readonly FieldNode[], Map<string, ColumnSet<C>>>();
   private readonly everything: ColumnSet<C>;
 
   constructor(private readonly map: ColumnMap<C>) {
     this.everything = columnSet(map.all);
   }
 
-  /** Every column: for reads outside a query's selection. */
-  get all(): ColumnSet<C> {
-    return this.everything;
-  }
-
   /** The columns the selection of `info`'s field needs — below `path` (e.g. `['edges', 'node']` of a connection) when given. */
   of(info: GraphQLResolveInfo, path: readonly string[] = []): ColumnSet<C> {
-    let set = this.sets.get(info.fieldNodes);
-    if (!set) {
-      set = this.fromFields(selectedFields(info, path));
-      this.sets.set(info.fieldNodes, set);
-    }
-    return set;
+    return memo(this.sets, info, path, () => this.fromFields(selectedFields(info, path)));
   }
 
   private fromFields(fields: ReadonlySet<string>): ColumnSet<C> {
@@ -61,8 +51,24 @@ export class SelectedColumns<C extends string> {
   }
 }
 
-/** Names of the fields selected under `path` below the resolved field (fragments expanded, aliases resolved to names). */
-function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+const fieldSets = new WeakMap<readonly FieldNode[], Map<string, ReadonlySet<string>>>();
+
+/** Names of the fields selected under `path` below the resolved field (fragments expanded, aliases resolved to names), once per place of a document. */
+export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+  return memo(fieldSets, info, path, () => collectFields(info, path));
+}
+
+/** What `make` gives for a place of a document: its resolved field's nodes (the same array on every run of a compiled operation) and a path below it. */
+function memo<T>(cache: WeakMap<readonly FieldNode[], Map<string, T>>, info: GraphQLResolveInfo, path: readonly string[], make: () => T): T {
+  let byPath = cache.get(info.fieldNodes);
+  if (!byPath) cache.set(info.fieldNodes, (byPath = new Map()));
+  const key = path.join('.');
+  let value = byPath.get(key);
+  if (value === undefined) byPath.set(key, (value = make()));
+  return value;
+}
+
+function collectFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
   for (const name of path) sets = fieldsOf(info, sets).flatMap((node) => (node.name.value === name && node.selectionSet ? [node.selectionSet] : []));
   return new Set(fieldsOf(info, sets).map((node) => node.name.value));

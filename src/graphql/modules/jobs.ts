@@ -6,11 +6,14 @@ import type { JobAction } from '../../policies/transitions';
 import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
 import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
 import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
-import { JOB_COLUMNS, type JobFilter } from '../../repos/jobs';
-import type { UserSummaryColumn } from '../../repos/users';
+import { JOB_COLUMNS, loadJobMemberships, type JobFilter } from '../../repos/jobs';
+import { loadTemplatesByIds } from '../../repos/templates';
+import { loadVersionSummariesByIds } from '../../repos/template-versions';
+import { presentTemplate, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../../presenters/templates';
+import { loadUserRowsByIds, type UserSummary, type UserSummaryColumn } from '../../repos/users';
 import type { ColumnSet } from '../../db/columns';
 import type { GraphQLResolveInfo } from 'graphql';
-import { SelectedColumns } from '../columns';
+import { SelectedColumns, selectedFields } from '../columns';
 import { userColumns } from './me';
 import { templateColumns, versionColumns } from './templates';
 import { findStep, type Content } from '../../domain/content';
@@ -48,12 +51,63 @@ const jobColumns = new SelectedColumns({
   },
 });
 
+type Member = { stepId: string; user: Omit<UserSummary, 'roles'> };
+
 /** Users of one kind of membership with `columns`, through the loaders (two batched statements for a whole page). */
-async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx, columns: ColumnSet<UserSummaryColumn>) {
+async function members(job: PresentedJob, kind: JobMemberKind, ctx: Ctx, columns: ColumnSet<UserSummaryColumn>): Promise<Member[]> {
   const rows = (await ctx.loaders.jobMembers.load(job.id)).filter((m) => m.kind === kind);
   const loader = ctx.loaders.user(columns);
   const users = await Promise.all(rows.map((m) => loader.load(m.user_id)));
   return rows.flatMap((m, i) => (users[i] ? [{ stepId: m.step_id, user: users[i] }] : []));
+}
+
+/** The membership fields of Job, their kind, and where their users' selection is. */
+const MEMBER_FIELDS = [
+  { field: 'assignees', kind: 'ASSIGNEE', user: [] },
+  { field: 'coworkers', kind: 'COWORKER', user: [] },
+  { field: 'stepOwners', kind: 'STEP_OWNER', user: ['user'] },
+] as const satisfies readonly { field: string; kind: JobMemberKind; user: readonly string[] }[];
+type MemberField = (typeof MEMBER_FIELDS)[number]['field'];
+
+/** A job of the jobs connection, with the relations its page read ahead (what Job's resolvers then answer from). */
+type JobNode = PresentedJob & { ahead?: { template?: PresentedTemplate; version?: PresentedVersionSummary; members: Partial<Record<MemberField, Member[]>> } };
+
+const NODE = ['edges', 'node'];
+
+/**
+ * The template, version and members a page of jobs shows, read ahead in the batched statements the loaders
+ * would run (one a relation, with the columns its selection needs, through the same tenant-scoped reads),
+ * so Job's resolvers answer each job at once: through the loaders every job of the page went through three
+ * loads, their promises and their garbage — about a third of a 50-job page's CPU.
+ */
+async function readAhead(nodes: JobNode[], ctx: Ctx, info: GraphQLResolveInfo): Promise<void> {
+  const fields = selectedFields(info, NODE);
+  const memberFields = MEMBER_FIELDS.filter((m) => fields.has(m.field));
+  if (nodes.length === 0 || !(fields.has('template') || fields.has('version') || memberFields.length > 0)) return;
+  const db = ctx.deps.db.kysely;
+  const scope = ctx.scope;
+  const unique = (ids: number[]) => [...new Set(ids)];
+  const [templates, versions, memberships] = await Promise.all([
+    fields.has('template') ? loadTemplatesByIds(db, scope, unique(nodes.map((n) => n.templateId)), templateColumns.of(info, [...NODE, 'template'])) : [],
+    fields.has('version') ? loadVersionSummariesByIds(db, scope, unique(nodes.map((n) => n.versionId)), versionColumns.of(info, [...NODE, 'version'])) : [],
+    memberFields.length > 0 ? loadJobMemberships(db, scope, nodes.map((n) => n.id)) : [],
+  ]);
+  const templateById = new Map(templates.map((row) => [row.id, presentTemplate(row)]));
+  const versionById = new Map(versions.map((row) => [row.id, presentVersionSummary(row)]));
+  const byNode = new Map<number, JobNode['ahead'] & {}>();
+  for (const node of nodes) {
+    node.ahead = { template: templateById.get(node.templateId), version: versionById.get(node.versionId), members: {} };
+    byNode.set(node.id, node.ahead);
+  }
+  for (const { field, kind, user } of memberFields) {
+    const picked = memberships.filter((m) => m.kind === kind);
+    const users = new Map((await loadUserRowsByIds(db, scope, unique(picked.map((m) => m.user_id)), userColumns.of(info, [...NODE, field, ...user]))).map((u) => [u.id, u]));
+    for (const node of nodes) node.ahead!.members[field] = [];
+    for (const m of picked) {
+      const found = users.get(m.user_id);
+      if (found) byNode.get(m.job_id)!.members[field]!.push({ stepId: m.step_id, user: found });
+    }
+  }
 }
 
 /**
@@ -253,8 +307,15 @@ export const jobsModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx, info: GraphQLResolveInfo) =>
-        toConnection(await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args), jobColumns.of(info, ['edges', 'node']).columns), presentJob),
+      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx, info: GraphQLResolveInfo) => {
+        const connection = toConnection(await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args), jobColumns.of(info, NODE).columns), presentJob);
+        await readAhead(
+          connection.edges.map((edge) => edge.node),
+          ctx,
+          info,
+        );
+        return connection;
+      },
       job: async (_: unknown, args: { id: number }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, args.id)),
       faults: async (_: unknown, args: { jobId?: number | null; assetId?: number | null }, ctx: Ctx) =>
         (await listFaults(ctx.deps, ctx.actor, args)).map(presentFault),
@@ -271,12 +332,15 @@ export const jobsModule: SchemaModule = {
       closeFault: async (_: unknown, args: { faultId: number; note: string }, ctx: Ctx) => presentFault(await closeFault(ctx.deps, ctx.actor, args)),
     },
     Job: {
-      template: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.template(templateColumns.of(info)).load(job.templateId),
-      version: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.version(versionColumns.of(info)).load(job.versionId),
+      // a job of the jobs connection comes with these read ahead; any other job (by id, of a fault, of a mutation) loads them
+      template: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.template ?? ctx.loaders.template(templateColumns.of(info)).load(job.templateId),
+      version: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.version ?? ctx.loaders.version(versionColumns.of(info)).load(job.versionId),
       asset: (job: PresentedJob, _: unknown, ctx: Ctx) => (job.assetId === null ? null : ctx.loaders.asset.load(job.assetId)),
-      assignees: async (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => (await members(job, 'ASSIGNEE', ctx, userColumns.of(info))).map((m) => m.user),
-      coworkers: async (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => (await members(job, 'COWORKER', ctx, userColumns.of(info))).map((m) => m.user),
-      stepOwners: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => members(job, 'STEP_OWNER', ctx, userColumns.of(info, ['user'])),
+      assignees: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        job.ahead?.members.assignees?.map((m) => m.user) ?? members(job, 'ASSIGNEE', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
+      coworkers: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        job.ahead?.members.coworkers?.map((m) => m.user) ?? members(job, 'COWORKER', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
+      stepOwners: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.members.stepOwners ?? members(job, 'STEP_OWNER', ctx, userColumns.of(info, ['user'])),
       records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
         const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
