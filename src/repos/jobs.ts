@@ -1,10 +1,11 @@
-import type { Insertable, Kysely, SelectQueryBuilder, Updateable } from 'kysely';
-import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
+import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, UserRow } from '../db/schema';
+import type { UserSummaryColumn } from './users';
 import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
 import { afterId, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
 import { compiledRead } from '../db/compiled-query';
 import { LruCache } from '../lib/lru';
-import { everyColumn } from '../db/columns';
+import { everyColumn, type ColumnSet } from '../db/columns';
 import { notFound } from '../errors';
 import { moveJobCounts, moveStepCount } from './usage';
 
@@ -168,6 +169,30 @@ export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId:
 /** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
 export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
   return selectByIds(db, scope, 'jobMembers', jobIds, (batch) => inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'));
+}
+
+/**
+ * The users of one kind of membership of the jobs, in membership order: one statement (the members' unique
+ * index joined to the users, both of the client) instead of the memberships and then their users. Each row is
+ * the user's `columns` plus the membership's job and step (`member_job_id`, `member_step_id`).
+ */
+export async function loadMemberUsers<C extends UserSummaryColumn>(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  jobIds: readonly number[],
+  kind: JobMemberKind,
+  columns: ColumnSet<C>,
+): Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]> {
+  // the kind is one of three words, written into the statement: its parameters stay (client id, ids…), so its SQL is reused
+  return selectByIds(db, scope, `memberUsers:${kind}:${columns.key}`, jobIds, (batch) =>
+    inTenant(db, scope)
+      .selectFrom('job_members')
+      .innerJoin('users', (join) => join.onRef('users.client_id', '=', 'job_members.client_id').onRef('users.id', '=', 'job_members.user_id'))
+      .select(['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id', ...columns.columns.map((column) => `users.${column}` as const)])
+      .where('job_members.kind', '=', sql.lit(kind))
+      .where('job_members.job_id', 'in', batch)
+      .orderBy('job_members.id'),
+  ) as Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]>;
 }
 
 export type JobMembership = Pick<JobMemberRow, 'job_id' | 'user_id' | 'kind' | 'step_id'>;

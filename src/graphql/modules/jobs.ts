@@ -6,11 +6,11 @@ import type { JobAction } from '../../policies/transitions';
 import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
 import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
 import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
-import { JOB_COLUMNS, loadJobMemberships, type JobFilter } from '../../repos/jobs';
+import { JOB_COLUMNS, loadMemberUsers, type JobFilter } from '../../repos/jobs';
 import { loadTemplatesByIds } from '../../repos/templates';
 import { loadVersionSummariesByIds } from '../../repos/template-versions';
 import { presentTemplate, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../../presenters/templates';
-import { loadUserRowsByIds, type UserSummary, type UserSummaryColumn } from '../../repos/users';
+import type { UserSummary, UserSummaryColumn } from '../../repos/users';
 import type { ColumnSet } from '../../db/columns';
 import type { GraphQLResolveInfo } from 'graphql';
 import { SelectedColumns, selectedFields } from '../columns';
@@ -87,10 +87,11 @@ async function readAhead(nodes: JobNode[], ctx: Ctx, info: GraphQLResolveInfo): 
   const db = ctx.deps.db.kysely;
   const scope = ctx.scope;
   const unique = (ids: number[]) => [...new Set(ids)];
-  const [templates, versions, memberships] = await Promise.all([
+  const jobIds = nodes.map((n) => n.id);
+  const [templates, versions, ...members] = await Promise.all([
     fields.has('template') ? loadTemplatesByIds(db, scope, unique(nodes.map((n) => n.templateId)), templateColumns.of(info, [...NODE, 'template'])) : [],
     fields.has('version') ? loadVersionSummariesByIds(db, scope, unique(nodes.map((n) => n.versionId)), versionColumns.of(info, [...NODE, 'version'])) : [],
-    memberFields.length > 0 ? loadJobMemberships(db, scope, nodes.map((n) => n.id)) : [],
+    ...memberFields.map(({ field, kind, user }) => loadMemberUsers(db, scope, jobIds, kind, userColumns.of(info, [...NODE, field, ...user]))),
   ]);
   const templateById = new Map(templates.map((row) => [row.id, presentTemplate(row)]));
   const versionById = new Map(versions.map((row) => [row.id, presentVersionSummary(row)]));
@@ -99,15 +100,11 @@ async function readAhead(nodes: JobNode[], ctx: Ctx, info: GraphQLResolveInfo): 
     node.ahead = { template: templateById.get(node.templateId), version: versionById.get(node.versionId), members: {} };
     byNode.set(node.id, node.ahead);
   }
-  for (const { field, kind, user } of memberFields) {
-    const picked = memberships.filter((m) => m.kind === kind);
-    const users = new Map((await loadUserRowsByIds(db, scope, unique(picked.map((m) => m.user_id)), userColumns.of(info, [...NODE, field, ...user]))).map((u) => [u.id, u]));
+  memberFields.forEach(({ field }, i) => {
     for (const node of nodes) node.ahead!.members[field] = [];
-    for (const m of picked) {
-      const found = users.get(m.user_id);
-      if (found) byNode.get(m.job_id)!.members[field]!.push({ stepId: m.step_id, user: found });
-    }
-  }
+    // the user is the row itself: the two membership columns beside its own are no field of User
+    for (const row of members[i]!) byNode.get(row.member_job_id)!.members[field]!.push({ stepId: row.member_step_id, user: row as Member['user'] });
+  });
 }
 
 /**
