@@ -22,7 +22,7 @@ export interface ColumnMap<C extends string> {
  * its rows hold, and reading values out of SQLite was the largest cost of
  * such a page. Worked out once per place of a document — keyed by the field
  * nodes array, which graphql-jit's compiled operations pass unchanged on every
- * run — and then a lookup. Tenant scoping and authorization are untouched:
+ * run, and the path below it — and then a lookup. Tenant scoping and authorization are untouched:
  * only the select list narrows.
  */
 export class SelectedColumns<C extends string> {

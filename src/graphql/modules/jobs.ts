@@ -75,10 +75,11 @@ type JobNode = PresentedJob & { ahead?: { template?: PresentedTemplate; version?
 const NODE = ['edges', 'node'];
 
 /**
- * The template, version and members a page of jobs shows, read ahead in the batched statements the loaders
- * would run (one a relation, with the columns its selection needs, through the same tenant-scoped reads),
- * so Job's resolvers answer each job at once: through the loaders every job of the page went through three
- * loads, their promises and their garbage — about a third of a 50-job page's CPU.
+ * The template, version and members a page of jobs shows, read ahead: one batched, tenant-scoped statement
+ * per relation selected (templates and versions by id as their loaders read them; a membership field's users
+ * with their memberships in one join), each with the columns its selection needs. Job's resolvers then answer
+ * each job at once; through the loaders every job of the page went through three loads, their promises and
+ * their garbage — about a third of a 50-job page's CPU.
  */
 async function readAhead(nodes: JobNode[], ctx: Ctx, info: GraphQLResolveInfo): Promise<void> {
   const fields = selectedFields(info, NODE);
