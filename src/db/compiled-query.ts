@@ -45,11 +45,14 @@ export function allowDirectReads(kysely: Kysely<DB>, read: DirectRead): void {
  * computes with (`limit + 1`) would not be a stand-in any more, which the first compilation refuses.
  * Reads only (SELECT): writes go through the builder, which the caller-state cache watches. Where the
  * database allows it (allowDirectReads: SQLite outside a transaction) the read skips kysely's executor.
+ * `arity`: how many values `build` takes, for a build taking them as a rest parameter.
  */
-export function compiledRead<A extends unknown[], R>(build: (db: Kysely<DB>, ...values: A) => Compilable<R>): (db: Kysely<DB>, ...values: A) => Promise<R[]> {
+export function compiledRead<A extends unknown[], R>(
+  build: (db: Kysely<DB>, ...values: A) => Compilable<R>,
+  arity = build.length - 1,
+): (db: Kysely<DB>, ...values: A) => Promise<R[]> {
   const byDatabase = new WeakMap<Kysely<DB>, Compiled>();
   const compile = (db: Kysely<DB>): Compiled => {
-    const arity = build.length - 1;
     const stand = Array.from({ length: arity }, (_, i) => new Slot(i));
     const query = build(db, ...(stand as A)).compile() as CompiledQuery;
     if (query.query.kind !== 'SelectQueryNode') throw new Error('compiledRead is for SELECT statements');

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { DB, TenantTable } from './schema';
+import { LruCache } from '../lib/lru';
 
 declare const tenantBrand: unique symbol;
 
@@ -38,7 +39,9 @@ export function inTenant(db: Kysely<DB>, scope: TenantScope) {
 }
 
 const MAX_REUSED_BATCH = 1000;
-const batchSql = new WeakMap<Kysely<DB>, Map<string, string>>();
+/** names carry a column set (GraphQL reads what a query selects): the shapes a client can ask for are many, the SQL kept is bounded */
+const MAX_KEPT_BATCH_SQL = 2000;
+const batchSql = new WeakMap<Kysely<DB>, LruCache<string, string>>();
 
 /**
  * A batch read by a list of ids (what DataLoaders send): `build(ids)` is a
@@ -58,7 +61,7 @@ export async function selectByIds<R>(
 ): Promise<R[]> {
   if (ids.length === 0) return [];
   let cache = batchSql.get(db);
-  if (!cache) batchSql.set(db, (cache = new Map()));
+  if (!cache) batchSql.set(db, (cache = new LruCache(MAX_KEPT_BATCH_SQL)));
   const key = `${name}:${ids.length}`;
   const parameters = [scope.clientId, ...ids];
   const known = cache.get(key);

@@ -19,8 +19,20 @@ export function pageInput(args: ConnectionArgs): PageInput {
   return { limit: first, cursor: args.after ?? undefined };
 }
 
+/** An edge's cursor is encoded when a query asks for it: most pages show their nodes only. */
+class Edge<N> {
+  constructor(
+    readonly node: N,
+    private readonly id: number,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.id);
+  }
+}
+
 export function toConnection<T extends { id: number }, N>(page: Page<T>, present: (row: T) => N) {
-  const edges = page.items.map((row) => ({ node: present(row), cursor: encodeCursor(row.id) }));
+  const edges = page.items.map((row) => new Edge(present(row), row.id));
   return {
     edges,
     pageInfo: { hasNextPage: page.nextCursor !== null, endCursor: edges.length > 0 ? edges[edges.length - 1]!.cursor : null },

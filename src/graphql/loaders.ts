@@ -1,16 +1,17 @@
 import DataLoader from 'dataloader';
 import type { Deps } from '../deps';
 import type { TenantScope } from '../db/tenant';
-import type { UserSummary } from '../repos/users';
+import type { UserSummary, UserSummaryColumn } from '../repos/users';
+import type { ColumnSet } from '../db/columns';
 import { loadRolesOfUsers, loadUserRowsByIds } from '../repos/users';
-import { loadTemplateOrganizations, loadTemplatesByIds } from '../repos/templates';
-import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds } from '../repos/template-versions';
+import { loadTemplateOrganizations, loadTemplatesByIds, type TemplateColumn } from '../repos/templates';
+import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds, type VersionSummaryColumn } from '../repos/template-versions';
 import { deserializeContent, type Content } from '../domain/content';
 import { presentSignature, presentTemplate, presentVersion, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../presenters/templates';
 import { latestReadings } from '../repos/sensors';
 import type { SensorReadingRow } from '../db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
-import { loadJobMembers, loadJobsByIds, loadStepRecords } from '../repos/jobs';
+import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '../repos/jobs';
 import { loadFaultsOfJobs } from '../repos/faults';
 import { findFilesByIds } from '../repos/files';
 
@@ -23,16 +24,23 @@ import { findFilesByIds } from '../repos/files';
 export function createLoaders(deps: Deps, scope: TenantScope) {
   const db = deps.db.kysely;
   return {
-    /** users without their roles: User.roles loads them (one more statement) only when a query asks */
-    user: byId<Omit<UserSummary, 'roles'>>((ids) => loadUserRowsByIds(db, scope, ids)),
+    /**
+     * users without their roles (User.roles loads them, one more statement, only when a query asks), with the
+     * columns a place of the query selects (src/graphql/columns.ts): `loaders.user(userColumns.of(info))`
+     */
+    user: perColumnSet((columns: ColumnSet<UserSummaryColumn>) => byId<Omit<UserSummary, 'roles'>>((ids) => loadUserRowsByIds(db, scope, ids, columns))),
     rolesOfUser: new DataLoader<number, string[]>(async (ids) => {
       const byUser = await loadRolesOfUsers(db, scope, ids);
       return ids.map((id) => byUser.get(id) ?? []);
     }),
     // templates: presented objects (what the Template and TemplateVersion types resolve from)
-    template: byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids)).map(presentTemplate)),
+    template: perColumnSet((columns: ColumnSet<TemplateColumn>) =>
+      byId<PresentedTemplate>(async (ids) => (await loadTemplatesByIds(db, scope, ids, columns)).map(presentTemplate)),
+    ),
     /** versions without their document (a page of jobs seldom shows it: 50 documents are ~100 KB to read and parse) */
-    version: byId<PresentedVersionSummary>(async (ids) => (await loadVersionSummariesByIds(db, scope, ids)).map(presentVersionSummary)),
+    version: perColumnSet((columns: ColumnSet<VersionSummaryColumn>) =>
+      byId<PresentedVersionSummary>(async (ids) => (await loadVersionSummariesByIds(db, scope, ids, columns)).map(presentVersionSummary)),
+    ),
     /** a version's document, parsed, when a field asks for it */
     versionContent: byId<{ id: number; content: Content }>(async (ids) =>
       (await loadVersionContents(db, scope, ids)).map((row) => ({ id: row.id, content: deserializeContent(row.content) })),
@@ -51,7 +59,7 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     latestReading: byKey<SensorReadingRow>((ids) => latestReadings(db, scope, ids), (row) => row.sensor_id),
     // jobs: rows (the Job, StepRecord and Fault types resolve from presented rows)
     job: byId((ids) => loadJobsByIds(db, scope, ids)),
-    jobMembers: listBy((ids) => loadJobMembers(db, scope, ids), (row) => row.job_id),
+    jobMembers: listBy((ids) => loadJobMemberships(db, scope, ids), (row) => row.job_id),
     stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
@@ -59,6 +67,20 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/**
+ * One loader per column set, made on first use in the request: places of a query selecting different
+ * fields of a type read different columns (and batch apart); a row loaded with fewer columns is never
+ * handed to a place that needs more.
+ */
+function perColumnSet<C extends string, L>(make: (columns: ColumnSet<C>) => L): (columns: ColumnSet<C>) => L {
+  const loaders = new Map<string, L>();
+  return (columns) => {
+    let loader = loaders.get(columns.key);
+    if (!loader) loaders.set(columns.key, (loader = make(columns)));
+    return loader;
+  };
+}
 
 /** A loader of rows by integer id; missing ids load as undefined. */
 export function byId<T extends { id: number }>(load: (ids: number[]) => Promise<T[]>): DataLoader<number, T | undefined> {

@@ -4,12 +4,13 @@ import { deserializeContent, type Content } from '../domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
 
+/** `row` may lack columns a GraphQL query did not select (src/graphql/columns.ts): their fields are then undefined. */
 export function presentTemplate(row: TemplateRow) {
   return {
     id: row.id,
     title: row.title,
     description: row.description,
-    tags: JSON.parse(row.tags) as string[],
+    tags: (row.tags === undefined ? undefined : JSON.parse(row.tags)) as string[],
     assetClassId: row.asset_class_id,
     ownerId: row.owner_id,
     createdAt: row.created_at,

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database } from '../db/connection';
-import type { DeploymentStateRow } from '../db/schema';
+import type { AgreementKind, AgreementRow, DeploymentStateRow } from '../db/schema';
 import type { WriteGeneration } from '../db/write-generation';
 import type { Answer } from '../lib/answer';
 
@@ -51,7 +51,17 @@ export interface HotPathLookups {
   deploymentState(checkedSince?: number): Answer<DeploymentStateRow>;
   /** how many times the cache was checked against the database so far (see deploymentState) */
   readonly checks: number;
+  /**
+   * What the agreement gate reads on every client request: every version of a kind, newest effective first,
+   * without its text (the gate picks the one in force by the clock, so a version becoming effective later
+   * needs no write to be seen), and whether the client (MSA: `userId` undefined) or the user (EULA) accepted
+   * one of `agreementIds`. `checkedSince` as for deploymentState.
+   */
+  agreementVersions(kind: AgreementKind, checkedSince?: number): Answer<AgreementVersion[]>;
+  accepted(clientId: number, agreementIds: readonly number[], userId: number | undefined, checkedSince?: number): Answer<boolean>;
 }
+
+export type AgreementVersion = Pick<AgreementRow, 'id' | 'version' | 'effective_at' | 'requires_reacceptance'>;
 
 export interface UserSessionRecord {
   session_id: number;
@@ -100,6 +110,7 @@ const MAX_ENTRIES = 10_000;
 export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGeneration): HotPathLookups {
   // Prepared on first use: the tables exist only once migrations ran.
   let statements: ReturnType<typeof prepareStatements> | undefined;
+  const acceptedStatements = new Map<string, BetterSqlite3.Statement>();
   const get = () => (statements ??= prepareStatements(sqlite));
 
   let dataVersion = -1;
@@ -109,6 +120,9 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
   const cookies = new Map<string, number | null>();
   const admins = new Map<number, AdminSessionRecord | null>();
   let deployment: DeploymentStateRow | undefined;
+  const agreementVersions = new Map<AgreementKind, AgreementVersion[]>();
+  /** `clientId:userId:agreementIds` → accepted */
+  const acceptances = new Map<string, boolean>();
 
   let checks = 0;
   /** true when the cache may be used (and filled); empties it when the database changed */
@@ -120,11 +134,13 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
       version = get().dataVersion.get() as number;
       checks++;
     }
-    if (version !== dataVersion || writes.value !== generation || sessions.size + cookies.size + admins.size > MAX_ENTRIES) {
+    if (version !== dataVersion || writes.value !== generation || sessions.size + cookies.size + admins.size + acceptances.size > MAX_ENTRIES) {
       sessions.clear();
       cookies.clear();
       admins.clear();
       deployment = undefined;
+      agreementVersions.clear();
+      acceptances.clear();
       dataVersion = version;
       generation = writes.value;
     }
@@ -173,7 +189,32 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
       if (!current(checkedSince)) return get().deploymentState.get() as DeploymentStateRow;
       return (deployment ??= get().deploymentState.get() as DeploymentStateRow);
     },
+    agreementVersions(kind, checkedSince) {
+      const read = () => get().agreementVersions.all(kind) as AgreementVersion[];
+      if (!current(checkedSince)) return read();
+      let versions = agreementVersions.get(kind);
+      if (!versions) agreementVersions.set(kind, (versions = read()));
+      return versions;
+    },
+    accepted(clientId, agreementIds, userId, checkedSince) {
+      const read = () => {
+        const text = acceptedSql(agreementIds.length, userId !== undefined);
+        let statement = acceptedStatements.get(text);
+        if (!statement) acceptedStatements.set(text, (statement = sqlite.prepare(text).pluck()));
+        return statement.get(clientId, ...agreementIds, ...(userId === undefined ? [] : [userId])) !== undefined;
+      };
+      if (!current(checkedSince)) return read();
+      const key = `${clientId}:${userId ?? ''}:${agreementIds.join(',')}`;
+      let accepted = acceptances.get(key);
+      if (accepted === undefined) acceptances.set(key, (accepted = read()));
+      return accepted;
+    },
   };
+}
+
+/** Whether a client (or a user of it) accepted one of `count` agreements: one statement text per count (a handful of versions at most). */
+function acceptedSql(count: number, byUser: boolean): string {
+  return `SELECT 1 FROM agreement_acceptances WHERE client_id = ? AND agreement_id IN (${Array(count).fill('?').join(', ')})${byUser ? ' AND user_id = ?' : ''} LIMIT 1`;
 }
 
 // `?` placeholders; PostgreSQL's $1, $2 … are derived from them (postgresText). Roles are single words, so a
@@ -197,6 +238,7 @@ const sqlText = (aggregate: 'group_concat' | 'string_agg') => ({
   touch: 'UPDATE sessions SET last_seen_at = ? WHERE id = ?',
   touchAdmin: 'UPDATE admin_sessions SET last_seen_at = ? WHERE id = ?',
   deploymentState: 'SELECT * FROM deployment_state WHERE id = 1',
+  agreementVersions: 'SELECT id, version, effective_at, requires_reacceptance FROM agreements WHERE kind = ? ORDER BY effective_at DESC, id DESC',
 });
 
 function prepareStatements(sqlite: BetterSqlite3.Database) {
@@ -211,6 +253,7 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
     touch: sqlite.prepare(SQL.touch),
     touchAdmin: sqlite.prepare(SQL.touchAdmin),
     deploymentState: sqlite.prepare(SQL.deploymentState),
+    agreementVersions: sqlite.prepare(SQL.agreementVersions),
   };
 }
 
@@ -230,6 +273,11 @@ export function preparePostgresHotPath(pool: pg.Pool): HotPathLookups {
     touchAdminSession: async (id, now) => void (await run('touchAdmin', [now, id])),
     checks: 0,
     deploymentState: async () => (await run<DeploymentStateRow>('deploymentState', []))[0]!,
+    agreementVersions: async (kind) => run<AgreementVersion>('agreementVersions', [kind]),
+    accepted: async (clientId, agreementIds, userId) => {
+      const values = [clientId, ...agreementIds, ...(userId === undefined ? [] : [userId])];
+      return (await pool.query({ text: postgresText(acceptedSql(agreementIds.length, userId !== undefined)), values })).rowCount! > 0;
+    },
   };
 }
 

@@ -1,7 +1,11 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
+import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, UserRow } from '../db/schema';
+import type { UserSummaryColumn } from './users';
+import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
+import { afterId, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { compiledRead } from '../db/compiled-query';
+import { LruCache } from '../lib/lru';
+import { everyColumn, type ColumnSet } from '../db/columns';
 import { notFound } from '../errors';
 import { moveJobCounts, moveStepCount } from './usage';
 
@@ -48,21 +52,59 @@ export interface JobFilter {
   priority?: JobRow['priority'] | null;
 }
 
-export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput): Promise<Page<JobRow>> {
-  let query = inTenant(db, scope).selectFrom('jobs').selectAll();
-  if (filter.state) query = query.where('state', '=', filter.state);
-  if (filter.priority) query = query.where('priority', '=', filter.priority);
-  if (filter.templateId != null) query = query.where('template_id', '=', filter.templateId);
-  if (filter.assetId != null) query = query.where('asset_id', '=', filter.assetId);
-  if (filter.assigneeId != null) {
-    const assigned = inTenant(db, scope)
-      .selectFrom('job_members')
-      .select('job_id')
-      .where('kind', '=', 'ASSIGNEE')
-      .where('user_id', '=', filter.assigneeId);
-    query = query.where('id', 'in', assigned);
+export const JOB_COLUMNS = everyColumn<JobRow>()([
+  'id',
+  'client_id',
+  'template_id',
+  'version_id',
+  'title',
+  'asset_id',
+  'priority',
+  'state',
+  'revision',
+  'due_at',
+  'cancel_reason',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'completed_at',
+]);
+export type JobColumn = (typeof JOB_COLUMNS)[number];
+
+type FilterName = keyof JobFilter;
+const FILTERS: readonly FilterName[] = ['state', 'priority', 'templateId', 'assetId', 'assigneeId'];
+type JobQuery = SelectQueryBuilder<DB, 'jobs', JobRow>;
+const filtered: Record<FilterName, (db: Kysely<DB>, clientId: number, query: JobQuery, value: never) => JobQuery> = {
+  state: (_db, _clientId, query, value) => query.where('state', '=', value),
+  priority: (_db, _clientId, query, value) => query.where('priority', '=', value),
+  templateId: (_db, _clientId, query, value) => query.where('template_id', '=', value),
+  assetId: (_db, _clientId, query, value) => query.where('asset_id', '=', value),
+  assigneeId: (db, clientId, query, value) =>
+    query.where('id', 'in', inTenant(db, tenantScope(clientId)).selectFrom('job_members').select('job_id').where('kind', '=', 'ASSIGNEE').where('user_id', '=', value)),
+};
+
+/** The page read of one column set and set of filters, compiled once (compiledRead): the shapes a query can ask for are many, those kept bounded. */
+const pageReads = new LruCache<string, (db: Kysely<DB>, clientId: number, after: number, limit: number, ...filters: unknown[]) => Promise<JobRow[]>>(500);
+function pageRead(columns: readonly JobColumn[], filters: readonly FilterName[]) {
+  const key = `${columns.join(',')}|${filters.join(',')}`;
+  let read = pageReads.get(key);
+  if (!read) {
+    read = compiledRead((db, clientId: number, after: number, limit: number, ...values: unknown[]) => {
+      let query = inTenant(db, tenantScope(clientId)).selectFrom('jobs').select(columns) as unknown as JobQuery;
+      filters.forEach((name, i) => (query = filtered[name](db, clientId, query, values[i] as never)));
+      return afterId(query, after, limit);
+    }, 3 + filters.length);
+    pageReads.set(key, read);
   }
-  return paginate(query, page);
+  return read;
+}
+
+/** A page of the client's jobs, with only `columns` when given (GraphQL: the fields a query selects), the others absent. */
+export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput, columns: readonly JobColumn[] = JOB_COLUMNS): Promise<Page<JobRow>> {
+  const present = FILTERS.filter((name) => filter[name] != null && (filter[name] as unknown) !== '');
+  const rows = await pageRead(columns, present)(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
+  return toPage(rows, page.limit);
 }
 
 /** Ids of the template's jobs (all its versions). */
@@ -127,6 +169,39 @@ export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId:
 /** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
 export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
   return selectByIds(db, scope, 'jobMembers', jobIds, (batch) => inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'));
+}
+
+/**
+ * The users of one kind of membership of the jobs, in membership order: one statement (the members' unique
+ * index joined to the users, both of the client) instead of the memberships and then their users. Each row is
+ * the user's `columns` plus the membership's job and step (`member_job_id`, `member_step_id`).
+ */
+export async function loadMemberUsers<C extends UserSummaryColumn>(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  jobIds: readonly number[],
+  kind: JobMemberKind,
+  columns: ColumnSet<C>,
+): Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]> {
+  // the kind is one of three words, written into the statement: its parameters stay (client id, ids…), so its SQL is reused
+  return selectByIds(db, scope, `memberUsers:${kind}:${columns.key}`, jobIds, (batch) =>
+    inTenant(db, scope)
+      .selectFrom('job_members')
+      .innerJoin('users', (join) => join.onRef('users.client_id', '=', 'job_members.client_id').onRef('users.id', '=', 'job_members.user_id'))
+      .select(['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id', ...columns.columns.map((column) => `users.${column}` as const)])
+      .where('job_members.kind', '=', sql.lit(kind))
+      .where('job_members.job_id', 'in', batch)
+      .orderBy('job_members.id'),
+  ) as Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]>;
+}
+
+export type JobMembership = Pick<JobMemberRow, 'job_id' | 'user_id' | 'kind' | 'step_id'>;
+
+/** Who works on the jobs, and how: the columns of the members' unique index (with the id, its row id) only, so no table row is read. */
+export async function loadJobMemberships(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMembership[]> {
+  return selectByIds(db, scope, 'jobMemberships', jobIds, (batch) =>
+    inTenant(db, scope).selectFrom('job_members').select(['job_id', 'user_id', 'kind', 'step_id']).where('job_id', 'in', batch).orderBy('id'),
+  );
 }
 
 // --- step records ---

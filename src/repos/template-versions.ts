@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '../db/schema';
 import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
+import { columnSet, type ColumnSet } from '../db/columns';
 
 /** Template versions, their signatures, and the jobs pinned to them (for diffs). */
 
@@ -21,7 +22,7 @@ export async function findVersionById(db: Kysely<DB>, scope: TenantScope, id: nu
 }
 
 /** Every column of a version but its document (a few KB each): what a page of jobs showing their versions reads. */
-const VERSION_SUMMARY_COLUMNS = [
+export const VERSION_SUMMARY_COLUMNS = [
   'id',
   'client_id',
   'template_id',
@@ -39,11 +40,19 @@ const VERSION_SUMMARY_COLUMNS = [
   'retired_at',
 ] as const satisfies readonly Exclude<keyof TemplateVersionRow, 'content'>[];
 export type VersionSummaryRow = Omit<TemplateVersionRow, 'content'>;
+export type VersionSummaryColumn = (typeof VERSION_SUMMARY_COLUMNS)[number];
+const VERSION_SUMMARY = columnSet(VERSION_SUMMARY_COLUMNS);
 
-export async function loadVersionSummariesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<VersionSummaryRow[]> {
-  return selectByIds(db, scope, 'versionSummaries', ids, (batch) =>
-    inTenant(db, scope).selectFrom('template_versions').select(VERSION_SUMMARY_COLUMNS).where('id', 'in', batch),
-  );
+/** Versions among `ids` without their documents, with only `columns` (GraphQL: the fields a query selects), the others absent. */
+export async function loadVersionSummariesByIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  ids: readonly number[],
+  columns: ColumnSet<VersionSummaryColumn> = VERSION_SUMMARY,
+): Promise<VersionSummaryRow[]> {
+  return selectByIds(db, scope, `versionSummaries:${columns.key}`, ids, (batch) =>
+    inTenant(db, scope).selectFrom('template_versions').select(columns.columns).where('id', 'in', batch),
+  ) as Promise<VersionSummaryRow[]>;
 }
 
 /** The documents of versions (canonical JSON), for what a summary left out. */

@@ -3,6 +3,7 @@ import { columnContains } from '../db/search';
 import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
 import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
+import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
 
 /**
  * Templates and the tables hanging off them that are not versions:
@@ -30,8 +31,15 @@ export async function findTemplateById(db: Kysely<DB>, scope: TenantScope, id: n
   return inTenant(db, scope).selectFrom('templates').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<TemplateRow[]> {
-  return selectByIds(db, scope, 'templates', ids, (batch) => inTenant(db, scope).selectFrom('templates').selectAll().where('id', 'in', batch));
+export const TEMPLATE_COLUMNS = everyColumn<TemplateRow>()(['id', 'client_id', 'title', 'description', 'tags', 'asset_class_id', 'owner_id', 'created_at', 'updated_at']);
+export type TemplateColumn = (typeof TEMPLATE_COLUMNS)[number];
+const EVERY_TEMPLATE_COLUMN = columnSet(TEMPLATE_COLUMNS);
+
+/** Templates among `ids` with only `columns` (GraphQL: the fields a query selects), the others absent. */
+export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[], columns: ColumnSet<TemplateColumn> = EVERY_TEMPLATE_COLUMN): Promise<TemplateRow[]> {
+  return selectByIds(db, scope, `templates:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('templates').select(columns.columns).where('id', 'in', batch)) as Promise<
+    TemplateRow[]
+  >;
 }
 
 /**

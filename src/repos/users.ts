@@ -4,6 +4,7 @@ import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
 import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
 import { afterId, decodeCursor, paginate, toPage, type Page, type PageInput } from '../db/pagination';
 import { compiledRead } from '../db/compiled-query';
+import { columnSet, type ColumnSet } from '../db/columns';
 import { notFound } from '../errors';
 
 export type UserWithRoles = UserRow & { roles: string[] };
@@ -26,7 +27,9 @@ export const USER_SUMMARY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof UserRow)[];
-export type UserSummary = Pick<UserRow, (typeof USER_SUMMARY_COLUMNS)[number]> & { roles: string[] };
+export type UserSummaryColumn = (typeof USER_SUMMARY_COLUMNS)[number];
+export type UserSummary = Pick<UserRow, UserSummaryColumn> & { roles: string[] };
+const USER_SUMMARY = columnSet(USER_SUMMARY_COLUMNS);
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -42,9 +45,19 @@ export async function loadUsersByIds(db: Kysely<DB>, scope: TenantScope, ids: re
   return withRoles(db, scope, await loadUserRowsByIds(db, scope, ids));
 }
 
-/** The same users without their roles (GraphQL reads roles only when a query asks for them: loadRolesOfUsers). */
-export async function loadUserRowsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<Omit<UserSummary, 'roles'>[]> {
-  return selectByIds(db, scope, 'userSummaries', ids, (batch) => inTenant(db, scope).selectFrom('users').select(USER_SUMMARY_COLUMNS).where('id', 'in', batch));
+/**
+ * The same users without their roles (GraphQL reads roles only when a query asks for them: loadRolesOfUsers),
+ * with only `columns` (GraphQL: the fields a query selects), the others absent.
+ */
+export async function loadUserRowsByIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  ids: readonly number[],
+  columns: ColumnSet<UserSummaryColumn> = USER_SUMMARY,
+): Promise<Omit<UserSummary, 'roles'>[]> {
+  return selectByIds(db, scope, `users:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('users').select(columns.columns).where('id', 'in', batch)) as Promise<
+    Omit<UserSummary, 'roles'>[]
+  >;
 }
 
 /**

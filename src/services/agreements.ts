@@ -137,13 +137,17 @@ interface CurrentVersion {
 
 async function currentVersion(db: Kysely<DB>, kind: AgreementKind, nowIso: string): Promise<CurrentVersion | null> {
   const versions = await listEffectiveAgreements(db, kind, nowIso);
-  if (versions.length === 0) return null;
+  return versions.length === 0 ? null : { current: versions[0]!, honoured: honouredOf(versions) };
+}
+
+/** Of effective versions, newest first: the ids whose acceptance counts (the current one back to the last one requiring re-acceptance). */
+function honouredOf(versions: readonly Pick<AgreementRow, 'id' | 'requires_reacceptance'>[]): number[] {
   const honoured: number[] = [];
   for (const version of versions) {
     honoured.push(version.id);
     if (version.requires_reacceptance === 1) break;
   }
-  return { current: versions[0]!, honoured };
+  return honoured;
 }
 
 export interface AgreementStatus {
@@ -221,14 +225,24 @@ export async function acceptAgreement(
 
 /**
  * The gate: the client must have accepted the current MSA and the user the
- * current EULA (each only when one is published).
+ * current EULA (each only when one is published). It runs on every client
+ * request, so it reads through the hot path's cache of the caller's state
+ * (emptied by any write to agreements or acceptances, in this process or the
+ * CLI's); the version in force is picked by the clock on every call.
+ * `checkedSince`: the request's (see HotPathLookups.deploymentState).
  * @throws AppError MSA_NOT_ACCEPTED, EULA_NOT_ACCEPTED
  */
-export async function assertAgreementsAccepted(deps: Deps, actor: UserActor): Promise<void> {
-  const msa = await msaStatus(deps, actor.scope);
-  if (msa.agreement && !msa.accepted) throw msaNotAccepted(msa.agreement.version);
-  const eula = await eulaStatus(deps, actor);
-  if (eula.agreement && !eula.accepted) throw eulaNotAccepted(eula.agreement.version);
+export async function assertAgreementsAccepted(deps: Deps, actor: UserActor, checkedSince?: number): Promise<void> {
+  const nowIso = deps.clock.now().toISOString();
+  const unaccepted = async (kind: AgreementKind, userId: number | undefined): Promise<string | undefined> => {
+    const effective = (await deps.hotPath.agreementVersions(kind, checkedSince)).filter((version) => version.effective_at <= nowIso);
+    if (effective.length === 0) return undefined;
+    return (await deps.hotPath.accepted(actor.clientId, honouredOf(effective), userId, checkedSince)) ? undefined : effective[0]!.version;
+  };
+  const msa = await unaccepted('msa', undefined);
+  if (msa !== undefined) throw msaNotAccepted(msa);
+  const eula = await unaccepted('eula', actor.userId);
+  if (eula !== undefined) throw eulaNotAccepted(eula);
 }
 
 export interface AgreementDocument {

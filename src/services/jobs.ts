@@ -25,6 +25,7 @@ import {
   loadStepRecords,
   updateJobAtRevision,
   upsertStepRecord,
+  type JobColumn,
   type JobFilter,
 } from '../repos/jobs';
 import { findVersionById, findVersionInState } from '../repos/template-versions';
@@ -199,9 +200,9 @@ export async function getJob(deps: Deps, actor: UserActor, jobId: number): Promi
   return getJobById(deps.db.kysely, actor.scope, jobId);
 }
 
-/** Every user of the client reads the client's jobs. */
-export async function listJobs(deps: Deps, actor: UserActor, filter: JobFilter, page: PageInput): Promise<Page<JobRow>> {
-  return listJobRows(deps.db.kysely, actor.scope, filter, page);
+/** Every user of the client reads the client's jobs (only `columns` of them when given: GraphQL reads what a query selects). */
+export async function listJobs(deps: Deps, actor: UserActor, filter: JobFilter, page: PageInput, columns?: readonly JobColumn[]): Promise<Page<JobRow>> {
+  return listJobRows(deps.db.kysely, actor.scope, filter, page, columns);
 }
 
 const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };

@@ -140,4 +140,31 @@ endpoint('the graphql-http server audits: every mandatory audit passes', async (
   assert.equal(failures, []);
 });
 
+endpoint('an answer without errors has the content type graphql-http gives its answers with errors, for every Accept', async () => {
+  const client = await buildClient(server);
+  const post = (accept: string | undefined, query: string) =>
+    fetch(`${server.url}/api/client/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'application/json', ...(accept !== undefined && { accept }) },
+      body: JSON.stringify({ query }),
+    });
+  const accepts = [
+    undefined,
+    '*/*',
+    'application/json',
+    'application/graphql-response+json',
+    'application/graphql-response+json; charset=utf-8, application/json',
+    'application/json, application/graphql-response+json',
+    'text/html, application/*;q=0.9',
+    'application/graphql-response+json;charset=latin1, application/json;charset=utf8',
+  ];
+  for (const accept of accepts) {
+    const [ok, refused] = [await post(accept, '{ me { id } }'), await post(accept, '{ nope }')];
+    assert.is(ok.status, 200, `${accept}: ${ok.status}`);
+    assert.is(((await ok.json()) as { data: { me: { id: number } } }).data.me.id, client.owner.id);
+    assert.ok(refused.status === 200 || refused.status === 400, `${accept}: ${refused.status}`);
+    assert.is(ok.headers.get('content-type'), refused.headers.get('content-type'), `Accept: ${accept}`);
+  }
+});
+
 endpoint.run();

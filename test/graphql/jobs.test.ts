@@ -293,6 +293,15 @@ jobs('the jobs connection pages and filters', async () => {
   assert.equal(low.data.jobs.edges.map((e: any) => e.node.id), [b.id, c.id]);
   const mine = await gql(server, operator.token, q, { filter: { assigneeId: operator.id, state: 'OPEN' } });
   assert.equal(mine.data.jobs.edges.map((e: any) => e.node.id), [a.id]);
+  // the same filters with other values (a page read is compiled once per set of filters), and more of them together
+  const high = await gql(server, operator.token, q, { filter: { priority: 'HIGH' } });
+  assert.equal(high.data.jobs.edges.map((e: any) => e.node.id), [a.id]);
+  const lowOfTemplate = await gql(server, operator.token, q, { f: 1, filter: { templateId: template.templateId, priority: 'LOW', state: 'OPEN' } });
+  assert.equal(lowOfTemplate.data.jobs.edges.map((e: any) => e.node.id), [b.id]);
+  const next = await gql(server, operator.token, q, { f: 1, a: lowOfTemplate.data.jobs.pageInfo.endCursor, filter: { templateId: template.templateId, priority: 'LOW', state: 'OPEN' } });
+  assert.equal(next.data.jobs.edges.map((e: any) => e.node.id), [c.id]);
+  const otherTemplate = await gql(server, operator.token, q, { filter: { templateId: template.templateId + 1000, assigneeId: operator.id } });
+  assert.equal(otherTemplate.data.jobs.edges, []);
   const tooMany = await gql(server, operator.token, q, { f: 201 });
   assert.equal(tooMany.codes, ['VALIDATION_ERROR']);
 });

@@ -151,8 +151,13 @@ gate('a version effective in the future is not yet current', async () => {
   await g.request('POST', '/api/client/accept-msa', { token: client.owner.token, body: {} });
   await g.request('POST', '/api/client/eula/accept', { token: client.owner.token, body: {} });
   assert.is((await g.request('GET', '/api/client/client-info', { token: client.owner.token })).status, 200);
-  const future = new Date(g.clock.now().getTime() + 7 * 86_400_000).toISOString();
+  const future = new Date(g.clock.now().getTime() + 60_000).toISOString();
   await publish(g, { kind: 'eula', version: 'future', requiresReacceptance: true, effectiveAt: future });
+  assert.is((await g.request('GET', '/api/client/client-info', { token: client.owner.token })).status, 200);
+  // the gate's reads are cached until a write: the version comes into force by the clock alone, with no write
+  g.clock.advance(61_000);
+  assert.is((await g.request('GET', '/api/client/client-info', { token: client.owner.token })).body.error?.code, 'EULA_NOT_ACCEPTED');
+  await g.request('POST', '/api/client/eula/accept', { token: client.owner.token, body: {} });
   assert.is((await g.request('GET', '/api/client/client-info', { token: client.owner.token })).status, 200);
 });
 

@@ -89,6 +89,28 @@ fresh('another process revoking a session, changing roles or disabling a user: s
   }
 });
 
+fresh('another process publishing an MSA or removing its acceptance: the agreement gate sees it at the next request', async () => {
+  const client = await buildClient(server);
+  const info = async () => (await server.request('GET', '/api/client/client-info', { token: client.owner.token })).body.error?.code;
+  assert.is(await info(), undefined);
+  const other = new BetterSqlite3(path.join(server.dataDir, 'wip.db'));
+  const now = server.clock.now().toISOString();
+  try {
+    other
+      .prepare("INSERT INTO agreements (kind, version, title, body_markdown, effective_at, requires_reacceptance, created_at, updated_at) VALUES ('msa', 'cli-1', 'Terms', 'terms', ?, 1, ?, ?)")
+      .run(now, now, now);
+    assert.is(await info(), 'MSA_NOT_ACCEPTED');
+    assert.is((await server.request('POST', '/api/client/accept-msa', { token: client.owner.token, body: {} })).status, 200);
+    assert.is(await info(), undefined);
+    other.prepare('DELETE FROM agreement_acceptances WHERE client_id = ?').run(client.id);
+    assert.is(await info(), 'MSA_NOT_ACCEPTED');
+  } finally {
+    other.prepare("DELETE FROM agreements WHERE version = 'cli-1'").run();
+    other.close();
+  }
+  assert.is(await info(), undefined);
+});
+
 fresh('`wip admin reset-password` and `wip admin delete` from the CLI end a warm admin session at once', async () => {
   const token = await adminToken(server);
   assert.is((await server.request('GET', '/api/admin/client', { token })).status, 200);

@@ -1,6 +1,14 @@
 import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
-import type { UserWithRoles } from '../../repos/users';
+import { USER_SUMMARY_COLUMNS, type UserWithRoles } from '../../repos/users';
+import { SelectedColumns } from '../columns';
+
+/** What each User field reads of a user row (loaders read only those: `ctx.loaders.user(userColumns.of(info))`). */
+export const userColumns = new SelectedColumns({
+  all: USER_SUMMARY_COLUMNS,
+  always: ['id'],
+  byField: { id: [], email: ['email'], firstName: ['first_name'], lastName: ['last_name'], title: ['title'], roles: [], licenseType: ['license_type'] },
+});
 
 /** The signed-in user, and the User type every other module points at. */
 export const meModule: SchemaModule = {

@@ -3,7 +3,10 @@ import type { GraphQLContext } from '../context';
 import { pageInput, type ConnectionArgs } from '../connection';
 import { toConnection } from '../connection';
 import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
-import type { TemplateFilter } from '../../repos/templates';
+import { TEMPLATE_COLUMNS, type TemplateFilter } from '../../repos/templates';
+import { VERSION_SUMMARY_COLUMNS } from '../../repos/template-versions';
+import { SelectedColumns } from '../columns';
+import { userColumns } from './me';
 import {
   approveVersion,
   createDraft,
@@ -30,6 +33,46 @@ type Ctx = GraphQLContext;
 type Id = { id: number };
 type VersionId = { versionId: number };
 type Signed = VersionId & { password?: string | null; code?: string | null };
+
+/** What each Template field reads of a template row (`ctx.loaders.template(templateColumns.of(info))`). */
+export const templateColumns = new SelectedColumns({
+  all: TEMPLATE_COLUMNS,
+  always: ['id'],
+  byField: {
+    id: [],
+    title: ['title'],
+    description: ['description'],
+    tags: ['tags'],
+    assetClass: ['asset_class_id'],
+    organizations: [],
+    owner: ['owner_id'],
+    versions: [],
+    latestVersion: [],
+    publishedVersion: [],
+    createdAt: ['created_at'],
+    updatedAt: ['updated_at'],
+  },
+});
+
+/** What each TemplateVersion field reads of a version row without its document (`ctx.loaders.version(versionColumns.of(info))`). */
+export const versionColumns = new SelectedColumns({
+  all: VERSION_SUMMARY_COLUMNS,
+  always: ['id'],
+  byField: {
+    id: [],
+    number: ['number'],
+    state: ['state'],
+    template: ['template_id'],
+    content: [],
+    contentHash: ['content_hash'],
+    signatures: [],
+    createdBy: ['created_by'],
+    updatedBy: ['updated_by'],
+    rejectReason: ['reject_reason'],
+    createdAt: ['created_at'],
+    updatedAt: ['updated_at'],
+  },
+});
 
 const version = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => presentVersion(await promise);
 const template = async (promise: Promise<Parameters<typeof presentTemplate>[0]>) => presentTemplate(await promise);
@@ -284,7 +327,7 @@ export const templatesModule: SchemaModule = {
     Template: {
       assetClass: (t: PresentedTemplate, _args, ctx: Ctx) => (t.assetClassId ? ctx.loaders.assetClass.load(t.assetClassId) : null),
       organizations: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.organizationsByTemplate.load(t.id),
-      owner: (t: PresentedTemplate, _args, ctx: Ctx) => (t.ownerId ? ctx.loaders.user.load(t.ownerId) : null),
+      owner: (t: PresentedTemplate, _args, ctx: Ctx, info) => (t.ownerId ? ctx.loaders.user(userColumns.of(info)).load(t.ownerId) : null),
       versions: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.versionsByTemplate.load(t.id),
       // versions load oldest first: the latest is the last
       latestVersion: async (t: PresentedTemplate, _args, ctx: Ctx) => (await ctx.loaders.versionsByTemplate.load(t.id)).at(-1),
@@ -295,15 +338,15 @@ export const templatesModule: SchemaModule = {
       // a version from the loader (a job's) comes without its document: loaded when asked for
       content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) =>
         'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content,
-      template: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.template.load(v.templateId),
+      template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),
-      createdBy: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.user.load(v.createdById),
-      updatedBy: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.user.load(v.updatedById),
+      createdBy: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.user(userColumns.of(info)).load(v.createdById),
+      updatedBy: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.user(userColumns.of(info)).load(v.updatedById),
     },
     Signature: {
       // the signature copied the signer's name and email: it stays readable when the account is gone
-      signer: async (s: PresentedSignature, _args, ctx: Ctx) =>
-        (await ctx.loaders.user.load(s.signerId)) ?? {
+      signer: async (s: PresentedSignature, _args, ctx: Ctx, info) =>
+        (await ctx.loaders.user(userColumns.of(info)).load(s.signerId)) ?? {
           id: s.signerId,
           email: s.signerEmail,
           first_name: s.signerName,

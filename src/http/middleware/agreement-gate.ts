@@ -22,7 +22,7 @@ export function agreementGate(spec: Pick<RouteSpec, 'path'>, deps: Deps): Middle
   if (!deps.config.agreementGate || !spec.path.startsWith('/api/client/') || OPEN.some((open) => open.test(spec.path))) return undefined;
   return async (ctx, next) => {
     const actor = ctx.state.actor;
-    if (actor?.kind === 'user') await assertAgreementsAccepted(ctx.state.deps, actor);
+    if (actor?.kind === 'user') await assertAgreementsAccepted(ctx.state.deps, actor, ctx.state.hotPathChecks);
     await next();
   };
 }
