@@ -11,6 +11,14 @@ import { publicBaseUrl } from '../mail/templates';
 import { bootstrap, type BootstrapReport } from '../services/bootstrap';
 import { configFrom } from './context';
 import { removeInterruptedUploads } from '../storage';
+import { inTurnSlices } from '../lib/turn-slices';
+
+/**
+ * At most about this much request work (ms) between two polls of the event
+ * loop while requests wait: ~4 user-list pages; the extra poll and immediates
+ * a slice costs a few µs.
+ */
+const REQUEST_SLICE_MS = 2;
 
 export interface RunningServer {
   server: http.Server | https.Server;
@@ -49,7 +57,10 @@ export async function startServer(deps: Deps): Promise<RunningServer & { report:
   deps.webhooks.start();
   const app = createApp(deps);
   const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
-  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, app.callback()) : http.createServer(app.callback());
+  // Requests run in slices of the event loop's time so new connections are
+  // accepted and requests read while the server is busy (src/lib/turn-slices.ts).
+  const handle = inTurnSlices(app.callback(), REQUEST_SLICE_MS);
+  const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, handle) : http.createServer(handle);
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
   let port: number;
