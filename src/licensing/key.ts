@@ -135,7 +135,9 @@ export function checkInstallable(payload: LicensePayload, now: Date): void {
   }
 }
 
-/** Parses a PEM public key; a development key is named `dev-*`. */
+/** Parses a PEM RSA public key; a development key is named `dev-*`. */
 export function trustedKeyFromPem(kid: string, pem: string): TrustedKey {
-  return { kid, publicKey: createPublicKey(pem), developmentOnly: kid.startsWith('dev-') };
+  const publicKey = createPublicKey(pem);
+  if (publicKey.asymmetricKeyType !== 'rsa') throw new Error(`trusted license key ${kid} is not an RSA public key (${publicKey.asymmetricKeyType})`);
+  return { kid, publicKey, developmentOnly: kid.startsWith('dev-') };
 }
