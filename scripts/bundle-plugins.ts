@@ -44,6 +44,41 @@ export function jsonwebtokenFeatureChecksAsTrue(): Plugin {
   };
 }
 
+/**
+ * koa, type-is, accepts and co-body take mime-types at load, and mime-types
+ * builds its extension and type tables from mime-db (≈ 2,500 types, three
+ * copies) as it loads: several ms of every start for tables a JSON answer never
+ * reads. Each copy is bundled behind the same API that loads it on first call
+ * (koa reads `contentType` at load: every export is a function or a getter).
+ */
+export function mimeTypesOnFirstUse(): Plugin {
+  return {
+    name: 'mime-types-on-first-use',
+    setup(b) {
+      b.onResolve({ filter: /^mime-types$/ }, async (args) => {
+        if (args.pluginData === 'real') return undefined;
+        const real = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'real' });
+        return real.errors.length > 0 ? { errors: real.errors } : { path: real.path, namespace: 'mime-types-on-first-use' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'mime-types-on-first-use' }, (args) => ({
+        contents: `let real;
+const load = () => (real ??= require(${JSON.stringify(args.path)}));
+module.exports = {
+  charset: (type) => load().charset(type),
+  contentType: (str) => load().contentType(str),
+  extension: (type) => load().extension(type),
+  lookup: (path) => load().lookup(path),
+  get charsets() { return load().charsets; },
+  get extensions() { return load().extensions; },
+  get types() { return load().types; },
+};`,
+        resolveDir: path.dirname(args.path),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** kid → PEM of every config/license-keys/<kid>.pem of the tree being built. */
 export function licenseKeyPems(root: string): Record<string, string> {
   const dir = path.join(root, 'config', 'license-keys');

@@ -70,8 +70,8 @@ export function isSingleExecutable(): boolean {
  * better-sqlite3's `nativeBinding` option: undefined from the source tree (the
  * package finds its own build), inside the executable the addon loaded from a
  * versioned cache directory under the data directory, written from the asset
- * once and re-written whenever its hash does not match (a partial write, a
- * tampered file, another build).
+ * once and re-written whenever its bytes differ from the asset's (a partial
+ * write, a tampered file, another build).
  */
 export function sqliteNativeBinding(dataDir: string): object | undefined {
   const api = seaApi();
@@ -86,7 +86,8 @@ export function sqliteNativeBinding(dataDir: string): object | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (!current || sha256(current) !== hash) {
+  // compared byte for byte (memcmp): a second SHA-256 of the 2 MB addon cost a few ms of every start
+  if (!current || !current.equals(asset)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // write aside and rename: a concurrent start (CLI next to the daemon) never loads half a file
     const temp = `${file}.${process.pid}.tmp`;

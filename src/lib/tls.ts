@@ -3,8 +3,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
 import { TLS_DIR } from '../ops/paths';
+
+/** node-forge is loaded when a certificate is issued or inspected: its modules are a measurable part of every start otherwise */
+let nodeForge: typeof Forge | undefined;
+const forge = (): typeof Forge => (nodeForge ??= require('node-forge') as typeof Forge);
 
 /**
  * Self-signed TLS for a LAN without a PKI: a private CA (10 years) generated
@@ -99,7 +103,7 @@ function serverCertFits(files: { key: string; cert: string }, hosts: string[], c
 
 function issueCa(now: Date, hosts: string[]): { key: string; cert: string } {
   const keys = rsaKeyPair();
-  const cert = forge.pki.createCertificate();
+  const cert = forge().pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(now.getTime() - DAY);
@@ -118,15 +122,15 @@ function issueCa(now: Date, hosts: string[]): { key: string; cert: string } {
     { id: NAME_CONSTRAINTS_OID, critical: true, value: nameConstraints(hosts) },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
+  cert.sign(keys.privateKey, forge().md.sha256.create());
+  return { key: forge().pki.privateKeyToPem(keys.privateKey), cert: forge().pki.certificateToPem(cert) };
 }
 
 function issueServerCert(hosts: string[], caCertPem: string, caKeyPem: string, now: Date): { key: string; cert: string } {
-  const caCert = forge.pki.certificateFromPem(caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
+  const caCert = forge().pki.certificateFromPem(caCertPem);
+  const caKey = forge().pki.privateKeyFromPem(caKeyPem);
   const keys = rsaKeyPair();
-  const cert = forge.pki.createCertificate();
+  const cert = forge().pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(now.getTime() - DAY);
@@ -146,8 +150,8 @@ function issueServerCert(hosts: string[], caCertPem: string, caKeyPem: string, n
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
+  cert.sign(caKey, forge().md.sha256.create());
+  return { key: forge().pki.privateKeyToPem(keys.privateKey), cert: forge().pki.certificateToPem(cert) };
 }
 
 const NAME_CONSTRAINTS_OID = '2.5.29.30';
@@ -159,8 +163,8 @@ const NAME_CONSTRAINTS_OID = '2.5.29.30';
  * extension but cannot build it, so it is given as ASN.1:
  * SEQUENCE { [0] permittedSubtrees: SEQUENCE OF SEQUENCE { GeneralName } }.
  */
-function nameConstraints(hosts: string[]): forge.asn1.Asn1 {
-  const { asn1 } = forge;
+function nameConstraints(hosts: string[]): Forge.asn1.Asn1 {
+  const { asn1 } = forge();
   const subtree = (host: string) => {
     const base = net.isIP(host)
       ? // iPAddress [7]: the address bytes followed by a mask of the same length
@@ -175,10 +179,10 @@ function nameConstraints(hosts: string[]): forge.asn1.Asn1 {
 }
 
 // forge has these helpers but its type definitions do not declare them
-const forgeIp = forge.util as unknown as { bytesFromIP(ip: string): string; bytesToIP(bytes: string): string };
+const forgeIp = (): { bytesFromIP(ip: string): string; bytesToIP(bytes: string): string } => forge().util as never;
 
 function ipBytes(ip: string): string {
-  return forgeIp.bytesFromIP(ip);
+  return forgeIp().bytesFromIP(ip);
 }
 
 /**
@@ -188,7 +192,7 @@ function ipBytes(ip: string): string {
  * @throws Error naming the hosts the CA cannot issue for.
  */
 function assertWithinNameConstraints(hosts: string[], caPem: string, caFile: string): void {
-  const extension = forge.pki.certificateFromPem(caPem).getExtension('nameConstraints') as
+  const extension = forge().pki.certificateFromPem(caPem).getExtension('nameConstraints') as
     | { permittedSubtrees?: { type: number; value: string }[] }
     | null;
   // a CA made before name constraints existed may issue for anything
@@ -208,15 +212,15 @@ function assertWithinNameConstraints(hosts: string[], caPem: string, caFile: str
 }
 
 function describeSubtree(tree: { type: number; value: string }): string {
-  return tree.type === 7 ? forgeIp.bytesToIP(tree.value.slice(0, tree.value.length / 2)) : tree.value;
+  return tree.type === 7 ? forgeIp().bytesToIP(tree.value.slice(0, tree.value.length / 2)) : tree.value;
 }
 
 /** RSA keys from the runtime's crypto (fast), handed to forge for the certificate work. */
-function rsaKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey } {
+function rsaKeyPair(): { privateKey: Forge.pki.rsa.PrivateKey; publicKey: Forge.pki.rsa.PublicKey } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pem);
-  return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
+  const forgeKey = forge().pki.privateKeyFromPem(pem);
+  return { privateKey: forgeKey, publicKey: forge().pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
 }
 
 function serialNumber(): string {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
+import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
 import { embeddedKeys } from '../../src/licensing/embedded-keys';
 
 /**
@@ -92,6 +92,36 @@ test('jsonwebtoken without semver at load: PS256 tokens (the feature checked) st
   assert.is(out.toString('utf8'), 'x');
   // esbuild names each bundled file in a comment
   assert.not.ok(fs.readFileSync(path.join(dir, 'jwt.cjs'), 'utf8').includes('node_modules/semver/'), 'semver is not in the bundle');
+});
+
+test('mime-types in the bundle: koa, accepts and type-is load without building its tables, which answer as before on first use', async () => {
+  // mime-db's modules are bundled; each sets the flag the moment it is evaluated
+  const script = `
+const Koa = require('koa'); require('accepts'); const typeis = require('type-is');
+const mime = require('mime-types');
+const before = globalThis.mimeDbLoaded === true;
+console.log(JSON.stringify({ before, ct: mime.contentType('json'), lookup: mime.lookup('a.xlsx'), ext: mime.extension('text/html'), types: mime.types.pdf,
+  is: typeis.is('application/json; charset=utf-8', ['json']), after: globalThis.mimeDbLoaded === true, koa: typeof Koa }));`;
+  const flagMimeDb = {
+    name: 'flag-mime-db',
+    setup(b: Parameters<NonNullable<Parameters<typeof build>[0]['plugins']>[number]['setup']>[0]) {
+      b.onLoad({ filter: /[\\/]mime-db[\\/]index\.js$/ }, (args) => ({
+        contents: `globalThis.mimeDbLoaded = true; module.exports = require(${JSON.stringify(path.join(path.dirname(args.path), 'db.json'))});`,
+        loader: 'js',
+      }));
+    },
+  };
+  const out = JSON.parse((await bundleAndRun('mime', script, { plugins: [mimeTypesOnFirstUse(), flagMimeDb] })).toString('utf8'));
+  assert.equal(out, {
+    before: false,
+    ct: 'application/json; charset=utf-8',
+    lookup: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ext: 'html',
+    types: 'application/pdf',
+    is: 'json',
+    after: true,
+    koa: 'function',
+  });
 });
 
 test.run();

@@ -14,7 +14,7 @@ import { request } from '../helpers/server';
  * serialized by us instead (src/http/json-body.ts). The modules the daemon
  * loaded are written at its exit by a preloaded script.
  */
-const LOADED_ON_FIRST_USE = ['openid-client', 'qrcode', 'pino-pretty', 'web-push'];
+const LOADED_ON_FIRST_USE = ['openid-client', 'qrcode', 'pino-pretty', 'web-push', 'node-forge'];
 
 test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream), undici, or the libraries of a few routes', async () => {
   const { root, env } = await installedDataDir();
@@ -45,7 +45,7 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
   }
   const loaded = JSON.parse(fs.readFileSync(loadedFile, 'utf8')) as { builtins: string[]; required: string[] };
   assert.equal(loaded.builtins.filter((name) => /undici|webstreams\/readablestream/.test(name)), []);
-  // libraries of a few routes (OpenID sign-in, 2FA enrolment, update checks) and of terminal logs load when first used
+  // libraries of a few routes (OpenID sign-in, 2FA enrolment, update checks), of terminal logs and of certificate issuing load when first used
   assert.equal(loaded.required.filter((name) => LOADED_ON_FIRST_USE.includes(name)), []);
   assert.ok(loaded.required.includes('better-sqlite3'), 'the hook saw the daemon require its packages');
   fs.rmSync(root, { recursive: true, force: true });
