@@ -3,16 +3,15 @@
  * started in an event-loop turn of its own (setImmediate), and refuses a job
  * when `maxWaiting` already wait.
  *
- * Why turns: a GraphQL query on SQLite runs from start to answer without
- * giving the event loop back (the statements are synchronous, the rest is
- * microtasks). Run straight from the request callback, every request that
- * arrived together is executed in the same loop iteration, so one iteration
- * takes N queries' time; libuv accepts one new connection per iteration, so a
- * connection opened under load waited for several such iterations (measured:
- * 32 connections, p99 16× p50, all of the tail the first requests of
- * late-accepted connections). Started one per turn, the loop comes back to
- * its I/O between two queries: new connections are accepted and every request
- * waits behind about as many as arrived before it.
+ * Why: every request now reaches the app in fair turns of the event loop
+ * (src/lib/turn-slices.ts: new connections accepted and requests read every
+ * ~2 ms while the server is busy). A GraphQL query is different from a route's
+ * request in two ways this queue handles: it runs as a long promise chain, so
+ * many started together would all hold their loaders and rows in memory at
+ * once (hence `concurrency`), and it is the one request a client can make
+ * expensive at will (hence `maxWaiting`, refused with 503). Starting each in a
+ * turn of its own keeps one query's synchronous SQLite work from sharing a
+ * turn with the next one's.
  */
 export class TurnQueue {
   private readonly waiting: (() => void)[] = [];
