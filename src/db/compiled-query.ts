@@ -65,9 +65,14 @@ export function compiledRead<A extends unknown[], R>(
     if (!compiled) byDatabase.set(db, (compiled = compile(db)));
     const { query, slots } = compiled;
     const parameters = slots.map((slot, i) => (slot < 0 ? query.parameters[i] : values[slot]));
-    const rows = directReads.get(db)?.(query.sql, parameters);
-    if (rows !== undefined) return rows as R[];
+    const rows = readDirectly<R>(db, query.sql, parameters);
+    if (rows !== undefined) return rows;
     const result = await db.executeQuery<R>({ query: query.query, sql: query.sql, parameters, queryId: createQueryId() });
     return result.rows;
   };
+}
+
+/** The rows of a compiled SELECT run straight on the connection where allowDirectReads allows it, else undefined (run it through kysely). */
+export function readDirectly<R>(db: Kysely<DB>, sql: string, parameters: readonly unknown[]): R[] | undefined {
+  return directReads.get(db)?.(sql, parameters) as R[] | undefined;
 }

@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { DB, TenantTable } from './schema';
 import { LruCache } from '../lib/lru';
+import { readDirectly } from './compiled-query';
 
 declare const tenantBrand: unique symbol;
 
@@ -51,6 +52,7 @@ const batchSql = new WeakMap<Kysely<DB>, LruCache<string, string>>();
  * next batch's values: the same few shapes repeat on every request, and
  * building and compiling the query cost about a third of running it. A query
  * whose compiled parameters are not exactly (client id, ids…) is never reused.
+ * A reused one runs straight on the connection where compiledRead's do (readDirectly).
  */
 export async function selectByIds<R>(
   db: Kysely<DB>,
@@ -65,7 +67,7 @@ export async function selectByIds<R>(
   const key = `${name}:${ids.length}`;
   const parameters = [scope.clientId, ...ids];
   const known = cache.get(key);
-  if (known !== undefined) return (await db.executeQuery<R>(CompiledQuery.raw(known, parameters))).rows;
+  if (known !== undefined) return readDirectly<R>(db, known, parameters) ?? (await db.executeQuery<R>(CompiledQuery.raw(known, parameters))).rows;
   const compiled = build([...ids]).compile();
   const reusable = compiled.parameters.length === parameters.length && compiled.parameters.every((value, i) => value === parameters[i]);
   if (reusable && ids.length <= MAX_REUSED_BATCH) cache.set(key, compiled.sql);

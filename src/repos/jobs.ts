@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
-import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, UserRow } from '../db/schema';
+import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, TemplateRow, UserRow } from '../db/schema';
+import type { TemplateColumn } from './templates';
+import type { VersionSummaryColumn, VersionSummaryRow } from './template-versions';
 import type { UserSummaryColumn } from './users';
 import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
 import { afterId, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
@@ -75,36 +77,94 @@ export type JobColumn = (typeof JOB_COLUMNS)[number];
 type FilterName = keyof JobFilter;
 const FILTERS: readonly FilterName[] = ['state', 'priority', 'templateId', 'assetId', 'assigneeId'];
 type JobQuery = SelectQueryBuilder<DB, 'jobs', JobRow>;
+// columns qualified: a page read can join tables with columns of the same names (see JobPageRelations)
 const filtered: Record<FilterName, (db: Kysely<DB>, clientId: number, query: JobQuery, value: never) => JobQuery> = {
-  state: (_db, _clientId, query, value) => query.where('state', '=', value),
-  priority: (_db, _clientId, query, value) => query.where('priority', '=', value),
-  templateId: (_db, _clientId, query, value) => query.where('template_id', '=', value),
-  assetId: (_db, _clientId, query, value) => query.where('asset_id', '=', value),
+  state: (_db, _clientId, query, value) => query.where('jobs.state', '=', value),
+  priority: (_db, _clientId, query, value) => query.where('jobs.priority', '=', value),
+  templateId: (_db, _clientId, query, value) => query.where('jobs.template_id', '=', value),
+  assetId: (_db, _clientId, query, value) => query.where('jobs.asset_id', '=', value),
   assigneeId: (db, clientId, query, value) =>
-    query.where('id', 'in', inTenant(db, tenantScope(clientId)).selectFrom('job_members').select('job_id').where('kind', '=', 'ASSIGNEE').where('user_id', '=', value)),
+    query.where('jobs.id', 'in', inTenant(db, tenantScope(clientId)).selectFrom('job_members').select('job_id').where('kind', '=', 'ASSIGNEE').where('user_id', '=', value)),
 };
 
-/** The page read of one column set and set of filters, compiled once (compiledRead): the shapes a query can ask for are many, those kept bounded. */
-const pageReads = new LruCache<string, (db: Kysely<DB>, clientId: number, after: number, limit: number, ...filters: unknown[]) => Promise<JobRow[]>>(500);
-function pageRead(columns: readonly JobColumn[], filters: readonly FilterName[]) {
-  const key = `${columns.join(',')}|${filters.join(',')}`;
+/**
+ * What a page of jobs can read of each job's template and version in its own statement (GraphQL's jobs
+ * connection: the columns its selection needs), instead of one more batched statement each. Each is joined on
+ * the job's client (`templates.client_id = jobs.client_id`), so tenant scoping is the page's own.
+ */
+export interface JobPageRelations {
+  template?: readonly TemplateColumn[];
+  version?: readonly VersionSummaryColumn[];
+}
+export type JobPageRow = JobRow & { template?: TemplateRow; version?: VersionSummaryRow };
+const RELATIONS = [
+  { name: 'template', table: 'templates', foreignKey: 'template_id' },
+  { name: 'version', table: 'template_versions', foreignKey: 'version_id' },
+] as const;
+/** a joined column's name in the flat row: `template.title` comes back as `template__title` */
+const joinedAs = (relation: string, column: string) => `${relation}__${column}`;
+
+/** The page read of one column set, set of filters and relations, compiled once (compiledRead): the shapes a query can ask for are many, those kept bounded. */
+const pageReads = new LruCache<string, (db: Kysely<DB>, clientId: number, after: number, limit: number, ...filters: unknown[]) => Promise<Record<string, unknown>[]>>(500);
+function pageRead(columns: readonly JobColumn[], filters: readonly FilterName[], relations: JobPageRelations) {
+  const key = `${columns.join(',')}|${filters.join(',')}|${relations.template?.join(',') ?? '-'}|${relations.version?.join(',') ?? '-'}`;
   let read = pageReads.get(key);
   if (!read) {
     read = compiledRead((db, clientId: number, after: number, limit: number, ...values: unknown[]) => {
-      let query = inTenant(db, tenantScope(clientId)).selectFrom('jobs').select(columns) as unknown as JobQuery;
+      let query = inTenant(db, tenantScope(clientId))
+        .selectFrom('jobs')
+        .select(columns.map((column) => `jobs.${column}` as const)) as unknown as JobQuery;
+      for (const { name, table, foreignKey } of RELATIONS) {
+        let selected: readonly string[] | undefined = relations[name];
+        if (!selected) continue;
+        // its id always: what tells a found row from a missing one
+        if (!selected.includes('id')) selected = ['id', ...selected];
+        query = (query as any)
+          .leftJoin(table, (join: any) => join.onRef(`${table}.client_id`, '=', 'jobs.client_id').onRef(`${table}.id`, '=', `jobs.${foreignKey}`))
+          .select(selected.map((column) => `${table}.${column} as ${joinedAs(name, column)}`));
+      }
       filters.forEach((name, i) => (query = filtered[name](db, clientId, query, values[i] as never)));
-      return afterId(query, after, limit);
+      return afterId(query, after, limit, 'jobs.id');
     }, 3 + filters.length);
     pageReads.set(key, read);
   }
   return read;
 }
 
-/** A page of the client's jobs, with only `columns` when given (GraphQL: the fields a query selects), the others absent. */
-export async function listJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter, page: PageInput, columns: readonly JobColumn[] = JOB_COLUMNS): Promise<Page<JobRow>> {
+/**
+ * A page of the client's jobs, with only `columns` when given (GraphQL: the fields a query selects), the others
+ * absent, and with the `relations` asked for (their selected columns) on each row; a relation whose row is
+ * missing is left undefined.
+ */
+export async function listJobs(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  filter: JobFilter,
+  page: PageInput,
+  columns: readonly JobColumn[] = JOB_COLUMNS,
+  relations: JobPageRelations = {},
+): Promise<Page<JobPageRow>> {
   const present = FILTERS.filter((name) => filter[name] != null && (filter[name] as unknown) !== '');
-  const rows = await pageRead(columns, present)(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
-  return toPage(rows, page.limit);
+  const rows = await pageRead(columns, present, relations)(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
+  for (const { name } of RELATIONS) {
+    const selected = relations[name];
+    if (!selected) continue;
+    const split = splitter(name, selected);
+    for (const row of rows) row[name] = split(row);
+  }
+  return toPage(rows as unknown as JobPageRow[], page.limit);
+}
+
+/** Takes a joined relation's columns out of a flat row as its own row (undefined when the join found none): the aliases worked out once. */
+function splitter(relation: string, columns: readonly string[]): (row: Record<string, unknown>) => Record<string, unknown> | undefined {
+  const id = joinedAs(relation, 'id');
+  const pairs = columns.map((column) => [column, joinedAs(relation, column)] as const);
+  return (row) => {
+    if (row[id] == null) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [column, alias] of pairs) out[column] = row[alias];
+    return out;
+  };
 }
 
 /** Ids of the template's jobs (all its versions). */
@@ -182,17 +242,19 @@ export async function loadMemberUsers<C extends UserSummaryColumn>(
   jobIds: readonly number[],
   kind: JobMemberKind,
   columns: ColumnSet<C>,
-): Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]> {
+): Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id?: string })[]> {
   // the kind is one of three words, written into the statement: its parameters stay (client id, ids…), so its SQL is reused
   return selectByIds(db, scope, `memberUsers:${kind}:${columns.key}`, jobIds, (batch) =>
     inTenant(db, scope)
       .selectFrom('job_members')
       .innerJoin('users', (join) => join.onRef('users.client_id', '=', 'job_members.client_id').onRef('users.id', '=', 'job_members.user_id'))
-      .select(['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id', ...columns.columns.map((column) => `users.${column}` as const)])
+      // only a step owner's membership names a step (the others' is ''): read for them only
+      .select(kind === 'STEP_OWNER' ? ['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id'] : ['job_members.job_id as member_job_id'])
+      .select(columns.columns.map((column) => `users.${column}` as const))
       .where('job_members.kind', '=', sql.lit(kind))
       .where('job_members.job_id', 'in', batch)
       .orderBy('job_members.id'),
-  ) as Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id: string })[]>;
+  ) as Promise<(Pick<UserRow, C> & { member_job_id: number; member_step_id?: string })[]>;
 }
 
 export type JobMembership = Pick<JobMemberRow, 'job_id' | 'user_id' | 'kind' | 'step_id'>;

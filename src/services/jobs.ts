@@ -26,6 +26,8 @@ import {
   updateJobAtRevision,
   upsertStepRecord,
   type JobColumn,
+  type JobPageRelations,
+  type JobPageRow,
   type JobFilter,
 } from '../repos/jobs';
 import { findVersionById, findVersionInState } from '../repos/template-versions';
@@ -201,8 +203,15 @@ export async function getJob(deps: Deps, actor: UserActor, jobId: number): Promi
 }
 
 /** Every user of the client reads the client's jobs (only `columns` of them when given: GraphQL reads what a query selects). */
-export async function listJobs(deps: Deps, actor: UserActor, filter: JobFilter, page: PageInput, columns?: readonly JobColumn[]): Promise<Page<JobRow>> {
-  return listJobRows(deps.db.kysely, actor.scope, filter, page, columns);
+export async function listJobs(
+  deps: Deps,
+  actor: UserActor,
+  filter: JobFilter,
+  page: PageInput,
+  columns?: readonly JobColumn[],
+  relations?: JobPageRelations,
+): Promise<Page<JobPageRow>> {
+  return listJobRows(deps.db.kysely, actor.scope, filter, page, columns, relations);
 }
 
 const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };
