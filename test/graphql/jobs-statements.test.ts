@@ -107,4 +107,39 @@ statements('each place of a query reads the columns it selects: fragments, alias
   assert.is(fullJob.stepOwners.length, 1);
 });
 
+statements('a page reads its jobs\' templates and versions in its own statement: selecting them costs no statement more', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const { templateId } = await publishedTemplate(server, client);
+  for (let i = 0; i < 3; i++) await createJob(server, client.owner.token, { templateId, title: `Joined ${i}` });
+  const count = async (fields: string) => {
+    const before = await statementsSoFar(server);
+    const result = await gql(server, client.owner.token, `{ jobs(first: 10) { edges { node { ${fields} } } } }`);
+    assert.equal(result.codes, [], JSON.stringify(result.errors));
+    return { count: (await statementsSoFar(server)) - before, jobs: result.data.jobs.edges.map((e: { node: any }) => e.node) };
+  };
+  const bare = await count('id title');
+  const joined = await count('id title template { id title description } version { id number state }');
+  assert.is(joined.count, bare.count, `without template and version ${bare.count} statements, with them ${joined.count}`);
+  assert.is(joined.jobs.length, 3);
+  assert.ok(joined.jobs.every((job: any) => job.template.id === templateId && job.template.title === 'Pump inspection' && job.version.number === 1 && job.version.state === 'PUBLISHED'));
+});
+
+statements('a compiled query answers with the same bytes as its first, interpreted run (strings to escape included)', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const { templateId } = await publishedTemplate(server, client, undefined, 'Quotes " and \\ back\tslash, ünïcödé ✓ 😀');
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  await createJob(server, client.owner.token, { templateId, title: 'Line\nbreak </script> \u2028 "quoted"', assigneeIds: [operator.id] });
+  const query = `query($t: Int) { jobs(first: 5, filter: { templateId: $t }) { edges { node { id title state priority
+    template { id title tags } version { id number state } assignees { id email firstName lastName } } } pageInfo { hasNextPage endCursor } } }`;
+  const answers: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { t: templateId } } });
+    assert.is(res.status, 200, res.text);
+    answers.push(res.text);
+  }
+  assert.ok(answers[0]!.includes('Line\\nbreak'), answers[0]);
+  assert.is(answers[1], answers[0]);
+  assert.is(answers[2], answers[0]);
+});
+
 statements.run();
