@@ -15,6 +15,7 @@ import { presentJob, presentJobMembers, presentStepRecord } from '../presenters/
 import { appendAudit } from '../repos/audit';
 import { loadUsersByIds } from '../repos/users';
 import { listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
+import type { ColumnSet } from '../db/columns';
 import {
   findStepRecord,
   getJobById,
@@ -208,7 +209,7 @@ export async function listJobs(
   actor: UserActor,
   filter: JobFilter,
   page: PageInput,
-  columns?: readonly JobColumn[],
+  columns?: ColumnSet<JobColumn>,
   relations?: JobPageRelations,
 ): Promise<Page<JobPageRow>> {
   return listJobRows(deps.db.kysely, actor.scope, filter, page, columns, relations);
