@@ -73,13 +73,7 @@ type JobNode = PresentedJob & { ahead?: { template?: PresentedTemplate; version?
 
 const NODE = ['edges', 'node'];
 
-/**
- * The template, version and members a page of jobs shows, read ahead: the template and version joined into the
- * page's own statement (listJobs' relations), a membership field's users with their memberships in one batched,
- * tenant-scoped join, each with the columns its selection needs. Job's resolvers then answer each job at once;
- * through the loaders every job of the page went through three loads, their promises and their garbage — about a
- * third of a 50-job page's CPU — and the two statements the joins replace were about a tenth.
- */
+/** The template and version columns the page's statement joins in (listJobs' relations), worked out once per place of a document. */
 const relationsByPlace = new WeakMap<GraphQLResolveInfo['fieldNodes'], JobPageRelations>();
 function pageRelations(info: GraphQLResolveInfo): JobPageRelations {
   let relations = relationsByPlace.get(info.fieldNodes);
@@ -94,6 +88,13 @@ function pageRelations(info: GraphQLResolveInfo): JobPageRelations {
   return relations;
 }
 
+/**
+ * The template, version and members a page of jobs shows, read ahead: the template and version joined into the
+ * page's own statement (listJobs' relations), a membership field's users with their memberships in one batched,
+ * tenant-scoped join, each with the columns its selection needs. Job's resolvers then answer each job at once;
+ * through the loaders every job of the page went through three loads, their promises and their garbage — about a
+ * third of a 50-job page's CPU — and the two statements the joins replace were about a tenth.
+ */
 async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveInfo): Promise<JobNode[]> {
   const fields = selectedFields(info, NODE);
   const memberFields = MEMBER_FIELDS.filter((m) => fields.has(m.field));
@@ -110,7 +111,7 @@ async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveI
   const byNode = new Map(nodes.map((node) => [node.id, node.ahead!]));
   memberFields.forEach(({ field }, i) => {
     for (const node of nodes) node.ahead!.members[field] = [];
-    // the user is the row itself: the two membership columns beside its own are no field of User
+    // the user is the row itself: the membership columns beside its own are no field of User
     for (const row of members[i]!) byNode.get(row.member_job_id)!.members[field]!.push({ stepId: row.member_step_id ?? '', user: row as Member['user'] });
   });
   return nodes;
