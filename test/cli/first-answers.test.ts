@@ -15,8 +15,8 @@ import { request } from '../helpers/server';
  * loaded are written at its exit by a preloaded script.
  */
 const LOADED_ON_FIRST_USE = ['openid-client', 'qrcode', 'pino-pretty', 'web-push', 'node-forge'];
-/** route groups (and what only they use) load with their first request (ROUTE_GROUPS in src/http/routes) */
-const ROUTE_GROUPS_NOT_ASKED = ['./client/graphql', './admin/client', './client/reports'];
+/** route groups (and what only they use) load with their first request (ROUTE_GROUPS in src/http/routes); live event streams load the template service with their first template event */
+const ROUTE_GROUPS_NOT_ASKED = ['./client/graphql', './admin/client', './client/reports', '../services/templates', './templates'];
 
 test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream), undici, or the libraries of a few routes', async () => {
   const { root, env } = await installedDataDir();
