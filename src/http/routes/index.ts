@@ -1,6 +1,5 @@
-import type { RouteSpec } from '../route';
+import type { LazyRoute, RouteSpec } from '../route';
 import { ROUTE_MANIFEST } from './manifest';
-import type { LazyRoute } from '../route';
 
 /**
  * Every REST route of the product by group (SPEC.md section 4), and the
