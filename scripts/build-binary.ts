@@ -30,7 +30,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
-import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
+import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'dist', 'sea');
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       footer: { js: '})' },
       // ASCII (esbuild escapes the rest): sea-main.ts decodes it as latin1
       charset: 'ascii',
-      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle(), jsonwebtokenFeatureChecksAsTrue(), mimeTypesOnFirstUse()],
+      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle(), jsonwebtokenFeatureChecksAsTrue(), mimeTypesOnFirstUse(), depdLinesOnFirstUse()],
       // GET /api/client/version reports these (src/lib/build-info.ts)
       define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,

@@ -6,8 +6,8 @@ import { requestFrame } from './http/middleware/request-frame';
 import { cors } from './http/middleware/cors';
 import { authenticate } from './http/middleware/authenticate';
 import { csrf } from './http/middleware/csrf';
-import { mountRoutes, type RouteSpec } from './http/route';
-import { allRoutes } from './http/routes';
+import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from './http/route';
+import { lazyRoutes } from './http/routes';
 import type { AppState } from './http/state';
 
 /**
@@ -25,12 +25,15 @@ import type { AppState } from './http/state';
  * and after the gates (a refused request never takes a key), right before the
  * route's own rate limit and guards, so a replay answers without running anything.
  */
-export function createApp(deps: Deps, routes: RouteSpec[] = allRoutes): Koa<AppState> {
+export function createApp(deps: Deps, routes: readonly MountableRoute[] = lazyRoutes()): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
   const router = new Router<AppState>();
   const dispatch = mountRoutes(router, routes, deps);
+  // every route's declaration, for the OpenAPI document: loads every route group, so only when asked
+  let specs: readonly RouteSpec[] | undefined;
+  const routeSpecs = () => (specs ??= routes.map(routeSpec));
 
-  app.use(requestFrame(deps, routes));
+  app.use(requestFrame(deps, routeSpecs));
   app.use(cors(deps.config.corsOrigins));
   const limits = globalRateLimits(deps.config, sharedRateLimitStore(deps));
   // requests without credentials, per IP, before any session lookup

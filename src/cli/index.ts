@@ -1,22 +1,56 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { AppError } from '../errors';
-import { registerAdmin } from './admin';
-import { registerAudit } from './audit';
-import { registerBackup } from './backup';
-import { registerDoctor } from './doctor';
-import { registerLogs } from './logs';
 import { ConfigError } from '../config';
 import { CliError, UsageError } from './context';
-import { registerInstall } from './install';
-import { registerLicense } from './license';
-import { registerMigrate } from './migrate';
-import { registerMigrateToPostgres } from './migrate-to-postgres';
-import { registerServe } from './serve';
-import { registerMail } from './mail';
-import { registerUser } from './user';
 
-export function buildProgram(): Command {
+type Registrar = (program: Command) => void;
+
+/**
+ * Each top-level command's module, loaded only when needed: a command's module
+ * brings its services (and the daemon's the whole HTTP app), so a run
+ * evaluates only what its own command needs. In the order `wip --help` lists them.
+ */
+const COMMANDS: Record<string, () => Registrar> = {
+  serve: () => (require('./serve') as typeof import('./serve')).registerServe,
+  install: () => (require('./install') as typeof import('./install')).registerInstall,
+  migrate: () => (require('./migrate') as typeof import('./migrate')).registerMigrate,
+  'migrate-to-postgres': () => (require('./migrate-to-postgres') as typeof import('./migrate-to-postgres')).registerMigrateToPostgres,
+  admin: () => (require('./admin') as typeof import('./admin')).registerAdmin,
+  backup: () => (require('./backup') as typeof import('./backup')).registerBackup,
+  doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctor,
+  logs: () => (require('./logs') as typeof import('./logs')).registerLogs,
+  mail: () => (require('./mail') as typeof import('./mail')).registerMail,
+  user: () => (require('./user') as typeof import('./user')).registerUser,
+  license: () => (require('./license') as typeof import('./license')).registerLicense,
+  audit: () => (require('./audit') as typeof import('./audit')).registerAudit,
+};
+/** commands registered by another command's module */
+const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: 'backup', 'support-bundle': 'doctor' };
+
+/** The options of the program itself that take a value (the command is the first argument that is neither). */
+const VALUE_OPTIONS = new Set(['--data-dir', '--config']);
+
+/**
+ * The command argv names, or undefined when it names none we know (help,
+ * a mistyped command: every command is registered then, for the listing and
+ * commander's suggestions).
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return undefined;
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith('-')) {
+      const module = REGISTERED_BY[arg] ?? arg;
+      return Object.hasOwn(COMMANDS, module) ? module : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The program with every command, or with only the one argv runs. */
+export function buildProgram(argv?: readonly string[]): Command {
   const program = new Command();
   program
     .name('wip')
@@ -27,24 +61,14 @@ export function buildProgram(): Command {
     .option('--json', 'print exact JSON instead of text')
     .showHelpAfterError()
     .exitOverride();
-  registerServe(program);
-  registerInstall(program);
-  registerMigrate(program);
-  registerMigrateToPostgres(program);
-  registerAdmin(program);
-  registerBackup(program);
-  registerDoctor(program);
-  registerLogs(program);
-  registerMail(program);
-  registerUser(program);
-  registerLicense(program);
-  registerAudit(program);
+  const only = argv && commandOf(argv);
+  for (const register of only ? [COMMANDS[only]!] : Object.values(COMMANDS)) register()(program);
   return program;
 }
 
 /** Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);
   } catch (error) {

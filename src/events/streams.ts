@@ -4,7 +4,6 @@ import type { EventRow } from '../db/schema';
 import { AppError, serviceUnavailable } from '../errors';
 import { lastClientEventId, listClientEventsAfter } from '../repos/events';
 import type { UserActor } from '../services/actor';
-import { getVisibleTemplate } from '../services/templates';
 import { PING_EVENT } from './catalogue';
 
 /** A reader further behind than this is dropped (it reconnects with Last-Event-ID and catches up from the table). */
@@ -152,6 +151,8 @@ export class EventStreams {
   private async visible(stream: Stream, row: EventRow): Promise<boolean> {
     if (row.template_id === null) return true;
     try {
+      // the template service (with the template domain and its schemas) loads with the first template event, not at every start
+      const { getVisibleTemplate } = require('../services/templates') as typeof import('../services/templates');
       await getVisibleTemplate(this.deps.db.kysely, stream.actor, row.template_id);
       return true;
     } catch (error) {

@@ -155,61 +155,97 @@ function jsonBodyParser(deps: Deps): Middleware<AppState> {
   };
 }
 
-/** Registers every route on the router; returns the middleware that dispatches to them (see routerWithFixedPaths). */
-export function mountRoutes(router: Router<AppState>, routes: RouteSpec[], deps: Deps): Middleware<AppState> {
+/**
+ * A route known by its method and path before its declaration is loaded: the
+ * router registers it at start, and its group's module (handler, schemas, the
+ * services behind them) is loaded when it is first requested (see ROUTE_GROUPS).
+ */
+export interface LazyRoute {
+  method: RouteSpec['method'];
+  path: string;
+  load(): RouteSpec;
+}
+
+export type MountableRoute = RouteSpec | LazyRoute;
+
+/** The full declaration of a route (loads a lazy route's group). */
+export function routeSpec(route: MountableRoute): RouteSpec {
+  return 'load' in route ? route.load() : route;
+}
+
+/**
+ * Registers every route on the router; returns the middleware that dispatches to them (see routerWithFixedPaths).
+ * A lazy route's chain is built on its first request, from the same declaration and in the same order as an eager one.
+ */
+export function mountRoutes(router: Router<AppState>, routes: readonly MountableRoute[], deps: Deps): Middleware<AppState> {
   const fixedPaths: FixedPath[] = [];
   // JSON only (and its raw text): a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
   const parseJson = jsonBodyParser(deps);
-  for (const spec of routes) {
-    const chain: Middleware<AppState>[] = [];
-    chain.push(
-      spec.cacheControl
-        ? (ctx, next) => {
-            ctx.state.routePath = spec.path;
-            ctx.set('Cache-Control', spec.cacheControl!);
-            return next();
-          }
-        : (ctx, next) => {
-            ctx.state.routePath = spec.path;
-            return next();
-          },
-    );
-    if (spec.method !== 'get') chain.push(parseJson);
-    for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
-    [spec.rateLimit ?? []].flat().forEach((limit, i) => chain.push(rateLimiter(limit, deps, `route:${spec.method} ${spec.path}:${i}`) as Middleware<AppState>));
-    if (spec.createsSession) {
-      chain.push(async (ctx, next) => {
-        refuseCrossSite(ctx);
-        await next();
-      });
+  for (const route of routes) {
+    let chain: Middleware<AppState>[];
+    let run: Middleware<AppState>;
+    if ('load' in route) {
+      let loaded: Middleware<AppState> | undefined;
+      run = (ctx, next) => (loaded ??= compose(routeChain(route.load(), deps, parseJson)))(ctx, next);
+      chain = [run];
+    } else {
+      chain = routeChain(route, deps, parseJson);
+      run = compose(chain);
     }
-    const accepts = spec.accepts ?? 'json';
-    chain.push(async (ctx) => {
-      assertAllowed(spec, ctx);
-      if (spec.feature) await assertLicensed(ctx, spec.feature);
-      // after the guard: an upload is parsed only for a caller allowed to make it
-      assertBodyType(ctx, accepts);
-      const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
-      const query = spec.query ? parseInput(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
-      const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
-      const data = await spec.handler({
-        actor: ctx.state.actor as never,
-        body: body as never,
-        query: query as never,
-        params: params as never,
-        deps,
-        meta: { ip: ctx.ip || null, userAgent: ctx.req.headers['user-agent'] || null, requestId: ctx.state.requestId },
-        ctx: ctx as AppContext,
-      });
-      // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
-      if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
-      ctx.status = spec.status ?? 200;
-      sendJson(ctx, { success: true, data: data ?? null });
-    });
-    router.register(spec.path, [spec.method.toUpperCase()], chain as never);
-    if (!/[:*(]/.test(spec.path)) fixedPaths.push({ layer: router.stack.at(-1)!, method: spec.method.toUpperCase(), path: spec.path, chain: compose(chain) });
+    router.register(route.path, [route.method.toUpperCase()], chain as never);
+    if (!/[:*(]/.test(route.path)) fixedPaths.push({ layer: router.stack.at(-1)!, method: route.method.toUpperCase(), path: route.path, chain: run });
   }
   return routerWithFixedPaths(router, fixedPaths);
+}
+
+/** One route's chain: cache policy → JSON body → gates → Idempotency-Key → rate limits → cross-site refusal → guards → validation → handler. */
+function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>): Middleware<AppState>[] {
+  const chain: Middleware<AppState>[] = [];
+  chain.push(
+    spec.cacheControl
+      ? (ctx, next) => {
+          ctx.state.routePath = spec.path;
+          ctx.set('Cache-Control', spec.cacheControl!);
+          return next();
+        }
+      : (ctx, next) => {
+          ctx.state.routePath = spec.path;
+          return next();
+        },
+  );
+  if (spec.method !== 'get') chain.push(parseJson);
+  for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
+  [spec.rateLimit ?? []].flat().forEach((limit, i) => chain.push(rateLimiter(limit, deps, `route:${spec.method} ${spec.path}:${i}`) as Middleware<AppState>));
+  if (spec.createsSession) {
+    chain.push(async (ctx, next) => {
+      refuseCrossSite(ctx);
+      await next();
+    });
+  }
+  const accepts = spec.accepts ?? 'json';
+  chain.push(async (ctx) => {
+    assertAllowed(spec, ctx);
+    if (spec.feature) await assertLicensed(ctx, spec.feature);
+    // after the guard: an upload is parsed only for a caller allowed to make it
+    assertBodyType(ctx, accepts);
+    const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
+    const query = spec.query ? parseInput(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
+    const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
+    const data = await spec.handler({
+      actor: ctx.state.actor as never,
+      body: body as never,
+      query: query as never,
+      params: params as never,
+      deps,
+      meta: { ip: ctx.ip || null, userAgent: ctx.req.headers['user-agent'] || null, requestId: ctx.state.requestId },
+      ctx: ctx as AppContext,
+    });
+    // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
+    if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
+    ctx.status = spec.status ?? 200;
+    sendJson(ctx, { success: true, data: data ?? null });
+  });
+  return chain;
 }
 
 interface FixedPath {

@@ -16,8 +16,8 @@ export interface AppState {
   authError?: AppError;
   /** the matched route pattern, for logs and metrics */
   routePath?: string;
-  /** the routes this app mounts (the OpenAPI document describes exactly these) */
-  routes: readonly RouteSpec[];
+  /** the declarations of the routes this app mounts (the OpenAPI document describes exactly these); loads every route group */
+  routes: () => readonly RouteSpec[];
   /** the license in force for this request (set by the license gate) */
   license?: CurrentLicense;
 }

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
+import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
 import { embeddedKeys } from '../../src/licensing/embedded-keys';
 
 /**
@@ -122,6 +122,51 @@ console.log(JSON.stringify({ before, ct: mime.contentType('json'), lookup: mime.
     after: true,
     koa: 'function',
   });
+});
+
+const DEPD_SCRIPT = `
+// counts the line numbers read from call sites (the first made V8 compute the line ends of the whole script):
+// the call sites a stack capture returns are handed out wrapped (their own methods cannot be replaced)
+let asked = 0;
+const capture = Error.captureStackTrace;
+Error.captureStackTrace = function (obj, fn) {
+  capture.call(Error, obj, fn);
+  const stack = obj.stack;
+  if (!Array.isArray(stack)) return;
+  const wrapped = stack.map((site) => {
+    const methods = {};
+    for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(site))) if (typeof site[name] === 'function') methods[name] = (...args) => site[name](...args);
+    methods.getLineNumber = () => (asked++, site.getLineNumber());
+    return methods;
+  });
+  Object.defineProperty(obj, 'stack', { value: wrapped, configurable: true, writable: true });
+};
+const assert = require('http-assert');
+const createError = require('http-errors');
+const deprecate = require('depd')('bundle');
+const old = deprecate.function(function old() { return 'old'; }, 'old() is deprecated');
+const atLoad = asked;
+old();
+deprecate('a plain deprecation');
+process.stdout.write(JSON.stringify({ atLoad, afterWarnings: asked > 0, status: createError(404).status, assert: typeof assert.equal }));
+`;
+
+test('depd in the bundle: no line number read as http-errors, http-assert and cookies load; the warnings print the same sites', async () => {
+  const run = async (plugins: Plugin[], name: string) => {
+    const outfile = path.join(dir, `${name}.cjs`);
+    await build({ stdin: { contents: DEPD_SCRIPT, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, bundle: true, platform: 'node', format: 'cjs', target: 'node20', absWorkingDir: root, logLevel: 'silent', outfile, plugins });
+    const result = spawnSync(process.execPath, [outfile], { cwd: dir });
+    assert.is(result.status, 0, result.stderr.toString('utf8'));
+    // each warning line without its timestamp, a site in the bundle by its function (the two bundles' lines differ)
+    const warnings = result.stderr.toString('utf8').split('\n').map((line) => line.replace(/^.*? GMT /, '').replace(/\(\/\S+\/depd-\w+\.cjs:\d+:\d+\)/g, '(bundle)'));
+    return { out: JSON.parse(result.stdout.toString('utf8')), warnings };
+  };
+  const patched = await run([depdLinesOnFirstUse()], 'depd-patched');
+  const plain = await run([], 'depd-plain');
+  assert.equal(patched.out, { atLoad: 0, afterWarnings: true, status: 404, assert: 'function' });
+  assert.ok(plain.out.atLoad > 0, 'without the plugin the same loads read line numbers: the check above can fail');
+  assert.equal(patched.warnings, plain.warnings);
+  assert.ok(patched.warnings.some((line) => line.includes('old() is deprecated')));
 });
 
 test.run();

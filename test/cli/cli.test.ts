@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, startDaemon } from '../helpers/cli';
 import { request } from '../helpers/server';
+import { buildProgram, commandOf } from '../../src/cli';
 
 const tmpDirs: string[] = [];
 function tempDir(): string {
@@ -26,6 +27,19 @@ basics('--version prints the package version; --help lists the commands', async 
   const sub = await runCli(['admin', 'create', '--help']);
   assert.is(sub.code, 0);
   assert.match(sub.stdout, /--password-stdin/);
+});
+
+basics('a run registers only its own command module; help and unknown commands get them all', () => {
+  const argv = (...args: string[]) => ['node', 'wip', ...args];
+  const all = buildProgram().commands.map((c) => c.name());
+  // every command is found in the module that registers it, also after the program's own options
+  for (const name of all) {
+    assert.ok(buildProgram(argv(name)).commands.some((c) => c.name() === name), name);
+    assert.ok(buildProgram(argv('--data-dir', 'serve', '--json', '--config', 'x.json', name)).commands.some((c) => c.name() === name), name);
+  }
+  assert.equal(buildProgram(argv('serve', '--port', '0')).commands.map((c) => c.name()), ['serve']);
+  assert.is(commandOf(argv('--data-dir=d', 'user', 'unlock')), 'user');
+  for (const args of [[], ['--help'], ['help', 'serve'], ['no-such-command'], ['--', 'serve']]) assert.equal(buildProgram(argv(...args)).commands.map((c) => c.name()), all);
 });
 
 basics('usage errors exit 2; failures exit 1 with one line on stderr', async () => {

@@ -15,6 +15,8 @@ import { request } from '../helpers/server';
  * loaded are written at its exit by a preloaded script.
  */
 const LOADED_ON_FIRST_USE = ['openid-client', 'qrcode', 'pino-pretty', 'web-push', 'node-forge'];
+/** route groups (and what only they use) load with their first request (ROUTE_GROUPS in src/http/routes); live event streams load the template service with their first template event */
+const ROUTE_GROUPS_NOT_ASKED = ['./client/graphql', './admin/client', './client/reports', '../services/templates', './templates'];
 
 test('`wip serve` answers liveness, readiness, a route envelope and error envelopes without loading web streams (ReadableStream), undici, or the libraries of a few routes', async () => {
   const { root, env } = await installedDataDir();
@@ -30,8 +32,18 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
   const daemon = await startDaemon([], { ...env, NODE_OPTIONS: `--require ${hook}` });
   try {
     const answers = [];
-    for (const urlPath of ['/healthz', '/readyz', '/no-such-route', '/api/client/auth/me']) {
-      const res = await request(daemon.url, 'GET', urlPath);
+    const asks: [string, string, object?][] = [
+      ['GET', '/healthz'],
+      ['GET', '/readyz'],
+      ['GET', '/no-such-route'],
+      // the first requests of lazily loaded route groups: a fixed path, a write with its body validated, a path with a parameter, 405
+      ['GET', '/api/client/auth/me'],
+      ['POST', '/api/client/auth/sign-in', { email: 'not an email' }],
+      ['GET', '/api/admin/user/x'],
+      ['DELETE', '/healthz'],
+    ];
+    for (const [method, urlPath, body] of asks) {
+      const res = await request(daemon.url, method, urlPath, body && { body });
       answers.push([res.status, res.headers.get('content-type'), res.body.status ?? res.body.data?.status ?? res.body.error?.code]);
     }
     assert.equal(answers, [
@@ -39,6 +51,9 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
       [200, 'application/json; charset=utf-8', 'ready'],
       [404, 'application/json; charset=utf-8', 'NOT_FOUND'],
       [401, 'application/json; charset=utf-8', 'UNAUTHORIZED'],
+      [422, 'application/json; charset=utf-8', 'VALIDATION_ERROR'],
+      [401, 'application/json; charset=utf-8', 'UNAUTHORIZED'],
+      [405, 'application/json; charset=utf-8', 'METHOD_NOT_ALLOWED'],
     ]);
   } finally {
     assert.is(await daemon.stop(), 0);
@@ -47,6 +62,8 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
   assert.equal(loaded.builtins.filter((name) => /undici|webstreams\/readablestream/.test(name)), []);
   // libraries of a few routes (OpenID sign-in, 2FA enrolment, update checks), of terminal logs and of certificate issuing load when first used
   assert.equal(loaded.required.filter((name) => LOADED_ON_FIRST_USE.includes(name)), []);
+  assert.equal(loaded.required.filter((name) => ROUTE_GROUPS_NOT_ASKED.includes(name)), []);
+  assert.ok(loaded.required.includes('./client/auth'), 'the route group of /api/client/auth/me was loaded on its first request');
   assert.ok(loaded.required.includes('better-sqlite3'), 'the hook saw the daemon require its packages');
   fs.rmSync(root, { recursive: true, force: true });
 });

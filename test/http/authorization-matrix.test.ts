@@ -74,11 +74,11 @@ matrix.before(async () => {
 matrix.after(async () => server.stop());
 
 matrix('only the reviewed routes are public', () => {
-  assert.equal(allRoutes.filter((r) => r.auth === 'public').map(key).sort(), PUBLIC_ROUTES);
+  assert.equal(allRoutes().filter((r) => r.auth === 'public').map(key).sort(), PUBLIC_ROUTES);
 });
 
 matrix('every other route answers 401 UNAUTHORIZED without credentials, and with a forged token', async () => {
-  for (const route of allRoutes.filter((r) => r.auth !== 'public')) {
+  for (const route of allRoutes().filter((r) => r.auth !== 'public')) {
     for (const token of [undefined, 'eyJhbGciOiJIUzI1NiJ9.eyJzaWQiOjF9.forged']) {
       const res = await server.request(route.method.toUpperCase(), concrete(route.path), { token, body: bodyFor(route.method) });
       assert.is(res.status, 401, `${key(route)} → ${res.status}`);
@@ -89,7 +89,7 @@ matrix('every other route answers 401 UNAUTHORIZED without credentials, and with
 
 matrix('system-admin routes refuse client tokens, even a Security Administrator\'s (403)', async () => {
   const client = await buildClient(server);
-  for (const route of allRoutes.filter((r) => r.auth === 'admin')) {
+  for (const route of allRoutes().filter((r) => r.auth === 'admin')) {
     const res = await server.request(route.method.toUpperCase(), concrete(route.path), { token: client.owner.token, body: bodyFor(route.method) });
     assert.is(res.status, 403, `${key(route)} → ${res.status}`);
     assert.is(res.body.error.code, 'FORBIDDEN');
@@ -98,7 +98,7 @@ matrix('system-admin routes refuse client tokens, even a Security Administrator\
 
 matrix('client-user routes refuse system-admin tokens (403)', async () => {
   const token = await adminToken(server);
-  for (const route of allRoutes.filter((r) => r.auth === 'user')) {
+  for (const route of allRoutes().filter((r) => r.auth === 'user')) {
     const res = await server.request(route.method.toUpperCase(), concrete(route.path), { token, body: bodyFor(route.method) });
     assert.is(res.status, 403, `${key(route)} → ${res.status}`);
   }
@@ -108,7 +108,7 @@ matrix('role-guarded routes refuse a client user holding every role but the allo
   const client = await buildClient(server);
   // per route, a user holding every role but the route's own
   const users = new Map<string, string>();
-  const guarded = allRoutes.filter((r) => r.roles && r.roles.length > 0);
+  const guarded = allRoutes().filter((r) => r.roles && r.roles.length > 0);
   assert.ok(guarded.length >= 5);
   // one user per distinct set of allowed roles, holding all the others
   const tokens = new Map<string, string>();
@@ -230,7 +230,7 @@ const concreteFor = (path: string, id: number | string) => path.replace(/:(\w+)/
  * 429 is a refusal, but not the one the cell is about, so the cell is skipped
  * (and counted, so a change that makes most cells 429 shows).
  */
-const limitedBeforeGuard = (route: (typeof allRoutes)[number], res: { status: number }) => res.status === 429 && route.rateLimit !== undefined;
+const limitedBeforeGuard = (route: ReturnType<typeof allRoutes>[number], res: { status: number }) => res.status === 429 && route.rateLimit !== undefined;
 let skippedByBudgets = 0;
 const isForbidden = (res: { status: number; body: any }) => res.status === 403 && res.body?.error?.code === 'FORBIDDEN';
 /** Arguments an operation accepts, ids pointing at nothing (999999) unless given. */
@@ -249,7 +249,7 @@ complete('every GraphQL operation is in the declared policy table (a new one is 
 complete('every non-public REST route and every GraphQL operation answer 401 to no token, a signed-out, deleted or disabled user\'s token, an expired one, and every JWT attack', async () => {
   const failures: string[] = [];
   for (const [kind, token] of Object.entries(refused)) {
-    for (const route of allRoutes.filter((r) => r.auth !== 'public')) {
+    for (const route of allRoutes().filter((r) => r.auth !== 'public')) {
       const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, 1), { token: token || undefined, body: bodyFor(route.method) });
       if (limitedBeforeGuard(route, res)) skippedByBudgets++;
       else if (res.status !== 401) failures.push(`${kind}: ${key(route)} → ${res.status}`);
@@ -268,7 +268,7 @@ complete('each of the 7 roles and the system admin, on every REST route: allowed
   const admin = await adminToken(srv);
   const failures: string[] = [];
   // sign-out ends the session the other cells use: it goes last, once per principal
-  const routes = [...allRoutes.filter((r) => r.auth !== 'public')].sort((a, b) => Number(a.path.endsWith('sign-out')) - Number(b.path.endsWith('sign-out')));
+  const routes = [...allRoutes().filter((r) => r.auth !== 'public')].sort((a, b) => Number(a.path.endsWith('sign-out')) - Number(b.path.endsWith('sign-out')));
   const principals: [string, Role | 'system admin', string][] = [...ROLES.map((role) => [role, role, roleTokens.get(role)!] as [string, Role, string]), ['system admin', 'system admin', admin]];
   for (const route of routes) {
     for (const [name, who, token] of principals) {
@@ -319,7 +319,7 @@ complete('another client\'s token aimed at this client\'s ids: no answer contain
   const failures: string[] = [];
   const tokenB = clientB.owner.token;
   for (const id of idsA.all) {
-    for (const route of allRoutes.filter((r) => r.auth === 'user' || r.auth === 'user-or-admin')) {
+    for (const route of allRoutes().filter((r) => r.auth === 'user' || r.auth === 'user-or-admin')) {
       if (!route.path.includes(':') && route.method !== 'get') continue;
       const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, id) + (route.method === 'get' ? `?clientId=${clientA.id}&id=${id}` : ''), { token: tokenB, body: route.method === 'get' ? undefined : { id, clientId: clientA.id, userId: id } });
       if ((res.status >= 500 && !unconfiguredIntegration(res.status, res.body)) || res.text.includes(MARKER)) failures.push(`${key(route)} with ${id} → ${res.status} ${res.text.slice(0, 120)}`);

@@ -55,7 +55,7 @@ crossSite.before(async () => {
 crossSite.after(async () => server.stop());
 
 crossSite('the session-creating routes are exactly the reviewed ones', () => {
-  const flagged = allRoutes.filter((r) => r.createsSession).map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
+  const flagged = allRoutes().filter((r) => r.createsSession).map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
   assert.equal(flagged, SESSION_ROUTES);
 });
 
@@ -72,7 +72,7 @@ crossSite('sign-in from a page on another origin → 403 CSRF_FAILED, no session
 });
 
 crossSite('every session-creating route refuses a cross-site page, before validation', async () => {
-  for (const route of allRoutes.filter((r) => r.createsSession)) {
+  for (const route of allRoutes().filter((r) => r.createsSession)) {
     const res = await server.request('POST', route.path.replace(/:\w+/g, 'some-token'), { body: {}, headers: { origin: EVIL_ORIGIN } });
     assert.is(res.status, 403, `${route.path} → ${res.status}`);
     assert.is(res.body.error.code, 'CSRF_FAILED', route.path);

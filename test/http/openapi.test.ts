@@ -30,7 +30,7 @@ openapi('is a valid OpenAPI 3.1 document, public', async () => {
 });
 
 openapi('names every mounted route, and only mounted routes', async () => {
-  assert.equal(documented().sort(), allRoutes.map(declared).sort());
+  assert.equal(documented().sort(), allRoutes().map(declared).sort());
   // …and the server really answers each documented operation: OPTIONS lists the methods it mounted at that path
   for (const [path, ops] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
     const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'file' ? 'start.js' : /token/i.test(name) ? 'some-token' : '1'));
@@ -55,16 +55,16 @@ openapi('carries auth, roles, parameters, bodies, the envelope and the error cod
   assert.is(signIn['x-auth'], 'public');
   assert.is(signIn['x-roles'], undefined);
 
-  const guarded = allRoutes.find((r) => r.roles && r.roles.length > 0)!;
+  const guarded = allRoutes().find((r) => r.roles && r.roles.length > 0)!;
   const op = document.paths[declared(guarded).split(' ')[1]!][guarded.method];
   assert.equal(op['x-roles'], [...guarded.roles!]);
   assert.match(op.description, guarded.roles!.join(', '));
 
-  const withParam = allRoutes.find((r) => r.path.includes(':id'))!;
+  const withParam = allRoutes().find((r) => r.path.includes(':id'))!;
   const params = document.paths[declared(withParam).split(' ')[1]!][withParam.method].parameters;
   assert.equal(params.find((p: any) => p.name === 'id').in, 'path');
 
-  const withQuery = allRoutes.find((r) => r.query && r.method === 'get')!;
+  const withQuery = allRoutes().find((r) => r.query && r.method === 'get')!;
   assert.ok(document.paths[declared(withQuery).split(' ')[1]!].get.parameters.some((p: any) => p.in === 'query'));
 
   // every code of ERROR_STATUS is documented under its status

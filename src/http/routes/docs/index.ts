@@ -36,10 +36,11 @@ export const docsRoutes: RouteSpec[] = [
     envelope: false,
     cacheControl: 'no-cache',
     async handler({ ctx }) {
-      let document = documents.get(ctx.state.routes);
+      const routes = ctx.state.routes();
+      let document = documents.get(routes);
       if (!document) {
-        document = buildOpenApiDocument(ctx.state.routes, { version });
-        documents.set(ctx.state.routes, document);
+        document = buildOpenApiDocument(routes, { version });
+        documents.set(routes, document);
       }
       ctx.body = document;
       return undefined;
