@@ -51,9 +51,9 @@ export function idempotency(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
       if (existing.status === 'in_progress') {
         throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry later', undefined, { headers: { 'Retry-After': 1 } });
       }
-      const stored = JSON.parse(existing.response_body!) as { type: string; body: unknown };
+      const stored = JSON.parse(existing.response_body!) as StoredResponse;
       ctx.status = existing.response_status!;
-      ctx.body = stored.body;
+      ctx.body = stored.base64 === true ? Buffer.from(stored.body as string, 'base64') : stored.body;
       if (stored.type) ctx.type = stored.type;
       ctx.set('Idempotency-Replayed', 'true');
       return;
@@ -64,9 +64,8 @@ export function idempotency(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
       await releaseIdempotencyKey(db.kysely, principal, key);
       throw error;
     }
-    const body: unknown = ctx.body;
-    const storable = ctx.status < 500 && (body === null || body === undefined || typeof body === 'string' || (typeof body === 'object' && !isStream(body) && !Buffer.isBuffer(body)));
-    if (storable) await completeIdempotencyKey(db.kysely, principal, key, ctx.status, JSON.stringify({ type: ctx.type, body: body ?? null }));
+    const stored = storedResponse(ctx);
+    if (stored) await completeIdempotencyKey(db.kysely, principal, key, ctx.status, JSON.stringify(stored));
     else await releaseIdempotencyKey(db.kysely, principal, key);
   };
 }
@@ -76,6 +75,22 @@ function fingerprint(ctx: AppContext): string {
   const parsed = (ctx.request as { body?: unknown }).body;
   const body = ctx.is('json') || parsed === undefined ? canonicalJson(parsed ?? null) : `${ctx.get('content-type')};${ctx.get('content-length')}`;
   return createHash('sha256').update(`${ctx.method} ${ctx.path}?${ctx.querystring}\n${body}`).digest('hex');
+}
+
+/** A response as the key keeps it for replays: bytes (GraphQL answers are, see graphql/handler.ts) as base64. */
+interface StoredResponse {
+  type: string;
+  body: unknown;
+  base64?: true;
+}
+
+/** The response to keep, or undefined when it cannot be replayed (a 5xx, a stream): the key is released instead. */
+function storedResponse(ctx: AppContext): StoredResponse | undefined {
+  const body: unknown = ctx.body;
+  if (ctx.status >= 500) return undefined;
+  if (Buffer.isBuffer(body)) return { type: ctx.type, body: body.toString('base64'), base64: true };
+  if (typeof body === 'object' && body !== null && isStream(body)) return undefined;
+  return { type: ctx.type, body: body ?? null };
 }
 
 function isStream(value: object): boolean {
