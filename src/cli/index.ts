@@ -28,19 +28,18 @@ const COMMANDS: Record<string, () => Registrar> = {
 /** commands registered by another command's module */
 const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: 'backup', 'support-bundle': 'doctor' };
 
-/** The options of the program itself that take a value (the command is the first argument that is neither). */
-const VALUE_OPTIONS = new Set(['--data-dir', '--config']);
-
 /**
  * The command argv names, or undefined when it names none we know (help,
  * a mistyped command: every command is registered then, for the listing and
  * commander's suggestions).
  */
-export function commandOf(argv: readonly string[]): string | undefined {
+export function commandOf(argv: readonly string[], program: Command = programWithoutCommands()): string | undefined {
+  // the program's own options that take a value: the command is the first argument that is neither
+  const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
   for (let i = 2; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') return undefined;
-    if (VALUE_OPTIONS.has(arg)) i++;
+    if (valueOptions.has(arg)) i++;
     else if (!arg.startsWith('-')) {
       const module = REGISTERED_BY[arg] ?? arg;
       return Object.hasOwn(COMMANDS, module) ? module : undefined;
@@ -49,10 +48,9 @@ export function commandOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The program with every command, or with only the one argv runs. */
-export function buildProgram(argv?: readonly string[]): Command {
-  const program = new Command();
-  program
+/** The program with its own options, before any command is registered. */
+function programWithoutCommands(): Command {
+  return new Command()
     .name('wip')
     .description('wip — on-premise work-instruction platform: daemon and administration CLI')
     .version(version, '-V, --version')
@@ -61,7 +59,12 @@ export function buildProgram(argv?: readonly string[]): Command {
     .option('--json', 'print exact JSON instead of text')
     .showHelpAfterError()
     .exitOverride();
-  const only = argv && commandOf(argv);
+}
+
+/** The program with every command, or with only the one argv runs. */
+export function buildProgram(argv?: readonly string[]): Command {
+  const program = programWithoutCommands();
+  const only = argv && commandOf(argv, program);
   for (const register of only ? [COMMANDS[only]!] : Object.values(COMMANDS)) register()(program);
   return program;
 }

@@ -108,15 +108,16 @@ class CachedStatement implements SqliteStatement {
   ) {
     this.statement = sqlite.prepare(sql);
     if (this.statement.reader) {
-      this.arrays = sqlite.prepare(sql).raw(true);
-      const wrapped = RowCollector.wrap(sql, this.learnColumns());
+      const wrapped = RowCollector.wrap(sql, this.learnColumns(this.statement));
       this.wrapped = wrapped === undefined ? undefined : prepareOrUndefined(sqlite, wrapped)?.pluck(true);
+      // rows as arrays only where the statement cannot be wrapped
+      if (!this.wrapped) this.arrays = sqlite.prepare(sql).raw(true);
     }
   }
 
-  /** The row builder for the statement's columns (again if a schema change altered them: SQLite re-prepares). */
-  private learnColumns(): string[] {
-    const names = this.arrays!.columns().map((c) => c.name);
+  /** The row builder for the columns of `source` (again if a schema change altered them: SQLite re-prepares). */
+  private learnColumns(source: BetterSqlite3.Statement): string[] {
+    const names = source.columns().map((c) => c.name);
     this.width = names.length;
     this.rowOf = names.includes('__proto__')
       ? // in an object literal it would set the prototype: defined as an own property, like better-sqlite3 does
@@ -139,11 +140,11 @@ class CachedStatement implements SqliteStatement {
   }
 
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    if (!this.arrays) return this.statement.all(parameters);
     // explicit columns (no `*`): the wrapped read's column list cannot fall behind a schema change
     if (this.wrapped) return this.collector.all(this.wrapped, parameters, this.rowOf);
+    if (!this.arrays) return this.statement.all(parameters);
     const rows = this.arrays.all(parameters) as unknown[][];
-    if (rows.length > 0 && rows[0]!.length !== this.width) this.learnColumns();
+    if (rows.length > 0 && rows[0]!.length !== this.width) this.learnColumns(this.arrays);
     const objects = new Array<unknown>(rows.length);
     for (let i = 0; i < rows.length; i++) objects[i] = this.rowOf(rows[i]!);
     return objects;
