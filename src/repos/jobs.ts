@@ -106,7 +106,7 @@ const joinedAs = (relation: string, column: string) => `${relation}__${column}`;
 
 interface PageRead {
   read: (db: Kysely<DB>, clientId: number, after: number, limit: number, ...filters: unknown[]) => Promise<Record<string, unknown>[]>;
-  /** moves each joined relation's columns of the flat rows into its own row (undefined when the join found none) */
+  /** gives each flat row its joined relations as rows of their own (undefined when the join found none); the flat `relation__column` keys stay, read by no presenter */
   nest: (rows: Record<string, unknown>[]) => void;
 }
 
@@ -142,7 +142,7 @@ function pageRead(columns: ColumnSet<JobColumn>, filters: readonly FilterName[],
 }
 
 /**
- * A function moving the joined columns into rows of their own, made for the relations' columns (one shape of
+ * A function copying the joined columns into rows of their own, made for the relations' columns (one shape of
  * object each, read and written by name, like the statement cache's rows): a loop over column names cost about
  * 2 % of a page's CPU. The names are columns of our own tables, written as JSON string literals.
  */
