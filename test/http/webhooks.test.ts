@@ -40,6 +40,20 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs 
   }
 }
 
+/**
+ * Moves the server's clock past the next retry (the schedule is 1s, 1s) once
+ * attempt `attempt` is recorded. The receiver sees a request before the sender
+ * records its outcome; advancing in between would put the retry a second past
+ * the advanced clock, where nothing moves it again.
+ */
+async function advancePastRetry(client: BuiltClient, hookId: number, attempt: number) {
+  await waitUntil(`attempt ${attempt} to be recorded`, async () => {
+    const log = await server.request('GET', `/api/client/webhooks/${hookId}/deliveries`, { token: client.owner.token });
+    return log.body.data.items[0]?.attempt === attempt;
+  });
+  server.clock.advance(1_100);
+}
+
 hooks('a created user reaches the endpoint signed per Standard Webhooks, verified by the standardwebhooks package', async () => {
   const client = await buildClient(server);
   const hook = await register(client, receiver.url, ['user.created']);
@@ -78,8 +92,7 @@ hooks('a receiver failing twice then answering 2xx gets three attempts with the 
   await createUser(client);
   await receiver.waitFor(1);
   for (const count of [2, 3]) {
-    // the schedule is 1s, 1s: move the server's clock past the next attempt
-    server.clock.advance(1_100);
+    await advancePastRetry(client, hook.id, count - 1);
     await receiver.waitFor(count);
   }
   const ids = receiver.received.map((d) => d.headers['webhook-id']);
@@ -100,9 +113,9 @@ hooks('after the last scheduled retry a delivery has failed, and redeliver sends
   receiver.respond = () => ({ status: 500 });
   await createUser(client);
   await receiver.waitFor(1);
-  server.clock.advance(1_100);
+  await advancePastRetry(client, hook.id, 1);
   await receiver.waitFor(2);
-  server.clock.advance(1_100);
+  await advancePastRetry(client, hook.id, 2);
   await receiver.waitFor(3);
   await waitUntil('the delivery to fail', async () => {
     const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
