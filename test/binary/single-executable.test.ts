@@ -265,7 +265,8 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
 
   const exitCode = await new Promise<number | null>((resolve) => {
-    daemon.once('exit', (code) => resolve(code));
+    // 'close', not 'exit': the output pipes are read to their end
+    daemon.once('close', (code) => resolve(code));
     daemon.kill('SIGTERM');
   });
   assert.is(exitCode, 0, stderr);
@@ -292,7 +293,7 @@ Binary('serve --log-format pretty prints readable lines from inside the executab
     });
   });
   const exitCode = await new Promise<number | null>((resolve) => {
-    daemon.once('exit', (code) => resolve(code));
+    daemon.once('close', (code) => resolve(code));
     daemon.kill('SIGTERM');
   });
   assert.match(line, /^\[\d{4}-\d\d-\d\d [\d:.]+\] INFO: wip listening on http/);

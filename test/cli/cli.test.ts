@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -171,13 +172,35 @@ daemon('admin commands work against the data directory while the daemon runs', a
 
 daemon('SIGTERM lets in-flight requests finish before exiting 0', async () => {
   const dir = tempDir();
-  const running = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass', WIP_BCRYPT_COST: '10' });
-  // a bcrypt-cost-10 sign-in takes tens of milliseconds: stop while it is in flight
-  const inFlight = request(running.url, 'POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'first-admin-pass' } });
-  await new Promise((r) => setTimeout(r, 5));
+  const running = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
+  // The request is known to be in flight, not guessed from a fixed sleep (a request the daemon had not read
+  // yet when the signal came is refused, rightly): the daemon answers `Expect: 100-continue` once it has read
+  // the request's headers, and the body is sent only after the daemon logged that it is shutting down.
+  const body = JSON.stringify({ username: 'admin', password: 'first-admin-pass' });
+  const req = http.request(new URL('/api/admin/auth/sign-in', running.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), expect: '100-continue', connection: 'close' },
+  });
+  const continued = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+  });
+  req.flushHeaders();
+  await continued;
   const code = running.stop();
-  const res = await inFlight;
-  assert.is(res.status, 200);
+  for (const deadline = Date.now() + 15_000; !/shutting down/.test(running.stdout()); ) {
+    if (Date.now() > deadline) throw new Error(`no "shutting down" line: ${running.stdout()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  req.end(body);
+  const res = await answered;
+  assert.is(res.status, 200, res.text);
   assert.is(await code, 0);
 });
 

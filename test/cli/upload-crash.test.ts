@@ -6,20 +6,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 import { daemonAsServer, startDaemon } from '../helpers/cli';
+import { waitFor } from '../helpers/wait';
 import { buildClient } from '../helpers/factories';
 import { upload } from '../helpers/upload';
 
 const test = suite('Uploads survive a crash: bytes first, then the row; doctor --fix removes what a crash left');
 
 const asServer = daemonAsServer;
-
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -45,7 +38,7 @@ test('killed between writing the bytes and committing the row, and killed mid-st
   let daemon = await startDaemon([], { ...env, WIP_TEST_HOLD_FILE_COMMIT: marker });
   const client = await buildClient(asServer(daemon));
   const pending = upload(asServer(daemon), client.owner.token, [{ name: 'crash.txt', data: 'written but never committed' }]).catch((e) => e);
-  await waitFor(() => fs.existsSync(marker), 'the daemon to reach the commit');
+  await waitFor('the daemon to reach the commit', () => fs.existsSync(marker));
   await daemon.stop('SIGKILL');
   await pending;
   assert.equal(fileRows(dataDir), [], 'no row was committed');
@@ -59,7 +52,7 @@ test('killed between writing the bytes and committing the row, and killed mid-st
   req.on('error', () => undefined);
   req.write('--b\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n');
   req.write(Buffer.alloc(1024 * 1024, 1));
-  await waitFor(() => walk(path.join(filesDir, 'tmp')).some((f) => fs.statSync(f).size > 0), 'a partial temporary file');
+  await waitFor('a partial temporary file', () => walk(path.join(filesDir, 'tmp')).some((f) => fs.statSync(f).size > 0));
   await daemon.stop('SIGKILL');
   req.destroy();
   assert.is(walk(path.join(filesDir, 'tmp')).length, 1, 'the partial file is there after the crash');

@@ -80,7 +80,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       hold = { match, arrived, released: new Promise<void>((r) => (release = r)) };
       return { reached, release };
     },
-    async waitFor(match, timeoutMs = 5000) {
+    async waitFor(match, timeoutMs = 15_000) {
       const started = Date.now();
       for (;;) {
         const found = messages.find(match);

@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { buildClient, buildUser, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp';
 
@@ -241,11 +242,13 @@ outbox('without WIP_SMTP_URL the invitation is kept as <data-dir>/outbox/<id>.em
   const user = await buildUser(server, client, { password: null });
   const dir = path.join(server.dataDir, 'outbox');
   let file: string | undefined;
-  for (let i = 0; i < 100 && !file; i++) {
+  await waitFor('an .eml file for the invitation', () => {
     file = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)).find((f) => fs.readFileSync(f, 'utf8').includes(user.email)) : undefined;
-    if (!file) await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.ok(file, 'an .eml file for the invitation');
+    return file !== undefined;
+  });
+  // the file is written before the row is marked `stored`
+  await waitFor('the message to be marked stored', async () =>
+    (await server.deps.db.kysely.selectFrom('outbox').select('status').where('to_address', '=', user.email).executeTakeFirst())?.status === 'stored');
   assert.match(fs.readFileSync(file!, 'utf8'), /X-Wip-Mail-Kind: invitation/);
   const cli = await runCli(['--data-dir', server.dataDir, '--json', 'mail', 'outbox'], { env: { WIP_LOG_LEVEL: 'silent' } });
   assert.is(cli.code, 0, cli.stderr);
@@ -270,7 +273,7 @@ retry('a refused send stays pending with its error and is delivered on a later a
   const user = await buildUser(server, client, { password: null });
   const row = async () =>
     server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', user.email).executeTakeFirstOrThrow();
-  for (let i = 0; i < 100 && (await row()).attempts < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the first attempt to be recorded', async () => (await row()).attempts >= 1);
   let current = await row();
   assert.is(current.status, 'pending');
   assert.is(current.attempts, 1);
@@ -279,14 +282,15 @@ retry('a refused send stays pending with its error and is delivered on a later a
   await new Promise((r) => setTimeout(r, 200));
   assert.is((await row()).attempts, 1);
   server.clock.advance(31_000);
-  for (let i = 0; i < 100 && (await row()).attempts < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the second attempt to be recorded', async () => (await row()).attempts >= 2);
   current = await row();
   assert.is(current.attempts, 2);
   assert.is(current.status, 'pending');
   server.clock.advance(61_000);
   const mail = await mailTo(user.email, 'invitation');
   assert.ok(mail);
-  for (let i = 0; i < 100 && (await row()).status !== 'sent'; i++) await new Promise((r) => setTimeout(r, 20));
+  // the SMTP server records the message before it answers; the mailer marks the row after the answer
+  await waitFor('the row to be marked sent', async () => (await row()).status === 'sent');
   current = await row();
   assert.is(current.status, 'sent');
   assert.is(current.text_body, ''); // the live link is not kept once delivered
@@ -304,7 +308,7 @@ failed('after mailMaxAttempts the message is `failed` (not lost); retry re-queue
   const client = await buildClient(server);
   const user = await buildUser(server, client, { password: null });
   const row = async () => server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', user.email).executeTakeFirstOrThrow();
-  for (let i = 0; i < 100 && (await row()).status !== 'failed'; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the message to fail', async () => (await row()).status === 'failed');
   assert.is((await row()).status, 'failed');
   assert.ok((await row()).text_body.includes('/auth/set-password/'));
   const listed = await runCli(['--data-dir', server.dataDir, '--json', 'mail', 'outbox', '--status', 'failed']);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { adminToken } from '../helpers/factories';
 import { recordEvent } from '../../src/services/events';
 import { insertOutbox, markAttemptFailed } from '../../src/repos/outbox';
@@ -22,16 +23,6 @@ test.before(async () => {
   token = await adminToken(server);
 });
 test.after(async () => server.stop());
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 test('a backup started over the API reports progress, is listed, shows in storage facts and downloads as the archive', async () => {
   const before = await server.request('GET', '/api/admin/system/storage', { token });

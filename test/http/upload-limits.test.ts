@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { adminToken, buildClient } from '../helpers/factories';
 import { upload } from '../helpers/upload';
 
@@ -68,7 +69,7 @@ limits('a body cut short inside a file part (and inside a part that is not a fil
   assert.is((await server.request('GET', '/healthz')).status, 200);
   // the store removes the temporary file of the failed part (just after the answer)
   const leftovers = () => (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []);
-  for (let i = 0; i < 40 && leftovers().length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  await waitFor('the temporary file to be removed', () => leftovers().length === 0);
   assert.equal(leftovers(), []);
 });
 

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { buildClient, uniqueEmail, adminToken, signIn, type BuiltClient } from '../helpers/factories';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { withTransaction } from '../../src/db/transaction';
@@ -32,14 +33,6 @@ async function register(client: BuiltClient, url: string, events: string[]) {
 const createUser = (client: BuiltClient, email = uniqueEmail()) =>
   server.request('POST', '/api/admin/user', { token: client.owner.token, body: { email, roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' } });
 
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /**
  * Moves the server's clock past the next retry (the schedule is 1s, 1s) once
  * attempt `attempt` is recorded. The receiver sees a request before the sender
@@ -47,7 +40,7 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs 
  * the advanced clock, where nothing moves it again.
  */
 async function advancePastRetry(client: BuiltClient, hookId: number, attempt: number) {
-  await waitUntil(`attempt ${attempt} to be recorded`, async () => {
+  await waitFor(`attempt ${attempt} to be recorded`, async () => {
     const log = await server.request('GET', `/api/client/webhooks/${hookId}/deliveries`, { token: client.owner.token });
     return log.body.data.items[0]?.attempt === attempt;
   });
@@ -72,7 +65,7 @@ hooks('a created user reaches the endpoint signed per Standard Webhooks, verifie
   const list = await server.request('GET', '/api/client/webhooks', { token: client.owner.token });
   assert.is(list.body.data.items[0].id, hook.id);
   assert.not.ok('secret' in list.body.data.items[0]);
-  await waitUntil('the delivery log', async () => {
+  await waitFor('the delivery log', async () => {
     const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
     return log.body.data.items[0]?.status === 'succeeded';
   });
@@ -98,7 +91,7 @@ hooks('a receiver failing twice then answering 2xx gets three attempts with the 
   const ids = receiver.received.map((d) => d.headers['webhook-id']);
   assert.is(new Set(ids).size, 1, `same id on every attempt: ${ids}`);
   for (const d of receiver.received) verifyDelivery(hook.secret, d);
-  await waitUntil('the delivery to succeed', async () => {
+  await waitFor('the delivery to succeed', async () => {
     const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
     return log.body.data.items[0]?.status === 'succeeded';
   });
@@ -117,7 +110,7 @@ hooks('after the last scheduled retry a delivery has failed, and redeliver sends
   await receiver.waitFor(2);
   await advancePastRetry(client, hook.id, 2);
   await receiver.waitFor(3);
-  await waitUntil('the delivery to fail', async () => {
+  await waitFor('the delivery to fail', async () => {
     const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
     return log.body.data.items[0]?.status === 'failed';
   });
@@ -277,9 +270,12 @@ ssrf('cloud metadata stays refused even when loopback is allowed; redirects are 
     const hook = (await allowing.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url: redirecting.url, events: ['user.created'] } })).body.data;
     await allowing.request('POST', `/api/client/webhooks/${hook.id}/ping`, { token: client.owner.token });
     await redirecting.waitFor(1);
+    const deliveries = () => allowing.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
+    // the receiver answers before the sender records the attempt: wait for the record, not a fixed time
+    await waitFor('the redirected attempt to be recorded', async () => (await deliveries()).body.data.items[0]?.statusCode != null);
     await new Promise((r) => setTimeout(r, 300));
     assert.is(elsewhere.received.length, 0, 'the redirect was not followed');
-    const log = await allowing.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
+    const log = await deliveries();
     assert.is(log.body.data.items[0].statusCode, 307);
     assert.match(log.body.data.items[0].error, /redirect/);
     assert.is(log.body.data.items[0].status, 'pending', 'a redirect is a failure, retried on the schedule');
