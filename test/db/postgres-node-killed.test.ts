@@ -10,6 +10,7 @@ import { testPostgres } from '../helpers/postgres';
 import { TEST_MASTER_KEY } from '../helpers/server';
 import { cliEnv } from '../helpers/spawn-wip';
 import { startTestSmtp } from '../helpers/smtp';
+import { waitFor } from '../helpers/wait';
 
 // Two `wip serve` processes on one PostgreSQL database deliver a queue of mail
 // together; one is killed (SIGKILL) in the middle of a send. Every message
@@ -54,12 +55,11 @@ test('50 queued mails are delivered exactly once by two nodes when one is killed
     assert.is(await a.stop('SIGKILL'), null);
     held.release();
 
-    const deadline = Date.now() + 30_000;
-    while (new Set(smtp.messages.map((m) => m.subject)).size < MESSAGES && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('every message to arrive', () => new Set(smtp.messages.map((m) => m.subject)).size >= MESSAGES, 30_000);
     // the SMTP server records a message before it answers, and the node marks the row `sent` after the answer:
     // wait for the rows, not a fixed time
     const unsent = async () => (await db.kysely.selectFrom('outbox').select(['status']).where('status', '<>', 'sent').execute()).length;
-    while ((await unsent()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('every row to be marked sent', async () => (await unsent()) === 0);
     // one more poll and lease period: nothing is sent a second time
     await new Promise((r) => setTimeout(r, 300));
     const received = smtp.messages.map((m) => m.subject);

@@ -124,4 +124,24 @@ statements('a page reads its jobs\' templates and versions in its own statement:
   assert.ok(joined.jobs.every((job: any) => job.template.id === templateId && job.template.title === 'Pump inspection' && job.version.number === 1 && job.version.state === 'PUBLISHED'));
 });
 
+statements('a compiled query answers with the same bytes as its first, interpreted run (joined relations, members, strings to escape)', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const { templateId } = await publishedTemplate(server, client, undefined, 'Quotes " and \\ back\tslash, ünïcödé ✓ 😀');
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  await createJob(server, client.owner.token, { templateId, title: 'Line\nbreak </script> \u2028 "quoted"', assigneeIds: [operator.id] });
+  const query = `query($t: Int) { jobs(first: 5, filter: { templateId: $t }) { edges { node { id title state priority
+    template { id title tags } version { id number state } assignees { id email firstName lastName } } } pageInfo { hasNextPage endCursor } } }`;
+  // the first run is interpreted by graphql-js, the later ones run compiled by graphql-jit (COMPILE_FROM_RUN)
+  const answers: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { t: templateId } } });
+    assert.is(res.status, 200, res.text);
+    answers.push(res.text);
+  }
+  assert.ok(answers[0]!.includes('Line\\nbreak'), answers[0]);
+  assert.ok(answers[0]!.includes(operator.email), answers[0]);
+  assert.is(answers[1], answers[0]);
+  assert.is(answers[2], answers[0]);
+});
+
 statements.run();
