@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,6 +9,7 @@ import { startTestServer, unconfiguredIntegration, type TestServer } from '../he
 import { adminToken, buildClient } from '../helpers/factories';
 import { publishedTemplate, createJob, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { mulberry32 } from '../helpers/prng';
+import { retainedHeap } from '../helpers/memory';
 import { badGraphQLCase, badRestCase, graphqlOperations, pick, restOperations, shrinkCandidates, type FuzzCase } from '../helpers/fuzz';
 
 // A fuzzer driven by the API descriptions: every REST operation of
@@ -50,17 +49,6 @@ function digest(): Map<string, string> {
   } finally {
     db.close();
   }
-}
-
-/**
- * The heap still in use after a full collection: what the server retains,
- * not the garbage a busy loop has yet to collect (which swings by 100 MB
- * and more with the machine's load). The server runs in this process.
- */
-function retainedHeap(): number {
-  v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
-  return process.memoryUsage().heapUsed;
 }
 
 /** Why the answer to `c` fails the pass criteria, or undefined when it passes. */
