@@ -4,6 +4,8 @@ import type { Deps } from '../deps';
 import type { Page, PageInput } from '../db/pagination';
 import { mapPage } from '../db/pagination';
 import { tenantScope } from '../db/tenant';
+import type { Database } from '../db/connection';
+import { LruCache } from '../lib/lru';
 import { conflict, fieldError, notFound, type ErrorCode } from '../errors';
 import { findClientById } from '../repos/clients';
 import {
@@ -94,10 +96,22 @@ export interface MergedBundle {
   etag: string;
 }
 
-// Merged bundles are read far more often than entries are written: kept per
-// (client, language) until the next write. One process serves the appliance,
-// so clearing this map on every write keeps it exact.
-const cache = new Map<string, MergedBundle>();
+// Merged bundles are read far more often than entries are written: on the
+// embedded database they are kept per (client, language) until the next
+// write, which is exact because only the daemon's own process writes
+// translations there (the CLI has no command for them). Bounded, because
+// every well-formed tag is accepted, from anyone, in Accept-Language. On
+// PostgreSQL another node may write at any time, so every read goes to the
+// database (one indexed query, as a cache miss does here).
+const BUNDLES_KEPT = 256;
+const bundleCaches = new WeakMap<Database, LruCache<string, MergedBundle>>();
+
+function bundleCache(db: Database): LruCache<string, MergedBundle> | undefined {
+  if (db.dialect !== 'sqlite') return undefined;
+  let cache = bundleCaches.get(db);
+  if (!cache) bundleCaches.set(db, (cache = new LruCache(BUNDLES_KEPT)));
+  return cache;
+}
 
 /**
  * The bundle a client's users see in one language: for each language of the
@@ -106,8 +120,9 @@ const cache = new Map<string, MergedBundle>();
  * built-in text rather than the client's English override).
  */
 export async function mergedBundle(deps: Deps, language: string, clientId: number | null): Promise<MergedBundle> {
+  const cache = bundleCache(deps.db);
   const cacheKey = `${clientId ?? '-'}:${language}`;
-  const cached = cache.get(cacheKey);
+  const cached = cache?.get(cacheKey);
   if (cached) return cached;
   const fallback = fallbackChain(language);
   const rows = await translationsFor(deps.db.kysely, fallback, clientId === null ? null : tenantScope(clientId));
@@ -120,7 +135,7 @@ export async function mergedBundle(deps: Deps, language: string, clientId: numbe
     }
   }
   const merged = { language, fallback, namespaces, etag: etagOf([language, namespaces]) };
-  cache.set(cacheKey, merged);
+  cache?.set(cacheKey, merged);
   return merged;
 }
 
@@ -210,7 +225,7 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: {
     if (raced) throw conflict('This translation exists; change it with PUT /api/admin/internationalization/:id', { id: raced.id });
     throw error;
   }
-  cache.clear();
+  bundleCache(deps.db)?.clear();
   await recordEvent(deps, {
     event: 'i18n.translation_created',
     message: `Translation ${row.language} ${row.namespace}.${row.key} created`,
@@ -226,7 +241,7 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: {
 export async function changeTranslationText(deps: Deps, id: number, text: string, by: { adminId: number; meta: RequestMeta }): Promise<TranslationEntry> {
   const row = await updateTranslationText(deps.db.kysely, id, text, deps.clock.now().toISOString());
   if (!row) throw notFound('Translation');
-  cache.clear();
+  bundleCache(deps.db)?.clear();
   await recordEvent(deps, {
     event: 'i18n.translation_changed',
     message: `Translation ${row.language} ${row.namespace}.${row.key} changed`,

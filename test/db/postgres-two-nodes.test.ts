@@ -1,11 +1,15 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server';
 import { testPostgres } from '../helpers/postgres';
-import { buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
+import { adminToken, buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { insertOutbox } from '../../src/repos/outbox';
-import { runCli } from '../helpers/cli';
+import { runCli, startDaemon } from '../helpers/cli';
+import { cliEnv } from '../helpers/spawn-wip';
 
 // Two nodes (two daemons with their own data directories) on one PostgreSQL
 // database: what one node does, the other honours at the very next request.
@@ -80,6 +84,31 @@ nodes('queued mail is delivered exactly once when both nodes deliver at the same
   const received = smtp.messages.slice(before).map((m) => m.subject).filter((s) => s.startsWith('two-node mail'));
   assert.is(received.length, subjects.length);
   assert.equal([...received].sort(), [...subjects].sort());
+});
+
+nodes('a translation added and changed through node A is served by a node in another process at its next request', async () => {
+  // another process: nodes A and B share this process's module state, which would hide a cache kept there
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-node-c-'));
+  const c = await startDaemon([], { ...cliEnv(root), WIP_DATABASE_URL: databaseUrl, WIP_MASTER_KEY: TEST_MASTER_KEY });
+  try {
+    const client = await buildClient(a);
+    const admin = await adminToken(a);
+    const read = async () => {
+      const res = await fetch(`${c.url}/api/client/internalization/de`, { headers: { authorization: `Bearer ${client.owner.token}` } });
+      assert.is(res.status, 200);
+      return ((await res.json()) as { data: { namespaces: Record<string, Record<string, string>> } }).data.namespaces;
+    };
+    assert.is((await read()).fleet?.truck, undefined, 'node C has read the bundle without the entry');
+    const added = await a.request('POST', '/api/admin/internationalization', { token: admin, body: { language: 'de', namespace: 'fleet', key: 'truck', text: 'Lastwagen' } });
+    assert.is(added.status, 201, added.text);
+    assert.is((await read()).fleet?.truck, 'Lastwagen');
+    const changed = await a.request('PUT', `/api/admin/internationalization/${added.body.data.id}`, { token: admin, body: { text: 'LKW' } });
+    assert.is(changed.status, 200, changed.text);
+    assert.is((await read()).fleet?.truck, 'LKW');
+  } finally {
+    await c.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
 
 nodes('`wip doctor` in PostgreSQL mode checks the server, its version, the schema, the shared secrets and the clock skew; a wrong master key fails', async () => {

@@ -5,6 +5,7 @@ import { adminToken, buildClient, type BuiltClient } from '../helpers/factories'
 import en from '../../config/i18n/en.json';
 import de from '../../config/i18n/de.json';
 import { ERROR_STATUS } from '../../src/errors';
+import { retainedHeap } from '../helpers/memory';
 
 let server: TestServer;
 let admin: string;
@@ -132,6 +133,29 @@ i18n('error messages follow Accept-Language where a translation exists; the code
   assert.equal([notFound.body.error.code, notFound.body.error.message], ['NOT_FOUND', 'Gibt es nicht'], 'client A\'s override');
   const garbage = await server.request('GET', '/api/client/no-such-route', { token: a.owner.token, headers: { 'Accept-Language': ';;,*,q=,x-\u00ff, de;q=abc, de;q=5' } });
   assert.is(garbage.body.error.code, 'NOT_FOUND');
+});
+
+i18n('Accept-Language tags by the thousand, sent by anyone, do not grow what the server keeps', async () => {
+  // every well-formed tag is accepted, so the merged-bundle cache must not keep one per tag;
+  // a system bundle of a real application's size makes each kept bundle count
+  for (let i = 0; i < 100; i++) await add({ language: 'de', namespace: 'screens', key: `label.${i}`, text: `Beschriftung ${i}` });
+  const path = '/api/client/no-such-route';
+  const tags = (n: number) => Array.from({ length: 5 }, (_, i) => `de-x-${(n * 5 + i).toString(36).padStart(6, 'a')}`).join(', ');
+  const send = async (from: number, to: number) => {
+    for (let n = from; n < to; n += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => server.request('GET', path, { headers: { 'Accept-Language': tags(n + i) } })));
+    }
+  };
+  await send(0, 200);
+  const before = retainedHeap();
+  await send(200, 2200);
+  const grown = retainedHeap() - before;
+  assert.ok(grown < 4 * 2 ** 20, `10 000 distinct tags kept ${(grown / 2 ** 20).toFixed(1)} MB`);
+  // still translated (by now the anonymous rate limit may answer instead of the router: 429 or 404)
+  const answer = await server.request('GET', path, { headers: { 'Accept-Language': tags(0) } });
+  const code = answer.body.error.code as keyof typeof de.errors;
+  assert.ok(['NOT_FOUND', 'RATE_LIMITED'].includes(code), code);
+  assert.is(answer.body.error.message, de.errors[code]);
 });
 
 i18n.run();
