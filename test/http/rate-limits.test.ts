@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser } from '../helpers/factories';
+import { retainedHeap } from '../helpers/memory';
 
 // Global limits per principal (user, system admin) and per route group; per IP
 // for traffic without valid credentials. Every request here comes from 127.0.0.1.
@@ -83,3 +84,30 @@ anonymous('runs out for requests without credentials, while an authenticated cal
 });
 
 anonymous.run();
+
+const perEmail = suite('the per-email budget of POST /api/client/auth/forgot');
+perEmail.before(async () => {
+  server = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000' } });
+});
+perEmail.after(async () => server.stop());
+
+perEmail('counts an address by a fixed-size key: distinct oversized "emails" (refused 422) leave nothing caller-sized behind for the 15-minute window', async () => {
+  // the budget's key is taken from the body before validation; each window lives 15 minutes
+  const send = (i: number) => server.request('POST', '/api/client/auth/forgot', { body: { email: `${i}-${'x'.repeat(200_000)}@example.test` } });
+  for (let i = 0; i < 10; i++) assert.is((await send(i)).status, 422);
+  const before = retainedHeap();
+  for (let i = 10; i < 210; i++) assert.is((await send(i)).status, 422);
+  const grown = retainedHeap() - before;
+  // 200 keys of 200 KB would be 40 MB
+  assert.ok(grown < 10_000_000, `retained heap grew by ${(grown / 1e6).toFixed(1)} MB`);
+});
+
+perEmail('still one budget per address, whatever its case and spacing: 5 per 15 minutes', async () => {
+  const statuses = [];
+  for (const email of ['Budget@Example.test', ' budget@example.test', 'BUDGET@example.test ', 'budget@example.test', 'budget@EXAMPLE.test', 'budget@example.test']) {
+    statuses.push((await server.request('POST', '/api/client/auth/forgot', { body: { email } })).status);
+  }
+  assert.equal(statuses, [200, 200, 200, 200, 200, 429]);
+});
+
+perEmail.run();

@@ -1,7 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
+import { retainedHeap } from '../helpers/memory';
 import { resignIdToken, startTestIdp, TestBrowser, type TestIdp } from '../helpers/oidc-idp';
 
 let server: TestServer;
@@ -236,3 +239,49 @@ test('business-application SSO: the tenant authority preset needs only tenant, c
 });
 
 test.run();
+
+const kept = suite('OIDC discovery documents kept in memory');
+let keptServer: TestServer;
+let discovery: http.Server;
+let issuer: string;
+kept.before(async () => {
+  keptServer = await startTestServer({ env: { WIP_SSO_ALLOWED_NETWORKS: '127.0.0.0/8', WIP_RATE_LIMIT_MAX: '100000', WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000' } });
+  // a provider's discovery document: its size is the provider's to choose (up to the 1 MB an answer may have)
+  discovery = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, padding: 'x'.repeat(200_000) }));
+  });
+  await new Promise<void>((resolve) => discovery.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(discovery.address() as AddressInfo).port}`;
+});
+kept.after(async () => {
+  discovery.closeAllConnections();
+  await new Promise<void>((resolve) => discovery.close(() => resolve()));
+  await keptServer.stop();
+});
+
+kept('are bounded in number: providers created, signed in with and deleted one after another leave no growing memory', async () => {
+  const owner = await buildClient(keptServer);
+  const cycle = async (i: number) => {
+    const created = await keptServer.request('POST', `/api/admin/client/${owner.id}/sso`, {
+      token: owner.owner.token,
+      body: { name: `kept-${i}`, kind: 'oidc', issuer, clientId: 'wip', clientSecret: 'test-only-client-secret', postLoginUrl: AFTER },
+    });
+    assert.is(created.status, 201, created.text);
+    // from one loopback address per 50 starts: the start route allows 60 a minute per IP
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const url = `${keptServer.url}/api/client/auth/oidc?provider=kept-${i}`;
+      http.get(url, { localAddress: `127.0.0.${2 + Math.floor(i / 50)}` }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject);
+    });
+    assert.is(status, 302);
+    assert.is((await keptServer.request('DELETE', `/api/admin/client/${owner.id}/sso/${created.body.data.id}`, { token: owner.owner.token })).status, 200);
+  };
+  for (let i = 0; i < 5; i++) await cycle(i);
+  const before = retainedHeap();
+  for (let i = 5; i < 305; i++) await cycle(i);
+  const grown = retainedHeap() - before;
+  // 300 documents of 200 KB would be 60 MB; at most 100 are kept (20 MB)
+  assert.ok(grown < 35_000_000, `retained heap grew by ${(grown / 1e6).toFixed(1)} MB`);
+});
+
+kept.run();

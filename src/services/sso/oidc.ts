@@ -40,6 +40,13 @@ type OidcKind = 'oidc' | 'dynamics';
 let openIdClient: typeof OpenId | undefined;
 const oidc = (): typeof OpenId => (openIdClient ??= require('openid-client') as typeof OpenId);
 
+/**
+ * configurations kept at most (the oldest is forgotten first, and rediscovered if used again): a provider's entry
+ * holds its discovery document, whose size the provider chooses, and providers come and go (a deleted one's id is
+ * never asked for again, so only a bound frees it)
+ */
+const MAX_CONFIGURATIONS = 100;
+
 // per Deps (tests run many servers in one process): provider id → discovered configuration
 const configurations = new WeakMap<Deps, Map<number, { version: string; at: number; config: Promise<OpenId.Configuration> }>>();
 
@@ -75,7 +82,9 @@ async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<OpenId
       deps.logger.warn({ provider: row.name, error: describe(error) }, 'OIDC discovery failed');
       throw unavailable(error);
     });
+  perDeps.delete(row.id);
   perDeps.set(row.id, { version: row.updated_at, at: now, config });
+  if (perDeps.size > MAX_CONFIGURATIONS) perDeps.delete(perDeps.keys().next().value!);
   return config;
 }
 
