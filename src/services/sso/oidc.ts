@@ -5,6 +5,7 @@ import { tenantScope } from '../../db/tenant';
 import { withTransaction } from '../../db/transaction';
 import { AppError, notFound } from '../../errors';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens';
+import { LruCache } from '../../lib/lru';
 import { publicBaseUrl } from '../../mail/templates';
 import { findSsoProvider, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, takeSsoPending } from '../../repos/sso';
 import type { RequestMeta } from '../actor';
@@ -48,7 +49,7 @@ const oidc = (): typeof OpenId => (openIdClient ??= require('openid-client') as 
 const MAX_CONFIGURATIONS = 100;
 
 // per Deps (tests run many servers in one process): provider id → discovered configuration
-const configurations = new WeakMap<Deps, Map<number, { version: string; at: number; config: Promise<OpenId.Configuration> }>>();
+const configurations = new WeakMap<Deps, LruCache<number, { version: string; at: number; config: Promise<OpenId.Configuration> }>>();
 
 /** The issuer URL discovery starts from. */
 export function issuerUrlOf(row: SsoProviderRow): URL {
@@ -64,7 +65,7 @@ const unavailable = (cause?: unknown) =>
 
 async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<OpenId.Configuration> {
   let perDeps = configurations.get(deps);
-  if (!perDeps) configurations.set(deps, (perDeps = new Map()));
+  if (!perDeps) configurations.set(deps, (perDeps = new LruCache(MAX_CONFIGURATIONS)));
   const cached = perDeps.get(row.id);
   const now = Date.now();
   if (cached && cached.version === row.updated_at && now - cached.at < CONFIGURATION_TTL_MS) return cached.config;
@@ -82,9 +83,7 @@ async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<OpenId
       deps.logger.warn({ provider: row.name, error: describe(error) }, 'OIDC discovery failed');
       throw unavailable(error);
     });
-  perDeps.delete(row.id);
   perDeps.set(row.id, { version: row.updated_at, at: now, config });
-  if (perDeps.size > MAX_CONFIGURATIONS) perDeps.delete(perDeps.keys().next().value!);
   return config;
 }
 
