@@ -26,7 +26,8 @@ import type { AppState } from './http/state';
  * route's own rate limit and guards, so a replay answers without running anything.
  */
 export function createApp(deps: Deps, routes: readonly MountableRoute[] = lazyRoutes()): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: deps.config.trustProxy, keys: deps.secrets.cookieKeys });
+  // maxIpsCount: only the entries our own proxies appended name the client (ctx.ip), never one it wrote itself
+  const app = new Koa<AppState>({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops, keys: deps.secrets.cookieKeys });
   const router = new Router<AppState>();
   const dispatch = mountRoutes(router, routes, deps);
   // every route's declaration, for the OpenAPI document: loads every route group, so only when asked

@@ -142,6 +142,12 @@ const ConfigSchema = z.object({
   /** largest multipart upload (all its files together), enforced while streaming */
   maxUpload: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
   trustProxy: bool,
+  /**
+   * with trustProxy, how many reverse proxies append to X-Forwarded-For: the
+   * client is that many entries from the right. Entries further left are
+   * whatever the client sent, and would let it pick its own address.
+   */
+  proxyHops: integer.min(1).max(10),
   /** web apps on other origins allowed to call the API from a browser (CORS, and the cross-site check) */
   corsOrigins: originList,
   rateLimitWindow: duration,
@@ -321,6 +327,7 @@ export const OPERATOR_CONFIG_KEYS: readonly (keyof Config)[] = [
   'logLevel',
   'logFormat',
   'trustProxy',
+  'proxyHops',
   'corsOrigins',
   'tlsSelfSigned',
   'tlsHosts',

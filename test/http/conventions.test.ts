@@ -144,3 +144,44 @@ proxy('is ignored: spoofed addresses do not get fresh rate-limit budgets', async
 });
 
 proxy.run();
+
+const trusted = suite('X-Forwarded-For behind a trusted proxy that appends to it');
+trusted.before(async () => {
+  server = await startTestServer({ env: { WIP_TRUST_PROXY: 'true', WIP_SIGN_IN_RATE_LIMIT_MAX: '2' } });
+});
+trusted.after(async () => server.stop());
+
+// The proxy appends the address it saw to whatever the client sent: only entries added by trusted proxies count
+trusted('the client is the address the proxy added, not one the client wrote in front of it', async () => {
+  const body = { email: 'someone@example.test', password: 'whatever-password' };
+  const statuses = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.7` } });
+    statuses.push(res.status);
+  }
+  assert.equal(statuses, [401, 401, 429], 'one budget for 203.0.113.7');
+  const other = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': '203.0.113.8' } });
+  assert.is(other.status, 401, 'another client has its own budget');
+});
+
+trusted('WIP_PROXY_HOPS counts the proxies that append: with two, the client is the second entry from the right', async () => {
+  const twoHops = await startTestServer({ env: { WIP_TRUST_PROXY: 'true', WIP_PROXY_HOPS: '2', WIP_SIGN_IN_RATE_LIMIT_MAX: '2' } });
+  try {
+    const body = { email: 'someone@example.test', password: 'whatever-password' };
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await twoHops.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.7, 10.1.1.1` } });
+      statuses.push(res.status);
+    }
+    assert.equal(statuses, [401, 401, 429]);
+    const bad = await startTestServer({ env: { WIP_PROXY_HOPS: '0' } }).then(
+      async (s) => (await s.stop(), 'started'),
+      (error: Error) => error.message,
+    );
+    assert.match(bad, /proxyHops/);
+  } finally {
+    await twoHops.stop();
+  }
+});
+
+trusted.run();

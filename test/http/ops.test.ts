@@ -116,6 +116,9 @@ metrics('a caller forwarded from elsewhere through a trusted proxy is refused wi
     assert.is(res.status, 403);
     assert.is(res.body.error.code, 'FORBIDDEN');
     assert.is((await proxied.request('GET', '/metrics', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status, 200);
+    // a remote client writing 127.0.0.1 in front of the address the proxy appends stays remote
+    const forged = await proxied.request('GET', '/metrics', { headers: { 'x-forwarded-for': '127.0.0.1, 203.0.113.7' } });
+    assert.is(forged.status, 403);
   } finally {
     await proxied.stop();
   }
