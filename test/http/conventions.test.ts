@@ -133,14 +133,18 @@ proxy.before(async () => {
 });
 proxy.after(async () => server.stop());
 
-proxy('is ignored: spoofed addresses do not get fresh rate-limit budgets', async () => {
+/** Statuses of three failing sign-ins, the i-th sent with X-Forwarded-For `forwardedFor(i)` (the sign-in budget is 2). */
+async function signInStatuses(on: TestServer, forwardedFor: (i: number) => string): Promise<number[]> {
   const body = { email: 'someone@example.test', password: 'whatever-password' };
   const statuses = [];
   for (let i = 0; i < 3; i++) {
-    const res = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}` } });
-    statuses.push(res.status);
+    statuses.push((await on.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': forwardedFor(i) } })).status);
   }
-  assert.equal(statuses, [401, 401, 429]);
+  return statuses;
+}
+
+proxy('is ignored: spoofed addresses do not get fresh rate-limit budgets', async () => {
+  assert.equal(await signInStatuses(server, (i) => `10.0.0.${i + 1}`), [401, 401, 429]);
 });
 
 proxy.run();
@@ -153,27 +157,14 @@ trusted.after(async () => server.stop());
 
 // The proxy appends the address it saw to whatever the client sent: only entries added by trusted proxies count
 trusted('the client is the address the proxy added, not one the client wrote in front of it', async () => {
-  const body = { email: 'someone@example.test', password: 'whatever-password' };
-  const statuses = [];
-  for (let i = 0; i < 3; i++) {
-    const res = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.7` } });
-    statuses.push(res.status);
-  }
-  assert.equal(statuses, [401, 401, 429], 'one budget for 203.0.113.7');
-  const other = await server.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': '203.0.113.8' } });
-  assert.is(other.status, 401, 'another client has its own budget');
+  assert.equal(await signInStatuses(server, (i) => `10.0.0.${i + 1}, 203.0.113.7`), [401, 401, 429], 'one budget for 203.0.113.7');
+  assert.equal(await signInStatuses(server, () => '203.0.113.8'), [401, 401, 429], 'another client has its own budget');
 });
 
 trusted('WIP_PROXY_HOPS counts the proxies that append: with two, the client is the second entry from the right', async () => {
   const twoHops = await startTestServer({ env: { WIP_TRUST_PROXY: 'true', WIP_PROXY_HOPS: '2', WIP_SIGN_IN_RATE_LIMIT_MAX: '2' } });
   try {
-    const body = { email: 'someone@example.test', password: 'whatever-password' };
-    const statuses = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await twoHops.request('POST', '/api/client/auth/sign-in', { body, headers: { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.7, 10.1.1.1` } });
-      statuses.push(res.status);
-    }
-    assert.equal(statuses, [401, 401, 429]);
+    assert.equal(await signInStatuses(twoHops, (i) => `10.0.0.${i + 1}, 203.0.113.7, 10.1.1.1`), [401, 401, 429]);
     const bad = await startTestServer({ env: { WIP_PROXY_HOPS: '0' } }).then(
       async (s) => (await s.stop(), 'started'),
       (error: Error) => error.message,
