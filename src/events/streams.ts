@@ -4,6 +4,7 @@ import type { EventRow } from '../db/schema';
 import { AppError, serviceUnavailable } from '../errors';
 import { lastClientEventId, listClientEventsAfter } from '../repos/events';
 import type { UserActor } from '../services/actor';
+import { currentUserActor } from '../services/auth';
 import { PING_EVENT } from './catalogue';
 
 /** A reader further behind than this is dropped (it reconnects with Last-Event-ID and catches up from the table). */
@@ -96,16 +97,21 @@ export class EventStreams {
 
   /** A heartbeat keeps proxies from closing an idle stream, and ends it when its session has. */
   private beat(stream: Stream): void {
-    void this.sessionAlive(stream).then(
+    void this.refreshCaller(stream).then(
       (alive) => (alive ? this.write(stream, ': heartbeat\n\n') : this.drop(stream)),
       () => undefined, // the database is unreachable: keep the stream, check again at the next beat
     );
   }
 
-  private async sessionAlive(stream: Stream): Promise<boolean> {
-    const session = await this.deps.hotPath.userSession(stream.actor.sessionId);
-    const nowIso = this.deps.clock.now().toISOString();
-    return !!session && session.revoked_at === null && session.expires_at > nowIso && session.status !== 'disabled';
+  /**
+   * Reads the stream's caller again — what it may see follows role and
+   * organization changes made while it is open — and says whether its
+   * session still lives.
+   */
+  private async refreshCaller(stream: Stream): Promise<boolean> {
+    const actor = await currentUserActor(this.deps, stream.actor.sessionId, stream.actor.via);
+    if (actor) stream.actor = actor;
+    return actor !== undefined;
   }
 
   private write(stream: Stream, text: string): void {
@@ -128,7 +134,7 @@ export class EventStreams {
     try {
       do {
         stream.again = false;
-        if (!(await this.sessionAlive(stream))) return this.drop(stream);
+        if (!(await this.refreshCaller(stream))) return this.drop(stream);
         const since = new Date(this.deps.clock.now().getTime() - this.deps.config.eventRetention).toISOString();
         for (;;) {
           const rows = await listClientEventsAfter(this.deps.db.kysely, stream.actor.clientId, stream.lastId, since, PAGE, PING_EVENT);

@@ -476,14 +476,29 @@ const TOUCH_INTERVAL_MS = 60_000;
 function userActor(deps: Deps, session: UserSessionRecord, now: Date, via: UserActor['via'], nowIso = now.toISOString()): Answer<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
-  // A cached session row is handed out as the same object until the database changes: so is its actor.
-  const actor = () => {
-    let actors = actorsByRecord.get(session);
-    if (!actors) actorsByRecord.set(session, (actors = {}));
-    return (actors[via] ??= buildUserActor(session, via));
-  };
+  const actor = () => sharedActor(session, via);
   if (now.getTime() - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
   return actor();
+}
+
+/**
+ * The caller of a session as it is now (its roles, organizations, license),
+ * or undefined once the session has ended. Not a use of the session: what
+ * holds a connection open (an event stream) re-reads its caller with this
+ * before it sends, and must not keep an idle session alive.
+ */
+export async function currentUserActor(deps: Deps, sessionId: number, via: UserActor['via']): Promise<UserActor | undefined> {
+  const session = await deps.hotPath.userSession(sessionId);
+  const nowIso = deps.clock.now().toISOString();
+  if (!session || session.revoked_at !== null || session.expires_at <= nowIso || session.status === 'disabled') return undefined;
+  return sharedActor(session, via);
+}
+
+/** A cached session row is handed out as the same object until the database changes: so is its actor. */
+function sharedActor(session: UserSessionRecord, via: UserActor['via']): UserActor {
+  let actors = actorsByRecord.get(session);
+  if (!actors) actorsByRecord.set(session, (actors = {}));
+  return (actors[via] ??= buildUserActor(session, via));
 }
 
 /** Actors are read-only once built (nothing assigns to them), so one per session row and credential kind is shared. */

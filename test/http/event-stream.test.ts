@@ -177,4 +177,37 @@ stream('template events respect organization visibility; job and step events nam
   }
 });
 
+stream('a stream follows its caller’s roles as they change: a role taken away hides what it showed', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }', { i: { name: 'Plant B' } });
+  assert.equal(org.codes, []);
+  // an administrator sees every template; without that role, only those of the user's organizations (none here)
+  const user = await buildUser(server, client, { roles: ['operator', 'admin'] });
+  const submitted = async (title: string, organizationIds: number[]) => {
+    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
+      i: { title, content: SAMPLE_CONTENT, organizationIds },
+    });
+    assert.equal(created.codes, [], JSON.stringify(created.errors));
+    const submit = await gql(server, client.owner.token, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: created.data.createTemplate.latestVersion.id });
+    assert.equal(submit.codes, []);
+    return created.data.createTemplate.id as number;
+  };
+  const seen = (s: ReturnType<typeof open>, templateId: number) => s.received.find((e) => e.payload.data?.templateId === templateId);
+  const userStream = open(user.token!);
+  try {
+    await userStream.opened;
+    const first = await submitted('Plant B, while an administrator', [org.data.createOrganization.id]);
+    await waitFor('the administrator to see the restricted template', () => seen(userStream, first));
+    const demoted = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, roles: ['operator'] } });
+    assert.is(demoted.status, 200, demoted.text);
+    const hidden = await submitted('Plant B, after the role was taken away', [org.data.createOrganization.id]);
+    // an event the user may see, after the hidden one: the stream sends in order, so once it is here the hidden one was decided
+    const open_ = await submitted('Everyone', []);
+    await waitFor('the unrestricted template to arrive', () => seen(userStream, open_));
+    assert.not.ok(seen(userStream, hidden), 'the restricted template’s event reached a user who is no longer an administrator');
+  } finally {
+    userStream.source.close();
+  }
+});
+
 stream.run();
