@@ -104,13 +104,25 @@ export interface MergedBundle {
 // PostgreSQL another node may write at any time, so every read goes to the
 // database (one indexed query, as a cache miss does here).
 const BUNDLES_KEPT = 256;
-const bundleCaches = new WeakMap<Database, LruCache<string, MergedBundle>>();
+interface BundleCache {
+  bundles: LruCache<string, MergedBundle>;
+  /** translation writes so far: a bundle read before a write is not kept after it */
+  writes: number;
+}
+const bundleCaches = new WeakMap<Database, BundleCache>();
 
-function bundleCache(db: Database): LruCache<string, MergedBundle> | undefined {
+function bundleCache(db: Database): BundleCache | undefined {
   if (db.dialect !== 'sqlite') return undefined;
   let cache = bundleCaches.get(db);
-  if (!cache) bundleCaches.set(db, (cache = new LruCache(BUNDLES_KEPT)));
+  if (!cache) bundleCaches.set(db, (cache = { bundles: new LruCache(BUNDLES_KEPT), writes: 0 }));
   return cache;
+}
+
+function forgetBundles(db: Database): void {
+  const cache = bundleCache(db);
+  if (!cache) return;
+  cache.bundles.clear();
+  cache.writes++;
 }
 
 /**
@@ -122,8 +134,9 @@ function bundleCache(db: Database): LruCache<string, MergedBundle> | undefined {
 export async function mergedBundle(deps: Deps, language: string, clientId: number | null): Promise<MergedBundle> {
   const cache = bundleCache(deps.db);
   const cacheKey = `${clientId ?? '-'}:${language}`;
-  const cached = cache?.get(cacheKey);
+  const cached = cache?.bundles.get(cacheKey);
   if (cached) return cached;
+  const writesBefore = cache?.writes;
   const fallback = fallbackChain(language);
   const rows = await translationsFor(deps.db.kysely, fallback, clientId === null ? null : tenantScope(clientId));
   const namespaces: Bundle = {};
@@ -135,7 +148,7 @@ export async function mergedBundle(deps: Deps, language: string, clientId: numbe
     }
   }
   const merged = { language, fallback, namespaces, etag: etagOf([language, namespaces]) };
-  cache?.set(cacheKey, merged);
+  if (cache && cache.writes === writesBefore) cache.bundles.set(cacheKey, merged);
   return merged;
 }
 
@@ -225,7 +238,7 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: {
     if (raced) throw conflict('This translation exists; change it with PUT /api/admin/internationalization/:id', { id: raced.id });
     throw error;
   }
-  bundleCache(deps.db)?.clear();
+  forgetBundles(deps.db);
   await recordEvent(deps, {
     event: 'i18n.translation_created',
     message: `Translation ${row.language} ${row.namespace}.${row.key} created`,
@@ -241,7 +254,7 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: {
 export async function changeTranslationText(deps: Deps, id: number, text: string, by: { adminId: number; meta: RequestMeta }): Promise<TranslationEntry> {
   const row = await updateTranslationText(deps.db.kysely, id, text, deps.clock.now().toISOString());
   if (!row) throw notFound('Translation');
-  bundleCache(deps.db)?.clear();
+  forgetBundles(deps.db);
   await recordEvent(deps, {
     event: 'i18n.translation_changed',
     message: `Translation ${row.language} ${row.namespace}.${row.key} changed`,
