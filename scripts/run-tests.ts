@@ -21,6 +21,7 @@ const POSTGRES_SUITES = [
   '/http/client-auth.',
   '/http/client-security.',
   '/http/lockout-csrf.',
+  '/http/stored-growth.',
   '/http/two-factor.',
   '/http/account-mail.',
   '/http/admin-user.',

@@ -28,6 +28,11 @@ export async function pruneAuthFailures(db: Kysely<DB>, before: string): Promise
   await db.deleteFrom('auth_failures').where('created_at', '<=', before).execute();
 }
 
+/** Drops locks that have ended: one is stored per email tried, and anyone may try any email. */
+export async function pruneLockouts(db: Kysely<DB>, now: string): Promise<void> {
+  await db.deleteFrom('auth_lockouts').where('locked_until', '<=', now).execute();
+}
+
 export async function findActiveLockouts(db: Kysely<DB>, keys: string[], now: string) {
   if (keys.length === 0) return [];
   return db.selectFrom('auth_lockouts').selectAll().where('key', 'in', keys).where('locked_until', '>', now).execute();

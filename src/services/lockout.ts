@@ -9,6 +9,7 @@ import {
   findActiveLockouts,
   insertAuthFailures,
   pruneAuthFailures,
+  pruneLockouts,
   upsertLockout,
 } from '../repos/auth-failures';
 import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
@@ -83,6 +84,7 @@ export async function recordFailedSignIn(
   const lockedUntil = new Date(now.getTime() + deps.config.lockoutDuration).toISOString();
   const locked = await withTransaction(deps.db, async (trx) => {
     await pruneAuthFailures(trx, since);
+    await pruneLockouts(trx, nowIso);
     await insertAuthFailures(trx, keys, nowIso);
     const reached: string[] = [];
     for (const key of keys) {
