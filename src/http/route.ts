@@ -10,6 +10,7 @@ import { licenseGate } from './middleware/license-gate';
 import { agreementGate } from './middleware/agreement-gate';
 import { idempotency } from './middleware/idempotency';
 import { sendJson } from './json-body';
+import { requestMeta } from './request-meta';
 import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
 import { featureNotLicensed, forbidden, notFound, unauthorized, validationFailed } from '../errors';
@@ -237,7 +238,7 @@ function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>
       query: query as never,
       params: params as never,
       deps,
-      meta: { ip: ctx.ip || null, userAgent: ctx.req.headers['user-agent'] || null, requestId: ctx.state.requestId },
+      meta: requestMeta(ctx),
       ctx: ctx as AppContext,
     });
     // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)

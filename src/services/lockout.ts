@@ -44,6 +44,9 @@ export function adminAccount(username: string): LockoutAccount {
 
 const ipKey = (ip: string) => `ip:${ip}`;
 
+/** A refusal's reason may quote the caller (a SAML status message, a token's claim, body- or header-sized): the event log keeps this much of it. */
+const MAX_REASON_LENGTH = 300;
+
 function keysFor(account: LockoutAccount, ip: string | null): string[] {
   return ip ? [account.key, ipKey(ip)] : [account.key];
 }
@@ -98,12 +101,13 @@ export async function recordFailedSignIn(
     return reached;
   });
   const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, meta };
+  const reason = attempt.reason.length > MAX_REASON_LENGTH ? `${attempt.reason.slice(0, MAX_REASON_LENGTH)}…` : attempt.reason;
   await recordEvent(deps, {
     level: 'warn',
     event: account.events.failed,
-    message: `Failed sign-in: ${attempt.reason}`,
+    message: `Failed sign-in: ${reason}`,
     ...who,
-    data: { ...account.data, reason: attempt.reason },
+    data: { ...account.data, reason },
   });
   if (locked.length > 0) {
     await recordEvent(deps, {

@@ -133,6 +133,22 @@ test('SP-initiated: the AuthnRequest goes to the entryPoint; a response answerin
   assert.is(again.status, 401, again.text);
 });
 
+test('an unsigned error response with a body-sized status message is refused without storing the message whole', async () => {
+  const message = 'm'.repeat(200_000);
+  const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomUUID()}" Version="2.0" IssueInstant="${iso(0)}"><saml:Issuer>${IDP}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Responder"/><samlp:StatusMessage>${message}</samlp:StatusMessage></samlp:Status></samlp:Response>`;
+  const requestId = randomUUID();
+  // the refusals of the tests above locked this provider for this IP: wait that lock out
+  server.clock.advance(server.deps.config.lockoutDuration + 1000);
+  const res = await server.request('POST', '/api/client/auth/vendor-saml', { body: { samlResponse: Buffer.from(xml).toString('base64') }, headers: { 'x-request-id': requestId } });
+  assert.is(res.status, 401, res.text);
+  const rows = await server.deps.db.kysely.selectFrom('logs').select(['event', 'message', 'data']).where('request_id', '=', requestId).execute();
+  assert.is(rows.length, 1);
+  assert.is(rows[0]!.event, 'auth.sso_refused');
+  // the library's message quotes the status message: the start is kept, not 200 000 characters twice
+  assert.ok(rows[0]!.message.includes('SAML provider returned Responder error: mmm'), rows[0]!.message.slice(0, 200));
+  assert.ok(rows[0]!.message.length + rows[0]!.data.length < 2048, `${rows[0]!.message.length + rows[0]!.data.length} characters stored`);
+});
+
 test('SP metadata names the entity id and the ACS URL', async () => {
   const res = await fetch(`${server.url}/api/client/auth/vendor-saml/metadata?provider=${PROVIDER}`);
   assert.is(res.status, 200);

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { uniqueEmail } from '../helpers/factories';
 
@@ -40,6 +41,31 @@ growth('sign-ins with ever new unknown emails leave only the locks still in forc
   const next = await server.request('POST', '/api/client/auth/sign-in', { body: { email: uniqueEmail('ghost'), password: 'wrong-password' } });
   assert.is(next.status, 429, next.text);
   assert.is(await emailLocks(), 1);
+});
+
+growth('a refused credential stores neither a body-sized reason nor a header-sized user agent', async () => {
+  // a directory token is read before it is verified: its tenant is the caller's text
+  const claims = { iss: 'https://login.example.test/', tid: 't'.repeat(5000), exp: Math.floor(server.clock.now().getTime() / 1000) + 3600 };
+  const token = ['e30', Buffer.from(JSON.stringify(claims)).toString('base64url'), 'c2ln'].join('.');
+  const requestId = randomUUID();
+  const userAgent = 'agent/'.repeat(1000);
+  const res = await server.request('GET', '/api/client/auth/me', { token, headers: { 'user-agent': userAgent, 'x-request-id': requestId } });
+  // refused (and, one failure being the limit here, locked)
+  assert.is(res.status, 429, res.text);
+  const failed = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: uniqueEmail('ghost'), password: 'wrong-password' },
+    headers: { 'user-agent': userAgent, 'x-request-id': requestId },
+  });
+  assert.is(failed.status, 429, failed.text);
+  const rows = await server.deps.db.kysely.selectFrom('logs').selectAll().where('request_id', '=', requestId).execute();
+  assert.ok(rows.some((row) => row.event === 'auth.sso_refused'), JSON.stringify(rows.map((row) => row.event)));
+  assert.ok(rows.some((row) => row.event === 'auth.sign_in_failed'));
+  for (const row of rows) {
+    const bytes = row.message.length + row.data.length + (row.user_agent ?? '').length;
+    assert.ok(bytes < 2048, `${row.event}: ${bytes} characters stored`);
+    // still recognisable: the start is kept
+    assert.ok(row.user_agent!.startsWith('agent/agent/'));
+  }
 });
 
 growth.run();

@@ -5,6 +5,7 @@ import { AppError, unauthorized } from '../../errors';
 import { actorFromBearer, actorFromCookie } from '../../services/auth';
 import { actorFromDirectoryToken, directoryClaims } from '../../services/sso/directory';
 import { readSessionCookie } from '../cookies';
+import { requestMeta } from '../request-meta';
 import type { AppState } from '../state';
 
 type Ctx = Parameters<Middleware<AppState>>[0];
@@ -50,7 +51,7 @@ function resolveActor(ctx: Ctx): Answer<Actor | undefined> {
     // already verified as ours is not read again: decoding its claims is most of this step's cost)
     const directory = deps.verifiedTokens.has(token) ? undefined : directoryClaims(token);
     return directory
-      ? actorFromDirectoryToken(deps, token, directory, { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId })
+      ? actorFromDirectoryToken(deps, token, directory, requestMeta(ctx))
       : actorFromBearer(deps, token);
   }
   const cookie = readSessionCookie(ctx);
