@@ -11,6 +11,8 @@ import { withTransaction } from '../db/transaction';
 import { emitEvent } from '../events/emit';
 import { pruneEvents } from '../repos/events';
 import { pruneIdempotencyKeys } from '../repos/idempotency';
+import { pruneExpiredRefreshTokens } from '../repos/sessions';
+import { pruneExpiredUserTokens } from '../repos/user-tokens';
 import { collectFileGarbage } from '../services/files';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
@@ -107,12 +109,17 @@ export function writeSiteBackup(deps: Deps, output: string, now: Date, onProgres
   return createBackup({ sqlite: deps.db.sqlite, dataDir: deps.config.dataDir, output, version, now, onProgress });
 }
 
-/** Events past eventRetention (with their delivery log) and expired Idempotency-Keys. */
+/** Events past eventRetention (with their delivery log), expired Idempotency-Keys, refresh tokens and emailed/sign-in tokens. */
 async function pruneEventsAndKeys(deps: Deps): Promise<void> {
   const now = deps.clock.now();
+  const nowIso = now.toISOString();
   const events = await pruneEvents(deps.db.kysely, new Date(now.getTime() - deps.config.eventRetention).toISOString());
-  const keys = await pruneIdempotencyKeys(deps.db.kysely, now.toISOString());
-  if (events + keys > 0) deps.logger.info({ events, idempotencyKeys: keys }, 'pruned old events and idempotency keys');
+  const keys = await pruneIdempotencyKeys(deps.db.kysely, nowIso);
+  const refreshTokens = await pruneExpiredRefreshTokens(deps.db.kysely, nowIso);
+  const userTokens = await pruneExpiredUserTokens(deps.db.kysely, nowIso);
+  if (events + keys + refreshTokens + userTokens > 0) {
+    deps.logger.info({ events, idempotencyKeys: keys, refreshTokens, userTokens }, 'pruned old events, idempotency keys and expired tokens');
+  }
 }
 
 /** backup.failed goes to the system administrators' webhooks; reporting must not fail housekeeping (nor a backup job). */

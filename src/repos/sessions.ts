@@ -53,6 +53,16 @@ export async function insertRefreshToken(
     .execute();
 }
 
+/**
+ * Every client's refresh tokens past their expiry (the end of their session):
+ * one is stored per refresh and, expired, none can be used or tell a reuse.
+ * The sessions stay: usage reports count sign-ins from them.
+ */
+export async function pruneExpiredRefreshTokens(db: Kysely<DB>, now: string): Promise<number> {
+  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export interface RefreshTokenRecord {
   id: number;
   client_id: number;

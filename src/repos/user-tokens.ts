@@ -67,3 +67,9 @@ export async function deleteUnusedUserTokens(db: Kysely<DB>, scope: TenantScope,
     .where('used_at', 'is', null)
     .execute();
 }
+
+/** Every client's expired tokens (used or not): one is left by each 2FA or SSO sign-in and each reset, and none works any more. */
+export async function pruneExpiredUserTokens(db: Kysely<DB>, now: string): Promise<number> {
+  const result = await db.deleteFrom('user_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

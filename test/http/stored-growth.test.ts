@@ -2,7 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { uniqueEmail } from '../helpers/factories';
+import { buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
+import { waitFor } from '../helpers/wait';
+import { startMaintenance } from '../../src/ops/maintenance';
 
 // What callers can make the server keep: rows per attacker-chosen value must
 // end, and rows must not hold caller-chosen strings of any length.
@@ -66,6 +68,52 @@ growth('a refused credential stores neither a body-sized reason nor a header-siz
     // still recognisable: the start is kept
     assert.ok(row.user_agent!.startsWith('agent/agent/'));
   }
+});
+
+growth('maintenance deletes refresh tokens and emailed tokens that can no longer be used', async () => {
+  const client = await buildClient(server);
+  const user = await buildUser(server, client);
+  const signedIn = await server.request('POST', '/api/client/auth/sign-in-v2', { body: { email: user.email, password: PASSWORD } });
+  assert.is(signedIn.status, 200, signedIn.text);
+  let refreshToken: string = signedIn.body.data.refreshToken;
+  // each refresh rotates: one more row a time
+  for (let i = 0; i < 5; i++) {
+    const res = await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken } });
+    assert.is(res.status, 200, res.text);
+    refreshToken = res.body.data.refreshToken;
+  }
+  assert.is((await server.request('POST', '/api/client/auth/forgot', { body: { email: user.email } })).status, 200);
+  const db = server.deps.db.kysely;
+  await waitFor('the reset token', () => db.selectFrom('user_tokens').select('id').where('user_id', '=', user.id).where('purpose', '=', 'reset').executeTakeFirst());
+  const refreshRows = () =>
+    db
+      .selectFrom('refresh_tokens')
+      .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
+      .select('refresh_tokens.id')
+      .where('sessions.user_id', '=', user.id)
+      .execute();
+  assert.ok((await refreshRows()).length >= 6);
+
+  // while they can still be used (or a rotated one still tells reuse), they stay
+  const maintenance = startMaintenance(server.deps);
+  try {
+    await maintenance.runOnce({ backups: false });
+    assert.ok((await refreshRows()).length >= 6);
+    server.clock.advance(server.deps.config.refreshTokenTtl + 60_000);
+    // a new round prunes at most daily
+    const later = startMaintenance(server.deps);
+    try {
+      await later.runOnce({ backups: false });
+    } finally {
+      await later.stop();
+    }
+  } finally {
+    await maintenance.stop();
+  }
+  assert.is((await refreshRows()).length, 0);
+  assert.is((await db.selectFrom('user_tokens').select('id').where('user_id', '=', user.id).execute()).length, 0);
+  // the sessions themselves stay: usage reports count sign-ins from them
+  assert.ok((await db.selectFrom('sessions').select('id').where('user_id', '=', user.id).execute()).length > 0);
 });
 
 growth.run();
