@@ -34,6 +34,7 @@ const POSTGRES_SUITES = [
   '/http/update-sensors.',
   '/http/usage-reports.',
   '/http/meter-report-exact.',
+  '/http/concurrent-duplicates.',
   '/graphql/',
 ];
 

@@ -6,13 +6,21 @@ export async function findTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: 
   return inTenant(db, scope).selectFrom('user_two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
-/** Starts (or restarts) an enrolment: a new secret, not yet enabled. */
-export async function replacePendingTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number, secret: string, now: string): Promise<void> {
-  await inTenant(db, scope).deleteFrom('user_two_factor').where('user_id', '=', userId).execute();
-  await db
+/**
+ * Starts (or restarts) an enrolment: a new secret, not yet enabled. One
+ * statement (an upsert), so setups racing each other each leave a pending row
+ * (the last one wins) instead of one failing on the primary key; an enabled
+ * enrolment is never replaced.
+ * @returns false when the user's two-factor authentication is enabled
+ */
+export async function replacePendingTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number, secret: string, now: string): Promise<boolean> {
+  const fresh = { secret, enabled_at: null, last_used_step: 0, recovery_codes: '[]', created_at: now, updated_at: now };
+  const result = await db
     .insertInto('user_two_factor')
-    .values({ client_id: scope.clientId, user_id: userId, secret, enabled_at: null, last_used_step: 0, recovery_codes: '[]', created_at: now, updated_at: now })
-    .execute();
+    .values({ client_id: scope.clientId, user_id: userId, ...fresh })
+    .onConflict((oc) => oc.columns(['client_id', 'user_id']).doUpdateSet(fresh).where('user_two_factor.enabled_at', 'is', null))
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 export async function enableTwoFactorRow(

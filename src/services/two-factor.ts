@@ -68,7 +68,10 @@ export async function setupTwoFactor(deps: Deps, actor: UserActor, password: str
   if (existing?.enabled_at) throw conflict('Two-factor authentication is already enabled; reset it first');
   const secret = new Secret({ size: 20 }).base32;
   const uri = totpFor(secret, user.email).toString();
-  await replacePendingTwoFactor(deps.db.kysely, actor.scope, actor.userId, box(deps).seal(secret), deps.clock.now().toISOString());
+  // enabled meanwhile (a concurrent setup and enable): refused like above
+  if (!(await replacePendingTwoFactor(deps.db.kysely, actor.scope, actor.userId, box(deps).seal(secret), deps.clock.now().toISOString()))) {
+    throw conflict('Two-factor authentication is already enabled; reset it first');
+  }
   return { secret, otpauthUri: uri, qrCodeDataUrl: await (require('qrcode') as typeof QRCode).toDataURL(uri), period: PERIOD, digits: 6 };
 }
 

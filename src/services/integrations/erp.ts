@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps';
 import type { ErpSyncRunRow } from '../../db/schema';
+import { isUniqueViolation } from '../../db/transaction';
 import { AppError, integrationNotConfigured, upstreamError } from '../../errors';
 import { presentStepRecord } from '../../presenters/jobs';
 import {
@@ -119,6 +120,10 @@ export async function synchronizeErp(deps: Deps, actor: UserActor): Promise<Retu
       linked.add(order.id);
       counts.created++;
     } catch (error) {
+      if (error instanceof LinkedMeanwhile) {
+        counts.skipped++;
+        continue;
+      }
       if (!(error instanceof AppError)) throw error;
       errors.push({ workOrderId: order.id, message: error.message });
     }
@@ -163,9 +168,19 @@ async function createJobForWorkOrder(deps: Deps, actor: UserActor, order: z.infe
     deps,
     actor,
     { templateId, title: order.title, assetId, dueAt: order.dueAt ?? null, priority: order.priority ?? null },
-    (trx, job) => insertWorkOrderLink(trx, actor.scope, order.id, job.id, nowIso),
+    (trx, job) =>
+      insertWorkOrderLink(trx, actor.scope, order.id, job.id, nowIso).catch((error: unknown) => {
+        throw isUniqueViolation(error) ? new LinkedMeanwhile() : error;
+      }),
   );
 }
+
+/**
+ * A concurrent run linked the work order after this run's check: its job is
+ * rolled back with the link, and the order counts as skipped, as it would
+ * have had the runs come one after the other.
+ */
+class LinkedMeanwhile extends Error {}
 
 export function presentSyncRun(run: ErpSyncRunRow) {
   return {
