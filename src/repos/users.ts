@@ -153,12 +153,17 @@ export async function deleteUser(db: Kysely<DB>, scope: TenantScope, id: number)
   return result.numDeletedRows > 0n;
 }
 
+/**
+ * Replaces the user's roles. A role named twice is stored once: the list may
+ * come from an identity provider's claim or a provider's JIT settings, and a
+ * repeated role would otherwise hit user_roles' primary key.
+ */
 export async function setUserRoles(db: Kysely<DB>, scope: TenantScope, userId: number, roles: readonly string[]): Promise<void> {
   await inTenant(db, scope).deleteFrom('user_roles').where('user_id', '=', userId).execute();
   if (roles.length === 0) return;
   await db
     .insertInto('user_roles')
-    .values(roles.map((role) => ({ client_id: scope.clientId, user_id: userId, role })))
+    .values([...new Set(roles)].map((role) => ({ client_id: scope.clientId, user_id: userId, role })))
     .execute();
 }
 

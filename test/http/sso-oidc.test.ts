@@ -81,6 +81,30 @@ test('the whole flow: redirect, provider login and consent, callback, one-time c
   assert.is(again.body.error.code, 'TOKEN_INVALID');
 });
 
+test('a role named twice (in the JIT settings or in the roles claim) provisions the user with it once, not a 500', async () => {
+  // each repeated role hit user_roles' primary key on the old code: the sign-in failed with 500
+  const fromSettings = await addProvider({ jit: { enabled: true, roles: ['operator', 'operator'], licenseType: 'connect' } });
+  idp.accounts.set('erin-9', { email: 'erin-9@corp.test', email_verified: true });
+  const first = await signInThroughIdp(`/api/client/auth/oidc?provider=${fromSettings.name}`, 'erin-9');
+  // the old code stopped at the callback, answered 500
+  assert.is(first.landed.pathname, AFTER, `stopped at ${first.landed.pathname}, answered ${first.response?.status}`);
+  const code = first.landed.searchParams.get('code');
+  assert.ok(code, first.landed.href);
+  const exchanged = await server.request('POST', '/api/client/auth/sso/exchange', { body: { code } });
+  assert.is(exchanged.status, 200, exchanged.text);
+  assert.equal(exchanged.body.data.user.roles, ['operator']);
+
+  const fromClaim = await addProvider({ scopes: ['openid', 'email', 'profile', 'groups'], attributeMapping: { roles: 'groups' } });
+  idp.accounts.set('finn-9', { email: 'finn-9@corp.test', email_verified: true, groups: ['operator', 'operator', 'viewer'] });
+  const second = await signInThroughIdp(`/api/client/auth/oidc?provider=${fromClaim.name}`, 'finn-9');
+  assert.is(second.landed.pathname, AFTER, `stopped at ${second.landed.pathname}, answered ${second.response?.status}`);
+  const code2 = second.landed.searchParams.get('code');
+  assert.ok(code2, second.landed.href);
+  const exchanged2 = await server.request('POST', '/api/client/auth/sso/exchange', { body: { code: code2 } });
+  assert.is(exchanged2.status, 200, exchanged2.text);
+  assert.equal([...exchanged2.body.data.user.roles].sort(), ['operator', 'viewer']);
+});
+
 test('an existing user is found by verified email and linked; an unverified email signs nobody in', async () => {
   const provider = await addProvider({ jit: { enabled: false } });
   const user = await buildUser(server, client, { email: 'bob-2@corp.test' });
