@@ -65,12 +65,13 @@ export async function setupTwoFactor(deps: Deps, actor: UserActor, password: str
   const user = await getUserById(deps.db.kysely, actor.scope, actor.userId);
   if (!user.password_hash || !(await deps.passwords.verify(password, user.password_hash))) throw invalidCredentials();
   const existing = await findTwoFactor(deps.db.kysely, actor.scope, actor.userId);
-  if (existing?.enabled_at) throw conflict('Two-factor authentication is already enabled; reset it first');
+  const alreadyEnabled = () => conflict('Two-factor authentication is already enabled; reset it first');
+  if (existing?.enabled_at) throw alreadyEnabled();
   const secret = new Secret({ size: 20 }).base32;
   const uri = totpFor(secret, user.email).toString();
   // enabled meanwhile (a concurrent setup and enable): refused like above
   if (!(await replacePendingTwoFactor(deps.db.kysely, actor.scope, actor.userId, box(deps).seal(secret), deps.clock.now().toISOString()))) {
-    throw conflict('Two-factor authentication is already enabled; reset it first');
+    throw alreadyEnabled();
   }
   return { secret, otpauthUri: uri, qrCodeDataUrl: await (require('qrcode') as typeof QRCode).toDataURL(uri), period: PERIOD, digits: 6 };
 }
