@@ -157,14 +157,31 @@ export async function mergedBundle(deps: Deps, language: string, clientId: numbe
  * one. Built-in English is what the code already says (and more specifically),
  * so it counts as no translation: the next accepted language is tried, and an
  * English caller keeps the message unless an administrator overrode it.
+ * One read of that code's entries for every accepted language, not a merged
+ * bundle each: an error answer (a flood's 429 among them) costs at most one
+ * small statement, and caches nothing a caller's tags choose.
  */
 export async function translatedErrorMessage(deps: Deps, acceptLanguage: string, clientId: number | null, code: ErrorCode): Promise<string | null> {
+  const chains = acceptedLanguages(acceptLanguage).map(fallbackChain);
+  if (chains.length === 0) return null;
+  const scope = clientId === null ? null : tenantScope(clientId);
+  const rows = await translationsFor(deps.db.kysely, [...new Set(chains.flat())], scope, { namespace: 'errors', key: code });
   const builtInEnglish = BUILT_IN[DEFAULT_LANGUAGE]!.errors?.[code];
-  for (const language of acceptedLanguages(acceptLanguage)) {
-    const text = (await mergedBundle(deps, language, clientId)).namespaces.errors?.[code];
+  for (const chain of chains) {
+    const text = errorTextIn(chain, rows, clientId, code);
     if (text !== undefined && text !== builtInEnglish) return text;
   }
   return null;
+}
+
+/** What mergedBundle would hold for the code: the most specific language with a text wins; in it, client over system over built-in. */
+function errorTextIn(chain: string[], rows: TranslationRow[], clientId: number | null, code: ErrorCode): string | undefined {
+  for (const language of chain) {
+    const entry = (owner: number | null) => rows.find((r) => r.language === language && r.client_id === owner)?.text;
+    const text = (clientId === null ? undefined : entry(clientId)) ?? entry(null) ?? BUILT_IN[language]?.errors?.[code];
+    if (text !== undefined) return text;
+  }
+  return undefined;
 }
 
 /** Accept-Language → well-formed tags by preference (q), at most 5, `*` and q=0 dropped. */
