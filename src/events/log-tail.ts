@@ -87,10 +87,16 @@ export class LogTail {
     tail.out.destroy();
   }
 
-  private async beat(tail: Tail): Promise<void> {
-    if (!(await this.sessionAlive(tail))) return this.drop(tail);
-    this.write(tail, ': heartbeat\n\n');
-    void this.pump(tail);
+  // called by a timer: a rejection here would be unhandled (and end the process), so none escapes
+  private beat(tail: Tail): void {
+    void this.sessionAlive(tail).then(
+      (alive) => {
+        if (!alive) return this.drop(tail);
+        this.write(tail, ': heartbeat\n\n');
+        void this.pump(tail);
+      },
+      () => undefined, // the database is unreachable: keep the tail, check again at the next beat
+    );
   }
 
   private async sessionAlive(tail: Tail): Promise<boolean> {

@@ -48,7 +48,10 @@ export class WebhookSender {
     this.policy = new NetworkPolicy(deps.config.webhookAllowedNetworks);
     this.box = webhookSecretBox(deps);
     // the shared outbox loop claims due rows; each delivery records its own
-    // outcome and next attempt (webhookRetrySchedule), so it never throws for a failed send
+    // outcome and next attempt (webhookRetrySchedule), so it never throws for a failed send.
+    // What does throw is unexpected (a corrupt sealed secret, a bad row): the loop
+    // records it and retries it with backoff, and gives up after as many attempts as
+    // the schedule allows a failing send (the row is `failed`), so it is not retried forever
     this.worker = new OutboxWorker({
       name: 'webhooks',
       table: 'webhook_deliveries',
@@ -57,7 +60,7 @@ export class WebhookSender {
       logger: deps.logger,
       pollInterval: deps.config.webhookPollInterval,
       leaseMs: deps.config.outboxLease,
-      maxAttempts: Number.MAX_SAFE_INTEGER,
+      maxAttempts: deps.config.webhookRetrySchedule.length + 1,
       deliver: async (row) => {
         await this.deliverOne(row.id);
       },

@@ -253,6 +253,11 @@ export async function listFileGarbage(db: Kysely<DB>, limit: number): Promise<st
   return rows.map((r) => r.sha256);
 }
 
+/** Puts a queued content at the back of the queue (its removal failed; see collectFileGarbage). */
+export async function requeueFileGarbage(db: Kysely<DB>, sha256: string, now: string): Promise<void> {
+  await db.updateTable('file_garbage').set({ queued_at: now }).where('sha256', '=', sha256).execute();
+}
+
 export async function dropFileGarbage(db: Kysely<DB>, sha256: string): Promise<void> {
   await db.deleteFrom('file_garbage').where('sha256', '=', sha256).execute();
 }

@@ -12,6 +12,7 @@ import { appendAudit } from '../repos/audit';
 import {
   deleteFileRow,
   dropFileGarbage,
+  requeueFileGarbage,
   findFileReferences,
   listFileGarbage,
   findFilesByIds,
@@ -300,7 +301,16 @@ export async function collectFileGarbage(deps: Deps): Promise<number> {
       const stat = await deps.storage.stat(key);
       if (stat && Date.now() - stat.modifiedAt.getTime() < IN_PROGRESS_GRACE_MS) continue;
       if (stat) {
-        await deps.storage.delete(key);
+        try {
+          await deps.storage.delete(key);
+        } catch (error) {
+          // one content the store refuses to delete (permissions, an object lock) must not hold
+          // up those queued after it, round after round: it goes to the back of the queue and is
+          // tried again next round (dropped, its bytes would stay in the store for good)
+          deps.logger.warn({ err: error, key }, 'could not remove deleted file content from the store; retried on a later maintenance round');
+          await requeueFileGarbage(deps.db.kysely, key, deps.clock.now().toISOString());
+          continue;
+        }
         removed++;
       }
       await dropFileGarbage(deps.db.kysely, key);

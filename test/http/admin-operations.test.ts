@@ -153,4 +153,45 @@ test('the live tail streams new matching rows, redacted, as they are recorded', 
   assert.not.match(received, secret);
 });
 
+test('the live tail survives its session check failing (database unavailable) without an unhandled rejection, and beats again after', async () => {
+  const tailed = await startTestServer({ env: { WIP_EVENT_STREAM_HEARTBEAT: '100ms' } });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  const controller = new AbortController();
+  const hotPath = tailed.deps.hotPath;
+  const adminSession = hotPath.adminSession;
+  try {
+    const tailToken = await adminToken(tailed);
+    const response = await fetch(`${tailed.url}/api/admin/logs/stream`, { headers: { authorization: `Bearer ${tailToken}` }, signal: controller.signal });
+    assert.is(response.status, 200);
+    const reader = response.body!.getReader();
+    const heartbeats = async () => {
+      let received = '';
+      await waitFor('a heartbeat', async () => {
+        const { value } = await reader.read();
+        received += Buffer.from(value ?? []).toString('utf8');
+        return received.includes(': heartbeat');
+      });
+    };
+    await heartbeats();
+    let failures = 0;
+    hotPath.adminSession = () => {
+      failures++;
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    };
+    await waitFor('heartbeats whose session check failed', () => failures >= 3);
+    hotPath.adminSession = adminSession;
+    await heartbeats();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(unhandled.map(String), []);
+    assert.is(tailed.deps.logTail.size, 1, 'the tail is kept while its session cannot be checked');
+  } finally {
+    hotPath.adminSession = adminSession;
+    controller.abort();
+    process.off('unhandledRejection', onUnhandled);
+    await tailed.stop();
+  }
+});
+
 test.run();

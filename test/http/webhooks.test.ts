@@ -222,6 +222,29 @@ hooks('system administrators get system events (client.created) on /api/admin/we
   await server.request('DELETE', `/api/admin/webhooks/${res.body.data.id}`, { token });
 });
 
+hooks("a delivery that always throws (its sealed secret is corrupt) is failed after the schedule's attempts, and the other endpoint still gets the event", async () => {
+  const client = await buildClient(server);
+  const healthy = await register(client, receiver.url, ['user.created']);
+  const poisoned = await register(client, receiver.url, ['user.created']);
+  const db = server.deps.db.kysely;
+  await db.updateTable('webhooks').set({ secret: 'not-a-sealed-value' }).where('id', '=', poisoned.id).execute();
+  assert.is((await createUser(client)).status, 201);
+  const [delivery] = await receiver.waitFor(1);
+  verifyDelivery(healthy.secret, delivery!);
+  const row = () => db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', poisoned.id).executeTakeFirstOrThrow();
+  await waitFor('the first failed attempt', async () => (await row()).attempts >= 1);
+  // far more rounds than the schedule (1s, 1s: three attempts) allows, each past the longest backoff
+  for (let round = 0; round < 6; round++) {
+    server.clock.advance(2 * 3_600_000);
+    await server.deps.webhooks.deliverDue();
+  }
+  const failed = await row();
+  assert.is(failed.status, 'failed');
+  assert.is(failed.attempts, 3);
+  assert.match(failed.last_error ?? '', 'not a sealed value');
+  assert.is(receiver.received.length, 1, 'the poisoned endpoint was never posted to');
+});
+
 hooks.run();
 
 const ssrf = suite('Webhooks: SSRF defence');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -152,6 +153,37 @@ garbage('a queue left by a crash after the deleting commit is collected: unrefer
     await maintenance.runOnce({ backups: false });
     assert.equal([fs.existsSync(onDisk(orphan)), fs.existsSync(onDisk(shared)), fs.existsSync(onDisk(young))], [false, true, true]);
     assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [young]);
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+garbage('content the store cannot delete is skipped and retried later, not in the way of the contents queued after it', async () => {
+  const { deps, root } = makeDeps();
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps);
+  const db = deps.db.kysely;
+  const onDisk = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2), key);
+  const old = new Date(Date.now() - 2 * 3_600_000);
+  try {
+    // a directory where the content should be: rm refuses it (EISDIR), as a store refuses an object it may not delete
+    const stuck = createHash('sha256').update('a content the store cannot delete').digest('hex');
+    fs.mkdirSync(onDisk(stuck), { recursive: true });
+    fs.utimesSync(onDisk(stuck), old, old);
+    const { key: orphan } = await deps.storage.put(Buffer.from('deleted after the stuck one'));
+    fs.utimesSync(onDisk(orphan), old, old);
+    await db
+      .insertInto('file_garbage')
+      .values([
+        { sha256: stuck, queued_at: '2026-06-01T10:00:00.000Z' },
+        { sha256: orphan, queued_at: '2026-06-01T11:00:00.000Z' },
+      ])
+      .execute();
+    await maintenance.runOnce({ backups: false });
+    assert.is(fs.existsSync(onDisk(orphan)), false, 'the content queued behind was removed');
+    assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [stuck], 'the stuck one stays queued');
   } finally {
     await maintenance.stop();
     await closeDeps(deps);
