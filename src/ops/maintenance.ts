@@ -55,7 +55,11 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
     if (withBackups && deps.config.backupSchedule === 'daily') await scheduledBackup(deps, now);
   };
   const runOnce = (options: { backups?: boolean } = {}) => {
-    running = running.then(() => (stopped ? undefined : round(options.backups !== false)));
+    // a failed round is logged, and the next one runs: a rejection kept in the chain would skip every later
+    // round, and would be unhandled at the timer (which ends the process)
+    running = running
+      .then(() => (stopped ? undefined : round(options.backups !== false)))
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'maintenance round failed; the next round tries again'));
     return running;
   };
   const timer = setInterval(() => void runOnce(), options.intervalMs ?? 3_600_000);

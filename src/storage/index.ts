@@ -100,8 +100,10 @@ export function createFileStore(dataDir: string): FileStore {
       try {
         const stat = await fs.promises.stat(fileFor(key));
         return { size: stat.size, modifiedAt: stat.mtime };
-      } catch {
-        return null;
+      } catch (error) {
+        // only "not there" is an answer; a store that cannot be read (a broken mount) is an error, never "missing"
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
       }
     },
     async delete(key) {

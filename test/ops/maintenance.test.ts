@@ -191,4 +191,36 @@ garbage('content the store cannot delete is skipped and retried later, not in th
   }
 });
 
+garbage('a round that fails (the file store unreadable) is logged, and the next round runs as usual', async () => {
+  const { deps, root } = makeDeps();
+  await bootstrap(deps);
+  const maintenance = startMaintenance(deps);
+  const db = deps.db.kysely;
+  const shard = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2));
+  const old = new Date(Date.now() - 2 * 3_600_000);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const { key } = await deps.storage.put(Buffer.from('deleted while the store was broken'));
+    fs.utimesSync(path.join(shard(key), key), old, old);
+    await db.insertInto('file_garbage').values({ sha256: key, queued_at: '2026-06-01T11:00:00.000Z' }).execute();
+    // the content's folder replaced by a file: reading the content's state fails (ENOTDIR), as on a broken mount
+    fs.renameSync(shard(key), `${shard(key)}.away`);
+    fs.writeFileSync(shard(key), 'not a folder');
+    await maintenance.runOnce({ backups: false }); // resolves: a failed round is logged, not thrown at the timer
+    fs.rmSync(shard(key));
+    fs.renameSync(`${shard(key)}.away`, shard(key));
+    await maintenance.runOnce({ backups: false });
+    assert.is(fs.existsSync(path.join(shard(key), key)), false, 'the next round collected it');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
 garbage.run();
