@@ -126,19 +126,38 @@ scheduled.run();
 
 const garbage = suite('deleted file contents (file_garbage) collected on maintenance rounds');
 
-garbage('a queue left by a crash after the deleting commit is collected: unreferenced old bytes removed, referenced ones kept and dequeued, young ones wait', async () => {
+interface MaintenanceRig {
+  deps: Deps;
+  maintenance: ReturnType<typeof startMaintenance>;
+  /** where the local store keeps a content */
+  onDisk: (key: string) => string;
+}
+
+/** Runs `body` with a bootstrapped data directory and its maintenance, and removes both after. */
+async function withMaintenance(body: (rig: MaintenanceRig) => Promise<void>): Promise<void> {
   const { deps, root } = makeDeps();
   await bootstrap(deps);
   const maintenance = startMaintenance(deps);
-  const db = deps.db.kysely;
-  const onDisk = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2), key);
-  const stored = async (text: string, ageMs: number) => {
-    const { key } = await deps.storage.put(Buffer.from(text));
-    const at = new Date(Date.now() - ageMs);
-    fs.utimesSync(onDisk(key), at, at);
-    return key;
-  };
   try {
+    await body({ deps, maintenance, onDisk: (key) => path.join(deps.config.dataDir, 'files', key.slice(0, 2), key) });
+  } finally {
+    await maintenance.stop();
+    await closeDeps(deps);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const TWO_HOURS_AGO = () => new Date(Date.now() - 2 * 3_600_000);
+
+garbage('a queue left by a crash after the deleting commit is collected: unreferenced old bytes removed, referenced ones kept and dequeued, young ones wait', () =>
+  withMaintenance(async ({ deps, maintenance, onDisk }) => {
+    const db = deps.db.kysely;
+    const stored = async (text: string, ageMs: number) => {
+      const { key } = await deps.storage.put(Buffer.from(text));
+      const at = new Date(Date.now() - ageMs);
+      fs.utimesSync(onDisk(key), at, at);
+      return key;
+    };
     const orphan = await stored('deleted, then the daemon crashed', 2 * 3_600_000);
     const shared = await stored('still an agreement of the system', 2 * 3_600_000);
     const young = await stored('deleted a minute after its upload', 60_000);
@@ -153,21 +172,13 @@ garbage('a queue left by a crash after the deleting commit is collected: unrefer
     await maintenance.runOnce({ backups: false });
     assert.equal([fs.existsSync(onDisk(orphan)), fs.existsSync(onDisk(shared)), fs.existsSync(onDisk(young))], [false, true, true]);
     assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [young]);
-  } finally {
-    await maintenance.stop();
-    await closeDeps(deps);
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-garbage('content the store cannot delete is skipped and retried later, not in the way of the contents queued after it', async () => {
-  const { deps, root } = makeDeps();
-  await bootstrap(deps);
-  const maintenance = startMaintenance(deps);
-  const db = deps.db.kysely;
-  const onDisk = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2), key);
-  const old = new Date(Date.now() - 2 * 3_600_000);
-  try {
+garbage('content the store cannot delete is skipped and retried later, not in the way of the contents queued after it', () =>
+  withMaintenance(async ({ deps, maintenance, onDisk }) => {
+    const db = deps.db.kysely;
+    const old = TWO_HOURS_AGO();
     // a directory where the content should be: rm refuses it (EISDIR), as a store refuses an object it may not delete
     const stuck = createHash('sha256').update('a content the store cannot delete').digest('hex');
     fs.mkdirSync(onDisk(stuck), { recursive: true });
@@ -184,43 +195,34 @@ garbage('content the store cannot delete is skipped and retried later, not in th
     await maintenance.runOnce({ backups: false });
     assert.is(fs.existsSync(onDisk(orphan)), false, 'the content queued behind was removed');
     assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [stuck], 'the stuck one stays queued');
-  } finally {
-    await maintenance.stop();
-    await closeDeps(deps);
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-garbage('a round that fails (the file store unreadable) is logged, and the next round runs as usual', async () => {
-  const { deps, root } = makeDeps();
-  await bootstrap(deps);
-  const maintenance = startMaintenance(deps);
-  const db = deps.db.kysely;
-  const shard = (key: string) => path.join(deps.config.dataDir, 'files', key.slice(0, 2));
-  const old = new Date(Date.now() - 2 * 3_600_000);
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  process.on('unhandledRejection', onUnhandled);
-  try {
-    const { key } = await deps.storage.put(Buffer.from('deleted while the store was broken'));
-    fs.utimesSync(path.join(shard(key), key), old, old);
-    await db.insertInto('file_garbage').values({ sha256: key, queued_at: '2026-06-01T11:00:00.000Z' }).execute();
-    // the content's folder replaced by a file: reading the content's state fails (ENOTDIR), as on a broken mount
-    fs.renameSync(shard(key), `${shard(key)}.away`);
-    fs.writeFileSync(shard(key), 'not a folder');
-    await maintenance.runOnce({ backups: false }); // resolves: a failed round is logged, not thrown at the timer
-    fs.rmSync(shard(key));
-    fs.renameSync(`${shard(key)}.away`, shard(key));
-    await maintenance.runOnce({ backups: false });
-    assert.is(fs.existsSync(path.join(shard(key), key)), false, 'the next round collected it');
-    await new Promise((r) => setImmediate(r));
-    assert.equal(unhandled, []);
-  } finally {
-    process.off('unhandledRejection', onUnhandled);
-    await maintenance.stop();
-    await closeDeps(deps);
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
+garbage('a round that fails (the file store unreadable) is logged, and the next round runs as usual', () =>
+  withMaintenance(async ({ deps, maintenance, onDisk }) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { key } = await deps.storage.put(Buffer.from('deleted while the store was broken'));
+      const old = TWO_HOURS_AGO();
+      fs.utimesSync(onDisk(key), old, old);
+      await deps.db.kysely.insertInto('file_garbage').values({ sha256: key, queued_at: '2026-06-01T11:00:00.000Z' }).execute();
+      // the content's folder replaced by a file: reading the content's state fails (ENOTDIR), as on a broken mount
+      const shard = path.dirname(onDisk(key));
+      fs.renameSync(shard, `${shard}.away`);
+      fs.writeFileSync(shard, 'not a folder');
+      await maintenance.runOnce({ backups: false }); // resolves: a failed round is logged, not thrown at the timer
+      fs.rmSync(shard);
+      fs.renameSync(`${shard}.away`, shard);
+      await maintenance.runOnce({ backups: false });
+      assert.is(fs.existsSync(onDisk(key)), false, 'the next round collected it');
+      await new Promise((r) => setImmediate(r));
+      assert.equal(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }),
+);
 
 garbage.run();
