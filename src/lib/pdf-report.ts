@@ -22,8 +22,19 @@ export interface ReportHeader {
 const MARGIN = 50;
 const HEADER_SPACE = 40;
 
+/** What pdfkit's `openImage` returns: an image read once, embedded at its first use and referred to after that. */
+type OpenedImage = object;
+
 export class PdfReport {
   readonly doc: PDFKit.PDFDocument;
+  /**
+   * Images by their bytes (the same Buffer object), each opened once. pdfkit
+   * caches images only by file name: given a Buffer, every doc.image() call
+   * embedded the bytes anew, so a photo shown in 50 places, or the logo on
+   * every page, was in the PDF (and in memory while it streamed) 50 or
+   * page-count times. null: pdfkit could not read the bytes.
+   */
+  private readonly opened = new Map<Buffer, OpenedImage | null>();
 
   constructor(private readonly header: ReportHeader) {
     const PDFDocument = loadPdfKit();
@@ -85,13 +96,8 @@ export class PdfReport {
   /** A PNG or JPEG, scaled to fit, with a caption; anything pdfkit cannot read becomes a line saying so. */
   image(bytes: Buffer, caption: string): this {
     this.ensureRoom(180);
-    try {
-      this.doc.image(bytes, MARGIN, this.doc.y, { fit: [240, 160] });
-      this.doc.y += 165;
-    } catch {
-      this.paragraph(`[image not shown: ${caption}]`, { italic: true });
-      return this;
-    }
+    if (!this.draw(bytes, MARGIN, this.doc.y, [240, 160])) return this.paragraph(`[image not shown: ${caption}]`, { italic: true });
+    this.doc.y += 165;
     this.doc.x = MARGIN;
     return this.paragraph(caption, { italic: true, color: '#444444' });
   }
@@ -108,14 +114,8 @@ export class PdfReport {
       // writing inside the margins must not start a new page
       margins.bottom = 0;
       let left = MARGIN;
-      if (this.header.logo) {
-        try {
-          doc.image(this.header.logo, MARGIN, 20, { fit: [80, 30] });
-          left += 90;
-        } catch {
-          // an unreadable logo is left out, the report is not
-        }
-      }
+      // an unreadable logo is left out, the report is not
+      if (this.header.logo && this.draw(this.header.logo, MARGIN, 20, [80, 30])) left += 90;
       doc.font('Helvetica-Bold').fontSize(9).fillColor('#333333').text(this.header.clientName, left, 24, { lineBreak: false });
       doc.font('Helvetica').text(this.header.title, left, 36, { width: width - left - MARGIN, lineBreak: false, ellipsis: true });
       doc.moveTo(MARGIN, 52).lineTo(width - MARGIN, 52).strokeColor('#999999').lineWidth(0.5).stroke();
@@ -125,6 +125,22 @@ export class PdfReport {
     }
     doc.end();
     return doc as unknown as Readable;
+  }
+
+  /** Draws the image of `bytes` (opened and embedded on its first use); false when pdfkit cannot read it. */
+  private draw(bytes: Buffer, x: number, y: number, fit: [number, number]): boolean {
+    let image = this.opened.get(bytes);
+    if (image === null) return false;
+    try {
+      // doc.image() takes an opened image too (it looks for width and height); the typings only name the sources
+      image ??= (this.doc as unknown as { openImage(src: Buffer): OpenedImage }).openImage(bytes);
+      this.opened.set(bytes, image);
+      this.doc.image(image as Buffer, x, y, { fit });
+      return true;
+    } catch {
+      this.opened.set(bytes, null);
+      return false;
+    }
   }
 
   private ensureRoom(points: number): void {

@@ -29,6 +29,17 @@ import type { UserActor } from './actor';
  */
 
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+/**
+ * The bytes of images one PDF report embeds in all (each distinct file once).
+ * Images are read into memory to be laid out, and the PDF carries them: without
+ * a budget a report grew with every photo of a job — the same content uploaded
+ * under new file ids costs the client's quota nothing — and held them all at
+ * once. Past it, images are named (the zipped job report carries every file).
+ */
+export const MAX_REPORT_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** An image to embed, or one left out because the report's image budget was spent. */
+type ReportImage = { name: string; bytes: Buffer } | { name: string; bytes: null };
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg']);
 
 // ── Shared ──────────────────────────────────────────────────────────────────
@@ -46,11 +57,20 @@ function limits(field: Field): string {
   return '';
 }
 
-/** The bytes of the client's image files among `ids`, for embedding. */
-async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly number[]): Promise<Map<number, { name: string; bytes: Buffer }>> {
-  const out = new Map<number, { name: string; bytes: Buffer }>();
-  for (const meta of await files.describe(scope, [...new Set(ids)])) {
-    if (!IMAGE_TYPES.has(meta.contentType) || meta.size > MAX_IMAGE_BYTES) continue;
+/** The bytes of the client's image files among `ids`, for embedding, in order of first mention, up to MAX_REPORT_IMAGE_BYTES in all. */
+async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly number[]): Promise<Map<number, ReportImage>> {
+  const out = new Map<number, ReportImage>();
+  const distinct = [...new Set(ids)];
+  const described = new Map((await files.describe(scope, distinct)).map((meta) => [meta.id, meta]));
+  let budget = MAX_REPORT_IMAGE_BYTES;
+  for (const id of distinct) {
+    const meta = described.get(id);
+    if (!meta || !IMAGE_TYPES.has(meta.contentType) || meta.size > MAX_IMAGE_BYTES) continue;
+    if (meta.size > budget) {
+      out.set(meta.id, { name: meta.name, bytes: null });
+      continue;
+    }
+    budget -= meta.size;
     const chunks: Buffer[] = [];
     for await (const chunk of await files.open(scope, meta.id)) chunks.push(chunk as Buffer);
     out.set(meta.id, { name: meta.name, bytes: Buffer.concat(chunks) });
@@ -58,10 +78,11 @@ async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly
   return out;
 }
 
-function addImages(report: PdfReport, images: Map<number, { name: string; bytes: Buffer }>, ids: readonly number[], caption: (name: string) => string): void {
+function addImages(report: PdfReport, images: Map<number, ReportImage>, ids: readonly number[], caption: (name: string) => string): void {
   for (const id of ids) {
     const image = images.get(id);
-    if (image) report.image(image.bytes, caption(image.name));
+    if (image?.bytes) report.image(image.bytes, caption(image.name));
+    else if (image) report.paragraph(`[${caption(image.name)} (file ${id}): not embedded, the report's images reached ${MAX_REPORT_IMAGE_BYTES / 1024 / 1024} MB; the zipped job report carries every file]`, { italic: true });
     else report.paragraph(`[file ${id}: not an embeddable image]`, { italic: true });
   }
 }
@@ -112,7 +133,7 @@ function templateBody(
   version: TemplateVersionRow,
   content: Content,
   signatures: VersionSignatureRow[],
-  images: Map<number, { name: string; bytes: Buffer }>,
+  images: Map<number, ReportImage>,
 ): void {
   report.facts([
     ['Version', `${version.number} (${version.state})`],

@@ -6,7 +6,8 @@ import { gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { download, unzip } from '../helpers/zip';
 import { pdfImages, pdfText } from '../helpers/pdf';
-import { solidPng } from '../helpers/images';
+import { noisyPng, solidPng } from '../helpers/images';
+import { MAX_REPORT_IMAGE_BYTES } from '../../src/services/pdf-exports';
 import { upload } from '../helpers/upload';
 
 let server: TestServer;
@@ -246,6 +247,73 @@ pdfs('the zipped job report carries the photos, signature, fault photo and step 
   assert.ok(entries.get(`media/${files.diagram.id}-diagram.png`)!.equals(RED));
   assert.is(entries.get(`media/${files.notes.id}-notes.txt`)!.toString(), 'torque in a star pattern');
   assert.equal(sizes(await pdfImages(entries.get(`job-${job.id}.pdf`)!)), ['50x50', '64x48', '90x30']);
+});
+
+/**
+ * A download whose bytes are counted as they arrive and kept only up to
+ * `keep` bytes: an answer that has grown without bound fails the test by its
+ * size instead of taking the test's memory with it.
+ */
+async function measuredDownload(url: string, token: string, keep = 32 * 1024 * 1024): Promise<{ status: number; size: number; bytes: Buffer }> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const kept: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (size + chunk.length <= keep) kept.push(Buffer.from(chunk));
+    size += chunk.length;
+  }
+  return { status: res.status, size, bytes: Buffer.concat(kept) };
+}
+
+/** A published one-step template with a PHOTO field, a job on it and its operator. */
+async function photoJob() {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const operator = await buildUser(server, client, { roles: ['operator'] });
+  const content = { sections: [{ id: 'main', title: 'Main', steps: [{ id: 'shots', title: 'Photograph it', fields: [{ key: 'pictures', label: 'Photos', type: 'PHOTO', required: true }] }] }] };
+  const template = await publishedTemplate(server, client, content, 'Photo check');
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
+  const uploadPhoto = async (name: string, data: Buffer): Promise<number> => {
+    const res = await upload(server, operator.token!, [{ name, data }]);
+    assert.is(res.status, 201, res.text);
+    return res.body.data.files[0].id;
+  };
+  const record = async (ids: number[]) => {
+    const res = await gql(server, operator.token!, RECORD, { i: { jobId: job.id, stepId: 'shots', status: 'DONE', values: [{ key: 'pictures', value: ids }] } });
+    assert.equal(res.codes, [], JSON.stringify(res.errors));
+  };
+  return { client, job, operator, uploadPhoto, record };
+}
+
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+pdfs('the job history PDF embeds a photo once however often it is referenced: one 3.6 MB photo in 50 slots is not a 180 MB PDF', async () => {
+  const { job, operator, uploadPhoto, record } = await photoJob();
+  const photo = noisyPng(1200, 1000);
+  const id = await uploadPhoto('big.png', photo);
+  await record(Array.from({ length: 50 }, () => id));
+  const res = await measuredDownload(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, operator.token!);
+  assert.is(res.status, 200);
+  assert.ok(res.size < 2 * photo.length, `PDF of ${res.size} bytes for one photo of ${photo.length} bytes`);
+  const { text } = await pdfText(res.bytes);
+  assert.is(count(text, 'Photo: big.png'), 50, 'the photo is still shown in each of its 50 places');
+});
+
+pdfs(`the job history PDF embeds at most MAX_REPORT_IMAGE_BYTES of images; the others are named, pointing to the zipped report`, async () => {
+  const { job, operator, uploadPhoto, record } = await photoJob();
+  // just under 8 MB each (what one image may be); the same bytes under ten file ids cost the client's quota nothing
+  const photo = noisyPng(1600, 1600);
+  assert.ok(photo.length < 8 * 1024 * 1024 && 10 * photo.length > MAX_REPORT_IMAGE_BYTES + 8 * 1024 * 1024);
+  const ids: number[] = [];
+  for (let i = 0; i < 10; i++) ids.push(await uploadPhoto(`big-${i}.png`, photo));
+  await record(ids);
+  const res = await measuredDownload(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, operator.token!, 128 * 1024 * 1024);
+  assert.is(res.status, 200);
+  assert.ok(res.size <= MAX_REPORT_IMAGE_BYTES + 1024 * 1024, `PDF of ${res.size} bytes, cap ${MAX_REPORT_IMAGE_BYTES} bytes of images`);
+  const embedded = Math.floor(MAX_REPORT_IMAGE_BYTES / photo.length);
+  const { text } = await pdfText(res.bytes);
+  assert.is(count(text, 'Photo: big-'), 10, `every photo is named: ${text}`);
+  assert.is(count(text, 'not embedded'), 10 - embedded, `the ones past the budget say so: ${text}`);
+  assert.ok(text.includes('zipped job report'), text.slice(0, 2000));
 });
 
 pdfs.run();

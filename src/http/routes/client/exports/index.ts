@@ -124,7 +124,7 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/get-as-pdf/getTemplateAsPdf/:id',
-    summary: "A template's published version (or ?versionId=) as PDF: steps, images, field tables, signatures",
+    summary: "A template's published version (or ?versionId=) as PDF: steps, images (each embedded once, at most 64 MB of images in all; past that they are named), field tables, signatures",
     auth: 'user',
     feature: 'reports',
     params: IdParams,
@@ -137,7 +137,7 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/get-as-pdf/getJobHistoryAsPdf/:id',
-    summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults",
+    summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults; images are embedded once each and at most 64 MB of them in all (past that they are named: the zipped job report carries every file)",
     auth: 'user',
     feature: 'reports',
     params: IdParams,
