@@ -35,6 +35,7 @@ const POSTGRES_SUITES = [
   '/http/usage-reports.',
   '/http/meter-report-exact.',
   '/http/concurrent-duplicates.',
+  '/http/webhooks.',
   '/graphql/',
 ];
 

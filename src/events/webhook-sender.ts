@@ -41,12 +41,10 @@ interface Outcome {
 export class WebhookSender {
   private readonly worker: OutboxWorker<'webhook_deliveries'>;
   readonly policy: NetworkPolicy;
-  private readonly box: SecretBox;
 
   constructor(private readonly deps: Deps) {
     const db = deps.db.kysely;
     this.policy = new NetworkPolicy(deps.config.webhookAllowedNetworks);
-    this.box = webhookSecretBox(deps);
     // the shared outbox loop claims due rows; each delivery records its own
     // outcome and next attempt (webhookRetrySchedule), so it never throws for a failed send.
     // What does throw is unexpected (a corrupt sealed secret, a bad row): the loop
@@ -130,8 +128,11 @@ export class WebhookSender {
       if (error instanceof TargetRefused) return done(false, null, `refused: ${error.message}`);
       throw error;
     }
-    const secrets = [this.box.open(row.secret)];
-    if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString()) secrets.push(this.box.open(row.previous_secret));
+    // derived at use, not when the sender is built: on PostgreSQL the sender exists before the
+    // shared secrets are read (bootstrap), and a box made then opened nothing the API had sealed
+    const box = webhookSecretBox(this.deps);
+    const secrets = [box.open(row.secret)];
+    if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString()) secrets.push(box.open(row.previous_secret));
     // webhook-timestamp is checked by receivers against their own clock (replay defence): the wall clock, not the injected one
     const signature = secrets.map((secret) => new Webhook(secret).sign(row.event_public_id, wallClock, row.payload)).join(' ');
     const headers = {
