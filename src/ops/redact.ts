@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SECRET_CONFIG_KEYS, type Config } from '../config';
 import { SECRETS_FILE } from './paths';
+import type { Secrets } from '../secrets';
 
 /**
  * Log rows and bundles that leave the appliance (support bundle, log export,
@@ -18,19 +19,20 @@ const REDACTED = '[redacted]';
 const CREDENTIAL_KEY = /password|secret|token|credential|cookie|authorization|licenseKey|privateKey|smtpUrl/i;
 
 /** Every secret value this installation knows (at least 6 characters: shorter ones would scrub ordinary words). */
-export function knownSecretValues(config: Config): string[] {
+export function knownSecretValues(config: Config, held?: Secrets): string[] {
   const values: string[] = [];
+  const collect = (v: unknown) => {
+    if (typeof v === 'string') values.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+  };
   try {
-    const secrets = JSON.parse(fs.readFileSync(path.join(config.dataDir, SECRETS_FILE), 'utf8')) as Record<string, unknown>;
-    const collect = (v: unknown) => {
-      if (typeof v === 'string') values.push(v);
-      else if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
-    };
-    collect(secrets);
+    collect(JSON.parse(fs.readFileSync(path.join(config.dataDir, SECRETS_FILE), 'utf8')) as unknown);
   } catch {
-    // no secrets file: nothing to scrub
+    // no secrets file (PostgreSQL mode, or a damaged installation): nothing to scrub from it
   }
+  // the secrets the daemon holds: on PostgreSQL the shared ones, read from the database, never in the file
+  if (held) collect(held);
   for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key] as string);
   if (config.smtpUrl) {
     try {
@@ -44,8 +46,8 @@ export function knownSecretValues(config: Config): string[] {
 }
 
 /** A scrubber for the secret values known now (read once: build one per export or stream). */
-export function secretScrubber(config: Config): Scrubber {
-  const secrets = knownSecretValues(config);
+export function secretScrubber(config: Config, held?: Secrets): Scrubber {
+  const secrets = knownSecretValues(config, held);
   return (text) => {
     let out = text;
     for (const secret of secrets) out = out.split(secret).join(REDACTED);

@@ -15,8 +15,8 @@ export function presentRedactedLog(row: LogRow, scrub: Scrubber): PresentedLog {
 }
 
 /** A redactor bound to the secrets known now (one per export, stream or page). */
-export function logRedactor(deps: Pick<Deps, 'config'>): (row: LogRow) => PresentedLog {
-  const scrub = secretScrubber(deps.config);
+export function logRedactor(deps: Pick<Deps, 'config' | 'secrets'>): (row: LogRow) => PresentedLog {
+  const scrub = secretScrubber(deps.config, deps.secrets);
   return (row) => presentRedactedLog(row, scrub);
 }
 
@@ -27,7 +27,7 @@ export function logRedactor(deps: Pick<Deps, 'config'>): (row: LogRow) => Presen
  * and waits for its reader before asking for the next).
  */
 export async function* exportLogs(
-  deps: Pick<Deps, 'db' | 'config'>,
+  deps: Pick<Deps, 'db' | 'config' | 'secrets'>,
   filter: LogFilter,
   format: LogExportFormat,
 ): AsyncGenerator<{ text: string; rows: number }> {

@@ -8,6 +8,7 @@ import { testPostgres } from '../helpers/postgres';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { insertOutbox } from '../../src/repos/outbox';
+import { recordEvent } from '../../src/services/events';
 import { runCli, startDaemon } from '../helpers/cli';
 import { cliEnv } from '../helpers/spawn-wip';
 
@@ -109,6 +110,17 @@ nodes('a translation added and changed through node A is served by a node in ano
     await c.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+nodes('the log export scrubs the shared secrets, which live in the database and not in a secrets file', async () => {
+  const secret = a.deps.secrets.jwtSecret;
+  await recordEvent(a.deps, { event: 'test.shared_secret_leak', message: `oops ${secret}`, data: { note: `has ${a.deps.secrets.vapid.privateKey}` } });
+  const admin = await adminToken(b);
+  const res = await fetch(`${b.url}/api/admin/logs/export?event=test.shared_secret_leak`, { headers: { authorization: `Bearer ${admin}` } });
+  assert.is(res.status, 200);
+  const text = await res.text();
+  assert.ok(text.includes('oops [redacted]'), text);
+  assert.not.ok(text.includes(secret) || text.includes(a.deps.secrets.vapid.privateKey), 'a shared secret left the appliance');
 });
 
 nodes('`wip doctor` in PostgreSQL mode checks the server, its version, the schema, the shared secrets and the clock skew; a wrong master key fails', async () => {
