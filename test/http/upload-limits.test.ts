@@ -65,7 +65,10 @@ limits('a body cut short inside a file part (and inside a part that is not a fil
       headers: { 'content-type': 'multipart/form-data; boundary=b' },
       raw: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.txt"\r\n\r\nabc`,
     });
-    assert.is(res.status, field === 'file' ? 400 : 422, res.text);
+    // a part that is not `file` is refused (422) as soon as it starts, unless the cut body's end is read first
+    // (400): which comes first depends on the database's await before the parts are read (PostgreSQL: the latter)
+    if (field === 'file') assert.is(res.status, 400, res.text);
+    else assert.ok([400, 422].includes(res.status), res.text);
   }
   assert.is((await server.request('GET', '/healthz')).status, 200);
   // the store removes the temporary file of the failed part (just after the answer)
