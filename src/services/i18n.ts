@@ -139,14 +139,7 @@ export async function mergedBundle(deps: Deps, language: string, clientId: numbe
   const writesBefore = cache?.writes;
   const fallback = fallbackChain(language);
   const rows = await translationsFor(deps.db.kysely, fallback, clientId === null ? null : tenantScope(clientId));
-  const namespaces: Bundle = {};
-  const put = (namespace: string, key: string, text: string) => ((namespaces[namespace] ??= {})[key] = text);
-  for (const lang of [...fallback].reverse()) {
-    for (const [namespace, texts] of Object.entries(BUILT_IN[lang] ?? {})) for (const [key, text] of Object.entries(texts)) put(namespace, key, text);
-    for (const owner of [null, clientId]) {
-      for (const row of rows) if (row.language === lang && row.client_id === owner) put(row.namespace, row.key, row.text);
-    }
-  }
+  const namespaces = mergeTranslations(fallback, rows, clientId);
   const merged = { language, fallback, namespaces, etag: etagOf([language, namespaces]) };
   if (cache && cache.writes === writesBefore) cache.bundles.set(cacheKey, merged);
   return merged;
@@ -168,20 +161,29 @@ export async function translatedErrorMessage(deps: Deps, acceptLanguage: string,
   const rows = await translationsFor(deps.db.kysely, [...new Set(chains.flat())], scope, { namespace: 'errors', key: code });
   const builtInEnglish = BUILT_IN[DEFAULT_LANGUAGE]!.errors?.[code];
   for (const chain of chains) {
-    const text = errorTextIn(chain, rows, clientId, code);
+    const text = mergeTranslations(chain, rows, clientId, 'errors').errors?.[code];
     if (text !== undefined && text !== builtInEnglish) return text;
   }
   return null;
 }
 
-/** What mergedBundle would hold for the code: the most specific language with a text wins; in it, client over system over built-in. */
-function errorTextIn(chain: string[], rows: TranslationRow[], clientId: number | null, code: ErrorCode): string | undefined {
-  for (const language of chain) {
-    const entry = (owner: number | null) => rows.find((r) => r.language === language && r.client_id === owner)?.text;
-    const text = (clientId === null ? undefined : entry(clientId)) ?? entry(null) ?? BUILT_IN[language]?.errors?.[code];
-    if (text !== undefined) return text;
+/**
+ * The texts of a fallback chain, least specific language first, so a more
+ * specific language always wins; within a language built-in < system < the
+ * client's override. `only`: one namespace's (an error answer needs no other).
+ */
+function mergeTranslations(fallback: string[], rows: TranslationRow[], clientId: number | null, only?: string): Bundle {
+  const namespaces: Bundle = {};
+  const put = (namespace: string, key: string, text: string) => ((namespaces[namespace] ??= {})[key] = text);
+  for (const lang of [...fallback].reverse()) {
+    for (const [namespace, texts] of Object.entries(BUILT_IN[lang] ?? {})) {
+      if (only === undefined || namespace === only) for (const [key, text] of Object.entries(texts)) put(namespace, key, text);
+    }
+    for (const owner of [null, clientId]) {
+      for (const row of rows) if (row.language === lang && row.client_id === owner) put(row.namespace, row.key, row.text);
+    }
   }
-  return undefined;
+  return namespaces;
 }
 
 /** Accept-Language → well-formed tags by preference (q), at most 5, `*` and q=0 dropped. */
