@@ -6,11 +6,16 @@
  * PostgreSQL (WIP_TEST_BACKEND=postgres, test/helpers/server.ts); with
  * substrings, those files on PostgreSQL. `--both` (npm test): the selection
  * on SQLite, then its part that is in POSTGRES_SUITES on PostgreSQL.
+ * Every file runs on the pinned Node.js (scripts/pinned-node.ts), the one the
+ * executable embeds, whichever node started this script (npm scripts already
+ * start it on that one; `node dist/scripts/run-tests.js` in a shell whose node is
+ * the machine's 20 would not); elsewhere than Linux x64, on this process's node.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { pinnedNodePath } from './pinned-node';
 
 /**
  * Authentication, tenancy, users, licensing and the work-instruction domain:
@@ -52,6 +57,7 @@ const runs: { files: string[]; postgres: boolean }[] = postgresOnly
   : [{ files: selected, postgres: false }, ...(both && onPostgres.length > 0 ? [{ files: onPostgres, postgres: true }] : [])];
 const jobs = runs.flatMap((run) => run.files.map((file) => ({ file, postgres: run.postgres })));
 const parallel = Math.max(1, Math.min(os.availableParallelism(), 4));
+const runtime = pinnedNodePath(path.resolve(root, '..', '..')) ?? process.execPath;
 
 interface Outcome { file: string; passed: number; failed: number; crashed: boolean; output: string }
 
@@ -66,7 +72,7 @@ function findTests(dir: string): string[] {
 function runFile(file: string, postgres: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(runtime, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -85,6 +91,7 @@ async function main(): Promise<void> {
   const queue = [...jobs];
   const outcomes: Outcome[] = [];
   const started = Date.now();
+  process.stdout.write(`tests run on ${runtime === process.execPath ? `this node (${process.version})` : path.relative(process.cwd(), runtime)}\n`);
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
