@@ -20,7 +20,8 @@ import { gql } from '../helpers/graphql';
  *   holding one client whose users 1–5 are its Security Administrator (role admin) and an author, an approver, a
  *   publisher and an operator — so the ids an example writes are the ones a fresh appliance gives. The caller is named
  *   by the last whole-line comment naming a role (`# approver (not the author)`); `"their password"` is that user's
- *   password. An operation must answer without errors, and what a trailing `# → …` comment states must be in its
+ *   password; a whole-line `# variables: {"id": 1}` gives the next operation its variables (JSON, "their password"
+ *   replaced too). An operation must answer without errors, and what a trailing `# → …` comment states must be in its
  *   answer: every UPPER_CASE word as a value, every `name: value` pair as a field.
  * - Shell blocks run on their own in bash (-euo pipefail) against another fresh server: `localhost:8080` and
  *   `https://wip.example` stand for its address, `<the printed password>` for the system administrator's password,
@@ -83,6 +84,7 @@ interface Operation {
   at: string;
   text: string;
   role: (typeof ROLES)[number];
+  variables: Record<string, unknown> | undefined;
   expected: string;
 }
 
@@ -102,16 +104,23 @@ function operationsOf(example: Example): Operation[] {
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) throw new Error(`${example.at}: only operations, no fragments`);
     const { start, end } = (definition as OperationDefinitionNode).loc!;
-    // whole-line comments before the operation name its caller
+    // whole-line comments before the operation name its caller, or give its variables
+    let variables: Record<string, unknown> | undefined;
     for (let l = lineOf(from); l < lineOf(start); l++) {
       const comment = /^\s*#(.*)$/.exec(lines[l]!)?.[1];
-      const named = comment && ROLES.map((r) => ({ r, at: comment.search(new RegExp(`\\b${r}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+      if (comment === undefined) continue;
+      const given = /^\s*variables:\s*(\{.*\})\s*$/.exec(comment)?.[1];
+      if (given) {
+        variables = JSON.parse(given) as Record<string, unknown>;
+        continue;
+      }
+      const named = ROLES.map((r) => ({ r, at: comment.search(new RegExp(`\\b${r}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
       if (named) role = named.r;
     }
     // the rest of the line the operation ends on
     const trailing = /^\s*#\s*→(.*)$/.exec(code.slice(end).split('\n')[0]!)?.[1] ?? '';
     const exampleLine = Number(example.at.split(':').pop()) + 1 + lineOf(start);
-    operations.push({ at: `${example.at.replace(/:\d+$/, '')}:${exampleLine}`, text: code.slice(start, end), role, expected: trailing.trim() });
+    operations.push({ at: `${example.at.replace(/:\d+$/, '')}:${exampleLine}`, text: code.slice(start, end), role, variables, expected: trailing.trim() });
     from = end;
   }
   return operations;
@@ -153,7 +162,7 @@ graphqlRun('every operation of every GraphQL example answers without errors and 
   assert.ok(graphqlExamples.length > 0);
   for (const example of graphqlExamples) {
     for (const op of operationsOf(example)) {
-      const result = await gql(graphqlServer, tokens.get(op.role), op.text);
+      const result = await gql(graphqlServer, tokens.get(op.role), op.text, op.variables);
       const where = `${op.at} as ${op.role}: ${op.text.replace(/\s+/g, ' ').slice(0, 160)}`;
       assert.is(result.errors, undefined, `${where}\n→ ${JSON.stringify(result.body)}`);
       assert.is(result.status, 200, where);
