@@ -182,8 +182,9 @@ function documentProblems(input: unknown, field: string): { path: string; messag
           if (keys.has(f.key.trim())) problems.push({ path: `${fieldAt}.key`, message: `duplicate key "${f.key.trim()}" in the step` });
           keys.add(f.key.trim());
         }
-        if (f.type === 'CHOICE' && !(Array.isArray(f.options) && f.options.length > 0)) problems.push({ path: `${fieldAt}.options`, message: 'a CHOICE field needs options' });
-        if (f.type === 'SENSOR' && !f.sensorId) problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
+        // a value of the wrong type is the schema's to report, once
+        if (f.type === 'CHOICE' && (f.options == null || (Array.isArray(f.options) && f.options.length === 0))) problems.push({ path: `${fieldAt}.options`, message: 'a CHOICE field needs options' });
+        if (f.type === 'SENSOR' && f.sensorId == null) problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
         if (typeof f.min === 'number' && typeof f.max === 'number' && f.min > f.max) problems.push({ path: `${fieldAt}.min`, message: 'min is greater than max' });
       });
     });
