@@ -195,6 +195,8 @@ function runShell(script: string): Promise<{ code: number | null; out: string }>
 
 shellRun('every shell example exits 0 and prints no error', async () => {
   assert.ok(shellExamples.length > 0);
+  // what the examples use, as a reader's machine would have it
+  for (const tool of ['curl', 'jq', 'openssl']) assert.is((await runShell(`command -v ${tool}`)).code, 0, `the shell examples need ${tool} on PATH`);
   for (const example of shellExamples) {
     const script = example.code
       .replace(/https:\/\/wip\.example/g, shellServer.url)
