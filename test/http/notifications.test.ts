@@ -318,6 +318,30 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
   assert.equal(events.map((e) => e.data.severity).sort(), ['CRITICAL', 'HIGH', 'LOW', 'MEDIUM']);
 });
 
+notifications('a version of a template restricted to organizations is told only to approvers who may see it', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const organization = async (name: string) =>
+    ok(await gql(server, client.owner.token, 'mutation ($name: String!) { createOrganization(input: { name: $name }) { id } }', { name })).createOrganization.id as number;
+  const north = await organization('North');
+  const south = await organization('South');
+  const member = async (roles: string[], availableToOrg: number[]) => {
+    const email = `${roles[0]}-${Math.random().toString(16).slice(2, 10)}@example.test`;
+    const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: { email, roles, licenseType: 'full', password: PASSWORD, availableToOrg } });
+    assert.is(res.status, 201, res.text);
+    const signedIn = await server.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD, clientId: client.id } });
+    return subscribed({ id: res.body.data.id, email, token: signedIn.body.data.token });
+  };
+  const author = await member(['author'], [north]);
+  const northern = await member(['approver'], [north]);
+  const southern = await member(['approver'], [south]);
+  const admin = await owner(client);
+  const template = await createTemplate(server, author.token, { title: 'Northern valves', organizationIds: [north] });
+  const sent = await sentBy(async () => ok(await gql(server, author.token, SUBMIT, { id: template.latestVersion.id })));
+  assert.equal(sent.mailedTo, emails(northern, admin));
+  assert.equal(sent.pushedTo, paths(northern, admin));
+  assert.is(sent.mailTo(southern), undefined);
+});
+
 // ── preferences applied ─────────────────────────────────────────────────────
 
 notifications('a kind turned off is neither mailed nor pushed to that user (others still hear of it); turned on again, it is', async () => {
