@@ -9,7 +9,7 @@ import { isTemplateVisible, templateVisibilityOf } from '../repos/templates';
 import { listActiveUserIdsWithAnyRole } from '../repos/users';
 import { withTransaction } from '../db/transaction';
 import type { UserActor } from './actor';
-import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts } from './i18n';
+import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } from './i18n';
 import { queueMail } from './mail';
 import { queuePush } from './push';
 
@@ -192,12 +192,14 @@ export async function changePreferences(
   actor: UserActor,
   input: { language?: string | null; kinds?: Partial<Record<NotificationKind, boolean>> },
 ): Promise<NotificationPreferences> {
+  // REST's schema canonicalised it already; GraphQL passes the tag as typed
+  const language = input.language == null ? input.language : requireLanguage(input.language, 'language');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const stored = await getNotificationPreferences(trx, actor.scope, actor.userId);
     const kinds = { ...presentPreferences(stored).kinds, ...input.kinds };
     const next = {
-      language: input.language === undefined ? stored.language : input.language,
+      language: language === undefined ? stored.language : language,
       disabledKinds: NOTIFICATION_KINDS.filter((kind) => !kinds[kind]),
     };
     await putNotificationPreferences(trx, actor.scope, actor.userId, next, now);
