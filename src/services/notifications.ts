@@ -118,6 +118,8 @@ function actorName(actor: UserActor): string {
   return name || actor.email;
 }
 
+const SUMMARY_MAX = 240;
+
 function render(deps: Deps, texts: Record<string, string>, actor: UserActor, notice: Notice): Rendered {
   const t = (key: string, values: Record<string, string | number> = {}) => fillPlaceholders(texts[key] ?? key, { actor: actorName(actor), ...values });
   let title: string;
@@ -162,6 +164,8 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
       break;
     }
   }
+  // a push message carries at most about 4 KB once encrypted: the line stays short (the mail has it whole)
+  summary = summary.length > SUMMARY_MAX ? `${summary.slice(0, SUMMARY_MAX - 1)}…` : summary;
   const text = `${t('greeting')}\n\n${body}\n\n${t('open', { url: publicBaseUrl(deps) })}\n\n-- \n${t('footer')}\n`;
   return { title, summary, text, data };
 }

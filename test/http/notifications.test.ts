@@ -151,6 +151,8 @@ notifications('GET/PUT /api/client/account/notification-preferences: every kind 
     assert.is(res.body.error.code, 'VALIDATION_ERROR');
   }
   assert.is((await server.request('GET', '/api/client/account/notification-preferences')).status, 401);
+  const removed = await server.request('DELETE', `/api/admin/user/${a.id}`, { token: client.owner.token });
+  assert.is(removed.status, 200, `a user with preferences is deleted with them: ${removed.text}`);
   assert.is((await server.request('PUT', '/api/client/account/notification-preferences', { body: { kinds: { hand_off: false } } })).status, 401);
   const admin = await server.request('GET', '/api/client/account/notification-preferences', { token: await adminToken(server) });
   assert.is(admin.status, 403, 'a system administrator has no client account');
@@ -338,8 +340,16 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
     assert.is(sent.mailTo(admin)!.subject, `Ein Fehler der Schwere ${severity} wurde gemeldet`);
     assert.equal(sent.pushTo(dispatcher), { kind: 'fault_raised', title: `A fault of severity ${severity} was raised`, body: 'Inspect pump 7: Seal cracked', data: { faultId, jobId: job.id } });
   }
-  const events = await received(secret, 'fault.raised', 4);
-  assert.equal(events.map((e) => e.data.severity).sort(), ['CRITICAL', 'HIGH', 'LOW', 'MEDIUM']);
+  // a long description is whole in the mail, cut in the push (a push message holds about 4 KB)
+  const long = 'Seal cracked. '.repeat(300).trim();
+  const big = await sentBy(async () =>
+    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: long, severity: 'HIGH' } })),
+  );
+  assert.ok(big.mailTo(dispatcher)!.text.includes(long));
+  assert.is(big.pushTo(dispatcher).body.length, 240);
+  assert.ok(big.pushTo(dispatcher).body.endsWith('…'));
+  const events = await received(secret, 'fault.raised', 5);
+  assert.equal(events.map((e) => e.data.severity).sort(), ['CRITICAL', 'HIGH', 'HIGH', 'LOW', 'MEDIUM']);
 });
 
 notifications('a version of a template restricted to organizations is told only to approvers who may see it', async () => {
