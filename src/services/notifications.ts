@@ -18,7 +18,8 @@ import { queuePush } from './push';
  * inside the transaction of the change (beside its webhook event). It works
  * out who is told (never the person who acted), drops whoever turned the kind
  * off, writes each message in the recipient's language and queues it — a mail
- * row in the outbox and a push row per subscribed browser. Both are rows of
+ * row in the outbox (when a mail server is configured) and a push row per
+ * subscribed browser. Both are rows of
  * the change's transaction, delivered after commit by the mailer and the push
  * sender: a change that rolled back tells no one, and a committed one is not
  * lost to a crash or an unreachable mail server.
@@ -62,7 +63,9 @@ export async function notify(tx: EventTx, actor: UserActor, notice: Notice): Pro
   for (const [language, users] of byLanguage) {
     const texts = await namespaceTexts(trx, language, actor.scope.clientId, 'notifications');
     const message = render(deps, texts, actor, notice);
-    for (const user of users) {
+    // Without a mail server a notification mail would only become a file in <data-dir>/outbox that no one
+    // reads (the stored mode is for handing out invitation links): the push still goes.
+    for (const user of deps.config.smtpUrl === '' ? [] : users) {
       await queueMail(deps, trx, afterCommit, {
         kind: notice.kind,
         subject: message.title,

@@ -105,6 +105,9 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
     assert.ok(p.claims.exp! > Date.now() / 1000);
     assert.ok(Number(p.ttl) > 0);
   }
+  // no mail server here: the hand-off is pushed, and no notification mail piles up in <data-dir>/outbox
+  const mails = await server.deps.db.kysely.selectFrom('outbox').select('kind').where('client_id', '=', client.id).execute();
+  assert.equal(mails.filter((m) => m.kind === 'hand_off' || m.kind === 'job_assigned'), []);
 });
 
 push('a version awaiting approval notifies the approvers; rejection notifies the author, approval the publishers', async () => {
