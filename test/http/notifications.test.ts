@@ -398,6 +398,32 @@ notifications('a kind turned off is neither mailed nor pushed to that user (othe
   assert.equal(on.mailedTo, emails(approver, admin));
 });
 
+notifications('with every kind turned off, none of the six reaches anyone — not by mail, not by push', async () => {
+  const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+  const { templateId, signer } = await publishedTemplate(server, client);
+  const team = await buildTeam(server, client);
+  assert.is((await preferences(signer.token!, { kinds: Object.fromEntries(NOTIFICATION_KINDS.map((k) => [k, false])) })).status, 200, 'the helper approver and publisher');
+  const people = [await subscribed(team.author), await subscribed(team.approver), await subscribed(team.publisher), await owner(client)];
+  const [operator, dispatcher] = [await person(client, ['operator']), await person(client, ['operator'])];
+  const allOff = Object.fromEntries(NOTIFICATION_KINDS.map((k) => [k, false]));
+  for (const p of [...people, operator, dispatcher]) assert.is((await preferences(p.token, { kinds: allOff })).status, 200);
+  const [author, approver] = people as [Person, Person];
+
+  const sent = await sentBy(async () => {
+    const first = await createTemplate(server, author.token, { title: 'Silent' });
+    ok(await gql(server, author.token, SUBMIT, { id: first.latestVersion.id }));
+    ok(await gql(server, approver.token, REJECT, { id: first.latestVersion.id, reason: 'no' }));
+    ok(await gql(server, author.token, SUBMIT, { id: first.latestVersion.id }));
+    ok(await gql(server, approver.token, APPROVE, { id: first.latestVersion.id, password: PASSWORD }));
+    const job = await createJob(server, dispatcher.token, { templateId, assigneeIds: [operator.id] });
+    const offer = await server.request('POST', '/api/client/workingTogether', { token: operator.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: dispatcher.id } });
+    assert.is(offer.status, 200, offer.text);
+    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'Leak', severity: 'CRITICAL' } }));
+  });
+  assert.equal(sent.mailedTo, []);
+  assert.equal(sent.pushedTo, []);
+});
+
 notifications("a client's own wording (translation overrides) is used in its notifications", async () => {
   const client = await buildClient(server);
   const token = await adminToken(server);
