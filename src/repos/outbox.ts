@@ -71,6 +71,25 @@ export async function markAttemptFailed(
   await db.updateTable(asQueue(table)).set({ ...values, updated_at: now }).where('id', '=', id).execute();
 }
 
+/**
+ * Deletes the rows that left the queue (sent, stored or failed for good) before
+ * `before`, by when they did (updated_at: a row's last change is the one that
+ * ended its delivery; a retried one is pending again). A pending row stays
+ * however old: it is still owed a delivery. Returns how many were deleted.
+ */
+export async function pruneFinished(db: Kysely<DB>, table: 'outbox' | 'push_outbox', before: string): Promise<number> {
+  const finished = table === 'outbox' ? ['sent', 'stored', 'failed'] as const : ['sent', 'failed'] as const;
+  const result = await db.deleteFrom(asQueue(table)).where('status', 'in', [...finished]).where('updated_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Which of these outbox ids still have a row. */
+export async function existingOutboxIds(db: Kysely<DB>, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('outbox').select('id').where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 // ── Mail ────────────────────────────────────────────────────────────────────
 
 export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract<OutboxStatus, 'sent' | 'stored'>, now: string): Promise<void> {
