@@ -69,8 +69,21 @@ export function presentLog(log: LogRow) {
     ip: log.ip,
     userAgent: log.user_agent,
     requestId: log.request_id,
+    actor: logActor(log),
     data,
   };
+}
+
+/**
+ * Who did it: the actor recorded with the event (kind, id, name as it was
+ * then). Rows older than the actor columns fall back to the administrator or
+ * user the row names, without a name.
+ */
+function logActor(log: LogRow): { kind: 'admin' | 'user' | 'cli' | 'system'; id: number | null; name: string | null } | null {
+  if (log.actor_kind) return { kind: log.actor_kind as 'admin' | 'user' | 'cli' | 'system', id: log.actor_id, name: log.actor_name };
+  if (log.admin_id !== null) return { kind: 'admin', id: log.admin_id, name: null };
+  if (log.user_id !== null) return { kind: 'user', id: log.user_id, name: null };
+  return null;
 }
 export type PresentedLog = ReturnType<typeof presentLog>;
 /**

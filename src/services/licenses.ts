@@ -20,6 +20,21 @@ import {
 import { assertAllocationsWithinLicense, currentLicense } from './licensing';
 import { emitEvent, type EventTx } from '../events/emit';
 import { presentLicense } from '../presenters';
+import { recordChange, type ChangedBy } from './events';
+
+/** A seat allocation's security event (license.seats_allocated, _changed, _deleted) with its fields before and after. */
+function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: string, before: LicenseRow | null, after: LicenseRow | null) {
+  const row = (after ?? before)!;
+  const fields = (l: LicenseRow | null) => (l ? { licenseType: l.license_type, seats: l.seats, expiresAt: l.expires_at } : null);
+  return recordChange(tx, by, {
+    event,
+    message,
+    clientId: row.client_id,
+    target: { type: 'license', id: row.id },
+    before: fields(before),
+    after: fields(after),
+  });
+}
 
 /** license.changed: the client sees its seat allocations move. */
 function licenseChanged(tx: EventTx, change: 'created' | 'updated' | 'deleted', license: LicenseRow) {
@@ -46,7 +61,7 @@ export interface LicenseInput {
  * Allocates seats to a client; all clients' allocations together stay within the on-prem license.
  * @throws AppError NOT_FOUND for an unknown client, LICENSE_SEATS_EXHAUSTED
  */
-export async function createLicense(deps: Deps, input: LicenseInput): Promise<LicenseRow> {
+export async function createLicense(deps: Deps, input: LicenseInput, by: ChangedBy): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx, afterCommit) => {
@@ -59,6 +74,7 @@ export async function createLicense(deps: Deps, input: LicenseInput): Promise<Li
     );
     await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'created', row);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_allocated', `${row.seats} ${row.license_type} seats allocated to client ${row.client_id}`, null, row);
     return row;
   });
 }
@@ -73,6 +89,7 @@ export async function updateLicense(
   deps: Deps,
   id: number,
   changes: { licenseType?: LicenseType; seats?: number; expiresAt?: string | null },
+  by: ChangedBy,
 ): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
@@ -96,12 +113,13 @@ export async function updateLicense(
     const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
     await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'updated', updated);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_changed', `Seat allocation ${id} of client ${updated.client_id} changed`, current, updated);
     return updated;
   });
 }
 
 /** @throws AppError NOT_FOUND, CONFLICT */
-export async function deleteLicense(deps: Deps, id: number): Promise<void> {
+export async function deleteLicense(deps: Deps, id: number, by: ChangedBy): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
   await withTransaction(deps.db, async (trx, afterCommit) => {
     const current = await findLicenseByIdAcrossClients(trx, id);
@@ -110,6 +128,7 @@ export async function deleteLicense(deps: Deps, id: number): Promise<void> {
     await deleteLicenseRow(trx, scope, id);
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
     await licenseChanged({ deps, trx, afterCommit }, 'deleted', current);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_deleted', `Seat allocation ${id} of client ${current.client_id} (${current.seats} ${current.license_type}) deleted`, current, null);
   });
 }
 

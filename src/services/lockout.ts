@@ -15,7 +15,7 @@ import {
 import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
 import { notFound } from '../errors';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordEvent, type EventActor } from './events';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted
@@ -156,7 +156,7 @@ export async function unlockUser(
   deps: Deps,
   scope: TenantScope,
   userId: number,
-  by: { userId?: number; adminId?: number; via: string; meta?: RequestMeta },
+  by: { userId?: number; adminId?: number; actor: EventActor; via: string; meta?: RequestMeta },
 ): Promise<{ userId: number; email: string; wasLocked: boolean }> {
   const user = await getUserById(deps.db.kysely, scope, userId);
   const wasLocked = await unlockAccount(deps, userAccount(user.email));
@@ -166,6 +166,7 @@ export async function unlockUser(
     clientId: scope.clientId,
     userId: user.id,
     adminId: by.adminId,
+    actor: by.actor,
     meta: by.meta,
     data: { by: by.userId ?? null, wasLocked },
   });
@@ -173,7 +174,7 @@ export async function unlockUser(
 }
 
 /** The CLI's form: the user named by email within a client. @throws AppError NOT_FOUND */
-export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string }) {
+export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string; actor: EventActor }) {
   const user = await findUserByEmail(deps.db.kysely, scope, email);
   if (!user) throw notFound('User');
   return unlockUser(deps, scope, user.id, by);

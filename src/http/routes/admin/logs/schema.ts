@@ -17,7 +17,7 @@ export const LogFilterQuery = z.object({
   clientId: PositiveId.optional(),
   userId: PositiveId.optional(),
   event: z.string().trim().min(1).max(100).optional(),
-  /** `security`: only security events (auth.*, security.*, license.*, backup.*, log.deleted) */
+  /** `security`: only security events (SECURITY_EVENTS in src/repos/logs.ts) */
   category: z.enum(['security']).optional(),
   /** inclusive, ISO-8601 */
   since: IsoDateTime.optional(),
