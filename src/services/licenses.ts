@@ -23,12 +23,14 @@ import { presentLicense } from '../presenters';
 import { recordChange, type ChangedBy } from './events';
 
 /** A seat allocation's security event (license.seats_allocated, _changed, _deleted) with its fields before and after. */
-function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: string, before: LicenseRow | null, after: LicenseRow | null) {
+async function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: (client: string) => string, before: LicenseRow | null, after: LicenseRow | null) {
   const row = (after ?? before)!;
   const fields = (l: LicenseRow | null) => (l ? { licenseType: l.license_type, seats: l.seats, expiresAt: l.expires_at } : null);
-  return recordChange(tx, by, {
+  // the client by name: an auditor reads "Acme", not "client 3"
+  const client = await getClientById(tx.trx, row.client_id);
+  await recordChange(tx, by, {
     event,
-    message,
+    message: message(`"${client.name}"`),
     clientId: row.client_id,
     target: { type: 'license', id: row.id },
     before: fields(before),
@@ -74,7 +76,7 @@ export async function createLicense(deps: Deps, input: LicenseInput, by: Changed
     );
     await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'created', row);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_allocated', `${row.seats} ${row.license_type} seats allocated to client ${row.client_id}`, null, row);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_allocated', (client) => `${row.seats} ${row.license_type} seats allocated to client ${client}`, null, row);
     return row;
   });
 }
@@ -113,7 +115,7 @@ export async function updateLicense(
     const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
     await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'updated', updated);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_changed', `Seat allocation ${id} of client ${updated.client_id} changed`, current, updated);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_changed', (client) => `Seat allocation ${id} of client ${client} changed`, current, updated);
     return updated;
   });
 }
@@ -128,7 +130,7 @@ export async function deleteLicense(deps: Deps, id: number, by: ChangedBy): Prom
     await deleteLicenseRow(trx, scope, id);
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
     await licenseChanged({ deps, trx, afterCommit }, 'deleted', current);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_deleted', `Seat allocation ${id} of client ${current.client_id} (${current.seats} ${current.license_type}) deleted`, current, null);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_deleted', (client) => `Seat allocation ${id} of client ${client} (${current.seats} ${current.license_type}) deleted`, current, null);
   });
 }
 
