@@ -73,6 +73,7 @@ let agreementId = 0;
 let translationId = 0;
 let providerId = 0;
 let webhookId = 0;
+let userId = 0;
 
 const CASES: Case[] = [
   {
@@ -248,6 +249,36 @@ const CASES: Case[] = [
       return client.id;
     },
     changes: { passwordMinLength: [12, 14] },
+  },
+  {
+    name: 'a Security Administrator creates a user with a password',
+    event: 'user.created',
+    actor: () => ({ kind: 'user', name: client.owner.email }),
+    async act(agent) {
+      userId = (await call('POST', '/api/admin/user', agent, { email: uniqueEmail('audited'), roles: ['author'], licenseType: 'full', password: PASSWORD }, client.owner.token)).id;
+      return userId;
+    },
+    changes: { roles: [null, ['author']], password: SECRET },
+    secret: PASSWORD,
+  },
+  {
+    name: "a Security Administrator changes a user's roles",
+    event: 'user.changed',
+    actor: () => ({ kind: 'user', name: client.owner.email }),
+    async act(agent) {
+      return (await call('PUT', '/api/admin/user', agent, { id: userId, roles: ['author', 'approver'] }, client.owner.token)).id;
+    },
+    changes: { roles: [['author'], ['author', 'approver']] },
+  },
+  {
+    name: 'a Security Administrator deletes a user',
+    event: 'user.deleted',
+    actor: () => ({ kind: 'user', name: client.owner.email }),
+    async act(agent) {
+      await call('DELETE', `/api/admin/user/${userId}`, agent, undefined, client.owner.token);
+      return userId;
+    },
+    changes: { roles: [['author', 'approver'], null] },
   },
   {
     name: "change the system administrator's password",
