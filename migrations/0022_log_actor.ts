@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 // Who did it (issue 27): every security event names its actor — a system
 // administrator, a client user, the CLI (run by an OS user) or the system
 // itself — with the name as it was when the event was recorded, so the log
-// still says who after the account is renamed or deleted. Older rows keep
-// NULL (the log pages then fall back to admin_id / user_id).
+// still says who after the account is renamed or deleted. NULL: nobody known
+// (a failed sign-in), and on older rows (their admin_id / user_id remain).
 
 export async function up(db: Kysely<any>): Promise<void> {
   // 'admin' | 'user' | 'cli' | 'system'

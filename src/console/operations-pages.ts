@@ -14,8 +14,8 @@ const ACTOR_KINDS: Record<string, string> = { admin: 'System administrator', use
 
 /**
  * Who did it, by name: "System administrator admin", "User Jane Roe
- * <jane@example.com>", "Command line root" (the OS user). Entries recorded
- * before names were kept show the id.
+ * <jane@example.com>", "Command line root" (the OS user); "—" when nobody
+ * is known (a failed sign-in: the account tried is in the message).
  */
 export function whoOf(l: { actor?: { kind: string; id: number | null; name: string | null } | null }): string {
   const actor = l.actor;

@@ -76,14 +76,11 @@ export function presentLog(log: LogRow) {
 
 /**
  * Who did it: the actor recorded with the event (kind, id, name as it was
- * then). Rows older than the actor columns fall back to the administrator or
- * user the row names, without a name.
+ * then); null when nobody is known (a failed sign-in) and on rows older than
+ * the actor columns (their adminId/userId still name the account).
  */
 function logActor(log: LogRow): { kind: 'admin' | 'user' | 'cli' | 'system'; id: number | null; name: string | null } | null {
-  if (log.actor_kind) return { kind: log.actor_kind as 'admin' | 'user' | 'cli' | 'system', id: log.actor_id, name: log.actor_name };
-  if (log.admin_id !== null) return { kind: 'admin', id: log.admin_id, name: null };
-  if (log.user_id !== null) return { kind: 'user', id: log.user_id, name: null };
-  return null;
+  return log.actor_kind ? { kind: log.actor_kind as 'admin' | 'user' | 'cli' | 'system', id: log.actor_id, name: log.actor_name } : null;
 }
 export type PresentedLog = ReturnType<typeof presentLog>;
 /**

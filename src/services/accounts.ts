@@ -201,6 +201,8 @@ export async function requestPasswordReset(deps: Deps, input: { email: string; c
       message: 'Password reset link sent',
       clientId: user.client_id,
       userId: user.id,
+      // anyone may ask for the link: not the user's own act
+      actor: null,
       meta,
     });
   }

@@ -294,6 +294,8 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
       message: 'A rotated refresh token was presented again; the session was revoked',
       clientId: record.client_id,
       userId: record.user_id,
+      // whoever holds a stolen token: not the user
+      actor: null,
       meta,
       data: { sessionId: record.session_id },
     });

@@ -100,7 +100,8 @@ export async function recordFailedSignIn(
     }
     return reached;
   });
-  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, meta };
+  // nobody signed in: the account tried is the row's userId/adminId and in data, not the actor
+  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, actor: null, meta };
   const reason = attempt.reason.length > MAX_REASON_LENGTH ? `${attempt.reason.slice(0, MAX_REASON_LENGTH)}…` : attempt.reason;
   await recordEvent(deps, {
     level: 'warn',

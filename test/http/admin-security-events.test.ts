@@ -358,6 +358,16 @@ audit('the CLI records its changes with actor cli and the OS user', async () => 
   }
 });
 
+audit('a failed sign-in names no actor (nobody signed in); the account tried is the row\'s adminId', async () => {
+  const agent = agentOf('failed');
+  const res = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'not-it' }, headers: { 'user-agent': agent } });
+  assert.is(res.status, 401);
+  const [row] = await eventsOf(agent);
+  assert.is(row?.event, 'auth.admin_sign_in_failed');
+  assert.is(row!.actor, null);
+  assert.is((row as unknown as { adminId: number }).adminId, 1);
+});
+
 audit('the first start records the first administrator, by the system', async () => {
   const res = await server.request('GET', '/api/admin/logs?event=admin.created&limit=200', { token });
   const first = (res.body.data.items as LogItem[]).find((i) => i.data.changes?.username?.after === 'admin');

@@ -36,7 +36,7 @@ export const TailLogsQuery = LogFilterQuery.omit({ since: true, until: true }).e
   lastEventId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
-/** Who did it: as recorded with the event (older rows: the admin or user of the row, without a name). */
+/** Who did it, as recorded with the event; null when nobody is known (a failed sign-in) and on rows older than actors. */
 export const LogActor = z
   .object({
     kind: z.enum(['admin', 'user', 'cli', 'system']).describe('a system administrator, a client user, the CLI (named by the OS user) or the system'),
