@@ -262,6 +262,18 @@ const CASES: Case[] = [
     secret: PASSWORD,
   },
   {
+    name: "a Security Administrator moves a user to another seat type",
+    event: 'user.license_type_changed',
+    actor: () => ({ kind: 'user', name: client.owner.email }),
+    async act(agent) {
+      await call('POST', '/api/admin/license', agentOf('setup'), { clientId: client.id, licenseType: 'connect', seats: 2 });
+      const operator = await call('POST', '/api/admin/user', agentOf('setup'), { email: uniqueEmail('op'), roles: ['operator'], licenseType: 'full', password: PASSWORD }, client.owner.token);
+      await call('POST', '/api/client/license', agent, { userId: operator.id, licenseType: 'connect' }, client.owner.token);
+      return operator.id;
+    },
+    changes: { licenseType: ['full', 'connect'] },
+  },
+  {
     name: "a Security Administrator changes a user's roles",
     event: 'user.changed',
     actor: () => ({ kind: 'user', name: client.owner.email }),
