@@ -1,8 +1,7 @@
 import os from 'node:os';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Deps } from '../deps';
 import type { DB, LogLevel, LogsTable } from '../db/schema';
-import type { Insertable } from 'kysely';
 import type { AfterCommit } from '../db/transaction';
 import { tenantScope } from '../db/tenant';
 import { insertLog } from '../repos/logs';
