@@ -36,6 +36,8 @@ const POSTGRES_SUITES = [
   '/http/meter-report-exact.',
   '/http/concurrent-duplicates.',
   '/http/webhooks.',
+  '/http/notifications.',
+  '/http/web-push.',
   '/graphql/',
 ];
 
