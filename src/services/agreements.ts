@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../deps';
@@ -17,8 +18,13 @@ import {
   updateAgreement as updateAgreementRow,
 } from '../repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
-import { createHash } from 'node:crypto';
 import { recordChange, recordEvent, type ChangedBy } from './events';
+import { getSystemFile } from './files';
+
+// Agreements: versioned EULA (accepted per user) and MSA (accepted per client
+// by a Security Administrator). The current version of a kind is the newest one
+// whose effective date has come. An acceptance of an older version still
+// counts unless a version requiring re-acceptance was published since.
 
 /** An agreement version as its security event records it: the text by length and digest (the full text is in the table). */
 function auditedAgreement(row: AgreementRow) {
@@ -33,12 +39,6 @@ function auditedAgreement(row: AgreementRow) {
     requiresReacceptance: row.requires_reacceptance === 1,
   };
 }
-import { getSystemFile } from './files';
-
-// Agreements: versioned EULA (accepted per user) and MSA (accepted per client
-// by a Security Administrator). The current version of a kind is the newest one
-// whose effective date has come. An acceptance of an older version still
-// counts unless a version requiring re-acceptance was published since.
 
 export interface AgreementInput {
   kind: AgreementKind;

@@ -20,7 +20,6 @@ import {
   type TranslationFilter,
   type TranslationRow,
 } from '../repos/translations';
-import type { RequestMeta } from './actor';
 import { recordChange, type ChangedBy } from './events';
 import { withTransaction } from '../db/transaction';
 // Static imports: tsc copies the JSON into dist and esbuild inlines it into the

@@ -27,6 +27,7 @@ import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 import { emitEvent } from '../events/emit';
 import { recordChange, type ChangedBy } from './events';
+import { presentUser } from '../presenters';
 
 /** A user as their security event records them (the presented fields; a password only as set). */
 function auditedUser(user: UserWithRoles | null, passwordSet = false) {
@@ -34,7 +35,6 @@ function auditedUser(user: UserWithRoles | null, passwordSet = false) {
   const { id: _id, clientId: _client, ...fields } = presentUser(user);
   return { ...fields, ...(passwordSet && { password: 'set' }) };
 }
-import { presentUser } from '../presenters';
 
 export interface UserFields {
   email: string;

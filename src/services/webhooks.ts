@@ -28,7 +28,19 @@ import { recordChange, type ChangedBy } from './events';
  * credential key, so a rotation shows as a change without any value.
  */
 function audited(row: WebhookRow | null) {
-  return row && { url: row.url, description: row.description, events: JSON.parse(row.events) as string[], active: row.active === 1, secret: row.secret };
+  return row && { url: loggableUrl(row.url), description: row.description, events: JSON.parse(row.events) as string[], active: row.active === 1, secret: row.secret };
+}
+
+/** A URL for the log: user info and query values may carry a receiver's credentials — they show as changed, never as they are. */
+function loggableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) [u.username, u.password] = ['redacted', ''];
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, 'redacted');
+    return u.toString();
+  } catch {
+    return '[unparseable URL]';
+  }
 }
 
 /** Written right after the change, which is one statement. */
@@ -36,7 +48,7 @@ function webhookRecorded(deps: Deps, by: ChangedBy, what: 'created' | 'changed' 
   const row = (after ?? before)!;
   return recordChange({ deps }, by, {
     event: `webhook.${what}`,
-    message: `Webhook endpoint ${row.url} ${what}${row.client_id === null ? ' (system)' : ''}`,
+    message: `Webhook endpoint ${loggableUrl(row.url)} ${what}${row.client_id === null ? ' (system)' : ''}`,
     clientId: row.client_id,
     target: { type: 'webhook', id: row.id },
     before: audited(before),
