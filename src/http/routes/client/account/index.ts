@@ -17,6 +17,7 @@ import {
   signUp,
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
+import { changedBy } from '../../../../services/events';
 import {
   ChangePassword,
   CreateAccount,
@@ -165,7 +166,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     roles: [SECURITY_ADMIN],
     body: UpdateSecuritySettings,
     async handler({ deps, actor, body, meta }) {
-      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, { userId: actor.userId, meta }), 'member');
+      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, changedBy(actor, meta)), 'member');
     },
   }),
   defineRoute({
