@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,6 +66,25 @@ if (old) {
       () => 'refused',
     );
     assert.is(after, 'refused');
+  });
+
+  test("…and Ctrl-C (SIGINT to the terminal's whole process group) stops the daemon gracefully, once", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-runtime-'));
+    tmpDirs.push(dataDir);
+    // a process group of its own, as a terminal's foreground job
+    const parent = spawn(old, [BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+      env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const exited = new Promise<[number | null, string | null]>((resolve) => parent.on('close', (code, signal) => resolve([code, signal])));
+    let out = '';
+    parent.stdout!.on('data', (d) => (out += d));
+    parent.stderr!.on('data', (d) => (out += d));
+    for (let i = 0; i < 300 && !/wip listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, /wip listening on/);
+    process.kill(-parent.pid!, 'SIGINT');
+    assert.equal(await exited, [0, null], out);
   });
 
   test('…and refuses with a message where there is no pinned Node.js (no node_modules)', async () => {
