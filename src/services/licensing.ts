@@ -145,7 +145,7 @@ export async function previewLicense(deps: LicenseDeps, keyText: string): Promis
     return termsFromPayload(installablePayload(deps, keyText, state.installation_id, deps.clock.now()));
   } catch (error) {
     if (!(error instanceof LicenseKeyError)) throw error;
-    throw licenseInvalid(error.reason, error.message);
+    throw licenseInvalid(error.reason, error.message, error.hint);
   }
 }
 
@@ -179,7 +179,7 @@ export async function installLicense(
       meta,
       data: { reason: error.reason, via: by.cli ? 'cli' : 'api' },
     });
-    throw licenseInvalid(error.reason, error.message);
+    throw licenseInvalid(error.reason, error.message, error.hint);
   }
   const nowIso = now.toISOString();
   await withTransaction(deps.db, async (trx, afterCommit) => {
