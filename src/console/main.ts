@@ -47,7 +47,7 @@ function adminPages(): PageEntry[] {
 
 function securityAdminPages(): PageEntry[] {
   return [
-    { path: 'users', title: 'Users', render: usersPage },
+    { path: 'users', title: 'Users', render: () => usersPage(session.kind === 'user' ? session.id : 0) },
     { path: 'seats', title: 'Seats', render: seatsPage },
     { path: 'security', title: 'Security settings', render: securitySettingsPage },
     { path: 'msa', title: 'MSA', render: msaPage },
