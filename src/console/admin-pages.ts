@@ -261,7 +261,7 @@ export async function licensesPage(): Promise<HTMLElement[]> {
         label: 'Add seats to a client',
         fields: [
           { name: 'clientId', label: 'Client', type: 'select', required: true, options: clients.map((c) => ({ value: String(c.id), label: c.name })) },
-          { name: 'licenseType', label: 'Seat type', type: 'select', options: types.map((t) => ({ value: t, label: `${SEAT_TYPES[t]?.label ?? t} — ${SEAT_TYPES[t]?.explains ?? ''}` })), value: types[0] },
+          { name: 'licenseType', label: 'Seat type', type: 'select', options: types.map((t) => ({ value: t, label: t === 'connect' ? 'Connect (operator, viewer)' : 'Full (any role)' })), value: types[0] },
           { name: 'seats', label: 'Seats', type: 'number', min: 1, required: true, value: 1 },
         ],
         submit: 'Add seats',

@@ -314,6 +314,23 @@ for (const width of [390, 1280]) {
     await page.locator('table.cards tbody tr').first().waitFor();
     assert.is(await error.count(), 0, 'not when coming back');
     assert.is(await page.locator('.notice.error, .form-status.error').count(), 0);
+
+    // the link of the page already shown: no hash changes, the page is drawn anew all the same
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(WORKER.email);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await error.waitFor();
+    await page.getByRole('link', { name: 'Users' }).click();
+    await error.waitFor({ state: 'detached' });
+
+    // away to another document (the API reference) and back with the browser's Back button
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(WORKER.email);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await error.waitFor();
+    await page.goto(`${wip.url}/api/docs`);
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.locator('table.cards tbody tr').first().waitFor();
+    assert.is(await error.count(), 0, 'not after Back either');
   });
 
   test('item 5: every Security Administrator page fits the screen', async () => {
