@@ -38,6 +38,23 @@ const LINK = /\S+\/auth\/set-password\/([A-Za-z0-9_-]+)/;
 const HANDED_OVER = '[This invitation link was handed over in the console; it is shown only once.]';
 
 /**
+ * The user's newest invitation mail once the mailer has written it (status `stored`): the mailer writes the
+ * .eml from the row it read, so a link taken before would live on in the file. Right after the invitation it
+ * may still be on its way (a few milliseconds): delivered now, or waited for briefly.
+ * @throws AppError CONFLICT (still not written)
+ */
+async function storedInvitationMail(deps: Deps, scope: TenantScope, userId: number) {
+  let mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, userId);
+  for (let attempt = 0; mail?.status === 'pending' && attempt < 20; attempt++) {
+    if (attempt === 0) await deps.mailer.deliverDue();
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+    mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, userId);
+  }
+  if (mail?.status === 'pending') throw conflict('The invitation is still on its way to the outbox: try again in a moment', { reason: 'not_yet_stored' });
+  return mail;
+}
+
+/**
  * Gives the Security Administrator the invitation link of a user of their
  * client, once.
  * @throws AppError NOT_FOUND (not a user of this client), CONFLICT (mail is configured,
@@ -54,7 +71,7 @@ export async function revealInvitationLink(
   }
   const user = await getUserById(deps.db.kysely, scope, userId);
   if (user.status !== 'invited') throw conflict('Only a user who has not set a password yet has an invitation link', { reason: 'not_invited' });
-  const mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, user.id);
+  const mail = await storedInvitationMail(deps, scope, user.id);
   const match = mail ? LINK.exec(mail.text_body) : null;
   if (!mail || !match) {
     throw conflict('The invitation link was handed over already: send the invitation again for a new link', { reason: 'already_revealed' });
