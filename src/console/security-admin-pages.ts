@@ -1,6 +1,6 @@
 import { api, query, type Page } from './api';
 import { formatDate, h, replace, uniqueId } from './dom';
-import { invitationOutcome, seatTable, userColumns } from './admin-pages';
+import { invitationOutcome, seatTable, seatTypesExplained, userColumns } from './admin-pages';
 import { confirmAction, facts, form, notice, pagedTable, run, section } from './ui';
 
 /** The pages of a client's Security Administrator (role `admin`): users, seats, security settings, MSA. */
@@ -185,6 +185,7 @@ export async function seatsPage(): Promise<HTMLElement[]> {
     section(
       'Seats in use',
       seatTable('Seats of this organisation', ['Allocated', 'Used', 'Free'], Object.keys(seats).map((type) => [type, seats[type].allocated, seats[type].used, seats[type].free])),
+      seatTypesExplained(),
       facts([
         ['License status', license.status],
         ['Expires', formatDate(license.expiresAt)],
