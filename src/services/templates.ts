@@ -5,7 +5,7 @@ import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionStat
 import type { Page, PageInput } from '../db/pagination';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
 import { queueVersionPush } from './push';
-import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
+import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '../errors';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '../domain/diff';
@@ -38,7 +38,7 @@ import { getUserById } from '../repos/users';
 import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
 import type { JobRow } from '../db/schema';
 import type { RequestMeta, UserActor } from './actor';
-import { assertNotLocked, recordFailedAttempt } from './lockout';
+import { assertNotLocked, recordFailedSignIn, signatureAccount } from './lockout';
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
 import { emitEvent, type EventTx } from '../events/emit';
@@ -508,12 +508,13 @@ async function verifySignature(
     method = 'password';
   }
   if (!method) {
-    await recordFailedAttempt(
+    await recordFailedSignIn(
       deps,
-      { email: user.email, reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
+      signatureAccount(user.email),
+      { reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
       meta,
     );
-    throw invalidCredentials();
+    throw invalidSignature();
   }
   const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
   return { name, email: user.email, method };
