@@ -12,6 +12,13 @@ import { invitationNotice, revealInvitationLink } from '../../../../services/inv
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });
 
+/** The invitation link handed over once (README: "Without a mail server"). */
+const InvitationLink = z.object({
+  link: z.string().describe('<publicUrl>/auth/set-password/<token>: give it to the invited person only; never shown again'),
+  userId: PositiveId,
+  email: z.string(),
+});
+
 export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
@@ -35,6 +42,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     // a link per invitation, rarely more than a few an hour: a tight budget against a stolen session harvesting links
     rateLimit: principalBudget('invitation-link', 10, 15 * 60_000),
+    response: InvitationLink,
     async handler({ deps, actor, params, meta }) {
       return revealInvitationLink(deps, actor.scope, params.userId, { userId: actor.userId, meta });
     },

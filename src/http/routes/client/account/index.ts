@@ -19,6 +19,7 @@ import {
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
 import {
+  AccountLinkDetails,
   ChangePassword,
   CreateAccount,
   Forgot,
@@ -99,6 +100,7 @@ export const clientAccountRoutes: RouteSpec[] = [
       auth: 'public',
       params: TokenParams,
       rateLimit: perIp,
+      response: AccountLinkDetails,
       async handler({ deps, params }) {
         return accountLinkDetails(deps, params.token, purpose);
       },
