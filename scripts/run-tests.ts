@@ -36,6 +36,7 @@ const POSTGRES_SUITES = [
   '/http/meter-report-exact.',
   '/http/concurrent-duplicates.',
   '/http/webhooks.',
+  '/http/console-first-hour.',
   '/graphql/',
 ];
 
