@@ -37,6 +37,8 @@ const POSTGRES_SUITES = [
   '/http/concurrent-duplicates.',
   '/http/webhooks.',
   '/http/console-first-hour.',
+  '/http/notifications.',
+  '/http/web-push.',
   '/graphql/',
 ];
 
