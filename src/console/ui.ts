@@ -252,7 +252,7 @@ export function pagedTable<T>(options: {
       replace(
         body,
         page.items.length
-          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell' }, h('span.cell-label', { 'aria-hidden': 'true' }, column.label), column.cell(item)))))
+          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, h('span.cell-label', { 'aria-hidden': 'true' }, column.label), column.cell(item)))))
           : h('tr', { role: 'row' }, h('td', { role: 'cell', colspan: options.columns.length }, 'Nothing to show.')),
       );
       info.textContent = `Page ${cursors.length}`;

@@ -7,6 +7,7 @@ import { getClient } from '../../../../services/clients';
 import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
 import { invitationNotice } from '../../../../services/invitation-links';
+import { changedBy } from '../../../../services/events';
 import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
 import { iterateUserReport, userReport } from '../../../../services/reports';
 import { presentUserReportRow } from '../../../../presenters/reports';
@@ -110,8 +111,8 @@ export const adminUserRoutes: RouteSpec[] = [
     roles: securityAdmin,
     body: CreateUser,
     status: 201,
-    async handler({ deps, actor, body }) {
-      const user = await createUser(deps, actor.scope, body);
+    async handler({ deps, actor, body, meta }) {
+      const user = await createUser(deps, actor.scope, body, changedBy(actor, meta));
       // without a password the user is invited: say truthfully where the invitation went
       return user.status === 'invited' ? { ...presentUser(user), invitation: invitationNotice(deps) } : presentUser(user);
     },
@@ -123,8 +124,8 @@ export const adminUserRoutes: RouteSpec[] = [
     auth: 'user',
     roles: securityAdmin,
     body: UpdateUser,
-    async handler({ deps, actor, body }) {
-      return presentUser(await updateUser(deps, actor.scope, body));
+    async handler({ deps, actor, body, meta }) {
+      return presentUser(await updateUser(deps, actor.scope, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -134,8 +135,8 @@ export const adminUserRoutes: RouteSpec[] = [
     auth: 'user',
     roles: securityAdmin,
     params: UserIdParams,
-    async handler({ deps, actor, params }) {
-      await deleteUser(deps, actor.scope, params.userId);
+    async handler({ deps, actor, params, meta }) {
+      await deleteUser(deps, actor.scope, params.userId, changedBy(actor, meta));
       return { id: params.userId, deleted: true };
     },
   }),

@@ -18,6 +18,7 @@ import {
   signUp,
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
+import { changedBy } from '../../../../services/events';
 import {
   AccountLinkDetails,
   ChangePassword,
@@ -186,7 +187,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     roles: [SECURITY_ADMIN],
     body: UpdateSecuritySettings,
     async handler({ deps, actor, body, meta }) {
-      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, { userId: actor.userId, meta }), 'member');
+      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, changedBy(actor, meta)), 'member');
     },
   }),
   defineRoute({
