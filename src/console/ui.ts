@@ -236,7 +236,8 @@ export function pagedTable<T>(options: {
   const previous = h('button', { type: 'button', disabled: true }, 'Previous');
   const nextButton = h('button', { type: 'button', disabled: true }, 'Next');
   // explicit roles: at phone width the rows are stacked cards (CSS display: block), which would drop the table's
-  // semantics; each cell then shows its column's name (hidden from screen readers, which have the header)
+  // semantics; each cell then shows its column's name from data-label (CSS, with an empty alternative text: screen
+  // readers have the header, and the cell's name and text stay its value)
   const table = h(
     'table.cards',
     { role: 'table' },
@@ -252,7 +253,7 @@ export function pagedTable<T>(options: {
       replace(
         body,
         page.items.length
-          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, h('span.cell-label', { 'aria-hidden': 'true' }, column.label), column.cell(item)))))
+          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, column.cell(item)))))
           : h('tr', { role: 'row' }, h('td', { role: 'cell', colspan: options.columns.length }, 'Nothing to show.')),
       );
       info.textContent = `Page ${cursors.length}`;
