@@ -268,6 +268,24 @@ for (const width of [390, 1280]) {
     assert.not.match(JSON.stringify(events), link.split('/').pop()!);
   });
 
+  test('item 10: the Security events page shows each administrative step of the journey with its actor', async () => {
+    await page.goto(`${wip.url}/console/`);
+    await signIn('admin', adminPassword, 'Overview');
+    await open('security-events', 'Security events');
+    const whoOf = async (event: string, hasText?: string) => {
+      const row = page.locator('tbody tr', { has: page.getByRole('cell', { name: event, exact: true }), hasText }).first();
+      await row.waitFor();
+      return (await row.locator('td[data-label="Who"]').innerText()).trim();
+    };
+    assert.is(await whoOf('auth.admin_sign_in'), 'System administrator admin');
+    assert.is(await whoOf('client.created', 'Acme'), 'System administrator admin');
+    assert.is(await whoOf('license.seats_allocated', 'connect'), 'System administrator admin');
+    assert.match(await whoOf('user.created', WORKER.email), OWNER.email);
+    assert.match(await whoOf('auth.invitation_link_revealed'), OWNER.email);
+    await checked('security events after the first hour', '10-security-events');
+    await signOut();
+  });
+
   // ── one test per remaining item ─────────────────────────────────────────────
 
   test('item 5: Unlock only for a locked user, Reset 2FA only where a second factor is on', async () => {
