@@ -95,7 +95,7 @@ endpoint('errors of a compiled query keep their code, message, path and location
     const notFound = await gql(server, client.owner.token, 'query Lookup { me { id } job(id: 987654) { id title } }');
     assert.equal(notFound.data, { me: { id: client.owner.id }, job: null });
     assert.equal(notFound.body.errors, [{ message: 'Job not found', locations: [{ line: 1, column: 26 }], path: ['job'], extensions: { code: 'NOT_FOUND' } }]);
-    const badVariable = await gql(server, client.owner.token, 'query ($id: Int!) { job(id: $id) { id } }', { id: 'seven' });
+    const badVariable = await gql(server, client.owner.token, 'query ($id: ID!) { job(id: $id) { id } }', { id: 'seven' });
     assert.is(badVariable.status, 400);
     assert.equal(badVariable.codes, ['BAD_REQUEST']);
     assert.equal(badVariable.errors![0]!.message.includes('$id'), true, badVariable.errors![0]!.message);

@@ -115,7 +115,7 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
     return job;
   };
   const job = await recordJob();
-  const res = await gql(server, operator.token!, `query($id: Int!) { job(id: $id) { ${RECORDS} } }`, { id: job.id });
+  const res = await gql(server, operator.token!, `query($id: ID!) { job(id: $id) { ${RECORDS} } }`, { id: job.id });
   assert.equal(res.codes, [], JSON.stringify(res.errors));
   assert.equal(res.data.job.records[0].values, [
     { key: 'pictures', value: [second.id, first.id], files: [file(second), file(first)] },

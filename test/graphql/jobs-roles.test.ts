@@ -26,11 +26,11 @@ roles.before(async () => {
 roles.after(async () => server.stop());
 
 const MUTATION: Record<JobAction, string> = {
-  start: 'mutation($j: Int!) { r: startJob(jobId: $j) { state } }',
-  pause: 'mutation($j: Int!) { r: pauseJob(jobId: $j) { state } }',
-  resume: 'mutation($j: Int!) { r: resumeJob(jobId: $j) { state } }',
-  complete: 'mutation($j: Int!) { r: completeJob(jobId: $j) { state } }',
-  cancel: 'mutation($j: Int!) { r: cancelJob(jobId: $j, reason: "test") { state } }',
+  start: 'mutation($j: ID!) { r: startJob(jobId: $j) { state } }',
+  pause: 'mutation($j: ID!) { r: pauseJob(jobId: $j) { state } }',
+  resume: 'mutation($j: ID!) { r: resumeJob(jobId: $j) { state } }',
+  complete: 'mutation($j: ID!) { r: completeJob(jobId: $j) { state } }',
+  cancel: 'mutation($j: ID!) { r: cancelJob(jobId: $j, reason: "test") { state } }',
 };
 
 /** A job of the client (created and driven by the owner, an admin) in `state`. */
@@ -84,7 +84,7 @@ roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and 
 roles('every role of the client reads jobs', async () => {
   const jobId = await jobIn('OPEN');
   for (const role of ROLES) {
-    const result = await gql(server, tokens.get(role)!, 'query($id: Int!) { job(id: $id) { id } }', { id: jobId });
+    const result = await gql(server, tokens.get(role)!, 'query($id: ID!) { job(id: $id) { id } }', { id: jobId });
     assert.equal(result.codes, [], role);
     assert.is(result.data.job.id, jobId);
   }

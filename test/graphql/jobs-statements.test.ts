@@ -24,7 +24,7 @@ async function statementsFor(token: string, first: number, versionFields = 'id n
     template { id title }
     version { ${versionFields} }
     assignees { ${assigneeFields} }
-    createdBy { id }
+    createdBy { id: databaseId }
   } } } }`;
   const before = await statementsSoFar(server);
   const result = await gql(server, token, query, { first });
@@ -63,7 +63,7 @@ statements('100 jobs with template, version and assignees take as many statement
   // the versions' documents are read only when the query asks for them: one more statement for the page
   const withContent = await statementsFor(client.owner.token, 100, 'id content { sections { id title steps { id title } } }');
   assert.is(withContent.count, hundred.count + 1, `without the documents ${hundred.count} statements, with them ${withContent.count}`);
-  const published = await gql(server, client.owner.token, `query($id: Int!) { template(id: $id) { publishedVersion { content { sections { id title steps { id title } } } } } }`, { id: templateId });
+  const published = await gql(server, client.owner.token, `query($id: ID!) { template(id: $id) { publishedVersion { content { sections { id title steps { id title } } } } } }`, { id: templateId });
   const document = published.data.template.publishedVersion.content;
   assert.ok(document.sections.length > 0);
   assert.ok(withContent.jobs.every((job) => JSON.stringify(job.version.content) === JSON.stringify(document)));
@@ -74,9 +74,9 @@ statements('each place of a query reads the columns it selects: fragments, alias
   const { templateId } = await publishedTemplate(server, client);
   const operator = await buildUser(server, client, { roles: ['operator'] });
   await createJob(server, client.owner.token, { templateId, title: 'Mixed selections', assigneeIds: [operator.id], stepOwners: [{ stepId: 'measure', userId: operator.id }] });
-  const narrowQuery = `{ jobs(first: 5) { edges { node { ...J assignees { email } createdBy { id } stepOwners { user { lastName } } t: template { title ...T } version { __typename state } } } } }
+  const narrowQuery = `{ jobs(first: 5) { edges { node { ...J assignees { email } createdBy { id: databaseId } stepOwners { user { lastName } } t: template { title ...T } version { __typename state } } } } }
      fragment J on Job { id name: title }
-     fragment T on Template { tags owner { id } }`;
+     fragment T on Template { tags owner { id: databaseId } }`;
   // the first run is interpreted by graphql-js, the second runs compiled by graphql-jit: both narrow the same way
   const interpreted = await gql(server, client.owner.token, narrowQuery);
   const narrow = await gql(server, client.owner.token, narrowQuery);

@@ -16,7 +16,7 @@ jobs.before(async () => {
 jobs.after(async () => server.stop());
 
 const RECORD = `mutation($i: RecordStepInput!) { recordStep(input: $i) { id state revision records { stepId status values { key value outOfLimits } recordedBy { id } recordedAt } } }`;
-const COMPLETE = 'mutation($j: Int!, $r: Int) { completeJob(jobId: $j, expectedRevision: $r) { id state revision } }';
+const COMPLETE = 'mutation($j: ID!, $r: Int) { completeJob(jobId: $j, expectedRevision: $r) { id state revision } }';
 
 async function setup(): Promise<{ client: BuiltClient; template: Awaited<ReturnType<typeof publishedTemplate>>; operator: { id: number; token: string } }> {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
@@ -71,7 +71,7 @@ jobs('a job stays on its version across a later publish; new jobs take the new o
   const old = await createJob(server, client.owner.token, { templateId: template.templateId });
   const newVersionId = await publishNewVersion(server, client, template);
   assert.is.not(newVersionId, template.versionId);
-  const reread = await gql(server, client.owner.token, `query($id: Int!) { job(id: $id) { ${JOB_FIELDS} } }`, { id: old.id });
+  const reread = await gql(server, client.owner.token, `query($id: ID!) { job(id: $id) { ${JOB_FIELDS} } }`, { id: old.id });
   assert.is(reread.data.job.version.id, template.versionId);
   assert.is(reread.data.job.version.number, 1);
   const fresh = await createJob(server, client.owner.token, { templateId: template.templateId });
@@ -154,7 +154,7 @@ jobs('a value of the wrong type, an unknown key, a choice not offered → VALIDA
   const unknownStep = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'nowhere', status: 'DONE' } });
   assert.equal(unknownStep.codes, ['VALIDATION_ERROR']);
   // nothing of the refused recordings was written
-  const reread = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { state revision records { stepId } } }', { id: job.id });
+  const reread = await gql(server, operator.token, 'query($id: ID!) { job(id: $id) { state revision records { stepId } } }', { id: job.id });
   assert.equal(reread.data.job, { state: 'OPEN', revision: 1, records: [] });
 });
 
@@ -207,11 +207,11 @@ jobs('a stale expectedRevision → CONFLICT with the current job; nothing is ove
   assert.is(current.id, job.id);
   assert.is(current.revision, seen + 1);
   assert.is(current.state, 'IN_PROGRESS');
-  const reread = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { revision records { values { value } recordedBy { id } } } }', { id: job.id });
+  const reread = await gql(server, operator.token, 'query($id: ID!) { job(id: $id) { revision records { values { value } recordedBy { id } } } }', { id: job.id });
   assert.is(reread.data.job.revision, seen + 1);
   assert.equal(reread.data.job.records, [{ values: [{ value: 12 }], recordedBy: { id: operator.id } }]);
   // the transitions take expectedRevision too
-  const stalePause = await gql(server, operator.token, 'mutation($j: Int!, $r: Int) { pauseJob(jobId: $j, expectedRevision: $r) { id } }', { j: job.id, r: seen });
+  const stalePause = await gql(server, operator.token, 'mutation($j: ID!, $r: Int) { pauseJob(jobId: $j, expectedRevision: $r) { id } }', { j: job.id, r: seen });
   assert.equal(stalePause.codes, ['CONFLICT']);
 });
 
@@ -219,18 +219,18 @@ jobs('an assigned job is worked by its assignees and co-workers; other operators
   const { client, template, operator } = await setup();
   const outsider = await buildUser(server, client, { roles: ['operator'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
-  const refused = await gql(server, outsider.token!, 'mutation($j: Int!) { startJob(jobId: $j) { id } }', { j: job.id });
+  const refused = await gql(server, outsider.token!, 'mutation($j: ID!) { startJob(jobId: $j) { id } }', { j: job.id });
   assert.equal(refused.codes, ['FORBIDDEN']);
-  const started = await gql(server, operator.token, 'mutation($j: Int!) { startJob(jobId: $j) { state } }', { j: job.id });
+  const started = await gql(server, operator.token, 'mutation($j: ID!) { startJob(jobId: $j) { state } }', { j: job.id });
   assert.is(started.data.startJob.state, 'IN_PROGRESS');
 });
 
 jobs('cancelJob needs a reason and records it; a cancelled job takes no recording', async () => {
   const { client, template, operator } = await setup();
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const blank = await gql(server, operator.token, 'mutation($j: Int!) { cancelJob(jobId: $j, reason: "  ") { id } }', { j: job.id });
+  const blank = await gql(server, operator.token, 'mutation($j: ID!) { cancelJob(jobId: $j, reason: "  ") { id } }', { j: job.id });
   assert.equal(blank.codes, ['VALIDATION_ERROR']);
-  const cancelled = await gql(server, operator.token, 'mutation($j: Int!) { cancelJob(jobId: $j, reason: "wrong pump") { state cancelReason } }', { j: job.id });
+  const cancelled = await gql(server, operator.token, 'mutation($j: ID!) { cancelJob(jobId: $j, reason: "wrong pump") { state cancelReason } }', { j: job.id });
   assert.equal(cancelled.data.cancelJob, { state: 'CANCELLED', cancelReason: 'wrong pump' });
   const late = await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE' } });
   assert.equal(late.codes, ['JOB_CLOSED']);
@@ -259,10 +259,10 @@ jobs('faults: raised from a step with severity and photos, listed per job and pe
   assert.equal(perJob.data.faults, [{ id: fault.id }]);
   const perAsset = await gql(server, operator.token, 'query($a: Int) { faults(assetId: $a) { id } }', { a: assetId });
   assert.equal(perAsset.data.faults.map((f: { id: number }) => f.id).sort(), [fault.id, direct.data.raiseFault.id].sort());
-  const onJob = await gql(server, operator.token, 'query($id: Int!) { job(id: $id) { faults { id } } }', { id: job.id });
+  const onJob = await gql(server, operator.token, 'query($id: ID!) { job(id: $id) { faults { id } } }', { id: job.id });
   assert.equal(onJob.data.job.faults, [{ id: fault.id }]);
 
-  const close = 'mutation($f: Int!, $n: String!) { closeFault(faultId: $f, note: $n) { state closeNote closedBy { id } closedAt } }';
+  const close = 'mutation($f: ID!, $n: String!) { closeFault(faultId: $f, note: $n) { state closeNote closedBy { id } closedAt } }';
   const closed = await gql(server, operator.token, close, { f: fault.id, n: 'seal replaced' });
   assert.equal(closed.codes, []);
   assert.is(closed.data.closeFault.state, 'CLOSED');
@@ -315,22 +315,22 @@ jobs('another client sees none of it: every query and mutation answers NOT_FOUND
 
   const intruder = await buildClient(server);
   const t = intruder.owner.token;
-  const one = await gql(server, t, 'query($id: Int!) { job(id: $id) { id title } }', { id: job.id });
+  const one = await gql(server, t, 'query($id: ID!) { job(id: $id) { id title } }', { id: job.id });
   assert.is(one.data.job, null);
   assert.equal(one.codes, ['NOT_FOUND']);
   const list = await gql(server, t, 'query { jobs(first: 200) { edges { node { id } } } }');
   assert.equal(list.data.jobs.edges, []);
   const calls: [string, Record<string, unknown>][] = [
-    ['mutation($j: Int!) { startJob(jobId: $j) { id } }', { j: job.id }],
-    ['mutation($j: Int!) { pauseJob(jobId: $j) { id } }', { j: job.id }],
-    ['mutation($j: Int!) { resumeJob(jobId: $j) { id } }', { j: job.id }],
-    ['mutation($j: Int!) { completeJob(jobId: $j) { id } }', { j: job.id }],
-    ['mutation($j: Int!) { cancelJob(jobId: $j, reason: "x") { id } }', { j: job.id }],
+    ['mutation($j: ID!) { startJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: ID!) { pauseJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: ID!) { resumeJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: ID!) { completeJob(jobId: $j) { id } }', { j: job.id }],
+    ['mutation($j: ID!) { cancelJob(jobId: $j, reason: "x") { id } }', { j: job.id }],
     [RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE' } }],
     ['mutation($i: CreateJobInput!) { createJob(input: $i) { id } }', { i: { templateId: template.templateId, title: 'x' } }],
     ['mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'x', severity: 'LOW' } }],
     ['mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { assetId, description: 'x', severity: 'LOW' } }],
-    ['mutation($f: Int!) { closeFault(faultId: $f, note: "x") { id } }', { f: faultId }],
+    ['mutation($f: ID!) { closeFault(faultId: $f, note: "x") { id } }', { f: faultId }],
     ['query($j: Int) { faults(jobId: $j) { id } }', { j: job.id }],
     ['query($a: Int) { faults(assetId: $a) { id } }', { a: assetId }],
   ];
@@ -352,7 +352,7 @@ jobs('every job change is on the client audit chain, which verifies', async () =
   const { client, template, operator } = await setup();
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
   await gql(server, operator.token, RECORD, { i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
-  await gql(server, operator.token, 'mutation($j: Int!) { pauseJob(jobId: $j) { id } }', { j: job.id });
+  await gql(server, operator.token, 'mutation($j: ID!) { pauseJob(jobId: $j) { id } }', { j: job.id });
   const entries = await listAuditEntries(server.deps.db.kysely, tenantScope(client.id), { entityType: 'job', entityId: String(job.id) }, { limit: 50 });
   assert.equal(entries.items.map((e) => e.action), ['job.created', 'job.step_recorded', 'job.paused']);
   assert.equal(entries.items.map((e) => e.actor_user_id), [client.owner.id, operator.id, operator.id]);

@@ -174,11 +174,12 @@ export const catalogueModule: SchemaModule = {
         return toConnection(await listSensors(ctx.deps, ctx.actor, page), page, same);
       },
     },
-    // the services answer REST's presented shape; the payload's entity is the row (these types resolve from rows), read back
+    // the services answer REST's presented shape; the payload's entity is the row (these types resolve from rows), read
+    // back — awaited here: graphql-jit does not await a promise found in a payload's property
     Mutation: {
       createOrganization: async (_root, { input }, ctx: Ctx) => {
         const created = await createOrganization(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Organization', 'input.parentId') });
-        return { organization: ctx.loaders.organization.load(created.id) };
+        return { organization: await ctx.loaders.organization.load(created.id) };
       },
       createAsset: async (_root, { input }, ctx: Ctx) => {
         const created = await createAsset(ctx.deps, ctx.actor, {
@@ -186,14 +187,14 @@ export const catalogueModule: SchemaModule = {
           locationId: optionalDatabaseIdOf(input.locationId, 'Location', 'input.locationId'),
           assetClassId: optionalDatabaseIdOf(input.assetClassId, 'AssetClass', 'input.assetClassId'),
         });
-        return { asset: ctx.loaders.asset.load(created.id) };
+        return { asset: await ctx.loaders.asset.load(created.id) };
       },
-      createAssetClass: async (_root, { input }, ctx: Ctx) => ({ assetClass: ctx.loaders.assetClass.load((await createAssetClass(ctx.deps, ctx.actor, input)).id) }),
+      createAssetClass: async (_root, { input }, ctx: Ctx) => ({ assetClass: await ctx.loaders.assetClass.load((await createAssetClass(ctx.deps, ctx.actor, input)).id) }),
       createLocation: async (_root, { input }, ctx: Ctx) => {
         const created = await createLocation(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Location', 'input.parentId') });
-        return { location: ctx.loaders.location.load(created.id) };
+        return { location: await ctx.loaders.location.load(created.id) };
       },
-      createSensor: async (_root, { input }, ctx: Ctx) => ({ sensor: ctx.loaders.sensor.load((await createSensor(ctx.deps, ctx.actor, input)).id) }),
+      createSensor: async (_root, { input }, ctx: Ctx) => ({ sensor: await ctx.loaders.sensor.load((await createSensor(ctx.deps, ctx.actor, input)).id) }),
     },
     Organization: {
       parent: (row: OrganizationRow, _args, ctx: Ctx) => (row.parent_id === null ? null : ctx.loaders.organization.load(row.parent_id)),

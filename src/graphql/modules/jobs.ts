@@ -464,7 +464,7 @@ export const jobsModule: SchemaModule = {
       cancelJob: transitionResolver('cancel'),
       recordStep: async (_: unknown, { input }: { input: RecordStepInput & { jobId: string } }, ctx: Ctx) => {
         const payload = jobPayload(await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') } as RecordStepInput));
-        return { ...payload, record: recordOf(payload.job, input.stepId, ctx) };
+        return { ...payload, record: await recordOf(payload.job, input.stepId, ctx) };
       },
       raiseFault: async (_: unknown, { input }: { input: RaiseFaultInput & { jobId?: string | null; assetId?: string | null } }, ctx: Ctx) => ({
         fault: presentFault(

@@ -464,7 +464,7 @@ export const templatesModule: SchemaModule = {
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
       publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
         const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));
-        return { version: published, template: ctx.loaders.template(templateColumns.of(info, ['template'])).load(published.templateId) };
+        return { version: published, template: await ctx.loaders.template(templateColumns.of(info, ['template'])).load(published.templateId) };
       },
       retireVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(retireVersion(ctx.deps, ctx.actor, versionIdOf(input))),
     },
