@@ -131,6 +131,35 @@ nodes('lists that grow are connections: faults page both ways, last: n is the ne
   assert.is((await gql(server, client.owner.token, '{ faults(first: 1) { totalCount } }')).data.faults.totalCount, 5);
 });
 
+nodes('the jobs connection pages backward in its compiled page read too, and counts through its filter', async () => {
+  const client = await buildClient(server);
+  const { templateId } = await publishedTemplate(server, client);
+  for (const priority of ['HIGH', 'LOW', 'HIGH', 'LOW', 'HIGH']) await createJob(server, client.owner.token, { templateId, title: `${priority} job`, priority });
+  const JOBS = `query ($last: Int, $before: String, $filter: JobFilter) {
+    jobs(last: $last, before: $before, filter: $filter) { nodes { id: databaseId priority template { title } } totalCount pageInfo { hasPreviousPage hasNextPage startCursor } } }`;
+  const read = async (vars: Record<string, unknown>) => ok(await gql(server, client.owner.token, JOBS, vars)).jobs;
+  const all = (await read({ last: 5 })).nodes.map((j: any) => j.id);
+  const newest = await read({ last: 2 });
+  assert.equal(newest.nodes.map((j: any) => j.id), all.slice(3));
+  assert.equal([newest.totalCount, newest.pageInfo.hasPreviousPage, newest.pageInfo.hasNextPage], [5, true, false]);
+  const older = await read({ last: 2, before: newest.pageInfo.startCursor });
+  assert.equal(older.nodes.map((j: any) => j.id), all.slice(1, 3));
+  const high = await read({ last: 2, filter: { priority: 'HIGH' } });
+  assert.equal([high.nodes.map((j: any) => j.priority), high.totalCount, high.pageInfo.hasPreviousPage], [['HIGH', 'HIGH'], 3, true]);
+  assert.is(high.nodes[0].template.title, 'Pump inspection');
+});
+
+nodes('the cost limit counts a connection by first or last, and nodes(ids) by its ids', async () => {
+  const client = await buildClient(server);
+  const nested = await gql(server, client.owner.token, '{ templates(last: 200) { nodes { versions(last: 200) { nodes { content { sections { steps { title } } } } } } } }');
+  assert.equal(nested.codes, ['QUERY_TOO_COMPLEX']);
+  const defaults = await gql(server, client.owner.token, '{ templates { nodes { versions { nodes { template { versions { nodes { number } } } } } } } }');
+  assert.equal(defaults.codes, ['QUERY_TOO_COMPLEX'], 'a connection without first or last costs the default page');
+  const ids = Array.from({ length: 100 }, (_, i) => `"Template:${i + 1}"`).join(', ');
+  const many = await gql(server, client.owner.token, `{ nodes(ids: [${ids}]) { ... on Template { versions(first: 200) { nodes { content { sections { steps { title } } } } } } } }`);
+  assert.equal(many.codes, ['QUERY_TOO_COMPLEX']);
+});
+
 nodes('TOKEN_EXPIRED: an expired access token gets the 401 envelope before GraphQL runs, its code readable', async () => {
   const client = await buildClient(server);
   server.clock.advance(24 * 60 * 60 * 1000);
