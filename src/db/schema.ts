@@ -811,6 +811,7 @@ export interface DB {
   audit_heads: AuditHeadsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_preferences: PushPreferencesTable;
+  notification_preferences: NotificationPreferencesTable;
   push_outbox: PushOutboxTable;
   translations: TranslationsTable;
   bug_reports: BugReportsTable;
@@ -899,13 +900,24 @@ export interface PushPreferencesTable {
   updated_at: string;
 }
 
+/** A user's notification choices (no row: every kind on, default language). */
+export interface NotificationPreferencesTable {
+  client_id: number;
+  user_id: number;
+  /** BCP 47 tag; null: the appliance's default language */
+  language: string | null;
+  /** JSON array of the kinds turned off */
+  disabled_kinds: string;
+  updated_at: string;
+}
+
 export type PushOutboxStatus = 'pending' | 'sent' | 'failed';
 
 export interface PushOutboxTable {
   id: Generated<number>;
   client_id: number;
   subscription_id: number;
-  /** hand_off, version_submitted, version_approved, version_rejected */
+  /** a notification kind (services/notifications.ts NOTIFICATION_KINDS) */
   kind: string;
   /** JSON notification {title, body, url, tag} */
   payload: string;

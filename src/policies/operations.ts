@@ -30,6 +30,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   tutorials: 'any',
   node: 'any',
   nodes: 'any',
+  notificationPreferences: 'any',
   // catalogue
   createOrganization: DOMAIN_PERMISSIONS.manageCatalogue,
   createAsset: DOMAIN_PERMISSIONS.manageCatalogue,
@@ -58,4 +59,6 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
   // onboarding
   completeTutorial: 'any',
+  // the caller's own account
+  setNotificationPreferences: 'any',
 };

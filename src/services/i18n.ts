@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
 import type { Deps } from '../deps';
 import type { Page, PageInput } from '../db/pagination';
 import { mapPage } from '../db/pagination';
@@ -165,6 +167,22 @@ export async function translatedErrorMessage(deps: Deps, acceptLanguage: string,
     if (text !== undefined && text !== builtInEnglish) return text;
   }
   return null;
+}
+
+/**
+ * One namespace's texts in a language, merged as a bundle is (built-in <
+ * system < the client's override, along the fallback chain), read on `db` —
+ * the caller's transaction when a message is written in one (notifications).
+ */
+export async function namespaceTexts(db: Kysely<DB>, language: string, clientId: number, namespace: string): Promise<Record<string, string>> {
+  const fallback = fallbackChain(language);
+  const rows = await translationsFor(db, fallback, tenantScope(clientId), { namespace });
+  return mergeTranslations(fallback, rows, clientId, namespace)[namespace] ?? {};
+}
+
+/** `{name}` placeholders filled from `values`; an unknown name stays as written. */
+export function fillPlaceholders(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
 /**

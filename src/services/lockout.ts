@@ -29,17 +29,28 @@ export interface LockoutAccount {
   key: string;
   /** security events: a failed attempt, and the lock it caused */
   events: { failed: string; locked: string };
+  /** how the failed attempt's event message starts */
+  failure: string;
   /** what the events say about the account */
   data: Record<string, string>;
 }
 
 export function userAccount(email: string): LockoutAccount {
   const normalized = normalizeEmail(email);
-  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, data: { email: normalized } };
+  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, failure: 'Failed sign-in', data: { email: normalized } };
+}
+
+/**
+ * An electronic signature re-authenticates its signer: a wrong password or
+ * code counts toward the same lock as a failed sign-in of the account, but is
+ * recorded as what it was, a failed signature (nobody was signing in).
+ */
+export function signatureAccount(email: string): LockoutAccount {
+  return { ...userAccount(email), events: { failed: 'auth.signature_failed', locked: 'auth.lockout' }, failure: 'Failed electronic signature' };
 }
 
 export function adminAccount(username: string): LockoutAccount {
-  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, data: { username } };
+  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, failure: 'Failed sign-in', data: { username } };
 }
 
 const ipKey = (ip: string) => `ip:${ip}`;
@@ -105,7 +116,7 @@ export async function recordFailedSignIn(
   await recordEvent(deps, {
     level: 'warn',
     event: account.events.failed,
-    message: `Failed sign-in: ${reason}`,
+    message: `${account.failure}: ${reason}`,
     ...who,
     data: { ...account.data, reason },
   });

@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';
 import type { Content, Section, Step } from '../../domain/content';
+import { AppError } from '../../errors';
 import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
 import { TEMPLATE_COLUMNS, type TemplateFilter } from '../../repos/templates';
 import { VERSION_SUMMARY_COLUMNS } from '../../repos/template-versions';
@@ -102,6 +103,23 @@ function contentDocument(content: GraphQLContentInput | null | undefined): unkno
       ...(steps != null && { steps: steps.map(({ stepId, ...step }) => ({ ...step, ...(stepId != null && { id: stepId }) })) }),
     })),
   };
+}
+
+/**
+ * The service's answer, with a VALIDATION_ERROR about the content naming GraphQL's fields: the document's `id` of
+ * a section or step is `sectionId` / `stepId` in ContentInput (`content.sections.0.steps.1.stepId`).
+ */
+async function withContentPaths<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    const fields = error instanceof AppError && error.code === 'VALIDATION_ERROR' ? (error.details?.fields as { path?: unknown }[] | undefined) : undefined;
+    if (!Array.isArray(fields)) throw error;
+    const renamed = fields.map((field) =>
+      typeof field.path === 'string' ? { ...field, path: field.path.replace(/(\.steps\.\d+)\.id$/, '$1.stepId').replace(/(\.sections\.\d+)\.id$/, '$1.sectionId') } : field,
+    );
+    throw new AppError('VALIDATION_ERROR', (error as AppError).message, { ...(error as AppError).details, fields: renamed });
+  }
 }
 
 /** CreateTemplateInput / UpdateTemplateInput with their ids as the database ids the service takes. */
@@ -447,7 +465,7 @@ export const templatesModule: SchemaModule = {
     },
     Mutation: {
       createTemplate: async (_root, { input }: { input: CreateTemplateInput & { content?: GraphQLContentInput } }, ctx: Ctx) => {
-        const created = presentTemplate(await createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) } as CreateTemplateInput));
+        const created = presentTemplate(await withContentPaths(createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) } as CreateTemplateInput)));
         return { template: created, version: (await ctx.loaders.versionsByTemplate.load(created.id))[0] };
       },
       updateTemplate: async (_root, { input }: { input: Omit<CreateTemplateInput, 'content'> & { templateId: string } }, ctx: Ctx) => {
@@ -458,7 +476,7 @@ export const templatesModule: SchemaModule = {
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
       updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
-        versionPayload(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content))),
+        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
       rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!)),
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
