@@ -35,6 +35,9 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // the password rules a link's page lists before the first attempt (issue 27): the token is the credential
+  'GET /api/client/auth/reset-password/:token',
+  'GET /api/client/auth/set-password/:token',
   // single sign-on (issue 11): starting a sign-in, the IdP's redirect back, the one-time code exchange
   'GET /api/client/auth/oidc',
   'GET /api/client/auth/oidc/callback',
