@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertAccessible, launchChromium, openConsolePage } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { issueTestLicense } from '../helpers/licenses';
@@ -16,9 +17,7 @@ import { issueTestLicense } from '../helpers/licenses';
 // errors beside their fields; a CSRF-less form post refused; every request
 // stays on 127.0.0.1; axe-core finds no serious or critical violation.
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-output', 'console');
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let wip: TestServer;
 let smtp: TestSmtp;
@@ -32,12 +31,11 @@ const INVITED = { email: 'worker@acme.test', password: 'Blue-Staple-Orbit-77' };
 
 const test = suite('the admin console in a browser');
 test.before(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does it as root)`);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   smtp = await startTestSmtp();
   // no WIP_ADMIN_PASSWORD: the first run generates one, as a real install does
   wip = await startTestServer({ license: 'evaluation', env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: '' as string } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.on('request', (request) => requests.push(request.url()));
   page = await context.newPage();
@@ -53,22 +51,8 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** axe-core on the current page: no serious or critical violation. */
-async function accessible(where: string): Promise<void> {
-  // through DevTools, not a <script> (the console's CSP rightly refuses an inline one)
-  if ((await page.evaluate('typeof window.axe')) === 'undefined') await page.evaluate(AXE);
-  const violations = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(serious, [], `${where}: ${JSON.stringify(serious)}`);
-}
-
-async function open(hash: string, heading: string): Promise<void> {
-  await page.goto(`${wip.url}/console/#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  await page.locator('.loading').waitFor({ state: 'detached' });
-}
+const accessible = (where: string) => assertAccessible(page, where);
+const open = (hash: string, heading: string) => openConsolePage(page, wip.url, hash, heading);
 
 test('GET / redirects to the console, served with its CSP and hashed, long-cached files', async () => {
   const root = await wip.request('GET', '/');

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { assertAccessible, launchChromium, openConsolePage } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { issueTestLicense } from '../helpers/licenses';
 import { upsertLockout } from '../../src/repos/auth-failures';
@@ -17,9 +18,7 @@ import { userAccount } from '../../src/services/lockout';
 // the user sets a password (rules listed up front, success confirmed) → signs
 // in. Then one test per item, and every page measured against the phone.
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-output', 'console-first-hour');
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const OWNER = { email: 'owner@acme.test', password: 'Tr1cky-Horse-Battery' };
 const WORKER = { email: 'worker@acme.test', password: 'Blue-Staple-Orbit-77' };
 
@@ -46,9 +45,8 @@ const SECURITY_ADMIN_PAGES: [string, string][] = [
 let browser: Browser;
 const launched = suite('launch');
 launched('Chromium is there', async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 launched.run();
 
@@ -76,14 +74,7 @@ for (const width of [390, 1280]) {
 
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${width}-${name}.png`), fullPage: true });
 
-  async function accessible(where: string): Promise<void> {
-    if ((await page.evaluate('typeof window.axe')) === 'undefined') await page.evaluate(AXE);
-    const violations = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    );
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.equal(serious, [], `${where} at ${width} px: ${JSON.stringify(serious)}`);
-  }
+  const accessible = (where: string) => assertAccessible(page, `${where} at ${width} px`);
 
   /** The page is no wider than the viewport: no horizontal scrolling (a wide table scrolls in its own box, or stacks). */
   async function fits(where: string): Promise<void> {
@@ -97,11 +88,7 @@ for (const width of [390, 1280]) {
     if (screenshot) await shot(screenshot);
   }
 
-  async function open(hash: string, heading: string | RegExp): Promise<void> {
-    await page.goto(`${wip.url}/console/#/${hash}`);
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-    await page.locator('.loading').waitFor({ state: 'detached' });
-  }
+  const open = (hash: string, heading: string | RegExp) => openConsolePage(page, wip.url, hash, heading);
 
   async function signIn(identifier: string, password: string, heading: string): Promise<void> {
     await page.getByLabel('Email or administrator user name').fill(identifier);
@@ -438,9 +425,7 @@ for (const width of [390, 1280]) {
       assert.match(text, 'a production appliance needs a license key from the vendor');
       const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
       assert.ok(scrollWidth <= width, `${scrollWidth} px at ${width}`);
-      await page.evaluate(AXE);
-      const serious = await page.evaluate<unknown[]>(`axe.run(document).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id))`);
-      assert.equal(serious, []);
+      await assertAccessible(page, `the development key's refusal at ${width} px`);
       await page.screenshot({ path: path.join(SCREENSHOTS, `${width}-14-development-key.png`), fullPage: true });
     } finally {
       await context.close();
