@@ -129,6 +129,12 @@ export interface LogsTable {
   request_id: string | null;
   /** JSON object with event-specific detail (never secrets) */
   data: string;
+  /** who did it: 'admin' | 'user' | 'cli' | 'system' (NULL when nobody is known and on rows older than migration 0023) */
+  actor_kind: string | null;
+  /** the admin's or user's id; NULL for the CLI and the system */
+  actor_id: number | null;
+  /** the actor's name when the event was recorded */
+  actor_name: string | null;
 }
 
 export type OutboxStatus = 'pending' | 'sent' | 'stored' | 'failed';

@@ -6,6 +6,7 @@ import type { DB, UserRow } from '../db/schema';
 import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
+import { MIN_PASSWORD_LENGTH_FLOOR, passwordRules } from '../policies/password';
 import { getClientById } from '../repos/clients';
 import { revokeUserSessions } from '../repos/sessions';
 import { deleteUnusedUserTokens } from '../repos/user-tokens';
@@ -22,7 +23,7 @@ import {
 } from '../repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
-import { recordEvent } from './events';
+import { recordEvent, type EventActor } from './events';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
 import { queueMail, sendInvitation } from './mail';
 import { assertSeatFree } from './seats';
@@ -70,6 +71,21 @@ export async function acceptInvitation(
     meta,
   });
   return updated;
+}
+
+/**
+ * What the page of an invitation or reset link shows before the first attempt
+ * (issue 27): whose account it is and the password rules of its client. The
+ * token is checked, not used.
+ * @throws AppError TOKEN_INVALID
+ */
+export async function accountLinkDetails(deps: Deps, token: string, purpose: 'invite' | 'reset'): Promise<{ email: string; passwordPolicy: { minLength: number; rules: string[] } }> {
+  const valid = await findValidUserToken(deps, token, purpose);
+  const user = await getUserById(deps.db.kysely, valid.scope, valid.userId);
+  if (user.status === 'disabled') throw tokenInvalid();
+  const settings = await readSecuritySettings(deps.db.kysely, valid.scope);
+  const minLength = Math.max(MIN_PASSWORD_LENGTH_FLOOR, settings.passwordMinLength);
+  return { email: user.email, passwordPolicy: { minLength, rules: passwordRules({ minLength }) } };
 }
 
 export type SignUpOutcome = { status: 'active'; user: UserWithRoles } | { status: 'verification_sent' };
@@ -201,6 +217,8 @@ export async function requestPasswordReset(deps: Deps, input: { email: string; c
       message: 'Password reset link sent',
       clientId: user.client_id,
       userId: user.id,
+      // anyone may ask for the link: not the user's own act
+      actor: null,
       meta,
     });
   }
@@ -270,7 +288,7 @@ export async function changePassword(
  * link stops working.
  * @throws AppError NOT_FOUND, CONFLICT (the user is not in the invited state)
  */
-export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; meta: RequestMeta }): Promise<UserWithRoles> {
+export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; actor?: EventActor; meta: RequestMeta }): Promise<UserWithRoles> {
   const now = deps.clock.now();
   const user = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const row = await getUserById(trx, scope, userId);
@@ -284,6 +302,7 @@ export async function resendInvitation(deps: Deps, scope: TenantScope, userId: n
     message: 'Invitation sent again',
     clientId: scope.clientId,
     userId: user.id,
+    actor: by.actor,
     meta: by.meta,
     data: { by: by.userId },
   });

@@ -1,8 +1,22 @@
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { createClient, deleteClient, listClients, updateClient } from '../../../../services/clients';
+import { createClient, deleteClient, getClient, listClients, updateClient } from '../../../../services/clients';
 import { presentClient, presentLicense, presentUser } from '../../../../presenters';
+import { changedBy } from '../../../../services/events';
 import { ClientListQuery, CreateClient, UpdateClient } from './schema';
+import { invitationNotice } from '../../../../services/invitation-links';
+import type { Deps } from '../../../../deps';
+import type { UserWithRoles } from '../../../../repos/users';
+
+/**
+ * An owner created without a password is invited: the answer says where the invitation went. Nobody of
+ * the new client can take its link out of the outbox yet (that is a Security Administrator's), so without
+ * a mail server the console suggests giving the owner a password instead.
+ */
+function ownerAnswer(deps: Deps, owner: UserWithRoles) {
+  if (owner.status !== 'invited') return presentUser(owner);
+  return { ...presentUser(owner), invitation: { ...invitationNotice(deps), linkRevealable: false } };
+}
 
 export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
@@ -16,17 +30,27 @@ export const adminClientRoutes: RouteSpec[] = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/admin/client/:id',
+    summary: 'Get a client by id (the console names it on its pages)',
+    auth: 'admin',
+    params: IdParams,
+    async handler({ deps, params }) {
+      return presentClient(await getClient(deps, params.id));
+    },
+  }),
+  defineRoute({
     method: 'post',
     path: '/api/admin/client',
     summary: 'Create a client with its seat licenses and its owner (a Security Administrator)',
     auth: 'admin',
     body: CreateClient,
     status: 201,
-    async handler({ deps, body }) {
-      const created = await createClient(deps, body);
+    async handler({ deps, body, actor, meta }) {
+      const created = await createClient(deps, body, changedBy(actor, meta));
       return {
         ...presentClient(created.client),
-        owner: presentUser(created.owner),
+        owner: ownerAnswer(deps, created.owner),
         licenses: created.licenses.map(presentLicense),
       };
     },
@@ -39,8 +63,8 @@ export const adminClientRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: UpdateClient,
-    async handler({ deps, params, body, actor }) {
-      return presentClient(await updateClient(deps, params.id, body, { adminId: actor.adminId }));
+    async handler({ deps, params, body, actor, meta }) {
+      return presentClient(await updateClient(deps, params.id, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -49,8 +73,8 @@ export const adminClientRoutes: RouteSpec[] = [
     summary: 'Delete a client with its users, sessions and data',
     auth: 'admin',
     params: IdParams,
-    async handler({ deps, params }) {
-      await deleteClient(deps, params.id);
+    async handler({ deps, params, actor, meta }) {
+      await deleteClient(deps, params.id, changedBy(actor, meta));
       return { id: params.id, deleted: true };
     },
   }),

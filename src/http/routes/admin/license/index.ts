@@ -1,18 +1,21 @@
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
+import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
 import { presentLicense } from '../../../../presenters';
+import { changedBy } from '../../../../services/events';
 import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
 
 export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/license',
-    summary: "List seat licenses, of one client with ?clientId= or of all",
+    summary: 'List seat licenses (each with its clientName), of one client with ?clientId= or of all',
     auth: 'admin',
     query: ListLicenses,
     async handler({ deps, query }) {
-      return mapPage(await listLicenses(deps, query.clientId, query), presentLicense);
+      const page = await listLicenses(deps, query.clientId, query);
+      const names = await clientNamesOf(deps, page.items);
+      return mapPage(page, (license) => ({ ...presentLicense(license), clientName: names.get(license.client_id) ?? null }));
     },
   }),
   defineRoute({
@@ -22,8 +25,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     auth: 'admin',
     body: CreateLicense,
     status: 201,
-    async handler({ deps, body }) {
-      return presentLicense(await createLicense(deps, body));
+    async handler({ deps, body, actor, meta }) {
+      return presentLicense(await createLicense(deps, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -33,8 +36,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: UpdateLicense,
-    async handler({ deps, params, body }) {
-      return presentLicense(await updateLicense(deps, params.id, body));
+    async handler({ deps, params, body, actor, meta }) {
+      return presentLicense(await updateLicense(deps, params.id, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -43,8 +46,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     summary: 'Delete a seat license; refused when its seats are in use',
     auth: 'admin',
     params: IdParams,
-    async handler({ deps, params }) {
-      await deleteLicense(deps, params.id);
+    async handler({ deps, params, actor, meta }) {
+      await deleteLicense(deps, params.id, changedBy(actor, meta));
       return { id: params.id, deleted: true };
     },
   }),

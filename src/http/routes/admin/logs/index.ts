@@ -5,7 +5,7 @@ import { countLogs, deleteLog, listLogs } from '../../../../services/logs';
 import { exportLogs, logRedactor } from '../../../../services/log-export';
 import { fileStamp } from '../../../../ops/paths';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
-import { ExportLogsQuery, ListLogsQuery, TailLogsQuery } from './schema';
+import { ExportLogsQuery, ListLogsQuery, LogPage, TailLogsQuery } from './schema';
 
 const FILTERS = 'filter by `level` (one or a comma list), `clientId`, `userId`, `event`, `category=security`, `since` (inclusive) and `until` (exclusive)';
 
@@ -13,9 +13,10 @@ export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/logs',
-    summary: `List application and security events, newest first (secrets redacted); ${FILTERS}`,
+    summary: `List application and security events, newest first (secrets redacted), each with its actor (who: kind, id, name); ${FILTERS}`,
     auth: 'admin',
     query: ListLogsQuery,
+    response: LogPage,
     async handler({ deps, query }) {
       const { limit, cursor, ...filter } = query;
       return mapPage(await listLogs(deps, filter, { limit, cursor }), logRedactor(deps));

@@ -8,6 +8,7 @@ import { logoUrl } from '../../../../services/branding';
 import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '../../../../presenters';
 import {
   acceptInvitation,
+  accountLinkDetails,
   changePassword,
   createAccount,
   getAdminContact,
@@ -17,7 +18,9 @@ import {
   signUp,
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
+import { changedBy } from '../../../../services/events';
 import {
+  AccountLinkDetails,
   ChangePassword,
   CreateAccount,
   Forgot,
@@ -85,6 +88,25 @@ export const clientAccountRoutes: RouteSpec[] = [
       return { client: presentClient(created.client), user: presentUser(created.owner), licenses: created.licenses.map(presentLicense) };
     },
   }),
+  ...(
+    [
+      ['/api/client/auth/set-password/:token', 'invite', 'invitation'],
+      ['/api/client/auth/reset-password/:token', 'reset', 'password-reset'],
+    ] as const
+  ).map(([path, purpose, what]) =>
+    defineRoute({
+      method: 'get',
+      path,
+      summary: `Before setting a password with the ${what} link: the account's email and its client's password policy {minLength, rules} (the token is checked, not used; 400 TOKEN_INVALID when expired or used)`,
+      auth: 'public',
+      params: TokenParams,
+      rateLimit: perIp,
+      response: AccountLinkDetails,
+      async handler({ deps, params }) {
+        return accountLinkDetails(deps, params.token, purpose);
+      },
+    }),
+  ),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/set-password/:token',
@@ -165,7 +187,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     roles: [SECURITY_ADMIN],
     body: UpdateSecuritySettings,
     async handler({ deps, actor, body, meta }) {
-      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, { userId: actor.userId, meta }), 'member');
+      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, changedBy(actor, meta)), 'member');
     },
   }),
   defineRoute({
