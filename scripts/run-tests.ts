@@ -2,10 +2,11 @@
  * Runs every compiled test file (dist/test/**\/*.test.js) in its own process,
  * two at a time, and ends with the line `N passed, N failed`. Exit 1 when any
  * test failed or a file crashed. Pass substrings to run only matching files.
- * `--postgres`: the suites that run on both backends (POSTGRES_SUITES), on
+ * `--postgres`: the suites that run on both backends (BOTH_BACKENDS), on
  * PostgreSQL (WIP_TEST_BACKEND=postgres, test/helpers/server.ts); with
- * substrings, those files on PostgreSQL. `--both` (npm test): the selection
- * on SQLite, then its part that is in POSTGRES_SUITES on PostgreSQL.
+ * substrings, the matching files on PostgreSQL (but none marked sqlite-only).
+ * `--both` (npm test): the selection on SQLite, then its part that runs on
+ * both backends on PostgreSQL.
  * Before the files that need PostgreSQL, one check that the test server
  * starts: when it cannot, they do not run and the run has one failure that
  * says why (test/helpers/postgres-preflight.ts).
@@ -21,43 +22,32 @@ import path from 'node:path';
 import os from 'node:os';
 import { pinnedNodePath } from './pinned-node';
 
-/**
- * Authentication, tenancy, users, licensing and the work-instruction domain:
- * the HTTP suites CI runs on both backends. (test/db/postgres-*.test.ts use
- * PostgreSQL whatever the backend, so they run once, with the rest.)
- */
-const POSTGRES_SUITES = [
-  '/http/client-auth.',
-  '/http/client-security.',
-  '/http/lockout-csrf.',
-  '/http/stored-growth.',
-  '/http/two-factor.',
-  '/http/account-mail.',
-  '/http/admin-user.',
-  '/http/admin-client-license.',
-  '/http/admin-license-on-prem.',
-  '/http/client-license.',
-  '/http/agreements.',
-  '/http/working-together.',
-  '/http/editorial.',
-  '/http/update-sensors.',
-  '/http/usage-reports.',
-  '/http/meter-report-exact.',
-  '/http/concurrent-duplicates.',
-  '/http/webhooks.',
-  '/http/console-first-hour.',
-  '/http/notifications.',
-  '/http/web-push.',
-  '/graphql/',
-];
-
 const root = path.resolve(__dirname, '..', 'test');
+/** the TypeScript sources, where the sqlite-only markers are read (the compiled files put helpers above them) */
+const sourceRoot = path.resolve(__dirname, '..', '..', 'test');
+
+/**
+ * The folders of test/ whose every suite runs on SQLite and again on
+ * PostgreSQL: their servers start through test/helpers/server.ts, whose
+ * backend WIP_TEST_BACKEND picks. A suite that cannot or should not says so in
+ * its first lines with `// sqlite-only: <the reason>`; the runner refuses a
+ * marker without a reason, one further down, or one outside these folders, so
+ * the reason is always where a reader of the file sees it. (test/db/postgres-*
+ * use PostgreSQL whatever the backend, so they run once, with the rest; the
+ * CLI, browser and other suites run on SQLite.)
+ */
+const BOTH_BACKENDS = ['http', 'graphql'];
+const MARKER_LINES = 10;
+const MARKER = /^\s*\/\/\s*sqlite-only\b:?(.*)$/;
 const postgresOnly = process.argv.includes('--postgres');
 const both = process.argv.includes('--both');
 const filters = process.argv.slice(2).filter((arg) => arg !== '--postgres' && arg !== '--both');
 const matching = (list: string[], words: string[]) => list.filter((f) => words.length === 0 || words.some((x) => f.includes(x)));
-const selected = matching(findTests(root), filters);
-const onPostgres = postgresOnly && filters.length > 0 ? selected : matching(selected, POSTGRES_SUITES);
+const inBothFolders = (file: string) => BOTH_BACKENDS.includes(path.relative(root, file).split(path.sep)[0]!);
+const all = findTests(root);
+const sqliteOnly = readMarkers(all); // every file, whatever the selection: a bad marker fails any run
+const selected = matching(all, filters);
+const onPostgres = selected.filter((file) => (postgresOnly && filters.length > 0) || inBothFolders(file)).filter((file) => !sqliteOnly.has(file));
 /** each run: the files, and whether on PostgreSQL */
 const runs: { files: string[]; postgres: boolean }[] = postgresOnly
   ? [{ files: onPostgres, postgres: true }]
@@ -74,6 +64,35 @@ function findTests(dir: string): string[] {
     if (entry.isDirectory()) return findTests(full);
     return entry.name.endsWith('.test.js') ? [full] : [];
   }).sort();
+}
+
+/**
+ * The files marked sqlite-only, with their reasons. Exits (nothing run) on a
+ * marker without a reason, below the first lines, or outside BOTH_BACKENDS.
+ */
+function readMarkers(files: string[]): Map<string, string> {
+  const marked = new Map<string, string>();
+  const refused: string[] = [];
+  for (const file of files) {
+    const relative = path.relative(root, file);
+    const source = path.join(sourceRoot, relative.replace(/\.js$/, '.ts'));
+    if (!fs.existsSync(source)) continue;
+    fs.readFileSync(source, 'utf8').split('\n').forEach((line, index) => {
+      const match = MARKER.exec(line);
+      if (!match) return;
+      const reason = match[1]!.trim();
+      const where = `test/${relative.replace(/\.js$/, '.ts')}:${index + 1}`;
+      if (!inBothFolders(file)) refused.push(`${where}: a sqlite-only marker outside ${BOTH_BACKENDS.map((d) => `test/${d}`).join(', ')}, whose suites run on SQLite only anyway`);
+      else if (index >= MARKER_LINES) refused.push(`${where}: the sqlite-only marker must be in the first ${MARKER_LINES} lines, where a reader sees it`);
+      else if (reason.length < 10) refused.push(`${where}: the sqlite-only marker needs its reason: \`// sqlite-only: <why this suite cannot run on PostgreSQL>\``);
+      else marked.set(file, reason);
+    });
+  }
+  if (refused.length > 0) {
+    process.stderr.write(`run-tests: refused, nothing run:\n${refused.map((r) => `  ${r}\n`).join('')}`);
+    process.exit(1);
+  }
+  return marked;
 }
 
 /** The runs on PostgreSQL, and the files that use the test PostgreSQL server themselves (test/db/postgres-*, …). */
@@ -114,6 +133,9 @@ async function main(): Promise<void> {
   process.stdout.write(`tests run on ${runtime === process.execPath ? `this node (${process.version})` : path.relative(process.cwd(), runtime)}\n`);
   const outcomes: Outcome[] = [];
   let queue = [...jobs];
+  if (postgresOnly || both) {
+    for (const file of selected.filter((f) => sqliteOnly.has(f))) process.stdout.write(`skip ${path.relative(root, file)} [postgres]: sqlite-only: ${sqliteOnly.get(file)}\n`);
+  }
   const postgresJobs = jobs.filter(needsPostgres);
   const unavailable = postgresJobs.length > 0 ? await postgresPreflight() : null;
   if (unavailable) {

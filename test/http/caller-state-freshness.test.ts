@@ -1,3 +1,4 @@
+// sqlite-only: tests the SQLite caller-state cache (PRAGMA data_version) with a second connection to the wip.db file; PostgreSQL mode has no such cache
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';

@@ -7,7 +7,7 @@ import { json, startUpstream, type Upstream, type UpstreamRequest } from '../hel
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
 // Identical writes fired at once at a uniqueness rule (a UNIQUE index or a
-// caller-chosen key). On PostgreSQL (this suite is in POSTGRES_SUITES) the
+// caller-chosen key). On PostgreSQL (as every HTTP suite, it runs there too) the
 // requests really run side by side on the pool, so a check-then-insert can be
 // passed by two of them; on SQLite the awaits between a check and an insert
 // outside one transaction interleave the same way. The rule: never a 500 —
