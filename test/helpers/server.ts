@@ -9,6 +9,7 @@ import { withTransaction } from '../../src/db/transaction';
 import { insertInstalledLicense } from '../../src/repos/licensing';
 import { decodeLicenseKey } from '../../src/licensing/key';
 import { testPostgres } from './postgres';
+import { checkExchange } from './openapi-exchange';
 
 /**
  * The backend switch: WIP_TEST_BACKEND=postgres runs every test server on a
@@ -133,18 +134,23 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
   if (options.raw !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' });
   // an event stream never ends by itself: answer its status and headers, and hang up
+  let answer: TestResponse<T>;
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
     await response.body?.cancel();
-    return { status: response.status, headers: response.headers, body: undefined as T, text: '' };
+    answer = { status: response.status, headers: response.headers, body: undefined as T, text: '' };
+  } else {
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    answer = { status: response.status, headers: response.headers, body: parsed as T, text };
   }
-  const text = await response.text();
-  let parsed: unknown = undefined;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  // the exchange against the served OpenAPI document: a contradiction fails the test that made it
+  await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
+  return answer;
 }
 
 /** Installs a key as setup (no HTTP round trip, no event-log entry). */

@@ -17,18 +17,21 @@ const outboundLimit = { max: 30, windowMs: 60_000, key: (ctx: { state: { actor?:
  */
 export function webhookRoutes(options: {
   base: string;
+  /** the noun of the operationIds (`listWebhooks`, `pingAdminWebhook`) */
+  noun: string;
   who: string;
   auth: AuthMode;
   roles?: readonly Role[];
   owner: (actor: Actor) => EventOwner;
   eventTypes: readonly [string, ...string[]];
 }): RouteSpec[] {
-  const { base, who, auth, roles, owner, eventTypes } = options;
+  const { base, noun, who, auth, roles, owner, eventTypes } = options;
   const { CreateWebhook, UpdateWebhook } = webhookSchemas(eventTypes);
   return [
     defineRoute({
       method: 'get',
       path: base,
+      operationId: `list${noun}s`,
       summary: `${who}: list webhook endpoints (paginated)`,
       auth,
       roles,
@@ -40,6 +43,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: base,
+      operationId: `create${noun}`,
       summary: `${who}: register an endpoint {url, events, description?, active?}; answers the signing secret (whsec_…) once. A URL the network policy refuses → 422 WEBHOOK_TARGET_REFUSED naming why`,
       auth,
       roles,
@@ -54,6 +58,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'put',
       path: `${base}/:id`,
+      operationId: `update${noun}`,
       summary: `${who}: change an endpoint (omitted fields keep their values); rotateSecret: true answers a new secret once, the old one stays valid 24 h`,
       auth,
       roles,
@@ -68,6 +73,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'delete',
       path: `${base}/:id`,
+      operationId: `delete${noun}`,
       summary: `${who}: delete an endpoint and its delivery log`,
       auth,
       roles,
@@ -80,6 +86,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: `${base}/:id/ping`,
+      operationId: `ping${noun}`,
       summary: `${who}: send a webhook.ping event to this endpoint; answers the queued delivery`,
       auth,
       roles,
@@ -93,6 +100,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'get',
       path: `${base}/:id/deliveries`,
+      operationId: `list${noun}Deliveries`,
       summary: `${who}: the endpoint's deliveries, newest first (event, attempt, status code, duration, error, time)`,
       auth,
       roles,
@@ -105,6 +113,7 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: `${base}/:id/deliveries/:deliveryId/redeliver`,
+      operationId: `redeliver${noun}Delivery`,
       summary: `${who}: send a delivery again now, with the same webhook-id`,
       auth,
       roles,

@@ -1,3 +1,4 @@
+import { Deleted, License, Page } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
@@ -8,6 +9,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/license',
+    operationId: 'listLicenses',
+    response: Page(License),
     summary: "List seat licenses, of one client with ?clientId= or of all",
     auth: 'admin',
     query: ListLicenses,
@@ -18,6 +21,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/license',
+    operationId: 'createLicense',
+    response: License,
+    errors: ['LICENSE_SEATS_EXHAUSTED', 'CONFLICT'],
     summary: 'Allocate seats of a license type to a client',
     auth: 'admin',
     body: CreateLicense,
@@ -29,6 +35,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/license/:id',
+    operationId: 'updateLicense',
+    response: License,
+    errors: ['LICENSE_SEATS_EXHAUSTED', 'CONFLICT'],
     summary: 'Change a seat license; refused when fewer seats would remain than users hold',
     auth: 'admin',
     params: IdParams,
@@ -40,6 +49,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/license/:id',
+    operationId: 'deleteLicense',
+    response: Deleted,
+    errors: ['CONFLICT'],
     summary: 'Delete a seat license; refused when its seats are in use',
     auth: 'admin',
     params: IdParams,

@@ -1,3 +1,4 @@
+import { Unlocked, User } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
@@ -15,6 +16,9 @@ export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/invite',
+    operationId: 'inviteUser',
+    response: User,
+    errors: ['CONFLICT'],
     summary: 'Email a new invitation to a user who has not set a password yet (the older link stops working; 409 otherwise)',
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -27,6 +31,8 @@ export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/unlock',
+    operationId: 'unlockUser',
+    response: Unlocked,
     summary: "Lift a sign-in lockout of a user's account (a Security Administrator of the client, or a system administrator)",
     auth: 'user-or-admin',
     roles: [SECURITY_ADMIN],

@@ -1,3 +1,4 @@
+import { Deleted, Page, User, UserReportRow as UserReportRowData } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { tenantScope } from '../../../../db/tenant';
@@ -36,6 +37,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user',
+    operationId: 'listUsers',
+    response: Page(User),
+    errors: ['NOT_FOUND'],
     summary: "List users of the caller's client (system administrators: of ?clientId=)",
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -55,6 +59,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/vendor-users-report',
+    operationId: 'getUserReport',
+    response: Page(UserReportRowData),
+    errors: ['NOT_FOUND'],
     summary:
       "Users with client, license type, roles, last sign-in and status: every client's for system administrators (or ?clientId=), the caller's client's for a Security Administrator; filters licenseType, status, role; paginated",
     auth: 'user-or-admin',
@@ -67,6 +74,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/vendor-users-report/xls-export',
+    operationId: 'exportUserReportXlsx',
+    errors: ['NOT_FOUND'],
+    produces: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', attachment: true },
     summary: 'The vendor users report (same callers and filters, every row) as an .xlsx workbook, streamed',
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -86,6 +96,8 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/:userId',
+    operationId: 'getUser',
+    response: User,
     summary: 'Get a user by id',
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -99,6 +111,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user',
+    operationId: 'createUser',
+    response: User,
+    errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary: "Create a user in the caller's client",
     auth: 'user',
     roles: securityAdmin,
@@ -111,6 +126,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/user',
+    operationId: 'updateUser',
+    response: User,
+    errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED', 'NOT_FOUND'],
     summary: 'Update a user (body includes id); omitted fields keep their values',
     auth: 'user',
     roles: securityAdmin,
@@ -122,6 +140,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/user/:userId',
+    operationId: 'deleteUser',
+    response: Deleted,
+    errors: ['CONFLICT'],
     summary: 'Delete a user: frees the seat and ends the sessions',
     auth: 'user',
     roles: securityAdmin,

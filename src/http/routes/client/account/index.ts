@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Client, License, SecuritySettings, SecuritySettingsPublic, User } from '../../../../presenters/schemas';
 import { sendJson } from '../../../json-body';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
 import type { Deps } from '../../../../deps';
@@ -57,6 +59,10 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-up',
+    operationId: 'signUp',
+    response: z.union([z.object({ status: z.literal('active'), user: User }), z.object({ status: z.literal('verification_sent'), message: z.string() })]),
+    otherStatuses: [202],
+    errors: ['SIGN_UP_NOT_ALLOWED', 'SELF_SERVICE_DISABLED', 'TOKEN_INVALID', 'CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
       'Join an existing client: {invitationToken, password} activates an invitation; {clientId, email} with an allowed email domain emails a link to set the password',
     auth: 'public',
@@ -74,6 +80,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/create-account',
+    operationId: 'createAccount',
+    response: z.object({ client: Client, user: User, licenses: z.array(License) }),
+    errors: ['SELF_SERVICE_DISABLED', 'CONFLICT', 'LICENSE_CLIENTS_EXHAUSTED'],
     summary: 'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
     auth: 'public',
     createsSession: true,
@@ -88,6 +97,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/set-password/:token',
+    operationId: 'setPassword',
+    response: z.object({ user: User }),
+    errors: ['TOKEN_INVALID'],
     summary: 'Set the first password with the emailed invitation token and activate the account (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
     createsSession: true,
@@ -101,6 +113,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/forgot',
+    operationId: 'requestPasswordReset',
+    response: z.object({ message: z.string() }),
     summary: 'Request a password-reset email; always the same 200 answer, whether or not the email has an account',
     auth: 'public',
     body: Forgot,
@@ -117,6 +131,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/reset-password/:token',
+    operationId: 'resetPassword',
+    response: z.object({ reset: z.literal(true) }),
+    errors: ['TOKEN_INVALID'],
     summary: 'Set a new password with the emailed reset token; ends every session of the user (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
     createsSession: true,
@@ -128,10 +145,14 @@ export const clientAccountRoutes: RouteSpec[] = [
       return { reset: true };
     },
   }),
-  ...(['/api/client/auth/update-password', '/api/client/auth/change-password'] as const).map((path) =>
+  ...([
+    ['/api/client/auth/update-password', 'updatePassword'],
+    ['/api/client/auth/change-password', 'changePassword'],
+  ] as const).map(([path, operationId]) =>
     defineRoute({
       method: 'post',
       path,
+      operationId,
       summary: "Change the signed-in user's password {currentPassword, newPassword}; other sessions end, this one stays",
       auth: 'user',
       body: ChangePassword,
@@ -145,6 +166,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/client-security-settings',
+    operationId: 'getClientSecuritySettings',
+    response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary:
       "The client's security settings: signed in, your client's (all fields); before sign-in, ?clientId= gives only the password policy, 2FA requirement and SSO flag",
     auth: 'public',
@@ -160,6 +183,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/client/auth/client-security-settings',
+    operationId: 'updateClientSecuritySettings',
+    response: SecuritySettings,
     summary: "Change the client's security settings (Security Administrator); omitted fields keep their values",
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -171,6 +196,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/get-admin-email',
+    operationId: 'getAdminEmail',
+    response: z.object({}).loose(),
     summary: "Contact of the client's owner (its first Security Administrator), for 'ask your administrator' screens",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -180,6 +207,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/client',
+    operationId: 'getMyClient',
+    response: z.object({ id: z.number().int(), name: z.string(), branding: z.object({ displayName: z.string(), logoUrl: z.string().nullable() }), security: SecuritySettingsPublic, sessionIdleTimeout: z.number(), twoFactorEnabled: z.boolean() }),
     summary: "The current user's client: id, name, branding summary and the settings the UI adapts to",
     auth: 'user',
     async handler({ deps, actor }) {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { User } from '../../../../presenters/schemas';
 import { setSessionCookie } from '../../../cookies';
 import { presentUser } from '../../../../presenters';
 import type { SignInFlavour, SignInResult, TwoFactorChallenge } from '../../../../services/auth';
@@ -27,3 +29,28 @@ export function signInResponse(ctx: AppContext, result: SignInResult | TwoFactor
     twoFactorSetupRequired,
   };
 }
+
+/** The schemas of these answers, for the route declarations (the OpenAPI document; the suite checks every answer). */
+export const TwoFactorChallengeData = z
+  .object({ twoFactorRequired: z.literal(true), challengeToken: z.string(), expiresIn: z.number().int() })
+  .meta({ id: 'TwoFactorChallenge' });
+export const SignInV1Data = z
+  .object({ token: z.string(), refreshToken: z.string(), user: User, twoFactorSetupRequired: z.boolean() })
+  .meta({ id: 'SignInTokens' });
+export const SignInV2Data = z
+  .object({
+    accessToken: z.string(),
+    refreshToken: z.string(),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.number().int(),
+    refreshExpiresIn: z.number().int(),
+    user: User,
+    twoFactorSetupRequired: z.boolean(),
+  })
+  .meta({ id: 'SignInTokensV2' });
+export const SignInData = z.union([SignInV1Data, TwoFactorChallengeData]);
+export const SignInV2OrChallenge = z.union([SignInV2Data, TwoFactorChallengeData]);
+export const RefreshData = z
+  .object({ token: z.string(), accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number().int() })
+  .meta({ id: 'RefreshedTokens' });
+export const SignedOut = z.object({ signedOut: z.literal(true) }).meta({ id: 'SignedOut' });

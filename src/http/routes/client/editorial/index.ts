@@ -6,6 +6,7 @@ export const clientEditorialRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/editorial',
+    operationId: 'saveEditorial',
     summary: "Record editorial events {events: [{type: VIEWED|EDITED|STEP_DWELL, templateId, versionId?, stepId?, durationMs?, at?}]} (at most 500) of the client's templates",
     auth: 'user',
     body: RecordEditorialEvents,
@@ -16,6 +17,7 @@ export const clientEditorialRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/editorial',
+    operationId: 'getEditorial',
     summary: 'Editorial aggregates of a template in [from, to): views, edits, median and p90 dwell per step (admins, authors, approvers, publishers)',
     auth: 'user',
     query: EditorialQuery,

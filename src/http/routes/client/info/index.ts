@@ -15,6 +15,7 @@ export const clientInfoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/client-info',
+    operationId: 'getClientInfo',
     summary:
       "The signed-in user's client and its configuration: branding {displayName, licensee, logoUrl}, feature flags {sso, graphql, push, reports, import-export, collaboration, integrations: boolean} from the license key (a route of a feature the key lacks answers 403 FEATURE_NOT_LICENSED), features (the key's list), evaluation and read-only flags",
     auth: 'user',
@@ -38,6 +39,8 @@ export const clientInfoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: LOGO_PATH,
+    operationId: 'getLogoByOwner',
+    produces: { type: ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp', 'image/gif'], etag: true, ranges: true },
     summary:
       "The client's logo, or with ?organizationId= that organization's (its own, else the client's): the image bytes with a strong ETag (If-None-Match → 304); 404 when none is set (set with PUT /api/admin/client/:id)",
     auth: 'user',
@@ -53,6 +56,8 @@ export const clientInfoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/customer-portal',
+    operationId: 'getCustomerPortal',
+    errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary: `A signed link into the vendor's customer portal for the caller's client (Security Administrators): {url, expiresAt}; the url carries ?token= (JWT HS256 with customerPortalSecret, valid ${PORTAL_LINK_TTL_SECONDS / 60} minutes, single-use jti); 503 INTEGRATION_NOT_CONFIGURED without customerPortalUrl and customerPortalSecret`,
     auth: 'user',
     roles: [SECURITY_ADMIN],

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { buildInfo } from '../../../../lib/build-info';
 import { checkForUpdates } from '../../../../services/updates';
@@ -6,6 +7,8 @@ export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/version',
+    operationId: 'getVersion',
+    response: z.object({ version: z.string(), apiVersion: z.string(), build: z.object({ commit: z.string(), date: z.string().nullable() }) }).loose().meta({ id: 'VersionInfo' }),
     summary: 'The running version: {version, apiVersion, build: {commit, date}} (commit `dev` and date null for a build from source); public',
     auth: 'public',
     async handler() {
@@ -15,6 +18,8 @@ export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/check-updates',
+    operationId: 'checkUpdates',
+    errors: ['UPSTREAM_ERROR', 'INTEGRATION_NOT_CONFIGURED'],
     summary:
       'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',
     auth: 'user-or-admin',

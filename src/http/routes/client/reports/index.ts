@@ -31,6 +31,8 @@ const removed = (method: 'get' | 'post') =>
   defineRoute({
     method,
     path: '/api/client/reports',
+    operationId: method === 'get' ? 'getReports' : 'postReports',
+    errors: ['GONE'],
     summary: 'Removed (SPEC.md 4.3): always 410 GONE, to anyone, with the replacement routes in error.details.replacements',
     // public: the resource is gone for every caller, so there is nothing to authorize
     auth: 'public',
@@ -44,6 +46,8 @@ export const clientReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/meter-report',
+    operationId: 'getMeterReport',
+    produces: { type: ['application/json', 'text/csv'] },
     summary:
       'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',
@@ -61,6 +65,7 @@ export const clientReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/meter-report-filters',
+    operationId: 'getMeterReportFilters',
     summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
     feature: 'reports',

@@ -7,6 +7,8 @@ export const clientSensorRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/update-sensors',
+    operationId: 'updateSensors',
+    errors: ['NOT_FOUND'],
     summary:
       'Operators (devices) send sensor readings {readings: [{sensorId, readingId, value, timestamp}]} (at most 1000); idempotent by readingId → {accepted, duplicates}; an unknown sensorId refuses the batch (422)',
     auth: 'user',
