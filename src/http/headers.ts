@@ -13,7 +13,7 @@ export interface HeaderDoc {
   always?: boolean;
 }
 
-const integer = { type: 'integer', minimum: 0 };
+const integer = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const text = { type: 'string' };
 
 export const RESPONSE_HEADERS = {

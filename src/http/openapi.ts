@@ -341,7 +341,23 @@ function errorSchema(codes: readonly ErrorCode[]): JsonSchema {
   };
 }
 
+/** Every integer of the document gets its wire format (int64: ids and counts are JavaScript safe integers), in place. */
+function withIntegerFormats(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(withIntegerFormats);
+  else if (value && typeof value === 'object') {
+    const record = value as JsonSchema;
+    if (record.type === 'integer' && record.format === undefined) record.format = 'int64';
+    Object.values(record).forEach(withIntegerFormats);
+  }
+}
+
 export function buildOpenApiDocument(routes: readonly RouteSpec[], info: OpenApiInfo): JsonSchema {
+  const document = describe(routes, info);
+  withIntegerFormats(document);
+  return document;
+}
+
+function describe(routes: readonly RouteSpec[], info: OpenApiInfo): JsonSchema {
   const components = new SchemaComponents();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of routes) {
@@ -363,13 +379,23 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], info: OpenApi
         'A method a path does not answer is 405 `METHOD_NOT_ALLOWED` with `Allow`; an unknown path 404 `NOT_FOUND`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-wip' },
     },
-    servers: [{ url: '/', description: 'This appliance (the origin serving this document)' }],
+    servers: [{ url: '/', description: 'Production: this appliance (the origin serving this document)', 'x-internal': false }],
     tags: TAGS.filter((tag) => used.has(tag.name)).map(({ name, description }) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
-        clientBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A client user's access token (POST /api/client/auth/sign-in)" },
-        adminBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A system administrator's token (POST /api/admin/auth/sign-in)" },
+        clientBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: "A client user's access token (POST /api/client/auth/sign-in): a JWT (HS256, audience and issuer checked, short-lived, revocable) following RFC8725",
+        },
+        adminBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: "A system administrator's token (POST /api/admin/auth/sign-in): a JWT (HS256, its own audience, short-lived, revocable) following RFC8725",
+        },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'wip_session', description: 'The console\'s session cookie (`__Host-wip_session` over TLS)' },
         csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'With the session cookie on writes: the `wip_csrf` cookie value (also sent in the X-CSRF-Token response header)' },
         containerSignature: { type: 'apiKey', in: 'header', name: 'X-Signature-256', description: 'sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>' },

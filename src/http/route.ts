@@ -82,6 +82,7 @@ export interface RouteSpec<
   B extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   P extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends z.ZodType | undefined = z.ZodType | undefined,
 > {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
@@ -98,7 +99,7 @@ export interface RouteSpec<
    * The envelope's `data` on success (zod, like the input; presenters' schemas in src/presenters/schemas.ts).
    * The OpenAPI document describes it and the test suite checks every answer against it (test/helpers/openapi-exchange.ts).
    */
-  response?: z.ZodType;
+  response?: R;
   /**
    * The request body for the document where `body` cannot say it: a multipart upload's parts, GraphQL's
    * POST body (read by its handler). By media type; documentation only (the handler validates).
@@ -142,7 +143,8 @@ export interface RouteSpec<
   /** Cache-Control of successful answers; default `no-store` (set globally, see middleware/no-store) */
   cacheControl?: string;
   /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
-  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<unknown>;
+  /** with a `response` schema, tsc checks the returned data against it (undefined: the handler answered itself) */
+  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<R extends z.ZodType ? z.input<R> | undefined : unknown>;
 }
 
 /** The success answer of a route that does not answer the envelope. */
@@ -166,7 +168,8 @@ export function defineRoute<
   B extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   P extends z.ZodType | undefined = undefined,
->(spec: RouteSpec<A, B, Q, P>): RouteSpec {
+  R extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<A, B, Q, P, R>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 

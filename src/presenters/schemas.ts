@@ -1,4 +1,20 @@
 import { z } from 'zod';
+import {
+  presentClient,
+  presentDelivery,
+  presentLicense,
+  presentLog,
+  presentOutboxMessage,
+  presentSecuritySettings,
+  presentSystemAdmin,
+  presentUser,
+  presentWebhook,
+} from '.';
+import { presentAcceptance, presentAgreement, presentAgreementStatus, presentMsaAccepted } from './agreements';
+import { presentFile } from './files';
+import { presentClientLicense, presentLicenseOverview, presentOnPremise } from './licensing';
+import { presentUserReportRow } from './reports';
+import { presentContainerNotification } from '../services/integrations/container-notifications';
 
 /**
  * What the presenters answer, as zod schemas: one per presenter, named (`id`)
@@ -60,7 +76,7 @@ export const LogEntry = z
 export const SecuritySettingsPublic = z
   .object({
     passwordPolicy: z.object({ minLength: z.number().int(), blocksCommonPasswords: z.boolean() }),
-    twoFactorRequired: z.boolean(),
+    twoFactorRequired: z.enum(['off', 'all', 'admins']),
     ssoEnforced: z.boolean(),
   })
   .meta({ id: 'SecuritySettingsPublic' });
@@ -184,7 +200,7 @@ const LicenseTerms = {
   status: z.string(),
   grace: z.boolean(),
   readOnly: z.boolean(),
-  warning: z.string().nullable(),
+  warning: z.boolean(),
   clockRollback: z.boolean(),
   expiresAt: NullableTimestamp,
   daysToExpiry: z.number().nullable(),
@@ -211,7 +227,7 @@ export const ClientLicense = z.object({ ...LicenseTerms, seats: z.unknown() }).m
 
 export const OnPremise = z
   .object({
-    onPremise: z.literal(true),
+    onPremise: z.boolean(),
     version: z.string(),
     evaluation: z.boolean(),
     status: z.string().optional(),
@@ -240,7 +256,7 @@ export const UserReportRow = z
   .meta({ id: 'UserReportRow' });
 
 /** `{id, deleted: true}`: what a DELETE answers. */
-export const Deleted = z.object({ id: z.union([Id, z.string()]), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+export const Deleted = z.object({ id: z.union([Id, z.string()]), deleted: z.boolean() }).meta({ id: 'Deleted' });
 
 export const BackupFile = z.object({ name: z.string(), kind: z.string(), bytes: z.number().int(), createdAt: Timestamp }).meta({ id: 'BackupFile' });
 
@@ -285,3 +301,28 @@ export const ContainerNotification = z
   .meta({ id: 'ContainerNotification' });
 
 export const Unlocked = z.object({ userId: Id, email: z.string(), wasLocked: z.boolean() }).meta({ id: 'Unlocked' });
+
+/**
+ * Compile-time: each presenter's answer is a value of its schema (tsc fails here when a presenter gains or
+ * changes a field its schema does not allow); the suite's exchange check covers the answers at run time.
+ */
+function conforms<S extends z.ZodType>(_schema: S, _present: (...args: never[]) => z.input<S>): void {}
+conforms(User, presentUser);
+conforms(Client, presentClient);
+conforms(License, presentLicense);
+conforms(SystemAdmin, presentSystemAdmin);
+conforms(LogEntry, presentLog);
+conforms(z.union([SecuritySettings, SecuritySettingsPublic]), presentSecuritySettings);
+conforms(OutboxMessage, presentOutboxMessage);
+conforms(Webhook, presentWebhook);
+conforms(WebhookDelivery, presentDelivery);
+conforms(Agreement, presentAgreement);
+conforms(AgreementAcceptance, presentAcceptance);
+conforms(AgreementStatus, presentAgreementStatus);
+conforms(MsaAccepted, presentMsaAccepted);
+conforms(File, presentFile);
+conforms(LicenseOverview, presentLicenseOverview);
+conforms(ClientLicense, presentClientLicense);
+conforms(OnPremise, presentOnPremise);
+conforms(UserReportRow, presentUserReportRow);
+conforms(ContainerNotification, presentContainerNotification);

@@ -132,7 +132,9 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     headers['content-type'] ??= 'application/json';
   }
   if (options.raw !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' });
+  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' }).catch((error: Error & { cause?: Error }) => {
+    throw new Error(`${method} ${urlPath}: ${error.message} (${error.cause?.message ?? 'no cause'})`, { cause: error });
+  });
   // an event stream never ends by itself: answer its status and headers, and hang up
   let answer: TestResponse<T>;
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {

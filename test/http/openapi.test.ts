@@ -115,7 +115,7 @@ openapi('tags are declared by area with descriptions; servers and the security s
     assert.ok(declaredTags.has(op.tags[0]), `${method} ${path}: tag ${op.tags[0]} is not declared`);
     assert.ok(op.summary && op.summary.length <= 120, `${method} ${path}: summary`);
   }
-  assert.equal(document.servers, [{ url: '/', description: document.servers[0].description }]);
+  assert.equal(document.servers, [{ url: '/', description: document.servers[0].description, 'x-internal': false }]);
   assert.equal(Object.keys(document.components.securitySchemes).sort(), ['adminBearer', 'clientBearer', 'containerSignature', 'csrfToken', 'metricsToken', 'sessionCookie']);
   assert.equal(document.paths['/api/admin/container-notification-center'].post.security, [{ containerSignature: [] }, { adminBearer: [] }]);
   assert.equal(document.paths['/api/admin/client'].get.security, [{ adminBearer: [] }, { sessionCookie: [] }]);

@@ -31,7 +31,7 @@ export const opsRoutes: RouteSpec[] = [
     method: 'get',
     path: '/readyz',
     operationId: 'getReadiness',
-    response: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.unknown()) }),
+    response: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }),
     summary: 'Readiness: database reachable, migrations current, data directory writable; 503 SERVICE_UNAVAILABLE otherwise',
     auth: 'public',
     async handler({ deps, ctx }) {

@@ -58,7 +58,7 @@ export const adminAuthRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/auth/change-password',
     operationId: 'changeAdminPassword',
-    response: z.object({ changed: z.literal(true) }),
+    response: z.object({ changed: z.boolean() }),
     summary: "Change the signed-in administrator's password ({currentPassword, newPassword}, at least 8 characters); their other sessions end",
     auth: 'admin',
     body: ChangeAdminPassword,

@@ -71,7 +71,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     rateLimit: perIp,
     async handler({ deps, body, meta, ctx }) {
       const outcome = await signUp(deps, body, meta);
-      if (outcome.status === 'active') return { status: 'active', user: presentUser(outcome.user) };
+      if (outcome.status === 'active') return { status: 'active' as const, user: presentUser(outcome.user) };
       ctx.status = 202;
       sendJson(ctx, { success: true, data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' } });
       return undefined;
@@ -132,7 +132,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/auth/reset-password/:token',
     operationId: 'resetPassword',
-    response: z.object({ reset: z.literal(true) }),
+    response: z.object({ reset: z.boolean() }),
     errors: ['TOKEN_INVALID'],
     summary: 'Set a new password with the emailed reset token; ends every session of the user (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
@@ -184,7 +184,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     method: 'put',
     path: '/api/client/auth/client-security-settings',
     operationId: 'updateClientSecuritySettings',
-    response: SecuritySettings,
+    response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary: "Change the client's security settings (Security Administrator); omitted fields keep their values",
     auth: 'user',
     roles: [SECURITY_ADMIN],

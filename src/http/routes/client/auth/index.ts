@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { clearSessionCookie } from '../../../cookies';
 import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
-import { RefreshData, SignedOut, SignInData, SignInV1Data, SignInV2Data, SignInV2OrChallenge, signInResponse } from './responses';
+import { AnySignIn, RefreshData, SignedOut, SignInData, SignInV2OrChallenge, signInResponse } from './responses';
 import { User } from '../../../../presenters/schemas';
 import { presentUser } from '../../../../presenters';
 import { PositiveId } from '../../../schemas';
@@ -29,9 +29,8 @@ function selectedClientId(ctx: AppContext, body: SignInInput): number | undefine
   return parsed.data;
 }
 
-async function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta, flavour: SignInFlavour) {
-  const result = await signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body), flavour }, meta);
-  return signInResponse(ctx, result, flavour);
+function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta, flavour: SignInFlavour) {
+  return signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body), flavour }, meta);
 }
 
 const refreshResponse = (tokens: { accessToken: string; refreshToken: string; expiresIn: number }) => ({
@@ -57,7 +56,7 @@ export const clientAuthRoutes: RouteSpec[] = [
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      return signInFromRequest(deps, ctx, body, meta, 'v1');
+      return signInResponse(ctx, await signInFromRequest(deps, ctx, body, meta, 'v1'), 'v1');
     },
   }),
   defineRoute({
@@ -74,14 +73,14 @@ export const clientAuthRoutes: RouteSpec[] = [
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      return signInFromRequest(deps, ctx, body, meta, 'v2');
+      return signInResponse(ctx, await signInFromRequest(deps, ctx, body, meta, 'v2'), 'v2');
     },
   }),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/verify-two-factor',
     operationId: 'verifyTwoFactor',
-    response: z.union([SignInV1Data, SignInV2Data]),
+    response: AnySignIn,
     errors: ['TWO_FACTOR_INVALID', 'TOKEN_INVALID', 'TOO_MANY_ATTEMPTS', 'ACCOUNT_DISABLED'],
     summary: 'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
     auth: 'public',

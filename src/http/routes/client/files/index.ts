@@ -110,7 +110,7 @@ export const clientFileRoutes: RouteSpec[] = [
     method: 'delete',
     path: '/api/client/files/:id',
     operationId: 'deleteFile',
-    response: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+    response: z.object({ id: z.number().int(), deleted: z.boolean() }),
     errors: ['FILE_IN_USE'],
     summary:
       "Delete a file and its prior revisions → {id, deleted: true}. Admins and authors delete any file of the client, operators only those they uploaded (else 403). A file still used by a template version (any state), a recorded value, a fault photo or alignment data → 409 FILE_IN_USE with details.references; content the client no longer holds frees its quota at once and leaves the disk after commit. Another client's id → 404",

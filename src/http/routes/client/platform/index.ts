@@ -8,7 +8,7 @@ export const clientPlatformRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/version',
     operationId: 'getVersion',
-    response: z.object({ version: z.string(), apiVersion: z.string(), build: z.object({ commit: z.string(), date: z.string().nullable() }) }).loose().meta({ id: 'VersionInfo' }),
+    response: z.object({ version: z.string(), apiVersion: z.string(), build: z.object({ commit: z.string(), date: z.string().nullable() }), runtime: z.unknown().optional() }).meta({ id: 'VersionInfo' }),
     summary: 'The running version: {version, apiVersion, build: {commit, date}} (commit `dev` and date null for a build from source); public',
     auth: 'public',
     async handler() {

@@ -30,7 +30,7 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/auth/two-factor/enable',
     operationId: 'enableTwoFactor',
-    response: z.object({ enabled: z.literal(true), recoveryCodes: z.array(z.string()) }),
+    response: z.object({ enabled: z.boolean(), recoveryCodes: z.array(z.string()) }),
     errors: ['TWO_FACTOR_INVALID'],
     summary: 'Confirm TOTP enrolment with a first code {code}; returns the one-time recovery codes (shown once)',
     auth: 'user',
