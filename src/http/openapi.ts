@@ -145,7 +145,8 @@ export function routeErrorCodes(spec: RouteSpec): Map<number, Set<ErrorCode>> {
   if (spec.path.startsWith('/api/client/') && spec.auth !== 'public') add('MSA_NOT_ACCEPTED', 'EULA_NOT_ACCEPTED');
   if (spec.feature) add('FEATURE_NOT_LICENSED');
   if (spec.createsSession || (spec.method !== 'get' && spec.auth !== 'public')) add('CSRF_FAILED');
-  if (spec.path.includes(':')) add('NOT_FOUND');
+  // a path parameter, or an id in the body or query, that names nothing of the caller's (tenant scoping answers 404)
+  if (spec.path.includes(':') || ((spec.body || spec.query || spec.accepts === 'multipart') && spec.auth !== 'public')) add('NOT_FOUND');
   if (spec.method !== 'get') add('BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (spec.body || spec.query || spec.accepts === 'multipart') add('VALIDATION_ERROR');
   // a page's cursor the server did not make is 400 (db/pagination.ts)
@@ -175,6 +176,8 @@ const headersOf = (names: readonly ResponseHeaderName[]) => Object.fromEntries([
 const BINARY = { type: 'string', contentMediaType: 'application/octet-stream' };
 
 function successResponse(spec: RouteSpec, components: SchemaComponents): Record<string, unknown> {
+  // a removed route (410 GONE to everyone) has no success to describe
+  if (spec.errors?.includes('GONE') && !spec.response && !spec.produces) return {};
   const common = commonResponseHeaders(spec);
   const produces = spec.produces;
   const sends: ResponseHeaderName[] = [...common, ...(spec.sends ?? [])];

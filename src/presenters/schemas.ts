@@ -15,6 +15,7 @@ import { presentFile } from './files';
 import { presentClientLicense, presentLicenseOverview, presentOnPremise } from './licensing';
 import { presentUserReportRow } from './reports';
 import { presentContainerNotification } from '../services/integrations/container-notifications';
+import { presentHandOff } from './jobs';
 
 /**
  * What the presenters answer, as zod schemas: one per presenter, named (`id`)
@@ -326,3 +327,8 @@ conforms(ClientLicense, presentClientLicense);
 conforms(OnPremise, presentOnPremise);
 conforms(UserReportRow, presentUserReportRow);
 conforms(ContainerNotification, presentContainerNotification);
+
+export const HandOff = z
+  .object({ id: Id, jobId: Id, fromUserId: Id, toUserId: Id, status: z.string(), note: z.string(), createdAt: Timestamp, decidedAt: NullableTimestamp })
+  .meta({ id: 'HandOff' });
+conforms(HandOff, presentHandOff);

@@ -52,7 +52,9 @@ function checkerFor(baseUrl: string): Promise<Checker> {
     const plain = new Ajv2020(options);
     // query and header values are text: integers and booleans are read from it, as the server does
     const coercing = new Ajv2020({ ...options, coerceTypes: true });
-    for (const ajv of [plain, coercing]) ajv.addSchema(document, 'openapi');
+    // only the components are added as a schema (the whole document takes seconds to traverse, a pause long enough
+    // for pooled keep-alive sockets to be reset); an operation's schema is compiled on its own, its refs into them
+    for (const ajv of [plain, coercing]) ajv.addSchema({ $id: 'openapi', components: document.components }, undefined, undefined, false);
     const compiled = new Map<string, ValidateFunction>();
     return {
       api,
@@ -62,9 +64,8 @@ function checkerFor(baseUrl: string): Promise<Checker> {
         let fn = compiled.get(key);
         if (!fn) {
           const ajv = coerce ? coercing : plain;
-          fn = coerce
-            ? ajv.compile({ type: 'object', properties: { value: { $ref: `openapi#${pointer}` } } })
-            : ajv.compile({ $ref: `openapi#${pointer}` });
+          const schema = JSON.parse(JSON.stringify(resolve(document, { $ref: `#${pointer}` })).replaceAll('"$ref":"#/components/', '"$ref":"openapi#/components/'));
+          fn = ajv.compile(coerce ? { type: 'object', properties: { value: schema } } : schema);
           compiled.set(key, fn);
         }
         const ok = coerce ? fn({ value }) : fn(value);

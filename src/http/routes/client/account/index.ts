@@ -153,6 +153,8 @@ export const clientAccountRoutes: RouteSpec[] = [
       method: 'post',
       path,
       operationId,
+      response: z.object({ changed: z.boolean() }),
+      errors: ['INVALID_CREDENTIALS'],
       summary: "Change the signed-in user's password {currentPassword, newPassword}; other sessions end, this one stays",
       auth: 'user',
       body: ChangePassword,

@@ -73,6 +73,7 @@ export const clientAgreementRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/download-agreement',
     operationId: 'downloadAgreement',
+    errors: ['NOT_FOUND'],
     produces: { type: 'application/pdf', attachment: true },
     summary: 'Download the current MSA as PDF (the uploaded file, or rendered from its Markdown); 20 requests per 15 minutes per user',
     auth: 'user',

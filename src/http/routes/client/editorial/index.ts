@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { editorialAggregates, recordEditorialEvents } from '../../../../services/editorial';
 import { EditorialQuery, RecordEditorialEvents } from './schema';
@@ -7,6 +8,7 @@ export const clientEditorialRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/editorial',
     operationId: 'saveEditorial',
+    response: z.object({ recorded: z.number().int() }),
     summary: "Record editorial events {events: [{type: VIEWED|EDITED|STEP_DWELL, templateId, versionId?, stepId?, durationMs?, at?}]} (at most 500) of the client's templates",
     auth: 'user',
     body: RecordEditorialEvents,

@@ -40,6 +40,7 @@ export const clientInfoRoutes: RouteSpec[] = [
     method: 'get',
     path: LOGO_PATH,
     operationId: 'getLogoByOwner',
+    errors: ['NOT_FOUND'],
     produces: { type: ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp', 'image/gif'], etag: true, ranges: true },
     summary:
       "The client's logo, or with ?organizationId= that organization's (its own, else the client's): the image bytes with a strong ETag (If-None-Match → 304); 404 when none is set (set with PUT /api/admin/client/:id)",
@@ -57,6 +58,7 @@ export const clientInfoRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/customer-portal',
     operationId: 'getCustomerPortal',
+    response: z.object({ url: z.string(), expiresAt: z.string() }),
     errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary: `A signed link into the vendor's customer portal for the caller's client (Security Administrators): {url, expiresAt}; the url carries ?token= (JWT HS256 with customerPortalSecret, valid ${PORTAL_LINK_TTL_SECONDS / 60} minutes, single-use jti); 503 INTEGRATION_NOT_CONFIGURED without customerPortalUrl and customerPortalSecret`,
     auth: 'user',

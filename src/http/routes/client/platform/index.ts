@@ -19,6 +19,7 @@ export const clientPlatformRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/check-updates',
     operationId: 'checkUpdates',
+    response: z.object({ current: z.string(), latest: z.string().nullable(), updateAvailable: z.boolean(), notes: z.string().nullable(), source: z.enum(['url', 'file', 'none', 'unreachable']), error: z.string().optional() }),
     errors: ['UPSTREAM_ERROR', 'INTEGRATION_NOT_CONFIGURED'],
     summary:
       'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',

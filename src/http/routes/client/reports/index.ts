@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { sendCsv, wantsCsv } from '../../../csv';
 import { csvDocument } from '../../../../lib/csv';
@@ -66,6 +67,7 @@ export const clientReportRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/meter-report-filters',
     operationId: 'getMeterReportFilters',
+    response: z.object({ periods: z.array(z.string()).readonly(), licenseTypes: z.array(z.string()).readonly(), organizations: z.array(z.object({ id: z.number().int(), name: z.string() })), templates: z.array(z.object({ id: z.number().int(), title: z.string() })), users: z.array(z.object({ id: z.number().int(), email: z.string(), firstName: z.string(), lastName: z.string(), licenseType: z.string() })), truncated: z.object({ organizations: z.boolean(), templates: z.boolean(), users: z.boolean() }) }),
     summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
     feature: 'reports',

@@ -17,6 +17,7 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/auth/two-factor/setup',
     operationId: 'setUpTwoFactor',
+    response: z.object({ secret: z.string(), otpauthUri: z.string(), qrCodeDataUrl: z.string(), period: z.number().int(), digits: z.number().int() }),
     errors: ['INVALID_CREDENTIALS', 'CONFLICT'],
     summary: 'Start TOTP enrolment {password}: returns the secret, the otpauth:// URI and a QR code (data URL); not active until enabled',
     auth: 'user',
@@ -45,6 +46,7 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/auth/reset-two-factor',
     operationId: 'resetTwoFactor',
+    response: z.object({ userId: z.number().int(), reset: z.boolean() }),
     errors: ['INVALID_CREDENTIALS', 'TWO_FACTOR_INVALID'],
     summary:
       'Reset (remove) a second factor: yourself with {code} or {password}; a Security Administrator for a user of the client with {userId}. The user is emailed.',

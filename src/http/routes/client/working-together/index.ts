@@ -1,3 +1,4 @@
+import { HandOff, Page } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
@@ -27,6 +28,7 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/workingTogether/handOffStatuses',
     operationId: 'listHandOffStatuses',
+    response: Page(HandOff),
     summary: "The caller's hand-offs, sent and received, with their status",
     auth: 'user',
     feature: 'collaboration',
