@@ -107,6 +107,10 @@ export async function startTestServer(
     },
   });
   const running = await startServer(createDeps(config, { clock }));
+  // The exchange check (openapi-exchange.ts) compiles an operation's validators on its first answer, pausing this
+  // process (server and client alike) for a moment on a busy machine; a 5 s keep-alive could then end a pooled
+  // socket just as the next request is written on it (ECONNRESET). Idle sockets still close on stop.
+  running.server.keepAliveTimeout = 60_000;
   const license = options.license ?? TEST_SUITE_LICENSE;
   if (license !== 'evaluation' && !options.dataDir) await preinstallLicense(running.deps, license);
   const url = running.url.replace('localhost', '127.0.0.1');
