@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { LicenseOverview } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { installLicense, licenseOverview, previewLicense } from '../../../../services/licensing';
@@ -33,6 +34,7 @@ export const adminLicenseOnPremRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/license-on-prem/preview',
     operationId: 'previewOnPremLicense',
+    response: z.object({ licenseId: z.string().nullable(), licensee: z.object({ name: z.string(), email: z.string().optional() }).nullable(), issuedAt: z.string().nullable(), expiresAt: z.string().nullable(), boundToInstallation: z.string().nullable(), seats: z.record(z.string(), z.number()), maxClients: z.number(), features: z.array(z.string()) }),
     errors: ['LICENSE_INVALID'],
     summary: 'The terms a license key would install (checked as installing checks them), without installing it; 422 LICENSE_INVALID as for installing',
     auth: 'admin',

@@ -1,3 +1,4 @@
+import { Client } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { getClient } from '../../../../services/clients';
@@ -16,6 +17,7 @@ export const clientInfoRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/client-info',
     operationId: 'getClientInfo',
+    response: Client.extend({ onPremise: z.boolean(), evaluation: z.boolean(), readOnly: z.boolean(), branding: z.object({ displayName: z.string(), licensee: z.string().nullable(), logoUrl: z.string().nullable() }), featureFlags: z.record(z.string(), z.boolean()), features: z.array(z.string()) }).meta({ id: 'ClientInfo' }),
     summary:
       "The signed-in user's client and its configuration: branding {displayName, licensee, logoUrl}, feature flags {sso, graphql, push, reports, import-export, collaboration, integrations: boolean} from the license key (a route of a feature the key lacks answers 403 FEATURE_NOT_LICENSED), features (the key's list), evaluation and read-only flags",
     auth: 'user',
