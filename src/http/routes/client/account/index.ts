@@ -169,6 +169,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/auth/client-security-settings',
     operationId: 'getClientSecuritySettings',
+    errors: ['NOT_FOUND'],
     response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary:
       "The client's security settings: signed in, your client's (all fields); before sign-in, ?clientId= gives only the password policy, 2FA requirement and SSO flag",
