@@ -17,6 +17,8 @@ import * as m0018 from './0018_shared_secrets';
 import * as m0019 from './0019_rate_limits';
 import * as m0020 from './0020_usage_counts';
 import * as m0021 from './0021_maintenance_runs';
+import * as m0022 from './0022_notification_preferences';
+import * as m0023 from './0023_log_actor';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -42,4 +44,6 @@ export const migrations: Record<string, Migration> = {
   '0019_rate_limits': m0019,
   '0020_usage_counts': m0020,
   '0021_maintenance_runs': m0021,
+  '0022_notification_preferences': m0022,
+  '0023_log_actor': m0023,
 };

@@ -6,6 +6,9 @@
  * PostgreSQL (WIP_TEST_BACKEND=postgres, test/helpers/server.ts); with
  * substrings, those files on PostgreSQL. `--both` (npm test): the selection
  * on SQLite, then its part that is in POSTGRES_SUITES on PostgreSQL.
+ * Before the files that need PostgreSQL, one check that the test server
+ * starts: when it cannot, they do not run and the run has one failure that
+ * says why (test/helpers/postgres-preflight.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,6 +39,8 @@ const POSTGRES_SUITES = [
   '/http/meter-report-exact.',
   '/http/concurrent-duplicates.',
   '/http/webhooks.',
+  '/http/notifications.',
+  '/http/web-push.',
   '/graphql/',
 ];
 
@@ -63,6 +68,21 @@ function findTests(dir: string): string[] {
   }).sort();
 }
 
+/** The runs on PostgreSQL, and the files that use the test PostgreSQL server themselves (test/db/postgres-*, …). */
+function needsPostgres(job: { file: string; postgres: boolean }): boolean {
+  return job.postgres || /require\("\.\.\/helpers\/postgres"\)/.test(fs.readFileSync(job.file, 'utf8'));
+}
+
+/** Starts the test PostgreSQL once: null when it starts, else why not. */
+function postgresPreflight(): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit code ${code}`));
+  });
+}
+
 function runFile(file: string, postgres: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
@@ -82,9 +102,17 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
 }
 
 async function main(): Promise<void> {
-  const queue = [...jobs];
-  const outcomes: Outcome[] = [];
   const started = Date.now();
+  const outcomes: Outcome[] = [];
+  let queue = [...jobs];
+  const postgresJobs = jobs.filter(needsPostgres);
+  const unavailable = postgresJobs.length > 0 ? await postgresPreflight() : null;
+  if (unavailable) {
+    queue = queue.filter((job) => !postgresJobs.includes(job));
+    const names = [...new Set(postgresJobs.map((job) => path.relative(root, job.file)))];
+    process.stdout.write(`FAIL PostgreSQL for the tests cannot start, so ${postgresJobs.length} runs that need it were skipped (${names.join(', ')}):\n${unavailable.replace(/^/gm, '    ')}\n`);
+    outcomes.push({ file: 'PostgreSQL', passed: 0, failed: 0, crashed: true, output: unavailable });
+  }
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {

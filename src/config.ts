@@ -175,6 +175,8 @@ const ConfigSchema = z.object({
   mailFrom: z.string().min(3),
   mailPollInterval: duration,
   mailMaxAttempts: integer.min(1),
+  /** how long mail and push rows are kept once sent, stored or failed for good (pending ones always stay); pruned on start and daily */
+  outboxRetention: duration,
   /** how long a node owns a delivery it claimed (mail, push, webhooks): a node that dies mid-send leaves it to another after this */
   outboxLease: duration,
   // web push (issue 10): the VAPID contact (https: or mailto: URL; empty: publicUrl when https, else mailto: mailFrom's address)

@@ -80,6 +80,8 @@ export const badRequest = (message = 'Bad request', details?: Record<string, unk
   new AppError('BAD_REQUEST', message, details);
 export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', message);
 export const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+/** An electronic signature's re-authentication failed: the signer typed a password or a code, never an email. */
+export const invalidSignature = () => new AppError('INVALID_CREDENTIALS', 'Invalid password or code');
 export const tokenExpired = () => new AppError('TOKEN_EXPIRED', 'Token has expired');
 export const forbidden = (message = 'Insufficient permissions') => new AppError('FORBIDDEN', message);
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);

@@ -58,13 +58,38 @@ export function wantsPrettyLogs(format: Config['logFormat'], stdoutIsTty = proce
 }
 
 function stdoutDestination(format: Config['logFormat']): pino.DestinationStream {
-  if (wantsPrettyLogs(format)) {
-    // loaded only for a terminal or `pretty`: a daemon logging JSON never needs it
-    return (require('pino-pretty') as typeof PinoPretty)({ destination: 1, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' });
-  }
   // Asynchronous writes to stdout: a synchronous write per request line costs
   // the event loop a syscall each; pino flushes what is buffered on exit.
-  return linesPerTurn(pino.destination({ dest: 1, sync: false }));
+  const stdout = linesPerTurn(pino.destination({ dest: 1, sync: false }));
+  return wantsPrettyLogs(format) ? readableLines(stdout) : stdout;
+}
+
+/** The request line as src/http/middleware/request-log.ts writes it (by hand, always ending so). */
+const REQUEST_LINE_END = '"msg":"request"}\n';
+
+/**
+ * Readable lines (pino-pretty, loaded only for a terminal or `pretty`: a
+ * daemon logging JSON never needs it). The request line — the one logged for
+ * every request — is one line (`GET /path 200 3.1 ms user 7 (client 2) [request id]`):
+ * pino-pretty would print each of its fields on a line of its own, about nine
+ * lines a request, and the first start's password scrolls away in minutes.
+ * Other lines keep their fields below the message (an error's stack needs them).
+ */
+function readableLines(out: pino.DestinationStream): pino.DestinationStream {
+  const { prettyFactory } = require('pino-pretty') as typeof PinoPretty;
+  const options = { colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' };
+  const other = prettyFactory(options);
+  const request = prettyFactory({ ...options, hideObject: true, messageFormat: requestSummary });
+  return {
+    write(line: string) {
+      out.write((line.endsWith(REQUEST_LINE_END) ? request : other)(line));
+    },
+  };
+}
+
+function requestSummary(log: Record<string, unknown>): string {
+  const who = log.userId !== undefined ? ` user ${String(log.userId)} (client ${String(log.clientId)})` : log.adminId !== undefined ? ` admin ${String(log.adminId)}` : '';
+  return `${String(log.method)} ${String(log.path)} ${String(log.status)} ${(Number(log.ms) || 0).toFixed(1)} ms${who} [${String(log.requestId)}]`;
 }
 
 /**

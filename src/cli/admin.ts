@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createAdmin, deleteAdmin, listAdmins, resetAdminPassword } from '../services/admins';
 import { presentSystemAdmin } from '../presenters';
+import { changedByCli } from '../services/events';
 import { output, readPassword, withDeps } from './context';
 
 interface PasswordOpts {
@@ -21,7 +22,7 @@ export function registerAdmin(program: Command): void {
     .action(async (opts: PasswordOpts, command: Command) => {
       const password = await readPassword(opts);
       await withDeps(command, async (deps) => {
-        const row = await createAdmin(deps, opts.username, password);
+        const row = await createAdmin(deps, opts.username, password, changedByCli());
         output(command, `Created system administrator "${row.username}"`, presentSystemAdmin(row));
       });
     });
@@ -45,7 +46,7 @@ export function registerAdmin(program: Command): void {
     .action(async (opts: PasswordOpts, command: Command) => {
       const password = await readPassword(opts);
       await withDeps(command, async (deps) => {
-        await resetAdminPassword(deps, opts.username, password);
+        await resetAdminPassword(deps, opts.username, password, changedByCli());
         output(command, `Password of "${opts.username}" reset`, { username: opts.username, reset: true });
       });
     });
@@ -56,7 +57,7 @@ export function registerAdmin(program: Command): void {
     .requiredOption('--username <name>', 'sign-in name')
     .action(async (opts: { username: string }, command: Command) => {
       await withDeps(command, async (deps) => {
-        await deleteAdmin(deps, opts.username);
+        await deleteAdmin(deps, opts.username, changedByCli());
         output(command, `Deleted system administrator "${opts.username}"`, { username: opts.username, deleted: true });
       });
     });

@@ -40,12 +40,15 @@ export function registerInstall(program: Command): void {
         command.error('error: --user, --group, --print and --unit-dir go with --systemd', { exitCode: 2, code: 'wip.usage' });
       }
       const config = configFrom(command);
-      // resolve the account before changing anything, so a typo fails cleanly
-      const account = opts.systemd ? lookUpAccount(opts.user ?? 'wip', opts.group) : undefined;
-      if (account && opts.print) {
+      if (opts.systemd && opts.print) {
+        // a preview: the account may not exist yet (it is usually created after reading the unit); say how to create it
+        const { account, missing } = previewAccount(opts.user ?? 'wip', opts.group);
         process.stdout.write(unitFor(config, account));
+        if (missing) process.stderr.write(`warning: ${missing}; "install --systemd" refuses until it exists\n`);
         return;
       }
+      // resolve the account before changing anything, so a typo fails cleanly
+      const account = opts.systemd ? lookUpAccount(opts.user ?? 'wip', opts.group) : undefined;
       // only root can hand the data directory over
       const owner = account && process.getuid?.() === 0 ? account : undefined;
 
@@ -173,20 +176,37 @@ function query(command: string, args: string[]): string | undefined {
  * @throws CliError when the user or the group does not exist.
  */
 function lookUpAccount(user: string, group: string | undefined): ServiceAccount {
+  const found = findAccount(user, group);
+  if ('missing' in found) throw new CliError(found.missing);
+  return found;
+}
+
+/**
+ * The account a printed unit names: as the system knows it, or — when it does
+ * not exist yet (it is usually created after reading the unit) — the names
+ * given, the group defaulting to the user's name as `useradd` creates it, with
+ * what is missing and how to create it.
+ */
+function previewAccount(user: string, group: string | undefined): { account: ServiceAccount; missing?: string } {
+  const found = findAccount(user, group);
+  if (!('missing' in found)) return { account: found };
+  return { account: { user, group: group ?? user, uid: -1, gid: -1 }, missing: found.missing };
+}
+
+/** @throws CliError for a name that is not a valid account or group name */
+function findAccount(user: string, group: string | undefined): ServiceAccount | { missing: string } {
   for (const name of [user, group]) {
     if (name !== undefined && !ACCOUNT_NAME.test(name)) throw new CliError(`"${name}" is not a valid account or group name`);
   }
   const [uid, primaryGid, primaryGroup] = [['-u'], ['-g'], ['-gn']].map((flag) => query('id', [...flag, user]));
   if (uid === undefined || primaryGid === undefined || primaryGroup === undefined) {
-    throw new CliError(
-      `there is no account "${user}"; create it first: useradd --system --home-dir /var/lib/wip --shell /usr/sbin/nologin ${user}`,
-    );
+    return { missing: `there is no account "${user}"; create it first: useradd --system --home-dir /var/lib/wip --shell /usr/sbin/nologin ${user}` };
   }
   if (group === undefined) return { user, group: primaryGroup, uid: Number(uid), gid: Number(primaryGid) };
   // group entry: name:password:gid:members
   const entry = query('getent', ['group', group])?.split(':');
   if (!entry || entry.length < 3) {
-    throw new CliError(`there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})`);
+    return { missing: `there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})` };
   }
   return { user, group: entry[0]!, uid: Number(uid), gid: Number(entry[2]) };
 }

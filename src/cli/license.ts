@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { installLicense, licenseOverview } from '../services/licensing';
 import { presentLicenseOverview } from '../presenters/licensing';
+import { changedByCli } from '../services/events';
 import { CliError, output, withDeps } from './context';
 
 type Overview = ReturnType<typeof presentLicenseOverview>;
@@ -49,7 +50,7 @@ export function registerLicense(program: Command): void {
     .action(async (source: string, _opts: unknown, command: Command) => {
       const key = await readKey(source);
       await withDeps(command, async (deps) => {
-        const overview = presentLicenseOverview(await installLicense(deps, key, { cli: true }));
+        const overview = presentLicenseOverview(await installLicense(deps, key, changedByCli()));
         output(command, `License key installed\n${describe(overview)}`, overview);
       });
     });

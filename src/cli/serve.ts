@@ -195,6 +195,23 @@ function redirectToHttps(httpsPort: number, publicUrl: string): http.RequestList
   };
 }
 
+/**
+ * What the first start tells the installer: the administrator's password when
+ * generated (shown once; also kept in the 0600 file for an installer who missed
+ * it) and where to go next — the console, at the address users reach (publicUrl,
+ * else this machine's name when listening on every interface), where the
+ * password can be changed.
+ */
+function firstStartLines(deps: Deps, report: BootstrapReport): string {
+  const password = report.generatedAdminPassword
+    ? `Created system administrator "admin" with password: ${report.generatedAdminPassword}\n(also written to ${report.initialPasswordFile})\n`
+    : 'Created system administrator "admin" with the configured adminPassword (WIP_ADMIN_PASSWORD)\n';
+  return (
+    password +
+    `Admin console: ${publicBaseUrl(deps)}/console/ — sign in as "admin" and change the password there (Change password), or with "wip admin reset-password"\n`
+  );
+}
+
 interface ServeOptions {
   host?: string;
   port?: string;
@@ -238,13 +255,7 @@ export function registerServe(program: Command): void {
         throw error;
       }
       const { report } = running;
-      if (report.generatedAdminPassword) {
-        // Shown once; also kept in the 0600 file for an installer who missed it.
-        process.stdout.write(
-          `Created system administrator "admin" with password: ${report.generatedAdminPassword}\n` +
-            `(also written to ${report.initialPasswordFile}; change it with "wip admin reset-password")\n`,
-        );
-      }
+      if (report.adminCreated) process.stdout.write(firstStartLines(deps, report));
       // Signal handlers first: whoever waits for the line below may stop the daemon the moment it sees it.
       const stopped = new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { tenantScope } from '../db/tenant';
 import { getClient } from '../services/clients';
 import { unlockUserByEmail } from '../services/lockout';
+import { cliActor } from '../services/events';
 import { UsageError, output, withDeps } from './context';
 
 export function registerUser(program: Command): void {
@@ -18,7 +19,7 @@ export function registerUser(program: Command): void {
       await withDeps(command, async (deps) => {
         const client = await getClient(deps, clientId);
         const scope = tenantScope(client.id);
-        const result = await unlockUserByEmail(deps, scope, opts.email, { via: 'cli' });
+        const result = await unlockUserByEmail(deps, scope, opts.email, { via: 'cli', actor: cliActor() });
         output(
           command,
           result.wasLocked ? `Unlocked ${result.email} (client ${client.id})` : `${result.email} was not locked; failure count cleared`,

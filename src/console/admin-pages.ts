@@ -1,7 +1,7 @@
 import { api, query, type Page } from './api';
 import { formatDate, h, replace } from './dom';
 import { confirmAction, errorText, facts, form, pagedTable, run, section, notice } from './ui';
-import { logExportSection, logTailSection, storageSection } from './operations-pages';
+import { logColumns, logExportSection, logTailSection, storageSection } from './operations-pages';
 
 /** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
 
@@ -302,13 +302,7 @@ export function logsPage(): HTMLElement[] {
   const table = pagedTable<any>({
     caption: 'Log entries, newest first',
     load: (cursor) => api('GET', `/api/admin/logs${query({ ...filters, cursor, limit: 50 })}`),
-    columns: [
-      { label: 'Time', cell: (l) => formatDate(l.createdAt ?? l.time) },
-      { label: 'Level', cell: (l) => l.level },
-      { label: 'Event', cell: (l) => l.event },
-      { label: 'Client', cell: (l) => l.clientId ?? '—' },
-      { label: 'Message', cell: (l) => l.message },
-    ],
+    columns: logColumns,
   });
   const filter = form({
     label: 'Filter logs',

@@ -10,12 +10,39 @@ import { facts, form, pagedTable, progress, run, section } from './ui';
 type Filters = Record<string, string>;
 const iso = (v: string) => (v ? new Date(v).toISOString() : '');
 
-const logColumns = [
+const ACTOR_KINDS: Record<string, string> = { admin: 'System administrator', user: 'User', cli: 'Command line', system: 'System' };
+
+/**
+ * Who did it, by name: "System administrator admin", "User Jane Roe
+ * <jane@example.com>", "Command line root" (the OS user); "—" when nobody
+ * is known (a failed sign-in: the account tried is in the message).
+ */
+export function whoOf(l: { actor?: { kind: string; id: number | null; name: string | null } | null }): string {
+  const actor = l.actor;
+  if (!actor) return '—';
+  const kind = ACTOR_KINDS[actor.kind] ?? actor.kind;
+  return `${kind} ${actor.name ?? `#${actor.id}`}`;
+}
+
+/** An administrative change's fields, "name: Old → New"; credentials only as changed. */
+function changesOf(l: { data?: { changes?: Record<string, unknown> } }): string {
+  const changes = l.data?.changes;
+  if (!changes || typeof changes !== 'object') return '';
+  const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+  return Object.entries(changes)
+    .map(([field, c]) => (c && typeof c === 'object' && 'after' in c ? `${field}: ${show((c as any).before)} → ${show((c as any).after)}` : `${field}: changed`))
+    .join('; ');
+}
+
+/** The columns of both log pages (the logs page and the security events page). */
+export const logColumns = [
   { label: 'Time', cell: (l: any) => formatDate(l.createdAt) },
-  { label: 'Level', cell: (l: any) => l.level },
+  // second: on a phone it shows without scrolling the table sideways
+  { label: 'Who', cell: (l: any) => whoOf(l) },
   { label: 'Event', cell: (l: any) => l.event },
+  { label: 'Level', cell: (l: any) => l.level },
   { label: 'Client', cell: (l: any) => l.clientId ?? '—' },
-  { label: 'Message', cell: (l: any) => l.message },
+  { label: 'Message', cell: (l: any) => [l.message, changesOf(l)].filter(Boolean).join(' — ') },
 ];
 
 export function securityEventsPage(): HTMLElement[] {
@@ -28,7 +55,7 @@ export function securityEventsPage(): HTMLElement[] {
   const filter = form({
     label: 'Filter security events',
     fields: [
-      { name: 'event', label: 'Event', hint: 'e.g. auth.sign_in_failed, auth.lockout, backup.downloaded' },
+      { name: 'event', label: 'Event', hint: 'e.g. auth.admin_sign_in, auth.sign_in_failed, client.created, license.seats_changed' },
       { name: 'clientId', label: 'Client id', type: 'number', min: 1 },
       { name: 'since', label: 'Since', type: 'datetime-local' },
       { name: 'until', label: 'Until', type: 'datetime-local' },
@@ -41,7 +68,11 @@ export function securityEventsPage(): HTMLElement[] {
     },
   });
   return [
-    h('p', {}, 'Sign-ins and their failures, lockouts, token reuse, password and two-factor changes, invitations, security settings and SSO, license keys, backups and deleted log entries.'),
+    h(
+      'p',
+      {},
+      'Sign-ins and their failures, lockouts, token reuse, password and two-factor changes, invitations, security settings and SSO, license keys, backups, deleted log entries, and every administrative change (clients, seats, agreements, administrators, webhooks, translations) with who made it, from where, and what changed.',
+    ),
     section('Filter', filter),
     section('Security events', table.element),
     logExportSection(() => ({ ...filters, category: 'security' })),
@@ -176,7 +207,7 @@ export function logTailSection(filters: () => Filters): HTMLElement {
     source.onerror = () => (state.textContent = 'Connection lost; reconnecting…');
     source.addEventListener('log', (event) => {
       const row = JSON.parse((event as MessageEvent).data);
-      list.prepend(h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${row.message}`));
+      list.prepend(h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${whoOf(row)}  ${row.message}`));
       while (list.children.length > 200) list.lastElementChild?.remove();
     });
   });

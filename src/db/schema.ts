@@ -129,6 +129,12 @@ export interface LogsTable {
   request_id: string | null;
   /** JSON object with event-specific detail (never secrets) */
   data: string;
+  /** who did it: 'admin' | 'user' | 'cli' | 'system' (NULL when nobody is known and on rows older than migration 0023) */
+  actor_kind: string | null;
+  /** the admin's or user's id; NULL for the CLI and the system */
+  actor_id: number | null;
+  /** the actor's name when the event was recorded */
+  actor_name: string | null;
 }
 
 export type OutboxStatus = 'pending' | 'sent' | 'stored' | 'failed';
@@ -811,6 +817,7 @@ export interface DB {
   audit_heads: AuditHeadsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_preferences: PushPreferencesTable;
+  notification_preferences: NotificationPreferencesTable;
   push_outbox: PushOutboxTable;
   translations: TranslationsTable;
   bug_reports: BugReportsTable;
@@ -899,13 +906,24 @@ export interface PushPreferencesTable {
   updated_at: string;
 }
 
+/** A user's notification choices (no row: every kind on, default language). */
+export interface NotificationPreferencesTable {
+  client_id: number;
+  user_id: number;
+  /** BCP 47 tag; null: the appliance's default language */
+  language: string | null;
+  /** JSON array of the kinds turned off */
+  disabled_kinds: string;
+  updated_at: string;
+}
+
 export type PushOutboxStatus = 'pending' | 'sent' | 'failed';
 
 export interface PushOutboxTable {
   id: Generated<number>;
   client_id: number;
   subscription_id: number;
-  /** hand_off, version_submitted, version_approved, version_rejected */
+  /** a notification kind (services/notifications.ts NOTIFICATION_KINDS) */
   kind: string;
   /** JSON notification {title, body, url, tag} */
   payload: string;

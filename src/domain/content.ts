@@ -29,18 +29,8 @@ export const FieldInput = z
     options: z.array(z.string().min(1).max(200)).max(100).nullish(),
     sensorId: z.number().int().positive().nullish(),
   })
-  .strict()
-  .superRefine((field, ctx) => {
-    if (field.type === 'CHOICE' && (!field.options || field.options.length === 0)) {
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a CHOICE field needs options' });
-    }
-    if (field.type === 'SENSOR' && !field.sensorId) {
-      ctx.addIssue({ code: 'custom', path: ['sensorId'], message: 'a SENSOR field needs a sensorId' });
-    }
-    if (field.min != null && field.max != null && field.min > field.max) {
-      ctx.addIssue({ code: 'custom', path: ['min'], message: 'min is greater than max' });
-    }
-  });
+  // the rules across properties (CHOICE needs options, min ≤ max…) are documentProblems': checked with the others
+  .strict();
 
 export const StepInput = z
   .object({
@@ -115,41 +105,34 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
  * Validates content sent by a client and completes it: new sections and steps
  * get ids, optional values become explicit nulls. Ids must be unique within
  * the document and field keys unique within their step.
+ * Every problem of the document is reported at once — its shape (the schema)
+ * and its rules (documentProblems) — so an author fixes them in one go rather
+ * than learning of a duplicate key only after fixing a wrong type.
  * @throws AppError VALIDATION_ERROR naming every failing path (under `field`)
  */
 export function parseContent(input: unknown, field = 'content'): Content {
-  const parsed = ContentInput.safeParse(input ?? {});
-  if (!parsed.success) {
-    throw validationFailed({
-      fields: parsed.error.issues.map((issue) => ({ path: [field, ...issue.path.map(String)].join('.'), message: issue.message })),
-    });
+  const raw = input ?? {};
+  const parsed = ContentInput.safeParse(raw);
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => ({ path: [field, ...issue.path.map(String)].join('.'), message: issue.message }))),
+    ...documentProblems(raw, field),
+  ];
+  if (problems.length > 0 || !parsed.success) {
+    throw validationFailed({ fields: problems.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })) });
   }
-  const problems: { path: string; message: string }[] = [];
-  const seen = new Set<string>();
-  const claim = (id: string, path: string) => {
-    if (seen.has(id)) problems.push({ path, message: `duplicate id "${id}"` });
-    seen.add(id);
-  };
-  const sections = parsed.data.sections.map((section, s): Section => {
-    const sectionId = section.id ?? newId('sec');
-    claim(sectionId, `${field}.sections.${s}.id`);
-    return {
-      id: sectionId,
+  const sections = parsed.data.sections.map(
+    (section): Section => ({
+      id: section.id ?? newId('sec'),
       title: section.title,
-      steps: section.steps.map((step, i): Step => {
-        const stepId = step.id ?? newId('step');
-        claim(stepId, `${field}.sections.${s}.steps.${i}.id`);
-        const keys = new Set<string>();
-        return {
-          id: stepId,
+      steps: section.steps.map(
+        (step): Step => ({
+          id: step.id ?? newId('step'),
           title: step.title,
           body: step.body,
           media: step.media,
           model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
-          fields: step.fields.map((f, k): Field => {
-            if (keys.has(f.key)) problems.push({ path: `${field}.sections.${s}.steps.${i}.fields.${k}.key`, message: `duplicate key "${f.key}" in the step` });
-            keys.add(f.key);
-            return {
+          fields: step.fields.map(
+            (f): Field => ({
               key: f.key,
               label: f.label,
               type: f.type,
@@ -159,15 +142,58 @@ export function parseContent(input: unknown, field = 'content'): Content {
               max: f.max ?? null,
               options: f.options ?? null,
               sensorId: f.sensorId ?? null,
-            };
-          }),
-        };
-      }),
-    };
-  });
-  if (problems.length > 0) throw validationFailed({ fields: problems });
+            }),
+          ),
+        }),
+      ),
+    }),
+  );
   return { sections };
 }
+
+/**
+ * The rules of a document beyond each value's shape: section and step ids
+ * unique within the document, field keys unique within their step, a CHOICE
+ * field with options, a SENSOR field with a sensor, min ≤ max. Read from the
+ * input as sent — whatever else is wrong with it — so they are reported
+ * together with the schema's problems; what is not there to compare (a
+ * missing or mistyped value) is the schema's to report.
+ */
+function documentProblems(input: unknown, field: string): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const seen = new Set<string>();
+  const claim = (id: unknown, path: string) => {
+    if (typeof id !== 'string' || id.trim() === '') return;
+    if (seen.has(id.trim())) problems.push({ path, message: `duplicate id "${id.trim()}"` });
+    seen.add(id.trim());
+  };
+  listOf(objectOf(input).sections).forEach((rawSection, s) => {
+    const section = objectOf(rawSection);
+    claim(section.id, `${field}.sections.${s}.id`);
+    listOf(section.steps).forEach((rawStep, i) => {
+      const step = objectOf(rawStep);
+      const at = `${field}.sections.${s}.steps.${i}`;
+      claim(step.id, `${at}.id`);
+      const keys = new Set<string>();
+      listOf(step.fields).forEach((rawField, k) => {
+        const f = objectOf(rawField);
+        const fieldAt = `${at}.fields.${k}`;
+        if (typeof f.key === 'string') {
+          if (keys.has(f.key.trim())) problems.push({ path: `${fieldAt}.key`, message: `duplicate key "${f.key.trim()}" in the step` });
+          keys.add(f.key.trim());
+        }
+        // a value of the wrong type is the schema's to report, once
+        if (f.type === 'CHOICE' && (f.options == null || (Array.isArray(f.options) && f.options.length === 0))) problems.push({ path: `${fieldAt}.options`, message: 'a CHOICE field needs options' });
+        if (f.type === 'SENSOR' && f.sensorId == null) problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
+        if (typeof f.min === 'number' && typeof f.max === 'number' && f.min > f.max) problems.push({ path: `${fieldAt}.min`, message: 'min is greater than max' });
+      });
+    });
+  });
+  return problems;
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const objectOf = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 /** The stored form and its hash: one byte string per document, whatever the key order it was built with. */
 export function serializeContent(content: Content): { json: string; hash: string } {

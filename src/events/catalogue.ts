@@ -15,6 +15,7 @@ export const CLIENT_EVENT_TYPES = [
   'template.version.published',
   'template.version.retired',
   'job.created',
+  'job.assigned',
   'job.started',
   'job.completed',
   'job.cancelled',

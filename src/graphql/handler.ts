@@ -1,4 +1,4 @@
-import { createHandler, type Handler } from 'graphql-http';
+import { createHandler, parseRequestParams, type Handler } from 'graphql-http';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   execute as interpret,
@@ -22,7 +22,7 @@ import { complexityRules, costLimit, validateWithinLimits } from './limits';
 import { buildAppSchema } from './schema';
 import { LruCache } from '../lib/lru';
 import { TurnQueue } from '../lib/turn-queue';
-import { AppError } from '../errors';
+import { AppError, badRequest } from '../errors';
 
 interface RequestContext {
   deps: Deps;
@@ -128,6 +128,16 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
     const queries = new TurnQueue(deps.config.graphqlConcurrency, deps.config.graphqlQueueMax);
     handler = createHandler<unknown, RequestContext, GraphQLContext>({
       schema: appSchema(),
+      // A request without a usable query (a browser opening the URL, a body of `{}`) is refused by graphql-http with a
+      // plain Error, which the formatter would take for a crash (INTERNAL_ERROR, logged with a stack): it is the
+      // caller's mistake, answered 400 BAD_REQUEST with graphql-http's own words ("Missing query").
+      parseRequestParams: async (req) => {
+        try {
+          return await parseRequestParams(req);
+        } catch (error) {
+          throw badRequest(error instanceof Error ? error.message : 'Bad request');
+        }
+      },
       // queries wait for their turn, first come first served (src/lib/turn-queue.ts); a mutation is not held behind reads
       execute: (args) => {
         if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return executeDocument(args);

@@ -34,7 +34,7 @@ export const TAGS: readonly { name: string; description: string; paths: RegExp }
     description: 'Signing in and out (password, two-factor, OpenID Connect, SAML), tokens and the current principal',
     paths: /^\/api\/(client\/auth\/(sign-in|sign-in-v2|verify-two-factor|refresh|refresh-token|sign-out|me|oidc|vendor-dynamics|sso|vendor-saml)|admin\/auth)(\/|$)/,
   },
-  { name: 'Accounts', description: 'Sign-up, invitations, passwords, two-factor set-up and a client\'s security settings', paths: /^\/api\/(client\/auth|admin\/user\/[^/]+\/(invite|unlock))(\/|$)/ },
+  { name: 'Accounts', description: 'Sign-up, invitations, passwords, two-factor set-up, notification preferences and a client\'s security settings', paths: /^\/api\/(client\/auth|client\/account|admin\/user\/[^/]+\/(invite|unlock))(\/|$)/ },
   { name: 'Users', description: 'User management and the users report', paths: /^\/api\/admin\/user(\/|$)/ },
   { name: 'Clients', description: 'Clients (tenants), their SSO providers and storage quotas (system administrators)', paths: /^\/api\/admin\/client(\/|$)/ },
   { name: 'Licensing', description: 'The appliance license key, client licenses and seats', paths: /^\/api\/(admin\/license|admin\/license-on-prem|client\/license|client\/on-premise)(\/|$)/ },

@@ -138,6 +138,12 @@ export interface RouteSpec<
    * victim's browser in as the attacker (login CSRF).
    */
   createsSession?: boolean;
+  /**
+   * A `public` route whose caller proves who it is another way (a signature over the body): checked after the guard
+   * and before the body is validated, so a caller who cannot authenticate learns nothing — neither the body's rules
+   * nor the server's configuration — beyond its 401.
+   */
+  authenticate?(args: { deps: Deps; actor: ActorFor<A>; ctx: AppContext }): void;
   /** the request body media type; default 'json' (any other body → 415 UNSUPPORTED_MEDIA_TYPE) */
   accepts?: BodyType;
   /** Cache-Control of successful answers; default `no-store` (set globally, see middleware/no-store) */
@@ -272,6 +278,7 @@ function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>
   chain.push(async (ctx) => {
     assertAllowed(spec, ctx);
     if (spec.feature) await assertLicensed(ctx, spec.feature);
+    spec.authenticate?.({ deps, actor: ctx.state.actor as never, ctx: ctx as AppContext });
     // after the guard: an upload is parsed only for a caller allowed to make it
     assertBodyType(ctx, accepts);
     const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;

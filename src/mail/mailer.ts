@@ -6,7 +6,7 @@ import type { Database } from '../db/connection';
 import type { OutboxRow } from '../db/schema';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../logger';
-import { markOutboxDone } from '../repos/outbox';
+import { existingOutboxIds, markOutboxDone } from '../repos/outbox';
 import { OutboxWorker } from '../lib/outbox-worker';
 
 export function outboxDir(dataDir: string): string {
@@ -14,12 +14,41 @@ export function outboxDir(dataDir: string): string {
 }
 
 /**
+ * Deletes the <data-dir>/outbox/<id>.eml files whose outbox row is gone (pruned
+ * after outboxRetention, by whichever node), so the folder keeps what `wip mail
+ * outbox` lists and no more. By the row, not the file's age: on PostgreSQL
+ * another node may have pruned the row, and a file's row exists from before the
+ * file is written until it is pruned. Returns how many files were deleted.
+ */
+export async function removeMailFilesWithoutRow(dataDir: string, db: Database): Promise<number> {
+  const dir = outboxDir(dataDir);
+  if (!fs.existsSync(dir)) return 0;
+  const files = new Map<number, string>();
+  for (const name of fs.readdirSync(dir)) {
+    const match = /^(\d+)\.eml$/.exec(name);
+    if (match) files.set(Number(match[1]), name);
+  }
+  const ids = [...files.keys()];
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const kept = await existingOutboxIds(db.kysely, chunk);
+    for (const id of chunk) {
+      if (kept.has(id)) continue;
+      fs.rmSync(path.join(dir, files.get(id)!), { force: true });
+      deleted++;
+    }
+  }
+  return deleted;
+}
+
+/**
  * Delivers the outbox. Messages are queued as rows inside the transaction that
  * causes them (see services/mail.ts); this sends them after commit: over SMTP
  * when `smtpUrl` is set, otherwise into <data-dir>/outbox/<id>.eml (status
  * `stored`) for an installer without a mail server. Claiming, retries with
- * backoff and giving up after `mailMaxAttempts` (the row is `failed` and kept;
- * `wip mail retry` puts it back) are the shared OutboxWorker's.
+ * backoff and giving up after `mailMaxAttempts` (the row is `failed` and kept
+ * for outboxRetention; `wip mail retry` puts it back) are the shared OutboxWorker's.
  */
 export class Mailer {
   private transportInstance: Transporter | undefined;

@@ -14,6 +14,8 @@ import { pruneIdempotencyKeys } from '../repos/idempotency';
 import { pruneExpiredRefreshTokens } from '../repos/sessions';
 import { pruneExpiredUserTokens } from '../repos/user-tokens';
 import { collectFileGarbage } from '../services/files';
+import { pruneFinished } from '../repos/outbox';
+import { removeMailFilesWithoutRow } from '../mail/mailer';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
 export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];
@@ -27,8 +29,8 @@ export interface Maintenance {
 }
 
 /**
- * The daemon's housekeeping: log retention (logs and WebRTC logs; on start, then daily; every
- * node prunes, which is idempotent) and, with backupSchedule=daily, a backup into backupDir
+ * The daemon's housekeeping: log retention (logs and WebRTC logs, events, expired tokens,
+ * delivered mail and pushes; on start, then daily; every node prunes, which is idempotent) and, with backupSchedule=daily, a backup into backupDir
  * every 24 h keeping the newest backupRetention ones (on PostgreSQL, one node per day). Checked every `intervalMs` (an hour) against the clock.
  * Failures are logged, never thrown: housekeeping must not stop the service.
  */
@@ -46,6 +48,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         const deleted = await pruneLogs(deps);
         const webRtcDeleted = await pruneWebrtcLogs(deps);
         await pruneEventsAndKeys(deps);
+        await pruneDeliveries(deps);
         lastPrune = now.getTime();
         if (deleted + webRtcDeleted > 0) deps.logger.info({ deleted, webRtcDeleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
       } catch (error) {
@@ -123,6 +126,22 @@ async function pruneEventsAndKeys(deps: Deps): Promise<void> {
   const userTokens = await pruneExpiredUserTokens(deps.db.kysely, nowIso);
   if (events + keys + refreshTokens + userTokens > 0) {
     deps.logger.info({ events, idempotencyKeys: keys, refreshTokens, userTokens }, 'pruned old events, idempotency keys and expired tokens');
+  }
+}
+
+/**
+ * Mail and push rows that left their queue (sent, stored as .eml, or failed for
+ * good) more than outboxRetention ago, and the .eml files of the mail rows gone.
+ * Pending rows stay whatever their age. (Webhook deliveries go with their event,
+ * after eventRetention, above.)
+ */
+async function pruneDeliveries(deps: Deps): Promise<void> {
+  const before = new Date(deps.clock.now().getTime() - deps.config.outboxRetention).toISOString();
+  const mail = await pruneFinished(deps.db.kysely, 'outbox', before);
+  const pushes = await pruneFinished(deps.db.kysely, 'push_outbox', before);
+  const mailFiles = await removeMailFilesWithoutRow(deps.config.dataDir, deps.db);
+  if (mail + pushes + mailFiles > 0) {
+    deps.logger.info({ mail, pushes, mailFiles, retentionMs: deps.config.outboxRetention }, 'pruned delivered and failed mail and pushes');
   }
 }
 

@@ -46,6 +46,8 @@ export interface PgTool {
 export async function findPgTool(name: 'pg_dump' | 'pg_restore', minMajor: number, toolsDir: string): Promise<PgTool> {
   const dirs = toolsDir ? [toolsDir] : [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...versionedDirs()];
   const found: PgTool[] = [];
+  /** files there that could not be started at all: the first says why */
+  const unstartable: string[] = [];
   for (const dir of new Set(dirs)) {
     const file = path.join(dir, name);
     try {
@@ -53,11 +55,12 @@ export async function findPgTool(name: 'pg_dump' | 'pg_restore', minMajor: numbe
     } catch {
       continue;
     }
-    const tool = await toolVersion(file);
+    const tool = await toolVersion(file, unstartable);
     if (tool && !found.some((t) => t.version === tool.version)) found.push(tool);
   }
   const where = toolsDir ? `in pgToolsDir (${toolsDir})` : 'on PATH or in /usr/lib/postgresql/*/bin or /usr/pgsql-*/bin';
   const install = `install the PostgreSQL ${minMajor} (or newer) client tools (Debian/Ubuntu: postgresql-client-${minMajor} from the PostgreSQL apt repository; RHEL: postgresql${minMajor}) and put their bin folder on PATH or in WIP_PG_TOOLS_DIR`;
+  if (found.length === 0 && unstartable.length > 0) throw new PgToolError(`no usable ${name} ${where}: ${unstartable[0]}; or ${install}`);
   if (found.length === 0) throw new PgToolError(`${name} was not found ${where}: ${install}`);
   const usable = found.filter((t) => t.major >= minMajor).sort((a, b) => b.major - a.major);
   if (usable.length === 0) {
@@ -79,14 +82,31 @@ function versionedDirs(): string[] {
   return dirs;
 }
 
-async function toolVersion(file: string): Promise<PgTool | null> {
+async function toolVersion(file: string, unstartable: string[]): Promise<PgTool | null> {
   try {
     const { stdout } = await run(file, ['--version'], { timeout: 10_000 });
     const match = /\(PostgreSQL\)\s+(\d+)(?:\.(\d+))?/.exec(stdout);
     return match ? { file, version: match[2] ? `${match[1]}.${match[2]}` : match[1]!, major: Number(match[1]) } : null;
-  } catch {
+  } catch (error) {
+    const cannotStart = startFailure(error);
+    if (cannotStart) unstartable.push(`${file} ${cannotStart}`);
     return null; // a wrapper without an installed version, a broken link…
   }
+}
+
+/**
+ * When `error` is execFile's failure to start a program at all (ENOENT,
+ * EACCES…: no exit code, no output), what happened and what to check; else null.
+ */
+function startFailure(error: unknown): string | null {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !syscall?.startsWith('spawn')) return null;
+  const hint = code === 'ENOENT'
+    ? 'it (or the interpreter it names) is no longer there: reinstall the PostgreSQL client tools'
+    : code === 'EACCES'
+      ? 'the user wip runs as may not execute it: check its permissions, that this user can enter every folder above it, and that its file system is not mounted noexec'
+      : 'check that it is a program for this machine';
+  return `could not be started (${code}): ${hint}`;
 }
 
 /**
@@ -106,7 +126,9 @@ async function runTool(tool: PgTool, args: string[], databaseUrl: string): Promi
     const { stdout } = await run(tool.file, [`--dbname=${dbname}`, '--no-password', ...args], { env, maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (error) {
-    const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
+    const cannotStart = startFailure(error);
+    if (cannotStart) throw new PgToolError(`${path.basename(tool.file)} ${tool.version} (${tool.file}) ${cannotStart}`);
+    const stderr = String((error as { stderr?: string }).stderr || (error as Error).message).trim();
     throw new PgToolError(`${path.basename(tool.file)} ${tool.version} failed: ${stderr.split('\n').slice(0, 5).join(' | ')}`);
   }
 }

@@ -14,9 +14,17 @@ import type { Secrets } from '../secrets';
  */
 export type Scrubber = (text: string) => string;
 
-const REDACTED = '[redacted]';
+export const REDACTED = '[redacted]';
 /** keys whose value is a credential (the keys of REDACT_PATHS in src/logger.ts, as one pattern) */
 const CREDENTIAL_KEY = /password|secret|token|credential|cookie|authorization|licenseKey|privateKey|smtpUrl/i;
+
+/** Settings that name a credential's policy, not a credential (a security settings change shows their values). */
+const CREDENTIAL_POLICY_KEYS = new Set(['passwordMinLength']);
+
+/** Whether a field of this name holds a credential (its value is never recorded, only that it changed). */
+export function isCredentialKey(key: string): boolean {
+  return CREDENTIAL_KEY.test(key) && !CREDENTIAL_POLICY_KEYS.has(key);
+}
 
 /** Every secret value this installation knows (at least 6 characters: shorter ones would scrub ordinary words). */
 export function knownSecretValues(config: Config, held?: Secrets): string[] {
@@ -60,7 +68,7 @@ export function redactValue<T>(value: T, scrub: Scrubber): T {
   const blank = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(blank);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, CREDENTIAL_KEY.test(key) && inner !== null ? REDACTED : blank(inner)]));
+      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, isCredentialKey(key) && inner !== null ? REDACTED : blank(inner)]));
     }
     return v;
   };

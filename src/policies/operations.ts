@@ -28,6 +28,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   job: 'any',
   faults: 'any',
   tutorials: 'any',
+  notificationPreferences: 'any',
   // catalogue
   createOrganization: DOMAIN_PERMISSIONS.manageCatalogue,
   createAsset: DOMAIN_PERMISSIONS.manageCatalogue,
@@ -56,4 +57,6 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
   // onboarding
   completeTutorial: 'any',
+  // the caller's own account
+  setNotificationPreferences: 'any',
 };

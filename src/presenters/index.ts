@@ -51,7 +51,7 @@ export function presentSystemAdmin(admin: SystemAdminRow) {
 }
 
 export function presentLog(log: LogRow) {
-  let data: unknown = {};
+  let data: Record<string, unknown> = {};
   try {
     data = JSON.parse(log.data);
   } catch {
@@ -69,8 +69,18 @@ export function presentLog(log: LogRow) {
     ip: log.ip,
     userAgent: log.user_agent,
     requestId: log.request_id,
+    actor: logActor(log),
     data,
   };
+}
+
+/**
+ * Who did it: the actor recorded with the event (kind, id, name as it was
+ * then); null when nobody is known (a failed sign-in) and on rows older than
+ * the actor columns (their adminId/userId still name the account).
+ */
+function logActor(log: LogRow): { kind: 'admin' | 'user' | 'cli' | 'system'; id: number | null; name: string | null } | null {
+  return log.actor_kind ? { kind: log.actor_kind as 'admin' | 'user' | 'cli' | 'system', id: log.actor_id, name: log.actor_name } : null;
 }
 export type PresentedLog = ReturnType<typeof presentLog>;
 /**

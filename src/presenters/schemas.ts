@@ -3,7 +3,6 @@ import {
   presentClient,
   presentDelivery,
   presentLicense,
-  presentLog,
   presentOutboxMessage,
   presentSecuritySettings,
   presentSystemAdmin,
@@ -57,22 +56,6 @@ export const License = z
 
 export const SystemAdmin = z.object({ id: Id, username: z.string(), createdAt: Timestamp }).meta({ id: 'SystemAdmin' });
 
-export const LogEntry = z
-  .object({
-    id: Id,
-    createdAt: Timestamp,
-    level: z.string(),
-    event: z.string(),
-    message: z.string(),
-    clientId: Id.nullable(),
-    userId: Id.nullable(),
-    adminId: Id.nullable(),
-    ip: z.string().nullable(),
-    userAgent: z.string().nullable(),
-    requestId: z.string().nullable(),
-    data: z.unknown(),
-  })
-  .meta({ id: 'LogEntry' });
 
 export const SecuritySettingsPublic = z
   .object({
@@ -312,7 +295,6 @@ conforms(User, presentUser);
 conforms(Client, presentClient);
 conforms(License, presentLicense);
 conforms(SystemAdmin, presentSystemAdmin);
-conforms(LogEntry, presentLog);
 conforms(z.union([SecuritySettings, SecuritySettingsPublic]), presentSecuritySettings);
 conforms(OutboxMessage, presentOutboxMessage);
 conforms(Webhook, presentWebhook);

@@ -24,11 +24,14 @@ export interface LogFilter {
 
 /**
  * The security events: sign-ins and their failures, lockouts, token reuse,
- * password and 2FA changes, invitations (`auth.*`), security settings and SSO
- * (`security.*`), license keys (`license.*`), backups (`backup.*`: an archive
- * holds the secrets) and deleted log entries. A pattern ending in `.` is a prefix.
+ * password and 2FA changes, invitations (`auth.*`), security settings, SSO
+ * (`security.*`), license keys and seat allocations (`license.*`), backups
+ * (`backup.*`: an archive holds the secrets), deleted log entries, and every
+ * administrative change: administrators (`admin.*`), clients (`client.*`),
+ * agreements (`agreement.*`), translations (`i18n.*`), webhook endpoints
+ * (`webhook.*`) and users (`user.*`). A pattern ending in `.` is a prefix.
  */
-export const SECURITY_EVENTS = ['auth.', 'security.', 'license.', 'backup.', 'log.deleted'] as const;
+export const SECURITY_EVENTS = ['auth.', 'security.', 'license.', 'backup.', 'admin.', 'client.', 'agreement.', 'i18n.', 'webhook.', 'user.', 'log.deleted'] as const;
 
 function filtered<O>(query: SelectQueryBuilder<DB, 'logs', O>, filter: LogFilter): SelectQueryBuilder<DB, 'logs', O> {
   let q = query;

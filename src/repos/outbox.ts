@@ -71,6 +71,36 @@ export async function markAttemptFailed(
   await db.updateTable(asQueue(table)).set({ ...values, updated_at: now }).where('id', '=', id).execute();
 }
 
+const PRUNE_BATCH = 1000;
+
+/**
+ * Deletes the rows that left the queue (sent, stored or failed for good) before
+ * `before`, by when they did (updated_at: a row's last change is the one that
+ * ended its delivery; a retried one is pending again). A pending row stays
+ * however old: it is still owed a delivery. Returns how many were deleted.
+ */
+export async function pruneFinished(db: Kysely<DB>, table: 'outbox' | 'push_outbox', before: string): Promise<number> {
+  const finished = table === 'outbox' ? ['sent', 'stored', 'failed'] : ['sent', 'failed'];
+  let total = 0;
+  // in batches: the first round after an upgrade may find months of rows; one statement would hold the
+  // write lock, and on SQLite (synchronous) the daemon's event loop, for seconds (≈2 s for 180k rows;
+  // a batch of 1000 ≈30 ms)
+  for (;;) {
+    const batch = db.selectFrom(asQueue(table)).select('id').where('status', 'in', finished as OutboxStatus[]).where('updated_at', '<', before).limit(PRUNE_BATCH);
+    const result = await db.deleteFrom(asQueue(table)).where('id', 'in', batch).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < PRUNE_BATCH) return total;
+  }
+}
+
+/** Which of these outbox ids still have a row. */
+export async function existingOutboxIds(db: Kysely<DB>, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('outbox').select('id').where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 // ── Mail ────────────────────────────────────────────────────────────────────
 
 export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract<OutboxStatus, 'sent' | 'stored'>, now: string): Promise<void> {

@@ -4,6 +4,7 @@ import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } f
 import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
 import { paginate, type Page, type PageInput } from '../db/pagination';
 import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
+import { SECURITY_ADMIN } from '../policies/roles';
 
 /**
  * Templates and the tables hanging off them that are not versions:
@@ -112,6 +113,20 @@ export async function isTemplateVisible(db: Kysely<DB>, scope: TenantScope, temp
   let query = inTenant(db, scope).selectFrom('templates').select('templates.id').where('templates.id', '=', templateId);
   if (visibility) query = query.where(visibleTo(visibility));
   return (await query.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Which templates a user sees. Admins see all; in a client without
+ * organizations everyone sees all; otherwise a user sees the templates
+ * available to one of their organizations (`availableToOrg`, ids compared as
+ * numbers) and those available to no organization in particular.
+ */
+export async function templateVisibilityOf(db: Kysely<DB>, scope: TenantScope, user: { roles: readonly string[]; availableToOrg: string }): Promise<TemplateVisibility> {
+  if (user.roles.includes(SECURITY_ADMIN)) return null;
+  if (!(await clientHasOrganizations(db, scope))) return null;
+  const raw = JSON.parse(user.availableToOrg) as unknown[];
+  const orgIds = raw.map((v) => Number(v)).filter((n) => Number.isInteger(n) && n > 0);
+  return { orgIds };
 }
 
 export async function clientHasOrganizations(db: Kysely<DB>, scope: TenantScope): Promise<boolean> {

@@ -50,18 +50,19 @@ export async function updateTranslationText(db: Kysely<DB>, id: number, text: st
  * The system-wide entries of these languages and, with a scope, that client's
  * overrides (never another client's).
  */
-/** The system's entries in `languages`, and the client's when `scope` is given; only one text's when `only` names it. */
+/** The system's entries in `languages`, and the client's when `scope` is given; only one namespace's (or one text's) when `only` names it. */
 export async function translationsFor(
   db: Kysely<DB>,
   languages: string[],
   scope: TenantScope | null,
-  only?: { namespace: string; key: string },
+  only?: { namespace: string; key?: string },
 ): Promise<TranslationRow[]> {
   let query = db
     .selectFrom('translations')
     .selectAll()
     .where('language', 'in', languages)
     .where((eb) => (scope ? eb.or([eb('client_id', 'is', null), eb('client_id', '=', scope.clientId)]) : eb('client_id', 'is', null)));
-  if (only) query = query.where('namespace', '=', only.namespace).where('key', '=', only.key);
+  if (only) query = query.where('namespace', '=', only.namespace);
+  if (only?.key !== undefined) query = query.where('key', '=', only.key);
   return query.execute();
 }

@@ -22,7 +22,7 @@ import {
 } from '../repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
-import { recordEvent } from './events';
+import { recordEvent, type EventActor } from './events';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
 import { queueMail, sendInvitation } from './mail';
 import { assertSeatFree } from './seats';
@@ -201,6 +201,8 @@ export async function requestPasswordReset(deps: Deps, input: { email: string; c
       message: 'Password reset link sent',
       clientId: user.client_id,
       userId: user.id,
+      // anyone may ask for the link: not the user's own act
+      actor: null,
       meta,
     });
   }
@@ -270,7 +272,7 @@ export async function changePassword(
  * link stops working.
  * @throws AppError NOT_FOUND, CONFLICT (the user is not in the invited state)
  */
-export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; meta: RequestMeta }): Promise<UserWithRoles> {
+export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; actor?: EventActor; meta: RequestMeta }): Promise<UserWithRoles> {
   const now = deps.clock.now();
   const user = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const row = await getUserById(trx, scope, userId);
@@ -284,6 +286,7 @@ export async function resendInvitation(deps: Deps, scope: TenantScope, userId: n
     message: 'Invitation sent again',
     clientId: scope.clientId,
     userId: user.id,
+    actor: by.actor,
     meta: by.meta,
     data: { by: by.userId },
   });

@@ -18,6 +18,11 @@ import {
   updateAdminPassword,
 } from '../repos/system-admins';
 import { adminAccount, unlockAccount } from './lockout';
+import { changedBy, recordChange, type ChangedBy } from './events';
+import type { RequestMeta } from './actor';
+
+/** The first start creating the first administrator. */
+const FIRST_START: ChangedBy = { actor: { kind: 'system', id: null, name: 'first start' } };
 
 export const FIRST_ADMIN_USERNAME = 'admin';
 export const MIN_ADMIN_PASSWORD_LENGTH = 8;
@@ -29,12 +34,21 @@ function assertPassword(password: string): void {
 }
 
 /** @throws AppError CONFLICT (username taken), VALIDATION_ERROR */
-export async function createAdmin(deps: Deps, username: string, password: string): Promise<SystemAdminRow> {
+export async function createAdmin(deps: Deps, username: string, password: string, by: ChangedBy): Promise<SystemAdminRow> {
   if (!/^[A-Za-z0-9._@-]{1,64}$/.test(username)) throw fieldError('username', 'use 1-64 letters, digits, . _ @ -');
   assertPassword(password);
   const hash = await deps.passwords.hash(password);
   try {
-    return await insertAdmin(deps.db.kysely, username, hash, deps.clock.now().toISOString());
+    return await withTransaction(deps.db, async (trx, afterCommit) => {
+      const admin = await insertAdmin(trx, username, hash, deps.clock.now().toISOString());
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'admin.created',
+        message: `System administrator "${username}" created`,
+        target: { type: 'admin', id: admin.id },
+        after: { username },
+      });
+      return admin;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`An administrator named "${username}" already exists`);
     throw error;
@@ -46,15 +60,22 @@ export async function listAdmins(deps: Deps): Promise<SystemAdminRow[]> {
 }
 
 /** Sets a new password, ends the admin's sessions and lifts a sign-in lock. @throws AppError NOT_FOUND, VALIDATION_ERROR */
-export async function resetAdminPassword(deps: Deps, username: string, password: string): Promise<void> {
+export async function resetAdminPassword(deps: Deps, username: string, password: string, by: ChangedBy): Promise<void> {
   assertPassword(password);
   const hash = await deps.passwords.hash(password);
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
     const admin = await findAdminByUsername(trx, username);
     if (!admin) throw notFound(`Administrator "${username}"`);
     await updateAdminPassword(trx, admin.id, hash, nowIso);
     await revokeAdminSessionsOf(trx, admin.id, nowIso);
+    await recordChange({ deps, trx, afterCommit }, by, {
+      level: 'warn',
+      event: 'admin.password_reset',
+      message: `Password of system administrator "${username}" reset; their sessions ended`,
+      target: { type: 'admin', id: admin.id },
+      data: { username },
+    });
   });
   if (username === FIRST_ADMIN_USERNAME) forgetInitialPassword(deps);
   // the way out for a locked-out operator (the CLI needs no sign-in)
@@ -62,12 +83,19 @@ export async function resetAdminPassword(deps: Deps, username: string, password:
 }
 
 /** @throws AppError NOT_FOUND, CONFLICT (the last administrator) */
-export async function deleteAdmin(deps: Deps, username: string): Promise<void> {
-  await withTransaction(deps.db, async (trx) => {
+export async function deleteAdmin(deps: Deps, username: string, by: ChangedBy): Promise<void> {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
     const admin = await findAdminByUsername(trx, username);
     if (!admin) throw notFound(`Administrator "${username}"`);
     if ((await countAdmins(trx)) <= 1) throw conflict('The last system administrator cannot be deleted');
     await deleteAdminRow(trx, admin.id);
+    await recordChange({ deps, trx, afterCommit }, by, {
+      level: 'warn',
+      event: 'admin.deleted',
+      message: `System administrator "${username}" deleted`,
+      target: { type: 'admin', id: admin.id },
+      before: { username },
+    });
   });
 }
 
@@ -81,7 +109,7 @@ export async function ensureFirstAdmin(deps: Deps): Promise<{ created: boolean; 
   const configured = deps.config.adminPassword;
   const password = configured ?? randomPassword();
   try {
-    await createAdmin(deps, FIRST_ADMIN_USERNAME, password);
+    await createAdmin(deps, FIRST_ADMIN_USERNAME, password, FIRST_START);
   } catch (error) {
     // Another process (a concurrent `wip install`) created it first.
     if ((error as { code?: string }).code === 'CONFLICT') return { created: false };
@@ -129,7 +157,12 @@ export async function initialPasswordInUse(deps: Deps, adminId: number): Promise
  * required; every other session of theirs ends, this one stays.
  * @throws AppError VALIDATION_ERROR (wrong current password, too short a new one)
  */
-export async function changeAdminPassword(deps: Deps, actor: SystemAdminActor, input: { currentPassword: string; newPassword: string }): Promise<void> {
+export async function changeAdminPassword(
+  deps: Deps,
+  actor: SystemAdminActor,
+  input: { currentPassword: string; newPassword: string },
+  meta: RequestMeta,
+): Promise<void> {
   assertNewPassword(input.newPassword);
   const admin = await findAdminById(deps.db.kysely, actor.adminId);
   if (!admin) throw notFound('Administrator');
@@ -137,9 +170,14 @@ export async function changeAdminPassword(deps: Deps, actor: SystemAdminActor, i
   if (input.currentPassword === input.newPassword) throw fieldError('body.newPassword', 'must differ from the current password');
   const hash = await deps.passwords.hash(input.newPassword);
   const nowIso = deps.clock.now().toISOString();
-  await withTransaction(deps.db, async (trx) => {
+  await withTransaction(deps.db, async (trx, afterCommit) => {
     await updateAdminPassword(trx, admin.id, hash, nowIso);
     await revokeOtherAdminSessions(trx, admin.id, actor.sessionId, nowIso);
+    await recordChange({ deps, trx, afterCommit }, changedBy(actor, meta), {
+      event: 'admin.password_changed',
+      message: `System administrator "${admin.username}" changed their password; their other sessions ended`,
+      target: { type: 'admin', id: admin.id },
+    });
   });
   if (admin.username === FIRST_ADMIN_USERNAME) forgetInitialPassword(deps);
 }

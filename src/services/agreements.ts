@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../deps';
@@ -17,13 +18,27 @@ import {
   updateAgreement as updateAgreementRow,
 } from '../repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
-import { recordEvent } from './events';
+import { recordChange, recordEvent, type ChangedBy } from './events';
 import { getSystemFile } from './files';
 
 // Agreements: versioned EULA (accepted per user) and MSA (accepted per client
 // by a Security Administrator). The current version of a kind is the newest one
 // whose effective date has come. An acceptance of an older version still
 // counts unless a version requiring re-acceptance was published since.
+
+/** An agreement version as its security event records it: the text by length and digest (the full text is in the table). */
+function auditedAgreement(row: AgreementRow) {
+  return {
+    kind: row.kind,
+    version: row.version,
+    title: row.title,
+    bodyMarkdown: row.body_markdown === null ? null : { length: row.body_markdown.length, sha256: createHash('sha256').update(row.body_markdown).digest('hex').slice(0, 16) },
+    fileName: row.file_name,
+    fileSize: row.file_size,
+    effectiveAt: row.effective_at,
+    requiresReacceptance: row.requires_reacceptance === 1,
+  };
+}
 
 export interface AgreementInput {
   kind: AgreementKind;
@@ -65,14 +80,14 @@ async function pdfOf(deps: Deps, input: Pick<AgreementInput, 'pdfBase64' | 'file
  * Publishes an agreement version (effective now unless a date is given).
  * @throws AppError VALIDATION_ERROR (no body and no PDF, not a PDF), CONFLICT (version exists)
  */
-export async function createAgreement(deps: Deps, input: AgreementInput, meta: Partial<RequestMeta> & { adminId?: number } = {}): Promise<AgreementRow> {
+export async function createAgreement(deps: Deps, input: AgreementInput, by: ChangedBy): Promise<AgreementRow> {
   if (!input.bodyMarkdown && !input.pdfBase64 && input.fileId === undefined) throw fieldError('body.bodyMarkdown', 'give a Markdown body or a PDF (fileId or pdfBase64)');
   const file = (await pdfOf(deps, input)) ?? null;
   const nowIso = deps.clock.now().toISOString();
   let row: AgreementRow;
   try {
-    row = await withTransaction(deps.db, (trx) =>
-      insertAgreement(trx, {
+    row = await withTransaction(deps.db, async (trx, afterCommit) => {
+      const created = await insertAgreement(trx, {
         kind: input.kind,
         version: input.version,
         title: input.title,
@@ -84,32 +99,33 @@ export async function createAgreement(deps: Deps, input: AgreementInput, meta: P
         requires_reacceptance: input.requiresReacceptance ? 1 : 0,
         created_at: nowIso,
         updated_at: nowIso,
-      }),
-    );
+      });
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'agreement.published',
+        message: `${created.kind.toUpperCase()} version ${created.version} published`,
+        target: { type: 'agreement', id: created.id },
+        after: auditedAgreement(created),
+        data: { agreementId: created.id, kind: created.kind, version: created.version, requiresReacceptance: created.requires_reacceptance === 1 },
+      });
+      return created;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`Version "${input.version}" of the ${input.kind.toUpperCase()} already exists`, { field: 'version' });
     throw error;
   }
-  await recordEvent(deps, {
-    event: 'agreement.published',
-    message: `${row.kind.toUpperCase()} version ${row.version} published`,
-    adminId: meta.adminId ?? null,
-    meta,
-    data: { agreementId: row.id, kind: row.kind, version: row.version, requiresReacceptance: row.requires_reacceptance === 1 },
-  });
   return row;
 }
 
 /** Changes an agreement's text, file, date or re-acceptance flag (kind and version are fixed). @throws AppError NOT_FOUND, VALIDATION_ERROR */
-export async function updateAgreement(deps: Deps, id: number, changes: AgreementChanges): Promise<AgreementRow> {
+export async function updateAgreement(deps: Deps, id: number, changes: AgreementChanges, by: ChangedBy): Promise<AgreementRow> {
   const file = await pdfOf(deps, changes);
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, async (trx) => {
+  return withTransaction(deps.db, async (trx, afterCommit) => {
     const current = await getAgreementById(trx, id);
     const body = changes.bodyMarkdown !== undefined ? changes.bodyMarkdown : current.body_markdown;
     const hasFile = file === undefined ? current.file_key !== null : file !== null;
     if (!body && !hasFile) throw fieldError('body.bodyMarkdown', 'an agreement needs a Markdown body or a PDF');
-    return updateAgreementRow(trx, id, {
+    const updated = await updateAgreementRow(trx, id, {
       ...(changes.title !== undefined && { title: changes.title }),
       ...(changes.bodyMarkdown !== undefined && { body_markdown: changes.bodyMarkdown }),
       ...(file !== undefined && {
@@ -122,6 +138,14 @@ export async function updateAgreement(deps: Deps, id: number, changes: Agreement
       ...(changes.requiresReacceptance !== undefined && { requires_reacceptance: changes.requiresReacceptance ? 1 : 0 }),
       updated_at: nowIso,
     });
+    await recordChange({ deps, trx, afterCommit }, by, {
+      event: 'agreement.changed',
+      message: `${current.kind.toUpperCase()} version ${current.version} changed`,
+      target: { type: 'agreement', id },
+      before: auditedAgreement(current),
+      after: auditedAgreement(updated),
+    });
+    return updated;
   });
 }
 

@@ -18,7 +18,7 @@ import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
 import type { UserSessionRecord } from '../repos/hot-path';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
-import { recordEvent } from './events';
+import { recordEvent, userActorName } from './events';
 import { SECURITY_ADMIN } from '../policies/roles';
 import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
@@ -165,6 +165,7 @@ async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, me
     message: `Signed in (${method})`,
     clientId: scope.clientId,
     userId,
+    actor: { kind: 'user', id: userId, name: userActorName(user) },
     meta,
     data: { method },
   });
@@ -293,6 +294,8 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
       message: 'A rotated refresh token was presented again; the session was revoked',
       clientId: record.client_id,
       userId: record.user_id,
+      // whoever holds a stolen token: not the user
+      actor: null,
       meta,
       data: { sessionId: record.session_id },
     });
@@ -378,6 +381,14 @@ export async function adminSignIn(
     },
     now.toISOString(),
   );
+  await recordEvent(deps, {
+    event: 'auth.admin_sign_in',
+    message: `System administrator "${admin.username}" signed in`,
+    adminId: admin.id,
+    actor: { kind: 'admin', id: admin.id, name: admin.username },
+    meta,
+    data: { sessionId },
+  });
   return {
     token: signAccessToken(deps, ADMIN_AUDIENCE, { sub: String(admin.id), sid: sessionId }),
     expiresIn: Math.floor(deps.config.accessTokenTtl / 1000),

@@ -7,6 +7,7 @@ import { allocatedSeats, usedSeats } from '../repos/licenses';
 import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '../repos/users';
 import { currentLicense, type CurrentLicense } from './licensing';
 import { seatSummary, type SeatCount } from './seats';
+import { recordChange, type ChangedBy } from './events';
 
 // The client side of licensing: what a client has (its seat allocations within
 // the appliance's license) and its Security Administrator moving users between
@@ -38,9 +39,10 @@ export async function changeUserLicenseTypes(
   deps: Deps,
   scope: TenantScope,
   changes: LicenseTypeChange[],
+  by: ChangedBy,
 ): Promise<{ users: UserWithRoles[]; seats: Record<string, SeatCount> }> {
   const nowIso = deps.clock.now().toISOString();
-  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const grown = new Set<string>();
     for (const [index, change] of changes.entries()) {
       const user = await getUserById(trx, scope, change.userId);
@@ -51,6 +53,15 @@ export async function changeUserLicenseTypes(
       if (user.license_type === change.licenseType) continue;
       await updateUserRow(trx, scope, user.id, { license_type: change.licenseType, updated_at: nowIso });
       grown.add(change.licenseType);
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'user.license_type_changed',
+        message: `User ${user.email} moved to a ${change.licenseType} seat`,
+        clientId: scope.clientId,
+        userId: user.id,
+        target: { type: 'user', id: user.id },
+        before: { licenseType: user.license_type },
+        after: { licenseType: change.licenseType },
+      });
     }
     const [allocated, used] = await Promise.all([allocatedSeats(trx, scope, nowIso), usedSeats(trx, scope)]);
     for (const type of grown) {

@@ -24,6 +24,7 @@ import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-set
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 import { emitEvent } from '../events/emit';
 import { presentClient } from '../presenters';
+import { recordChange, type ChangedBy } from './events';
 
 export interface CreateClientInput {
   name: string;
@@ -46,7 +47,7 @@ export interface CreatedClient {
  * @throws AppError VALIDATION_ERROR when no full seat is allocated for the owner,
  *   LICENSE_CLIENTS_EXHAUSTED, LICENSE_SEATS_EXHAUSTED
  */
-export async function createClient(deps: Deps, input: CreateClientInput): Promise<CreatedClient> {
+export async function createClient(deps: Deps, input: CreateClientInput, by?: ChangedBy): Promise<CreatedClient> {
   const seats = input.seats ?? { full: 1 };
   if ((seats.full ?? 0) < 1) throw fieldError('seats.full', 'at least one full seat is needed for the owner');
   if (input.owner.password !== undefined) {
@@ -82,6 +83,16 @@ export async function createClient(deps: Deps, input: CreateClientInput): Promis
     await setUserRoles(trx, scope, ownerRow.id, [SECURITY_ADMIN]);
     if (!passwordHash) await sendInvitation(deps, trx, afterCommit, { scope, user: ownerRow, clientName: client.name, now });
     await emitEvent({ deps, trx, afterCommit }, null, 'client.created', presentClient(client));
+    // a system administrator's creation (self-service records account.created instead)
+    if (by) {
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'client.created',
+        message: `Client "${client.name}" created with owner ${ownerRow.email}`,
+        clientId: client.id,
+        target: { type: 'client', id: client.id },
+        after: { name: client.name, owner: ownerRow.email, seats: Object.fromEntries(licenses.map((l) => [l.license_type, l.seats])) },
+      });
+    }
     return { client, owner: await getUserById(trx, scope, ownerRow.id), licenses };
   });
 }
@@ -108,11 +119,11 @@ export interface BrandingChanges {
  * system file of a raster image type; an organization must be the client's.
  * @throws AppError NOT_FOUND (client), VALIDATION_ERROR (file or organization)
  */
-export async function updateClient(deps: Deps, clientId: number, changes: BrandingChanges, by: { adminId: number }): Promise<ClientRow> {
+export async function updateClient(deps: Deps, clientId: number, changes: BrandingChanges, by: ChangedBy): Promise<ClientRow> {
   const nowIso = deps.clock.now().toISOString();
   const scope = tenantScope(clientId);
-  const actor = { label: `admin:${by.adminId}` };
-  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
+  const actor = { label: `${by.actor.kind}:${by.actor.id ?? by.actor.name}` };
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const before = await getClientById(trx, clientId);
     if (changes.logoFileId != null) await assertLogoFile(trx, changes.logoFileId, 'body.logoFileId');
     const client = await updateClientRow(
@@ -131,6 +142,15 @@ export async function updateClient(deps: Deps, clientId: number, changes: Brandi
       await setOrganizationLogo(trx, scope, organizationId, logoFileId, nowIso);
       await appendAudit(trx, scope, { actor, action: 'organization.logo.set', entityType: 'organization', entityId: organizationId, before: { logoFileId: organization.logo_file_id }, after: { logoFileId }, at: nowIso });
     }
+    await recordChange({ deps, trx, afterCommit }, by, {
+      event: 'client.updated',
+      message: `Client "${client.name}" changed`,
+      clientId,
+      target: { type: 'client', id: clientId },
+      before: presentClient(before),
+      after: presentClient(client),
+      ...(changes.organizationLogos?.length && { data: { organizationLogos: changes.organizationLogos } }),
+    });
     return client;
   });
 }
@@ -144,10 +164,18 @@ async function assertLogoFile(trx: Kysely<DB>, fileId: number, field: string): P
 }
 
 /** Deletes the client with its users, sessions and data. @throws AppError NOT_FOUND */
-export async function deleteClient(deps: Deps, id: number): Promise<void> {
+export async function deleteClient(deps: Deps, id: number, by: ChangedBy): Promise<void> {
   await withTransaction(deps.db, { lockClient: id }, async (trx, afterCommit) => {
     const client = await getClientById(trx, id);
     if (!(await deleteClientRow(trx, id))) throw notFound('Client');
     await emitEvent({ deps, trx, afterCommit }, null, 'client.deleted', presentClient(client));
+    await recordChange({ deps, trx, afterCommit }, by, {
+      level: 'warn',
+      event: 'client.deleted',
+      message: `Client "${client.name}" deleted with its users and data`,
+      clientId: id,
+      target: { type: 'client', id },
+      before: presentClient(client),
+    });
   });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import type { FaultRow } from '../db/schema';
+import type { FaultRow, JobRow } from '../db/schema';
 import { withTransaction } from '../db/transaction';
 import { validationFailed } from '../errors';
 import { findStep } from '../domain/content';
@@ -13,6 +13,7 @@ import type { UserActor } from './actor';
 import { assertAssetOfClient, auditActor, jobContent, parseInput } from './jobs';
 import { assertFilesOfClient } from './files';
 import { emitEvent } from '../events/emit';
+import { notify } from './notifications';
 
 /**
  * Faults: raised by an operator from a step of a job, a job, or an asset
@@ -49,8 +50,9 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     let assetId = input.assetId ?? null;
+    let job: JobRow | null = null;
     if (input.jobId != null) {
-      const job = await getJobById(trx, scope, input.jobId);
+      job = await getJobById(trx, scope, input.jobId);
       assetId ??= job.asset_id;
       if (input.stepId != null) {
         if (!findStep(await jobContent(trx, scope, job), input.stepId)) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
@@ -74,6 +76,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
     });
     await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.raised', entityType: 'fault', entityId: fault.id, after: presentFault(fault), at: nowIso });
     await emitEvent({ deps, trx, afterCommit }, scope, 'fault.raised', presentFault(fault));
+    await notify({ deps, trx, afterCommit }, actor, { kind: 'fault_raised', fault, job });
     return fault;
   });
 }

@@ -30,7 +30,7 @@ import {
 import { getClientById } from '../repos/clients';
 import { tenantScope } from '../db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
-import { recordEvent } from './events';
+import { recordChange, type ChangedBy } from './events';
 import { detectContentType, SNIFF_BYTES } from '../storage/content-type';
 import { IN_PROGRESS_GRACE_MS, type ByteRange } from '../storage';
 import { isFileKeyReferenced } from '../repos/maintenance';
@@ -360,12 +360,21 @@ export async function getStorageUsage(deps: Deps, clientId: number): Promise<Sto
  * decision. Files already stored stay; only new content is refused past it.
  * @throws AppError NOT_FOUND (no such client)
  */
-export async function setStorageQuota(deps: Deps, clientId: number, bytes: number | null, by: { adminId: number }): Promise<StorageUsage> {
+export async function setStorageQuota(deps: Deps, clientId: number, bytes: number | null, by: ChangedBy): Promise<StorageUsage> {
   const client = await getClientById(deps.db.kysely, clientId);
   const scope = tenantScope(client.id);
+  const before = await getStorageUsage(deps, client.id);
   await ensureClientSettingsRow(deps, scope);
   await updateStorageQuota(deps.db.kysely, scope, bytes);
-  await recordEvent(deps, { event: 'client.storage_quota_changed', message: `Storage quota set to ${bytes ?? 'unlimited'}`, clientId: client.id, adminId: by.adminId, data: { bytes } });
+  await recordChange({ deps }, by, {
+    event: 'client.storage_quota_changed',
+    message: `Storage quota of client "${client.name}" set to ${bytes ?? 'unlimited'}`,
+    clientId: client.id,
+    target: { type: 'client', id: client.id },
+    before: { storageQuotaBytes: before.storageQuotaBytes },
+    after: { storageQuotaBytes: bytes },
+    data: { bytes },
+  });
   return getStorageUsage(deps, client.id);
 }
 

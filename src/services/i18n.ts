@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
 import type { Deps } from '../deps';
 import type { Page, PageInput } from '../db/pagination';
 import { mapPage } from '../db/pagination';
@@ -10,6 +12,7 @@ import { conflict, fieldError, notFound, type ErrorCode } from '../errors';
 import { findClientById } from '../repos/clients';
 import {
   findTranslation,
+  getTranslation,
   insertTranslation,
   listTranslations,
   translationsFor,
@@ -17,8 +20,8 @@ import {
   type TranslationFilter,
   type TranslationRow,
 } from '../repos/translations';
-import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordChange, type ChangedBy } from './events';
+import { withTransaction } from '../db/transaction';
 // Static imports: tsc copies the JSON into dist and esbuild inlines it into the
 // single executable, so the shipped bundles need no file at run time.
 import en from '../../config/i18n/en.json';
@@ -168,6 +171,22 @@ export async function translatedErrorMessage(deps: Deps, acceptLanguage: string,
 }
 
 /**
+ * One namespace's texts in a language, merged as a bundle is (built-in <
+ * system < the client's override, along the fallback chain), read on `db` —
+ * the caller's transaction when a message is written in one (notifications).
+ */
+export async function namespaceTexts(db: Kysely<DB>, language: string, clientId: number, namespace: string): Promise<Record<string, string>> {
+  const fallback = fallbackChain(language);
+  const rows = await translationsFor(db, fallback, tenantScope(clientId), { namespace });
+  return mergeTranslations(fallback, rows, clientId, namespace)[namespace] ?? {};
+}
+
+/** `{name}` placeholders filled from `values`; an unknown name stays as written. */
+export function fillPlaceholders(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+/**
  * The texts of a fallback chain, least specific language first, so a more
  * specific language always wins; within a language built-in < system < the
  * client's override. `only`: one namespace's (an error answer needs no other).
@@ -242,7 +261,7 @@ export interface NewTranslation {
  * Adds a system-wide text or (with clientId) one client's override.
  * @throws AppError NOT_FOUND for an unknown client; CONFLICT (details.id) when the entry exists (change it with PUT)
  */
-export async function createTranslation(deps: Deps, input: NewTranslation, by: { adminId: number; meta: RequestMeta }): Promise<TranslationEntry> {
+export async function createTranslation(deps: Deps, input: NewTranslation, by: ChangedBy): Promise<TranslationEntry> {
   const clientId = input.clientId ?? null;
   if (clientId !== null && !(await findClientById(deps.db.kysely, clientId))) throw fieldError('clientId', 'no such client');
   const owner = { clientId, language: input.language, namespace: input.namespace, key: input.key };
@@ -251,37 +270,45 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: {
   const now = deps.clock.now().toISOString();
   let row: TranslationRow;
   try {
-    row = await insertTranslation(deps.db.kysely, { client_id: clientId, language: input.language, namespace: input.namespace, key: input.key, text: input.text, created_at: now, updated_at: now });
+    row = await withTransaction(deps.db, async (trx, afterCommit) => {
+      const created = await insertTranslation(trx, { client_id: clientId, language: input.language, namespace: input.namespace, key: input.key, text: input.text, created_at: now, updated_at: now });
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'i18n.translation_created',
+        message: `Translation ${created.language} ${created.namespace}.${created.key} created`,
+        clientId,
+        target: { type: 'translation', id: created.id },
+        after: { language: created.language, namespace: created.namespace, key: created.key, text: created.text },
+        data: { translationId: created.id },
+      });
+      return created;
+    });
   } catch (error) {
     const raced = await findTranslation(deps.db.kysely, owner);
     if (raced) throw conflict('This translation exists; change it with PUT /api/admin/internationalization/:id', { id: raced.id });
     throw error;
   }
   forgetBundles(deps.db);
-  await recordEvent(deps, {
-    event: 'i18n.translation_created',
-    message: `Translation ${row.language} ${row.namespace}.${row.key} created`,
-    clientId,
-    adminId: by.adminId,
-    meta: by.meta,
-    data: { translationId: row.id },
-  });
   return present(row);
 }
 
 /** @throws AppError NOT_FOUND */
-export async function changeTranslationText(deps: Deps, id: number, text: string, by: { adminId: number; meta: RequestMeta }): Promise<TranslationEntry> {
-  const row = await updateTranslationText(deps.db.kysely, id, text, deps.clock.now().toISOString());
-  if (!row) throw notFound('Translation');
-  forgetBundles(deps.db);
-  await recordEvent(deps, {
-    event: 'i18n.translation_changed',
-    message: `Translation ${row.language} ${row.namespace}.${row.key} changed`,
-    clientId: row.client_id,
-    adminId: by.adminId,
-    meta: by.meta,
-    data: { translationId: row.id },
+export async function changeTranslationText(deps: Deps, id: number, text: string, by: ChangedBy): Promise<TranslationEntry> {
+  const row = await withTransaction(deps.db, async (trx, afterCommit) => {
+    const before = await getTranslation(trx, id);
+    const updated = before && (await updateTranslationText(trx, id, text, deps.clock.now().toISOString()));
+    if (!before || !updated) throw notFound('Translation');
+    await recordChange({ deps, trx, afterCommit }, by, {
+      event: 'i18n.translation_changed',
+      message: `Translation ${updated.language} ${updated.namespace}.${updated.key} changed`,
+      clientId: updated.client_id,
+      target: { type: 'translation', id },
+      before: { text: before.text },
+      after: { text: updated.text },
+      data: { translationId: id },
+    });
+    return updated;
   });
+  forgetBundles(deps.db);
   return present(row);
 }
 

@@ -33,6 +33,8 @@ export interface ValueRow {
   readingId: string | null;
   recordedBy: string;
   recordedAt: string;
+  /** the step's comment (the operator's note with the record), on each of its values */
+  comment: string | null;
 }
 
 export function valueRows(h: JobHistory): ValueRow[] {
@@ -57,12 +59,13 @@ export function valueRows(h: JobHistory): ValueRow[] {
         readingId: v.readingId ?? null,
         recordedBy: h.users.get(record.recorded_by)?.email ?? `user ${record.recorded_by}`,
         recordedAt: record.recorded_at,
+        comment: record.comment ?? null,
       };
     });
   });
 }
 
-const CSV_COLUMNS: (keyof ValueRow)[] = ['jobId', 'stepId', 'stepTitle', 'stepStatus', 'fieldKey', 'fieldLabel', 'fieldType', 'value', 'unit', 'min', 'max', 'outOfLimits', 'readingId', 'recordedBy', 'recordedAt'];
+const CSV_COLUMNS: (keyof ValueRow)[] = ['jobId', 'stepId', 'stepTitle', 'stepStatus', 'fieldKey', 'fieldLabel', 'fieldType', 'value', 'unit', 'min', 'max', 'outOfLimits', 'readingId', 'recordedBy', 'recordedAt', 'comment'];
 
 /**
  * RFC 4180 CSV. Text that a spreadsheet would run as a formula (starting with

@@ -37,6 +37,7 @@ import { latestReading } from '../repos/sensors';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
 import { emitEvent } from '../events/emit';
+import { notify } from './notifications';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -193,9 +194,19 @@ export async function createJob(
       at: nowIso,
     });
     await emitEvent({ deps, trx, afterCommit }, scope, 'job.created', { ...presentJob(job), assigneeIds, coworkerIds: [], stepOwners });
+    if (userIds.length > 0) {
+      await emitEvent({ deps, trx, afterCommit }, scope, 'job.assigned', { job: presentJob(job), assigneeIds, stepOwners });
+      await notify({ deps, trx, afterCommit }, actor, { kind: 'job_assigned', job, userIds });
+    }
     if (alsoInTransaction) await alsoInTransaction(trx, job);
     return job;
   });
+}
+
+/** The `job.assigned` event's data: the job and whom it is assigned to now. */
+export async function assignedEvent(trx: Kysely<DB>, scope: TenantScope, job: JobRow) {
+  const { assigneeIds, stepOwners } = presentJobMembers(await loadJobMembers(trx, scope, [job.id]));
+  return { job: presentJob(job), assigneeIds, stepOwners };
 }
 
 /** @throws AppError NOT_FOUND, also for another client's job */

@@ -20,6 +20,23 @@ import {
 import { assertAllocationsWithinLicense, currentLicense } from './licensing';
 import { emitEvent, type EventTx } from '../events/emit';
 import { presentLicense } from '../presenters';
+import { recordChange, type ChangedBy } from './events';
+
+/** A seat allocation's security event (license.seats_allocated, _changed, _deleted) with its fields before and after. */
+async function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: (client: string) => string, before: LicenseRow | null, after: LicenseRow | null) {
+  const row = (after ?? before)!;
+  const fields = (l: LicenseRow | null) => (l ? { licenseType: l.license_type, seats: l.seats, expiresAt: l.expires_at } : null);
+  // the client by name: an auditor reads "Acme", not "client 3"
+  const client = await getClientById(tx.trx, row.client_id);
+  await recordChange(tx, by, {
+    event,
+    message: message(`"${client.name}"`),
+    clientId: row.client_id,
+    target: { type: 'license', id: row.id },
+    before: fields(before),
+    after: fields(after),
+  });
+}
 
 /** license.changed: the client sees its seat allocations move. */
 function licenseChanged(tx: EventTx, change: 'created' | 'updated' | 'deleted', license: LicenseRow) {
@@ -46,7 +63,7 @@ export interface LicenseInput {
  * Allocates seats to a client; all clients' allocations together stay within the on-prem license.
  * @throws AppError NOT_FOUND for an unknown client, LICENSE_SEATS_EXHAUSTED
  */
-export async function createLicense(deps: Deps, input: LicenseInput): Promise<LicenseRow> {
+export async function createLicense(deps: Deps, input: LicenseInput, by: ChangedBy): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
   return withTransaction(deps.db, async (trx, afterCommit) => {
@@ -59,6 +76,7 @@ export async function createLicense(deps: Deps, input: LicenseInput): Promise<Li
     );
     await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'created', row);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_allocated', (client) => `${row.seats} ${row.license_type} seats allocated to client ${client}`, null, row);
     return row;
   });
 }
@@ -73,6 +91,7 @@ export async function updateLicense(
   deps: Deps,
   id: number,
   changes: { licenseType?: LicenseType; seats?: number; expiresAt?: string | null },
+  by: ChangedBy,
 ): Promise<LicenseRow> {
   const nowIso = deps.clock.now().toISOString();
   const { terms } = await currentLicense(deps);
@@ -96,12 +115,13 @@ export async function updateLicense(
     const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
     await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'updated', updated);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_changed', (client) => `Seat allocation ${id} of client ${client} changed`, current, updated);
     return updated;
   });
 }
 
 /** @throws AppError NOT_FOUND, CONFLICT */
-export async function deleteLicense(deps: Deps, id: number): Promise<void> {
+export async function deleteLicense(deps: Deps, id: number, by: ChangedBy): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
   await withTransaction(deps.db, async (trx, afterCommit) => {
     const current = await findLicenseByIdAcrossClients(trx, id);
@@ -110,6 +130,7 @@ export async function deleteLicense(deps: Deps, id: number): Promise<void> {
     await deleteLicenseRow(trx, scope, id);
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
     await licenseChanged({ deps, trx, afterCommit }, 'deleted', current);
+    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_deleted', (client) => `Seat allocation ${id} of client ${client} (${current.seats} ${current.license_type}) deleted`, current, null);
   });
 }
 

@@ -16,8 +16,7 @@ import {
   getDeploymentState,
   insertInstalledLicense,
 } from '../repos/licensing';
-import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordChange, recordEvent, type ChangedBy } from './events';
 
 export interface CurrentLicense extends LicenseState {
   installationId: string;
@@ -161,11 +160,12 @@ const EVALUATION_REUSE_MS = 1000;
 export async function installLicense(
   deps: Deps,
   keyText: string,
-  by: { adminId?: number; cli?: boolean },
-  meta: Partial<RequestMeta> = {},
+  by: ChangedBy,
 ): Promise<LicenseOverview> {
   const now = deps.clock.now();
   const state = await getDeploymentState(deps.db.kysely);
+  const via = by.actor.kind === 'cli' ? 'cli' : 'api';
+  const adminId = by.actor.kind === 'admin' ? by.actor.id : null;
   let payload: LicensePayload;
   try {
     payload = installablePayload(deps, keyText, state.installation_id, now);
@@ -175,13 +175,20 @@ export async function installLicense(
       level: 'warn',
       event: 'license.install_failed',
       message: `License key refused: ${error.message}`,
-      adminId: by.adminId ?? null,
-      meta,
-      data: { reason: error.reason, via: by.cli ? 'cli' : 'api' },
+      adminId,
+      actor: by.actor,
+      meta: by.meta,
+      data: { reason: error.reason, via },
     });
     throw licenseInvalid(error.reason, error.message);
   }
   const nowIso = now.toISOString();
+  const { terms: previous } = await currentLicense(deps);
+  // the terms, never the key itself: its id and signing key id identify it
+  const termsOf = (t: LicenseTerms) =>
+    t.evaluation
+      ? { licenseId: null, licensee: 'evaluation', expiresAt: null }
+      : { licenseId: t.licenseId, licensee: t.licensee?.name ?? null, expiresAt: t.expiresAt, seats: t.seats, maxClients: t.maxClients, features: t.features };
   await withTransaction(deps.db, async (trx, afterCommit) => {
     await insertInstalledLicense(trx, {
       license_key: keyText.replace(/\s+/g, ''),
@@ -190,7 +197,7 @@ export async function installLicense(
       licensee: payload.licensee.name,
       expires_at: payload.expiresAt,
       installed_at: nowIso,
-      installed_by: by.cli ? 'cli' : `admin:${by.adminId ?? '?'}`,
+      installed_by: via === 'cli' ? `cli:${by.actor.name}` : `${by.actor.kind}:${by.actor.id ?? by.actor.name}`,
     });
     await emitEvent({ deps, trx, afterCommit }, null, 'license.installed', {
       licenseId: payload.licenseId,
@@ -198,13 +205,14 @@ export async function installLicense(
       expiresAt: payload.expiresAt,
       installedAt: nowIso,
     });
-  });
-  await recordEvent(deps, {
-    event: 'license.installed',
-    message: `License ${payload.licenseId} for "${payload.licensee.name}" installed, valid until ${payload.expiresAt}`,
-    adminId: by.adminId ?? null,
-    meta,
-    data: { licenseId: payload.licenseId, kid: payload.kid, expiresAt: payload.expiresAt, via: by.cli ? 'cli' : 'api' },
+    await recordChange({ deps, trx, afterCommit }, by, {
+      event: 'license.installed',
+      message: `License ${payload.licenseId} for "${payload.licensee.name}" installed, valid until ${payload.expiresAt}`,
+      target: { type: 'license_key', id: payload.licenseId },
+      before: termsOf(previous),
+      after: termsOf(termsFromPayload(payload)),
+      data: { licenseId: payload.licenseId, kid: payload.kid, expiresAt: payload.expiresAt, via },
+    });
   });
   return licenseOverview(deps);
 }

@@ -15,7 +15,7 @@ import {
 import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
 import { notFound } from '../errors';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordEvent, type EventActor } from './events';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted
@@ -29,17 +29,30 @@ export interface LockoutAccount {
   key: string;
   /** security events: a failed attempt, and the lock it caused */
   events: { failed: string; locked: string };
+  /** how the failed attempt's event message starts */
+  failure: string;
   /** what the events say about the account */
   data: Record<string, string>;
+  /** the attempt is the signed-in account holder's own (a signature): its events name them as actor */
+  byHolder?: boolean;
 }
 
 export function userAccount(email: string): LockoutAccount {
   const normalized = normalizeEmail(email);
-  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, data: { email: normalized } };
+  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, failure: 'Failed sign-in', data: { email: normalized } };
+}
+
+/**
+ * An electronic signature re-authenticates its signer: a wrong password or
+ * code counts toward the same lock as a failed sign-in of the account, but is
+ * recorded as what it was, a failed signature (nobody was signing in).
+ */
+export function signatureAccount(email: string): LockoutAccount {
+  return { ...userAccount(email), events: { failed: 'auth.signature_failed', locked: 'auth.lockout' }, failure: 'Failed electronic signature', byHolder: true };
 }
 
 export function adminAccount(username: string): LockoutAccount {
-  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, data: { username } };
+  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, failure: 'Failed sign-in', data: { username } };
 }
 
 const ipKey = (ip: string) => `ip:${ip}`;
@@ -100,12 +113,14 @@ export async function recordFailedSignIn(
     }
     return reached;
   });
-  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, meta };
+  // a failed sign-in has no actor (nobody signed in: the account tried is the row's userId/adminId and
+  // in data); a failed signature is the signed-in signer's own (actor: the user of userId)
+  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, ...(!account.byHolder && { actor: null }), meta };
   const reason = attempt.reason.length > MAX_REASON_LENGTH ? `${attempt.reason.slice(0, MAX_REASON_LENGTH)}…` : attempt.reason;
   await recordEvent(deps, {
     level: 'warn',
     event: account.events.failed,
-    message: `Failed sign-in: ${reason}`,
+    message: `${account.failure}: ${reason}`,
     ...who,
     data: { ...account.data, reason },
   });
@@ -156,7 +171,7 @@ export async function unlockUser(
   deps: Deps,
   scope: TenantScope,
   userId: number,
-  by: { userId?: number; adminId?: number; via: string; meta?: RequestMeta },
+  by: { userId?: number; adminId?: number; actor: EventActor; via: string; meta?: RequestMeta },
 ): Promise<{ userId: number; email: string; wasLocked: boolean }> {
   const user = await getUserById(deps.db.kysely, scope, userId);
   const wasLocked = await unlockAccount(deps, userAccount(user.email));
@@ -166,6 +181,7 @@ export async function unlockUser(
     clientId: scope.clientId,
     userId: user.id,
     adminId: by.adminId,
+    actor: by.actor,
     meta: by.meta,
     data: { by: by.userId ?? null, wasLocked },
   });
@@ -173,7 +189,7 @@ export async function unlockUser(
 }
 
 /** The CLI's form: the user named by email within a client. @throws AppError NOT_FOUND */
-export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string }) {
+export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string; actor: EventActor }) {
   const user = await findUserByEmail(deps.db.kysely, scope, email);
   if (!user) throw notFound('User');
   return unlockUser(deps, scope, user.id, by);

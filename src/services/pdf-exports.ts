@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
 import type { TenantScope } from '../db/tenant';
 import { AppError, notFound } from '../errors';
-import { deserializeContent, stepsOf, type Content, type Field } from '../domain/content';
+import { deserializeContent, findStep, stepsOf, type Content, type Field } from '../domain/content';
 import type { RecordedValue } from '../domain/recording';
 import { plain } from '../lib/pdf';
 import { PdfReport } from '../lib/pdf-report';
@@ -221,6 +221,13 @@ export function valueText(field: Field | undefined, value: RecordedValue): strin
   return typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
 }
 
+/** The Check column: a number out of its limits, a failed pass/fail check (both printed in red), else ok. */
+function valueCheck(field: Field | undefined, value: RecordedValue): string {
+  if (value.outOfLimits) return 'OUT OF LIMITS';
+  if (field?.type === 'PASS_FAIL' && value.value === 'FAIL') return 'FAILED';
+  return 'ok';
+}
+
 /** File ids a record refers to: photos and signature images. */
 export function recordFiles(content: Content, record: StepRecordRow): { photos: number[]; signatures: number[] } {
   const step = stepsOf(content).find((s) => s.step.id === record.step_id)?.step;
@@ -279,13 +286,14 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     ]);
     const values = JSON.parse(record.values) as RecordedValue[];
     const fieldOf = (key: string) => step.fields.find((f) => f.key === key);
+    const checks = values.map((v) => valueCheck(fieldOf(v.key), v));
     report.table(
       ['Field', 'Value', 'Unit', 'Limits', 'Check'],
-      values.map((v) => {
+      values.map((v, i) => {
         const field = fieldOf(v.key);
-        return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', v.outOfLimits ? 'OUT OF LIMITS' : 'ok'];
+        return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', checks[i]!];
       }),
-      { mark: (row) => values[row]!.outOfLimits, widths: ['*', '*', 50, 70, 80] },
+      { mark: (row) => checks[row] !== 'ok', widths: ['*', '*', 50, 70, 80] },
     );
     const { photos, signatures } = recordFiles(h.content, record);
     addImages(report, images, photos, (name) => `Photo: ${name}`);
@@ -305,7 +313,8 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
       h.faults.map((f) => [
         f.severity,
         f.state,
-        f.step_id ?? '',
+        // the step as the report names it above, not its id
+        f.step_id ? (findStep(h.content, f.step_id)?.title ?? f.step_id) : '',
         f.description,
         `${when(f.raised_at)} by ${user(f.raised_by)}`,
         f.closed_at ? `${when(f.closed_at)} by ${user(f.closed_by)}${f.close_note ? `: ${f.close_note}` : ''}` : '',

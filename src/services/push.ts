@@ -1,25 +1,24 @@
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps';
-import type { DB, JobRow, TemplateVersionRow } from '../db/schema';
+import type { DB } from '../db/schema';
 import type { TenantScope } from '../db/tenant';
 import { withTransaction, type AfterCommit } from '../db/transaction';
 import { fieldError } from '../errors';
-import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
 import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '../repos/push';
-import { listActiveUserIdsWithAnyRole } from '../repos/users';
 import { currentLicense } from './licensing';
 import type { UserActor } from './actor';
+import type { NotificationKind } from './notifications';
 
 /**
- * Web push for the apps: subscriptions, the user's switch, and the
- * notifications domain events cause. A notification is queued in the
- * transaction of its event (one row per subscription of each recipient) and
- * sent after commit by deps.push; a request never waits for a push service.
+ * Web push for the apps: subscriptions, the user's switch, and the queue the
+ * notifier (services/notifications.ts) writes to. A notification is queued in
+ * the transaction of its event (one row per subscription of each recipient)
+ * and sent after commit by deps.push; a request never waits for a push service.
  */
 
 export interface PushNotification {
-  kind: 'hand_off' | 'version_submitted' | 'version_approved' | 'version_rejected';
+  kind: NotificationKind;
   title: string;
   body: string;
   /** ids the app uses to open what the notification is about */
@@ -110,52 +109,4 @@ export async function queuePush(
   const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });
   await insertPushRows(trx, scope, subscriptions.map((s) => ({ subscriptionId: s.id, kind: notification.kind, payload })), deps.clock.now().toISOString());
   afterCommit(() => deps.push.kick());
-}
-
-/** A job was handed off to the receiver. */
-export function handOffNotification(job: JobRow, handOffId: number, note: string): PushNotification {
-  return {
-    kind: 'hand_off',
-    title: 'A job was handed off to you',
-    body: note ? `${job.title}: ${note}` : job.title,
-    data: { jobId: job.id, handOffId },
-  };
-}
-
-const VERSION_EVENTS = {
-  submit: { kind: 'version_submitted', title: 'A version awaits your approval' },
-  approve: { kind: 'version_approved', title: 'Your version was approved' },
-  reject: { kind: 'version_rejected', title: 'Your version was rejected' },
-} as const;
-
-/**
- * Who hears of a version transition: on submit, the client's active approvers
- * (the roles that may approve) other than the submitter; on approve or reject,
- * the version's author and last editor other than the decider.
- */
-export async function queueVersionPush(
-  deps: Deps,
-  trx: Kysely<DB>,
-  afterCommit: AfterCommit,
-  actor: UserActor,
-  action: string,
-  version: TemplateVersionRow,
-  template: { title: string },
-  reason?: string,
-): Promise<void> {
-  if (!(action in VERSION_EVENTS)) return;
-  const event = VERSION_EVENTS[action as keyof typeof VERSION_EVENTS];
-  const recipients =
-    action === 'submit'
-      ? await listActiveUserIdsWithAnyRole(trx, actor.scope, rolesFor(VERSION_TRANSITIONS, 'approve'))
-      : [version.created_by, version.updated_by];
-  const label = `${template.title} v${version.number}`;
-  await queuePush(
-    deps,
-    trx,
-    afterCommit,
-    actor.scope,
-    recipients.filter((id) => id !== actor.userId),
-    { kind: event.kind, title: event.title, body: reason ? `${label}: ${reason}` : label, data: { templateId: version.template_id, versionId: version.id } },
-  );
 }

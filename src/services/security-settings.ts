@@ -8,8 +8,8 @@ import { SECURITY_ADMIN } from '../policies/roles';
 import { getClientById } from '../repos/clients';
 import { findClientSettings, upsertClientSettings } from '../repos/client-settings';
 import { tenantScope } from '../db/tenant';
-import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { withTransaction } from '../db/transaction';
+import { recordChange, type ChangedBy } from './events';
 
 export interface SecuritySettings {
   passwordMinLength: number;
@@ -92,19 +92,22 @@ export async function updateSecuritySettings(
   deps: Deps,
   scope: TenantScope,
   changes: SecuritySettingsChanges,
-  by: { userId: number; meta: RequestMeta },
+  by: ChangedBy,
 ): Promise<SecuritySettings> {
-  const current = await getSecuritySettings(deps, scope);
-  const next = { ...current, ...changes };
   const nowIso = deps.clock.now().toISOString();
-  await upsertClientSettings(deps.db.kysely, scope, toRow(next, nowIso));
-  await recordEvent(deps, {
-    event: 'security.settings_changed',
-    message: 'Client security settings changed',
-    clientId: scope.clientId,
-    userId: by.userId,
-    meta: by.meta,
-    data: { changed: Object.keys(changes) },
+  await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    const current = await readSecuritySettings(trx, scope);
+    const next = { ...current, ...changes };
+    await upsertClientSettings(trx, scope, toRow(next, nowIso));
+    await recordChange({ deps, trx, afterCommit }, by, {
+      event: 'security.settings_changed',
+      message: 'Client security settings changed',
+      clientId: scope.clientId,
+      target: { type: 'client_settings', id: scope.clientId },
+      before: current as unknown as Record<string, unknown>,
+      after: next as unknown as Record<string, unknown>,
+      data: { changed: Object.keys(changes) },
+    });
   });
   return getSecuritySettings(deps, scope);
 }

@@ -4,23 +4,22 @@ import type { Deps } from '../deps';
 import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
 import type { Page, PageInput } from '../db/pagination';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
-import { queueVersionPush } from './push';
-import { AppError, conflict, fieldError, invalidCredentials, notFound, validationFailed } from '../errors';
+import { notify } from './notifications';
+import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '../errors';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '../domain/diff';
 import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
-import { SECURITY_ADMIN } from '../policies/roles';
 import { appendAudit } from '../repos/audit';
 import {
-  clientHasOrganizations,
   findTemplateById,
   insertTemplate,
   isTemplateVisible,
   listTemplates as listTemplateRows,
   loadTemplateOrganizations,
   setTemplateOrganizations,
+  templateVisibilityOf,
   updateTemplateRow,
   type TemplateFilter,
   type TemplateVisibility,
@@ -38,7 +37,7 @@ import { getUserById } from '../repos/users';
 import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
 import type { JobRow } from '../db/schema';
 import type { RequestMeta, UserActor } from './actor';
-import { assertNotLocked, recordFailedAttempt } from './lockout';
+import { assertNotLocked, recordFailedSignIn, signatureAccount } from './lockout';
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
 import { emitEvent, type EventTx } from '../events/emit';
@@ -52,18 +51,9 @@ import { presentVersionEvent } from '../presenters/templates';
 
 // ── Visibility ──────────────────────────────────────────────────────────────
 
-/**
- * Which templates the caller sees. Admins see all; in a client without
- * organizations everyone sees all; otherwise a user sees the templates
- * available to one of their organizations (`availableToOrg`, ids compared as
- * numbers) and those available to no organization in particular.
- */
-async function visibilityFor(db: Kysely<DB>, actor: UserActor): Promise<TemplateVisibility> {
-  if (actor.roles.includes(SECURITY_ADMIN)) return null;
-  if (!(await clientHasOrganizations(db, actor.scope))) return null;
-  const raw = JSON.parse(actor.user.available_to_org) as unknown[];
-  const orgIds = raw.map((v) => Number(v)).filter((n) => Number.isInteger(n) && n > 0);
-  return { orgIds };
+/** Which templates the caller sees (templateVisibilityOf). */
+function visibilityFor(db: Kysely<DB>, actor: UserActor): Promise<TemplateVisibility> {
+  return templateVisibilityOf(db, actor.scope, { roles: actor.roles, availableToOrg: actor.user.available_to_org });
 }
 
 /** @throws AppError NOT_FOUND when the template is another client's or not visible to the caller */
@@ -448,8 +438,9 @@ async function applyTransition(
       },
       at: now,
     });
-    const template = await findTemplateById(trx, actor.scope, updated.template_id);
-    if (template) await queueVersionPush(deps, trx, afterCommit, actor, action, updated, template, extra.reason);
+    const notified = VERSION_NOTICES[action];
+    const template = notified && (await findTemplateById(trx, actor.scope, updated.template_id));
+    if (notified && template) await notify(tx, actor, { kind: notified, version: updated, template });
     await versionEvent(tx, actor, action, updated);
     return updated;
   });
@@ -461,6 +452,13 @@ function versionEvent(tx: EventTx, actor: UserActor, action: VersionAction, vers
     templateId: version.template_id,
   });
 }
+
+/** The transitions that put work before someone (services/notifications.ts says whom). */
+const VERSION_NOTICES: Partial<Record<VersionAction, 'version_submitted' | 'version_approved' | 'version_rejected'>> = {
+  submit: 'version_submitted',
+  approve: 'version_approved',
+  reject: 'version_rejected',
+};
 
 const PAST: Record<VersionAction, 'submitted' | 'rejected' | 'approved' | 'published' | 'retired'> = { submit: 'submitted', reject: 'rejected', approve: 'approved', publish: 'published', retire: 'retired' };
 
@@ -508,12 +506,13 @@ async function verifySignature(
     method = 'password';
   }
   if (!method) {
-    await recordFailedAttempt(
+    await recordFailedSignIn(
       deps,
-      { email: user.email, reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
+      signatureAccount(user.email),
+      { reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
       meta,
     );
-    throw invalidCredentials();
+    throw invalidSignature();
   }
   const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
   return { name, email: user.email, method };

@@ -19,7 +19,7 @@ import {
 } from '../repos/two-factor';
 import { getUserById } from '../repos/users';
 import type { RequestMeta, UserActor } from './actor';
-import { recordEvent } from './events';
+import { eventActorOf, recordEvent } from './events';
 import { queueMail } from './mail';
 
 // TOTP (RFC 6238): SHA-1, 6 digits, 30 s steps, ±1 step of clock drift.
@@ -180,6 +180,7 @@ export async function resetTwoFactor(
     message: forOther ? 'Two-factor authentication reset by a Security Administrator' : 'Two-factor authentication reset by the user',
     clientId: actor.clientId,
     userId: user.id,
+    actor: eventActorOf(actor),
     meta,
     data: { by: actor.userId, hadTwoFactor: reset },
   });

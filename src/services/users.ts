@@ -26,7 +26,15 @@ import { getClientById } from '../repos/clients';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 import { emitEvent } from '../events/emit';
+import { recordChange, type ChangedBy } from './events';
 import { presentUser } from '../presenters';
+
+/** A user as their security event records them (the presented fields; a password only as set). */
+function auditedUser(user: UserWithRoles | null, passwordSet = false) {
+  if (!user) return null;
+  const { id: _id, clientId: _client, ...fields } = presentUser(user);
+  return { ...fields, ...(passwordSet && { password: 'set' }) };
+}
 
 export interface UserFields {
   email: string;
@@ -46,7 +54,7 @@ export type UserChanges = Partial<UserFields> & { id: number; disabled?: boolean
  * `invited` and an invitation token is issued for the emailed link.
  * @throws AppError CONFLICT (email taken), VALIDATION_ERROR (role not allowed), LICENSE_SEATS_EXHAUSTED
  */
-export async function createUser(deps: Deps, scope: TenantScope, input: UserFields): Promise<UserWithRoles> {
+export async function createUser(deps: Deps, scope: TenantScope, input: UserFields, by: ChangedBy): Promise<UserWithRoles> {
   assertRolesAllowed(input.licenseType, input.roles);
   if (input.password !== undefined) {
     assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), input.password, 'body.password', input.email);
@@ -78,6 +86,14 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
       }
       const created = await getUserById(trx, scope, row.id);
       await emitEvent({ deps, trx, afterCommit }, scope, 'user.created', presentUser(created));
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'user.created',
+        message: `User ${created.email} created (${created.roles.join(', ') || 'no roles'})`,
+        clientId: scope.clientId,
+        userId: created.id,
+        target: { type: 'user', id: created.id },
+        after: auditedUser(created, passwordHash !== null),
+      });
       return created;
     });
   } catch (error) {
@@ -91,7 +107,7 @@ export async function createUser(deps: Deps, scope: TenantScope, input: UserFiel
  * satisfy the same rules as a new one.
  * @throws AppError NOT_FOUND, CONFLICT, VALIDATION_ERROR, LICENSE_SEATS_EXHAUSTED
  */
-export async function updateUser(deps: Deps, scope: TenantScope, changes: UserChanges): Promise<UserWithRoles> {
+export async function updateUser(deps: Deps, scope: TenantScope, changes: UserChanges, by: ChangedBy): Promise<UserWithRoles> {
   const current = await getUserById(deps.db.kysely, scope, changes.id);
   const licenseType = (changes.licenseType ?? current.license_type) as LicenseType;
   const roles = (changes.roles ?? current.roles) as Role[];
@@ -129,6 +145,15 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
       const updated = await getUserById(trx, scope, user.id);
       const disabled = status === 'disabled' && user.status !== 'disabled';
       await emitEvent({ deps, trx, afterCommit }, scope, disabled ? 'user.disabled' : 'user.updated', presentUser(updated));
+      await recordChange({ deps, trx, afterCommit }, by, {
+        event: 'user.changed',
+        message: `User ${updated.email} changed${disabled ? ' (disabled)' : ''}`,
+        clientId: scope.clientId,
+        userId: user.id,
+        target: { type: 'user', id: user.id },
+        before: auditedUser(user),
+        after: auditedUser(updated, passwordHash !== undefined),
+      });
       // live streams end with the sessions (the heartbeat would notice; this is at once)
       if (disabled) afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
       return updated;
@@ -143,12 +168,21 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
  * Deletes a user, freeing its seat and ending its sessions at once.
  * @throws AppError NOT_FOUND, CONFLICT (the client's last Security Administrator)
  */
-export async function deleteUser(deps: Deps, scope: TenantScope, id: number): Promise<void> {
+export async function deleteUser(deps: Deps, scope: TenantScope, id: number, by: ChangedBy): Promise<void> {
   await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const user = await getUserById(trx, scope, id);
     if (user.roles.includes(SECURITY_ADMIN)) await assertNotLastSecurityAdmin(trx, scope, user.id);
     if (!(await deleteUserRow(trx, scope, id))) throw notFound('User');
     await emitEvent({ deps, trx, afterCommit }, scope, 'user.deleted', presentUser(user));
+    await recordChange({ deps, trx, afterCommit }, by, {
+      level: 'warn',
+      event: 'user.deleted',
+      message: `User ${user.email} deleted`,
+      clientId: scope.clientId,
+      userId: user.id,
+      target: { type: 'user', id: user.id },
+      before: auditedUser(user),
+    });
     afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
   });
 }

@@ -21,6 +21,40 @@ import {
   updateWebhook as updateWebhookRow,
   type DeliveryWithEvent,
 } from '../repos/webhooks';
+import { recordChange, type ChangedBy } from './events';
+
+/**
+ * An endpoint as its security event records it: the sealed secret under a
+ * credential key, so a rotation shows as a change without any value.
+ */
+function audited(row: WebhookRow | null) {
+  return row && { url: loggableUrl(row.url), description: row.description, events: JSON.parse(row.events) as string[], active: row.active === 1, secret: row.secret };
+}
+
+/** A URL for the log: user info and query values may carry a receiver's credentials — they show as changed, never as they are. */
+function loggableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) [u.username, u.password] = ['redacted', ''];
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, 'redacted');
+    return u.toString();
+  } catch {
+    return '[unparseable URL]';
+  }
+}
+
+/** Written right after the change, which is one statement. */
+function webhookRecorded(deps: Deps, by: ChangedBy, what: 'created' | 'changed' | 'deleted', before: WebhookRow | null, after: WebhookRow | null) {
+  const row = (after ?? before)!;
+  return recordChange({ deps }, by, {
+    event: `webhook.${what}`,
+    message: `Webhook endpoint ${loggableUrl(row.url)} ${what}${row.client_id === null ? ' (system)' : ''}`,
+    clientId: row.client_id,
+    target: { type: 'webhook', id: row.id },
+    before: audited(before),
+    after: audited(after),
+  });
+}
 
 /**
  * Webhook endpoints of a client (its Security Administrators) or of the
@@ -58,7 +92,7 @@ async function assertTargetAllowed(deps: Deps, url: string): Promise<void> {
  * Registers an endpoint. The secret is returned here and never again.
  * @throws AppError VALIDATION_ERROR, WEBHOOK_TARGET_REFUSED
  */
-export async function createWebhook(deps: Deps, owner: EventOwner, input: WebhookInput): Promise<{ webhook: WebhookRow; secret: string }> {
+export async function createWebhook(deps: Deps, owner: EventOwner, input: WebhookInput, by: ChangedBy): Promise<{ webhook: WebhookRow; secret: string }> {
   await assertTargetAllowed(deps, input.url);
   const secret = newSecret();
   const now = deps.clock.now().toISOString();
@@ -76,6 +110,7 @@ export async function createWebhook(deps: Deps, owner: EventOwner, input: Webhoo
     created_at: now,
     updated_at: now,
   });
+  await webhookRecorded(deps, by, 'created', null, webhook);
   return { webhook, secret };
 }
 
@@ -101,6 +136,7 @@ export async function updateWebhook(
   owner: EventOwner,
   id: number,
   changes: Partial<WebhookInput> & { rotateSecret?: boolean },
+  by: ChangedBy,
 ): Promise<{ webhook: WebhookRow; secret: string | null }> {
   const current = await getWebhook(deps, owner, id);
   if (changes.url !== undefined && changes.url !== current.url) await assertTargetAllowed(deps, changes.url);
@@ -121,12 +157,15 @@ export async function updateWebhook(
     updated_at: now.toISOString(),
   });
   if (!updated) throw notFound('Webhook');
+  await webhookRecorded(deps, by, 'changed', current, updated);
   return { webhook: updated, secret };
 }
 
 /** Deletes an endpoint with its delivery log. @throws AppError NOT_FOUND */
-export async function deleteWebhook(deps: Deps, owner: EventOwner, id: number): Promise<void> {
-  if (!(await deleteWebhookRow(deps.db.kysely, owner, id))) throw notFound('Webhook');
+export async function deleteWebhook(deps: Deps, owner: EventOwner, id: number, by: ChangedBy): Promise<void> {
+  const current = await findWebhook(deps.db.kysely, owner, id);
+  if (!current || !(await deleteWebhookRow(deps.db.kysely, owner, id))) throw notFound('Webhook');
+  await webhookRecorded(deps, by, 'deleted', current, null);
 }
 
 /**

@@ -14,9 +14,9 @@ import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser
 import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
 import { loadUsersByIds, type UserSummary } from '../repos/users';
 import type { UserActor } from './actor';
-import { assertJobOpen, assertMayWork, auditActor, writeJob } from './jobs';
+import { assertJobOpen, assertMayWork, assignedEvent, auditActor, writeJob } from './jobs';
 import { getVisibleTemplate } from './templates';
-import { handOffNotification, queuePush } from './push';
+import { notify } from './notifications';
 
 /**
  * Working together on a job (SPEC.md 4.6 `POST /api/client/workingTogether`):
@@ -56,8 +56,8 @@ export async function workTogether(deps: Deps, actor: UserActor, input: WorkingT
     switch (input.action) {
       case 'HAND_OFF': {
         const handOff = await offer(trx, actor, job, input.toUserId, input.note ?? '', nowIso);
-        await queuePush(deps, trx, afterCommit, actor.scope, [handOff.to_user_id], handOffNotification(job, handOff.id, handOff.note));
         await handOffEvent('job.handoff.requested', handOff);
+        await notify({ deps, trx, afterCommit }, actor, { kind: 'hand_off', job, handOff });
         return { job, handOff };
       }
       case 'ACCEPT':
@@ -66,6 +66,8 @@ export async function workTogether(deps: Deps, actor: UserActor, input: WorkingT
         const result = await decide(trx, actor, job, input.handOffId, HAND_OFF_ACTIONS[input.action], input.expectedRevision, nowIso);
         // a sender withdrawing its own offer is not in the catalogue
         if (input.action !== 'CANCEL') await handOffEvent(input.action === 'ACCEPT' ? 'job.handoff.accepted' : 'job.handoff.declined', result.handOff!);
+        // accepting moves the assignment: told to integrators (the receiver, who acted, is not notified)
+        if (input.action === 'ACCEPT') await emitEvent({ deps, trx, afterCommit }, actor.scope, 'job.assigned', await assignedEvent(trx, actor.scope, result.job));
         return result;
       }
       case 'JOIN':

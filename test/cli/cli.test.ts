@@ -154,6 +154,30 @@ daemon('first start creates everything, prints the generated admin password once
   assert.is(await second.stop('SIGINT'), 0);
 });
 
+daemon('issue 27 item 1: the first start names the console URL (this machine\'s name when listening on 0.0.0.0) and says the password is changed there', async () => {
+  const wildcard = await startDaemon(['--data-dir', path.join(tempDir(), 'fresh')], {}, { host: '0.0.0.0' });
+  try {
+    const port = new URL(wildcard.url).port;
+    const line = wildcard.stdout().split('\n').find((l) => l.startsWith('Admin console: ')) ?? '';
+    assert.ok(line.startsWith(`Admin console: http://${os.hostname()}:${port}/console/ `), wildcard.stdout());
+    assert.match(line, /change the password there/);
+    const page = await fetch(`${wildcard.url}/console/`);
+    assert.is(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  } finally {
+    assert.is(await wildcard.stop(), 0);
+  }
+  // a configured password: no password printed, the way to the console still is; a second start says nothing of it
+  const dir = path.join(tempDir(), 'configured');
+  const configured = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
+  assert.not.match(configured.stdout(), /password: /);
+  assert.ok(configured.stdout().includes(`Admin console: ${configured.url}/console/`), configured.stdout());
+  assert.is(await configured.stop(), 0);
+  const again = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
+  assert.not.match(again.stdout(), /Admin console/);
+  assert.is(await again.stop(), 0);
+});
+
 daemon('admin commands work against the data directory while the daemon runs', async () => {
   const dir = tempDir();
   const running = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });

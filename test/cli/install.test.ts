@@ -120,17 +120,32 @@ install('refuses to overwrite a wip.service it did not write', async () => {
 });
 
 install('an unknown service account or group fails before anything is installed', async () => {
-  for (const print of [[], ['--print']]) {
-    const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir, ...print]);
-    assert.is(run.code, 1, run.stdout);
-    assert.match(run.stderr, /there is no account "no-such-wip-account"; create it first: useradd/);
-    assert.is(run.stdout, '');
-  }
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir]);
+  assert.is(run.code, 1, run.stdout);
+  assert.match(run.stderr, /there is no account "no-such-wip-account"; create it first: useradd/);
+  assert.is(run.stdout, '');
   const group = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--group', 'no-such-wip-group', '--unit-dir', unitDir]);
   assert.is(group.code, 1);
   assert.match(group.stderr, /there is no group "no-such-wip-group"; create it first/);
   assert.not.ok(fs.existsSync(dataDir));
   assert.not.ok(fs.existsSync(unitDir));
+});
+
+install('issue 27 item 17: --print with a service account not created yet prints the unit, warns how to create it, exits 0', async () => {
+  const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir, '--print']);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /\nUser=no-such-wip-account\nGroup=no-such-wip-account\n/);
+  assert.match(run.stderr, /^warning: there is no account "no-such-wip-account"; create it first: useradd --system .* no-such-wip-account; "install --systemd" refuses until it exists\n$/);
+  const group = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--group', 'no-such-wip-group', '--print']);
+  assert.is(group.code, 0, group.stderr);
+  assert.match(group.stdout, /\nGroup=no-such-wip-group\n/);
+  assert.match(group.stderr, /^warning: there is no group "no-such-wip-group"; create it first \(groupadd --system no-such-wip-group\)/);
+  // a preview changes nothing, and a name that cannot be an account is still refused
+  assert.not.ok(fs.existsSync(dataDir));
+  assert.not.ok(fs.existsSync(unitDir));
+  const invalid = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'not valid', '--print']);
+  assert.is(invalid.code, 1);
+  assert.match(invalid.stderr, /is not a valid account or group name/);
 });
 
 install('Group= is the primary group of the user as the system names it (nobody → nogroup on Debian), or --group', async () => {

@@ -37,29 +37,63 @@ logs('--log-format pretty (or WIP_LOG_FORMAT=pretty): readable lines, secrets st
   assert.is(await daemon.stop(), 0);
 });
 
-/** `wip serve` with stdout on a terminal (script(1) gives it one); the line it logs when listening. */
-async function listeningOnTerminal(serveArgs: string[]): Promise<string> {
+/**
+ * `wip serve` with stdout on a terminal (script(1) gives it one): the line it logs when listening, and everything it
+ * printed once `then` (given the URL) is done and `until` holds for the output.
+ */
+async function onTerminal(
+  serveArgs: string[],
+  then: (url: string) => Promise<void> = async () => {},
+  until: (out: string) => boolean = () => true,
+): Promise<{ listening: string; out: string }> {
   const command = [process.execPath, BIN, '--data-dir', dataDir(), 'serve', '--host', '127.0.0.1', '--port', '0', ...serveArgs].map((a) => JSON.stringify(a)).join(' ');
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, ...ENV, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
+  const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
   try {
-    return await new Promise<string>((resolve, reject) => {
+    const listening = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 15_000);
       child.stdout.on('data', (d) => {
         out += d;
-        const found = listeningLine(out);
+        const found = listeningLine(plain());
         if (found) {
           clearTimeout(timer);
-          resolve(found.replace(/\x1b\[[0-9;]*m/g, '').trim());
+          resolve(found.trim());
         }
       });
     });
+    await then(/(http:\/\/\S+)/.exec(listening)![1]!.replace('localhost', '127.0.0.1'));
+    for (const deadline = Date.now() + 10_000; !until(plain()); ) {
+      if (Date.now() > deadline) throw new Error(`output never complete: ${plain()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { listening, out: plain() };
   } finally {
     // the terminal's interrupt reaches wip in script's session: a clean SIGINT shutdown
     child.stdin.write('\x03');
     await new Promise((resolve) => child.on('close', resolve));
   }
 }
+const listeningOnTerminal = async (serveArgs: string[]) => (await onTerminal(serveArgs)).listening;
+
+logs('issue 27 item 2: on a terminal each request is one readable line (method, path, status, time, who, request id)', async () => {
+  const paths = ['/healthz', '/api/client/auth/me', '/no-such-page'];
+  const { out } = await onTerminal(
+    [],
+    async (url) => {
+      for (const p of paths) await fetch(url + p, { headers: { 'x-request-id': `req-${p.length}` } });
+    },
+    (text) => text.includes('/no-such-page 404'),
+  );
+  const lines = out.split('\n');
+  for (const p of paths) {
+    const mentioning = lines.filter((l) => l.includes(p));
+    assert.is(mentioning.length, 1, out);
+    assert.match(mentioning[0]!, new RegExp(`^\\[[0-9: .-]+\\] INFO: GET ${p} \\d{3} \\d+\\.\\d ms \\[req-${p.length}\\]$`));
+  }
+  // no field lines of a request below it (pino-pretty's "    requestId: …" block)
+  assert.not.ok(lines.some((l) => /^\s+(requestId|method|route|status|ms):/.test(l)), out);
+});
 
 logs('stdout a terminal: readable lines without any flag; --log-format json keeps JSON', async () => {
   const readable = await listeningOnTerminal([]);

@@ -79,12 +79,12 @@ test('CSV with --level, --client and a time range: the right rows, RFC 4180 quot
   const result = await runWip(['logs', 'export', '--format', 'csv', '--level', 'warn,error', '--client', '2', '--since', since, '--until', until], ctx.env);
   assert.is(result.code, 0, result.stderr);
   const lines = result.stdout.trim().split('\n');
-  assert.is(lines[0], 'id,createdAt,level,event,message,clientId,userId,adminId,ip,userAgent,requestId,data');
+  assert.is(lines[0], 'id,createdAt,level,event,message,clientId,userId,adminId,actor,ip,userAgent,requestId,data');
   // i in [3000, 6000) with i % 5 == 1 and i % 3 != 0
   let expected = 0;
   for (let i = 3000; i < 6000; i++) if (i % 5 === 1 && i % 3 !== 0) expected++;
   assert.is(lines.length - 1, expected);
-  assert.match(lines[1]!, /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,"\{""i"":3001,/);
+  assert.match(lines[1]!, /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,,"\{""i"":3001,/);
 });
 
 test('bad options are usage errors (exit 2)', async () => {

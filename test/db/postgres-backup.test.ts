@@ -147,4 +147,31 @@ test('`wip backup` on PostgreSQL without a usable pg_dump says what to install, 
   }
 });
 
+test('`wip backup` on PostgreSQL with a pg_dump that cannot be started (EACCES, ENOENT) says which file, why and what to check, exits 1 and writes nothing', async () => {
+  const url = await (await testPostgres()).freshDatabaseUrl();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-pg-nostart-'));
+  const archive = path.join(dataDir, 'out', 'site.tar.gz');
+  // each fake answers the version check, then cannot be started for the dump itself (or, the last, not even for the check)
+  const cases = [
+    { name: 'eacces', script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; chmod a-x "$0"\n', expect: /pg_dump 18\.1 \(.*\/eacces\/pg_dump\) could not be started \(EACCES\): the user wip runs as may not execute it/ },
+    { name: 'enoent', script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; rm -f "$0"\n', expect: /pg_dump 18\.1 \(.*\/enoent\/pg_dump\) could not be started \(ENOENT\): it \(or the interpreter it names\) is no longer there/ },
+    { name: 'no-interpreter', script: '#!/nonexistent/sh\n', expect: /no usable pg_dump in pgToolsDir \(.*\): .*\/no-interpreter\/pg_dump could not be started \(ENOENT\).*; or install the PostgreSQL 18/ },
+  ];
+  try {
+    for (const { name, script, expect } of cases) {
+      const tools = path.join(dataDir, name);
+      fs.mkdirSync(tools);
+      fs.writeFileSync(path.join(tools, 'pg_dump'), script, { mode: 0o755 });
+      const result = await runCli(['--data-dir', dataDir, 'backup', '--output', archive], { env: cliEnv(url, { WIP_PG_TOOLS_DIR: tools }) });
+      assert.is(result.code, 1, name);
+      assert.match(result.stderr, /backup failed, nothing written: /, name);
+      assert.match(result.stderr, expect, name);
+      assert.not.match(result.stderr, /Unhandled|at .*\.js:\d+/, name);
+      assert.not.ok(fs.existsSync(archive), name);
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test.run();

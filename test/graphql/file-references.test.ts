@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
-import { QUIET_POLLERS, statementsSoFar } from '../helpers/statements';
+import { QUIET_POLLERS, sendersSettled, statementsSoFar } from '../helpers/statements';
 import { GLB, PNG, upload } from '../helpers/upload';
 
 let server: TestServer;
@@ -125,6 +125,7 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
 
   // a page of jobs costs as many statements with 2 recorded jobs as with 6
   const page = async () => {
+    await sendersSettled(server);
     const before = await statementsSoFar(server);
     const result = await gql(server, client.owner.token, `{ jobs(first: 50) { edges { node { id ${RECORDS} } } } }`);
     assert.equal(result.codes, [], JSON.stringify(result.errors));

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QUIET_POLLERS, statementsSoFar } from '../helpers/statements';
+import { QUIET_POLLERS, sendersSettled, statementsSoFar } from '../helpers/statements';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
@@ -26,6 +26,7 @@ async function statementsFor(token: string, first: number, versionFields = 'id n
     assignees { ${assigneeFields} }
     createdBy { id }
   } } } }`;
+  await sendersSettled(server);
   const before = await statementsSoFar(server);
   const result = await gql(server, token, query, { first });
   const count = (await statementsSoFar(server)) - before;

@@ -124,6 +124,44 @@ lifecycle('invalid content is a VALIDATION_ERROR naming the path', async () => {
   assert.is(bad.errors![0]!.extensions!.details.fields[0].path, 'content.sections.0.steps.0.fields.0.options');
 });
 
+lifecycle('issue 27 item 14: every problem of the document is reported at once, duplicates with the rest', async () => {
+  const client = await buildClient(server);
+  const team = await buildTeam(server, client);
+  const created = await createTemplate(server, team.author.token);
+  const content = {
+    sections: [
+      {
+        id: 'prep',
+        title: 'Preparation',
+        steps: [
+          {
+            id: 'measure',
+            title: 'Measure',
+            fields: [
+              { key: 'torque', type: 'NUMBER', min: 20, max: 10 },
+              { key: 'torque', type: 'TEXT' },
+              { key: 'pick', type: 'CHOICE' },
+            ],
+          },
+          { id: 'measure', title: '' },
+        ],
+      },
+    ],
+  };
+  const bad = await gql(server, team.author.token, UPDATE_DRAFT, { id: created.latestVersion.id, content });
+  assert.equal(bad.codes, ['VALIDATION_ERROR']);
+  assert.equal(
+    bad.errors![0]!.extensions!.details.fields.map((f: { path: string; message: string }) => `${f.path}: ${f.message}`),
+    [
+      'content.sections.0.steps.0.fields.0.min: min is greater than max',
+      'content.sections.0.steps.0.fields.1.key: duplicate key "torque" in the step',
+      'content.sections.0.steps.0.fields.2.options: a CHOICE field needs options',
+      'content.sections.0.steps.1.id: duplicate id "measure"',
+      'content.sections.0.steps.1.title: Too small: expected string to have >=1 characters',
+    ],
+  );
+});
+
 lifecycle('reject sends a version back to DRAFT with the reason; it can be edited and submitted again', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);

@@ -34,10 +34,10 @@ export interface SpawnedDaemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `wip serve` on a free loopback port and waits for its "listening" log line. */
-export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number } = {}): Promise<SpawnedDaemon> {
+/** Starts `wip serve` on a free loopback port (or `host`) and waits for its "listening" log line. */
+export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number; host?: string } = {}): Promise<SpawnedDaemon> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--host', options.host ?? '127.0.0.1', '--port', '0'], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

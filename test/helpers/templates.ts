@@ -22,7 +22,7 @@ export const SAMPLE_CONTENT = {
 };
 
 export interface Users {
-  author: { id: number; token: string };
+  author: { id: number; token: string; email: string };
   approver: { id: number; token: string; email: string };
   publisher: { id: number; token: string; email: string };
 }

@@ -70,7 +70,7 @@ list('an entry has the presented fields and nothing internal', async () => {
   await recordEvent(server.deps, { event, level: 'warn', message: 'shape', clientId: 3, meta: { ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' }, data: { k: 'v' } });
   const res = await server.request('GET', `/api/admin/logs?event=${event}`, { token });
   const item = res.body.data.items[0];
-  assert.equal(Object.keys(item).sort(), ['adminId', 'clientId', 'createdAt', 'data', 'event', 'id', 'ip', 'level', 'message', 'requestId', 'userAgent', 'userId']);
+  assert.equal(Object.keys(item).sort(), ['actor', 'adminId', 'clientId', 'createdAt', 'data', 'event', 'id', 'ip', 'level', 'message', 'requestId', 'userAgent', 'userId']);
   assert.equal({ level: item.level, clientId: item.clientId, ip: item.ip, data: item.data }, { level: 'warn', clientId: 3, ip: '10.0.0.1', data: { k: 'v' } });
 });
 

@@ -74,16 +74,39 @@ notifications("a system administrator's token is accepted instead of a signature
   assert.is((await server.request('GET', '/api/admin/container-notification-center', { token: client.owner.token })).status, 403);
 });
 
-notifications('without a configured secret a signed notification is 503 INTEGRATION_NOT_CONFIGURED', async () => {
+notifications('issue 27 item 15: without a configured secret, anyone unauthenticated gets 401 first (signed or not, any body); only a system administrator learns 503 INTEGRATION_NOT_CONFIGURED', async () => {
   const bare = await startTestServer();
   try {
     const raw = JSON.stringify(notification());
-    const res = await bare.request('POST', '/api/admin/container-notification-center', { raw, headers: { 'x-signature-256': sign(raw) } });
-    assert.is(res.status, 503);
-    assert.is(res.body.error.code, 'INTEGRATION_NOT_CONFIGURED');
+    const post = (body: string, headers: Record<string, string> = {}, token?: string) =>
+      bare.request('POST', '/api/admin/container-notification-center', { raw: body, headers, token });
+    const anonymous = [await post(raw), await post(raw, { 'x-signature-256': sign(raw) }), await post('{"not":"a notification"}')];
+    for (const res of anonymous) {
+      assert.is(res.status, 401, res.text);
+      assert.is(res.body.error.code, 'SIGNATURE_INVALID');
+      assert.not.match(res.text, /configur|secret/i);
+    }
+    // a signed post is refused exactly like a wrong signature on a configured server: nothing tells them apart
+    assert.is(anonymous[1]!.text, (await send(raw, { 'x-signature-256': sign(raw, 'another-secret-0123456789abcdef-0000') })).text);
+    const client = await buildClient(bare);
+    assert.is((await post(raw, {}, client.owner.token)).status, 401);
+    const admin = await post(raw, {}, await adminToken(bare));
+    assert.is(admin.status, 503, admin.text);
+    assert.is(admin.body.error.code, 'INTEGRATION_NOT_CONFIGURED');
+    assert.equal(admin.body.error.details.settings, ['containerNotificationSecret']);
+    const list = await bare.request('GET', '/api/admin/container-notification-center', { token: await adminToken(bare) });
+    assert.equal(list.body.data.items, []);
   } finally {
     await bare.stop();
   }
+});
+
+notifications('issue 27 item 15: the caller is authenticated before the body is validated', async () => {
+  const res = await send('{"id":"has space","type":"Bad"}');
+  assert.is(res.status, 401, res.text);
+  assert.is(res.body.error.code, 'SIGNATURE_INVALID');
+  const signed = '{"id":"has space","type":"Bad"}';
+  assert.is((await send(signed, { 'x-signature-256': sign(signed) })).status, 422);
 });
 
 notifications.run();

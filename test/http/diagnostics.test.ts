@@ -66,6 +66,18 @@ diagnostics('bug reports are validated: sizes, attachment ids as numbers, unknow
   }
 });
 
+diagnostics('issue 27 item 16: bug-report-web defaults platform to web; the apps route still needs it', async () => {
+  const { platform: _, ...withoutPlatform } = report;
+  const web = await post('/api/client/bug-report-web', a.owner.token, { ...withoutPlatform, device: 'Firefox 140' });
+  assert.is(web.status, 201, web.text);
+  assert.equal([web.body.data.kind, web.body.data.platform], ['web', 'web']);
+  const named = await post('/api/client/bug-report-web', a.owner.token, { ...withoutPlatform, device: 'Safari 19', platform: 'web (iPad)' });
+  assert.is(named.body.data.platform, 'web (iPad)');
+  const app = await post('/api/client/add-bug-report', a.owner.token, withoutPlatform);
+  assert.is(app.status, 422, app.text);
+  assert.ok(app.body.error.details.fields.some((f: { path: string }) => f.path.endsWith('platform')), app.text);
+});
+
 const entries = (n: number, at = '2026-11-23T10:00:00Z') =>
   Array.from({ length: n }, (_, i) => ({ at, level: 'info', message: `ice candidate ${i}`, stats: { rtt: i, codec: 'VP8' } }));
 

@@ -4,6 +4,7 @@ import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
 import { createAdmin, resetAdminPassword } from '../../src/services/admins';
+import { changedByCli } from '../../src/services/events';
 
 let server: TestServer;
 
@@ -60,7 +61,7 @@ lockout('an unknown email locks the same way (the lock reveals nothing)', async 
 
 lockout('a system administrator\'s sign-in has the same lockout and security events', async () => {
   const username = `ops-${Date.now()}`;
-  const admin = await createAdmin(server.deps, username, PASSWORD);
+  const admin = await createAdmin(server.deps, username, PASSWORD, changedByCli());
   const adminSignIn = (password: string) =>
     server.request('POST', '/api/admin/auth/sign-in', { body: { username, password }, headers: { 'user-agent': 'admin-lockout-test' } });
   for (let i = 1; i < 10; i++) assert.is((await adminSignIn(`wrong-${i}`)).status, 401);
@@ -84,7 +85,7 @@ lockout('a system administrator\'s sign-in has the same lockout and security eve
   assert.ok(await server.deps.db.kysely.selectFrom('logs').select('id').where('event', '=', 'auth.admin_sign_in_failed').where('data', 'like', '%-ghost%').executeTakeFirst());
 
   // the operator's way out: reset-password (the CLI) lifts the lock
-  await resetAdminPassword(server.deps, username, PASSWORD);
+  await resetAdminPassword(server.deps, username, PASSWORD, changedByCli());
   assert.is((await adminSignIn(PASSWORD)).status, 200);
 });
 

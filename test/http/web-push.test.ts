@@ -92,6 +92,7 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
     assert.is((await subscribe(token, browser.subscription)).status, 201);
   }
   const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
+  await delivered(); // a's job_assigned push is not the hand-off's
   const before = pushService.received.length;
   const res = await server.request('POST', '/api/client/workingTogether', { token: a!.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'shift ends' } });
   assert.is(res.status, 200, res.text);
@@ -104,14 +105,18 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
     assert.ok(p.claims.exp! > Date.now() / 1000);
     assert.ok(Number(p.ttl) > 0);
   }
+  // no mail server here: the hand-off is pushed, and no notification mail piles up in <data-dir>/outbox
+  const mails = await server.deps.db.kysely.selectFrom('outbox').select('kind').where('client_id', '=', client.id).execute();
+  assert.equal(mails.filter((m) => m.kind === 'hand_off' || m.kind === 'job_assigned'), []);
 });
 
-push('a version awaiting approval notifies the approvers; approval and rejection notify the author', async () => {
+push('a version awaiting approval notifies the approvers; rejection notifies the author, approval the publishers', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
-  const browsers = { author: pushService.browser(), approver: pushService.browser() };
+  const browsers = { author: pushService.browser(), approver: pushService.browser(), publisher: pushService.browser() };
   assert.is((await subscribe(team.author.token, browsers.author.subscription)).status, 201);
   assert.is((await subscribe(team.approver.token, browsers.approver.subscription)).status, 201);
+  assert.is((await subscribe(team.publisher.token, browsers.publisher.subscription)).status, 201);
   const pathOf = (b: { subscription: { endpoint: string } }) => new URL(b.subscription.endpoint).pathname;
   const newPushes = async (from: number) => {
     await delivered();
@@ -132,7 +137,7 @@ push('a version awaiting approval notifies the approvers; approval and rejection
   await delivered();
   mark = pushService.received.length;
   ok(await gql(server, team.approver.token, APPROVE, { id: v1, password: PASSWORD }));
-  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.author), kind: 'version_approved', body: 'Valve check v1', versionId: v1 }]);
+  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.publisher), kind: 'version_approved', body: 'Valve check v1', versionId: v1 }]);
   assert.equal(pushService.refused, []);
 });
 

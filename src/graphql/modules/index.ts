@@ -5,6 +5,7 @@ import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
+import { notificationsModule } from './notifications';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule];

@@ -39,6 +39,7 @@ export const ROUTE_GROUPS = {
   clientReport: () => (require('./client/reports') as typeof import('./client/reports')).clientReportRoutes,
   adminActivityReport: () => (require('./admin/activity-report') as typeof import('./admin/activity-report')).adminActivityReportRoutes,
   clientPush: () => (require('./client/push') as typeof import('./client/push')).clientPushRoutes,
+  clientNotification: () => (require('./client/notifications') as typeof import('./client/notifications')).clientNotificationRoutes,
   clientExport: () => (require('./client/exports') as typeof import('./client/exports')).clientExportRoutes,
   clientPlatform: () => (require('./client/platform') as typeof import('./client/platform')).clientPlatformRoutes,
   clientI18n: () => (require('./client/i18n') as typeof import('./client/i18n')).clientI18nRoutes,

@@ -160,6 +160,10 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
     ['delete', '/api/client/push/unsubscribe'],
     ['post', '/api/client/turn-push-notification'],
   ],
+  clientNotification: [
+    ['get', '/api/client/account/notification-preferences'],
+    ['put', '/api/client/account/notification-preferences'],
+  ],
   clientExport: [
     ['get', '/api/client/export-zip/:templateId'],
     ['post', '/api/client/import-zip'],

@@ -41,6 +41,7 @@ function ssoAccount(providerName: string, meta: RequestMeta): LockoutAccount {
   return {
     key: `sso:${providerName}:${meta.ip ?? ''}`,
     events: { failed: 'auth.sso_refused', locked: 'auth.lockout' },
+    failure: 'Failed sign-in',
     data: { provider: providerName },
   };
 }

@@ -8,8 +8,7 @@ import { SecretBox } from '../../lib/secret-box';
 import { publicBaseUrl } from '../../mail/templates';
 import { rolesNotAllowed, type LicenseType, type Role } from '../../policies/roles';
 import { deleteSsoProvider, findSsoProvider, insertSsoProvider, listSsoProviders, updateSsoProvider } from '../../repos/sso';
-import type { RequestMeta } from '../actor';
-import { recordEvent } from '../events';
+import { recordChange, type ChangedBy } from '../events';
 
 /**
  * Per-client identity providers (issue 11). One record per provider: its kind,
@@ -147,7 +146,7 @@ export async function getProvider(deps: Deps, scope: TenantScope, id: number): P
   return toProvider(row);
 }
 
-type By = { userId?: number; adminId?: number; meta: RequestMeta };
+type By = ChangedBy;
 
 /** @throws AppError VALIDATION_ERROR (settings the kind needs are missing or malformed), CONFLICT (name taken) */
 export async function createProvider(deps: Deps, scope: TenantScope, input: SsoProviderInput & { name: string; kind: SsoProviderKind }, by: By): Promise<SsoProvider> {
@@ -160,7 +159,7 @@ export async function createProvider(deps: Deps, scope: TenantScope, input: SsoP
     if (isUniqueViolation(error)) throw nameTaken();
     throw error;
   }
-  await changed(deps, scope, 'created', row, by);
+  await changed(deps, scope, 'created', null, row, by);
   return toProvider(row);
 }
 
@@ -179,7 +178,7 @@ export async function updateProvider(deps: Deps, scope: TenantScope, id: number,
     throw error;
   }
   const row = (await findSsoProvider(deps.db.kysely, scope, id))!;
-  await changed(deps, scope, 'updated', row, by);
+  await changed(deps, scope, 'updated', current, row, by);
   return toProvider(row);
 }
 
@@ -187,19 +186,32 @@ export async function updateProvider(deps: Deps, scope: TenantScope, id: number,
 export async function deleteProvider(deps: Deps, scope: TenantScope, id: number, by: By): Promise<void> {
   const row = await findSsoProvider(deps.db.kysely, scope, id);
   if (!row || !(await deleteSsoProvider(deps.db.kysely, scope, id))) throw notFound('SSO provider');
-  await changed(deps, scope, 'deleted', row, by);
+  await changed(deps, scope, 'deleted', row, null, by);
 }
 
 const nameTaken = () => conflict('An SSO provider with this name exists already (names are unique across the appliance: they appear in sign-in URLs)');
 
-async function changed(deps: Deps, scope: TenantScope, what: string, row: SsoProviderRow, by: By): Promise<void> {
-  await recordEvent(deps, {
+/**
+ * The provider as its security event records it: the presented fields, and
+ * the sealed secret under a credential key (the event records only that it
+ * changed, never a value).
+ */
+function audited(row: SsoProviderRow | null) {
+  if (!row) return null;
+  const { id: _id, clientId: _client, ...fields } = toProvider(row);
+  return { ...fields, clientSecret: row.client_secret };
+}
+
+/** Written right after the change, which is one statement (not a transaction). */
+async function changed(deps: Deps, scope: TenantScope, what: string, before: SsoProviderRow | null, after: SsoProviderRow | null, by: By): Promise<void> {
+  const row = (after ?? before)!;
+  await recordChange({ deps }, by, {
     event: 'security.sso_provider_changed',
     message: `SSO provider "${row.name}" ${what}`,
     clientId: scope.clientId,
-    userId: by.userId,
-    adminId: by.adminId,
-    meta: by.meta,
+    target: { type: 'sso_provider', id: row.id },
+    before: audited(before),
+    after: audited(after),
     data: { providerId: row.id, name: row.name, kind: row.kind, change: what },
   });
 }

@@ -5,6 +5,7 @@ import type { EventOwner } from '../../../repos/events';
 import { presentDelivery, presentWebhook } from '../../../presenters';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, updateWebhook } from '../../../services/webhooks';
 import type { Actor } from '../../../services/actor';
+import { changedBy } from '../../../services/events';
 import { defineRoute, IdParams, type AuthMode, type RouteSpec } from '../../route';
 import type { Role } from '../../../policies/roles';
 import { DeliveryParams, webhookSchemas } from './schema';
@@ -55,8 +56,8 @@ export function webhookRoutes(options: {
       body: CreateWebhook,
       status: 201,
       rateLimit: outboundLimit,
-      async handler({ deps, actor, body }) {
-        const { webhook, secret } = await createWebhook(deps, owner(actor as Actor), body);
+      async handler({ deps, actor, body, meta }) {
+        const { webhook, secret } = await createWebhook(deps, owner(actor as Actor), body, changedBy(actor as Actor, meta));
         return { ...presentWebhook(webhook), secret };
       },
     }),
@@ -72,8 +73,8 @@ export function webhookRoutes(options: {
       params: IdParams,
       body: UpdateWebhook,
       rateLimit: outboundLimit,
-      async handler({ deps, actor, params, body }) {
-        const { webhook, secret } = await updateWebhook(deps, owner(actor as Actor), params.id, body);
+      async handler({ deps, actor, params, body, meta }) {
+        const { webhook, secret } = await updateWebhook(deps, owner(actor as Actor), params.id, body, changedBy(actor as Actor, meta));
         return { ...presentWebhook(webhook), ...(secret && { secret }) };
       },
     }),
@@ -86,8 +87,8 @@ export function webhookRoutes(options: {
       auth,
       roles,
       params: IdParams,
-      async handler({ deps, actor, params }) {
-        await deleteWebhook(deps, owner(actor as Actor), params.id);
+      async handler({ deps, actor, params, meta }) {
+        await deleteWebhook(deps, owner(actor as Actor), params.id, changedBy(actor as Actor, meta));
         return { id: params.id, deleted: true };
       },
     }),

@@ -3,6 +3,7 @@ import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createAgreement, listAgreements, updateAgreement } from '../../../../services/agreements';
 import { presentAgreement } from '../../../../presenters/agreements';
+import { changedBy } from '../../../../services/events';
 import { CreateAgreement, ListAgreements, UpdateAgreement } from './schema';
 
 export const adminAgreementRoutes: RouteSpec[] = [
@@ -29,7 +30,7 @@ export const adminAgreementRoutes: RouteSpec[] = [
     body: CreateAgreement,
     status: 201,
     async handler({ deps, body, actor, meta }) {
-      return presentAgreement(await createAgreement(deps, body, { ...meta, adminId: actor.adminId }));
+      return presentAgreement(await createAgreement(deps, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -42,8 +43,8 @@ export const adminAgreementRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: UpdateAgreement,
-    async handler({ deps, params, body }) {
-      return presentAgreement(await updateAgreement(deps, params.id, body));
+    async handler({ deps, params, body, actor, meta }) {
+      return presentAgreement(await updateAgreement(deps, params.id, body, changedBy(actor, meta)));
     },
   }),
 ];

@@ -63,8 +63,8 @@ export const adminAuthRoutes: RouteSpec[] = [
     auth: 'admin',
     body: ChangeAdminPassword,
     rateLimit: principalBudget('admin-change-password', 10, 15 * 60_000),
-    async handler({ deps, actor, body }) {
-      await changeAdminPassword(deps, actor, body);
+    async handler({ deps, actor, body, meta }) {
+      await changeAdminPassword(deps, actor, body, meta);
       return { changed: true };
     },
   }),

@@ -4,6 +4,7 @@ import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createClient, deleteClient, listClients, updateClient } from '../../../../services/clients';
 import { presentClient, presentLicense, presentUser } from '../../../../presenters';
+import { changedBy } from '../../../../services/events';
 import { ClientListQuery, CreateClient, UpdateClient } from './schema';
 
 export const adminClientRoutes: RouteSpec[] = [
@@ -29,8 +30,8 @@ export const adminClientRoutes: RouteSpec[] = [
     auth: 'admin',
     body: CreateClient,
     status: 201,
-    async handler({ deps, body }) {
-      const created = await createClient(deps, body);
+    async handler({ deps, body, actor, meta }) {
+      const created = await createClient(deps, body, changedBy(actor, meta));
       return {
         ...presentClient(created.client),
         owner: presentUser(created.owner),
@@ -49,8 +50,8 @@ export const adminClientRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: UpdateClient,
-    async handler({ deps, params, body, actor }) {
-      return presentClient(await updateClient(deps, params.id, body, { adminId: actor.adminId }));
+    async handler({ deps, params, body, actor, meta }) {
+      return presentClient(await updateClient(deps, params.id, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -61,8 +62,8 @@ export const adminClientRoutes: RouteSpec[] = [
     summary: 'Delete a client with its users, sessions and data',
     auth: 'admin',
     params: IdParams,
-    async handler({ deps, params }) {
-      await deleteClient(deps, params.id);
+    async handler({ deps, params, actor, meta }) {
+      await deleteClient(deps, params.id, changedBy(actor, meta));
       return { id: params.id, deleted: true };
     },
   }),

@@ -5,10 +5,10 @@ import { PageQuery, mapPage } from '../../../../db/pagination';
 import {
   ContainerNotification,
   SIGNATURE_HEADER,
+  authenticateContainerNotification,
   listNotifications,
   presentContainerNotification,
   receiveContainerNotification,
-  verifyContainerSignature,
 } from '../../../../services/integrations/container-notifications';
 
 const PATH = '/api/admin/container-notification-center';
@@ -20,20 +20,17 @@ export const adminContainerNotificationRoutes: RouteSpec[] = [
     operationId: 'receiveContainerNotification',
     response: ContainerNotificationData.extend({ duplicate: z.boolean() }),
     errors: ['SIGNATURE_INVALID', 'CONFLICT', 'INTEGRATION_NOT_CONFIGURED'],
-    summary: `Receive a notification of the container platform (image updated, restart scheduled): {id, type, occurredAt?, data?}. Authenticated by ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>, or a system administrator's token. Idempotent by id: a repeat answers the stored notification with duplicate: true (the same id with other content: 409). 401 SIGNATURE_INVALID, 503 INTEGRATION_NOT_CONFIGURED without a secret`,
-    // authenticated here, by the signature (a platform has no account) or a system administrator's token
+    summary: `Receive a notification of the container platform (image updated, restart scheduled): {id, type, occurredAt?, data?}. Authenticated by ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>, or a system administrator's token. Idempotent by id: a repeat answers the stored notification with duplicate: true (the same id with other content: 409). 401 SIGNATURE_INVALID first (also without a configured secret); 503 INTEGRATION_NOT_CONFIGURED only to a system administrator when no secret is set`,
+    // authenticated by the signature (a platform has no account) or a system administrator's token, before the body is validated
     auth: 'public',
+    authenticate({ deps, actor, ctx }) {
+      // the exact bytes received, kept by the body parser (includeUnparsed)
+      authenticateContainerNotification(deps, actor, (ctx.request as { rawBody?: string }).rawBody, ctx.get(SIGNATURE_HEADER));
+    },
     body: ContainerNotification,
     rateLimit: { max: 120, windowMs: 60_000 },
-    async handler({ deps, actor, body, ctx }) {
-      let by: string;
-      if (actor?.kind === 'admin') by = `admin:${actor.adminId}`;
-      else {
-        // the exact bytes received, kept by the body parser (includeUnparsed)
-        const raw = (ctx.request as { rawBody?: string }).rawBody;
-        verifyContainerSignature(deps, raw, ctx.get(SIGNATURE_HEADER));
-        by = 'signature';
-      }
+    async handler({ deps, actor, body }) {
+      const by = actor?.kind === 'admin' ? `admin:${actor.adminId}` : 'signature';
       const { notification, duplicate } = await receiveContainerNotification(deps, body, by);
       return { ...presentContainerNotification(notification), duplicate };
     },

@@ -11,6 +11,7 @@ import {
   Namespace,
   TranslationKey,
 } from '../../../../services/i18n';
+import { changedBy } from '../../../../services/events';
 
 const Text = z.string().min(1).max(10_000);
 
@@ -42,7 +43,7 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
       .object({ language: LanguageTag, namespace: Namespace, key: TranslationKey, text: Text, clientId: PositiveId.nullable().optional() })
       .strict(),
     async handler({ deps, body, actor, meta }) {
-      return createTranslation(deps, body, { adminId: actor.adminId, meta });
+      return createTranslation(deps, body, changedBy(actor, meta));
     },
   }),
   defineRoute({
@@ -55,7 +56,7 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
     params: IdParams,
     body: z.object({ text: Text }).strict(),
     async handler({ deps, params, body, actor, meta }) {
-      return changeTranslationText(deps, params.id, body.text, { adminId: actor.adminId, meta });
+      return changeTranslationText(deps, params.id, body.text, changedBy(actor, meta));
     },
   }),
 ];

@@ -3,6 +3,7 @@ import { LicenseOverview } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { installLicense, licenseOverview, previewLicense } from '../../../../services/licensing';
 import { presentLicenseOverview } from '../../../../presenters/licensing';
+import { changedBy } from '../../../../services/events';
 import { InstallLicenseKey } from './schema';
 
 export const adminLicenseOnPremRoutes: RouteSpec[] = [
@@ -27,7 +28,7 @@ export const adminLicenseOnPremRoutes: RouteSpec[] = [
     auth: 'admin',
     body: InstallLicenseKey,
     async handler({ deps, body, actor, meta }) {
-      return presentLicenseOverview(await installLicense(deps, body.licenseKey, { adminId: actor.adminId }, meta));
+      return presentLicenseOverview(await installLicense(deps, body.licenseKey, changedBy(actor, meta)));
     },
   }),
   defineRoute({

@@ -3,6 +3,7 @@ import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
 import { presentLicense } from '../../../../presenters';
+import { changedBy } from '../../../../services/events';
 import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
 
 export const adminLicenseRoutes: RouteSpec[] = [
@@ -28,8 +29,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     auth: 'admin',
     body: CreateLicense,
     status: 201,
-    async handler({ deps, body }) {
-      return presentLicense(await createLicense(deps, body));
+    async handler({ deps, body, actor, meta }) {
+      return presentLicense(await createLicense(deps, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -42,8 +43,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: UpdateLicense,
-    async handler({ deps, params, body }) {
-      return presentLicense(await updateLicense(deps, params.id, body));
+    async handler({ deps, params, body, actor, meta }) {
+      return presentLicense(await updateLicense(deps, params.id, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -55,8 +56,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
     summary: 'Delete a seat license; refused when its seats are in use',
     auth: 'admin',
     params: IdParams,
-    async handler({ deps, params }) {
-      await deleteLicense(deps, params.id);
+    async handler({ deps, params, actor, meta }) {
+      await deleteLicense(deps, params.id, changedBy(actor, meta));
       return { id: params.id, deleted: true };
     },
   }),

@@ -1,4 +1,4 @@
-import { Deleted, LogEntry, Page } from '../../../../presenters/schemas';
+import { Deleted } from '../../../../presenters/schemas';
 import { Readable } from 'node:stream';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
@@ -6,7 +6,7 @@ import { countLogs, deleteLog, listLogs } from '../../../../services/logs';
 import { exportLogs, logRedactor } from '../../../../services/log-export';
 import { fileStamp } from '../../../../ops/paths';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
-import { ExportLogsQuery, ListLogsQuery, TailLogsQuery } from './schema';
+import { ExportLogsQuery, ListLogsQuery, LogPage, TailLogsQuery } from './schema';
 
 const FILTERS = 'filter by `level` (one or a comma list), `clientId`, `userId`, `event`, `category=security`, `since` (inclusive) and `until` (exclusive)';
 
@@ -15,10 +15,10 @@ export const adminLogsRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/admin/logs',
     operationId: 'listLogs',
-    response: Page(LogEntry),
-    summary: `List application and security events, newest first (secrets redacted); ${FILTERS}`,
+    summary: `List application and security events, newest first (secrets redacted), each with its actor (who: kind, id, name); ${FILTERS}`,
     auth: 'admin',
     query: ListLogsQuery,
+    response: LogPage,
     async handler({ deps, query }) {
       const { limit, cursor, ...filter } = query;
       return mapPage(await listLogs(deps, filter, { limit, cursor }), logRedactor(deps));

@@ -8,6 +8,7 @@ import { unlockUser } from '../../../../services/lockout';
 import { tenantScope } from '../../../../db/tenant';
 import { resendInvitation } from '../../../../services/accounts';
 import { presentUser } from '../../../../presenters';
+import { eventActorOf } from '../../../../services/events';
 
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });
@@ -25,7 +26,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     rateLimit: { max: 20, windowMs: 15 * 60_000 },
     async handler({ deps, actor, params, meta }) {
-      return presentUser(await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, meta }));
+      return presentUser(await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), meta }));
     },
   }),
   defineRoute({
@@ -39,10 +40,10 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     async handler({ deps, actor, params, meta }) {
       if (actor.kind === 'user') {
-        return unlockUser(deps, actor.scope, params.userId, { userId: actor.userId, via: 'security administrator', meta });
+        return unlockUser(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), via: 'security administrator', meta });
       }
       const user = await getUserAcrossClients(deps, params.userId);
-      return unlockUser(deps, tenantScope(user.client_id), user.id, { adminId: actor.adminId, via: 'system administrator', meta });
+      return unlockUser(deps, tenantScope(user.client_id), user.id, { adminId: actor.adminId, actor: eventActorOf(actor), via: 'system administrator', meta });
     },
   }),
 ];

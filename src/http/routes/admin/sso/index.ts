@@ -8,6 +8,7 @@ import { getClient } from '../../../../services/clients';
 import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '../../../../services/sso/providers';
 import type { Actor } from '../../../../services/actor';
 import type { Deps } from '../../../../deps';
+import { changedBy } from '../../../../services/events';
 import { CreateSsoProvider, SsoProviderParams, UpdateSsoProvider } from './schema';
 
 // SSO providers of a client (issue 11): its Security Administrator (own client
@@ -21,8 +22,6 @@ async function clientScope(deps: Deps, actor: Actor, clientId: number): Promise<
   return tenantScope((await getClient(deps, clientId)).id);
 }
 
-const by = (actor: Actor, meta: { ip: string | null; userAgent: string | null }) =>
-  actor.kind === 'user' ? { userId: actor.userId, meta } : { adminId: actor.adminId, meta };
 
 /** The API shape: never the secret, only whether one is set; the URLs to enter at the IdP. */
 function present(deps: Deps, provider: SsoProvider) {
@@ -73,7 +72,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     body: CreateSsoProvider,
     status: 201,
     async handler({ deps, actor, params, body, meta }) {
-      return present(deps, await createProvider(deps, await clientScope(deps, actor, params.id), body, by(actor, meta)));
+      return present(deps, await createProvider(deps, await clientScope(deps, actor, params.id), body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -88,7 +87,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     params: SsoProviderParams,
     body: UpdateSsoProvider,
     async handler({ deps, actor, params, body, meta }) {
-      return present(deps, await updateProvider(deps, await clientScope(deps, actor, params.id), params.providerId, body, by(actor, meta)));
+      return present(deps, await updateProvider(deps, await clientScope(deps, actor, params.id), params.providerId, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -101,7 +100,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     roles: securityAdmin,
     params: SsoProviderParams,
     async handler({ deps, actor, params, meta }) {
-      await deleteProvider(deps, await clientScope(deps, actor, params.id), params.providerId, by(actor, meta));
+      await deleteProvider(deps, await clientScope(deps, actor, params.id), params.providerId, changedBy(actor, meta));
       return { id: params.providerId, deleted: true };
     },
   }),

@@ -7,6 +7,7 @@ import { presentFile } from '../../../../presenters/files';
 import { commitSystemFiles, getStorageUsage, setStorageQuota } from '../../../../services/files';
 import { receiveFiles } from '../../client/files';
 import { parseMetadata } from '../../client/files/schema';
+import { changedBy } from '../../../../services/events';
 
 export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({
@@ -50,8 +51,8 @@ export const adminUploadRoutes: RouteSpec[] = [
     auth: 'admin',
     params: IdParams,
     body: z.object({ storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() }),
-    async handler({ deps, params, body, actor }) {
-      return setStorageQuota(deps, params.id, body.storageQuotaBytes, { adminId: actor.adminId });
+    async handler({ deps, params, body, actor, meta }) {
+      return setStorageQuota(deps, params.id, body.storageQuotaBytes, changedBy(actor, meta));
     },
   }),
 ];

@@ -7,6 +7,7 @@ import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { getClient } from '../../../../services/clients';
 import { createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
+import { changedBy } from '../../../../services/events';
 import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
 import { iterateUserReport, userReport } from '../../../../services/reports';
 import { presentUserReportRow } from '../../../../presenters/reports';
@@ -119,8 +120,8 @@ export const adminUserRoutes: RouteSpec[] = [
     roles: securityAdmin,
     body: CreateUser,
     status: 201,
-    async handler({ deps, actor, body }) {
-      return presentUser(await createUser(deps, actor.scope, body));
+    async handler({ deps, actor, body, meta }) {
+      return presentUser(await createUser(deps, actor.scope, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -133,8 +134,8 @@ export const adminUserRoutes: RouteSpec[] = [
     auth: 'user',
     roles: securityAdmin,
     body: UpdateUser,
-    async handler({ deps, actor, body }) {
-      return presentUser(await updateUser(deps, actor.scope, body));
+    async handler({ deps, actor, body, meta }) {
+      return presentUser(await updateUser(deps, actor.scope, body, changedBy(actor, meta)));
     },
   }),
   defineRoute({
@@ -147,8 +148,8 @@ export const adminUserRoutes: RouteSpec[] = [
     auth: 'user',
     roles: securityAdmin,
     params: UserIdParams,
-    async handler({ deps, actor, params }) {
-      await deleteUser(deps, actor.scope, params.userId);
+    async handler({ deps, actor, params, meta }) {
+      await deleteUser(deps, actor.scope, params.userId, changedBy(actor, meta));
       return { id: params.userId, deleted: true };
     },
   }),

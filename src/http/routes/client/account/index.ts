@@ -19,6 +19,7 @@ import {
   signUp,
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
+import { changedBy } from '../../../../services/events';
 import {
   ChangePassword,
   CreateAccount,
@@ -193,7 +194,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     roles: [SECURITY_ADMIN],
     body: UpdateSecuritySettings,
     async handler({ deps, actor, body, meta }) {
-      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, { userId: actor.userId, meta }), 'member');
+      return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, changedBy(actor, meta)), 'member');
     },
   }),
   defineRoute({

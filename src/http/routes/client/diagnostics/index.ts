@@ -10,16 +10,20 @@ export const WEBRTC_BATCH_MAX_ENTRIES = 500;
 export const WEBRTC_MESSAGE_MAX_CHARS = 4000;
 export const WEBRTC_STATS_MAX_CHARS = 16 * 1024;
 
-const BugReportBody = z
-  .object({
-    description: z.string().trim().min(1).max(10_000),
-    appVersion: z.string().trim().min(1).max(64),
-    device: z.string().trim().min(1).max(200),
-    platform: z.string().trim().min(1).max(100),
-    logs: z.string().max(BUG_REPORT_LOGS_MAX_CHARS).optional(),
-    attachmentFileIds: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(20).optional(),
-  })
-  .strict();
+/** The web app's route is the web's: its `platform` may be left out (`web`); an app must say which it runs on. */
+const bugReportBody = (kind: 'app' | 'web') => {
+  const platform = z.string().trim().min(1).max(100);
+  return z
+    .object({
+      description: z.string().trim().min(1).max(10_000),
+      appVersion: z.string().trim().min(1).max(64),
+      device: z.string().trim().min(1).max(200),
+      platform: kind === 'web' ? platform.default('web') : platform,
+      logs: z.string().max(BUG_REPORT_LOGS_MAX_CHARS).optional(),
+      attachmentFileIds: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(20).optional(),
+    })
+    .strict();
+};
 
 const bugReportRoute = (path: string, operationId: string, kind: 'app' | 'web', what: string) =>
   defineRoute({
@@ -27,11 +31,11 @@ const bugReportRoute = (path: string, operationId: string, kind: 'app' | 'web', 
     path,
     operationId,
     response: BugReport,
-    summary: `Submit a bug report from ${what}: {description, appVersion, device, platform, logs? (≤ 256 KiB), attachmentFileIds? (≤ 20 numbers)}; stored for the caller's client, listed by system administrators at GET /api/admin/bug-reports`,
+    summary: `Submit a bug report from ${what}: {description, appVersion, device, platform${kind === 'web' ? '? (default web)' : ''}, logs? (≤ 256 KiB), attachmentFileIds? (≤ 20 numbers)}; stored for the caller's client, listed by system administrators at GET /api/admin/bug-reports`,
     auth: 'user',
     status: 201,
     rateLimit: principalBudget(`bug-report-${kind}`, 20, 3_600_000),
-    body: BugReportBody,
+    body: bugReportBody(kind),
     async handler({ deps, actor, body }) {
       return submitBugReport(deps, actor, kind, body);
     },

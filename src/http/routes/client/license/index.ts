@@ -7,6 +7,7 @@ import { currentLicense } from '../../../../services/licensing';
 import { presentUser } from '../../../../presenters';
 import { presentClientLicense, presentOnPremise } from '../../../../presenters/licensing';
 import { version } from '../../../../../package.json';
+import { changedBy } from '../../../../services/events';
 import { ChangeLicenseTypes } from './schema';
 
 export const clientLicenseRoutes: RouteSpec[] = [
@@ -31,8 +32,8 @@ export const clientLicenseRoutes: RouteSpec[] = [
     auth: 'user',
     roles: [SECURITY_ADMIN],
     body: ChangeLicenseTypes,
-    async handler({ deps, actor, body }) {
-      const result = await changeUserLicenseTypes(deps, actor.scope, body);
+    async handler({ deps, actor, body, meta }) {
+      const result = await changeUserLicenseTypes(deps, actor.scope, body, changedBy(actor, meta));
       return { users: result.users.map(presentUser), seats: result.seats };
     },
   }),
