@@ -135,7 +135,10 @@ async function contradictions(baseUrl: string, exchange: Exchange): Promise<stri
   const content = declared.content as Json | undefined;
   if (content && response.text !== '') {
     const mediaTypes = Object.keys(content);
-    const mediaType = mediaTypes.find((type) => type === contentType);
+    // exact, else a range the document gives (`*/*` for a stored file of any type, `image/*`)
+    const mediaType =
+      mediaTypes.find((type) => type === contentType) ??
+      mediaTypes.find((type) => type === '*/*' || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))));
     if (!mediaType) problems.push(`media type ${contentType || '(none)'} is not documented for ${status} (documented: ${mediaTypes.join(', ')})`);
     else if (mediaType.includes('json') && response.body !== undefined) {
       const problem = validate(`${opPointer}/responses/${status}/content/${escape(mediaType)}/schema`, response.body);

@@ -94,7 +94,7 @@ export const clientFileRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/files/:id',
     operationId: 'downloadFile',
-    produces: { type: 'application/octet-stream', etag: true, ranges: true, attachment: true },
+    produces: { type: '*/*', etag: true, ranges: true, attachment: true },
     summary:
       "Download a file (the `url` of a File): its bytes with the detected Content-Type, Content-Length, ETag, Accept-Ranges; If-None-Match → 304; a single Range → 206, unsatisfiable → 416. Another client's id → 404",
     auth: 'user',
@@ -131,7 +131,7 @@ export const clientFileRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/download-model/:type/:id',
     operationId: 'downloadModel',
-    produces: { type: 'application/octet-stream', etag: true, ranges: true, attachment: true },
+    produces: { type: '*/*', etag: true, ranges: true, attachment: true },
     summary:
       'Download a 3D model (type glb, gltf, obj, fbx, usdz or ply; a type that does not match the stored file → 404) with Content-Length, ETag, Accept-Ranges; If-None-Match → 304; a single Range → 206 (resumable), unsatisfiable → 416',
     auth: 'user',

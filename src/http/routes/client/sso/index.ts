@@ -74,6 +74,7 @@ export const clientSsoRoutes: RouteSpec[] = [
     method: 'get',
     path: OIDC_CALLBACK_PATH,
     operationId: 'completeOidcSignIn',
+    errors: ['SSO_FAILED', 'NOT_FOUND'],
     produces: { redirect: true },
     summary:
       "The OpenID Connect redirect URI (enter it at the provider): checks state, browser, code and ID token, then 302 to the provider's post-login URL with ?code= (one-time, 60 s, for POST /api/client/auth/sso/exchange) or ?error=<code>",
