@@ -315,7 +315,10 @@ async function runHandler(spec: RouteSpec, args: Parameters<RouteSpec['handler']
     if (!Array.isArray(fields)) throw error;
     const where = spec.body || accepts !== 'json' ? 'body' : spec.query ? 'query' : spec.method === 'get' ? 'query' : 'body';
     for (const field of fields as { path?: unknown }[]) {
-      if (typeof field.path === 'string' && !FIELD_SOURCE.test(field.path)) field.path = `${where}.${field.path}`;
+      if (typeof field.path !== 'string' || FIELD_SOURCE.test(field.path)) continue;
+      // a path parameter's name (`lang` of /internalization/:lang) is path.x
+      const source = spec.path.split('/').includes(`:${field.path.split('.')[0]}`) ? 'path' : where;
+      field.path = `${source}.${field.path}`;
     }
     throw error;
   }

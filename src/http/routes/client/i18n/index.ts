@@ -24,7 +24,7 @@ export const clientI18nRoutes: RouteSpec[] = [
     path: '/api/client/internalization/:lang',
     operationId: 'getTranslationBundle',
     produces: { type: 'application/json', etag: true },
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
     summary:
       'The merged text bundle of a language (built-in < system < client override; fallback de-AT → de → en): {language, fallback, namespaces: {ns: {key: text}}}; ETag/304; a malformed tag is 422',
     auth: 'user',
