@@ -18,9 +18,9 @@ const text = { type: 'string' };
 
 export const RESPONSE_HEADERS = {
   'X-Request-Id': { description: 'The id of this request (the one sent, when sane), also in the logs', schema: text, always: true },
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: integer, always: true },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window after this one', schema: integer, always: true },
-  'X-RateLimit-Reset': { description: 'When the window resets (whole Unix seconds)', schema: integer, always: true },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window after this one', schema: integer },
+  'X-RateLimit-Reset': { description: 'When the window resets (whole Unix seconds)', schema: integer },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: integer },
   Allow: { description: 'The methods the path answers', schema: text },
   ETag: { description: 'The version of the representation; send it back in If-None-Match', schema: text },

@@ -152,7 +152,8 @@ export function routeErrorCodes(spec: RouteSpec): Map<number, Set<ErrorCode>> {
   // a page's cursor the server did not make is 400 (db/pagination.ts)
   if (spec.query instanceof z.ZodObject && 'cursor' in spec.query.shape) add('BAD_REQUEST');
   if (spec.method !== 'get' && WRITE_SCOPED.test(spec.path) && spec.auth !== 'public') add('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
-  if (spec.rateLimit) add('RATE_LIMITED');
+  // the global budgets (per principal and route group, per IP) cover every route; `rateLimit` adds the route's own
+  add('RATE_LIMITED');
   for (const code of spec.errors ?? []) add(code);
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const code of codes) {
@@ -167,8 +168,9 @@ const headerRef = (name: ResponseHeaderName) => ({ $ref: `#/components/headers/$
 const parameterRef = (name: RequestHeaderName) => ({ $ref: `#/components/parameters/${name}` });
 
 /** The headers every answer of the route carries (success and error). */
-function commonResponseHeaders(spec: RouteSpec): ResponseHeaderName[] {
-  return spec.rateLimit ? ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : ['X-Request-Id'];
+function commonResponseHeaders(_spec: RouteSpec): ResponseHeaderName[] {
+  // every request counts against a global budget (per principal, per IP without credentials: middleware/rate-limit.ts)
+  return ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 }
 
 const headersOf = (names: readonly ResponseHeaderName[]) => Object.fromEntries([...new Set(names)].map((name) => [name, headerRef(name)]));

@@ -47,8 +47,8 @@ openapi('carries auth, roles, parameters, bodies, the envelope and the error cod
   const body = subscribe.requestBody.content['application/json'].schema;
   assert.equal(body.required.sort(), ['endpoint', 'keys']);
   assert.ok(body.properties.keys.properties.p256dh);
-  // the common statuses from the declaration: auth 401/403, a body 400/413/415/422 and 404 (ids in it), idempotent write 409, 500/503 always
-  assert.equal(Object.keys(subscribe.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '422', '500', '503']);
+  // the common statuses from the declaration: the global rate limit 429, auth 401/403, a body 400/413/415/422 and 404 (ids in it), idempotent write 409, 500/503 always
+  assert.equal(Object.keys(subscribe.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
   assert.equal(subscribe.responses['201'].content['application/json'].schema.properties.success, { type: 'boolean', const: true });
   assert.ok(subscribe.parameters.some((p: any) => p.$ref === '#/components/parameters/Idempotency-Key'));
   assert.ok(subscribe.responses['201'].headers['Idempotency-Replayed']);
