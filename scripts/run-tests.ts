@@ -39,6 +39,7 @@ const POSTGRES_SUITES = [
   '/http/meter-report-exact.',
   '/http/concurrent-duplicates.',
   '/http/webhooks.',
+  '/http/console-first-hour.',
   '/http/notifications.',
   '/http/web-push.',
   '/graphql/',

@@ -14,7 +14,7 @@ import { daemonAsServer, startDaemon } from '../test/helpers/cli';
 import { installedDataDir, ROOT, runWip } from '../test/helpers/spawn-wip';
 import { buildClient, buildUser, signIn, PASSWORD, type BuiltClient } from '../test/helpers/factories';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../test/helpers/domain';
-import { gql } from '../test/helpers/graphql';
+import { gid, gql } from '../test/helpers/graphql';
 import { upload } from '../test/helpers/upload';
 import type { TestServer } from '../test/helpers/server';
 
@@ -63,8 +63,8 @@ async function tenantLoad(server: TestServer, client: BuiltClient, operator: { e
     async () => timed('read jobs (GraphQL)', async () => gql(server, operator.token, '{ jobs(first: 20) { edges { node { id title state } } } templates(first: 20) { edges { node { id title } } } }')),
     async () =>
       timed('record step', async () => {
-        const res = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id revision } }', {
-          i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `at ${Date.now()}` }] },
+        const res = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision job { id } } }', {
+          i: { jobId: gid('Job', job.id), stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `at ${Date.now()}` }] },
         });
         return res;
       }),

@@ -105,8 +105,8 @@ export const licenseSeatsExhausted = (licenseType: string, total: number, alloca
   );
 export const licenseClientsExhausted = (maxClients: number) =>
   new AppError('LICENSE_CLIENTS_EXHAUSTED', `The license allows at most ${maxClients} clients`, { maxClients });
-export const licenseInvalid = (reason: string, message: string) =>
-  new AppError('LICENSE_INVALID', `Invalid license key: ${message}`, { reason });
+export const licenseInvalid = (reason: string, message: string, hint?: string) =>
+  new AppError('LICENSE_INVALID', `Invalid license key: ${message}${hint ? `. ${hint}` : ''}`, hint ? { reason, hint } : { reason });
 export const licenseExpired = (details: Record<string, unknown>) =>
   new AppError('LICENSE_EXPIRED', 'The license has expired: the appliance is read-only until a new license key is installed', details);
 export const msaNotAccepted = (version: string) =>

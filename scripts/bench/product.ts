@@ -67,7 +67,7 @@ export const graphqlScenario = withDaemon(async ({ wip, auth }) => {
   return { graphqlJobs50: { ...figures, connections: CONNECTIONS, p99TargetMs: 50 } };
 });
 
-const RECORD = `mutation ($i: RecordStepInput!) { recordStep(input: $i) { id revision } }`;
+const RECORD = `mutation ($i: RecordStepInput!) { recordStep(input: $i) { revision job { id } } }`;
 
 /**
  * 32 operators, each signed in and recording the steps of their own open job
@@ -103,7 +103,7 @@ export async function recordLoad(operators: { url: string; token: string; jobId:
         const res = await fetch(`${op.url}/api/client/graphql`, {
           method: 'POST',
           headers: { authorization: `Bearer ${op.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: RECORD, variables: { i: { jobId: op.jobId, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] } } }),
+          body: JSON.stringify({ query: RECORD, variables: { i: { jobId: `Job:${op.jobId}`, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] } } }),
         });
         const answer = (await res.json()) as { errors?: unknown };
         latencies.push(performance.now() - started);

@@ -1,4 +1,4 @@
-import { api, query, type Page } from './api';
+import { api, ApiError, query, type Page } from './api';
 import { formatDate, h, replace } from './dom';
 import { confirmAction, errorText, facts, form, pagedTable, run, section, notice } from './ui';
 import { logColumns, logExportSection, logTailSection, storageSection } from './operations-pages';
@@ -6,6 +6,42 @@ import { logColumns, logExportSection, logTailSection, storageSection } from './
 /** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
 
 const LICENSE_TYPES = ['full', 'connect'];
+
+/** What a seat of each license type is for (README: roles and license types), said where seats are chosen (issue 27). */
+export const SEAT_TYPES: Record<string, { label: string; explains: string }> = {
+  full: { label: 'Full', explains: 'any role: Security Administrator, user admin, author, approver, publisher, operator, viewer' },
+  connect: { label: 'Connect', explains: 'shop-floor people who run jobs or read instructions: the operator and viewer roles only' },
+};
+
+export function seatTypesExplained(): HTMLElement {
+  return h(
+    'div.explain',
+    {},
+    h('p', {}, 'Each user of a client holds one seat. There are two types:'),
+    h('ul', {}, Object.entries(SEAT_TYPES).map(([type, seat]) => h('li', { 'data-type': type }, h('strong', {}, `${seat.label} seat`), ` — ${seat.explains}.`))),
+  );
+}
+
+/** Every client's name by id (the console shows names, not ids): the list in pages of 100. */
+async function allClients(): Promise<{ id: number; name: string }[]> {
+  const clients: { id: number; name: string }[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const page = await api<Page<any>>('GET', `/api/admin/client${query({ cursor, limit: 100 })}`);
+    clients.push(...page.items.map((c) => ({ id: c.id, name: c.name })));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return clients;
+}
+
+/** What the answer of an invitation says about where it went (issue 27: no more "sent" when it only reached the outbox). */
+export function invitationOutcome(email: string, invitation: { delivery: 'queued' | 'outbox' } | undefined): string {
+  if (!invitation) return '';
+  return invitation.delivery === 'outbox'
+    ? `Mail is not configured on this appliance: the invitation to ${email} is waiting in the outbox (the data directory's outbox folder), not sent.`
+    : `Invitation to ${email} handed to the mail server.`;
+}
 
 export async function overviewPage(): Promise<HTMLElement[]> {
   const [version, health, ready, license] = await Promise.all([
@@ -64,12 +100,17 @@ function seatUsage(license: any): HTMLElement {
 
 /** A table of seat counts: one row per license type. */
 export function seatTable(caption: string, headings: string[], rows: (string | number | undefined)[][]): HTMLElement {
+  // its own scroll container: at 390 px the five columns may be wider than the screen, the page is not
   return h(
-    'table.seats',
+    'div.table-wrap',
     {},
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ['Type', ...headings].map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', {}, rows.map(([type, ...values]) => h('tr', { 'data-type': type }, h('th', { scope: 'row' }, type), values.map((v) => h('td', {}, v ?? '—'))))),
+    h(
+      'table.seats',
+      {},
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ['Type', ...headings].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, rows.map(([type, ...values]) => h('tr', { 'data-type': type }, h('th', { scope: 'row' }, type), values.map((v) => h('td', {}, v ?? '—'))))),
+    ),
   );
 }
 
@@ -136,9 +177,9 @@ export function clientsPage(): HTMLElement[] {
       { name: 'owner.email', label: 'Owner email (Security Administrator)', type: 'email', required: true, autocomplete: 'off' },
       { name: 'owner.firstName', label: 'Owner first name' },
       { name: 'owner.lastName', label: 'Owner last name' },
-      { name: 'owner.password', label: 'Owner password', type: 'password', autocomplete: 'new-password', hint: 'Leave empty to email the owner an invitation instead.' },
-      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1 },
-      { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0 },
+      { name: 'owner.password', label: 'Owner password', type: 'password', autocomplete: 'new-password', hint: 'Leave empty to email the owner an invitation instead (this needs a mail server: WIP_SMTP_URL).' },
+      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1, hint: `For ${SEAT_TYPES.full!.explains}. The owner takes one.` },
+      { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0, hint: `For ${SEAT_TYPES.connect!.explains}.` },
     ],
     submit: 'Create client',
     async onSubmit(values, element) {
@@ -153,20 +194,25 @@ export function clientsPage(): HTMLElement[] {
       });
       element.reset();
       await table.reload();
-      return `Client ${created.client?.name ?? values.name} created.`;
+      const invited = created.owner?.invitation;
+      const ownerNote = invited ? ` ${invitationOutcome(owner.email!, invited)}${invited.delivery === 'outbox' ? ' Without a mail server, give owners a password here, or configure mail (WIP_SMTP_URL).' : ''}` : '';
+      return `Client ${created.name ?? values.name} created.${ownerNote} Add seats later on the Licenses page.`;
     },
   });
-  return [section('Clients', table.element), editor, section('Create a client', create)];
+  return [section('Clients', table.element), editor, section('Create a client', seatTypesExplained(), create)];
 }
 
-export function clientUsersPage(clientId: number): HTMLElement[] {
+export async function clientUsersPage(clientId: number): Promise<HTMLElement[]> {
+  const client = await api('GET', `/api/admin/client/${clientId}`);
+  document.querySelector('main h1')!.textContent = `Users of ${client.name}`;
+  document.title = `Users of ${client.name} · wip console`;
   const table = pagedTable<any>({
-    caption: `Users of client ${clientId}`,
+    caption: `Users of ${client.name}`,
     search: 'Search users',
     load: (cursor, search) => api('GET', `/api/admin/user${query({ clientId, cursor, search, limit: 20 })}`),
     columns: userColumns,
   });
-  return [h('p', {}, h('a', { href: '#/clients' }, '← Clients')), section(`Users of client ${clientId}`, table.element)];
+  return [h('p', {}, h('a', { href: '#/clients' }, '← Clients')), section(`Users of ${client.name}`, table.element)];
 }
 
 export const userColumns = [
@@ -177,12 +223,13 @@ export const userColumns = [
   { label: 'Status', cell: (u: any) => u.status },
 ];
 
-export function licensesPage(): HTMLElement[] {
+export async function licensesPage(): Promise<HTMLElement[]> {
+  const [clients, license] = await Promise.all([allClients(), api('GET', '/api/admin/license-on-prem')]);
   const table = pagedTable<any>({
     caption: 'Seat allocations',
     load: (cursor) => api('GET', `/api/admin/license${query({ cursor, limit: 20 })}`),
     columns: [
-      { label: 'Client', cell: (l) => l.clientId },
+      { label: 'Client', cell: (l) => l.clientName ?? `#${l.clientId}` },
       { label: 'Type', cell: (l) => l.licenseType },
       { label: 'Seats', cell: (l) => l.seats },
       { label: 'Expires', cell: (l) => formatDate(l.expiresAt) },
@@ -194,7 +241,7 @@ export function licensesPage(): HTMLElement[] {
           return h(
             'span.row-actions',
             {},
-            h('label.visually-hidden', { for: id }, `Seats of allocation ${l.id}`),
+            h('label.visually-hidden', { for: id }, `Seats of ${l.clientName ?? l.clientId}, ${l.licenseType}`),
             input,
             h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
               await api('PUT', `/api/admin/license/${l.id}`, { seats: Number(input.value) });
@@ -206,7 +253,30 @@ export function licensesPage(): HTMLElement[] {
       },
     ],
   });
-  return [section('Licenses', table.element)];
+  // any type the installed license (or the evaluation allowance) has seats of, whether or not the client has an allocation yet
+  const licensed = LICENSE_TYPES.filter((type) => (license.usage?.seats?.[type]?.total ?? 0) > 0);
+  const types = licensed.length ? licensed : LICENSE_TYPES;
+  const add = clients.length
+    ? form({
+        label: 'Add seats to a client',
+        fields: [
+          { name: 'clientId', label: 'Client', type: 'select', required: true, options: clients.map((c) => ({ value: String(c.id), label: c.name })) },
+          { name: 'licenseType', label: 'Seat type', type: 'select', options: types.map((t) => ({ value: t, label: t === 'connect' ? 'Connect (operator, viewer)' : 'Full (any role)' })), value: types[0] },
+          { name: 'seats', label: 'Seats', type: 'number', min: 1, required: true, value: 1 },
+        ],
+        submit: 'Add seats',
+        async onSubmit(values) {
+          await api('POST', '/api/admin/license', { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 });
+          await table.reload();
+          const client = clients.find((c) => String(c.id) === values.clientId);
+          return `${values.seats} ${values.licenseType} seat${values.seats === 1 ? '' : 's'} added to ${client?.name ?? 'the client'}.`;
+        },
+      })
+    : h('p', {}, 'Create a client first: seats are allocated to clients.');
+  return [
+    section('Licenses', h('p', {}, 'Seats of the installed license allocated to each client. A client\'s seats of a type are the sum of its allocations of that type.'), table.element),
+    section('Add seats', seatTypesExplained(), add),
+  ];
 }
 
 export async function licenseKeyPage(): Promise<HTMLElement[]> {
@@ -324,19 +394,84 @@ export function logsPage(): HTMLElement[] {
   return [section('Filter', filter), section('Logs', table.element), logTailSection(() => filters), logExportSection(() => filters)];
 }
 
-export function translationsPage(): HTMLElement[] {
+/**
+ * Translations (issue 27): what they are for, and adding and editing entries
+ * through the API's POST and PUT (the list alone was an empty read-only page).
+ */
+export async function translationsPage(): Promise<HTMLElement[]> {
+  const clients = await allClients();
+  const clientName = (id: number | null) => (id === null ? 'all clients' : (clients.find((c) => c.id === id)?.name ?? `#${id}`));
+  const editor = h('div');
   const table = pagedTable<any>({
-    caption: 'Translations',
+    caption: 'Translation entries',
     load: (cursor) => api('GET', `/api/admin/internationalization${query({ cursor, limit: 50 })}`),
     columns: [
       { label: 'Language', cell: (t) => t.language },
       { label: 'Namespace', cell: (t) => t.namespace },
       { label: 'Key', cell: (t) => t.key },
       { label: 'Text', cell: (t) => t.text },
-      { label: 'Client', cell: (t) => t.clientId ?? 'all' },
+      { label: 'For', cell: (t) => clientName(t.clientId) },
+      { label: 'Actions', cell: (t) => h('button', { type: 'button', 'aria-label': `Edit ${t.language} ${t.namespace} ${t.key}`, onclick: () => edit(t) }, 'Edit') },
     ],
   });
-  return [section('Translations', table.element)];
+  function edit(entry: any): void {
+    replace(
+      editor,
+      section(
+        `Edit ${entry.namespace}.${entry.key} (${entry.language}, ${clientName(entry.clientId)})`,
+        form({
+          label: 'Edit a translation',
+          fields: [{ name: 'text', label: 'Text', type: 'textarea', required: true, value: entry.text }],
+          submit: 'Save text',
+          async onSubmit(values) {
+            await api('PUT', `/api/admin/internationalization/${entry.id}`, { text: values.text });
+            await table.reload();
+            replace(editor);
+            notice(`Text of ${entry.namespace}.${entry.key} (${entry.language}) saved.`);
+          },
+        }),
+      ),
+    );
+    editor.querySelector('textarea')?.focus();
+  }
+  const add = form({
+    label: 'Add a translation',
+    fields: [
+      { name: 'language', label: 'Language', required: true, hint: 'A language tag: en, de, de-AT, fr…' },
+      { name: 'namespace', label: 'Namespace', required: true, value: 'errors', hint: 'errors: error messages, keyed by error code (e.g. LICENSE_SEATS_EXHAUSTED); updates: update notices; or a namespace of your apps.' },
+      { name: 'key', label: 'Key', required: true },
+      { name: 'text', label: 'Text', type: 'textarea', required: true },
+      { name: 'clientId', label: 'For', type: 'select', options: [{ value: '', label: 'all clients' }, ...clients.map((c) => ({ value: String(c.id), label: `${c.name} only` }))], value: '' },
+    ],
+    submit: 'Add translation',
+    async onSubmit(values, element) {
+      try {
+        await api('POST', '/api/admin/internationalization', {
+          language: values.language,
+          namespace: values.namespace,
+          key: values.key,
+          text: values.text,
+          ...(values.clientId && { clientId: Number(values.clientId) }),
+        });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'CONFLICT') throw new ApiError(error.status, error.code, 'This entry exists already: edit it in the list above.');
+        throw error;
+      }
+      element.reset();
+      await table.reload();
+      return 'Translation added.';
+    },
+  });
+  return [
+    section(
+      'What translations are for',
+      h('p', {}, 'The appliance ships its texts in English and German. Here you add a language or change a text: error messages the API answers (namespace errors, keyed by error code), update notices (updates), and the texts of your apps. An entry for all clients applies everywhere; one for a single client overrides it for that client only.'),
+      h('p', {}, 'Apps and the web app fetch the merged texts from /api/client/internalization/LANGUAGE; a more specific language wins (de-AT over de over en).'),
+    ),
+    section('Translations', table.element),
+    editor,
+    section('Add a translation', add),
+  ];
 }
 
 export function changePasswordPage(onChanged: () => void): HTMLElement[] {

@@ -10,6 +10,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${strin
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value as EventListener);
+    else if (key === 'value' && element instanceof HTMLInputElement) element.setAttribute('value', String(value)); // also what form.reset() restores
     else if (key === 'value' && 'value' in element) (element as HTMLInputElement).value = String(value);
     else if (key === 'checked') (element as HTMLInputElement).checked = Boolean(value);
     else element.setAttribute(key, value === true ? '' : String(value));

@@ -47,7 +47,7 @@ function adminPages(): PageEntry[] {
 
 function securityAdminPages(): PageEntry[] {
   return [
-    { path: 'users', title: 'Users', render: usersPage },
+    { path: 'users', title: 'Users', render: () => usersPage(session.kind === 'user' ? session.id : 0) },
     { path: 'seats', title: 'Seats', render: seatsPage },
     { path: 'security', title: 'Security settings', render: securitySettingsPage },
     { path: 'msa', title: 'MSA', render: msaPage },
@@ -123,7 +123,19 @@ function header(): HTMLElement {
 }
 
 function nav(pages: PageEntry[], current: PageEntry | undefined): HTMLElement {
-  return h('nav.side', { 'aria-label': 'Console pages' }, h('ul', {}, pages.filter((p) => p.nav !== false).map((p) => h('li', {}, h('a', { href: `#/${p.path}`, 'aria-current': p === current || current?.path.startsWith(`${p.path}/`) ? 'page' : undefined }, p.title)))));
+  return h('nav.side', { 'aria-label': 'Console pages' }, h('ul', {}, pages.filter((p) => p.nav !== false).map((p) => h('li', {}, h('a', { href: `#/${p.path}`, onclick: reopen, 'aria-current': p === current || current?.path.startsWith(`${p.path}/`) ? 'page' : undefined }, p.title)))));
+}
+
+/**
+ * A link to the page already shown changes no hash, so no hashchange would
+ * render it again and its old messages (an error) would stay: render it anew,
+ * as any other navigation does (issue 27).
+ */
+function reopen(event: Event): void {
+  const link = event.currentTarget as HTMLAnchorElement;
+  if (link.hash !== location.hash) return;
+  event.preventDefault();
+  void render();
 }
 
 /** First run: the password generated at install still opens the admin account. */
@@ -133,4 +145,9 @@ function firstRunBanner(): HTMLElement | null {
 }
 
 window.addEventListener('hashchange', () => void render());
+// back from another page (a download, the API docs): the browser may restore this one from its cache, messages
+// and all; it is drawn anew instead, so an old error does not greet the administrator (issue 27)
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) void refreshSession();
+});
 refreshSession().catch((error) => replace(app, h('main', { id: 'main' }, h('h1', {}, 'The console could not start'), h('p', { role: 'alert' }, errorText(error)))));

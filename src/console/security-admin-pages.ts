@@ -1,6 +1,6 @@
 import { api, query, type Page } from './api';
-import { formatDate, h, replace } from './dom';
-import { seatTable, userColumns } from './admin-pages';
+import { formatDate, h, replace, uniqueId } from './dom';
+import { invitationOutcome, seatTable, seatTypesExplained, userColumns } from './admin-pages';
 import { confirmAction, facts, form, notice, pagedTable, run, section } from './ui';
 
 /** The pages of a client's Security Administrator (role `admin`): users, seats, security settings, MSA. */
@@ -8,12 +8,20 @@ import { confirmAction, facts, form, notice, pagedTable, run, section } from './
 const ROLES = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];
 const ROLE_HINT = 'A connect license holds the operator and viewer roles only; a full license any role.';
 const LICENSE_OPTIONS = [
-  { value: 'full', label: 'full (any role)' },
-  { value: 'connect', label: 'connect (operator, viewer)' },
+  { value: 'full', label: 'full seat (any role)' },
+  { value: 'connect', label: 'connect seat (operator, viewer: running jobs, reading instructions)' },
 ];
 
-export function usersPage(): HTMLElement[] {
+/**
+ * The client's users. Each row offers only the actions that apply (issue 27):
+ * Unlock while locked out, Reset 2FA while a second factor is on, no Disable
+ * or Delete of oneself or of the client's last Security Administrator — from
+ * the account state the list answers (locked, twoFactorEnabled,
+ * lastSecurityAdministrator).
+ */
+export function usersPage(selfId: number): HTMLElement[] {
   const editor = h('div');
+  const handOver = h('div', { 'aria-live': 'polite' });
   const table = pagedTable<any>({
     caption: 'Users',
     search: 'Search users by email or name',
@@ -22,32 +30,103 @@ export function usersPage(): HTMLElement[] {
       ...userColumns,
       {
         label: 'Actions',
-        cell: (u: any) =>
-          h(
+        cell: (u: any) => {
+          const protectedAccount = u.id === selfId || u.lastSecurityAdministrator;
+          return h(
             'span.row-actions',
             {},
             h('button', { type: 'button', onclick: () => edit(u) }, 'Edit'),
-            u.status === 'invited' ? action('Resend invitation', () => api('POST', `/api/admin/user/${u.id}/invite`), `Invitation sent to ${u.email}.`) : null,
-            action('Unlock', () => api('POST', `/api/admin/user/${u.id}/unlock`), `${u.email} unlocked.`),
-            action('Reset 2FA', () => api('POST', '/api/client/auth/reset-two-factor', { userId: u.id }), `Second factor of ${u.email} reset.`, `Reset the second factor of ${u.email}?`),
-            action(u.status === 'disabled' ? 'Enable' : 'Disable', () => api('PUT', '/api/admin/user', { id: u.id, disabled: u.status !== 'disabled' }), `${u.email} ${u.status === 'disabled' ? 'enabled' : 'disabled'}.`, u.status === 'disabled' ? undefined : `Disable ${u.email}? Their sessions end at once.`),
-            action('Delete', () => api('DELETE', `/api/admin/user/${u.id}`), `${u.email} deleted.`, `Delete ${u.email}? This cannot be undone.`, true),
-          ),
+            u.status === 'invited'
+              ? action('Resend invitation', async () => invited(u.email, await api('POST', `/api/admin/user/${u.id}/invite`)))
+              : null,
+            u.locked ? action('Unlock', () => api('POST', `/api/admin/user/${u.id}/unlock`), `${u.email} unlocked.`) : null,
+            u.twoFactorEnabled
+              ? action('Reset 2FA', () => api('POST', '/api/client/auth/reset-two-factor', { userId: u.id }), `Second factor of ${u.email} reset.`, `Reset the second factor of ${u.email}?`)
+              : null,
+            u.status === 'disabled'
+              ? action('Enable', () => api('PUT', '/api/admin/user', { id: u.id, disabled: false }), `${u.email} enabled.`)
+              : protectedAccount
+                ? null
+                : action('Disable', () => api('PUT', '/api/admin/user', { id: u.id, disabled: true }), `${u.email} disabled.`, `Disable ${u.email}? Their sessions end at once.`),
+            protectedAccount ? null : action('Delete', () => api('DELETE', `/api/admin/user/${u.id}`), `${u.email} deleted.`, `Delete ${u.email}? This cannot be undone.`, true),
+            protectedAccount ? h('span.hint', {}, u.id === selfId ? 'you' : 'the only Security Administrator') : null,
+          );
+        },
       },
     ],
   });
 
-  function action(label: string, call: () => Promise<unknown>, done: string, ask?: string, danger = false): HTMLButtonElement {
+  /** `done`: the message, or the call's answer says it (an invitation) */
+  function action(label: string, call: () => Promise<unknown>, done?: string, ask?: string, danger = false): HTMLButtonElement {
     const button = h(danger ? 'button.danger' : 'button', { type: 'button' }, label) as HTMLButtonElement;
     button.addEventListener('click', async () => {
       if (ask && !(await confirmAction({ title: label, message: ask, confirm: label }))) return;
       await run(button, async () => {
-        await call();
+        const said = await call();
         await table.reload();
-        return done;
+        return done ?? (typeof said === 'string' ? said : undefined);
       });
     });
     return button;
+  }
+
+  /**
+   * Says truthfully where an invitation went (issue 27). Without a mail server
+   * it waits in the outbox, and the Security Administrator may take its link
+   * once to hand it over: shown here, never again.
+   */
+  function invited(email: string, user: any): string {
+    const invitation = user.invitation as { delivery: 'queued' | 'outbox'; linkRevealable: boolean } | undefined;
+    if (!invitation?.linkRevealable) {
+      replace(handOver);
+      return invitationOutcome(email, invitation) || `Invitation sent to ${email}.`;
+    }
+    const reveal = h('button.primary', { type: 'button' }, 'Show the invitation link');
+    reveal.addEventListener('click', () =>
+      run(reveal, async () => {
+        const answer = await api('POST', `/api/admin/user/${user.id}/invitation-link`);
+        showLink(email, answer.link);
+      }),
+    );
+    replace(
+      handOver,
+      section(
+        `Invitation to ${email}`,
+        h('p', {}, invitationOutcome(email, invitation)),
+        h('p', {}, 'You can hand the invitation link to this person yourself (in person or by a channel you trust). It is shown once, then removed from the outbox; showing it is recorded as a security event.'),
+        reveal,
+      ),
+    );
+    return invitationOutcome(email, invitation);
+  }
+
+  function showLink(email: string, link: string): void {
+    const id = uniqueId('invitation-link');
+    const field = h('input.link', { id, type: 'text', readonly: true, value: link, autocomplete: 'off', spellcheck: 'false' });
+    const copied = h('span.form-status', { role: 'status' });
+    const copy = h('button.primary', { type: 'button' }, 'Copy link');
+    copy.addEventListener('click', async () => {
+      field.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        copied.textContent = 'Copied.';
+      } catch {
+        // the clipboard API needs https (or localhost): the link is selected, ready for Ctrl+C
+        copied.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected link.';
+      }
+    });
+    replace(
+      handOver,
+      section(
+        `Invitation link for ${email}`,
+        h('p', {}, 'Give this link to ', h('strong', {}, email), ' only. It works once, to set their password; it will not be shown again.'),
+        h('label', { for: id }, 'Invitation link'),
+        h('div.copy-row', {}, field, copy),
+        copied,
+      ),
+    );
+    field.focus();
+    field.select();
   }
 
   function edit(user: any): void {
@@ -90,13 +169,13 @@ export function usersPage(): HTMLElement[] {
       const body: Record<string, unknown> = { email: values.email, roles: values.roles, licenseType: values.licenseType };
       if (values.firstName) body.firstName = values.firstName;
       if (values.lastName) body.lastName = values.lastName;
-      await api('POST', '/api/admin/user', body);
+      const created = await api('POST', '/api/admin/user', body);
       element.reset();
       await table.reload();
-      return `Invitation sent to ${values.email}.`;
+      return invited(values.email, created);
     },
   });
-  return [section('Users', table.element), editor, section('Invite a user', invite)];
+  return [section('Users', table.element), editor, handOver, section('Invite a user', invite)];
 }
 
 export async function seatsPage(): Promise<HTMLElement[]> {
@@ -106,6 +185,7 @@ export async function seatsPage(): Promise<HTMLElement[]> {
     section(
       'Seats in use',
       seatTable('Seats of this organisation', ['Allocated', 'Used', 'Free'], Object.keys(seats).map((type) => [type, seats[type].allocated, seats[type].used, seats[type].free])),
+      seatTypesExplained(),
       facts([
         ['License status', license.status],
         ['Expires', formatDate(license.expiresAt)],

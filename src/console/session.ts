@@ -3,7 +3,7 @@ import { api, ApiError } from './api';
 /** Who the browser's session cookie belongs to: a system administrator, a client user, or nobody. */
 export type Session =
   | { kind: 'admin'; username: string; initialPasswordInUse: boolean }
-  | { kind: 'user'; email: string; clientId: number; roles: string[]; name: string }
+  | { kind: 'user'; id: number; email: string; clientId: number; roles: string[]; name: string }
   | { kind: 'none' };
 
 export async function currentSession(): Promise<Session> {
@@ -15,7 +15,7 @@ export async function currentSession(): Promise<Session> {
   }
   try {
     const user = await api('GET', '/api/client/auth/me');
-    return { kind: 'user', email: user.email, clientId: user.clientId, roles: user.roles, name: [user.firstName, user.lastName].filter(Boolean).join(' ') };
+    return { kind: 'user', id: user.id, email: user.email, clientId: user.clientId, roles: user.roles, name: [user.firstName, user.lastName].filter(Boolean).join(' ') };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return { kind: 'none' };
     throw error;

@@ -231,15 +231,18 @@ export function pagedTable<T>(options: {
   const cursors: (string | undefined)[] = [undefined];
   let next: string | null = null;
   let search = '';
-  const body = h('tbody');
+  const body = h('tbody', { role: 'rowgroup' });
   const info = h('span.page-info', { 'aria-live': 'polite' });
   const previous = h('button', { type: 'button', disabled: true }, 'Previous');
   const nextButton = h('button', { type: 'button', disabled: true }, 'Next');
+  // explicit roles: at phone width the rows are stacked cards (CSS display: block), which would drop the table's
+  // semantics; each cell then shows its column's name from data-label (CSS, with an empty alternative text: screen
+  // readers have the header, and the cell's name and text stay its value)
   const table = h(
-    'table',
-    {},
+    'table.cards',
+    { role: 'table' },
     h('caption', {}, options.caption),
-    h('thead', {}, h('tr', {}, options.columns.map((column) => h('th', { scope: 'col' }, column.label)))),
+    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, options.columns.map((column) => h('th', { scope: 'col', role: 'columnheader' }, column.label)))),
     body,
   );
   async function show(): Promise<void> {
@@ -250,12 +253,12 @@ export function pagedTable<T>(options: {
       replace(
         body,
         page.items.length
-          ? page.items.map((item) => h('tr', {}, options.columns.map((column) => h('td', { 'data-label': column.label }, column.cell(item)))))
-          : h('tr', {}, h('td', { colspan: options.columns.length }, 'Nothing to show.')),
+          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, column.cell(item)))))
+          : h('tr', { role: 'row' }, h('td', { role: 'cell', colspan: options.columns.length }, 'Nothing to show.')),
       );
       info.textContent = `Page ${cursors.length}`;
     } catch (error) {
-      replace(body, h('tr', {}, h('td.error', { colspan: options.columns.length }, errorText(error))));
+      replace(body, h('tr', { role: 'row' }, h('td.error', { role: 'cell', colspan: options.columns.length }, errorText(error))));
     } finally {
       body.removeAttribute('aria-busy');
       previous.disabled = cursors.length <= 1;

@@ -33,9 +33,12 @@ export class SelectedColumns<C extends string> {
     this.everything = columnSet(map.all);
   }
 
-  /** The columns the selection of `info`'s field needs — below `path` (e.g. `['edges', 'node']` of a connection) when given. */
-  of(info: GraphQLResolveInfo, path: readonly string[] = []): ColumnSet<C> {
-    return memo(this.sets, info, path, () => this.fromFields(selectedFields(info, path)));
+  /**
+   * The columns the selection of `info`'s field needs — below `paths` when given, all of them together (a
+   * connection's nodes are selected under `['edges', 'node']` and under `['nodes']`).
+   */
+  of(info: GraphQLResolveInfo, ...paths: (readonly string[])[]): ColumnSet<C> {
+    return memo(this.sets, info, paths, () => this.fromFields(selectedFields(info, ...paths)));
   }
 
   private fromFields(fields: ReadonlySet<string>): ColumnSet<C> {
@@ -53,16 +56,19 @@ export class SelectedColumns<C extends string> {
 
 const fieldSets = new WeakMap<readonly FieldNode[], Map<string, ReadonlySet<string>>>();
 
-/** Names of the fields selected under `path` below the resolved field (fragments expanded, aliases resolved to names), once per place of a document. */
-export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
-  return memo(fieldSets, info, path, () => collectFields(info, path));
+/**
+ * Names of the fields selected under `paths` below the resolved field (all of them together; none: the field's
+ * own selection), fragments expanded, aliases resolved to names — once per place of a document.
+ */
+export function selectedFields(info: GraphQLResolveInfo, ...paths: (readonly string[])[]): ReadonlySet<string> {
+  return memo(fieldSets, info, paths, () => new Set((paths.length > 0 ? paths : [[]]).flatMap((path) => [...collectFields(info, path)])));
 }
 
-/** What `make` gives for a place of a document: its resolved field's nodes (the same array on every run of a compiled operation) and a path below it. */
-function memo<T>(cache: WeakMap<readonly FieldNode[], Map<string, T>>, info: GraphQLResolveInfo, path: readonly string[], make: () => T): T {
+/** What `make` gives for a place of a document: its resolved field's nodes (the same array on every run of a compiled operation) and paths below it. */
+function memo<T>(cache: WeakMap<readonly FieldNode[], Map<string, T>>, info: GraphQLResolveInfo, paths: readonly (readonly string[])[], make: () => T): T {
   let byPath = cache.get(info.fieldNodes);
   if (!byPath) cache.set(info.fieldNodes, (byPath = new Map()));
-  const key = path.join('.');
+  const key = paths.map((path) => path.join('.')).join('|');
   let value = byPath.get(key);
   if (value === undefined) byPath.set(key, (value = make()));
   return value;

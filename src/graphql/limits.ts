@@ -14,10 +14,14 @@ export const MAX_NODES = 10_000;
 const tooComplex = (message: string, details: Record<string, number>) =>
   new GraphQLError(message, { extensions: { code: 'QUERY_TOO_COMPLEX', details } });
 
-/** Lists (connections, and fields taking `first`) multiply the cost of their selection. */
-const listAwareEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const first = typeof args.first === 'number' ? args.first : 'first' in args ? DEFAULT_LIST_SIZE : 1;
-  return 1 + Math.max(1, first) * childComplexity;
+/**
+ * Lists multiply the cost of their selection: a connection its page size (`first` or `last`, else the default
+ * page), `nodes(ids)` the number of ids.
+ */
+const listAwareEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  const paged = field.args.some((arg) => arg.name === 'first');
+  const size = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : Array.isArray(args.ids) ? args.ids.length : paged ? DEFAULT_LIST_SIZE : 1;
+  return 1 + Math.max(1, size) * childComplexity;
 };
 
 export function complexityRules(variables: Record<string, unknown> | undefined) {

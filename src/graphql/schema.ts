@@ -2,6 +2,7 @@ import {
   assertValidSchema,
   buildSchema,
   GraphQLScalarType,
+  isInterfaceType,
   isObjectType,
   Kind,
   valueFromASTUntyped,
@@ -10,6 +11,7 @@ import {
 } from 'graphql';
 import type { GraphQLContext } from './context';
 import { modules } from './modules';
+import { globalId, INTEGER_NODE_TYPES, type IntegerNodeType } from './ids';
 
 /**
  * The GraphQL schema, SDL first: each domain module (src/graphql/modules/*)
@@ -31,8 +33,17 @@ const BASE_TYPE_DEFS = /* GraphQL */ `
   "An ISO-8601 UTC timestamp."
   scalar DateTime
 
+  "An object with a global id: read any of them back with node(id) or nodes(ids)."
+  interface Node {
+    "the object's global id (opaque: hand it back, do not build or parse it)"
+    id: ID!
+  }
+
+  "Where a page of a connection sits in its list (Relay's Cursor Connections)."
   type PageInfo {
     hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
     endCursor: String
   }
 
@@ -71,6 +82,24 @@ export function buildAppSchema(mods: SchemaModule[] = modules): GraphQLSchema {
     parseValue: DateTimeScalar.parseValue,
     parseLiteral: DateTimeScalar.parseLiteral,
   });
+  // a node resolved through the Node interface (node, nodes) carries its type's name
+  const node = schema.getType('Node');
+  if (node && isInterfaceType(node)) node.resolveType = (value: { __typename?: string }) => value.__typename;
+  // the integer-keyed types: `id` is the global id of the row's (or presented object's) `id`, `databaseId` the integer
+  for (const name of INTEGER_NODE_TYPES) {
+    const type = schema.getType(name);
+    if (!type || !isObjectType(type)) continue;
+    const fields = type.getFields();
+    fields.id!.resolve = (value: { id: number }) => globalId(name as IntegerNodeType, value.id);
+    if (fields.databaseId) fields.databaseId.resolve = (value: { id: number }) => value.id;
+  }
+  // a connection's count is a promise (counted when asked): read by a resolver, which graphql-jit awaits — it does
+  // not await a promise found in a property
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type) && type.name.endsWith('Connection') && type.getFields().totalCount) {
+      type.getFields().totalCount!.resolve = (connection: { totalCount: Promise<number> | number }) => connection.totalCount;
+    }
+  }
   for (const mod of mods) {
     for (const [typeName, fields] of Object.entries(mod.resolvers)) {
       const type = schema.getType(typeName);

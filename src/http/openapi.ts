@@ -191,7 +191,8 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
   const status = String(spec.status ?? (produces?.redirect ? 302 : 200));
   const responses: Record<string, unknown> = {};
   if (produces?.redirect) {
-    responses[status] = { description: 'Redirect', headers: headersOf([...sends, 'Location']) };
+    // Koa writes a short text beside Location (`Redirecting to …`)
+    responses[status] = { description: 'Redirect', headers: headersOf([...sends, 'Location']), content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } } };
   } else if (produces || spec.envelope === false) {
     const types = [produces?.type ?? 'application/json'].flat();
     const schema = produces?.schema ? components.convert(produces.schema, 'output') : undefined;

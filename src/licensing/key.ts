@@ -16,6 +16,8 @@ export class LicenseKeyError extends Error {
   constructor(
     readonly reason: LicenseKeyProblem,
     message: string,
+    /** what the administrator can do about it (shown with the refusal) */
+    readonly hint?: string,
   ) {
     super(message);
     this.name = 'LicenseKeyError';
@@ -85,6 +87,10 @@ export function decodeLicenseKey(text: string): DecodedKey {
   return { payload: result.data, payloadBytes, signature };
 }
 
+/** How to go on after a development key is refused (issue 27). */
+export const DEVELOPMENT_KEY_HINT =
+  'For a trial or a test, start the appliance with WIP_ENV=development; a production appliance needs a license key from the vendor (tell them your installation id).';
+
 export interface VerifyContext {
   trustedKeys: TrustedKeys;
   /** development and test trust the repository's development key */
@@ -103,7 +109,15 @@ export interface VerifyContext {
 export function verifyLicenseKey(text: string, context: VerifyContext): LicensePayload {
   const decoded = decodeLicenseKey(text);
   const trusted = context.trustedKeys.get(decoded.payload.kid);
-  if (!trusted || (trusted.developmentOnly && !context.allowDevelopmentKeys)) {
+  if (trusted?.developmentOnly && !context.allowDevelopmentKeys) {
+    // the reason stays unknown_key_id (this build does not trust it here); the message says how to go on
+    throw new LicenseKeyError(
+      'unknown_key_id',
+      `the license is signed with the development key "${decoded.payload.kid}", which is accepted only when the appliance runs with WIP_ENV=development`,
+      DEVELOPMENT_KEY_HINT,
+    );
+  }
+  if (!trusted) {
     throw new LicenseKeyError('unknown_key_id', `the license is signed with key "${decoded.payload.kid}", which this build does not trust`);
   }
   let valid = false;

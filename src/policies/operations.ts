@@ -28,6 +28,8 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   job: 'any',
   faults: 'any',
   tutorials: 'any',
+  node: 'any',
+  nodes: 'any',
   notificationPreferences: 'any',
   // catalogue
   createOrganization: DOMAIN_PERMISSIONS.manageCatalogue,

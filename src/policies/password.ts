@@ -27,3 +27,16 @@ export function passwordProblems(password: string, policy: PasswordPolicy, conte
   if (/^(.)\1+$/.test(password)) problems.push('must not be a single repeated character');
   return problems;
 }
+
+/**
+ * The rules of passwordProblems in words, for a page to list before the first
+ * attempt (issue 27: the set-password page). Kept beside it: one source.
+ */
+export function passwordRules(policy: PasswordPolicy): string[] {
+  return [
+    `At least ${Math.max(MIN_PASSWORD_LENGTH_FLOOR, policy.minLength)} characters (at most ${MAX_PASSWORD_LENGTH})`,
+    'Not a common password found in lists of breached passwords',
+    'Not your email address, nor the part of it before the @',
+    'Not a single repeated character',
+  ];
+}

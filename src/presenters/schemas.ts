@@ -314,3 +314,10 @@ export const HandOff = z
   .object({ id: Id, jobId: Id, fromUserId: Id, toUserId: Id, status: z.string(), note: z.string(), createdAt: Timestamp, decidedAt: NullableTimestamp })
   .meta({ id: 'HandOff' });
 conforms(HandOff, presentHandOff);
+
+/** Where an invitation went (src/services/invitation-links.ts). */
+export const InvitationNotice = z.object({ delivery: z.enum(['queued', 'outbox']), linkRevealable: z.boolean() }).meta({ id: 'InvitationNotice' });
+/** A user as created or invited: with `invitation` when no password was set. */
+export const UserWithInvitation = User.extend({ invitation: InvitationNotice.optional() }).meta({ id: 'UserWithInvitation' });
+/** A user in the list: with the account state the console's actions depend on. */
+export const UserWithState = User.extend({ locked: z.boolean(), twoFactorEnabled: z.boolean(), lastSecurityAdministrator: z.boolean() }).meta({ id: 'UserWithState' });

@@ -1,3 +1,4 @@
+import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AssetRow, AssetClassRow, DB, LocationRow, OrganizationRow, SensorRow } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
@@ -19,6 +20,11 @@ export type { AssetRow, AssetClassRow, LocationRow, OrganizationRow, SensorRow }
 export async function listCatalogue<T extends CatalogueTable>(db: Kysely<DB>, scope: TenantScope, table: T): Promise<CatalogueRow<T>[]> {
   const query = inTenant(db, scope).selectFrom(table as CatalogueTable).selectAll() as any;
   return query.orderBy('name').orderBy('id').execute();
+}
+
+/** A page of one catalogue table of the client, in id (creation) order, with its total on demand (GraphQL's connections). */
+export function pageCatalogue<T extends CatalogueTable>(db: Kysely<DB>, scope: TenantScope, table: T, page: PageInput): Promise<CountedPage<CatalogueRow<T>>> {
+  return paginateCounted(inTenant(db, scope).selectFrom(table as CatalogueTable).selectAll() as any, page);
 }
 
 /** Rows by id (for loaders); ids of another client are simply not found. */

@@ -1,3 +1,4 @@
+import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, FaultRow, FaultsTable } from '../db/schema';
 import { inTenant, type TenantScope } from '../db/tenant';
@@ -33,16 +34,12 @@ export async function updateFault(
   return row;
 }
 
-/** The unfiltered list is capped (newest first): per job and per asset lists are the ones meant to be read whole. */
-export const UNFILTERED_FAULTS_LIMIT = 500;
-
-/** Faults of a job and/or an asset (both filters apply together), newest first. */
-export async function listFaults(db: Kysely<DB>, scope: TenantScope, filter: { jobId?: number | null; assetId?: number | null }): Promise<FaultRow[]> {
+/** A page of the faults of a job and/or an asset (both filters apply together; neither: all the client's), in id order (the newest last). */
+export function listFaults(db: Kysely<DB>, scope: TenantScope, filter: { jobId?: number | null; assetId?: number | null }, page: PageInput): Promise<CountedPage<FaultRow>> {
   let query = inTenant(db, scope).selectFrom('faults').selectAll();
   if (filter.jobId != null) query = query.where('job_id', '=', filter.jobId);
   if (filter.assetId != null) query = query.where('asset_id', '=', filter.assetId);
-  if (filter.jobId == null && filter.assetId == null) query = query.limit(UNFILTERED_FAULTS_LIMIT);
-  return query.orderBy('id', 'desc').execute();
+  return paginateCounted(query, page);
 }
 
 /** Faults of the client's jobs among `jobIds` (DataLoader batch). */

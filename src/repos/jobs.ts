@@ -4,7 +4,7 @@ import type { TemplateColumn } from './templates';
 import type { VersionSummaryColumn, VersionSummaryRow } from './template-versions';
 import type { UserSummaryColumn } from './users';
 import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
-import { afterId, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import { afterId, beforeId, countRows, decodeBeforeCursor, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
 import { compiledRead } from '../db/compiled-query';
 import { LruCache } from '../lib/lru';
 import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
@@ -112,8 +112,8 @@ interface PageRead {
 
 /** The page read of one column set, set of filters and relations, compiled once (compiledRead): the shapes a query can ask for are many, those kept bounded. */
 const pageReads = new LruCache<string, PageRead>(500);
-function pageRead(columns: ColumnSet<JobColumn>, filters: readonly FilterName[], relations: JobPageRelations): PageRead {
-  const key = `${columns.key}|${filters.join(',')}|${relations.template?.key ?? '-'}|${relations.version?.key ?? '-'}`;
+function pageRead(columns: ColumnSet<JobColumn>, filters: readonly FilterName[], relations: JobPageRelations, backward: boolean): PageRead {
+  const key = `${columns.key}|${filters.join(',')}|${relations.template?.key ?? '-'}|${relations.version?.key ?? '-'}|${backward ? '<' : '>'}`;
   let read = pageReads.get(key);
   if (!read) {
     // each relation's id always: what tells a found row from a missing one
@@ -132,7 +132,8 @@ function pageRead(columns: ColumnSet<JobColumn>, filters: readonly FilterName[],
             .select(selected.map((column) => `${table}.${column} as ${joinedAs(name, column)}`));
         }
         filters.forEach((name, i) => (query = filtered[name](db, clientId, query, values[i] as never)));
-        return afterId(query, after, limit, 'jobs.id');
+        // `after` is the cursor's id either way: rows past it, or (backward) the rows just before it
+        return backward ? beforeId(query, after, limit, 'jobs.id') : afterId(query, after, limit, 'jobs.id');
       }, 3 + filters.length),
       nest: nester(joined),
     };
@@ -171,10 +172,18 @@ export async function listJobs(
   relations: JobPageRelations = {},
 ): Promise<Page<JobPageRow>> {
   const present = FILTERS.filter((name) => filter[name] != null && (filter[name] as unknown) !== '');
-  const { read, nest } = pageRead(columns, present, relations);
-  const rows = await read(db, scope.clientId, decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
+  const backward = page.before !== undefined;
+  const { read, nest } = pageRead(columns, present, relations, backward);
+  const rows = await read(db, scope.clientId, backward ? decodeBeforeCursor(page.before!) : decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
   nest(rows);
-  return toPage(rows as unknown as JobPageRow[], page.limit);
+  return toPage(rows as unknown as JobPageRow[], page.limit, page);
+}
+
+/** How many of the client's jobs match the filter (GraphQL's `totalCount`). */
+export async function countJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter): Promise<number> {
+  let query = inTenant(db, scope).selectFrom('jobs').selectAll('jobs') as unknown as JobQuery;
+  for (const name of FILTERS) if (filter[name] != null && (filter[name] as unknown) !== '') query = filtered[name](db, scope.clientId, query, filter[name] as never);
+  return countRows(query);
 }
 
 /** Ids of the template's jobs (all its versions). */

@@ -140,3 +140,22 @@ export async function listOutbox(db: Kysely<DB>, page: PageInput, status?: Outbo
 export async function getOutbox(db: Kysely<DB>, id: number): Promise<OutboxRow | undefined> {
   return db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** The newest invitation mail of a user (its body holds the live link until it is handed over or sent). */
+export async function findLatestInvitationMail(db: Kysely<DB>, clientId: number, userId: number): Promise<OutboxRow | undefined> {
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'invitation')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Replaces a message's body only if it is still `expected`: false when someone changed it first (the link is handed over once). */
+export async function replaceOutboxBody(db: Kysely<DB>, id: number, expected: string, body: string, now: string): Promise<boolean> {
+  const result = await db.updateTable('outbox').set({ text_body: body, updated_at: now }).where('id', '=', id).where('text_body', '=', expected).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

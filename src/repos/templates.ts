@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import { columnContains } from '../db/search';
 import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
 import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
 import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
 import { SECURITY_ADMIN } from '../policies/roles';
 
@@ -65,7 +65,7 @@ export async function listTemplates(
   filter: TemplateFilter,
   visibility: TemplateVisibility,
   page: PageInput,
-): Promise<Page<TemplateRow>> {
+): Promise<CountedPage<TemplateRow>> {
   let query = inTenant(db, scope).selectFrom('templates').selectAll('templates');
   if (filter.search) {
     const search = filter.search;
@@ -87,7 +87,7 @@ export async function listTemplates(
     );
   }
   if (visibility) query = query.where(visibleTo(visibility));
-  return paginate(query, page, 'templates.id');
+  return paginateCounted(query, page, 'templates.id');
 }
 
 function containingTag(tag: string): string {

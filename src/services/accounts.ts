@@ -6,6 +6,7 @@ import type { DB, UserRow } from '../db/schema';
 import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { SECURITY_ADMIN } from '../policies/roles';
+import { MIN_PASSWORD_LENGTH_FLOOR, passwordRules } from '../policies/password';
 import { getClientById } from '../repos/clients';
 import { revokeUserSessions } from '../repos/sessions';
 import { deleteUnusedUserTokens } from '../repos/user-tokens';
@@ -70,6 +71,21 @@ export async function acceptInvitation(
     meta,
   });
   return updated;
+}
+
+/**
+ * What the page of an invitation or reset link shows before the first attempt
+ * (issue 27): whose account it is and the password rules of its client. The
+ * token is checked, not used.
+ * @throws AppError TOKEN_INVALID
+ */
+export async function accountLinkDetails(deps: Deps, token: string, purpose: 'invite' | 'reset'): Promise<{ email: string; passwordPolicy: { minLength: number; rules: string[] } }> {
+  const valid = await findValidUserToken(deps, token, purpose);
+  const user = await getUserById(deps.db.kysely, valid.scope, valid.userId);
+  if (user.status === 'disabled') throw tokenInvalid();
+  const settings = await readSecuritySettings(deps.db.kysely, valid.scope);
+  const minLength = Math.max(MIN_PASSWORD_LENGTH_FLOOR, settings.passwordMinLength);
+  return { email: user.email, passwordPolicy: { minLength, rules: passwordRules({ minLength }) } };
 }
 
 export type SignUpOutcome = { status: 'active'; user: UserWithRoles } | { status: 'verification_sent' };

@@ -1,3 +1,4 @@
+import type { PageInput } from '../db/pagination';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { withTransaction } from '../db/transaction';
@@ -14,7 +15,7 @@ import { appendAudit } from '../repos/audit';
 import {
   findCatalogueRow,
   insertCatalogueRow,
-  listCatalogue,
+  pageCatalogue,
   type CatalogueRow,
   type CatalogueTable,
   type NewCatalogueRow,
@@ -153,21 +154,21 @@ export async function createSensor(deps: Deps, actor: UserActor, input: CreateSe
   return createEntry(deps, actor, 'sensors', { name: data.name, unit: data.unit ?? '', kind: data.kind ?? '' }, [], presentSensor);
 }
 
-/** Everyone in the client reads the catalogue. */
-export function listOrganizations(deps: Deps, actor: UserActor) {
-  return listCatalogue(deps.db.kysely, actor.scope, 'organizations');
+/** Everyone in the client reads the catalogue: a page of one of its tables, in id order. */
+export function listOrganizations(deps: Deps, actor: UserActor, page: PageInput) {
+  return pageCatalogue(deps.db.kysely, actor.scope, 'organizations', page);
 }
-export function listAssetClasses(deps: Deps, actor: UserActor) {
-  return listCatalogue(deps.db.kysely, actor.scope, 'asset_classes');
+export function listAssetClasses(deps: Deps, actor: UserActor, page: PageInput) {
+  return pageCatalogue(deps.db.kysely, actor.scope, 'asset_classes', page);
 }
-export function listLocations(deps: Deps, actor: UserActor) {
-  return listCatalogue(deps.db.kysely, actor.scope, 'locations');
+export function listLocations(deps: Deps, actor: UserActor, page: PageInput) {
+  return pageCatalogue(deps.db.kysely, actor.scope, 'locations', page);
 }
-export function listAssets(deps: Deps, actor: UserActor) {
-  return listCatalogue(deps.db.kysely, actor.scope, 'assets');
+export function listAssets(deps: Deps, actor: UserActor, page: PageInput) {
+  return pageCatalogue(deps.db.kysely, actor.scope, 'assets', page);
 }
-export function listSensors(deps: Deps, actor: UserActor) {
-  return listCatalogue(deps.db.kysely, actor.scope, 'sensors');
+export function listSensors(deps: Deps, actor: UserActor, page: PageInput) {
+  return pageCatalogue(deps.db.kysely, actor.scope, 'sensors', page);
 }
 
 /** @throws AppError NOT_FOUND, also for another client's asset */

@@ -1,3 +1,4 @@
+import type { CountedPage, PageInput } from '../db/pagination';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { FaultRow, JobRow } from '../db/schema';
@@ -107,12 +108,12 @@ export async function closeFault(deps: Deps, actor: UserActor, input: { faultId:
 }
 
 /**
- * Faults of a job and/or an asset; with neither, the client's newest.
+ * A page of the faults of a job and/or an asset; with neither, of the whole client.
  * @throws AppError NOT_FOUND when the job or asset is not the client's
  */
-export async function listFaults(deps: Deps, actor: UserActor, filter: { jobId?: number | null; assetId?: number | null }): Promise<FaultRow[]> {
+export async function listFaults(deps: Deps, actor: UserActor, filter: { jobId?: number | null; assetId?: number | null }, page: PageInput): Promise<CountedPage<FaultRow>> {
   const db = deps.db.kysely;
   if (filter.jobId != null) await getJobById(db, actor.scope, filter.jobId);
   if (filter.assetId != null) await assertAssetOfClient(db, actor.scope, filter.assetId);
-  return listFaultRows(db, actor.scope, filter);
+  return listFaultRows(db, actor.scope, filter, page);
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
+import type { CountedPage, PageInput } from '../db/pagination';
 import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
@@ -22,6 +22,7 @@ import {
   insertJob,
   insertJobMembers,
   listJobs as listJobRows,
+  countJobs,
   loadJobMembers,
   loadStepRecords,
   updateJobAtRevision,
@@ -222,8 +223,9 @@ export async function listJobs(
   page: PageInput,
   columns?: ColumnSet<JobColumn>,
   relations?: JobPageRelations,
-): Promise<Page<JobPageRow>> {
-  return listJobRows(deps.db.kysely, actor.scope, filter, page, columns, relations);
+): Promise<CountedPage<JobPageRow>> {
+  const db = deps.db.kysely;
+  return { ...(await listJobRows(db, actor.scope, filter, page, columns, relations)), count: () => countJobs(db, actor.scope, filter) };
 }
 
 const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };

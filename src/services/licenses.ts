@@ -6,7 +6,7 @@ import { tenantScope, type TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { conflict, notFound } from '../errors';
 import type { LicenseType } from '../policies/roles';
-import { getClientById } from '../repos/clients';
+import { findClientsByIds, getClientById } from '../repos/clients';
 import {
   allocatedSeats,
   deleteLicense as deleteLicenseRow,
@@ -50,6 +50,13 @@ export async function listLicenses(deps: Deps, clientId: number | undefined, pag
   if (clientId === undefined) return listLicensesAcrossClients(deps.db.kysely, page);
   await getClientById(deps.db.kysely, clientId);
   return listLicenseRows(deps.db.kysely, tenantScope(clientId), page);
+}
+
+/** The names of the clients of a page of licenses (the console shows names, not ids). */
+export async function clientNamesOf(deps: Deps, licenses: readonly LicenseRow[]): Promise<Map<number, string>> {
+  const ids = [...new Set(licenses.map((license) => license.client_id))];
+  if (ids.length === 0) return new Map();
+  return new Map((await findClientsByIds(deps.db.kysely, ids)).map((client) => [client.id, client.name]));
 }
 
 export interface LicenseInput {

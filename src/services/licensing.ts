@@ -144,7 +144,7 @@ export async function previewLicense(deps: LicenseDeps, keyText: string): Promis
     return termsFromPayload(installablePayload(deps, keyText, state.installation_id, deps.clock.now()));
   } catch (error) {
     if (!(error instanceof LicenseKeyError)) throw error;
-    throw licenseInvalid(error.reason, error.message);
+    throw licenseInvalid(error.reason, error.message, error.hint);
   }
 }
 
@@ -180,7 +180,7 @@ export async function installLicense(
       meta: by.meta,
       data: { reason: error.reason, via },
     });
-    throw licenseInvalid(error.reason, error.message);
+    throw licenseInvalid(error.reason, error.message, error.hint);
   }
   const nowIso = now.toISOString();
   const { terms: previous } = await currentLicense(deps);

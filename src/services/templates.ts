@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
+import type { CountedPage, PageInput } from '../db/pagination';
 import { isUniqueViolation, withTransaction } from '../db/transaction';
 import { notify } from './notifications';
 import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '../errors';
@@ -71,7 +71,7 @@ async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): 
 }
 
 /** A page of the templates the caller may see. */
-export async function listTemplates(deps: Deps, actor: UserActor, filter: TemplateFilter, page: PageInput): Promise<Page<TemplateRow>> {
+export async function listTemplates(deps: Deps, actor: UserActor, filter: TemplateFilter, page: PageInput): Promise<CountedPage<TemplateRow>> {
   const db = deps.db.kysely;
   return listTemplateRows(db, actor.scope, filter, await visibilityFor(db, actor), page);
 }

@@ -26,6 +26,9 @@ import { getClientById } from '../repos/clients';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
 import { emitEvent } from '../events/emit';
+import { findActiveLockouts } from '../repos/auth-failures';
+import { findTwoFactorEnabledUserIds } from '../repos/two-factor';
+import { userAccount } from './lockout';
 import { recordChange, type ChangedBy } from './events';
 import { presentUser } from '../presenters';
 
@@ -193,6 +196,38 @@ export async function getUser(deps: Deps, scope: TenantScope, id: number): Promi
 
 export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput & { search?: string }): Promise<Page<UserSummary>> {
   return listUserRows(deps.db.kysely, scope, page);
+}
+
+/** What an administrator may do to an account, beyond its row: the console shows only the actions that apply (issue 27). */
+export interface AccountState {
+  /** sign-in is locked out now (Unlock applies) */
+  locked: boolean;
+  /** a second factor is turned on (Reset 2FA applies) */
+  twoFactorEnabled: boolean;
+  /** the client's only Security Administrator (cannot be deleted, disabled or lose the role) */
+  lastSecurityAdministrator: boolean;
+}
+
+/** The account state of a page of users: three statements whatever the page's length. */
+export async function accountStates(deps: Deps, scope: TenantScope, users: readonly UserSummary[]): Promise<Map<number, AccountState>> {
+  const db = deps.db.kysely;
+  const keyOf = (user: UserSummary) => userAccount(user.email).key;
+  const [locks, twoFactor, admins] = await Promise.all([
+    findActiveLockouts(db, [...new Set(users.map(keyOf))], deps.clock.now().toISOString()),
+    findTwoFactorEnabledUserIds(db, scope, users.map((user) => user.id)),
+    inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', '=', SECURITY_ADMIN).limit(2).execute(),
+  ]);
+  const locked = new Set(locks.map((lock) => lock.key));
+  return new Map(
+    users.map((user) => [
+      user.id,
+      {
+        locked: locked.has(keyOf(user)),
+        twoFactorEnabled: twoFactor.has(user.id),
+        lastSecurityAdministrator: admins.length === 1 && admins[0]!.user_id === user.id,
+      },
+    ]),
+  );
 }
 
 /** Disabling wins; enabling returns to active, or to invited when no password was ever set. */

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, PASSWORD, type BuiltClient } from '../helpers/factories';
 
@@ -14,7 +14,6 @@ import { buildClient, PASSWORD, type BuiltClient } from '../helpers/factories';
 // *site*, so SameSite=Lax cookies flow between them and only the origin checks
 // stand in the way.
 
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A tiny page server: path → HTML. */
 async function pageServer(pages: Record<string, string> = {}): Promise<{ url: string; server: http.Server; pages: Record<string, string> }> {
@@ -36,14 +35,13 @@ let intruder: BuiltClient;
 
 const test = suite('a browser and pages on other origins');
 test.before(async () => {
-  // Not a skip: without the browser this suite must fail, never pass silently.
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does it as root)`);
   webApp = await pageServer();
   attacker = await pageServer();
   wip = await startTestServer({ env: { WIP_CORS_ORIGINS: webApp.url } });
   victim = await buildClient(wip);
   intruder = await buildClient(wip);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // not a skip: without the browser this suite fails, never passes silently
+  browser = await launchChromium();
   context = await browser.newContext();
 });
 test.after(async () => {

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertAccessible, launchChromium, openConsolePage } from '../helpers/browser';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, uniqueEmail } from '../helpers/factories';
 
@@ -12,9 +13,7 @@ import { adminToken, uniqueEmail } from '../helpers/factories';
 // fields — at a phone's width (390 px) and a desktop's (1280 px), with no
 // serious or critical axe-core violation.
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-output', 'console');
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let wip: TestServer;
 let browser: Browser;
@@ -24,7 +23,6 @@ const CLIENT_NAME = 'Logged Works';
 
 const test = suite('the console log pages show who');
 test.before(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium`);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   wip = await startTestServer();
   // the changes, made through the API as any administrator would
@@ -35,7 +33,7 @@ test.before(async () => {
   assert.is(seats.status, 201, seats.text);
   assert.is((await wip.request('PUT', `/api/admin/license/${seats.body.data.id}`, { token, body: { seats: 4 } })).status, 200);
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(8000);
@@ -49,20 +47,8 @@ test.after(async () => {
   await wip?.stop();
 });
 
-async function accessible(where: string): Promise<void> {
-  if ((await page.evaluate('typeof window.axe')) === 'undefined') await page.evaluate(AXE);
-  const violations = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(serious, [], `${where}: ${JSON.stringify(serious)}`);
-}
-
-async function open(hash: string, heading: string): Promise<void> {
-  await page.goto(`${wip.url}/console/#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  await page.locator('.loading').waitFor({ state: 'detached' });
-}
+const accessible = (where: string) => assertAccessible(page, where);
+const open = (hash: string, heading: string) => openConsolePage(page, wip.url, hash, heading);
 
 /** The table row of an event; its "Who" cell names the actor and is on screen once scrolled to. */
 async function whoOf(event: string): Promise<string> {

@@ -28,16 +28,16 @@ verify.before(async () => {
     clientA = a.id;
     clientB = b.id;
     for (const mutation of [
-      'createAssetClass(input: {name: "Pump"}) { id }',
-      'createLocation(input: {name: "Hall"}) { id }',
-      'createAsset(input: {name: "P-1", serialNumber: "S1"}) { id }',
-      'createSensor(input: {name: "T1", unit: "C", kind: "temperature"}) { id }',
-      'createAsset(input: {name: "P-2"}) { id }',
+      'createAssetClass(input: {name: "Pump"}) { assetClass { id } }',
+      'createLocation(input: {name: "Hall"}) { location { id } }',
+      'createAsset(input: {name: "P-1", serialNumber: "S1"}) { asset { id } }',
+      'createSensor(input: {name: "T1", unit: "C", kind: "temperature"}) { sensor { id } }',
+      'createAsset(input: {name: "P-2"}) { asset { id } }',
     ]) {
       const result = await gql(server, a.owner.token, `mutation { ${mutation} }`);
       assert.equal(result.errors, undefined, JSON.stringify(result.body));
     }
-    for (const mutation of ['createSensor(input: {name: "B1"}) { id }', 'createAsset(input: {name: "B-1"}) { id }']) {
+    for (const mutation of ['createSensor(input: {name: "B1"}) { sensor { id } }', 'createAsset(input: {name: "B-1"}) { asset { id } }']) {
       assert.equal((await gql(server, b.owner.token, `mutation { ${mutation} }`)).errors, undefined);
     }
   } finally {

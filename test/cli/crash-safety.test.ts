@@ -43,7 +43,7 @@ interface Fixture {
   drafts: number[];
 }
 
-const draftContent = (n: number) => ({ sections: [{ title: `Edit ${n}`, steps: [{ id: 'only', title: `Edit number ${n}` }] }] });
+const draftContent = (n: number) => ({ sections: [{ title: `Edit ${n}`, steps: [{ stepId: 'only', title: `Edit number ${n}` }] }] });
 const editNumber = (title: string | undefined) => Number(/^Edit (\d+)$/.exec(title ?? '')?.[1] ?? 0);
 const recordingNumber = (note: unknown) => Number(/^recording (\d+)$/.exec(String(note ?? ''))?.[1] ?? 0);
 
@@ -53,11 +53,11 @@ async function setUp(server: TestServer): Promise<Fixture> {
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const drafts: number[] = [];
   for (let i = 0; i < 2; i++) {
-    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { latestVersion { id } } }', {
+    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { version { databaseId } } }', {
       i: { title: `Draft ${i}`, description: '', tags: [], content: draftContent(0) },
     });
     assert.equal(created.codes, [], JSON.stringify(created.errors));
-    drafts.push(created.data.createTemplate.latestVersion.id);
+    drafts.push(created.data.createTemplate.version.databaseId);
   }
   return { client, operatorToken: operator.token!, templateId: template.templateId, drafts };
 }
@@ -80,15 +80,15 @@ function drive(server: TestServer, fixture: Fixture, env: Record<string, string>
   };
   const editDraft = (versionId: number) => async () => {
     const n = (ack.draftEdits.get(versionId) ?? 0) + 1;
-    const res = await gql(server, owner, 'mutation($v: Int!, $c: ContentInput!) { updateDraft(versionId: $v, content: $c) { id } }', { v: versionId, c: draftContent(n) });
+    const res = await gql(server, owner, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', { v: `TemplateVersion:${versionId}`, c: draftContent(n) });
     if (res.status === 200 && res.codes.length === 0) ack.draftEdits.set(versionId, n);
   };
   const jobs = async () => {
     const job = await createJob(server, owner, { templateId: fixture.templateId });
     ack.jobs.push(job.id);
     for (let n = 1; n <= 3 && !state.stop; n++) {
-      const res = await gql(server, fixture.operatorToken, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-        i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `recording ${n}` }] },
+      const res = await gql(server, fixture.operatorToken, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+        i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `recording ${n}` }] },
       });
       if (res.status === 200 && res.codes.length === 0) ack.recordings.set(job.id, n);
     }
@@ -155,13 +155,13 @@ async function checkAcknowledged(server: TestServer, fixture: Fixture, ack: Ackn
     assert.is(createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'), file.sha256, `file ${file.id} intact`);
   }
   for (const [versionId, n] of ack.draftEdits) {
-    const res = await gql(server, owner, 'query($v: Int!) { templateVersion(id: $v) { content { sections { title } } } }', { v: versionId });
+    const res = await gql(server, owner, 'query($v: ID!) { templateVersion(id: $v) { content { sections { title } } } }', { v: `TemplateVersion:${versionId}` });
     const stored = editNumber(res.data?.templateVersion?.content.sections[0]?.title);
     // the acknowledged edit, or one sent after it that committed before the kill
     assert.ok(stored === n || stored === n + 1, `draft ${versionId}: acknowledged edit ${n}, stored ${stored}`);
   }
   for (const jobId of ack.jobs) {
-    const res = await gql(server, owner, 'query($j: Int!) { job(id: $j) { id records { stepId values { key value } } } }', { j: jobId });
+    const res = await gql(server, owner, 'query($j: ID!) { job(id: $j) { id: databaseId records { stepId values { key value } } } }', { j: `Job:${jobId}` });
     assert.is(res.data?.job?.id, jobId, `acknowledged job ${jobId}: ${JSON.stringify(res.errors)}`);
     const n = ack.recordings.get(jobId) ?? 0;
     const note = res.data.job.records.find((r: { stepId: string }) => r.stepId === 'measure')?.values.find((v: { key: string }) => v.key === 'note')?.value;

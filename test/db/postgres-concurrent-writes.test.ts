@@ -19,7 +19,7 @@ const ROUNDS = 4;
 const CONTENT = {
   sections: [{ title: 'Inspection', steps: Array.from({ length: ROUNDS }, (_, s) => ({ id: `s${s + 1}`, title: `Step ${s + 1}`, fields: [{ key: 'v', type: 'NUMBER', min: 0, max: 100, required: true }] })) }],
 };
-const RECORD = 'mutation ($i: RecordStepInput!) { recordStep(input: $i) { id } }';
+const RECORD = 'mutation ($i: RecordStepInput!) { recordStep(input: $i) { revision } }';
 
 let databaseUrl: string;
 let a: TestServer;
@@ -80,7 +80,7 @@ writes(`${OPERATORS} users created at once and ${OPERATORS} operators recording 
   const recorded = await Promise.all(
     operators.flatMap((op, o) =>
       Array.from({ length: ROUNDS }, (_, r) =>
-        gql(nodeOf(o + r), op.token, RECORD, { i: { jobId: op.jobId, stepId: `s${r + 1}`, status: 'DONE', values: [{ key: 'v', value: (o + r) % 100 }] } }),
+        gql(nodeOf(o + r), op.token, RECORD, { i: { jobId: `Job:${op.jobId}`, stepId: `s${r + 1}`, status: 'DONE', values: [{ key: 'v', value: (o + r) % 100 }] } }),
       ),
     ),
   );

@@ -51,9 +51,10 @@ endpoint('401 envelope without a token, before GraphQL runs', async () => {
 
 endpoint('me answers the signed-in user', async () => {
   const client = await buildClient(server);
-  const result = await gql(server, client.owner.token, '{ me { id email roles } }');
+  const result = await gql(server, client.owner.token, '{ me { id databaseId email roles } }');
   assert.is(result.status, 200, JSON.stringify(result.body));
-  assert.is(result.data.me.id, client.owner.id);
+  assert.is(result.data.me.databaseId, client.owner.id);
+  assert.is(result.data.me.id, `User:${client.owner.id}`);
   assert.is(result.data.me.email, client.owner.email);
   assert.ok(result.data.me.roles.includes('admin'));
 });
@@ -114,10 +115,10 @@ endpoint('a query answered once is checked again for its cost when its variables
 endpoint('errors of a compiled query keep their code, message, path and locations, the first time and the next', async () => {
   const client = await buildClient(server);
   for (let i = 0; i < 2; i++) {
-    const notFound = await gql(server, client.owner.token, 'query Lookup { me { id } job(id: 987654) { id title } }');
-    assert.equal(notFound.data, { me: { id: client.owner.id }, job: null });
+    const notFound = await gql(server, client.owner.token, 'query Lookup { me { id } job(id: "Job:987654") { id title } }');
+    assert.equal(notFound.data, { me: { id: `User:${client.owner.id}` }, job: null });
     assert.equal(notFound.body.errors, [{ message: 'Job not found', locations: [{ line: 1, column: 26 }], path: ['job'], extensions: { code: 'NOT_FOUND' } }]);
-    const badVariable = await gql(server, client.owner.token, 'query ($id: Int!) { job(id: $id) { id } }', { id: 'seven' });
+    const badVariable = await gql(server, client.owner.token, 'query ($id: ID!) { job(id: $id) { id } }', { id: { seven: 7 } });
     assert.is(badVariable.status, 400);
     assert.equal(badVariable.codes, ['BAD_REQUEST']);
     assert.equal(badVariable.errors![0]!.message.includes('$id'), true, badVariable.errors![0]!.message);
@@ -135,7 +136,7 @@ endpoint('more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILAB
     const refused = answers.filter((a) => a.status === 503);
     assert.ok(refused.length > 0, statuses);
     assert.ok(answers.every((a) => a.status === 200 || a.status === 503), statuses);
-    for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, client.owner.id);
+    for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, `User:${client.owner.id}`);
     assert.is(refused[0]!.body.success, false);
     assert.is(refused[0]!.body.error.code, 'SERVICE_UNAVAILABLE');
     assert.is(refused[0]!.headers['retry-after'], '1');
@@ -183,7 +184,7 @@ endpoint('an answer without errors has the content type graphql-http gives its a
   for (const accept of accepts) {
     const [ok, refused] = [await post(accept, '{ me { id } }'), await post(accept, '{ nope }')];
     assert.is(ok.status, 200, `${accept}: ${ok.status}`);
-    assert.is(((await ok.json()) as { data: { me: { id: number } } }).data.me.id, client.owner.id);
+    assert.is(((await ok.json()) as { data: { me: { id: string } } }).data.me.id, `User:${client.owner.id}`);
     assert.ok(refused.status === 200 || refused.status === 400, `${accept}: ${refused.status}`);
     assert.is(ok.headers.get('content-type'), refused.headers.get('content-type'), `Accept: ${accept}`);
   }

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
-import { gql } from '../helpers/graphql';
+import { gid, gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
 import { QUIET_POLLERS, sendersSettled, statementsSoFar } from '../helpers/statements';
 import { GLB, PNG, upload } from '../helpers/upload';
@@ -15,11 +15,11 @@ refs.before(async () => {
 });
 refs.after(async () => server.stop());
 
-const FILE = 'id name size contentType url';
-const CREATE = `mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id content { sections { steps { id media mediaFiles { ${FILE} } model { fileId file { ${FILE} } } } } } } } }`;
+const FILE = 'id: databaseId name size contentType url';
+const CREATE = `mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId latestVersion { id: databaseId content { sections { steps { stepId media mediaFiles { ${FILE} } model { fileId file { ${FILE} } } } } } } } }}`;
 
 const withMedia = (media: number[], model?: number) => ({
-  sections: [{ id: 's', title: 'S', steps: [{ id: 'a', title: 'A', media, ...(model && { model: { fileId: model } }), fields: [] }] }],
+  sections: [{ sectionId: 's', title: 'S', steps: [{ stepId: 'a', title: 'A', media, ...(model && { model: { fileId: model } }), fields: [] }] }],
 });
 
 refs('a step lists its media and model as Files with their download URLs', async () => {
@@ -27,7 +27,7 @@ refs('a step lists its media and model as Files with their download URLs', async
   const [photo, model] = (await upload(server, client.owner.token, [{ name: 'valve.png', data: PNG }, { name: 'valve.glb', data: GLB }])).body.data.files;
   const res = await gql(server, client.owner.token, CREATE, { i: { title: 'Valve', description: '', tags: [], content: withMedia([photo.id], model.id) } });
   assert.equal(res.codes, [], JSON.stringify(res.errors));
-  const step = res.data.createTemplate.latestVersion.content.sections[0].steps[0];
+  const step = res.data.createTemplate.template.latestVersion.content.sections[0].steps[0];
   assert.equal(step.media, [photo.id]);
   assert.equal(step.mediaFiles, [{ id: photo.id, name: 'valve.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${photo.id}` }]);
   assert.equal(step.model.file, { id: model.id, name: 'valve.glb', size: GLB.length, contentType: 'model/gltf-binary', url: `/api/client/download-model/glb/${model.id}` });
@@ -46,12 +46,12 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', {
-    i: { jobId: job.id, description: 'Leak', severity: 'LOW', photos: [foreign] },
+  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', {
+    i: { jobId: gid('Job', job.id), description: 'Leak', severity: 'LOW', photos: [foreign] },
   });
   assert.equal(fault.codes, ['VALIDATION_ERROR']);
-  const record = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-    i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [foreign] }] },
+  const record = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
+    i: { jobId: gid('Job', job.id), stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [foreign] }] },
   });
   assert.equal(record.codes, ['VALIDATION_ERROR']);
   const faults = await server.deps.db.kysely.selectFrom('faults').select('id').where('client_id', '=', client.id).execute();
@@ -59,13 +59,13 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
 
   // the client's own photo works, and the fault shows it as a File
   const own = (await upload(server, operator.token!, [{ name: 'leak.png', data: PNG }])).body.data.files[0];
-  const raised = await gql(server, operator.token!, `mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { photos photoFiles { ${FILE} } } }`, {
-    i: { jobId: job.id, description: 'Leak', severity: 'LOW', photos: [own.id] },
+  const raised = await gql(server, operator.token!, `mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { photos photoFiles { ${FILE} } } }}`, {
+    i: { jobId: gid('Job', job.id), description: 'Leak', severity: 'LOW', photos: [own.id] },
   });
   assert.equal(raised.codes, [], JSON.stringify(raised.errors));
-  assert.equal(raised.data.raiseFault.photoFiles, [{ id: own.id, name: 'leak.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${own.id}` }]);
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-    i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: own.id }] },
+  assert.equal(raised.data.raiseFault.fault.photoFiles, [{ id: own.id, name: 'leak.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${own.id}` }]);
+  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
+    i: { jobId: gid('Job', job.id), stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: own.id }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
 });
@@ -110,12 +110,12 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
       { key: 'signature', value: signature.id },
       { key: 'count', value: first.id },
     ];
-    const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', { i: { jobId: job.id, stepId: 'evidence', status: 'DONE', values } });
+    const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', { i: { jobId: gid('Job', job.id), stepId: 'evidence', status: 'DONE', values } });
     assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
     return job;
   };
   const job = await recordJob();
-  const res = await gql(server, operator.token!, `query($id: Int!) { job(id: $id) { ${RECORDS} } }`, { id: job.id });
+  const res = await gql(server, operator.token!, `query($id: ID!) { job(id: $id) { ${RECORDS} } }`, { id: gid('Job', job.id) });
   assert.equal(res.codes, [], JSON.stringify(res.errors));
   assert.equal(res.data.job.records[0].values, [
     { key: 'pictures', value: [second.id, first.id], files: [file(second), file(first)] },
@@ -127,7 +127,7 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
   const page = async () => {
     await sendersSettled(server);
     const before = await statementsSoFar(server);
-    const result = await gql(server, client.owner.token, `{ jobs(first: 50) { edges { node { id ${RECORDS} } } } }`);
+    const result = await gql(server, client.owner.token, `{ jobs(first: 50) { edges { node { id: databaseId ${RECORDS} } } } }`);
     assert.equal(result.codes, [], JSON.stringify(result.errors));
     const files = result.data.jobs.edges.flatMap((e: any) => e.node.records.flatMap((r: any) => r.values.flatMap((v: any) => v.files)));
     return { statements: (await statementsSoFar(server)) - before, files: files.length };

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
-import { gql } from '../helpers/graphql';
+import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, type JobAction } from '../../src/policies/transitions';
 import { ROLES } from '../../src/policies/roles';
@@ -26,18 +26,18 @@ roles.before(async () => {
 roles.after(async () => server.stop());
 
 const MUTATION: Record<JobAction, string> = {
-  start: 'mutation($j: Int!) { r: startJob(jobId: $j) { state } }',
-  pause: 'mutation($j: Int!) { r: pauseJob(jobId: $j) { state } }',
-  resume: 'mutation($j: Int!) { r: resumeJob(jobId: $j) { state } }',
-  complete: 'mutation($j: Int!) { r: completeJob(jobId: $j) { state } }',
-  cancel: 'mutation($j: Int!) { r: cancelJob(jobId: $j, reason: "test") { state } }',
+  start: 'mutation($j: ID!) { r: startJob(input: { jobId: $j }) { job { state } }}',
+  pause: 'mutation($j: ID!) { r: pauseJob(input: { jobId: $j }) { job { state } }}',
+  resume: 'mutation($j: ID!) { r: resumeJob(input: { jobId: $j }) { job { state } }}',
+  complete: 'mutation($j: ID!) { r: completeJob(input: { jobId: $j }) { job { state } }}',
+  cancel: 'mutation($j: ID!) { r: cancelJob(input: { jobId: $j, reason: "test" }) { job { state } }}',
 };
 
 /** A job of the client (created and driven by the owner, an admin) in `state`. */
 async function jobIn(state: JobState): Promise<number> {
   const job = await createJob(server, client.owner.token, { templateId });
   const path: Partial<Record<JobState, JobAction[]>> = { OPEN: [], IN_PROGRESS: ['start'], PAUSED: ['start', 'pause'], COMPLETED: ['start', 'complete'], CANCELLED: ['cancel'] };
-  for (const action of path[state]!) assert.equal((await gql(server, client.owner.token, MUTATION[action], { j: job.id })).codes, []);
+  for (const action of path[state]!) assert.equal((await gql(server, client.owner.token, MUTATION[action], { j: gid('Job', job.id) })).codes, []);
   return job.id;
 }
 
@@ -48,10 +48,10 @@ for (const row of JOB_TRANSITIONS) {
   roles(`${row.action}: ${row.from.join('/')} → ${row.to} for ${allowed.join(', ')}; FORBIDDEN for the other roles`, async () => {
     for (const role of ROLES) {
       const jobId = await jobIn(row.from[0]!);
-      const result = await gql(server, tokens.get(role)!, MUTATION[row.action], { j: jobId });
+      const result = await gql(server, tokens.get(role)!, MUTATION[row.action], { j: gid('Job', jobId) });
       if (allowed.includes(role)) {
         assert.equal(result.codes, [], `${role} ${row.action}: ${JSON.stringify(result.errors)}`);
-        assert.is(result.data.r.state, row.to);
+        assert.is(result.data.r.job.state, row.to);
       } else {
         assert.equal(result.codes, ['FORBIDDEN'], `${role} ${row.action}`);
       }
@@ -61,7 +61,7 @@ for (const row of JOB_TRANSITIONS) {
   roles(`${row.action} from any other state → INVALID_TRANSITION`, async () => {
     for (const state of ALL_STATES.filter((s) => !row.from.includes(s))) {
       const jobId = await jobIn(state);
-      const result = await gql(server, tokens.get(allowed[0]!)!, MUTATION[row.action], { j: jobId });
+      const result = await gql(server, tokens.get(allowed[0]!)!, MUTATION[row.action], { j: gid('Job', jobId) });
       assert.equal(result.codes, ['INVALID_TRANSITION'], `${row.action} from ${state}`);
       assert.equal(result.errors![0]!.extensions!.details.allowedFrom, row.from);
     }
@@ -70,13 +70,13 @@ for (const row of JOB_TRANSITIONS) {
 
 roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${DOMAIN_PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`, async () => {
   for (const role of ROLES) {
-    const created = await gql(server, tokens.get(role)!, 'mutation($i: CreateJobInput!) { createJob(input: $i) { id } }', { i: { templateId, title: role } });
+    const created = await gql(server, tokens.get(role)!, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}', { i: { templateId: gid('Template', templateId), title: role } });
     assert.equal(created.codes, (DOMAIN_PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'], `createJob by ${role}`);
     const jobId = await jobIn('OPEN');
     const runs = (DOMAIN_PERMISSIONS.runJob as readonly string[]).includes(role);
-    const recorded = await gql(server, tokens.get(role)!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { state } }', { i: { jobId, stepId: 'look', status: 'DONE' } });
+    const recorded = await gql(server, tokens.get(role)!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', { i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' } });
     assert.equal(recorded.codes, runs ? [] : ['FORBIDDEN'], `recordStep by ${role}`);
-    const fault = await gql(server, tokens.get(role)!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId, description: 'x', severity: 'LOW' } });
+    const fault = await gql(server, tokens.get(role)!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { jobId: gid('Job', jobId), description: 'x', severity: 'LOW' } });
     assert.equal(fault.codes, runs ? [] : ['FORBIDDEN'], `raiseFault by ${role}`);
   }
 });
@@ -84,7 +84,7 @@ roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and 
 roles('every role of the client reads jobs', async () => {
   const jobId = await jobIn('OPEN');
   for (const role of ROLES) {
-    const result = await gql(server, tokens.get(role)!, 'query($id: Int!) { job(id: $id) { id } }', { id: jobId });
+    const result = await gql(server, tokens.get(role)!, 'query($id: ID!) { job(id: $id) { id: databaseId } }', { id: gid('Job', jobId) });
     assert.equal(result.codes, [], role);
     assert.is(result.data.job.id, jobId);
   }

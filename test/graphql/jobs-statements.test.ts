@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { QUIET_POLLERS, sendersSettled, statementsSoFar } from '../helpers/statements';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
-import { gql } from '../helpers/graphql';
+import { gid, gql } from '../helpers/graphql';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
 // No N+1: a page of jobs with their template, version and assignees costs a
@@ -21,10 +21,10 @@ statements.after(async () => server.stop());
 async function statementsFor(token: string, first: number, versionFields = 'id number state', assigneeFields = 'id email firstName'): Promise<{ count: number; jobs: any[] }> {
   const query = `query($first: Int) { jobs(first: $first) { edges { node {
     id title state revision
-    template { id title }
+    template { id: databaseId title }
     version { ${versionFields} }
     assignees { ${assigneeFields} }
-    createdBy { id }
+    createdBy { id: databaseId }
   } } } }`;
   await sendersSettled(server);
   const before = await statementsSoFar(server);
@@ -64,7 +64,7 @@ statements('100 jobs with template, version and assignees take as many statement
   // the versions' documents are read only when the query asks for them: one more statement for the page
   const withContent = await statementsFor(client.owner.token, 100, 'id content { sections { id title steps { id title } } }');
   assert.is(withContent.count, hundred.count + 1, `without the documents ${hundred.count} statements, with them ${withContent.count}`);
-  const published = await gql(server, client.owner.token, `query($id: Int!) { template(id: $id) { publishedVersion { content { sections { id title steps { id title } } } } } }`, { id: templateId });
+  const published = await gql(server, client.owner.token, `query($id: ID!) { template(id: $id) { publishedVersion { content { sections { id title steps { id title } } } } } }`, { id: gid('Template', templateId) });
   const document = published.data.template.publishedVersion.content;
   assert.ok(document.sections.length > 0);
   assert.ok(withContent.jobs.every((job) => JSON.stringify(job.version.content) === JSON.stringify(document)));
@@ -119,10 +119,16 @@ statements('a page reads its jobs\' templates and versions in its own statement:
     return { count: (await statementsSoFar(server)) - before, jobs: result.data.jobs.edges.map((e: { node: any }) => e.node) };
   };
   const bare = await count('id title');
-  const joined = await count('id title template { id title description } version { id number state }');
+  const joined = await count('id title template { id: databaseId title description } version { id number state }');
   assert.is(joined.count, bare.count, `without template and version ${bare.count} statements, with them ${joined.count}`);
   assert.is(joined.jobs.length, 3);
   assert.ok(joined.jobs.every((job: any) => job.template.id === templateId && job.template.title === 'Pump inspection' && job.version.number === 1 && job.version.state === 'PUBLISHED'));
+  // the connection's nodes (no edges) are read ahead the same way: the same statements, the same answers
+  const before = await statementsSoFar(server);
+  const viaNodes = await gql(server, client.owner.token, '{ jobs(first: 10) { nodes { id title template { id: databaseId title description } version { id number state } } } }');
+  assert.equal(viaNodes.codes, [], JSON.stringify(viaNodes.errors));
+  assert.is((await statementsSoFar(server)) - before, joined.count);
+  assert.equal(viaNodes.data.jobs.nodes, joined.jobs);
 });
 
 statements('a compiled query answers with the same bytes as its first, interpreted run (joined relations, members, strings to escape)', async () => {
@@ -130,12 +136,12 @@ statements('a compiled query answers with the same bytes as its first, interpret
   const { templateId } = await publishedTemplate(server, client, undefined, 'Quotes " and \\ back\tslash, ünïcödé ✓ 😀');
   const operator = await buildUser(server, client, { roles: ['operator'] });
   await createJob(server, client.owner.token, { templateId, title: 'Line\nbreak </script> \u2028 "quoted"', assigneeIds: [operator.id] });
-  const query = `query($t: Int) { jobs(first: 5, filter: { templateId: $t }) { edges { node { id title state priority
+  const query = `query($t: ID) { jobs(first: 5, filter: { templateId: $t }) { edges { node { id title state priority
     template { id title tags } version { id number state } assignees { id email firstName lastName } } } pageInfo { hasNextPage endCursor } } }`;
   // the first run is interpreted by graphql-js, the later ones run compiled by graphql-jit (COMPILE_FROM_RUN)
   const answers: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { t: templateId } } });
+    const res = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { t: gid('Template', templateId) } } });
     assert.is(res.status, 200, res.text);
     answers.push(res.text);
   }

@@ -12,8 +12,10 @@ visibility.before(async () => {
 });
 visibility.after(async () => server.stop());
 
-async function organization(client: BuiltClient, name: string): Promise<number> {
-  return ok(await gql(server, client.owner.token, `mutation ($name: String!) { createOrganization(input: { name: $name }) { id } }`, { name })).createOrganization.id;
+/** An organization: its global id (GraphQL's) and database id (REST's availableToOrg). */
+async function organization(client: BuiltClient, name: string): Promise<{ id: string; databaseId: number }> {
+  return ok(await gql(server, client.owner.token, `mutation ($name: String!) { createOrganization(input: { name: $name }) { organization { id databaseId } } }`, { name })).createOrganization
+    .organization;
 }
 
 /** A user of the client available to the given organizations. */
@@ -34,25 +36,25 @@ visibility('where the client has organizations, a user sees templates of their o
   const client = await buildClient(server, { seats: { full: 10, connect: 5 } });
   const north = await organization(client, 'North');
   const south = await organization(client, 'South');
-  const author = await memberOf(client, ['author'], [north, south]);
-  const northern = await memberOf(client, ['operator'], [north]);
+  const author = await memberOf(client, ['author'], [north.databaseId, south.databaseId]);
+  const northern = await memberOf(client, ['operator'], [north.databaseId]);
   const nowhere = await memberOf(client, ['viewer'], []);
-  const n = await createTemplate(server, author, { title: 'N', organizationIds: [north] });
-  const s = await createTemplate(server, author, { title: 'S', organizationIds: [south] });
+  const n = await createTemplate(server, author, { title: 'N', organizationIds: [north.id] });
+  const s = await createTemplate(server, author, { title: 'S', organizationIds: [south.id] });
   await createTemplate(server, author, { title: 'All' });
   assert.equal(await listTitles(northern), ['All', 'N']);
   assert.equal(await listTitles(nowhere), ['All']);
   assert.equal(await listTitles(client.owner.token), ['All', 'N', 'S']);
-  const orgs = ok(await gql(server, northern, `query ($id: Int!) { template(id: $id) { organizations { id name } } }`, { id: n.id })).template.organizations;
-  assert.equal(orgs, [{ id: north, name: 'North' }]);
+  const orgs = ok(await gql(server, northern, `query ($id: ID!) { template(id: $id) { organizations { id name } } }`, { id: n.id })).template.organizations;
+  assert.equal(orgs, [{ id: north.id, name: 'North' }]);
   // a template out of sight is not found, by id and through its versions
-  const hidden = await gql(server, northern, `query ($id: Int!) { template(id: $id) { id } }`, { id: s.id });
+  const hidden = await gql(server, northern, `query ($id: ID!) { template(id: $id) { id } }`, { id: s.id });
   assert.equal(hidden.codes, ['NOT_FOUND']);
   assert.equal(hidden.data, { template: null });
-  const hiddenVersion = await gql(server, northern, `query ($id: Int!) { templateVersion(id: $id) { id } }`, { id: s.latestVersion.id });
+  const hiddenVersion = await gql(server, northern, `query ($id: ID!) { templateVersion(id: $id) { id } }`, { id: s.latestVersion.id });
   assert.equal(hiddenVersion.codes, ['NOT_FOUND']);
   // moving the template to the user's organization shows it
-  ok(await gql(server, author, `mutation ($id: Int!, $orgs: [Int!]) { updateTemplate(id: $id, input: { organizationIds: $orgs }) { id } }`, { id: s.id, orgs: [north] }));
+  ok(await gql(server, author, `mutation ($id: ID!, $orgs: [ID!]) { updateTemplate(input: { templateId: $id, organizationIds: $orgs }) { template { id } } }`, { id: s.id, orgs: [north.id] }));
   assert.equal(await listTitles(northern), ['All', 'N', 'S']);
 });
 
@@ -69,18 +71,18 @@ visibility('organizations and asset classes of another client are refused → VA
   const mine = await buildClient(server);
   const theirs = await buildClient(server);
   const foreignOrg = await organization(theirs, 'Elsewhere');
-  const foreignClass = ok(await gql(server, theirs.owner.token, `mutation { createAssetClass(input: { name: "Pumps" }) { id } }`)).createAssetClass.id;
+  const foreignClass = ok(await gql(server, theirs.owner.token, `mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }`)).createAssetClass.assetClass.id;
   const create = (input: Record<string, unknown>) =>
-    gql(server, mine.owner.token, `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { id } }`, { input: { title: 'x', ...input } });
-  const org = await create({ organizationIds: [foreignOrg] });
+    gql(server, mine.owner.token, `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id } } }`, { input: { title: 'x', ...input } });
+  const org = await create({ organizationIds: [foreignOrg.id] });
   assert.equal(org.codes, ['VALIDATION_ERROR']);
   assert.is(org.errors![0]!.extensions!.details.fields[0].path, 'input.organizationIds');
   assert.equal((await create({ assetClassId: foreignClass })).codes, ['VALIDATION_ERROR']);
-  const ownClass = ok(await gql(server, mine.owner.token, `mutation { createAssetClass(input: { name: "Valves" }) { id } }`)).createAssetClass.id;
+  const ownClass = ok(await gql(server, mine.owner.token, `mutation { createAssetClass(input: { name: "Valves" }) { assetClass { id } } }`)).createAssetClass.assetClass.id;
   const made = ok(
-    await gql(server, mine.owner.token, `mutation ($c: Int) { createTemplate(input: { title: "v", assetClassId: $c }) { assetClass { id name } } }`, { c: ownClass }),
+    await gql(server, mine.owner.token, `mutation ($c: ID) { createTemplate(input: { title: "v", assetClassId: $c }) { template { assetClass { id name } } } }`, { c: ownClass }),
   );
-  assert.equal(made.createTemplate.assetClass, { id: ownClass, name: 'Valves' });
+  assert.equal(made.createTemplate.template.assetClass, { id: ownClass, name: 'Valves' });
 });
 
 const isolation = suite('GraphQL templates: tenant isolation');
@@ -99,25 +101,25 @@ isolation("another client's template and version ids: queries → null + NOT_FOU
   const tid = published.id;
   const vid = published.latestVersion.id;
   for (const [query, vars] of [
-    [`query ($id: Int!) { template(id: $id) { id title } }`, { id: tid }],
-    [`query ($id: Int!) { templateVersion(id: $id) { id content { sections { id } } } }`, { id: vid }],
+    [`query ($id: ID!) { template(id: $id) { id title } }`, { id: tid }],
+    [`query ($id: ID!) { templateVersion(id: $id) { id content { sections { id steps { id } } } } }`, { id: vid }],
   ] as const) {
     const result = await gql(server, token, query, vars);
     assert.equal(result.codes, ['NOT_FOUND'], query);
     assert.equal(Object.values(result.data), [null]);
   }
-  const diff = await gql(server, token, `query ($id: Int!) { versionDiff(fromVersionId: $id, toVersionId: $id) { added { id } } }`, { id: vid });
+  const diff = await gql(server, token, `query ($id: ID!) { versionDiff(fromVersionId: $id, toVersionId: $id) { added { stepId } } }`, { id: vid });
   assert.equal(diff.codes, ['NOT_FOUND']);
   assert.equal(ok(await gql(server, token, `{ templates { edges { node { id } } } }`)).templates.edges, []);
   const mutations: [string, Record<string, unknown>][] = [
-    [`mutation ($id: Int!) { updateTemplate(id: $id, input: { title: "mine" }) { id } }`, { id: tid }],
-    [`mutation ($id: Int!) { createDraft(templateId: $id) { id } }`, { id: tid }],
-    [`mutation ($id: Int!) { updateDraft(versionId: $id, content: { sections: [] }) { id } }`, { id: vid }],
-    [`mutation ($id: Int!) { submitVersion(versionId: $id) { id } }`, { id: vid }],
-    [`mutation ($id: Int!) { rejectVersion(versionId: $id, reason: "no") { id } }`, { id: vid }],
-    [`mutation ($id: Int!) { approveVersion(versionId: $id, password: "${PASSWORD}") { id } }`, { id: vid }],
-    [`mutation ($id: Int!) { publishVersion(versionId: $id, password: "${PASSWORD}") { id } }`, { id: vid }],
-    [`mutation ($id: Int!) { retireVersion(versionId: $id) { id } }`, { id: vid }],
+    [`mutation ($id: ID!) { updateTemplate(input: { templateId: $id, title: "mine" }) { template { id } } }`, { id: tid }],
+    [`mutation ($id: ID!) { createDraft(input: { templateId: $id }) { version { id } } }`, { id: tid }],
+    [`mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id: vid }],
+    [`mutation ($id: ID!) { submitVersion(input: { versionId: $id }) { version { id } } }`, { id: vid }],
+    [`mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "no" }) { version { id } } }`, { id: vid }],
+    [`mutation ($id: ID!) { approveVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`, { id: vid }],
+    [`mutation ($id: ID!) { publishVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`, { id: vid }],
+    [`mutation ($id: ID!) { retireVersion(input: { versionId: $id }) { version { id } } }`, { id: vid }],
   ];
   for (const [mutation, vars] of mutations) {
     const result = await gql(server, token, mutation, vars);
@@ -125,8 +127,8 @@ isolation("another client's template and version ids: queries → null + NOT_FOU
     assert.is(result.data, null);
   }
   // and A's template is untouched
-  const still = ok(await gql(server, teamA.author.token, `query ($id: Int!) { template(id: $id) { title versions { state } } }`, { id: tid })).template;
-  assert.equal(still, { title: 'Secret', versions: [{ state: 'APPROVED' }] });
+  const still = ok(await gql(server, teamA.author.token, `query ($id: ID!) { template(id: $id) { title versions { nodes { state } } } }`, { id: tid })).template;
+  assert.equal(still, { title: 'Secret', versions: { nodes: [{ state: 'APPROVED' }] } });
 });
 
 const listing = suite('GraphQL templates(first, after, filter)');
@@ -149,6 +151,38 @@ listing('pages through the one keyset pagination; first is at most 200', async (
   assert.equal(second.edges.map((e: any) => e.node.title), ['C']);
   assert.is(second.pageInfo.hasNextPage, false);
   assert.equal((await gql(server, team.author.token, PAGE, { first: 201 })).codes, ['VALIDATION_ERROR']);
+});
+
+const BOTH_WAYS = `query ($first: Int, $after: String, $last: Int, $before: String, $filter: TemplateFilter) {
+  templates(first: $first, after: $after, last: $last, before: $before, filter: $filter) {
+    nodes { title } totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+
+listing('pages backward (last, before) as well as forward; pageInfo says both ways; totalCount counts every page', async () => {
+  const client = await buildClient(server);
+  const team = await buildTeam(server, client);
+  for (const title of ['A', 'B', 'C', 'D', 'E']) await createTemplate(server, team.author.token, { title });
+  const page = async (vars: Record<string, unknown>) => ok(await gql(server, team.author.token, BOTH_WAYS, vars)).templates;
+  const titles = (p: any) => p.nodes.map((n: any) => n.title);
+
+  const newest = await page({ last: 2 });
+  assert.equal(titles(newest), ['D', 'E']);
+  assert.equal([newest.pageInfo.hasPreviousPage, newest.pageInfo.hasNextPage, newest.totalCount], [true, false, 5]);
+  const before = await page({ last: 2, before: newest.pageInfo.startCursor });
+  assert.equal(titles(before), ['B', 'C']);
+  assert.equal([before.pageInfo.hasPreviousPage, before.pageInfo.hasNextPage], [true, true]);
+  const oldest = await page({ last: 2, before: before.pageInfo.startCursor });
+  assert.equal(titles(oldest), ['A']);
+  assert.equal([oldest.pageInfo.hasPreviousPage, oldest.pageInfo.hasNextPage], [false, true]);
+  // forward from the middle: the cursors are the same in both directions
+  const forward = await page({ first: 2, after: oldest.pageInfo.endCursor });
+  assert.equal(titles(forward), ['B', 'C']);
+  assert.equal([forward.pageInfo.hasPreviousPage, forward.pageInfo.hasNextPage], [true, true]);
+  assert.is(forward.pageInfo.startCursor, before.pageInfo.startCursor);
+  // the count follows the filter; both directions at once, or a bad size, are refused
+  assert.is((await page({ first: 1, filter: { search: 'C' } })).totalCount, 1);
+  assert.equal((await gql(server, team.author.token, BOTH_WAYS, { first: 1, last: 1 })).codes, ['VALIDATION_ERROR']);
+  assert.equal((await gql(server, team.author.token, BOTH_WAYS, { last: 201 })).codes, ['VALIDATION_ERROR']);
+  assert.equal((await gql(server, team.author.token, BOTH_WAYS, { last: 1, before: 'not a cursor' })).codes, ['BAD_REQUEST']);
 });
 
 listing('filters by search text, tag and version state', async () => {

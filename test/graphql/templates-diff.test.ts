@@ -13,15 +13,16 @@ diff.before(async () => {
 });
 diff.after(async () => server.stop());
 
-const DIFF = `query ($from: Int!, $to: Int!) { versionDiff(fromVersionId: $from, toVersionId: $to) {
-  added { id title } removed { id title } moved { id title } changed { id title changedFields } jobsOnOlderVersion { id } } }`;
+const DIFF = `query ($from: ID!, $to: ID!) { versionDiff(fromVersionId: $from, toVersionId: $to) {
+  added { id: stepId title } removed { id: stepId title } moved { id: stepId title } changed { id: stepId title changedFields }
+  jobsOnOlderVersion { nodes { id: databaseId } totalCount } } }`;
 
-const step = (id: string, title = id.toUpperCase(), extra: Record<string, unknown> = {}) => ({ id, title, ...extra });
+const step = (stepId: string, title = stepId.toUpperCase(), extra: Record<string, unknown> = {}) => ({ stepId, title, ...extra });
 
 const V1 = {
   sections: [
-    { id: 's1', title: 'One', steps: [step('a'), step('b'), step('c'), step('f'), step('g', 'G', { fields: [{ key: 'x', type: 'NUMBER', max: 5 }, { key: 'y', type: 'TEXT' }] })] },
-    { id: 's2', title: 'Two', steps: [step('d'), step('h', 'H', { body: 'old' })] },
+    { sectionId: 's1', title: 'One', steps: [step('a'), step('b'), step('c'), step('f'), step('g', 'G', { fields: [{ key: 'x', type: 'NUMBER', max: 5 }, { key: 'y', type: 'TEXT' }] })] },
+    { sectionId: 's2', title: 'Two', steps: [step('d'), step('h', 'H', { body: 'old' })] },
   ],
 };
 // b removed; e added; a moved to the end of s1 (c, f, g keep their order); d moved to s1;
@@ -29,11 +30,11 @@ const V1 = {
 const V2 = {
   sections: [
     {
-      id: 's1',
+      sectionId: 's1',
       title: 'One',
       steps: [step('c'), step('e'), step('f'), step('g', 'G', { fields: [{ key: 'x', type: 'NUMBER', max: 6 }, { key: 'z', type: 'PASS_FAIL' }] }), step('d'), step('a')],
     },
-    { id: 's2', title: 'Two', steps: [step('h', 'H2', { body: 'new' })] },
+    { sectionId: 's2', title: 'Two', steps: [step('h', 'H2', { body: 'new' })] },
   ],
 };
 
@@ -54,11 +55,11 @@ diff('steps added, removed, moved (order and section), changed with what changed
   const created = await createTemplate(server, team.author.token, { content: V1 });
   const v1 = created.latestVersion.id;
   await advance(server, team, v1, 'PUBLISHED');
-  const v2 = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.id;
+  const v2 = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.version.id;
   ok(await gql(server, team.author.token, UPDATE_DRAFT, { id: v2, content: V2 }));
   const open = [];
-  for (const state of ['OPEN', 'IN_PROGRESS', 'PAUSED'] as const) open.push(await insertJob(client.id, created.id, v1, state, team.publisher.id));
-  for (const state of ['COMPLETED', 'CANCELLED'] as const) await insertJob(client.id, created.id, v1, state, team.publisher.id);
+  for (const state of ['OPEN', 'IN_PROGRESS', 'PAUSED'] as const) open.push(await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id));
+  for (const state of ['COMPLETED', 'CANCELLED'] as const) await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id);
 
   const result = ok(await gql(server, team.author.token, DIFF, { from: v1, to: v2 })).versionDiff;
   assert.equal(result.added, [{ id: 'e', title: 'E' }]);
@@ -72,13 +73,13 @@ diff('steps added, removed, moved (order and section), changed with what changed
     { id: 'd', title: 'D', changedFields: ['section'] },
     { id: 'h', title: 'H2', changedFields: ['title', 'body'] },
   ]);
-  assert.equal(result.jobsOnOlderVersion.map((j: any) => j.id), open);
+  assert.equal(result.jobsOnOlderVersion.nodes.map((j: any) => j.id), open);
 
   // the other way round: added and removed swap; the older version is still v1
   const back = ok(await gql(server, team.author.token, DIFF, { from: v2, to: v1 })).versionDiff;
   assert.equal(back.added, [{ id: 'b', title: 'B' }]);
   assert.equal(back.removed, [{ id: 'e', title: 'E' }]);
-  assert.equal(back.jobsOnOlderVersion.map((j: any) => j.id), open);
+  assert.equal(back.jobsOnOlderVersion.nodes.map((j: any) => j.id), open);
 });
 
 diff('identical versions differ in nothing; versions of two templates → VALIDATION_ERROR', async () => {
@@ -86,9 +87,9 @@ diff('identical versions differ in nothing; versions of two templates → VALIDA
   const team = await buildTeam(server, client);
   const one = await createTemplate(server, team.author.token, { content: V1 });
   await advance(server, team, one.latestVersion.id, 'IN_REVIEW');
-  const copy = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: one.id })).createDraft.id;
+  const copy = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: one.id })).createDraft.version.id;
   const same = ok(await gql(server, team.author.token, DIFF, { from: one.latestVersion.id, to: copy })).versionDiff;
-  assert.equal(same, { added: [], removed: [], moved: [], changed: [], jobsOnOlderVersion: [] });
+  assert.equal(same, { added: [], removed: [], moved: [], changed: [], jobsOnOlderVersion: { nodes: [], totalCount: 0 } });
   const other = await createTemplate(server, team.author.token, { content: V1 });
   const mixed = await gql(server, team.author.token, DIFF, { from: one.latestVersion.id, to: other.latestVersion.id });
   assert.equal(mixed.codes, ['VALIDATION_ERROR']);

@@ -22,8 +22,8 @@ signatures.after(async () => server.stop());
 const codeFor = (secret: string) =>
   new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: server.clock.now().getTime() });
 
-const signaturesOf = async (token: string, id: number) =>
-  ok(await gql(server, token, `query ($id: Int!) { templateVersion(id: $id) { state signatures { meaning } } }`, { id })).templateVersion;
+const signaturesOf = async (token: string, id: string) =>
+  ok(await gql(server, token, `query ($id: ID!) { templateVersion(id: $id) { state signatures { meaning } } }`, { id })).templateVersion;
 
 signatures('a wrong password → INVALID_CREDENTIALS, nothing signed, the version stays where it was', async () => {
   const client = await buildClient(server);
@@ -92,13 +92,13 @@ signatures('a user with two-factor signs with a current TOTP code; a wrong code 
   const id = created.latestVersion.id;
   await advance(server, team, id, 'APPROVED');
   assert.equal((await gql(server, team.publisher.token, PUBLISH, { id, code: '000000' })).codes, ['INVALID_CREDENTIALS']);
-  const published = ok(await gql(server, team.publisher.token, PUBLISH, { id, code: codeFor(secret) })).publishVersion;
+  const published = ok(await gql(server, team.publisher.token, PUBLISH, { id, code: codeFor(secret) })).publishVersion.version;
   assert.is(published.state, 'PUBLISHED');
   assert.equal(published.signatures.map((s: any) => [s.meaning, s.signer.id]), [
     ['APPROVED', team.approver.id],
     ['PUBLISHED', team.publisher.id],
   ]);
-  const method = await server.deps.db.kysely.selectFrom('version_signatures').select('method').where('version_id', '=', id).where('meaning', '=', 'PUBLISHED').executeTakeFirstOrThrow();
+  const method = await server.deps.db.kysely.selectFrom('version_signatures').select('method').where('version_id', '=', created.latestVersion.databaseId).where('meaning', '=', 'PUBLISHED').executeTakeFirstOrThrow();
   assert.is(method.method, 'totp');
 });
 

@@ -21,16 +21,16 @@ lifecycle('createTemplate makes version 1 a DRAFT owned by the author, content w
   assert.is(created.latestVersion.number, 1);
   assert.is(created.latestVersion.state, 'DRAFT');
   const read = ok(
-    await gql(server, team.author.token, `query ($id: Int!) { template(id: $id) { id title description tags owner { id } versions { ${VERSION_FIELDS} } publishedVersion { id } } }`, {
+    await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { id title description tags owner { id: databaseId } versions { nodes { ${VERSION_FIELDS} } } publishedVersion { id } } }`, {
       id: created.id,
     }),
   ).template;
   assert.is(read.owner.id, team.author.id);
   assert.equal(read.tags, ['pump']);
   assert.is(read.publishedVersion, null);
-  const [v1] = read.versions;
+  const [v1] = read.versions.nodes;
   assert.is(v1.createdBy.id, team.author.id);
-  assert.match(v1.content.sections[0].steps[0].id, /^step_[0-9a-f]{16}$/);
+  assert.match(v1.content.sections[0].steps[0].stepId, /^step_[0-9a-f]{16}$/);
   assert.match(v1.contentHash, /^[0-9a-f]{64}$/);
 });
 
@@ -39,12 +39,12 @@ lifecycle('create → submit → approve with password → publish: signatures r
   const team = await buildTeam(server, client);
   const created = await createTemplate(server, team.author.token);
   const versionId = created.latestVersion.id;
-  assert.is(ok(await gql(server, team.author.token, SUBMIT, { id: versionId })).submitVersion.state, 'IN_REVIEW');
-  const approved = ok(await gql(server, team.approver.token, APPROVE, { id: versionId, password: PASSWORD })).approveVersion;
+  assert.is(ok(await gql(server, team.author.token, SUBMIT, { id: versionId })).submitVersion.version.state, 'IN_REVIEW');
+  const approved = ok(await gql(server, team.approver.token, APPROVE, { id: versionId, password: PASSWORD })).approveVersion.version;
   assert.is(approved.state, 'APPROVED');
-  const published = ok(await gql(server, team.publisher.token, PUBLISH, { id: versionId, password: PASSWORD })).publishVersion;
+  const published = ok(await gql(server, team.publisher.token, PUBLISH, { id: versionId, password: PASSWORD })).publishVersion.version;
   assert.is(published.state, 'PUBLISHED');
-  const version = ok(await gql(server, team.author.token, `query ($id: Int!) { templateVersion(id: $id) { ${VERSION_FIELDS} } }`, { id: versionId })).templateVersion;
+  const version = ok(await gql(server, team.author.token, `query ($id: ID!) { templateVersion(id: $id) { ${VERSION_FIELDS} } }`, { id: versionId })).templateVersion;
   assert.equal(
     version.signatures.map((s: any) => [s.signer.id, s.meaning, s.contentHash]),
     [
@@ -53,7 +53,7 @@ lifecycle('create → submit → approve with password → publish: signatures r
     ],
   );
   assert.is(version.signatures[0].signedAt, server.clock.now().toISOString());
-  const template = ok(await gql(server, team.author.token, `query ($id: Int!) { template(id: $id) { publishedVersion { id } latestVersion { id } } }`, { id: created.id })).template;
+  const template = ok(await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { publishedVersion { id } latestVersion { id } } }`, { id: created.id })).template;
   assert.is(template.publishedVersion.id, versionId);
 });
 
@@ -63,14 +63,14 @@ lifecycle('publishing a new version retires the previously published one in the 
   const created = await createTemplate(server, team.author.token);
   const v1 = created.latestVersion.id;
   await advance(server, team, v1, 'PUBLISHED');
-  const draft = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft;
+  const draft = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.version;
   assert.is(draft.number, 2);
   await advance(server, team, draft.id, 'PUBLISHED');
   const template = ok(
-    await gql(server, team.author.token, `query ($id: Int!) { template(id: $id) { versions { id number state } publishedVersion { id } } }`, { id: created.id }),
+    await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { versions { nodes { id number state } } publishedVersion { id } } }`, { id: created.id }),
   ).template;
   assert.equal(
-    template.versions.map((v: any) => [v.number, v.state]),
+    template.versions.nodes.map((v: any) => [v.number, v.state]),
     [
       [1, 'RETIRED'],
       [2, 'PUBLISHED'],
@@ -85,12 +85,12 @@ lifecycle('a new draft copies the latest version; a second createDraft while a d
   const created = await createTemplate(server, team.author.token);
   const again = await gql(server, team.author.token, CREATE_DRAFT, { id: created.id });
   assert.equal(again.codes, ['CONFLICT']);
-  assert.is(again.errors![0]!.extensions!.details.draftVersionId, created.latestVersion.id);
+  assert.is(again.errors![0]!.extensions!.details.draftVersionId, created.latestVersion.databaseId);
   await advance(server, team, created.latestVersion.id, 'IN_REVIEW');
-  const draft = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft;
+  const draft = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.version;
   assert.is(draft.number, 2);
   assert.equal(
-    draft.content.sections[0].steps.map((s: any) => s.id),
+    draft.content.sections[0].steps.map((s: any) => s.stepId),
     ['isolate', 'pressure'],
   );
 });
@@ -98,10 +98,10 @@ lifecycle('a new draft copies the latest version; a second createDraft while a d
 lifecycle('only a DRAFT is editable: edits of IN_REVIEW, APPROVED, PUBLISHED and RETIRED versions → VERSION_NOT_EDITABLE', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
-  const content = { sections: [{ title: 'Only', steps: [{ id: 'isolate', title: 'Renamed' }, { title: 'Brand new' }] }] };
+  const content = { sections: [{ title: 'Only', steps: [{ stepId: 'isolate', title: 'Renamed' }, { title: 'Brand new' }] }] };
   const created = await createTemplate(server, team.author.token);
-  const edited = ok(await gql(server, team.author.token, UPDATE_DRAFT, { id: created.latestVersion.id, content })).updateDraft;
-  assert.is(edited.content.sections[0].steps[0].id, 'isolate');
+  const edited = ok(await gql(server, team.author.token, UPDATE_DRAFT, { id: created.latestVersion.id, content })).updateDraft.version;
+  assert.is(edited.content.sections[0].steps[0].stepId, 'isolate');
   assert.is(edited.content.sections[0].steps[0].title, 'Renamed');
   for (const state of ['IN_REVIEW', 'APPROVED', 'PUBLISHED', 'RETIRED'] as const) {
     const t = await createTemplate(server, team.author.token);
@@ -131,11 +131,11 @@ lifecycle('issue 27 item 14: every problem of the document is reported at once, 
   const content = {
     sections: [
       {
-        id: 'prep',
+        sectionId: 'prep',
         title: 'Preparation',
         steps: [
           {
-            id: 'measure',
+            stepId: 'measure',
             title: 'Measure',
             fields: [
               { key: 'torque', type: 'NUMBER', min: 20, max: 10 },
@@ -143,7 +143,7 @@ lifecycle('issue 27 item 14: every problem of the document is reported at once, 
               { key: 'pick', type: 'CHOICE' },
             ],
           },
-          { id: 'measure', title: '' },
+          { stepId: 'measure', title: '' },
         ],
       },
     ],
@@ -156,7 +156,7 @@ lifecycle('issue 27 item 14: every problem of the document is reported at once, 
       'content.sections.0.steps.0.fields.0.min: min is greater than max',
       'content.sections.0.steps.0.fields.1.key: duplicate key "torque" in the step',
       'content.sections.0.steps.0.fields.2.options: a CHOICE field needs options',
-      'content.sections.0.steps.1.id: duplicate id "measure"',
+      'content.sections.0.steps.1.stepId: duplicate id "measure"',
       'content.sections.0.steps.1.title: Too small: expected string to have >=1 characters',
     ],
   );
@@ -169,11 +169,11 @@ lifecycle('reject sends a version back to DRAFT with the reason; it can be edite
   const id = created.latestVersion.id;
   await advance(server, team, id, 'IN_REVIEW');
   const rejected = ok(
-    await gql(server, team.approver.token, `mutation ($id: Int!) { rejectVersion(versionId: $id, reason: "Step 2 lacks limits") { state rejectReason } }`, { id }),
-  ).rejectVersion;
+    await gql(server, team.approver.token, `mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "Step 2 lacks limits" }) { version { state rejectReason } } }`, { id }),
+  ).rejectVersion.version;
   assert.equal(rejected, { state: 'DRAFT', rejectReason: 'Step 2 lacks limits' });
   ok(await gql(server, team.author.token, UPDATE_DRAFT, { id, content: { sections: [] } }));
-  assert.is(ok(await gql(server, team.author.token, SUBMIT, { id })).submitVersion.state, 'IN_REVIEW');
+  assert.is(ok(await gql(server, team.author.token, SUBMIT, { id })).submitVersion.version.state, 'IN_REVIEW');
 });
 
 lifecycle('every change appends to the audit chain', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestServer } from './server';
 import { buildUser, type BuiltClient } from './factories';
-import { gql } from './graphql';
+import { gid, gql, withGlobalIds } from './graphql';
 
 /** A small content document with every kind of field a job test needs (stable step ids). */
 export const SAMPLE_CONTENT = {
@@ -44,10 +44,24 @@ async function signer(server: TestServer, client: BuiltClient) {
 
 /** submit (author) → approve → publish (a second user, e-signing with their password). */
 async function release(server: TestServer, authorToken: string, versionSigner: { token: string | undefined; password: string }, versionId: number) {
-  ok(await gql(server, authorToken, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: versionId }), 'submitVersion');
-  const vars = { v: versionId, p: versionSigner.password };
-  ok(await gql(server, versionSigner.token!, 'mutation($v: Int!, $p: String) { approveVersion(versionId: $v, password: $p) { id } }', vars), 'approveVersion');
-  ok(await gql(server, versionSigner.token!, 'mutation($v: Int!, $p: String) { publishVersion(versionId: $v, password: $p) { id state } }', vars), 'publishVersion');
+  const v = gid('TemplateVersion', versionId);
+  ok(await gql(server, authorToken, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v }), 'submitVersion');
+  const vars = { v, p: versionSigner.password };
+  ok(await gql(server, versionSigner.token!, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', vars), 'approveVersion');
+  ok(await gql(server, versionSigner.token!, 'mutation($v: ID!, $p: String) { publishVersion(input: { versionId: $v, password: $p }) { version { id state } } }', vars), 'publishVersion');
+}
+
+/** The content document as GraphQL's ContentInput: a section's and a step's `id` are its `sectionId` and `stepId`. */
+export function contentInput(content: any): any {
+  if (!content || !Array.isArray(content.sections)) return content;
+  return {
+    ...content,
+    sections: content.sections.map(({ id, steps, ...section }: any) => ({
+      ...section,
+      ...(id !== undefined && { sectionId: id }),
+      ...(steps !== undefined && { steps: steps.map(({ id: stepId, ...step }: any) => ({ ...step, ...(stepId !== undefined && { stepId }) })) }),
+    })),
+  };
 }
 
 /**
@@ -56,13 +70,13 @@ async function release(server: TestServer, authorToken: string, versionSigner: {
  */
 export async function publishedTemplate(server: TestServer, client: BuiltClient, content: unknown = SAMPLE_CONTENT, title = 'Pump inspection') {
   const created = ok(
-    await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
-      i: { title, description: 'test template', tags: [], content },
+    await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } version { databaseId } } }', {
+      i: { title, description: 'test template', tags: [], content: contentInput(content) },
     }),
     'createTemplate',
   );
-  const templateId: number = created.createTemplate.id;
-  const versionId: number = created.createTemplate.latestVersion.id;
+  const templateId: number = created.createTemplate.template.databaseId;
+  const versionId: number = created.createTemplate.version.databaseId;
   const versionSigner = await signer(server, client);
   await release(server, client.owner.token, versionSigner, versionId);
   return { templateId, versionId, signer: versionSigner };
@@ -75,25 +89,42 @@ export async function publishNewVersion(
   template: { templateId: number; signer: { token: string | undefined; password: string } },
   content: unknown = SAMPLE_CONTENT,
 ): Promise<number> {
-  const draft = ok(await gql(server, client.owner.token, 'mutation($t: Int!) { createDraft(templateId: $t) { id } }', { t: template.templateId }), 'createDraft');
-  const versionId: number = draft.createDraft.id;
-  ok(await gql(server, client.owner.token, 'mutation($v: Int!, $c: ContentInput!) { updateDraft(versionId: $v, content: $c) { id } }', { v: versionId, c: content }), 'updateDraft');
+  const draft = ok(
+    await gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { databaseId } } }', { t: gid('Template', template.templateId) }),
+    'createDraft',
+  );
+  const versionId: number = draft.createDraft.version.databaseId;
+  ok(
+    await gql(server, client.owner.token, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', {
+      v: gid('TemplateVersion', versionId),
+      c: contentInput(content),
+    }),
+    'updateDraft',
+  );
   await release(server, client.owner.token, template.signer, versionId);
   return versionId;
 }
 
-/** An asset of the client (catalogue). */
+/** An asset of the client (catalogue): its database id. */
 export async function createAsset(server: TestServer, token: string, name = 'Pump 7'): Promise<number> {
-  const data = ok(await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { id } }', { i: { name, serialNumber: 'SN-1' } }), 'createAsset');
-  return data.createAsset.id;
+  const data = ok(await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', { i: { name, serialNumber: 'SN-1' } }), 'createAsset');
+  return data.createAsset.asset.databaseId;
 }
 
-export const JOB_FIELDS = 'id title state priority revision version { id number } template { id } assignees { id }';
+/** A job's fields as the tests read them: `id`s are the database ids (aliased), as REST and the helpers speak them. */
+export const JOB_FIELDS = 'id: databaseId title state priority revision version { id: databaseId number } template { id: databaseId } assignees { id: databaseId }';
 
-/** A job on the template's published version. */
+/** createJob's input with REST's integer ids (numbers) as global ids. */
+export function jobInput(input: Record<string, unknown>): Record<string, unknown> {
+  const converted = withGlobalIds(input, { templateId: 'Template', assetId: 'Asset', assigneeIds: 'User' });
+  if (Array.isArray(input.stepOwners)) converted.stepOwners = input.stepOwners.map((o: any) => withGlobalIds(o, { userId: 'User' }));
+  return converted;
+}
+
+/** A job on the template's published version (numbers in `input` are database ids, turned into global ids). */
 export async function createJob(server: TestServer, token: string, input: Record<string, unknown>): Promise<any> {
-  const data = ok(await gql(server, token, `mutation($i: CreateJobInput!) { createJob(input: $i) { ${JOB_FIELDS} } }`, { i: { title: 'Inspect pump', ...input } }), 'createJob');
-  return data.createJob;
+  const data = ok(await gql(server, token, `mutation($i: CreateJobInput!) { createJob(input: $i) { job { ${JOB_FIELDS} } } }`, { i: jobInput({ title: 'Inspect pump', ...input }) }), 'createJob');
+  return data.createJob.job;
 }
 
 /** Domain suites build many users (each signs in): sign-in's per-IP budget is no subject here. */

@@ -316,6 +316,9 @@ function wrongFor(random: Random, type: GraphQLInputType): string | undefined {
       return pick(random, ['"yesterday"', '"2026-13-45T99:00:00Z"', '1', JSON.stringify(pick(random, FRAGMENTS))]);
     case 'JSON':
       return undefined; // any JSON value is valid
+    case 'ID':
+      // an ID literal may be a string or an integer: neither is wrong for the type (a malformed id is the resolver's VALIDATION_ERROR)
+      return pick(random, ['1.5', 'true', '{a: 1}', '[1]']);
     default:
       return pick(random, ['1', 'true', '{a: 1}', '[1]']);
   }
@@ -338,6 +341,8 @@ function wrongVariable(random: Random, type: GraphQLInputType): Json | undefined
       return pick(random, ['yesterday', 1, pick(random, FRAGMENTS)]);
     case 'JSON':
       return undefined;
+    case 'ID':
+      return pick<Json>(random, [1.5, true, { a: HUGE_STRING }, [1, 2]]);
     default:
       return pick(random, [1, true, { a: HUGE_STRING }, [1, 2]]);
   }

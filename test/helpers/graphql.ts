@@ -25,3 +25,22 @@ export async function gql<T = any>(server: TestServer, token: string | undefined
     body: res.body,
   };
 }
+
+/**
+ * The global id of an object REST names by its integer id (`gid('Job', 5)` → `Job:5`): what GraphQL arguments take.
+ * Tests build them from REST's ids; a client reads them from `id` fields.
+ */
+export function gid(type: string, databaseId: number | string): string {
+  return `${type}:${databaseId}`;
+}
+
+/** `input` with the numbers at `types`' keys (or in their lists) turned into global ids of those types; other values as they are. */
+export function withGlobalIds<T extends Record<string, unknown>>(input: T, types: Record<string, string>): T {
+  const out: Record<string, unknown> = { ...input };
+  for (const [key, type] of Object.entries(types)) {
+    const value = out[key];
+    if (typeof value === 'number') out[key] = gid(type, value);
+    else if (Array.isArray(value)) out[key] = value.map((v) => (typeof v === 'number' ? gid(type, v) : v));
+  }
+  return out as T;
+}

@@ -5,17 +5,17 @@ import { buildUser, PASSWORD, type BuiltClient } from './factories';
 
 // Templates through GraphQL, as a client app drives them.
 
-export const VERSION_FIELDS = `id number state contentHash createdBy { id } updatedBy { id } rejectReason
-  signatures { signer { id } signerName meaning signedAt contentHash }
-  content { sections { id title steps { id title body fields { key label type required unit min max options } } } }`;
+export const VERSION_FIELDS = `id number state contentHash createdBy { id: databaseId } updatedBy { id: databaseId } rejectReason
+  signatures { signer { id: databaseId } signerName meaning signedAt contentHash }
+  content { sections { sectionId title steps { stepId title body fields { key label type required unit min max options } } } }`;
 
 export const SAMPLE_CONTENT = {
   sections: [
     {
       title: 'Preparation',
       steps: [
-        { id: 'isolate', title: 'Isolate the pump', body: 'Lock out **both** breakers.', fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }] },
-        { id: 'pressure', title: 'Read the pressure', fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }] },
+        { stepId: 'isolate', title: 'Isolate the pump', body: 'Lock out **both** breakers.', fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }] },
+        { stepId: 'pressure', title: 'Read the pressure', fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }] },
       ],
     },
   ],
@@ -45,22 +45,23 @@ export async function createTemplate(server: TestServer, token: string, input: R
   const result = await gql(
     server,
     token,
-    `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { id title tags latestVersion { id number state } } }`,
+    `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id databaseId title tags latestVersion { id databaseId number state } } } }`,
     { input: { title: 'Pump maintenance', description: 'Quarterly', tags: ['pump'], content: SAMPLE_CONTENT, ...input } },
   );
-  return ok(result).createTemplate as { id: number; title: string; latestVersion: { id: number; number: number; state: string } };
+  return ok(result).createTemplate.template as { id: string; databaseId: number; title: string; latestVersion: { id: string; databaseId: number; number: number; state: string } };
 }
 
-export const SUBMIT = `mutation ($id: Int!) { submitVersion(versionId: $id) { id state } }`;
-export const REJECT = `mutation ($id: Int!, $reason: String!) { rejectVersion(versionId: $id, reason: $reason) { id state rejectReason } }`;
-export const APPROVE = `mutation ($id: Int!, $password: String, $code: String) { approveVersion(versionId: $id, password: $password, code: $code) { id state signatures { signer { id } meaning contentHash } } }`;
-export const PUBLISH = `mutation ($id: Int!, $password: String, $code: String) { publishVersion(versionId: $id, password: $password, code: $code) { id state signatures { signer { id } meaning } } }`;
-export const RETIRE = `mutation ($id: Int!) { retireVersion(versionId: $id) { id state } }`;
-export const CREATE_DRAFT = `mutation ($id: Int!) { createDraft(templateId: $id) { id number state content { sections { steps { id title } } } } }`;
-export const UPDATE_DRAFT = `mutation ($id: Int!, $content: ContentInput!) { updateDraft(versionId: $id, content: $content) { id state content { sections { id steps { id title } } } } }`;
+// each answers its payload's version: `.submitVersion.version`
+export const SUBMIT = `mutation ($id: ID!) { submitVersion(input: { versionId: $id }) { version { id state } } }`;
+export const REJECT = `mutation ($id: ID!, $reason: String!) { rejectVersion(input: { versionId: $id, reason: $reason }) { version { id state rejectReason } } }`;
+export const APPROVE = `mutation ($id: ID!, $password: String, $code: String) { approveVersion(input: { versionId: $id, password: $password, code: $code }) { version { id state signatures { signer { id: databaseId } meaning contentHash } } } }`;
+export const PUBLISH = `mutation ($id: ID!, $password: String, $code: String) { publishVersion(input: { versionId: $id, password: $password, code: $code }) { version { id state signatures { signer { id: databaseId } meaning } } } }`;
+export const RETIRE = `mutation ($id: ID!) { retireVersion(input: { versionId: $id }) { version { id state } } }`;
+export const CREATE_DRAFT = `mutation ($id: ID!) { createDraft(input: { templateId: $id }) { version { id databaseId number state content { sections { steps { stepId title } } } } } }`;
+export const UPDATE_DRAFT = `mutation ($id: ID!, $content: ContentInput!) { updateDraft(input: { versionId: $id, content: $content }) { version { id state content { sections { sectionId steps { stepId title } } } } } }`;
 
 /** Drives a version from DRAFT to the state wanted, each step by the right person. */
-export async function advance(server: TestServer, team: Users, versionId: number, until: 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED') {
+export async function advance(server: TestServer, team: Users, versionId: string, until: 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED') {
   ok(await gql(server, team.author.token, SUBMIT, { id: versionId }));
   if (until === 'IN_REVIEW') return;
   ok(await gql(server, team.approver.token, APPROVE, { id: versionId, password: PASSWORD }));

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { isNonNullType } from 'graphql';
+import { getNamedType, isInputObjectType, isNonNullType, type GraphQLInputType } from 'graphql';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allRoutes } from '../../src/http/routes';
@@ -9,8 +9,8 @@ import { GRAPHQL_OPERATION_ROLES } from '../../src/policies/operations';
 import { buildAppSchema } from '../../src/graphql/schema';
 import { startTestServer, unconfiguredIntegration, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn, type BuiltClient } from '../helpers/factories';
-import { gql } from '../helpers/graphql';
-import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
+import { gid, gql } from '../helpers/graphql';
+import { contentInput, createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { graphqlOperations, validLiteral } from '../helpers/fuzz';
 import { upload } from '../helpers/upload';
 
@@ -35,6 +35,9 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
+  // the password rules a link's page lists before the first attempt (issue 27): the token is the credential
+  'GET /api/client/auth/reset-password/:token',
+  'GET /api/client/auth/set-password/:token',
   // single sign-on (issue 11): starting a sign-in, the IdP's redirect back, the one-time code exchange
   'GET /api/client/auth/oidc',
   'GET /api/client/auth/oidc/callback',
@@ -139,7 +142,8 @@ let roleEmails: Map<Role, string>;
 let clientA: BuiltClient;
 let clientB: BuiltClient;
 /** Ids of client A's data, by GraphQL argument name, and every id A owns. */
-let idsA: { version: Record<string, number>; job: number; fault: number; template: number; all: number[] };
+/** client A's ids: database ids, and `all` as global ids (typed: what GraphQL arguments take; REST takes their number) */
+let idsA: { version: Record<string, number>; job: number; fault: number; template: number; all: string[] };
 /** A string planted in every piece of client A's data: no answer to client B may contain it. */
 const MARKER = `zqx${randomBytes(5).toString('hex')}`;
 const graphqlOps = graphqlOperations(buildAppSchema());
@@ -165,25 +169,35 @@ complete.before(async () => {
   const content = { sections: [{ id: 's', title: `Section ${MARKER}`, steps: [{ id: 'measure', title: `Step ${MARKER}`, fields: [{ key: 'note', label: MARKER, type: 'TEXT' }] }] }] };
   const published = await publishedTemplate(srv, clientA, content, `Template ${MARKER}`);
   const versionIn = async (state: 'DRAFT' | 'IN_REVIEW' | 'APPROVED') => {
-    const made = await gql(srv, owner, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { latestVersion { id } } }', { i: { title: `T ${MARKER}`, description: MARKER, tags: [MARKER], content } });
-    const id: number = made.data.createTemplate.latestVersion.id;
-    if (state !== 'DRAFT') await gql(srv, owner, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: id });
-    if (state === 'APPROVED') await gql(srv, published.signer.token!, 'mutation($v: Int!, $p: String) { approveVersion(versionId: $v, password: $p) { id } }', { v: id, p: PASSWORD });
-    return id;
+    const made = await gql(srv, owner, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { version { id databaseId } } }', { i: { title: `T ${MARKER}`, description: MARKER, tags: [MARKER], content: contentInput(content) } });
+    const { id, databaseId } = made.data.createTemplate.version as { id: string; databaseId: number };
+    if (state !== 'DRAFT') await gql(srv, owner, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: id });
+    if (state === 'APPROVED') await gql(srv, published.signer.token!, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', { v: id, p: PASSWORD });
+    return databaseId;
   };
   const version = { submitVersion: await versionIn('DRAFT'), updateDraft: await versionIn('DRAFT'), rejectVersion: await versionIn('IN_REVIEW'), approveVersion: await versionIn('IN_REVIEW'), publishVersion: await versionIn('APPROVED'), retireVersion: published.versionId };
   const asset = await createAsset(srv, owner, `Asset ${MARKER}`);
   const job = await createJob(srv, owner, { templateId: published.templateId, title: `Job ${MARKER}`, assetId: asset });
-  const fault = await gql(srv, owner, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: `Fault ${MARKER}`, severity: 'LOW' } });
+  const fault = await gql(srv, owner, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', { i: { jobId: gid('Job', job.id), description: `Fault ${MARKER}`, severity: 'LOW' } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   const file = await upload(srv, owner, [{ name: `${MARKER}.txt`, data: `content ${MARKER}` }]);
   assert.is(file.status, 201, file.text);
   idsA = {
     version,
     job: job.id,
-    fault: fault.data.raiseFault.id,
+    fault: fault.data.raiseFault.fault.databaseId,
     template: published.templateId,
-    all: [clientA.id, clientA.owner.id, published.templateId, ...Object.values(version), asset, job.id, fault.data.raiseFault.id, file.body.data.files[0].id],
+    all: [
+      gid('Client', clientA.id),
+      gid('User', clientA.owner.id),
+      gid('Template', published.templateId),
+      ...Object.values(version).map((v) => gid('TemplateVersion', v)),
+      ...['Section', 'Step'].flatMap((type) => Object.values(version).map((v) => `${type}:${v}:${type === 'Step' ? 'measure' : 's'}`)),
+      gid('Asset', asset),
+      gid('Job', job.id),
+      gid('Fault', fault.data.raiseFault.fault.databaseId),
+      gid('File', file.body.data.files[0].id),
+    ],
   };
 
   // tokens the session layer must refuse: signed out, deleted user, disabled user, expired
@@ -233,10 +247,25 @@ const concreteFor = (path: string, id: number | string) => path.replace(/:(\w+)/
 const limitedBeforeGuard = (route: ReturnType<typeof allRoutes>[number], res: { status: number }) => res.status === 429 && route.rateLimit !== undefined;
 let skippedByBudgets = 0;
 const isForbidden = (res: { status: number; body: any }) => res.status === 403 && res.body?.error?.code === 'FORBIDDEN';
-/** Arguments an operation accepts, ids pointing at nothing (999999) unless given. */
-const argsFor = (op: (typeof graphqlOps)[number], ids: Record<string, number> = {}) =>
-  op.field.args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${ids[a.name] ?? validLiteral(a.type).replace(/^1$/, '999999')}`);
-const operationText = (op: (typeof graphqlOps)[number], ids: Record<string, number> = {}) => {
+/**
+ * A literal of `type` with the ids given: an argument or input field named in `ids` (or of type ID, with `ids['*']`)
+ * takes that global id, as a string literal; other required fields a literal the type accepts, ids naming nothing.
+ */
+function literalWith(name: string, type: GraphQLInputType, ids: Record<string, string>, depth = 0): string {
+  const named = getNamedType(type);
+  if (ids[name] !== undefined) return JSON.stringify(ids[name]);
+  if (named.name === 'ID' && ids['*'] !== undefined) return JSON.stringify(ids['*']);
+  if (isInputObjectType(named) && depth < 4) {
+    const required = Object.values(named.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
+    const literal = `{ ${required.map((f) => `${f.name}: ${literalWith(f.name, f.type, ids, depth + 1)}`).join(', ')} }`;
+    return type.toString().startsWith('[') ? `[${literal}]` : literal;
+  }
+  return validLiteral(type).replace(/^1$/, '999999');
+}
+/** Arguments an operation accepts, ids pointing at nothing unless given. */
+const argsFor = (op: (typeof graphqlOps)[number], ids: Record<string, string> = {}) =>
+  op.field.args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${literalWith(a.name, a.type, ids)}`);
+const operationText = (op: (typeof graphqlOps)[number], ids: Record<string, string> = {}) => {
   const args = argsFor(op, ids);
   return `${op.kind} { ${op.field.name}${args.length ? `(${args.join(', ')})` : ''}${/^(Int|String|Boolean|ID|Float|JSON|DateTime)!?$/.test(op.field.type.toString()) ? '' : ' { __typename }'} }`;
 };
@@ -288,12 +317,12 @@ complete('each of the 7 roles and the system admin, on every REST route: allowed
 
 complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN on the client\'s real data where not declared, never FORBIDDEN where declared; the system admin is refused', async () => {
   const failures: string[] = [];
-  const realIds = (name: string): Record<string, number> => ({
-    versionId: idsA.version[name as keyof typeof idsA.version] ?? idsA.version.updateDraft,
-    templateId: idsA.template,
-    id: idsA.template,
-    jobId: idsA.job,
-    faultId: idsA.fault,
+  const realIds = (name: string): Record<string, string> => ({
+    versionId: gid('TemplateVersion', idsA.version[name as keyof typeof idsA.version] ?? idsA.version.updateDraft),
+    templateId: gid('Template', idsA.template),
+    id: gid('Template', idsA.template),
+    jobId: gid('Job', idsA.job),
+    faultId: gid('Fault', idsA.fault),
   });
   for (const op of graphqlOps) {
     const declared = GRAPHQL_OPERATION_ROLES[op.field.name]!;
@@ -314,20 +343,22 @@ complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN
 
 complete('another client\'s token aimed at this client\'s ids: no answer contains any of its data, on any REST route or GraphQL operation', async () => {
   // the marker is really in what client A's own owner reads (so its absence below means something)
-  const own = await gql(srv, clientA.owner.token, `query { job(id: ${idsA.job}) { title } }`);
+  const own = await gql(srv, clientA.owner.token, `query { job(id: "${gid('Job', idsA.job)}") { title } }`);
   assert.ok(JSON.stringify(own.body).includes(MARKER));
   const failures: string[] = [];
   const tokenB = clientB.owner.token;
-  for (const id of idsA.all) {
+  for (const globalId of idsA.all) {
+    const id = Number(globalId.split(':')[1]);
     for (const route of allRoutes().filter((r) => r.auth === 'user' || r.auth === 'user-or-admin')) {
       if (!route.path.includes(':') && route.method !== 'get') continue;
       const res = await srv.request(route.method.toUpperCase(), concreteFor(route.path, id) + (route.method === 'get' ? `?clientId=${clientA.id}&id=${id}` : ''), { token: tokenB, body: route.method === 'get' ? undefined : { id, clientId: clientA.id, userId: id } });
       if ((res.status >= 500 && !unconfiguredIntegration(res.status, res.body)) || res.text.includes(MARKER)) failures.push(`${key(route)} with ${id} → ${res.status} ${res.text.slice(0, 120)}`);
     }
     for (const op of graphqlOps) {
-      const ids = Object.fromEntries(op.field.args.filter((a) => /Int/.test(a.type.toString())).map((a) => [a.name, id]));
-      const res = await gql(srv, tokenB, operationText(op, ids));
-      if (res.status >= 500 || JSON.stringify(res.body).includes(MARKER)) failures.push(`${op.field.name} with ${id} → ${JSON.stringify(res.body).slice(0, 120)}`);
+      // every ID argument and input field (node(id) and nodes(ids) included) names client A's object
+      const text = operationText(op, { '*': globalId }).replace(/ids: \[\]/, `ids: [${JSON.stringify(globalId)}]`);
+      const res = await gql(srv, tokenB, text);
+      if (res.status >= 500 || JSON.stringify(res.body).includes(MARKER)) failures.push(`${op.field.name} with ${globalId} → ${JSON.stringify(res.body).slice(0, 120)}`);
     }
   }
   assert.equal(failures, []);

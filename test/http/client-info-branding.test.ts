@@ -94,9 +94,9 @@ async function uploadSystemFile(data: Buffer, name: string): Promise<number> {
 }
 
 async function createOrganization(token: string, name: string): Promise<number> {
-  const res = await gql(server, token, 'mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }', { input: { name } });
+  const res = await gql(server, token, 'mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { databaseId } } }', { input: { name } });
   assert.is(res.errors, undefined, JSON.stringify(res.errors));
-  return res.data.createOrganization.id;
+  return res.data.createOrganization.organization.databaseId;
 }
 
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a jpeg body')]);

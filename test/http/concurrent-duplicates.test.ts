@@ -70,9 +70,9 @@ test('POST /api/admin/internationalization with one key: one 201, the rest 409',
 test('GraphQL createDraft of one template: one draft, the rest CONFLICT', async () => {
   for (let round = 0; round < ROUNDS; round++) {
     const { templateId } = await publishedTemplate(server, client, undefined, `Drafted ${round}`);
-    const results = await times(() => gql(server, client.owner.token, 'mutation($t: Int!) { createDraft(templateId: $t) { id } }', { t: templateId }));
+    const results = await times(() => gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', { t: `Template:${templateId}` }));
     const summary = JSON.stringify(results.map((r) => r.codes));
-    assert.is(results.filter((r) => r.data?.createDraft?.id).length, 1, summary);
+    assert.is(results.filter((r) => r.data?.createDraft?.version?.id).length, 1, summary);
     assert.equal(results.flatMap((r) => r.codes).sort(), Array(N - 1).fill('CONFLICT'), summary);
   }
 });
@@ -88,8 +88,8 @@ test('POST /api/client/workingTogether HAND_OFF of one job: one pending hand-off
 });
 
 test('POST /api/client/update-sensors with one batch: every answer 200, each reading stored once', async () => {
-  const created = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Race", unit: "bar", kind: "pressure"}) { id } }');
-  const sensorId = created.data.createSensor.id;
+  const created = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Race", unit: "bar", kind: "pressure"}) { sensor { databaseId } } }');
+  const sensorId = created.data.createSensor.sensor.databaseId;
   for (let round = 0; round < ROUNDS; round++) {
     const readings = [1, 2, 3].map((i) => ({ sensorId, readingId: `race-${round}-${i}`, value: i, timestamp: '2026-01-01T10:00:00Z' }));
     const responses = await times(() => server.request('POST', '/api/client/update-sensors', { token: client.owner.token, body: { readings } }));

@@ -13,18 +13,19 @@ copy.before(async () => {
 copy.after(async () => server.stop());
 
 const post = (token: string, body: unknown) => server.request('POST', '/api/client/copy-entities', { token, body });
-const READ = `query($id: Int!) { template(id: $id) { id title versions { number state content { sections { id title steps { id title fields { key type sensorId } } } } } } }`;
+const READ = `query($id: ID!) { template(id: $id) { id: databaseId title versions { nodes { number state content { sections { sectionId title steps { stepId title fields { key type sensorId } } } } } } } }`;
+const templateGid = (id: number) => `Template:${id}`;
 
 /** Two clients owned by the same person (same email), a sensor-using published template and a draft-only one in the first. */
 async function setup() {
   const source = await buildClient(server);
   const target = await buildClient(server, { ownerEmail: source.owner.email });
-  const sensor = await gql(server, source.owner.token, 'mutation { createSensor(input: {name: "Oil temperature", unit: "C", kind: "temperature"}) { id } }');
-  const sensorId = sensor.data.createSensor.id;
+  const sensor = await gql(server, source.owner.token, 'mutation { createSensor(input: {name: "Oil temperature", unit: "C", kind: "temperature"}) { sensor { databaseId } } }');
+  const sensorId = sensor.data.createSensor.sensor.databaseId;
   const content = { sections: [{ id: 's1', title: 'Checks', steps: [{ id: 'oil', title: 'Read the oil temperature', fields: [{ key: 't', type: 'SENSOR', sensorId, max: 90 }] }] }] };
   const published = await publishedTemplate(server, source, content, 'Gearbox check');
-  const draft = await gql(server, source.owner.token, 'mutation { createTemplate(input: {title: "Draft only", content: {sections: [{title: "A", steps: [{title: "Only step"}]}]}}) { id } }');
-  return { source, target, sensorId, published, draftId: draft.data.createTemplate.id as number };
+  const draft = await gql(server, source.owner.token, 'mutation { createTemplate(input: {title: "Draft only", content: {sections: [{title: "A", steps: [{title: "Only step"}]}]}}) { template { databaseId } } }');
+  return { source, target, sensorId, published, draftId: draft.data.createTemplate.template.databaseId as number };
 }
 
 copy('an admin of both clients copies templates: new ids, one DRAFT each, sensors matched in the target, the source untouched', async () => {
@@ -36,22 +37,22 @@ copy('an admin of both clients copies templates: new ids, one DRAFT each, sensor
     [published.templateId, published.versionId],
     [draftId, copies[1].sourceVersionId],
   ]);
-  const original = (await gql(server, source.owner.token, READ, { id: published.templateId })).data.template;
-  const copied = (await gql(server, target.owner.token, READ, { id: copies[0].templateId })).data.template;
+  const original = (await gql(server, source.owner.token, READ, { id: templateGid(published.templateId) })).data.template;
+  const copied = (await gql(server, target.owner.token, READ, { id: templateGid(copies[0].templateId) })).data.template;
   assert.ok(copied.id !== published.templateId);
   assert.is(copied.title, 'Gearbox check');
-  assert.equal(copied.versions.map((v: any) => [v.number, v.state]), [[1, 'DRAFT']]);
-  const targetSensor = copied.versions[0].content.sections[0].steps[0].fields[0].sensorId;
+  assert.equal(copied.versions.nodes.map((v: any) => [v.number, v.state]), [[1, 'DRAFT']]);
+  const targetSensor = copied.versions.nodes[0].content.sections[0].steps[0].fields[0].sensorId;
   assert.ok(targetSensor !== sensorId, 'the sensor is the target client\'s own');
-  const sensors = await gql(server, target.owner.token, '{ sensors { id name unit } }');
-  assert.equal(sensors.data.sensors, [{ id: targetSensor, name: 'Oil temperature', unit: 'C' }]);
+  const sensors = await gql(server, target.owner.token, '{ sensors { nodes { id: databaseId name unit } } }');
+  assert.equal(sensors.data.sensors.nodes, [{ id: targetSensor, name: 'Oil temperature', unit: 'C' }]);
   const strip = (c: any) => JSON.parse(JSON.stringify(c).replace(/"sensorId":\d+/g, '"sensorId":0'));
-  assert.equal(strip(copied.versions[0].content), strip(original.versions[0].content));
-  assert.equal(original.versions.map((v: any) => v.state), ['PUBLISHED'], 'the source keeps its version');
-  const draftCopy = (await gql(server, target.owner.token, READ, { id: copies[1].templateId })).data.template;
-  assert.is(draftCopy.versions[0].content.sections[0].steps[0].title, 'Only step');
+  assert.equal(strip(copied.versions.nodes[0].content), strip(original.versions.nodes[0].content));
+  assert.equal(original.versions.nodes.map((v: any) => v.state), ['PUBLISHED'], 'the source keeps its version');
+  const draftCopy = (await gql(server, target.owner.token, READ, { id: templateGid(copies[1].templateId) })).data.template;
+  assert.is(draftCopy.versions.nodes[0].content.sections[0].steps[0].title, 'Only step');
   // the target's copies are not visible from the source client
-  assert.is((await gql(server, source.owner.token, READ, { id: copies[0].templateId })).data.template, null);
+  assert.is((await gql(server, source.owner.token, READ, { id: templateGid(copies[0].templateId) })).data.template, null);
 });
 
 copy('refused without admin in the target (403), for another client\'s template (404), for the same client (422), for a non-admin (403)', async () => {
@@ -61,7 +62,7 @@ copy('refused without admin in the target (403), for another client\'s template 
   const author = await buildUser(server, source, { roles: ['admin'] });
   await buildUser(server, target, { roles: ['author'], email: author.email });
   const authorToken = await signIn(server, author.email, PASSWORD, source.id);
-  const before = await gql(server, target.owner.token, '{ templates { items { id } } }');
+  const before = await gql(server, target.owner.token, '{ templates { totalCount nodes { id } } }');
   for (const [token, body, status] of [
     [authorToken, { templateIds: [published.templateId], targetClientId: target.id }, 403],
     [source.owner.token, { templateIds: [published.templateId], targetClientId: stranger.id }, 403],
@@ -77,7 +78,7 @@ copy('refused without admin in the target (403), for another client\'s template 
   const strangerOwnerInTarget = await buildClient(server, { ownerEmail: source.owner.email });
   const foreign = await publishedTemplate(server, stranger, { sections: [] }, 'Foreign');
   assert.is((await post(source.owner.token, { templateIds: [foreign.templateId], targetClientId: strangerOwnerInTarget.id })).status, 404);
-  const after = await gql(server, target.owner.token, '{ templates { items { id } } }');
+  const after = await gql(server, target.owner.token, '{ templates { totalCount nodes { id } } }');
   assert.equal(after.data, before.data, 'nothing copied');
 });
 
@@ -89,7 +90,7 @@ copy('a system administrator copies between any two clients naming the source; t
   assert.is(missing.status, 422, missing.text);
   const res = await post(token, { templateIds: [published.templateId], targetClientId: target.id, sourceClientId: source.id });
   assert.is(res.status, 201, res.text);
-  const copied = await gql(server, target.owner.token, 'query($id: Int!) { template(id: $id) { title owner { id } } }', { id: res.body.data.templates[0].templateId });
+  const copied = await gql(server, target.owner.token, 'query($id: ID!) { template(id: $id) { title owner { id: databaseId } } }', { id: templateGid(res.body.data.templates[0].templateId) });
   assert.equal(copied.data.template, { title: 'Gearbox check', owner: { id: target.owner.id } });
   assert.is((await post(token, { templateIds: [published.templateId], targetClientId: target.id, sourceClientId: target.id })).status, 422);
   assert.is((await post(token, { templateIds: [published.templateId], targetClientId: 999_999, sourceClientId: source.id })).status, 404);

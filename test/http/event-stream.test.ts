@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { buildClient, buildUser, uniqueEmail, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
-import { DOMAIN_TEST_ENV, SAMPLE_CONTENT, createJob, publishedTemplate } from '../helpers/domain';
+import { DOMAIN_TEST_ENV, SAMPLE_CONTENT, contentInput, createJob, publishedTemplate } from '../helpers/domain';
 
 let server: TestServer;
 const stream = suite('GET /api/client/events (Server-Sent Events)');
@@ -132,7 +132,7 @@ stream('heartbeats keep an idle stream open; the per-user limit answers 429', as
 
 stream('template events respect organization visibility; job and step events name out-of-limits fields', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
-  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }', { i: { name: 'Plant A' } });
+  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }', { i: { name: 'Plant A' } });
   assert.equal(org.codes, []);
   const outsider = await buildUser(server, client, { roles: ['operator'] });
   const outsiderStream = open(outsider.token!);
@@ -141,14 +141,13 @@ stream('template events respect organization visibility; job and step events nam
   await Promise.all([outsiderStream.opened, ownerStream.opened]);
   // a template only Plant A sees, published
   const { templateId } = await publishedTemplate(server, client, SAMPLE_CONTENT, 'Plant A only');
-  const restricted = await gql(server, client.owner.token, 'mutation($id: Int!, $i: UpdateTemplateInput!) { updateTemplate(id: $id, input: $i) { id } }', {
-    id: templateId,
-    i: { organizationIds: [org.data.createOrganization.id] },
+  const restricted = await gql(server, client.owner.token, 'mutation($i: UpdateTemplateInput!) { updateTemplate(input: $i) { template { id } } }', {
+    i: { templateId: `Template:${templateId}`, organizationIds: [org.data.createOrganization.organization.id] },
   });
   assert.equal(restricted.codes, [], JSON.stringify(restricted.errors));
   const job = await createJob(server, client.owner.token, { templateId });
-  const rec = await gql(server, client.owner.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-    i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }] },
+  const rec = await gql(server, client.owner.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }] },
   });
   assert.equal(rec.codes, [], JSON.stringify(rec.errors));
   const recorded = await waitFor('job.step.recorded', () => ownerStream.received.find((e) => e.type === 'job.step.recorded'));
@@ -159,16 +158,16 @@ stream('template events respect organization visibility; job and step events nam
   await waitFor('the outsider to see the job', () => outsiderStream.received.find((e) => e.type === 'job.step.recorded'));
   // published before the restriction: visible then; publish a template restricted from the start and check again
   const before = outsiderStream.received.length;
-  const hidden = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
-    i: { title: 'Hidden', content: SAMPLE_CONTENT, organizationIds: [org.data.createOrganization.id] },
+  const hidden = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }', {
+    i: { title: 'Hidden', content: contentInput(SAMPLE_CONTENT), organizationIds: [org.data.createOrganization.organization.id] },
   });
   assert.equal(hidden.codes, []);
-  const submit = await gql(server, client.owner.token, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: hidden.data.createTemplate.latestVersion.id });
+  const submit = await gql(server, client.owner.token, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: hidden.data.createTemplate.version.id });
   assert.equal(submit.codes, []);
-  await waitFor('the owner to see the submission', () => ownerStream.received.find((e) => e.payload.type === 'template.version.submitted' && e.payload.data.templateId === hidden.data.createTemplate.id));
+  await waitFor('the owner to see the submission', () => ownerStream.received.find((e) => e.payload.type === 'template.version.submitted' && e.payload.data.templateId === hidden.data.createTemplate.template.id));
   await new Promise((r) => setTimeout(r, 200));
   assert.not.ok(
-    outsiderStream.received.slice(before).some((e) => e.payload.data.templateId === hidden.data.createTemplate.id),
+    outsiderStream.received.slice(before).some((e) => e.payload.data.templateId === hidden.data.createTemplate.template.id),
     'a user outside the organization does not see the template’s events',
   );
   } finally {
@@ -179,28 +178,28 @@ stream('template events respect organization visibility; job and step events nam
 
 stream('a stream follows its caller’s roles as they change: a role taken away hides what it showed', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
-  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }', { i: { name: 'Plant B' } });
+  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }', { i: { name: 'Plant B' } });
   assert.equal(org.codes, []);
   // an administrator sees every template; without that role, only those of the user's organizations (none here)
   const user = await buildUser(server, client, { roles: ['operator', 'admin'] });
-  const submitted = async (title: string, organizationIds: number[]) => {
-    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
-      i: { title, content: SAMPLE_CONTENT, organizationIds },
+  const submitted = async (title: string, organizationIds: string[]) => {
+    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }', {
+      i: { title, content: contentInput(SAMPLE_CONTENT), organizationIds },
     });
     assert.equal(created.codes, [], JSON.stringify(created.errors));
-    const submit = await gql(server, client.owner.token, 'mutation($v: Int!) { submitVersion(versionId: $v) { id } }', { v: created.data.createTemplate.latestVersion.id });
+    const submit = await gql(server, client.owner.token, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: created.data.createTemplate.version.id });
     assert.equal(submit.codes, []);
-    return created.data.createTemplate.id as number;
+    return created.data.createTemplate.template.id as number;
   };
   const seen = (s: ReturnType<typeof open>, templateId: number) => s.received.find((e) => e.payload.data?.templateId === templateId);
   const userStream = open(user.token!);
   try {
     await userStream.opened;
-    const first = await submitted('Plant B, while an administrator', [org.data.createOrganization.id]);
+    const first = await submitted('Plant B, while an administrator', [org.data.createOrganization.organization.id]);
     await waitFor('the administrator to see the restricted template', () => seen(userStream, first));
     const demoted = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, roles: ['operator'] } });
     assert.is(demoted.status, 200, demoted.text);
-    const hidden = await submitted('Plant B, after the role was taken away', [org.data.createOrganization.id]);
+    const hidden = await submitted('Plant B, after the role was taken away', [org.data.createOrganization.organization.id]);
     // an event the user may see, after the hidden one: the stream sends in order, so once it is here the hidden one was decided
     const open_ = await submitted('Everyone', []);
     await waitFor('the unrestricted template to arrive', () => seen(userStream, open_));

@@ -110,22 +110,22 @@ deletion('a file used by a template version, a recorded photo, a fault photo or 
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const media = await uploadOne(client.owner.token, fresh('media'), 'step.png');
-  const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id latestVersion { id } } }', {
-    i: { title: 'Media', description: '', tags: [], content: { sections: [{ id: 's', title: 'S', steps: [{ id: 'a', title: 'A', media: [media.id], fields: [] }] }] } },
+  const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId latestVersion { id: databaseId } } } }', {
+    i: { title: 'Media', description: '', tags: [], content: { sections: [{ sectionId: 's', title: 'S', steps: [{ stepId: 'a', title: 'A', media: [media.id], fields: [] }] }] } },
   });
   assert.equal(created.codes, [], JSON.stringify(created.errors));
   const inDraft = await remove(media.id, client.owner.token);
   assert.is(inDraft.status, 409, inDraft.text);
   assert.is(inDraft.body.error.code, 'FILE_IN_USE');
   assert.equal(inDraft.body.error.details.references, [
-    { type: 'templateVersion', templateId: created.data.createTemplate.id, versionId: created.data.createTemplate.latestVersion.id, state: 'DRAFT' },
+    { type: 'templateVersion', templateId: created.data.createTemplate.template.id, versionId: created.data.createTemplate.template.latestVersion.id, state: 'DRAFT' },
   ]);
 
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
   const photo = await uploadOne(operator.token!, fresh('photo'), 'result.png');
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-    i: { jobId: job.id, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [photo.id] }] },
+  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    i: { jobId: `Job:${job.id}`, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [photo.id] }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
   const inRecord = await remove(photo.id, client.owner.token);
@@ -133,13 +133,13 @@ deletion('a file used by a template version, a recorded photo, a fault photo or 
   assert.equal(inRecord.body.error.details.references, [{ type: 'stepRecord', jobId: job.id, stepId: 'photo' }]);
 
   const leak = await uploadOne(operator.token!, fresh('leak'), 'leak.png');
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', {
-    i: { jobId: job.id, description: 'Leak', severity: 'LOW', photos: [leak.id] },
+  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } } }', {
+    i: { jobId: `Job:${job.id}`, description: 'Leak', severity: 'LOW', photos: [leak.id] },
   });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   const inFault = await remove(leak.id, operator.token!);
   assert.is(inFault.status, 409);
-  assert.equal(inFault.body.error.details.references, [{ type: 'fault', faultId: fault.data.raiseFault.id }]);
+  assert.equal(inFault.body.error.details.references, [{ type: 'fault', faultId: fault.data.raiseFault.fault.id }]);
 
   const assetId = await createAsset(server, client.owner.token, 'Pump 7');
   const ply = `ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n`;
@@ -160,8 +160,8 @@ deletion('a number that merely equals the file id (a NUMBER value) is no referen
   const file = await uploadOne(client.owner.token, fresh('number'));
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', {
-    i: { jobId: job.id, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: file.id }, { key: 'note', value: `see file ${file.id}` }] },
+  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: file.id }, { key: 'note', value: `see file ${file.id}` }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
   assert.is((await remove(file.id, client.owner.token)).status, 200);

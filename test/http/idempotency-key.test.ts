@@ -96,7 +96,7 @@ keys('concurrent retries of POST /api/admin/user create one user: others are rep
 
 keys('GraphQL createTemplate over POST: replay returns the same template; concurrent retries create one', async () => {
   const client = await buildClient(server);
-  const query = 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { id title } }';
+  const query = 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id title } } }';
   const post = (key: string, title: string) =>
     server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { i: { title } } }, headers: { 'idempotency-key': key } });
   const key = randomUUID();
@@ -104,11 +104,11 @@ keys('GraphQL createTemplate over POST: replay returns the same template; concur
   assert.is(first.status, 200, first.text);
   const again = await post(key, 'Valve check');
   assert.is(again.headers.get('idempotency-replayed'), 'true');
-  assert.is(again.body.data.createTemplate.id, first.body.data.createTemplate.id);
+  assert.is(again.body.data.createTemplate.template.id, first.body.data.createTemplate.template.id);
   assert.is((await post(key, 'Another title')).body.error.code, 'IDEMPOTENCY_KEY_REUSED');
   const key2 = randomUUID();
   const answers = await Promise.all(Array.from({ length: 6 }, () => post(key2, 'Pump check')));
-  const ids = new Set(answers.filter((r) => r.status === 200).map((r) => r.body.data.createTemplate.id));
+  const ids = new Set(answers.filter((r) => r.status === 200).map((r) => r.body.data.createTemplate.template.id));
   assert.is(ids.size, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
   for (const r of answers) if (r.status !== 200) assert.is(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
   const list = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ templates(first: 100) { edges { node { title } } } }' } });

@@ -19,8 +19,8 @@ import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain
 const DAY = 86_400_000;
 const START = '2030-01-30'; // a Wednesday, two days before a month ends
 const RANGES = [`from=2030-01-28&to=2030-02-10`, `from=2030-02-01&to=2030-02-04`, `from=2030-01-31&to=2030-01-31`];
-const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id state } }';
-const TRANSITION = (action: string) => `mutation($j: Int!) { ${action}Job(jobId: $j) { id state } }`;
+const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id state } } }';
+const TRANSITION = (action: string) => `mutation($j: ID!) { ${action}Job(input: { jobId: $j }) { job { id state } } }`;
 
 let server: TestServer;
 let client: BuiltClient;
@@ -28,12 +28,12 @@ let ids: { op1: number; op2: number };
 const exact = suite('meter report: pre-aggregated counts equal direct counts over the raw rows');
 
 async function transition(token: string, action: 'start' | 'complete', jobId: number) {
-  const r = await gql(server, token, TRANSITION(action), { j: jobId });
+  const r = await gql(server, token, TRANSITION(action), { j: `Job:${jobId}` });
   assert.ok(r.data?.[`${action}Job`], `${action} ${jobId}: ${JSON.stringify(r)}`);
 }
 
 async function record(token: string, jobId: number, stepId: string, values: unknown[], extra: Record<string, unknown> = {}) {
-  const r = await gql(server, token, RECORD, { i: { jobId, stepId, status: 'DONE', values, ...extra } });
+  const r = await gql(server, token, RECORD, { i: { jobId: `Job:${jobId}`, stepId, status: 'DONE', values, ...extra } });
   assert.ok(r.data?.recordStep, `record ${stepId}: ${JSON.stringify(r)}`);
 }
 

@@ -165,16 +165,16 @@ notifications('GraphQL: notificationPreferences and setNotificationPreferences r
   const read = ok(await gql(server, user.token!, `{ notificationPreferences { ${PREFS} } }`)).notificationPreferences;
   assert.equal(read, { language: null, kinds: NOTIFICATION_KINDS.map((kind) => ({ kind, enabled: true })) });
 
-  const SET = `mutation ($input: NotificationPreferencesInput!) { setNotificationPreferences(input: $input) { ${PREFS} } }`;
-  const set = ok(await gql(server, user.token!, SET, { input: { language: 'de-at', kinds: [{ kind: 'job_assigned', enabled: false }] } })).setNotificationPreferences;
+  const SET = `mutation ($input: NotificationPreferencesInput!) { setNotificationPreferences(input: $input) { preferences { ${PREFS} } } }`;
+  const set = ok(await gql(server, user.token!, SET, { input: { language: 'de-at', kinds: [{ kind: 'job_assigned', enabled: false }] } })).setNotificationPreferences.preferences;
   assert.is(set.language, 'de-AT');
   assert.equal(set.kinds.filter((k: any) => !k.enabled), [{ kind: 'job_assigned', enabled: false }]);
   const rest = await server.request('GET', '/api/client/account/notification-preferences', { token: user.token });
   assert.equal(rest.body.data.kinds.job_assigned, false);
   assert.is(rest.body.data.language, 'de-AT');
   // omitted: unchanged; null: back to the default
-  assert.is(ok(await gql(server, user.token!, SET, { input: { kinds: [] } })).setNotificationPreferences.language, 'de-AT');
-  assert.is(ok(await gql(server, user.token!, SET, { input: { language: null } })).setNotificationPreferences.language, null);
+  assert.is(ok(await gql(server, user.token!, SET, { input: { kinds: [] } })).setNotificationPreferences.preferences.language, 'de-AT');
+  assert.is(ok(await gql(server, user.token!, SET, { input: { language: null } })).setNotificationPreferences.preferences.language, null);
 
   const badTag = await gql(server, user.token!, SET, { input: { language: 'not a tag!' } });
   assert.equal(badTag.codes, ['VALIDATION_ERROR']);
@@ -212,11 +212,11 @@ notifications('a submitted version reaches the client\'s approvers (mail and pus
   assert.is(english.subject, 'A version awaits your approval');
   assert.match(english.text, /submitted version 1 of "Valve check" for review/);
   assert.match(english.text, /turn each kind of notification off/);
-  assert.equal(sent.pushTo(approver), { kind: 'version_submitted', title: 'Eine Version wartet auf Ihre Freigabe', body: 'Valve check v1', data: { templateId: template.id, versionId } });
+  assert.equal(sent.pushTo(approver), { kind: 'version_submitted', title: 'Eine Version wartet auf Ihre Freigabe', body: 'Valve check v1', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId } });
   assert.equal(sent.pushTo(admin).title, 'A version awaits your approval');
 
   const [event] = await received(secret, 'template.version.submitted');
-  assert.is(event.data.id, versionId);
+  assert.is(event.data.id, template.latestVersion.databaseId);
   assert.is(event.data.state, 'IN_REVIEW');
 });
 
@@ -238,7 +238,7 @@ notifications('a rejected version reaches its author with the reason; an approve
   assert.equal(rejected.pushedTo, paths(author));
   assert.is(rejected.mailTo(author)!.subject, 'Your version was rejected');
   assert.match(rejected.mailTo(author)!.text, /Reason: torque missing/);
-  assert.equal(rejected.pushTo(author), { kind: 'version_rejected', title: 'Your version was rejected', body: 'Valve check v1: torque missing', data: { templateId: template.id, versionId } });
+  assert.equal(rejected.pushTo(author), { kind: 'version_rejected', title: 'Your version was rejected', body: 'Valve check v1: torque missing', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId } });
 
   ok(await gql(server, author.token, SUBMIT, { id: versionId }));
   const approved = await sentBy(async () => ok(await gql(server, approver.token, APPROVE, { id: versionId, password: PASSWORD })));
@@ -323,7 +323,7 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
   assert.is((await preferences(admin.token, { language: 'de' })).status, 200);
   const job = await createJob(server, dispatcher.token, { templateId, title: 'Inspect pump 7', assigneeIds: [operator.id, colleague.id] });
   const raise = (severity: string) =>
-    gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'Seal cracked', severity } });
+    gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', { i: { jobId: `Job:${job.id}`, description: 'Seal cracked', severity } });
 
   for (const severity of ['LOW', 'MEDIUM']) {
     const quiet = await sentBy(async () => ok(await raise(severity)));
@@ -332,7 +332,7 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
   }
   for (const severity of ['HIGH', 'CRITICAL']) {
     let faultId = 0;
-    const sent = await sentBy(async () => (faultId = ok(await raise(severity)).raiseFault.id));
+    const sent = await sentBy(async () => (faultId = ok(await raise(severity)).raiseFault.fault.databaseId));
     assert.equal(sent.mailedTo, emails(dispatcher, admin), severity);
     assert.equal(sent.pushedTo, paths(dispatcher, admin), severity);
     assert.is(sent.mailTo(dispatcher)!.subject, `A fault of severity ${severity} was raised`);
@@ -343,7 +343,7 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
   // a long description is whole in the mail, cut in the push (a push message holds about 4 KB)
   const long = 'Seal cracked. '.repeat(300).trim();
   const big = await sentBy(async () =>
-    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: long, severity: 'HIGH' } })),
+    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, description: long, severity: 'HIGH' } })),
   );
   assert.ok(big.mailTo(dispatcher)!.text.includes(long));
   assert.is(big.pushTo(dispatcher).body.length, 240);
@@ -355,7 +355,7 @@ notifications("a HIGH or CRITICAL fault reaches the job's supervisors (its creat
 notifications('a version of a template restricted to organizations is told only to approvers who may see it', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const organization = async (name: string) =>
-    ok(await gql(server, client.owner.token, 'mutation ($name: String!) { createOrganization(input: { name: $name }) { id } }', { name })).createOrganization.id as number;
+    ok(await gql(server, client.owner.token, 'mutation ($name: String!) { createOrganization(input: { name: $name }) { organization { databaseId } } }', { name })).createOrganization.organization.databaseId as number;
   const north = await organization('North');
   const south = await organization('South');
   const member = async (roles: string[], availableToOrg: number[]) => {
@@ -369,7 +369,7 @@ notifications('a version of a template restricted to organizations is told only 
   const northern = await member(['approver'], [north]);
   const southern = await member(['approver'], [south]);
   const admin = await owner(client);
-  const template = await createTemplate(server, author.token, { title: 'Northern valves', organizationIds: [north] });
+  const template = await createTemplate(server, author.token, { title: 'Northern valves', organizationIds: [`Organization:${north}`] });
   const sent = await sentBy(async () => ok(await gql(server, author.token, SUBMIT, { id: template.latestVersion.id })));
   assert.equal(sent.mailedTo, emails(northern, admin));
   assert.equal(sent.pushedTo, paths(northern, admin));
@@ -418,7 +418,7 @@ notifications('with every kind turned off, none of the six reaches anyone — no
     const job = await createJob(server, dispatcher.token, { templateId, assigneeIds: [operator.id] });
     const offer = await server.request('POST', '/api/client/workingTogether', { token: operator.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: dispatcher.id } });
     assert.is(offer.status, 200, offer.text);
-    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'Leak', severity: 'CRITICAL' } }));
+    ok(await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, description: 'Leak', severity: 'CRITICAL' } }));
   });
   assert.equal(sent.mailedTo, []);
   assert.equal(sent.pushedTo, []);

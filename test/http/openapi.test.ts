@@ -97,7 +97,7 @@ openapi('operationIds: human (a verb, then a noun, camelCase), unique, declared 
   const ids = operations().map(({ op }) => op.operationId as string);
   assert.is(new Set(ids).size, ids.length, 'operationIds are unique');
   for (const route of allRoutes()) assert.ok(route.operationId, `${route.method.toUpperCase()} ${route.path} declares no operationId`);
-  const VERBS = /^(get|list|create|update|delete|set|sign|refresh|verify|start|complete|exchange|receive|change|request|reset|enable|invite|unlock|install|preview|accept|download|export|import|copy|upload|replace|subscribe|unsubscribe|turn|save|work|add|clear|send|proxy|ping|redeliver|retry|stream|check|translate|post)[A-Z0-9]?/;
+  const VERBS = /^(get|list|create|update|delete|set|sign|refresh|verify|start|complete|exchange|receive|change|request|reset|enable|invite|unlock|install|preview|accept|download|export|import|copy|upload|replace|subscribe|unsubscribe|turn|save|work|add|clear|send|proxy|ping|redeliver|retry|stream|check|translate|post|reveal)[A-Z0-9]?/;
   for (const id of ids) {
     assert.match(id, /^[a-z][A-Za-z0-9]*$/, id);
     assert.match(id, VERBS, `${id} does not start with a verb`);

@@ -37,17 +37,17 @@ const CONTENT = {
     },
   ],
 };
-const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }';
+const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }';
 
 async function jobWithHistory() {
   const client = await buildClient(server, { name: 'Acme Pumps Ltd', seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, CONTENT, 'Pump overhaul');
   const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, title: 'Overhaul pump 7', assigneeIds: [a!.id] });
-  const rec = (values: unknown[], stepId = 'measure') => gql(server, a!.token!, RECORD, { i: { jobId: job.id, stepId, status: 'DONE', values } });
+  const rec = (values: unknown[], stepId = 'measure') => gql(server, a!.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
   assert.equal((await rec([{ key: 'torque', value: 25 }, { key: 'note', value: '=HYPERLINK("x")' }])).codes, []);
   assert.equal((await rec([{ key: 'sealOk', value: true }], 'check')).codes, []);
-  const fault = await gql(server, a!.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, stepId: 'check', description: 'Seal weeps oil', severity: 'HIGH' } });
+  const fault = await gql(server, a!.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, stepId: 'check', description: 'Seal weeps oil', severity: 'HIGH' } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   const handOff = await server.request('POST', '/api/client/workingTogether', { token: a!.token!, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'end of shift' } });
   assert.is(handOff.status, 200, handOff.text);
@@ -84,8 +84,8 @@ pdfs('the template PDF has the steps, field tables, signatures, client name, pag
   assert.is(byVersion.status, 200);
   const other = await buildClient(server);
   assert.is((await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, other.owner.token)).status, 404);
-  const draftOnly = await gql(server, client.owner.token, 'mutation { createTemplate(input: {title: "Draft only"}) { id } }');
-  const noPublished = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${draftOnly.data.createTemplate.id}`, client.owner.token);
+  const draftOnly = await gql(server, client.owner.token, 'mutation { createTemplate(input: {title: "Draft only"}) { template { databaseId } } }');
+  const noPublished = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${draftOnly.data.createTemplate.template.databaseId}`, client.owner.token);
   assert.is(noPublished.status, 409);
   assert.is(JSON.parse(noPublished.text).error.code, 'NO_PUBLISHED_VERSION');
 });
@@ -145,7 +145,7 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
 
 pdfs('issue 27 item 18: a FAILED pass/fail is not "ok", faults name the step by its title, the ZIP values carry the step comment', async () => {
   const { client, job, a } = await jobWithHistory();
-  const failed = await gql(server, a.token!, RECORD, { i: { jobId: job.id, stepId: 'check', status: 'FAILED', values: [{ key: 'sealOk', value: false }], comment: 'O-ring cracked, replaced' } });
+  const failed = await gql(server, a.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'check', status: 'FAILED', values: [{ key: 'sealOk', value: false }], comment: 'O-ring cracked, replaced' } });
   assert.equal(failed.codes, [], JSON.stringify(failed.errors));
   const { text } = await pdfText((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, a.token!)).bytes);
   assert.ok(text.includes('Seal intact FAIL FAILED'), text);
@@ -201,10 +201,10 @@ async function jobWithImages() {
   const photo = await uploaded(operator.token!, 'result.png', GREEN);
   const signature = await uploaded(operator.token!, 'sig.png', BLUE);
   const leak = await uploaded(operator.token!, 'leak.png', GREY);
-  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token!, RECORD, { i: { jobId: job.id, stepId, status: 'DONE', values } });
+  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
   assert.equal((await rec('look', [{ key: 'picture', value: [photo.id] }])).codes, []);
   assert.equal((await rec('sign', [{ key: 'signature', value: signature.id }])).codes, []);
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { id } }', { i: { jobId: job.id, description: 'Drip', severity: 'LOW', photos: [leak.id] } });
+  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, description: 'Drip', severity: 'LOW', photos: [leak.id] } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   return { client, template, job, files: { diagram, notes, photo, signature, leak } };
 }
@@ -303,7 +303,7 @@ async function photoJob() {
     return res.body.data.files[0].id;
   };
   const record = async (ids: number[]) => {
-    const res = await gql(server, operator.token!, RECORD, { i: { jobId: job.id, stepId: 'shots', status: 'DONE', values: [{ key: 'pictures', value: ids }] } });
+    const res = await gql(server, operator.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'shots', status: 'DONE', values: [{ key: 'pictures', value: ids }] } });
     assert.equal(res.codes, [], JSON.stringify(res.errors));
   };
   return { client, job, operator, uploadPhoto, record };

@@ -63,9 +63,9 @@ function listing(manifest: any, path: string, bytes: Buffer) {
 
 async function sourceTemplate() {
   const client = await buildClient(server);
-  const sensor = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Line pressure", unit: "bar", kind: "pressure"}) { id } }');
+  const sensor = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Line pressure", unit: "bar", kind: "pressure"}) { sensor { databaseId } } }');
   const content = structuredClone(CONTENT) as any;
-  content.sections[0].steps.push({ id: 'pressure', title: 'Read the line pressure', fields: [{ key: 'p', label: 'Pressure', type: 'SENSOR', sensorId: sensor.data.createSensor.id, min: 1, max: 3 }] });
+  content.sections[0].steps.push({ id: 'pressure', title: 'Read the line pressure', fields: [{ key: 'p', label: 'Pressure', type: 'SENSOR', sensorId: sensor.data.createSensor.sensor.databaseId, min: 1, max: 3 }] });
   const template = await publishedTemplate(server, client, content, 'Pump overhaul');
   return { client, ...template };
 }
@@ -93,8 +93,8 @@ zips('export → import into another client → export gives the same manifest, 
   const after = await footprint(target);
   assert.equal({ templates: after.templates - before.templates, versions: after.versions - before.versions, sensors: after.sensors - before.sensors }, { templates: 1, versions: 1, sensors: 1 });
 
-  const read = await gql(server, target.owner.token, 'query($id: Int!) { template(id: $id) { title versions { id number state } } }', { id: newId });
-  assert.equal(read.data.template.versions, [{ id: newVersionId, number: 1, state: 'DRAFT' }]);
+  const read = await gql(server, target.owner.token, 'query($id: ID!) { template(id: $id) { title versions { nodes { id: databaseId number state } } } }', { id: `Template:${newId}` });
+  assert.equal(read.data.template.versions.nodes, [{ id: newVersionId, number: 1, state: 'DRAFT' }]);
 
   const again = await exportZip(target.owner.token, newId);
   assert.is(again.status, 200);
@@ -188,7 +188,7 @@ zips('media travel with the template: export packs the files, import stores them
   const target = await buildClient(server);
   const imported = await importZip(target.owner.token, exported.bytes);
   assert.is(imported.status, 201, JSON.stringify(imported.body));
-  const read = await gql(server, target.owner.token, 'query($id: Int!) { template(id: $id) { latestVersion { content { sections { steps { media model { fileId } } } } } } }', { id: imported.body.data.templateId });
+  const read = await gql(server, target.owner.token, 'query($id: ID!) { template(id: $id) { latestVersion { content { sections { steps { media model { fileId } } } } } } }', { id: `Template:${imported.body.data.templateId}` });
   const step = read.data.template.latestVersion.content.sections[0].steps[0];
   assert.not.equal(step.media, [image.id], 'new ids in the target client');
   const mine = await server.request('GET', `/api/client/files/${step.media[0]}`, { token: target.owner.token });

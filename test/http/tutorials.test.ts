@@ -17,7 +17,7 @@ const info = async (token: string) => {
   assert.is(res.status, 200, res.text);
   return res.body.data.tutorials as { id: string; completed: boolean; completedAt: string | null; forYou: boolean }[];
 };
-const COMPLETE = 'mutation ($id: String!) { completeTutorial(tutorialId: $id) { id title completed completedAt } }';
+const COMPLETE = 'mutation ($id: ID!) { completeTutorial(input: { tutorialId: $id }) { tutorial { id tutorialId title completed completedAt } } }';
 
 tutorials('the shipped catalogue, each tutorial with the caller’s completion state and whether it is meant for them', async () => {
   const client = await buildClient(server);
@@ -35,25 +35,29 @@ tutorials('the shipped catalogue, each tutorial with the caller’s completion s
 tutorials('completeTutorial marks it completed for the caller only, and is idempotent (first time kept)', async () => {
   const client = await buildClient(server);
   const other = await buildUser(server, client, { roles: ['author'] });
-  const first = await gql(server, client.owner.token, COMPLETE, { id: 'welcome' });
+  const first = await gql(server, client.owner.token, COMPLETE, { id: 'Tutorial:welcome' });
   assert.equal(first.errors, undefined, JSON.stringify(first.body));
-  assert.is(first.data.completeTutorial.completed, true);
-  const completedAt = first.data.completeTutorial.completedAt;
+  assert.is(first.data.completeTutorial.tutorial.completed, true);
+  assert.is(first.data.completeTutorial.tutorial.tutorialId, 'welcome');
+  const completedAt = first.data.completeTutorial.tutorial.completedAt;
   server.clock.advance(60_000);
-  const again = await gql(server, client.owner.token, COMPLETE, { id: 'welcome' });
+  const again = await gql(server, client.owner.token, COMPLETE, { id: 'Tutorial:welcome' });
   assert.equal(again.data.completeTutorial, first.data.completeTutorial);
   const mine = (await info(client.owner.token)).find((t) => t.id === 'welcome')!;
   assert.equal([mine.completed, mine.completedAt], [true, completedAt]);
   assert.is((await info(other.token!)).find((t) => t.id === 'welcome')!.completed, false);
-  const viaGraphql = await gql(server, other.token!, '{ tutorials { id completed } }');
-  assert.is(viaGraphql.data.tutorials.find((t: { id: string }) => t.id === 'welcome').completed, false);
+  const viaGraphql = await gql(server, other.token!, '{ tutorials { tutorialId completed } }');
+  assert.is(viaGraphql.data.tutorials.find((t: { tutorialId: string }) => t.tutorialId === 'welcome').completed, false);
 });
 
-tutorials('an unknown tutorial id is NOT_FOUND', async () => {
+tutorials('an unknown tutorial id is NOT_FOUND; what is no tutorial id at all is VALIDATION_ERROR', async () => {
   const client = await buildClient(server);
-  for (const id of ['no-such-tutorial', '', 'x'.repeat(5000)]) {
+  const unknown = await gql(server, client.owner.token, COMPLETE, { id: 'Tutorial:no-such-tutorial' });
+  assert.equal(unknown.codes, ['NOT_FOUND']);
+  assert.is(unknown.data, null);
+  for (const id of ['welcome', '', 'Tutorial:', 'Job:1', `Tutorial:${'x'.repeat(5000)}`]) {
     const result = await gql(server, client.owner.token, COMPLETE, { id });
-    assert.equal(result.codes, ['NOT_FOUND']);
+    assert.equal(result.codes, ['VALIDATION_ERROR'], id);
     assert.is(result.data, null);
   }
 });

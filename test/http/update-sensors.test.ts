@@ -12,15 +12,15 @@ sensors.before(async () => {
 sensors.after(async () => server.stop());
 
 async function defineSensor(client: BuiltClient, name = 'T1'): Promise<number> {
-  const result = await gql(server, client.owner.token, 'mutation ($n: String!) { createSensor(input: {name: $n, unit: "°C", kind: "temperature"}) { id } }', { n: name });
-  return result.data.createSensor.id;
+  const result = await gql(server, client.owner.token, 'mutation ($n: String!) { createSensor(input: {name: $n, unit: "°C", kind: "temperature"}) { sensor { databaseId } } }', { n: name });
+  return result.data.createSensor.sensor.databaseId;
 }
 
 const send = (token: string | undefined, readings: unknown[]) => server.request('POST', '/api/client/update-sensors', { token, body: { readings } });
 
 async function latest(token: string) {
-  const result = await gql(server, token, '{ sensors { id name latestReading { readingId value timestamp } } }');
-  return result.data.sensors as { id: number; name: string; latestReading: { readingId: string; value: number; timestamp: string } | null }[];
+  const result = await gql(server, token, '{ sensors { nodes { id: databaseId name latestReading { readingId value timestamp } } } }');
+  return result.data.sensors.nodes as { id: number; name: string; latestReading: { readingId: string; value: number; timestamp: string } | null }[];
 }
 
 sensors('an operator sends readings; Sensor.latestReading is the newest by measurement time', async () => {

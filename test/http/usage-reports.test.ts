@@ -17,8 +17,8 @@ const STORED_A = Buffer.alloc(1000, 1);
 let server: TestServer;
 const reports = suite('usage reports: meter report, activity report, vendor users report, removed /reports');
 
-const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id state } }';
-const COMPLETE = 'mutation($j: Int!) { completeJob(jobId: $j) { id state } }';
+const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id state } } }';
+const COMPLETE = 'mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { id state } } }';
 
 interface Seed {
   client: BuiltClient;
@@ -37,7 +37,7 @@ async function ok(result: Promise<{ codes: string[]; errors?: unknown; data: any
 }
 
 async function record(token: string, jobId: number, stepId: string, values: unknown[], extra: Record<string, unknown> = {}) {
-  return ok(gql(server, token, RECORD, { i: { jobId, stepId, status: 'DONE', values, ...extra } }), `record ${stepId}`);
+  return ok(gql(server, token, RECORD, { i: { jobId: `Job:${jobId}`, stepId, status: 'DONE', values, ...extra } }), `record ${stepId}`);
 }
 
 /**
@@ -63,7 +63,7 @@ reports.before(async () => {
   let ownerToken = await signIn(server, client.owner.email, client.owner.password, client.id);
   await record(operatorToken, jobA.id, 'check', [{ key: 'sealOk', value: true }]);
   await record(operatorToken, jobA.id, 'photo', [], { status: 'SKIPPED', reason: 'camera broken' });
-  await ok(gql(server, operatorToken, COMPLETE, { j: jobA.id }), 'complete A');
+  await ok(gql(server, operatorToken, COMPLETE, { j: `Job:${jobA.id}` }), 'complete A');
   const jobB = await createJob(server, ownerToken, { templateId: t2, assigneeIds: [op.id] });
   await record(operatorToken, jobB.id, 'measure', [{ key: 'torque', value: 12 }]);
   await stored(operatorToken, [{ name: 'b.bin', data: Buffer.alloc(500, 2) }, { name: 'a-again.bin', data: STORED_A }]);
@@ -72,12 +72,12 @@ reports.before(async () => {
   operatorToken = await signIn(server, op.email, op.password, client.id);
   ownerToken = await signIn(server, client.owner.email, client.owner.password, client.id);
   await record(operatorToken, jobB.id, 'check', [{ key: 'sealOk', value: true }]);
-  const org = await ok(gql(server, ownerToken, 'mutation { createOrganization(input: {name: "North plant"}) { id } }'), 'createOrganization');
+  const org = await ok(gql(server, ownerToken, 'mutation { createOrganization(input: {name: "North plant"}) { organization { id databaseId } } }'), 'createOrganization');
   await ok(
-    gql(server, ownerToken, 'mutation($t: Int!, $o: Int!) { updateTemplate(id: $t, input: {organizationIds: [$o]}) { id } }', { t: t2, o: org.createOrganization.id }),
+    gql(server, ownerToken, 'mutation($t: ID!, $o: ID!) { updateTemplate(input: { templateId: $t, organizationIds: [$o] }) { template { id } } }', { t: `Template:${t2}`, o: org.createOrganization.organization.id }),
     'updateTemplate',
   );
-  seed = { client, ownerToken, operator: { id: op.id, email: op.email, token: operatorToken }, t1, t2, organizationId: org.createOrganization.id };
+  seed = { client, ownerToken, operator: { id: op.id, email: op.email, token: operatorToken }, t1, t2, organizationId: org.createOrganization.organization.databaseId };
 });
 reports.after(async () => server.stop());
 

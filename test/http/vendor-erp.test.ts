@@ -29,12 +29,12 @@ function serve(orders: unknown[], resultStatus = 204) {
 }
 
 async function asset(client: BuiltClient, serialNumber: string): Promise<number> {
-  const res = await gql(server, client.owner.token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { id } }', { i: { name: `Pump ${serialNumber}`, serialNumber } });
-  return res.data.createAsset.id;
+  const res = await gql(server, client.owner.token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', { i: { name: `Pump ${serialNumber}`, serialNumber } });
+  return res.data.createAsset.asset.databaseId;
 }
 
 async function jobsOf(client: BuiltClient) {
-  const res = await gql(server, client.owner.token, '{ jobs(first: 100) { edges { node { id title state template { id } asset { id } } } } }');
+  const res = await gql(server, client.owner.token, '{ jobs(first: 100) { edges { node { id: databaseId title state template { id: databaseId } asset { id: databaseId } } } } }');
   assert.is(res.errors, undefined, JSON.stringify(res.errors));
   return res.data.jobs.edges.map((e: { node: unknown }) => e.node);
 }
@@ -105,9 +105,9 @@ erp('pushes the result of a completed job back once, retrying after an upstream 
   await sync(client);
   const [job] = await jobsOf(client);
   const ops = [
-    ['mutation($j: Int!) { startJob(jobId: $j) { id } }', { j: job.id }],
-    ['mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }', { i: { jobId: job.id, stepId: 'look', status: 'DONE', values: [{ key: 'note', value: 'all fine' }] } }],
-    ['mutation($j: Int!) { completeJob(jobId: $j) { id state } }', { j: job.id }],
+    ['mutation($j: ID!) { startJob(input: { jobId: $j }) { job { id } } }', { j: `Job:${job.id}` }],
+    ['mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id } } }', { i: { jobId: `Job:${job.id}`, stepId: 'look', status: 'DONE', values: [{ key: 'note', value: 'all fine' }] } }],
+    ['mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { id state } } }', { j: `Job:${job.id}` }],
   ] as const;
   for (const [query, variables] of ops) {
     const res = await gql(server, client.owner.token, query, variables as Record<string, unknown>);

@@ -125,19 +125,20 @@ push('a version awaiting approval notifies the approvers; rejection notifies the
 
   const template = await createTemplate(server, team.author.token, { title: 'Valve check' });
   const v1 = template.latestVersion.id;
+  const versionId = template.latestVersion.databaseId;
   let mark = pushService.received.length;
   ok(await gql(server, team.author.token, SUBMIT, { id: v1 }));
-  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.approver), kind: 'version_submitted', body: 'Valve check v1', versionId: v1 }]);
+  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.approver), kind: 'version_submitted', body: 'Valve check v1', versionId }]);
 
   mark = pushService.received.length;
   ok(await gql(server, team.approver.token, REJECT, { id: v1, reason: 'torque missing' }));
-  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.author), kind: 'version_rejected', body: 'Valve check v1: torque missing', versionId: v1 }]);
+  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.author), kind: 'version_rejected', body: 'Valve check v1: torque missing', versionId }]);
 
   ok(await gql(server, team.author.token, SUBMIT, { id: v1 }));
   await delivered();
   mark = pushService.received.length;
   ok(await gql(server, team.approver.token, APPROVE, { id: v1, password: PASSWORD }));
-  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.publisher), kind: 'version_approved', body: 'Valve check v1', versionId: v1 }]);
+  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.publisher), kind: 'version_approved', body: 'Valve check v1', versionId }]);
   assert.equal(pushService.refused, []);
 });
 

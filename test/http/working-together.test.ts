@@ -25,8 +25,8 @@ async function setup(): Promise<{ client: BuiltClient; templateId: number; a: Op
 
 const post = (token: string, body: Record<string, unknown>) => server.request('POST', '/api/client/workingTogether', { token, body });
 const statuses = (token: string, query = '') => server.request('GET', `/api/client/workingTogether/handOffStatuses${query}`, { token });
-const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { id } }';
-const measure = (jobId: number) => ({ i: { jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
+const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }';
+const measure = (jobId: number) => ({ i: { jobId: `Job:${jobId}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
 
 together('hand-off between two operators: one pending per job, only the receiver decides, accepting moves the assignment', async () => {
   const { a, b, c, jobId } = await setup();
@@ -82,7 +82,7 @@ together('declining leaves the assignment; the sender may cancel; closing the jo
   assert.is(cancelled.body.data.handOff.status, 'CANCELLED');
 
   const third = (await post(a.token, { action: 'HAND_OFF', jobId, toUserId: b.id })).body.data.handOff;
-  const closed = await gql(server, a.token, 'mutation($j: Int!) { cancelJob(jobId: $j, reason: "not needed") { state } }', { j: jobId });
+  const closed = await gql(server, a.token, 'mutation($j: ID!) { cancelJob(input: { jobId: $j, reason: "not needed" }) { job { state } } }', { j: `Job:${jobId}` });
   assert.equal(closed.codes, []);
   const listed = await statuses(b.token);
   assert.equal(listed.body.data.items.map((h: { id: number; status: string }) => [h.id, h.status]), [

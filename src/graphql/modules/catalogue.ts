@@ -2,6 +2,8 @@ import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
 import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '../../repos/catalogue';
 import { presentSensorReading } from '../../presenters/catalogue';
+import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
+import { optionalDatabaseIdOf } from '../ids';
 import {
   createAsset,
   createAssetClass,
@@ -15,6 +17,9 @@ import {
   listSensors,
 } from '../../services/catalogue';
 
+type Ctx = GraphQLContext;
+const same = <T>(row: T) => row;
+
 /**
  * The client's catalogue: organizations (visibility of templates), asset
  * classes, locations, assets, and sensor definitions.
@@ -24,26 +29,30 @@ import {
  */
 export const catalogueModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    type Organization {
-      id: Int!
+    type Organization implements Node {
+      id: ID!
+      databaseId: Int!
       name: String!
       parent: Organization
     }
 
-    type AssetClass {
-      id: Int!
+    type AssetClass implements Node {
+      id: ID!
+      databaseId: Int!
       name: String!
       description: String!
     }
 
-    type Location {
-      id: Int!
+    type Location implements Node {
+      id: ID!
+      databaseId: Int!
       name: String!
       parent: Location
     }
 
-    type Asset {
-      id: Int!
+    type Asset implements Node {
+      id: ID!
+      databaseId: Int!
       name: String!
       serialNumber: String
       location: Location
@@ -53,8 +62,10 @@ export const catalogueModule: SchemaModule = {
       createdAt: DateTime!
     }
 
-    type Sensor {
-      id: Int!
+    type Sensor implements Node {
+      id: ID!
+      "the id readings name (POST /api/client/update-sensors) and SENSOR fields hold"
+      databaseId: Int!
       name: String!
       unit: String!
       kind: String!
@@ -68,16 +79,22 @@ export const catalogueModule: SchemaModule = {
       timestamp: DateTime!
     }
 
+    ${connectionTypeDefs('Organization')}
+    ${connectionTypeDefs('AssetClass')}
+    ${connectionTypeDefs('Location')}
+    ${connectionTypeDefs('Asset')}
+    ${connectionTypeDefs('Sensor')}
+
     input CreateOrganizationInput {
       name: String!
-      parentId: Int
+      parentId: ID
     }
 
     input CreateAssetInput {
       name: String!
       serialNumber: String
-      locationId: Int
-      assetClassId: Int
+      locationId: ID
+      assetClassId: ID
       anchorId: String
     }
 
@@ -88,7 +105,7 @@ export const catalogueModule: SchemaModule = {
 
     input CreateLocationInput {
       name: String!
-      parentId: Int
+      parentId: ID
     }
 
     input CreateSensorInput {
@@ -97,53 +114,103 @@ export const catalogueModule: SchemaModule = {
       kind: String
     }
 
+    type CreateOrganizationPayload {
+      organization: Organization!
+    }
+
+    type CreateAssetPayload {
+      asset: Asset!
+    }
+
+    type CreateAssetClassPayload {
+      assetClass: AssetClass!
+    }
+
+    type CreateLocationPayload {
+      location: Location!
+    }
+
+    type CreateSensorPayload {
+      sensor: Sensor!
+    }
+
     extend type Query {
-      organizations: [Organization!]!
-      assets: [Asset!]!
-      assetClasses: [AssetClass!]!
-      locations: [Location!]!
-      sensors: [Sensor!]!
+      "in id (creation) order"
+      organizations(${CONNECTION_ARGS}): OrganizationConnection!
+      assets(${CONNECTION_ARGS}): AssetConnection!
+      assetClasses(${CONNECTION_ARGS}): AssetClassConnection!
+      locations(${CONNECTION_ARGS}): LocationConnection!
+      sensors(${CONNECTION_ARGS}): SensorConnection!
     }
 
     extend type Mutation {
-      createOrganization(input: CreateOrganizationInput!): Organization!
-      createAsset(input: CreateAssetInput!): Asset!
-      createAssetClass(input: CreateAssetClassInput!): AssetClass!
-      createLocation(input: CreateLocationInput!): Location!
-      createSensor(input: CreateSensorInput!): Sensor!
+      createOrganization(input: CreateOrganizationInput!): CreateOrganizationPayload!
+      createAsset(input: CreateAssetInput!): CreateAssetPayload!
+      createAssetClass(input: CreateAssetClassInput!): CreateAssetClassPayload!
+      createLocation(input: CreateLocationInput!): CreateLocationPayload!
+      createSensor(input: CreateSensorInput!): CreateSensorPayload!
     }
   `,
   resolvers: {
     Query: {
-      organizations: (_root, _args, ctx: GraphQLContext) => listOrganizations(ctx.deps, ctx.actor),
-      assets: (_root, _args, ctx: GraphQLContext) => listAssets(ctx.deps, ctx.actor),
-      assetClasses: (_root, _args, ctx: GraphQLContext) => listAssetClasses(ctx.deps, ctx.actor),
-      locations: (_root, _args, ctx: GraphQLContext) => listLocations(ctx.deps, ctx.actor),
-      sensors: (_root, _args, ctx: GraphQLContext) => listSensors(ctx.deps, ctx.actor),
+      organizations: async (_root, args: ConnectionArgs, ctx: Ctx) => {
+        const page = pageInput(args);
+        return toConnection(await listOrganizations(ctx.deps, ctx.actor, page), page, same);
+      },
+      assets: async (_root, args: ConnectionArgs, ctx: Ctx) => {
+        const page = pageInput(args);
+        return toConnection(await listAssets(ctx.deps, ctx.actor, page), page, same);
+      },
+      assetClasses: async (_root, args: ConnectionArgs, ctx: Ctx) => {
+        const page = pageInput(args);
+        return toConnection(await listAssetClasses(ctx.deps, ctx.actor, page), page, same);
+      },
+      locations: async (_root, args: ConnectionArgs, ctx: Ctx) => {
+        const page = pageInput(args);
+        return toConnection(await listLocations(ctx.deps, ctx.actor, page), page, same);
+      },
+      sensors: async (_root, args: ConnectionArgs, ctx: Ctx) => {
+        const page = pageInput(args);
+        return toConnection(await listSensors(ctx.deps, ctx.actor, page), page, same);
+      },
     },
+    // the services answer REST's presented shape; the payload's entity is the row (these types resolve from rows), read
+    // back — awaited here: graphql-jit does not await a promise found in a payload's property
     Mutation: {
-      createOrganization: (_root, args, ctx: GraphQLContext) => createOrganization(ctx.deps, ctx.actor, args.input),
-      createAsset: (_root, args, ctx: GraphQLContext) => createAsset(ctx.deps, ctx.actor, args.input),
-      createAssetClass: (_root, args, ctx: GraphQLContext) => createAssetClass(ctx.deps, ctx.actor, args.input),
-      createLocation: (_root, args, ctx: GraphQLContext) => createLocation(ctx.deps, ctx.actor, args.input),
-      createSensor: (_root, args, ctx: GraphQLContext) => createSensor(ctx.deps, ctx.actor, args.input),
+      createOrganization: async (_root, { input }, ctx: Ctx) => {
+        const created = await createOrganization(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Organization', 'input.parentId') });
+        return { organization: await ctx.loaders.organization.load(created.id) };
+      },
+      createAsset: async (_root, { input }, ctx: Ctx) => {
+        const created = await createAsset(ctx.deps, ctx.actor, {
+          ...input,
+          locationId: optionalDatabaseIdOf(input.locationId, 'Location', 'input.locationId'),
+          assetClassId: optionalDatabaseIdOf(input.assetClassId, 'AssetClass', 'input.assetClassId'),
+        });
+        return { asset: await ctx.loaders.asset.load(created.id) };
+      },
+      createAssetClass: async (_root, { input }, ctx: Ctx) => ({ assetClass: await ctx.loaders.assetClass.load((await createAssetClass(ctx.deps, ctx.actor, input)).id) }),
+      createLocation: async (_root, { input }, ctx: Ctx) => {
+        const created = await createLocation(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Location', 'input.parentId') });
+        return { location: await ctx.loaders.location.load(created.id) };
+      },
+      createSensor: async (_root, { input }, ctx: Ctx) => ({ sensor: await ctx.loaders.sensor.load((await createSensor(ctx.deps, ctx.actor, input)).id) }),
     },
     Organization: {
-      parent: (row: OrganizationRow, _args, ctx: GraphQLContext) => (row.parent_id === null ? null : ctx.loaders.organization.load(row.parent_id)),
+      parent: (row: OrganizationRow, _args, ctx: Ctx) => (row.parent_id === null ? null : ctx.loaders.organization.load(row.parent_id)),
     },
     Location: {
-      parent: (row: LocationRow, _args, ctx: GraphQLContext) => (row.parent_id === null ? null : ctx.loaders.location.load(row.parent_id)),
+      parent: (row: LocationRow, _args, ctx: Ctx) => (row.parent_id === null ? null : ctx.loaders.location.load(row.parent_id)),
     },
     Asset: {
       serialNumber: (row: AssetRow) => row.serial_number,
       anchorId: (row: AssetRow) => row.anchor_id,
       createdAt: (row: AssetRow) => row.created_at,
-      location: (row: AssetRow, _args, ctx: GraphQLContext) => (row.location_id === null ? null : ctx.loaders.location.load(row.location_id)),
-      assetClass: (row: AssetRow, _args, ctx: GraphQLContext) =>
-        row.asset_class_id === null ? null : ctx.loaders.assetClass.load(row.asset_class_id),
+      location: (row: AssetRow, _args, ctx: Ctx) => (row.location_id === null ? null : ctx.loaders.location.load(row.location_id)),
+      assetClass: (row: AssetRow, _args, ctx: Ctx) => (row.asset_class_id === null ? null : ctx.loaders.assetClass.load(row.asset_class_id)),
     },
     Sensor: {
-      latestReading: async (row: SensorRow, _args, ctx: GraphQLContext) => {
+      latestReading: async (row: SensorRow, _args, ctx: Ctx) => {
         const reading = await ctx.loaders.latestReading.load(row.id);
         return reading ? presentSensorReading(reading) : null;
       },

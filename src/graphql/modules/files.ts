@@ -20,8 +20,10 @@ async function files(ctx: Ctx, ids: readonly number[]) {
 export const filesModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
     "A stored file of the client. Its bytes: GET url (ETag, If-None-Match, single byte ranges)."
-    type File {
-      id: Int!
+    type File implements Node {
+      id: ID!
+      "the file's id in REST (GET /api/client/files/:id…), and what documents hold: media, photos, PHOTO and SIGNATURE values"
+      databaseId: Int!
       name: String!
       "bytes (a Float: files may pass 2 GiB)"
       size: Float!

@@ -5,7 +5,8 @@ import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
+import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, nodeModule];

@@ -1,6 +1,7 @@
 import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
-import { pageInput, toConnection, type ConnectionArgs } from '../connection';
+import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
+import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf } from '../ids';
 import type { JobMemberKind, JobRow } from '../../db/schema';
 import type { JobAction } from '../../policies/transitions';
 import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
@@ -22,12 +23,13 @@ type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
 type PresentedRecord = ReturnType<typeof presentStepRecord>;
 
-/** What each Job field reads of a job row (the jobs connection reads only those: `jobColumns.of(info, ['edges', 'node'])`). */
+/** What each Job field reads of a job row (the jobs connection reads only those: `jobColumns.of(info, ...NODES)`). */
 const jobColumns = new SelectedColumns({
   all: JOB_COLUMNS,
   always: ['id'],
   byField: {
     id: [],
+    databaseId: [],
     title: ['title'],
     state: ['state'],
     priority: ['priority'],
@@ -71,17 +73,20 @@ type MemberField = (typeof MEMBER_FIELDS)[number]['field'];
 /** A job of the jobs connection, with the relations its page read ahead (what Job's resolvers then answer from). */
 type JobNode = PresentedJob & { ahead?: { template?: PresentedTemplate; version?: PresentedVersionSummary; members: Partial<Record<MemberField, Member[]>> } };
 
-const NODE = ['edges', 'node'];
+/** Where a connection's nodes are selected: its edges' node, and its nodes. */
+const NODES = [['edges', 'node'], ['nodes']] as const;
+/** The paths of a field of the nodes of a connection. */
+const underNodes = (...path: string[]) => NODES.map((nodes) => [...nodes, ...path]);
 
 /** The template and version columns the page's statement joins in (listJobs' relations), worked out once per place of a document. */
 const relationsByPlace = new WeakMap<GraphQLResolveInfo['fieldNodes'], JobPageRelations>();
 function pageRelations(info: GraphQLResolveInfo): JobPageRelations {
   let relations = relationsByPlace.get(info.fieldNodes);
   if (!relations) {
-    const fields = selectedFields(info, NODE);
+    const fields = selectedFields(info, ...NODES);
     relations = {
-      ...(fields.has('template') && { template: templateColumns.of(info, [...NODE, 'template']) }),
-      ...(fields.has('version') && { version: versionColumns.of(info, [...NODE, 'version']) }),
+      ...(fields.has('template') && { template: templateColumns.of(info, ...underNodes('template')) }),
+      ...(fields.has('version') && { version: versionColumns.of(info, ...underNodes('version')) }),
     };
     relationsByPlace.set(info.fieldNodes, relations);
   }
@@ -96,7 +101,7 @@ function pageRelations(info: GraphQLResolveInfo): JobPageRelations {
  * third of a 50-job page's CPU — and the two statements the joins replace were about a tenth.
  */
 async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveInfo): Promise<JobNode[]> {
-  const fields = selectedFields(info, NODE);
+  const fields = selectedFields(info, ...NODES);
   const memberFields = MEMBER_FIELDS.filter((m) => fields.has(m.field));
   const nodes = page.items.map((row) => {
     const node: JobNode = presentJob(row);
@@ -106,7 +111,7 @@ async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveI
   if (nodes.length === 0 || memberFields.length === 0) return nodes;
   const jobIds = nodes.map((n) => n.id);
   const members = await Promise.all(
-    memberFields.map(({ field, kind, user }) => loadMemberUsers(ctx.deps.db.kysely, ctx.scope, jobIds, kind, userColumns.of(info, [...NODE, field, ...user]))),
+    memberFields.map(({ field, kind, user }) => loadMemberUsers(ctx.deps.db.kysely, ctx.scope, jobIds, kind, userColumns.of(info, ...underNodes(field, ...user)))),
   );
   const byNode = new Map(nodes.map((node) => [node.id, node.ahead!]));
   memberFields.forEach(({ field }, i) => {
@@ -127,11 +132,47 @@ function withFileIds(record: PresentedRecord, content: Content | undefined) {
   return { ...record, values: record.values.map((v) => ({ ...v, fileIds: step ? recordedFileIds(step, [v]) : [] })) };
 }
 
-/** A job mutation: the service's row, presented. */
+/** A job payload: the job as the write left it, and its new revision (what the next write sends as expectedRevision). */
+const jobPayload = (row: JobRow) => {
+  const job = presentJob(row);
+  return { job, revision: job.revision };
+};
+
+/** A transition mutation: the service's row, as a job payload. */
 const transitionResolver =
   (action: JobAction) =>
-  async (_: unknown, args: { jobId: number; reason?: string; expectedRevision?: number | null }, ctx: Ctx): Promise<PresentedJob> =>
-    presentJob(await transitionJob(ctx.deps, ctx.actor, { jobId: args.jobId, action, reason: args.reason, expectedRevision: args.expectedRevision }));
+  async (_: unknown, { input }: { input: { jobId: string; reason?: string; expectedRevision?: number | null } }, ctx: Ctx) =>
+    jobPayload(
+      await transitionJob(ctx.deps, ctx.actor, {
+        jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId'),
+        action,
+        reason: input.reason,
+        expectedRevision: input.expectedRevision,
+      }),
+    );
+
+interface GraphQLJobFilter {
+  state?: JobFilter['state'];
+  priority?: JobFilter['priority'];
+  templateId?: string | null;
+  assetId?: string | null;
+  assigneeId?: string | null;
+}
+
+/** The jobs filter with its ids as the database ids the repo takes. */
+const jobFilter = (filter: GraphQLJobFilter | null | undefined): JobFilter => ({
+  ...filter,
+  templateId: optionalDatabaseIdOf(filter?.templateId, 'Template', 'filter.templateId'),
+  assetId: optionalDatabaseIdOf(filter?.assetId, 'Asset', 'filter.assetId'),
+  assigneeId: optionalDatabaseIdOf(filter?.assigneeId, 'User', 'filter.assigneeId'),
+});
+
+/** The record a recordStep just wrote, read back (with the file ids of its values, as Job.records gives them). */
+async function recordOf(job: PresentedJob, stepId: string, ctx: Ctx) {
+  const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
+  const row = rows.find((r) => r.step_id === stepId);
+  return row && withFileIds(presentStepRecord(row), version?.content);
+}
 
 /**
  * Jobs run from published versions, what is recorded on them, and faults.
@@ -172,8 +213,10 @@ export const jobsModule: SchemaModule = {
       CLOSED
     }
 
-    type Job {
-      id: Int!
+    type Job implements Node {
+      id: ID!
+      "the job's id in REST (reports, working together)"
+      databaseId: Int!
       title: String!
       state: JobState!
       priority: Priority!
@@ -183,11 +226,16 @@ export const jobsModule: SchemaModule = {
       "the version the job runs, forever"
       version: TemplateVersion!
       asset: Asset
+      "a list: at most 100 (what createJob takes; a hand-off swaps one for one)"
       assignees: [User!]!
+      "a list: the co-workers who joined (at most the client's users)"
       coworkers: [User!]!
+      "a list: at most 500 (what createJob takes)"
       stepOwners: [StepOwner!]!
+      "a list: one record per step of the job's version (recording a step again replaces its record)"
       records: [StepRecord!]!
-      faults: [Fault!]!
+      "in id order (the newest last)"
+      faults(${CONNECTION_ARGS}): FaultConnection!
       dueAt: DateTime
       cancelReason: String
       createdBy: User
@@ -198,13 +246,17 @@ export const jobsModule: SchemaModule = {
     }
 
     type StepOwner {
+      "the step's stable key (Step.stepId)"
       stepId: String!
       user: User!
     }
 
+    "What was recorded on a step of the job's version: the version's step is job.version's step with this stepId."
     type StepRecord {
+      "the step's stable key (Step.stepId)"
       stepId: String!
       status: StepStatus!
+      "a list: one value per field of the step"
       values: [FieldValue!]!
       comment: String
       reason: String
@@ -213,19 +265,23 @@ export const jobsModule: SchemaModule = {
     }
 
     type FieldValue {
+      "the field's key (Field.key)"
       key: String!
       value: JSON
       "a NUMBER outside the field's min/max (accepted, flagged)"
       outOfLimits: Boolean!
     }
 
-    type Fault {
-      id: Int!
+    type Fault implements Node {
+      id: ID!
+      databaseId: Int!
       job: Job
+      "the step's stable key (Step.stepId)"
       stepId: String
       asset: Asset
       description: String!
       severity: FaultSeverity!
+      "file ids (databaseId of a File; at most 50)"
       photos: [Int!]!
       state: FaultState!
       raisedBy: User!
@@ -235,38 +291,44 @@ export const jobsModule: SchemaModule = {
       closeNote: String
     }
 
-    type JobEdge {
-      node: Job!
-      cursor: String!
-    }
-
-    type JobConnection {
-      edges: [JobEdge!]!
-      pageInfo: PageInfo!
-    }
+    ${connectionTypeDefs('Job')}
+    ${connectionTypeDefs('Fault')}
 
     input JobFilter {
       state: JobState
-      templateId: Int
-      assetId: Int
+      templateId: ID
+      assetId: ID
       "jobs assigned to this user"
-      assigneeId: Int
+      assigneeId: ID
       priority: Priority
     }
 
     input StepOwnerInput {
+      "the step's stable key (Step.stepId)"
       stepId: String!
-      userId: Int!
+      userId: ID!
     }
 
     input CreateJobInput {
-      templateId: Int!
+      templateId: ID!
       title: String!
-      assetId: Int
+      assetId: ID
       priority: Priority
-      assigneeIds: [Int!]
+      assigneeIds: [ID!]
       stepOwners: [StepOwnerInput!]
       dueAt: DateTime
+    }
+
+    "A transition of a job; expectedRevision: the revision the client saw (a stale one: CONFLICT)."
+    input JobTransitionInput {
+      jobId: ID!
+      expectedRevision: Int
+    }
+
+    input CancelJobInput {
+      jobId: ID!
+      reason: String!
+      expectedRevision: Int
     }
 
     input FieldValueInput {
@@ -275,7 +337,8 @@ export const jobsModule: SchemaModule = {
     }
 
     input RecordStepInput {
-      jobId: Int!
+      jobId: ID!
+      "the step's stable key (Step.stepId)"
       stepId: String!
       status: StepStatus!
       values: [FieldValueInput!]
@@ -286,53 +349,135 @@ export const jobsModule: SchemaModule = {
     }
 
     input RaiseFaultInput {
-      jobId: Int
+      jobId: ID
+      "the step's stable key (Step.stepId)"
       stepId: String
-      assetId: Int
+      assetId: ID
       description: String!
       severity: FaultSeverity!
+      "file ids (databaseId of a File: an upload's id)"
       photos: [Int!]
     }
 
+    input CloseFaultInput {
+      faultId: ID!
+      note: String!
+    }
+
+    type CreateJobPayload {
+      job: Job!
+      "the job's revision: send it as expectedRevision with the next write"
+      revision: Int!
+    }
+
+    type StartJobPayload {
+      job: Job!
+      "the job's new revision"
+      revision: Int!
+    }
+
+    type PauseJobPayload {
+      job: Job!
+      revision: Int!
+    }
+
+    type ResumeJobPayload {
+      job: Job!
+      revision: Int!
+    }
+
+    type CompleteJobPayload {
+      job: Job!
+      revision: Int!
+    }
+
+    type CancelJobPayload {
+      job: Job!
+      revision: Int!
+    }
+
+    type RecordStepPayload {
+      job: Job!
+      "the step's record as now stored"
+      record: StepRecord!
+      revision: Int!
+    }
+
+    type RaiseFaultPayload {
+      fault: Fault!
+    }
+
+    type CloseFaultPayload {
+      fault: Fault!
+    }
+
     extend type Query {
-      jobs(first: Int, after: String, filter: JobFilter): JobConnection!
-      job(id: Int!): Job
-      faults(jobId: Int, assetId: Int): [Fault!]!
+      "in id (creation) order"
+      jobs(${CONNECTION_ARGS}, filter: JobFilter): JobConnection!
+      job(id: ID!): Job
+      "faults of a job and/or an asset (neither: the client's), in id order: last: n gives the newest n"
+      faults(jobId: ID, assetId: ID, ${CONNECTION_ARGS}): FaultConnection!
     }
 
     extend type Mutation {
-      createJob(input: CreateJobInput!): Job!
-      startJob(jobId: Int!, expectedRevision: Int): Job!
-      pauseJob(jobId: Int!, expectedRevision: Int): Job!
-      resumeJob(jobId: Int!, expectedRevision: Int): Job!
-      completeJob(jobId: Int!, expectedRevision: Int): Job!
-      cancelJob(jobId: Int!, reason: String!, expectedRevision: Int): Job!
-      recordStep(input: RecordStepInput!): Job!
-      raiseFault(input: RaiseFaultInput!): Fault!
-      closeFault(faultId: Int!, note: String!): Fault!
+      createJob(input: CreateJobInput!): CreateJobPayload!
+      startJob(input: JobTransitionInput!): StartJobPayload!
+      pauseJob(input: JobTransitionInput!): PauseJobPayload!
+      resumeJob(input: JobTransitionInput!): ResumeJobPayload!
+      completeJob(input: JobTransitionInput!): CompleteJobPayload!
+      cancelJob(input: CancelJobInput!): CancelJobPayload!
+      recordStep(input: RecordStepInput!): RecordStepPayload!
+      raiseFault(input: RaiseFaultInput!): RaiseFaultPayload!
+      closeFault(input: CloseFaultInput!): CloseFaultPayload!
     }
   `,
   resolvers: {
     Query: {
-      jobs: async (_: unknown, args: ConnectionArgs & { filter?: JobFilter | null }, ctx: Ctx, info: GraphQLResolveInfo) => {
-        const page = await listJobs(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args), jobColumns.of(info, NODE), pageRelations(info));
+      jobs: async (_: unknown, args: ConnectionArgs & { filter?: GraphQLJobFilter | null }, ctx: Ctx, info: GraphQLResolveInfo) => {
+        const input = pageInput(args);
+        const page = await listJobs(ctx.deps, ctx.actor, jobFilter(args.filter), input, jobColumns.of(info, ...NODES), pageRelations(info));
         const nodes = await readAhead(page, ctx, info);
-        return toConnection({ items: nodes, nextCursor: page.nextCursor }, (node) => node);
+        return toConnection({ ...page, items: nodes }, input, (node) => node);
       },
-      job: async (_: unknown, args: { id: number }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, args.id)),
-      faults: async (_: unknown, args: { jobId?: number | null; assetId?: number | null }, ctx: Ctx) =>
-        (await listFaults(ctx.deps, ctx.actor, args)).map(presentFault),
+      job: async (_: unknown, args: { id: string }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, databaseIdOf(args.id, 'Job', 'id'))),
+      faults: async (_: unknown, args: ConnectionArgs & { jobId?: string | null; assetId?: string | null }, ctx: Ctx) => {
+        const input = pageInput(args);
+        const filter = { jobId: optionalDatabaseIdOf(args.jobId, 'Job', 'jobId'), assetId: optionalDatabaseIdOf(args.assetId, 'Asset', 'assetId') };
+        return toConnection(await listFaults(ctx.deps, ctx.actor, filter, input), input, presentFault);
+      },
     },
     Mutation: {
-      createJob: async (_: unknown, args: { input: CreateJobInput }, ctx: Ctx) => presentJob(await createJob(ctx.deps, ctx.actor, args.input)),
+      createJob: async (_: unknown, { input }: { input: CreateJobInput & { templateId: string; assetId?: string | null; assigneeIds?: string[] | null; stepOwners?: { stepId: string; userId: string }[] | null } }, ctx: Ctx) =>
+        jobPayload(
+          await createJob(ctx.deps, ctx.actor, {
+            ...input,
+            templateId: databaseIdOf(input.templateId, 'Template', 'input.templateId'),
+            assetId: optionalDatabaseIdOf(input.assetId, 'Asset', 'input.assetId'),
+            assigneeIds: databaseIdsOf(input.assigneeIds, 'User', 'input.assigneeIds'),
+            stepOwners: input.stepOwners?.map((owner, i) => ({ stepId: owner.stepId, userId: databaseIdOf(owner.userId, 'User', `input.stepOwners.${i}.userId`) })),
+          } as CreateJobInput),
+        ),
       startJob: transitionResolver('start'),
       pauseJob: transitionResolver('pause'),
       resumeJob: transitionResolver('resume'),
       completeJob: transitionResolver('complete'),
       cancelJob: transitionResolver('cancel'),
-      recordStep: async (_: unknown, args: { input: RecordStepInput }, ctx: Ctx) => presentJob(await recordStep(ctx.deps, ctx.actor, args.input)),
-      raiseFault: async (_: unknown, args: { input: RaiseFaultInput }, ctx: Ctx) => presentFault(await raiseFault(ctx.deps, ctx.actor, args.input)),
-      closeFault: async (_: unknown, args: { faultId: number; note: string }, ctx: Ctx) => presentFault(await closeFault(ctx.deps, ctx.actor, args)),
+      recordStep: async (_: unknown, { input }: { input: RecordStepInput & { jobId: string } }, ctx: Ctx) => {
+        const payload = jobPayload(await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') } as RecordStepInput));
+        return { ...payload, record: await recordOf(payload.job, input.stepId, ctx) };
+      },
+      raiseFault: async (_: unknown, { input }: { input: RaiseFaultInput & { jobId?: string | null; assetId?: string | null } }, ctx: Ctx) => ({
+        fault: presentFault(
+          await raiseFault(ctx.deps, ctx.actor, {
+            ...input,
+            jobId: optionalDatabaseIdOf(input.jobId, 'Job', 'input.jobId'),
+            assetId: optionalDatabaseIdOf(input.assetId, 'Asset', 'input.assetId'),
+          } as RaiseFaultInput),
+        ),
+      }),
+      closeFault: async (_: unknown, { input }: { input: { faultId: string; note: string } }, ctx: Ctx) => ({
+        fault: presentFault(await closeFault(ctx.deps, ctx.actor, { faultId: databaseIdOf(input.faultId, 'Fault', 'input.faultId'), note: input.note })),
+      }),
     },
     Job: {
       // a job of the jobs connection comes with these read ahead; any other job (by id, of a fault, of a mutation) loads them
@@ -348,12 +493,14 @@ export const jobsModule: SchemaModule = {
         const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
       },
-      faults: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobFaults.load(job.id)).map(presentFault),
+      // a job's faults are batched for a page of jobs (one statement): paged in memory
+      faults: async (job: PresentedJob, args: ConnectionArgs, ctx: Ctx) => connectionFromArray(await ctx.loaders.jobFaults.load(job.id), args, presentFault),
       createdBy: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(job.createdById),
     },
     // the templates module's diff lists job rows: presented here, where Job's fields are resolved
     VersionDiff: {
-      jobsOnOlderVersion: (diff: { jobsOnOlderVersion: JobRow[] }) => diff.jobsOnOlderVersion.map(presentJob),
+      jobsOnOlderVersion: (diff: { jobsOnOlderVersion: JobRow[] }, args: ConnectionArgs) =>
+        connectionFromArray([...diff.jobsOnOlderVersion].sort((a, b) => a.id - b.id), args, presentJob),
     },
     StepRecord: {
       recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(record.recordedById),

@@ -39,9 +39,14 @@ export const notificationsModule: SchemaModule = {
       notificationPreferences: NotificationPreferences!
     }
 
+    type SetNotificationPreferencesPayload {
+      "the preferences as now stored"
+      preferences: NotificationPreferences!
+    }
+
     extend type Mutation {
       "Changes the caller's notification preferences; omitted fields and kinds keep their values."
-      setNotificationPreferences(input: NotificationPreferencesInput!): NotificationPreferences!
+      setNotificationPreferences(input: NotificationPreferencesInput!): SetNotificationPreferencesPayload!
     }
   `,
   resolvers: {
@@ -52,7 +57,7 @@ export const notificationsModule: SchemaModule = {
       setNotificationPreferences: async (_root, args: { input: { language?: string | null; kinds?: { kind: NotificationKind; enabled: boolean }[] | null } }, ctx: GraphQLContext) => {
         const { language, kinds } = args.input;
         const changes = kinds ? Object.fromEntries(kinds.map((k) => [k.kind, k.enabled])) : undefined;
-        return present(await changePreferences(ctx.deps, ctx.actor, { ...(language !== undefined && { language }), ...(changes && { kinds: changes }) }));
+        return { preferences: present(await changePreferences(ctx.deps, ctx.actor, { ...(language !== undefined && { language }), ...(changes && { kinds: changes }) })) };
       },
     },
   },

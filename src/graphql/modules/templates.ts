@@ -1,7 +1,9 @@
 import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
-import { pageInput, type ConnectionArgs } from '../connection';
-import { toConnection } from '../connection';
+import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
+import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';
+import type { Content, Section, Step } from '../../domain/content';
+import { AppError } from '../../errors';
 import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
 import { TEMPLATE_COLUMNS, type TemplateFilter } from '../../repos/templates';
 import { VERSION_SUMMARY_COLUMNS } from '../../repos/template-versions';
@@ -30,9 +32,11 @@ import {
  * through this request's loaders (ctx.loaders.template, .version, …).
  */
 type Ctx = GraphQLContext;
-type Id = { id: number };
-type VersionId = { versionId: number };
-type Signed = VersionId & { password?: string | null; code?: string | null };
+type Id = { id: string };
+type VersionInput = { input: { versionId: string; reason?: string; password?: string | null; code?: string | null } };
+/** a version's section and step, with the version they are read from (their global ids include it) */
+type VersionSection = Section & { versionId: number };
+type VersionStep = Step & { versionId: number };
 
 /** What each Template field reads of a template row (`ctx.loaders.template(templateColumns.of(info))`). */
 export const templateColumns = new SelectedColumns({
@@ -40,6 +44,7 @@ export const templateColumns = new SelectedColumns({
   always: ['id'],
   byField: {
     id: [],
+    databaseId: [],
     title: ['title'],
     description: ['description'],
     tags: ['tags'],
@@ -60,6 +65,7 @@ export const versionColumns = new SelectedColumns({
   always: ['id'],
   byField: {
     id: [],
+    databaseId: [],
     number: ['number'],
     state: ['state'],
     template: ['template_id'],
@@ -76,6 +82,54 @@ export const versionColumns = new SelectedColumns({
 
 const version = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => presentVersion(await promise);
 const template = async (promise: Promise<Parameters<typeof presentTemplate>[0]>) => presentTemplate(await promise);
+
+/** The version an input's `versionId` names. */
+const versionIdOf = (input: { versionId: unknown }) => databaseIdOf(input.versionId, 'TemplateVersion', 'input.versionId');
+
+/** A version payload: the version as it now is. */
+const versionPayload = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => ({ version: presentVersion(await promise) });
+
+interface GraphQLContentInput {
+  sections: ({ sectionId?: string | null; steps?: ({ stepId?: string | null } & Record<string, unknown>)[] | null } & Record<string, unknown>)[];
+}
+
+/** GraphQL's ContentInput as the content document's: a section's `sectionId` and a step's `stepId` are the document's `id`. */
+function contentDocument(content: GraphQLContentInput | null | undefined): unknown {
+  if (!content) return content;
+  return {
+    sections: content.sections.map(({ sectionId, steps, ...section }) => ({
+      ...section,
+      ...(sectionId != null && { id: sectionId }),
+      ...(steps != null && { steps: steps.map(({ stepId, ...step }) => ({ ...step, ...(stepId != null && { id: stepId }) })) }),
+    })),
+  };
+}
+
+/**
+ * The service's answer, with a VALIDATION_ERROR about the content naming GraphQL's fields: the document's `id` of
+ * a section or step is `sectionId` / `stepId` in ContentInput (`content.sections.0.steps.1.stepId`).
+ */
+async function withContentPaths<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    const fields = error instanceof AppError && error.code === 'VALIDATION_ERROR' ? (error.details?.fields as { path?: unknown }[] | undefined) : undefined;
+    if (!Array.isArray(fields)) throw error;
+    const renamed = fields.map((field) =>
+      typeof field.path === 'string' ? { ...field, path: field.path.replace(/(\.steps\.\d+)\.id$/, '$1.stepId').replace(/(\.sections\.\d+)\.id$/, '$1.sectionId') } : field,
+    );
+    throw new AppError('VALIDATION_ERROR', (error as AppError).message, { ...(error as AppError).details, fields: renamed });
+  }
+}
+
+/** CreateTemplateInput / UpdateTemplateInput with their ids as the database ids the service takes. */
+function templateFields<T extends { assetClassId?: unknown; organizationIds?: readonly unknown[] | null }>(input: T) {
+  return {
+    ...input,
+    assetClassId: optionalDatabaseIdOf(input.assetClassId, 'AssetClass', 'input.assetClassId'),
+    organizationIds: databaseIdsOf(input.organizationIds, 'Organization', 'input.organizationIds'),
+  };
+}
 
 export const templatesModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
@@ -102,29 +156,36 @@ export const templatesModule: SchemaModule = {
       PUBLISHED
     }
 
-    type Template {
-      id: Int!
+    type Template implements Node {
+      id: ID!
+      "the template's id in REST"
+      databaseId: Int!
       title: String!
       description: String!
       tags: [String!]!
       assetClass: AssetClass
+      "a list: at most 1,000 (what createTemplate and updateTemplate take)"
       organizations: [Organization!]!
       owner: User
-      versions: [TemplateVersion!]!
+      "oldest first"
+      versions(${CONNECTION_ARGS}): TemplateVersionConnection!
       latestVersion: TemplateVersion!
       publishedVersion: TemplateVersion
       createdAt: DateTime!
       updatedAt: DateTime!
     }
 
-    type TemplateVersion {
-      id: Int!
+    type TemplateVersion implements Node {
+      id: ID!
+      "the version's id in REST (the PDF, the package, jobs' versionId)"
+      databaseId: Int!
       number: Int!
       state: VersionState!
       template: Template!
       content: Content!
       "SHA-256 of the canonical content: what signatures sign"
       contentHash: String!
+      "a list: at most two (APPROVED, then PUBLISHED)"
       signatures: [Signature!]!
       createdBy: User
       updatedBy: User
@@ -133,12 +194,16 @@ export const templatesModule: SchemaModule = {
       updatedAt: DateTime!
     }
 
+    "The version's document; its lists are bounded by the document's limits (200 sections, 500 steps a section, 100 fields a step)."
     type Content {
       sections: [Section!]!
     }
 
-    type Section {
-      id: String!
+    "A section of one version: its id is that version's copy; sectionId is the key it keeps across versions."
+    type Section implements Node {
+      id: ID!
+      "the section's stable key (the content document's id)"
+      sectionId: String!
       title: String!
       steps: [Step!]!
     }
@@ -149,14 +214,19 @@ export const templatesModule: SchemaModule = {
     }
 
     type StepModel {
+      "the model's file (databaseId of a File)"
       fileId: Int!
       anchorPose: AnchorPose
     }
 
-    type Step {
-      id: String!
+    "A step of one version: its id is that version's copy; stepId is the key records, step owners and faults refer to."
+    type Step implements Node {
+      id: ID!
+      "the step's stable key, the same in every version (the content document's id)"
+      stepId: String!
       title: String!
       body: String!
+      "file ids (databaseId of a File), as the content document holds them"
       media: [Int!]!
       model: StepModel
       fields: [Field!]!
@@ -171,6 +241,7 @@ export const templatesModule: SchemaModule = {
       min: Float
       max: Float
       options: [String!]
+      "the sensor (databaseId of a Sensor) a SENSOR field reads"
       sensorId: Int
     }
 
@@ -182,23 +253,17 @@ export const templatesModule: SchemaModule = {
       contentHash: String!
     }
 
-    type TemplateEdge {
-      node: Template!
-      cursor: String!
-    }
+    ${connectionTypeDefs('Template')}
+    ${connectionTypeDefs('TemplateVersion')}
 
-    type TemplateConnection {
-      edges: [TemplateEdge!]!
-      pageInfo: PageInfo!
-    }
-
+    "A step named by a diff (bounded by the two versions' steps)."
     type StepRef {
-      id: String!
+      stepId: String!
       title: String!
     }
 
     type ChangedStep {
-      id: String!
+      stepId: String!
       title: String!
       "what changed: title, body, media, model, section, fields.<key> (added, removed or changed fields)"
       changedFields: [String!]!
@@ -210,7 +275,7 @@ export const templatesModule: SchemaModule = {
       moved: [StepRef!]!
       changed: [ChangedStep!]!
       "open jobs (OPEN, IN_PROGRESS, PAUSED) still pinned to the older version"
-      jobsOnOlderVersion: [Job!]!
+      jobsOnOlderVersion(${CONNECTION_ARGS}): JobConnection!
     }
 
     input TemplateFilter {
@@ -218,7 +283,7 @@ export const templatesModule: SchemaModule = {
       search: String
       tag: String
       state: VersionState
-      assetClassId: Int
+      assetClassId: ID
     }
 
     input FieldInput {
@@ -230,6 +295,7 @@ export const templatesModule: SchemaModule = {
       min: Float
       max: Float
       options: [String!]
+      "databaseId of a Sensor"
       sensorId: Int
     }
 
@@ -239,22 +305,25 @@ export const templatesModule: SchemaModule = {
     }
 
     input StepModelInput {
+      "databaseId of a File (an upload's id)"
       fileId: Int!
       anchorPose: AnchorPoseInput
     }
 
     input StepInput {
-      "omitted: a new step"
-      id: String
+      "the step's stable key; omitted: a new step"
+      stepId: String
       title: String!
       body: String
+      "databaseIds of Files (uploads' ids)"
       media: [Int!]
       model: StepModelInput
       fields: [FieldInput!]
     }
 
     input SectionInput {
-      id: String
+      "the section's stable key; omitted: a new section"
+      sectionId: String
       title: String!
       steps: [StepInput!]
     }
@@ -268,80 +337,192 @@ export const templatesModule: SchemaModule = {
       description: String
       tags: [String!]
       content: ContentInput
-      assetClassId: Int
-      organizationIds: [Int!]
+      assetClassId: ID
+      organizationIds: [ID!]
     }
 
     input UpdateTemplateInput {
+      templateId: ID!
       title: String
       description: String
       tags: [String!]
-      assetClassId: Int
-      organizationIds: [Int!]
+      assetClassId: ID
+      organizationIds: [ID!]
+    }
+
+    input CreateDraftInput {
+      templateId: ID!
+    }
+
+    input UpdateDraftInput {
+      versionId: ID!
+      content: ContentInput!
+    }
+
+    input SubmitVersionInput {
+      versionId: ID!
+    }
+
+    input RejectVersionInput {
+      versionId: ID!
+      reason: String!
+    }
+
+    "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
+    input ApproveVersionInput {
+      versionId: ID!
+      password: String
+      code: String
+    }
+
+    "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
+    input PublishVersionInput {
+      versionId: ID!
+      password: String
+      code: String
+    }
+
+    input RetireVersionInput {
+      versionId: ID!
+    }
+
+    type CreateTemplatePayload {
+      template: Template!
+      "version 1, a DRAFT"
+      version: TemplateVersion!
+    }
+
+    type UpdateTemplatePayload {
+      template: Template!
+    }
+
+    type CreateDraftPayload {
+      "the new DRAFT"
+      version: TemplateVersion!
+    }
+
+    type UpdateDraftPayload {
+      version: TemplateVersion!
+    }
+
+    type SubmitVersionPayload {
+      version: TemplateVersion!
+    }
+
+    type RejectVersionPayload {
+      version: TemplateVersion!
+    }
+
+    type ApproveVersionPayload {
+      version: TemplateVersion!
+    }
+
+    type PublishVersionPayload {
+      version: TemplateVersion!
+      "the template (its versions: the one this publish retired, if any, is RETIRED)"
+      template: Template!
+    }
+
+    type RetireVersionPayload {
+      version: TemplateVersion!
     }
 
     extend type Query {
-      templates(first: Int, after: String, filter: TemplateFilter): TemplateConnection!
-      template(id: Int!): Template
-      templateVersion(id: Int!): TemplateVersion
-      versionDiff(fromVersionId: Int!, toVersionId: Int!): VersionDiff!
+      "in id (creation) order"
+      templates(${CONNECTION_ARGS}, filter: TemplateFilter): TemplateConnection!
+      template(id: ID!): Template
+      templateVersion(id: ID!): TemplateVersion
+      versionDiff(fromVersionId: ID!, toVersionId: ID!): VersionDiff!
     }
 
     extend type Mutation {
       "creates the template and its version 1 as a DRAFT"
-      createTemplate(input: CreateTemplateInput!): Template!
-      updateTemplate(id: Int!, input: UpdateTemplateInput!): Template!
+      createTemplate(input: CreateTemplateInput!): CreateTemplatePayload!
+      updateTemplate(input: UpdateTemplateInput!): UpdateTemplatePayload!
       "a new DRAFT, a copy of the latest version"
-      createDraft(templateId: Int!): TemplateVersion!
-      updateDraft(versionId: Int!, content: ContentInput!): TemplateVersion!
-      submitVersion(versionId: Int!): TemplateVersion!
-      rejectVersion(versionId: Int!, reason: String!): TemplateVersion!
-      "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
-      approveVersion(versionId: Int!, password: String, code: String): TemplateVersion!
+      createDraft(input: CreateDraftInput!): CreateDraftPayload!
+      updateDraft(input: UpdateDraftInput!): UpdateDraftPayload!
+      submitVersion(input: SubmitVersionInput!): SubmitVersionPayload!
+      rejectVersion(input: RejectVersionInput!): RejectVersionPayload!
+      "an electronic signature"
+      approveVersion(input: ApproveVersionInput!): ApproveVersionPayload!
       "an electronic signature; retires the previously published version"
-      publishVersion(versionId: Int!, password: String, code: String): TemplateVersion!
-      retireVersion(versionId: Int!): TemplateVersion!
+      publishVersion(input: PublishVersionInput!): PublishVersionPayload!
+      retireVersion(input: RetireVersionInput!): RetireVersionPayload!
     }
   `,
   resolvers: {
     Query: {
-      templates: async (_root, args: ConnectionArgs & { filter?: TemplateFilter | null }, ctx: Ctx) =>
-        toConnection(await listTemplates(ctx.deps, ctx.actor, args.filter ?? {}, pageInput(args)), presentTemplate),
-      template: (_root, args: Id, ctx: Ctx) => template(getTemplate(ctx.deps, ctx.actor, args.id)),
-      templateVersion: (_root, args: Id, ctx: Ctx) => version(getVersion(ctx.deps, ctx.actor, args.id)),
-      versionDiff: (_root, args: { fromVersionId: number; toVersionId: number }, ctx: Ctx) =>
-        diffVersions(ctx.deps, ctx.actor, args.fromVersionId, args.toVersionId),
+      templates: async (_root, args: ConnectionArgs & { filter?: (TemplateFilter & { assetClassId?: unknown }) | null }, ctx: Ctx) => {
+        const page = pageInput(args);
+        const filter = { ...args.filter, assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId') };
+        return toConnection(await listTemplates(ctx.deps, ctx.actor, filter, page), page, presentTemplate);
+      },
+      template: (_root, args: Id, ctx: Ctx) => template(getTemplate(ctx.deps, ctx.actor, databaseIdOf(args.id, 'Template', 'id'))),
+      templateVersion: (_root, args: Id, ctx: Ctx) => version(getVersion(ctx.deps, ctx.actor, databaseIdOf(args.id, 'TemplateVersion', 'id'))),
+      versionDiff: (_root, args: { fromVersionId: string; toVersionId: string }, ctx: Ctx) =>
+        diffVersions(ctx.deps, ctx.actor, databaseIdOf(args.fromVersionId, 'TemplateVersion', 'fromVersionId'), databaseIdOf(args.toVersionId, 'TemplateVersion', 'toVersionId')),
     },
     Mutation: {
-      createTemplate: (_root, args: { input: CreateTemplateInput }, ctx: Ctx) => template(createTemplate(ctx.deps, ctx.actor, args.input)),
-      updateTemplate: (_root, args: Id & { input: Omit<CreateTemplateInput, 'content'> }, ctx: Ctx) =>
-        template(updateTemplate(ctx.deps, ctx.actor, args.id, args.input)),
-      createDraft: (_root, args: { templateId: number }, ctx: Ctx) => version(createDraft(ctx.deps, ctx.actor, args.templateId)),
-      updateDraft: (_root, args: VersionId & { content: unknown }, ctx: Ctx) => version(updateDraft(ctx.deps, ctx.actor, args.versionId, args.content)),
-      submitVersion: (_root, args: VersionId, ctx: Ctx) => version(submitVersion(ctx.deps, ctx.actor, args.versionId)),
-      rejectVersion: (_root, args: VersionId & { reason: string }, ctx: Ctx) => version(rejectVersion(ctx.deps, ctx.actor, args.versionId, args.reason)),
-      approveVersion: (_root, args: Signed, ctx: Ctx) => version(approveVersion(ctx.deps, ctx.actor, args.versionId, args, ctx.meta)),
-      publishVersion: (_root, args: Signed, ctx: Ctx) => version(publishVersion(ctx.deps, ctx.actor, args.versionId, args, ctx.meta)),
-      retireVersion: (_root, args: VersionId, ctx: Ctx) => version(retireVersion(ctx.deps, ctx.actor, args.versionId)),
+      createTemplate: async (_root, { input }: { input: CreateTemplateInput & { content?: GraphQLContentInput } }, ctx: Ctx) => {
+        const created = presentTemplate(await withContentPaths(createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) } as CreateTemplateInput)));
+        return { template: created, version: (await ctx.loaders.versionsByTemplate.load(created.id))[0] };
+      },
+      updateTemplate: async (_root, { input }: { input: Omit<CreateTemplateInput, 'content'> & { templateId: string } }, ctx: Ctx) => {
+        const { templateId, ...fields } = input;
+        const id = databaseIdOf(templateId, 'Template', 'input.templateId');
+        return { template: await template(updateTemplate(ctx.deps, ctx.actor, id, templateFields(fields) as Omit<CreateTemplateInput, 'content'>)) };
+      },
+      createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
+        versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
+      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
+        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
+      submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
+      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!)),
+      approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
+      publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
+        const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));
+        return { version: published, template: await ctx.loaders.template(templateColumns.of(info, ['template'])).load(published.templateId) };
+      },
+      retireVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(retireVersion(ctx.deps, ctx.actor, versionIdOf(input))),
     },
     Template: {
       assetClass: (t: PresentedTemplate, _args, ctx: Ctx) => (t.assetClassId ? ctx.loaders.assetClass.load(t.assetClassId) : null),
       organizations: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.organizationsByTemplate.load(t.id),
       owner: (t: PresentedTemplate, _args, ctx: Ctx, info) => (t.ownerId ? ctx.loaders.user(userColumns.of(info)).load(t.ownerId) : null),
-      versions: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.versionsByTemplate.load(t.id),
+      // a template's versions are few (one per edit cycle) and batched for a page of templates: paged in memory
+      versions: async (t: PresentedTemplate, args: ConnectionArgs, ctx: Ctx) => connectionFromArray(await ctx.loaders.versionsByTemplate.load(t.id), args, (v) => v),
       // versions load oldest first: the latest is the last
       latestVersion: async (t: PresentedTemplate, _args, ctx: Ctx) => (await ctx.loaders.versionsByTemplate.load(t.id)).at(-1),
       publishedVersion: async (t: PresentedTemplate, _args, ctx: Ctx) =>
         (await ctx.loaders.versionsByTemplate.load(t.id)).find((v) => v.state === 'PUBLISHED') ?? null,
     },
     TemplateVersion: {
-      // a version from the loader (a job's) comes without its document: loaded when asked for
-      content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) =>
-        'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content,
+      // a version from the loader (a job's) comes without its document: loaded when asked for; its sections and
+      // steps are that version's (their ids include it)
+      content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) => {
+        const content: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
+        return content && { sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
+      },
       template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),
       createdBy: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.user(userColumns.of(info)).load(v.createdById),
       updatedBy: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.user(userColumns.of(info)).load(v.updatedById),
+    },
+    Section: {
+      id: (section: VersionSection) => versionPartId('Section', section.versionId, section.id),
+      sectionId: (section: VersionSection) => section.id,
+      steps: (section: VersionSection): VersionStep[] => section.steps.map((step) => ({ ...step, versionId: section.versionId })),
+    },
+    Step: {
+      id: (step: VersionStep) => versionPartId('Step', step.versionId, step.id),
+      stepId: (step: VersionStep) => step.id,
+    },
+    StepRef: {
+      stepId: (ref: { id: string }) => ref.id,
+    },
+    ChangedStep: {
+      stepId: (ref: { id: string }) => ref.id,
     },
     Signature: {
       // the signature copied the signer's name and email: it stays readable when the account is gone

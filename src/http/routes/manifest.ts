@@ -31,6 +31,7 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
   ],
   adminClient: [
     ['get', '/api/admin/client'],
+    ['get', '/api/admin/client/:id'],
     ['post', '/api/admin/client'],
     ['put', '/api/admin/client/:id'],
     ['delete', '/api/admin/client/:id'],
@@ -79,6 +80,8 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
   clientAccount: [
     ['post', '/api/client/auth/sign-up'],
     ['post', '/api/client/auth/create-account'],
+    ['get', '/api/client/auth/set-password/:token'],
+    ['get', '/api/client/auth/reset-password/:token'],
     ['post', '/api/client/auth/set-password/:token'],
     ['post', '/api/client/auth/forgot'],
     ['post', '/api/client/auth/reset-password/:token'],
@@ -96,6 +99,7 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
   ],
   adminSecurity: [
     ['post', '/api/admin/user/:userId/invite'],
+    ['post', '/api/admin/user/:userId/invitation-link'],
     ['post', '/api/admin/user/:userId/unlock'],
   ],
   adminLicenseOnPrem: [

@@ -1,11 +1,24 @@
 import { z } from 'zod';
-import { Client, Deleted, License, Page, User } from '../../../../presenters/schemas';
+import { Client, Deleted, License, Page, UserWithInvitation } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { createClient, deleteClient, listClients, updateClient } from '../../../../services/clients';
+import { createClient, deleteClient, getClient, listClients, updateClient } from '../../../../services/clients';
 import { presentClient, presentLicense, presentUser } from '../../../../presenters';
 import { changedBy } from '../../../../services/events';
 import { ClientListQuery, CreateClient, UpdateClient } from './schema';
+import { invitationNotice } from '../../../../services/invitation-links';
+import type { Deps } from '../../../../deps';
+import type { UserWithRoles } from '../../../../repos/users';
+
+/**
+ * An owner created without a password is invited: the answer says where the invitation went. Nobody of
+ * the new client can take its link out of the outbox yet (that is a Security Administrator's), so without
+ * a mail server the console suggests giving the owner a password instead.
+ */
+function ownerAnswer(deps: Deps, owner: UserWithRoles) {
+  if (owner.status !== 'invited') return presentUser(owner);
+  return { ...presentUser(owner), invitation: { ...invitationNotice(deps), linkRevealable: false } };
+}
 
 export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
@@ -21,10 +34,22 @@ export const adminClientRoutes: RouteSpec[] = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/admin/client/:id',
+    operationId: 'getClient',
+    response: Client,
+    summary: 'Get a client by id (the console names it on its pages)',
+    auth: 'admin',
+    params: IdParams,
+    async handler({ deps, params }) {
+      return presentClient(await getClient(deps, params.id));
+    },
+  }),
+  defineRoute({
     method: 'post',
     path: '/api/admin/client',
     operationId: 'createClient',
-    response: Client.extend({ owner: User, licenses: z.array(License) }).meta({ id: 'CreatedClient' }),
+    response: Client.extend({ owner: UserWithInvitation, licenses: z.array(License) }).meta({ id: 'CreatedClient' }),
     errors: ['CONFLICT', 'LICENSE_CLIENTS_EXHAUSTED', 'LICENSE_SEATS_EXHAUSTED'],
     summary: 'Create a client with its seat licenses and its owner (a Security Administrator)',
     auth: 'admin',
@@ -34,7 +59,7 @@ export const adminClientRoutes: RouteSpec[] = [
       const created = await createClient(deps, body, changedBy(actor, meta));
       return {
         ...presentClient(created.client),
-        owner: presentUser(created.owner),
+        owner: ownerAnswer(deps, created.owner),
         licenses: created.licenses.map(presentLicense),
       };
     },

@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { Deleted, License, Page } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
+import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
 import { presentLicense } from '../../../../presenters';
 import { changedBy } from '../../../../services/events';
 import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
@@ -11,12 +12,14 @@ export const adminLicenseRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/admin/license',
     operationId: 'listLicenses',
-    response: Page(License),
-    summary: "List seat licenses, of one client with ?clientId= or of all",
+    response: Page(License.extend({ clientName: z.string().nullable() })),
+    summary: 'List seat licenses (each with its clientName), of one client with ?clientId= or of all',
     auth: 'admin',
     query: ListLicenses,
     async handler({ deps, query }) {
-      return mapPage(await listLicenses(deps, query.clientId, query), presentLicense);
+      const page = await listLicenses(deps, query.clientId, query);
+      const names = await clientNamesOf(deps, page.items);
+      return mapPage(page, (license) => ({ ...presentLicense(license), clientName: names.get(license.client_id) ?? null }));
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
-import { Unlocked, User } from '../../../../presenters/schemas';
+import { Unlocked, UserWithInvitation } from '../../../../presenters/schemas';
 import { z } from 'zod';
-import { defineRoute, type RouteSpec } from '../../../route';
+import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
 import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { getUserAcrossClients } from '../../../../services/users';
@@ -8,17 +8,25 @@ import { unlockUser } from '../../../../services/lockout';
 import { tenantScope } from '../../../../db/tenant';
 import { resendInvitation } from '../../../../services/accounts';
 import { presentUser } from '../../../../presenters';
+import { invitationNotice, revealInvitationLink } from '../../../../services/invitation-links';
 import { eventActorOf } from '../../../../services/events';
 
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });
+
+/** The invitation link handed over once (README: "Without a mail server"). */
+const InvitationLink = z.object({
+  link: z.string().describe('<publicUrl>/auth/set-password/<token>: give it to the invited person only; never shown again'),
+  userId: PositiveId,
+  email: z.string(),
+});
 
 export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/invite',
     operationId: 'inviteUser',
-    response: User,
+    response: UserWithInvitation,
     errors: ['CONFLICT'],
     summary: 'Email a new invitation to a user who has not set a password yet (the older link stops working; 409 otherwise)',
     auth: 'user',
@@ -26,7 +34,25 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     rateLimit: { max: 20, windowMs: 15 * 60_000 },
     async handler({ deps, actor, params, meta }) {
-      return presentUser(await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), meta }));
+      const user = await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), meta });
+      return { ...presentUser(user), invitation: invitationNotice(deps) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/user/:userId/invitation-link',
+    operationId: 'revealInvitationLink',
+    errors: ['CONFLICT'],
+    summary:
+      "Without a mail server: hand the invitation link of an invited user of the caller's client to the Security Administrator, once (then removed from the outbox; a security event). 409 CONFLICT when mail is configured, the user is not invited or the link was handed over already",
+    auth: 'user',
+    roles: [SECURITY_ADMIN],
+    params: UnlockParams,
+    // a link per invitation, rarely more than a few an hour: a tight budget against a stolen session harvesting links
+    rateLimit: principalBudget('invitation-link', 10, 15 * 60_000),
+    response: InvitationLink,
+    async handler({ deps, actor, params, meta }) {
+      return revealInvitationLink(deps, actor.scope, params.userId, { userId: actor.userId, meta });
     },
   }),
   defineRoute({

@@ -1,12 +1,13 @@
-import { Deleted, Page, User, UserReportRow as UserReportRowData } from '../../../../presenters/schemas';
+import { Deleted, Page, User, UserReportRow as UserReportRowData, UserWithInvitation, UserWithState } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { tenantScope } from '../../../../db/tenant';
 import { fieldError } from '../../../../errors';
 import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { getClient } from '../../../../services/clients';
-import { createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
+import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
+import { invitationNotice } from '../../../../services/invitation-links';
 import { changedBy } from '../../../../services/events';
 import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
 import { iterateUserReport, userReport } from '../../../../services/reports';
@@ -39,9 +40,10 @@ export const adminUserRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/admin/user',
     operationId: 'listUsers',
-    response: Page(User),
+    response: Page(UserWithState),
     errors: ['NOT_FOUND'],
-    summary: "List users of the caller's client (system administrators: of ?clientId=)",
+    summary:
+      "List users of the caller's client (system administrators: of ?clientId=), each with locked, twoFactorEnabled and lastSecurityAdministrator",
     auth: 'user-or-admin',
     roles: securityAdmin,
     query: ListUsers,
@@ -52,7 +54,10 @@ export const adminUserRoutes: RouteSpec[] = [
         if (query.clientId === undefined) throw fieldError('query.clientId', 'required for system administrators');
         scope = tenantScope((await getClient(deps, query.clientId)).id);
       }
-      return mapPage(await listUsers(deps, scope, query), presentUser);
+      const page = await listUsers(deps, scope, query);
+      // the account state lets the console offer only the actions that apply (README: Users page)
+      const states = await accountStates(deps, scope, page.items);
+      return mapPage(page, (user) => ({ ...presentUser(user), ...states.get(user.id)! }));
     },
   }),
   // The static report routes come before /api/admin/user/:userId, which would
@@ -113,15 +118,18 @@ export const adminUserRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/user',
     operationId: 'createUser',
-    response: User,
+    response: UserWithInvitation,
     errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
-    summary: "Create a user in the caller's client",
+    summary:
+      "Create a user in the caller's client; without a password the user is invited and the answer's invitation says {delivery: 'queued' (mail server) | 'outbox' (no mail server), linkRevealable}",
     auth: 'user',
     roles: securityAdmin,
     body: CreateUser,
     status: 201,
     async handler({ deps, actor, body, meta }) {
-      return presentUser(await createUser(deps, actor.scope, body, changedBy(actor, meta)));
+      const user = await createUser(deps, actor.scope, body, changedBy(actor, meta));
+      // without a password the user is invited: say truthfully where the invitation went
+      return user.status === 'invited' ? { ...presentUser(user), invitation: invitationNotice(deps) } : presentUser(user);
     },
   }),
   defineRoute({

@@ -10,6 +10,7 @@ import { logoUrl } from '../../../../services/branding';
 import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '../../../../presenters';
 import {
   acceptInvitation,
+  accountLinkDetails,
   changePassword,
   createAccount,
   getAdminContact,
@@ -21,6 +22,7 @@ import {
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
 import { changedBy } from '../../../../services/events';
 import {
+  AccountLinkDetails,
   ChangePassword,
   CreateAccount,
   Forgot,
@@ -95,6 +97,27 @@ export const clientAccountRoutes: RouteSpec[] = [
       return { client: presentClient(created.client), user: presentUser(created.owner), licenses: created.licenses.map(presentLicense) };
     },
   }),
+  ...(
+    [
+      ['/api/client/auth/set-password/:token', 'invite', 'invitation', 'getInvitationDetails'],
+      ['/api/client/auth/reset-password/:token', 'reset', 'password-reset', 'getPasswordResetDetails'],
+    ] as const
+  ).map(([path, purpose, what, operationId]) =>
+    defineRoute({
+      method: 'get',
+      path,
+      operationId,
+      errors: ['TOKEN_INVALID'],
+      summary: `Before setting a password with the ${what} link: the account's email and its client's password policy {minLength, rules} (the token is checked, not used; 400 TOKEN_INVALID when expired or used)`,
+      auth: 'public',
+      params: TokenParams,
+      rateLimit: perIp,
+      response: AccountLinkDetails,
+      async handler({ deps, params }) {
+        return accountLinkDetails(deps, params.token, purpose);
+      },
+    }),
+  ),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/set-password/:token',

@@ -71,3 +71,9 @@ export const UpdateSecuritySettings = z
   })
   .partial()
   .strict();
+
+/** What the page of an invitation or reset link shows before the first attempt (issue 27). */
+export const AccountLinkDetails = z.object({
+  email: z.string(),
+  passwordPolicy: z.object({ minLength: z.number().int(), rules: z.array(z.string()).describe('the rules the password must meet, in words') }),
+});
