@@ -46,7 +46,7 @@ function checkerFor(baseUrl: string): Promise<Checker> {
     const response = await fetch(`${baseUrl}/api/openapi.json`);
     const document = (await response.json()) as Json;
     // quick: no 3.0 check of the 3.1 document (test/http/openapi.test.ts validates it as 3.1); only the router is used
-    const api = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false, strict: false });
+    const api = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false, strict: false, ignoreTrailingSlashes: false });
     await api.init();
     const options = { strict: false, validateFormats: false, allErrors: false } as const;
     const plain = new Ajv2020(options);
