@@ -18,6 +18,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
+import { pinnedNodePath } from './pinned-node';
 import { authMeScenarios, signInStormScenario } from './bench/auth-me';
 import { killAll, writeResults } from './bench/harness';
 import { binaryScenario, graphqlScenario, meterScenario, recordScenario, usersScenario } from './bench/product';
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     seconds: Number(process.env.BENCH_SECONDS ?? 5),
     cores: os.availableParallelism(),
+    // before/after a runtime move: the Node.js the figures were taken on
+    node: process.version,
     loadAverage: os.loadavg().map((n) => Number(n.toFixed(2))),
   };
   for (const name of names) {
@@ -70,7 +74,9 @@ if (process.execArgv.includes(LOAD_GENERATOR_HEAP)) {
     process.exitCode = 1;
   });
 } else {
-  // run again with the flag (`npm run bench` and `node dist/scripts/bench.js` alike)
-  const again = spawnSync(process.execPath, [LOAD_GENERATOR_HEAP, ...process.execArgv, __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // run again with the flag (`npm run bench` and `node dist/scripts/bench.js` alike), on the pinned Node.js the product
+  // ships on (a shell's node may be the machine's 20)
+  const runtime = pinnedNodePath(path.resolve(__dirname, '..', '..')) ?? process.execPath;
+  const again = spawnSync(runtime, [LOAD_GENERATOR_HEAP, ...process.execArgv, __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exitCode = again.status ?? 1;
 }

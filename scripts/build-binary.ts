@@ -1,9 +1,13 @@
 /**
  * `npm run build:binary` → dist/wip: one self-contained executable.
  *
- * It is a Node.js single executable application (SEA) made from the runtime
- * that runs this script — no `pkg`, nothing downloaded, so an offline build
- * machine can build it:
+ * It is a Node.js single executable application (SEA) made from the pinned
+ * Node.js (scripts/pinned-node.ts: the exact version in package.json, installed
+ * by npm as node_modules/.bin/node) — no `pkg`, nothing downloaded after npm
+ * install. Started by another Node.js (a machine's Node 20), it re-runs itself
+ * on the pinned one: the blob must be made, and the code cache checked, by the
+ * runtime it goes into, so the executable is the same whatever node started
+ * the build:
  *   1. esbuild bundles the CLI (and with it migrations, config/default.json and
  *      package.json, which are imported) into one CommonJS file, and the bcrypt
  *      worker into another. Two plugins make the bundle need no file beside it:
@@ -14,7 +18,7 @@
  *   2. `node --experimental-sea-config` turns a small main script
  *      (scripts/sea-main.ts) into a blob with the assets: the bundle, the
  *      worker, the admin console's files (dist/console) and better-sqlite3's
- *      native addon (written to a cache under the data directory at run time,
+ *      native addon (its Node-API prebuild for this platform; written to a cache under the data directory at run time,
  *      see src/lib/runtime.ts); the runtime binary is copied and the blob
  *      injected with postject;
  *   3. that is done twice: first a training executable that starts a daemon on
@@ -23,13 +27,14 @@
  *      cache, so a start runs bytecode instead of compiling the bundle's
  *      functions (see scripts/sea-main.ts).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
+import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -40,9 +45,20 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 async function main(): Promise<void> {
   const started = Date.now();
   const step = (label: string) => process.stdout.write(`build-binary: ${label} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  // SEA assets and node:sea (getAsset, isSea) arrived in 20.12
-  if (major < 20 || (major === 20 && minor < 12)) throw new Error(`Node.js 20.12 or later is required to build the executable (this is ${process.version})`);
+  if (!runsOnPinnedNode()) {
+    const pinned = pinnedNodePath(root);
+    if (!pinned) {
+      throw new Error(
+        `the executable embeds Node.js ${pinnedNodeVersion()} (package.json, ${PINNED_NODE_PACKAGE}); this is ${process.version} and node_modules/${PINNED_NODE_PACKAGE} is not installed: run "npm install" on Linux x64, or this build on Node.js ${pinnedNodeVersion()}`,
+      );
+    }
+    step(`re-running on the pinned Node.js ${pinnedNodeVersion()} (started by ${process.version})`);
+    const rerun = spawnSync(pinned, [__filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+    if (rerun.error) throw rerun.error;
+    process.exitCode = rerun.status ?? 1;
+    return;
+  }
+  const major = Number(process.versions.node.split('.')[0]);
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
 
@@ -50,7 +66,8 @@ async function main(): Promise<void> {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    // the syntax of the runtime the executable embeds (nothing lowered for an older one)
+    target: `node${major}`,
     absWorkingDir: root,
     logLevel: 'warning',
     legalComments: 'none',
@@ -93,7 +110,10 @@ async function main(): Promise<void> {
   );
   step(`bundled (trusting license keys ${Object.keys(keys).join(', ') || '(none)'})`);
 
-  const addon = require.resolve('better-sqlite3/build/Release/better_sqlite3.node', { paths: [root] });
+  // better-sqlite3 ≥ 13 is Node-API, its addons prebuilt inside the package (one for every Node.js ≥ 22, so no
+  // build against the pinned headers); its exports map hides the file: found from the package's directory
+  const addon = path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'prebuilds', `${process.platform}-${process.arch}.node`);
+  if (!fs.existsSync(addon)) throw new Error(`better-sqlite3 ships no prebuilt addon for ${process.platform}-${process.arch} (${addon})`);
   const assets: Record<string, string> = {
     [ASSET.bundle]: mainBundle,
     [ASSET.sqliteAddon]: addon,
@@ -117,7 +137,7 @@ async function makeExecutable(main: string, assets: Record<string, string>, outp
   const blob = path.join(work, 'sea-prep.blob');
   const seaConfig = path.join(work, 'sea-config.json');
   // no useCodeCache: main is a few lines; the bundle's cache is an asset (see scripts/sea-main.ts)
-  // no useSnapshot: Node 20's snapshot builder cannot load node:http (nor so the bundle)
+  // no useSnapshot: Node's snapshot builder (20, 24 and 26 alike) cannot load node:http (nor so the bundle)
   fs.writeFileSync(seaConfig, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2));
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
   const temp = `${output}.tmp`;

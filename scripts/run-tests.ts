@@ -9,11 +9,17 @@
  * Before the files that need PostgreSQL, one check that the test server
  * starts: when it cannot, they do not run and the run has one failure that
  * says why (test/helpers/postgres-preflight.ts).
+ * Every file (and the check) runs on the pinned Node.js (scripts/pinned-node.ts),
+ * the one the executable embeds, whichever node started this script (npm
+ * scripts already start it on that one; `node dist/scripts/run-tests.js` in a
+ * shell whose node is the machine's 20 would not); elsewhere than Linux x64,
+ * on this process's node.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { pinnedNodePath } from './pinned-node';
 
 /**
  * Authentication, tenancy, users, licensing and the work-instruction domain:
@@ -58,6 +64,7 @@ const runs: { files: string[]; postgres: boolean }[] = postgresOnly
   : [{ files: selected, postgres: false }, ...(both && onPostgres.length > 0 ? [{ files: onPostgres, postgres: true }] : [])];
 const jobs = runs.flatMap((run) => run.files.map((file) => ({ file, postgres: run.postgres })));
 const parallel = Math.max(1, Math.min(os.availableParallelism(), 4));
+const runtime = pinnedNodePath(path.resolve(root, '..', '..')) ?? process.execPath;
 
 interface Outcome { file: string; passed: number; failed: number; crashed: boolean; output: string }
 
@@ -77,7 +84,7 @@ function needsPostgres(job: { file: string; postgres: boolean }): boolean {
 /** Starts the test PostgreSQL once: null when it starts, else why not. */
 function postgresPreflight(): Promise<string | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(runtime, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit code ${code}`));
@@ -87,7 +94,7 @@ function postgresPreflight(): Promise<string | null> {
 function runFile(file: string, postgres: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(runtime, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -104,6 +111,7 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  process.stdout.write(`tests run on ${runtime === process.execPath ? `this node (${process.version})` : path.relative(process.cwd(), runtime)}\n`);
   const outcomes: Outcome[] = [];
   let queue = [...jobs];
   const postgresJobs = jobs.filter(needsPostgres);

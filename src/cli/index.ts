@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { AppError } from '../errors';
+import { buildInfo } from '../lib/build-info';
 import { ConfigError } from '../config';
 import { CliError, UsageError } from './context';
 
@@ -48,6 +49,23 @@ export function commandOf(argv: readonly string[], program: Command = programWit
   return undefined;
 }
 
+/**
+ * `wip --version --json` (either order, before any command): what
+ * GET /api/client/version answers — the build and the runtime. Commander prints
+ * the bare version as soon as it meets --version, so this is decided first.
+ */
+function versionAsJson(argv: readonly string[], program: Command): boolean {
+  const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
+  const flags = new Set<string>();
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--' || !arg.startsWith('-')) break;
+    if (valueOptions.has(arg)) i++;
+    else flags.add(arg);
+  }
+  return flags.has('--json') && (flags.has('--version') || flags.has('-V'));
+}
+
 /** The program with its own options, before any command is registered. */
 function programWithoutCommands(): Command {
   return new Command()
@@ -71,6 +89,10 @@ export function buildProgram(argv?: readonly string[]): Command {
 
 /** Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error. */
 export async function main(argv: string[]): Promise<void> {
+  if (versionAsJson(argv, programWithoutCommands())) {
+    process.stdout.write(JSON.stringify(buildInfo(), null, 2) + '\n');
+    return;
+  }
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);

@@ -60,6 +60,7 @@ export async function overviewPage(): Promise<HTMLElement[]> {
       'Appliance',
       facts([
         ['Version', version.version],
+        ['Runtime', runtimeText(version.runtime)],
         ['Health', String(health.status ?? 'ok')],
         ['Readiness', String(ready.status ?? 'ok')],
       ]),
@@ -68,6 +69,12 @@ export async function overviewPage(): Promise<HTMLElement[]> {
     section('License', licenseFacts(license), seatUsage(license)),
     await storageSection().catch((error) => section('Storage and backups', h('p.error', {}, errorText(error)))),
   ].filter(Boolean) as HTMLElement[];
+}
+
+/** `Node.js 24.21.0, supported until 2028-04-30`: the date as the API gives it (a date, no time of day to shift by time zone) */
+function runtimeText(runtime: any): string {
+  if (!runtime) return '—';
+  return `Node.js ${runtime.version}, ${runtime.supportedUntil ? `supported until ${runtime.supportedUntil}` : 'end of life unknown'}`;
 }
 
 function licenseWarnings(license: any): HTMLElement | null {

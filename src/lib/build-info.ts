@@ -1,4 +1,5 @@
 import { version } from '../../package.json';
+import { runtimeInfo, type RuntimeInfo } from './node-runtime';
 
 /**
  * What the running build is. `scripts/build-binary.ts` bakes the commit and the
@@ -21,10 +22,12 @@ export interface BuildInfo {
   version: string;
   apiVersion: string;
   build: { commit: string; date: string | null };
+  /** the Node.js running the process (inside the executable: the one it embeds) and its end of life */
+  runtime: RuntimeInfo;
 }
 
 export function buildInfo(): BuildInfo {
   const commit = typeof __WIP_BUILD_COMMIT__ === 'string' ? __WIP_BUILD_COMMIT__ : 'dev';
   const date = typeof __WIP_BUILD_DATE__ === 'string' ? __WIP_BUILD_DATE__ : null;
-  return { version, apiVersion: API_VERSION, build: { commit, date } };
+  return { version, apiVersion: API_VERSION, build: { commit, date }, runtime: runtimeInfo() };
 }

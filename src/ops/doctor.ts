@@ -17,6 +17,7 @@ import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
 import { IN_PROGRESS_GRACE_MS } from '../storage';
+import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '../lib/node-runtime';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 
@@ -29,6 +30,8 @@ export interface Check {
 export interface DoctorReport {
   ok: boolean;
   checks: Check[];
+  /** what GET /api/client/version reports as `runtime` (the `runtime` check judges it) */
+  runtime: RuntimeInfo;
 }
 
 /** Future timestamps beyond this are a clock that went backwards (or a bad import). */
@@ -39,10 +42,11 @@ const FILE_KEY = /^[a-f0-9]{64}$/;
 
 /**
  * Checks a data directory without changing it: permissions, secrets, database
- * integrity and schema, stray files, license, clock, port and SMTP. Safe to run
- * while the daemon serves.
+ * integrity and schema, stray files, license, clock, port, SMTP and the
+ * runtime's end of life. Safe to run while the daemon serves.
+ * `runtime` is a test seam (another Node.js version than this process's).
  */
-export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number; fix?: boolean } = {}): Promise<DoctorReport> {
+export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number; fix?: boolean; runtime?: RuntimeInfo } = {}): Promise<DoctorReport> {
   const now = options.now ?? new Date();
   const checks: Check[] = [];
   const add = (name: string, status: CheckStatus, message: string) => checks.push({ name, status, message });
@@ -72,8 +76,11 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
   add('port', ...(await checkPort(config, options.timeoutMs ?? 3000)));
   add('smtp', ...(await checkSmtp(config, options.timeoutMs ?? 3000)));
   add('public-url', ...checkPublicUrl(config));
+  const runtime = options.runtime ?? runtimeInfo();
+  const support = runtimeSupport(runtime, now);
+  add('runtime', support.status, support.message);
 
-  return { ok: checks.every((c) => c.status !== 'FAIL'), checks };
+  return { ok: checks.every((c) => c.status !== 'FAIL'), checks, runtime };
 }
 
 /** `fileStore: s3://…`: the bucket answers with these credentials (orphans are the object store's lifecycle rules' business). */

@@ -8,6 +8,7 @@ import { presentLog } from '../presenters';
 import { listAppliedMigrationNames } from '../repos/maintenance';
 import { listNewestLogs } from '../services/logs';
 import { formatDoctor, runDoctor } from './doctor';
+import { runtimeInfo } from '../lib/node-runtime';
 import { DB_FILE } from './paths';
 import { secretScrubber } from './redact';
 import { integrityProblems, openReadonly } from './sqlite';
@@ -75,7 +76,8 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
   const files: [string, string][] = [];
   files.push([
     'version.json',
-    JSON.stringify({ version, node: process.version, platform: process.platform, arch: process.arch, createdAt: now.toISOString() }, null, 2),
+    // runtime: as GET /api/client/version reports it (with the end of life of the Node.js line)
+    JSON.stringify({ version, node: process.version, runtime: runtimeInfo(), platform: process.platform, arch: process.arch, createdAt: now.toISOString() }, null, 2),
   ]);
   files.push(['config.json', JSON.stringify(sanitizeConfig(config), null, 2)]);
 

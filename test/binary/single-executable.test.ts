@@ -7,6 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
 import { issueTestLicense } from '../helpers/licenses';
+import { runtimeInfo } from '../../src/lib/node-runtime';
+import { pinnedNodeVersion } from '../../scripts/pinned-node';
 
 /**
  * The single executable, end to end: built by scripts/build-binary.ts (reused
@@ -24,7 +26,7 @@ function newestSourceMtime(): number {
     if (!stat.isDirectory()) return stat.mtimeMs;
     return Math.max(0, ...fs.readdirSync(p).map((name) => walk(path.join(p, name))));
   };
-  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'scripts/sea-main.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
+  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'scripts/sea-main.ts', 'scripts/pinned-node.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
 }
 
 function ensureBinary(): void {
@@ -52,11 +54,14 @@ Binary.after((context) => {
   fs.rmSync(context.dataDir, { recursive: true, force: true });
 });
 
-Binary('--version prints the package version', () => {
+Binary('--version prints the package version; --version --json the build and the embedded runtime', () => {
   const result = spawnSync(binary, ['--version'], { env: cleanEnv(), encoding: 'utf8' });
   assert.is(result.status, 0, result.stderr);
   assert.is(result.stdout.trim(), version);
   assert.is(result.stderr, '', 'nothing on stderr (no experimental or require warnings)');
+  const json = spawnSync(binary, ['--version', '--json'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.is(json.status, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout).runtime, runtimeInfo(pinnedNodeVersion()), 'the Node.js pinned in package.json');
 });
 
 Binary('install initialises the data directory and caches the native addon by hash', ({ dataDir }) => {
@@ -109,7 +114,10 @@ Binary('backup, restore, doctor, support-bundle and logs export run from the exe
     assert.is(JSON.parse(backup.stdout).file, archive);
     const doctor = run(['doctor']);
     assert.ok(doctor.status === 0 || doctor.status === 1, doctor.stderr);
-    assert.is(JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'database').status, 'OK');
+    const checks = JSON.parse(doctor.stdout).checks as { name: string; status: string; message: string }[];
+    assert.is(checks.find((c) => c.name === 'database')!.status, 'OK');
+    const pinned = runtimeInfo(pinnedNodeVersion());
+    assert.equal(checks.find((c) => c.name === 'runtime'), { name: 'runtime', status: 'OK', message: `Node.js ${pinned.version}, release line supported until ${pinned.supportedUntil}` });
     const restoredDir = `${dataDir}-restored`;
     const restore = run(['restore', archive], restoredDir);
     assert.is(restore.status, 0, restore.stderr);
@@ -197,6 +205,11 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.is(body.success, true);
   assert.type(body.data.token, 'string');
   process.stdout.write(`  (first sign-in answered ${Date.now() - started} ms after spawn)\n`);
+
+  // the runtime the executable embeds is the pinned one, whatever node built it, and it says until when that line is maintained
+  const versionInfo = (await (await fetch(`${url}/api/client/version`)).json()) as { data: { runtime: unknown; build: { commit: string } } };
+  assert.equal(versionInfo.data.runtime, runtimeInfo(pinnedNodeVersion()));
+  assert.is.not(versionInfo.data.build.commit, 'dev');
 
   const health = await fetch(`${url}/healthz`);
   assert.is(health.status, 200);

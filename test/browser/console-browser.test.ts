@@ -93,6 +93,9 @@ test('first sign-in with the generated password shows the banner; changing the p
   assert.is(storage, '{}{}', 'no token in web storage');
   await page.locator('.loading').waitFor({ state: 'detached' });
   await accessible('overview');
+  // the appliance says what it runs on: the Node.js of the server and its line's end of life (GET /api/client/version)
+  const runtime = await page.locator('dt:text-is("Runtime") + dd').innerText();
+  assert.match(runtime, new RegExp(`^Node\\.js ${process.versions.node.replace(/\./g, '\\.')}, supported until \\d{4}-\\d{2}-\\d{2}$`));
   await shot('02-overview-first-run');
 
   await page.getByRole('link', { name: 'Change it now' }).click();

@@ -3,12 +3,16 @@ import net from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runtimeInfo, type RuntimeInfo } from '../../src/lib/node-runtime';
+import { loadConfig } from '../../src/config';
+import { runDoctor } from '../../src/ops/doctor';
 import { startDaemon } from '../helpers/cli';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 
 interface Report {
   ok: boolean;
   checks: { name: string; status: 'OK' | 'WARN' | 'FAIL'; message: string }[];
+  runtime: RuntimeInfo;
 }
 
 async function doctor(env: Record<string, string>): Promise<{ code: number | null; report: Report; stdout: string }> {
@@ -40,9 +44,34 @@ test('a licensed installation: every check OK, one line each, exit 0', async () 
   const text = await runWip(['doctor'], env);
   assert.is(text.code, 0, text.stdout + text.stderr);
   const lines = text.stdout.trim().split('\n');
-  for (const name of ['data-dir', 'secrets', 'database', 'migrations', 'clock', 'files', 'license', 'port', 'smtp']) {
+  for (const name of ['data-dir', 'secrets', 'database', 'migrations', 'clock', 'files', 'license', 'port', 'smtp', 'runtime']) {
     assert.ok(lines.some((l) => new RegExp(`^OK +${name} `).test(l)), `${name} OK in:\n${text.stdout}`);
   }
+  // the runtime line with its end of life, and in --json what GET /api/client/version and wip --version --json report
+  const runtime = runtimeInfo();
+  assert.ok(lines.includes(`OK    runtime    Node.js ${process.versions.node}, release line supported until ${runtime.supportedUntil}`), text.stdout);
+  assert.equal((await doctor(env)).report.runtime, runtime);
+  assert.equal(JSON.parse((await runWip(['--version', '--json'], env)).stdout).runtime, runtime);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('the runtime check warns in the last 90 days of the Node.js line, after its end and on a line the build does not know; never a FAIL', async () => {
+  const { root, env } = await installedDataDir({ WIP_PORT: '0' });
+  const config = loadConfig({ env });
+  const check = async (version: string, now: string) => {
+    const report = await runDoctor(config, { runtime: runtimeInfo(version), now: new Date(now), timeoutMs: 500 });
+    assert.equal(report.runtime, runtimeInfo(version));
+    return status(report as Report, 'runtime');
+  };
+  assert.equal(await check('24.21.0', '2027-11-26T00:00:00Z'), { name: 'runtime', status: 'OK', message: 'Node.js 24.21.0, release line supported until 2028-04-30' });
+  assert.equal(await check('24.21.0', '2028-03-01T00:00:00Z'), {
+    name: 'runtime',
+    status: 'WARN',
+    message: 'Node.js 24.21.0: its release line reaches end of life on 2028-04-30 (in 61 day(s)); plan the update to a wip build on a newer Node.js line',
+  });
+  assert.is((await check('20.20.2', '2026-11-26T00:00:00Z')).status, 'WARN');
+  assert.match((await check('20.20.2', '2026-11-26T00:00:00Z')).message, 'reached end of life on 2026-04-30');
+  assert.is((await check('25.2.0', '2026-11-26T00:00:00Z')).status, 'WARN');
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@ import yauzl from 'yauzl';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
+import { runtimeInfo } from '../../src/lib/node-runtime';
 import { ADMIN_PASSWORD } from '../helpers/server';
 import { installedDataDir, runWip } from '../helpers/spawn-wip';
 
@@ -52,6 +53,10 @@ test('contains version, sanitized config, migrations, doctor output and recent l
 
   const version = JSON.parse(entries.get('wip-support/version.json')!);
   assert.is(version.version, JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')).version);
+  // the runtime as GET /api/client/version reports it, and the doctor's verdict on it
+  assert.equal(version.runtime, runtimeInfo());
+  assert.equal(JSON.parse(entries.get('wip-support/doctor.json')!).runtime, runtimeInfo());
+  assert.match(entries.get('wip-support/doctor.txt')!, new RegExp(`^OK +runtime +Node\\.js ${process.versions.node}, release line supported until ${runtimeInfo().supportedUntil}$`, 'm'));
   const config = JSON.parse(entries.get('wip-support/config.json')!);
   assert.is(config.adminPassword, '[removed]');
   assert.is(config.metricsToken, '[removed]');

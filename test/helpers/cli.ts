@@ -10,10 +10,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `wip ...` as a user would, in a child process. */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+/** Runs `wip ...` as a user would, in a child process; `node`: started by another Node.js than the suite's (a machine's own). */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; node?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -34,10 +34,10 @@ export interface SpawnedDaemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `wip serve` on a free loopback port (or `host`) and waits for its "listening" log line. */
-export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number; host?: string } = {}): Promise<SpawnedDaemon> {
+/** Starts `wip serve` on a free loopback port (or `host`) and waits for its "listening" log line; `node` as for runCli. */
+export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number; host?: string; node?: string } = {}): Promise<SpawnedDaemon> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--host', options.host ?? '127.0.0.1', '--port', '0'], {
+    const child = spawn(options.node ?? process.execPath, [BIN, ...args, 'serve', '--host', options.host ?? '127.0.0.1', '--port', '0'], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

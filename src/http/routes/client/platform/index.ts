@@ -3,14 +3,29 @@ import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { buildInfo } from '../../../../lib/build-info';
 import { checkForUpdates } from '../../../../services/updates';
 
+/** GET /api/client/version's `data` (BuildInfo), for the OpenAPI document */
+const versionResponse = z.object({
+  version: z.string().describe('the product version'),
+  apiVersion: z.string().describe('the HTTP contract (SPEC.md); changes only with an incompatible change'),
+  build: z.object({ commit: z.string().describe('`dev` for a build from source'), date: z.string().nullable().describe('ISO 8601; null for a build from source') }),
+  runtime: z
+    .object({
+      name: z.literal('node'),
+      version: z.string().describe('the Node.js version running the process (inside the executable: the one it embeds)'),
+      supportedUntil: z.string().nullable().describe("end of life (YYYY-MM-DD) of that version's release line, from a table in the build; null for a line it does not know"),
+    })
+    .describe('the runtime and until when its release line gets security fixes'),
+});
+
 export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/version',
     operationId: 'getVersion',
-    response: z.object({ version: z.string(), apiVersion: z.string(), build: z.object({ commit: z.string(), date: z.string().nullable() }), runtime: z.unknown().optional() }).meta({ id: 'VersionInfo' }),
-    summary: 'The running version: {version, apiVersion, build: {commit, date}} (commit `dev` and date null for a build from source); public',
+    summary:
+      'The running version: {version, apiVersion, build: {commit, date}, runtime: {name: node, version, supportedUntil}} (commit `dev` and date null for a build from source; supportedUntil: the end of life of the Node.js line); public',
     auth: 'public',
+    response: versionResponse,
     async handler() {
       return buildInfo();
     },
