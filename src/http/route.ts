@@ -13,7 +13,8 @@ import { sendJson } from './json-body';
 import { requestMeta } from './request-meta';
 import { bodyLimitBytes } from '../config';
 import { z } from 'zod';
-import { featureNotLicensed, forbidden, notFound, unauthorized, validationFailed } from '../errors';
+import { AppError, featureNotLicensed, forbidden, notFound, unauthorized, validationFailed, type ErrorCode } from '../errors';
+import type { RequestHeaderName, ResponseHeaderName } from './headers';
 import type { Feature } from '../licensing/terms';
 import { currentLicense } from '../services/licensing';
 import { hasAnyRole, type Role } from '../policies/roles';
@@ -81,6 +82,7 @@ export interface RouteSpec<
   B extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   P extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends z.ZodType | undefined = z.ZodType | undefined,
 > {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
@@ -93,10 +95,35 @@ export interface RouteSpec<
   body?: B;
   query?: Q;
   params?: P;
-  /** the envelope's `data` on success, for the OpenAPI document (a generic object where absent); not enforced */
-  response?: z.ZodType;
+  /**
+   * The envelope's `data` on success (zod, like the input; presenters' schemas in src/presenters/schemas.ts).
+   * The OpenAPI document describes it and the test suite checks every answer against it (test/helpers/openapi-exchange.ts).
+   */
+  response?: R;
+  /**
+   * The request body for the document where `body` cannot say it: a multipart upload's parts, GraphQL's
+   * POST body (read by its handler). By media type; documentation only (the handler validates).
+   */
+  requestBody?: Readonly<Record<string, z.ZodType>>;
+  /** the query parameters for the document where the handler reads them itself (GraphQL over GET) */
+  documentedQuery?: z.ZodType;
+  /** A success answered in another format than the envelope: a file, a CSV/NDJSON export, an event stream, a page, a redirect. */
+  produces?: Produces;
+  /** The OpenAPI operationId: a verb then a noun, camelCase (`signIn`, `listUsers`, `getTemplatePdf`); unique. */
+  operationId?: string;
+  /**
+   * The error codes the handler (its service) may answer, beyond those the helper adds from the declaration
+   * (auth → 401/403, path parameters → 404, a body → 400/413/415/422, a query → 422, a rate limit → 429, 500/503 always).
+   */
+  errors?: readonly ErrorCode[];
+  /** response headers a success sends beyond the common ones (X-Request-Id; X-RateLimit-* with a rate limit) */
+  sends?: readonly ResponseHeaderName[];
+  /** request headers the route reads beyond the common ones (Accept-Language, X-Request-Id; Idempotency-Key on writes) */
+  honours?: readonly RequestHeaderName[];
   /** success status; 200 unless set (201 for creations) */
   status?: number;
+  /** other success statuses the handler answers with the same envelope (sign-up: 202 when a mail was sent) */
+  otherStatuses?: readonly number[];
   /**
    * false: the handler answers in another documented format instead of the
    * envelope (GraphQL-over-HTTP's `{data, errors}`); errors raised before the
@@ -122,7 +149,24 @@ export interface RouteSpec<
   /** Cache-Control of successful answers; default `no-store` (set globally, see middleware/no-store) */
   cacheControl?: string;
   /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
-  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<unknown>;
+  /** with a `response` schema, tsc checks the returned data against it (undefined: the handler answered itself) */
+  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<R extends z.ZodType ? z.input<R> | undefined : unknown>;
+}
+
+/** The success answer of a route that does not answer the envelope. */
+export interface Produces {
+  /** its media type(s); `text/html`, `application/pdf`, `text/event-stream`, … */
+  type?: string | readonly string[];
+  /** the structure of a JSON or text body (e.g. /healthz); a file is described as binary */
+  schema?: z.ZodType;
+  /** answered with an ETag: 304 Not Modified to a matching If-None-Match */
+  etag?: boolean;
+  /** byte ranges: 206 Partial Content with Content-Range to a Range, 416 to one it cannot satisfy */
+  ranges?: boolean;
+  /** a download: Content-Disposition: attachment */
+  attachment?: boolean;
+  /** a redirect with Location (the route's `status`, 302 unless set) */
+  redirect?: boolean;
 }
 
 export function defineRoute<
@@ -130,7 +174,8 @@ export function defineRoute<
   B extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   P extends z.ZodType | undefined = undefined,
->(spec: RouteSpec<A, B, Q, P>): RouteSpec {
+  R extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<A, B, Q, P, R>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -239,7 +284,7 @@ function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>
     const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
     const query = spec.query ? parseInput(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
     const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
-    const data = await spec.handler({
+    const data = await runHandler(spec, {
       actor: ctx.state.actor as never,
       body: body as never,
       query: query as never,
@@ -247,7 +292,7 @@ function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>
       deps,
       meta: requestMeta(ctx),
       ctx: ctx as AppContext,
-    });
+    }, accepts);
     // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
     if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
     ctx.status = spec.status ?? 200;
@@ -255,6 +300,32 @@ function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>
   });
   return chain;
 }
+
+/**
+ * The handler, with one convention for `details.fields[].path` in its validation errors: where the value came
+ * from (`body`, `query`, `path`, `header`) then the field (`body.changes.0.licenseType`). Services are shared with
+ * GraphQL and name bare fields (`roles`); here a bare path is the field of what the route reads — its body if it
+ * takes one, else its query.
+ */
+async function runHandler(spec: RouteSpec, args: Parameters<RouteSpec['handler']>[0], accepts: BodyType): Promise<unknown> {
+  try {
+    return await spec.handler(args);
+  } catch (error) {
+    const fields = error instanceof AppError ? (error.details as { fields?: unknown } | undefined)?.fields : undefined;
+    if (!Array.isArray(fields)) throw error;
+    const where = spec.body || accepts !== 'json' ? 'body' : spec.query ? 'query' : spec.method === 'get' ? 'query' : 'body';
+    for (const field of fields as { path?: unknown }[]) {
+      if (typeof field.path !== 'string' || FIELD_SOURCE.test(field.path)) continue;
+      // a path parameter's name (`lang` of /internalization/:lang) is path.x
+      const source = spec.path.split('/').includes(`:${field.path.split('.')[0]}`) ? 'path' : where;
+      field.path = `${source}.${field.path}`;
+    }
+    throw error;
+  }
+}
+
+/** A field path that already says where the value came from. */
+export const FIELD_SOURCE = /^(body|query|path|header)(\.|$)/;
 
 interface FixedPath {
   layer: Router<AppState>['stack'][number];

@@ -26,3 +26,12 @@ export const PositiveId = z.union([Id, z.string().regex(/^\d{1,16}$/, 'must be a
 export const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' }).transform((v) => new Date(v).toISOString());
 
 export const ShortText = (max: number) => z.string().trim().max(max);
+
+/** A file part of a multipart body, for the OpenAPI document (the upload routes parse the parts themselves). */
+export const FilePart = z.string().meta({ contentMediaType: 'application/octet-stream', description: 'The file (a part named `file`; repeat it for several)' });
+
+/** An upload's parts: one or more `file`, and the optional `metadata` JSON text. */
+export const UploadParts = z.object({
+  file: z.union([FilePart, z.array(FilePart)]),
+  metadata: z.string().optional().meta({ description: 'JSON: per-file descriptions and options' }),
+});

@@ -51,7 +51,7 @@ export function presentSystemAdmin(admin: SystemAdminRow) {
 }
 
 export function presentLog(log: LogRow) {
-  let data: unknown = {};
+  let data: Record<string, unknown> = {};
   try {
     data = JSON.parse(log.data);
   } catch {

@@ -9,6 +9,7 @@ import { withTransaction } from '../../src/db/transaction';
 import { insertInstalledLicense } from '../../src/repos/licensing';
 import { decodeLicenseKey } from '../../src/licensing/key';
 import { testPostgres } from './postgres';
+import { checkExchange } from './openapi-exchange';
 
 /**
  * The backend switch: WIP_TEST_BACKEND=postgres runs every test server on a
@@ -106,6 +107,10 @@ export async function startTestServer(
     },
   });
   const running = await startServer(createDeps(config, { clock }));
+  // The exchange check (openapi-exchange.ts) compiles an operation's validators on its first answer, pausing this
+  // process (server and client alike) for a moment on a busy machine; a 5 s keep-alive could then end a pooled
+  // socket just as the next request is written on it (ECONNRESET). Idle sockets still close on stop.
+  running.server.keepAliveTimeout = 60_000;
   const license = options.license ?? TEST_SUITE_LICENSE;
   if (license !== 'evaluation' && !options.dataDir) await preinstallLicense(running.deps, license);
   const url = running.url.replace('localhost', '127.0.0.1');
@@ -131,20 +136,27 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     headers['content-type'] ??= 'application/json';
   }
   if (options.raw !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' });
+  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' }).catch((error: Error & { cause?: Error }) => {
+    throw new Error(`${method} ${urlPath}: ${error.message} (${error.cause?.message ?? 'no cause'})`, { cause: error });
+  });
   // an event stream never ends by itself: answer its status and headers, and hang up
+  let answer: TestResponse<T>;
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
     await response.body?.cancel();
-    return { status: response.status, headers: response.headers, body: undefined as T, text: '' };
+    answer = { status: response.status, headers: response.headers, body: undefined as T, text: '' };
+  } else {
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    answer = { status: response.status, headers: response.headers, body: parsed as T, text };
   }
-  const text = await response.text();
-  let parsed: unknown = undefined;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  // the exchange against the served OpenAPI document: a contradiction fails the test that made it
+  await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
+  return answer;
 }
 
 /** Installs a key as setup (no HTTP round trip, no event-log entry). */

@@ -1,4 +1,5 @@
 import type { TestResponse, TestServer } from './server';
+import { checkExchange } from './openapi-exchange';
 
 export interface UploadPart {
   name: string;
@@ -32,7 +33,16 @@ export async function upload(
   } catch {
     body = undefined;
   }
-  return { status: response.status, headers: response.headers, body: body as any, text };
+  const answer: TestResponse = { status: response.status, headers: response.headers, body: body as any, text };
+  // multipart bodies are not checked against the document's request schema (the parts are described, not parsed here)
+  await checkExchange(server.url, {
+    method: 'POST',
+    url: new URL(server.url + (options.path ?? '/api/client/upload')),
+    requestHeaders: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data' },
+    requestBody: undefined,
+    response: answer,
+  });
+  return answer;
 }
 
 export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest of a png')]);

@@ -72,7 +72,7 @@ alignment('malformed files are 422 naming file: fewer vertices than declared, a 
   for (const data of bad) {
     const res = await upload(server, client.owner.token, [{ name: 'scan.ply', data }], { path: '/api/client/alignment-data', fields: { assetId: String(assetId) } });
     assert.is(res.status, 422, res.text);
-    assert.is(res.body.error.details.fields[0].path, 'file');
+    assert.is(res.body.error.details.fields[0].path, 'body.file');
   }
   const rows = await server.deps.db.kysely.selectFrom('alignment_data').select('id').where('client_id', '=', client.id).execute();
   assert.is(rows.length, 0);

@@ -50,7 +50,7 @@ uploads('malformed metadata JSON is 422 naming metadata, and no file row is crea
   const res = await upload(server, client.owner.token, [{ name: 'a.txt', data: 'hello' }], { metadata: '{"description": ' });
   assert.is(res.status, 422, res.text);
   assert.is(res.body.error.code, 'VALIDATION_ERROR');
-  assert.is(res.body.error.details.fields[0].path, 'metadata');
+  assert.is(res.body.error.details.fields[0].path, 'body.metadata');
   const count = await server.deps.db.kysely.selectFrom('files').select((eb) => eb.fn.countAll<number>().as('n')).where('client_id', '=', client.id).executeTakeFirstOrThrow();
   assert.is(Number(count.n), 0);
 });

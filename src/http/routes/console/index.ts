@@ -33,10 +33,12 @@ function serveIndex(ctx: AppContext): undefined {
 }
 
 /** The page of an account mail's link: the console's own page (no-store, like every answer carrying a token). */
-const accountLinkRoute = (path: string, summary: string) =>
+const accountLinkRoute = (path: string, operationId: string, summary: string) =>
   defineRoute({
     method: 'get',
     path,
+    operationId,
+    produces: { type: 'text/html' },
     summary,
     auth: 'public',
     params: LinkToken,
@@ -50,6 +52,8 @@ export const consoleRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/',
+    operationId: 'getRoot',
+    produces: { redirect: true },
     summary: 'Redirects to the admin console (/console/)',
     auth: 'public',
     envelope: false,
@@ -61,6 +65,8 @@ export const consoleRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/console/',
+    operationId: 'getConsole',
+    produces: { type: 'text/html' },
     summary: 'The admin console (HTML page of a single-page app, revalidated on every load)',
     auth: 'public',
     envelope: false,
@@ -72,6 +78,8 @@ export const consoleRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/console/:file',
+    operationId: 'getConsoleAsset',
+    produces: { type: ['application/javascript', 'text/css', 'image/svg+xml', 'image/png', 'font/woff2', 'application/json'] },
     summary: "The admin console's script and style files (content-hashed names, cached for a year)",
     auth: 'public',
     params: ConsoleFile,
@@ -87,6 +95,6 @@ export const consoleRoutes: RouteSpec[] = [
       return undefined;
     },
   }),
-  accountLinkRoute('/auth/set-password/:token', "The invitation mail's link: the console's page where the invited user sets a password"),
-  accountLinkRoute('/auth/reset-password/:token', "The password-reset mail's link: the console's page where the user sets a new password"),
+  accountLinkRoute('/auth/set-password/:token', 'getSetPasswordPage', "The invitation mail's link: the console's page where the invited user sets a password"),
+  accountLinkRoute('/auth/reset-password/:token', 'getResetPasswordPage', "The password-reset mail's link: the console's page where the user sets a new password"),
 ];

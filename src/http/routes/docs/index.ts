@@ -31,6 +31,8 @@ export const docsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/openapi.json',
+    operationId: 'getOpenApiDocument',
+    produces: { type: 'application/json' },
     summary: 'The OpenAPI 3.1 description of every REST route (generated from the route declarations)',
     auth: 'public',
     envelope: false,
@@ -49,6 +51,8 @@ export const docsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/docs',
+    operationId: 'getDocsPage',
+    produces: { type: 'text/html' },
     summary: 'The API reference page (HTML) over /api/openapi.json, served offline',
     auth: 'public',
     envelope: false,
@@ -63,6 +67,8 @@ export const docsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/docs/:file',
+    operationId: 'getDocsAsset',
+    produces: { type: ['application/javascript', 'text/css'] },
     summary: "The reference page's script and style files",
     auth: 'public',
     params: DocsFile,

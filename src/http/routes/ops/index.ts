@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { version } from '../../../../package.json';
 import { defineRoute, type RouteSpec } from '../../route';
@@ -16,6 +17,8 @@ export const opsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/healthz',
+    operationId: 'getHealth',
+    produces: { type: 'application/json', schema: z.object({ status: z.literal('ok'), version: z.string() }).meta({ id: 'Health' }) },
     summary: 'Liveness: the process answers (no authentication, no database)',
     auth: 'public',
     async handler({ ctx }) {
@@ -27,6 +30,8 @@ export const opsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/readyz',
+    operationId: 'getReadiness',
+    response: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }),
     summary: 'Readiness: database reachable, migrations current, data directory writable; 503 SERVICE_UNAVAILABLE otherwise',
     auth: 'public',
     async handler({ deps, ctx }) {
@@ -39,6 +44,9 @@ export const opsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/metrics',
+    operationId: 'getMetrics',
+    produces: { type: 'text/plain' },
+    errors: ['UNAUTHORIZED', 'FORBIDDEN'],
     summary: 'Prometheus metrics (text exposition); bearer metricsToken when configured, otherwise loopback callers only',
     auth: 'public',
     async handler({ deps, ctx }) {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Deleted, Page, Webhook, WebhookDelivery } from '../../../presenters/schemas';
 import { PageQuery, mapPage } from '../../../db/pagination';
 import type { EventOwner } from '../../../repos/events';
 import { presentDelivery, presentWebhook } from '../../../presenters';
@@ -18,18 +20,22 @@ const outboundLimit = { max: 30, windowMs: 60_000, key: (ctx: { state: { actor?:
  */
 export function webhookRoutes(options: {
   base: string;
+  /** the noun of the operationIds (`listWebhooks`, `pingAdminWebhook`) */
+  noun: string;
   who: string;
   auth: AuthMode;
   roles?: readonly Role[];
   owner: (actor: Actor) => EventOwner;
   eventTypes: readonly [string, ...string[]];
 }): RouteSpec[] {
-  const { base, who, auth, roles, owner, eventTypes } = options;
+  const { base, noun, who, auth, roles, owner, eventTypes } = options;
   const { CreateWebhook, UpdateWebhook } = webhookSchemas(eventTypes);
   return [
     defineRoute({
       method: 'get',
       path: base,
+      operationId: `list${noun}s`,
+      response: Page(Webhook),
       summary: `${who}: list webhook endpoints (paginated)`,
       auth,
       roles,
@@ -41,6 +47,9 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: base,
+      operationId: `create${noun}`,
+      response: Webhook.extend({ secret: z.string() }),
+      errors: ['WEBHOOK_TARGET_REFUSED', 'CONFLICT'],
       summary: `${who}: register an endpoint {url, events, description?, active?}; answers the signing secret (whsec_…) once. A URL the network policy refuses → 422 WEBHOOK_TARGET_REFUSED naming why`,
       auth,
       roles,
@@ -55,6 +64,9 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'put',
       path: `${base}/:id`,
+      operationId: `update${noun}`,
+      response: Webhook.extend({ secret: z.string().optional() }),
+      errors: ['WEBHOOK_TARGET_REFUSED', 'CONFLICT'],
       summary: `${who}: change an endpoint (omitted fields keep their values); rotateSecret: true answers a new secret once, the old one stays valid 24 h`,
       auth,
       roles,
@@ -69,6 +81,8 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'delete',
       path: `${base}/:id`,
+      operationId: `delete${noun}`,
+      response: Deleted,
       summary: `${who}: delete an endpoint and its delivery log`,
       auth,
       roles,
@@ -81,6 +95,8 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: `${base}/:id/ping`,
+      operationId: `ping${noun}`,
+      response: WebhookDelivery,
       summary: `${who}: send a webhook.ping event to this endpoint; answers the queued delivery`,
       auth,
       roles,
@@ -94,6 +110,8 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'get',
       path: `${base}/:id/deliveries`,
+      operationId: `list${noun}Deliveries`,
+      response: Page(WebhookDelivery),
       summary: `${who}: the endpoint's deliveries, newest first (event, attempt, status code, duration, error, time)`,
       auth,
       roles,
@@ -106,6 +124,9 @@ export function webhookRoutes(options: {
     defineRoute({
       method: 'post',
       path: `${base}/:id/deliveries/:deliveryId/redeliver`,
+      operationId: `redeliver${noun}Delivery`,
+      response: WebhookDelivery,
+      errors: ['CONFLICT'],
       summary: `${who}: send a delivery again now, with the same webhook-id`,
       auth,
       roles,

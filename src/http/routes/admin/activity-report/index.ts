@@ -18,6 +18,8 @@ export const adminActivityReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/activity-report',
+    operationId: 'getActivityReport',
+    produces: { type: ['application/json', 'text/csv'] },
     summary:
       'Activity per client over [from, to] (dates, UTC, default the last 30 days): sign-ins, active users, jobs started and completed, steps recorded, templates created, versions published; one client with clientId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'admin',

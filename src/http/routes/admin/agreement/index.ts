@@ -1,3 +1,4 @@
+import { Agreement, Page } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createAgreement, listAgreements, updateAgreement } from '../../../../services/agreements';
@@ -9,6 +10,8 @@ export const adminAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/agreement',
+    operationId: 'listAgreements',
+    response: Page(Agreement),
     summary: 'List agreement versions (EULA and MSA), oldest first; ?kind=eula|msa',
     auth: 'admin',
     query: ListAgreements,
@@ -19,6 +22,9 @@ export const adminAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/agreement',
+    operationId: 'createAgreement',
+    response: Agreement,
+    errors: ['CONFLICT'],
     summary: 'Publish an agreement version: Markdown body and/or a PDF (fileId from POST /api/admin/upload, or pdfBase64), effective date, re-acceptance flag',
     auth: 'admin',
     body: CreateAgreement,
@@ -30,6 +36,9 @@ export const adminAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/agreement/:id',
+    operationId: 'updateAgreement',
+    response: Agreement,
+    errors: ['CONFLICT'],
     summary: "Change an agreement version's title, body, PDF, effective date or re-acceptance flag",
     auth: 'admin',
     params: IdParams,

@@ -1,3 +1,4 @@
+import { SignedOut } from '../../client/auth/responses';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { adminSignIn, signOut } from '../../../../services/auth';
@@ -13,6 +14,10 @@ export const adminAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/auth/sign-in',
+    operationId: 'signInAdmin',
+    response: z.object({ token: z.string(), expiresIn: z.number().int(), admin: z.object({ id: z.number().int(), username: z.string() }) }).meta({ id: 'AdminSignIn' }),
+    errors: ['INVALID_CREDENTIALS', 'TOO_MANY_ATTEMPTS'],
+    sends: ['X-CSRF-Token'],
     summary:
       'System administrator sign-in; returns an admin token (not valid on client routes) and sets the session and CSRF cookies (the console uses the cookie, API clients the token)',
     auth: 'public',
@@ -28,6 +33,8 @@ export const adminAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/auth/sign-out',
+    operationId: 'signOutAdmin',
+    response: SignedOut,
     summary: 'End the system administrator session: its token and cookie stop working',
     auth: 'admin',
     async handler({ deps, actor, ctx }) {
@@ -39,6 +46,8 @@ export const adminAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/auth/me',
+    operationId: 'getAdminMe',
+    response: z.object({ id: z.number().int(), username: z.string(), initialPasswordInUse: z.boolean() }).meta({ id: 'AdminMe' }),
     summary: 'The signed-in system administrator; initialPasswordInUse while the password generated at install still opens the account',
     auth: 'admin',
     async handler({ deps, actor }) {
@@ -48,6 +57,8 @@ export const adminAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/auth/change-password',
+    operationId: 'changeAdminPassword',
+    response: z.object({ changed: z.boolean() }),
     summary: "Change the signed-in administrator's password ({currentPassword, newPassword}, at least 8 characters); their other sessions end",
     auth: 'admin',
     body: ChangeAdminPassword,

@@ -1,3 +1,4 @@
+import { BackupFile, BackupJob, Page } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { PageQuery } from '../../../../db/pagination';
 import { BACKUP_NAME } from '../../../../ops/backup';
@@ -11,6 +12,8 @@ export const adminBackupRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/backups',
+    operationId: 'listBackups',
+    response: Page(BackupFile),
     summary:
       'List the backup archives in backupDir, newest first: {name, kind (manual, scheduled, pre-upgrade), bytes, createdAt}; paginated by `limit`/`cursor`',
     auth: 'admin',
@@ -22,6 +25,9 @@ export const adminBackupRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/backups',
+    operationId: 'startBackup',
+    response: BackupJob,
+    errors: ['CONFLICT'],
     summary:
       'Start a backup (the same archive as `wip backup`: SQLite online backup, or pg_dump in PostgreSQL mode; written into this node\'s backupDir while the daemon keeps serving); answers 202 with the job at once — poll GET /api/admin/backups/jobs/:id (on the same node) for its progress. 409 CONFLICT while one is running on this node',
     auth: 'admin',
@@ -34,6 +40,8 @@ export const adminBackupRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/backups/jobs/:id',
+    operationId: 'getBackupJob',
+    response: BackupJob,
     summary:
       'A backup started here: {id, status (running, succeeded, failed), phase (database, files, archive), percent, startedAt, finishedAt, backup (the archive, once succeeded), error}. Kept in memory for the last 20 jobs of this daemon',
     auth: 'admin',
@@ -45,6 +53,8 @@ export const adminBackupRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/backups/:name/download',
+    operationId: 'downloadBackup',
+    produces: { type: 'application/gzip', attachment: true },
     summary: 'Download a backup archive (streamed; it holds the secrets: the download is recorded as the security event backup.downloaded)',
     auth: 'admin',
     params: BackupNameParams,

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Client, Deleted, License, Page, UserWithInvitation } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createClient, deleteClient, getClient, listClients, updateClient } from '../../../../services/clients';
@@ -22,6 +24,8 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/client',
+    operationId: 'listClients',
+    response: Page(Client),
     summary: 'List clients (tenants), oldest first; `search` keeps those whose name contains it',
     auth: 'admin',
     query: ClientListQuery,
@@ -32,6 +36,8 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/client/:id',
+    operationId: 'getClient',
+    response: Client,
     summary: 'Get a client by id (the console names it on its pages)',
     auth: 'admin',
     params: IdParams,
@@ -42,6 +48,9 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/client',
+    operationId: 'createClient',
+    response: Client.extend({ owner: UserWithInvitation, licenses: z.array(License) }).meta({ id: 'CreatedClient' }),
+    errors: ['CONFLICT', 'LICENSE_CLIENTS_EXHAUSTED', 'LICENSE_SEATS_EXHAUSTED'],
     summary: 'Create a client with its seat licenses and its owner (a Security Administrator)',
     auth: 'admin',
     body: CreateClient,
@@ -58,6 +67,9 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/client/:id',
+    operationId: 'updateClient',
+    response: Client,
+    errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
       "Update a client: {name?, logoFileId? (a system file from POST /api/admin/upload: PNG, JPEG, GIF or WebP; null removes it), organizationLogos? [{organizationId, logoFileId|null}]}; logos are served by GET /api/client/get-logo-by-owner",
     auth: 'admin',
@@ -70,6 +82,8 @@ export const adminClientRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/client/:id',
+    operationId: 'deleteClient',
+    response: Deleted,
     summary: 'Delete a client with its users, sessions and data',
     auth: 'admin',
     params: IdParams,

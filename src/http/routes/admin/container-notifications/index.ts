@@ -1,3 +1,4 @@
+import { ContainerNotification as ContainerNotificationData, Page } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { PageQuery, mapPage } from '../../../../db/pagination';
@@ -16,6 +17,9 @@ export const adminContainerNotificationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: PATH,
+    operationId: 'receiveContainerNotification',
+    response: ContainerNotificationData.extend({ duplicate: z.boolean() }),
+    errors: ['SIGNATURE_INVALID', 'CONFLICT', 'INTEGRATION_NOT_CONFIGURED'],
     summary: `Receive a notification of the container platform (image updated, restart scheduled): {id, type, occurredAt?, data?}. Authenticated by ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>, or a system administrator's token. Idempotent by id: a repeat answers the stored notification with duplicate: true (the same id with other content: 409). 401 SIGNATURE_INVALID first (also without a configured secret); 503 INTEGRATION_NOT_CONFIGURED only to a system administrator when no secret is set`,
     // authenticated by the signature (a platform has no account) or a system administrator's token, before the body is validated
     auth: 'public',
@@ -34,6 +38,8 @@ export const adminContainerNotificationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: PATH,
+    operationId: 'listContainerNotifications',
+    response: Page(ContainerNotificationData),
     summary: 'Container-platform notifications received, oldest first in the one pagination shape; ?type= for one kind',
     auth: 'admin',
     query: PageQuery.extend({ type: z.string().max(64).optional() }),

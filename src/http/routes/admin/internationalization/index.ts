@@ -1,3 +1,4 @@
+import { Page, TranslationEntry } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { PageQuery } from '../../../../db/pagination';
@@ -18,6 +19,8 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/internationalization',
+    operationId: 'listTranslations',
+    response: Page(TranslationEntry),
     summary: 'List translation entries (system-wide: clientId null; client overrides), in id order; filter by clientId, language, namespace',
     auth: 'admin',
     query: PageQuery.extend({ clientId: PositiveId.optional(), language: LanguageTag.optional(), namespace: Namespace.optional() }),
@@ -29,6 +32,9 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/internationalization',
+    operationId: 'createTranslation',
+    response: TranslationEntry,
+    errors: ['CONFLICT'],
     summary:
       'Add a translation {language (BCP 47), namespace, key, text, clientId?}: system-wide, or one client\'s override with clientId; an existing entry is 409 CONFLICT (details.id: change it with PUT)',
     auth: 'admin',
@@ -43,6 +49,8 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/internationalization/:id',
+    operationId: 'updateTranslation',
+    response: TranslationEntry,
     summary: 'Change the text of a translation entry {text} (language, namespace, key and owner stay: add a new entry for another)',
     auth: 'admin',
     params: IdParams,

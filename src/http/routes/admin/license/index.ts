@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Deleted, License, Page } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
@@ -9,6 +11,8 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/license',
+    operationId: 'listLicenses',
+    response: Page(License.extend({ clientName: z.string().nullable() })),
     summary: 'List seat licenses (each with its clientName), of one client with ?clientId= or of all',
     auth: 'admin',
     query: ListLicenses,
@@ -21,6 +25,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/license',
+    operationId: 'createLicense',
+    response: License,
+    errors: ['LICENSE_SEATS_EXHAUSTED', 'CONFLICT'],
     summary: 'Allocate seats of a license type to a client',
     auth: 'admin',
     body: CreateLicense,
@@ -32,6 +39,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/license/:id',
+    operationId: 'updateLicense',
+    response: License,
+    errors: ['LICENSE_SEATS_EXHAUSTED', 'CONFLICT'],
     summary: 'Change a seat license; refused when fewer seats would remain than users hold',
     auth: 'admin',
     params: IdParams,
@@ -43,6 +53,9 @@ export const adminLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/license/:id',
+    operationId: 'deleteLicense',
+    response: Deleted,
+    errors: ['CONFLICT'],
     summary: 'Delete a seat license; refused when its seats are in use',
     auth: 'admin',
     params: IdParams,

@@ -1,3 +1,4 @@
+import { Deleted } from '../../../../presenters/schemas';
 import { Readable } from 'node:stream';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
@@ -13,6 +14,7 @@ export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/logs',
+    operationId: 'listLogs',
     summary: `List application and security events, newest first (secrets redacted), each with its actor (who: kind, id, name); ${FILTERS}`,
     auth: 'admin',
     query: ListLogsQuery,
@@ -25,6 +27,9 @@ export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/logs/export',
+    operationId: 'exportLogs',
+    produces: { type: ['application/x-ndjson', 'text/csv'], attachment: true },
+    sends: ['X-Total-Count'],
     summary:
       `Download the matching log rows oldest first as NDJSON (default) or CSV (\`format\`), streamed, secrets redacted as in \`wip logs export\`; ${FILTERS}. X-Total-Count announces the number of rows (for a progress bar)`,
     auth: 'admin',
@@ -46,6 +51,9 @@ export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/logs/stream',
+    operationId: 'streamLogs',
+    produces: { type: 'text/event-stream' },
+    honours: ['Last-Event-ID'],
     summary:
       'Live tail of the event log (Server-Sent Events, `event: log`, `id` = the row id; secrets redacted): rows recorded from now on, or after Last-Event-ID / `lastEventId`; filters `level`, `clientId`, `userId`, `event`, `category=security`. Heartbeat every eventStreamHeartbeat; closed when the admin session ends',
     auth: 'admin',
@@ -59,6 +67,8 @@ export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/logs/:id',
+    operationId: 'deleteLog',
+    response: Deleted,
     summary: 'Delete one log entry (the deletion itself is logged)',
     auth: 'admin',
     params: IdParams,

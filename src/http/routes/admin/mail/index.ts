@@ -1,3 +1,4 @@
+import { OutboxMessage, Page } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { mapPage, PageQuery } from '../../../../db/pagination';
 import { presentOutboxMessage } from '../../../../presenters';
@@ -11,6 +12,8 @@ export const adminMailRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/mail/outbox',
+    operationId: 'listOutbox',
+    response: Page(OutboxMessage),
     summary:
       'The mail outbox, newest first (as `wip mail outbox`): {id, kind, to, subject, status (pending, sent, stored, failed), attempts, nextAttemptAt, lastError, sentAt, createdAt, clientId, userId}, never the body; filter by `status`',
     auth: 'admin',
@@ -23,6 +26,8 @@ export const adminMailRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/mail/outbox/retry',
+    operationId: 'retryOutbox',
+    response: z.object({ requeued: z.number().int() }),
     summary: 'Put every failed message back in the queue (attempts reset) and deliver them now (as `wip mail retry`): {requeued}',
     auth: 'admin',
     rateLimit: retryBudget,
@@ -33,6 +38,9 @@ export const adminMailRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/mail/outbox/:id/retry',
+    operationId: 'retryOutboxMessage',
+    response: OutboxMessage,
+    errors: ['CONFLICT'],
     summary: 'Put one failed message back in the queue and deliver it now; 409 CONFLICT when it has not failed',
     auth: 'admin',
     params: IdParams,

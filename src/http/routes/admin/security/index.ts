@@ -1,3 +1,4 @@
+import { Unlocked, UserWithInvitation } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
@@ -24,6 +25,9 @@ export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/invite',
+    operationId: 'inviteUser',
+    response: UserWithInvitation,
+    errors: ['CONFLICT'],
     summary: 'Email a new invitation to a user who has not set a password yet (the older link stops working; 409 otherwise)',
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -37,6 +41,8 @@ export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/invitation-link',
+    operationId: 'revealInvitationLink',
+    errors: ['CONFLICT'],
     summary:
       "Without a mail server: hand the invitation link of an invited user of the caller's client to the Security Administrator, once (then removed from the outbox; a security event). 409 CONFLICT when mail is configured, the user is not invited or the link was handed over already",
     auth: 'user',
@@ -52,6 +58,8 @@ export const adminSecurityRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user/:userId/unlock',
+    operationId: 'unlockUser',
+    response: Unlocked,
     summary: "Lift a sign-in lockout of a user's account (a Security Administrator of the client, or a system administrator)",
     auth: 'user-or-admin',
     roles: [SECURITY_ADMIN],

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Deleted } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { tenantScope, type TenantScope } from '../../../../db/tenant';
 import { notFound } from '../../../../errors';
@@ -35,10 +37,18 @@ function present(deps: Deps, provider: SsoProvider) {
 
 const securityAdmin = [SECURITY_ADMIN] as const;
 
+/** `present`'s shape: the provider's settings vary by kind, so beyond these its fields are open. */
+const SsoProviderData = z
+  .object({ id: z.number().int(), kind: z.string(), name: z.string(), clientId: z.string().nullable().optional(), endpoints: z.record(z.string(), z.unknown()) })
+  .loose()
+  .meta({ id: 'SsoProvider' });
+
 export const adminSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/client/:id/sso',
+    operationId: 'listSsoProviders',
+    response: z.array(SsoProviderData),
     summary: "The client's SSO providers (its Security Administrator, or a system administrator); client secrets are never shown, only hasClientSecret",
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -50,6 +60,9 @@ export const adminSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/client/:id/sso',
+    operationId: 'createSsoProvider',
+    response: SsoProviderData,
+    errors: ['CONFLICT'],
     summary:
       'Add an SSO provider (kind oidc, saml, dynamics or directory) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
     auth: 'user-or-admin',
@@ -65,6 +78,9 @@ export const adminSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/client/:id/sso/:providerId',
+    operationId: 'updateSsoProvider',
+    response: SsoProviderData,
+    errors: ['CONFLICT'],
     summary: 'Change an SSO provider; omitted fields keep their values, clientSecret null removes the secret, the kind cannot change',
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -77,6 +93,8 @@ export const adminSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/client/:id/sso/:providerId',
+    operationId: 'deleteSsoProvider',
+    response: Deleted,
     summary: 'Remove an SSO provider and the identity links it made (the users stay)',
     auth: 'user-or-admin',
     roles: securityAdmin,

@@ -1,3 +1,5 @@
+import { File, StorageUsage } from '../../../../presenters/schemas';
+import { UploadParts } from '../../../schemas';
 import { z } from 'zod';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { fieldError } from '../../../../errors';
@@ -11,6 +13,9 @@ export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/upload',
+    operationId: 'uploadAdminFiles',
+    response: z.object({ files: z.array(File) }),
+    requestBody: { 'multipart/form-data': UploadParts },
     summary:
       'Upload system files (agreement PDFs, branding): multipart/form-data with one or more `file` parts and an optional `metadata` part (JSON {description}) → 201 {files: [{id, name, size, sha256, contentType, description, createdAt}]}; use an id as `fileId` of POST/PUT /api/admin/agreement. Streamed, at most WIP_MAX_UPLOAD (413)',
     auth: 'admin',
@@ -28,6 +33,8 @@ export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/client/:id/storage-quota',
+    operationId: 'getStorageQuota',
+    response: StorageUsage,
     summary: "A client's storage quota and usage {storageQuotaBytes (null: unlimited), storageUsedBytes (distinct content)}",
     auth: 'admin',
     params: IdParams,
@@ -38,6 +45,8 @@ export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/client/:id/storage-quota',
+    operationId: 'setStorageQuota',
+    response: StorageUsage,
     summary: "Set a client's storage quota {storageQuotaBytes} in bytes, or null for unlimited (the default); uploads past it are 413 STORAGE_QUOTA_EXCEEDED",
     auth: 'admin',
     params: IdParams,

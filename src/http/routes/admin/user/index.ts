@@ -1,3 +1,4 @@
+import { Deleted, Page, User, UserReportRow as UserReportRowData, UserWithInvitation, UserWithState } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { tenantScope } from '../../../../db/tenant';
@@ -38,6 +39,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user',
+    operationId: 'listUsers',
+    response: Page(UserWithState),
+    errors: ['NOT_FOUND'],
     summary:
       "List users of the caller's client (system administrators: of ?clientId=), each with locked, twoFactorEnabled and lastSecurityAdministrator",
     auth: 'user-or-admin',
@@ -61,6 +65,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/vendor-users-report',
+    operationId: 'getUserReport',
+    response: Page(UserReportRowData),
+    errors: ['NOT_FOUND'],
     summary:
       "Users with client, license type, roles, last sign-in and status: every client's for system administrators (or ?clientId=), the caller's client's for a Security Administrator; filters licenseType, status, role; paginated",
     auth: 'user-or-admin',
@@ -73,6 +80,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/vendor-users-report/xls-export',
+    operationId: 'exportUserReportXlsx',
+    errors: ['NOT_FOUND'],
+    produces: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', attachment: true },
     summary: 'The vendor users report (same callers and filters, every row) as an .xlsx workbook, streamed',
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -92,6 +102,8 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/user/:userId',
+    operationId: 'getUser',
+    response: User,
     summary: 'Get a user by id',
     auth: 'user-or-admin',
     roles: securityAdmin,
@@ -105,6 +117,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/admin/user',
+    operationId: 'createUser',
+    response: UserWithInvitation,
+    errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
       "Create a user in the caller's client; without a password the user is invited and the answer's invitation says {delivery: 'queued' (mail server) | 'outbox' (no mail server), linkRevealable}",
     auth: 'user',
@@ -120,6 +135,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/admin/user',
+    operationId: 'updateUser',
+    response: User,
+    errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED', 'NOT_FOUND'],
     summary: 'Update a user (body includes id); omitted fields keep their values',
     auth: 'user',
     roles: securityAdmin,
@@ -131,6 +149,9 @@ export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/admin/user/:userId',
+    operationId: 'deleteUser',
+    response: Deleted,
+    errors: ['CONFLICT'],
     summary: 'Delete a user: frees the seat and ends the sessions',
     auth: 'user',
     roles: securityAdmin,

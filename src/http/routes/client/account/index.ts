@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { Client, License, SecuritySettings, SecuritySettingsPublic, User } from '../../../../presenters/schemas';
 import { sendJson } from '../../../json-body';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
 import type { Deps } from '../../../../deps';
@@ -60,6 +62,10 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-up',
+    operationId: 'signUp',
+    response: z.union([z.object({ status: z.literal('active'), user: User }), z.object({ status: z.literal('verification_sent'), message: z.string() })]),
+    otherStatuses: [202],
+    errors: ['SIGN_UP_NOT_ALLOWED', 'SELF_SERVICE_DISABLED', 'TOKEN_INVALID', 'CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
       'Join an existing client: {invitationToken, password} activates an invitation; {clientId, email} with an allowed email domain emails a link to set the password',
     auth: 'public',
@@ -68,7 +74,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     rateLimit: perIp,
     async handler({ deps, body, meta, ctx }) {
       const outcome = await signUp(deps, body, meta);
-      if (outcome.status === 'active') return { status: 'active', user: presentUser(outcome.user) };
+      if (outcome.status === 'active') return { status: 'active' as const, user: presentUser(outcome.user) };
       ctx.status = 202;
       sendJson(ctx, { success: true, data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' } });
       return undefined;
@@ -77,6 +83,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/create-account',
+    operationId: 'createAccount',
+    response: z.object({ client: Client, user: User, licenses: z.array(License) }),
+    errors: ['SELF_SERVICE_DISABLED', 'CONFLICT', 'LICENSE_CLIENTS_EXHAUSTED'],
     summary: 'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
     auth: 'public',
     createsSession: true,
@@ -90,13 +99,15 @@ export const clientAccountRoutes: RouteSpec[] = [
   }),
   ...(
     [
-      ['/api/client/auth/set-password/:token', 'invite', 'invitation'],
-      ['/api/client/auth/reset-password/:token', 'reset', 'password-reset'],
+      ['/api/client/auth/set-password/:token', 'invite', 'invitation', 'getInvitationDetails'],
+      ['/api/client/auth/reset-password/:token', 'reset', 'password-reset', 'getPasswordResetDetails'],
     ] as const
-  ).map(([path, purpose, what]) =>
+  ).map(([path, purpose, what, operationId]) =>
     defineRoute({
       method: 'get',
       path,
+      operationId,
+      errors: ['TOKEN_INVALID'],
       summary: `Before setting a password with the ${what} link: the account's email and its client's password policy {minLength, rules} (the token is checked, not used; 400 TOKEN_INVALID when expired or used)`,
       auth: 'public',
       params: TokenParams,
@@ -110,6 +121,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/set-password/:token',
+    operationId: 'setPassword',
+    response: z.object({ user: User }),
+    errors: ['TOKEN_INVALID'],
     summary: 'Set the first password with the emailed invitation token and activate the account (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
     createsSession: true,
@@ -123,6 +137,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/forgot',
+    operationId: 'requestPasswordReset',
+    response: z.object({ message: z.string() }),
     summary: 'Request a password-reset email; always the same 200 answer, whether or not the email has an account',
     auth: 'public',
     body: Forgot,
@@ -139,6 +155,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/reset-password/:token',
+    operationId: 'resetPassword',
+    response: z.object({ reset: z.boolean() }),
+    errors: ['TOKEN_INVALID'],
     summary: 'Set a new password with the emailed reset token; ends every session of the user (400 TOKEN_INVALID when expired or used)',
     auth: 'public',
     createsSession: true,
@@ -150,10 +169,16 @@ export const clientAccountRoutes: RouteSpec[] = [
       return { reset: true };
     },
   }),
-  ...(['/api/client/auth/update-password', '/api/client/auth/change-password'] as const).map((path) =>
+  ...([
+    ['/api/client/auth/update-password', 'updatePassword'],
+    ['/api/client/auth/change-password', 'changePassword'],
+  ] as const).map(([path, operationId]) =>
     defineRoute({
       method: 'post',
       path,
+      operationId,
+      response: z.object({ changed: z.boolean() }),
+      errors: ['INVALID_CREDENTIALS'],
       summary: "Change the signed-in user's password {currentPassword, newPassword}; other sessions end, this one stays",
       auth: 'user',
       body: ChangePassword,
@@ -167,6 +192,9 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/client-security-settings',
+    operationId: 'getClientSecuritySettings',
+    errors: ['NOT_FOUND'],
+    response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary:
       "The client's security settings: signed in, your client's (all fields); before sign-in, ?clientId= gives only the password policy, 2FA requirement and SSO flag",
     auth: 'public',
@@ -182,6 +210,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/client/auth/client-security-settings',
+    operationId: 'updateClientSecuritySettings',
+    response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary: "Change the client's security settings (Security Administrator); omitted fields keep their values",
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -193,6 +223,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/get-admin-email',
+    operationId: 'getAdminEmail',
+    response: z.object({}).loose(),
     summary: "Contact of the client's owner (its first Security Administrator), for 'ask your administrator' screens",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -202,6 +234,8 @@ export const clientAccountRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/client',
+    operationId: 'getMyClient',
+    response: z.object({ id: z.number().int(), name: z.string(), branding: z.object({ displayName: z.string(), logoUrl: z.string().nullable() }), security: SecuritySettingsPublic, sessionIdleTimeout: z.number(), twoFactorEnabled: z.boolean() }),
     summary: "The current user's client: id, name, branding summary and the settings the UI adapts to",
     auth: 'user',
     async handler({ deps, actor }) {

@@ -50,11 +50,12 @@ export const ChangePassword = z.object({ currentPassword: PresentedPassword, new
 
 export const SecuritySettingsQuery = z.object({ clientId: PositiveId.optional() });
 
+// trimmed and lower-cased before the check: the OpenAPI document (input) says a string, as the server accepts
 const Domain = z
   .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com');
+  .max(300)
+  .transform((value) => value.trim().toLowerCase())
+  .pipe(z.string().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'));
 
 /** PUT: omitted fields keep their values. */
 export const UpdateSecuritySettings = z

@@ -1,3 +1,4 @@
+import { AgreementStatus, MsaAccepted } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { hasAnyRole, SECURITY_ADMIN } from '../../../../policies/roles';
 import { acceptAgreement, eulaStatus, msaStatus, openMsaDocument } from '../../../../services/agreements';
@@ -10,6 +11,8 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/eula',
+    operationId: 'getEula',
+    response: AgreementStatus,
     summary: "The current EULA and the signed-in user's acceptance of it",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -19,6 +22,9 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/eula/accept',
+    operationId: 'acceptEula',
+    response: AgreementStatus,
+    errors: ['CONFLICT'],
     summary: 'Accept the current EULA (recorded per user with time, IP, user agent and version)',
     auth: 'user',
     body: AcceptAgreement,
@@ -29,6 +35,8 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/agreement',
+    operationId: 'getAgreement',
+    response: AgreementStatus,
     summary: "The current master services agreement (MSA) and the client's acceptance of it",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -39,6 +47,9 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/accept-msa',
+    operationId: 'acceptMsa',
+    response: AgreementStatus,
+    errors: ['CONFLICT'],
     summary: 'Security Administrator: accept the current MSA for the client',
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -50,6 +61,8 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/have-client-accepted-msa',
+    operationId: 'getMsaAcceptance',
+    response: MsaAccepted,
     summary: 'Whether the client has accepted the current MSA: {accepted, version, acceptedAt, acceptedBy}',
     auth: 'user',
     async handler({ deps, actor }) {
@@ -59,6 +72,9 @@ export const clientAgreementRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/download-agreement',
+    operationId: 'downloadAgreement',
+    errors: ['NOT_FOUND'],
+    produces: { type: 'application/pdf', attachment: true },
     summary: 'Download the current MSA as PDF (the uploaded file, or rendered from its Markdown); 20 requests per 15 minutes per user',
     auth: 'user',
     cacheControl: 'private, no-store',

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { clearSessionCookie } from '../../../cookies';
 import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
-import { signInResponse } from './responses';
+import { AnySignIn, RefreshData, SignedOut, SignInData, SignInV2OrChallenge, signInResponse } from './responses';
+import { User } from '../../../../presenters/schemas';
 import { presentUser } from '../../../../presenters';
 import { PositiveId } from '../../../schemas';
 import { Refresh, SignIn, VerifyTwoFactor } from './schema';
@@ -27,9 +29,8 @@ function selectedClientId(ctx: AppContext, body: SignInInput): number | undefine
   return parsed.data;
 }
 
-async function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta, flavour: SignInFlavour) {
-  const result = await signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body), flavour }, meta);
-  return signInResponse(ctx, result, flavour);
+function signInFromRequest(deps: Deps, ctx: AppContext, body: SignInInput, meta: RequestMeta, flavour: SignInFlavour) {
+  return signIn(deps, { email: body.email, password: body.password, clientId: selectedClientId(ctx, body), flavour }, meta);
 }
 
 const refreshResponse = (tokens: { accessToken: string; refreshToken: string; expiresIn: number }) => ({
@@ -43,6 +44,11 @@ export const clientAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-in',
+    operationId: 'signIn',
+    response: SignInData,
+    errors: ['INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'CLIENT_SELECTION_REQUIRED', 'SSO_REQUIRED', 'TOO_MANY_ATTEMPTS'],
+    honours: ['X-Client-ID'],
+    sends: ['X-CSRF-Token'],
     summary:
       'Sign in with email and password; returns tokens and sets the session and CSRF cookies, or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
@@ -50,12 +56,16 @@ export const clientAuthRoutes: RouteSpec[] = [
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      return signInFromRequest(deps, ctx, body, meta, 'v1');
+      return signInResponse(ctx, await signInFromRequest(deps, ctx, body, meta, 'v1'), 'v1');
     },
   }),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-in-v2',
+    operationId: 'signInV2',
+    response: SignInV2OrChallenge,
+    errors: ['INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'CLIENT_SELECTION_REQUIRED', 'SSO_REQUIRED', 'TOO_MANY_ATTEMPTS'],
+    honours: ['X-Client-ID'],
     summary:
       'Sign in with email and password; returns access and refresh tokens with their lifetimes (no cookie), or {twoFactorRequired, challengeToken} when 2FA is on',
     auth: 'public',
@@ -63,12 +73,15 @@ export const clientAuthRoutes: RouteSpec[] = [
     body: SignIn,
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
-      return signInFromRequest(deps, ctx, body, meta, 'v2');
+      return signInResponse(ctx, await signInFromRequest(deps, ctx, body, meta, 'v2'), 'v2');
     },
   }),
   defineRoute({
     method: 'post',
     path: '/api/client/auth/verify-two-factor',
+    operationId: 'verifyTwoFactor',
+    response: AnySignIn,
+    errors: ['TWO_FACTOR_INVALID', 'TOKEN_INVALID', 'TOO_MANY_ATTEMPTS', 'ACCOUNT_DISABLED'],
     summary: 'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
     auth: 'public',
     createsSession: true,
@@ -79,10 +92,16 @@ export const clientAuthRoutes: RouteSpec[] = [
       return signInResponse(ctx, result, result.flavour);
     },
   }),
-  ...(['/api/client/auth/refresh', '/api/client/auth/refresh-token'] as const).map((path) =>
+  ...([
+    ['/api/client/auth/refresh', 'refreshSession'],
+    ['/api/client/auth/refresh-token', 'refreshToken'],
+  ] as const).map(([path, operationId]) =>
     defineRoute({
       method: 'post',
       path,
+      operationId,
+      response: RefreshData,
+      errors: ['INVALID_CREDENTIALS', 'TOKEN_EXPIRED', 'ACCOUNT_DISABLED'],
       summary: 'Exchange a refresh token for a new access token; the refresh token rotates',
       auth: 'public',
       body: Refresh,
@@ -95,6 +114,8 @@ export const clientAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/refresh',
+    operationId: 'refreshSessionByCookie',
+    response: RefreshData,
     summary: 'New access token (and rotated refresh token) for the session of the cookie or bearer token',
     auth: 'user',
     async handler({ deps, actor }) {
@@ -104,6 +125,8 @@ export const clientAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sign-out',
+    operationId: 'signOut',
+    response: SignedOut,
     summary: 'End the session: its access token, refresh token and cookie stop working',
     auth: 'user',
     async handler({ deps, actor, ctx }) {
@@ -115,6 +138,8 @@ export const clientAuthRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/me',
+    operationId: 'getMe',
+    response: User,
     summary: 'The signed-in user',
     auth: 'user',
     async handler({ actor }) {

@@ -1,3 +1,4 @@
+import { BugReport } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { IsoDateTime } from '../../../schemas';
@@ -24,10 +25,12 @@ const bugReportBody = (kind: 'app' | 'web') => {
     .strict();
 };
 
-const bugReportRoute = (path: string, kind: 'app' | 'web', what: string) =>
+const bugReportRoute = (path: string, operationId: string, kind: 'app' | 'web', what: string) =>
   defineRoute({
     method: 'post',
     path,
+    operationId,
+    response: BugReport,
     summary: `Submit a bug report from ${what}: {description, appVersion, device, platform${kind === 'web' ? '? (default web)' : ''}, logs? (≤ 256 KiB), attachmentFileIds? (≤ 20 numbers)}; stored for the caller's client, listed by system administrators at GET /api/admin/bug-reports`,
     auth: 'user',
     status: 201,
@@ -43,11 +46,13 @@ const StatsObject = z
   .refine((stats) => JSON.stringify(stats).length <= WEBRTC_STATS_MAX_CHARS, `at most ${WEBRTC_STATS_MAX_CHARS} characters as JSON`);
 
 export const clientDiagnosticsRoutes: RouteSpec[] = [
-  bugReportRoute('/api/client/add-bug-report', 'app', 'the mobile or desktop app'),
-  bugReportRoute('/api/client/bug-report-web', 'web', 'the web app'),
+  bugReportRoute('/api/client/add-bug-report', 'addBugReport', 'app', 'the mobile or desktop app'),
+  bugReportRoute('/api/client/bug-report-web', 'addWebBugReport', 'web', 'the web app'),
   defineRoute({
     method: 'post',
     path: '/api/client/clear-diagnostics',
+    operationId: 'clearDiagnostics',
+    response: z.object({ bugReportLogsCleared: z.number().int(), webRtcEntriesDeleted: z.number().int() }),
     summary: "Delete the caller's own stored diagnostics: the logs of their bug reports (the reports stay) and their WebRTC logs",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -57,6 +62,8 @@ export const clientDiagnosticsRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/web-rtc-logs',
+    operationId: 'addWebRtcLogs',
+    response: z.object({ callId: z.string(), stored: z.number().int() }),
     summary: `Store a batch of WebRTC stats/log lines of a remote-assist call: {callId, entries: [{at, level: debug|info|warn|error, message, stats?}]} (≤ ${WEBRTC_BATCH_MAX_ENTRIES} entries); kept as long as the logs (logRetention)`,
     auth: 'user',
     feature: 'collaboration',

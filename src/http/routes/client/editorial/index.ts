@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { editorialAggregates, recordEditorialEvents } from '../../../../services/editorial';
 import { EditorialQuery, RecordEditorialEvents } from './schema';
@@ -6,6 +7,8 @@ export const clientEditorialRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/editorial',
+    operationId: 'saveEditorial',
+    response: z.object({ recorded: z.number().int() }),
     summary: "Record editorial events {events: [{type: VIEWED|EDITED|STEP_DWELL, templateId, versionId?, stepId?, durationMs?, at?}]} (at most 500) of the client's templates",
     auth: 'user',
     body: RecordEditorialEvents,
@@ -16,6 +19,7 @@ export const clientEditorialRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/editorial',
+    operationId: 'getEditorial',
     summary: 'Editorial aggregates of a template in [from, to): views, edits, median and p90 dwell per step (admins, authors, approvers, publishers)',
     auth: 'user',
     query: EditorialQuery,

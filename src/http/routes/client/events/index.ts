@@ -15,6 +15,9 @@ export const clientEventRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/events',
+    operationId: 'streamEvents',
+    produces: { type: 'text/event-stream' },
+    honours: ['Last-Event-ID'],
     summary:
       "Live event stream (Server-Sent Events) of the caller's client: each event has an id; reconnect with Last-Event-ID to replay what was missed within eventRetention. Heartbeat comments every eventStreamHeartbeat; closed on sign-out or when the user is disabled",
     auth: 'user',
@@ -26,6 +29,7 @@ export const clientEventRoutes: RouteSpec[] = [
   }),
   ...webhookRoutes({
     base: '/api/client/webhooks',
+    noun: 'Webhook',
     who: 'Security Administrator',
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -36,6 +40,7 @@ export const clientEventRoutes: RouteSpec[] = [
 
 export const adminWebhookRoutes: RouteSpec[] = webhookRoutes({
   base: '/api/admin/webhooks',
+  noun: 'AdminWebhook',
   who: 'System administrator (system events)',
   auth: 'admin',
   owner: () => null,

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { UploadParts } from '../../../schemas';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -73,6 +75,8 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/export-zip/:templateId',
+    operationId: 'exportTemplateZip',
+    produces: { type: 'application/zip', attachment: true },
     summary: 'A template as a ZIP: manifest.json (format wip-template v1: template, version content, sensors, files with sha256) and media/; the published version, else the latest, or ?versionId=',
     auth: 'user',
     feature: 'import-export',
@@ -86,6 +90,10 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/import-zip',
+    operationId: 'importTemplateZip',
+    response: z.object({ templateId: z.number().int(), versionId: z.number().int(), title: z.string() }),
+    requestBody: { 'multipart/form-data': UploadParts },
+    errors: ['ARCHIVE_INVALID', 'STORAGE_QUOTA_EXCEEDED'],
     summary:
       'Author: import a template ZIP (multipart part `file`) as a new template with one DRAFT; refuses unsafe or inconsistent archives with 422 ARCHIVE_INVALID (details.reason) and writes nothing',
     auth: 'user',
@@ -109,6 +117,7 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/copy-entities',
+    operationId: 'copyEntities',
     summary:
       'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
     auth: 'user-or-admin',
@@ -124,6 +133,9 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/get-as-pdf/getTemplateAsPdf/:id',
+    operationId: 'getTemplatePdf',
+    produces: { type: 'application/pdf', attachment: true },
+    errors: ['NO_PUBLISHED_VERSION'],
     summary: "A template's published version (or ?versionId=) as PDF: steps, images (each embedded once, at most 64 MB of images in all; past that they are named), field tables, signatures",
     auth: 'user',
     feature: 'reports',
@@ -137,6 +149,8 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/get-as-pdf/getJobHistoryAsPdf/:id',
+    operationId: 'getJobHistoryPdf',
+    produces: { type: 'application/pdf', attachment: true },
     summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults; images are embedded once each and at most 64 MB of them in all (past that they are named: the zipped job report carries every file)",
     auth: 'user',
     feature: 'reports',
@@ -149,6 +163,8 @@ export const clientExportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/download-zipped-job-report/:id',
+    operationId: 'downloadJobReportZip',
+    produces: { type: 'application/zip', attachment: true },
     summary: 'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
     auth: 'user',
     feature: 'reports',

@@ -1,3 +1,7 @@
+import { z } from 'zod';
+import { FilePart } from '../../../schemas';
+import { UploadParts } from '../../../schemas';
+import { File } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
 import { fieldError, notFound } from '../../../../errors';
@@ -39,6 +43,10 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/upload',
+    operationId: 'uploadFiles',
+    response: z.object({ files: z.array(File) }),
+    requestBody: { 'multipart/form-data': UploadParts },
+    errors: ['STORAGE_QUOTA_EXCEEDED'],
     summary:
       'Upload files: multipart/form-data with one or more `file` parts and an optional `metadata` part (JSON {description}) → 201 {files: [{id, name, size, sha256, contentType, description, createdAt}]}; streamed, at most WIP_MAX_UPLOAD in all (413 PAYLOAD_TOO_LARGE) and within the client storage quota (413 STORAGE_QUOTA_EXCEEDED); content type detected from the bytes; malformed metadata 422',
     auth: 'user',
@@ -62,6 +70,10 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/replaceFile',
+    operationId: 'replaceFile',
+    response: z.object({ file: File }),
+    requestBody: { 'multipart/form-data': UploadParts.extend({ id: z.string() }) },
+    errors: ['STORAGE_QUOTA_EXCEEDED', 'NOT_FOUND', 'CONFLICT'],
     summary:
       'Replace a file\'s bytes: multipart/form-data with a `fileId` field and one `file` part → the file under the same id (revision + 1; every reference follows); the previous content is kept as a prior revision. Another client\'s id → 404',
     auth: 'user',
@@ -81,6 +93,8 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/files/:id',
+    operationId: 'downloadFile',
+    produces: { type: '*/*', etag: true, ranges: true, attachment: true },
     summary:
       "Download a file (the `url` of a File): its bytes with the detected Content-Type, Content-Length, ETag, Accept-Ranges; If-None-Match → 304; a single Range → 206, unsatisfiable → 416. Another client's id → 404",
     auth: 'user',
@@ -95,6 +109,9 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/client/files/:id',
+    operationId: 'deleteFile',
+    response: z.object({ id: z.number().int(), deleted: z.boolean() }),
+    errors: ['FILE_IN_USE'],
     summary:
       "Delete a file and its prior revisions → {id, deleted: true}. Admins and authors delete any file of the client, operators only those they uploaded (else 403). A file still used by a template version (any state), a recorded value, a fault photo or alignment data → 409 FILE_IN_USE with details.references; content the client no longer holds frees its quota at once and leaves the disk after commit. Another client's id → 404",
     auth: 'user',
@@ -113,6 +130,8 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/download-model/:type/:id',
+    operationId: 'downloadModel',
+    produces: { type: '*/*', etag: true, ranges: true, attachment: true },
     summary:
       'Download a 3D model (type glb, gltf, obj, fbx, usdz or ply; a type that does not match the stored file → 404) with Content-Length, ETag, Accept-Ranges; If-None-Match → 304; a single Range → 206 (resumable), unsatisfiable → 416',
     auth: 'user',
@@ -128,6 +147,8 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/alignment-data',
+    operationId: 'uploadAlignmentData',
+    requestBody: { 'multipart/form-data': UploadParts.extend({ templateId: z.string().optional(), stepId: z.string().optional(), assetId: z.string().optional() }) },
     summary:
       'Upload point-cloud alignment data for a template step or an asset: multipart/form-data with `templateId` and `stepId` (or `assetId`) fields and one `file` part, a PLY (ascii, binary little or big endian) → 201 {id, pointCount, bounds {min, max}, format, fileId}; the header and vertex data are checked (422 naming `file` when malformed); the original is stored',
     auth: 'user',
@@ -146,6 +167,8 @@ export const clientFileRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/alignment-data',
+    operationId: 'getAlignmentData',
+    produces: { type: ['application/json', 'application/x-ply'], etag: true, ranges: true },
     summary:
       'The newest alignment data of ?templateId=&stepId= or ?assetId=: metadata {id, pointCount, bounds, format, fileId}, or the original PLY bytes with Accept: application/octet-stream (ETag, ranges). Another client\'s template or asset → 404',
     auth: 'user',

@@ -22,6 +22,9 @@ export const clientI18nRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/internalization/:lang',
+    operationId: 'getTranslationBundle',
+    produces: { type: 'application/json', etag: true },
+    errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
     summary:
       'The merged text bundle of a language (built-in < system < client override; fallback de-AT → de → en): {language, fallback, namespaces: {ns: {key: text}}}; ETag/304; a malformed tag is 422',
     auth: 'user',
@@ -37,6 +40,8 @@ export const clientI18nRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/translate',
+    operationId: 'translate',
+    produces: { type: 'application/json', etag: true },
     summary:
       'Texts of one namespace in a language, merged like internalization/:lang: {language, namespace, translations: {key: text}} (only `keys`, comma-separated, when given; keys without a text are left out); ETag/304',
     auth: 'user',

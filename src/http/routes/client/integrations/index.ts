@@ -11,6 +11,8 @@ export const clientIntegrationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/bug-report-vendor',
+    operationId: 'sendVendorBugReport',
+    errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR'],
     summary:
       "File a bug report as an issue in the vendor's code-hosting tracker (GitHub/Gitea issues API; WIP_BUG_TRACKER_URL, _REPOSITORY, _TOKEN): {title, description, appVersion?, device?, platform?, logs?} → 201 {issueNumber, issueUrl}; 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR with details.upstreamStatus when the tracker refuses or fails",
     auth: 'user',
@@ -34,6 +36,9 @@ export const clientIntegrationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/vendorMapsApi',
+    operationId: 'proxyMaps',
+    produces: { type: ['application/json', 'image/png', 'image/jpeg', 'image/webp', 'application/x-protobuf', 'application/vnd.mapbox-vector-tile', 'application/octet-stream'] },
+    errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR'],
     summary:
       'Maps proxy (geocoding, tiles) to the configured upstream (WIP_MAPS_URL): ?path= (a plain path under one of WIP_MAPS_ALLOWED_PATHS) and the query parameters WIP_MAPS_ALLOWED_PARAMS names; the API key is added server-side. Answers the upstream bytes as they are (images, JSON, vector tiles; anything else as application/octet-stream), not the envelope. 422 for a refused path or parameter, 503 INTEGRATION_NOT_CONFIGURED, 502 UPSTREAM_ERROR (HTTP ≥ 400, a redirect, no answer within WIP_INTEGRATION_TIMEOUT, larger than WIP_MAPS_MAX_RESPONSE)',
     auth: 'user',
@@ -54,6 +59,8 @@ export const clientIntegrationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/vendorErp',
+    operationId: 'getErpRecords',
+    errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary:
       "The ERP integration's state for the caller's client (Security Administrators): {configured, upstream (origin), templateMap (work-order type → template title), lastRuns: [run]} with run = {id, status: succeeded|partial|failed, startedById, startedAt, finishedAt, pulled, created, skipped, pushed, errors: [{workOrderId?, jobId?, message}]}",
     auth: 'user',
@@ -66,6 +73,8 @@ export const clientIntegrationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/vendorErp',
+    operationId: 'sendErpRecord',
+    errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR', 'CONFLICT'],
     summary:
       'Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs\' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read',
     auth: 'user',

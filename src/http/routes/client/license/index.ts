@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { ClientLicense, OnPremise, User } from '../../../../presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { SECURITY_ADMIN } from '../../../../policies/roles';
 import { changeUserLicenseTypes, clientLicense } from '../../../../services/client-license';
@@ -12,6 +14,8 @@ export const clientLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/license',
+    operationId: 'getClientLicense',
+    response: ClientLicense,
     summary: "The client's seats per license type (allocated/used/free), the license's expiry, features, and evaluation/grace flags",
     auth: 'user',
     async handler({ deps, actor }) {
@@ -21,6 +25,9 @@ export const clientLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/license',
+    operationId: 'changeClientLicense',
+    response: z.object({ users: z.array(User), seats: z.unknown() }),
+    errors: ['LICENSE_SEATS_EXHAUSTED'],
     summary: "Security Administrator: change users' license types ({userId, licenseType} or {changes: [...]}), within the client's seats and role rules",
     auth: 'user',
     roles: [SECURITY_ADMIN],
@@ -33,6 +40,8 @@ export const clientLicenseRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/on-premise',
+    operationId: 'getOnPremise',
+    response: OnPremise,
     summary: 'Whether this is an on-premise deployment, its version and evaluation flag (license details when signed in)',
     auth: 'public',
     async handler({ deps, actor, ctx }) {

@@ -7,6 +7,7 @@ export const clientNotificationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/account/notification-preferences',
+    operationId: 'getNotificationPreferences',
     summary:
       "The caller's notification preferences: {language (BCP 47, null: English), kinds: {version_submitted, version_approved, version_rejected, job_assigned, hand_off, fault_raised: boolean}} (all on by default; mail and web push alike)",
     auth: 'user',
@@ -18,6 +19,7 @@ export const clientNotificationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'put',
     path: '/api/client/account/notification-preferences',
+    operationId: 'updateNotificationPreferences',
     summary:
       'Change the caller\'s notification preferences {language?, kinds?: {kind: boolean}}; omitted fields and kinds keep their values; an unknown kind or a malformed language tag is 422',
     auth: 'user',

@@ -21,6 +21,7 @@ export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/version',
+    operationId: 'getVersion',
     summary:
       'The running version: {version, apiVersion, build: {commit, date}, runtime: {name: node, version, supportedUntil}} (commit `dev` and date null for a build from source; supportedUntil: the end of life of the Node.js line); public',
     auth: 'public',
@@ -32,6 +33,9 @@ export const clientPlatformRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/check-updates',
+    operationId: 'checkUpdates',
+    response: z.object({ current: z.string(), latest: z.string().nullable(), updateAvailable: z.boolean(), notes: z.string().nullable(), source: z.enum(['url', 'file', 'none', 'unreachable']), error: z.string().optional() }),
+    errors: ['UPSTREAM_ERROR', 'INTEGRATION_NOT_CONFIGURED'],
     summary:
       'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',
     auth: 'user-or-admin',

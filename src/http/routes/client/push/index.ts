@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { subscribe, turnPush, unsubscribe, vapidPublicKey } from '../../../../services/push';
 import { PushSubscriptionBody, TurnPushBody, UnsubscribeBody } from './schema';
@@ -7,6 +8,9 @@ export const clientPushRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/push/vapid-key',
+    operationId: 'getVapidKey',
+    response: z.object({ publicKey: z.string() }),
+    errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary: "The appliance's VAPID public key (base64url, uncompressed P-256 point): the applicationServerKey for pushManager.subscribe()",
     auth: 'user',
     feature: 'push',
@@ -17,6 +21,8 @@ export const clientPushRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/push/subscribe',
+    operationId: 'subscribePush',
+    response: z.object({ endpoint: z.string(), pushEnabled: z.boolean() }),
     summary: "Store a browser's PushSubscription {endpoint, keys: {p256dh, auth}} for the caller (https push services only); the same endpoint again replaces it",
     auth: 'user',
     feature: 'push',
@@ -29,6 +35,8 @@ export const clientPushRoutes: RouteSpec[] = [
   defineRoute({
     method: 'delete',
     path: '/api/client/push/unsubscribe',
+    operationId: 'unsubscribePush',
+    response: z.object({ removed: z.boolean() }),
     summary: "Remove the caller's subscription of {endpoint}; idempotent (removed: false when there was none)",
     auth: 'user',
     body: UnsubscribeBody,
@@ -39,6 +47,8 @@ export const clientPushRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/turn-push-notification',
+    operationId: 'turnPushNotification',
+    response: z.object({ enabled: z.boolean() }),
     summary: 'Switch push notifications on or off for the caller (all of their browsers and devices)',
     auth: 'user',
     feature: 'push',

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { sendCsv, wantsCsv } from '../../../csv';
 import { csvDocument } from '../../../../lib/csv';
@@ -31,6 +32,8 @@ const removed = (method: 'get' | 'post') =>
   defineRoute({
     method,
     path: '/api/client/reports',
+    operationId: method === 'get' ? 'getReports' : 'postReports',
+    errors: ['GONE'],
     summary: 'Removed (SPEC.md 4.3): always 410 GONE, to anyone, with the replacement routes in error.details.replacements',
     // public: the resource is gone for every caller, so there is nothing to authorize
     auth: 'public',
@@ -44,6 +47,8 @@ export const clientReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/meter-report',
+    operationId: 'getMeterReport',
+    produces: { type: ['application/json', 'text/csv'] },
     summary:
       'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',
@@ -61,6 +66,8 @@ export const clientReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/meter-report-filters',
+    operationId: 'getMeterReportFilters',
+    response: z.object({ periods: z.array(z.string()).readonly(), licenseTypes: z.array(z.string()).readonly(), organizations: z.array(z.object({ id: z.number().int(), name: z.string() })), templates: z.array(z.object({ id: z.number().int(), title: z.string() })), users: z.array(z.object({ id: z.number().int(), email: z.string(), firstName: z.string(), lastName: z.string(), licenseType: z.string() })), truncated: z.object({ organizations: z.boolean(), templates: z.boolean(), users: z.boolean() }) }),
     summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
     feature: 'reports',

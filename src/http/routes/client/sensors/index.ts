@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
 import { updateSensors } from '../../../../services/sensors';
@@ -7,6 +8,9 @@ export const clientSensorRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/update-sensors',
+    operationId: 'updateSensors',
+    response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
+    errors: ['NOT_FOUND'],
     summary:
       'Operators (devices) send sensor readings {readings: [{sensorId, readingId, value, timestamp}]} (at most 1000); idempotent by readingId → {accepted, duplicates}; an unknown sensorId refuses the batch (422)',
     auth: 'user',

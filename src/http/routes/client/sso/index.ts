@@ -1,3 +1,4 @@
+import { SignInData } from '../auth/responses';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
@@ -40,6 +41,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/oidc',
+    operationId: 'startOidcSignIn',
+    produces: { redirect: true },
+    errors: ['NOT_FOUND'],
     summary:
       'Start an OpenID Connect sign-in: 302 to the provider named by ?provider= (authorization code + PKCE, state, nonce). Unknown provider → 404; provider unreachable → 503 SSO_UNAVAILABLE',
     auth: 'public',
@@ -53,6 +57,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/auth/vendor-dynamics',
+    operationId: 'startVendorDynamicsSignIn',
+    produces: { redirect: true },
+    errors: ['NOT_FOUND'],
     summary:
       "Start a sign-in with the business-application vendor's identity platform (an OpenID Connect preset): 302 to the tenant's authority; ?provider= may be omitted when exactly one such provider exists",
     auth: 'public',
@@ -66,6 +73,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: OIDC_CALLBACK_PATH,
+    operationId: 'completeOidcSignIn',
+    errors: ['SSO_FAILED', 'NOT_FOUND'],
+    produces: { redirect: true },
     summary:
       "The OpenID Connect redirect URI (enter it at the provider): checks state, browser, code and ID token, then 302 to the provider's post-login URL with ?code= (one-time, 60 s, for POST /api/client/auth/sso/exchange) or ?error=<code>",
     auth: 'public',
@@ -91,6 +101,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/sso/exchange',
+    operationId: 'exchangeSsoCode',
+    response: SignInData,
+    errors: ['SSO_FAILED'],
     summary:
       'Exchange the one-time code of an SSO callback for the sign-in: the answer of POST /api/client/auth/sign-in (tokens, session and CSRF cookies, or a two-factor challenge). Unknown, used or expired code → 400 TOKEN_INVALID',
     auth: 'public',
@@ -104,6 +117,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: SAML_ACS_PATH,
+    operationId: 'receiveSamlAssertion',
+    response: SignInData,
+    errors: ['SSO_FAILED'],
     summary:
       'SAML sign-in: {samlResponse} (base64 Response from the IdP, IdP- or SP-initiated; provider only when several share one IdP issuer) → the answer of POST /api/client/auth/sign-in. Anything refused → 401 SSO_FAILED',
     auth: 'public',
@@ -118,6 +134,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: SAML_ACS_PATH,
+    operationId: 'startSamlSignIn',
+    produces: { redirect: true },
+    errors: ['NOT_FOUND', 'SSO_UNAVAILABLE'],
     summary:
       "Start an SP-initiated SAML sign-in: 302 to the provider's entryPoint with an AuthnRequest (HTTP-Redirect binding); the response must name it in InResponseTo (10 minutes, once). No such provider or no entryPoint → 404",
     auth: 'public',
@@ -132,6 +151,9 @@ export const clientSsoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: `${SAML_ACS_PATH}/metadata`,
+    operationId: 'getSamlMetadata',
+    produces: { type: 'application/samlmetadata+xml' },
+    errors: ['NOT_FOUND'],
     summary: "The service provider's SAML metadata for ?provider= (entity id, ACS URL), for the IdP administrator",
     auth: 'public',
     query: z.object({ provider: ProviderName }),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
 import { enableTwoFactor, resetTwoFactor, setupTwoFactor } from '../../../../services/two-factor';
 import { ResetTwoFactor, TwoFactorEnable, TwoFactorSetup } from './schema';
@@ -15,6 +16,9 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/two-factor/setup',
+    operationId: 'setUpTwoFactor',
+    response: z.object({ secret: z.string(), otpauthUri: z.string(), qrCodeDataUrl: z.string(), period: z.number().int(), digits: z.number().int() }),
+    errors: ['INVALID_CREDENTIALS', 'CONFLICT'],
     summary: 'Start TOTP enrolment {password}: returns the secret, the otpauth:// URI and a QR code (data URL); not active until enabled',
     auth: 'user',
     body: TwoFactorSetup,
@@ -26,6 +30,9 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/two-factor/enable',
+    operationId: 'enableTwoFactor',
+    response: z.object({ enabled: z.boolean(), recoveryCodes: z.array(z.string()) }),
+    errors: ['TWO_FACTOR_INVALID'],
     summary: 'Confirm TOTP enrolment with a first code {code}; returns the one-time recovery codes (shown once)',
     auth: 'user',
     body: TwoFactorEnable,
@@ -38,6 +45,9 @@ export const clientTwoFactorRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/auth/reset-two-factor',
+    operationId: 'resetTwoFactor',
+    response: z.object({ userId: z.number().int(), reset: z.boolean() }),
+    errors: ['INVALID_CREDENTIALS', 'TWO_FACTOR_INVALID'],
     summary:
       'Reset (remove) a second factor: yourself with {code} or {password}; a Security Administrator for a user of the client with {userId}. The user is emailed.',
     auth: 'user',

@@ -1,3 +1,5 @@
+import { HandOff, Page } from '../../../../presenters/schemas';
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
 import { presentHandOff } from '../../../../presenters/jobs';
@@ -10,6 +12,8 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/workingTogether',
+    operationId: 'workTogether',
+    errors: ['CONFLICT', 'INVALID_TRANSITION', 'JOB_CLOSED'],
     summary: 'Hand a job off (HAND_OFF), decide a hand-off (ACCEPT, DECLINE; CANCEL by the sender), co-work on a job (JOIN, LEAVE)',
     auth: 'user',
     feature: 'collaboration',
@@ -23,6 +27,8 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/workingTogether/handOffStatuses',
+    operationId: 'listHandOffStatuses',
+    response: Page(HandOff),
     summary: "The caller's hand-offs, sent and received, with their status",
     auth: 'user',
     feature: 'collaboration',
@@ -34,6 +40,8 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/job-history-users',
+    operationId: 'listJobHistoryUsers',
+    response: z.object({ items: z.array(z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string() })), nextCursor: z.null() }),
     summary: 'The distinct users in the history of a job (?jobId=) or of the jobs of a template (?templateId=)',
     auth: 'user',
     query: JobHistoryUsersQuery,
