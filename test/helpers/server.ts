@@ -70,6 +70,11 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /**
+   * false: skip the exchange check against the served OpenAPI document. Only for a test of what the daemon
+   * itself loads or does (the check reads /api/openapi.json from the same daemon, which builds the document).
+   */
+  checked?: boolean;
 }
 
 export interface TestServer {
@@ -155,7 +160,7 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     answer = { status: response.status, headers: response.headers, body: parsed as T, text };
   }
   // the exchange against the served OpenAPI document: a contradiction fails the test that made it
-  await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
+  if (options.checked !== false) await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
   return answer;
 }
 
