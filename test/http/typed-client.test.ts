@@ -46,7 +46,10 @@ typed('the program has no casts', () => {
 
 typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED refresh, user pages, upload, PDF, GraphQL', async () => {
   const document = (await server.request('GET', '/api/openapi.json')).body;
-  fs.writeFileSync(path.join(work, 'schema.d.ts'), await generateTypes(document));
+  const types = await generateTypes(document);
+  // the client `npm run build` publishes (dist/client/, README "Typed client") is this one
+  assert.ok(types === fs.readFileSync(path.join(root, 'dist', 'client', 'schema.d.ts'), 'utf8'), 'dist/client/schema.d.ts is stale: npm run build');
+  fs.writeFileSync(path.join(work, 'schema.d.ts'), types);
   fs.copyFileSync(PROGRAM, path.join(work, 'program.ts'));
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(work, 'node_modules'), 'dir');
   fs.writeFileSync(path.join(work, 'package.json'), JSON.stringify({ type: 'module' }));
