@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context';
 import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '../../repos/catalogue';
 import { presentSensorReading } from '../../presenters/catalogue';
 import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
+import type { CountedPage, PageInput } from '../../db/pagination';
 import { optionalDatabaseIdOf } from '../ids';
 import {
   createAsset,
@@ -19,6 +20,14 @@ import {
 
 type Ctx = GraphQLContext;
 const same = <T>(row: T) => row;
+
+/** A catalogue list as a connection: the rows resolve as they are (the types resolve from rows). */
+const listed =
+  <T extends { id: number }>(list: (deps: Ctx['deps'], actor: Ctx['actor'], page: PageInput) => Promise<CountedPage<T>>) =>
+  async (_root: unknown, args: ConnectionArgs, ctx: Ctx) => {
+    const page = pageInput(args);
+    return toConnection(await list(ctx.deps, ctx.actor, page), page, same);
+  };
 
 /**
  * The client's catalogue: organizations (visibility of templates), asset
@@ -153,26 +162,11 @@ export const catalogueModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      organizations: async (_root, args: ConnectionArgs, ctx: Ctx) => {
-        const page = pageInput(args);
-        return toConnection(await listOrganizations(ctx.deps, ctx.actor, page), page, same);
-      },
-      assets: async (_root, args: ConnectionArgs, ctx: Ctx) => {
-        const page = pageInput(args);
-        return toConnection(await listAssets(ctx.deps, ctx.actor, page), page, same);
-      },
-      assetClasses: async (_root, args: ConnectionArgs, ctx: Ctx) => {
-        const page = pageInput(args);
-        return toConnection(await listAssetClasses(ctx.deps, ctx.actor, page), page, same);
-      },
-      locations: async (_root, args: ConnectionArgs, ctx: Ctx) => {
-        const page = pageInput(args);
-        return toConnection(await listLocations(ctx.deps, ctx.actor, page), page, same);
-      },
-      sensors: async (_root, args: ConnectionArgs, ctx: Ctx) => {
-        const page = pageInput(args);
-        return toConnection(await listSensors(ctx.deps, ctx.actor, page), page, same);
-      },
+      organizations: listed(listOrganizations),
+      assets: listed(listAssets),
+      assetClasses: listed(listAssetClasses),
+      locations: listed(listLocations),
+      sensors: listed(listSensors),
     },
     // the services answer REST's presented shape; the payload's entity is the row (these types resolve from rows), read
     // back — awaited here: graphql-jit does not await a promise found in a payload's property
