@@ -177,6 +177,11 @@ const headersOf = (names: readonly ResponseHeaderName[]) => Object.fromEntries([
 
 const BINARY = { type: 'string', contentMediaType: 'application/octet-stream' };
 
+/** The success envelope around a `data` schema. */
+function envelopeOf(data: unknown): Record<string, unknown> {
+  return { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', const: true }, data }, additionalProperties: false };
+}
+
 function successResponse(spec: RouteSpec, components: SchemaComponents): Record<string, unknown> {
   // a removed route (410 GONE to everyone) has no success to describe
   if (spec.errors?.includes('GONE') && !spec.response && !spec.produces) return {};
@@ -196,11 +201,17 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
   } else if (produces || spec.envelope === false) {
     const types = [produces?.type ?? 'application/json'].flat();
     const schema = produces?.schema ? components.convert(produces.schema, 'output') : undefined;
+    // a route that answers the envelope as its JSON alternative (a report also served as CSV, metadata beside
+    // the file) declares that `data` as its `response`, like any envelope route
+    const envelope = spec.response && spec.envelope !== false ? envelopeOf(components.convert(spec.response, 'output')) : undefined;
     responses[status] = {
       description: spec.envelope === false && !produces ? 'Answered in the format the summary names (not the envelope)' : 'Success',
       headers: headersOf(sends),
       content: Object.fromEntries(
-        types.map((type) => [type, { schema: schema ?? (/json|^text\/(plain|csv|html|css|javascript)/.test(type) ? (type.includes('json') ? {} : { type: 'string' }) : BINARY) }]),
+        types.map((type) => [
+          type,
+          { schema: (envelope && type === 'application/json' ? envelope : schema) ?? (/json|^text\/(plain|csv|html|css|javascript)/.test(type) ? (type.includes('json') ? {} : { type: 'string' }) : BINARY) },
+        ]),
       ),
     };
   } else {
@@ -208,11 +219,7 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
     responses[status] = {
       description: 'Success: the envelope with `data`',
       headers: headersOf(sends),
-      content: {
-        'application/json': {
-          schema: { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', const: true }, data }, additionalProperties: false },
-        },
-      },
+      content: { 'application/json': { schema: envelopeOf(data) } },
     };
   }
   for (const other of spec.otherStatuses ?? []) responses[String(other)] = responses[status];

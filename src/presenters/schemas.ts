@@ -14,7 +14,7 @@ import { presentFile } from './files';
 import { presentClientLicense, presentLicenseOverview, presentOnPremise } from './licensing';
 import { presentUserReportRow } from './reports';
 import { presentContainerNotification } from '../services/integrations/container-notifications';
-import { presentHandOff } from './jobs';
+import { presentHandOff, presentJob, presentJobMembers } from './jobs';
 
 /**
  * What the presenters answer, as zod schemas: one per presenter, named (`id`)
@@ -314,6 +314,39 @@ export const HandOff = z
   .object({ id: Id, jobId: Id, fromUserId: Id, toUserId: Id, status: z.string(), note: z.string(), createdAt: Timestamp, decidedAt: NullableTimestamp })
   .meta({ id: 'HandOff' });
 conforms(HandOff, presentHandOff);
+
+/** A job as REST answers it (presentJob). */
+export const Job = z
+  .object({
+    id: Id,
+    title: z.string(),
+    state: z.enum(['OPEN', 'IN_PROGRESS', 'PAUSED', 'COMPLETED', 'CANCELLED']),
+    priority: z.enum(['HIGH', 'MEDIUM', 'LOW']),
+    revision: z.number().int(),
+    templateId: Id,
+    versionId: Id,
+    assetId: Id.nullable(),
+    dueAt: NullableTimestamp,
+    cancelReason: z.string().nullable(),
+    createdById: Id,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    startedAt: NullableTimestamp,
+    completedAt: NullableTimestamp,
+  })
+  .meta({ id: 'Job' });
+conforms(Job, presentJob);
+
+/** Who works on a job (presentJobMembers). */
+const JobMembers = {
+  assigneeIds: z.array(Id),
+  coworkerIds: z.array(Id),
+  stepOwners: z.array(z.object({ stepId: z.string(), userId: Id })),
+};
+conforms(z.object(JobMembers), presentJobMembers);
+
+/** A job with its members (services/jobs jobWithMembers). */
+export const JobWithMembers = Job.extend(JobMembers).meta({ id: 'JobWithMembers' });
 
 /** Where an invitation went (src/services/invitation-links.ts). */
 export const InvitationNotice = z.object({ delivery: z.enum(['queued', 'outbox']), linkRevealable: z.boolean() }).meta({ id: 'InvitationNotice' });

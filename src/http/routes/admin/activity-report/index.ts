@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
 import { sendCsv, wantsCsv } from '../../../csv';
@@ -14,12 +15,24 @@ const ACTIVITY_CSV = [
   ...COUNTS.map((key) => ({ header: key, value: (r: ClientActivity) => r[key] })),
 ];
 
+const ActivityCounts = Object.fromEntries(COUNTS.map((key) => [key, z.number().int()])) as Record<(typeof COUNTS)[number], z.ZodNumber>;
+/** The activity report as JSON (services/reports ActivityReport). */
+const ActivityReport = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    clients: z.array(z.object({ clientId: z.number().int(), clientName: z.string(), ...ActivityCounts })),
+    totals: z.object(ActivityCounts),
+  })
+  .meta({ id: 'ActivityReport' });
+
 export const adminActivityReportRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/admin/activity-report',
     operationId: 'getActivityReport',
     produces: { type: ['application/json', 'text/csv'] },
+    response: ActivityReport,
     summary:
       'Activity per client over [from, to] (dates, UTC, default the last 30 days): sign-ins, active users, jobs started and completed, steps recorded, templates created, versions published; one client with clientId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'admin',

@@ -20,6 +20,16 @@ export const clientEditorialRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/editorial',
     operationId: 'getEditorial',
+    response: z
+      .object({
+        templateId: z.number().int(),
+        from: z.string().nullable(),
+        to: z.string().nullable(),
+        views: z.number().int(),
+        edits: z.number().int(),
+        steps: z.array(z.object({ stepId: z.string(), samples: z.number().int(), medianMs: z.number(), p90Ms: z.number() })),
+      })
+      .meta({ id: 'EditorialAggregates' }),
     summary: 'Editorial aggregates of a template in [from, to): views, edits, median and p90 dwell per step (admins, authors, approvers, publishers)',
     auth: 'user',
     query: EditorialQuery,

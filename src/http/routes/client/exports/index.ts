@@ -118,6 +118,7 @@ export const clientExportRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/copy-entities',
     operationId: 'copyEntities',
+    response: z.object({ templates: z.array(z.object({ sourceTemplateId: z.number().int(), sourceVersionId: z.number().int(), templateId: z.number().int() })) }),
     summary:
       'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
     auth: 'user-or-admin',

@@ -18,6 +18,22 @@ import type { AppContext } from '../../../state';
 import type { Deps } from '../../../../deps';
 import type { TenantScope } from '../../../../db/tenant';
 
+const Point = z.array(z.number());
+/** Point-cloud alignment metadata (services/alignment-data presentAlignmentData). */
+const AlignmentData = z
+  .object({
+    id: z.number().int(),
+    pointCount: z.number().int(),
+    bounds: z.object({ min: Point, max: Point }),
+    format: z.string(),
+    fileId: z.number().int(),
+    templateId: z.number().int().nullable(),
+    stepId: z.string().nullable(),
+    assetId: z.number().int().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'AlignmentData' });
+
 const UPLOAD_RATE_LIMIT = { max: 120, windowMs: 60_000 };
 /** Revalidate on every use (ETag → 304): a replaced file must not be served stale. */
 const REVALIDATE = 'private, no-cache';
@@ -148,6 +164,7 @@ export const clientFileRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/alignment-data',
     operationId: 'uploadAlignmentData',
+    response: AlignmentData,
     requestBody: { 'multipart/form-data': UploadParts.extend({ templateId: z.string().optional(), stepId: z.string().optional(), assetId: z.string().optional() }) },
     summary:
       'Upload point-cloud alignment data for a template step or an asset: multipart/form-data with `templateId` and `stepId` (or `assetId`) fields and one `file` part, a PLY (ascii, binary little or big endian) → 201 {id, pointCount, bounds {min, max}, format, fileId}; the header and vertex data are checked (422 naming `file` when malformed); the original is stored',
@@ -168,6 +185,7 @@ export const clientFileRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/alignment-data',
     operationId: 'getAlignmentData',
+    response: AlignmentData,
     produces: { type: ['application/json', 'application/x-ply'], etag: true, ranges: true },
     summary:
       'The newest alignment data of ?templateId=&stepId= or ?assetId=: metadata {id, pointCount, bounds, format, fileId}, or the original PLY bytes with Accept: application/octet-stream (ETag, ranges). Another client\'s template or asset → 404',

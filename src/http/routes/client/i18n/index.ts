@@ -18,12 +18,22 @@ function notModified(ctx: AppContext, etag: string): boolean {
   return true;
 }
 
+/** key → text */
+const Texts = z.record(z.string(), z.string());
+/** A merged text bundle of a language (services/i18n mergedBundle). */
+const TranslationBundle = z
+  .object({ language: z.string(), fallback: z.array(z.string()), namespaces: z.record(z.string(), Texts) })
+  .meta({ id: 'TranslationBundle' });
+/** The texts of one namespace of a merged bundle. */
+const NamespaceTranslations = z.object({ language: z.string(), namespace: z.string(), translations: Texts }).meta({ id: 'NamespaceTranslations' });
+
 export const clientI18nRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/internalization/:lang',
     operationId: 'getTranslationBundle',
     produces: { type: 'application/json', etag: true },
+    response: TranslationBundle,
     errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
     summary:
       'The merged text bundle of a language (built-in < system < client override; fallback de-AT → de → en): {language, fallback, namespaces: {ns: {key: text}}}; ETag/304; a malformed tag is 422',
@@ -42,6 +52,7 @@ export const clientI18nRoutes: RouteSpec[] = [
     path: '/api/client/translate',
     operationId: 'translate',
     produces: { type: 'application/json', etag: true },
+    response: NamespaceTranslations,
     summary:
       'Texts of one namespace in a language, merged like internalization/:lang: {language, namespace, translations: {key: text}} (only `keys`, comma-separated, when given; keys without a text are left out); ETag/304',
     auth: 'user',

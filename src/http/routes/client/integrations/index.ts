@@ -7,11 +7,28 @@ import { SECURITY_ADMIN } from '../../../../policies/roles';
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
+/** One ERP sync run (services/integrations/erp presentSyncRun). */
+const ErpSyncRun = z
+  .object({
+    id: z.number().int(),
+    status: z.enum(['succeeded', 'partial', 'failed']),
+    startedById: z.number().int(),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+    pulled: z.number().int(),
+    created: z.number().int(),
+    skipped: z.number().int(),
+    pushed: z.number().int(),
+    errors: z.array(z.object({ workOrderId: z.string().optional(), jobId: z.number().int().optional(), message: z.string() })),
+  })
+  .meta({ id: 'ErpSyncRun' });
+
 export const clientIntegrationRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
     path: '/api/client/bug-report-vendor',
     operationId: 'sendVendorBugReport',
+    response: z.object({ issueNumber: z.number().int(), issueUrl: z.string().nullable() }),
     errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR'],
     summary:
       "File a bug report as an issue in the vendor's code-hosting tracker (GitHub/Gitea issues API; WIP_BUG_TRACKER_URL, _REPOSITORY, _TOKEN): {title, description, appVersion?, device?, platform?, logs?} → 201 {issueNumber, issueUrl}; 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR with details.upstreamStatus when the tracker refuses or fails",
@@ -60,6 +77,9 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/vendorErp',
     operationId: 'getErpRecords',
+    response: z
+      .object({ configured: z.boolean(), upstream: z.string().nullable(), templateMap: z.record(z.string(), z.string()), lastRuns: z.array(ErpSyncRun) })
+      .meta({ id: 'ErpStatus' }),
     errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary:
       "The ERP integration's state for the caller's client (Security Administrators): {configured, upstream (origin), templateMap (work-order type → template title), lastRuns: [run]} with run = {id, status: succeeded|partial|failed, startedById, startedAt, finishedAt, pulled, created, skipped, pushed, errors: [{workOrderId?, jobId?, message}]}",
@@ -74,6 +94,7 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/vendorErp',
     operationId: 'sendErpRecord',
+    response: ErpSyncRun,
     errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR', 'CONFLICT'],
     summary:
       'Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs\' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read',

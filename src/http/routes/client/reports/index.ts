@@ -8,6 +8,26 @@ import { LICENSE_TYPES, SECURITY_ADMIN } from '../../../../policies/roles';
 import { meterReport, meterReportFilters, type MeterRow } from '../../../../services/reports';
 import { MeterReportQuery } from './schema';
 
+const Int = z.number().int();
+const MeterCounts = {
+  activeUsers: z.object({ total: Int, byLicenseType: z.record(z.string(), Int) }),
+  jobsStarted: Int,
+  jobsCompleted: Int,
+  stepsRecorded: Int,
+  storageBytes: Int,
+};
+/** The meter report as JSON (services/reports MeterReport). */
+const MeterReport = z
+  .object({
+    period: z.string(),
+    from: z.string(),
+    to: z.string(),
+    filters: z.object({ userId: Int.nullable(), licenseType: z.string().nullable(), templateId: Int.nullable(), organizationId: Int.nullable() }),
+    buckets: z.array(z.object({ bucket: z.string(), start: z.string(), end: z.string(), ...MeterCounts })),
+    totals: z.object(MeterCounts),
+  })
+  .meta({ id: 'MeterReport' });
+
 const METER_CSV = [
   { header: 'bucket', value: (r: MeterRow) => r.bucket },
   { header: 'start', value: (r: MeterRow) => r.start },
@@ -49,6 +69,7 @@ export const clientReportRoutes: RouteSpec[] = [
     path: '/api/client/meter-report',
     operationId: 'getMeterReport',
     produces: { type: ['application/json', 'text/csv'] },
+    response: MeterReport,
     summary:
       'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
     auth: 'user',

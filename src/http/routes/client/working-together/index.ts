@@ -1,4 +1,4 @@
-import { HandOff, Page } from '../../../../presenters/schemas';
+import { HandOff, JobWithMembers, Page } from '../../../../presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
@@ -13,6 +13,11 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/workingTogether',
     operationId: 'workTogether',
+    response: z.object({
+      action: z.enum(['HAND_OFF', 'ACCEPT', 'DECLINE', 'CANCEL', 'JOIN', 'LEAVE']),
+      job: JobWithMembers,
+      handOff: HandOff.nullable(),
+    }),
     errors: ['CONFLICT', 'INVALID_TRANSITION', 'JOB_CLOSED'],
     summary: 'Hand a job off (HAND_OFF), decide a hand-off (ACCEPT, DECLINE; CANCEL by the sender), co-work on a job (JOIN, LEAVE)',
     auth: 'user',
