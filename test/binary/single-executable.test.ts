@@ -102,7 +102,8 @@ Binary('the administration commands run from the executable too', ({ dataDir }) 
   const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--print'], { env: cleanEnv(), encoding: 'utf8' });
   assert.is(unit.status, 0, unit.stderr);
   // the unit starts the executable itself, not node + a script
-  assert.ok(unit.stdout.includes(`\nExecStart=${binary} --data-dir ${dataDir} serve\n`), unit.stdout);
+  const execWord = (word: string) => (/\s/.test(word) ? `"${word}"` : word); // quoted when the checkout's path holds a space
+  assert.ok(unit.stdout.includes(`\nExecStart=${execWord(binary)} --data-dir ${execWord(dataDir)} serve\n`), unit.stdout);
 });
 
 Binary('backup, restore, doctor, support-bundle and logs export run from the executable (the SQLite addon from the cache)', ({ dataDir }) => {

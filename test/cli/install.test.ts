@@ -6,6 +6,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, runCli } from '../helpers/cli';
 
+/** A path as ExecStart carries it: in double quotes when it holds a space (a checkout under "…/wip clone"). */
+const execWord = (word: string) => (/\s/.test(word) ? `"${word}"` : word);
+
 const bin = BIN;
 // the account the unit names: this user (it must exist: install looks it up)
 const me = (() => {
@@ -45,7 +48,7 @@ install('writes config.json and a hardened wip.service for the data directory', 
   for (const expected of [
     '[Service]',
     `User=${me}`,
-    `ExecStart=${process.execPath} ${bin} --data-dir ${dataDir} serve`,
+    `ExecStart=${execWord(process.execPath)} ${execWord(bin)} --data-dir ${execWord(dataDir)} serve`,
     'Restart=on-failure',
     'NoNewPrivileges=yes',
     'ProtectSystem=strict',
