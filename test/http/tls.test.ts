@@ -136,10 +136,11 @@ selfSigned('without publicUrl an invitation link uses the served scheme and port
 });
 
 selfSigned('the plain-HTTP port redirects to the same path over HTTPS', async () => {
-  const get = await request(`http://127.0.0.1:${redirectPort}`, 'GET', '/healthz?x=1');
+  // unchecked: the redirect listener is not the API the OpenAPI document describes (it answers every path with a redirect)
+  const get = await request(`http://127.0.0.1:${redirectPort}`, 'GET', '/healthz?x=1', { checked: false });
   assert.is(get.status, 301);
   assert.is(get.headers.get('location'), `${server.url}/healthz?x=1`);
-  const post = await request(`http://127.0.0.1:${redirectPort}`, 'POST', '/api/admin/auth/sign-in', { body: {} });
+  const post = await request(`http://127.0.0.1:${redirectPort}`, 'POST', '/api/admin/auth/sign-in', { body: {}, checked: false });
   assert.is(post.status, 308);
 });
 
