@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
 import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '../ops/backup';
-import { backupDir, DB_FILE } from '../ops/paths';
+import { backupDir, DB_FILE } from '../lib/paths';
 import { restoreBackup, RestoreRefused } from '../ops/restore';
 import { createPostgresBackup, PgToolError, restorePostgresBackup } from '../ops/postgres-backup';
 import type { Config } from '../config';

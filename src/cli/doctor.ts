@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { formatDoctor, runDoctor } from '../ops/doctor';
-import { fileStamp } from '../ops/paths';
+import { fileStamp } from '../lib/paths';
 import { createSupportBundle } from '../ops/support-bundle';
 import { UsageError, configFrom, output } from './context';
 

@@ -13,7 +13,7 @@ import { createS3FileStore } from '../storage/s3';
 import { openPostgres, type Database } from '../db/connection';
 import { readSharedSecrets } from '../secrets';
 import { sql } from 'kysely';
-import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
+import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from '../lib/paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
 import { IN_PROGRESS_GRACE_MS } from '../storage';

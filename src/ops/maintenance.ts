@@ -6,7 +6,7 @@ import { pruneWebrtcLogs } from '../services/diagnostics';
 import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup, type BackupProgress, type BackupResult } from './backup';
 import { createPostgresBackup } from './postgres-backup';
 import { NODE_NAME, runOncePerPeriod } from './run-once';
-import { backupDir } from './paths';
+import { backupDir } from '../lib/paths';
 import { withTransaction } from '../db/transaction';
 import { emitEvent } from '../events/emit';
 import { pruneEvents } from '../repos/events';
@@ -15,7 +15,7 @@ import { pruneExpiredRefreshTokens } from '../repos/sessions';
 import { pruneExpiredUserTokens } from '../repos/user-tokens';
 import { collectFileGarbage } from '../services/files';
 import { pruneFinished } from '../repos/outbox';
-import { removeMailFilesWithoutRow } from '../mail/mailer';
+import { removeMailFilesWithoutRow } from '../mail/outbox-files';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
 export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];

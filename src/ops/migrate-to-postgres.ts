@@ -5,7 +5,7 @@ import { migrateToLatest, migrationStatus, unknownAppliedMigrations } from '../d
 import type { DB } from '../db/schema';
 import { auditedClientIds, verifyAuditChain } from '../repos/audit';
 import { loadOrCreateSecrets, secretsPath, storeSharedSecrets } from '../secrets';
-import { DB_FILE } from './paths';
+import { DB_FILE } from '../lib/paths';
 import { runningDaemonPid } from './pidfile';
 import { openReadonly } from './sqlite';
 import fs from 'node:fs';

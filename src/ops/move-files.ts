@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FileStore } from '../storage';
 import { listFiles } from './backup';
-import { FILES_DIR } from './paths';
+import { FILES_DIR } from '../lib/paths';
 
 export interface FileMoveProgress {
   phase: 'copy' | 'verify';

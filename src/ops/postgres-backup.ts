@@ -12,7 +12,7 @@ import { auditedClientIds, verifyAuditChain } from '../repos/audit';
 import { listAppliedMigrationNames } from '../repos/maintenance';
 import { readSharedSecrets } from '../secrets';
 import { buildArchive, type BackupManifest, type BackupProgress, type BackupResult } from './backup';
-import { FILES_DIR, PG_DUMP_FILE, fileStamp } from './paths';
+import { FILES_DIR, PG_DUMP_FILE, fileStamp } from '../lib/paths';
 import { refuseNewerSchema, RestoreRefused, unpackAndVerify } from './restore';
 
 const run = promisify(execFile);

@@ -9,8 +9,8 @@ import { listAppliedMigrationNames } from '../repos/maintenance';
 import { listNewestLogs } from '../services/logs';
 import { formatDoctor, runDoctor } from './doctor';
 import { runtimeInfo } from '../lib/node-runtime';
-import { DB_FILE } from './paths';
-import { secretScrubber } from './redact';
+import { DB_FILE } from '../lib/paths';
+import { secretScrubber } from '../lib/redact';
 import { integrityProblems, openReadonly } from './sqlite';
 
 export interface SupportBundleOptions {

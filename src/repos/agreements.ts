@@ -65,3 +65,10 @@ export async function insertAcceptance(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The current agreement of a kind and the caller's acceptance of it. */
+export interface AgreementStatus {
+  agreement: AgreementRow | null;
+  acceptance: AgreementAcceptanceRow | null;
+  accepted: boolean;
+}

@@ -23,10 +23,10 @@ import {
 } from '../repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
-import { recordEvent, type EventActor } from './events';
+import { recordEvent, type EventActor } from './security-log';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
 import { queueMail, sendInvitation } from './mail';
-import { assertSeatFree } from './seats';
+import { assertSeatFree } from './licensing/seats';
 import { assertPasswordAllowed, getSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings';
 import { isTwoFactorEnabled } from './two-factor';
 import { consumeUserToken, findValidUserToken, issueUserToken, userTokenTtl } from './user-tokens';

@@ -18,7 +18,7 @@ import {
   updateAdminPassword,
 } from '../repos/system-admins';
 import { adminAccount, unlockAccount } from './lockout';
-import { changedBy, recordChange, type ChangedBy } from './events';
+import { changedBy, recordChange, type ChangedBy } from './security-log';
 import type { RequestMeta } from './actor';
 
 /** The first start creating the first administrator. */
@@ -118,7 +118,7 @@ export async function ensureFirstAdmin(deps: Deps): Promise<{ created: boolean; 
   return configured ? { created: true } : { created: true, generatedPassword: password };
 }
 
-/** <data-dir>/initial-admin-password: the generated first password, written by bootstrap (services/bootstrap.ts). */
+/** <data-dir>/initial-admin-password: the generated first password, written by bootstrap (ops/bootstrap.ts). */
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password';
 const initialPasswordFile = (deps: Deps) => path.join(deps.config.dataDir, INITIAL_PASSWORD_FILE);
 

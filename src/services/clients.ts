@@ -17,14 +17,14 @@ import {
   listClients as listClientRows,
   updateClient as updateClientRow,
 } from '../repos/clients';
-import { insertLicense } from '../repos/licenses';
+import { insertLicense } from '../repos/licensing/seat-allocations';
 import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '../repos/users';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
 import { emitEvent } from '../events/emit';
 import { presentClient } from '../presenters';
-import { recordChange, type ChangedBy } from './events';
+import { recordChange, type ChangedBy } from './security-log';
 
 export interface CreateClientInput {
   name: string;

@@ -30,7 +30,7 @@ import {
 import { getClientById } from '../repos/clients';
 import { tenantScope } from '../db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
-import { recordChange, type ChangedBy } from './events';
+import { recordChange, type ChangedBy } from './security-log';
 import { detectContentType, SNIFF_BYTES } from '../storage/content-type';
 import { IN_PROGRESS_GRACE_MS, type ByteRange } from '../storage';
 import { isFileKeyReferenced } from '../repos/maintenance';

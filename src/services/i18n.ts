@@ -20,7 +20,7 @@ import {
   type TranslationFilter,
   type TranslationRow,
 } from '../repos/translations';
-import { recordChange, type ChangedBy } from './events';
+import { recordChange, type ChangedBy } from './security-log';
 import { withTransaction } from '../db/transaction';
 // Static imports: tsc copies the JSON into dist and esbuild inlines it into the
 // single executable, so the shipped bundles need no file at run time.

@@ -15,7 +15,7 @@ import {
 import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
 import { notFound } from '../errors';
 import type { RequestMeta } from './actor';
-import { recordEvent, type EventActor } from './events';
+import { recordEvent, type EventActor } from './security-log';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted

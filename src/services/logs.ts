@@ -12,7 +12,7 @@ import {
   type LogFilter,
 } from '../repos/logs';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordEvent } from './security-log';
 
 export type { LogFilter };
 

@@ -63,6 +63,17 @@ export async function getVisibleTemplate(db: Kysely<DB>, actor: UserActor, id: n
   return template;
 }
 
+/** Whether the caller may see the template (a live stream shows a template's events only then). */
+export async function templateVisibleTo(db: Kysely<DB>, actor: UserActor, id: number): Promise<boolean> {
+  try {
+    await getVisibleTemplate(db, actor, id);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
+    throw error;
+  }
+}
+
 /** @throws AppError NOT_FOUND when the version is another client's or its template is not visible */
 async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): Promise<TemplateVersionRow> {
   const version = await findVersionById(db, actor.scope, id);

@@ -19,7 +19,7 @@ import {
 } from '../repos/two-factor';
 import { getUserById } from '../repos/users';
 import type { RequestMeta, UserActor } from './actor';
-import { eventActorOf, recordEvent } from './events';
+import { eventActorOf, recordEvent } from './security-log';
 import { queueMail } from './mail';
 
 // TOTP (RFC 6238): SHA-1, 6 digits, 30 s steps, ±1 step of clock drift.

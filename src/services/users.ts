@@ -21,7 +21,7 @@ import {
 } from '../repos/users';
 import { inTenant } from '../db/tenant';
 import { revokeUserSessions } from '../repos/sessions';
-import { assertSeatFree } from './seats';
+import { assertSeatFree } from './licensing/seats';
 import { getClientById } from '../repos/clients';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
@@ -29,7 +29,7 @@ import { emitEvent } from '../events/emit';
 import { findActiveLockouts } from '../repos/auth-failures';
 import { findTwoFactorEnabledUserIds } from '../repos/two-factor';
 import { userAccount } from './lockout';
-import { recordChange, type ChangedBy } from './events';
+import { recordChange, type ChangedBy } from './security-log';
 import { presentUser } from '../presenters';
 
 /** A user as their security event records them (the presented fields; a password only as set). */
@@ -158,7 +158,7 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
         after: auditedUser(updated, passwordHash !== undefined),
       });
       // live streams end with the sessions (the heartbeat would notice; this is at once)
-      if (disabled) afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
+      if (disabled) afterCommit(() => deps.signals.userEnded(scope.clientId, user.id));
       return updated;
     });
   } catch (error) {
@@ -186,7 +186,7 @@ export async function deleteUser(deps: Deps, scope: TenantScope, id: number, by:
       target: { type: 'user', id: user.id },
       before: auditedUser(user),
     });
-    afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
+    afterCommit(() => deps.signals.userEnded(scope.clientId, user.id));
   });
 }
 

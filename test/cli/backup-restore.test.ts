@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
 import { loadConfig } from '../../src/config';
-import { createDeps } from '../../src/deps';
+import { createDeps } from '../../src/composition';
 import { startServer } from '../../src/cli/serve';
 import { loadOrCreateSelfSignedTls } from '../../src/lib/tls';
 import { request, startTestServer, ADMIN_PASSWORD, type TestServer } from '../helpers/server';

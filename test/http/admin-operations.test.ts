@@ -8,7 +8,7 @@ import { startTestServer, TEST_BACKEND, TEST_MASTER_KEY, type TestServer } from 
 import { testPostgres } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 import { adminToken } from '../helpers/factories';
-import { recordEvent } from '../../src/services/events';
+import { recordEvent } from '../../src/services/security-log';
 import { insertOutbox, markAttemptFailed } from '../../src/repos/outbox';
 
 // The system-admin routes behind the console's operations pages: backups

@@ -6,7 +6,7 @@ import { adminToken, buildClient, buildUser, uniqueEmail, PASSWORD, type BuiltCl
 import { issueTestLicense } from '../helpers/licenses';
 import { runCli } from '../helpers/cli';
 import { createAdmin } from '../../src/services/admins';
-import { changedByCli, cliActor } from '../../src/services/events';
+import { changedByCli, cliActor } from '../../src/services/security-log';
 
 // Issue 27 item 10: every sign-in of a system administrator and every
 // administrative change leaves a security event saying who (actor id and

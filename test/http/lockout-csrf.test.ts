@@ -4,7 +4,7 @@ import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
 import { createAdmin, resetAdminPassword } from '../../src/services/admins';
-import { changedByCli } from '../../src/services/events';
+import { changedByCli } from '../../src/services/security-log';
 
 let server: TestServer;
 

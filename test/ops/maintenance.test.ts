@@ -5,11 +5,12 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps, type Deps } from '../../src/deps';
+import { closeDeps, createDeps } from '../../src/composition';
+import type { AppDeps as Deps } from '../../src/runtime';
 import { ManualClock } from '../../src/lib/clock';
 import { startServer } from '../../src/cli/serve';
-import { bootstrap } from '../../src/services/bootstrap';
-import { recordEvent } from '../../src/services/events';
+import { bootstrap } from '../../src/ops/bootstrap';
+import { recordEvent } from '../../src/services/security-log';
 import { countLogs } from '../../src/services/logs';
 import { startMaintenance } from '../../src/ops/maintenance';
 

@@ -7,10 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps } from '../../src/deps';
+import { closeDeps, createDeps } from '../../src/composition';
 import { defineRoute } from '../../src/http/route';
 import { createLogger } from '../../src/logger';
-import { bootstrap } from '../../src/services/bootstrap';
+import { bootstrap } from '../../src/ops/bootstrap';
 
 const test = suite('request log sampling (requestLogSample, requestLogSlow)');
 

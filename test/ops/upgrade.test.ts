@@ -8,10 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
 import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps, type Deps } from '../../src/deps';
+import { closeDeps, createDeps } from '../../src/composition';
+import type { AppDeps as Deps } from '../../src/runtime';
 import { openDatabase } from '../../src/db/connection';
 import { migrateToLatest } from '../../src/db/migrator';
-import { bootstrap } from '../../src/services/bootstrap';
+import { bootstrap } from '../../src/ops/bootstrap';
 import { cliEnv, runWip } from '../helpers/spawn-wip';
 
 const FIRST = { '0001_foundation': migrations['0001_foundation']! };

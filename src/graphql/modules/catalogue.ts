@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '../../repos/catalogue';
 import { presentSensorReading } from '../../presenters/catalogue';

@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import type { FileRow } from '../../db/schema';
 import { presentFile } from '../../presenters/files';

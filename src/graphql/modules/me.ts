@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { USER_SUMMARY_COLUMNS, type UserWithRoles } from '../../repos/users';
 import { SelectedColumns } from '../columns';

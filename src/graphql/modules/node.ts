@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { decodeGlobalId, notANodeId, type DecodedId } from '../ids';
 import { notFound, validationFailed } from '../../errors';

@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { changePreferences, getPreferences, NOTIFICATION_KINDS, type NotificationKind, type NotificationPreferences } from '../../services/notifications';
 

@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';

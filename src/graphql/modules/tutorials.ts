@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { completeTutorial, tutorialsInfo } from '../../services/tutorials';
 import { tutorialId, tutorialKeyOf } from '../ids';

@@ -76,14 +76,3 @@ export function listNotifications(deps: Deps, filter: { type?: string }, page: P
   return listContainerNotifications(deps.db.kysely, { kind: filter.type }, page);
 }
 
-export function presentContainerNotification(row: ContainerNotificationRow) {
-  const payload = JSON.parse(row.payload) as ContainerNotificationInput;
-  return {
-    id: row.notification_id,
-    type: row.kind,
-    occurredAt: payload.occurredAt ?? null,
-    data: payload.data ?? {},
-    authenticatedBy: row.authenticated_by,
-    receivedAt: row.received_at,
-  };
-}

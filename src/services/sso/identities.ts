@@ -13,7 +13,7 @@ import { findUserByEmail, getUserById, insertUser, normalizeEmail, setUserRoles,
 import type { RequestMeta } from '../actor';
 import { signInWithVerifiedIdentity, type SignInFlavour, type SignInResult, type TwoFactorChallenge } from '../auth';
 import { assertAccountNotLocked, recordFailedSignIn, type LockoutAccount } from '../lockout';
-import { assertSeatFree } from '../seats';
+import { assertSeatFree } from '../licensing/seats';
 import { toProvider } from './providers';
 
 /**

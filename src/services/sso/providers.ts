@@ -8,7 +8,7 @@ import { SecretBox } from '../../lib/secret-box';
 import { publicBaseUrl } from '../../mail/templates';
 import { rolesNotAllowed, type LicenseType, type Role } from '../../policies/roles';
 import { deleteSsoProvider, findSsoProvider, insertSsoProvider, listSsoProviders, updateSsoProvider } from '../../repos/sso';
-import { recordChange, type ChangedBy } from '../events';
+import { recordChange, type ChangedBy } from '../security-log';
 
 /**
  * Per-client identity providers (issue 11). One record per provider: its kind,

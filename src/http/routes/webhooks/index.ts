@@ -5,7 +5,7 @@ import type { EventOwner } from '../../../repos/events';
 import { presentDelivery, presentWebhook } from '../../../presenters';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, updateWebhook } from '../../../services/webhooks';
 import type { Actor } from '../../../services/actor';
-import { changedBy } from '../../../services/events';
+import { changedBy } from '../../../services/security-log';
 import { defineRoute, IdParams, type AuthMode, type RouteSpec } from '../../route';
 import type { Role } from '../../../policies/roles';
 import { DeliveryParams, webhookSchemas } from './schema';

@@ -4,7 +4,7 @@ import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
 import { createClient, deleteClient, getClient, listClients, updateClient } from '../../../../services/clients';
 import { presentClient, presentLicense, presentUser } from '../../../../presenters';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 import { ClientListQuery, CreateClient, UpdateClient } from './schema';
 import { invitationNotice } from '../../../../services/invitation-links';
 import type { Deps } from '../../../../deps';

@@ -7,9 +7,9 @@ import {
   SIGNATURE_HEADER,
   authenticateContainerNotification,
   listNotifications,
-  presentContainerNotification,
   receiveContainerNotification,
 } from '../../../../services/integrations/container-notifications';
+import { presentContainerNotification } from '../../../../presenters/container-notifications';
 
 const PATH = '/api/admin/container-notification-center';
 

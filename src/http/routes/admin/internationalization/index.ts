@@ -11,7 +11,7 @@ import {
   Namespace,
   TranslationKey,
 } from '../../../../services/i18n';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 
 const Text = z.string().min(1).max(10_000);
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { Deleted, License, Page } from '../../../../presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { mapPage } from '../../../../db/pagination';
-import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
+import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licensing/seat-allocations';
 import { presentLicense } from '../../../../presenters';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
 
 export const adminLicenseRoutes: RouteSpec[] = [

@@ -4,7 +4,7 @@ import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../..
 import { mapPage } from '../../../../db/pagination';
 import { countLogs, deleteLog, listLogs } from '../../../../services/logs';
 import { exportLogs, logRedactor } from '../../../../services/log-export';
-import { fileStamp } from '../../../../ops/paths';
+import { fileStamp } from '../../../../lib/paths';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
 import { ExportLogsQuery, ListLogsQuery, LogPage, TailLogsQuery } from './schema';
 

@@ -9,7 +9,7 @@ import { tenantScope } from '../../../../db/tenant';
 import { resendInvitation } from '../../../../services/accounts';
 import { presentUser } from '../../../../presenters';
 import { invitationNotice, revealInvitationLink } from '../../../../services/invitation-links';
-import { eventActorOf } from '../../../../services/events';
+import { eventActorOf } from '../../../../services/security-log';
 
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });

@@ -8,7 +8,7 @@ import { getClient } from '../../../../services/clients';
 import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '../../../../services/sso/providers';
 import type { Actor } from '../../../../services/actor';
 import type { Deps } from '../../../../deps';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 import { CreateSsoProvider, SsoProviderParams, UpdateSsoProvider } from './schema';
 
 // SSO providers of a client (issue 11): its Security Administrator (own client

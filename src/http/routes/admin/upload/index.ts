@@ -7,7 +7,7 @@ import { presentFile } from '../../../../presenters/files';
 import { commitSystemFiles, getStorageUsage, setStorageQuota } from '../../../../services/files';
 import { receiveFiles } from '../../client/files';
 import { parseMetadata } from '../../client/files/schema';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 
 export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({

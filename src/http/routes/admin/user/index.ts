@@ -8,7 +8,7 @@ import { getClient } from '../../../../services/clients';
 import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
 import { presentUser } from '../../../../presenters';
 import { invitationNotice } from '../../../../services/invitation-links';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
 import { iterateUserReport, userReport } from '../../../../services/reports';
 import { presentUserReportRow } from '../../../../presenters/reports';

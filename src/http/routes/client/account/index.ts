@@ -20,7 +20,7 @@ import {
   signUp,
 } from '../../../../services/accounts';
 import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '../../../../services/security-log';
 import {
   AccountLinkDetails,
   ChangePassword,

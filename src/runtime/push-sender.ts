@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/connection';
 import type { PushOutboxRow } from '../db/schema';
 import type { Clock } from '../lib/clock';
-import { OutboxWorker } from '../lib/outbox-worker';
+import { OutboxWorker } from './outbox-worker';
 import type { Logger } from '../logger';
 import { deleteSubscription, getSubscription, markPushSent } from '../repos/push';
 import type { Secrets } from '../secrets';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../db/schema';
-import type { Clock } from './clock';
+import type { Clock } from '../lib/clock';
 import type { Logger } from '../logger';
 import { claim, listDue, markAttemptFailed, type QueueTable } from '../repos/outbox';
 

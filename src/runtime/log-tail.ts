@@ -33,7 +33,7 @@ export class LogTail {
   private readonly tails = new Set<Tail>();
   private closed = false;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'hotPath' | 'secrets'>) {}
 
   /**
    * Opens a tail of the rows after `lastEventId` (default: from now on).
