@@ -78,6 +78,9 @@ async function main(): Promise<void> {
     minifyIdentifiers: true,
     keepNames: true,
     sourcemap: false,
+    // package.json "imports" (#services/…) to the TypeScript sources, as tsc reads them; Node's own
+    // condition, `default`, names the compiled files (scripts/codemods/import-aliases.ts)
+    conditions: ['wip-source'],
     plugins: [optionalModulesAsEmpty(['supports-color'])],
   };
   const keys = licenseKeyPems(root);
