@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROUTE_GROUPS } from '../src/http/routes';
+import { ROUTE_GROUPS } from '#http/routes/index';
 
 /**
  * Writes src/http/routes/manifest.ts (`npm run routes:manifest`): the method

@@ -1,14 +1,14 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { globalRateLimits, sharedRateLimitStore } from './http/middleware/rate-limit';
-import type { AppDeps } from './runtime';
-import { requestFrame } from './http/middleware/request-frame';
-import { cors } from './http/middleware/cors';
-import { authenticate } from './http/middleware/authenticate';
-import { csrf } from './http/middleware/csrf';
-import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from './http/route';
-import { lazyRoutes } from './http/routes';
-import type { AppState } from './http/state';
+import { globalRateLimits, sharedRateLimitStore } from '#http/middleware/rate-limit';
+import type { AppDeps } from '#runtime';
+import { requestFrame } from '#http/middleware/request-frame';
+import { cors } from '#http/middleware/cors';
+import { authenticate } from '#http/middleware/authenticate';
+import { csrf } from '#http/middleware/csrf';
+import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from '#http/route';
+import { lazyRoutes } from '#http/routes/index';
+import type { AppState } from '#http/state';
 
 /**
  * The HTTP application. The global middleware order is listed here once:

@@ -1,30 +1,30 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
-import type { Config } from './config';
-import type { Deps, Signals } from './deps';
-import { openDatabase, openPostgres } from './db/connection';
-import { systemClock, type Clock } from './lib/clock';
-import { createMetrics } from './lib/metrics';
-import { NetworkPolicy } from './lib/network-policy';
-import { PasswordHasher } from './lib/password-hasher';
-import { VerifiedTokenCache, type VerifiedClaims } from './lib/verified-token-cache';
-import { createLogger, type Logger } from './logger';
-import { LicenseCache } from './licensing/cache';
-import { loadTrustedKeys } from './licensing/trusted-keys';
-import { createHotPath } from './repos/hot-path';
-import { seatTotalsAcrossClients } from './repos/licensing/seat-allocations';
-import { countActiveSessionsAcrossClients } from './repos/sessions';
-import { countActiveAdminSessions } from './repos/system-admins';
-import { loadOrCreateSecrets, type Secrets } from './secrets';
-import { createFileStore } from './storage';
-import { createS3FileStore } from './storage/s3';
-import type { AppDeps } from './runtime';
-import { BackupJobs } from './runtime/backup-jobs';
-import { EventStreams } from './runtime/event-streams';
-import { LogTail } from './runtime/log-tail';
-import { Mailer } from './runtime/mailer';
-import { PushSender } from './runtime/push-sender';
-import { WebhookSender } from './runtime/webhook-sender';
-import { currentUserActor } from './services/auth';
+import type { Config } from '#config';
+import type { Deps, Signals } from '#deps';
+import { openDatabase, openPostgres } from '#db/connection';
+import { systemClock, type Clock } from '#lib/clock';
+import { createMetrics } from '#lib/metrics';
+import { NetworkPolicy } from '#lib/network-policy';
+import { PasswordHasher } from '#lib/password-hasher';
+import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
+import { createLogger, type Logger } from '#logger';
+import { LicenseCache } from '#licensing/cache';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
+import { createHotPath } from '#repos/hot-path';
+import { seatTotalsAcrossClients } from '#repos/licensing/seat-allocations';
+import { countActiveSessionsAcrossClients } from '#repos/sessions';
+import { countActiveAdminSessions } from '#repos/system-admins';
+import { loadOrCreateSecrets, type Secrets } from '#secrets';
+import { createFileStore } from '#storage';
+import { createS3FileStore } from '#storage/s3';
+import type { AppDeps } from '#runtime';
+import { BackupJobs } from '#runtime/backup-jobs';
+import { EventStreams } from '#runtime/event-streams';
+import { LogTail } from '#runtime/log-tail';
+import { Mailer } from '#runtime/mailer';
+import { PushSender } from '#runtime/push-sender';
+import { WebhookSender } from '#runtime/webhook-sender';
+import { currentUserActor } from '#services/auth';
 
 /**
  * The composition root: the one place that builds the object graph — the
@@ -99,7 +99,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
       templateVisible: async (actor, templateId) => {
         // The template service (with the template domain and its schemas) loads with the first template
         // event of a live stream, not at every start (scripts/bench/HISTORY.md): a lazy edge, declared here.
-        const { templateVisibleTo } = require('./services/templates') as typeof import('./services/templates');
+        const { templateVisibleTo } = require('#services/templates') as typeof import('#services/templates');
         return templateVisibleTo(deps.db.kysely, actor, templateId);
       },
     }),

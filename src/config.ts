@@ -3,8 +3,8 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { z } from 'zod';
 import defaults from '../config/default.json';
-import { parseDuration } from './lib/duration';
-import { parseCidr } from './lib/network-policy';
+import { parseDuration } from '#lib/duration';
+import { parseCidr } from '#lib/network-policy';
 
 /**
  * Configuration, merged in this order (later wins):

@@ -1,16 +1,16 @@
 import type { KeyObject } from 'node:crypto';
-import type { Config } from './config';
-import type { Database } from './db/connection';
-import type { Clock } from './lib/clock';
-import type { Metrics } from './lib/metrics';
-import type { NetworkPolicy } from './lib/network-policy';
-import type { PasswordHasher } from './lib/password-hasher';
-import type { VerifiedClaims, VerifiedTokenCache } from './lib/verified-token-cache';
-import type { Logger } from './logger';
-import type { LicenseCache } from './licensing/cache';
-import type { HotPathLookups } from './repos/hot-path';
-import type { Secrets } from './secrets';
-import type { FileStore } from './storage';
+import type { Config } from '#config';
+import type { Database } from '#db/connection';
+import type { Clock } from '#lib/clock';
+import type { Metrics } from '#lib/metrics';
+import type { NetworkPolicy } from '#lib/network-policy';
+import type { PasswordHasher } from '#lib/password-hasher';
+import type { VerifiedClaims, VerifiedTokenCache } from '#lib/verified-token-cache';
+import type { Logger } from '#logger';
+import type { LicenseCache } from '#licensing/cache';
+import type { HotPathLookups } from '#repos/hot-path';
+import type { Secrets } from '#secrets';
+import type { FileStore } from '#storage';
 
 /**
  * Everything a service, a repository call or a CLI command needs, built once

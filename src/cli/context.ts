@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config, type ConfigInput } from '../config';
-import { closeDeps, createDeps } from '../composition';
-import { loadSharedSecrets } from '../ops/bootstrap';
-import type { AppDeps } from '../runtime';
-import { migrationStatus } from '../db/migrator';
-import { createLogger } from '../logger';
+import { loadConfig, type Config, type ConfigInput } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import { loadSharedSecrets } from '#ops/bootstrap';
+import type { AppDeps } from '#runtime';
+import { migrationStatus } from '#db/migrator';
+import { createLogger } from '#logger';
 
 /** Raised for a failure the user can act on: printed as one line, exit 1. */
 export class CliError extends Error {}

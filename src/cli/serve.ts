@@ -2,17 +2,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { Command } from 'commander';
-import { loadOrCreateSelfSignedTls, selfSignedHosts } from '../lib/tls';
-import { createApp } from '../app';
-import { closeDeps, createDeps } from '../composition';
-import type { AppDeps } from '../runtime';
-import { startMaintenance } from '../ops/maintenance';
-import { removePidFile, writePidFile, writeServedAddress } from '../ops/pidfile';
-import { publicBaseUrl } from '../mail/templates';
-import { bootstrap, type BootstrapReport } from '../ops/bootstrap';
+import { loadOrCreateSelfSignedTls, selfSignedHosts } from '#lib/tls';
+import { createApp } from '#app';
+import { closeDeps, createDeps } from '#composition';
+import type { AppDeps } from '#runtime';
+import { startMaintenance } from '#ops/maintenance';
+import { removePidFile, writePidFile, writeServedAddress } from '#ops/pidfile';
+import { publicBaseUrl } from '#mail/templates';
+import { bootstrap, type BootstrapReport } from '#ops/bootstrap';
 import { configFrom } from './context';
-import { removeInterruptedUploads } from '../storage';
-import { inTurnSlices } from '../lib/turn-slices';
+import { removeInterruptedUploads } from '#storage';
+import { inTurnSlices } from '#lib/turn-slices';
 
 /**
  * At most about this much request work (ms) between two polls of the event

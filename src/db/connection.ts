@@ -7,7 +7,7 @@ import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
 import { allowDirectReads, type DirectRead } from './compiled-query';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
-import { sqliteNativeBinding } from '../lib/runtime';
+import { sqliteNativeBinding } from '#lib/runtime';
 
 /** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
 export type Database = SqliteDatabase | PostgresDatabase;

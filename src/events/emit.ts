@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, EventRow } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import type { TenantScope } from '../db/tenant';
-import { insertEvent } from '../repos/events';
-import { insertDeliveries, listActiveWebhooks } from '../repos/webhooks';
+import type { Deps } from '#deps';
+import type { DB, EventRow } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import type { TenantScope } from '#db/tenant';
+import { insertEvent } from '#repos/events';
+import { insertDeliveries, listActiveWebhooks } from '#repos/webhooks';
 import type { ClientEventType, EventType, SystemEventType } from './catalogue';
 
 /** The transaction an event is written in, and what to wake once it commits. */

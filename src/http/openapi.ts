@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { ERROR_STATUS, type ErrorCode } from '#errors';
 import { REQUEST_HEADERS, RESPONSE_HEADERS, type HeaderDoc, type RequestHeaderName, type ResponseHeaderName } from './headers';
 import type { RouteSpec } from './route-spec';
 

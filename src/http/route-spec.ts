@@ -1,11 +1,11 @@
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
-import type { ErrorCode, AppError } from '../errors';
-import type { Feature } from '../licensing/terms';
-import type { CurrentLicense } from '../licensing/state';
-import type { Role } from '../policies/roles';
-import type { AppDeps } from '../runtime';
-import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '../services/actor';
+import type { ErrorCode, AppError } from '#errors';
+import type { Feature } from '#licensing/terms';
+import type { CurrentLicense } from '#licensing/state';
+import type { Role } from '#policies/roles';
+import type { AppDeps } from '#runtime';
+import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '#services/actor';
 import type { RequestHeaderName, ResponseHeaderName } from './headers';
 import type { BodyType } from './middleware/body-type';
 

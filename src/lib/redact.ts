@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_CONFIG_KEYS, type Config } from '../config';
+import { SECRET_CONFIG_KEYS, type Config } from '#config';
 import { SECRETS_FILE } from './paths';
 
 /**

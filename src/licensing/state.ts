@@ -1,4 +1,4 @@
-import type { LicenseType } from '../policies/roles';
+import type { LicenseType } from '#policies/roles';
 import { EVALUATION_TERMS, termsFromPayload, type LicensePayload, type LicenseTerms } from './terms';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Database } from '../db/connection';
-import { existingOutboxIds } from '../repos/outbox';
+import type { Database } from '#db/connection';
+import { existingOutboxIds } from '#repos/outbox';
 
 /** <data-dir>/outbox: where mail is stored as .eml files when no SMTP server is configured. */
 export function outboxDir(dataDir: string): string {

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { version } from '../../package.json';
 import { createSecretKey } from 'node:crypto';
-import type { Deps } from '../deps';
-import { loadOrCreateSharedSecrets } from '../secrets';
-import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '../db/migrator';
+import type { Deps } from '#deps';
+import { loadOrCreateSharedSecrets } from '#secrets';
+import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '#db/migrator';
 import { createBackup, defaultBackupName } from './backup';
 import { PRE_UPGRADE_PREFIX } from './maintenance';
-import { backupDir } from '../lib/paths';
-import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from '../services/admins';
+import { backupDir } from '#lib/paths';
+import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from '#services/admins';
 
 export { INITIAL_PASSWORD_FILE };
 

@@ -1,4 +1,4 @@
-import type { ContainerNotificationRow } from '../db/schema';
+import type { ContainerNotificationRow } from '#db/schema';
 
 /** The part of a stored notification's payload the API shows (the payload was validated on receipt). */
 interface StoredNotificationPayload {

@@ -1,4 +1,4 @@
-import type { ClientLicense, CurrentLicense, LicenseOverview } from '../licensing/state';
+import type { ClientLicense, CurrentLicense, LicenseOverview } from '#licensing/state';
 
 // License state → API shape. The installation id is shown to system
 // administrators only (a vendor binds keys to it).

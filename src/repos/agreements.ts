@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, AgreementsTable, DB } from '../db/schema';
+import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, AgreementsTable, DB } from '#db/schema';
 import type { Insertable, Updateable } from 'kysely';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { notFound } from '../errors';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { notFound } from '#errors';
 
 // Agreements are system-wide documents; acceptances are tenant rows.
 

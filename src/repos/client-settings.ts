@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { ClientSettingsRow, DB, TwoFactorRequirement } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { ClientSettingsRow, DB, TwoFactorRequirement } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** A client without a row uses the defaults (see services/security-settings.ts). */
 export async function findClientSettings(db: Kysely<DB>, scope: TenantScope): Promise<ClientSettingsRow | undefined> {

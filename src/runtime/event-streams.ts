@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
-import type { Deps } from '../deps';
-import type { EventRow } from '../db/schema';
-import { AppError, serviceUnavailable } from '../errors';
-import { lastClientEventId, listClientEventsAfter } from '../repos/events';
-import type { UserActor } from '../services/actor';
-import { PING_EVENT } from '../events/catalogue';
+import type { Deps } from '#deps';
+import type { EventRow } from '#db/schema';
+import { AppError, serviceUnavailable } from '#errors';
+import { lastClientEventId, listClientEventsAfter } from '#repos/events';
+import type { UserActor } from '#services/actor';
+import { PING_EVENT } from '#events/catalogue';
 
 /** A reader further behind than this is dropped (it reconnects with Last-Event-ID and catches up from the table). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { BackupJobs } from './backup-jobs';
 import type { EventStreams } from './event-streams';
 import type { LogTail } from './log-tail';

@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream';
-import type { Deps } from '../deps';
-import type { LogRow } from '../db/schema';
-import { AppError, serviceUnavailable } from '../errors';
-import { lastLogId, listLogBatchAcrossClients, type LogFilter } from '../repos/logs';
-import type { SystemAdminActor } from '../services/actor';
-import { logRedactor } from '../services/log-export';
-import type { PresentedLog } from '../presenters';
+import type { Deps } from '#deps';
+import type { LogRow } from '#db/schema';
+import { AppError, serviceUnavailable } from '#errors';
+import { lastLogId, listLogBatchAcrossClients, type LogFilter } from '#repos/logs';
+import type { SystemAdminActor } from '#services/actor';
+import { logRedactor } from '#services/log-export';
+import type { PresentedLog } from '#presenters';
 
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const PAGE = 100;

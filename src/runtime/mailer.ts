@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
-import type { Config } from '../config';
-import type { Database } from '../db/connection';
-import type { OutboxRow } from '../db/schema';
-import type { Clock } from '../lib/clock';
-import type { Logger } from '../logger';
-import { markOutboxDone } from '../repos/outbox';
-import { outboxDir } from '../mail/outbox-files';
+import type { Config } from '#config';
+import type { Database } from '#db/connection';
+import type { OutboxRow } from '#db/schema';
+import type { Clock } from '#lib/clock';
+import type { Logger } from '#logger';
+import { markOutboxDone } from '#repos/outbox';
+import { outboxDir } from '#mail/outbox-files';
 import { OutboxWorker } from './outbox-worker';
 
 /**

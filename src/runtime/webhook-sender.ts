@@ -1,17 +1,17 @@
 import { Webhook } from 'standardwebhooks';
-import type { Deps } from '../deps';
-import type { WebhookDeliveryRow } from '../db/schema';
-import { withTransaction } from '../db/transaction';
-import { tenantScope } from '../db/tenant';
+import type { Deps } from '#deps';
+import type { WebhookDeliveryRow } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { tenantScope } from '#db/tenant';
 import { OutboxWorker } from './outbox-worker';
-import { OutboundError, outboundRequest } from '../lib/outbound-http';
-import { webhookDisabledMail } from '../mail/templates';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { listUsersWithRole } from '../repos/users';
-import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '../repos/webhooks';
-import { queueMail } from '../services/mail';
-import { webhookSecretBox } from '../services/webhooks';
-import { NetworkPolicy, TargetRefused } from '../lib/network-policy';
+import { OutboundError, outboundRequest } from '#lib/outbound-http';
+import { webhookDisabledMail } from '#mail/templates';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { listUsersWithRole } from '#repos/users';
+import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '#repos/webhooks';
+import { queueMail } from '#services/mail';
+import { webhookSecretBox } from '#services/webhooks';
+import { NetworkPolicy, TargetRefused } from '#lib/network-policy';
 
 /** A 2xx within this time is a success (Standard Webhooks). */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { SystemAdminActor } from './actor';
-import type { SystemAdminRow } from '../db/schema';
-import { withTransaction, isUniqueViolation } from '../db/transaction';
-import { conflict, fieldError, notFound } from '../errors';
-import { randomPassword } from '../lib/tokens';
+import type { SystemAdminRow } from '#db/schema';
+import { withTransaction, isUniqueViolation } from '#db/transaction';
+import { conflict, fieldError, notFound } from '#errors';
+import { randomPassword } from '#lib/tokens';
 import {
   findAdminById,
   revokeOtherAdminSessions,
@@ -16,7 +16,7 @@ import {
   listAdmins as listAdminRows,
   revokeAdminSessionsOf,
   updateAdminPassword,
-} from '../repos/system-admins';
+} from '#repos/system-admins';
 import { adminAccount, unlockAccount } from './lockout';
 import { changedBy, recordChange, type ChangedBy } from './security-log';
 import type { RequestMeta } from './actor';

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import type { AgreementStatus } from '../repos/agreements';
-export type { AgreementStatus } from '../repos/agreements';
-import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, DB } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import type { TenantScope } from '../db/tenant';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
-import { conflict, eulaNotAccepted, fieldError, msaNotAccepted, notFound } from '../errors';
-import { renderMarkdownPdf } from '../lib/pdf';
+import type { Deps } from '#deps';
+import type { AgreementStatus } from '#repos/agreements';
+export type { AgreementStatus } from '#repos/agreements';
+import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, DB } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import type { TenantScope } from '#db/tenant';
+import { isUniqueViolation, withTransaction } from '#db/transaction';
+import { conflict, eulaNotAccepted, fieldError, msaNotAccepted, notFound } from '#errors';
+import { renderMarkdownPdf } from '#lib/pdf';
 import {
   findAcceptance,
   getAgreementById,
@@ -18,7 +18,7 @@ import {
   listAgreements as listAgreementRows,
   listEffectiveAgreements,
   updateAgreement as updateAgreementRow,
-} from '../repos/agreements';
+} from '#repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
 import { recordChange, recordEvent, type ChangedBy } from './security-log';
 import { getSystemFile } from './files';

@@ -1,11 +1,11 @@
 import jwt from 'jsonwebtoken';
-import type { Deps } from '../deps';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { AppError, invalidCredentials, tokenExpired, unauthorized } from '../errors';
-import { hashToken, randomToken } from '../lib/tokens';
-import type { AccessClaims, VerifiedClaims } from '../lib/verified-token-cache';
-import { findClientsByIds } from '../repos/clients';
+import type { Deps } from '#deps';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { AppError, invalidCredentials, tokenExpired, unauthorized } from '#errors';
+import { hashToken, randomToken } from '#lib/tokens';
+import type { AccessClaims, VerifiedClaims } from '#lib/verified-token-cache';
+import { findClientsByIds } from '#repos/clients';
 import {
   findRefreshTokenAcrossClients,
   insertRefreshToken,
@@ -13,18 +13,18 @@ import {
   markRefreshTokenUsed,
   markSessionRefreshTokensUsed,
   revokeSession,
-} from '../repos/sessions';
-import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
-import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
+} from '#repos/sessions';
+import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '#repos/system-admins';
+import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '#repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
-import type { UserSessionRecord } from '../repos/hot-path';
-import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
+import type { UserSessionRecord } from '#repos/hot-path';
+import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '#db/schema';
 import { recordEvent, userActorName } from './security-log';
-import { SECURITY_ADMIN } from '../policies/roles';
+import { SECURITY_ADMIN } from '#policies/roles';
 import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
-import { whenReady, type Answer } from '../lib/answer';
+import { whenReady, type Answer } from '#lib/answer';
 import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
 
 const ISSUER = 'wip';

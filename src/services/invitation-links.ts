@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import { conflict } from '../errors';
-import { outboxDir } from '../mail/outbox-files';
-import { findLatestInvitationMail, replaceOutboxBody } from '../repos/outbox';
-import { getUserById } from '../repos/users';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { conflict } from '#errors';
+import { outboxDir } from '#mail/outbox-files';
+import { findLatestInvitationMail, replaceOutboxBody } from '#repos/outbox';
+import { getUserById } from '#repos/users';
 import type { RequestMeta } from './actor';
 import { recordEvent } from './security-log';
 import { findValidUserToken } from './user-tokens';

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import type { MailContent } from '../mail/templates';
-import { getOutbox, insertOutbox, listOutbox, requeueFailedOutbox } from '../repos/outbox';
-import { conflict, notFound } from '../errors';
-import type { PageInput } from '../db/pagination';
-import type { OutboxRow, OutboxStatus } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { invitationMail } from '../mail/templates';
+import type { Deps } from '#deps';
+import type { DB } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import type { MailContent } from '#mail/templates';
+import { getOutbox, insertOutbox, listOutbox, requeueFailedOutbox } from '#repos/outbox';
+import { conflict, notFound } from '#errors';
+import type { PageInput } from '#db/pagination';
+import type { OutboxRow, OutboxStatus } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { invitationMail } from '#mail/templates';
 import { issueUserToken, userTokenTtl } from './user-tokens';
 
 /**

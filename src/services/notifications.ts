@@ -1,18 +1,18 @@
-import type { Deps } from '../deps';
-import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '../db/schema';
-import type { EventTx } from '../events/emit';
-import { publicBaseUrl } from '../mail/templates';
-import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '../repos/notification-preferences';
-import { isTemplateVisible, templateVisibilityOf } from '../repos/templates';
-import { listActiveUserIdsWithAnyRole } from '../repos/users';
-import { withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '#db/schema';
+import type { EventTx } from '#events/emit';
+import { publicBaseUrl } from '#mail/templates';
+import { rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '#repos/notification-preferences';
+import { isTemplateVisible, templateVisibilityOf } from '#repos/templates';
+import { listActiveUserIdsWithAnyRole } from '#repos/users';
+import { withTransaction } from '#db/transaction';
 import type { UserActor } from './actor';
 import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } from './i18n';
 import { queueMail } from './mail';
 import { queuePush } from './push';
-import { NOTIFICATION_KINDS, type NotificationKind } from '../domain/notification-kinds';
+import { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /**
  * The one notifier: when work waits for someone, the services call `notify`
@@ -26,7 +26,7 @@ import { NOTIFICATION_KINDS, type NotificationKind } from '../domain/notificatio
  * lost to a crash or an unreachable mail server.
  */
 
-export { NOTIFICATION_KINDS, type NotificationKind } from '../domain/notification-kinds';
+export { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /** Faults of these severities are notified; lower ones wait in the fault list. */
 export const NOTIFIED_FAULT_SEVERITIES: readonly string[] = ['HIGH', 'CRITICAL'];

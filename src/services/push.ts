@@ -1,14 +1,14 @@
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction, type AfterCommit } from '../db/transaction';
-import { fieldError } from '../errors';
-import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '../repos/push';
+import type { Deps } from '#deps';
+import type { DB } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction, type AfterCommit } from '#db/transaction';
+import { fieldError } from '#errors';
+import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '#repos/push';
 import { currentLicense } from './licensing';
 import type { UserActor } from './actor';
-import type { NotificationKind } from '../domain/notification-kinds';
+import type { NotificationKind } from '#domain/notification-kinds';
 
 /**
  * Web push for the apps: subscriptions, the user's switch, and the queue the

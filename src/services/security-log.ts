@@ -1,13 +1,13 @@
 import os from 'node:os';
 import type { Insertable, Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, LogLevel, LogsTable } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import { tenantScope } from '../db/tenant';
-import { insertLog } from '../repos/logs';
-import { findAdminById } from '../repos/system-admins';
-import { findUserById } from '../repos/users';
-import { isCredentialKey, REDACTED } from '../lib/redact';
+import type { Deps } from '#deps';
+import type { DB, LogLevel, LogsTable } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import { tenantScope } from '#db/tenant';
+import { insertLog } from '#repos/logs';
+import { findAdminById } from '#repos/system-admins';
+import { findUserById } from '#repos/users';
+import { isCredentialKey, REDACTED } from '#lib/redact';
 import type { Actor, RequestMeta } from './actor';
 
 /**

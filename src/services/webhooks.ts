@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../deps';
-import type { WebhookRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import { withTransaction } from '../db/transaction';
-import { AppError, conflict, fieldError, notFound } from '../errors';
-import { PING_EVENT } from '../events/catalogue';
-import { writeEvent } from '../events/emit';
-import { TargetRefused, urlProblem } from '../lib/network-policy';
-import type { EventOwner } from '../repos/events';
+import type { Deps } from '#deps';
+import type { WebhookRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { withTransaction } from '#db/transaction';
+import { AppError, conflict, fieldError, notFound } from '#errors';
+import { PING_EVENT } from '#events/catalogue';
+import { writeEvent } from '#events/emit';
+import { TargetRefused, urlProblem } from '#lib/network-policy';
+import type { EventOwner } from '#repos/events';
 import {
   deleteWebhook as deleteWebhookRow,
   findDelivery,
@@ -19,9 +19,9 @@ import {
   requeueDelivery,
   updateWebhook as updateWebhookRow,
   type DeliveryWithEvent,
-} from '../repos/webhooks';
+} from '#repos/webhooks';
 import { recordChange, type ChangedBy } from './security-log';
-import { SecretBox } from '../lib/secret-box';
+import { SecretBox } from '#lib/secret-box';
 
 /** Seals and opens webhook signing secrets at rest (the sender opens them to sign each delivery). */
 export function webhookSecretBox(deps: Pick<Deps, 'secrets'>): SecretBox {

@@ -4,15 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps } from '../../src/composition';
-import type { AppDeps as Deps } from '../../src/runtime';
-import { ManualClock } from '../../src/lib/clock';
-import { startServer } from '../../src/cli/serve';
-import { bootstrap } from '../../src/ops/bootstrap';
-import { recordEvent } from '../../src/services/security-log';
-import { countLogs } from '../../src/services/logs';
-import { startMaintenance } from '../../src/ops/maintenance';
+import { loadConfig } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import type { AppDeps as Deps } from '#runtime';
+import { ManualClock } from '#lib/clock';
+import { startServer } from '#cli/serve';
+import { bootstrap } from '#ops/bootstrap';
+import { recordEvent } from '#services/security-log';
+import { countLogs } from '#services/logs';
+import { startMaintenance } from '#ops/maintenance';
 
 const DAY = 86_400_000;
 

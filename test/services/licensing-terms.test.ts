@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createClient } from '../../src/services/clients';
-import { currentLicense, installLicense } from '../../src/services/licensing';
+import { createClient } from '#services/clients';
+import { currentLicense, installLicense } from '#services/licensing/index';
 import { BY_TEST, PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 import { DAY, FOREIGN_PRIVATE_KEY, issueTestLicense } from '../helpers/licenses';
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createJob, recordStep, transitionJob } from '../../src/services/jobs';
-import { approveVersion, createTemplate, publishVersion, submitVersion } from '../../src/services/templates';
-import type { UserActor } from '../../src/services/actor';
+import { createJob, recordStep, transitionJob } from '#services/jobs';
+import { approveVersion, createTemplate, publishVersion, submitVersion } from '#services/templates';
+import type { UserActor } from '#services/actor';
 import { PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
 // Recording a step: the values checked against the step's fields, the job's state machine around it.

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sql } from 'kysely';
-import { verifyAuditTrailAcrossClients } from '../../src/services/audit';
-import { approveVersion, createDraft, createTemplate, diffVersions, publishVersion, rejectVersion, submitVersion, updateDraft } from '../../src/services/templates';
-import type { UserActor } from '../../src/services/actor';
+import { verifyAuditTrailAcrossClients } from '#services/audit';
+import { approveVersion, createDraft, createTemplate, diffVersions, publishVersion, rejectVersion, submitVersion, updateDraft } from '#services/templates';
+import type { UserActor } from '#services/actor';
 import { PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
 // The version life cycle, its signatures, the diff and the audit chain, called on the services directly:

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { Deps } from '../../deps';
-import { assertAgreementsAccepted } from '../../services/agreements';
+import type { Deps } from '#deps';
+import { assertAgreementsAccepted } from '#services/agreements';
 import type { RouteSpec } from '../route-spec';
 import type { AppState } from '../state';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
-import { canonicalJson } from '../../lib/canonical-json';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../repos/idempotency';
+import { AppError } from '#errors';
+import { canonicalJson } from '#lib/canonical-json';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '#repos/idempotency';
 import type { RouteSpec } from '../route-spec';
 import type { AppContext, AppState } from '../state';
 

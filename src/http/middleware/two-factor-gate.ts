@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
+import { AppError } from '#errors';
 import type { RouteSpec } from '../route-spec';
 import type { AppState } from '../state';
 

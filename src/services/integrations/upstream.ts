@@ -1,6 +1,6 @@
-import type { Deps } from '../../deps';
-import { upstreamError } from '../../errors';
-import { OutboundError, outboundRequest, type OutboundRequest, type OutboundResponse } from '../../lib/outbound-http';
+import type { Deps } from '#deps';
+import { upstreamError } from '#errors';
+import { OutboundError, outboundRequest, type OutboundRequest, type OutboundResponse } from '#lib/outbound-http';
 
 /**
  * Integration upstreams are named by the operator's configuration, never by a

@@ -1,14 +1,14 @@
-import type { Deps } from '../../deps';
-import type { TenantScope } from '../../db/tenant';
-import { withTransaction } from '../../db/transaction';
-import { fieldError, seatsExhausted } from '../../errors';
-import { rolesNotAllowed, type LicenseType, type Role } from '../../policies/roles';
-import { allocatedSeats, usedSeats } from '../../repos/licensing/seat-allocations';
-import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '../../repos/users';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { fieldError, seatsExhausted } from '#errors';
+import { rolesNotAllowed, type LicenseType, type Role } from '#policies/roles';
+import { allocatedSeats, usedSeats } from '#repos/licensing/seat-allocations';
+import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '#repos/users';
 import { currentLicense, type CurrentLicense } from '.';
 import { seatSummary } from './seats';
-import type { ClientLicense, SeatCount } from '../../licensing/state';
-export type { ClientLicense } from '../../licensing/state';
+import type { ClientLicense, SeatCount } from '#licensing/state';
+export type { ClientLicense } from '#licensing/state';
 import { recordChange, type ChangedBy } from '../security-log';
 
 // The client side of licensing: what a client has (its seat allocations within

@@ -1,25 +1,25 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../../deps';
-import type { DB, DeploymentStateRow } from '../../db/schema';
-import { withTransaction } from '../../db/transaction';
-import { emitEvent } from '../../events/emit';
-import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '../../errors';
-import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '../../licensing/key';
-import { evaluateLicense, type CurrentLicense, type LicenseOverview, type SeatUsage } from '../../licensing/state';
-export type { LicenseOverview, SeatUsage } from '../../licensing/state';
-import { termsFromPayload, type LicensePayload, type LicenseTerms } from '../../licensing/terms';
-import { LICENSE_TYPES, type LicenseType } from '../../policies/roles';
-import { countClients } from '../../repos/clients';
-import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '../../repos/licensing/seat-allocations';
+import type { Deps } from '#deps';
+import type { DB, DeploymentStateRow } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { emitEvent } from '#events/emit';
+import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '#errors';
+import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '#licensing/key';
+import { evaluateLicense, type CurrentLicense, type LicenseOverview, type SeatUsage } from '#licensing/state';
+export type { LicenseOverview, SeatUsage } from '#licensing/state';
+import { termsFromPayload, type LicensePayload, type LicenseTerms } from '#licensing/terms';
+import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
+import { countClients } from '#repos/clients';
+import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '#repos/licensing/seat-allocations';
 import {
   advanceNewestSeen,
   findInstalledLicenseById,
   getDeploymentState,
   insertInstalledLicense,
-} from '../../repos/licensing';
+} from '#repos/licensing/index';
 import { recordChange, recordEvent, type ChangedBy } from '../security-log';
 
-export type { CurrentLicense } from '../../licensing/state';
+export type { CurrentLicense } from '#licensing/state';
 
 /** The newest time seen is written at most this often (one small write a minute, not one a request). */
 const NEWEST_SEEN_STEP_MS = 60_000;
