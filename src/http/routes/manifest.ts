@@ -147,6 +147,7 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
   clientWorkingTogether: [
     ['post', '/api/client/workingTogether'],
     ['get', '/api/client/workingTogether/handOffStatuses'],
+    ['get', '/api/client/workingTogether/colleagues'],
     ['get', '/api/client/job-history-users'],
   ],
   clientReport: [
