@@ -2,6 +2,7 @@
 import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { registerJobCaching } from './offline/sw-jobs';
 
 /**
  * The floor app's service worker (Workbox), served at /app/sw.js, scope /app/.
@@ -34,7 +35,9 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/app/'), { allowlist:
 
 // The API and anything else: no route, so the worker does not answer and the request goes to the network as
 // without a worker (network-only, with no detour through the worker: event streams and upload progress unchanged).
-// app-operator registers here what an operator needs offline (job documents, media).
+// The operator's part (src/app/offline/sw-jobs.ts): the media of jobs opened online, from the cache when offline.
+// A job's document and its queued writes live in IndexedDB (src/app/offline/db.ts).
+registerJobCaching();
 
 self.addEventListener('message', (event) => {
   if ((event.data as { type?: string } | null)?.type === 'SKIP_WAITING') void self.skipWaiting();
