@@ -10,7 +10,7 @@ import { enqueuePhoto, enqueueRecord, enqueueTransition, localJobView, queuedIte
 import { getSyncState } from './sync-state';
 import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
 import { graphqlQuery, requestsSent } from './transport';
-import { userKey } from './types';
+import { userKey, type QueueItem } from './types';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
   const { job } = await graphqlQuery<{ job: JobData }>(JOB_QUERY, { id: jobId });
@@ -18,12 +18,22 @@ async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
   return job;
 }
 
+/** Whether every item left waits for a decision, its own or an earlier one's of its job (the engine holds those). */
+function onlyHeld(items: QueueItem[]): boolean {
+  const held = new Set<string>();
+  for (const item of items) {
+    if (item.state !== 'pending') held.add(item.jobId);
+    else if (!held.has(item.jobId)) return false;
+  }
+  return true;
+}
+
 /** Waits until the queue of the user is empty (or only holds items waiting for a decision). */
 async function drained(user: string, timeoutMs = 120_000): Promise<void> {
   const started = Date.now();
   for (;;) {
     const items = await queuedItems(user);
-    if (items.every((i) => i.state !== 'pending') && !getSyncState().syncing) return;
+    if (onlyHeld(items) && !getSyncState().syncing) return;
     if (Date.now() - started > timeoutMs) throw new Error(`queue not drained after ${timeoutMs} ms: ${items.length} items`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
