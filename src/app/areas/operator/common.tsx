@@ -30,7 +30,7 @@ export function rangeText(field: Pick<FieldDef, 'min' | 'max' | 'unit'>): string
 export function valueText(t: Translate, field: FieldDef | undefined, value: unknown): string {
   if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('operator.conflict.empty');
   if (field?.type === 'PASS_FAIL') return value === 'PASS' || value === true ? t('operator.run.pass') : t('operator.run.fail');
-  if (field?.type === 'PHOTO') return `${(Array.isArray(value) ? value : [value]).length} 📷`;
+  if (field?.type === 'PHOTO') return t('operator.review.photos', { n: (Array.isArray(value) ? value : [value]).length });
   if (typeof value === 'number' && field?.unit) return `${value} ${field.unit}`;
   return String(value);
 }

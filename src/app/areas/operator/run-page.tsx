@@ -399,7 +399,7 @@ function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { 
           const record = seenRecord(view, step);
           return (
             <li key={step.stepId}>
-              <span>{step.title}</span>{' '}
+              <span class="review-step-title">{step.title}</span>:{' '}
               {!record
                 ? t('operator.review.notRecorded')
                 : record.status === 'SKIPPED'
