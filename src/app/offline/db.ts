@@ -1,5 +1,8 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { JobData } from './job-data';
+
+/** A job as kept: its version's document apart (a version is shared by many jobs, and the row is rewritten on every answer). */
+export type StoredJob = Omit<JobData, 'version'> & { version: { id: string; number: number } };
 import type { QueueItem, UserKey } from './types';
 
 /**
@@ -12,7 +15,9 @@ export interface OfflineSchema extends DBSchema {
   /** the queue, in order (autoIncrement seq) */
   items: { key: number; value: QueueItem; indexes: { user: UserKey; id: string } };
   /** the last server answer for a job (what the device knows for sure) */
-  jobs: { key: [UserKey, string]; value: { user: UserKey; jobId: string; job: JobData; fetchedAt: string } };
+  jobs: { key: [UserKey, string]; value: { user: UserKey; jobId: string; job: StoredJob; fetchedAt: string } };
+  /** the documents of the versions jobs run (immutable once published), by the version's global id */
+  versions: { key: string; value: { id: string; content: JobData['version']['content'] } };
   /** a photo's bytes, by the id of the upload item that carries it */
   blobs: { key: string; value: { id: string; user: UserKey; jobId: string; blob: Blob; name: string; type: string } };
   /** the file id an acknowledged upload got, by the upload item's id (later items refer to it) */
@@ -33,6 +38,7 @@ export function offlineDb(): Promise<IDBPDatabase<OfflineSchema>> {
       items.createIndex('user', 'user');
       items.createIndex('id', 'id', { unique: true });
       db.createObjectStore('jobs', { keyPath: ['user', 'jobId'] });
+      db.createObjectStore('versions', { keyPath: 'id' });
       db.createObjectStore('blobs', { keyPath: 'id' });
       db.createObjectStore('uploads', { keyPath: 'id' });
       db.createObjectStore('resolutions', { autoIncrement: true });

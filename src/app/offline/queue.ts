@@ -1,4 +1,4 @@
-import { offlineDb } from './db';
+import { offlineDb, type StoredJob } from './db';
 import type { JobData, StepRecordData } from './job-data';
 import {
   isLocalFileRef,
@@ -44,18 +44,30 @@ export async function queuedItemsOfJob(user: UserKey, jobId: string): Promise<Qu
 /** The job as the server last answered it, kept for offline use. */
 export async function storedJob(user: UserKey, jobId: string): Promise<JobData | undefined> {
   const db = await offlineDb();
-  return (await db.get('jobs', [user, jobId]))?.job;
+  const row = await db.get('jobs', [user, jobId]);
+  return row && withContent(row.job);
+}
+
+async function withContent(job: StoredJob): Promise<JobData | undefined> {
+  const db = await offlineDb();
+  const version = await db.get('versions', job.version.id);
+  return version && { ...job, version: { ...job.version, content: version.content } };
 }
 
 export async function storeJob(user: UserKey, job: JobData): Promise<void> {
   const db = await offlineDb();
-  await db.put('jobs', { user, jobId: job.id, job, fetchedAt: now() });
+  const tx = db.transaction(['jobs', 'versions'], 'readwrite');
+  const { content, ...version } = job.version;
+  await tx.objectStore('versions').put({ id: version.id, content });
+  await tx.objectStore('jobs').put({ user, jobId: job.id, job: { ...job, version }, fetchedAt: now() });
+  await tx.done;
 }
 
 /** Every job the user opened on this device (for the job list offline). */
 export async function storedJobs(user: UserKey): Promise<JobData[]> {
   const db = await offlineDb();
-  return (await db.getAll('jobs')).filter((row) => row.user === user).map((row) => row.job);
+  const rows = (await db.getAll('jobs')).filter((row) => row.user === user);
+  return (await Promise.all(rows.map((row) => withContent(row.job)))).filter((job): job is JobData => job !== undefined);
 }
 
 /**
@@ -180,6 +192,6 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
 }
 
 /** A record as the server answered it, merged into the stored job. */
-export function withRecord(job: JobData, record: StepRecordData): JobData {
+export function withRecord<J extends Pick<JobData, 'records'>>(job: J, record: StepRecordData): J {
   return { ...job, records: [...job.records.filter((r) => r.stepId !== record.stepId), record] };
 }

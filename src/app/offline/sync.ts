@@ -1,4 +1,4 @@
-import { offlineDb } from './db';
+import { offlineDb, type StoredJob } from './db';
 import { JOB_QUERY, type JobData, type StepRecordData } from './job-data';
 import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
 import { notifyQueueChanged, onQueueChanged } from './signals';
@@ -271,7 +271,7 @@ async function acknowledge(item: QueueItem, data: any): Promise<void> {
   const db = await offlineDb();
   const tx = db.transaction(['items', 'jobs', 'uploads'], 'readwrite');
   const row = await tx.objectStore('jobs').get([item.user, item.jobId]);
-  let job: JobData | undefined = row?.job;
+  let job: StoredJob | undefined = row?.job;
   if (item.kind === 'upload') {
     const file = data.files[0];
     await tx.objectStore('uploads').put({ id: item.id, user: item.user, fileId: file.id, url: file.url ?? `/api/client/files/${file.id}` });
@@ -279,17 +279,7 @@ async function acknowledge(item: QueueItem, data: any): Promise<void> {
     job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== data.fault.id), data.fault] } };
   } else if (job && isRevisioned(item)) {
     job = { ...job, revision: data.revision, state: data.job.state };
-    if (item.kind === 'record') {
-      const record = data.record as StepRecordData;
-      job = withRecord(job, record);
-      // later items on the same step were queued having seen this record as "theirs": it is the operator's own
-      for (const later of await tx.objectStore('items').index('user').getAll(item.user)) {
-        if (later.kind === 'record' && later.jobId === item.jobId && later.stepId === item.stepId && later.seq !== item.seq) {
-          later.base = { recordedAt: record.recordedAt, recordedById: record.recordedBy.databaseId };
-          await tx.objectStore('items').put(later);
-        }
-      }
-    }
+    if (item.kind === 'record') job = withRecord(job, data.record as StepRecordData);
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
@@ -313,6 +303,8 @@ async function fetchJob(current: UserKey, jobId: string): Promise<JobData | unde
 function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
   const theirs = job.records.find((r) => r.stepId === item.stepId);
   if (!theirs) return undefined;
+  // the operator's own record (an earlier item of this queue, acknowledged since): nobody else's
+  if (`${item.user.split(':')[0]}:${theirs.recordedBy.databaseId}` === item.user) return undefined;
   if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById) return undefined;
   return {
     serverRevision: job.revision,

@@ -41,7 +41,7 @@ async function drained(user: string, timeoutMs = 120_000): Promise<void> {
 
 async function clearAll(): Promise<void> {
   const db = await offlineDb();
-  for (const store of ['items', 'jobs', 'blobs', 'uploads', 'resolutions'] as const) await db.clear(store);
+  for (const store of ['items', 'jobs', 'versions', 'blobs', 'uploads', 'resolutions'] as const) await db.clear(store);
 }
 
 (globalThis as Record<string, unknown>).wipOffline = {
