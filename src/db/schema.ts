@@ -346,7 +346,7 @@ export interface TemplateVersionsTable {
   retired_at: string | null;
 }
 
-export type SignatureMeaning = 'APPROVED' | 'PUBLISHED';
+export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
 
 export interface VersionSignaturesTable {
   id: Generated<number>;

@@ -94,8 +94,8 @@ function containingTag(tag: string): string {
   return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The visibility rule as a where-clause on `templates`. */
-function visibleTo(visibility: { orgIds: number[] }) {
+/** The visibility rule as a where-clause on `templates` (a query that selects or joins `templates`). */
+export function visibleTo(visibility: { orgIds: number[] }) {
   return ({ exists, not, or, selectFrom }: any) => {
     const orgRows = () =>
       selectFrom('template_organizations as o')

@@ -360,7 +360,18 @@ const STAMP: Record<VersionAction, 'submitted_at' | 'approved_at' | 'published_a
   retire: 'retired_at',
 };
 
-const MEANING: Partial<Record<VersionAction, SignatureMeaning>> = { approve: 'APPROVED', publish: 'PUBLISHED' };
+/**
+ * The meaning each signed action records. Approve and publish are always signed; a rejection is signed when the
+ * rejecting reviewer gives their password or code (the floor app always does): the signature then says who
+ * refused which document (its hash) and why — a rejection without one stays a plain state change, as it was.
+ */
+const MEANING: Partial<Record<VersionAction, SignatureMeaning>> = { approve: 'APPROVED', publish: 'PUBLISHED', reject: 'REJECTED' };
+
+/** Whether the action is signed this time: always, except a rejection without a password or code. */
+function signs(action: VersionAction, signature: SignatureInput | undefined): boolean {
+  if (!MEANING[action]) return false;
+  return action !== 'reject' || Boolean(signature?.password || signature?.code);
+}
 
 export interface SignatureInput {
   password?: string | null;
@@ -390,7 +401,7 @@ async function applyTransition(
   const current = await getVisibleVersion(db, actor, versionId);
   transition(VERSION_TRANSITIONS, current.state, action, actor.roles);
   await assertPersonMay(db, actor, action, current);
-  const meaning = MEANING[action];
+  const meaning = signs(action, extra.signature) ? MEANING[action] : undefined;
   const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
@@ -523,11 +534,21 @@ export async function submitVersion(deps: Deps, actor: UserActor, versionId: num
   return applyTransition(deps, actor, versionId, 'submit', {});
 }
 
-/** IN_REVIEW → DRAFT with a reason. @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, VALIDATION_ERROR */
-export async function rejectVersion(deps: Deps, actor: UserActor, versionId: number, reason: string): Promise<TemplateVersionRow> {
+/**
+ * IN_REVIEW → DRAFT with a reason; signed (meaning REJECTED) when `signature` holds a password or code.
+ * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, VALIDATION_ERROR, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
+ */
+export async function rejectVersion(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  reason: string,
+  signature: SignatureInput = {},
+  meta?: RequestMeta,
+): Promise<TemplateVersionRow> {
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > 2000) throw fieldError('reason', 'give a reason of 1 to 2000 characters');
-  return applyTransition(deps, actor, versionId, 'reject', { reason: trimmed });
+  return applyTransition(deps, actor, versionId, 'reject', { reason: trimmed, signature, meta });
 }
 
 /**

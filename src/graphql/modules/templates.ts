@@ -77,6 +77,14 @@ export const versionColumns = new SelectedColumns({
     rejectReason: ['reject_reason'],
     createdAt: ['created_at'],
     updatedAt: ['updated_at'],
+    // the review module's (src/graphql/modules/reviews.ts)
+    waitingSince: ['state', 'submitted_at', 'approved_at'],
+    submittedAt: ['submitted_at'],
+    approvedAt: ['approved_at'],
+    publishedAt: ['published_at'],
+    retiredAt: ['retired_at'],
+    viewerActions: ['template_id', 'state', 'created_by', 'updated_by'],
+    openJobsOnOlderVersions: ['template_id', 'number'],
   },
 });
 
@@ -154,6 +162,8 @@ export const templatesModule: SchemaModule = {
     enum SignatureMeaning {
       APPROVED
       PUBLISHED
+      "a rejection signed with the reviewer's password or code"
+      REJECTED
     }
 
     type Template implements Node {
@@ -185,7 +195,7 @@ export const templatesModule: SchemaModule = {
       content: Content!
       "SHA-256 of the canonical content: what signatures sign"
       contentHash: String!
-      "a list: at most two (APPROVED, then PUBLISHED)"
+      "in signing order: a REJECTED one per signed rejection of an earlier review round, then APPROVED, then PUBLISHED"
       signatures: [Signature!]!
       createdBy: User
       updatedBy: User
@@ -363,9 +373,12 @@ export const templatesModule: SchemaModule = {
       versionId: ID!
     }
 
+    "a rejection; with the reviewer's password, or a current TOTP code for a user with two-factor, it is an electronic signature (REJECTED)"
     input RejectVersionInput {
       versionId: ID!
       reason: String!
+      password: String
+      code: String
     }
 
     "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
@@ -478,7 +491,7 @@ export const templatesModule: SchemaModule = {
       updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
         versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
-      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!)),
+      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
       publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
         const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));
