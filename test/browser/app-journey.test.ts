@@ -17,8 +17,9 @@ import { tenantScope } from '../../src/db/tenant';
  * value out of limits, reloads offline and finds everything, raises a fault, completes — and, the network back,
  * every queued change reaches the server exactly once (records, values, photo bytes, the audit chain).
  *
- * The author's, approver's and publisher's parts go through the API in this file until their pages are merged
- * (see API_STEPS); the supervisor's and the operator's parts go through the pages only.
+ * The author's part (and the first version's release) goes through the API in this file until the author's pages
+ * are merged (see API_STEPS); version 2's review, approval and publication, the supervisor's and the operator's
+ * parts go through the pages only.
  */
 let wip: TestServer;
 let team: AppTeam;
@@ -34,7 +35,7 @@ journey.after(async () => {
 });
 
 /** Which parts still run through the API (not the pages): reported by the test so it is never hidden. */
-const API_STEPS = ['author writes and submits', 'approver reads the diff and approves', 'publisher publishes'];
+const API_STEPS = ['author writes and submits (both versions)', 'version 1 approved and published'];
 
 const STEPS = [
   { id: 'seal', title: 'Check the seal', body: 'Look at the **seal** from all sides:\n\n- no cracks\n- no drops of oil', fields: [{ key: 'sealOk', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
@@ -85,7 +86,31 @@ journey('author → approver → publisher → supervisor → operator offline h
   const draft = await ok(author, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', { t: templateId });
   const v2: string = draft.createDraft.version.id;
   await ok(author, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', { v: v2, c: contentInput(V2) });
-  await release(v2);
+  await ok(author, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: v2 });
+
+  // ── approver, through the pages: the queue, the diff of version 2, approve with a password ─────────────────
+  const reviewer = await openApp(browser, wip, approver, { width: 820, path: '/app/reviews' });
+  await reviewer.getByRole('region', { name: /To approve \(1\)/ }).getByRole('link', { name: 'Pump inspection, version 2' }).click();
+  await reviewer.getByRole('heading', { level: 1, name: 'Pump inspection, version 2' }).waitFor();
+  const changes = reviewer.getByRole('region', { name: 'Changes since version 1 (published)' });
+  const torque = changes.getByRole('article', { name: 'Measure the torque (Changed)' });
+  assert.equal(await torque.getByRole('table', { name: 'Field changed: Torque' }).getByRole('row').allInnerTexts(), ['Property\tBefore\tAfter', 'Lower limit\t8\t10', 'Upper limit\t18\t20']);
+  await reviewer.getByRole('button', { name: 'Approve…' }).click();
+  const approve = reviewer.getByRole('dialog', { name: 'Sign the approval' });
+  await approve.getByLabel(/^Password/).fill(approver.password);
+  await approve.getByRole('button', { name: 'Sign and approve' }).click();
+  await reviewer.getByRole('status').getByText('Signed: the version is approved.').first().waitFor();
+  await reviewer.context().close();
+
+  // ── publisher, through the pages ─────────────────────────────────────────────────────────────────────────
+  const publishing = await openApp(browser, wip, publisher, { width: 820, path: '/app/reviews' });
+  await publishing.getByRole('region', { name: /To publish \(1\)/ }).getByRole('link', { name: 'Pump inspection, version 2' }).click();
+  await publishing.getByRole('button', { name: 'Publish…' }).click();
+  const publish = publishing.getByRole('dialog', { name: 'Sign the publication' });
+  await publish.getByLabel(/^Password/).fill(publisher.password);
+  await publish.getByRole('button', { name: 'Sign and publish' }).click();
+  await publishing.getByRole('status').getByText('Signed: the version is published.').first().waitFor();
+  await publishing.context().close();
 
   // ── supervisor, through the pages: a job from the published version, for the asset, assigned to the operator ──
   // the catalogue is the author's and the administrator's (DOMAIN_PERMISSIONS.manageCatalogue)

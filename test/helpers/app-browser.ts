@@ -124,7 +124,8 @@ export async function openApp(browser: Browser, wip: TestServer, member: { email
 /** The page's h1 is shown and nothing is loading any more. */
 export async function waitForPage(page: Page): Promise<void> {
   await page.locator('h1').first().waitFor();
-  await page.locator('.loading').waitFor({ state: 'detached' });
+  // every loading part of the page (several cards may load at once): none left
+  await page.locator('.loading').first().waitFor({ state: 'detached' });
 }
 
 /** axe-core finds no serious or critical violation, the page is no wider than the viewport, and a screenshot is kept. */
