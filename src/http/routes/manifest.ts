@@ -144,6 +144,11 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
   clientTutorial: [
     ['get', '/api/client/get-tutorials-info'],
   ],
+  clientSupervision: [
+    ['get', '/api/client/supervision/board'],
+    ['get', '/api/client/supervision/assignees'],
+    ['get', '/api/client/supervision/deviations'],
+  ],
   clientWorkingTogether: [
     ['post', '/api/client/workingTogether'],
     ['get', '/api/client/workingTogether/handOffStatuses'],
@@ -257,5 +262,13 @@ export const ROUTE_MANIFEST: Record<RouteGroup, readonly (readonly [RouteSpec['m
     ['get', '/console/:file'],
     ['get', '/auth/set-password/:token'],
     ['get', '/auth/reset-password/:token'],
+  ],
+  app: [
+    ['get', '/app/'],
+    ['get', '/app'],
+    ['get', '/app/sw.js'],
+    ['get', '/app/:file'],
+    ['get', '/app/:section/:id'],
+    ['get', '/app/:section/:id/:action'],
   ],
 };
