@@ -9,7 +9,7 @@ import { AppError, conflict, fieldError, invalidSignature, notFound, validationF
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '../domain/diff';
-import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
+import { DOMAIN_PERMISSIONS, requireRole, rolesFor, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
 import { appendAudit } from '../repos/audit';
 import {
@@ -21,9 +21,11 @@ import {
   setTemplateOrganizations,
   templateVisibilityOf,
   updateTemplateRow,
+  type AwaitingAction,
   type TemplateFilter,
   type TemplateVisibility,
 } from '../repos/templates';
+import { hasAnyRole } from '../policies/roles';
 import {
   findLatestVersion,
   findVersionById,
@@ -70,10 +72,35 @@ async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): 
   return version;
 }
 
-/** A page of the templates the caller may see. */
-export async function listTemplates(deps: Deps, actor: UserActor, filter: TemplateFilter, page: PageInput): Promise<CountedPage<TemplateRow>> {
+/**
+ * A page of the templates the caller may see; `needsMyAction` keeps those
+ * with a version waiting for them, by what their roles let them do next
+ * (VERSION_TRANSITIONS): finish their drafts, review what others submitted
+ * (their own too where the client allows self-approval), publish what was
+ * approved.
+ */
+export async function listTemplates(
+  deps: Deps,
+  actor: UserActor,
+  filter: TemplateFilter & { needsMyAction?: boolean | null },
+  page: PageInput,
+): Promise<CountedPage<TemplateRow>> {
   const db = deps.db.kysely;
-  return listTemplateRows(db, actor.scope, filter, await visibilityFor(db, actor), page);
+  const { needsMyAction, ...rest } = filter;
+  const awaiting = needsMyAction ? await awaitingActionOf(db, actor) : null;
+  return listTemplateRows(db, actor.scope, { ...rest, awaiting }, await visibilityFor(db, actor), page);
+}
+
+async function awaitingActionOf(db: Kysely<DB>, actor: UserActor): Promise<AwaitingAction> {
+  const may = (action: VersionAction) => hasAnyRole(actor.roles, rolesFor(VERSION_TRANSITIONS, action));
+  const reviews = may('approve');
+  return {
+    userId: actor.userId,
+    drafts: may('submit'),
+    reviews,
+    reviewsOfOthersOnly: reviews && !(await readSecuritySettings(db, actor.scope)).allowSelfApproval,
+    publishing: may('publish'),
+  };
 }
 
 /** @throws AppError NOT_FOUND */
@@ -315,10 +342,17 @@ const draftExists = (draftVersionId: number | null) => conflict('The template al
 
 /**
  * Replaces a draft's content. Steps and sections keep the ids sent; those
- * sent without an id are new.
- * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR
+ * sent without an id are new. With `expectedRevision` (the revision the
+ * author's copy was read at) the edit applies only while the draft is still
+ * at it: otherwise a CONFLICT naming the draft's current revision and who
+ * last wrote it, so two authors editing one draft never silently overwrite
+ * each other. Without it, the last edit wins (as before revisions existed).
+ * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR, CONFLICT
  */
-export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown): Promise<TemplateVersionRow> {
+export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown, expectedRevision?: number | null): Promise<TemplateVersionRow> {
+  if (expectedRevision != null && (!Number.isSafeInteger(expectedRevision) || expectedRevision < 1)) {
+    throw fieldError('expectedRevision', 'must be a revision the draft was read at (a positive integer)');
+  }
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
   assertVersionEditable(current.state);
@@ -330,13 +364,20 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     assertVersionEditable(before.state);
-    const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {
-      content: json,
-      content_hash: hash,
-      updated_by: actor.userId,
-      updated_at: now,
-    });
-    if (!updated) throw notFound('Version');
+    if (expectedRevision != null && before.revision !== expectedRevision) throw draftMoved(before, expectedRevision);
+    const updated = await updateVersionInState(
+      trx,
+      actor.scope,
+      versionId,
+      before.state,
+      { content: json, content_hash: hash, updated_by: actor.userId, updated_at: now },
+      expectedRevision ?? undefined,
+    );
+    if (!updated) {
+      const moved = await findVersionById(trx, actor.scope, versionId);
+      if (moved && expectedRevision != null) throw draftMoved(moved, expectedRevision);
+      throw notFound('Version');
+    }
     await appendAudit(trx, actor.scope, {
       actor: auditActor(actor),
       action: 'version.edited',
@@ -349,6 +390,16 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
     return updated;
   });
 }
+
+/** The draft was written since the author read it: what they need to reload it and see who did. */
+const draftMoved = (current: TemplateVersionRow, expectedRevision: number) =>
+  conflict(`The draft changed since you opened it: expected revision ${expectedRevision}, it is at ${current.revision}`, {
+    expectedRevision,
+    currentRevision: current.revision,
+    state: current.state,
+    updatedBy: current.updated_by,
+    updatedAt: current.updated_at,
+  });
 
 // ── Transitions ─────────────────────────────────────────────────────────────
 

@@ -74,6 +74,7 @@ export const versionColumns = new SelectedColumns({
     signatures: [],
     createdBy: ['created_by'],
     updatedBy: ['updated_by'],
+    revision: ['revision'],
     rejectReason: ['reject_reason'],
     createdAt: ['created_at'],
     updatedAt: ['updated_at'],
@@ -199,6 +200,8 @@ export const templatesModule: SchemaModule = {
       signatures: [Signature!]!
       createdBy: User
       updatedBy: User
+      "incremented by every write to the version: send it back as updateDraft's expectedRevision"
+      revision: Int!
       rejectReason: String
       createdAt: DateTime!
       updatedAt: DateTime!
@@ -294,6 +297,8 @@ export const templatesModule: SchemaModule = {
       tag: String
       state: VersionState
       assetClassId: ID
+      "true: only templates with a version waiting for the caller — their drafts (authors), versions in review they may approve (approvers), approved versions (publishers)"
+      needsMyAction: Boolean
     }
 
     input FieldInput {
@@ -367,6 +372,8 @@ export const templatesModule: SchemaModule = {
     input UpdateDraftInput {
       versionId: ID!
       content: ContentInput!
+      "the revision the content was read at: a draft written since is a CONFLICT (details.currentRevision), never overwritten; omitted, the last edit wins"
+      expectedRevision: Int
     }
 
     input SubmitVersionInput {
@@ -466,7 +473,7 @@ export const templatesModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      templates: async (_root, args: ConnectionArgs & { filter?: (TemplateFilter & { assetClassId?: unknown }) | null }, ctx: Ctx) => {
+      templates: async (_root, args: ConnectionArgs & { filter?: (Omit<TemplateFilter, 'awaiting'> & { assetClassId?: unknown; needsMyAction?: boolean | null }) | null }, ctx: Ctx) => {
         const page = pageInput(args);
         const filter = { ...args.filter, assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId') };
         return toConnection(await listTemplates(ctx.deps, ctx.actor, filter, page), page, presentTemplate);
@@ -488,8 +495,8 @@ export const templatesModule: SchemaModule = {
       },
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
-      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
-        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
+      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput; expectedRevision?: number | null } }, ctx: Ctx) =>
+        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content), input.expectedRevision))),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
       rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),

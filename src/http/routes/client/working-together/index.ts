@@ -10,7 +10,7 @@ import { HandOffStatusesQuery, JobHistoryUsersQuery, WorkingTogether } from './s
 /** A user as the working-together routes name them. */
 const Colleague = z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string() });
 
-/** Hand-off and co-working on jobs, and who took part in a job's history (SPEC.md 4.6). */
+/** Hand-off and co-working on jobs, and who took part in a job's history (docs/api/contract.md 4.6). */
 export const clientWorkingTogetherRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
