@@ -101,6 +101,17 @@ test('GET /api/client/auth/refresh with the cookie sets the session and CSRF coo
   assert.equal(bearer.headers.getSetCookie(), []);
 });
 
+test('a user who must still enrol a second factor gets the pages (to enrol there), the API stays closed', async () => {
+  const strict = await buildClient(wip);
+  const user = await buildUser(wip, strict, { roles: ['operator'] });
+  const required = await wip.request('PUT', '/api/client/auth/client-security-settings', { token: strict.owner.token, body: { twoFactorRequired: 'all' } });
+  assert.is(required.status, 200, required.text);
+  for (const path of ['/app/', '/app/deviations', '/console/']) assert.is((await wip.request('GET', path, { token: user.token })).status, 200, path);
+  const api = await wip.request('GET', '/api/client/supervision/board', { token: user.token });
+  assert.is(api.status, 403);
+  assert.is(api.body.error.code, 'TWO_FACTOR_SETUP_REQUIRED');
+});
+
 test("the app's texts are a namespace of the i18n bundles, English and German, overridable per client", async () => {
   const operator = await buildUser(wip, client, { roles: ['operator'] });
   const en = await wip.request('GET', '/api/client/translate?lang=en&namespace=app', { token: operator.token });
