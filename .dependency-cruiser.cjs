@@ -3,7 +3,8 @@
  *
  * Layers, top to bottom. A module may import its own layer and any layer below it, never one above,
  * and no import may close a circle — type-only imports included (`import type` is a dependency of the
- * design even when the compiler erases it). The console (src/console) is a separate browser program.
+ * design even when the compiler erases it). The console (src/console) and the floor app (src/app) are separate
+ * browser programs: the app may share only the pure rules of the domain layer with the server.
  */
 const LAYERS = [
   ['root', 'the composition root and the entry points: the CLI, the HTTP app, composition.ts', '^src/(cli/|app[.]ts$|composition[.]ts$)'],
@@ -42,8 +43,15 @@ module.exports = {
       name: 'in-a-layer',
       severity: 'error',
       comment: 'Every server module belongs to a layer: add a new top-level folder to LAYERS in .dependency-cruiser.cjs.',
-      from: { path: '^src/', pathNot: ['^src/console/', ...LAYERS.map(([, , path]) => path)] },
+      from: { path: '^src/', pathNot: ['^src/(console|app)/', ...LAYERS.map(([, , path]) => path)] },
       to: {},
+    },
+    {
+      name: 'app-shares-only-pure-rules',
+      severity: 'error',
+      comment: 'The floor app (src/app) is a browser program: of the server it may bundle only pure rules (src/policies, src/domain) and its texts (lib/app-texts).',
+      from: { path: '^src/app/' },
+      to: { path: '^src/', pathNot: ['^src/(app|policies|domain)/', '^src/lib/app-texts[.]ts$'] },
     },
     {
       name: 'src-not-to-tests-or-scripts',
@@ -57,6 +65,7 @@ module.exports = {
     // what the cruise starts from is given on the command line (npm run deps:check: src)
     includeOnly: '^src/',
     exclude: { path: '^src/console/' },
+    // src/app is cruised (for app-shares-only-pure-rules) but its own imports are not layered
     doNotFollow: { path: 'node_modules' },
     // TypeScript 7 (the project's compiler) has no JavaScript API for dependency-cruiser: swc parses instead.
     // swc reports every import, `import type` included, so a type-only circle or upward import is still one.

@@ -22,7 +22,7 @@
  *     of src/ than the importing file into its alias. Imports within one area
  *     stay relative (`./state`, `../route`): they move together.
  *
- * Not touched: src/console (a browser program with its own build), JSON
+ * Not touched: src/console and src/app (browser programs with their own builds), JSON
  * imports, scripts/client-generator, test/fixtures.
  */
 import fs from 'node:fs';
@@ -34,9 +34,11 @@ if (!fs.existsSync(path.join(root, 'package.json')) || !fs.existsSync(path.join(
 }
 const check = process.argv.includes('--check');
 const SRC = path.join(root, 'src');
-const SKIP_AREAS = new Set(['console']);
+const SKIP_AREAS = new Set(['console', 'app']);
 const SCAN = ['src', 'test', 'scripts'];
-const SKIP_DIRS = new Set(['node_modules', 'fixtures', 'client-generator', 'console']);
+const SKIP_DIRS = new Set(['node_modules', 'fixtures', 'client-generator']);
+/** the browser programs, bundled by their own builds (their folder names recur in src/http/routes) */
+const SKIP_PATHS = new Set([path.join(SRC, 'console'), path.join(SRC, 'app')]);
 
 interface Area {
   name: string;
@@ -92,7 +94,7 @@ function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) return SKIP_DIRS.has(e.name) ? [] : filesUnder(full);
+    if (e.isDirectory()) return SKIP_DIRS.has(e.name) || SKIP_PATHS.has(full) ? [] : filesUnder(full);
     return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [full] : [];
   });
 }

@@ -337,6 +337,8 @@ export interface TemplateVersionsTable {
   created_by: number;
   /** last user who edited the content */
   updated_by: number;
+  /** incremented by every write to the version: the optimistic lock of concurrent draft edits (expectedRevision) */
+  revision: Generated<number>;
   reject_reason: string | null;
   created_at: string;
   updated_at: string;
@@ -346,7 +348,7 @@ export interface TemplateVersionsTable {
   retired_at: string | null;
 }
 
-export type SignatureMeaning = 'APPROVED' | 'PUBLISHED';
+export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
 
 export interface VersionSignaturesTable {
   id: Generated<number>;

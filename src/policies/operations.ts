@@ -24,6 +24,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   template: 'any',
   templateVersion: 'any',
   versionDiff: 'any',
+  reviewQueue: 'any',
   jobs: 'any',
   job: 'any',
   faults: 'any',

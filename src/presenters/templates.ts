@@ -29,6 +29,7 @@ export function presentVersionSummary(row: VersionSummaryRow) {
     contentHash: row.content_hash,
     createdById: row.created_by,
     updatedById: row.updated_by,
+    revision: row.revision,
     rejectReason: row.reject_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

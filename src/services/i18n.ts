@@ -30,8 +30,10 @@ import de from '../../config/i18n/de.json';
 /** namespace → key → text */
 export type Bundle = Record<string, Record<string, string>>;
 
-/** The appliance's own texts, by language. */
-const BUILT_IN: Record<string, Bundle> = { en, de };
+import { appTexts } from '#lib/app-texts';
+
+/** The appliance's own texts, by language; `app` is the floor app's (src/lib/app-texts.ts). */
+const BUILT_IN: Record<string, Bundle> = { en: { ...en, app: appTexts('en') }, de: { ...de, app: appTexts('de') } };
 export const DEFAULT_LANGUAGE = 'en';
 
 /**

@@ -129,6 +129,8 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
   let body: string;
   let summary: string;
   let data: Record<string, number | string>;
+  /** where in the floor app (/app/…) the work waits, when it has a page there: the mail's link and the push's `data.url` */
+  let page: string | null = null;
   switch (notice.kind) {
     case 'version_submitted':
     case 'version_approved':
@@ -140,7 +142,9 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
       body = t(`${notice.kind}.text`, values);
       const label = `${template.title} v${version.number}`;
       summary = notice.kind === 'version_rejected' && reason ? `${label}: ${reason}` : label;
-      data = { templateId: template.id, versionId: version.id };
+      // the reviewers' page of the version; a rejected one goes back to its template in the authors' library
+      page = notice.kind === 'version_rejected' ? `/app/templates/${template.id}` : `/app/reviews/${version.id}`;
+      data = { templateId: template.id, versionId: version.id, url: page };
       break;
     }
     case 'job_assigned':
@@ -169,7 +173,7 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
   }
   // a push message carries at most about 4 KB once encrypted: the line stays short (the mail has it whole)
   summary = summary.length > SUMMARY_MAX ? `${summary.slice(0, SUMMARY_MAX - 1)}…` : summary;
-  const text = `${t('greeting')}\n\n${body}\n\n${t('open', { url: publicBaseUrl(deps) })}\n\n-- \n${t('footer')}\n`;
+  const text = `${t('greeting')}\n\n${body}\n\n${t('open', { url: publicBaseUrl(deps) + (page ?? '') })}\n\n-- \n${t('footer')}\n`;
   return { title, summary, text, data };
 }
 

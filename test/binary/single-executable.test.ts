@@ -243,6 +243,28 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     assert.ok((await asset.text()).length > 1000, file);
   }
 
+  // the floor app (issue 31): its page at /app/ and at a deep link, its hashed files, its service worker
+  for (const pagePath of ['/app/', '/app/jobs/1/run']) {
+    const appPage = await fetch(`${url}${pagePath}`);
+    assert.is(appPage.status, 200, pagePath);
+    assert.is(appPage.headers.get('cache-control'), 'no-cache', pagePath);
+    assert.match(appPage.headers.get('content-security-policy') ?? '', "script-src 'self'");
+  }
+  const appHtml = await (await fetch(`${url}/app/`)).text();
+  const appFiles = [...appHtml.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]!);
+  assert.ok(appFiles.some((f) => f.endsWith('.js')) && appFiles.some((f) => f.endsWith('.css')), appHtml);
+  for (const file of appFiles) {
+    const asset = await fetch(`${url}${file}`);
+    assert.is(asset.status, 200, file);
+    assert.match(asset.headers.get('cache-control') ?? '', 'immutable');
+    assert.ok((await asset.text()).length > 100, file);
+  }
+  const worker = await fetch(`${url}/app/sw.js`);
+  assert.is(worker.status, 200);
+  assert.is(worker.headers.get('cache-control'), 'no-cache');
+  const workerSource = await worker.text();
+  for (const file of appFiles) assert.ok(workerSource.includes(file), `the service worker precaches ${file}`);
+
   // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
   const api = async (method: string, route: string, token: string, payload?: unknown) => {
     const res = await fetch(`${url}${route}`, {

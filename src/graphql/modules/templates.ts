@@ -74,9 +74,18 @@ export const versionColumns = new SelectedColumns({
     signatures: [],
     createdBy: ['created_by'],
     updatedBy: ['updated_by'],
+    revision: ['revision'],
     rejectReason: ['reject_reason'],
     createdAt: ['created_at'],
     updatedAt: ['updated_at'],
+    // the review module's (src/graphql/modules/reviews.ts)
+    waitingSince: ['state', 'submitted_at', 'approved_at'],
+    submittedAt: ['submitted_at'],
+    approvedAt: ['approved_at'],
+    publishedAt: ['published_at'],
+    retiredAt: ['retired_at'],
+    viewerActions: ['template_id', 'state', 'created_by', 'updated_by'],
+    openJobsOnOlderVersions: ['template_id', 'number'],
   },
 });
 
@@ -154,6 +163,8 @@ export const templatesModule: SchemaModule = {
     enum SignatureMeaning {
       APPROVED
       PUBLISHED
+      "a rejection signed with the reviewer's password or code"
+      REJECTED
     }
 
     type Template implements Node {
@@ -185,10 +196,12 @@ export const templatesModule: SchemaModule = {
       content: Content!
       "SHA-256 of the canonical content: what signatures sign"
       contentHash: String!
-      "a list: at most two (APPROVED, then PUBLISHED)"
+      "in signing order: a REJECTED one per signed rejection of an earlier review round, then APPROVED, then PUBLISHED"
       signatures: [Signature!]!
       createdBy: User
       updatedBy: User
+      "incremented by every write to the version: send it back as updateDraft's expectedRevision"
+      revision: Int!
       rejectReason: String
       createdAt: DateTime!
       updatedAt: DateTime!
@@ -284,6 +297,8 @@ export const templatesModule: SchemaModule = {
       tag: String
       state: VersionState
       assetClassId: ID
+      "true: only templates with a version waiting for the caller — their drafts (authors), versions in review they may approve (approvers), approved versions (publishers)"
+      needsMyAction: Boolean
     }
 
     input FieldInput {
@@ -357,15 +372,20 @@ export const templatesModule: SchemaModule = {
     input UpdateDraftInput {
       versionId: ID!
       content: ContentInput!
+      "the revision the content was read at: a draft written since is a CONFLICT (details.currentRevision), never overwritten; omitted, the last edit wins"
+      expectedRevision: Int
     }
 
     input SubmitVersionInput {
       versionId: ID!
     }
 
+    "a rejection; with the reviewer's password, or a current TOTP code for a user with two-factor, it is an electronic signature (REJECTED)"
     input RejectVersionInput {
       versionId: ID!
       reason: String!
+      password: String
+      code: String
     }
 
     "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
@@ -453,7 +473,7 @@ export const templatesModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      templates: async (_root, args: ConnectionArgs & { filter?: (TemplateFilter & { assetClassId?: unknown }) | null }, ctx: Ctx) => {
+      templates: async (_root, args: ConnectionArgs & { filter?: (Omit<TemplateFilter, 'awaiting'> & { assetClassId?: unknown; needsMyAction?: boolean | null }) | null }, ctx: Ctx) => {
         const page = pageInput(args);
         const filter = { ...args.filter, assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId') };
         return toConnection(await listTemplates(ctx.deps, ctx.actor, filter, page), page, presentTemplate);
@@ -475,10 +495,10 @@ export const templatesModule: SchemaModule = {
       },
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
-      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
-        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
+      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput; expectedRevision?: number | null } }, ctx: Ctx) =>
+        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content), input.expectedRevision))),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
-      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!)),
+      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
       publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
         const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));

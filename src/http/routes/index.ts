@@ -35,6 +35,7 @@ export const ROUTE_GROUPS = {
   clientSensor: () => (require('./client/sensors') as typeof import('./client/sensors')).clientSensorRoutes,
   clientEditorial: () => (require('./client/editorial') as typeof import('./client/editorial')).clientEditorialRoutes,
   clientTutorial: () => (require('./client/tutorials') as typeof import('./client/tutorials')).clientTutorialRoutes,
+  clientSupervision: () => (require('./client/supervision') as typeof import('./client/supervision')).clientSupervisionRoutes,
   clientWorkingTogether: () => (require('./client/working-together') as typeof import('./client/working-together')).clientWorkingTogetherRoutes,
   clientReport: () => (require('./client/reports') as typeof import('./client/reports')).clientReportRoutes,
   adminActivityReport: () => (require('./admin/activity-report') as typeof import('./admin/activity-report')).adminActivityReportRoutes,
@@ -55,6 +56,7 @@ export const ROUTE_GROUPS = {
   ops: () => (require('./ops') as typeof import('./ops')).opsRoutes,
   docs: () => (require('./docs') as typeof import('./docs')).docsRoutes,
   console: () => (require('./console') as typeof import('./console')).consoleRoutes,
+  app: () => (require('./app') as typeof import('./app')).appRoutes,
 } satisfies Record<RouteGroup, () => RouteSpec[]>;
 
 export type { RouteGroup };

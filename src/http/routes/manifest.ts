@@ -143,9 +143,15 @@ const manifest = {
   clientTutorial: [
     ['get', '/api/client/get-tutorials-info'],
   ],
+  clientSupervision: [
+    ['get', '/api/client/supervision/board'],
+    ['get', '/api/client/supervision/assignees'],
+    ['get', '/api/client/supervision/deviations'],
+  ],
   clientWorkingTogether: [
     ['post', '/api/client/workingTogether'],
     ['get', '/api/client/workingTogether/handOffStatuses'],
+    ['get', '/api/client/workingTogether/colleagues'],
     ['get', '/api/client/job-history-users'],
   ],
   clientReport: [
@@ -256,6 +262,14 @@ const manifest = {
     ['get', '/console/:file'],
     ['get', '/auth/set-password/:token'],
     ['get', '/auth/reset-password/:token'],
+  ],
+  app: [
+    ['get', '/app/'],
+    ['get', '/app'],
+    ['get', '/app/sw.js'],
+    ['get', '/app/:file'],
+    ['get', '/app/:section/:id'],
+    ['get', '/app/:section/:id/:action'],
   ],
 } satisfies Record<string, readonly (readonly [RouteSpec['method'], string])[]>;
 

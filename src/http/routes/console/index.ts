@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { notFound } from '../../../errors';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '../../../lib/runtime';
+import { notFound } from '#errors';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '#lib/runtime';
 import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 
@@ -54,11 +55,13 @@ export const consoleRoutes: RouteSpec[] = [
     path: '/',
     operationId: 'getRoot',
     produces: { redirect: true },
-    summary: 'Redirects to the admin console (/console/)',
+    summary:
+      'Redirects a signed-in client user who holds no administrator role to the floor app (/app/), anyone else (administrators, nobody signed in) to the admin console (/console/)',
     auth: 'public',
     envelope: false,
-    async handler({ ctx }) {
-      ctx.redirect('/console/');
+    async handler({ ctx, actor }) {
+      // the answer depends on the cookie: never cached (the default no-store)
+      ctx.redirect(actor?.kind === 'user' && !actor.roles.includes(SECURITY_ADMIN) ? '/app/' : '/console/');
       return undefined;
     },
   }),
