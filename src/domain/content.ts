@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../lib/canonical-json';
-import { validationFailed } from '../errors';
+import { canonicalJson } from '#lib/canonical-json';
+import { validationFailed } from '#errors';
 
 /**
  * A template version's content: ordered sections, each with ordered steps,

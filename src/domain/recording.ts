@@ -1,7 +1,7 @@
-import { AppError, validationFailed } from '../errors';
+import { AppError, validationFailed } from '#errors';
 import type { Content, Field, Step } from './content';
 import { stepsOf } from './content';
-import type { StepStatus } from '../db/schema';
+import type { StepStatus } from '#db/schema';
 
 /**
  * What an operator records on a step, checked against the step's fields.
