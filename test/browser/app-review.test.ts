@@ -139,6 +139,14 @@ async function approverPages(width: number, keep: boolean): Promise<Page> {
 const reading = suite('an approver reads the queue and a second version\'s changes (390 and 1280 px)');
 for (const width of APP_WIDTHS.filter((w) => w !== 820)) {
   reading(`at ${width} px`, async () => {
+    // the home page's card says what waits, and leads to the queue
+    const home = await openApp(browser, wip, team.approver, { width, path: '/app/' });
+    const card = home.getByRole('region', { name: 'Reviews' });
+    await card.getByText('To approve: 2 · to publish: 0').waitFor();
+    await card.getByRole('link', { name: 'Open the review queue' }).click();
+    await home.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
+    await home.context().close();
+
     const page = await approverPages(width, false);
     await page.context().close();
   });
@@ -217,6 +225,8 @@ publishing('publish with the password at 820 px', async () => {
   await dialog.getByRole('button', { name: 'Sign and publish' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByRole('status').getByText('Signed: the version is published.').first().waitFor();
+  // published now: compared with the version it replaced (retired)
+  await page.getByRole('region', { name: 'Changes since version 1, the one it replaced' }).waitFor();
   assert.equal((await versionState(pump.v2)).state, 'PUBLISHED');
   assert.equal((await versionState(pump.v1)).state, 'RETIRED');
   assert.equal((await versionState(pump.v2)).signatures.map((s: { meaning: string }) => s.meaning), ['APPROVED', 'PUBLISHED']);
