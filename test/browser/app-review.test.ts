@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
 import { launchChromium } from '../helpers/browser';
 import { APP_WIDTHS, checkPage, openApp, smallTargets, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
 import type { TestServer } from '../helpers/server';
@@ -10,7 +11,7 @@ import { createJob } from '../helpers/domain';
 
 // Issue 31, approvers and publishers, through the pages only: the review queue, the diff of a second version
 // against the published first, a wrong password refused (nothing signed), approve with a password, reject with a
-// reason, publish — and the jobs still on the older version. The authors' side (writing and submitting) is
+// reason, publish with a two-factor code (a wrong one refused) — and the jobs still on the older version. The authors' side (writing and submitting) is
 // another area's: it is done here through the API, as the data the reviewers find. axe-core and a screenshot of
 // every page at 390, 820 and 1280 px (test-output/app/review-*.png).
 
@@ -139,6 +140,14 @@ async function approverPages(width: number, keep: boolean): Promise<Page> {
 const reading = suite('an approver reads the queue and a second version\'s changes (390 and 1280 px)');
 for (const width of APP_WIDTHS.filter((w) => w !== 820)) {
   reading(`at ${width} px`, async () => {
+    // the home page's card says what waits, and leads to the queue
+    const home = await openApp(browser, wip, team.approver, { width, path: '/app/' });
+    const card = home.getByRole('region', { name: 'Reviews' });
+    await card.getByText('To approve: 2 · to publish: 0').waitFor();
+    await card.getByRole('link', { name: 'Open the review queue' }).click();
+    await home.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
+    await home.context().close();
+
     const page = await approverPages(width, false);
     await page.context().close();
   });
@@ -200,9 +209,22 @@ signing('a wrong password: the server\'s answer shown, nothing signed', async ()
 });
 signing.run();
 
-const publishing = suite('a publisher publishes the approved version; the job on version 1 is shown');
-publishing('publish with the password at 820 px', async () => {
-  const page = await openApp(browser, wip, team.publisher, { width: 820, path: '/app/reviews' });
+const publishing = suite('a publisher publishes the approved version, signing with a two-factor code; the job on version 1 is shown');
+const codeFor = (secret: string) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: wip.clock.now().getTime() });
+
+publishing('publish with a TOTP code at 820 px (a wrong code refused), then the published page at every width', async () => {
+  // every width signed in first: with two-factor on, a sign-in needs a second step the helper does not take
+  const pages = new Map<number, Page>();
+  for (const width of APP_WIDTHS) pages.set(width, await openApp(browser, wip, team.publisher, { width, path: '/app/reviews' }));
+  const setup = await wip.request('POST', '/api/client/auth/two-factor/setup', { token: team.publisher.token, body: { password: team.publisher.password } });
+  assert.is(setup.status, 200, setup.text);
+  const secret = setup.body.data.secret as string;
+  const enable = await wip.request('POST', '/api/client/auth/two-factor/enable', { token: team.publisher.token, body: { code: codeFor(secret) } });
+  assert.is(enable.status, 200, enable.text);
+  wip.clock.advance(30_000); // the enabling code's time step is spent
+
+  const page = pages.get(820)!;
   const toPublish = page.getByRole('region', { name: /To publish \(1\)/ });
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).waitFor();
   assert.match(await toPublish.innerText(), /Approved/);
@@ -213,25 +235,33 @@ publishing('publish with the password at 820 px', async () => {
   const dialog = page.getByRole('dialog', { name: 'Sign the publication' });
   assert.match(await dialog.innerText(), /Signed by\s+Pia Publisher/);
   assert.match(await dialog.innerText(), /Meaning of the signature\s+Published/);
-  await dialog.getByLabel(/^Password/).fill(team.publisher.password);
+  await dialog.getByRole('radio', { name: 'A two-factor code' }).check();
+  await dialog.getByLabel(/^Two-factor code/).fill('000000');
+  await dialog.getByRole('button', { name: 'Sign and publish' }).click();
+  await dialog.getByRole('alert').getByText('Not signed: Invalid password or code').waitFor();
+  assert.equal((await versionState(pump.v2)).state, 'APPROVED');
+  await dialog.getByLabel(/^Two-factor code/).fill(codeFor(secret));
   await dialog.getByRole('button', { name: 'Sign and publish' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByRole('status').getByText('Signed: the version is published.').first().waitFor();
+  // published now: compared with the version it replaced (retired)
+  await page.getByRole('region', { name: 'Changes since version 1, the one it replaced' }).waitFor();
   assert.equal((await versionState(pump.v2)).state, 'PUBLISHED');
   assert.equal((await versionState(pump.v1)).state, 'RETIRED');
   assert.equal((await versionState(pump.v2)).signatures.map((s: { meaning: string }) => s.meaning), ['APPROVED', 'PUBLISHED']);
   await page.getByRole('region', { name: 'Jobs still on older versions' }).getByRole('link', { name: 'Overhaul pump 7' }).waitFor();
   await checkPage(page, 'review', 'published', 820);
-  await page.context().close();
 
   // the published page at the other widths
   for (const width of APP_WIDTHS.filter((w) => w !== 820)) {
-    const other = await openApp(browser, wip, team.publisher, { width, path: `/app/reviews/${pump.v2}` });
+    const other = pages.get(width)!;
+    await other.goto(`${wip.url}/app/reviews/${pump.v2}`);
     await other.getByRole('heading', { level: 1, name: 'Pump overhaul, version 2' }).waitFor();
+    await waitForPage(other);
     await other.getByRole('region', { name: 'Jobs still on older versions' }).getByRole('link', { name: 'Overhaul pump 7' }).waitFor();
     await checkPage(other, 'review', 'published', width);
-    await other.context().close();
   }
+  for (const opened of pages.values()) await opened.context().close();
 });
 publishing.after(async () => {
   await browser?.close();

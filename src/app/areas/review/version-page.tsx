@@ -19,7 +19,7 @@ interface Loaded {
   version: ReviewVersion;
   me: Person;
   /** the version compared with, and the diff to it; null: nothing was published before */
-  base: { number: number; content: ContentDoc; diff: ServerDiff } | null;
+  base: { number: number; published: boolean; content: ContentDoc; diff: ServerDiff } | null;
 }
 
 async function load(versionId: string): Promise<Loaded> {
@@ -29,7 +29,7 @@ async function load(versionId: string): Promise<Loaded> {
   const base = baseVersionOf(version);
   if (!base) return { version, me: answer.me, base: null };
   const compared = await graphql<BaseVersion>(BASE_AND_DIFF, { base: base.id, id });
-  return { version, me: answer.me, base: { number: base.number, content: compared.templateVersion!.content, diff: compared.versionDiff } };
+  return { version, me: answer.me, base: { number: base.number, published: base.state === 'PUBLISHED', content: compared.templateVersion!.content, diff: compared.versionDiff } };
 }
 
 const STATE_TONE: Record<string, Tone> = { DRAFT: 'neutral', IN_REVIEW: 'info', APPROVED: 'success', PUBLISHED: 'success', RETIRED: 'neutral' };
@@ -111,7 +111,8 @@ function Subtitle({ version }: { version: ReviewVersion }) {
 function Changes({ version, base }: Pick<Loaded, 'version' | 'base'>) {
   const { t } = useI18n();
   const diff = useMemo(() => reviewDiff(base?.content ?? null, version.content, base?.diff ?? null), [version, base]);
-  const heading = base ? t('review.diff.title', { number: base.number }) : t('review.diff.titleFirst');
+  // compared with the published version, or (this one is published now) with the one it replaced
+  const heading = base ? t(base.published ? 'review.diff.title' : 'review.diff.titleReplaced', { number: base.number }) : t('review.diff.titleFirst');
   return (
     <Card heading={heading} aria-label={heading} class="review-changes">
       <DiffView diff={diff} />
