@@ -7,6 +7,7 @@ import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
 import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
+import { recordsModule } from './records';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, recordsModule, nodeModule];
