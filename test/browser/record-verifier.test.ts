@@ -141,7 +141,7 @@ verifier("the console: a Security Administrator downloads a job's bundle next to
     assert.equal(result.problems, []);
     await tab.getByText(`Downloaded job-${job.id}-record.json.`).waitFor();
     await assertAccessible(tab, 'the record bundles section');
-    await tab.screenshot({ path: path.join(SCREENSHOTS, 'record-bundles-tab.png'), fullPage: true });
+    await tab.screenshot({ path: path.join(SCREENSHOTS, 'record-bundles-console.png'), fullPage: true });
     await context.close();
   } finally {
     await server.stop();
