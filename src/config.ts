@@ -255,6 +255,11 @@ const ConfigSchema = z.object({
   mapsApiKeyParam: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
   /** largest maps answer passed through */
   mapsMaxResponse: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 5mb or 512kb'),
+  /**
+   * the plant's RFC 3161 time-stamping authority (issue 34): with a URL, record
+   * bundles and audit checkpoints carry its timestamp token; '' for none
+   */
+  timestampAuthorityUrl: optionalHttpUrl,
   /** enterprise software (ERP): base URL of its work-order API, bearer token, work-order type → template name */
   erpUrl: optionalHttpUrl,
   erpToken: z.string().min(1).optional(),

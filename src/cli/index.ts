@@ -25,6 +25,8 @@ const COMMANDS: Record<string, () => Registrar> = {
   user: () => (require('./user') as typeof import('./user')).registerUser,
   license: () => (require('./license') as typeof import('./license')).registerLicense,
   audit: () => (require('./audit') as typeof import('./audit')).registerAudit,
+  keys: () => (require('./keys') as typeof import('./keys')).registerKeys,
+  'verify-bundle': () => (require('./verify-bundle') as typeof import('./verify-bundle')).registerVerifyBundle,
 };
 /** commands registered by another command's module */
 const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: 'backup', 'support-bundle': 'doctor' };

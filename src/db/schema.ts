@@ -743,6 +743,20 @@ export interface IdempotencyKeysTable {
 
 
 /** PostgreSQL mode: secrets shared by all nodes, sealed with WIP_MASTER_KEY (migration 0018). */
+export interface AuditCheckpointsTable {
+  id: Generated<number>;
+  client_id: number;
+  seq: number;
+  hash: string;
+  kid: string;
+  /** flattened JWS, JSON text */
+  jws: string;
+  /** base64 DER RFC 3161 TimeStampToken, or null */
+  timestamp_token: string | null;
+  timestamp_attempts: Generated<number>;
+  timestamp_error: string | null;
+  created_at: string;
+}
 export interface SharedSecretsTable {
   name: string;
   sealed: string;
@@ -765,6 +779,7 @@ export interface MaintenanceRunsTable {
 }
 
 export interface DB {
+  audit_checkpoints: AuditCheckpointsTable;
   maintenance_runs: MaintenanceRunsTable;
   shared_secrets: SharedSecretsTable;
   rate_limits: RateLimitsTable;
@@ -977,6 +992,7 @@ export type SensorRow = Selectable<SensorsTable>;
 export type SensorReadingRow = Selectable<SensorReadingsTable>;
 export type EditorialEventRow = Selectable<EditorialEventsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type AuditCheckpointRow = Selectable<AuditCheckpointsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type SystemFileRow = Selectable<SystemFilesTable>;
 export type ContainerNotificationRow = Selectable<ContainerNotificationsTable>;

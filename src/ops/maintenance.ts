@@ -16,6 +16,8 @@ import { pruneExpiredUserTokens } from '#repos/user-tokens';
 import { collectFileGarbage } from '#services/files';
 import { pruneFinished } from '#repos/outbox';
 import { removeMailFilesWithoutRow } from '#mail/outbox-files';
+import { dailyCheckpoints } from '#services/checkpoints';
+import { retryCheckpointTimestamps } from '#services/timestamps';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
 export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];
@@ -55,6 +57,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         deps.logger.error({ err: error }, 'log pruning failed');
       }
     }
+    await signChainHeads(deps, now);
     if (withBackups && deps.config.backupSchedule === 'daily') await scheduledBackup(deps, now);
   };
   const runOnce = (options: { backups?: boolean } = {}) => {
@@ -75,6 +78,24 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       await running;
     },
   };
+}
+
+/**
+ * Daily signed checkpoints of every audit chain that moved (issue 34), once
+ * across nodes; and, each round, the timestamp tokens an unreachable
+ * authority could not give before. Failures are logged: the next round retries.
+ */
+async function signChainHeads(deps: Deps, now: Date): Promise<void> {
+  try {
+    await runOncePerPeriod(deps.db, 'audit-checkpoints', DAY, now, async () => {
+      const made = await dailyCheckpoints(deps);
+      if (made > 0) deps.logger.info({ checkpoints: made }, 'signed audit chain checkpoints');
+    });
+    const stamped = await retryCheckpointTimestamps(deps);
+    if (stamped > 0) deps.logger.info({ stamped }, 'time-stamped audit checkpoints');
+  } catch (error) {
+    deps.logger.error({ err: error }, 'audit checkpoints failed; the next round tries again');
+  }
 }
 
 /**

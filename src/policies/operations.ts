@@ -29,6 +29,8 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   job: 'any',
   faults: 'any',
   tutorials: 'any',
+  // records anyone can verify (issue 34): the keys' fingerprints; a finished job's signed bundle, for whoever reads the job
+  signingKeys: 'any',
   node: 'any',
   nodes: 'any',
   notificationPreferences: 'any',
@@ -58,6 +60,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   recordStep: DOMAIN_PERMISSIONS.runJob,
   raiseFault: DOMAIN_PERMISSIONS.runJob,
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
+  exportRecordBundle: 'any',
   // onboarding
   completeTutorial: 'any',
   // the caller's own account

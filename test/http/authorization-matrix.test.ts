@@ -61,6 +61,10 @@ const PUBLIC_ROUTES = [
   'GET /console/:file',
   'GET /auth/set-password/:token',
   'GET /auth/reset-password/:token',
+  // records anyone can verify (issue 34): the appliance's PUBLIC signing keys, the verifier page and its download
+  'GET /.well-known/wip-signing-keys.json',
+  'GET /verify/',
+  'GET /verify/wip-verifier.html',
   // the container platform has no account: it signs each notification (HMAC over the raw body); a system admin token also works
   'POST /api/admin/container-notification-center',
 ].sort();

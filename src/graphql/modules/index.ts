@@ -8,6 +8,7 @@ import { filesModule } from './files';
 import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
+import { recordsModule } from './records';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, nodeModule];

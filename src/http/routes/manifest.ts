@@ -181,6 +181,12 @@ const manifest = {
     ['get', '/api/client/get-as-pdf/getJobHistoryAsPdf/:id'],
     ['get', '/api/client/download-zipped-job-report/:id'],
   ],
+  clientRecord: [
+    ['get', '/api/client/jobs/:id/record-bundle'],
+    ['get', '/.well-known/wip-signing-keys.json'],
+    ['get', '/verify/'],
+    ['get', '/verify/wip-verifier.html'],
+  ],
   clientPlatform: [
     ['get', '/api/client/version'],
     ['get', '/api/client/check-updates'],

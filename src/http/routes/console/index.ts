@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { notFound } from '#errors';
 import { SECURITY_ADMIN } from '#policies/roles';
 import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '#lib/runtime';
+import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 
@@ -90,7 +91,9 @@ export const consoleRoutes: RouteSpec[] = [
     cacheControl: IMMUTABLE,
     async handler({ ctx, params }) {
       const assets = consoleAssets();
-      const content = params.file === CONSOLE_MANIFEST || params.file === CONSOLE_INDEX ? undefined : assets.get(params.file);
+      // pages are served at their own paths (/console/, /verify/), never as assets
+      const pages = [CONSOLE_MANIFEST, CONSOLE_INDEX, VERIFIER_PAGE, VERIFIER_DOWNLOAD];
+      const content = pages.includes(params.file) ? undefined : assets.get(params.file);
       if (!content) throw notFound('File');
       ctx.set('Content-Security-Policy', CONSOLE_CSP);
       ctx.type = TYPES[params.file.slice(params.file.lastIndexOf('.'))] ?? 'application/octet-stream';
