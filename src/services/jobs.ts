@@ -7,7 +7,8 @@ import type { TenantScope } from '../db/tenant';
 import { withTransaction } from '../db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
 import { deserializeContent, findStep, type Content } from '../domain/content';
-import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, type RecordedValue } from '../domain/recording';
+import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '../domain/recording';
+import { applicability } from '../domain/conditions';
 import { assertFilesOfClient } from './files';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '../policies/transitions';
 import { hasAnyRole } from '../policies/roles';
@@ -333,12 +334,18 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
     const job = await getJobById(trx, scope, input.jobId);
     assertJobOpen(job);
     await assertMayWork(trx, actor, job, input.stepId);
-    const step = findStep(await jobContent(trx, scope, job), input.stepId);
+    const content = await jobContent(trx, scope, job);
+    const step = findStep(content, input.stepId);
     if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
-    const values = await recordValues(step, input.values ?? [], async (sensorId) => {
+    // the execution rules (docs/execution-rules.md): a step whose condition is not met takes no record
+    const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
+    const applies = applicability(content, records).find((a) => a.stepId === step.id);
+    if (applies && !applies.applies) throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
+    const entered = await recordValues(step, input.values ?? [], async (sensorId) => {
       const reading = await latestReading(trx, scope, sensorId);
       return reading && { readingId: reading.reading_id, value: reading.value };
     });
+    const values = withCalculated(step, entered, (id) => findStep(content, id) !== undefined, (stepId, key) => records.get(stepId)?.values.find((v) => v.key === key)?.value);
     await assertFilesOfClient(trx, scope, recordedFileIds(step, values), 'values');
 
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };

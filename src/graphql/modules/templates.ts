@@ -149,6 +149,8 @@ export const templatesModule: SchemaModule = {
       PHOTO
       SIGNATURE
       SENSOR
+      "computed by the server from its expression when its inputs are recorded (docs/execution-rules.md)"
+      CALCULATED
     }
 
     enum SignatureMeaning {
@@ -205,6 +207,8 @@ export const templatesModule: SchemaModule = {
       "the section's stable key (the content document's id)"
       sectionId: String!
       title: String!
+      "the condition under which its steps apply (docs/execution-rules.md); null: always"
+      when: JSON
       steps: [Step!]!
     }
 
@@ -230,6 +234,8 @@ export const templatesModule: SchemaModule = {
       media: [Int!]!
       model: StepModel
       fields: [Field!]!
+      "the condition under which the step applies (docs/execution-rules.md); null: always"
+      when: JSON
     }
 
     type Field {
@@ -243,6 +249,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "the sensor (databaseId of a Sensor) a SENSOR field reads"
       sensorId: Int
+      "a CALCULATED field's formula, e.g. round(p_out - p_in, 1) (docs/execution-rules.md)"
+      expression: String
     }
 
     type Signature {
@@ -297,6 +305,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "databaseId of a Sensor"
       sensorId: Int
+      "CALCULATED only: the formula (docs/execution-rules.md)"
+      expression: String
     }
 
     input AnchorPoseInput {
@@ -319,12 +329,16 @@ export const templatesModule: SchemaModule = {
       media: [Int!]
       model: StepModelInput
       fields: [FieldInput!]
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
     }
 
     input SectionInput {
       "the section's stable key; omitted: a new section"
       sectionId: String
       title: String!
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
       steps: [StepInput!]
     }
 
