@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonical-json';
 import { validationFailed } from '../errors';
+import { ROLES, type Role } from '../policies/roles';
 import { conditionProblems, type Condition } from './conditions';
 import { ExpressionError, parseExpression, referencesOf, resolveReference } from './expressions';
 
@@ -60,6 +61,14 @@ export const StepInput = z
     fields: z.array(FieldInput).max(100).default([]),
     /** a condition (src/domain/conditions.ts), checked by documentProblems */
     when: z.unknown().nullish(),
+    /** the e-signatures the step needs (docs/execution-rules.md) */
+    signoff: z
+      .object({
+        performer: z.boolean().default(false),
+        verifier: z.object({ roles: z.array(z.enum(ROLES)).min(1).max(ROLES.length) }).strict().nullish(),
+      })
+      .strict()
+      .nullish(),
   })
   .strict();
 
@@ -98,6 +107,15 @@ export interface Step {
   fields: Field[];
   /** absent: always applies */
   when?: Condition | null;
+  /** absent: no sign-off */
+  signoff?: StepSignoff | null;
+}
+
+export interface StepSignoff {
+  /** the person who performed the step signs PERFORMED */
+  performer: boolean;
+  /** another person, holding one of the roles, signs VERIFIED */
+  verifier: { roles: Role[] } | null;
 }
 
 export interface Section {
@@ -148,6 +166,7 @@ export function parseContent(input: unknown, field = 'content'): Content {
           model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
           // rules are written only when there are some, so a document without them hashes as it always did
           ...(step.when != null && { when: step.when as Condition }),
+          ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && { signoff: { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null } }),
           fields: step.fields.map(
             (f): Field => ({
               key: f.key,

@@ -3,10 +3,11 @@ import { meModule } from './me';
 import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
+import { rulesModule } from './rules';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
 import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, nodeModule];

@@ -43,6 +43,7 @@ const jobColumns = new SelectedColumns({
     stepOwners: [],
     records: ['version_id'],
     steps: ['version_id'],
+    signoffs: [],
     faults: [],
     dueAt: ['due_at'],
     cancelReason: ['cancel_reason'],

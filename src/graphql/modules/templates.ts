@@ -156,6 +156,12 @@ export const templatesModule: SchemaModule = {
     enum SignatureMeaning {
       APPROVED
       PUBLISHED
+      "a step sign-off: the person who performed the step (signStep)"
+      PERFORMED
+      "a step sign-off: a second person checked the step (signStep)"
+      VERIFIED
+      "a completed job reviewed by exception"
+      REVIEWED
     }
 
     type Template implements Node {
@@ -273,7 +279,7 @@ export const templatesModule: SchemaModule = {
     type ChangedStep {
       stepId: String!
       title: String!
-      "what changed: title, body, media, model, section, fields.<key> (added, removed or changed fields)"
+      "what changed: title, body, media, model, section, when, section.when (the section's condition), signoff, fields.<key> (added, removed or changed fields), fields.<key>.expression"
       changedFields: [String!]!
     }
 
