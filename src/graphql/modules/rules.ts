@@ -3,7 +3,6 @@ import type { SchemaModule } from '../schema';
 import type { GraphQLContext } from '../context';
 import { databaseIdOf } from '../ids';
 import { presentJob, type PresentedJob } from '../../presenters/jobs';
-import { loadStepSignatures } from '../../repos/step-signatures';
 import { presentStepSignature, signStep, type PresentedStepSignature, type SignStepInput } from '../../services/signoffs';
 import { userColumns } from './me';
 
@@ -96,7 +95,7 @@ export const rulesModule: SchemaModule = {
       },
     },
     Job: {
-      signoffs: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await loadStepSignatures(ctx.deps.db.kysely, ctx.scope, [job.id])).map(presentStepSignature),
+      signoffs: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.stepSignatures.load(job.id)).map(presentStepSignature),
     },
     StepSignature: {
       signer: (s: PresentedStepSignature, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(s.signerId).then((u) => u ?? null),
