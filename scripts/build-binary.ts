@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
-import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
+import { ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '#lib/runtime';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
@@ -78,6 +78,9 @@ async function main(): Promise<void> {
     minifyIdentifiers: true,
     keepNames: true,
     sourcemap: false,
+    // package.json "imports" (#services/…) to the TypeScript sources, as tsc reads them; Node's own
+    // condition, `default`, names the compiled files (scripts/codemods/import-aliases.ts)
+    conditions: ['wip-source'],
     plugins: [optionalModulesAsEmpty(['supports-color'])],
   };
   const keys = licenseKeyPems(root);

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '../src/lib/runtime';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '#lib/runtime';
 
 const root = path.resolve(__dirname, '..', '..');
 const out = path.join(root, 'dist', 'console');

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type WebPush from 'web-push';
 import type { Kysely } from 'kysely';
-import type { DB } from './db/schema';
-import { SecretBox } from './lib/secret-box';
+import type { DB } from '#db/schema';
+import { SecretBox } from '#lib/secret-box';
 
 /** Secrets generated on first start and kept in <data-dir>/secrets.json (mode 0600). */
 export interface Secrets {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { verifyAuditTrailAcrossClients, type AuditVerification } from '../services/audit';
+import { verifyAuditTrailAcrossClients, type AuditVerification } from '#services/audit';
 import { output, withDeps } from './context';
 import { positiveId } from './logs';
 

@@ -1,8 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
-import { AppError } from '../errors';
-import { buildInfo } from '../lib/build-info';
-import { ConfigError } from '../config';
+import { AppError } from '#errors';
+import { buildInfo } from '#lib/build-info';
+import { ConfigError } from '#config';
 import { CliError, UsageError } from './context';
 
 type Registrar = (program: Command) => void;

@@ -1,5 +1,5 @@
 import type { Content } from './content';
-import type { StepStatus } from '../db/schema';
+import type { StepStatus } from '#db/schema';
 
 /**
  * Conditions (`when`) of sections and steps: JSON over what was recorded

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../lib/canonical-json';
-import { validationFailed } from '../errors';
-import { ROLES, type Role } from '../policies/roles';
+import { canonicalJson } from '#lib/canonical-json';
+import { validationFailed } from '#errors';
+import { ROLES, type Role } from '#policies/roles';
 import { conditionProblems, type Condition } from './conditions';
 import { ExpressionError, parseExpression, referencesOf, resolveReference } from './expressions';
 

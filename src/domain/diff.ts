@@ -1,4 +1,4 @@
-import { canonicalJson } from '../lib/canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 import { stepsOf, type Content, type Step } from './content';
 
 /**

@@ -1,9 +1,9 @@
-import { AppError, validationFailed } from '../errors';
+import { AppError, validationFailed } from '#errors';
 import type { Content, Field, Step } from './content';
 import { stepsOf } from './content';
+import type { StepStatus } from '#db/schema';
 import { applicability } from './conditions';
 import { evaluateExpression, parseExpression, resolveReference } from './expressions';
-import type { StepStatus } from '../db/schema';
 
 /**
  * What an operator records on a step, checked against the step's fields.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { ERROR_STATUS, type ErrorCode } from '#errors';
 import { REQUEST_HEADERS, RESPONSE_HEADERS, type HeaderDoc, type RequestHeaderName, type ResponseHeaderName } from './headers';
-import type { RouteSpec } from './route';
+import type { RouteSpec } from './route-spec';
 
 /**
  * The OpenAPI 3.1 description of the REST API, generated from the same route

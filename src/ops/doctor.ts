@@ -1,23 +1,23 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '#config';
 import { migrations } from '../../migrations';
-import { createLogger } from '../logger';
-import { LicenseCache } from '../licensing/cache';
-import { loadTrustedKeys } from '../licensing/trusted-keys';
-import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
-import { currentLicense } from '../services/licensing';
-import { createHotPath } from '../repos/hot-path';
-import { createS3FileStore } from '../storage/s3';
-import { openPostgres, type Database } from '../db/connection';
-import { readSharedSecrets } from '../secrets';
+import { createLogger } from '#logger';
+import { LicenseCache } from '#licensing/cache';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
+import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '#repos/maintenance';
+import { currentLicense } from '#services/licensing/index';
+import { createHotPath } from '#repos/hot-path';
+import { createS3FileStore } from '#storage/s3';
+import { openPostgres, type Database } from '#db/connection';
+import { readSharedSecrets } from '#secrets';
 import { sql } from 'kysely';
-import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
+import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from '#lib/paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
-import { IN_PROGRESS_GRACE_MS } from '../storage';
-import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '../lib/node-runtime';
+import { IN_PROGRESS_GRACE_MS } from '#storage';
+import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '#lib/node-runtime';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { sql } from 'kysely';
-import type { Database } from '../db/connection';
+import type { Database } from '#db/connection';
 
 /** The advisory-lock space of once-per-period work (two-key form, like the per-client write locks); the second key names the work. */
 const ONCE_LOCK_SPACE = 0x77697002;

@@ -1,5 +1,5 @@
-import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow } from '../db/schema';
-import type { RecordedValue } from '../domain/recording';
+import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow } from '#db/schema';
+import type { RecordedValue } from '#domain/recording';
 
 // Jobs, records, faults and hand-offs: row → API shape. GraphQL's Job, StepRecord
 // and Fault types resolve their scalar fields straight from these objects and

@@ -1,6 +1,6 @@
-import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
-import type { VersionSummaryRow } from '../repos/template-versions';
-import { deserializeContent, type Content } from '../domain/content';
+import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '#db/schema';
+import type { VersionSummaryRow } from '#repos/template-versions';
+import { deserializeContent, type Content } from '#domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
 

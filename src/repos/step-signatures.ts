@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, StepSignatureRow, StepSignaturesTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, StepSignatureRow, StepSignaturesTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** Step sign-offs (docs/execution-rules.md): e-signatures on a job's steps. */
 

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { columnSet, type ColumnSet } from '../db/columns';
+import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '#db/schema';
+import { inTenant, selectByIds, type TenantScope } from '#db/tenant';
+import { columnSet, type ColumnSet } from '#db/columns';
 
 /** Template versions, their signatures, and the jobs pinned to them (for diffs). */
 

@@ -1,10 +1,10 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
-import { columnContains } from '../db/search';
-import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
-import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
-import { SECURITY_ADMIN } from '../policies/roles';
+import { columnContains } from '#db/search';
+import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '#db/schema';
+import { inTenant, selectByIds, type TenantScope } from '#db/tenant';
+import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
+import { columnSet, everyColumn, type ColumnSet } from '#db/columns';
+import { SECURITY_ADMIN } from '#policies/roles';
 
 /**
  * Templates and the tables hanging off them that are not versions:

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps';
-import { notFound } from '../errors';
-import { findClientById } from '../repos/clients';
-import { auditedClientIds, verifyAuditChain, type ChainReport } from '../repos/audit';
+import type { Deps } from '#deps';
+import { notFound } from '#errors';
+import { findClientById } from '#repos/clients';
+import { auditedClientIds, verifyAuditChain, type ChainReport } from '#repos/audit';
 
 export interface AuditVerification {
   ok: boolean;

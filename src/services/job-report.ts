@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import { stepsOf } from '../domain/content';
-import type { RecordedValue } from '../domain/recording';
-import { writeZip, type ZipSource } from '../lib/zip';
+import type { Deps } from '#deps';
+import { stepsOf } from '#domain/content';
+import type { RecordedValue } from '#domain/recording';
+import { writeZip, type ZipSource } from '#lib/zip';
 import { jobPdfStream, loadJobHistory, recordFiles, type JobHistory } from './pdf-exports';
 import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';

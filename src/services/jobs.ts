@@ -1,24 +1,24 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '../db/schema';
-import type { CountedPage, PageInput } from '../db/pagination';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
-import { deserializeContent, findStep, type Content } from '../domain/content';
-import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '../domain/recording';
-import { applicability } from '../domain/conditions';
-import { invalidateStepSignatures, loadStepSignatures } from '../repos/step-signatures';
+import type { Deps } from '#deps';
+import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '#db/schema';
+import type { CountedPage, PageInput } from '#db/pagination';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
+import { deserializeContent, findStep, type Content } from '#domain/content';
+import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '#domain/recording';
+import { applicability } from '#domain/conditions';
+import { invalidateStepSignatures, loadStepSignatures } from '#repos/step-signatures';
 import { missingSignoffs, signoffMissing } from './signoffs';
 import { assertFilesOfClient } from './files';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '../policies/transitions';
-import { hasAnyRole } from '../policies/roles';
-import { presentJob, presentJobMembers, presentStepRecord } from '../presenters/jobs';
-import { appendAudit } from '../repos/audit';
-import { loadUsersByIds } from '../repos/users';
-import { listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
-import type { ColumnSet } from '../db/columns';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
+import { hasAnyRole } from '#policies/roles';
+import { presentJob, presentJobMembers, presentStepRecord } from '#presenters/jobs';
+import { appendAudit } from '#repos/audit';
+import { loadUsersByIds } from '#repos/users';
+import { listPendingHandOffsOfJob, updateHandOff } from '#repos/hand-offs';
+import type { ColumnSet } from '#db/columns';
 import {
   findStepRecord,
   getJobById,
@@ -34,13 +34,13 @@ import {
   type JobPageRelations,
   type JobPageRow,
   type JobFilter,
-} from '../repos/jobs';
-import { findVersionById, findVersionInState } from '../repos/template-versions';
-import { findCatalogueRow } from '../repos/catalogue';
-import { latestReading } from '../repos/sensors';
+} from '#repos/jobs';
+import { findVersionById, findVersionInState } from '#repos/template-versions';
+import { findCatalogueRow } from '#repos/catalogue';
+import { latestReading } from '#repos/sensors';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
-import { emitEvent } from '../events/emit';
+import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
 
 /**

@@ -1,17 +1,18 @@
-import type { Deps } from '../deps';
-import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '../db/schema';
-import type { EventTx } from '../events/emit';
-import { publicBaseUrl } from '../mail/templates';
-import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '../repos/notification-preferences';
-import { isTemplateVisible, templateVisibilityOf } from '../repos/templates';
-import { listActiveUserIdsWithAnyRole } from '../repos/users';
-import { withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '#db/schema';
+import type { EventTx } from '#events/emit';
+import { publicBaseUrl } from '#mail/templates';
+import { rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '#repos/notification-preferences';
+import { isTemplateVisible, templateVisibilityOf } from '#repos/templates';
+import { listActiveUserIdsWithAnyRole } from '#repos/users';
+import { withTransaction } from '#db/transaction';
 import type { UserActor } from './actor';
 import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } from './i18n';
 import { queueMail } from './mail';
 import { queuePush } from './push';
+import { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /**
  * The one notifier: when work waits for someone, the services call `notify`
@@ -25,8 +26,7 @@ import { queuePush } from './push';
  * lost to a crash or an unreachable mail server.
  */
 
-export const NOTIFICATION_KINDS = ['version_submitted', 'version_approved', 'version_rejected', 'job_assigned', 'hand_off', 'fault_raised'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+export { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /** Faults of these severities are notified; lower ones wait in the fault list. */
 export const NOTIFIED_FAULT_SEVERITIES: readonly string[] = ['HIGH', 'CRITICAL'];

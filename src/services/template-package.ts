@@ -1,15 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, TemplateRow, TemplateVersionRow } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { notFound } from '../errors';
-import { ContentInput, deserializeContent, parseContent, serializeContent, type Content } from '../domain/content';
-import { insertCatalogueRow, listCatalogue, loadCatalogueByIds } from '../repos/catalogue';
-import { findLatestVersion, findVersionById, findVersionInState } from '../repos/template-versions';
-import { archiveInvalid } from '../lib/zip';
+import type { Deps } from '#deps';
+import type { DB, TemplateRow, TemplateVersionRow } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { notFound } from '#errors';
+import { ContentInput, deserializeContent, parseContent, serializeContent, type Content } from '#domain/content';
+import { insertCatalogueRow, listCatalogue, loadCatalogueByIds } from '#repos/catalogue';
+import { findLatestVersion, findVersionById, findVersionInState } from '#repos/template-versions';
+import { archiveInvalid } from '#lib/zip';
 import { insertTemplateWithDraft, type Author } from './templates';
 
 /**

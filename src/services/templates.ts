@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
-import type { CountedPage, PageInput } from '../db/pagination';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '#db/schema';
+import type { CountedPage, PageInput } from '#db/pagination';
+import { isUniqueViolation, withTransaction } from '#db/transaction';
 import { notify } from './notifications';
-import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '../errors';
-import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
+import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '#errors';
+import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
-import { diffContents, type ContentDiff } from '../domain/diff';
-import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
-import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
-import { appendAudit } from '../repos/audit';
+import { diffContents, type ContentDiff } from '#domain/diff';
+import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { assertSeparationOfDuties, assertVersionEditable } from '#policies/versions';
+import { appendAudit } from '#repos/audit';
 import {
   findTemplateById,
   insertTemplate,
@@ -23,7 +23,7 @@ import {
   updateTemplateRow,
   type TemplateFilter,
   type TemplateVisibility,
-} from '../repos/templates';
+} from '#repos/templates';
 import {
   findLatestVersion,
   findVersionById,
@@ -32,16 +32,16 @@ import {
   insertVersion,
   listOpenJobsOnVersion,
   updateVersionInState,
-} from '../repos/template-versions';
-import { getUserById } from '../repos/users';
-import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
-import type { JobRow } from '../db/schema';
+} from '#repos/template-versions';
+import { getUserById } from '#repos/users';
+import { findCatalogueRow, loadCatalogueByIds } from '#repos/catalogue';
+import type { JobRow } from '#db/schema';
 import type { RequestMeta, UserActor } from './actor';
 import { assertNotLocked, recordFailedSignIn, signatureAccount } from './lockout';
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
-import { emitEvent, type EventTx } from '../events/emit';
-import { presentVersionEvent } from '../presenters/templates';
+import { emitEvent, type EventTx } from '#events/emit';
+import { presentVersionEvent } from '#presenters/templates';
 
 /**
  * Templates and their versions: authoring, the version life cycle with
@@ -61,6 +61,17 @@ export async function getVisibleTemplate(db: Kysely<DB>, actor: UserActor, id: n
   const template = await findTemplateById(db, actor.scope, id);
   if (!template || !(await isTemplateVisible(db, actor.scope, id, await visibilityFor(db, actor)))) throw notFound('Template');
   return template;
+}
+
+/** Whether the caller may see the template (a live stream shows a template's events only then). */
+export async function templateVisibleTo(db: Kysely<DB>, actor: UserActor, id: number): Promise<boolean> {
+  try {
+    await getVisibleTemplate(db, actor, id);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
+    throw error;
+  }
 }
 
 /** @throws AppError NOT_FOUND when the version is another client's or its template is not visible */

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
 import { issueTestLicense } from '../helpers/licenses';
-import { runtimeInfo } from '../../src/lib/node-runtime';
+import { runtimeInfo } from '#lib/node-runtime';
 import { pinnedNodeVersion } from '../../scripts/pinned-node';
 
 /**

@@ -9,7 +9,7 @@ import { startPushService, type PushService, type TestBrowser } from '../helpers
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/wait';
-import { NOTIFICATION_KINDS } from '../../src/services/notifications';
+import { NOTIFICATION_KINDS } from '#services/notifications';
 
 // Notifications of work waiting for someone (issue 27 item 11), through real
 // peers: mail reaches an SMTP server, pushes a push service that checks VAPID

@@ -7,7 +7,7 @@ import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain
 import { download, unzip } from '../helpers/zip';
 import { pdfImages, pdfText } from '../helpers/pdf';
 import { noisyPng, solidPng } from '../helpers/images';
-import { MAX_REPORT_IMAGE_BYTES } from '../../src/services/pdf-exports';
+import { MAX_REPORT_IMAGE_BYTES } from '#services/pdf-exports';
 import { upload } from '../helpers/upload';
 
 let server: TestServer;

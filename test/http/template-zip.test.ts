@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
-import { canonicalJson } from '../../src/lib/canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 import { upload, PNG, GLB } from '../helpers/upload';
 import { download, rawZip, unzip, uploadZip, type RawEntry } from '../helpers/zip';
 

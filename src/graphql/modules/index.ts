@@ -1,4 +1,4 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import { meModule } from './me';
 import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';

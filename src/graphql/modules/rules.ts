@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { databaseIdOf } from '../ids';
-import { presentJob, type PresentedJob } from '../../presenters/jobs';
-import { presentStepSignature, signStep, type PresentedStepSignature, type SignStepInput } from '../../services/signoffs';
+import { presentJob, type PresentedJob } from '#presenters/jobs';
+import { presentStepSignature, signStep, type PresentedStepSignature, type SignStepInput } from '#services/signoffs';
 import { userColumns } from './me';
 
 type Ctx = GraphQLContext;

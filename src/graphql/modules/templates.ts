@@ -1,12 +1,12 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';
-import type { Content, Section, Step } from '../../domain/content';
-import { AppError } from '../../errors';
-import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
-import { TEMPLATE_COLUMNS, type TemplateFilter } from '../../repos/templates';
-import { VERSION_SUMMARY_COLUMNS } from '../../repos/template-versions';
+import type { Content, Section, Step } from '#domain/content';
+import { AppError } from '#errors';
+import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '#presenters/templates';
+import { TEMPLATE_COLUMNS, type TemplateFilter } from '#repos/templates';
+import { VERSION_SUMMARY_COLUMNS } from '#repos/template-versions';
 import { SelectedColumns } from '../columns';
 import { userColumns } from './me';
 import {
@@ -24,7 +24,7 @@ import {
   updateDraft,
   updateTemplate,
   type CreateTemplateInput,
-} from '../../services/templates';
+} from '#services/templates';
 
 /**
  * Templates, their versions and content, signatures and diffs. Resolvers are

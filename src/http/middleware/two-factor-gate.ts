@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
-import type { RouteSpec } from '../route';
+import { AppError } from '#errors';
+import type { RouteSpec } from '../route-spec';
 import type { AppState } from '../state';
 
 /**

@@ -1,5 +1,5 @@
 import type { LazyRoute, RouteSpec } from '../route';
-import { ROUTE_MANIFEST } from './manifest';
+import { ROUTE_MANIFEST, type RouteGroup } from './manifest';
 
 /**
  * Every REST route of the product by group (docs/api/contract.md section 4), and the
@@ -55,9 +55,9 @@ export const ROUTE_GROUPS = {
   ops: () => (require('./ops') as typeof import('./ops')).opsRoutes,
   docs: () => (require('./docs') as typeof import('./docs')).docsRoutes,
   console: () => (require('./console') as typeof import('./console')).consoleRoutes,
-} satisfies Record<string, () => RouteSpec[]>;
+} satisfies Record<RouteGroup, () => RouteSpec[]>;
 
-export type RouteGroup = keyof typeof ROUTE_GROUPS;
+export type { RouteGroup };
 
 /** Every route, each loading its group on first use (see ROUTE_GROUPS). */
 export function lazyRoutes(): LazyRoute[] {

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { clearSessionCookie } from '../../../cookies';
-import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
+import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '#services/auth';
 import { AnySignIn, RefreshData, SignedOut, SignInData, SignInV2OrChallenge, signInResponse } from './responses';
-import { User } from '../../../../presenters/schemas';
-import { presentUser } from '../../../../presenters';
+import { User } from '#presenters/schemas';
+import { presentUser } from '#presenters';
 import { PositiveId } from '../../../schemas';
 import { Refresh, SignIn, VerifyTwoFactor } from './schema';
 import type { AppContext } from '../../../state';
-import type { Deps } from '../../../../deps';
+import type { Deps } from '#deps';
 import type { SignInInput } from './schema';
-import type { RequestMeta } from '../../../../services/actor';
-import { validationFailed } from '../../../../errors';
+import type { RequestMeta } from '#services/actor';
+import { validationFailed } from '#errors';
 
 /** The budget of every route that signs someone in (password, two-factor, SSO). */
 export const signInLimit = {

@@ -1,10 +1,10 @@
-import { HandOff, JobWithMembers, Page } from '../../../../presenters/schemas';
+import { HandOff, JobWithMembers, Page } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
-import { presentHandOff } from '../../../../presenters/jobs';
-import { jobWithMembers } from '../../../../services/jobs';
-import { jobHistoryUsers, listHandOffStatuses, workTogether } from '../../../../services/working-together';
+import { DOMAIN_PERMISSIONS } from '#policies/transitions';
+import { presentHandOff } from '#presenters/jobs';
+import { jobWithMembers } from '#services/jobs';
+import { jobHistoryUsers, listHandOffStatuses, workTogether } from '#services/working-together';
 import { HandOffStatusesQuery, JobHistoryUsersQuery, WorkingTogether } from './schema';
 
 /** Hand-off and co-working on jobs, and who took part in a job's history (docs/api/contract.md 4.6). */

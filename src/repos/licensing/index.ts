@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB, DeploymentStateRow, InstalledLicenseRow } from '../db/schema';
+import type { DB, DeploymentStateRow, InstalledLicenseRow } from '#db/schema';
 
 // The installed on-prem license key and the deployment's singleton state row.
 

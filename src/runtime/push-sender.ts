@@ -1,12 +1,12 @@
 import type WebPush from 'web-push';
-import type { Config } from '../config';
-import type { Database } from '../db/connection';
-import type { PushOutboxRow } from '../db/schema';
-import type { Clock } from '../lib/clock';
-import { OutboxWorker } from '../lib/outbox-worker';
-import type { Logger } from '../logger';
-import { deleteSubscription, getSubscription, markPushSent } from '../repos/push';
-import type { Secrets } from '../secrets';
+import type { Config } from '#config';
+import type { Database } from '#db/connection';
+import type { PushOutboxRow } from '#db/schema';
+import type { Clock } from '#lib/clock';
+import { OutboxWorker } from './outbox-worker';
+import type { Logger } from '#logger';
+import { deleteSubscription, getSubscription, markPushSent } from '#repos/push';
+import type { Secrets } from '#secrets';
 
 /** How long a push service keeps an undelivered message for an offline device. */
 const PUSH_TTL_SECONDS = 24 * 3600;

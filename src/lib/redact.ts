@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_CONFIG_KEYS, type Config } from '../config';
+import { SECRET_CONFIG_KEYS, type Config } from '#config';
 import { SECRETS_FILE } from './paths';
-import type { Secrets } from '../secrets';
 
 /**
  * Log rows and bundles that leave the appliance (support bundle, log export,
@@ -27,7 +26,11 @@ export function isCredentialKey(key: string): boolean {
 }
 
 /** Every secret value this installation knows (at least 6 characters: shorter ones would scrub ordinary words). */
-export function knownSecretValues(config: Config, held?: Secrets): string[] {
+/**
+ * `held`: the secrets the daemon holds (any object: every string in it is collected; typed loosely so the
+ * bottom layer does not depend on where secrets are stored).
+ */
+export function knownSecretValues(config: Config, held?: object): string[] {
   const values: string[] = [];
   const collect = (v: unknown) => {
     if (typeof v === 'string') values.push(v);
@@ -54,7 +57,7 @@ export function knownSecretValues(config: Config, held?: Secrets): string[] {
 }
 
 /** A scrubber for the secret values known now (read once: build one per export or stream). */
-export function secretScrubber(config: Config, held?: Secrets): Scrubber {
+export function secretScrubber(config: Config, held?: object): Scrubber {
   const secrets = knownSecretValues(config, held);
   return (text) => {
     let out = text;

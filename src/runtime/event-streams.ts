@@ -1,11 +1,10 @@
 import { PassThrough } from 'node:stream';
-import type { Deps } from '../deps';
-import type { EventRow } from '../db/schema';
-import { AppError, serviceUnavailable } from '../errors';
-import { lastClientEventId, listClientEventsAfter } from '../repos/events';
-import type { UserActor } from '../services/actor';
-import { currentUserActor } from '../services/auth';
-import { PING_EVENT } from './catalogue';
+import type { Deps } from '#deps';
+import type { EventRow } from '#db/schema';
+import { AppError, serviceUnavailable } from '#errors';
+import { lastClientEventId, listClientEventsAfter } from '#repos/events';
+import type { UserActor } from '#services/actor';
+import { PING_EVENT } from '#events/catalogue';
 
 /** A reader further behind than this is dropped (it reconnects with Last-Event-ID and catches up from the table). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -20,6 +19,14 @@ interface Stream {
   heartbeat: NodeJS.Timeout;
 }
 
+/** What a stream asks about its reader; the composition root answers from the services. */
+export interface StreamAccess {
+  /** the reader's actor as of now (roles and organizations may change while a stream is open); undefined once the session ended */
+  currentActor(sessionId: number, via: UserActor['via']): Promise<UserActor | undefined>;
+  /** whether the reader may see the template an event is about */
+  templateVisible(actor: UserActor, templateId: number): Promise<boolean>;
+}
+
 /**
  * The live event streams (GET /api/client/events, Server-Sent Events). An
  * event reaches a stream from the `events` table, never from memory: a commit
@@ -32,7 +39,10 @@ export class EventStreams {
   private readonly streams = new Set<Stream>();
   private closed = false;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Pick<Deps, 'config' | 'db' | 'clock' | 'logger'>,
+    private readonly access: StreamAccess,
+  ) {}
 
   /**
    * Opens a stream for the caller; resumes after `lastEventId` when given.
@@ -109,7 +119,7 @@ export class EventStreams {
    * session still lives.
    */
   private async refreshCaller(stream: Stream): Promise<boolean> {
-    const actor = await currentUserActor(this.deps, stream.actor.sessionId, stream.actor.via);
+    const actor = await this.access.currentActor(stream.actor.sessionId, stream.actor.via);
     if (actor) stream.actor = actor;
     return actor !== undefined;
   }
@@ -156,14 +166,6 @@ export class EventStreams {
 
   private async visible(stream: Stream, row: EventRow): Promise<boolean> {
     if (row.template_id === null) return true;
-    try {
-      // the template service (with the template domain and its schemas) loads with the first template event, not at every start
-      const { getVisibleTemplate } = require('../services/templates') as typeof import('../services/templates');
-      await getVisibleTemplate(this.deps.db.kysely, stream.actor, row.template_id);
-      return true;
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
-      throw error;
-    }
+    return this.access.templateVisible(stream.actor, row.template_id);
   }
 }

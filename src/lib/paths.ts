@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '#config';
 
 /** The layout of a data directory, in one place. */
 export const DB_FILE = 'wip.db';

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../db/schema';
-import type { Clock } from './clock';
-import type { Logger } from '../logger';
-import { claim, listDue, markAttemptFailed, type QueueTable } from '../repos/outbox';
+import type { DB } from '#db/schema';
+import type { Clock } from '#lib/clock';
+import type { Logger } from '#logger';
+import { claim, listDue, markAttemptFailed, type QueueTable } from '#repos/outbox';
 
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_MAX_MS = 3_600_000;

@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream';
-import type { Deps } from '../deps';
-import type { LogRow } from '../db/schema';
-import { AppError, serviceUnavailable } from '../errors';
-import { lastLogId, listLogBatchAcrossClients, type LogFilter } from '../repos/logs';
-import type { SystemAdminActor } from '../services/actor';
-import { logRedactor } from '../services/log-export';
-import type { PresentedLog } from '../presenters';
+import type { Deps } from '#deps';
+import type { LogRow } from '#db/schema';
+import { AppError, serviceUnavailable } from '#errors';
+import { lastLogId, listLogBatchAcrossClients, type LogFilter } from '#repos/logs';
+import type { SystemAdminActor } from '#services/actor';
+import { logRedactor } from '#services/log-export';
+import type { PresentedLog } from '#presenters';
 
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const PAGE = 100;
@@ -33,7 +33,7 @@ export class LogTail {
   private readonly tails = new Set<Tail>();
   private closed = false;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Pick<Deps, 'config' | 'db' | 'clock' | 'logger' | 'hotPath' | 'secrets'>) {}
 
   /**
    * Opens a tail of the rows after `lastEventId` (default: from now on).

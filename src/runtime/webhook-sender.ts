@@ -1,17 +1,17 @@
 import { Webhook } from 'standardwebhooks';
-import type { Deps } from '../deps';
-import type { WebhookDeliveryRow } from '../db/schema';
-import { withTransaction } from '../db/transaction';
-import { tenantScope } from '../db/tenant';
-import { OutboxWorker } from '../lib/outbox-worker';
-import { OutboundError, outboundRequest } from '../lib/outbound-http';
-import { SecretBox } from '../lib/secret-box';
-import { webhookDisabledMail } from '../mail/templates';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { listUsersWithRole } from '../repos/users';
-import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '../repos/webhooks';
-import { queueMail } from '../services/mail';
-import { NetworkPolicy, TargetRefused } from './network-policy';
+import type { Deps } from '#deps';
+import type { WebhookDeliveryRow } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { tenantScope } from '#db/tenant';
+import { OutboxWorker } from './outbox-worker';
+import { OutboundError, outboundRequest } from '#lib/outbound-http';
+import { webhookDisabledMail } from '#mail/templates';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { listUsersWithRole } from '#repos/users';
+import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '#repos/webhooks';
+import { queueMail } from '#services/mail';
+import { webhookSecretBox } from '#services/webhooks';
+import { NetworkPolicy, TargetRefused } from '#lib/network-policy';
 
 /** A 2xx within this time is a success (Standard Webhooks). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -19,10 +19,6 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 /** What is read of a receiver's answer (kept for the delivery log). */
 const MAX_RESPONSE_BYTES = 4096;
-
-export function webhookSecretBox(deps: Pick<Deps, 'secrets'>): SecretBox {
-  return new SecretBox(deps.secrets.jwtSecret, 'webhook-secrets');
-}
 
 interface Outcome {
   ok: boolean;
@@ -44,7 +40,7 @@ export class WebhookSender {
 
   constructor(private readonly deps: Deps) {
     const db = deps.db.kysely;
-    this.policy = new NetworkPolicy(deps.config.webhookAllowedNetworks);
+    this.policy = deps.webhookPolicy;
     // the shared outbox loop claims due rows; each delivery records its own
     // outcome and next attempt (webhookRetrySchedule), so it never throws for a failed send.
     // What does throw is unexpected (a corrupt sealed secret, a bad row): the loop

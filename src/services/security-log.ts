@@ -1,13 +1,13 @@
 import os from 'node:os';
 import type { Insertable, Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, LogLevel, LogsTable } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import { tenantScope } from '../db/tenant';
-import { insertLog } from '../repos/logs';
-import { findAdminById } from '../repos/system-admins';
-import { findUserById } from '../repos/users';
-import { isCredentialKey, REDACTED } from '../ops/redact';
+import type { Deps } from '#deps';
+import type { DB, LogLevel, LogsTable } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import { tenantScope } from '#db/tenant';
+import { insertLog } from '#repos/logs';
+import { findAdminById } from '#repos/system-admins';
+import { findUserById } from '#repos/users';
+import { isCredentialKey, REDACTED } from '#lib/redact';
 import type { Actor, RequestMeta } from './actor';
 
 /**
@@ -127,7 +127,7 @@ export async function recordEvent(deps: Deps, event: AppEvent): Promise<void> {
     const actor = await resolveActor(deps, event);
     logLine(deps, level, event, actor.actor_name);
     await insertLog(deps.db.kysely, logRow(deps, level, event, actor));
-    deps.logTail.notify();
+    deps.signals.logWritten();
   } catch (error) {
     deps.logger.error({ err: error, event: event.event }, 'could not record event');
   }
@@ -215,7 +215,7 @@ export async function recordChange(tx: ChangeTx, by: ChangedBy, change: AdminCha
   await insertLog(tx.trx, logRow(deps, level, event, { actor_kind: actor.kind, actor_id: actor.id, actor_name: actor.name }));
   const wake = () => {
     logLine(deps, level, event, actor.name);
-    deps.logTail.notify();
+    deps.signals.logWritten();
   };
   if (tx.afterCommit) tx.afterCommit(wake);
   else wake();

@@ -1,22 +1,19 @@
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { fieldError, seatsExhausted } from '../errors';
-import { rolesNotAllowed, type LicenseType, type Role } from '../policies/roles';
-import { allocatedSeats, usedSeats } from '../repos/licenses';
-import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '../repos/users';
-import { currentLicense, type CurrentLicense } from './licensing';
-import { seatSummary, type SeatCount } from './seats';
-import { recordChange, type ChangedBy } from './events';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { fieldError, seatsExhausted } from '#errors';
+import { rolesNotAllowed, type LicenseType, type Role } from '#policies/roles';
+import { allocatedSeats, usedSeats } from '#repos/licensing/seat-allocations';
+import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '#repos/users';
+import { currentLicense, type CurrentLicense } from '.';
+import { seatSummary } from './seats';
+import type { ClientLicense, SeatCount } from '#licensing/state';
+export type { ClientLicense } from '#licensing/state';
+import { recordChange, type ChangedBy } from '../security-log';
 
 // The client side of licensing: what a client has (its seat allocations within
 // the appliance's license) and its Security Administrator moving users between
 // license types.
-
-export interface ClientLicense {
-  license: CurrentLicense;
-  seats: Record<string, SeatCount>;
-}
 
 export async function clientLicense(deps: Deps, scope: TenantScope): Promise<ClientLicense> {
   const license = await currentLicense(deps);

@@ -1,29 +1,25 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, DeploymentStateRow } from '../db/schema';
-import { withTransaction } from '../db/transaction';
-import { emitEvent } from '../events/emit';
-import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '../errors';
-import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '../licensing/key';
-import { evaluateLicense, type LicenseState } from '../licensing/state';
-import { termsFromPayload, type LicensePayload, type LicenseTerms } from '../licensing/terms';
-import { LICENSE_TYPES, type LicenseType } from '../policies/roles';
-import { countClients } from '../repos/clients';
-import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '../repos/licenses';
+import type { Deps } from '#deps';
+import type { DB, DeploymentStateRow } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { emitEvent } from '#events/emit';
+import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '#errors';
+import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '#licensing/key';
+import { evaluateLicense, type CurrentLicense, type LicenseOverview, type SeatUsage } from '#licensing/state';
+export type { LicenseOverview, SeatUsage } from '#licensing/state';
+import { termsFromPayload, type LicensePayload, type LicenseTerms } from '#licensing/terms';
+import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
+import { countClients } from '#repos/clients';
+import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '#repos/licensing/seat-allocations';
 import {
   advanceNewestSeen,
   findInstalledLicenseById,
   getDeploymentState,
   insertInstalledLicense,
-} from '../repos/licensing';
-import { recordChange, recordEvent, type ChangedBy } from './events';
+} from '#repos/licensing/index';
+import { recordChange, recordEvent, type ChangedBy } from '../security-log';
 
-export interface CurrentLicense extends LicenseState {
-  installationId: string;
-  installedAt: string | null;
-  /** why an installed key is not honoured (e.g. a development key in production); null when fine */
-  problem: string | null;
-}
+export type { CurrentLicense } from '#licensing/state';
 
 /** The newest time seen is written at most this often (one small write a minute, not one a request). */
 const NEWEST_SEEN_STEP_MS = 60_000;
@@ -215,21 +211,6 @@ export async function installLicense(
     });
   });
   return licenseOverview(deps);
-}
-
-export interface SeatUsage {
-  total: number;
-  /** seats allocated to clients (unexpired admin licenses) */
-  allocated: number;
-  /** users holding this license type */
-  used: number;
-  /** total − allocated: what can still be allocated to clients */
-  unallocated: number;
-}
-
-export interface LicenseOverview {
-  license: CurrentLicense;
-  usage: { clients: { count: number; max: number }; seats: Record<LicenseType, SeatUsage> };
 }
 
 /** The license in force and how much of it the clients use. */

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { version } from '../../package.json';
-import { loadSharedSecrets, type Deps } from '../deps';
-import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '../db/migrator';
-import { createBackup, defaultBackupName } from '../ops/backup';
-import { PRE_UPGRADE_PREFIX } from '../ops/maintenance';
-import { backupDir } from '../ops/paths';
-import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from './admins';
+import { createSecretKey } from 'node:crypto';
+import type { Deps } from '#deps';
+import { loadOrCreateSharedSecrets } from '#secrets';
+import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '#db/migrator';
+import { createBackup, defaultBackupName } from './backup';
+import { PRE_UPGRADE_PREFIX } from './maintenance';
+import { backupDir } from '#lib/paths';
+import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from '#services/admins';
 
 export { INITIAL_PASSWORD_FILE };
 
@@ -72,4 +74,15 @@ export async function backupBeforeUpgrade(deps: Deps, registry?: MigrationRegist
   });
   deps.logger.info({ file: result.file, pending: pending.map((m) => m.name) }, 'backup written before applying migrations');
   return result.file;
+}
+
+/**
+ * PostgreSQL mode: reads (first node: creates) the secrets all nodes share, in place of the placeholders the
+ * composition root started with. Needs the migrated schema. No-op on SQLite (the secrets file was read at start).
+ */
+export async function loadSharedSecrets(deps: Deps): Promise<void> {
+  if (deps.db.dialect !== 'postgres') return;
+  const shared = await loadOrCreateSharedSecrets(deps.db.kysely, deps.config.masterKey!, deps.clock.now());
+  Object.assign(deps.secrets, shared);
+  deps.jwtKey = createSecretKey(Buffer.from(shared.jwtSecret, 'utf8'));
 }

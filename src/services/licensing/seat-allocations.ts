@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, LicenseRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { conflict, notFound } from '../errors';
-import type { LicenseType } from '../policies/roles';
-import { findClientsByIds, getClientById } from '../repos/clients';
+import type { Deps } from '#deps';
+import type { DB, LicenseRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { conflict, notFound } from '#errors';
+import type { LicenseType } from '#policies/roles';
+import { findClientsByIds, getClientById } from '#repos/clients';
 import {
   allocatedSeats,
   deleteLicense as deleteLicenseRow,
@@ -16,11 +16,11 @@ import {
   listLicensesAcrossClients,
   updateLicense as updateLicenseRow,
   usedSeats,
-} from '../repos/licenses';
-import { assertAllocationsWithinLicense, currentLicense } from './licensing';
-import { emitEvent, type EventTx } from '../events/emit';
-import { presentLicense } from '../presenters';
-import { recordChange, type ChangedBy } from './events';
+} from '#repos/licensing/seat-allocations';
+import { assertAllocationsWithinLicense, currentLicense } from '.';
+import { emitEvent, type EventTx } from '#events/emit';
+import { presentLicense } from '#presenters';
+import { recordChange, type ChangedBy } from '../security-log';
 
 /** A seat allocation's security event (license.seats_allocated, _changed, _deleted) with its fields before and after. */
 async function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: (client: string) => string, before: LicenseRow | null, after: LicenseRow | null) {

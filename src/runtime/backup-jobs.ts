@@ -1,11 +1,11 @@
 import path from 'node:path';
-import type { Deps } from '../deps';
-import { conflict, notFound } from '../errors';
-import type { RequestMeta } from '../services/actor';
-import { recordEvent } from '../services/events';
-import { BACKUP_PREFIXES, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from './backup';
-import { reportBackupFailure, writeSiteBackup } from './maintenance';
-import { backupDir } from './paths';
+import type { Deps } from '#deps';
+import { conflict, notFound } from '#errors';
+import type { RequestMeta } from '#services/actor';
+import { recordEvent } from '#services/security-log';
+import { BACKUP_PREFIXES, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from '#ops/backup';
+import { reportBackupFailure, writeSiteBackup } from '#ops/maintenance';
+import { backupDir } from '#lib/paths';
 
 export interface BackupJob {
   id: number;

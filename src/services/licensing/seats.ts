@@ -1,16 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { seatsExhausted } from '../errors';
-import { LICENSE_TYPES } from '../policies/roles';
-import { allocatedSeats, usedSeats } from '../repos/licenses';
-import { countUsersWithLicenseType } from '../repos/users';
-
-export interface SeatCount {
-  allocated: number;
-  used: number;
-  free: number;
-}
+import type { DB } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { seatsExhausted } from '#errors';
+import { LICENSE_TYPES } from '#policies/roles';
+import { allocatedSeats, usedSeats } from '#repos/licensing/seat-allocations';
+import type { SeatCount } from '#licensing/state';
+export type { SeatCount } from '#licensing/state';
+import { countUsersWithLicenseType } from '#repos/users';
 
 /**
  * Refuses a user of `licenseType` when every seat of that type is taken.

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import { decodeCursor, encodeCursor, type Page, type PageInput } from '../db/pagination';
-import { notFound } from '../errors';
-import { backupTakenAt, listBackupFiles, type BackupFile } from '../ops/backup';
-import { backupDir } from '../ops/paths';
-import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import type { Deps } from '#deps';
+import { decodeCursor, encodeCursor, type Page, type PageInput } from '#db/pagination';
+import { notFound } from '#errors';
+import { backupTakenAt, listBackupFiles, type BackupFile } from './backup';
+import { backupDir } from '#lib/paths';
+import type { RequestMeta } from '#services/actor';
+import { recordEvent } from '#services/security-log';
 
 /**
  * The archives in backupDir, newest first, as one page. The cursor wraps the

@@ -1,8 +1,8 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { DB, LicenseRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { notFound } from '../errors';
+import type { DB, LicenseRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { notFound } from '#errors';
 
 export async function listLicenses(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<Page<LicenseRow>> {
   return paginate(inTenant(db, scope).selectFrom('licenses').selectAll(), page);
