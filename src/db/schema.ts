@@ -349,6 +349,25 @@ export interface TemplateVersionsTable {
 }
 
 export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
+/** the meanings of a step sign-off (docs/execution-rules.md) */
+export type StepSignatureMeaning = 'PERFORMED' | 'VERIFIED';
+
+export interface StepSignaturesTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  step_id: string;
+  signer_id: number;
+  signer_name: string;
+  signer_email: string;
+  meaning: StepSignatureMeaning;
+  method: string;
+  /** SHA-256 of the step's recorded values (canonical JSON) when signed */
+  values_hash: string;
+  signed_at: string;
+  /** set when the step was recorded again: the signature no longer counts */
+  invalidated_at: string | null;
+}
 
 export interface VersionSignaturesTable {
   id: Generated<number>;
@@ -819,6 +838,7 @@ export interface DB {
   template_organizations: TemplateOrganizationsTable;
   template_versions: TemplateVersionsTable;
   version_signatures: VersionSignaturesTable;
+  step_signatures: StepSignaturesTable;
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
@@ -981,6 +1001,7 @@ export type AssetRow = Selectable<AssetsTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionSignatureRow = Selectable<VersionSignaturesTable>;
+export type StepSignatureRow = Selectable<StepSignaturesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;

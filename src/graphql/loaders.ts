@@ -1,3 +1,4 @@
+import { loadStepSignatures } from '#repos/step-signatures';
 import DataLoader from 'dataloader';
 import type { Deps } from '#deps';
 import type { TenantScope } from '#db/tenant';
@@ -61,6 +62,8 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     job: byId((ids) => loadJobsByIds(db, scope, ids)),
     jobMembers: listBy((ids) => loadJobMemberships(db, scope, ids), (row) => row.job_id),
     stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
+    /** step sign-offs (docs/execution-rules.md) of a page of jobs: one statement */
+    stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
   };

@@ -58,6 +58,9 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   completeJob: rolesFor(JOB_TRANSITIONS, 'complete'),
   cancelJob: rolesFor(JOB_TRANSITIONS, 'cancel'),
   recordStep: DOMAIN_PERMISSIONS.runJob,
+  // who signs depends on the step: PERFORMED the job's runners, VERIFIED the roles the template names (any role);
+  // the service checks both (src/services/signoffs.ts)
+  signStep: 'any',
   raiseFault: DOMAIN_PERMISSIONS.runJob,
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
   exportRecordBundle: 'any',

@@ -559,7 +559,7 @@ async function retireInTransaction(tx: EventTx, actor: UserActor, version: Templ
  * failed sign-in, and a locked account cannot sign.
  * @throws AppError VALIDATION_ERROR (neither given), INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
  */
-async function verifySignature(
+export async function verifySignature(
   deps: Deps,
   actor: UserActor,
   input: SignatureInput,

@@ -158,6 +158,8 @@ export const templatesModule: SchemaModule = {
       PHOTO
       SIGNATURE
       SENSOR
+      "computed by the server from its expression when its inputs are recorded (docs/execution-rules.md)"
+      CALCULATED
     }
 
     enum SignatureMeaning {
@@ -165,6 +167,12 @@ export const templatesModule: SchemaModule = {
       PUBLISHED
       "a rejection signed with the reviewer's password or code"
       REJECTED
+      "a step sign-off: the person who performed the step (signStep)"
+      PERFORMED
+      "a step sign-off: a second person checked the step (signStep)"
+      VERIFIED
+      "a completed job reviewed by exception"
+      REVIEWED
     }
 
     type Template implements Node {
@@ -218,6 +226,8 @@ export const templatesModule: SchemaModule = {
       "the section's stable key (the content document's id)"
       sectionId: String!
       title: String!
+      "the condition under which its steps apply (docs/execution-rules.md); null: always"
+      when: JSON
       steps: [Step!]!
     }
 
@@ -243,6 +253,8 @@ export const templatesModule: SchemaModule = {
       media: [Int!]!
       model: StepModel
       fields: [Field!]!
+      "the condition under which the step applies (docs/execution-rules.md); null: always"
+      when: JSON
     }
 
     type Field {
@@ -256,6 +268,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "the sensor (databaseId of a Sensor) a SENSOR field reads"
       sensorId: Int
+      "a CALCULATED field's formula, e.g. round(p_out - p_in, 1) (docs/execution-rules.md)"
+      expression: String
     }
 
     type Signature {
@@ -278,7 +292,7 @@ export const templatesModule: SchemaModule = {
     type ChangedStep {
       stepId: String!
       title: String!
-      "what changed: title, body, media, model, section, fields.<key> (added, removed or changed fields)"
+      "what changed: title, body, media, model, section, when, section.when (the section's condition), signoff, fields.<key> (added, removed or changed fields), fields.<key>.expression"
       changedFields: [String!]!
     }
 
@@ -312,6 +326,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "databaseId of a Sensor"
       sensorId: Int
+      "CALCULATED only: the formula (docs/execution-rules.md)"
+      expression: String
     }
 
     input AnchorPoseInput {
@@ -334,12 +350,16 @@ export const templatesModule: SchemaModule = {
       media: [Int!]
       model: StepModelInput
       fields: [FieldInput!]
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
     }
 
     input SectionInput {
       "the section's stable key; omitted: a new section"
       sectionId: String
       title: String!
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
       steps: [StepInput!]
     }
 
