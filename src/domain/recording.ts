@@ -2,7 +2,7 @@ import { AppError, validationFailed } from '#errors';
 import type { Content, Field, Step } from './content';
 import { stepsOf } from './content';
 import type { StepStatus } from '#db/schema';
-import { applicability } from './conditions';
+import { applicability } from './applicability';
 import { evaluateExpression, parseExpression, resolveReference } from './expressions';
 
 /**

@@ -18,7 +18,7 @@ import { findTemplateById } from '#repos/templates';
 import { loadUsersByIds, type UserSummary } from '#repos/users';
 import { findCatalogueRow } from '#repos/catalogue';
 import { loadStepSignatures } from '#repos/step-signatures';
-import { applicability } from '#domain/conditions';
+import { applicability } from '#domain/applicability';
 import { getVisibleTemplate } from './templates';
 import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';

@@ -6,8 +6,7 @@ import { withTransaction } from '#db/transaction';
 import { AppError, conflict, forbidden, validationFailed } from '#errors';
 import { canonicalJson } from '#lib/canonical-json';
 import { findStep, stepsOf, type Content } from '#domain/content';
-import type { Applicability } from '#domain/conditions';
-import { applicability } from '#domain/conditions';
+import { applicability, type Applicability } from '#domain/applicability';
 import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { appendAudit } from '#repos/audit';
@@ -112,22 +111,6 @@ const separation = (message: string) => new AppError('SEPARATION_OF_DUTIES', mes
  * The sign-offs a job still lacks: for every step that applies and whose
  * template asks for them, a valid PERFORMED and/or VERIFIED signature.
  */
-export function missingSignoffs(content: Content, applies: readonly Applicability[], signatures: readonly StepSignatureRow[]): { stepId: string; meaning: StepSignatureMeaning }[] {
-  const notApplicable = new Set(applies.filter((a) => !a.applies).map((a) => a.stepId));
-  const has = (stepId: string, meaning: StepSignatureMeaning) => signatures.some((s) => s.step_id === stepId && s.meaning === meaning && s.invalidated_at === null);
-  const missing: { stepId: string; meaning: StepSignatureMeaning }[] = [];
-  for (const { step } of stepsOf(content)) {
-    if (!step.signoff || notApplicable.has(step.id)) continue;
-    if (step.signoff.performer && !has(step.id, 'PERFORMED')) missing.push({ stepId: step.id, meaning: 'PERFORMED' });
-    if (step.signoff.verifier && !has(step.id, 'VERIFIED')) missing.push({ stepId: step.id, meaning: 'VERIFIED' });
-  }
-  return missing;
-}
-
-export function signoffMissing(missing: { stepId: string; meaning: StepSignatureMeaning }[]): AppError {
-  return new AppError('SIGNOFF_MISSING', `${missing.length} required sign-off(s) are missing`, { missing, steps: [...new Set(missing.map((m) => m.stepId))] });
-}
-
 export function presentStepSignature(s: StepSignatureRow) {
   return {
     stepId: s.step_id,

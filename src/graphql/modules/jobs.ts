@@ -12,7 +12,7 @@ import type { Page } from '#db/pagination';
 import { presentTemplate, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '#presenters/templates';
 import type { UserSummary, UserSummaryColumn } from '#repos/users';
 import type { ColumnSet } from '#db/columns';
-import { applicability } from '#domain/conditions';
+import { applicability } from '#domain/applicability';
 import type { GraphQLResolveInfo } from 'graphql';
 import { SelectedColumns, selectedFields } from '../columns';
 import { userColumns } from './me';
