@@ -2,8 +2,16 @@
 // (conditions.ts) evaluated over the job's records, in reading order. Apart
 // from conditions.ts because it reads the whole document (content.ts), which
 // itself checks conditions when a draft is saved.
-import type { Content } from './content';
-import { evaluateCondition, type RecordView } from './conditions';
+import { evaluateCondition, type Condition, type RecordView } from './conditions';
+
+/**
+ * What applicability reads of a document (content.ts's Content is one): kept
+ * structural so the record bundle verifier (lib/record-verify.ts, also run in
+ * the browser) shares this module without content.ts's Node imports.
+ */
+export interface ConditionalDocument {
+  sections: readonly { title: string; when?: Condition | null; steps: readonly { id: string; when?: Condition | null }[] }[];
+}
 
 export interface Applicability {
   stepId: string;
@@ -17,7 +25,7 @@ export interface Applicability {
  * reading order. The record of a step that does not apply is left out of what
  * later conditions see: a branch not taken cannot steer the ones after it.
  */
-export function applicability(content: Content, records: ReadonlyMap<string, RecordView>): Applicability[] {
+export function applicability(content: ConditionalDocument, records: ReadonlyMap<string, RecordView>): Applicability[] {
   const seen = new Map<string, RecordView>();
   const out: Applicability[] = [];
   for (const section of content.sections) {

@@ -51,12 +51,31 @@ const StepRecord = z.object({
   stepId: Text,
   title: Text,
   status: z.string().max(20),
-  values: z.array(z.object({ key: Text, value: z.unknown(), outOfLimits: z.boolean(), readingId: z.string().max(200).optional(), label: Text, type: Text, unit: Text.nullable(), min: z.number().nullable(), max: z.number().nullable() })),
+  /** key, value, outOfLimits, readingId and error as recorded (what a step sign-off hashes); label…max from the version's field */
+  values: z.array(z.object({ key: Text, value: z.unknown(), outOfLimits: z.boolean(), readingId: z.string().max(200).optional(), error: Text.optional(), label: Text, type: Text, unit: Text.nullable(), min: z.number().nullable(), max: z.number().nullable() })),
   comment: Text.nullable(),
   reason: Text.nullable(),
   recordedById: Id,
   recordedBy: Person,
   recordedAt: Iso,
+});
+
+/**
+ * A step sign-off (issue 32): an e-signature on a step's record. Bundles made
+ * before sign-offs existed have no `signoffs`; they still verify, and a
+ * version that requires sign-offs is then reported as lacking them.
+ */
+const StepSignoffRecord = z.object({
+  stepId: Text,
+  meaning: z.enum(['PERFORMED', 'VERIFIED']),
+  signer: Person,
+  /** how the signer proved who they were (password, TOTP) */
+  method: Text,
+  /** SHA-256 of the step's record when signed (src/lib/step-values-hash.ts): must match the step's values in this record while valid */
+  valuesHash: Sha256Hex,
+  signedAt: Iso,
+  /** null: the sign-off counts; else when the step was recorded again, which voided it (kept as history, not checked against the values) */
+  invalidatedAt: Iso.nullable(),
 });
 
 /** A full entry of the client's chain: every field its hash covers. */
@@ -135,6 +154,8 @@ export const RecordPayload = z.object({
     signatures: z.array(z.object({ meaning: Text, signer: Person, method: Text, contentHash: Sha256Hex, signedAt: Iso })),
   }),
   steps: z.array(StepRecord),
+  /** every step sign-off of the job, the invalidated ones too, oldest first (absent from bundles made before sign-offs) */
+  signoffs: z.array(StepSignoffRecord).optional(),
   deviations: z.array(z.object({ stepId: Text, kind: z.enum(['OUT_OF_LIMITS', 'STEP_FAILED', 'STEP_SKIPPED', 'CHECK_FAILED']), fieldKey: Text.nullable(), detail: Text })),
   handOffs: z.array(z.object({ id: Id, from: Person, to: Person, status: Text, note: Text.nullable(), createdAt: Iso, decidedAt: Iso.nullable() })),
   faults: z.array(

@@ -12,6 +12,9 @@ import {
   type FlattenedJwsShape,
   type FullAuditEntry,
 } from './record-bundle-format';
+import { sha256Hex } from './sha256';
+import { stepValuesHash } from './step-values-hash';
+import { applicability, type ConditionalDocument } from '../domain/applicability';
 import { verifyTimestampToken, type TimestampInfo } from './timestamp-token';
 
 /**
@@ -50,6 +53,7 @@ export interface Verification {
     versionNumber: number;
     issuedAt: string;
     steps: number;
+    signoffs: number;
     faults: number;
     files: number;
     attachments: number;
@@ -58,13 +62,7 @@ export interface Verification {
   timestamp: TimestampInfo | null;
 }
 
-const subtle = () => globalThis.crypto.subtle;
-
-export async function sha256Hex(data: Uint8Array | string): Promise<string> {
-  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const digest = new Uint8Array(await subtle().digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+export { sha256Hex };
 
 export function base64ToBytes(text: string): Uint8Array {
   const binary = atob(text);
@@ -181,7 +179,7 @@ function recordSnapshot(step: RecordPayload['steps'][number]): string {
   return canonicalJson({
     stepId: step.stepId,
     status: step.status,
-    values: step.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }) })),
+    values: step.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }), ...(v.error !== undefined && { error: v.error }) })),
     comment: step.comment,
     reason: step.reason,
     recordedById: step.recordedById,
@@ -341,6 +339,105 @@ async function checkFiles(record: RecordPayload, attachments: BundleFile['attach
   else notes.push(`files: no file included; the record holds the SHA-256 of its ${record.files.length} files`);
 }
 
+/** What the sign-off check reads of the version's content (the stored canonical JSON of domain/content.ts's Content). */
+type SignoffDocument = ConditionalDocument & {
+  sections: readonly { steps: readonly { id: string; title: string; signoff?: { performer?: boolean; verifier?: { roles?: string[] } | null } | null }[] }[];
+};
+
+type Signoff = NonNullable<RecordPayload['signoffs']>[number];
+const signoffName = (s: Signoff) => `the ${s.meaning} sign-off of ${s.signer.name || '(no name)'} <${s.signer.email}> (${s.signedAt})`;
+
+/**
+ * Step sign-offs (issue 32): each valid one must have signed the step's
+ * values as the record carries them (the hash recomputed with the server's
+ * own function, lib/step-values-hash.ts); every sign-off the version requires
+ * of a step that applies must be there and valid; and the sign-offs must be
+ * the ones the audit chain recorded (job.step_signed), none stripped or added.
+ */
+async function checkSignoffs(record: RecordPayload, problems: string[], notes: string[]): Promise<void> {
+  const found = problems.length;
+  const signoffs = record.signoffs ?? [];
+  const steps = new Map(record.steps.map((s) => [s.stepId, s]));
+  const label = (stepId: string) => {
+    const step = steps.get(stepId);
+    return step ? `step "${step.title}" (${stepId})` : `step ${stepId}`;
+  };
+  for (const s of signoffs) {
+    if (s.invalidatedAt !== null) continue;
+    const step = steps.get(s.stepId);
+    if (!step) {
+      problems.push(`${label(s.stepId)}: ${signoffName(s)} signs a step the record has no values of`);
+      continue;
+    }
+    const hash = await stepValuesHash({ stepId: step.stepId, status: step.status, values: step.values, comment: step.comment });
+    if (hash !== s.valuesHash) {
+      problems.push(`${label(s.stepId)}: ${signoffName(s)} signed values hashing to ${s.valuesHash.slice(0, 16)}…, the record's values of the step hash to ${hash.slice(0, 16)}…: the values were changed after signing, or the sign-off was altered`);
+    }
+  }
+
+  // what the version requires, of the steps that apply given the recorded values
+  let content: SignoffDocument | null = null;
+  try {
+    const parsed = JSON.parse(record.instruction.content) as SignoffDocument;
+    if (parsed && Array.isArray(parsed.sections)) content = parsed;
+  } catch {
+    // named by checkInstruction
+  }
+  if (content) {
+    const views = new Map(record.steps.map((s) => [s.stepId, { status: s.status as never, values: s.values }]));
+    let applies: Map<string, boolean> | null = null;
+    try {
+      applies = new Map(applicability(content, views).map((a) => [a.stepId, a.applies]));
+    } catch {
+      problems.push("sign-offs: the version's step conditions cannot be evaluated: which sign-offs it requires is unknown");
+    }
+    for (const section of content.sections) {
+      for (const step of Array.isArray(section?.steps) ? section.steps : []) {
+        const wants = step?.signoff;
+        if (!wants || !applies || applies.get(step.id) === false) continue;
+        const required: { meaning: Signoff['meaning']; who: string }[] = [];
+        if (wants.performer) required.push({ meaning: 'PERFORMED', who: 'by the person who performed it' });
+        if (wants.verifier) required.push({ meaning: 'VERIFIED', who: `by another person holding ${(wants.verifier.roles ?? []).join(' or ') || 'a verifier role'}` });
+        for (const { meaning, who } of required) {
+          const of = signoffs.filter((s) => s.stepId === step.id && s.meaning === meaning);
+          if (of.some((s) => s.invalidatedAt === null)) continue;
+          const name = steps.get(step.id) ? label(step.id) : `step "${String(step.title)}" (${String(step.id)})`;
+          problems.push(
+            of.length > 0
+              ? `${name}: the version requires a ${meaning} sign-off ${who}; the record carries only invalidated ones (${of.map((s) => `${s.signer.email}, voided ${s.invalidatedAt}`).join('; ')})`
+              : `${name}: the version requires a ${meaning} sign-off ${who}; the record carries none: a sign-off was removed, or the job completed without it`,
+          );
+        }
+      }
+    }
+  }
+
+  // the chain recorded every signing: the record must carry each, as signed
+  if (record.signoffs) {
+    const jobId = String(record.job.id);
+    const signed = record.audit.entries.filter((e): e is FullAuditEntry => !('elided' in e) && e.action === 'job.step_signed' && e.entityType === 'job' && e.entityId === jobId && e.after !== null);
+    const matched = new Set<Signoff>();
+    for (const e of signed) {
+      let after: { stepId?: unknown; meaning?: unknown; valuesHash?: unknown; signerName?: unknown };
+      try {
+        after = JSON.parse(e.after!) as typeof after;
+      } catch {
+        continue; // named by checkAudit
+      }
+      const match = signoffs.find((s) => !matched.has(s) && s.stepId === after.stepId && s.meaning === after.meaning && s.valuesHash === after.valuesHash);
+      if (match) matched.add(match);
+      else problems.push(`${label(String(after.stepId))}: audit entry ${e.seq} records a ${String(after.meaning)} sign-off of ${String(after.signerName)} over values ${String(after.valuesHash).slice(0, 16)}… that the record does not carry: a sign-off was stripped or altered`);
+    }
+    for (const s of signoffs) if (!matched.has(s)) problems.push(`${label(s.stepId)}: ${signoffName(s)} over values ${s.valuesHash.slice(0, 16)}… is not in the audit chain: the sign-off was added or altered`);
+  } else {
+    notes.push('sign-offs: the bundle was made before step sign-offs were recorded in bundles: it carries none');
+  }
+  if (problems.length === found && signoffs.length > 0) {
+    const valid = signoffs.filter((s) => s.invalidatedAt === null).length;
+    notes.push(`sign-offs: ${valid} valid sign-off(s) match the recorded values${signoffs.length > valid ? ` (${signoffs.length - valid} invalidated, kept as history)` : ''}; every sign-off the version requires is there; all are in the audit chain`);
+  }
+}
+
 async function checkEmbeddedCheckpoint(record: RecordPayload, hashes: Map<number, string>, trusted: TrustedKeys | undefined, problems: string[], notes: string[]): Promise<void> {
   const file = record.audit.checkpoint;
   if (!file) return;
@@ -404,6 +501,7 @@ export async function verifyRecordBundle(input: string | unknown, trusted?: Trus
     await checkInstruction(record, problems, notes);
     await checkFiles(record, bundle.attachments, problems, notes);
     const hashes = await checkAudit(record, problems, notes);
+    await checkSignoffs(record, problems, notes);
     await checkEmbeddedCheckpoint(record, hashes, trusted, problems, notes);
     return {
       ok: problems.length === 0,
@@ -419,6 +517,7 @@ export async function verifyRecordBundle(input: string | unknown, trusted?: Trus
         versionNumber: record.instruction.versionNumber,
         issuedAt: record.issuedAt,
         steps: record.steps.length,
+        signoffs: record.signoffs?.length ?? 0,
         faults: record.faults.length,
         files: record.files.length,
         attachments: bundle.attachments?.length ?? 0,

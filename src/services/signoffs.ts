@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '#deps';
 import type { JobRow, StepRecordRow, StepSignatureMeaning, StepSignatureRow } from '#db/schema';
 import { withTransaction } from '#db/transaction';
 import { AppError, conflict, forbidden, validationFailed } from '#errors';
-import { canonicalJson } from '#lib/canonical-json';
+import { stepValuesHash } from '#lib/step-values-hash';
+import type { RecordedValue } from '#domain/recording';
 import { findStep, stepsOf, type Content } from '#domain/content';
 import { applicability, type Applicability } from '#domain/applicability';
 import { DOMAIN_PERMISSIONS } from '#policies/transitions';
@@ -34,10 +34,9 @@ export const SignStepInput = z.object({
 });
 export type SignStepInput = z.input<typeof SignStepInput>;
 
-/** SHA-256 of what is signed: the step's status, values and comment, as canonical JSON. */
-export function recordHash(record: StepRecordRow): string {
-  const signed = { stepId: record.step_id, status: record.status, values: JSON.parse(record.values) as unknown, comment: record.comment };
-  return createHash('sha256').update(canonicalJson(signed), 'utf8').digest('hex');
+/** SHA-256 of what is signed (lib/step-values-hash.ts, which the record bundle verifier shares). */
+export function recordHash(record: StepRecordRow): Promise<string> {
+  return stepValuesHash({ stepId: record.step_id, status: record.status, values: JSON.parse(record.values) as RecordedValue[], comment: record.comment });
 }
 
 /**
@@ -89,7 +88,7 @@ export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput,
       signer_email: signer.email,
       meaning: input.meaning as StepSignatureMeaning,
       method: signer.method,
-      values_hash: recordHash(record),
+      values_hash: await recordHash(record),
       signed_at: nowIso,
       invalidated_at: null,
     });
