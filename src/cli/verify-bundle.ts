@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createHash, X509Certificate } from 'node:crypto';
 import type { Command } from 'commander';
-import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '#lib/record-verify';
+import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '#domain/record-verify';
 import { CliError, output } from './context';
 
 /**

@@ -2,13 +2,13 @@
  * The record bundle verifier page (issue 34): served at /verify/ and
  * downloadable as one self-contained HTML file. A dropped (or chosen) bundle
  * is read and checked here, in the browser, by the same verifier as `wip
- * verify-bundle` (src/lib/record-verify.ts, WebCrypto): nothing is sent
+ * verify-bundle` (src/domain/record-verify.ts, WebCrypto): nothing is sent
  * anywhere, so it works opened from disk on a machine that never saw the
  * appliance.
  */
 import './verify-page.css';
 import { h, replace } from './dom';
-import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '../lib/record-verify';
+import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '../domain/record-verify';
 
 function resultView(fileName: string, result: Verification): HTMLElement {
   const s = result.summary;

@@ -6,7 +6,7 @@ import { evaluateCondition, type Condition, type RecordView } from './conditions
 
 /**
  * What applicability reads of a document (content.ts's Content is one): kept
- * structural so the record bundle verifier (lib/record-verify.ts, also run in
+ * structural so the record bundle verifier (domain/record-verify.ts, also run in
  * the browser) shares this module without content.ts's Node imports.
  */
 export interface ConditionalDocument {

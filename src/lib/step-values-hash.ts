@@ -5,7 +5,7 @@ import { sha256Hex } from './sha256';
  * What a step sign-off signs (issue 32) and how it is hashed: the one
  * implementation, shared by the server when a step is signed
  * (services/signoffs.ts) and by the record bundle verifier
- * (lib/record-verify.ts, Node and browser) when it checks a sign-off against
+ * (domain/record-verify.ts, Node and browser) when it checks a sign-off against
  * the bundle's recorded values. Plain JavaScript and WebCrypto only.
  *
  * The hash is SHA-256 of the canonical JSON of

@@ -3,7 +3,7 @@ import type { AuditCheckpointRow } from '#db/schema';
 import { notFound } from '#errors';
 import { canonicalJson } from '#lib/canonical-json';
 import { CHECKPOINT_TYP, type CheckpointFile, type CheckpointPayload } from '#lib/record-bundle-format';
-import { verifyCheckpointFile, type TrustedKeys } from '#lib/record-verify';
+import { verifyCheckpointFile, type TrustedKeys } from '#domain/record-verify';
 import { auditedClientIds, GENESIS_HASH } from '#repos/audit';
 import { entryAtSeq, findAuditHead, insertCheckpoint, latestCheckpoint, listCheckpoints } from '#repos/audit-checkpoints';
 import { findClientById } from '#repos/clients';

@@ -22,7 +22,7 @@ import type { UserActor } from './actor';
  * recorded value, comment, sign-off, fault and hand-off, the hashes of its
  * photos (the photos themselves on request), and the stretch of the client's
  * audit chain covering it — signed by the appliance key (JWS), optionally
- * time-stamped by the plant's RFC 3161 authority. src/lib/record-verify.ts
+ * time-stamped by the plant's RFC 3161 authority. src/domain/record-verify.ts
  * checks one anywhere; docs/records.md describes the format.
  */
 

@@ -9,7 +9,7 @@ import { startTestServer } from '../helpers/server';
 import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { edited, fetchBundle, finishedJob, OTHER_PHOTO, publishedKeys } from '../helpers/records';
 import { ROOT } from '../helpers/spawn-wip';
-import { verifyRecordBundle } from '#lib/record-verify';
+import { verifyRecordBundle } from '#domain/record-verify';
 
 // The verifier page (issue 34) in Chromium. The bundles are made by a server
 // that is then STOPPED: the downloadable verifier (one HTML file) is opened

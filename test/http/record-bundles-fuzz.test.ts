@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { edited, fetchBundle, finishedJob, publishedKeys, resigned } from '../helpers/records';
-import { verifyRecordBundle } from '#lib/record-verify';
+import { verifyRecordBundle } from '#domain/record-verify';
 
 // The verifier fuzzed with malformed bundles (issue 34): byte flips, cuts,
 // values of the wrong type or size anywhere in the file and in the signed

@@ -5,7 +5,7 @@ import { buildClient, buildUser } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { edited, fetchBundle, payloadOf, publishedKeys, resigned } from '../helpers/records';
-import { verifyRecordBundle } from '#lib/record-verify';
+import { verifyRecordBundle } from '#domain/record-verify';
 import { stepValuesHash } from '#lib/step-values-hash';
 
 /**

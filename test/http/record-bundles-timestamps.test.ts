@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { fetchBundle, finishedJob, publishedKeys } from '../helpers/records';
 import { startTestTsa, type TestTsa } from '../helpers/tsa';
-import { verifyCheckpointFile, verifyRecordBundle } from '#lib/record-verify';
+import { verifyCheckpointFile, verifyRecordBundle } from '#domain/record-verify';
 import { createCheckpoint, exportCheckpoint } from '#services/checkpoints';
 import { retryCheckpointTimestamps } from '#services/timestamps';
 import { listCheckpoints } from '#repos/audit-checkpoints';

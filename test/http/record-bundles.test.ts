@@ -6,7 +6,7 @@ import { buildClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { edited, fetchBundle, finishedJob, OTHER_PHOTO, PHOTO, payloadOf, publishedKeys, resigned } from '../helpers/records';
-import { verifyRecordBundle } from '#lib/record-verify';
+import { verifyRecordBundle } from '#domain/record-verify';
 import { rotateApplianceKey } from '#services/signing-keys';
 import { createCheckpoint } from '#services/checkpoints';
 

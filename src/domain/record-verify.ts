@@ -1,6 +1,6 @@
 import { calculateJwkThumbprint, decodeProtectedHeader, exportJWK, flattenedVerify, importJWK, importSPKI, type JWK } from 'jose';
 import type { z } from 'zod';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 import {
   BUNDLE_FORMAT,
   BundleFile,
@@ -11,11 +11,11 @@ import {
   RecordPayload,
   type FlattenedJwsShape,
   type FullAuditEntry,
-} from './record-bundle-format';
-import { sha256Hex } from './sha256';
-import { stepValuesHash } from './step-values-hash';
-import { applicability, type ConditionalDocument } from '../domain/applicability';
-import { verifyTimestampToken, type TimestampInfo } from './timestamp-token';
+} from '#lib/record-bundle-format';
+import { sha256Hex } from '#lib/sha256';
+import { stepValuesHash } from '#lib/step-values-hash';
+import { applicability, type ConditionalDocument } from './applicability';
+import { verifyTimestampToken, type TimestampInfo } from '#lib/timestamp-token';
 
 /**
  * The record bundle verifier (issue 34). One implementation for every place a
