@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   };
   for (const name of names) {
     console.log(`── ${name}`);
-    Object.assign(results, await SCENARIOS[name]!());
+    Object.assign(results, await SCENARIOS[name]());
   }
   console.log(`written to ${writeResults(results)}`);
 }

@@ -15,7 +15,7 @@ import { readSharedSecrets } from '../secrets';
 import { sql } from 'kysely';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
-import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
+import { integrityProblems, openReadonly } from './sqlite';
 import { IN_PROGRESS_GRACE_MS } from '../storage';
 import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '../lib/node-runtime';
 

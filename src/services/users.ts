@@ -224,7 +224,7 @@ export async function accountStates(deps: Deps, scope: TenantScope, users: reado
       {
         locked: locked.has(keyOf(user)),
         twoFactorEnabled: twoFactor.has(user.id),
-        lastSecurityAdministrator: admins.length === 1 && admins[0]!.user_id === user.id,
+        lastSecurityAdministrator: admins.length === 1 && admins[0].user_id === user.id,
       },
     ]),
   );

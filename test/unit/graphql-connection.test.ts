@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { connectionFromArray, pageInput } from '../../src/graphql/connection';
 import { decodeGlobalId } from '../../src/graphql/ids';
 import { formatGraphQLError } from '../../src/graphql/errors';
-import { AppError, tokenExpired } from '../../src/errors';
+import { type AppError, tokenExpired } from '../../src/errors';
 import { encodeCursor } from '../../src/db/pagination';
 
 const test = suite('GraphQL connections, global ids, error codes');
