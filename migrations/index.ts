@@ -19,6 +19,7 @@ import * as m0020 from './0020_usage_counts';
 import * as m0021 from './0021_maintenance_runs';
 import * as m0022 from './0022_notification_preferences';
 import * as m0023 from './0023_log_actor';
+import * as m0031 from './0031_user_roles_by_role';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0021_maintenance_runs': m0021,
   '0022_notification_preferences': m0022,
   '0023_log_actor': m0023,
+  '0031_user_roles_by_role': m0031,
 };

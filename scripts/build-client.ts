@@ -1,5 +1,5 @@
 /**
- * `npm run build` → dist/client/: the typed client integrators use (README "Typed client").
+ * `npm run build` → dist/client/: the typed client integrators use (docs/api/openapi.md, "Typed client").
  * openapi.json is the document GET /api/openapi.json serves (built from the same route declarations);
  * schema.d.ts is openapi-typescript's types of it; index.mjs/index.d.mts wrap openapi-fetch with them.
  * test/http/typed-client.test.ts proves a strict program compiles and runs against these types.

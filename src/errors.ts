@@ -120,7 +120,7 @@ export const serviceUnavailable = (message = 'Service temporarily unavailable') 
 
 export const featureNotLicensed = (feature: string) =>
   new AppError('FEATURE_NOT_LICENSED', `The license key does not include the "${feature}" feature`, { feature });
-/** `integration` names the settings to set (README: Integrations). */
+/** `integration` names the settings to set (docs/operating/integrations.md). */
 export const integrationNotConfigured = (integration: string, settings: string[]) =>
   new AppError('INTEGRATION_NOT_CONFIGURED', `The ${integration} integration is not configured`, { integration, settings });
 /** The upstream failed or answered outside its contract; `details.upstreamStatus` is its HTTP status (null: no answer). */

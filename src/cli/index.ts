@@ -106,7 +106,7 @@ export async function main(argv: string[]): Promise<void> {
       error instanceof AppError || error instanceof CliError || error instanceof Error ? error.message : String(error);
     const detail = error instanceof AppError && error.details ? ` (${JSON.stringify(error.details)})` : '';
     process.stderr.write(`wip: ${message}${detail}\n`);
-    // a bad flag or configuration value is a usage error, as README promises
+    // a bad flag or configuration value is a usage error, as docs/operating/install.md promises
     process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
   }
 }

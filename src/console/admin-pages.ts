@@ -7,7 +7,7 @@ import { logColumns, logExportSection, logTailSection, storageSection } from './
 
 const LICENSE_TYPES = ['full', 'connect'];
 
-/** What a seat of each license type is for (README: roles and license types), said where seats are chosen (issue 27). */
+/** What a seat of each license type is for (docs/api/rest.md: roles and license types), said where seats are chosen (issue 27). */
 export const SEAT_TYPES: Record<string, { label: string; explains: string }> = {
   full: { label: 'Full', explains: 'any role: Security Administrator, user admin, author, approver, publisher, operator, viewer' },
   connect: { label: 'Connect', explains: 'shop-floor people who run jobs or read instructions: the operator and viewer roles only' },

@@ -76,3 +76,35 @@ export function compiledRead<A extends unknown[], R>(
 export function readDirectly<R>(db: Kysely<DB>, sql: string, parameters: readonly unknown[]): R[] | undefined {
   return directReads.get(db)?.(sql, parameters) as R[] | undefined;
 }
+
+/** The IN-list sizes compiledListRead compiles: a list is padded up to the next one. */
+const LIST_SIZES = [8, 16, 32, 64, 128, 256];
+
+/**
+ * A compiledRead whose query takes a list (`where x in values`) of any length. A compiled statement has a
+ * fixed number of parameters, so the list is padded with `pad` (a value that matches no row) up to the next
+ * of a few sizes, each compiled once — the "IN-clause parameter padding" ORMs use for their statement caches.
+ * Longer lists are read in pieces of the largest size. `fixed` are the query's other values, ahead of the list.
+ * Without this, a page of the user list built and compiled two such queries per request (issue 29's benchmark:
+ * the list's server CPU a page doubled when they came in, issue 27).
+ */
+export function compiledListRead<F extends unknown[], V, R>(
+  build: (db: Kysely<DB>, fixed: F, values: V[]) => Compilable<R>,
+  fixedArity: number,
+  pad: V,
+): (db: Kysely<DB>, fixed: F, values: readonly V[]) => Promise<R[]> {
+  const bySize = new Map(
+    LIST_SIZES.map((size) => [size, compiledRead((db, ...all: unknown[]) => build(db, all.slice(0, fixedArity) as F, all.slice(fixedArity) as V[]), fixedArity + size)]),
+  );
+  const largest = LIST_SIZES[LIST_SIZES.length - 1]!;
+  return async (db, fixed, values) => {
+    const rows: R[] = [];
+    for (let start = 0; start < values.length; start += largest) {
+      const piece = values.slice(start, start + largest);
+      const size = LIST_SIZES.find((s) => s >= piece.length)!;
+      const padded = [...piece, ...Array.from({ length: size - piece.length }, () => pad)];
+      rows.push(...(await bySize.get(size)!(db, ...fixed, ...padded)));
+    }
+    return rows;
+  };
+}

@@ -15,7 +15,7 @@ const MAX_CACHED_STATEMENTS = 1000;
  * statement). This cache used to do that itself — from the arguments of a
  * `wip_row(…)` SQL function, or from rows read as arrays — to avoid
  * better-sqlite3 12's value-by-value V8 calls on Node 20; on Node 24 with 13
- * that gained nothing (README "Performance"), so it went.
+ * that gained nothing (docs/performance.md), so it went.
  */
 export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, BetterSqlite3.Statement>();

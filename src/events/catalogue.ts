@@ -1,7 +1,7 @@
 /**
  * The one catalogue of event types. A client's events go to its webhooks and
  * its users' live streams; system events go to the system administrators'
- * webhooks only. README "Events and webhooks" shows a payload of each.
+ * webhooks only. docs/api/events-webhooks.md shows a payload of each.
  */
 export const CLIENT_EVENT_TYPES = [
   'user.created',

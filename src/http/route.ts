@@ -91,7 +91,7 @@ export interface RouteSpec<
   auth: A;
   /** a user principal must hold one of these roles */
   roles?: readonly Role[];
-  /** the license key must carry this feature (403 FEATURE_NOT_LICENSED otherwise); see FEATURE_ROUTES in README */
+  /** the license key must carry this feature (403 FEATURE_NOT_LICENSED otherwise); see the feature table in docs/operating/integrations.md */
   feature?: Feature;
   body?: B;
   query?: Q;

@@ -11,7 +11,7 @@ declare const __WIP_BUILD_COMMIT__: string | undefined;
 declare const __WIP_BUILD_DATE__: string | undefined;
 
 /**
- * The version of the HTTP API contract (SPEC.md). Paths carry no version
+ * The version of the HTTP API contract (docs/api/contract.md). Paths carry no version
  * segment, so clients read this to know which contract they talk to; it
  * changes only with an incompatible change of routes or shapes.
  */

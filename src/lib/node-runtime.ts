@@ -8,8 +8,8 @@
  * name (an odd, never-LTS line, or one newer than the build) has no known end
  * of life: `supportedUntil` is null and `wip doctor` warns.
  *
- * Taking a new line: add its date here (and the pinned runtime, see README
- * "Runtime policy").
+ * Taking a new line: add its date here (and the pinned runtime, see
+ * docs/operating/runtime-policy.md).
  */
 export const NODE_END_OF_LIFE: Readonly<Record<number, string>> = Object.freeze({
   20: '2026-04-30',

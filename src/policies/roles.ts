@@ -8,7 +8,7 @@ export type Role = (typeof ROLES)[number];
 export const LICENSE_TYPES = ['full', 'connect'] as const;
 export type LicenseType = (typeof LICENSE_TYPES)[number];
 
-/** The account owner's role; SPEC.md calls its holder the Security Administrator. */
+/** The account owner's role; the contract (docs/api/contract.md) calls its holder the Security Administrator. */
 export const SECURITY_ADMIN: Role = 'admin';
 
 const ROLES_BY_LICENSE_TYPE: Record<LicenseType, readonly Role[]> = {

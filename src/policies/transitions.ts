@@ -6,7 +6,7 @@ import type { FaultState, HandOffStatus, JobState, VersionState } from '../db/sc
  * Every state machine of the domain as data: one table per stateful thing,
  * rows `{action, from, to, roles}`. `transition()` is the one function that
  * applies them; services, GraphQL and REST never compare states by hand. The
- * README's "who may do what" table and the authorization tests are checked
+ * "who may do what" tables of docs/work-instructions.md and the authorization tests are checked
  * against these same tables.
  *
  * `roles` is who may perform the action at all; rules that depend on the
@@ -77,7 +77,7 @@ export function transition<S extends string, A extends string>(
   return row.to;
 }
 
-/** Who may perform each action of a table: for README's table and the authorization tests. */
+/** Who may perform each action of a table: for the docs' tables and the authorization tests. */
 export function rolesFor<S extends string, A extends string>(table: readonly Transition<S, A>[], action: A): readonly Role[] {
   return [...new Set(table.filter((row) => row.action === action).flatMap((row) => row.roles))];
 }

@@ -17,7 +17,7 @@ export function assertVersionEditable(state: VersionState): void {
 }
 
 /**
- * Separation of duties (SPEC.md 5, rule 9): nobody approves a version they
+ * Separation of duties (docs/work-instructions.md): nobody approves a version they
  * created or last edited — whatever their roles, admins included — unless the
  * client relaxed it (`allowSelfApproval`).
  * @throws AppError SEPARATION_OF_DUTIES

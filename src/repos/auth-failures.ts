@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { compiledListRead } from '../db/compiled-query';
 import type { DB } from '../db/schema';
 
 // Brute-force counters. Keys: `email:<normalized email>` and `ip:<address>`.
@@ -33,10 +34,18 @@ export async function pruneLockouts(db: Kysely<DB>, now: string): Promise<void> 
   await db.deleteFrom('auth_lockouts').where('locked_until', '<=', now).execute();
 }
 
-export async function findActiveLockouts(db: Kysely<DB>, keys: string[], now: string) {
+/** The locks in force on these keys (a sign-in's two keys, or a page of the user list's accounts). */
+export async function findActiveLockouts(db: Kysely<DB>, keys: readonly string[], now: string) {
   if (keys.length === 0) return [];
-  return db.selectFrom('auth_lockouts').selectAll().where('key', 'in', keys).where('locked_until', '>', now).execute();
+  return activeLockouts(db, [now], keys);
 }
+
+// '' is no key: keys are `email:…` and `ip:…`
+const activeLockouts = compiledListRead(
+  (db, [now]: [string], keys: string[]) => db.selectFrom('auth_lockouts').selectAll().where('locked_until', '>', now).where('key', 'in', keys),
+  1,
+  '',
+);
 
 export async function upsertLockout(db: Kysely<DB>, key: string, lockedUntil: string, now: string): Promise<void> {
   await db

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, UserTwoFactorRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import { compiledListRead } from '../db/compiled-query';
+import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
 
 export async function findTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number): Promise<UserTwoFactorRow | undefined> {
   return inTenant(db, scope).selectFrom('user_two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -16,14 +17,17 @@ export async function findTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: 
 /** Which of these users have a second factor turned on (the Users page shows "Reset 2FA" only for them). */
 export async function findTwoFactorEnabledUserIds(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<Set<number>> {
   if (userIds.length === 0) return new Set();
-  const rows = await inTenant(db, scope)
-    .selectFrom('user_two_factor')
-    .select('user_id')
-    .where('user_id', 'in', [...userIds])
-    .where('enabled_at', 'is not', null)
-    .execute();
+  const rows = await twoFactorEnabledAmong(db, [scope.clientId], userIds);
   return new Set(rows.map((row) => row.user_id));
 }
+
+// -1 is no user id
+const twoFactorEnabledAmong = compiledListRead(
+  (db, [clientId]: [number], userIds: number[]) =>
+    inTenant(db, tenantScope(clientId)).selectFrom('user_two_factor').select('user_id').where('user_id', 'in', userIds).where('enabled_at', 'is not', null),
+  1,
+  -1,
+);
 
 export async function replacePendingTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number, secret: string, now: string): Promise<boolean> {
   const fresh = { secret, enabled_at: null, last_used_step: 0, recovery_codes: '[]', created_at: now, updated_at: now };

@@ -241,3 +241,13 @@ export async function listUsersWithRole(db: Kysely<DB>, scope: TenantScope, role
     .orderBy('id')
     .execute();
 }
+
+/** Up to two holders of a role in the client: enough to tell whether one user is its only holder. */
+export async function findTwoHoldersOfRole(db: Kysely<DB>, scope: TenantScope, role: string): Promise<number[]> {
+  return (await twoHoldersOfRole(db, scope.clientId, role)).map((row) => row.user_id);
+}
+
+// user_roles_client_role (migration 0031) reads the holders only, not every role row of the client
+const twoHoldersOfRole = compiledRead((db, clientId: number, role: string) =>
+  inTenant(db, tenantScope(clientId)).selectFrom('user_roles').select('user_id').where('role', '=', role).limit(2),
+);

@@ -10,6 +10,7 @@ import {
   deleteUser as deleteUserRow,
   findUserByEmail,
   findUserByIdAcrossClients,
+  findTwoHoldersOfRole,
   getUserById,
   insertUser,
   listUsers as listUserRows,
@@ -215,7 +216,7 @@ export async function accountStates(deps: Deps, scope: TenantScope, users: reado
   const [locks, twoFactor, admins] = await Promise.all([
     findActiveLockouts(db, [...new Set(users.map(keyOf))], deps.clock.now().toISOString()),
     findTwoFactorEnabledUserIds(db, scope, users.map((user) => user.id)),
-    inTenant(db, scope).selectFrom('user_roles').select('user_id').where('role', '=', SECURITY_ADMIN).limit(2).execute(),
+    findTwoHoldersOfRole(db, scope, SECURITY_ADMIN),
   ]);
   const locked = new Set(locks.map((lock) => lock.key));
   return new Map(
@@ -224,7 +225,7 @@ export async function accountStates(deps: Deps, scope: TenantScope, users: reado
       {
         locked: locked.has(keyOf(user)),
         twoFactorEnabled: twoFactor.has(user.id),
-        lastSecurityAdministrator: admins.length === 1 && admins[0].user_id === user.id,
+        lastSecurityAdministrator: admins.length === 1 && admins[0] === user.id,
       },
     ]),
   );

@@ -19,7 +19,7 @@ import { getVisibleTemplate } from './templates';
 import { notify } from './notifications';
 
 /**
- * Working together on a job (SPEC.md 4.6 `POST /api/client/workingTogether`):
+ * Working together on a job (docs/api/contract.md 4.6 `POST /api/client/workingTogether`):
  * - HAND_OFF: someone who may work on the job offers the rest of it to another
  *   operator of the client (one PENDING hand-off per job);
  * - ACCEPT / DECLINE: only the receiver decides; accepting moves the job's

@@ -48,7 +48,7 @@ const PUBLIC_ROUTES = [
   'GET /api/client/auth/vendor-saml/metadata',
   // which build and API contract answers: nothing secret, apps check it before signing in
   'GET /api/client/version',
-  // removed routes (SPEC.md 4.3): 410 GONE to anyone, there is nothing left to protect
+  // removed routes (docs/api/contract.md 4.3): 410 GONE to anyone, there is nothing left to protect
   'GET /api/client/reports',
   'POST /api/client/reports',
   // the API description and its reference page: they describe the API, they grant nothing

@@ -47,7 +47,7 @@ typed('the program has no casts', () => {
 typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED refresh, user pages, upload, PDF, GraphQL', async () => {
   const document = (await server.request('GET', '/api/openapi.json')).body;
   const types = await generateTypes(document);
-  // the client `npm run build` publishes (dist/client/, README "Typed client") is this one
+  // the client `npm run build` publishes (dist/client/, docs/api/openapi.md, "Typed client") is this one
   assert.ok(types === fs.readFileSync(path.join(root, 'dist', 'client', 'schema.d.ts'), 'utf8'), 'dist/client/schema.d.ts is stale: npm run build');
   fs.writeFileSync(path.join(work, 'schema.d.ts'), types);
   fs.copyFileSync(PROGRAM, path.join(work, 'program.ts'));

@@ -32,7 +32,7 @@ function dataDirWith(file?: object): string {
   return dir;
 }
 
-config('defaults match SPEC.md: port 8080, host 0.0.0.0, tokens 24h / 30d, cookie idle 7d', () => {
+config('defaults match docs/api/contract.md: port 8080, host 0.0.0.0, tokens 24h / 30d, cookie idle 7d', () => {
   const c = loadConfig({ env: { WIP_DATA_DIR: dataDirWith() } });
   assert.is(c.port, 8080);
   assert.is(c.host, '0.0.0.0');

@@ -18,7 +18,7 @@ test('the suite runs on the release line the executable embeds (package.json pin
 test('the pinned line is in the end-of-life table and maintained for more than the warning window today', () => {
   const info = runtimeInfo(pinnedNodeVersion());
   assert.ok(info.supportedUntil, 'the build knows when the line it ships ends');
-  assert.is(runtimeSupport(info, new Date()).status, 'OK', 'time to take the next LTS line (README "Runtime policy")');
+  assert.is(runtimeSupport(info, new Date()).status, 'OK', 'time to take the next LTS line (docs/operating/runtime-policy.md)');
 });
 
 test('runtimeInfo: the line of a version, its end of life from the table; null for a line the build does not know', () => {

@@ -28,7 +28,7 @@ const MESSAGE_BY_CODE: Partial<Record<ErrorCode, string>> = {
 
 /**
  * The one place errors become responses (called by the request frame): the
- * SPEC.md envelope with a code, never a stack trace. Unknown errors are logged
+ * contract's envelope (docs/api/contract.md 2) with a code, never a stack trace. Unknown errors are logged
  * with the request id and answered 500 INTERNAL_ERROR.
  */
 export async function errorResponse(ctx: Parameters<Middleware<AppState>>[0], caught: unknown): Promise<void> {

@@ -112,7 +112,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * A budget with the headers SPEC.md section 8 describes: X-RateLimit-Limit,
+ * A budget with the headers docs/api/contract.md section 8 describes: X-RateLimit-Limit,
  * X-RateLimit-Remaining (after this request) and X-RateLimit-Reset (whole Unix
  * seconds). Past the limit it throws 429 carrying those headers and
  * Retry-After, which the error handler renders as RATE_LIMITED.

@@ -2,7 +2,7 @@ import type { LazyRoute, RouteSpec } from '../route';
 import { ROUTE_MANIFEST } from './manifest';
 
 /**
- * Every REST route of the product by group (SPEC.md section 4), and the
+ * Every REST route of the product by group (docs/api/contract.md section 4), and the
  * operations endpoints (/healthz, /readyz, /metrics), in mounting order. A
  * group's module — its handlers, zod schemas and the services behind them —
  * is loaded when one of its routes is first requested: evaluating all of them

@@ -20,7 +20,7 @@ import { createJob } from '../jobs';
 import { callUpstream, upstreamJson, upstreamUrl } from './upstream';
 
 /**
- * The enterprise-software (ERP) sync, against the contract README documents:
+ * The enterprise-software (ERP) sync, against the contract docs/operating/integrations.md documents:
  *
  *   GET  {erpUrl}/work-orders?clientId=N          → {items: [WorkOrder]}
  *   PUT  {erpUrl}/work-orders/{id}/result         ← {workOrderId, jobId, state, completedAt, records}

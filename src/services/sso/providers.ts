@@ -109,7 +109,7 @@ export function clientSecretOf(deps: Pick<Deps, 'secrets'>, row: SsoProviderRow)
   return row.client_secret === null ? undefined : ssoSecretBox(deps).open(row.client_secret);
 }
 
-/** The URLs an IdP administrator enters for this provider (shown with the provider, documented in README). */
+/** The URLs an IdP administrator enters for this provider (shown with the provider, documented in docs/operating/sso.md). */
 export function endpointsOf(deps: Pick<Deps, 'config' | 'served'>, provider: Pick<SsoProvider, 'kind' | 'name' | 'settings'>) {
   const base = publicBaseUrl(deps);
   const name = encodeURIComponent(provider.name);

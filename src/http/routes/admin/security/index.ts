@@ -14,7 +14,7 @@ import { eventActorOf } from '../../../../services/events';
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });
 
-/** The invitation link handed over once (README: "Without a mail server"). */
+/** The invitation link handed over once (docs/api/accounts.md: "Without a mail server"). */
 const InvitationLink = z.object({
   link: z.string().describe('<publicUrl>/auth/set-password/<token>: give it to the invited person only; never shown again'),
   userId: PositiveId,

@@ -31,7 +31,7 @@ const USER_REPORT_COLUMNS: XlsxColumn<UserReportRow>[] = [
   { header: 'Created (UTC)', width: 22, value: (u) => at(u.created_at) },
 ];
 
-// User management (SPEC.md 4.7, 4.8): a Security Administrator's client token
+// User management (docs/api/contract.md 4.7, 4.8): a Security Administrator's client token
 // acts in its own client; a system administrator's token may only read.
 const securityAdmin = [SECURITY_ADMIN] as const;
 
@@ -55,7 +55,7 @@ export const adminUserRoutes: RouteSpec[] = [
         scope = tenantScope((await getClient(deps, query.clientId)).id);
       }
       const page = await listUsers(deps, scope, query);
-      // the account state lets the console offer only the actions that apply (README: Users page)
+      // the account state lets the console offer only the actions that apply (docs/operating/console.md: Users)
       const states = await accountStates(deps, scope, page.items);
       return mapPage(page, (user) => ({ ...presentUser(user), ...states.get(user.id)! }));
     },

@@ -12,7 +12,7 @@ const Roles = z
 
 const OrgIds = z.array(z.union([z.string().trim().min(1).max(100), z.number().int()])).max(1000);
 
-/** SPEC.md section 2, "User (create and update, admin)". */
+/** docs/api/contract.md section 2, "User (create and update, admin)". */
 export const CreateUser = z.object({
   email: Email,
   roles: Roles,

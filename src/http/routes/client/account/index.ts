@@ -34,7 +34,7 @@ import {
   UpdateSecuritySettings,
 } from './schema';
 
-// Account lifecycle routes (SPEC.md 4.1) under /api/client/auth.
+// Account lifecycle routes (docs/api/contract.md 4.1) under /api/client/auth.
 
 const perIp: RateLimitSpec = {
   max: (deps: Deps) => deps.config.signInRateLimitMax,

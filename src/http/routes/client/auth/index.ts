@@ -18,7 +18,7 @@ export const signInLimit = {
   windowMs: (deps: Deps) => deps.config.rateLimitWindow,
 };
 
-/** `clientId` in the body wins; otherwise X-Client-ID (SPEC.md 5.7: it only selects, never overrides a token). */
+/** `clientId` in the body wins; otherwise X-Client-ID (docs/api/contract.md 5, rule 7: it only selects, never overrides a token). */
 function selectedClientId(ctx: AppContext, body: SignInInput): number | undefined {
   if (body.clientId !== undefined) return body.clientId;
   const header = ctx.get('x-client-id');

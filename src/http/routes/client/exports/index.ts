@@ -23,7 +23,7 @@ import { renderJobPdf, renderTemplatePdf } from '../../../../services/pdf-export
 import { exportTemplateZip, importTemplateZip } from '../../../../services/template-archive';
 import { CopyEntitiesInput, TemplateIdParams, VersionQuery } from './schema';
 
-/** Template import/export (ZIP), copying templates between clients, PDF exports and the zipped job report (SPEC.md 4.3). */
+/** Template import/export (ZIP), copying templates between clients, PDF exports and the zipped job report (docs/api/contract.md 4.3). */
 
 /** Generating documents costs CPU: a budget per user (or system admin) rather than per IP. */
 const perCaller = (max: number) => principalBudget('documents', max, 60_000);

@@ -40,7 +40,7 @@ const METER_CSV = [
   { header: 'storageBytes', value: (r: MeterRow) => r.storageBytes },
 ];
 
-/** SPEC.md 4.3: the removed report routes and what replaced them. */
+/** docs/api/contract.md 4.3: the removed report routes and what replaced them. */
 const REPORTS_REPLACEMENTS = [
   'GET /api/client/meter-report',
   'GET /api/client/meter-report-filters',

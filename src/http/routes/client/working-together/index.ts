@@ -7,7 +7,7 @@ import { jobWithMembers } from '../../../../services/jobs';
 import { jobHistoryUsers, listHandOffStatuses, workTogether } from '../../../../services/working-together';
 import { HandOffStatusesQuery, JobHistoryUsersQuery, WorkingTogether } from './schema';
 
-/** Hand-off and co-working on jobs, and who took part in a job's history (SPEC.md 4.6). */
+/** Hand-off and co-working on jobs, and who took part in a job's history (docs/api/contract.md 4.6). */
 export const clientWorkingTogetherRoutes: RouteSpec[] = [
   defineRoute({
     method: 'post',
