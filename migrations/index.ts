@@ -19,7 +19,10 @@ import * as m0020 from './0020_usage_counts';
 import * as m0021 from './0021_maintenance_runs';
 import * as m0022 from './0022_notification_preferences';
 import * as m0023 from './0023_log_actor';
+import * as m0024 from './0024_audit_checkpoints';
+import * as m0028 from './0028_draft_revision';
 import * as m0031 from './0031_user_roles_by_role';
+import * as m0032 from './0032_step_signatures';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -47,5 +50,8 @@ export const migrations: Record<string, Migration> = {
   '0021_maintenance_runs': m0021,
   '0022_notification_preferences': m0022,
   '0023_log_actor': m0023,
+  '0024_audit_checkpoints': m0024,
+  '0028_draft_revision': m0028,
   '0031_user_roles_by_role': m0031,
+  '0032_step_signatures': m0032,
 };

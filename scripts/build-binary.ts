@@ -17,8 +17,9 @@
  *      pdfkitFromBundle, in scripts/bundle-plugins.ts);
  *   2. `node --experimental-sea-config` turns a small main script
  *      (scripts/sea-main.ts) into a blob with the assets: the bundle, the
- *      worker, the admin console's files (dist/console), the data files of
- *      config/ read at run time (CONFIG_ASSET_FILES) and better-sqlite3's
+ *      worker, the admin console's files (dist/console), the floor app's
+ *      (dist/app), the data files of config/ read at run time
+ *      (CONFIG_ASSET_FILES) and better-sqlite3's
  *      native addon (its Node-API prebuild for this platform; written to a cache under the data directory at run time,
  *      see src/lib/runtime.ts); the runtime binary is copied and the blob
  *      injected with postject;
@@ -34,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
-import { ASSET, CONFIG_ASSET_FILES, configAssetKey, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '../src/lib/runtime';
+import { APP_MANIFEST, appAssetKey, ASSET, CONFIG_ASSET_FILES, configAssetKey, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '#lib/runtime';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
     minifyIdentifiers: true,
     keepNames: true,
     sourcemap: false,
+    // package.json "imports" (#services/…) to the TypeScript sources, as tsc reads them; Node's own
+    // condition, `default`, names the compiled files (scripts/codemods/import-aliases.ts)
+    conditions: ['wip-source'],
     plugins: [optionalModulesAsEmpty(['supports-color'])],
   };
   const keys = licenseKeyPems(root);
@@ -121,7 +125,8 @@ async function main(): Promise<void> {
     [ASSET.passwordWorker]: workerBundle,
     ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
     ...Object.fromEntries(CONFIG_ASSET_FILES.map((file) => [configAssetKey(file), path.join(root, 'config', file)])),
-    ...consoleAssets(),
+    ...builtWebAppAssets('console', CONSOLE_MANIFEST, consoleAssetKey),
+    ...builtWebAppAssets('app', APP_MANIFEST, appAssetKey),
   };
   const training = path.join(work, 'wip-training');
   await makeExecutable(seaMain(true), assets, training);
@@ -205,11 +210,14 @@ function checkCodeCache(bundle: string, codeCache: string): void {
   if (script.cachedDataRejected) throw new Error('V8 rejected the code cache the training executable wrote');
 }
 
-/** The admin console's files (built by `npm run build` into dist/console) as SEA assets, its manifest with them. */
-function consoleAssets(): Record<string, string> {
-  const dir = path.join(root, 'dist', 'console');
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, CONSOLE_MANIFEST), 'utf8')) as { files: string[] };
-  return Object.fromEntries([CONSOLE_MANIFEST, ...manifest.files].map((file) => [consoleAssetKey(file), path.join(dir, file)]));
+/**
+ * A web app's files built by `npm run build` (the admin console into dist/console, the floor app into dist/app)
+ * as SEA assets, its manifest with them: exactly the files the manifest lists, as the server serves them.
+ */
+function builtWebAppAssets(name: 'console' | 'app', manifestName: string, assetKey: (file: string) => string): Record<string, string> {
+  const dir = path.join(root, 'dist', name);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, manifestName), 'utf8')) as { files: string[] };
+  return Object.fromEntries([manifestName, ...manifest.files].map((file) => [assetKey(file), path.join(dir, file)]));
 }
 
 /** The commit built from; `unknown` outside a git checkout (e.g. a source tarball). */

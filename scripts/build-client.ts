@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateTypes } from 'wip-client-generator';
-import { buildOpenApiDocument } from '../src/http/openapi';
-import { allRoutes } from '../src/http/routes';
+import { buildOpenApiDocument } from '#http/openapi';
+import { allRoutes } from '#http/routes/index';
 import { version } from '../package.json';
 
 const root = path.resolve(__dirname, '..', '..');

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '../src/lib/runtime';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '#lib/runtime';
+import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 
 const root = path.resolve(__dirname, '..', '..');
 const out = path.join(root, 'dist', 'console');
@@ -49,7 +50,65 @@ async function main(): Promise<void> {
 </html>
 `;
   fs.writeFileSync(path.join(out, CONSOLE_INDEX), index);
-  fs.writeFileSync(path.join(out, CONSOLE_MANIFEST), JSON.stringify({ files: [...files, CONSOLE_INDEX].sort() }, null, 2) + '\n');
+  const verifier = await buildVerifier();
+  fs.writeFileSync(path.join(out, CONSOLE_MANIFEST), JSON.stringify({ files: [...files, CONSOLE_INDEX, ...verifier].sort() }, null, 2) + '\n');
+}
+
+/**
+ * The record bundle verifier (issue 34), src/console/verify-page.ts: its own
+ * script and style, the page served at /verify/ (files only, like the
+ * console: the strict CSP), and the same page as ONE self-contained file to
+ * download and open from disk, its script and style inline (a file opened
+ * locally has no server to fetch them from). Returns the files written.
+ */
+async function buildVerifier(): Promise<string[]> {
+  const result = await build({
+    entryPoints: [path.join(root, 'src', 'console', 'verify-page.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome120', 'firefox120', 'safari17'],
+    outdir: out,
+    entryNames: 'verify-[hash]',
+    assetNames: 'verify-[hash]',
+    minify: true,
+    sourcemap: false,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const files = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  const script = files.find((f) => f.endsWith('.js'));
+  const style = files.find((f) => f.endsWith('.css'));
+  if (!script || !style) throw new Error(`build-console: expected the verifier's script and style sheet, got ${files.join(', ')}`);
+  const head = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>wip record bundle verifier</title>
+`;
+  fs.writeFileSync(
+    path.join(out, VERIFIER_PAGE),
+    `${head}<link rel="stylesheet" href="/console/${style}">
+<script type="module" src="/console/${script}"></script>
+</head>
+<body><div id="app"><p>Loading…</p></div></body>
+</html>
+`,
+  );
+  // inline: "</" inside the script or style would end the element early
+  const inline = (file: string) => fs.readFileSync(path.join(out, file), 'utf8').replace(/<\/(script|style)/gi, '<\\/$1');
+  fs.writeFileSync(
+    path.join(out, VERIFIER_DOWNLOAD),
+    `${head}<style>${inline(style)}</style>
+<script type="module">${inline(script)}</script>
+</head>
+<body><div id="app"><p>Loading… (this page needs JavaScript; it sends nothing anywhere)</p></div></body>
+</html>
+`,
+  );
+  return [...files, VERIFIER_PAGE, VERIFIER_DOWNLOAD];
 }
 
 main().catch((error: unknown) => {

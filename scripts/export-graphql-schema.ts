@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { buildAppSchema } from '../src/graphql/schema';
+import { buildAppSchema } from '#graphql/schema';
 
 /**
  * Writes the GraphQL schema clients build against to schema.graphql at the

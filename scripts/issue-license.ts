@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
-import { signLicense } from '../src/licensing/key';
-import { FEATURES, LicensePayloadSchema } from '../src/licensing/terms';
+import { signLicense } from '#licensing/key';
+import { FEATURES, LicensePayloadSchema } from '#licensing/terms';
 
 interface Opts {
   privateKey: string;

@@ -1,4 +1,4 @@
-import { allRoutes } from '../src/http/routes';
+import { allRoutes } from '#http/routes/index';
 
 /**
  * The operations whose success answer the OpenAPI document does not describe (no `response` schema and no

@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import { getRawAsset } from 'node:sea';
 import vm from 'node:vm';
-import { ASSET } from '../src/lib/runtime';
+import { ASSET } from '#lib/runtime';
 
 declare const TRAINING: boolean;
 

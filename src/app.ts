@@ -1,14 +1,14 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { globalRateLimits, sharedRateLimitStore } from './http/middleware/rate-limit';
-import type { Deps } from './deps';
-import { requestFrame } from './http/middleware/request-frame';
-import { cors } from './http/middleware/cors';
-import { authenticate } from './http/middleware/authenticate';
-import { csrf } from './http/middleware/csrf';
-import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from './http/route';
-import { lazyRoutes } from './http/routes';
-import type { AppState } from './http/state';
+import { globalRateLimits, sharedRateLimitStore } from '#http/middleware/rate-limit';
+import type { AppDeps } from '#runtime';
+import { requestFrame } from '#http/middleware/request-frame';
+import { cors } from '#http/middleware/cors';
+import { authenticate } from '#http/middleware/authenticate';
+import { csrf } from '#http/middleware/csrf';
+import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from '#http/route';
+import { lazyRoutes } from '#http/routes/index';
+import type { AppState } from '#http/state';
 
 /**
  * The HTTP application. The global middleware order is listed here once:
@@ -25,7 +25,7 @@ import type { AppState } from './http/state';
  * and after the gates (a refused request never takes a key), right before the
  * route's own rate limit and guards, so a replay answers without running anything.
  */
-export function createApp(deps: Deps, routes: readonly MountableRoute[] = lazyRoutes()): Koa<AppState> {
+export function createApp(deps: AppDeps, routes: readonly MountableRoute[] = lazyRoutes()): Koa<AppState> {
   // maxIpsCount: only the entries our own proxies appended name the client (ctx.ip), never one it wrote itself
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops, keys: deps.secrets.cookieKeys });
   const router = new Router<AppState>();

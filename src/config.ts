@@ -3,8 +3,8 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { z } from 'zod';
 import defaults from '../config/default.json';
-import { parseDuration } from './lib/duration';
-import { parseCidr } from './events/network-policy';
+import { parseDuration } from '#lib/duration';
+import { parseCidr } from '#lib/network-policy';
 
 /**
  * Configuration, merged in this order (later wins):
@@ -225,7 +225,7 @@ const ConfigSchema = z.object({
   // events and webhooks (issue 18)
   /** delays between webhook attempts after the first; after the last one a delivery has failed */
   webhookRetrySchedule: durationList,
-  /** networks webhooks may reach besides public addresses (see src/events/network-policy.ts) */
+  /** networks webhooks may reach besides public addresses (see src/lib/network-policy.ts) */
   webhookAllowedNetworks: cidrList,
   /** networks identity providers (OIDC discovery, keys, token endpoint; the directory's graph API) may be reached on besides public addresses */
   ssoAllowedNetworks: cidrList,
@@ -255,6 +255,11 @@ const ConfigSchema = z.object({
   mapsApiKeyParam: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
   /** largest maps answer passed through */
   mapsMaxResponse: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 5mb or 512kb'),
+  /**
+   * the plant's RFC 3161 time-stamping authority (issue 34): with a URL, record
+   * bundles and audit checkpoints carry its timestamp token; '' for none
+   */
+  timestampAuthorityUrl: optionalHttpUrl,
   /** enterprise software (ERP): base URL of its work-order API, bearer token, work-order type → template name */
   erpUrl: optionalHttpUrl,
   erpToken: z.string().min(1).optional(),

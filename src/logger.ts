@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import type { Config } from './config';
+import type { Config } from '#config';
 
 export type { Logger };
 

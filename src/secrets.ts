@@ -3,8 +3,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type WebPush from 'web-push';
 import type { Kysely } from 'kysely';
-import type { DB } from './db/schema';
-import { SecretBox } from './lib/secret-box';
+import type { DB } from '#db/schema';
+import { SecretBox } from '#lib/secret-box';
+import { generateSigningKey, rotatedKeys, type SigningKey } from '#lib/signing-keys';
 
 /** Secrets generated on first start and kept in <data-dir>/secrets.json (mode 0600). */
 export interface Secrets {
@@ -12,6 +13,12 @@ export interface Secrets {
   cookieKeys: string[];
   /** the VAPID key pair web push is signed with (base64url: uncompressed P-256 point, raw private scalar) */
   vapid: { publicKey: string; privateKey: string };
+  /**
+   * the appliance's Ed25519 signing keys (issue 34: record bundles, chain
+   * checkpoints), the active one last; retired ones keep only their public half.
+   * Absent in a file written before issue 34 until the daemon's next start.
+   */
+  signingKeys?: SigningKey[];
 }
 
 export function secretsPath(dataDir: string): string {
@@ -20,7 +27,7 @@ export function secretsPath(dataDir: string): string {
 
 /**
  * Reads the secrets, generating them when absent. A file written by an older
- * version gets the secrets it lacks added (today: the VAPID key pair), keeping
+ * version gets the secrets it lacks added (the VAPID key pair, the signing key), keeping
  * every existing one. Returns whether the file was created now.
  */
 export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; created: boolean } {
@@ -35,8 +42,9 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
     if (typeof existing.jwtSecret !== 'string' || !Array.isArray(existing.cookieKeys) || existing.cookieKeys.length === 0) {
       throw new Error(`${file} is incomplete`);
     }
-    if (isVapidPair(existing.vapid)) return { secrets: existing as Secrets, created: false };
-    return { secrets: upgradeSecrets(file, { ...existing, vapid: vapidKeys() } as Secrets), created: false };
+    if (isVapidPair(existing.vapid) && hasSigningKeys(existing)) return { secrets: existing as Secrets, created: false };
+    const added = { ...existing, vapid: isVapidPair(existing.vapid) ? existing.vapid : vapidKeys(), signingKeys: hasSigningKeys(existing) ? existing.signingKeys : [signingKey()] };
+    return { secrets: upgradeSecrets(file, added as Secrets), created: false };
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets = generateSecrets();
@@ -48,6 +56,10 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
     throw error;
   }
   return { secrets, created: true };
+}
+
+function hasSigningKeys(secrets: Partial<Secrets>): boolean {
+  return Array.isArray(secrets.signingKeys) && secrets.signingKeys.length > 0;
 }
 
 function isVapidPair(value: unknown): value is Secrets['vapid'] {
@@ -73,7 +85,24 @@ function generateSecrets(): Secrets {
     jwtSecret: randomBytes(64).toString('base64url'),
     cookieKeys: [randomBytes(32).toString('base64url')],
     vapid: vapidKeys(),
+    signingKeys: [signingKey()],
   };
+}
+
+function signingKey(): SigningKey {
+  return generateSigningKey(new Date());
+}
+
+/**
+ * `wip keys rotate` on a data directory (SQLite): the active signing key is
+ * retired (its private half dropped, its public half still published) and a
+ * new one made. The file is replaced whole (temporary file renamed over it);
+ * the daemon reads the keys from the file each time it signs, so it signs with
+ * the new key from the next bundle on, without a restart.
+ */
+export function rotateSigningKeyInFile(dataDir: string, now: Date): SigningKey[] {
+  const { secrets } = loadOrCreateSecrets(dataDir);
+  return upgradeSecrets(secretsPath(dataDir), { ...secrets, signingKeys: rotatedKeys(secrets.signingKeys, now) }).signingKeys!;
 }
 
 const SHARED_SECRETS_ROW = 'appliance';
@@ -93,7 +122,32 @@ export async function loadOrCreateSharedSecrets(db: Kysely<DB>, masterKey: strin
     .values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(generateSecrets())), created_at: now.toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  return (await readSharedSecrets(db, masterKey))!;
+  const secrets = (await readSharedSecrets(db, masterKey))!;
+  if (hasSigningKeys(secrets)) return secrets;
+  // a row written before issue 34: the first node to start adds the signing key
+  return updateSharedSecrets(db, masterKey, (current) => (hasSigningKeys(current) ? current : { ...current, signingKeys: [signingKey()] }));
+}
+
+/**
+ * Changes the shared secrets under a row lock, so two nodes (or a node and
+ * `wip keys rotate`) never both write what each read: the second waits, then
+ * sees the first one's change.
+ */
+export async function updateSharedSecrets(db: Kysely<DB>, masterKey: string, change: (current: Secrets) => Secrets): Promise<Secrets> {
+  const box = new SecretBox(masterKey, 'shared-secrets');
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('shared_secrets').select('sealed').where('name', '=', SHARED_SECRETS_ROW).forUpdate().executeTakeFirst();
+    if (!row) throw new Error('no shared secrets yet: start a node first');
+    const next = change(JSON.parse(box.open(row.sealed)) as Secrets);
+    await trx.updateTable('shared_secrets').set({ sealed: box.seal(JSON.stringify(next)) }).where('name', '=', SHARED_SECRETS_ROW).execute();
+    return next;
+  });
+}
+
+/** `wip keys rotate` on PostgreSQL: like rotateSigningKeyInFile, in the shared row every node reads. */
+export async function rotateSharedSigningKey(db: Kysely<DB>, masterKey: string, now: Date): Promise<SigningKey[]> {
+  const next = await updateSharedSecrets(db, masterKey, (current) => ({ ...current, signingKeys: rotatedKeys(current.signingKeys, now) }));
+  return next.signingKeys!;
 }
 
 /** The shared secrets, or null before the first node created them. @throws Error when the master key does not open them */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCursor } from '../../src/db/pagination';
+import { encodeCursor } from '#db/pagination';
 import { cpuSeconds, json, load, mainThreadCpuSeconds, median, root, startWip, stopProcess, type LoadFigures } from './harness';
 import { OPERATORS, SEED_PASSWORD, seededDataDir, SEED_DIR, type SeedInfo } from './seed';
 

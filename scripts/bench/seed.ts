@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import BetterSqlite3 from 'better-sqlite3';
-import { parseContent, serializeContent } from '../../src/domain/content';
+import { parseContent, serializeContent } from '#domain/content';
 import { json, root, startWip, stopProcess } from './harness';
 
 export const SEED_DIR = path.join(root, '.bench', 'data');

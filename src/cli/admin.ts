@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createAdmin, deleteAdmin, listAdmins, resetAdminPassword } from '../services/admins';
-import { presentSystemAdmin } from '../presenters';
-import { changedByCli } from '../services/events';
+import { createAdmin, deleteAdmin, listAdmins, resetAdminPassword } from '#services/admins';
+import { presentSystemAdmin } from '#presenters';
+import { changedByCli } from '#services/security-log';
 import { output, readPassword, withDeps } from './context';
 
 interface PasswordOpts {

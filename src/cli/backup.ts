@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
-import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '../ops/backup';
-import { backupDir, DB_FILE } from '../ops/paths';
-import { restoreBackup, RestoreRefused } from '../ops/restore';
-import { createPostgresBackup, PgToolError, restorePostgresBackup } from '../ops/postgres-backup';
-import type { Config } from '../config';
+import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '#ops/backup';
+import { backupDir, DB_FILE } from '#lib/paths';
+import { restoreBackup, RestoreRefused } from '#ops/restore';
+import { createPostgresBackup, PgToolError, restorePostgresBackup } from '#ops/postgres-backup';
+import type { Config } from '#config';
 import { CliError, configFrom, output, withDeps } from './context';
 import { progressBar } from './progress';
-import { sqliteHandle } from '../db/connection';
+import { sqliteHandle } from '#db/connection';
 
 /** PostgreSQL mode with an object store: the archive has the database only. */
 const OBJECT_STORE_NOTE = (store: string) => `files: ${store} is not in the archive: the object store keeps its own backups (enable versioning or replication there)`;

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config, type ConfigInput } from '../config';
-import { closeDeps, createDeps, loadSharedSecrets, type Deps } from '../deps';
-import { migrationStatus } from '../db/migrator';
-import { createLogger } from '../logger';
+import { loadConfig, type Config, type ConfigInput } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import { loadSharedSecrets } from '#ops/bootstrap';
+import type { AppDeps } from '#runtime';
+import { migrationStatus } from '#db/migrator';
+import { createLogger } from '#logger';
 
 /** Raised for a failure the user can act on: printed as one line, exit 1. */
 export class CliError extends Error {}
@@ -29,7 +31,7 @@ export function configFrom(command: Command, flags: ConfigInput = {}): Config {
  * Builds Deps for a one-shot command (stderr logging, so stdout stays clean for
  * --json), runs it, and always closes the database.
  */
-export async function withDeps<T>(command: Command, work: (deps: Deps) => Promise<T>, options: { requireMigrated?: boolean } = {}): Promise<T> {
+export async function withDeps<T>(command: Command, work: (deps: AppDeps) => Promise<T>, options: { requireMigrated?: boolean } = {}): Promise<T> {
   const config = configFrom(command);
   const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
   try {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { formatDoctor, runDoctor } from '../ops/doctor';
-import { fileStamp } from '../ops/paths';
-import { createSupportBundle } from '../ops/support-bundle';
+import { formatDoctor, runDoctor } from '#ops/doctor';
+import { fileStamp } from '#lib/paths';
+import { createSupportBundle } from '#ops/support-bundle';
 import { UsageError, configFrom, output } from './context';
 
 export function registerDoctor(program: Command): void {

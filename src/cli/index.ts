@@ -1,8 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
-import { AppError } from '../errors';
-import { buildInfo } from '../lib/build-info';
-import { ConfigError } from '../config';
+import { AppError } from '#errors';
+import { buildInfo } from '#lib/build-info';
+import { ConfigError } from '#config';
 import { CliError, UsageError } from './context';
 
 type Registrar = (program: Command) => void;
@@ -25,6 +25,8 @@ const COMMANDS: Record<string, () => Registrar> = {
   user: () => (require('./user') as typeof import('./user')).registerUser,
   license: () => (require('./license') as typeof import('./license')).registerLicense,
   audit: () => (require('./audit') as typeof import('./audit')).registerAudit,
+  keys: () => (require('./keys') as typeof import('./keys')).registerKeys,
+  'verify-bundle': () => (require('./verify-bundle') as typeof import('./verify-bundle')).registerVerifyBundle,
 };
 /** commands registered by another command's module */
 const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: 'backup', 'support-bundle': 'doctor' };

@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { writeConfigFileIfMissing, type Config } from '../config';
-import { closeDeps, createDeps } from '../deps';
-import { DEFAULT_UNIT_DIR, UNIT_MARKER, UNIT_NAME, currentCommand, renderUnit } from '../lib/systemd';
-import { createLogger } from '../logger';
-import { loadOrCreateSecrets } from '../secrets';
-import { bootstrap } from '../services/bootstrap';
+import { writeConfigFileIfMissing, type Config } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import { DEFAULT_UNIT_DIR, UNIT_MARKER, UNIT_NAME, currentCommand, renderUnit } from '#lib/systemd';
+import { createLogger } from '#logger';
+import { loadOrCreateSecrets } from '#secrets';
+import { bootstrap } from '#ops/bootstrap';
 import { CliError, configFrom, globalOptions, output } from './context';
 
 interface InstallOptions {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { installLicense, licenseOverview } from '../services/licensing';
-import { presentLicenseOverview } from '../presenters/licensing';
-import { changedByCli } from '../services/events';
+import { installLicense, licenseOverview } from '#services/licensing/index';
+import { presentLicenseOverview } from '#presenters/licensing';
+import { changedByCli } from '#services/security-log';
 import { CliError, output, withDeps } from './context';
 
 type Overview = ReturnType<typeof presentLicenseOverview>;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { LogLevel } from '../db/schema';
-import { countLogs, type LogFilter } from '../services/logs';
-import { exportLogs } from '../services/log-export';
+import type { LogLevel } from '#db/schema';
+import { countLogs, type LogFilter } from '#services/logs';
+import { exportLogs } from '#services/log-export';
 import { output, withDeps } from './context';
 import { progressBar } from './progress';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { presentOutboxMessage } from '../presenters';
-import { listOutboxMessages, retryFailedMail } from '../services/mail';
-import type { OutboxStatus } from '../db/schema';
-import { outboxDir } from '../mail/mailer';
+import { presentOutboxMessage } from '#presenters';
+import { listOutboxMessages, retryFailedMail } from '#services/mail';
+import type { OutboxStatus } from '#db/schema';
+import { outboxDir } from '#mail/outbox-files';
 import { UsageError, output, withDeps } from './context';
 
 const STATUSES: OutboxStatus[] = ['pending', 'sent', 'stored', 'failed'];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { Config } from '../config';
-import { moveToPostgres, MoveRefused } from '../ops/migrate-to-postgres';
-import { createS3FileStore } from '../storage/s3';
+import type { Config } from '#config';
+import { moveToPostgres, MoveRefused } from '#ops/migrate-to-postgres';
+import { createS3FileStore } from '#storage/s3';
 import { CliError, configFrom, output } from './context';
 import { progressBar } from './progress';
 

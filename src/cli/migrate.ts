@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { migrateToLatest, migrationStatus } from '../db/migrator';
-import { backupBeforeUpgrade } from '../services/bootstrap';
+import { migrateToLatest, migrationStatus } from '#db/migrator';
+import { backupBeforeUpgrade } from '#ops/bootstrap';
 import { output, withDeps } from './context';
 
 export function registerMigrate(program: Command): void {

@@ -2,16 +2,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { Command } from 'commander';
-import { loadOrCreateSelfSignedTls, selfSignedHosts } from '../lib/tls';
-import { createApp } from '../app';
-import { closeDeps, createDeps, type Deps } from '../deps';
-import { startMaintenance } from '../ops/maintenance';
-import { removePidFile, writePidFile, writeServedAddress } from '../ops/pidfile';
-import { publicBaseUrl } from '../mail/templates';
-import { bootstrap, type BootstrapReport } from '../services/bootstrap';
+import { loadOrCreateSelfSignedTls, selfSignedHosts } from '#lib/tls';
+import { createApp } from '#app';
+import { closeDeps, createDeps } from '#composition';
+import type { AppDeps } from '#runtime';
+import { startMaintenance } from '#ops/maintenance';
+import { removePidFile, writePidFile, writeServedAddress } from '#ops/pidfile';
+import { publicBaseUrl } from '#mail/templates';
+import { bootstrap, type BootstrapReport } from '#ops/bootstrap';
 import { configFrom } from './context';
-import { removeInterruptedUploads } from '../storage';
-import { inTurnSlices } from '../lib/turn-slices';
+import { removeInterruptedUploads } from '#storage';
+import { inTurnSlices } from '#lib/turn-slices';
 
 /**
  * At most about this much request work (ms) between two polls of the event
@@ -22,7 +23,7 @@ const REQUEST_SLICE_MS = 2;
 
 export interface RunningServer {
   server: http.Server | https.Server;
-  deps: Deps;
+  deps: AppDeps;
   url: string;
   /** with TLS: the certificate clients should trust (the generated CA with --tls-self-signed) */
   tls?: { selfSigned: boolean; caFile?: string; ca?: string };
@@ -37,7 +38,7 @@ export interface RunningServer {
  * redirects to HTTPS. Used by `wip serve` and by the tests, so both exercise
  * the same start-up path.
  */
-export async function startServer(deps: Deps): Promise<RunningServer & { report: BootstrapReport }> {
+export async function startServer(deps: AppDeps): Promise<RunningServer & { report: BootstrapReport }> {
   // Claim the data directory first: two daemons must never migrate or serve one database.
   writePidFile(deps.config.dataDir);
   let tls: LoadedTls | undefined;
@@ -150,7 +151,7 @@ interface LoadedTls {
 }
 
 /** The certificate and key to serve, or undefined for plain HTTP. @throws Error naming an unreadable file. */
-function loadTls(deps: Deps): LoadedTls | undefined {
+function loadTls(deps: AppDeps): LoadedTls | undefined {
   const { tlsCert, tlsKey, tlsSelfSigned, tlsHosts, dataDir } = deps.config;
   if (tlsCert && tlsKey) {
     const read = (file: string, what: string) => {
@@ -202,7 +203,7 @@ function redirectToHttps(httpsPort: number, publicUrl: string): http.RequestList
  * else this machine's name when listening on every interface), where the
  * password can be changed.
  */
-function firstStartLines(deps: Deps, report: BootstrapReport): string {
+function firstStartLines(deps: AppDeps, report: BootstrapReport): string {
   const password = report.generatedAdminPassword
     ? `Created system administrator "admin" with password: ${report.generatedAdminPassword}\n(also written to ${report.initialPasswordFile})\n`
     : 'Created system administrator "admin" with the configured adminPassword (WIP_ADMIN_PASSWORD)\n';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { tenantScope } from '../db/tenant';
-import { getClient } from '../services/clients';
-import { unlockUserByEmail } from '../services/lockout';
-import { cliActor } from '../services/events';
+import { tenantScope } from '#db/tenant';
+import { getClient } from '#services/clients';
+import { unlockUserByEmail } from '#services/lockout';
+import { cliActor } from '#services/security-log';
 import { UsageError, output, withDeps } from './context';
 
 export function registerUser(program: Command): void {

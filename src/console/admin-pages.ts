@@ -2,6 +2,7 @@ import { api, ApiError, type Answer, type Item } from './api';
 import { formatDate, h, replace } from './dom';
 import { confirmAction, errorText, facts, form, pagedTable, run, section, notice, textOf } from './ui';
 import { logColumns, logExportSection, logTailSection, storageSection } from './operations-pages';
+import { fingerprintLine } from './records-section';
 
 /** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
 
@@ -44,11 +45,12 @@ export function invitationOutcome(email: string, invitation: { delivery: 'queued
 }
 
 export async function overviewPage(): Promise<HTMLElement[]> {
-  const [version, health, ready, license] = await Promise.all([
+  const [version, health, ready, license, fingerprint] = await Promise.all([
     api('GET', '/api/client/version'),
     api('GET', '/healthz').catch((error) => ({ status: errorText(error) })),
     api('GET', '/readyz').catch((error) => ({ status: errorText(error) })),
     api('GET', '/api/admin/license-on-prem'),
+    fingerprintLine(),
   ]);
   const updates = h('p', {}, h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
     const result = await api('GET', '/api/client/check-updates');
@@ -65,6 +67,7 @@ export async function overviewPage(): Promise<HTMLElement[]> {
         ['Readiness', String(ready.status ?? 'ok')],
       ]),
       updates,
+      fingerprint,
     ),
     section('License', licenseFacts(license), seatUsage(license)),
     await storageSection().catch((error) => section('Storage and backups', h('p.error', {}, errorText(error)))),

@@ -93,7 +93,13 @@ async function render(): Promise<void> {
   const main = h('main', { id: 'main', tabindex: '-1' });
   replace(app, h('a.skip', { href: '#main', onclick: (event: Event) => { event.preventDefault(); main.focus(); } }, 'Skip to content'), header(), h('div.layout', {}, nav(pages, entry), main));
   if (!entry) {
-    replace(main, h('h1', {}, 'Nothing to administer'), h('p', {}, 'Your account holds no administrator role. The console is for system administrators and Security Administrators.'));
+    replace(
+      main,
+      h('h1', {}, 'Nothing to administer'),
+      h('p', {}, 'Your account holds no administrator role. The console is for system administrators and Security Administrators.'),
+      // authors, reviewers, supervisors and operators work in the floor app (issue 31)
+      h('p', {}, 'Templates, reviews and jobs are in the floor app: ', h('a', { href: '/app/' }, 'open the floor app'), '.'),
+    );
     return;
   }
   document.title = `${entry.title} · wip console`;

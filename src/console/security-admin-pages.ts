@@ -2,6 +2,7 @@ import { api, type Answer, type Item } from './api';
 import { formatDate, h, replace, uniqueId } from './dom';
 import { invitationOutcome, seatTable, seatTypesExplained, userColumns } from './admin-pages';
 import { confirmAction, facts, form, notice, pagedTable, run, section, textOf } from './ui';
+import { recordsSection } from './records-section';
 
 /** The pages of a client's Security Administrator (role `admin`): users, seats, security settings, MSA. */
 
@@ -239,6 +240,7 @@ export async function securitySettingsPage(): Promise<HTMLElement[]> {
         },
       }),
     ),
+    await recordsSection().catch((error) => section('Record bundles', h('p.error', {}, String((error as Error).message)))),
   ];
 }
 

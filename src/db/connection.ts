@@ -7,7 +7,7 @@ import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
 import { allowDirectReads, type DirectRead } from './compiled-query';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
-import { sqliteNativeBinding } from '../lib/runtime';
+import { sqliteNativeBinding } from '#lib/runtime';
 
 /** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
 export type Database = SqliteDatabase | PostgresDatabase;
@@ -36,6 +36,11 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** called after every query through the query builder (metrics); kind is select, insert, update, delete or raw */
   onQuery?: (kind: string, seconds: number) => void;
+  /**
+   * A private database in memory, nothing on disk (service tests: test/helpers/service-deps.ts); dataDir is not used.
+   * A Buffer: a copy of that serialized database (`db.sqlite.serialize()`), so a migrated one is made once.
+   */
+  inMemory?: true | Buffer;
 }
 
 /**
@@ -44,15 +49,9 @@ export interface OpenDatabaseOptions {
  * write survives power loss), foreign keys on, and a busy timeout.
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, 'wip.db');
-  // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
-  const nativeBinding = sqliteNativeBinding(dataDir);
-  const sqlite = new BetterSqlite3(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
-  // SQLite gives its -wal and -shm files the main file's mode: keep all of them private.
-  fs.chmodSync(file, 0o600);
+  const sqlite = options.inMemory ? new BetterSqlite3(options.inMemory === true ? ':memory:' : options.inMemory) : openFile(dataDir);
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  sqlite.pragma('journal_mode = WAL');
+  if (!options.inMemory) sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const writes = new WriteGeneration();
@@ -75,6 +74,17 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
       await kysely.destroy(); // also closes the sqlite handle
     },
   };
+}
+
+function openFile(dataDir: string): BetterSqlite3.Database {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, 'wip.db');
+  // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
+  const nativeBinding = sqliteNativeBinding(dataDir);
+  const sqlite = new BetterSqlite3(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
+  // SQLite gives its -wal and -shm files the main file's mode: keep all of them private.
+  fs.chmodSync(file, 0o600);
+  return sqlite;
 }
 
 /**

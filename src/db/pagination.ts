@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { badRequest } from '../errors';
+import { badRequest } from '#errors';
 
 /** The one pagination shape: `?limit=&cursor=` → `{items, nextCursor}`, keyset on an increasing id. */
 export const MAX_PAGE_SIZE = 200;

@@ -337,6 +337,8 @@ export interface TemplateVersionsTable {
   created_by: number;
   /** last user who edited the content */
   updated_by: number;
+  /** incremented by every write to the version: the optimistic lock of concurrent draft edits (expectedRevision) */
+  revision: Generated<number>;
   reject_reason: string | null;
   created_at: string;
   updated_at: string;
@@ -346,7 +348,26 @@ export interface TemplateVersionsTable {
   retired_at: string | null;
 }
 
-export type SignatureMeaning = 'APPROVED' | 'PUBLISHED';
+export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
+/** the meanings of a step sign-off (docs/execution-rules.md) */
+export type StepSignatureMeaning = 'PERFORMED' | 'VERIFIED';
+
+export interface StepSignaturesTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  step_id: string;
+  signer_id: number;
+  signer_name: string;
+  signer_email: string;
+  meaning: StepSignatureMeaning;
+  method: string;
+  /** SHA-256 of the step's recorded values (canonical JSON) when signed */
+  values_hash: string;
+  signed_at: string;
+  /** set when the step was recorded again: the signature no longer counts */
+  invalidated_at: string | null;
+}
 
 export interface VersionSignaturesTable {
   id: Generated<number>;
@@ -741,6 +762,20 @@ export interface IdempotencyKeysTable {
 
 
 /** PostgreSQL mode: secrets shared by all nodes, sealed with WIP_MASTER_KEY (migration 0018). */
+export interface AuditCheckpointsTable {
+  id: Generated<number>;
+  client_id: number;
+  seq: number;
+  hash: string;
+  kid: string;
+  /** flattened JWS, JSON text */
+  jws: string;
+  /** base64 DER RFC 3161 TimeStampToken, or null */
+  timestamp_token: string | null;
+  timestamp_attempts: Generated<number>;
+  timestamp_error: string | null;
+  created_at: string;
+}
 export interface SharedSecretsTable {
   name: string;
   sealed: string;
@@ -763,6 +798,7 @@ export interface MaintenanceRunsTable {
 }
 
 export interface DB {
+  audit_checkpoints: AuditCheckpointsTable;
   maintenance_runs: MaintenanceRunsTable;
   shared_secrets: SharedSecretsTable;
   rate_limits: RateLimitsTable;
@@ -802,6 +838,7 @@ export interface DB {
   template_organizations: TemplateOrganizationsTable;
   template_versions: TemplateVersionsTable;
   version_signatures: VersionSignaturesTable;
+  step_signatures: StepSignaturesTable;
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
@@ -964,6 +1001,7 @@ export type AssetRow = Selectable<AssetsTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionSignatureRow = Selectable<VersionSignaturesTable>;
+export type StepSignatureRow = Selectable<StepSignaturesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;
@@ -975,6 +1013,7 @@ export type SensorRow = Selectable<SensorsTable>;
 export type SensorReadingRow = Selectable<SensorReadingsTable>;
 export type EditorialEventRow = Selectable<EditorialEventsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type AuditCheckpointRow = Selectable<AuditCheckpointsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type SystemFileRow = Selectable<SystemFilesTable>;
 export type ContainerNotificationRow = Selectable<ContainerNotificationsTable>;

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { DB, TenantTable } from './schema';
-import { LruCache } from '../lib/lru';
+import { LruCache } from '#lib/lru';
 import { readDirectly } from './compiled-query';
 
 declare const tenantBrand: unique symbol;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { AppError, serviceUnavailable } from '../errors';
+import { AppError, serviceUnavailable } from '#errors';
 import type { Database, PostgresDatabase } from './connection';
 import type { DB } from './schema';
 

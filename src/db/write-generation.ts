@@ -19,7 +19,7 @@ export class WriteGeneration {
 
 /**
  * What the request path caches reads — keep in step with the SQL in
- * src/repos/hot-path.ts and src/services/licensing.ts — plus the tables whose
+ * src/repos/hot-path.ts and src/services/licensing/index.ts — plus the tables whose
  * deletion cascades into them (clients, system admins). Licenses and
  * agreements are here too, so anything that decides what a caller may do is
  * covered if it is cached later.

@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../lib/canonical-json';
-import { validationFailed } from '../errors';
-import { issueProblems } from '../lib/parse-or-fail';
+import { canonicalJson } from '#lib/canonical-json';
+import { validationFailed } from '#errors';
+import { issueProblems } from '#lib/parse-or-fail';
+import { ROLES, type Role } from '#policies/roles';
+import { conditionProblems, type Condition } from './conditions';
+import { ExpressionError, parseExpression, referencesOf, resolveReference } from './expressions';
 
 /**
  * A template version's content: ordered sections, each with ordered steps,
@@ -12,7 +15,9 @@ import { issueProblems } from '../lib/parse-or-fail';
  * field key)` and diffs can tell a moved step from a new one.
  */
 
-export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR'] as const;
+export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR', 'CALCULATED'] as const;
+/** The types a CALCULATED field's expression may read. */
+export const NUMERIC_FIELD_TYPES: ReadonlySet<FieldType> = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 const Id = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only');
@@ -29,6 +34,8 @@ export const FieldInput = z
     max: z.number().finite().nullish(),
     options: z.array(z.string().min(1).max(200)).max(100).nullish(),
     sensorId: z.number().int().positive().nullish(),
+    /** a CALCULATED field's formula (src/domain/expressions.ts) */
+    expression: z.string().max(500).nullish(),
   })
   // the rules across properties (CHOICE needs options, min ≤ max…) are documentProblems': checked with the others
   .strict();
@@ -53,6 +60,16 @@ export const StepInput = z
       .strict()
       .nullish(),
     fields: z.array(FieldInput).max(100).default([]),
+    /** a condition (src/domain/conditions.ts), checked by documentProblems */
+    when: z.unknown().nullish(),
+    /** the e-signatures the step needs (docs/execution-rules.md) */
+    signoff: z
+      .object({
+        performer: z.boolean().default(false),
+        verifier: z.object({ roles: z.array(z.enum(ROLES)).min(1).max(ROLES.length) }).strict().nullish(),
+      })
+      .strict()
+      .nullish(),
   })
   .strict();
 
@@ -61,6 +78,7 @@ export const SectionInput = z
     id: Id.nullish(),
     title: z.string().trim().min(1).max(500),
     steps: z.array(StepInput).max(500).default([]),
+    when: z.unknown().nullish(),
   })
   .strict();
 
@@ -77,6 +95,8 @@ export interface Field {
   max: number | null;
   options: string[] | null;
   sensorId: number | null;
+  /** CALCULATED fields only (absent from documents written before there were any) */
+  expression?: string | null;
 }
 
 export interface Step {
@@ -86,12 +106,24 @@ export interface Step {
   media: number[];
   model: { fileId: number; anchorPose: { position: number[]; rotation: number[] } | null } | null;
   fields: Field[];
+  /** absent: always applies */
+  when?: Condition | null;
+  /** absent: no sign-off */
+  signoff?: StepSignoff | null;
+}
+
+export interface StepSignoff {
+  /** the person who performed the step signs PERFORMED */
+  performer: boolean;
+  /** another person, holding one of the roles, signs VERIFIED */
+  verifier: { roles: Role[] } | null;
 }
 
 export interface Section {
   id: string;
   title: string;
   steps: Step[];
+  when?: Condition | null;
 }
 
 export interface Content {
@@ -125,6 +157,7 @@ export function parseContent(input: unknown, field = 'content'): Content {
     (section): Section => ({
       id: section.id ?? newId('sec'),
       title: section.title,
+      ...(section.when != null && { when: section.when as Condition }),
       steps: section.steps.map(
         (step): Step => ({
           id: step.id ?? newId('step'),
@@ -132,6 +165,9 @@ export function parseContent(input: unknown, field = 'content'): Content {
           body: step.body,
           media: step.media,
           model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
+          // rules are written only when there are some, so a document without them hashes as it always did
+          ...(step.when != null && { when: step.when as Condition }),
+          ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && { signoff: { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null } }),
           fields: step.fields.map(
             (f): Field => ({
               key: f.key,
@@ -143,6 +179,7 @@ export function parseContent(input: unknown, field = 'content'): Content {
               max: f.max ?? null,
               options: f.options ?? null,
               sensorId: f.sensorId ?? null,
+              ...(f.type === 'CALCULATED' && { expression: f.expression ?? null }),
             }),
           ),
         }),
@@ -188,6 +225,57 @@ function documentProblems(input: unknown, field: string): { path: string; messag
         if (f.type === 'SENSOR' && f.sensorId == null) problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
         if (typeof f.min === 'number' && typeof f.max === 'number' && f.min > f.max) problems.push({ path: `${fieldAt}.min`, message: 'min is greater than max' });
       });
+    });
+  });
+  problems.push(...ruleProblems(input, field));
+  return problems;
+}
+
+/**
+ * Conditions and expressions look backwards only: a `when` may read steps
+ * before the section or step it guards; an expression may read numeric fields
+ * of earlier steps and fields listed before it in its own step. So a job's
+ * rules are computed in one pass in reading order and can never loop.
+ */
+function ruleProblems(input: unknown, field: string): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const sections = listOf(objectOf(input).sections).map(objectOf);
+  const allSteps = new Set(sections.flatMap((section) => listOf(section.steps).map((step) => objectOf(step).id).filter((id): id is string => typeof id === 'string')));
+  const earlier = new Map<string, Set<string>>();
+  const numeric = new Map<string, Set<string>>();
+  const fieldsOf = (step: Record<string, unknown>) => listOf(step.fields).map(objectOf);
+  sections.forEach((section, s) => {
+    if (section.when != null) problems.push(...conditionProblems(section.when, `${field}.sections.${s}.when`, earlier, allSteps));
+    listOf(section.steps).forEach((rawStep, i) => {
+      const step = objectOf(rawStep);
+      const at = `${field}.sections.${s}.steps.${i}`;
+      if (step.when != null) problems.push(...conditionProblems(step.when, `${at}.when`, earlier, allSteps));
+      const ownNumeric = new Set<string>();
+      const ownId = typeof step.id === 'string' ? step.id : '';
+      fieldsOf(step).forEach((f, k) => {
+        const fieldAt = `${at}.fields.${k}`;
+        if (f.type === 'CALCULATED') {
+          if (typeof f.expression !== 'string' || f.expression.trim() === '') problems.push({ path: `${fieldAt}.expression`, message: 'a CALCULATED field needs an expression' });
+          else {
+            try {
+              for (const name of referencesOf(parseExpression(f.expression))) {
+                const ref = resolveReference(name, ownId, (id) => id !== ownId && allSteps.has(id));
+                const known = ref.stepId === ownId ? ownNumeric : numeric.get(ref.stepId);
+                if (!known) problems.push({ path: `${fieldAt}.expression`, message: `"${name}": step "${ref.stepId}" is not before this one: expressions look backwards only` });
+                else if (!known.has(ref.key)) problems.push({ path: `${fieldAt}.expression`, message: `"${name}" is not a numeric field (NUMBER, SENSOR or CALCULATED) ${ref.stepId === ownId ? 'listed before this one in the step' : `of step "${ref.stepId}"`}` });
+              }
+            } catch (error) {
+              if (!(error instanceof ExpressionError)) throw error;
+              problems.push({ path: `${fieldAt}.expression`, message: error.message });
+            }
+          }
+        } else if (f.expression != null) problems.push({ path: `${fieldAt}.expression`, message: 'only a CALCULATED field has an expression' });
+        if (typeof f.key === 'string' && NUMERIC_FIELD_TYPES.has(f.type as FieldType)) ownNumeric.add(f.key.trim());
+      });
+      if (ownId) {
+        earlier.set(ownId, new Set(fieldsOf(step).map((f) => f.key).filter((k): k is string => typeof k === 'string').map((k) => k.trim())));
+        numeric.set(ownId, ownNumeric);
+      }
     });
   });
   return problems;

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../lib/canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 import { stepsOf, type Content, type Step } from './content';
 
 /**
@@ -9,7 +9,8 @@ import { stepsOf, type Content, type Step } from './content';
  *   order: those outside a longest increasing subsequence, so swapping two
  *   neighbours moves one step, and inserting or removing steps moves none);
  * - changed: steps in both whose content differs, naming what: `title`,
- *   `body`, `media`, `model`, `section`, and `fields.<key>` for each field
+ *   `body`, `media`, `model`, `section`, `when`, `section.when`, `signoff`,
+ *   `fields.<key>` for each field (and `fields.<key>.expression` when a formula changed)
  *   added, removed or changed.
  * Lists follow the reading order of `to` (removed: of `from`).
  */
@@ -43,6 +44,8 @@ export function diffContents(from: Content, to: Content): ContentDiff {
     if (sectionChanged || !inOrder.has(i)) moved.push(ref(entry.step));
     const fields = changedFields(old.step, entry.step);
     if (sectionChanged) fields.push('section');
+    // the section's condition decides whether the step applies: a change there changes the step's rules
+    else if (!same(old.section.when ?? null, entry.section.when ?? null)) fields.push('section.when');
     if (fields.length > 0) changed.push({ ...ref(entry.step), changedFields: fields });
   });
 
@@ -59,10 +62,14 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 function changedFields(a: Step, b: Step): string[] {
   const names: string[] = [];
   for (const key of ['title', 'body', 'media', 'model'] as const) if (!same(a[key], b[key])) names.push(key);
+  // execution rules (absent from older documents: absent and null are the same)
+  for (const key of ['when', 'signoff'] as const) if (!same(a[key] ?? null, b[key] ?? null)) names.push(key);
   const aFields = new Map(a.fields.map((f) => [f.key, f]));
   const bFields = new Map(b.fields.map((f) => [f.key, f]));
   for (const key of new Set([...aFields.keys(), ...bFields.keys()])) {
     if (!same(aFields.get(key) ?? null, bFields.get(key) ?? null)) names.push(`fields.${key}`);
+    const [was, is] = [aFields.get(key), bFields.get(key)];
+    if (was && is && (was.expression ?? null) !== (is.expression ?? null)) names.push(`fields.${key}.expression`);
   }
   return names;
 }

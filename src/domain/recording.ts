@@ -1,7 +1,9 @@
-import { AppError, validationFailed } from '../errors';
+import { AppError, validationFailed } from '#errors';
 import type { Content, Field, Step } from './content';
 import { stepsOf } from './content';
-import type { StepStatus } from '../db/schema';
+import type { StepStatus } from '#db/schema';
+import { applicability } from './applicability';
+import { evaluateExpression, parseExpression, resolveReference } from './expressions';
 
 /**
  * What an operator records on a step, checked against the step's fields.
@@ -16,6 +18,7 @@ import type { StepStatus } from '../db/schema';
  * | PHOTO       | a file id or a list of file ids            | a list of file ids     |
  * | SIGNATURE   | a file id (the signature image)            | the file id            |
  * | SENSOR      | a number, or nothing: the sensor's latest reading at recording time | the number (+ `readingId`) |
+ * | CALCULATED  | nothing: the server computes it from its expression | the number (limits as NUMBER), or `error` |
  *
  * `null` (or no entry) leaves a field empty. Photos and signatures are files of
  * the file store: uploaded first, referenced here by id, so a record stays a
@@ -28,6 +31,8 @@ export interface RecordedValue {
   outOfLimits: boolean;
   /** the sensor reading a SENSOR value was taken from */
   readingId?: string;
+  /** a CALCULATED value the server could not compute (division by zero, …): value null, this says why */
+  error?: string;
 }
 
 export interface SensorReading {
@@ -75,6 +80,8 @@ function normalize(field: Field, value: unknown): { value: unknown; outOfLimits:
     case 'SIGNATURE':
       if (!isFileId(value)) return 'must be a file id';
       return { value, outOfLimits: false };
+    case 'CALCULATED':
+      return 'is calculated by the server from its expression: send no value';
   }
 }
 
@@ -98,6 +105,10 @@ export async function recordValues(
   const recorded: RecordedValue[] = [];
   for (const field of step.fields) {
     const value = sent.get(field.key) ?? null;
+    if (field.type === 'CALCULATED') {
+      if (sent.has(field.key)) problems.push({ path: `values.${field.key}`, message: `CALCULATED field "${field.key}" is calculated by the server from its expression: send no value` });
+      continue;
+    }
     if (isEmptyValue(value)) {
       if (field.type === 'SENSOR' && field.sensorId != null) {
         const reading = await readSensor(field.sensorId);
@@ -113,19 +124,44 @@ export async function recordValues(
   return recorded;
 }
 
+/**
+ * Adds the step's CALCULATED values to what was recorded on it, in field
+ * order (a formula may read fields listed before it). `earlier(stepId, key)`
+ * gives an earlier step's recorded value. An input not recorded leaves the
+ * value empty; a result that cannot be computed is kept as an `error` (the
+ * record and the PDF show it) rather than refusing the operator's work.
+ */
+export function withCalculated(step: Step, recorded: RecordedValue[], isStep: (id: string) => boolean, earlier: (stepId: string, key: string) => unknown): RecordedValue[] {
+  const out = [...recorded];
+  for (const field of step.fields) {
+    if (field.type !== 'CALCULATED' || !field.expression) continue;
+    const computed = evaluateExpression(parseExpression(field.expression), (name) => {
+      const ref = resolveReference(name, step.id, (id) => id !== step.id && isStep(id));
+      return ref.stepId === step.id ? out.find((v) => v.key === ref.key)?.value : earlier(ref.stepId, ref.key);
+    });
+    if ('error' in computed) out.push({ key: field.key, value: null, outOfLimits: false, error: computed.error });
+    else if (computed.value !== null) out.push({ key: field.key, value: computed.value, outOfLimits: outside(field, computed.value) });
+  }
+  return out;
+}
+
 /** A step's record as completion sees it. */
 export interface StepOutcome {
   status: StepStatus;
-  values: readonly { key: string; value: unknown }[];
+  values: readonly { key: string; value: unknown; outOfLimits?: boolean }[];
 }
 
 /**
  * The required fields still empty on a job: every required field of a step
- * not skipped (a step never recorded counts as not skipped).
+ * that applies (src/domain/conditions.ts) and is not skipped (a step never
+ * recorded counts as not skipped).
  */
 export function missingRequiredFields(content: Content, records: ReadonlyMap<string, StepOutcome>): { stepId: string; key: string }[] {
   const missing: { stepId: string; key: string }[] = [];
+  // a step whose condition is not met is not required
+  const notApplicable = new Set(applicability(content, records).filter((a) => !a.applies).map((a) => a.stepId));
   for (const { step } of stepsOf(content)) {
+    if (notApplicable.has(step.id)) continue;
     const record = records.get(step.id);
     if (record?.status === 'SKIPPED') continue;
     for (const field of step.fields) {

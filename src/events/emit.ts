@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, EventRow } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import type { TenantScope } from '../db/tenant';
-import { insertEvent } from '../repos/events';
-import { insertDeliveries, listActiveWebhooks } from '../repos/webhooks';
+import type { Deps } from '#deps';
+import type { DB, EventRow } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import type { TenantScope } from '#db/tenant';
+import { insertEvent } from '#repos/events';
+import { insertDeliveries, listActiveWebhooks } from '#repos/webhooks';
 import type { ClientEventType, EventType, SystemEventType } from './catalogue';
 
 /** The transaction an event is written in, and what to wake once it commits. */
@@ -38,8 +38,8 @@ export async function emitEvent(tx: EventTx, scope: TenantScope | null, type: Ev
   await insertDeliveries(tx.trx, row.client_id, row.id, subscribed.map((w) => w.id), row.created_at);
   const { deps } = tx;
   tx.afterCommit(() => {
-    if (subscribed.length > 0) deps.webhooks.kick();
-    if (row.client_id !== null) deps.eventStreams.notify(row.client_id);
+    if (subscribed.length > 0) deps.signals.webhooksDue();
+    if (row.client_id !== null) deps.signals.clientEvent(row.client_id);
   });
   return row;
 }

@@ -1,5 +1,5 @@
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { columnSet, type ColumnSet } from '../db/columns';
+import { columnSet, type ColumnSet } from '#db/columns';
 
 export interface ColumnMap<C extends string> {
   /** every column the type's full read selects, in their order */

@@ -1,5 +1,5 @@
-import { DEFAULT_PAGE_SIZE, decodeBeforeCursor, decodeCursor, encodeCursor, MAX_PAGE_SIZE, type CountedPage, type PageInput } from '../db/pagination';
-import { validationFailed } from '../errors';
+import { DEFAULT_PAGE_SIZE, decodeBeforeCursor, decodeCursor, encodeCursor, MAX_PAGE_SIZE, type CountedPage, type PageInput } from '#db/pagination';
+import { validationFailed } from '#errors';
 
 /**
  * Relay connections (the Cursor Connections spec) over the one pagination shape: `first`/`after` page forward,

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import type { RequestMeta, UserActor } from '../services/actor';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import type { RequestMeta, UserActor } from '#services/actor';
 import { createLoaders, type Loaders } from './loaders';
 
 /**

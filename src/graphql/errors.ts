@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
-import { AppError } from '../errors';
-import { databaseErrorAnswer } from '../db/transaction';
-import type { Logger } from '../logger';
+import { AppError } from '#errors';
+import { databaseErrorAnswer } from '#db/transaction';
+import type { Logger } from '#logger';
 
 /**
  * The one GraphQL error formatter: an AppError leaves with its code in

@@ -13,16 +13,16 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Deps } from '../deps';
-import type { RequestMeta, UserActor } from '../services/actor';
-import type { AppContext } from '../http/state';
+import type { Deps } from '#deps';
+import type { RequestMeta, UserActor } from '#services/actor';
+import type { AppContext } from '#http/state';
 import { createContext, type GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
 import { complexityRules, costLimit, validateWithinLimits } from './limits';
 import { buildAppSchema } from './schema';
-import { LruCache } from '../lib/lru';
-import { TurnQueue } from '../lib/turn-queue';
-import { AppError, badRequest } from '../errors';
+import { LruCache } from '#lib/lru';
+import { TurnQueue } from '#lib/turn-queue';
+import { AppError, badRequest } from '#errors';
 
 interface RequestContext {
   deps: Deps;

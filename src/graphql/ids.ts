@@ -1,4 +1,4 @@
-import { validationFailed } from '../errors';
+import { validationFailed } from '#errors';
 
 /**
  * Global object ids (the `ID` of every `Node`): the type name and the object's key, `Type:key` — readable in a

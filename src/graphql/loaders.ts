@@ -1,19 +1,20 @@
+import { loadStepSignatures } from '#repos/step-signatures';
 import DataLoader from 'dataloader';
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import type { UserSummary, UserSummaryColumn } from '../repos/users';
-import type { ColumnSet } from '../db/columns';
-import { loadRolesOfUsers, loadUserRowsByIds } from '../repos/users';
-import { loadTemplateOrganizations, loadTemplatesByIds, type TemplateColumn } from '../repos/templates';
-import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds, type VersionSummaryColumn } from '../repos/template-versions';
-import { deserializeContent, type Content } from '../domain/content';
-import { presentSignature, presentTemplate, presentVersion, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../presenters/templates';
-import { latestReadings } from '../repos/sensors';
-import type { SensorReadingRow } from '../db/schema';
-import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '../repos/catalogue';
-import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '../repos/jobs';
-import { loadFaultsOfJobs } from '../repos/faults';
-import { findFilesByIds } from '../repos/files';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import type { UserSummary, UserSummaryColumn } from '#repos/users';
+import type { ColumnSet } from '#db/columns';
+import { loadRolesOfUsers, loadUserRowsByIds } from '#repos/users';
+import { loadTemplateOrganizations, loadTemplatesByIds, type TemplateColumn } from '#repos/templates';
+import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds, type VersionSummaryColumn } from '#repos/template-versions';
+import { deserializeContent, type Content } from '#domain/content';
+import { presentSignature, presentTemplate, presentVersion, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '#presenters/templates';
+import { latestReadings } from '#repos/sensors';
+import type { SensorReadingRow } from '#db/schema';
+import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '#repos/catalogue';
+import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '#repos/jobs';
+import { loadFaultsOfJobs } from '#repos/faults';
+import { findFilesByIds } from '#repos/files';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -61,6 +62,8 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     job: byId((ids) => loadJobsByIds(db, scope, ids)),
     jobMembers: listBy((ids) => loadJobMemberships(db, scope, ids), (row) => row.job_id),
     stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
+    /** step sign-offs (docs/execution-rules.md) of a page of jobs: one statement */
+    stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
   };

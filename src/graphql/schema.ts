@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import type { GraphQLContext } from './context';
 import { modules } from './modules';
+import type { Resolver, SchemaModule } from './module';
 import { globalId, INTEGER_NODE_TYPES, type IntegerNodeType } from './ids';
 
 /**
@@ -19,13 +20,7 @@ import { globalId, INTEGER_NODE_TYPES, type IntegerNodeType } from './ids';
  * resolvers attached to the built schema. Resolvers are thin — parse, call
  * the same service REST calls, present — so no rule lives here.
  */
-export type Resolver = GraphQLFieldResolver<any, GraphQLContext, any>;
-export type ResolverMap = Record<string, Record<string, Resolver>>;
-
-export interface SchemaModule {
-  typeDefs: string;
-  resolvers: ResolverMap;
-}
+export type { Resolver, ResolverMap, SchemaModule } from './module';
 
 const BASE_TYPE_DEFS = /* GraphQL */ `
   "Any JSON value: a recorded field value, a diff detail."

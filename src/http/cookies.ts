@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { AppContext } from './state';
 
 /**

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
-import { type AppError, badRequest, fieldError } from '../errors';
+import { type AppError, badRequest, fieldError } from '#errors';
 import type { AppContext } from './state';
 
 /** What a multipart request may hold besides its file bytes (which the caller's budget limits). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { ERROR_STATUS, type ErrorCode } from '#errors';
 import { REQUEST_HEADERS, RESPONSE_HEADERS, type HeaderDoc, type RequestHeaderName, type ResponseHeaderName } from './headers';
-import type { RouteSpec } from './route';
+import type { RouteSpec } from './route-spec';
 
 /**
  * The OpenAPI 3.1 description of the REST API, generated from the same route
@@ -39,7 +39,7 @@ export const TAGS: readonly { name: string; description: string; paths: RegExp }
   { name: 'Clients', description: 'Clients (tenants), their SSO providers and storage quotas (system administrators)', paths: /^\/api\/admin\/client(\/|$)/ },
   { name: 'Licensing', description: 'The appliance license key, client licenses and seats', paths: /^\/api\/(admin\/license|admin\/license-on-prem|client\/license|client\/on-premise)(\/|$)/ },
   { name: 'Agreements', description: 'The EULA and master services agreements', paths: /^\/api\/(admin\/agreement|client\/(eula|agreement|accept-msa|have-client-accepted-msa|download-agreement))(\/|$)/ },
-  { name: 'Work', description: 'Templates and jobs: editorial, sensors, working together, exports and imports, PDF and ZIP reports', paths: /^\/api\/client\/(update-sensors|editorial|workingTogether|job-history-users|export-zip|import-zip|copy-entities|get-as-pdf|download-zipped-job-report)(\/|$)/ },
+  { name: 'Work', description: 'Templates and jobs: editorial, sensors, working together, exports and imports, PDF and ZIP reports', paths: /^\/api\/client\/(update-sensors|editorial|supervision|workingTogether|job-history-users|export-zip|import-zip|copy-entities|get-as-pdf|download-zipped-job-report)(\/|$)/ },
   { name: 'Reports', description: 'Usage metering and activity reports', paths: /^\/api\/(client\/(meter-report|meter-report-filters|reports)|admin\/activity-report)(\/|$)/ },
   { name: 'Files', description: 'Uploads, downloads, 3D models and alignment data', paths: /^\/api\/(client\/(upload|replaceFile|files|download-model|alignment-data)|admin\/upload)(\/|$)/ },
   { name: 'Events', description: 'The live event stream, webhooks and web push', paths: /^\/api\/(client\/(events|webhooks|push|turn-push-notification)|admin\/webhooks)(\/|$)/ },
@@ -51,6 +51,7 @@ export const TAGS: readonly { name: string; description: string; paths: RegExp }
   { name: 'Client', description: "The caller's client: branding, tutorials, versions and updates", paths: /^\/api\/client\// },
   { name: 'Health', description: 'Liveness, readiness and Prometheus metrics, for load balancers and scrapers', paths: /^\/(healthz|readyz|metrics)$/ },
   { name: 'Documentation', description: 'This document and its reference page', paths: /^\/api\/(openapi\.json|docs)(\/|$)/ },
+  { name: 'App', description: 'The floor app for authors, reviewers, supervisors and operators (its page, files and service worker)', paths: /^\/app(\/|$)/ },
   { name: 'Console', description: 'The admin console (static pages and assets)', paths: /./ },
 ];
 

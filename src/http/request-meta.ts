@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestMeta } from '../services/actor';
+import type { RequestMeta } from '#services/actor';
 
 /**
  * The user agent is stored with security events, sessions and agreement

@@ -11,17 +11,19 @@ import { agreementGate } from './middleware/agreement-gate';
 import { idempotency } from './middleware/idempotency';
 import { sendJson } from './json-body';
 import { requestMeta } from './request-meta';
-import { parseOrFail } from '../lib/parse-or-fail';
-import { bodyLimitBytes } from '../config';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { bodyLimitBytes } from '#config';
 import { z } from 'zod';
-import { AppError, featureNotLicensed, forbidden, notFound, unauthorized, type ErrorCode } from '../errors';
-import type { RequestHeaderName, ResponseHeaderName } from './headers';
-import type { Feature } from '../licensing/terms';
-import { currentLicense } from '../services/licensing';
-import { hasAnyRole, type Role } from '../policies/roles';
-import type { Deps } from '../deps';
-import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '../services/actor';
+import { AppError, featureNotLicensed, forbidden, notFound, unauthorized } from '#errors';
+import type { Feature } from '#licensing/terms';
+import { currentLicense } from '#services/licensing/index';
+import { hasAnyRole } from '#policies/roles';
+import type { AppDeps } from '#runtime';
 import type { AppContext, AppState } from './state';
+import type { AuthMode, MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
+// the declarations live in route-spec.ts (the middleware reads them without importing the helper); route files import them from here
+export { defineRoute, principalBudget, routeSpec } from './route-spec';
+export type { AuthMode, HandlerArgs, LazyRoute, MountableRoute, Produces, RateLimitSpec, RouteSpec } from './route-spec';
 
 /**
  * The one route helper. A route is a declaration — method, path, who may call
@@ -36,150 +38,6 @@ import type { AppContext, AppState } from './state';
  * chain at all), so a request pays only for the layers of its route. The same
  * declarations feed the OpenAPI document.
  */
-export type AuthMode = 'public' | 'user' | 'admin' | 'user-or-admin';
-
-type ActorFor<A extends AuthMode> = A extends 'user'
-  ? UserActor
-  : A extends 'admin'
-    ? SystemAdminActor
-    : A extends 'user-or-admin'
-      ? Actor
-      : Actor | undefined;
-
-type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
-
-export interface RateLimitSpec {
-  /** requests allowed per window */
-  max: number | ((deps: Deps) => number);
-  windowMs: number | ((deps: Deps) => number);
-  /** what one budget belongs to; default the client IP */
-  key?: (ctx: AppContext) => string;
-}
-
-/** One budget per signed-in principal (user or system admin) for one route; the IP when nobody is signed in. */
-export function principalBudget(name: string, max: number, windowMs: number): RateLimitSpec {
-  return {
-    max,
-    windowMs,
-    key: (ctx) => {
-      const actor = ctx.state.actor;
-      return `${name}:${actor?.kind === 'user' ? `user:${actor.userId}` : actor?.kind === 'admin' ? `admin:${actor.adminId}` : `ip:${ctx.ip}`}`;
-    },
-  };
-}
-
-export interface HandlerArgs<A extends AuthMode, B, Q, P> {
-  actor: ActorFor<A>;
-  body: B;
-  query: Q;
-  params: P;
-  deps: Deps;
-  meta: RequestMeta;
-  ctx: AppContext;
-}
-
-export interface RouteSpec<
-  A extends AuthMode = AuthMode,
-  B extends z.ZodType | undefined = z.ZodType | undefined,
-  Q extends z.ZodType | undefined = z.ZodType | undefined,
-  P extends z.ZodType | undefined = z.ZodType | undefined,
-  R extends z.ZodType | undefined = z.ZodType | undefined,
-> {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  path: string;
-  summary: string;
-  auth: A;
-  /** a user principal must hold one of these roles */
-  roles?: readonly Role[];
-  /** the license key must carry this feature (403 FEATURE_NOT_LICENSED otherwise); see the feature table in docs/operating/integrations.md */
-  feature?: Feature;
-  body?: B;
-  query?: Q;
-  params?: P;
-  /**
-   * The envelope's `data` on success (zod, like the input; presenters' schemas in src/presenters/schemas.ts).
-   * The OpenAPI document describes it and the test suite checks every answer against it (test/helpers/openapi-exchange.ts).
-   */
-  response?: R;
-  /**
-   * The request body for the document where `body` cannot say it: a multipart upload's parts, GraphQL's
-   * POST body (read by its handler). By media type; documentation only (the handler validates).
-   */
-  requestBody?: Readonly<Record<string, z.ZodType>>;
-  /** the query parameters for the document where the handler reads them itself (GraphQL over GET) */
-  documentedQuery?: z.ZodType;
-  /** A success answered in another format than the envelope: a file, a CSV/NDJSON export, an event stream, a page, a redirect. */
-  produces?: Produces;
-  /** The OpenAPI operationId: a verb then a noun, camelCase (`signIn`, `listUsers`, `getTemplatePdf`); unique. */
-  operationId?: string;
-  /**
-   * The error codes the handler (its service) may answer, beyond those the helper adds from the declaration
-   * (auth → 401/403, path parameters → 404, a body → 400/413/415/422, a query → 422, a rate limit → 429, 500/503 always).
-   */
-  errors?: readonly ErrorCode[];
-  /** response headers a success sends beyond the common ones (X-Request-Id; X-RateLimit-* with a rate limit) */
-  sends?: readonly ResponseHeaderName[];
-  /** request headers the route reads beyond the common ones (Accept-Language, X-Request-Id; Idempotency-Key on writes) */
-  honours?: readonly RequestHeaderName[];
-  /** success status; 200 unless set (201 for creations) */
-  status?: number;
-  /** other success statuses the handler answers with the same envelope (sign-up: 202 when a mail was sent) */
-  otherStatuses?: readonly number[];
-  /**
-   * false: the handler answers in another documented format instead of the
-   * envelope (GraphQL-over-HTTP's `{data, errors}`); errors raised before the
-   * handler (401, 403, 429) still use the envelope.
-   */
-  envelope?: false;
-  /** one budget, or several that all apply (e.g. per IP and per email) */
-  rateLimit?: RateLimitSpec | RateLimitSpec[];
-  /**
-   * The route signs someone in (sets a session cookie or returns tokens):
-   * refused from pages on untrusted origins, so a foreign page cannot sign the
-   * victim's browser in as the attacker (login CSRF).
-   */
-  createsSession?: boolean;
-  /**
-   * A `public` route whose caller proves who it is another way (a signature over the body): checked after the guard
-   * and before the body is validated, so a caller who cannot authenticate learns nothing — neither the body's rules
-   * nor the server's configuration — beyond its 401.
-   */
-  authenticate?(args: { deps: Deps; actor: ActorFor<A>; ctx: AppContext }): void;
-  /** the request body media type; default 'json' (any other body → 415 UNSUPPORTED_MEDIA_TYPE) */
-  accepts?: BodyType;
-  /** Cache-Control of successful answers; default `no-store` (set globally, see middleware/no-store) */
-  cacheControl?: string;
-  /** Returns the `data` of the envelope. A handler that streams sets ctx.body itself and returns undefined. */
-  /** with a `response` schema, tsc checks the returned data against it (undefined: the handler answered itself) */
-  handler(args: HandlerArgs<A, Infer<B>, Infer<Q>, Infer<P>>): Promise<R extends z.ZodType ? z.input<R> | undefined : unknown>;
-}
-
-/** The success answer of a route that does not answer the envelope. */
-export interface Produces {
-  /** its media type(s); `text/html`, `application/pdf`, `text/event-stream`, … */
-  type?: string | readonly string[];
-  /** the structure of a JSON or text body (e.g. /healthz); a file is described as binary */
-  schema?: z.ZodType;
-  /** answered with an ETag: 304 Not Modified to a matching If-None-Match */
-  etag?: boolean;
-  /** byte ranges: 206 Partial Content with Content-Range to a Range, 416 to one it cannot satisfy */
-  ranges?: boolean;
-  /** a download: Content-Disposition: attachment */
-  attachment?: boolean;
-  /** a redirect with Location (the route's `status`, 302 unless set) */
-  redirect?: boolean;
-}
-
-export function defineRoute<
-  A extends AuthMode,
-  B extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  P extends z.ZodType | undefined = undefined,
-  R extends z.ZodType | undefined = undefined,
->(spec: RouteSpec<A, B, Q, P, R>): RouteSpec {
-  return spec;
-}
-
 /** Path parameter `:id` as a positive integer; anything else cannot name a resource, so it is 404. */
 export const IdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
@@ -191,7 +49,7 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as never[];
  * than at start-up: with co-body, formidable and their MIME tables it is a
  * noticeable share of the start, and no read needs it.
  */
-function jsonBodyParser(deps: Deps): Middleware<AppState> {
+function jsonBodyParser(deps: AppDeps): Middleware<AppState> {
   let parse: Middleware<AppState> | undefined;
   return (ctx, next) => {
     parse ??= (require('koa-body') as typeof import('koa-body')).koaBody({
@@ -209,28 +67,10 @@ function jsonBodyParser(deps: Deps): Middleware<AppState> {
 }
 
 /**
- * A route known by its method and path before its declaration is loaded: the
- * router registers it at start, and its group's module (handler, schemas, the
- * services behind them) is loaded when it is first requested (see ROUTE_GROUPS).
- */
-export interface LazyRoute {
-  method: RouteSpec['method'];
-  path: string;
-  load(): RouteSpec;
-}
-
-export type MountableRoute = RouteSpec | LazyRoute;
-
-/** The full declaration of a route (loads a lazy route's group). */
-export function routeSpec(route: MountableRoute): RouteSpec {
-  return 'load' in route ? route.load() : route;
-}
-
-/**
  * Registers every route on the router; returns the middleware that dispatches to them (see routerWithFixedPaths).
  * A lazy route's chain is built on its first request, from the same declaration and in the same order as an eager one.
  */
-export function mountRoutes(router: Router<AppState>, routes: readonly MountableRoute[], deps: Deps): Middleware<AppState> {
+export function mountRoutes(router: Router<AppState>, routes: readonly MountableRoute[], deps: AppDeps): Middleware<AppState> {
   const fixedPaths: FixedPath[] = [];
   // JSON only (and its raw text): a route declaring another body type (multipart) parses it in its own chain; any other body is 415 there
   const parseJson = jsonBodyParser(deps);
@@ -252,7 +92,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Mountable
 }
 
 /** One route's chain: cache policy → JSON body → gates → Idempotency-Key → rate limits → cross-site refusal → guards → validation → handler. */
-function routeChain(spec: RouteSpec, deps: Deps, parseJson: Middleware<AppState>): Middleware<AppState>[] {
+function routeChain(spec: RouteSpec, deps: AppDeps, parseJson: Middleware<AppState>): Middleware<AppState>[] {
   const chain: Middleware<AppState>[] = [];
   chain.push(
     spec.cacheControl
@@ -403,8 +243,8 @@ function parseParams(schema: z.ZodType, value: unknown): unknown {
   return result.data;
 }
 
-function rateLimiter(spec: RateLimitSpec, deps: Deps, namespace: string): Middleware {
-  const resolve = (v: number | ((d: Deps) => number)) => (typeof v === 'function' ? v(deps) : v);
+function rateLimiter(spec: RateLimitSpec, deps: AppDeps, namespace: string): Middleware {
+  const resolve = (v: number | ((d: AppDeps) => number)) => (typeof v === 'function' ? v(deps) : v);
   // Each route keeps its own counters (its own store in memory, its own namespace in
   // PostgreSQL mode's shared store), keyed by IP unless the spec says otherwise.
   return rateLimit({

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { AppError } from '../errors';
-import type { ByteRange } from '../storage';
+import { AppError } from '#errors';
+import type { ByteRange } from '#storage';
 import type { AppContext } from './state';
 
 /** What a download needs to know about the file before opening it. */

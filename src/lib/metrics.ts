@@ -1,10 +1,12 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
-import type { Clock } from './clock';
-import { countActiveSessionsAcrossClients } from '../repos/sessions';
-import { countActiveAdminSessions } from '../repos/system-admins';
-import { seatTotalsAcrossClients } from '../repos/licenses';
+
+/** What the database gauges read at scrape time; the composition root answers from the repositories. */
+export interface DatabaseGauges {
+  /** unrevoked, unexpired sessions now */
+  activeSessions(): Promise<{ users: number; admins: number }>;
+  /** seats over all clients by license type: allocated by unexpired licenses, used by users */
+  seatTotals(): Promise<{ allocated: Iterable<[string, number]>; used: Iterable<[string, number]> }>;
+}
 
 /**
  * Prometheus metrics of one application instance, in its own Registry (never
@@ -19,7 +21,7 @@ export interface Metrics {
   /** one query through the query builder */
   observeQuery(kind: string, seconds: number): void;
   /** gauges read from the database at scrape time */
-  watchDatabase(db: Kysely<DB>, clock: Clock): void;
+  watchDatabase(source: DatabaseGauges): void;
 }
 
 export function createMetrics(): Metrics {
@@ -40,15 +42,14 @@ export function createMetrics(): Metrics {
     observeQuery(kind, seconds) {
       queries.observe(kind, () => ({ kind }), seconds);
     },
-    watchDatabase(db, clock) {
+    watchDatabase(source) {
       new Gauge({
         name: 'wip_active_sessions',
         help: 'Unrevoked, unexpired sessions, by kind (user or admin)',
         labelNames: ['kind'] as const,
         registers: [registry],
         async collect() {
-          const now = clock.now().toISOString();
-          const [users, admins] = await Promise.all([countActiveSessionsAcrossClients(db, now), countActiveAdminSessions(db, now)]);
+          const { users, admins } = await source.activeSessions();
           this.reset();
           this.set({ kind: 'user' }, users);
           this.set({ kind: 'admin' }, admins);
@@ -60,7 +61,7 @@ export function createMetrics(): Metrics {
         labelNames: ['license_type', 'state'] as const,
         registers: [registry],
         async collect() {
-          const { allocated, used } = await seatTotalsAcrossClients(db, clock.now().toISOString());
+          const { allocated, used } = await source.seatTotals();
           this.reset();
           for (const [type, n] of allocated) this.set({ license_type: type, state: 'allocated' }, n);
           for (const [type, n] of used) this.set({ license_type: type, state: 'used' }, n);

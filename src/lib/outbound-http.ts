@@ -18,7 +18,7 @@ export interface OutboundRequest {
   maxResponseBytes: number;
   /** 'error' (default): a longer answer fails with OutboundError too-large; 'truncate': reading stops there */
   oversize?: 'error' | 'truncate';
-  /** connect to this address whatever DNS says (see events/network-policy.ts) */
+  /** connect to this address whatever DNS says (see lib/network-policy.ts) */
   pinned?: { address: string; family: 4 | 6 };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validationFailed } from '../errors';
+import { validationFailed } from '#errors';
 
 /** A field's problem as `details.fields` carries it (the VALIDATION_ERROR envelope). */
 export interface FieldProblem {

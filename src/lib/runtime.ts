@@ -39,6 +39,16 @@ export const CONSOLE_MANIFEST = 'manifest.json';
 export const consoleAssetKey = (file: string) => `console/${file}`;
 
 /**
+ * The floor app's built files (scripts/build-app.ts, issue 31): like the
+ * console's, from dist/app in the source tree and as SEA assets named
+ * `app/<file>` inside the executable; its manifest.json lists them too.
+ */
+export const APP_INDEX = 'index.html';
+export const APP_MANIFEST = 'manifest.json';
+export const APP_SERVICE_WORKER = 'sw.js';
+export const appAssetKey = (file: string) => `app/${file}`;
+
+/**
  * Data files of the program's config/ directory that are read at run time
  * (not imported as JSON): read from the source tree's config/, carried as SEA
  * assets named `config/<file>` inside the executable (scripts/build-binary.ts).
@@ -145,26 +155,36 @@ export function configFileText(file: ConfigAssetFile): string {
   throw new Error(`config/${file} was not found above ${__dirname}`);
 }
 
-let consoleFiles: Map<string, Buffer> | undefined;
+const builtFiles = new Map<'console' | 'app', Map<string, Buffer>>();
 
 /**
  * The console's files by name, read once. Empty when the console was not
  * built (a source tree after `tsc` alone): the server then answers 404 for it.
  */
 export function consoleAssets(): Map<string, Buffer> {
-  if (consoleFiles) return consoleFiles;
+  return webAppFiles('console', CONSOLE_MANIFEST, consoleAssetKey);
+}
+
+/** The floor app's files by name, read once; empty when it was not built (404 then), as the console's. */
+export function appAssets(): Map<string, Buffer> {
+  return webAppFiles('app', APP_MANIFEST, appAssetKey);
+}
+
+function webAppFiles(name: 'console' | 'app', manifestName: string, assetKey: (file: string) => string): Map<string, Buffer> {
+  const known = builtFiles.get(name);
+  if (known) return known;
   const api = seaApi();
   const read = api
-    ? (file: string) => Buffer.from(api.getAsset(consoleAssetKey(file)))
-    : (file: string) => fs.readFileSync(path.join(__dirname, '..', '..', 'console', file)); // dist/src/lib → dist/console
+    ? (file: string) => Buffer.from(api.getAsset(assetKey(file)))
+    : (file: string) => fs.readFileSync(path.join(__dirname, '..', '..', name, file)); // dist/src/lib → dist/<name>
   const files = new Map<string, Buffer>();
   try {
-    const manifest = JSON.parse(read(CONSOLE_MANIFEST).toString('utf8')) as { files: string[] };
+    const manifest = JSON.parse(read(manifestName).toString('utf8')) as { files: string[] };
     for (const file of manifest.files) files.set(file, read(file));
   } catch (error) {
     if (api || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  consoleFiles = files;
+  builtFiles.set(name, files);
   return files;
 }
 

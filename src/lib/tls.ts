@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type Forge from 'node-forge';
-import { TLS_DIR } from '../ops/paths';
+import { TLS_DIR } from './paths';
 
 /** node-forge is loaded when a certificate is issued or inspected: its modules are a measurable part of every start otherwise */
 let nodeForge: typeof Forge | undefined;

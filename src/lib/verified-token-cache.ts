@@ -1,3 +1,15 @@
+import type { JwtPayload } from 'jsonwebtoken';
+
+/** What our access tokens carry besides the registered claims: the user (sub), the session (sid), the client (cid). */
+export interface AccessClaims {
+  sub: string;
+  sid: number;
+  cid?: number;
+}
+
+/** An access token's claims once its signature, issuer and audience are verified. */
+export type VerifiedClaims = JwtPayload & AccessClaims;
+
 /**
  * Remembers the claims of access tokens whose signature jsonwebtoken already
  * verified, keyed by the exact token text, so a client repeating its token

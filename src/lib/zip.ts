@@ -3,7 +3,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { AppError } from '../errors';
+import { AppError } from '#errors';
 
 /**
  * Reading ZIP archives someone else made (yauzl does the format), refusing

@@ -1,7 +1,7 @@
 import type { TrustedKeys } from './key';
 import type { LicensePayload } from './terms';
-import type { DeploymentStateRow } from '../db/schema';
-import type { CurrentLicense } from '../services/licensing';
+import type { DeploymentStateRow } from '#db/schema';
+import type { CurrentLicense } from './state';
 
 type Loaded = { rowId: number | null; payload: LicensePayload | null; problem: string | null; installedAt: string | null };
 

@@ -1,6 +1,6 @@
 import { constants, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { LicensePayloadSchema, type LicensePayload } from './terms';
-import { canonicalJson } from '../lib/canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 
 /**
  * License key format: base64url(canonical JSON payload) "." base64url(signature).

@@ -1,3 +1,4 @@
+import type { LicenseType } from '#policies/roles';
 import { EVALUATION_TERMS, termsFromPayload, type LicensePayload, type LicenseTerms } from './terms';
 
 /**
@@ -27,6 +28,14 @@ export interface LicenseState {
   /** when read-only mode starts (expiry + grace); null in evaluation */
   readOnlyAt: string | null;
   clockRollback: boolean;
+}
+
+/** The installation's license as the appliance honours it now: the state, plus where it comes from. */
+export interface CurrentLicense extends LicenseState {
+  installationId: string;
+  installedAt: string | null;
+  /** why an installed key is not honoured (e.g. a development key in production); null when fine */
+  problem: string | null;
 }
 
 export interface EvaluateOptions {
@@ -68,4 +77,34 @@ export function evaluateLicense(payload: LicensePayload | null, now: Date, optio
     readOnlyAt: new Date(readOnlyAt).toISOString(),
     clockRollback: rolledBack,
   };
+}
+
+/** One license type's seats within a client. */
+export interface SeatCount {
+  allocated: number;
+  used: number;
+  free: number;
+}
+
+/** One license type's seats over the whole appliance. */
+export interface SeatUsage {
+  total: number;
+  /** seats allocated to clients (unexpired admin licenses) */
+  allocated: number;
+  /** users holding this license type */
+  used: number;
+  /** total − allocated: what can still be allocated to clients */
+  unallocated: number;
+}
+
+/** The license in force and how much of it the clients use. */
+export interface LicenseOverview {
+  license: CurrentLicense;
+  usage: { clients: { count: number; max: number }; seats: Record<LicenseType, SeatUsage> };
+}
+
+/** A client's view of the license: the appliance's state and its own seats. */
+export interface ClientLicense {
+  license: CurrentLicense;
+  seats: Record<string, SeatCount>;
 }

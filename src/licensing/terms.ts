@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LICENSE_TYPES, type LicenseType } from '../policies/roles';
+import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
 
 /**
  * What a license key grants: the signed payload. Fields are checked with zod

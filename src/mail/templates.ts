@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 
 // Plain-text templates of the account mails. Links are built from publicUrl
 // (WIP_PUBLIC_URL); the web app serves /auth/set-password/:token and

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type * as Tar from 'tar';
 import { z } from 'zod';
-import { listAppliedMigrationNames } from '../repos/maintenance';
-import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, TLS_DIR, fileStamp } from './paths';
+import { listAppliedMigrationNames } from '#repos/maintenance';
+import { CONFIG_FILE, DB_FILE, FILES_DIR, SECRETS_FILE, TLS_DIR, fileStamp } from '#lib/paths';
 import { openStandalone } from './sqlite';
 
 /**

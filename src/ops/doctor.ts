@@ -1,23 +1,24 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '#config';
 import { migrations } from '../../migrations';
-import { createLogger } from '../logger';
-import { LicenseCache } from '../licensing/cache';
-import { loadTrustedKeys } from '../licensing/trusted-keys';
-import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '../repos/maintenance';
-import { currentLicense } from '../services/licensing';
-import { createHotPath } from '../repos/hot-path';
-import { createS3FileStore } from '../storage/s3';
-import { openPostgres, type Database } from '../db/connection';
-import { readSharedSecrets } from '../secrets';
+import { createLogger } from '#logger';
+import { LicenseCache } from '#licensing/cache';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
+import { listAppliedMigrationNames, listReferencedFileKeys, newestTimestamps } from '#repos/maintenance';
+import { currentLicense } from '#services/licensing/index';
+import { createHotPath } from '#repos/hot-path';
+import { createS3FileStore } from '#storage/s3';
+import { openPostgres, type Database } from '#db/connection';
+import { readSharedSecrets, type Secrets } from '#secrets';
+import { activeSigningKey } from '#lib/signing-keys';
 import { sql } from 'kysely';
-import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from './paths';
+import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from '#lib/paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly } from './sqlite';
-import { IN_PROGRESS_GRACE_MS } from '../storage';
-import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '../lib/node-runtime';
+import { IN_PROGRESS_GRACE_MS } from '#storage';
+import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '#lib/node-runtime';
 
 export type CheckStatus = 'OK' | 'WARN' | 'FAIL';
 
@@ -53,7 +54,10 @@ export async function runDoctor(config: Config, options: { now?: Date; timeoutMs
 
   add('data-dir', ...checkDataDir(config.dataDir));
   // PostgreSQL mode: the secrets are in the database (checked with it)
-  if (!config.databaseUrl) add('secrets', ...checkSecrets(config.dataDir));
+  if (!config.databaseUrl) {
+    add('secrets', ...checkSecrets(config.dataDir));
+    add('signing-key', ...checkSigningKey(readSecretsFile(config.dataDir)?.signingKeys));
+  }
 
   /** null when the database cannot say which files it references */
   let referenced: Set<string> | null = null;
@@ -143,6 +147,7 @@ async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: D
     try {
       const shared = await readSharedSecrets(db.kysely, config.masterKey!);
       add('secrets', shared ? 'OK' : 'WARN', shared ? 'shared secrets open with this master key' : 'no shared secrets yet (the first node to start creates them)');
+      if (shared) add('signing-key', ...checkSigningKey(shared.signingKeys));
     } catch (error) {
       add('secrets', 'FAIL', (error as Error).message);
     }
@@ -198,6 +203,25 @@ function checkDataDir(dataDir: string): [CheckStatus, string] {
   const mode = stat.mode & 0o777;
   if (mode & 0o077) return ['WARN', `${dataDir} is accessible to other users (mode ${mode.toString(8)}); chmod 700 it`];
   return ['OK', `${dataDir} writable, mode ${mode.toString(8)}`];
+}
+
+function readSecretsFile(dataDir: string): Partial<Secrets> | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, SECRETS_FILE), 'utf8')) as Partial<Secrets>;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The appliance signing key (issue 34) by its fingerprint, for an auditor to
+ * note: the same string /.well-known/wip-signing-keys.json publishes as kid.
+ */
+function checkSigningKey(keys: Secrets['signingKeys']): [CheckStatus, string] {
+  const active = activeSigningKey(keys);
+  if (!active) return ['WARN', 'no signing key yet: the daemon makes one at its next start (record bundles and audit checkpoints need it)'];
+  const retired = (keys ?? []).length - 1;
+  return ['OK', `fingerprint ${active.kid} (Ed25519, since ${new Date(active.createdAt).toISOString()})${retired > 0 ? `; ${retired} retired key(s) still published` : ''}`];
 }
 
 function checkSecrets(dataDir: string): [CheckStatus, string] {

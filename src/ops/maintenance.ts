@@ -1,21 +1,23 @@
 import path from 'node:path';
 import { version } from '../../package.json';
-import type { Deps } from '../deps';
-import { pruneLogs } from '../services/logs';
-import { pruneWebrtcLogs } from '../services/diagnostics';
+import type { Deps } from '#deps';
+import { pruneLogs } from '#services/logs';
+import { pruneWebrtcLogs } from '#services/diagnostics';
 import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup, type BackupProgress, type BackupResult } from './backup';
 import { createPostgresBackup } from './postgres-backup';
 import { NODE_NAME, runOncePerPeriod } from './run-once';
-import { backupDir } from './paths';
-import { withTransaction } from '../db/transaction';
-import { emitEvent } from '../events/emit';
-import { pruneEvents } from '../repos/events';
-import { pruneIdempotencyKeys } from '../repos/idempotency';
-import { pruneExpiredRefreshTokens } from '../repos/sessions';
-import { pruneExpiredUserTokens } from '../repos/user-tokens';
-import { collectFileGarbage } from '../services/files';
-import { pruneFinished } from '../repos/outbox';
-import { removeMailFilesWithoutRow } from '../mail/mailer';
+import { backupDir } from '#lib/paths';
+import { withTransaction } from '#db/transaction';
+import { emitEvent } from '#events/emit';
+import { pruneEvents } from '#repos/events';
+import { pruneIdempotencyKeys } from '#repos/idempotency';
+import { pruneExpiredRefreshTokens } from '#repos/sessions';
+import { pruneExpiredUserTokens } from '#repos/user-tokens';
+import { collectFileGarbage } from '#services/files';
+import { pruneFinished } from '#repos/outbox';
+import { removeMailFilesWithoutRow } from '#mail/outbox-files';
+import { dailyCheckpoints } from '#services/checkpoints';
+import { retryCheckpointTimestamps } from '#services/timestamps';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
 export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];
@@ -55,6 +57,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         deps.logger.error({ err: error }, 'log pruning failed');
       }
     }
+    await signChainHeads(deps, now);
     if (withBackups && deps.config.backupSchedule === 'daily') await scheduledBackup(deps, now);
   };
   const runOnce = (options: { backups?: boolean } = {}) => {
@@ -75,6 +78,24 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       await running;
     },
   };
+}
+
+/**
+ * Daily signed checkpoints of every audit chain that moved (issue 34), once
+ * across nodes; and, each round, the timestamp tokens an unreachable
+ * authority could not give before. Failures are logged: the next round retries.
+ */
+async function signChainHeads(deps: Deps, now: Date): Promise<void> {
+  try {
+    await runOncePerPeriod(deps.db, 'audit-checkpoints', DAY, now, async () => {
+      const made = await dailyCheckpoints(deps);
+      if (made > 0) deps.logger.info({ checkpoints: made }, 'signed audit chain checkpoints');
+    });
+    const stamped = await retryCheckpointTimestamps(deps);
+    if (stamped > 0) deps.logger.info({ stamped }, 'time-stamped audit checkpoints');
+  } catch (error) {
+    deps.logger.error({ err: error }, 'audit checkpoints failed; the next round tries again');
+  }
 }
 
 /**

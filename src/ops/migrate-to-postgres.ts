@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { openPostgres } from '../db/connection';
-import { migrateToLatest, migrationStatus, unknownAppliedMigrations } from '../db/migrator';
-import type { DB } from '../db/schema';
-import { auditedClientIds, verifyAuditChain } from '../repos/audit';
-import { loadOrCreateSecrets, secretsPath, storeSharedSecrets } from '../secrets';
-import { DB_FILE } from './paths';
+import { openPostgres } from '#db/connection';
+import { migrateToLatest, migrationStatus, unknownAppliedMigrations } from '#db/migrator';
+import type { DB } from '#db/schema';
+import { auditedClientIds, verifyAuditChain } from '#repos/audit';
+import { loadOrCreateSecrets, secretsPath, storeSharedSecrets } from '#secrets';
+import { DB_FILE } from '#lib/paths';
 import { runningDaemonPid } from './pidfile';
 import { openReadonly } from './sqlite';
 import fs from 'node:fs';
-import type { FileStore } from '../storage';
+import type { FileStore } from '#storage';
 import { moveFiles, type FileMoveProgress, type FileMoveReport } from './move-files';
 
 const BATCH = 500;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileStore } from '../storage';
+import type { FileStore } from '#storage';
 import { listFiles } from './backup';
-import { FILES_DIR } from './paths';
+import { FILES_DIR } from '#lib/paths';
 
 export interface FileMoveProgress {
   phase: 'copy' | 'verify';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PID_FILE, SERVED_FILE } from './paths';
+import { PID_FILE, SERVED_FILE } from '#lib/paths';
 
 // The daemon holds <data-dir>/wip.pid while it serves. Offline operations
 // (restore) refuse to run while that process is alive; a stale file from a

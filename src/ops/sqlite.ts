@@ -1,9 +1,9 @@
-import { WriteGeneration } from '../db/write-generation';
-import type { SqliteDatabase } from '../db/connection';
+import { WriteGeneration } from '#db/write-generation';
+import type { SqliteDatabase } from '#db/connection';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { DB } from '../db/schema';
-import { sqliteNativeBinding } from '../lib/runtime';
+import type { DB } from '#db/schema';
+import { sqliteNativeBinding } from '#lib/runtime';
 
 // SQLite-specific maintenance (integrity checks, opening a backup copy). The
 // appliance's operations are about the embedded SQLite file itself, so this is

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import type { Config } from '../config';
-import type { Database } from '../db/connection';
+import type { Config } from '#config';
+import type { Database } from '#db/connection';
 import { listBackupFiles, type BackupFile } from './backup';
-import { backupDir, DB_FILE } from './paths';
+import { backupDir, DB_FILE } from '#lib/paths';
 
 export interface DiskSpace {
   freeBytes: number;

@@ -3,14 +3,14 @@ import path from 'node:path';
 import yazl from 'yazl';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
-import { SECRET_CONFIG_KEYS, type Config } from '../config';
-import { presentLog } from '../presenters';
-import { listAppliedMigrationNames } from '../repos/maintenance';
-import { listNewestLogs } from '../services/logs';
+import { SECRET_CONFIG_KEYS, type Config } from '#config';
+import { presentLog } from '#presenters';
+import { listAppliedMigrationNames } from '#repos/maintenance';
+import { listNewestLogs } from '#services/logs';
 import { formatDoctor, runDoctor } from './doctor';
-import { runtimeInfo } from '../lib/node-runtime';
-import { DB_FILE } from './paths';
-import { secretScrubber } from './redact';
+import { runtimeInfo } from '#lib/node-runtime';
+import { DB_FILE } from '#lib/paths';
+import { secretScrubber } from '#lib/redact';
 import { integrityProblems, openReadonly } from './sqlite';
 
 export interface SupportBundleOptions {

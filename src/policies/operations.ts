@@ -24,10 +24,13 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   template: 'any',
   templateVersion: 'any',
   versionDiff: 'any',
+  reviewQueue: 'any',
   jobs: 'any',
   job: 'any',
   faults: 'any',
   tutorials: 'any',
+  // records anyone can verify (issue 34): the keys' fingerprints; a finished job's signed bundle, for whoever reads the job
+  signingKeys: 'any',
   node: 'any',
   nodes: 'any',
   notificationPreferences: 'any',
@@ -55,8 +58,12 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   completeJob: rolesFor(JOB_TRANSITIONS, 'complete'),
   cancelJob: rolesFor(JOB_TRANSITIONS, 'cancel'),
   recordStep: DOMAIN_PERMISSIONS.runJob,
+  // who signs depends on the step: PERFORMED the job's runners, VERIFIED the roles the template names (any role);
+  // the service checks both (src/services/signoffs.ts)
+  signStep: 'any',
   raiseFault: DOMAIN_PERMISSIONS.runJob,
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
+  exportRecordBundle: 'any',
   // onboarding
   completeTutorial: 'any',
   // the caller's own account

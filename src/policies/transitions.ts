@@ -1,6 +1,6 @@
-import { AppError, forbidden } from '../errors';
+import { AppError, forbidden } from '#errors';
 import { hasAnyRole, type Role } from './roles';
-import type { FaultState, HandOffStatus, JobState, VersionState } from '../db/schema';
+import type { FaultState, HandOffStatus, JobState, VersionState } from '#db/schema';
 
 /**
  * Every state machine of the domain as data: one table per stateful thing,

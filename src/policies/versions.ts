@@ -1,5 +1,5 @@
-import { AppError } from '../errors';
-import type { VersionState } from '../db/schema';
+import { AppError } from '#errors';
+import type { VersionState } from '#db/schema';
 
 /**
  * Rules about template versions that are not transitions: which states take

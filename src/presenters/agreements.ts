@@ -1,5 +1,5 @@
-import type { AgreementAcceptanceRow, AgreementRow } from '../db/schema';
-import type { AgreementStatus } from '../services/agreements';
+import type { AgreementAcceptanceRow, AgreementRow } from '#db/schema';
+import type { AgreementStatus } from '#repos/agreements';
 
 export function presentAgreement(row: AgreementRow) {
   return {

@@ -1,4 +1,4 @@
-import type { AssetClassRow, AssetRow, LocationRow, OrganizationRow, SensorReadingRow, SensorRow } from '../db/schema';
+import type { AssetClassRow, AssetRow, LocationRow, OrganizationRow, SensorReadingRow, SensorRow } from '#db/schema';
 
 // Catalogue rows → API shape. GraphQL resolves relations (parent, location,
 // assetClass, latestReading) from the ids kept here through loaders.

@@ -1,5 +1,5 @@
-import type { FileRow, SystemFileRow } from '../db/schema';
-import { MODEL_TYPES, type ModelType } from '../storage/content-type';
+import type { FileRow, SystemFileRow } from '#db/schema';
+import { MODEL_TYPES, type ModelType } from '#storage/content-type';
 
 /** Where a client's file is downloaded: the 3D model route for models, the plain file route otherwise. */
 export function fileUrl(file: Pick<FileRow, 'id' | 'content_type'>): string {

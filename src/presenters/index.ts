@@ -1,7 +1,7 @@
-import type { ClientRow, LicenseRow, LogRow, OutboxRow, SystemAdminRow, WebhookRow } from '../db/schema';
-import type { DeliveryWithEvent } from '../repos/webhooks';
-import type { SecuritySettings } from '../services/security-settings';
-import type { UserWithRoles } from '../repos/users';
+import type { ClientRow, LicenseRow, LogRow, OutboxRow, SystemAdminRow, WebhookRow } from '#db/schema';
+import type { DeliveryWithEvent } from '#repos/webhooks';
+import type { SecuritySettings } from '#repos/client-settings';
+import type { UserWithRoles } from '#repos/users';
 
 // Row → API shape, field by field: an allow-list, so hashes and internals never leak.
 

@@ -1,5 +1,5 @@
-import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow } from '../db/schema';
-import type { RecordedValue } from '../domain/recording';
+import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow } from '#db/schema';
+import type { RecordedValue } from '#domain/recording';
 
 // Jobs, records, faults and hand-offs: row → API shape. GraphQL's Job, StepRecord
 // and Fault types resolve their scalar fields straight from these objects and
@@ -41,7 +41,7 @@ export function presentStepRecord(record: StepRecordRow) {
   return {
     stepId: record.step_id,
     status: record.status,
-    values: values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }) })),
+    values: values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }), ...(v.error !== undefined && { error: v.error }) })),
     comment: record.comment,
     reason: record.reason,
     recordedById: record.recorded_by,

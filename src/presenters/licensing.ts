@@ -1,5 +1,4 @@
-import type { CurrentLicense, LicenseOverview } from '../services/licensing';
-import type { ClientLicense } from '../services/client-license';
+import type { ClientLicense, CurrentLicense, LicenseOverview } from '#licensing/state';
 
 // License state → API shape. The installation id is shown to system
 // administrators only (a vendor binds keys to it).

@@ -1,4 +1,4 @@
-import type { UserReportRow } from '../repos/user-report';
+import type { UserReportRow } from '#repos/user-report';
 
 // Report rows → API shape (the vendor users report; the meter and activity
 // reports are built in the API shape by src/services/reports.ts).

@@ -13,7 +13,7 @@ import { presentAcceptance, presentAgreement, presentAgreementStatus, presentMsa
 import { presentFile } from './files';
 import { presentClientLicense, presentLicenseOverview, presentOnPremise } from './licensing';
 import { presentUserReportRow } from './reports';
-import { presentContainerNotification } from '../services/integrations/container-notifications';
+import { presentContainerNotification } from './container-notifications';
 import { presentHandOff, presentJob, presentJobMembers } from './jobs';
 
 /**

@@ -1,6 +1,6 @@
-import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
-import type { VersionSummaryRow } from '../repos/template-versions';
-import { deserializeContent, type Content } from '../domain/content';
+import type { TemplateRow, TemplateVersionRow, VersionSignatureRow } from '#db/schema';
+import type { VersionSummaryRow } from '#repos/template-versions';
+import { deserializeContent, type Content } from '#domain/content';
 
 // Templates, versions and signatures: row → API shape (GraphQL types resolve from these).
 
@@ -29,6 +29,7 @@ export function presentVersionSummary(row: VersionSummaryRow) {
     contentHash: row.content_hash,
     createdById: row.created_by,
     updatedById: row.updated_by,
+    revision: row.revision,
     rejectReason: row.reject_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, AgreementsTable, DB } from '../db/schema';
+import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, AgreementsTable, DB } from '#db/schema';
 import type { Insertable, Updateable } from 'kysely';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { notFound } from '../errors';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { notFound } from '#errors';
 
 // Agreements are system-wide documents; acceptances are tenant rows.
 
@@ -64,4 +64,11 @@ export async function insertAcceptance(
     .values({ ...values, client_id: scope.clientId })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** The current agreement of a kind and the caller's acceptance of it. */
+export interface AgreementStatus {
+  agreement: AgreementRow | null;
+  acceptance: AgreementAcceptanceRow | null;
+  accepted: boolean;
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { AlignmentDataRow, AlignmentDataTable, DB } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { AlignmentDataRow, AlignmentDataTable, DB } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 export async function insertAlignmentData(trx: Kysely<DB>, scope: TenantScope, values: Omit<Insertable<AlignmentDataTable>, 'client_id'>): Promise<AlignmentDataRow> {
   return trx.insertInto('alignment_data').values({ ...values, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();

@@ -1,10 +1,10 @@
-import { dialectOf } from '../db/dialect';
+import { dialectOf } from '#db/dialect';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AuditEntryRow, DB } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { canonicalJson } from '../lib/canonical-json';
+import type { AuditEntryRow, DB } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { canonicalJson } from '#lib/canonical-json';
 
 /**
  * The audit trail: append-only and hash-chained per client. This module is the

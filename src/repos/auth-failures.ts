@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { compiledListRead } from '../db/compiled-query';
-import type { DB } from '../db/schema';
+import { compiledListRead } from '#db/compiled-query';
+import type { DB } from '#db/schema';
 
 // Brute-force counters. Keys: `email:<normalized email>` and `ip:<address>`.
 // Not tenant data: an email is counted before (and whether or not) it names an account.

@@ -1,7 +1,7 @@
-import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
+import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { AssetRow, AssetClassRow, DB, LocationRow, OrganizationRow, SensorRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { AssetRow, AssetClassRow, DB, LocationRow, OrganizationRow, SensorRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /**
  * The client's catalogue: organizations, asset classes, locations, assets and

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { columnContains } from '../db/search';
-import type { ClientRow, DB } from '../db/schema';
-import { notFound } from '../errors';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import { columnContains } from '#db/search';
+import type { ClientRow, DB } from '#db/schema';
+import { notFound } from '#errors';
+import { paginate, type Page, type PageInput } from '#db/pagination';
 
 // Clients are the tenants themselves: only system-admin services reach this repo.
 

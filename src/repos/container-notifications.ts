@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { ContainerNotificationRow, DB } from '../db/schema';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import type { ContainerNotificationRow, DB } from '#db/schema';
+import { paginate, type Page, type PageInput } from '#db/pagination';
 
 /** Container-platform notifications: a system table (no client), one row per notification id. */
 

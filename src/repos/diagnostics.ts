@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { BugReportsTable, DB, WebrtcLogsTable } from '../db/schema';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { BugReportsTable, DB, WebrtcLogsTable } from '#db/schema';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 export type BugReportRow = Selectable<BugReportsTable>;
 

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, EditorialEventsTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, EditorialEventsTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** Editorial analytics: raw events per template, aggregated on read. */
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, ErpSyncRunRow, JobRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, ErpSyncRunRow, JobRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** ERP sync: which upstream work orders became which jobs, and the runs. */
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB, EventRow } from '../db/schema';
+import type { DB, EventRow } from '#db/schema';
 
 // The event outbox (0011_events). client_id NULL is a system event. Readers
 // always name the owner: `ownedBy` is the one filter.

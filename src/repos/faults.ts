@@ -1,8 +1,8 @@
-import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
+import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, FaultRow, FaultsTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { notFound } from '../errors';
+import type { DB, FaultRow, FaultsTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { notFound } from '#errors';
 
 /** Faults raised from a step, a job or an asset. */
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB, FileRow, SystemFileRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { notFound } from '../errors';
+import type { DB, FileRow, SystemFileRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { notFound } from '#errors';
 
 /** Content just written to the store, ready to be referenced by a row. */
 export interface StoredContent {

@@ -1,8 +1,8 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, HandOffRow, HandOffsTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import { notFound } from '../errors';
+import type { DB, HandOffRow, HandOffsTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import { notFound } from '#errors';
 
 /** Hand-offs of a job from one operator to another (at most one PENDING per job: a partial unique index). */
 

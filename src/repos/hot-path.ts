@@ -1,9 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { Database } from '../db/connection';
-import type { AgreementKind, AgreementRow, DeploymentStateRow } from '../db/schema';
-import type { WriteGeneration } from '../db/write-generation';
-import type { Answer } from '../lib/answer';
+import type { Database } from '#db/connection';
+import type { AgreementKind, AgreementRow, DeploymentStateRow } from '#db/schema';
+import type { WriteGeneration } from '#db/write-generation';
+import type { Answer } from '#lib/answer';
 
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB, IdempotencyKeyRow } from '../db/schema';
+import type { DB, IdempotencyKeyRow } from '#db/schema';
 
 // The Idempotency-Key store (0011_events): one row per principal and key.
 // Not a tenant table: system administrators have no client; the principal

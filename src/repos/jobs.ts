@@ -1,14 +1,14 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
-import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, TemplateRow, UserRow } from '../db/schema';
+import type { DB, JobMemberKind, JobMemberRow, JobRow, JobsTable, StepRecordRow, StepRecordsTable, TemplateRow, UserRow } from '#db/schema';
 import type { TemplateColumn } from './templates';
 import type { VersionSummaryColumn, VersionSummaryRow } from './template-versions';
 import type { UserSummaryColumn } from './users';
-import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
-import { afterId, beforeId, countRows, decodeBeforeCursor, decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
-import { compiledRead } from '../db/compiled-query';
-import { LruCache } from '../lib/lru';
-import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
-import { notFound } from '../errors';
+import { inTenant, selectByIds, tenantScope, type TenantScope } from '#db/tenant';
+import { afterId, beforeId, countRows, decodeBeforeCursor, decodeCursor, toPage, type Page, type PageInput } from '#db/pagination';
+import { compiledRead } from '#db/compiled-query';
+import { LruCache } from '#lib/lru';
+import { columnSet, everyColumn, type ColumnSet } from '#db/columns';
+import { notFound } from '#errors';
 import { moveJobCounts, moveStepCount } from './usage';
 
 /**

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
-import type { DB, LogLevel, LogRow, LogsTable } from '../db/schema';
-import { decodeCursor, encodeCursor, type Page, type PageInput } from '../db/pagination';
+import type { DB, LogLevel, LogRow, LogsTable } from '#db/schema';
+import { decodeCursor, encodeCursor, type Page, type PageInput } from '#db/pagination';
 
 // The event log is not a tenant table (system events have no client): only
 // system-admin services and the CLI reach these functions.

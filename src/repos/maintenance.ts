@@ -1,6 +1,6 @@
-import { tableExists } from '../db/dialect';
+import { tableExists } from '#db/dialect';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
+import type { DB } from '#db/schema';
 
 // Read-only queries for operations (backup manifests, doctor). Work on any
 // connection, including a backup copy opened on its own.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 // Each user's notification choices: the language and the kinds turned off.
 // No row means every kind on in the default language.

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, OutboxRow, OutboxStatus } from '../db/schema';
-import { decodeCursor, toPage, type Page, type PageInput } from '../db/pagination';
+import type { DB, OutboxRow, OutboxStatus } from '#db/schema';
+import { decodeCursor, toPage, type Page, type PageInput } from '#db/pagination';
 
 // The mail outbox: a message is a row before it is anything else, so a crash or
 // a dead SMTP server never loses it. Not a tenant table (see the migration).

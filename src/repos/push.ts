@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, PushOutboxRow, PushSubscriptionRow } from '../db/schema';
-import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
+import type { DB, PushOutboxRow, PushSubscriptionRow } from '#db/schema';
+import { inTenant, tenantScope, type TenantScope } from '#db/tenant';
 
 // Web push: subscriptions per user, the on/off switch, the push queue.
 

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, SensorReadingRow, SensorReadingsTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, SensorReadingRow, SensorReadingsTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** Sensor readings: append-only telemetry, one row per sender-chosen readingId within a client. */
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, SessionRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, SessionRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 export async function insertSession(
   db: Kysely<DB>,

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, SsoPendingTable, SsoProviderKind, SsoProviderRow, SsoProvidersTable } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, SsoPendingTable, SsoProviderKind, SsoProviderRow, SsoProvidersTable } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 // Single sign-on: providers, the identities they vouch for, pending sign-ins and
 // the SAML assertion replay cache (migration 0016).

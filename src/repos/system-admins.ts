@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB, SystemAdminRow } from '../db/schema';
+import type { DB, SystemAdminRow } from '#db/schema';
 
 // System administrators operate the appliance; they belong to no client.
 

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { columnSet, type ColumnSet } from '../db/columns';
+import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '#db/schema';
+import { inTenant, selectByIds, type TenantScope } from '#db/tenant';
+import { columnSet, type ColumnSet } from '#db/columns';
 
 /** Template versions, their signatures, and the jobs pinned to them (for diffs). */
 
@@ -31,6 +31,7 @@ export const VERSION_SUMMARY_COLUMNS = [
   'content_hash',
   'created_by',
   'updated_by',
+  'revision',
   'reject_reason',
   'created_at',
   'updated_at',
@@ -100,22 +101,25 @@ export async function findVersionInState(
 
 /**
  * Updates a version only while it is still in `expectedState` (the state the
- * caller's rule was checked against): undefined when it moved meanwhile.
+ * caller's rule was checked against) and, when given, still at
+ * `expectedRevision`: undefined when it moved meanwhile. Every write
+ * increments the version's revision, in the same statement.
  */
 export async function updateVersionInState(
   db: Kysely<DB>,
   scope: TenantScope,
   id: number,
   expectedState: VersionState,
-  changes: Omit<Updateable<TemplateVersionsTable>, 'id' | 'client_id' | 'template_id'>,
+  changes: Omit<Updateable<TemplateVersionsTable>, 'id' | 'client_id' | 'template_id' | 'revision'>,
+  expectedRevision?: number,
 ): Promise<TemplateVersionRow | undefined> {
-  return inTenant(db, scope)
+  let query = inTenant(db, scope)
     .updateTable('template_versions')
-    .set(changes)
+    .set((eb) => ({ ...changes, revision: eb('revision', '+', 1) }))
     .where('id', '=', id)
-    .where('state', '=', expectedState)
-    .returningAll()
-    .executeTakeFirst();
+    .where('state', '=', expectedState);
+  if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
+  return query.returningAll().executeTakeFirst();
 }
 
 export async function insertSignature(

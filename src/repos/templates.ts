@@ -1,10 +1,10 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
-import { columnContains } from '../db/search';
-import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '../db/schema';
-import { inTenant, selectByIds, type TenantScope } from '../db/tenant';
-import { paginateCounted, type CountedPage, type PageInput } from '../db/pagination';
-import { columnSet, everyColumn, type ColumnSet } from '../db/columns';
-import { SECURITY_ADMIN } from '../policies/roles';
+import { columnContains } from '#db/search';
+import type { DB, OrganizationRow, TemplateRow, TemplatesTable, VersionState } from '#db/schema';
+import { inTenant, selectByIds, type TenantScope } from '#db/tenant';
+import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
+import { columnSet, everyColumn, type ColumnSet } from '#db/columns';
+import { SECURITY_ADMIN } from '#policies/roles';
 
 /**
  * Templates and the tables hanging off them that are not versions:
@@ -53,6 +53,23 @@ export interface TemplateFilter {
   tag?: string | null;
   state?: VersionState | null;
   assetClassId?: number | null;
+  /** templates with a version waiting for this user (services/templates.ts decides what that is from their roles) */
+  awaiting?: AwaitingAction | null;
+}
+
+/**
+ * What waits for one user, by what they may do: their drafts to finish (a
+ * DRAFT of a template they own, created or last edited), versions in review
+ * (unless they wrote them and may not approve their own work), approved
+ * versions to publish. An empty set of duties matches nothing.
+ */
+export interface AwaitingAction {
+  userId: number;
+  drafts: boolean;
+  reviews: boolean;
+  /** separation of duties: a version they created or last edited is not theirs to approve */
+  reviewsOfOthersOnly: boolean;
+  publishing: boolean;
 }
 
 /** LIKE pattern matching `text` literally anywhere (`\` escapes the wildcards). */
@@ -84,6 +101,7 @@ export async function listTemplates(
       ),
     );
   }
+  if (filter.awaiting) query = query.where(awaitingBy(filter.awaiting));
   if (visibility) query = query.where(visibleTo(visibility));
   return paginateCounted(query, page, 'templates.id');
 }
@@ -92,8 +110,39 @@ function containingTag(tag: string): string {
   return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The visibility rule as a where-clause on `templates`. */
-function visibleTo(visibility: { orgIds: number[] }) {
+/** AwaitingAction as a where-clause on `templates`: one of its versions waits for the user. */
+function awaitingBy(awaiting: AwaitingAction) {
+  return (eb: any) => {
+    const { exists, or, selectFrom } = eb;
+    const versions = () =>
+      selectFrom('template_versions as w')
+        .select('w.id')
+        .whereRef('w.client_id', '=', 'templates.client_id')
+        .whereRef('w.template_id', '=', 'templates.id');
+    const me = awaiting.userId;
+    const branches = [];
+    if (awaiting.drafts) {
+      branches.push(
+        exists(
+          versions()
+            .where('w.state', '=', 'DRAFT')
+            .where((v: any) => v.or([v('w.created_by', '=', me), v('w.updated_by', '=', me), v('templates.owner_id', '=', me)])),
+        ),
+      );
+    }
+    if (awaiting.reviews) {
+      let inReview = versions().where('w.state', '=', 'IN_REVIEW');
+      if (awaiting.reviewsOfOthersOnly) inReview = inReview.where('w.created_by', '<>', me).where('w.updated_by', '<>', me);
+      branches.push(exists(inReview));
+    }
+    if (awaiting.publishing) branches.push(exists(versions().where('w.state', '=', 'APPROVED')));
+    // nothing to do: a condition no row meets
+    return branches.length > 0 ? or(branches) : eb(eb.lit(1), '=', eb.lit(0));
+  };
+}
+
+/** The visibility rule as a where-clause on `templates` (a query that selects or joins `templates`). */
+export function visibleTo(visibility: { orgIds: number[] }) {
   return ({ exists, not, or, selectFrom }: any) => {
     const orgRows = () =>
       selectFrom('template_organizations as o')

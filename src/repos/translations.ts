@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, TranslationsTable } from '../db/schema';
-import { paginate, type Page, type PageInput } from '../db/pagination';
-import type { TenantScope } from '../db/tenant';
+import type { DB, TranslationsTable } from '#db/schema';
+import { paginate, type Page, type PageInput } from '#db/pagination';
+import type { TenantScope } from '#db/tenant';
 
 export type TranslationRow = Selectable<TranslationsTable>;
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /** tutorial id → completion time, for one user. */
 export async function tutorialCompletions(db: Kysely<DB>, scope: TenantScope, userId: number): Promise<Map<string, string>> {

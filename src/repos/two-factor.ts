@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { DB, UserTwoFactorRow } from '../db/schema';
-import { compiledListRead } from '../db/compiled-query';
-import { inTenant, tenantScope, type TenantScope } from '../db/tenant';
+import type { DB, UserTwoFactorRow } from '#db/schema';
+import { compiledListRead } from '#db/compiled-query';
+import { inTenant, tenantScope, type TenantScope } from '#db/tenant';
 
 export async function findTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number): Promise<UserTwoFactorRow | undefined> {
   return inTenant(db, scope).selectFrom('user_two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB, JobRow, StepRecordRow } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { bucketOf, type Period } from '../db/time-buckets';
-import { dialectOf } from '../db/dialect';
+import type { DB, JobRow, StepRecordRow } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { bucketOf, type Period } from '#db/time-buckets';
+import { dialectOf } from '#db/dialect';
 
 /**
  * Usage aggregates of one client, counted in SQL: every query is a range scan

@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { DB, UserStatus } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
-import { paginate, type Page, type PageInput } from '../db/pagination';
+import type { DB, UserStatus } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
+import { paginate, type Page, type PageInput } from '#db/pagination';
 
 /** The vendor users report: users with their client, license type, roles, last sign-in and status. */
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, UserTokenPurpose } from '../db/schema';
-import { inTenant, type TenantScope } from '../db/tenant';
+import type { DB, UserTokenPurpose } from '#db/schema';
+import { inTenant, type TenantScope } from '#db/tenant';
 
 /**
  * Single-use tokens mailed to users (invitation, password reset). Only the hash

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { columnContains } from '../db/search';
-import type { DB, NewUser, UserRow, UserUpdate } from '../db/schema';
-import { inTenant, selectByIds, tenantScope, type TenantScope } from '../db/tenant';
-import { afterId, decodeCursor, paginate, toPage, type Page, type PageInput } from '../db/pagination';
-import { compiledRead } from '../db/compiled-query';
-import { columnSet, type ColumnSet } from '../db/columns';
-import { notFound } from '../errors';
+import { columnContains } from '#db/search';
+import type { DB, NewUser, UserRow, UserUpdate } from '#db/schema';
+import { inTenant, selectByIds, tenantScope, type TenantScope } from '#db/tenant';
+import { afterId, decodeCursor, paginate, toPage, type Page, type PageInput } from '#db/pagination';
+import { compiledRead } from '#db/compiled-query';
+import { columnSet, type ColumnSet } from '#db/columns';
+import { notFound } from '#errors';
 
 export type UserWithRoles = UserRow & { roles: string[] };
 

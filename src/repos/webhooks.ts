@@ -1,6 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
-import type { DB, WebhookDeliveryRow, WebhookRow, WebhooksTable } from '../db/schema';
-import { decodeCursor, paginate, toPage, type Page, type PageInput } from '../db/pagination';
+import type { DB, WebhookDeliveryRow, WebhookRow, WebhooksTable } from '#db/schema';
+import { decodeCursor, paginate, toPage, type Page, type PageInput } from '#db/pagination';
 import { ownerIs, type EventOwner } from './events';
 
 // Webhook endpoints and their deliveries (0011_events). Every read names the

@@ -1,15 +1,15 @@
-import type { Deps } from '../deps';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { isUniqueViolation, withTransaction, type AfterCommit } from '../db/transaction';
+import type { Deps } from '#deps';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { isUniqueViolation, withTransaction, type AfterCommit } from '#db/transaction';
 import type { Kysely } from 'kysely';
-import type { DB, UserRow } from '../db/schema';
-import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '../errors';
-import { passwordChangedMail, passwordResetMail } from '../mail/templates';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { MIN_PASSWORD_LENGTH_FLOOR, passwordRules } from '../policies/password';
-import { getClientById } from '../repos/clients';
-import { revokeUserSessions } from '../repos/sessions';
-import { deleteUnusedUserTokens } from '../repos/user-tokens';
+import type { DB, UserRow } from '#db/schema';
+import { AppError, conflict, invalidCredentials, fieldError, notFound, tokenInvalid } from '#errors';
+import { passwordChangedMail, passwordResetMail } from '#mail/templates';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { MIN_PASSWORD_LENGTH_FLOOR, passwordRules } from '#policies/password';
+import { getClientById } from '#repos/clients';
+import { revokeUserSessions } from '#repos/sessions';
+import { deleteUnusedUserTokens } from '#repos/user-tokens';
 import {
   findFirstUserWithRole,
   findUserByEmail,
@@ -20,13 +20,13 @@ import {
   setUserRoles,
   updateUser,
   type UserWithRoles,
-} from '../repos/users';
+} from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
-import { recordEvent, type EventActor } from './events';
+import { recordEvent, type EventActor } from './security-log';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
 import { queueMail, sendInvitation } from './mail';
-import { assertSeatFree } from './seats';
+import { assertSeatFree } from './licensing/seats';
 import { assertPasswordAllowed, getSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings';
 import { isTwoFactorEnabled } from './two-factor';
 import { consumeUserToken, findValidUserToken, issueUserToken, userTokenTtl } from './user-tokens';

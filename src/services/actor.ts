@@ -1,5 +1,5 @@
-import type { TenantScope } from '../db/tenant';
-import type { PresentableUser } from '../presenters';
+import type { TenantScope } from '#db/tenant';
+import type { PresentableUser } from '#presenters';
 
 /** Who is calling: set by the authenticate middleware (or built by the CLI). */
 export type Actor = UserActor | SystemAdminActor;

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { SystemAdminActor } from './actor';
-import type { SystemAdminRow } from '../db/schema';
-import { withTransaction, isUniqueViolation } from '../db/transaction';
-import { conflict, fieldError, notFound } from '../errors';
-import { randomPassword } from '../lib/tokens';
+import type { SystemAdminRow } from '#db/schema';
+import { withTransaction, isUniqueViolation } from '#db/transaction';
+import { conflict, fieldError, notFound } from '#errors';
+import { randomPassword } from '#lib/tokens';
 import {
   findAdminById,
   revokeOtherAdminSessions,
@@ -16,9 +16,9 @@ import {
   listAdmins as listAdminRows,
   revokeAdminSessionsOf,
   updateAdminPassword,
-} from '../repos/system-admins';
+} from '#repos/system-admins';
 import { adminAccount, unlockAccount } from './lockout';
-import { changedBy, recordChange, type ChangedBy } from './events';
+import { changedBy, recordChange, type ChangedBy } from './security-log';
 import type { RequestMeta } from './actor';
 
 /** The first start creating the first administrator. */
@@ -118,7 +118,7 @@ export async function ensureFirstAdmin(deps: Deps): Promise<{ created: boolean; 
   return configured ? { created: true } : { created: true, generatedPassword: password };
 }
 
-/** <data-dir>/initial-admin-password: the generated first password, written by bootstrap (services/bootstrap.ts). */
+/** <data-dir>/initial-admin-password: the generated first password, written by bootstrap (ops/bootstrap.ts). */
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password';
 const initialPasswordFile = (deps: Deps) => path.join(deps.config.dataDir, INITIAL_PASSWORD_FILE);
 

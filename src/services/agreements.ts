@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, DB } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import type { TenantScope } from '../db/tenant';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
-import { conflict, eulaNotAccepted, fieldError, msaNotAccepted, notFound } from '../errors';
-import { renderMarkdownPdf } from '../lib/pdf';
+import type { Deps } from '#deps';
+import type { AgreementStatus } from '#repos/agreements';
+export type { AgreementStatus } from '#repos/agreements';
+import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, DB } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import type { TenantScope } from '#db/tenant';
+import { isUniqueViolation, withTransaction } from '#db/transaction';
+import { conflict, eulaNotAccepted, fieldError, msaNotAccepted, notFound } from '#errors';
+import { renderMarkdownPdf } from '#lib/pdf';
 import {
   findAcceptance,
   getAgreementById,
@@ -16,9 +18,9 @@ import {
   listAgreements as listAgreementRows,
   listEffectiveAgreements,
   updateAgreement as updateAgreementRow,
-} from '../repos/agreements';
+} from '#repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
-import { recordChange, recordEvent, type ChangedBy } from './events';
+import { recordChange, recordEvent, type ChangedBy } from './security-log';
 import { getSystemFile } from './files';
 
 // Agreements: versioned EULA (accepted per user) and MSA (accepted per client
@@ -172,12 +174,6 @@ function honouredOf(versions: readonly Pick<AgreementRow, 'id' | 'requires_reacc
     if (version.requires_reacceptance === 1) break;
   }
   return honoured;
-}
-
-export interface AgreementStatus {
-  agreement: AgreementRow | null;
-  acceptance: AgreementAcceptanceRow | null;
-  accepted: boolean;
 }
 
 async function status(deps: Deps, kind: AgreementKind, scope: TenantScope, userId?: number): Promise<AgreementStatus> {

@@ -1,9 +1,9 @@
-import type { Deps } from '../deps';
-import type { AlignmentDataRow } from '../db/schema';
-import { findLatestAlignmentData, insertAlignmentData } from '../repos/alignment-data';
-import { fieldError, notFound, validationFailed } from '../errors';
-import { PlyError, summarizePly } from '../domain/ply';
-import { DOMAIN_PERMISSIONS, requireRole } from '../policies/transitions';
+import type { Deps } from '#deps';
+import type { AlignmentDataRow } from '#db/schema';
+import { findLatestAlignmentData, insertAlignmentData } from '#repos/alignment-data';
+import { fieldError, notFound, validationFailed } from '#errors';
+import { PlyError, summarizePly } from '#domain/ply';
+import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import type { UserActor } from './actor';
 import { commitFiles, type StoredContent } from './files';
 import { assertAssetOfClient } from './jobs';

@@ -1,10 +1,11 @@
 import jwt from 'jsonwebtoken';
-import type { Deps } from '../deps';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { AppError, invalidCredentials, tokenExpired, unauthorized } from '../errors';
-import { hashToken, randomToken } from '../lib/tokens';
-import { findClientsByIds } from '../repos/clients';
+import type { Deps } from '#deps';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { AppError, invalidCredentials, tokenExpired, unauthorized } from '#errors';
+import { hashToken, randomToken } from '#lib/tokens';
+import type { AccessClaims, VerifiedClaims } from '#lib/verified-token-cache';
+import { findClientsByIds } from '#repos/clients';
 import {
   findRefreshTokenAcrossClients,
   insertRefreshToken,
@@ -12,29 +13,23 @@ import {
   markRefreshTokenUsed,
   markSessionRefreshTokensUsed,
   revokeSession,
-} from '../repos/sessions';
-import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '../repos/system-admins';
-import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '../repos/users';
+} from '#repos/sessions';
+import { findAdminByUsername, insertAdminSession, revokeAdminSession } from '#repos/system-admins';
+import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type UserWithRoles } from '#repos/users';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
-import type { UserSessionRecord } from '../repos/hot-path';
-import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '../db/schema';
-import { recordEvent, userActorName } from './events';
-import { SECURITY_ADMIN } from '../policies/roles';
+import type { UserSessionRecord } from '#repos/hot-path';
+import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '#db/schema';
+import { recordEvent, userActorName } from './security-log';
+import { SECURITY_ADMIN } from '#policies/roles';
 import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
-import { whenReady, type Answer } from '../lib/answer';
+import { whenReady, type Answer } from '#lib/answer';
 import { consumeUserToken, findValidUserToken, issueUserToken, TWO_FACTOR_CHALLENGE_TTL_MS } from './user-tokens';
 
 const ISSUER = 'wip';
 const USER_AUDIENCE = 'wip-client';
 const ADMIN_AUDIENCE = 'wip-admin';
-
-interface AccessClaims {
-  sub: string;
-  sid: number;
-  cid?: number;
-}
 
 export interface IssuedTokens {
   accessToken: string;
@@ -341,7 +336,7 @@ export async function signOut(deps: Deps, actor: Actor): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
   if (actor.kind === 'user') {
     await revokeSession(deps.db.kysely, actor.scope, actor.sessionId, nowIso);
-    deps.eventStreams.endSession(actor.sessionId);
+    deps.signals.sessionEnded(actor.sessionId);
   }
   else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
 }
@@ -421,8 +416,6 @@ export function actorFromBearer(deps: Deps, token: string): Answer<Actor> {
     return userActor(deps, session, now, 'bearer', nowIso);
   });
 }
-
-export type VerifiedClaims = jwt.JwtPayload & AccessClaims;
 
 /** @throws AppError UNAUTHORIZED, TOKEN_EXPIRED */
 function verifiedClaims(deps: Deps, token: string, nowSeconds: number): VerifiedClaims {

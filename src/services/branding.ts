@@ -1,10 +1,10 @@
-import type { Deps } from '../deps';
-import type { SystemFileRow } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { notFound } from '../errors';
-import { getClientById } from '../repos/clients';
-import { findCatalogueRow } from '../repos/catalogue';
-import { findSystemFileById } from '../repos/files';
+import type { Deps } from '#deps';
+import type { SystemFileRow } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { notFound } from '#errors';
+import { getClientById } from '#repos/clients';
+import { findCatalogueRow } from '#repos/catalogue';
+import { findSystemFileById } from '#repos/files';
 
 /** What a logo may be: raster images a browser shows in an <img> (no SVG: it can carry script). */
 /** Where a client's (or an organization's) logo is served. */

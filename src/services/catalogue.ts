@@ -1,18 +1,18 @@
-import type { PageInput } from '../db/pagination';
+import type { PageInput } from '#db/pagination';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import { withTransaction } from '../db/transaction';
-import { notFound } from '../errors';
-import { parseOrFail } from '../lib/parse-or-fail';
-import { DOMAIN_PERMISSIONS, requireRole } from '../policies/transitions';
+import type { Deps } from '#deps';
+import { withTransaction } from '#db/transaction';
+import { notFound } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   presentAsset,
   presentAssetClass,
   presentLocation,
   presentOrganization,
   presentSensor,
-} from '../presenters/catalogue';
-import { appendAudit } from '../repos/audit';
+} from '#presenters/catalogue';
+import { appendAudit } from '#repos/audit';
 import {
   findCatalogueRow,
   insertCatalogueRow,
@@ -20,7 +20,7 @@ import {
   type CatalogueRow,
   type CatalogueTable,
   type NewCatalogueRow,
-} from '../repos/catalogue';
+} from '#repos/catalogue';
 import type { UserActor } from './actor';
 
 /**

@@ -1,30 +1,30 @@
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { Kysely } from 'kysely';
-import type { ClientRow, DB, LicenseRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import { tenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { fieldError, notFound } from '../errors';
-import { appendAudit } from '../repos/audit';
-import { findCatalogueRow, setOrganizationLogo } from '../repos/catalogue';
-import { findSystemFileById } from '../repos/files';
+import type { ClientRow, DB, LicenseRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { tenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { fieldError, notFound } from '#errors';
+import { appendAudit } from '#repos/audit';
+import { findCatalogueRow, setOrganizationLogo } from '#repos/catalogue';
+import { findSystemFileById } from '#repos/files';
 import { LOGO_CONTENT_TYPES } from './branding';
-import { SECURITY_ADMIN, type LicenseType } from '../policies/roles';
+import { SECURITY_ADMIN, type LicenseType } from '#policies/roles';
 import {
   deleteClient as deleteClientRow,
   getClientById,
   insertClient,
   listClients as listClientRows,
   updateClient as updateClientRow,
-} from '../repos/clients';
-import { insertLicense } from '../repos/licenses';
-import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '../repos/users';
+} from '#repos/clients';
+import { insertLicense } from '#repos/licensing/seat-allocations';
+import { getUserById, insertUser, normalizeEmail, setUserRoles, type UserWithRoles } from '#repos/users';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, DEFAULT_SECURITY_SETTINGS } from './security-settings';
 import { assertAllocationsWithinLicense, assertClientAllowed, currentLicense } from './licensing';
-import { emitEvent } from '../events/emit';
-import { presentClient } from '../presenters';
-import { recordChange, type ChangedBy } from './events';
+import { emitEvent } from '#events/emit';
+import { presentClient } from '#presenters';
+import { recordChange, type ChangedBy } from './security-log';
 
 export interface CreateClientInput {
   name: string;

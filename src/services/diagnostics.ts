@@ -1,6 +1,6 @@
-import type { Deps } from '../deps';
-import { mapPage, type Page, type PageInput } from '../db/pagination';
-import { withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import { mapPage, type Page, type PageInput } from '#db/pagination';
+import { withTransaction } from '#db/transaction';
 import {
   clearBugReportLogs,
   deleteUserWebrtcLogs,
@@ -9,7 +9,7 @@ import {
   insertWebrtcLogs,
   listBugReports,
   type BugReportRow,
-} from '../repos/diagnostics';
+} from '#repos/diagnostics';
 import type { UserActor } from './actor';
 import { pruneOlderThanRetention } from './logs';
 

@@ -1,8 +1,8 @@
-import type { Deps } from '../deps';
-import type { EditorialEventType } from '../db/schema';
-import { withTransaction } from '../db/transaction';
-import { notFound, validationFailed } from '../errors';
-import { DOMAIN_PERMISSIONS, requireRole } from '../policies/transitions';
+import type { Deps } from '#deps';
+import type { EditorialEventType } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { notFound, validationFailed } from '#errors';
+import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   clientTemplateIds,
   countEventsByType,
@@ -10,7 +10,7 @@ import {
   insertEditorialEvents,
   templateOfVersions,
   type EventRange,
-} from '../repos/editorial';
+} from '#repos/editorial';
 import type { UserActor } from './actor';
 
 /** Events per request: an editor or player flushing its buffer sends at most this many. */

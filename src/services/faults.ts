@@ -1,20 +1,20 @@
-import type { CountedPage, PageInput } from '../db/pagination';
+import type { CountedPage, PageInput } from '#db/pagination';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { FaultRow, JobRow } from '../db/schema';
-import { withTransaction } from '../db/transaction';
-import { validationFailed } from '../errors';
-import { findStep } from '../domain/content';
-import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, requireRole, transition } from '../policies/transitions';
-import { presentFault } from '../presenters/jobs';
-import { appendAudit } from '../repos/audit';
-import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '../repos/faults';
-import { getJobById } from '../repos/jobs';
+import type { Deps } from '#deps';
+import type { FaultRow, JobRow } from '#db/schema';
+import { withTransaction } from '#db/transaction';
+import { validationFailed } from '#errors';
+import { findStep } from '#domain/content';
+import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, requireRole, transition } from '#policies/transitions';
+import { presentFault } from '#presenters/jobs';
+import { appendAudit } from '#repos/audit';
+import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '#repos/faults';
+import { getJobById } from '#repos/jobs';
 import type { UserActor } from './actor';
 import { assertAssetOfClient, auditActor, jobContent } from './jobs';
-import { parseOrFail } from '../lib/parse-or-fail';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { assertFilesOfClient } from './files';
-import { emitEvent } from '../events/emit';
+import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
 
 /**

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { pipeline, Readable, Transform } from 'node:stream';
-import type { Deps } from '../deps';
+import type { Deps } from '#deps';
 import type { Kysely } from 'kysely';
-import type { DB, FileRow, SystemFileRow } from '../db/schema';
-import type { Content } from '../domain/content';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { AppError, forbidden, notFound, validationFailed } from '../errors';
-import { maxUploadBytes } from '../config';
-import { appendAudit } from '../repos/audit';
+import type { DB, FileRow, SystemFileRow } from '#db/schema';
+import type { Content } from '#domain/content';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { AppError, forbidden, notFound, validationFailed } from '#errors';
+import { maxUploadBytes } from '#config';
+import { appendAudit } from '#repos/audit';
 import {
   deleteFileRow,
   dropFileGarbage,
@@ -26,16 +26,16 @@ import {
   sumClientStorage,
   updateStorageQuota,
   type StoredContent,
-} from '../repos/files';
-import { getClientById } from '../repos/clients';
-import { tenantScope } from '../db/tenant';
+} from '#repos/files';
+import { getClientById } from '#repos/clients';
+import { tenantScope } from '#db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
-import { recordChange, type ChangedBy } from './events';
-import { detectContentType, SNIFF_BYTES } from '../storage/content-type';
-import { IN_PROGRESS_GRACE_MS, type ByteRange } from '../storage';
-import { isFileKeyReferenced } from '../repos/maintenance';
-import { deserializeContent, findStep } from '../domain/content';
-import { recordedFileIds } from '../domain/recording';
+import { recordChange, type ChangedBy } from './security-log';
+import { detectContentType, SNIFF_BYTES } from '#storage/content-type';
+import { IN_PROGRESS_GRACE_MS, type ByteRange } from '#storage';
+import { isFileKeyReferenced } from '#repos/maintenance';
+import { deserializeContent, findStep } from '#domain/content';
+import { recordedFileIds } from '#domain/recording';
 
 // Files: bytes go to the content-addressed store first (streamed, fsynced,
 // renamed), and only then is the row that references them committed, so a
@@ -44,7 +44,7 @@ import { recordedFileIds } from '../domain/recording';
 // `wip doctor --fix`, never in the request path, where it could race another
 // upload of the same bytes.
 
-export type { StoredContent } from '../repos/files';
+export type { StoredContent } from '#repos/files';
 
 /** Who stored a file and how it is described. */
 export interface FileMeta {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../deps';
-import { migrationStatus } from '../db/migrator';
-import { pingDatabase } from '../repos/health';
+import type { Deps } from '#deps';
+import { migrationStatus } from '#db/migrator';
+import { pingDatabase } from '#repos/health';
 
 export type CheckResult = 'ok' | string;
 

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema';
-import type { Deps } from '../deps';
-import type { Page, PageInput } from '../db/pagination';
-import { mapPage } from '../db/pagination';
-import { tenantScope } from '../db/tenant';
-import type { Database } from '../db/connection';
-import { LruCache } from '../lib/lru';
-import { conflict, fieldError, notFound, type ErrorCode } from '../errors';
-import { findClientById } from '../repos/clients';
+import type { DB } from '#db/schema';
+import type { Deps } from '#deps';
+import type { Page, PageInput } from '#db/pagination';
+import { mapPage } from '#db/pagination';
+import { tenantScope } from '#db/tenant';
+import type { Database } from '#db/connection';
+import { LruCache } from '#lib/lru';
+import { conflict, fieldError, notFound, type ErrorCode } from '#errors';
+import { findClientById } from '#repos/clients';
 import {
   findTranslation,
   getTranslation,
@@ -19,9 +19,9 @@ import {
   updateTranslationText,
   type TranslationFilter,
   type TranslationRow,
-} from '../repos/translations';
-import { recordChange, type ChangedBy } from './events';
-import { withTransaction } from '../db/transaction';
+} from '#repos/translations';
+import { recordChange, type ChangedBy } from './security-log';
+import { withTransaction } from '#db/transaction';
 // Static imports: tsc copies the JSON into dist and esbuild inlines it into the
 // single executable, so the shipped bundles need no file at run time.
 import en from '../../config/i18n/en.json';
@@ -30,8 +30,10 @@ import de from '../../config/i18n/de.json';
 /** namespace → key → text */
 export type Bundle = Record<string, Record<string, string>>;
 
-/** The appliance's own texts, by language. */
-const BUILT_IN: Record<string, Bundle> = { en, de };
+import { appTexts } from '#lib/app-texts';
+
+/** The appliance's own texts, by language; `app` is the floor app's (src/lib/app-texts.ts). */
+const BUILT_IN: Record<string, Bundle> = { en: { ...en, app: appTexts('en') }, de: { ...de, app: appTexts('de') } };
 export const DEFAULT_LANGUAGE = 'en';
 
 /**

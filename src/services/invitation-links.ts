@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import { conflict } from '../errors';
-import { outboxDir } from '../mail/mailer';
-import { findLatestInvitationMail, replaceOutboxBody } from '../repos/outbox';
-import { getUserById } from '../repos/users';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { conflict } from '#errors';
+import { outboxDir } from '#mail/outbox-files';
+import { findLatestInvitationMail, replaceOutboxBody } from '#repos/outbox';
+import { getUserById } from '#repos/users';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordEvent } from './security-log';
 import { findValidUserToken } from './user-tokens';
 
 /**
@@ -46,7 +46,7 @@ const HANDED_OVER = '[This invitation link was handed over in the console; it is
 async function storedInvitationMail(deps: Deps, scope: TenantScope, userId: number) {
   let mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, userId);
   for (let attempt = 0; mail?.status === 'pending' && attempt < 20; attempt++) {
-    if (attempt === 0) await deps.mailer.deliverDue();
+    if (attempt === 0) await deps.signals.deliverMail();
     else await new Promise((resolve) => setTimeout(resolve, 100));
     mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, userId);
   }

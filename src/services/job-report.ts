@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import { stepsOf } from '../domain/content';
-import type { RecordedValue } from '../domain/recording';
-import { writeZip, type ZipSource } from '../lib/zip';
+import type { Deps } from '#deps';
+import { stepsOf } from '#domain/content';
+import type { RecordedValue } from '#domain/recording';
+import { writeZip, type ZipSource } from '#lib/zip';
 import { jobPdfStream, loadJobHistory, recordFiles, type JobHistory } from './pdf-exports';
 import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';
@@ -10,7 +10,8 @@ import type { UserActor } from './actor';
 /**
  * `GET /api/client/download-zipped-job-report/:id`: one ZIP, streamed, with
  * the job history PDF (`job-<id>.pdf`), every recorded value as `values.csv`
- * and `values.json` (one row per value, in step order), and the attached
+ * and `values.json` (one row per value, in step order), the step sign-offs
+ * as `signoffs.json` (docs/execution-rules.md), and the attached
  * files — step photos and fault photos under `photos/`, signature images
  * under `signatures/`, the step media of the job's version (what the
  * operator was shown; 3D models left out) under `media/` — each named
@@ -81,6 +82,20 @@ export function toCsv(rows: readonly ValueRow[]): string {
   return [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(','))].join('\r\n') + '\r\n';
 }
 
+/** The job's step sign-offs, invalidated ones too (they stay part of the record), oldest first. */
+export function signoffRows(h: JobHistory) {
+  return h.stepSignatures.map((sig) => ({
+    stepId: sig.step_id,
+    stepTitle: stepsOf(h.content).find((s) => s.step.id === sig.step_id)?.step.title ?? sig.step_id,
+    meaning: sig.meaning,
+    signerName: sig.signer_name,
+    signerEmail: sig.signer_email,
+    signedAt: sig.signed_at,
+    valuesHash: sig.values_hash,
+    invalidatedAt: sig.invalidated_at,
+  }));
+}
+
 /** @throws AppError NOT_FOUND (also another client's job) */
 export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
   const h = await loadJobHistory(deps, actor, jobId);
@@ -102,6 +117,7 @@ export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserA
       { path: `job-${jobId}.pdf`, open: () => jobPdfStream(deps, files, actor.scope, h) },
       { path: 'values.csv', data: Buffer.from(toCsv(rows), 'utf8') },
       { path: 'values.json', data: Buffer.from(JSON.stringify({ jobId, values: rows }, null, 2) + '\n', 'utf8') },
+      { path: 'signoffs.json', data: Buffer.from(JSON.stringify({ jobId, signoffs: signoffRows(h) }, null, 2) + '\n', 'utf8') },
       ...attached('photos', photoIds),
       ...attached('signatures', signatureIds),
       ...attached('media', mediaIds),

@@ -1,22 +1,25 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '../db/schema';
-import type { CountedPage, PageInput } from '../db/pagination';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../errors';
-import { parseOrFail } from '../lib/parse-or-fail';
-import { deserializeContent, findStep, type Content } from '../domain/content';
-import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, type RecordedValue } from '../domain/recording';
+import type { Deps } from '#deps';
+import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '#db/schema';
+import type { CountedPage, PageInput } from '#db/pagination';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { deserializeContent, findStep, type Content } from '#domain/content';
+import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '#domain/recording';
+import { applicability } from '#domain/applicability';
+import { invalidateStepSignatures, loadStepSignatures } from '#repos/step-signatures';
+import { missingSignoffs, signoffMissing } from '#domain/signoffs';
 import { assertFilesOfClient } from './files';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '../policies/transitions';
-import { hasAnyRole } from '../policies/roles';
-import { presentJob, presentJobMembers, presentStepRecord } from '../presenters/jobs';
-import { appendAudit } from '../repos/audit';
-import { loadUsersByIds } from '../repos/users';
-import { listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
-import type { ColumnSet } from '../db/columns';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
+import { hasAnyRole } from '#policies/roles';
+import { presentJob, presentJobMembers, presentStepRecord } from '#presenters/jobs';
+import { appendAudit } from '#repos/audit';
+import { loadUsersByIds } from '#repos/users';
+import { listPendingHandOffsOfJob, updateHandOff } from '#repos/hand-offs';
+import type { ColumnSet } from '#db/columns';
 import {
   findStepRecord,
   getJobById,
@@ -32,13 +35,13 @@ import {
   type JobPageRelations,
   type JobPageRow,
   type JobFilter,
-} from '../repos/jobs';
-import { findVersionById, findVersionInState } from '../repos/template-versions';
-import { findCatalogueRow } from '../repos/catalogue';
-import { latestReading } from '../repos/sensors';
+} from '#repos/jobs';
+import { findVersionById, findVersionInState } from '#repos/template-versions';
+import { findCatalogueRow } from '#repos/catalogue';
+import { latestReading } from '#repos/sensors';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
-import { emitEvent } from '../events/emit';
+import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
 
 /**
@@ -238,7 +241,7 @@ export interface TransitionJobInput {
  * Moves a job through JOB_TRANSITIONS. Completing checks the required fields
  * of every step not skipped; completing or cancelling cancels a pending hand-off.
  * @throws AppError NOT_FOUND, FORBIDDEN, INVALID_TRANSITION, REQUIRED_FIELDS_MISSING
- *   (`details.missing: [{stepId, key}]`), VALIDATION_ERROR (cancel without a reason), CONFLICT
+ *   (`details.missing: [{stepId, key}]`), SIGNOFF_MISSING (`details.missing: [{stepId, meaning}]`, `details.steps`), VALIDATION_ERROR (cancel without a reason), CONFLICT
  */
 export async function transitionJob(deps: Deps, actor: UserActor, input: TransitionJobInput): Promise<JobRow> {
   const scope = actor.scope;
@@ -250,8 +253,12 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
     if (input.action === 'complete') {
-      const missing = missingRequiredFields(await jobContent(trx, scope, job), recordsByStep(await loadStepRecords(trx, scope, [job.id])));
+      const content = await jobContent(trx, scope, job);
+      const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
+      const missing = missingRequiredFields(content, records);
       if (missing.length > 0) throw requiredFieldsMissing(missing);
+      const unsigned = missingSignoffs(content, applicability(content, records), await loadStepSignatures(trx, scope, [job.id]));
+      if (unsigned.length > 0) throw signoffMissing(unsigned);
     }
     const changes = {
       state: to,
@@ -327,12 +334,18 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
     const job = await getJobById(trx, scope, input.jobId);
     assertJobOpen(job);
     await assertMayWork(trx, actor, job, input.stepId);
-    const step = findStep(await jobContent(trx, scope, job), input.stepId);
+    const content = await jobContent(trx, scope, job);
+    const step = findStep(content, input.stepId);
     if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
-    const values = await recordValues(step, input.values ?? [], async (sensorId) => {
+    // the execution rules (docs/execution-rules.md): a step whose condition is not met takes no record
+    const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
+    const applies = applicability(content, records).find((a) => a.stepId === step.id);
+    if (applies && !applies.applies) throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
+    const entered = await recordValues(step, input.values ?? [], async (sensorId) => {
       const reading = await latestReading(trx, scope, sensorId);
       return reading && { readingId: reading.reading_id, value: reading.value };
     });
+    const values = withCalculated(step, entered, (id) => findStep(content, id) !== undefined, (stepId, key) => records.get(stepId)?.values.find((v) => v.key === key)?.value);
     await assertFilesOfClient(trx, scope, recordedFileIds(step, values), 'values');
 
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
@@ -341,6 +354,8 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
     const updated = await writeJob(trx, scope, job, input.expectedRevision, { state, ...(wake === 'start' && { started_at: nowIso }) }, nowIso);
 
     const before = await findStepRecord(trx, scope, job.id, step.id);
+    // what was signed is no longer what is recorded: the step needs signing again (the old signatures stay, invalidated)
+    if (before) await invalidateStepSignatures(trx, scope, job.id, step.id, nowIso);
     const record = await upsertStepRecord(trx, scope, {
       job_id: job.id,
       step_id: step.id,

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { tooManyAttempts } from '../errors';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { tooManyAttempts } from '#errors';
 import {
   countAuthFailuresSince,
   deleteAuthFailures,
@@ -11,11 +11,11 @@ import {
   pruneAuthFailures,
   pruneLockouts,
   upsertLockout,
-} from '../repos/auth-failures';
-import { findUserByEmail, getUserById, normalizeEmail } from '../repos/users';
-import { notFound } from '../errors';
+} from '#repos/auth-failures';
+import { findUserByEmail, getUserById, normalizeEmail } from '#repos/users';
+import { notFound } from '#errors';
 import type { RequestMeta } from './actor';
-import { recordEvent, type EventActor } from './events';
+import { recordEvent, type EventActor } from './security-log';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted

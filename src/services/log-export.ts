@@ -1,8 +1,8 @@
-import type { Deps } from '../deps';
-import type { LogRow } from '../db/schema';
-import { csvRow } from '../lib/csv';
-import { redactValue, secretScrubber, type Scrubber } from '../ops/redact';
-import { presentLog, type PresentedLog } from '../presenters';
+import type { Deps } from '#deps';
+import type { LogRow } from '#db/schema';
+import { csvRow } from '#lib/csv';
+import { redactValue, secretScrubber, type Scrubber } from '#lib/redact';
+import { presentLog, type PresentedLog } from '#presenters';
 import { iterateLogs, type LogFilter } from './logs';
 
 export type LogExportFormat = 'ndjson' | 'csv';

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps';
-import type { LogRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import { notFound } from '../errors';
+import type { Deps } from '#deps';
+import type { LogRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { notFound } from '#errors';
 import {
   countLogsAcrossClients,
   deleteLogById,
@@ -10,9 +10,9 @@ import {
   listLogsAcrossClients,
   listNewestLogsAcrossClients,
   type LogFilter,
-} from '../repos/logs';
+} from '#repos/logs';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './events';
+import { recordEvent } from './security-log';
 
 export type { LogFilter };
 

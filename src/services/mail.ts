@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
-import type { AfterCommit } from '../db/transaction';
-import type { MailContent } from '../mail/templates';
-import { getOutbox, insertOutbox, listOutbox, requeueFailedOutbox } from '../repos/outbox';
-import { conflict, notFound } from '../errors';
-import type { PageInput } from '../db/pagination';
-import type { OutboxRow, OutboxStatus } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { invitationMail } from '../mail/templates';
+import type { Deps } from '#deps';
+import type { DB } from '#db/schema';
+import type { AfterCommit } from '#db/transaction';
+import type { MailContent } from '#mail/templates';
+import { getOutbox, insertOutbox, listOutbox, requeueFailedOutbox } from '#repos/outbox';
+import { conflict, notFound } from '#errors';
+import type { PageInput } from '#db/pagination';
+import type { OutboxRow, OutboxStatus } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { invitationMail } from '#mail/templates';
 import { issueUserToken, userTokenTtl } from './user-tokens';
 
 /**
@@ -34,7 +34,7 @@ export async function queueMail(
     },
     deps.clock.now().toISOString(),
   );
-  afterCommit(() => deps.mailer.kick());
+  afterCommit(() => deps.signals.mailQueued());
   return id;
 }
 
@@ -49,8 +49,8 @@ export async function listOutboxMessages(deps: Deps, page: PageInput, status?: O
  */
 export async function retryFailedMail(deps: Deps, id?: number, options: { wait?: boolean } = {}): Promise<number> {
   const count = await requeueFailedOutbox(deps.db.kysely, deps.clock.now().toISOString(), id);
-  if (count > 0 && options.wait !== false) await deps.mailer.deliverDue();
-  else if (count > 0) deps.mailer.kick();
+  if (count > 0 && options.wait !== false) await deps.signals.deliverMail();
+  else if (count > 0) deps.signals.mailQueued();
   return count;
 }
 

@@ -1,17 +1,18 @@
-import type { Deps } from '../deps';
-import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '../db/schema';
-import type { EventTx } from '../events/emit';
-import { publicBaseUrl } from '../mail/templates';
-import { rolesFor, VERSION_TRANSITIONS } from '../policies/transitions';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '../repos/notification-preferences';
-import { isTemplateVisible, templateVisibilityOf } from '../repos/templates';
-import { listActiveUserIdsWithAnyRole } from '../repos/users';
-import { withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '#db/schema';
+import type { EventTx } from '#events/emit';
+import { publicBaseUrl } from '#mail/templates';
+import { rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '#repos/notification-preferences';
+import { isTemplateVisible, templateVisibilityOf } from '#repos/templates';
+import { listActiveUserIdsWithAnyRole } from '#repos/users';
+import { withTransaction } from '#db/transaction';
 import type { UserActor } from './actor';
 import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } from './i18n';
 import { queueMail } from './mail';
 import { queuePush } from './push';
+import { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /**
  * The one notifier: when work waits for someone, the services call `notify`
@@ -25,8 +26,7 @@ import { queuePush } from './push';
  * lost to a crash or an unreachable mail server.
  */
 
-export const NOTIFICATION_KINDS = ['version_submitted', 'version_approved', 'version_rejected', 'job_assigned', 'hand_off', 'fault_raised'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+export { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
 
 /** Faults of these severities are notified; lower ones wait in the fault list. */
 export const NOTIFIED_FAULT_SEVERITIES: readonly string[] = ['HIGH', 'CRITICAL'];
@@ -129,6 +129,8 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
   let body: string;
   let summary: string;
   let data: Record<string, number | string>;
+  /** where in the floor app (/app/…) the work waits, when it has a page there: the mail's link and the push's `data.url` */
+  let page: string | null = null;
   switch (notice.kind) {
     case 'version_submitted':
     case 'version_approved':
@@ -140,7 +142,9 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
       body = t(`${notice.kind}.text`, values);
       const label = `${template.title} v${version.number}`;
       summary = notice.kind === 'version_rejected' && reason ? `${label}: ${reason}` : label;
-      data = { templateId: template.id, versionId: version.id };
+      // the reviewers' page of the version; a rejected one goes back to its template in the authors' library
+      page = notice.kind === 'version_rejected' ? `/app/templates/${template.id}` : `/app/reviews/${version.id}`;
+      data = { templateId: template.id, versionId: version.id, url: page };
       break;
     }
     case 'job_assigned':
@@ -169,7 +173,7 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
   }
   // a push message carries at most about 4 KB once encrypted: the line stays short (the mail has it whole)
   summary = summary.length > SUMMARY_MAX ? `${summary.slice(0, SUMMARY_MAX - 1)}…` : summary;
-  const text = `${t('greeting')}\n\n${body}\n\n${t('open', { url: publicBaseUrl(deps) })}\n\n-- \n${t('footer')}\n`;
+  const text = `${t('greeting')}\n\n${body}\n\n${t('open', { url: publicBaseUrl(deps) + (page ?? '') })}\n\n-- \n${t('footer')}\n`;
   return { title, summary, text, data };
 }
 

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps';
-import { appendAudit } from '../repos/audit';
-import { findFilesByIds, insertFile, type StoredContent } from '../repos/files';
+import type { Deps } from '#deps';
+import { appendAudit } from '#repos/audit';
+import { findFilesByIds, insertFile, type StoredContent } from '#repos/files';
 import { assertWithinQuota, cleanFileName, openFile, putContent, uploadBudget } from './files';
 import type { PackageFiles } from './template-package';
 

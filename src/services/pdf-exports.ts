@@ -1,22 +1,24 @@
 import type { Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { AppError, notFound } from '../errors';
-import { deserializeContent, findStep, stepsOf, type Content, type Field } from '../domain/content';
-import type { RecordedValue } from '../domain/recording';
-import { plain } from '../lib/pdf';
-import { PdfReport } from '../lib/pdf-report';
-import { getClientById } from '../repos/clients';
-import { findSystemFileById } from '../repos/files';
+import type { Deps } from '#deps';
+import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow, StepSignatureRow } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { AppError, notFound } from '#errors';
+import { deserializeContent, findStep, stepsOf, type Content, type Field } from '#domain/content';
+import type { RecordedValue } from '#domain/recording';
+import { plain } from '#lib/pdf';
+import { PdfReport } from '#lib/pdf-report';
+import { getClientById } from '#repos/clients';
+import { findSystemFileById } from '#repos/files';
 import { openContent } from './files';
-import { loadFaultsOfJobs } from '../repos/faults';
-import { listHandOffsOfJob } from '../repos/hand-offs';
-import { getJobById, loadJobMembers, loadStepRecords } from '../repos/jobs';
-import { findVersionById, findVersionInState, loadSignaturesByVersionIds } from '../repos/template-versions';
-import { findTemplateById } from '../repos/templates';
-import { loadUsersByIds, type UserSummary } from '../repos/users';
-import { findCatalogueRow } from '../repos/catalogue';
+import { loadFaultsOfJobs } from '#repos/faults';
+import { listHandOffsOfJob } from '#repos/hand-offs';
+import { getJobById, loadJobMembers, loadStepRecords } from '#repos/jobs';
+import { findVersionById, findVersionInState, loadSignaturesByVersionIds } from '#repos/template-versions';
+import { findTemplateById } from '#repos/templates';
+import { loadUsersByIds, type UserSummary } from '#repos/users';
+import { findCatalogueRow } from '#repos/catalogue';
+import { loadStepSignatures } from '#repos/step-signatures';
+import { applicability } from '#domain/applicability';
 import { getVisibleTemplate } from './templates';
 import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';
@@ -171,6 +173,8 @@ export interface JobHistory {
   handOffs: HandOffRow[];
   faults: FaultRow[];
   signatures: VersionSignatureRow[];
+  /** step sign-offs (docs/execution-rules.md), invalidated ones too */
+  stepSignatures: StepSignatureRow[];
   users: Map<number, UserSummary>;
   assetName: string | null;
 }
@@ -182,12 +186,13 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
   const job = await getJobById(db, scope, jobId);
   const version = await findVersionById(db, scope, job.version_id);
   if (!version) throw notFound('Version');
-  const [records, members, handOffs, faults, signatures] = await Promise.all([
+  const [records, members, handOffs, faults, signatures, stepSignatures] = await Promise.all([
     loadStepRecords(db, scope, [job.id]),
     loadJobMembers(db, scope, [job.id]),
     listHandOffsOfJob(db, scope, job.id),
     loadFaultsOfJobs(db, scope, [job.id]),
     loadSignaturesByVersionIds(db, scope, [version.id]),
+    loadStepSignatures(db, scope, [job.id]),
   ]);
   const userIds = [
     job.created_by,
@@ -209,6 +214,7 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
     handOffs,
     faults,
     signatures,
+    stepSignatures,
     users,
     assetName: asset?.name ?? null,
   };
@@ -216,6 +222,7 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
 
 /** A recorded value as text (file references are named by id; the report embeds the images). */
 export function valueText(field: Field | undefined, value: RecordedValue): string {
+  if (value.error !== undefined) return `not computed: ${value.error}`;
   if (Array.isArray(value.value)) return value.value.map((id) => `file ${id}`).join(', ');
   if (field?.type === 'SIGNATURE' || field?.type === 'PHOTO') return `file ${value.value}`;
   return typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
@@ -224,6 +231,7 @@ export function valueText(field: Field | undefined, value: RecordedValue): strin
 /** The Check column: a number out of its limits, a failed pass/fail check (both printed in red), else ok. */
 function valueCheck(field: Field | undefined, value: RecordedValue): string {
   if (value.outOfLimits) return 'OUT OF LIMITS';
+  if (value.error !== undefined) return 'ERROR';
   if (field?.type === 'PASS_FAIL' && value.value === 'FAIL') return 'FAILED';
   return 'ok';
 }
@@ -271,11 +279,15 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
   if (h.signatures.length > 0) report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures), { widths: SIGNATURE_WIDTHS });
 
   report.heading('Steps', 1);
+  const views = new Map([...h.records.values()].map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[] }]));
+  const notApplicable = new Map(applicability(h.content, views).filter((a) => !a.applies).map((a) => [a.stepId, a.reason]));
   for (const { section, step, index } of stepsOf(h.content)) {
     report.heading(`Step ${index + 1}: ${step.title} (${section.title})`, 2);
     const record = h.records.get(step.id);
+    // a step whose condition is not met: not required; a record it kept from before is printed, marked
+    if (notApplicable.has(step.id)) report.paragraph(`Does not apply: ${notApplicable.get(step.id)}`, { italic: true });
     if (!record) {
-      report.paragraph('Not recorded', { italic: true });
+      if (!notApplicable.has(step.id)) report.paragraph('Not recorded', { italic: true });
       continue;
     }
     report.facts([
@@ -298,6 +310,14 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     const { photos, signatures } = recordFiles(h.content, record);
     addImages(report, images, photos, (name) => `Photo: ${name}`);
     addImages(report, images, signatures, () => `Signature of ${user(record.recorded_by)}, ${when(record.recorded_at)}`);
+    const signoffs = h.stepSignatures.filter((sig) => sig.step_id === step.id);
+    if (signoffs.length > 0) {
+      report.table(
+        ['Sign-off', 'Signed by', 'Date and time', 'Status'],
+        signoffs.map((sig) => [sig.meaning, sig.signer_name, when(sig.signed_at), sig.invalidated_at ? `invalidated ${when(sig.invalidated_at)} (re-recorded)` : 'valid']),
+        { mark: (row) => signoffs[row]!.invalidated_at !== null, widths: [70, '*', 110, '*'] },
+      );
+    }
   }
 
   if (h.handOffs.length > 0) {

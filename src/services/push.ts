@@ -1,20 +1,20 @@
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction, type AfterCommit } from '../db/transaction';
-import { fieldError } from '../errors';
-import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '../repos/push';
+import type { Deps } from '#deps';
+import type { DB } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction, type AfterCommit } from '#db/transaction';
+import { fieldError } from '#errors';
+import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '#repos/push';
 import { currentLicense } from './licensing';
 import type { UserActor } from './actor';
-import type { NotificationKind } from './notifications';
+import type { NotificationKind } from '#domain/notification-kinds';
 
 /**
  * Web push for the apps: subscriptions, the user's switch, and the queue the
  * notifier (services/notifications.ts) writes to. A notification is queued in
  * the transaction of its event (one row per subscription of each recipient)
- * and sent after commit by deps.push; a request never waits for a push service.
+ * and sent after commit by the push sender (deps.signals.pushQueued); a request never waits for a push service.
  */
 
 export interface PushNotification {
@@ -108,5 +108,5 @@ export async function queuePush(
   if (subscriptions.length === 0) return;
   const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });
   await insertPushRows(trx, scope, subscriptions.map((s) => ({ subscriptionId: s.id, kind: notification.kind, payload })), deps.clock.now().toISOString());
-  afterCommit(() => deps.push.kick());
+  afterCommit(() => deps.signals.pushQueued());
 }

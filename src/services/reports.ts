@@ -1,11 +1,11 @@
-import type { Deps } from '../deps';
-import type { UserStatus } from '../db/schema';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { bucketsBetween, countBuckets, PERIODS, type Period } from '../db/time-buckets';
-import type { Page, PageInput } from '../db/pagination';
-import { fieldError, notFound } from '../errors';
-import { LICENSE_TYPES } from '../policies/roles';
-import { findClientById, listClients } from '../repos/clients';
+import type { Deps } from '#deps';
+import type { UserStatus } from '#db/schema';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { bucketsBetween, countBuckets, PERIODS, type Period } from '#db/time-buckets';
+import type { Page, PageInput } from '#db/pagination';
+import { fieldError, notFound } from '#errors';
+import { LICENSE_TYPES } from '#policies/roles';
+import { findClientById, listClients } from '#repos/clients';
 import {
   countActiveUsers,
   countJobs,
@@ -16,8 +16,8 @@ import {
   FILTER_VALUES_LIMIT,
   listFilterValues,
   type UsageFilter,
-} from '../repos/usage';
-import { listUserReportRows, listUserReportRowsAcrossClients, type UserReportRow } from '../repos/user-report';
+} from '#repos/usage';
+import { listUserReportRows, listUserReportRowsAcrossClients, type UserReportRow } from '#repos/user-report';
 import type { Actor } from './actor';
 
 /** A report spans at most this many buckets (day: about 2¾ years). */

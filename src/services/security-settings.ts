@@ -1,27 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { ClientSettingsRow, DB, TwoFactorRequirement } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { validationFailed } from '../errors';
-import { MIN_PASSWORD_LENGTH_FLOOR, passwordProblems } from '../policies/password';
-import { SECURITY_ADMIN } from '../policies/roles';
-import { getClientById } from '../repos/clients';
-import { findClientSettings, upsertClientSettings } from '../repos/client-settings';
-import { tenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { recordChange, type ChangedBy } from './events';
-
-export interface SecuritySettings {
-  passwordMinLength: number;
-  twoFactorRequired: TwoFactorRequirement;
-  /** seconds; null means the appliance default (sessionIdleTtl) */
-  sessionIdleTimeout: number | null;
-  allowedSignUpDomains: string[];
-  ssoEnforced: boolean;
-  /** an approver may approve a version they authored or last edited (separation of duties relaxed; off by default) */
-  allowSelfApproval: boolean;
-  updatedAt: string | null;
-}
+import type { Deps } from '#deps';
+import type { ClientSettingsRow, DB, TwoFactorRequirement } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { validationFailed } from '#errors';
+import { MIN_PASSWORD_LENGTH_FLOOR, passwordProblems } from '#policies/password';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getClientById } from '#repos/clients';
+import { findClientSettings, upsertClientSettings, type SecuritySettings } from '#repos/client-settings';
+export type { SecuritySettings } from '#repos/client-settings';
+import { tenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { recordChange, type ChangedBy } from './security-log';
 
 export type SecuritySettingsChanges = Partial<Omit<SecuritySettings, 'updatedAt'>>;
 

@@ -1,12 +1,12 @@
-import type { Deps } from '../deps';
-import { withTransaction } from '../db/transaction';
-import { validationFailed } from '../errors';
-import { DOMAIN_PERMISSIONS, requireRole } from '../policies/transitions';
-import { loadCatalogueByIds } from '../repos/catalogue';
-import { insertReadings, storedReadingIds } from '../repos/sensors';
+import type { Deps } from '#deps';
+import { withTransaction } from '#db/transaction';
+import { validationFailed } from '#errors';
+import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
+import { loadCatalogueByIds } from '#repos/catalogue';
+import { insertReadings, storedReadingIds } from '#repos/sensors';
 import type { UserActor } from './actor';
 
-export { latestReading, latestReadings } from '../repos/sensors';
+export { latestReading, latestReadings } from '#repos/sensors';
 
 /** Readings per request: a device buffering offline sends in batches of at most this many. */
 export const MAX_READINGS_PER_BATCH = 1000;

@@ -1,9 +1,9 @@
 import { PassThrough, type Readable } from 'node:stream';
-import type { Deps } from '../deps';
-import type { TemplateRow } from '../db/schema';
-import { importMaxUnzippedBytes } from '../config';
-import { archiveInvalid, openSafeZip, writeZip, type SafeZip } from '../lib/zip';
-import { DOMAIN_PERMISSIONS, requireRole } from '../policies/transitions';
+import type { Deps } from '#deps';
+import type { TemplateRow } from '#db/schema';
+import { importMaxUnzippedBytes } from '#config';
+import { archiveInvalid, openSafeZip, writeZip, type SafeZip } from '#lib/zip';
+import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { MANIFEST_NAME, packTemplate, parseManifest, unpackTemplate, versionToExport, type ManifestFile, type PackageFiles } from './template-package';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';

@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, TemplateRow, TemplateVersionRow } from '../db/schema';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { notFound } from '../errors';
-import { issueProblems } from '../lib/parse-or-fail';
-import { ContentInput, deserializeContent, parseContent, serializeContent, type Content } from '../domain/content';
-import { insertCatalogueRow, listCatalogue, loadCatalogueByIds } from '../repos/catalogue';
-import { findLatestVersion, findVersionById, findVersionInState } from '../repos/template-versions';
-import { archiveInvalid } from '../lib/zip';
+import type { Deps } from '#deps';
+import type { DB, TemplateRow, TemplateVersionRow } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { notFound } from '#errors';
+import { issueProblems } from '#lib/parse-or-fail';
+import { ContentInput, deserializeContent, parseContent, serializeContent, type Content } from '#domain/content';
+import { insertCatalogueRow, listCatalogue, loadCatalogueByIds } from '#repos/catalogue';
+import { findLatestVersion, findVersionById, findVersionInState } from '#repos/template-versions';
+import { archiveInvalid } from '#lib/zip';
 import { insertTemplateWithDraft, type Author } from './templates';
 
 /**
@@ -24,7 +24,13 @@ import { insertTemplateWithDraft, type Author } from './templates';
  */
 
 export const PACKAGE_FORMAT = 'wip-template';
-export const PACKAGE_FORMAT_VERSION = 1;
+/**
+ * 2: the content may carry execution rules (when, CALCULATED fields with an
+ * expression, signoff — docs/execution-rules.md). Packages of version 1 (written
+ * before there were rules, so holding none) still import.
+ */
+export const PACKAGE_FORMAT_VERSION = 2;
+const IMPORTABLE_FORMAT_VERSIONS = [1, 2] as const;
 export const MANIFEST_NAME = 'manifest.json';
 
 const Sha256 = z.string().regex(/^[a-f0-9]{64}$/, 'a lower-case hex SHA-256');
@@ -49,7 +55,7 @@ type ManifestSensor = z.infer<typeof ManifestSensor>;
 export const Manifest = z
   .object({
     format: z.literal(PACKAGE_FORMAT),
-    formatVersion: z.literal(PACKAGE_FORMAT_VERSION),
+    formatVersion: z.union(IMPORTABLE_FORMAT_VERSIONS.map((v) => z.literal(v))),
     exportedAt: z.iso.datetime({ offset: true }),
     /** where it was exported from (informative; ignored on import) */
     source: z.object({ templateId: z.number().int(), versionId: z.number().int(), versionNumber: z.number().int(), versionState: z.string().max(20) }).strict(),
@@ -183,6 +189,11 @@ export async function packTemplate(deps: Deps, files: PackageFiles, scope: Tenan
   return { manifest, openFile: (file) => files.open(scope, idOfRef.get(file.ref)!) };
 }
 
+/** Whether a document uses what format version 1 did not have. */
+function hasRules(content: Content): boolean {
+  return content.sections.some((section) => section.when != null || section.steps.some((step) => step.when != null || step.signoff != null || step.fields.some((f) => f.type === 'CALCULATED')));
+}
+
 function dropMissing(content: Content, files: ReadonlyMap<number, number>, sensors: ReadonlyMap<number, number>): Content {
   return {
     sections: content.sections.map((section) => ({
@@ -226,6 +237,7 @@ export function parseManifest(raw: unknown): Manifest {
   const sensorRefs = unique(manifest.sensors.map((s) => s.ref), 'sensor');
   if (new Set(manifest.files.map((f) => f.path)).size !== manifest.files.length) problems.push('file paths are not unique');
   const content = parseContent(manifest.version.content, 'manifest.version.content');
+  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff): it is version 2');
   const used = referencesOf(content);
   for (const ref of used.files) if (!fileRefs.has(ref)) problems.push(`the content refers to file ${ref}, which is not listed`);
   for (const ref of used.sensors) if (!sensorRefs.has(ref)) problems.push(`the content refers to sensor ${ref}, which is not listed`);

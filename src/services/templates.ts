@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '../db/schema';
-import type { CountedPage, PageInput } from '../db/pagination';
-import { isUniqueViolation, withTransaction } from '../db/transaction';
+import type { Deps } from '#deps';
+import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '#db/schema';
+import type { CountedPage, PageInput } from '#db/pagination';
+import { isUniqueViolation, withTransaction } from '#db/transaction';
 import { notify } from './notifications';
-import { AppError, conflict, fieldError, invalidSignature, notFound } from '../errors';
-import { parseOrFail } from '../lib/parse-or-fail';
-import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '../domain/content';
+import { AppError, conflict, fieldError, invalidSignature, notFound } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
-import { diffContents, type ContentDiff } from '../domain/diff';
-import { DOMAIN_PERMISSIONS, requireRole, transition, VERSION_TRANSITIONS, type VersionAction } from '../policies/transitions';
-import { assertSeparationOfDuties, assertVersionEditable } from '../policies/versions';
-import { appendAudit } from '../repos/audit';
+import { diffContents, type ContentDiff } from '#domain/diff';
+import { DOMAIN_PERMISSIONS, requireRole, rolesFor, transition, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { assertSeparationOfDuties, assertVersionEditable } from '#policies/versions';
+import { appendAudit } from '#repos/audit';
 import {
   findTemplateById,
   insertTemplate,
@@ -22,9 +22,11 @@ import {
   setTemplateOrganizations,
   templateVisibilityOf,
   updateTemplateRow,
+  type AwaitingAction,
   type TemplateFilter,
   type TemplateVisibility,
-} from '../repos/templates';
+} from '#repos/templates';
+import { hasAnyRole } from '#policies/roles';
 import {
   findLatestVersion,
   findVersionById,
@@ -33,16 +35,16 @@ import {
   insertVersion,
   listOpenJobsOnVersion,
   updateVersionInState,
-} from '../repos/template-versions';
-import { getUserById } from '../repos/users';
-import { findCatalogueRow, loadCatalogueByIds } from '../repos/catalogue';
-import type { JobRow } from '../db/schema';
+} from '#repos/template-versions';
+import { getUserById } from '#repos/users';
+import { findCatalogueRow, loadCatalogueByIds } from '#repos/catalogue';
+import type { JobRow } from '#db/schema';
 import type { RequestMeta, UserActor } from './actor';
 import { assertNotLocked, recordFailedSignIn, signatureAccount } from './lockout';
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
-import { emitEvent, type EventTx } from '../events/emit';
-import { presentVersionEvent } from '../presenters/templates';
+import { emitEvent, type EventTx } from '#events/emit';
+import { presentVersionEvent } from '#presenters/templates';
 
 /**
  * Templates and their versions: authoring, the version life cycle with
@@ -64,6 +66,17 @@ export async function getVisibleTemplate(db: Kysely<DB>, actor: UserActor, id: n
   return template;
 }
 
+/** Whether the caller may see the template (a live stream shows a template's events only then). */
+export async function templateVisibleTo(db: Kysely<DB>, actor: UserActor, id: number): Promise<boolean> {
+  try {
+    await getVisibleTemplate(db, actor, id);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
+    throw error;
+  }
+}
+
 /** @throws AppError NOT_FOUND when the version is another client's or its template is not visible */
 async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): Promise<TemplateVersionRow> {
   const version = await findVersionById(db, actor.scope, id);
@@ -71,10 +84,35 @@ async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): 
   return version;
 }
 
-/** A page of the templates the caller may see. */
-export async function listTemplates(deps: Deps, actor: UserActor, filter: TemplateFilter, page: PageInput): Promise<CountedPage<TemplateRow>> {
+/**
+ * A page of the templates the caller may see; `needsMyAction` keeps those
+ * with a version waiting for them, by what their roles let them do next
+ * (VERSION_TRANSITIONS): finish their drafts, review what others submitted
+ * (their own too where the client allows self-approval), publish what was
+ * approved.
+ */
+export async function listTemplates(
+  deps: Deps,
+  actor: UserActor,
+  filter: TemplateFilter & { needsMyAction?: boolean | null },
+  page: PageInput,
+): Promise<CountedPage<TemplateRow>> {
   const db = deps.db.kysely;
-  return listTemplateRows(db, actor.scope, filter, await visibilityFor(db, actor), page);
+  const { needsMyAction, ...rest } = filter;
+  const awaiting = needsMyAction ? await awaitingActionOf(db, actor) : null;
+  return listTemplateRows(db, actor.scope, { ...rest, awaiting }, await visibilityFor(db, actor), page);
+}
+
+async function awaitingActionOf(db: Kysely<DB>, actor: UserActor): Promise<AwaitingAction> {
+  const may = (action: VersionAction) => hasAnyRole(actor.roles, rolesFor(VERSION_TRANSITIONS, action));
+  const reviews = may('approve');
+  return {
+    userId: actor.userId,
+    drafts: may('submit'),
+    reviews,
+    reviewsOfOthersOnly: reviews && !(await readSecuritySettings(db, actor.scope)).allowSelfApproval,
+    publishing: may('publish'),
+  };
 }
 
 /** @throws AppError NOT_FOUND */
@@ -312,10 +350,17 @@ const draftExists = (draftVersionId: number | null) => conflict('The template al
 
 /**
  * Replaces a draft's content. Steps and sections keep the ids sent; those
- * sent without an id are new.
- * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR
+ * sent without an id are new. With `expectedRevision` (the revision the
+ * author's copy was read at) the edit applies only while the draft is still
+ * at it: otherwise a CONFLICT naming the draft's current revision and who
+ * last wrote it, so two authors editing one draft never silently overwrite
+ * each other. Without it, the last edit wins (as before revisions existed).
+ * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR, CONFLICT
  */
-export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown): Promise<TemplateVersionRow> {
+export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown, expectedRevision?: number | null): Promise<TemplateVersionRow> {
+  if (expectedRevision != null && (!Number.isSafeInteger(expectedRevision) || expectedRevision < 1)) {
+    throw fieldError('expectedRevision', 'must be a revision the draft was read at (a positive integer)');
+  }
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
   assertVersionEditable(current.state);
@@ -327,13 +372,20 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     assertVersionEditable(before.state);
-    const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {
-      content: json,
-      content_hash: hash,
-      updated_by: actor.userId,
-      updated_at: now,
-    });
-    if (!updated) throw notFound('Version');
+    if (expectedRevision != null && before.revision !== expectedRevision) throw draftMoved(before, expectedRevision);
+    const updated = await updateVersionInState(
+      trx,
+      actor.scope,
+      versionId,
+      before.state,
+      { content: json, content_hash: hash, updated_by: actor.userId, updated_at: now },
+      expectedRevision ?? undefined,
+    );
+    if (!updated) {
+      const moved = await findVersionById(trx, actor.scope, versionId);
+      if (moved && expectedRevision != null) throw draftMoved(moved, expectedRevision);
+      throw notFound('Version');
+    }
     await appendAudit(trx, actor.scope, {
       actor: auditActor(actor),
       action: 'version.edited',
@@ -347,6 +399,16 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   });
 }
 
+/** The draft was written since the author read it: what they need to reload it and see who did. */
+const draftMoved = (current: TemplateVersionRow, expectedRevision: number) =>
+  conflict(`The draft changed since you opened it: expected revision ${expectedRevision}, it is at ${current.revision}`, {
+    expectedRevision,
+    currentRevision: current.revision,
+    state: current.state,
+    updatedBy: current.updated_by,
+    updatedAt: current.updated_at,
+  });
+
 // ── Transitions ─────────────────────────────────────────────────────────────
 
 const STAMP: Record<VersionAction, 'submitted_at' | 'approved_at' | 'published_at' | 'retired_at' | null> = {
@@ -357,7 +419,18 @@ const STAMP: Record<VersionAction, 'submitted_at' | 'approved_at' | 'published_a
   retire: 'retired_at',
 };
 
-const MEANING: Partial<Record<VersionAction, SignatureMeaning>> = { approve: 'APPROVED', publish: 'PUBLISHED' };
+/**
+ * The meaning each signed action records. Approve and publish are always signed; a rejection is signed when the
+ * rejecting reviewer gives their password or code (the floor app always does): the signature then says who
+ * refused which document (its hash) and why — a rejection without one stays a plain state change, as it was.
+ */
+const MEANING: Partial<Record<VersionAction, SignatureMeaning>> = { approve: 'APPROVED', publish: 'PUBLISHED', reject: 'REJECTED' };
+
+/** Whether the action is signed this time: always, except a rejection without a password or code. */
+function signs(action: VersionAction, signature: SignatureInput | undefined): boolean {
+  if (!MEANING[action]) return false;
+  return action !== 'reject' || Boolean(signature?.password || signature?.code);
+}
 
 export interface SignatureInput {
   password?: string | null;
@@ -387,7 +460,7 @@ async function applyTransition(
   const current = await getVisibleVersion(db, actor, versionId);
   transition(VERSION_TRANSITIONS, current.state, action, actor.roles);
   await assertPersonMay(db, actor, action, current);
-  const meaning = MEANING[action];
+  const meaning = signs(action, extra.signature) ? MEANING[action] : undefined;
   const signer = meaning ? await verifySignature(deps, actor, extra.signature ?? {}, extra.meta ?? { ip: null, userAgent: null }) : null;
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
@@ -483,7 +556,7 @@ async function retireInTransaction(tx: EventTx, actor: UserActor, version: Templ
  * failed sign-in, and a locked account cannot sign.
  * @throws AppError VALIDATION_ERROR (neither given), INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
  */
-async function verifySignature(
+export async function verifySignature(
   deps: Deps,
   actor: UserActor,
   input: SignatureInput,
@@ -520,11 +593,21 @@ export async function submitVersion(deps: Deps, actor: UserActor, versionId: num
   return applyTransition(deps, actor, versionId, 'submit', {});
 }
 
-/** IN_REVIEW → DRAFT with a reason. @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, VALIDATION_ERROR */
-export async function rejectVersion(deps: Deps, actor: UserActor, versionId: number, reason: string): Promise<TemplateVersionRow> {
+/**
+ * IN_REVIEW → DRAFT with a reason; signed (meaning REJECTED) when `signature` holds a password or code.
+ * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, VALIDATION_ERROR, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
+ */
+export async function rejectVersion(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  reason: string,
+  signature: SignatureInput = {},
+  meta?: RequestMeta,
+): Promise<TemplateVersionRow> {
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > 2000) throw fieldError('reason', 'give a reason of 1 to 2000 characters');
-  return applyTransition(deps, actor, versionId, 'reject', { reason: trimmed });
+  return applyTransition(deps, actor, versionId, 'reject', { reason: trimmed, signature, meta });
 }
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import { withTransaction } from '../db/transaction';
-import { notFound } from '../errors';
-import { ROLES } from '../policies/roles';
-import { insertTutorialCompletion, tutorialCompletions } from '../repos/tutorials';
+import type { Deps } from '#deps';
+import { withTransaction } from '#db/transaction';
+import { notFound } from '#errors';
+import { ROLES } from '#policies/roles';
+import { insertTutorialCompletion, tutorialCompletions } from '#repos/tutorials';
 // A static import: tsc copies the JSON into dist and esbuild inlines it into the
 // single executable, so the catalogue ships with the build and needs no file at run time.
 import shipped from '../../config/tutorials.json';

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type QRCode from 'qrcode';
-import type { Deps } from '../deps';
-import type { TenantScope } from '../db/tenant';
-import { withTransaction } from '../db/transaction';
-import { conflict, fieldError, forbidden, invalidCredentials, twoFactorInvalid } from '../errors';
-import { SecretBox } from '../lib/secret-box';
-import { hashToken } from '../lib/tokens';
-import { twoFactorResetMail } from '../mail/templates';
-import { SECURITY_ADMIN } from '../policies/roles';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
+import { conflict, fieldError, forbidden, invalidCredentials, twoFactorInvalid } from '#errors';
+import { SecretBox } from '#lib/secret-box';
+import { hashToken } from '#lib/tokens';
+import { twoFactorResetMail } from '#mail/templates';
+import { SECURITY_ADMIN } from '#policies/roles';
 import {
   advanceTwoFactorStep,
   deleteTwoFactor,
@@ -16,10 +16,10 @@ import {
   findTwoFactor,
   replacePendingTwoFactor,
   replaceRecoveryCodes,
-} from '../repos/two-factor';
-import { getUserById } from '../repos/users';
+} from '#repos/two-factor';
+import { getUserById } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
-import { eventActorOf, recordEvent } from './events';
+import { eventActorOf, recordEvent } from './security-log';
 import { queueMail } from './mail';
 
 // TOTP (RFC 6238): SHA-1, 6 digits, 30 s steps, ±1 step of clock drift.

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type Semver from 'semver';
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import { buildInfo } from '../lib/build-info';
-import { UPDATES_DIR, UPDATE_MANIFEST_FILE } from '../ops/paths';
+import type { Deps } from '#deps';
+import { buildInfo } from '#lib/build-info';
+import { UPDATES_DIR, UPDATE_MANIFEST_FILE } from '#lib/paths';
 
 /** An update manifest, from updateUrl or <data-dir>/updates/manifest.json. Unknown fields are ignored. */
 /** semver is loaded when a manifest is checked, not at start */

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config';
-import type { Deps } from '../deps';
-import type { DB, UserTokenPurpose } from '../db/schema';
-import { tenantScope, type TenantScope } from '../db/tenant';
-import { tokenInvalid } from '../errors';
-import { hashToken, randomToken } from '../lib/tokens';
-import { findUserTokenAcrossClients, markUserTokenUsed, replaceUserToken } from '../repos/user-tokens';
+import type { Config } from '#config';
+import type { Deps } from '#deps';
+import type { DB, UserTokenPurpose } from '#db/schema';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { tokenInvalid } from '#errors';
+import { hashToken, randomToken } from '#lib/tokens';
+import { findUserTokenAcrossClients, markUserTokenUsed, replaceUserToken } from '#repos/user-tokens';
 
 /** The sign-in challenge between a correct password and the second factor. */
 export const TWO_FACTOR_CHALLENGE_TTL_MS = 5 * 60_000;

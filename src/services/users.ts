@@ -1,11 +1,11 @@
-import type { Deps } from '../deps';
-import type { DB, UserStatus } from '../db/schema';
+import type { Deps } from '#deps';
+import type { DB, UserStatus } from '#db/schema';
 import type { Kysely } from 'kysely';
-import type { TenantScope } from '../db/tenant';
-import type { PageInput, Page } from '../db/pagination';
-import { withTransaction, isUniqueViolation } from '../db/transaction';
-import { conflict, fieldError, notFound } from '../errors';
-import { rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '../policies/roles';
+import type { TenantScope } from '#db/tenant';
+import type { PageInput, Page } from '#db/pagination';
+import { withTransaction, isUniqueViolation } from '#db/transaction';
+import { conflict, fieldError, notFound } from '#errors';
+import { rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '#policies/roles';
 import {
   deleteUser as deleteUserRow,
   findUserByEmail,
@@ -19,19 +19,19 @@ import {
   updateUser as updateUserRow,
   type UserSummary,
   type UserWithRoles,
-} from '../repos/users';
-import { inTenant } from '../db/tenant';
-import { revokeUserSessions } from '../repos/sessions';
-import { assertSeatFree } from './seats';
-import { getClientById } from '../repos/clients';
+} from '#repos/users';
+import { inTenant } from '#db/tenant';
+import { revokeUserSessions } from '#repos/sessions';
+import { assertSeatFree } from './licensing/seats';
+import { getClientById } from '#repos/clients';
 import { sendInvitation } from './mail';
 import { assertPasswordAllowed, readSecuritySettings } from './security-settings';
-import { emitEvent } from '../events/emit';
-import { findActiveLockouts } from '../repos/auth-failures';
-import { findTwoFactorEnabledUserIds } from '../repos/two-factor';
+import { emitEvent } from '#events/emit';
+import { findActiveLockouts } from '#repos/auth-failures';
+import { findTwoFactorEnabledUserIds } from '#repos/two-factor';
 import { userAccount } from './lockout';
-import { recordChange, type ChangedBy } from './events';
-import { presentUser } from '../presenters';
+import { recordChange, type ChangedBy } from './security-log';
+import { presentUser } from '#presenters';
 
 /** A user as their security event records them (the presented fields; a password only as set). */
 function auditedUser(user: UserWithRoles | null, passwordSet = false) {
@@ -159,7 +159,7 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
         after: auditedUser(updated, passwordHash !== undefined),
       });
       // live streams end with the sessions (the heartbeat would notice; this is at once)
-      if (disabled) afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
+      if (disabled) afterCommit(() => deps.signals.userEnded(scope.clientId, user.id));
       return updated;
     });
   } catch (error) {
@@ -187,7 +187,7 @@ export async function deleteUser(deps: Deps, scope: TenantScope, id: number, by:
       target: { type: 'user', id: user.id },
       before: auditedUser(user),
     });
-    afterCommit(() => deps.eventStreams.endUser(scope.clientId, user.id));
+    afterCommit(() => deps.signals.userEnded(scope.clientId, user.id));
   });
 }
 

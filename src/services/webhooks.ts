@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../deps';
-import type { WebhookRow } from '../db/schema';
-import type { Page, PageInput } from '../db/pagination';
-import { withTransaction } from '../db/transaction';
-import { AppError, conflict, fieldError, notFound } from '../errors';
-import { PING_EVENT } from '../events/catalogue';
-import { writeEvent } from '../events/emit';
-import { TargetRefused, urlProblem } from '../events/network-policy';
-import { webhookSecretBox } from '../events/webhook-sender';
-import type { EventOwner } from '../repos/events';
+import type { Deps } from '#deps';
+import type { WebhookRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { withTransaction } from '#db/transaction';
+import { AppError, conflict, fieldError, notFound } from '#errors';
+import { PING_EVENT } from '#events/catalogue';
+import { writeEvent } from '#events/emit';
+import { TargetRefused, urlProblem } from '#lib/network-policy';
+import type { EventOwner } from '#repos/events';
 import {
   deleteWebhook as deleteWebhookRow,
   findDelivery,
@@ -20,8 +19,14 @@ import {
   requeueDelivery,
   updateWebhook as updateWebhookRow,
   type DeliveryWithEvent,
-} from '../repos/webhooks';
-import { recordChange, type ChangedBy } from './events';
+} from '#repos/webhooks';
+import { recordChange, type ChangedBy } from './security-log';
+import { SecretBox } from '#lib/secret-box';
+
+/** Seals and opens webhook signing secrets at rest (the sender opens them to sign each delivery). */
+export function webhookSecretBox(deps: Pick<Deps, 'secrets'>): SecretBox {
+  return new SecretBox(deps.secrets.jwtSecret, 'webhook-secrets');
+}
 
 /**
  * An endpoint as its security event records it: the sealed secret under a
@@ -81,7 +86,7 @@ async function assertTargetAllowed(deps: Deps, url: string): Promise<void> {
   const problem = urlProblem(url);
   if (problem) throw fieldError('body.url', problem);
   try {
-    await deps.webhooks.policy.resolve(new URL(url));
+    await deps.webhookPolicy.resolve(new URL(url));
   } catch (error) {
     if (!(error instanceof TargetRefused)) throw error;
     throw new AppError('WEBHOOK_TARGET_REFUSED', `The webhook URL is refused: ${error.message}`, { field: 'url', reason: error.message });
@@ -179,7 +184,7 @@ export async function pingWebhook(deps: Deps, owner: EventOwner, id: number): Pr
     if (!webhook.active) throw conflict('The endpoint is disabled; turn it on first');
     const event = await writeEvent({ deps, trx, afterCommit }, owner, PING_EVENT, { webhookId: webhook.id, url: webhook.url });
     const [row] = await insertDeliveries(trx, owner, event.id, [webhook.id], event.created_at);
-    afterCommit(() => deps.webhooks.kick());
+    afterCommit(() => deps.signals.webhooksDue());
     return (await findDelivery(trx, owner, webhook.id, row.id))!;
   });
   return delivery;
@@ -201,6 +206,6 @@ export async function redeliver(deps: Deps, owner: EventOwner, webhookId: number
   const delivery = await findDelivery(deps.db.kysely, owner, webhookId, deliveryId);
   if (!delivery) throw notFound('Delivery');
   await requeueDelivery(deps.db.kysely, delivery.id, deps.clock.now().toISOString());
-  deps.webhooks.kick();
+  deps.signals.webhooksDue();
   return (await findDelivery(deps.db.kysely, owner, webhookId, deliveryId))!;
 }

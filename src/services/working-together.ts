@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps';
-import type { DB, HandOffRow, JobRow } from '../db/schema';
-import { mapPage, type Page, type PageInput } from '../db/pagination';
-import { isUniqueViolation, withSavepoint, withTransaction } from '../db/transaction';
-import { conflict, forbidden, notFound, validationFailed } from '../errors';
-import { DOMAIN_PERMISSIONS, HAND_OFF_TRANSITIONS, requireRole, rolesFor, transition, type HandOffAction } from '../policies/transitions';
-import { hasAnyRole } from '../policies/roles';
-import { presentHandOff } from '../presenters/jobs';
-import { appendAudit, auditActorIds } from '../repos/audit';
-import { emitEvent } from '../events/emit';
-import { loadFaultsOfJobs } from '../repos/faults';
-import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '../repos/hand-offs';
-import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '../repos/jobs';
-import { loadUsersByIds, type UserSummary } from '../repos/users';
+import type { Deps } from '#deps';
+import type { DB, HandOffRow, JobRow } from '#db/schema';
+import { mapPage, type Page, type PageInput } from '#db/pagination';
+import { isUniqueViolation, withSavepoint, withTransaction } from '#db/transaction';
+import { conflict, forbidden, notFound, validationFailed } from '#errors';
+import { DOMAIN_PERMISSIONS, HAND_OFF_TRANSITIONS, requireRole, rolesFor, transition, type HandOffAction } from '#policies/transitions';
+import { hasAnyRole } from '#policies/roles';
+import { presentHandOff } from '#presenters/jobs';
+import { appendAudit, auditActorIds } from '#repos/audit';
+import { emitEvent } from '#events/emit';
+import { loadFaultsOfJobs } from '#repos/faults';
+import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '#repos/hand-offs';
+import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '#repos/jobs';
+import { listActiveUserIdsWithAnyRole, loadUsersByIds, type UserSummary } from '#repos/users';
 import type { UserActor } from './actor';
 import { assertJobOpen, assertMayWork, assignedEvent, auditActor, writeJob } from './jobs';
 import { getVisibleTemplate } from './templates';
@@ -219,4 +219,17 @@ export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?
   }
   const users = (await Promise.all(chunks([...userIds]).map((ids) => loadUsersByIds(db, scope, ids)))).flat();
   return users.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Whom the caller may hand a job off to: the client's active users who may
+ * accept a hand-off (HAND_OFF_TRANSITIONS), the caller excepted, by name. The
+ * floor app's hand-off picker reads it; an operator has no other way to list
+ * the client's users.
+ */
+export async function handOffColleagues(deps: Deps, actor: UserActor): Promise<UserSummary[]> {
+  const db = deps.db.kysely;
+  const ids = (await listActiveUserIdsWithAnyRole(db, actor.scope, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))).filter((id) => id !== actor.userId);
+  const users = (await Promise.all(chunks(ids).map((part) => loadUsersByIds(db, actor.scope, part)))).flat();
+  return users.sort((a, b) => `${a.last_name} ${a.first_name} ${a.email}`.localeCompare(`${b.last_name} ${b.first_name} ${b.email}`) || a.id - b.id);
 }

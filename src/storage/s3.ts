@@ -3,7 +3,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as ClientS3 from '@aws-sdk/client-s3';
 import type * as LibStorage from '@aws-sdk/lib-storage';
-import type { Config } from '../config';
+import type { Config } from '#config';
 import { contentAddress, type FileStore } from './index';
 
 const KEY = /^[a-f0-9]{64}$/;

@@ -6,7 +6,7 @@ import { build, type Plugin } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
-import { embeddedKeys } from '../../src/licensing/embedded-keys';
+import { embeddedKeys } from '#licensing/embedded-keys';
 
 /**
  * The esbuild plugins of the single-executable build, on small bundles run by

@@ -7,8 +7,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
 import { issueTestLicense } from '../helpers/licenses';
-import { runtimeInfo } from '../../src/lib/node-runtime';
+import { runtimeInfo } from '#lib/node-runtime';
 import { pinnedNodeVersion } from '../../scripts/pinned-node';
+import { startTestServer } from '../helpers/server';
+import { DOMAIN_TEST_ENV } from '../helpers/domain';
+import { edited, fetchBundle, finishedJob, publishedKeys } from '../helpers/records';
 
 /**
  * The single executable, end to end: built by scripts/build-binary.ts (reused
@@ -135,6 +138,34 @@ Binary('backup, restore, doctor, support-bundle and logs export run from the exe
   }
 });
 
+Binary('verify-bundle checks a record bundle on a machine with no data directory (issue 34)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-verify-'));
+  try {
+    const server = await startTestServer({ env: DOMAIN_TEST_ENV });
+    let text: string;
+    try {
+      const { job, operator } = await finishedJob(server);
+      text = (await fetchBundle(server, operator.token!, job.id, true)).text;
+      fs.writeFileSync(path.join(dir, 'keys.json'), JSON.stringify(await publishedKeys(server)));
+    } finally {
+      await server.stop();
+    }
+    fs.writeFileSync(path.join(dir, 'bundle.json'), text);
+    fs.writeFileSync(path.join(dir, 'tampered.json'), edited(text, (p) => (p.steps[0].values[0].value = 11)));
+    // no --data-dir, no WIP_DATA_DIR, a working directory with nothing else in it
+    const run = (file: string) => spawnSync(binary, ['verify-bundle', file, '--key', 'keys.json'], { env: cleanEnv(), encoding: 'utf8', cwd: dir });
+    const ok = run('bundle.json');
+    assert.is(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /VERIFIED: the record is intact/);
+    const bad = run('tampered.json');
+    assert.is(bad.status, 1, bad.stdout);
+    assert.match(bad.stdout, /FAIL: signature: the signature does not verify/);
+    assert.equal(fs.readdirSync(dir).sort(), ['bundle.json', 'keys.json', 'tampered.json'], 'no data directory made');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Binary('trusts the license keys built in, never a .pem placed beside the executable', () => {
   // a copy of the executable in a directory of its own, with an attacker's key
   // where the source tree keeps its keys (config/license-keys beside the program)
@@ -243,6 +274,37 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     assert.match(asset.headers.get('cache-control') ?? '', 'immutable');
     assert.ok((await asset.text()).length > 1000, file);
   }
+
+  // the floor app (issue 31): its page at /app/ and at a deep link, its hashed files, its service worker
+  for (const pagePath of ['/app/', '/app/jobs/1/run']) {
+    const appPage = await fetch(`${url}${pagePath}`);
+    assert.is(appPage.status, 200, pagePath);
+    assert.is(appPage.headers.get('cache-control'), 'no-cache', pagePath);
+    assert.match(appPage.headers.get('content-security-policy') ?? '', "script-src 'self'");
+  }
+  const appHtml = await (await fetch(`${url}/app/`)).text();
+  const appFiles = [...appHtml.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]!);
+  assert.ok(appFiles.some((f) => f.endsWith('.js')) && appFiles.some((f) => f.endsWith('.css')), appHtml);
+  for (const file of appFiles) {
+    const asset = await fetch(`${url}${file}`);
+    assert.is(asset.status, 200, file);
+    assert.match(asset.headers.get('cache-control') ?? '', 'immutable');
+    assert.ok((await asset.text()).length > 100, file);
+  }
+  const worker = await fetch(`${url}/app/sw.js`);
+  assert.is(worker.status, 200);
+  assert.is(worker.headers.get('cache-control'), 'no-cache');
+  const workerSource = await worker.text();
+  for (const file of appFiles) assert.ok(workerSource.includes(file), `the service worker precaches ${file}`);
+  // the record bundle verifier page and its self-contained download, from inside the executable
+  const verifierPage = await fetch(`${url}/verify/`);
+  assert.is(verifierPage.status, 200);
+  const verifierScript = /src="(\/console\/verify-[A-Z0-9]+\.js)"/.exec(await verifierPage.text())?.[1];
+  assert.ok(verifierScript);
+  assert.is((await fetch(`${url}${verifierScript}`)).status, 200);
+  assert.is((await fetch(`${url}/verify/wip-verifier.html`)).status, 200);
+  const signingKeys = (await (await fetch(`${url}/.well-known/wip-signing-keys.json`)).json()) as { keys: { kid: string }[] };
+  assert.is(signingKeys.keys.length, 1);
 
   // the MSA rendered from Markdown by the bundled pdfkit (standard fonts from inside the executable)
   const api = async (method: string, route: string, token: string, payload?: unknown) => {

@@ -268,6 +268,8 @@ test('the owner signs in, invites a user who sets a password from the mail and s
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Nothing to administer' }).waitFor();
   assert.match(await page.locator('header').innerText(), INVITED.email);
+  // their work is in the floor app (issue 31)
+  assert.is(await page.getByRole('link', { name: 'open the floor app' }).getAttribute('href'), '/app/');
 });
 
 test('no request of the whole journey left 127.0.0.1', async () => {

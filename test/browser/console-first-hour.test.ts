@@ -6,8 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, launchChromium, openConsolePage } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { issueTestLicense } from '../helpers/licenses';
-import { upsertLockout } from '../../src/repos/auth-failures';
-import { userAccount } from '../../src/services/lockout';
+import { upsertLockout } from '#repos/auth-failures';
+import { userAccount } from '#services/lockout';
 
 // Issue 27, items 3–9: the admin console's first hour, in a real browser
 // (Debian's Chromium, headless) at a phone's 390 px and a desktop's 1280 px,

@@ -136,7 +136,7 @@ verify('--client-id limits the walk to one client', async () => {
   const dir = tampered((db) => db.prepare('DELETE FROM audit_entries WHERE client_id = ? AND seq = 1').run(clientA));
   const onlyB = await run(dir, '--client-id', String(clientB), '--json');
   assert.is(onlyB.code, 0, onlyB.stderr);
-  assert.equal(JSON.parse(onlyB.stdout), { ok: true, clients: [{ clientId: clientB, entries: 2, broken: null }] });
+  assert.equal(JSON.parse(onlyB.stdout), { ok: true, clients: [{ clientId: clientB, entries: 2, broken: null }], checkpoints: [] });
   const onlyA = await run(dir, '--client-id', String(clientA));
   assert.is(onlyA.code, 1);
   assert.match(onlyA.stdout, `client ${clientA}: BROKEN at entry 2 (row id ${idsA[2]}): entry 1 is missing`);

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, startDaemon } from '../helpers/cli';
 import { request } from '../helpers/server';
-import { buildProgram, commandOf } from '../../src/cli';
+import { buildProgram, commandOf } from '#cli';
 
 const tmpDirs: string[] = [];
 function tempDir(): string {

@@ -3,9 +3,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runtimeInfo, type RuntimeInfo } from '../../src/lib/node-runtime';
-import { loadConfig } from '../../src/config';
-import { runDoctor } from '../../src/ops/doctor';
+import { runtimeInfo, type RuntimeInfo } from '#lib/node-runtime';
+import { loadConfig } from '#config';
+import { runDoctor } from '#ops/doctor';
 import { startDaemon } from '../helpers/cli';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 

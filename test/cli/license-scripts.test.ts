@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { verifyLicenseKey } from '../../src/licensing/key';
-import { loadTrustedKeys } from '../../src/licensing/trusted-keys';
+import { verifyLicenseKey } from '#licensing/key';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const script = (name: string) => path.join(root, 'dist', 'scripts', `${name}.js`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
-import { runtimeInfo } from '../../src/lib/node-runtime';
+import { runtimeInfo } from '#lib/node-runtime';
 import { BIN, runCli, startDaemon } from '../helpers/cli';
 import { request } from '../helpers/server';
 import { ROOT } from '../helpers/spawn-wip';

@@ -4,7 +4,7 @@ import yauzl from 'yauzl';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
-import { runtimeInfo } from '../../src/lib/node-runtime';
+import { runtimeInfo } from '#lib/node-runtime';
 import { ADMIN_PASSWORD } from '../helpers/server';
 import { installedDataDir, runWip } from '../helpers/spawn-wip';
 

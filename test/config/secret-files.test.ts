@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_KEYS, SECRET_CONFIG_KEYS, envName, loadConfig } from '../../src/config';
+import { CONFIG_KEYS, SECRET_CONFIG_KEYS, envName, loadConfig } from '#config';
 import { startTestServer } from '../helpers/server';
 
 let dir: string;

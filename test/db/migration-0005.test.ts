@@ -1,12 +1,12 @@
-import { sqliteHandle } from '../../src/db/connection';
+import { sqliteHandle } from '#db/connection';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '../../src/db/connection';
-import { migrateDown, migrateToLatest } from '../../src/db/migrator';
+import { openDatabase, type Database } from '#db/connection';
+import { migrateDown, migrateToLatest } from '#db/migrator';
 
 const migration = suite('migration 0005_work_instructions');
 

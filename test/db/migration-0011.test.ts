@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../src/db/connection';
-import { migrateDown, migrateToLatest } from '../../src/db/migrator';
+import { openDatabase } from '#db/connection';
+import { migrateDown, migrateToLatest } from '#db/migrator';
 
 const migration = suite('migration 0011_events');
 

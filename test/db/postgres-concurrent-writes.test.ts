@@ -6,9 +6,9 @@ import { rolledBackTransactions, testPostgres } from '../helpers/postgres';
 import { buildClient, PASSWORD, signIn, uniqueEmail } from '../helpers/factories';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { gql } from '../helpers/graphql';
-import { withTransaction } from '../../src/db/transaction';
-import { verifyAuditChain } from '../../src/repos/audit';
-import { AppError } from '../../src/errors';
+import { withTransaction } from '#db/transaction';
+import { verifyAuditChain } from '#repos/audit';
+import { AppError } from '#errors';
 
 // Many writers of one client at once on two nodes of one PostgreSQL database:
 // they queue per client (one at a time, as SQLite's single writer) instead of

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server';
 import { testPostgres } from '../helpers/postgres';
 import { buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '#config';
 
 /**
  * A TCP relay between the node and PostgreSQL: "down" refuses new connections

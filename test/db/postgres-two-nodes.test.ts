@@ -7,8 +7,8 @@ import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/se
 import { testPostgres } from '../helpers/postgres';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
-import { insertOutbox } from '../../src/repos/outbox';
-import { recordEvent } from '../../src/services/events';
+import { insertOutbox } from '#repos/outbox';
+import { recordEvent } from '#services/security-log';
 import { runCli, startDaemon } from '../helpers/cli';
 import { cliEnv } from '../helpers/spawn-wip';
 

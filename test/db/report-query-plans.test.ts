@@ -4,12 +4,12 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
-import { openDatabase } from '../../src/db/connection';
-import { migrateToLatest } from '../../src/db/migrator';
-import { tenantScope } from '../../src/db/tenant';
-import type { DB } from '../../src/db/schema';
-import { countActiveUsers, countEvents, countJobs, countStepsRecorded, sumStorageAdded } from '../../src/repos/usage';
-import { listUserReportRows, listUserReportRowsAcrossClients } from '../../src/repos/user-report';
+import { openDatabase } from '#db/connection';
+import { migrateToLatest } from '#db/migrator';
+import { tenantScope } from '#db/tenant';
+import type { DB } from '#db/schema';
+import { countActiveUsers, countEvents, countJobs, countStepsRecorded, sumStorageAdded } from '#repos/usage';
+import { listUserReportRows, listUserReportRowsAcrossClients } from '#repos/user-report';
 
 // The reports must stay fast on large histories: every statement they run is
 // an index search bounded by the tenant and the time range (or a key), never a

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
-import { verifyAuditChain } from '../../src/repos/audit';
+import { verifyAuditChain } from '#repos/audit';
 
 let server: TestServer;
 const catalogue = suite('GraphQL catalogue: organizations, asset classes, locations, assets, sensors');

@@ -4,9 +4,9 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, type JobAction } from '../../src/policies/transitions';
-import { ROLES } from '../../src/policies/roles';
-import type { JobState } from '../../src/db/schema';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, type JobAction } from '#policies/transitions';
+import { ROLES } from '#policies/roles';
+import type { JobState } from '#db/schema';
 
 // Who may do what on a job, derived from the same tables the services apply:
 // a role added to JOB_TRANSITIONS or DOMAIN_PERMISSIONS changes these expectations.

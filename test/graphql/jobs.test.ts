@@ -5,8 +5,8 @@ import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { PNG, upload } from '../helpers/upload';
 import { contentInput, createAsset, createJob, JOB_FIELDS, publishedTemplate, publishNewVersion, SAMPLE_CONTENT, DOMAIN_TEST_ENV } from '../helpers/domain';
-import { verifyAuditChain, listAuditEntries } from '../../src/repos/audit';
-import { tenantScope } from '../../src/db/tenant';
+import { verifyAuditChain, listAuditEntries } from '#repos/audit';
+import { tenantScope } from '#db/tenant';
 
 let server: TestServer;
 const jobs = suite('GraphQL jobs: creation, recording, completion, concurrency, faults');

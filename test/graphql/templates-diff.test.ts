@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { advance, buildTeam, CREATE_DRAFT, createTemplate, ok, UPDATE_DRAFT } from '../helpers/templates';
-import type { JobState } from '../../src/db/schema';
+import type { JobState } from '#db/schema';
 
 let server: TestServer;
 const diff = suite('GraphQL versionDiff(fromVersionId, toVersionId)');

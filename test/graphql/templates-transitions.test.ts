@@ -4,9 +4,9 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { advance, APPROVE, buildTeam, createTemplate, ok, PUBLISH, REJECT, RETIRE, SUBMIT, type Users } from '../helpers/templates';
-import { DOMAIN_PERMISSIONS, rolesFor, VERSION_TRANSITIONS, type VersionAction } from '../../src/policies/transitions';
-import { ROLES } from '../../src/policies/roles';
-import type { VersionState } from '../../src/db/schema';
+import { DOMAIN_PERMISSIONS, rolesFor, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { ROLES } from '#policies/roles';
+import type { VersionState } from '#db/schema';
 
 // The role lists and the states come from VERSION_TRANSITIONS itself, so this
 // test and the table cannot drift apart.

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, PASSWORD } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
-import { verifyAuditChain } from '../../src/repos/audit';
+import { verifyAuditChain } from '#repos/audit';
 import { advance, APPROVE, buildTeam, CREATE_DRAFT, createTemplate, ok, PUBLISH, SUBMIT, UPDATE_DRAFT, VERSION_FIELDS } from '../helpers/templates';
 
 let server: TestServer;

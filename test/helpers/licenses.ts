@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { signLicense } from '../../src/licensing/key';
-import { FEATURES, type LicensePayload } from '../../src/licensing/terms';
+import { signLicense } from '#licensing/key';
+import { FEATURES, type LicensePayload } from '#licensing/terms';
 
 // License keys for tests, signed with the repository's development key (or a
 // key no build trusts), exactly as scripts/issue-license signs them.

@@ -5,8 +5,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openPostgres } from '../../src/db/connection';
-import { migrateToLatest } from '../../src/db/migrator';
+import { openPostgres } from '#db/connection';
+import { migrateToLatest } from '#db/migrator';
 import { binDir, initdb, ownedTempDir, startServer } from './postgres-server';
 
 /**

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
-import { createDeps, type Deps } from '../../src/deps';
-import { ManualClock } from '../../src/lib/clock';
-import { startServer } from '../../src/cli/serve';
-import { withTransaction } from '../../src/db/transaction';
-import { insertInstalledLicense } from '../../src/repos/licensing';
-import { decodeLicenseKey } from '../../src/licensing/key';
+import { loadConfig } from '#config';
+import { createDeps } from '#composition';
+import type { AppDeps as Deps } from '#runtime';
+import { ManualClock } from '#lib/clock';
+import { startServer } from '#cli/serve';
+import { withTransaction } from '#db/transaction';
+import { insertInstalledLicense } from '#repos/licensing/index';
+import { decodeLicenseKey } from '#licensing/key';
 import { testPostgres } from './postgres';
 import { checkExchange } from './openapi-exchange';
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient } from '../helpers/factories';
-import { recordEvent } from '../../src/services/events';
+import { recordEvent } from '#services/security-log';
 
 let server: TestServer;
 let token: string;

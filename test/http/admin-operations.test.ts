@@ -8,8 +8,8 @@ import { startTestServer, TEST_BACKEND, TEST_MASTER_KEY, type TestServer } from 
 import { testPostgres } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 import { adminToken } from '../helpers/factories';
-import { recordEvent } from '../../src/services/events';
-import { insertOutbox, markAttemptFailed } from '../../src/repos/outbox';
+import { recordEvent } from '#services/security-log';
+import { insertOutbox, markAttemptFailed } from '#repos/outbox';
 
 // The system-admin routes behind the console's operations pages: backups
 // (start with progress, list, download), the mail outbox (failed, retry),

@@ -5,8 +5,8 @@ import { ADMIN_PASSWORD, startTestServer, testDaemonEnv, type TestServer } from 
 import { adminToken, buildClient, buildUser, uniqueEmail, PASSWORD, type BuiltClient } from '../helpers/factories';
 import { issueTestLicense } from '../helpers/licenses';
 import { runCli } from '../helpers/cli';
-import { createAdmin } from '../../src/services/admins';
-import { changedByCli, cliActor } from '../../src/services/events';
+import { createAdmin } from '#services/admins';
+import { changedByCli, cliActor } from '#services/security-log';
 
 // Issue 27 item 10: every sign-in of a system administrator and every
 // administrative change leaves a security event saying who (actor id and

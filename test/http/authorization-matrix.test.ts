@@ -3,10 +3,10 @@ import jwt from 'jsonwebtoken';
 import { getNamedType, isInputObjectType, isNonNullType, type GraphQLInputType } from 'graphql';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allRoutes } from '../../src/http/routes';
-import { ROLES, type Role } from '../../src/policies/roles';
-import { GRAPHQL_OPERATION_ROLES } from '../../src/policies/operations';
-import { buildAppSchema } from '../../src/graphql/schema';
+import { allRoutes } from '#http/routes/index';
+import { ROLES, type Role } from '#policies/roles';
+import { GRAPHQL_OPERATION_ROLES } from '#policies/operations';
+import { buildAppSchema } from '#graphql/schema';
 import { startTestServer, unconfiguredIntegration, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
@@ -61,6 +61,10 @@ const PUBLIC_ROUTES = [
   'GET /console/:file',
   'GET /auth/set-password/:token',
   'GET /auth/reset-password/:token',
+  // records anyone can verify (issue 34): the appliance's PUBLIC signing keys, the verifier page and its download
+  'GET /.well-known/wip-signing-keys.json',
+  'GET /verify/',
+  'GET /verify/wip-verifier.html',
   // the container platform has no account: it signs each notification (HMAC over the raw body); a system admin token also works
   'POST /api/admin/container-notification-center',
 ].sort();

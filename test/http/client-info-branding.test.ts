@@ -6,7 +6,7 @@ import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { issueTestLicense } from '../helpers/licenses';
 import { PNG, upload } from '../helpers/upload';
 import { gql } from '../helpers/graphql';
-import { FEATURES } from '../../src/licensing/terms';
+import { FEATURES } from '#licensing/terms';
 
 // ---------------------------------------------------------------------------
 const features = suite('license-key features gate their routes');

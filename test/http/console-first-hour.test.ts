@@ -4,8 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
-import { upsertLockout } from '../../src/repos/auth-failures';
-import { userAccount } from '../../src/services/lockout';
+import { upsertLockout } from '#repos/auth-failures';
+import { userAccount } from '#services/lockout';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
 
 // Issue 27: what the admin console needs from the API in its first hour —

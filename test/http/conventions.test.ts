@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server';
-import { createApp } from '../../src/app';
-import { defineRoute } from '../../src/http/route';
+import { createApp } from '#app';
+import { defineRoute } from '#http/route';
 import http from 'node:http';
 import { request } from '../helpers/server';
 import { adminToken } from '../helpers/factories';

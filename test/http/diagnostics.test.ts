@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, signIn, type BuiltClient } from '../helpers/factories';
-import { listUserWebrtcLogs } from '../../src/repos/diagnostics';
-import { tenantScope } from '../../src/db/tenant';
-import { startMaintenance } from '../../src/ops/maintenance';
+import { listUserWebrtcLogs } from '#repos/diagnostics';
+import { tenantScope } from '#db/tenant';
+import { startMaintenance } from '#ops/maintenance';
 
 const DAY = 86_400_000;
 let server: TestServer;

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser } from '../helpers/factories';
 import { createTemplate } from '../helpers/templates';
-import { percentile } from '../../src/services/editorial';
+import { percentile } from '#services/editorial';
 
 let server: TestServer;
 const editorial = suite('POST and GET /api/client/editorial');

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventSource } from 'eventsource';
-import { CLIENT_EVENT_TYPES } from '../../src/events/catalogue';
+import { CLIENT_EVENT_TYPES } from '#events/catalogue';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { buildClient, buildUser, uniqueEmail, type BuiltClient } from '../helpers/factories';

@@ -7,7 +7,7 @@ import { adminToken, buildClient, buildUser, type BuiltClient } from '../helpers
 import { gql } from '../helpers/graphql';
 import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
 import { upload } from '../helpers/upload';
-import { runDoctor } from '../../src/ops/doctor';
+import { runDoctor } from '#ops/doctor';
 
 let server: TestServer;
 const deletion = suite('DELETE /api/client/files/:id: in-use files refused, quota freed, bytes removed after commit');

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allRoutes } from '../../src/http/routes';
+import { allRoutes } from '#http/routes/index';
 import { startTestServer, unconfiguredIntegration, type TestServer } from '../helpers/server';
 import { adminToken, buildClient } from '../helpers/factories';
 

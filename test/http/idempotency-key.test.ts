@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, uniqueEmail } from '../helpers/factories';
-import { DOMAIN_TEST_ENV } from '../helpers/domain';
+import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
+import { PNG } from '../helpers/upload';
 
 let server: TestServer;
 const keys = suite('Idempotency-Key on writes under /api/client and /api/admin');
@@ -114,6 +115,43 @@ keys('GraphQL createTemplate over POST: replay returns the same template; concur
   const list = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ templates(first: 100) { edges { node { title } } } }' } });
   const titles = (list.body.data?.templates?.edges ?? []).map((e: { node: { title: string } }) => e.node.title);
   assert.is(titles.filter((t: string) => t === 'Pump check').length, 1, JSON.stringify(list.body));
+});
+
+// The floor app's offline queue (src/app/offline/sync.ts) resends a change whose answer was lost with the same key:
+// the two writes it queues besides transitions — a photo upload and a step recording — must be recognised.
+keys('POST /api/client/upload resent with the same key (a new multipart boundary): the first file again, one file stored', async () => {
+  const client = await buildClient(server);
+  const key = randomUUID();
+  const send = async () => {
+    const form = new FormData();
+    form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');
+    const res = await fetch(`${server.url}/api/client/upload`, { method: 'POST', headers: { authorization: `Bearer ${client.owner.token}`, 'idempotency-key': key }, body: form });
+    return { status: res.status, replayed: res.headers.get('idempotency-replayed'), body: (await res.json()) as any };
+  };
+  const first = await send();
+  assert.is(first.status, 201, JSON.stringify(first.body));
+  const again = await send();
+  assert.is(again.status, 201);
+  assert.is(again.replayed, 'true');
+  assert.is(again.body.data.files[0].id, first.body.data.files[0].id);
+  const stored = await server.deps.db.kysely.selectFrom('files').select('id').where('client_id', '=', client.id).execute();
+  assert.is(stored.length, 1);
+});
+
+keys('GraphQL recordStep resent with the same key and body: the first answer again, one record, one revision', async () => {
+  const client = await buildClient(server);
+  const { templateId } = await publishedTemplate(server, client);
+  const job = await createJob(server, client.owner.token, { templateId });
+  const query = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision record { stepId } } }';
+  const body = { query, variables: { i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }], expectedRevision: 1 } } };
+  const key = randomUUID();
+  const first = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(first.body.data?.recordStep?.revision, 2, first.text);
+  const again = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  assert.is(again.headers.get('idempotency-replayed'), 'true');
+  assert.equal(again.body, first.body);
+  const read = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: 'query($id: ID!) { job(id: $id) { revision records { stepId } } }', variables: { id: `Job:${job.id}` } } });
+  assert.equal(read.body.data.job, { revision: 2, records: [{ stepId: 'measure' }] });
 });
 
 keys('system administrators’ writes under /api/admin honour the key too', async () => {

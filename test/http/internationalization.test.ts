@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, type BuiltClient } from '../helpers/factories';
 import en from '../../config/i18n/en.json';
 import de from '../../config/i18n/de.json';
-import { ERROR_STATUS } from '../../src/errors';
+import { ERROR_STATUS } from '#errors';
 import { retainedHeap } from '../helpers/memory';
 
 let server: TestServer;

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
-import { createAdmin, resetAdminPassword } from '../../src/services/admins';
-import { changedByCli } from '../../src/services/events';
+import { createAdmin, resetAdminPassword } from '#services/admins';
+import { changedByCli } from '#services/security-log';
 
 let server: TestServer;
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ManualClock } from '../../src/lib/clock';
-import { bucketLabel, bucketsBetween, type Period } from '../../src/db/time-buckets';
+import { ManualClock } from '#lib/clock';
+import { bucketLabel, bucketsBetween, type Period } from '#db/time-buckets';
 import * as usageCounts from '../../migrations/0020_usage_counts';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, signIn, type BuiltClient } from '../helpers/factories';

@@ -9,7 +9,7 @@ import { startPushService, type PushService, type TestBrowser } from '../helpers
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/wait';
-import { NOTIFICATION_KINDS } from '../../src/services/notifications';
+import { NOTIFICATION_KINDS } from '#services/notifications';
 
 // Notifications of work waiting for someone (issue 27 item 11), through real
 // peers: mail reaches an SMTP server, pushes a push service that checks VAPID
@@ -206,13 +206,14 @@ notifications('a submitted version reaches the client\'s approvers (mail and pus
   const german = sent.mailTo(approver)!;
   assert.is(german.subject, 'Eine Version wartet auf Ihre Freigabe');
   assert.match(german.text, /hat Version 1 von "Valve check" zur Prüfung eingereicht/);
-  assert.match(german.text, /wip öffnen: https:\/\/wip\.example\.test/);
+  // the link opens the version in the floor app's review pages
+  assert.match(german.text, new RegExp(`wip öffnen: https://wip\\.example\\.test/app/reviews/${template.latestVersion.databaseId}\\n`));
   assert.is(german.headers['x-wip-mail-kind'], 'version_submitted');
   const english = sent.mailTo(admin)!;
   assert.is(english.subject, 'A version awaits your approval');
   assert.match(english.text, /submitted version 1 of "Valve check" for review/);
   assert.match(english.text, /turn each kind of notification off/);
-  assert.equal(sent.pushTo(approver), { kind: 'version_submitted', title: 'Eine Version wartet auf Ihre Freigabe', body: 'Valve check v1', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId } });
+  assert.equal(sent.pushTo(approver), { kind: 'version_submitted', title: 'Eine Version wartet auf Ihre Freigabe', body: 'Valve check v1', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId, url: `/app/reviews/${template.latestVersion.databaseId}` } });
   assert.equal(sent.pushTo(admin).title, 'A version awaits your approval');
 
   const [event] = await received(secret, 'template.version.submitted');
@@ -238,7 +239,7 @@ notifications('a rejected version reaches its author with the reason; an approve
   assert.equal(rejected.pushedTo, paths(author));
   assert.is(rejected.mailTo(author)!.subject, 'Your version was rejected');
   assert.match(rejected.mailTo(author)!.text, /Reason: torque missing/);
-  assert.equal(rejected.pushTo(author), { kind: 'version_rejected', title: 'Your version was rejected', body: 'Valve check v1: torque missing', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId } });
+  assert.equal(rejected.pushTo(author), { kind: 'version_rejected', title: 'Your version was rejected', body: 'Valve check v1: torque missing', data: { templateId: template.databaseId, versionId: template.latestVersion.databaseId, url: `/app/templates/${template.databaseId}` } });
 
   ok(await gql(server, author.token, SUBMIT, { id: versionId }));
   const approved = await sentBy(async () => ok(await gql(server, approver.token, APPROVE, { id: versionId, password: PASSWORD })));

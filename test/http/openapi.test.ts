@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allRoutes } from '../../src/http/routes';
-import { ERROR_STATUS } from '../../src/errors';
+import { allRoutes } from '#http/routes/index';
+import { ERROR_STATUS } from '#errors';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;

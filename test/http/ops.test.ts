@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
-import { migrateDown, migrateToLatest } from '../../src/db/migrator';
+import { migrateDown, migrateToLatest } from '#db/migrator';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient } from '../helpers/factories';
 import { parseExposition } from '../helpers/prometheus';

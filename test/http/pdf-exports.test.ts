@@ -7,7 +7,7 @@ import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain
 import { download, unzip } from '../helpers/zip';
 import { pdfImages, pdfText } from '../helpers/pdf';
 import { noisyPng, solidPng } from '../helpers/images';
-import { MAX_REPORT_IMAGE_BYTES } from '../../src/services/pdf-exports';
+import { MAX_REPORT_IMAGE_BYTES } from '#services/pdf-exports';
 import { upload } from '../helpers/upload';
 
 let server: TestServer;
@@ -125,7 +125,7 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
   assert.is(res.type, 'application/zip');
   assert.match(res.disposition ?? '', /job-\d+-report\.zip/);
   const entries = await unzip(res.bytes);
-  assert.equal([...entries.keys()].sort(), [`job-${job.id}.pdf`, 'values.csv', 'values.json']);
+  assert.equal([...entries.keys()].sort(), [`job-${job.id}.pdf`, 'signoffs.json', 'values.csv', 'values.json']);
   assert.ok((await pdfText(entries.get(`job-${job.id}.pdf`)!)).text.includes('OUT OF LIMITS'));
   const json = JSON.parse(entries.get('values.json')!.toString('utf8'));
   const brief = json.values.map((v: any) => [v.stepId, v.fieldKey, v.value, v.outOfLimits, v.recordedBy]);
@@ -262,6 +262,7 @@ pdfs('the zipped job report carries the photos, signature, fault photo and step 
     `photos/${files.photo.id}-result.png`,
     `photos/${files.leak.id}-leak.png`,
     `signatures/${files.signature.id}-sig.png`,
+    'signoffs.json',
     'values.csv',
     'values.json',
   ];

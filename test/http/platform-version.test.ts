@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { version } from '../../package.json';
-import { NODE_END_OF_LIFE } from '../../src/lib/node-runtime';
+import { NODE_END_OF_LIFE } from '#lib/node-runtime';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;

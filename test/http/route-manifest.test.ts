@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MANIFEST_FILE, routeManifestSource } from '../../scripts/route-manifest';
-import { allRoutes, lazyRoutes } from '../../src/http/routes';
+import { allRoutes, lazyRoutes } from '#http/routes/index';
 
 /**
  * The daemon mounts every route from src/http/routes/manifest.ts and loads a

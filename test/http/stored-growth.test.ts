@@ -6,8 +6,8 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
 import { waitFor } from '../helpers/wait';
-import { startMaintenance } from '../../src/ops/maintenance';
-import { outboxDir } from '../../src/mail/mailer';
+import { startMaintenance } from '#ops/maintenance';
+import { outboxDir } from '#mail/outbox-files';
 
 // What callers can make the server keep: rows per attacker-chosen value must
 // end, and rows must not hold caller-chosen strings of any length.

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
-import { canonicalJson } from '../../src/lib/canonical-json';
+import { canonicalJson } from '#lib/canonical-json';
 import { upload, PNG, GLB } from '../helpers/upload';
 import { download, rawZip, unzip, uploadZip, type RawEntry } from '../helpers/zip';
 
@@ -78,7 +78,7 @@ zips('export → import into another client → export gives the same manifest, 
   assert.match(first.disposition ?? '', /attachment; filename="Pump-overhaul-v1\.zip"/);
   const manifest = await manifestOf(first.bytes);
   assert.is(manifest.format, 'wip-template');
-  assert.is(manifest.formatVersion, 1);
+  assert.is(manifest.formatVersion, 2);
   assert.equal(manifest.source, { templateId, versionId, versionNumber: 1, versionState: 'PUBLISHED' });
   assert.equal(manifest.template, { title: 'Pump overhaul', description: 'test template', tags: [] });
   assert.equal(manifest.sensors, [{ ref: 1, name: 'Line pressure', unit: 'bar', kind: 'pressure' }]);
@@ -154,7 +154,7 @@ zips('malicious and inconsistent archives are refused with 422 ARCHIVE_INVALID a
     ['media checksum', manifestZip(withFile, [{ name: 'media/1-photo.png', data: png }]), 'CHECKSUM_MISMATCH'],
     ['entry not in the manifest', manifestZip(good, [{ name: 'media/extra.bin', data: Buffer.from('x') }]), 'UNEXPECTED_ENTRY'],
     ['listed file missing', manifestZip(withFile), 'MISSING_ENTRY'],
-    ['manifest schema', manifestZip({ ...good, formatVersion: 2 }), 'MANIFEST_INVALID'],
+    ['manifest schema', manifestZip({ ...good, formatVersion: 3 }), 'MANIFEST_INVALID'],
     ['manifest not JSON', rawZip([{ name: 'manifest.json', data: Buffer.from('{nope') }]), 'MANIFEST_INVALID'],
     ['no manifest', rawZip([{ name: 'readme.txt', data: Buffer.from('hi') }]), 'MISSING_ENTRY'],
     ['not a zip', Buffer.from('PK but not really a zip archive at all'), 'NOT_A_ZIP'],
@@ -166,6 +166,55 @@ zips('malicious and inconsistent archives are refused with 422 ARCHIVE_INVALID a
     assert.is(res.body.error.details.reason, reason, `${what}: ${JSON.stringify(res.body.error)}`);
   }
   assert.equal(await footprint(target), before, 'nothing written');
+});
+
+/** Execution rules (docs/execution-rules.md): a branch, a calculated field and a sign-off. */
+const RULES = {
+  sections: [
+    {
+      id: 'checks',
+      title: 'Checks',
+      steps: [
+        { id: 'seal', title: 'Check the seal', fields: [{ key: 'ok', type: 'PASS_FAIL', required: true }] },
+        { id: 'replace', title: 'Replace the seal', when: { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' }, fields: [] },
+        {
+          id: 'pressure',
+          title: 'Pressure test',
+          signoff: { performer: true, verifier: { roles: ['approver'] } },
+          fields: [
+            { key: 'p_in', type: 'NUMBER' },
+            { key: 'p_out', type: 'NUMBER' },
+            { key: 'drop', type: 'CALCULATED', expression: 'round(p_out - p_in, 1)', min: -0.5, max: 0.5 },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+zips('a version-2 package carries the execution rules and round-trips; a version-1 package still imports, and one holding rules is refused', async () => {
+  const client = await buildClient(server);
+  const { templateId } = await publishedTemplate(server, client, RULES, 'Seal');
+  const manifest = await manifestOf((await exportZip(client.owner.token, templateId)).bytes);
+  assert.is(manifest.formatVersion, 2);
+  const [, replace, pressure] = manifest.version.content.sections[0].steps;
+  assert.equal(replace.when, { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' });
+  assert.equal(pressure.signoff, { performer: true, verifier: { roles: ['approver'] } });
+  assert.is(pressure.fields[2].expression, 'round(p_out - p_in, 1)');
+
+  const target = await buildClient(server);
+  const imported = await importZip(target.owner.token, manifestZip(manifest));
+  assert.is(imported.status, 201, JSON.stringify(imported.body));
+  const again = await manifestOf((await exportZip(target.owner.token, imported.body.data.templateId)).bytes);
+  assert.is(again.version.contentSha256, manifest.version.contentSha256, 'the rules survive the round trip unchanged');
+
+  // a package written before version 2: same shape, formatVersion 1, no rules
+  const old = await manifestOf((await exportZip(client.owner.token, (await publishedTemplate(server, client, CONTENT, 'Old')).templateId)).bytes);
+  const v1 = await importZip(target.owner.token, manifestZip({ ...old, formatVersion: 1 }));
+  assert.is(v1.status, 201, JSON.stringify(v1.body));
+  const v1WithRules = await importZip(target.owner.token, manifestZip({ ...manifest, formatVersion: 1 }));
+  assert.is(v1WithRules.status, 422);
+  assert.is(v1WithRules.body.error.details.reason, 'MANIFEST_INVALID');
 });
 
 zips('media travel with the template: export packs the files, import stores them as the target client\'s own files', async () => {

@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import forge from 'node-forge';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadOrCreateSelfSignedTls } from '../../src/lib/tls';
+import { loadOrCreateSelfSignedTls } from '#lib/tls';
 import { ADMIN_PASSWORD, request, startTestServer, type TestServer } from '../helpers/server';
 import { PASSWORD, uniqueEmail } from '../helpers/factories';
 

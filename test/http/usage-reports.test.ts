@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import ExcelJS from 'exceljs';
-import { ManualClock } from '../../src/lib/clock';
+import { ManualClock } from '#lib/clock';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, signIn, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';

@@ -6,12 +6,12 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD } from '../helpers/factories';
 import { issueTestLicense } from '../helpers/licenses';
-import { FEATURES } from '../../src/licensing/terms';
+import { FEATURES } from '#licensing/terms';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { APPROVE, REJECT, SUBMIT, buildTeam, createTemplate, ok } from '../helpers/templates';
 import { gql } from '../helpers/graphql';
 import { startPushService, type PushService } from '../helpers/push-service';
-import { loadOrCreateSecrets, secretsPath } from '../../src/secrets';
+import { loadOrCreateSecrets, secretsPath } from '#secrets';
 
 let server: TestServer;
 let pushService: PushService;

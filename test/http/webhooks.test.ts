@@ -4,10 +4,10 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { buildClient, uniqueEmail, adminToken, signIn, type BuiltClient } from '../helpers/factories';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../helpers/webhook-receiver';
-import { withTransaction } from '../../src/db/transaction';
-import { emitEvent } from '../../src/events/emit';
-import { tenantScope } from '../../src/db/tenant';
-import { ManualClock } from '../../src/lib/clock';
+import { withTransaction } from '#db/transaction';
+import { emitEvent } from '#events/emit';
+import { tenantScope } from '#db/tenant';
+import { ManualClock } from '#lib/clock';
 
 // Loopback receivers need loopback allowed; the retry schedule is seconds, driven by the server's clock.
 const ENV = { WIP_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WIP_WEBHOOK_RETRY_SCHEDULE: '1s,1s', WIP_WEBHOOK_POLL_INTERVAL: '100ms' };

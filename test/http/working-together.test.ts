@@ -6,7 +6,7 @@ import { gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 
 let server: TestServer;
-const together = suite('POST /api/client/workingTogether, GET …/handOffStatuses, GET /api/client/job-history-users');
+const together = suite('POST /api/client/workingTogether, GET …/handOffStatuses, GET …/colleagues, GET /api/client/job-history-users');
 together.before(async () => {
   server = await startTestServer({ env: DOMAIN_TEST_ENV });
 });
@@ -201,6 +201,27 @@ together('another client reaches none of it: 404 for its jobs, hand-offs and tem
     const res = await server.request('GET', `/api/client/job-history-users${query}`, { token: t });
     assert.is(res.status, 404, query);
   }
+});
+
+together('GET …/colleagues: whom a job can be handed off to — active users who may accept, not the caller, not another client\'s', async () => {
+  const { client, a, b, c } = await setup();
+  const author = await buildUser(server, client, { roles: ['author'] });
+  const disabled = await buildUser(server, client, { roles: ['operator'] });
+  assert.is((await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: disabled.id, disabled: true } })).status, 200);
+  const other = await buildClient(server);
+  await buildUser(server, other, { roles: ['operator'] });
+  const res = await server.request('GET', '/api/client/workingTogether/colleagues', { token: a.token });
+  assert.is(res.status, 200, res.text);
+  const ids = res.body.data.items.map((u: { id: number }) => u.id);
+  assert.ok(ids.includes(b.id) && ids.includes(c.id), 'the other operators');
+  assert.not.ok(ids.includes(a.id), 'not the caller');
+  assert.not.ok(ids.includes(author.id), 'not who may not accept a hand-off');
+  assert.not.ok(ids.includes(disabled.id), 'not a disabled user');
+  assert.is(res.body.data.nextCursor, null);
+  for (const u of res.body.data.items) assert.equal(Object.keys(u).sort(), ['email', 'firstName', 'id', 'lastName']);
+  // an author does not run jobs: no hand-off list for them
+  assert.is((await server.request('GET', '/api/client/workingTogether/colleagues', { token: author.token })).status, 403);
+  assert.is((await server.request('GET', '/api/client/workingTogether/colleagues')).status, 401);
 });
 
 together.run();

@@ -2,10 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkInstallable, decodeLicenseKey, LicenseKeyError, verifyLicenseKey, type VerifyContext } from '../../src/licensing/key';
-import { evaluateLicense } from '../../src/licensing/state';
-import { loadTrustedKeys } from '../../src/licensing/trusted-keys';
-import { EVALUATION_TERMS } from '../../src/licensing/terms';
+import { checkInstallable, decodeLicenseKey, LicenseKeyError, verifyLicenseKey, type VerifyContext } from '#licensing/key';
+import { evaluateLicense } from '#licensing/state';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
+import { EVALUATION_TERMS } from '#licensing/terms';
 import { DAY, DEV_KID, FOREIGN_PRIVATE_KEY, issueTestLicense, licensePayload } from '../helpers/licenses';
 
 const trustedKeys = loadTrustedKeys();

@@ -3,14 +3,14 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps } from '../../src/deps';
-import { defineRoute } from '../../src/http/route';
-import { bootstrap } from '../../src/services/bootstrap';
+import { createApp } from '#app';
+import { loadConfig } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import { defineRoute } from '#http/route';
+import { bootstrap } from '#ops/bootstrap';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, REDACT_PATHS } from '../../src/logger';
+import { createLogger, REDACT_PATHS } from '#logger';
 
 const test = suite('REDACT_PATHS (pino redaction list)');
 

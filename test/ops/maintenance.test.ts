@@ -4,14 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps, type Deps } from '../../src/deps';
-import { ManualClock } from '../../src/lib/clock';
-import { startServer } from '../../src/cli/serve';
-import { bootstrap } from '../../src/services/bootstrap';
-import { recordEvent } from '../../src/services/events';
-import { countLogs } from '../../src/services/logs';
-import { startMaintenance } from '../../src/ops/maintenance';
+import { loadConfig } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import type { AppDeps as Deps } from '#runtime';
+import { ManualClock } from '#lib/clock';
+import { startServer } from '#cli/serve';
+import { bootstrap } from '#ops/bootstrap';
+import { recordEvent } from '#services/security-log';
+import { countLogs } from '#services/logs';
+import { startMaintenance } from '#ops/maintenance';
 
 const DAY = 86_400_000;
 

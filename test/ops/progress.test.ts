@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { progressBar } from '../../src/cli/progress';
+import { progressBar } from '#cli/progress';
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
   const stream = new Writable({

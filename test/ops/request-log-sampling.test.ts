@@ -5,12 +5,12 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps } from '../../src/deps';
-import { defineRoute } from '../../src/http/route';
-import { createLogger } from '../../src/logger';
-import { bootstrap } from '../../src/services/bootstrap';
+import { createApp } from '#app';
+import { loadConfig } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import { defineRoute } from '#http/route';
+import { createLogger } from '#logger';
+import { bootstrap } from '#ops/bootstrap';
 
 const test = suite('request log sampling (requestLogSample, requestLogSlow)');
 

@@ -1,4 +1,4 @@
-import { sqliteHandle } from '../../src/db/connection';
+import { sqliteHandle } from '#db/connection';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,11 +7,12 @@ import * as tar from 'tar';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
-import { loadConfig } from '../../src/config';
-import { closeDeps, createDeps, type Deps } from '../../src/deps';
-import { openDatabase } from '../../src/db/connection';
-import { migrateToLatest } from '../../src/db/migrator';
-import { bootstrap } from '../../src/services/bootstrap';
+import { loadConfig } from '#config';
+import { closeDeps, createDeps } from '#composition';
+import type { AppDeps as Deps } from '#runtime';
+import { openDatabase } from '#db/connection';
+import { migrateToLatest } from '#db/migrator';
+import { bootstrap } from '#ops/bootstrap';
 import { cliEnv, runWip } from '../helpers/spawn-wip';
 
 const FIRST = { '0001_foundation': migrations['0001_foundation'] };

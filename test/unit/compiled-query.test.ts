@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { openDatabase } from '../../src/db/connection';
-import { compiledRead } from '../../src/db/compiled-query';
-import { inTenant, tenantScope } from '../../src/db/tenant';
-import { withTransaction } from '../../src/db/transaction';
+import { openDatabase } from '#db/connection';
+import { compiledRead } from '#db/compiled-query';
+import { inTenant, tenantScope } from '#db/tenant';
+import { withTransaction } from '#db/transaction';
 
 const test = suite('compiledRead: a read compiled once, run with new values');
 

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { envName, loadConfig } from '../../src/config';
-import { parseDuration } from '../../src/lib/duration';
+import { envName, loadConfig } from '#config';
+import { parseDuration } from '#lib/duration';
 
 const durations = suite('parseDuration');
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { csvDocument, csvField, csvRow } from '../../src/lib/csv';
+import { csvDocument, csvField, csvRow } from '#lib/csv';
 
 test('RFC 4180 quoting: commas, quotes and line breaks are quoted, quotes doubled; null is empty', () => {
   assert.is(csvRow(['plain', 'a,b', 'say "hi"', 'two\nlines', null, undefined, 3, true]), 'plain,"a,b","say ""hi""","two\nlines",,,3,true\n');

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import defaults from '../../config/default.json';
-import { CONFIG_KEYS, envName } from '../../src/config';
-import { ERROR_STATUS } from '../../src/errors';
+import { CONFIG_KEYS, envName } from '#config';
+import { ERROR_STATUS } from '#errors';
 
 /**
  * Issue 30 point 4: the documentation stays true to the code.

@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GraphQLError } from 'graphql';
-import { connectionFromArray, pageInput } from '../../src/graphql/connection';
-import { decodeGlobalId } from '../../src/graphql/ids';
-import { formatGraphQLError } from '../../src/graphql/errors';
-import { type AppError, tokenExpired } from '../../src/errors';
-import { encodeCursor } from '../../src/db/pagination';
+import { connectionFromArray, pageInput } from '#graphql/connection';
+import { decodeGlobalId } from '#graphql/ids';
+import { formatGraphQLError } from '#graphql/errors';
+import { type AppError, tokenExpired } from '#errors';
+import { encodeCursor } from '#db/pagination';
 
 const test = suite('GraphQL connections, global ids, error codes');
 

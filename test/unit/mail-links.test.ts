@@ -1,8 +1,8 @@
 import os from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../src/config';
-import { publicBaseUrl } from '../../src/mail/templates';
+import { loadConfig } from '#config';
+import { publicBaseUrl } from '#mail/templates';
 
 const links = suite('links in mails (publicBaseUrl)');
 const config = (env: Record<string, string>) => loadConfig({ env: { WIP_DATA_DIR: os.tmpdir(), ...env } });

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../../src/db/connection';
-import { createMigrator, migrateDown, migrateToLatest, migrationStatus } from '../../src/db/migrator';
+import { openDatabase } from '#db/connection';
+import { createMigrator, migrateDown, migrateToLatest, migrationStatus } from '#db/migrator';
 import { migrations } from '../../migrations';
 
 const test = suite('migrations');

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { END_OF_LIFE_WARNING_DAYS, NODE_END_OF_LIFE, runtimeInfo, runtimeSupport } from '../../src/lib/node-runtime';
+import { END_OF_LIFE_WARNING_DAYS, NODE_END_OF_LIFE, runtimeInfo, runtimeSupport } from '#lib/node-runtime';
 import { pinnedNodeVersion } from '../../scripts/pinned-node';
 
 const test = suite('the Node.js runtime: the pinned line, its end of life, the doctor verdict');

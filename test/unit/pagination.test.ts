@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
-import { openDatabase } from '../../src/db/connection';
-import { afterId } from '../../src/db/pagination';
-import type { DB } from '../../src/db/schema';
+import { openDatabase } from '#db/connection';
+import { afterId } from '#db/pagination';
+import type { DB } from '#db/schema';
 
 const test = suite('keyset pages (afterId)');
 

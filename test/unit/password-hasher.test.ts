@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PasswordHasher } from '../../src/lib/password-hasher';
+import { PasswordHasher } from '#lib/password-hasher';
 
 const test = suite('PasswordHasher (bcrypt in worker threads)');
 const hasher = new PasswordHasher(4, 2);

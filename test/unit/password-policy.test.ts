@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commonPasswords, COMMON_PASSWORDS, MIN_PASSWORD_LENGTH_FLOOR, passwordProblems } from '../../src/policies/password';
+import { commonPasswords, COMMON_PASSWORDS, MIN_PASSWORD_LENGTH_FLOOR, passwordProblems } from '#policies/password';
 
 const LIST = path.resolve(__dirname, '..', '..', '..', 'config', 'common-passwords.txt');
 

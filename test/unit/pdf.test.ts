@@ -2,7 +2,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer } from '../helpers/server';
-import { renderMarkdownPdf } from '../../src/lib/pdf';
+import { renderMarkdownPdf } from '#lib/pdf';
 
 const test = suite('renderMarkdownPdf (pdfkit loaded on demand)');
 

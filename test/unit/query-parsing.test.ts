@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseQuery } from '../../src/http/route';
+import { parseQuery } from '#http/route';
 
 const test = suite("route query strings: parsed as Koa's ctx.query parses them");
 

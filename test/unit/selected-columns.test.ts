@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type OperationDefinitionNode } from 'graphql';
-import { SelectedColumns } from '../../src/graphql/columns';
+import { SelectedColumns } from '#graphql/columns';
 
 const test = suite('SelectedColumns: the columns a place of a query selects');
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import BetterSqlite3 from 'better-sqlite3';
-import { withStatementCache } from '../../src/db/statement-cache';
-import { LruCache } from '../../src/lib/lru';
+import { withStatementCache } from '#db/statement-cache';
+import { LruCache } from '#lib/lru';
 
 const test = suite('statement cache: prepared statements by SQL text, rows as better-sqlite3 builds them');
 

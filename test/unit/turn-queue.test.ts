@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TurnQueue } from '../../src/lib/turn-queue';
+import { TurnQueue } from '#lib/turn-queue';
 
 const test = suite('TurnQueue: first come first served, one start per event-loop turn, bounded');
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { inTurnSlices } from '../../src/lib/turn-slices';
+import { inTurnSlices } from '#lib/turn-slices';
 
 const test = suite('inTurnSlices: at most a budget of work between two polls of the event loop, first come first served');
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { VerifiedTokenCache } from '../../src/lib/verified-token-cache';
+import { VerifiedTokenCache } from '#lib/verified-token-cache';
 
 const test = suite('VerifiedTokenCache');
 

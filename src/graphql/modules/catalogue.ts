@@ -1,9 +1,9 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '../../repos/catalogue';
-import { presentSensorReading } from '../../presenters/catalogue';
+import type { AssetRow, LocationRow, OrganizationRow, SensorRow } from '#repos/catalogue';
+import { presentSensorReading } from '#presenters/catalogue';
 import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
-import type { CountedPage, PageInput } from '../../db/pagination';
+import type { CountedPage, PageInput } from '#db/pagination';
 import { optionalDatabaseIdOf } from '../ids';
 import {
   createAsset,
@@ -16,7 +16,7 @@ import {
   listLocations,
   listOrganizations,
   listSensors,
-} from '../../services/catalogue';
+} from '#services/catalogue';
 
 type Ctx = GraphQLContext;
 const same = <T>(row: T) => row;

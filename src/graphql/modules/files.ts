@@ -1,7 +1,7 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import type { FileRow } from '../../db/schema';
-import { presentFile } from '../../presenters/files';
+import type { FileRow } from '#db/schema';
+import { presentFile } from '#presenters/files';
 
 type Ctx = GraphQLContext;
 

@@ -1,12 +1,15 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import { meModule } from './me';
 import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
+import { rulesModule } from './rules';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
 import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
+import { reviewsModule } from './reviews';
+import { recordsModule } from './records';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, tutorialsModule, filesModule, notificationsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, nodeModule];

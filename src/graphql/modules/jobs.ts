@@ -1,23 +1,24 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf } from '../ids';
-import type { JobMemberKind, JobRow } from '../../db/schema';
-import type { JobAction } from '../../policies/transitions';
-import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '../../presenters/jobs';
-import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '../../services/jobs';
-import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '../../services/faults';
-import { JOB_COLUMNS, loadMemberUsers, type JobFilter, type JobPageRelations, type JobPageRow } from '../../repos/jobs';
-import type { Page } from '../../db/pagination';
-import { presentTemplate, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '../../presenters/templates';
-import type { UserSummary, UserSummaryColumn } from '../../repos/users';
-import type { ColumnSet } from '../../db/columns';
+import type { JobMemberKind, JobRow } from '#db/schema';
+import type { JobAction } from '#policies/transitions';
+import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '#presenters/jobs';
+import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '#services/jobs';
+import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '#services/faults';
+import { JOB_COLUMNS, loadMemberUsers, type JobFilter, type JobPageRelations, type JobPageRow } from '#repos/jobs';
+import type { Page } from '#db/pagination';
+import { presentTemplate, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '#presenters/templates';
+import type { UserSummary, UserSummaryColumn } from '#repos/users';
+import type { ColumnSet } from '#db/columns';
+import { applicability } from '#domain/applicability';
 import type { GraphQLResolveInfo } from 'graphql';
 import { SelectedColumns, selectedFields } from '../columns';
 import { userColumns } from './me';
 import { templateColumns, versionColumns } from './templates';
-import { findStep, type Content } from '../../domain/content';
-import { recordedFileIds } from '../../domain/recording';
+import { findStep, type Content } from '#domain/content';
+import { recordedFileIds } from '#domain/recording';
 
 type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
@@ -41,6 +42,8 @@ const jobColumns = new SelectedColumns({
     coworkers: [],
     stepOwners: [],
     records: ['version_id'],
+    steps: ['version_id'],
+    signoffs: [],
     faults: [],
     dueAt: ['due_at'],
     cancelReason: ['cancel_reason'],
@@ -234,6 +237,8 @@ export const jobsModule: SchemaModule = {
       stepOwners: [StepOwner!]!
       "a list: one record per step of the job's version (recording a step again replaces its record)"
       records: [StepRecord!]!
+      "a list: every step of the job's version in reading order, with whether it applies now (its condition, docs/execution-rules.md)"
+      steps: [JobStep!]!
       "in id order (the newest last)"
       faults(${CONNECTION_ARGS}): FaultConnection!
       dueAt: DateTime
@@ -270,6 +275,17 @@ export const jobsModule: SchemaModule = {
       value: JSON
       "a NUMBER outside the field's min/max (accepted, flagged)"
       outOfLimits: Boolean!
+      "a CALCULATED value the server could not compute (division by zero, a non-numeric input): value is null"
+      error: String
+    }
+
+    "Whether a step of the job applies now. A step that does not apply is not required and takes no record (STEP_NOT_APPLICABLE); a record it already has stays (Job.records), no longer applicable."
+    type JobStep {
+      "the step's stable key (Step.stepId)"
+      stepId: String!
+      applies: Boolean!
+      "why it does not apply (null when it does)"
+      reason: String
     }
 
     type Fault implements Node {
@@ -492,6 +508,12 @@ export const jobsModule: SchemaModule = {
       records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
         const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
+      },
+      steps: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
+        if (!version) return [];
+        const records = new Map(rows.map((row) => [row.step_id, presentStepRecord(row)]));
+        return applicability(version.content, records);
       },
       // a job's faults are batched for a page of jobs (one statement): paged in memory
       faults: async (job: PresentedJob, args: ConnectionArgs, ctx: Ctx) => connectionFromArray(await ctx.loaders.jobFaults.load(job.id), args, presentFault),

@@ -1,6 +1,6 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import { USER_SUMMARY_COLUMNS, type UserWithRoles } from '../../repos/users';
+import { USER_SUMMARY_COLUMNS, type UserWithRoles } from '#repos/users';
 import { SelectedColumns } from '../columns';
 
 /** What each User field reads of a user row (loaders read only those: `ctx.loaders.user(userColumns.of(info))`). */

@@ -1,15 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { decodeGlobalId, notANodeId, type DecodedId } from '../ids';
-import { notFound, validationFailed } from '../../errors';
-import { getTemplate, getVersion } from '../../services/templates';
-import { getJob } from '../../services/jobs';
-import { tutorialsInfo } from '../../services/tutorials';
-import { getFaultById } from '../../repos/faults';
-import { presentTemplate, presentVersion } from '../../presenters/templates';
-import { presentFault, presentJob } from '../../presenters/jobs';
-import { presentFile } from '../../presenters/files';
+import { notFound, validationFailed } from '#errors';
+import { getTemplate, getVersion } from '#services/templates';
+import { getJob } from '#services/jobs';
+import { tutorialsInfo } from '#services/tutorials';
+import { getFaultById } from '#repos/faults';
+import { presentTemplate, presentVersion } from '#presenters/templates';
+import { presentFault, presentJob } from '#presenters/jobs';
+import { presentFile } from '#presenters/files';
 import { userColumns } from './me';
 
 type Ctx = GraphQLContext;

@@ -1,6 +1,6 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import { changePreferences, getPreferences, NOTIFICATION_KINDS, type NotificationKind, type NotificationPreferences } from '../../services/notifications';
+import { changePreferences, getPreferences, NOTIFICATION_KINDS, type NotificationKind, type NotificationPreferences } from '#services/notifications';
 
 /** The signed-in user's notification preferences (as GET/PUT /api/client/account/notification-preferences). */
 export const notificationsModule: SchemaModule = {

@@ -1,12 +1,12 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';
-import type { Content, Section, Step } from '../../domain/content';
-import { AppError } from '../../errors';
-import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '../../presenters/templates';
-import { TEMPLATE_COLUMNS, type TemplateFilter } from '../../repos/templates';
-import { VERSION_SUMMARY_COLUMNS } from '../../repos/template-versions';
+import type { Content, Section, Step } from '#domain/content';
+import { AppError } from '#errors';
+import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '#presenters/templates';
+import { TEMPLATE_COLUMNS, type TemplateFilter } from '#repos/templates';
+import { VERSION_SUMMARY_COLUMNS } from '#repos/template-versions';
 import { SelectedColumns } from '../columns';
 import { userColumns } from './me';
 import {
@@ -24,7 +24,7 @@ import {
   updateDraft,
   updateTemplate,
   type CreateTemplateInput,
-} from '../../services/templates';
+} from '#services/templates';
 
 /**
  * Templates, their versions and content, signatures and diffs. Resolvers are
@@ -74,9 +74,18 @@ export const versionColumns = new SelectedColumns({
     signatures: [],
     createdBy: ['created_by'],
     updatedBy: ['updated_by'],
+    revision: ['revision'],
     rejectReason: ['reject_reason'],
     createdAt: ['created_at'],
     updatedAt: ['updated_at'],
+    // the review module's (src/graphql/modules/reviews.ts)
+    waitingSince: ['state', 'submitted_at', 'approved_at'],
+    submittedAt: ['submitted_at'],
+    approvedAt: ['approved_at'],
+    publishedAt: ['published_at'],
+    retiredAt: ['retired_at'],
+    viewerActions: ['template_id', 'state', 'created_by', 'updated_by'],
+    openJobsOnOlderVersions: ['template_id', 'number'],
   },
 });
 
@@ -149,11 +158,21 @@ export const templatesModule: SchemaModule = {
       PHOTO
       SIGNATURE
       SENSOR
+      "computed by the server from its expression when its inputs are recorded (docs/execution-rules.md)"
+      CALCULATED
     }
 
     enum SignatureMeaning {
       APPROVED
       PUBLISHED
+      "a rejection signed with the reviewer's password or code"
+      REJECTED
+      "a step sign-off: the person who performed the step (signStep)"
+      PERFORMED
+      "a step sign-off: a second person checked the step (signStep)"
+      VERIFIED
+      "a completed job reviewed by exception"
+      REVIEWED
     }
 
     type Template implements Node {
@@ -185,10 +204,12 @@ export const templatesModule: SchemaModule = {
       content: Content!
       "SHA-256 of the canonical content: what signatures sign"
       contentHash: String!
-      "a list: at most two (APPROVED, then PUBLISHED)"
+      "in signing order: a REJECTED one per signed rejection of an earlier review round, then APPROVED, then PUBLISHED"
       signatures: [Signature!]!
       createdBy: User
       updatedBy: User
+      "incremented by every write to the version: send it back as updateDraft's expectedRevision"
+      revision: Int!
       rejectReason: String
       createdAt: DateTime!
       updatedAt: DateTime!
@@ -205,6 +226,8 @@ export const templatesModule: SchemaModule = {
       "the section's stable key (the content document's id)"
       sectionId: String!
       title: String!
+      "the condition under which its steps apply (docs/execution-rules.md); null: always"
+      when: JSON
       steps: [Step!]!
     }
 
@@ -230,6 +253,8 @@ export const templatesModule: SchemaModule = {
       media: [Int!]!
       model: StepModel
       fields: [Field!]!
+      "the condition under which the step applies (docs/execution-rules.md); null: always"
+      when: JSON
     }
 
     type Field {
@@ -243,6 +268,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "the sensor (databaseId of a Sensor) a SENSOR field reads"
       sensorId: Int
+      "a CALCULATED field's formula, e.g. round(p_out - p_in, 1) (docs/execution-rules.md)"
+      expression: String
     }
 
     type Signature {
@@ -265,7 +292,7 @@ export const templatesModule: SchemaModule = {
     type ChangedStep {
       stepId: String!
       title: String!
-      "what changed: title, body, media, model, section, fields.<key> (added, removed or changed fields)"
+      "what changed: title, body, media, model, section, when, section.when (the section's condition), signoff, fields.<key> (added, removed or changed fields), fields.<key>.expression"
       changedFields: [String!]!
     }
 
@@ -284,6 +311,8 @@ export const templatesModule: SchemaModule = {
       tag: String
       state: VersionState
       assetClassId: ID
+      "true: only templates with a version waiting for the caller — their drafts (authors), versions in review they may approve (approvers), approved versions (publishers)"
+      needsMyAction: Boolean
     }
 
     input FieldInput {
@@ -297,6 +326,8 @@ export const templatesModule: SchemaModule = {
       options: [String!]
       "databaseId of a Sensor"
       sensorId: Int
+      "CALCULATED only: the formula (docs/execution-rules.md)"
+      expression: String
     }
 
     input AnchorPoseInput {
@@ -319,12 +350,16 @@ export const templatesModule: SchemaModule = {
       media: [Int!]
       model: StepModelInput
       fields: [FieldInput!]
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
     }
 
     input SectionInput {
       "the section's stable key; omitted: a new section"
       sectionId: String
       title: String!
+      "a condition over earlier steps (docs/execution-rules.md)"
+      when: JSON
       steps: [StepInput!]
     }
 
@@ -357,15 +392,20 @@ export const templatesModule: SchemaModule = {
     input UpdateDraftInput {
       versionId: ID!
       content: ContentInput!
+      "the revision the content was read at: a draft written since is a CONFLICT (details.currentRevision), never overwritten; omitted, the last edit wins"
+      expectedRevision: Int
     }
 
     input SubmitVersionInput {
       versionId: ID!
     }
 
+    "a rejection; with the reviewer's password, or a current TOTP code for a user with two-factor, it is an electronic signature (REJECTED)"
     input RejectVersionInput {
       versionId: ID!
       reason: String!
+      password: String
+      code: String
     }
 
     "an electronic signature: the signer's password, or a current TOTP code for a user with two-factor"
@@ -453,7 +493,7 @@ export const templatesModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      templates: async (_root, args: ConnectionArgs & { filter?: (TemplateFilter & { assetClassId?: unknown }) | null }, ctx: Ctx) => {
+      templates: async (_root, args: ConnectionArgs & { filter?: (Omit<TemplateFilter, 'awaiting'> & { assetClassId?: unknown; needsMyAction?: boolean | null }) | null }, ctx: Ctx) => {
         const page = pageInput(args);
         const filter = { ...args.filter, assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId') };
         return toConnection(await listTemplates(ctx.deps, ctx.actor, filter, page), page, presentTemplate);
@@ -475,10 +515,10 @@ export const templatesModule: SchemaModule = {
       },
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
-      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput } }, ctx: Ctx) =>
-        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content)))),
+      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput; expectedRevision?: number | null } }, ctx: Ctx) =>
+        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content), input.expectedRevision))),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
-      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!)),
+      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
       approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
       publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
         const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));

@@ -1,6 +1,6 @@
-import type { SchemaModule } from '../schema';
+import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import { completeTutorial, tutorialsInfo } from '../../services/tutorials';
+import { completeTutorial, tutorialsInfo } from '#services/tutorials';
 import { tutorialId, tutorialKeyOf } from '../ids';
 
 /** The tutorials shipped with the build, and the caller's progress through them. */

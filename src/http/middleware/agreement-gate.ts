@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import type { Deps } from '../../deps';
-import { assertAgreementsAccepted } from '../../services/agreements';
-import type { RouteSpec } from '../route';
+import type { Deps } from '#deps';
+import { assertAgreementsAccepted } from '#services/agreements';
+import type { RouteSpec } from '../route-spec';
 import type { AppState } from '../state';
 
 /** Client routes open before the agreements are accepted: auth, agreements, licensing, deployment info. */

@@ -1,9 +1,9 @@
 import type { Middleware, Next } from 'koa';
-import type { Answer } from '../../lib/answer';
-import type { Actor } from '../../services/actor';
-import { AppError, unauthorized } from '../../errors';
-import { actorFromBearer, actorFromCookie } from '../../services/auth';
-import { actorFromDirectoryToken, directoryClaims } from '../../services/sso/directory';
+import type { Answer } from '#lib/answer';
+import type { Actor } from '#services/actor';
+import { AppError, unauthorized } from '#errors';
+import { actorFromBearer, actorFromCookie } from '#services/auth';
+import { actorFromDirectoryToken, directoryClaims } from '#services/sso/directory';
 import { readSessionCookie } from '../cookies';
 import { requestMeta } from '../request-meta';
 import type { AppState } from '../state';

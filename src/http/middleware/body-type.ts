@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../../errors';
+import { AppError } from '#errors';
 
 /** What a route accepts as its request body (RouteSpec.accepts); JSON unless it says otherwise. */
 export type BodyType = 'json' | 'multipart';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
-import { safeEqual } from '../../lib/tokens';
+import { AppError } from '#errors';
+import { safeEqual } from '#lib/tokens';
 import { CSRF_HEADER, csrfTokenFor, readSessionCookie } from '../cookies';
 import type { AppContext, AppState } from '../state';
 

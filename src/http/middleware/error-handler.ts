@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
-import { AppError, type ErrorCode } from '../../errors';
+import { AppError, type ErrorCode } from '#errors';
 import type { AppState } from '../state';
-import { translatedErrorMessage } from '../../services/i18n';
-import { databaseErrorAnswer } from '../../db/transaction';
+import { translatedErrorMessage } from '#services/i18n';
+import { databaseErrorAnswer } from '#db/transaction';
 import { sendJson } from '../json-body';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
-import { canonicalJson } from '../../lib/canonical-json';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../repos/idempotency';
-import type { RouteSpec } from '../route';
+import { AppError } from '#errors';
+import { canonicalJson } from '#lib/canonical-json';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '#repos/idempotency';
+import type { RouteSpec } from '../route-spec';
 import type { AppContext, AppState } from '../state';
 
 /** How long a first answer is kept for replay. */

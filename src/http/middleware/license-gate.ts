@@ -1,7 +1,7 @@
 import type { Middleware, Next } from 'koa';
-import { licenseExpired } from '../../errors';
-import { currentLicense, settledLicense, type CurrentLicense } from '../../services/licensing';
-import type { RouteSpec } from '../route';
+import { licenseExpired } from '#errors';
+import { currentLicense, settledLicense, type CurrentLicense } from '#services/licensing/index';
+import type { RouteSpec } from '../route-spec';
 import type { AppContext, AppState } from '../state';
 
 /**

@@ -1,10 +1,10 @@
 import type { Context, Middleware, Next } from 'koa';
 import { sql, type Kysely } from 'kysely';
-import type { Config, RateLimitGroup } from '../../config';
-import type { Database } from '../../db/connection';
-import type { DB } from '../../db/schema';
-import type { Logger } from '../../logger';
-import { whenReady, type Answer } from '../../lib/answer';
+import type { Config, RateLimitGroup } from '#config';
+import type { Database } from '#db/connection';
+import type { DB } from '#db/schema';
+import type { Logger } from '#logger';
+import { whenReady, type Answer } from '#lib/answer';
 import { readSessionCookie } from '../cookies';
 import { headerWriter } from '../fixed-headers';
 import type { AppContext, AppState } from '../state';

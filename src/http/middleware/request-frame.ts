@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Deps } from '../../deps';
+import type { AppDeps } from '#runtime';
 import type { AppState } from '../state';
-import type { RouteSpec } from '../route';
+import type { RouteSpec } from '../route-spec';
 import { HSTS, securityHeaderList } from './security-headers';
 import { errorResponse } from './error-handler';
 import { requestLog } from './request-log';
@@ -23,7 +23,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the
  * label set — and the status the client got).
  */
-export function requestFrame(deps: Deps, routes: () => readonly RouteSpec[]): Middleware<AppState> {
+export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]): Middleware<AppState> {
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
   const setFixedHeaders = fixedHeaderSetter(fixedHeaders);
   const setRequestId = headerWriter('X-Request-Id');

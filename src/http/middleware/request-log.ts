@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { Middleware } from 'koa';
-import type { Config } from '../../config';
-import type { Logger } from '../../logger';
+import type { Config } from '#config';
+import type { Logger } from '#logger';
 import type { AppState } from '../state';
 
 type Ctx = Parameters<Middleware<AppState>>[0];

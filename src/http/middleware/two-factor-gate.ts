@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors';
-import type { RouteSpec } from '../route';
+import { AppError } from '#errors';
+import type { RouteSpec } from '../route-spec';
 import type { AppState } from '../state';
 
 /**
@@ -25,6 +25,8 @@ const OPEN_PATHS = new Set([
 /** The gate of one route; none for the routes open to a user who has yet to enrol. */
 export function twoFactorGate(spec: Pick<RouteSpec, 'path'>): Middleware<AppState> | undefined {
   if (OPEN_PATHS.has(spec.path)) return undefined;
+  // the web apps' pages and files (/app/, /console/) are not the API: they must load for the user to enrol there
+  if (!spec.path.startsWith('/api/')) return undefined;
   return (ctx, next) => {
     const actor = ctx.state.actor;
     if (actor?.kind === 'user' && actor.twoFactorSetupRequired) {

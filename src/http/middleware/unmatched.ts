@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError, notFound } from '../../errors';
+import { AppError, notFound } from '#errors';
 
 /**
  * What no route handled, as an error for the envelope (the request frame

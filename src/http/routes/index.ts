@@ -1,5 +1,5 @@
 import type { LazyRoute, RouteSpec } from '../route';
-import { ROUTE_MANIFEST } from './manifest';
+import { ROUTE_MANIFEST, type RouteGroup } from './manifest';
 
 /**
  * Every REST route of the product by group (docs/api/contract.md section 4), and the
@@ -35,12 +35,14 @@ export const ROUTE_GROUPS = {
   clientSensor: () => (require('./client/sensors') as typeof import('./client/sensors')).clientSensorRoutes,
   clientEditorial: () => (require('./client/editorial') as typeof import('./client/editorial')).clientEditorialRoutes,
   clientTutorial: () => (require('./client/tutorials') as typeof import('./client/tutorials')).clientTutorialRoutes,
+  clientSupervision: () => (require('./client/supervision') as typeof import('./client/supervision')).clientSupervisionRoutes,
   clientWorkingTogether: () => (require('./client/working-together') as typeof import('./client/working-together')).clientWorkingTogetherRoutes,
   clientReport: () => (require('./client/reports') as typeof import('./client/reports')).clientReportRoutes,
   adminActivityReport: () => (require('./admin/activity-report') as typeof import('./admin/activity-report')).adminActivityReportRoutes,
   clientPush: () => (require('./client/push') as typeof import('./client/push')).clientPushRoutes,
   clientNotification: () => (require('./client/notifications') as typeof import('./client/notifications')).clientNotificationRoutes,
   clientExport: () => (require('./client/exports') as typeof import('./client/exports')).clientExportRoutes,
+  clientRecord: () => (require('./client/records') as typeof import('./client/records')).clientRecordRoutes,
   clientPlatform: () => (require('./client/platform') as typeof import('./client/platform')).clientPlatformRoutes,
   clientI18n: () => (require('./client/i18n') as typeof import('./client/i18n')).clientI18nRoutes,
   adminInternationalization: () => (require('./admin/internationalization') as typeof import('./admin/internationalization')).adminInternationalizationRoutes,
@@ -55,9 +57,10 @@ export const ROUTE_GROUPS = {
   ops: () => (require('./ops') as typeof import('./ops')).opsRoutes,
   docs: () => (require('./docs') as typeof import('./docs')).docsRoutes,
   console: () => (require('./console') as typeof import('./console')).consoleRoutes,
-} satisfies Record<string, () => RouteSpec[]>;
+  app: () => (require('./app') as typeof import('./app')).appRoutes,
+} satisfies Record<RouteGroup, () => RouteSpec[]>;
 
-export type RouteGroup = keyof typeof ROUTE_GROUPS;
+export type { RouteGroup };
 
 /** Every route, each loading its group on first use (see ROUTE_GROUPS). */
 export function lazyRoutes(): LazyRoute[] {

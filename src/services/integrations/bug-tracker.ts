@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Deps } from '../../deps';
-import { integrationNotConfigured, upstreamError } from '../../errors';
+import type { Deps } from '#deps';
+import { integrationNotConfigured, upstreamError } from '#errors';
 import type { UserActor } from '../actor';
 import { callUpstream, upstreamJson, upstreamUrl } from './upstream';
 

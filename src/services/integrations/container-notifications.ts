@@ -1,12 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { Deps } from '../../deps';
+import type { Deps } from '#deps';
 import type { Actor } from '../actor';
-import type { ContainerNotificationRow } from '../../db/schema';
-import type { Page, PageInput } from '../../db/pagination';
-import { AppError, conflict, integrationNotConfigured } from '../../errors';
-import { canonicalJson } from '../../lib/canonical-json';
-import { findContainerNotification, insertContainerNotification, listContainerNotifications } from '../../repos/container-notifications';
+import type { ContainerNotificationRow } from '#db/schema';
+import type { Page, PageInput } from '#db/pagination';
+import { AppError, conflict, integrationNotConfigured } from '#errors';
+import { canonicalJson } from '#lib/canonical-json';
+import { findContainerNotification, insertContainerNotification, listContainerNotifications } from '#repos/container-notifications';
 
 /** The signature header: `sha256=<hex HMAC-SHA256 of the raw body>` (the convention GitHub and Gitea webhooks use). */
 export const SIGNATURE_HEADER = 'x-signature-256';
@@ -76,14 +76,3 @@ export function listNotifications(deps: Deps, filter: { type?: string }, page: P
   return listContainerNotifications(deps.db.kysely, { kind: filter.type }, page);
 }
 
-export function presentContainerNotification(row: ContainerNotificationRow) {
-  const payload = JSON.parse(row.payload) as ContainerNotificationInput;
-  return {
-    id: row.notification_id,
-    type: row.kind,
-    occurredAt: payload.occurredAt ?? null,
-    data: payload.data ?? {},
-    authenticatedBy: row.authenticated_by,
-    receivedAt: row.received_at,
-  };
-}

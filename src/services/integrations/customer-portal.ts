@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { Deps } from '../../deps';
-import { integrationNotConfigured } from '../../errors';
+import type { Deps } from '#deps';
+import { integrationNotConfigured } from '#errors';
 import type { UserActor } from '../actor';
 import { getClient } from '../clients';
 import { currentLicense } from '../licensing';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Deps } from '../../deps';
-import type { ErpSyncRunRow } from '../../db/schema';
-import { isUniqueViolation } from '../../db/transaction';
-import { AppError, integrationNotConfigured, upstreamError } from '../../errors';
-import { presentStepRecord } from '../../presenters/jobs';
+import type { Deps } from '#deps';
+import type { ErpSyncRunRow } from '#db/schema';
+import { isUniqueViolation } from '#db/transaction';
+import { AppError, integrationNotConfigured, upstreamError } from '#errors';
+import { presentStepRecord } from '#presenters/jobs';
 import {
   findAssetIdBySerial,
   findLinkedWorkOrderIds,
@@ -13,8 +13,8 @@ import {
   listRecentSyncRuns,
   listResultsToPush,
   markResultPushed,
-} from '../../repos/erp';
-import { loadStepRecords } from '../../repos/jobs';
+} from '#repos/erp';
+import { loadStepRecords } from '#repos/jobs';
 import type { UserActor } from '../actor';
 import { createJob } from '../jobs';
 import { callUpstream, upstreamJson, upstreamUrl } from './upstream';

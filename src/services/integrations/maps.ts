@@ -1,6 +1,6 @@
-import type { Deps } from '../../deps';
-import { mapsMaxResponseBytes } from '../../config';
-import { fieldError, integrationNotConfigured, upstreamError } from '../../errors';
+import type { Deps } from '#deps';
+import { mapsMaxResponseBytes } from '#config';
+import { fieldError, integrationNotConfigured, upstreamError } from '#errors';
 import { callUpstream, upstreamUrl } from './upstream';
 
 /**

@@ -1,13 +1,13 @@
-import type { Deps } from '../../deps';
-import { upstreamError } from '../../errors';
-import { OutboundError, outboundRequest, type OutboundRequest, type OutboundResponse } from '../../lib/outbound-http';
+import type { Deps } from '#deps';
+import { upstreamError } from '#errors';
+import { OutboundError, outboundRequest, type OutboundRequest, type OutboundResponse } from '#lib/outbound-http';
 
 /**
  * Integration upstreams are named by the operator's configuration, never by a
  * caller: a request goes to the configured origin only (see upstreamUrl), is
  * never redirected (a 3xx is a failure), and is bounded in time
  * (integrationTimeout) and size. The webhook network policy
- * (events/network-policy.ts) is not applied here: it guards URLs that tenants
+ * (lib/network-policy.ts) is not applied here: it guards URLs that tenants
  * choose, while an ERP or tile server on the appliance's own network or host
  * is a normal, operator-made setup.
  */

@@ -1,9 +1,9 @@
-import type { Deps } from '../../deps';
-import type { SsoProviderRow } from '../../db/schema';
-import { tenantScope } from '../../db/tenant';
-import { AppError, tokenExpired } from '../../errors';
-import { hashToken } from '../../lib/tokens';
-import { listEnabledSsoProvidersOfKind } from '../../repos/sso';
+import type { Deps } from '#deps';
+import type { SsoProviderRow } from '#db/schema';
+import { tenantScope } from '#db/tenant';
+import { AppError, tokenExpired } from '#errors';
+import { hashToken } from '#lib/tokens';
+import { listEnabledSsoProvidersOfKind } from '#repos/sso';
 import type { RequestMeta, UserActor } from '../actor';
 import { actorFromDirectorySession, startDirectorySession } from '../auth';
 import { assertSsoNotLocked, claimList, claimText, ssoRefused, userForIdentity, type AssertedIdentity } from './identities';

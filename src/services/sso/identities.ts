@@ -1,19 +1,19 @@
-import type { Deps } from '../../deps';
-import type { SsoProviderRow } from '../../db/schema';
-import { tenantScope, type TenantScope } from '../../db/tenant';
+import type { Deps } from '#deps';
+import type { SsoProviderRow } from '#db/schema';
+import { tenantScope, type TenantScope } from '#db/tenant';
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema';
-import { isUniqueViolation, withTransaction, type AfterCommit } from '../../db/transaction';
-import { AppError } from '../../errors';
-import { emitEvent } from '../../events/emit';
-import { presentUser } from '../../presenters';
-import { ROLES, rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '../../policies/roles';
-import { findSsoIdentityUser, insertSsoIdentity, touchSsoIdentity } from '../../repos/sso';
-import { findUserByEmail, getUserById, insertUser, normalizeEmail, setUserRoles, updateUser } from '../../repos/users';
+import type { DB } from '#db/schema';
+import { isUniqueViolation, withTransaction, type AfterCommit } from '#db/transaction';
+import { AppError } from '#errors';
+import { emitEvent } from '#events/emit';
+import { presentUser } from '#presenters';
+import { ROLES, rolesNotAllowed, SECURITY_ADMIN, type LicenseType, type Role } from '#policies/roles';
+import { findSsoIdentityUser, insertSsoIdentity, touchSsoIdentity } from '#repos/sso';
+import { findUserByEmail, getUserById, insertUser, normalizeEmail, setUserRoles, updateUser } from '#repos/users';
 import type { RequestMeta } from '../actor';
 import { signInWithVerifiedIdentity, type SignInFlavour, type SignInResult, type TwoFactorChallenge } from '../auth';
 import { assertAccountNotLocked, recordFailedSignIn, type LockoutAccount } from '../lockout';
-import { assertSeatFree } from '../seats';
+import { assertSeatFree } from '../licensing/seats';
 import { toProvider } from './providers';
 
 /**

@@ -1,6 +1,6 @@
-import type { Deps } from '../../deps';
-import { guardedFetch, type GuardedFetch } from '../../events/guarded-fetch';
-import { NetworkPolicy, TargetRefused } from '../../events/network-policy';
+import type { Deps } from '#deps';
+import { guardedFetch, type GuardedFetch } from '#lib/guarded-fetch';
+import { NetworkPolicy, TargetRefused } from '#lib/network-policy';
 
 /**
  * Every call to an identity provider (OIDC discovery, its keys and token

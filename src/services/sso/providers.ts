@@ -1,14 +1,14 @@
 import { X509Certificate } from 'node:crypto';
-import type { Deps } from '../../deps';
-import type { SsoProviderKind, SsoProviderRow } from '../../db/schema';
-import type { TenantScope } from '../../db/tenant';
-import { isUniqueViolation } from '../../db/transaction';
-import { conflict, notFound, validationFailed } from '../../errors';
-import { SecretBox } from '../../lib/secret-box';
-import { publicBaseUrl } from '../../mail/templates';
-import { rolesNotAllowed, type LicenseType, type Role } from '../../policies/roles';
-import { deleteSsoProvider, findSsoProvider, insertSsoProvider, listSsoProviders, updateSsoProvider } from '../../repos/sso';
-import { recordChange, type ChangedBy } from '../events';
+import type { Deps } from '#deps';
+import type { SsoProviderKind, SsoProviderRow } from '#db/schema';
+import type { TenantScope } from '#db/tenant';
+import { isUniqueViolation } from '#db/transaction';
+import { conflict, notFound, validationFailed } from '#errors';
+import { SecretBox } from '#lib/secret-box';
+import { publicBaseUrl } from '#mail/templates';
+import { rolesNotAllowed, type LicenseType, type Role } from '#policies/roles';
+import { deleteSsoProvider, findSsoProvider, insertSsoProvider, listSsoProviders, updateSsoProvider } from '#repos/sso';
+import { recordChange, type ChangedBy } from '../security-log';
 
 /**
  * Per-client identity providers (issue 11). One record per provider: its kind,

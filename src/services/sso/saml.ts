@@ -1,10 +1,10 @@
 import type { Profile, SAML } from '@node-saml/node-saml';
-import type { Deps } from '../../deps';
-import type { SsoProviderRow } from '../../db/schema';
-import { tenantScope } from '../../db/tenant';
-import { notFound } from '../../errors';
-import { publicBaseUrl } from '../../mail/templates';
-import { deleteSsoPending, findSsoPendingStart, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, rememberAssertion } from '../../repos/sso';
+import type { Deps } from '#deps';
+import type { SsoProviderRow } from '#db/schema';
+import { tenantScope } from '#db/tenant';
+import { notFound } from '#errors';
+import { publicBaseUrl } from '#mail/templates';
+import { deleteSsoPending, findSsoPendingStart, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, rememberAssertion } from '#repos/sso';
 import type { RequestMeta } from '../actor';
 import type { SignInResult, TwoFactorChallenge } from '../auth';
 import { assertSsoNotLocked, claimList, claimText, signInAssertedIdentity, ssoRefused } from './identities';

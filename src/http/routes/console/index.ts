@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { notFound } from '../../../errors';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '../../../lib/runtime';
+import { notFound } from '#errors';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '#lib/runtime';
+import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 
@@ -54,11 +56,13 @@ export const consoleRoutes: RouteSpec[] = [
     path: '/',
     operationId: 'getRoot',
     produces: { redirect: true },
-    summary: 'Redirects to the admin console (/console/)',
+    summary:
+      'Redirects a signed-in client user who holds no administrator role to the floor app (/app/), anyone else (administrators, nobody signed in) to the admin console (/console/)',
     auth: 'public',
     envelope: false,
-    async handler({ ctx }) {
-      ctx.redirect('/console/');
+    async handler({ ctx, actor }) {
+      // the answer depends on the cookie: never cached (the default no-store)
+      ctx.redirect(actor?.kind === 'user' && !actor.roles.includes(SECURITY_ADMIN) ? '/app/' : '/console/');
       return undefined;
     },
   }),
@@ -87,7 +91,9 @@ export const consoleRoutes: RouteSpec[] = [
     cacheControl: IMMUTABLE,
     async handler({ ctx, params }) {
       const assets = consoleAssets();
-      const content = params.file === CONSOLE_MANIFEST || params.file === CONSOLE_INDEX ? undefined : assets.get(params.file);
+      // pages are served at their own paths (/console/, /verify/), never as assets
+      const pages = [CONSOLE_MANIFEST, CONSOLE_INDEX, VERIFIER_PAGE, VERIFIER_DOWNLOAD];
+      const content = pages.includes(params.file) ? undefined : assets.get(params.file);
       if (!content) throw notFound('File');
       ctx.set('Content-Security-Policy', CONSOLE_CSP);
       ctx.type = TYPES[params.file.slice(params.file.lastIndexOf('.'))] ?? 'application/octet-stream';

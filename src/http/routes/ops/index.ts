@@ -3,10 +3,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { version } from '../../../../package.json';
 import { defineRoute, type RouteSpec } from '../../route';
 import { sendJson } from '../../json-body';
-import { AppError, forbidden, unauthorized } from '../../../errors';
-import { checkReadiness } from '../../../services/health';
+import { AppError, forbidden, unauthorized } from '#errors';
+import { checkReadiness } from '#services/health';
 import type { AppContext } from '../../state';
-import type { Deps } from '../../../deps';
+import type { Deps } from '#deps';
 
 /**
  * Operations endpoints for load balancers, orchestrators and Prometheus. They

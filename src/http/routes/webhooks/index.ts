@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { Deleted, Page, Webhook, WebhookDelivery } from '../../../presenters/schemas';
-import { PageQuery, mapPage } from '../../../db/pagination';
-import type { EventOwner } from '../../../repos/events';
-import { presentDelivery, presentWebhook } from '../../../presenters';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, updateWebhook } from '../../../services/webhooks';
-import type { Actor } from '../../../services/actor';
-import { changedBy } from '../../../services/events';
+import { Deleted, Page, Webhook, WebhookDelivery } from '#presenters/schemas';
+import { PageQuery, mapPage } from '#db/pagination';
+import type { EventOwner } from '#repos/events';
+import { presentDelivery, presentWebhook } from '#presenters';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, updateWebhook } from '#services/webhooks';
+import type { Actor } from '#services/actor';
+import { changedBy } from '#services/security-log';
 import { defineRoute, IdParams, type AuthMode, type RouteSpec } from '../../route';
-import type { Role } from '../../../policies/roles';
+import type { Role } from '#policies/roles';
 import { DeliveryParams, webhookSchemas } from './schema';
 
 /** Creating endpoints and pinging them makes this server send requests: bounded per caller. */

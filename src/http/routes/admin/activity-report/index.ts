@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
 import { sendCsv, wantsCsv } from '../../../csv';
-import { csvDocument } from '../../../../lib/csv';
-import { activityReport, type ClientActivity } from '../../../../services/reports';
+import { csvDocument } from '#lib/csv';
+import { activityReport, type ClientActivity } from '#services/reports';
 import { DateRangeQuery } from '../../client/reports/schema';
 
 const ActivityReportQuery = DateRangeQuery.extend({ clientId: PositiveId.optional() });

@@ -1,9 +1,9 @@
-import { Agreement, Page } from '../../../../presenters/schemas';
+import { Agreement, Page } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { mapPage } from '../../../../db/pagination';
-import { createAgreement, listAgreements, updateAgreement } from '../../../../services/agreements';
-import { presentAgreement } from '../../../../presenters/agreements';
-import { changedBy } from '../../../../services/events';
+import { mapPage } from '#db/pagination';
+import { createAgreement, listAgreements, updateAgreement } from '#services/agreements';
+import { presentAgreement } from '#presenters/agreements';
+import { changedBy } from '#services/security-log';
 import { CreateAgreement, ListAgreements, UpdateAgreement } from './schema';
 
 export const adminAgreementRoutes: RouteSpec[] = [

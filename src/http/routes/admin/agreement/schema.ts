@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 import { IsoDateTime, ShortText } from '../../../schemas';
 
 const Kind = z.enum(['eula', 'msa']);

@@ -1,11 +1,11 @@
 import { SignedOut } from '../../client/auth/responses';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
-import { adminSignIn, signOut } from '../../../../services/auth';
-import { changeAdminPassword, initialPasswordInUse } from '../../../../services/admins';
+import { adminSignIn, signOut } from '#services/auth';
+import { changeAdminPassword, initialPasswordInUse } from '#services/admins';
 import { clearSessionCookie, setSessionCookie } from '../../../cookies';
 import { PresentedPassword } from '../../../schemas';
-import type { Deps } from '../../../../deps';
+import type { Deps } from '#deps';
 
 export const AdminSignIn = z.object({ username: z.string().trim().min(1).max(64), password: PresentedPassword });
 const ChangeAdminPassword = z.object({ currentPassword: PresentedPassword, newPassword: z.string().max(1024) });

@@ -1,8 +1,8 @@
-import { BackupFile, BackupJob, Page } from '../../../../presenters/schemas';
+import { BackupFile, BackupJob, Page } from '#presenters/schemas';
 import { z } from 'zod';
-import { PageQuery } from '../../../../db/pagination';
-import { BACKUP_NAME } from '../../../../ops/backup';
-import { listBackups, openBackup } from '../../../../services/backups';
+import { PageQuery } from '#db/pagination';
+import { BACKUP_NAME } from '#ops/backup';
+import { listBackups, openBackup } from '#ops/backups';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 
 /** only names the appliance writes: anything else (a path, another file) is 404 */

@@ -1,8 +1,8 @@
-import { BugReport, Page } from '../../../../presenters/schemas';
+import { BugReport, Page } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 import { PositiveId } from '../../../schemas';
-import { listBugReportsAcrossClients } from '../../../../services/diagnostics';
+import { listBugReportsAcrossClients } from '#services/diagnostics';
 
 export const adminBugReportRoutes: RouteSpec[] = [
   defineRoute({

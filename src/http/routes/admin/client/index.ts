@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { Client, Deleted, License, Page, UserWithInvitation } from '../../../../presenters/schemas';
+import { Client, Deleted, License, Page, UserWithInvitation } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { mapPage } from '../../../../db/pagination';
-import { createClient, deleteClient, getClient, listClients, updateClient } from '../../../../services/clients';
-import { presentClient, presentLicense, presentUser } from '../../../../presenters';
-import { changedBy } from '../../../../services/events';
+import { mapPage } from '#db/pagination';
+import { createClient, deleteClient, getClient, listClients, updateClient } from '#services/clients';
+import { presentClient, presentLicense, presentUser } from '#presenters';
+import { changedBy } from '#services/security-log';
 import { ClientListQuery, CreateClient, UpdateClient } from './schema';
-import { invitationNotice } from '../../../../services/invitation-links';
-import type { Deps } from '../../../../deps';
-import type { UserWithRoles } from '../../../../repos/users';
+import { invitationNotice } from '#services/invitation-links';
+import type { Deps } from '#deps';
+import type { UserWithRoles } from '#repos/users';
 
 /**
  * An owner created without a password is invited: the answer says where the invitation went. Nobody of

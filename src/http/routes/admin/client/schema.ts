@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, NewPassword, ShortText } from '../../../schemas';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 
 const Seats = z.number().int().min(0).max(1_000_000);
 

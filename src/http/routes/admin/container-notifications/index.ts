@@ -1,15 +1,15 @@
-import { ContainerNotification as ContainerNotificationData, Page } from '../../../../presenters/schemas';
+import { ContainerNotification as ContainerNotificationData, Page } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { PageQuery, mapPage } from '../../../../db/pagination';
+import { PageQuery, mapPage } from '#db/pagination';
 import {
   ContainerNotification,
   SIGNATURE_HEADER,
   authenticateContainerNotification,
   listNotifications,
-  presentContainerNotification,
   receiveContainerNotification,
-} from '../../../../services/integrations/container-notifications';
+} from '#services/integrations/container-notifications';
+import { presentContainerNotification } from '#presenters/container-notifications';
 
 const PATH = '/api/admin/container-notification-center';
 

@@ -1,7 +1,7 @@
-import { Page, TranslationEntry } from '../../../../presenters/schemas';
+import { Page, TranslationEntry } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 import { PositiveId } from '../../../schemas';
 import {
   changeTranslationText,
@@ -10,8 +10,8 @@ import {
   listTranslationEntries,
   Namespace,
   TranslationKey,
-} from '../../../../services/i18n';
-import { changedBy } from '../../../../services/events';
+} from '#services/i18n';
+import { changedBy } from '#services/security-log';
 
 const Text = z.string().min(1).max(10_000);
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { LicenseOverview } from '../../../../presenters/schemas';
+import { LicenseOverview } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { installLicense, licenseOverview, previewLicense } from '../../../../services/licensing';
-import { presentLicenseOverview } from '../../../../presenters/licensing';
-import { changedBy } from '../../../../services/events';
+import { installLicense, licenseOverview, previewLicense } from '#services/licensing/index';
+import { presentLicenseOverview } from '#presenters/licensing';
+import { changedBy } from '#services/security-log';
 import { InstallLicenseKey } from './schema';
 
 export const adminLicenseOnPremRoutes: RouteSpec[] = [

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Deleted, License, Page } from '../../../../presenters/schemas';
+import { Deleted, License, Page } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { mapPage } from '../../../../db/pagination';
-import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '../../../../services/licenses';
-import { presentLicense } from '../../../../presenters';
-import { changedBy } from '../../../../services/events';
+import { mapPage } from '#db/pagination';
+import { clientNamesOf, createLicense, deleteLicense, listLicenses, updateLicense } from '#services/licensing/seat-allocations';
+import { presentLicense } from '#presenters';
+import { changedBy } from '#services/security-log';
 import { CreateLicense, ListLicenses, UpdateLicense } from './schema';
 
 export const adminLicenseRoutes: RouteSpec[] = [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { LICENSE_TYPES } from '../../../../policies/roles';
+import { LICENSE_TYPES } from '#policies/roles';
 import { IsoDateTime, PositiveId } from '../../../schemas';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 
 const Seats = z.number().int().min(0).max(1_000_000);
 

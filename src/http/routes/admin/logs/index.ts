@@ -1,10 +1,10 @@
-import { Deleted } from '../../../../presenters/schemas';
+import { Deleted } from '#presenters/schemas';
 import { Readable } from 'node:stream';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
-import { mapPage } from '../../../../db/pagination';
-import { countLogs, deleteLog, listLogs } from '../../../../services/logs';
-import { exportLogs, logRedactor } from '../../../../services/log-export';
-import { fileStamp } from '../../../../ops/paths';
+import { mapPage } from '#db/pagination';
+import { countLogs, deleteLog, listLogs } from '#services/logs';
+import { exportLogs, logRedactor } from '#services/log-export';
+import { fileStamp } from '#lib/paths';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
 import { ExportLogsQuery, ListLogsQuery, LogPage, TailLogsQuery } from './schema';
 

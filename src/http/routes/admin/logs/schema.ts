@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 import { IsoDateTime, PositiveId } from '../../../schemas';
 
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

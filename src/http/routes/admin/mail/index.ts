@@ -1,8 +1,8 @@
-import { OutboxMessage, Page } from '../../../../presenters/schemas';
+import { OutboxMessage, Page } from '#presenters/schemas';
 import { z } from 'zod';
-import { mapPage, PageQuery } from '../../../../db/pagination';
-import { presentOutboxMessage } from '../../../../presenters';
-import { listOutboxMessages, retryFailedMail, retryOneFailedMail } from '../../../../services/mail';
+import { mapPage, PageQuery } from '#db/pagination';
+import { presentOutboxMessage } from '#presenters';
+import { listOutboxMessages, retryFailedMail, retryOneFailedMail } from '#services/mail';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 
 const OutboxQuery = PageQuery.extend({ status: z.enum(['pending', 'sent', 'stored', 'failed']).optional() });

@@ -1,15 +1,15 @@
-import { Unlocked, UserWithInvitation } from '../../../../presenters/schemas';
+import { Unlocked, UserWithInvitation } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import { getUserAcrossClients } from '../../../../services/users';
-import { unlockUser } from '../../../../services/lockout';
-import { tenantScope } from '../../../../db/tenant';
-import { resendInvitation } from '../../../../services/accounts';
-import { presentUser } from '../../../../presenters';
-import { invitationNotice, revealInvitationLink } from '../../../../services/invitation-links';
-import { eventActorOf } from '../../../../services/events';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getUserAcrossClients } from '#services/users';
+import { unlockUser } from '#services/lockout';
+import { tenantScope } from '#db/tenant';
+import { resendInvitation } from '#services/accounts';
+import { presentUser } from '#presenters';
+import { invitationNotice, revealInvitationLink } from '#services/invitation-links';
+import { eventActorOf } from '#services/security-log';
 
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });

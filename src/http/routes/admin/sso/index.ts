@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { Deleted } from '../../../../presenters/schemas';
+import { Deleted } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { tenantScope, type TenantScope } from '../../../../db/tenant';
-import { notFound } from '../../../../errors';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import { getClient } from '../../../../services/clients';
-import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '../../../../services/sso/providers';
-import type { Actor } from '../../../../services/actor';
-import type { Deps } from '../../../../deps';
-import { changedBy } from '../../../../services/events';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { notFound } from '#errors';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getClient } from '#services/clients';
+import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '#services/sso/providers';
+import type { Actor } from '#services/actor';
+import type { Deps } from '#deps';
+import { changedBy } from '#services/security-log';
 import { CreateSsoProvider, SsoProviderParams, UpdateSsoProvider } from './schema';
 
 // SSO providers of a client (issue 11): its Security Administrator (own client

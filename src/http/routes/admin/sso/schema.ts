@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PositiveId } from '../../../schemas';
-import { LICENSE_TYPES, ROLES } from '../../../../policies/roles';
+import { LICENSE_TYPES, ROLES } from '#policies/roles';
 
 const HttpUrl = z
   .string()

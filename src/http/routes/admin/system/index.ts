@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BackupFile } from '../../../../presenters/schemas';
-import { storageFacts } from '../../../../ops/storage';
+import { BackupFile } from '#presenters/schemas';
+import { storageFacts } from '#ops/storage';
 import { defineRoute, type RouteSpec } from '../../../route';
 
 const DiskSpace = z.object({ freeBytes: z.number(), totalBytes: z.number() });

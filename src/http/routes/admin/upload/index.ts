@@ -1,13 +1,13 @@
-import { File, StorageUsage } from '../../../../presenters/schemas';
+import { File, StorageUsage } from '#presenters/schemas';
 import { UploadParts } from '../../../schemas';
 import { z } from 'zod';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { fieldError } from '../../../../errors';
-import { presentFile } from '../../../../presenters/files';
-import { commitSystemFiles, getStorageUsage, setStorageQuota } from '../../../../services/files';
+import { fieldError } from '#errors';
+import { presentFile } from '#presenters/files';
+import { commitSystemFiles, getStorageUsage, setStorageQuota } from '#services/files';
 import { receiveFiles } from '../../client/files';
 import { parseMetadata } from '../../client/files/schema';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '#services/security-log';
 
 export const adminUploadRoutes: RouteSpec[] = [
   defineRoute({

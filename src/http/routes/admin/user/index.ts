@@ -1,19 +1,19 @@
-import { Deleted, Page, User, UserReportRow as UserReportRowData, UserWithInvitation, UserWithState } from '../../../../presenters/schemas';
+import { Deleted, Page, User, UserReportRow as UserReportRowData, UserWithInvitation, UserWithState } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { mapPage } from '../../../../db/pagination';
-import { tenantScope } from '../../../../db/tenant';
-import { fieldError } from '../../../../errors';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import { getClient } from '../../../../services/clients';
-import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '../../../../services/users';
-import { presentUser } from '../../../../presenters';
-import { invitationNotice } from '../../../../services/invitation-links';
-import { changedBy } from '../../../../services/events';
+import { mapPage } from '#db/pagination';
+import { tenantScope } from '#db/tenant';
+import { fieldError } from '#errors';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { getClient } from '#services/clients';
+import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '#services/users';
+import { presentUser } from '#presenters';
+import { invitationNotice } from '#services/invitation-links';
+import { changedBy } from '#services/security-log';
 import { CreateUser, ListUsers, UpdateUser, UserIdParams, UserReportFilters, UserReportQuery } from './schema';
-import { iterateUserReport, userReport } from '../../../../services/reports';
-import { presentUserReportRow } from '../../../../presenters/reports';
-import { XLSX_CONTENT_TYPE, xlsxStream, type XlsxColumn } from '../../../../lib/xlsx';
-import type { UserReportRow } from '../../../../repos/user-report';
+import { iterateUserReport, userReport } from '#services/reports';
+import { presentUserReportRow } from '#presenters/reports';
+import { XLSX_CONTENT_TYPE, xlsxStream, type XlsxColumn } from '#lib/xlsx';
+import type { UserReportRow } from '#repos/user-report';
 
 const at = (iso: string | null) => (iso ? new Date(iso) : null);
 const USER_REPORT_COLUMNS: XlsxColumn<UserReportRow>[] = [

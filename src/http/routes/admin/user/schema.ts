@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { LICENSE_TYPES, ROLES } from '../../../../policies/roles';
-import { USER_STATUSES } from '../../../../db/schema';
+import { LICENSE_TYPES, ROLES } from '#policies/roles';
+import { USER_STATUSES } from '#db/schema';
 import { Email, NewPassword, PositiveId, ShortText } from '../../../schemas';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 
 const Roles = z
   .array(z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}` }))

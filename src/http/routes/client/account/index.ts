@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { Client, License, SecuritySettings, SecuritySettingsPublic, User } from '../../../../presenters/schemas';
+import { Client, License, SecuritySettings, SecuritySettingsPublic, User } from '#presenters/schemas';
 import { sendJson } from '../../../json-body';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
-import type { Deps } from '../../../../deps';
-import { fieldError } from '../../../../errors';
-import { hashToken } from '../../../../lib/tokens';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import { logoUrl } from '../../../../services/branding';
-import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '../../../../presenters';
+import type { Deps } from '#deps';
+import { fieldError } from '#errors';
+import { hashToken } from '#lib/tokens';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { logoUrl } from '#services/branding';
+import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '#presenters';
 import {
   acceptInvitation,
   accountLinkDetails,
@@ -18,9 +18,9 @@ import {
   requestPasswordReset,
   resetPassword,
   signUp,
-} from '../../../../services/accounts';
-import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '../../../../services/security-settings';
-import { changedBy } from '../../../../services/events';
+} from '#services/accounts';
+import { getSecuritySettings, getSecuritySettingsOfClient, updateSecuritySettings } from '#services/security-settings';
+import { changedBy } from '#services/security-log';
 import {
   AccountLinkDetails,
   ChangePassword,

@@ -1,8 +1,8 @@
-import { AgreementStatus, MsaAccepted } from '../../../../presenters/schemas';
+import { AgreementStatus, MsaAccepted } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { hasAnyRole, SECURITY_ADMIN } from '../../../../policies/roles';
-import { acceptAgreement, eulaStatus, msaStatus, openMsaDocument } from '../../../../services/agreements';
-import { presentAgreementStatus, presentMsaAccepted } from '../../../../presenters/agreements';
+import { hasAnyRole, SECURITY_ADMIN } from '#policies/roles';
+import { acceptAgreement, eulaStatus, msaStatus, openMsaDocument } from '#services/agreements';
+import { presentAgreementStatus, presentMsaAccepted } from '#presenters/agreements';
 import { AcceptAgreement } from './schema';
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;

@@ -1,16 +1,16 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { clearSessionCookie } from '../../../cookies';
-import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '../../../../services/auth';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../../cookies';
+import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '#services/auth';
 import { AnySignIn, RefreshData, SignedOut, SignInData, SignInV2OrChallenge, signInResponse } from './responses';
-import { User } from '../../../../presenters/schemas';
-import { presentUser } from '../../../../presenters';
+import { User } from '#presenters/schemas';
+import { presentUser } from '#presenters';
 import { PositiveId } from '../../../schemas';
 import { Refresh, SignIn, VerifyTwoFactor } from './schema';
 import type { AppContext } from '../../../state';
-import type { Deps } from '../../../../deps';
+import type { Deps } from '#deps';
 import type { SignInInput } from './schema';
-import type { RequestMeta } from '../../../../services/actor';
-import { validationFailed } from '../../../../errors';
+import type { RequestMeta } from '#services/actor';
+import { validationFailed } from '#errors';
 
 /** The budget of every route that signs someone in (password, two-factor, SSO). */
 export const signInLimit = {
@@ -115,10 +115,16 @@ export const clientAuthRoutes: RouteSpec[] = [
     path: '/api/client/auth/refresh',
     operationId: 'refreshSessionByCookie',
     response: RefreshData,
-    summary: 'New access token (and rotated refresh token) for the session of the cookie or bearer token',
+    sends: ['X-CSRF-Token'],
+    summary:
+      'New access token (and rotated refresh token) for the session of the cookie or bearer token; with the cookie, the session and CSRF cookies are set again for the idle TTL from now (a web app in daily use is not signed out when the cookies set at sign-in would have lapsed)',
     auth: 'user',
-    async handler({ deps, actor }) {
-      return refreshResponse(await refreshForActor(deps, actor));
+    async handler({ deps, actor, ctx }) {
+      const tokens = await refreshForActor(deps, actor);
+      // the cookies' lifetime was set at sign-in; the session itself slides with use (last_seen_at): keep them in step
+      const cookie = actor.via === 'cookie' ? readSessionCookie(ctx) : undefined;
+      if (cookie) setSessionCookie(ctx, cookie);
+      return refreshResponse(tokens);
     },
   }),
   defineRoute({

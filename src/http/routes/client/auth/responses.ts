@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { User } from '../../../../presenters/schemas';
+import { User } from '#presenters/schemas';
 import { setSessionCookie } from '../../../cookies';
-import { presentUser } from '../../../../presenters';
-import type { SignInFlavour, SignInResult, TwoFactorChallenge } from '../../../../services/auth';
+import { presentUser } from '#presenters';
+import type { SignInFlavour, SignInResult, TwoFactorChallenge } from '#services/auth';
 import type { AppContext } from '../../../state';
 
 /**

@@ -1,8 +1,8 @@
-import { BugReport } from '../../../../presenters/schemas';
+import { BugReport } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { IsoDateTime } from '../../../schemas';
-import { clearDiagnostics, storeWebrtcLogs, submitBugReport } from '../../../../services/diagnostics';
+import { clearDiagnostics, storeWebrtcLogs, submitBugReport } from '#services/diagnostics';
 
 /** Limits of what a device may send: a report with its log excerpt, a batch of call log lines. */
 export const BUG_REPORT_LOGS_MAX_CHARS = 256 * 1024;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { editorialAggregates, recordEditorialEvents } from '../../../../services/editorial';
+import { editorialAggregates, recordEditorialEvents } from '#services/editorial';
 import { EditorialQuery, RecordEditorialEvents } from './schema';
 
 export const clientEditorialRoutes: RouteSpec[] = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, PositiveId } from '../../../schemas';
-import { MAX_EDITORIAL_EVENTS } from '../../../../services/editorial';
+import { MAX_EDITORIAL_EVENTS } from '#services/editorial';
 
 const Event = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CLIENT_EVENT_TYPES, SYSTEM_EVENT_TYPES } from '../../../../events/catalogue';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import type { UserActor } from '../../../../services/actor';
+import { CLIENT_EVENT_TYPES, SYSTEM_EVENT_TYPES } from '#events/catalogue';
+import { SECURITY_ADMIN } from '#policies/roles';
+import type { UserActor } from '#services/actor';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
 import { webhookRoutes } from '../../webhooks';

@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { UploadParts } from '../../../schemas';
-import { File } from '../../../../presenters/schemas';
+import { File } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
-import { fieldError, notFound } from '../../../../errors';
+import { DOMAIN_PERMISSIONS } from '#policies/transitions';
+import { fieldError, notFound } from '#errors';
 import { readMultipart } from '../../../multipart';
 import { sendFile } from '../../../send-file';
-import { presentFile } from '../../../../presenters/files';
-import { cleanFileName, commitFiles, deleteFile, getFile, openContent, putContent, replaceFile, uploadBudget } from '../../../../services/files';
-import { hasAnyRole } from '../../../../policies/roles';
-import { MODEL_TYPES } from '../../../../storage/content-type';
+import { presentFile } from '#presenters/files';
+import { cleanFileName, commitFiles, deleteFile, getFile, openContent, putContent, replaceFile, uploadBudget } from '#services/files';
+import { hasAnyRole } from '#policies/roles';
+import { MODEL_TYPES } from '#storage/content-type';
 import { AlignmentQuery, ModelParams, parseMetadata } from './schema';
-import { alignmentTarget, createAlignmentData, getAlignmentData, presentAlignmentData } from '../../../../services/alignment-data';
-import { parseOrFail } from '../../../../lib/parse-or-fail';
+import { alignmentTarget, createAlignmentData, getAlignmentData, presentAlignmentData } from '#services/alignment-data';
+import { parseOrFail } from '#lib/parse-or-fail';
 import type { AppContext } from '../../../state';
-import type { Deps } from '../../../../deps';
-import type { TenantScope } from '../../../../db/tenant';
+import type { Deps } from '#deps';
+import type { TenantScope } from '#db/tenant';
 
 const Point = z.array(z.number());
 /** Point-cloud alignment metadata (services/alignment-data presentAlignmentData). */

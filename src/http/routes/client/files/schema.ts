@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MODEL_TYPES, type ModelType } from '../../../../storage/content-type';
-import { fieldError } from '../../../../errors';
+import { MODEL_TYPES, type ModelType } from '#storage/content-type';
+import { fieldError } from '#errors';
 
 /** The `metadata` part of an upload (docs/api/contract.md section 2): JSON text. */
 export const UploadMetadata = z.object({ description: z.string().max(2000).default('') });

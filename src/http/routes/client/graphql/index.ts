@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import type { ErrorCode } from '../../../../errors';
-import type * as GraphQLHandler from '../../../../graphql/handler';
+import type { ErrorCode } from '#errors';
+import type * as GraphQLHandler from '#graphql/handler';
 
 /**
  * GraphQL over HTTP at /api/client/graphql: POST for queries and mutations,
@@ -11,7 +11,7 @@ import type * as GraphQLHandler from '../../../../graphql/handler';
  */
 const handler: RouteSpec['handler'] = async ({ ctx, deps, actor, meta }) => {
   // graphql, graphql-http and the schema's modules are loaded with the first GraphQL request, not at start-up
-  const { serveGraphQL } = require('../../../../graphql/handler') as typeof GraphQLHandler;
+  const { serveGraphQL } = require('#graphql/handler') as typeof GraphQLHandler;
   await serveGraphQL(ctx, deps, actor as never, meta);
   return undefined;
 };

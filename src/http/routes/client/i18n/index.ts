@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
-import { etagOf, requireLanguage, LanguageTag, mergedBundle, Namespace, TranslationKey } from '../../../../services/i18n';
+import { etagOf, requireLanguage, LanguageTag, mergedBundle, Namespace, TranslationKey } from '#services/i18n';
 
 // Bundles change only when an administrator edits an entry: clients keep them
 // and revalidate with If-None-Match (304 when unchanged). private: a bundle

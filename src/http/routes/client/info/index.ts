@@ -1,14 +1,14 @@
-import { Client } from '../../../../presenters/schemas';
+import { Client } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
-import { getClient } from '../../../../services/clients';
-import { currentLicense } from '../../../../services/licensing';
-import { findLogo, LOGO_PATH, logoUrl } from '../../../../services/branding';
-import { openContent } from '../../../../services/files';
-import { customerPortalLink, PORTAL_LINK_TTL_SECONDS } from '../../../../services/integrations/customer-portal';
-import { presentClient } from '../../../../presenters';
-import { FEATURES, type Feature } from '../../../../licensing/terms';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { getClient } from '#services/clients';
+import { currentLicense } from '#services/licensing/index';
+import { findLogo, LOGO_PATH, logoUrl } from '#services/branding';
+import { openContent } from '#services/files';
+import { customerPortalLink, PORTAL_LINK_TTL_SECONDS } from '#services/integrations/customer-portal';
+import { presentClient } from '#presenters';
+import { FEATURES, type Feature } from '#licensing/terms';
+import { SECURITY_ADMIN } from '#policies/roles';
 import { sendFile } from '../../../send-file';
 
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
-import { forwardBugReport } from '../../../../services/integrations/bug-tracker';
-import { proxyMaps } from '../../../../services/integrations/maps';
-import { erpStatus, synchronizeErp } from '../../../../services/integrations/erp';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
+import { forwardBugReport } from '#services/integrations/bug-tracker';
+import { proxyMaps } from '#services/integrations/maps';
+import { erpStatus, synchronizeErp } from '#services/integrations/erp';
+import { SECURITY_ADMIN } from '#policies/roles';
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 

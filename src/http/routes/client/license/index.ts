@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { ClientLicense, OnPremise, User } from '../../../../presenters/schemas';
+import { ClientLicense, OnPremise, User } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { SECURITY_ADMIN } from '../../../../policies/roles';
-import { changeUserLicenseTypes, clientLicense } from '../../../../services/client-license';
-import { currentLicense } from '../../../../services/licensing';
-import { presentUser } from '../../../../presenters';
-import { presentClientLicense, presentOnPremise } from '../../../../presenters/licensing';
+import { SECURITY_ADMIN } from '#policies/roles';
+import { changeUserLicenseTypes, clientLicense } from '#services/licensing/client-license';
+import { currentLicense } from '#services/licensing/index';
+import { presentUser } from '#presenters';
+import { presentClientLicense, presentOnPremise } from '#presenters/licensing';
 import { version } from '../../../../../package.json';
-import { changedBy } from '../../../../services/events';
+import { changedBy } from '#services/security-log';
 import { ChangeLicenseTypes } from './schema';
 
 export const clientLicenseRoutes: RouteSpec[] = [

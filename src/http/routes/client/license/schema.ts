@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LICENSE_TYPES } from '../../../../policies/roles';
+import { LICENSE_TYPES } from '#policies/roles';
 import { PositiveId } from '../../../schemas';
 
 const Change = z.object({ userId: PositiveId, licenseType: z.enum(LICENSE_TYPES) }).strict();

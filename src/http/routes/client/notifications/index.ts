@@ -1,5 +1,5 @@
 import { defineRoute, type RouteSpec } from '../../../route';
-import { changePreferences, getPreferences } from '../../../../services/notifications';
+import { changePreferences, getPreferences } from '#services/notifications';
 import { NotificationPreferencesAnswer, UpdateNotificationPreferences } from './schema';
 
 /** The signed-in user's notification choices (services/notifications.ts sends the notifications). */

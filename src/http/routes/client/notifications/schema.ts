@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LanguageTag } from '../../../../services/i18n';
-import { NOTIFICATION_KINDS } from '../../../../services/notifications';
+import { LanguageTag } from '#services/i18n';
+import { NOTIFICATION_KINDS } from '#services/notifications';
 
 const Kinds = z.object(Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, z.boolean()])) as Record<(typeof NOTIFICATION_KINDS)[number], z.ZodBoolean>);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
-import { buildInfo } from '../../../../lib/build-info';
-import { checkForUpdates } from '../../../../services/updates';
+import { buildInfo } from '#lib/build-info';
+import { checkForUpdates } from '#services/updates';
 
 /** GET /api/client/version's `data` (BuildInfo), for the OpenAPI document */
 const versionResponse = z.object({

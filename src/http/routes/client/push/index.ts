@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { subscribe, turnPush, unsubscribe, vapidPublicKey } from '../../../../services/push';
+import { subscribe, turnPush, unsubscribe, vapidPublicKey } from '#services/push';
 import { PushSubscriptionBody, TurnPushBody, UnsubscribeBody } from './schema';
 
 /** Web push (Web Push protocol with VAPID): the apps subscribe, the appliance notifies of domain events. */

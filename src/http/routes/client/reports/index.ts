@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { sendCsv, wantsCsv } from '../../../csv';
-import { csvDocument } from '../../../../lib/csv';
-import { gone } from '../../../../errors';
-import type { Period } from '../../../../db/time-buckets';
-import { LICENSE_TYPES, SECURITY_ADMIN } from '../../../../policies/roles';
-import { meterReport, meterReportFilters, type MeterRow } from '../../../../services/reports';
+import { csvDocument } from '#lib/csv';
+import { gone } from '#errors';
+import type { Period } from '#db/time-buckets';
+import { LICENSE_TYPES, SECURITY_ADMIN } from '#policies/roles';
+import { meterReport, meterReportFilters, type MeterRow } from '#services/reports';
 import { MeterReportQuery } from './schema';
 
 const Int = z.number().int();

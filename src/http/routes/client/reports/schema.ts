@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { PositiveId } from '../../../schemas';
 import { ReportFormat } from '../../../csv';
-import { PERIODS } from '../../../../db/time-buckets';
-import { LICENSE_TYPES } from '../../../../policies/roles';
+import { PERIODS } from '#db/time-buckets';
+import { LICENSE_TYPES } from '#policies/roles';
 
 /** A whole UTC day. */
 export const Day = z.iso.date({ message: 'must be a date, YYYY-MM-DD' });

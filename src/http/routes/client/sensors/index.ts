@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
-import { updateSensors } from '../../../../services/sensors';
+import { DOMAIN_PERMISSIONS } from '#policies/transitions';
+import { updateSensors } from '#services/sensors';
 import { UpdateSensors } from './schema';
 
 export const clientSensorRoutes: RouteSpec[] = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, PositiveId } from '../../../schemas';
-import { MAX_READINGS_PER_BATCH } from '../../../../services/sensors';
+import { MAX_READINGS_PER_BATCH } from '#services/sensors';
 
 const Reading = z
   .object({

@@ -2,10 +2,10 @@ import { SignInData } from '../auth/responses';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
-import type { Deps } from '../../../../deps';
-import type { RequestMeta } from '../../../../services/actor';
-import { completeOidcSignIn, exchangeSsoCode, findOidcProvider, OIDC_CALLBACK_PATH, startOidcSignIn } from '../../../../services/sso/oidc';
-import { samlMetadata, samlSignIn, SAML_ACS_PATH, startSamlSignIn } from '../../../../services/sso/saml';
+import type { Deps } from '#deps';
+import type { RequestMeta } from '#services/actor';
+import { completeOidcSignIn, exchangeSsoCode, findOidcProvider, OIDC_CALLBACK_PATH, startOidcSignIn } from '#services/sso/oidc';
+import { samlMetadata, samlSignIn, SAML_ACS_PATH, startSamlSignIn } from '#services/sso/saml';
 import { signInLimit } from '../auth';
 import { signInResponse } from '../auth/responses';
 

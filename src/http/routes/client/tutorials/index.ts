@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { tutorialsInfo } from '../../../../services/tutorials';
+import { tutorialsInfo } from '#services/tutorials';
 
 export const clientTutorialRoutes: RouteSpec[] = [
   defineRoute({

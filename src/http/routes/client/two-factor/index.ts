@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route';
-import { enableTwoFactor, resetTwoFactor, setupTwoFactor } from '../../../../services/two-factor';
+import { enableTwoFactor, resetTwoFactor, setupTwoFactor } from '#services/two-factor';
 import { ResetTwoFactor, TwoFactorEnable, TwoFactorSetup } from './schema';
 
 // TOTP two-factor enrolment and reset (the sign-in step is verify-two-factor in the auth area).

@@ -1,11 +1,14 @@
-import { HandOff, JobWithMembers, Page } from '../../../../presenters/schemas';
+import { HandOff, JobWithMembers, Page } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '../../../../policies/transitions';
-import { presentHandOff } from '../../../../presenters/jobs';
-import { jobWithMembers } from '../../../../services/jobs';
-import { jobHistoryUsers, listHandOffStatuses, workTogether } from '../../../../services/working-together';
+import { DOMAIN_PERMISSIONS } from '#policies/transitions';
+import { presentHandOff } from '#presenters/jobs';
+import { jobWithMembers } from '#services/jobs';
+import { handOffColleagues, jobHistoryUsers, listHandOffStatuses, workTogether } from '#services/working-together';
 import { HandOffStatusesQuery, JobHistoryUsersQuery, WorkingTogether } from './schema';
+
+/** A user as the working-together routes name them. */
+const Colleague = z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string() });
 
 /** Hand-off and co-working on jobs, and who took part in a job's history (docs/api/contract.md 4.6). */
 export const clientWorkingTogetherRoutes: RouteSpec[] = [
@@ -44,9 +47,23 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: 'get',
+    path: '/api/client/workingTogether/colleagues',
+    operationId: 'listHandOffColleagues',
+    response: z.object({ items: z.array(Colleague), nextCursor: z.null() }),
+    summary: "Whom the caller may hand a job off to: the client's active users who may accept a hand-off, the caller excepted, by name",
+    auth: 'user',
+    feature: 'collaboration',
+    roles: DOMAIN_PERMISSIONS.runJob,
+    async handler({ deps, actor }) {
+      const users = await handOffColleagues(deps, actor);
+      return { items: users.map((u) => ({ id: u.id, firstName: u.first_name, lastName: u.last_name, email: u.email })), nextCursor: null };
+    },
+  }),
+  defineRoute({
+    method: 'get',
     path: '/api/client/job-history-users',
     operationId: 'listJobHistoryUsers',
-    response: z.object({ items: z.array(z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string() })), nextCursor: z.null() }),
+    response: z.object({ items: z.array(Colleague), nextCursor: z.null() }),
     summary: 'The distinct users in the history of a job (?jobId=) or of the jobs of a template (?templateId=)',
     auth: 'user',
     query: JobHistoryUsersQuery,

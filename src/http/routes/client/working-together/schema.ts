@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery } from '../../../../db/pagination';
+import { PageQuery } from '#db/pagination';
 import { PositiveId } from '../../../schemas';
 
 const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);

@@ -1,0 +1,140 @@
+/**
+ * The floor app's one way to the API, as the console's (src/console/api.ts):
+ * same-origin fetch with the session cookie, the CSRF double submit on writes
+ * (the wip_csrf cookie echoed in X-CSRF-Token), the envelope unwrapped, every
+ * failure one ApiError. No token is ever kept in storage.
+ *
+ * A 401 means the session has ended (signed out elsewhere, idle too long):
+ * whoever listens through onSessionEnded (the shell) shows the sign-in page
+ * and comes back to the page the user was on.
+ */
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: FieldProblem[] = [],
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  /** No answer at all: offline, or the server unreachable. */
+  get offline(): boolean {
+    return this.status === 0;
+  }
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+function csrfToken(): string {
+  const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);
+  return match ? decodeURIComponent(match[1]!) : '';
+}
+
+/** Query string of the defined values. */
+export function query(values: Record<string, string | number | boolean | null | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+type SessionListener = () => void;
+const sessionEndedListeners = new Set<SessionListener>();
+
+/** Called when a request answers 401 (the session ended); returns the unsubscribe. */
+export function onSessionEnded(listener: SessionListener): () => void {
+  sessionEndedListeners.add(listener);
+  return () => sessionEndedListeners.delete(listener);
+}
+
+export interface ApiOptions {
+  /** extra request headers (Idempotency-Key, If-None-Match …) */
+  headers?: Record<string, string>;
+  /** a 401 is the caller's to handle (sign-in itself, the session probe): the shell is not told */
+  quiet401?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData || body instanceof Blob) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: options.signal });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'OFFLINE', 'No connection to the server');
+  }
+  const text = await response.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    throw new ApiError(response.status, 'BAD_RESPONSE', `Unexpected answer (${response.status})`);
+  }
+  if (!response.ok && Array.isArray(parsed.errors) && !parsed.error) throw graphqlError(parsed.errors[0] ?? { message: `Request failed (${response.status})` }, response.status);
+  if (!response.ok || parsed.success === false) {
+    const error = parsed.error ?? {};
+    if (response.status === 401 && !options.quiet401) for (const listener of sessionEndedListeners) listener();
+    throw new ApiError(response.status, error.code ?? 'ERROR', error.message ?? `Request failed (${response.status})`, error.details?.fields ?? [], error.details ?? {});
+  }
+  return ('success' in parsed ? parsed.data : parsed) as T;
+}
+
+export interface GraphQLErrorEntry {
+  message: string;
+  path?: (string | number)[];
+  extensions?: { code?: string; details?: { fields?: FieldProblem[] } & Record<string, unknown> };
+}
+
+/** The status REST answers for the same code (GraphQL answers 200 with errors): what a screen branches on. */
+const STATUS_OF_CODE: Record<string, number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  VALIDATION_ERROR: 422,
+  BAD_REQUEST: 400,
+  TOO_MANY_REQUESTS: 429,
+};
+
+function graphqlError(entry: GraphQLErrorEntry, status?: number): ApiError {
+  const ext = entry.extensions ?? {};
+  const code = ext.code ?? 'GRAPHQL_ERROR';
+  return new ApiError(STATUS_OF_CODE[code] ?? status ?? 400, code, entry.message, ext.details?.fields ?? [], ext.details ?? {});
+}
+
+/**
+ * One GraphQL operation (POST /api/client/graphql, GraphQL-over-HTTP's
+ * {data, errors}). The first error becomes an ApiError with the API's code
+ * (`extensions.code`, the same codes as REST's envelope), so a screen handles
+ * GraphQL and REST failures alike.
+ */
+export async function graphql<T = any>(document: string, variables: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<T> {
+  const answer = await api<{ data?: T; errors?: GraphQLErrorEntry[] }>('POST', '/api/client/graphql', { query: document, variables }, options);
+  const first = answer.errors?.[0];
+  if (first) throw graphqlError(first);
+  return answer.data as T;
+}
+
+/** A GraphQL global id (`Job:12`, as src/graphql/ids.ts makes them) from a type and a REST id. */
+export function globalId(type: string, databaseId: number | string): string {
+  return `${type}:${databaseId}`;
+}

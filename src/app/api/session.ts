@@ -1,0 +1,111 @@
+import { DOMAIN_PERMISSIONS, rolesFor, VERSION_TRANSITIONS } from '../../policies/transitions';
+import { hasAnyRole } from '../../policies/roles';
+import { appLanguageOf } from '../i18n';
+import type { AppLanguage } from '../../lib/app-texts';
+import { api, ApiError } from './client';
+
+/**
+ * Who is signed in, and what the shell adapts to: the user (GET
+ * /api/client/auth/me), the client's branding (GET /api/client/auth/client)
+ * and the user's language (the notification preferences' language, the one
+ * language setting a user has: mails, pushes and the app speak it alike).
+ */
+export interface CurrentUser {
+  id: number;
+  email: string;
+  name: string;
+  clientId: number;
+  roles: string[];
+  /** null: the user never chose one (the device's choice stands) */
+  language: AppLanguage | null;
+}
+
+export interface Branding {
+  /** the client's name */
+  displayName: string;
+  /** same-origin URL of the client's logo, or null */
+  logoUrl: string | null;
+}
+
+export interface Session {
+  user: CurrentUser;
+  branding: Branding;
+  /** the client requires a second factor of this user, who has none yet: only enrolment is open to them */
+  twoFactorSetupRequired: boolean;
+}
+
+interface MeAnswer {
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  clientId: number;
+  roles: string[];
+}
+
+/** The session of the browser's cookie, or null when nobody (no client user) is signed in. */
+export async function currentSession(): Promise<Session | null> {
+  let me: MeAnswer;
+  try {
+    me = await api<MeAnswer>('GET', '/api/client/auth/me', undefined, { quiet401: true });
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
+    throw error;
+  }
+  const [client, preferences] = await Promise.all([
+    api<{ branding: Branding; twoFactorEnabled: boolean; security: { twoFactorRequired: 'off' | 'all' | 'admins' } }>('GET', '/api/client/auth/client').catch(() => null),
+    api<{ language: string | null }>('GET', '/api/client/account/notification-preferences').catch(() => null),
+  ]);
+  return {
+    user: {
+      id: me.id,
+      email: me.email,
+      name: [me.firstName, me.lastName].filter(Boolean).join(' ') || me.email,
+      clientId: me.clientId,
+      roles: me.roles,
+      language: appLanguageOf(preferences?.language),
+    },
+    branding: client?.branding ?? { displayName: '', logoUrl: null },
+    twoFactorSetupRequired:
+      !!client && !client.twoFactorEnabled && (client.security.twoFactorRequired === 'all' || (client.security.twoFactorRequired === 'admins' && (me.roles.includes('admin') || me.roles.includes('user_admin')))),
+  };
+}
+
+/** The user's language, kept with the account (PUT notification-preferences). */
+export async function saveLanguage(language: AppLanguage): Promise<void> {
+  await api('PUT', '/api/client/account/notification-preferences', { language });
+}
+
+const RENEWED_KEY = 'wip.app.sessionRenewedAt';
+const RENEW_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * The session cookie's lifetime was set at sign-in (the session's idle TTL),
+ * while the session itself slides with use on the server: at most once an
+ * hour GET /api/client/auth/refresh sets the cookies again from now, so a
+ * tablet in daily use is never signed out under an operator.
+ */
+export async function renewSessionCookie(): Promise<void> {
+  const last = Number(localStorage.getItem(RENEWED_KEY) ?? 0);
+  if (Date.now() - last < RENEW_EVERY_MS) return;
+  await api('GET', '/api/client/auth/refresh', undefined, { quiet401: true });
+  localStorage.setItem(RENEWED_KEY, String(Date.now()));
+}
+
+export async function signOut(): Promise<void> {
+  await api('POST', '/api/client/auth/sign-out', undefined, { quiet401: true });
+}
+
+/**
+ * What the user's roles allow, from the server's own policy tables
+ * (src/policies/transitions.ts, bundled): the shell shows an area's pages to
+ * those who may use them. Convenience only: the server decides every request.
+ */
+export const can = {
+  author: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.author),
+  review: (user: CurrentUser) => hasAnyRole(user.roles, [...rolesFor(VERSION_TRANSITIONS, 'approve'), ...rolesFor(VERSION_TRANSITIONS, 'publish')]),
+  approve: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'approve')),
+  publish: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'publish')),
+  runJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.runJob),
+  createJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.createJob),
+};

@@ -1,0 +1,95 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { graphql as gql } from '../../api/client';
+import type { ConflictInfo } from './autosave';
+import { fromServer, stepsInOrder, type EditorContent } from './model';
+import { VERSION_QUERY, versionGid, type VersionDetail } from './queries';
+import { useT } from '../../i18n';
+
+/**
+ * Someone else saved the draft since this author's copy was read. Autosave
+ * has stopped; nothing is overwritten until the author chooses. The dialog
+ * shows who saved and when, and both versions' steps side by side, then:
+ * take theirs (this author's unsaved changes are dropped, knowingly), or
+ * keep mine (saved over theirs at their revision, knowingly).
+ */
+export function ConflictDialog(props: {
+  conflict: ConflictInfo;
+  versionId: number;
+  mine: EditorContent;
+  onTakeTheirs: () => Promise<void>;
+  onKeepMine: (revision: number) => Promise<void>;
+}) {
+  const t = useT();
+  const { conflict, versionId, mine } = props;
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [theirs, setTheirs] = useState<VersionDetail | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!dialog.current?.open) dialog.current?.showModal();
+    gql<{ templateVersion: VersionDetail }>(VERSION_QUERY, { id: versionGid(versionId) })
+      .then((data) => setTheirs(data.templateVersion))
+      .catch((e: Error) => setError(e.message));
+  }, [conflict.currentRevision]);
+
+  const who = theirs?.updatedBy ? `${theirs.updatedBy.firstName} ${theirs.updatedBy.lastName}`.trim() || theirs.updatedBy.email : t('author.conflict.someone');
+  const when = (theirs?.updatedAt ?? conflict.updatedAt) ? new Date((theirs?.updatedAt ?? conflict.updatedAt)!).toLocaleString() : '';
+  const theirSteps = theirs ? stepsInOrder(fromServer(theirs.content)) : [];
+  const mySteps = stepsInOrder(mine);
+
+  async function choose(action: () => Promise<void>) {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      dialog.current?.close();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <dialog ref={dialog} class="dialog conflict-dialog" aria-labelledby="conflict-title" aria-describedby="conflict-text" onCancel={(e) => e.preventDefault()}>
+      <h2 id="conflict-title">{t('author.conflict.title')}</h2>
+      <p id="conflict-text">{t('author.conflict.text', { who, when })}</p>
+      <div class="conflict-columns">
+        <div>
+          <h3>{t('author.conflict.theirs', { who })}</h3>
+          {theirs ? (
+            <ol>
+              {theirSteps.map(({ step }) => (
+                <li key={step.stepId}>{step.title}</li>
+              ))}
+            </ol>
+          ) : (
+            <p class="muted">{t('author.loading')}</p>
+          )}
+        </div>
+        <div>
+          <h3>{t('author.conflict.mine')}</h3>
+          <ol>
+            {mySteps.map(({ step }) => (
+              <li key={step.stepId}>{step.title}</li>
+            ))}
+          </ol>
+        </div>
+      </div>
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="dialog-actions">
+        <button type="button" class="btn btn-secondary" disabled={busy || !theirs} onClick={() => choose(props.onTakeTheirs)}>
+          {t('author.conflict.takeTheirs')}
+        </button>
+        <button type="button" class="btn btn-primary" disabled={busy || !theirs} onClick={() => choose(() => props.onKeepMine(theirs!.revision))}>
+          {t('author.conflict.keepMine')}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,132 @@
+import type { VNode } from 'preact';
+import { FIELD_TYPES, FIELD_TYPE_USES, inputId, LIMITS, pathOf, withType, type EditorField, type FieldType, type StepAt } from './model';
+import { ErrorText, type Problems } from './problems';
+import { useT } from '../../i18n';
+
+/**
+ * One field of a step: its label and key, type, whether it is required, and
+ * what its type uses — unit and limits (NUMBER, SENSOR), options (CHOICE),
+ * the sensor (SENSOR). Each input carries the document path the server names
+ * in a VALIDATION_ERROR, so a problem shows at its input.
+ */
+export interface FieldEditorProps {
+  field: EditorField;
+  at: StepAt;
+  index: number;
+  problems: Problems;
+  sensors: { databaseId: number; name: string; unit: string }[];
+  onChange: (field: EditorField) => void;
+  onRemove: () => void;
+  handle: VNode;
+}
+
+/** Text of a number input → the field's number (empty or not a number: none). */
+const numberOf = (text: string): number | null => (text.trim() === '' || !Number.isFinite(Number(text)) ? null : Number(text));
+
+export function FieldEditor({ field, at, index, problems, sensors, onChange, onRemove, handle }: FieldEditorProps) {
+  const t = useT();
+  const uses = FIELD_TYPE_USES[field.type];
+  const path = (prop: string) => pathOf.field(at, index, prop);
+  const name = field.label || field.key;
+  const input = (prop: string) => {
+    const p = path(prop);
+    const error = problems.get(p);
+    return { id: inputId(p), 'aria-invalid': error ? true : undefined, 'aria-describedby': error ? `${inputId(p)}-error` : undefined };
+  };
+  const set = (change: Partial<EditorField>) => onChange({ ...field, ...change });
+  return (
+    <div class="field-editor" role="group" aria-label={t('author.field.group', { name })}>
+      <div class="field-editor-head">
+        {handle}
+        <span class="field-editor-type badge">{t(`author.fieldType.${field.type}`)}</span>
+        <button type="button" class="btn btn-danger" onClick={onRemove} aria-label={t('author.field.remove', { name })}>
+          {t('author.remove')}
+        </button>
+      </div>
+      <div class="field-grid">
+        <div class="form-row">
+          <label for={inputId(path('label'))}>{t('author.field.label')}</label>
+          <input {...input('label')} type="text" maxLength={500} value={field.label} onInput={(e) => set({ label: e.currentTarget.value })} />
+          <ErrorText problems={problems} path={path('label')} />
+        </div>
+        <div class="form-row">
+          <label for={inputId(path('key'))}>{t('author.field.key')}</label>
+          <input {...input('key')} type="text" maxLength={LIMITS.key} value={field.key} spellcheck={false} autocapitalize="off" onInput={(e) => set({ key: e.currentTarget.value })} />
+          <ErrorText problems={problems} path={path('key')} />
+        </div>
+        <div class="form-row">
+          <label for={inputId(path('type'))}>{t('author.field.type')}</label>
+          <select {...input('type')} value={field.type} onChange={(e) => onChange(withType(field, e.currentTarget.value as FieldType))}>
+            {FIELD_TYPES.map((type) => (
+              <option value={type} key={type}>
+                {t(`author.fieldType.${type}`)}
+              </option>
+            ))}
+          </select>
+          <ErrorText problems={problems} path={path('type')} />
+        </div>
+        <div class="form-row checkbox-row">
+          <input {...input('required')} type="checkbox" checked={field.required} onChange={(e) => set({ required: e.currentTarget.checked })} />
+          <label for={inputId(path('required'))}>{t('author.field.required')}</label>
+        </div>
+        {uses.unit && (
+          <div class="form-row">
+            <label for={inputId(path('unit'))}>{t('author.field.unit')}</label>
+            <input {...input('unit')} type="text" maxLength={LIMITS.unit} value={field.unit ?? ''} onInput={(e) => set({ unit: e.currentTarget.value || null })} />
+            <ErrorText problems={problems} path={path('unit')} />
+          </div>
+        )}
+        {uses.limits && (
+          <div class="form-row">
+            <label for={inputId(path('min'))}>{t('author.field.min')}</label>
+            <input {...input('min')} type="number" step="any" inputMode="decimal" value={field.min ?? ''} onInput={(e) => set({ min: numberOf(e.currentTarget.value) })} />
+            <ErrorText problems={problems} path={path('min')} />
+          </div>
+        )}
+        {uses.limits && (
+          <div class="form-row">
+            <label for={inputId(path('max'))}>{t('author.field.max')}</label>
+            <input {...input('max')} type="number" step="any" inputMode="decimal" value={field.max ?? ''} onInput={(e) => set({ max: numberOf(e.currentTarget.value) })} />
+            <ErrorText problems={problems} path={path('max')} />
+          </div>
+        )}
+        {uses.options && (
+          <div class="form-row wide">
+            <label for={inputId(path('options'))}>{t('author.field.options')}</label>
+            <textarea
+              {...input('options')}
+              rows={3}
+              value={(field.options ?? []).join('\n')}
+              onInput={(e) =>
+                set({
+                  options: e.currentTarget.value
+                    .split('\n')
+                    .map((o) => o.trim())
+                    .filter(Boolean)
+                    .slice(0, LIMITS.options),
+                })
+              }
+            />
+            <p class="hint">{t('author.field.optionsHint')}</p>
+            <ErrorText problems={problems} path={path('options')} />
+          </div>
+        )}
+        {uses.sensor && (
+          <div class="form-row">
+            <label for={inputId(path('sensorId'))}>{t('author.field.sensor')}</label>
+            <select {...input('sensorId')} value={field.sensorId == null ? '' : String(field.sensorId)} onChange={(e) => set({ sensorId: e.currentTarget.value ? Number(e.currentTarget.value) : null })}>
+              <option value="">{t('author.field.noSensor')}</option>
+              {sensors.map((s) => (
+                <option value={String(s.databaseId)} key={s.databaseId}>
+                  {s.unit ? `${s.name} (${s.unit})` : s.name}
+                </option>
+              ))}
+            </select>
+            <ErrorText problems={problems} path={path('sensorId')} />
+          </div>
+        )}
+      </div>
+      <ErrorText problems={problems} path={pathOf.field(at, index, '').slice(0, -1)} />
+    </div>
+  );
+}

@@ -1,0 +1,30 @@
+import { useState } from 'preact/hooks';
+import { stepsInOrder, type EditorContent } from './model';
+import type { FileInfo } from './queries';
+import { StepView } from './StepView';
+import { useT } from '../../i18n';
+
+/** The draft as an operator runs it: one step at a time, previous and next. */
+export function Preview({ content, files, sensors }: { content: EditorContent; files: ReadonlyMap<number, FileInfo>; sensors: { databaseId: number; name: string }[] }) {
+  const t = useT();
+  const steps = stepsInOrder(content);
+  const [index, setIndex] = useState(0);
+  if (steps.length === 0) return <p class="muted">{t('author.preview.empty')}</p>;
+  const current = Math.min(index, steps.length - 1);
+  const { step, section, number } = steps[current]!;
+  return (
+    <section class="preview operator-frame" aria-label={t('author.preview.region')}>
+      <p class="muted preview-note">{t('author.preview.note')}</p>
+      <StepView key={step.stepId} step={step} sectionTitle={section.title} number={number} count={steps.length} files={files} sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name} />
+      <nav class="preview-nav" aria-label={t('author.preview.nav')}>
+        <button type="button" class="btn btn-secondary" disabled={current === 0} onClick={() => setIndex(current - 1)}>
+          {t('author.preview.previous')}
+        </button>
+        <span>{t('author.preview.stepOf', { number, count: steps.length })}</span>
+        <button type="button" class="btn btn-primary" disabled={current === steps.length - 1} onClick={() => setIndex(current + 1)}>
+          {t('author.preview.next')}
+        </button>
+      </nav>
+    </section>
+  );
+}

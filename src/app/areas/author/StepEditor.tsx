@@ -1,0 +1,148 @@
+import type { VNode } from 'preact';
+import { useState } from 'preact/hooks';
+import { FIELD_TYPES, inputId, LIMITS, moved, newField, pathOf, type EditorField, type EditorStep, type FieldType, type StepAt } from './model';
+import type { FileInfo } from './queries';
+import { Markdown } from './markdown';
+import { MediaEditor } from './MediaEditor';
+import { FieldEditor } from './FieldEditor';
+import { Reorder } from './Reorder';
+import { ErrorText, type Problems } from './problems';
+import { useT } from '../../i18n';
+
+/** One step in the editor: title, text (Markdown, with its preview), media and 3D model, fields. */
+export interface StepEditorProps {
+  step: EditorStep;
+  at: StepAt;
+  number: number;
+  problems: Problems;
+  files: ReadonlyMap<number, FileInfo>;
+  sensors: { databaseId: number; name: string; unit: string }[];
+  handle: VNode;
+  /** applies a change to the step as it is when the change lands */
+  edit: (change: (step: EditorStep) => EditorStep) => void;
+  onRemove: () => void;
+  onUploaded: (file: FileInfo) => void;
+  announce: (message: string) => void;
+}
+
+export function StepEditor(props: StepEditorProps) {
+  const t = useT();
+  const { step, at, number, problems, files, sensors, handle, edit, onRemove, onUploaded, announce } = props;
+  const [showPreview, setShowPreview] = useState(false);
+  const [newType, setNewType] = useState<FieldType>('NUMBER');
+  const name = t('author.step.name', { number, title: step.title || t('author.step.untitled') });
+  const path = (prop: string) => pathOf.step(at, prop);
+  const invalid = (prop: string) => (problems.has(path(prop)) ? { 'aria-invalid': true, 'aria-describedby': `${inputId(path(prop))}-error` } : {});
+  const headingId = `step-heading-${step.stepId}`;
+  const bodyTabs = `body-tabs-${step.stepId}`;
+
+  return (
+    <section class="card step-editor" aria-labelledby={headingId}>
+      <div class="card-head">
+        {handle}
+        <h3 id={headingId}>{name}</h3>
+        <button type="button" class="btn btn-danger" onClick={onRemove} aria-label={t('author.step.remove', { name })}>
+          {t('author.remove')}
+        </button>
+      </div>
+      <div class="form-row">
+        <label for={inputId(path('title'))}>{t('author.step.title')}</label>
+        <input id={inputId(path('title'))} type="text" required maxLength={LIMITS.title} value={step.title} onInput={(e) => edit((s) => ({ ...s, title: e.currentTarget.value }))} {...invalid('title')} />
+        <ErrorText problems={problems} path={path('title')} />
+      </div>
+      <div class="form-row">
+        <div class="label-with-tabs">
+          <label for={inputId(path('body'))}>{t('author.step.body')}</label>
+          <div role="group" aria-label={t('author.step.bodyView')} id={bodyTabs} class="segmented">
+            <button type="button" aria-pressed={!showPreview} onClick={() => setShowPreview(false)}>
+              {t('author.step.write')}
+            </button>
+            <button type="button" aria-pressed={showPreview} onClick={() => setShowPreview(true)}>
+              {t('author.step.previewText')}
+            </button>
+          </div>
+        </div>
+        {showPreview ? (
+          <div class="markdown-preview" aria-label={t('author.step.previewOf', { name })} role="region">
+            {step.body.trim() ? <Markdown text={step.body} headingBase={4} /> : <p class="muted">{t('author.step.noText')}</p>}
+          </div>
+        ) : (
+          <textarea
+            id={inputId(path('body'))}
+            rows={5}
+            maxLength={LIMITS.body}
+            value={step.body}
+            onInput={(e) => edit((s) => ({ ...s, body: e.currentTarget.value }))}
+            aria-describedby={`${inputId(path('body'))}-hint`}
+            {...invalid('body')}
+          />
+        )}
+        <p class="hint" id={`${inputId(path('body'))}-hint`}>
+          {t('author.step.markdownHint')}
+        </p>
+        <ErrorText problems={problems} path={path('body')} />
+      </div>
+
+      <h4 class="subheading">{t('author.media.heading')}</h4>
+      <MediaEditor
+        step={step}
+        stepName={name}
+        files={files}
+        onUploaded={onUploaded}
+        announce={announce}
+        onChange={(change) => edit((s) => ({ ...s, ...change }))}
+        onAdd={(as, fileId) => edit((s) => (as === 'model' ? { ...s, model: { fileId, anchorPose: null } } : { ...s, media: [...s.media, fileId].slice(0, LIMITS.mediaPerStep) }))}
+      />
+      <ErrorText problems={problems} path={path('media')} />
+
+      <h4 class="subheading">{t('author.field.heading')}</h4>
+      {step.fields.length === 0 && <p class="muted">{t('author.field.none')}</p>}
+      <Reorder<EditorField>
+        items={step.fields}
+        keyOf={(f) => f.uid}
+        nameOf={(f) => t('author.field.name', { name: f.label || f.key })}
+        label={t('author.field.listOf', { name })}
+        announce={announce}
+        onMove={(from, to) => edit((s) => ({ ...s, fields: moved(s.fields, from, to) }))}
+        render={(field, index, fieldHandle) => (
+          <FieldEditor
+            field={field}
+            at={at}
+            index={index}
+            problems={problems}
+            sensors={sensors}
+            handle={fieldHandle}
+            onChange={(next) => edit((s) => ({ ...s, fields: s.fields.map((f) => (f.uid === field.uid ? next : f)) }))}
+            onRemove={() => {
+              edit((s) => ({ ...s, fields: s.fields.filter((f) => f.uid !== field.uid) }));
+              announce(t('author.field.removed', { name: field.label || field.key }));
+            }}
+          />
+        )}
+      />
+      {step.fields.length < LIMITS.fieldsPerStep && (
+        <div class="add-field">
+          <label for={`new-field-type-${step.stepId}`}>{t('author.field.newType')}</label>
+          <select id={`new-field-type-${step.stepId}`} value={newType} onChange={(e) => setNewType(e.currentTarget.value as FieldType)}>
+            {FIELD_TYPES.map((type) => (
+              <option value={type} key={type}>
+                {t(`author.fieldType.${type}`)}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="btn btn-secondary"
+            aria-label={t('author.field.add', { name })}
+            onClick={() => {
+              edit((s) => ({ ...s, fields: [...s.fields, newField(s, newType, '')] }));
+              announce(t('author.field.added', { type: t(`author.fieldType.${newType}`), name }));
+            }}
+          >
+            {t('author.field.addShort')}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+import { useEffect, useState } from 'preact/hooks';
+import { Badge, type Tone } from '../../ui';
+import { useT, type Translate } from '../../i18n';
+import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef } from '../../offline';
+import { useObjectUrl } from './hooks';
+
+const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
+const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral' };
+
+export function PriorityBadge({ priority }: { priority: JobData['priority'] }) {
+  const t = useT();
+  return <Badge tone={PRIORITY_TONE[priority]}>{t(`operator.priority.${priority}`)}</Badge>;
+}
+
+export function StateBadge({ state }: { state: JobData['state'] }) {
+  const t = useT();
+  return <Badge tone={STATE_TONE[state]}>{t(`operator.state.${state}`)}</Badge>;
+}
+
+/** "10–20 Nm", "≥ 10 Nm", "≤ 20 Nm" or '' */
+export function rangeText(field: Pick<FieldDef, 'min' | 'max' | 'unit'>): string {
+  const unit = field.unit ? ` ${field.unit}` : '';
+  if (field.min != null && field.max != null) return `${field.min}–${field.max}${unit}`;
+  if (field.min != null) return `≥ ${field.min}${unit}`;
+  if (field.max != null) return `≤ ${field.max}${unit}`;
+  return '';
+}
+
+/** A recorded value as text (photos as a count). */
+export function valueText(t: Translate, field: FieldDef | undefined, value: unknown): string {
+  if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('operator.conflict.empty');
+  if (field?.type === 'PASS_FAIL') return value === 'PASS' || value === true ? t('operator.run.pass') : t('operator.run.fail');
+  if (field?.type === 'PHOTO') return t('operator.review.photos', { n: (Array.isArray(value) ? value : [value]).length });
+  if (typeof value === 'number' && field?.unit) return `${value} ${field.unit}`;
+  return String(value);
+}
+
+export function personName(p: { firstName: string; lastName: string; email: string }): string {
+  return [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email;
+}
+
+/** A photo: a file of the server (by id) or one still on the device (a LocalFileRef). */
+export function Photo({ value, alt }: { value: number | LocalFileRef; alt: string }) {
+  const [blob, setBlob] = useState<Blob>();
+  useEffect(() => {
+    if (isLocalFileRef(value)) void localPhotoBlob(value).then(setBlob);
+  }, [isLocalFileRef(value) ? value.localFile : value]);
+  const local = useObjectUrl(blob);
+  const src = isLocalFileRef(value) ? local : `/api/client/files/${value}`;
+  return src ? <img class="photo-thumb" src={src} alt={alt} width={120} height={90} /> : <span class="photo-thumb" role="img" aria-label={alt} />;
+}

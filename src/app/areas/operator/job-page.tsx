@@ -1,0 +1,222 @@
+import { useState } from 'preact/hooks';
+import { api, globalId } from '../../api/client';
+import { useI18n, useT } from '../../i18n';
+import { Button, Card, Dialog, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, TextField, toast, useAsync } from '../../ui';
+import { newIdempotencyKey, stepsOfJob, useSyncState, userKey, type LocalJobView } from '../../offline';
+import { useSession } from '../../shell/session-context';
+import { ConflictPanel } from './conflicts';
+import { PriorityBadge, StateBadge, personName } from './common';
+import { useLocalJob } from './hooks';
+import { FaultDialog } from './run-page';
+
+interface HandOff {
+  id: number;
+  jobId: number;
+  fromUserId: number;
+  toUserId: number;
+  status: string;
+  note: string;
+}
+
+/** A job at a glance: what it is, how far it is, its faults, hand-offs waiting for me; run or continue it. */
+export default function JobPage({ id }: { id: string }) {
+  const t = useT();
+  const { user } = useSession().session;
+  const key = userKey(user);
+  const state = useLocalJob(key, globalId('Job', id));
+  if (state.status === 'loading') return <Loading />;
+  if (state.status === 'error') return <ErrorNotice error={state.error} />;
+  if (state.status === 'missing') {
+    return (
+      <>
+        <PageHeader title={t('operator.jobs.title')} />
+        <Notice tone="warning">{t('operator.job.notOnDevice')}</Notice>
+      </>
+    );
+  }
+  return <JobOverview view={state.view} source={state.source} databaseId={id} userId={user.id} />;
+}
+
+function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView; source: 'server' | 'device'; databaseId: string; userId: number }) {
+  const t = useT();
+  const { formatDate } = useI18n();
+  const { user } = useSession().session;
+  const sync = useSyncState();
+  const [faultOpen, setFaultOpen] = useState(false);
+  const [handOffOpen, setHandOffOpen] = useState(false);
+  const job = view.job;
+  const steps = stepsOfJob(job);
+  const recorded = steps.filter((s) => view.pendingRecords.has(s.stepId) || job.records.some((r) => r.stepId === s.stepId)).length;
+  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
+  return (
+    <>
+      <PageHeader
+        title={job.title}
+        subtitle={
+          <>
+            <PriorityBadge priority={job.priority} /> <StateBadge state={view.state} />
+          </>
+        }
+        actions={
+          <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
+            {closed ? t('operator.job.view') : recorded > 0 ? t('operator.job.continue') : t('operator.job.run')}
+          </LinkButton>
+        }
+      />
+      {source === 'device' ? <Notice tone="warning">{t('operator.job.fromDevice')}</Notice> : <p class="offline-ready">{t('operator.job.offlineReady')}</p>}
+      <ConflictPanel user={userKey(user)} job={job} items={view.items} />
+      <Card>
+        <dl class="job-details">
+          <div>
+            <dt>{t('operator.job.template')}</dt>
+            <dd>{job.template.title}</dd>
+          </div>
+          {job.asset && (
+            <div>
+              <dt>{t('operator.job.asset')}</dt>
+              <dd>
+                {job.asset.name}
+                {job.asset.serialNumber && ` (${job.asset.serialNumber})`}
+              </dd>
+            </div>
+          )}
+          <div>
+            <dt>{t('operator.job.due')}</dt>
+            <dd>{job.dueAt ? formatDate(job.dueAt, true) : t('operator.jobs.noDue')}</dd>
+          </div>
+          {job.assignees.length > 0 && (
+            <div>
+              <dt>{t('operator.job.assignees')}</dt>
+              <dd>{job.assignees.map(personName).join(', ')}</dd>
+            </div>
+          )}
+        </dl>
+        <p>
+          <progress max={steps.length} value={recorded} aria-label={t('operator.job.progress', { done: recorded, total: steps.length })} />{' '}
+          {t('operator.job.progress', { done: recorded, total: steps.length })}
+        </p>
+      </Card>
+      {sync.online && !closed && <ReceivedHandOffs jobId={job.databaseId} userId={userId} />}
+      {!closed && (
+        <Card heading={t('operator.job.handOff')}>
+          {sync.online ? (
+            <Button onClick={() => setHandOffOpen(true)}>{t('operator.job.handOffTitle')}</Button>
+          ) : (
+            <p>{t('operator.job.onlineOnly')}</p>
+          )}
+        </Card>
+      )}
+      <HandOffDialog open={handOffOpen} onClose={() => setHandOffOpen(false)} jobId={job.databaseId} />
+      <Card heading={t('operator.job.faults')}>
+        {job.faults.nodes.length === 0 && view.pendingFaults.length === 0 ? (
+          <p>{t('operator.job.noFaults')}</p>
+        ) : (
+          <ul class="fault-list">
+            {job.faults.nodes.map((f) => (
+              <li key={f.id}>
+                <strong>{t(`operator.fault.severity.${f.severity}`)}</strong>: {f.description} · {formatDate(f.raisedAt, true)}
+              </li>
+            ))}
+            {view.pendingFaults.map((f) => (
+              <li key={f.id}>
+                <strong>{t(`operator.fault.severity.${f.severity}`)}</strong>: {f.description} · {t('operator.job.faultPending')}
+              </li>
+            ))}
+          </ul>
+        )}
+        {!closed && (
+          <Button variant="danger" onClick={() => setFaultOpen(true)}>
+            {t('operator.run.fault')}
+          </Button>
+        )}
+      </Card>
+      <FaultDialog open={faultOpen} onClose={() => setFaultOpen(false)} user={userKey(user)} jobId={job.id} stepId={null} />
+    </>
+  );
+}
+
+/** Hand-offs of this job waiting for me: accept (the job becomes mine) or decline. Online only: it involves a colleague. */
+function ReceivedHandOffs({ jobId, userId }: { jobId: number; userId: number }) {
+  const t = useT();
+  const [state, reload] = useAsync(() => api<{ items: HandOff[] }>('GET', '/api/client/workingTogether/handOffStatuses?limit=100'), [jobId]);
+  const [busy, setBusy] = useState(false);
+  if (state.status !== 'done') return null;
+  const mine = state.value.items.filter((h) => h.jobId === jobId && h.toUserId === userId && h.status === 'PENDING');
+  if (mine.length === 0) return null;
+  const decide = async (handOff: HandOff, action: 'ACCEPT' | 'DECLINE') => {
+    setBusy(true);
+    try {
+      await api('POST', '/api/client/workingTogether', { action, jobId, handOffId: handOff.id }, { headers: { 'idempotency-key': newIdempotencyKey() } });
+      toast(action === 'ACCEPT' ? t('operator.job.accepted') : t('operator.job.declined'));
+      reload();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Card heading={t('operator.job.handOffsReceived')}>
+      {mine.map((h) => (
+        <div key={h.id} class="hand-off">
+          {h.note && <p>{h.note}</p>}
+          <div class="actions">
+            <Button variant="primary" busy={busy} onClick={() => void decide(h, 'ACCEPT')}>
+              {t('operator.job.accept')}
+            </Button>
+            <Button busy={busy} onClick={() => void decide(h, 'DECLINE')}>
+              {t('operator.job.decline')}
+            </Button>
+          </div>
+        </div>
+      ))}
+    </Card>
+  );
+}
+
+interface Colleague {
+  id: number;
+  firstName: string;
+  lastName: string;
+  email: string;
+}
+
+/** Hand the job to a colleague (they accept or decline it on their device). Online only. */
+function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose(): void; jobId: number }) {
+  const t = useT();
+  const [colleagues] = useAsync(() => (open ? api<{ items: Colleague[] }>('GET', '/api/client/workingTogether/colleagues') : Promise.resolve({ items: [] })), [open]);
+  const [to, setTo] = useState('');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const list = colleagues.status === 'done' ? colleagues.value.items : [];
+  const send = async () => {
+    const colleague = list.find((c) => String(c.id) === to);
+    if (!colleague) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/api/client/workingTogether', { action: 'HAND_OFF', jobId, toUserId: colleague.id, ...(note.trim() && { note: note.trim() }) }, { headers: { 'idempotency-key': newIdempotencyKey() } });
+      toast(t('operator.job.handOffSent', { name: personName(colleague) }));
+      onClose();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={open}
+      title={t('operator.job.handOffTitle')}
+      onClose={onClose}
+      actions={
+        <Button variant="primary" busy={busy} disabled={!to} onClick={() => void send()}>
+          {t('operator.job.handOffSend')}
+        </Button>
+      }
+    >
+      {error !== null && <ErrorNotice error={error} />}
+      <Select label={t('operator.job.handOffTo')} value={to} onValue={setTo} placeholder="—" options={list.map((c) => ({ value: String(c.id), label: personName(c) }))} required />
+      <TextField label={t('operator.job.handOffNote')} value={note} onValue={setNote} multiline rows={2} />
+    </Dialog>
+  );
+}

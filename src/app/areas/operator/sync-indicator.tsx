@@ -1,0 +1,50 @@
+import { useEffect } from 'preact/hooks';
+import { api } from '../../api/client';
+import { can } from '../../api/session';
+import { useT } from '../../i18n';
+import { startSync, statusOf, stopSync, useSyncState } from '../../offline';
+import { useSession } from '../../shell/session-context';
+
+/**
+ * The header's sync indicator (src/app/shell/SyncIndicator.tsx shows this):
+ * online / offline with N waiting / syncing / needs a decision / sign in
+ * again — a status region, read when it changes. It also runs the sync
+ * engine for a signed-in user who runs jobs: mounted with the signed-in
+ * shell, stopped when they sign out (the queue stays on the device).
+ */
+export function OperatorSyncIndicator() {
+  const t = useT();
+  const { user } = useSession().session;
+  const state = useSyncState();
+  const runs = can.runJobs(user);
+  useEffect(() => {
+    if (!runs) return undefined;
+    startSync(user);
+    return stopSync;
+  }, [user.id, user.clientId, runs]);
+  const status = statusOf(state);
+  // the session ended while the device was offline: one request through the app's API client, whose 401 takes
+  // the shell to its sign-in page (and back here after); the queue waits on the device for this user meanwhile
+  useEffect(() => {
+    if (status === 'signin') void api('GET', '/api/client/auth/me').catch(() => undefined);
+  }, [status]);
+  const n = state.waiting;
+  const text =
+    status === 'signin'
+      ? t('operator.sync.signin', { n })
+      : status === 'conflict'
+        ? t('operator.sync.conflict', { n: state.conflicts })
+        : status === 'offline'
+          ? n > 0
+            ? t('operator.sync.offlineWaiting', { n })
+            : t('shell.sync.offline')
+          : status === 'syncing'
+            ? t('operator.sync.syncing', { n })
+            : t('shell.sync.online');
+  return (
+    <span class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`} role="status" data-sync={status} data-waiting={n}>
+      <span class="sync-dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}

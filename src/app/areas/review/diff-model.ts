@@ -1,0 +1,163 @@
+/**
+ * What the review page shows of a version's changes, step by step: the
+ * server's semantic diff (versionDiff: which steps were added, removed, moved
+ * or changed, and which of their parts changed) filled in with the before and
+ * after of each changed part, read from the two versions' documents. The
+ * server decides what changed; this only lines the two texts up for reading.
+ * Pure data: no DOM, so the rules are easy to follow and to test.
+ */
+
+export interface FieldDoc {
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+  options: string[] | null;
+  sensorId: number | null;
+}
+
+export interface StepDoc {
+  stepId: string;
+  title: string;
+  body: string;
+  media: number[];
+  model: { fileId: number } | null;
+  fields: FieldDoc[];
+}
+
+export interface SectionDoc {
+  sectionId: string;
+  title: string;
+  steps: StepDoc[];
+}
+
+export interface ContentDoc {
+  sections: SectionDoc[];
+}
+
+/** The server's versionDiff (GraphQL VersionDiff without the jobs). */
+export interface ServerDiff {
+  added: { stepId: string }[];
+  removed: { stepId: string }[];
+  moved: { stepId: string }[];
+  changed: { stepId: string; changedFields: string[] }[];
+}
+
+/** The properties of a field a reviewer reads, in the order they are shown. */
+export const FIELD_PROPERTIES = ['label', 'type', 'required', 'unit', 'min', 'max', 'options', 'sensorId'] as const;
+export type FieldProperty = (typeof FIELD_PROPERTIES)[number];
+
+export interface Change<T> {
+  before: T;
+  after: T;
+}
+
+export type FieldChange =
+  | { kind: 'added'; field: FieldDoc }
+  | { kind: 'removed'; field: FieldDoc }
+  | { kind: 'changed'; field: FieldDoc; properties: (Change<FieldDoc[FieldProperty]> & { property: FieldProperty })[] };
+
+export type StepKind = 'added' | 'removed' | 'changed' | 'moved';
+
+export interface StepChange {
+  stepId: string;
+  kind: StepKind;
+  /** the step as it is now (as it was, for a removed step) */
+  step: StepDoc;
+  /** the section it is in now (was in, for a removed step) */
+  section: string;
+  /** also moved (a changed step may have moved too) */
+  moved: boolean;
+  title?: Change<string>;
+  body?: Change<string>;
+  /** the section it was moved between */
+  sectionChange?: Change<string>;
+  media?: Change<number>;
+  model?: Change<number | null>;
+  fields: FieldChange[];
+}
+
+export interface ReviewDiff {
+  /** added, changed and moved steps in the new reading order, then the removed ones in their old order */
+  steps: StepChange[];
+  /** steps the same in both versions */
+  unchanged: number;
+  counts: Record<StepKind, number>;
+}
+
+interface Located {
+  step: StepDoc;
+  section: SectionDoc;
+}
+
+function locate(content: ContentDoc): Map<string, Located> {
+  const found = new Map<string, Located>();
+  for (const section of content.sections) for (const step of section.steps) found.set(step.stepId, { step, section });
+  return found;
+}
+
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+function fieldChanges(before: StepDoc, after: StepDoc, named: readonly string[]): FieldChange[] {
+  const old = new Map(before.fields.map((f) => [f.key, f]));
+  const now = new Map(after.fields.map((f) => [f.key, f]));
+  const keys = named.filter((name) => name.startsWith('fields.')).map((name) => name.slice('fields.'.length));
+  return keys.map((key): FieldChange => {
+    const a = old.get(key);
+    const b = now.get(key);
+    if (!a) return { kind: 'added', field: b! };
+    if (!b) return { kind: 'removed', field: a };
+    const properties = FIELD_PROPERTIES.filter((p) => !sameValue(a[p], b[p])).map((property) => ({ property, before: a[property], after: b[property] }));
+    return { kind: 'changed', field: b, properties };
+  });
+}
+
+/**
+ * The review page's diff from `base` (the published version; null when nothing was published yet: every step is
+ * new) to `next`, with `server` the semantic diff between them (null with no base).
+ */
+export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: ServerDiff | null): ReviewDiff {
+  const before = base ? locate(base) : new Map<string, Located>();
+  const added = new Set(server ? server.added.map((s) => s.stepId) : [...locate(next).keys()]);
+  const moved = new Set(server?.moved.map((s) => s.stepId) ?? []);
+  const changed = new Map(server?.changed.map((s) => [s.stepId, s.changedFields]) ?? []);
+  const steps: StepChange[] = [];
+  let unchanged = 0;
+  for (const section of next.sections) {
+    for (const step of section.steps) {
+      const id = step.stepId;
+      if (added.has(id)) {
+        steps.push({ stepId: id, kind: 'added', step, section: section.title, moved: false, fields: [] });
+        continue;
+      }
+      const names = changed.get(id);
+      const old = before.get(id);
+      if (!old || (!names && !moved.has(id))) {
+        unchanged++;
+        continue;
+      }
+      const entry: StepChange = { stepId: id, kind: names ? 'changed' : 'moved', step, section: section.title, moved: moved.has(id), fields: [] };
+      if (names) {
+        if (names.includes('title')) entry.title = { before: old.step.title, after: step.title };
+        if (names.includes('body')) entry.body = { before: old.step.body, after: step.body };
+        if (names.includes('section')) entry.sectionChange = { before: old.section.title, after: section.title };
+        if (names.includes('media')) entry.media = { before: old.step.media.length, after: step.media.length };
+        if (names.includes('model')) entry.model = { before: old.step.model?.fileId ?? null, after: step.model?.fileId ?? null };
+        entry.fields = fieldChanges(old.step, step, names);
+      }
+      steps.push(entry);
+    }
+  }
+  const removed = new Set(server?.removed.map((s) => s.stepId) ?? []);
+  for (const section of base?.sections ?? []) {
+    for (const step of section.steps) if (removed.has(step.stepId)) steps.push({ stepId: step.stepId, kind: 'removed', step, section: section.title, moved: false, fields: [] });
+  }
+  const counts: Record<StepKind, number> = { added: 0, removed: 0, changed: 0, moved: 0 };
+  for (const s of steps) counts[s.kind]++;
+  // a changed step that also moved counts as moved too: the summary says how many steps moved
+  counts.moved += steps.filter((s) => s.kind === 'changed' && s.moved).length;
+  return { steps, unchanged, counts };
+}

@@ -1,0 +1,200 @@
+import type { ComponentChildren } from 'preact';
+import { useI18n, type Translate } from '../../i18n';
+import { Badge, type Tone } from '../../ui';
+import { FIELD_PROPERTIES, type Change, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type StepChange, type StepKind } from './diff-model';
+
+/**
+ * The semantic diff, step by step, for reading on a tablet: one block per
+ * step that was added, removed, changed or moved, saying in words (never by
+ * colour alone) what is new, what was there before and what is there now.
+ */
+export function DiffView({ diff }: { diff: ReviewDiff }) {
+  const { t } = useI18n();
+  const { counts } = diff;
+  return (
+    <div class="diff">
+      <p class="diff-summary">
+        {t('review.diff.summary', { added: counts.added, removed: counts.removed, changed: counts.changed, moved: counts.moved, unchanged: diff.unchanged })}
+      </p>
+      {diff.steps.length === 0 ? (
+        <p>{t('review.diff.noChanges')}</p>
+      ) : (
+        <ol class="diff-steps">
+          {diff.steps.map((change) => (
+            <li key={`${change.kind}-${change.stepId}`}>
+              <StepBlock change={change} />
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+const KIND_TONE: Record<StepKind, Tone> = { added: 'success', removed: 'danger', changed: 'warning', moved: 'info' };
+
+function StepBlock({ change }: { change: StepChange }) {
+  const { t } = useI18n();
+  return (
+    <article class={`diff-step diff-${change.kind}`} aria-label={t('review.diff.stepLabel', { title: change.step.title, kind: t(`review.diff.kind.${change.kind}`) })}>
+      <header class="diff-step-head">
+        <h3>{change.step.title}</h3>
+        <Badge tone={KIND_TONE[change.kind]}>{t(`review.diff.kind.${change.kind}`)}</Badge>
+        {change.kind === 'changed' && change.moved && <Badge tone="info">{t('review.diff.kind.moved')}</Badge>}
+      </header>
+      <p class="diff-section">{t('review.diff.inSection', { section: change.section })}</p>
+      {change.kind === 'added' && <StepContent fields={change.step.fields} body={change.step.body} />}
+      {change.kind === 'removed' && <p>{t('review.diff.removedStep', { n: change.step.fields.length })}</p>}
+      {change.kind === 'moved' && <p>{t('review.diff.movedOnly')}</p>}
+      {change.kind === 'changed' && <StepChanges change={change} />}
+    </article>
+  );
+}
+
+function StepContent({ body, fields }: { body: string; fields: FieldDoc[] }) {
+  const { t } = useI18n();
+  return (
+    <>
+      {body && <Text label={t('review.diff.text')} text={body} />}
+      {fields.length > 0 && (
+        <ul class="diff-fields">
+          {fields.map((field) => (
+            <li key={field.key}>
+              <FieldLine field={field} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function StepChanges({ change }: { change: StepChange }) {
+  const { t } = useI18n();
+  return (
+    <dl class="diff-parts">
+      {change.title && <Part label={t('review.diff.part.title')} change={change.title} />}
+      {change.sectionChange && <Part label={t('review.diff.part.section')} change={change.sectionChange} />}
+      {change.body && <TextPart change={change.body} />}
+      {change.media && <Part label={t('review.diff.part.media')} change={{ before: t('review.diff.files', { n: change.media.before }), after: t('review.diff.files', { n: change.media.after }) }} />}
+      {change.model && (
+        <Part
+          label={t('review.diff.part.model')}
+          change={{ before: change.model.before === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.before }), after: change.model.after === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.after }) }}
+        />
+      )}
+      {change.fields.map((field) => (
+        <FieldPart key={field.field.key} change={field} />
+      ))}
+    </dl>
+  );
+}
+
+/** A part that changed: its name, then before and after, each labelled in words. */
+function Part({ label, change }: { label: string; change: Change<string> }) {
+  const { t } = useI18n();
+  return (
+    <div class="diff-part">
+      <dt>{label}</dt>
+      <dd>
+        <span class="diff-before">
+          <span class="diff-tag">{t('review.diff.before')}</span> <del>{change.before}</del>
+        </span>
+        <span class="diff-after">
+          <span class="diff-tag">{t('review.diff.after')}</span> <ins>{change.after}</ins>
+        </span>
+      </dd>
+    </div>
+  );
+}
+
+function TextPart({ change }: { change: Change<string> }) {
+  const { t } = useI18n();
+  return (
+    <div class="diff-part">
+      <dt>{t('review.diff.part.body')}</dt>
+      <dd class="diff-texts">
+        <Text label={t('review.diff.before')} text={change.before} removed />
+        <Text label={t('review.diff.after')} text={change.after} added />
+      </dd>
+    </div>
+  );
+}
+
+/** A step's text as written (Markdown source, line breaks kept): the reviewer reads exactly what the author wrote. */
+function Text({ label, text, added, removed }: { label: string; text: string; added?: boolean; removed?: boolean }) {
+  const { t } = useI18n();
+  const shown: ComponentChildren = text || <em>{t('review.diff.empty')}</em>;
+  return (
+    <figure class={['diff-text', added ? 'diff-after' : '', removed ? 'diff-before' : ''].filter(Boolean).join(' ')}>
+      <figcaption class="diff-tag">{label}</figcaption>
+      <div class="diff-text-body">{added ? <ins>{shown}</ins> : removed ? <del>{shown}</del> : shown}</div>
+    </figure>
+  );
+}
+
+function FieldPart({ change }: { change: FieldChange }) {
+  const { t } = useI18n();
+  const name = change.field.label || change.field.key;
+  if (change.kind === 'added' || change.kind === 'removed') {
+    return (
+      <div class="diff-part">
+        <dt>{t(`review.diff.field.${change.kind}`, { name })}</dt>
+        <dd>
+          <FieldLine field={change.field} />
+        </dd>
+      </div>
+    );
+  }
+  return (
+    <div class="diff-part">
+      <dt>{t('review.diff.field.changed', { name })}</dt>
+      <dd>
+        <table class="diff-table">
+          <caption class="visually-hidden">{t('review.diff.field.changed', { name })}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('review.diff.property')}</th>
+              <th scope="col">{t('review.diff.before')}</th>
+              <th scope="col">{t('review.diff.after')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {change.properties.map(({ property, before, after }) => (
+              <tr key={property}>
+                <th scope="row">{t(`review.diff.prop.${property}`)}</th>
+                <td>
+                  <del>{formatValue(t, property, before)}</del>
+                </td>
+                <td>
+                  <ins>{formatValue(t, property, after)}</ins>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </dd>
+    </div>
+  );
+}
+
+/** One field in a line: label, type, required, unit, limits, options. */
+function FieldLine({ field }: { field: FieldDoc }) {
+  const { t } = useI18n();
+  const facts = FIELD_PROPERTIES.filter((p) => p !== 'label' && field[p] !== null && field[p] !== undefined && !(p === 'required' && !field.required)).map(
+    (p) => `${t(`review.diff.prop.${p}`)}: ${formatValue(t, p, field[p])}`,
+  );
+  return (
+    <span class="diff-field">
+      <strong>{field.label || field.key}</strong> — {facts.join(' · ')}
+    </span>
+  );
+}
+
+export function formatValue(t: Translate, property: FieldProperty, value: unknown): string {
+  if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('review.diff.none');
+  if (property === 'required') return value ? t('review.diff.yes') : t('review.diff.no');
+  if (property === 'type') return t(`review.fieldType.${String(value)}`);
+  if (property === 'options') return (value as string[]).join(', ');
+  return String(value);
+}

@@ -1,0 +1,21 @@
+import { lazy } from 'preact-iso';
+import { can } from '../../api/session';
+import type { Area } from '../../shell/area';
+import { ReviewHomeCard } from './home-card';
+import './review.css';
+
+/**
+ * The approvers' and publishers' pages (issue 31): the review queue and one
+ * version's review — its diff against the published version, the signed
+ * approve / reject / publish, and the jobs still on older versions.
+ */
+export const area: Area = {
+  id: 'review',
+  visibleTo: can.review,
+  nav: [{ href: '/app/reviews', label: 'review.nav.queue', icon: 'review' }],
+  routes: [
+    { path: '/app/reviews', component: lazy(() => import('./queue-page')), title: 'review.queue.title' },
+    { path: '/app/reviews/:versionId', component: lazy(() => import('./version-page')), title: 'review.version.title' },
+  ],
+  Home: ReviewHomeCard,
+};

@@ -1,0 +1,143 @@
+import { useMemo, useState } from 'preact/hooks';
+import { useI18n } from '../../i18n';
+import { Badge, Card, EmptyState, ErrorNotice, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
+import { deviations, type Deviations } from './api';
+import { JobCard } from './JobCard';
+
+const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> = { CRITICAL: 'danger', HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
+const PERIODS = [1, 7, 30, 90];
+
+/** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, open faults, overdue jobs. */
+export default function DeviationsPage() {
+  const { t, formatDate } = useI18n();
+  const [days, setDays] = useState(7);
+  const [state] = useAsync(() => deviations(days), [days]);
+  const now = useMemo(() => Date.now(), [state]);
+  const limits = (min: number | null, max: number | null, unit: string | null) => {
+    const u = unit ? ` ${unit}` : '';
+    if (min !== null && max !== null) return `${min}–${max}${u}`;
+    if (min !== null) return `≥ ${min}${u}`;
+    if (max !== null) return `≤ ${max}${u}`;
+    return '';
+  };
+  return (
+    <>
+      <PageHeader
+        title={t('supervisor.deviations.title')}
+        subtitle={t('supervisor.deviations.subtitle')}
+        actions={
+          <Select
+            label={t('supervisor.deviations.period')}
+            value={String(days)}
+            onValue={(value) => setDays(Number(value))}
+            options={PERIODS.map((n) => ({ value: String(n), label: t(n === 1 ? 'supervisor.deviations.lastDay' : 'supervisor.deviations.lastDays', { n }) }))}
+          />
+        }
+      />
+      {state.status === 'loading' && <Loading />}
+      {state.status === 'error' && <ErrorNotice error={state.error} />}
+      {state.status === 'done' && (
+        <div class="deviations">
+          <Card heading={t('supervisor.deviations.outOfLimits', { n: state.value.outOfLimits.length })}>
+            {state.value.outOfLimits.length === 0 ? (
+              <p class="hint">{t('supervisor.deviations.noneOutOfLimits')}</p>
+            ) : (
+              <div class="table-wrap" tabIndex={0} role="region" aria-label={t('supervisor.deviations.outOfLimitsTable')}>
+                <table class="data">
+                  <thead>
+                    <tr>
+                      <th scope="col">{t('supervisor.deviations.job')}</th>
+                      <th scope="col">{t('supervisor.deviations.step')}</th>
+                      <th scope="col">{t('supervisor.deviations.value')}</th>
+                      <th scope="col">{t('supervisor.deviations.limits')}</th>
+                      <th scope="col">{t('supervisor.deviations.recorded')}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {state.value.outOfLimits.map((row, i) => (
+                      <tr key={i}>
+                        <td>
+                          <a href={`/app/jobs/${row.job.id}`}>{row.job.title}</a>
+                          {row.asset && <div class="hint">{row.asset.name}</div>}
+                        </td>
+                        <td>
+                          {row.stepTitle}
+                          <div class="hint">{row.fieldLabel}</div>
+                        </td>
+                        <td>
+                          <strong>
+                            {row.value}
+                            {row.unit ? ` ${row.unit}` : ''}
+                          </strong>
+                        </td>
+                        <td>{limits(row.min, row.max, row.unit)}</td>
+                        <td>
+                          {formatDate(row.recordedAt, true)}
+                          <div class="hint">{row.recordedBy.name}</div>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+          <Card heading={t('supervisor.deviations.stepProblems', { n: state.value.stepProblems.length })}>
+            {state.value.stepProblems.length === 0 ? (
+              <p class="hint">{t('supervisor.deviations.noneStepProblems')}</p>
+            ) : (
+              <ul class="deviation-list">
+                {state.value.stepProblems.map((row, i) => (
+                  <li key={i}>
+                    <Badge tone={row.status === 'FAILED' ? 'danger' : 'warning'}>{t(`supervisor.stepStatus.${row.status}`)}</Badge>{' '}
+                    <a href={`/app/jobs/${row.job.id}`}>{row.job.title}</a> · {row.stepTitle}
+                    {(row.reason || row.comment) && <div class="hint">{row.reason ?? row.comment}</div>}
+                    <div class="hint">{t('supervisor.deviations.by', { name: row.recordedBy.name, date: formatDate(row.recordedAt, true) })}</div>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Card>
+          {state.value.recordsTruncated && <Notice tone="warning">{t('supervisor.deviations.truncated')}</Notice>}
+          <Card heading={t('supervisor.deviations.openFaults', { n: state.value.openFaults.length })}>
+            {state.value.openFaults.length === 0 ? (
+              <p class="hint">{t('supervisor.deviations.noneFaults')}</p>
+            ) : (
+              <ul class="deviation-list">
+                {state.value.openFaults.map((fault) => (
+                  <li key={fault.id}>
+                    <Badge tone={SEVERITY_TONE[fault.severity]}>{t(`supervisor.severity.${fault.severity}`)}</Badge> {fault.description}
+                    <div class="hint">
+                      {fault.job && (
+                        <>
+                          <a href={`/app/jobs/${fault.job.id}`}>{fault.job.title}</a>
+                          {' · '}
+                        </>
+                      )}
+                      {fault.asset && `${fault.asset.name} · `}
+                      {t('supervisor.deviations.by', { name: fault.raisedBy.name, date: formatDate(fault.raisedAt, true) })}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Card>
+          <Card heading={t('supervisor.deviations.overdue', { n: state.value.overdueJobs.length })}>
+            {state.value.overdueJobs.length === 0 ? (
+              <p class="hint">{t('supervisor.deviations.noneOverdue')}</p>
+            ) : (
+              <ul class="job-list">
+                {state.value.overdueJobs.map((job) => (
+                  <JobCard key={job.id} job={job} now={now} />
+                ))}
+              </ul>
+            )}
+          </Card>
+          {state.value.outOfLimits.length + state.value.stepProblems.length + state.value.openFaults.length + state.value.overdueJobs.length === 0 && (
+            <EmptyState title={t('supervisor.deviations.allGood')} />
+          )}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { ApiError } from '../../api/client';
+import { useI18n } from '../../i18n';
+import { Button, Card, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast, useAsync, useErrorText } from '../../ui';
+import { assets, assignableUsers, createJob, publishedTemplates, type Priority, type PublishedTemplate } from './api';
+
+/**
+ * /app/jobs/new: a job from a published template — its title, the asset,
+ * the priority, the due date and the people who run it — created with
+ * GraphQL's createJob (the server checks the template is published, the
+ * assignees may run jobs, the caller may create them).
+ */
+export default function NewJobPage() {
+  const { t } = useI18n();
+  const errorText = useErrorText();
+  const { route } = useLocation();
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const [templates] = useAsync(() => publishedTemplates(query), [query]);
+  const [people] = useAsync(assignableUsers);
+  const [assetList] = useAsync(assets);
+
+  const [templateId, setTemplateId] = useState('');
+  const [title, setTitle] = useState('');
+  const [titleTouched, setTitleTouched] = useState(false);
+  const [assetId, setAssetId] = useState('');
+  const [priority, setPriority] = useState<Priority>('MEDIUM');
+  const [due, setDue] = useState('');
+  const [assignees, setAssignees] = useState<number[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+
+  // search as the supervisor types, not on every key
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(search), 300);
+    return () => clearTimeout(timer);
+  }, [search]);
+
+  const chosen: PublishedTemplate | undefined = templates.status === 'done' ? templates.value.find((tpl) => String(tpl.databaseId) === templateId) : undefined;
+  // the job's title follows the template until the supervisor writes their own
+  useEffect(() => {
+    if (chosen && !titleTouched) setTitle(chosen.title);
+  }, [chosen?.databaseId]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const problems: Record<string, string> = {};
+    if (!templateId) problems.template = t('supervisor.newJob.templateRequired');
+    if (!title.trim()) problems.title = t('supervisor.newJob.titleRequired');
+    setFieldErrors(problems);
+    if (Object.keys(problems).length) {
+      setError(t('supervisor.newJob.fix'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const job = await createJob({
+        templateId: Number(templateId),
+        title: title.trim(),
+        assetId: assetId ? Number(assetId) : null,
+        priority,
+        dueAt: due ? new Date(due).toISOString() : null,
+        assigneeIds: assignees,
+      });
+      toast(t('supervisor.newJob.created', { id: job.databaseId }));
+      route('/app/board');
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.fields.length) {
+        setFieldErrors(Object.fromEntries(failure.fields.map((f) => [f.path.replace(/^(input|body)\./, ''), f.message])));
+      }
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title={t('supervisor.newJob.title')} subtitle={t('supervisor.newJob.subtitle')} />
+      {error && <Notice tone="danger">{error}</Notice>}
+      <form class="form-grid" onSubmit={submit} noValidate aria-label={t('supervisor.newJob.title')}>
+        <Card heading={t('supervisor.newJob.what')}>
+          <TextField label={t('supervisor.newJob.search')} type="search" value={search} onValue={setSearch} hint={t('supervisor.newJob.searchHint')} />
+          {templates.status === 'loading' && <Loading />}
+          {templates.status === 'error' && <ErrorNotice error={templates.error} />}
+          {templates.status === 'done' && (
+            <Select
+              label={t('supervisor.newJob.template')}
+              value={templateId}
+              onValue={setTemplateId}
+              required
+              placeholder={templates.value.length ? t('shell.choose') : t('supervisor.newJob.noTemplates')}
+              error={fieldErrors.template ?? fieldErrors.templateId}
+              options={templates.value.map((tpl) => ({ value: String(tpl.databaseId), label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }) }))}
+            />
+          )}
+          <TextField
+            label={t('supervisor.newJob.jobTitle')}
+            value={title}
+            onValue={(value) => {
+              setTitle(value);
+              setTitleTouched(true);
+            }}
+            required
+            maxLength={500}
+            error={fieldErrors.title}
+          />
+          {assetList.status === 'done' && (
+            <Select
+              label={t('supervisor.newJob.asset')}
+              value={assetId}
+              onValue={setAssetId}
+              placeholder={t('supervisor.newJob.noAsset')}
+              error={fieldErrors.assetId}
+              options={assetList.value.map((asset) => ({ value: String(asset.databaseId), label: asset.serialNumber ? `${asset.name} (${asset.serialNumber})` : asset.name }))}
+            />
+          )}
+          {assetList.status === 'error' && <ErrorNotice error={assetList.error} />}
+        </Card>
+        <Card heading={t('supervisor.newJob.when')}>
+          <Select
+            label={t('supervisor.newJob.priority')}
+            value={priority}
+            onValue={(value) => setPriority(value as Priority)}
+            options={(['HIGH', 'MEDIUM', 'LOW'] as const).map((p) => ({ value: p, label: t(`supervisor.priority.${p}`) }))}
+          />
+          <TextField label={t('supervisor.newJob.due')} type="datetime-local" value={due} onValue={setDue} hint={t('supervisor.newJob.dueHint')} error={fieldErrors.dueAt} />
+        </Card>
+        <Card heading={t('supervisor.newJob.who')}>
+          {people.status === 'loading' && <Loading />}
+          {people.status === 'error' && <ErrorNotice error={people.error} />}
+          {people.status === 'done' && (
+            <fieldset class="assignees">
+              <legend>{t('supervisor.newJob.assignees')}</legend>
+              {people.value.users.length === 0 && <p class="hint">{t('supervisor.newJob.nobody')}</p>}
+              {people.value.users.map((user) => (
+                <Checkbox
+                  key={user.id}
+                  label={user.title ? `${user.name} · ${user.title}` : user.name}
+                  checked={assignees.includes(user.id)}
+                  onChecked={(checked) => setAssignees((current) => (checked ? [...current, user.id] : current.filter((id) => id !== user.id)))}
+                />
+              ))}
+              {fieldErrors.assigneeIds && <p class="error">{fieldErrors.assigneeIds}</p>}
+            </fieldset>
+          )}
+        </Card>
+        <div class="form-actions">
+          <Button type="submit" variant="primary" size="large" busy={busy}>
+            {t('supervisor.newJob.submit')}
+          </Button>
+          <a class="btn btn-ghost" href="/app/board">
+            {t('supervisor.cancel')}
+          </a>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,7 @@
+import './app.css';
+import { render } from 'preact';
+import { App } from './shell/App';
+import { registerServiceWorker } from './shell/service-worker';
+
+render(<App />, document.getElementById('app')!);
+registerServiceWorker();

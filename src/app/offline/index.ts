@@ -1,0 +1,24 @@
+// The operator's offline machinery (issue 31), no UI: the write queue in
+// IndexedDB bound to its user, the sync engine, the sync state the shell's
+// indicator shows, and the jobs kept on the device. See docs/guides/operator.md
+// ("Offline sync") for the guarantees.
+export { startSync, stopSync, syncNow, syncUser, resolveItem, type Decision } from './sync';
+export { getSyncState, subscribeSyncState, statusOf, type SyncState, type SyncStatus } from './sync-state';
+export { useSyncState } from './use-sync-state';
+export { openJob, cacheMedia } from './jobs';
+export {
+  newId as newIdempotencyKey,
+  enqueuePhoto,
+  enqueueRecord,
+  enqueueTransition,
+  enqueueFault,
+  localJobView,
+  localPhotoBlob,
+  queuedItems,
+  storedJobs,
+  type LocalJobView,
+  type RecordInput,
+} from './queue';
+export { onQueueChanged } from './signals';
+export * from './types';
+export * from './job-data';

@@ -1,0 +1,47 @@
+import { JOB_QUERY, mediaUrlsOfJob, type JobData } from './job-data';
+import { localJobView, storeJob, type LocalJobView } from './queue';
+import { graphqlQuery } from './transport';
+import type { UserKey } from './types';
+import { MEDIA_CACHE } from './cache-names';
+
+
+/**
+ * Opens a job: online, the server's answer is kept on the device with its
+ * step media cached, so the job can then be run to the end with no network;
+ * offline (or the server unreachable), the device's copy. Either way with the
+ * queued writes applied on top. `source` says which.
+ */
+export async function openJob(user: UserKey, jobId: string): Promise<{ view: LocalJobView; source: 'server' | 'device' } | undefined> {
+  try {
+    if (navigator.onLine) {
+      const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId });
+      if (job) {
+        await storeJob(user, job);
+        void cacheMedia(mediaUrlsOfJob(job));
+        const view = await localJobView(user, jobId);
+        return view && { view, source: 'server' };
+      }
+    }
+  } catch {
+    // unreachable: the device's copy below
+  }
+  const view = await localJobView(user, jobId);
+  return view && { view, source: 'device' };
+}
+
+/** Puts the files into the media cache (those not there yet); a failure only means that file is not available offline. */
+export async function cacheMedia(urls: string[]): Promise<void> {
+  if (typeof caches === 'undefined' || urls.length === 0) return;
+  const cache = await caches.open(MEDIA_CACHE);
+  await Promise.all(
+    urls.map(async (url) => {
+      if (await cache.match(url)) return;
+      try {
+        const response = await fetch(url, { credentials: 'same-origin' });
+        if (response.ok) await cache.put(url, response);
+      } catch {
+        // offline meanwhile
+      }
+    }),
+  );
+}

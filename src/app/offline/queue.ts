@@ -1,0 +1,197 @@
+import { offlineDb, type StoredJob } from './db';
+import type { JobData, StepRecordData } from './job-data';
+import {
+  isLocalFileRef,
+  isRevisioned,
+  type FaultItem,
+  type LocalFileRef,
+  type QueueItem,
+  type QueuedValue,
+  type RecordItem,
+  type Severity,
+  type StepStatus,
+  type TransitionAction,
+  type TransitionItem,
+  type UserKey,
+} from './types';
+import { notifyQueueChanged } from './signals';
+
+/**
+ * The write queue in IndexedDB. Enqueueing computes what the item will ask
+ * the server for: its Idempotency-Key (fixed for the life of the item's body)
+ * and, for writes on the job's revision, the revision the job will be at when
+ * it applies — the last revision the server gave the device plus the writes
+ * queued before it on that job. If nobody else writes the job meanwhile, every
+ * item applies in order; if somebody does, the server answers CONFLICT and the
+ * sync engine (offline/sync.ts) tells a harmless change from a real conflict.
+ */
+
+export function newId(): string {
+  return crypto.randomUUID();
+}
+
+const now = () => new Date().toISOString();
+
+export async function queuedItems(user: UserKey): Promise<QueueItem[]> {
+  const db = await offlineDb();
+  return db.getAllFromIndex('items', 'user', user);
+}
+
+export async function queuedItemsOfJob(user: UserKey, jobId: string): Promise<QueueItem[]> {
+  return (await queuedItems(user)).filter((item) => item.jobId === jobId);
+}
+
+/** The job as the server last answered it, kept for offline use. */
+export async function storedJob(user: UserKey, jobId: string): Promise<JobData | undefined> {
+  const db = await offlineDb();
+  const row = await db.get('jobs', [user, jobId]);
+  return row && withContent(row.job);
+}
+
+async function withContent(job: StoredJob): Promise<JobData | undefined> {
+  const db = await offlineDb();
+  const version = await db.get('versions', job.version.id);
+  return version && { ...job, version: { ...job.version, content: version.content } };
+}
+
+export async function storeJob(user: UserKey, job: JobData): Promise<void> {
+  const db = await offlineDb();
+  const tx = db.transaction(['jobs', 'versions'], 'readwrite');
+  const { content, ...version } = job.version;
+  await tx.objectStore('versions').put({ id: version.id, content });
+  await tx.objectStore('jobs').put({ user, jobId: job.id, job: { ...job, version }, fetchedAt: now() });
+  await tx.done;
+}
+
+/** Every job the user opened on this device (for the job list offline). */
+export async function storedJobs(user: UserKey): Promise<JobData[]> {
+  const db = await offlineDb();
+  const rows = (await db.getAll('jobs')).filter((row) => row.user === user);
+  return (await Promise.all(rows.map((row) => withContent(row.job)))).filter((job): job is JobData => job !== undefined);
+}
+
+/**
+ * Adds an item at the end of the queue, its expectedRevision computed in the
+ * same IndexedDB transaction (two quick taps cannot both expect the same revision).
+ */
+async function enqueue<T extends QueueItem>(
+  user: UserKey,
+  jobId: string,
+  build: (nextRevision: number) => T,
+  blob?: { blob: Blob; name: string; type: string },
+): Promise<T> {
+  const db = await offlineDb();
+  const tx = db.transaction(['items', 'jobs', 'blobs'], 'readwrite');
+  const stored = await tx.objectStore('jobs').get([user, jobId]);
+  if (!stored) throw new Error(`The job ${jobId} is not on this device: open it online first`);
+  const before = (await tx.objectStore('items').index('user').getAll(user)).filter((i) => i.jobId === jobId && isRevisioned(i));
+  const item = build(stored.job.revision + before.length);
+  if (blob) await tx.objectStore('blobs').put({ id: item.id, user, jobId: item.jobId, ...blob });
+  await tx.objectStore('items').add(item);
+  await tx.done;
+  notifyQueueChanged();
+  return item;
+}
+
+function baseItem(user: UserKey, jobId: string) {
+  const id = newId();
+  return { id, user, jobId, idempotencyKey: id, createdAt: now(), state: 'pending' as const, attempts: 0 };
+}
+
+/** A photo for a PHOTO field or a fault: its bytes stay on the device until the queued upload is acknowledged. */
+export async function enqueuePhoto(user: UserKey, jobId: string, blob: Blob, name: string): Promise<LocalFileRef> {
+  const type = blob.type || 'image/jpeg';
+  const item = await enqueue(user, jobId, () => ({ ...baseItem(user, jobId), kind: 'upload' as const, name, contentType: type }), { blob, name, type });
+  return { localFile: item.id };
+}
+
+export interface RecordInput {
+  stepId: string;
+  status: StepStatus;
+  values: QueuedValue[];
+  comment?: string | null;
+  reason?: string | null;
+}
+
+export async function enqueueRecord(user: UserKey, job: JobData, input: RecordInput): Promise<RecordItem> {
+  const seen = job.records.find((r) => r.stepId === input.stepId);
+  return enqueue(user, job.id, (expectedRevision) => ({
+    ...baseItem(user, job.id),
+    kind: 'record' as const,
+    stepId: input.stepId,
+    status: input.status,
+    values: input.values,
+    comment: input.comment?.trim() || null,
+    reason: input.reason?.trim() || null,
+    expectedRevision,
+    base: seen ? { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId } : null,
+  }));
+}
+
+export async function enqueueTransition(user: UserKey, jobId: string, action: TransitionAction): Promise<TransitionItem> {
+  return enqueue(user, jobId, (expectedRevision) => ({ ...baseItem(user, jobId), kind: 'transition' as const, action, expectedRevision }));
+}
+
+export async function enqueueFault(
+  user: UserKey,
+  jobId: string,
+  input: { stepId: string | null; description: string; severity: Severity; photos: (number | LocalFileRef)[] },
+): Promise<FaultItem> {
+  return enqueue(user, jobId, () => ({ ...baseItem(user, jobId), kind: 'fault' as const, ...input, description: input.description.trim() }));
+}
+
+/** The photo's bytes as a URL for an <img> (a photo taken offline, or one whose upload is acknowledged but kept). */
+export async function localPhotoBlob(ref: LocalFileRef): Promise<Blob | undefined> {
+  const db = await offlineDb();
+  return (await db.get('blobs', ref.localFile))?.blob;
+}
+
+/** The server's file id for a local photo whose upload was acknowledged. */
+export async function uploadedFileId(ref: LocalFileRef): Promise<number | undefined> {
+  const db = await offlineDb();
+  return (await db.get('uploads', ref.localFile))?.fileId;
+}
+
+/** Values with every LocalFileRef replaced by the file id its acknowledged upload got. */
+export async function resolveLocalFiles<T>(value: T): Promise<T> {
+  if (Array.isArray(value)) return (await Promise.all(value.map((v) => resolveLocalFiles(v)))) as T;
+  if (isLocalFileRef(value)) {
+    const fileId = await uploadedFileId(value);
+    if (fileId === undefined) throw new Error(`the photo ${value.localFile} has not been uploaded yet`);
+    return fileId as T;
+  }
+  return value;
+}
+
+/** The job as the operator sees it: the server's last answer with everything still queued applied on top. */
+export interface LocalJobView {
+  job: JobData;
+  /** queued records by step: values may hold LocalFileRefs */
+  pendingRecords: Map<string, RecordItem>;
+  pendingFaults: FaultItem[];
+  /** the state after the queued transitions */
+  state: JobData['state'];
+  items: QueueItem[];
+}
+
+export async function localJobView(user: UserKey, jobId: string): Promise<LocalJobView | undefined> {
+  const job = await storedJob(user, jobId);
+  if (!job) return undefined;
+  const items = await queuedItemsOfJob(user, jobId);
+  const pendingRecords = new Map<string, RecordItem>();
+  const pendingFaults: FaultItem[] = [];
+  let state = job.state;
+  for (const item of items) {
+    if (item.kind === 'record') {
+      pendingRecords.set(item.stepId, item);
+      if (state === 'OPEN' || state === 'PAUSED') state = 'IN_PROGRESS';
+    } else if (item.kind === 'fault') pendingFaults.push(item);
+    else if (item.kind === 'transition') state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+  }
+  return { job, pendingRecords, pendingFaults, state, items };
+}
+
+/** A record as the server answered it, merged into the stored job. */
+export function withRecord<J extends Pick<JobData, 'records'>>(job: J, record: StepRecordData): J {
+  return { ...job, records: [...job.records.filter((r) => r.stepId !== record.stepId), record] };
+}

@@ -1,0 +1,59 @@
+/**
+ * The sync state as one small store: what the shell's indicator shows
+ * (online / offline with N waiting / syncing / conflict / sign in again) and
+ * what the operator screens read. No framework: subscribe/get, so the shell
+ * and any area can bind it (offline/use-sync-state.ts for Preact).
+ */
+export type SyncStatus = 'online' | 'offline' | 'syncing' | 'conflict' | 'signin';
+
+export interface SyncState {
+  /** what the device last learnt about the network */
+  online: boolean;
+  syncing: boolean;
+  /** the session ended (or belongs to someone else): the queue waits for its user to sign in again */
+  signInNeeded: boolean;
+  /** items of the signed-in user still to be sent (conflicts and refusals included) */
+  waiting: number;
+  /** items waiting for the operator's decision (conflicts and refusals) */
+  conflicts: number;
+  /** requests the engine sent since the page loaded (the benchmark reads it) */
+  requests: number;
+  lastSyncedAt: string | null;
+}
+
+export function statusOf(state: SyncState): SyncStatus {
+  if (state.signInNeeded) return 'signin';
+  if (state.conflicts > 0) return 'conflict';
+  if (!state.online) return 'offline';
+  if (state.syncing) return 'syncing';
+  return 'online';
+}
+
+const initial: SyncState = {
+  online: typeof navigator === 'undefined' ? true : navigator.onLine,
+  syncing: false,
+  signInNeeded: false,
+  waiting: 0,
+  conflicts: 0,
+  requests: 0,
+  lastSyncedAt: null,
+};
+
+let current: SyncState = initial;
+const listeners = new Set<(state: SyncState) => void>();
+
+export function getSyncState(): SyncState {
+  return current;
+}
+
+export function setSyncState(patch: Partial<SyncState>): void {
+  const next = { ...current, ...patch };
+  if (Object.keys(patch).every((key) => next[key as keyof SyncState] === current[key as keyof SyncState])) return;
+  current = next;
+  for (const listener of [...listeners]) listener(current);
+}
+
+export function subscribeSyncState(listener: (state: SyncState) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}

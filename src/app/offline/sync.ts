@@ -1,0 +1,403 @@
+import { offlineDb, type StoredJob } from './db';
+import { JOB_QUERY, type JobData, type StepRecordData } from './job-data';
+import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
+import { notifyQueueChanged, onQueueChanged } from './signals';
+import { getSyncState, setSyncState } from './sync-state';
+import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
+import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
+
+/**
+ * The sync engine: drains the signed-in user's queue in order whenever the
+ * device is online, each item exactly once.
+ *
+ * - An item's body is frozen (stored) before its first send, with its
+ *   Idempotency-Key: when an answer is lost the same bytes go again with the
+ *   same key and the server answers with the first answer
+ *   (src/http/middleware/idempotency.ts) instead of writing a second record.
+ * - An acknowledged item leaves the queue in the same IndexedDB transaction
+ *   that stores what the server answered; a crash before that only means the
+ *   next send is a replay.
+ * - Items of one job go strictly in order; a job whose head item waits for the
+ *   operator (a conflict, a refusal) holds its later items back, other jobs go on.
+ * - CONFLICT (the job's revision moved on): the job is read again. If nobody
+ *   else recorded the item's step since the operator saw it, the job's queued
+ *   items expect the new revision and go again (nothing the operator needs to
+ *   see). Otherwise the item becomes a conflict with both values, for the
+ *   operator to resolve — never dropped, never overwritten silently.
+ */
+
+const RETRY_OFFLINE_MS = 5_000;
+const SESSION_CHECK_MS = 60_000;
+const LOCK = 'wip-offline-sync';
+
+const RECORD_FIELDS = `stepId status values { key value outOfLimits files { databaseId name contentType url } } comment reason
+  recordedBy { databaseId firstName lastName email } recordedAt`;
+const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision } record { ${RECORD_FIELDS} } } }`;
+const FAULT_FIELDS = 'id databaseId stepId description severity state raisedAt';
+const RAISE_FAULT = `mutation RaiseFault($input: RaiseFaultInput!) { raiseFault(input: $input) { fault { ${FAULT_FIELDS} } } }`;
+const TRANSITIONS = { pause: 'pauseJob', resume: 'resumeJob', complete: 'completeJob' } as const;
+const transitionMutation = (field: string) => `mutation Transition($input: JobTransitionInput!) { ${field}(input: $input) { revision job { id state revision } } }`;
+
+let user: UserKey | null = null;
+let timer: ReturnType<typeof setTimeout> | undefined;
+let running = false;
+let again = false;
+let sessionCheckedAt = 0;
+/** the CSRF cookie the last good session check saw: it changes with the session (another sign-in, in any tab) */
+let checkedSession: string | null = null;
+let unsubscribe: (() => void) | undefined;
+
+/** Starts (or restarts, after a sign-in) draining the queue of this user. */
+export function startSync(signedIn: { id: number; clientId: number }): void {
+  user = userKey(signedIn);
+  checkedSession = null;
+  setSyncState({ signInNeeded: false, online: navigator.onLine });
+  if (!unsubscribe) {
+    const kick = () => schedule(0);
+    const offline = () => setSyncState({ online: false });
+    window.addEventListener('online', kick);
+    window.addEventListener('offline', offline);
+    const stopQueue = onQueueChanged(kick);
+    unsubscribe = () => {
+      window.removeEventListener('online', kick);
+      window.removeEventListener('offline', offline);
+      stopQueue();
+    };
+  }
+  schedule(0);
+}
+
+/** Signing out: the queue stays on the device for its user; nothing is sent until they sign in again. */
+export function stopSync(): void {
+  unsubscribe?.();
+  unsubscribe = undefined;
+  user = null;
+  clearTimeout(timer);
+}
+
+/** The user whose queue is being drained (null when nobody is signed in). */
+export const syncUser = (): UserKey | null => user;
+
+/** Drain now (e.g. the operator tapped "sync"); resolves when this round is over. */
+export function syncNow(): Promise<void> {
+  return run();
+}
+
+function schedule(delayMs: number): void {
+  clearTimeout(timer);
+  timer = setTimeout(() => void run(), delayMs);
+}
+
+async function run(): Promise<void> {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
+  try {
+    // one tab drains at a time: two tabs sending the same item would only be replays, but need not happen
+    if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? drain() : undefined));
+    else await drain();
+  } finally {
+    running = false;
+    if (again) {
+      again = false;
+      schedule(0);
+    }
+  }
+}
+
+async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
+  const items = await queuedItems(current);
+  setSyncState({ waiting: items.length, conflicts: items.filter((i) => i.state !== 'pending').length, requests: requestsSent() });
+  return items;
+}
+
+/** Whether the session still belongs to the queue's user (checked after reconnecting and now and then). */
+async function sessionIsTheQueues(current: UserKey): Promise<boolean | 'unreachable'> {
+  if (checkedSession !== null && checkedSession === csrfToken() && Date.now() - sessionCheckedAt < SESSION_CHECK_MS) return true;
+  const who = await sessionUser();
+  if (who === 'unreachable') return 'unreachable';
+  if (who === 'signed-out' || userKey(who) !== current) return false;
+  checkedSession = csrfToken();
+  sessionCheckedAt = Date.now();
+  return true;
+}
+
+async function drain(): Promise<void> {
+  const current = user;
+  if (!current) return;
+  let items = await refreshCounts(current);
+  if (!navigator.onLine) {
+    setSyncState({ online: false, syncing: false });
+    return;
+  }
+  if (!items.some((i) => i.state === 'pending')) {
+    setSyncState({ syncing: false });
+    return;
+  }
+  const session = await sessionIsTheQueues(current);
+  if (session === 'unreachable') return offlineFor(RETRY_OFFLINE_MS);
+  if (!session) return signInNeeded();
+  setSyncState({ online: true, syncing: true, signInNeeded: false });
+  try {
+    let restart = true;
+    while (restart && user === current) {
+      restart = false;
+      const held = new Set<string>();
+      for (const item of items) {
+        if (user !== current) return;
+        if (item.state !== 'pending') held.add(item.jobId);
+        if (held.has(item.jobId)) continue;
+        const next = await sendItem(item);
+        if (next === 'stop') return;
+        if (next === 'held') held.add(item.jobId);
+        if (next === 'restart') {
+          restart = true;
+          items = await queuedItems(current);
+          break;
+        }
+      }
+    }
+    setSyncState({ lastSyncedAt: new Date().toISOString() });
+  } finally {
+    setSyncState({ syncing: false });
+    await refreshCounts(current);
+  }
+}
+
+function offlineFor(ms: number): void {
+  // back online, the session is checked again first: it may have ended meanwhile
+  checkedSession = null;
+  setSyncState({ online: false, syncing: false });
+  schedule(ms);
+}
+
+function signInNeeded(): void {
+  checkedSession = null;
+  setSyncState({ signInNeeded: true, syncing: false });
+}
+
+/** The GraphQL body of an item (its photos resolved to the file ids their uploads got), or undefined for an upload. */
+async function bodyOf(item: QueueItem): Promise<string | undefined> {
+  switch (item.kind) {
+    case 'upload':
+      return undefined;
+    case 'record': {
+      const values = await Promise.all(item.values.map(async (v) => ({ key: v.key, value: await resolveLocalFiles(v.value) })));
+      const input = { jobId: item.jobId, stepId: item.stepId, status: item.status, values, comment: item.comment, reason: item.reason, expectedRevision: item.expectedRevision };
+      return JSON.stringify({ query: RECORD_STEP, variables: { input } });
+    }
+    case 'transition':
+      return JSON.stringify({ query: transitionMutation(TRANSITIONS[item.action]), variables: { input: { jobId: item.jobId, expectedRevision: item.expectedRevision } } });
+    case 'fault': {
+      const input = { jobId: item.jobId, stepId: item.stepId, description: item.description, severity: item.severity, photos: await resolveLocalFiles(item.photos) };
+      return JSON.stringify({ query: RAISE_FAULT, variables: { input } });
+    }
+  }
+}
+
+async function putItem(item: QueueItem): Promise<void> {
+  const db = await offlineDb();
+  await db.put('items', item);
+}
+
+type Step = 'next' | 'held' | 'restart' | 'stop';
+
+async function sendItem(item: QueueItem): Promise<Step> {
+  let outcome: Outcome;
+  if (item.kind === 'upload') {
+    const db = await offlineDb();
+    const photo = await db.get('blobs', item.id);
+    if (!photo) return refuse(item, { code: 'PHOTO_MISSING', message: 'The photo is no longer on this device' });
+    item.attempts++;
+    await putItem(item);
+    outcome = await sendUpload(photo.blob, photo.name, item.idempotencyKey);
+  } else {
+    if (item.sentBody === undefined) {
+      try {
+        item.sentBody = await bodyOf(item);
+      } catch (error) {
+        // a photo it refers to never reached the server (its upload was discarded): the operator decides
+        return refuse(item, { code: 'PHOTO_MISSING', message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    item.attempts++;
+    // stored before it leaves: a retry after a lost answer must send exactly these bytes
+    await putItem(item);
+    const field = item.kind === 'record' ? 'recordStep' : item.kind === 'fault' ? 'raiseFault' : TRANSITIONS[item.action];
+    outcome = await sendMutation(item.sentBody!, item.idempotencyKey, field);
+  }
+  setSyncState({ requests: requestsSent() });
+  switch (outcome.kind) {
+    case 'ok':
+      await acknowledge(item, outcome.data);
+      setSyncState({ waiting: Math.max(0, getSyncState().waiting - 1) });
+      return 'next';
+    case 'network':
+      offlineFor(RETRY_OFFLINE_MS);
+      return 'stop';
+    case 'signin':
+      signInNeeded();
+      return 'stop';
+    case 'retry':
+      if (outcome.newKey) await freshKey(item);
+      schedule(outcome.afterMs);
+      return 'stop';
+    case 'conflict':
+      return isRevisioned(item) ? onConflict(item) : refuse(item, outcome);
+    case 'refused':
+      return refuse(item, outcome);
+  }
+}
+
+/** The server's answer said nothing applied: the item may change (or be resent) under a new key. */
+async function freshKey(item: QueueItem): Promise<void> {
+  item.idempotencyKey = newId();
+  delete item.sentBody;
+  await putItem(item);
+}
+
+async function refuse(item: QueueItem, outcome: { code: string; message: string }): Promise<Step> {
+  item.state = 'rejected';
+  item.error = { code: outcome.code, message: outcome.message };
+  await freshKey(item);
+  notifyQueueChanged();
+  return 'held';
+}
+
+/** The server took the item: it leaves the queue, and what the server answered is what the device now knows. */
+async function acknowledge(item: QueueItem, data: any): Promise<void> {
+  const db = await offlineDb();
+  const tx = db.transaction(['items', 'jobs', 'uploads'], 'readwrite');
+  const row = await tx.objectStore('jobs').get([item.user, item.jobId]);
+  let job: StoredJob | undefined = row?.job;
+  if (item.kind === 'upload') {
+    const file = data.files[0];
+    await tx.objectStore('uploads').put({ id: item.id, user: item.user, fileId: file.id, url: file.url ?? `/api/client/files/${file.id}` });
+  } else if (job && item.kind === 'fault') {
+    job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== data.fault.id), data.fault] } };
+  } else if (job && isRevisioned(item)) {
+    job = { ...job, revision: data.revision, state: data.job.state };
+    if (item.kind === 'record') job = withRecord(job, data.record as StepRecordData);
+  }
+  if (row && job) await tx.objectStore('jobs').put({ ...row, job });
+  await tx.objectStore('items').delete(item.seq!);
+  await tx.done;
+  notifyQueueChanged();
+}
+
+/** Reads the job from the server and keeps it as what the device knows. */
+async function fetchJob(current: UserKey, jobId: string): Promise<JobData | undefined> {
+  try {
+    const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId });
+    if (!job) return undefined;
+    await storeJob(current, job);
+    return job;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record someone else made of the item's step since the operator saw it, as a Conflict; undefined if none. */
+function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
+  const theirs = job.records.find((r) => r.stepId === item.stepId);
+  if (!theirs) return undefined;
+  // the operator's own record (an earlier item of this queue, acknowledged since): nobody else's
+  if (`${item.user.split(':')[0]}:${theirs.recordedBy.databaseId}` === item.user) return undefined;
+  if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById) return undefined;
+  return {
+    serverRevision: job.revision,
+    theirs: {
+      status: theirs.status,
+      values: theirs.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits })),
+      comment: theirs.comment,
+      recordedBy: [theirs.recordedBy.firstName, theirs.recordedBy.lastName].filter(Boolean).join(' ') || theirs.recordedBy.email,
+      recordedAt: theirs.recordedAt,
+    },
+  };
+}
+
+/**
+ * CONFLICT on a write at a revision: the job is read again. Every queued
+ * recording of the job whose step someone else recorded since the operator saw
+ * it becomes a conflict now (all the decisions at once, none sent meanwhile);
+ * if the item itself is not one of them, the change was harmless and the job's
+ * queue goes on at the new revision.
+ */
+async function onConflict(item: QueueItem & { expectedRevision: number }): Promise<Step> {
+  await freshKey(item);
+  const job = await fetchJob(item.user, item.jobId);
+  if (!job) {
+    offlineFor(RETRY_OFFLINE_MS);
+    return 'stop';
+  }
+  let headConflicts = false;
+  for (const queued of await queuedItems(item.user)) {
+    if (queued.jobId !== item.jobId || queued.kind !== 'record' || queued.state !== 'pending' || (queued.sentBody !== undefined && queued.id !== item.id)) continue;
+    const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job);
+    if (!found) continue;
+    const marked: RecordItem = { ...(queued.id === item.id ? (item as RecordItem) : queued), state: 'conflict', conflict: found };
+    await putItem(marked);
+    if (queued.id === item.id) headConflicts = true;
+  }
+  notifyQueueChanged();
+  if (headConflicts) return 'held';
+  await renumber(item.user, item.jobId);
+  return 'restart';
+}
+
+/**
+ * The job's queued writes expect the revision the device now knows, one after
+ * another. Only items never sent, or whose answer said they did not apply, are
+ * here (the engine stops at a job's first unacknowledged item), so changing
+ * their bodies cannot write anything twice.
+ */
+export async function renumber(current: UserKey, jobId: string): Promise<void> {
+  const db = await offlineDb();
+  const tx = db.transaction(['items', 'jobs'], 'readwrite');
+  const row = await tx.objectStore('jobs').get([current, jobId]);
+  if (row) {
+    let next = row.job.revision;
+    for (const item of await tx.objectStore('items').index('user').getAll(current)) {
+      if (item.jobId !== jobId || !isRevisioned(item)) continue;
+      if (item.sentBody === undefined && item.expectedRevision !== next) {
+        item.expectedRevision = next;
+        await tx.objectStore('items').put(item);
+      }
+      next++;
+    }
+  }
+  await tx.done;
+}
+
+export type Decision = 'mine' | 'theirs' | 'retry' | 'discard';
+
+/**
+ * The operator's decision on a conflict (keep mine: recorded over theirs, which
+ * stays in the job's audit history; keep theirs: mine is set aside) or on a
+ * refused item (try again, or discard). Every decision is kept on the device.
+ */
+export async function resolveItem(current: UserKey, itemId: string, decision: Decision): Promise<void> {
+  const db = await offlineDb();
+  const item = await db.getFromIndex('items', 'id', itemId);
+  if (!item || item.user !== current) return;
+  await db.add('resolutions', { user: current, jobId: item.jobId, itemId, decision, item, at: new Date().toISOString() });
+  if (decision === 'theirs' || decision === 'discard') {
+    await db.delete('items', item.seq!);
+  } else {
+    if (item.kind === 'record' && item.conflict?.theirs) {
+      // what the operator has now seen: a further change by someone else is a new conflict
+      const seen = (await db.get('jobs', [current, item.jobId]))?.job.records.find((r) => r.stepId === item.stepId);
+      if (seen) item.base = { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId };
+    }
+    item.state = 'pending';
+    delete item.conflict;
+    delete item.error;
+    item.idempotencyKey = newId();
+    delete item.sentBody;
+    await db.put('items', item);
+  }
+  await renumber(current, item.jobId);
+  notifyQueueChanged();
+}

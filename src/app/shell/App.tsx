@@ -1,0 +1,170 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import type { AppLanguage } from '../../lib/app-texts';
+import { ApiError, onSessionEnded } from '../api/client';
+import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
+import { builtInTexts, clientTexts, formatterFor, I18nContext, initialLanguage, rememberLanguage, translator, type I18n, type Texts } from '../i18n';
+import { ErrorNotice, Loading } from '../ui';
+import { areasFor, routesOf } from './areas';
+import { focusPageHeading } from './focus';
+import { Home } from './Home';
+import { Layout } from './Layout';
+import { NotFound } from './NotFound';
+import { SessionContext, type SessionState } from './session-context';
+import { SignIn } from './SignIn';
+import { TwoFactorSetup } from './TwoFactorSetup';
+
+/**
+ * The app's root: the language and its texts, who is signed in, and the
+ * router. Signed out, every path shows the sign-in page at
+ * /app/signin?next=<the path asked for>, and after sign-in the app goes
+ * there (a deep link survives the sign-in). A 401 from any request (the
+ * session ended) does the same from wherever the user is.
+ */
+
+type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; session: Session; offline: boolean } | { kind: 'failed'; error: unknown };
+
+const SESSION_KEY = 'wip.app.session';
+
+/** The last session seen on this device (no token: who it was and the branding), for a start without network. */
+function rememberedSession(): Session | null {
+  try {
+    return JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null') as Session | null;
+  } catch {
+    return null;
+  }
+}
+
+/** A path under /app/ to return to after sign-in; anything else (another origin, /api/) is ignored. */
+function safeNext(next: string | null): string {
+  return next && /^\/app\/(?!signin)/.test(next) && !next.startsWith('//') ? next : '/app/';
+}
+
+export function App() {
+  return (
+    <LocationProvider scope="/app/">
+      <Root />
+    </LocationProvider>
+  );
+}
+
+function Root() {
+  const location = useLocation();
+  const [language, setLanguage] = useState<AppLanguage>(initialLanguage);
+  const [texts, setTexts] = useState<Texts>(() => builtInTexts(language));
+  const [state, setState] = useState<State>({ kind: 'loading' });
+
+  const load = async (): Promise<void> => {
+    try {
+      const session = await currentSession();
+      if (!session) {
+        localStorage.removeItem(SESSION_KEY);
+        setState({ kind: 'signedOut' });
+        return;
+      }
+      localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+      void renewSessionCookie().catch(() => undefined);
+      const chosen = session.user.language ?? language;
+      setLanguage(chosen);
+      rememberLanguage(chosen);
+      setTexts(await clientTexts(chosen));
+      setState({ kind: 'signedIn', session, offline: false });
+    } catch (error) {
+      const remembered = rememberedSession();
+      if (error instanceof ApiError && error.offline && remembered) setState({ kind: 'signedIn', session: remembered, offline: true });
+      else setState({ kind: 'failed', error });
+    }
+  };
+
+  useEffect(() => {
+    void load();
+    return onSessionEnded(() => setState((current) => (current.kind === 'signedIn' ? { kind: 'signedOut' } : current)));
+  }, []);
+
+  // signed out: the sign-in page, keeping where the user wanted to go; signed in: away from it
+  useEffect(() => {
+    if (state.kind === 'signedOut' && location.path !== '/app/signin') {
+      location.route(`/app/signin?next=${encodeURIComponent(location.url)}`, true);
+    }
+    if (state.kind === 'signedIn' && location.path === '/app/signin') {
+      location.route(safeNext(new URLSearchParams(location.url.split('?')[1] ?? '').get('next') ?? sessionStorage.getItem('wip.app.next')), true);
+      sessionStorage.removeItem('wip.app.next');
+    }
+  }, [state.kind, location.path]);
+
+  const i18n = useMemo<I18n>(
+    () => ({
+      language,
+      t: translator(texts),
+      formatDate: formatterFor(language),
+      async setLanguage(next) {
+        setLanguage(next);
+        rememberLanguage(next);
+        document.documentElement.lang = next;
+        if (state.kind === 'signedIn') {
+          setTexts(await clientTexts(next));
+          await saveLanguage(next).catch(() => undefined);
+        } else setTexts(builtInTexts(next));
+      },
+    }),
+    [language, texts, state.kind],
+  );
+
+  useEffect(() => {
+    document.documentElement.lang = language;
+  }, [language]);
+
+  let content;
+  if (state.kind === 'loading') content = <Loading label={i18n.t('shell.starting')} />;
+  else if (state.kind === 'failed')
+    content = (
+      <main id="main" class="signin">
+        <h1>{i18n.t('shell.startFailed')}</h1>
+        <ErrorNotice error={state.error} />
+      </main>
+    );
+  else if (state.kind === 'signedOut') content = <SignIn onSignedIn={load} language={language} onLanguage={(next) => void i18n.setLanguage(next)} />;
+  else
+    content = (
+      <SignedIn
+        session={state.session}
+        offline={state.offline}
+        refresh={load}
+        signOut={async () => {
+          await signOut().catch(() => undefined);
+          localStorage.removeItem(SESSION_KEY);
+          setState({ kind: 'signedOut' });
+        }}
+      />
+    );
+  return <I18nContext.Provider value={i18n}>{content}</I18nContext.Provider>;
+}
+
+function SignedIn({ session, offline, refresh, signOut }: { session: Session; offline: boolean; refresh(): Promise<void>; signOut(): Promise<void> }) {
+  const value = useMemo<SessionState>(() => ({ session, offline, refresh, signOut }), [session, offline]);
+  const routes = useMemo(() => routesOf(areasFor(session.user)), [session]);
+  const brand = session.branding.displayName;
+  const { path } = useLocation();
+  // the first page of the visit: its title, not the focus (see focusPageHeading)
+  useEffect(() => focusPageHeading(brand, false), []);
+  if (path === '/app/signin') return <Loading />;
+  return (
+    <SessionContext.Provider value={value}>
+      <Layout>
+        {session.twoFactorSetupRequired && !offline ? (
+          <TwoFactorSetup />
+        ) : (
+          <ErrorBoundary>
+            <Router onRouteChange={() => focusPageHeading(brand)}>
+              <Route path="/app/" component={Home} />
+              {routes.map((route) => (
+                <Route key={route.path} path={route.path} component={route.component} />
+              ))}
+              <Route default component={NotFound} />
+            </Router>
+          </ErrorBoundary>
+        )}
+      </Layout>
+    </SessionContext.Provider>
+  );
+}

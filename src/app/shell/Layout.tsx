@@ -1,0 +1,86 @@
+import type { ComponentChildren } from 'preact';
+import { useLocation } from 'preact-iso';
+import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
+import { useI18n } from '../i18n';
+import { Icon, Toasts } from '../ui';
+import { navFor } from './areas';
+import { useSession } from './session-context';
+import { SyncIndicator } from './SyncIndicator';
+
+/**
+ * The signed-in frame of every page: a skip link, the header (the client's
+ * logo and name, the sync indicator, the language, the user, sign out), the
+ * navigation by role (a side rail from 600 px, a bottom bar on a phone) and
+ * the main region the router fills.
+ */
+export function Layout({ children }: { children: ComponentChildren }) {
+  const { t, language, setLanguage } = useI18n();
+  const { session, signOut } = useSession();
+  const { path } = useLocation();
+  const nav = navFor(session.user);
+  const current = currentItem(nav.map((item) => item.href), path);
+  const { branding, user } = session;
+  return (
+    <div class="app">
+      <a class="skip-link" href="#main" onClick={(event) => {
+        event.preventDefault();
+        document.getElementById('main')?.focus();
+      }}>
+        {t('shell.skip')}
+      </a>
+      <header class="app-header">
+        <a class="brand" href="/app/">
+          {branding.logoUrl && <img class="brand-logo" src={branding.logoUrl} alt="" />}
+          <span class="brand-name">{branding.displayName || t('shell.appName')}</span>
+        </a>
+        <div class="header-tools">
+          <SyncIndicator />
+          <label class="language">
+            <span class="visually-hidden">{t('shell.language.label')}</span>
+            <Icon name="language" />
+            <select value={language} onChange={(event) => void setLanguage(event.currentTarget.value as AppLanguage)}>
+              {APP_LANGUAGES.map((code) => (
+                <option key={code} value={code} lang={code}>
+                  {t(`shell.language.${code}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span class="who" title={user.email}>
+            {user.name}
+          </span>
+          <button type="button" class="btn btn-ghost" onClick={() => void signOut()}>
+            <Icon name="signout" />
+            <span class="label">{t('shell.signOut')}</span>
+          </button>
+        </div>
+      </header>
+      <div class="app-body">
+        <nav class="app-nav" aria-label={t('shell.nav.label')}>
+          <ul>
+            {nav.map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+                  {item.icon && <Icon name={item.icon} />}
+                  <span>{t(item.label)}</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+      <Toasts dismissLabel={t('shell.dismiss')} />
+    </div>
+  );
+}
+
+/** The navigation entry of a path: the longest href it starts with (/app/jobs/12 → /app/jobs; /app/jobs/new → itself). */
+function currentItem(hrefs: string[], path: string): string | undefined {
+  const normalized = path.endsWith('/') ? path : `${path}/`;
+  return hrefs
+    .filter((href) => (href === '/app/' ? path === '/app/' || path === '/app' : normalized.startsWith(href.endsWith('/') ? href : `${href}/`)))
+    .sort((a, b) => b.length - a.length)[0];
+}

@@ -1,0 +1,63 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Tone } from './layout';
+
+/**
+ * Short messages after an action ("Job created"), in one polite live region
+ * the shell renders once (<Toasts/>); any code calls toast(). A toast with an
+ * action stays until dismissed (the service worker's "new version" one).
+ */
+export interface ToastMessage {
+  id: number;
+  tone: Tone;
+  text: ComponentChildren;
+  action?: { label: string; run(): void };
+  /** ms; 0 keeps it until dismissed */
+  duration: number;
+}
+
+let next = 1;
+let messages: ToastMessage[] = [];
+const listeners = new Set<(messages: ToastMessage[]) => void>();
+
+function publish(): void {
+  for (const listener of listeners) listener(messages);
+}
+
+export function toast(text: ComponentChildren, options: { tone?: Tone; action?: ToastMessage['action']; duration?: number } = {}): number {
+  const message: ToastMessage = { id: next++, tone: options.tone ?? 'success', text, action: options.action, duration: options.duration ?? (options.action ? 0 : 5000) };
+  messages = [...messages, message];
+  publish();
+  if (message.duration > 0) setTimeout(() => dismiss(message.id), message.duration);
+  return message.id;
+}
+
+export function dismiss(id: number): void {
+  messages = messages.filter((m) => m.id !== id);
+  publish();
+}
+
+export function Toasts({ dismissLabel }: { dismissLabel: string }) {
+  const [shown, setShown] = useState(messages);
+  useEffect(() => {
+    listeners.add(setShown);
+    return () => void listeners.delete(setShown);
+  }, []);
+  return (
+    <div class="toasts" role="status" aria-live="polite">
+      {shown.map((message) => (
+        <div key={message.id} class={`toast toast-${message.tone}`}>
+          <span>{message.text}</span>
+          {message.action && (
+            <button type="button" class="btn btn-primary" onClick={() => message.action!.run()}>
+              {message.action.label}
+            </button>
+          )}
+          <button type="button" class="btn btn-ghost icon-only" aria-label={dismissLabel} onClick={() => dismiss(message.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

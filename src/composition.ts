@@ -1,0 +1,127 @@
+import { createSecretKey, randomBytes } from 'node:crypto';
+import type { Config } from '#config';
+import type { Deps, Signals } from '#deps';
+import { openDatabase, openPostgres } from '#db/connection';
+import { systemClock, type Clock } from '#lib/clock';
+import { createMetrics } from '#lib/metrics';
+import { NetworkPolicy } from '#lib/network-policy';
+import { PasswordHasher } from '#lib/password-hasher';
+import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
+import { createLogger, type Logger } from '#logger';
+import { LicenseCache } from '#licensing/cache';
+import { loadTrustedKeys } from '#licensing/trusted-keys';
+import { createHotPath } from '#repos/hot-path';
+import { seatTotalsAcrossClients } from '#repos/licensing/seat-allocations';
+import { countActiveSessionsAcrossClients } from '#repos/sessions';
+import { countActiveAdminSessions } from '#repos/system-admins';
+import { loadOrCreateSecrets, type Secrets } from '#secrets';
+import { createFileStore } from '#storage';
+import { createS3FileStore } from '#storage/s3';
+import type { AppDeps } from '#runtime';
+import { BackupJobs } from '#runtime/backup-jobs';
+import { EventStreams } from '#runtime/event-streams';
+import { LogTail } from '#runtime/log-tail';
+import { Mailer } from '#runtime/mailer';
+import { PushSender } from '#runtime/push-sender';
+import { WebhookSender } from '#runtime/webhook-sender';
+import { currentUserActor } from '#services/auth';
+
+/**
+ * The composition root: the one place that builds the object graph — the
+ * services' Deps, the background workers (src/runtime) and the signals that
+ * connect them. Everything else receives what it needs; nothing else calls
+ * `new` on a worker. See docs/architecture/layers.md.
+ */
+
+export interface DepsOverrides {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * Opens the data directory (creating secrets when missing) or, with
+ * databaseUrl, the PostgreSQL pool. Does not migrate: see ops/bootstrap. In
+ * PostgreSQL mode the secrets live in the database: `loadSharedSecrets`
+ * (ops/bootstrap) fills them in once the schema is migrated; until then
+ * nothing can sign or verify.
+ */
+export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDeps {
+  const secrets = config.databaseUrl ? unloadedSecrets() : loadOrCreateSecrets(config.dataDir).secrets;
+  const metrics = createMetrics();
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, { onQuery: metrics.observeQuery, poolSize: config.databasePoolSize })
+    : openDatabase(config.dataDir, { onQuery: metrics.observeQuery });
+  const clock = overrides.clock ?? systemClock;
+  metrics.watchDatabase({
+    async activeSessions() {
+      const now = clock.now().toISOString();
+      const [users, admins] = await Promise.all([countActiveSessionsAcrossClients(db.kysely, now), countActiveAdminSessions(db.kysely, now)]);
+      return { users, admins };
+    },
+    seatTotals: () => seatTotalsAcrossClients(db.kysely, clock.now().toISOString()),
+  });
+  const logger = overrides.logger ?? createLogger(config);
+
+  // The signals reach workers built just below; they are only called after a commit, long after this returns.
+  const signals: Signals = {
+    mailQueued: () => runtime.mailer.kick(),
+    deliverMail: () => runtime.mailer.deliverDue(),
+    pushQueued: () => runtime.push.kick(),
+    webhooksDue: () => runtime.webhooks.kick(),
+    clientEvent: (clientId) => runtime.eventStreams.notify(clientId),
+    sessionEnded: (sessionId) => runtime.eventStreams.endSession(sessionId),
+    userEnded: (clientId, userId) => runtime.eventStreams.endUser(clientId, userId),
+    logWritten: () => runtime.logTail.notify(),
+  };
+  const deps: Deps = {
+    config,
+    db,
+    clock,
+    logger,
+    passwords: new PasswordHasher(config.bcryptCost),
+    secrets,
+    jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
+    hotPath: createHotPath(db),
+    verifiedTokens: new VerifiedTokenCache<VerifiedClaims>(),
+    licenseCache: new LicenseCache(loadTrustedKeys()),
+    storage: config.fileStore === 'local' ? createFileStore(config.dataDir) : createS3FileStore(config),
+    metrics,
+    webhookPolicy: new NetworkPolicy(config.webhookAllowedNetworks),
+    signals,
+  };
+  // One object (not a copy): loadSharedSecrets and startServer update deps in place, and the workers hold it.
+  const runtime: AppDeps = Object.assign(deps, {
+    mailer: new Mailer({ config, db, clock, logger }),
+    push: new PushSender({ config, db, clock, logger, secrets }),
+    webhooks: new WebhookSender(deps),
+    eventStreams: new EventStreams(deps, {
+      currentActor: (sessionId, via) => currentUserActor(deps, sessionId, via),
+      templateVisible: async (actor, templateId) => {
+        // The template service (with the template domain and its schemas) loads with the first template
+        // event of a live stream, not at every start (scripts/bench/HISTORY.md): a lazy edge, declared here.
+        const { templateVisibleTo } = require('#services/templates') as typeof import('#services/templates');
+        return templateVisibleTo(deps.db.kysely, actor, templateId);
+      },
+    }),
+    logTail: new LogTail(deps),
+    backupJobs: new BackupJobs(deps),
+  });
+  return runtime;
+}
+
+/** Placeholders until the shared secrets are read: a random signing key, so nothing signed now is accepted anywhere. */
+function unloadedSecrets(): Secrets {
+  return { jwtSecret: randomBytes(64).toString('base64url'), cookieKeys: [randomBytes(32).toString('base64url')], vapid: { publicKey: '', privateKey: '' } };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  deps.eventStreams.closeAll();
+  deps.logTail.closeAll();
+  // a backup in progress reads the database: it finishes (or fails) before the database closes
+  await deps.backupJobs.settled();
+  await deps.webhooks.close();
+  await deps.mailer.close();
+  await deps.push.close();
+  await deps.passwords.close();
+  await deps.db.close();
+}

@@ -1,0 +1,12 @@
+import type { GraphQLFieldResolver } from 'graphql';
+import type { GraphQLContext } from './context';
+
+/** A resolver of the schema: thin (parse, call the same service REST calls, present). */
+export type Resolver = GraphQLFieldResolver<any, GraphQLContext, any>;
+export type ResolverMap = Record<string, Record<string, Resolver>>;
+
+/** What each domain module (src/graphql/modules/*) brings to the schema (schema.ts joins them). */
+export interface SchemaModule {
+  typeDefs: string;
+  resolvers: ResolverMap;
+}

@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { APP_LANGUAGES, appTexts } from '#lib/app-texts';
+
+// Issue 31: English and German complete — every text of the floor app in both, no empty one, and the same
+// {placeholders} in each translation; every area file of config/i18n/app/ is read (none forgotten in the list).
+
+test('every key of the app namespace has an English and a German text with the same placeholders', () => {
+  const en = appTexts('en');
+  const de = appTexts('de');
+  assert.equal(Object.keys(de).sort(), Object.keys(en).sort());
+  for (const [key, text] of Object.entries(en)) {
+    assert.ok(text.trim().length > 0 && de[key]!.trim().length > 0, key);
+    const names = (t: string) => [...t.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]).sort();
+    assert.equal(names(de[key]!), names(text), `placeholders of ${key}`);
+  }
+});
+
+test('every file of config/i18n/app is part of the namespace', () => {
+  const dir = path.resolve(__dirname, '..', '..', '..', 'config', 'i18n', 'app');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  const keys = new Set(APP_LANGUAGES.flatMap((language) => Object.keys(appTexts(language))));
+  for (const file of files) {
+    const [area, language] = file.split('.');
+    assert.ok((APP_LANGUAGES as readonly string[]).includes(language!), file);
+    const entries = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Record<string, string>;
+    for (const key of Object.keys(entries)) assert.ok(keys.has(`${area}.${key}`), `${file}: ${key}`);
+  }
+});
+
+test.run();
