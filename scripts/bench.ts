@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   };
   for (const name of names) {
     console.log(`── ${name}`);
-    Object.assign(results, await SCENARIOS[name]!());
+    Object.assign(results, await SCENARIOS[name]());
   }
   console.log(`written to ${writeResults(results)}`);
 }

@@ -18,7 +18,8 @@
  *   2. `node --experimental-sea-config` turns a small main script
  *      (scripts/sea-main.ts) into a blob with the assets: the bundle, the
  *      worker, the admin console's files (dist/console), the floor app's
- *      (dist/app) and better-sqlite3's
+ *      (dist/app), the data files of config/ read at run time
+ *      (CONFIG_ASSET_FILES) and better-sqlite3's
  *      native addon (its Node-API prebuild for this platform; written to a cache under the data directory at run time,
  *      see src/lib/runtime.ts); the runtime binary is copied and the blob
  *      injected with postject;
@@ -34,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
-import { APP_MANIFEST, appAssetKey, ASSET, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '#lib/runtime';
+import { APP_MANIFEST, appAssetKey, ASSET, CONFIG_ASSET_FILES, configAssetKey, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '#lib/runtime';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
 
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
     [ASSET.sqliteAddon]: addon,
     [ASSET.passwordWorker]: workerBundle,
     ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
+    ...Object.fromEntries(CONFIG_ASSET_FILES.map((file) => [configAssetKey(file), path.join(root, 'config', file)])),
     ...builtWebAppAssets('console', CONSOLE_MANIFEST, consoleAssetKey),
     ...builtWebAppAssets('app', APP_MANIFEST, appAssetKey),
   };
@@ -184,7 +186,7 @@ async function train(executable: string, codeCache: string): Promise<void> {
       daemon.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString('utf8');
         const match = /wip listening on (http:\/\/[^"\s]+)/.exec(out);
-        if (match) resolve(match[1]!);
+        if (match) resolve(match[1]);
       });
       void exited.then((code) => reject(new Error(`the training executable exited (${code}) before listening`)));
     });

@@ -43,7 +43,7 @@ const postgresOnly = process.argv.includes('--postgres');
 const both = process.argv.includes('--both');
 const filters = process.argv.slice(2).filter((arg) => arg !== '--postgres' && arg !== '--both');
 const matching = (list: string[], words: string[]) => list.filter((f) => words.length === 0 || words.some((x) => f.includes(x)));
-const inBothFolders = (file: string) => BOTH_BACKENDS.includes(path.relative(root, file).split(path.sep)[0]!);
+const inBothFolders = (file: string) => BOTH_BACKENDS.includes(path.relative(root, file).split(path.sep)[0]);
 const all = findTests(root);
 const sqliteOnly = readMarkers(all); // every file, whatever the selection: a bad marker fails any run
 const selected = matching(all, filters);
@@ -80,7 +80,7 @@ function readMarkers(files: string[]): Map<string, string> {
     fs.readFileSync(source, 'utf8').split('\n').forEach((line, index) => {
       const match = MARKER.exec(line);
       if (!match) return;
-      const reason = match[1]!.trim();
+      const reason = match[1].trim();
       const where = `test/${relative.replace(/\.js$/, '.ts')}:${index + 1}`;
       if (!inBothFolders(file)) refused.push(`${where}: a sqlite-only marker outside ${BOTH_BACKENDS.map((d) => `test/${d}`).join(', ')}, whose suites run on SQLite only anyway`);
       else if (index >= MARKER_LINES) refused.push(`${where}: the sqlite-only marker must be in the first ${MARKER_LINES} lines, where a reader sees it`);

@@ -27,9 +27,9 @@ declare const TRAINING: boolean;
 // in the CommonJS function Node gives a main script (the build adds it), so
 // the bundle sees the same require, module and paths as a main script would,
 // and its text is decoded once (ASCII: one byte a character in V8's heap).
-const script = new vm.Script(Buffer.from(getRawAsset(ASSET.bundle) as ArrayBuffer).toString('latin1'), {
+const script = new vm.Script(Buffer.from(getRawAsset(ASSET.bundle)).toString('latin1'), {
   filename: __filename,
-  ...(!TRAINING && { cachedData: new Uint8Array(getRawAsset(ASSET.codeCache) as ArrayBuffer) }),
+  ...(!TRAINING && { cachedData: new Uint8Array(getRawAsset(ASSET.codeCache)) }),
   // import() of built-in modules (two AWS SDK paths) resolves as in any main script
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });

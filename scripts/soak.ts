@@ -96,7 +96,7 @@ async function daemonMetrics(url: string): Promise<{ rssMb: number; heapMb: numb
 function p99(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
 }
 
 /** Least-squares slope per sample of `values`. */
@@ -161,8 +161,8 @@ async function main(): Promise<void> {
         const growth = slope(values) * (values.length - 1);
         if (growth > allowedTotal) problems.push(`${name} grows: +${growth.toFixed(1)} over the run (allowed ${allowedTotal})`);
       };
-      trend('RSS (MB)', steady.map((s) => s.rssMb), Math.max(50, 0.25 * steady[0]!.rssMb));
-      trend('heap (MB)', steady.map((s) => s.heapMb), Math.max(25, 0.25 * steady[0]!.heapMb));
+      trend('RSS (MB)', steady.map((s) => s.rssMb), Math.max(50, 0.25 * steady[0].rssMb));
+      trend('heap (MB)', steady.map((s) => s.heapMb), Math.max(25, 0.25 * steady[0].heapMb));
       trend('open fds', steady.map((s) => s.fds), 10);
     }
     const walMax = Math.max(...samples.map((s) => s.walMb));

@@ -96,7 +96,7 @@ const optionalHttpUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/ })]
 /** Comma-separated names (or a JSON array). */
 const nameList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
   const items = (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean);
-  for (const item of items) if (!/^[A-Za-z0-9_.\[\]-]{1,64}$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a parameter name` });
+  for (const item of items) if (!/^[A-Za-z0-9_.[\]-]{1,64}$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a parameter name` });
   return items;
 });
 /** Comma-separated path prefixes (or a JSON array), each starting with "/" and made of plain path characters. */
@@ -425,7 +425,7 @@ function readValueFile(name: string, file: string): string {
   try {
     return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {
-    throw new Error(`invalid configuration: cannot read ${name}_FILE ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`invalid configuration: cannot read ${name}_FILE ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
   }
 }
 
@@ -435,12 +435,12 @@ function readConfigFile(fileName: string, required: boolean): ConfigInput {
     text = fs.readFileSync(fileName, 'utf8');
   } catch (error) {
     if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new Error(`cannot read config file ${fileName}: ${(error as Error).message}`);
+    throw new Error(`cannot read config file ${fileName}: ${(error as Error).message}`, { cause: error });
   }
   try {
     const value = JSON.parse(text) as unknown;
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-    return value as ConfigInput;
+    return value;
   } catch (error) {
     throw new ConfigError(`config file ${fileName} is not valid JSON: ${(error as Error).message}`);
   }

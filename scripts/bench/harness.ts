@@ -25,7 +25,7 @@ export function startProcess(name: string, args: string[], env: Record<string, s
       const match = ready.exec(fs.readFileSync(logFile, 'utf8'));
       if (match) {
         clearInterval(poll);
-        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), child, logFile });
+        resolve({ url: match[1].replace('localhost', '127.0.0.1'), child, logFile });
       }
     }, 5);
     child.on('close', (code) => {
@@ -94,7 +94,7 @@ export interface LoadFigures {
 /** The fields of /proc/<pid>/stat after the command name (Linux; undefined elsewhere or when gone). */
 function procStat(pid: number | string | undefined): string[] | undefined {
   try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   } catch {
     return undefined;
   }
@@ -151,7 +151,7 @@ export async function load(opts: autocannon.Options, server?: ChildProcess): Pro
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export function writeResults(results: Record<string, unknown>): string {

@@ -82,7 +82,7 @@ export async function postgresScenario(): Promise<Record<string, unknown>> {
  * operators on connect seats, the rest on full ones.
  */
 async function seed(node: Node) {
-  const server = daemonAsServer(node as never) as TestServer;
+  const server = daemonAsServer(node as never);
   const client: BuiltClient = await buildClient(server, { seats: { full: 10, connect: 25 } });
   const { templateId } = await publishedTemplate(server, client, CONTENT, 'Bench inspection');
   // all at once: writers of one client queue for it (src/db/transaction.ts), seat counting included
@@ -120,7 +120,7 @@ async function measure(label: string, nodes: Node[], work: Awaited<ReturnType<ty
 
   const rollbacksBefore = database.url && (await rolledBack(database.url));
   [nodesBefore, dbBefore] = [cpu(), dbCpu()];
-  const recorded = await recordLoad(work.operators.map((op, i) => ({ ...op, url: nodes[i % nodes.length]!.url })));
+  const recorded = await recordLoad(work.operators.map((op, i) => ({ ...op, url: nodes[i % nodes.length].url })));
   const record = {
     ...recorded,
     nodeCpuUsPerRequest: perRequest(cpu() - nodesBefore, recorded.requests),
@@ -148,7 +148,7 @@ async function postmasterPid(adminUrl: string): Promise<number | undefined> {
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    return parentPid(rows[0]!.pid); // undefined off Linux: no database CPU figures
+    return parentPid(rows[0].pid); // undefined off Linux: no database CPU figures
   } finally {
     await client.end();
   }

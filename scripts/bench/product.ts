@@ -12,7 +12,7 @@ const seconds = () => Number(process.env.BENCH_SECONDS ?? 5);
 async function seededDaemon() {
   const seed = await seededDataDir();
   const wip = await startWip(SEED_DIR, { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000' });
-  const owner = await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: seed.clients[0]!.ownerEmail, password: SEED_PASSWORD });
+  const owner = await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: seed.clients[0].ownerEmail, password: SEED_PASSWORD });
   return { seed, wip, auth: { authorization: `Bearer ${owner.token}` } };
 }
 
@@ -112,7 +112,7 @@ export async function recordLoad(operators: { url: string; token: string; jobId:
     }),
   );
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1));
+  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1));
   return { operators: operators.length, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors };
 }
 
@@ -165,7 +165,7 @@ export async function binaryScenario(): Promise<Record<string, unknown>> {
         const match = /wip listening on (http:\/\/[^"\s]+)/.exec(fs.readFileSync(logFile, 'utf8'));
         if (!match) return;
         clearInterval(poll);
-        const url = match[1]!.replace('localhost', '127.0.0.1');
+        const url = match[1].replace('localhost', '127.0.0.1');
         const res = await fetch(`${url}/healthz`);
         if (!res.ok) reject(new Error(`healthz ${res.status}`));
         const firstAnswerMs = Math.round(performance.now() - started);

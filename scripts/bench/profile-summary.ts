@@ -13,14 +13,14 @@ interface Node {
 }
 
 const [file, top = '25'] = process.argv.slice(2);
-const profile = JSON.parse(fs.readFileSync(file!, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
 function area(url: string): string {
   const nm = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url);
-  if (nm) return nm[1]!;
+  if (nm) return nm[1];
   if (url.includes('/dist/')) return 'wip';
   if (url.startsWith('node:')) return 'node';
   return url ? 'other' : 'native';

@@ -117,7 +117,7 @@ export async function seededDataDir(): Promise<SeedInfo> {
   let userIds = { first: 0, last: 0 };
   const operators: SeedInfo['operators'] = [];
   for (const [c, plan] of PLAN.entries()) {
-    const clientId = clients[c]!.id;
+    const clientId = clients[c].id;
     const owner = db.prepare('SELECT id FROM users WHERE client_id = ? ORDER BY id LIMIT 1').pluck().get(clientId) as number;
     const ids: number[] = [];
     batch(plan.users, 20_000, (i) => {
@@ -127,7 +127,7 @@ export async function seededDataDir(): Promise<SeedInfo> {
       insertRole.run(clientId, id);
       ids.push(id);
     });
-    if (c === 0) userIds = { first: ids[0]!, last: ids[ids.length - 1]! };
+    if (c === 0) userIds = { first: ids[0], last: ids[ids.length - 1] };
     const versions: { templateId: number; versionId: number }[] = [];
     batch(plan.templates, 5_000, (i) => {
       const t = iso(now - span + (i * span) / plan.templates);
@@ -137,9 +137,9 @@ export async function seededDataDir(): Promise<SeedInfo> {
     });
     // every job of the plan is COMPLETED with all its steps recorded, spread over the year
     batch(plan.jobs, 5_000, (i) => {
-      const { templateId, versionId } = versions[i % versions.length]!;
+      const { templateId, versionId } = versions[i % versions.length];
       const startedAt = now - span + Math.floor((i * span) / plan.jobs);
-      const operator = ids[i % ids.length]!;
+      const operator = ids[i % ids.length];
       const jobId = Number(
         insertJob.run(clientId, templateId, versionId, `Job ${i}`, 'COMPLETED', owner, iso(startedAt), iso(startedAt + 3_600_000), iso(startedAt), iso(startedAt + 3_600_000)).lastInsertRowid,
       );
@@ -150,9 +150,9 @@ export async function seededDataDir(): Promise<SeedInfo> {
     });
     if (c === 0) {
       // the recording operators: their own open job each
-      const { templateId, versionId } = versions[0]!;
+      const { templateId, versionId } = versions[0];
       batch(OPERATORS, OPERATORS, (i) => {
-        const user = ids[i]!;
+        const user = ids[i];
         const t = iso(now);
         const jobId = Number(insertJob.run(clientId, templateId, versionId, `Operator job ${i}`, 'IN_PROGRESS', owner, t, t, t, null).lastInsertRowid);
         insertMember.run(clientId, jobId, user, t);

@@ -33,7 +33,7 @@ export function configFrom(command: Command, flags: ConfigInput = {}): Config {
  */
 export async function withDeps<T>(command: Command, work: (deps: AppDeps) => Promise<T>, options: { requireMigrated?: boolean } = {}): Promise<T> {
   const config = configFrom(command);
-  const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr as never) });
+  const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
   try {
     if (options.requireMigrated !== false) {
       const pending = (await migrationStatus(deps.db)).filter((m) => !m.applied);

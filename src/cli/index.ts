@@ -40,7 +40,7 @@ export function commandOf(argv: readonly string[], program: Command = programWit
   // the program's own options that take a value: the command is the first argument that is neither
   const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
   for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i];
     if (arg === '--') return undefined;
     if (valueOptions.has(arg)) i++;
     else if (!arg.startsWith('-')) {
@@ -60,7 +60,7 @@ function versionAsJson(argv: readonly string[], program: Command): boolean {
   const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
   const flags = new Set<string>();
   for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i];
     if (arg === '--' || !arg.startsWith('-')) break;
     if (valueOptions.has(arg)) i++;
     else flags.add(arg);
@@ -85,7 +85,7 @@ function programWithoutCommands(): Command {
 export function buildProgram(argv?: readonly string[]): Command {
   const program = programWithoutCommands();
   const only = argv && commandOf(argv, program);
-  for (const register of only ? [COMMANDS[only]!] : Object.values(COMMANDS)) register()(program);
+  for (const register of only ? [COMMANDS[only]] : Object.values(COMMANDS)) register()(program);
   return program;
 }
 

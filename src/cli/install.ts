@@ -56,7 +56,7 @@ export function registerInstall(program: Command): void {
         ? { file: globalOptions(command).config!, written: false }
         : writeConfigFileIfMissing({ flags: { dataDir: globalOptions(command).dataDir } });
       const secretsCreated = loadOrCreateSecrets(config.dataDir).created;
-      const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr as never) });
+      const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
       let report;
       try {
         report = await bootstrap(deps);
@@ -208,7 +208,7 @@ function findAccount(user: string, group: string | undefined): ServiceAccount | 
   if (!entry || entry.length < 3) {
     return { missing: `there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})` };
   }
-  return { user, group: entry[0]!, uid: Number(uid), gid: Number(entry[2]) };
+  return { user, group: entry[0], uid: Number(uid), gid: Number(entry[2]) };
 }
 
 /** chown -R of the data directory to the service account; returns whether anything changed. */

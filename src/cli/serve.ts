@@ -158,7 +158,7 @@ function loadTls(deps: AppDeps): LoadedTls | undefined {
       try {
         return fs.readFileSync(file);
       } catch (error) {
-        throw new Error(`cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new Error(`cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
       }
     };
     return { cert: read(tlsCert, 'certificate'), key: read(tlsKey, 'key'), selfSigned: false };

@@ -1,6 +1,6 @@
-import { api, ApiError, query, type Page } from './api';
+import { api, ApiError, type Answer, type Item } from './api';
 import { formatDate, h, replace } from './dom';
-import { confirmAction, errorText, facts, form, pagedTable, run, section, notice } from './ui';
+import { confirmAction, errorText, facts, form, pagedTable, run, section, notice, textOf } from './ui';
 import { logColumns, logExportSection, logTailSection, storageSection } from './operations-pages';
 import { fingerprintLine } from './records-section';
 
@@ -28,7 +28,7 @@ async function allClients(): Promise<{ id: number; name: string }[]> {
   const clients: { id: number; name: string }[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < 50; i++) {
-    const page = await api<Page<any>>('GET', `/api/admin/client${query({ cursor, limit: 100 })}`);
+    const page = await api('GET', '/api/admin/client', { query: { cursor, limit: 100 } });
     clients.push(...page.items.map((c) => ({ id: c.id, name: c.name })));
     if (!page.nextCursor) break;
     cursor = page.nextCursor;
@@ -75,12 +75,12 @@ export async function overviewPage(): Promise<HTMLElement[]> {
 }
 
 /** `Node.js 24.21.0, supported until 2028-04-30`: the date as the API gives it (a date, no time of day to shift by time zone) */
-function runtimeText(runtime: any): string {
+function runtimeText(runtime: Answer<'GET', '/api/client/version'>['runtime'] | undefined): string {
   if (!runtime) return '—';
   return `Node.js ${runtime.version}, ${runtime.supportedUntil ? `supported until ${runtime.supportedUntil}` : 'end of life unknown'}`;
 }
 
-function licenseWarnings(license: any): HTMLElement | null {
+function licenseWarnings(license: LicenseOverview): HTMLElement | null {
   const warnings: string[] = [];
   if (license.evaluation) warnings.push('No license key is installed: the appliance runs on the evaluation allowance.');
   if (license.grace) warnings.push('The license has expired and is in its grace period.');
@@ -89,18 +89,34 @@ function licenseWarnings(license: any): HTMLElement | null {
   return warnings.length ? h('div.banner.warning', { role: 'alert' }, warnings.map((w) => h('p', {}, w))) : null;
 }
 
-function licenseFacts(license: any): HTMLElement {
+type LicenseOverview = Answer<'GET', '/api/admin/license-on-prem'>;
+
+/**
+ * The parts of the license overview whose shape the OpenAPI document leaves
+ * open (`licensee`, `usage`: z.unknown() in src/presenters/schemas.ts), as
+ * services/licensing.ts builds them.
+ */
+interface SeatCounts {
+  total?: number;
+  allocated?: number;
+  used?: number;
+  unallocated?: number;
+}
+const licenseeOf = (license: LicenseOverview) => license.licensee as { name?: string } | null;
+const seatsOf = (license: LicenseOverview) => (license.usage as { seats?: Record<string, SeatCounts | undefined> } | null)?.seats ?? {};
+
+function licenseFacts(license: LicenseOverview): HTMLElement {
   return facts([
     ['Status', license.status],
-    ['Licensee', license.licensee?.name ?? (license.evaluation ? 'Evaluation' : '—')],
+    ['Licensee', licenseeOf(license)?.name ?? (license.evaluation ? 'Evaluation' : '—')],
     ['Expires', formatDate(license.expiresAt)],
     ['Days to expiry', license.daysToExpiry ?? '—'],
     ['Installation id', license.installationId],
   ]);
 }
 
-function seatUsage(license: any): HTMLElement {
-  const seats = license.usage?.seats ?? {};
+function seatUsage(license: LicenseOverview): HTMLElement {
+  const seats = seatsOf(license);
   return seatTable(
     'Seats by license type',
     ['Licensed', 'Allocated to clients', 'Used', 'Not allocated'],
@@ -125,10 +141,10 @@ export function seatTable(caption: string, headings: string[], rows: (string | n
 }
 
 export function clientsPage(): HTMLElement[] {
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Clients',
     search: 'Search clients by name',
-    load: (cursor, search) => api<Page<any>>('GET', `/api/admin/client${query({ cursor, search, limit: 20 })}`),
+    load: (cursor, search) => api('GET', '/api/admin/client', { query: { cursor, search, limit: 20 } }),
     columns: [
       { label: 'Id', cell: (c) => c.id },
       { label: 'Name', cell: (c) => c.name },
@@ -147,7 +163,7 @@ export function clientsPage(): HTMLElement[] {
     ],
   });
   const editor = h('div');
-  function editClient(client: any): void {
+  function editClient(client: Item<'GET', '/api/admin/client'>): void {
     replace(
       editor,
       section(
@@ -156,7 +172,7 @@ export function clientsPage(): HTMLElement[] {
           fields: [{ name: 'name', label: 'Name', required: true, value: client.name }],
           submit: 'Save',
           async onSubmit(values) {
-            await api('PUT', `/api/admin/client/${client.id}`, { name: values.name });
+            await api('PUT', '/api/admin/client/{id}', { path: { id: client.id }, body: { name: values.name } });
             await table.reload();
             replace(editor);
             notice(`Client renamed to ${values.name}.`);
@@ -166,7 +182,7 @@ export function clientsPage(): HTMLElement[] {
     );
     editor.querySelector('input')?.focus();
   }
-  async function deleteClient(client: any, button: HTMLButtonElement): Promise<void> {
+  async function deleteClient(client: Item<'GET', '/api/admin/client'>, button: HTMLButtonElement): Promise<void> {
     const confirmed = await confirmAction({
       title: `Delete ${client.name}?`,
       message: 'The client is deleted with its users, sessions and data. This cannot be undone.',
@@ -175,7 +191,7 @@ export function clientsPage(): HTMLElement[] {
     });
     if (!confirmed) return;
     await run(button, async () => {
-      await api('DELETE', `/api/admin/client/${client.id}`);
+      await api('DELETE', '/api/admin/client/{id}', { path: { id: client.id } });
       await table.reload();
       return `Client ${client.name} deleted.`;
     });
@@ -188,24 +204,26 @@ export function clientsPage(): HTMLElement[] {
       { name: 'owner.firstName', label: 'Owner first name' },
       { name: 'owner.lastName', label: 'Owner last name' },
       { name: 'owner.password', label: 'Owner password', type: 'password', autocomplete: 'new-password', hint: 'Leave empty to email the owner an invitation instead (this needs a mail server: WIP_SMTP_URL).' },
-      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1, hint: `For ${SEAT_TYPES.full!.explains}. The owner takes one.` },
-      { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0, hint: `For ${SEAT_TYPES.connect!.explains}.` },
+      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1, hint: `For ${SEAT_TYPES.full.explains}. The owner takes one.` },
+      { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0, hint: `For ${SEAT_TYPES.connect.explains}.` },
     ],
     submit: 'Create client',
     async onSubmit(values, element) {
-      const owner: Record<string, string> = { email: values['owner.email'] };
-      if (values['owner.firstName']) owner.firstName = values['owner.firstName'];
-      if (values['owner.lastName']) owner.lastName = values['owner.lastName'];
-      if (values['owner.password']) owner.password = values['owner.password'];
+      const owner: Record<string, string> = { email: textOf(values['owner.email']) };
+      if (values['owner.firstName']) owner.firstName = textOf(values['owner.firstName']);
+      if (values['owner.lastName']) owner.lastName = textOf(values['owner.lastName']);
+      if (values['owner.password']) owner.password = textOf(values['owner.password']);
       const created = await api('POST', '/api/admin/client', {
-        name: values.name,
-        owner,
-        seats: { full: values['seats.full'] ?? 0, connect: values['seats.connect'] ?? 0 },
+        body: {
+          name: values.name,
+          owner,
+          seats: { full: values['seats.full'] ?? 0, connect: values['seats.connect'] ?? 0 },
+        },
       });
       element.reset();
       await table.reload();
       const invited = created.owner?.invitation;
-      const ownerNote = invited ? ` ${invitationOutcome(owner.email!, invited)}${invited.delivery === 'outbox' ? ' Without a mail server, give owners a password here, or configure mail (WIP_SMTP_URL).' : ''}` : '';
+      const ownerNote = invited ? ` ${invitationOutcome(owner.email, invited)}${invited.delivery === 'outbox' ? ' Without a mail server, give owners a password here, or configure mail (WIP_SMTP_URL).' : ''}` : '';
       return `Client ${created.name ?? values.name} created.${ownerNote} Add seats later on the Licenses page.`;
     },
   });
@@ -213,31 +231,33 @@ export function clientsPage(): HTMLElement[] {
 }
 
 export async function clientUsersPage(clientId: number): Promise<HTMLElement[]> {
-  const client = await api('GET', `/api/admin/client/${clientId}`);
+  const client = await api('GET', '/api/admin/client/{id}', { path: { id: clientId } });
   document.querySelector('main h1')!.textContent = `Users of ${client.name}`;
   document.title = `Users of ${client.name} · wip console`;
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: `Users of ${client.name}`,
     search: 'Search users',
-    load: (cursor, search) => api('GET', `/api/admin/user${query({ clientId, cursor, search, limit: 20 })}`),
+    load: (cursor, search) => api('GET', '/api/admin/user', { query: { clientId, cursor, search, limit: 20 } }),
     columns: userColumns,
   });
   return [h('p', {}, h('a', { href: '#/clients' }, '← Clients')), section(`Users of ${client.name}`, table.element)];
 }
 
+type UserItem = Item<'GET', '/api/admin/user'>;
+
 export const userColumns = [
-  { label: 'Email', cell: (u: any) => u.email },
-  { label: 'Name', cell: (u: any) => [u.firstName, u.lastName].filter(Boolean).join(' ') || '—' },
-  { label: 'Roles', cell: (u: any) => u.roles.join(', ') },
-  { label: 'License', cell: (u: any) => u.licenseType },
-  { label: 'Status', cell: (u: any) => u.status },
+  { label: 'Email', cell: (u: UserItem) => u.email },
+  { label: 'Name', cell: (u: UserItem) => [u.firstName, u.lastName].filter(Boolean).join(' ') || '—' },
+  { label: 'Roles', cell: (u: UserItem) => u.roles.join(', ') },
+  { label: 'License', cell: (u: UserItem) => u.licenseType },
+  { label: 'Status', cell: (u: UserItem) => u.status },
 ];
 
 export async function licensesPage(): Promise<HTMLElement[]> {
   const [clients, license] = await Promise.all([allClients(), api('GET', '/api/admin/license-on-prem')]);
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Seat allocations',
-    load: (cursor) => api('GET', `/api/admin/license${query({ cursor, limit: 20 })}`),
+    load: (cursor) => api('GET', '/api/admin/license', { query: { cursor, limit: 20 } }),
     columns: [
       { label: 'Client', cell: (l) => l.clientName ?? `#${l.clientId}` },
       { label: 'Type', cell: (l) => l.licenseType },
@@ -254,7 +274,7 @@ export async function licensesPage(): Promise<HTMLElement[]> {
             h('label.visually-hidden', { for: id }, `Seats of ${l.clientName ?? l.clientId}, ${l.licenseType}`),
             input,
             h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-              await api('PUT', `/api/admin/license/${l.id}`, { seats: Number(input.value) });
+              await api('PUT', '/api/admin/license/{id}', { path: { id: l.id }, body: { seats: Number(input.value) } });
               await table.reload();
               return 'Seats changed.';
             }) }, 'Save'),
@@ -264,7 +284,7 @@ export async function licensesPage(): Promise<HTMLElement[]> {
     ],
   });
   // any type the installed license (or the evaluation allowance) has seats of, whether or not the client has an allocation yet
-  const licensed = LICENSE_TYPES.filter((type) => (license.usage?.seats?.[type]?.total ?? 0) > 0);
+  const licensed = LICENSE_TYPES.filter((type) => (seatsOf(license)[type]?.total ?? 0) > 0);
   const types = licensed.length ? licensed : LICENSE_TYPES;
   const add = clients.length
     ? form({
@@ -276,7 +296,7 @@ export async function licensesPage(): Promise<HTMLElement[]> {
         ],
         submit: 'Add seats',
         async onSubmit(values) {
-          await api('POST', '/api/admin/license', { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 });
+          await api('POST', '/api/admin/license', { body: { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 } });
           await table.reload();
           const client = clients.find((c) => String(c.id) === values.clientId);
           return `${values.seats} ${values.licenseType} seat${values.seats === 1 ? '' : 's'} added to ${client?.name ?? 'the client'}.`;
@@ -307,7 +327,7 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
     submit: 'Check the key',
     async onSubmit(values) {
       const key: string = values.file ? (await (values.file as File).text()).trim() : String(values.licenseKey).trim();
-      const terms = await api('POST', '/api/admin/license-on-prem/preview', { licenseKey: key });
+      const terms = await api('POST', '/api/admin/license-on-prem/preview', { body: { licenseKey: key } });
       pendingKey = key;
       replace(
         preview,
@@ -324,7 +344,7 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
             ['Features', (terms.features ?? []).join(', ') || '—'],
           ]),
           h('button.primary', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-            await api('POST', '/api/admin/license-on-prem', { licenseKey: pendingKey });
+            await api('POST', '/api/admin/license-on-prem', { body: { licenseKey: pendingKey } });
             replace(preview);
             await showCurrent();
             return 'License key installed.';
@@ -338,9 +358,9 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
 }
 
 export function agreementsPage(): HTMLElement[] {
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Agreement versions',
-    load: (cursor) => api('GET', `/api/admin/agreement${query({ cursor, limit: 20 })}`),
+    load: (cursor) => api('GET', '/api/admin/agreement', { query: { cursor, limit: 20 } }),
     columns: [
       { label: 'Kind', cell: (a) => String(a.kind).toUpperCase() },
       { label: 'Version', cell: (a) => a.version },
@@ -364,11 +384,11 @@ export function agreementsPage(): HTMLElement[] {
       if (values.file) {
         const data = new FormData();
         data.append('file', values.file as File);
-        const uploaded = await api('POST', '/api/admin/upload', data);
+        const uploaded = await api('POST', '/api/admin/upload', { body: data });
         body.fileId = uploaded.files[0].id;
         body.fileName = (values.file as File).name;
       }
-      await api('POST', '/api/admin/agreement', body);
+      await api('POST', '/api/admin/agreement', { body });
       element.reset();
       await table.reload();
       return 'Agreement published.';
@@ -379,9 +399,9 @@ export function agreementsPage(): HTMLElement[] {
 
 export function logsPage(): HTMLElement[] {
   let filters: Record<string, string> = {};
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Log entries, newest first',
-    load: (cursor) => api('GET', `/api/admin/logs${query({ ...filters, cursor, limit: 50 })}`),
+    load: (cursor) => api('GET', '/api/admin/logs', { query: { ...filters, cursor, limit: 50 } }),
     columns: logColumns,
   });
   const filter = form({
@@ -396,8 +416,8 @@ export function logsPage(): HTMLElement[] {
     submit: 'Apply filters',
     async onSubmit(values) {
       const iso = (v: string) => (v ? new Date(v).toISOString() : '');
-      filters = { level: values.level, clientId: values.clientId ?? '', event: values.event, since: iso(values.since), until: iso(values.until) };
-      await api('GET', `/api/admin/logs${query({ ...filters, limit: 1 })}`); // field errors show before the table changes
+      filters = { level: textOf(values.level), clientId: textOf(values.clientId), event: textOf(values.event), since: iso(textOf(values.since)), until: iso(textOf(values.until)) };
+      await api('GET', '/api/admin/logs', { query: { ...filters, limit: 1 } }); // field errors show before the table changes
       await table.reload();
     },
   });
@@ -412,9 +432,9 @@ export async function translationsPage(): Promise<HTMLElement[]> {
   const clients = await allClients();
   const clientName = (id: number | null) => (id === null ? 'all clients' : (clients.find((c) => c.id === id)?.name ?? `#${id}`));
   const editor = h('div');
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Translation entries',
-    load: (cursor) => api('GET', `/api/admin/internationalization${query({ cursor, limit: 50 })}`),
+    load: (cursor) => api('GET', '/api/admin/internationalization', { query: { cursor, limit: 50 } }),
     columns: [
       { label: 'Language', cell: (t) => t.language },
       { label: 'Namespace', cell: (t) => t.namespace },
@@ -424,7 +444,7 @@ export async function translationsPage(): Promise<HTMLElement[]> {
       { label: 'Actions', cell: (t) => h('button', { type: 'button', 'aria-label': `Edit ${t.language} ${t.namespace} ${t.key}`, onclick: () => edit(t) }, 'Edit') },
     ],
   });
-  function edit(entry: any): void {
+  function edit(entry: Item<'GET', '/api/admin/internationalization'>): void {
     replace(
       editor,
       section(
@@ -434,7 +454,7 @@ export async function translationsPage(): Promise<HTMLElement[]> {
           fields: [{ name: 'text', label: 'Text', type: 'textarea', required: true, value: entry.text }],
           submit: 'Save text',
           async onSubmit(values) {
-            await api('PUT', `/api/admin/internationalization/${entry.id}`, { text: values.text });
+            await api('PUT', '/api/admin/internationalization/{id}', { path: { id: entry.id }, body: { text: values.text } });
             await table.reload();
             replace(editor);
             notice(`Text of ${entry.namespace}.${entry.key} (${entry.language}) saved.`);
@@ -457,11 +477,13 @@ export async function translationsPage(): Promise<HTMLElement[]> {
     async onSubmit(values, element) {
       try {
         await api('POST', '/api/admin/internationalization', {
-          language: values.language,
-          namespace: values.namespace,
-          key: values.key,
-          text: values.text,
-          ...(values.clientId && { clientId: Number(values.clientId) }),
+          body: {
+            language: values.language,
+            namespace: values.namespace,
+            key: values.key,
+            text: values.text,
+            ...(values.clientId && { clientId: Number(values.clientId) }),
+          },
         });
       } catch (error) {
         if (error instanceof ApiError && error.code === 'CONFLICT') throw new ApiError(error.status, error.code, 'This entry exists already: edit it in the list above.');
@@ -497,7 +519,7 @@ export function changePasswordPage(onChanged: () => void): HTMLElement[] {
         ],
         submit: 'Change password',
         async onSubmit(values, element) {
-          await api('POST', '/api/admin/auth/change-password', { currentPassword: values.currentPassword, newPassword: values.newPassword });
+          await api('POST', '/api/admin/auth/change-password', { body: { currentPassword: values.currentPassword, newPassword: values.newPassword } });
           element.reset();
           onChanged();
           return 'Password changed. Your other sessions have ended.';

@@ -75,7 +75,7 @@ async function render(): Promise<void> {
   const path = location.pathname;
   const link = /^\/auth\/(set|reset)-password\/([^/]+)$/.exec(path);
   if (link) {
-    replace(app, setPasswordPage(link[1] as 'set' | 'reset', decodeURIComponent(link[2]!), () => void refreshSession()));
+    replace(app, setPasswordPage(link[1] as 'set' | 'reset', decodeURIComponent(link[2]), () => void refreshSession()));
     return;
   }
   if (session.kind === 'none') {

@@ -1,6 +1,6 @@
-import { api, ApiError, query, type Page } from './api';
+import { api, ApiError, query, type Answer, type Item } from './api';
 import { formatBytes, formatDate, h } from './dom';
-import { facts, form, pagedTable, progress, run, section } from './ui';
+import { facts, form, pagedTable, progress, run, section, textOf } from './ui';
 
 /**
  * The operations pages of a system administrator: security events, the mail
@@ -8,6 +8,7 @@ import { facts, form, pagedTable, progress, run, section } from './ui';
  */
 
 type Filters = Record<string, string>;
+type LogItem = Item<'GET', '/api/admin/logs'>;
 const iso = (v: string) => (v ? new Date(v).toISOString() : '');
 
 const ACTOR_KINDS: Record<string, string> = { admin: 'System administrator', user: 'User', cli: 'Command line', system: 'System' };
@@ -30,27 +31,27 @@ function changesOf(l: { data?: { changes?: Record<string, unknown> } }): string 
   if (!changes || typeof changes !== 'object') return '';
   const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
   return Object.entries(changes)
-    .map(([field, c]) => (c && typeof c === 'object' && 'after' in c ? `${field}: ${show((c as any).before)} → ${show((c as any).after)}` : `${field}: changed`))
+    .map(([field, c]) => (c && typeof c === 'object' && 'after' in c ? `${field}: ${show('before' in c ? c.before : undefined)} → ${show(c.after)}` : `${field}: changed`))
     .join('; ');
 }
 
 /** The columns of both log pages (the logs page and the security events page). */
 export const logColumns = [
-  { label: 'Time', cell: (l: any) => formatDate(l.createdAt) },
+  { label: 'Time', cell: (l: LogItem) => formatDate(l.createdAt) },
   // second: on a phone it shows without scrolling the table sideways
-  { label: 'Who', cell: (l: any) => whoOf(l) },
-  { label: 'Event', cell: (l: any) => l.event },
-  { label: 'Level', cell: (l: any) => l.level },
-  { label: 'Client', cell: (l: any) => l.clientId ?? '—' },
-  { label: 'Message', cell: (l: any) => [l.message, changesOf(l)].filter(Boolean).join(' — ') },
+  { label: 'Who', cell: (l: LogItem) => whoOf(l) },
+  { label: 'Event', cell: (l: LogItem) => l.event },
+  { label: 'Level', cell: (l: LogItem) => l.level },
+  { label: 'Client', cell: (l: LogItem) => l.clientId ?? '—' },
+  { label: 'Message', cell: (l: LogItem) => [l.message, changesOf(l)].filter(Boolean).join(' — ') },
 ];
 
 export function securityEventsPage(): HTMLElement[] {
   let filters: Filters = {};
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Security events, newest first',
-    load: (cursor) => api<Page<any>>('GET', `/api/admin/logs${query({ ...filters, category: 'security', cursor, limit: 50 })}`),
-    columns: [...logColumns, { label: 'IP address', cell: (l: any) => l.ip ?? '—' }],
+    load: (cursor) => api('GET', '/api/admin/logs', { query: { ...filters, category: 'security', cursor, limit: 50 } }),
+    columns: [...logColumns, { label: 'IP address', cell: (l: LogItem) => l.ip ?? '—' }],
   });
   const filter = form({
     label: 'Filter security events',
@@ -62,8 +63,8 @@ export function securityEventsPage(): HTMLElement[] {
     ],
     submit: 'Apply filters',
     async onSubmit(values) {
-      filters = { event: values.event, clientId: values.clientId ?? '', since: iso(values.since), until: iso(values.until) };
-      await api('GET', `/api/admin/logs${query({ ...filters, category: 'security', limit: 1 })}`); // field errors first
+      filters = { event: textOf(values.event), clientId: textOf(values.clientId), since: iso(textOf(values.since)), until: iso(textOf(values.until)) };
+      await api('GET', '/api/admin/logs', { query: { ...filters, category: 'security', limit: 1 } }); // field errors first
       await table.reload();
     },
   });
@@ -81,9 +82,9 @@ export function securityEventsPage(): HTMLElement[] {
 
 export function outboxPage(): HTMLElement[] {
   let status = 'failed';
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Outbox messages, newest first',
-    load: (cursor) => api<Page<any>>('GET', `/api/admin/mail/outbox${query({ status, cursor, limit: 20 })}`),
+    load: (cursor) => api('GET', '/api/admin/mail/outbox', { query: { status, cursor, limit: 20 } }),
     columns: [
       { label: 'Created', cell: (m) => formatDate(m.createdAt) },
       { label: 'To', cell: (m) => m.to },
@@ -96,7 +97,7 @@ export function outboxPage(): HTMLElement[] {
         cell: (m) =>
           m.status === 'failed'
             ? h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-                await api('POST', `/api/admin/mail/outbox/${m.id}/retry`);
+                await api('POST', '/api/admin/mail/outbox/{id}/retry', { path: { id: m.id } });
                 await table.reload();
                 return `Message ${m.id} is queued again.`;
               }) }, `Retry message ${m.id}`)
@@ -109,7 +110,7 @@ export function outboxPage(): HTMLElement[] {
     fields: [{ name: 'status', label: 'Status', type: 'select', value: status, options: [{ value: 'failed', label: 'failed' }, 'pending', 'sent', 'stored', { value: '', label: 'any' }] }],
     submit: 'Show',
     async onSubmit(values) {
-      status = values.status;
+      status = textOf(values.status);
       await table.reload();
     },
   });
@@ -128,9 +129,9 @@ export function outboxPage(): HTMLElement[] {
 const PHASES: Record<string, string> = { database: 'copying the database', files: 'checking the files', archive: 'writing the archive' };
 
 export async function backupsPage(): Promise<HTMLElement[]> {
-  const table = pagedTable<any>({
+  const table = pagedTable({
     caption: 'Backups, newest first',
-    load: (cursor) => api<Page<any>>('GET', `/api/admin/backups${query({ cursor, limit: 20 })}`),
+    load: (cursor) => api('GET', '/api/admin/backups', { query: { cursor, limit: 20 } }),
     columns: [
       { label: 'Taken', cell: (b) => formatDate(b.createdAt) },
       { label: 'Kind', cell: (b) => b.kind },
@@ -140,12 +141,12 @@ export async function backupsPage(): Promise<HTMLElement[]> {
   });
   const bar = progress('Backup progress');
   const start = h('button.primary', { type: 'button' }, 'Start a backup');
-  start.addEventListener('click', () => run(start, async () => {
+  start.addEventListener('click', () => void run(start, async () => {
     let job = await api('POST', '/api/admin/backups');
     while (job.status === 'running') {
-      bar.set(job.percent, `${job.percent} % — ${PHASES[job.phase] ?? job.phase}`);
+      bar.set(job.percent, `${job.percent} % — ${job.phase ? (PHASES[job.phase] ?? job.phase) : ''}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
-      job = await api('GET', `/api/admin/backups/jobs/${job.id}`);
+      job = await api('GET', '/api/admin/backups/jobs/{id}', { path: { id: job.id } });
     }
     if (job.status === 'failed') {
       bar.set(0, 'Failed.');
@@ -169,7 +170,7 @@ export async function backupsPage(): Promise<HTMLElement[]> {
 /** Overview facts: database and disk size, last backup. */
 export async function storageSection(): Promise<HTMLElement> {
   const storage = await api('GET', '/api/admin/system/storage');
-  const disk = (d: any) => (d ? `${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}` : '—');
+  const disk = (d: Answer<'GET', '/api/admin/system/storage'>['dataDisk']) => (d ? `${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}` : '—');
   return section(
     'Storage and backups',
     facts([
@@ -206,7 +207,7 @@ export function logTailSection(filters: () => Filters): HTMLElement {
     source.onopen = () => (state.textContent = 'Live: new entries appear at the top.');
     source.onerror = () => (state.textContent = 'Connection lost; reconnecting…');
     source.addEventListener('log', (event) => {
-      const row = JSON.parse((event as MessageEvent).data);
+      const row = JSON.parse((event).data);
       list.prepend(h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${whoOf(row)}  ${row.message}`));
       while (list.children.length > 200) list.lastElementChild?.remove();
     });
@@ -224,7 +225,7 @@ export function logExportSection(filters: () => Filters): HTMLElement {
     fields: [{ name: 'format', label: 'Format', type: 'select', value: 'ndjson', options: [{ value: 'ndjson', label: 'NDJSON (one JSON object per line)' }, { value: 'csv', label: 'CSV' }] }],
     submit: 'Export',
     async onSubmit(values) {
-      const response = await fetch(`/api/admin/logs/export${query({ ...filters(), format: values.format })}`, { credentials: 'same-origin' });
+      const response = await fetch(`/api/admin/logs/export${query({ ...filters(), format: textOf(values.format) })}`, { credentials: 'same-origin' });
       if (!response.ok || !response.body) {
         const body = await response.json().catch(() => ({}));
         throw new ApiError(response.status, body.error?.code ?? 'ERROR', body.error?.message ?? `Export failed (${response.status})`, body.error?.details?.fields ?? []);

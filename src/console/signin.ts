@@ -1,6 +1,6 @@
 import { api, ApiError } from './api';
 import { h, replace, uniqueId } from './dom';
-import { errorText, form } from './ui';
+import { errorText, form, textOf } from './ui';
 
 /**
  * Sign-in as an ordinary form (autocomplete username/current-password, so
@@ -32,12 +32,12 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
         const identifier = String(values.identifier).trim();
         try {
           if (!identifier.includes('@')) {
-            await api('POST', '/api/admin/auth/sign-in', { username: identifier, password: values.password });
+            await api('POST', '/api/admin/auth/sign-in', { body: { username: identifier, password: values.password } });
             onSignedIn();
             return;
           }
-          const result = await api('POST', '/api/client/auth/sign-in', { email: identifier, password: values.password });
-          if (result.twoFactorRequired) panel.replaceChildren(twoFactorForm(result.challengeToken));
+          const result = await api('POST', '/api/client/auth/sign-in', { body: { email: identifier, password: values.password } });
+          if ('twoFactorRequired' in result) panel.replaceChildren(twoFactorForm(result.challengeToken));
           else onSignedIn();
         } catch (error) {
           // the routes name the field username or email: both are this form's identifier
@@ -55,7 +55,7 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
       fields: [{ name: 'code', label: 'Code from your authenticator app (or a recovery code)', autocomplete: 'one-time-code', required: true }],
       submit: 'Verify',
       async onSubmit(values) {
-        await api('POST', '/api/client/auth/verify-two-factor', { challengeToken, code: values.code.trim() });
+        await api('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken, code: textOf(values.code).trim() } });
         onSignedIn();
       },
     });
@@ -73,7 +73,6 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
  * a confirmation before going on to sign in (issue 27).
  */
 export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: () => void): HTMLElement {
-  const route = kind === 'set' ? 'set-password' : 'reset-password';
   const title = kind === 'set' ? 'Set your password' : 'Choose a new password';
   const body = h('div', {}, h('p.loading', {}, 'Loading…'));
   const page = h('main.signin', { id: 'main' }, h('h1', {}, title), body);
@@ -81,8 +80,8 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
     history.replaceState(null, '', '/console/');
     onDone();
   };
-  const path = `/api/client/auth/${route}/${encodeURIComponent(token)}`;
-  api<{ email: string; passwordPolicy: { minLength: number; rules: string[] } }>('GET', path).then(
+  const route = kind === 'set' ? '/api/client/auth/set-password/{token}' : '/api/client/auth/reset-password/{token}';
+  api('GET', route, { path: { token } }).then(
     (details) => {
       const rulesId = uniqueId('rules');
       const passwordForm = form({
@@ -90,7 +89,7 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
         fields: [{ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: `At least ${details.passwordPolicy.minLength} characters; see the rules above.` }],
         submit: 'Save password',
         async onSubmit(values) {
-          await api('POST', path, { password: values.password });
+          await api('POST', route, { path: { token }, body: { password: values.password } });
           replace(
             body,
             h('p.notice.ok', { role: 'status' }, kind === 'set' ? 'Your password is set: your account is active.' : 'Your new password is set.'),

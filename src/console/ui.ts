@@ -21,7 +21,12 @@ export interface FieldSpec {
   accept?: string;
 }
 
-export type FormValues = Record<string, any>;
+/** What a form read: text, a number (undefined when empty), a checkbox, the checked values of a group, a file. */
+export type FormValue = string | number | boolean | string[] | File | null | undefined;
+export type FormValues = Record<string, FormValue>;
+
+/** A text or number field's value as text ('' when empty). */
+export const textOf = (value: FormValue): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 
 export interface FormSpec {
   fields: FieldSpec[];
@@ -84,7 +89,7 @@ export function form(spec: FormSpec): HTMLFormElement {
   const button = h('button.primary', { type: 'submit' }, spec.submit);
   element.append(h('div.actions', {}, button), status);
 
-  element.addEventListener('submit', async (event) => {
+  element.addEventListener('submit', (event) => void (async () => {
     event.preventDefault();
     for (const [name, error] of errors) {
       error.hidden = true;
@@ -107,7 +112,7 @@ export function form(spec: FormSpec): HTMLFormElement {
       button.disabled = false;
       element.removeAttribute('aria-busy');
     }
-  });
+  })());
   return element;
 }
 

@@ -96,10 +96,10 @@ function openFile(dataDir: string): BetterSqlite3.Database {
 function directReads(sqlite: BetterSqlite3.Database, statements: SqliteStatementSource, onQuery: OpenDatabaseOptions['onQuery']): DirectRead {
   return (sqlText, parameters) => {
     if (sqlite.inTransaction) return undefined;
-    if (!onQuery) return statements.prepare(sqlText).all(parameters) as unknown[];
+    if (!onQuery) return statements.prepare(sqlText).all(parameters);
     const started = performance.now();
     try {
-      return statements.prepare(sqlText).all(parameters) as unknown[];
+      return statements.prepare(sqlText).all(parameters);
     } finally {
       onQuery('select', (performance.now() - started) / 1000);
     }

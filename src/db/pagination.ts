@@ -52,9 +52,9 @@ export function toPage<T extends { id: number }>(rows: T[], limit: number, page?
   if (page?.before !== undefined) {
     items.reverse();
     const atEnd = page.before === '';
-    return { items, nextCursor: atEnd ? null : items.length > 0 ? encodeCursor(items[items.length - 1]!.id) : page.before, hasPrevious: hasMore };
+    return { items, nextCursor: atEnd ? null : items.length > 0 ? encodeCursor(items[items.length - 1].id) : page.before, hasPrevious: hasMore };
   }
-  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null };
+  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
 }
 
 export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {

@@ -34,5 +34,5 @@ export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDataba
       }
       return statement;
     },
-  } as SqliteDatabase;
+  };
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '#lib/canonical-json';
 import { validationFailed } from '#errors';
+import { issueProblems } from '#lib/parse-or-fail';
 import { ROLES, type Role } from '#policies/roles';
 import { conditionProblems, type Condition } from './conditions';
 import { ExpressionError, parseExpression, referencesOf, resolveReference } from './expressions';
@@ -146,7 +147,7 @@ export function parseContent(input: unknown, field = 'content'): Content {
   const raw = input ?? {};
   const parsed = ContentInput.safeParse(raw);
   const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => ({ path: [field, ...issue.path.map(String)].join('.'), message: issue.message }))),
+    ...(parsed.success ? [] : issueProblems(parsed.error.issues, field)),
     ...documentProblems(raw, field),
   ];
   if (problems.length > 0 || !parsed.success) {

@@ -83,13 +83,13 @@ function longestIncreasingSubsequence(values: number[]): Set<number> {
     let hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (values[tails[mid]!]! < value) lo = mid + 1;
+      if (values[tails[mid]] < value) lo = mid + 1;
       else hi = mid;
     }
     if (lo > 0) previous[i] = tails[lo - 1]!;
     tails[lo] = i;
   });
   const result = new Set<number>();
-  for (let i = tails.length > 0 ? tails[tails.length - 1]! : -1; i >= 0; i = previous[i]!) result.add(i);
+  for (let i = tails.length > 0 ? tails[tails.length - 1] : -1; i >= 0; i = previous[i]!) result.add(i);
   return result;
 }

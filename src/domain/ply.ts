@@ -62,10 +62,10 @@ function parseHeader(text: string): { format: PlyFormat; elements: Element[] } {
         if (!element) throw new PlyError(`${where}: a property before any element`);
         if (words[1] === 'list') {
           if (!SIZES[words[2] ?? ''] || !SIZES[words[3] ?? ''] || !words[4]) throw new PlyError(`${where}: malformed list property`);
-          element.properties.push({ name: words[4], type: words[3]!, countType: words[2] });
+          element.properties.push({ name: words[4], type: words[3], countType: words[2] });
         } else {
           if (!SIZES[words[1] ?? ''] || !words[2]) throw new PlyError(`${where}: unknown property type "${words[1] ?? ''}"`);
-          element.properties.push({ name: words[2], type: words[1]! });
+          element.properties.push({ name: words[2], type: words[1] });
         }
         break;
       }
@@ -116,14 +116,14 @@ export async function summarizePly(chunks: AsyncIterable<Buffer>): Promise<PlySu
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   const vertexIndex = elements.findIndex((e) => e.name === 'vertex');
-  const vertex = elements[vertexIndex]!;
+  const vertex = elements[vertexIndex];
   const axes = ['x', 'y', 'z'].map((a) => vertex.properties.findIndex((p) => p.name === a));
   const take = (values: number[], row: number) => {
     for (let i = 0; i < 3; i++) {
-      const v = values[axes[i]!]!;
+      const v = values[axes[i]];
       if (!Number.isFinite(v)) throw new PlyError(`vertex ${row}: coordinate is not a finite number`);
-      if (v < min[i]!) min[i] = v;
-      if (v > max[i]!) max[i] = v;
+      if (v < min[i]) min[i] = v;
+      if (v > max[i]) max[i] = v;
     }
   };
 
@@ -158,11 +158,11 @@ export async function summarizePly(chunks: AsyncIterable<Buffer>): Promise<PlySu
     const little = format === 'binary_little_endian';
     const fixedSize = (element: Element) => {
       if (element.properties.some((p) => p.countType)) throw new PlyError(`binary element "${element.name}" has list properties before or in the vertex data (unsupported)`);
-      return element.properties.reduce((sum, p) => sum + SIZES[p.type]!, 0);
+      return element.properties.reduce((sum, p) => sum + SIZES[p.type], 0);
     };
     const skip = elements.slice(0, vertexIndex).reduce((sum, e) => sum + e.count * fixedSize(e), 0);
     const stride = fixedSize(vertex);
-    const offsets = vertex.properties.map((_, i) => vertex.properties.slice(0, i).reduce((sum, p) => sum + SIZES[p.type]!, 0));
+    const offsets = vertex.properties.map((_, i) => vertex.properties.slice(0, i).reduce((sum, p) => sum + SIZES[p.type], 0));
     let toSkip = skip;
     const read = (row: Buffer, property: Property, offset: number): number => {
       switch (SIZES[property.type] === 8 ? 'double' : property.type) {
@@ -185,7 +185,7 @@ export async function summarizePly(chunks: AsyncIterable<Buffer>): Promise<PlySu
       }
       while (toSkip === 0 && buffer.length >= stride && row < vertex.count) {
         const values: number[] = [];
-        for (const i of axes) values[i] = read(buffer, vertex.properties[i]!, offsets[i]!);
+        for (const i of axes) values[i] = read(buffer, vertex.properties[i], offsets[i]);
         take(values, row);
         buffer = buffer.subarray(stride);
         row++;

@@ -88,10 +88,10 @@ function pageInfo<N>(edges: Edge<N>[], hasNextPage: boolean, hasPreviousPage: bo
     hasNextPage,
     hasPreviousPage,
     get startCursor() {
-      return edges.length > 0 ? edges[0]!.cursor : null;
+      return edges.length > 0 ? edges[0].cursor : null;
     },
     get endCursor() {
-      return edges.length > 0 ? edges[edges.length - 1]!.cursor : null;
+      return edges.length > 0 ? edges[edges.length - 1].cursor : null;
     },
   };
 }

@@ -117,7 +117,7 @@ function compiledOperation(args: ExecutionArgs): CompiledQuery | undefined {
 function executeDocument(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
   const operation = compiledOperation(args);
   if (!operation) return interpret(args);
-  return operation.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as Promise<ExecutionResult> | ExecutionResult;
+  return operation.query(args.rootValue, args.contextValue, args.variableValues ?? {});
 }
 
 const handlers = new WeakMap<Deps, Handler<unknown, RequestContext>>();

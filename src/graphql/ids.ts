@@ -41,11 +41,11 @@ export function decodeGlobalId(value: unknown): DecodedId | undefined {
   if (typeof value !== 'string' || value.length > 200) return undefined;
   const [type, ...rest] = value.split(':');
   if (type === undefined) return undefined;
-  if (INTEGER_TYPES.has(type)) return rest.length === 1 && DATABASE_ID.test(rest[0]!) ? { type: type as IntegerNodeType, id: Number(rest[0]) } : undefined;
+  if (INTEGER_TYPES.has(type)) return rest.length === 1 && DATABASE_ID.test(rest[0]) ? { type: type as IntegerNodeType, id: Number(rest[0]) } : undefined;
   if (type === 'Section' || type === 'Step') {
-    return rest.length === 2 && DATABASE_ID.test(rest[0]!) && KEY.test(rest[1]!) ? { type, versionId: Number(rest[0]), key: rest[1]! } : undefined;
+    return rest.length === 2 && DATABASE_ID.test(rest[0]) && KEY.test(rest[1]) ? { type, versionId: Number(rest[0]), key: rest[1] } : undefined;
   }
-  if (type === 'Tutorial') return rest.length === 1 && KEY.test(rest[0]!) ? { type, key: rest[0]! } : undefined;
+  if (type === 'Tutorial') return rest.length === 1 && KEY.test(rest[0]) ? { type, key: rest[0] } : undefined;
   return undefined;
 }
 

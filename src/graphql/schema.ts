@@ -85,14 +85,14 @@ export function buildAppSchema(mods: SchemaModule[] = modules): GraphQLSchema {
     const type = schema.getType(name);
     if (!type || !isObjectType(type)) continue;
     const fields = type.getFields();
-    fields.id!.resolve = (value: { id: number }) => globalId(name as IntegerNodeType, value.id);
+    fields.id.resolve = (value: { id: number }) => globalId(name, value.id);
     if (fields.databaseId) fields.databaseId.resolve = (value: { id: number }) => value.id;
   }
   // a connection's count is a promise (counted when asked): read by a resolver, which graphql-jit awaits — it does
   // not await a promise found in a property
   for (const type of Object.values(schema.getTypeMap())) {
     if (isObjectType(type) && type.name.endsWith('Connection') && type.getFields().totalCount) {
-      type.getFields().totalCount!.resolve = (connection: { totalCount: Promise<number> | number }) => connection.totalCount;
+      type.getFields().totalCount.resolve = (connection: { totalCount: Promise<number> | number }) => connection.totalCount;
     }
   }
   for (const mod of mods) {

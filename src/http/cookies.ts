@@ -16,7 +16,7 @@ export const CSRF_HEADER = 'x-csrf-token';
  * sibling site cannot match) and needs no storage.
  */
 export function csrfTokenFor(deps: Deps, sessionCookieValue: string): string {
-  return createHmac('sha256', deps.secrets.cookieKeys[0]!).update(`csrf:${sessionCookieValue}`).digest('base64url');
+  return createHmac('sha256', deps.secrets.cookieKeys[0]).update(`csrf:${sessionCookieValue}`).digest('base64url');
 }
 
 /** On TLS the cookie is `__Host-`-prefixed and Secure; on plain HTTP (a LAN without TLS) it cannot be. */

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
-import { AppError, badRequest, fieldError } from '#errors';
+import { type AppError, badRequest, fieldError } from '#errors';
 import type { AppContext } from './state';
 
 /** What a multipart request may hold besides its file bytes (which the caller's budget limits). */
@@ -49,7 +49,7 @@ export async function readMultipart<T>(
       ctx.req.unpipe(parser);
       ctx.set('Connection', 'close');
       // the file stream in flight is dropped with the parser; the store removes its temporary file
-      reject(error);
+      reject(error instanceof Error ? error : new Error(String(error)));
     };
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(fieldError(name, `must be at most ${LIMITS.fieldSize} bytes`));

@@ -284,7 +284,7 @@ function operation(spec: RouteSpec, components: SchemaComponents): JsonSchema {
   const parameters: JsonSchema[] = [];
   const pathSchema = spec.params ? objectProperties(components.convert(spec.params, 'input')).properties : {};
   for (const [, name] of spec.path.matchAll(/:(\w+)/g)) {
-    parameters.push({ name, in: 'path', required: true, schema: pathSchema[name!] ?? { type: 'string' } });
+    parameters.push({ name, in: 'path', required: true, schema: pathSchema[name] ?? { type: 'string' } });
   }
   const query = spec.query ?? spec.documentedQuery;
   if (query) {
@@ -319,7 +319,7 @@ function operation(spec: RouteSpec, components: SchemaComponents): JsonSchema {
 
 /** A summary's first clause, short enough for a list of operations. */
 function firstSentence(summary: string): string {
-  const first = summary.split(/(?<=[.;:])\s|\s\(|\s—\s/, 1)[0]!.replace(/[.;:]$/, '');
+  const first = summary.split(/(?<=[.;:])\s|\s\(|\s—\s/, 1)[0].replace(/[.;:]$/, '');
   return first.length <= 120 ? first : `${first.slice(0, 117)}…`;
 }
 
@@ -377,7 +377,7 @@ function describe(routes: readonly RouteSpec[], info: OpenApiInfo): JsonSchema {
   for (const spec of routes) {
     const path = openApiPath(spec.path);
     paths[path] ??= {};
-    paths[path]![spec.method] = operation(spec, components);
+    paths[path][spec.method] = operation(spec, components);
   }
   const statuses = [...new Set(Object.values(ERROR_STATUS))].sort();
   const used = new Set(routes.map((spec) => tagOf(spec.path)));

@@ -157,7 +157,7 @@ export function defineRoute<
   P extends z.ZodType | undefined = undefined,
   R extends z.ZodType | undefined = undefined,
 >(spec: RouteSpec<A, B, Q, P, R>): RouteSpec {
-  return spec as unknown as RouteSpec;
+  return spec;
 }
 
 /**

@@ -11,9 +11,10 @@ import { agreementGate } from './middleware/agreement-gate';
 import { idempotency } from './middleware/idempotency';
 import { sendJson } from './json-body';
 import { requestMeta } from './request-meta';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { bodyLimitBytes } from '#config';
 import { z } from 'zod';
-import { AppError, featureNotLicensed, forbidden, notFound, unauthorized, validationFailed } from '#errors';
+import { AppError, featureNotLicensed, forbidden, notFound, unauthorized } from '#errors';
 import type { Feature } from '#licensing/terms';
 import { currentLicense } from '#services/licensing/index';
 import { hasAnyRole } from '#policies/roles';
@@ -118,20 +119,20 @@ function routeChain(spec: RouteSpec, deps: AppDeps, parseJson: Middleware<AppSta
   chain.push(async (ctx) => {
     assertAllowed(spec, ctx);
     if (spec.feature) await assertLicensed(ctx, spec.feature);
-    spec.authenticate?.({ deps, actor: ctx.state.actor as never, ctx: ctx as AppContext });
+    spec.authenticate?.({ deps, actor: ctx.state.actor, ctx: ctx });
     // after the guard: an upload is parsed only for a caller allowed to make it
     assertBodyType(ctx, accepts);
     const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
-    const query = spec.query ? parseInput(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
-    const body = spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
+    const query = spec.query ? parseOrFail(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
+    const body = spec.body ? parseOrFail(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
     const data = await runHandler(spec, {
-      actor: ctx.state.actor as never,
-      body: body as never,
-      query: query as never,
+      actor: ctx.state.actor,
+      body: body,
+      query: query,
       params: params as never,
       deps,
       meta: requestMeta(ctx),
-      ctx: ctx as AppContext,
+      ctx: ctx,
     }, accepts);
     // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
     if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
@@ -190,7 +191,7 @@ function routerWithFixedPaths(router: Router<AppState>, fixedPaths: FixedPath[])
   const byPath = new Map<string, Record<string, Middleware<AppState>>>();
   // each layer's path up to its first pattern character, without a trailing slash: a layer can match a path
   // only if the path starts with it (the router ignores case), so most of the ~150 × 300 pattern tests are skipped
-  const literal = new Map(router.stack.map((other) => [other, typeof other.path === 'string' ? other.path.split(/[:*(){}[\]+?!\\]/, 1)[0]!.replace(/\/+$/, '').toLowerCase() : '']));
+  const literal = new Map(router.stack.map((other) => [other, typeof other.path === 'string' ? other.path.split(/[:*(){}[\]+?!\\]/, 1)[0].replace(/\/+$/, '').toLowerCase() : '']));
   for (const { layer, method, path, chain } of fixedPaths) {
     const lower = path.toLowerCase();
     const shadowed = router.stack
@@ -226,17 +227,6 @@ async function assertLicensed(ctx: AppContext, feature: Feature): Promise<void> 
   if (!license.terms.features.includes(feature)) throw featureNotLicensed(feature);
 }
 
-function parseInput(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw validationFailed({
-    fields: result.error.issues.map((issue) => ({
-      path: [where, ...issue.path.map(String)].join('.'),
-      message: issue.message,
-    })),
-  });
-}
-
 /**
  * The query string as Koa's `ctx.query` gives it — each name once, repeated names as arrays, `+` a space,
  * percent-escapes decoded as UTF-8 (malformed ones as Koa decodes them), no limit on names — through Node's
@@ -262,6 +252,6 @@ function rateLimiter(spec: RateLimitSpec, deps: AppDeps, namespace: string): Mid
     namespace,
     max: resolve(spec.max),
     windowMs: resolve(spec.windowMs),
-    id: (ctx) => (spec.key ? spec.key(ctx as AppContext) : ctx.ip),
+    id: (ctx) => (spec.key ? spec.key(ctx) : ctx.ip),
   });
 }

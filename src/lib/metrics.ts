@@ -146,8 +146,8 @@ function plainHistogram(registry: Registry, options: { name: string; help: strin
         series.set(key, s);
       }
       let i = 0;
-      while (i < buckets.length && seconds > buckets[i]!) i++;
-      s.buckets[i]!++;
+      while (i < buckets.length && seconds > buckets[i]) i++;
+      s.buckets[i]++;
       s.sum += seconds;
       s.count++;
     },

@@ -30,10 +30,10 @@ const SPECIAL: [string, string[]][] = [
 export function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
   const match = /^([^/\s]+)\/(\d{1,3})$/.exec(text.trim());
   if (!match) return undefined;
-  const family = match[1]!.includes(':') ? 'ipv6' : 'ipv4';
+  const family = match[1].includes(':') ? 'ipv6' : 'ipv4';
   const prefix = Number(match[2]);
-  if (prefix > (family === 'ipv4' ? 32 : 128) || !isAddress(match[1]!, family)) return undefined;
-  return { address: match[1]!, prefix, family };
+  if (prefix > (family === 'ipv4' ? 32 : 128) || !isAddress(match[1], family)) return undefined;
+  return { address: match[1], prefix, family };
 }
 
 /**
@@ -74,17 +74,17 @@ export function unmapIpv4(address: string): string {
   const lower = address.toLowerCase();
   const mapped = /^(?:::|(?:0{1,4}:){5})ffff:(.+)$/.exec(lower);
   if (!mapped) return address;
-  const rest = mapped[1]!;
+  const rest = mapped[1];
   if (net.isIPv4(rest)) return rest;
   const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(rest);
   if (!hex) return address;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
+  const hi = parseInt(hex[1], 16);
+  const lo = parseInt(hex[2], 16);
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
 function ownAddresses(): Set<string> {
-  return new Set(Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => unmapIpv4(i.address.split('%')[0]!))));
+  return new Set(Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => unmapIpv4(i.address.split('%')[0]))));
 }
 
 export class NetworkPolicy {
@@ -143,7 +143,7 @@ export class NetworkPolicy {
       const reason = this.refusal(address);
       if (reason) throw new TargetRefused(net.isIP(host) ? reason : `${host} resolves to ${reason}`);
     }
-    const first = addresses[0]!;
+    const first = addresses[0];
     return { address: first.address, family: first.family === 6 ? 6 : 4 };
   }
 }

@@ -32,7 +32,7 @@ export interface RuntimeInfo {
 
 export function runtimeInfo(version: string = process.versions.node): RuntimeInfo {
   const major = Number(version.split('.')[0]);
-  return { name: 'node', version, supportedUntil: Object.hasOwn(NODE_END_OF_LIFE, major) ? NODE_END_OF_LIFE[major]! : null };
+  return { name: 'node', version, supportedUntil: Object.hasOwn(NODE_END_OF_LIFE, major) ? NODE_END_OF_LIFE[major] : null };
 }
 
 /**

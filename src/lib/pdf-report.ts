@@ -124,7 +124,7 @@ export class PdfReport {
       margins.bottom = savedBottom;
     }
     doc.end();
-    return doc as unknown as Readable;
+    return doc;
   }
 
   /** Draws the image of `bytes` (opened and embedded on its first use); false when pdfkit cannot read it. */

@@ -47,7 +47,7 @@ export function renderMarkdownPdf(title: string, markdown: string, info: { subje
     }
   }
   doc.end();
-  return doc as unknown as Readable;
+  return doc;
 }
 
 type Block =
@@ -69,16 +69,16 @@ function blocks(markdown: string): Block[] {
     if (!line) flush();
     else if ((m = /^(#{1,6})\s+(.*?)\s*#*$/.exec(line))) {
       flush();
-      out.push({ type: 'heading', level: m[1]!.length, text: m[2]! });
+      out.push({ type: 'heading', level: m[1].length, text: m[2] });
     } else if (/^([-*_])(\s*\1){2,}$/.test(line)) {
       flush();
       out.push({ type: 'rule' });
     } else if ((m = /^[-*+]\s+(.*)$/.exec(line))) {
       flush();
-      out.push({ type: 'item', marker: '•', text: m[1]! });
+      out.push({ type: 'item', marker: '•', text: m[1] });
     } else if ((m = /^(\d{1,4})[.)]\s+(.*)$/.exec(line))) {
       flush();
-      out.push({ type: 'item', marker: `${m[1]}.`, text: m[2]! });
+      out.push({ type: 'item', marker: `${m[1]}.`, text: m[2] });
     } else paragraph.push(line);
   }
   flush();

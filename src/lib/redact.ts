@@ -44,7 +44,7 @@ export function knownSecretValues(config: Config, held?: object): string[] {
   }
   // the secrets the daemon holds: on PostgreSQL the shared ones, read from the database, never in the file
   if (held) collect(held);
-  for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key] as string);
+  for (const key of SECRET_CONFIG_KEYS) if (typeof config[key] === 'string') values.push(config[key]);
   if (config.smtpUrl) {
     try {
       const url = new URL(config.smtpUrl);

@@ -48,6 +48,15 @@ export const APP_MANIFEST = 'manifest.json';
 export const APP_SERVICE_WORKER = 'sw.js';
 export const appAssetKey = (file: string) => `app/${file}`;
 
+/**
+ * Data files of the program's config/ directory that are read at run time
+ * (not imported as JSON): read from the source tree's config/, carried as SEA
+ * assets named `config/<file>` inside the executable (scripts/build-binary.ts).
+ */
+export const CONFIG_ASSET_FILES = ['common-passwords.txt'] as const;
+export type ConfigAssetFile = (typeof CONFIG_ASSET_FILES)[number];
+export const configAssetKey = (file: ConfigAssetFile) => `config/${file}`;
+
 interface SeaApi {
   isSea(): boolean;
   getAsset(key: string): ArrayBuffer;
@@ -127,6 +136,23 @@ export function docsAsset(file: DocsAssetFile): Buffer {
     docsAssets.set(file, content);
   }
   return content;
+}
+
+/**
+ * One of CONFIG_ASSET_FILES as text: the asset inside the executable, else the
+ * file of the program's config/ directory, found upwards from this compiled
+ * module (dist/src/lib → the checkout), as trusted-keys.ts finds config/license-keys.
+ */
+export function configFileText(file: ConfigAssetFile): string {
+  const api = seaApi();
+  if (api) return api.getAsset(configAssetKey(file), 'utf8');
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, 'config', file);
+    if (fs.existsSync(candidate)) return fs.readFileSync(candidate, 'utf8');
+    dir = path.dirname(dir);
+  }
+  throw new Error(`config/${file} was not found above ${__dirname}`);
 }
 
 const builtFiles = new Map<'console' | 'app', Map<string, Buffer>>();

@@ -116,7 +116,7 @@ async function scan(zip: yauzl.ZipFile, limits: ZipLimits): Promise<Map<string, 
         if (!isDirectory) entries.set(name, entry);
         zip.readEntry();
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
     zip.readEntry();
@@ -187,7 +187,7 @@ export function writeZip(entries: readonly ZipSource[], mtime: Date): Readable {
   const zip = new yazl.ZipFile();
   for (const entry of entries) {
     if ('data' in entry) zip.addBuffer(entry.data, entry.path, { mtime });
-    else zip.addReadStreamLazy(entry.path, { mtime }, (callback) => entry.open().then((stream) => callback(null, stream), (error) => callback(error, undefined as never)));
+    else zip.addReadStreamLazy(entry.path, { mtime }, (callback) => void entry.open().then((stream) => callback(null, stream), (error: Error) => callback(error, undefined as never)));
   }
   zip.end();
   return zip.outputStream as Readable;

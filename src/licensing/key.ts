@@ -65,11 +65,11 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 export function decodeLicenseKey(text: string): DecodedKey {
   const compact = text.replace(/\s+/g, '');
   const parts = compact.split('.');
-  if (parts.length !== 2 || !B64URL.test(parts[0]!) || !B64URL.test(parts[1]!)) {
+  if (parts.length !== 2 || !B64URL.test(parts[0]) || !B64URL.test(parts[1])) {
     throw new LicenseKeyError('malformed', 'not a license key (expected two base64url parts joined by ".")');
   }
-  const payloadBytes = Buffer.from(parts[0]!, 'base64url');
-  const signature = Buffer.from(parts[1]!, 'base64url');
+  const payloadBytes = Buffer.from(parts[0], 'base64url');
+  const signature = Buffer.from(parts[1], 'base64url');
   let json: unknown;
   try {
     json = JSON.parse(payloadBytes.toString('utf8'));

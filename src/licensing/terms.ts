@@ -54,10 +54,10 @@ export const EVALUATION_TERMS: LicenseTerms = Object.freeze({
   installationId: null,
   issuedAt: null,
   expiresAt: null,
-  seats: Object.freeze({ full: 25, connect: 25 }) as Record<LicenseType, number>,
+  seats: Object.freeze({ full: 25, connect: 25 }),
   maxClients: 5,
   features: [...FEATURES],
-}) as LicenseTerms;
+});
 
 export function termsFromPayload(payload: LicensePayload): LicenseTerms {
   return {

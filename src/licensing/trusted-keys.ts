@@ -26,7 +26,7 @@ export function loadTrustedKeys(dir?: string): TrustedKeys {
 
 function keysFromPems(pems: Readonly<Record<string, string>>): TrustedKeys {
   const keys = new Map<string, TrustedKey>();
-  for (const kid of Object.keys(pems).sort()) keys.set(kid, trustedKeyFromPem(kid, pems[kid]!));
+  for (const kid of Object.keys(pems).sort()) keys.set(kid, trustedKeyFromPem(kid, pems[kid]));
   return keys;
 }
 

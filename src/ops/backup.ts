@@ -265,7 +265,7 @@ export function applyRetention(dir: string, prefix: string, keep: number): strin
 export function newestBackup(dir: string, prefix: string): string | null {
   try {
     const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix + '-') && n.endsWith('.tar.gz')).sort();
-    return names.length ? path.join(dir, names[names.length - 1]!) : null;
+    return names.length ? path.join(dir, names[names.length - 1]) : null;
   } catch {
     return null;
   }

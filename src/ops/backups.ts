@@ -18,9 +18,9 @@ export function listBackups(deps: Pick<Deps, 'config'>, page: PageInput): Page<B
   const before = decodeCursor(page.cursor);
   const files = listBackupFiles(backupDir(deps.config)).filter((f) => before === 0 || Date.parse(f.createdAt) < before);
   let end = Math.min(page.limit, files.length);
-  while (end < files.length && files[end]!.createdAt === files[end - 1]!.createdAt) end++;
+  while (end < files.length && files[end].createdAt === files[end - 1].createdAt) end++;
   const items = files.slice(0, end);
-  return { items, nextCursor: end < files.length ? encodeCursor(Date.parse(items[items.length - 1]!.createdAt)) : null };
+  return { items, nextCursor: end < files.length ? encodeCursor(Date.parse(items[items.length - 1].createdAt)) : null };
 }
 
 /**

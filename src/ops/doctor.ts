@@ -16,7 +16,7 @@ import { activeSigningKey } from '#lib/signing-keys';
 import { sql } from 'kysely';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from '#lib/paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
-import { integrityProblems, openReadonly, type SqliteFile } from './sqlite';
+import { integrityProblems, openReadonly } from './sqlite';
 import { IN_PROGRESS_GRACE_MS } from '#storage';
 import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '#lib/node-runtime';
 

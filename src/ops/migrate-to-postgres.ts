@@ -64,7 +64,7 @@ export async function moveToPostgres(options: {
       throw new MoveRefused('the SQLite database is not at this version\'s schema: run "wip migrate" with this version first');
     }
     const { rows: existing } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(target.kysely);
-    if (existing.length > 0) throw new MoveRefused(`the target database is not empty (${existing.length} tables, e.g. ${existing[0]!.name}); use a new, empty database`);
+    if (existing.length > 0) throw new MoveRefused(`the target database is not empty (${existing.length} tables, e.g. ${existing[0].name}); use a new, empty database`);
 
     const files = options.fileStore && (await moveFiles(dataDir, options.fileStore, options.onFileProgress));
 
@@ -81,9 +81,9 @@ export async function moveToPostgres(options: {
         for (let after = 0; ; ) {
           const rows = select.all(after) as Record<string, unknown>[];
           if (rows.length === 0) break;
-          after = rows[rows.length - 1]!.wip_rowid as number;
+          after = rows[rows.length - 1].wip_rowid as number;
           const values = rows.map(({ wip_rowid: _rowid, ...row }) => row);
-          await trx.insertInto(table as keyof DB).values(values as never).execute();
+          await trx.insertInto(table as keyof DB).values(values).execute();
           done += rows.length;
           options.onProgress?.({ table, done, total: counts.get(table)! });
         }
@@ -95,7 +95,7 @@ export async function moveToPostgres(options: {
     const report: MoveReport = { tables: [], auditChains: 0, ...(files && { files }) };
     for (const table of tables) {
       const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(target.kysely);
-      const rowsThere = Number(rows[0]!.n);
+      const rowsThere = Number(rows[0].n);
       if (rowsThere !== counts.get(table)) throw new Error(`verification failed: ${table} has ${counts.get(table)} rows in SQLite and ${rowsThere} in PostgreSQL`);
       report.tables.push({ name: table, rows: rowsThere });
     }

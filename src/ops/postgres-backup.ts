@@ -64,10 +64,10 @@ export async function findPgTool(name: 'pg_dump' | 'pg_restore', minMajor: numbe
   if (found.length === 0) throw new PgToolError(`${name} was not found ${where}: ${install}`);
   const usable = found.filter((t) => t.major >= minMajor).sort((a, b) => b.major - a.major);
   if (usable.length === 0) {
-    const newest = found.sort((a, b) => b.major - a.major)[0]!;
+    const newest = found.sort((a, b) => b.major - a.major)[0];
     throw new PgToolError(`${name} ${newest.version} (${newest.file}) is too old: version ${minMajor} or newer is needed (${name === 'pg_dump' ? 'pg_dump refuses a server newer than itself' : 'the server or the archive is newer'}); ${install}`);
   }
-  return usable[0]!;
+  return usable[0];
 }
 
 function versionedDirs(): string[] {
@@ -86,7 +86,7 @@ async function toolVersion(file: string, unstartable: string[]): Promise<PgTool 
   try {
     const { stdout } = await run(file, ['--version'], { timeout: 10_000 });
     const match = /\(PostgreSQL\)\s+(\d+)(?:\.(\d+))?/.exec(stdout);
-    return match ? { file, version: match[2] ? `${match[1]}.${match[2]}` : match[1]!, major: Number(match[1]) } : null;
+    return match ? { file, version: match[2] ? `${match[1]}.${match[2]}` : match[1], major: Number(match[1]) } : null;
   } catch (error) {
     const cannotStart = startFailure(error);
     if (cannotStart) unstartable.push(`${file} ${cannotStart}`);
@@ -135,7 +135,7 @@ async function runTool(tool: PgTool, args: string[], databaseUrl: string): Promi
 
 async function serverVersion(db: Kysely<DB>): Promise<{ version: string; major: number }> {
   const { rows } = await sql<{ num: string; version: string }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
-  return { version: rows[0]!.version.split(' ')[0]!, major: Math.floor(Number(rows[0]!.num) / 10000) };
+  return { version: rows[0].version.split(' ')[0], major: Math.floor(Number(rows[0].num) / 10000) };
 }
 
 /** Which master key sealed the shared secrets: an HMAC of it (not the key), so a restore can refuse a mismatch before it changes anything. */
@@ -250,11 +250,11 @@ export async function restorePostgresBackup(options: {
     const pgRestore = await findPgTool('pg_restore', Math.max(server.major, dumpMajor), config.pgToolsDir);
     const dump = path.join(staging, PG_DUMP_FILE);
     // reads the whole table of contents: a damaged dump is refused here
-    const dumpTables = new Set([...(await runTool(pgRestore, ['--list', dump], databaseUrl)).matchAll(/^\d+; \d+ \d+ TABLE \S+ (\S+) /gm)].map((m) => m[1]!));
+    const dumpTables = new Set([...(await runTool(pgRestore, ['--list', dump], databaseUrl)).matchAll(/^\d+; \d+ \d+ TABLE \S+ (\S+) /gm)].map((m) => m[1]));
 
     const others = await sql<{ n: number }>`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`.execute(db.kysely);
-    if (Number(others.rows[0]!.n) > 0) {
-      throw new RestoreRefused(`${others.rows[0]!.n} other session(s) are connected to the target database: stop every wip node (and other clients) before restoring`);
+    if (Number(others.rows[0].n) > 0) {
+      throw new RestoreRefused(`${others.rows[0].n} other session(s) are connected to the target database: stop every wip node (and other clients) before restoring`);
     }
     const existing = (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db.kysely)).rows.map((r) => r.name);
     if (existing.length > 0 && !options.replace) {

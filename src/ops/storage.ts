@@ -35,7 +35,7 @@ function diskSpace(dir: string): DiskSpace | null {
 async function databaseBytes(db: Database, dataDir: string): Promise<number> {
   if (db.dialect === 'postgres') {
     const { rows } = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(db.kysely);
-    return Number(rows[0]!.bytes);
+    return Number(rows[0].bytes);
   }
   let total = 0;
   for (const suffix of ['', '-wal']) {

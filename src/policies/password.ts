@@ -1,4 +1,17 @@
-import { COMMON_PASSWORDS } from './common-passwords';
+import { configFileText } from '#lib/runtime';
+
+/**
+ * The common-password blocklist, config/common-passwords.txt (one a line, `#`
+ * comments), read once when this module loads: at start, so a build without
+ * the file stops there rather than at someone's first password change.
+ */
+export const COMMON_PASSWORDS: ReadonlySet<string> = commonPasswords(configFileText('common-passwords.txt'));
+
+/** The lines of the list that are passwords, lower-cased (the check compares case-insensitively). */
+export function commonPasswords(text: string): Set<string> {
+  const entries = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  return new Set(entries.map((line) => line.toLowerCase()));
+}
 
 /** The appliance-wide floor; a client may only raise it. */
 export const MIN_PASSWORD_LENGTH_FLOOR = 12;

@@ -18,13 +18,13 @@ export type { AssetRow, AssetClassRow, LocationRow, OrganizationRow, SensorRow }
 
 /** Every row of one catalogue table of the client, by name then id. */
 export async function listCatalogue<T extends CatalogueTable>(db: Kysely<DB>, scope: TenantScope, table: T): Promise<CatalogueRow<T>[]> {
-  const query = inTenant(db, scope).selectFrom(table as CatalogueTable).selectAll() as any;
+  const query = inTenant(db, scope).selectFrom(table).selectAll() as any;
   return query.orderBy('name').orderBy('id').execute();
 }
 
 /** A page of one catalogue table of the client, in id (creation) order, with its total on demand (GraphQL's connections). */
 export function pageCatalogue<T extends CatalogueTable>(db: Kysely<DB>, scope: TenantScope, table: T, page: PageInput): Promise<CountedPage<CatalogueRow<T>>> {
-  return paginateCounted(inTenant(db, scope).selectFrom(table as CatalogueTable).selectAll() as any, page);
+  return paginateCounted(inTenant(db, scope).selectFrom(table).selectAll() as any, page);
 }
 
 /** Rows by id (for loaders); ids of another client are simply not found. */
@@ -35,7 +35,7 @@ export async function loadCatalogueByIds<T extends CatalogueTable>(
   ids: readonly number[],
 ): Promise<CatalogueRow<T>[]> {
   if (ids.length === 0) return [];
-  const query = inTenant(db, scope).selectFrom(table as CatalogueTable).selectAll() as any;
+  const query = inTenant(db, scope).selectFrom(table).selectAll() as any;
   return query.where('id', 'in', [...ids]).execute();
 }
 
@@ -56,7 +56,7 @@ export async function insertCatalogueRow<T extends CatalogueTable>(
   values: NewCatalogueRow<T>,
 ): Promise<CatalogueRow<T>> {
   // the scope supplies client_id: a row can only be created inside the caller's client
-  return (db.insertInto(table as CatalogueTable) as any)
+  return (db.insertInto(table) as any)
     .values({ ...values, client_id: scope.clientId })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -26,7 +26,7 @@ export async function listResultsToPush(db: Kysely<DB>, scope: TenantScope, limi
     .orderBy('jobs.id')
     .limit(limit)
     .execute();
-  return rows.map(({ external_id, ...job }) => ({ externalId: external_id, job: job as JobRow }));
+  return rows.map(({ external_id, ...job }) => ({ externalId: external_id, job: job }));
 }
 
 export async function markResultPushed(db: Kysely<DB>, scope: TenantScope, externalId: string, now: string): Promise<void> {

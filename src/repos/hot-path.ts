@@ -272,7 +272,7 @@ export function preparePostgresHotPath(pool: pg.Pool): HotPathLookups {
     touchSession: async (id, now) => void (await run('touch', [now, id])),
     touchAdminSession: async (id, now) => void (await run('touchAdmin', [now, id])),
     checks: 0,
-    deploymentState: async () => (await run<DeploymentStateRow>('deploymentState', []))[0]!,
+    deploymentState: async () => (await run<DeploymentStateRow>('deploymentState', []))[0],
     agreementVersions: async (kind) => run<AgreementVersion>('agreementVersions', [kind]),
     accepted: async (clientId, agreementIds, userId) => {
       const values = [clientId, ...agreementIds, ...(userId === undefined ? [] : [userId])];

@@ -181,7 +181,7 @@ export async function listJobs(
 
 /** How many of the client's jobs match the filter (GraphQL's `totalCount`). */
 export async function countJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter): Promise<number> {
-  let query = inTenant(db, scope).selectFrom('jobs').selectAll('jobs') as unknown as JobQuery;
+  let query = inTenant(db, scope).selectFrom('jobs').selectAll('jobs');
   for (const name of FILTERS) if (filter[name] != null && (filter[name] as unknown) !== '') query = filtered[name](db, scope.clientId, query, filter[name] as never);
   return countRows(query);
 }

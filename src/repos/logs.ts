@@ -57,7 +57,7 @@ export async function listLogsAcrossClients(db: Kysely<DB>, filter: LogFilter, p
   const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
-  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null };
+  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
 }
 
 /**

@@ -53,7 +53,7 @@ export async function loadVersionSummariesByIds(
 ): Promise<VersionSummaryRow[]> {
   return selectByIds(db, scope, `versionSummaries:${columns.key}`, ids, (batch) =>
     inTenant(db, scope).selectFrom('template_versions').select(columns.columns).where('id', 'in', batch),
-  ) as Promise<VersionSummaryRow[]>;
+  );
 }
 
 /** The documents of versions (canonical JSON), for what a summary left out. */

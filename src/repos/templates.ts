@@ -38,9 +38,7 @@ const EVERY_TEMPLATE_COLUMN = columnSet(TEMPLATE_COLUMNS);
 
 /** Templates among `ids` with only `columns` (GraphQL: the fields a query selects), the others absent. */
 export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[], columns: ColumnSet<TemplateColumn> = EVERY_TEMPLATE_COLUMN): Promise<TemplateRow[]> {
-  return selectByIds(db, scope, `templates:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('templates').select(columns.columns).where('id', 'in', batch)) as Promise<
-    TemplateRow[]
-  >;
+  return selectByIds(db, scope, `templates:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('templates').select(columns.columns).where('id', 'in', batch));
 }
 
 /**

@@ -90,7 +90,7 @@ async function reportPage(
   const roles = new Map<number, string[]>();
   for (const row of roleRows) roles.set(row.user_id, [...(roles.get(row.user_id) ?? []), row.role]);
   return {
-    items: result.items.map((u) => ({ ...u, last_sign_in_at: (u.last_sign_in_at as string | null) ?? null, roles: roles.get(u.id) ?? [] })),
+    items: result.items.map((u) => ({ ...u, last_sign_in_at: (u.last_sign_in_at) ?? null, roles: roles.get(u.id) ?? [] })),
     nextCursor: result.nextCursor,
   };
 }

@@ -55,9 +55,7 @@ export async function loadUserRowsByIds(
   ids: readonly number[],
   columns: ColumnSet<UserSummaryColumn> = USER_SUMMARY,
 ): Promise<Omit<UserSummary, 'roles'>[]> {
-  return selectByIds(db, scope, `users:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('users').select(columns.columns).where('id', 'in', batch)) as Promise<
-    Omit<UserSummary, 'roles'>[]
-  >;
+  return selectByIds(db, scope, `users:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('users').select(columns.columns).where('id', 'in', batch));
 }
 
 /**
@@ -70,7 +68,7 @@ export async function loadUserRowsByIds(
 export async function loadRolesOfUsers(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<Map<number, string[]>> {
   const byUser = new Map<number, string[]>();
   if (userIds.length === 0) return byUser;
-  let low = userIds[0]!;
+  let low = userIds[0];
   let high = low;
   for (const id of userIds) {
     if (id < low) low = id;

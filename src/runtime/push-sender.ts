@@ -71,7 +71,7 @@ export class PushSender {
     const response = await fetch(request.endpoint, {
       method: request.method,
       headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)])),
-      body: request.body as Buffer,
+      body: request.body,
       redirect: 'manual',
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });

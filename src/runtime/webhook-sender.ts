@@ -1,6 +1,5 @@
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '#deps';
-import type { WebhookDeliveryRow } from '#db/schema';
 import { withTransaction } from '#db/transaction';
 import { tenantScope } from '#db/tenant';
 import { OutboxWorker } from './outbox-worker';

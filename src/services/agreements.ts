@@ -163,7 +163,7 @@ interface CurrentVersion {
 
 async function currentVersion(db: Kysely<DB>, kind: AgreementKind, nowIso: string): Promise<CurrentVersion | null> {
   const versions = await listEffectiveAgreements(db, kind, nowIso);
-  return versions.length === 0 ? null : { current: versions[0]!, honoured: honouredOf(versions) };
+  return versions.length === 0 ? null : { current: versions[0], honoured: honouredOf(versions) };
 }
 
 /** Of effective versions, newest first: the ids whose acceptance counts (the current one back to the last one requiring re-acceptance). */
@@ -257,7 +257,7 @@ export async function assertAgreementsAccepted(deps: Deps, actor: UserActor, che
   const unaccepted = async (kind: AgreementKind, userId: number | undefined): Promise<string | undefined> => {
     const effective = (await deps.hotPath.agreementVersions(kind, checkedSince)).filter((version) => version.effective_at <= nowIso);
     if (effective.length === 0) return undefined;
-    return (await deps.hotPath.accepted(actor.clientId, honouredOf(effective), userId, checkedSince)) ? undefined : effective[0]!.version;
+    return (await deps.hotPath.accepted(actor.clientId, honouredOf(effective), userId, checkedSince)) ? undefined : effective[0].version;
   };
   const msa = await unaccepted('msa', undefined);
   if (msa !== undefined) throw msaNotAccepted(msa);

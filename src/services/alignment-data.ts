@@ -53,7 +53,7 @@ export async function createAlignmentData(
   let created: AlignmentDataRow | undefined;
   await commitFiles(deps, actor.scope, [{ ...file, description: 'alignment data' }], { userId: actor.userId, email: actor.email }, async (trx, [row]) => {
     created = await insertAlignmentData(trx, actor.scope, {
-        file_id: row!.id,
+        file_id: row.id,
         template_id: 'templateId' in target ? target.templateId : null,
         step_id: 'stepId' in target ? target.stepId : null,
         asset_id: 'assetId' in target ? target.assetId : null,
@@ -61,7 +61,7 @@ export async function createAlignmentData(
         point_count: summary.pointCount,
         bounds: JSON.stringify(summary.bounds),
         created_by: actor.userId,
-        created_at: row!.created_at,
+        created_at: row.created_at,
     });
   });
   return created!;

@@ -82,7 +82,7 @@ export async function signIn(
   const checks = await Promise.all(candidates.map((user) => deps.passwords.verify(input.password, user.password_hash!)));
   const matches = candidates.filter((_, index) => checks[index]);
   if (matches.length === 0) {
-    const only = candidates.length === 1 ? candidates[0]! : undefined;
+    const only = candidates.length === 1 ? candidates[0] : undefined;
     await recordFailedAttempt(deps, { email: input.email, reason: 'wrong password', clientId: only?.client_id, userId: only?.id }, meta);
     throw invalidCredentials();
   }
@@ -92,7 +92,7 @@ export async function signIn(
       clients: clients.map((client) => ({ id: client.id, name: client.name })),
     });
   }
-  const match = matches[0]!;
+  const match = matches[0];
   if (match.status === 'disabled') throw new AppError('ACCOUNT_DISABLED', 'This account is disabled');
   const scope = tenantScope(match.client_id);
   // SSO enforced: passwords only for the client's owner (its first Security

@@ -2,7 +2,8 @@ import type { PageInput } from '#db/pagination';
 import { z } from 'zod';
 import type { Deps } from '#deps';
 import { withTransaction } from '#db/transaction';
-import { notFound, validationFailed } from '#errors';
+import { notFound } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   presentAsset,
@@ -45,19 +46,6 @@ export type CreateOrganizationInput = z.input<typeof CreateOrganizationInput>;
 export type CreateAssetClassInput = z.input<typeof CreateAssetClassInput>;
 export type CreateAssetInput = z.input<typeof CreateAssetInput>;
 export type CreateSensorInput = z.input<typeof CreateSensorInput>;
-
-/**
- * Parses a service input with a zod schema (GraphQL has typed the shape; this
- * adds the limits).
- * @throws AppError VALIDATION_ERROR naming every failing path under `field`
- */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, field = 'input'): z.output<S> {
-  const parsed = schema.safeParse(input ?? {});
-  if (parsed.success) return parsed.data;
-  throw validationFailed({
-    fields: parsed.error.issues.map((issue) => ({ path: [field, ...issue.path.map(String)].join('.'), message: issue.message })),
-  });
-}
 
 const LABELS: Record<CatalogueTable, { entity: string; label: string }> = {
   organizations: { entity: 'organization', label: 'Organization' },
@@ -106,7 +94,7 @@ async function createEntry<T extends CatalogueTable>(
 /** Organizations and locations are trees: the parent must be a row of the same table in the client. */
 function createTreeNode<T extends 'organizations' | 'locations'>(table: T, present: (row: CatalogueRow<T>) => object) {
   return async (deps: Deps, actor: UserActor, input: CreateOrganizationInput): Promise<CatalogueRow<T>> => {
-    const data = parseInput(CreateOrganizationInput, input);
+    const data = parseOrFail(CreateOrganizationInput, input ?? {}, 'input');
     const values = { name: data.name, parent_id: data.parentId ?? null } as unknown as Omit<NewCatalogueRow<T>, 'created_at' | 'updated_at'>;
     return createEntry(deps, actor, table, values, [{ table, id: data.parentId }], present);
   };
@@ -120,7 +108,7 @@ export const createLocation = createTreeNode('locations', presentLocation);
 
 /** @throws AppError FORBIDDEN without a catalogue role; VALIDATION_ERROR */
 export async function createAssetClass(deps: Deps, actor: UserActor, input: CreateAssetClassInput) {
-  const data = parseInput(CreateAssetClassInput, input);
+  const data = parseOrFail(CreateAssetClassInput, input ?? {}, 'input');
   return createEntry(deps, actor, 'asset_classes', { name: data.name, description: data.description ?? '' }, [], presentAssetClass);
 }
 
@@ -128,7 +116,7 @@ export async function createAssetClass(deps: Deps, actor: UserActor, input: Crea
  * @throws AppError FORBIDDEN without a catalogue role; VALIDATION_ERROR; NOT_FOUND for a location or asset class outside the client
  */
 export async function createAsset(deps: Deps, actor: UserActor, input: CreateAssetInput) {
-  const data = parseInput(CreateAssetInput, input);
+  const data = parseOrFail(CreateAssetInput, input ?? {}, 'input');
   return createEntry(
     deps,
     actor,
@@ -150,7 +138,7 @@ export async function createAsset(deps: Deps, actor: UserActor, input: CreateAss
 
 /** @throws AppError FORBIDDEN without a catalogue role; VALIDATION_ERROR */
 export async function createSensor(deps: Deps, actor: UserActor, input: CreateSensorInput) {
-  const data = parseInput(CreateSensorInput, input);
+  const data = parseOrFail(CreateSensorInput, input ?? {}, 'input');
   return createEntry(deps, actor, 'sensors', { name: data.name, unit: data.unit ?? '', kind: data.kind ?? '' }, [], presentSensor);
 }
 

@@ -91,7 +91,7 @@ export function percentile(sorted: readonly number[], q: number): number {
   const rank = (sorted.length - 1) * q;
   const low = Math.floor(rank);
   const high = Math.ceil(rank);
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (rank - low);
+  return sorted[low] + (sorted[high] - sorted[low]) * (rank - low);
 }
 
 /**

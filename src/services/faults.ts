@@ -11,7 +11,8 @@ import { appendAudit } from '#repos/audit';
 import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '#repos/faults';
 import { getJobById } from '#repos/jobs';
 import type { UserActor } from './actor';
-import { assertAssetOfClient, auditActor, jobContent, parseInput } from './jobs';
+import { assertAssetOfClient, auditActor, jobContent } from './jobs';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { assertFilesOfClient } from './files';
 import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
@@ -46,7 +47,7 @@ export type RaiseFaultInput = z.input<typeof RaiseFaultInput>;
  */
 export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultInput): Promise<FaultRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
-  const input = parseInput(RaiseFaultInput, raw);
+  const input = parseOrFail(RaiseFaultInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
@@ -86,7 +87,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
  * @throws AppError NOT_FOUND, FORBIDDEN, INVALID_TRANSITION (already closed), VALIDATION_ERROR (empty note)
  */
 export async function closeFault(deps: Deps, actor: UserActor, input: { faultId: number; note: string }): Promise<FaultRow> {
-  const note = parseInput(z.string().trim().min(1).max(5000), input.note);
+  const note = parseOrFail(z.string().trim().min(1).max(5000), input.note);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {

@@ -121,7 +121,7 @@ export async function storeFile(deps: Deps, scope: TenantScope, source: Buffer |
   const name = cleanFileName(meta.name);
   const content = await putContent(deps, source, name, await uploadBudget(deps, scope));
   const [row] = await commitFiles(deps, scope, [{ content, name, description: meta.description ?? '' }], meta.uploadedBy);
-  return row!;
+  return row;
 }
 
 /**

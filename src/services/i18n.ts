@@ -81,7 +81,7 @@ export function fallbackChain(language: string): string[] {
   for (let n = parts.length; n > 0; n--) {
     const tag = parts.slice(0, n).join('-');
     // a lone singleton (x, u, t) before an extension is not a language of its own
-    if (n > 1 && parts[n - 1]!.length === 1) continue;
+    if (n > 1 && parts[n - 1].length === 1) continue;
     chain.push(tag);
   }
   if (!chain.includes(DEFAULT_LANGUAGE)) chain.push(DEFAULT_LANGUAGE);
@@ -164,7 +164,7 @@ export async function translatedErrorMessage(deps: Deps, acceptLanguage: string,
   if (chains.length === 0) return null;
   const scope = clientId === null ? null : tenantScope(clientId);
   const rows = await translationsFor(deps.db.kysely, [...new Set(chains.flat())], scope, { namespace: 'errors', key: code });
-  const builtInEnglish = BUILT_IN[DEFAULT_LANGUAGE]!.errors?.[code];
+  const builtInEnglish = BUILT_IN[DEFAULT_LANGUAGE].errors?.[code];
   for (const chain of chains) {
     const text = mergeTranslations(chain, rows, clientId, 'errors').errors?.[code];
     if (text !== undefined && text !== builtInEnglish) return text;

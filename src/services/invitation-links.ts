@@ -77,7 +77,7 @@ export async function revealInvitationLink(
     throw conflict('The invitation link was handed over already: send the invitation again for a new link', { reason: 'already_revealed' });
   }
   // the newest mail's link is the user's only live one (sending again replaces it); an expired one is TOKEN_INVALID
-  await findValidUserToken(deps, match[1]!, 'invite');
+  await findValidUserToken(deps, match[1], 'invite');
   const redacted = mail.text_body.replace(LINK, HANDED_OVER);
   if (!(await replaceOutboxBody(deps.db.kysely, mail.id, mail.text_body, redacted, deps.clock.now().toISOString()))) {
     throw conflict('The invitation link was handed over already: send the invitation again for a new link', { reason: 'already_revealed' });

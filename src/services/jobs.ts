@@ -6,6 +6,7 @@ import type { CountedPage, PageInput } from '#db/pagination';
 import type { TenantScope } from '#db/tenant';
 import { withTransaction } from '#db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { deserializeContent, findStep, type Content } from '#domain/content';
 import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '#domain/recording';
 import { applicability } from '#domain/applicability';
@@ -64,13 +65,6 @@ export const CLOSED_JOB_STATES = terminalStates(JOB_TRANSITIONS);
 /** @throws AppError JOB_CLOSED when the job is completed or cancelled */
 export function assertJobOpen(job: JobRow): void {
   if (CLOSED_JOB_STATES.has(job.state)) throw new AppError('JOB_CLOSED', `The job is ${job.state}`, { jobId: job.id, state: job.state });
-}
-
-/** @throws AppError VALIDATION_ERROR naming every failing field */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw validationFailed({ fields: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })) });
 }
 
 export const auditActor = (actor: UserActor) => ({ userId: actor.userId, email: actor.email });
@@ -148,7 +142,7 @@ export async function createJob(
   alsoInTransaction?: (trx: Kysely<DB>, job: JobRow) => Promise<void>,
 ): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
-  const input = parseInput(CreateJobInput, raw);
+  const input = parseOrFail(CreateJobInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
@@ -251,8 +245,8 @@ export interface TransitionJobInput {
  */
 export async function transitionJob(deps: Deps, actor: UserActor, input: TransitionJobInput): Promise<JobRow> {
   const scope = actor.scope;
-  const expectedRevision = parseInput(Revision, input.expectedRevision);
-  const reason = input.action === 'cancel' ? parseInput(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
+  const expectedRevision = parseOrFail(Revision, input.expectedRevision);
+  const reason = input.action === 'cancel' ? parseOrFail(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const job = await getJobById(trx, scope, input.jobId);
@@ -332,7 +326,7 @@ export type RecordStepInput = z.input<typeof RecordStepInput>;
  */
 export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepInput): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
-  const input = parseInput(RecordStepInput, raw);
+  const input = parseOrFail(RecordStepInput, raw);
   if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();

@@ -80,7 +80,7 @@ export async function* iterateLogs(deps: Pick<Deps, 'db'>, filter: LogFilter, ba
     const batch = await listLogBatchAcrossClients(deps.db.kysely, filter, after, batchSize);
     if (batch.length === 0) return;
     yield batch;
-    after = batch[batch.length - 1]!.id;
+    after = batch[batch.length - 1].id;
     if (batch.length < batchSize) return;
   }
 }

@@ -303,7 +303,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
       ['Field', 'Value', 'Unit', 'Limits', 'Check'],
       values.map((v, i) => {
         const field = fieldOf(v.key);
-        return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', checks[i]!];
+        return [field?.label || v.key, valueText(field, v), field?.unit ?? '', field ? limits(field) : '', checks[i]];
       }),
       { mark: (row) => checks[row] !== 'ok', widths: ['*', '*', 50, 70, 80] },
     );
@@ -339,7 +339,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
         `${when(f.raised_at)} by ${user(f.raised_by)}`,
         f.closed_at ? `${when(f.closed_at)} by ${user(f.closed_by)}${f.close_note ? `: ${f.close_note}` : ''}` : '',
       ]),
-      { mark: (row) => h.faults[row]!.state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },
+      { mark: (row) => h.faults[row].state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },
     );
     for (const f of h.faults) addImages(report, images, JSON.parse(f.photos) as number[], (name) => `Fault photo: ${name}`);
   }

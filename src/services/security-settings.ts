@@ -94,7 +94,7 @@ export async function updateSecuritySettings(
       clientId: scope.clientId,
       target: { type: 'client_settings', id: scope.clientId },
       before: current as unknown as Record<string, unknown>,
-      after: next as unknown as Record<string, unknown>,
+      after: next,
       data: { changed: Object.keys(changes) },
     });
   });

@@ -12,7 +12,8 @@ import { hasAnyRole } from '#policies/roles';
 import { appendAudit } from '#repos/audit';
 import { getJobById, loadStepRecords } from '#repos/jobs';
 import { insertStepSignature, loadStepSignatures } from '#repos/step-signatures';
-import { assertJobOpen, assertMayWork, auditActor, jobContent, parseInput } from './jobs';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { assertJobOpen, assertMayWork, auditActor, jobContent } from './jobs';
 import { verifySignature } from './templates';
 import type { RequestMeta, UserActor } from './actor';
 
@@ -48,7 +49,7 @@ export function recordHash(record: StepRecordRow): Promise<string> {
  *   INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
  */
 export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput, meta: RequestMeta): Promise<{ job: JobRow; signature: StepSignatureRow }> {
-  const input = parseInput(SignStepInput, raw);
+  const input = parseOrFail(SignStepInput, raw);
   const scope = actor.scope;
   // before the transaction: a failed attempt is recorded toward the lockout whatever happens next
   const signer = await verifySignature(deps, actor, { password: input.password, code: input.code }, meta);

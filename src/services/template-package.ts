@@ -6,6 +6,7 @@ import type { DB, TemplateRow, TemplateVersionRow } from '#db/schema';
 import type { TenantScope } from '#db/tenant';
 import { withTransaction } from '#db/transaction';
 import { notFound } from '#errors';
+import { issueProblems } from '#lib/parse-or-fail';
 import { ContentInput, deserializeContent, parseContent, serializeContent, type Content } from '#domain/content';
 import { insertCatalogueRow, listCatalogue, loadCatalogueByIds } from '#repos/catalogue';
 import { findLatestVersion, findVersionById, findVersionInState } from '#repos/template-versions';
@@ -219,7 +220,7 @@ export function parseManifest(raw: unknown): Manifest {
   const parsed = Manifest.safeParse(raw);
   if (!parsed.success) {
     throw archiveInvalid('MANIFEST_INVALID', 'manifest.json does not match the package format', {
-      fields: parsed.error.issues.slice(0, 50).map((issue) => ({ path: ['manifest', ...issue.path.map(String)].join('.'), message: issue.message })),
+      fields: issueProblems(parsed.error.issues.slice(0, 50), 'manifest'),
     });
   }
   const manifest = parsed.data;
@@ -269,8 +270,8 @@ export async function unpackTemplate(
   }
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: author.scope.clientId }, async (trx) => {
-    const ids = await files.insert(trx, author, manifest.files.map((file, i) => ({ content: contents[i]!, name: file.name })));
-    const fileIds = new Map(manifest.files.map((file, i) => [file.ref, ids[i]!]));
+    const ids = await files.insert(trx, author, manifest.files.map((file, i) => ({ content: contents[i], name: file.name })));
+    const fileIds = new Map(manifest.files.map((file, i) => [file.ref, ids[i]]));
     const sensorIds = await matchSensors(trx, author.scope, manifest.sensors, now);
     const content = parseContent(mapReferences(parseContent(manifest.version.content), lookup(fileIds, 'file'), lookup(sensorIds, 'sensor')));
     return insertTemplateWithDraft(

@@ -5,7 +5,8 @@ import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionStat
 import type { CountedPage, PageInput } from '#db/pagination';
 import { isUniqueViolation, withTransaction } from '#db/transaction';
 import { notify } from './notifications';
-import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '#errors';
+import { AppError, conflict, fieldError, invalidSignature, notFound } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '#domain/diff';
@@ -141,11 +142,7 @@ const TemplateFields = z
 type TemplateFields = z.infer<typeof TemplateFields>;
 
 function parseFields(input: unknown, path: string): TemplateFields {
-  const parsed = TemplateFields.safeParse(input);
-  if (!parsed.success) {
-    throw validationFailed({ fields: parsed.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join('.'), message: i.message })) });
-  }
-  return parsed.data;
+  return parseOrFail(TemplateFields, input, path);
 }
 
 /** Asset class and organizations must be the client's own (a foreign id reads as not there). */
@@ -371,7 +368,7 @@ export async function updateDraft(deps: Deps, actor: UserActor, versionId: numbe
   await assertFilesOfClient(deps.db.kysely, actor.scope, contentFileIds(content), 'content');
   const { json, hash } = serializeContent(content);
   const now = deps.clock.now().toISOString();
-  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const before = await findVersionById(trx, actor.scope, versionId);
     if (!before) throw notFound('Version');
     assertVersionEditable(before.state);
@@ -521,7 +518,7 @@ async function applyTransition(
 
 /** template.version.<past tense>, seen on live streams only by users who may see the template. */
 function versionEvent(tx: EventTx, actor: UserActor, action: VersionAction, version: TemplateVersionRow) {
-  return emitEvent(tx, actor.scope, `template.version.${PAST[action]}` as `template.version.${'submitted' | 'approved' | 'rejected' | 'published' | 'retired'}`, presentVersionEvent(version), {
+  return emitEvent(tx, actor.scope, `template.version.${PAST[action]}`, presentVersionEvent(version), {
     templateId: version.template_id,
   });
 }

@@ -92,7 +92,7 @@ async function readManifestFile(file: string): Promise<string | null> {
     handle = await fs.open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new Error('the manifest file cannot be read');
+    throw new Error('the manifest file cannot be read', { cause: error });
   }
   try {
     if ((await handle.stat()).size > UPDATE_MANIFEST_MAX_BYTES) throw new Error(`the manifest is larger than ${UPDATE_MANIFEST_MAX_BYTES} bytes`);
@@ -109,7 +109,7 @@ async function fetchManifest(url: string): Promise<z.infer<typeof Manifest>> {
   try {
     res = await fetch(url, { redirect: 'manual', signal, headers: { accept: 'application/json' } });
   } catch (error) {
-    throw new Error(signal.aborted ? `no answer within ${UPDATE_FETCH_TIMEOUT_MS} ms` : `unreachable (${(error as Error).cause ? String((error as { cause: { code?: string } }).cause.code ?? 'network error') : 'network error'})`);
+    throw new Error(signal.aborted ? `no answer within ${UPDATE_FETCH_TIMEOUT_MS} ms` : `unreachable (${(error as Error).cause ? String((error as { cause: { code?: string } }).cause.code ?? 'network error') : 'network error'})`, { cause: error });
   }
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => undefined);

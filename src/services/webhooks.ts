@@ -185,7 +185,7 @@ export async function pingWebhook(deps: Deps, owner: EventOwner, id: number): Pr
     const event = await writeEvent({ deps, trx, afterCommit }, owner, PING_EVENT, { webhookId: webhook.id, url: webhook.url });
     const [row] = await insertDeliveries(trx, owner, event.id, [webhook.id], event.created_at);
     afterCommit(() => deps.signals.webhooksDue());
-    return (await findDelivery(trx, owner, webhook.id, row!.id))!;
+    return (await findDelivery(trx, owner, webhook.id, row.id))!;
   });
   return delivery;
 }

@@ -17,7 +17,8 @@ import { edited, fetchBundle, finishedJob, publishedKeys } from '../helpers/reco
  * The single executable, end to end: built by scripts/build-binary.ts (reused
  * when it is newer than every source it is made from), then run as an operator
  * would, with no Node.js involved: --version, install, serve, sign in, a PDF
- * rendered by the bundled pdfkit, the license keys baked into the build, SIGTERM.
+ * rendered by the bundled pdfkit, the license keys baked into the build, the
+ * common-password list carried as an asset, SIGTERM.
  */
 const root = path.resolve(__dirname, '..', '..', '..');
 const binary = path.join(root, 'dist', 'wip');
@@ -79,10 +80,10 @@ Binary('install initialises the data directory and caches the native addon by ha
   assert.ok(report.appliedMigrations.length > 0);
   const cached = fs.readdirSync(path.join(dataDir, '.cache', 'native'));
   assert.is(cached.length, 1);
-  assert.match(cached[0]!, new RegExp(`^wip-${version.replace(/\./g, '\\.')}-`));
+  assert.match(cached[0], new RegExp(`^wip-${version.replace(/\./g, '\\.')}-`));
 
   // a damaged cached addon is detected by its hash and written again
-  const addon = path.join(dataDir, '.cache', 'native', cached[0]!, 'better_sqlite3.node');
+  const addon = path.join(dataDir, '.cache', 'native', cached[0], 'better_sqlite3.node');
   fs.chmodSync(addon, 0o600);
   fs.writeFileSync(addon, 'garbage');
   const again = spawnSync(binary, ['--data-dir', dataDir, '--json', 'install'], { env: cleanEnv(), encoding: 'utf8' });
@@ -214,15 +215,15 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   context.daemon = daemon;
   let stdout = '';
   let stderr = '';
-  daemon.stderr!.on('data', (d) => (stderr += d));
+  daemon.stderr.on('data', (d) => (stderr += d));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening" line within 15s: ${stdout}${stderr}`)), 15_000);
-    daemon.stdout!.on('data', (d) => {
+    daemon.stdout.on('data', (d) => {
       stdout += d;
       const match = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(match[1]);
       }
     });
     daemon.once('exit', (code) => reject(new Error(`daemon exited with ${code}: ${stdout}${stderr}`)));
@@ -265,7 +266,7 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   const consolePage = await fetch(`${url}/console/`);
   assert.is(consolePage.status, 200);
   const consoleHtml = await consolePage.text();
-  const consoleFiles = [...consoleHtml.matchAll(/(?:src|href)="(\/console\/main-[A-Z0-9]+\.(?:js|css))"/g)].map((m) => m[1]!);
+  const consoleFiles = [...consoleHtml.matchAll(/(?:src|href)="(\/console\/main-[A-Z0-9]+\.(?:js|css))"/g)].map((m) => m[1]);
   assert.is(consoleFiles.length, 2, consoleHtml);
   for (const file of consoleFiles) {
     const asset = await fetch(`${url}${file}`);
@@ -340,6 +341,16 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assertWellFormedPdf(pdf);
   assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
 
+  // the common-password list (config/common-passwords.txt) travels inside the executable as an asset
+  const common = await fetch(`${url}/api/client/auth/change-password`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ currentPassword: ADMIN_PASSWORD, newPassword: 'QwertyUiop123' }),
+  });
+  const refusal = await common.text();
+  assert.is(common.status, 422, refusal);
+  assert.match(refusal, /too common/);
+
   const exitCode = await new Promise<number | null>((resolve) => {
     // 'close', not 'exit': the output pipes are read to their end
     daemon.once('close', (code) => resolve(code));
@@ -356,10 +367,10 @@ Binary('serve --log-format pretty prints readable lines from inside the executab
   });
   let stdout = '';
   let stderr = '';
-  daemon.stderr!.on('data', (d) => (stderr += d));
+  daemon.stderr.on('data', (d) => (stderr += d));
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening" line within 15s: ${stdout}${stderr}`)), 15_000);
-    daemon.stdout!.on('data', (d) => {
+    daemon.stdout.on('data', (d) => {
       stdout += d;
       const found = stdout.split('\n').find((l) => l.includes('wip listening on'));
       if (found) {
@@ -388,11 +399,11 @@ function assertWellFormedPdf(pdf: Buffer): void {
   assert.ok(text.trimEnd().endsWith('%%EOF'), 'ends with %%EOF');
   const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(text);
   assert.ok(startxref, 'has startxref');
-  assert.is(text.slice(Number(startxref![1]), Number(startxref![1]) + 4), 'xref');
+  assert.is(text.slice(Number(startxref[1]), Number(startxref[1]) + 4), 'xref');
   const streams = [...text.matchAll(/\/Length (\d+)[^]*?>>\s*stream\n/g)];
   assert.ok(streams.length > 0, 'has content streams');
   for (const match of streams) {
-    const start = match.index! + match[0].length;
+    const start = match.index + match[0].length;
     const length = Number(match[1]);
     assert.match(text.slice(start + length, start + length + 11), /^\n?endstream/, `stream at ${start} is ${length} bytes long`);
   }

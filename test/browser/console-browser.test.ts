@@ -34,7 +34,7 @@ test.before(async () => {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   smtp = await startTestSmtp();
   // no WIP_ADMIN_PASSWORD: the first run generates one, as a real install does
-  wip = await startTestServer({ license: 'evaluation', env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: '' as string } });
+  wip = await startTestServer({ license: 'evaluation', env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: '' } });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.on('request', (request) => requests.push(request.url()));
@@ -67,7 +67,7 @@ test('GET / redirects to the console, served with its CSP and hashed, long-cache
   const script = /src="(\/console\/main-[A-Z0-9]+\.js)"/.exec(index.text)?.[1];
   assert.ok(script, index.text);
   assert.not.match(index.text, /<script>(?!<)/, 'no inline script');
-  const asset = await wip.request('GET', script!);
+  const asset = await wip.request('GET', script);
   assert.is(asset.status, 200);
   assert.match(asset.headers.get('cache-control') ?? '', 'immutable');
   assert.is((await wip.request('GET', '/console/manifest.json')).status, 404);
@@ -175,8 +175,8 @@ test('the admin creates a client with an owner; a license key, checked then inst
   assert.is.not(seatsBefore, seatsAfter);
 
   for (const [hash, heading] of [['licenses', 'Licenses'], ['agreements', 'Agreements'], ['logs', 'Logs'], ['translations', 'Translations']]) {
-    await open(hash!, heading!);
-    await accessible(heading!);
+    await open(hash, heading);
+    await accessible(heading);
     await shot(`06-${hash}`);
   }
 });
@@ -222,7 +222,7 @@ test('operations: a backup started in the console shows progress and is listed; 
   assert.match(download.suggestedFilename(), /^wip-logs-.*\.ndjson$/);
   await page.getByText(/^Exported \d+ rows as wip-logs-/).waitFor();
   assert.match(await page.locator('.progress-text').innerText(), /\d+ rows exported\./);
-  const exported = fs.readFileSync((await download.path())!, 'utf8');
+  const exported = fs.readFileSync((await download.path()), 'utf8');
   assert.match(exported, 'auth.admin_sign_in_failed');
   assert.not.match(exported, NEW_ADMIN_PASSWORD);
 
@@ -245,8 +245,8 @@ test('the owner signs in, invites a user who sets a password from the mail and s
   await accessible('users');
   await shot('07-users');
   for (const [hash, heading] of [['seats', 'Seats'], ['security', 'Security settings'], ['msa', 'MSA']]) {
-    await open(hash!, heading!);
-    await accessible(heading!);
+    await open(hash, heading);
+    await accessible(heading);
     await shot(`08-${hash}`);
   }
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -36,7 +36,7 @@ const test = suite('wip doctor');
 
 test('a licensed installation: every check OK, one line each, exit 0', async () => {
   const { root, env } = await installedDataDir({ WIP_PORT: '0' });
-  let { code, report } = await doctor(env);
+  const { code, report } = await doctor(env);
   assert.is(code, 0, 'a WARN does not fail');
   assert.is(status(report, 'license').status, 'WARN');
   assert.match(status(report, 'license').message, /evaluation/);
@@ -61,7 +61,7 @@ test('the runtime check warns in the last 90 days of the Node.js line, after its
   const check = async (version: string, now: string) => {
     const report = await runDoctor(config, { runtime: runtimeInfo(version), now: new Date(now), timeoutMs: 500 });
     assert.equal(report.runtime, runtimeInfo(version));
-    return status(report as Report, 'runtime');
+    return status(report, 'runtime');
   };
   assert.equal(await check('24.21.0', '2027-11-26T00:00:00Z'), { name: 'runtime', status: 'OK', message: 'Node.js 24.21.0, release line supported until 2028-04-30' });
   assert.equal(await check('24.21.0', '2028-03-01T00:00:00Z'), {

@@ -62,7 +62,7 @@ async function onTerminal(
         }
       });
     });
-    await then(/(http:\/\/\S+)/.exec(listening)![1]!.replace('localhost', '127.0.0.1'));
+    await then(/(http:\/\/\S+)/.exec(listening)![1].replace('localhost', '127.0.0.1'));
     for (const deadline = Date.now() + 10_000; !until(plain()); ) {
       if (Date.now() > deadline) throw new Error(`output never complete: ${plain()}`);
       await new Promise((r) => setTimeout(r, 20));
@@ -89,7 +89,7 @@ logs('issue 27 item 2: on a terminal each request is one readable line (method, 
   for (const p of paths) {
     const mentioning = lines.filter((l) => l.includes(p));
     assert.is(mentioning.length, 1, out);
-    assert.match(mentioning[0]!, new RegExp(`^\\[[0-9: .-]+\\] INFO: GET ${p} \\d{3} \\d+\\.\\d ms \\[req-${p.length}\\]$`));
+    assert.match(mentioning[0], new RegExp(`^\\[[0-9: .-]+\\] INFO: GET ${p} \\d{3} \\d+\\.\\d ms \\[req-${p.length}\\]$`));
   }
   // no field lines of a request below it (pino-pretty's "    requestId: …" block)
   assert.not.ok(lines.some((l) => /^\s+(requestId|method|route|status|ms):/.test(l)), out);

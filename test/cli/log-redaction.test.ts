@@ -29,9 +29,9 @@ test("a sign-in's password and tokens never appear in any stdout log line nor in
     const signIn = await request(url, 'POST', '/api/client/auth/sign-in', { body: { email, password } });
     assert.is(signIn.status, 200);
     const { token, refreshToken } = signIn.body.data as { token: string; refreshToken: string };
-    const pairs = signIn.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    const pairs = signIn.headers.getSetCookie().map((c) => c.split(';')[0]);
     const cookie = pairs.join('; ');
-    secrets.push(token, refreshToken, ...pairs.map((p) => p.split('=')[1]!));
+    secrets.push(token, refreshToken, ...pairs.map((p) => p.split('=')[1]));
 
     assert.is((await request(url, 'GET', '/api/client/auth/me', { token })).status, 200);
     assert.is((await request(url, 'GET', '/api/client/auth/me', { headers: { cookie } })).status, 200);

@@ -47,7 +47,7 @@ test.after(() => fs.rmSync(ctx.root, { recursive: true, force: true }));
 async function exportWithMemory(args: string[]) {
   const result = await runWip(['logs', 'export', ...args], { ...ctx.env, WIP_DEBUG_MEMORY: '1', NODE_OPTIONS: '--max-old-space-size=48 --max-semi-space-size=1' });
   assert.is(result.code, 0, result.stderr);
-  const debug = JSON.parse(/wip-debug-memory (.*)/.exec(result.stderr)![1]!) as { rows: number; rssStart: number; rssPeak: number };
+  const debug = JSON.parse(/wip-debug-memory (.*)/.exec(result.stderr)![1]) as { rows: number; rssStart: number; rssPeak: number };
   return { result, debug, growth: debug.rssPeak - debug.rssStart };
 }
 
@@ -84,7 +84,7 @@ test('CSV with --level, --client and a time range: the right rows, RFC 4180 quot
   let expected = 0;
   for (let i = 3000; i < 6000; i++) if (i % 5 === 1 && i % 3 !== 0) expected++;
   assert.is(lines.length - 1, expected);
-  assert.match(lines[1]!, /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,,"\{""i"":3001,/);
+  assert.match(lines[1], /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,,"\{""i"":3001,/);
 });
 
 test('bad options are usage errors (exit 2)', async () => {

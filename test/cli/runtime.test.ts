@@ -79,8 +79,8 @@ if (old) {
     });
     const exited = new Promise<[number | null, string | null]>((resolve) => parent.on('close', (code, signal) => resolve([code, signal])));
     let out = '';
-    parent.stdout!.on('data', (d) => (out += d));
-    parent.stderr!.on('data', (d) => (out += d));
+    parent.stdout.on('data', (d) => (out += d));
+    parent.stderr.on('data', (d) => (out += d));
     for (let i = 0; i < 300 && !/wip listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(out, /wip listening on/);
     process.kill(-parent.pid!, 'SIGINT');

@@ -81,7 +81,7 @@ test('killed between writing the bytes and committing the row, and killed mid-st
 
   daemon = await startDaemon([], env);
   const rows = fileRows(dataDir);
-  const res = await fetch(`${daemon.url}/api/client/files/${rows[0]!.id}`, { headers: { authorization: `Bearer ${client.owner.token}` } });
+  const res = await fetch(`${daemon.url}/api/client/files/${rows[0].id}`, { headers: { authorization: `Bearer ${client.owner.token}` } });
   assert.is(await res.text(), 'committed');
   await daemon.stop();
   fs.rmSync(root, { recursive: true, force: true });

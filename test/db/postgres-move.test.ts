@@ -97,8 +97,8 @@ test('`wip migrate-to-postgres --file-store s3://…` copies every file into the
     assert.ok(local.size >= 2);
     const [resumedKey, damagedKey] = [...local.keys()];
     const store = createS3FileStore(loadConfig({ env: { WIP_DATA_DIR: s3Dir, WIP_FILE_STORE: 's3://wip-files/moved', ...s3Env } }));
-    await store.put(local.get(resumedKey!)!);
-    await bucket.send(new PutObjectCommand({ Bucket: 'wip-files', Key: `moved/${damagedKey}`, Body: Buffer.alloc(local.get(damagedKey!)!.length, 0x2a) }));
+    await store.put(local.get(resumedKey)!);
+    await bucket.send(new PutObjectCommand({ Bucket: 'wip-files', Key: `moved/${damagedKey}`, Body: Buffer.alloc(local.get(damagedKey)!.length, 0x2a) }));
 
     const url = await (await testPostgres()).freshDatabaseUrl({ empty: true });
     const env = { WIP_MASTER_KEY: TEST_MASTER_KEY, WIP_LOG_LEVEL: 'silent', ...s3Env };

@@ -69,7 +69,7 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     assert.equal(archives(failing), []);
     const failed = await failing.deps.db.kysely.selectFrom('events').select('payload').where('type', '=', 'backup.failed').execute();
     assert.is(failed.length, 1);
-    assert.match(JSON.parse(failed[0]!.payload).data.error, /pg_dump was not found in pgToolsDir/);
+    assert.match(JSON.parse(failed[0].payload).data.error, /pg_dump was not found in pgToolsDir/);
     assert.is(await failing.deps.db.kysely.selectFrom('maintenance_runs').selectAll().executeTakeFirst(), undefined);
 
     // both healthy nodes at the same time, twice: one archive in total
@@ -94,7 +94,7 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     assert.ok([...archives(a), ...archives(b)].includes('wip-scheduled-2026-06-02T12-00-00-000Z.tar.gz'));
 
     // the archive restores into a new database (checksums, pg_restore, migrations, secrets, audit chains verified)
-    const archive = path.join(winner.backupDir, first[0]!);
+    const archive = path.join(winner.backupDir, first[0]);
     const target = await pg.freshDatabaseUrl({ empty: true });
     const restored = await restorePostgresBackup({
       archive,

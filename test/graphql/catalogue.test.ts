@@ -91,10 +91,10 @@ catalogue('authors manage the catalogue; operators, approvers and viewers are FO
     const user = await buildUser(server, client, { roles, licenseType: roles[0] === 'operator' || roles[0] === 'viewer' ? 'connect' : 'full' });
     for (const mutation of ['createOrganization', 'createAsset', 'createAssetClass', 'createLocation', 'createSensor']) {
       const typeName = `C${mutation.slice(1)}`;
-      const result = await gql(server, user.token!, `mutation ($input: ${typeName}Input!) { ${mutation}(input: $input) { ${entityOf(mutation)} { id } } }`, { input: { name: 'x' } });
+      const result = await gql(server, user.token, `mutation ($input: ${typeName}Input!) { ${mutation}(input: $input) { ${entityOf(mutation)} { id } } }`, { input: { name: 'x' } });
       assert.equal(result.codes, ['FORBIDDEN'], `${roles} ${mutation}`);
     }
-    const read = await gql(server, user.token!, '{ assetClasses { nodes { name } } assets { nodes { id } } sensors { nodes { id } } organizations { nodes { id } } locations { nodes { id } } }');
+    const read = await gql(server, user.token, '{ assetClasses { nodes { name } } assets { nodes { id } } sensors { nodes { id } } organizations { nodes { id } } locations { nodes { id } } }');
     assert.equal(read.data.assetClasses.nodes, [{ name: 'Valve' }]);
   }
 });
@@ -103,7 +103,7 @@ catalogue('an empty or oversize name is a VALIDATION_ERROR naming the field', as
   const client = await buildClient(server);
   const empty = await gql(server, client.owner.token, 'mutation { createAsset(input: {name: "  "}) { asset { id } } }');
   assert.equal(empty.codes, ['VALIDATION_ERROR']);
-  assert.is(empty.errors![0]!.extensions!.details.fields[0].path, 'input.name');
+  assert.is(empty.errors![0].extensions!.details.fields[0].path, 'input.name');
   const long = await gql(server, client.owner.token, 'mutation ($n: String!) { createSensor(input: {name: $n}) { sensor { id } } }', { n: 'x'.repeat(201) });
   assert.equal(long.codes, ['VALIDATION_ERROR']);
 });
@@ -150,7 +150,7 @@ catalogue('every creation appends an entry to the client’s audit chain', async
       ['sensor.created', client.owner.id],
     ],
   );
-  assert.is(JSON.parse(rows[1]!.after!).name, 'S');
+  assert.is(JSON.parse(rows[1].after!).name, 'S');
   assert.is((await verifyAuditChain(server.deps.db.kysely, client.id)).broken, null);
 });
 

@@ -23,11 +23,11 @@ async function sendTogether(baseUrl: string, token: string, query: string, count
         socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const [head, ...rest] = text.split('\r\n\r\n');
-          const [statusLine, ...lines] = head!.split('\r\n');
+          const [statusLine, ...lines] = head.split('\r\n');
           const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
           const raw = rest.join('\r\n\r\n');
           // Connection: close answers are not chunked unless the body was streamed; the JSON is the body
-          resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1)) });
+          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1)) });
         });
       }),
   );
@@ -71,7 +71,7 @@ endpoint('issue 27 item 12: no query (a browser opening the URL, a body of {}) i
   const logger = server.deps.logger;
   const logged: unknown[] = [];
   const error = logger.error;
-  logger.error = ((...args: unknown[]) => void logged.push(args)) as typeof logger.error;
+  logger.error = ((...args: unknown[]) => void logged.push(args));
   try {
     const browser = await server.request('GET', '/api/client/graphql', {
       token: client.owner.token,
@@ -121,7 +121,7 @@ endpoint('errors of a compiled query keep their code, message, path and location
     const badVariable = await gql(server, client.owner.token, 'query ($id: ID!) { job(id: $id) { id } }', { id: { seven: 7 } });
     assert.is(badVariable.status, 400);
     assert.equal(badVariable.codes, ['BAD_REQUEST']);
-    assert.equal(badVariable.errors![0]!.message.includes('$id'), true, badVariable.errors![0]!.message);
+    assert.equal(badVariable.errors![0].message.includes('$id'), true, badVariable.errors![0].message);
   }
 });
 
@@ -137,9 +137,9 @@ endpoint('more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILAB
     assert.ok(refused.length > 0, statuses);
     assert.ok(answers.every((a) => a.status === 200 || a.status === 503), statuses);
     for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, `User:${client.owner.id}`);
-    assert.is(refused[0]!.body.success, false);
-    assert.is(refused[0]!.body.error.code, 'SERVICE_UNAVAILABLE');
-    assert.is(refused[0]!.headers['retry-after'], '1');
+    assert.is(refused[0].body.success, false);
+    assert.is(refused[0].body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.is(refused[0].headers['retry-after'], '1');
     const res = await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
     assert.is(res.status, 200, 'the queue drains');
   } finally {

@@ -46,11 +46,11 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', {
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', {
     i: { jobId: gid('Job', job.id), description: 'Leak', severity: 'LOW', photos: [foreign] },
   });
   assert.equal(fault.codes, ['VALIDATION_ERROR']);
-  const record = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
+  const record = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
     i: { jobId: gid('Job', job.id), stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [foreign] }] },
   });
   assert.equal(record.codes, ['VALIDATION_ERROR']);
@@ -59,12 +59,12 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
 
   // the client's own photo works, and the fault shows it as a File
   const own = (await upload(server, operator.token!, [{ name: 'leak.png', data: PNG }])).body.data.files[0];
-  const raised = await gql(server, operator.token!, `mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { photos photoFiles { ${FILE} } } }}`, {
+  const raised = await gql(server, operator.token, `mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { photos photoFiles { ${FILE} } } }}`, {
     i: { jobId: gid('Job', job.id), description: 'Leak', severity: 'LOW', photos: [own.id] },
   });
   assert.equal(raised.codes, [], JSON.stringify(raised.errors));
   assert.equal(raised.data.raiseFault.fault.photoFiles, [{ id: own.id, name: 'leak.png', size: PNG.length, contentType: 'image/png', url: `/api/client/files/${own.id}` }]);
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
+  const recorded = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', {
     i: { jobId: gid('Job', job.id), stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: own.id }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
@@ -110,12 +110,12 @@ refs('recorded PHOTO and SIGNATURE values resolve their Files (batched through t
       { key: 'signature', value: signature.id },
       { key: 'count', value: first.id },
     ];
-    const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', { i: { jobId: gid('Job', job.id), stepId: 'evidence', status: 'DONE', values } });
+    const recorded = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id: databaseId } }}', { i: { jobId: gid('Job', job.id), stepId: 'evidence', status: 'DONE', values } });
     assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
     return job;
   };
   const job = await recordJob();
-  const res = await gql(server, operator.token!, `query($id: ID!) { job(id: $id) { ${RECORDS} } }`, { id: gid('Job', job.id) });
+  const res = await gql(server, operator.token, `query($id: ID!) { job(id: $id) { ${RECORDS} } }`, { id: gid('Job', job.id) });
   assert.equal(res.codes, [], JSON.stringify(res.errors));
   assert.equal(res.data.job.records[0].values, [
     { key: 'pictures', value: [second.id, first.id], files: [file(second), file(first)] },

@@ -47,8 +47,8 @@ for (const row of JOB_TRANSITIONS) {
   const allowed = rolesFor(JOB_TRANSITIONS, row.action);
   roles(`${row.action}: ${row.from.join('/')} → ${row.to} for ${allowed.join(', ')}; FORBIDDEN for the other roles`, async () => {
     for (const role of ROLES) {
-      const jobId = await jobIn(row.from[0]!);
-      const result = await gql(server, tokens.get(role)!, MUTATION[row.action], { j: gid('Job', jobId) });
+      const jobId = await jobIn(row.from[0]);
+      const result = await gql(server, tokens.get(role), MUTATION[row.action], { j: gid('Job', jobId) });
       if (allowed.includes(role)) {
         assert.equal(result.codes, [], `${role} ${row.action}: ${JSON.stringify(result.errors)}`);
         assert.is(result.data.r.job.state, row.to);
@@ -61,22 +61,22 @@ for (const row of JOB_TRANSITIONS) {
   roles(`${row.action} from any other state → INVALID_TRANSITION`, async () => {
     for (const state of ALL_STATES.filter((s) => !row.from.includes(s))) {
       const jobId = await jobIn(state);
-      const result = await gql(server, tokens.get(allowed[0]!)!, MUTATION[row.action], { j: gid('Job', jobId) });
+      const result = await gql(server, tokens.get(allowed[0]), MUTATION[row.action], { j: gid('Job', jobId) });
       assert.equal(result.codes, ['INVALID_TRANSITION'], `${row.action} from ${state}`);
-      assert.equal(result.errors![0]!.extensions!.details.allowedFrom, row.from);
+      assert.equal(result.errors![0].extensions!.details.allowedFrom, row.from);
     }
   });
 }
 
 roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${DOMAIN_PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`, async () => {
   for (const role of ROLES) {
-    const created = await gql(server, tokens.get(role)!, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}', { i: { templateId: gid('Template', templateId), title: role } });
+    const created = await gql(server, tokens.get(role), 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}', { i: { templateId: gid('Template', templateId), title: role } });
     assert.equal(created.codes, (DOMAIN_PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'], `createJob by ${role}`);
     const jobId = await jobIn('OPEN');
     const runs = (DOMAIN_PERMISSIONS.runJob as readonly string[]).includes(role);
-    const recorded = await gql(server, tokens.get(role)!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', { i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' } });
+    const recorded = await gql(server, tokens.get(role), 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', { i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' } });
     assert.equal(recorded.codes, runs ? [] : ['FORBIDDEN'], `recordStep by ${role}`);
-    const fault = await gql(server, tokens.get(role)!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { jobId: gid('Job', jobId), description: 'x', severity: 'LOW' } });
+    const fault = await gql(server, tokens.get(role), 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { jobId: gid('Job', jobId), description: 'x', severity: 'LOW' } });
     assert.equal(fault.codes, runs ? [] : ['FORBIDDEN'], `raiseFault by ${role}`);
   }
 });
@@ -84,7 +84,7 @@ roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and 
 roles('every role of the client reads jobs', async () => {
   const jobId = await jobIn('OPEN');
   for (const role of ROLES) {
-    const result = await gql(server, tokens.get(role)!, 'query($id: ID!) { job(id: $id) { id: databaseId } }', { id: gid('Job', jobId) });
+    const result = await gql(server, tokens.get(role), 'query($id: ID!) { job(id: $id) { id: databaseId } }', { id: gid('Job', jobId) });
     assert.equal(result.codes, [], role);
     assert.is(result.data.job.id, jobId);
   }

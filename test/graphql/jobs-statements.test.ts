@@ -42,7 +42,7 @@ statements('100 jobs with template, version and assignees take as many statement
   for (let i = 0; i < 100; i += 10) {
     await Promise.all(
       Array.from({ length: 10 }, (_, k) =>
-        createJob(server, client.owner.token, { templateId, title: `Job ${i + k}`, assigneeIds: [operators[(i + k) % 4]!.id, operators[(i + k + 1) % 4]!.id] }),
+        createJob(server, client.owner.token, { templateId, title: `Job ${i + k}`, assigneeIds: [operators[(i + k) % 4].id, operators[(i + k + 1) % 4].id] }),
       ),
     );
   }
@@ -145,8 +145,8 @@ statements('a compiled query answers with the same bytes as its first, interpret
     assert.is(res.status, 200, res.text);
     answers.push(res.text);
   }
-  assert.ok(answers[0]!.includes('Line\\nbreak'), answers[0]);
-  assert.ok(answers[0]!.includes(operator.email), answers[0]);
+  assert.ok(answers[0].includes('Line\\nbreak'), answers[0]);
+  assert.ok(answers[0].includes(operator.email), answers[0]);
   assert.is(answers[1], answers[0]);
   assert.is(answers[2], answers[0]);
 });

@@ -116,7 +116,7 @@ jobs('a SENSOR field takes its sensor\'s latest reading at recording time unless
   const { templateId } = await publishedTemplate(server, client, content);
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const job = await createJob(server, client.owner.token, { templateId });
-  const read = (values?: unknown) => gql(server, operator.token!, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'run', status: 'DONE', ...(values !== undefined && { values }) } });
+  const read = (values?: unknown) => gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'run', status: 'DONE', ...(values !== undefined && { values }) } });
 
   // no reading yet: the field stays empty
   assert.equal((await read()).data.recordStep.job.records[0].values, []);
@@ -146,11 +146,11 @@ jobs('a value of the wrong type, an unknown key, a choice not offered → VALIDA
   for (const [stepId, values, path] of cases) {
     const result = await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId, status: 'DONE', values } });
     assert.equal(result.codes, ['VALIDATION_ERROR'], path);
-    assert.ok(result.errors![0]!.extensions!.details.fields.some((f: { path: string }) => f.path === path), JSON.stringify(result.errors));
+    assert.ok(result.errors![0].extensions!.details.fields.some((f: { path: string }) => f.path === path), JSON.stringify(result.errors));
   }
   const skipped = await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'photo', status: 'SKIPPED' } });
   assert.equal(skipped.codes, ['VALIDATION_ERROR']);
-  assert.is(skipped.errors![0]!.extensions!.details.fields[0].path, 'reason');
+  assert.is(skipped.errors![0].extensions!.details.fields[0].path, 'reason');
   const unknownStep = await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'nowhere', status: 'DONE' } });
   assert.equal(unknownStep.codes, ['VALIDATION_ERROR']);
   // nothing of the refused recordings was written
@@ -164,14 +164,14 @@ jobs('completion is blocked while a required field of a step not skipped is empt
   await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
   const blocked = await gql(server, operator.token, COMPLETE, { j: gid('Job', job.id) });
   assert.equal(blocked.codes, ['REQUIRED_FIELDS_MISSING']);
-  assert.equal(blocked.errors![0]!.extensions!.details.missing, [
+  assert.equal(blocked.errors![0].extensions!.details.missing, [
     { stepId: 'check', key: 'sealOk' },
     { stepId: 'photo', key: 'picture' },
   ]);
   // a FAILED step is not skipped: its required fields still count
   await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId: 'check', status: 'FAILED', values: [{ key: 'colour', value: 'red' }] } });
   const stillBlocked = await gql(server, operator.token, COMPLETE, { j: gid('Job', job.id) });
-  assert.equal(stillBlocked.errors![0]!.extensions!.details.missing, [
+  assert.equal(stillBlocked.errors![0].extensions!.details.missing, [
     { stepId: 'check', key: 'sealOk' },
     { stepId: 'photo', key: 'picture' },
   ]);
@@ -201,11 +201,11 @@ jobs('a stale expectedRevision → CONFLICT with the current job; nothing is ove
   // the payload: the new revision (what the next write sends) and the record written
   assert.is(first.data.recordStep.revision, seen + 1);
   assert.equal(first.data.recordStep.record, { stepId: 'measure', status: 'DONE' });
-  const second = await gql(server, other.token!, RECORD, {
+  const second = await gql(server, other.token, RECORD, {
     i: { jobId: gid('Job', job.id), stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }], expectedRevision: seen },
   });
   assert.equal(second.codes, ['CONFLICT']);
-  const current = second.errors![0]!.extensions!.details.job;
+  const current = second.errors![0].extensions!.details.job;
   assert.is(current.id, job.id);
   assert.is(current.revision, seen + 1);
   assert.is(current.state, 'IN_PROGRESS');
@@ -221,7 +221,7 @@ jobs('an assigned job is worked by its assignees and co-workers; other operators
   const { client, template, operator } = await setup();
   const outsider = await buildUser(server, client, { roles: ['operator'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
-  const refused = await gql(server, outsider.token!, 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { id: databaseId } }}', { j: gid('Job', job.id) });
+  const refused = await gql(server, outsider.token, 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { id: databaseId } }}', { j: gid('Job', job.id) });
   assert.equal(refused.codes, ['FORBIDDEN']);
   const started = await gql(server, operator.token, 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } }}', { j: gid('Job', job.id) });
   assert.is(started.data.startJob.job.state, 'IN_PROGRESS');
@@ -242,7 +242,7 @@ jobs('faults: raised from a step with severity and photos, listed per job and pe
   const { client, template, operator } = await setup();
   const assetId = await createAsset(server, client.owner.token);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assetId });
-  const photos = (await upload(server, operator.token!, [{ name: 'seal-1.png', data: PNG }, { name: 'seal-2.png', data: Buffer.concat([PNG, Buffer.from('2')]) }])).body.data.files.map((f: { id: number }) => f.id);
+  const photos = (await upload(server, operator.token, [{ name: 'seal-1.png', data: PNG }, { name: 'seal-2.png', data: Buffer.concat([PNG, Buffer.from('2')]) }])).body.data.files.map((f: { id: number }) => f.id);
   const raised = await gql(
     server,
     operator.token,
@@ -273,7 +273,7 @@ jobs('faults: raised from a step with severity and photos, listed per job and pe
   assert.equal((await gql(server, operator.token, close, { f: gid('Fault', fault.id), n: 'again' })).codes, ['INVALID_TRANSITION']);
 
   const viewer = await buildUser(server, client, { roles: ['viewer'] });
-  const viewerRaise = await gql(server, viewer.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { assetId: gid('Asset', assetId), description: 'x', severity: 'LOW' } });
+  const viewerRaise = await gql(server, viewer.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { assetId: gid('Asset', assetId), description: 'x', severity: 'LOW' } });
   assert.equal(viewerRaise.codes, ['FORBIDDEN']);
   const noSource = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { description: 'x', severity: 'LOW' } });
   assert.equal(noSource.codes, ['VALIDATION_ERROR']);

@@ -81,7 +81,7 @@ nodes("another client's ids, and a template out of sight: null with NOT_FOUND, a
   const mixed = await gql(server, b.owner.token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [gid('User', b.owner.id), gid('Job', job.id)] });
   assert.equal(mixed.data, { nodes: [{ id: gid('User', b.owner.id) }, null] });
   assert.equal(mixed.codes, ['NOT_FOUND']);
-  assert.equal(mixed.errors![0]!.path, ['nodes', 1]);
+  assert.equal(mixed.errors![0].path, ['nodes', 1]);
   // the REST door answers the same ids 404
   const rest = await server.request('GET', `/api/client/get-as-pdf/getTemplateAsPdf/${templateId}`, { token: b.owner.token });
   assert.is(rest.status, 404);
@@ -94,14 +94,14 @@ nodes('a malformed id, or an id of the wrong type, is VALIDATION_ERROR naming th
     const result = await gql(server, token, NODE, { id });
     assert.is(result.status, 200, id);
     assert.equal(result.codes, ['VALIDATION_ERROR'], id);
-    assert.is(result.errors![0]!.extensions!.details.fields[0].path, 'id', id);
+    assert.is(result.errors![0].extensions!.details.fields[0].path, 'id', id);
   }
   const wrongType = await gql(server, token, 'query ($id: ID!) { template(id: $id) { id } }', { id: gid('Job', 1) });
   assert.equal(wrongType.codes, ['VALIDATION_ERROR']);
-  assert.is(wrongType.errors![0]!.extensions!.details.fields[0].path, 'id');
+  assert.is(wrongType.errors![0].extensions!.details.fields[0].path, 'id');
   const inInput = await gql(server, token, 'mutation { createJob(input: { templateId: "Template:1", title: "x", assigneeIds: ["User:1", "Asset:2"] }) { job { id } } }');
   assert.equal(inInput.codes, ['VALIDATION_ERROR']);
-  assert.is(inInput.errors![0]!.extensions!.details.fields[0].path, 'input.assigneeIds.1');
+  assert.is(inInput.errors![0].extensions!.details.fields[0].path, 'input.assigneeIds.1');
   const tooMany = await gql(server, token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 101 }, (_, i) => gid('User', i + 1)) });
   assert.equal(tooMany.codes, ['VALIDATION_ERROR']);
 });

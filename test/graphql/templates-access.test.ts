@@ -76,7 +76,7 @@ visibility('organizations and asset classes of another client are refused → VA
     gql(server, mine.owner.token, `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id } } }`, { input: { title: 'x', ...input } });
   const org = await create({ organizationIds: [foreignOrg.id] });
   assert.equal(org.codes, ['VALIDATION_ERROR']);
-  assert.is(org.errors![0]!.extensions!.details.fields[0].path, 'input.organizationIds');
+  assert.is(org.errors![0].extensions!.details.fields[0].path, 'input.organizationIds');
   assert.equal((await create({ assetClassId: foreignClass })).codes, ['VALIDATION_ERROR']);
   const ownClass = ok(await gql(server, mine.owner.token, `mutation { createAssetClass(input: { name: "Valves" }) { assetClass { id } } }`)).createAssetClass.assetClass.id;
   const made = ok(

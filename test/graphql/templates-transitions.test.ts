@@ -58,7 +58,7 @@ transitions('each action from its state: the roles of the table succeed, every o
     const rule = VERSION_TRANSITIONS.find((t) => t.action === action)!;
     const allowed = rolesFor(VERSION_TRANSITIONS, action);
     for (const role of ROLES) {
-      const id = await versionIn(w, rule.from[0]!);
+      const id = await versionIn(w, rule.from[0]);
       const result = await act(w.byRole.get(role)!, action, id);
       if (allowed.includes(role)) {
         assert.equal(result.errors, undefined, `${role} ${action}: ${JSON.stringify(result.errors)}`);
@@ -80,7 +80,7 @@ transitions('each action from every other state → INVALID_TRANSITION, for ever
       for (const role of rolesFor(VERSION_TRANSITIONS, action)) {
         const result = await act(w.byRole.get(role)!, action, id);
         assert.equal(result.codes, ['INVALID_TRANSITION'], `${role} ${action} in ${state}`);
-        assert.is(result.errors![0]!.extensions!.details.state, state);
+        assert.is(result.errors![0].extensions!.details.state, state);
       }
     }
   }
@@ -90,11 +90,11 @@ transitions('only the author role (and admin) creates templates and edits drafts
   const w = await world();
   const id = await versionIn(w, 'DRAFT');
   for (const role of ROLES) {
-    const result = await gql(server, w.byRole.get(role)!, `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id });
+    const result = await gql(server, w.byRole.get(role), `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id });
     if ((DOMAIN_PERMISSIONS.author as readonly string[]).includes(role)) assert.equal(result.errors, undefined, role);
     else assert.equal(result.codes, ['FORBIDDEN'], role);
   }
-  const created = await gql(server, w.byRole.get('viewer')!, `mutation { createTemplate(input: { title: "x" }) { template { id } } }`);
+  const created = await gql(server, w.byRole.get('viewer'), `mutation { createTemplate(input: { title: "x" }) { template { id } } }`);
   assert.equal(created.codes, ['FORBIDDEN']);
 });
 
@@ -109,15 +109,15 @@ duties('an approver cannot approve a version they created → SEPARATION_OF_DUTI
   const both = await buildUser(server, client, { roles: ['author', 'approver'] });
   const other = await buildUser(server, client, { roles: ['approver'] });
   const created = await createTemplate(server, both.token!);
-  ok(await gql(server, both.token!, SUBMIT, { id: created.latestVersion.id }));
-  const refused = await gql(server, both.token!, APPROVE, { id: created.latestVersion.id, password: PASSWORD });
+  ok(await gql(server, both.token, SUBMIT, { id: created.latestVersion.id }));
+  const refused = await gql(server, both.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD });
   assert.equal(refused.codes, ['SEPARATION_OF_DUTIES']);
   // an admin is bound by it as well: the rule is about the person
   const admin = await buildUser(server, client, { roles: ['admin', 'author'] });
   const own = await createTemplate(server, admin.token!);
-  ok(await gql(server, admin.token!, SUBMIT, { id: own.latestVersion.id }));
-  assert.equal((await gql(server, admin.token!, APPROVE, { id: own.latestVersion.id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
-  assert.is(ok(await gql(server, other.token!, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version.state, 'APPROVED');
+  ok(await gql(server, admin.token, SUBMIT, { id: own.latestVersion.id }));
+  assert.equal((await gql(server, admin.token, APPROVE, { id: own.latestVersion.id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
+  assert.is(ok(await gql(server, other.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version.state, 'APPROVED');
 });
 
 duties('an approver cannot approve a version they last edited, though someone else created it', async () => {
@@ -126,9 +126,9 @@ duties('an approver cannot approve a version they last edited, though someone el
   const editor = await buildUser(server, client, { roles: ['author', 'approver'] });
   const created = await createTemplate(server, team.author.token);
   const id = created.latestVersion.id;
-  ok(await gql(server, editor.token!, `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id }));
+  ok(await gql(server, editor.token, `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id }));
   ok(await gql(server, team.author.token, SUBMIT, { id }));
-  assert.equal((await gql(server, editor.token!, APPROVE, { id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
+  assert.equal((await gql(server, editor.token, APPROVE, { id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
   const version = ok(await gql(server, team.author.token, `query ($id: ID!) { templateVersion(id: $id) { state createdBy { id: databaseId } updatedBy { id: databaseId } signatures { meaning } } }`, { id }));
   assert.equal(version.templateVersion, { state: 'IN_REVIEW', createdBy: { id: team.author.id }, updatedBy: { id: editor.id }, signatures: [] });
 });
@@ -137,10 +137,10 @@ duties('the client setting allowSelfApproval relaxes it', async () => {
   const client = await buildClient(server, { seats: { full: 10, connect: 5 } });
   const both = await buildUser(server, client, { roles: ['author', 'approver'] });
   const created = await createTemplate(server, both.token!);
-  ok(await gql(server, both.token!, SUBMIT, { id: created.latestVersion.id }));
+  ok(await gql(server, both.token, SUBMIT, { id: created.latestVersion.id }));
   const put = await server.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { allowSelfApproval: true } });
   assert.is(put.status, 200, put.text);
-  const approved = ok(await gql(server, both.token!, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version;
+  const approved = ok(await gql(server, both.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version;
   assert.is(approved.state, 'APPROVED');
   assert.equal(approved.signatures[0].signer, { id: both.id });
 });

@@ -85,7 +85,7 @@ lifecycle('a new draft copies the latest version; a second createDraft while a d
   const created = await createTemplate(server, team.author.token);
   const again = await gql(server, team.author.token, CREATE_DRAFT, { id: created.id });
   assert.equal(again.codes, ['CONFLICT']);
-  assert.is(again.errors![0]!.extensions!.details.draftVersionId, created.latestVersion.databaseId);
+  assert.is(again.errors![0].extensions!.details.draftVersionId, created.latestVersion.databaseId);
   await advance(server, team, created.latestVersion.id, 'IN_REVIEW');
   const draft = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.version;
   assert.is(draft.number, 2);
@@ -121,7 +121,7 @@ lifecycle('invalid content is a VALIDATION_ERROR naming the path', async () => {
     content: { sections: [{ title: 'S', steps: [{ title: 'T', fields: [{ key: 'c', type: 'CHOICE' }] }] }] },
   });
   assert.equal(bad.codes, ['VALIDATION_ERROR']);
-  assert.is(bad.errors![0]!.extensions!.details.fields[0].path, 'content.sections.0.steps.0.fields.0.options');
+  assert.is(bad.errors![0].extensions!.details.fields[0].path, 'content.sections.0.steps.0.fields.0.options');
 });
 
 lifecycle('issue 27 item 14: every problem of the document is reported at once, duplicates with the rest', async () => {
@@ -151,7 +151,7 @@ lifecycle('issue 27 item 14: every problem of the document is reported at once, 
   const bad = await gql(server, team.author.token, UPDATE_DRAFT, { id: created.latestVersion.id, content });
   assert.equal(bad.codes, ['VALIDATION_ERROR']);
   assert.equal(
-    bad.errors![0]!.extensions!.details.fields.map((f: { path: string; message: string }) => `${f.path}: ${f.message}`),
+    bad.errors![0].extensions!.details.fields.map((f: { path: string; message: string }) => `${f.path}: ${f.message}`),
     [
       'content.sections.0.steps.0.fields.0.min: min is greater than max',
       'content.sections.0.steps.0.fields.1.key: duplicate key "torque" in the step',

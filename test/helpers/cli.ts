@@ -49,15 +49,15 @@ export function startDaemon(args: string[], env: Record<string, string> = {}, op
       reject(new Error(`daemon did not start: ${out}${err}`));
     }, options.timeoutMs ?? 15_000);
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.on('data', (d) => {
       out += d;
       const match = /wip listening on (http:\/\/[^"\s]+)/.exec(out);
       if (match) {
         clearTimeout(timer);
         resolve({
           child,
-          url: match[1]!.replace('localhost', '127.0.0.1'),
+          url: match[1].replace('localhost', '127.0.0.1'),
           stdout: () => out,
           stop: async (signal = 'SIGTERM') => {
             child.kill(signal);

@@ -47,8 +47,8 @@ async function release(server: TestServer, authorToken: string, versionSigner: {
   const v = gid('TemplateVersion', versionId);
   ok(await gql(server, authorToken, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v }), 'submitVersion');
   const vars = { v, p: versionSigner.password };
-  ok(await gql(server, versionSigner.token!, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', vars), 'approveVersion');
-  ok(await gql(server, versionSigner.token!, 'mutation($v: ID!, $p: String) { publishVersion(input: { versionId: $v, password: $p }) { version { id state } } }', vars), 'publishVersion');
+  ok(await gql(server, versionSigner.token, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', vars), 'approveVersion');
+  ok(await gql(server, versionSigner.token, 'mutation($v: ID!, $p: String) { publishVersion(input: { versionId: $v, password: $p }) { version { id state } } }', vars), 'publishVersion');
 }
 
 /** The content document as GraphQL's ContentInput: a section's and a step's `id` are its `sectionId` and `stepId`. */

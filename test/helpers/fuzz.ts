@@ -38,7 +38,7 @@ export interface FuzzCase {
   what: string;
 }
 
-export const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+export const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
 /** Hostile fragments: SQL, script, traversal, format strings, control and odd Unicode characters. */
 export const FRAGMENTS = [
@@ -228,7 +228,7 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
       const props = Object.keys(op.body.properties);
       strategies.push(() => {
         // one field of the wrong shape, hostile values in every other string field, an extra field
-        const body = { ...(valid as Record<string, Json>), __proto__x: FRAGMENTS[0]! } as Record<string, Json>;
+        const body = { ...(valid as Record<string, Json>), __proto__x: FRAGMENTS[0] } as Record<string, Json>;
         for (const key of props) if (typeof body[key] === 'string' && random() < 0.5) body[key] = pick(random, FRAGMENTS);
         const key = pick(random, props);
         const wrong = wrongValues(op.body!.properties[key]).filter((v) => !accepts(op.body!.properties[key], v));
@@ -278,7 +278,7 @@ const selection = (type: GraphQLInputType | any) => (isObjectType(getNamedType(t
 export function validLiteral(type: GraphQLInputType, depth = 0): string {
   if (isNonNullType(type)) return validLiteral(type.ofType, depth);
   if (isListType(type)) return '[]';
-  if (isEnumType(type)) return type.getValues()[0]!.name;
+  if (isEnumType(type)) return type.getValues()[0].name;
   if (isInputObjectType(type)) {
     if (depth > 4) return '{}';
     const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
@@ -372,7 +372,7 @@ function deepSelection(type: any, depth: number): string {
 
 /** One bad GraphQL request for `op`. */
 export function badGraphQLCase(random: Random, op: GraphQLOperation): FuzzCase {
-  const args = op.field.args as readonly GraphQLArgument[];
+  const args = op.field.args;
   const validArgs = args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${validLiteral(a.type)}`);
   const keyword = op.kind === 'mutation' ? 'mutation' : 'query';
   const base = { api: 'graphql' as const, operation: `${keyword} ${op.field.name}`, method: 'POST', path: '/api/client/graphql', principal: 'user' as const };
@@ -429,12 +429,12 @@ function* smallerJson(value: Json): Generator<Json> {
   if (typeof value === 'string' && value.length > 1) yield value.slice(0, Math.floor(value.length / 2));
   if (Array.isArray(value)) {
     if (value.length > 0) yield value.slice(0, Math.floor(value.length / 2));
-    for (let i = 0; i < value.length && i < 20; i++) for (const smaller of smallerJson(value[i]!)) yield value.map((v, j) => (j === i ? smaller : v));
+    for (let i = 0; i < value.length && i < 20; i++) for (const smaller of smallerJson(value[i])) yield value.map((v, j) => (j === i ? smaller : v));
   } else if (value && typeof value === 'object') {
     for (const key of Object.keys(value)) {
       const { [key]: removed, ...rest } = value;
       yield rest;
-      for (const smaller of smallerJson(removed!)) yield { ...value, [key]: smaller };
+      for (const smaller of smallerJson(removed)) yield { ...value, [key]: smaller };
     }
   }
 }

@@ -36,7 +36,7 @@ export async function startTestIdp(options: { redirectUri: string; pathPrefix?: 
     clientSecret: 'test-only-client-secret-0123456789abcdef',
     accounts,
     async signIdToken(claims) {
-      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-only-key' }).sign(privateKey as CryptoKey);
+      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-only-key' }).sign(privateKey);
     },
     async stop() {
       server.closeAllConnections();
@@ -64,7 +64,7 @@ export async function startTestIdp(options: { redirectUri: string; pathPrefix?: 
       return { accountId: sub, claims: async () => ({ sub, ...claims }) };
     },
     features: { devInteractions: { enabled: true } },
-  } as never);
+  });
   provider.use(async (ctx: { path: string; status: number; body: unknown }, next: () => Promise<void>) => {
     await next();
     if (ctx.path === '/token' && ctx.status === 200 && idp.tamperToken) ctx.body = await idp.tamperToken(ctx.body as Record<string, unknown>);
@@ -109,12 +109,12 @@ export class TestBrowser {
     const res = await fetch(url, { method: init.method ?? 'GET', body: init.body, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
-      const [name, ...value] = pair!.split('=');
+      const [name, ...value] = pair.split('=');
       const jar = this.jar.get(target.host) ?? new Map<string, string>();
       this.jar.set(target.host, jar);
       const expired = attributes.some((a) => /expires=Thu, 01 Jan 1970/i.test(a)) || value.join('=') === '';
-      if (expired) jar.delete(name!.trim());
-      else jar.set(name!.trim(), value.join('='));
+      if (expired) jar.delete(name.trim());
+      else jar.set(name.trim(), value.join('='));
     }
     return res;
   }
@@ -147,7 +147,7 @@ export class TestBrowser {
         fields.set('login', login);
         fields.set('password', 'any-password');
       }
-      current = new URL(form[1]!, current).href;
+      current = new URL(form[1], current).href;
       method = 'POST';
       body = fields;
     }

@@ -209,7 +209,7 @@ function finished(child: ChildProcess): Promise<{ code: number | null; output: s
   return new Promise((resolve) => {
     let failure: Error | undefined;
     child.once('error', (error) => {
-      failure = spawnFailure(child.spawnfile, error as NodeJS.ErrnoException);
+      failure = spawnFailure(child.spawnfile, error);
       // no 'close' follows a failed spawn
       if (child.pid === undefined) resolve({ code: null, output, error: failure });
     });

@@ -199,7 +199,7 @@ export async function rolledBackTransactions(url: string): Promise<number> {
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>('select xact_rollback as n from pg_stat_database where datname = current_database()');
-    return Number(rows[0]!.n);
+    return Number(rows[0].n);
   } finally {
     await client.end();
   }

@@ -35,7 +35,7 @@ export function parseExposition(text: string): Exposition {
     if (line.startsWith('# TYPE ')) {
       const match = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`).exec(line);
       if (!match) throw new Error(`bad TYPE, ${where}`);
-      types.set(match[1]!, match[2]!);
+      types.set(match[1], match[2]);
       continue;
     }
     if (line.startsWith('#') || line === '') continue;
@@ -49,17 +49,17 @@ export function parseExposition(text: string): Exposition {
         const start = LABEL.lastIndex;
         const label = LABEL.exec(labelText);
         if (!label || LABEL.lastIndex === start) throw new Error(`bad labels, ${where}`);
-        labels[label[1]!] = label[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+        labels[label[1]] = label[2].replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
       }
     }
     const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : valueText === 'NaN' ? NaN : Number(valueText);
     if (Number.isNaN(value) && valueText !== 'NaN') throw new Error(`bad value, ${where}`);
-    const family = types.has(name!) ? name! : name!.replace(/_(bucket|sum|count)$/, '');
+    const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
     const type = types.get(family);
     if (!type) throw new Error(`sample of an undeclared family, ${where}`);
     if (family !== name && type !== 'histogram' && type !== 'summary') throw new Error(`suffix on a ${type}, ${where}`);
-    if (name!.endsWith('_bucket') && type === 'histogram' && labels.le === undefined) throw new Error(`bucket without le, ${where}`);
-    samples.push({ name: name!, labels, value });
+    if (name.endsWith('_bucket') && type === 'histogram' && labels.le === undefined) throw new Error(`bucket without le, ${where}`);
+    samples.push({ name: name, labels, value });
   }
   return {
     types,

@@ -8,7 +8,7 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

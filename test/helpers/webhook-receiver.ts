@@ -23,7 +23,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   const receiver = {
     received,
-    respond: (_n: number) => ({ status: 200 }) as { status: number; headers?: Record<string, string> },
+    respond: (_n: number) => ({ status: 200 }),
   } as WebhookReceiver;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -58,7 +58,7 @@ invite('the token is stored only as a hash', async () => {
   const token = linkToken(await mailTo(user.email, 'invitation'), 'set-password');
   const rows = await server.deps.db.kysely.selectFrom('user_tokens').selectAll().where('user_id', '=', user.id).execute();
   assert.is(rows.length, 1);
-  assert.is.not(rows[0]!.token_hash, token);
+  assert.is.not(rows[0].token_hash, token);
   assert.not.ok(JSON.stringify(rows).includes(token));
 });
 
@@ -255,12 +255,12 @@ outbox('without WIP_SMTP_URL the invitation is kept as <data-dir>/outbox/<id>.em
   const listed = JSON.parse(cli.stdout) as { to: string; status: string; kind: string; id: number }[];
   const entry = listed.find((m) => m.to === user.email);
   assert.ok(entry);
-  assert.is(entry!.status, 'stored');
-  assert.is(entry!.kind, 'invitation');
-  assert.is(path.basename(file!), `${entry!.id}.eml`);
+  assert.is(entry.status, 'stored');
+  assert.is(entry.kind, 'invitation');
+  assert.is(path.basename(file!), `${entry.id}.eml`);
   const human = await runCli(['--data-dir', server.dataDir, 'mail', 'outbox']);
   assert.is(human.code, 0);
-  assert.match(human.stdout, new RegExp(`${entry!.id}\\tstored`));
+  assert.match(human.stdout, new RegExp(`${entry.id}\\tstored`));
 });
 
 const retry = suite('mail delivery retries with backoff');

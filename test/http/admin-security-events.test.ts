@@ -79,7 +79,7 @@ const CASES: Case[] = [
     name: 'system administrator sign-in',
     event: 'auth.admin_sign_in',
     async act(agent) {
-      await call('POST', '/api/admin/auth/sign-in', agent, { username: 'admin', password: ADMIN_PASSWORD }, undefined as never);
+      await call('POST', '/api/admin/auth/sign-in', agent, { username: 'admin', password: ADMIN_PASSWORD }, undefined);
     },
   },
   {
@@ -325,7 +325,7 @@ for (const c of CASES) {
     const targetId = await c.act(agent);
     const rows = (await eventsOf(agent)).filter((r) => r.event === c.event);
     assert.is(rows.length, 1, `one ${c.event} event for ${agent}: ${JSON.stringify(rows)}`);
-    const row = rows[0]!;
+    const row = rows[0];
     const actor = c.actor?.() ?? { kind: 'admin', name: 'admin' };
     assert.is(row.actor?.kind, actor.kind);
     if (typeof actor.name === 'string') assert.ok(row.actor?.name?.includes(actor.name), `actor name ${row.actor?.name}`);
@@ -336,12 +336,12 @@ for (const c of CASES) {
       const change = row.data.changes?.[field];
       assert.ok(change, `${field} is among the changes: ${JSON.stringify(row.data.changes)}`);
       if (expected === SECRET) {
-        assert.is(change as unknown, SECRET, `${field}: changed, never shown`);
+        assert.is(change, SECRET, `${field}: changed, never shown`);
         continue;
       }
       const [before, after] = expected;
-      if (before !== undefined) assert.equal(change!.before, before, `${field} before`);
-      if (after !== undefined) assert.equal(change!.after, after, `${field} after`);
+      if (before !== undefined) assert.equal(change.before, before, `${field} before`);
+      if (after !== undefined) assert.equal(change.after, after, `${field} after`);
     }
     // no secret in the event, nor in the table itself (the API redacts again on the way out)
     const stored = await server.deps.db.kysely.selectFrom('logs').select(['data', 'message']).where('user_agent', '=', agent).execute();
@@ -370,7 +370,7 @@ audit('the CLI records its changes with actor cli and the OS user', async () => 
   for (const event of ['admin.created', 'admin.password_reset', 'admin.deleted', 'license.installed']) {
     const row = items.find((i) => i.event === event && (event === 'license.installed' ? i.data.target?.id === 'L-FROM-CLI' : JSON.stringify(i.data).includes(username)));
     assert.ok(row, `${event} recorded`);
-    assert.equal(row!.actor, { kind: 'cli', id: null, name: osUser });
+    assert.equal(row.actor, { kind: 'cli', id: null, name: osUser });
     assert.not.ok(JSON.stringify(row).includes(key));
   }
 });
@@ -381,7 +381,7 @@ audit('a failed sign-in names no actor (nobody signed in); the account tried is 
   assert.is(res.status, 401);
   const [row] = await eventsOf(agent);
   assert.is(row?.event, 'auth.admin_sign_in_failed');
-  assert.is(row!.actor, null);
+  assert.is(row.actor, null);
   assert.is((row as unknown as { adminId: number }).adminId, 1);
 });
 
@@ -389,7 +389,7 @@ audit('the first start records the first administrator, by the system', async ()
   const res = await server.request('GET', '/api/admin/logs?event=admin.created&limit=200', { token });
   const first = (res.body.data.items as LogItem[]).find((i) => i.data.changes?.username?.after === 'admin');
   assert.ok(first, 'admin.created for "admin"');
-  assert.equal(first!.actor, { kind: 'system', id: null, name: 'first start' });
+  assert.equal(first.actor, { kind: 'system', id: null, name: 'first start' });
 });
 
 audit('a Security Administrator unlocking a user is the actor (not the user unlocked)', async () => {
@@ -400,8 +400,8 @@ audit('a Security Administrator unlocking a user is the actor (not the user unlo
   await call('POST', `/api/admin/user/${userId}/unlock`, agent, undefined, client.owner.token);
   const [row] = await eventsOf(agent);
   assert.is(row?.event, 'auth.unlocked');
-  assert.is(row!.actor?.kind, 'user');
-  assert.ok(row!.actor?.name?.includes(client.owner.email));
+  assert.is(row.actor?.kind, 'user');
+  assert.ok(row.actor?.name?.includes(client.owner.email));
 });
 
 audit('the OpenAPI document describes the actor of a log entry', async () => {

@@ -41,8 +41,8 @@ create('without a password the user is created invited, with an invitation token
   assert.is(res.body.data.status, 'invited');
   const tokens = await server.deps.db.kysely.selectFrom('user_tokens').selectAll().where('user_id', '=', res.body.data.id).execute();
   assert.is(tokens.length, 1);
-  assert.is(tokens[0]!.purpose, 'invite');
-  assert.match(tokens[0]!.token_hash, /^[0-9a-f]{64}$/);
+  assert.is(tokens[0].purpose, 'invite');
+  assert.match(tokens[0].token_hash, /^[0-9a-f]{64}$/);
 });
 
 create('rule 2: missing, garbage or expired token → 401', async () => {

@@ -176,7 +176,7 @@ complete.before(async () => {
     const made = await gql(srv, owner, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { version { id databaseId } } }', { i: { title: `T ${MARKER}`, description: MARKER, tags: [MARKER], content: contentInput(content) } });
     const { id, databaseId } = made.data.createTemplate.version as { id: string; databaseId: number };
     if (state !== 'DRAFT') await gql(srv, owner, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: id });
-    if (state === 'APPROVED') await gql(srv, published.signer.token!, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', { v: id, p: PASSWORD });
+    if (state === 'APPROVED') await gql(srv, published.signer.token, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', { v: id, p: PASSWORD });
     return databaseId;
   };
   const version = { submitVersion: await versionIn('DRAFT'), updateDraft: await versionIn('DRAFT'), rejectVersion: await versionIn('IN_REVIEW'), approveVersion: await versionIn('IN_REVIEW'), publishVersion: await versionIn('APPROVED'), retireVersion: published.versionId };
@@ -220,7 +220,7 @@ complete.after(async () => srv.stop());
 /** Tokens an attacker could build from a real one; each must be refused. */
 function jwtAttacks(real: string, server: TestServer): Record<string, string> {
   const [header, payload] = real.split('.');
-  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -322,14 +322,14 @@ complete('each of the 7 roles and the system admin, on every REST route: allowed
 complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN on the client\'s real data where not declared, never FORBIDDEN where declared; the system admin is refused', async () => {
   const failures: string[] = [];
   const realIds = (name: string): Record<string, string> => ({
-    versionId: gid('TemplateVersion', idsA.version[name as keyof typeof idsA.version] ?? idsA.version.updateDraft),
+    versionId: gid('TemplateVersion', idsA.version[name] ?? idsA.version.updateDraft),
     templateId: gid('Template', idsA.template),
     id: gid('Template', idsA.template),
     jobId: gid('Job', idsA.job),
     faultId: gid('Fault', idsA.fault),
   });
   for (const op of graphqlOps) {
-    const declared = GRAPHQL_OPERATION_ROLES[op.field.name]!;
+    const declared = GRAPHQL_OPERATION_ROLES[op.field.name];
     for (const role of ROLES) {
       const allowed = declared === 'any' || declared.includes(role);
       // refused cells run on real data (a check after loading it must still refuse); allowed ones on missing ids (nothing changes)

@@ -81,9 +81,9 @@ test('POST /api/client/workingTogether HAND_OFF of one job: one pending hand-off
   const { templateId } = await publishedTemplate(server, client, undefined, 'Handed');
   const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
   for (let round = 0; round < ROUNDS; round++) {
-    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
-    const body = { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id };
-    oneWinner(await times(() => server.request('POST', '/api/client/workingTogether', { token: a!.token, body })), 200);
+    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
+    const body = { action: 'HAND_OFF', jobId: job.id, toUserId: b.id };
+    oneWinner(await times(() => server.request('POST', '/api/client/workingTogether', { token: a.token, body })), 200);
   }
 });
 
@@ -110,7 +110,7 @@ test('POST /api/client/auth/two-factor/setup at once: every answer 200 (each res
     assert.equal(statusesOf(responses), Array(10).fill(200), responses.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join('\n'));
     const rows = await server.deps.db.kysely.selectFrom('user_two_factor').selectAll().where('client_id', '=', client.id).where('user_id', '=', user.id).execute();
     assert.is(rows.length, 1);
-    assert.is(rows[0]!.enabled_at, null);
+    assert.is(rows[0].enabled_at, null);
   }
 });
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestResponse, type TestServer } from '../helpers/server';
 import { createApp } from '#app';
 import { defineRoute } from '#http/route';
 import http from 'node:http';
@@ -126,7 +126,7 @@ limits.after(async () => server.stop());
 
 limits('sign-in is rate limited per IP: X-RateLimit-* headers, then 429 RATE_LIMITED with Retry-After', async () => {
   const body = { email: 'someone@example.test', password: 'whatever-password' };
-  let last;
+  let last: TestResponse | undefined;
   for (let i = 0; i < 3; i++) {
     last = await server.request('POST', '/api/client/auth/sign-in', { body });
     assert.is(last.status, 401);

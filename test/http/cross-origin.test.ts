@@ -22,7 +22,7 @@ const signInWith = (headers: Record<string, string>, email: string) =>
   server.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD }, headers });
 
 function sessionOf(res: TestResponse): { cookie: string; csrf: string } {
-  const pairs = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const pairs = res.headers.getSetCookie().map((c) => c.split(';')[0]);
   return { cookie: pairs.join('; '), csrf: pairs.find((p) => p.startsWith('wip_csrf='))?.slice('wip_csrf='.length) ?? '' };
 }
 
@@ -291,8 +291,8 @@ caching('every API answer is no-store: sign-in, refresh, me, admin sign-in, 2FA 
     await server.request('GET', '/metrics'),
   ];
   for (const res of answers) assert.is(res.headers.get('cache-control'), 'no-store', `${res.status} ${res.text.slice(0, 80)}`);
-  assert.is(answers[0]!.status, 200);
-  assert.is(answers[5]!.status, 200);
+  assert.is(answers[0].status, 200);
+  assert.is(answers[5].status, 200);
   assert.ok(await adminToken(server));
 });
 

@@ -124,7 +124,7 @@ deletion('a file used by a template version, a recorded photo, a fault photo or 
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
   const photo = await uploadOne(operator.token!, fresh('photo'), 'result.png');
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+  const recorded = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
     i: { jobId: `Job:${job.id}`, stepId: 'photo', status: 'DONE', values: [{ key: 'picture', value: [photo.id] }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
@@ -133,7 +133,7 @@ deletion('a file used by a template version, a recorded photo, a fault photo or 
   assert.equal(inRecord.body.error.details.references, [{ type: 'stepRecord', jobId: job.id, stepId: 'photo' }]);
 
   const leak = await uploadOne(operator.token!, fresh('leak'), 'leak.png');
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } } }', {
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } } }', {
     i: { jobId: `Job:${job.id}`, description: 'Leak', severity: 'LOW', photos: [leak.id] },
   });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
@@ -160,7 +160,7 @@ deletion('a number that merely equals the file id (a NUMBER value) is no referen
   const file = await uploadOne(client.owner.token, fresh('number'));
   const template = await publishedTemplate(server, client, SAMPLE_CONTENT);
   const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] });
-  const recorded = await gql(server, operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+  const recorded = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
     i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: file.id }, { key: 'note', value: `see file ${file.id}` }] },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));

@@ -89,7 +89,7 @@ keys('concurrent retries of POST /api/admin/user create one user: others are rep
     if (r.status === 409) assert.is(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
     else {
       assert.is(r.status, 201);
-      assert.is(r.body.data.id, fresh[0]!.body.data.id);
+      assert.is(r.body.data.id, fresh[0].body.data.id);
     }
   }
   assert.is(await countUsers(client.owner.token), before + 1);

@@ -75,9 +75,9 @@ lockout('a system administrator\'s sign-in has the same lockout and security eve
   const rows = await server.deps.db.kysely.selectFrom('logs').selectAll().where('admin_id', '=', admin.id).execute();
   const failed = rows.filter((r) => r.event === 'auth.admin_sign_in_failed');
   assert.is(failed.length, 10);
-  assert.equal(JSON.parse(failed[0]!.data), { username, reason: 'wrong password' });
-  assert.is(failed[0]!.user_agent, 'admin-lockout-test');
-  assert.ok(failed[0]!.ip);
+  assert.equal(JSON.parse(failed[0].data), { username, reason: 'wrong password' });
+  assert.is(failed[0].user_agent, 'admin-lockout-test');
+  assert.ok(failed[0].ip);
   assert.ok(rows.some((r) => r.event === 'auth.admin_lockout'));
   // an unknown username is counted too, without revealing anything
   const ghost = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: `${username}-ghost`, password: 'x' } });
@@ -97,9 +97,9 @@ lockout('the lockout and the failures are security events with IP and user agent
   assert.is(rows.filter((r) => r.event === 'auth.sign_in_failed').length, 10);
   const lock = rows.find((r) => r.event === 'auth.lockout');
   assert.ok(lock);
-  assert.is(lock!.client_id, client.id);
-  assert.is(lock!.user_agent, 'lockout-test');
-  assert.ok(lock!.ip);
+  assert.is(lock.client_id, client.id);
+  assert.is(lock.user_agent, 'lockout-test');
+  assert.ok(lock.ip);
 });
 
 lockout('POST /api/admin/user/:userId/unlock: a Security Administrator unlocks; other roles 403; another client 404', async () => {
@@ -163,7 +163,7 @@ csrf.before(async () => {
 csrf.after(async () => server.stop());
 
 function cookieJar(headers: Headers): { cookie: string; csrf: string } {
-  const pairs = headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const pairs = headers.getSetCookie().map((c) => c.split(';')[0]);
   const csrfPair = pairs.find((p) => p.startsWith('wip_csrf='));
   return { cookie: pairs.join('; '), csrf: csrfPair ? csrfPair.slice('wip_csrf='.length) : '' };
 }
@@ -174,8 +174,8 @@ csrf('sign-in sets a readable wip_csrf cookie next to the HttpOnly session cooki
   const raw = res.headers.getSetCookie();
   const csrfCookie = raw.find((c) => c.startsWith('wip_csrf='));
   assert.ok(csrfCookie);
-  assert.not.match(csrfCookie!, /httponly/i);
-  assert.match(csrfCookie!, /samesite=lax/i);
+  assert.not.match(csrfCookie, /httponly/i);
+  assert.match(csrfCookie, /samesite=lax/i);
 });
 
 csrf('a cookie-authenticated POST without X-CSRF-Token → 403 CSRF_FAILED; with a wrong one → 403; with the cookie value → ok', async () => {
@@ -227,9 +227,9 @@ reuse('presenting a rotated refresh token revokes the family and records auth.re
   assert.is((await server.request('GET', '/api/client/auth/me', { token: rotated.body.data.accessToken })).status, 401);
   const events = await server.deps.db.kysely.selectFrom('logs').selectAll().where('event', '=', 'auth.refresh_token_reuse').where('user_id', '=', client.owner.id).execute();
   assert.is(events.length, 1);
-  assert.is(events[0]!.level, 'warn');
-  assert.is(events[0]!.user_agent, 'thief');
-  assert.is(events[0]!.client_id, client.id);
+  assert.is(events[0].level, 'warn');
+  assert.is(events[0].user_agent, 'thief');
+  assert.is(events[0].client_id, client.id);
 });
 
 lockout.run();

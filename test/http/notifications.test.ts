@@ -162,23 +162,23 @@ notifications('GraphQL: notificationPreferences and setNotificationPreferences r
   const client = await buildClient(server);
   const user = await buildUser(server, client, { roles: ['operator'] });
   const PREFS = 'language kinds { kind enabled }';
-  const read = ok(await gql(server, user.token!, `{ notificationPreferences { ${PREFS} } }`)).notificationPreferences;
+  const read = ok(await gql(server, user.token, `{ notificationPreferences { ${PREFS} } }`)).notificationPreferences;
   assert.equal(read, { language: null, kinds: NOTIFICATION_KINDS.map((kind) => ({ kind, enabled: true })) });
 
   const SET = `mutation ($input: NotificationPreferencesInput!) { setNotificationPreferences(input: $input) { preferences { ${PREFS} } } }`;
-  const set = ok(await gql(server, user.token!, SET, { input: { language: 'de-at', kinds: [{ kind: 'job_assigned', enabled: false }] } })).setNotificationPreferences.preferences;
+  const set = ok(await gql(server, user.token, SET, { input: { language: 'de-at', kinds: [{ kind: 'job_assigned', enabled: false }] } })).setNotificationPreferences.preferences;
   assert.is(set.language, 'de-AT');
   assert.equal(set.kinds.filter((k: any) => !k.enabled), [{ kind: 'job_assigned', enabled: false }]);
   const rest = await server.request('GET', '/api/client/account/notification-preferences', { token: user.token });
   assert.equal(rest.body.data.kinds.job_assigned, false);
   assert.is(rest.body.data.language, 'de-AT');
   // omitted: unchanged; null: back to the default
-  assert.is(ok(await gql(server, user.token!, SET, { input: { kinds: [] } })).setNotificationPreferences.preferences.language, 'de-AT');
-  assert.is(ok(await gql(server, user.token!, SET, { input: { language: null } })).setNotificationPreferences.preferences.language, null);
+  assert.is(ok(await gql(server, user.token, SET, { input: { kinds: [] } })).setNotificationPreferences.preferences.language, 'de-AT');
+  assert.is(ok(await gql(server, user.token, SET, { input: { language: null } })).setNotificationPreferences.preferences.language, null);
 
-  const badTag = await gql(server, user.token!, SET, { input: { language: 'not a tag!' } });
+  const badTag = await gql(server, user.token, SET, { input: { language: 'not a tag!' } });
   assert.equal(badTag.codes, ['VALIDATION_ERROR']);
-  const badKind = await gql(server, user.token!, SET, { input: { kinds: [{ kind: 'coffee_ready', enabled: false }] } });
+  const badKind = await gql(server, user.token, SET, { input: { kinds: [{ kind: 'coffee_ready', enabled: false }] } });
   assert.ok(badKind.errors && badKind.errors.length > 0, JSON.stringify(badKind.body));
 });
 

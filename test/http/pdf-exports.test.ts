@@ -43,15 +43,15 @@ async function jobWithHistory() {
   const client = await buildClient(server, { name: 'Acme Pumps Ltd', seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, CONTENT, 'Pump overhaul');
   const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
-  const job = await createJob(server, client.owner.token, { templateId: template.templateId, title: 'Overhaul pump 7', assigneeIds: [a!.id] });
-  const rec = (values: unknown[], stepId = 'measure') => gql(server, a!.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, title: 'Overhaul pump 7', assigneeIds: [a.id] });
+  const rec = (values: unknown[], stepId = 'measure') => gql(server, a.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
   assert.equal((await rec([{ key: 'torque', value: 25 }, { key: 'note', value: '=HYPERLINK("x")' }])).codes, []);
   assert.equal((await rec([{ key: 'sealOk', value: true }], 'check')).codes, []);
-  const fault = await gql(server, a!.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, stepId: 'check', description: 'Seal weeps oil', severity: 'HIGH' } });
+  const fault = await gql(server, a.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, stepId: 'check', description: 'Seal weeps oil', severity: 'HIGH' } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
-  const handOff = await server.request('POST', '/api/client/workingTogether', { token: a!.token!, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'end of shift' } });
+  const handOff = await server.request('POST', '/api/client/workingTogether', { token: a.token!, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id, note: 'end of shift' } });
   assert.is(handOff.status, 200, handOff.text);
-  return { client, template, job, a: a!, b: b! };
+  return { client, template, job, a: a, b: b };
 }
 
 pdfs('the template PDF has the steps, field tables, signatures, client name, page numbers and generation time as text', async () => {
@@ -136,8 +136,8 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
   ]);
   const csv = entries.get('values.csv')!.toString('utf8').split('\r\n');
   assert.is(csv[0], 'jobId,stepId,stepTitle,stepStatus,fieldKey,fieldLabel,fieldType,value,unit,min,max,outOfLimits,readingId,recordedBy,recordedAt,comment');
-  assert.ok(csv[1]!.startsWith(`${job.id},measure,Measure the torque,DONE,torque,Torque,NUMBER,25,Nm,10,20,true,,${a.email},`), csv[1]);
-  assert.ok(csv[2]!.includes(`,"'=HYPERLINK(""x"")",`), `a formula is defused: ${csv[2]}`);
+  assert.ok(csv[1].startsWith(`${job.id},measure,Measure the torque,DONE,torque,Torque,NUMBER,25,Nm,10,20,true,,${a.email},`), csv[1]);
+  assert.ok(csv[2].includes(`,"'=HYPERLINK(""x"")",`), `a formula is defused: ${csv[2]}`);
   assert.is(csv.length, 5, 'header, three rows, final newline');
   const other = await buildClient(server);
   assert.is((await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, other.owner.token)).status, 404);
@@ -145,7 +145,7 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
 
 pdfs('issue 27 item 18: a FAILED pass/fail is not "ok", faults name the step by its title, the ZIP values carry the step comment', async () => {
   const { client, job, a } = await jobWithHistory();
-  const failed = await gql(server, a.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'check', status: 'FAILED', values: [{ key: 'sealOk', value: false }], comment: 'O-ring cracked, replaced' } });
+  const failed = await gql(server, a.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'check', status: 'FAILED', values: [{ key: 'sealOk', value: false }], comment: 'O-ring cracked, replaced' } });
   assert.equal(failed.codes, [], JSON.stringify(failed.errors));
   const { text } = await pdfText((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, a.token!)).bytes);
   assert.ok(text.includes('Seal intact FAIL FAILED'), text);
@@ -163,9 +163,9 @@ pdfs('issue 27 item 18: a FAILED pass/fail is not "ok", faults name the step by 
     ['sealOk', 'FAIL', 'O-ring cracked, replaced'],
   ]);
   const csv = entries.get('values.csv')!.toString('utf8').split('\r\n');
-  assert.ok(csv[0]!.endsWith(',recordedAt,comment'), csv[0]);
-  assert.ok(csv[3]!.startsWith(`${job.id},check,Check the seal,FAILED,sealOk,Seal intact,PASS_FAIL,FAIL,`), csv[3]);
-  assert.ok(csv[3]!.endsWith(',"O-ring cracked, replaced"'), csv[3]);
+  assert.ok(csv[0].endsWith(',recordedAt,comment'), csv[0]);
+  assert.ok(csv[3].startsWith(`${job.id},check,Check the seal,FAILED,sealOk,Seal intact,PASS_FAIL,FAIL,`), csv[3]);
+  assert.ok(csv[3].endsWith(',"O-ring cracked, replaced"'), csv[3]);
 });
 
 const RED = solidPng(120, 80, [220, 20, 20]);
@@ -201,10 +201,10 @@ async function jobWithImages() {
   const photo = await uploaded(operator.token!, 'result.png', GREEN);
   const signature = await uploaded(operator.token!, 'sig.png', BLUE);
   const leak = await uploaded(operator.token!, 'leak.png', GREY);
-  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
+  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values } });
   assert.equal((await rec('look', [{ key: 'picture', value: [photo.id] }])).codes, []);
   assert.equal((await rec('sign', [{ key: 'signature', value: signature.id }])).codes, []);
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, description: 'Drip', severity: 'LOW', photos: [leak.id] } });
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: `Job:${job.id}`, description: 'Drip', severity: 'LOW', photos: [leak.id] } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   return { client, template, job, files: { diagram, notes, photo, signature, leak } };
 }
@@ -217,7 +217,7 @@ pdfs('the template PDF embeds the PNG step media as images (extracted back with 
   assert.is(res.status, 200, res.text);
   const images = await pdfImages(res.bytes);
   assert.equal(sizes(images), ['120x80'], JSON.stringify(images));
-  assert.equal(images[0]!.firstPixel, [220, 20, 20]);
+  assert.equal(images[0].firstPixel, [220, 20, 20]);
   const { text } = await pdfText(res.bytes);
   assert.ok(text.includes('diagram.png'), `caption: ${text}`);
   assert.ok(/\[file \d+: not an embeddable image\]/.test(text), `the text file is named, not embedded: ${text}`);
@@ -247,7 +247,7 @@ pdfs("every page's header carries the client's logo once it is set through PUT /
   const images = await pdfImages((await download(url, client.owner.token)).bytes);
   const drawn = images.find((i) => i.width === 40 && i.height === 20);
   assert.ok(drawn, JSON.stringify(images));
-  assert.equal(drawn!.firstPixel, [250, 160, 0]);
+  assert.equal(drawn.firstPixel, [250, 160, 0]);
 });
 
 pdfs('the zipped job report carries the photos, signature, fault photo and step media, byte for byte', async () => {
@@ -304,7 +304,7 @@ async function photoJob() {
     return res.body.data.files[0].id;
   };
   const record = async (ids: number[]) => {
-    const res = await gql(server, operator.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'shots', status: 'DONE', values: [{ key: 'pictures', value: ids }] } });
+    const res = await gql(server, operator.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId: 'shots', status: 'DONE', values: [{ key: 'pictures', value: ids }] } });
     assert.equal(res.codes, [], JSON.stringify(res.errors));
   };
   return { client, job, operator, uploadPhoto, record };

@@ -31,14 +31,14 @@ async function exhaust(call: () => Promise<{ status: number; headers: Headers; b
 limits('two users behind one IP keep separate budgets: one noisy token is contained', async () => {
   const client = await buildClient(server);
   const [noisy, quiet] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['viewer'] })));
-  const first = await me(noisy!.token);
+  const first = await me(noisy.token);
   assert.is(first.headers.get('x-ratelimit-limit'), String(MAX));
-  const limited = await exhaust(() => me(noisy!.token));
+  const limited = await exhaust(() => me(noisy.token));
   assert.is(limited.body.error.code, 'RATE_LIMITED');
   assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
   assert.is(limited.headers.get('x-ratelimit-remaining'), '0');
 
-  const other = await me(quiet!.token);
+  const other = await me(quiet.token);
   assert.is(other.status, 200, 'another user at the same IP is not affected');
   assert.is(other.headers.get('x-ratelimit-remaining'), String(MAX - 1));
   // anonymous traffic from that IP has its own budget too, and so do system administrators

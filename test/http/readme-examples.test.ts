@@ -46,12 +46,12 @@ function fencedBlocks(file: string): Example[] {
   const lines = fs.readFileSync(file, 'utf8').split('\n');
   const blocks: Example[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)(.*)$/.exec(lines[i]!);
+    const open = /^```(\S*)(.*)$/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    blocks.push({ at: `${path.relative(ROOT, file)}:${start + 1}`, lang: open[1]!, runnable: open[2]!.trim().split(/\s+/).includes('example'), code: body.join('\n') });
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    blocks.push({ at: `${path.relative(ROOT, file)}:${start + 1}`, lang: open[1], runnable: open[2].trim().split(/\s+/).includes('example'), code: body.join('\n') });
   }
   return blocks;
 }
@@ -103,11 +103,11 @@ function operationsOf(example: Example): Operation[] {
   let from = 0;
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) throw new Error(`${example.at}: only operations, no fragments`);
-    const { start, end } = (definition as OperationDefinitionNode).loc!;
+    const { start, end } = (definition).loc!;
     // whole-line comments before the operation name its caller, or give its variables
     let variables: Record<string, unknown> | undefined;
     for (let l = lineOf(from); l < lineOf(start); l++) {
-      const comment = /^\s*#(.*)$/.exec(lines[l]!)?.[1];
+      const comment = /^\s*#(.*)$/.exec(lines[l])?.[1];
       if (comment === undefined) continue;
       const given = /^\s*variables:\s*(\{.*\})\s*$/.exec(comment)?.[1];
       if (given) {
@@ -118,7 +118,7 @@ function operationsOf(example: Example): Operation[] {
       if (named) role = named.r;
     }
     // the rest of the line the operation ends on
-    const trailing = /^\s*#\s*→(.*)$/.exec(code.slice(end).split('\n')[0]!)?.[1] ?? '';
+    const trailing = /^\s*#\s*→(.*)$/.exec(code.slice(end).split('\n')[0])?.[1] ?? '';
     const exampleLine = Number(example.at.split(':').pop()) + 1 + lineOf(start);
     operations.push({ at: `${example.at.replace(/:\d+$/, '')}:${exampleLine}`, text: code.slice(start, end), role, variables, expected: trailing.trim() });
     from = end;
@@ -132,7 +132,7 @@ function unmetExpectations(expected: string, answer: unknown): string[] {
   const missing: string[] = [];
   const pairs = [...expected.matchAll(/\b([a-z][A-Za-z]*): ("[^"]*"|[\w.-]+)/g)];
   for (const [whole, name, value] of pairs) {
-    const literal = /^[A-Z][A-Z_]+$/.test(value!) ? JSON.stringify(value) : value!;
+    const literal = /^[A-Z][A-Z_]+$/.test(value) ? JSON.stringify(value) : value;
     if (!json.includes(`"${name}":${literal}`)) missing.push(whole);
   }
   const rest = pairs.reduce((text, [whole]) => text.replace(whole, ''), expected);

@@ -92,10 +92,10 @@ selfSigned('the session cookie is Secure and __Host- prefixed', async () => {
   const cookies = ([] as string[]).concat(signIn.headers['set-cookie'] ?? []);
   const session = cookies.find((c) => c.startsWith('__Host-wip_session='));
   assert.ok(session, `no __Host- session cookie in ${JSON.stringify(cookies)}`);
-  assert.match(session!, /;\s*secure/i);
-  assert.match(session!, /;\s*path=\//i);
-  assert.match(session!, /;\s*httponly/i);
-  assert.not.match(session!, /domain=/i);
+  assert.match(session, /;\s*secure/i);
+  assert.match(session, /;\s*path=\//i);
+  assert.match(session, /;\s*httponly/i);
+  assert.not.match(session, /domain=/i);
 });
 
 /** A TLS handshake with the given client options: the negotiated cipher, or the error. */

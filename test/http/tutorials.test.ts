@@ -46,7 +46,7 @@ tutorials('completeTutorial marks it completed for the caller only, and is idemp
   const mine = (await info(client.owner.token)).find((t) => t.id === 'welcome')!;
   assert.equal([mine.completed, mine.completedAt], [true, completedAt]);
   assert.is((await info(other.token!)).find((t) => t.id === 'welcome')!.completed, false);
-  const viaGraphql = await gql(server, other.token!, '{ tutorials { tutorialId completed } }');
+  const viaGraphql = await gql(server, other.token, '{ tutorials { tutorialId completed } }');
   assert.is(viaGraphql.data.tutorials.find((t: { tutorialId: string }) => t.tutorialId === 'welcome').completed, false);
 });
 

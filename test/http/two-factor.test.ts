@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Secret, TOTP } from 'otpauth';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestResponse, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 
@@ -138,7 +138,7 @@ verify('wrong codes count toward the lockout, and re-entering the password does 
   const user = await buildUser(server, client);
   const { secret } = await enrol(user.token!);
   const bad = codeFor(secret) === '111111' ? '222222' : '111111';
-  let last;
+  let last: TestResponse | undefined;
   for (let i = 0; i < 10; i++) {
     last = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: bad } });
     if (i < 9) assert.is(last.status, 401);

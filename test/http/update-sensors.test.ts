@@ -35,7 +35,7 @@ sensors('an operator sends readings; Sensor.latestReading is the newest by measu
   assert.is(res.status, 200, res.text);
   assert.equal(res.body.data, { accepted: 3, duplicates: 0 });
   const [sensor] = await latest(device.token!);
-  assert.equal(sensor!.latestReading, { readingId: 'r3', value: 22, timestamp: '2026-01-01T10:02:00.000Z' });
+  assert.equal(sensor.latestReading, { readingId: 'r3', value: 22, timestamp: '2026-01-01T10:02:00.000Z' });
 });
 
 sensors('a resent readingId is a duplicate, not a second value — also within one batch', async () => {
@@ -51,7 +51,7 @@ sensors('a resent readingId is a duplicate, not a second value — also within o
   assert.equal(again.body.data, { accepted: 1, duplicates: 2 });
   const [sensor] = await latest(client.owner.token);
   // the resent "a" (newer timestamp, value 99) was not stored; the first "b" was
-  assert.equal(sensor!.latestReading, { readingId: 'b', value: 2, timestamp: '2026-01-01T11:00:00.000Z' });
+  assert.equal(sensor.latestReading, { readingId: 'b', value: 2, timestamp: '2026-01-01T11:00:00.000Z' });
   const rows = await server.deps.db.kysely.selectFrom('sensor_readings').select('reading_id').where('client_id', '=', client.id).execute();
   assert.is(rows.length, 2);
 });
@@ -78,8 +78,8 @@ sensors("an unknown or another client's sensorId refuses the whole batch with 42
     assert.is(res.body.error.code, 'VALIDATION_ERROR');
     assert.equal(res.body.error.details.fields, [{ path: 'body.readings.1.sensorId', message: `unknown sensor ${bad} (reading bad-${bad})` }]);
   }
-  assert.equal(await latest(a.owner.token).then((s) => s[0]!.latestReading), null);
-  assert.equal(await latest(b.owner.token).then((s) => s[0]!.latestReading), null);
+  assert.equal(await latest(a.owner.token).then((s) => s[0].latestReading), null);
+  assert.equal(await latest(b.owner.token).then((s) => s[0].latestReading), null);
 });
 
 sensors('a batch over 1000 readings, an empty batch, and malformed readings are 422', async () => {

@@ -88,13 +88,13 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
   const phone = pushService.browser();
   const laptop = pushService.browser();
   const senders = pushService.browser();
-  for (const [token, browser] of [[b!.token!, phone], [b!.token!, laptop], [a!.token!, senders]] as const) {
+  for (const [token, browser] of [[b.token!, phone], [b.token!, laptop], [a.token!, senders]] as const) {
     assert.is((await subscribe(token, browser.subscription)).status, 201);
   }
-  const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
+  const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
   await delivered(); // a's job_assigned push is not the hand-off's
   const before = pushService.received.length;
-  const res = await server.request('POST', '/api/client/workingTogether', { token: a!.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id, note: 'shift ends' } });
+  const res = await server.request('POST', '/api/client/workingTogether', { token: a.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id, note: 'shift ends' } });
   assert.is(res.status, 200, res.text);
   await delivered();
   assert.equal(pushService.refused, []);
@@ -148,16 +148,16 @@ async function handOffSetup() {
   const { templateId } = await publishedTemplate(server, client);
   const [a, b] = await Promise.all([0, 1].map(() => buildUser(server, client, { roles: ['operator'] })));
   const browser = pushService.browser();
-  assert.is((await subscribe(b!.token!, browser.subscription)).status, 201);
+  assert.is((await subscribe(b.token!, browser.subscription)).status, 201);
   const handOff = async () => {
-    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
-    const res = await server.request('POST', '/api/client/workingTogether', { token: a!.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b!.id } });
+    const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
+    const res = await server.request('POST', '/api/client/workingTogether', { token: a.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id } });
     assert.is(res.status, 200, res.text);
     await delivered();
     return job.id as number;
   };
   const pushesTo = () => pushService.received.filter((p) => p.path === new URL(browser.subscription.endpoint).pathname);
-  return { client, b: { id: b!.id, token: b!.token! }, browser, handOff, pushesTo };
+  return { client, b: { id: b.id, token: b.token! }, browser, handOff, pushesTo };
 }
 
 push('turn-push-notification {enabled:false} stops pushes to all of the user\'s browsers; true resumes them', async () => {

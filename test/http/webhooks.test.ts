@@ -54,13 +54,13 @@ hooks('a created user reaches the endpoint signed per Standard Webhooks, verifie
   const email = uniqueEmail();
   assert.is((await createUser(client, email)).status, 201);
   const [delivery] = await receiver.waitFor(1);
-  const payload = verifyDelivery(hook.secret, delivery!);
+  const payload = verifyDelivery(hook.secret, delivery);
   assert.is(payload.type, 'user.created');
-  assert.is(payload.id, delivery!.headers['webhook-id']);
+  assert.is(payload.id, delivery.headers['webhook-id']);
   assert.is(payload.data.email, email);
   assert.is(payload.data.clientId, client.id);
   assert.not.ok('passwordHash' in payload.data || 'password_hash' in payload.data, 'no hash in the payload');
-  assert.throws(() => verifyDelivery(`whsec_${Buffer.from('another secret of 32 bytes......').toString('base64')}`, delivery!));
+  assert.throws(() => verifyDelivery(`whsec_${Buffer.from('another secret of 32 bytes......').toString('base64')}`, delivery));
   // the secret is shown at creation only
   const list = await server.request('GET', '/api/client/webhooks', { token: client.owner.token });
   assert.is(list.body.data.items[0].id, hook.id);
@@ -122,7 +122,7 @@ hooks('after the last scheduled retry a delivery has failed, and redeliver sends
   const again = await server.request('POST', `/api/client/webhooks/${hook.id}/deliveries/${log.body.data.items[0].id}/redeliver`, { token: client.owner.token });
   assert.is(again.status, 202, again.text);
   const all = await receiver.waitFor(4);
-  assert.is(all[3]!.headers['webhook-id'], all[0]!.headers['webhook-id']);
+  assert.is(all[3].headers['webhook-id'], all[0].headers['webhook-id']);
 });
 
 hooks('only subscribed types are delivered; ping reaches the endpoint as webhook.ping', async () => {
@@ -132,7 +132,7 @@ hooks('only subscribed types are delivered; ping reaches the endpoint as webhook
   const ping = await server.request('POST', `/api/client/webhooks/${hook.id}/ping`, { token: client.owner.token });
   assert.is(ping.status, 202, ping.text);
   const [delivery] = await receiver.waitFor(1);
-  assert.is(verifyDelivery(hook.secret, delivery!).type, 'webhook.ping');
+  assert.is(verifyDelivery(hook.secret, delivery).type, 'webhook.ping');
   await new Promise((r) => setTimeout(r, 200));
   assert.is(receiver.received.length, 1, 'user.created was not subscribed');
 });
@@ -146,16 +146,16 @@ hooks('a rotated secret signs beside the old one for 24 h', async () => {
   assert.is.not(rotated.body.data.secret, hook.secret);
   await createUser(client);
   const [delivery] = await receiver.waitFor(1);
-  verifyDelivery(hook.secret, delivery!);
-  verifyDelivery(rotated.body.data.secret, delivery!);
+  verifyDelivery(hook.secret, delivery);
+  verifyDelivery(rotated.body.data.secret, delivery);
   // past the overlap only the new secret signs
   server.clock.advance(24 * 3_600_000 + 1_000);
   // the owner's access token has expired by then too
   const fresh = { ...client, owner: { ...client.owner, token: await signIn(server, client.owner.email, client.owner.password, client.id) } };
   assert.is((await createUser(fresh)).status, 201);
   const [, later] = await receiver.waitFor(2);
-  verifyDelivery(rotated.body.data.secret, later!);
-  assert.throws(() => verifyDelivery(hook.secret, later!));
+  verifyDelivery(rotated.body.data.secret, later);
+  assert.throws(() => verifyDelivery(hook.secret, later));
 });
 
 hooks('a rolled-back change emits nothing: no event, no delivery', async () => {
@@ -213,7 +213,7 @@ hooks('system administrators get system events (client.created) on /api/admin/we
   assert.is(res.status, 201, res.text);
   const client = await buildClient(server);
   const [delivery] = await receiver.waitFor(1);
-  const payload = verifyDelivery(res.body.data.secret, delivery!);
+  const payload = verifyDelivery(res.body.data.secret, delivery);
   assert.is(payload.type, 'client.created');
   assert.is(payload.data.id, client.id);
   // client event types are not system events
@@ -230,7 +230,7 @@ hooks("a delivery that always throws (its sealed secret is corrupt) is failed af
   await db.updateTable('webhooks').set({ secret: 'not-a-sealed-value' }).where('id', '=', poisoned.id).execute();
   assert.is((await createUser(client)).status, 201);
   const [delivery] = await receiver.waitFor(1);
-  verifyDelivery(healthy.secret, delivery!);
+  verifyDelivery(healthy.secret, delivery);
   const row = () => db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', poisoned.id).executeTakeFirstOrThrow();
   await waitFor('the first failed attempt', async () => (await row()).attempts >= 1);
   // far more rounds than the schedule (1s, 1s: three attempts) allows, each past the longest backoff
@@ -333,8 +333,8 @@ restart('a pending delivery is sent by the next daemon on the same data director
     receiver2.respond = () => ({ status: 200 });
     second = await startTestServer({ env: ENV, dataDir, clock: new ManualClock(new Date(Date.now() + 2_000)) });
     const [a, b] = await receiver2.waitFor(2);
-    assert.is(b!.headers['webhook-id'], a!.headers['webhook-id']);
-    assert.is(verifyDelivery(hook.secret, b!).type, 'user.created');
+    assert.is(b.headers['webhook-id'], a.headers['webhook-id']);
+    assert.is(verifyDelivery(hook.secret, b).type, 'user.created');
   } finally {
     await first?.stop();
     await second?.stop();

@@ -18,8 +18,8 @@ async function setup(): Promise<{ client: BuiltClient; templateId: number; a: Op
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const { templateId } = await publishedTemplate(server, client);
   const [a, b, c] = await Promise.all([0, 1, 2].map(() => buildUser(server, client, { roles: ['operator'] })));
-  const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a!.id] });
-  const op = (u: typeof a) => ({ id: u!.id, token: u!.token! });
+  const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
+  const op = (u: typeof a) => ({ id: u.id, token: u.token! });
   return { client, templateId, a: op(a), b: op(b), c: op(c), jobId: job.id };
 }
 

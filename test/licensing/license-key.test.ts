@@ -55,7 +55,7 @@ verify('the development key is not trusted outside development and test', () => 
 
 verify('a tampered payload (more seats, same signature): bad_signature', () => {
   const [body, signature] = issueTestLicense({ seats: { full: 5, connect: 5 } }).split('.');
-  const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   payload.seats.full = 5000;
   const canonical = JSON.stringify(Object.fromEntries(Object.entries(payload).sort(([a], [b]) => (a < b ? -1 : 1))));
   // keys of nested objects are already in order; the payload stays canonical
@@ -66,14 +66,14 @@ verify('a tampered payload (more seats, same signature): bad_signature', () => {
 
 verify('a tampered signature: bad_signature', () => {
   const [body, signature] = issueTestLicense().split('.');
-  const bytes = Buffer.from(signature!, 'base64url');
-  bytes[10] = bytes[10]! ^ 0xff;
+  const bytes = Buffer.from(signature, 'base64url');
+  bytes[10] = bytes[10] ^ 0xff;
   assert.is(reason(() => verifyLicenseKey(`${body}.${bytes.toString('base64url')}`, context)), 'bad_signature');
 });
 
 verify('garbage, a missing signature, non-JSON and invalid fields: malformed', () => {
   assert.is(reason(() => verifyLicenseKey('hello', context)), 'malformed');
-  assert.is(reason(() => verifyLicenseKey(issueTestLicense().split('.')[0]!, context)), 'malformed');
+  assert.is(reason(() => verifyLicenseKey(issueTestLicense().split('.')[0], context)), 'malformed');
   assert.is(reason(() => verifyLicenseKey(`${Buffer.from('not json').toString('base64url')}.AAAA`, context)), 'malformed');
   const bad = Buffer.from(JSON.stringify({ ...licensePayload(), seats: { full: -1, connect: 0 } })).toString('base64url');
   assert.is(reason(() => verifyLicenseKey(`${bad}.AAAA`, context)), 'malformed');
@@ -81,7 +81,7 @@ verify('garbage, a missing signature, non-JSON and invalid fields: malformed', (
 
 verify('a payload not in canonical form (same content, other key order): malformed', () => {
   const [body, signature] = issueTestLicense().split('.');
-  const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   const reordered = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(payload).reverse()))).toString('base64url');
   assert.is(reason(() => verifyLicenseKey(`${reordered}.${signature}`, context)), 'malformed');
 });

@@ -92,7 +92,7 @@ scheduled('one backup a day into backupDir, keeping the newest backupRetention',
     clock.advance(DAY);
     await maintenance.runOnce();
     assert.equal(list(), ['wip-scheduled-2026-06-02T12-00-00-000Z.tar.gz', 'wip-scheduled-2026-06-03T12-00-00-000Z.tar.gz']);
-    assert.is(fs.statSync(path.join(dir, list()[0]!)).mode & 0o777, 0o600);
+    assert.is(fs.statSync(path.join(dir, list()[0])).mode & 0o777, 0o600);
   } finally {
     await maintenance.stop();
     await closeDeps(deps);

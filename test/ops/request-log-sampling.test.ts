@@ -25,7 +25,7 @@ async function withServer(env: Record<string, string>, run: (get: (p: string) =>
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-log-sample-'));
   const config = loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info', WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'sampling-admin', ...env } });
-  const deps = createDeps(config, { logger: createLogger({ logLevel: 'info' }, sink as never) });
+  const deps = createDeps(config, { logger: createLogger({ logLevel: 'info' }, sink) });
   await bootstrap(deps);
   const app = createApp(deps, [defineRoute({ method: 'get', path: '/api/test/ok', summary: 'test', auth: 'public', handler: async () => ({ ok: true }) })]);
   const server = http.createServer(app.callback());
@@ -52,7 +52,7 @@ test('by default every request leaves its line, with the same fields as before',
     for (let i = 0; i < 5; i++) assert.is(await get('/api/test/ok'), 200);
     const logged = requestLines();
     assert.is(logged.length, 5);
-    const line = logged[0]!;
+    const line = logged[0];
     assert.equal(Object.keys(line), ['level', 'time', 'service', 'requestId', 'method', 'route', 'path', 'status', 'ms', 'msg']);
     assert.is(line.level, 30);
     assert.is(line.service, 'wip');
@@ -70,7 +70,7 @@ test('a sample of 0.25 logs every fourth successful request, and every failed on
     for (let i = 0; i < 3; i++) assert.is(await get('/api/test/nothing-here'), 404);
     const failed = requestLines().filter((l) => l.status === 404);
     assert.is(failed.length, 3);
-    assert.is(failed[0]!.route, null);
+    assert.is(failed[0].route, null);
   });
 });
 

@@ -15,7 +15,7 @@ import { migrateToLatest } from '#db/migrator';
 import { bootstrap } from '#ops/bootstrap';
 import { cliEnv, runWip } from '../helpers/spawn-wip';
 
-const FIRST = { '0001_foundation': migrations['0001_foundation']! };
+const FIRST = { '0001_foundation': migrations['0001_foundation'] };
 
 function freshDeps(): { deps: Deps; dataDir: string; root: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-upgrade-'));
@@ -49,8 +49,8 @@ upgrade('pending migrations on a database with data: a backup of the old schema 
     const report = await bootstrap(deps);
     assert.equal(report.appliedMigrations, Object.keys(migrations).slice(1));
     assert.ok(report.preUpgradeBackup && fs.existsSync(report.preUpgradeBackup));
-    assert.match(path.basename(report.preUpgradeBackup!), /^wip-pre-upgrade-.*\.tar\.gz$/);
-    assert.equal((await manifestOf(report.preUpgradeBackup!)).migrations, ['0001_foundation']);
+    assert.match(path.basename(report.preUpgradeBackup), /^wip-pre-upgrade-.*\.tar\.gz$/);
+    assert.equal((await manifestOf(report.preUpgradeBackup)).migrations, ['0001_foundation']);
     const again = await bootstrap(deps);
     assert.is(again.preUpgradeBackup, undefined, 'nothing pending: no backup');
   } finally {

@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { connectionFromArray, pageInput } from '#graphql/connection';
 import { decodeGlobalId } from '#graphql/ids';
 import { formatGraphQLError } from '#graphql/errors';
-import { AppError, tokenExpired } from '#errors';
+import { type AppError, tokenExpired } from '#errors';
 import { encodeCursor } from '#db/pagination';
 
 const test = suite('GraphQL connections, global ids, error codes');

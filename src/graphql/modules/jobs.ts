@@ -120,7 +120,7 @@ async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveI
   memberFields.forEach(({ field }, i) => {
     for (const node of nodes) node.ahead!.members[field] = [];
     // the user is the row itself: the membership columns beside its own are no field of User
-    for (const row of members[i]!) byNode.get(row.member_job_id)!.members[field]!.push({ stepId: row.member_step_id ?? '', user: row as Member['user'] });
+    for (const row of members[i]) byNode.get(row.member_job_id)!.members[field]!.push({ stepId: row.member_step_id ?? '', user: row });
   });
   return nodes;
 }
@@ -471,7 +471,7 @@ export const jobsModule: SchemaModule = {
             assetId: optionalDatabaseIdOf(input.assetId, 'Asset', 'input.assetId'),
             assigneeIds: databaseIdsOf(input.assigneeIds, 'User', 'input.assigneeIds'),
             stepOwners: input.stepOwners?.map((owner, i) => ({ stepId: owner.stepId, userId: databaseIdOf(owner.userId, 'User', `input.stepOwners.${i}.userId`) })),
-          } as CreateJobInput),
+          }),
         ),
       startJob: transitionResolver('start'),
       pauseJob: transitionResolver('pause'),
@@ -479,7 +479,7 @@ export const jobsModule: SchemaModule = {
       completeJob: transitionResolver('complete'),
       cancelJob: transitionResolver('cancel'),
       recordStep: async (_: unknown, { input }: { input: RecordStepInput & { jobId: string } }, ctx: Ctx) => {
-        const payload = jobPayload(await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') } as RecordStepInput));
+        const payload = jobPayload(await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }));
         return { ...payload, record: await recordOf(payload.job, input.stepId, ctx) };
       },
       raiseFault: async (_: unknown, { input }: { input: RaiseFaultInput & { jobId?: string | null; assetId?: string | null } }, ctx: Ctx) => ({
@@ -488,7 +488,7 @@ export const jobsModule: SchemaModule = {
             ...input,
             jobId: optionalDatabaseIdOf(input.jobId, 'Job', 'input.jobId'),
             assetId: optionalDatabaseIdOf(input.assetId, 'Asset', 'input.assetId'),
-          } as RaiseFaultInput),
+          }),
         ),
       }),
       closeFault: async (_: unknown, { input }: { input: { faultId: string; note: string } }, ctx: Ctx) => ({

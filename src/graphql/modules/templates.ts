@@ -505,13 +505,13 @@ export const templatesModule: SchemaModule = {
     },
     Mutation: {
       createTemplate: async (_root, { input }: { input: CreateTemplateInput & { content?: GraphQLContentInput } }, ctx: Ctx) => {
-        const created = presentTemplate(await withContentPaths(createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) } as CreateTemplateInput)));
+        const created = presentTemplate(await withContentPaths(createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) })));
         return { template: created, version: (await ctx.loaders.versionsByTemplate.load(created.id))[0] };
       },
       updateTemplate: async (_root, { input }: { input: Omit<CreateTemplateInput, 'content'> & { templateId: string } }, ctx: Ctx) => {
         const { templateId, ...fields } = input;
         const id = databaseIdOf(templateId, 'Template', 'input.templateId');
-        return { template: await template(updateTemplate(ctx.deps, ctx.actor, id, templateFields(fields) as Omit<CreateTemplateInput, 'content'>)) };
+        return { template: await template(updateTemplate(ctx.deps, ctx.actor, id, templateFields(fields))) };
       },
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),

@@ -46,7 +46,7 @@ function resolveActor(ctx: Ctx): Answer<Actor | undefined> {
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('Unsupported authorization scheme; use Bearer');
-    const token = match[1]!;
+    const token = match[1];
     // a directory's token is told apart by format and issuer first: never tried both ways (a token
     // already verified as ours is not read again: decoding its claims is most of this step's cost)
     const directory = deps.verifiedTokens.has(token) ? undefined : directoryClaims(token);

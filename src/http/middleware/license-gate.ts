@@ -42,7 +42,7 @@ export function licenseGate(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
   return (ctx, next) => {
     const { deps, hotPathChecks } = ctx.state;
     const settled = settledLicense(deps, hotPathChecks);
-    if (settled) return pass(ctx as AppContext, next, settled);
+    if (settled) return pass(ctx, next, settled);
     return currentLicense(deps, hotPathChecks).then((license) => pass(ctx as AppContext, next, license));
   };
 }

@@ -194,12 +194,12 @@ export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimi
 
   // plain functions, not async: each only chooses which limiter (if any) runs
   const anonymous: Middleware<AppState> = (ctx, next) => {
-    if (hasCredentials(ctx as AppContext)) return next();
+    if (hasCredentials(ctx)) return next();
     return perIp(ctx, next);
   };
   const perPrincipal: Middleware<AppState> = (ctx, next) => {
     if (ctx.state.actor) return budgetFor(rateLimitGroupOf(ctx.path))(ctx, next);
-    if (hasCredentials(ctx as AppContext)) return perIp(ctx, next);
+    if (hasCredentials(ctx)) return perIp(ctx, next);
     return next();
   };
   return { anonymous, perPrincipal };

@@ -49,7 +49,7 @@ export function directoryClaims(token: string): DirectoryClaims | undefined {
   if (parts.length !== 3 || token.length > 16_384) return undefined;
   let payload: Record<string, unknown>;
   try {
-    payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -108,7 +108,7 @@ async function verifyAtGraph(deps: Deps, token: string, claims: DirectoryClaims,
     const reason = candidates.length === 0 ? `no directory provider for tenant ${claims.tid}` : `several clients' directory providers name tenant ${claims.tid}`;
     throw await ssoRefused(deps, { name: 'directory' }, reason, meta);
   }
-  const row = candidates[0]!;
+  const row = candidates[0];
   await assertSsoNotLocked(deps, row.name, meta);
   const me = await whoAmI(deps, row, token, meta);
   const identity = identityFromGraph(row, me);
@@ -144,7 +144,7 @@ async function whoAmI(deps: Deps, row: SsoProviderRow, token: string, meta: Requ
   }
   if (response.status !== 200) throw await ssoRefused(deps, row, `the graph API refused the token (HTTP ${response.status})`, meta);
   try {
-    const body = (await response.json()) as unknown;
+    const body = (await response.json());
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
   } catch {
     // not JSON: refused below

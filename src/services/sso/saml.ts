@@ -121,7 +121,7 @@ export async function samlSignIn(deps: Deps, input: { samlResponse: string; prov
   if (candidates.length !== 1) {
     throw await ssoRefused(deps, unknown, candidates.length === 0 ? 'no SAML provider for this issuer' : 'several providers share this issuer: send provider', meta);
   }
-  const row = candidates[0]!;
+  const row = candidates[0];
   if (input.provider === undefined) await assertSsoNotLocked(deps, row.name, meta);
   let profile: Profile;
   try {

@@ -78,7 +78,7 @@ export const docsRoutes: RouteSpec[] = [
       ctx.set('Content-Security-Policy', DOCS_CSP);
       ctx.type = params.file.endsWith('.css') ? 'text/css' : 'application/javascript';
       if (params.file === 'start.js') ctx.body = START;
-      else if ((DOCS_ASSET_FILES as readonly string[]).includes(params.file)) ctx.body = docsAsset(params.file as DocsAssetFile);
+      else if ((DOCS_ASSET_FILES as readonly string[]).includes(params.file)) ctx.body = docsAsset(params.file);
       else throw notFound('File');
       return undefined;
     },

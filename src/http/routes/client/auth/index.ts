@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../../cookies';
 import { refreshForActor, refreshWithToken, signIn, signOut, verifyTwoFactorSignIn, type SignInFlavour } from '#services/auth';

@@ -23,7 +23,7 @@ export const clientEventRoutes: RouteSpec[] = [
     auth: 'user',
     query: StreamQuery,
     async handler({ deps, actor, query, ctx }) {
-      const stream = await deps.eventStreams.open(actor as UserActor, lastEventIdHeader(ctx) ?? query.lastEventId);
+      const stream = await deps.eventStreams.open(actor, lastEventIdHeader(ctx) ?? query.lastEventId);
       return sendEventStream(ctx, stream);
     },
   }),

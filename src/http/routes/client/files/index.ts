@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { FilePart } from '../../../schemas';
 import { UploadParts } from '../../../schemas';
 import { File } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
@@ -13,7 +12,7 @@ import { hasAnyRole } from '#policies/roles';
 import { MODEL_TYPES } from '#storage/content-type';
 import { AlignmentQuery, ModelParams, parseMetadata } from './schema';
 import { alignmentTarget, createAlignmentData, getAlignmentData, presentAlignmentData } from '#services/alignment-data';
-import { validationFailed } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
 import type { AppContext } from '../../../state';
 import type { Deps } from '#deps';
 import type { TenantScope } from '#db/tenant';
@@ -102,7 +101,7 @@ export const clientFileRoutes: RouteSpec[] = [
       if (!Number.isSafeInteger(fileId) || fileId <= 0) throw fieldError('fileId', 'must be the id of a file');
       if (files.length !== 1) throw fieldError('file', 'send exactly one file part named "file"');
       const [file] = files;
-      const row = await replaceFile(deps, actor.scope, fileId, file!.content, { name: file!.name, uploadedBy: { userId: actor.userId, email: actor.email } });
+      const row = await replaceFile(deps, actor.scope, fileId, file.content, { name: file.name, uploadedBy: { userId: actor.userId, email: actor.email } });
       return { file: presentFile(row) };
     },
   }),
@@ -175,10 +174,9 @@ export const clientFileRoutes: RouteSpec[] = [
     rateLimit: UPLOAD_RATE_LIMIT,
     async handler({ deps, actor, ctx }) {
       const { fields, files } = await receiveFiles(ctx, deps, actor.scope);
-      const parsed = AlignmentQuery.safeParse(fields);
-      if (!parsed.success) throw validationFailed({ fields: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+      const query = parseOrFail(AlignmentQuery, fields);
       if (files.length !== 1) throw fieldError('file', 'send exactly one file part named "file"');
-      return presentAlignmentData(await createAlignmentData(deps, actor, alignmentTarget(parsed.data), files[0]!));
+      return presentAlignmentData(await createAlignmentData(deps, actor, alignmentTarget(query), files[0]));
     },
   }),
   defineRoute({

@@ -70,7 +70,7 @@ export const clientI18nRoutes: RouteSpec[] = [
     async handler({ deps, actor, query, ctx }) {
       const bundle = await mergedBundle(deps, query.lang, actor.clientId);
       const texts = bundle.namespaces[query.namespace] ?? {};
-      const translations = query.keys ? Object.fromEntries(query.keys.filter((k) => Object.hasOwn(texts, k)).map((k) => [k, texts[k]!])) : texts;
+      const translations = query.keys ? Object.fromEntries(query.keys.filter((k) => Object.hasOwn(texts, k)).map((k) => [k, texts[k]])) : texts;
       const data = { language: bundle.language, namespace: query.namespace, translations };
       if (notModified(ctx, etagOf(data))) return undefined;
       return data;

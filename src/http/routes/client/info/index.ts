@@ -33,7 +33,7 @@ export const clientInfoRoutes: RouteSpec[] = [
           licensee: license.terms.licensee?.name ?? null,
           logoUrl: logoUrl(client.logo_file_id),
         },
-        featureFlags: Object.fromEntries(FEATURES.map((feature) => [feature, license.terms.features.includes(feature)])) as Record<Feature, boolean>,
+        featureFlags: Object.fromEntries(FEATURES.map((feature) => [feature, license.terms.features.includes(feature)])),
         features: license.terms.features,
       };
     },
