@@ -70,7 +70,7 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     const failed = await failing.deps.db.kysely.selectFrom('events').select('payload').where('type', '=', 'backup.failed').execute();
     assert.is(failed.length, 1);
     assert.match(JSON.parse(failed[0].payload).data.error, /pg_dump was not found in pgToolsDir/);
-    assert.is(await failing.deps.db.kysely.selectFrom('maintenance_runs').selectAll().executeTakeFirst(), undefined);
+    assert.is(await failing.deps.db.kysely.selectFrom('maintenance_runs').selectAll().where('name', '=', 'scheduled-backup').executeTakeFirst(), undefined);
 
     // both healthy nodes at the same time, twice: one archive in total
     await Promise.all([a.maintenance.runOnce(), b.maintenance.runOnce()]);
@@ -78,7 +78,7 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     const first = [...archives(a), ...archives(b)];
     assert.equal(first, ['wip-scheduled-2026-06-01T12-00-00-000Z.tar.gz']);
     const winner = archives(a).length === 1 ? a : b;
-    const run = await a.deps.db.kysely.selectFrom('maintenance_runs').selectAll().executeTakeFirstOrThrow();
+    const run = await a.deps.db.kysely.selectFrom('maintenance_runs').selectAll().where('name', '=', 'scheduled-backup').executeTakeFirstOrThrow();
     assert.equal({ name: run.name, last_run_at: run.last_run_at }, { name: 'scheduled-backup', last_run_at: START.toISOString() });
     assert.match(run.last_node, `/${process.pid}`);
     assert.is((await failing.deps.db.kysely.selectFrom('events').select('id').where('type', '=', 'backup.failed').execute()).length, 1, 'the failing node found the day taken');
