@@ -57,6 +57,12 @@ const PUBLIC_ROUTES = [
   'GET /api/docs/:file',
   // the admin console's page and files (and the account mails' link pages): the page signs in through the API
   'GET /',
+  'GET /app',
+  'GET /app/',
+  'GET /app/:file',
+  'GET /app/:section/:id',
+  'GET /app/:section/:id/:action',
+  'GET /app/sw.js',
   'GET /console/',
   'GET /console/:file',
   'GET /auth/set-password/:token',
@@ -112,7 +118,8 @@ matrix('client-user routes refuse system-admin tokens (403)', async () => {
 });
 
 matrix('role-guarded routes refuse a client user holding every role but the allowed ones (403)', async () => {
-  const client = await buildClient(server);
+  // a seat for each distinct set of allowed roles (one user each), however many the routes declare
+  const client = await buildClient(server, { seats: { full: 50, connect: 5 } });
   // per route, a user holding every role but the route's own
   const users = new Map<string, string>();
   const guarded = allRoutes().filter((r) => r.roles && r.roles.length > 0);
