@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Autosave, type AutosaveState, type SaveFailure } from '../../src/app/areas/author/autosave';
-import { parseBlocks, parseInline } from '../../src/app/areas/author/markdown-parse';
+import { parseBlocks, parseInline } from '../../src/app/ui/markdown-parse';
 
 // Issue 31: the editor's autosave with the draft's optimistic revision. A fake
 // server stands in for updateDraft (its compare-and-set is tested through

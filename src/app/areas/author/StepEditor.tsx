@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
 import { FIELD_TYPES, inputId, LIMITS, moved, newField, pathOf, type EditorField, type EditorStep, type FieldType, type StepAt } from './model';
 import type { FileInfo } from './queries';
-import { Markdown } from './markdown';
+import { Markdown } from '../../ui/Markdown';
 import { MediaEditor } from './MediaEditor';
 import { FieldEditor } from './FieldEditor';
 import { Reorder } from './Reorder';

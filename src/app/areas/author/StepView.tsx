@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { EditorField, EditorStep } from './model';
 import type { FileInfo } from './queries';
-import { Markdown } from './markdown';
+import { Markdown } from '../../ui/Markdown';
 import { mediaKind } from './upload';
 import { useT } from '../../i18n';
 

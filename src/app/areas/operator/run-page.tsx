@@ -20,7 +20,7 @@ import {
   type UserKey,
 } from '../../offline';
 import { useSession } from '../../shell/session-context';
-import { Markdown } from './markdown';
+import { Markdown } from '../../ui/Markdown';
 import { ConflictPanel } from './conflicts';
 import { PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
 import { personName, rangeText, StateBadge, valueText } from './common';

@@ -2,7 +2,7 @@
  * Markdown of a step's text, parsed: the blocks the template PDF renders
  * (src/lib/pdf.ts: headings, paragraphs, bullet and numbered lists, rules)
  * and the inline marks it reduces to text there (bold, italic, code, links).
- * No DOM here: markdown.tsx renders these as elements.
+ * No DOM here: Markdown.tsx renders these as elements, for the author's preview and the operator's step alike.
  */
 
 export type Block =
