@@ -123,9 +123,13 @@ test('a CSRF-less form post with the admin cookie is refused', async () => {
     return { status: attempt.status, code: (await attempt.json()).error.code };
   })()`);
   assert.equal(status, { status: 403, code: 'CSRF_FAILED' });
+  // The native form post navigates away: it gets a page of its own (same cookies), so the
+  // next test's navigation can never race this one.
+  const forger = await page.context().newPage();
+  await forger.goto(`${wip.url}/console/`);
   const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url() === `${wip.url}/api/admin/client` && r.request().method() === 'POST'),
-    page.evaluate(`(() => {
+    forger.waitForResponse((r) => r.url() === `${wip.url}/api/admin/client` && r.request().method() === 'POST'),
+    forger.evaluate(`(() => {
       const form = document.createElement('form');
       form.method = 'post';
       form.action = '/api/admin/client';
@@ -138,6 +142,8 @@ test('a CSRF-less form post with the admin cookie is refused', async () => {
     })()`),
   ]);
   assert.is(answer.status(), 403);
+  await forger.waitForURL(`${wip.url}/api/admin/client`);
+  await forger.close();
   const clients = await wip.request('GET', '/api/admin/client', { token: (await wip.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: NEW_ADMIN_PASSWORD } })).body.data.token });
   assert.equal(clients.body.data.items, [], 'nothing was created');
 });
