@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, FollowUpJobRow, JobRow, ScheduleOccurrenceRow, ScheduleRow, SchedulesTable } from '#db/schema';
-import { inTenant, tenantScope, type TenantScope } from '#db/tenant';
+import { inTenant, type TenantScope } from '#db/tenant';
 import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
 import { dialectOf } from '#db/dialect';
 import { notFound } from '#errors';
@@ -217,6 +217,3 @@ export async function loadFollowUpsOfJobs(db: Kysely<DB>, scope: TenantScope, jo
   if (jobIds.length === 0) return [];
   return inTenant(db, scope).selectFrom('follow_up_jobs').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
 }
-
-/** For the worker, which acts across clients: the scope of a schedule's own client. */
-export const scopeOfSchedule = (row: Pick<ScheduleRow, 'client_id'>): TenantScope => tenantScope(row.client_id);

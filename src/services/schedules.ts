@@ -7,7 +7,7 @@ import { tenantScope, type TenantScope } from '#db/tenant';
 import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { LOCAL_DATE_TIME, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
+import { floatingOf, instantOf, LOCAL_DATE_TIME, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, SCHEDULE_TRANSITIONS, transition, type ScheduleAction } from '#policies/transitions';
 import { presentJob } from '#presenters/jobs';
 import { presentSchedule } from '#presenters/schedules';
@@ -352,19 +352,15 @@ export async function listScheduleOccurrences(deps: Deps, actor: UserActor, sche
   return listOccurrenceRows(deps.db.kysely, actor.scope, scheduleId, page);
 }
 
-/** The client's time zone (a schedule's wall-clock times are in it). */
-export async function clientTimeZone(deps: Deps, actor: UserActor): Promise<string> {
-  return (await getClientById(deps.db.kysely, actor.scope.clientId)).time_zone;
-}
-
 /** The next `count` occurrences of a schedule after now (none while paused). */
 export function nextOccurrences(deps: Deps, schedule: Pick<ScheduleRow, 'rrule' | 'starts_at' | 'state' | 'deleted_at'>, timeZone: string, count: number): Date[] {
   if (schedule.state !== 'ACTIVE' || schedule.deleted_at !== null) return [];
   const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
   if ('problems' in parsed) return [];
-  const now = deps.clock.now();
-  // two years ahead at most: a rule that never matches is not searched for long
-  return occurrencesBetween(parsed.recurrence, now, new Date(now.getTime() + 2 * 366 * 86_400_000), count);
+  // from now, or from just before the first occurrence when it is later; two years at most: a rule that never matches is not searched for long
+  const start = instantOf(floatingOf(schedule.starts_at)!, timeZone).getTime() - 1;
+  const from = new Date(Math.max(deps.clock.now().getTime(), start));
+  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count);
 }
 
 // ── the worker's side ───────────────────────────────────────────────────────

@@ -50,6 +50,9 @@ test('the schedules page lists a schedule with its recurrence and next occurrenc
   assert.match(text, 'Olga Operator');
   assert.match(text, 'Active');
   assert.match(text, /2030/);
+  assert.not.match(text, 'None in the next two years', 'a schedule starting later lists its first occurrences');
+  const next = await gql(wip, team.supervisor.token, '{ schedules { nodes { nextOccurrences(first: 2) } } }');
+  assert.equal(next.data.schedules.nodes[0].nextOccurrences, ['2030-01-07T07:00:00.000Z', '2030-01-14T07:00:00.000Z']);
   await checkPage(page, 'supervisor', 'schedules', 1280);
   await card.getByRole('button', { name: 'Pause' }).click();
   await page.getByRole('status').getByText('“Weekly pump inspection” paused.').waitFor();

@@ -83,7 +83,7 @@ export default function SchedulesPage() {
                           : t('supervisor.job.unassigned')}
                     </dd>
                     <dt>{t('supervisor.schedules.next')}</dt>
-                    <dd>{schedule.nextOccurrences.length > 0 ? schedule.nextOccurrences.map((at) => formatDate(at, true)).join(' · ') : t('supervisor.schedules.none')}</dd>
+                    <dd>{schedule.nextOccurrences.length > 0 ? schedule.nextOccurrences.map((at) => formatDate(at, true)).join(' · ') : t(schedule.state === 'PAUSED' ? 'supervisor.schedules.nonePaused' : 'supervisor.schedules.none')}</dd>
                   </dl>
                   <div class="form-actions">
                     <Button busy={busy === schedule.databaseId} onClick={() => toggle(schedule)}>
