@@ -176,6 +176,27 @@ life('after a gap (the daemon down for days) missed occurrences are created or s
   assert.ok(skipped.filter((o) => o.status === 'SKIPPED').every((o) => o.job === null));
 });
 
+life('an occurrence handled once is never made again, even when the schedule\'s mark goes back (a database restored from an older backup, a node with a stale view)', async () => {
+  const { client, template } = await setup();
+  const now = server.clock.now();
+  const schedule = await createSchedule(server, client.owner.token, {
+    title: 'Once only',
+    templateId: gid('Template', template.templateId),
+    recurrence: 'FREQ=HOURLY;INTERVAL=12',
+    startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
+    missedOccurrences: 'CREATE',
+  });
+  await server.deps.schedules.tick();
+  const first = await jobsOfTemplate(server, client.owner.token, template.templateId);
+  assert.is(first.length, 6);
+  // the mark back to before the first occurrence: only the occurrences' unique key stands between them and a second job
+  await server.deps.db.kysely.updateTable('schedules').set({ generated_until: now.toISOString() }).where('id', '=', schedule.databaseId).execute();
+  await server.deps.schedules.tick();
+  const again = await jobsOfTemplate(server, client.owner.token, template.templateId);
+  assert.equal(again.map((j) => j.databaseId), first.map((j) => j.databaseId));
+  assert.is((await occurrences(server, client.owner.token)).get(schedule.databaseId)!.length, 6);
+});
+
 life('pause withdraws the untouched jobs ahead and makes none; resume goes on from now; edit changes only what is to come; delete ends it — each audited', async () => {
   const { client, template } = await setup();
   const token = client.owner.token;
