@@ -3,7 +3,7 @@ import { Badge, type Tone } from '../../ui';
 import { useT, type Translate } from '../../i18n';
 import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef } from '../../offline';
 import { useObjectUrl } from './hooks';
-import { plainText } from '../../../lib/plain-text';
+import { plainText } from '../../ui/plain-text';
 
 const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
 const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral' };

@@ -25,7 +25,7 @@ import { ConflictPanel } from './conflicts';
 import { PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
 import { personName, rangeText, StateBadge, valueText } from './common';
 import { useLocalJob } from './hooks';
-import { plainText } from '../../../lib/plain-text';
+import { plainText } from '../../ui/plain-text';
 
 /** A step's record as the operator sees it: queued on the device (newest) or the server's. */
 interface SeenRecord {

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useI18n, type Translate } from '../../i18n';
 import { Badge, type Tone } from '../../ui';
 import { FIELD_PROPERTIES, type Change, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type StepChange, type StepKind } from './diff-model';
-import { plainText } from '../../../lib/plain-text';
+import { plainText } from '../../ui/plain-text';
 
 /**
  * The semantic diff, step by step, for reading on a tablet: one block per
