@@ -26,14 +26,14 @@ export async function appScenario(): Promise<Record<string, unknown>> {
   const wip = await startWip(dataDir, { WIP_LOG_LEVEL: 'warn' }, 'wip-app');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
-    const admin = await json(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
+    const admin = await json<{ token: string }>(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
     await json(`${wip.url}/api/admin/client`, 'POST', { name: 'Bench Works', owner: OWNER }, admin.token);
     const signIn = await fetch(`${wip.url}/api/client/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', origin: wip.url }, body: JSON.stringify(OWNER) });
     await signIn.arrayBuffer();
     const cookies = signIn.headers.getSetCookie().map((header) => {
       const [pair] = header.split(';');
-      const at = pair!.indexOf('=');
-      return { name: pair!.slice(0, at), value: pair!.slice(at + 1), url: wip.url };
+      const at = pair.indexOf('=');
+      return { name: pair.slice(0, at), value: pair.slice(at + 1), url: wip.url };
     });
 
     const context = await browser.newContext({ viewport: { width: 820, height: 1180 } });

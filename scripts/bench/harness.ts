@@ -69,7 +69,7 @@ export async function startWip(dataDir: string, extraEnv: Record<string, string>
   return { ...wip, startedInMs: Date.now() - started };
 }
 
-export async function json(url: string, method: string, body: unknown, token?: string): Promise<any> {
+export async function json<T = any>(url: string, method: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(url, {
     method,
     headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
@@ -77,7 +77,7 @@ export async function json(url: string, method: string, body: unknown, token?: s
   });
   const parsed = (await res.json()) as { success: boolean; data: any };
   if (!parsed.success) throw new Error(`${method} ${url}: ${JSON.stringify(parsed)}`);
-  return parsed.data;
+  return parsed.data as T;
 }
 
 export interface LoadFigures {

@@ -17,7 +17,7 @@ import { cpuSeconds, load, startWip, stopProcess, treeCpuSeconds, parentPid, typ
 import { recordLoad } from './product';
 import { rolledBackTransactions, testPostgres } from '../../test/helpers/postgres';
 import { daemonAsServer } from '../../test/helpers/cli';
-import { ADMIN_PASSWORD, TEST_MASTER_KEY, type TestServer } from '../../test/helpers/server';
+import { ADMIN_PASSWORD, TEST_MASTER_KEY } from '../../test/helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../../test/helpers/factories';
 import { createJob, publishedTemplate } from '../../test/helpers/domain';
 

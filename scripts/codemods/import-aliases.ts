@@ -111,7 +111,7 @@ function areaOf(file: string): string | undefined {
   const rel = path.relative(SRC, file);
   if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
   const [first] = rel.split(path.sep);
-  return first!.endsWith('.ts') ? first!.slice(0, -3) : first;
+  return first.endsWith('.ts') ? first.slice(0, -3) : first;
 }
 
 function aliasFor(moduleFile: string, list: Area[]): string | undefined {

@@ -81,8 +81,8 @@ export interface I18n {
   language: AppLanguage;
   t: Translate;
   /** number and date formatting in the user's language */
-  formatDate(iso: string | null | undefined, withTime?: boolean): string;
-  setLanguage(language: AppLanguage): Promise<void>;
+  formatDate: (iso: string | null | undefined, withTime?: boolean) => string;
+  setLanguage: (language: AppLanguage) => Promise<void>;
 }
 
 export function formatterFor(language: AppLanguage): I18n['formatDate'] {

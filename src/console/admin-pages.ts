@@ -175,7 +175,7 @@ export function clientsPage(): HTMLElement[] {
             await api('PUT', '/api/admin/client/{id}', { path: { id: client.id }, body: { name: values.name } });
             await table.reload();
             replace(editor);
-            notice(`Client renamed to ${values.name}.`);
+            notice(`Client renamed to ${textOf(values.name)}.`);
           },
         }),
       ),
@@ -299,7 +299,7 @@ export async function licensesPage(): Promise<HTMLElement[]> {
           await api('POST', '/api/admin/license', { body: { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 } });
           await table.reload();
           const client = clients.find((c) => String(c.id) === values.clientId);
-          return `${values.seats} ${values.licenseType} seat${values.seats === 1 ? '' : 's'} added to ${client?.name ?? 'the client'}.`;
+          return `${textOf(values.seats)} ${textOf(values.licenseType)} seat${values.seats === 1 ? '' : 's'} added to ${client?.name ?? 'the client'}.`;
         },
       })
     : h('p', {}, 'Create a client first: seats are allocated to clients.');
@@ -326,7 +326,7 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
     ],
     submit: 'Check the key',
     async onSubmit(values) {
-      const key: string = values.file ? (await (values.file as File).text()).trim() : String(values.licenseKey).trim();
+      const key: string = values.file ? (await (values.file as File).text()).trim() : textOf(values.licenseKey).trim();
       const terms = await api('POST', '/api/admin/license-on-prem/preview', { body: { licenseKey: key } });
       pendingKey = key;
       replace(

@@ -103,6 +103,9 @@ function url(route: string, request: ApiRequest): string {
   return path + (request.query ? query(request.query) : '');
 }
 
+/** An error answer read outside api() (a download streamed by fetch): the envelope's error. */
+export type ErrorBody = Pick<Envelope, 'error'>;
+
 /** The parts of an answer read before its type is known: the envelope's success flag, data and error. */
 interface Envelope {
   success?: boolean;

@@ -3,6 +3,12 @@
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, unknown>;
 
+/** An attribute's value as text, once listeners and absent values are handled: form values (text, numbers, lists). */
+function attrText(value: unknown): string {
+  const text = value as string | number | boolean | string[];
+  return String(text);
+}
+
 export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${string}`, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const [tag, ...classes] = spec.split('.');
   const element = document.createElement(tag as K);
@@ -10,10 +16,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${strin
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value as EventListener);
-    else if (key === 'value' && element instanceof HTMLInputElement) element.setAttribute('value', String(value)); // also what form.reset() restores
-    else if (key === 'value' && 'value' in element) (element as HTMLInputElement).value = String(value);
+    else if (key === 'value' && element instanceof HTMLInputElement) element.setAttribute('value', attrText(value)); // also what form.reset() restores
+    else if (key === 'value' && 'value' in element) (element as HTMLInputElement).value = attrText(value);
     else if (key === 'checked') (element as HTMLInputElement).checked = Boolean(value);
-    else element.setAttribute(key, value === true ? '' : String(value));
+    else element.setAttribute(key, value === true ? '' : attrText(value));
   }
   append(element, children);
   return element;

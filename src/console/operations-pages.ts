@@ -1,4 +1,4 @@
-import { api, ApiError, query, type Answer, type Item } from './api';
+import { api, ApiError, query, type Answer, type ErrorBody, type Item } from './api';
 import { formatBytes, formatDate, h } from './dom';
 import { facts, form, pagedTable, progress, run, section, textOf } from './ui';
 
@@ -207,7 +207,7 @@ export function logTailSection(filters: () => Filters): HTMLElement {
     source.onopen = () => (state.textContent = 'Live: new entries appear at the top.');
     source.onerror = () => (state.textContent = 'Connection lost; reconnecting…');
     source.addEventListener('log', (event) => {
-      const row = JSON.parse((event).data);
+      const row = JSON.parse((event as MessageEvent<string>).data) as { level: string; createdAt: string; event: string; message: string } & Parameters<typeof whoOf>[0];
       list.prepend(h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${whoOf(row)}  ${row.message}`));
       while (list.children.length > 200) list.lastElementChild?.remove();
     });
@@ -227,11 +227,11 @@ export function logExportSection(filters: () => Filters): HTMLElement {
     async onSubmit(values) {
       const response = await fetch(`/api/admin/logs/export${query({ ...filters(), format: textOf(values.format) })}`, { credentials: 'same-origin' });
       if (!response.ok || !response.body) {
-        const body = await response.json().catch(() => ({}));
+        const body = (await response.json().catch(() => ({}))) as ErrorBody;
         throw new ApiError(response.status, body.error?.code ?? 'ERROR', body.error?.message ?? `Export failed (${response.status})`, body.error?.details?.fields ?? []);
       }
       const total = Number(response.headers.get('x-total-count') ?? 0);
-      const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `wip-logs.${values.format}`;
+      const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `wip-logs.${textOf(values.format)}`;
       const chunks: Uint8Array[] = [];
       let lines = values.format === 'csv' ? -1 : 0; // the CSV header is not a row
       const reader = response.body.getReader();

@@ -4,7 +4,7 @@
  * shows it), and — for a client's Security Administrator — a job's signed
  * record bundle to download, and the verifier page.
  */
-import { ApiError, query } from './api';
+import { ApiError, query, type ErrorBody } from './api';
 import { h } from './dom';
 import { form, section } from './ui';
 
@@ -40,7 +40,7 @@ export async function recordsSection(): Promise<HTMLElement> {
       const jobId = Number(values.jobId);
       const response = await fetch(`/api/client/jobs/${jobId}/record-bundle${query({ photos: values.photos ? 'true' : undefined })}`, { credentials: 'same-origin' });
       if (!response.ok) {
-        const body = await response.json().catch(() => ({}));
+        const body = (await response.json().catch(() => ({}))) as ErrorBody;
         throw new ApiError(response.status, body.error?.code ?? 'ERROR', body.error?.message ?? `Download failed (${response.status})`, body.error?.details?.fields ?? []);
       }
       const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `job-${jobId}-record.json`;

@@ -59,7 +59,7 @@ export function usersPage(selfId: number): HTMLElement[] {
 
   /** `done`: the message, or the call's answer says it (an invitation) */
   function action(label: string, call: () => Promise<unknown>, done?: string, ask?: string, danger = false): HTMLButtonElement {
-    const button = h(danger ? 'button.danger' : 'button', { type: 'button' }, label) as HTMLButtonElement;
+    const button = h<'button'>(danger ? 'button.danger' : 'button', { type: 'button' }, label);
     button.addEventListener('click', () => void (async () => {
       if (ask && !(await confirmAction({ title: label, message: ask, confirm: label }))) return;
       await run(button, async () => {
@@ -225,7 +225,7 @@ export async function securitySettingsPage(): Promise<HTMLElement[]> {
         ],
         submit: 'Save settings',
         async onSubmit(values) {
-          const domains = String(values.allowedSignUpDomains).split(',').map((d) => d.trim()).filter(Boolean);
+          const domains = textOf(values.allowedSignUpDomains).split(',').map((d) => d.trim()).filter(Boolean);
           await api('PUT', '/api/client/auth/client-security-settings', {
             body: {
               passwordMinLength: values.passwordMinLength,

@@ -29,7 +29,7 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
       ],
       submit: 'Sign in',
       async onSubmit(values) {
-        const identifier = String(values.identifier).trim();
+        const identifier = textOf(values.identifier).trim();
         try {
           if (!identifier.includes('@')) {
             await api('POST', '/api/admin/auth/sign-in', { body: { username: identifier, password: values.password } });

@@ -96,7 +96,7 @@ export function compiledListRead<F extends unknown[], V, R>(
   const bySize = new Map(
     LIST_SIZES.map((size) => [size, compiledRead((db, ...all: unknown[]) => build(db, all.slice(0, fixedArity) as F, all.slice(fixedArity) as V[]), fixedArity + size)]),
   );
-  const largest = LIST_SIZES[LIST_SIZES.length - 1]!;
+  const largest = LIST_SIZES[LIST_SIZES.length - 1];
   return async (db, fixed, values) => {
     const rows: R[] = [];
     for (let start = 0; start < values.length; start += largest) {

@@ -33,7 +33,7 @@ function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
-    const c = source[i]!;
+    const c = source[i];
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
       continue;
@@ -69,7 +69,7 @@ export function parseExpression(source: string): Expr {
   if (source.length > MAX_EXPRESSION_LENGTH) throw new ExpressionError(`longer than ${MAX_EXPRESSION_LENGTH} characters`);
   const tokens = tokenize(source);
   let pos = 0;
-  const peek = () => tokens[pos]!;
+  const peek = () => tokens[pos];
   const isOp = (v: string) => {
     const token = peek();
     return token.t === 'op' && token.v === v;
@@ -213,10 +213,10 @@ export function evaluateExpression(expr: Expr, lookup: (name: string) => unknown
         const args = e.args.map(run);
         if (e.fn === 'min') return Math.min(...args);
         if (e.fn === 'max') return Math.max(...args);
-        if (e.fn === 'abs') return Math.abs(args[0]!);
+        if (e.fn === 'abs') return Math.abs(args[0]);
         const factor = 10 ** (args[1] ?? 0);
         // round half away from zero, on the decimal the author sees (1.005 → 1.01 rather than binary's 1.00)
-        return (Math.sign(args[0]!) * Math.round(Number((Math.abs(args[0]!) * factor).toPrecision(15)))) / factor;
+        return (Math.sign(args[0]) * Math.round(Number((Math.abs(args[0]) * factor).toPrecision(15)))) / factor;
       }
     }
   };

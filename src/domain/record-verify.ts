@@ -108,7 +108,7 @@ async function checkJws(jws: FlattenedJwsShape, typ: string, what: string, trust
   if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') problems.push(`${what}: signed with algorithm ${String(header.alg)}, not EdDSA (Ed25519)`);
   if (header.typ !== typ) problems.push(`${what}: the signature is of a "${String(header.typ)}", not a "${typ}"`);
   const kid = typeof header.kid === 'string' ? header.kid : null;
-  const embedded = header.jwk as JWK | undefined;
+  const embedded = header.jwk;
   if (!kid) problems.push(`${what}: the signature names no key (kid)`);
   let embeddedOk = false;
   if (!embedded || embedded.kty !== 'OKP' || embedded.crv !== 'Ed25519' || typeof embedded.x !== 'string') {
@@ -204,7 +204,7 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
       problems.push(`audit: entry ${entry.seq} does not link to entry ${previous.seq}: entries were removed, inserted or replaced`);
     }
     if (!('elided' in entry)) {
-      const full = entry as FullAuditEntry;
+      const full = entry;
       const recomputed = await sha256Hex(
         canonicalJson({
           clientId,
@@ -225,11 +225,11 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
     hashes.set(entry.seq, entry.hash);
     previous = { seq: entry.seq, hash: entry.hash };
   }
-  const last = entries[entries.length - 1]!;
+  const last = entries[entries.length - 1];
   if (last.seq > chainHead.seq) problems.push(`audit: the slice ends at entry ${last.seq}, after the chain head it claims (${chainHead.seq})`);
   if (last.seq === chainHead.seq && last.hash !== chainHead.hash) problems.push(`audit: the last entry is not the chain head the record claims`);
   hashes.set(chainHead.seq, hashes.get(chainHead.seq) ?? chainHead.hash);
-  if (problems.length === found) notes.push(`audit: entries ${entries[0]!.seq} to ${last.seq} of client ${clientId}'s chain link up (chain head then: entry ${chainHead.seq})`);
+  if (problems.length === found) notes.push(`audit: entries ${entries[0].seq} to ${last.seq} of client ${clientId}'s chain link up (chain head then: entry ${chainHead.seq})`);
 
   // the record's step sign-offs must be what the chain recorded
   const full = entries.filter((e): e is FullAuditEntry => !('elided' in e));
@@ -345,6 +345,9 @@ type SignoffDocument = ConditionalDocument & {
 };
 
 type Signoff = NonNullable<RecordPayload['signoffs']>[number];
+type SignoffSteps = SignoffDocument['sections'][number]['steps'];
+/** Array.isArray narrows to any[]; the bundle is untrusted JSON, so the check stays and this keeps the type */
+const isStepList = (value: unknown): value is SignoffSteps => Array.isArray(value);
 const signoffName = (s: Signoff) => `the ${s.meaning} sign-off of ${s.signer.name || '(no name)'} <${s.signer.email}> (${s.signedAt})`;
 
 /**
@@ -392,7 +395,7 @@ async function checkSignoffs(record: RecordPayload, problems: string[], notes: s
       problems.push("sign-offs: the version's step conditions cannot be evaluated: which sign-offs it requires is unknown");
     }
     for (const section of content.sections) {
-      for (const step of Array.isArray(section?.steps) ? section.steps : []) {
+      for (const step of isStepList(section?.steps) ? section.steps : []) {
         const wants = step?.signoff;
         if (!wants || !applies || applies.get(step.id) === false) continue;
         const required: { meaning: Signoff['meaning']; who: string }[] = [];
@@ -458,7 +461,7 @@ async function checkEmbeddedCheckpoint(record: RecordPayload, hashes: Map<number
  * them the signature is checked with the key the bundle carries, which proves
  * integrity but not origin (the answer says so in `notes`).
  */
-export async function verifyRecordBundle(input: string | unknown, trusted?: TrustedKeys): Promise<Verification> {
+export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys): Promise<Verification> {
   const problems: string[] = [];
   const notes: string[] = [];
   const refuse = (problem: string): Verification => ({ ok: false, problems: [problem], notes, signer: null, summary: null, timestamp: null });

@@ -6,13 +6,11 @@ import {
   isObjectType,
   Kind,
   valueFromASTUntyped,
-  type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
-import type { GraphQLContext } from './context';
 import { modules } from './modules';
-import type { Resolver, SchemaModule } from './module';
-import { globalId, INTEGER_NODE_TYPES, type IntegerNodeType } from './ids';
+import type { SchemaModule } from './module';
+import { globalId, INTEGER_NODE_TYPES } from './ids';
 
 /**
  * The GraphQL schema, SDL first: each domain module (src/graphql/modules/*)

@@ -20,7 +20,7 @@ import { currentLicense } from '#services/licensing/index';
 import { hasAnyRole } from '#policies/roles';
 import type { AppDeps } from '#runtime';
 import type { AppContext, AppState } from './state';
-import type { AuthMode, MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
+import type { MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
 // the declarations live in route-spec.ts (the middleware reads them without importing the helper); route files import them from here
 export { defineRoute, principalBudget, routeSpec } from './route-spec';
 export type { AuthMode, HandlerArgs, LazyRoute, MountableRoute, Produces, RateLimitSpec, RouteSpec } from './route-spec';

@@ -1,3 +1,4 @@
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -22,7 +23,7 @@ export function guardedFetch(policy: NetworkPolicy): GuardedFetch {
     const url = new URL(href);
     const target = await policy.resolve(url);
     const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as any)(null, [{ address: target.address, family: target.family }]);
+      if ((options as { all?: boolean }).all) (callback as (error: null, addresses: LookupAddress[]) => void)(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
     const body = bodyBytes(init.body);

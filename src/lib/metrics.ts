@@ -19,7 +19,7 @@ export interface Metrics {
   /** one finished HTTP request */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** one query through the query builder */
-  observeQuery(kind: string, seconds: number): void;
+  observeQuery: (kind: string, seconds: number) => void;
   /** gauges read from the database at scrape time */
   watchDatabase(source: DatabaseGauges): void;
 }

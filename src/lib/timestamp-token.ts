@@ -58,7 +58,7 @@ function subjectOf(cert: pkijs.Certificate): string {
 export async function timestampRequest(signature: string): Promise<{ der: Uint8Array; nonce: bigint }> {
   engine();
   const nonceBytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
-  nonceBytes[0] = nonceBytes[0]! & 0x7f;
+  nonceBytes[0] = nonceBytes[0] & 0x7f;
   const request = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({
@@ -84,7 +84,7 @@ export async function acceptTimestampResponse(der: Uint8Array, signature: string
     return { ok: false, problem: 'the authority answered something that is not a TimeStampResp' };
   }
   const status = response.status.status;
-  if (status !== 0 && status !== 1) return { ok: false, problem: `the authority refused the request (PKIStatus ${status}${response.status.statusStrings ? `: ${response.status.statusStrings.map((s) => s.valueBlock.value).join(' ')}` : ''})` };
+  if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods) return { ok: false, problem: `the authority refused the request (PKIStatus ${status}${response.status.statusStrings ? `: ${response.status.statusStrings.map((s) => s.valueBlock.value).join(' ')}` : ''})` };
   if (!response.timeStampToken) return { ok: false, problem: 'the authority granted the request but sent no token' };
   const token = bytesToBase64(new Uint8Array(response.timeStampToken.toSchema().toBER(false)));
   const checked = await verifyTimestampToken(token, signature, { nonce });
@@ -147,10 +147,10 @@ export async function verifyTimestampToken(
 
 /** The certificate of the token's (first) signer: matched by issuer and serial number, else the only one. */
 async function signerCertificate(signed: pkijs.SignedData, certificates: pkijs.Certificate[]): Promise<pkijs.Certificate> {
-  const sid = signed.signerInfos[0]?.sid;
+  const sid: unknown = signed.signerInfos[0]?.sid;
   if (sid instanceof pkijs.IssuerAndSerialNumber) {
     const match = certificates.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber));
     if (match) return match;
   }
-  return certificates[0]!;
+  return certificates[0];
 }

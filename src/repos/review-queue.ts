@@ -42,7 +42,7 @@ export async function listReviewQueue(
     );
   }
   if (visibility) query = query.where(visibleTo(visibility));
-  return paginateCounted(query, page, 'template_versions.id') as Promise<CountedPage<VersionSummaryRow>>;
+  return paginateCounted(query, page, 'template_versions.id');
 }
 
 /** Jobs still running (OPEN, IN_PROGRESS, PAUSED) on a template's versions numbered below `number`, a page in job id order. */
@@ -52,9 +52,10 @@ export async function listOpenJobsOnOlderVersions(db: Kysely<DB>, scope: TenantS
     .selectAll('jobs')
     .where('jobs.template_id', '=', templateId)
     .where('jobs.state', 'in', ['OPEN', 'IN_PROGRESS', 'PAUSED'])
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('template_versions as v')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('template_versions as v')
           .select('v.id')
           .whereRef('v.client_id', '=', 'jobs.client_id')
           .whereRef('v.id', '=', 'jobs.version_id')

@@ -50,7 +50,7 @@ export async function openJobsByDue(db: Kysely<DB>, scope: TenantScope, limit: n
     .orderBy((eb) => eb.case().when('jobs.priority', '=', 'HIGH').then(0).when('jobs.priority', '=', 'MEDIUM').then(1).else(2).end())
     .orderBy('jobs.id')
     .limit(limit + 1)
-    .execute() as Promise<BoardJobRow[]>;
+    .execute();
 }
 
 export interface MemberName {
@@ -126,7 +126,7 @@ export async function deviatingRecordsSince(db: Kysely<DB>, scope: TenantScope, 
     .orderBy('step_records.recorded_at', 'desc')
     .orderBy('step_records.id', 'desc')
     .limit(limit + 1)
-    .execute() as Promise<DeviationRecordRow[]>;
+    .execute();
 }
 
 export interface OpenFaultRow extends FaultRow {
@@ -151,7 +151,7 @@ export async function openFaults(db: Kysely<DB>, scope: TenantScope, limit: numb
     .orderBy('faults.raised_at', 'desc')
     .orderBy('faults.id', 'desc')
     .limit(limit + 1)
-    .execute() as Promise<OpenFaultRow[]>;
+    .execute();
 }
 
 /** Open jobs whose due date has passed, the longest overdue first. */
@@ -179,7 +179,7 @@ export async function overdueJobs(db: Kysely<DB>, scope: TenantScope, now: strin
     .orderBy('jobs.due_at')
     .orderBy('jobs.id')
     .limit(limit + 1)
-    .execute() as Promise<BoardJobRow[]>;
+    .execute();
 }
 
 /** The content documents of these versions (to name steps and fields). */

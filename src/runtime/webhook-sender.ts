@@ -10,7 +10,7 @@ import { listUsersWithRole } from '#repos/users';
 import { failPendingDeliveries, loadDeliveryForSending, recordDeliveryAttempt, updateWebhook } from '#repos/webhooks';
 import { queueMail } from '#services/mail';
 import { webhookSecretBox } from '#services/webhooks';
-import { NetworkPolicy, TargetRefused } from '#lib/network-policy';
+import { type NetworkPolicy, TargetRefused } from '#lib/network-policy';
 
 /** A 2xx within this time is a success (Standard Webhooks). */
 export const DELIVERY_TIMEOUT_MS = 10_000;

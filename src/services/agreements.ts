@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Deps } from '#deps';
 import type { AgreementStatus } from '#repos/agreements';
 export type { AgreementStatus } from '#repos/agreements';
-import type { AgreementAcceptanceRow, AgreementKind, AgreementRow, DB } from '#db/schema';
+import type { AgreementKind, AgreementRow, DB } from '#db/schema';
 import type { Page, PageInput } from '#db/pagination';
 import type { TenantScope } from '#db/tenant';
 import { isUniqueViolation, withTransaction } from '#db/transaction';

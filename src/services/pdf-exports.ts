@@ -315,7 +315,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
       report.table(
         ['Sign-off', 'Signed by', 'Date and time', 'Status'],
         signoffs.map((sig) => [sig.meaning, sig.signer_name, when(sig.signed_at), sig.invalidated_at ? `invalidated ${when(sig.invalidated_at)} (re-recorded)` : 'valid']),
-        { mark: (row) => signoffs[row]!.invalidated_at !== null, widths: [70, '*', 110, '*'] },
+        { mark: (row) => signoffs[row].invalidated_at !== null, widths: [70, '*', 110, '*'] },
       );
     }
   }

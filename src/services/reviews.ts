@@ -24,7 +24,7 @@ import { getVersion } from './templates';
 const QUEUE_ACTIONS = ['approve', 'publish'] as const satisfies readonly VersionAction[];
 export type QueueAction = (typeof QUEUE_ACTIONS)[number];
 
-const fromState = (action: VersionAction): VersionState => VERSION_TRANSITIONS.find((row) => row.action === action)!.from[0]!;
+const fromState = (action: VersionAction): VersionState => VERSION_TRANSITIONS.find((row) => row.action === action)!.from[0];
 
 /**
  * The versions of templates the caller sees that wait for an action the caller may take: IN_REVIEW ones when they

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Deps } from '#deps';
-import type { JobRow, StepRecordRow, StepSignatureMeaning, StepSignatureRow } from '#db/schema';
+import type { JobRow, StepRecordRow, StepSignatureRow } from '#db/schema';
 import { withTransaction } from '#db/transaction';
 import { AppError, conflict, forbidden, validationFailed } from '#errors';
 import { stepValuesHash } from '#lib/step-values-hash';
 import type { RecordedValue } from '#domain/recording';
-import { findStep, stepsOf, type Content } from '#domain/content';
-import { applicability, type Applicability } from '#domain/applicability';
+import { findStep } from '#domain/content';
+import { applicability } from '#domain/applicability';
 import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { appendAudit } from '#repos/audit';
@@ -87,7 +87,7 @@ export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput,
       signer_id: actor.userId,
       signer_name: signer.name,
       signer_email: signer.email,
-      meaning: input.meaning as StepSignatureMeaning,
+      meaning: input.meaning,
       method: signer.method,
       values_hash: await recordHash(record),
       signed_at: nowIso,

@@ -115,7 +115,7 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
         max: field?.max ?? null,
       });
     }
-    if (row.status !== 'DONE') stepProblems.push({ ...base, status: row.status as 'FAILED' | 'SKIPPED', reason: row.reason, comment: row.comment });
+    if (row.status !== 'DONE') stepProblems.push({ ...base, status: row.status, reason: row.reason, comment: row.comment });
   }
   const open = bounded(faults, DEVIATIONS_LIMIT);
   const late = bounded(overdue, DEVIATIONS_LIMIT);

@@ -283,7 +283,7 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     assert.match(appPage.headers.get('content-security-policy') ?? '', "script-src 'self'");
   }
   const appHtml = await (await fetch(`${url}/app/`)).text();
-  const appFiles = [...appHtml.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]!);
+  const appFiles = [...appHtml.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]);
   assert.ok(appFiles.some((f) => f.endsWith('.js')) && appFiles.some((f) => f.endsWith('.css')), appHtml);
   for (const file of appFiles) {
     const asset = await fetch(`${url}${file}`);

@@ -72,7 +72,7 @@ queue('an answer lost on the way back: the resend carries the same key and body,
     const request = route.request();
     const body = request.postData() ?? '';
     if (!body.includes('recordStep')) return route.continue();
-    sent.push({ key: (await request.allHeaders())['idempotency-key']!, body });
+    sent.push({ key: (await request.allHeaders())['idempotency-key'], body });
     if (lose) {
       lose = false;
       // the server receives and applies it; the browser never hears back
@@ -89,8 +89,8 @@ queue('an answer lost on the way back: the resend carries the same key and body,
   await start(s);
   await drained(s);
   assert.is(sent.length, 2, 'sent, then resent once');
-  assert.is(sent[1]!.key, sent[0]!.key);
-  assert.is(sent[1]!.body, sent[0]!.body);
+  assert.is(sent[1].key, sent[0].key);
+  assert.is(sent[1].body, sent[0].body);
   assert.equal(replayed, ['true'], 'the resend was answered from the first answer');
   const job = await serverJob(s);
   assert.is(job.revision, 2, 'one write (a new job is at revision 1)');
@@ -127,7 +127,7 @@ queue('someone else wrote another step meanwhile: the stale revision is no confl
   const s = await setup();
   await s.context.setOffline(true);
   await record(s, 'check', [{ key: 'sealOk', value: 'FAIL' }]);
-  const other = await gql(server, s.colleague.token!, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 11 }], expectedRevision: 1 } });
+  const other = await gql(server, s.colleague.token, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 11 }], expectedRevision: 1 } });
   assert.equal(other.codes, []);
   await start(s);
   await s.context.setOffline(false);
@@ -144,7 +144,7 @@ queue('someone else recorded the same step: a conflict with both values; later i
   await s.context.setOffline(true);
   await record(s, 'measure', [{ key: 'torque', value: 18 }]);
   await record(s, 'check', [{ key: 'sealOk', value: 'PASS' }]);
-  assert.equal((await gql(server, s.colleague.token!, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } })).codes, []);
+  assert.equal((await gql(server, s.colleague.token, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } })).codes, []);
   await start(s);
   await s.context.setOffline(false);
   await drained(s);

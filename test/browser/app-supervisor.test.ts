@@ -16,7 +16,6 @@ let browser: Browser;
 let wip: TestServer;
 let team: AppTeam;
 let templateId = 0;
-const DAY = 24 * 60 * 60 * 1000;
 
 const test = suite("the supervisor's pages");
 test.before(async () => {

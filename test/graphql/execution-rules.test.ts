@@ -96,7 +96,7 @@ rules('a PASS seal check leaves "replace the seal" out: not required, refused wi
   assert.match(before.data.recordStep.job.steps[1].reason, /condition/);
   const refused = await record(client, jobId, 'replace', [{ key: 'part', value: 'S-12' }]);
   assert.equal(refused.codes, ['STEP_NOT_APPLICABLE']);
-  assert.is(refused.errors![0]!.extensions!.details.stepId, 'replace');
+  assert.is(refused.errors![0].extensions!.details.stepId, 'replace');
   const pressure = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 10.2 }]);
   assert.equal(pressure.codes, []);
   // the required part of "replace" and the note of "report" do not hold the job back: those steps do not apply
@@ -113,7 +113,7 @@ rules('a FAILED seal check shows "replace the seal" and the leak section; their 
   assert.equal((await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 10 }])).codes, []);
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['REQUIRED_FIELDS_MISSING']);
-  assert.equal(blocked.errors![0]!.extensions!.details.missing, [{ stepId: 'replace', key: 'part' }]);
+  assert.equal(blocked.errors![0].extensions!.details.missing, [{ stepId: 'replace', key: 'part' }]);
   const replaced = await record(client, jobId, 'replace', [{ key: 'part', value: 'S-12' }]);
   assert.equal(replaced.codes, [], JSON.stringify(replaced.errors));
   // the seal check passes on a second look: "replace" no longer applies, its record stays
@@ -126,7 +126,7 @@ rules('a CALCULATED field is computed on recording, with its limits; a value sen
   const { client, jobId } = await jobOnRules();
   const sent = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 9 }, { key: 'drop', value: 0 }]);
   assert.equal(sent.codes, ['VALIDATION_ERROR']);
-  assert.equal(sent.errors![0]!.extensions!.details.fields.map((f: { path: string }) => f.path), ['values.drop']);
+  assert.equal(sent.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path), ['values.drop']);
   const result = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10.04 }, { key: 'p_out', value: 9.2 }]);
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   const values = result.data.recordStep.job.records.find((r: { stepId: string }) => r.stepId === 'pressure').values;
@@ -148,7 +148,7 @@ async function refusedPaths(content: unknown): Promise<{ path: string; message: 
   const client = await buildClient(server);
   const result = await gql(server, client.owner.token, CREATE, { i: { title: 'Bad rules', content: contentInput(content) } });
   assert.equal(result.codes, ['VALIDATION_ERROR'], JSON.stringify(result.errors ?? result.data));
-  return result.errors![0]!.extensions!.details.fields;
+  return result.errors![0].extensions!.details.fields;
 }
 
 const twoSteps = (first: Record<string, unknown>, second: Record<string, unknown>) => ({
@@ -158,7 +158,7 @@ const twoSteps = (first: Record<string, unknown>, second: Record<string, unknown
 rules('a condition reading a later step, an unknown step or field, or a bad op is refused at save, with its path', async () => {
   const later = await refusedPaths(twoSteps({ when: { step: 'b', field: 'y', op: 'gt', value: 1 } }, {}));
   assert.equal(later.map((p) => p.path), ['input.content.sections.0.steps.0.when.step']);
-  assert.match(later[0]!.message, /backwards/);
+  assert.match(later[0].message, /backwards/);
   const unknown = await refusedPaths(twoSteps({}, { when: { all: [{ step: 'zz', status: 'DONE' }, { step: 'a', field: 'nope', op: 'eq', value: 1 }, { step: 'a', field: 'x', op: 'like', value: 1 }] } }));
   assert.equal(unknown.map((p) => p.path), ['input.content.sections.0.steps.1.when.all.0.step', 'input.content.sections.0.steps.1.when.all.1.field', 'input.content.sections.0.steps.1.when.all.2.op']);
   const own = await refusedPaths(twoSteps({ when: { step: 'a', status: 'DONE' } }, {}));
@@ -185,7 +185,7 @@ rules('an expression reading a later step, a missing or non-numeric field, or ev
       ] }],
     });
     assert.equal(problems.map((p) => p.path), ['input.content.sections.0.steps.0.fields.2.expression'], expression);
-    assert.match(problems[0]!.message, message, expression);
+    assert.match(problems[0].message, message, expression);
   }
   const missing = await refusedPaths({ sections: [{ title: 'S', steps: [{ title: 'A', fields: [{ key: 'c', type: 'CALCULATED' }, { key: 'n', type: 'NUMBER', expression: '1' }] }] }] });
   assert.equal(missing.map((p) => p.path), ['input.content.sections.0.steps.0.fields.0.expression', 'input.content.sections.0.steps.0.fields.1.expression']);

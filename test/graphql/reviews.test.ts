@@ -68,7 +68,7 @@ reviews('a version leaves the queue once acted on; pages follow the version orde
   assert.is(first.pageInfo.hasNextPage, true);
   assert.is(first.totalCount, 3);
   assert.equal(titles(await queueOf(team.approver.token, { first: 2, after: first.pageInfo.endCursor })), ['Three']);
-  ok(await gql(server, team.approver.token, APPROVE, { id: made[1]!.latestVersion.id, password: PASSWORD }));
+  ok(await gql(server, team.approver.token, APPROVE, { id: made[1].latestVersion.id, password: PASSWORD }));
   assert.equal(titles(await queueOf(team.approver.token)), ['One', 'Three']);
   assert.equal(titles(await queueOf(team.publisher.token)), ['Two']);
 });
@@ -78,16 +78,16 @@ reviews('separation of duties: who created or last edited a version does not fin
   const both = await buildUser(server, client, { roles: ['author', 'approver'] });
   const approver = await buildUser(server, client, { roles: ['approver'] });
   const own = await createTemplate(server, both.token!, { title: 'Own' });
-  ok(await gql(server, both.token!, SUBMIT, { id: own.latestVersion.id }));
+  ok(await gql(server, both.token, SUBMIT, { id: own.latestVersion.id }));
   assert.equal(titles(await queueOf(both.token!)), []);
   assert.equal(titles(await queueOf(approver.token!)), ['Own']);
   const VIEWER_ACTIONS = `query ($id: ID!) { templateVersion(id: $id) { viewerActions } }`;
-  assert.equal(ok(await gql(server, both.token!, VIEWER_ACTIONS, { id: own.latestVersion.id })).templateVersion.viewerActions, ['REJECT']);
+  assert.equal(ok(await gql(server, both.token, VIEWER_ACTIONS, { id: own.latestVersion.id })).templateVersion.viewerActions, ['REJECT']);
 
   const put = await server.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { allowSelfApproval: true } });
   assert.is(put.status, 200, put.text);
   assert.equal(titles(await queueOf(both.token!)), ['Own']);
-  assert.equal(ok(await gql(server, both.token!, VIEWER_ACTIONS, { id: own.latestVersion.id })).templateVersion.viewerActions, ['REJECT', 'APPROVE']);
+  assert.equal(ok(await gql(server, both.token, VIEWER_ACTIONS, { id: own.latestVersion.id })).templateVersion.viewerActions, ['REJECT', 'APPROVE']);
 });
 
 reviews('templates restricted to an organization stay out of the queue of approvers outside it', async () => {

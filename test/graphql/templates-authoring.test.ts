@@ -13,7 +13,7 @@ const EDIT = `mutation ($id: ID!, $content: ContentInput!, $rev: Int) {
   updateDraft(input: { versionId: $id, content: $content, expectedRevision: $rev }) { version { revision updatedBy { id: databaseId } content { sections { steps { stepId title } } } } }
 }`;
 const READ = `query ($id: ID!) { templateVersion(id: $id) { revision state updatedBy { id: databaseId } content { sections { steps { stepId title } } } } }`;
-const titled = (title: string) => ({ sections: [{ ...SAMPLE_CONTENT.sections[0], steps: [{ ...SAMPLE_CONTENT.sections[0]!.steps[0], title }, SAMPLE_CONTENT.sections[0]!.steps[1]] }] });
+const titled = (title: string) => ({ sections: [{ ...SAMPLE_CONTENT.sections[0], steps: [{ ...SAMPLE_CONTENT.sections[0].steps[0], title }, SAMPLE_CONTENT.sections[0].steps[1]] }] });
 const firstTitle = (version: any) => version.content.sections[0].steps[0].title;
 
 let server: TestServer;
@@ -43,16 +43,16 @@ revision('two authors edit from the same revision: the second is a CONFLICT nami
   const created = await createTemplate(server, team.author.token);
   const v = created.latestVersion.id;
   ok(await gql(server, team.author.token, EDIT, { id: v, content: titled('Mine'), rev: 1 }));
-  const refused = await gql(server, other.token!, EDIT, { id: v, content: titled('Theirs'), rev: 1 });
+  const refused = await gql(server, other.token, EDIT, { id: v, content: titled('Theirs'), rev: 1 });
   assert.equal(refused.codes, ['CONFLICT']);
   assert.is(refused.data, null);
-  const details = refused.errors![0]!.extensions!.details;
+  const details = refused.errors![0].extensions!.details;
   assert.equal([details.expectedRevision, details.currentRevision, details.updatedBy], [1, 2, team.author.id]);
   const stored = ok(await gql(server, team.author.token, READ, { id: v })).templateVersion;
   assert.is(firstTitle(stored), 'Mine');
   assert.is(stored.revision, 2);
   // the second author reloads at the current revision and saves on top of it
-  const merged = ok(await gql(server, other.token!, EDIT, { id: v, content: titled('Theirs, after reading mine'), rev: details.currentRevision })).updateDraft.version;
+  const merged = ok(await gql(server, other.token, EDIT, { id: v, content: titled('Theirs, after reading mine'), rev: details.currentRevision })).updateDraft.version;
   assert.equal([merged.revision, merged.updatedBy.id, firstTitle(merged)], [3, other.id, 'Theirs, after reading mine']);
 });
 
@@ -86,7 +86,7 @@ revision('an expectedRevision no draft can have (0) is a VALIDATION_ERROR at exp
   const bad = await gql(server, team.author.token, EDIT, { id: created.latestVersion.id, content: titled('x'), rev: 0 });
   assert.equal(bad.codes, ['VALIDATION_ERROR']);
   assert.equal(
-    bad.errors![0]!.extensions!.details.fields.map((f: { path: string }) => f.path),
+    bad.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path),
     ['expectedRevision'],
   );
 });
@@ -114,7 +114,7 @@ awaiting('each role sees what waits for it: its drafts, others\' versions in rev
   const inReview = await createTemplate(server, team.author.token, { title: 'In review' });
   await advance(server, team, inReview.latestVersion.id, 'IN_REVIEW');
   const own = await createTemplate(server, writerApprover.token!, { title: 'Own in review' });
-  ok(await gql(server, writerApprover.token!, SUBMIT, { id: own.latestVersion.id }));
+  ok(await gql(server, writerApprover.token, SUBMIT, { id: own.latestVersion.id }));
   const approved = await createTemplate(server, team.author.token, { title: 'Approved' });
   await advance(server, team, approved.latestVersion.id, 'APPROVED');
   const published = await createTemplate(server, team.author.token, { title: 'Published' });

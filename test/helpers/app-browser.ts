@@ -96,8 +96,8 @@ export async function sessionCookies(wip: TestServer, member: { email: string; p
   await response.arrayBuffer();
   return response.headers.getSetCookie().map((header) => {
     const [pair] = header.split(';');
-    const at = pair!.indexOf('=');
-    return { name: pair!.slice(0, at), value: pair!.slice(at + 1), url: wip.url };
+    const at = pair.indexOf('=');
+    return { name: pair.slice(0, at), value: pair.slice(at + 1), url: wip.url };
   });
 }
 

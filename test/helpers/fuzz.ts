@@ -9,7 +9,6 @@ import {
   isObjectType,
   isScalarType,
   parse,
-  type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,

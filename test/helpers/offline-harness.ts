@@ -19,7 +19,7 @@ export function offlineHarness(): string {
     target: 'chrome110',
     write: false,
     logLevel: 'warning',
-  }).outputFiles[0]!.text;
+  }).outputFiles[0].text;
   return bundle;
 }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader, type CryptoKey } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 
 /**
  * A real OpenID Connect provider (the `oidc-provider` package) on a loopback

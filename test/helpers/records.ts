@@ -46,16 +46,16 @@ export async function finishedJob(server: TestServer, options: { complete?: bool
   const photo = await uploaded('seal.png', PHOTO);
   const signature = await uploaded('sig.png', solidPng(90, 30, [20, 20, 200]));
   const leak = await uploaded('leak.png', solidPng(50, 50, [128, 128, 128]));
-  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token!, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values, comment: `${stepId} done` } });
+  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values, comment: `${stepId} done` } });
   assert.equal((await rec('measure', [{ key: 'torque', value: 25 }])).codes, []);
   assert.equal((await rec('look', [{ key: 'picture', value: [photo.id] }])).codes, []);
   assert.equal((await rec('sign', [{ key: 'signature', value: signature.id }])).codes, []);
-  const fault = await gql(server, operator.token!, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', {
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', {
     i: { jobId: `Job:${job.id}`, stepId: 'look', description: 'Seal weeps oil', severity: 'HIGH', photos: [leak.id] },
   });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   if (options.complete !== false) {
-    const done = await gql(server, operator.token!, 'mutation($i: JobTransitionInput!) { completeJob(input: $i) { revision } }', { i: { jobId: `Job:${job.id}` } });
+    const done = await gql(server, operator.token, 'mutation($i: JobTransitionInput!) { completeJob(input: $i) { revision } }', { i: { jobId: `Job:${job.id}` } });
     assert.equal(done.codes, [], JSON.stringify(done.errors));
   }
   return { client, template, operator, job, files: { photo, signature, leak } };

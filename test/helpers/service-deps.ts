@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '#config';
 import type { Deps, Signals } from '#deps';
-import { openDatabase, type SqliteDatabase } from '#db/connection';
+import { openDatabase } from '#db/connection';
 import { migrateToLatest } from '#db/migrator';
 import { tenantScope } from '#db/tenant';
 import { ManualClock } from '#lib/clock';
@@ -105,7 +105,7 @@ function migratedImage(): Promise<Buffer> {
   return (image ??= (async () => {
     const db = openDatabase('', { inMemory: true });
     await migrateToLatest(db);
-    const bytes = (db as SqliteDatabase).sqlite.serialize();
+    const bytes = (db).sqlite.serialize();
     await db.close();
     return bytes;
   })());

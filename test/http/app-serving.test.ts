@@ -42,7 +42,7 @@ test('the page at /app/ and at every page path, revalidated, with the strict CSP
 
 test('hashed files for a year; a missing file, the manifest and the page by name are 404, never the page', async () => {
   const page = await wip.request('GET', '/app/');
-  const files = [...page.text.matchAll(/(?:src|href)="\/app\/([a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]!);
+  const files = [...page.text.matchAll(/(?:src|href)="\/app\/([a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]);
   assert.ok(files.length >= 4, page.text);
   for (const file of files) {
     const asset = await wip.request('GET', `/app/${file}`);
@@ -63,7 +63,7 @@ test('the service worker: a stable path, revalidated, precaching the page and ev
   assert.match(worker.headers.get('content-type') ?? '', 'javascript');
   assert.is(worker.headers.get('cache-control'), 'no-cache');
   const page = await wip.request('GET', '/app/');
-  const files = [...page.text.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]!);
+  const files = [...page.text.matchAll(/(?:src|href)="(\/app\/[a-z]+-[A-Z0-9]+\.(?:js|css|svg|webmanifest))"/g)].map((m) => m[1]);
   for (const file of files) assert.ok(worker.text.includes(`"${file}"`), `precaches ${file}`);
   assert.ok(worker.text.includes('"/app/"'), 'precaches the page');
 });
@@ -92,8 +92,8 @@ test('GET /api/client/auth/refresh with the cookie sets the session and CSRF coo
   const set = renewed.headers.getSetCookie();
   const again = set.find((c) => c.startsWith('wip_session='));
   assert.ok(again, JSON.stringify(set));
-  assert.is(/wip_session=([^;]+)/.exec(again!)![1], session, 'the same session, a new lifetime');
-  assert.match(again!, /expires=/i);
+  assert.is(/wip_session=([^;]+)/.exec(again)![1], session, 'the same session, a new lifetime');
+  assert.match(again, /expires=/i);
   assert.ok(set.some((c) => c.startsWith('wip_csrf=')));
   assert.ok(renewed.headers.get('x-csrf-token'));
   // a bearer token has no cookie to renew

@@ -103,7 +103,7 @@ envelope('an unexpected exception → 500 INTERNAL_ERROR with no stack or messag
       throw new Error('secret internal detail at /var/lib/wip');
     },
   });
-  const app = createApp(deps as never, [boom]);
+  const app = createApp(deps, [boom]);
   const httpServer = http.createServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((r) => httpServer.once('listening', r));
   const port = (httpServer.address() as { port: number }).port;

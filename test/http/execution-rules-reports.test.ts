@@ -51,7 +51,7 @@ reports('the job PDF and report ZIP show sign-offs, steps that do not apply and 
   const checker = await buildUser(server, client, { roles: ['approver'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
   const jobId = `Job:${job.id}`;
-  const record = (stepId: string, values: unknown[]) => gql(server, op.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { i: { jobId, stepId, status: 'DONE', values } });
+  const record = (stepId: string, values: unknown[]) => gql(server, op.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { i: { jobId, stepId, status: 'DONE', values } });
   const sign = (who: { token: string | undefined; password: string }, meaning: string) =>
     gql(server, who.token, 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { meaning } } }', { i: { jobId, stepId: 'pressure', meaning, password: who.password } });
   assert.equal((await record('seal', [{ key: 'ok', value: 'PASS' }])).codes, []);

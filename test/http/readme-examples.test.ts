@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse } from 'graphql';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD } from '../helpers/factories';
 import { gql } from '../helpers/graphql';

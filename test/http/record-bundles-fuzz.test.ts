@@ -50,10 +50,10 @@ function paths(value: unknown, prefix: (string | number)[] = [], out: (string | 
 /** Changes one random place of `root`; returns where, and whether it was a removal. */
 function mutateAt(root: any, random: () => number): { path: (string | number)[]; removed: boolean } {
   const all = paths(root);
-  const target = all[Math.floor(random() * all.length)]!;
+  const target = all[Math.floor(random() * all.length)];
   let parent = root;
   for (const key of target.slice(0, -1)) parent = parent[key];
-  const last = target[target.length - 1]!;
+  const last = target[target.length - 1];
   const roll = random();
   if (roll < 0.3) {
     if (Array.isArray(parent)) parent.splice(Number(last), 1);
@@ -104,7 +104,7 @@ fuzz('byte flips and cuts anywhere in the file', async () => {
     let mutated: string;
     if (i % 3 === 0) mutated = bytes.subarray(0, at).toString('utf8');
     else {
-      bytes[at] = (bytes[at]! + 1 + Math.floor(random() * 254)) % 256;
+      bytes[at] = (bytes[at] + 1 + Math.floor(random() * 254)) % 256;
       mutated = bytes.toString('utf8');
     }
     if (mutated === text) continue;

@@ -188,7 +188,7 @@ bundles('a bundle carries the newest signed checkpoint of the chain, checked by 
 
 bundles('GraphQL: exportRecordBundle signs the same bundle for the floor app; signingKeys lists the fingerprints', async () => {
   const { job, operator } = await finishedJob(server);
-  const result = await gql(server, operator.token!, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName content keyFingerprint downloadPath } } }', {
+  const result = await gql(server, operator.token, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName content keyFingerprint downloadPath } } }', {
     i: { jobId: `Job:${job.id}` },
   });
   assert.equal(result.codes, [], JSON.stringify(result.errors));
@@ -199,12 +199,12 @@ bundles('GraphQL: exportRecordBundle signs the same bundle for the floor app; si
   const verified = await verifyRecordBundle(bundle.content, keys);
   assert.equal(verified.problems, []);
   assert.is(verified.signer?.kid, bundle.keyFingerprint);
-  const listed = await gql(server, operator.token!, '{ signingKeys { fingerprint active createdAt retiredAt } }');
+  const listed = await gql(server, operator.token, '{ signingKeys { fingerprint active createdAt retiredAt } }');
   assert.equal(listed.codes, []);
   assert.is(listed.data.signingKeys[0].active, true);
   assert.is(listed.data.signingKeys[0].fingerprint, bundle.keyFingerprint);
   const { job: open, operator: other } = await finishedJob(server, { complete: false });
-  const refused = await gql(server, other.token!, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName } } }', { i: { jobId: `Job:${open.id}` } });
+  const refused = await gql(server, other.token, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName } } }', { i: { jobId: `Job:${open.id}` } });
   assert.equal(refused.codes, ['JOB_NOT_FINISHED']);
 });
 

@@ -158,7 +158,7 @@ verify('a recovery code works once', async () => {
   const again = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[3] } });
   assert.is(again.status, 401);
   assert.is(again.body.error.code, 'TWO_FACTOR_INVALID');
-  const other = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[4]!.toUpperCase() } });
+  const other = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[4].toUpperCase() } });
   assert.is(other.status, 200);
 });
 
@@ -182,9 +182,9 @@ verify('enabling and the sign-ins are recorded as security events', async () => 
   assert.ok(events.some((e) => e.event === 'auth.two_factor_enabled'));
   const signInEvent = events.find((e) => e.event === 'auth.sign_in' && e.user_agent === 'twofactor-test');
   assert.ok(signInEvent);
-  assert.is(signInEvent!.client_id, client.id);
-  assert.ok(signInEvent!.ip);
-  assert.match(signInEvent!.message, /password\+totp/);
+  assert.is(signInEvent.client_id, client.id);
+  assert.ok(signInEvent.ip);
+  assert.match(signInEvent.message, /password\+totp/);
 });
 
 const reset = suite('POST /api/client/auth/reset-two-factor');

@@ -81,7 +81,7 @@ test('the diff of two versions names the changed, added and removed steps', asyn
       {
         ...section,
         steps: [
-          { ...section!.steps[1]!, title: 'Read the pressure twice' },
+          { ...section.steps[1], title: 'Read the pressure twice' },
           { id: 'vent', title: 'Vent the housing', fields: [] },
         ],
       },
@@ -91,17 +91,17 @@ test('the diff of two versions names the changed, added and removed steps', asyn
   assert.equal(diff.removed.map((s) => s.id), ['isolate']);
   assert.equal(diff.added.map((s) => s.id), ['vent']);
   assert.equal(diff.changed.map((s) => s.id), ['pressure']);
-  assert.ok(diff.changed[0]!.changedFields.includes('title'), JSON.stringify(diff.changed));
+  assert.ok(diff.changed[0].changedFields.includes('title'), JSON.stringify(diff.changed));
 });
 
 test('the audit chain verifies, and names the entry edited behind its back', async ({ deps, clientId }) => {
   const before = await verifyAuditTrailAcrossClients(deps, { clientId });
   assert.ok(before.ok, JSON.stringify(before));
-  assert.ok(before.clients[0]!.entries >= 4, 'the life cycle above wrote audit entries');
+  assert.ok(before.clients[0].entries >= 4, 'the life cycle above wrote audit entries');
   await sql`UPDATE audit_entries SET action = 'template.forged' WHERE client_id = ${clientId} AND seq = 2`.execute(deps.db.kysely);
   const after = await verifyAuditTrailAcrossClients(deps, { clientId });
   assert.not.ok(after.ok);
-  assert.is(after.clients[0]!.broken?.seq, 2, JSON.stringify(after.clients[0]));
+  assert.is(after.clients[0].broken?.seq, 2, JSON.stringify(after.clients[0]));
 });
 
 test.run();

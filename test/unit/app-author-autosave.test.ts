@@ -38,9 +38,9 @@ function fakeServer(start = 1) {
       server.inFlight--;
       if (server.fail) {
         const failure = server.fail;
-        throw failure;
+        throw Object.assign(new Error(failure.message), failure);
       }
-      if (expectedRevision !== server.revision) throw { code: 'CONFLICT', message: 'moved', details: { currentRevision: server.revision, updatedBy: 7, updatedAt: '2026-11-26T17:00:00.000Z' } };
+      if (expectedRevision !== server.revision) throw Object.assign(new Error('moved'), { code: 'CONFLICT', details: { currentRevision: server.revision, updatedBy: 7, updatedAt: '2026-11-26T17:00:00.000Z' } });
       server.doc = doc;
       server.revision++;
       return { revision: server.revision };
@@ -51,7 +51,7 @@ function fakeServer(start = 1) {
 
 function editor(server: ReturnType<typeof fakeServer>, revision = 1) {
   const states: AutosaveState[] = [];
-  const autosave = new Autosave<string>(revision, { save: server.save, onState: (s) => states.push(s), delayMs: 10, retryMs: 10 });
+  const autosave = new Autosave<string>(revision, { save: (doc, expected) => server.save(doc, expected), onState: (s) => states.push(s), delayMs: 10, retryMs: 10 });
   return { autosave, states };
 }
 

@@ -12,9 +12,9 @@ test('every key of the app namespace has an English and a German text with the s
   const de = appTexts('de');
   assert.equal(Object.keys(de).sort(), Object.keys(en).sort());
   for (const [key, text] of Object.entries(en)) {
-    assert.ok(text.trim().length > 0 && de[key]!.trim().length > 0, key);
+    assert.ok(text.trim().length > 0 && de[key].trim().length > 0, key);
     const names = (t: string) => [...t.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]).sort();
-    assert.equal(names(de[key]!), names(text), `placeholders of ${key}`);
+    assert.equal(names(de[key]), names(text), `placeholders of ${key}`);
   }
 });
 
@@ -24,7 +24,7 @@ test('every file of config/i18n/app is part of the namespace', () => {
   const keys = new Set(APP_LANGUAGES.flatMap((language) => Object.keys(appTexts(language))));
   for (const file of files) {
     const [area, language] = file.split('.');
-    assert.ok((APP_LANGUAGES as readonly string[]).includes(language!), file);
+    assert.ok((APP_LANGUAGES as readonly string[]).includes(language), file);
     const entries = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Record<string, string>;
     for (const key of Object.keys(entries)) assert.ok(keys.has(`${area}.${key}`), `${file}: ${key}`);
   }

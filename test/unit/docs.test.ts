@@ -65,7 +65,7 @@ function headingIds(text: string): Set<string> {
 function links(file: string): { target: string; at: string }[] {
   return prose(fs.readFileSync(file, 'utf8')).flatMap(({ line, at }) =>
     [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({
-      target: m[1]!,
+      target: m[1],
       at: `${path.relative(ROOT, file)}:${at}`,
     })),
   );
@@ -127,7 +127,7 @@ errors('every code of src/errors.ts has its row, with its status, and the page n
   const documented = new Map<string, string>();
   for (const { line } of prose(fs.readFileSync(path.join(ROOT, 'docs', 'api', 'errors.md'), 'utf8'))) {
     const row = /^\|\s*`([A-Z][A-Z_]+)`\s*\|\s*(\d{3})\s*\|/.exec(line);
-    if (row) documented.set(row[1]!, row[2]!);
+    if (row) documented.set(row[1], row[2]);
   }
   const expected = Object.fromEntries(Object.entries(ERROR_STATUS).map(([code, status]) => [code, String(status)]));
   assert.equal(Object.fromEntries([...documented].sort()), Object.fromEntries(Object.entries(expected).sort()));

@@ -23,11 +23,11 @@ test('rotation: the active key retired without its private half, a new one activ
   const first = generateSigningKey(new Date('2026-01-01T00:00:00Z'));
   const keys = rotatedKeys([first], new Date('2026-06-01T00:00:00Z'));
   assert.is(keys.length, 2);
-  assert.is(keys[0]!.kid, first.kid);
-  assert.is(keys[0]!.privateKey, undefined);
-  assert.is(activeSigningKey(keys)!.kid, keys[1]!.kid);
+  assert.is(keys[0].kid, first.kid);
+  assert.is(keys[0].privateKey, undefined);
+  assert.is(activeSigningKey(keys)!.kid, keys[1].kid);
   const published = publishedKeys(keys);
-  assert.equal(published.map((k) => [k.kid, k.retiredAt ?? null]), [[first.kid, '2026-06-01T00:00:00.000Z'], [keys[1]!.kid, null]]);
+  assert.equal(published.map((k) => [k.kid, k.retiredAt ?? null]), [[first.kid, '2026-06-01T00:00:00.000Z'], [keys[1].kid, null]]);
   assert.ok(published.every((k) => !('d' in k) && !('privateKey' in k)));
 });
 
@@ -39,7 +39,7 @@ test('a secrets file written before issue 34 gets a signing key, every other sec
     const { secrets } = loadOrCreateSecrets(dir);
     assert.equal([secrets.jwtSecret, secrets.cookieKeys, secrets.vapid], [old.jwtSecret, old.cookieKeys, old.vapid]);
     assert.is(secrets.signingKeys?.length, 1);
-    assert.is(loadOrCreateSecrets(dir).secrets.signingKeys![0]!.kid, secrets.signingKeys![0]!.kid, 'made once, then read');
+    assert.is(loadOrCreateSecrets(dir).secrets.signingKeys![0].kid, secrets.signingKeys![0].kid, 'made once, then read');
     const rotated = rotateSigningKeyInFile(dir, new Date());
     assert.is(rotated.length, 2);
     const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'secrets.json'), 'utf8'));

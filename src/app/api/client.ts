@@ -38,7 +38,7 @@ export interface Page<T> {
 
 function csrfToken(): string {
   const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);
-  return match ? decodeURIComponent(match[1]!) : '';
+  return match ? decodeURIComponent(match[1]) : '';
 }
 
 /** Query string of the defined values. */
@@ -66,7 +66,7 @@ export interface ApiOptions {
   signal?: AbortSignal;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
   let payload: BodyInit | undefined;
@@ -83,9 +83,9 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
     throw new ApiError(0, 'OFFLINE', 'No connection to the server');
   }
   const text = await response.text();
-  let parsed: any;
+  let parsed: Envelope;
   try {
-    parsed = text ? JSON.parse(text) : {};
+    parsed = (text ? JSON.parse(text) : {}) as Envelope;
   } catch {
     throw new ApiError(response.status, 'BAD_RESPONSE', `Unexpected answer (${response.status})`);
   }
@@ -96,6 +96,14 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
     throw new ApiError(response.status, error.code ?? 'ERROR', error.message ?? `Request failed (${response.status})`, error.details?.fields ?? [], error.details ?? {});
   }
   return ('success' in parsed ? parsed.data : parsed) as T;
+}
+
+/** The parts of an answer read before its type is known: REST's envelope, or GraphQL's errors. */
+interface Envelope {
+  success?: boolean;
+  data?: unknown;
+  error?: { code?: string; message?: string; details?: { fields?: FieldProblem[] } & Record<string, unknown> };
+  errors?: GraphQLErrorEntry[];
 }
 
 export interface GraphQLErrorEntry {
@@ -127,7 +135,7 @@ function graphqlError(entry: GraphQLErrorEntry, status?: number): ApiError {
  * (`extensions.code`, the same codes as REST's envelope), so a screen handles
  * GraphQL and REST failures alike.
  */
-export async function graphql<T = any>(document: string, variables: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<T> {
+export async function graphql<T = unknown>(document: string, variables: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<T> {
   const answer = await api<{ data?: T; errors?: GraphQLErrorEntry[] }>('POST', '/api/client/graphql', { query: document, variables }, options);
   const first = answer.errors?.[0];
   if (first) throw graphqlError(first);

@@ -1,5 +1,5 @@
 import { offlineDb, type StoredJob } from './db';
-import { JOB_QUERY, type JobData, type StepRecordData } from './job-data';
+import { JOB_QUERY, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
 import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
 import { notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
@@ -267,19 +267,21 @@ async function refuse(item: QueueItem, outcome: { code: string; message: string 
 }
 
 /** The server took the item: it leaves the queue, and what the server answered is what the device now knows. */
-async function acknowledge(item: QueueItem, data: any): Promise<void> {
+async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   const db = await offlineDb();
   const tx = db.transaction(['items', 'jobs', 'uploads'], 'readwrite');
   const row = await tx.objectStore('jobs').get([item.user, item.jobId]);
   let job: StoredJob | undefined = row?.job;
   if (item.kind === 'upload') {
-    const file = data.files[0];
+    const file = (data as { files: { id: number; url?: string }[] }).files[0];
     await tx.objectStore('uploads').put({ id: item.id, user: item.user, fileId: file.id, url: file.url ?? `/api/client/files/${file.id}` });
   } else if (job && item.kind === 'fault') {
-    job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== data.fault.id), data.fault] } };
+    const { fault } = data as { fault: FaultData };
+    job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== fault.id), fault] } };
   } else if (job && isRevisioned(item)) {
-    job = { ...job, revision: data.revision, state: data.job.state };
-    if (item.kind === 'record') job = withRecord(job, data.record as StepRecordData);
+    const applied = data as { revision: number; job: { state: JobState }; record: StepRecordData };
+    job = { ...job, revision: applied.revision, state: applied.job.state };
+    if (item.kind === 'record') job = withRecord(job, applied.record);
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);

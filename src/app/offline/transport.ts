@@ -9,7 +9,7 @@
 
 export type Outcome =
   /** applied (or applied before: `replayed`) */
-  | { kind: 'ok'; data: any; replayed: boolean }
+  | { kind: 'ok'; data: unknown; replayed: boolean }
   /** no answer (offline, connection lost, timeout): it may or may not have applied — resend the same bytes, same key */
   | { kind: 'network' }
   /** the session ended or is not the queue's user: wait for sign-in */
@@ -28,7 +28,7 @@ const TRANSIENT_GRAPHQL = new Set(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'RAT
 
 export function csrfToken(): string {
   const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);
-  return match ? decodeURIComponent(match[1]!) : '';
+  return match ? decodeURIComponent(match[1]) : '';
 }
 
 /** Counts every request the engine sends (the sync state shows it; the benchmark reads it). */
@@ -46,18 +46,26 @@ async function send(path: string, init: { body: BodyInit; key: string; json: boo
   }
 }
 
-async function readJson(response: Response): Promise<any> {
+/** The parts of an answer the engine reads: REST's envelope, GraphQL's data and errors; `data` is the caller's. */
+interface Answer {
+  success?: boolean;
+  data?: Record<string, unknown> | null;
+  error?: { code?: string; message?: string };
+  errors?: { message?: string; extensions?: { code?: string } }[];
+}
+
+async function readJson(response: Response): Promise<Answer | undefined> {
   try {
-    return await response.json();
+    return (await response.json()) as Answer;
   } catch {
     return undefined;
   }
 }
 
 /** An answer that is not a success, by HTTP status and envelope code. */
-function httpFailure(response: Response, body: any): Outcome {
-  const code: string = body?.error?.code ?? `HTTP_${response.status}`;
-  const message: string = body?.error?.message ?? `The server answered ${response.status}`;
+function httpFailure(response: Response, body: Answer | undefined): Outcome {
+  const code = body?.error?.code ?? `HTTP_${response.status}`;
+  const message = body?.error?.message ?? `The server answered ${response.status}`;
   if (response.status === 401 || code === 'CSRF_FAILED') return { kind: 'signin' };
   const retryAfter = Number(response.headers.get('retry-after'));
   const afterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 2000;
@@ -77,8 +85,8 @@ export async function sendMutation(body: string, key: string, field: string): Pr
   const data = parsed.data?.[field];
   if (data) return { kind: 'ok', data, replayed };
   const error = parsed.errors?.[0] ?? {};
-  const code: string = error.extensions?.code ?? 'ERROR';
-  const message: string = error.message ?? 'The server refused the change';
+  const code = error.extensions?.code ?? 'ERROR';
+  const message = error.message ?? 'The server refused the change';
   if (code === 'CONFLICT') return { kind: 'conflict', code, message };
   if (TRANSIENT_GRAPHQL.has(code)) return { kind: 'retry', newKey: true, afterMs: 2000 };
   return { kind: 'refused', code, message };
@@ -102,7 +110,7 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
     const response = await fetch('/api/client/auth/me', { headers: { accept: 'application/json' }, credentials: 'same-origin', signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (response.status === 401 || response.status === 403) return 'signed-out';
     if (!response.ok) return 'unreachable';
-    const body = await response.json();
+    const body = (await response.json()) as { data: { id: number; clientId: number } };
     return { id: body.data.id, clientId: body.data.clientId };
   } catch {
     return 'unreachable';
@@ -118,7 +126,7 @@ export async function graphqlQuery<T>(query: string, variables: Record<string, u
     credentials: 'same-origin',
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
-  const body = await response.json();
+  const body = (await response.json()) as Answer | null;
   if (!response.ok || !body?.data) throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);
   return body.data as T;
 }

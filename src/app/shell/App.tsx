@@ -140,7 +140,7 @@ function Root() {
   return <I18nContext.Provider value={i18n}>{content}</I18nContext.Provider>;
 }
 
-function SignedIn({ session, offline, refresh, signOut }: { session: Session; offline: boolean; refresh(): Promise<void>; signOut(): Promise<void> }) {
+function SignedIn({ session, offline, refresh, signOut }: { session: Session; offline: boolean; refresh: () => Promise<void>; signOut: () => Promise<void> }) {
   const value = useMemo<SessionState>(() => ({ session, offline, refresh, signOut }), [session, offline]);
   const routes = useMemo(() => routesOf(areasFor(session.user)), [session]);
   const brand = session.branding.displayName;

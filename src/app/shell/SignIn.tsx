@@ -30,7 +30,7 @@ function ssoChoice(): SsoChoice | null {
   const match = text ? /^(oidc|saml|dynamics):([A-Za-z0-9_.-]{0,64})$/.exec(text) : null;
   if (!match) return null;
   if (named) localStorage.setItem(SSO_KEY, named);
-  return { kind: match[1] as SsoChoice['kind'], provider: match[2]! };
+  return { kind: match[1] as SsoChoice['kind'], provider: match[2] };
 }
 
 function ssoStart(choice: SsoChoice): string {
@@ -40,7 +40,7 @@ function ssoStart(choice: SsoChoice): string {
   return `/api/client/auth/oidc${provider}`;
 }
 
-export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn(): Promise<void>; language: AppLanguage; onLanguage(language: AppLanguage): void }) {
+export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () => Promise<void>; language: AppLanguage; onLanguage: (language: AppLanguage) => void }) {
   const { t } = useI18n();
   const errorText = useErrorText();
   const [step, setStep] = useState<Step>({ kind: 'password' });

@@ -79,7 +79,7 @@ export function TwoFactorSetup() {
           class="form-grid"
           onSubmit={(event) => {
             event.preventDefault();
-            void run(async () => setSetup(await api('POST', '/api/client/auth/two-factor/setup', { password })));
+            void run(async () => setSetup(await api<{ secret: string; qrCodeDataUrl: string }>('POST', '/api/client/auth/two-factor/setup', { password })));
           }}
         >
           <Card heading={t('shell.twoFactor.passwordTitle')}>

@@ -26,6 +26,7 @@ import type { CurrentUser } from '../api/session';
 export interface AreaRoute {
   /** the full path under /app/, a preact-iso pattern: '/app/jobs/:id' */
   path: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each page takes its own path's parameters as props
   component: ComponentType<any>;
   /** text key of the page's title (the document title; the shell announces it on navigation) */
   title: string;

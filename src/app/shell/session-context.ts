@@ -7,8 +7,8 @@ export interface SessionState {
   /** true when the session is the one last seen on this device, the server unreachable (offline start) */
   offline: boolean;
   /** reads the session again (after a change of roles, language …) */
-  refresh(): Promise<void>;
-  signOut(): Promise<void>;
+  refresh: () => Promise<void>;
+  signOut: () => Promise<void>;
 }
 
 export const SessionContext = createContext<SessionState | null>(null);

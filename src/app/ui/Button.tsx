@@ -2,7 +2,9 @@ import type { ButtonHTMLAttributes, ComponentChildren, LooseAnchorHTMLAttributes
 
 export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
-export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> {
+export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 'class'> {
+  /** extra class names (a plain string: they are joined into the element's class) */
+  class?: string;
   variant?: ButtonVariant;
   /** large: the operator's one-hand buttons (56 px); default 44 px, the smallest touch target */
   size?: 'normal' | 'large';
@@ -28,7 +30,9 @@ export function Button({ variant = 'secondary', size = 'normal', busy = false, t
   );
 }
 
-export interface LinkButtonProps extends LooseAnchorHTMLAttributes<HTMLAnchorElement> {
+export interface LinkButtonProps extends Omit<LooseAnchorHTMLAttributes<HTMLAnchorElement>, 'class'> {
+  /** extra class names (a plain string: they are joined into the element's class) */
+  class?: string;
   href: string;
   variant?: ButtonVariant;
   size?: 'normal' | 'large';
@@ -39,7 +43,7 @@ export interface LinkButtonProps extends LooseAnchorHTMLAttributes<HTMLAnchorEle
 export function LinkButton({ variant = 'secondary', size = 'normal', class: extra, children, ...rest }: LinkButtonProps) {
   return (
     // the rest of an anchor's attributes, spread untyped: preact's types narrow `role` per element
-    <a {...(rest as {})} class={['btn', `btn-${variant}`, size === 'large' ? 'btn-large' : '', extra ?? ''].filter(Boolean).join(' ')}>
+    <a {...(rest as object)} class={['btn', `btn-${variant}`, size === 'large' ? 'btn-large' : '', extra ?? ''].filter(Boolean).join(' ')}>
       {children}
     </a>
   );

@@ -16,7 +16,7 @@ const PATHS = {
 
 export type IconName = keyof typeof PATHS;
 
-export function Icon({ name }: { name: IconName | string }) {
+export function Icon({ name }: { name: string }) {
   const d = PATHS[name as IconName];
   if (!d) return null;
   return (

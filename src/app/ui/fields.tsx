@@ -46,7 +46,7 @@ type InputAttributes = Omit<LooseInputHTMLAttributes<HTMLInputElement>, 'label' 
 export interface TextFieldProps extends InputAttributes {
   label: ComponentChildren;
   value: string;
-  onValue(value: string): void;
+  onValue: (value: string) => void;
   hint?: ComponentChildren;
   error?: string | null;
   id?: string;
@@ -81,7 +81,7 @@ export interface NumberFieldProps extends Omit<InputAttributes, 'min' | 'max'> {
   label: ComponentChildren;
   /** the text as typed ('' when empty): a half-typed "1." stays as it is */
   value: string;
-  onValue(value: string): void;
+  onValue: (value: string) => void;
   unit?: string;
   min?: number | null;
   max?: number | null;
@@ -103,7 +103,7 @@ export function NumberField({ label, value, onValue, unit, min, max, hint, error
     <FieldFrame id={fieldId} label={label} hint={hint} error={error} required={required as boolean} class={extra as string}>
       <div class="number-input">
         <input
-          {...(rest as {})}
+          {...(rest as object)}
           id={fieldId}
           name={rest.name ?? fieldId}
           type="text"
@@ -131,7 +131,7 @@ export interface SelectOption {
 export interface SelectProps extends Omit<LooseSelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value' | 'id'> {
   label: ComponentChildren;
   value: string;
-  onValue(value: string): void;
+  onValue: (value: string) => void;
   options: SelectOption[];
   /** a first, empty choice ("— choose —") */
   placeholder?: string;
@@ -165,10 +165,12 @@ export function Select({ label, value, onValue, options, placeholder, hint, erro
   );
 }
 
-export interface CheckboxProps extends Omit<LooseInputHTMLAttributes<HTMLInputElement>, 'label' | 'checked' | 'id' | 'type'> {
+export interface CheckboxProps extends Omit<LooseInputHTMLAttributes<HTMLInputElement>, 'label' | 'checked' | 'id' | 'type' | 'class'> {
+  /** extra class names (a plain string: they are joined into the element's class) */
+  class?: string;
   label: ComponentChildren;
   checked: boolean;
-  onChecked(checked: boolean): void;
+  onChecked: (checked: boolean) => void;
   hint?: ComponentChildren;
   id?: string;
 }
@@ -179,7 +181,7 @@ export function Checkbox({ label, checked, onChecked, hint, id, class: extra, ..
   const fieldId = id ?? `f${generated}`;
   return (
     <div class={['checkbox', extra ?? ''].filter(Boolean).join(' ')}>
-      <input {...(rest as {})} id={fieldId} type="checkbox" checked={checked} aria-describedby={hint ? `${fieldId}-hint` : undefined} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <input {...(rest as object)} id={fieldId} type="checkbox" checked={checked} aria-describedby={hint ? `${fieldId}-hint` : undefined} onChange={(e) => onChecked(e.currentTarget.checked)} />
       <label for={fieldId}>{label}</label>
       {hint && (
         <p class="hint" id={`${fieldId}-hint`}>

@@ -17,7 +17,9 @@ export function PageHeader({ title, subtitle, actions }: { title: ComponentChild
   );
 }
 
-export interface CardProps extends HTMLAttributes<HTMLElement> {
+export interface CardProps extends Omit<HTMLAttributes<HTMLElement>, 'class'> {
+  /** extra class names (a plain string: they are joined into the element's class) */
+  class?: string;
   /** a heading of the card (h2), naming the region */
   heading?: ComponentChildren;
   headingLevel?: 2 | 3;

@@ -31,12 +31,12 @@ export function parseBlocks(markdown: string): Block[] {
     if (!line) flush();
     else if ((m = /^(#{1,6})\s+(.*?)\s*#*$/.exec(line))) {
       flush();
-      out.push({ type: 'heading', level: m[1]!.length, text: m[2]! });
+      out.push({ type: 'heading', level: m[1].length, text: m[2] });
     } else if (/^([-*_])(\s*\1){2,}$/.test(line)) {
       flush();
       out.push({ type: 'rule' });
-    } else if ((m = /^[-*+]\s+(.*)$/.exec(line))) item(false, m[1]!, 1);
-    else if ((m = /^(\d{1,4})[.)]\s+(.*)$/.exec(line))) item(true, m[2]!, Number(m[1]));
+    } else if ((m = /^[-*+]\s+(.*)$/.exec(line))) item(false, m[1], 1);
+    else if ((m = /^(\d{1,4})[.)]\s+(.*)$/.exec(line))) item(true, m[2], Number(m[1]));
     else paragraph.push(line);
   }
   flush();
@@ -52,13 +52,13 @@ export function parseInline(text: string): Inline[] {
   const out: Inline[] = [];
   let last = 0;
   for (const m of text.matchAll(INLINE)) {
-    if (m.index! > last) out.push(unescape(text.slice(last, m.index)));
+    if (m.index > last) out.push(unescape(text.slice(last, m.index)));
     if (m[1]) out.push({ mark: 'code', text: m[1].slice(1, -1) });
-    else if (m[2]) out.push({ mark: 'strong', text: unescape(m[3]!) });
-    else if (m[4]) out.push({ mark: 'em', text: unescape(m[5]!) });
-    else if (m[6]) out.push(/^(https?:|mailto:)/i.test(m[7]!) ? { mark: 'link', text: unescape(m[6]), href: m[7]! } : unescape(m[6]));
+    else if (m[2]) out.push({ mark: 'strong', text: unescape(m[3]) });
+    else if (m[4]) out.push({ mark: 'em', text: unescape(m[5]) });
+    else if (m[6]) out.push(/^(https?:|mailto:)/i.test(m[7]) ? { mark: 'link', text: unescape(m[6]), href: m[7] } : unescape(m[6]));
     else out.push(unescape(m[8] ?? ''));
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   if (last < text.length) out.push(unescape(text.slice(last)));
   return out;

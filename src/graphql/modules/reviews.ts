@@ -70,7 +70,7 @@ export const reviewsModule: SchemaModule = {
     Query: {
       reviewQueue: async (_root, args: ConnectionArgs & { action?: string | null }, ctx: Ctx) => {
         const page = pageInput(args);
-        const only = args.action ? QUEUE_ACTION[args.action]! : null;
+        const only = args.action ? QUEUE_ACTION[args.action] : null;
         return toConnection(await reviewQueue(ctx.deps, ctx.actor, only, page), page, presentVersionSummary);
       },
     },

@@ -72,6 +72,7 @@ export async function usedSeatsAcrossClients(db: Kysely<DB>): Promise<Map<string
   return countHolders(db.selectFrom('users'));
 }
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- kysely's type of a query that selects nothing yet
 async function sumAllocated(from: SelectQueryBuilder<DB, 'licenses', {}>, now: string): Promise<Map<string, number>> {
   const rows = await from
     .select(['license_type', (eb) => eb.fn.sum<number>('seats').as('seats')])
@@ -81,6 +82,7 @@ async function sumAllocated(from: SelectQueryBuilder<DB, 'licenses', {}>, now: s
   return new Map(rows.map((r) => [r.license_type, Number(r.seats)]));
 }
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- kysely's type of a query that selects nothing yet
 async function countHolders(from: SelectQueryBuilder<DB, 'users', {}>): Promise<Map<string, number>> {
   const rows = await from
     .select(['license_type', (eb) => eb.fn.countAll<number>().as('n')])

@@ -5,7 +5,7 @@ import { fieldError, seatsExhausted } from '#errors';
 import { rolesNotAllowed, type LicenseType, type Role } from '#policies/roles';
 import { allocatedSeats, usedSeats } from '#repos/licensing/seat-allocations';
 import { getUserById, updateUser as updateUserRow, type UserWithRoles } from '#repos/users';
-import { currentLicense, type CurrentLicense } from '.';
+import { currentLicense } from '.';
 import { seatSummary } from './seats';
 import type { ClientLicense, SeatCount } from '#licensing/state';
 export type { ClientLicense } from '#licensing/state';

@@ -83,10 +83,10 @@ export function ConflictDialog(props: {
         </p>
       )}
       <div class="dialog-actions">
-        <button type="button" class="btn btn-secondary" disabled={busy || !theirs} onClick={() => choose(props.onTakeTheirs)}>
+        <button type="button" class="btn btn-secondary" disabled={busy || !theirs} onClick={() => void choose(props.onTakeTheirs)}>
           {t('author.conflict.takeTheirs')}
         </button>
-        <button type="button" class="btn btn-primary" disabled={busy || !theirs} onClick={() => choose(() => props.onKeepMine(theirs!.revision))}>
+        <button type="button" class="btn btn-primary" disabled={busy || !theirs} onClick={() => void choose(() => props.onKeepMine(theirs!.revision))}>
           {t('author.conflict.keepMine')}
         </button>
       </div>

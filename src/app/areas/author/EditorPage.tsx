@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { ApiError, graphql as gql } from '../../api/client';
+import { graphql as gql } from '../../api/client';
 import { Autosave, type AutosaveState } from './autosave';
 import { fromServer, inputId, LIMITS, moved, newSection, newStep, pathOf, problemPath, stepsInOrder, toInput, type EditorContent, type EditorSection, type EditorStep, type StepAt } from './model';
 import { filesOf, SENSORS, SUBMIT, TEMPLATE, templateGid, UPDATE_DRAFT, VERSION_QUERY, versionGid, type FileInfo, type TemplateDetail, type VersionDetail } from './queries';
@@ -204,7 +204,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
               {t('author.editor.preview')}
             </button>
           </div>
-          <button type="button" class="btn btn-primary" onClick={submit} disabled={submitting || save.status === 'conflict'}>
+          <button type="button" class="btn btn-primary" onClick={() => void submit()} disabled={submitting || save.status === 'conflict'}>
             {submitting ? t('author.editor.submitting') : t('author.editor.submit')}
           </button>
         </div>

@@ -166,7 +166,7 @@ export default function LibraryPage() {
         </ul>
       )}
       {next && (
-        <button type="button" class="btn btn-secondary" onClick={() => load(next)}>
+        <button type="button" class="btn btn-secondary" onClick={() => void load(next)}>
           {t('author.library.more')}
         </button>
       )}
@@ -224,7 +224,7 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
     );
 
   return (
-    <form id="new-template" class="card new-template" onSubmit={create} aria-labelledby="new-template-heading">
+    <form id="new-template" class="card new-template" onSubmit={(event) => void create(event)} aria-labelledby="new-template-heading">
       <h2 id="new-template-heading">{t('author.library.newHeading')}</h2>
       {error && (
         <p class="notice notice-danger" role="alert">

@@ -151,6 +151,6 @@ export function MediaEditor({ step, stepName, files, onUploaded, onChange, onAdd
 
 function swap<T>(list: readonly T[], a: number, b: number): T[] {
   const copy = [...list];
-  [copy[a], copy[b]] = [copy[b]!, copy[a]!];
+  [copy[a], copy[b]] = [copy[b], copy[a]];
   return copy;
 }

@@ -11,7 +11,7 @@ export function Preview({ content, files, sensors }: { content: EditorContent; f
   const [index, setIndex] = useState(0);
   if (steps.length === 0) return <p class="muted">{t('author.preview.empty')}</p>;
   const current = Math.min(index, steps.length - 1);
-  const { step, section, number } = steps[current]!;
+  const { step, section, number } = steps[current];
   return (
     <section class="preview operator-frame" aria-label={t('author.preview.region')}>
       <p class="muted preview-note">{t('author.preview.note')}</p>

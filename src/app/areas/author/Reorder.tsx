@@ -76,7 +76,7 @@ export function Reorder<T>(props: ReorderProps<T>) {
   function indexAt(clientY: number): number {
     const rows = [...(listRef.current?.children ?? [])] as HTMLElement[];
     for (let i = 0; i < rows.length; i++) {
-      const rect = rows[i]!.getBoundingClientRect();
+      const rect = rows[i].getBoundingClientRect();
       if (clientY < rect.top + rect.height / 2) return i;
     }
     return Math.max(0, rows.length - 1);

@@ -140,7 +140,7 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
                 value={v}
                 checked={value === v}
                 onChange={() => {
-                  setValue(v!);
+                  setValue(v);
                   setTouched(true);
                 }}
               />

@@ -98,13 +98,13 @@ export default function TemplatePage({ id }: { id: string }) {
               <a class="btn btn-primary" href={appPath(`/templates/${templateId}/edit`)}>
                 {t('author.template.editDraft')}
               </a>
-              <button type="button" class="btn btn-secondary" onClick={submit} disabled={busy}>
+              <button type="button" class="btn btn-secondary" onClick={() => void submit()} disabled={busy}>
                 {t('author.editor.submit')}
               </button>
             </>
           )}
           {(latest.state === 'APPROVED' || latest.state === 'PUBLISHED' || latest.state === 'RETIRED') && (
-            <button type="button" class="btn btn-primary" onClick={newDraft} disabled={busy}>
+            <button type="button" class="btn btn-primary" onClick={() => void newDraft()} disabled={busy}>
               {t('author.template.newDraft', { number: latest.number })}
             </button>
           )}
@@ -207,7 +207,7 @@ function Details({ template, onSaved }: { template: TemplateDetail; onSaved: () 
   const described = (name: string) => (state.problems.has(name) ? { 'aria-invalid': true, 'aria-describedby': `details-${name}-error` } : {});
 
   return (
-    <form class="card" onSubmit={save} aria-labelledby="details-heading">
+    <form class="card" onSubmit={(event) => void save(event)} aria-labelledby="details-heading">
       <h2 id="details-heading">{t('author.template.details')}</h2>
       <div class="form-row">
         <label for="details-title">{t('author.template.title')}</label>

@@ -133,7 +133,7 @@ export function moved<T>(list: readonly T[], from: number, to: number): T[] {
   const copy = [...list];
   if (from < 0 || from >= copy.length || to < 0 || to >= copy.length || from === to) return copy;
   const [item] = copy.splice(from, 1);
-  copy.splice(to, 0, item!);
+  copy.splice(to, 0, item);
   return copy;
 }
 

@@ -26,7 +26,7 @@ export class UploadError extends Error {
 
 function csrfToken(): string {
   const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);
-  return match ? decodeURIComponent(match[1]!) : '';
+  return match ? decodeURIComponent(match[1]) : '';
 }
 
 /** Sends one file; `onProgress` gets the fraction sent (0…1). Resolves with the stored file. */
@@ -41,16 +41,16 @@ export function uploadFile(file: File, onProgress: (fraction: number) => void, s
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     };
     xhr.onload = () => {
-      let body: any;
+      let body: { success?: boolean; data?: { files?: UploadedFile[] }; error?: { code?: string; message?: string } } | null;
       try {
-        body = JSON.parse(xhr.responseText);
+        body = JSON.parse(xhr.responseText) as typeof body;
       } catch {
         reject(new UploadError(xhr.status, 'BAD_RESPONSE', `Unexpected answer (${xhr.status})`));
         return;
       }
       if (xhr.status >= 200 && xhr.status < 300 && body?.success !== false && body?.data?.files?.[0]) {
         onProgress(1);
-        resolve(body.data.files[0] as UploadedFile);
+        resolve(body.data.files[0]);
       } else {
         reject(new UploadError(xhr.status, body?.error?.code ?? 'ERROR', body?.error?.message ?? `Upload failed (${xhr.status})`));
       }

@@ -3,6 +3,7 @@ import { Badge, type Tone } from '../../ui';
 import { useT, type Translate } from '../../i18n';
 import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef } from '../../offline';
 import { useObjectUrl } from './hooks';
+import { plainText } from '../../ui/plain-text';
 
 const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
 const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral' };
@@ -32,7 +33,7 @@ export function valueText(t: Translate, field: FieldDef | undefined, value: unkn
   if (field?.type === 'PASS_FAIL') return value === 'PASS' || value === true ? t('operator.run.pass') : t('operator.run.fail');
   if (field?.type === 'PHOTO') return t('operator.review.photos', { n: (Array.isArray(value) ? value : [value]).length });
   if (typeof value === 'number' && field?.unit) return `${value} ${field.unit}`;
-  return String(value);
+  return plainText(value);
 }
 
 export function personName(p: { firstName: string; lastName: string; email: string }): string {

@@ -180,7 +180,7 @@ interface Colleague {
 }
 
 /** Hand the job to a colleague (they accept or decline it on their device). Online only. */
-function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose(): void; jobId: number }) {
+function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose: () => void; jobId: number }) {
   const t = useT();
   const [colleagues] = useAsync(() => (open ? api<{ items: Colleague[] }>('GET', '/api/client/workingTogether/colleagues') : Promise.resolve({ items: [] })), [open]);
   const [to, setTo] = useState('');

@@ -25,6 +25,7 @@ import { ConflictPanel } from './conflicts';
 import { PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
 import { personName, rangeText, StateBadge, valueText } from './common';
 import { useLocalJob } from './hooks';
+import { plainText } from '../../ui/plain-text';
 
 /** A step's record as the operator sees it: queued on the device (newest) or the server's. */
 interface SeenRecord {
@@ -77,7 +78,7 @@ function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<str
     const value = record?.values.find((v) => v.key === field.key)?.value;
     if (field.type === 'PHOTO') draft[field.key] = Array.isArray(value) ? (value as DraftPhoto[]) : value == null ? [] : [value as DraftPhoto];
     else if (field.type === 'PASS_FAIL') draft[field.key] = value === true || value === 'PASS' ? 'PASS' : value === false || value === 'FAIL' ? 'FAIL' : '';
-    else draft[field.key] = value == null ? '' : String(value);
+    else draft[field.key] = value == null ? '' : plainText(value);
   }
   return draft;
 }
@@ -204,7 +205,7 @@ function StepForm({
   step: StepDef;
   last: boolean;
   onBack?: () => void;
-  onSaved(): void;
+  onSaved: () => void;
   online: boolean;
 }) {
   const t = useT();
@@ -229,7 +230,7 @@ function StepForm({
   const problems = (): Record<string, string> => {
     const found: Record<string, string> = {};
     for (const field of step.fields) {
-      const value = draft[field.key]!;
+      const value = draft[field.key];
       if (field.type === 'SIGNATURE') continue;
       const empty = Array.isArray(value) ? value.length === 0 : !value.trim();
       if (empty && field.required && field.type !== 'SENSOR') found[field.key] = t('operator.run.requiredMissing');
@@ -242,7 +243,7 @@ function StepForm({
   const values = async (): Promise<QueuedValue[]> => {
     const out: QueuedValue[] = [];
     for (const field of step.fields) {
-      const value = draft[field.key]!;
+      const value = draft[field.key];
       if (field.type === 'SIGNATURE') {
         const kept = record?.values.find((v) => v.key === field.key);
         if (kept && !isEmptyValue(kept.value)) out.push({ key: field.key, value: kept.value });
@@ -297,7 +298,7 @@ function StepForm({
           </p>
         )}
         {step.fields.map((field) => (
-          <StepField key={field.key} field={field} value={draft[field.key]!} error={errors[field.key]} onValue={(v) => set(field, v)} />
+          <StepField key={field.key} field={field} value={draft[field.key]} error={errors[field.key]} onValue={(v) => set(field, v)} />
         ))}
         <TextField label={t('operator.run.comment')} value={comment} onValue={setComment} multiline rows={2} />
       </Card>
@@ -336,7 +337,7 @@ function photoName(photo: Blob): string {
   return `photo-${new Date().toISOString().replace(/[:.]/g, '-')}.${photo.type === 'image/png' ? 'png' : 'jpg'}`;
 }
 
-function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { user: UserKey; view: LocalJobView; onGoTo(index: number): void; databaseId: string; online: boolean; readOnly?: boolean }) {
+function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { user: UserKey; view: LocalJobView; onGoTo: (index: number) => void; databaseId: string; online: boolean; readOnly?: boolean }) {
   const t = useT();
   const { route } = useLocation();
   const [busy, setBusy] = useState(false);
@@ -395,7 +396,7 @@ function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { 
         </Card>
       )}
       <ol class="review-steps">
-        {steps.map((step, index) => {
+        {steps.map((step) => {
           const record = seenRecord(view, step);
           return (
             <li key={step.stepId}>
@@ -426,7 +427,7 @@ function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { 
 
 const SEVERITIES: Severity[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 
-export function FaultDialog({ open, onClose, user, jobId, stepId }: { open: boolean; onClose(): void; user: UserKey; jobId: string; stepId: string | null }) {
+export function FaultDialog({ open, onClose, user, jobId, stepId }: { open: boolean; onClose: () => void; user: UserKey; jobId: string; stepId: string | null }) {
   const t = useT();
   const sync = useSyncState();
   const [description, setDescription] = useState('');

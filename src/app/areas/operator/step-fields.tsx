@@ -10,7 +10,7 @@ export type DraftPhoto = number | LocalFileRef | Blob;
 /** A field's value while the operator edits it: text for TEXT/NUMBER/SENSOR (as typed), PASS/FAIL/option, photos. */
 export type DraftValue = string | DraftPhoto[];
 
-export function PhotoInput({ label, onPhoto }: { label: string; onPhoto(photo: Blob): void }) {
+export function PhotoInput({ label, onPhoto }: { label: string; onPhoto: (photo: Blob) => void }) {
   const id = `p${useId()}`;
   return (
     <div class="photo-input">
@@ -39,7 +39,7 @@ function DraftPhotoView({ photo, alt }: { photo: DraftPhoto; alt: string }) {
   return <Photo value={photo} alt={alt} />;
 }
 
-export function PhotoList({ photos, label, onRemove }: { photos: DraftPhoto[]; label: string; onRemove?(index: number): void }) {
+export function PhotoList({ photos, label, onRemove }: { photos: DraftPhoto[]; label: string; onRemove?: (index: number) => void }) {
   const t = useT();
   if (photos.length === 0) return null;
   return (
@@ -59,7 +59,7 @@ export function PhotoList({ photos, label, onRemove }: { photos: DraftPhoto[]; l
 }
 
 /** Choices as large radio buttons (pass/fail, a CHOICE's options): one tap, a visible label each. */
-function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDef; value: string; options: { value: string; label: string }[]; error?: string | null; onValue(v: string): void }) {
+function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDef; value: string; options: { value: string; label: string }[]; error?: string | null; onValue: (v: string) => void }) {
   const t = useT();
   const name = `c${useId()}`;
   return (
@@ -86,7 +86,7 @@ function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDe
 }
 
 /** One field of a step, with instant feedback: limits as you type, required values, photos from the camera. */
-export function StepField({ field, value, error, onValue }: { field: FieldDef; value: DraftValue; error?: string | null; onValue(v: DraftValue): void }) {
+export function StepField({ field, value, error, onValue }: { field: FieldDef; value: DraftValue; error?: string | null; onValue: (v: DraftValue) => void }) {
   const t = useT();
   const range = rangeText(field);
   switch (field.type) {

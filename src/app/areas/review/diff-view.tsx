@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useI18n, type Translate } from '../../i18n';
 import { Badge, type Tone } from '../../ui';
 import { FIELD_PROPERTIES, type Change, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type StepChange, type StepKind } from './diff-model';
+import { plainText } from '../../ui/plain-text';
 
 /**
  * The semantic diff, step by step, for reading on a tablet: one block per
@@ -194,7 +195,7 @@ function FieldLine({ field }: { field: FieldDoc }) {
 export function formatValue(t: Translate, property: FieldProperty, value: unknown): string {
   if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('review.diff.none');
   if (property === 'required') return value ? t('review.diff.yes') : t('review.diff.no');
-  if (property === 'type') return t(`review.fieldType.${String(value)}`);
+  if (property === 'type') return t(`review.fieldType.${plainText(value)}`);
   if (property === 'options') return (value as string[]).join(', ');
-  return String(value);
+  return plainText(value);
 }

@@ -17,8 +17,8 @@ export interface SignDialogProps {
   action: SignedAction | null;
   version: ReviewVersion;
   signer: Person;
-  onClose(): void;
-  onSigned(action: SignedAction): void;
+  onClose: () => void;
+  onSigned: (action: SignedAction) => void;
 }
 
 export function SignDialog({ action, version, signer, onClose, onSigned }: SignDialogProps) {
@@ -88,7 +88,7 @@ export function SignDialog({ action, version, signer, onClose, onSigned }: SignD
         </>
       }
     >
-      <form id={formId} class="sign-form" onSubmit={submit} noValidate>
+      <form id={formId} class="sign-form" onSubmit={(event) => void submit(event)} noValidate>
         <dl class="sign-manifest">
           <div>
             <dt>{t('review.sign.document')}</dt>

@@ -81,7 +81,7 @@ export default function NewJobPage() {
     <>
       <PageHeader title={t('supervisor.newJob.title')} subtitle={t('supervisor.newJob.subtitle')} />
       {error && <Notice tone="danger">{error}</Notice>}
-      <form class="form-grid" onSubmit={submit} noValidate aria-label={t('supervisor.newJob.title')}>
+      <form class="form-grid" onSubmit={(event) => void submit(event)} noValidate aria-label={t('supervisor.newJob.title')}>
         <Card heading={t('supervisor.newJob.what')}>
           <TextField label={t('supervisor.newJob.search')} type="search" value={search} onValue={setSearch} hint={t('supervisor.newJob.searchHint')} />
           {templates.status === 'loading' && <Loading />}

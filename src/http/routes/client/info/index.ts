@@ -7,7 +7,7 @@ import { findLogo, LOGO_PATH, logoUrl } from '#services/branding';
 import { openContent } from '#services/files';
 import { customerPortalLink, PORTAL_LINK_TTL_SECONDS } from '#services/integrations/customer-portal';
 import { presentClient } from '#presenters';
-import { FEATURES, type Feature } from '#licensing/terms';
+import { FEATURES } from '#licensing/terms';
 import { SECURITY_ADMIN } from '#policies/roles';
 import { sendFile } from '../../../send-file';
 
