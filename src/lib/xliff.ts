@@ -103,7 +103,7 @@ export function readXliff(text: string): XliffDocument {
   if (!READABLE_VERSIONS.has(version)) throw new XliffError(`version "${version}" is not XLIFF 2.0`);
   const files = children(root, 'file');
   if (files.length !== 1) throw new XliffError(`expected one <file>, found ${files.length}`);
-  const file = files[0]!;
+  const file = files[0];
   const units: XliffUnit[] = [];
   for (const unit of descendants(file, 'unit')) {
     const id = unit.getAttribute('id');

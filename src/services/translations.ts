@@ -85,8 +85,8 @@ export async function exportTranslation(deps: Deps, actor: UserActor, templateId
     units: sourceUnits(contentOf(version)).map((source): XliffUnit => {
       const state = unitState(source, units);
       const unit: XliffUnit = { id: source.id, source: source.text, note: source.kind };
-      if (state === 'translated') return { ...unit, target: units[source.id]!.target, state: approved ? 'final' : 'translated' };
-      if (state === 'stale') return { ...unit, target: units[source.id]!.target, state: 'initial', note: `${source.kind}; stale: the source text changed since this was translated` };
+      if (state === 'translated') return { ...unit, target: units[source.id].target, state: approved ? 'final' : 'translated' };
+      if (state === 'stale') return { ...unit, target: units[source.id].target, state: 'initial', note: `${source.kind}; stale: the source text changed since this was translated` };
       return { ...unit, state: 'initial' };
     }),
   });

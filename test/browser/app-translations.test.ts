@@ -52,7 +52,7 @@ const GERMAN: Record<string, string> = {
 /** The translator's part: a target and state="translated" for every unit. */
 function translate(xml: string): string {
   return xml.replace(/<unit id="([^"]+)"([^>]*)>([\s\S]*?)<\/unit>/g, (_whole, id: string, attributes: string, inner: string) => {
-    const target = GERMAN[id]!.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const target = GERMAN[id].replace(/&/g, '&amp;').replace(/</g, '&lt;');
     return `<unit id="${id}"${attributes}>${inner.replace(/<segment[^>]*>/, '<segment state="translated">').replace('</source>', `</source><target>${target}</target>`)}</unit>`;
   });
 }

@@ -53,10 +53,10 @@ const xmlUnescape = (text: string) => text.replace(/&#13;|&#xD;/gi, '\r').replac
 function unitsOf(xml: string): Map<string, { state: string | null; source: string; target: string | null }> {
   const units = new Map<string, { state: string | null; source: string; target: string | null }>();
   for (const [, id, inner] of xml.matchAll(/<unit id="([^"]+)"[^>]*>([\s\S]*?)<\/unit>/g)) {
-    const state = /<segment[^>]*\bstate="([^"]+)"/.exec(inner!)?.[1] ?? null;
-    const source = /<source>([\s\S]*?)<\/source>|<source\/>/.exec(inner!);
-    const target = /<target>([\s\S]*?)<\/target>/.exec(inner!);
-    units.set(id!, { state, source: xmlUnescape(source?.[1] ?? ''), target: target ? xmlUnescape(target[1]!) : null });
+    const state = /<segment[^>]*\bstate="([^"]+)"/.exec(inner)?.[1] ?? null;
+    const source = /<source>([\s\S]*?)<\/source>|<source\/>/.exec(inner);
+    const target = /<target>([\s\S]*?)<\/target>/.exec(inner);
+    units.set(id, { state, source: xmlUnescape(source?.[1] ?? ''), target: target ? xmlUnescape(target[1]) : null });
   }
   return units;
 }
@@ -218,7 +218,7 @@ translations('a new draft that changes a source text marks that unit stale: the 
   assert.equal(draft.codes, [], JSON.stringify(draft.errors));
   const draftId: number = draft.data.createDraft.version.databaseId;
   const changed = structuredClone(CONTENT);
-  changed.sections[0]!.steps[0]!.title = 'Measure the torque twice';
+  changed.sections[0].steps[0].title = 'Measure the torque twice';
   const edit = await gql(server, client.owner.token, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', { v: gid('TemplateVersion', draftId), c: contentInput(changed) });
   assert.equal(edit.codes, [], JSON.stringify(edit.errors));
 

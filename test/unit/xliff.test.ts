@@ -36,7 +36,7 @@ xliff('texts survive a write and a read byte for byte, sources and targets', () 
 xliff('the written file is XLIFF 2.0 a tool keeps intact: namespace, version, preserved spaces, no resegmenting, CR as &#13;', () => {
   const text = writeXliff(doc([{ id: 'step:a:body', source: 'a\r\nb', state: 'initial' }]));
   assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<xliff [^>]*>/);
-  const root = /^<\?xml[^>]*>\n(<xliff [^>]*>)/.exec(text)![1]!;
+  const root = /^<\?xml[^>]*>\n(<xliff [^>]*>)/.exec(text)![1];
   for (const attribute of ['xmlns="urn:oasis:names:tc:xliff:document:2.0"', 'version="2.0"', 'srcLang="en"', 'trgLang="de"']) assert.ok(root.includes(attribute), `${attribute} in ${root}`);
   assert.match(text, /<unit id="step:a:body" canResegment="no" xml:space="preserve">/);
   assert.match(text, /<segment state="initial">/);
@@ -120,14 +120,14 @@ xliff('units: every non-empty text; a translation of another text is stale and s
   );
   const units = { 'step:a:title': { source: textHash('Step'), target: 'Schritt' }, 'option:a:c:1': { source: textHash('GREEN'), target: 'grün' } };
   const [section, title, , , option1] = sourceUnits(CONTENT);
-  assert.is(unitState(section!, units), 'missing');
-  assert.is(unitState(title!, units), 'translated');
-  assert.is(unitState(option1!, units), 'stale');
+  assert.is(unitState(section, units), 'missing');
+  assert.is(unitState(title, units), 'translated');
+  assert.is(unitState(option1, units), 'stale');
   const localized = localizeContent(CONTENT, units);
-  assert.is(localized.sections[0]!.title, 'Section');
-  assert.is(localized.sections[0]!.steps[0]!.title, 'Schritt');
-  assert.equal(localized.sections[0]!.steps[0]!.fields[0]!.options, ['red', 'green']);
-  assert.equal(localized.sections[0]!.steps[0]!.fields[0]!.optionLabels, ['red', 'green'], 'the stale option label falls back to the source');
+  assert.is(localized.sections[0].title, 'Section');
+  assert.is(localized.sections[0].steps[0].title, 'Schritt');
+  assert.equal(localized.sections[0].steps[0].fields[0].options, ['red', 'green']);
+  assert.equal(localized.sections[0].steps[0].fields[0].optionLabels, ['red', 'green'], 'the stale option label falls back to the source');
 });
 
 xliff.run();

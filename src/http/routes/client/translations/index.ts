@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { fieldError } from '#errors';
 import { payloadTooLarge } from '#services/files';
-import { exportTranslation, importTranslation, MAX_XLIFF_BYTES } from '#services/translations';
-import { canonicalLanguage } from '#services/i18n';
+import { exportTranslation, importTranslation, MAX_XLIFF_BYTES, translationLanguage } from '#services/translations';
 import { TranslationImport } from '#presenters/schemas';
 import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
@@ -20,11 +18,7 @@ const TranslationParams = z.object({ id: PositiveId, versionId: PositiveId, lang
 /** Translators work file by file: a budget per user. */
 const perCaller = (max: number) => principalBudget('translations', max, 60_000);
 
-function languageOf(tag: string): string {
-  const language = canonicalLanguage(tag);
-  if (!language) throw fieldError('path.lang', 'not a well-formed BCP 47 language tag (e.g. de, pt-BR, zh-Hant)');
-  return language;
-}
+const languageOf = (tag: string) => translationLanguage(tag, 'path.lang');
 
 /** The request body as UTF-8 text, read up to MAX_XLIFF_BYTES (413 past it, before the rest is read). */
 async function readText(ctx: AppContext): Promise<string> {
