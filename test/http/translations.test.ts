@@ -269,7 +269,7 @@ translations('bad files are refused with a 4xx and change nothing; roles, other 
   const badTag = await server.request('GET', xlfPath(templateId, versionId, 'de_DE!'), { token: client.owner.token });
   assert.is(badTag.status, 422, badTag.text);
   assert.is(badTag.body.error.details.fields[0].path, 'path.lang');
-  const tooLarge = await putXliff(client.owner.token, path, exported.replace('</xliff>', `<!--${'x'.repeat(17 * 1024 * 1024)}--></xliff>`));
+  const tooLarge = await putXliff(client.owner.token, path, exported.replace('</xliff>', `<!--${'x'.repeat(9 * 1024 * 1024)}--></xliff>`));
   assert.is(tooLarge.status, 413, tooLarge.text.slice(0, 200));
   // nothing of the above changed the approved translation
   assert.is((await versionContent(client.owner.token, versionId, 'de')).language, 'de');
