@@ -354,6 +354,28 @@ export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
 /** the meanings of a step sign-off (docs/execution-rules.md) */
 export type StepSignatureMeaning = 'PERFORMED' | 'VERIFIED';
 
+/** A version's translation into one language, beside the version with its own approval (migration 0036). */
+export interface VersionTranslationsTable {
+  id: Generated<number>;
+  client_id: number;
+  version_id: number;
+  /** BCP 47, canonical */
+  language: string;
+  /** canonical JSON: unit id → { source: SHA-256 of the source text translated, target } */
+  units: string;
+  /** SHA-256 of `units`: what an approval signs */
+  units_hash: string;
+  updated_by: number;
+  updated_at: string;
+  /** the units_hash approved; the translation is approved while it equals units_hash */
+  approved_hash: string | null;
+  approved_by: number | null;
+  approver_name: string | null;
+  approver_email: string | null;
+  approval_method: string | null;
+  approved_at: string | null;
+}
+
 export interface StepSignaturesTable {
   id: Generated<number>;
   client_id: number;
@@ -906,6 +928,7 @@ export interface DB {
   template_versions: TemplateVersionsTable;
   version_signatures: VersionSignaturesTable;
   step_signatures: StepSignaturesTable;
+  version_translations: VersionTranslationsTable;
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
@@ -1072,6 +1095,7 @@ export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionSignatureRow = Selectable<VersionSignaturesTable>;
 export type StepSignatureRow = Selectable<StepSignaturesTable>;
+export type VersionTranslationRow = Selectable<VersionTranslationsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;

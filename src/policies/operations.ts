@@ -48,6 +48,8 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   submitVersion: rolesFor(VERSION_TRANSITIONS, 'submit'),
   rejectVersion: rolesFor(VERSION_TRANSITIONS, 'reject'),
   approveVersion: rolesFor(VERSION_TRANSITIONS, 'approve'),
+  // a version's translation is approved by those who approve versions (services/translations.ts)
+  approveTranslation: rolesFor(VERSION_TRANSITIONS, 'approve'),
   publishVersion: rolesFor(VERSION_TRANSITIONS, 'publish'),
   retireVersion: rolesFor(VERSION_TRANSITIONS, 'retire'),
   // jobs

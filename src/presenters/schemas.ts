@@ -356,3 +356,18 @@ export const InvitationNotice = z.object({ delivery: z.enum(['queued', 'outbox']
 export const UserWithInvitation = User.extend({ invitation: InvitationNotice.optional() }).meta({ id: 'UserWithInvitation' });
 /** A user in the list: with the account state the console's actions depend on. */
 export const UserWithState = User.extend({ locked: z.boolean(), twoFactorEnabled: z.boolean(), lastSecurityAdministrator: z.boolean() }).meta({ id: 'UserWithState' });
+
+/** What a translated XLIFF file brought (PUT …/translations/:lang.xlf, src/services/translations.ts). */
+export const TranslationImport = z
+  .object({
+    versionId: Id,
+    language: z.string(),
+    /** false after every change of the units, until approveTranslation */
+    approved: z.boolean(),
+    unitsHash: z.string(),
+    /** units of the file whose translation changed */
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    counts: z.object({ translated: z.number().int(), stale: z.number().int(), missing: z.number().int() }),
+  })
+  .meta({ id: 'TranslationImport' });

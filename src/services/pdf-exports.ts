@@ -20,6 +20,7 @@ import { findCatalogueRow } from '#repos/catalogue';
 import { loadStepSignatures } from '#repos/step-signatures';
 import { applicability } from '#domain/applicability';
 import { getVisibleTemplate } from './templates';
+import { contentInLanguage } from './translations';
 import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';
 
@@ -105,27 +106,37 @@ function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
 const SIGNATURE_HEADER = ['Meaning', 'Signer', 'Signed at', 'Method', 'Content hash'];
 const SIGNATURE_WIDTHS: (number | '*')[] = [70, '*', 105, 55, 90];
 
-function fieldRows(fields: readonly Field[]): string[][] {
-  return fields.map((f) => [f.label || f.key, f.type, f.required ? 'yes' : 'no', f.unit ?? '', limits(f), (f.options ?? []).join(', ')]);
+/** A field as the report prints it: options by their labels in the report's language (the options themselves when not translated). */
+function fieldRows(fields: readonly (Field & { optionLabels?: string[] })[]): string[][] {
+  return fields.map((f) => [f.label || f.key, f.type, f.required ? 'yes' : 'no', f.unit ?? '', limits(f), (f.optionLabels ?? f.options ?? []).join(', ')]);
 }
 
 // ── Template ────────────────────────────────────────────────────────────────
 
 /**
- * The template's PUBLISHED version as a PDF, or the version `versionId`.
+ * The template's PUBLISHED version as a PDF, or the version `versionId`; its
+ * texts in the best approved translation among `languages` (the reader's,
+ * services/translations.ts operatorLanguages), the source where none.
  * @throws AppError NOT_FOUND (template or version, also another client's), NO_PUBLISHED_VERSION
  */
-export async function renderTemplatePdf(deps: Deps, files: PackageFiles, actor: UserActor, templateId: number, versionId?: number): Promise<{ fileName: string; stream: Readable }> {
+export async function renderTemplatePdf(
+  deps: Deps,
+  files: PackageFiles,
+  actor: UserActor,
+  templateId: number,
+  versionId?: number,
+  languages: readonly string[] = [],
+): Promise<{ fileName: string; stream: Readable }> {
   const db = deps.db.kysely;
   const template = await getVisibleTemplate(db, actor, templateId);
   const version = versionId !== undefined ? await findVersionById(db, actor.scope, versionId) : await findVersionInState(db, actor.scope, templateId, 'PUBLISHED');
   if (!version && versionId === undefined) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version; name one with ?versionId=', { templateId });
   if (!version || version.template_id !== templateId) throw notFound('Version');
-  const content = deserializeContent(version.content);
+  const { language, content } = await contentInLanguage(db, actor.scope, version.id, deserializeContent(version.content), languages);
   const signatures = await loadSignaturesByVersionIds(db, actor.scope, [version.id]);
   const images = await loadImages(files, actor.scope, stepsOf(content).flatMap(({ step }) => step.media));
   const report = new PdfReport({ title: template.title, ...(await clientHeader(deps, actor.scope)), generatedAt: deps.clock.now() });
-  templateBody(report, template, version, content, signatures, images);
+  templateBody(report, template, version, content, signatures, images, language);
   return { fileName: `template-${template.id}-v${version.number}.pdf`, stream: report.end() };
 }
 
@@ -136,9 +147,11 @@ function templateBody(
   content: Content,
   signatures: VersionSignatureRow[],
   images: Map<number, ReportImage>,
+  language: string | null,
 ): void {
   report.facts([
     ['Version', `${version.number} (${version.state})`],
+    ['Language', language ? `${language} (approved translation)` : null],
     ['Published', when(version.published_at)],
     ['Tags', (JSON.parse(template.tags) as string[]).join(', ')],
     ['Content SHA-256', version.content_hash],
@@ -179,8 +192,8 @@ export interface JobHistory {
   assetName: string | null;
 }
 
-/** @throws AppError NOT_FOUND (also another client's job) */
-export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number): Promise<JobHistory> {
+/** The job's history, its version's texts in the best approved translation among `languages`. @throws AppError NOT_FOUND (also another client's job) */
+export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number, languages: readonly string[] = []): Promise<JobHistory> {
   const db = deps.db.kysely;
   const scope = actor.scope;
   const job = await getJobById(db, scope, jobId);
@@ -208,7 +221,7 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
     job,
     template: await findTemplateById(db, scope, job.template_id),
     version,
-    content: deserializeContent(version.content),
+    content: (await contentInLanguage(db, scope, version.id, deserializeContent(version.content), languages)).content,
     records: new Map(records.map((r) => [r.step_id, r])),
     members,
     handOffs,
@@ -250,8 +263,8 @@ export function recordFiles(content: Content, record: StepRecordRow): { photos: 
 }
 
 /** @throws AppError NOT_FOUND */
-export async function renderJobPdf(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
-  const history = await loadJobHistory(deps, actor, jobId);
+export async function renderJobPdf(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number, languages: readonly string[] = []): Promise<{ fileName: string; stream: Readable }> {
+  const history = await loadJobHistory(deps, actor, jobId, languages);
   return { fileName: `job-${jobId}.pdf`, stream: await jobPdfStream(deps, files, actor.scope, history) };
 }
 

@@ -37,6 +37,7 @@ import {
   updateVersionInState,
 } from '#repos/template-versions';
 import { getUserById } from '#repos/users';
+import { copyVersionTranslations } from '#repos/version-translations';
 import { findCatalogueRow, loadCatalogueByIds } from '#repos/catalogue';
 import type { JobRow } from '#db/schema';
 import type { RequestMeta, UserActor } from './actor';
@@ -305,7 +306,10 @@ export async function createDraft(deps: Deps, actor: UserActor, templateId: numb
       if (existing) throw draftExists(existing.id);
       const latest = await findLatestVersion(trx, actor.scope, templateId);
       const copied = latest ? { json: latest.content, hash: latest.content_hash } : serializeContent(EMPTY_CONTENT);
-      return insertDraft(trx, actor, templateId, (latest?.number ?? 0) + 1, copied, now, { copiedFromVersionId: latest?.id ?? null });
+      const draft = await insertDraft(trx, actor, templateId, (latest?.number ?? 0) + 1, copied, now, { copiedFromVersionId: latest?.id ?? null });
+      // its translations come along: a unit whose source text the draft changes becomes stale (domain/translations.ts)
+      if (latest) await copyVersionTranslations(trx, actor.scope, latest.id, draft.id);
+      return draft;
     });
   } catch (error) {
     // the partial unique index is the last word if two requests race

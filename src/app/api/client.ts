@@ -58,6 +58,19 @@ export function onSessionEnded(listener: SessionListener): () => void {
   return () => sessionEndedListeners.delete(listener);
 }
 
+/**
+ * The signed-in user's language (their setting, else the app's), sent as
+ * Accept-Language with every request: error messages, and the PDFs' texts in
+ * it (docs/translated-instructions.md). Set by the shell.
+ */
+let userLanguage: string | null = null;
+export function setRequestLanguage(language: string | null): void {
+  userLanguage = language;
+}
+export function requestLanguage(): string | null {
+  return userLanguage;
+}
+
 export interface ApiOptions {
   /** extra request headers (Idempotency-Key, If-None-Match …) */
   headers?: Record<string, string>;
@@ -67,7 +80,7 @@ export interface ApiOptions {
 }
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const headers: Record<string, string> = { accept: 'application/json', ...(userLanguage && { 'accept-language': userLanguage }), ...options.headers };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
   let payload: BodyInit | undefined;
   if (body instanceof FormData || body instanceof Blob) payload = body;

@@ -23,6 +23,8 @@ export interface FieldDef {
   min: number | null;
   max: number | null;
   options: string[] | null;
+  /** the options as shown in the user's language (the options stay the values recorded) */
+  optionLabels?: string[] | null;
 }
 
 export interface StepDef {
@@ -90,12 +92,13 @@ export const JOB_DOCUMENT_FIELDS = `id databaseId title state priority revision 
   asset { id name serialNumber }
   template { id title }
   assignees { ${PERSON} }
-  version { id number content { sections { sectionId title steps { stepId title body media mediaFiles { ${FILE} }
-    fields { key label type required unit min max options } } } } }
+  version { id number content(language: $language) { language sections { sectionId title steps { stepId title body media mediaFiles { ${FILE} }
+    fields { key label type required unit min max options optionLabels } } } } }
   records { stepId status values { key value outOfLimits files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt }
   faults(last: 50) { nodes { id databaseId stepId description severity state raisedAt } }`;
 
-export const JOB_QUERY = `query OperatorJob($id: ID!) { job(id: $id) { ${JOB_DOCUMENT_FIELDS} } }`;
+/** `$language`: the operator's (requestLanguage()): the version's texts in its approved translation, the source where none. */
+export const JOB_QUERY = `query OperatorJob($id: ID!, $language: String) { job(id: $id) { ${JOB_DOCUMENT_FIELDS} } }`;
 
 /** Every step of the job's version in order. */
 export function stepsOfJob(job: Pick<JobData, 'version'>): StepDef[] {

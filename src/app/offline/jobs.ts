@@ -3,6 +3,7 @@ import { localJobView, storeJob, type LocalJobView } from './queue';
 import { graphqlQuery } from './transport';
 import type { UserKey } from './types';
 import { MEDIA_CACHE } from './cache-names';
+import { requestLanguage } from '../api/client';
 
 
 /**
@@ -14,7 +15,7 @@ import { MEDIA_CACHE } from './cache-names';
 export async function openJob(user: UserKey, jobId: string): Promise<{ view: LocalJobView; source: 'server' | 'device' } | undefined> {
   try {
     if (navigator.onLine) {
-      const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId });
+      const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
       if (job) {
         await storeJob(user, job);
         void cacheMedia(mediaUrlsOfJob(job));

@@ -5,6 +5,7 @@ import { notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
 import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
 import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
+import { requestLanguage } from '../api/client';
 
 /**
  * The sync engine: drains the signed-in user's queue in order whenever the
@@ -292,7 +293,7 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
 /** Reads the job from the server and keeps it as what the device knows. */
 async function fetchJob(current: UserKey, jobId: string): Promise<JobData | undefined> {
   try {
-    const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId });
+    const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
     if (!job) return undefined;
     await storeJob(current, job);
     return job;

@@ -11,9 +11,10 @@ import { getSyncState } from './sync-state';
 import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
 import { graphqlQuery, requestsSent } from './transport';
 import { userKey, type QueueItem } from './types';
+import { requestLanguage } from '../api/client';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<{ job: JobData }>(JOB_QUERY, { id: jobId });
+  const { job } = await graphqlQuery<{ job: JobData }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
   await storeJob(user, job);
   return job;
 }

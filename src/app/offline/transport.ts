@@ -1,3 +1,4 @@
+import { requestLanguage } from '../api/client';
 /**
  * How the sync engine talks to the server: one request per queued item, with
  * its Idempotency-Key, and an answer sorted into what the engine does next.
@@ -121,7 +122,7 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
 export async function graphqlQuery<T>(query: string, variables: Record<string, unknown>): Promise<T> {
   const response = await fetch('/api/client/graphql', {
     method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken() },
+    headers: { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken(), ...(requestLanguage() && { 'accept-language': requestLanguage()! }) },
     body: JSON.stringify({ query, variables }),
     credentials: 'same-origin',
     signal: AbortSignal.timeout(TIMEOUT_MS),

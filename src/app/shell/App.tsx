@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import type { AppLanguage } from '../../lib/app-texts';
-import { ApiError, onSessionEnded } from '../api/client';
+import { ApiError, onSessionEnded, setRequestLanguage } from '../api/client';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
 import { builtInTexts, clientTexts, formatterFor, I18nContext, initialLanguage, rememberLanguage, translator, type I18n, type Texts } from '../i18n';
 import { ErrorNotice, Loading } from '../ui';
@@ -67,6 +67,8 @@ function Root() {
       const chosen = session.user.language ?? language;
       setLanguage(chosen);
       rememberLanguage(chosen);
+      // the user's language goes with every request: instructions and PDFs in it where translated
+      setRequestLanguage(chosen);
       setTexts(await clientTexts(chosen));
       setState({ kind: 'signedIn', session, offline: false });
     } catch (error) {
@@ -100,6 +102,7 @@ function Root() {
       async setLanguage(next) {
         setLanguage(next);
         rememberLanguage(next);
+        setRequestLanguage(next);
         document.documentElement.lang = next;
         if (state.kind === 'signedIn') {
           setTexts(await clientTexts(next));

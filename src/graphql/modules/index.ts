@@ -11,6 +11,7 @@ import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
 import { recordsModule } from './records';
 import { schedulesModule } from './schedules';
+import { translationsModule } from './translations';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, translationsModule, nodeModule];

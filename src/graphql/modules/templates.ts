@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionFromArray, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from '../ids';
 import type { Content, Section, Step } from '#domain/content';
+import { contentIn } from './translations';
 import { AppError } from '#errors';
 import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '#presenters/templates';
 import { TEMPLATE_COLUMNS, type TemplateFilter } from '#repos/templates';
@@ -201,7 +202,8 @@ export const templatesModule: SchemaModule = {
       number: Int!
       state: VersionState!
       template: Template!
-      content: Content!
+      "the source texts; with language (BCP 47, e.g. the operator's), the best approved translation of it and its less specific forms, text by text over the source (docs/translated-instructions.md)"
+      content(language: String): Content!
       "SHA-256 of the canonical content: what signatures sign"
       contentHash: String!
       "in signing order: a REJECTED one per signed rejection of an earlier review round, then APPROVED, then PUBLISHED"
@@ -540,9 +542,10 @@ export const templatesModule: SchemaModule = {
     TemplateVersion: {
       // a version from the loader (a job's) comes without its document: loaded when asked for; its sections and
       // steps are that version's (their ids include it)
-      content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) => {
-        const content: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
-        return content && { sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
+      content: async (v: PresentedVersion | PresentedVersionSummary, args: { language?: string | null }, ctx: Ctx) => {
+        const source: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
+        const content = source && (await contentIn(ctx, v.id, source, args.language));
+        return content && { language: content.language, sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
       },
       template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),

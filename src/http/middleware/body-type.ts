@@ -2,12 +2,15 @@ import type { Context } from 'koa';
 import { AppError } from '#errors';
 
 /** What a route accepts as its request body (RouteSpec.accepts); JSON unless it says otherwise. */
-export type BodyType = 'json' | 'multipart';
+export type BodyType = 'json' | 'multipart' | 'xliff';
 
 /** Media types read as JSON — by the global body parser, which parses nothing else, and by the check below. */
 export const JSON_TYPES = ['application/json', 'application/*+json'];
 
-const MEDIA_TYPES: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: ['multipart/form-data'] };
+/** XLIFF files (routes/client/translations) are XML: their registered type first, the generic XML types translators' tools also send. */
+export const XLIFF_TYPES = ['application/xliff+xml', 'application/xml', 'text/xml'];
+
+const MEDIA_TYPES: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: ['multipart/form-data'], xliff: XLIFF_TYPES };
 
 /**
  * Refuses a request body of another media type than the route declares: 415

@@ -42,6 +42,7 @@ export const ROUTE_GROUPS = {
   clientPush: () => (require('./client/push') as typeof import('./client/push')).clientPushRoutes,
   clientNotification: () => (require('./client/notifications') as typeof import('./client/notifications')).clientNotificationRoutes,
   clientExport: () => (require('./client/exports') as typeof import('./client/exports')).clientExportRoutes,
+  clientTranslation: () => (require('./client/translations') as typeof import('./client/translations')).clientTranslationRoutes,
   clientRecord: () => (require('./client/records') as typeof import('./client/records')).clientRecordRoutes,
   clientPlatform: () => (require('./client/platform') as typeof import('./client/platform')).clientPlatformRoutes,
   clientI18n: () => (require('./client/i18n') as typeof import('./client/i18n')).clientI18nRoutes,

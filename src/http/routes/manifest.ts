@@ -181,6 +181,10 @@ const manifest = {
     ['get', '/api/client/get-as-pdf/getJobHistoryAsPdf/:id'],
     ['get', '/api/client/download-zipped-job-report/:id'],
   ],
+  clientTranslation: [
+    ['get', '/api/client/templates/:id/versions/:versionId/translations/:lang.xlf'],
+    ['put', '/api/client/templates/:id/versions/:versionId/translations/:lang.xlf'],
+  ],
   clientRecord: [
     ['get', '/api/client/jobs/:id/record-bundle'],
     ['get', '/.well-known/wip-signing-keys.json'],

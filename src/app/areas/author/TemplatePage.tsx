@@ -4,6 +4,7 @@ import { ApiError, graphql as gql } from '../../api/client';
 import { fromServer } from './model';
 import { ASSET_CLASSES, assetClassGid, CREATE_DRAFT, filesOf, SUBMIT, TEMPLATE, templateGid, UPDATE_TEMPLATE, versionGid, type TemplateDetail } from './queries';
 import { Preview } from './Preview';
+import { TranslationsPanel } from './TranslationsPanel';
 import { appPath } from './paths';
 import { useT } from '../../i18n';
 
@@ -151,6 +152,8 @@ export default function TemplatePage({ id }: { id: string }) {
           </table>
         </section>
       </div>
+
+      <TranslationsPanel templateId={templateId} versionId={latest.databaseId} versionNumber={latest.number} />
 
       <section aria-labelledby="latest-preview-heading">
         <h2 id="latest-preview-heading">{t('author.template.previewOf', { number: latest.number })}</h2>

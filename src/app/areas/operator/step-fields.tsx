@@ -122,7 +122,7 @@ export function StepField({ field, value, error, onValue }: { field: FieldDef; v
         />
       );
     case 'CHOICE':
-      return <ChoiceGroup field={field} value={value as string} error={error} onValue={onValue} options={(field.options ?? []).map((o) => ({ value: o, label: o }))} />;
+      return <ChoiceGroup field={field} value={value as string} error={error} onValue={onValue} options={(field.options ?? []).map((o, i) => ({ value: o, label: field.optionLabels?.[i] ?? o }))} />;
     case 'PHOTO': {
       const photos = value as DraftPhoto[];
       return (

@@ -21,7 +21,8 @@ import { jobReportZip } from '#services/job-report';
 import { packageFiles } from '#services/package-files';
 import { renderJobPdf, renderTemplatePdf } from '#services/pdf-exports';
 import { exportTemplateZip, importTemplateZip } from '#services/template-archive';
-import { CopyEntitiesInput, TemplateIdParams, VersionQuery } from './schema';
+import { operatorLanguages } from '#services/translations';
+import { CopyEntitiesInput, LanguageQuery, TemplateIdParams, VersionLanguageQuery, VersionQuery } from './schema';
 
 /** Template import/export (ZIP), copying templates between clients, PDF exports and the zipped job report (docs/api/contract.md 4.3). */
 
@@ -63,6 +64,9 @@ async function receiveArchive(ctx: AppContext, deps: Deps): Promise<string | und
     throw error;
   }
 }
+
+/** The reader's languages: ?lang= (a BCP 47 tag), else Accept-Language (services/translations.ts operatorLanguages). */
+const readerLanguages = (ctx: AppContext, lang: string | undefined) => operatorLanguages(lang, ctx.get('accept-language'));
 
 function sendDownload(ctx: AppContext, download: { fileName: string; stream: Readable }, type: string): undefined {
   ctx.attachment(download.fileName);
@@ -137,14 +141,15 @@ export const clientExportRoutes: RouteSpec[] = [
     operationId: 'getTemplatePdf',
     produces: { type: 'application/pdf', attachment: true },
     errors: ['NO_PUBLISHED_VERSION'],
-    summary: "A template's published version (or ?versionId=) as PDF: steps, images (each embedded once, at most 64 MB of images in all; past that they are named), field tables, signatures",
+    summary:
+      "A template's published version (or ?versionId=) as PDF: steps, images (each embedded once, at most 64 MB of images in all; past that they are named), field tables, signatures; its texts in the reader's language (?lang=, else Accept-Language) where an approved translation has them (docs/translated-instructions.md)",
     auth: 'user',
     feature: 'reports',
     params: IdParams,
-    query: VersionQuery,
+    query: VersionLanguageQuery,
     rateLimit: perCaller(60),
     async handler({ deps, actor, params, query, ctx }) {
-      return sendDownload(ctx, await renderTemplatePdf(deps, packageFiles(deps), actor, params.id, query.versionId), 'application/pdf');
+      return sendDownload(ctx, await renderTemplatePdf(deps, packageFiles(deps), actor, params.id, query.versionId, readerLanguages(ctx, query.lang)), 'application/pdf');
     },
   }),
   defineRoute({
@@ -152,13 +157,15 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/get-as-pdf/getJobHistoryAsPdf/:id',
     operationId: 'getJobHistoryPdf',
     produces: { type: 'application/pdf', attachment: true },
-    summary: "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults; images are embedded once each and at most 64 MB of them in all (past that they are named: the zipped job report carries every file)",
+    summary:
+      "A job's history as PDF: recorded values with out-of-limit marks, photos, signatures, hand-offs, faults; images are embedded once each and at most 64 MB of them in all (past that they are named: the zipped job report carries every file); the version's texts in the reader's language (?lang=, else Accept-Language) where an approved translation has them",
     auth: 'user',
     feature: 'reports',
     params: IdParams,
+    query: LanguageQuery,
     rateLimit: perCaller(60),
-    async handler({ deps, actor, params, ctx }) {
-      return sendDownload(ctx, await renderJobPdf(deps, packageFiles(deps), actor, params.id), 'application/pdf');
+    async handler({ deps, actor, params, query, ctx }) {
+      return sendDownload(ctx, await renderJobPdf(deps, packageFiles(deps), actor, params.id, readerLanguages(ctx, query.lang)), 'application/pdf');
     },
   }),
   defineRoute({
