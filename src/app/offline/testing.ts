@@ -5,7 +5,7 @@
  * by the app itself.
  */
 import { offlineDb } from './db';
-import { JOB_QUERY, type JobData } from './job-data';
+import { jobQuery, type JobData } from './job-data';
 import { enqueuePhoto, enqueueRecord, enqueueTransition, localJobView, queuedItems, storeJob } from './queue';
 import { getSyncState } from './sync-state';
 import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
@@ -13,7 +13,7 @@ import { graphqlQuery, requestsSent } from './transport';
 import { userKey, type QueueItem } from './types';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<{ job: JobData }>(JOB_QUERY, { id: jobId });
+  const { job } = await graphqlQuery<{ job: JobData }>(await jobQuery(), { id: jobId });
   await storeJob(user, job);
   return job;
 }

@@ -18,8 +18,8 @@ export type Outcome =
   | { kind: 'retry'; newKey: boolean; afterMs: number }
   /** CONFLICT: the job moved on (stale expectedRevision) — nothing applied */
   | { kind: 'conflict'; code: string; message: string }
-  /** refused for good (validation, job closed, forbidden…) — nothing applied */
-  | { kind: 'refused'; code: string; message: string };
+  /** refused for good (validation, job closed, forbidden…) — nothing applied; `details` as the server gave them */
+  | { kind: 'refused'; code: string; message: string; details?: Record<string, unknown> };
 
 const TIMEOUT_MS = 60_000;
 const UPLOAD_TIMEOUT_MS = 300_000;
@@ -81,7 +81,7 @@ export async function sendMutation(body: string, key: string, field: string): Pr
   const message: string = error.message ?? 'The server refused the change';
   if (code === 'CONFLICT') return { kind: 'conflict', code, message };
   if (TRANSIENT_GRAPHQL.has(code)) return { kind: 'retry', newKey: true, afterMs: 2000 };
-  return { kind: 'refused', code, message };
+  return { kind: 'refused', code, message, details: error.extensions?.details };
 }
 
 /** A photo upload (multipart; the key makes a resent upload answer with the first one's file). */
