@@ -171,7 +171,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
 
   // Alan (approver) finds the step on his "To verify" list and verifies it in his own session
   const alan = await openApp(browser, wip, team.approver, { width: 390, path: '/app/verify' });
-  await alan.getByText('Pump 7 seal check').waitFor();
+  await alan.getByRole('heading', { name: 'Pump 7 seal check' }).waitFor();
   await checkPage(alan, 'rules', 'verify-list', 390);
   await alan.getByRole('link', { name: 'Verify Pump 7 seal check' }).click();
   await waitForPage(alan);
