@@ -1,8 +1,10 @@
 // Conditions in words, for everyone who reads them: the operator (why a step
 // does not apply), the author (the builder's summary, the preview) and the
 // reviewer (a changed condition in the version diff). Texts: config/i18n/app/rules.*.json.
-import type { Translate } from '../i18n';
 import type { RuleDocument, RuleField, RuleStep } from './local';
+
+/** i18n.ts's Translate, written out: this module stays free of the DOM (a unit test runs it in Node). */
+type Translate = (key: string, values?: Record<string, string | number>) => string;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,4 +1,6 @@
-import type { JobData, SignoffDef } from '../../offline/job-data';
+// the types written out rather than imported from offline/job-data: this module stays free of the DOM (a unit test
+// runs stepsWaitingFor in Node)
+type SignoffDef = { performer: boolean; verifier: { roles: string[] } | null };
 
 /**
  * The jobs with a step waiting for someone's verification: running jobs
@@ -24,8 +26,8 @@ export interface WaitingJob {
   id: string;
   databaseId: number;
   title: string;
-  state: JobData['state'];
-  priority: JobData['priority'];
+  state: 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
+  priority: 'HIGH' | 'MEDIUM' | 'LOW';
   dueAt: string | null;
   asset: { name: string } | null;
   template: { title: string };
