@@ -49,7 +49,11 @@ const DRAFT = {
   ],
 };
 
-const saved = (page: Page) => page.getByRole('status').filter({ hasText: /All changes saved/ }).waitFor();
+const saved = (page: Page) =>
+  page
+    .getByRole('status')
+    .filter({ hasText: /All changes saved/ })
+    .waitFor();
 const stepRegion = (page: Page, number: number) => page.getByRole('region', { name: new RegExp(`^Step ${number}:`) });
 
 async function draftContent(templateId: number): Promise<any> {
@@ -63,9 +67,14 @@ async function draftContent(templateId: number): Promise<any> {
 }
 
 author('a condition, a formula and a sign-off written in the editor; the preview says them', async () => {
-  const created = await gql(wip, team.author.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } } }', {
-    i: { title: 'Seal and pressure', description: '', tags: [], content: contentInput(DRAFT) },
-  });
+  const created = await gql(
+    wip,
+    team.author.token,
+    'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } } }',
+    {
+      i: { title: 'Seal and pressure', description: '', tags: [], content: contentInput(DRAFT) },
+    },
+  );
   assert.equal(created.codes, []);
   const templateId: number = created.data.createTemplate.template.databaseId;
   const page = await openApp(browser, wip, team.author, { width: 1280, path: `/app/templates/${templateId}/edit` });
@@ -104,7 +113,14 @@ author('a condition, a formula and a sign-off written in the editor; the preview
 
   const steps = await draftContent(templateId);
   assert.equal(steps[1].when, { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' });
-  assert.equal(steps[2].fields[2], { key: 'field3', type: 'CALCULATED', expression: 'round(p_out - p_in, 1)', unit: 'bar', min: null, max: null });
+  assert.equal(steps[2].fields[2], {
+    key: 'field3',
+    type: 'CALCULATED',
+    expression: 'round(p_out - p_in, 1)',
+    unit: 'bar',
+    min: null,
+    max: null,
+  });
   assert.equal(steps[2].signoff, { performer: true, verifier: { roles: ['approver'] } });
 
   // the preview says when a step applies and who signs it
@@ -126,7 +142,12 @@ author('the version diff names a changed condition, formula and sign-off in word
         title: 'Checks',
         steps: [
           { id: 'seal', title: 'Check the seal', fields: [{ key: 'ok', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
-          { id: 'replace', title: 'Replace the seal', when: { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' }, fields: [{ key: 'part', label: 'Part used', type: 'TEXT' }] },
+          {
+            id: 'replace',
+            title: 'Replace the seal',
+            when: { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' },
+            fields: [{ key: 'part', label: 'Part used', type: 'TEXT' }],
+          },
           {
             id: 'pressure',
             title: 'Pressure test',

@@ -38,7 +38,12 @@ const CONTENT = {
       title: 'Checks',
       steps: [
         { id: 'seal', title: 'Check the seal', fields: [{ key: 'ok', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
-        { id: 'replace', title: 'Replace the seal', when: { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' }, fields: [{ key: 'part', label: 'Part used', type: 'TEXT', required: true }] },
+        {
+          id: 'replace',
+          title: 'Replace the seal',
+          when: { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' },
+          fields: [{ key: 'part', label: 'Part used', type: 'TEXT', required: true }],
+        },
         {
           id: 'pressure',
           title: 'Pressure test',
@@ -46,7 +51,15 @@ const CONTENT = {
           fields: [
             { key: 'p_in', label: 'Inlet pressure', type: 'NUMBER', unit: 'bar', required: true },
             { key: 'p_out', label: 'Outlet pressure', type: 'NUMBER', unit: 'bar', required: true },
-            { key: 'drop', label: 'Pressure drop', type: 'CALCULATED', expression: 'round(p_out - p_in, 1)', unit: 'bar', min: -0.5, max: 0.5 },
+            {
+              key: 'drop',
+              label: 'Pressure drop',
+              type: 'CALCULATED',
+              expression: 'round(p_out - p_in, 1)',
+              unit: 'bar',
+              min: -0.5,
+              max: 0.5,
+            },
           ],
         },
       ],
@@ -54,7 +67,12 @@ const CONTENT = {
     {
       id: 'leak',
       title: 'After a leak',
-      when: { any: [{ step: 'pressure', field: 'drop', op: 'outOfLimits' }, { step: 'seal', status: 'FAILED' }] },
+      when: {
+        any: [
+          { step: 'pressure', field: 'drop', op: 'outOfLimits' },
+          { step: 'seal', status: 'FAILED' },
+        ],
+      },
       steps: [{ id: 'report', title: 'Report the leak', fields: [{ key: 'note', label: 'What leaked', type: 'TEXT', required: true }] }],
     },
   ],
@@ -130,8 +148,15 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await page.getByRole('heading', { name: 'Report the leak' }).waitFor();
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
   let server = await serverJob(job.id);
-  assert.equal(server.records.find((r: any) => r.stepId === 'pressure').values.find((v: any) => v.key === 'drop'), { key: 'drop', value: 1, outOfLimits: true }, 'the server computed the same');
-  assert.equal(server.steps.map((s: any) => s.applies), [true, false, true, true]);
+  assert.equal(
+    server.records.find((r: any) => r.stepId === 'pressure').values.find((v: any) => v.key === 'drop'),
+    { key: 'drop', value: 1, outOfLimits: true },
+    'the server computed the same',
+  );
+  assert.equal(
+    server.steps.map((s: any) => s.applies),
+    [true, false, true, true],
+  );
 
   // offline, the seal now fails: "Replace the seal" applies at once, evaluated on the device
   await page.context().setOffline(true);
@@ -151,7 +176,11 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await page.context().setOffline(false);
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
   server = await serverJob(job.id);
-  assert.equal(server.steps.map((s: any) => s.applies), [true, true, true, true], 'the server agrees once synced');
+  assert.equal(
+    server.steps.map((s: any) => s.applies),
+    [true, true, true, true],
+    'the server agrees once synced',
+  );
 
   // performer's signature: a wrong password refused in plain words, the right one signs
   await goToStep(page, job.id, 3);
@@ -183,14 +212,28 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await signInDialog(alan, 'Sign as verifier', team.approver.password);
   await alan.locator('.signoff-list li[data-meaning="VERIFIED"]', { hasText: 'Alan Approver' }).waitFor();
   server = await serverJob(job.id);
-  assert.equal(server.signoffs.map((s: any) => [s.stepId, s.meaning, s.signerName, s.invalidatedAt]), [['pressure', 'PERFORMED', 'Olga Operator', null], ['pressure', 'VERIFIED', 'Alan Approver', null]]);
+  assert.equal(
+    server.signoffs.map((s: any) => [s.stepId, s.meaning, s.signerName, s.invalidatedAt]),
+    [
+      ['pressure', 'PERFORMED', 'Olga Operator', null],
+      ['pressure', 'VERIFIED', 'Alan Approver', null],
+    ],
+  );
 
   // back on Olga's review: the sign-offs are there (read again), she can complete — but meanwhile the pressure
   // step is recorded again by Quinn (through the API), which invalidates both signatures: the server refuses the completion
   await goToStep(page, job.id, 'review');
   await page.locator('.review-unsigned').waitFor({ state: 'detached' });
   const recorded = await gql(wip, quinn.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
-    i: { jobId: gid('Job', job.id), stepId: 'pressure', status: 'DONE', values: [{ key: 'p_in', value: 2 }, { key: 'p_out', value: 2.2 }] },
+    i: {
+      jobId: gid('Job', job.id),
+      stepId: 'pressure',
+      status: 'DONE',
+      values: [
+        { key: 'p_in', value: 2 },
+        { key: 'p_out', value: 2.2 },
+      ],
+    },
   });
   assert.equal(recorded.codes, []);
   await page.getByRole('button', { name: 'Complete job' }).click();

@@ -12,7 +12,9 @@ import { graphql } from './client';
 let stepFields: Promise<ReadonlySet<string>> | undefined;
 
 function fieldsOfStep(): Promise<ReadonlySet<string>> {
-  stepFields ??= graphql<{ __type: { fields: { name: string }[] } | null }>('query AppStepFields { __type(name: "Step") { fields { name } } }').then(
+  stepFields ??= graphql<{ __type: { fields: { name: string }[] } | null }>(
+    'query AppStepFields { __type(name: "Step") { fields { name } } }',
+  ).then(
     (data) => new Set((data.__type?.fields ?? []).map((f) => f.name)),
     () => {
       stepFields = undefined; // ask again next time: the network may be back

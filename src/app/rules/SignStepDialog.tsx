@@ -7,7 +7,17 @@ import { Button, Dialog, Notice, TextField } from '../ui';
 export type StepMeaning = 'PERFORMED' | 'VERIFIED';
 
 /** The codes a step signature is refused with that people should read in plain words (rules.*.json). */
-const PLAIN = new Set(['SEPARATION_OF_DUTIES', 'INVALID_CREDENTIALS', 'FORBIDDEN', 'STEP_NOT_APPLICABLE', 'CONFLICT', 'JOB_CLOSED', 'VALIDATION_ERROR', 'TOO_MANY_REQUESTS', 'ACCOUNT_LOCKED']);
+const PLAIN = new Set([
+  'SEPARATION_OF_DUTIES',
+  'INVALID_CREDENTIALS',
+  'FORBIDDEN',
+  'STEP_NOT_APPLICABLE',
+  'CONFLICT',
+  'JOB_CLOSED',
+  'VALIDATION_ERROR',
+  'TOO_MANY_REQUESTS',
+  'ACCOUNT_LOCKED',
+]);
 
 /** A refusal of signStep in plain words (the server's message for the rest). */
 export function signRefusalText(t: (key: string, values?: Record<string, string | number>) => string, error: unknown): string {
@@ -65,7 +75,15 @@ export function SignStepDialog({ open, jobId, stepId, stepTitle, meaning, signer
     try {
       const data = await graphql<{ signStep: { job: JobData } }>(
         `mutation AppSignStep($input: SignStepInput!) { signStep(input: $input) { job { ${await jobDocument()} } } }`,
-        { input: { jobId, stepId, meaning, password: method === 'password' ? secret : null, code: method === 'code' ? secret.trim() : null } },
+        {
+          input: {
+            jobId,
+            stepId,
+            meaning,
+            password: method === 'password' ? secret : null,
+            code: method === 'code' ? secret.trim() : null,
+          },
+        },
       );
       setSecret('');
       onSigned(data.signStep.job);
@@ -136,9 +154,25 @@ export function SignStepDialog({ open, jobId, stepId, stepTitle, meaning, signer
           ))}
         </fieldset>
         {method === 'password' ? (
-          <TextField key="password" label={t('rules.sign.password')} type="password" value={secret} onValue={setSecret} autoComplete="current-password" required />
+          <TextField
+            key="password"
+            label={t('rules.sign.password')}
+            type="password"
+            value={secret}
+            onValue={setSecret}
+            autoComplete="current-password"
+            required
+          />
         ) : (
-          <TextField key="code" label={t('rules.sign.code')} value={secret} onValue={setSecret} autoComplete="one-time-code" inputMode="numeric" required />
+          <TextField
+            key="code"
+            label={t('rules.sign.code')}
+            value={secret}
+            onValue={setSecret}
+            autoComplete="one-time-code"
+            inputMode="numeric"
+            required
+          />
         )}
         {error !== null && <Notice tone="danger">{signRefusalText(t, error)}</Notice>}
       </form>

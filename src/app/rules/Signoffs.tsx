@@ -12,13 +12,27 @@ export function meaningsOf(signoff: SignoffDef | null | undefined): StepMeaning[
 }
 
 /** The valid signature of a meaning on a step (an invalidated one no longer counts). */
-export function validSignature(signoffs: readonly StepSignatureData[] | undefined, stepId: string, meaning: StepMeaning): StepSignatureData | undefined {
+export function validSignature(
+  signoffs: readonly StepSignatureData[] | undefined,
+  stepId: string,
+  meaning: StepMeaning,
+): StepSignatureData | undefined {
   return (signoffs ?? []).find((s) => s.stepId === stepId && s.meaning === meaning && s.invalidatedAt === null);
 }
 
 /** The sign-offs still missing on the steps that apply (what completing the job would refuse with SIGNOFF_MISSING). */
-export function missingSignoffs(job: Pick<JobData, 'signoffs'>, steps: readonly { stepId: string; signoff: SignoffDef | null }[], applies: (stepId: string) => boolean): { stepId: string; meaning: StepMeaning }[] {
-  return steps.flatMap((step) => (applies(step.stepId) ? meaningsOf(step.signoff).filter((m) => !validSignature(job.signoffs, step.stepId, m)).map((meaning) => ({ stepId: step.stepId, meaning })) : []));
+export function missingSignoffs(
+  job: Pick<JobData, 'signoffs'>,
+  steps: readonly { stepId: string; signoff: SignoffDef | null }[],
+  applies: (stepId: string) => boolean,
+): { stepId: string; meaning: StepMeaning }[] {
+  return steps.flatMap((step) =>
+    applies(step.stepId)
+      ? meaningsOf(step.signoff)
+          .filter((m) => !validSignature(job.signoffs, step.stepId, m))
+          .map((meaning) => ({ stepId: step.stepId, meaning }))
+      : [],
+  );
 }
 
 export interface SignoffPanelProps {
@@ -46,7 +60,8 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: Sign
   const meanings = meaningsOf(step.signoff);
   if (meanings.length === 0) return null;
   const invalidated = (job.signoffs ?? []).filter((s) => s.stepId === step.stepId && s.invalidatedAt !== null);
-  const mayOffer = (meaning: StepMeaning) => offer.includes(meaning) && (meaning === 'PERFORMED' || (step.signoff?.verifier?.roles ?? []).some((r) => user.roles.includes(r)));
+  const mayOffer = (meaning: StepMeaning) =>
+    offer.includes(meaning) && (meaning === 'PERFORMED' || (step.signoff?.verifier?.roles ?? []).some((r) => user.roles.includes(r)));
   const headingId = `signoff-${step.stepId}`;
   return (
     <section class="signoff-panel" aria-labelledby={headingId}>
@@ -59,12 +74,15 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: Sign
               <span class="signoff-meaning">{t(`rules.signoff.role.${meaning}`)}</span>{' '}
               {signature ? (
                 <>
-                  <Badge tone="success">{t('rules.signoff.signed')}</Badge> {t('rules.signoff.by', { name: signature.signerName, date: formatDate(signature.signedAt, true) })}
+                  <Badge tone="success">{t('rules.signoff.signed')}</Badge>{' '}
+                  {t('rules.signoff.by', { name: signature.signerName, date: formatDate(signature.signedAt, true) })}
                 </>
               ) : (
                 <>
                   <Badge tone="warning">{t('rules.signoff.waiting')}</Badge>
-                  {meaning === 'VERIFIED' && step.signoff?.verifier && <> {t('rules.signoff.verifierRoles', { roles: step.signoff.verifier.roles.join(', ') })}</>}
+                  {meaning === 'VERIFIED' && step.signoff?.verifier && (
+                    <> {t('rules.signoff.verifierRoles', { roles: step.signoff.verifier.roles.join(', ') })}</>
+                  )}
                   {mayOffer(meaning) && !blocked && (
                     <>
                       {' '}
@@ -79,14 +97,21 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: Sign
           );
         })}
       </ul>
-      {blocked && meanings.some((m) => !validSignature(job.signoffs, step.stepId, m) && mayOffer(m)) && <p class="signoff-blocked">{blocked}</p>}
+      {blocked && meanings.some((m) => !validSignature(job.signoffs, step.stepId, m) && mayOffer(m)) && (
+        <p class="signoff-blocked">{blocked}</p>
+      )}
       {invalidated.length > 0 && (
         <details class="signoff-invalidated">
           <summary>{t('rules.signoff.invalidatedCount', { n: invalidated.length })}</summary>
           <ul>
             {invalidated.map((s) => (
               <li key={`${s.meaning}-${s.signedAt}`}>
-                {t('rules.signoff.invalidated', { meaning: t(`rules.meaning.${s.meaning}`), name: s.signerName, date: formatDate(s.signedAt, true), at: formatDate(s.invalidatedAt, true) })}
+                {t('rules.signoff.invalidated', {
+                  meaning: t(`rules.meaning.${s.meaning}`),
+                  name: s.signerName,
+                  date: formatDate(s.signedAt, true),
+                  at: formatDate(s.invalidatedAt, true),
+                })}
               </li>
             ))}
           </ul>

@@ -38,10 +38,11 @@ export function describeCondition(t: Translate, doc: RuleDocument, condition: un
     const stepName = `“${step?.title || c.step}”`;
     if (typeof c.status === 'string') return t('rules.describe.status', { step: stepName, status: t(`rules.status.${c.status}`) });
     const field = step?.fields.find((f) => f.key === c.field);
-    const subject = t('rules.describe.field', { step: stepName, field: field?.label || String(c.field ?? '?') });
+    const subject = t('rules.describe.field', { step: stepName, field: field?.label || (typeof c.field === 'string' ? c.field : '?') });
     const op = String(c.op);
     if (op === 'recorded' || op === 'outOfLimits') return t(`rules.op.${op}`, { subject });
-    const value = op === 'in' && Array.isArray(c.value) ? c.value.map((v) => valueWords(t, field, v)).join(', ') : valueWords(t, field, c.value);
+    const value =
+      op === 'in' && Array.isArray(c.value) ? c.value.map((v) => valueWords(t, field, v)).join(', ') : valueWords(t, field, c.value);
     return t(`rules.op.${op}`, { subject, value });
   };
   return walk(condition, false);

@@ -62,7 +62,8 @@ export function whyNot(doc: RuleDocument, stepId: string, records: RecordsByStep
   return section && result.reason?.startsWith('the condition of section') ? { by: 'section', section } : { by: 'step' };
 }
 
-const outside = (field: Pick<RuleField, 'min' | 'max'>, value: number) => (field.min != null && value < field.min) || (field.max != null && value > field.max);
+const outside = (field: Pick<RuleField, 'min' | 'max'>, value: number) =>
+  (field.min != null && value < field.min) || (field.max != null && value > field.max);
 
 /** A CALCULATED field's value as the server would compute it: a number, nothing yet (an input empty), or why not. */
 export type Calculated = { value: number; outOfLimits: boolean } | { value: null } | { error: string };
@@ -72,7 +73,12 @@ export type Calculated = { value: number; outOfLimits: boolean } | { value: null
  * value, numbers as numbers) and the earlier steps' records (`earlier`), in
  * field order, as src/domain/recording.ts withCalculated does on the server.
  */
-export function calculate(doc: RuleDocument, step: RuleStep, own: ReadonlyMap<string, unknown>, earlier: (stepId: string, key: string) => unknown): Map<string, Calculated> {
+export function calculate(
+  doc: RuleDocument,
+  step: RuleStep,
+  own: ReadonlyMap<string, unknown>,
+  earlier: (stepId: string, key: string) => unknown,
+): Map<string, Calculated> {
   const ids = new Set(doc.sections.flatMap((s) => s.steps.map((st) => st.stepId)));
   const values = new Map(own);
   const out = new Map<string, Calculated>();
@@ -84,7 +90,12 @@ export function calculate(doc: RuleDocument, step: RuleStep, own: ReadonlyMap<st
         const ref = resolveReference(name, step.stepId, (id) => id !== step.stepId && ids.has(id));
         return ref.stepId === step.stepId ? values.get(ref.key) : earlier(ref.stepId, ref.key);
       });
-      computed = 'error' in result ? result : result.value === null ? { value: null } : { value: result.value, outOfLimits: outside(field, result.value) };
+      computed =
+        'error' in result
+          ? result
+          : result.value === null
+            ? { value: null }
+            : { value: result.value, outOfLimits: outside(field, result.value) };
     } catch (error) {
       // a formula the server accepted always parses; one that does not is shown as not computed, never thrown at the operator
       computed = { error: error instanceof ExpressionError ? error.message : String(error) };

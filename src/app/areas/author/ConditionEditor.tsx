@@ -43,7 +43,12 @@ function typedValue(field: EditorField | undefined, text: string): unknown {
   if (field && NUMERIC.has(field.type) && trimmed !== '' && String(Number(trimmed)) === trimmed) return Number(trimmed);
   return text;
 }
-const valueText = (value: unknown) => (Array.isArray(value) ? value.map(String).join(', ') : value === undefined || value === null ? '' : String(value));
+const valueText = (value: unknown): string =>
+  Array.isArray(value)
+    ? value.map(valueText).join(', ')
+    : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : '';
 
 export interface ConditionEditorProps {
   /** the document path of the condition (`sections.0.steps.1.when`): its problems are those under it */
@@ -69,7 +74,9 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
   useEffect(() => {
     if (mode !== 'json') setJson(value == null ? '' : JSON.stringify(value, null, 2));
   }, [value, mode]);
-  const doc = { sections: content.sections.map((s) => ({ title: s.title, when: s.when, steps: s.steps.map((st) => ({ ...st, fields: st.fields })) })) };
+  const doc = {
+    sections: content.sections.map((s) => ({ title: s.title, when: s.when, steps: s.steps.map((st) => ({ ...st, fields: st.fields })) })),
+  };
   const mine = [...problems].filter(([p]) => p === path || p.startsWith(`${path}.`));
   const errorId = `${inputId(path)}-error`;
   const stepOf = (id: string) => earlier.find((e) => e.step.stepId === id)?.step;
@@ -85,7 +92,14 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
     setMode(next);
   };
 
-  const setRule = (index: number, rule: Leaf) => form && onChange(fromForm(form.join, form.rules.map((r, i) => (i === index ? rule : r))));
+  const setRule = (index: number, rule: Leaf) =>
+    form &&
+    onChange(
+      fromForm(
+        form.join,
+        form.rules.map((r, i) => (i === index ? rule : r)),
+      ),
+    );
   const removeRule = (index: number) => {
     if (!form) return;
     const rules = form.rules.filter((_, i) => i !== index);
@@ -98,7 +112,13 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
       <legend>{t('author.rules.condition', { owner })}</legend>
       <div role="group" class="segmented" aria-label={t('author.rules.conditionMode')}>
         {(['always', 'builder', 'json'] as const).map((m) => (
-          <button key={m} type="button" aria-pressed={mode === m} disabled={m === 'builder' && earlier.length === 0} onClick={() => switchTo(m)}>
+          <button
+            key={m}
+            type="button"
+            aria-pressed={mode === m}
+            disabled={m === 'builder' && earlier.length === 0}
+            onClick={() => switchTo(m)}
+          >
             {t(`author.rules.mode.${m}`)}
           </button>
         ))}
@@ -109,7 +129,11 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
           {form.rules.length > 1 && (
             <div class="form-row">
               <label for={`join${uid}`}>{t('author.rules.join')}</label>
-              <select id={`join${uid}`} value={form.join} onChange={(e) => onChange(fromForm(e.currentTarget.value as 'all' | 'any', form.rules))}>
+              <select
+                id={`join${uid}`}
+                value={form.join}
+                onChange={(e) => onChange(fromForm(e.currentTarget.value as 'all' | 'any', form.rules))}
+              >
                 <option value="all">{t('author.rules.join.all')}</option>
                 <option value="any">{t('author.rules.join.any')}</option>
               </select>
@@ -118,7 +142,15 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
           <ol class="condition-rules">
             {form.rules.map((rule, index) => (
               <li key={index} class="condition-rule">
-                <RuleRow rule={rule} index={index} earlier={earlier} stepOf={stepOf} uid={`${uid}-${index}`} onChange={(r) => setRule(index, r)} onRemove={() => removeRule(index)} />
+                <RuleRow
+                  rule={rule}
+                  index={index}
+                  earlier={earlier}
+                  stepOf={stepOf}
+                  uid={`${uid}-${index}`}
+                  onChange={(r) => setRule(index, r)}
+                  onRemove={() => removeRule(index)}
+                />
               </li>
             ))}
           </ol>
@@ -126,7 +158,7 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
             type="button"
             class="btn btn-secondary"
             onClick={() => {
-              const last = earlier[earlier.length - 1]!.step;
+              const last = earlier[earlier.length - 1].step;
               onChange(fromForm(form.join, [...form.rules, { step: last.stepId, status: 'DONE' }]));
             }}
           >
@@ -183,7 +215,23 @@ export function ConditionEditor({ path, value, earlier, content, problems, owner
   );
 }
 
-function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { rule: Leaf; index: number; earlier: { step: EditorStep; number: number }[]; stepOf(id: string): EditorStep | undefined; uid: string; onChange(rule: Leaf): void; onRemove(): void }) {
+function RuleRow({
+  rule,
+  index,
+  earlier,
+  stepOf,
+  uid,
+  onChange,
+  onRemove,
+}: {
+  rule: Leaf;
+  index: number;
+  earlier: { step: EditorStep; number: number }[];
+  stepOf(id: string): EditorStep | undefined;
+  uid: string;
+  onChange(rule: Leaf): void;
+  onRemove(): void;
+}) {
   const t = useT();
   const step = stepOf(rule.step);
   const kind = 'status' in rule ? 'status' : 'field';
@@ -194,7 +242,17 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
     <div class="rule-grid" role="group" aria-label={t('author.rules.rule', { n })}>
       <div class="form-row">
         <label for={`step${uid}`}>{t('author.rules.step')}</label>
-        <select id={`step${uid}`} value={rule.step} onChange={(e) => onChange(kind === 'status' ? { step: e.currentTarget.value, status: (rule as { status: string }).status } : { step: e.currentTarget.value, field: stepOf(e.currentTarget.value)?.fields[0]?.key ?? '', op: 'recorded' })}>
+        <select
+          id={`step${uid}`}
+          value={rule.step}
+          onChange={(e) =>
+            onChange(
+              kind === 'status'
+                ? { step: e.currentTarget.value, status: (rule as { status: string }).status }
+                : { step: e.currentTarget.value, field: stepOf(e.currentTarget.value)?.fields[0]?.key ?? '', op: 'recorded' },
+            )
+          }
+        >
           {!step && <option value={rule.step}>{rule.step}</option>}
           {earlier.map(({ step: s, number }) => (
             <option key={s.stepId} value={s.stepId}>
@@ -205,7 +263,17 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
       </div>
       <div class="form-row">
         <label for={`kind${uid}`}>{t('author.rules.kind')}</label>
-        <select id={`kind${uid}`} value={kind} onChange={(e) => onChange(e.currentTarget.value === 'status' ? { step: rule.step, status: 'DONE' } : { step: rule.step, field: step?.fields[0]?.key ?? '', op: 'recorded' })}>
+        <select
+          id={`kind${uid}`}
+          value={kind}
+          onChange={(e) =>
+            onChange(
+              e.currentTarget.value === 'status'
+                ? { step: rule.step, status: 'DONE' }
+                : { step: rule.step, field: step?.fields[0]?.key ?? '', op: 'recorded' },
+            )
+          }
+        >
           <option value="field">{t('author.rules.kind.field')}</option>
           <option value="status">{t('author.rules.kind.status')}</option>
         </select>
@@ -213,7 +281,11 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
       {kind === 'status' ? (
         <div class="form-row">
           <label for={`status${uid}`}>{t('author.rules.status')}</label>
-          <select id={`status${uid}`} value={(rule as { status: string }).status} onChange={(e) => onChange({ step: rule.step, status: e.currentTarget.value })}>
+          <select
+            id={`status${uid}`}
+            value={(rule as { status: string }).status}
+            onChange={(e) => onChange({ step: rule.step, status: e.currentTarget.value })}
+          >
             {STATUSES.map((s) => (
               <option key={s} value={s}>
                 {t(`rules.status.${s}`)}
@@ -225,7 +297,18 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
         <>
           <div class="form-row">
             <label for={`field${uid}`}>{t('author.rules.field')}</label>
-            <select id={`field${uid}`} value={(rule as { field: string }).field} onChange={(e) => onChange({ step: rule.step, field: e.currentTarget.value, op, ...(op !== 'recorded' && op !== 'outOfLimits' && { value: (rule as { value?: unknown }).value }) })}>
+            <select
+              id={`field${uid}`}
+              value={(rule as { field: string }).field}
+              onChange={(e) =>
+                onChange({
+                  step: rule.step,
+                  field: e.currentTarget.value,
+                  op,
+                  ...(op !== 'recorded' && op !== 'outOfLimits' && { value: (rule as { value?: unknown }).value }),
+                })
+              }
+            >
               {!field && <option value={(rule as { field: string }).field}>{(rule as { field: string }).field || '—'}</option>}
               {(step?.fields ?? []).map((f) => (
                 <option key={f.uid} value={f.key}>
@@ -244,7 +327,19 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
                 const base = { step: rule.step, field: (rule as { field: string }).field, op: next };
                 if (next === 'recorded' || next === 'outOfLimits') return onChange(base);
                 const current = (rule as { value?: unknown }).value;
-                onChange({ ...base, value: next === 'in' ? (Array.isArray(current) ? current : current === undefined ? [] : [current]) : Array.isArray(current) ? current[0] : (current ?? (field?.type === 'PASS_FAIL' ? 'FAIL' : '')) });
+                onChange({
+                  ...base,
+                  value:
+                    next === 'in'
+                      ? Array.isArray(current)
+                        ? current
+                        : current === undefined
+                          ? []
+                          : [current]
+                      : Array.isArray(current)
+                        ? current[0]
+                        : (current ?? (field?.type === 'PASS_FAIL' ? 'FAIL' : '')),
+                });
               }}
             >
               {OPS.map((o) => (
@@ -258,7 +353,11 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
             <div class="form-row">
               <label for={`value${uid}`}>{op === 'in' ? t('author.rules.values') : t('author.rules.value')}</label>
               {field?.type === 'PASS_FAIL' && op !== 'in' ? (
-                <select id={`value${uid}`} value={(rule as { value?: unknown }).value === true || (rule as { value?: unknown }).value === 'PASS' ? 'PASS' : 'FAIL'} onChange={(e) => onChange({ ...(rule as object), value: e.currentTarget.value } as Leaf)}>
+                <select
+                  id={`value${uid}`}
+                  value={(rule as { value?: unknown }).value === true || (rule as { value?: unknown }).value === 'PASS' ? 'PASS' : 'FAIL'}
+                  onChange={(e) => onChange({ ...(rule as object), value: e.currentTarget.value } as Leaf)}
+                >
                   <option value="PASS">{t('rules.value.pass')}</option>
                   <option value="FAIL">{t('rules.value.fail')}</option>
                 </select>
@@ -268,7 +367,14 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
                   numeric={!!field && NUMERIC.has(field.type) && op !== 'in'}
                   describedBy={op === 'in' ? `value${uid}-hint` : undefined}
                   value={(rule as { value?: unknown }).value}
-                  parse={(text) => (op === 'in' ? text.split(',').map((part) => typedValue(field, part.trim())).filter((v) => v !== '') : typedValue(field, text))}
+                  parse={(text) =>
+                    op === 'in'
+                      ? text
+                          .split(',')
+                          .map((part) => typedValue(field, part.trim()))
+                          .filter((v) => v !== '')
+                      : typedValue(field, text)
+                  }
                   onValue={(value) => onChange({ ...(rule as object), value } as Leaf)}
                 />
               )}
@@ -293,7 +399,21 @@ function RuleRow({ rule, index, earlier, stepOf, uid, onChange, onRemove }: { ru
  * stays as typed), the document gets its parsed form; a change from elsewhere
  * (the JSON, the other author's version) replaces the text.
  */
-function ValueInput({ id, numeric, describedBy, value, parse, onValue }: { id: string; numeric: boolean; describedBy?: string; value: unknown; parse(text: string): unknown; onValue(value: unknown): void }) {
+function ValueInput({
+  id,
+  numeric,
+  describedBy,
+  value,
+  parse,
+  onValue,
+}: {
+  id: string;
+  numeric: boolean;
+  describedBy?: string;
+  value: unknown;
+  parse(text: string): unknown;
+  onValue(value: unknown): void;
+}) {
   const [text, setText] = useState(() => valueText(value));
   useEffect(() => {
     if (JSON.stringify(parse(text)) !== JSON.stringify(value ?? null)) setText(valueText(value));

@@ -9,9 +9,27 @@ import { ErrorText, type Problems } from './problems';
  * condition over earlier steps), who signs it (the performer; a verifier of
  * some roles) and whether the operator may mark it not applicable.
  */
-export function StepRules({ step, at, number, content, problems, notApplicable, edit }: { step: EditorStep; at: StepAt; number: number; content: EditorContent; problems: Problems; notApplicable: boolean; edit(change: (s: EditorStep) => EditorStep): void }) {
+export function StepRules({
+  step,
+  at,
+  number,
+  content,
+  problems,
+  notApplicable,
+  edit,
+}: {
+  step: EditorStep;
+  at: StepAt;
+  number: number;
+  content: EditorContent;
+  problems: Problems;
+  notApplicable: boolean;
+  edit(change: (s: EditorStep) => EditorStep): void;
+}) {
   const t = useT();
-  const earlier = stepsInOrder(content).filter((s) => s.number < number).map(({ step: s, number: n }) => ({ step: s, number: n }));
+  const earlier = stepsInOrder(content)
+    .filter((s) => s.number < number)
+    .map(({ step: s, number: n }) => ({ step: s, number: n }));
   const signoff: EditorSignoff = step.signoff ?? { performer: false, verifier: null };
   const setSignoff = (next: EditorSignoff) => edit((s) => ({ ...s, signoff: next.performer || next.verifier ? next : null }));
   const path = (prop: string) => pathOf.step(at, prop);
@@ -31,11 +49,21 @@ export function StepRules({ step, at, number, content, problems, notApplicable, 
       <fieldset class="signoff-editor" id={id('signoff')}>
         <legend>{t('author.rules.signoff')}</legend>
         <div class="form-row checkbox-row">
-          <input id={id('signoff.performer')} type="checkbox" checked={signoff.performer} onChange={(e) => setSignoff({ ...signoff, performer: e.currentTarget.checked })} />
+          <input
+            id={id('signoff.performer')}
+            type="checkbox"
+            checked={signoff.performer}
+            onChange={(e) => setSignoff({ ...signoff, performer: e.currentTarget.checked })}
+          />
           <label for={id('signoff.performer')}>{t('author.rules.performer')}</label>
         </div>
         <div class="form-row checkbox-row">
-          <input id={id('signoff.verifier')} type="checkbox" checked={signoff.verifier !== null} onChange={(e) => setSignoff({ ...signoff, verifier: e.currentTarget.checked ? { roles: ['approver'] } : null })} />
+          <input
+            id={id('signoff.verifier')}
+            type="checkbox"
+            checked={signoff.verifier !== null}
+            onChange={(e) => setSignoff({ ...signoff, verifier: e.currentTarget.checked ? { roles: ['approver'] } : null })}
+          />
           <label for={id('signoff.verifier')}>{t('author.rules.verifier')}</label>
         </div>
         {signoff.verifier && (
@@ -47,7 +75,9 @@ export function StepRules({ step, at, number, content, problems, notApplicable, 
                   type="checkbox"
                   checked={signoff.verifier!.roles.includes(role)}
                   onChange={(e) => {
-                    const roles = e.currentTarget.checked ? [...signoff.verifier!.roles, role] : signoff.verifier!.roles.filter((r) => r !== role);
+                    const roles = e.currentTarget.checked
+                      ? [...signoff.verifier!.roles, role]
+                      : signoff.verifier!.roles.filter((r) => r !== role);
                     setSignoff({ ...signoff, verifier: { roles } });
                   }}
                 />{' '}
@@ -61,7 +91,12 @@ export function StepRules({ step, at, number, content, problems, notApplicable, 
       </fieldset>
       {notApplicable && (
         <div class="form-row checkbox-row">
-          <input id={id('allowNotApplicable')} type="checkbox" checked={step.allowNotApplicable} onChange={(e) => edit((s) => ({ ...s, allowNotApplicable: e.currentTarget.checked }))} />
+          <input
+            id={id('allowNotApplicable')}
+            type="checkbox"
+            checked={step.allowNotApplicable}
+            onChange={(e) => edit((s) => ({ ...s, allowNotApplicable: e.currentTarget.checked }))}
+          />
           <label for={id('allowNotApplicable')}>{t('author.rules.allowNotApplicable')}</label>
           <ErrorText problems={problems} path={path('allowNotApplicable')} />
         </div>

@@ -67,7 +67,7 @@ export function jobRules(view: LocalJobView): StepRule[] {
       });
     }
   }
-  const local = applicabilityOf(doc, records as RecordsByStep);
+  const local = applicabilityOf(doc, records);
   const server = view.job.steps;
   const useServer = server !== undefined && view.pendingRecords.size === 0;
   return steps.map((step, index) => {
@@ -81,7 +81,13 @@ export function jobRules(view: LocalJobView): StepRule[] {
       reason = theirs.reason;
     }
     const section = doc.sections.find((s) => s.steps.some((st) => st.stepId === step.stepId))!;
-    const why: NotApplying | null = applies ? null : reason?.startsWith('the condition of section') ? { by: 'section', section } : reason && !CONDITION_REASON.test(reason) ? { by: 'server', reason } : { by: 'step', step };
+    const why: NotApplying | null = applies
+      ? null
+      : reason?.startsWith('the condition of section')
+        ? { by: 'section', section }
+        : reason && !CONDITION_REASON.test(reason)
+          ? { by: 'server', reason }
+          : { by: 'step', step };
     return { step, index, applies, why, record: records.get(step.stepId) };
   });
 }
@@ -90,6 +96,8 @@ export function jobRules(view: LocalJobView): StepRule[] {
 export function missingRequired(rules: readonly StepRule[]) {
   return rules.flatMap(({ step, index, applies, record }) => {
     if (!applies || record?.status === 'SKIPPED') return [];
-    return step.fields.filter((f) => f.required && isEmptyValue(record?.values.find((v) => v.key === f.key)?.value)).map((field) => ({ step, index, field }));
+    return step.fields
+      .filter((f) => f.required && isEmptyValue(record?.values.find((v) => v.key === f.key)?.value))
+      .map((field) => ({ step, index, field }));
   });
 }

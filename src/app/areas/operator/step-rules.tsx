@@ -33,7 +33,19 @@ const MARK = (fields: string) =>
  * the operator gives a reason (required), the server records the step as not
  * applicable — a deviation quality reviews. Online only: it is not queued.
  */
-export function NotApplicableButton({ user, job, step, online, onMarked }: { user: UserKey; job: JobData; step: StepDef; online: boolean; onMarked(): void }) {
+export function NotApplicableButton({
+  user,
+  job,
+  step,
+  online,
+  onMarked,
+}: {
+  user: UserKey;
+  job: JobData;
+  step: StepDef;
+  online: boolean;
+  onMarked(): void;
+}) {
   const t = useT();
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
@@ -45,7 +57,11 @@ export function NotApplicableButton({ user, job, step, online, onMarked }: { use
     setBusy(true);
     setError(null);
     try {
-      const data = await graphql<{ markStepNotApplicable: { job: JobData } }>(MARK(await jobDocument()), { jobId: job.id, stepId: step.stepId, reason: reason.trim() });
+      const data = await graphql<{ markStepNotApplicable: { job: JobData } }>(MARK(await jobDocument()), {
+        jobId: job.id,
+        stepId: step.stepId,
+        reason: reason.trim(),
+      });
       await keepServerJob(user, data.markStepNotApplicable.job);
       toast(t('rules.notApplicable.done'));
       setOpen(false);
@@ -53,7 +69,8 @@ export function NotApplicableButton({ user, job, step, online, onMarked }: { use
       onMarked();
     } catch (caught) {
       if (caught instanceof ApiError && caught.offline) setError(t('rules.notApplicable.offline'));
-      else if (caught instanceof ApiError && caught.fields.some((f) => f.path.endsWith('reason'))) setProblem(caught.fields.find((f) => f.path.endsWith('reason'))!.message);
+      else if (caught instanceof ApiError && caught.fields.some((f) => f.path.endsWith('reason')))
+        setProblem(caught.fields.find((f) => f.path.endsWith('reason'))!.message);
       else setError(caught instanceof Error ? caught.message : String(caught));
     } finally {
       setBusy(false);
@@ -75,7 +92,16 @@ export function NotApplicableButton({ user, job, step, online, onMarked }: { use
         }
       >
         {!online && <Notice tone="warning">{t('rules.notApplicable.offline')}</Notice>}
-        <TextField label={t('rules.notApplicable.reason')} value={reason} onValue={(v) => (setReason(v), setProblem(null))} multiline rows={3} required error={problem} hint={t('rules.notApplicable.hint')} />
+        <TextField
+          label={t('rules.notApplicable.reason')}
+          value={reason}
+          onValue={(v) => (setReason(v), setProblem(null))}
+          multiline
+          rows={3}
+          required
+          error={problem}
+          hint={t('rules.notApplicable.hint')}
+        />
         {error && <Notice tone="danger">{error}</Notice>}
       </Dialog>
     </>

@@ -12,7 +12,10 @@ function VerifyHome() {
   const { t } = useI18n();
   const { user } = useSession().session;
   const [state] = useAsync(() => graphql<{ inProgress: { nodes: WaitingJob[] }; paused: { nodes: WaitingJob[] } }>(TO_VERIFY), [user.id]);
-  const count = state.status === 'done' ? [...state.value.inProgress.nodes, ...state.value.paused.nodes].reduce((n, job) => n + stepsWaitingFor(job, user).length, 0) : null;
+  const count =
+    state.status === 'done'
+      ? [...state.value.inProgress.nodes, ...state.value.paused.nodes].reduce((n, job) => n + stepsWaitingFor(job, user).length, 0)
+      : null;
   return (
     <Card heading={t('rules.verify.home')}>
       {count !== null && <p>{count > 0 ? t('rules.verify.homeCount', { n: count }) : t('rules.verify.none')}</p>}

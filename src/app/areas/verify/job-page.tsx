@@ -22,7 +22,9 @@ export default function VerifyJobPage({ id }: { id: string }) {
   useEffect(() => {
     void (async () => {
       try {
-        const data = await graphql<{ job: JobData | null }>(`query AppVerifyJob($id: ID!) { job(id: $id) { ${await jobDocument()} } }`, { id: globalId('Job', id) });
+        const data = await graphql<{ job: JobData | null }>(`query AppVerifyJob($id: ID!) { job(id: $id) { ${await jobDocument()} } }`, {
+          id: globalId('Job', id),
+        });
         if (data.job) setJob(data.job);
         else setError(new Error(t('rules.verify.notFound')));
       } catch (caught) {
@@ -35,7 +37,10 @@ export default function VerifyJobPage({ id }: { id: string }) {
   const steps = stepsOfJob(job).filter((s) => s.signoff);
   return (
     <>
-      <PageHeader title={job.title} subtitle={t('rules.verify.jobSubtitle', { template: job.template.title, state: t(`operator.state.${job.state}`) })} />
+      <PageHeader
+        title={job.title}
+        subtitle={t('rules.verify.jobSubtitle', { template: job.template.title, state: t(`operator.state.${job.state}`) })}
+      />
       {!sync.online && <Notice tone="warning">{t('rules.signoff.offline')}</Notice>}
       {steps.length === 0 && <Notice>{t('rules.verify.noSignoffs')}</Notice>}
       {steps.map((step) => {
@@ -46,7 +51,9 @@ export default function VerifyJobPage({ id }: { id: string }) {
             {!applies && <Notice>{t('rules.run.notApplying')}</Notice>}
             {record ? (
               <>
-                <p class="record-note">{t('rules.verify.recordedBy', { name: personName(record.recordedBy), date: formatDate(record.recordedAt, true) })}</p>
+                <p class="record-note">
+                  {t('rules.verify.recordedBy', { name: personName(record.recordedBy), date: formatDate(record.recordedAt, true) })}
+                </p>
                 <dl class="job-details">
                   {step.fields.map((field) => {
                     const value = record.values.find((v) => v.key === field.key);
@@ -75,7 +82,15 @@ export default function VerifyJobPage({ id }: { id: string }) {
               job={job}
               step={step}
               user={user}
-              blocked={!sync.online ? t('rules.signoff.offline') : !record ? t('rules.signoff.recordFirst') : !applies ? t('rules.run.notApplying') : null}
+              blocked={
+                !sync.online
+                  ? t('rules.signoff.offline')
+                  : !record
+                    ? t('rules.signoff.recordFirst')
+                    : !applies
+                      ? t('rules.run.notApplying')
+                      : null
+              }
               offer={['VERIFIED']}
               onSigned={(next) => {
                 setJob(next);

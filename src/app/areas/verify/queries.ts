@@ -43,17 +43,23 @@ export interface WaitingJob {
  * VERIFIED signature, and the user neither recorded it nor signed it
  * PERFORMED (the server refuses those: SEPARATION_OF_DUTIES).
  */
-export function stepsWaitingFor(job: Pick<WaitingJob, 'version' | 'records' | 'steps' | 'signoffs'>, user: { id: number; roles: readonly string[] }): { stepId: string; title: string }[] {
-  const valid = (stepId: string, meaning: string) => job.signoffs.find((s) => s.stepId === stepId && s.meaning === meaning && s.invalidatedAt === null);
-  return job.version.content.sections.flatMap((section) =>
-    section.steps.filter((step) => {
-      const roles = step.signoff?.verifier?.roles ?? [];
-      if (!roles.some((r) => user.roles.includes(r))) return false;
-      if (job.steps.find((s) => s.stepId === step.stepId)?.applies === false) return false;
-      const record = job.records.find((r) => r.stepId === step.stepId);
-      if (!record || record.recordedBy.databaseId === user.id) return false;
-      if (valid(step.stepId, 'VERIFIED')) return false;
-      return valid(step.stepId, 'PERFORMED')?.signer?.databaseId !== user.id;
-    }),
-  ).map((step) => ({ stepId: step.stepId, title: step.title }));
+export function stepsWaitingFor(
+  job: Pick<WaitingJob, 'version' | 'records' | 'steps' | 'signoffs'>,
+  user: { id: number; roles: readonly string[] },
+): { stepId: string; title: string }[] {
+  const valid = (stepId: string, meaning: string) =>
+    job.signoffs.find((s) => s.stepId === stepId && s.meaning === meaning && s.invalidatedAt === null);
+  return job.version.content.sections
+    .flatMap((section) =>
+      section.steps.filter((step) => {
+        const roles = step.signoff?.verifier?.roles ?? [];
+        if (!roles.some((r) => user.roles.includes(r))) return false;
+        if (job.steps.find((s) => s.stepId === step.stepId)?.applies === false) return false;
+        const record = job.records.find((r) => r.stepId === step.stepId);
+        if (!record || record.recordedBy.databaseId === user.id) return false;
+        if (valid(step.stepId, 'VERIFIED')) return false;
+        return valid(step.stepId, 'PERFORMED')?.signer?.databaseId !== user.id;
+      }),
+    )
+    .map((step) => ({ stepId: step.stepId, title: step.title }));
 }
