@@ -162,6 +162,8 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await page.context().setOffline(true);
   await goToStep(page, job.id, 1);
   await page.getByRole('radio', { name: 'Fail' }).check();
+  // a FAILED step carries its comment (a job completes only with one: COMMENT_REQUIRED, issue 32's deviations)
+  await page.getByRole('textbox', { name: 'Comment' }).fill('Seal cracked at the flange');
   await save(page);
   await page.getByRole('textbox', { name: 'Part used' }).fill('Seal kit 12');
   await save(page);
