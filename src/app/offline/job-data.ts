@@ -4,7 +4,9 @@
  * online through GraphQL and kept in IndexedDB (offline/db.ts).
  */
 
-export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR';
+import { serverHasNotApplicable } from '../api/features';
+
+export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
 
 export interface FileInfo {
@@ -25,6 +27,14 @@ export interface FieldDef {
   options: string[] | null;
   /** the options as shown in the user's language (the options stay the values recorded) */
   optionLabels?: string[] | null;
+  /** a CALCULATED field's formula (src/domain/expressions.ts); null for other types */
+  expression: string | null;
+}
+
+/** The e-signatures a step needs (docs/execution-rules.md). */
+export interface SignoffDef {
+  performer: boolean;
+  verifier: { roles: string[] } | null;
 }
 
 export interface StepDef {
@@ -34,12 +44,35 @@ export interface StepDef {
   media: number[];
   mediaFiles: FileInfo[];
   fields: FieldDef[];
+  /** the condition under which the step applies (src/domain/conditions.ts); null: always */
+  when: unknown;
+  signoff: SignoffDef | null;
+  /** the operator may mark it not applicable, with a reason (absent where the server does not have the flag yet) */
+  allowNotApplicable?: boolean;
 }
 
 export interface SectionDef {
   sectionId: string;
   title: string;
+  when: unknown;
   steps: StepDef[];
+}
+
+/** Whether a step applies now, as the server computed it (GraphQL JobStep). */
+export interface JobStepData {
+  stepId: string;
+  applies: boolean;
+  reason: string | null;
+}
+
+/** An e-signature on a step (GraphQL StepSignature). */
+export interface StepSignatureData {
+  stepId: string;
+  signer: PersonRef | null;
+  signerName: string;
+  meaning: 'PERFORMED' | 'VERIFIED';
+  signedAt: string;
+  invalidatedAt: string | null;
 }
 
 export interface PersonRef {
@@ -52,7 +85,8 @@ export interface PersonRef {
 export interface StepRecordData {
   stepId: string;
   status: 'DONE' | 'SKIPPED' | 'FAILED';
-  values: { key: string; value: unknown; outOfLimits: boolean; files: FileInfo[] }[];
+  /** `error`: a CALCULATED value the server could not compute (value null) */
+  values: { key: string; value: unknown; outOfLimits: boolean; error?: string | null; files: FileInfo[] }[];
   comment: string | null;
   reason: string | null;
   recordedBy: PersonRef;
@@ -82,23 +116,39 @@ export interface JobData {
   assignees: PersonRef[];
   version: { id: string; number: number; content: { sections: SectionDef[] } };
   records: StepRecordData[];
+  /** every step in reading order with whether it applies (absent from a copy kept before the app knew them) */
+  steps?: JobStepData[];
+  signoffs?: StepSignatureData[];
   faults: { nodes: FaultData[] };
 }
 
 const PERSON = 'databaseId firstName lastName email';
 const FILE = 'databaseId name contentType url';
 
-export const JOB_DOCUMENT_FIELDS = `id databaseId title state priority revision dueAt
+/** What the app reads of a job; `notApplicable`: the server has Step.allowNotApplicable (api/features.ts). */
+export function jobDocumentFields(notApplicable: boolean): string {
+  return `id databaseId title state priority revision dueAt
   asset { id name serialNumber }
   template { id title }
   assignees { ${PERSON} }
-  version { id number content(language: $language) { language sections { sectionId title steps { stepId title body media mediaFiles { ${FILE} }
-    fields { key label type required unit min max options optionLabels } } } } }
-  records { stepId status values { key value outOfLimits files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt }
+  version { id number content(language: $language) { language sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
+    when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
+    fields { key label type required unit min max options optionLabels expression } } } } }
+  records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt }
+  steps { stepId applies reason }
+  signoffs { stepId signer { ${PERSON} } signerName meaning signedAt invalidatedAt }
   faults(last: 50) { nodes { id databaseId stepId description severity state raisedAt } }`;
+}
+
+/** The job document as this server can answer it. */
+export async function jobDocument(): Promise<string> {
+  return jobDocumentFields(await serverHasNotApplicable());
+}
 
 /** `$language`: the operator's (requestLanguage()): the version's texts in its approved translation, the source where none. */
-export const JOB_QUERY = `query OperatorJob($id: ID!, $language: String) { job(id: $id) { ${JOB_DOCUMENT_FIELDS} } }`;
+export async function jobQuery(): Promise<string> {
+  return `query OperatorJob($id: ID!, $language: String) { job(id: $id) { ${await jobDocument()} } }`;
+}
 
 /** Every step of the job's version in order. */
 export function stepsOfJob(job: Pick<JobData, 'version'>): StepDef[] {
@@ -110,9 +160,9 @@ export function mediaUrlsOfJob(job: JobData): string[] {
   return [...new Set(stepsOfJob(job).flatMap((s) => s.mediaFiles.map((f) => f.url)))];
 }
 
-/** Whether a NUMBER value lies outside the field's limits (what the server flags as outOfLimits). */
+/** Whether a NUMBER (SENSOR, CALCULATED) value lies outside the field's limits (what the server flags as outOfLimits). */
 export function outOfLimits(field: Pick<FieldDef, 'type' | 'min' | 'max'>, value: unknown): boolean {
-  if ((field.type !== 'NUMBER' && field.type !== 'SENSOR') || typeof value !== 'number' || !Number.isFinite(value)) return false;
+  if ((field.type !== 'NUMBER' && field.type !== 'SENSOR' && field.type !== 'CALCULATED') || typeof value !== 'number' || !Number.isFinite(value)) return false;
   return (field.min != null && value < field.min) || (field.max != null && value > field.max);
 }
 

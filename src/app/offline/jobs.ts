@@ -1,9 +1,10 @@
-import { JOB_QUERY, mediaUrlsOfJob, type JobData } from './job-data';
+import { jobQuery, mediaUrlsOfJob, type JobData } from './job-data';
 import { localJobView, storeJob, type LocalJobView } from './queue';
 import { graphqlQuery } from './transport';
 import type { UserKey } from './types';
 import { MEDIA_CACHE } from './cache-names';
 import { requestLanguage } from '../api/client';
+import { notifyQueueChanged } from './signals';
 
 
 /**
@@ -15,7 +16,7 @@ import { requestLanguage } from '../api/client';
 export async function openJob(user: UserKey, jobId: string): Promise<{ view: LocalJobView; source: 'server' | 'device' } | undefined> {
   try {
     if (navigator.onLine) {
-      const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
+      const { job } = await graphqlQuery<{ job: JobData | null }>(await jobQuery(), { id: jobId, language: requestLanguage() });
       if (job) {
         await storeJob(user, job);
         void cacheMedia(mediaUrlsOfJob(job));
@@ -45,4 +46,15 @@ export async function cacheMedia(urls: string[]): Promise<void> {
       }
     }),
   );
+}
+
+/** A job as the server answered it (a step signed, marked not applicable): kept on the device, and every screen showing it told. */
+export async function keepServerJob(user: UserKey, job: JobData): Promise<void> {
+  await storeJob(user, job);
+  notifyQueueChanged();
+}
+
+/** Reads the job from the server again (when online) and tells every screen showing it. */
+export async function refreshJob(user: UserKey, jobId: string): Promise<void> {
+  if ((await openJob(user, jobId))?.source === 'server') notifyQueueChanged();
 }

@@ -186,7 +186,8 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
       pendingRecords.set(item.stepId, item);
       if (state === 'OPEN' || state === 'PAUSED') state = 'IN_PROGRESS';
     } else if (item.kind === 'fault') pendingFaults.push(item);
-    else if (item.kind === 'transition') state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    // a transition the server refused did not happen (e.g. completing with a sign-off missing): the job stays as it was
+    else if (item.kind === 'transition' && item.state !== 'rejected') state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
   }
   return { job, pendingRecords, pendingFaults, state, items };
 }

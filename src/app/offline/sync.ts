@@ -1,5 +1,5 @@
 import { offlineDb, type StoredJob } from './db';
-import { JOB_QUERY, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
+import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
 import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
 import { notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
@@ -31,9 +31,12 @@ const RETRY_OFFLINE_MS = 5_000;
 const SESSION_CHECK_MS = 60_000;
 const LOCK = 'wip-offline-sync';
 
-const RECORD_FIELDS = `stepId status values { key value outOfLimits files { databaseId name contentType url } } comment reason
+const RECORD_FIELDS = `stepId status values { key value outOfLimits error files { databaseId name contentType url } } comment reason
   recordedBy { databaseId firstName lastName email } recordedAt`;
-const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision } record { ${RECORD_FIELDS} } } }`;
+// the job's applicability and sign-offs come back with every record: a record can change which steps apply and
+// invalidates the step's signatures (docs/execution-rules.md), and the server's answer is what the device then shows
+const RULES_FIELDS = 'steps { stepId applies reason } signoffs { stepId signer { databaseId firstName lastName email } signerName meaning signedAt invalidatedAt }';
+const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision ${RULES_FIELDS} } record { ${RECORD_FIELDS} } } }`;
 const FAULT_FIELDS = 'id databaseId stepId description severity state raisedAt';
 const RAISE_FAULT = `mutation RaiseFault($input: RaiseFaultInput!) { raiseFault(input: $input) { fault { ${FAULT_FIELDS} } } }`;
 const TRANSITIONS = { pause: 'pauseJob', resume: 'resumeJob', complete: 'completeJob' } as const;
@@ -259,9 +262,9 @@ async function freshKey(item: QueueItem): Promise<void> {
   await putItem(item);
 }
 
-async function refuse(item: QueueItem, outcome: { code: string; message: string }): Promise<Step> {
+async function refuse(item: QueueItem, outcome: { code: string; message: string; details?: Record<string, unknown> }): Promise<Step> {
   item.state = 'rejected';
-  item.error = { code: outcome.code, message: outcome.message };
+  item.error = { code: outcome.code, message: outcome.message, ...(outcome.details && { details: outcome.details }) };
   await freshKey(item);
   notifyQueueChanged();
   return 'held';
@@ -280,9 +283,9 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
     const { fault } = data as { fault: FaultData };
     job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== fault.id), fault] } };
   } else if (job && isRevisioned(item)) {
-    const applied = data as { revision: number; job: { state: JobState }; record: StepRecordData };
+    const applied = data as { revision: number; job: { state: JobState; steps?: JobData['steps']; signoffs?: JobData['signoffs'] }; record: StepRecordData };
     job = { ...job, revision: applied.revision, state: applied.job.state };
-    if (item.kind === 'record') job = withRecord(job, applied.record);
+    if (item.kind === 'record') job = { ...withRecord(job, applied.record), ...(applied.job.steps && { steps: applied.job.steps, signoffs: applied.job.signoffs }) };
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
@@ -293,7 +296,7 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
 /** Reads the job from the server and keeps it as what the device knows. */
 async function fetchJob(current: UserKey, jobId: string): Promise<JobData | undefined> {
   try {
-    const { job } = await graphqlQuery<{ job: JobData | null }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
+    const { job } = await graphqlQuery<{ job: JobData | null }>(await jobQuery(), { id: jobId, language: requestLanguage() });
     if (!job) return undefined;
     await storeJob(current, job);
     return job;

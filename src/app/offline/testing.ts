@@ -5,7 +5,7 @@
  * by the app itself.
  */
 import { offlineDb } from './db';
-import { JOB_QUERY, type JobData } from './job-data';
+import { jobQuery, type JobData } from './job-data';
 import { enqueuePhoto, enqueueRecord, enqueueTransition, localJobView, queuedItems, storeJob } from './queue';
 import { getSyncState } from './sync-state';
 import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
@@ -14,7 +14,7 @@ import { userKey, type QueueItem } from './types';
 import { requestLanguage } from '../api/client';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<{ job: JobData }>(JOB_QUERY, { id: jobId, language: requestLanguage() });
+  const { job } = await graphqlQuery<{ job: JobData }>(await jobQuery(), { id: jobId, language: requestLanguage() });
   await storeJob(user, job);
   return job;
 }

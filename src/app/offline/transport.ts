@@ -19,8 +19,8 @@ export type Outcome =
   | { kind: 'retry'; newKey: boolean; afterMs: number }
   /** CONFLICT: the job moved on (stale expectedRevision) — nothing applied */
   | { kind: 'conflict'; code: string; message: string }
-  /** refused for good (validation, job closed, forbidden…) — nothing applied */
-  | { kind: 'refused'; code: string; message: string };
+  /** refused for good (validation, job closed, forbidden…) — nothing applied; `details` as the server gave them */
+  | { kind: 'refused'; code: string; message: string; details?: Record<string, unknown> };
 
 const TIMEOUT_MS = 60_000;
 const UPLOAD_TIMEOUT_MS = 300_000;
@@ -52,7 +52,7 @@ interface Answer {
   success?: boolean;
   data?: Record<string, unknown> | null;
   error?: { code?: string; message?: string };
-  errors?: { message?: string; extensions?: { code?: string } }[];
+  errors?: { message?: string; extensions?: { code?: string; details?: Record<string, unknown> } }[];
 }
 
 async function readJson(response: Response): Promise<Answer | undefined> {
@@ -90,7 +90,7 @@ export async function sendMutation(body: string, key: string, field: string): Pr
   const message = error.message ?? 'The server refused the change';
   if (code === 'CONFLICT') return { kind: 'conflict', code, message };
   if (TRANSIENT_GRAPHQL.has(code)) return { kind: 'retry', newKey: true, afterMs: 2000 };
-  return { kind: 'refused', code, message };
+  return { kind: 'refused', code, message, details: error.extensions?.details };
 }
 
 /** A photo upload (multipart; the key makes a resent upload answer with the first one's file). */

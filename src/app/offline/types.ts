@@ -63,7 +63,8 @@ interface ItemBase {
    * recognises it (Idempotency-Replayed) instead of running it twice.
    */
   sentBody?: string;
-  error?: { code: string; message: string };
+  /** `details`: the server's (e.g. SIGNOFF_MISSING's steps) */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
   conflict?: Conflict;
 }
 

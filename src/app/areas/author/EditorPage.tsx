@@ -3,11 +3,13 @@ import { useLocation } from 'preact-iso';
 import { graphql as gql } from '../../api/client';
 import { Autosave, type AutosaveState } from './autosave';
 import { fromServer, inputId, LIMITS, moved, newSection, newStep, pathOf, problemPath, stepsInOrder, toInput, type EditorContent, type EditorSection, type EditorStep, type StepAt } from './model';
-import { filesOf, SENSORS, SUBMIT, TEMPLATE, templateGid, UPDATE_DRAFT, VERSION_QUERY, versionGid, type FileInfo, type TemplateDetail, type VersionDetail } from './queries';
+import { filesOf, SENSORS, SUBMIT, TEMPLATE, templateGid, UPDATE_DRAFT, VERSION_QUERY, versionGid, withServerFields, type FileInfo, type TemplateDetail, type VersionDetail } from './queries';
+import { serverHasNotApplicable } from '../../api/features';
 import { Reorder, ReorderHelp } from './Reorder';
 import { StepEditor } from './StepEditor';
 import { ErrorText } from './problems';
 import { Preview } from './Preview';
+import { ConditionEditor } from './ConditionEditor';
 import { ConflictDialog } from './ConflictDialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
@@ -25,7 +27,8 @@ export default function EditorPage({ id }: { id: string }) {
   const [template, setTemplate] = useState<TemplateDetail | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   useEffect(() => {
-    gql<{ template: TemplateDetail | null }>(TEMPLATE, { id: templateGid(templateId) })
+    withServerFields(TEMPLATE)
+      .then((document) => gql<{ template: TemplateDetail | null }>(document, { id: templateGid(templateId) }))
       .then((data) => (data.template ? setTemplate(data.template) : setLoadError(t('author.notFound'))))
       .catch((error: Error) => setLoadError(error.message));
   }, [templateId]);
@@ -85,6 +88,10 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   const [submitting, setSubmitting] = useState(false);
   const [submitError, setSubmitError] = useState<string | null>(null);
   const { announce, region } = useAnnouncer();
+  const [notApplicable, setNotApplicable] = useState(false);
+  useEffect(() => {
+    void serverHasNotApplicable().then(setNotApplicable);
+  }, []);
   const summaryRef = useRef<HTMLDivElement>(null);
 
   const autosave = useMemo(
@@ -92,7 +99,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       new Autosave<EditorContent>(version.revision, {
         // a failure is an ApiError: its code, fields and details are what autosave reads
         save: async (doc, expectedRevision) => {
-          const data = await gql<{ updateDraft: { version: { revision: number } } }>(UPDATE_DRAFT, { id: versionGid(version.databaseId), content: toInput(doc), revision: expectedRevision });
+          const data = await gql<{ updateDraft: { version: { revision: number } } }>(UPDATE_DRAFT, { id: versionGid(version.databaseId), content: toInput(doc, await serverHasNotApplicable()), revision: expectedRevision });
           return { revision: data.updateDraft.version.revision };
         },
         onState: setSave,
@@ -165,7 +172,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   }
 
   async function takeTheirs() {
-    const data = await gql<{ templateVersion: VersionDetail }>(VERSION_QUERY, { id: versionGid(version.databaseId) });
+    const data = await gql<{ templateVersion: VersionDetail }>(await withServerFields(VERSION_QUERY), { id: versionGid(version.databaseId) });
     const theirs = fromServer(data.templateVersion.content);
     contentRef.current = theirs;
     setContent(theirs);
@@ -284,6 +291,15 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
                   />
                   <ErrorText problems={problems} path={pathOf.section(s, 'title')} />
                 </div>
+                <ConditionEditor
+                  path={pathOf.section(s, 'when')}
+                  value={section.when}
+                  earlier={numbered.filter((x) => x.at.section < s).map(({ step: st, number }) => ({ step: st, number }))}
+                  content={content}
+                  problems={problems}
+                  owner={t('author.section.name', { number: s + 1, title: section.title })}
+                  onChange={(when) => editSection(section.sectionId, (sec) => ({ ...sec, when }))}
+                />
                 <Reorder<EditorStep>
                   items={section.steps}
                   keyOf={(st) => st.stepId}
@@ -301,6 +317,8 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
                       files={files}
                       sensors={sensors}
                       handle={stepHandle}
+                      content={content}
+                      notApplicable={notApplicable}
                       edit={editStep(step.stepId)}
                       onRemove={() => {
                         editSection(section.sectionId, (sec) => ({ ...sec, steps: sec.steps.filter((st) => st.stepId !== step.stepId) }));

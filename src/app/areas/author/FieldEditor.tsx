@@ -2,6 +2,7 @@ import type { VNode } from 'preact';
 import { FIELD_TYPES, FIELD_TYPE_USES, inputId, LIMITS, pathOf, withType, type EditorField, type FieldType, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
 import { useT } from '../../i18n';
+import { ExpressionError, parseExpression } from '../../../domain/expressions';
 
 /**
  * One field of a step: its label and key, type, whether it is required, and
@@ -125,8 +126,56 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
             <ErrorText problems={problems} path={path('sensorId')} />
           </div>
         )}
+        {uses.expression && <ExpressionInput field={field} path={path('expression')} problems={problems} onValue={(expression) => set({ expression })} />}
       </div>
       <ErrorText problems={problems} path={pathOf.field(at, index, '').slice(0, -1)} />
+    </div>
+  );
+}
+
+/**
+ * A CALCULATED field's formula. Its syntax is checked as it is typed (the
+ * server's own parser, src/domain/expressions.ts); what only the whole
+ * document can tell — a reference to a later step, a missing or non-numeric
+ * field — comes back from the autosave's VALIDATION_ERROR at this path.
+ */
+function ExpressionInput({ field, path, problems, onValue }: { field: EditorField; path: string; problems: Problems; onValue(expression: string): void }) {
+  const t = useT();
+  const id = inputId(path);
+  const text = field.expression ?? '';
+  let syntax: string | null = null;
+  if (text.trim()) {
+    try {
+      parseExpression(text);
+    } catch (error) {
+      if (error instanceof ExpressionError) syntax = error.message;
+    }
+  }
+  const serverError = problems.get(path);
+  return (
+    <div class="form-row wide">
+      <label for={id}>{t('author.field.expression')}</label>
+      <input
+        id={id}
+        type="text"
+        class="code"
+        maxLength={500}
+        spellcheck={false}
+        autocapitalize="off"
+        value={text}
+        aria-invalid={serverError || syntax ? true : undefined}
+        aria-describedby={[`${id}-hint`, serverError ? `${id}-error` : '', syntax ? `${id}-syntax` : ''].filter(Boolean).join(' ')}
+        onInput={(e) => onValue(e.currentTarget.value)}
+      />
+      <p class="hint" id={`${id}-hint`}>
+        {t('author.field.expressionHint')}
+      </p>
+      {syntax && (
+        <p class="field-error" id={`${id}-syntax`}>
+          {t('author.field.expressionSyntax', { message: syntax })}
+        </p>
+      )}
+      <ErrorText problems={problems} path={path} />
     </div>
   );
 }

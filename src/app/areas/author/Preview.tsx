@@ -15,7 +15,7 @@ export function Preview({ content, files, sensors }: { content: EditorContent; f
   return (
     <section class="preview operator-frame" aria-label={t('author.preview.region')}>
       <p class="muted preview-note">{t('author.preview.note')}</p>
-      <StepView key={step.stepId} step={step} sectionTitle={section.title} number={number} count={steps.length} files={files} sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name} />
+      <StepView key={step.stepId} step={step} sectionTitle={section.title} number={number} count={steps.length} files={files} sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name} content={content} sectionWhen={section.when} />
       <nav class="preview-nav" aria-label={t('author.preview.nav')}>
         <button type="button" class="btn btn-secondary" disabled={current === 0} onClick={() => setIndex(current - 1)}>
           {t('author.preview.previous')}

@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { FIELD_TYPES, inputId, LIMITS, moved, newField, pathOf, type EditorField, type EditorStep, type FieldType, type StepAt } from './model';
+import { FIELD_TYPES, inputId, LIMITS, moved, newField, pathOf, type EditorContent, type EditorField, type EditorStep, type FieldType, type StepAt } from './model';
+import { StepRules } from './StepRules';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
 import { MediaEditor } from './MediaEditor';
@@ -18,6 +19,10 @@ export interface StepEditorProps {
   files: ReadonlyMap<number, FileInfo>;
   sensors: { databaseId: number; name: string; unit: string }[];
   handle: VNode;
+  /** the whole draft: a condition names earlier steps, a formula earlier fields */
+  content: EditorContent;
+  /** the server takes `allowNotApplicable` (api/features.ts) */
+  notApplicable: boolean;
   /** applies a change to the step as it is when the change lands */
   edit: (change: (step: EditorStep) => EditorStep) => void;
   onRemove: () => void;
@@ -27,7 +32,7 @@ export interface StepEditorProps {
 
 export function StepEditor(props: StepEditorProps) {
   const t = useT();
-  const { step, at, number, problems, files, sensors, handle, edit, onRemove, onUploaded, announce } = props;
+  const { step, at, number, problems, files, sensors, handle, content, notApplicable, edit, onRemove, onUploaded, announce } = props;
   const [showPreview, setShowPreview] = useState(false);
   const [newType, setNewType] = useState<FieldType>('NUMBER');
   const name = t('author.step.name', { number, title: step.title || t('author.step.untitled') });
@@ -94,6 +99,8 @@ export function StepEditor(props: StepEditorProps) {
         onAdd={(as, fileId) => edit((s) => (as === 'model' ? { ...s, model: { fileId, anchorPose: null } } : { ...s, media: [...s.media, fileId].slice(0, LIMITS.mediaPerStep) }))}
       />
       <ErrorText problems={problems} path={path('media')} />
+
+      <StepRules step={step} at={at} number={number} content={content} problems={problems} notApplicable={notApplicable} edit={edit} />
 
       <h4 class="subheading">{t('author.field.heading')}</h4>
       {step.fields.length === 0 && <p class="muted">{t('author.field.none')}</p>}

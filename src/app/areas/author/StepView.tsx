@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { EditorField, EditorStep } from './model';
+import type { EditorContent, EditorField, EditorStep } from './model';
+import { describeCondition } from '../../rules/describe';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
 import { mediaKind } from './upload';
@@ -18,11 +19,16 @@ export interface StepViewProps {
   count: number;
   files: ReadonlyMap<number, FileInfo>;
   sensorName?: (id: number) => string | undefined;
+  /** the whole document and the step's section's condition: the preview says when the step applies */
+  content?: EditorContent;
+  sectionWhen?: unknown;
 }
 
-export function StepView({ step, sectionTitle, number, count, files, sensorName }: StepViewProps) {
+export function StepView({ step, sectionTitle, number, count, files, sensorName, content, sectionWhen }: StepViewProps) {
   const t = useT();
   const headingId = `preview-step-${step.stepId}`;
+  const doc = content ?? { sections: [] };
+  const verifier = step.signoff?.verifier;
   return (
     <article class="step-view" aria-labelledby={headingId}>
       <p class="step-view-meta">
@@ -31,6 +37,21 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName 
       <h2 id={headingId} class="step-view-title">
         {step.title}
       </h2>
+      {(sectionWhen != null || step.when != null) && (
+        <p class="notice notice-info step-view-rule">
+          {[sectionWhen != null && t('author.preview.sectionWhen', { condition: describeCondition(t, doc, sectionWhen) }), step.when != null && t('author.preview.when', { condition: describeCondition(t, doc, step.when) })].filter(Boolean).join(' ')}
+        </p>
+      )}
+      {step.signoff && (step.signoff.performer || verifier) && (
+        <p class="notice notice-info step-view-rule">
+          {step.signoff.performer && verifier
+            ? t('author.preview.signoffBoth', { roles: verifier.roles.join(', ') })
+            : verifier
+              ? t('author.preview.signoffVerifier', { roles: verifier.roles.join(', ') })
+              : t('author.preview.signoffPerformer')}
+        </p>
+      )}
+      {step.allowNotApplicable && <p class="notice notice-info step-view-rule">{t('author.preview.allowNotApplicable')}</p>}
       <Markdown text={step.body} headingBase={3} />
       {step.media.length > 0 && (
         <div class="step-view-media">
@@ -171,6 +192,12 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
         <button id={id} type="button" class="btn btn-secondary" onClick={() => setValue('signed')} aria-describedby={describedBy}>
           {value ? t('author.preview.signed') : t('author.preview.sign')}
         </button>
+      )}
+      {field.type === 'CALCULATED' && (
+        <output id={id} class="sensor-reading" aria-describedby={describedBy}>
+          {t('author.preview.calculated', { expression: field.expression || '?' })}
+          {field.unit && ` (${field.unit})`}
+        </output>
       )}
       {field.type === 'SENSOR' && (
         <output id={id} class="sensor-reading" aria-describedby={describedBy}>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiError, graphql as gql } from '../../api/client';
 import { fromServer } from './model';
-import { ASSET_CLASSES, assetClassGid, CREATE_DRAFT, filesOf, SUBMIT, TEMPLATE, templateGid, UPDATE_TEMPLATE, versionGid, type TemplateDetail } from './queries';
+import { ASSET_CLASSES, assetClassGid, CREATE_DRAFT, filesOf, SUBMIT, TEMPLATE, templateGid, UPDATE_TEMPLATE, versionGid, withServerFields, type TemplateDetail } from './queries';
 import { Preview } from './Preview';
 import { TranslationsPanel } from './TranslationsPanel';
 import { appPath } from './paths';
@@ -24,7 +24,8 @@ export default function TemplatePage({ id }: { id: string }) {
   const [notice, setNotice] = useState<string | null>(null);
 
   const reload = () =>
-    gql<{ template: TemplateDetail | null }>(TEMPLATE, { id: templateGid(templateId) })
+    withServerFields(TEMPLATE)
+      .then((document) => gql<{ template: TemplateDetail | null }>(document, { id: templateGid(templateId) }))
       .then((d) => (d.template ? setTemplate(d.template) : setError(t('author.notFound'))))
       .catch((e: Error) => setError(e.message));
   useEffect(() => {

@@ -11,7 +11,7 @@
  * editing stays unambiguous.
  */
 
-export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR'] as const;
+export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR', 'CALCULATED'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface EditorField {
@@ -26,6 +26,14 @@ export interface EditorField {
   max: number | null;
   options: string[] | null;
   sensorId: number | null;
+  /** a CALCULATED field's formula (src/domain/expressions.ts) */
+  expression: string | null;
+}
+
+/** The e-signatures a step needs (docs/execution-rules.md): the performer, and a verifier holding one of the roles. */
+export interface EditorSignoff {
+  performer: boolean;
+  verifier: { roles: string[] } | null;
 }
 
 export interface StepModel {
@@ -40,12 +48,18 @@ export interface EditorStep {
   media: number[];
   model: StepModel | null;
   fields: EditorField[];
+  /** the condition under which the step applies (src/domain/conditions.ts); null: always */
+  when: unknown;
+  signoff: EditorSignoff | null;
+  /** the operator may mark the step not applicable, with a reason */
+  allowNotApplicable: boolean;
 }
 
 export interface EditorSection {
   sectionId: string;
   title: string;
   steps: EditorStep[];
+  when: unknown;
 }
 
 export interface EditorContent {
@@ -56,14 +70,15 @@ export interface EditorContent {
 export const LIMITS = { sections: 200, stepsPerSection: 500, fieldsPerStep: 100, mediaPerStep: 50, options: 100, title: 500, body: 100_000, unit: 32, key: 64 } as const;
 
 /** Which properties a field type uses (the others stay null). */
-export const FIELD_TYPE_USES: Record<FieldType, { unit: boolean; limits: boolean; options: boolean; sensor: boolean }> = {
-  TEXT: { unit: false, limits: false, options: false, sensor: false },
-  NUMBER: { unit: true, limits: true, options: false, sensor: false },
-  PASS_FAIL: { unit: false, limits: false, options: false, sensor: false },
-  CHOICE: { unit: false, limits: false, options: true, sensor: false },
-  PHOTO: { unit: false, limits: false, options: false, sensor: false },
-  SIGNATURE: { unit: false, limits: false, options: false, sensor: false },
-  SENSOR: { unit: true, limits: true, options: false, sensor: true },
+export const FIELD_TYPE_USES: Record<FieldType, { unit: boolean; limits: boolean; options: boolean; sensor: boolean; expression: boolean }> = {
+  TEXT: { unit: false, limits: false, options: false, sensor: false, expression: false },
+  NUMBER: { unit: true, limits: true, options: false, sensor: false, expression: false },
+  PASS_FAIL: { unit: false, limits: false, options: false, sensor: false, expression: false },
+  CHOICE: { unit: false, limits: false, options: true, sensor: false, expression: false },
+  PHOTO: { unit: false, limits: false, options: false, sensor: false, expression: false },
+  SIGNATURE: { unit: false, limits: false, options: false, sensor: false, expression: false },
+  SENSOR: { unit: true, limits: true, options: false, sensor: true, expression: false },
+  CALCULATED: { unit: true, limits: true, options: false, sensor: false, expression: true },
 };
 
 function randomHex(bytes: number): string {
@@ -76,11 +91,11 @@ export const newSectionId = () => `sec_${randomHex(8)}`;
 export const newStepId = () => `step_${randomHex(8)}`;
 
 export function newStep(title: string): EditorStep {
-  return { stepId: newStepId(), title, body: '', media: [], model: null, fields: [] };
+  return { stepId: newStepId(), title, body: '', media: [], model: null, fields: [], when: null, signoff: null, allowNotApplicable: false };
 }
 
 export function newSection(title: string, firstStepTitle: string): EditorSection {
-  return { sectionId: newSectionId(), title, steps: [newStep(firstStepTitle)] };
+  return { sectionId: newSectionId(), title, steps: [newStep(firstStepTitle)], when: null };
 }
 
 /** A key not yet used in the step: field1, field2… */
@@ -92,7 +107,7 @@ export function freeFieldKey(step: EditorStep): string {
 export const newFieldUid = () => `f_${randomHex(6)}`;
 
 export function newField(step: EditorStep, type: FieldType, label: string): EditorField {
-  return { uid: newFieldUid(), key: freeFieldKey(step), label, type, required: false, unit: null, min: null, max: null, options: type === 'CHOICE' ? [] : null, sensorId: null };
+  return { uid: newFieldUid(), key: freeFieldKey(step), label, type, required: false, unit: null, min: null, max: null, options: type === 'CHOICE' ? [] : null, sensorId: null, expression: type === 'CALCULATED' ? '' : null };
 }
 
 /** A field switched to another type keeps only what that type uses. */
@@ -106,6 +121,7 @@ export function withType(field: EditorField, type: FieldType): EditorField {
     max: uses.limits ? field.max : null,
     options: uses.options ? (field.options ?? []) : null,
     sensorId: uses.sensor ? field.sensorId : null,
+    expression: uses.expression ? (field.expression ?? '') : null,
   };
 }
 
@@ -149,17 +165,23 @@ export function stepsInOrder(content: EditorContent): { at: StepAt; step: Editor
 // ── Between the editor and the API ─────────────────────────────────────────
 
 /** GraphQL's Content (as read) → the editor's document. */
-export function fromServer(content: { sections: { sectionId: string; title: string; steps: (Omit<EditorStep, 'fields'> & { fields: Omit<EditorField, 'uid'>[] })[] }[] }): EditorContent {
+export function fromServer(content: {
+  sections: { sectionId: string; title: string; when?: unknown; steps: (Omit<EditorStep, 'fields' | 'when' | 'signoff' | 'allowNotApplicable'> & { when?: unknown; signoff?: EditorSignoff | null; allowNotApplicable?: boolean | null; fields: (Omit<EditorField, 'uid' | 'expression'> & { expression?: string | null })[] })[] }[];
+}): EditorContent {
   return {
     sections: content.sections.map((section) => ({
       sectionId: section.sectionId,
       title: section.title,
+      when: section.when ?? null,
       steps: section.steps.map((step) => ({
         stepId: step.stepId,
         title: step.title,
         body: step.body,
         media: [...step.media],
         model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ? { position: [...step.model.anchorPose.position], rotation: [...step.model.anchorPose.rotation] } : null } : null,
+        when: step.when ?? null,
+        signoff: step.signoff ? { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...step.signoff.verifier.roles] } : null } : null,
+        allowNotApplicable: step.allowNotApplicable === true,
         fields: step.fields.map((f) => ({
           uid: newFieldUid(),
           key: f.key,
@@ -171,24 +193,32 @@ export function fromServer(content: { sections: { sectionId: string; title: stri
           max: f.max,
           options: f.options ? [...f.options] : null,
           sensorId: f.sensorId,
+          expression: f.expression ?? null,
         })),
       })),
     })),
   };
 }
 
-/** The editor's document → GraphQL's ContentInput (the same shape: the editor keeps GraphQL's names). */
-export function toInput(content: EditorContent): unknown {
+/**
+ * The editor's document → GraphQL's ContentInput (the same shape: the editor keeps GraphQL's names).
+ * `notApplicable`: the server takes `allowNotApplicable` (api/features.ts); a server without it is not sent it.
+ */
+export function toInput(content: EditorContent, notApplicable = false): unknown {
   return {
     sections: content.sections.map((section) => ({
       sectionId: section.sectionId,
       title: section.title,
+      when: section.when ?? null,
       steps: section.steps.map((step) => ({
         stepId: step.stepId,
         title: step.title,
         body: step.body,
         media: step.media,
         model: step.model ? { fileId: step.model.fileId, ...(step.model.anchorPose && { anchorPose: step.model.anchorPose }) } : null,
+        when: step.when ?? null,
+        signoff: step.signoff && (step.signoff.performer || step.signoff.verifier) ? { performer: step.signoff.performer, verifier: step.signoff.verifier } : null,
+        ...(notApplicable && { allowNotApplicable: step.allowNotApplicable }),
         fields: step.fields.map((f) => {
           const uses = FIELD_TYPE_USES[f.type];
           return {
@@ -201,6 +231,7 @@ export function toInput(content: EditorContent): unknown {
             max: uses.limits ? f.max : null,
             options: uses.options ? (f.options ?? []) : null,
             sensorId: uses.sensor ? f.sensorId : null,
+            ...(uses.expression && { expression: f.expression ?? '' }),
           };
         }),
       })),

@@ -1,5 +1,6 @@
 import { globalId } from '../../api/client';
-import type { EditorContent, EditorField, StepModel } from './model';
+import { serverHasNotApplicable } from '../../api/features';
+import type { EditorContent, EditorField, EditorSignoff, StepModel } from './model';
 
 /**
  * The GraphQL the author screens speak (the templates module,
@@ -56,9 +57,15 @@ export const SENSORS = /* GraphQL */ `
   query AuthorSensors { sensors(first: 200) { nodes { databaseId name unit } } }
 `;
 
-const FIELD = 'key label type required unit min max options sensorId';
+const FIELD = 'key label type required unit min max options sensorId expression';
+const SIGNOFF = 'signoff { performer verifier { roles } }';
 const STEP = `stepId title body media model { fileId anchorPose { position rotation } file { databaseId name contentType url size } }
-  mediaFiles { databaseId name contentType url size } fields { ${FIELD} }`;
+  mediaFiles { databaseId name contentType url size } fields { ${FIELD} } when ${SIGNOFF}`;
+
+/** A document reading steps, with `allowNotApplicable` selected where the server has it (api/features.ts). */
+export async function withServerFields(document: string): Promise<string> {
+  return (await serverHasNotApplicable()) ? document.replaceAll(SIGNOFF, `${SIGNOFF} allowNotApplicable`) : document;
+}
 
 export interface ServerStep {
   stepId: string;
@@ -68,6 +75,9 @@ export interface ServerStep {
   model: (StepModel & { file: FileInfo | null }) | null;
   mediaFiles: FileInfo[];
   fields: Omit<EditorField, 'uid'>[];
+  when: unknown;
+  signoff: EditorSignoff | null;
+  allowNotApplicable?: boolean | null;
 }
 
 export interface VersionDetail {
@@ -78,12 +88,12 @@ export interface VersionDetail {
   rejectReason: string | null;
   updatedAt: string;
   updatedBy: { databaseId: number; firstName: string; lastName: string; email: string } | null;
-  content: { sections: { sectionId: string; title: string; steps: ServerStep[] }[] };
+  content: { sections: { sectionId: string; title: string; when: unknown; steps: ServerStep[] }[] };
 }
 
 const VERSION = `databaseId number state revision rejectReason updatedAt
   updatedBy { databaseId firstName lastName email }
-  content { sections { sectionId title steps { ${STEP} } } }`;
+  content { sections { sectionId title when steps { ${STEP} } } }`;
 
 export interface TemplateDetail {
   databaseId: number;

@@ -4,6 +4,37 @@ import { Button, Card, toast } from '../../ui';
 import { resolveItem, stepsOfJob, type Decision, type JobData, type QueueItem, type UserKey } from '../../offline';
 import { valueText } from './common';
 
+/** Refusals of the execution rules said in plain words (rules.*.json), with the steps they name linked. */
+const PLAIN_REFUSALS = new Set(['SIGNOFF_MISSING', 'COMMENT_REQUIRED', 'REQUIRED_FIELDS_MISSING', 'STEP_NOT_APPLICABLE']);
+
+/** The step ids a refusal's details name: `steps`, `missing[].stepId` or `stepId`. */
+function stepsNamed(details: Record<string, unknown> | undefined): string[] {
+  if (!details) return [];
+  const ids = new Set<string>();
+  if (Array.isArray(details.steps)) for (const s of details.steps) if (typeof s === 'string') ids.add(s);
+  if (Array.isArray(details.missing)) for (const m of details.missing) if (m && typeof (m as { stepId?: unknown }).stepId === 'string') ids.add((m as { stepId: string }).stepId);
+  if (typeof details.stepId === 'string') ids.add(details.stepId);
+  return [...ids];
+}
+
+function RefusedSteps({ job, steps }: { job: JobData; steps: string[] }) {
+  const t = useT();
+  if (steps.length === 0) return null;
+  const all = stepsOfJob(job);
+  return (
+    <ul class="refused-steps">
+      {steps.map((stepId) => {
+        const index = all.findIndex((s) => s.stepId === stepId);
+        return (
+          <li key={stepId}>
+            {index < 0 ? stepId : <a href={`/app/jobs/${job.databaseId}/run?step=${index + 1}`}>{t('operator.review.step', { n: index + 1, title: all[index]!.title })}</a>}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 /**
  * What waits for the operator's decision on a job: a step someone else
  * recorded meanwhile (both records side by side: keep mine or keep theirs) or
@@ -89,7 +120,8 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
               </>
             ) : (
               <>
-                <p>{t('operator.conflict.refused', { message: item.error?.message ?? item.state })}</p>
+                <p>{item.error && PLAIN_REFUSALS.has(item.error.code) ? t(`rules.refused.${item.error.code}`) : t('operator.conflict.refused', { message: item.error?.message ?? item.state })}</p>
+                <RefusedSteps job={job} steps={stepsNamed(item.error?.details)} />
                 <div class="actions">
                   <Button variant="primary" busy={busy === item.id} onClick={() => void decide(item, 'retry')}>
                     {t('operator.conflict.retry')}

@@ -1,4 +1,5 @@
 import './operator.css';
+import '../../rules/rules.css';
 import { lazy } from 'preact-iso';
 import { can } from '../../api/session';
 import { useT } from '../../i18n';

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, globalId } from '../../api/client';
 import { useI18n, useT } from '../../i18n';
 import { Button, Card, Dialog, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, TextField, toast, useAsync } from '../../ui';
-import { newIdempotencyKey, stepsOfJob, useSyncState, userKey, type LocalJobView } from '../../offline';
+import { newIdempotencyKey, useSyncState, userKey, type LocalJobView } from '../../offline';
+import { jobRules } from './job-rules';
 import { useSession } from '../../shell/session-context';
 import { ConflictPanel } from './conflicts';
 import { PriorityBadge, StateBadge, personName } from './common';
@@ -45,8 +46,9 @@ function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView;
   const [faultOpen, setFaultOpen] = useState(false);
   const [handOffOpen, setHandOffOpen] = useState(false);
   const job = view.job;
-  const steps = stepsOfJob(job);
-  const recorded = steps.filter((s) => view.pendingRecords.has(s.stepId) || job.records.some((r) => r.stepId === s.stepId)).length;
+  // progress over the steps that apply now (a step its condition takes out is neither done nor to do)
+  const steps = jobRules(view).filter((r) => r.applies);
+  const recorded = steps.filter((r) => r.record).length;
   const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
   return (
     <>

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useT } from '../../i18n';
 import { Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
@@ -8,8 +8,9 @@ import {
   enqueueRecord,
   enqueueTransition,
   isEmptyValue,
-  outOfLimits,
-  stepsOfJob,
+  keepServerJob,
+  localJobView,
+  refreshJob,
   useSyncState,
   userKey,
   type FieldDef,
@@ -21,56 +22,15 @@ import {
 } from '../../offline';
 import { useSession } from '../../shell/session-context';
 import { Markdown } from '../../ui/Markdown';
+import { calculate } from '../../rules/local';
+import { missingSignoffs, SignoffPanel } from '../../rules/Signoffs';
 import { ConflictPanel } from './conflicts';
-import { PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
+import { CalculatedField, PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
 import { personName, rangeText, StateBadge, valueText } from './common';
 import { useLocalJob } from './hooks';
 import { plainText } from '../../ui/plain-text';
-
-/** A step's record as the operator sees it: queued on the device (newest) or the server's. */
-interface SeenRecord {
-  status: 'DONE' | 'SKIPPED' | 'FAILED';
-  values: { key: string; value: unknown; outOfLimits: boolean }[];
-  comment: string | null;
-  reason: string | null;
-  pending: boolean;
-  recordedBy?: string;
-}
-
-function seenRecord(view: LocalJobView, step: StepDef): SeenRecord | undefined {
-  const pending = view.pendingRecords.get(step.stepId);
-  if (pending) {
-    return {
-      status: pending.status,
-      values: pending.values.map((v) => {
-        const field = step.fields.find((f) => f.key === v.key);
-        return { key: v.key, value: v.value, outOfLimits: field ? outOfLimits(field, v.value) : false };
-      }),
-      comment: pending.comment,
-      reason: pending.reason,
-      pending: true,
-    };
-  }
-  const record = view.job.records.find((r) => r.stepId === step.stepId);
-  if (!record) return undefined;
-  return {
-    status: record.status,
-    values: record.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits })),
-    comment: record.comment,
-    reason: record.reason,
-    pending: false,
-    recordedBy: personName(record.recordedBy),
-  };
-}
-
-/** The required fields still empty (as the server checks on completion): every step not skipped. */
-function missingRequired(view: LocalJobView): { step: StepDef; index: number; field: FieldDef }[] {
-  return stepsOfJob(view.job).flatMap((step, index) => {
-    const record = seenRecord(view, step);
-    if (record?.status === 'SKIPPED') return [];
-    return step.fields.filter((f) => f.required && isEmptyValue(record?.values.find((v) => v.key === f.key)?.value)).map((field) => ({ step, index, field }));
-  });
-}
+import { jobRules, missingRequired, type SeenRecord, type StepRule } from './job-rules';
+import { NotApplicableButton, NotApplyingNotice } from './step-rules';
 
 function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<string, DraftValue> {
   const draft: Record<string, DraftValue> = {};
@@ -107,11 +67,18 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
   const t = useT();
   const { route } = useLocation();
   const sync = useSyncState();
-  const steps = stepsOfJob(view.job);
-  const firstOpen = Math.max(0, steps.findIndex((s) => !seenRecord(view, s)));
+  const rules = useMemo(() => jobRules(view), [view]);
+  const steps = rules.map((r) => r.step);
+  // the first step still to do: one that applies and has no record
+  const open = rules.findIndex((r) => r.applies && !r.record);
   const requested = stepParam === 'review' ? steps.length : Number(stepParam) - 1;
-  const index = Number.isInteger(requested) && requested >= 0 && requested <= steps.length ? requested : steps.every((s) => seenRecord(view, s)) ? steps.length : firstOpen;
+  const index = Number.isInteger(requested) && requested >= 0 && requested <= steps.length ? requested : open < 0 ? steps.length : open;
   const go = (next: number) => route(`/app/jobs/${databaseId}/run?step=${next >= steps.length ? 'review' : next + 1}`);
+  // on to the next step that applies, judged with the record just saved (it may open or close steps after it)
+  const afterSave = async (saved: number) => {
+    const fresh = await localJobView(user, view.job.id);
+    go(nextApplying(fresh ? jobRules(fresh) : rules, saved));
+  };
   const [faultOpen, setFaultOpen] = useState(false);
   const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
   const step = steps[index];
@@ -147,21 +114,24 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
       {closed ? (
         <>
           <Notice tone="info">{t('operator.run.closed', { state: t(`operator.state.${view.state}`) })}</Notice>
-          <Review user={user} view={view} onGoTo={go} databaseId={databaseId} online={sync.online} readOnly />
+          <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} readOnly />
         </>
+      ) : step && !rules[index].applies ? (
+        <NotApplyingStep rule={rules[index]} view={view} last={index === steps.length - 1} onBack={index > 0 ? () => go(index - 1) : undefined} onNext={() => go(nextApplying(rules, index))} />
       ) : step ? (
         <StepForm
           key={step.stepId}
           user={user}
           view={view}
+          rules={rules}
           step={step}
           last={index === steps.length - 1}
           onBack={index > 0 ? () => go(index - 1) : undefined}
-          onSaved={() => go(index + 1)}
+          onSaved={() => void afterSave(index)}
           online={sync.online}
         />
       ) : (
-        <Review user={user} view={view} onGoTo={go} databaseId={databaseId} online={sync.online} />
+        <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} />
       )}
       <FaultDialog open={faultOpen} onClose={() => setFaultOpen(false)} user={user} jobId={view.job.id} stepId={step?.stepId ?? null} />
     </>
@@ -191,9 +161,43 @@ function StepMedia({ step }: { step: StepDef }) {
   );
 }
 
+/** The step after `index` that applies (past the last: the review): a step a condition skips is passed over. */
+function nextApplying(rules: readonly StepRule[], index: number): number {
+  const next = rules.findIndex((r, i) => i > index && r.applies);
+  return next < 0 ? rules.length : next;
+}
+
+/** A step that does not apply now: why, and on; its record, if it had one, kept and marked. Nothing to record. */
+function NotApplyingStep({ rule, view, last, onBack, onNext }: { rule: StepRule; view: LocalJobView; last: boolean; onBack?: () => void; onNext: () => void }) {
+  const t = useT();
+  return (
+    <div class="step-form step-not-applying" data-step={rule.step.stepId}>
+      <Card heading={rule.step.title} class="step">
+        <NotApplyingNotice rule={rule} doc={view.job.version.content} />
+        {rule.record && (
+          <p class="record-note">
+            {t('rules.run.recordKept', { values: rule.record.values.map((v) => valueText(t, rule.step.fields.find((f) => f.key === v.key), v.value)).join(', ') || t('operator.conflict.empty') })}
+          </p>
+        )}
+      </Card>
+      <div class="step-actions">
+        {onBack && (
+          <Button size="large" onClick={onBack}>
+            {t('operator.run.previous')}
+          </Button>
+        )}
+        <Button size="large" variant="primary" onClick={onNext}>
+          {last ? t('rules.run.toReview') : t('rules.run.nextStep')}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
 function StepForm({
   user,
   view,
+  rules,
   step,
   last,
   onBack,
@@ -202,6 +206,7 @@ function StepForm({
 }: {
   user: UserKey;
   view: LocalJobView;
+  rules: readonly StepRule[];
   step: StepDef;
   last: boolean;
   onBack?: () => void;
@@ -209,7 +214,8 @@ function StepForm({
   online: boolean;
 }) {
   const t = useT();
-  const record = seenRecord(view, step);
+  const { user: me } = useSession().session;
+  const record = rules.find((r) => r.step.stepId === step.stepId)?.record;
   const [draft, setDraft] = useState(() => initialDraft(step, record));
   const [comment, setComment] = useState(record?.comment ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -231,7 +237,7 @@ function StepForm({
     const found: Record<string, string> = {};
     for (const field of step.fields) {
       const value = draft[field.key];
-      if (field.type === 'SIGNATURE') continue;
+      if (field.type === 'SIGNATURE' || field.type === 'CALCULATED') continue;
       const empty = Array.isArray(value) ? value.length === 0 : !value.trim();
       if (empty && field.required && field.type !== 'SENSOR') found[field.key] = t('operator.run.requiredMissing');
       if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && !Number.isFinite(parseNumber(value as string))) found[field.key] = t('operator.run.notANumber');
@@ -244,6 +250,8 @@ function StepForm({
     const out: QueuedValue[] = [];
     for (const field of step.fields) {
       const value = draft[field.key];
+      // the server computes CALCULATED values from their expression: a client never sends one
+      if (field.type === 'CALCULATED') continue;
       if (field.type === 'SIGNATURE') {
         const kept = record?.values.find((v) => v.key === field.key);
         if (kept && !isEmptyValue(kept.value)) out.push({ key: field.key, value: kept.value });
@@ -287,6 +295,17 @@ function StepForm({
     onSaved();
   };
 
+  // CALCULATED values live, from what is typed now and the earlier steps' records (what the server will compute)
+  const calculated = calculate(
+    view.job.version.content,
+    step,
+    new Map(step.fields.filter((f) => f.type === 'NUMBER' || f.type === 'SENSOR').map((f) => [f.key, typeof draft[f.key] === 'string' && (draft[f.key] as string).trim() ? parseNumber(draft[f.key] as string) : undefined])),
+    (stepId, key) => rules.find((r) => r.step.stepId === stepId && r.applies)?.record?.values.find((v) => v.key === key)?.value,
+  );
+  const stored = (key: string) => record?.values.find((v) => v.key === key);
+
+  const signBlocked = !online ? t('rules.signoff.offline') : !record ? t('rules.signoff.recordFirst') : record.pending ? t('rules.signoff.pendingRecord') : null;
+
   return (
     <form class="step-form" onSubmit={(e) => void save(e)} noValidate>
       <Card heading={step.title} class="step">
@@ -294,13 +313,30 @@ function StepForm({
         <StepMedia step={step} />
         {record && (
           <p class="record-note">
-            {record.pending ? t('operator.run.pendingSync') : record.recordedBy ? t('operator.run.recordedBy', { name: record.recordedBy }) : ''}
+            {record.pending ? t('operator.run.pendingSync') : record.recordedBy ? t('operator.run.recordedBy', { name: personName(record.recordedBy) }) : ''}
           </p>
         )}
-        {step.fields.map((field) => (
-          <StepField key={field.key} field={field} value={draft[field.key]} error={errors[field.key]} onValue={(v) => set(field, v)} />
-        ))}
+        {step.fields.map((field) =>
+          field.type === 'CALCULATED' ? (
+            <CalculatedField key={field.key} field={field} computed={calculated.get(field.key)} stored={record && !record.pending ? stored(field.key) : undefined} />
+          ) : (
+            <StepField key={field.key} field={field} value={draft[field.key]} error={errors[field.key]} onValue={(v) => set(field, v)} />
+          ),
+        )}
         <TextField label={t('operator.run.comment')} value={comment} onValue={setComment} multiline rows={2} />
+        {step.signoff && (
+          <SignoffPanel
+            job={view.job}
+            step={step}
+            user={me}
+            blocked={signBlocked}
+            offer={['PERFORMED', 'VERIFIED']}
+            onSigned={(job) => {
+              void keepServerJob(user, job);
+              toast(t('rules.signoff.done'));
+            }}
+          />
+        )}
       </Card>
       <div class="step-actions">
         {onBack && (
@@ -311,6 +347,7 @@ function StepForm({
         <Button size="large" variant="ghost" onClick={() => setSkipOpen(true)}>
           {t('operator.run.skip')}
         </Button>
+        {step.allowNotApplicable && <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />}
         <Button size="large" variant="primary" type="submit" busy={busy}>
           {last ? t('operator.run.saveLast') : t('operator.run.next')}
         </Button>
@@ -337,14 +374,19 @@ function photoName(photo: Blob): string {
   return `photo-${new Date().toISOString().replace(/[:.]/g, '-')}.${photo.type === 'image/png' ? 'png' : 'jpg'}`;
 }
 
-function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { user: UserKey; view: LocalJobView; onGoTo: (index: number) => void; databaseId: string; online: boolean; readOnly?: boolean }) {
+function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = false }: { user: UserKey; view: LocalJobView; rules: readonly StepRule[]; onGoTo: (index: number) => void; databaseId: string; online: boolean; readOnly?: boolean }) {
   const t = useT();
   const { route } = useLocation();
   const [busy, setBusy] = useState(false);
-  const steps = stepsOfJob(view.job);
-  const missing = useMemo(() => missingRequired(view), [view]);
-  const outside = steps.flatMap((step, index) => {
-    const record = seenRecord(view, step);
+  const steps = rules.map((r) => r.step);
+  // the sign-offs someone may have given on another device meanwhile: the server's word, read once when the review opens
+  useEffect(() => {
+    if (online && !readOnly) void refreshJob(user, view.job.id);
+  }, [online]);
+  const missing = useMemo(() => missingRequired(rules), [rules]);
+  const unsigned = missingSignoffs(view.job, steps, (stepId) => rules.find((r) => r.step.stepId === stepId)?.applies ?? true);
+  const outside = rules.flatMap(({ step, index, record, applies }) => {
+    if (!applies) return [];
     return (record?.values ?? [])
       .filter((v) => v.outOfLimits)
       .map((v) => ({ step, index, field: step.fields.find((f) => f.key === v.key), value: v.value }));
@@ -381,6 +423,25 @@ function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { 
           </ul>
         )}
       </Card>
+      {unsigned.length > 0 && (
+        <Card heading={t('rules.review.unsigned')} class="review-unsigned">
+          <ul>
+            {unsigned.map(({ stepId, meaning }) => {
+              const index = steps.findIndex((s) => s.stepId === stepId);
+              return (
+                <li key={`${stepId}-${meaning}`}>
+                  {t('operator.review.step', { n: index + 1, title: steps[index].title })}: {t(`rules.signoff.missing.${meaning}`)}{' '}
+                  {!readOnly && (
+                    <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
+                      {t('operator.review.goTo', { n: index + 1 })}
+                    </button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </Card>
+      )}
       {missing.length > 0 && (
         <Card heading={t('operator.review.missing')} class="review-missing">
           <ul>
@@ -396,27 +457,27 @@ function Review({ user, view, onGoTo, databaseId, online, readOnly = false }: { 
         </Card>
       )}
       <ol class="review-steps">
-        {steps.map((step) => {
-          const record = seenRecord(view, step);
-          return (
-            <li key={step.stepId}>
-              <span class="review-step-title">{step.title}</span>:{' '}
-              {!record
+        {rules.map(({ step, record, applies }) => (
+          <li key={step.stepId} class={applies ? undefined : 'not-applying'}>
+            <span class="review-step-title">{step.title}</span>:{' '}
+            {!applies && !record
+              ? t('rules.review.notApplying')
+              : !record
                 ? t('operator.review.notRecorded')
                 : record.status === 'SKIPPED'
                   ? t('operator.review.skipped', { reason: record.reason ?? '' })
                   : record.values.map((v) => valueText(t, step.fields.find((f) => f.key === v.key), v.value)).join(', ')}
-              {record?.pending && <span class="pending-mark"> · {t('operator.run.pendingSync')}</span>}
-            </li>
-          );
-        })}
+            {!applies && record && <span class="not-applying-mark"> · {t('rules.review.noLongerApplies')}</span>}
+            {record?.pending && <span class="pending-mark"> · {t('operator.run.pendingSync')}</span>}
+          </li>
+        ))}
       </ol>
       {!readOnly && (
         <div class="step-actions">
           <Button size="large" onClick={() => onGoTo(steps.length - 1)}>
             {t('operator.review.back')}
           </Button>
-          <Button size="large" variant="primary" busy={busy} disabled={missing.length > 0} onClick={() => void complete()}>
+          <Button size="large" variant="primary" busy={busy} disabled={missing.length > 0 || unsigned.length > 0} onClick={() => void complete()}>
             {t('operator.review.complete')}
           </Button>
         </div>

@@ -2,6 +2,7 @@ import { useId } from 'preact/hooks';
 import { useT } from '../../i18n';
 import { NumberField, TextField, Notice } from '../../ui';
 import { isLocalFileRef, type FieldDef, type LocalFileRef } from '../../offline';
+import type { Calculated } from '../../rules/local';
 import { Photo, rangeText } from './common';
 import { useObjectUrl } from './hooks';
 
@@ -85,6 +86,39 @@ function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDe
   );
 }
 
+/**
+ * A CALCULATED field: read-only, its value computed live from what is typed
+ * (the server computes the same when the step is recorded, and its stored
+ * value is shown once it has one), with unit and limits like a NUMBER; a value
+ * outside them is flagged in words, and one that cannot be computed says why.
+ */
+export function CalculatedField({ field, computed, stored }: { field: FieldDef; computed: Calculated | undefined; stored?: { value: unknown; outOfLimits: boolean; error?: string | null } }) {
+  const t = useT();
+  const id = `calc${useId()}`;
+  const range = rangeText(field);
+  // the server's value once recorded and nothing typed since changes it; else what the device computes now
+  const live = computed && 'value' in computed && computed.value !== null ? computed : null;
+  const error = computed && 'error' in computed ? computed.error : !live && stored?.error ? stored.error : null;
+  const value = live ? live.value : typeof stored?.value === 'number' ? stored.value : null;
+  const out = live ? live.outOfLimits : (stored?.outOfLimits ?? false);
+  return (
+    <div class={['field', 'calculated-field', out ? 'field-out-of-limits' : ''].filter(Boolean).join(' ')} data-key={field.key}>
+      <p class="field-label" id={`${id}-label`}>
+        {field.label} <span class="badge badge-neutral">{t('rules.calculated.badge')}</span>
+      </p>
+      <output class="calculated-value" aria-labelledby={`${id}-label`} aria-describedby={`${id}-hint`} aria-live="polite">
+        {value !== null ? `${value}${field.unit ? ` ${field.unit}` : ''}` : error ? t('rules.calculated.error', { error }) : t('rules.calculated.pending')}
+      </output>
+      <p class="hint" id={`${id}-hint`}>
+        {[t('rules.calculated.formula', { expression: field.expression ?? '' }), range && t('operator.run.limits', { range })].filter(Boolean).join(' · ')}
+      </p>
+      <p class="limits-status" role="status">
+        {out ? t('rules.calculated.outOfLimits', { range }) : ''}
+      </p>
+    </div>
+  );
+}
+
 /** One field of a step, with instant feedback: limits as you type, required values, photos from the camera. */
 export function StepField({ field, value, error, onValue }: { field: FieldDef; value: DraftValue; error?: string | null; onValue: (v: DraftValue) => void }) {
   const t = useT();
@@ -137,6 +171,8 @@ export function StepField({ field, value, error, onValue }: { field: FieldDef; v
         </div>
       );
     }
+    case 'CALCULATED':
+      return null; // the run page shows it (CalculatedField): it needs the other fields' values
     case 'SIGNATURE':
       return (
         <div class="field">

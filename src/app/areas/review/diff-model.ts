@@ -17,6 +17,13 @@ export interface FieldDoc {
   max: number | null;
   options: string[] | null;
   sensorId: number | null;
+  /** a CALCULATED field's formula */
+  expression?: string | null;
+}
+
+export interface SignoffDoc {
+  performer: boolean;
+  verifier: { roles: string[] } | null;
 }
 
 export interface StepDoc {
@@ -26,11 +33,15 @@ export interface StepDoc {
   media: number[];
   model: { fileId: number } | null;
   fields: FieldDoc[];
+  /** the step's condition (src/domain/conditions.ts); null: always */
+  when?: unknown;
+  signoff?: SignoffDoc | null;
 }
 
 export interface SectionDoc {
   sectionId: string;
   title: string;
+  when?: unknown;
   steps: StepDoc[];
 }
 
@@ -47,7 +58,7 @@ export interface ServerDiff {
 }
 
 /** The properties of a field a reviewer reads, in the order they are shown. */
-export const FIELD_PROPERTIES = ['label', 'type', 'required', 'unit', 'min', 'max', 'options', 'sensorId'] as const;
+export const FIELD_PROPERTIES = ['label', 'type', 'required', 'unit', 'min', 'max', 'options', 'sensorId', 'expression'] as const;
 export type FieldProperty = (typeof FIELD_PROPERTIES)[number];
 
 export interface Change<T> {
@@ -77,6 +88,11 @@ export interface StepChange {
   sectionChange?: Change<string>;
   media?: Change<number>;
   model?: Change<number | null>;
+  /** the step's condition (null: always) */
+  when?: Change<unknown>;
+  /** its section's condition */
+  sectionWhen?: Change<unknown>;
+  signoff?: Change<SignoffDoc | null>;
   fields: FieldChange[];
 }
 
@@ -86,6 +102,8 @@ export interface ReviewDiff {
   /** steps the same in both versions */
   unchanged: number;
   counts: Record<StepKind, number>;
+  /** the two documents, for reading a condition before and after (its steps' titles as each version has them) */
+  docs: { before: ContentDoc | null; after: ContentDoc };
 }
 
 interface Located {
@@ -104,7 +122,13 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON
 function fieldChanges(before: StepDoc, after: StepDoc, named: readonly string[]): FieldChange[] {
   const old = new Map(before.fields.map((f) => [f.key, f]));
   const now = new Map(after.fields.map((f) => [f.key, f]));
-  const keys = named.filter((name) => name.startsWith('fields.')).map((name) => name.slice('fields.'.length));
+  // `fields.<key>.expression` names a formula that changed: its field (a key may itself hold dots, so the whole name first)
+  const keyOf = (name: string) => {
+    const rest = name.slice('fields.'.length);
+    if (old.has(rest) || now.has(rest) || !rest.endsWith('.expression')) return rest;
+    return rest.slice(0, -'.expression'.length);
+  };
+  const keys = [...new Set(named.filter((name) => name.startsWith('fields.')).map(keyOf))].filter((key) => old.has(key) || now.has(key));
   return keys.map((key): FieldChange => {
     const a = old.get(key);
     const b = now.get(key);
@@ -146,6 +170,9 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
         if (names.includes('section')) entry.sectionChange = { before: old.section.title, after: section.title };
         if (names.includes('media')) entry.media = { before: old.step.media.length, after: step.media.length };
         if (names.includes('model')) entry.model = { before: old.step.model?.fileId ?? null, after: step.model?.fileId ?? null };
+        if (names.includes('when')) entry.when = { before: old.step.when ?? null, after: step.when ?? null };
+        if (names.includes('section.when')) entry.sectionWhen = { before: old.section.when ?? null, after: section.when ?? null };
+        if (names.includes('signoff')) entry.signoff = { before: old.step.signoff ?? null, after: step.signoff ?? null };
         entry.fields = fieldChanges(old.step, step, names);
       }
       steps.push(entry);
@@ -159,5 +186,5 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
   for (const s of steps) counts[s.kind]++;
   // a changed step that also moved counts as moved too: the summary says how many steps moved
   counts.moved += steps.filter((s) => s.kind === 'changed' && s.moved).length;
-  return { steps, unchanged, counts };
+  return { steps, unchanged, counts, docs: { before: base, after: next } };
 }

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useI18n, type Translate } from '../../i18n';
 import { Badge, type Tone } from '../../ui';
-import { FIELD_PROPERTIES, type Change, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type StepChange, type StepKind } from './diff-model';
+import { describeCondition } from '../../rules/describe';
+import { FIELD_PROPERTIES, type Change, type ContentDoc, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type SignoffDoc, type StepChange, type StepKind } from './diff-model';
 import { plainText } from '../../ui/plain-text';
 
 /**
@@ -23,7 +24,7 @@ export function DiffView({ diff }: { diff: ReviewDiff }) {
         <ol class="diff-steps">
           {diff.steps.map((change) => (
             <li key={`${change.kind}-${change.stepId}`}>
-              <StepBlock change={change} />
+              <StepBlock change={change} docs={diff.docs} />
             </li>
           ))}
         </ol>
@@ -34,7 +35,9 @@ export function DiffView({ diff }: { diff: ReviewDiff }) {
 
 const KIND_TONE: Record<StepKind, Tone> = { added: 'success', removed: 'danger', changed: 'warning', moved: 'info' };
 
-function StepBlock({ change }: { change: StepChange }) {
+type Docs = ReviewDiff['docs'];
+
+function StepBlock({ change, docs }: { change: StepChange; docs: Docs }) {
   const { t } = useI18n();
   return (
     <article class={`diff-step diff-${change.kind}`} aria-label={t('review.diff.stepLabel', { title: change.step.title, kind: t(`review.diff.kind.${change.kind}`) })}>
@@ -45,9 +48,10 @@ function StepBlock({ change }: { change: StepChange }) {
       </header>
       <p class="diff-section">{t('review.diff.inSection', { section: change.section })}</p>
       {change.kind === 'added' && <StepContent fields={change.step.fields} body={change.step.body} />}
+      {change.kind === 'added' && <AddedRules change={change} doc={docs.after} />}
       {change.kind === 'removed' && <p>{t('review.diff.removedStep', { n: change.step.fields.length })}</p>}
       {change.kind === 'moved' && <p>{t('review.diff.movedOnly')}</p>}
-      {change.kind === 'changed' && <StepChanges change={change} />}
+      {change.kind === 'changed' && <StepChanges change={change} docs={docs} />}
     </article>
   );
 }
@@ -70,10 +74,54 @@ function StepContent({ body, fields }: { body: string; fields: FieldDoc[] }) {
   );
 }
 
-function StepChanges({ change }: { change: StepChange }) {
+/** A condition in words (null: always), read against the version it belongs to. */
+function conditionText(t: Translate, doc: ContentDoc | null, condition: unknown): string {
+  return condition == null ? t('review.diff.always') : describeCondition(t, doc ?? { sections: [] }, condition);
+}
+
+/** A sign-off requirement in words. */
+function signoffText(t: Translate, signoff: SignoffDoc | null | undefined): string {
+  if (!signoff || (!signoff.performer && !signoff.verifier)) return t('review.diff.noSignoff');
+  const parts = [signoff.performer ? t('review.diff.signoffPerformer') : '', signoff.verifier ? t('review.diff.signoffVerifier', { roles: signoff.verifier.roles.join(', ') }) : ''];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** A new step's rules: when it applies and who signs it (only those it has). */
+function AddedRules({ change, doc }: { change: StepChange; doc: ContentDoc }) {
+  const { t } = useI18n();
+  const section = doc.sections.find((s) => s.steps.some((st) => st.stepId === change.stepId));
+  if (change.step.when == null && section?.when == null && !change.step.signoff) return null;
+  return (
+    <dl class="diff-parts">
+      {section?.when != null && (
+        <div class="diff-part">
+          <dt>{t('review.diff.part.sectionWhen')}</dt>
+          <dd>{conditionText(t, doc, section.when)}</dd>
+        </div>
+      )}
+      {change.step.when != null && (
+        <div class="diff-part">
+          <dt>{t('review.diff.part.when')}</dt>
+          <dd>{conditionText(t, doc, change.step.when)}</dd>
+        </div>
+      )}
+      {change.step.signoff && (
+        <div class="diff-part">
+          <dt>{t('review.diff.part.signoff')}</dt>
+          <dd>{signoffText(t, change.step.signoff)}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
+function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
   const { t } = useI18n();
   return (
     <dl class="diff-parts">
+      {change.sectionWhen && <Part label={t('review.diff.part.sectionWhen')} change={{ before: conditionText(t, docs.before, change.sectionWhen.before), after: conditionText(t, docs.after, change.sectionWhen.after) }} />}
+      {change.when && <Part label={t('review.diff.part.when')} change={{ before: conditionText(t, docs.before, change.when.before), after: conditionText(t, docs.after, change.when.after) }} />}
+      {change.signoff && <Part label={t('review.diff.part.signoff')} change={{ before: signoffText(t, change.signoff.before), after: signoffText(t, change.signoff.after) }} />}
       {change.title && <Part label={t('review.diff.part.title')} change={change.title} />}
       {change.sectionChange && <Part label={t('review.diff.part.section')} change={change.sectionChange} />}
       {change.body && <TextPart change={change.body} />}

@@ -51,13 +51,16 @@ const CONTENT = /* GraphQL */ `
     sections {
       sectionId
       title
+      when
       steps {
         stepId
         title
         body
         media
         model { fileId }
-        fields { key label type required unit min max options sensorId }
+        fields { key label type required unit min max options sensorId expression }
+        when
+        signoff { performer verifier { roles } }
       }
     }
   }
