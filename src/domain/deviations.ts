@@ -19,6 +19,16 @@ export interface NewStepDeviation {
   kind: 'OUT_OF_LIMITS' | 'STEP_FAILED';
   fieldKey: string | null;
   value: unknown;
+  /** for people: the limits a value left */
+  detail: string;
+}
+
+/** What deviationsOfRecording reads of a step's fields. */
+export interface LimitedField {
+  key: string;
+  min: number | null;
+  max: number | null;
+  unit: string | null;
 }
 
 /**
@@ -27,15 +37,17 @@ export interface NewStepDeviation {
  * same value out of limits, FAILED again): recording a step again to add a
  * comment, or a client sending its recording twice, adds nothing.
  */
-export function deviationsOfRecording(before: RecordedStep | undefined, after: RecordedStep): NewStepDeviation[] {
+export function deviationsOfRecording(fields: readonly LimitedField[], before: RecordedStep | undefined, after: RecordedStep): NewStepDeviation[] {
   const out: NewStepDeviation[] = [];
   for (const v of after.values) {
     if (!v.outOfLimits) continue;
     const was = before?.values.find((b) => b.key === v.key);
     if (was?.outOfLimits && JSON.stringify(was.value) === JSON.stringify(v.value)) continue;
-    out.push({ kind: 'OUT_OF_LIMITS', fieldKey: v.key, value: v.value });
+    const field = fields.find((f) => f.key === v.key);
+    const limits = `${field?.min ?? '-∞'}..${field?.max ?? '∞'}${field?.unit ? ` ${field.unit}` : ''}`;
+    out.push({ kind: 'OUT_OF_LIMITS', fieldKey: v.key, value: v.value, detail: `${JSON.stringify(v.value)} outside ${limits}` });
   }
-  if (after.status === 'FAILED' && before?.status !== 'FAILED') out.push({ kind: 'STEP_FAILED', fieldKey: null, value: null });
+  if (after.status === 'FAILED' && before?.status !== 'FAILED') out.push({ kind: 'STEP_FAILED', fieldKey: null, value: null, detail: (after.comment ?? '').trim() });
   return out;
 }
 

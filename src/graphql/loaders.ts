@@ -15,6 +15,7 @@ import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow
 import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '#repos/jobs';
 import { loadFaultsOfJobs } from '#repos/faults';
 import { findFilesByIds } from '#repos/files';
+import { loadDeviations, loadJobReviews } from '#repos/deviations';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -65,6 +66,9 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     /** step sign-offs (docs/execution-rules.md) of a page of jobs: one statement */
     stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
+    /** deviations and the REVIEWED signature (docs/execution-rules.md) of a page of jobs: one statement each */
+    jobDeviations: listBy((ids) => loadDeviations(db, scope, ids), (row) => row.job_id),
+    jobReviews: listBy((ids) => loadJobReviews(db, scope, ids), (row) => row.job_id),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
   };
 }

@@ -190,6 +190,8 @@ export const jobsModule: SchemaModule = {
       PAUSED
       COMPLETED
       CANCELLED
+      "a completed job reviewed by exception (reviewJob)"
+      REVIEWED
     }
 
     enum Priority {

@@ -5,7 +5,7 @@ import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type Local
 import { useObjectUrl } from './hooks';
 
 const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
-const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral' };
+const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral', REVIEWED: 'success' };
 
 export function PriorityBadge({ priority }: { priority: JobData['priority'] }) {
   const t = useT();

@@ -47,7 +47,7 @@ function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView;
   const job = view.job;
   const steps = stepsOfJob(job);
   const recorded = steps.filter((s) => view.pendingRecords.has(s.stepId) || job.records.some((r) => r.stepId === s.stepId)).length;
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
+  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
   return (
     <>
       <PageHeader

@@ -112,7 +112,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
   const index = Number.isInteger(requested) && requested >= 0 && requested <= steps.length ? requested : steps.every((s) => seenRecord(view, s)) ? steps.length : firstOpen;
   const go = (next: number) => route(`/app/jobs/${databaseId}/run?step=${next >= steps.length ? 'review' : next + 1}`);
   const [faultOpen, setFaultOpen] = useState(false);
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
+  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
   const step = steps[index];
 
   const pause = async () => {
