@@ -40,7 +40,7 @@ reports('the PDF, the report ZIP and the record bundle carry the deviations, the
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, CONTENT, 'Pressure');
   const operator = await buildUser(server, client, { roles: ['operator'] });
-  const reviewer = await buildUser(server, client, { roles: ['approver'], email: `quality-${Date.now()}@example.com` });
+  const reviewer = await buildUser(server, client, { roles: ['approver'], email: `qa${Date.now() % 100000}@x.io` });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
   const jobId = gid('Job', job.id);
   const ok = async (token: string, query: string, variables: Record<string, unknown>) => {
