@@ -260,11 +260,20 @@ export function recordFiles(content: Content, record: StepRecordRow): { photos: 
 }
 
 export const DEVIATION_HEADER = ['Kind', 'Step', 'Value / detail', 'Comment', 'Acknowledged by'];
+/** The kinds in words: a narrow column wraps them between words (deviations.json keeps the codes). */
+const DEVIATION_KIND_TEXT: Record<DeviationRow['kind'], string> = {
+  OUT_OF_LIMITS: 'Out of limits',
+  STEP_FAILED: 'Step failed',
+  NOT_APPLICABLE: 'Marked not applicable',
+  FAULT: 'Fault raised',
+  OVERRIDE: 'Override',
+  LATE_COMPLETION: 'Completed late',
+};
 
 /** A job's deviations as table rows (the PDF, and the report's deviations.csv): kind, step title, value, comment, acknowledged by. */
 export function deviationRows(h: Pick<JobHistory, 'deviations' | 'content'>): string[][] {
   return h.deviations.map((d) => [
-    d.kind,
+    DEVIATION_KIND_TEXT[d.kind],
     d.step_id ? (findStep(h.content, d.step_id)?.title ?? d.step_id) : '',
     [d.field_key && d.value !== null ? `${d.field_key} = ${d.value}` : '', d.detail].filter(Boolean).join(': '),
     d.ack_comment ?? '',

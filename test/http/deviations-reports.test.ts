@@ -60,7 +60,7 @@ reports('the PDF, the report ZIP and the record bundle carry the deviations, the
   assert.is(pdf.status, 200, pdf.text);
   const flat = (await pdfText(pdf.bytes)).text;
   assert.ok(flat.includes('State REVIEWED') || flat.includes('REVIEWED'), flat);
-  for (const expected of ['Deviations', 'OUT_OF_LIMITS', 'NOT_APPLICABLE', 'Pressure test', 'bar = 2.7', 'Paint is intact', 'Recalibration booked', 'Review', 'Released', signerName]) {
+  for (const expected of ['Deviations', 'Out of limits', 'Marked not applicable', 'Pressure test', 'bar = 2.7', 'Paint is intact', 'Recalibration booked', 'Review', 'Released', signerName]) {
     assert.ok(flat.includes(expected), `the PDF shows "${expected}": ${flat}`);
   }
 
