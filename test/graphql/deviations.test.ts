@@ -72,10 +72,10 @@ deviations('allowNotApplicable reads back; marking a step not applicable: refusa
 
   const notAllowed = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'close', reason: 'no cover' } });
   assert.equal(notAllowed.codes, ['VALIDATION_ERROR']);
-  assert.equal(notAllowed.errors![0]!.extensions!.details.fields[0].path, 'stepId');
+  assert.equal(notAllowed.errors![0].extensions!.details.fields[0].path, 'stepId');
   const noReason = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: '  ' } });
   assert.equal(noReason.codes, ['VALIDATION_ERROR']);
-  assert.equal(noReason.errors![0]!.extensions!.details.fields[0].path, 'reason');
+  assert.equal(noReason.errors![0].extensions!.details.fields[0].path, 'reason');
   const unknown = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'nope', reason: 'x' } });
   assert.equal(unknown.codes, ['VALIDATION_ERROR']);
   // a reviewer does not run jobs
@@ -119,10 +119,10 @@ deviations('out of limits and FAILED are recorded once each; completion needs a 
 
   const blocked = await gql(server, operator.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['COMMENT_REQUIRED']);
-  assert.equal(blocked.errors![0]!.extensions!.details.steps, ['pressure', 'seal']);
+  assert.equal(blocked.errors![0].extensions!.details.steps, ['pressure', 'seal']);
   // the comment is the step's own: recording it again with one (the same value: no new deviation)
   assert.equal((await record(operator, jobId, 'pressure', 'DONE', [{ key: 'bar', value: 2.5 }], 'Gauge reads high, rechecked')).codes, []);
-  assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).errors![0]!.extensions!.details.steps, ['seal']);
+  assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).errors![0].extensions!.details.steps, ['seal']);
   assert.equal((await record(operator, jobId, 'seal', 'FAILED', [{ key: 'ok', value: 'FAIL' }], 'Seal cracked, replaced')).codes, []);
   const done = await gql(server, operator.token, COMPLETE, { j: jobId });
   assert.equal(done.codes, [], JSON.stringify(done.errors));
@@ -164,7 +164,7 @@ deviations('acknowledging: reviewers only, with a comment, once; the reviewed fi
   assert.equal((await ack(operator, first.id, 'fine')).codes, ['FORBIDDEN']);
   const empty = await ack(reviewer, first.id, '   ');
   assert.equal(empty.codes, ['VALIDATION_ERROR']);
-  assert.equal(empty.errors![0]!.extensions!.details.fields[0].path, 'comment');
+  assert.equal(empty.errors![0].extensions!.details.fields[0].path, 'comment');
   const done = await ack(reviewer, first.id, 'Sensor drift, recalibrated');
   assert.equal(done.codes, [], JSON.stringify(done.errors));
   assert.equal(done.data.acknowledgeDeviation.deviation.acknowledged, true);
@@ -203,7 +203,7 @@ deviations('reviewJob: refusals with their codes, then REVIEWED with the signatu
   const unacknowledged = await review(reviewer, jobId);
   assert.equal(unacknowledged.codes, ['COMMENT_REQUIRED']);
   const open = (await list(reviewer, { jobId, reviewed: false })).data.deviations.nodes;
-  assert.equal(unacknowledged.errors![0]!.extensions!.details.deviationIds, open.map((d: any) => d.databaseId));
+  assert.equal(unacknowledged.errors![0].extensions!.details.deviationIds, open.map((d: any) => d.databaseId));
   for (const d of open) assert.equal((await ack(reviewer, d.id, 'Valve replaced under work order 77')).codes, []);
 
   const reviewed = await review(reviewer, jobId);

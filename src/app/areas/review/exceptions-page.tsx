@@ -61,7 +61,7 @@ export default function ExceptionsPage() {
   );
 }
 
-function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; mayReview: boolean; onChanged(): void; onReview(): void }) {
+function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; mayReview: boolean; onChanged: () => void; onReview: () => void }) {
   const { t, formatDate } = useI18n();
   const open = job.deviations.filter((d) => !d.acknowledged).length;
   const heading = t('review.exceptions.job', { title: job.title, id: job.databaseId });
@@ -94,7 +94,7 @@ function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; ma
   );
 }
 
-function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation: Deviation; mayReview: boolean; onChanged(): void; job?: { title: string; databaseId: number } }) {
+function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation: Deviation; mayReview: boolean; onChanged: () => void; job?: { title: string; databaseId: number } }) {
   const { t, formatDate } = useI18n();
   const errorText = useErrorText();
   const [comment, setComment] = useState('');
@@ -114,7 +114,7 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
       setComment('');
       onChanged();
     } catch (caught) {
-      setError(caught instanceof ApiError && caught.fields.length > 0 ? caught.fields[0]!.message : errorText(caught));
+      setError(caught instanceof ApiError && caught.fields.length > 0 ? caught.fields[0].message : errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -130,7 +130,7 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
       )}
       {d.stepTitle && <span>{d.stepTitle}</span>}
       {what && <div>{what}</div>}
-      <div class="hint">{t('review.exceptions.raised', { name: personName(d.raisedBy as Person | null) || t('review.exceptions.server'), date: formatDate(d.raisedAt, true) })}</div>
+      <div class="hint">{t('review.exceptions.raised', { name: personName(d.raisedBy) || t('review.exceptions.server'), date: formatDate(d.raisedAt, true) })}</div>
       {d.acknowledged ? (
         <div class="acknowledged">
           <Badge tone="success">{t('review.exceptions.acknowledged')}</Badge> {d.comment}
@@ -138,7 +138,7 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
         </div>
       ) : (
         mayReview && (
-          <form class="acknowledge-form" onSubmit={submit} noValidate>
+          <form class="acknowledge-form" onSubmit={(event) => void submit(event)} noValidate>
             <TextField label={t('review.exceptions.comment')} value={comment} onValue={setComment} multiline rows={2} required maxLength={5000} error={error} />
             <Button type="submit" busy={busy}>
               {t('review.exceptions.acknowledge')}
@@ -150,7 +150,7 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
   );
 }
 
-function OtherDeviations({ deviations, mayReview, onChanged }: { deviations: (Deviation & { job: { title: string; databaseId: number } })[]; mayReview: boolean; onChanged(): void }) {
+function OtherDeviations({ deviations, mayReview, onChanged }: { deviations: (Deviation & { job: { title: string; databaseId: number } })[]; mayReview: boolean; onChanged: () => void }) {
   const { t } = useI18n();
   const heading = t('review.exceptions.other', { n: deviations.length });
   return (
@@ -168,7 +168,7 @@ function OtherDeviations({ deviations, mayReview, onChanged }: { deviations: (De
   );
 }
 
-function ReviewDialog({ job, signer, onClose, onSigned }: { job: JobToReview | null; signer: Person; onClose(): void; onSigned(): void }) {
+function ReviewDialog({ job, signer, onClose, onSigned }: { job: JobToReview | null; signer: Person; onClose: () => void; onSigned: () => void }) {
   const { t } = useI18n();
   const [comment, setComment] = useState('');
   const meaning = t('review.meaning.REVIEWED');
