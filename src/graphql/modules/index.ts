@@ -11,6 +11,7 @@ import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
 import { recordsModule } from './records';
+import { schedulesModule } from './schedules';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, nodeModule];

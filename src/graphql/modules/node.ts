@@ -6,6 +6,8 @@ import { decodeGlobalId, notANodeId, type DecodedId } from '../ids';
 import { notFound, validationFailed } from '#errors';
 import { getTemplate, getVersion } from '#services/templates';
 import { getJob } from '#services/jobs';
+import { getScheduleOfClient } from '#services/schedules';
+import { presentSchedule } from '#presenters/schedules';
 import { tutorialsInfo } from '#services/tutorials';
 import { getFaultById } from '#repos/faults';
 import { presentTemplate, presentVersion } from '#presenters/templates';
@@ -58,6 +60,8 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       return presentFault(await getFaultById(deps.db.kysely, actor.scope, decoded.id));
     case 'Deviation':
       return presentDeviation(await getDeviation(deps, actor, decoded.id));
+    case 'Schedule':
+      return presentSchedule(await getScheduleOfClient(deps, actor, decoded.id), await loaders.timeZone.load(actor.scope.clientId));
     case 'Tutorial':
       return (await tutorialsInfo(deps, actor)).find((tutorial) => tutorial.id === decoded.key);
     case 'Section':
