@@ -407,7 +407,47 @@ export interface VersionSignaturesTable {
   signed_at: string;
 }
 
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
+export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
+/** What went other than planned on a job (migration 0033, docs/execution-rules.md). */
+export type DeviationKind = 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION';
+
+export interface DeviationsTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  kind: DeviationKind;
+  step_id: string | null;
+  field_key: string | null;
+  /** JSON of the value that deviated (a number out of limits); null otherwise */
+  value: string | null;
+  /** what happened, for people: the operator's reason, the fault's description, … */
+  detail: string;
+  fault_id: number | null;
+  /** who caused it (null: the server, e.g. a late completion found at completion) */
+  raised_by: number | null;
+  raised_at: string;
+  /** the reviewer's comment: set together with acknowledged_by/_name/_at */
+  ack_comment: string | null;
+  acknowledged_by: number | null;
+  acknowledged_by_name: string | null;
+  acknowledged_at: string | null;
+}
+
+/** The REVIEWED e-signature on a completed job (one per job). */
+export interface JobReviewsTable {
+  id: Generated<number>;
+  client_id: number;
+  job_id: number;
+  signer_id: number;
+  signer_name: string;
+  signer_email: string;
+  method: string;
+  comment: string;
+  /** SHA-256 of the job's deviations as acknowledged when signed */
+  deviations_hash: string;
+  signed_at: string;
+}
+
 export type JobPriority = 'HIGH' | 'MEDIUM' | 'LOW';
 
 export interface JobsTable {
@@ -929,6 +969,8 @@ export interface DB {
   version_signatures: VersionSignaturesTable;
   step_signatures: StepSignaturesTable;
   version_translations: VersionTranslationsTable;
+  deviations: DeviationsTable;
+  job_reviews: JobReviewsTable;
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
@@ -1096,6 +1138,8 @@ export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionSignatureRow = Selectable<VersionSignaturesTable>;
 export type StepSignatureRow = Selectable<StepSignaturesTable>;
 export type VersionTranslationRow = Selectable<VersionTranslationsTable>;
+export type DeviationRow = Selectable<DeviationsTable>;
+export type JobReviewRow = Selectable<JobReviewsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;

@@ -70,6 +70,8 @@ export const StepInput = z
       })
       .strict()
       .nullish(),
+    /** the operator may mark the step not applicable, with a reason (docs/execution-rules.md) */
+    allowNotApplicable: z.boolean().nullish(),
   })
   .strict();
 
@@ -110,6 +112,8 @@ export interface Step {
   when?: Condition | null;
   /** absent: no sign-off */
   signoff?: StepSignoff | null;
+  /** true: the operator may mark the step not applicable, with a reason (absent: may not) */
+  allowNotApplicable?: boolean;
 }
 
 export interface StepSignoff {
@@ -167,6 +171,7 @@ export function parseContent(input: unknown, field = 'content'): Content {
           model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
           // rules are written only when there are some, so a document without them hashes as it always did
           ...(step.when != null && { when: step.when as Condition }),
+          ...(step.allowNotApplicable === true && { allowNotApplicable: true }),
           ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && { signoff: { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null } }),
           fields: step.fields.map(
             (f): Field => ({

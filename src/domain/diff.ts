@@ -9,7 +9,7 @@ import { stepsOf, type Content, type Step } from './content';
  *   order: those outside a longest increasing subsequence, so swapping two
  *   neighbours moves one step, and inserting or removing steps moves none);
  * - changed: steps in both whose content differs, naming what: `title`,
- *   `body`, `media`, `model`, `section`, `when`, `section.when`, `signoff`,
+ *   `body`, `media`, `model`, `section`, `when`, `section.when`, `signoff`, `allowNotApplicable`,
  *   `fields.<key>` for each field (and `fields.<key>.expression` when a formula changed)
  *   added, removed or changed.
  * Lists follow the reading order of `to` (removed: of `from`).
@@ -64,6 +64,7 @@ function changedFields(a: Step, b: Step): string[] {
   for (const key of ['title', 'body', 'media', 'model'] as const) if (!same(a[key], b[key])) names.push(key);
   // execution rules (absent from older documents: absent and null are the same)
   for (const key of ['when', 'signoff'] as const) if (!same(a[key] ?? null, b[key] ?? null)) names.push(key);
+  if ((a.allowNotApplicable ?? false) !== (b.allowNotApplicable ?? false)) names.push('allowNotApplicable');
   const aFields = new Map(a.fields.map((f) => [f.key, f]));
   const bFields = new Map(b.fields.map((f) => [f.key, f]));
   for (const key of new Set([...aFields.keys(), ...bFields.keys()])) {

@@ -17,6 +17,7 @@ import { loadFaultsByIds, loadFaultsOfJobs } from '#repos/faults';
 import { loadFollowUpsOfFaults, loadFollowUpsOfJobs, loadOccurrencesOfJobs, loadSchedulesByIds } from '#repos/schedules';
 import { findClientsByIds } from '#repos/clients';
 import { findFilesByIds } from '#repos/files';
+import { loadDeviations, loadJobReviews } from '#repos/deviations';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -67,6 +68,9 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     /** step sign-offs (docs/execution-rules.md) of a page of jobs: one statement */
     stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
+    /** deviations and the REVIEWED signature (docs/execution-rules.md) of a page of jobs: one statement each */
+    jobDeviations: listBy((ids) => loadDeviations(db, scope, ids), (row) => row.job_id),
+    jobReviews: listBy((ids) => loadJobReviews(db, scope, ids), (row) => row.job_id),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
     // recurring and follow-up jobs (docs/recurring-and-follow-up-jobs.md): rows
     fault: byId((ids) => loadFaultsByIds(db, scope, ids)),

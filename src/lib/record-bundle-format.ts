@@ -157,6 +157,16 @@ export const RecordPayload = z.object({
   /** every step sign-off of the job, the invalidated ones too, oldest first (absent from bundles made before sign-offs) */
   signoffs: z.array(StepSignoffRecord).optional(),
   deviations: z.array(z.object({ stepId: Text, kind: z.enum(['OUT_OF_LIMITS', 'STEP_FAILED', 'STEP_SKIPPED', 'CHECK_FAILED']), fieldKey: Text.nullable(), detail: Text })),
+  /**
+   * the deviations the server recorded (issue 32: out of limits, FAILED, marked not applicable, faults, overrides,
+   * late completion) with each reviewer's acknowledgement; `deviations` above stays derived from the steps, as
+   * bundles made before had it. Absent from bundles made before deviations were recorded.
+   */
+  recordedDeviations: z
+    .array(z.object({ id: Id, kind: Text, stepId: Text.nullable(), fieldKey: Text.nullable(), value: z.unknown(), detail: Text, raisedAt: Iso, comment: Text.nullable(), acknowledgedBy: Text.nullable(), acknowledgedAt: Iso.nullable() }))
+    .optional(),
+  /** the REVIEWED e-signature on the job (null: not reviewed; absent from bundles made before reviews) */
+  review: z.object({ meaning: z.literal('REVIEWED'), signer: Person, method: Text, comment: Text, deviationsHash: Sha256Hex, signedAt: Iso }).nullable().optional(),
   handOffs: z.array(z.object({ id: Id, from: Person, to: Person, status: Text, note: Text.nullable(), createdAt: Iso, decidedAt: Iso.nullable() })),
   faults: z.array(
     z.object({

@@ -66,6 +66,11 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   raiseFault: DOMAIN_PERMISSIONS.runJob,
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
   exportRecordBundle: 'any',
+  // deviations and review by exception (docs/execution-rules.md): read like jobs; acknowledged and reviewed by reviewers
+  deviations: 'any',
+  acknowledgeDeviation: DOMAIN_PERMISSIONS.reviewDeviations,
+  markStepNotApplicable: DOMAIN_PERMISSIONS.runJob,
+  reviewJob: rolesFor(JOB_TRANSITIONS, 'review'),
   // recurring and follow-up jobs (issue 33): schedules are read by every user of the client, like jobs
   schedules: 'any',
   createSchedule: DOMAIN_PERMISSIONS.manageSchedules,

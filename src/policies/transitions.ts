@@ -30,7 +30,7 @@ export const VERSION_TRANSITIONS: readonly Transition<VersionState, VersionActio
   { action: 'retire', from: ['PUBLISHED'], to: 'RETIRED', roles: ['admin', 'publisher'] },
 ];
 
-export type JobAction = 'start' | 'pause' | 'resume' | 'complete' | 'cancel';
+export type JobAction = 'start' | 'pause' | 'resume' | 'complete' | 'cancel' | 'review';
 const RUNS_JOBS: readonly Role[] = ['admin', 'operator'];
 export const JOB_TRANSITIONS: readonly Transition<JobState, JobAction>[] = [
   { action: 'start', from: ['OPEN'], to: 'IN_PROGRESS', roles: RUNS_JOBS },
@@ -38,6 +38,8 @@ export const JOB_TRANSITIONS: readonly Transition<JobState, JobAction>[] = [
   { action: 'resume', from: ['PAUSED'], to: 'IN_PROGRESS', roles: RUNS_JOBS },
   { action: 'complete', from: ['IN_PROGRESS'], to: 'COMPLETED', roles: RUNS_JOBS },
   { action: 'cancel', from: ['OPEN', 'IN_PROGRESS', 'PAUSED'], to: 'CANCELLED', roles: RUNS_JOBS },
+  // review by exception (docs/execution-rules.md): an e-signature on a completed job, not work on it
+  { action: 'review', from: ['COMPLETED'], to: 'REVIEWED', roles: ['admin', 'approver'] },
 ];
 
 export type HandOffAction = 'accept' | 'decline' | 'cancel';
@@ -113,6 +115,8 @@ export const DOMAIN_PERMISSIONS = {
   uploadFiles: ['admin', 'author', 'operator'],
   /** delete any file of the client (other uploaders delete only their own) */
   deleteAnyFile: ['admin', 'author'],
+  /** list deviations, acknowledge them and review jobs (the review's own transition: JOB_TRANSITIONS' review) */
+  reviewDeviations: ['admin', 'approver'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
 } as const satisfies Record<string, readonly Role[]>;

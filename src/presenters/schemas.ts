@@ -322,7 +322,7 @@ export const Job = z
   .object({
     id: Id,
     title: z.string(),
-    state: z.enum(['OPEN', 'IN_PROGRESS', 'PAUSED', 'COMPLETED', 'CANCELLED']),
+    state: z.enum(['OPEN', 'IN_PROGRESS', 'PAUSED', 'COMPLETED', 'CANCELLED', 'REVIEWED']),
     priority: z.enum(['HIGH', 'MEDIUM', 'LOW']),
     revision: z.number().int(),
     templateId: Id,

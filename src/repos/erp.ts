@@ -22,7 +22,7 @@ export async function listResultsToPush(db: Kysely<DB>, scope: TenantScope, limi
     .selectAll('jobs')
     .select('erp_work_orders.external_id')
     .where('erp_work_orders.result_pushed_at', 'is', null)
-    .where('jobs.state', '=', 'COMPLETED')
+    .where('jobs.state', 'in', ['COMPLETED', 'REVIEWED'])
     .orderBy('jobs.id')
     .limit(limit)
     .execute();

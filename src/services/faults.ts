@@ -9,6 +9,7 @@ import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, requireRole, transition } from '
 import { presentFault } from '#presenters/jobs';
 import { appendAudit } from '#repos/audit';
 import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '#repos/faults';
+import { recordDeviation } from '#repos/deviations';
 import { getJobById } from '#repos/jobs';
 import type { UserActor } from './actor';
 import { assertAssetOfClient, auditActor, jobContent } from './jobs';
@@ -76,6 +77,8 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       closed_at: null,
       close_note: null,
     });
+    // a fault raised on a job is one of its deviations (docs/execution-rules.md)
+    if (job) await recordDeviation(trx, scope, { jobId: job.id, kind: 'FAULT', stepId: fault.step_id, detail: `${fault.severity}: ${fault.description}`, faultId: fault.id, raisedBy: actor.userId, at: nowIso });
     await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.raised', entityType: 'fault', entityId: fault.id, after: presentFault(fault), at: nowIso });
     await emitEvent({ deps, trx, afterCommit }, scope, 'fault.raised', presentFault(fault));
     await notify({ deps, trx, afterCommit }, actor, { kind: 'fault_raised', fault, job });

@@ -11,7 +11,8 @@ import type { UserActor } from './actor';
  * `GET /api/client/download-zipped-job-report/:id`: one ZIP, streamed, with
  * the job history PDF (`job-<id>.pdf`), every recorded value as `values.csv`
  * and `values.json` (one row per value, in step order), the step sign-offs
- * as `signoffs.json` (docs/execution-rules.md), and the attached
+ * as `signoffs.json`, the deviations and the REVIEWED signature as
+ * `deviations.json` (docs/execution-rules.md), and the attached
  * files — step photos and fault photos under `photos/`, signature images
  * under `signatures/`, the step media of the job's version (what the
  * operator was shown; 3D models left out) under `media/` — each named
@@ -96,6 +97,28 @@ export function signoffRows(h: JobHistory) {
   }));
 }
 
+/** The job's deviations (kind, step title, value, comment, acknowledged by) and its review signature. */
+export function deviationsDocument(h: JobHistory) {
+  return {
+    jobId: h.job.id,
+    deviations: h.deviations.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      stepId: d.step_id,
+      stepTitle: d.step_id ? (stepsOf(h.content).find((s) => s.step.id === d.step_id)?.step.title ?? d.step_id) : null,
+      fieldKey: d.field_key,
+      value: d.value === null ? null : (JSON.parse(d.value) as unknown),
+      detail: d.detail,
+      raisedBy: d.raised_by === null ? null : (h.users.get(d.raised_by)?.email ?? `user ${d.raised_by}`),
+      raisedAt: d.raised_at,
+      comment: d.ack_comment,
+      acknowledgedBy: d.acknowledged_by_name,
+      acknowledgedAt: d.acknowledged_at,
+    })),
+    review: h.review && { meaning: 'REVIEWED', signerName: h.review.signer_name, signerEmail: h.review.signer_email, signedAt: h.review.signed_at, comment: h.review.comment || null, deviationsHash: h.review.deviations_hash },
+  };
+}
+
 /** @throws AppError NOT_FOUND (also another client's job) */
 export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
   const h = await loadJobHistory(deps, actor, jobId);
@@ -118,6 +141,7 @@ export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserA
       { path: 'values.csv', data: Buffer.from(toCsv(rows), 'utf8') },
       { path: 'values.json', data: Buffer.from(JSON.stringify({ jobId, values: rows }, null, 2) + '\n', 'utf8') },
       { path: 'signoffs.json', data: Buffer.from(JSON.stringify({ jobId, signoffs: signoffRows(h) }, null, 2) + '\n', 'utf8') },
+      { path: 'deviations.json', data: Buffer.from(JSON.stringify(deviationsDocument(h), null, 2) + '\n', 'utf8') },
       ...attached('photos', photoIds),
       ...attached('signatures', signatureIds),
       ...attached('media', mediaIds),

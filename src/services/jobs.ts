@@ -7,11 +7,13 @@ import type { TenantScope } from '#db/tenant';
 import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { deserializeContent, findStep, type Content } from '#domain/content';
+import { deserializeContent, findStep, type Content, type Step } from '#domain/content';
 import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '#domain/recording';
 import { applicability } from '#domain/applicability';
 import { invalidateStepSignatures, loadStepSignatures } from '#repos/step-signatures';
 import { missingSignoffs, signoffMissing } from '#domain/signoffs';
+import { commentRequired, completedLate, deviationsOfRecording, stepsMissingComment } from '#domain/deviations';
+import { recordDeviation } from '#repos/deviations';
 import { assertFilesOfClient } from './files';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
@@ -57,11 +59,13 @@ import { closeFaultsFollowedUpBy } from './fault-closing';
  */
 
 /** States no transition leaves: a job there takes no more recording (JOB_CLOSED). */
-function terminalStates<S extends string, A extends string>(table: readonly Transition<S, A>[]): ReadonlySet<S> {
+function terminalStates<S extends string, A extends string>(table: readonly Transition<S, A>[]): Set<S> {
   const leavable = new Set(table.flatMap((row) => row.from));
   return new Set(table.map((row) => row.to).filter((to) => !leavable.has(to)));
 }
-export const CLOSED_JOB_STATES = terminalStates(JOB_TRANSITIONS);
+// reviewing a completed job is quality's e-signature on it, not work: COMPLETED stays closed to recording
+export const CLOSED_JOB_STATES = terminalStates(JOB_TRANSITIONS.filter((row) => row.action !== 'review'));
+for (const row of JOB_TRANSITIONS) if (row.action === 'review') CLOSED_JOB_STATES.add(row.to);
 
 /** @throws AppError JOB_CLOSED when the job is completed or cancelled */
 export function assertJobOpen(job: JobRow): void {
@@ -226,7 +230,7 @@ export async function listJobs(
   return { ...(await listJobRows(db, actor.scope, filter, page, columns, relations)), count: () => countJobs(db, actor.scope, filter) };
 }
 
-const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled' };
+const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled', review: 'reviewed' };
 /** The transitions the event catalogue names (pause and resume are not events). */
 const JOB_EVENTS: Partial<Record<JobAction, 'job.started' | 'job.completed' | 'job.cancelled'>> = { start: 'job.started', complete: 'job.completed', cancel: 'job.cancelled' };
 
@@ -258,8 +262,13 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
       const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
       const missing = missingRequiredFields(content, records);
       if (missing.length > 0) throw requiredFieldsMissing(missing);
-      const unsigned = missingSignoffs(content, applicability(content, records), await loadStepSignatures(trx, scope, [job.id]));
+      const applies = applicability(content, records);
+      // a value out of limits or a FAILED step is explained before the job completes (docs/execution-rules.md)
+      const uncommented = stepsMissingComment(applies, records);
+      if (uncommented.length > 0) throw commentRequired(uncommented);
+      const unsigned = missingSignoffs(content, applies, await loadStepSignatures(trx, scope, [job.id]));
       if (unsigned.length > 0) throw signoffMissing(unsigned);
+      if (completedLate(job.due_at, nowIso)) await recordDeviation(trx, scope, { jobId: job.id, kind: 'LATE_COMPLETION', detail: `due ${job.due_at}`, raisedBy: actor.userId, at: nowIso });
     }
     const changes = {
       state: to,
@@ -302,8 +311,8 @@ async function cancelPendingHandOffs(trx: Kysely<DB>, actor: UserActor, jobId: n
   }
 }
 
-function recordsByStep(records: StepRecordRow[]): Map<string, { status: StepRecordRow['status']; values: RecordedValue[] }> {
-  return new Map(records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[] }]));
+function recordsByStep(records: StepRecordRow[]): Map<string, { status: StepRecordRow['status']; values: RecordedValue[]; comment: string | null }> {
+  return new Map(records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[], comment: r.comment }]));
 }
 
 export const RecordStepInput = z.object({
@@ -327,7 +336,13 @@ export type RecordStepInput = z.input<typeof RecordStepInput>;
  * @throws AppError NOT_FOUND, FORBIDDEN, JOB_CLOSED, VALIDATION_ERROR (naming the
  *   field: `values.<key>`, `stepId`, `reason`), CONFLICT (stale expectedRevision)
  */
-export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepInput): Promise<JobRow> {
+export async function recordStep(
+  deps: Deps,
+  actor: UserActor,
+  raw: RecordStepInput,
+  /** more writes that belong to the recording, in its transaction (marking a step not applicable: services/deviations.ts) */
+  alsoInTransaction?: (trx: Kysely<DB>, done: { job: JobRow; step: Step; before: StepRecordRow | undefined }) => Promise<void>,
+): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const input = parseOrFail(RecordStepInput, raw);
   if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
@@ -369,6 +384,12 @@ export async function recordStep(deps: Deps, actor: UserActor, raw: RecordStepIn
       recorded_by: actor.userId,
       recorded_at: nowIso,
     }, before);
+    // what deviates is on record with the recording that caused it (docs/execution-rules.md)
+    const previous = before && { status: before.status, values: JSON.parse(before.values) as RecordedValue[], comment: before.comment };
+    for (const d of deviationsOfRecording(step.fields, previous, { status: input.status, values, comment: input.comment })) {
+      await recordDeviation(trx, scope, { jobId: job.id, kind: d.kind, stepId: step.id, fieldKey: d.fieldKey, value: d.value, detail: d.detail, raisedBy: actor.userId, at: nowIso });
+    }
+    if (alsoInTransaction) await alsoInTransaction(trx, { job: updated, step, before });
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'job.step_recorded',

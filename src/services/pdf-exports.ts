@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '#deps';
-import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow, StepSignatureRow } from '#db/schema';
+import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow, StepSignatureRow, DeviationRow, JobReviewRow } from '#db/schema';
 import type { TenantScope } from '#db/tenant';
 import { AppError, notFound } from '#errors';
 import { deserializeContent, findStep, stepsOf, type Content, type Field } from '#domain/content';
@@ -11,6 +11,7 @@ import { getClientById } from '#repos/clients';
 import { findSystemFileById } from '#repos/files';
 import { openContent } from './files';
 import { loadFaultsOfJobs } from '#repos/faults';
+import { loadDeviations, loadJobReviews } from '#repos/deviations';
 import { listHandOffsOfJob } from '#repos/hand-offs';
 import { getJobById, loadJobMembers, loadStepRecords } from '#repos/jobs';
 import { findVersionById, findVersionInState, loadSignaturesByVersionIds } from '#repos/template-versions';
@@ -188,6 +189,10 @@ export interface JobHistory {
   signatures: VersionSignatureRow[];
   /** step sign-offs (docs/execution-rules.md), invalidated ones too */
   stepSignatures: StepSignatureRow[];
+  /** deviations (docs/execution-rules.md), oldest first */
+  deviations: DeviationRow[];
+  /** the REVIEWED signature, when the job is reviewed */
+  review: JobReviewRow | null;
   users: Map<number, UserSummary>;
   assetName: string | null;
 }
@@ -199,13 +204,15 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
   const job = await getJobById(db, scope, jobId);
   const version = await findVersionById(db, scope, job.version_id);
   if (!version) throw notFound('Version');
-  const [records, members, handOffs, faults, signatures, stepSignatures] = await Promise.all([
+  const [records, members, handOffs, faults, signatures, stepSignatures, deviations, reviews] = await Promise.all([
     loadStepRecords(db, scope, [job.id]),
     loadJobMembers(db, scope, [job.id]),
     listHandOffsOfJob(db, scope, job.id),
     loadFaultsOfJobs(db, scope, [job.id]),
     loadSignaturesByVersionIds(db, scope, [version.id]),
     loadStepSignatures(db, scope, [job.id]),
+    loadDeviations(db, scope, [job.id]),
+    loadJobReviews(db, scope, [job.id]),
   ]);
   const userIds = [
     job.created_by,
@@ -213,6 +220,7 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
     ...members.map((m) => m.user_id),
     ...handOffs.flatMap((h) => [h.from_user_id, h.to_user_id]),
     ...faults.flatMap((f) => [f.raised_by, ...(f.closed_by == null ? [] : [f.closed_by])]),
+    ...deviations.flatMap((d) => (d.raised_by == null ? [] : [d.raised_by])),
   ];
   const users = new Map((await loadUsersByIds(db, scope, [...new Set(userIds)])).map((u) => [u.id, u]));
   const asset = job.asset_id == null ? undefined : await findCatalogueRow(db, scope, 'assets', job.asset_id);
@@ -228,6 +236,8 @@ export async function loadJobHistory(deps: Deps, actor: UserActor, jobId: number
     faults,
     signatures,
     stepSignatures,
+    deviations,
+    review: reviews.at(-1) ?? null,
     users,
     assetName: asset?.name ?? null,
   };
@@ -260,6 +270,28 @@ export function recordFiles(content: Content, record: StepRecordRow): { photos: 
     if (type === 'SIGNATURE') signatures.push(v.value as number);
   }
   return { photos, signatures };
+}
+
+export const DEVIATION_HEADER = ['Kind', 'Step', 'Value / detail', 'Comment', 'Acknowledged by'];
+/** The kinds in words: a narrow column wraps them between words (deviations.json keeps the codes). */
+const DEVIATION_KIND_TEXT: Record<DeviationRow['kind'], string> = {
+  OUT_OF_LIMITS: 'Out of limits',
+  STEP_FAILED: 'Step failed',
+  NOT_APPLICABLE: 'Marked not applicable',
+  FAULT: 'Fault raised',
+  OVERRIDE: 'Override',
+  LATE_COMPLETION: 'Completed late',
+};
+
+/** A job's deviations as table rows (the PDF, and the report's deviations.csv): kind, step title, value, comment, acknowledged by. */
+export function deviationRows(h: Pick<JobHistory, 'deviations' | 'content'>): string[][] {
+  return h.deviations.map((d) => [
+    DEVIATION_KIND_TEXT[d.kind],
+    d.step_id ? (findStep(h.content, d.step_id)?.title ?? d.step_id) : '',
+    [d.field_key && d.value !== null ? `${d.field_key} = ${d.value}` : '', d.detail].filter(Boolean).join(': '),
+    d.ack_comment ?? '',
+    d.acknowledged_at ? `${d.acknowledged_by_name ?? ''}, ${when(d.acknowledged_at)}` : 'not acknowledged',
+  ]);
 }
 
 /** @throws AppError NOT_FOUND */
@@ -355,6 +387,17 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
       { mark: (row) => h.faults[row].state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },
     );
     for (const f of h.faults) addImages(report, images, JSON.parse(f.photos) as number[], (name) => `Fault photo: ${name}`);
+  }
+  if (h.deviations.length > 0) {
+    const rows = deviationRows(h);
+    report.heading('Deviations', 1).table(DEVIATION_HEADER, rows, { mark: (row) => h.deviations[row]!.acknowledged_at === null, widths: [75, '*', '*', '*', '*'] });
+  }
+  if (h.review) {
+    report.heading('Review', 1).table(
+      ['Signature', 'Signed by', 'Date and time', 'Comment'],
+      [['REVIEWED', h.review.signer_name, when(h.review.signed_at), h.review.comment]],
+      { widths: [70, '*', 110, '*'] },
+    );
   }
   return report.end();
 }

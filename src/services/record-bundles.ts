@@ -30,7 +30,7 @@ import type { UserActor } from './actor';
 export const MAX_ATTACHED_BYTES = 256 * 1024 * 1024;
 
 /** States after which nothing more is recorded on a job: only then is its record complete. */
-const FINISHED = new Set(['COMPLETED', 'CANCELLED']);
+const FINISHED = new Set(['COMPLETED', 'CANCELLED', 'REVIEWED']);
 
 type Person = RecordPayload['job']['createdBy'];
 
@@ -168,6 +168,26 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
       invalidatedAt: s.invalidated_at,
     })),
     deviations: deviationsOf(steps),
+    recordedDeviations: h.deviations.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      stepId: d.step_id,
+      fieldKey: d.field_key,
+      value: d.value === null ? null : (JSON.parse(d.value) as unknown),
+      detail: d.detail,
+      raisedAt: d.raised_at,
+      comment: d.ack_comment,
+      acknowledgedBy: d.acknowledged_by_name,
+      acknowledgedAt: d.acknowledged_at,
+    })),
+    review: h.review && {
+      meaning: 'REVIEWED' as const,
+      signer: { id: h.review.signer_id, name: h.review.signer_name, email: h.review.signer_email },
+      method: h.review.method,
+      comment: h.review.comment,
+      deviationsHash: h.review.deviations_hash,
+      signedAt: h.review.signed_at,
+    },
     handOffs: h.handOffs.map((o) => ({ id: o.id, from: person(o.from_user_id), to: person(o.to_user_id), status: o.status, note: o.note || null, createdAt: o.created_at, decidedAt: o.decided_at })),
     faults: h.faults.map((f) => ({
       id: f.id,

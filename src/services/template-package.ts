@@ -191,7 +191,7 @@ export async function packTemplate(deps: Deps, files: PackageFiles, scope: Tenan
 
 /** Whether a document uses what format version 1 did not have. */
 function hasRules(content: Content): boolean {
-  return content.sections.some((section) => section.when != null || section.steps.some((step) => step.when != null || step.signoff != null || step.fields.some((f) => f.type === 'CALCULATED')));
+  return content.sections.some((section) => section.when != null || section.steps.some((step) => step.when != null || step.signoff != null || step.allowNotApplicable === true || step.fields.some((f) => f.type === 'CALCULATED')));
 }
 
 function dropMissing(content: Content, files: ReadonlyMap<number, number>, sensors: ReadonlyMap<number, number>): Content {
@@ -237,7 +237,7 @@ export function parseManifest(raw: unknown): Manifest {
   const sensorRefs = unique(manifest.sensors.map((s) => s.ref), 'sensor');
   if (new Set(manifest.files.map((f) => f.path)).size !== manifest.files.length) problems.push('file paths are not unique');
   const content = parseContent(manifest.version.content, 'manifest.version.content');
-  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff): it is version 2');
+  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff, allowNotApplicable): it is version 2');
   const used = referencesOf(content);
   for (const ref of used.files) if (!fileRefs.has(ref)) problems.push(`the content refers to file ${ref}, which is not listed`);
   for (const ref of used.sensors) if (!sensorRefs.has(ref)) problems.push(`the content refers to sensor ${ref}, which is not listed`);

@@ -154,7 +154,7 @@ let clientA: BuiltClient;
 let clientB: BuiltClient;
 /** Ids of client A's data, by GraphQL argument name, and every id A owns. */
 /** client A's ids: database ids, and `all` as global ids (typed: what GraphQL arguments take; REST takes their number) */
-let idsA: { version: Record<string, number>; job: number; fault: number; template: number; schedule: number; all: string[] };
+let idsA: { version: Record<string, number>; job: number; fault: number; deviation: number; template: number; schedule: number; all: string[] };
 /** A string planted in every piece of client A's data: no answer to client B may contain it. */
 const MARKER = `zqx${randomBytes(5).toString('hex')}`;
 const graphqlOps = graphqlOperations(buildAppSchema());
@@ -191,6 +191,8 @@ complete.before(async () => {
   const job = await createJob(srv, owner, { templateId: published.templateId, title: `Job ${MARKER}`, assetId: asset });
   const fault = await gql(srv, owner, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', { i: { jobId: gid('Job', job.id), description: `Fault ${MARKER}`, severity: 'LOW' } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
+  // the fault raised on the job is one of its deviations (docs/execution-rules.md): its detail carries the marker
+  const deviation = (await gql(srv, owner, 'query($j: ID!) { deviations(filter: { jobId: $j }) { nodes { databaseId } } }', { j: gid('Job', job.id) })).data.deviations.nodes[0].databaseId as number;
   const schedule = await gql(srv, owner, 'mutation($i: CreateScheduleInput!) { createSchedule(input: $i) { schedule { databaseId } } }', {
     i: { title: `Schedule ${MARKER}`, templateId: gid('Template', published.templateId), assetId: gid('Asset', asset), recurrence: 'FREQ=WEEKLY', startsAt: '2030-01-07T07:00' },
   });
@@ -201,6 +203,7 @@ complete.before(async () => {
     version,
     job: job.id,
     fault: fault.data.raiseFault.fault.databaseId,
+    deviation,
     template: published.templateId,
     schedule: schedule.data.createSchedule.schedule.databaseId,
     all: [
@@ -212,6 +215,7 @@ complete.before(async () => {
       gid('Asset', asset),
       gid('Job', job.id),
       gid('Fault', fault.data.raiseFault.fault.databaseId),
+      gid('Deviation', deviation),
       gid('Schedule', schedule.data.createSchedule.schedule.databaseId),
       gid('File', file.body.data.files[0].id),
     ],
@@ -340,6 +344,7 @@ complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN
     id: gid('Template', idsA.template),
     jobId: gid('Job', idsA.job),
     faultId: gid('Fault', idsA.fault),
+    deviationId: gid('Deviation', idsA.deviation),
     scheduleId: gid('Schedule', idsA.schedule),
   });
   for (const op of graphqlOps) {

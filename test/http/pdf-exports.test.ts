@@ -125,7 +125,7 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
   assert.is(res.type, 'application/zip');
   assert.match(res.disposition ?? '', /job-\d+-report\.zip/);
   const entries = await unzip(res.bytes);
-  assert.equal([...entries.keys()].sort(), [`job-${job.id}.pdf`, 'signoffs.json', 'values.csv', 'values.json']);
+  assert.equal([...entries.keys()].sort(), ['deviations.json', `job-${job.id}.pdf`, 'signoffs.json', 'values.csv', 'values.json']);
   assert.ok((await pdfText(entries.get(`job-${job.id}.pdf`)!)).text.includes('OUT OF LIMITS'));
   const json = JSON.parse(entries.get('values.json')!.toString('utf8'));
   const brief = json.values.map((v: any) => [v.stepId, v.fieldKey, v.value, v.outOfLimits, v.recordedBy]);
@@ -256,6 +256,7 @@ pdfs('the zipped job report carries the photos, signature, fault photo and step 
   assert.is(res.status, 200, res.text);
   const entries = await unzip(res.bytes);
   const expected = [
+    'deviations.json',
     `job-${job.id}.pdf`,
     `media/${files.diagram.id}-diagram.png`,
     `media/${files.notes.id}-notes.txt`,

@@ -1,4 +1,4 @@
-import { DOMAIN_PERMISSIONS, rolesFor, VERSION_TRANSITIONS } from '../../policies/transitions';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, VERSION_TRANSITIONS } from '../../policies/transitions';
 import { hasAnyRole } from '../../policies/roles';
 import { appLanguageOf } from '../i18n';
 import type { AppLanguage } from '../../lib/app-texts';
@@ -108,4 +108,6 @@ export const can = {
   publish: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'publish')),
   runJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.runJob),
   createJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.createJob),
+  /** acknowledge deviations and sign a completed job REVIEWED (docs/execution-rules.md) */
+  reviewJobs: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(JOB_TRANSITIONS, 'review')),
 };

@@ -4,6 +4,7 @@ import { catalogueModule } from './catalogue';
 import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
 import { rulesModule } from './rules';
+import { deviationsModule } from './deviations';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
 import { nodeModule } from './node';
@@ -14,4 +15,4 @@ import { schedulesModule } from './schedules';
 import { translationsModule } from './translations';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, translationsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, translationsModule, nodeModule];

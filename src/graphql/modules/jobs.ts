@@ -195,6 +195,8 @@ export const jobsModule: SchemaModule = {
       PAUSED
       COMPLETED
       CANCELLED
+      "a completed job reviewed by exception (reviewJob)"
+      REVIEWED
     }
 
     enum Priority {

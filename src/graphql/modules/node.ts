@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
+import { getDeviation, presentDeviation } from '#services/deviations';
 import { decodeGlobalId, notANodeId, type DecodedId } from '../ids';
 import { notFound, validationFailed } from '#errors';
 import { getTemplate, getVersion } from '#services/templates';
@@ -57,6 +58,8 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       return presentJob(await getJob(deps, actor, decoded.id));
     case 'Fault':
       return presentFault(await getFaultById(deps.db.kysely, actor.scope, decoded.id));
+    case 'Deviation':
+      return presentDeviation(await getDeviation(deps, actor, decoded.id));
     case 'Schedule':
       return presentSchedule(await getScheduleOfClient(deps, actor, decoded.id), await loaders.timeZone.load(actor.scope.clientId));
     case 'Tutorial':

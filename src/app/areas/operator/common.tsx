@@ -6,7 +6,7 @@ import { useObjectUrl } from './hooks';
 import { plainText } from '../../ui/plain-text';
 
 const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
-const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral' };
+const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral', REVIEWED: 'success' };
 
 export function PriorityBadge({ priority }: { priority: JobData['priority'] }) {
   const t = useT();

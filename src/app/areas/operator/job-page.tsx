@@ -49,7 +49,7 @@ function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView;
   // progress over the steps that apply now (a step its condition takes out is neither done nor to do)
   const steps = jobRules(view).filter((r) => r.applies);
   const recorded = steps.filter((r) => r.record).length;
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
+  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
   return (
     <>
       <PageHeader

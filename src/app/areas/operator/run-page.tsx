@@ -80,7 +80,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
     go(nextApplying(fresh ? jobRules(fresh) : rules, saved));
   };
   const [faultOpen, setFaultOpen] = useState(false);
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED';
+  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
   const step = steps[index];
 
   const pause = async () => {

@@ -7,15 +7,20 @@ import './review.css';
 /**
  * The approvers' and publishers' pages (issue 31): the review queue and one
  * version's review — its diff against the published version, the signed
- * approve / reject / publish, and the jobs still on older versions.
+ * approve / reject / publish, and the jobs still on older versions — and the
+ * review by exception of completed jobs (their deviations, signed REVIEWED).
  */
 export const area: Area = {
   id: 'review',
   visibleTo: can.review,
-  nav: [{ href: '/app/reviews', label: 'review.nav.queue', icon: 'review' }],
+  nav: [
+    { href: '/app/reviews', label: 'review.nav.queue', icon: 'review' },
+    { href: '/app/exceptions', label: 'review.nav.exceptions', icon: 'deviations' },
+  ],
   routes: [
     { path: '/app/reviews', component: lazy(() => import('./queue-page')), title: 'review.queue.title' },
     { path: '/app/reviews/:versionId', component: lazy(() => import('./version-page')), title: 'review.version.title' },
+    { path: '/app/exceptions', component: lazy(() => import('./exceptions-page')), title: 'review.exceptions.title' },
   ],
   Home: ReviewHomeCard,
 };

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, graphql } from '../../api/client';
 import { useI18n } from '../../i18n';
@@ -6,100 +7,100 @@ import { personName, SIGN, type Person, type ReviewVersion, type SignedAction } 
 
 /**
  * An electronic signature (21 CFR Part 11): before anything is sent the
- * dialog shows what is signed (the template, its version and the content's
- * fingerprint), by whom and with which meaning; the signer confirms with
- * their password or a current two-factor code. The server checks it: a wrong
- * one comes back as its answer, shown here, and nothing is signed.
+ * dialog shows what is signed (a version: the template, its number and the
+ * content's fingerprint; a job: its title and deviations), by whom and with
+ * which meaning; the signer confirms with their password or a current
+ * two-factor code. The server checks it: a wrong one comes back as its
+ * answer, shown here, and nothing is signed. ESignatureDialog is the dialog;
+ * SignDialog signs a version (approve, reject, publish), the exceptions page
+ * a job's review (reviewJob).
  */
 const MEANING: Record<SignedAction, 'APPROVED' | 'REJECTED' | 'PUBLISHED'> = { APPROVE: 'APPROVED', REJECT: 'REJECTED', PUBLISH: 'PUBLISHED' };
 
-export interface SignDialogProps {
-  action: SignedAction | null;
-  version: ReviewVersion;
+export interface ESignatureDialogProps {
+  open: boolean;
+  /** the form's id (unique on the page) */
+  formId: string;
+  title: string;
+  submitLabel: string;
+  danger?: boolean;
+  /** what is signed, shown before anything is sent: rows above the signer, the meaning and the date */
+  subject: { label: string; value: ComponentChildren }[];
   signer: Person;
+  /** the meaning, in words */
+  meaning: string;
+  /** what the signer declares */
+  statement: string;
+  /** more fields of the form (a reason, a comment), after the statement */
+  children?: ComponentChildren;
+  /** checks the extra fields before sending; false stops (the fields show why) */
+  validate?: () => boolean;
+  /** sends the signature with the credentials; a refusal rejects */
+  sign: (credentials: { password: string | null; code: string | null }) => Promise<unknown>;
+  /** a refusal about an extra field: true when that field shows it */
+  onFieldProblem?: (caught: unknown) => boolean;
   onClose: () => void;
-  onSigned: (action: SignedAction) => void;
+  onSigned: () => void;
 }
 
-export function SignDialog({ action, version, signer, onClose, onSigned }: SignDialogProps) {
+export function ESignatureDialog({ open, formId, title, submitLabel, danger, subject, signer, meaning, statement, children, validate, sign, onFieldProblem, onClose, onSigned }: ESignatureDialogProps) {
   const { t, formatDate } = useI18n();
   const errorText = useErrorText();
-  const [reason, setReason] = useState('');
   const [method, setMethod] = useState<'password' | 'code'>('password');
   const [secret, setSecret] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [reasonError, setReasonError] = useState<string | null>(null);
 
   // every opening starts empty: a password never lingers in a closed dialog
   useEffect(() => {
-    setReason('');
     setSecret('');
     setMethod('password');
     setError(null);
-    setReasonError(null);
-  }, [action]);
+  }, [open, formId]);
 
-  if (!action) return <Dialog open={false} title="" onClose={onClose} children={null} />;
-  const meaning = t(`review.meaning.${MEANING[action]}`);
+  if (!open) return <Dialog open={false} title="" onClose={onClose} children={null} />;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (action === 'REJECT' && reason.trim() === '') {
-      setReasonError(t('review.sign.reasonRequired'));
-      return;
-    }
+    if (validate && !validate()) return;
     setBusy(true);
     setError(null);
-    setReasonError(null);
     try {
-      await graphql(SIGN[action], {
-        versionId: version.id,
-        password: method === 'password' ? secret : null,
-        code: method === 'code' ? secret.trim() : null,
-        ...(action === 'REJECT' && { reason }),
-      });
+      await sign({ password: method === 'password' ? secret : null, code: method === 'code' ? secret.trim() : null });
       setSecret('');
-      onSigned(action);
+      onSigned();
     } catch (caught) {
       setSecret('');
-      const reasonProblem = caught instanceof ApiError ? caught.fields.find((f) => f.path.endsWith('reason')) : undefined;
-      if (reasonProblem) setReasonError(reasonProblem.message);
-      else setError(caught);
+      if (!onFieldProblem?.(caught)) setError(caught);
     } finally {
       setBusy(false);
     }
   };
 
-  const formId = `sign-${action.toLowerCase()}`;
   return (
     <Dialog
       open
-      title={t(`review.sign.title.${action}`)}
+      title={title}
       onClose={onClose}
       actions={
         <>
           <Button onClick={onClose} disabled={busy}>
             {t('review.sign.cancel')}
           </Button>
-          <Button type="submit" form={formId} variant={action === 'REJECT' ? 'danger' : 'primary'} busy={busy}>
-            {t(`review.sign.submit.${action}`)}
+          <Button type="submit" form={formId} variant={danger ? 'danger' : 'primary'} busy={busy}>
+            {submitLabel}
           </Button>
         </>
       }
     >
       <form id={formId} class="sign-form" onSubmit={(event) => void submit(event)} noValidate>
         <dl class="sign-manifest">
-          <div>
-            <dt>{t('review.sign.document')}</dt>
-            <dd>{t('review.queue.item', { title: version.template.title, number: version.number })}</dd>
-          </div>
-          <div>
-            <dt>{t('review.sign.fingerprint')}</dt>
-            <dd>
-              <code class="hash">{version.contentHash}</code>
-            </dd>
-          </div>
+          {subject.map((row) => (
+            <div key={row.label}>
+              <dt>{row.label}</dt>
+              <dd>{row.value}</dd>
+            </div>
+          ))}
           <div>
             <dt>{t('review.sign.signer')}</dt>
             <dd>
@@ -117,10 +118,8 @@ export function SignDialog({ action, version, signer, onClose, onSigned }: SignD
             <dd>{formatDate(new Date().toISOString(), true)}</dd>
           </div>
         </dl>
-        <p class="sign-statement">{t('review.sign.statement', { name: personName(signer), meaning })}</p>
-        {action === 'REJECT' && (
-          <TextField label={t('review.sign.reason')} value={reason} onValue={setReason} multiline rows={3} required maxLength={2000} error={reasonError} hint={t('review.sign.reasonHint')} />
-        )}
+        <p class="sign-statement">{statement}</p>
+        {children}
         <fieldset class="sign-method">
           <legend>{t('review.sign.confirmWith')}</legend>
           {(['password', 'code'] as const).map((value) => (
@@ -141,5 +140,64 @@ export function SignDialog({ action, version, signer, onClose, onSigned }: SignD
         {error !== null && <Notice tone="danger">{t('review.sign.refused', { message: errorText(error) })}</Notice>}
       </form>
     </Dialog>
+  );
+}
+
+export interface SignDialogProps {
+  action: SignedAction | null;
+  version: ReviewVersion;
+  signer: Person;
+  onClose(): void;
+  onSigned(action: SignedAction): void;
+}
+
+/** Signs a version: approve, reject (with a reason) or publish. */
+export function SignDialog({ action, version, signer, onClose, onSigned }: SignDialogProps) {
+  const { t } = useI18n();
+  const [reason, setReason] = useState('');
+  const [reasonError, setReasonError] = useState<string | null>(null);
+
+  useEffect(() => {
+    setReason('');
+    setReasonError(null);
+  }, [action]);
+
+  if (!action) return <Dialog open={false} title="" onClose={onClose} children={null} />;
+  const meaning = t(`review.meaning.${MEANING[action]}`);
+  return (
+    <ESignatureDialog
+      open
+      formId={`sign-${action.toLowerCase()}`}
+      title={t(`review.sign.title.${action}`)}
+      submitLabel={t(`review.sign.submit.${action}`)}
+      danger={action === 'REJECT'}
+      subject={[
+        { label: t('review.sign.document'), value: t('review.queue.item', { title: version.template.title, number: version.number }) },
+        { label: t('review.sign.fingerprint'), value: <code class="hash">{version.contentHash}</code> },
+      ]}
+      signer={signer}
+      meaning={meaning}
+      statement={t('review.sign.statement', { name: personName(signer), meaning })}
+      validate={() => {
+        if (action === 'REJECT' && reason.trim() === '') {
+          setReasonError(t('review.sign.reasonRequired'));
+          return false;
+        }
+        setReasonError(null);
+        return true;
+      }}
+      sign={(credentials) => graphql(SIGN[action], { versionId: version.id, ...credentials, ...(action === 'REJECT' && { reason }) })}
+      onFieldProblem={(caught) => {
+        const reasonProblem = caught instanceof ApiError ? caught.fields.find((f) => f.path.endsWith('reason')) : undefined;
+        if (reasonProblem) setReasonError(reasonProblem.message);
+        return reasonProblem !== undefined;
+      }}
+      onClose={onClose}
+      onSigned={() => onSigned(action)}
+    >
+      {action === 'REJECT' && (
+        <TextField label={t('review.sign.reason')} value={reason} onValue={setReason} multiline rows={3} required maxLength={2000} error={reasonError} hint={t('review.sign.reasonHint')} />
+      )}
+    </ESignatureDialog>
   );
 }

@@ -1,5 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { useI18n } from '../../i18n';
+import { can } from '../../api/session';
+import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
 import { deviations, type Deviations } from './api';
 import { JobCard } from './JobCard';
@@ -10,6 +12,7 @@ const PERIODS = [1, 7, 30, 90];
 /** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, open faults, overdue jobs. */
 export default function DeviationsPage() {
   const { t, formatDate } = useI18n();
+  const { session } = useSession();
   const [days, setDays] = useState(7);
   const [state] = useAsync(() => deviations(days), [days]);
   const now = useMemo(() => Date.now(), [state]);
@@ -34,6 +37,11 @@ export default function DeviationsPage() {
           />
         }
       />
+      {can.review(session.user) && (
+        <p class="hint">
+          {t('supervisor.deviations.reviewHint')} <a href="/app/exceptions">{t('supervisor.deviations.reviewLink')}</a>
+        </p>
+      )}
       {state.status === 'loading' && <Loading />}
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {state.status === 'done' && (

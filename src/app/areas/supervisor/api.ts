@@ -2,7 +2,7 @@ import { api, globalId, graphql, query } from '../../api/client';
 
 /** The supervisor's reads and writes: REST /api/client/supervision/* (src/http/routes/client/supervision) and GraphQL createJob. */
 
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
+export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
 export type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
 
 export interface Named {

@@ -1,0 +1,66 @@
+import { graphql } from '../../api/client';
+import type { Person } from './queries';
+
+/**
+ * Review by exception (docs/execution-rules.md): the GraphQL documents of the
+ * exceptions page — completed jobs waiting for their REVIEWED signature with
+ * their deviations, and the deviations of other jobs still to acknowledge —
+ * through the public API only (jobs, deviations, acknowledgeDeviation, reviewJob).
+ */
+
+export type DeviationKind = 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION';
+
+export interface Deviation {
+  id: string;
+  databaseId: number;
+  kind: DeviationKind;
+  stepTitle: string | null;
+  fieldKey: string | null;
+  value: unknown;
+  detail: string;
+  raisedAt: string;
+  raisedBy: Person | null;
+  acknowledged: boolean;
+  comment: string | null;
+  acknowledgedByName: string | null;
+  acknowledgedAt: string | null;
+}
+
+export interface JobToReview {
+  id: string;
+  databaseId: number;
+  title: string;
+  completedAt: string | null;
+  deviations: Deviation[];
+}
+
+export interface OpenDeviation extends Deviation {
+  job: { id: string; databaseId: number; title: string; state: string };
+}
+
+const DEVIATION = 'id databaseId kind stepTitle fieldKey value detail raisedAt raisedBy { firstName lastName email } acknowledged comment acknowledgedByName acknowledgedAt';
+
+export interface Exceptions {
+  jobs: { totalCount: number; nodes: JobToReview[] };
+  deviations: { totalCount: number; nodes: OpenDeviation[] };
+  me: Person;
+}
+
+/** Completed jobs (the newest 100) with their deviations; the deviations not acknowledged yet (200). */
+export function loadExceptions(): Promise<Exceptions> {
+  return graphql<Exceptions>(
+    `query Exceptions {
+      jobs(last: 100, filter: { state: COMPLETED }) { totalCount nodes { id databaseId title completedAt deviations { ${DEVIATION} } } }
+      deviations(first: 200, filter: { reviewed: false }) { totalCount nodes { ${DEVIATION} job { id databaseId title state } } }
+      me { firstName lastName email }
+    }`,
+  );
+}
+
+export function acknowledge(deviationId: string, comment: string): Promise<unknown> {
+  return graphql(`mutation Acknowledge($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id acknowledged } } }`, { i: { deviationId, comment } });
+}
+
+export function reviewJob(jobId: string, credentials: { password: string | null; code: string | null }, comment: string): Promise<unknown> {
+  return graphql(`mutation ReviewJob($i: ReviewJobInput!) { reviewJob(input: $i) { job { id state } } }`, { i: { jobId, ...credentials, comment: comment.trim() || null } });
+}

@@ -1,0 +1,224 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import type { SchemaModule } from '../module';
+import type { GraphQLContext } from '../context';
+import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
+import { databaseIdOf, optionalDatabaseIdOf } from '../ids';
+import type { JobRow } from '#db/schema';
+import { findStep, type Step } from '#domain/content';
+import { presentFault, presentJob, type PresentedJob } from '#presenters/jobs';
+import {
+  acknowledgeDeviation,
+  listDeviations,
+  markStepNotApplicable,
+  presentDeviation,
+  presentJobReview,
+  reviewJob,
+  type DeviationFilterInput,
+  type PresentedDeviation,
+  type PresentedJobReview,
+} from '#services/deviations';
+import { userColumns } from './me';
+
+type Ctx = GraphQLContext;
+
+/**
+ * Deviations and review by exception (docs/execution-rules.md): the
+ * deviations the server records on jobs, a reviewer's acknowledgement of
+ * each, the operator marking a step not applicable, and the REVIEWED
+ * e-signature on a completed job.
+ */
+export const deviationsModule: SchemaModule = {
+  typeDefs: /* GraphQL */ `
+    enum DeviationKind {
+      "a value recorded outside its field's min/max"
+      OUT_OF_LIMITS
+      "a step recorded FAILED"
+      STEP_FAILED
+      "a step the operator marked not applicable (detail: the reason)"
+      NOT_APPLICABLE
+      "a fault raised on the job (detail: severity and description)"
+      FAULT
+      "a supervisor's override of a rule (detail: the justification)"
+      OVERRIDE
+      "the job completed after it was due"
+      LATE_COMPLETION
+    }
+
+    "What went other than planned on a job, recorded by the server with what caused it; a reviewer acknowledges each with a comment."
+    type Deviation implements Node {
+      id: ID!
+      databaseId: Int!
+      job: Job!
+      kind: DeviationKind!
+      "the step's stable key (Step.stepId), when the deviation is about a step"
+      stepId: String
+      "the step's title in the job's version"
+      stepTitle: String
+      "the field's key (OUT_OF_LIMITS)"
+      fieldKey: String
+      "the value that deviated (OUT_OF_LIMITS)"
+      value: JSON
+      "what happened, for people: the limits a value left, the operator's reason, the fault"
+      detail: String!
+      fault: Fault
+      "who caused it (null: the server, or the account is gone)"
+      raisedBy: User
+      raisedAt: DateTime!
+      acknowledged: Boolean!
+      "the reviewer's comment"
+      comment: String
+      acknowledgedBy: User
+      "the reviewer's printed name (stays when the account goes)"
+      acknowledgedByName: String
+      acknowledgedAt: DateTime
+    }
+
+    ${connectionTypeDefs('Deviation')}
+
+    "The REVIEWED e-signature on a completed job."
+    type JobReview {
+      "null when the account is gone (signerName stays)"
+      signer: User
+      signerName: String!
+      "REVIEWED"
+      meaning: SignatureMeaning!
+      signedAt: DateTime!
+      comment: String
+      "SHA-256 of the job's deviations as acknowledged when signed"
+      deviationsHash: String!
+    }
+
+    extend type Job {
+      "a list: every deviation of the job, oldest first"
+      deviations: [Deviation!]!
+      "the REVIEWED signature (null until the job is reviewed)"
+      review: JobReview
+    }
+
+    extend type Step {
+      "the operator may mark the step not applicable, with a reason (markStepNotApplicable)"
+      allowNotApplicable: Boolean!
+    }
+
+    extend input StepInput {
+      "let the operator mark the step not applicable, with a reason (docs/execution-rules.md)"
+      allowNotApplicable: Boolean
+    }
+
+    input DeviationFilter {
+      jobId: ID
+      kind: DeviationKind
+      "raised at or after"
+      from: DateTime
+      "raised before"
+      to: DateTime
+      "true: acknowledged ones; false: those still to acknowledge"
+      reviewed: Boolean
+    }
+
+    input AcknowledgeDeviationInput {
+      deviationId: ID!
+      "the reviewer's comment (required)"
+      comment: String!
+    }
+
+    type AcknowledgeDeviationPayload {
+      deviation: Deviation!
+    }
+
+    input MarkStepNotApplicableInput {
+      jobId: ID!
+      "the step's stable key (Step.stepId); its template must allow it (Step.allowNotApplicable)"
+      stepId: String!
+      "why the step does not apply (required)"
+      reason: String!
+    }
+
+    type MarkStepNotApplicablePayload {
+      job: Job!
+    }
+
+    "an electronic signature: the reviewer's password, or a current TOTP code for a user with two-factor"
+    input ReviewJobInput {
+      jobId: ID!
+      password: String
+      code: String
+      comment: String
+    }
+
+    type ReviewJobPayload {
+      job: Job!
+      review: JobReview!
+    }
+
+    extend type Query {
+      "the client's deviations across jobs, in id order (docs/execution-rules.md)"
+      deviations(${CONNECTION_ARGS}, filter: DeviationFilter): DeviationConnection!
+    }
+
+    extend type Mutation {
+      "a reviewer (admin, approver) acknowledges a deviation with a comment: CONFLICT when it already is"
+      acknowledgeDeviation(input: AcknowledgeDeviationInput!): AcknowledgeDeviationPayload!
+      "the operator marks a step not applicable (recorded SKIPPED with the reason, and a NOT_APPLICABLE deviation): VALIDATION_ERROR when the template does not allow it"
+      markStepNotApplicable(input: MarkStepNotApplicableInput!): MarkStepNotApplicablePayload!
+      "the REVIEWED e-signature on a COMPLETED job: SEPARATION_OF_DUTIES, COMMENT_REQUIRED (deviations not acknowledged), INVALID_CREDENTIALS, INVALID_TRANSITION"
+      reviewJob(input: ReviewJobInput!): ReviewJobPayload!
+    }
+  `,
+  resolvers: {
+    Query: {
+      deviations: async (_: unknown, args: ConnectionArgs & { filter?: (Omit<NonNullable<DeviationFilterInput>, 'jobId'> & { jobId?: string | null }) | null }, ctx: Ctx) => {
+        const input = pageInput(args);
+        const filter = args.filter && { ...args.filter, jobId: optionalDatabaseIdOf(args.filter.jobId, 'Job', 'filter.jobId') };
+        return toConnection(await listDeviations(ctx.deps, ctx.actor, filter, input), input, presentDeviation);
+      },
+    },
+    Mutation: {
+      acknowledgeDeviation: async (_: unknown, { input }: { input: { deviationId: string; comment: string } }, ctx: Ctx) => ({
+        deviation: presentDeviation(await acknowledgeDeviation(ctx.deps, ctx.actor, { deviationId: databaseIdOf(input.deviationId, 'Deviation', 'input.deviationId'), comment: input.comment })),
+      }),
+      markStepNotApplicable: async (_: unknown, { input }: { input: { jobId: string; stepId: string; reason: string } }, ctx: Ctx) => ({
+        job: presentJob(await markStepNotApplicable(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') })),
+      }),
+      reviewJob: async (_: unknown, { input }: { input: { jobId: string; password?: string | null; code?: string | null; comment?: string | null } }, ctx: Ctx) => {
+        const { job, review } = await reviewJob(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }, ctx.meta);
+        return { job: presentJob(job), review: presentJobReview(review) };
+      },
+    },
+    Job: {
+      deviations: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.jobDeviations.load(job.id)).map(presentDeviation),
+      review: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const reviews = await ctx.loaders.jobReviews.load(job.id);
+        return reviews.length > 0 ? presentJobReview(reviews[reviews.length - 1]) : null;
+      },
+    },
+    Step: {
+      allowNotApplicable: (step: Step) => step.allowNotApplicable === true,
+    },
+    Deviation: {
+      job: async (d: PresentedDeviation, _: unknown, ctx: Ctx) => {
+        const job: JobRow | undefined = await ctx.loaders.job.load(d.jobId);
+        return job ? presentJob(job) : null;
+      },
+      stepTitle: async (d: PresentedDeviation, _: unknown, ctx: Ctx) => {
+        if (d.stepId === null) return null;
+        const job: JobRow | undefined = await ctx.loaders.job.load(d.jobId);
+        const version = job && (await ctx.loaders.versionContent.load(job.version_id));
+        return (version && findStep(version.content, d.stepId)?.title) ?? null;
+      },
+      fault: async (d: PresentedDeviation, _: unknown, ctx: Ctx) => {
+        if (d.faultId === null) return null;
+        const faults = await ctx.loaders.jobFaults.load(d.jobId);
+        const fault = faults.find((f) => f.id === d.faultId);
+        return fault ? presentFault(fault) : null;
+      },
+      raisedBy: (d: PresentedDeviation, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        d.raisedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(d.raisedById).then((u) => u ?? null),
+      acknowledgedBy: (d: PresentedDeviation, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        d.acknowledgedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(d.acknowledgedById).then((u) => u ?? null),
+    },
+    JobReview: {
+      signer: (r: PresentedJobReview, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(r.signerId).then((u) => u ?? null),
+    },
+  },
+};
