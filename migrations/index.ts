@@ -23,6 +23,7 @@ import * as m0024 from './0024_audit_checkpoints';
 import * as m0028 from './0028_draft_revision';
 import * as m0031 from './0031_user_roles_by_role';
 import * as m0032 from './0032_step_signatures';
+import * as m0034 from './0034_qualifications';
 
 /**
  * The explicit registry of migrations, in order. An explicit list (not a folder
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0028_draft_revision': m0028,
   '0031_user_roles_by_role': m0031,
   '0032_step_signatures': m0032,
+  '0034_qualifications': m0034,
 };

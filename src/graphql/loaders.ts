@@ -1,5 +1,6 @@
 import { loadStepSignatures } from '#repos/step-signatures';
 import DataLoader from 'dataloader';
+import { loadSkillsByIds } from '#repos/skills';
 import type { Deps } from '#deps';
 import type { TenantScope } from '#db/tenant';
 import type { UserSummary, UserSummaryColumn } from '#repos/users';
@@ -66,6 +67,7 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
+    skill: byId((ids) => loadSkillsByIds(db, scope, ids)),
   };
 }
 

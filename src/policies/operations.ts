@@ -64,6 +64,19 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   raiseFault: DOMAIN_PERMISSIONS.runJob,
   closeFault: rolesFor(FAULT_TRANSITIONS, 'close'),
   exportRecordBundle: 'any',
+  // qualifications (docs/qualifications.md): skills are read by everyone (templates name them), the matrix by supervisors
+  skills: 'any',
+  skillMatrix: DOMAIN_PERMISSIONS.readQualifications,
+  expiringSkills: DOMAIN_PERMISSIONS.readQualifications,
+  qualificationOverrides: DOMAIN_PERMISSIONS.readQualifications,
+  mySkills: 'any',
+  myRetrainings: 'any',
+  createSkill: DOMAIN_PERMISSIONS.manageSkills,
+  grantSkill: DOMAIN_PERMISSIONS.grantSkills,
+  revokeSkill: DOMAIN_PERMISSIONS.grantSkills,
+  overrideQualification: DOMAIN_PERMISSIONS.overrideQualification,
+  // a retraining is the caller's own
+  acknowledgeRetraining: 'any',
   // onboarding
   completeTutorial: 'any',
   // the caller's own account

@@ -154,7 +154,7 @@ let clientA: BuiltClient;
 let clientB: BuiltClient;
 /** Ids of client A's data, by GraphQL argument name, and every id A owns. */
 /** client A's ids: database ids, and `all` as global ids (typed: what GraphQL arguments take; REST takes their number) */
-let idsA: { version: Record<string, number>; job: number; fault: number; template: number; all: string[] };
+let idsA: { version: Record<string, number>; job: number; fault: number; template: number; skill: number; operator: number; all: string[] };
 /** A string planted in every piece of client A's data: no answer to client B may contain it. */
 const MARKER = `zqx${randomBytes(5).toString('hex')}`;
 const graphqlOps = graphqlOperations(buildAppSchema());
@@ -191,6 +191,13 @@ complete.before(async () => {
   const job = await createJob(srv, owner, { templateId: published.templateId, title: `Job ${MARKER}`, assetId: asset });
   const fault = await gql(srv, owner, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', { i: { jobId: gid('Job', job.id), description: `Fault ${MARKER}`, severity: 'LOW' } });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
+  // a skill (docs/qualifications.md), held by client A's operator, whose name carries the marker
+  const skill = await gql(srv, owner, 'mutation($i: CreateSkillInput!) { createSkill(input: $i) { skill { databaseId } } }', { i: { name: `Skill ${MARKER}`, description: MARKER, levels: 2 } });
+  assert.equal(skill.codes, [], JSON.stringify(skill.errors));
+  const skillId: number = skill.data.createSkill.skill.databaseId;
+  const operatorId = (await gql(srv, roleTokens.get('operator'), 'query { me { databaseId } }')).data.me.databaseId as number;
+  const granted = await gql(srv, owner, 'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level } } }', { i: { userId: gid('User', operatorId), skillId: gid('Skill', skillId), level: 2 } });
+  assert.equal(granted.codes, [], JSON.stringify(granted.errors));
   const file = await upload(srv, owner, [{ name: `${MARKER}.txt`, data: `content ${MARKER}` }]);
   assert.is(file.status, 201, file.text);
   idsA = {
@@ -198,6 +205,8 @@ complete.before(async () => {
     job: job.id,
     fault: fault.data.raiseFault.fault.databaseId,
     template: published.templateId,
+    skill: skillId,
+    operator: operatorId,
     all: [
       gid('Client', clientA.id),
       gid('User', clientA.owner.id),
@@ -208,6 +217,7 @@ complete.before(async () => {
       gid('Job', job.id),
       gid('Fault', fault.data.raiseFault.fault.databaseId),
       gid('File', file.body.data.files[0].id),
+      gid('Skill', skillId),
     ],
   };
 
@@ -334,6 +344,8 @@ complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN
     id: gid('Template', idsA.template),
     jobId: gid('Job', idsA.job),
     faultId: gid('Fault', idsA.fault),
+    skillId: gid('Skill', idsA.skill),
+    userId: gid('User', idsA.operator),
   });
   for (const op of graphqlOps) {
     const declared = GRAPHQL_OPERATION_ROLES[op.field.name];

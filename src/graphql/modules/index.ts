@@ -10,6 +10,7 @@ import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
 import { recordsModule } from './records';
+import { skillsModule } from './skills';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, skillsModule, nodeModule];

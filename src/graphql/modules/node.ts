@@ -10,6 +10,7 @@ import { getFaultById } from '#repos/faults';
 import { presentTemplate, presentVersion } from '#presenters/templates';
 import { presentFault, presentJob } from '#presenters/jobs';
 import { presentFile } from '#presenters/files';
+import { presentSkill } from '#services/qualifications';
 import { userColumns } from './me';
 
 type Ctx = GraphQLContext;
@@ -55,6 +56,10 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       return presentJob(await getJob(deps, actor, decoded.id));
     case 'Fault':
       return presentFault(await getFaultById(deps.db.kysely, actor.scope, decoded.id));
+    case 'Skill': {
+      const skill = await loaders.skill.load(decoded.id);
+      return skill && presentSkill(skill);
+    }
     case 'Tutorial':
       return (await tutorialsInfo(deps, actor)).find((tutorial) => tutorial.id === decoded.key);
     case 'Section':

@@ -99,6 +99,7 @@ const versionIdOf = (input: { versionId: unknown }) => databaseIdOf(input.versio
 const versionPayload = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => ({ version: presentVersion(await promise) });
 
 interface GraphQLContentInput {
+  qualifications?: unknown;
   sections: ({ sectionId?: string | null; steps?: ({ stepId?: string | null } & Record<string, unknown>)[] | null } & Record<string, unknown>)[];
 }
 
@@ -106,6 +107,7 @@ interface GraphQLContentInput {
 function contentDocument(content: GraphQLContentInput | null | undefined): unknown {
   if (!content) return content;
   return {
+    ...(content.qualifications != null && { qualifications: content.qualifications }),
     sections: content.sections.map(({ sectionId, steps, ...section }) => ({
       ...section,
       ...(sectionId != null && { id: sectionId }),
@@ -542,7 +544,7 @@ export const templatesModule: SchemaModule = {
       // steps are that version's (their ids include it)
       content: async (v: PresentedVersion | PresentedVersionSummary, _args, ctx: Ctx) => {
         const content: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
-        return content && { sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
+        return content && { qualifications: content.qualifications, sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
       },
       template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),
