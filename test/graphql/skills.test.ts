@@ -76,7 +76,7 @@ async function grant(by: Person | { token: string }, to: { id: number }, skillId
 }
 
 const record = (who: Person, jobId: number | string, stepId = 'close') => gql(server, who.token, RECORD, { i: { jobId: typeof jobId === 'string' ? jobId : gid('Job', jobId), stepId, status: 'DONE', values: stepId === 'weld' ? [{ key: 'ok', value: 'PASS' }] : [] } });
-const details = (result: { errors?: { extensions?: { details?: any } }[] }) => result.errors![0]!.extensions!.details;
+const details = (result: { errors?: { extensions?: { details?: any } }[] }) => result.errors![0].extensions!.details;
 
 skills('createSkill and grantSkill: the trainer signs TRAINED with a password; refusals: role, oneself, level, duplicate name, wrong password', async () => {
   const { client, supervisor, welder, novice, skillId } = await setup();

@@ -3,7 +3,6 @@ import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, optionalDatabaseIdOf } from '../ids';
-import type { UserSkillRow } from '#db/schema';
 import type { SkillRequirement } from '#domain/qualifications';
 import { presentJob, type PresentedJob } from '#presenters/jobs';
 import {
