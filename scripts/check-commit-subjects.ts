@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-export const SUBJECT_RULE_BASE = 'f49f070';
+export const SUBJECT_RULE_BASE = '4e443d8';
 export const MAX_SUBJECT_LENGTH = 72;
 
 export interface Commit {

@@ -24,6 +24,7 @@ import { LogTail } from '#runtime/log-tail';
 import { Mailer } from '#runtime/mailer';
 import { PushSender } from '#runtime/push-sender';
 import { WebhookSender } from '#runtime/webhook-sender';
+import { ScheduleWorker } from '#runtime/schedule-worker';
 import { currentUserActor } from '#services/auth';
 
 /**
@@ -72,6 +73,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     sessionEnded: (sessionId) => runtime.eventStreams.endSession(sessionId),
     userEnded: (clientId, userId) => runtime.eventStreams.endUser(clientId, userId),
     logWritten: () => runtime.logTail.notify(),
+    schedulesChanged: () => runtime.schedules.kick(),
   };
   const deps: Deps = {
     config,
@@ -105,6 +107,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     }),
     logTail: new LogTail(deps),
     backupJobs: new BackupJobs(deps),
+    // the schedule service (with the template service and the recurrence library) loads with the first round, after the start
+    schedules: new ScheduleWorker({
+      logger,
+      pollInterval: config.schedulePollInterval,
+      round: () => (require('#services/schedules') as typeof import('#services/schedules')).materialiseSchedules(deps),
+    }),
   });
   return runtime;
 }
@@ -119,6 +127,7 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   deps.logTail.closeAll();
   // a backup in progress reads the database: it finishes (or fails) before the database closes
   await deps.backupJobs.settled();
+  await deps.schedules.close();
   await deps.webhooks.close();
   await deps.mailer.close();
   await deps.push.close();

@@ -231,6 +231,10 @@ const ConfigSchema = z.object({
   ssoAllowedNetworks: cidrList,
   /** how often the daemon looks for due webhook deliveries */
   webhookPollInterval: duration,
+  /** how far ahead occurrences of schedules become jobs (docs/recurring-and-follow-up-jobs.md) */
+  scheduleHorizon: duration,
+  /** how often the daemon looks for occurrences of schedules to create */
+  schedulePollInterval: duration,
   /** how long events are kept: the Last-Event-ID replay window of the live stream and the delivery log */
   eventRetention: duration,
   /** comment line sent on idle live streams */

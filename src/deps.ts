@@ -72,4 +72,6 @@ export interface Signals {
   userEnded(clientId: number, userId: number): void;
   /** log rows were written: wake the system administrators' live log tails */
   logWritten(): void;
+  /** a schedule of recurring jobs was created, edited or resumed: handle its occurrences soon */
+  schedulesChanged(): void;
 }

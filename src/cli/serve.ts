@@ -56,6 +56,7 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
   deps.mailer.start();
   deps.push.start();
   deps.webhooks.start();
+  deps.schedules.start();
   const app = createApp(deps);
   const { tlsCiphers: ciphers, tlsMinVersion: minVersion } = deps.config;
   // Requests run in slices of the event loop's time so new connections are

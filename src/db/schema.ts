@@ -31,6 +31,8 @@ export interface ClientsTable {
   name: string;
   /** a system file (POST /api/admin/upload) shown as the client's logo */
   logo_file_id: Generated<number | null>;
+  /** IANA time zone the client's schedules recur in (migration 0035) */
+  time_zone: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -539,6 +541,71 @@ export interface FaultsTable {
   close_note: string | null;
 }
 
+// ── Recurring and follow-up jobs (migration 0035) ───────────────────────────
+
+export type ScheduleState = 'ACTIVE' | 'PAUSED';
+/** what the worker does with an occurrence whose time has passed when it gets to it (after a pause of the daemon, a gap) */
+export type MissedOccurrences = 'CREATE' | 'SKIP';
+
+export interface SchedulesTable {
+  id: Generated<number>;
+  client_id: number;
+  title: string;
+  template_id: number;
+  /** the pinned version; null: each occurrence runs the version published at the time */
+  version_id: number | null;
+  asset_id: number | null;
+  /** one job per asset of the class at each occurrence */
+  asset_class_id: number | null;
+  /** JSON array of user ids */
+  assignee_ids: string;
+  /** an organization: its members who run jobs are the assignees, as they are at each occurrence */
+  team_id: number | null;
+  priority: JobPriority;
+  due_offset_minutes: number | null;
+  /** RFC 5545 RRULE value (FREQ=…;…), without DTSTART */
+  rrule: string;
+  /** the first occurrence as local wall-clock time, YYYY-MM-DDTHH:mm, in the client's time zone */
+  starts_at: string;
+  missed: MissedOccurrences;
+  state: ScheduleState;
+  /** occurrences up to this instant (ISO UTC) have been handled */
+  generated_until: string;
+  revision: Generated<number>;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export type OccurrenceStatus = 'CREATED' | 'SKIPPED';
+
+export interface ScheduleOccurrencesTable {
+  id: Generated<number>;
+  client_id: number;
+  schedule_id: number;
+  /** ISO UTC */
+  occurs_at: string;
+  /** the asset's id, 0 for none: part of the unique key (schedule, occurrence, asset) */
+  asset_key: number;
+  status: OccurrenceStatus;
+  /** why an occurrence was skipped (MISSED, NO_PUBLISHED_VERSION, NO_ASSETS) */
+  reason: string | null;
+  job_id: number | null;
+  created_at: string;
+}
+
+export interface FollowUpJobsTable {
+  id: Generated<number>;
+  client_id: number;
+  fault_id: number;
+  job_id: number;
+  /** 1: completing the job closes the fault */
+  closes_fault: number;
+  created_by: number;
+  created_at: string;
+}
+
 export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
 
 export interface HandOffsTable {
@@ -911,6 +978,9 @@ export interface DB {
   usage_job_days: UsageJobDaysTable;
   faults: FaultsTable;
   hand_offs: HandOffsTable;
+  schedules: SchedulesTable;
+  schedule_occurrences: ScheduleOccurrencesTable;
+  follow_up_jobs: FollowUpJobsTable;
   sensors: SensorsTable;
   sensor_readings: SensorReadingsTable;
   editorial_events: EditorialEventsTable;
@@ -1076,6 +1146,9 @@ export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;
 export type FaultRow = Selectable<FaultsTable>;
 export type HandOffRow = Selectable<HandOffsTable>;
+export type ScheduleRow = Selectable<SchedulesTable>;
+export type ScheduleOccurrenceRow = Selectable<ScheduleOccurrencesTable>;
+export type FollowUpJobRow = Selectable<FollowUpJobsTable>;
 export type PushSubscriptionRow = Selectable<PushSubscriptionsTable>;
 export type PushOutboxRow = Selectable<PushOutboxTable>;
 export type SensorRow = Selectable<SensorsTable>;

@@ -14,7 +14,9 @@ import { latestReadings } from '#repos/sensors';
 import type { SensorReadingRow } from '#db/schema';
 import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '#repos/catalogue';
 import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '#repos/jobs';
-import { loadFaultsOfJobs } from '#repos/faults';
+import { loadFaultsByIds, loadFaultsOfJobs } from '#repos/faults';
+import { loadFollowUpsOfFaults, loadFollowUpsOfJobs, loadOccurrencesOfJobs, loadSchedulesByIds } from '#repos/schedules';
+import { findClientsByIds } from '#repos/clients';
 import { findFilesByIds } from '#repos/files';
 
 /**
@@ -68,6 +70,19 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
     skill: byId((ids) => loadSkillsByIds(db, scope, ids)),
+    // recurring and follow-up jobs (docs/recurring-and-follow-up-jobs.md): rows
+    fault: byId((ids) => loadFaultsByIds(db, scope, ids)),
+    schedule: byId((ids) => loadSchedulesByIds(db, scope, ids)),
+    /** the occurrence a job was made for (a job of a schedule has one) */
+    occurrenceOfJob: byKey((ids) => loadOccurrencesOfJobs(db, scope, ids), (row) => row.job_id!),
+    /** the fault a follow-up job follows up */
+    followUpOfJob: byKey((ids) => loadFollowUpsOfJobs(db, scope, ids), (row) => row.job_id),
+    followUpsOfFault: listBy((ids) => loadFollowUpsOfFaults(db, scope, ids), (row) => row.fault_id),
+    /** the caller's client's time zone (schedules recur in it), read once per request */
+    timeZone: new DataLoader<number, string>(async (ids) => {
+      const clients = await findClientsByIds(db, [scope.clientId]);
+      return ids.map(() => clients[0]?.time_zone ?? 'UTC');
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Role } from './roles';
-import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, JOB_TRANSITIONS, rolesFor, VERSION_TRANSITIONS } from './transitions';
+import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, JOB_TRANSITIONS, rolesFor, SCHEDULE_TRANSITIONS, VERSION_TRANSITIONS } from './transitions';
 
 /**
  * Who may call each GraphQL operation, declared in one table built from the
@@ -77,6 +77,14 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   overrideQualification: DOMAIN_PERMISSIONS.overrideQualification,
   // a retraining is the caller's own
   acknowledgeRetraining: 'any',
+  // recurring and follow-up jobs (issue 33): schedules are read by every user of the client, like jobs
+  schedules: 'any',
+  createSchedule: DOMAIN_PERMISSIONS.manageSchedules,
+  updateSchedule: DOMAIN_PERMISSIONS.manageSchedules,
+  pauseSchedule: rolesFor(SCHEDULE_TRANSITIONS, 'pause'),
+  resumeSchedule: rolesFor(SCHEDULE_TRANSITIONS, 'resume'),
+  deleteSchedule: DOMAIN_PERMISSIONS.manageSchedules,
+  createFollowUpJob: DOMAIN_PERMISSIONS.createFollowUpJob,
   // onboarding
   completeTutorial: 'any',
   // the caller's own account

@@ -1,6 +1,6 @@
 import { AppError, forbidden } from '#errors';
 import { hasAnyRole, type Role } from './roles';
-import type { FaultState, HandOffStatus, JobState, VersionState } from '#db/schema';
+import type { FaultState, HandOffStatus, JobState, ScheduleState, VersionState } from '#db/schema';
 
 /**
  * Every state machine of the domain as data: one table per stateful thing,
@@ -52,6 +52,15 @@ export const FAULT_TRANSITIONS: readonly Transition<FaultState, FaultAction>[] =
   { action: 'close', from: ['OPEN'], to: 'CLOSED', roles: ['admin', 'operator'] },
 ];
 
+/** Who plans work: creates and assigns jobs, keeps schedules of recurring jobs, creates follow-up jobs. */
+const PLANS_JOBS: readonly Role[] = ['admin', 'operator', 'publisher'];
+
+export type ScheduleAction = 'pause' | 'resume';
+export const SCHEDULE_TRANSITIONS: readonly Transition<ScheduleState, ScheduleAction>[] = [
+  { action: 'pause', from: ['ACTIVE'], to: 'PAUSED', roles: PLANS_JOBS },
+  { action: 'resume', from: ['PAUSED'], to: 'ACTIVE', roles: PLANS_JOBS },
+];
+
 /**
  * The state `action` leads to from `state` for a caller holding `roles`.
  * @throws AppError FORBIDDEN when no role of the caller may perform the action,
@@ -87,7 +96,11 @@ export const DOMAIN_PERMISSIONS = {
   /** create templates and edit drafts (and start a new draft) */
   author: ['admin', 'author'],
   /** create jobs from published versions */
-  createJob: ['admin', 'operator', 'publisher'],
+  createJob: PLANS_JOBS,
+  /** create, edit, pause and delete schedules of recurring jobs (docs/recurring-and-follow-up-jobs.md) */
+  manageSchedules: PLANS_JOBS,
+  /** create a follow-up job from a fault or a FAILED step (a job like createJob's, linked to the fault) */
+  createFollowUpJob: PLANS_JOBS,
   /** record steps, raise faults, hand off and co-work */
   runJob: RUNS_JOBS,
   /** assets, locations, asset classes, sensors, organizations */

@@ -31,7 +31,7 @@ export function presentUser(user: PresentableUser) {
 export type PresentedUser = ReturnType<typeof presentUser>;
 
 export function presentClient(client: ClientRow) {
-  return { id: client.id, name: client.name, logoFileId: client.logo_file_id, createdAt: client.created_at, updatedAt: client.updated_at };
+  return { id: client.id, name: client.name, logoFileId: client.logo_file_id, timeZone: client.time_zone, createdAt: client.created_at, updatedAt: client.updated_at };
 }
 
 export function presentLicense(license: LicenseRow) {

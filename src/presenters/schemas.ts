@@ -48,7 +48,9 @@ export const User = z
   })
   .meta({ id: 'User' });
 
-export const Client = z.object({ id: Id, name: z.string(), logoFileId: Id.nullable(), createdAt: Timestamp, updatedAt: Timestamp }).meta({ id: 'Client' });
+export const Client = z
+  .object({ id: Id, name: z.string(), logoFileId: Id.nullable(), timeZone: z.string().meta({ description: 'IANA time zone its schedules recur in' }), createdAt: Timestamp, updatedAt: Timestamp })
+  .meta({ id: 'Client' });
 
 export const License = z
   .object({ id: Id, clientId: Id, licenseType: z.string(), seats: z.number().int(), expiresAt: NullableTimestamp, createdAt: Timestamp, updatedAt: Timestamp })

@@ -37,7 +37,7 @@ export async function insertClient(db: Kysely<DB>, name: string, now: string): P
     .executeTakeFirstOrThrow();
 }
 
-export async function updateClient(db: Kysely<DB>, id: number, changes: { name?: string; logo_file_id?: number | null }, now: string): Promise<ClientRow> {
+export async function updateClient(db: Kysely<DB>, id: number, changes: { name?: string; logo_file_id?: number | null; time_zone?: string }, now: string): Promise<ClientRow> {
   const row = await db
     .updateTable('clients')
     .set({ ...changes, updated_at: now })

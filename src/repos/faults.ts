@@ -47,3 +47,14 @@ export async function loadFaultsOfJobs(db: Kysely<DB>, scope: TenantScope, jobId
   if (jobIds.length === 0) return [];
   return inTenant(db, scope).selectFrom('faults').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
 }
+
+/** Faults of the client among `ids` (DataLoader batch: a follow-up job's fault). */
+export async function loadFaultsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<FaultRow[]> {
+  if (ids.length === 0) return [];
+  return inTenant(db, scope).selectFrom('faults').selectAll().where('id', 'in', [...ids]).execute();
+}
+
+/** The open faults raised on one step of a job (a FAILED step's follow-up takes the newest one). */
+export async function listOpenFaultsOfStep(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<FaultRow[]> {
+  return inTenant(db, scope).selectFrom('faults').selectAll().where('job_id', '=', jobId).where('step_id', '=', stepId).where('state', '=', 'OPEN').orderBy('id').execute();
+}

@@ -4,6 +4,7 @@ import type { EventStreams } from './event-streams';
 import type { LogTail } from './log-tail';
 import type { Mailer } from './mailer';
 import type { PushSender } from './push-sender';
+import type { ScheduleWorker } from './schedule-worker';
 import type { WebhookSender } from './webhook-sender';
 
 /**
@@ -25,6 +26,8 @@ export interface Runtime {
   logTail: LogTail;
   /** backups started from the API (POST /api/admin/backups) and their progress */
   backupJobs: BackupJobs;
+  /** the schedules of recurring jobs: their occurrences become jobs (its loop runs only in the daemon) */
+  schedules: ScheduleWorker;
 }
 
 /** What the HTTP layer, GraphQL, the CLI and the tests hold: the services' Deps and the runtime, one object. */

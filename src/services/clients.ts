@@ -111,6 +111,8 @@ export interface BrandingChanges {
   logoFileId?: number | null;
   /** per organization of the client: a system file, or null to fall back to the client's logo */
   organizationLogos?: { organizationId: number; logoFileId: number | null }[];
+  /** the IANA time zone the client's schedules recur in */
+  timeZone?: string;
 }
 
 /**
@@ -129,11 +131,19 @@ export async function updateClient(deps: Deps, clientId: number, changes: Brandi
     const client = await updateClientRow(
       trx,
       clientId,
-      { ...(changes.name !== undefined && { name: changes.name.trim() }), ...(changes.logoFileId !== undefined && { logo_file_id: changes.logoFileId }) },
+      {
+        ...(changes.name !== undefined && { name: changes.name.trim() }),
+        ...(changes.logoFileId !== undefined && { logo_file_id: changes.logoFileId }),
+        ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
+      },
       nowIso,
     );
     if (changes.logoFileId !== undefined && changes.logoFileId !== before.logo_file_id) {
       await appendAudit(trx, scope, { actor, action: 'client.logo.set', entityType: 'client', entityId: clientId, before: { logoFileId: before.logo_file_id }, after: { logoFileId: changes.logoFileId }, at: nowIso });
+    }
+    if (changes.timeZone !== undefined && changes.timeZone !== before.time_zone) {
+      // schedules recur in this zone: their next occurrences move with it
+      await appendAudit(trx, scope, { actor, action: 'client.time_zone.set', entityType: 'client', entityId: clientId, before: { timeZone: before.time_zone }, after: { timeZone: changes.timeZone }, at: nowIso });
     }
     for (const [index, { organizationId, logoFileId }] of (changes.organizationLogos ?? []).entries()) {
       const organization = await findCatalogueRow(trx, scope, 'organizations', organizationId);

@@ -4,7 +4,7 @@ import type { Deps } from '#deps';
 import type { DB, JobMemberRow, JobRow, JobState, StepRecordRow } from '#db/schema';
 import type { CountedPage, PageInput } from '#db/pagination';
 import type { TenantScope } from '#db/tenant';
-import { withTransaction } from '#db/transaction';
+import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { deserializeContent, findStep, type Content } from '#domain/content';
@@ -44,6 +44,7 @@ import type { UserActor } from './actor';
 import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
 import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
+import { closeFaultsFollowedUpBy } from './fault-closing';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -140,7 +141,7 @@ export async function createJob(
   actor: UserActor,
   raw: CreateJobInput,
   /** more writes that belong to the job's creation, in its transaction (e.g. the ERP work-order link) */
-  alsoInTransaction?: (trx: Kysely<DB>, job: JobRow) => Promise<void>,
+  alsoInTransaction?: (trx: Kysely<DB>, job: JobRow, afterCommit: AfterCommit) => Promise<void>,
 ): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
   const input = parseOrFail(CreateJobInput, raw);
@@ -199,7 +200,7 @@ export async function createJob(
       await emitEvent({ deps, trx, afterCommit }, scope, 'job.assigned', { job: presentJob(job), assigneeIds, stepOwners });
       await notify({ deps, trx, afterCommit }, actor, { kind: 'job_assigned', job, userIds });
     }
-    if (alsoInTransaction) await alsoInTransaction(trx, job);
+    if (alsoInTransaction) await alsoInTransaction(trx, job, afterCommit);
     return job;
   });
 }
@@ -283,6 +284,8 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
     });
     const type = JOB_EVENTS[input.action];
     if (type) await emitEvent({ deps, trx, afterCommit }, scope, type, presentJob(updated));
+    // a follow-up job created to close its fault does so when completed (docs/recurring-and-follow-up-jobs.md)
+    if (input.action === 'complete') await closeFaultsFollowedUpBy({ deps, trx, afterCommit }, actor, updated, nowIso);
     return updated;
   });
 }

@@ -60,6 +60,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     sessionEnded: 0,
     userEnded: 0,
     logWritten: 0,
+    schedulesChanged: 0,
   };
   const count = (name: keyof Signals) => () => void signalled[name]++;
   const signals: Signals = {
@@ -71,6 +72,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     sessionEnded: count('sessionEnded'),
     userEnded: count('userEnded'),
     logWritten: count('logWritten'),
+    schedulesChanged: count('schedulesChanged'),
   };
   const passwords = new PasswordHasher(config.bcryptCost, 1);
   return {

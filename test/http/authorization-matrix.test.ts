@@ -154,7 +154,7 @@ let clientA: BuiltClient;
 let clientB: BuiltClient;
 /** Ids of client A's data, by GraphQL argument name, and every id A owns. */
 /** client A's ids: database ids, and `all` as global ids (typed: what GraphQL arguments take; REST takes their number) */
-let idsA: { version: Record<string, number>; job: number; fault: number; template: number; skill: number; operator: number; all: string[] };
+let idsA: { version: Record<string, number>; job: number; fault: number; template: number; schedule: number; skill: number; operator: number; all: string[] };
 /** A string planted in every piece of client A's data: no answer to client B may contain it. */
 const MARKER = `zqx${randomBytes(5).toString('hex')}`;
 const graphqlOps = graphqlOperations(buildAppSchema());
@@ -198,6 +198,10 @@ complete.before(async () => {
   const operatorId = (await gql(srv, roleTokens.get('operator'), 'query { me { databaseId } }')).data.me.databaseId as number;
   const granted = await gql(srv, owner, 'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level } } }', { i: { userId: gid('User', operatorId), skillId: gid('Skill', skillId), level: 2 } });
   assert.equal(granted.codes, [], JSON.stringify(granted.errors));
+  const schedule = await gql(srv, owner, 'mutation($i: CreateScheduleInput!) { createSchedule(input: $i) { schedule { databaseId } } }', {
+    i: { title: `Schedule ${MARKER}`, templateId: gid('Template', published.templateId), assetId: gid('Asset', asset), recurrence: 'FREQ=WEEKLY', startsAt: '2030-01-07T07:00' },
+  });
+  assert.equal(schedule.codes, [], JSON.stringify(schedule.errors));
   const file = await upload(srv, owner, [{ name: `${MARKER}.txt`, data: `content ${MARKER}` }]);
   assert.is(file.status, 201, file.text);
   idsA = {
@@ -207,6 +211,7 @@ complete.before(async () => {
     template: published.templateId,
     skill: skillId,
     operator: operatorId,
+    schedule: schedule.data.createSchedule.schedule.databaseId,
     all: [
       gid('Client', clientA.id),
       gid('User', clientA.owner.id),
@@ -216,6 +221,7 @@ complete.before(async () => {
       gid('Asset', asset),
       gid('Job', job.id),
       gid('Fault', fault.data.raiseFault.fault.databaseId),
+      gid('Schedule', schedule.data.createSchedule.schedule.databaseId),
       gid('File', file.body.data.files[0].id),
       gid('Skill', skillId),
     ],
@@ -346,6 +352,7 @@ complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN
     faultId: gid('Fault', idsA.fault),
     skillId: gid('Skill', idsA.skill),
     userId: gid('User', idsA.operator),
+    scheduleId: gid('Schedule', idsA.schedule),
   });
   for (const op of graphqlOps) {
     const declared = GRAPHQL_OPERATION_ROLES[op.field.name];

@@ -11,6 +11,7 @@ import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
 import { recordsModule } from './records';
 import { skillsModule } from './skills';
+import { schedulesModule } from './schedules';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, skillsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, skillsModule, schedulesModule, nodeModule];

@@ -52,6 +52,11 @@ const jobColumns = new SelectedColumns({
     updatedAt: ['updated_at'],
     startedAt: ['started_at'],
     completedAt: ['completed_at'],
+    // the schedules module's (recurring and follow-up jobs): loaded by the job's id
+    schedule: [],
+    scheduledFor: [],
+    followUpOf: [],
+    closesFault: [],
   },
 });
 

@@ -5,6 +5,8 @@ import { decodeGlobalId, notANodeId, type DecodedId } from '../ids';
 import { notFound, validationFailed } from '#errors';
 import { getTemplate, getVersion } from '#services/templates';
 import { getJob } from '#services/jobs';
+import { getScheduleOfClient } from '#services/schedules';
+import { presentSchedule } from '#presenters/schedules';
 import { tutorialsInfo } from '#services/tutorials';
 import { getFaultById } from '#repos/faults';
 import { presentTemplate, presentVersion } from '#presenters/templates';
@@ -60,6 +62,8 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       const skill = await loaders.skill.load(decoded.id);
       return skill && presentSkill(skill);
     }
+    case 'Schedule':
+      return presentSchedule(await getScheduleOfClient(deps, actor, decoded.id), await loaders.timeZone.load(actor.scope.clientId));
     case 'Tutorial':
       return (await tutorialsInfo(deps, actor)).find((tutorial) => tutorial.id === decoded.key);
     case 'Section':

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { useI18n } from '../../i18n';
-import { Badge, Card, EmptyState, ErrorNotice, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
+import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
 import { deviations, type Deviations } from './api';
 import { JobCard } from './JobCard';
 
@@ -117,6 +117,9 @@ export default function DeviationsPage() {
                       {fault.asset && `${fault.asset.name} · `}
                       {t('supervisor.deviations.by', { name: fault.raisedBy.name, date: formatDate(fault.raisedAt, true) })}
                     </div>
+                    <LinkButton href={`/app/faults/${fault.id}/follow-up`} aria-label={t('supervisor.followUp.forFault', { description: fault.description })}>
+                      {t('supervisor.followUp.action')}
+                    </LinkButton>
                   </li>
                 ))}
               </ul>

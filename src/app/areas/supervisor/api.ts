@@ -104,3 +104,66 @@ export async function createJob(job: NewJob): Promise<{ databaseId: number }> {
   );
   return data.createJob.job;
 }
+
+// ── schedules of recurring jobs and follow-up jobs (issue 33, docs/recurring-and-follow-up-jobs.md) ──
+
+export interface ScheduleSummary {
+  id: string;
+  databaseId: number;
+  title: string;
+  state: 'ACTIVE' | 'PAUSED';
+  revision: number;
+  recurrence: string;
+  startsAt: string;
+  timeZone: string;
+  priority: Priority;
+  template: { title: string };
+  pinnedVersion: { number: number } | null;
+  asset: { name: string } | null;
+  assetClass: { name: string } | null;
+  team: { name: string } | null;
+  assignees: { firstName: string; lastName: string; email: string }[];
+  nextOccurrences: string[];
+}
+
+/** The client's schedules with their next three occurrences. */
+export async function schedules(): Promise<ScheduleSummary[]> {
+  const data = await graphql<{ schedules: { nodes: ScheduleSummary[] } }>(
+    `query Schedules {
+      schedules(first: 100) {
+        nodes {
+          id databaseId title state revision recurrence startsAt timeZone priority
+          template { title } pinnedVersion { number } asset { name } assetClass { name } team { name }
+          assignees { firstName lastName email }
+          nextOccurrences(first: 3)
+        }
+      }
+    }`,
+  );
+  return data.schedules.nodes;
+}
+
+/** Pauses or resumes a schedule at the revision shown (a stale one: CONFLICT). */
+export async function setSchedulePaused(schedule: Pick<ScheduleSummary, 'id' | 'revision'>, paused: boolean): Promise<void> {
+  const mutation = paused ? 'pauseSchedule' : 'resumeSchedule';
+  await graphql(`mutation SetSchedulePaused($input: ScheduleTransitionInput!) { ${mutation}(input: $input) { revision } }`, {
+    input: { scheduleId: schedule.id, expectedRevision: schedule.revision },
+  });
+}
+
+/** A job following up an open fault; with `closesFault` completing it closes the fault. */
+export async function createFollowUpJob(input: { faultId: number; templateId: number; title: string | null; priority: Priority; closesFault: boolean }): Promise<{ databaseId: number }> {
+  const data = await graphql<{ createFollowUpJob: { job: { databaseId: number } } }>(
+    `mutation CreateFollowUpJob($input: CreateFollowUpJobInput!) { createFollowUpJob(input: $input) { job { databaseId } } }`,
+    {
+      input: {
+        faultId: globalId('Fault', input.faultId),
+        templateId: globalId('Template', input.templateId),
+        ...(input.title && { title: input.title }),
+        priority: input.priority,
+        closesFault: input.closesFault,
+      },
+    },
+  );
+  return data.createFollowUpJob.job;
+}

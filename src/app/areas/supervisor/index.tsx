@@ -4,7 +4,8 @@ import { can } from '../../api/session';
 import type { Area } from '../../shell/area';
 import { SupervisorHome } from './Home';
 
-// The supervisor's pages (app-shell): the board of open jobs, a new job from a published template, deviations.
+// The supervisor's pages (app-shell): the board of open jobs, a new job from a published template, deviations (with
+// follow-up jobs of open faults), the schedules of recurring jobs.
 export const area: Area = {
   id: 'supervisor',
   visibleTo: can.createJobs,
@@ -12,11 +13,14 @@ export const area: Area = {
     { href: '/app/board', label: 'supervisor.nav.board', icon: 'board' },
     { href: '/app/jobs/new', label: 'supervisor.nav.newJob', icon: 'plus' },
     { href: '/app/deviations', label: 'supervisor.nav.deviations', icon: 'deviations' },
+    { href: '/app/schedules', label: 'supervisor.nav.schedules', icon: 'schedules' },
   ],
   routes: [
     { path: '/app/board', component: lazy(() => import('./BoardPage')), title: 'supervisor.board.title' },
     { path: '/app/jobs/new', component: lazy(() => import('./NewJobPage')), title: 'supervisor.newJob.title' },
     { path: '/app/deviations', component: lazy(() => import('./DeviationsPage')), title: 'supervisor.deviations.title' },
+    { path: '/app/schedules', component: lazy(() => import('./SchedulesPage')), title: 'supervisor.schedules.title' },
+    { path: '/app/faults/:id/follow-up', component: lazy(() => import('./FollowUpPage')), title: 'supervisor.followUp.title' },
   ],
   Home: SupervisorHome,
 };

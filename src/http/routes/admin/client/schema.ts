@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Email, NewPassword, ShortText } from '../../../schemas';
 import { PageQuery } from '#db/pagination';
+import { isTimeZone } from '#lib/time-zones';
 
 const Seats = z.number().int().min(0).max(1_000_000);
 
@@ -26,6 +27,8 @@ export const UpdateClient = z
     logoFileId: FileId.nullable().optional(),
     /** organization logos (null: the organization shows the client's logo) */
     organizationLogos: z.array(z.object({ organizationId: FileId, logoFileId: FileId.nullable() }).strict()).max(200).optional(),
+    /** the IANA time zone the client's schedules recur in (docs/recurring-and-follow-up-jobs.md) */
+    timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').optional(),
   })
   .strict();
 

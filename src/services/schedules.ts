@@ -1,0 +1,490 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Deps } from '#deps';
+import type { DB, JobRow, ScheduleRow } from '#db/schema';
+import type { CountedPage, PageInput } from '#db/pagination';
+import { tenantScope, type TenantScope } from '#db/tenant';
+import { withTransaction, type AfterCommit } from '#db/transaction';
+import { AppError, conflict, notFound, validationFailed } from '#errors';
+import { parseOrFail } from '#lib/parse-or-fail';
+import { floatingOf, instantOf, LOCAL_DATE_TIME, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
+import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, SCHEDULE_TRANSITIONS, transition, type ScheduleAction } from '#policies/transitions';
+import { presentJob } from '#presenters/jobs';
+import { presentSchedule } from '#presenters/schedules';
+import { appendAudit, type AuditEntry } from '#repos/audit';
+import { findCatalogueRow } from '#repos/catalogue';
+import { getClientById } from '#repos/clients';
+import { insertJob, insertJobMembers } from '#repos/jobs';
+import {
+  claimOccurrence,
+  deleteOccurrences,
+  getSchedule,
+  insertSchedule,
+  listActiveUserIds,
+  listAssetIdsOfClass,
+  listOccurrences as listOccurrenceRows,
+  listSchedules as listScheduleRows,
+  listSchedulesDueAcrossClients,
+  listTeamMemberIds,
+  listUntouchedFutureOccurrences,
+  findSchedule,
+  setGeneratedUntil,
+  setOccurrenceJob,
+  updateScheduleAtRevision,
+  type ScheduleChanges,
+  type ScheduleFilter,
+} from '#repos/schedules';
+import { findVersionById, findVersionInState } from '#repos/template-versions';
+import { loadUsersByIds } from '#repos/users';
+import { emitEvent } from '#events/emit';
+import type { UserActor } from './actor';
+import { auditActor, writeJob } from './jobs';
+import { getVisibleTemplate } from './templates';
+
+/**
+ * Schedules of recurring jobs (issue 33, docs/recurring-and-follow-up-jobs.md).
+ *
+ * A schedule names a published template (pinned to one version, or following
+ * whichever is published at each occurrence), an asset or an asset class
+ * (one job per asset), assignees or a team, a priority, a due offset and an
+ * RRULE whose start is a wall-clock time in the client's time zone. The
+ * runtime worker (src/runtime/schedule-worker.ts) calls `materialiseSchedules`:
+ * each occurrence up to `scheduleHorizon` ahead becomes a job, exactly once —
+ * one transaction per schedule, queued per client, moves the schedule's
+ * `generated_until` mark, and the occurrence's unique key
+ * (schedule, instant, asset) refuses a second job whatever node or restart
+ * gets there again. An occurrence already past when reached (the daemon was
+ * down, a gap) is created or skipped as the schedule says.
+ *
+ * Pausing, editing and deleting act on the future only: what was created stays,
+ * except jobs created ahead for occurrences still to come that nobody has
+ * touched (OPEN, first revision), which are withdrawn (cancelled) so the
+ * occurrences follow the schedule as it now is. Every change is audited.
+ */
+
+const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const Priority = z.enum(['HIGH', 'MEDIUM', 'LOW']);
+/** how many occurrences one transaction handles: a long gap is worked off in several */
+const BATCH = 50;
+/** how many schedules one round of the worker looks at (the next round takes the rest) */
+const SCHEDULES_PER_ROUND = 200;
+
+const definitionFields = {
+  title: z.string().trim().min(1).max(200),
+  templateId: Id,
+  /** pin this version; null: each occurrence runs the version published then */
+  versionId: Id.nullish(),
+  assetId: Id.nullish(),
+  assetClassId: Id.nullish(),
+  assigneeIds: z.array(Id).max(100).nullish(),
+  teamId: Id.nullish(),
+  priority: Priority.nullish(),
+  dueOffsetMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(366 * 24 * 60)
+    .nullish(),
+  recurrence: z.string().trim().min(1).max(500),
+  startsAt: z.string().regex(LOCAL_DATE_TIME, 'a local date and time YYYY-MM-DDTHH:mm'),
+  missedOccurrences: z.enum(['CREATE', 'SKIP']).nullish(),
+};
+
+/** One of each pair at most: a schedule is for an asset or an asset class, for assignees or a team. */
+function exclusive(input: { assetId?: number | null; assetClassId?: number | null; assigneeIds?: number[] | null; teamId?: number | null }, ctx: z.RefinementCtx): void {
+  if (input.assetId != null && input.assetClassId != null) ctx.addIssue({ code: 'custom', path: ['assetClassId'], message: 'an asset or an asset class, not both' });
+  if (input.teamId != null && (input.assigneeIds?.length ?? 0) > 0) ctx.addIssue({ code: 'custom', path: ['teamId'], message: 'assignees or a team, not both' });
+}
+
+export const CreateScheduleInput = z.object(definitionFields).superRefine(exclusive);
+export type CreateScheduleInput = z.input<typeof CreateScheduleInput>;
+
+export const UpdateScheduleInput = z
+  .object({
+    scheduleId: Id,
+    expectedRevision: z.number().int().min(0).nullish(),
+    ...definitionFields,
+    title: definitionFields.title.optional(),
+    templateId: definitionFields.templateId.optional(),
+    recurrence: definitionFields.recurrence.optional(),
+    startsAt: definitionFields.startsAt.optional(),
+  })
+  .superRefine(exclusive);
+export type UpdateScheduleInput = z.input<typeof UpdateScheduleInput>;
+
+/** A schedule's definition as stored (the row's columns a create or an edit sets). */
+type Definition = Pick<
+  ScheduleRow,
+  'title' | 'template_id' | 'version_id' | 'asset_id' | 'asset_class_id' | 'assignee_ids' | 'team_id' | 'priority' | 'due_offset_minutes' | 'rrule' | 'starts_at' | 'missed'
+>;
+
+/** The recurrence of a definition in the client's zone. @throws AppError VALIDATION_ERROR naming `recurrence`, `startsAt` */
+function recurrenceOf(definition: Pick<Definition, 'rrule' | 'starts_at'>, timeZone: string): Recurrence {
+  const parsed = parseRecurrence(definition.rrule, definition.starts_at, timeZone);
+  if ('problems' in parsed) throw validationFailed({ fields: parsed.problems.map((p) => ({ path: p.path, message: p.message })) });
+  return parsed.recurrence;
+}
+
+/**
+ * Checks a definition against the client's data: the template visible to the caller with a published version
+ * (the pinned one published), the asset, class, team and assignees the client's.
+ * @throws AppError NOT_FOUND, NO_PUBLISHED_VERSION, VALIDATION_ERROR
+ */
+async function checkDefinition(trx: Kysely<DB>, actor: UserActor, definition: Definition, timeZone: string, newPin = true): Promise<void> {
+  const scope = actor.scope;
+  recurrenceOf(definition, timeZone);
+  await getVisibleTemplate(trx, actor, definition.template_id);
+  if (definition.version_id !== null) {
+    const version = await findVersionById(trx, scope, definition.version_id);
+    if (!version || version.template_id !== definition.template_id) throw notFound('Version');
+    // pinned when PUBLISHED; an edit of something else keeps a pin a newer version has since retired
+    if (version.state !== 'PUBLISHED' && (newPin || version.state !== 'RETIRED')) throw validationFailed({ fields: [{ path: 'versionId', message: `only a PUBLISHED version can be pinned; version ${version.number} is ${version.state}` }] });
+  } else if (!(await findVersionInState(trx, scope, definition.template_id, 'PUBLISHED'))) {
+    throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: definition.template_id });
+  }
+  if (definition.asset_id !== null && !(await findCatalogueRow(trx, scope, 'assets', definition.asset_id))) throw notFound('Asset');
+  if (definition.asset_class_id !== null && !(await findCatalogueRow(trx, scope, 'asset_classes', definition.asset_class_id))) throw notFound('Asset class');
+  if (definition.team_id !== null && !(await findCatalogueRow(trx, scope, 'organizations', definition.team_id))) throw notFound('Team (organization)');
+  const assigneeIds = JSON.parse(definition.assignee_ids) as number[];
+  if ((await loadUsersByIds(trx, scope, assigneeIds)).length !== assigneeIds.length) throw notFound('User');
+}
+
+function definitionOf(input: z.output<typeof CreateScheduleInput>): Definition {
+  return {
+    title: input.title,
+    template_id: input.templateId,
+    version_id: input.versionId ?? null,
+    asset_id: input.assetId ?? null,
+    asset_class_id: input.assetClassId ?? null,
+    assignee_ids: JSON.stringify([...new Set(input.assigneeIds ?? [])]),
+    team_id: input.teamId ?? null,
+    priority: input.priority ?? 'MEDIUM',
+    due_offset_minutes: input.dueOffsetMinutes ?? null,
+    rrule: input.recurrence.replace(/^RRULE:/i, ''),
+    starts_at: input.startsAt,
+    missed: input.missedOccurrences ?? 'CREATE',
+  };
+}
+
+/**
+ * Creates an ACTIVE schedule; its first occurrences are those after now.
+ * @throws AppError FORBIDDEN, NOT_FOUND, NO_PUBLISHED_VERSION, VALIDATION_ERROR
+ */
+export async function createSchedule(deps: Deps, actor: UserActor, raw: CreateScheduleInput): Promise<ScheduleRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  const input = parseOrFail(CreateScheduleInput, raw);
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    const definition = definitionOf(input);
+    const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
+    await checkDefinition(trx, actor, definition, timeZone);
+    const schedule = await insertSchedule(trx, scope, { ...definition, state: 'ACTIVE', generated_until: nowIso, created_by: actor.userId, created_at: nowIso, updated_at: nowIso, deleted_at: null });
+    await appendAudit(trx, scope, { actor: auditActor(actor), action: 'schedule.created', entityType: 'schedule', entityId: schedule.id, after: presentSchedule(schedule, timeZone), at: nowIso });
+    afterCommit(() => deps.signals.schedulesChanged());
+    return schedule;
+  });
+}
+
+/** The schedule at the revision the caller saw. @throws AppError CONFLICT */
+async function writeSchedule(trx: Kysely<DB>, scope: TenantScope, schedule: ScheduleRow, expectedRevision: number | null | undefined, changes: ScheduleChanges): Promise<ScheduleRow> {
+  const revision = expectedRevision ?? schedule.revision;
+  const row = await updateScheduleAtRevision(trx, scope, schedule.id, revision, changes);
+  if (row) return row;
+  throw conflict(`The schedule changed: expected revision ${revision}, it is at ${schedule.revision}`, { revision: schedule.revision });
+}
+
+/**
+ * Withdraws the jobs created ahead for occurrences after now that nobody has touched: each is cancelled (audited,
+ * `job.cancelled`) and its occurrence forgotten, so the schedule as it is after this change makes it again (or
+ * not). The mark goes back to now at the latest. Returns the withdrawn jobs' ids.
+ */
+async function withdrawFuture(
+  deps: Deps,
+  trx: Kysely<DB>,
+  afterCommit: AfterCommit,
+  actor: UserActor,
+  schedule: ScheduleRow,
+  why: string,
+  nowIso: string,
+): Promise<number[]> {
+  const scope = actor.scope;
+  const future = await listUntouchedFutureOccurrences(trx, scope, schedule.id, nowIso);
+  for (const occurrence of future) {
+    // the schedule withdraws its own job: the job's table gives the state; the right to change the schedule was checked
+    const state = transition(JOB_TRANSITIONS, occurrence.job.state, 'cancel', ['admin']);
+    const reason = `Schedule ${why}`;
+    const cancelled = await writeJob(trx, scope, occurrence.job, occurrence.job.revision, { state, cancel_reason: reason }, nowIso);
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'job.cancelled',
+      entityType: 'job',
+      entityId: cancelled.id,
+      before: { state: occurrence.job.state, revision: occurrence.job.revision },
+      after: { state: cancelled.state, revision: cancelled.revision, cancelReason: reason, scheduleId: schedule.id },
+      at: nowIso,
+    });
+    await emitEvent({ deps, trx, afterCommit }, scope, 'job.cancelled', presentJob(cancelled));
+  }
+  await deleteOccurrences(trx, scope, future.map((o) => o.id));
+  return future.map((o) => o.job.id);
+}
+
+const earlier = (a: string, b: string) => (a < b ? a : b);
+const later = (a: string, b: string) => (a > b ? a : b);
+
+/**
+ * Edits a schedule; only occurrences still to come follow the edit (see the module comment).
+ * @throws AppError FORBIDDEN, NOT_FOUND, NO_PUBLISHED_VERSION, VALIDATION_ERROR, CONFLICT (stale expectedRevision)
+ */
+export async function updateSchedule(deps: Deps, actor: UserActor, raw: UpdateScheduleInput): Promise<ScheduleRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  const input = parseOrFail(UpdateScheduleInput, raw);
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    const schedule = await getSchedule(trx, scope, input.scheduleId, { forUpdate: true });
+    const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
+    // what is not given stays; null clears an optional setting
+    const has = (key: keyof typeof input) => input[key] !== undefined;
+    const merged: Definition = {
+      title: input.title ?? schedule.title,
+      template_id: input.templateId ?? schedule.template_id,
+      version_id: has('versionId') ? (input.versionId ?? null) : has('templateId') && input.templateId !== schedule.template_id ? null : schedule.version_id,
+      asset_id: has('assetId') ? (input.assetId ?? null) : has('assetClassId') && input.assetClassId != null ? null : schedule.asset_id,
+      asset_class_id: has('assetClassId') ? (input.assetClassId ?? null) : has('assetId') && input.assetId != null ? null : schedule.asset_class_id,
+      assignee_ids: has('assigneeIds') ? JSON.stringify([...new Set(input.assigneeIds ?? [])]) : has('teamId') && input.teamId != null ? '[]' : schedule.assignee_ids,
+      team_id: has('teamId') ? (input.teamId ?? null) : (input.assigneeIds?.length ?? 0) > 0 ? null : schedule.team_id,
+      priority: input.priority ?? schedule.priority,
+      due_offset_minutes: has('dueOffsetMinutes') ? (input.dueOffsetMinutes ?? null) : schedule.due_offset_minutes,
+      rrule: input.recurrence?.replace(/^RRULE:/i, '') ?? schedule.rrule,
+      starts_at: input.startsAt ?? schedule.starts_at,
+      missed: input.missedOccurrences ?? schedule.missed,
+    };
+    await checkDefinition(trx, actor, merged, timeZone, merged.version_id !== schedule.version_id);
+    const withdrawn = await withdrawFuture(deps, trx, afterCommit, actor, schedule, 'changed', nowIso);
+    const updated = await writeSchedule(trx, scope, schedule, input.expectedRevision, { ...merged, generated_until: earlier(schedule.generated_until, nowIso), updated_at: nowIso });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'schedule.updated',
+      entityType: 'schedule',
+      entityId: schedule.id,
+      before: presentSchedule(schedule, timeZone),
+      after: { ...presentSchedule(updated, timeZone), withdrawnJobIds: withdrawn },
+      at: nowIso,
+    });
+    afterCommit(() => deps.signals.schedulesChanged());
+    return updated;
+  });
+}
+
+const PAST: Record<ScheduleAction, string> = { pause: 'paused', resume: 'resumed' };
+
+/**
+ * Pauses (no occurrence is made while paused; those created ahead and untouched are withdrawn) or resumes (the
+ * occurrences that passed while paused are never made: the schedule goes on from now).
+ * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, CONFLICT
+ */
+export async function transitionSchedule(deps: Deps, actor: UserActor, input: { scheduleId: number; action: ScheduleAction; expectedRevision?: number | null }): Promise<ScheduleRow> {
+  requireRole(actor.roles, SCHEDULE_TRANSITIONS.find((t) => t.action === input.action)!.roles);
+  const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    const schedule = await getSchedule(trx, scope, input.scheduleId, { forUpdate: true });
+    const state = transition(SCHEDULE_TRANSITIONS, schedule.state, input.action, actor.roles);
+    const withdrawn = input.action === 'pause' ? await withdrawFuture(deps, trx, afterCommit, actor, schedule, 'paused', nowIso) : [];
+    const generatedUntil = input.action === 'pause' ? earlier(schedule.generated_until, nowIso) : later(schedule.generated_until, nowIso);
+    const updated = await writeSchedule(trx, scope, schedule, expectedRevision, { state, generated_until: generatedUntil, updated_at: nowIso });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: `schedule.${PAST[input.action]}`,
+      entityType: 'schedule',
+      entityId: schedule.id,
+      before: { state: schedule.state, revision: schedule.revision },
+      after: { state: updated.state, revision: updated.revision, ...(input.action === 'pause' && { withdrawnJobIds: withdrawn }) },
+      at: nowIso,
+    });
+    afterCommit(() => deps.signals.schedulesChanged());
+    return updated;
+  });
+}
+
+/**
+ * Deletes a schedule: no more occurrences; its untouched future jobs are withdrawn, the jobs it made before stay
+ * (and keep naming it). @throws AppError FORBIDDEN, NOT_FOUND, CONFLICT
+ */
+export async function deleteSchedule(deps: Deps, actor: UserActor, input: { scheduleId: number; expectedRevision?: number | null }): Promise<ScheduleRow> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
+  const scope = actor.scope;
+  const nowIso = deps.clock.now().toISOString();
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    const schedule = await getSchedule(trx, scope, input.scheduleId, { forUpdate: true });
+    const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
+    const withdrawn = await withdrawFuture(deps, trx, afterCommit, actor, schedule, 'deleted', nowIso);
+    const deleted = await writeSchedule(trx, scope, schedule, expectedRevision, { deleted_at: nowIso, updated_at: nowIso });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'schedule.deleted',
+      entityType: 'schedule',
+      entityId: schedule.id,
+      before: presentSchedule(schedule, timeZone),
+      after: { deletedAt: nowIso, withdrawnJobIds: withdrawn },
+      at: nowIso,
+    });
+    return deleted;
+  });
+}
+
+/** @throws AppError NOT_FOUND, also for another client's or a deleted schedule */
+export async function getScheduleOfClient(deps: Deps, actor: UserActor, id: number): Promise<ScheduleRow> {
+  return getSchedule(deps.db.kysely, actor.scope, id);
+}
+
+/** Every user of the client reads its schedules (like its jobs). */
+export function listSchedules(deps: Deps, actor: UserActor, filter: ScheduleFilter, page: PageInput): Promise<CountedPage<ScheduleRow>> {
+  return listScheduleRows(deps.db.kysely, actor.scope, filter, page);
+}
+
+/** A page of what a schedule did, occurrence by occurrence. @throws AppError NOT_FOUND */
+export async function listScheduleOccurrences(deps: Deps, actor: UserActor, scheduleId: number, page: PageInput) {
+  return listOccurrenceRows(deps.db.kysely, actor.scope, scheduleId, page);
+}
+
+/** The next `count` occurrences of a schedule after now (none while paused). */
+export function nextOccurrences(deps: Deps, schedule: Pick<ScheduleRow, 'rrule' | 'starts_at' | 'state' | 'deleted_at'>, timeZone: string, count: number): Date[] {
+  if (schedule.state !== 'ACTIVE' || schedule.deleted_at !== null) return [];
+  const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
+  if ('problems' in parsed) return [];
+  // from now, or from just before the first occurrence when it is later; two years at most: a rule that never matches is not searched for long
+  const start = instantOf(floatingOf(schedule.starts_at)!, timeZone).getTime() - 1;
+  const from = new Date(Math.max(deps.clock.now().getTime(), start));
+  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count);
+}
+
+// ── the worker's side ───────────────────────────────────────────────────────
+
+export interface MaterialiseResult {
+  schedules: number;
+  created: number;
+  skipped: number;
+}
+
+/**
+ * One round of the worker: every active schedule whose occurrences up to now + scheduleHorizon are not all
+ * handled gets them handled. Safe to run on several nodes at once and again after any stop (see the module
+ * comment). A schedule that fails is logged and left for the next round; the others go on.
+ */
+export async function materialiseSchedules(deps: Deps): Promise<MaterialiseResult> {
+  const now = deps.clock.now();
+  const horizonEnd = new Date(now.getTime() + deps.config.scheduleHorizon);
+  const due = await listSchedulesDueAcrossClients(deps.db.kysely, horizonEnd.toISOString(), SCHEDULES_PER_ROUND);
+  const result: MaterialiseResult = { schedules: due.length, created: 0, skipped: 0 };
+  for (const row of due) {
+    try {
+      for (let done = false; !done; ) {
+        const batch = await materialiseBatch(deps, tenantScope(row.client_id), row.id, now, horizonEnd);
+        result.created += batch.created;
+        result.skipped += batch.skipped;
+        done = batch.done;
+      }
+    } catch (error) {
+      deps.logger.error({ err: error, scheduleId: row.id, clientId: row.client_id }, 'schedule: occurrences not created; retried next round');
+    }
+  }
+  return result;
+}
+
+/** Up to BATCH occurrences of one schedule, in one transaction queued behind the client's other writers. */
+async function materialiseBatch(deps: Deps, scope: TenantScope, scheduleId: number, now: Date, horizonEnd: Date): Promise<{ created: number; skipped: number; done: boolean }> {
+  return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
+    // read again under the lock: another node may have got here first, or the schedule changed
+    const schedule = await findSchedule(trx, scope, scheduleId, { forUpdate: true });
+    if (!schedule || schedule.state !== 'ACTIVE' || schedule.generated_until >= horizonEnd.toISOString()) return { created: 0, skipped: 0, done: true };
+    const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
+    const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
+    if ('problems' in parsed) {
+      // checked when saved; a zone the runtime no longer knows is the one way here
+      deps.logger.error({ scheduleId, problems: parsed.problems }, 'schedule: its recurrence cannot be read; skipped');
+      await setGeneratedUntil(trx, scope, scheduleId, horizonEnd.toISOString());
+      return { created: 0, skipped: 0, done: true };
+    }
+    const instants = occurrencesBetween(parsed.recurrence, new Date(schedule.generated_until), horizonEnd, BATCH);
+    let created = 0;
+    let skipped = 0;
+    for (const instant of instants) {
+      const outcome = await handleOccurrence({ deps, trx, afterCommit }, scope, schedule, instant, now);
+      created += outcome.created;
+      skipped += outcome.skipped;
+    }
+    const done = instants.length < BATCH;
+    await setGeneratedUntil(trx, scope, scheduleId, done ? horizonEnd.toISOString() : instants[instants.length - 1].toISOString());
+    return { created, skipped, done };
+  });
+}
+
+interface Tx {
+  deps: Deps;
+  trx: Kysely<DB>;
+  afterCommit: AfterCommit;
+}
+
+/** One occurrence: its jobs (one per asset), or a skipped row saying why. */
+async function handleOccurrence(tx: Tx, scope: TenantScope, schedule: ScheduleRow, instant: Date, now: Date): Promise<{ created: number; skipped: number }> {
+  const { trx } = tx;
+  const occursAt = instant.toISOString();
+  const nowIso = now.toISOString();
+  const skip = async (reason: string) => {
+    const claimed = await claimOccurrence(trx, scope, { scheduleId: schedule.id, occursAt, assetKey: 0, status: 'SKIPPED', reason, createdAt: nowIso });
+    return { created: 0, skipped: claimed ? 1 : 0 };
+  };
+  if (instant.getTime() <= now.getTime() && schedule.missed === 'SKIP') return skip('MISSED');
+  const version = schedule.version_id !== null ? await findVersionById(trx, scope, schedule.version_id) : await findVersionInState(trx, scope, schedule.template_id, 'PUBLISHED');
+  // a pinned version runs while it was published (also once a newer one retired it); a withdrawn draft never
+  if (!version || (version.state !== 'PUBLISHED' && version.state !== 'RETIRED')) return skip('NO_PUBLISHED_VERSION');
+  let assets: (number | null)[] = [schedule.asset_id];
+  if (schedule.asset_class_id !== null) {
+    assets = await listAssetIdsOfClass(trx, scope, schedule.asset_class_id);
+    if (assets.length === 0) return skip('NO_ASSETS');
+  }
+  const assigneeIds =
+    schedule.team_id !== null
+      ? await listTeamMemberIds(trx, scope, schedule.team_id, DOMAIN_PERMISSIONS.runJob)
+      : await listActiveUserIds(trx, scope, JSON.parse(schedule.assignee_ids) as number[]);
+  const dueAt = schedule.due_offset_minutes === null ? null : new Date(instant.getTime() + schedule.due_offset_minutes * 60_000).toISOString();
+  let created = 0;
+  for (const assetId of assets) {
+    const occurrence = await claimOccurrence(trx, scope, { scheduleId: schedule.id, occursAt, assetKey: assetId ?? 0, status: 'CREATED', reason: null, createdAt: nowIso });
+    // handled before (another node, an earlier round): never a second job
+    if (!occurrence) continue;
+    const job = await insertJob(trx, scope, {
+      template_id: schedule.template_id,
+      version_id: version.id,
+      title: schedule.title,
+      asset_id: assetId,
+      priority: schedule.priority,
+      state: 'OPEN',
+      due_at: dueAt,
+      cancel_reason: null,
+      created_by: schedule.created_by,
+      created_at: nowIso,
+      updated_at: nowIso,
+      started_at: null,
+      completed_at: null,
+    });
+    await insertJobMembers(trx, scope, assigneeIds.map((userId) => ({ jobId: job.id, userId, kind: 'ASSIGNEE' as const })), nowIso);
+    await setOccurrenceJob(trx, scope, occurrence.id, job.id);
+    await jobCreatedBySchedule(tx, scope, schedule, job, assigneeIds, occursAt, nowIso);
+    created++;
+  }
+  return { created, skipped: 0 };
+}
+
+/** The audit entry and events of a job a schedule made (as createJob's, with the schedule as the actor). */
+async function jobCreatedBySchedule(tx: Tx, scope: TenantScope, schedule: ScheduleRow, job: JobRow, assigneeIds: number[], occursAt: string, nowIso: string): Promise<void> {
+  const actor: AuditEntry['actor'] = { label: `schedule:${schedule.id}` };
+  await appendAudit(tx.trx, scope, { actor, action: 'job.created', entityType: 'job', entityId: job.id, after: { ...presentJob(job), assigneeIds, stepOwners: [], scheduleId: schedule.id, occursAt }, at: nowIso });
+  await emitEvent(tx, scope, 'job.created', { ...presentJob(job), assigneeIds, coworkerIds: [], stepOwners: [] });
+  if (assigneeIds.length > 0) await emitEvent(tx, scope, 'job.assigned', { job: presentJob(job), assigneeIds, stepOwners: [] });
+}
