@@ -24,6 +24,7 @@ import * as m0028 from './0028_draft_revision';
 import * as m0031 from './0031_user_roles_by_role';
 import * as m0032 from './0032_step_signatures';
 import * as m0033 from './0033_deviations';
+import * as m0034 from './0034_qualifications';
 import * as m0035 from './0035_schedules';
 import * as m0036 from './0036_version_translations';
 
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '0031_user_roles_by_role': m0031,
   '0032_step_signatures': m0032,
   '0033_deviations': m0033,
+  '0034_qualifications': m0034,
   '0035_schedules': m0035,
   '0036_version_translations': m0036,
 };

@@ -393,6 +393,67 @@ export interface StepSignaturesTable {
   invalidated_at: string | null;
 }
 
+/** A client's skills (migration 0034, docs/qualifications.md). */
+export interface SkillsTable {
+  id: Generated<number>;
+  client_id: number;
+  name: string;
+  description: string;
+  /** 1: held or not; 2..4: levels 1..levels */
+  levels: number;
+  /** a grant expires this many days after it is given (null: never, unless the grant says) */
+  validity_days: number | null;
+  created_by: number;
+  created_at: string;
+}
+
+/** A skill a user holds: one row per user and skill. */
+export interface UserSkillsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  skill_id: number;
+  level: number;
+  granted_by: number;
+  granted_at: string;
+  expires_at: string | null;
+  /** the trainer's e-signature (meaning TRAINED) */
+  trainer_id: number | null;
+  trainer_name: string | null;
+  trainer_method: string | null;
+  trained_at: string | null;
+  /** when the daily notice of the coming expiry went out (a new grant clears it) */
+  expiry_notified_at: string | null;
+}
+
+/** Someone allowed to work without a required skill: on one job, or on jobs of one version (job_id null). */
+export interface QualificationOverridesTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  template_id: number;
+  version_id: number;
+  job_id: number | null;
+  reason: string;
+  /** JSON: what the user lacked when the override was set */
+  lacking: string;
+  overridden_by: number;
+  overridden_by_name: string;
+  created_at: string;
+}
+
+/** A published version whose steps changed, due to be read by a user qualified on its template. */
+export interface RetrainingsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  template_id: number;
+  version_id: number;
+  previous_version_id: number;
+  due_since: string;
+  acknowledged_at: string | null;
+}
+
 export interface VersionSignaturesTable {
   id: Generated<number>;
   client_id: number;
@@ -971,6 +1032,10 @@ export interface DB {
   version_translations: VersionTranslationsTable;
   deviations: DeviationsTable;
   job_reviews: JobReviewsTable;
+  skills: SkillsTable;
+  user_skills: UserSkillsTable;
+  qualification_overrides: QualificationOverridesTable;
+  retrainings: RetrainingsTable;
   jobs: JobsTable;
   job_members: JobMembersTable;
   step_records: StepRecordsTable;
@@ -1140,6 +1205,10 @@ export type StepSignatureRow = Selectable<StepSignaturesTable>;
 export type VersionTranslationRow = Selectable<VersionTranslationsTable>;
 export type DeviationRow = Selectable<DeviationsTable>;
 export type JobReviewRow = Selectable<JobReviewsTable>;
+export type SkillRow = Selectable<SkillsTable>;
+export type UserSkillRow = Selectable<UserSkillsTable>;
+export type QualificationOverrideRow = Selectable<QualificationOverridesTable>;
+export type RetrainingRow = Selectable<RetrainingsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type JobMemberRow = Selectable<JobMembersTable>;
 export type StepRecordRow = Selectable<StepRecordsTable>;

@@ -6,6 +6,7 @@ import { issueProblems } from '#lib/parse-or-fail';
 import { ROLES, type Role } from '#policies/roles';
 import { conditionProblems, type Condition } from './conditions';
 import { ExpressionError, parseExpression, referencesOf, resolveReference } from './expressions';
+import { requirementProblems, SkillRequirementsInput, type SkillRequirement } from './qualifications';
 
 /**
  * A template version's content: ordered sections, each with ordered steps,
@@ -67,6 +68,8 @@ export const StepInput = z
       .object({
         performer: z.boolean().default(false),
         verifier: z.object({ roles: z.array(z.enum(ROLES)).min(1).max(ROLES.length) }).strict().nullish(),
+        /** the skills whoever signs the step must hold (docs/qualifications.md) */
+        skills: SkillRequirementsInput.nullish(),
       })
       .strict()
       .nullish(),
@@ -84,7 +87,13 @@ export const SectionInput = z
   })
   .strict();
 
-export const ContentInput = z.object({ sections: z.array(SectionInput).max(200).default([]) }).strict();
+export const ContentInput = z
+  .object({
+    sections: z.array(SectionInput).max(200).default([]),
+    /** the skills a user needs to be assigned, start, record on or accept a job of the version (docs/qualifications.md) */
+    qualifications: SkillRequirementsInput.nullish(),
+  })
+  .strict();
 export type ContentInput = z.input<typeof ContentInput>;
 
 export interface Field {
@@ -121,6 +130,8 @@ export interface StepSignoff {
   performer: boolean;
   /** another person, holding one of the roles, signs VERIFIED */
   verifier: { roles: Role[] } | null;
+  /** absent: no skill needed to sign (docs/qualifications.md) */
+  skills?: SkillRequirement[];
 }
 
 export interface Section {
@@ -132,6 +143,8 @@ export interface Section {
 
 export interface Content {
   sections: Section[];
+  /** absent: no skill needed (docs/qualifications.md) */
+  qualifications?: SkillRequirement[];
 }
 
 export const EMPTY_CONTENT: Content = { sections: [] };
@@ -172,7 +185,13 @@ export function parseContent(input: unknown, field = 'content'): Content {
           // rules are written only when there are some, so a document without them hashes as it always did
           ...(step.when != null && { when: step.when as Condition }),
           ...(step.allowNotApplicable === true && { allowNotApplicable: true }),
-          ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && { signoff: { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null } }),
+          ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && {
+            signoff: {
+              performer: step.signoff.performer,
+              verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null,
+              ...(step.signoff.skills != null && step.signoff.skills.length > 0 && { skills: step.signoff.skills }),
+            },
+          }),
           fields: step.fields.map(
             (f): Field => ({
               key: f.key,
@@ -191,7 +210,9 @@ export function parseContent(input: unknown, field = 'content'): Content {
       ),
     }),
   );
-  return { sections };
+  const qualifications = parsed.data.qualifications ?? [];
+  // written only when there are some, so a document without them hashes as it always did
+  return qualifications.length > 0 ? { sections, qualifications } : { sections };
 }
 
 /**
@@ -233,6 +254,18 @@ function documentProblems(input: unknown, field: string): { path: string; messag
     });
   });
   problems.push(...ruleProblems(input, field));
+  problems.push(...requirementProblems(objectOf(input).qualifications, `${field}.qualifications`));
+  listOf(objectOf(input).sections).forEach((rawSection, s) =>
+    listOf(objectOf(rawSection).steps).forEach((rawStep, i) => {
+      const signoff = objectOf(objectOf(rawStep).signoff);
+      const at = `${field}.sections.${s}.steps.${i}.signoff.skills`;
+      problems.push(...requirementProblems(signoff.skills, at));
+      // skills are asked of a signer: a sign-off nobody signs would drop them silently
+      if (Array.isArray(signoff.skills) && signoff.skills.length > 0 && signoff.performer !== true && signoff.verifier == null) {
+        problems.push({ path: at, message: 'skills are asked of whoever signs: the sign-off needs a performer or a verifier' });
+      }
+    }),
+  );
   return problems;
 }
 

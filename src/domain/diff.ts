@@ -1,5 +1,6 @@
 import { canonicalJson } from '#lib/canonical-json';
 import { stepsOf, type Content, type Step } from './content';
+import type { SkillRequirement } from './qualifications';
 
 /**
  * The semantic diff between two content documents, by stable step id:
@@ -24,6 +25,8 @@ export interface ContentDiff {
   removed: StepRef[];
   moved: StepRef[];
   changed: (StepRef & { changedFields: string[] })[];
+  /** present only when the version's required skills changed (docs/qualifications.md): both lists */
+  qualifications?: { from: SkillRequirement[]; to: SkillRequirement[] };
 }
 
 export function diffContents(from: Content, to: Content): ContentDiff {
@@ -54,6 +57,7 @@ export function diffContents(from: Content, to: Content): ContentDiff {
     removed: before.filter((entry) => !afterIds.has(entry.step.id)).map((entry) => ref(entry.step)),
     moved,
     changed,
+    ...(!same(from.qualifications ?? [], to.qualifications ?? []) && { qualifications: { from: from.qualifications ?? [], to: to.qualifications ?? [] } }),
   };
 }
 

@@ -25,6 +25,7 @@ export const CLIENT_EVENT_TYPES = [
   'job.handoff.declined',
   'fault.raised',
   'fault.closed',
+  'skill.expiring',
 ] as const;
 
 export const SYSTEM_EVENT_TYPES = ['client.created', 'client.deleted', 'license.installed', 'backup.failed'] as const;

@@ -9,7 +9,7 @@ import { validationFailed } from '#errors';
  * it — so a normalised client cache (Apollo, urql's graphcache, Relay) would otherwise hold one object for every
  * version's copy of a step and show one version's texts in another.
  */
-export const INTEGER_NODE_TYPES = ['User', 'Organization', 'AssetClass', 'Location', 'Asset', 'Sensor', 'Template', 'TemplateVersion', 'Job', 'Fault', 'File', 'Deviation', 'Schedule'] as const;
+export const INTEGER_NODE_TYPES = ['User', 'Organization', 'AssetClass', 'Location', 'Asset', 'Sensor', 'Template', 'TemplateVersion', 'Job', 'Fault', 'File', 'Deviation', 'Skill', 'Schedule'] as const;
 export type IntegerNodeType = (typeof INTEGER_NODE_TYPES)[number];
 export type VersionPartType = 'Section' | 'Step';
 export type NodeType = IntegerNodeType | VersionPartType | 'Tutorial';

@@ -1,5 +1,6 @@
 import { loadStepSignatures } from '#repos/step-signatures';
 import DataLoader from 'dataloader';
+import { loadSkillsByIds } from '#repos/skills';
 import type { Deps } from '#deps';
 import type { TenantScope } from '#db/tenant';
 import type { UserSummary, UserSummaryColumn } from '#repos/users';
@@ -72,6 +73,7 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     jobDeviations: listBy((ids) => loadDeviations(db, scope, ids), (row) => row.job_id),
     jobReviews: listBy((ids) => loadJobReviews(db, scope, ids), (row) => row.job_id),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
+    skill: byId((ids) => loadSkillsByIds(db, scope, ids)),
     // recurring and follow-up jobs (docs/recurring-and-follow-up-jobs.md): rows
     fault: byId((ids) => loadFaultsByIds(db, scope, ids)),
     schedule: byId((ids) => loadSchedulesByIds(db, scope, ids)),

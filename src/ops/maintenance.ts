@@ -18,6 +18,7 @@ import { pruneFinished } from '#repos/outbox';
 import { removeMailFilesWithoutRow } from '#mail/outbox-files';
 import { dailyCheckpoints } from '#services/checkpoints';
 import { retryCheckpointTimestamps } from '#services/timestamps';
+import { noticeSkillExpiries } from '#services/qualifications';
 
 export const SCHEDULED_PREFIX = BACKUP_PREFIXES.scheduled;
 export const PRE_UPGRADE_PREFIX = BACKUP_PREFIXES['pre-upgrade'];
@@ -58,6 +59,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
       }
     }
     await signChainHeads(deps, now);
+    await noticeExpiries(deps, now);
     if (withBackups && deps.config.backupSchedule === 'daily') await scheduledBackup(deps, now);
   };
   const runOnce = (options: { backups?: boolean } = {}) => {
@@ -95,6 +97,18 @@ async function signChainHeads(deps: Deps, now: Date): Promise<void> {
     if (stamped > 0) deps.logger.info({ stamped }, 'time-stamped audit checkpoints');
   } catch (error) {
     deps.logger.error({ err: error }, 'audit checkpoints failed; the next round tries again');
+  }
+}
+
+/** The daily notice of skills expiring soon (docs/qualifications.md), once across nodes. Failures are logged: the next round retries. */
+async function noticeExpiries(deps: Deps, now: Date): Promise<void> {
+  try {
+    await runOncePerPeriod(deps.db, 'skill-expiries', DAY, now, async () => {
+      const noticed = await noticeSkillExpiries(deps);
+      if (noticed > 0) deps.logger.info({ noticed }, 'noticed skills expiring soon');
+    });
+  } catch (error) {
+    deps.logger.error({ err: error }, 'the notice of expiring skills failed; the next round tries again');
   }
 }
 

@@ -4,7 +4,7 @@ import type { Database } from '#db/connection';
 
 /** The advisory-lock space of once-per-period work (two-key form, like the per-client write locks); the second key names the work. */
 const ONCE_LOCK_SPACE = 0x77697002;
-const WORK_KEYS = { 'scheduled-backup': 1, 'audit-checkpoints': 2 } as const;
+const WORK_KEYS = { 'scheduled-backup': 1, 'audit-checkpoints': 2, 'skill-expiries': 3 } as const;
 export type OnceWork = keyof typeof WORK_KEYS;
 
 /** This node as operators see it in logs, manifests and maintenance_runs: host name and process id. */

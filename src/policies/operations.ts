@@ -71,6 +71,19 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   acknowledgeDeviation: DOMAIN_PERMISSIONS.reviewDeviations,
   markStepNotApplicable: DOMAIN_PERMISSIONS.runJob,
   reviewJob: rolesFor(JOB_TRANSITIONS, 'review'),
+  // qualifications (docs/qualifications.md): skills are read by everyone (templates name them), the matrix by supervisors
+  skills: 'any',
+  skillMatrix: DOMAIN_PERMISSIONS.readQualifications,
+  expiringSkills: DOMAIN_PERMISSIONS.readQualifications,
+  qualificationOverrides: DOMAIN_PERMISSIONS.readQualifications,
+  mySkills: 'any',
+  myRetrainings: 'any',
+  createSkill: DOMAIN_PERMISSIONS.manageSkills,
+  grantSkill: DOMAIN_PERMISSIONS.grantSkills,
+  revokeSkill: DOMAIN_PERMISSIONS.grantSkills,
+  overrideQualification: DOMAIN_PERMISSIONS.overrideQualification,
+  // a retraining is the caller's own
+  acknowledgeRetraining: 'any',
   // recurring and follow-up jobs (issue 33): schedules are read by every user of the client, like jobs
   schedules: 'any',
   createSchedule: DOMAIN_PERMISSIONS.manageSchedules,

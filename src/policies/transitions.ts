@@ -119,6 +119,14 @@ export const DOMAIN_PERMISSIONS = {
   reviewDeviations: ['admin', 'approver'],
   /** see the audit trail */
   readAudit: ['admin', 'user_admin'],
+  /** create a client's skills (docs/qualifications.md) */
+  manageSkills: ['admin', 'user_admin'],
+  /** grant and revoke users' skills, signing as trainer: the supervisor-type roles (never to oneself) */
+  grantSkills: ['admin', 'user_admin', 'publisher'],
+  /** let a user lacking a required skill work on a job anyway, with a reason (a deviation) */
+  overrideQualification: ['admin', 'publisher'],
+  /** read the skill matrix and the skills expiring soon */
+  readQualifications: ['admin', 'user_admin', 'approver', 'publisher'],
 } as const satisfies Record<string, readonly Role[]>;
 
 /** @throws AppError FORBIDDEN unless `roles` holds one of `allowed` */

@@ -45,6 +45,7 @@ import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
 import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
+import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { closeFaultsFollowedUpBy } from './fault-closing';
 
 /**
@@ -163,6 +164,8 @@ export async function createJob(
     const userIds = [...new Set([...assigneeIds, ...stepOwners.map((o) => o.userId)])];
     const users = await loadUsersByIds(trx, scope, userIds);
     if (users.length !== userIds.length) throw notFound('User');
+    // docs/qualifications.md: whoever the job is assigned to holds the skills the version requires
+    await assertQualified(trx, scope, userIds, jobRequirements(content), { templateId: input.templateId, versionId: version.id, jobId: null }, { action: 'assign' }, deps.clock.now());
 
     const job = await insertJob(trx, scope, {
       template_id: input.templateId,
@@ -257,6 +260,7 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
     const job = await getJobById(trx, scope, input.jobId);
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
+    if (input.action === 'start') await assertQualified(trx, scope, [actor.userId], jobRequirements(await jobContent(trx, scope, job)), jobTarget(job), { action: 'start' }, deps.clock.now());
     if (input.action === 'complete') {
       const content = await jobContent(trx, scope, job);
       const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
@@ -355,6 +359,7 @@ export async function recordStep(
     const content = await jobContent(trx, scope, job);
     const step = findStep(content, input.stepId);
     if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
+    await assertQualified(trx, scope, [actor.userId], jobRequirements(content), jobTarget(job), { action: 'record', stepId: step.id }, deps.clock.now());
     // the execution rules (docs/execution-rules.md): a step whose condition is not met takes no record
     const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
     const applies = applicability(content, records).find((a) => a.stepId === step.id);

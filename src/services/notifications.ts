@@ -8,6 +8,7 @@ import { getNotificationPreferences, loadNotifiableUsers, putNotificationPrefere
 import { isTemplateVisible, templateVisibilityOf } from '#repos/templates';
 import { listActiveUserIdsWithAnyRole } from '#repos/users';
 import { withTransaction } from '#db/transaction';
+import type { TenantScope } from '#db/tenant';
 import type { UserActor } from './actor';
 import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } from './i18n';
 import { queueMail } from './mail';
@@ -76,6 +77,34 @@ export async function notify(tx: EventTx, actor: UserActor, notice: Notice): Pro
       });
     }
     await queuePush(deps, trx, afterCommit, actor.scope, users.map((u) => u.id), { kind: notice.kind, title: message.title, body: message.summary, data: message.data });
+  }
+}
+
+/**
+ * A notice no one's action caused (the daily round of skill expiries,
+ * services/qualifications.ts): the same preferences, languages and queues as
+ * `notify`, one message per recipient written by `message` with the
+ * recipient's texts.
+ */
+export async function notifyUsers(
+  tx: EventTx,
+  scope: TenantScope,
+  userIds: readonly number[],
+  kind: NotificationKind,
+  message: (t: (key: string, values?: Record<string, string | number>) => string, userId: number) => { title: string; body: string; summary: string; data: Record<string, number | string>; page: string | null },
+): Promise<void> {
+  const { deps, trx, afterCommit } = tx;
+  const recipients = (await loadNotifiableUsers(trx, scope, [...new Set(userIds)])).filter((u) => !u.preferences.disabledKinds.includes(kind));
+  for (const user of recipients) {
+    const texts = await namespaceTexts(trx, user.preferences.language ?? DEFAULT_LANGUAGE, scope.clientId, 'notifications');
+    const t = (key: string, values: Record<string, string | number> = {}) => fillPlaceholders(texts[key] ?? key, values);
+    const m = message(t, user.id);
+    const summary = m.summary.length > SUMMARY_MAX ? `${m.summary.slice(0, SUMMARY_MAX - 1)}…` : m.summary;
+    if (deps.config.smtpUrl !== '') {
+      const text = `${t('greeting')}\n\n${m.body}\n\n${t('open', { url: publicBaseUrl(deps) + (m.page ?? '') })}\n\n-- \n${t('footer')}\n`;
+      await queueMail(deps, trx, afterCommit, { kind, subject: m.title, text, to: user.email, clientId: scope.clientId, userId: user.id });
+    }
+    await queuePush(deps, trx, afterCommit, scope, [user.id], { kind, title: m.title, body: summary, data: { ...m.data, ...(m.page && { url: m.page }) } });
   }
 }
 

@@ -14,6 +14,8 @@ import { getJobById, loadStepRecords } from '#repos/jobs';
 import { insertStepSignature, loadStepSignatures } from '#repos/step-signatures';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { assertJobOpen, assertMayWork, auditActor, jobContent } from './jobs';
+import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
+import { mergeRequirements } from '#domain/qualifications';
 import { verifySignature } from './templates';
 import type { RequestMeta, UserActor } from './actor';
 
@@ -81,6 +83,9 @@ export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput,
       const performer = valid.find((s) => s.meaning === 'PERFORMED')?.signer_id;
       if (actor.userId === record.recorded_by || actor.userId === performer) throw separation('The verifier must be another person than the one who performed the step');
     }
+    // docs/qualifications.md: the signer holds the skills the sign-off asks (PERFORMED: and the job's)
+    const required = mergeRequirements(input.meaning === 'PERFORMED' ? jobRequirements(content) : [], step.signoff?.skills);
+    await assertQualified(trx, scope, [actor.userId], required, jobTarget(job), { action: 'sign', stepId: step.id }, new Date(nowIso));
     const signature = await insertStepSignature(trx, scope, {
       job_id: job.id,
       step_id: step.id,

@@ -99,6 +99,8 @@ export interface PutContent {
 /** The content with every file and sensor id passed through the maps given. */
 function mapReferences(content: Content, fileId: (id: number) => number, sensorId: (id: number) => number): Content {
   return {
+    // the version's other parts (its qualifications) travel as they are
+    ...content,
     sections: content.sections.map((section) => ({
       ...section,
       steps: section.steps.map((step) => ({
@@ -191,11 +193,14 @@ export async function packTemplate(deps: Deps, files: PackageFiles, scope: Tenan
 
 /** Whether a document uses what format version 1 did not have. */
 function hasRules(content: Content): boolean {
+  if (content.qualifications != null) return true;
   return content.sections.some((section) => section.when != null || section.steps.some((step) => step.when != null || step.signoff != null || step.allowNotApplicable === true || step.fields.some((f) => f.type === 'CALCULATED')));
 }
 
 function dropMissing(content: Content, files: ReadonlyMap<number, number>, sensors: ReadonlyMap<number, number>): Content {
   return {
+    // the version's other parts (its qualifications) travel as they are
+    ...content,
     sections: content.sections.map((section) => ({
       ...section,
       steps: section.steps.map((step) => ({
@@ -237,7 +242,7 @@ export function parseManifest(raw: unknown): Manifest {
   const sensorRefs = unique(manifest.sensors.map((s) => s.ref), 'sensor');
   if (new Set(manifest.files.map((f) => f.path)).size !== manifest.files.length) problems.push('file paths are not unique');
   const content = parseContent(manifest.version.content, 'manifest.version.content');
-  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff, allowNotApplicable): it is version 2');
+  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff, allowNotApplicable) or qualifications: it is version 2');
   const used = referencesOf(content);
   for (const ref of used.files) if (!fileRefs.has(ref)) problems.push(`the content refers to file ${ref}, which is not listed`);
   for (const ref of used.sensors) if (!sensorRefs.has(ref)) problems.push(`the content refers to sensor ${ref}, which is not listed`);

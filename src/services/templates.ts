@@ -10,6 +10,7 @@ import { parseOrFail } from '#lib/parse-or-fail';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '#domain/diff';
+import { markRetrainingDue } from './qualification-gate';
 import { DOMAIN_PERMISSIONS, requireRole, rolesFor, transition, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '#policies/versions';
 import { appendAudit } from '#repos/audit';
@@ -475,7 +476,11 @@ async function applyTransition(
     await assertPersonMay(trx, actor, action, before);
     if (action === 'publish') {
       const previous = await findVersionInState(trx, actor.scope, before.template_id, 'PUBLISHED');
-      if (previous) await retireInTransaction(tx, actor, previous, now, { supersededBy: before.id });
+      if (previous) {
+        await retireInTransaction(tx, actor, previous, now, { supersededBy: before.id });
+        // docs/qualifications.md: changed steps are read (and acknowledged) by those qualified on the template
+        await markRetrainingDue(trx, actor.scope, previous, before, auditActor(actor), now);
+      }
     }
     const stamp = STAMP[action];
     const updated = await updateVersionInState(trx, actor.scope, versionId, before.state, {

@@ -14,7 +14,8 @@ import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser
 import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '#repos/jobs';
 import { listActiveUserIdsWithAnyRole, loadUsersByIds, type UserSummary } from '#repos/users';
 import type { UserActor } from './actor';
-import { assertJobOpen, assertMayWork, assignedEvent, auditActor, writeJob } from './jobs';
+import { assertJobOpen, assertMayWork, assignedEvent, auditActor, jobContent, writeJob } from './jobs';
+import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { getVisibleTemplate } from './templates';
 import { notify } from './notifications';
 
@@ -128,6 +129,7 @@ async function decide(
   let updatedJob = job;
   if (action === 'accept') {
     assertJobOpen(job);
+    await assertQualified(trx, actor.scope, [actor.userId], jobRequirements(await jobContent(trx, actor.scope, job)), jobTarget(job), { action: 'accept' }, new Date(nowIso));
     updatedJob = await writeJob(trx, actor.scope, job, expectedRevision, {}, nowIso);
     await deleteJobMember(trx, actor.scope, job.id, handOff.from_user_id, 'ASSIGNEE');
     await insertJobMembers(trx, actor.scope, [{ jobId: job.id, userId: handOff.to_user_id, kind: 'ASSIGNEE' }], nowIso);

@@ -154,7 +154,7 @@ let clientA: BuiltClient;
 let clientB: BuiltClient;
 /** Ids of client A's data, by GraphQL argument name, and every id A owns. */
 /** client A's ids: database ids, and `all` as global ids (typed: what GraphQL arguments take; REST takes their number) */
-let idsA: { version: Record<string, number>; job: number; fault: number; deviation: number; template: number; schedule: number; all: string[] };
+let idsA: { version: Record<string, number>; job: number; fault: number; deviation: number; template: number; schedule: number; skill: number; operator: number; all: string[] };
 /** A string planted in every piece of client A's data: no answer to client B may contain it. */
 const MARKER = `zqx${randomBytes(5).toString('hex')}`;
 const graphqlOps = graphqlOperations(buildAppSchema());
@@ -193,6 +193,13 @@ complete.before(async () => {
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   // the fault raised on the job is one of its deviations (docs/execution-rules.md): its detail carries the marker
   const deviation = (await gql(srv, owner, 'query($j: ID!) { deviations(filter: { jobId: $j }) { nodes { databaseId } } }', { j: gid('Job', job.id) })).data.deviations.nodes[0].databaseId as number;
+  // a skill (docs/qualifications.md), held by client A's operator, whose name carries the marker
+  const skill = await gql(srv, owner, 'mutation($i: CreateSkillInput!) { createSkill(input: $i) { skill { databaseId } } }', { i: { name: `Skill ${MARKER}`, description: MARKER, levels: 2 } });
+  assert.equal(skill.codes, [], JSON.stringify(skill.errors));
+  const skillId: number = skill.data.createSkill.skill.databaseId;
+  const operatorId = (await gql(srv, roleTokens.get('operator'), 'query { me { databaseId } }')).data.me.databaseId as number;
+  const granted = await gql(srv, owner, 'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level } } }', { i: { userId: gid('User', operatorId), skillId: gid('Skill', skillId), level: 2 } });
+  assert.equal(granted.codes, [], JSON.stringify(granted.errors));
   const schedule = await gql(srv, owner, 'mutation($i: CreateScheduleInput!) { createSchedule(input: $i) { schedule { databaseId } } }', {
     i: { title: `Schedule ${MARKER}`, templateId: gid('Template', published.templateId), assetId: gid('Asset', asset), recurrence: 'FREQ=WEEKLY', startsAt: '2030-01-07T07:00' },
   });
@@ -205,6 +212,8 @@ complete.before(async () => {
     fault: fault.data.raiseFault.fault.databaseId,
     deviation,
     template: published.templateId,
+    skill: skillId,
+    operator: operatorId,
     schedule: schedule.data.createSchedule.schedule.databaseId,
     all: [
       gid('Client', clientA.id),
@@ -218,6 +227,7 @@ complete.before(async () => {
       gid('Deviation', deviation),
       gid('Schedule', schedule.data.createSchedule.schedule.databaseId),
       gid('File', file.body.data.files[0].id),
+      gid('Skill', skillId),
     ],
   };
 
@@ -345,6 +355,8 @@ complete('each of the 7 roles on every GraphQL operation: refused with FORBIDDEN
     jobId: gid('Job', idsA.job),
     faultId: gid('Fault', idsA.fault),
     deviationId: gid('Deviation', idsA.deviation),
+    skillId: gid('Skill', idsA.skill),
+    userId: gid('User', idsA.operator),
     scheduleId: gid('Schedule', idsA.schedule),
   });
   for (const op of graphqlOps) {

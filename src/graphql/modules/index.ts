@@ -11,8 +11,9 @@ import { nodeModule } from './node';
 import { notificationsModule } from './notifications';
 import { reviewsModule } from './reviews';
 import { recordsModule } from './records';
+import { skillsModule } from './skills';
 import { schedulesModule } from './schedules';
 import { translationsModule } from './translations';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, schedulesModule, translationsModule, nodeModule];
+export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, skillsModule, schedulesModule, translationsModule, nodeModule];

@@ -13,6 +13,7 @@ import { getFaultById } from '#repos/faults';
 import { presentTemplate, presentVersion } from '#presenters/templates';
 import { presentFault, presentJob } from '#presenters/jobs';
 import { presentFile } from '#presenters/files';
+import { presentSkill } from '#services/qualifications';
 import { userColumns } from './me';
 
 type Ctx = GraphQLContext;
@@ -60,6 +61,10 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       return presentFault(await getFaultById(deps.db.kysely, actor.scope, decoded.id));
     case 'Deviation':
       return presentDeviation(await getDeviation(deps, actor, decoded.id));
+    case 'Skill': {
+      const skill = await loaders.skill.load(decoded.id);
+      return skill && presentSkill(skill);
+    }
     case 'Schedule':
       return presentSchedule(await getScheduleOfClient(deps, actor, decoded.id), await loaders.timeZone.load(actor.scope.clientId));
     case 'Tutorial':

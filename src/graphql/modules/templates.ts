@@ -100,6 +100,7 @@ const versionIdOf = (input: { versionId: unknown }) => databaseIdOf(input.versio
 const versionPayload = async (promise: Promise<Parameters<typeof presentVersion>[0]>) => ({ version: presentVersion(await promise) });
 
 interface GraphQLContentInput {
+  qualifications?: unknown;
   sections: ({ sectionId?: string | null; steps?: ({ stepId?: string | null } & Record<string, unknown>)[] | null } & Record<string, unknown>)[];
 }
 
@@ -107,6 +108,7 @@ interface GraphQLContentInput {
 function contentDocument(content: GraphQLContentInput | null | undefined): unknown {
   if (!content) return content;
   return {
+    ...(content.qualifications != null && { qualifications: content.qualifications }),
     sections: content.sections.map(({ sectionId, steps, ...section }) => ({
       ...section,
       ...(sectionId != null && { id: sectionId }),
@@ -545,7 +547,7 @@ export const templatesModule: SchemaModule = {
       content: async (v: PresentedVersion | PresentedVersionSummary, args: { language?: string | null }, ctx: Ctx) => {
         const source: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
         const content = source && (await contentIn(ctx, v.id, source, args.language));
-        return content && { language: content.language, sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
+        return content && { language: content.language, qualifications: content.qualifications, sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
       },
       template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),

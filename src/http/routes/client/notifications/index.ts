@@ -9,7 +9,7 @@ export const clientNotificationRoutes: RouteSpec[] = [
     path: '/api/client/account/notification-preferences',
     operationId: 'getNotificationPreferences',
     summary:
-      "The caller's notification preferences: {language (BCP 47, null: English), kinds: {version_submitted, version_approved, version_rejected, job_assigned, hand_off, fault_raised: boolean}} (all on by default; mail and web push alike)",
+      "The caller's notification preferences: {language (BCP 47, null: English), kinds: {version_submitted, version_approved, version_rejected, job_assigned, hand_off, fault_raised, skill_expiring: boolean}} (all on by default; mail and web push alike)",
     auth: 'user',
     response: NotificationPreferencesAnswer,
     async handler({ deps, actor }) {
