@@ -32,6 +32,7 @@ import {
   retrainingsOfUser,
   unnoticedExpiries,
 } from '#repos/skills';
+import { recordDeviation } from '#repos/deviations';
 import { getJobById, loadJobMembers } from '#repos/jobs';
 import { findVersionById, findVersionInState } from '#repos/template-versions';
 import { listActiveUserIdsWithAnyRole, loadUsersByIds } from '#repos/users';
@@ -252,6 +253,11 @@ export async function overrideQualification(deps: Deps, actor: UserActor, raw: z
       overridden_by_name: `${actor.user.first_name} ${actor.user.last_name}`.trim() || actor.email,
       created_at: nowIso,
     });
+    // an override on a job is one of its deviations (docs/execution-rules.md): the reviewer sees and acknowledges it
+    if (target.jobId !== null) {
+      const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
+      await recordDeviation(trx, scope, { jobId: target.jobId, kind: 'OVERRIDE', detail: `qualification of ${name}: ${input.reason}`, raisedBy: actor.userId, at: nowIso });
+    }
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'qualification.overridden',

@@ -215,6 +215,12 @@ skills('overrideQualification: by job (accept, start, record) and by template (a
   const recent = await gql(server, supervisor.token, 'query { qualificationOverrides(days: 7) { reason } }');
   assert.equal(recent.data.qualificationOverrides.map((o: { reason: string }) => o.reason), ['Supervised by the welder', input.reason]);
   assert.equal((await gql(server, welder.token, 'query { qualificationOverrides { reason } }')).codes, ['FORBIDDEN']);
+  // the job's override is one of its deviations, for the reviewer to acknowledge (docs/execution-rules.md)
+  const deviations = await gql(server, supervisor.token, 'query($j: ID!) { deviations(filter: { jobId: $j, kind: OVERRIDE }) { nodes { kind detail } } }', { j: gid('Job', job.id) });
+  assert.equal(deviations.codes, [], JSON.stringify(deviations.errors));
+  const [noted, ...more] = deviations.data.deviations.nodes as { kind: string; detail: string }[];
+  assert.equal(more, [], 'one override, one deviation');
+  assert.ok(noted.detail.startsWith('qualification of ') && noted.detail.endsWith(`: ${input.reason}`), noted.detail);
 });
 
 skills('publishing a version whose steps changed makes retraining due for the qualified; jobs of the new version refuse them until they acknowledge', async () => {
