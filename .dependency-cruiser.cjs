@@ -11,7 +11,11 @@ const LAYERS = [
   ['api', 'REST routes and GraphQL: declarations and thin handlers over services', '^src/(http|graphql)/'],
   ['runtime', 'background workers: senders, live streams and tails, backup jobs', '^src/runtime/'],
   ['ops', 'operations: bootstrap, backup/restore, maintenance, doctor, upgrades', '^src/ops/'],
-  ['services', 'the rules: one function per use case, in transactions; webhook events (events/), mail texts', '^src/(services|events|mail)/'],
+  [
+    'services',
+    'the rules: one function per use case, in transactions; webhook events (events/), mail texts',
+    '^src/(services|events|mail)/',
+  ],
   ['presenters', 'API shapes of rows (zod response schemas)', '^src/presenters/'],
   ['deps', 'the Deps interface and the Signals port (declarations only)', '^src/deps[.]ts$'],
   ['repos', 'SQL, one module per table family; the secrets store', '^src/(repos/|secrets[.]ts$)'],
@@ -49,7 +53,8 @@ module.exports = {
     {
       name: 'app-shares-only-pure-rules',
       severity: 'error',
-      comment: 'The floor app (src/app) is a browser program: of the server it may bundle only pure rules (src/policies, src/domain) and its texts (lib/app-texts).',
+      comment:
+        'The floor app (src/app) is a browser program: of the server it may bundle only pure rules (src/policies, src/domain) and its texts (lib/app-texts).',
       from: { path: '^src/app/' },
       to: { path: '^src/', pathNot: ['^src/(app|policies|domain)/', '^src/lib/app-texts[.]ts$'] },
     },

@@ -10,9 +10,7 @@ import tseslint from 'typescript-eslint';
  * break it, so new files and every other rule are checked. Fix a file, take it off its list; never add one.
  */
 const BASELINE = {
-  '@typescript-eslint/await-thenable': [
-    'test/unit/turn-queue.test.ts',
-  ],
+  '@typescript-eslint/await-thenable': ['test/unit/turn-queue.test.ts'],
   '@typescript-eslint/no-base-to-string': [
     'src/config.ts',
     'src/db/migrator.ts',
@@ -20,11 +18,7 @@ const BASELINE = {
     'src/services/job-report.ts',
     'test/cli/crash-safety.test.ts',
   ],
-  '@typescript-eslint/no-empty-object-type': [
-    'src/db/tenant.ts',
-    'src/repos/licenses.ts',
-    'src/repos/user-report.ts',
-  ],
+  '@typescript-eslint/no-empty-object-type': ['src/db/tenant.ts', 'src/repos/licenses.ts', 'src/repos/user-report.ts'],
   '@typescript-eslint/no-explicit-any': [
     'scripts/bench/harness.ts',
     'scripts/bench/product.ts',
@@ -40,9 +34,7 @@ const BASELINE = {
     'src/repos/jobs.ts',
     'src/repos/templates.ts',
   ],
-  '@typescript-eslint/no-implied-eval': [
-    'src/repos/jobs.ts',
-  ],
+  '@typescript-eslint/no-implied-eval': ['src/repos/jobs.ts'],
   '@typescript-eslint/no-misused-promises': [
     'scripts/bench/product.ts',
     'src/cli/serve.ts',
@@ -52,11 +44,7 @@ const BASELINE = {
     'test/ops/logger-redaction.test.ts',
     'test/ops/request-log-sampling.test.ts',
   ],
-  '@typescript-eslint/no-redundant-type-constituents': [
-    'src/services/health.ts',
-    'test/helpers/fuzz.ts',
-    'test/helpers/server.ts',
-  ],
+  '@typescript-eslint/no-redundant-type-constituents': ['src/services/health.ts', 'test/helpers/fuzz.ts', 'test/helpers/server.ts'],
   '@typescript-eslint/no-unsafe-argument': [
     'scripts/bench/auth-me.ts',
     'scripts/bench/product.ts',
@@ -94,10 +82,7 @@ const BASELINE = {
     'src/repos/jobs.ts',
     'src/repos/templates.ts',
   ],
-  '@typescript-eslint/no-unsafe-enum-comparison': [
-    'src/db/connection.ts',
-    'src/graphql/handler.ts',
-  ],
+  '@typescript-eslint/no-unsafe-enum-comparison': ['src/db/connection.ts', 'src/graphql/handler.ts'],
   '@typescript-eslint/no-unsafe-member-access': [
     'scripts/bench/auth-me.ts',
     'scripts/bench/postgres.ts',
@@ -124,16 +109,9 @@ const BASELINE = {
     'src/repos/jobs.ts',
     'src/repos/templates.ts',
   ],
-  '@typescript-eslint/no-unused-expressions': [
-    'test/http/alignment-data.test.ts',
-  ],
-  '@typescript-eslint/no-unused-vars': [
-    'scripts/bench/auth-me.ts',
-    'test/http/authorization-matrix.test.ts',
-  ],
-  '@typescript-eslint/prefer-promise-reject-errors': [
-    'test/cli/support-bundle.test.ts',
-  ],
+  '@typescript-eslint/no-unused-expressions': ['test/http/alignment-data.test.ts'],
+  '@typescript-eslint/no-unused-vars': ['scripts/bench/auth-me.ts', 'test/http/authorization-matrix.test.ts'],
+  '@typescript-eslint/prefer-promise-reject-errors': ['test/cli/support-bundle.test.ts'],
   '@typescript-eslint/restrict-template-expressions': [
     'src/services/pdf-exports.ts',
     'test/graphql/catalogue.test.ts',
@@ -151,18 +129,10 @@ const BASELINE = {
     'test/helpers/openapi-exchange.ts',
     'test/http/admin-operations.test.ts',
   ],
-  'no-control-regex': [
-    'test/cli/log-format.test.ts',
-  ],
-  'no-empty': [
-    'test/helpers/zip.ts',
-  ],
-  'no-loss-of-precision': [
-    'test/helpers/fuzz.ts',
-  ],
-  'no-unsafe-finally': [
-    'scripts/build-binary.ts',
-  ],
+  'no-control-regex': ['test/cli/log-format.test.ts'],
+  'no-empty': ['test/helpers/zip.ts'],
+  'no-loss-of-precision': ['test/helpers/fuzz.ts'],
+  'no-unsafe-finally': ['scripts/build-binary.ts'],
   'no-useless-assignment': [
     'src/domain/ply.ts',
     'src/licensing/key.ts',
@@ -170,10 +140,7 @@ const BASELINE = {
     'test/cli/doctor.test.ts',
     'test/helpers/server.ts',
   ],
-  'preserve-caught-error': [
-    'test/helpers/postgres-server.ts',
-    'test/http/readme-examples.test.ts',
-  ],
+  'preserve-caught-error': ['test/helpers/postgres-server.ts', 'test/http/readme-examples.test.ts'],
 };
 
 export default defineConfig(
@@ -209,7 +176,10 @@ export default defineConfig(
       // `import type` for types: type-only imports vanish from the output and from the dependency picture
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       // a leading underscore marks a parameter kept for its position (middleware, callbacks)
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // off, deliberately: route groups, CLI commands and heavy libraries are required on first use, typed as
       // `require('./x') as typeof import('./x')` — loading them all up front was most of the daemon's start (measured)
       '@typescript-eslint/no-require-imports': 'off',

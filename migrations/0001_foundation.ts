@@ -61,9 +61,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'integer', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('user_roles_pk', ['client_id', 'user_id', 'role'])
-    .addForeignKeyConstraint('user_roles_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
-    )
+    .addForeignKeyConstraint('user_roles_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) => fk.onDelete('cascade'))
     .execute();
 
   await db.schema
@@ -91,9 +89,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ip', 'text')
     .addColumn('user_agent', 'text')
     .addUniqueConstraint('sessions_client_id', ['client_id', 'id'])
-    .addForeignKeyConstraint('sessions_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
-    )
+    .addForeignKeyConstraint('sessions_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) => fk.onDelete('cascade'))
     .execute();
   await db.schema.createIndex('sessions_client_user').on('sessions').columns(['client_id', 'user_id']).execute();
 
@@ -122,9 +118,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('used_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('user_tokens_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
-    )
+    .addForeignKeyConstraint('user_tokens_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) => fk.onDelete('cascade'))
     .execute();
   await db.schema.createIndex('user_tokens_user').on('user_tokens').columns(['client_id', 'user_id', 'purpose']).execute();
 }

@@ -61,9 +61,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('user_two_factor_pk', ['client_id', 'user_id'])
-    .addForeignKeyConstraint('user_two_factor_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
-    )
+    .addForeignKeyConstraint('user_two_factor_user', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (fk) => fk.onDelete('cascade'))
     .execute();
 }
 

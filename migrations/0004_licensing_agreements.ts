@@ -74,11 +74,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('agreement_acceptances')
     .columns(['client_id', 'kind', 'agreement_id'])
     .execute();
-  await db.schema
-    .createIndex('agreement_acceptances_user')
-    .on('agreement_acceptances')
-    .columns(['client_id', 'user_id', 'kind'])
-    .execute();
+  await db.schema.createIndex('agreement_acceptances_user').on('agreement_acceptances').columns(['client_id', 'user_id', 'kind']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

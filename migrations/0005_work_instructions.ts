@@ -287,11 +287,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     'sensor_id',
     'sensors',
   ).execute();
-  await db.schema
-    .createIndex('sensor_readings_latest')
-    .on('sensor_readings')
-    .columns(['client_id', 'sensor_id', 'measured_at'])
-    .execute();
+  await db.schema.createIndex('sensor_readings_latest').on('sensor_readings').columns(['client_id', 'sensor_id', 'measured_at']).execute();
 
   await tenantTable(db, 'editorial_events')
     .addColumn('user_id', 'integer', (c) => c.notNull())

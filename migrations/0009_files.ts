@@ -89,8 +89,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'integer')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addForeignKeyConstraint('alignment_data_file_fk', ['client_id', 'file_id'], 'files', ['client_id', 'id'])
-    .addForeignKeyConstraint('alignment_data_template_fk', ['client_id', 'template_id'], 'templates', ['client_id', 'id'], (c) => c.onDelete('cascade'))
-    .addForeignKeyConstraint('alignment_data_asset_fk', ['client_id', 'asset_id'], 'assets', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('alignment_data_template_fk', ['client_id', 'template_id'], 'templates', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
+    .addForeignKeyConstraint('alignment_data_asset_fk', ['client_id', 'asset_id'], 'assets', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
   await db.schema.createIndex('alignment_data_step').on('alignment_data').columns(['client_id', 'template_id', 'step_id', 'id']).execute();
   await db.schema.createIndex('alignment_data_asset').on('alignment_data').columns(['client_id', 'asset_id', 'id']).execute();

@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('auth', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('push_subscriptions_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('push_subscriptions_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
   // one row per browser endpoint within a client: subscribing again (or as another user of that browser) replaces it
   await db.schema.createIndex('push_subscriptions_endpoint').on('push_subscriptions').columns(['client_id', 'endpoint']).unique().execute();
@@ -32,7 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('enabled', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('push_preferences_pk', ['client_id', 'user_id'])
-    .addForeignKeyConstraint('push_preferences_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('push_preferences_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
 
   await db.schema
@@ -51,8 +55,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sent_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('push_outbox_subscription_fk', ['client_id', 'subscription_id'], 'push_subscriptions', ['client_id', 'id'], (c) =>
-      c.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'push_outbox_subscription_fk',
+      ['client_id', 'subscription_id'],
+      'push_subscriptions',
+      ['client_id', 'id'],
+      (c) => c.onDelete('cascade'),
     )
     .execute();
   await db.schema.createIndex('push_outbox_subscription').on('push_outbox').columns(['client_id', 'subscription_id']).execute();

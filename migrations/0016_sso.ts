@@ -45,10 +45,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('last_sign_in_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('sso_identities_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('sso_identities_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .addForeignKeyConstraint('sso_identities_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
     .execute();
-  await db.schema.createIndex('sso_identities_subject').on('sso_identities').columns(['client_id', 'provider_id', 'subject']).unique().execute();
+  await db.schema
+    .createIndex('sso_identities_subject')
+    .on('sso_identities')
+    .columns(['client_id', 'provider_id', 'subject'])
+    .unique()
+    .execute();
   await db.schema.createIndex('sso_identities_user').on('sso_identities').columns(['client_id', 'user_id']).execute();
 
   await db.schema
@@ -64,7 +71,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('secrets', 'text')
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('sso_pending_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('sso_pending_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
   // a handle is looked up before the client is known (the callback carries only `state`)
   await db.schema.createIndex('sso_pending_handle').on('sso_pending').column('handle').unique().execute();
@@ -78,7 +87,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('assertion_id', 'text', (c) => c.notNull())
     // kept until the assertion could no longer be accepted anyway (NotOnOrAfter + skew)
     .addColumn('expires_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('sso_assertions_seen_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('sso_assertions_seen_provider_fk', ['client_id', 'provider_id'], 'sso_providers', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
   await db.schema
     .createIndex('sso_assertions_seen_id')

@@ -16,7 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('disabled_kinds', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('notification_preferences_pk', ['client_id', 'user_id'])
-    .addForeignKeyConstraint('notification_preferences_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('notification_preferences_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
 }
 

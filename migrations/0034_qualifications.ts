@@ -63,10 +63,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('overridden_by', 'integer', (c) => c.notNull())
     .addColumn('overridden_by_name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addForeignKeyConstraint('qualification_overrides_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
-    .addForeignKeyConstraint('qualification_overrides_version_fk', ['client_id', 'version_id'], 'template_versions', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('qualification_overrides_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
+    .addForeignKeyConstraint(
+      'qualification_overrides_version_fk',
+      ['client_id', 'version_id'],
+      'template_versions',
+      ['client_id', 'id'],
+      (c) => c.onDelete('cascade'),
+    )
     .execute();
-  await db.schema.createIndex('qualification_overrides_user').on('qualification_overrides').columns(['client_id', 'user_id', 'version_id']).execute();
+  await db.schema
+    .createIndex('qualification_overrides_user')
+    .on('qualification_overrides')
+    .columns(['client_id', 'user_id', 'version_id'])
+    .execute();
 
   // a publish whose steps changed: the users qualified on the template read the diff and acknowledge it
   await db.schema
@@ -81,7 +93,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('acknowledged_at', 'text')
     .addUniqueConstraint('retrainings_unique', ['client_id', 'user_id', 'version_id'])
     .addForeignKeyConstraint('retrainings_user_fk', ['client_id', 'user_id'], 'users', ['client_id', 'id'], (c) => c.onDelete('cascade'))
-    .addForeignKeyConstraint('retrainings_version_fk', ['client_id', 'version_id'], 'template_versions', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('retrainings_version_fk', ['client_id', 'version_id'], 'template_versions', ['client_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
   await db.schema.createIndex('retrainings_template').on('retrainings').columns(['client_id', 'user_id', 'template_id']).execute();
 }

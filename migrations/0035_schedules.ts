@@ -28,11 +28,16 @@ function tenantTable(db: Kysely<any>, name: string): Builder {
 
 /** (client_id, column) → parent(client_id, id): the cross-tenant link is impossible. */
 function childOf(builder: Builder, table: string, column: string, parent: string, onDelete: 'cascade' | 'restrict' = 'cascade'): Builder {
-  return builder.addForeignKeyConstraint(`${table}_${column}_fk`, ['client_id', column], parent, ['client_id', 'id'], (c) => c.onDelete(onDelete)) as Builder;
+  return builder.addForeignKeyConstraint(`${table}_${column}_fk`, ['client_id', column], parent, ['client_id', 'id'], (c) =>
+    c.onDelete(onDelete),
+  ) as Builder;
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('clients').addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC')).execute();
+  await db.schema
+    .alterTable('clients')
+    .addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC'))
+    .execute();
 
   let schedules = tenantTable(db, 'schedules')
     .addColumn('title', 'text', (c) => c.notNull())

@@ -29,7 +29,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('approver_email', 'text')
     .addColumn('approval_method', 'text')
     .addColumn('approved_at', 'text')
-    .addForeignKeyConstraint('version_translations_version_fk', ['client_id', 'version_id'], 'template_versions', ['client_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint(
+      'version_translations_version_fk',
+      ['client_id', 'version_id'],
+      'template_versions',
+      ['client_id', 'id'],
+      (c) => c.onDelete('cascade'),
+    )
     .addUniqueConstraint('version_translations_language', ['client_id', 'version_id', 'language'])
     .execute();
 }

@@ -56,9 +56,17 @@ const ON_REQUEST = ['postgres'];
 const LOAD_GENERATOR_HEAP = '--initial-old-space-size=256';
 
 async function main(): Promise<void> {
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const postgres = process.argv.includes('--postgres');
-  const names = [...new Set([...(only ?? (postgres ? [] : Object.keys(SCENARIOS).filter((n) => !ON_REQUEST.includes(n)))), ...(postgres ? ['postgres'] : [])])];
+  const names = [
+    ...new Set([
+      ...(only ?? (postgres ? [] : Object.keys(SCENARIOS).filter((n) => !ON_REQUEST.includes(n)))),
+      ...(postgres ? ['postgres'] : []),
+    ]),
+  ];
   for (const name of names) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),

@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   const style = styles[0];
   if (!script || !style) throw new Error(`build-app: expected a main script and a style sheet, got ${built.join(', ')}`);
   // a style sheet imported by a lazily loaded page would be a file of its own that nothing links
-  if (styles.length > 1) throw new Error(`build-app: one style sheet expected, got ${styles.join(', ')}: import an area's CSS from its index.tsx only`);
+  if (styles.length > 1)
+    throw new Error(`build-app: one style sheet expected, got ${styles.join(', ')}: import an area's CSS from its index.tsx only`);
 
   // the icon and the web app manifest (installable on a tablet's home screen), hashed like the rest
   const icon = writeHashed('icon', '.svg', ICON);
@@ -108,7 +109,10 @@ async function main(): Promise<void> {
     outfile: path.join(out, APP_SERVICE_WORKER),
     define: { ...common.define, __APP_PRECACHE__: JSON.stringify(precache) },
   });
-  fs.writeFileSync(path.join(out, APP_MANIFEST), JSON.stringify({ files: [...files, APP_INDEX, APP_SERVICE_WORKER].sort() }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(out, APP_MANIFEST),
+    JSON.stringify({ files: [...files, APP_INDEX, APP_SERVICE_WORKER].sort() }, null, 2) + '\n',
+  );
 }
 
 function writeHashed(name: string, extension: string, content: string): string {

@@ -35,9 +35,28 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
-import { APP_MANIFEST, appAssetKey, ASSET, CONFIG_ASSET_FILES, configAssetKey, CONSOLE_MANIFEST, consoleAssetKey, DOCS_ASSET_FILES, docsAssetKey } from '#lib/runtime';
+import {
+  APP_MANIFEST,
+  appAssetKey,
+  ASSET,
+  CONFIG_ASSET_FILES,
+  configAssetKey,
+  CONSOLE_MANIFEST,
+  consoleAssetKey,
+  DOCS_ASSET_FILES,
+  docsAssetKey,
+} from '#lib/runtime';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
-import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, optionalModulesAsEmpty, PDFKIT_LOADERS, pdfkitFromBundle } from './bundle-plugins';
+import {
+  depdLinesOnFirstUse,
+  embeddedLicenseKeys,
+  jsonwebtokenFeatureChecksAsTrue,
+  licenseKeyPems,
+  mimeTypesOnFirstUse,
+  optionalModulesAsEmpty,
+  PDFKIT_LOADERS,
+  pdfkitFromBundle,
+} from './bundle-plugins';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'dist', 'sea');
@@ -98,7 +117,14 @@ async function main(): Promise<void> {
       footer: { js: '})' },
       // ASCII (esbuild escapes the rest): sea-main.ts decodes it as latin1
       charset: 'ascii',
-      plugins: [...(common.plugins ?? []), embeddedLicenseKeys(root, keys), pdfkitFromBundle(), jsonwebtokenFeatureChecksAsTrue(), mimeTypesOnFirstUse(), depdLinesOnFirstUse()],
+      plugins: [
+        ...(common.plugins ?? []),
+        embeddedLicenseKeys(root, keys),
+        pdfkitFromBundle(),
+        jsonwebtokenFeatureChecksAsTrue(),
+        mimeTypesOnFirstUse(),
+        depdLinesOnFirstUse(),
+      ],
       // GET /api/client/version reports these (src/lib/build-info.ts)
       define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,
@@ -110,20 +136,31 @@ async function main(): Promise<void> {
   const seaMain = (training: boolean) => path.join(work, training ? 'sea-main-training.js' : 'sea-main.js');
   await Promise.all(
     [true, false].map((training) =>
-      build({ ...common, entryPoints: [path.join(root, 'scripts', 'sea-main.ts')], outfile: seaMain(training), define: { TRAINING: String(training) } }),
+      build({
+        ...common,
+        entryPoints: [path.join(root, 'scripts', 'sea-main.ts')],
+        outfile: seaMain(training),
+        define: { TRAINING: String(training) },
+      }),
     ),
   );
   step(`bundled (trusting license keys ${Object.keys(keys).join(', ') || '(none)'})`);
 
   // better-sqlite3 ≥ 13 is Node-API, its addons prebuilt inside the package (one for every Node.js ≥ 22, so no
   // build against the pinned headers); its exports map hides the file: found from the package's directory
-  const addon = path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'prebuilds', `${process.platform}-${process.arch}.node`);
+  const addon = path.join(
+    path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })),
+    'prebuilds',
+    `${process.platform}-${process.arch}.node`,
+  );
   if (!fs.existsSync(addon)) throw new Error(`better-sqlite3 ships no prebuilt addon for ${process.platform}-${process.arch} (${addon})`);
   const assets: Record<string, string> = {
     [ASSET.bundle]: mainBundle,
     [ASSET.sqliteAddon]: addon,
     [ASSET.passwordWorker]: workerBundle,
-    ...Object.fromEntries(DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })])),
+    ...Object.fromEntries(
+      DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })]),
+    ),
     ...Object.fromEntries(CONFIG_ASSET_FILES.map((file) => [configAssetKey(file), path.join(root, 'config', file)])),
     ...builtWebAppAssets('console', CONSOLE_MANIFEST, consoleAssetKey),
     ...builtWebAppAssets('app', APP_MANIFEST, appAssetKey),
@@ -145,7 +182,10 @@ async function makeExecutable(main: string, assets: Record<string, string>, outp
   const seaConfig = path.join(work, 'sea-config.json');
   // no useCodeCache: main is a few lines; the bundle's cache is an asset (see scripts/sea-main.ts)
   // no useSnapshot: Node's snapshot builder (20, 24 and 26 alike) cannot load node:http (nor so the bundle)
-  fs.writeFileSync(seaConfig, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2));
+  fs.writeFileSync(
+    seaConfig,
+    JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2),
+  );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
   const temp = `${output}.tmp`;
   fs.rmSync(temp, { force: true });
@@ -174,7 +214,10 @@ async function train(executable: string, codeCache: string): Promise<void> {
   // a clean environment: no WIP_* of the builder's shell; cheap bcrypt
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WIP_') && key !== 'NODE_OPTIONS'));
   // installed first, unrecorded: a start of an installed data directory is what the cache is for, not install's one-off work (migrations, the first admin)
-  execFileSync(executable, ['--data-dir', dataDir, 'install'], { env: { ...env, WIP_ADMIN_PASSWORD: 'code-cache-training', WIP_BCRYPT_COST: '4' }, stdio: 'ignore' });
+  execFileSync(executable, ['--data-dir', dataDir, 'install'], {
+    env: { ...env, WIP_ADMIN_PASSWORD: 'code-cache-training', WIP_BCRYPT_COST: '4' },
+    stdio: 'ignore',
+  });
   const daemon = spawn(executable, ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-format', 'json'], {
     env: { ...env, WIP_CODE_CACHE_OUT: codeCache },
     stdio: ['ignore', 'pipe', 'inherit'],

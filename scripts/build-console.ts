@@ -51,7 +51,10 @@ async function main(): Promise<void> {
 `;
   fs.writeFileSync(path.join(out, CONSOLE_INDEX), index);
   const verifier = await buildVerifier();
-  fs.writeFileSync(path.join(out, CONSOLE_MANIFEST), JSON.stringify({ files: [...files, CONSOLE_INDEX, ...verifier].sort() }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(out, CONSOLE_MANIFEST),
+    JSON.stringify({ files: [...files, CONSOLE_INDEX, ...verifier].sort() }, null, 2) + '\n',
+  );
 }
 
 /**

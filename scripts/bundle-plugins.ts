@@ -36,10 +36,13 @@ export function jsonwebtokenFeatureChecksAsTrue(): Plugin {
   return {
     name: 'jsonwebtoken-feature-checks-as-true',
     setup(b) {
-      b.onLoad({ filter: /[\\/]jsonwebtoken[\\/]lib[\\/](psSupported|asymmetricKeyDetailsSupported|rsaPssKeyDetailsSupported)\.js$/ }, () => ({
-        contents: 'module.exports = true;',
-        loader: 'js',
-      }));
+      b.onLoad(
+        { filter: /[\\/]jsonwebtoken[\\/]lib[\\/](psSupported|asymmetricKeyDetailsSupported|rsaPssKeyDetailsSupported)\.js$/ },
+        () => ({
+          contents: 'module.exports = true;',
+          loader: 'js',
+        }),
+      );
     },
   };
 }
@@ -119,7 +122,10 @@ export function depdLinesOnFirstUse(): Plugin {
 export function licenseKeyPems(root: string): Record<string, string> {
   const dir = path.join(root, 'config', 'license-keys');
   const pems: Record<string, string> = {};
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.pem')).sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.pem'))
+    .sort()) {
     const pem = fs.readFileSync(path.join(dir, name), 'utf8');
     if (!pem.includes('-----BEGIN PUBLIC KEY-----')) throw new Error(`config/license-keys/${name} is not a PEM public key`);
     pems[name.slice(0, -'.pem'.length)] = pem;
@@ -169,7 +175,12 @@ export function pdfkitFromBundle(): Plugin {
       count: 1,
     },
     { what: 'createRequire of the module URL', pattern: /^const require\$1 = .*createRequire\(.*\);$/gm, replace: '', count: 1 },
-    { what: 'standard-font loaders', pattern: /require\$1\('#standard-fonts\/(\w+)'\)/g, replace: "require('./standard-fonts/$1.cjs')", count: 14 },
+    {
+      what: 'standard-font loaders',
+      pattern: /require\$1\('#standard-fonts\/(\w+)'\)/g,
+      replace: "require('./standard-fonts/$1.cjs')",
+      count: 14,
+    },
   ];
   return {
     name: 'pdfkit-from-bundle',
@@ -178,10 +189,12 @@ export function pdfkitFromBundle(): Plugin {
         let contents = await fs.promises.readFile(args.path, 'utf8');
         for (const patch of patches) {
           const found = contents.match(patch.pattern)?.length ?? 0;
-          if (found !== patch.count) throw new Error(`pdfkit-from-bundle: expected ${patch.count} × ${patch.what} in ${args.path}, found ${found}`);
+          if (found !== patch.count)
+            throw new Error(`pdfkit-from-bundle: expected ${patch.count} × ${patch.what} in ${args.path}, found ${found}`);
           contents = contents.replace(patch.pattern, patch.replace);
         }
-        if (/import\.meta|__filename|__dirname/.test(contents)) throw new Error(`pdfkit-from-bundle: ${args.path} still locates files from its own path`);
+        if (/import\.meta|__filename|__dirname/.test(contents))
+          throw new Error(`pdfkit-from-bundle: ${args.path} still locates files from its own path`);
         return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
       });
     },

@@ -60,7 +60,9 @@ function main(): number {
     );
     return 1;
   }
-  process.stdout.write(`check-commit-subjects: ${commits.length} commits since ${base}, every subject within ${MAX_SUBJECT_LENGTH} characters\n`);
+  process.stdout.write(
+    `check-commit-subjects: ${commits.length} commits since ${base}, every subject within ${MAX_SUBJECT_LENGTH} characters\n`,
+  );
   return 0;
 }
 

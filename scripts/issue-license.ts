@@ -69,7 +69,13 @@ try {
     expiresAt: iso(opts.expires) ?? iso(base.expiresAt),
     seats: { full: int(opts.full) ?? base.seats?.full ?? 0, connect: int(opts.connect) ?? base.seats?.connect ?? 0 },
     maxClients: int(opts.maxClients) ?? base.maxClients,
-    features: opts.features !== undefined ? opts.features.split(',').map((f) => f.trim()).filter(Boolean) : (base.features ?? [...FEATURES]),
+    features:
+      opts.features !== undefined
+        ? opts.features
+            .split(',')
+            .map((f) => f.trim())
+            .filter(Boolean)
+        : (base.features ?? [...FEATURES]),
   });
   const key = signLicense(payload, fs.readFileSync(opts.privateKey, 'utf8'));
   if (opts.out) fs.writeFileSync(opts.out, key + '\n');

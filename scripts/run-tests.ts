@@ -47,7 +47,9 @@ const inBothFolders = (file: string) => BOTH_BACKENDS.includes(path.relative(roo
 const all = findTests(root);
 const sqliteOnly = readMarkers(all); // every file, whatever the selection: a bad marker fails any run
 const selected = matching(all, filters);
-const onPostgres = selected.filter((file) => (postgresOnly && filters.length > 0) || inBothFolders(file)).filter((file) => !sqliteOnly.has(file));
+const onPostgres = selected
+  .filter((file) => (postgresOnly && filters.length > 0) || inBothFolders(file))
+  .filter((file) => !sqliteOnly.has(file));
 /** each run: the files, and whether on PostgreSQL */
 const runs: { files: string[]; postgres: boolean }[] = postgresOnly
   ? [{ files: onPostgres, postgres: true }]
@@ -56,14 +58,23 @@ const jobs = runs.flatMap((run) => run.files.map((file) => ({ file, postgres: ru
 const parallel = Math.max(1, Math.min(os.availableParallelism(), 4));
 const runtime = pinnedNodePath(path.resolve(root, '..', '..')) ?? process.execPath;
 
-interface Outcome { file: string; passed: number; failed: number; crashed: boolean; output: string }
+interface Outcome {
+  file: string;
+  passed: number;
+  failed: number;
+  crashed: boolean;
+  output: string;
+}
 
 function findTests(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return findTests(full);
-    return entry.name.endsWith('.test.js') ? [full] : [];
-  }).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return findTests(full);
+      return entry.name.endsWith('.test.js') ? [full] : [];
+    })
+    .sort();
 }
 
 /**
@@ -77,16 +88,23 @@ function readMarkers(files: string[]): Map<string, string> {
     const relative = path.relative(root, file);
     const source = path.join(sourceRoot, relative.replace(/\.js$/, '.ts'));
     if (!fs.existsSync(source)) continue;
-    fs.readFileSync(source, 'utf8').split('\n').forEach((line, index) => {
-      const match = MARKER.exec(line);
-      if (!match) return;
-      const reason = match[1].trim();
-      const where = `test/${relative.replace(/\.js$/, '.ts')}:${index + 1}`;
-      if (!inBothFolders(file)) refused.push(`${where}: a sqlite-only marker outside ${BOTH_BACKENDS.map((d) => `test/${d}`).join(', ')}, whose suites run on SQLite only anyway`);
-      else if (index >= MARKER_LINES) refused.push(`${where}: the sqlite-only marker must be in the first ${MARKER_LINES} lines, where a reader sees it`);
-      else if (reason.length < 10) refused.push(`${where}: the sqlite-only marker needs its reason: \`// sqlite-only: <why this suite cannot run on PostgreSQL>\``);
-      else marked.set(file, reason);
-    });
+    fs.readFileSync(source, 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        const match = MARKER.exec(line);
+        if (!match) return;
+        const reason = match[1].trim();
+        const where = `test/${relative.replace(/\.js$/, '.ts')}:${index + 1}`;
+        if (!inBothFolders(file))
+          refused.push(
+            `${where}: a sqlite-only marker outside ${BOTH_BACKENDS.map((d) => `test/${d}`).join(', ')}, whose suites run on SQLite only anyway`,
+          );
+        else if (index >= MARKER_LINES)
+          refused.push(`${where}: the sqlite-only marker must be in the first ${MARKER_LINES} lines, where a reader sees it`);
+        else if (reason.length < 10)
+          refused.push(`${where}: the sqlite-only marker needs its reason: \`// sqlite-only: <why this suite cannot run on PostgreSQL>\``);
+        else marked.set(file, reason);
+      });
   }
   if (refused.length > 0) {
     process.stderr.write(`run-tests: refused, nothing run:\n${refused.map((r) => `  ${r}\n`).join('')}`);
@@ -103,7 +121,9 @@ function needsPostgres(job: { file: string; postgres: boolean }): boolean {
 /** Starts the test PostgreSQL once: null when it starts, else why not. */
 function postgresPreflight(): Promise<string | null> {
   return new Promise((resolve) => {
-    const child = spawn(runtime, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(runtime, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit code ${code}`));
@@ -113,12 +133,16 @@ function postgresPreflight(): Promise<string | null> {
 function runFile(file: string, postgres: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
-    const child = spawn(runtime, ['--enable-source-maps', file], { env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(runtime, ['--enable-source-maps', file], {
+      env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('close', (code) => {
-      let total = 0, passed = 0, skipped = 0;
+      let total = 0,
+        passed = 0,
+        skipped = 0;
       for (const m of output.matchAll(/Total:\s+(\d+)/g)) total += Number(m[1]);
       for (const m of output.matchAll(/Passed:\s+(\d+)/g)) passed += Number(m[1]);
       for (const m of output.matchAll(/Skipped:\s+(\d+)/g)) skipped += Number(m[1]);
@@ -130,18 +154,23 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  process.stdout.write(`tests run on ${runtime === process.execPath ? `this node (${process.version})` : path.relative(process.cwd(), runtime)}\n`);
+  process.stdout.write(
+    `tests run on ${runtime === process.execPath ? `this node (${process.version})` : path.relative(process.cwd(), runtime)}\n`,
+  );
   const outcomes: Outcome[] = [];
   let queue = [...jobs];
   if (postgresOnly || both) {
-    for (const file of selected.filter((f) => sqliteOnly.has(f))) process.stdout.write(`skip ${path.relative(root, file)} [postgres]: sqlite-only: ${sqliteOnly.get(file)}\n`);
+    for (const file of selected.filter((f) => sqliteOnly.has(f)))
+      process.stdout.write(`skip ${path.relative(root, file)} [postgres]: sqlite-only: ${sqliteOnly.get(file)}\n`);
   }
   const postgresJobs = jobs.filter(needsPostgres);
   const unavailable = postgresJobs.length > 0 ? await postgresPreflight() : null;
   if (unavailable) {
     queue = queue.filter((job) => !postgresJobs.includes(job));
     const names = [...new Set(postgresJobs.map((job) => path.relative(root, job.file)))];
-    process.stdout.write(`FAIL PostgreSQL for the tests cannot start, so ${postgresJobs.length} runs that need it were skipped (${names.join(', ')}):\n${unavailable.replace(/^/gm, '    ')}\n`);
+    process.stdout.write(
+      `FAIL PostgreSQL for the tests cannot start, so ${postgresJobs.length} runs that need it were skipped (${names.join(', ')}):\n${unavailable.replace(/^/gm, '    ')}\n`,
+    );
     outcomes.push({ file: 'PostgreSQL', passed: 0, failed: 0, crashed: true, output: unavailable });
   }
   await Promise.all(
@@ -159,7 +188,9 @@ async function main(): Promise<void> {
   const passed = outcomes.reduce((n, o) => n + o.passed, 0);
   const failed = outcomes.reduce((n, o) => n + o.failed + (o.crashed ? 1 : 0), 0);
   const onPg = jobs.filter((job) => job.postgres).length;
-  process.stdout.write(`\n${jobs.length} test files${onPg ? ` (${onPg} on PostgreSQL)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+  process.stdout.write(
+    `\n${jobs.length} test files${onPg ? ` (${onPg} on PostgreSQL)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+  );
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   if (failed > 0 || jobs.length === 0) process.exitCode = 1;
 }

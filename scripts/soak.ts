@@ -54,26 +54,55 @@ async function timed(op: string, run: () => Promise<{ status: number; text?: str
 
 let stopping = false;
 
-async function tenantLoad(server: TestServer, client: BuiltClient, operator: { email: string; token: string }, templateId: number): Promise<void> {
+async function tenantLoad(
+  server: TestServer,
+  client: BuiltClient,
+  operator: { email: string; token: string },
+  templateId: number,
+): Promise<void> {
   const owner = client.owner.token;
   const job = await createJob(server, owner, { templateId });
   const loops = [
-    async () => timed('sign-in', async () => ({ status: (await signIn(server, operator.email, PASSWORD, client.id).then(() => 200, () => 400)) })),
+    async () =>
+      timed('sign-in', async () => ({
+        status: await signIn(server, operator.email, PASSWORD, client.id).then(
+          () => 200,
+          () => 400,
+        ),
+      })),
     async () => timed('read me', () => server.request('GET', '/api/client/auth/me', { token: operator.token })),
-    async () => timed('read jobs (GraphQL)', async () => gql(server, operator.token, '{ jobs(first: 20) { edges { node { id title state } } } templates(first: 20) { edges { node { id title } } } }')),
+    async () =>
+      timed('read jobs (GraphQL)', async () =>
+        gql(
+          server,
+          operator.token,
+          '{ jobs(first: 20) { edges { node { id title state } } } templates(first: 20) { edges { node { id title } } } }',
+        ),
+      ),
     async () =>
       timed('record step', async () => {
         const res = await gql(server, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision job { id } } }', {
-          i: { jobId: gid('Job', job.id), stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `at ${Date.now()}` }] },
+          i: {
+            jobId: gid('Job', job.id),
+            stepId: 'measure',
+            status: 'DONE',
+            values: [
+              { key: 'torque', value: 15 },
+              { key: 'note', value: `at ${Date.now()}` },
+            ],
+          },
         });
         return res;
       }),
     async () => timed('upload', () => upload(server, owner, [{ name: 'photo.bin', data: Buffer.alloc(32 * 1024, requests % 251) }])),
-    async () => timed('PDF report', async () => {
-      const res = await fetch(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, { headers: { authorization: `Bearer ${owner}` } });
-      await res.arrayBuffer();
-      return { status: res.status };
-    }),
+    async () =>
+      timed('PDF report', async () => {
+        const res = await fetch(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, {
+          headers: { authorization: `Bearer ${owner}` },
+        });
+        await res.arrayBuffer();
+        return { status: res.status };
+      }),
   ];
   await Promise.all(
     loops.map(async (loop, i) => {
@@ -90,7 +119,11 @@ async function tenantLoad(server: TestServer, client: BuiltClient, operator: { e
 async function daemonMetrics(url: string): Promise<{ rssMb: number; heapMb: number; fds: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { rssMb: value('process_resident_memory_bytes') / MB, heapMb: value('nodejs_heap_size_used_bytes') / MB, fds: value('process_open_fds') };
+  return {
+    rssMb: value('process_resident_memory_bytes') / MB,
+    heapMb: value('nodejs_heap_size_used_bytes') / MB,
+    fds: value('process_open_fds'),
+  };
 }
 
 function p99(values: number[]): number {
@@ -115,8 +148,15 @@ function slope(values: number[]): number {
 
 async function main(): Promise<void> {
   const { root, dataDir, env: baseEnv } = await installedDataDir();
-  const env = { ...baseEnv, ...DOMAIN_TEST_ENV, WIP_LOG_LEVEL: 'warn', WIP_RATE_LIMIT_MAX: '100000000', WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000000' };
-  if ((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code !== 0) throw new Error('license install failed');
+  const env = {
+    ...baseEnv,
+    ...DOMAIN_TEST_ENV,
+    WIP_LOG_LEVEL: 'warn',
+    WIP_RATE_LIMIT_MAX: '100000000',
+    WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000000',
+  };
+  if ((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code !== 0)
+    throw new Error('license install failed');
   const daemon = await startDaemon([], env, { timeoutMs: 60_000 });
   const server = daemonAsServer(daemon);
   try {
@@ -161,16 +201,32 @@ async function main(): Promise<void> {
         const growth = slope(values) * (values.length - 1);
         if (growth > allowedTotal) problems.push(`${name} grows: +${growth.toFixed(1)} over the run (allowed ${allowedTotal})`);
       };
-      trend('RSS (MB)', steady.map((s) => s.rssMb), Math.max(50, 0.25 * steady[0].rssMb));
-      trend('heap (MB)', steady.map((s) => s.heapMb), Math.max(25, 0.25 * steady[0].heapMb));
-      trend('open fds', steady.map((s) => s.fds), 10);
+      trend(
+        'RSS (MB)',
+        steady.map((s) => s.rssMb),
+        Math.max(50, 0.25 * steady[0].rssMb),
+      );
+      trend(
+        'heap (MB)',
+        steady.map((s) => s.heapMb),
+        Math.max(25, 0.25 * steady[0].heapMb),
+      );
+      trend(
+        'open fds',
+        steady.map((s) => s.fds),
+        10,
+      );
     }
     const walMax = Math.max(...samples.map((s) => s.walMb));
     if (walMax > 64) problems.push(`WAL reached ${walMax.toFixed(1)} MB: not checkpointed`);
     const summary = { seconds: SECONDS, tenants: TENANTS, requests, errors: serverErrors.length, samples, problems };
     fs.mkdirSync(path.join(ROOT, '.soak'), { recursive: true });
     fs.writeFileSync(path.join(ROOT, '.soak', 'results.json'), JSON.stringify(summary, null, 2));
-    console.log(problems.length === 0 ? `PASS: ${requests} requests, no 5xx, no growth trend, WAL at most ${walMax.toFixed(1)} MB` : `FAIL:\n  ${problems.join('\n  ')}`);
+    console.log(
+      problems.length === 0
+        ? `PASS: ${requests} requests, no 5xx, no growth trend, WAL at most ${walMax.toFixed(1)} MB`
+        : `FAIL:\n  ${problems.join('\n  ')}`,
+    );
     if (problems.length > 0) process.exitCode = 1;
   } finally {
     stopping = true;

@@ -56,7 +56,10 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
   metrics.watchDatabase({
     async activeSessions() {
       const now = clock.now().toISOString();
-      const [users, admins] = await Promise.all([countActiveSessionsAcrossClients(db.kysely, now), countActiveAdminSessions(db.kysely, now)]);
+      const [users, admins] = await Promise.all([
+        countActiveSessionsAcrossClients(db.kysely, now),
+        countActiveAdminSessions(db.kysely, now),
+      ]);
       return { users, admins };
     },
     seatTotals: () => seatTotalsAcrossClients(db.kysely, clock.now().toISOString()),
@@ -119,7 +122,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
 
 /** Placeholders until the shared secrets are read: a random signing key, so nothing signed now is accepted anywhere. */
 function unloadedSecrets(): Secrets {
-  return { jwtSecret: randomBytes(64).toString('base64url'), cookieKeys: [randomBytes(32).toString('base64url')], vapid: { publicKey: '', privateKey: '' } };
+  return {
+    jwtSecret: randomBytes(64).toString('base64url'),
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    vapid: { publicKey: '', privateKey: '' },
+  };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {

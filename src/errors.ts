@@ -81,8 +81,7 @@ export class AppError extends Error {
   readonly headers?: Record<string, string | number>;
 }
 
-export const badRequest = (message = 'Bad request', details?: Record<string, unknown>) =>
-  new AppError('BAD_REQUEST', message, details);
+export const badRequest = (message = 'Bad request', details?: Record<string, unknown>) => new AppError('BAD_REQUEST', message, details);
 export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', message);
 export const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
 /** An electronic signature's re-authentication failed: the signer typed a password or a code, never an email. */
@@ -90,17 +89,21 @@ export const invalidSignature = () => new AppError('INVALID_CREDENTIALS', 'Inval
 export const tokenExpired = () => new AppError('TOKEN_EXPIRED', 'Token has expired');
 export const forbidden = (message = 'Insufficient permissions') => new AppError('FORBIDDEN', message);
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
-export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new AppError('CONFLICT', message, details);
+export const conflict = (message: string, details?: Record<string, unknown>) => new AppError('CONFLICT', message, details);
 export const validationFailed = (details: Record<string, unknown>, message = 'Validation failed') =>
   new AppError('VALIDATION_ERROR', message, details);
 export const seatsExhausted = (licenseType: string) =>
   new AppError('LICENSE_SEATS_EXHAUSTED', `No free seat of license type "${licenseType}"`, { licenseType });
 export const tokenInvalid = () => new AppError('TOKEN_INVALID', 'The link is invalid, expired or already used');
 export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new AppError('TOO_MANY_ATTEMPTS', 'Too many failed attempts; try again later', { retryAfter: retryAfterSeconds }, {
-    headers: { 'Retry-After': Math.max(1, retryAfterSeconds) },
-  });
+  new AppError(
+    'TOO_MANY_ATTEMPTS',
+    'Too many failed attempts; try again later',
+    { retryAfter: retryAfterSeconds },
+    {
+      headers: { 'Retry-After': Math.max(1, retryAfterSeconds) },
+    },
+  );
 export const twoFactorInvalid = () => new AppError('TWO_FACTOR_INVALID', 'Invalid or already used two-factor code');
 export const licenseSeatsExhausted = (licenseType: string, total: number, allocated: number) =>
   new AppError(
@@ -120,8 +123,7 @@ export const eulaNotAccepted = (version: string) =>
   new AppError('EULA_NOT_ACCEPTED', 'The end-user license agreement must be accepted first', { version });
 /** The resource was removed for good; `details.replacements` names what to use instead. */
 export const gone = (message: string, details: Record<string, unknown>) => new AppError('GONE', message, details);
-export const serviceUnavailable = (message = 'Service temporarily unavailable') =>
-  new AppError('SERVICE_UNAVAILABLE', message);
+export const serviceUnavailable = (message = 'Service temporarily unavailable') => new AppError('SERVICE_UNAVAILABLE', message);
 
 export const featureNotLicensed = (feature: string) =>
   new AppError('FEATURE_NOT_LICENSED', `The license key does not include the "${feature}" feature`, { feature });

@@ -41,7 +41,10 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'> & { logFormat?: Config['logFormat'] }, destination?: pino.DestinationStream): Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel'> & { logFormat?: Config['logFormat'] },
+  destination?: pino.DestinationStream,
+): Logger {
   return pino(
     {
       level: config.logLevel,
@@ -88,7 +91,12 @@ function readableLines(out: pino.DestinationStream): pino.DestinationStream {
 }
 
 function requestSummary(log: Record<string, unknown>): string {
-  const who = log.userId !== undefined ? ` user ${String(log.userId)} (client ${String(log.clientId)})` : log.adminId !== undefined ? ` admin ${String(log.adminId)}` : '';
+  const who =
+    log.userId !== undefined
+      ? ` user ${String(log.userId)} (client ${String(log.clientId)})`
+      : log.adminId !== undefined
+        ? ` admin ${String(log.adminId)}`
+        : '';
   return `${String(log.method)} ${String(log.path)} ${String(log.status)} ${(Number(log.ms) || 0).toFixed(1)} ms${who} [${String(log.requestId)}]`;
 }
 

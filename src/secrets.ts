@@ -43,7 +43,11 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: Secrets; create
       throw new Error(`${file} is incomplete`);
     }
     if (isVapidPair(existing.vapid) && hasSigningKeys(existing)) return { secrets: existing as Secrets, created: false };
-    const added = { ...existing, vapid: isVapidPair(existing.vapid) ? existing.vapid : vapidKeys(), signingKeys: hasSigningKeys(existing) ? existing.signingKeys : [signingKey()] };
+    const added = {
+      ...existing,
+      vapid: isVapidPair(existing.vapid) ? existing.vapid : vapidKeys(),
+      signingKeys: hasSigningKeys(existing) ? existing.signingKeys : [signingKey()],
+    };
     return { secrets: upgradeSecrets(file, added as Secrets), created: false };
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -136,10 +140,19 @@ export async function loadOrCreateSharedSecrets(db: Kysely<DB>, masterKey: strin
 export async function updateSharedSecrets(db: Kysely<DB>, masterKey: string, change: (current: Secrets) => Secrets): Promise<Secrets> {
   const box = new SecretBox(masterKey, 'shared-secrets');
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('shared_secrets').select('sealed').where('name', '=', SHARED_SECRETS_ROW).forUpdate().executeTakeFirst();
+    const row = await trx
+      .selectFrom('shared_secrets')
+      .select('sealed')
+      .where('name', '=', SHARED_SECRETS_ROW)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new Error('no shared secrets yet: start a node first');
     const next = change(JSON.parse(box.open(row.sealed)) as Secrets);
-    await trx.updateTable('shared_secrets').set({ sealed: box.seal(JSON.stringify(next)) }).where('name', '=', SHARED_SECRETS_ROW).execute();
+    await trx
+      .updateTable('shared_secrets')
+      .set({ sealed: box.seal(JSON.stringify(next)) })
+      .where('name', '=', SHARED_SECRETS_ROW)
+      .execute();
     return next;
   });
 }
@@ -157,14 +170,19 @@ export async function readSharedSecrets(db: Kysely<DB>, masterKey: string): Prom
   try {
     return JSON.parse(new SecretBox(masterKey, 'shared-secrets').open(row.sealed)) as Secrets;
   } catch {
-    throw new Error('WIP_MASTER_KEY does not open the secrets stored in this database: every node (and the CLI) needs the master key the first node started with');
+    throw new Error(
+      'WIP_MASTER_KEY does not open the secrets stored in this database: every node (and the CLI) needs the master key the first node started with',
+    );
   }
 }
 
 /** Writes given secrets (a move from SQLite: tokens issued before it keep working); refuses to replace existing ones. */
 export async function storeSharedSecrets(db: Kysely<DB>, masterKey: string, secrets: Secrets, now: Date): Promise<void> {
   const box = new SecretBox(masterKey, 'shared-secrets');
-  await db.insertInto('shared_secrets').values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(secrets)), created_at: now.toISOString() }).execute();
+  await db
+    .insertInto('shared_secrets')
+    .values({ name: SHARED_SECRETS_ROW, sealed: box.seal(JSON.stringify(secrets)), created_at: now.toISOString() })
+    .execute();
 }
 
 /** A new VAPID key pair; web-push is loaded only when one is made (first start, or an upgrade adding it). */

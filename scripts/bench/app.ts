@@ -26,9 +26,16 @@ export async function appScenario(): Promise<Record<string, unknown>> {
   const wip = await startWip(dataDir, { WIP_LOG_LEVEL: 'warn' }, 'wip-app');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
-    const admin = await json<{ token: string }>(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
+    const admin = await json<{ token: string }>(`${wip.url}/api/admin/auth/sign-in`, 'POST', {
+      username: 'admin',
+      password: 'bench-admin-password',
+    });
     await json(`${wip.url}/api/admin/client`, 'POST', { name: 'Bench Works', owner: OWNER }, admin.token);
-    const signIn = await fetch(`${wip.url}/api/client/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', origin: wip.url }, body: JSON.stringify(OWNER) });
+    const signIn = await fetch(`${wip.url}/api/client/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: wip.url },
+      body: JSON.stringify(OWNER),
+    });
     await signIn.arrayBuffer();
     const cookies = signIn.headers.getSetCookie().map((header) => {
       const [pair] = header.split(';');
@@ -59,7 +66,13 @@ export async function appScenario(): Promise<Record<string, unknown>> {
     const figures = {
       app: {
         loadAverage: os.loadavg().map((n) => Number(n.toFixed(1))),
-        firstLoad: { msToSignedInPage: first.ms, msShellLoaded: first.shellMs, msDomContentLoaded: first.domContentLoadedMs, bytesFromServer: first.bytes, requests: first.fetched.length },
+        firstLoad: {
+          msToSignedInPage: first.ms,
+          msShellLoaded: first.shellMs,
+          msDomContentLoaded: first.domContentLoadedMs,
+          bytesFromServer: first.bytes,
+          requests: first.fetched.length,
+        },
         repeatLoad: {
           msToSignedInPageMedian: median(repeats.map((r) => r.ms)),
           msShellLoadedMedian: median(repeats.map((r) => r.shellMs)),
@@ -75,7 +88,12 @@ export async function appScenario(): Promise<Record<string, unknown>> {
           serviceWorker: kb(gz('sw.js')),
           files: builtScripts.length,
         },
-        cssKbGzip: kb(fs.readdirSync(dist).filter((f) => f.endsWith('.css')).reduce((sum, file) => sum + gz(file), 0)),
+        cssKbGzip: kb(
+          fs
+            .readdirSync(dist)
+            .filter((f) => f.endsWith('.css'))
+            .reduce((sum, file) => sum + gz(file), 0),
+        ),
       },
     };
     console.log(JSON.stringify(figures, null, 2));
@@ -119,5 +137,12 @@ async function measuredLoad(page: Page, url: string) {
   await page.waitForLoadState('networkidle');
   page.off('requestfinished', onFinished);
   await Promise.all(pending);
-  return { ms, shellMs: timing.load, domContentLoadedMs: timing.dcl, bytes: fetched.reduce((sum, f) => sum + f.bytes, 0), fetched, fromWorker };
+  return {
+    ms,
+    shellMs: timing.load,
+    domContentLoadedMs: timing.dcl,
+    bytes: fetched.reduce((sum, f) => sum + f.bytes, 0),
+    fetched,
+    fromWorker,
+  };
 }

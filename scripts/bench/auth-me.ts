@@ -17,7 +17,12 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
   const { wip, auth, close } = await freshDaemon();
   try {
     const meBody = await (await fetch(`${wip.url}/api/client/auth/me`, { headers: auth })).text();
-    const bare = await startProcess('bare', ['dist/scripts/bench/bare-koa.js'], { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) }, /bare on (\S+)/);
+    const bare = await startProcess(
+      'bare',
+      ['dist/scripts/bench/bare-koa.js'],
+      { BENCH_BODY: JSON.stringify(JSON.parse(meBody).data) },
+      /bare on (\S+)/,
+    );
     const bareBody = await (await fetch(`${bare.url}/api/client/auth/me`)).text();
     if (bareBody.length !== meBody.length) throw new Error(`bare body ${bareBody.length} bytes, /auth/me ${meBody.length}`);
 
@@ -37,7 +42,10 @@ export async function authMeScenarios(): Promise<Record<string, unknown>> {
         b = await runBare();
       }
       const ratio = Number((m.reqPerSec / b.reqPerSec).toFixed(3));
-      const cpuRatio = b.serverCpuUsPerRequest && m.serverCpuUsPerRequest ? Number((b.serverCpuUsPerRequest / m.serverCpuUsPerRequest).toFixed(3)) : undefined;
+      const cpuRatio =
+        b.serverCpuUsPerRequest && m.serverCpuUsPerRequest
+          ? Number((b.serverCpuUsPerRequest / m.serverCpuUsPerRequest).toFixed(3))
+          : undefined;
       pairs.push({ bare: b, me: m, ratio, cpuRatio });
       console.log(
         `round ${round + 1}: bare ${b.reqPerSec} req/s (p99 ${b.p99Ms} ms, ${b.serverCpuUsPerRequest} µs CPU/req), ` +
@@ -72,7 +80,12 @@ async function freshDaemon() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-bench-'));
   const wip = await startWip(dataDir);
   const admin = await json(`${wip.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
-  await json(`${wip.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: OWNER.email, password: OWNER.password } }, admin.token);
+  await json(
+    `${wip.url}/api/admin/client`,
+    'POST',
+    { name: 'Bench', owner: { email: OWNER.email, password: OWNER.password } },
+    admin.token,
+  );
   const signedIn = await json(`${wip.url}/api/client/auth/sign-in`, 'POST', OWNER);
   return {
     wip,
@@ -91,12 +104,23 @@ export async function signInStormScenario(): Promise<Record<string, unknown>> {
   const { wip, auth, close } = await freshDaemon();
   try {
     const [storm, during] = await Promise.all([
-      load({ url: `${wip.url}/api/client/auth/sign-in`, connections: 16, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) }),
+      load({
+        url: `${wip.url}/api/client/auth/sign-in`,
+        connections: 16,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(OWNER),
+      }),
       load({ url: `${wip.url}/api/client/auth/me`, connections: 4, headers: auth }),
     ]);
     console.log(`sign-ins ${storm.reqPerSec}/s; /auth/me meanwhile ${during.reqPerSec} req/s, p99 ${during.p99Ms} ms (target < 50 ms)`);
     return {
-      signInStorm: { signInsPerSec: storm.reqPerSec, meDuringStorm: during, meP99TargetMs: 50, errors: storm.errors + storm.non2xx + during.errors + during.non2xx },
+      signInStorm: {
+        signInsPerSec: storm.reqPerSec,
+        meDuringStorm: during,
+        meP99TargetMs: 50,
+        errors: storm.errors + storm.non2xx + during.errors + during.non2xx,
+      },
     };
   } finally {
     await close();

@@ -12,7 +12,12 @@ const children: ChildProcess[] = [];
  * output (its URL). Output goes to a file (.bench/<name>.log), not a pipe: the
  * daemon's request log must not cost the benchmarking process anything.
  */
-export function startProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess; logFile: string }> {
+export function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ url: string; child: ChildProcess; logFile: string }> {
   const dir = path.join(root, '.bench');
   fs.mkdirSync(dir, { recursive: true });
   const logFile = path.join(dir, `${name}.log`);
@@ -139,7 +144,8 @@ export async function load(opts: autocannon.Options, server?: ChildProcess): Pro
   const cpuAfter = cpuSeconds(server?.pid);
   return {
     reqPerSec: Math.round(result.requests.average),
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && { serverCpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests.total)) }),
+    ...(cpuBefore !== undefined &&
+      cpuAfter !== undefined && { serverCpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests.total)) }),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result.requests.total,

@@ -24,7 +24,16 @@ import { createJob, publishedTemplate } from '../../test/helpers/domain';
 const CONNECTIONS = 32;
 const OPERATORS = 32;
 const CONTENT = {
-  sections: [{ title: 'Inspection', steps: Array.from({ length: 10 }, (_, s) => ({ id: `s${s + 1}`, title: `Step ${s + 1}`, fields: [{ key: 'v', type: 'NUMBER', unit: 'bar', min: 0, max: 100, required: true }] })) }],
+  sections: [
+    {
+      title: 'Inspection',
+      steps: Array.from({ length: 10 }, (_, s) => ({
+        id: `s${s + 1}`,
+        title: `Step ${s + 1}`,
+        fields: [{ key: 'v', type: 'NUMBER', unit: 'bar', min: 0, max: 100, required: true }],
+      })),
+    },
+  ],
 };
 
 interface Node {
@@ -44,7 +53,11 @@ export async function postgresScenario(): Promise<Record<string, unknown>> {
   };
   const start = async (env: Record<string, string> = {}) => {
     // bcrypt cost 4: the seed signs in 34 users; neither measured path hashes a password
-    const node = await startWip(dataDir(), { WIP_ADMIN_PASSWORD: ADMIN_PASSWORD, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'warn', ...env }, `wip-${nodes.length + 1}`);
+    const node = await startWip(
+      dataDir(),
+      { WIP_ADMIN_PASSWORD: ADMIN_PASSWORD, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'warn', ...env },
+      `wip-${nodes.length + 1}`,
+    );
     nodes.push(node);
     return node;
   };
@@ -97,13 +110,28 @@ async function seed(node: Node) {
 }
 
 /** /auth/me and step recording with the load split evenly across `nodes`; CPU per request of the nodes (and of PostgreSQL). */
-async function measure(label: string, nodes: Node[], work: Awaited<ReturnType<typeof seed>>, database: { postmaster?: number; url?: string }) {
+async function measure(
+  label: string,
+  nodes: Node[],
+  work: Awaited<ReturnType<typeof seed>>,
+  database: { postmaster?: number; url?: string },
+) {
   const cpu = () => nodes.reduce((n, node) => n + (cpuSeconds(node.child.pid) ?? NaN), 0);
   const dbCpu = () => (database.postmaster === undefined ? NaN : treeCpuSeconds(database.postmaster));
-  const perRequest = (seconds: number, requests: number) => (Number.isFinite(seconds) ? Math.round((seconds * 1e6) / Math.max(1, requests)) : undefined);
+  const perRequest = (seconds: number, requests: number) =>
+    Number.isFinite(seconds) ? Math.round((seconds * 1e6) / Math.max(1, requests)) : undefined;
   const auth = { authorization: `Bearer ${work.ownerToken}` };
   const me = (duration?: number) =>
-    Promise.all(nodes.map((node) => load({ url: `${node.url}/api/client/auth/me`, connections: CONNECTIONS / nodes.length, headers: auth, ...(duration && { duration }) })));
+    Promise.all(
+      nodes.map((node) =>
+        load({
+          url: `${node.url}/api/client/auth/me`,
+          connections: CONNECTIONS / nodes.length,
+          headers: auth,
+          ...(duration && { duration }),
+        }),
+      ),
+    );
 
   await me(2); // warm-up (JIT, caches, pool connections), not recorded
   let [nodesBefore, dbBefore] = [cpu(), dbCpu()];
@@ -126,12 +154,21 @@ async function measure(label: string, nodes: Node[], work: Awaited<ReturnType<ty
     nodeCpuUsPerRequest: perRequest(cpu() - nodesBefore, recorded.requests),
     databaseCpuUsPerRequest: perRequest(dbCpu() - dbBefore, recorded.requests),
     // SERIALIZABLE conflicts (one client's writers append to one audit chain): each rolled back and retried by the node
-    ...(database.url && { rolledBackTransactionsPerWrite: Number((((await rolledBack(database.url)) - Number(rollbacksBefore)) / Math.max(1, recorded.requests)).toFixed(2)) }),
+    ...(database.url && {
+      rolledBackTransactionsPerWrite: Number(
+        (((await rolledBack(database.url)) - Number(rollbacksBefore)) / Math.max(1, recorded.requests)).toFixed(2),
+      ),
+    }),
   };
   const db = (figure: number | undefined) => (figure === undefined ? '' : ` + ${figure} µs database`);
-  console.log(`${label}: /auth/me ${authMe.reqPerSec} req/s (p99 ${authMe.p99Ms} ms, ${authMe.nodeCpuUsPerRequest} µs node CPU${db(authMe.databaseCpuUsPerRequest)} per request, ${authMe.errors} errors)`);
-  const rollbacks = 'rolledBackTransactionsPerWrite' in record ? `, ${record.rolledBackTransactionsPerWrite} rolled-back transactions per write` : '';
-  console.log(`${label}: recording ${record.writesPerSec} writes/s (p50 ${record.p50Ms} ms, p99 ${record.p99Ms} ms, ${record.nodeCpuUsPerRequest} µs node CPU${db(record.databaseCpuUsPerRequest)} per write${rollbacks}, ${record.errors} errors)`);
+  console.log(
+    `${label}: /auth/me ${authMe.reqPerSec} req/s (p99 ${authMe.p99Ms} ms, ${authMe.nodeCpuUsPerRequest} µs node CPU${db(authMe.databaseCpuUsPerRequest)} per request, ${authMe.errors} errors)`,
+  );
+  const rollbacks =
+    'rolledBackTransactionsPerWrite' in record ? `, ${record.rolledBackTransactionsPerWrite} rolled-back transactions per write` : '';
+  console.log(
+    `${label}: recording ${record.writesPerSec} writes/s (p50 ${record.p50Ms} ms, p99 ${record.p99Ms} ms, ${record.nodeCpuUsPerRequest} µs node CPU${db(record.databaseCpuUsPerRequest)} per write${rollbacks}, ${record.errors} errors)`,
+  );
   return { nodes: nodes.length, authMe, record };
 }
 

@@ -35,7 +35,13 @@ function withDaemon(run: (d: Awaited<ReturnType<typeof seededDaemon>>) => Promis
  */
 const FIRST_WARM_UP_SECONDS = 5;
 
-const seedFigures = (seed: SeedInfo) => ({ users: seed.users, templates: seed.templates, jobs: seed.jobs, stepValues: seed.stepValues, seedSeconds: seed.seconds });
+const seedFigures = (seed: SeedInfo) => ({
+  users: seed.users,
+  templates: seed.templates,
+  jobs: seed.jobs,
+  stepValues: seed.stepValues,
+  seedSeconds: seed.seconds,
+});
 
 /** The user list of client 1 (90,000 users) from cursors at the start, the middle and the end: p99 < 20 ms at any depth. */
 export const usersScenario = withDaemon(async ({ seed, wip, auth }) => {
@@ -48,7 +54,9 @@ export const usersScenario = withDaemon(async ({ seed, wip, auth }) => {
     if (page.data.items.length === 0) throw new Error(`empty page at depth ${depth}`);
     await load({ url, connections: CONNECTIONS, headers: auth, duration: depth === 0 ? FIRST_WARM_UP_SECONDS : 1 });
     const figures = await load({ url, connections: CONNECTIONS, headers: auth }, wip.child);
-    console.log(`users at depth ${depth}: ${figures.reqPerSec} req/s, ${figures.serverCpuUsPerRequest ?? '?'} µs server CPU a page, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (target p99 < 20 ms)`);
+    console.log(
+      `users at depth ${depth}: ${figures.reqPerSec} req/s, ${figures.serverCpuUsPerRequest ?? '?'} µs server CPU a page, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (target p99 < 20 ms)`,
+    );
     depths[String(depth)] = figures;
   }
   return { seed: seedFigures(seed), userListDeepCursor: { connections: CONNECTIONS, pageSize: 50, byDepth: depths, p99TargetMs: 20 } };
@@ -59,11 +67,31 @@ const JOBS_QUERY = `{ jobs(first: 50) { edges { node { id title state template {
 /** GraphQL: 50 jobs with their template, version and assignees: p99 < 50 ms. */
 export const graphqlScenario = withDaemon(async ({ wip, auth }) => {
   const body = JSON.stringify({ query: JOBS_QUERY });
-  const check = (await (await fetch(`${wip.url}/api/client/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body })).json()) as any;
+  const check = (await (
+    await fetch(`${wip.url}/api/client/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body })
+  ).json()) as any;
   if (check.errors || check.data.jobs.edges.length !== 50) throw new Error(`GraphQL jobs query: ${JSON.stringify(check).slice(0, 500)}`);
-  await load({ url: `${wip.url}/api/client/graphql`, method: 'POST', connections: CONNECTIONS, headers: { ...auth, 'content-type': 'application/json' }, body, duration: FIRST_WARM_UP_SECONDS });
-  const figures = await load({ url: `${wip.url}/api/client/graphql`, method: 'POST', connections: CONNECTIONS, headers: { ...auth, 'content-type': 'application/json' }, body }, wip.child);
-  console.log(`graphql 50 jobs: ${figures.reqPerSec} req/s, ${figures.serverCpuUsPerRequest ?? '?'} µs server CPU a query, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (target p99 < 50 ms)`);
+  await load({
+    url: `${wip.url}/api/client/graphql`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    headers: { ...auth, 'content-type': 'application/json' },
+    body,
+    duration: FIRST_WARM_UP_SECONDS,
+  });
+  const figures = await load(
+    {
+      url: `${wip.url}/api/client/graphql`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body,
+    },
+    wip.child,
+  );
+  console.log(
+    `graphql 50 jobs: ${figures.reqPerSec} req/s, ${figures.serverCpuUsPerRequest ?? '?'} µs server CPU a query, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (target p99 < 50 ms)`,
+  );
   return { graphqlJobs50: { ...figures, connections: CONNECTIONS, p99TargetMs: 50 } };
 });
 
@@ -76,14 +104,21 @@ const RECORD = `mutation ($i: RecordStepInput!) { recordStep(input: $i) { revisi
  */
 export const recordScenario = withDaemon(async ({ seed, wip }) => {
   const operators = await Promise.all(
-    seed.operators.slice(0, OPERATORS).map(async (op) => ({ url: wip.url, jobId: op.jobId, token: (await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: op.email, password: SEED_PASSWORD })).token as string })),
+    seed.operators.slice(0, OPERATORS).map(async (op) => ({
+      url: wip.url,
+      jobId: op.jobId,
+      token: (await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: op.email, password: SEED_PASSWORD })).token as string,
+    })),
   );
   const cpuBefore = cpuSeconds(wip.child.pid);
   const load = await recordLoad(operators);
   const cpuAfter = cpuSeconds(wip.child.pid);
-  const serverCpuUsPerWrite = cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, load.requests)) : undefined;
+  const serverCpuUsPerWrite =
+    cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, load.requests)) : undefined;
   const figures = { ...load, serverCpuUsPerWrite };
-  console.log(`recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.errors} errors, ${serverCpuUsPerWrite} µs server CPU per write`);
+  console.log(
+    `recording: ${figures.writesPerSec} writes/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.errors} errors, ${serverCpuUsPerWrite} µs server CPU per write`,
+  );
   return { recordStepValues: figures };
 });
 
@@ -103,7 +138,12 @@ export async function recordLoad(operators: { url: string; token: string; jobId:
         const res = await fetch(`${op.url}/api/client/graphql`, {
           method: 'POST',
           headers: { authorization: `Bearer ${op.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: RECORD, variables: { i: { jobId: `Job:${op.jobId}`, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] } } }),
+          body: JSON.stringify({
+            query: RECORD,
+            variables: {
+              i: { jobId: `Job:${op.jobId}`, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] },
+            },
+          }),
         });
         const answer = (await res.json()) as { errors?: unknown };
         latencies.push(performance.now() - started);
@@ -113,7 +153,14 @@ export async function recordLoad(operators: { url: string; token: string; jobId:
   );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1));
-  return { operators: operators.length, writesPerSec: Math.round(latencies.length / seconds()), p50Ms: at(0.5), p99Ms: at(0.99), requests: latencies.length, errors };
+  return {
+    operators: operators.length,
+    writesPerSec: Math.round(latencies.length / seconds()),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    requests: latencies.length,
+    errors,
+  };
 }
 
 /** The meter report of client 1 over the whole seeded year (1M step values), by month, five times in a row: < 1 s. */
@@ -131,9 +178,21 @@ export const meterScenario = withDaemon(async ({ seed, wip, auth }) => {
   }
   const cpuAfter = cpuSeconds(wip.child.pid);
   // the daemon's CPU per report: steadier than wall time on a shared machine
-  const serverCpuMsPerReport = cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1000) / times.length) : undefined;
-  console.log(`meter report over ${steps} step records: ${times.join(', ')} ms (target < 1000 ms), ${serverCpuMsPerReport} ms server CPU per report`);
-  return { meterReport: { stepsRecorded: steps, runsMs: times, medianMs: median(times), maxMs: Math.max(...times), targetMs: 1000, serverCpuMsPerReport } };
+  const serverCpuMsPerReport =
+    cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1000) / times.length) : undefined;
+  console.log(
+    `meter report over ${steps} step records: ${times.join(', ')} ms (target < 1000 ms), ${serverCpuMsPerReport} ms server CPU per report`,
+  );
+  return {
+    meterReport: {
+      stepsRecorded: steps,
+      runsMs: times,
+      medianMs: median(times),
+      maxMs: Math.max(...times),
+      targetMs: 1000,
+      serverCpuMsPerReport,
+    },
+  };
 });
 
 function rssMb(pid: number | undefined): number {
@@ -151,14 +210,24 @@ export async function binaryScenario(): Promise<Record<string, unknown>> {
   const binary = path.join(root, 'dist', 'wip');
   const useBinary = fs.existsSync(binary);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-bench-bin-'));
-  const env = { WIP_ADMIN_PASSWORD: 'bench-admin-password', WIP_LOG_LEVEL: 'info', WIP_RATE_LIMIT_MAX: '100000000', WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000' };
+  const env = {
+    WIP_ADMIN_PASSWORD: 'bench-admin-password',
+    WIP_LOG_LEVEL: 'info',
+    WIP_RATE_LIMIT_MAX: '100000000',
+    WIP_SIGN_IN_RATE_LIMIT_MAX: '100000000',
+  };
   const { spawn } = await import('node:child_process');
   const start = () => {
     const started = performance.now();
     const logFile = path.join(root, '.bench', 'binary.log');
     const fd = fs.openSync(logFile, 'w');
     const args = ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'];
-    const child = useBinary ? spawn(binary, args, { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] }) : spawn(process.execPath, [path.join(root, 'bin', 'wip'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+    const child = useBinary
+      ? spawn(binary, args, { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] })
+      : spawn(process.execPath, [path.join(root, 'bin', 'wip'), ...args], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', fd, 'inherit'],
+        });
     fs.closeSync(fd);
     return new Promise<{ child: typeof child; url: string; firstAnswerMs: number; mainThreadCpuMs?: number }>((resolve, reject) => {
       const poll = setInterval(async () => {
@@ -194,13 +263,24 @@ export async function binaryScenario(): Promise<Record<string, unknown>> {
     await new Promise((r) => setTimeout(r, 2000));
     const idleRssMb = rssMb(daemon.child.pid);
     const admin = await json(`${daemon.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: 'bench-admin-password' });
-    await json(`${daemon.url}/api/admin/client`, 'POST', { name: 'Bench', owner: { email: 'owner@example.test', password: SEED_PASSWORD } }, admin.token);
+    await json(
+      `${daemon.url}/api/admin/client`,
+      'POST',
+      { name: 'Bench', owner: { email: 'owner@example.test', password: SEED_PASSWORD } },
+      admin.token,
+    );
     const signedIn = await json(`${daemon.url}/api/client/auth/sign-in`, 'POST', { email: 'owner@example.test', password: SEED_PASSWORD });
     const headers = { authorization: `Bearer ${signedIn.token}` };
     const total = Number(process.env.BENCH_RSS_REQUESTS ?? 1_000_000);
-    const first: LoadFigures = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: 10_000 }, daemon.child);
+    const first: LoadFigures = await load(
+      { url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: 10_000 },
+      daemon.child,
+    );
     const after10k = rssMb(daemon.child.pid);
-    const rest = await load({ url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: total - 10_000 }, daemon.child);
+    const rest = await load(
+      { url: `${daemon.url}/api/client/auth/me`, connections: CONNECTIONS, headers, amount: total - 10_000 },
+      daemon.child,
+    );
     const afterAll = rssMb(daemon.child.pid);
     const figures = {
       executable: useBinary ? 'dist/wip (single executable)' : 'node bin/wip (dist/wip not built: npm run build:binary)',
@@ -216,7 +296,9 @@ export async function binaryScenario(): Promise<Record<string, unknown>> {
       rssGrowthTarget: 1.5,
       errors: first.errors + first.non2xx + rest.errors + rest.non2xx,
     };
-    console.log(`binary: start ${starts.join(', ')} ms (main-thread CPU ${startCpu.join(', ')} ms); idle RSS ${idleRssMb} MB; RSS ${after10k} MB after 10k, ${afterAll} MB after ${total} requests`);
+    console.log(
+      `binary: start ${starts.join(', ')} ms (main-thread CPU ${startCpu.join(', ')} ms); idle RSS ${idleRssMb} MB; RSS ${after10k} MB after 10k, ${afterAll} MB after ${total} requests`,
+    );
     return { singleExecutable: figures };
   } finally {
     await stopProcess(daemon.child);

@@ -94,17 +94,22 @@ export async function seededDataDir(): Promise<SeedInfo> {
   const now = Date.now();
   const iso = (t: number) => new Date(t).toISOString();
   const span = 365 * DAY;
-  const insertUser = db.prepare(`INSERT INTO users (client_id, email, email_normalized, first_name, last_name, title, license_type, status, password_hash, available_to_org, created_at, updated_at)
+  const insertUser =
+    db.prepare(`INSERT INTO users (client_id, email, email_normalized, first_name, last_name, title, license_type, status, password_hash, available_to_org, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, '', 'full', 'active', ?, '[]', ?, ?)`);
   const insertRole = db.prepare("INSERT INTO user_roles (client_id, user_id, role) VALUES (?, ?, 'operator')");
-  const insertTemplate = db.prepare(`INSERT INTO templates (client_id, title, description, tags, asset_class_id, owner_id, created_at, updated_at)
+  const insertTemplate =
+    db.prepare(`INSERT INTO templates (client_id, title, description, tags, asset_class_id, owner_id, created_at, updated_at)
     VALUES (?, ?, '', '[]', NULL, ?, ?, ?)`);
-  const insertVersion = db.prepare(`INSERT INTO template_versions (client_id, template_id, number, state, content, content_hash, created_by, updated_by, created_at, updated_at, published_at)
+  const insertVersion =
+    db.prepare(`INSERT INTO template_versions (client_id, template_id, number, state, content, content_hash, created_by, updated_by, created_at, updated_at, published_at)
     VALUES (?, ?, 1, 'PUBLISHED', ?, ?, ?, ?, ?, ?, ?)`);
-  const insertJob = db.prepare(`INSERT INTO jobs (client_id, template_id, version_id, title, priority, state, due_at, created_by, created_at, updated_at, started_at, completed_at)
+  const insertJob =
+    db.prepare(`INSERT INTO jobs (client_id, template_id, version_id, title, priority, state, due_at, created_by, created_at, updated_at, started_at, completed_at)
     VALUES (?, ?, ?, ?, 'MEDIUM', ?, NULL, ?, ?, ?, ?, ?)`);
   const insertMember = db.prepare("INSERT INTO job_members (client_id, job_id, user_id, kind, created_at) VALUES (?, ?, ?, 'ASSIGNEE', ?)");
-  const insertRecord = db.prepare(`INSERT INTO step_records (client_id, job_id, step_id, status, "values", comment, reason, recorded_by, recorded_at)
+  const insertRecord =
+    db.prepare(`INSERT INTO step_records (client_id, job_id, step_id, status, "values", comment, reason, recorded_by, recorded_at)
     VALUES (?, ?, ?, 'DONE', ?, NULL, NULL, ?, ?)`);
   const batch = <T>(items: number, size: number, each: (i: number) => T) => {
     for (let start = 0; start < items; start += size) {
@@ -141,11 +146,29 @@ export async function seededDataDir(): Promise<SeedInfo> {
       const startedAt = now - span + Math.floor((i * span) / plan.jobs);
       const operator = ids[i % ids.length];
       const jobId = Number(
-        insertJob.run(clientId, templateId, versionId, `Job ${i}`, 'COMPLETED', owner, iso(startedAt), iso(startedAt + 3_600_000), iso(startedAt), iso(startedAt + 3_600_000)).lastInsertRowid,
+        insertJob.run(
+          clientId,
+          templateId,
+          versionId,
+          `Job ${i}`,
+          'COMPLETED',
+          owner,
+          iso(startedAt),
+          iso(startedAt + 3_600_000),
+          iso(startedAt),
+          iso(startedAt + 3_600_000),
+        ).lastInsertRowid,
       );
       insertMember.run(clientId, jobId, operator, iso(startedAt));
       for (let s = 0; s < STEPS; s++) {
-        insertRecord.run(clientId, jobId, `s${s + 1}`, `[{"key":"v","value":${(i + s) % 100},"outOfLimits":false}]`, operator, iso(startedAt + s * 60_000));
+        insertRecord.run(
+          clientId,
+          jobId,
+          `s${s + 1}`,
+          `[{"key":"v","value":${(i + s) % 100},"outOfLimits":false}]`,
+          operator,
+          iso(startedAt + s * 60_000),
+        );
       }
     });
     if (c === 0) {
@@ -154,7 +177,9 @@ export async function seededDataDir(): Promise<SeedInfo> {
       batch(OPERATORS, OPERATORS, (i) => {
         const user = ids[i];
         const t = iso(now);
-        const jobId = Number(insertJob.run(clientId, templateId, versionId, `Operator job ${i}`, 'IN_PROGRESS', owner, t, t, t, null).lastInsertRowid);
+        const jobId = Number(
+          insertJob.run(clientId, templateId, versionId, `Operator job ${i}`, 'IN_PROGRESS', owner, t, t, t, null).lastInsertRowid,
+        );
         insertMember.run(clientId, jobId, user, t);
         operators.push({ email: `u${i}@c1.bench.test`, jobId });
       });

@@ -25,12 +25,22 @@ export async function syncScenario(): Promise<Record<string, unknown>> {
     const client = await buildClient(server);
     const content = {
       sections: [
-        { id: 'all', title: 'Readings', steps: Array.from({ length: RECORDINGS }, (_, i) => ({ id: `s${i + 1}`, title: `Reading ${i + 1}`, fields: [{ key: 'v', label: 'Value', type: 'NUMBER', unit: 'bar', min: 0, max: 100, required: true }] })) },
+        {
+          id: 'all',
+          title: 'Readings',
+          steps: Array.from({ length: RECORDINGS }, (_, i) => ({
+            id: `s${i + 1}`,
+            title: `Reading ${i + 1}`,
+            fields: [{ key: 'v', label: 'Value', type: 'NUMBER', unit: 'bar', min: 0, max: 100, required: true }],
+          })),
+        },
       ],
     };
     const template = await publishedTemplate(server, client, content, 'Sync benchmark');
     const operator = await buildUser(server, client, { roles: ['operator'] });
-    const job = (await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] })) as { id: number };
+    const job = (await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [operator.id] })) as {
+      id: number;
+    };
     const jobId = `Job:${job.id}`;
 
     const context = await browser.newContext();
@@ -53,15 +63,31 @@ export async function syncScenario(): Promise<Record<string, unknown>> {
     });
     await context.setOffline(false);
     const started = Date.now();
-    await page.evaluate(`wipOffline.startSync({ id: ${operator.id}, clientId: ${client.id} }); wipOffline.drained(${JSON.stringify(user)}, 600000)`);
+    await page.evaluate(
+      `wipOffline.startSync({ id: ${operator.id}, clientId: ${client.id} }); wipOffline.drained(${JSON.stringify(user)}, 600000)`,
+    );
     const seconds = (Date.now() - started) / 1000;
 
-    const check = await gql<{ job: { revision: number; records: { stepId: string }[] } }>(server, client.owner.token, 'query($id: ID!) { job(id: $id) { revision records { stepId } } }', { id: jobId });
+    const check = await gql<{ job: { revision: number; records: { stepId: string }[] } }>(
+      server,
+      client.owner.token,
+      'query($id: ID!) { job(id: $id) { revision records { stepId } } }',
+      { id: jobId },
+    );
     const records = check.data!.job.records.length;
     const revision = check.data!.job.revision;
     if (records !== RECORDINGS) throw new Error(`expected ${RECORDINGS} records, the server has ${records}`);
-    const figures = { recordings: RECORDINGS, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(RECORDINGS / seconds), requests, queueSeconds: Number((queueMs / 1000).toFixed(2)), revision };
-    console.log(`sync of ${RECORDINGS} queued recordings: ${figures.seconds} s (${figures.perSecond}/s), ${requests} requests; queued offline in ${figures.queueSeconds} s`);
+    const figures = {
+      recordings: RECORDINGS,
+      seconds: Number(seconds.toFixed(2)),
+      perSecond: Math.round(RECORDINGS / seconds),
+      requests,
+      queueSeconds: Number((queueMs / 1000).toFixed(2)),
+      revision,
+    };
+    console.log(
+      `sync of ${RECORDINGS} queued recordings: ${figures.seconds} s (${figures.perSecond}/s), ${requests} requests; queued offline in ${figures.queueSeconds} s`,
+    );
     return { sync: figures };
   } finally {
     await browser.close();

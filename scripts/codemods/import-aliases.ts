@@ -160,7 +160,9 @@ function main(): void {
     }
   }
   const verb = check ? 'would rewrite' : 'rewrote';
-  process.stdout.write(`${verb} ${imports} imports in ${files} files${pkgChanged ? `; package.json "imports" ${check ? 'would change' : 'written'}` : ''}\n`);
+  process.stdout.write(
+    `${verb} ${imports} imports in ${files} files${pkgChanged ? `; package.json "imports" ${check ? 'would change' : 'written'}` : ''}\n`,
+  );
   if (check && (imports > 0 || pkgChanged)) process.exitCode = 1;
 }
 

@@ -31,7 +31,9 @@ cleanupOutdatedCaches();
 // an update still waits (above), so clientsClaim only ever applies to a worker allowed to take over
 clientsClaim();
 
-registerRoute(new NavigationRoute(createHandlerBoundToURL('/app/'), { allowlist: [/^\/app(\/|$)/], denylist: [/^\/app\/[^/]+\.[a-z0-9]+$/i] }));
+registerRoute(
+  new NavigationRoute(createHandlerBoundToURL('/app/'), { allowlist: [/^\/app(\/|$)/], denylist: [/^\/app\/[^/]+\.[a-z0-9]+$/i] }),
+);
 
 // The API and anything else: no route, so the worker does not answer and the request goes to the network as
 // without a worker (network-only, with no detour through the worker: event streams and upload progress unchanged).

@@ -14,11 +14,14 @@ function describe(result: AuditVerification): string {
       : `client ${clientId}: ${entries} entries, chain intact`,
   );
   for (const problem of result.checkpoints) {
-    lines.push(`client ${problem.clientId}: CHECKPOINT${problem.checkpointId !== null ? ` ${problem.checkpointId}` : ' (given file)'} NOT MATCHED: ${problem.reason}`);
+    lines.push(
+      `client ${problem.clientId}: CHECKPOINT${problem.checkpointId !== null ? ` ${problem.checkpointId}` : ' (given file)'} NOT MATCHED: ${problem.reason}`,
+    );
   }
   const broken = result.clients.filter((c) => c.broken).length;
   lines.push(broken === 0 ? `All ${result.clients.length} chains intact` : `${broken} of ${result.clients.length} chains broken`);
-  if (result.checkpoints.length > 0) lines.push(`${result.checkpoints.length} checkpoint(s) not matched: the chain was cut short or rewritten after they were signed`);
+  if (result.checkpoints.length > 0)
+    lines.push(`${result.checkpoints.length} checkpoint(s) not matched: the chain was cut short or rewritten after they were signed`);
   return lines.join('\n');
 }
 
@@ -39,8 +42,10 @@ export function registerAudit(program: Command): void {
 
   audit
     .command('verify')
-    .description('walk every client\'s audit chain (or one) and exit 1 naming the first broken entry when a row was edited, deleted or reordered, or when the chain no longer matches a signed checkpoint (cut short or rewritten)')
-    .option('--client-id <id>', 'verify only this client\'s chain', positiveId)
+    .description(
+      "walk every client's audit chain (or one) and exit 1 naming the first broken entry when a row was edited, deleted or reordered, or when the chain no longer matches a signed checkpoint (cut short or rewritten)",
+    )
+    .option('--client-id <id>', "verify only this client's chain", positiveId)
     .option('--checkpoint <file>', 'also hold the chain against this exported checkpoint (repeatable)', collect)
     .action(async (opts: { clientId?: number; checkpoint?: string[] }, command: Command) => {
       const checkpointFiles = readCheckpointFiles(opts.checkpoint ?? []);
@@ -53,8 +58,10 @@ export function registerAudit(program: Command): void {
 
   audit
     .command('checkpoint')
-    .description('sign every client\'s chain head now (or one\'s) with the appliance key, time-stamped when timestampAuthorityUrl is set; the daemon also does it daily')
-    .option('--client-id <id>', 'only this client\'s chain', positiveId)
+    .description(
+      "sign every client's chain head now (or one's) with the appliance key, time-stamped when timestampAuthorityUrl is set; the daemon also does it daily",
+    )
+    .option('--client-id <id>', "only this client's chain", positiveId)
     .option('--export <file>', 'with --client-id: write the newest checkpoint to this file (for an outsider to keep) instead of making one')
     .option('--list', 'with --client-id: list the stored checkpoints instead of making one')
     .action(async (opts: { clientId?: number; export?: string; list?: boolean }, command: Command) => {
@@ -68,13 +75,26 @@ export function registerAudit(program: Command): void {
         }
         if (opts.list) {
           const list = await listClientCheckpoints(deps, opts.clientId!);
-          output(command, list.map((c) => `${c.id}  ${c.createdAt}  entry ${c.seq}  ${c.hash}  key ${c.kid}${c.timestamped ? '  time-stamped' : ''}`).join('\n') || 'No checkpoints yet', list);
+          output(
+            command,
+            list
+              .map((c) => `${c.id}  ${c.createdAt}  entry ${c.seq}  ${c.hash}  key ${c.kid}${c.timestamped ? '  time-stamped' : ''}`)
+              .join('\n') || 'No checkpoints yet',
+            list,
+          );
           return;
         }
         const made = await checkpointChains(deps, { clientId: opts.clientId });
         output(
           command,
-          made.length === 0 ? 'No audit chains yet' : made.map((c) => `client ${c.clientId}: checkpoint ${c.id} at entry ${c.seq} (${c.hash}), key ${c.kid}${c.timestamped ? ', time-stamped' : ''}`).join('\n'),
+          made.length === 0
+            ? 'No audit chains yet'
+            : made
+                .map(
+                  (c) =>
+                    `client ${c.clientId}: checkpoint ${c.id} at entry ${c.seq} (${c.hash}), key ${c.kid}${c.timestamped ? ', time-stamped' : ''}`,
+                )
+                .join('\n'),
           made,
         );
       });

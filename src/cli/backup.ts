@@ -13,12 +13,15 @@ import { progressBar } from './progress';
 import { sqliteHandle } from '#db/connection';
 
 /** PostgreSQL mode with an object store: the archive has the database only. */
-const OBJECT_STORE_NOTE = (store: string) => `files: ${store} is not in the archive: the object store keeps its own backups (enable versioning or replication there)`;
+const OBJECT_STORE_NOTE = (store: string) =>
+  `files: ${store} is not in the archive: the object store keeps its own backups (enable versioning or replication there)`;
 
 export function registerBackup(program: Command): void {
   program
     .command('backup')
-    .description('write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving; PostgreSQL mode: pg_dump -Fc and the local files')
+    .description(
+      'write a consistent backup (database, files, secrets, TLS material) while the daemon keeps serving; PostgreSQL mode: pg_dump -Fc and the local files',
+    )
     .option('--output <file>', 'archive to write (default <backup-dir>/wip-backup-<time>.tar.gz)')
     .action(async (opts: { output?: string }, command: Command) => {
       const config = configFrom(command);
@@ -26,35 +29,48 @@ export function registerBackup(program: Command): void {
       if (databaseUrl) return backupPostgres(config, opts.output, command);
       if (!fs.existsSync(path.join(dataDir, DB_FILE))) throw new CliError(`no database in ${dataDir}; nothing to back up`);
       // Any schema can be backed up, including one an upgrade is about to migrate.
-      await withDeps(command, async (deps) => {
-        const now = deps.clock.now();
-        const file = path.resolve(opts.output ?? path.join(backupDir(deps.config), defaultBackupName(BACKUP_PREFIXES.manual, now)));
-        const bar = progressBar(command, 'backup');
-        let result;
-        try {
-          result = await createBackup({
-            sqlite: sqliteHandle(deps.db),
-            dataDir: deps.config.dataDir,
-            output: file,
-            version,
-            now,
-            onProgress: ({ phase, done, total }) => bar.update(done, total, phase.padEnd(8)),
-          });
-        } finally {
-          bar.finish();
-        }
-        const { manifest } = result;
-        output(
-          command,
-          `Backup written to ${result.file} (${result.bytes} bytes, ${manifest.entries.length} files, schema ${manifest.migrations.at(-1) ?? 'empty'})`,
-          { file: result.file, bytes: result.bytes, createdAt: manifest.createdAt, version: manifest.version, migrations: manifest.migrations, entries: manifest.entries.length },
-        );
-      }, { requireMigrated: false });
+      await withDeps(
+        command,
+        async (deps) => {
+          const now = deps.clock.now();
+          const file = path.resolve(opts.output ?? path.join(backupDir(deps.config), defaultBackupName(BACKUP_PREFIXES.manual, now)));
+          const bar = progressBar(command, 'backup');
+          let result;
+          try {
+            result = await createBackup({
+              sqlite: sqliteHandle(deps.db),
+              dataDir: deps.config.dataDir,
+              output: file,
+              version,
+              now,
+              onProgress: ({ phase, done, total }) => bar.update(done, total, phase.padEnd(8)),
+            });
+          } finally {
+            bar.finish();
+          }
+          const { manifest } = result;
+          output(
+            command,
+            `Backup written to ${result.file} (${result.bytes} bytes, ${manifest.entries.length} files, schema ${manifest.migrations.at(-1) ?? 'empty'})`,
+            {
+              file: result.file,
+              bytes: result.bytes,
+              createdAt: manifest.createdAt,
+              version: manifest.version,
+              migrations: manifest.migrations,
+              entries: manifest.entries.length,
+            },
+          );
+        },
+        { requireMigrated: false },
+      );
     });
 
   program
     .command('restore')
-    .description('replace the data directory with a backup (stop the daemon first); the current data is kept aside until the restore succeeded. PostgreSQL mode: restore into an empty database (stop every node first)')
+    .description(
+      'replace the data directory with a backup (stop the daemon first); the current data is kept aside until the restore succeeded. PostgreSQL mode: restore into an empty database (stop every node first)',
+    )
     .argument('<file>', 'backup archive written by "wip backup"')
     .option('--replace', 'PostgreSQL mode: replace the contents of a non-empty target database (one transaction)')
     .action(async (file: string, opts: { replace?: boolean }, command: Command) => {
@@ -69,7 +85,9 @@ export function registerBackup(program: Command): void {
       }
       const lines = [
         `Restored ${config.dataDir} from ${path.resolve(file)} (backup of ${result.manifest.createdAt}, wip ${result.manifest.version})`,
-        ...(result.pendingMigrations.length ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied on the next start`] : []),
+        ...(result.pendingMigrations.length
+          ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied on the next start`]
+          : []),
         ...result.carriedOver.map((name) => `  kept host-local ${name}`),
       ];
       output(command, lines.join('\n'), {
@@ -91,7 +109,13 @@ async function backupPostgres(config: Config, outputFile: string | undefined, co
   const bar = progressBar(command, 'backup');
   let result;
   try {
-    result = await createPostgresBackup({ config, output: file, version, now, onProgress: ({ phase, done, total }) => bar.update(done, total, phase.padEnd(8)) });
+    result = await createPostgresBackup({
+      config,
+      output: file,
+      version,
+      now,
+      onProgress: ({ phase, done, total }) => bar.update(done, total, phase.padEnd(8)),
+    });
   } catch (error) {
     if (error instanceof PgToolError) throw new CliError(`backup failed, nothing written: ${error.message}`);
     throw error;
@@ -106,7 +130,18 @@ async function backupPostgres(config: Config, outputFile: string | undefined, co
       `Backup written to ${result.file} (${result.bytes} bytes: PostgreSQL ${manifest.postgres!.serverVersion} dumped with pg_dump ${manifest.postgres!.dumpVersion}, ${manifest.entries.length} files, schema ${manifest.migrations.at(-1) ?? 'empty'})`,
       ...(note ? [`  ${note}`] : []),
     ].join('\n'),
-    { file: result.file, bytes: result.bytes, createdAt: manifest.createdAt, version: manifest.version, database: manifest.database, postgres: manifest.postgres, fileStore: manifest.fileStore, migrations: manifest.migrations, entries: manifest.entries.length, note },
+    {
+      file: result.file,
+      bytes: result.bytes,
+      createdAt: manifest.createdAt,
+      version: manifest.version,
+      database: manifest.database,
+      postgres: manifest.postgres,
+      fileStore: manifest.fileStore,
+      migrations: manifest.migrations,
+      entries: manifest.entries.length,
+      note,
+    },
   );
 }
 
@@ -115,7 +150,8 @@ async function restorePostgres(config: Config, file: string, replace: boolean, c
   try {
     result = await restorePostgresBackup({ archive: file, config, knownMigrations: Object.keys(migrations), replace, now: new Date() });
   } catch (error) {
-    if (error instanceof RestoreRefused || error instanceof PgToolError) throw new CliError(`restore refused, nothing changed: ${error.message}`);
+    if (error instanceof RestoreRefused || error instanceof PgToolError)
+      throw new CliError(`restore refused, nothing changed: ${error.message}`);
     throw error;
   }
   const { manifest } = result;
@@ -124,9 +160,23 @@ async function restorePostgres(config: Config, file: string, replace: boolean, c
     command,
     [
       `Restored the database from ${path.resolve(file)} (backup of ${manifest.createdAt}, wip ${manifest.version})${result.replacedTables ? `, replacing its ${result.replacedTables} tables` : ''}; migrations and ${result.auditChains} audit chain(s) verified`,
-      ...(manifest.fileStore === 'local' ? [`  ${result.files} file(s) restored into ${path.join(config.dataDir, 'files')}`] : [`  ${note}`]),
-      ...(result.pendingMigrations.length ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied when the first node starts`] : []),
+      ...(manifest.fileStore === 'local'
+        ? [`  ${result.files} file(s) restored into ${path.join(config.dataDir, 'files')}`]
+        : [`  ${note}`]),
+      ...(result.pendingMigrations.length
+        ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied when the first node starts`]
+        : []),
     ].join('\n'),
-    { archive: path.resolve(file), createdAt: manifest.createdAt, version: manifest.version, migrations: manifest.migrations, pendingMigrations: result.pendingMigrations, auditChains: result.auditChains, files: result.files, replacedTables: result.replacedTables, note },
+    {
+      archive: path.resolve(file),
+      createdAt: manifest.createdAt,
+      version: manifest.version,
+      migrations: manifest.migrations,
+      pendingMigrations: result.pendingMigrations,
+      auditChains: result.auditChains,
+      files: result.files,
+      replacedTables: result.replacedTables,
+      note,
+    },
   );
 }

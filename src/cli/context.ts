@@ -31,13 +31,18 @@ export function configFrom(command: Command, flags: ConfigInput = {}): Config {
  * Builds Deps for a one-shot command (stderr logging, so stdout stays clean for
  * --json), runs it, and always closes the database.
  */
-export async function withDeps<T>(command: Command, work: (deps: AppDeps) => Promise<T>, options: { requireMigrated?: boolean } = {}): Promise<T> {
+export async function withDeps<T>(
+  command: Command,
+  work: (deps: AppDeps) => Promise<T>,
+  options: { requireMigrated?: boolean } = {},
+): Promise<T> {
   const config = configFrom(command);
   const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
   try {
     if (options.requireMigrated !== false) {
       const pending = (await migrationStatus(deps.db)).filter((m) => !m.applied);
-      if (pending.length > 0) throw new CliError(`the data directory ${config.dataDir} is not initialised or not migrated; run "wip install" or "wip migrate"`);
+      if (pending.length > 0)
+        throw new CliError(`the data directory ${config.dataDir} is not initialised or not migrated; run "wip install" or "wip migrate"`);
       await loadSharedSecrets(deps);
     }
     return await work(deps);
@@ -59,7 +64,9 @@ export async function readPassword(opts: { password?: string; passwordStdin?: bo
   if (!opts.passwordStdin) throw new CliError('a password is required: --password-stdin or --password P');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (!password) throw new CliError('no password on standard input');
   return password;
 }

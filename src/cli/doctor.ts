@@ -8,8 +8,13 @@ import { UsageError, configFrom, output } from './context';
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check the installation (permissions, secrets, database integrity, orphans, license, clock, port, SMTP); exit 1 on any FAIL')
-    .option('--fix', 'delete orphans: stored files no row references and leftovers of interrupted uploads, backups and restores (older than an hour)')
+    .description(
+      'check the installation (permissions, secrets, database integrity, orphans, license, clock, port, SMTP); exit 1 on any FAIL',
+    )
+    .option(
+      '--fix',
+      'delete orphans: stored files no row references and leftovers of interrupted uploads, backups and restores (older than an hour)',
+    )
     .action(async (opts: { fix?: boolean }, command: Command) => {
       const report = await runDoctor(configFrom(command), { fix: opts.fix === true });
       output(command, formatDoctor(report), report);
@@ -18,7 +23,9 @@ export function registerDoctor(program: Command): void {
 
   program
     .command('support-bundle')
-    .description('write a ZIP for the vendor: version, sanitized configuration, migration status, doctor output, recent log rows (no secrets)')
+    .description(
+      'write a ZIP for the vendor: version, sanitized configuration, migration status, doctor output, recent log rows (no secrets)',
+    )
     .option('--output <file>', 'ZIP to write (default ./wip-support-<time>.zip)')
     .option('--log-lines <n>', 'how many of the newest log rows to include', '1000')
     .action(async (opts: { output?: string; logLines: string }, command: Command) => {

@@ -38,7 +38,9 @@ const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: '
  */
 export function commandOf(argv: readonly string[], program: Command = programWithoutCommands()): string | undefined {
   // the program's own options that take a value: the command is the first argument that is neither
-  const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
+  const valueOptions = new Set(
+    program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]),
+  );
   for (let i = 2; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') return undefined;
@@ -57,7 +59,9 @@ export function commandOf(argv: readonly string[], program: Command = programWit
  * the bare version as soon as it meets --version, so this is decided first.
  */
 function versionAsJson(argv: readonly string[], program: Command): boolean {
-  const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
+  const valueOptions = new Set(
+    program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]),
+  );
   const flags = new Set<string>();
   for (let i = 2; i < argv.length; i++) {
     const arg = argv[i];
@@ -104,8 +108,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
-    const message =
-      error instanceof AppError || error instanceof CliError || error instanceof Error ? error.message : String(error);
+    const message = error instanceof AppError || error instanceof CliError || error instanceof Error ? error.message : String(error);
     const detail = error instanceof AppError && error.details ? ` (${JSON.stringify(error.details)})` : '';
     process.stderr.write(`wip: ${message}${detail}\n`);
     // a bad flag or configuration value is a usage error, as docs/operating/install.md promises

@@ -31,7 +31,10 @@ export function registerInstall(program: Command): void {
         'with --systemd also a hardened wip.service unit',
     )
     .option('--systemd', 'also write a systemd unit (wip.service) that runs "wip serve" on this data directory')
-    .option('--user <user>', 'with --systemd: the unprivileged account the service runs as (default wip); the data directory is given to it when run as root')
+    .option(
+      '--user <user>',
+      'with --systemd: the unprivileged account the service runs as (default wip); the data directory is given to it when run as root',
+    )
     .option('--group <group>', "with --systemd: the service's group (default the user's primary group)")
     .option('--print', 'with --systemd: only print the unit on stdout; change nothing')
     .option('--unit-dir <dir>', `with --systemd: where to write the unit (env WIP_SYSTEMD_DIR, default ${DEFAULT_UNIT_DIR})`)
@@ -81,17 +84,27 @@ export function registerInstall(program: Command): void {
       }
 
       const changed =
-        configFile.written || secretsCreated || report.appliedMigrations.length > 0 || report.adminCreated || Boolean(unit?.written || unit?.ownerChanged);
+        configFile.written ||
+        secretsCreated ||
+        report.appliedMigrations.length > 0 ||
+        report.adminCreated ||
+        Boolean(unit?.written || unit?.ownerChanged);
       const lines = [
         changed ? `Installed into ${config.dataDir}` : `Already installed in ${config.dataDir}; nothing to change`,
         ...(configFile.written ? [`  wrote ${configFile.file} (edit it to configure; see README)`] : []),
         ...(secretsCreated ? ['  generated secrets.json'] : []),
         ...report.appliedMigrations.map((name) => `  applied migration ${name}`),
         ...(report.adminCreated ? ['  created system administrator "admin"'] : []),
-        ...(report.generatedAdminPassword ? [`  admin password: ${report.generatedAdminPassword} (also in ${report.initialPasswordFile})`] : []),
+        ...(report.generatedAdminPassword
+          ? [`  admin password: ${report.generatedAdminPassword} (also in ${report.initialPasswordFile})`]
+          : []),
         ...(unit?.ownerChanged ? [`  gave ${config.dataDir} to ${unit.account.user}:${unit.account.group}`] : []),
         ...(unit?.written ? [`  wrote ${unit.file}`, '  start it with: systemctl daemon-reload && systemctl enable --now wip'] : []),
-        ...(unit && !owner ? [`  note: not root, so ${config.dataDir} keeps its owner; the service runs as ${unit.account.user} and must be able to write it`] : []),
+        ...(unit && !owner
+          ? [
+              `  note: not root, so ${config.dataDir} keeps its owner; the service runs as ${unit.account.user} and must be able to write it`,
+            ]
+          : []),
       ];
       output(command, lines.join('\n'), {
         dataDir: config.dataDir,
@@ -200,13 +213,17 @@ function findAccount(user: string, group: string | undefined): ServiceAccount | 
   }
   const [uid, primaryGid, primaryGroup] = [['-u'], ['-g'], ['-gn']].map((flag) => query('id', [...flag, user]));
   if (uid === undefined || primaryGid === undefined || primaryGroup === undefined) {
-    return { missing: `there is no account "${user}"; create it first: useradd --system --home-dir /var/lib/wip --shell /usr/sbin/nologin ${user}` };
+    return {
+      missing: `there is no account "${user}"; create it first: useradd --system --home-dir /var/lib/wip --shell /usr/sbin/nologin ${user}`,
+    };
   }
   if (group === undefined) return { user, group: primaryGroup, uid: Number(uid), gid: Number(primaryGid) };
   // group entry: name:password:gid:members
   const entry = query('getent', ['group', group])?.split(':');
   if (!entry || entry.length < 3) {
-    return { missing: `there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})` };
+    return {
+      missing: `there is no group "${group}"; create it first (groupadd --system ${group}) or leave out --group to use ${user}'s primary group (${primaryGroup})`,
+    };
   }
   return { user, group: entry[0], uid: Number(uid), gid: Number(entry[2]) };
 }

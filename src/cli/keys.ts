@@ -16,13 +16,19 @@ export function registerKeys(program: Command): void {
     .action(async (_opts: unknown, command: Command) => {
       await withDeps(command, async (deps) => {
         const set = await signingKeySet(deps);
-        output(command, set.keys.length === 0 ? 'No signing key yet: the daemon makes one at its first start' : set.keys.map(line).join('\n'), set);
+        output(
+          command,
+          set.keys.length === 0 ? 'No signing key yet: the daemon makes one at its first start' : set.keys.map(line).join('\n'),
+          set,
+        );
       });
     });
 
   keys
     .command('rotate')
-    .description('retire the active signing key (its public key stays published, so what it signed still verifies) and make a new one; the daemon signs with it from its next signature on')
+    .description(
+      'retire the active signing key (its public key stays published, so what it signed still verifies) and make a new one; the daemon signs with it from its next signature on',
+    )
     .action(async (_opts: unknown, command: Command) => {
       await withDeps(command, async (deps) => {
         const result = await rotateApplianceKey(deps);

@@ -41,7 +41,9 @@ async function readKey(source: string): Promise<string> {
 }
 
 export function registerLicense(program: Command): void {
-  const license = program.command('license').description('on-premise license key (works while the daemon runs: it picks the change up at once)');
+  const license = program
+    .command('license')
+    .description('on-premise license key (works while the daemon runs: it picks the change up at once)');
 
   license
     .command('install')

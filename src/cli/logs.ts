@@ -20,13 +20,15 @@ interface ExportOptions {
 
 function isoTime(value: string): string {
   const time = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw new InvalidArgumentError('use an ISO-8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z');
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time))
+    throw new InvalidArgumentError('use an ISO-8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z');
   return new Date(time).toISOString();
 }
 
 function levels(value: string): LogLevel[] {
   const list = value.split(',').map((v) => v.trim());
-  for (const level of list) if (!['info', 'warn', 'error'].includes(level)) throw new InvalidArgumentError('levels are info, warn, error (comma-separated)');
+  for (const level of list)
+    if (!['info', 'warn', 'error'].includes(level)) throw new InvalidArgumentError('levels are info, warn, error (comma-separated)');
   return list as LogLevel[];
 }
 
@@ -52,14 +54,26 @@ export function registerLogs(program: Command): void {
     .option('--client <id>', 'only this client', positiveId)
     .option('--user <id>', 'only this user', positiveId)
     .option('--event <name>', 'only this event, e.g. auth.sign_in_failed')
-    .option('--format <format>', 'ndjson or csv', (v) => {
-      if (v !== 'ndjson' && v !== 'csv') throw new InvalidArgumentError('use ndjson or csv');
-      return v;
-    }, 'ndjson')
+    .option(
+      '--format <format>',
+      'ndjson or csv',
+      (v) => {
+        if (v !== 'ndjson' && v !== 'csv') throw new InvalidArgumentError('use ndjson or csv');
+        return v;
+      },
+      'ndjson',
+    )
     .option('--output <file>', 'write to this file (default standard output)')
     .action(async (opts: ExportOptions, command: Command) => {
       await withDeps(command, async (deps) => {
-        const filter: LogFilter = { level: opts.level, clientId: opts.client, userId: opts.user, event: opts.event, since: opts.since, until: opts.until };
+        const filter: LogFilter = {
+          level: opts.level,
+          clientId: opts.client,
+          userId: opts.user,
+          event: opts.event,
+          since: opts.since,
+          until: opts.until,
+        };
         const toFile = opts.output !== undefined;
         const stream: NodeJS.WritableStream = toFile ? fs.createWriteStream(opts.output!, { mode: 0o600 }) : process.stdout;
         // The bar goes to stderr; with output on stdout it is still fine on a terminal.

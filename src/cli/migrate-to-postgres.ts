@@ -8,12 +8,20 @@ import { progressBar } from './progress';
 export function registerMigrateToPostgres(program: Command): void {
   program
     .command('migrate-to-postgres')
-    .description('copy a stopped SQLite appliance (database, sessions, secrets, and with --file-store its files) into an empty PostgreSQL database and object store, verify it, and print the settings to switch (needs WIP_MASTER_KEY)')
+    .description(
+      'copy a stopped SQLite appliance (database, sessions, secrets, and with --file-store its files) into an empty PostgreSQL database and object store, verify it, and print the settings to switch (needs WIP_MASTER_KEY)',
+    )
     .requiredOption('--database-url <url>', 'the empty target database: postgres://user:password@host:5432/db')
-    .option('--file-store <store>', 'where the files go: s3://bucket/prefix (endpoint, region, path style and credentials from WIP_FILE_STORE_* or the config), or local to keep <data-dir>/files; default: the configured fileStore')
+    .option(
+      '--file-store <store>',
+      'where the files go: s3://bucket/prefix (endpoint, region, path style and credentials from WIP_FILE_STORE_* or the config), or local to keep <data-dir>/files; default: the configured fileStore',
+    )
     .action(async (opts: { databaseUrl: string; fileStore?: string }, command: Command) => {
       // the master key comes from WIP_MASTER_KEY(_FILE) or the config file; the configuration refuses its absence clearly
-      const config = configFrom(command, { databaseUrl: opts.databaseUrl, ...(opts.fileStore !== undefined && { fileStore: opts.fileStore }) });
+      const config = configFrom(command, {
+        databaseUrl: opts.databaseUrl,
+        ...(opts.fileStore !== undefined && { fileStore: opts.fileStore }),
+      });
       const objectStore = config.fileStore !== 'local';
       const bar = progressBar(command, 'copy');
       let report;
@@ -63,6 +71,8 @@ function fileStoreSettings(config: Config): string[] {
     `  WIP_FILE_STORE_REGION=${config.fileStoreRegion}`,
     `  WIP_FILE_STORE_PATH_STYLE=${config.fileStorePathStyle}`,
     ...(config.fileStoreAccessKeyId ? [`  WIP_FILE_STORE_ACCESS_KEY_ID=${config.fileStoreAccessKeyId}`] : []),
-    ...(config.fileStoreSecretAccessKey ? ['  WIP_FILE_STORE_SECRET_ACCESS_KEY=<the secret key you used> (or WIP_FILE_STORE_SECRET_ACCESS_KEY_FILE)'] : []),
+    ...(config.fileStoreSecretAccessKey
+      ? ['  WIP_FILE_STORE_SECRET_ACCESS_KEY=<the secret key you used> (or WIP_FILE_STORE_SECRET_ACCESS_KEY_FILE)']
+      : []),
   ];
 }

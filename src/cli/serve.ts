@@ -85,7 +85,12 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
   }
   deps.served = { scheme: tls ? 'https' : 'http', port };
   // for other processes (wip doctor): what is really served, whatever their configuration says
-  writeServedAddress(deps.config.dataDir, { pid: process.pid, ...deps.served, host: deps.config.host, ...(redirect && { redirectPort: redirect.port }) });
+  writeServedAddress(deps.config.dataDir, {
+    pid: process.pid,
+    ...deps.served,
+    host: deps.config.host,
+    ...(redirect && { redirectPort: redirect.port }),
+  });
   if (deps.config.smtpUrl && !deps.config.publicUrl) {
     deps.logger.warn(
       { linkBase: publicBaseUrl(deps) },
@@ -159,7 +164,9 @@ function loadTls(deps: AppDeps): LoadedTls | undefined {
       try {
         return fs.readFileSync(file);
       } catch (error) {
-        throw new Error(`cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+        throw new Error(`cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+          cause: error,
+        });
       }
     };
     return { cert: read(tlsCert, 'certificate'), key: read(tlsKey, 'key'), selfSigned: false };
@@ -167,7 +174,8 @@ function loadTls(deps: AppDeps): LoadedTls | undefined {
   if (!tlsSelfSigned) return undefined;
   const hosts = selfSignedHosts(tlsHosts);
   const material = loadOrCreateSelfSignedTls(dataDir, hosts, deps.clock.now());
-  if (material.created.ca) deps.logger.info({ caFile: material.caFile }, 'generated a local certificate authority; clients trust it by importing the CA file');
+  if (material.created.ca)
+    deps.logger.info({ caFile: material.caFile }, 'generated a local certificate authority; clients trust it by importing the CA file');
   if (material.created.server) deps.logger.info({ hosts }, 'issued a server certificate');
   return { key: material.key, cert: material.cert, selfSigned: true, ca: material.ca, caFile: material.caFile };
 }
@@ -228,13 +236,18 @@ interface ServeOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the daemon: bootstrap the data directory if needed, then serve HTTP, or HTTPS with --tls-cert/--tls-key or --tls-self-signed')
+    .description(
+      'run the daemon: bootstrap the data directory if needed, then serve HTTP, or HTTPS with --tls-cert/--tls-key or --tls-self-signed',
+    )
     .option('--host <host>', 'interface to listen on (env WIP_HOST, default 0.0.0.0)')
     .option('--port <port>', 'port to listen on (env WIP_PORT, default 8080)')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) (env WIP_TLS_CERT)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (env WIP_TLS_KEY)')
     .option('--tls-self-signed', 'serve HTTPS with a certificate from a local CA kept in <data-dir>/tls (env WIP_TLS_SELF_SIGNED)')
-    .option('--tls-hosts <names>', 'comma-separated host names/IPs for --tls-self-signed (env WIP_TLS_HOSTS; default this host, localhost, loopback)')
+    .option(
+      '--tls-hosts <names>',
+      'comma-separated host names/IPs for --tls-self-signed (env WIP_TLS_HOSTS; default this host, localhost, loopback)',
+    )
     .option('--http-redirect-port <port>', 'with TLS: also listen here on plain HTTP and redirect to HTTPS (env WIP_HTTP_REDIRECT_PORT)')
     .option('--log-format <format>', 'auto (readable lines on a terminal, JSON otherwise), json or pretty (env WIP_LOG_FORMAT)')
     .action(async (opts: ServeOptions, command: Command) => {
@@ -275,7 +288,12 @@ export function registerServe(program: Command): void {
       // Exactly one line with the URL, whatever the log level: scripts and operators wait for it.
       if (deps.logger.isLevelEnabled('info')) {
         deps.logger.info(
-          { url: running.url, dataDir: config.dataDir, ...(running.tls?.caFile && { caFile: running.tls.caFile }), ...(running.redirectUrl && { redirectUrl: running.redirectUrl }) },
+          {
+            url: running.url,
+            dataDir: config.dataDir,
+            ...(running.tls?.caFile && { caFile: running.tls.caFile }),
+            ...(running.redirectUrl && { redirectUrl: running.redirectUrl }),
+          },
           `wip listening on ${running.url}`,
         );
       } else process.stdout.write(`wip listening on ${running.url}\n`);

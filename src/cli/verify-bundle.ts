@@ -15,10 +15,18 @@ function describe(file: string, result: Verification): string {
   const lines: string[] = [];
   if (result.summary) {
     const s = result.summary;
-    lines.push(`${file}: job ${s.jobId} "${s.jobTitle}" (${s.jobState}) of ${s.clientName}, ${s.template} version ${s.versionNumber}; ${s.steps} steps, ${s.faults} faults, ${s.files} files (${s.attachments} included), ${s.auditEntries} audit entries; issued ${s.issuedAt}`);
+    lines.push(
+      `${file}: job ${s.jobId} "${s.jobTitle}" (${s.jobState}) of ${s.clientName}, ${s.template} version ${s.versionNumber}; ${s.steps} steps, ${s.faults} faults, ${s.files} files (${s.attachments} included), ${s.auditEntries} audit entries; issued ${s.issuedAt}`,
+    );
   }
-  if (result.signer) lines.push(`signed by key ${result.signer.kid}${result.signer.trusted === true ? ' (trusted)' : result.signer.trusted === false ? ' (NOT TRUSTED)' : ' (not checked against a trusted key)'}`);
-  if (result.timestamp) lines.push(`time-stamped ${result.timestamp.genTime} by ${result.timestamp.tsa} (certificate SHA-256 ${result.timestamp.certificateSha256})`);
+  if (result.signer)
+    lines.push(
+      `signed by key ${result.signer.kid}${result.signer.trusted === true ? ' (trusted)' : result.signer.trusted === false ? ' (NOT TRUSTED)' : ' (not checked against a trusted key)'}`,
+    );
+  if (result.timestamp)
+    lines.push(
+      `time-stamped ${result.timestamp.genTime} by ${result.timestamp.tsa} (certificate SHA-256 ${result.timestamp.certificateSha256})`,
+    );
   for (const note of result.notes) lines.push(`  ok: ${note}`);
   for (const problem of result.problems) lines.push(`  FAIL: ${problem}`);
   lines.push(result.ok ? 'VERIFIED: the record is intact' : `NOT VERIFIED: ${result.problems.length} problem(s)`);
@@ -37,7 +45,9 @@ async function readKeys(value: string): Promise<TrustedKeys> {
 
 function tsaFingerprint(file: string): string {
   try {
-    return createHash('sha256').update(new X509Certificate(fs.readFileSync(file)).raw).digest('hex');
+    return createHash('sha256')
+      .update(new X509Certificate(fs.readFileSync(file)).raw)
+      .digest('hex');
   } catch (error) {
     throw new CliError(`--tsa-cert ${file}: not a readable PEM certificate (${(error as Error).message})`);
   }
@@ -46,9 +56,14 @@ function tsaFingerprint(file: string): string {
 export function registerVerifyBundle(program: Command): void {
   program
     .command('verify-bundle')
-    .description('verify a record bundle offline (no data directory needed): signature, every hash, the audit chain slice, the approved version, included photos; exit 1 naming what is wrong')
+    .description(
+      'verify a record bundle offline (no data directory needed): signature, every hash, the audit chain slice, the approved version, included photos; exit 1 naming what is wrong',
+    )
     .argument('<file>', 'the bundle (job-<id>-record.json)')
-    .option('--key <key>', "the appliance's published keys (/.well-known/wip-signing-keys.json), a JWK or PEM public key file, or a key fingerprint")
+    .option(
+      '--key <key>',
+      "the appliance's published keys (/.well-known/wip-signing-keys.json), a JWK or PEM public key file, or a key fingerprint",
+    )
     .option('--tsa-cert <pem>', "the plant's time-stamping authority certificate (PEM): a timestamp token signed by any other is refused")
     .action(async (file: string, opts: { key?: string; tsaCert?: string }, command: Command) => {
       let text: string;

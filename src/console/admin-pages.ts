@@ -19,7 +19,13 @@ export function seatTypesExplained(): HTMLElement {
     'div.explain',
     {},
     h('p', {}, 'Each user of a client holds one seat. There are two types:'),
-    h('ul', {}, Object.entries(SEAT_TYPES).map(([type, seat]) => h('li', { 'data-type': type }, h('strong', {}, `${seat.label} seat`), ` — ${seat.explains}.`))),
+    h(
+      'ul',
+      {},
+      Object.entries(SEAT_TYPES).map(([type, seat]) =>
+        h('li', { 'data-type': type }, h('strong', {}, `${seat.label} seat`), ` — ${seat.explains}.`),
+      ),
+    ),
   );
 }
 
@@ -52,10 +58,29 @@ export async function overviewPage(): Promise<HTMLElement[]> {
     api('GET', '/api/admin/license-on-prem'),
     fingerprintLine(),
   ]);
-  const updates = h('p', {}, h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-    const result = await api('GET', '/api/client/check-updates');
-    replace(updates, result.updateAvailable ? `Version ${result.latest} is available.` : result.source === 'unreachable' ? `The update source could not be reached${result.error ? `: ${result.error}` : ''}.` : 'No newer version is known.');
-  }) }, 'Check for updates'));
+  const updates = h(
+    'p',
+    {},
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: (event: Event) =>
+          run(event.currentTarget as HTMLButtonElement, async () => {
+            const result = await api('GET', '/api/client/check-updates');
+            replace(
+              updates,
+              result.updateAvailable
+                ? `Version ${result.latest} is available.`
+                : result.source === 'unreachable'
+                  ? `The update source could not be reached${result.error ? `: ${result.error}` : ''}.`
+                  : 'No newer version is known.',
+            );
+          }),
+      },
+      'Check for updates',
+    ),
+  );
   return [
     licenseWarnings(license),
     section(
@@ -86,7 +111,13 @@ function licenseWarnings(license: LicenseOverview): HTMLElement | null {
   if (license.grace) warnings.push('The license has expired and is in its grace period.');
   if (license.readOnly) warnings.push('The license has expired: the appliance is read-only.');
   if (license.warning) warnings.push(String(license.warning));
-  return warnings.length ? h('div.banner.warning', { role: 'alert' }, warnings.map((w) => h('p', {}, w))) : null;
+  return warnings.length
+    ? h(
+        'div.banner.warning',
+        { role: 'alert' },
+        warnings.map((w) => h('p', {}, w)),
+      )
+    : null;
 }
 
 type LicenseOverview = Answer<'GET', '/api/admin/license-on-prem'>;
@@ -134,8 +165,27 @@ export function seatTable(caption: string, headings: string[], rows: (string | n
       'table.seats',
       {},
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ['Type', ...headings].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, rows.map(([type, ...values]) => h('tr', { 'data-type': type }, h('th', { scope: 'row' }, type), values.map((v) => h('td', {}, v ?? '—'))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Type', ...headings].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map(([type, ...values]) =>
+          h(
+            'tr',
+            { 'data-type': type },
+            h('th', { scope: 'row' }, type),
+            values.map((v) => h('td', {}, v ?? '—')),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -157,7 +207,11 @@ export function clientsPage(): HTMLElement[] {
             {},
             h('a', { href: `#/clients/${c.id}/users` }, 'Users'),
             h('button', { type: 'button', onclick: () => editClient(c) }, 'Rename'),
-            h('button.danger', { type: 'button', onclick: (event: Event) => deleteClient(c, event.currentTarget as HTMLButtonElement) }, 'Delete'),
+            h(
+              'button.danger',
+              { type: 'button', onclick: (event: Event) => deleteClient(c, event.currentTarget as HTMLButtonElement) },
+              'Delete',
+            ),
           ),
       },
     ],
@@ -203,8 +257,21 @@ export function clientsPage(): HTMLElement[] {
       { name: 'owner.email', label: 'Owner email (Security Administrator)', type: 'email', required: true, autocomplete: 'off' },
       { name: 'owner.firstName', label: 'Owner first name' },
       { name: 'owner.lastName', label: 'Owner last name' },
-      { name: 'owner.password', label: 'Owner password', type: 'password', autocomplete: 'new-password', hint: 'Leave empty to email the owner an invitation instead (this needs a mail server: WIP_SMTP_URL).' },
-      { name: 'seats.full', label: 'Full seats', type: 'number', min: 0, value: 1, hint: `For ${SEAT_TYPES.full.explains}. The owner takes one.` },
+      {
+        name: 'owner.password',
+        label: 'Owner password',
+        type: 'password',
+        autocomplete: 'new-password',
+        hint: 'Leave empty to email the owner an invitation instead (this needs a mail server: WIP_SMTP_URL).',
+      },
+      {
+        name: 'seats.full',
+        label: 'Full seats',
+        type: 'number',
+        min: 0,
+        value: 1,
+        hint: `For ${SEAT_TYPES.full.explains}. The owner takes one.`,
+      },
       { name: 'seats.connect', label: 'Connect seats', type: 'number', min: 0, value: 0, hint: `For ${SEAT_TYPES.connect.explains}.` },
     ],
     submit: 'Create client',
@@ -223,7 +290,9 @@ export function clientsPage(): HTMLElement[] {
       element.reset();
       await table.reload();
       const invited = created.owner?.invitation;
-      const ownerNote = invited ? ` ${invitationOutcome(owner.email, invited)}${invited.delivery === 'outbox' ? ' Without a mail server, give owners a password here, or configure mail (WIP_SMTP_URL).' : ''}` : '';
+      const ownerNote = invited
+        ? ` ${invitationOutcome(owner.email, invited)}${invited.delivery === 'outbox' ? ' Without a mail server, give owners a password here, or configure mail (WIP_SMTP_URL).' : ''}`
+        : '';
       return `Client ${created.name ?? values.name} created.${ownerNote} Add seats later on the Licenses page.`;
     },
   });
@@ -273,11 +342,19 @@ export async function licensesPage(): Promise<HTMLElement[]> {
             {},
             h('label.visually-hidden', { for: id }, `Seats of ${l.clientName ?? l.clientId}, ${l.licenseType}`),
             input,
-            h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-              await api('PUT', '/api/admin/license/{id}', { path: { id: l.id }, body: { seats: Number(input.value) } });
-              await table.reload();
-              return 'Seats changed.';
-            }) }, 'Save'),
+            h(
+              'button',
+              {
+                type: 'button',
+                onclick: (event: Event) =>
+                  run(event.currentTarget as HTMLButtonElement, async () => {
+                    await api('PUT', '/api/admin/license/{id}', { path: { id: l.id }, body: { seats: Number(input.value) } });
+                    await table.reload();
+                    return 'Seats changed.';
+                  }),
+              },
+              'Save',
+            ),
           );
         },
       },
@@ -290,13 +367,27 @@ export async function licensesPage(): Promise<HTMLElement[]> {
     ? form({
         label: 'Add seats to a client',
         fields: [
-          { name: 'clientId', label: 'Client', type: 'select', required: true, options: clients.map((c) => ({ value: String(c.id), label: c.name })) },
-          { name: 'licenseType', label: 'Seat type', type: 'select', options: types.map((t) => ({ value: t, label: t === 'connect' ? 'Connect (operator, viewer)' : 'Full (any role)' })), value: types[0] },
+          {
+            name: 'clientId',
+            label: 'Client',
+            type: 'select',
+            required: true,
+            options: clients.map((c) => ({ value: String(c.id), label: c.name })),
+          },
+          {
+            name: 'licenseType',
+            label: 'Seat type',
+            type: 'select',
+            options: types.map((t) => ({ value: t, label: t === 'connect' ? 'Connect (operator, viewer)' : 'Full (any role)' })),
+            value: types[0],
+          },
           { name: 'seats', label: 'Seats', type: 'number', min: 1, required: true, value: 1 },
         ],
         submit: 'Add seats',
         async onSubmit(values) {
-          await api('POST', '/api/admin/license', { body: { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 } });
+          await api('POST', '/api/admin/license', {
+            body: { clientId: Number(values.clientId), licenseType: values.licenseType, seats: values.seats ?? 0 },
+          });
           await table.reload();
           const client = clients.find((c) => String(c.id) === values.clientId);
           return `${textOf(values.seats)} ${textOf(values.licenseType)} seat${values.seats === 1 ? '' : 's'} added to ${client?.name ?? 'the client'}.`;
@@ -304,7 +395,15 @@ export async function licensesPage(): Promise<HTMLElement[]> {
       })
     : h('p', {}, 'Create a client first: seats are allocated to clients.');
   return [
-    section('Licenses', h('p', {}, 'Seats of the installed license allocated to each client. A client\'s seats of a type are the sum of its allocations of that type.'), table.element),
+    section(
+      'Licenses',
+      h(
+        'p',
+        {},
+        "Seats of the installed license allocated to each client. A client's seats of a type are the sum of its allocations of that type.",
+      ),
+      table.element,
+    ),
     section('Add seats', seatTypesExplained(), add),
   ];
 }
@@ -343,12 +442,20 @@ export async function licenseKeyPage(): Promise<HTMLElement[]> {
             ['Clients', terms.maxClients ?? 'unlimited'],
             ['Features', (terms.features ?? []).join(', ') || '—'],
           ]),
-          h('button.primary', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-            await api('POST', '/api/admin/license-on-prem', { body: { licenseKey: pendingKey } });
-            replace(preview);
-            await showCurrent();
-            return 'License key installed.';
-          }) }, 'Install this key'),
+          h(
+            'button.primary',
+            {
+              type: 'button',
+              onclick: (event: Event) =>
+                run(event.currentTarget as HTMLButtonElement, async () => {
+                  await api('POST', '/api/admin/license-on-prem', { body: { licenseKey: pendingKey } });
+                  replace(preview);
+                  await showCurrent();
+                  return 'License key installed.';
+                }),
+            },
+            'Install this key',
+          ),
         ),
       );
       return 'The key is valid: check its terms below, then install it.';
@@ -372,7 +479,16 @@ export function agreementsPage(): HTMLElement[] {
   const upload = form({
     label: 'Publish an agreement version',
     fields: [
-      { name: 'kind', label: 'Kind', type: 'select', options: [{ value: 'eula', label: 'EULA' }, { value: 'msa', label: 'MSA' }], value: 'eula' },
+      {
+        name: 'kind',
+        label: 'Kind',
+        type: 'select',
+        options: [
+          { value: 'eula', label: 'EULA' },
+          { value: 'msa', label: 'MSA' },
+        ],
+        value: 'eula',
+      },
       { name: 'version', label: 'Version', required: true },
       { name: 'title', label: 'Title', required: true },
       { name: 'file', label: 'PDF', type: 'file', accept: 'application/pdf' },
@@ -380,7 +496,12 @@ export function agreementsPage(): HTMLElement[] {
     ],
     submit: 'Publish',
     async onSubmit(values, element) {
-      const body: Record<string, unknown> = { kind: values.kind, version: values.version, title: values.title, requiresReacceptance: values.requiresReacceptance };
+      const body: Record<string, unknown> = {
+        kind: values.kind,
+        version: values.version,
+        title: values.title,
+        requiresReacceptance: values.requiresReacceptance,
+      };
       if (values.file) {
         const data = new FormData();
         data.append('file', values.file as File);
@@ -407,7 +528,12 @@ export function logsPage(): HTMLElement[] {
   const filter = form({
     label: 'Filter logs',
     fields: [
-      { name: 'level', label: 'Level', type: 'select', options: [{ value: '', label: 'any' }, 'info', 'warn', 'error', { value: 'warn,error', label: 'warn and error' }] },
+      {
+        name: 'level',
+        label: 'Level',
+        type: 'select',
+        options: [{ value: '', label: 'any' }, 'info', 'warn', 'error', { value: 'warn,error', label: 'warn and error' }],
+      },
       { name: 'clientId', label: 'Client id', type: 'number', min: 1 },
       { name: 'event', label: 'Event' },
       { name: 'since', label: 'Since', type: 'datetime-local' },
@@ -416,7 +542,13 @@ export function logsPage(): HTMLElement[] {
     submit: 'Apply filters',
     async onSubmit(values) {
       const iso = (v: string) => (v ? new Date(v).toISOString() : '');
-      filters = { level: textOf(values.level), clientId: textOf(values.clientId), event: textOf(values.event), since: iso(textOf(values.since)), until: iso(textOf(values.until)) };
+      filters = {
+        level: textOf(values.level),
+        clientId: textOf(values.clientId),
+        event: textOf(values.event),
+        since: iso(textOf(values.since)),
+        until: iso(textOf(values.until)),
+      };
       await api('GET', '/api/admin/logs', { query: { ...filters, limit: 1 } }); // field errors show before the table changes
       await table.reload();
     },
@@ -441,7 +573,11 @@ export async function translationsPage(): Promise<HTMLElement[]> {
       { label: 'Key', cell: (t) => t.key },
       { label: 'Text', cell: (t) => t.text },
       { label: 'For', cell: (t) => clientName(t.clientId) },
-      { label: 'Actions', cell: (t) => h('button', { type: 'button', 'aria-label': `Edit ${t.language} ${t.namespace} ${t.key}`, onclick: () => edit(t) }, 'Edit') },
+      {
+        label: 'Actions',
+        cell: (t) =>
+          h('button', { type: 'button', 'aria-label': `Edit ${t.language} ${t.namespace} ${t.key}`, onclick: () => edit(t) }, 'Edit'),
+      },
     ],
   });
   function edit(entry: Item<'GET', '/api/admin/internationalization'>): void {
@@ -468,10 +604,22 @@ export async function translationsPage(): Promise<HTMLElement[]> {
     label: 'Add a translation',
     fields: [
       { name: 'language', label: 'Language', required: true, hint: 'A language tag: en, de, de-AT, fr…' },
-      { name: 'namespace', label: 'Namespace', required: true, value: 'errors', hint: 'errors: error messages, keyed by error code (e.g. LICENSE_SEATS_EXHAUSTED); updates: update notices; or a namespace of your apps.' },
+      {
+        name: 'namespace',
+        label: 'Namespace',
+        required: true,
+        value: 'errors',
+        hint: 'errors: error messages, keyed by error code (e.g. LICENSE_SEATS_EXHAUSTED); updates: update notices; or a namespace of your apps.',
+      },
       { name: 'key', label: 'Key', required: true },
       { name: 'text', label: 'Text', type: 'textarea', required: true },
-      { name: 'clientId', label: 'For', type: 'select', options: [{ value: '', label: 'all clients' }, ...clients.map((c) => ({ value: String(c.id), label: `${c.name} only` }))], value: '' },
+      {
+        name: 'clientId',
+        label: 'For',
+        type: 'select',
+        options: [{ value: '', label: 'all clients' }, ...clients.map((c) => ({ value: String(c.id), label: `${c.name} only` }))],
+        value: '',
+      },
     ],
     submit: 'Add translation',
     async onSubmit(values, element) {
@@ -486,7 +634,8 @@ export async function translationsPage(): Promise<HTMLElement[]> {
           },
         });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'CONFLICT') throw new ApiError(error.status, error.code, 'This entry exists already: edit it in the list above.');
+        if (error instanceof ApiError && error.code === 'CONFLICT')
+          throw new ApiError(error.status, error.code, 'This entry exists already: edit it in the list above.');
         throw error;
       }
       element.reset();
@@ -497,8 +646,16 @@ export async function translationsPage(): Promise<HTMLElement[]> {
   return [
     section(
       'What translations are for',
-      h('p', {}, 'The appliance ships its texts in English and German. Here you add a language or change a text: error messages the API answers (namespace errors, keyed by error code), update notices (updates), and the texts of your apps. An entry for all clients applies everywhere; one for a single client overrides it for that client only.'),
-      h('p', {}, 'Apps and the web app fetch the merged texts from /api/client/internalization/LANGUAGE; a more specific language wins (de-AT over de over en).'),
+      h(
+        'p',
+        {},
+        'The appliance ships its texts in English and German. Here you add a language or change a text: error messages the API answers (namespace errors, keyed by error code), update notices (updates), and the texts of your apps. An entry for all clients applies everywhere; one for a single client overrides it for that client only.',
+      ),
+      h(
+        'p',
+        {},
+        'Apps and the web app fetch the merged texts from /api/client/internalization/LANGUAGE; a more specific language wins (de-AT over de over en).',
+      ),
     ),
     section('Translations', table.element),
     editor,
@@ -515,11 +672,20 @@ export function changePasswordPage(onChanged: () => void): HTMLElement[] {
         fields: [
           { name: 'username', label: 'Username', autocomplete: 'username', type: 'text', hint: 'For your password manager.' },
           { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password', required: true },
-          { name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.' },
+          {
+            name: 'newPassword',
+            label: 'New password',
+            type: 'password',
+            autocomplete: 'new-password',
+            required: true,
+            hint: 'At least 8 characters.',
+          },
         ],
         submit: 'Change password',
         async onSubmit(values, element) {
-          await api('POST', '/api/admin/auth/change-password', { body: { currentPassword: values.currentPassword, newPassword: values.newPassword } });
+          await api('POST', '/api/admin/auth/change-password', {
+            body: { currentPassword: values.currentPassword, newPassword: values.newPassword },
+          });
           element.reset();
           onChanged();
           return 'Password changed. Your other sessions have ended.';

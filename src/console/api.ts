@@ -16,7 +16,9 @@ type Routes<M extends Method> = { [P in keyof paths]: OperationOf<M, P> extends 
 type JsonOf<Response> = Response extends { content: { 'application/json': infer Json } } ? Json : never;
 /** the envelope's `data`; an answer without the envelope (/healthz) as it is; no content (204): undefined */
 type Unwrapped<Json> = [Json] extends [never] ? undefined : Json extends { success: true; data: infer Data } ? Data : Json;
-type SuccessOf<Operation> = Operation extends { responses: infer Responses } ? Unwrapped<JsonOf<Responses[Extract<keyof Responses, 200 | 201 | 202 | 204>]>> : never;
+type SuccessOf<Operation> = Operation extends { responses: infer Responses }
+  ? Unwrapped<JsonOf<Responses[Extract<keyof Responses, 200 | 201 | 202 | 204>]>>
+  : never;
 
 /** What api() resolves to for a route of the OpenAPI document. */
 export type Answer<M extends Method, P extends Routes<M>> = SuccessOf<OperationOf<M, P>>;
@@ -62,7 +64,8 @@ function csrfToken(): string {
 /** Query string of the defined values. */
 export function query(values: Record<string, string | number | null | undefined>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(values))
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -87,7 +90,12 @@ export async function api<M extends Method, P extends Routes<M>>(method: M, rout
   }
   if (!response.ok || parsed.success === false) {
     const error = parsed.error ?? {};
-    throw new ApiError(response.status, error.code ?? 'ERROR', error.message ?? `Request failed (${response.status})`, error.details?.fields ?? []);
+    throw new ApiError(
+      response.status,
+      error.code ?? 'ERROR',
+      error.message ?? `Request failed (${response.status})`,
+      error.details?.fields ?? [],
+    );
   }
   // /healthz and /readyz answer without the envelope; the document describes each answer as it is sent
   return ('success' in parsed ? parsed.data : parsed) as Answer<M, P>;

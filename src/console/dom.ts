@@ -9,14 +9,19 @@ function attrText(value: unknown): string {
   return String(text);
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${string}`, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  spec: K | `${K}.${string}`,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const [tag, ...classes] = spec.split('.');
   const element = document.createElement(tag as K);
   if (classes.length) element.className = classes.join(' ');
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value as EventListener);
-    else if (key === 'value' && element instanceof HTMLInputElement) element.setAttribute('value', attrText(value)); // also what form.reset() restores
+    else if (key === 'value' && element instanceof HTMLInputElement)
+      element.setAttribute('value', attrText(value)); // also what form.reset() restores
     else if (key === 'value' && 'value' in element) (element as HTMLInputElement).value = attrText(value);
     else if (key === 'checked') (element as HTMLInputElement).checked = Boolean(value);
     else element.setAttribute(key, value === true ? '' : attrText(value));

@@ -24,7 +24,12 @@ import { msaPage, seatsPage, securitySettingsPage, usersPage } from './security-
  */
 
 type PageRender = () => HTMLElement[] | Promise<HTMLElement[]>;
-interface PageEntry { path: string; title: string; render: PageRender; nav?: boolean }
+interface PageEntry {
+  path: string;
+  title: string;
+  render: PageRender;
+  nav?: boolean;
+}
 
 const app = document.getElementById('app')!;
 let session: Session = { kind: 'none' };
@@ -75,23 +80,45 @@ async function render(): Promise<void> {
   const path = location.pathname;
   const link = /^\/auth\/(set|reset)-password\/([^/]+)$/.exec(path);
   if (link) {
-    replace(app, setPasswordPage(link[1] as 'set' | 'reset', decodeURIComponent(link[2]), () => void refreshSession()));
+    replace(
+      app,
+      setPasswordPage(link[1] as 'set' | 'reset', decodeURIComponent(link[2]), () => void refreshSession()),
+    );
     return;
   }
   if (session.kind === 'none') {
     document.title = 'Sign in · wip console';
-    replace(app, signInPage(() => void refreshSession()));
+    replace(
+      app,
+      signInPage(() => void refreshSession()),
+    );
     app.querySelector('input')?.focus();
     return;
   }
   const pages = pagesOf(session);
   const route = location.hash.replace(/^#\/?/, '');
   const clientUsers = /^clients\/(\d+)\/users$/.exec(route);
-  const entry: PageEntry | undefined = clientUsers && session.kind === 'admin'
-    ? { path: route, title: 'Users of a client', render: () => clientUsersPage(Number(clientUsers[1])) }
-    : pages.find((p) => p.path === route) ?? pages[0];
+  const entry: PageEntry | undefined =
+    clientUsers && session.kind === 'admin'
+      ? { path: route, title: 'Users of a client', render: () => clientUsersPage(Number(clientUsers[1])) }
+      : (pages.find((p) => p.path === route) ?? pages[0]);
   const main = h('main', { id: 'main', tabindex: '-1' });
-  replace(app, h('a.skip', { href: '#main', onclick: (event: Event) => { event.preventDefault(); main.focus(); } }, 'Skip to content'), header(), h('div.layout', {}, nav(pages, entry), main));
+  replace(
+    app,
+    h(
+      'a.skip',
+      {
+        href: '#main',
+        onclick: (event: Event) => {
+          event.preventDefault();
+          main.focus();
+        },
+      },
+      'Skip to content',
+    ),
+    header(),
+    h('div.layout', {}, nav(pages, entry), main),
+  );
   if (!entry) {
     replace(
       main,
@@ -103,7 +130,13 @@ async function render(): Promise<void> {
     return;
   }
   document.title = `${entry.title} · wip console`;
-  replace(main, h('h1', {}, entry.title), firstRunBanner(), h('div', { id: 'notices', role: 'status', 'aria-live': 'polite' }), h('p.loading', {}, 'Loading…'));
+  replace(
+    main,
+    h('h1', {}, entry.title),
+    firstRunBanner(),
+    h('div', { id: 'notices', role: 'status', 'aria-live': 'polite' }),
+    h('p.loading', {}, 'Loading…'),
+  );
   try {
     const content = await entry.render();
     main.querySelector('.loading')?.replaceWith(...content);
@@ -119,17 +152,48 @@ function header(): HTMLElement {
     {},
     h('span.brand', {}, 'wip console'),
     h('span.who', {}, who),
-    h('button', { type: 'button', onclick: async () => {
-      await signOut(session).catch(() => undefined);
-      session = { kind: 'none' };
-      location.hash = '';
-      await render();
-    } }, 'Sign out'),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          await signOut(session).catch(() => undefined);
+          session = { kind: 'none' };
+          location.hash = '';
+          await render();
+        },
+      },
+      'Sign out',
+    ),
   );
 }
 
 function nav(pages: PageEntry[], current: PageEntry | undefined): HTMLElement {
-  return h('nav.side', { 'aria-label': 'Console pages' }, h('ul', {}, pages.filter((p) => p.nav !== false).map((p) => h('li', {}, h('a', { href: `#/${p.path}`, onclick: reopen, 'aria-current': p === current || current?.path.startsWith(`${p.path}/`) ? 'page' : undefined }, p.title)))));
+  return h(
+    'nav.side',
+    { 'aria-label': 'Console pages' },
+    h(
+      'ul',
+      {},
+      pages
+        .filter((p) => p.nav !== false)
+        .map((p) =>
+          h(
+            'li',
+            {},
+            h(
+              'a',
+              {
+                href: `#/${p.path}`,
+                onclick: reopen,
+                'aria-current': p === current || current?.path.startsWith(`${p.path}/`) ? 'page' : undefined,
+              },
+              p.title,
+            ),
+          ),
+        ),
+    ),
+  );
 }
 
 /**
@@ -147,7 +211,17 @@ function reopen(event: Event): void {
 /** First run: the password generated at install still opens the admin account. */
 function firstRunBanner(): HTMLElement | null {
   if (session.kind !== 'admin' || !session.initialPasswordInUse) return null;
-  return h('div.banner.warning', { role: 'alert', id: 'first-run' }, h('p', {}, 'You are using the password generated at installation. ', h('a', { href: '#/password' }, 'Change it now'), ' before you go on.'));
+  return h(
+    'div.banner.warning',
+    { role: 'alert', id: 'first-run' },
+    h(
+      'p',
+      {},
+      'You are using the password generated at installation. ',
+      h('a', { href: '#/password' }, 'Change it now'),
+      ' before you go on.',
+    ),
+  );
 }
 
 window.addEventListener('hashchange', () => void render());
@@ -156,4 +230,6 @@ window.addEventListener('hashchange', () => void render());
 window.addEventListener('pageshow', (event) => {
   if (event.persisted) void refreshSession();
 });
-refreshSession().catch((error) => replace(app, h('main', { id: 'main' }, h('h1', {}, 'The console could not start'), h('p', { role: 'alert' }, errorText(error)))));
+refreshSession().catch((error) =>
+  replace(app, h('main', { id: 'main' }, h('h1', {}, 'The console could not start'), h('p', { role: 'alert' }, errorText(error)))),
+);

@@ -31,7 +31,11 @@ function changesOf(l: { data?: { changes?: Record<string, unknown> } }): string 
   if (!changes || typeof changes !== 'object') return '';
   const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
   return Object.entries(changes)
-    .map(([field, c]) => (c && typeof c === 'object' && 'after' in c ? `${field}: ${show('before' in c ? c.before : undefined)} → ${show(c.after)}` : `${field}: changed`))
+    .map(([field, c]) =>
+      c && typeof c === 'object' && 'after' in c
+        ? `${field}: ${show('before' in c ? c.before : undefined)} → ${show(c.after)}`
+        : `${field}: changed`,
+    )
     .join('; ');
 }
 
@@ -63,7 +67,12 @@ export function securityEventsPage(): HTMLElement[] {
     ],
     submit: 'Apply filters',
     async onSubmit(values) {
-      filters = { event: textOf(values.event), clientId: textOf(values.clientId), since: iso(textOf(values.since)), until: iso(textOf(values.until)) };
+      filters = {
+        event: textOf(values.event),
+        clientId: textOf(values.clientId),
+        since: iso(textOf(values.since)),
+        until: iso(textOf(values.until)),
+      };
       await api('GET', '/api/admin/logs', { query: { ...filters, category: 'security', limit: 1 } }); // field errors first
       await table.reload();
     },
@@ -96,29 +105,53 @@ export function outboxPage(): HTMLElement[] {
         label: 'Actions',
         cell: (m) =>
           m.status === 'failed'
-            ? h('button', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-                await api('POST', '/api/admin/mail/outbox/{id}/retry', { path: { id: m.id } });
-                await table.reload();
-                return `Message ${m.id} is queued again.`;
-              }) }, `Retry message ${m.id}`)
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: (event: Event) =>
+                    run(event.currentTarget as HTMLButtonElement, async () => {
+                      await api('POST', '/api/admin/mail/outbox/{id}/retry', { path: { id: m.id } });
+                      await table.reload();
+                      return `Message ${m.id} is queued again.`;
+                    }),
+                },
+                `Retry message ${m.id}`,
+              )
             : '—',
       },
     ],
   });
   const statusForm = form({
     label: 'Show messages',
-    fields: [{ name: 'status', label: 'Status', type: 'select', value: status, options: [{ value: 'failed', label: 'failed' }, 'pending', 'sent', 'stored', { value: '', label: 'any' }] }],
+    fields: [
+      {
+        name: 'status',
+        label: 'Status',
+        type: 'select',
+        value: status,
+        options: [{ value: 'failed', label: 'failed' }, 'pending', 'sent', 'stored', { value: '', label: 'any' }],
+      },
+    ],
     submit: 'Show',
     async onSubmit(values) {
       status = textOf(values.status);
       await table.reload();
     },
   });
-  const retryAll = h('button.primary', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-    const { requeued } = await api('POST', '/api/admin/mail/outbox/retry');
-    await table.reload();
-    return `${requeued} failed message(s) queued again.`;
-  }) }, 'Retry all failed messages');
+  const retryAll = h(
+    'button.primary',
+    {
+      type: 'button',
+      onclick: (event: Event) =>
+        run(event.currentTarget as HTMLButtonElement, async () => {
+          const { requeued } = await api('POST', '/api/admin/mail/outbox/retry');
+          await table.reload();
+          return `${requeued} failed message(s) queued again.`;
+        }),
+    },
+    'Retry all failed messages',
+  );
   return [
     h('p', {}, 'Mail is kept here until delivered; a message fails after the configured number of attempts and stays until it is retried.'),
     section('Show', statusForm),
@@ -136,30 +169,41 @@ export async function backupsPage(): Promise<HTMLElement[]> {
       { label: 'Taken', cell: (b) => formatDate(b.createdAt) },
       { label: 'Kind', cell: (b) => b.kind },
       { label: 'Size', cell: (b) => formatBytes(b.bytes) },
-      { label: 'File', cell: (b) => h('a', { href: `/api/admin/backups/${encodeURIComponent(b.name)}/download`, download: b.name }, b.name) },
+      {
+        label: 'File',
+        cell: (b) => h('a', { href: `/api/admin/backups/${encodeURIComponent(b.name)}/download`, download: b.name }, b.name),
+      },
     ],
   });
   const bar = progress('Backup progress');
   const start = h('button.primary', { type: 'button' }, 'Start a backup');
-  start.addEventListener('click', () => void run(start, async () => {
-    let job = await api('POST', '/api/admin/backups');
-    while (job.status === 'running') {
-      bar.set(job.percent, `${job.percent} % — ${job.phase ? (PHASES[job.phase] ?? job.phase) : ''}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      job = await api('GET', '/api/admin/backups/jobs/{id}', { path: { id: job.id } });
-    }
-    if (job.status === 'failed') {
-      bar.set(0, 'Failed.');
-      throw new Error(`The backup failed: ${job.error}`);
-    }
-    bar.set(100, `Done: ${job.backup?.name ?? ''}`);
-    await table.reload();
-    return `Backup ${job.backup?.name ?? ''} written.`;
-  }));
+  start.addEventListener(
+    'click',
+    () =>
+      void run(start, async () => {
+        let job = await api('POST', '/api/admin/backups');
+        while (job.status === 'running') {
+          bar.set(job.percent, `${job.percent} % — ${job.phase ? (PHASES[job.phase] ?? job.phase) : ''}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          job = await api('GET', '/api/admin/backups/jobs/{id}', { path: { id: job.id } });
+        }
+        if (job.status === 'failed') {
+          bar.set(0, 'Failed.');
+          throw new Error(`The backup failed: ${job.error}`);
+        }
+        bar.set(100, `Done: ${job.backup?.name ?? ''}`);
+        await table.reload();
+        return `Backup ${job.backup?.name ?? ''} written.`;
+      }),
+  );
   return [
     section(
       'Start a backup',
-      h('p', {}, 'Writes the same archive as "wip backup" (database, files, secrets, TLS material) into the backup folder while the appliance keeps serving. Keep archives as safe as the appliance itself: they hold its secrets.'),
+      h(
+        'p',
+        {},
+        'Writes the same archive as "wip backup" (database, files, secrets, TLS material) into the backup folder while the appliance keeps serving. Keep archives as safe as the appliance itself: they hold its secrets.',
+      ),
       start,
       bar.element,
     ),
@@ -170,14 +214,20 @@ export async function backupsPage(): Promise<HTMLElement[]> {
 /** Overview facts: database and disk size, last backup. */
 export async function storageSection(): Promise<HTMLElement> {
   const storage = await api('GET', '/api/admin/system/storage');
-  const disk = (d: Answer<'GET', '/api/admin/system/storage'>['dataDisk']) => (d ? `${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}` : '—');
+  const disk = (d: Answer<'GET', '/api/admin/system/storage'>['dataDisk']) =>
+    d ? `${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}` : '—';
   return section(
     'Storage and backups',
     facts([
       ['Database size', formatBytes(storage.databaseBytes)],
       ['Data disk', disk(storage.dataDisk)],
       ['Backup disk', disk(storage.backupDisk)],
-      ['Last backup', storage.lastBackup ? `${formatDate(storage.lastBackup.createdAt)} (${storage.lastBackup.kind}, ${formatBytes(storage.lastBackup.bytes)})` : 'none yet'],
+      [
+        'Last backup',
+        storage.lastBackup
+          ? `${formatDate(storage.lastBackup.createdAt)} (${storage.lastBackup.kind}, ${formatBytes(storage.lastBackup.bytes)})`
+          : 'none yet',
+      ],
       ['Backups kept', storage.backupCount],
     ]),
     h('p', {}, h('a', { href: '#/backups' }, 'Backups')),
@@ -207,8 +257,15 @@ export function logTailSection(filters: () => Filters): HTMLElement {
     source.onopen = () => (state.textContent = 'Live: new entries appear at the top.');
     source.onerror = () => (state.textContent = 'Connection lost; reconnecting…');
     source.addEventListener('log', (event) => {
-      const row = JSON.parse((event as MessageEvent<string>).data) as { level: string; createdAt: string; event: string; message: string } & Parameters<typeof whoOf>[0];
-      list.prepend(h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${whoOf(row)}  ${row.message}`));
+      const row = JSON.parse((event as MessageEvent<string>).data) as {
+        level: string;
+        createdAt: string;
+        event: string;
+        message: string;
+      } & Parameters<typeof whoOf>[0];
+      list.prepend(
+        h(`li.${row.level}`, {}, `${formatDate(row.createdAt)}  ${row.level.toUpperCase()}  ${row.event}  ${whoOf(row)}  ${row.message}`),
+      );
       while (list.children.length > 200) list.lastElementChild?.remove();
     });
   });
@@ -222,13 +279,31 @@ export function logExportSection(filters: () => Filters): HTMLElement {
   const bar = progress('Export progress');
   const exportForm = form({
     label: 'Export the log',
-    fields: [{ name: 'format', label: 'Format', type: 'select', value: 'ndjson', options: [{ value: 'ndjson', label: 'NDJSON (one JSON object per line)' }, { value: 'csv', label: 'CSV' }] }],
+    fields: [
+      {
+        name: 'format',
+        label: 'Format',
+        type: 'select',
+        value: 'ndjson',
+        options: [
+          { value: 'ndjson', label: 'NDJSON (one JSON object per line)' },
+          { value: 'csv', label: 'CSV' },
+        ],
+      },
+    ],
     submit: 'Export',
     async onSubmit(values) {
-      const response = await fetch(`/api/admin/logs/export${query({ ...filters(), format: textOf(values.format) })}`, { credentials: 'same-origin' });
+      const response = await fetch(`/api/admin/logs/export${query({ ...filters(), format: textOf(values.format) })}`, {
+        credentials: 'same-origin',
+      });
       if (!response.ok || !response.body) {
         const body = (await response.json().catch(() => ({}))) as ErrorBody;
-        throw new ApiError(response.status, body.error?.code ?? 'ERROR', body.error?.message ?? `Export failed (${response.status})`, body.error?.details?.fields ?? []);
+        throw new ApiError(
+          response.status,
+          body.error?.code ?? 'ERROR',
+          body.error?.message ?? `Export failed (${response.status})`,
+          body.error?.details?.fields ?? [],
+        );
       }
       const total = Number(response.headers.get('x-total-count') ?? 0);
       const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `wip-logs.${textOf(values.format)}`;
@@ -244,7 +319,9 @@ export function logExportSection(filters: () => Filters): HTMLElement {
         bar.set(total ? Math.min(100, Math.round((lines / total) * 100)) : null, `${Math.max(0, lines)} of ${total} rows`);
       }
       bar.set(100, `${Math.max(0, lines)} rows exported.`);
-      const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: response.headers.get('content-type') ?? 'application/octet-stream' }));
+      const url = URL.createObjectURL(
+        new Blob(chunks as BlobPart[], { type: response.headers.get('content-type') ?? 'application/octet-stream' }),
+      );
       const link = h('a', { href: url, download: name });
       document.body.append(link);
       link.click();
@@ -253,5 +330,10 @@ export function logExportSection(filters: () => Filters): HTMLElement {
       return `Exported ${Math.max(0, lines)} rows as ${name}.`;
     },
   });
-  return section('Export', h('p', {}, 'Downloads the entries matching the filters, oldest first, with secrets redacted.'), exportForm, bar.element);
+  return section(
+    'Export',
+    h('p', {}, 'Downloads the entries matching the filters, oldest first, with secrets redacted.'),
+    exportForm,
+    bar.element,
+  );
 }

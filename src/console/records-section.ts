@@ -8,7 +8,9 @@ import { ApiError, query, type ErrorBody } from './api';
 import { h } from './dom';
 import { form, section } from './ui';
 
-interface KeySet { keys: { kid: string; retiredAt?: string; createdAt: string }[] }
+interface KeySet {
+  keys: { kid: string; retiredAt?: string; createdAt: string }[];
+}
 
 /** The active key's fingerprint, or a line saying there is none yet. */
 export async function fingerprintLine(): Promise<HTMLElement> {
@@ -38,10 +40,17 @@ export async function recordsSection(): Promise<HTMLElement> {
     submit: 'Download record bundle',
     async onSubmit(values) {
       const jobId = Number(values.jobId);
-      const response = await fetch(`/api/client/jobs/${jobId}/record-bundle${query({ photos: values.photos ? 'true' : undefined })}`, { credentials: 'same-origin' });
+      const response = await fetch(`/api/client/jobs/${jobId}/record-bundle${query({ photos: values.photos ? 'true' : undefined })}`, {
+        credentials: 'same-origin',
+      });
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as ErrorBody;
-        throw new ApiError(response.status, body.error?.code ?? 'ERROR', body.error?.message ?? `Download failed (${response.status})`, body.error?.details?.fields ?? []);
+        throw new ApiError(
+          response.status,
+          body.error?.code ?? 'ERROR',
+          body.error?.message ?? `Download failed (${response.status})`,
+          body.error?.details?.fields ?? [],
+        );
       }
       const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `job-${jobId}-record.json`;
       const url = URL.createObjectURL(await response.blob());
@@ -55,7 +64,11 @@ export async function recordsSection(): Promise<HTMLElement> {
   });
   return section(
     'Record bundles',
-    h('p', {}, "A finished job's record, signed by this appliance: anyone can verify it offline with wip verify-bundle or the verifier page."),
+    h(
+      'p',
+      {},
+      "A finished job's record, signed by this appliance: anyone can verify it offline with wip verify-bundle or the verifier page.",
+    ),
     download,
     await fingerprintLine(),
   );

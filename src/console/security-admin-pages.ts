@@ -38,18 +38,40 @@ export function usersPage(selfId: number): HTMLElement[] {
             {},
             h('button', { type: 'button', onclick: () => edit(u) }, 'Edit'),
             u.status === 'invited'
-              ? action('Resend invitation', async () => invited(u.email, await api('POST', '/api/admin/user/{userId}/invite', { path: { userId: u.id } })))
+              ? action('Resend invitation', async () =>
+                  invited(u.email, await api('POST', '/api/admin/user/{userId}/invite', { path: { userId: u.id } })),
+                )
               : null,
-            u.locked ? action('Unlock', () => api('POST', '/api/admin/user/{userId}/unlock', { path: { userId: u.id } }), `${u.email} unlocked.`) : null,
+            u.locked
+              ? action('Unlock', () => api('POST', '/api/admin/user/{userId}/unlock', { path: { userId: u.id } }), `${u.email} unlocked.`)
+              : null,
             u.twoFactorEnabled
-              ? action('Reset 2FA', () => api('POST', '/api/client/auth/reset-two-factor', { body: { userId: u.id } }), `Second factor of ${u.email} reset.`, `Reset the second factor of ${u.email}?`)
+              ? action(
+                  'Reset 2FA',
+                  () => api('POST', '/api/client/auth/reset-two-factor', { body: { userId: u.id } }),
+                  `Second factor of ${u.email} reset.`,
+                  `Reset the second factor of ${u.email}?`,
+                )
               : null,
             u.status === 'disabled'
               ? action('Enable', () => api('PUT', '/api/admin/user', { body: { id: u.id, disabled: false } }), `${u.email} enabled.`)
               : protectedAccount
                 ? null
-                : action('Disable', () => api('PUT', '/api/admin/user', { body: { id: u.id, disabled: true } }), `${u.email} disabled.`, `Disable ${u.email}? Their sessions end at once.`),
-            protectedAccount ? null : action('Delete', () => api('DELETE', '/api/admin/user/{userId}', { path: { userId: u.id } }), `${u.email} deleted.`, `Delete ${u.email}? This cannot be undone.`, true),
+                : action(
+                    'Disable',
+                    () => api('PUT', '/api/admin/user', { body: { id: u.id, disabled: true } }),
+                    `${u.email} disabled.`,
+                    `Disable ${u.email}? Their sessions end at once.`,
+                  ),
+            protectedAccount
+              ? null
+              : action(
+                  'Delete',
+                  () => api('DELETE', '/api/admin/user/{userId}', { path: { userId: u.id } }),
+                  `${u.email} deleted.`,
+                  `Delete ${u.email}? This cannot be undone.`,
+                  true,
+                ),
             protectedAccount ? h('span.hint', {}, u.id === selfId ? 'you' : 'the only Security Administrator') : null,
           );
         },
@@ -60,14 +82,18 @@ export function usersPage(selfId: number): HTMLElement[] {
   /** `done`: the message, or the call's answer says it (an invitation) */
   function action(label: string, call: () => Promise<unknown>, done?: string, ask?: string, danger = false): HTMLButtonElement {
     const button = h<'button'>(danger ? 'button.danger' : 'button', { type: 'button' }, label);
-    button.addEventListener('click', () => void (async () => {
-      if (ask && !(await confirmAction({ title: label, message: ask, confirm: label }))) return;
-      await run(button, async () => {
-        const said = await call();
-        await table.reload();
-        return done ?? (typeof said === 'string' ? said : undefined);
-      });
-    })());
+    button.addEventListener(
+      'click',
+      () =>
+        void (async () => {
+          if (ask && !(await confirmAction({ title: label, message: ask, confirm: label }))) return;
+          await run(button, async () => {
+            const said = await call();
+            await table.reload();
+            return done ?? (typeof said === 'string' ? said : undefined);
+          });
+        })(),
+    );
     return button;
   }
 
@@ -83,18 +109,24 @@ export function usersPage(selfId: number): HTMLElement[] {
       return invitationOutcome(email, invitation) || `Invitation sent to ${email}.`;
     }
     const reveal = h('button.primary', { type: 'button' }, 'Show the invitation link');
-    reveal.addEventListener('click', () =>
-      void run(reveal, async () => {
-        const answer = await api('POST', '/api/admin/user/{userId}/invitation-link', { path: { userId: user.id } });
-        showLink(email, answer.link);
-      }),
+    reveal.addEventListener(
+      'click',
+      () =>
+        void run(reveal, async () => {
+          const answer = await api('POST', '/api/admin/user/{userId}/invitation-link', { path: { userId: user.id } });
+          showLink(email, answer.link);
+        }),
     );
     replace(
       handOver,
       section(
         `Invitation to ${email}`,
         h('p', {}, invitationOutcome(email, invitation)),
-        h('p', {}, 'You can hand the invitation link to this person yourself (in person or by a channel you trust). It is shown once, then removed from the outbox; showing it is recorded as a security event.'),
+        h(
+          'p',
+          {},
+          'You can hand the invitation link to this person yourself (in person or by a channel you trust). It is shown once, then removed from the outbox; showing it is recorded as a security event.',
+        ),
         reveal,
       ),
     );
@@ -106,21 +138,31 @@ export function usersPage(selfId: number): HTMLElement[] {
     const field = h('input.link', { id, type: 'text', readonly: true, value: link, autocomplete: 'off', spellcheck: 'false' });
     const copied = h('span.form-status', { role: 'status' });
     const copy = h('button.primary', { type: 'button' }, 'Copy link');
-    copy.addEventListener('click', () => void (async () => {
-      field.select();
-      try {
-        await navigator.clipboard.writeText(link);
-        copied.textContent = 'Copied.';
-      } catch {
-        // the clipboard API needs https (or localhost): the link is selected, ready for Ctrl+C
-        copied.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected link.';
-      }
-    })());
+    copy.addEventListener(
+      'click',
+      () =>
+        void (async () => {
+          field.select();
+          try {
+            await navigator.clipboard.writeText(link);
+            copied.textContent = 'Copied.';
+          } catch {
+            // the clipboard API needs https (or localhost): the link is selected, ready for Ctrl+C
+            copied.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected link.';
+          }
+        })(),
+    );
     replace(
       handOver,
       section(
         `Invitation link for ${email}`,
-        h('p', {}, 'Give this link to ', h('strong', {}, email), ' only. It works once, to set their password; it will not be shown again.'),
+        h(
+          'p',
+          {},
+          'Give this link to ',
+          h('strong', {}, email),
+          ' only. It works once, to set their password; it will not be shown again.',
+        ),
         h('label', { for: id }, 'Invitation link'),
         h('div.copy-row', {}, field, copy),
         copied,
@@ -145,7 +187,15 @@ export function usersPage(selfId: number): HTMLElement[] {
           ],
           submit: 'Save',
           async onSubmit(values) {
-            await api('PUT', '/api/admin/user', { body: { id: user.id, firstName: values.firstName, lastName: values.lastName, roles: values.roles, licenseType: values.licenseType } });
+            await api('PUT', '/api/admin/user', {
+              body: {
+                id: user.id,
+                firstName: values.firstName,
+                lastName: values.lastName,
+                roles: values.roles,
+                licenseType: values.licenseType,
+              },
+            });
             await table.reload();
             replace(editor);
             notice(`${user.email} saved.`);
@@ -186,7 +236,11 @@ export async function seatsPage(): Promise<HTMLElement[]> {
   return [
     section(
       'Seats in use',
-      seatTable('Seats of this organisation', ['Allocated', 'Used', 'Free'], Object.keys(seats).map((type) => [type, seats[type].allocated, seats[type].used, seats[type].free])),
+      seatTable(
+        'Seats of this organisation',
+        ['Allocated', 'Used', 'Free'],
+        Object.keys(seats).map((type) => [type, seats[type].allocated, seats[type].used, seats[type].free]),
+      ),
       seatTypesExplained(),
       facts([
         ['License status', license.status],
@@ -206,7 +260,13 @@ export async function securitySettingsPage(): Promise<HTMLElement[]> {
       form({
         label: 'Security settings',
         fields: [
-          { name: 'passwordMinLength', label: 'Minimum password length', type: 'number', min: 12, value: settings.passwordPolicy.minLength },
+          {
+            name: 'passwordMinLength',
+            label: 'Minimum password length',
+            type: 'number',
+            min: 12,
+            value: settings.passwordPolicy.minLength,
+          },
           {
             name: 'twoFactorRequired',
             label: 'Two-factor authentication required for',
@@ -218,14 +278,29 @@ export async function securitySettingsPage(): Promise<HTMLElement[]> {
             ],
             value: settings.twoFactorRequired,
           },
-          { name: 'sessionIdleTimeout', label: 'Idle timeout (seconds)', type: 'number', min: 60, value: own?.sessionIdleTimeout, hint: 'Empty: the appliance default.' },
-          { name: 'allowedSignUpDomains', label: 'Sign-up domains', value: (own?.allowedSignUpDomains ?? []).join(', '), hint: 'Comma-separated, e.g. example.com' },
+          {
+            name: 'sessionIdleTimeout',
+            label: 'Idle timeout (seconds)',
+            type: 'number',
+            min: 60,
+            value: own?.sessionIdleTimeout,
+            hint: 'Empty: the appliance default.',
+          },
+          {
+            name: 'allowedSignUpDomains',
+            label: 'Sign-up domains',
+            value: (own?.allowedSignUpDomains ?? []).join(', '),
+            hint: 'Comma-separated, e.g. example.com',
+          },
           { name: 'ssoEnforced', label: 'Single sign-on required', type: 'checkbox', value: settings.ssoEnforced },
           { name: 'allowSelfApproval', label: 'Approvers may approve their own versions', type: 'checkbox', value: own?.allowSelfApproval },
         ],
         submit: 'Save settings',
         async onSubmit(values) {
-          const domains = textOf(values.allowedSignUpDomains).split(',').map((d) => d.trim()).filter(Boolean);
+          const domains = textOf(values.allowedSignUpDomains)
+            .split(',')
+            .map((d) => d.trim())
+            .filter(Boolean);
           await api('PUT', '/api/client/auth/client-security-settings', {
             body: {
               passwordMinLength: values.passwordMinLength,
@@ -256,13 +331,23 @@ export async function msaPage(): Promise<HTMLElement[]> {
         ['Accepted at', formatDate(s.acceptedAt)],
       ]),
       s.version && !s.accepted
-        ? h('button.primary', { type: 'button', onclick: (event: Event) => run(event.currentTarget as HTMLButtonElement, async () => {
-            await api('POST', '/api/client/accept-msa', { body: { version: s.version } });
-            show(await api('GET', '/api/client/have-client-accepted-msa'));
-            return 'MSA accepted.';
-          }) }, `Accept MSA version ${s.version}`)
+        ? h(
+            'button.primary',
+            {
+              type: 'button',
+              onclick: (event: Event) =>
+                run(event.currentTarget as HTMLButtonElement, async () => {
+                  await api('POST', '/api/client/accept-msa', { body: { version: s.version } });
+                  show(await api('GET', '/api/client/have-client-accepted-msa'));
+                  return 'MSA accepted.';
+                }),
+            },
+            `Accept MSA version ${s.version}`,
+          )
         : null,
-      s.version ? h('p', {}, h('a', { href: '/api/client/download-agreement' }, 'Download the MSA (PDF)')) : h('p', {}, 'No MSA has been published.'),
+      s.version
+        ? h('p', {}, h('a', { href: '/api/client/download-agreement' }, 'Download the MSA (PDF)'))
+        : h('p', {}, 'No MSA has been published.'),
     );
   show(status);
   return [section('Master services agreement', box)];

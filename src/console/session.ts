@@ -15,7 +15,14 @@ export async function currentSession(): Promise<Session> {
   }
   try {
     const user = await api('GET', '/api/client/auth/me');
-    return { kind: 'user', id: user.id, email: user.email, clientId: user.clientId, roles: user.roles, name: [user.firstName, user.lastName].filter(Boolean).join(' ') };
+    return {
+      kind: 'user',
+      id: user.id,
+      email: user.email,
+      clientId: user.clientId,
+      roles: user.roles,
+      name: [user.firstName, user.lastName].filter(Boolean).join(' '),
+    };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return { kind: 'none' };
     throw error;

@@ -42,7 +42,12 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
         } catch (error) {
           // the routes name the field username or email: both are this form's identifier
           if (error instanceof ApiError && error.fields.length) {
-            throw new ApiError(error.status, error.code, error.message, error.fields.map((f) => ({ ...f, path: /^body\.(username|email)$/.test(f.path) ? 'identifier' : f.path })));
+            throw new ApiError(
+              error.status,
+              error.code,
+              error.message,
+              error.fields.map((f) => ({ ...f, path: /^body\.(username|email)$/.test(f.path) ? 'identifier' : f.path })),
+            );
           }
           throw error;
         }
@@ -52,7 +57,9 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
   const twoFactorForm = (challengeToken: string) => {
     const step = form({
       label: 'Second factor',
-      fields: [{ name: 'code', label: 'Code from your authenticator app (or a recovery code)', autocomplete: 'one-time-code', required: true }],
+      fields: [
+        { name: 'code', label: 'Code from your authenticator app (or a recovery code)', autocomplete: 'one-time-code', required: true },
+      ],
       submit: 'Verify',
       async onSubmit(values) {
         await api('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken, code: textOf(values.code).trim() } });
@@ -86,13 +93,26 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
       const rulesId = uniqueId('rules');
       const passwordForm = form({
         label: title,
-        fields: [{ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: `At least ${details.passwordPolicy.minLength} characters; see the rules above.` }],
+        fields: [
+          {
+            name: 'password',
+            label: 'New password',
+            type: 'password',
+            autocomplete: 'new-password',
+            required: true,
+            hint: `At least ${details.passwordPolicy.minLength} characters; see the rules above.`,
+          },
+        ],
         submit: 'Save password',
         async onSubmit(values) {
           await api('POST', route, { path: { token }, body: { password: values.password } });
           replace(
             body,
-            h('p.notice.ok', { role: 'status' }, kind === 'set' ? 'Your password is set: your account is active.' : 'Your new password is set.'),
+            h(
+              'p.notice.ok',
+              { role: 'status' },
+              kind === 'set' ? 'Your password is set: your account is active.' : 'Your new password is set.',
+            ),
             h('p', {}, 'Sign in with ', h('strong', {}, details.email), ' and the password you just chose.'),
             h('button.primary', { type: 'button', onclick: toSignIn }, 'Continue to sign in'),
           );
@@ -102,7 +122,16 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
       replace(
         body,
         h('p', {}, 'Account: ', h('strong', {}, details.email)),
-        h('section.rules', { 'aria-labelledby': rulesId }, h('h2', { id: rulesId }, 'Your password must be'), h('ul', {}, details.passwordPolicy.rules.map((rule) => h('li', {}, rule)))),
+        h(
+          'section.rules',
+          { 'aria-labelledby': rulesId },
+          h('h2', { id: rulesId }, 'Your password must be'),
+          h(
+            'ul',
+            {},
+            details.passwordPolicy.rules.map((rule) => h('li', {}, rule)),
+          ),
+        ),
         passwordForm,
       );
     },
@@ -111,7 +140,9 @@ export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: ()
       replace(
         body,
         h('p.notice.error', { role: 'alert' }, expired ? 'This link has expired or was used already.' : errorText(error)),
-        expired ? h('p', {}, kind === 'set' ? 'Ask your administrator to send the invitation again.' : 'Ask for a new password-reset link.') : null,
+        expired
+          ? h('p', {}, kind === 'set' ? 'Ask your administrator to send the invitation again.' : 'Ask for a new password-reset link.')
+          : null,
         h('button', { type: 'button', onclick: toSignIn }, 'Go to sign-in'),
       );
     },

@@ -65,7 +65,12 @@ export function form(spec: FormSpec): HTMLFormElement {
         (field.options ?? []).map((option) => {
           const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
           const optionId = uniqueId(id);
-          return h('span.choice', {}, h('input', { type: 'checkbox', id: optionId, name: field.name, value, checked: selected.has(value) }), h('label', { for: optionId }, label));
+          return h(
+            'span.choice',
+            {},
+            h('input', { type: 'checkbox', id: optionId, name: field.name, value, checked: selected.has(value) }),
+            h('label', { for: optionId }, label),
+          );
         }),
       );
       row = h('div.field', {}, control, hint, error);
@@ -80,8 +85,16 @@ export function form(spec: FormSpec): HTMLFormElement {
             return h('option', { value, selected: value === field.value }, label);
           }),
         );
-      } else control = h('input', { ...common, type: field.type ?? 'text', value: field.value ?? '', min: field.min, accept: field.accept });
-      row = h('div.field', {}, h('label', { for: id }, field.label, field.required ? h('span.required', { 'aria-hidden': 'true' }, ' *') : null), control, hint, error);
+      } else
+        control = h('input', { ...common, type: field.type ?? 'text', value: field.value ?? '', min: field.min, accept: field.accept });
+      row = h(
+        'div.field',
+        {},
+        h('label', { for: id }, field.label, field.required ? h('span.required', { 'aria-hidden': 'true' }, ' *') : null),
+        control,
+        hint,
+        error,
+      );
     }
     controls.set(field.name, control);
     element.append(row);
@@ -89,30 +102,34 @@ export function form(spec: FormSpec): HTMLFormElement {
   const button = h('button.primary', { type: 'submit' }, spec.submit);
   element.append(h('div.actions', {}, button), status);
 
-  element.addEventListener('submit', (event) => void (async () => {
-    event.preventDefault();
-    for (const [name, error] of errors) {
-      error.hidden = true;
-      error.textContent = '';
-      controls.get(name)?.removeAttribute('aria-invalid');
-    }
-    status.textContent = '';
-    status.className = 'form-status';
-    button.disabled = true;
-    element.setAttribute('aria-busy', 'true');
-    try {
-      const message = await spec.onSubmit(readValues(element, spec.fields), element);
-      if (message) {
-        status.textContent = message;
-        status.classList.add('ok');
-      }
-    } catch (error) {
-      showErrors(error, errors, controls, status);
-    } finally {
-      button.disabled = false;
-      element.removeAttribute('aria-busy');
-    }
-  })());
+  element.addEventListener(
+    'submit',
+    (event) =>
+      void (async () => {
+        event.preventDefault();
+        for (const [name, error] of errors) {
+          error.hidden = true;
+          error.textContent = '';
+          controls.get(name)?.removeAttribute('aria-invalid');
+        }
+        status.textContent = '';
+        status.className = 'form-status';
+        button.disabled = true;
+        element.setAttribute('aria-busy', 'true');
+        try {
+          const message = await spec.onSubmit(readValues(element, spec.fields), element);
+          if (message) {
+            status.textContent = message;
+            status.classList.add('ok');
+          }
+        } catch (error) {
+          showErrors(error, errors, controls, status);
+        } finally {
+          button.disabled = false;
+          element.removeAttribute('aria-busy');
+        }
+      })(),
+  );
   return element;
 }
 
@@ -120,7 +137,9 @@ function readValues(element: HTMLFormElement, fields: FieldSpec[]): FormValues {
   const values: FormValues = {};
   for (const field of fields) {
     if (field.type === 'checkboxes') {
-      values[field.name] = [...element.querySelectorAll<HTMLInputElement>(`input[name="${field.name}"]:checked`)].map((input) => input.value);
+      values[field.name] = [...element.querySelectorAll<HTMLInputElement>(`input[name="${field.name}"]:checked`)].map(
+        (input) => input.value,
+      );
       continue;
     }
     const control = element.elements.namedItem(field.name) as HTMLInputElement | null;
@@ -155,7 +174,11 @@ function showErrors(error: unknown, errors: Map<string, HTMLElement>, controls: 
     }
   }
   const message = error instanceof Error ? error.message : String(error);
-  status.textContent = unplaced.length ? `${message}: ${unplaced.join(', ')}` : error instanceof ApiError && error.fields.length ? 'Please correct the marked fields.' : message;
+  status.textContent = unplaced.length
+    ? `${message}: ${unplaced.join(', ')}`
+    : error instanceof ApiError && error.fields.length
+      ? 'Please correct the marked fields.'
+      : message;
   status.classList.add('error');
   (first ?? status).focus?.();
 }
@@ -247,7 +270,15 @@ export function pagedTable<T>(options: {
     'table.cards',
     { role: 'table' },
     h('caption', {}, options.caption),
-    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, options.columns.map((column) => h('th', { scope: 'col', role: 'columnheader' }, column.label)))),
+    h(
+      'thead',
+      { role: 'rowgroup' },
+      h(
+        'tr',
+        { role: 'row' },
+        options.columns.map((column) => h('th', { scope: 'col', role: 'columnheader' }, column.label)),
+      ),
+    ),
     body,
   );
   async function show(): Promise<void> {
@@ -258,7 +289,13 @@ export function pagedTable<T>(options: {
       replace(
         body,
         page.items.length
-          ? page.items.map((item) => h('tr', { role: 'row' }, options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, column.cell(item)))))
+          ? page.items.map((item) =>
+              h(
+                'tr',
+                { role: 'row' },
+                options.columns.map((column) => h('td', { role: 'cell', 'data-label': column.label }, column.cell(item))),
+              ),
+            )
           : h('tr', { role: 'row' }, h('td', { role: 'cell', colspan: options.columns.length }, 'Nothing to show.')),
       );
       info.textContent = `Page ${cursors.length}`;
@@ -285,12 +322,15 @@ export function pagedTable<T>(options: {
     const input = h('input', { id, type: 'search', name: 'search', autocomplete: 'off' });
     searchBox = h(
       'form.search',
-      { role: 'search', onsubmit: (event: Event) => {
-        event.preventDefault();
-        search = input.value.trim();
-        cursors.splice(1);
-        void show();
-      } },
+      {
+        role: 'search',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          search = input.value.trim();
+          cursors.splice(1);
+          void show();
+        },
+      },
       h('label', { for: id }, options.search),
       input,
       h('button', { type: 'submit' }, 'Search'),
@@ -303,7 +343,11 @@ export function pagedTable<T>(options: {
 
 /** A definition list of label → value. */
 export function facts(entries: [string, Node | string | number | null | undefined][]): HTMLElement {
-  return h('dl.facts', {}, entries.map(([label, value]) => [h('dt', {}, label), h('dd', {}, value ?? '—')]));
+  return h(
+    'dl.facts',
+    {},
+    entries.map(([label, value]) => [h('dt', {}, label), h('dd', {}, value ?? '—')]),
+  );
 }
 
 export function section(title: string, ...children: (Node | null)[]): HTMLElement {

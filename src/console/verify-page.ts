@@ -15,7 +15,11 @@ function resultView(fileName: string, result: Verification): HTMLElement {
   return h(
     'section.card',
     { 'aria-labelledby': 'verdict' },
-    h(`h2.${result.ok ? 'verdict-ok' : 'verdict-fail'}`, { id: 'verdict' }, result.ok ? 'VERIFIED: the record is intact' : `NOT VERIFIED: ${result.problems.length} problem(s)`),
+    h(
+      `h2.${result.ok ? 'verdict-ok' : 'verdict-fail'}`,
+      { id: 'verdict' },
+      result.ok ? 'VERIFIED: the record is intact' : `NOT VERIFIED: ${result.problems.length} problem(s)`,
+    ),
     h('p', {}, `File: ${fileName}`),
     s &&
       h(
@@ -38,11 +42,29 @@ function resultView(fileName: string, result: Verification): HTMLElement {
         {},
         'Signed by key ',
         h('code.fingerprint', { 'data-testid': 'signer' }, result.signer.kid),
-        result.signer.trusted === true ? ' (trusted)' : result.signer.trusted === false ? ' (NOT trusted)' : ' (compare this fingerprint with the one the appliance publishes)',
+        result.signer.trusted === true
+          ? ' (trusted)'
+          : result.signer.trusted === false
+            ? ' (NOT trusted)'
+            : ' (compare this fingerprint with the one the appliance publishes)',
       ),
     result.timestamp && h('p', {}, `Time-stamped ${result.timestamp.genTime} by ${result.timestamp.tsa}`),
-    result.problems.length > 0 && [h('h3', {}, 'Problems'), h('ul.problems', { 'data-testid': 'problems' }, result.problems.map((p) => h('li', {}, p)))],
-    result.notes.length > 0 && [h('h3', {}, 'Checked'), h('ul.notes', {}, result.notes.map((n) => h('li', {}, n)))],
+    result.problems.length > 0 && [
+      h('h3', {}, 'Problems'),
+      h(
+        'ul.problems',
+        { 'data-testid': 'problems' },
+        result.problems.map((p) => h('li', {}, p)),
+      ),
+    ],
+    result.notes.length > 0 && [
+      h('h3', {}, 'Checked'),
+      h(
+        'ul.notes',
+        {},
+        result.notes.map((n) => h('li', {}, n)),
+      ),
+    ],
   );
 }
 
@@ -98,8 +120,18 @@ function main(): void {
       'main',
       {},
       h('h1', {}, 'Verify a record bundle'),
-      h('p', {}, 'The bundle is checked in this browser: its signature, every hash, the audit chain slice, the approved version and any included photos. Nothing is uploaded.'),
-      served && h('p', {}, h('a', { href: '/verify/wip-verifier.html', download: 'wip-verifier.html' }, 'Download this verifier as one HTML file'), ' to check bundles offline, on any machine.'),
+      h(
+        'p',
+        {},
+        'The bundle is checked in this browser: its signature, every hash, the audit chain slice, the approved version and any included photos. Nothing is uploaded.',
+      ),
+      served &&
+        h(
+          'p',
+          {},
+          h('a', { href: '/verify/wip-verifier.html', download: 'wip-verifier.html' }, 'Download this verifier as one HTML file'),
+          ' to check bundles offline, on any machine.',
+        ),
       h(
         'form',
         {
@@ -114,7 +146,11 @@ function main(): void {
           {},
           h('label', { for: 'trusted-keys' }, 'Trusted signing keys (optional)'),
           keyInput,
-          h('span.hint', { id: 'trusted-keys-hint' }, "The appliance's key fingerprint, or its key set (/.well-known/wip-signing-keys.json). Without it, the signature proves the bundle is unaltered, not who signed it."),
+          h(
+            'span.hint',
+            { id: 'trusted-keys-hint' },
+            "The appliance's key fingerprint, or its key set (/.well-known/wip-signing-keys.json). Without it, the signature proves the bundle is unaltered, not who signed it.",
+          ),
         ),
         h(
           'div.field',

@@ -19,5 +19,7 @@ export function columnSet<C extends string>(columns: readonly C[]): ColumnSet<C>
  * silently left out of reads that mean "the whole row".
  */
 export function everyColumn<Row>() {
-  return <const C extends readonly (keyof Row & string)[]>(columns: C & ([Exclude<keyof Row, C[number]>] extends [never] ? unknown : never)): C => columns;
+  return <const C extends readonly (keyof Row & string)[]>(
+    columns: C & ([Exclude<keyof Row, C[number]>] extends [never] ? unknown : never),
+  ): C => columns;
 }

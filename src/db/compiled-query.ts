@@ -57,7 +57,8 @@ export function compiledRead<A extends unknown[], R>(
     const query = build(db, ...(stand as A)).compile() as CompiledQuery;
     if (query.query.kind !== 'SelectQueryNode') throw new Error('compiledRead is for SELECT statements');
     const slots = query.parameters.map((p) => (p instanceof Slot ? p.index : -1));
-    for (let i = 0; i < arity; i++) if (!slots.includes(i)) throw new Error(`compiledRead: value ${i} is not a parameter of the query (computed with?)`);
+    for (let i = 0; i < arity; i++)
+      if (!slots.includes(i)) throw new Error(`compiledRead: value ${i} is not a parameter of the query (computed with?)`);
     return { query, slots };
   };
   return async (db, ...values) => {
@@ -94,7 +95,10 @@ export function compiledListRead<F extends unknown[], V, R>(
   pad: V,
 ): (db: Kysely<DB>, fixed: F, values: readonly V[]) => Promise<R[]> {
   const bySize = new Map(
-    LIST_SIZES.map((size) => [size, compiledRead((db, ...all: unknown[]) => build(db, all.slice(0, fixedArity) as F, all.slice(fixedArity) as V[]), fixedArity + size)]),
+    LIST_SIZES.map((size) => [
+      size,
+      compiledRead((db, ...all: unknown[]) => build(db, all.slice(0, fixedArity) as F, all.slice(fixedArity) as V[]), fixedArity + size),
+    ]),
   );
   const largest = LIST_SIZES[LIST_SIZES.length - 1];
   return async (db, fixed, values) => {

@@ -93,7 +93,11 @@ function openFile(dataDir: string): BetterSqlite3.Database {
  * transaction is open on the connection (withTransaction holds it across awaits) a read goes through
  * kysely, which waits for the connection as before: a read never sees another request's uncommitted writes.
  */
-function directReads(sqlite: BetterSqlite3.Database, statements: SqliteStatementSource, onQuery: OpenDatabaseOptions['onQuery']): DirectRead {
+function directReads(
+  sqlite: BetterSqlite3.Database,
+  statements: SqliteStatementSource,
+  onQuery: OpenDatabaseOptions['onQuery'],
+): DirectRead {
   return (sqlText, parameters) => {
     if (sqlite.inTransaction) return undefined;
     if (!onQuery) return statements.prepare(sqlText).all(parameters);

@@ -52,7 +52,11 @@ export function toPage<T extends { id: number }>(rows: T[], limit: number, page?
   if (page?.before !== undefined) {
     items.reverse();
     const atEnd = page.before === '';
-    return { items, nextCursor: atEnd ? null : items.length > 0 ? encodeCursor(items[items.length - 1].id) : page.before, hasPrevious: hasMore };
+    return {
+      items,
+      nextCursor: atEnd ? null : items.length > 0 ? encodeCursor(items[items.length - 1].id) : page.before,
+      hasPrevious: hasMore,
+    };
   }
   return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
 }
@@ -111,7 +115,11 @@ export async function paginate<O extends { id: number }>(
  * filters included, counted — one more statement, run only when a query asks for the count.
  */
 export async function countRows(query: SelectQueryBuilder<any, any, any>): Promise<number> {
-  const row = await query.clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('total')).executeTakeFirst();
+  const row = await query
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<number>`count(*)`.as('total'))
+    .executeTakeFirst();
   return Number((row as { total?: number | string } | undefined)?.total ?? 0);
 }
 
@@ -119,6 +127,10 @@ export async function countRows(query: SelectQueryBuilder<any, any, any>): Promi
 export type CountedPage<T> = Page<T> & { count: () => Promise<number> };
 
 /** `paginate`, and the count of every row the query matches, for a connection. */
-export async function paginateCounted<O extends { id: number }>(query: SelectQueryBuilder<any, any, O>, page: PageInput, idColumn = 'id'): Promise<CountedPage<O>> {
+export async function paginateCounted<O extends { id: number }>(
+  query: SelectQueryBuilder<any, any, O>,
+  page: PageInput,
+  idColumn = 'id',
+): Promise<CountedPage<O>> {
   return { ...(await paginate(query, page, idColumn)), count: () => countRows(query) };
 }

@@ -950,7 +950,6 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
-
 /** PostgreSQL mode: secrets shared by all nodes, sealed with WIP_MASTER_KEY (migration 0018). */
 export interface AuditCheckpointsTable {
   id: Generated<number>;

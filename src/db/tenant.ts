@@ -1,4 +1,13 @@
-import { CompiledQuery, sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type DeleteQueryBuilder,
+  type DeleteResult,
+  type Kysely,
+  type SelectQueryBuilder,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import type { DB, TenantTable } from './schema';
 import { LruCache } from '#lib/lru';
 import { readDirectly } from './compiled-query';
@@ -67,7 +76,8 @@ export async function selectByIds<R>(
   const key = `${name}:${ids.length}`;
   const parameters = [scope.clientId, ...ids];
   const known = cache.get(key);
-  if (known !== undefined) return readDirectly<R>(db, known, parameters) ?? (await db.executeQuery<R>(CompiledQuery.raw(known, parameters))).rows;
+  if (known !== undefined)
+    return readDirectly<R>(db, known, parameters) ?? (await db.executeQuery<R>(CompiledQuery.raw(known, parameters))).rows;
   const compiled = build([...ids]).compile();
   const reusable = compiled.parameters.length === parameters.length && compiled.parameters.every((value, i) => value === parameters[i]);
   if (reusable && ids.length <= MAX_REUSED_BATCH) cache.set(key, compiled.sql);

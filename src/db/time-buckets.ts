@@ -58,7 +58,7 @@ export interface TimeBucket {
 /** Every bucket of [from, to), in order, the first and last clipped to the range. */
 export function bucketsBetween(period: Period, from: Date, to: Date): TimeBucket[] {
   const buckets: TimeBucket[] = [];
-  for (let start = from; start < to; ) {
+  for (let start = from; start < to;) {
     const next = nextBucketStart(period, start);
     const end = next < to ? next : to;
     buckets.push({ bucket: bucketLabel(period, start), start: start.toISOString(), end: end.toISOString() });

@@ -42,25 +42,29 @@ export interface TransactionOptions {
  */
 export async function withTransaction<T>(db: Database, work: TransactionWork<T>): Promise<T>;
 export async function withTransaction<T>(db: Database, options: TransactionOptions, work: TransactionWork<T>): Promise<T>;
-export async function withTransaction<T>(db: Database, ...args: [TransactionWork<T>] | [TransactionOptions, TransactionWork<T>]): Promise<T> {
+export async function withTransaction<T>(
+  db: Database,
+  ...args: [TransactionWork<T>] | [TransactionOptions, TransactionWork<T>]
+): Promise<T> {
   const [options, work] = args.length === 1 ? [{}, args[0]] : args;
   for (let attempt = 1; ; attempt++) {
     const effects: (() => void | Promise<void>)[] = [];
     const afterCommit: AfterCommit = (effect) => effects.push(effect);
     try {
-      const result = db.dialect === 'postgres'
-        ? await postgresTransaction(db, options.lockClient, (trx) => work(trx, afterCommit))
-        : await db.kysely.connection().execute(async (conn) => {
-            await sql`begin immediate`.execute(conn);
-            try {
-              const value = await work(conn, afterCommit);
-              await sql`commit`.execute(conn);
-              return value;
-            } catch (error) {
-              if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
-              throw error;
-            }
-          });
+      const result =
+        db.dialect === 'postgres'
+          ? await postgresTransaction(db, options.lockClient, (trx) => work(trx, afterCommit))
+          : await db.kysely.connection().execute(async (conn) => {
+              await sql`begin immediate`.execute(conn);
+              try {
+                const value = await work(conn, afterCommit);
+                await sql`commit`.execute(conn);
+                return value;
+              } catch (error) {
+                if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
+                throw error;
+              }
+            });
       for (const effect of effects) await effect();
       return result;
     } catch (error) {
@@ -70,7 +74,8 @@ export async function withTransaction<T>(db: Database, ...args: [TransactionWork
       // after which a real duplicate reaches the caller as before.
       if (db.dialect === 'postgres' && attempt === 1 && isUniqueViolation(error)) continue;
       if (!isBusy(error)) throw error;
-      if (attempt >= (db.dialect === 'postgres' ? POSTGRES_MAX_ATTEMPTS : MAX_ATTEMPTS)) throw serviceUnavailable('The database is busy; try again');
+      if (attempt >= (db.dialect === 'postgres' ? POSTGRES_MAX_ATTEMPTS : MAX_ATTEMPTS))
+        throw serviceUnavailable('The database is busy; try again');
       const delay = db.dialect === 'postgres' ? Math.random() * Math.min(500, 5 * 2 ** attempt) : 20 * 2 ** attempt;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
@@ -94,7 +99,11 @@ export const CLIENT_WRITE_LOCK_SPACE = 0x77697001;
  * No deadlock between locks: a transaction holds at most one, taken before
  * any row lock.
  */
-async function postgresTransaction<T>(db: PostgresDatabase, clientId: number | undefined, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+async function postgresTransaction<T>(
+  db: PostgresDatabase,
+  clientId: number | undefined,
+  work: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
   if (clientId === undefined) return db.kysely.transaction().setIsolationLevel('serializable').execute(work);
   const key = clientId | 0;
   return inClientQueue(db, key, () =>
@@ -154,7 +163,10 @@ export function isBusy(error: unknown): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|08...|57P0[123]|53300)$/.test(code)) return true;
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message)
+  );
 }
 
 /**

@@ -1,4 +1,12 @@
-import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  OperationNode,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 
 /**
  * A per-process counter bumped by every write through this process's query
@@ -76,7 +84,8 @@ function mentionsTable(node: unknown, tables: ReadonlySet<string>): boolean {
   const n = node as OperationNode & { table?: { identifier?: { name?: string } } };
   if (n.kind === 'TableNode' && tables.has(n.table?.identifier?.name ?? '')) return true;
   for (const value of Object.values(node)) {
-    if (Array.isArray(value) ? value.some((v) => mentionsTable(v, tables)) : typeof value === 'object' && mentionsTable(value, tables)) return true;
+    if (Array.isArray(value) ? value.some((v) => mentionsTable(v, tables)) : typeof value === 'object' && mentionsTable(value, tables))
+      return true;
   }
   return false;
 }

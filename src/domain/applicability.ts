@@ -32,7 +32,11 @@ export function applicability(content: ConditionalDocument, records: ReadonlyMap
     const sectionApplies = section.when == null || evaluateCondition(section.when, seen);
     for (const step of section.steps) {
       const stepApplies = sectionApplies && (step.when == null || evaluateCondition(step.when, seen));
-      const reason = !sectionApplies ? `the condition of section "${section.title}" is not met` : !stepApplies ? 'the step\'s condition is not met' : null;
+      const reason = !sectionApplies
+        ? `the condition of section "${section.title}" is not met`
+        : !stepApplies
+          ? "the step's condition is not met"
+          : null;
       out.push({ stepId: step.id, applies: stepApplies, reason });
       const record = records.get(step.id);
       if (stepApplies && record) seen.set(step.id, record);

@@ -86,7 +86,12 @@ export function conditionProblems(raw: unknown, at: string, earlier: EarlierStep
     }
     const fields = earlier.get(c.step);
     if (!fields) {
-      problems.push({ path: `${path}.step`, message: allSteps.has(c.step) ? `step "${c.step}" is not before this one: conditions look backwards only` : `unknown step "${c.step}"` });
+      problems.push({
+        path: `${path}.step`,
+        message: allSteps.has(c.step)
+          ? `step "${c.step}" is not before this one: conditions look backwards only`
+          : `unknown step "${c.step}"`,
+      });
     }
     if ('status' in c) {
       const extra = keys.filter((k) => k !== 'step' && k !== 'status');
@@ -96,8 +101,10 @@ export function conditionProblems(raw: unknown, at: string, earlier: EarlierStep
     }
     const extra = keys.filter((k) => !['step', 'field', 'op', 'value'].includes(k));
     if (extra.length > 0) problems.push({ path, message: `unexpected ${extra.map((k) => `"${k}"`).join(', ')} in a field condition` });
-    if (typeof c.field !== 'string' || c.field === '') problems.push({ path: `${path}.field`, message: 'the field key the condition reads' });
-    else if (fields && !fields.has(c.field)) problems.push({ path: `${path}.field`, message: `step "${c.step}" has no field "${c.field}"` });
+    if (typeof c.field !== 'string' || c.field === '')
+      problems.push({ path: `${path}.field`, message: 'the field key the condition reads' });
+    else if (fields && !fields.has(c.field))
+      problems.push({ path: `${path}.field`, message: `step "${c.step}" has no field "${c.field}"` });
     if (!OPS.includes(c.op as Op)) {
       problems.push({ path: `${path}.op`, message: `one of ${OPS.join(', ')}` });
       return;
@@ -106,7 +113,8 @@ export function conditionProblems(raw: unknown, at: string, earlier: EarlierStep
     if (op === 'recorded' || op === 'outOfLimits') {
       if ('value' in c) problems.push({ path: `${path}.value`, message: `"${op}" takes no value` });
     } else if (op === 'in') {
-      if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > 100 || !c.value.every(isScalar)) problems.push({ path: `${path}.value`, message: '"in" takes a list of 1 to 100 numbers, strings or booleans' });
+      if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > 100 || !c.value.every(isScalar))
+        problems.push({ path: `${path}.value`, message: '"in" takes a list of 1 to 100 numbers, strings or booleans' });
     } else if (op === 'eq' || op === 'ne') {
       if (!isScalar(c.value)) problems.push({ path: `${path}.value`, message: `"${op}" takes a number, string or boolean` });
     } else if (typeof c.value !== 'number' || !Number.isFinite(c.value)) {

@@ -21,12 +21,22 @@ export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'S
 export const NUMERIC_FIELD_TYPES: ReadonlySet<FieldType> = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-const Id = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only');
+const Id = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only');
 const Vector3 = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
 
 export const FieldInput = z
   .object({
-    key: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _, . and - only'),
+    key: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _, . and - only'),
     label: z.string().max(500).default(''),
     type: z.enum(FIELD_TYPES),
     required: z.boolean().default(false),
@@ -54,7 +64,10 @@ export const StepInput = z
       .object({
         fileId: z.number().int().positive(),
         anchorPose: z
-          .object({ position: Vector3, rotation: z.tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()]) })
+          .object({
+            position: Vector3,
+            rotation: z.tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()]),
+          })
           .strict()
           .nullish(),
       })
@@ -67,7 +80,10 @@ export const StepInput = z
     signoff: z
       .object({
         performer: z.boolean().default(false),
-        verifier: z.object({ roles: z.array(z.enum(ROLES)).min(1).max(ROLES.length) }).strict().nullish(),
+        verifier: z
+          .object({ roles: z.array(z.enum(ROLES)).min(1).max(ROLES.length) })
+          .strict()
+          .nullish(),
         /** the skills whoever signs the step must hold (docs/qualifications.md) */
         skills: SkillRequirementsInput.nullish(),
       })
@@ -163,53 +179,45 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 export function parseContent(input: unknown, field = 'content'): Content {
   const raw = input ?? {};
   const parsed = ContentInput.safeParse(raw);
-  const problems = [
-    ...(parsed.success ? [] : issueProblems(parsed.error.issues, field)),
-    ...documentProblems(raw, field),
-  ];
+  const problems = [...(parsed.success ? [] : issueProblems(parsed.error.issues, field)), ...documentProblems(raw, field)];
   if (problems.length > 0 || !parsed.success) {
     throw validationFailed({ fields: problems.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })) });
   }
-  const sections = parsed.data.sections.map(
-    (section): Section => ({
-      id: section.id ?? newId('sec'),
-      title: section.title,
-      ...(section.when != null && { when: section.when as Condition }),
-      steps: section.steps.map(
-        (step): Step => ({
-          id: step.id ?? newId('step'),
-          title: step.title,
-          body: step.body,
-          media: step.media,
-          model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
-          // rules are written only when there are some, so a document without them hashes as it always did
-          ...(step.when != null && { when: step.when as Condition }),
-          ...(step.allowNotApplicable === true && { allowNotApplicable: true }),
-          ...(step.signoff != null && (step.signoff.performer || step.signoff.verifier) && {
-            signoff: {
-              performer: step.signoff.performer,
-              verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null,
-              ...(step.signoff.skills != null && step.signoff.skills.length > 0 && { skills: step.signoff.skills }),
-            },
-          }),
-          fields: step.fields.map(
-            (f): Field => ({
-              key: f.key,
-              label: f.label,
-              type: f.type,
-              required: f.required,
-              unit: f.unit ?? null,
-              min: f.min ?? null,
-              max: f.max ?? null,
-              options: f.options ?? null,
-              sensorId: f.sensorId ?? null,
-              ...(f.type === 'CALCULATED' && { expression: f.expression ?? null }),
-            }),
-          ),
+  const sections = parsed.data.sections.map((section): Section => ({
+    id: section.id ?? newId('sec'),
+    title: section.title,
+    ...(section.when != null && { when: section.when as Condition }),
+    steps: section.steps.map((step): Step => ({
+      id: step.id ?? newId('step'),
+      title: step.title,
+      body: step.body,
+      media: step.media,
+      model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ?? null } : null,
+      // rules are written only when there are some, so a document without them hashes as it always did
+      ...(step.when != null && { when: step.when as Condition }),
+      ...(step.allowNotApplicable === true && { allowNotApplicable: true }),
+      ...(step.signoff != null &&
+        (step.signoff.performer || step.signoff.verifier) && {
+          signoff: {
+            performer: step.signoff.performer,
+            verifier: step.signoff.verifier ? { roles: [...new Set(step.signoff.verifier.roles)] } : null,
+            ...(step.signoff.skills != null && step.signoff.skills.length > 0 && { skills: step.signoff.skills }),
+          },
         }),
-      ),
-    }),
-  );
+      fields: step.fields.map((f): Field => ({
+        key: f.key,
+        label: f.label,
+        type: f.type,
+        required: f.required,
+        unit: f.unit ?? null,
+        min: f.min ?? null,
+        max: f.max ?? null,
+        options: f.options ?? null,
+        sensorId: f.sensorId ?? null,
+        ...(f.type === 'CALCULATED' && { expression: f.expression ?? null }),
+      })),
+    })),
+  }));
   const qualifications = parsed.data.qualifications ?? [];
   // written only when there are some, so a document without them hashes as it always did
   return qualifications.length > 0 ? { sections, qualifications } : { sections };
@@ -247,9 +255,12 @@ function documentProblems(input: unknown, field: string): { path: string; messag
           keys.add(f.key.trim());
         }
         // a value of the wrong type is the schema's to report, once
-        if (f.type === 'CHOICE' && (f.options == null || (Array.isArray(f.options) && f.options.length === 0))) problems.push({ path: `${fieldAt}.options`, message: 'a CHOICE field needs options' });
-        if (f.type === 'SENSOR' && f.sensorId == null) problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
-        if (typeof f.min === 'number' && typeof f.max === 'number' && f.min > f.max) problems.push({ path: `${fieldAt}.min`, message: 'min is greater than max' });
+        if (f.type === 'CHOICE' && (f.options == null || (Array.isArray(f.options) && f.options.length === 0)))
+          problems.push({ path: `${fieldAt}.options`, message: 'a CHOICE field needs options' });
+        if (f.type === 'SENSOR' && f.sensorId == null)
+          problems.push({ path: `${fieldAt}.sensorId`, message: 'a SENSOR field needs a sensorId' });
+        if (typeof f.min === 'number' && typeof f.max === 'number' && f.min > f.max)
+          problems.push({ path: `${fieldAt}.min`, message: 'min is greater than max' });
       });
     });
   });
@@ -278,7 +289,13 @@ function documentProblems(input: unknown, field: string): { path: string; messag
 function ruleProblems(input: unknown, field: string): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
   const sections = listOf(objectOf(input).sections).map(objectOf);
-  const allSteps = new Set(sections.flatMap((section) => listOf(section.steps).map((step) => objectOf(step).id).filter((id): id is string => typeof id === 'string')));
+  const allSteps = new Set(
+    sections.flatMap((section) =>
+      listOf(section.steps)
+        .map((step) => objectOf(step).id)
+        .filter((id): id is string => typeof id === 'string'),
+    ),
+  );
   const earlier = new Map<string, Set<string>>();
   const numeric = new Map<string, Set<string>>();
   const fieldsOf = (step: Record<string, unknown>) => listOf(step.fields).map(objectOf);
@@ -293,25 +310,43 @@ function ruleProblems(input: unknown, field: string): { path: string; message: s
       fieldsOf(step).forEach((f, k) => {
         const fieldAt = `${at}.fields.${k}`;
         if (f.type === 'CALCULATED') {
-          if (typeof f.expression !== 'string' || f.expression.trim() === '') problems.push({ path: `${fieldAt}.expression`, message: 'a CALCULATED field needs an expression' });
+          if (typeof f.expression !== 'string' || f.expression.trim() === '')
+            problems.push({ path: `${fieldAt}.expression`, message: 'a CALCULATED field needs an expression' });
           else {
             try {
               for (const name of referencesOf(parseExpression(f.expression))) {
                 const ref = resolveReference(name, ownId, (id) => id !== ownId && allSteps.has(id));
                 const known = ref.stepId === ownId ? ownNumeric : numeric.get(ref.stepId);
-                if (!known) problems.push({ path: `${fieldAt}.expression`, message: `"${name}": step "${ref.stepId}" is not before this one: expressions look backwards only` });
-                else if (!known.has(ref.key)) problems.push({ path: `${fieldAt}.expression`, message: `"${name}" is not a numeric field (NUMBER, SENSOR or CALCULATED) ${ref.stepId === ownId ? 'listed before this one in the step' : `of step "${ref.stepId}"`}` });
+                if (!known)
+                  problems.push({
+                    path: `${fieldAt}.expression`,
+                    message: `"${name}": step "${ref.stepId}" is not before this one: expressions look backwards only`,
+                  });
+                else if (!known.has(ref.key))
+                  problems.push({
+                    path: `${fieldAt}.expression`,
+                    message: `"${name}" is not a numeric field (NUMBER, SENSOR or CALCULATED) ${ref.stepId === ownId ? 'listed before this one in the step' : `of step "${ref.stepId}"`}`,
+                  });
               }
             } catch (error) {
               if (!(error instanceof ExpressionError)) throw error;
               problems.push({ path: `${fieldAt}.expression`, message: error.message });
             }
           }
-        } else if (f.expression != null) problems.push({ path: `${fieldAt}.expression`, message: 'only a CALCULATED field has an expression' });
+        } else if (f.expression != null)
+          problems.push({ path: `${fieldAt}.expression`, message: 'only a CALCULATED field has an expression' });
         if (typeof f.key === 'string' && NUMERIC_FIELD_TYPES.has(f.type as FieldType)) ownNumeric.add(f.key.trim());
       });
       if (ownId) {
-        earlier.set(ownId, new Set(fieldsOf(step).map((f) => f.key).filter((k): k is string => typeof k === 'string').map((k) => k.trim())));
+        earlier.set(
+          ownId,
+          new Set(
+            fieldsOf(step)
+              .map((f) => f.key)
+              .filter((k): k is string => typeof k === 'string')
+              .map((k) => k.trim()),
+          ),
+        );
         numeric.set(ownId, ownNumeric);
       }
     });
@@ -320,7 +355,8 @@ function ruleProblems(input: unknown, field: string): { path: string; message: s
 }
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const objectOf = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const objectOf = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /** The stored form and its hash: one byte string per document, whatever the key order it was built with. */
 export function serializeContent(content: Content): { json: string; hash: string } {

@@ -6,7 +6,14 @@ import type { DeviationKind, StepStatus } from '#db/schema';
 import { AppError } from '#errors';
 import type { Applicability } from './applicability';
 
-export const DEVIATION_KINDS = ['OUT_OF_LIMITS', 'STEP_FAILED', 'NOT_APPLICABLE', 'FAULT', 'OVERRIDE', 'LATE_COMPLETION'] as const satisfies readonly DeviationKind[];
+export const DEVIATION_KINDS = [
+  'OUT_OF_LIMITS',
+  'STEP_FAILED',
+  'NOT_APPLICABLE',
+  'FAULT',
+  'OVERRIDE',
+  'LATE_COMPLETION',
+] as const satisfies readonly DeviationKind[];
 
 /** A step's record as the deviation rules read it. */
 export interface RecordedStep {
@@ -37,7 +44,11 @@ export interface LimitedField {
  * same value out of limits, FAILED again): recording a step again to add a
  * comment, or a client sending its recording twice, adds nothing.
  */
-export function deviationsOfRecording(fields: readonly LimitedField[], before: RecordedStep | undefined, after: RecordedStep): NewStepDeviation[] {
+export function deviationsOfRecording(
+  fields: readonly LimitedField[],
+  before: RecordedStep | undefined,
+  after: RecordedStep,
+): NewStepDeviation[] {
   const out: NewStepDeviation[] = [];
   for (const v of after.values) {
     if (!v.outOfLimits) continue;
@@ -47,7 +58,8 @@ export function deviationsOfRecording(fields: readonly LimitedField[], before: R
     const limits = `${field?.min ?? '-∞'}..${field?.max ?? '∞'}${field?.unit ? ` ${field.unit}` : ''}`;
     out.push({ kind: 'OUT_OF_LIMITS', fieldKey: v.key, value: v.value, detail: `${JSON.stringify(v.value)} outside ${limits}` });
   }
-  if (after.status === 'FAILED' && before?.status !== 'FAILED') out.push({ kind: 'STEP_FAILED', fieldKey: null, value: null, detail: (after.comment ?? '').trim() });
+  if (after.status === 'FAILED' && before?.status !== 'FAILED')
+    out.push({ kind: 'STEP_FAILED', fieldKey: null, value: null, detail: (after.comment ?? '').trim() });
   return out;
 }
 

@@ -57,7 +57,9 @@ export function diffContents(from: Content, to: Content): ContentDiff {
     removed: before.filter((entry) => !afterIds.has(entry.step.id)).map((entry) => ref(entry.step)),
     moved,
     changed,
-    ...(!same(from.qualifications ?? [], to.qualifications ?? []) && { qualifications: { from: from.qualifications ?? [], to: to.qualifications ?? [] } }),
+    ...(!same(from.qualifications ?? [], to.qualifications ?? []) && {
+      qualifications: { from: from.qualifications ?? [], to: to.qualifications ?? [] },
+    }),
   };
 }
 

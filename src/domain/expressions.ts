@@ -27,7 +27,11 @@ const MAX_DEPTH = 32;
 
 export class ExpressionError extends Error {}
 
-type Token = { t: 'num'; v: number; at: number } | { t: 'name'; v: string; at: number } | { t: 'op'; v: string; at: number } | { t: 'end'; at: number };
+type Token =
+  | { t: 'num'; v: number; at: number }
+  | { t: 'name'; v: string; at: number }
+  | { t: 'op'; v: string; at: number }
+  | { t: 'end'; at: number };
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
@@ -123,7 +127,8 @@ export function parseExpression(source: string): Expr {
     if (token.t === 'name') {
       pos++;
       if (!isOp('(')) return { kind: 'ref', name: token.v };
-      if (!Object.hasOwn(FUNCTIONS, token.v)) throw new ExpressionError(`unknown function "${token.v}" at ${token.at + 1} (min, max, abs, round)`);
+      if (!Object.hasOwn(FUNCTIONS, token.v))
+        throw new ExpressionError(`unknown function "${token.v}" at ${token.at + 1} (min, max, abs, round)`);
       const fn = token.v as FunctionName;
       pos++;
       const args: Expr[] = [];
@@ -136,9 +141,14 @@ export function parseExpression(source: string): Expr {
       }
       expect(')');
       const [least, most] = FUNCTIONS[fn];
-      if (args.length < least || args.length > most) throw new ExpressionError(`${fn} takes ${least === most ? least : `${least} to ${most}`} argument(s), got ${args.length}`);
-      if (fn === 'round' && args[1] && !(args[1].kind === 'num' && Number.isInteger(args[1].value) && args[1].value >= 0 && args[1].value <= 10)) {
-        throw new ExpressionError('round\'s digits must be a whole number from 0 to 10');
+      if (args.length < least || args.length > most)
+        throw new ExpressionError(`${fn} takes ${least === most ? least : `${least} to ${most}`} argument(s), got ${args.length}`);
+      if (
+        fn === 'round' &&
+        args[1] &&
+        !(args[1].kind === 'num' && Number.isInteger(args[1].value) && args[1].value >= 0 && args[1].value <= 10)
+      ) {
+        throw new ExpressionError("round's digits must be a whole number from 0 to 10");
       }
       return { kind: 'call', fn, args };
     }

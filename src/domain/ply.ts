@@ -21,8 +21,22 @@ export class PlyError extends Error {}
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const SIZES: Record<string, number> = {
-  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
-  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+  char: 1,
+  int8: 1,
+  uchar: 1,
+  uint8: 1,
+  short: 2,
+  int16: 2,
+  ushort: 2,
+  uint16: 2,
+  int: 4,
+  int32: 4,
+  uint: 4,
+  uint32: 4,
+  float: 4,
+  float32: 4,
+  double: 8,
+  float64: 8,
 };
 
 interface Property {
@@ -48,7 +62,8 @@ function parseHeader(text: string): { format: PlyFormat; elements: Element[] } {
     const where = `header line ${index + 2}`;
     switch (words[0]) {
       case 'format':
-        if (!['ascii', 'binary_little_endian', 'binary_big_endian'].includes(words[1] ?? '') || words[2] !== '1.0') throw new PlyError(`${where}: unsupported format "${line}"`);
+        if (!['ascii', 'binary_little_endian', 'binary_big_endian'].includes(words[1] ?? '') || words[2] !== '1.0')
+          throw new PlyError(`${where}: unsupported format "${line}"`);
         format = words[1] as PlyFormat;
         break;
       case 'element': {
@@ -157,7 +172,8 @@ export async function summarizePly(chunks: AsyncIterable<Buffer>): Promise<PlySu
   } else {
     const little = format === 'binary_little_endian';
     const fixedSize = (element: Element) => {
-      if (element.properties.some((p) => p.countType)) throw new PlyError(`binary element "${element.name}" has list properties before or in the vertex data (unsupported)`);
+      if (element.properties.some((p) => p.countType))
+        throw new PlyError(`binary element "${element.name}" has list properties before or in the vertex data (unsupported)`);
       return element.properties.reduce((sum, p) => sum + SIZES[p.type], 0);
     };
     const skip = elements.slice(0, vertexIndex).reduce((sum, e) => sum + e.count * fixedSize(e), 0);
@@ -166,14 +182,28 @@ export async function summarizePly(chunks: AsyncIterable<Buffer>): Promise<PlySu
     let toSkip = skip;
     const read = (row: Buffer, property: Property, offset: number): number => {
       switch (SIZES[property.type] === 8 ? 'double' : property.type) {
-        case 'float': case 'float32': return little ? row.readFloatLE(offset) : row.readFloatBE(offset);
-        case 'double': return little ? row.readDoubleLE(offset) : row.readDoubleBE(offset);
-        case 'char': case 'int8': return row.readInt8(offset);
-        case 'uchar': case 'uint8': return row.readUInt8(offset);
-        case 'short': case 'int16': return little ? row.readInt16LE(offset) : row.readInt16BE(offset);
-        case 'ushort': case 'uint16': return little ? row.readUInt16LE(offset) : row.readUInt16BE(offset);
-        case 'int': case 'int32': return little ? row.readInt32LE(offset) : row.readInt32BE(offset);
-        default: return little ? row.readUInt32LE(offset) : row.readUInt32BE(offset);
+        case 'float':
+        case 'float32':
+          return little ? row.readFloatLE(offset) : row.readFloatBE(offset);
+        case 'double':
+          return little ? row.readDoubleLE(offset) : row.readDoubleBE(offset);
+        case 'char':
+        case 'int8':
+          return row.readInt8(offset);
+        case 'uchar':
+        case 'uint8':
+          return row.readUInt8(offset);
+        case 'short':
+        case 'int16':
+          return little ? row.readInt16LE(offset) : row.readInt16BE(offset);
+        case 'ushort':
+        case 'uint16':
+          return little ? row.readUInt16LE(offset) : row.readUInt16BE(offset);
+        case 'int':
+        case 'int32':
+          return little ? row.readInt32LE(offset) : row.readInt32BE(offset);
+        default:
+          return little ? row.readUInt32LE(offset) : row.readUInt32BE(offset);
       }
     };
     let row = 0;

@@ -59,9 +59,24 @@ export function lackingSkills(required: readonly SkillRequirement[], held: reado
   const lacking: LackingSkill[] = [];
   for (const requirement of required) {
     const grant = held.find((h) => h.skill === requirement.skill);
-    if (!grant) lacking.push({ skill: requirement.skill, requiredLevel: requirement.level, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' });
-    else if (isExpired(grant.expiresAt, now)) lacking.push({ skill: requirement.skill, requiredLevel: requirement.level, heldLevel: grant.level, expiresAt: grant.expiresAt, reason: 'EXPIRED' });
-    else if (grant.level < requirement.level) lacking.push({ skill: requirement.skill, requiredLevel: requirement.level, heldLevel: grant.level, expiresAt: grant.expiresAt, reason: 'LEVEL_TOO_LOW' });
+    if (!grant)
+      lacking.push({ skill: requirement.skill, requiredLevel: requirement.level, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' });
+    else if (isExpired(grant.expiresAt, now))
+      lacking.push({
+        skill: requirement.skill,
+        requiredLevel: requirement.level,
+        heldLevel: grant.level,
+        expiresAt: grant.expiresAt,
+        reason: 'EXPIRED',
+      });
+    else if (grant.level < requirement.level)
+      lacking.push({
+        skill: requirement.skill,
+        requiredLevel: requirement.level,
+        heldLevel: grant.level,
+        expiresAt: grant.expiresAt,
+        reason: 'LEVEL_TOO_LOW',
+      });
   }
   return lacking;
 }
@@ -99,9 +114,19 @@ export interface DueRetraining {
  * required and held level, expiry, why) and the unacknowledged retrainings,
  * plus where (`jobId`, `stepId`, `action`).
  */
-export function notQualified(userId: number, skills: LackingSkill[], retrainingDue: DueRetraining[], where: Record<string, unknown>): AppError {
+export function notQualified(
+  userId: number,
+  skills: LackingSkill[],
+  retrainingDue: DueRetraining[],
+  where: Record<string, unknown>,
+): AppError {
   const names = skills.map((s) => s.skill);
-  const what = [names.length > 0 && `lacks ${names.join(', ')}`, retrainingDue.length > 0 && 'has not acknowledged the retraining of a new version'].filter(Boolean).join(' and ');
+  const what = [
+    names.length > 0 && `lacks ${names.join(', ')}`,
+    retrainingDue.length > 0 && 'has not acknowledged the retraining of a new version',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   return new AppError('NOT_QUALIFIED', `The user is not qualified for this work: ${what}`, { userId, skills, retrainingDue, ...where });
 }
 

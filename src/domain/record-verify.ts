@@ -105,7 +105,8 @@ async function checkJws(jws: FlattenedJwsShape, typ: string, what: string, trust
   } catch {
     return { kid: null, trusted: null, problems: [`${what}: the signature's protected header is not readable`], notes };
   }
-  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') problems.push(`${what}: signed with algorithm ${String(header.alg)}, not EdDSA (Ed25519)`);
+  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519')
+    problems.push(`${what}: signed with algorithm ${String(header.alg)}, not EdDSA (Ed25519)`);
   if (header.typ !== typ) problems.push(`${what}: the signature is of a "${String(header.typ)}", not a "${typ}"`);
   const kid = typeof header.kid === 'string' ? header.kid : null;
   const embedded = header.jwk;
@@ -115,7 +116,8 @@ async function checkJws(jws: FlattenedJwsShape, typ: string, what: string, trust
     problems.push(`${what}: the signature carries no Ed25519 public key (jwk)`);
   } else if (kid) {
     const thumbprint = await calculateJwkThumbprint({ kty: embedded.kty, crv: embedded.crv, x: embedded.x }, 'sha256').catch(() => null);
-    if (thumbprint !== kid) problems.push(`${what}: the public key in the header is not key ${kid} (its fingerprint is ${thumbprint ?? 'unreadable'})`);
+    if (thumbprint !== kid)
+      problems.push(`${what}: the public key in the header is not key ${kid} (its fingerprint is ${thumbprint ?? 'unreadable'})`);
     else embeddedOk = true;
   }
   let verifyWith: JWK | undefined = embeddedOk ? embedded : undefined;
@@ -127,18 +129,26 @@ async function checkJws(jws: FlattenedJwsShape, typ: string, what: string, trust
     if (fromSet) verifyWith = { kty: fromSet.kty, crv: fromSet.crv, x: fromSet.x };
     if (!isTrusted) {
       const known = [...(trusted.keys ?? []).map((k) => String(k.kid)), ...(trusted.fingerprints ?? [])];
-      problems.push(`${what}: signed by key ${kid ?? '(none)'}, which is not a trusted key of this appliance (trusted: ${known.join(', ')}): it was signed, or re-signed, by someone else`);
+      problems.push(
+        `${what}: signed by key ${kid ?? '(none)'}, which is not a trusted key of this appliance (trusted: ${known.join(', ')}): it was signed, or re-signed, by someone else`,
+      );
     }
   } else if (kid) {
-    notes.push(`${what}: signed by key ${kid}; no trusted key was given, so compare this fingerprint with the one the appliance publishes (/.well-known/wip-signing-keys.json, wip doctor, the console)`);
+    notes.push(
+      `${what}: signed by key ${kid}; no trusted key was given, so compare this fingerprint with the one the appliance publishes (/.well-known/wip-signing-keys.json, wip doctor, the console)`,
+    );
   }
   if (verifyWith) {
     try {
       const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: verifyWith.x }, 'EdDSA');
-      await flattenedVerify({ protected: jws.protected, payload: jws.payload, signature: jws.signature }, key, { algorithms: ['EdDSA', 'Ed25519'] });
+      await flattenedVerify({ protected: jws.protected, payload: jws.payload, signature: jws.signature }, key, {
+        algorithms: ['EdDSA', 'Ed25519'],
+      });
       if (isTrusted) notes.push(`${what}: a valid Ed25519 signature of trusted key ${kid}`);
     } catch {
-      problems.push(`${what}: the signature does not verify: the signed content was altered after signing, or the signature is not key ${kid ?? '?'}'s`);
+      problems.push(
+        `${what}: the signature does not verify: the signed content was altered after signing, or the signature is not key ${kid ?? '?'}'s`,
+      );
     }
   }
   return { kid, trusted: isTrusted, problems, notes };
@@ -152,20 +162,39 @@ function decodePayload<T>(jws: FlattenedJwsShape, schema: z.ZodType<T>, what: st
     return { problem: `${what}: the signed payload is not base64url-encoded JSON` };
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) return { problem: `${what}: the signed payload is not in the expected form (${describeIssues(parsed.error.issues)})` };
+  if (!parsed.success)
+    return { problem: `${what}: the signed payload is not in the expected form (${describeIssues(parsed.error.issues)})` };
   return { value: parsed.data };
 }
 
 /** Checks an audit checkpoint (exported file, or inside a bundle). */
-export async function verifyCheckpointFile(input: unknown, trusted?: TrustedKeys): Promise<{ payload: CheckpointPayload | null; kid: string | null; problems: string[]; notes: string[]; timestamp: TimestampInfo | null }> {
+export async function verifyCheckpointFile(
+  input: unknown,
+  trusted?: TrustedKeys,
+): Promise<{
+  payload: CheckpointPayload | null;
+  kid: string | null;
+  problems: string[];
+  notes: string[];
+  timestamp: TimestampInfo | null;
+}> {
   const file = CheckpointFile.safeParse(input);
-  if (!file.success) return { payload: null, kid: null, problems: [`not a wip audit checkpoint (${describeIssues(file.error.issues)})`], notes: [], timestamp: null };
+  if (!file.success)
+    return {
+      payload: null,
+      kid: null,
+      problems: [`not a wip audit checkpoint (${describeIssues(file.error.issues)})`],
+      notes: [],
+      timestamp: null,
+    };
   const signature = await checkJws(file.data.jws, CHECKPOINT_TYP, 'checkpoint', trusted);
   const decoded = decodePayload(file.data.jws, CheckpointPayload, 'checkpoint');
   const problems = [...signature.problems, ...(decoded.problem ? [decoded.problem] : [])];
   let timestamp: TimestampInfo | null = null;
   if (file.data.timestamp) {
-    const stamp = await verifyTimestampToken(file.data.timestamp.token, file.data.jws.signature, { trustedCertificateSha256: trusted?.tsaCertificates });
+    const stamp = await verifyTimestampToken(file.data.timestamp.token, file.data.jws.signature, {
+      trustedCertificateSha256: trusted?.tsaCertificates,
+    });
     if (stamp.ok) timestamp = stamp.info;
     else problems.push(`checkpoint timestamp: ${stamp.problem}`);
   }
@@ -179,7 +208,13 @@ function recordSnapshot(step: RecordPayload['steps'][number]): string {
   return canonicalJson({
     stepId: step.stepId,
     status: step.status,
-    values: step.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }), ...(v.error !== undefined && { error: v.error }) })),
+    values: step.values.map((v) => ({
+      key: v.key,
+      value: v.value,
+      outOfLimits: v.outOfLimits,
+      ...(v.readingId !== undefined && { readingId: v.readingId }),
+      ...(v.error !== undefined && { error: v.error }),
+    })),
     comment: step.comment,
     reason: step.reason,
     recordedById: step.recordedById,
@@ -191,15 +226,18 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
   const { entries, chainHead, clientId } = record.audit;
   const hashes = new Map<number, string>();
   const found = problems.length;
-  if (clientId !== record.client.id) problems.push(`audit: the chain slice is of client ${clientId}, the record of client ${record.client.id}`);
+  if (clientId !== record.client.id)
+    problems.push(`audit: the chain slice is of client ${clientId}, the record of client ${record.client.id}`);
   if (entries.length === 0) {
-    problems.push('audit: the record carries no audit entries: the job\'s history cannot be checked against the chain');
+    problems.push("audit: the record carries no audit entries: the job's history cannot be checked against the chain");
     return hashes;
   }
   let previous: { seq: number; hash: string } | null = null;
   for (const entry of entries) {
     if (previous && entry.seq !== previous.seq + 1) {
-      problems.push(`audit: entry ${previous.seq + 1} is missing from the chain slice (entry ${entry.seq} follows entry ${previous.seq}): entries were removed`);
+      problems.push(
+        `audit: entry ${previous.seq + 1} is missing from the chain slice (entry ${entry.seq} follows entry ${previous.seq}): entries were removed`,
+      );
     } else if (previous && entry.prevHash !== previous.hash) {
       problems.push(`audit: entry ${entry.seq} does not link to entry ${previous.seq}: entries were removed, inserted or replaced`);
     }
@@ -226,10 +264,15 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
     previous = { seq: entry.seq, hash: entry.hash };
   }
   const last = entries[entries.length - 1];
-  if (last.seq > chainHead.seq) problems.push(`audit: the slice ends at entry ${last.seq}, after the chain head it claims (${chainHead.seq})`);
-  if (last.seq === chainHead.seq && last.hash !== chainHead.hash) problems.push(`audit: the last entry is not the chain head the record claims`);
+  if (last.seq > chainHead.seq)
+    problems.push(`audit: the slice ends at entry ${last.seq}, after the chain head it claims (${chainHead.seq})`);
+  if (last.seq === chainHead.seq && last.hash !== chainHead.hash)
+    problems.push(`audit: the last entry is not the chain head the record claims`);
   hashes.set(chainHead.seq, hashes.get(chainHead.seq) ?? chainHead.hash);
-  if (problems.length === found) notes.push(`audit: entries ${entries[0].seq} to ${last.seq} of client ${clientId}'s chain link up (chain head then: entry ${chainHead.seq})`);
+  if (problems.length === found)
+    notes.push(
+      `audit: entries ${entries[0].seq} to ${last.seq} of client ${clientId}'s chain link up (chain head then: entry ${chainHead.seq})`,
+    );
 
   // the record's step sign-offs must be what the chain recorded
   const full = entries.filter((e): e is FullAuditEntry => !('elided' in e));
@@ -252,7 +295,10 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
       }
     }
     if (snapshot === null) problems.push(`step "${step.title}" (${step.stepId}): no job.step_recorded entry in the audit slice records it`);
-    else if (snapshot !== recordSnapshot(step)) problems.push(`step "${step.title}" (${step.stepId}): the recorded values, status or sign-off differ from what audit entry ${at} recorded: the record was altered`);
+    else if (snapshot !== recordSnapshot(step))
+      problems.push(
+        `step "${step.title}" (${step.stepId}): the recorded values, status or sign-off differ from what audit entry ${at} recorded: the record was altered`,
+      );
   }
   return hashes;
 }
@@ -260,40 +306,60 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
 async function checkInstruction(record: RecordPayload, problems: string[], notes: string[]): Promise<void> {
   const { instruction, job } = record;
   const found = problems.length;
-  if ((await sha256Hex(instruction.content)) !== instruction.contentHash) problems.push(`instruction: the version content does not match its hash: the version content was edited`);
+  if ((await sha256Hex(instruction.content)) !== instruction.contentHash)
+    problems.push(`instruction: the version content does not match its hash: the version content was edited`);
   if (job.versionId !== instruction.versionId || job.templateId !== instruction.templateId) {
-    problems.push(`instruction: the job ran version ${job.versionId} of template ${job.templateId}, the record carries version ${instruction.versionId} of template ${instruction.templateId}`);
+    problems.push(
+      `instruction: the job ran version ${job.versionId} of template ${job.templateId}, the record carries version ${instruction.versionId} of template ${instruction.templateId}`,
+    );
   }
   for (const meaning of ['APPROVED', 'PUBLISHED']) {
     const signatures = instruction.signatures.filter((s) => s.meaning === meaning);
     if (signatures.length === 0) {
-      problems.push(`instruction: the version carries no ${meaning} signature: the recorded version is not the ${meaning.toLowerCase()} one`);
+      problems.push(
+        `instruction: the version carries no ${meaning} signature: the recorded version is not the ${meaning.toLowerCase()} one`,
+      );
       continue;
     }
     for (const s of signatures) {
       if (s.contentHash !== instruction.contentHash) {
-        problems.push(`instruction: the ${meaning} signature of ${s.signer.email} signed other content (${s.contentHash.slice(0, 16)}…): the recorded version is not the ${meaning.toLowerCase()} one`);
+        problems.push(
+          `instruction: the ${meaning} signature of ${s.signer.email} signed other content (${s.contentHash.slice(0, 16)}…): the recorded version is not the ${meaning.toLowerCase()} one`,
+        );
       }
     }
   }
   const approved = instruction.signatures.find((s) => s.meaning === 'APPROVED');
   const started = job.startedAt ?? job.createdAt;
-  if (approved && started && approved.signedAt > started) problems.push(`instruction: the version was approved (${approved.signedAt}) after the job started (${started})`);
+  if (approved && started && approved.signedAt > started)
+    problems.push(`instruction: the version was approved (${approved.signedAt}) after the job started (${started})`);
   try {
     JSON.parse(instruction.content);
   } catch {
     problems.push('instruction: the version content is not JSON');
   }
-  if (problems.length === found) notes.push(`instruction: version ${instruction.versionNumber} content matches ${instruction.contentHash}, approved and published over that hash`);
+  if (problems.length === found)
+    notes.push(
+      `instruction: version ${instruction.versionNumber} content matches ${instruction.contentHash}, approved and published over that hash`,
+    );
 }
 
-async function checkFiles(record: RecordPayload, attachments: BundleFile['attachments'], problems: string[], notes: string[]): Promise<void> {
+async function checkFiles(
+  record: RecordPayload,
+  attachments: BundleFile['attachments'],
+  problems: string[],
+  notes: string[],
+): Promise<void> {
   const files = new Map(record.files.map((f) => [f.id, f]));
   let contentFields: Map<string, Map<string, string>> | null = null;
   try {
-    const content = JSON.parse(record.instruction.content) as { sections?: { steps?: { id?: string; fields?: { key?: string; type?: string }[] }[] }[] };
+    const content = JSON.parse(record.instruction.content) as {
+      sections?: { steps?: { id?: string; fields?: { key?: string; type?: string }[] }[] }[];
+    };
     contentFields = new Map();
-    for (const section of content.sections ?? []) for (const step of section.steps ?? []) contentFields.set(String(step.id), new Map((step.fields ?? []).map((f) => [String(f.key), String(f.type)])));
+    for (const section of content.sections ?? [])
+      for (const step of section.steps ?? [])
+        contentFields.set(String(step.id), new Map((step.fields ?? []).map((f) => [String(f.key), String(f.type)])));
   } catch {
     // named by checkInstruction
   }
@@ -304,7 +370,8 @@ async function checkFiles(record: RecordPayload, attachments: BundleFile['attach
     }
     const file = files.get(id);
     if (!file) problems.push(`${where}: file ${id} is not among the record's files (its hash is missing)`);
-    else if (file.role !== role && !(role === 'fault-photo' && file.role === 'photo')) problems.push(`${where}: file ${id} is listed as a ${file.role}, not a ${role}`);
+    else if (file.role !== role && !(role === 'fault-photo' && file.role === 'photo'))
+      problems.push(`${where}: file ${id} is listed as a ${file.role}, not a ${role}`);
   };
   for (const step of record.steps) {
     for (const v of step.values) {
@@ -332,7 +399,9 @@ async function checkFiles(record: RecordPayload, attachments: BundleFile['attach
       continue;
     }
     if ((await sha256Hex(bytes)) !== file.sha256 || bytes.length !== file.size) {
-      problems.push(`attachment: ${file.role} ${file.id} (${file.name}) does not match its hash in the record: the ${file.role} was swapped or altered`);
+      problems.push(
+        `attachment: ${file.role} ${file.id} (${file.name}) does not match its hash in the record: the ${file.role} was swapped or altered`,
+      );
     }
   }
   if (attachments?.length) notes.push(`files: ${seen.size} of ${record.files.length} included files checked against their SHA-256`);
@@ -341,7 +410,9 @@ async function checkFiles(record: RecordPayload, attachments: BundleFile['attach
 
 /** What the sign-off check reads of the version's content (the stored canonical JSON of domain/content.ts's Content). */
 type SignoffDocument = ConditionalDocument & {
-  sections: readonly { steps: readonly { id: string; title: string; signoff?: { performer?: boolean; verifier?: { roles?: string[] } | null } | null }[] }[];
+  sections: readonly {
+    steps: readonly { id: string; title: string; signoff?: { performer?: boolean; verifier?: { roles?: string[] } | null } | null }[];
+  }[];
 };
 
 type Signoff = NonNullable<RecordPayload['signoffs']>[number];
@@ -374,7 +445,9 @@ async function checkSignoffs(record: RecordPayload, problems: string[], notes: s
     }
     const hash = await stepValuesHash({ stepId: step.stepId, status: step.status, values: step.values, comment: step.comment });
     if (hash !== s.valuesHash) {
-      problems.push(`${label(s.stepId)}: ${signoffName(s)} signed values hashing to ${s.valuesHash.slice(0, 16)}…, the record's values of the step hash to ${hash.slice(0, 16)}…: the values were changed after signing, or the sign-off was altered`);
+      problems.push(
+        `${label(s.stepId)}: ${signoffName(s)} signed values hashing to ${s.valuesHash.slice(0, 16)}…, the record's values of the step hash to ${hash.slice(0, 16)}…: the values were changed after signing, or the sign-off was altered`,
+      );
     }
   }
 
@@ -400,7 +473,11 @@ async function checkSignoffs(record: RecordPayload, problems: string[], notes: s
         if (!wants || !applies || applies.get(step.id) === false) continue;
         const required: { meaning: Signoff['meaning']; who: string }[] = [];
         if (wants.performer) required.push({ meaning: 'PERFORMED', who: 'by the person who performed it' });
-        if (wants.verifier) required.push({ meaning: 'VERIFIED', who: `by another person holding ${(wants.verifier.roles ?? []).join(' or ') || 'a verifier role'}` });
+        if (wants.verifier)
+          required.push({
+            meaning: 'VERIFIED',
+            who: `by another person holding ${(wants.verifier.roles ?? []).join(' or ') || 'a verifier role'}`,
+          });
         for (const { meaning, who } of required) {
           const of = signoffs.filter((s) => s.stepId === step.id && s.meaning === meaning);
           if (of.some((s) => s.invalidatedAt === null)) continue;
@@ -418,7 +495,10 @@ async function checkSignoffs(record: RecordPayload, problems: string[], notes: s
   // the chain recorded every signing: the record must carry each, as signed
   if (record.signoffs) {
     const jobId = String(record.job.id);
-    const signed = record.audit.entries.filter((e): e is FullAuditEntry => !('elided' in e) && e.action === 'job.step_signed' && e.entityType === 'job' && e.entityId === jobId && e.after !== null);
+    const signed = record.audit.entries.filter(
+      (e): e is FullAuditEntry =>
+        !('elided' in e) && e.action === 'job.step_signed' && e.entityType === 'job' && e.entityId === jobId && e.after !== null,
+    );
     const matched = new Set<Signoff>();
     for (const e of signed) {
       let after: { stepId?: unknown; meaning?: unknown; valuesHash?: unknown; signerName?: unknown };
@@ -427,21 +507,38 @@ async function checkSignoffs(record: RecordPayload, problems: string[], notes: s
       } catch {
         continue; // named by checkAudit
       }
-      const match = signoffs.find((s) => !matched.has(s) && s.stepId === after.stepId && s.meaning === after.meaning && s.valuesHash === after.valuesHash);
+      const match = signoffs.find(
+        (s) => !matched.has(s) && s.stepId === after.stepId && s.meaning === after.meaning && s.valuesHash === after.valuesHash,
+      );
       if (match) matched.add(match);
-      else problems.push(`${label(String(after.stepId))}: audit entry ${e.seq} records a ${String(after.meaning)} sign-off of ${String(after.signerName)} over values ${String(after.valuesHash).slice(0, 16)}… that the record does not carry: a sign-off was stripped or altered`);
+      else
+        problems.push(
+          `${label(String(after.stepId))}: audit entry ${e.seq} records a ${String(after.meaning)} sign-off of ${String(after.signerName)} over values ${String(after.valuesHash).slice(0, 16)}… that the record does not carry: a sign-off was stripped or altered`,
+        );
     }
-    for (const s of signoffs) if (!matched.has(s)) problems.push(`${label(s.stepId)}: ${signoffName(s)} over values ${s.valuesHash.slice(0, 16)}… is not in the audit chain: the sign-off was added or altered`);
+    for (const s of signoffs)
+      if (!matched.has(s))
+        problems.push(
+          `${label(s.stepId)}: ${signoffName(s)} over values ${s.valuesHash.slice(0, 16)}… is not in the audit chain: the sign-off was added or altered`,
+        );
   } else {
     notes.push('sign-offs: the bundle was made before step sign-offs were recorded in bundles: it carries none');
   }
   if (problems.length === found && signoffs.length > 0) {
     const valid = signoffs.filter((s) => s.invalidatedAt === null).length;
-    notes.push(`sign-offs: ${valid} valid sign-off(s) match the recorded values${signoffs.length > valid ? ` (${signoffs.length - valid} invalidated, kept as history)` : ''}; every sign-off the version requires is there; all are in the audit chain`);
+    notes.push(
+      `sign-offs: ${valid} valid sign-off(s) match the recorded values${signoffs.length > valid ? ` (${signoffs.length - valid} invalidated, kept as history)` : ''}; every sign-off the version requires is there; all are in the audit chain`,
+    );
   }
 }
 
-async function checkEmbeddedCheckpoint(record: RecordPayload, hashes: Map<number, string>, trusted: TrustedKeys | undefined, problems: string[], notes: string[]): Promise<void> {
+async function checkEmbeddedCheckpoint(
+  record: RecordPayload,
+  hashes: Map<number, string>,
+  trusted: TrustedKeys | undefined,
+  problems: string[],
+  notes: string[],
+): Promise<void> {
   const file = record.audit.checkpoint;
   if (!file) return;
   const checked = await verifyCheckpointFile(file, trusted);
@@ -450,8 +547,12 @@ async function checkEmbeddedCheckpoint(record: RecordPayload, hashes: Map<number
   const { seq, hash, clientId, at } = checked.payload;
   if (clientId !== record.audit.clientId) problems.push(`audit: the checkpoint is of client ${clientId}'s chain`);
   const known = hashes.get(seq);
-  if (known !== undefined && known !== hash) problems.push(`audit: entry ${seq} is not the entry the checkpoint of ${at} signed: the chain was rewritten`);
-  if (seq > record.audit.chainHead.seq) problems.push(`audit: the checkpoint of ${at} covers entry ${seq}, beyond the chain head the record claims (${record.audit.chainHead.seq}): the chain was cut short`);
+  if (known !== undefined && known !== hash)
+    problems.push(`audit: entry ${seq} is not the entry the checkpoint of ${at} signed: the chain was rewritten`);
+  if (seq > record.audit.chainHead.seq)
+    problems.push(
+      `audit: the checkpoint of ${at} covers entry ${seq}, beyond the chain head the record claims (${record.audit.chainHead.seq}): the chain was cut short`,
+    );
   notes.push(`audit: carries the checkpoint of ${at} (entry ${seq}, ${hash.slice(0, 16)}…): keep it to detect a later truncation`);
 }
 
@@ -464,7 +565,14 @@ async function checkEmbeddedCheckpoint(record: RecordPayload, hashes: Map<number
 export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys): Promise<Verification> {
   const problems: string[] = [];
   const notes: string[] = [];
-  const refuse = (problem: string): Verification => ({ ok: false, problems: [problem], notes, signer: null, summary: null, timestamp: null });
+  const refuse = (problem: string): Verification => ({
+    ok: false,
+    problems: [problem],
+    notes,
+    signer: null,
+    summary: null,
+    timestamp: null,
+  });
   try {
     let json: unknown = input;
     if (typeof input === 'string') {
@@ -476,10 +584,13 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     }
     if (!json || typeof json !== 'object' || Array.isArray(json)) return refuse('not a record bundle: the file is not a JSON object');
     const raw = json as Record<string, unknown>;
-    if (raw.format !== BUNDLE_FORMAT) return refuse(`not a record bundle: "format" is ${JSON.stringify(raw.format) ?? 'missing'}, not "${BUNDLE_FORMAT}"`);
-    if (raw.formatVersion !== 1) return refuse(`unsupported record bundle version ${JSON.stringify(raw.formatVersion) ?? '(missing)'}: this verifier reads version 1`);
+    if (raw.format !== BUNDLE_FORMAT)
+      return refuse(`not a record bundle: "format" is ${JSON.stringify(raw.format) ?? 'missing'}, not "${BUNDLE_FORMAT}"`);
+    if (raw.formatVersion !== 1)
+      return refuse(`unsupported record bundle version ${JSON.stringify(raw.formatVersion) ?? '(missing)'}: this verifier reads version 1`);
     const jws = raw.jws as Record<string, unknown> | undefined;
-    if (!jws || typeof jws !== 'object' || typeof jws.signature !== 'string' || jws.signature === '') return refuse('the bundle is not signed: its JWS signature is missing');
+    if (!jws || typeof jws !== 'object' || typeof jws.signature !== 'string' || jws.signature === '')
+      return refuse('the bundle is not signed: its JWS signature is missing');
     const parsed = BundleFile.safeParse(json);
     if (!parsed.success) return refuse(`not a valid record bundle (${describeIssues(parsed.error.issues)})`);
     const bundle = parsed.data;
@@ -489,7 +600,9 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     notes.push(...signature.notes);
     let timestamp: TimestampInfo | null = null;
     if (bundle.timestamp) {
-      const stamp = await verifyTimestampToken(bundle.timestamp.token, bundle.jws.signature, { trustedCertificateSha256: trusted?.tsaCertificates });
+      const stamp = await verifyTimestampToken(bundle.timestamp.token, bundle.jws.signature, {
+        trustedCertificateSha256: trusted?.tsaCertificates,
+      });
       if (stamp.ok) {
         timestamp = stamp.info;
         notes.push(`timestamp: the signature existed at ${stamp.info.genTime} (RFC 3161 token of ${stamp.info.tsa})`);
@@ -498,7 +611,14 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     const decoded = decodePayload(bundle.jws, RecordPayload, 'record');
     if (!decoded.value) {
       problems.push(decoded.problem!);
-      return { ok: false, problems, notes, signer: signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null, summary: null, timestamp };
+      return {
+        ok: false,
+        problems,
+        notes,
+        signer: signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null,
+        summary: null,
+        timestamp,
+      };
     }
     const record = decoded.value;
     await checkInstruction(record, problems, notes);
@@ -551,7 +671,11 @@ export async function parseTrustedKeys(text: string): Promise<TrustedKeys> {
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) {
     const jwk = await exportJWK(await importSPKI(trimmed, 'EdDSA', { extractable: true }));
     if (jwk.crv !== 'Ed25519' || !jwk.x) throw new Error('the PEM key is not an Ed25519 public key');
-    return { keys: [{ kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'sha256') }] };
+    return {
+      keys: [
+        { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'sha256') },
+      ],
+    };
   }
   const fingerprints = trimmed.split(/\s+/).filter(Boolean);
   if (fingerprints.length === 0 || fingerprints.some((f) => !/^[A-Za-z0-9_-]{43}$/.test(f))) {

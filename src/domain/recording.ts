@@ -70,7 +70,8 @@ function normalize(field: Field, value: unknown): { value: unknown; outOfLimits:
       if (value === false || value === 'FAIL') return { value: 'FAIL', outOfLimits: false };
       return 'must be true, false, "PASS" or "FAIL"';
     case 'CHOICE':
-      if (typeof value !== 'string' || !(field.options ?? []).includes(value)) return `must be one of ${(field.options ?? []).map((o) => JSON.stringify(o)).join(', ')}`;
+      if (typeof value !== 'string' || !(field.options ?? []).includes(value))
+        return `must be one of ${(field.options ?? []).map((o) => JSON.stringify(o)).join(', ')}`;
       return { value, outOfLimits: false };
     case 'PHOTO': {
       const ids = Array.isArray(value) ? value : [value];
@@ -106,13 +107,18 @@ export async function recordValues(
   for (const field of step.fields) {
     const value = sent.get(field.key) ?? null;
     if (field.type === 'CALCULATED') {
-      if (sent.has(field.key)) problems.push({ path: `values.${field.key}`, message: `CALCULATED field "${field.key}" is calculated by the server from its expression: send no value` });
+      if (sent.has(field.key))
+        problems.push({
+          path: `values.${field.key}`,
+          message: `CALCULATED field "${field.key}" is calculated by the server from its expression: send no value`,
+        });
       continue;
     }
     if (isEmptyValue(value)) {
       if (field.type === 'SENSOR' && field.sensorId != null) {
         const reading = await readSensor(field.sensorId);
-        if (reading) recorded.push({ key: field.key, value: reading.value, outOfLimits: outside(field, reading.value), readingId: reading.readingId });
+        if (reading)
+          recorded.push({ key: field.key, value: reading.value, outOfLimits: outside(field, reading.value), readingId: reading.readingId });
       }
       continue;
     }
@@ -131,7 +137,12 @@ export async function recordValues(
  * value empty; a result that cannot be computed is kept as an `error` (the
  * record and the PDF show it) rather than refusing the operator's work.
  */
-export function withCalculated(step: Step, recorded: RecordedValue[], isStep: (id: string) => boolean, earlier: (stepId: string, key: string) => unknown): RecordedValue[] {
+export function withCalculated(
+  step: Step,
+  recorded: RecordedValue[],
+  isStep: (id: string) => boolean,
+  earlier: (stepId: string, key: string) => unknown,
+): RecordedValue[] {
   const out = [...recorded];
   for (const field of step.fields) {
     if (field.type !== 'CALCULATED' || !field.expression) continue;
@@ -159,7 +170,11 @@ export interface StepOutcome {
 export function missingRequiredFields(content: Content, records: ReadonlyMap<string, StepOutcome>): { stepId: string; key: string }[] {
   const missing: { stepId: string; key: string }[] = [];
   // a step whose condition is not met is not required
-  const notApplicable = new Set(applicability(content, records).filter((a) => !a.applies).map((a) => a.stepId));
+  const notApplicable = new Set(
+    applicability(content, records)
+      .filter((a) => !a.applies)
+      .map((a) => a.stepId),
+  );
   for (const { step } of stepsOf(content)) {
     if (notApplicable.has(step.id)) continue;
     const record = records.get(step.id);
@@ -180,5 +195,7 @@ export function requiredFieldsMissing(missing: { stepId: string; key: string }[]
 /** The file ids among recorded values: PHOTO and SIGNATURE fields hold files of the client. */
 export function recordedFileIds(step: Step, values: readonly RecordedValue[]): number[] {
   const fileFields = new Set(step.fields.filter((f) => f.type === 'PHOTO' || f.type === 'SIGNATURE').map((f) => f.key));
-  return values.filter((v) => fileFields.has(v.key) && v.value !== null).flatMap((v) => (Array.isArray(v.value) ? v.value : [v.value]) as number[]);
+  return values
+    .filter((v) => fileFields.has(v.key) && v.value !== null)
+    .flatMap((v) => (Array.isArray(v.value) ? v.value : [v.value]) as number[]);
 }

@@ -43,7 +43,8 @@ export function floatingOf(local: string): Date | undefined {
   const [year, month, day, hour, minute] = m.slice(1).map(Number);
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute));
   // 2026-02-30 would roll over: refused rather than moved
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59) return undefined;
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59)
+    return undefined;
   return date;
 }
 
@@ -52,23 +53,38 @@ export function floatingOf(local: string): Date | undefined {
  * time `startsAt` in `timeZone`. DTSTART and TZID do not belong in it (they are `startsAt` and the zone), nor
  * rules more frequent than hourly.
  */
-export function parseRecurrence(rrule: string, startsAt: string, timeZone: string): { recurrence: Recurrence } | { problems: RecurrenceProblem[] } {
+export function parseRecurrence(
+  rrule: string,
+  startsAt: string,
+  timeZone: string,
+): { recurrence: Recurrence } | { problems: RecurrenceProblem[] } {
   const problems: RecurrenceProblem[] = [];
   const dtstart = floatingOf(startsAt);
   if (!dtstart) problems.push({ path: 'startsAt', message: 'must be a local date and time YYYY-MM-DDTHH:mm' });
   if (!isTimeZone(timeZone)) problems.push({ path: 'timeZone', message: `"${timeZone}" is not an IANA time zone` });
   const text = rrule.trim().replace(/^RRULE:/i, '');
   let options: Partial<Options> | undefined;
-  if (text.length === 0 || text.length > 500 || /[\r\n]/.test(text) || /(^|;)\s*(DTSTART|TZID)\b/i.test(text) || !/(^|;)\s*FREQ=/i.test(text)) {
-    problems.push({ path: 'recurrence', message: 'must be one RFC 5545 RRULE with FREQ (such as FREQ=WEEKLY;BYDAY=MO), without DTSTART or TZID' });
+  if (
+    text.length === 0 ||
+    text.length > 500 ||
+    /[\r\n]/.test(text) ||
+    /(^|;)\s*(DTSTART|TZID)\b/i.test(text) ||
+    !/(^|;)\s*FREQ=/i.test(text)
+  ) {
+    problems.push({
+      path: 'recurrence',
+      message: 'must be one RFC 5545 RRULE with FREQ (such as FREQ=WEEKLY;BYDAY=MO), without DTSTART or TZID',
+    });
   } else {
     try {
       options = RRule.parseString(text);
     } catch (error) {
       problems.push({ path: 'recurrence', message: `not an RRULE: ${(error as Error).message}` });
     }
-    if (options && (options.freq === undefined || options.freq > FINEST)) problems.push({ path: 'recurrence', message: 'recurs at most hourly (FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)' });
-    if (options && ((options.interval ?? 1) < 1 || (options.count ?? 1) < 1)) problems.push({ path: 'recurrence', message: 'INTERVAL and COUNT must be at least 1' });
+    if (options && (options.freq === undefined || options.freq > FINEST))
+      problems.push({ path: 'recurrence', message: 'recurs at most hourly (FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)' });
+    if (options && ((options.interval ?? 1) < 1 || (options.count ?? 1) < 1))
+      problems.push({ path: 'recurrence', message: 'INTERVAL and COUNT must be at least 1' });
   }
   if (problems.length > 0 || !options || !dtstart) return { problems };
   try {
@@ -87,7 +103,16 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 function formatFor(zone: string): Intl.DateTimeFormat {
   let format = formats.get(zone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formats.set(zone, format);
   }
   return format;

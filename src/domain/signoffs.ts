@@ -6,9 +6,14 @@ import { AppError } from '#errors';
 import type { Applicability } from './applicability';
 import { stepsOf, type Content } from './content';
 
-export function missingSignoffs(content: Content, applies: readonly Applicability[], signatures: readonly StepSignatureRow[]): { stepId: string; meaning: StepSignatureMeaning }[] {
+export function missingSignoffs(
+  content: Content,
+  applies: readonly Applicability[],
+  signatures: readonly StepSignatureRow[],
+): { stepId: string; meaning: StepSignatureMeaning }[] {
   const notApplicable = new Set(applies.filter((a) => !a.applies).map((a) => a.stepId));
-  const has = (stepId: string, meaning: StepSignatureMeaning) => signatures.some((s) => s.step_id === stepId && s.meaning === meaning && s.invalidated_at === null);
+  const has = (stepId: string, meaning: StepSignatureMeaning) =>
+    signatures.some((s) => s.step_id === stepId && s.meaning === meaning && s.invalidated_at === null);
   const missing: { stepId: string; meaning: StepSignatureMeaning }[] = [];
   for (const { step } of stepsOf(content)) {
     if (!step.signoff || notApplicable.has(step.id)) continue;
@@ -19,5 +24,8 @@ export function missingSignoffs(content: Content, applies: readonly Applicabilit
 }
 
 export function signoffMissing(missing: { stepId: string; meaning: StepSignatureMeaning }[]): AppError {
-  return new AppError('SIGNOFF_MISSING', `${missing.length} required sign-off(s) are missing`, { missing, steps: [...new Set(missing.map((m) => m.stepId))] });
+  return new AppError('SIGNOFF_MISSING', `${missing.length} required sign-off(s) are missing`, {
+    missing,
+    steps: [...new Set(missing.map((m) => m.stepId))],
+  });
 }

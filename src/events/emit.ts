@@ -30,12 +30,30 @@ export interface EventPayload {
  * commit the webhook sender and the live streams are woken. `data` is the
  * presented entity (the API's presenters), never a hash or a secret.
  */
-export async function emitEvent(tx: EventTx, scope: TenantScope, type: ClientEventType, data: unknown, about?: { templateId?: number }): Promise<EventRow>;
+export async function emitEvent(
+  tx: EventTx,
+  scope: TenantScope,
+  type: ClientEventType,
+  data: unknown,
+  about?: { templateId?: number },
+): Promise<EventRow>;
 export async function emitEvent(tx: EventTx, scope: null, type: SystemEventType, data: unknown): Promise<EventRow>;
-export async function emitEvent(tx: EventTx, scope: TenantScope | null, type: EventType, data: unknown, about: { templateId?: number } = {}): Promise<EventRow> {
+export async function emitEvent(
+  tx: EventTx,
+  scope: TenantScope | null,
+  type: EventType,
+  data: unknown,
+  about: { templateId?: number } = {},
+): Promise<EventRow> {
   const row = await writeEvent(tx, scope?.clientId ?? null, type, data, about.templateId ?? null);
   const subscribed = (await listActiveWebhooks(tx.trx, row.client_id)).filter((w) => (JSON.parse(w.events) as string[]).includes(type));
-  await insertDeliveries(tx.trx, row.client_id, row.id, subscribed.map((w) => w.id), row.created_at);
+  await insertDeliveries(
+    tx.trx,
+    row.client_id,
+    row.id,
+    subscribed.map((w) => w.id),
+    row.created_at,
+  );
   const { deps } = tx;
   tx.afterCommit(() => {
     if (subscribed.length > 0) deps.signals.webhooksDue();
@@ -45,7 +63,13 @@ export async function emitEvent(tx: EventTx, scope: TenantScope | null, type: Ev
 }
 
 /** Writes the event row only (a ping addresses one endpoint itself). */
-export async function writeEvent(tx: EventTx, owner: number | null, type: EventType, data: unknown, templateId: number | null = null): Promise<EventRow> {
+export async function writeEvent(
+  tx: EventTx,
+  owner: number | null,
+  type: EventType,
+  data: unknown,
+  templateId: number | null = null,
+): Promise<EventRow> {
   const timestamp = tx.deps.clock.now().toISOString();
   const payload: EventPayload = { id: `evt_${randomUUID().replace(/-/g, '')}`, type, timestamp, data };
   return insertEvent(tx.trx, {

@@ -65,7 +65,12 @@ export function selectedFields(info: GraphQLResolveInfo, ...paths: (readonly str
 }
 
 /** What `make` gives for a place of a document: its resolved field's nodes (the same array on every run of a compiled operation) and paths below it. */
-function memo<T>(cache: WeakMap<readonly FieldNode[], Map<string, T>>, info: GraphQLResolveInfo, paths: readonly (readonly string[])[], make: () => T): T {
+function memo<T>(
+  cache: WeakMap<readonly FieldNode[], Map<string, T>>,
+  info: GraphQLResolveInfo,
+  paths: readonly (readonly string[])[],
+  make: () => T,
+): T {
   let byPath = cache.get(info.fieldNodes);
   if (!byPath) cache.set(info.fieldNodes, (byPath = new Map()));
   const key = paths.map((path) => path.join('.')).join('|');
@@ -76,7 +81,8 @@ function memo<T>(cache: WeakMap<readonly FieldNode[], Map<string, T>>, info: Gra
 
 function collectFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-  for (const name of path) sets = fieldsOf(info, sets).flatMap((node) => (node.name.value === name && node.selectionSet ? [node.selectionSet] : []));
+  for (const name of path)
+    sets = fieldsOf(info, sets).flatMap((node) => (node.name.value === name && node.selectionSet ? [node.selectionSet] : []));
   return new Set(fieldsOf(info, sets).map((node) => node.name.value));
 }
 

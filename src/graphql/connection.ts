@@ -1,4 +1,12 @@
-import { DEFAULT_PAGE_SIZE, decodeBeforeCursor, decodeCursor, encodeCursor, MAX_PAGE_SIZE, type CountedPage, type PageInput } from '#db/pagination';
+import {
+  DEFAULT_PAGE_SIZE,
+  decodeBeforeCursor,
+  decodeCursor,
+  encodeCursor,
+  MAX_PAGE_SIZE,
+  type CountedPage,
+  type PageInput,
+} from '#db/pagination';
 import { validationFailed } from '#errors';
 
 /**
@@ -69,7 +77,12 @@ class Edge<N> {
 class Connection<N> {
   constructor(
     readonly edges: Edge<N>[],
-    readonly pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; readonly startCursor: string | null; readonly endCursor: string | null },
+    readonly pageInfo: {
+      hasNextPage: boolean;
+      hasPreviousPage: boolean;
+      readonly startCursor: string | null;
+      readonly endCursor: string | null;
+    },
     private readonly total: () => Promise<number> | number,
   ) {}
 

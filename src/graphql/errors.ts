@@ -37,6 +37,7 @@ function withCode(error: GraphQLError, message: string, code: string, details?: 
     extensions: { code, ...(details && { details }) },
   });
   // a compiled query's (graphql-jit) errors carry their locations without AST nodes: kept as they are
-  if (formatted.locations === undefined && error.locations !== undefined) (formatted as { locations?: unknown }).locations = error.locations;
+  if (formatted.locations === undefined && error.locations !== undefined)
+    (formatted as { locations?: unknown }).locations = error.locations;
   return formatted;
 }

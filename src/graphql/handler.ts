@@ -88,7 +88,9 @@ function validDocument(query: string, variables: Record<string, unknown> | undef
   }
   const errors = validateWithinLimits(appSchema(), document, [...specifiedRules, ...complexityRules(variables)]);
   if (errors.length > 0) return errors;
-  const costDependsOnVariables = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0);
+  const costDependsOnVariables = document.definitions.some(
+    (d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0,
+  );
   if (query.length <= MAX_CACHED_QUERY_LENGTH) {
     documents.set(query, { document, costDependsOnVariables });
     if (query.length <= MAX_COMPILED_QUERY_LENGTH) compiled.set(document, { runs: 0, operations: new Map() });
@@ -165,7 +167,16 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
       // function call for every value written, about a third of serializing a page of 50 jobs; results with errors
       // (formatError's codes and logging) and every refusal still go through graphql-http
       onOperation: (req, _args, result) =>
-        result.errors ? undefined : ([JSON.stringify(result), { status: 200, statusText: 'OK', headers: { 'content-type': contentTypeFor((req.headers as ReturnType<typeof headerGetter>).get('accept')) } }] as const),
+        result.errors
+          ? undefined
+          : ([
+              JSON.stringify(result),
+              {
+                status: 200,
+                statusText: 'OK',
+                headers: { 'content-type': contentTypeFor((req.headers as ReturnType<typeof headerGetter>).get('accept')) },
+              },
+            ] as const),
       formatError: formatGraphQLError(deps.logger),
     });
     handlers.set(deps, handler);
@@ -175,7 +186,9 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
 
 /** More queries waiting than WIP_GRAPHQL_QUEUE_MAX: refused before any work, as the 503 envelope (like this route's 401 and 429). */
 const queueFull = () =>
-  new AppError('SERVICE_UNAVAILABLE', 'Too many GraphQL queries are waiting to run; retry shortly', undefined, { headers: { 'Retry-After': 1 } });
+  new AppError('SERVICE_UNAVAILABLE', 'Too many GraphQL queries are waiting to run; retry shortly', undefined, {
+    headers: { 'Retry-After': 1 },
+  });
 
 /** Logged as 503 (no answer reaches a closed connection). */
 const clientGone = () => new AppError('SERVICE_UNAVAILABLE', 'The client closed the connection before its query ran');
@@ -211,8 +224,12 @@ function contentTypeFor(accept: string | null): string {
   for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [mediaType, ...params] = entry.split(';');
     const charset = params.find((param) => param.includes('charset=')) || 'charset=utf-8';
-    if (mediaType === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json; charset=utf-8';
-    if ((mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) {
+    if (mediaType === 'application/graphql-response+json' && charset === 'charset=utf-8')
+      return 'application/graphql-response+json; charset=utf-8';
+    if (
+      (mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') &&
+      (charset === 'charset=utf-8' || charset === 'charset=utf8')
+    ) {
       return 'application/json; charset=utf-8';
     }
   }

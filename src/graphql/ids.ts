@@ -9,7 +9,22 @@ import { validationFailed } from '#errors';
  * it — so a normalised client cache (Apollo, urql's graphcache, Relay) would otherwise hold one object for every
  * version's copy of a step and show one version's texts in another.
  */
-export const INTEGER_NODE_TYPES = ['User', 'Organization', 'AssetClass', 'Location', 'Asset', 'Sensor', 'Template', 'TemplateVersion', 'Job', 'Fault', 'File', 'Deviation', 'Skill', 'Schedule'] as const;
+export const INTEGER_NODE_TYPES = [
+  'User',
+  'Organization',
+  'AssetClass',
+  'Location',
+  'Asset',
+  'Sensor',
+  'Template',
+  'TemplateVersion',
+  'Job',
+  'Fault',
+  'File',
+  'Deviation',
+  'Skill',
+  'Schedule',
+] as const;
 export type IntegerNodeType = (typeof INTEGER_NODE_TYPES)[number];
 export type VersionPartType = 'Section' | 'Step';
 export type NodeType = IntegerNodeType | VersionPartType | 'Tutorial';
@@ -20,9 +35,7 @@ const DATABASE_ID = /^[1-9][0-9]{0,14}$/;
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export type DecodedId =
-  | { type: IntegerNodeType; id: number }
-  | { type: VersionPartType; versionId: number; key: string }
-  | { type: 'Tutorial'; key: string };
+  { type: IntegerNodeType; id: number } | { type: VersionPartType; versionId: number; key: string } | { type: 'Tutorial'; key: string };
 
 export function globalId(type: IntegerNodeType, id: number): string {
   return `${type}:${id}`;
@@ -41,15 +54,19 @@ export function decodeGlobalId(value: unknown): DecodedId | undefined {
   if (typeof value !== 'string' || value.length > 200) return undefined;
   const [type, ...rest] = value.split(':');
   if (type === undefined) return undefined;
-  if (INTEGER_TYPES.has(type)) return rest.length === 1 && DATABASE_ID.test(rest[0]) ? { type: type as IntegerNodeType, id: Number(rest[0]) } : undefined;
+  if (INTEGER_TYPES.has(type))
+    return rest.length === 1 && DATABASE_ID.test(rest[0]) ? { type: type as IntegerNodeType, id: Number(rest[0]) } : undefined;
   if (type === 'Section' || type === 'Step') {
-    return rest.length === 2 && DATABASE_ID.test(rest[0]) && KEY.test(rest[1]) ? { type, versionId: Number(rest[0]), key: rest[1] } : undefined;
+    return rest.length === 2 && DATABASE_ID.test(rest[0]) && KEY.test(rest[1])
+      ? { type, versionId: Number(rest[0]), key: rest[1] }
+      : undefined;
   }
   if (type === 'Tutorial') return rest.length === 1 && KEY.test(rest[0]) ? { type, key: rest[0] } : undefined;
   return undefined;
 }
 
-const notAnId = (path: string, expected: string) => validationFailed({ fields: [{ path, message: `must be ${expected} id (as its id field gives it)` }] });
+const notAnId = (path: string, expected: string) =>
+  validationFailed({ fields: [{ path, message: `must be ${expected} id (as its id field gives it)` }] });
 
 /** The database id an `ID` argument names; `path` names the argument in the VALIDATION_ERROR a wrong id answers. */
 export function databaseIdOf(value: unknown, type: IntegerNodeType, path: string): number {
@@ -64,7 +81,11 @@ export function optionalDatabaseIdOf(value: unknown, type: IntegerNodeType, path
 }
 
 /** `databaseIdOf` for each id of a list argument (paths `name.0`, `name.1`, …). */
-export function databaseIdsOf(values: readonly unknown[] | null | undefined, type: IntegerNodeType, path: string): number[] | null | undefined {
+export function databaseIdsOf(
+  values: readonly unknown[] | null | undefined,
+  type: IntegerNodeType,
+  path: string,
+): number[] | null | undefined {
   return values === null || values === undefined ? values : values.map((value, i) => databaseIdOf(value, type, `${path}.${i}`));
 }
 

@@ -1,4 +1,12 @@
-import { GraphQLError, Kind, validate, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  validate,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
 import { createComplexityRule, type ComplexityEstimator } from 'graphql-query-complexity';
 
 /**
@@ -20,7 +28,16 @@ const tooComplex = (message: string, details: Record<string, number>) =>
  */
 const listAwareEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   const paged = field.args.some((arg) => arg.name === 'first');
-  const size = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : Array.isArray(args.ids) ? args.ids.length : paged ? DEFAULT_LIST_SIZE : 1;
+  const size =
+    typeof args.first === 'number'
+      ? args.first
+      : typeof args.last === 'number'
+        ? args.last
+        : Array.isArray(args.ids)
+          ? args.ids.length
+          : paged
+            ? DEFAULT_LIST_SIZE
+            : 1;
   return 1 + Math.max(1, size) * childComplexity;
 };
 
@@ -68,7 +85,8 @@ export function depthLimit(max: number) {
     return {
       OperationDefinition(node) {
         const depth = depthOf(node.selectionSet, new Set());
-        if (depth > max) context.reportError(tooComplex(`The query is nested ${depth} levels deep, more than the allowed ${max}`, { max, actual: depth }));
+        if (depth > max)
+          context.reportError(tooComplex(`The query is nested ${depth} levels deep, more than the allowed ${max}`, { max, actual: depth }));
       },
     };
   };

@@ -7,12 +7,32 @@ import type { UserSummary, UserSummaryColumn } from '#repos/users';
 import type { ColumnSet } from '#db/columns';
 import { loadRolesOfUsers, loadUserRowsByIds } from '#repos/users';
 import { loadTemplateOrganizations, loadTemplatesByIds, type TemplateColumn } from '#repos/templates';
-import { loadSignaturesByVersionIds, loadVersionContents, loadVersionSummariesByIds, loadVersionsByTemplateIds, type VersionSummaryColumn } from '#repos/template-versions';
+import {
+  loadSignaturesByVersionIds,
+  loadVersionContents,
+  loadVersionSummariesByIds,
+  loadVersionsByTemplateIds,
+  type VersionSummaryColumn,
+} from '#repos/template-versions';
 import { deserializeContent, type Content } from '#domain/content';
-import { presentSignature, presentTemplate, presentVersion, presentVersionSummary, type PresentedTemplate, type PresentedVersionSummary } from '#presenters/templates';
+import {
+  presentSignature,
+  presentTemplate,
+  presentVersion,
+  presentVersionSummary,
+  type PresentedTemplate,
+  type PresentedVersionSummary,
+} from '#presenters/templates';
 import { latestReadings } from '#repos/sensors';
 import type { SensorReadingRow } from '#db/schema';
-import { loadCatalogueByIds, type AssetClassRow, type AssetRow, type LocationRow, type OrganizationRow, type SensorRow } from '#repos/catalogue';
+import {
+  loadCatalogueByIds,
+  type AssetClassRow,
+  type AssetRow,
+  type LocationRow,
+  type OrganizationRow,
+  type SensorRow,
+} from '#repos/catalogue';
 import { loadJobMemberships, loadJobsByIds, loadStepRecords } from '#repos/jobs';
 import { loadFaultsByIds, loadFaultsOfJobs } from '#repos/faults';
 import { loadFollowUpsOfFaults, loadFollowUpsOfJobs, loadOccurrencesOfJobs, loadSchedulesByIds } from '#repos/schedules';
@@ -33,7 +53,9 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
      * users without their roles (User.roles loads them, one more statement, only when a query asks), with the
      * columns a place of the query selects (src/graphql/columns.ts): `loaders.user(userColumns.of(info))`
      */
-    user: perColumnSet((columns: ColumnSet<UserSummaryColumn>) => byId<Omit<UserSummary, 'roles'>>((ids) => loadUserRowsByIds(db, scope, ids, columns))),
+    user: perColumnSet((columns: ColumnSet<UserSummaryColumn>) =>
+      byId<Omit<UserSummary, 'roles'>>((ids) => loadUserRowsByIds(db, scope, ids, columns)),
+    ),
     rolesOfUser: new DataLoader<number, string[]>(async (ids) => {
       const byUser = await loadRolesOfUsers(db, scope, ids);
       return ids.map((id) => byUser.get(id) ?? []);
@@ -50,10 +72,19 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     versionContent: byId<{ id: number; content: Content }>(async (ids) =>
       (await loadVersionContents(db, scope, ids)).map((row) => ({ id: row.id, content: deserializeContent(row.content) })),
     ),
-    versionsByTemplate: listBy(async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion), (v) => v.templateId),
-    signaturesByVersion: listBy(async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature), (s) => s.versionId),
+    versionsByTemplate: listBy(
+      async (ids) => (await loadVersionsByTemplateIds(db, scope, ids)).map(presentVersion),
+      (v) => v.templateId,
+    ),
+    signaturesByVersion: listBy(
+      async (ids) => (await loadSignaturesByVersionIds(db, scope, ids)).map(presentSignature),
+      (s) => s.versionId,
+    ),
     /** organization rows (as the Organization type resolves them) each template is available to */
-    organizationsByTemplate: listBy((ids) => loadTemplateOrganizations(db, scope, ids), (o) => o.template_id),
+    organizationsByTemplate: listBy(
+      (ids) => loadTemplateOrganizations(db, scope, ids),
+      (o) => o.template_id,
+    ),
     // catalogue rows by id: the GraphQL types Asset, AssetClass, Location, Organization, Sensor resolve from these rows
     asset: byId<AssetRow>((ids) => loadCatalogueByIds(db, scope, 'assets', ids)),
     assetClass: byId<AssetClassRow>((ids) => loadCatalogueByIds(db, scope, 'asset_classes', ids)),
@@ -61,27 +92,57 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     organization: byId<OrganizationRow>((ids) => loadCatalogueByIds(db, scope, 'organizations', ids)),
     sensor: byId<SensorRow>((ids) => loadCatalogueByIds(db, scope, 'sensors', ids)),
     /** the newest reading of a sensor, by sensor id */
-    latestReading: byKey<SensorReadingRow>((ids) => latestReadings(db, scope, ids), (row) => row.sensor_id),
+    latestReading: byKey<SensorReadingRow>(
+      (ids) => latestReadings(db, scope, ids),
+      (row) => row.sensor_id,
+    ),
     // jobs: rows (the Job, StepRecord and Fault types resolve from presented rows)
     job: byId((ids) => loadJobsByIds(db, scope, ids)),
-    jobMembers: listBy((ids) => loadJobMemberships(db, scope, ids), (row) => row.job_id),
-    stepRecords: listBy((ids) => loadStepRecords(db, scope, ids), (row) => row.job_id),
+    jobMembers: listBy(
+      (ids) => loadJobMemberships(db, scope, ids),
+      (row) => row.job_id,
+    ),
+    stepRecords: listBy(
+      (ids) => loadStepRecords(db, scope, ids),
+      (row) => row.job_id,
+    ),
     /** step sign-offs (docs/execution-rules.md) of a page of jobs: one statement */
-    stepSignatures: listBy((ids) => loadStepSignatures(db, scope, ids), (row) => row.job_id),
-    jobFaults: listBy((ids) => loadFaultsOfJobs(db, scope, ids), (row) => row.job_id!),
+    stepSignatures: listBy(
+      (ids) => loadStepSignatures(db, scope, ids),
+      (row) => row.job_id,
+    ),
+    jobFaults: listBy(
+      (ids) => loadFaultsOfJobs(db, scope, ids),
+      (row) => row.job_id!,
+    ),
     /** deviations and the REVIEWED signature (docs/execution-rules.md) of a page of jobs: one statement each */
-    jobDeviations: listBy((ids) => loadDeviations(db, scope, ids), (row) => row.job_id),
-    jobReviews: listBy((ids) => loadJobReviews(db, scope, ids), (row) => row.job_id),
+    jobDeviations: listBy(
+      (ids) => loadDeviations(db, scope, ids),
+      (row) => row.job_id,
+    ),
+    jobReviews: listBy(
+      (ids) => loadJobReviews(db, scope, ids),
+      (row) => row.job_id,
+    ),
     file: byId((ids) => findFilesByIds(db, scope, ids)),
     skill: byId((ids) => loadSkillsByIds(db, scope, ids)),
     // recurring and follow-up jobs (docs/recurring-and-follow-up-jobs.md): rows
     fault: byId((ids) => loadFaultsByIds(db, scope, ids)),
     schedule: byId((ids) => loadSchedulesByIds(db, scope, ids)),
     /** the occurrence a job was made for (a job of a schedule has one) */
-    occurrenceOfJob: byKey((ids) => loadOccurrencesOfJobs(db, scope, ids), (row) => row.job_id!),
+    occurrenceOfJob: byKey(
+      (ids) => loadOccurrencesOfJobs(db, scope, ids),
+      (row) => row.job_id!,
+    ),
     /** the fault a follow-up job follows up */
-    followUpOfJob: byKey((ids) => loadFollowUpsOfJobs(db, scope, ids), (row) => row.job_id),
-    followUpsOfFault: listBy((ids) => loadFollowUpsOfFaults(db, scope, ids), (row) => row.fault_id),
+    followUpOfJob: byKey(
+      (ids) => loadFollowUpsOfJobs(db, scope, ids),
+      (row) => row.job_id,
+    ),
+    followUpsOfFault: listBy(
+      (ids) => loadFollowUpsOfFaults(db, scope, ids),
+      (row) => row.fault_id,
+    ),
     /** the caller's client's time zone (schedules recur in it), read once per request */
     timeZone: new DataLoader<number, string>(async (ids) => {
       const clients = await findClientsByIds(db, [scope.clientId]);

@@ -69,7 +69,11 @@ export function buildAppSchema(mods: SchemaModule[] = modules): GraphQLSchema {
   // an empty Mutation type is invalid: declared only once a module extends it
   const mutationRoot = mods.some((m) => /extend\s+type\s+Mutation\b/.test(m.typeDefs)) ? 'type Mutation' : '';
   const schema = buildSchema([BASE_TYPE_DEFS, mutationRoot, ...mods.map((m) => m.typeDefs)].join('\n'));
-  Object.assign(schema.getType('JSON')!, { serialize: JSONScalar.serialize, parseValue: JSONScalar.parseValue, parseLiteral: JSONScalar.parseLiteral });
+  Object.assign(schema.getType('JSON')!, {
+    serialize: JSONScalar.serialize,
+    parseValue: JSONScalar.parseValue,
+    parseLiteral: JSONScalar.parseLiteral,
+  });
   Object.assign(schema.getType('DateTime')!, {
     serialize: DateTimeScalar.serialize,
     parseValue: DateTimeScalar.parseValue,

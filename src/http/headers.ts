@@ -28,7 +28,10 @@ export const RESPONSE_HEADERS = {
   'Content-Range': { description: 'The bytes sent (206) or the full length (416: `bytes */LENGTH`)', schema: text, always: true },
   'Accept-Ranges': { description: '`bytes`: the answer can be fetched in byte ranges', schema: text },
   'X-Total-Count': { description: 'The number of rows the export will send (for a progress bar)', schema: integer },
-  'Idempotency-Replayed': { description: '`true` when the answer is the stored first answer to this Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  'Idempotency-Replayed': {
+    description: '`true` when the answer is the stored first answer to this Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'X-CSRF-Token': { description: 'The CSRF token to send back in X-CSRF-Token with cookie-authenticated writes', schema: text },
   'X-License-Warning': { description: 'The license is near its end or over an allowance', schema: text },
   Location: { description: 'Where the redirect leads', schema: text, always: true },
@@ -38,13 +41,19 @@ export const RESPONSE_HEADERS = {
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
 
 export const REQUEST_HEADERS = {
-  'X-Request-Id': { description: 'A request id of yours (1-128 of A-Z a-z 0-9 . _ : -) echoed back and logged', schema: { type: 'string', maxLength: 128 } },
+  'X-Request-Id': {
+    description: 'A request id of yours (1-128 of A-Z a-z 0-9 . _ : -) echoed back and logged',
+    schema: { type: 'string', maxLength: 128 },
+  },
   'Accept-Language': { description: 'The language of error messages and translated texts', schema: text },
   'Idempotency-Key': {
     description: 'Makes a write safe to retry: the first answer is replayed for 24 h to the same key and body (Idempotency-Replayed: true)',
     schema: { type: 'string', maxLength: 255 },
   },
-  'X-Client-ID': { description: 'Selects the client when the email exists in several (the way out of 409 CLIENT_SELECTION_REQUIRED)', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-Client-ID': {
+    description: 'Selects the client when the email exists in several (the way out of 409 CLIENT_SELECTION_REQUIRED)',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'If-None-Match': { description: 'The ETag of a copy you hold: 304 Not Modified while it is current', schema: text },
   Range: { description: 'One byte range (`bytes=START-END`): 206 Partial Content, or 416 when it cannot be satisfied', schema: text },
   'If-Range': { description: 'The ETag the Range applies to; the whole file when it changed', schema: text },

@@ -71,14 +71,11 @@ export async function readMultipart<T>(
     }
     parser.on('error', (error: Error) => fail(badRequest(`Malformed multipart/form-data request: ${error.message}`)));
     parser.on('close', () => {
-      Promise.all(results).then(
-        (files) => {
-          if (settled) return;
-          settled = true;
-          resolve({ fields, files });
-        },
-        fail,
-      );
+      Promise.all(results).then((files) => {
+        if (settled) return;
+        settled = true;
+        resolve({ fields, files });
+      }, fail);
     });
     ctx.req.on('error', fail);
     ctx.req.pipe(parser);

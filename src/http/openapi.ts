@@ -32,26 +32,80 @@ export const TAGS: readonly { name: string; description: string; paths: RegExp }
   {
     name: 'Sign-in',
     description: 'Signing in and out (password, two-factor, OpenID Connect, SAML), tokens and the current principal',
-    paths: /^\/api\/(client\/auth\/(sign-in|sign-in-v2|verify-two-factor|refresh|refresh-token|sign-out|me|oidc|vendor-dynamics|sso|vendor-saml)|admin\/auth)(\/|$)/,
+    paths:
+      /^\/api\/(client\/auth\/(sign-in|sign-in-v2|verify-two-factor|refresh|refresh-token|sign-out|me|oidc|vendor-dynamics|sso|vendor-saml)|admin\/auth)(\/|$)/,
   },
-  { name: 'Accounts', description: 'Sign-up, invitations, passwords, two-factor set-up, notification preferences and a client\'s security settings', paths: /^\/api\/(client\/auth|client\/account|admin\/user\/[^/]+\/(invite|unlock))(\/|$)/ },
+  {
+    name: 'Accounts',
+    description: "Sign-up, invitations, passwords, two-factor set-up, notification preferences and a client's security settings",
+    paths: /^\/api\/(client\/auth|client\/account|admin\/user\/[^/]+\/(invite|unlock))(\/|$)/,
+  },
   { name: 'Users', description: 'User management and the users report', paths: /^\/api\/admin\/user(\/|$)/ },
-  { name: 'Clients', description: 'Clients (tenants), their SSO providers and storage quotas (system administrators)', paths: /^\/api\/admin\/client(\/|$)/ },
-  { name: 'Licensing', description: 'The appliance license key, client licenses and seats', paths: /^\/api\/(admin\/license|admin\/license-on-prem|client\/license|client\/on-premise)(\/|$)/ },
-  { name: 'Agreements', description: 'The EULA and master services agreements', paths: /^\/api\/(admin\/agreement|client\/(eula|agreement|accept-msa|have-client-accepted-msa|download-agreement))(\/|$)/ },
-  { name: 'Work', description: 'Templates and jobs: editorial, sensors, working together, exports and imports, PDF and ZIP reports', paths: /^\/api\/client\/(update-sensors|editorial|supervision|workingTogether|job-history-users|export-zip|import-zip|copy-entities|get-as-pdf|download-zipped-job-report)(\/|$)/ },
-  { name: 'Reports', description: 'Usage metering and activity reports', paths: /^\/api\/(client\/(meter-report|meter-report-filters|reports)|admin\/activity-report)(\/|$)/ },
-  { name: 'Files', description: 'Uploads, downloads, 3D models and alignment data', paths: /^\/api\/(client\/(upload|replaceFile|files|download-model|alignment-data)|admin\/upload)(\/|$)/ },
-  { name: 'Events', description: 'The live event stream, webhooks and web push', paths: /^\/api\/(client\/(events|webhooks|push|turn-push-notification)|admin\/webhooks)(\/|$)/ },
+  {
+    name: 'Clients',
+    description: 'Clients (tenants), their SSO providers and storage quotas (system administrators)',
+    paths: /^\/api\/admin\/client(\/|$)/,
+  },
+  {
+    name: 'Licensing',
+    description: 'The appliance license key, client licenses and seats',
+    paths: /^\/api\/(admin\/license|admin\/license-on-prem|client\/license|client\/on-premise)(\/|$)/,
+  },
+  {
+    name: 'Agreements',
+    description: 'The EULA and master services agreements',
+    paths: /^\/api\/(admin\/agreement|client\/(eula|agreement|accept-msa|have-client-accepted-msa|download-agreement))(\/|$)/,
+  },
+  {
+    name: 'Work',
+    description: 'Templates and jobs: editorial, sensors, working together, exports and imports, PDF and ZIP reports',
+    paths:
+      /^\/api\/client\/(update-sensors|editorial|supervision|workingTogether|job-history-users|export-zip|import-zip|copy-entities|get-as-pdf|download-zipped-job-report)(\/|$)/,
+  },
+  {
+    name: 'Reports',
+    description: 'Usage metering and activity reports',
+    paths: /^\/api\/(client\/(meter-report|meter-report-filters|reports)|admin\/activity-report)(\/|$)/,
+  },
+  {
+    name: 'Files',
+    description: 'Uploads, downloads, 3D models and alignment data',
+    paths: /^\/api\/(client\/(upload|replaceFile|files|download-model|alignment-data)|admin\/upload)(\/|$)/,
+  },
+  {
+    name: 'Events',
+    description: 'The live event stream, webhooks and web push',
+    paths: /^\/api\/(client\/(events|webhooks|push|turn-push-notification)|admin\/webhooks)(\/|$)/,
+  },
   { name: 'GraphQL', description: 'The GraphQL endpoint (GraphQL-over-HTTP answers, not the envelope)', paths: /^\/api\/client\/graphql$/ },
-  { name: 'Internationalization', description: 'Translation bundles and overrides', paths: /^\/api\/(client\/(internalization|translate)|admin\/internationalization)(\/|$)/ },
-  { name: 'Diagnostics', description: 'Bug reports and diagnostics from the apps', paths: /^\/api\/(client\/(add-bug-report|bug-report-web|clear-diagnostics|web-rtc-logs)|admin\/bug-reports)(\/|$)/ },
-  { name: 'Integrations', description: 'Maps, ERP, vendor bug tracker and the container platform', paths: /^\/api\/(client\/(bug-report-vendor|vendorMapsApi|vendorErp)|admin\/container-notification-center)(\/|$)/ },
+  {
+    name: 'Internationalization',
+    description: 'Translation bundles and overrides',
+    paths: /^\/api\/(client\/(internalization|translate)|admin\/internationalization)(\/|$)/,
+  },
+  {
+    name: 'Diagnostics',
+    description: 'Bug reports and diagnostics from the apps',
+    paths: /^\/api\/(client\/(add-bug-report|bug-report-web|clear-diagnostics|web-rtc-logs)|admin\/bug-reports)(\/|$)/,
+  },
+  {
+    name: 'Integrations',
+    description: 'Maps, ERP, vendor bug tracker and the container platform',
+    paths: /^\/api\/(client\/(bug-report-vendor|vendorMapsApi|vendorErp)|admin\/container-notification-center)(\/|$)/,
+  },
   { name: 'Operations', description: 'Logs, backups, mail outbox, storage (system administrators)', paths: /^\/api\/admin\// },
   { name: 'Client', description: "The caller's client: branding, tutorials, versions and updates", paths: /^\/api\/client\// },
-  { name: 'Health', description: 'Liveness, readiness and Prometheus metrics, for load balancers and scrapers', paths: /^\/(healthz|readyz|metrics)$/ },
+  {
+    name: 'Health',
+    description: 'Liveness, readiness and Prometheus metrics, for load balancers and scrapers',
+    paths: /^\/(healthz|readyz|metrics)$/,
+  },
   { name: 'Documentation', description: 'This document and its reference page', paths: /^\/api\/(openapi\.json|docs)(\/|$)/ },
-  { name: 'App', description: 'The floor app for authors, reviewers, supervisors and operators (its page, files and service worker)', paths: /^\/app(\/|$)/ },
+  {
+    name: 'App',
+    description: 'The floor app for authors, reviewers, supervisors and operators (its page, files and service worker)',
+    paths: /^\/app(\/|$)/,
+  },
   { name: 'Console', description: 'The admin console (static pages and assets)', paths: /./ },
 ];
 
@@ -68,7 +122,11 @@ class SchemaComponents {
   readonly schemas: Record<string, JsonSchema> = {};
 
   convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema & {
+    const {
+      $schema: _dialect,
+      $defs,
+      ...rest
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema & {
       $defs?: Record<string, JsonSchema>;
     };
     const renamed = new Map<string, string>();
@@ -152,7 +210,8 @@ export function routeErrorCodes(spec: RouteSpec): Map<number, Set<ErrorCode>> {
   if (spec.body || spec.query || spec.accepts === 'multipart') add('VALIDATION_ERROR');
   // a page's cursor the server did not make is 400 (db/pagination.ts)
   if (spec.query instanceof z.ZodObject && 'cursor' in spec.query.shape) add('BAD_REQUEST');
-  if (spec.method !== 'get' && WRITE_SCOPED.test(spec.path) && spec.auth !== 'public') add('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
+  if (spec.method !== 'get' && WRITE_SCOPED.test(spec.path) && spec.auth !== 'public')
+    add('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
   // the global budgets (per principal and route group, per IP) cover every route; `rateLimit` adds the route's own
   add('RATE_LIMITED');
   for (const code of spec.errors ?? []) add(code);
@@ -180,7 +239,12 @@ const BINARY = { type: 'string', contentMediaType: 'application/octet-stream' };
 
 /** The success envelope around a `data` schema. */
 function envelopeOf(data: unknown): Record<string, unknown> {
-  return { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', const: true }, data }, additionalProperties: false };
+  return {
+    type: 'object',
+    required: ['success', 'data'],
+    properties: { success: { type: 'boolean', const: true }, data },
+    additionalProperties: false,
+  };
 }
 
 function successResponse(spec: RouteSpec, components: SchemaComponents): Record<string, unknown> {
@@ -198,7 +262,11 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
   const responses: Record<string, unknown> = {};
   if (produces?.redirect) {
     // Koa writes a short text beside Location (`Redirecting to …`)
-    responses[status] = { description: 'Redirect', headers: headersOf([...sends, 'Location']), content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } } };
+    responses[status] = {
+      description: 'Redirect',
+      headers: headersOf([...sends, 'Location']),
+      content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } },
+    };
   } else if (produces || spec.envelope === false) {
     const types = [produces?.type ?? 'application/json'].flat();
     const schema = produces?.schema ? components.convert(produces.schema, 'output') : undefined;
@@ -211,7 +279,11 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
       content: Object.fromEntries(
         types.map((type) => [
           type,
-          { schema: (envelope && type === 'application/json' ? envelope : schema) ?? (/json|^text\/(plain|csv|html|css|javascript)/.test(type) ? (type.includes('json') ? {} : { type: 'string' }) : BINARY) },
+          {
+            schema:
+              (envelope && type === 'application/json' ? envelope : schema) ??
+              (/json|^text\/(plain|csv|html|css|javascript)/.test(type) ? (type.includes('json') ? {} : { type: 'string' }) : BINARY),
+          },
         ]),
       ),
     };
@@ -224,7 +296,8 @@ function successResponse(spec: RouteSpec, components: SchemaComponents): Record<
     };
   }
   for (const other of spec.otherStatuses ?? []) responses[String(other)] = responses[status];
-  if (produces?.etag) responses['304'] = { description: 'Not modified: the copy named by If-None-Match is current', headers: headersOf([...common, 'ETag']) };
+  if (produces?.etag)
+    responses['304'] = { description: 'Not modified: the copy named by If-None-Match is current', headers: headersOf([...common, 'ETag']) };
   if (produces?.ranges) {
     responses['206'] = {
       description: 'The byte range asked for',
@@ -247,9 +320,14 @@ function errorResponses(spec: RouteSpec, components: SchemaComponents): Record<s
     if (status === 416) headers.push('Content-Range');
     const envelope = { $ref: `#/components/schemas/Error${status}` };
     // a route answering another format (GraphQL) may answer its errors in it too, before or beside the envelope
-    const own = spec.envelope === false && spec.produces?.schema && status < 500 ? components.convert(spec.produces.schema, 'output') : undefined;
+    const own =
+      spec.envelope === false && spec.produces?.schema && status < 500 ? components.convert(spec.produces.schema, 'output') : undefined;
     const content = own
-      ? Object.fromEntries([spec.produces!.type ?? 'application/json'].flat().map((type) => [type, { schema: type === 'application/json' ? { anyOf: [envelope, own] } : own }]))
+      ? Object.fromEntries(
+          [spec.produces!.type ?? 'application/json']
+            .flat()
+            .map((type) => [type, { schema: type === 'application/json' ? { anyOf: [envelope, own] } : own }]),
+        )
       : { 'application/json': { schema: envelope } };
     responses[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.join(', ')}`,
@@ -263,10 +341,16 @@ function errorResponses(spec: RouteSpec, components: SchemaComponents): Record<s
 /** Security requirements: any one of them admits the caller (OpenAPI: alternatives). */
 function security(spec: RouteSpec): JsonSchema[] {
   if (spec.path === '/metrics') return [{ metricsToken: [] }, {}];
-  if (spec.path === '/api/admin/container-notification-center' && spec.method === 'post') return [{ containerSignature: [] }, { adminBearer: [] }];
+  if (spec.path === '/api/admin/container-notification-center' && spec.method === 'post')
+    return [{ containerSignature: [] }, { adminBearer: [] }];
   if (spec.auth === 'public') return [];
   const session = spec.method === 'get' ? { sessionCookie: [] } : { sessionCookie: [], csrfToken: [] };
-  const bearer = spec.auth === 'user' ? [{ clientBearer: [] }] : spec.auth === 'admin' ? [{ adminBearer: [] }] : [{ clientBearer: [] }, { adminBearer: [] }];
+  const bearer =
+    spec.auth === 'user'
+      ? [{ clientBearer: [] }]
+      : spec.auth === 'admin'
+        ? [{ adminBearer: [] }]
+        : [{ clientBearer: [] }, { adminBearer: [] }];
   return [...bearer, session];
 }
 
@@ -298,7 +382,12 @@ function operation(spec: RouteSpec, components: SchemaComponents): JsonSchema {
       : `Auth: ${spec.auth}${spec.roles?.length ? `; roles: ${spec.roles.join(', ')}` : ''}.${spec.feature ? ` Licensed feature: ${spec.feature} (403 FEATURE_NOT_LICENSED without it).` : ''}`;
   const bodyType = spec.accepts === 'multipart' ? 'multipart/form-data' : 'application/json';
   const requestBody = spec.requestBody
-    ? { required: true, content: Object.fromEntries(Object.entries(spec.requestBody).map(([type, schema]) => [type, { schema: components.convert(schema, 'input') }])) }
+    ? {
+        required: true,
+        content: Object.fromEntries(
+          Object.entries(spec.requestBody).map(([type, schema]) => [type, { schema: components.convert(schema, 'input') }]),
+        ),
+      }
     : spec.body
       ? { required: true, content: { [bodyType]: { schema: components.convert(spec.body, 'input') } } }
       : undefined;
@@ -402,23 +491,48 @@ function describe(routes: readonly RouteSpec[], info: OpenApiInfo): JsonSchema {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: "A client user's access token (POST /api/client/auth/sign-in): a JWT (HS256, audience and issuer checked, short-lived, revocable) following RFC8725",
+          description:
+            "A client user's access token (POST /api/client/auth/sign-in): a JWT (HS256, audience and issuer checked, short-lived, revocable) following RFC8725",
         },
         adminBearer: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: "A system administrator's token (POST /api/admin/auth/sign-in): a JWT (HS256, its own audience, short-lived, revocable) following RFC8725",
+          description:
+            "A system administrator's token (POST /api/admin/auth/sign-in): a JWT (HS256, its own audience, short-lived, revocable) following RFC8725",
         },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'wip_session', description: 'The console\'s session cookie (`__Host-wip_session` over TLS)' },
-        csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'With the session cookie on writes: the `wip_csrf` cookie value (also sent in the X-CSRF-Token response header)' },
-        containerSignature: { type: 'apiKey', in: 'header', name: 'X-Signature-256', description: 'sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'wip_session',
+          description: "The console's session cookie (`__Host-wip_session` over TLS)",
+        },
+        csrfToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-CSRF-Token',
+          description: 'With the session cookie on writes: the `wip_csrf` cookie value (also sent in the X-CSRF-Token response header)',
+        },
+        containerSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Signature-256',
+          description: 'sha256=<hex HMAC-SHA256 of the raw body with WIP_CONTAINER_NOTIFICATION_SECRET>',
+        },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The configured metricsToken (without one: loopback callers only)' },
       },
       headers: Object.fromEntries(
-        Object.entries(RESPONSE_HEADERS).map(([name, doc]: [string, HeaderDoc]) => [name, { description: doc.description, required: doc.always === true, schema: doc.schema }]),
+        Object.entries(RESPONSE_HEADERS).map(([name, doc]: [string, HeaderDoc]) => [
+          name,
+          { description: doc.description, required: doc.always === true, schema: doc.schema },
+        ]),
       ),
-      parameters: Object.fromEntries(Object.entries(REQUEST_HEADERS).map(([name, doc]) => [name, { name, in: 'header', required: false, description: doc.description, schema: doc.schema }])),
+      parameters: Object.fromEntries(
+        Object.entries(REQUEST_HEADERS).map(([name, doc]) => [
+          name,
+          { name, in: 'header', required: false, description: doc.description, schema: doc.schema },
+        ]),
+      ),
       schemas: {
         ErrorCode: { type: 'string', enum: ALL_CODES },
         ErrorDetails: {

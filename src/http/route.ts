@@ -86,7 +86,8 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Mountable
       run = compose(chain);
     }
     router.register(route.path, [route.method.toUpperCase()], chain as never);
-    if (!/[:*(]/.test(route.path)) fixedPaths.push({ layer: router.stack.at(-1)!, method: route.method.toUpperCase(), path: route.path, chain: run });
+    if (!/[:*(]/.test(route.path))
+      fixedPaths.push({ layer: router.stack.at(-1)!, method: route.method.toUpperCase(), path: route.path, chain: run });
   }
   return routerWithFixedPaths(router, fixedPaths);
 }
@@ -108,7 +109,9 @@ function routeChain(spec: RouteSpec, deps: AppDeps, parseJson: Middleware<AppSta
   );
   if (spec.method !== 'get') chain.push(parseJson);
   for (const gate of [twoFactorGate(spec), licenseGate(spec), agreementGate(spec, deps), idempotency(spec)]) if (gate) chain.push(gate);
-  [spec.rateLimit ?? []].flat().forEach((limit, i) => chain.push(rateLimiter(limit, deps, `route:${spec.method} ${spec.path}:${i}`) as Middleware<AppState>));
+  [spec.rateLimit ?? []]
+    .flat()
+    .forEach((limit, i) => chain.push(rateLimiter(limit, deps, `route:${spec.method} ${spec.path}:${i}`) as Middleware<AppState>));
   if (spec.createsSession) {
     chain.push(async (ctx, next) => {
       refuseCrossSite(ctx);
@@ -125,15 +128,19 @@ function routeChain(spec: RouteSpec, deps: AppDeps, parseJson: Middleware<AppSta
     const params = spec.params ? parseParams(spec.params, ctx.params) : ctx.params;
     const query = spec.query ? parseOrFail(spec.query, parseQuery(ctx.querystring), 'query') : undefined;
     const body = spec.body ? parseOrFail(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
-    const data = await runHandler(spec, {
-      actor: ctx.state.actor,
-      body: body,
-      query: query,
-      params: params as never,
-      deps,
-      meta: requestMeta(ctx),
-      ctx: ctx,
-    }, accepts);
+    const data = await runHandler(
+      spec,
+      {
+        actor: ctx.state.actor,
+        body: body,
+        query: query,
+        params: params as never,
+        deps,
+        meta: requestMeta(ctx),
+        ctx: ctx,
+      },
+      accepts,
+    );
     // a handler that streams set ctx.body itself, or answered on the socket (ctx.respond = false)
     if ((ctx.body !== undefined || ctx.respond === false) && data === undefined) return;
     ctx.status = spec.status ?? 200;
@@ -191,12 +198,25 @@ function routerWithFixedPaths(router: Router<AppState>, fixedPaths: FixedPath[])
   const byPath = new Map<string, Record<string, Middleware<AppState>>>();
   // each layer's path up to its first pattern character, without a trailing slash: a layer can match a path
   // only if the path starts with it (the router ignores case), so most of the ~150 × 300 pattern tests are skipped
-  const literal = new Map(router.stack.map((other) => [other, typeof other.path === 'string' ? other.path.split(/[:*(){}[\]+?!\\]/, 1)[0].replace(/\/+$/, '').toLowerCase() : '']));
+  const literal = new Map(
+    router.stack.map((other) => [
+      other,
+      typeof other.path === 'string'
+        ? other.path
+            .split(/[:*(){}[\]+?!\\]/, 1)[0]
+            .replace(/\/+$/, '')
+            .toLowerCase()
+        : '',
+    ]),
+  );
   for (const { layer, method, path, chain } of fixedPaths) {
     const lower = path.toLowerCase();
     const shadowed = router.stack
       .slice(0, router.stack.indexOf(layer))
-      .some((other) => (other.methods.length === 0 || other.methods.includes(method)) && lower.startsWith(literal.get(other)!) && other.match(path));
+      .some(
+        (other) =>
+          (other.methods.length === 0 || other.methods.includes(method)) && lower.startsWith(literal.get(other)!) && other.match(path),
+      );
     if (shadowed || byPath.get(path)?.[method]) continue;
     const methods = byPath.get(path) ?? {};
     methods[method] = chain;

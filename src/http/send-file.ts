@@ -78,7 +78,12 @@ export function parseRange(header: string, size: number): ByteRange | undefined 
 }
 
 const unsatisfiable = (size: number) =>
-  new AppError('RANGE_NOT_SATISFIABLE', `The range is outside the file (${size} bytes)`, { size }, { headers: { 'Content-Range': `bytes */${size}` } });
+  new AppError(
+    'RANGE_NOT_SATISFIABLE',
+    `The range is outside the file (${size} bytes)`,
+    { size },
+    { headers: { 'Content-Range': `bytes */${size}` } },
+  );
 
 /** RFC 6266: an ASCII fallback and the UTF-8 name. */
 function contentDisposition(name: string): string {

@@ -31,6 +31,7 @@ const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
 /** The `app` namespace's built-in texts of a language: key (`<area>.<key>`) → text. */
 export function appTexts(language: AppLanguage): Record<string, string> {
   const texts: Record<string, string> = {};
-  for (const [area, entries] of Object.entries(FILES[language])) for (const [key, text] of Object.entries(entries)) texts[`${area}.${key}`] = text;
+  for (const [area, entries] of Object.entries(FILES[language]))
+    for (const [key, text] of Object.entries(entries)) texts[`${area}.${key}`] = text;
   return texts;
 }

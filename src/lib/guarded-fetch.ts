@@ -13,7 +13,10 @@ import type { NetworkPolicy } from './network-policy';
  * (openid-client's customFetch, the directory's graph API).
  * @throws TargetRefused (the policy refused the address), the request's network error or abort
  */
-export type GuardedFetch = (url: string, init?: { method?: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal }) => Promise<Response>;
+export type GuardedFetch = (
+  url: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal },
+) => Promise<Response>;
 
 /** What is read of an answer at most (discovery documents, key sets and token answers are a few kB). */
 const MAX_ANSWER_BYTES = 1_000_000;
@@ -23,7 +26,8 @@ export function guardedFetch(policy: NetworkPolicy): GuardedFetch {
     const url = new URL(href);
     const target = await policy.resolve(url);
     const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as (error: null, addresses: LookupAddress[]) => void)(null, [{ address: target.address, family: target.family }]);
+      if ((options as { all?: boolean }).all)
+        (callback as (error: null, addresses: LookupAddress[]) => void)(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
     const body = bodyBytes(init.body);
@@ -46,7 +50,13 @@ export function guardedFetch(policy: NetworkPolicy): GuardedFetch {
             for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, one);
           }
           const noBody = status === 204 || status === 304 || init.method === 'HEAD';
-          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, statusText: answer.statusMessage ?? '', headers: responseHeaders }));
+          resolve(
+            new Response(noBody ? null : Buffer.concat(chunks), {
+              status,
+              statusText: answer.statusMessage ?? '',
+              headers: responseHeaders,
+            }),
+          );
         });
       });
       request.on('error', reject);

@@ -101,7 +101,10 @@ function requestMetrics(registry: Registry) {
  * and once per query); here an observation is a Map lookup by a key the caller
  * builds and a few additions. `labels` is called once per new key.
  */
-function plainHistogram(registry: Registry, options: { name: string; help: string; buckets: readonly number[]; counter?: { name: string; help: string } }) {
+function plainHistogram(
+  registry: Registry,
+  options: { name: string; help: string; buckets: readonly number[]; counter?: { name: string; help: string } },
+) {
   interface Series {
     labels: Record<string, string>;
     /** per bucket, not cumulative; the last one is +Inf */
@@ -120,7 +123,9 @@ function plainHistogram(registry: Registry, options: { name: string; help: strin
   });
   if (options.counter) {
     registry.registerMetric(
-      metric(options.counter.name, options.counter.help, 'counter', () => [...series.values()].map((s) => ({ labels: s.labels, value: s.count }))) as never,
+      metric(options.counter.name, options.counter.help, 'counter', () =>
+        [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
+      ) as never,
     );
   }
   registry.registerMetric(

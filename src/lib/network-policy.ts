@@ -111,7 +111,8 @@ export class NetworkPolicy {
     const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
     const { privateList, specialLists } = builtInLists();
     const { allowed, explicit } = this.lists();
-    const special = specialLists.find(([, list]) => list.check(address, family))?.[0] ?? (ownAddresses().has(address) ? "this appliance's own" : null);
+    const special =
+      specialLists.find(([, list]) => list.check(address, family))?.[0] ?? (ownAddresses().has(address) ? "this appliance's own" : null);
     if (special) {
       return explicit.check(address, family) ? null : `${address} is a ${special} address; list its network in ${this.setting} to allow it`;
     }

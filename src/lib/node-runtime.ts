@@ -44,16 +44,25 @@ export function runtimeInfo(version: string = process.versions.node): RuntimeInf
 export function runtimeSupport(info: RuntimeInfo, now: Date): { status: 'OK' | 'WARN'; message: string } {
   const what = `Node.js ${info.version}`;
   if (info.supportedUntil === null) {
-    return { status: 'WARN', message: `${what}: not a release line this build knows the end of life of (an odd, never-LTS line?); use the wip build for a supported LTS line` };
+    return {
+      status: 'WARN',
+      message: `${what}: not a release line this build knows the end of life of (an odd, never-LTS line?); use the wip build for a supported LTS line`,
+    };
   }
   // the line is maintained through its last day (UTC)
   const end = Date.parse(`${info.supportedUntil}T23:59:59.999Z`);
   const days = Math.ceil((end - now.getTime()) / 86_400_000);
   if (days <= 0) {
-    return { status: 'WARN', message: `${what}: its release line reached end of life on ${info.supportedUntil} and gets no security fixes; update wip to a build on a maintained Node.js line` };
+    return {
+      status: 'WARN',
+      message: `${what}: its release line reached end of life on ${info.supportedUntil} and gets no security fixes; update wip to a build on a maintained Node.js line`,
+    };
   }
   if (days <= END_OF_LIFE_WARNING_DAYS) {
-    return { status: 'WARN', message: `${what}: its release line reaches end of life on ${info.supportedUntil} (in ${days} day(s)); plan the update to a wip build on a newer Node.js line` };
+    return {
+      status: 'WARN',
+      message: `${what}: its release line reaches end of life on ${info.supportedUntil} (in ${days} day(s)); plan the update to a wip build on a newer Node.js line`,
+    };
   }
   return { status: 'OK', message: `${what}, release line supported until ${info.supportedUntil}` };
 }

@@ -4,13 +4,11 @@ import { parentPort } from 'node:worker_threads';
 import bcrypt from 'bcryptjs';
 
 export type PasswordJob =
-  | { id: number; op: 'hash'; password: string; cost: number }
-  | { id: number; op: 'verify'; password: string; hash: string };
+  { id: number; op: 'hash'; password: string; cost: number } | { id: number; op: 'verify'; password: string; hash: string };
 
 parentPort?.on('message', (job: PasswordJob) => {
   try {
-    const result =
-      job.op === 'hash' ? bcrypt.hashSync(job.password, job.cost) : bcrypt.compareSync(job.password, job.hash);
+    const result = job.op === 'hash' ? bcrypt.hashSync(job.password, job.cost) : bcrypt.compareSync(job.password, job.hash);
     parentPort!.postMessage({ id: job.id, result });
   } catch (error) {
     parentPort!.postMessage({ id: job.id, error: (error as Error).message });

@@ -50,14 +50,23 @@ export class PdfReport {
 
   heading(text: string, level: 1 | 2 = 1): this {
     this.ensureRoom(60);
-    this.doc.moveDown(0.6).font('Helvetica-Bold').fontSize(level === 1 ? 14 : 12).fillColor('black').text(text);
+    this.doc
+      .moveDown(0.6)
+      .font('Helvetica-Bold')
+      .fontSize(level === 1 ? 14 : 12)
+      .fillColor('black')
+      .text(text);
     this.doc.moveDown(0.3);
     return this;
   }
 
   paragraph(text: string, options: { italic?: boolean; color?: string } = {}): this {
     if (!text.trim()) return this;
-    this.doc.font(options.italic ? 'Helvetica-Oblique' : 'Helvetica').fontSize(10).fillColor(options.color ?? 'black').text(text);
+    this.doc
+      .font(options.italic ? 'Helvetica-Oblique' : 'Helvetica')
+      .fontSize(10)
+      .fillColor(options.color ?? 'black')
+      .text(text);
     this.doc.fillColor('black').moveDown(0.4);
     return this;
   }
@@ -76,7 +85,11 @@ export class PdfReport {
    * A table with a header row; `mark` picks rows to print in red (out of
    * limits); `widths` in points or '*' (shares of what is left).
    */
-  table(header: readonly string[], rows: readonly (readonly string[])[], options: { mark?: (row: number) => boolean; widths?: (number | '*')[] } = {}): this {
+  table(
+    header: readonly string[],
+    rows: readonly (readonly string[])[],
+    options: { mark?: (row: number) => boolean; widths?: (number | '*')[] } = {},
+  ): this {
     const { mark, widths } = options;
     if (rows.length === 0) return this;
     this.ensureRoom(50);
@@ -86,7 +99,10 @@ export class PdfReport {
       defaultStyle: { padding: 3, border: 0.5, borderColor: '#999999' },
       ...(widths && { columnStyles: widths }),
       rowStyles: (i) => (i === 0 ? { backgroundColor: '#e8e8e8' } : mark?.(i - 1) ? { textColor: '#b00000' } : undefined),
-      data: [header.map((text) => ({ text, font: { src: 'Helvetica-Bold' }, type: 'TH' as const })), ...rows.map((row) => row.map((text) => ({ text, font: { src: 'Helvetica' } })))],
+      data: [
+        header.map((text) => ({ text, font: { src: 'Helvetica-Bold' }, type: 'TH' as const })),
+        ...rows.map((row) => row.map((text) => ({ text, font: { src: 'Helvetica' } }))),
+      ],
     });
     this.doc.x = MARGIN;
     this.doc.moveDown(0.6);
@@ -106,7 +122,10 @@ export class PdfReport {
   end(): Readable {
     const doc = this.doc;
     const { count } = doc.bufferedPageRange();
-    const stamp = this.header.generatedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    const stamp = this.header.generatedAt
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC');
     for (let i = 0; i < count; i++) {
       doc.switchToPage(i);
       const { width, height, margins } = doc.page;
@@ -118,7 +137,12 @@ export class PdfReport {
       if (this.header.logo && this.draw(this.header.logo, MARGIN, 20, [80, 30])) left += 90;
       doc.font('Helvetica-Bold').fontSize(9).fillColor('#333333').text(this.header.clientName, left, 24, { lineBreak: false });
       doc.font('Helvetica').text(this.header.title, left, 36, { width: width - left - MARGIN, lineBreak: false, ellipsis: true });
-      doc.moveTo(MARGIN, 52).lineTo(width - MARGIN, 52).strokeColor('#999999').lineWidth(0.5).stroke();
+      doc
+        .moveTo(MARGIN, 52)
+        .lineTo(width - MARGIN, 52)
+        .strokeColor('#999999')
+        .lineWidth(0.5)
+        .stroke();
       doc.fontSize(8).text(`Generated ${stamp}`, MARGIN, height - 40, { lineBreak: false });
       doc.text(`page ${i + 1} of ${count}`, MARGIN, height - 40, { width: width - 2 * MARGIN, align: 'right', lineBreak: false });
       margins.bottom = savedBottom;

@@ -29,15 +29,25 @@ export function renderMarkdownPdf(title: string, markdown: string, info: { subje
   for (const block of blocks(markdown)) {
     switch (block.type) {
       case 'heading':
-        doc.moveDown(0.4).font('Helvetica-Bold').fontSize(block.level <= 1 ? 16 : block.level === 2 ? 14 : 12).text(plain(block.text));
+        doc
+          .moveDown(0.4)
+          .font('Helvetica-Bold')
+          .fontSize(block.level <= 1 ? 16 : block.level === 2 ? 14 : 12)
+          .text(plain(block.text));
         doc.moveDown(0.3);
         break;
       case 'item':
-        doc.font('Helvetica').fontSize(11).text(`${block.marker} ${plain(block.text)}`, { indent: 12 });
+        doc
+          .font('Helvetica')
+          .fontSize(11)
+          .text(`${block.marker} ${plain(block.text)}`, { indent: 12 });
         break;
       case 'rule':
         doc.moveDown(0.5);
-        doc.moveTo(doc.page.margins.left, doc.y).lineTo(doc.page.width - doc.page.margins.right, doc.y).stroke();
+        doc
+          .moveTo(doc.page.margins.left, doc.y)
+          .lineTo(doc.page.width - doc.page.margins.right, doc.y)
+          .stroke();
         doc.moveDown(0.5);
         break;
       case 'paragraph':

@@ -41,7 +41,10 @@ export const BundleFile = z.object({
   /** RFC 3161 token whose message imprint is SHA-256 of the JWS signature (its base64url text, as ASCII) */
   timestamp: TimestampShape.optional(),
   /** photos (and signature images) carried in the file; each must match a file of the signed record */
-  attachments: z.array(z.object({ fileId: Id, data: z.string().max(200_000_000) })).max(10_000).optional(),
+  attachments: z
+    .array(z.object({ fileId: Id, data: z.string().max(200_000_000) }))
+    .max(10_000)
+    .optional(),
 });
 export type BundleFile = z.infer<typeof BundleFile>;
 
@@ -52,7 +55,20 @@ const StepRecord = z.object({
   title: Text,
   status: z.string().max(20),
   /** key, value, outOfLimits, readingId and error as recorded (what a step sign-off hashes); label…max from the version's field */
-  values: z.array(z.object({ key: Text, value: z.unknown(), outOfLimits: z.boolean(), readingId: z.string().max(200).optional(), error: Text.optional(), label: Text, type: Text, unit: Text.nullable(), min: z.number().nullable(), max: z.number().nullable() })),
+  values: z.array(
+    z.object({
+      key: Text,
+      value: z.unknown(),
+      outOfLimits: z.boolean(),
+      readingId: z.string().max(200).optional(),
+      error: Text.optional(),
+      label: Text,
+      type: Text,
+      unit: Text.nullable(),
+      min: z.number().nullable(),
+      max: z.number().nullable(),
+    }),
+  ),
   comment: Text.nullable(),
   reason: Text.nullable(),
   recordedById: Id,
@@ -94,7 +110,12 @@ export const FullAuditEntry = z.object({
   hash: Sha256Hex,
 });
 /** An entry about something else than the job: only what links the chain through it. */
-export const ElidedAuditEntry = z.object({ seq: z.number().int().positive(), elided: z.literal(true), prevHash: Sha256Hex, hash: Sha256Hex });
+export const ElidedAuditEntry = z.object({
+  seq: z.number().int().positive(),
+  elided: z.literal(true),
+  prevHash: Sha256Hex,
+  hash: Sha256Hex,
+});
 export const AuditEntryShape = z.union([FullAuditEntry, ElidedAuditEntry]);
 export type FullAuditEntry = z.infer<typeof FullAuditEntry>;
 
@@ -156,18 +177,43 @@ export const RecordPayload = z.object({
   steps: z.array(StepRecord),
   /** every step sign-off of the job, the invalidated ones too, oldest first (absent from bundles made before sign-offs) */
   signoffs: z.array(StepSignoffRecord).optional(),
-  deviations: z.array(z.object({ stepId: Text, kind: z.enum(['OUT_OF_LIMITS', 'STEP_FAILED', 'STEP_SKIPPED', 'CHECK_FAILED']), fieldKey: Text.nullable(), detail: Text })),
+  deviations: z.array(
+    z.object({
+      stepId: Text,
+      kind: z.enum(['OUT_OF_LIMITS', 'STEP_FAILED', 'STEP_SKIPPED', 'CHECK_FAILED']),
+      fieldKey: Text.nullable(),
+      detail: Text,
+    }),
+  ),
   /**
    * the deviations the server recorded (issue 32: out of limits, FAILED, marked not applicable, faults, overrides,
    * late completion) with each reviewer's acknowledgement; `deviations` above stays derived from the steps, as
    * bundles made before had it. Absent from bundles made before deviations were recorded.
    */
   recordedDeviations: z
-    .array(z.object({ id: Id, kind: Text, stepId: Text.nullable(), fieldKey: Text.nullable(), value: z.unknown(), detail: Text, raisedAt: Iso, comment: Text.nullable(), acknowledgedBy: Text.nullable(), acknowledgedAt: Iso.nullable() }))
+    .array(
+      z.object({
+        id: Id,
+        kind: Text,
+        stepId: Text.nullable(),
+        fieldKey: Text.nullable(),
+        value: z.unknown(),
+        detail: Text,
+        raisedAt: Iso,
+        comment: Text.nullable(),
+        acknowledgedBy: Text.nullable(),
+        acknowledgedAt: Iso.nullable(),
+      }),
+    )
     .optional(),
   /** the REVIEWED e-signature on the job (null: not reviewed; absent from bundles made before reviews) */
-  review: z.object({ meaning: z.literal('REVIEWED'), signer: Person, method: Text, comment: Text, deviationsHash: Sha256Hex, signedAt: Iso }).nullable().optional(),
-  handOffs: z.array(z.object({ id: Id, from: Person, to: Person, status: Text, note: Text.nullable(), createdAt: Iso, decidedAt: Iso.nullable() })),
+  review: z
+    .object({ meaning: z.literal('REVIEWED'), signer: Person, method: Text, comment: Text, deviationsHash: Sha256Hex, signedAt: Iso })
+    .nullable()
+    .optional(),
+  handOffs: z.array(
+    z.object({ id: Id, from: Person, to: Person, status: Text, note: Text.nullable(), createdAt: Iso, decidedAt: Iso.nullable() }),
+  ),
   faults: z.array(
     z.object({
       id: Id,
@@ -183,7 +229,16 @@ export const RecordPayload = z.object({
       closeNote: Text.nullable(),
     }),
   ),
-  files: z.array(z.object({ id: Id, role: z.enum(['photo', 'signature', 'fault-photo']), name: Text, contentType: Text, size: z.number().int().nonnegative(), sha256: Sha256Hex })),
+  files: z.array(
+    z.object({
+      id: Id,
+      role: z.enum(['photo', 'signature', 'fault-photo']),
+      name: Text,
+      contentType: Text,
+      size: z.number().int().nonnegative(),
+      sha256: Sha256Hex,
+    }),
+  ),
   audit: z.object({
     clientId: Id,
     /** entries from the first to the last one about the job (its steps, faults and hand-offs), consecutive */

@@ -71,7 +71,9 @@ export function redactValue<T>(value: T, scrub: Scrubber): T {
   const blank = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(blank);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, isCredentialKey(key) && inner !== null ? REDACTED : blank(inner)]));
+      return Object.fromEntries(
+        Object.entries(v).map(([key, inner]) => [key, isCredentialKey(key) && inner !== null ? REDACTED : blank(inner)]),
+      );
     }
     return v;
   };

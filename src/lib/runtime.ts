@@ -97,7 +97,12 @@ export function sqliteNativeBinding(dataDir: string): object | undefined {
   if (!api) return undefined;
   const asset = Buffer.from(api.getRawAsset(ASSET.sqliteAddon));
   const hash = sha256(asset);
-  const dir = path.join(dataDir, '.cache', 'native', `wip-${version}-${process.platform}-${process.arch}-abi${process.versions.modules}-${hash.slice(0, 16)}`);
+  const dir = path.join(
+    dataDir,
+    '.cache',
+    'native',
+    `wip-${version}-${process.platform}-${process.arch}-abi${process.versions.modules}-${hash.slice(0, 16)}`,
+  );
   const file = path.join(dir, ASSET.sqliteAddon);
   let current: Buffer | undefined;
   try {
@@ -132,7 +137,9 @@ export function docsAsset(file: DocsAssetFile): Buffer {
   if (!content) {
     const api = seaApi();
     // a file-based require resolves the package from the source tree (never reached inside the executable)
-    content = api ? Buffer.from(api.getAsset(docsAssetKey(file))) : fs.readFileSync(createRequire(__filename).resolve(`swagger-ui-dist/${file}`));
+    content = api
+      ? Buffer.from(api.getAsset(docsAssetKey(file)))
+      : fs.readFileSync(createRequire(__filename).resolve(`swagger-ui-dist/${file}`));
     docsAssets.set(file, content);
   }
   return content;

@@ -39,7 +39,9 @@ export interface PublishedKey extends JWK {
  * it with jose's calculateJwkThumbprint, so the two cannot drift apart unseen.
  */
 export function jwkThumbprint(x: string): string {
-  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }), 'utf8').digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }), 'utf8')
+    .digest('base64url');
 }
 
 /** The public key as a JWK. */

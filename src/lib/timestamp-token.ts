@@ -51,7 +51,12 @@ async function imprintOf(signature: string): Promise<ArrayBuffer> {
 }
 
 function subjectOf(cert: pkijs.Certificate): string {
-  return cert.subject.typesAndValues.map((tv) => `${tv.type === '2.5.4.3' ? 'CN' : tv.type === '2.5.4.10' ? 'O' : tv.type === '2.5.4.6' ? 'C' : tv.type}=${String(tv.value.valueBlock.value)}`).join(', ');
+  return cert.subject.typesAndValues
+    .map(
+      (tv) =>
+        `${tv.type === '2.5.4.3' ? 'CN' : tv.type === '2.5.4.10' ? 'O' : tv.type === '2.5.4.6' ? 'C' : tv.type}=${String(tv.value.valueBlock.value)}`,
+    )
+    .join(', ');
 }
 
 /** A TimeStampReq (DER) asking for a token over `signature`, with a nonce and the authority's certificate. */
@@ -75,7 +80,11 @@ export async function timestampRequest(signature: string): Promise<{ der: Uint8A
  * Reads an authority's TimeStampResp: granted, with a token that verifies for
  * `signature` and echoes `nonce`. Returns the token (base64 DER) to keep.
  */
-export async function acceptTimestampResponse(der: Uint8Array, signature: string, nonce: bigint): Promise<{ ok: true; token: string; info: TimestampInfo } | { ok: false; problem: string }> {
+export async function acceptTimestampResponse(
+  der: Uint8Array,
+  signature: string,
+  nonce: bigint,
+): Promise<{ ok: true; token: string; info: TimestampInfo } | { ok: false; problem: string }> {
   engine();
   let response: pkijs.TimeStampResp;
   try {
@@ -84,7 +93,11 @@ export async function acceptTimestampResponse(der: Uint8Array, signature: string
     return { ok: false, problem: 'the authority answered something that is not a TimeStampResp' };
   }
   const status = response.status.status;
-  if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods) return { ok: false, problem: `the authority refused the request (PKIStatus ${status}${response.status.statusStrings ? `: ${response.status.statusStrings.map((s) => s.valueBlock.value).join(' ')}` : ''})` };
+  if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods)
+    return {
+      ok: false,
+      problem: `the authority refused the request (PKIStatus ${status}${response.status.statusStrings ? `: ${response.status.statusStrings.map((s) => s.valueBlock.value).join(' ')}` : ''})`,
+    };
   if (!response.timeStampToken) return { ok: false, problem: 'the authority granted the request but sent no token' };
   const token = bytesToBase64(new Uint8Array(response.timeStampToken.toSchema().toBER(false)));
   const checked = await verifyTimestampToken(token, signature, { nonce });
@@ -110,17 +123,19 @@ export async function verifyTimestampToken(
       const info = pkijs.ContentInfo.fromBER(base64ToBytes(tokenBase64).buffer);
       if (info.contentType !== pkijs.ContentInfo.SIGNED_DATA) return { ok: false, problem: 'the token is not a CMS SignedData' };
       signed = new pkijs.SignedData({ schema: info.content });
-      if (signed.encapContentInfo.eContentType !== TST_INFO_OID || !signed.encapContentInfo.eContent) return { ok: false, problem: 'the token does not carry a TSTInfo' };
+      if (signed.encapContentInfo.eContentType !== TST_INFO_OID || !signed.encapContentInfo.eContent)
+        return { ok: false, problem: 'the token does not carry a TSTInfo' };
       tst = pkijs.TSTInfo.fromBER(signed.encapContentInfo.eContent.getValue());
     } catch {
       return { ok: false, problem: 'the token is not a readable RFC 3161 TimeStampToken' };
     }
-    if (tst.messageImprint.hashAlgorithm.algorithmId !== SHA256_OID) return { ok: false, problem: 'the token does not stamp a SHA-256 imprint' };
+    if (tst.messageImprint.hashAlgorithm.algorithmId !== SHA256_OID)
+      return { ok: false, problem: 'the token does not stamp a SHA-256 imprint' };
     if (hex(tst.messageImprint.hashedMessage.valueBlock.valueHexView) !== hex(await imprintOf(signature))) {
       return { ok: false, problem: 'the token stamps another signature: it does not belong to this record' };
     }
     if (options.nonce !== undefined && (!tst.nonce || BigInt(`0x${hex(tst.nonce.valueBlock.valueHexView) || '0'}`) !== options.nonce)) {
-      return { ok: false, problem: 'the token does not echo the request\'s nonce' };
+      return { ok: false, problem: "the token does not echo the request's nonce" };
     }
     const certificates = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
     if (certificates.length === 0) return { ok: false, problem: 'the token carries no certificate of its authority' };
@@ -128,18 +143,38 @@ export async function verifyTimestampToken(
     try {
       // the stamped data itself: PKI.js checks the TSTInfo imprint against it, then the signature over the signed attributes
       const data = new TextEncoder().encode(signature);
-      const result = await signed.verify({ signer: 0, checkChain: false, extendedMode: true, data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) });
+      const result = await signed.verify({
+        signer: 0,
+        checkChain: false,
+        extendedMode: true,
+        data: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),
+      });
       verified = result.signatureVerified === true;
     } catch {
       verified = false;
     }
-    if (!verified) return { ok: false, problem: 'the token\'s signature does not verify: it was forged or altered' };
+    if (!verified) return { ok: false, problem: "the token's signature does not verify: it was forged or altered" };
     const signerCert = await signerCertificate(signed, certificates);
     const certificateSha256 = hex(await globalThis.crypto.subtle.digest('SHA-256', signerCert.toSchema().toBER(false)));
-    if (options.trustedCertificateSha256 && options.trustedCertificateSha256.length > 0 && !options.trustedCertificateSha256.includes(certificateSha256)) {
-      return { ok: false, problem: `the token was signed by ${subjectOf(signerCert)} (certificate SHA-256 ${certificateSha256}), not by a trusted time-stamping authority` };
+    if (
+      options.trustedCertificateSha256 &&
+      options.trustedCertificateSha256.length > 0 &&
+      !options.trustedCertificateSha256.includes(certificateSha256)
+    ) {
+      return {
+        ok: false,
+        problem: `the token was signed by ${subjectOf(signerCert)} (certificate SHA-256 ${certificateSha256}), not by a trusted time-stamping authority`,
+      };
     }
-    return { ok: true, info: { genTime: tst.genTime.toISOString(), tsa: subjectOf(signerCert), certificateSha256, serialNumber: hex(tst.serialNumber.valueBlock.valueHexView) } };
+    return {
+      ok: true,
+      info: {
+        genTime: tst.genTime.toISOString(),
+        tsa: subjectOf(signerCert),
+        certificateSha256,
+        serialNumber: hex(tst.serialNumber.valueBlock.valueHexView),
+      },
+    };
   } catch (error) {
     return { ok: false, problem: `the token could not be checked (${(error as Error)?.message ?? String(error)})` };
   }

@@ -192,9 +192,9 @@ function ipBytes(ip: string): string {
  * @throws Error naming the hosts the CA cannot issue for.
  */
 function assertWithinNameConstraints(hosts: string[], caPem: string, caFile: string): void {
-  const extension = forge().pki.certificateFromPem(caPem).getExtension('nameConstraints') as
-    | { permittedSubtrees?: { type: number; value: string }[] }
-    | null;
+  const extension = forge().pki.certificateFromPem(caPem).getExtension('nameConstraints') as {
+    permittedSubtrees?: { type: number; value: string }[];
+  } | null;
   // a CA made before name constraints existed may issue for anything
   if (!extension?.permittedSubtrees) return;
   const permitted = extension.permittedSubtrees;

@@ -98,7 +98,8 @@ export function readXliff(text: string): XliffDocument {
     throw new XliffError(error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : 'not well-formed XML');
   }
   const root = xml.documentElement;
-  if (!root || root.localName !== 'xliff' || root.namespaceURI !== XLIFF_NAMESPACE) throw new XliffError(`the root element must be <xliff> in the namespace ${XLIFF_NAMESPACE}`);
+  if (!root || root.localName !== 'xliff' || root.namespaceURI !== XLIFF_NAMESPACE)
+    throw new XliffError(`the root element must be <xliff> in the namespace ${XLIFF_NAMESPACE}`);
   const version = root.getAttribute('version') ?? '';
   if (!READABLE_VERSIONS.has(version)) throw new XliffError(`version "${version}" is not XLIFF 2.0`);
   const files = children(root, 'file');
@@ -109,7 +110,9 @@ export function readXliff(text: string): XliffDocument {
     const id = unit.getAttribute('id');
     if (!id) throw new XliffError('a <unit> without an id');
     // a unit's text is its segments' (and ignorables') in order; a tool may have split it
-    const parts = Array.from(unit.childNodes).filter((n): n is Element => isElement(n) && (n.localName === 'segment' || n.localName === 'ignorable'));
+    const parts = Array.from(unit.childNodes).filter(
+      (n): n is Element => isElement(n) && (n.localName === 'segment' || n.localName === 'ignorable'),
+    );
     if (parts.length === 0) throw new XliffError(`unit "${id}" has no <segment>`);
     let source = '';
     let target: string | undefined;
@@ -130,13 +133,20 @@ export function readXliff(text: string): XliffDocument {
     }
     units.push({ id, source, ...(target !== undefined && { target }), ...(state !== undefined && { state }) });
   }
-  return { sourceLanguage: root.getAttribute('srcLang') ?? '', ...(root.hasAttribute('trgLang') && { targetLanguage: root.getAttribute('trgLang')! }), fileId: file.getAttribute('id') ?? '', units };
+  return {
+    sourceLanguage: root.getAttribute('srcLang') ?? '',
+    ...(root.hasAttribute('trgLang') && { targetLanguage: root.getAttribute('trgLang')! }),
+    fileId: file.getAttribute('id') ?? '',
+    units,
+  };
 }
 
 const order = (state: XliffState) => ['initial', 'translated', 'reviewed', 'final'].indexOf(state);
 const isElement = (node: { nodeType: number }): node is Element => node.nodeType === 1;
 function children(parent: Element, name: string): Element[] {
-  return Array.from(parent.childNodes).filter((n): n is Element => isElement(n) && n.localName === name && n.namespaceURI === XLIFF_NAMESPACE);
+  return Array.from(parent.childNodes).filter(
+    (n): n is Element => isElement(n) && n.localName === name && n.namespaceURI === XLIFF_NAMESPACE,
+  );
 }
 function descendants(parent: Element, name: string): Element[] {
   return Array.from(parent.getElementsByTagNameNS(XLIFF_NAMESPACE, name));

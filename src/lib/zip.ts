@@ -72,14 +72,18 @@ export async function openSafeZip(file: string, limits: ZipLimits): Promise<Safe
   let zip: yauzl.ZipFile;
   try {
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(file, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (error, z) => (error ? reject(error) : resolve(z))),
+      yauzl.open(file, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (error, z) =>
+        error ? reject(error) : resolve(z),
+      ),
     );
   } catch (error) {
     throw archiveInvalid('NOT_A_ZIP', `Not a readable ZIP archive: ${(error as Error).message}`);
   }
   try {
     if (zip.entryCount > limits.maxEntries) {
-      throw archiveInvalid('TOO_MANY_ENTRIES', `The archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted`, { limit: limits.maxEntries });
+      throw archiveInvalid('TOO_MANY_ENTRIES', `The archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted`, {
+        limit: limits.maxEntries,
+      });
     }
     const entries = await scan(zip, limits);
     return reader(zip, entries, limits);
@@ -94,12 +98,15 @@ async function scan(zip: yauzl.ZipFile, limits: ZipLimits): Promise<Map<string, 
   let declared = 0;
   let count = 0;
   await new Promise<void>((resolve, reject) => {
-    zip.on('error', (error: Error) => reject(error instanceof AppError ? error : archiveInvalid('NOT_A_ZIP', `Not a readable ZIP archive: ${error.message}`)));
+    zip.on('error', (error: Error) =>
+      reject(error instanceof AppError ? error : archiveInvalid('NOT_A_ZIP', `Not a readable ZIP archive: ${error.message}`)),
+    );
     zip.on('end', () => resolve());
     zip.on('entry', (entry: yauzl.Entry) => {
       try {
         // the end record's count can be wrong: count what the directory really holds
-        if (++count > limits.maxEntries) throw archiveInvalid('TOO_MANY_ENTRIES', `The archive has more than ${limits.maxEntries} entries`, { limit: limits.maxEntries });
+        if (++count > limits.maxEntries)
+          throw archiveInvalid('TOO_MANY_ENTRIES', `The archive has more than ${limits.maxEntries} entries`, { limit: limits.maxEntries });
         const name = (entry.fileName as unknown as Buffer).toString('utf8');
         const unsafe = unsafeName(name);
         if (unsafe) throw archiveInvalid(unsafe, `Unsafe entry name "${name}"`, { entry: name });
@@ -107,7 +114,8 @@ async function scan(zip: yauzl.ZipFile, limits: ZipLimits): Promise<Map<string, 
         const isDirectory = name.endsWith('/');
         if (UNIX_HOSTS.has(entry.versionMadeBy >> 8) && mode !== 0) {
           if (mode === S_IFLNK) throw archiveInvalid('SYMLINK', `Entry "${name}" is a symbolic link`, { entry: name });
-          if (mode !== (isDirectory ? S_IFDIR : S_IFREG)) throw archiveInvalid('SPECIAL_FILE', `Entry "${name}" is not a regular file`, { entry: name });
+          if (mode !== (isDirectory ? S_IFDIR : S_IFREG))
+            throw archiveInvalid('SPECIAL_FILE', `Entry "${name}" is not a regular file`, { entry: name });
         }
         if (entry.isEncrypted()) throw archiveInvalid('ENCRYPTED', `Entry "${name}" is encrypted`, { entry: name });
         if (entries.has(name)) throw archiveInvalid('DUPLICATE_ENTRY', `Entry "${name}" appears twice`, { entry: name });
@@ -145,19 +153,24 @@ function reader(zip: yauzl.ZipFile, entries: Map<string, yauzl.Entry>, limits: Z
         size += chunk.length;
         inflated += chunk.length;
         if (inflated > limits.maxUnzippedBytes) throw tooLarge(limits);
-        if (size > maxBytes) throw archiveInvalid('TOO_LARGE', `Entry "${name}" is larger than ${maxBytes} bytes`, { entry: name, limit: maxBytes });
+        if (size > maxBytes)
+          throw archiveInvalid('TOO_LARGE', `Entry "${name}" is larger than ${maxBytes} bytes`, { entry: name, limit: maxBytes });
         hash.update(chunk);
         yield chunk;
       }
     };
     try {
       if (sink) await pipeline(stream, counter, sink);
-      else await pipeline(stream, counter, async function (source) { for await (const _ of source); });
+      else
+        await pipeline(stream, counter, async function (source) {
+          for await (const _ of source);
+        });
     } catch (error) {
       stream.destroy();
       if (error instanceof AppError) throw error;
       // yauzl's validateEntrySizes: more bytes than the header declared is a lying header, the zip bomb's trick
-      if (/too many bytes/i.test((error as Error).message)) throw archiveInvalid('TOO_LARGE', `Entry "${name}" inflates past its declared size`, { entry: name });
+      if (/too many bytes/i.test((error as Error).message))
+        throw archiveInvalid('TOO_LARGE', `Entry "${name}" inflates past its declared size`, { entry: name });
       throw archiveInvalid('NOT_A_ZIP', `Entry "${name}" is corrupt: ${(error as Error).message}`, { entry: name });
     }
     return { sha256: hash.digest('hex'), size };
@@ -167,7 +180,16 @@ function reader(zip: yauzl.ZipFile, entries: Map<string, yauzl.Entry>, limits: Z
     read: (name, sink) => read(name, sink),
     async readBuffer(name, maxBytes) {
       const chunks: Buffer[] = [];
-      await read(name, new Writable({ write(chunk: Buffer, _enc, done) { chunks.push(chunk); done(); } }), maxBytes);
+      await read(
+        name,
+        new Writable({
+          write(chunk: Buffer, _enc, done) {
+            chunks.push(chunk);
+            done();
+          },
+        }),
+        maxBytes,
+      );
       return Buffer.concat(chunks);
     },
     close: () => zip.close(),
@@ -187,7 +209,16 @@ export function writeZip(entries: readonly ZipSource[], mtime: Date): Readable {
   const zip = new yazl.ZipFile();
   for (const entry of entries) {
     if ('data' in entry) zip.addBuffer(entry.data, entry.path, { mtime });
-    else zip.addReadStreamLazy(entry.path, { mtime }, (callback) => void entry.open().then((stream) => callback(null, stream), (error: Error) => callback(error, undefined as never)));
+    else
+      zip.addReadStreamLazy(
+        entry.path,
+        { mtime },
+        (callback) =>
+          void entry.open().then(
+            (stream) => callback(null, stream),
+            (error: Error) => callback(error, undefined as never),
+          ),
+      );
   }
   zip.end();
   return zip.outputStream as Readable;

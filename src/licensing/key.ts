@@ -129,7 +129,10 @@ export function verifyLicenseKey(text: string, context: VerifyContext): LicenseP
   if (!valid) throw new LicenseKeyError('bad_signature', 'the license signature does not match its contents');
   const bound = decoded.payload.installationId;
   if (bound !== null && bound !== context.installationId) {
-    throw new LicenseKeyError('wrong_deployment', `the license is bound to installation ${bound}, not to this one (${context.installationId})`);
+    throw new LicenseKeyError(
+      'wrong_deployment',
+      `the license is bound to installation ${bound}, not to this one (${context.installationId})`,
+    );
   }
   return decoded.payload;
 }
@@ -152,6 +155,7 @@ export function checkInstallable(payload: LicensePayload, now: Date): void {
 /** Parses a PEM RSA public key; a development key is named `dev-*`. */
 export function trustedKeyFromPem(kid: string, pem: string): TrustedKey {
   const publicKey = createPublicKey(pem);
-  if (publicKey.asymmetricKeyType !== 'rsa') throw new Error(`trusted license key ${kid} is not an RSA public key (${publicKey.asymmetricKeyType})`);
+  if (publicKey.asymmetricKeyType !== 'rsa')
+    throw new Error(`trusted license key ${kid} is not an RSA public key (${publicKey.asymmetricKeyType})`);
   return { kid, publicKey, developmentOnly: kid.startsWith('dev-') };
 }

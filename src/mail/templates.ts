@@ -31,7 +31,10 @@ function hours(ms: number): string {
 
 const footer = '\n\n-- \nThis message was sent by wip. If you did not expect it, you can ignore it or tell your administrator.\n';
 
-export function invitationMail(deps: Pick<Deps, 'config' | 'served'>, input: { clientName: string; token: string; ttlMs: number }): MailContent {
+export function invitationMail(
+  deps: Pick<Deps, 'config' | 'served'>,
+  input: { clientName: string; token: string; ttlMs: number },
+): MailContent {
   const link = `${publicBaseUrl(deps)}/auth/set-password/${input.token}`;
   return {
     kind: 'invitation',

@@ -168,7 +168,11 @@ export type ManifestFacts = Omit<BackupManifest, 'format' | 'product' | 'entries
  * through a temporary name, so the archive is never half there. Shared by the
  * SQLite and the PostgreSQL backup.
  */
-export async function buildArchive(target: string, progress: (progress: BackupProgress) => void, stage: (staging: string) => Promise<ManifestFacts>): Promise<BackupResult> {
+export async function buildArchive(
+  target: string,
+  progress: (progress: BackupProgress) => void,
+  stage: (staging: string) => Promise<ManifestFacts>,
+): Promise<BackupResult> {
   const output = path.resolve(target);
   const outDir = path.dirname(output);
   fs.mkdirSync(outDir, { recursive: true, mode: 0o700 });
@@ -182,7 +186,13 @@ export async function buildArchive(target: string, progress: (progress: BackupPr
   }
 }
 
-async function writeArchive(staging: string, partial: string, output: string, progress: (progress: BackupProgress) => void, facts: ManifestFacts): Promise<BackupResult> {
+async function writeArchive(
+  staging: string,
+  partial: string,
+  output: string,
+  progress: (progress: BackupProgress) => void,
+  facts: ManifestFacts,
+): Promise<BackupResult> {
   const paths = listFiles(staging).filter((p) => p !== MANIFEST_FILE);
   const entries: BackupManifest['entries'] = [];
   let hashed = 0;
@@ -264,7 +274,10 @@ export function applyRetention(dir: string, prefix: string, keep: number): strin
 /** The newest archive with `prefix` in `dir`, by the stamp in its name, or null. */
 export function newestBackup(dir: string, prefix: string): string | null {
   try {
-    const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix + '-') && n.endsWith('.tar.gz')).sort();
+    const names = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith(prefix + '-') && n.endsWith('.tar.gz'))
+      .sort();
     return names.length ? path.join(dir, names[names.length - 1]) : null;
   } catch {
     return null;

@@ -28,7 +28,11 @@ export function listBackups(deps: Pick<Deps, 'config'>, page: PageInput): Page<B
  * installation's secrets: a security event).
  * @throws AppError NOT_FOUND
  */
-export async function openBackup(deps: Deps, name: string, by: { adminId: number; meta: RequestMeta }): Promise<{ file: BackupFile; stream: Readable }> {
+export async function openBackup(
+  deps: Deps,
+  name: string,
+  by: { adminId: number; meta: RequestMeta },
+): Promise<{ file: BackupFile; stream: Readable }> {
   const file = backupTakenAt(name) === null ? undefined : listBackupFiles(backupDir(deps.config)).find((f) => f.name === name);
   if (!file) throw notFound('Backup');
   const stream = fs.createReadStream(path.join(backupDir(deps.config), file.name));

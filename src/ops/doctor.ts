@@ -47,7 +47,10 @@ const FILE_KEY = /^[a-f0-9]{64}$/;
  * runtime's end of life. Safe to run while the daemon serves.
  * `runtime` is a test seam (another Node.js version than this process's).
  */
-export async function runDoctor(config: Config, options: { now?: Date; timeoutMs?: number; fix?: boolean; runtime?: RuntimeInfo } = {}): Promise<DoctorReport> {
+export async function runDoctor(
+  config: Config,
+  options: { now?: Date; timeoutMs?: number; fix?: boolean; runtime?: RuntimeInfo } = {},
+): Promise<DoctorReport> {
   const now = options.now ?? new Date();
   const checks: Check[] = [];
   const add = (name: string, status: CheckStatus, message: string) => checks.push({ name, status, message });
@@ -132,7 +135,13 @@ async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: D
   try {
     let server: { version: string; num: number; at: Date };
     try {
-      const { rows } = await sql<{ version: string; num: number; at: Date }>`select current_setting('server_version') as version, current_setting('server_version_num')::int as num, now() as at`.execute(db.kysely);
+      const { rows } = await sql<{
+        version: string;
+        num: number;
+        at: Date;
+      }>`select current_setting('server_version') as version, current_setting('server_version_num')::int as num, now() as at`.execute(
+        db.kysely,
+      );
       server = rows[0]!;
     } catch (error) {
       add('database', 'FAIL', `PostgreSQL is not reachable: ${(error as Error).message}`);
@@ -140,13 +149,25 @@ async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: D
       add('clock', 'WARN', 'not checked: the database is not reachable');
       return;
     }
-    add('database', server.num >= 140000 ? 'OK' : 'FAIL', `PostgreSQL ${server.version}${server.num >= 140000 ? '' : ': wip needs 14 or newer'}`);
+    add(
+      'database',
+      server.num >= 140000 ? 'OK' : 'FAIL',
+      `PostgreSQL ${server.version}${server.num >= 140000 ? '' : ': wip needs 14 or newer'}`,
+    );
     const skew = Math.abs(server.at.getTime() - Date.now());
-    add('clock-skew', skew > CLOCK_TOLERANCE_MS ? 'FAIL' : 'OK', `this node's clock and the database's differ by ${Math.round(skew / 1000)} s${skew > CLOCK_TOLERANCE_MS ? ': synchronise them (NTP)' : ''}`);
+    add(
+      'clock-skew',
+      skew > CLOCK_TOLERANCE_MS ? 'FAIL' : 'OK',
+      `this node's clock and the database's differ by ${Math.round(skew / 1000)} s${skew > CLOCK_TOLERANCE_MS ? ': synchronise them (NTP)' : ''}`,
+    );
     await schema(db);
     try {
       const shared = await readSharedSecrets(db.kysely, config.masterKey!);
-      add('secrets', shared ? 'OK' : 'WARN', shared ? 'shared secrets open with this master key' : 'no shared secrets yet (the first node to start creates them)');
+      add(
+        'secrets',
+        shared ? 'OK' : 'WARN',
+        shared ? 'shared secrets open with this master key' : 'no shared secrets yet (the first node to start creates them)',
+      );
       if (shared) add('signing-key', ...checkSigningKey(shared.signingKeys));
     } catch (error) {
       add('secrets', 'FAIL', (error as Error).message);
@@ -157,7 +178,12 @@ async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: D
 }
 
 /** Migration state; with a current schema also the referenced files, the license and data from the future. */
-async function checkSchema(db: Database, config: Config, now: Date, add: Add): Promise<{ referenced: Set<string> | null; license?: [CheckStatus, string] }> {
+async function checkSchema(
+  db: Database,
+  config: Config,
+  now: Date,
+  add: Add,
+): Promise<{ referenced: Set<string> | null; license?: [CheckStatus, string] }> {
   let referenced: Set<string> | null = null;
   let license: [CheckStatus, string] | undefined;
   try {
@@ -174,7 +200,11 @@ async function checkSchema(db: Database, config: Config, now: Date, add: Add): P
       const newest = await newestTimestamps(db.kysely);
       const future = Object.entries(newest).filter(([, at]) => at !== null && Date.parse(at) > now.getTime() + CLOCK_TOLERANCE_MS);
       if (future.length) {
-        add('clock', 'FAIL', `the system clock (${now.toISOString()}) is behind data already written: ${future.map(([t, at]) => `${t} ${at}`).join(', ')}`);
+        add(
+          'clock',
+          'FAIL',
+          `the system clock (${now.toISOString()}) is behind data already written: ${future.map(([t, at]) => `${t} ${at}`).join(', ')}`,
+        );
       } else {
         add('clock', 'OK', `system time ${now.toISOString()}; no data from the future`);
       }
@@ -221,7 +251,10 @@ function checkSigningKey(keys: Secrets['signingKeys']): [CheckStatus, string] {
   const active = activeSigningKey(keys);
   if (!active) return ['WARN', 'no signing key yet: the daemon makes one at its next start (record bundles and audit checkpoints need it)'];
   const retired = (keys ?? []).length - 1;
-  return ['OK', `fingerprint ${active.kid} (Ed25519, since ${new Date(active.createdAt).toISOString()})${retired > 0 ? `; ${retired} retired key(s) still published` : ''}`];
+  return [
+    'OK',
+    `fingerprint ${active.kid} (Ed25519, since ${new Date(active.createdAt).toISOString()})${retired > 0 ? `; ${retired} retired key(s) still published` : ''}`,
+  ];
 }
 
 function checkSecrets(dataDir: string): [CheckStatus, string] {
@@ -234,7 +267,12 @@ function checkSecrets(dataDir: string): [CheckStatus, string] {
   }
   try {
     const value = JSON.parse(text) as { jwtSecret?: unknown; cookieKeys?: unknown };
-    if (typeof value.jwtSecret !== 'string' || value.jwtSecret.length < 32 || !Array.isArray(value.cookieKeys) || value.cookieKeys.length === 0) {
+    if (
+      typeof value.jwtSecret !== 'string' ||
+      value.jwtSecret.length < 32 ||
+      !Array.isArray(value.cookieKeys) ||
+      value.cookieKeys.length === 0
+    ) {
       return ['FAIL', `${file} is incomplete (jwtSecret, cookieKeys)`];
     }
   } catch {
@@ -298,16 +336,24 @@ function checkFiles(config: Config, now: Date, referenced: Set<string> | null): 
   }
   const backups = backupDir(config);
   for (const name of safeList(backups)) {
-    if ((name.startsWith('.wip-backup-') || name.endsWith('.partial')) && old(path.join(backups, name))) orphans.push(path.join(backups, name));
+    if ((name.startsWith('.wip-backup-') || name.endsWith('.partial')) && old(path.join(backups, name)))
+      orphans.push(path.join(backups, name));
   }
   const missing = referenced === null ? [] : [...referenced].filter((key) => !onDisk.has(key));
   const list = (items: string[]) => `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`;
-  if (missing.length) return result('FAIL', `${missing.length} referenced file(s) missing from ${filesDir}: ${list(missing)}; restore a backup`);
+  if (missing.length)
+    return result('FAIL', `${missing.length} referenced file(s) missing from ${filesDir}: ${list(missing)}; restore a backup`);
   if (orphans.length) {
-    return result('WARN', `${orphans.length} orphaned file(s) or folder(s) (unreferenced, temporary or left by interrupted work; "wip doctor --fix" deletes them): ${list(orphans)}`);
+    return result(
+      'WARN',
+      `${orphans.length} orphaned file(s) or folder(s) (unreferenced, temporary or left by interrupted work; "wip doctor --fix" deletes them): ${list(orphans)}`,
+    );
   }
   const scope = referenced === null ? ' (references not checked: the database is not readable)' : '';
-  return result('OK', fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`);
+  return result(
+    'OK',
+    fs.existsSync(filesDir) ? `${onDisk.size} stored file(s), no orphans${scope}` : `no file store yet; no leftovers${scope}`,
+  );
 }
 
 async function checkLicense(config: Config, db: Database, now: Date): Promise<[CheckStatus, string]> {
@@ -323,10 +369,14 @@ async function checkLicense(config: Config, db: Database, now: Date): Promise<[C
     });
     const until = license.terms.expiresAt ? ` until ${license.terms.expiresAt}` : '';
     const who = license.terms.licensee ? ` to ${license.terms.licensee.name}` : '';
-    if (license.problem) return ['FAIL', `the installed license key is not honoured (${license.problem}); running on the evaluation allowance`];
+    if (license.problem)
+      return ['FAIL', `the installed license key is not honoured (${license.problem}); running on the evaluation allowance`];
     switch (license.status) {
       case 'evaluation':
-        return ['WARN', `no license key installed: evaluation allowance (${license.terms.maxClients} clients); install one with "wip license install"`];
+        return [
+          'WARN',
+          `no license key installed: evaluation allowance (${license.terms.maxClients} clients); install one with "wip license install"`,
+        ];
       case 'active':
         return license.daysToExpiry !== null && license.daysToExpiry < 30
           ? ['WARN', `licensed${who}${until}: expires in ${license.daysToExpiry} day(s)`]
@@ -379,7 +429,8 @@ async function checkPort(config: Config, timeoutMs: number): Promise<[CheckStatu
   });
   if (!result) return ['OK', `${config.host}:${config.port} is free`];
   if (result.code === 'EADDRINUSE') return ['FAIL', `${config.host}:${config.port} is in use by another program; stop it or set WIP_PORT`];
-  if (result.code === 'EACCES') return ['FAIL', `no permission to listen on ${config.host}:${config.port} (ports below 1024 need privileges)`];
+  if (result.code === 'EACCES')
+    return ['FAIL', `no permission to listen on ${config.host}:${config.port} (ports below 1024 need privileges)`];
   return ['FAIL', `cannot listen on ${config.host}:${config.port}: ${result.message}`];
 }
 
@@ -391,7 +442,10 @@ function hostPort(host: string, port: number): string {
 function checkPublicUrl(config: Config): [CheckStatus, string] {
   if (config.publicUrl) return ['OK', `links in mails start with ${config.publicUrl}`];
   if (!config.smtpUrl) return ['OK', 'publicUrl not set; no SMTP server configured, so no links are mailed'];
-  return ['WARN', 'publicUrl (WIP_PUBLIC_URL) is not set while mail is sent over SMTP: links in mails are guessed from the served scheme, host name and port; set it to the URL users reach'];
+  return [
+    'WARN',
+    'publicUrl (WIP_PUBLIC_URL) is not set while mail is sent over SMTP: links in mails are guessed from the served scheme, host name and port; set it to the URL users reach',
+  ];
 }
 
 async function checkSmtp(config: Config, timeoutMs: number): Promise<[CheckStatus, string]> {

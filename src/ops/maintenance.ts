@@ -3,7 +3,16 @@ import { version } from '../../package.json';
 import type { Deps } from '#deps';
 import { pruneLogs } from '#services/logs';
 import { pruneWebrtcLogs } from '#services/diagnostics';
-import { applyRetention, BACKUP_PREFIXES, backupTakenAt, createBackup, defaultBackupName, newestBackup, type BackupProgress, type BackupResult } from './backup';
+import {
+  applyRetention,
+  BACKUP_PREFIXES,
+  backupTakenAt,
+  createBackup,
+  defaultBackupName,
+  newestBackup,
+  type BackupProgress,
+  type BackupResult,
+} from './backup';
 import { createPostgresBackup } from './postgres-backup';
 import { NODE_NAME, runOncePerPeriod } from './run-once';
 import { backupDir } from '#lib/paths';
@@ -53,7 +62,8 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
         await pruneEventsAndKeys(deps);
         await pruneDeliveries(deps);
         lastPrune = now.getTime();
-        if (deleted + webRtcDeleted > 0) deps.logger.info({ deleted, webRtcDeleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
+        if (deleted + webRtcDeleted > 0)
+          deps.logger.info({ deleted, webRtcDeleted, retentionMs: deps.config.logRetention }, 'pruned old log rows');
       } catch (error) {
         deps.logger.error({ err: error }, 'log pruning failed');
       }
@@ -146,8 +156,14 @@ async function scheduledBackup(deps: Deps, now: Date): Promise<void> {
  * API), the same archive as `wip backup`: SQLite's online backup with the data
  * directory, or pg_dump -Fc with the local files (naming this node).
  */
-export function writeSiteBackup(deps: Deps, output: string, now: Date, onProgress?: (progress: BackupProgress) => void): Promise<BackupResult> {
-  if (deps.db.dialect === 'postgres') return createPostgresBackup({ config: deps.config, output, version, now, node: NODE_NAME, onProgress });
+export function writeSiteBackup(
+  deps: Deps,
+  output: string,
+  now: Date,
+  onProgress?: (progress: BackupProgress) => void,
+): Promise<BackupResult> {
+  if (deps.db.dialect === 'postgres')
+    return createPostgresBackup({ config: deps.config, output, version, now, node: NODE_NAME, onProgress });
   return createBackup({ sqlite: deps.db.sqlite, dataDir: deps.config.dataDir, output, version, now, onProgress });
 }
 
@@ -160,7 +176,10 @@ async function pruneEventsAndKeys(deps: Deps): Promise<void> {
   const refreshTokens = await pruneExpiredRefreshTokens(deps.db.kysely, nowIso);
   const userTokens = await pruneExpiredUserTokens(deps.db.kysely, nowIso);
   if (events + keys + refreshTokens + userTokens > 0) {
-    deps.logger.info({ events, idempotencyKeys: keys, refreshTokens, userTokens }, 'pruned old events, idempotency keys and expired tokens');
+    deps.logger.info(
+      { events, idempotencyKeys: keys, refreshTokens, userTokens },
+      'pruned old events, idempotency keys and expired tokens',
+    );
   }
 }
 
@@ -184,7 +203,10 @@ async function pruneDeliveries(deps: Deps): Promise<void> {
 export async function reportBackupFailure(deps: Deps, error: unknown): Promise<void> {
   try {
     await withTransaction(deps.db, (trx, afterCommit) =>
-      emitEvent({ deps, trx, afterCommit }, null, 'backup.failed', { error: (error as Error).message ?? String(error), at: deps.clock.now().toISOString() }),
+      emitEvent({ deps, trx, afterCommit }, null, 'backup.failed', {
+        error: (error as Error).message ?? String(error),
+        at: deps.clock.now().toISOString(),
+      }),
     );
   } catch (reportError) {
     deps.logger.error({ err: reportError }, 'could not record backup.failed');

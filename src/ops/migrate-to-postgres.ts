@@ -56,20 +56,28 @@ export async function moveToPostgres(options: {
   if (!fs.existsSync(file)) throw new MoveRefused(`no database in ${dataDir}`);
   if (!fs.existsSync(secretsPath(dataDir))) throw new MoveRefused(`no secrets.json in ${dataDir}`);
   const pid = runningDaemonPid(dataDir);
-  if (pid !== null) throw new MoveRefused(`wip is running on ${dataDir} (pid ${pid}); stop it first, so nothing changes while it is copied`);
+  if (pid !== null)
+    throw new MoveRefused(`wip is running on ${dataDir} (pid ${pid}); stop it first, so nothing changes while it is copied`);
   const source = openReadonly(file, dataDir);
   const target = openPostgres(options.databaseUrl, { poolSize: 2 });
   try {
     if ((await unknownAppliedMigrations(source)).length > 0 || (await migrationStatus(source)).some((m) => !m.applied)) {
       throw new MoveRefused('the SQLite database is not at this version\'s schema: run "wip migrate" with this version first');
     }
-    const { rows: existing } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(target.kysely);
-    if (existing.length > 0) throw new MoveRefused(`the target database is not empty (${existing.length} tables, e.g. ${existing[0].name}); use a new, empty database`);
+    const { rows: existing } = await sql<{
+      name: string;
+    }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(target.kysely);
+    if (existing.length > 0)
+      throw new MoveRefused(
+        `the target database is not empty (${existing.length} tables, e.g. ${existing[0].name}); use a new, empty database`,
+      );
 
     const files = options.fileStore && (await moveFiles(dataDir, options.fileStore, options.onFileProgress));
 
     const tables = copyOrder(source.sqlite);
-    const counts = new Map(tables.map((name) => [name, (source.sqlite.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const counts = new Map(
+      tables.map((name) => [name, (source.sqlite.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+    );
     await migrateToLatest(target);
     await target.kysely.transaction().execute(async (trx) => {
       // rows the migrations seed (deployment state…) are in the source too, as they are now
@@ -78,12 +86,15 @@ export async function moveToPostgres(options: {
         // keyset on rowid: constant memory, and in insertion order (parents before their children)
         const select = source.sqlite.prepare(`SELECT rowid AS wip_rowid, * FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH}`);
         let done = 0;
-        for (let after = 0; ; ) {
+        for (let after = 0; ;) {
           const rows = select.all(after) as Record<string, unknown>[];
           if (rows.length === 0) break;
           after = rows[rows.length - 1].wip_rowid as number;
           const values = rows.map(({ wip_rowid: _rowid, ...row }) => row);
-          await trx.insertInto(table as keyof DB).values(values).execute();
+          await trx
+            .insertInto(table as keyof DB)
+            .values(values)
+            .execute();
           done += rows.length;
           options.onProgress?.({ table, done, total: counts.get(table)! });
         }
@@ -96,12 +107,16 @@ export async function moveToPostgres(options: {
     for (const table of tables) {
       const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(target.kysely);
       const rowsThere = Number(rows[0].n);
-      if (rowsThere !== counts.get(table)) throw new Error(`verification failed: ${table} has ${counts.get(table)} rows in SQLite and ${rowsThere} in PostgreSQL`);
+      if (rowsThere !== counts.get(table))
+        throw new Error(`verification failed: ${table} has ${counts.get(table)} rows in SQLite and ${rowsThere} in PostgreSQL`);
       report.tables.push({ name: table, rows: rowsThere });
     }
     for (const clientId of await auditedClientIds(target.kysely)) {
       const chain = await verifyAuditChain(target.kysely, clientId);
-      if (chain.broken) throw new Error(`verification failed: the audit chain of client ${clientId} is broken at seq ${chain.broken.seq} (${chain.broken.reason})`);
+      if (chain.broken)
+        throw new Error(
+          `verification failed: the audit chain of client ${clientId} is broken at seq ${chain.broken.seq} (${chain.broken.reason})`,
+        );
       report.auditChains++;
     }
     return report;
@@ -117,8 +132,21 @@ export async function moveToPostgres(options: {
  */
 function copyOrder(sqlite: import('better-sqlite3').Database): string[] {
   // shared_secrets: unused on SQLite (secrets.json), written from that file instead
-  const names = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_migration%' AND name <> 'shared_secrets' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-  const parents = new Map(names.map((name) => [name, (sqlite.prepare('SELECT DISTINCT "table" AS parent FROM pragma_foreign_key_list(?)').all(name) as { parent: string }[]).map((r) => r.parent).filter((p) => p !== name)]));
+  const names = (
+    sqlite
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_migration%' AND name <> 'shared_secrets' ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
+  const parents = new Map(
+    names.map((name) => [
+      name,
+      (sqlite.prepare('SELECT DISTINCT "table" AS parent FROM pragma_foreign_key_list(?)').all(name) as { parent: string }[])
+        .map((r) => r.parent)
+        .filter((p) => p !== name),
+    ]),
+  );
   const ordered: string[] = [];
   const visit = (name: string, path: Set<string>) => {
     if (ordered.includes(name) || path.has(name)) return;
@@ -132,8 +160,15 @@ function copyOrder(sqlite: import('better-sqlite3').Database): string[] {
 
 /** Identity columns continue after the copied ids. */
 async function restartIdentities(db: Kysely<DB>): Promise<void> {
-  const { rows } = await sql<{ table_name: string; column_name: string }>`select table_name, column_name from information_schema.columns where table_schema = current_schema() and is_identity = 'YES'`.execute(db);
+  const { rows } = await sql<{
+    table_name: string;
+    column_name: string;
+  }>`select table_name, column_name from information_schema.columns where table_schema = current_schema() and is_identity = 'YES'`.execute(
+    db,
+  );
   for (const { table_name: table, column_name: column } of rows) {
-    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce(max(${sql.ref(column)}), 0) + 1, false) from ${sql.table(table)}`.execute(db);
+    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce(max(${sql.ref(column)}), 0) + 1, false) from ${sql.table(table)}`.execute(
+      db,
+    );
   }
 }

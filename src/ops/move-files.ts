@@ -36,7 +36,11 @@ const STORED = /^([a-f0-9]{2})\/(\1[a-f0-9]{62})$/;
  * target and hashes it; a file with the right size but other bytes is
  * uploaded again and read back once more.
  */
-export async function moveFiles(dataDir: string, target: FileStore, onProgress?: (progress: FileMoveProgress) => void): Promise<FileMoveReport> {
+export async function moveFiles(
+  dataDir: string,
+  target: FileStore,
+  onProgress?: (progress: FileMoveProgress) => void,
+): Promise<FileMoveReport> {
   const root = path.join(dataDir, FILES_DIR);
   const keys = fs.existsSync(root) ? listFiles(root).flatMap((relative) => STORED.exec(relative)?.[2] ?? []) : [];
   const fileOf = (key: string) => path.join(root, key.slice(0, 2), key);
@@ -44,7 +48,10 @@ export async function moveFiles(dataDir: string, target: FileStore, onProgress?:
 
   const upload = async (key: string) => {
     const stored = await target.put(fs.createReadStream(fileOf(key)));
-    if (stored.key !== key) throw new Error(`${fileOf(key)} does not hash to its name (its content is ${stored.key}): the local file is damaged; restore it from a backup`);
+    if (stored.key !== key)
+      throw new Error(
+        `${fileOf(key)} does not hash to its name (its content is ${stored.key}): the local file is damaged; restore it from a backup`,
+      );
   };
 
   let done = 0;

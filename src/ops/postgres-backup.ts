@@ -65,14 +65,19 @@ export async function findPgTool(name: 'pg_dump' | 'pg_restore', minMajor: numbe
   const usable = found.filter((t) => t.major >= minMajor).sort((a, b) => b.major - a.major);
   if (usable.length === 0) {
     const newest = found.sort((a, b) => b.major - a.major)[0];
-    throw new PgToolError(`${name} ${newest.version} (${newest.file}) is too old: version ${minMajor} or newer is needed (${name === 'pg_dump' ? 'pg_dump refuses a server newer than itself' : 'the server or the archive is newer'}); ${install}`);
+    throw new PgToolError(
+      `${name} ${newest.version} (${newest.file}) is too old: version ${minMajor} or newer is needed (${name === 'pg_dump' ? 'pg_dump refuses a server newer than itself' : 'the server or the archive is newer'}); ${install}`,
+    );
   }
   return usable[0];
 }
 
 function versionedDirs(): string[] {
   const dirs: string[] = [];
-  for (const [root, bin] of [['/usr/lib/postgresql', (v: string) => path.join('/usr/lib/postgresql', v, 'bin')], ['/usr', (v: string) => (v.startsWith('pgsql-') ? path.join('/usr', v, 'bin') : '')]] as const) {
+  for (const [root, bin] of [
+    ['/usr/lib/postgresql', (v: string) => path.join('/usr/lib/postgresql', v, 'bin')],
+    ['/usr', (v: string) => (v.startsWith('pgsql-') ? path.join('/usr', v, 'bin') : '')],
+  ] as const) {
     try {
       for (const entry of fs.readdirSync(root)) if (bin(entry)) dirs.push(bin(entry));
     } catch {
@@ -101,11 +106,12 @@ async function toolVersion(file: string, unstartable: string[]): Promise<PgTool 
 function startFailure(error: unknown): string | null {
   const { code, syscall } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string' || !syscall?.startsWith('spawn')) return null;
-  const hint = code === 'ENOENT'
-    ? 'it (or the interpreter it names) is no longer there: reinstall the PostgreSQL client tools'
-    : code === 'EACCES'
-      ? 'the user wip runs as may not execute it: check its permissions, that this user can enter every folder above it, and that its file system is not mounted noexec'
-      : 'check that it is a program for this machine';
+  const hint =
+    code === 'ENOENT'
+      ? 'it (or the interpreter it names) is no longer there: reinstall the PostgreSQL client tools'
+      : code === 'EACCES'
+        ? 'the user wip runs as may not execute it: check its permissions, that this user can enter every folder above it, and that its file system is not mounted noexec'
+        : 'check that it is a program for this machine';
   return `could not be started (${code}): ${hint}`;
 }
 
@@ -134,7 +140,10 @@ async function runTool(tool: PgTool, args: string[], databaseUrl: string): Promi
 }
 
 async function serverVersion(db: Kysely<DB>): Promise<{ version: string; major: number }> {
-  const { rows } = await sql<{ num: string; version: string }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  const { rows } = await sql<{
+    num: string;
+    version: string;
+  }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
   return { version: rows[0].version.split(' ')[0], major: Math.floor(Number(rows[0].num) / 10000) };
 }
 
@@ -234,15 +243,21 @@ export async function restorePostgresBackup(options: {
   try {
     const manifest = await unpackAndVerify(archive, staging);
     if (manifest.database !== 'postgresql' || !manifest.postgres) {
-      throw new RestoreRefused('this is a backup of an embedded SQLite appliance: restore it into a data directory without a database URL, then move it with "wip migrate-to-postgres"');
+      throw new RestoreRefused(
+        'this is a backup of an embedded SQLite appliance: restore it into a data directory without a database URL, then move it with "wip migrate-to-postgres"',
+      );
     }
     refuseNewerSchema(manifest, options.knownMigrations);
     if (manifest.postgres.masterKeyId !== masterKeyId(config.masterKey!)) {
-      throw new RestoreRefused('the backup\'s shared secrets are sealed with another master key: set WIP_MASTER_KEY to the key of the site that was backed up');
+      throw new RestoreRefused(
+        "the backup's shared secrets are sealed with another master key: set WIP_MASTER_KEY to the key of the site that was backed up",
+      );
     }
     const archivedFiles = fs.existsSync(path.join(staging, FILES_DIR));
     if (archivedFiles && config.fileStore !== 'local') {
-      throw new RestoreRefused(`the backup holds a local file store but this site uses ${config.fileStore}: restore with fileStore local, then copy <data-dir>/files into the object store`);
+      throw new RestoreRefused(
+        `the backup holds a local file store but this site uses ${config.fileStore}: restore with fileStore local, then copy <data-dir>/files into the object store`,
+      );
     }
 
     const server = await serverVersion(db.kysely);
@@ -250,15 +265,31 @@ export async function restorePostgresBackup(options: {
     const pgRestore = await findPgTool('pg_restore', Math.max(server.major, dumpMajor), config.pgToolsDir);
     const dump = path.join(staging, PG_DUMP_FILE);
     // reads the whole table of contents: a damaged dump is refused here
-    const dumpTables = new Set([...(await runTool(pgRestore, ['--list', dump], databaseUrl)).matchAll(/^\d+; \d+ \d+ TABLE \S+ (\S+) /gm)].map((m) => m[1]));
+    const dumpTables = new Set(
+      [...(await runTool(pgRestore, ['--list', dump], databaseUrl)).matchAll(/^\d+; \d+ \d+ TABLE \S+ (\S+) /gm)].map((m) => m[1]),
+    );
 
-    const others = await sql<{ n: number }>`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`.execute(db.kysely);
+    const others = await sql<{
+      n: number;
+    }>`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`.execute(
+      db.kysely,
+    );
     if (Number(others.rows[0].n) > 0) {
-      throw new RestoreRefused(`${others.rows[0].n} other session(s) are connected to the target database: stop every wip node (and other clients) before restoring`);
+      throw new RestoreRefused(
+        `${others.rows[0].n} other session(s) are connected to the target database: stop every wip node (and other clients) before restoring`,
+      );
     }
-    const existing = (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db.kysely)).rows.map((r) => r.name);
+    const existing = (
+      await sql<{
+        name: string;
+      }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(
+        db.kysely,
+      )
+    ).rows.map((r) => r.name);
     if (existing.length > 0 && !options.replace) {
-      throw new RestoreRefused(`the target database is not empty (${existing.length} tables, e.g. ${existing[0]}): restore into a new, empty database, or pass --replace to replace its contents with the backup's`);
+      throw new RestoreRefused(
+        `the target database is not empty (${existing.length} tables, e.g. ${existing[0]}): restore into a new, empty database, or pass --replace to replace its contents with the backup's`,
+      );
     }
 
     // --replace: pg_restore --clean drops and recreates the backup's tables in its
@@ -266,20 +297,37 @@ export async function restorePostgresBackup(options: {
     // upgrade is rolled back) would block those drops and the next migration, so they go first
     const extra = existing.filter((name) => !dumpTables.has(name));
     if (extra.length > 0) await sql`drop table if exists ${sql.join(extra.map((t) => sql.table(t)))} cascade`.execute(db.kysely);
-    await runTool(pgRestore, ['--single-transaction', '--exit-on-error', '--no-owner', '--no-privileges', ...(existing.length > 0 ? ['--clean', '--if-exists'] : []), dump], databaseUrl);
+    await runTool(
+      pgRestore,
+      [
+        '--single-transaction',
+        '--exit-on-error',
+        '--no-owner',
+        '--no-privileges',
+        ...(existing.length > 0 ? ['--clean', '--if-exists'] : []),
+        dump,
+      ],
+      databaseUrl,
+    );
 
-    const files = archivedFiles || (manifest.fileStore === 'local' && config.fileStore === 'local') ? swapFiles(staging, dataDir, options.now) : 0;
+    const files =
+      archivedFiles || (manifest.fileStore === 'local' && config.fileStore === 'local') ? swapFiles(staging, dataDir, options.now) : 0;
 
     // verify what arrived, as the SQLite restore and the move to PostgreSQL do
     const applied = await listAppliedMigrationNames(db.kysely);
     if (applied.join() !== manifest.migrations.join() || (await unknownAppliedMigrations(db)).length > 0) {
-      throw new Error(`verification failed: the restored database's migrations (${applied.length}) are not the backup's (${manifest.migrations.length})`);
+      throw new Error(
+        `verification failed: the restored database's migrations (${applied.length}) are not the backup's (${manifest.migrations.length})`,
+      );
     }
     await readSharedSecrets(db.kysely, config.masterKey!);
     let auditChains = 0;
     for (const clientId of await auditedClientIds(db.kysely)) {
       const chain = await verifyAuditChain(db.kysely, clientId);
-      if (chain.broken) throw new Error(`verification failed: the audit chain of client ${clientId} is broken at seq ${chain.broken.seq} (${chain.broken.reason})`);
+      if (chain.broken)
+        throw new Error(
+          `verification failed: the audit chain of client ${clientId} is broken at seq ${chain.broken.seq} (${chain.broken.reason})`,
+        );
       auditChains++;
     }
     const pendingMigrations = (await migrationStatus(db)).filter((m) => !m.applied).map((m) => m.name);

@@ -52,7 +52,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   try {
     const manifest = await unpackAndVerify(archive, staging);
     if (manifest.database !== 'sqlite') {
-      throw new RestoreRefused('this is a backup of a PostgreSQL site: restore it with the database URL (WIP_DATABASE_URL) and master key (WIP_MASTER_KEY) configured');
+      throw new RestoreRefused(
+        'this is a backup of a PostgreSQL site: restore it with the database URL (WIP_DATABASE_URL) and master key (WIP_MASTER_KEY) configured',
+      );
     }
     refuseNewerSchema(manifest, options.knownMigrations);
     const problems = integrityProblems(path.join(staging, DB_FILE), dataDir);
@@ -127,7 +129,9 @@ export async function unpackAndVerify(archive: string, dir: string): Promise<Bac
   try {
     manifest = BackupManifest.parse(JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')));
   } catch (error) {
-    throw new RestoreRefused(`the archive has no valid ${MANIFEST_FILE}; it is not a wip backup (${(error as Error).message.split('\n')[0]})`);
+    throw new RestoreRefused(
+      `the archive has no valid ${MANIFEST_FILE}; it is not a wip backup (${(error as Error).message.split('\n')[0]})`,
+    );
   }
   const listed = new Map(manifest.entries.map((e) => [e.path, e]));
   for (const required of manifest.database === 'sqlite' ? [DB_FILE, SECRETS_FILE] : [PG_DUMP_FILE]) {

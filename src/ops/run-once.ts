@@ -25,7 +25,13 @@ export type OnceOutcome = 'ran' | 'not-due' | 'busy';
  * SQLite: one node, whose rounds are already serialized: no lock.
  * @throws whatever `work` throws, after releasing the lock
  */
-export async function runOncePerPeriod(db: Database, name: OnceWork, periodMs: number, now: Date, work: () => Promise<void>): Promise<OnceOutcome> {
+export async function runOncePerPeriod(
+  db: Database,
+  name: OnceWork,
+  periodMs: number,
+  now: Date,
+  work: () => Promise<void>,
+): Promise<OnceOutcome> {
   const attempt = async (conn: Database['kysely']): Promise<OnceOutcome> => {
     const row = await conn.selectFrom('maintenance_runs').select('last_run_at').where('name', '=', name).executeTakeFirst();
     if (row && now.getTime() - Date.parse(row.last_run_at) < periodMs) return 'not-due';

@@ -77,7 +77,18 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
   files.push([
     'version.json',
     // runtime: as GET /api/client/version reports it (with the end of life of the Node.js line)
-    JSON.stringify({ version, node: process.version, runtime: runtimeInfo(), platform: process.platform, arch: process.arch, createdAt: now.toISOString() }, null, 2),
+    JSON.stringify(
+      {
+        version,
+        node: process.version,
+        runtime: runtimeInfo(),
+        platform: process.platform,
+        arch: process.arch,
+        createdAt: now.toISOString(),
+      },
+      null,
+      2,
+    ),
   ]);
   files.push(['config.json', JSON.stringify(sanitizeConfig(config), null, 2)]);
 
@@ -106,7 +117,10 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
       let logs = '';
       try {
         const rows = await listNewestLogs({ db }, options.logLines);
-        logs = rows.reverse().map((row) => JSON.stringify(presentLog(row))).join('\n');
+        logs = rows
+          .reverse()
+          .map((row) => JSON.stringify(presentLog(row)))
+          .join('\n');
       } catch (error) {
         logs = JSON.stringify({ error: `cannot read logs: ${(error as Error).message}` });
       }
@@ -129,7 +143,11 @@ export async function createSupportBundle(options: SupportBundleOptions): Promis
   const partial = `${output}.partial`;
   await new Promise<void>((resolve, reject) => {
     const out = fs.createWriteStream(partial, { mode: 0o600 });
-    zip.outputStream.on('error', reject).pipe(out).on('error', reject).on('close', () => resolve());
+    zip.outputStream
+      .on('error', reject)
+      .pipe(out)
+      .on('error', reject)
+      .on('close', () => resolve());
   });
   fs.renameSync(partial, output);
   return { file: output, bytes: fs.statSync(output).size, entries: files.map(([name]) => `wip-support/${name}`) };

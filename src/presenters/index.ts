@@ -8,7 +8,18 @@ import type { UserWithRoles } from '#repos/users';
 /** The user columns the API shows: the password hash is not among them, so it can never be presented. */
 export type PresentableUser = Pick<
   UserWithRoles,
-  'id' | 'client_id' | 'email' | 'first_name' | 'last_name' | 'title' | 'roles' | 'license_type' | 'available_to_org' | 'status' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'client_id'
+  | 'email'
+  | 'first_name'
+  | 'last_name'
+  | 'title'
+  | 'roles'
+  | 'license_type'
+  | 'available_to_org'
+  | 'status'
+  | 'created_at'
+  | 'updated_at'
 >;
 
 export function presentUser(user: PresentableUser) {
@@ -31,7 +42,14 @@ export function presentUser(user: PresentableUser) {
 export type PresentedUser = ReturnType<typeof presentUser>;
 
 export function presentClient(client: ClientRow) {
-  return { id: client.id, name: client.name, logoFileId: client.logo_file_id, timeZone: client.time_zone, createdAt: client.created_at, updatedAt: client.updated_at };
+  return {
+    id: client.id,
+    name: client.name,
+    logoFileId: client.logo_file_id,
+    timeZone: client.time_zone,
+    createdAt: client.created_at,
+    updatedAt: client.updated_at,
+  };
 }
 
 export function presentLicense(license: LicenseRow) {

@@ -41,7 +41,13 @@ export function presentStepRecord(record: StepRecordRow) {
   return {
     stepId: record.step_id,
     status: record.status,
-    values: values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits, ...(v.readingId !== undefined && { readingId: v.readingId }), ...(v.error !== undefined && { error: v.error }) })),
+    values: values.map((v) => ({
+      key: v.key,
+      value: v.value,
+      outOfLimits: v.outOfLimits,
+      ...(v.readingId !== undefined && { readingId: v.readingId }),
+      ...(v.error !== undefined && { error: v.error }),
+    })),
     comment: record.comment,
     reason: record.reason,
     recordedById: record.recorded_by,

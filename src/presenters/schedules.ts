@@ -46,5 +46,12 @@ export function presentOccurrence(occurrence: ScheduleOccurrenceRow) {
 export type PresentedOccurrence = ReturnType<typeof presentOccurrence>;
 
 export function presentFollowUp(row: FollowUpJobRow) {
-  return { id: row.id, faultId: row.fault_id, jobId: row.job_id, closesFault: row.closes_fault === 1, createdById: row.created_by, createdAt: row.created_at };
+  return {
+    id: row.id,
+    faultId: row.fault_id,
+    jobId: row.job_id,
+    closesFault: row.closes_fault === 1,
+    createdById: row.created_by,
+    createdAt: row.created_at,
+  };
 }

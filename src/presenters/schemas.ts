@@ -49,15 +49,29 @@ export const User = z
   .meta({ id: 'User' });
 
 export const Client = z
-  .object({ id: Id, name: z.string(), logoFileId: Id.nullable(), timeZone: z.string().meta({ description: 'IANA time zone its schedules recur in' }), createdAt: Timestamp, updatedAt: Timestamp })
+  .object({
+    id: Id,
+    name: z.string(),
+    logoFileId: Id.nullable(),
+    timeZone: z.string().meta({ description: 'IANA time zone its schedules recur in' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
   .meta({ id: 'Client' });
 
 export const License = z
-  .object({ id: Id, clientId: Id, licenseType: z.string(), seats: z.number().int(), expiresAt: NullableTimestamp, createdAt: Timestamp, updatedAt: Timestamp })
+  .object({
+    id: Id,
+    clientId: Id,
+    licenseType: z.string(),
+    seats: z.number().int(),
+    expiresAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
   .meta({ id: 'License' });
 
 export const SystemAdmin = z.object({ id: Id, username: z.string(), createdAt: Timestamp }).meta({ id: 'SystemAdmin' });
-
 
 export const SecuritySettingsPublic = z
   .object({
@@ -244,7 +258,9 @@ export const UserReportRow = z
 /** `{id, deleted: true}`: what a DELETE answers. */
 export const Deleted = z.object({ id: z.union([Id, z.string()]), deleted: z.boolean() }).meta({ id: 'Deleted' });
 
-export const BackupFile = z.object({ name: z.string(), kind: z.string(), bytes: z.number().int(), createdAt: Timestamp }).meta({ id: 'BackupFile' });
+export const BackupFile = z
+  .object({ name: z.string(), kind: z.string(), bytes: z.number().int(), createdAt: Timestamp })
+  .meta({ id: 'BackupFile' });
 
 export const BackupJob = z
   .object({
@@ -277,13 +293,31 @@ export const BugReport = z
   .meta({ id: 'BugReport' });
 
 export const TranslationEntry = z
-  .object({ id: Id, clientId: Id.nullable(), language: z.string(), namespace: z.string(), key: z.string(), text: z.string(), createdAt: Timestamp, updatedAt: Timestamp })
+  .object({
+    id: Id,
+    clientId: Id.nullable(),
+    language: z.string(),
+    namespace: z.string(),
+    key: z.string(),
+    text: z.string(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
   .meta({ id: 'TranslationEntry' });
 
-export const StorageUsage = z.object({ storageQuotaBytes: z.number().int().nullable(), storageUsedBytes: z.number().int() }).meta({ id: 'StorageUsage' });
+export const StorageUsage = z
+  .object({ storageQuotaBytes: z.number().int().nullable(), storageUsedBytes: z.number().int() })
+  .meta({ id: 'StorageUsage' });
 
 export const ContainerNotification = z
-  .object({ id: z.string(), type: z.string(), occurredAt: NullableTimestamp, data: z.unknown(), authenticatedBy: z.string(), receivedAt: Timestamp })
+  .object({
+    id: z.string(),
+    type: z.string(),
+    occurredAt: NullableTimestamp,
+    data: z.unknown(),
+    authenticatedBy: z.string(),
+    receivedAt: Timestamp,
+  })
   .meta({ id: 'ContainerNotification' });
 
 export const Unlocked = z.object({ userId: Id, email: z.string(), wasLocked: z.boolean() }).meta({ id: 'Unlocked' });
@@ -313,7 +347,16 @@ conforms(UserReportRow, presentUserReportRow);
 conforms(ContainerNotification, presentContainerNotification);
 
 export const HandOff = z
-  .object({ id: Id, jobId: Id, fromUserId: Id, toUserId: Id, status: z.string(), note: z.string(), createdAt: Timestamp, decidedAt: NullableTimestamp })
+  .object({
+    id: Id,
+    jobId: Id,
+    fromUserId: Id,
+    toUserId: Id,
+    status: z.string(),
+    note: z.string(),
+    createdAt: Timestamp,
+    decidedAt: NullableTimestamp,
+  })
   .meta({ id: 'HandOff' });
 conforms(HandOff, presentHandOff);
 
@@ -351,11 +394,17 @@ conforms(z.object(JobMembers), presentJobMembers);
 export const JobWithMembers = Job.extend(JobMembers).meta({ id: 'JobWithMembers' });
 
 /** Where an invitation went (src/services/invitation-links.ts). */
-export const InvitationNotice = z.object({ delivery: z.enum(['queued', 'outbox']), linkRevealable: z.boolean() }).meta({ id: 'InvitationNotice' });
+export const InvitationNotice = z
+  .object({ delivery: z.enum(['queued', 'outbox']), linkRevealable: z.boolean() })
+  .meta({ id: 'InvitationNotice' });
 /** A user as created or invited: with `invitation` when no password was set. */
 export const UserWithInvitation = User.extend({ invitation: InvitationNotice.optional() }).meta({ id: 'UserWithInvitation' });
 /** A user in the list: with the account state the console's actions depend on. */
-export const UserWithState = User.extend({ locked: z.boolean(), twoFactorEnabled: z.boolean(), lastSecurityAdministrator: z.boolean() }).meta({ id: 'UserWithState' });
+export const UserWithState = User.extend({
+  locked: z.boolean(),
+  twoFactorEnabled: z.boolean(),
+  lastSecurityAdministrator: z.boolean(),
+}).meta({ id: 'UserWithState' });
 
 /** What a translated XLIFF file brought (PUT …/translations/:lang.xlf, src/services/translations.ts). */
 export const TranslationImport = z

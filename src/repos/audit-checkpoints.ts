@@ -43,7 +43,16 @@ export async function findAuditHead(db: Kysely<DB>, clientId: number): Promise<{
 
 export async function insertCheckpoint(
   db: Kysely<DB>,
-  row: { client_id: number; seq: number; hash: string; kid: string; jws: string; timestamp_token: string | null; timestamp_error: string | null; created_at: string },
+  row: {
+    client_id: number;
+    seq: number;
+    hash: string;
+    kid: string;
+    jws: string;
+    timestamp_token: string | null;
+    timestamp_error: string | null;
+    created_at: string;
+  },
 ): Promise<AuditCheckpointRow> {
   return db
     .insertInto('audit_checkpoints')

@@ -76,7 +76,10 @@ export async function appendAudit(trx: Kysely<DB>, scope: TenantScope, entry: Au
     prev_hash: head?.hash ?? GENESIS_HASH,
   };
   const hash = hashAuditEntry(row);
-  await trx.insertInto('audit_entries').values({ ...row, hash }).execute();
+  await trx
+    .insertInto('audit_entries')
+    .values({ ...row, hash })
+    .execute();
   if (head) {
     await inTenant(trx, scope).updateTable('audit_heads').set({ seq: row.seq, hash }).execute();
   } else {
@@ -97,7 +100,11 @@ export async function listAuditEntries(
 }
 
 /** Distinct users who appear as actors on the given entities' entries. */
-export async function auditActorIds(db: Kysely<DB>, scope: TenantScope, entities: { entityType: string; entityIds: string[] }[]): Promise<number[]> {
+export async function auditActorIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  entities: { entityType: string; entityIds: string[] }[],
+): Promise<number[]> {
   const ids = new Set<number>();
   for (const { entityType, entityIds } of entities) {
     if (entityIds.length === 0) continue;
@@ -163,9 +170,14 @@ async function walkChain(db: Kysely<DB>, clientId: number): Promise<ChainReport>
       .execute();
     for (const row of rows) {
       if (row.seq !== expectedSeq) {
-        return fail(row.id, row.seq, `entry ${expectedSeq} is missing (found ${row.seq} after ${expectedSeq - 1}): entries were deleted or reordered`);
+        return fail(
+          row.id,
+          row.seq,
+          `entry ${expectedSeq} is missing (found ${row.seq} after ${expectedSeq - 1}): entries were deleted or reordered`,
+        );
       }
-      if (row.prev_hash !== prevHash) return fail(row.id, row.seq, 'does not link to the previous entry: entries were deleted, inserted or reordered');
+      if (row.prev_hash !== prevHash)
+        return fail(row.id, row.seq, 'does not link to the previous entry: entries were deleted, inserted or reordered');
       if (hashAuditEntry(row) !== row.hash) return fail(row.id, row.seq, 'content does not match its hash: the entry was edited');
       prevHash = row.hash;
       expectedSeq++;
@@ -177,13 +189,23 @@ async function walkChain(db: Kysely<DB>, clientId: number): Promise<ChainReport>
   }
   const head = await db.selectFrom('audit_heads').selectAll().where('client_id', '=', clientId).executeTakeFirst();
   if (!head) {
-    return count === 0 ? { clientId, entries: 0, broken: null } : fail(lastId, count, `the chain has ${count} entries but no head: the head was deleted`);
+    return count === 0
+      ? { clientId, entries: 0, broken: null }
+      : fail(lastId, count, `the chain has ${count} entries but no head: the head was deleted`);
   }
   if (head.seq > count) {
-    return fail(null, count + 1, `entry ${count + 1} is missing: the chain ends at entry ${count} but its head says ${head.seq} (entries were deleted from the end)`);
+    return fail(
+      null,
+      count + 1,
+      `entry ${count + 1} is missing: the chain ends at entry ${count} but its head says ${head.seq} (entries were deleted from the end)`,
+    );
   }
   if (head.seq < count) {
-    return fail(lastId, count, `the chain ends at entry ${count} but its head says ${head.seq}: entries were appended around the audit trail, or the head was edited`);
+    return fail(
+      lastId,
+      count,
+      `the chain ends at entry ${count} but its head says ${head.seq}: entries were appended around the audit trail, or the head was edited`,
+    );
   }
   if (head.hash !== prevHash) {
     return fail(lastId, count, `the last entry does not match the chain's head: it was replaced, or the head was edited`);

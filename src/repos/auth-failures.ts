@@ -7,7 +7,10 @@ import type { DB } from '#db/schema';
 
 export async function insertAuthFailures(db: Kysely<DB>, keys: string[], now: string): Promise<void> {
   if (keys.length === 0) return;
-  await db.insertInto('auth_failures').values(keys.map((key) => ({ key, created_at: now }))).execute();
+  await db
+    .insertInto('auth_failures')
+    .values(keys.map((key) => ({ key, created_at: now })))
+    .execute();
 }
 
 export async function countAuthFailuresSince(db: Kysely<DB>, key: string, since: string): Promise<number> {
@@ -42,7 +45,8 @@ export async function findActiveLockouts(db: Kysely<DB>, keys: readonly string[]
 
 // '' is no key: keys are `email:…` and `ip:…`
 const activeLockouts = compiledListRead(
-  (db, [now]: [string], keys: string[]) => db.selectFrom('auth_lockouts').selectAll().where('locked_until', '>', now).where('key', 'in', keys),
+  (db, [now]: [string], keys: string[]) =>
+    db.selectFrom('auth_lockouts').selectAll().where('locked_until', '>', now).where('key', 'in', keys),
   1,
   '',
 );

@@ -23,7 +23,12 @@ export async function listCatalogue<T extends CatalogueTable>(db: Kysely<DB>, sc
 }
 
 /** A page of one catalogue table of the client, in id (creation) order, with its total on demand (GraphQL's connections). */
-export function pageCatalogue<T extends CatalogueTable>(db: Kysely<DB>, scope: TenantScope, table: T, page: PageInput): Promise<CountedPage<CatalogueRow<T>>> {
+export function pageCatalogue<T extends CatalogueTable>(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  table: T,
+  page: PageInput,
+): Promise<CountedPage<CatalogueRow<T>>> {
   return paginateCounted(inTenant(db, scope).selectFrom(table).selectAll() as any, page);
 }
 
@@ -63,6 +68,16 @@ export async function insertCatalogueRow<T extends CatalogueTable>(
 }
 
 /** Sets (or clears) an organization's logo (a system file id). */
-export async function setOrganizationLogo(db: Kysely<DB>, scope: TenantScope, organizationId: number, logoFileId: number | null, now: string): Promise<void> {
-  await inTenant(db, scope).updateTable('organizations').set({ logo_file_id: logoFileId, updated_at: now }).where('id', '=', organizationId).execute();
+export async function setOrganizationLogo(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  organizationId: number,
+  logoFileId: number | null,
+  now: string,
+): Promise<void> {
+  await inTenant(db, scope)
+    .updateTable('organizations')
+    .set({ logo_file_id: logoFileId, updated_at: now })
+    .where('id', '=', organizationId)
+    .execute();
 }

@@ -30,14 +30,15 @@ export async function findClientsByIds(db: Kysely<DB>, ids: number[]): Promise<C
 }
 
 export async function insertClient(db: Kysely<DB>, name: string, now: string): Promise<ClientRow> {
-  return db
-    .insertInto('clients')
-    .values({ name, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return db.insertInto('clients').values({ name, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateClient(db: Kysely<DB>, id: number, changes: { name?: string; logo_file_id?: number | null; time_zone?: string }, now: string): Promise<ClientRow> {
+export async function updateClient(
+  db: Kysely<DB>,
+  id: number,
+  changes: { name?: string; logo_file_id?: number | null; time_zone?: string },
+  now: string,
+): Promise<ClientRow> {
   const row = await db
     .updateTable('clients')
     .set({ ...changes, updated_at: now })
@@ -55,6 +56,9 @@ export async function deleteClient(db: Kysely<DB>, id: number): Promise<boolean>
 }
 
 export async function countClients(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -10,11 +10,19 @@ export async function findContainerNotification(db: Kysely<DB>, notificationId: 
 
 /** Inserts unless the id is already stored; answers whether it inserted. */
 export async function insertContainerNotification(db: Kysely<DB>, row: Omit<ContainerNotificationRow, 'id'>): Promise<boolean> {
-  const result = await db.insertInto('container_notifications').values(row).onConflict((oc) => oc.column('notification_id').doNothing()).executeTakeFirst();
+  const result = await db
+    .insertInto('container_notifications')
+    .values(row)
+    .onConflict((oc) => oc.column('notification_id').doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function listContainerNotifications(db: Kysely<DB>, filter: { kind?: string }, page: PageInput): Promise<Page<ContainerNotificationRow>> {
+export async function listContainerNotifications(
+  db: Kysely<DB>,
+  filter: { kind?: string },
+  page: PageInput,
+): Promise<Page<ContainerNotificationRow>> {
   let query = db.selectFrom('container_notifications').selectAll();
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   return paginate(query, page);

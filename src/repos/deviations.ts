@@ -6,12 +6,22 @@ import { notFound } from '#errors';
 
 /** Deviations of jobs and the REVIEWED signatures on jobs (docs/execution-rules.md), tenant-scoped. */
 
-export type NewDeviation = Omit<Insertable<DeviationsTable>, 'client_id' | 'id' | 'ack_comment' | 'acknowledged_by' | 'acknowledged_by_name' | 'acknowledged_at'>;
+export type NewDeviation = Omit<
+  Insertable<DeviationsTable>,
+  'client_id' | 'id' | 'ack_comment' | 'acknowledged_by' | 'acknowledged_by_name' | 'acknowledged_at'
+>;
 
 export async function insertDeviation(db: Kysely<DB>, scope: TenantScope, row: NewDeviation): Promise<DeviationRow> {
   return db
     .insertInto('deviations')
-    .values({ ...row, client_id: scope.clientId, ack_comment: null, acknowledged_by: null, acknowledged_by_name: null, acknowledged_at: null })
+    .values({
+      ...row,
+      client_id: scope.clientId,
+      ack_comment: null,
+      acknowledged_by: null,
+      acknowledged_by_name: null,
+      acknowledged_at: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -26,7 +36,12 @@ export async function getDeviationById(db: Kysely<DB>, scope: TenantScope, id: n
 /** Every deviation of the jobs, oldest first (a DataLoader batch, the renderings). */
 export async function loadDeviations(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<DeviationRow[]> {
   if (jobIds.length === 0) return [];
-  return inTenant(db, scope).selectFrom('deviations').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+  return inTenant(db, scope)
+    .selectFrom('deviations')
+    .selectAll()
+    .where('job_id', 'in', [...jobIds])
+    .orderBy('id')
+    .execute();
 }
 
 export interface DeviationFilter {
@@ -41,7 +56,12 @@ export interface DeviationFilter {
 }
 
 /** A page of the client's deviations, in id order. */
-export function listDeviations(db: Kysely<DB>, scope: TenantScope, filter: DeviationFilter, page: PageInput): Promise<CountedPage<DeviationRow>> {
+export function listDeviations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  filter: DeviationFilter,
+  page: PageInput,
+): Promise<CountedPage<DeviationRow>> {
   let query = inTenant(db, scope).selectFrom('deviations').selectAll();
   if (filter.jobId != null) query = query.where('job_id', '=', filter.jobId);
   if (filter.kind != null) query = query.where('kind', '=', filter.kind);
@@ -68,13 +88,26 @@ export async function acknowledgeDeviationRow(
     .executeTakeFirst();
 }
 
-export async function insertJobReview(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<JobReviewsTable>, 'client_id' | 'id'>): Promise<JobReviewRow> {
-  return db.insertInto('job_reviews').values({ ...row, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();
+export async function insertJobReview(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<JobReviewsTable>, 'client_id' | 'id'>,
+): Promise<JobReviewRow> {
+  return db
+    .insertInto('job_reviews')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function loadJobReviews(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobReviewRow[]> {
   if (jobIds.length === 0) return [];
-  return inTenant(db, scope).selectFrom('job_reviews').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+  return inTenant(db, scope)
+    .selectFrom('job_reviews')
+    .selectAll()
+    .where('job_id', 'in', [...jobIds])
+    .orderBy('id')
+    .execute();
 }
 
 export interface DeviationInput {

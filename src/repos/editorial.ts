@@ -15,18 +15,30 @@ export interface EventRange {
 /** Which of these template ids belong to the client. */
 export async function clientTemplateIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await inTenant(db, scope).selectFrom('templates').select('id').where('id', 'in', [...ids]).execute();
+  const rows = await inTenant(db, scope)
+    .selectFrom('templates')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** versionId → templateId for the client's versions among these ids. */
 export async function templateOfVersions(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await inTenant(db, scope).selectFrom('template_versions').select(['id', 'template_id']).where('id', 'in', [...ids]).execute();
+  const rows = await inTenant(db, scope)
+    .selectFrom('template_versions')
+    .select(['id', 'template_id'])
+    .where('id', 'in', [...ids])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.template_id]));
 }
 
-export async function insertEditorialEvents(db: Kysely<DB>, scope: TenantScope, events: Omit<Insertable<EditorialEventsTable>, 'client_id'>[]): Promise<void> {
+export async function insertEditorialEvents(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  events: Omit<Insertable<EditorialEventsTable>, 'client_id'>[],
+): Promise<void> {
   if (events.length === 0) return;
   await db
     .insertInto('editorial_events')
@@ -52,7 +64,11 @@ export async function countEventsByType(db: Kysely<DB>, scope: TenantScope, rang
 }
 
 /** Every STEP_DWELL duration in the range, by step then duration (percentiles are computed by the caller). */
-export async function dwellDurations(db: Kysely<DB>, scope: TenantScope, range: EventRange): Promise<{ step_id: string; duration_ms: number }[]> {
+export async function dwellDurations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  range: EventRange,
+): Promise<{ step_id: string; duration_ms: number }[]> {
   const rows = await inRange(db, scope, range)
     .select(['step_id', 'duration_ms'])
     .where('type', '=', 'STEP_DWELL')

@@ -24,7 +24,14 @@ export async function insertEvent(
 }
 
 /** A client's events after `afterId`, oldest first, not older than `since` (the retained window). */
-export async function listClientEventsAfter(db: Kysely<DB>, clientId: number, afterId: number, since: string, limit: number, except: string): Promise<EventRow[]> {
+export async function listClientEventsAfter(
+  db: Kysely<DB>,
+  clientId: number,
+  afterId: number,
+  since: string,
+  limit: number,
+  except: string,
+): Promise<EventRow[]> {
   return db
     .selectFrom('events')
     .selectAll()
@@ -39,7 +46,13 @@ export async function listClientEventsAfter(db: Kysely<DB>, clientId: number, af
 
 /** The newest event id of a client (0 when none): where a fresh stream starts. */
 export async function lastClientEventId(db: Kysely<DB>, clientId: number): Promise<number> {
-  const row = await db.selectFrom('events').select('id').where(ownerIs(clientId, 'events')).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where(ownerIs(clientId, 'events'))
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row?.id ?? 0;
 }
 
@@ -49,7 +62,17 @@ export async function pruneEvents(db: Kysely<DB>, before: string): Promise<numbe
     .deleteFrom('events')
     .where('created_at', '<', before)
     // an event still being delivered stays until its delivery ends
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'events.id').where('status', '=', 'pending'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .whereRef('webhook_deliveries.event_id', '=', 'events.id')
+            .where('status', '=', 'pending'),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

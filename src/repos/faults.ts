@@ -35,7 +35,12 @@ export async function updateFault(
 }
 
 /** A page of the faults of a job and/or an asset (both filters apply together; neither: all the client's), in id order (the newest last). */
-export function listFaults(db: Kysely<DB>, scope: TenantScope, filter: { jobId?: number | null; assetId?: number | null }, page: PageInput): Promise<CountedPage<FaultRow>> {
+export function listFaults(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  filter: { jobId?: number | null; assetId?: number | null },
+  page: PageInput,
+): Promise<CountedPage<FaultRow>> {
   let query = inTenant(db, scope).selectFrom('faults').selectAll();
   if (filter.jobId != null) query = query.where('job_id', '=', filter.jobId);
   if (filter.assetId != null) query = query.where('asset_id', '=', filter.assetId);
@@ -45,16 +50,32 @@ export function listFaults(db: Kysely<DB>, scope: TenantScope, filter: { jobId?:
 /** Faults of the client's jobs among `jobIds` (DataLoader batch). */
 export async function loadFaultsOfJobs(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<FaultRow[]> {
   if (jobIds.length === 0) return [];
-  return inTenant(db, scope).selectFrom('faults').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+  return inTenant(db, scope)
+    .selectFrom('faults')
+    .selectAll()
+    .where('job_id', 'in', [...jobIds])
+    .orderBy('id')
+    .execute();
 }
 
 /** Faults of the client among `ids` (DataLoader batch: a follow-up job's fault). */
 export async function loadFaultsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<FaultRow[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('faults').selectAll().where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope)
+    .selectFrom('faults')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 /** The open faults raised on one step of a job (a FAILED step's follow-up takes the newest one). */
 export async function listOpenFaultsOfStep(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<FaultRow[]> {
-  return inTenant(db, scope).selectFrom('faults').selectAll().where('job_id', '=', jobId).where('step_id', '=', stepId).where('state', '=', 'OPEN').orderBy('id').execute();
+  return inTenant(db, scope)
+    .selectFrom('faults')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .where('step_id', '=', stepId)
+    .where('state', '=', 'OPEN')
+    .orderBy('id')
+    .execute();
 }

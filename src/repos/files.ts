@@ -25,7 +25,11 @@ export async function listNewBlobs(db: Kysely<DB>, scope: TenantScope, contents:
   const held = await inTenant(db, scope)
     .selectFrom('file_blobs')
     .select('sha256')
-    .where('sha256', 'in', contents.map((c) => c.sha256))
+    .where(
+      'sha256',
+      'in',
+      contents.map((c) => c.sha256),
+    )
     .execute();
   const known = new Set(held.map((r) => r.sha256));
   const fresh = new Map<string, StoredContent>();
@@ -114,7 +118,11 @@ export async function getFileById(db: Kysely<DB>, scope: TenantScope, id: number
 
 export async function findFilesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<FileRow[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('files').selectAll().where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope)
+    .selectFrom('files')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 export async function insertSystemFile(
@@ -193,9 +201,15 @@ export async function findFileReferences(
     .orderBy('id')
     .execute();
   for (const v of versions) {
-    if (refs.contentFileIds(v.content).includes(fileId)) found.push({ type: 'templateVersion', templateId: v.template_id, versionId: v.id, state: v.state });
+    if (refs.contentFileIds(v.content).includes(fileId))
+      found.push({ type: 'templateVersion', templateId: v.template_id, versionId: v.id, state: v.state });
   }
-  const faults = await inTenant(db, scope).selectFrom('faults').select(['id', 'photos']).where('photos', 'like', digits).orderBy('id').execute();
+  const faults = await inTenant(db, scope)
+    .selectFrom('faults')
+    .select(['id', 'photos'])
+    .where('photos', 'like', digits)
+    .orderBy('id')
+    .execute();
   for (const f of faults) if ((JSON.parse(f.photos) as number[]).includes(fileId)) found.push({ type: 'fault', faultId: f.id });
   const records = await inTenant(db, scope)
     .selectFrom('step_records')
@@ -208,9 +222,15 @@ export async function findFileReferences(
     .orderBy('step_records.id')
     .execute();
   for (const r of records) {
-    if (refs.recordedFileIds(r.content, r.step_id, r.values).includes(fileId)) found.push({ type: 'stepRecord', jobId: r.job_id, stepId: r.step_id });
+    if (refs.recordedFileIds(r.content, r.step_id, r.values).includes(fileId))
+      found.push({ type: 'stepRecord', jobId: r.job_id, stepId: r.step_id });
   }
-  const alignments = await inTenant(db, scope).selectFrom('alignment_data').select('id').where('file_id', '=', fileId).orderBy('id').execute();
+  const alignments = await inTenant(db, scope)
+    .selectFrom('alignment_data')
+    .select('id')
+    .where('file_id', '=', fileId)
+    .orderBy('id')
+    .execute();
   for (const a of alignments) found.push({ type: 'alignmentData', alignmentDataId: a.id });
   return found.slice(0, REFERENCES_SHOWN);
 }
@@ -234,7 +254,11 @@ export async function deleteFileRow(trx: Kysely<DB>, scope: TenantScope, file: F
       .set({ ref_count: sql`ref_count - ${count}` })
       .where('sha256', '=', sha)
       .execute();
-    const gone = await inTenant(trx, scope).deleteFrom('file_blobs').where('sha256', '=', sha).where('ref_count', '<=', 0).executeTakeFirst();
+    const gone = await inTenant(trx, scope)
+      .deleteFrom('file_blobs')
+      .where('sha256', '=', sha)
+      .where('ref_count', '<=', 0)
+      .executeTakeFirst();
     if (Number(gone.numDeletedRows) > 0) freed.push(sha);
   }
   if (freed.length) {

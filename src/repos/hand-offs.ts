@@ -51,7 +51,11 @@ export async function listHandOffsOfUser(db: Kysely<DB>, scope: TenantScope, use
 /** Ids of the hand-offs of the given jobs (job history). */
 export async function listHandOffIdsOfJobs(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<number[]> {
   if (jobIds.length === 0) return [];
-  const rows = await inTenant(db, scope).selectFrom('hand_offs').select('id').where('job_id', 'in', [...jobIds]).execute();
+  const rows = await inTenant(db, scope)
+    .selectFrom('hand_offs')
+    .select('id')
+    .where('job_id', 'in', [...jobIds])
+    .execute();
   return rows.map((r) => r.id);
 }
 

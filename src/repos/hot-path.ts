@@ -5,7 +5,6 @@ import type { AgreementKind, AgreementRow, DeploymentStateRow } from '#db/schema
 import type { WriteGeneration } from '#db/write-generation';
 import type { Answer } from '#lib/answer';
 
-
 /**
  * The queries every request runs (authentication, the license gate), behind a
  * cache validated on every call, so a request usually runs no SQL for the
@@ -134,7 +133,11 @@ export function prepareHotPath(sqlite: BetterSqlite3.Database, writes: WriteGene
       version = get().dataVersion.get() as number;
       checks++;
     }
-    if (version !== dataVersion || writes.value !== generation || sessions.size + cookies.size + admins.size + acceptances.size > MAX_ENTRIES) {
+    if (
+      version !== dataVersion ||
+      writes.value !== generation ||
+      sessions.size + cookies.size + admins.size + acceptances.size > MAX_ENTRIES
+    ) {
       sessions.clear();
       cookies.clear();
       admins.clear();
@@ -238,7 +241,8 @@ const sqlText = (aggregate: 'group_concat' | 'string_agg') => ({
   touch: 'UPDATE sessions SET last_seen_at = ? WHERE id = ?',
   touchAdmin: 'UPDATE admin_sessions SET last_seen_at = ? WHERE id = ?',
   deploymentState: 'SELECT * FROM deployment_state WHERE id = 1',
-  agreementVersions: 'SELECT id, version, effective_at, requires_reacceptance FROM agreements WHERE kind = ? ORDER BY effective_at DESC, id DESC',
+  agreementVersions:
+    'SELECT id, version, effective_at, requires_reacceptance FROM agreements WHERE kind = ? ORDER BY effective_at DESC, id DESC',
 });
 
 function prepareStatements(sqlite: BetterSqlite3.Database) {

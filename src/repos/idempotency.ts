@@ -23,7 +23,12 @@ export async function claimIdempotencyKey(
       .onConflict((oc) => oc.columns(['principal', 'key']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return undefined;
-    const existing = await db.selectFrom('idempotency_keys').selectAll().where('principal', '=', values.principal).where('key', '=', values.key).executeTakeFirst();
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('principal', '=', values.principal)
+      .where('key', '=', values.key)
+      .executeTakeFirst();
     if (!existing) continue;
     const stale = existing.expires_at <= values.created_at || (existing.status === 'in_progress' && existing.created_at < abandonedBefore);
     if (!stale) return existing;
@@ -49,7 +54,12 @@ export async function completeIdempotencyKey(db: Kysely<DB>, principal: string, 
 
 /** Frees a key whose request failed (nothing was changed, so a retry may run). */
 export async function releaseIdempotencyKey(db: Kysely<DB>, principal: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('principal', '=', principal).where('key', '=', key).where('status', '=', 'in_progress').execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('principal', '=', principal)
+    .where('key', '=', key)
+    .where('status', '=', 'in_progress')
+    .execute();
 }
 
 export async function pruneIdempotencyKeys(db: Kysely<DB>, now: string): Promise<number> {

@@ -43,7 +43,11 @@ export async function getJobById(db: Kysely<DB>, scope: TenantScope, id: number)
 /** Jobs of the client among `ids` (DataLoader batch). */
 export async function loadJobsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<JobRow[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('jobs').selectAll().where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope)
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 export interface JobFilter {
@@ -84,7 +88,15 @@ const filtered: Record<FilterName, (db: Kysely<DB>, clientId: number, query: Job
   templateId: (_db, _clientId, query, value) => query.where('jobs.template_id', '=', value),
   assetId: (_db, _clientId, query, value) => query.where('jobs.asset_id', '=', value),
   assigneeId: (db, clientId, query, value) =>
-    query.where('jobs.id', 'in', inTenant(db, tenantScope(clientId)).selectFrom('job_members').select('job_id').where('kind', '=', 'ASSIGNEE').where('user_id', '=', value)),
+    query.where(
+      'jobs.id',
+      'in',
+      inTenant(db, tenantScope(clientId))
+        .selectFrom('job_members')
+        .select('job_id')
+        .where('kind', '=', 'ASSIGNEE')
+        .where('user_id', '=', value),
+    ),
 };
 
 /**
@@ -128,7 +140,9 @@ function pageRead(columns: ColumnSet<JobColumn>, filters: readonly FilterName[],
           .select(columns.columns.map((column) => `jobs.${column}` as const)) as unknown as JobQuery;
         for (const { name, table, foreignKey, columns: selected } of joined) {
           query = (query as any)
-            .leftJoin(table, (join: any) => join.onRef(`${table}.client_id`, '=', 'jobs.client_id').onRef(`${table}.id`, '=', `jobs.${foreignKey}`))
+            .leftJoin(table, (join: any) =>
+              join.onRef(`${table}.client_id`, '=', 'jobs.client_id').onRef(`${table}.id`, '=', `jobs.${foreignKey}`),
+            )
             .select(selected.map((column) => `${table}.${column} as ${joinedAs(name, column)}`));
         }
         filters.forEach((name, i) => (query = filtered[name](db, clientId, query, values[i] as never)));
@@ -151,7 +165,10 @@ function nester(joined: readonly { name: string; columns: readonly string[] }[])
   if (joined.length === 0) return () => {};
   const ref = (relation: string, column: string) => `r[${JSON.stringify(joinedAs(relation, column))}]`;
   const body = joined
-    .map(({ name, columns }) => `r[${JSON.stringify(name)}] = ${ref(name, 'id')} == null ? undefined : {${columns.map((c) => `${JSON.stringify(c)}: ${ref(name, c)}`).join(', ')}};`)
+    .map(
+      ({ name, columns }) =>
+        `r[${JSON.stringify(name)}] = ${ref(name, 'id')} == null ? undefined : {${columns.map((c) => `${JSON.stringify(c)}: ${ref(name, c)}`).join(', ')}};`,
+    )
     .join('\n');
   return new Function('rows', `for (const r of rows) {\n${body}\n}`) as PageRead['nest'];
 }
@@ -174,7 +191,13 @@ export async function listJobs(
   const present = FILTERS.filter((name) => filter[name] != null && (filter[name] as unknown) !== '');
   const backward = page.before !== undefined;
   const { read, nest } = pageRead(columns, present, relations, backward);
-  const rows = await read(db, scope.clientId, backward ? decodeBeforeCursor(page.before!) : decodeCursor(page.cursor), page.limit + 1, ...present.map((name) => filter[name]));
+  const rows = await read(
+    db,
+    scope.clientId,
+    backward ? decodeBeforeCursor(page.before!) : decodeCursor(page.cursor),
+    page.limit + 1,
+    ...present.map((name) => filter[name]),
+  );
   nest(rows);
   return toPage(rows as unknown as JobPageRow[], page.limit, page);
 }
@@ -182,7 +205,8 @@ export async function listJobs(
 /** How many of the client's jobs match the filter (GraphQL's `totalCount`). */
 export async function countJobs(db: Kysely<DB>, scope: TenantScope, filter: JobFilter): Promise<number> {
   let query = inTenant(db, scope).selectFrom('jobs').selectAll('jobs');
-  for (const name of FILTERS) if (filter[name] != null && (filter[name] as unknown) !== '') query = filtered[name](db, scope.clientId, query, filter[name] as never);
+  for (const name of FILTERS)
+    if (filter[name] != null && (filter[name] as unknown) !== '') query = filtered[name](db, scope.clientId, query, filter[name] as never);
   return countRows(query);
 }
 
@@ -229,13 +253,28 @@ export async function insertJobMembers(
   if (members.length === 0) return;
   await db
     .insertInto('job_members')
-    .values(members.map((m) => ({ client_id: scope.clientId, job_id: m.jobId, user_id: m.userId, kind: m.kind, step_id: m.stepId ?? '', created_at: nowIso })))
+    .values(
+      members.map((m) => ({
+        client_id: scope.clientId,
+        job_id: m.jobId,
+        user_id: m.userId,
+        kind: m.kind,
+        step_id: m.stepId ?? '',
+        created_at: nowIso,
+      })),
+    )
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
 /** @returns whether a row was deleted */
-export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId: number, userId: number, kind: JobMemberKind): Promise<boolean> {
+export async function deleteJobMember(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  jobId: number,
+  userId: number,
+  kind: JobMemberKind,
+): Promise<boolean> {
   const result = await inTenant(db, scope)
     .deleteFrom('job_members')
     .where('job_id', '=', jobId)
@@ -247,7 +286,9 @@ export async function deleteJobMember(db: Kysely<DB>, scope: TenantScope, jobId:
 
 /** Members of the client's jobs among `jobIds`, in insertion order (DataLoader batch). */
 export async function loadJobMembers(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMemberRow[]> {
-  return selectByIds(db, scope, 'jobMembers', jobIds, (batch) => inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'));
+  return selectByIds(db, scope, 'jobMembers', jobIds, (batch) =>
+    inTenant(db, scope).selectFrom('job_members').selectAll().where('job_id', 'in', batch).orderBy('id'),
+  );
 }
 
 /**
@@ -266,9 +307,15 @@ export async function loadMemberUsers<C extends UserSummaryColumn>(
   return selectByIds(db, scope, `memberUsers:${kind}:${columns.key}`, jobIds, (batch) =>
     inTenant(db, scope)
       .selectFrom('job_members')
-      .innerJoin('users', (join) => join.onRef('users.client_id', '=', 'job_members.client_id').onRef('users.id', '=', 'job_members.user_id'))
+      .innerJoin('users', (join) =>
+        join.onRef('users.client_id', '=', 'job_members.client_id').onRef('users.id', '=', 'job_members.user_id'),
+      )
       // only a step owner's membership names a step (the others' is ''): read for them only
-      .select(kind === 'STEP_OWNER' ? ['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id'] : ['job_members.job_id as member_job_id'])
+      .select(
+        kind === 'STEP_OWNER'
+          ? ['job_members.job_id as member_job_id', 'job_members.step_id as member_step_id']
+          : ['job_members.job_id as member_job_id'],
+      )
       .select(columns.columns.map((column) => `users.${column}` as const))
       .where('job_members.kind', '=', sql.lit(kind))
       .where('job_members.job_id', 'in', batch)
@@ -281,7 +328,11 @@ export type JobMembership = Pick<JobMemberRow, 'job_id' | 'user_id' | 'kind' | '
 /** Who works on the jobs, and how: the columns of the members' unique index (with the id, its row id) only, so no table row is read. */
 export async function loadJobMemberships(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<JobMembership[]> {
   return selectByIds(db, scope, 'jobMemberships', jobIds, (batch) =>
-    inTenant(db, scope).selectFrom('job_members').select(['job_id', 'user_id', 'kind', 'step_id']).where('job_id', 'in', batch).orderBy('id'),
+    inTenant(db, scope)
+      .selectFrom('job_members')
+      .select(['job_id', 'user_id', 'kind', 'step_id'])
+      .where('job_id', 'in', batch)
+      .orderBy('id'),
   );
 }
 
@@ -294,7 +345,12 @@ export type NewStepRecord = Omit<Insertable<StepRecordsTable>, 'client_id' | 'id
  * recorded. `previous` is the record being replaced (read in the same
  * transaction): the meter's per-day counts move from it to the new recording.
  */
-export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, record: NewStepRecord, previous: StepRecordRow | undefined): Promise<StepRecordRow> {
+export async function upsertStepRecord(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  record: NewStepRecord,
+  previous: StepRecordRow | undefined,
+): Promise<StepRecordRow> {
   const { job_id: _job, step_id: _step, ...changes } = record;
   const saved = await db
     .insertInto('step_records')
@@ -306,12 +362,27 @@ export async function upsertStepRecord(db: Kysely<DB>, scope: TenantScope, recor
   return saved;
 }
 
-export async function findStepRecord(db: Kysely<DB>, scope: TenantScope, jobId: number, stepId: string): Promise<StepRecordRow | undefined> {
-  return inTenant(db, scope).selectFrom('step_records').selectAll().where('job_id', '=', jobId).where('step_id', '=', stepId).executeTakeFirst();
+export async function findStepRecord(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  jobId: number,
+  stepId: string,
+): Promise<StepRecordRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('step_records')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .where('step_id', '=', stepId)
+    .executeTakeFirst();
 }
 
 /** Records of the client's jobs among `jobIds` (DataLoader batch, and completion checks). */
 export async function loadStepRecords(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<StepRecordRow[]> {
   if (jobIds.length === 0) return [];
-  return inTenant(db, scope).selectFrom('step_records').selectAll().where('job_id', 'in', [...jobIds]).orderBy('id').execute();
+  return inTenant(db, scope)
+    .selectFrom('step_records')
+    .selectAll()
+    .where('job_id', 'in', [...jobIds])
+    .orderBy('id')
+    .execute();
 }

@@ -31,7 +31,19 @@ export interface LogFilter {
  * agreements (`agreement.*`), translations (`i18n.*`), webhook endpoints
  * (`webhook.*`) and users (`user.*`). A pattern ending in `.` is a prefix.
  */
-export const SECURITY_EVENTS = ['auth.', 'security.', 'license.', 'backup.', 'admin.', 'client.', 'agreement.', 'i18n.', 'webhook.', 'user.', 'log.deleted'] as const;
+export const SECURITY_EVENTS = [
+  'auth.',
+  'security.',
+  'license.',
+  'backup.',
+  'admin.',
+  'client.',
+  'agreement.',
+  'i18n.',
+  'webhook.',
+  'user.',
+  'log.deleted',
+] as const;
 
 function filtered<O>(query: SelectQueryBuilder<DB, 'logs', O>, filter: LogFilter): SelectQueryBuilder<DB, 'logs', O> {
   let q = query;
@@ -54,7 +66,10 @@ export async function listLogsAcrossClients(db: Kysely<DB>, filter: LogFilter, p
   const before = decodeCursor(page.cursor);
   let query = filtered(db.selectFrom('logs').selectAll(), filter);
   if (before > 0) query = query.where('id', '<', before);
-  const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
@@ -70,7 +85,10 @@ export async function listLogBatchAcrossClients(db: Kysely<DB>, filter: LogFilte
 }
 
 export async function countLogsAcrossClients(db: Kysely<DB>, filter: LogFilter): Promise<number> {
-  const row = await filtered(db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')), filter).executeTakeFirstOrThrow();
+  const row = await filtered(
+    db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')),
+    filter,
+  ).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -98,6 +116,9 @@ export async function deleteLogsBefore(db: Kysely<DB>, cutoff: string, limit: nu
 
 /** The newest row's id (0 when the log is empty): a live tail starts after it. */
 export async function lastLogId(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const row = await db
+    .selectFrom('logs')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   return Number(row?.id ?? 0);
 }

@@ -17,11 +17,21 @@ function parse(row: { language: string | null; disabled_kinds: string }): Stored
 }
 
 export async function getNotificationPreferences(db: Kysely<DB>, scope: TenantScope, userId: number): Promise<StoredPreferences> {
-  const row = await inTenant(db, scope).selectFrom('notification_preferences').select(['language', 'disabled_kinds']).where('user_id', '=', userId).executeTakeFirst();
+  const row = await inTenant(db, scope)
+    .selectFrom('notification_preferences')
+    .select(['language', 'disabled_kinds'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row ? parse(row) : NONE;
 }
 
-export async function putNotificationPreferences(db: Kysely<DB>, scope: TenantScope, userId: number, prefs: StoredPreferences, now: string): Promise<void> {
+export async function putNotificationPreferences(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  prefs: StoredPreferences,
+  now: string,
+): Promise<void> {
   const values = { language: prefs.language, disabled_kinds: JSON.stringify(prefs.disabledKinds), updated_at: now };
   await db
     .insertInto('notification_preferences')
@@ -46,11 +56,21 @@ export interface NotifiableUser {
 export async function loadNotifiableUsers(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<NotifiableUser[]> {
   if (userIds.length === 0) return [];
   const t = inTenant(db, scope);
-  const users = await t.selectFrom('users').select(['id', 'email', 'available_to_org']).where('id', 'in', [...userIds]).where('status', '=', 'active').orderBy('id').execute();
+  const users = await t
+    .selectFrom('users')
+    .select(['id', 'email', 'available_to_org'])
+    .where('id', 'in', [...userIds])
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
   if (users.length === 0) return [];
   const ids = users.map((u) => u.id);
   const roles = await t.selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', ids).execute();
-  const prefs = await t.selectFrom('notification_preferences').select(['user_id', 'language', 'disabled_kinds']).where('user_id', 'in', ids).execute();
+  const prefs = await t
+    .selectFrom('notification_preferences')
+    .select(['user_id', 'language', 'disabled_kinds'])
+    .where('user_id', 'in', ids)
+    .execute();
   const prefsOf = new Map(prefs.map((p) => [p.user_id, parse(p)]));
   return users.map((u) => ({
     id: u.id,

@@ -68,7 +68,11 @@ export async function markAttemptFailed(
   values: { attempts: number; status: 'pending' | 'failed'; next_attempt_at: string; last_error: string },
   now: string,
 ): Promise<void> {
-  await db.updateTable(asQueue(table)).set({ ...values, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable(asQueue(table))
+    .set({ ...values, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 const PRUNE_BATCH = 1000;
@@ -86,7 +90,12 @@ export async function pruneFinished(db: Kysely<DB>, table: 'outbox' | 'push_outb
   // write lock, and on SQLite (synchronous) the daemon's event loop, for seconds (≈2 s for 180k rows;
   // a batch of 1000 ≈30 ms)
   for (;;) {
-    const batch = db.selectFrom(asQueue(table)).select('id').where('status', 'in', finished as OutboxStatus[]).where('updated_at', '<', before).limit(PRUNE_BATCH);
+    const batch = db
+      .selectFrom(asQueue(table))
+      .select('id')
+      .where('status', 'in', finished as OutboxStatus[])
+      .where('updated_at', '<', before)
+      .limit(PRUNE_BATCH);
     const result = await db.deleteFrom(asQueue(table)).where('id', 'in', batch).executeTakeFirst();
     const deleted = Number(result.numDeletedRows);
     total += deleted;
@@ -97,13 +106,22 @@ export async function pruneFinished(db: Kysely<DB>, table: 'outbox' | 'push_outb
 /** Which of these outbox ids still have a row. */
 export async function existingOutboxIds(db: Kysely<DB>, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('outbox').select('id').where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('outbox')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 // ── Mail ────────────────────────────────────────────────────────────────────
 
-export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract<OutboxStatus, 'sent' | 'stored'>, now: string): Promise<void> {
+export async function markOutboxDone(
+  db: Kysely<DB>,
+  id: number,
+  status: Extract<OutboxStatus, 'sent' | 'stored'>,
+  now: string,
+): Promise<void> {
   await db
     .updateTable('outbox')
     .set({
@@ -121,7 +139,10 @@ export async function markOutboxDone(db: Kysely<DB>, id: number, status: Extract
 
 /** Puts failed messages back in the queue (all, or one). Returns how many. */
 export async function requeueFailedOutbox(db: Kysely<DB>, now: string, id?: number): Promise<number> {
-  let query = db.updateTable('outbox').set({ status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now }).where('status', '=', 'failed');
+  let query = db
+    .updateTable('outbox')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now })
+    .where('status', '=', 'failed');
   if (id !== undefined) query = query.where('id', '=', id);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
@@ -133,7 +154,10 @@ export async function listOutbox(db: Kysely<DB>, page: PageInput, status?: Outbo
   let query = db.selectFrom('outbox').selectAll();
   if (cursor > 0) query = query.where('id', '<', cursor);
   if (status) query = query.where('status', '=', status);
-  const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
   return toPage(rows, page.limit);
 }
 
@@ -156,6 +180,11 @@ export async function findLatestInvitationMail(db: Kysely<DB>, clientId: number,
 
 /** Replaces a message's body only if it is still `expected`: false when someone changed it first (the link is handed over once). */
 export async function replaceOutboxBody(db: Kysely<DB>, id: number, expected: string, body: string, now: string): Promise<boolean> {
-  const result = await db.updateTable('outbox').set({ text_body: body, updated_at: now }).where('id', '=', id).where('text_body', '=', expected).executeTakeFirst();
+  const result = await db
+    .updateTable('outbox')
+    .set({ text_body: body, updated_at: now })
+    .where('id', '=', id)
+    .where('text_body', '=', expected)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -18,11 +18,26 @@ export interface NewSubscription {
  * Stores a subscription; the same endpoint subscribed again (a refreshed key, or
  * another user signed in on that browser) replaces the earlier row.
  */
-export async function upsertSubscription(db: Kysely<DB>, scope: TenantScope, sub: NewSubscription, now: string): Promise<PushSubscriptionRow> {
+export async function upsertSubscription(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  sub: NewSubscription,
+  now: string,
+): Promise<PushSubscriptionRow> {
   const row = await db
     .insertInto('push_subscriptions')
-    .values({ client_id: scope.clientId, user_id: sub.userId, endpoint: sub.endpoint, p256dh: sub.p256dh, auth: sub.auth, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['client_id', 'endpoint']).doUpdateSet({ user_id: sub.userId, p256dh: sub.p256dh, auth: sub.auth, updated_at: now }))
+    .values({
+      client_id: scope.clientId,
+      user_id: sub.userId,
+      endpoint: sub.endpoint,
+      p256dh: sub.p256dh,
+      auth: sub.auth,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['client_id', 'endpoint']).doUpdateSet({ user_id: sub.userId, p256dh: sub.p256dh, auth: sub.auth, updated_at: now }),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
   const surplus = await inTenant(db, scope)
@@ -34,13 +49,25 @@ export async function upsertSubscription(db: Kysely<DB>, scope: TenantScope, sub
     .offset(MAX_SUBSCRIPTIONS_PER_USER)
     .limit(1000)
     .execute();
-  if (surplus.length > 0) await inTenant(db, scope).deleteFrom('push_subscriptions').where('id', 'in', surplus.map((r) => r.id)).execute();
+  if (surplus.length > 0)
+    await inTenant(db, scope)
+      .deleteFrom('push_subscriptions')
+      .where(
+        'id',
+        'in',
+        surplus.map((r) => r.id),
+      )
+      .execute();
   return row;
 }
 
 /** Removes the user's subscription of this endpoint. Returns whether there was one. */
 export async function deleteSubscriptionOfUser(db: Kysely<DB>, scope: TenantScope, userId: number, endpoint: string): Promise<boolean> {
-  const result = await inTenant(db, scope).deleteFrom('push_subscriptions').where('user_id', '=', userId).where('endpoint', '=', endpoint).executeTakeFirst();
+  const result = await inTenant(db, scope)
+    .deleteFrom('push_subscriptions')
+    .where('user_id', '=', userId)
+    .where('endpoint', '=', endpoint)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
@@ -67,7 +94,11 @@ export async function isPushEnabled(db: Kysely<DB>, scope: TenantScope, userId: 
 }
 
 /** The subscriptions of these users that should receive a push: active accounts that have not switched push off. */
-export async function listDeliverableSubscriptions(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<PushSubscriptionRow[]> {
+export async function listDeliverableSubscriptions(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userIds: readonly number[],
+): Promise<PushSubscriptionRow[]> {
   if (userIds.length === 0) return [];
   const t = inTenant(db, scope);
   return t

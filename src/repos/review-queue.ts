@@ -32,13 +32,18 @@ export async function listReviewQueue(
   if (filter.states.length === 0) return { items: [], nextCursor: null, count: async () => 0 };
   let query = inTenant(db, scope)
     .selectFrom('template_versions')
-    .innerJoin('templates', (join) => join.onRef('templates.client_id', '=', 'template_versions.client_id').onRef('templates.id', '=', 'template_versions.template_id'))
+    .innerJoin('templates', (join) =>
+      join.onRef('templates.client_id', '=', 'template_versions.client_id').onRef('templates.id', '=', 'template_versions.template_id'),
+    )
     .select(VERSION_SUMMARY_COLUMNS.map((column) => `template_versions.${column}` as const))
     .where('template_versions.state', 'in', [...filter.states]);
   const self = filter.notAuthoredBy;
   if (self !== null) {
     query = query.where((eb) =>
-      eb.or([eb('template_versions.state', '!=', 'IN_REVIEW'), eb.and([eb('template_versions.created_by', '!=', self), eb('template_versions.updated_by', '!=', self)])]),
+      eb.or([
+        eb('template_versions.state', '!=', 'IN_REVIEW'),
+        eb.and([eb('template_versions.created_by', '!=', self), eb('template_versions.updated_by', '!=', self)]),
+      ]),
     );
   }
   if (visibility) query = query.where(visibleTo(visibility));
@@ -46,7 +51,13 @@ export async function listReviewQueue(
 }
 
 /** Jobs still running (OPEN, IN_PROGRESS, PAUSED) on a template's versions numbered below `number`, a page in job id order. */
-export async function listOpenJobsOnOlderVersions(db: Kysely<DB>, scope: TenantScope, templateId: number, number: number, page: PageInput): Promise<CountedPage<JobRow>> {
+export async function listOpenJobsOnOlderVersions(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateId: number,
+  number: number,
+  page: PageInput,
+): Promise<CountedPage<JobRow>> {
   const query = inTenant(db, scope)
     .selectFrom('jobs')
     .selectAll('jobs')

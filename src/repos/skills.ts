@@ -1,5 +1,14 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, QualificationOverrideRow, QualificationOverridesTable, RetrainingRow, SkillRow, SkillsTable, UserSkillRow, UserSkillsTable } from '#db/schema';
+import type {
+  DB,
+  QualificationOverrideRow,
+  QualificationOverridesTable,
+  RetrainingRow,
+  SkillRow,
+  SkillsTable,
+  UserSkillRow,
+  UserSkillsTable,
+} from '#db/schema';
 import { inTenant, type TenantScope } from '#db/tenant';
 import { paginateCounted, type CountedPage, type PageInput } from '#db/pagination';
 import { notFound } from '#errors';
@@ -9,7 +18,11 @@ import { notFound } from '#errors';
 // ── Skills ──────────────────────────────────────────────────────────────────
 
 export async function insertSkill(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<SkillsTable>, 'client_id'>): Promise<SkillRow> {
-  return db.insertInto('skills').values({ ...row, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('skills')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** @throws AppError NOT_FOUND, also for another client's skill */
@@ -30,19 +43,42 @@ export function listSkills(db: Kysely<DB>, scope: TenantScope, page: PageInput):
 
 export async function loadSkillsByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<SkillRow[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('skills').selectAll().where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope)
+    .selectFrom('skills')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 // ── What users hold ─────────────────────────────────────────────────────────
 
-export async function findUserSkill(db: Kysely<DB>, scope: TenantScope, userId: number, skillId: number): Promise<UserSkillRow | undefined> {
-  return inTenant(db, scope).selectFrom('user_skills').selectAll().where('user_id', '=', userId).where('skill_id', '=', skillId).executeTakeFirst();
+export async function findUserSkill(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  skillId: number,
+): Promise<UserSkillRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('user_skills')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('skill_id', '=', skillId)
+    .executeTakeFirst();
 }
 
 /** Grants (or grants again: level, expiry and sign-off replaced) the skill. */
-export async function putUserSkill(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<UserSkillsTable>, 'client_id'>): Promise<UserSkillRow> {
+export async function putUserSkill(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<UserSkillsTable>, 'client_id'>,
+): Promise<UserSkillRow> {
   const existing = await findUserSkill(db, scope, row.user_id, row.skill_id);
-  if (!existing) return db.insertInto('user_skills').values({ ...row, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();
+  if (!existing)
+    return db
+      .insertInto('user_skills')
+      .values({ ...row, client_id: scope.clientId })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   const { user_id: _user, skill_id: _skill, ...changes } = row;
   return inTenant(db, scope).updateTable('user_skills').set(changes).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow();
 }
@@ -52,11 +88,17 @@ export async function deleteUserSkill(db: Kysely<DB>, scope: TenantScope, id: nu
 }
 
 /** The grants of the users, with the skill's name (what the check compares requirements against). */
-export async function heldSkillsOfUsers(db: Kysely<DB>, scope: TenantScope, userIds: readonly number[]): Promise<(UserSkillRow & { skill_name: string })[]> {
+export async function heldSkillsOfUsers(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userIds: readonly number[],
+): Promise<(UserSkillRow & { skill_name: string })[]> {
   if (userIds.length === 0) return [];
   return inTenant(db, scope)
     .selectFrom('user_skills')
-    .innerJoin('skills', (join) => join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'))
+    .innerJoin('skills', (join) =>
+      join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'),
+    )
     .selectAll('user_skills')
     .select('skills.name as skill_name')
     .where('user_skills.user_id', 'in', [...userIds])
@@ -68,7 +110,9 @@ export async function heldSkillsOfUsers(db: Kysely<DB>, scope: TenantScope, user
 export async function holdersOf(db: Kysely<DB>, scope: TenantScope, name: string, level: number, nowIso: string): Promise<number[]> {
   const rows = await inTenant(db, scope)
     .selectFrom('user_skills')
-    .innerJoin('skills', (join) => join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'))
+    .innerJoin('skills', (join) =>
+      join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'),
+    )
     .select('user_skills.user_id')
     .where('skills.name', '=', name)
     .where('user_skills.level', '>=', level)
@@ -78,18 +122,34 @@ export async function holdersOf(db: Kysely<DB>, scope: TenantScope, name: string
 }
 
 /** Grants expiring in [fromIso, toIso), in id order. */
-export function listExpiringUserSkills(db: Kysely<DB>, scope: TenantScope, fromIso: string, toIso: string, page: PageInput): Promise<CountedPage<UserSkillRow>> {
-  return paginateCounted(inTenant(db, scope).selectFrom('user_skills').selectAll().where('expires_at', '>=', fromIso).where('expires_at', '<', toIso), page);
+export function listExpiringUserSkills(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  fromIso: string,
+  toIso: string,
+  page: PageInput,
+): Promise<CountedPage<UserSkillRow>> {
+  return paginateCounted(
+    inTenant(db, scope).selectFrom('user_skills').selectAll().where('expires_at', '>=', fromIso).where('expires_at', '<', toIso),
+    page,
+  );
 }
 
 /**
  * The daily notice's work, across every client: grants expiring in
  * [fromIso, toIso) not yet noticed, with their skill's name.
  */
-export async function unnoticedExpiries(db: Kysely<DB>, fromIso: string, toIso: string, limit: number): Promise<(UserSkillRow & { skill_name: string })[]> {
+export async function unnoticedExpiries(
+  db: Kysely<DB>,
+  fromIso: string,
+  toIso: string,
+  limit: number,
+): Promise<(UserSkillRow & { skill_name: string })[]> {
   return db
     .selectFrom('user_skills')
-    .innerJoin('skills', (join) => join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'))
+    .innerJoin('skills', (join) =>
+      join.onRef('skills.id', '=', 'user_skills.skill_id').onRef('skills.client_id', '=', 'user_skills.client_id'),
+    )
     .selectAll('user_skills')
     .select('skills.name as skill_name')
     .where('user_skills.expires_at', '>=', fromIso)
@@ -103,17 +163,35 @@ export async function unnoticedExpiries(db: Kysely<DB>, fromIso: string, toIso: 
 
 export async function markExpiryNoticed(db: Kysely<DB>, scope: TenantScope, ids: readonly number[], nowIso: string): Promise<void> {
   if (ids.length === 0) return;
-  await inTenant(db, scope).updateTable('user_skills').set({ expiry_notified_at: nowIso }).where('id', 'in', [...ids]).execute();
+  await inTenant(db, scope)
+    .updateTable('user_skills')
+    .set({ expiry_notified_at: nowIso })
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 // ── Overrides ───────────────────────────────────────────────────────────────
 
-export async function insertOverride(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<QualificationOverridesTable>, 'client_id'>): Promise<QualificationOverrideRow> {
-  return db.insertInto('qualification_overrides').values({ ...row, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();
+export async function insertOverride(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<QualificationOverridesTable>, 'client_id'>,
+): Promise<QualificationOverrideRow> {
+  return db
+    .insertInto('qualification_overrides')
+    .values({ ...row, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** An override letting the user work on the job, or (jobId null, or none for the job) on jobs of the version. */
-export async function findOverride(db: Kysely<DB>, scope: TenantScope, userId: number, versionId: number, jobId: number | null): Promise<QualificationOverrideRow | undefined> {
+export async function findOverride(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  versionId: number,
+  jobId: number | null,
+): Promise<QualificationOverrideRow | undefined> {
   return inTenant(db, scope)
     .selectFrom('qualification_overrides')
     .selectAll()
@@ -125,8 +203,19 @@ export async function findOverride(db: Kysely<DB>, scope: TenantScope, userId: n
 }
 
 /** Overrides set since `sinceIso`, newest first (the supervisor's deviations). */
-export async function overridesSince(db: Kysely<DB>, scope: TenantScope, sinceIso: string, limit: number): Promise<QualificationOverrideRow[]> {
-  return inTenant(db, scope).selectFrom('qualification_overrides').selectAll().where('created_at', '>=', sinceIso).orderBy('id', 'desc').limit(limit).execute();
+export async function overridesSince(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  sinceIso: string,
+  limit: number,
+): Promise<QualificationOverrideRow[]> {
+  return inTenant(db, scope)
+    .selectFrom('qualification_overrides')
+    .selectAll()
+    .where('created_at', '>=', sinceIso)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 // ── Retraining ──────────────────────────────────────────────────────────────
@@ -140,14 +229,28 @@ export async function insertRetrainings(
   for (const row of rows) {
     await db
       .insertInto('retrainings')
-      .values({ client_id: scope.clientId, user_id: row.userId, template_id: row.templateId, version_id: row.versionId, previous_version_id: row.previousVersionId, due_since: row.dueSince, acknowledged_at: null })
+      .values({
+        client_id: scope.clientId,
+        user_id: row.userId,
+        template_id: row.templateId,
+        version_id: row.versionId,
+        previous_version_id: row.previousVersionId,
+        due_since: row.dueSince,
+        acknowledged_at: null,
+      })
       .onConflict((oc) => oc.columns(['client_id', 'user_id', 'version_id']).doNothing())
       .execute();
   }
 }
 
 /** The user's unacknowledged retrainings of the template, for versions up to `versionId` (a job pinned to an older version needs none). */
-export async function dueRetrainings(db: Kysely<DB>, scope: TenantScope, userId: number, templateId: number, versionId: number): Promise<RetrainingRow[]> {
+export async function dueRetrainings(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  templateId: number,
+  versionId: number,
+): Promise<RetrainingRow[]> {
   return inTenant(db, scope)
     .selectFrom('retrainings')
     .selectAll()
@@ -161,15 +264,36 @@ export async function dueRetrainings(db: Kysely<DB>, scope: TenantScope, userId:
 
 /** The user's retrainings, the unacknowledged first, then newest first. */
 export async function retrainingsOfUser(db: Kysely<DB>, scope: TenantScope, userId: number, limit: number): Promise<RetrainingRow[]> {
-  return inTenant(db, scope).selectFrom('retrainings').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+  return inTenant(db, scope)
+    .selectFrom('retrainings')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
-export async function findRetraining(db: Kysely<DB>, scope: TenantScope, userId: number, versionId: number): Promise<RetrainingRow | undefined> {
-  return inTenant(db, scope).selectFrom('retrainings').selectAll().where('user_id', '=', userId).where('version_id', '=', versionId).executeTakeFirst();
+export async function findRetraining(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  versionId: number,
+): Promise<RetrainingRow | undefined> {
+  return inTenant(db, scope)
+    .selectFrom('retrainings')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('version_id', '=', versionId)
+    .executeTakeFirst();
 }
 
 export async function acknowledgeRetrainingRow(db: Kysely<DB>, scope: TenantScope, id: number, nowIso: string): Promise<RetrainingRow> {
-  return inTenant(db, scope).updateTable('retrainings').set({ acknowledged_at: nowIso }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return inTenant(db, scope)
+    .updateTable('retrainings')
+    .set({ acknowledged_at: nowIso })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The client's users as the matrix pages them: ids in id order. */
@@ -178,14 +302,21 @@ export function listUserIdsPage(db: Kysely<DB>, scope: TenantScope, page: PageIn
 }
 
 /** The overrides that concern a job: set on it, or on its version (job_id null) for one of `userIds` (its members). */
-export async function overridesOfJob(db: Kysely<DB>, scope: TenantScope, job: { id: number; versionId: number }, userIds: readonly number[]): Promise<QualificationOverrideRow[]> {
+export async function overridesOfJob(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  job: { id: number; versionId: number },
+  userIds: readonly number[],
+): Promise<QualificationOverrideRow[]> {
   return inTenant(db, scope)
     .selectFrom('qualification_overrides')
     .selectAll()
     .where((eb) =>
       eb.or([
         eb('job_id', '=', job.id),
-        ...(userIds.length > 0 ? [eb.and([eb('job_id', 'is', null), eb('version_id', '=', job.versionId), eb('user_id', 'in', [...userIds])])] : []),
+        ...(userIds.length > 0
+          ? [eb.and([eb('job_id', 'is', null), eb('version_id', '=', job.versionId), eb('user_id', 'in', [...userIds])])]
+          : []),
       ]),
     )
     .orderBy('id')

@@ -5,8 +5,16 @@ import { inTenant, type TenantScope } from '#db/tenant';
 // Single sign-on: providers, the identities they vouch for, pending sign-ins and
 // the SAML assertion replay cache (migration 0016).
 
-export async function insertSsoProvider(db: Kysely<DB>, scope: TenantScope, values: Omit<Insertable<SsoProvidersTable>, 'client_id'>): Promise<SsoProviderRow> {
-  return db.insertInto('sso_providers').values({ ...values, client_id: scope.clientId }).returningAll().executeTakeFirstOrThrow();
+export async function insertSsoProvider(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  values: Omit<Insertable<SsoProvidersTable>, 'client_id'>,
+): Promise<SsoProviderRow> {
+  return db
+    .insertInto('sso_providers')
+    .values({ ...values, client_id: scope.clientId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function listSsoProviders(db: Kysely<DB>, scope: TenantScope): Promise<SsoProviderRow[]> {
@@ -17,7 +25,12 @@ export async function findSsoProvider(db: Kysely<DB>, scope: TenantScope, id: nu
   return inTenant(db, scope).selectFrom('sso_providers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateSsoProvider(db: Kysely<DB>, scope: TenantScope, id: number, changes: Updateable<SsoProvidersTable>): Promise<void> {
+export async function updateSsoProvider(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  id: number,
+  changes: Updateable<SsoProvidersTable>,
+): Promise<void> {
   await inTenant(db, scope).updateTable('sso_providers').set(changes).where('id', '=', id).execute();
 }
 
@@ -36,7 +49,12 @@ export async function listEnabledSsoProvidersOfKind(db: Kysely<DB>, kind: SsoPro
   return db.selectFrom('sso_providers').selectAll().where('kind', '=', kind).where('enabled', '=', 1).orderBy('id').execute();
 }
 
-export async function findSsoIdentityUser(db: Kysely<DB>, scope: TenantScope, providerId: number, subject: string): Promise<number | undefined> {
+export async function findSsoIdentityUser(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  providerId: number,
+  subject: string,
+): Promise<number | undefined> {
   const row = await inTenant(db, scope)
     .selectFrom('sso_identities')
     .select('user_id')
@@ -58,7 +76,13 @@ export async function insertSsoIdentity(
     .execute();
 }
 
-export async function touchSsoIdentity(db: Kysely<DB>, scope: TenantScope, providerId: number, subject: string, now: string): Promise<void> {
+export async function touchSsoIdentity(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  providerId: number,
+  subject: string,
+  now: string,
+): Promise<void> {
   await inTenant(db, scope)
     .updateTable('sso_identities')
     .set({ last_sign_in_at: now })
@@ -84,7 +108,7 @@ export async function insertSsoPending(
  * Takes a pending sign-in by its handle: the row is deleted by the caller who
  * gets it, so a handle works once even under concurrent callbacks.
  */
-export async function takeSsoPending(db: Kysely<DB>, handle: string): Promise<Omit<SsoPendingTable, 'id'> & { id: number } | undefined> {
+export async function takeSsoPending(db: Kysely<DB>, handle: string): Promise<(Omit<SsoPendingTable, 'id'> & { id: number }) | undefined> {
   const row = await db.selectFrom('sso_pending').selectAll().where('handle', '=', handle).executeTakeFirst();
   if (!row) return undefined;
   const deleted = await db.deleteFrom('sso_pending').where('id', '=', row.id).executeTakeFirst();
@@ -92,7 +116,13 @@ export async function takeSsoPending(db: Kysely<DB>, handle: string): Promise<Om
 }
 
 /** When a still-valid pending sign-in was started (a SAML AuthnRequest awaiting its response), or undefined. */
-export async function findSsoPendingStart(db: Kysely<DB>, scope: TenantScope, providerId: number, handle: string, now: string): Promise<string | undefined> {
+export async function findSsoPendingStart(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  providerId: number,
+  handle: string,
+  now: string,
+): Promise<string | undefined> {
   const row = await inTenant(db, scope)
     .selectFrom('sso_pending')
     .select('created_at')

@@ -97,36 +97,47 @@ export interface DeviationRecordRow {
  * recording flags it in the stored values), or a step FAILED or SKIPPED. The
  * newest first.
  */
-export async function deviatingRecordsSince(db: Kysely<DB>, scope: TenantScope, since: string, limit: number): Promise<DeviationRecordRow[]> {
-  return inTenant(db, scope)
-    .selectFrom('step_records')
-    .innerJoin('jobs', (join) => join.onRef('jobs.id', '=', 'step_records.job_id').onRef('jobs.client_id', '=', 'step_records.client_id'))
-    .leftJoin('assets', (join) => join.onRef('assets.id', '=', 'jobs.asset_id').onRef('assets.client_id', '=', 'jobs.client_id'))
-    .innerJoin('users', (join) => join.onRef('users.id', '=', 'step_records.recorded_by').onRef('users.client_id', '=', 'step_records.client_id'))
-    .select([
-      'step_records.job_id',
-      'jobs.title as job_title',
-      'jobs.version_id',
-      'jobs.asset_id',
-      'assets.name as asset_name',
-      'step_records.step_id',
-      'step_records.status',
-      'step_records.values',
-      'step_records.comment',
-      'step_records.reason',
-      'step_records.recorded_at',
-      'step_records.recorded_by',
-      'users.first_name',
-      'users.last_name',
-      'users.email',
-    ])
-    .where('step_records.recorded_at', '>=', since)
-    // values are stored as JSON.stringify writes them (src/domain/recording.ts): the flag reads exactly so
-    .where((eb) => eb.or([eb('step_records.status', 'in', ['FAILED', 'SKIPPED']), eb('step_records.values', 'like', '%"outOfLimits":true%')]))
-    .orderBy('step_records.recorded_at', 'desc')
-    .orderBy('step_records.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+export async function deviatingRecordsSince(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  since: string,
+  limit: number,
+): Promise<DeviationRecordRow[]> {
+  return (
+    inTenant(db, scope)
+      .selectFrom('step_records')
+      .innerJoin('jobs', (join) => join.onRef('jobs.id', '=', 'step_records.job_id').onRef('jobs.client_id', '=', 'step_records.client_id'))
+      .leftJoin('assets', (join) => join.onRef('assets.id', '=', 'jobs.asset_id').onRef('assets.client_id', '=', 'jobs.client_id'))
+      .innerJoin('users', (join) =>
+        join.onRef('users.id', '=', 'step_records.recorded_by').onRef('users.client_id', '=', 'step_records.client_id'),
+      )
+      .select([
+        'step_records.job_id',
+        'jobs.title as job_title',
+        'jobs.version_id',
+        'jobs.asset_id',
+        'assets.name as asset_name',
+        'step_records.step_id',
+        'step_records.status',
+        'step_records.values',
+        'step_records.comment',
+        'step_records.reason',
+        'step_records.recorded_at',
+        'step_records.recorded_by',
+        'users.first_name',
+        'users.last_name',
+        'users.email',
+      ])
+      .where('step_records.recorded_at', '>=', since)
+      // values are stored as JSON.stringify writes them (src/domain/recording.ts): the flag reads exactly so
+      .where((eb) =>
+        eb.or([eb('step_records.status', 'in', ['FAILED', 'SKIPPED']), eb('step_records.values', 'like', '%"outOfLimits":true%')]),
+      )
+      .orderBy('step_records.recorded_at', 'desc')
+      .orderBy('step_records.id', 'desc')
+      .limit(limit + 1)
+      .execute()
+  );
 }
 
 export interface OpenFaultRow extends FaultRow {
@@ -147,7 +158,18 @@ export async function openFaults(db: Kysely<DB>, scope: TenantScope, limit: numb
     .selectAll('faults')
     .select(['jobs.title as job_title', 'assets.name as asset_name', 'users.first_name', 'users.last_name', 'users.email'])
     .where('faults.state', '=', 'OPEN')
-    .orderBy((eb) => eb.case().when('faults.severity', '=', 'CRITICAL').then(0).when('faults.severity', '=', 'HIGH').then(1).when('faults.severity', '=', 'MEDIUM').then(2).else(3).end())
+    .orderBy((eb) =>
+      eb
+        .case()
+        .when('faults.severity', '=', 'CRITICAL')
+        .then(0)
+        .when('faults.severity', '=', 'HIGH')
+        .then(1)
+        .when('faults.severity', '=', 'MEDIUM')
+        .then(2)
+        .else(3)
+        .end(),
+    )
     .orderBy('faults.raised_at', 'desc')
     .orderBy('faults.id', 'desc')
     .limit(limit + 1)
@@ -185,7 +207,11 @@ export async function overdueJobs(db: Kysely<DB>, scope: TenantScope, now: strin
 /** The content documents of these versions (to name steps and fields). */
 export async function versionContents(db: Kysely<DB>, scope: TenantScope, versionIds: readonly number[]): Promise<Map<number, string>> {
   if (versionIds.length === 0) return new Map();
-  const rows = await inTenant(db, scope).selectFrom('template_versions').select(['id', 'content']).where('id', 'in', [...new Set(versionIds)]).execute();
+  const rows = await inTenant(db, scope)
+    .selectFrom('template_versions')
+    .select(['id', 'content'])
+    .where('id', 'in', [...new Set(versionIds)])
+    .execute();
   return new Map(rows.map((row) => [row.id, row.content]));
 }
 
@@ -198,7 +224,12 @@ export interface AssignableUserRow {
 }
 
 /** Active users of the client holding one of `roles` (who may be assigned a job), by name. */
-export async function usersWithRoles(db: Kysely<DB>, scope: TenantScope, roles: readonly string[], limit: number): Promise<AssignableUserRow[]> {
+export async function usersWithRoles(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  roles: readonly string[],
+  limit: number,
+): Promise<AssignableUserRow[]> {
   return inTenant(db, scope)
     .selectFrom('users')
     .select(['users.id', 'users.first_name', 'users.last_name', 'users.email', 'users.title'])

@@ -16,7 +16,10 @@ export async function listAdmins(db: Kysely<DB>): Promise<SystemAdminRow[]> {
 }
 
 export async function countAdmins(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('system_admins').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('system_admins')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -39,7 +42,14 @@ export async function deleteAdmin(db: Kysely<DB>, id: number): Promise<void> {
 
 export async function insertAdminSession(
   db: Kysely<DB>,
-  values: { admin_id: number; expires_at: string; ip: string | null; user_agent: string | null; cookie_hash: string | null; last_seen_at: string | null },
+  values: {
+    admin_id: number;
+    expires_at: string;
+    ip: string | null;
+    user_agent: string | null;
+    cookie_hash: string | null;
+    last_seen_at: string | null;
+  },
   now: string,
 ): Promise<number> {
   const row = await db
@@ -55,12 +65,7 @@ export async function revokeAdminSession(db: Kysely<DB>, id: number, now: string
 }
 
 export async function revokeAdminSessionsOf(db: Kysely<DB>, adminId: number, now: string): Promise<void> {
-  await db
-    .updateTable('admin_sessions')
-    .set({ revoked_at: now })
-    .where('admin_id', '=', adminId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await db.updateTable('admin_sessions').set({ revoked_at: now }).where('admin_id', '=', adminId).where('revoked_at', 'is', null).execute();
 }
 
 /** Ends the administrator's sessions but the one making the change. */

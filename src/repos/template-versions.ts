@@ -1,5 +1,13 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, JobRow, TemplateVersionRow, TemplateVersionsTable, VersionSignatureRow, VersionSignaturesTable, VersionState } from '#db/schema';
+import type {
+  DB,
+  JobRow,
+  TemplateVersionRow,
+  TemplateVersionsTable,
+  VersionSignatureRow,
+  VersionSignaturesTable,
+  VersionState,
+} from '#db/schema';
 import { inTenant, selectByIds, type TenantScope } from '#db/tenant';
 import { columnSet, type ColumnSet } from '#db/columns';
 
@@ -57,13 +65,25 @@ export async function loadVersionSummariesByIds(
 }
 
 /** The documents of versions (canonical JSON), for what a summary left out. */
-export async function loadVersionContents(db: Kysely<DB>, scope: TenantScope, ids: readonly number[]): Promise<{ id: number; content: string }[]> {
+export async function loadVersionContents(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  ids: readonly number[],
+): Promise<{ id: number; content: string }[]> {
   if (ids.length === 0) return [];
-  return inTenant(db, scope).selectFrom('template_versions').select(['id', 'content']).where('id', 'in', [...ids]).execute();
+  return inTenant(db, scope)
+    .selectFrom('template_versions')
+    .select(['id', 'content'])
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 /** Every version of the templates, oldest first. */
-export async function loadVersionsByTemplateIds(db: Kysely<DB>, scope: TenantScope, templateIds: readonly number[]): Promise<TemplateVersionRow[]> {
+export async function loadVersionsByTemplateIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateIds: readonly number[],
+): Promise<TemplateVersionRow[]> {
   if (templateIds.length === 0) return [];
   return inTenant(db, scope)
     .selectFrom('template_versions')
@@ -134,7 +154,11 @@ export async function insertSignature(
     .executeTakeFirstOrThrow();
 }
 
-export async function loadSignaturesByVersionIds(db: Kysely<DB>, scope: TenantScope, versionIds: readonly number[]): Promise<VersionSignatureRow[]> {
+export async function loadSignaturesByVersionIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  versionIds: readonly number[],
+): Promise<VersionSignatureRow[]> {
   if (versionIds.length === 0) return [];
   return inTenant(db, scope)
     .selectFrom('version_signatures')

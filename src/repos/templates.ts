@@ -11,7 +11,11 @@ import { SECURITY_ADMIN } from '#policies/roles';
  * organizations a template is available to, and the asset class it targets.
  */
 
-export async function insertTemplate(db: Kysely<DB>, scope: TenantScope, row: Omit<Insertable<TemplatesTable>, 'client_id'>): Promise<TemplateRow> {
+export async function insertTemplate(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  row: Omit<Insertable<TemplatesTable>, 'client_id'>,
+): Promise<TemplateRow> {
   return db
     .insertInto('templates')
     .values({ ...row, client_id: scope.clientId })
@@ -32,13 +36,30 @@ export async function findTemplateById(db: Kysely<DB>, scope: TenantScope, id: n
   return inTenant(db, scope).selectFrom('templates').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export const TEMPLATE_COLUMNS = everyColumn<TemplateRow>()(['id', 'client_id', 'title', 'description', 'tags', 'asset_class_id', 'owner_id', 'created_at', 'updated_at']);
+export const TEMPLATE_COLUMNS = everyColumn<TemplateRow>()([
+  'id',
+  'client_id',
+  'title',
+  'description',
+  'tags',
+  'asset_class_id',
+  'owner_id',
+  'created_at',
+  'updated_at',
+]);
 export type TemplateColumn = (typeof TEMPLATE_COLUMNS)[number];
 const EVERY_TEMPLATE_COLUMN = columnSet(TEMPLATE_COLUMNS);
 
 /** Templates among `ids` with only `columns` (GraphQL: the fields a query selects), the others absent. */
-export async function loadTemplatesByIds(db: Kysely<DB>, scope: TenantScope, ids: readonly number[], columns: ColumnSet<TemplateColumn> = EVERY_TEMPLATE_COLUMN): Promise<TemplateRow[]> {
-  return selectByIds(db, scope, `templates:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('templates').select(columns.columns).where('id', 'in', batch));
+export async function loadTemplatesByIds(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  ids: readonly number[],
+  columns: ColumnSet<TemplateColumn> = EVERY_TEMPLATE_COLUMN,
+): Promise<TemplateRow[]> {
+  return selectByIds(db, scope, `templates:${columns.key}`, ids, (batch) =>
+    inTenant(db, scope).selectFrom('templates').select(columns.columns).where('id', 'in', batch),
+  );
 }
 
 /**
@@ -159,7 +180,12 @@ export function visibleTo(visibility: { orgIds: number[] }) {
 }
 
 /** Whether one template passes the visibility rule. */
-export async function isTemplateVisible(db: Kysely<DB>, scope: TenantScope, templateId: number, visibility: TemplateVisibility): Promise<boolean> {
+export async function isTemplateVisible(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateId: number,
+  visibility: TemplateVisibility,
+): Promise<boolean> {
   let query = inTenant(db, scope).selectFrom('templates').select('templates.id').where('templates.id', '=', templateId);
   if (visibility) query = query.where(visibleTo(visibility));
   return (await query.executeTakeFirst()) !== undefined;
@@ -171,7 +197,11 @@ export async function isTemplateVisible(db: Kysely<DB>, scope: TenantScope, temp
  * available to one of their organizations (`availableToOrg`, ids compared as
  * numbers) and those available to no organization in particular.
  */
-export async function templateVisibilityOf(db: Kysely<DB>, scope: TenantScope, user: { roles: readonly string[]; availableToOrg: string }): Promise<TemplateVisibility> {
+export async function templateVisibilityOf(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  user: { roles: readonly string[]; availableToOrg: string },
+): Promise<TemplateVisibility> {
   if (user.roles.includes(SECURITY_ADMIN)) return null;
   if (!(await clientHasOrganizations(db, scope))) return null;
   const raw = JSON.parse(user.availableToOrg) as unknown[];
@@ -184,7 +214,12 @@ export async function clientHasOrganizations(db: Kysely<DB>, scope: TenantScope)
 }
 
 /** Replaces the organizations a template is available to. */
-export async function setTemplateOrganizations(db: Kysely<DB>, scope: TenantScope, templateId: number, orgIds: readonly number[]): Promise<void> {
+export async function setTemplateOrganizations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateId: number,
+  orgIds: readonly number[],
+): Promise<void> {
   await inTenant(db, scope).deleteFrom('template_organizations').where('template_id', '=', templateId).execute();
   if (orgIds.length === 0) return;
   await db
@@ -203,7 +238,9 @@ export async function loadTemplateOrganizations(
   return inTenant(db, scope)
     .selectFrom('template_organizations')
     .innerJoin('organizations', (join) =>
-      join.onRef('organizations.client_id', '=', 'template_organizations.client_id').onRef('organizations.id', '=', 'template_organizations.organization_id'),
+      join
+        .onRef('organizations.client_id', '=', 'template_organizations.client_id')
+        .onRef('organizations.id', '=', 'template_organizations.organization_id'),
     )
     .selectAll('organizations')
     .select('template_organizations.template_id')

@@ -13,7 +13,13 @@ export async function tutorialCompletions(db: Kysely<DB>, scope: TenantScope, us
 }
 
 /** Records a completion once: completing again keeps the first time. */
-export async function insertTutorialCompletion(db: Kysely<DB>, scope: TenantScope, userId: number, tutorialId: string, at: string): Promise<void> {
+export async function insertTutorialCompletion(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  tutorialId: string,
+  at: string,
+): Promise<void> {
   await db
     .insertInto('tutorial_completions')
     .values({ client_id: scope.clientId, user_id: userId, tutorial_id: tutorialId, completed_at: at })

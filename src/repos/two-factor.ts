@@ -24,12 +24,22 @@ export async function findTwoFactorEnabledUserIds(db: Kysely<DB>, scope: TenantS
 // -1 is no user id
 const twoFactorEnabledAmong = compiledListRead(
   (db, [clientId]: [number], userIds: number[]) =>
-    inTenant(db, tenantScope(clientId)).selectFrom('user_two_factor').select('user_id').where('user_id', 'in', userIds).where('enabled_at', 'is not', null),
+    inTenant(db, tenantScope(clientId))
+      .selectFrom('user_two_factor')
+      .select('user_id')
+      .where('user_id', 'in', userIds)
+      .where('enabled_at', 'is not', null),
   1,
   -1,
 );
 
-export async function replacePendingTwoFactor(db: Kysely<DB>, scope: TenantScope, userId: number, secret: string, now: string): Promise<boolean> {
+export async function replacePendingTwoFactor(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  secret: string,
+  now: string,
+): Promise<boolean> {
   const fresh = { secret, enabled_at: null, last_used_step: 0, recovery_codes: '[]', created_at: now, updated_at: now };
   const result = await db
     .insertInto('user_two_factor')
@@ -56,7 +66,13 @@ export async function enableTwoFactorRow(
 }
 
 /** Accepts a TOTP step only once: false when that step (or a later one) was already used. */
-export async function advanceTwoFactorStep(db: Kysely<DB>, scope: TenantScope, userId: number, step: number, now: string): Promise<boolean> {
+export async function advanceTwoFactorStep(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  step: number,
+  now: string,
+): Promise<boolean> {
   const result = await inTenant(db, scope)
     .updateTable('user_two_factor')
     .set({ last_used_step: step, updated_at: now })

@@ -73,7 +73,12 @@ function stepDay(scope: TenantScope, record: Pick<StepRecordRow, 'recorded_at' |
  * transaction): the step counts once, at its latest recording, so a
  * re-recording on another day or by another user moves it there.
  */
-export async function moveStepCount(db: Kysely<DB>, scope: TenantScope, previous: StepRecordRow | undefined, saved: StepRecordRow): Promise<void> {
+export async function moveStepCount(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  previous: StepRecordRow | undefined,
+  saved: StepRecordRow,
+): Promise<void> {
   const to = stepDay(scope, saved);
   if (previous) {
     const from = stepDay(scope, previous);
@@ -84,7 +89,12 @@ export async function moveStepCount(db: Kysely<DB>, scope: TenantScope, previous
       .where('day', '=', from.day)
       .where('user_id', '=', from.user_id)
       .execute();
-    await inTenant(db, scope).deleteFrom('usage_step_days').where('day', '=', from.day).where('user_id', '=', from.user_id).where('steps', '<=', 0).execute();
+    await inTenant(db, scope)
+      .deleteFrom('usage_step_days')
+      .where('day', '=', from.day)
+      .where('user_id', '=', from.user_id)
+      .where('steps', '<=', 0)
+      .execute();
   }
   await db
     .insertInto('usage_step_days')
@@ -142,7 +152,10 @@ export async function countJobs(
   const days = jobDaysInRange(db, scope, f);
   if (days) {
     const counted = column === 'started_at' ? 'usage_job_days.started' : 'usage_job_days.completed';
-    const query = days.select((eb) => [bucket(db, grouping, 'usage_job_days.day').as('bucket'), eb.fn.sum<number | string>(counted).as('n')]);
+    const query = days.select((eb) => [
+      bucket(db, grouping, 'usage_job_days.day').as('bucket'),
+      eb.fn.sum<number | string>(counted).as('n'),
+    ]);
     return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
   }
   const at = `jobs.${column}` as const;
@@ -182,7 +195,10 @@ export async function countStepsRecorded(db: Kysely<DB>, scope: TenantScope, gro
   const users = filteredUsers(db, scope, f);
   const days = stepDaysInRange(db, scope, f);
   if (days) {
-    let query = days.select((eb) => [bucket(db, grouping, 'usage_step_days.day').as('bucket'), eb.fn.sum<number | string>('usage_step_days.steps').as('n')]);
+    let query = days.select((eb) => [
+      bucket(db, grouping, 'usage_step_days.day').as('bucket'),
+      eb.fn.sum<number | string>('usage_step_days.steps').as('n'),
+    ]);
     if (users) query = query.where('usage_step_days.user_id', 'in', users);
     return toCounts(await query.groupBy(sql.ref('bucket') as never).execute());
   }
@@ -232,7 +248,11 @@ function stepRecordsInRange(db: Kysely<DB>, scope: TenantScope, f: UsageFilter) 
     .where('step_records.recorded_at', '<', f.to);
   const templates = filteredTemplates(db, scope, f);
   if (templates) {
-    query = query.where('step_records.job_id', 'in', inTenant(db, scope).selectFrom('jobs').select('jobs.id').where('jobs.template_id', 'in', templates));
+    query = query.where(
+      'step_records.job_id',
+      'in',
+      inTenant(db, scope).selectFrom('jobs').select('jobs.id').where('jobs.template_id', 'in', templates),
+    );
   }
   return query;
 }
@@ -254,7 +274,10 @@ export async function countActiveUsers(
   const days = stepDaysInRange(db, scope, f);
   const recorders = days
     ? days.select([bucket(db, grouping, 'usage_step_days.day').as('bucket'), 'usage_step_days.user_id as user_id'])
-    : stepRecordsInRange(db, scope, f).select([bucket(db, grouping, 'step_records.recorded_at').as('bucket'), 'step_records.recorded_by as user_id']);
+    : stepRecordsInRange(db, scope, f).select([
+        bucket(db, grouping, 'step_records.recorded_at').as('bucket'),
+        'step_records.recorded_by as user_id',
+      ]);
   const signedIn = inTenant(db, scope)
     .selectFrom('sessions')
     .select([bucket(db, grouping, 'sessions.created_at').as('bucket'), 'sessions.user_id as user_id'])
@@ -315,7 +338,12 @@ const EVENT_TIMESTAMPS = {
 } as const;
 
 /** How many sign-ins (sessions started), templates created or versions published fall in the range. */
-export async function countEvents(db: Kysely<DB>, scope: TenantScope, event: keyof typeof EVENT_TIMESTAMPS, f: Pick<UsageFilter, 'from' | 'to'>): Promise<number> {
+export async function countEvents(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  event: keyof typeof EVENT_TIMESTAMPS,
+  f: Pick<UsageFilter, 'from' | 'to'>,
+): Promise<number> {
   const [table, column] = EVENT_TIMESTAMPS[event];
   const at = sql.ref(`${table}.${column}`);
   const row = await inTenant(db, scope)

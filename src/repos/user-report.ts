@@ -28,7 +28,12 @@ export interface UserReportRow {
 }
 
 /** One keyset page of the client's users. */
-export async function listUserReportRows(db: Kysely<DB>, scope: TenantScope, filter: UserReportFilter, page: PageInput): Promise<Page<UserReportRow>> {
+export async function listUserReportRows(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  filter: UserReportFilter,
+  page: PageInput,
+): Promise<Page<UserReportRow>> {
   return reportPage(db, inTenant(db, scope).selectFrom('users'), filter, page);
 }
 
@@ -49,26 +54,24 @@ async function reportPage(
   filter: UserReportFilter,
   page: PageInput,
 ): Promise<Page<UserReportRow>> {
-  let query = users
-    .innerJoin('clients', 'clients.id', 'users.client_id')
-    .select((eb) => [
-      'users.id',
-      'users.client_id',
-      'clients.name as client_name',
-      'users.email',
-      'users.first_name',
-      'users.last_name',
-      'users.title',
-      'users.license_type',
-      'users.status',
-      'users.created_at',
-      eb
-        .selectFrom('sessions')
-        .select((s) => s.fn.max('sessions.created_at').as('at'))
-        .whereRef('sessions.client_id', '=', 'users.client_id')
-        .whereRef('sessions.user_id', '=', 'users.id')
-        .as('last_sign_in_at'),
-    ]);
+  let query = users.innerJoin('clients', 'clients.id', 'users.client_id').select((eb) => [
+    'users.id',
+    'users.client_id',
+    'clients.name as client_name',
+    'users.email',
+    'users.first_name',
+    'users.last_name',
+    'users.title',
+    'users.license_type',
+    'users.status',
+    'users.created_at',
+    eb
+      .selectFrom('sessions')
+      .select((s) => s.fn.max('sessions.created_at').as('at'))
+      .whereRef('sessions.client_id', '=', 'users.client_id')
+      .whereRef('sessions.user_id', '=', 'users.id')
+      .as('last_sign_in_at'),
+  ]);
   if (filter.licenseType !== undefined) query = query.where('users.license_type', '=', filter.licenseType);
   if (filter.status !== undefined) query = query.where('users.status', '=', filter.status);
   if (filter.role !== undefined) {
@@ -86,11 +89,14 @@ async function reportPage(
   }
   const result = await paginate(query, page, 'users.id');
   const ids = result.items.map((u) => u.id);
-  const roleRows = ids.length === 0 ? [] : await db.selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', ids).orderBy('role').execute();
+  const roleRows =
+    ids.length === 0
+      ? []
+      : await db.selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', ids).orderBy('role').execute();
   const roles = new Map<number, string[]>();
   for (const row of roleRows) roles.set(row.user_id, [...(roles.get(row.user_id) ?? []), row.role]);
   return {
-    items: result.items.map((u) => ({ ...u, last_sign_in_at: (u.last_sign_in_at) ?? null, roles: roles.get(u.id) ?? [] })),
+    items: result.items.map((u) => ({ ...u, last_sign_in_at: u.last_sign_in_at ?? null, roles: roles.get(u.id) ?? [] })),
     nextCursor: result.nextCursor,
   };
 }

@@ -55,7 +55,9 @@ export async function loadUserRowsByIds(
   ids: readonly number[],
   columns: ColumnSet<UserSummaryColumn> = USER_SUMMARY,
 ): Promise<Omit<UserSummary, 'roles'>[]> {
-  return selectByIds(db, scope, `users:${columns.key}`, ids, (batch) => inTenant(db, scope).selectFrom('users').select(columns.columns).where('id', 'in', batch));
+  return selectByIds(db, scope, `users:${columns.key}`, ids, (batch) =>
+    inTenant(db, scope).selectFrom('users').select(columns.columns).where('id', 'in', batch),
+  );
 }
 
 /**
@@ -77,7 +79,9 @@ export async function loadRolesOfUsers(db: Kysely<DB>, scope: TenantScope, userI
   const inRange = high - low < 2 * userIds.length;
   const rows = inRange
     ? await rolesInRange(db, scope.clientId, low, high)
-    : await selectByIds(db, scope, 'userRoles', userIds, (batch) => inTenant(db, scope).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', batch));
+    : await selectByIds(db, scope, 'userRoles', userIds, (batch) =>
+        inTenant(db, scope).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', 'in', batch),
+      );
   const wanted = inRange ? new Set(userIds) : undefined;
   for (const { user_id, role } of rows) {
     if (wanted && !wanted.has(user_id)) continue;
@@ -97,11 +101,7 @@ export async function getUserById(db: Kysely<DB>, scope: TenantScope, id: number
 }
 
 export async function findUserByEmail(db: Kysely<DB>, scope: TenantScope, email: string): Promise<UserRow | undefined> {
-  return inTenant(db, scope)
-    .selectFrom('users')
-    .selectAll()
-    .where('email_normalized', '=', normalizeEmail(email))
-    .executeTakeFirst();
+  return inTenant(db, scope).selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
 }
 
 /** Oldest first; `search` keeps users whose email, first or last name contains it (any case). */
@@ -194,7 +194,11 @@ async function withRoles<T extends { id: number }>(db: Kysely<DB>, scope: Tenant
 }
 
 const rolesInRange = compiledRead((db, clientId: number, low: number, high: number) =>
-  inTenant(db, tenantScope(clientId)).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', '>=', low).where('user_id', '<=', high),
+  inTenant(db, tenantScope(clientId))
+    .selectFrom('user_roles')
+    .select(['user_id', 'role'])
+    .where('user_id', '>=', low)
+    .where('user_id', '<=', high),
 );
 
 const ROLE_ORDER = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];

@@ -4,7 +4,11 @@ import { inTenant, type TenantScope } from '#db/tenant';
 
 /** Translations of template versions (migration 0036), one row per (version, language). */
 
-export async function loadTranslationsOfVersions(db: Kysely<DB>, scope: TenantScope, versionIds: readonly number[]): Promise<VersionTranslationRow[]> {
+export async function loadTranslationsOfVersions(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  versionIds: readonly number[],
+): Promise<VersionTranslationRow[]> {
   if (versionIds.length === 0) return [];
   return inTenant(db, scope)
     .selectFrom('version_translations')
@@ -15,7 +19,12 @@ export async function loadTranslationsOfVersions(db: Kysely<DB>, scope: TenantSc
     .execute();
 }
 
-export async function findVersionTranslation(db: Kysely<DB>, scope: TenantScope, versionId: number, language: string): Promise<VersionTranslationRow | undefined> {
+export async function findVersionTranslation(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  versionId: number,
+  language: string,
+): Promise<VersionTranslationRow | undefined> {
   return inTenant(db, scope)
     .selectFrom('version_translations')
     .selectAll()
@@ -25,7 +34,12 @@ export async function findVersionTranslation(db: Kysely<DB>, scope: TenantScope,
 }
 
 /** The approved translations of a version among `languages` (an operator's fallback chain). */
-export async function findApprovedTranslations(db: Kysely<DB>, scope: TenantScope, versionId: number, languages: readonly string[]): Promise<VersionTranslationRow[]> {
+export async function findApprovedTranslations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  versionId: number,
+  languages: readonly string[],
+): Promise<VersionTranslationRow[]> {
   if (languages.length === 0) return [];
   return inTenant(db, scope)
     .selectFrom('version_translations')
@@ -46,7 +60,9 @@ export async function upsertVersionTranslation(
     .insertInto('version_translations')
     .values({ ...row, client_id: scope.clientId })
     .onConflict((oc) =>
-      oc.columns(['client_id', 'version_id', 'language']).doUpdateSet({ units: row.units, units_hash: row.units_hash, updated_by: row.updated_by, updated_at: row.updated_at }),
+      oc
+        .columns(['client_id', 'version_id', 'language'])
+        .doUpdateSet({ units: row.units, units_hash: row.units_hash, updated_by: row.updated_by, updated_at: row.updated_at }),
     )
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -74,9 +90,17 @@ export async function approveVersionTranslation(
  * approvals included: an approval signs (unit, source hash, target) triples,
  * and a unit whose source the draft changes is stale, so never served.
  */
-export async function copyVersionTranslations(db: Kysely<DB>, scope: TenantScope, fromVersionId: number, toVersionId: number): Promise<void> {
+export async function copyVersionTranslations(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  fromVersionId: number,
+  toVersionId: number,
+): Promise<void> {
   const rows = await loadTranslationsOfVersions(db, scope, [fromVersionId]);
   for (const { id: _id, client_id: _client, version_id: _version, ...row } of rows) {
-    await db.insertInto('version_translations').values({ ...row, client_id: scope.clientId, version_id: toVersionId }).execute();
+    await db
+      .insertInto('version_translations')
+      .values({ ...row, client_id: scope.clientId, version_id: toVersionId })
+      .execute();
   }
 }

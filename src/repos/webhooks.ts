@@ -19,7 +19,12 @@ export async function listWebhooks(db: Kysely<DB>, owner: EventOwner, page: Page
   return paginate(db.selectFrom('webhooks').selectAll().where(ownerIs(owner, 'webhooks')), page, 'webhooks.id');
 }
 
-export async function updateWebhook(db: Kysely<DB>, owner: EventOwner, id: number, changes: Updateable<WebhooksTable>): Promise<WebhookRow | undefined> {
+export async function updateWebhook(
+  db: Kysely<DB>,
+  owner: EventOwner,
+  id: number,
+  changes: Updateable<WebhooksTable>,
+): Promise<WebhookRow | undefined> {
   return db.updateTable('webhooks').set(changes).where(ownerIs(owner, 'webhooks')).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
@@ -33,7 +38,13 @@ export async function listActiveWebhooks(trx: Kysely<DB>, owner: EventOwner): Pr
   return trx.selectFrom('webhooks').selectAll().where(ownerIs(owner, 'webhooks')).where('active', '=', 1).execute();
 }
 
-export async function insertDeliveries(trx: Kysely<DB>, owner: EventOwner, eventId: number, webhookIds: number[], now: string): Promise<WebhookDeliveryRow[]> {
+export async function insertDeliveries(
+  trx: Kysely<DB>,
+  owner: EventOwner,
+  eventId: number,
+  webhookIds: number[],
+  now: string,
+): Promise<WebhookDeliveryRow[]> {
   if (webhookIds.length === 0) return [];
   return trx
     .insertInto('webhook_deliveries')
@@ -56,15 +67,34 @@ export async function insertDeliveries(trx: Kysely<DB>, owner: EventOwner, event
 export type DeliveryWithEvent = WebhookDeliveryRow & { event_public_id: string; event_type: string; payload: string };
 
 /** Newest first: the delivery log of one endpoint. */
-export async function listDeliveries(db: Kysely<DB>, owner: EventOwner, webhookId: number, page: PageInput): Promise<Page<DeliveryWithEvent>> {
+export async function listDeliveries(
+  db: Kysely<DB>,
+  owner: EventOwner,
+  webhookId: number,
+  page: PageInput,
+): Promise<Page<DeliveryWithEvent>> {
   const cursor = decodeCursor(page.cursor);
   let query = deliveriesWithEvent(db, owner).where('webhook_deliveries.webhook_id', '=', webhookId);
   if (cursor > 0) query = query.where('webhook_deliveries.id', '<', cursor);
-  return toPage(await query.orderBy('webhook_deliveries.id', 'desc').limit(page.limit + 1).execute(), page.limit);
+  return toPage(
+    await query
+      .orderBy('webhook_deliveries.id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    page.limit,
+  );
 }
 
-export async function findDelivery(db: Kysely<DB>, owner: EventOwner, webhookId: number, id: number): Promise<DeliveryWithEvent | undefined> {
-  return deliveriesWithEvent(db, owner).where('webhook_deliveries.webhook_id', '=', webhookId).where('webhook_deliveries.id', '=', id).executeTakeFirst();
+export async function findDelivery(
+  db: Kysely<DB>,
+  owner: EventOwner,
+  webhookId: number,
+  id: number,
+): Promise<DeliveryWithEvent | undefined> {
+  return deliveriesWithEvent(db, owner)
+    .where('webhook_deliveries.webhook_id', '=', webhookId)
+    .where('webhook_deliveries.id', '=', id)
+    .executeTakeFirst();
 }
 
 function deliveriesWithEvent(db: Kysely<DB>, owner: EventOwner) {
@@ -104,9 +134,16 @@ export async function loadDeliveryForSending(db: Kysely<DB>, id: number) {
 export async function recordDeliveryAttempt(
   db: Kysely<DB>,
   id: number,
-  values: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_duration_ms' | 'last_error' | 'last_attempt_at'>,
+  values: Pick<
+    WebhookDeliveryRow,
+    'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_duration_ms' | 'last_error' | 'last_attempt_at'
+  >,
 ): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ ...values, updated_at: values.last_attempt_at ?? values.next_attempt_at }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ ...values, updated_at: values.last_attempt_at ?? values.next_attempt_at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Gives up on an endpoint's pending deliveries (it was disabled or deleted). */
@@ -121,5 +158,9 @@ export async function failPendingDeliveries(db: Kysely<DB>, webhookId: number, r
 
 /** Puts a delivery back in the queue, due now, keeping its id (the same webhook-id is sent). */
 export async function requeueDelivery(db: Kysely<DB>, id: number, now: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }

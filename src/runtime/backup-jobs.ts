@@ -86,7 +86,13 @@ export class BackupJobs {
       } catch (error) {
         job.status = 'failed';
         job.error = (error as Error).message ?? String(error);
-        await recordEvent(deps, { level: 'error', event: 'backup.failed', message: `Backup failed: ${job.error}`, adminId: by.adminId, meta: by.meta });
+        await recordEvent(deps, {
+          level: 'error',
+          event: 'backup.failed',
+          message: `Backup failed: ${job.error}`,
+          adminId: by.adminId,
+          meta: by.meta,
+        });
         await reportBackupFailure(deps, error);
       } finally {
         job.phase = null;

@@ -53,7 +53,9 @@ export class EventStreams {
     if (this.closed) throw serviceUnavailable('The server is stopping');
     const mine = [...this.streams].filter((s) => s.actor.userId === actor.userId && s.actor.clientId === actor.clientId).length;
     if (mine >= config.eventStreamMaxPerUser) {
-      throw new AppError('RATE_LIMITED', `At most ${config.eventStreamMaxPerUser} event streams may be open per user`, { limit: config.eventStreamMaxPerUser });
+      throw new AppError('RATE_LIMITED', `At most ${config.eventStreamMaxPerUser} event streams may be open per user`, {
+        limit: config.eventStreamMaxPerUser,
+      });
     }
     const out = new PassThrough();
     const stream: Stream = {

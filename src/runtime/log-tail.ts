@@ -44,7 +44,9 @@ export class LogTail {
     if (this.closed) throw serviceUnavailable('The server is stopping');
     const mine = [...this.tails].filter((t) => t.actor.adminId === actor.adminId).length;
     if (mine >= config.eventStreamMaxPerUser) {
-      throw new AppError('RATE_LIMITED', `At most ${config.eventStreamMaxPerUser} log tails may be open per administrator`, { limit: config.eventStreamMaxPerUser });
+      throw new AppError('RATE_LIMITED', `At most ${config.eventStreamMaxPerUser} log tails may be open per administrator`, {
+        limit: config.eventStreamMaxPerUser,
+      });
     }
     const out = new PassThrough();
     const tail: Tail = {

@@ -23,9 +23,7 @@ export class Mailer {
   private readonly viaSmtp: boolean;
   private readonly worker: OutboxWorker<'outbox'>;
 
-  constructor(
-    private readonly deps: { config: Config; db: Database; clock: Clock; logger: Logger },
-  ) {
+  constructor(private readonly deps: { config: Config; db: Database; clock: Clock; logger: Logger }) {
     this.viaSmtp = deps.config.smtpUrl !== '';
     this.worker = new OutboxWorker({
       name: 'mail',

@@ -102,19 +102,23 @@ export class WebhookSender {
     if (outcome.ok) {
       if (row.failing_since) await updateWebhook(db.kysely, row.client_id, row.webhook_id, { failing_since: null });
     } else {
-      logger.warn({ deliveryId: id, webhookId: row.webhook_id, attempts, statusCode: outcome.statusCode, error: outcome.error }, 'webhook delivery attempt failed');
+      logger.warn(
+        { deliveryId: id, webhookId: row.webhook_id, attempts, statusCode: outcome.statusCode, error: outcome.error },
+        'webhook delivery attempt failed',
+      );
       await this.noteFailure(row, outcome, now);
     }
     return outcome.ok;
   }
 
-  private async post(
-    row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>,
-    at: Date,
-    wallClock: Date,
-  ): Promise<Outcome> {
+  private async post(row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>, at: Date, wallClock: Date): Promise<Outcome> {
     const started = Date.now();
-    const done = (ok: boolean, statusCode: number | null, error: string | null): Outcome => ({ ok, statusCode, durationMs: Date.now() - started, error });
+    const done = (ok: boolean, statusCode: number | null, error: string | null): Outcome => ({
+      ok,
+      statusCode,
+      durationMs: Date.now() - started,
+      error,
+    });
     const url = new URL(row.url);
     let target: { address: string; family: 4 | 6 };
     try {
@@ -127,7 +131,8 @@ export class WebhookSender {
     // shared secrets are read (bootstrap), and a box made then opened nothing the API had sealed
     const box = webhookSecretBox(this.deps);
     const secrets = [box.open(row.secret)];
-    if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString()) secrets.push(box.open(row.previous_secret));
+    if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > at.toISOString())
+      secrets.push(box.open(row.previous_secret));
     // webhook-timestamp is checked by receivers against their own clock (replay defence): the wall clock, not the injected one
     const signature = secrets.map((secret) => new Webhook(secret).sign(row.event_public_id, wallClock, row.payload)).join(' ');
     const headers = {
@@ -160,7 +165,11 @@ export class WebhookSender {
   }
 
   /** Starts or extends the endpoint's failing streak; after 5 days it is disabled and its administrators are told. */
-  private async noteFailure(row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>, outcome: Outcome, now: Date): Promise<void> {
+  private async noteFailure(
+    row: NonNullable<Awaited<ReturnType<typeof loadDeliveryForSending>>>,
+    outcome: Outcome,
+    now: Date,
+  ): Promise<void> {
     const deps = this.deps;
     const nowIso = now.toISOString();
     if (!row.failing_since) {

@@ -79,7 +79,11 @@ export async function acceptInvitation(
  * token is checked, not used.
  * @throws AppError TOKEN_INVALID
  */
-export async function accountLinkDetails(deps: Deps, token: string, purpose: 'invite' | 'reset'): Promise<{ email: string; passwordPolicy: { minLength: number; rules: string[] } }> {
+export async function accountLinkDetails(
+  deps: Deps,
+  token: string,
+  purpose: 'invite' | 'reset',
+): Promise<{ email: string; passwordPolicy: { minLength: number; rules: string[] } }> {
   const valid = await findValidUserToken(deps, token, purpose);
   const user = await getUserById(deps.db.kysely, valid.scope, valid.userId);
   if (user.status === 'disabled') throw tokenInvalid();
@@ -106,7 +110,12 @@ export async function signUp(
 ): Promise<SignUpOutcome> {
   if (input.invitationToken !== undefined) {
     if (input.password === undefined) throw fieldError('body.password', 'required with an invitation token');
-    const user = await acceptInvitation(deps, input.invitationToken, { password: input.password, firstName: input.firstName, lastName: input.lastName }, meta);
+    const user = await acceptInvitation(
+      deps,
+      input.invitationToken,
+      { password: input.password, firstName: input.firstName, lastName: input.lastName },
+      meta,
+    );
     return { status: 'active', user };
   }
   if (input.email === undefined) throw fieldError('body.email', 'required without an invitation token');
@@ -264,7 +273,11 @@ export async function changePassword(
 ): Promise<void> {
   const user = await getUserById(deps.db.kysely, actor.scope, actor.userId);
   if (!user.password_hash || !(await deps.passwords.verify(input.currentPassword, user.password_hash))) {
-    await recordFailedAttempt(deps, { email: user.email, reason: 'wrong current password on change', clientId: user.client_id, userId: user.id }, meta);
+    await recordFailedAttempt(
+      deps,
+      { email: user.email, reason: 'wrong current password on change', clientId: user.client_id, userId: user.id },
+      meta,
+    );
     throw invalidCredentials();
   }
   assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, actor.scope), input.newPassword, 'body.newPassword', user.email);
@@ -272,7 +285,15 @@ export async function changePassword(
   const hash = await deps.passwords.hash(input.newPassword);
   const nowIso = deps.clock.now().toISOString();
   await withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx, afterCommit) =>
-    storeNewPassword(deps, trx, afterCommit, { scope: actor.scope, user, hash, nowIso, how: 'changed', ip: meta.ip, keepSessionId: actor.sessionId }),
+    storeNewPassword(deps, trx, afterCommit, {
+      scope: actor.scope,
+      user,
+      hash,
+      nowIso,
+      how: 'changed',
+      ip: meta.ip,
+      keepSessionId: actor.sessionId,
+    }),
   );
   await recordEvent(deps, {
     event: 'auth.password_changed',
@@ -288,7 +309,12 @@ export async function changePassword(
  * link stops working.
  * @throws AppError NOT_FOUND, CONFLICT (the user is not in the invited state)
  */
-export async function resendInvitation(deps: Deps, scope: TenantScope, userId: number, by: { userId: number; actor?: EventActor; meta: RequestMeta }): Promise<UserWithRoles> {
+export async function resendInvitation(
+  deps: Deps,
+  scope: TenantScope,
+  userId: number,
+  by: { userId: number; actor?: EventActor; meta: RequestMeta },
+): Promise<UserWithRoles> {
   const now = deps.clock.now();
   const user = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const row = await getUserById(trx, scope, userId);
@@ -345,11 +371,23 @@ async function storeNewPassword(
   deps: Deps,
   trx: Kysely<DB>,
   afterCommit: AfterCommit,
-  change: { scope: TenantScope; user: UserRow; hash: string; nowIso: string; how: 'reset' | 'changed'; ip: string | null; keepSessionId?: number },
+  change: {
+    scope: TenantScope;
+    user: UserRow;
+    hash: string;
+    nowIso: string;
+    how: 'reset' | 'changed';
+    ip: string | null;
+    keepSessionId?: number;
+  },
 ): Promise<void> {
   const { scope, user, nowIso } = change;
   // a reset also activates an account whose invitation was never used
-  await updateUser(trx, scope, user.id, { password_hash: change.hash, ...(change.how === 'reset' && { status: 'active' as const }), updated_at: nowIso });
+  await updateUser(trx, scope, user.id, {
+    password_hash: change.hash,
+    ...(change.how === 'reset' && { status: 'active' as const }),
+    updated_at: nowIso,
+  });
   await revokeUserSessions(trx, scope, user.id, nowIso, change.keepSessionId);
   await deleteUnusedUserTokens(trx, scope, user.id, 'reset');
   await queueMail(deps, trx, afterCommit, {

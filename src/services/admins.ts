@@ -166,7 +166,8 @@ export async function changeAdminPassword(
   assertNewPassword(input.newPassword);
   const admin = await findAdminById(deps.db.kysely, actor.adminId);
   if (!admin) throw notFound('Administrator');
-  if (!(await deps.passwords.verify(input.currentPassword, admin.password_hash))) throw fieldError('body.currentPassword', 'is not your current password');
+  if (!(await deps.passwords.verify(input.currentPassword, admin.password_hash)))
+    throw fieldError('body.currentPassword', 'is not your current password');
   if (input.currentPassword === input.newPassword) throw fieldError('body.newPassword', 'must differ from the current password');
   const hash = await deps.passwords.hash(input.newPassword);
   const nowIso = deps.clock.now().toISOString();
@@ -183,5 +184,6 @@ export async function changeAdminPassword(
 }
 
 function assertNewPassword(password: string): void {
-  if (password.length < MIN_ADMIN_PASSWORD_LENGTH) throw fieldError('body.newPassword', `must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_ADMIN_PASSWORD_LENGTH)
+    throw fieldError('body.newPassword', `must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters`);
 }

@@ -34,7 +34,10 @@ function auditedAgreement(row: AgreementRow) {
     kind: row.kind,
     version: row.version,
     title: row.title,
-    bodyMarkdown: row.body_markdown === null ? null : { length: row.body_markdown.length, sha256: createHash('sha256').update(row.body_markdown).digest('hex').slice(0, 16) },
+    bodyMarkdown:
+      row.body_markdown === null
+        ? null
+        : { length: row.body_markdown.length, sha256: createHash('sha256').update(row.body_markdown).digest('hex').slice(0, 16) },
     fileName: row.file_name,
     fileSize: row.file_size,
     effectiveAt: row.effective_at,
@@ -61,12 +64,16 @@ export type AgreementChanges = Partial<Omit<AgreementInput, 'kind' | 'version'>>
 /** Decodes and stores an uploaded PDF (outside any transaction: disk I/O). */
 async function storePdf(deps: Deps, base64: string, field: string) {
   const bytes = Buffer.from(base64, 'base64');
-  if (bytes.length === 0 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw fieldError(field, 'must be a base64-encoded PDF file');
+  if (bytes.length === 0 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw fieldError(field, 'must be a base64-encoded PDF file');
   return deps.storage.put(bytes);
 }
 
 /** The agreement's PDF: a system upload by id (POST /api/admin/upload) or base64 in the body; undefined when neither is given. */
-async function pdfOf(deps: Deps, input: Pick<AgreementInput, 'pdfBase64' | 'fileId'>): Promise<{ key: string; size: number; name?: string } | null | undefined> {
+async function pdfOf(
+  deps: Deps,
+  input: Pick<AgreementInput, 'pdfBase64' | 'fileId'>,
+): Promise<{ key: string; size: number; name?: string } | null | undefined> {
   if (input.fileId !== undefined) {
     const file = await getSystemFile(deps, input.fileId).catch(() => {
       throw fieldError('body.fileId', `file ${input.fileId} does not exist (upload it with POST /api/admin/upload)`);
@@ -83,7 +90,8 @@ async function pdfOf(deps: Deps, input: Pick<AgreementInput, 'pdfBase64' | 'file
  * @throws AppError VALIDATION_ERROR (no body and no PDF, not a PDF), CONFLICT (version exists)
  */
 export async function createAgreement(deps: Deps, input: AgreementInput, by: ChangedBy): Promise<AgreementRow> {
-  if (!input.bodyMarkdown && !input.pdfBase64 && input.fileId === undefined) throw fieldError('body.bodyMarkdown', 'give a Markdown body or a PDF (fileId or pdfBase64)');
+  if (!input.bodyMarkdown && !input.pdfBase64 && input.fileId === undefined)
+    throw fieldError('body.bodyMarkdown', 'give a Markdown body or a PDF (fileId or pdfBase64)');
   const file = (await pdfOf(deps, input)) ?? null;
   const nowIso = deps.clock.now().toISOString();
   let row: AgreementRow;
@@ -107,12 +115,18 @@ export async function createAgreement(deps: Deps, input: AgreementInput, by: Cha
         message: `${created.kind.toUpperCase()} version ${created.version} published`,
         target: { type: 'agreement', id: created.id },
         after: auditedAgreement(created),
-        data: { agreementId: created.id, kind: created.kind, version: created.version, requiresReacceptance: created.requires_reacceptance === 1 },
+        data: {
+          agreementId: created.id,
+          kind: created.kind,
+          version: created.version,
+          requiresReacceptance: created.requires_reacceptance === 1,
+        },
       });
       return created;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`Version "${input.version}" of the ${input.kind.toUpperCase()} already exists`, { field: 'version' });
+    if (isUniqueViolation(error))
+      throw conflict(`Version "${input.version}" of the ${input.kind.toUpperCase()} already exists`, { field: 'version' });
     throw error;
   }
   return row;

@@ -19,7 +19,8 @@ export type AlignmentTarget = { templateId: number; stepId: string } | { assetId
 /** Exactly one target; anything else is 422. */
 export function alignmentTarget(input: { templateId?: number; stepId?: string; assetId?: number }): AlignmentTarget {
   if (input.assetId !== undefined && input.templateId === undefined && input.stepId === undefined) return { assetId: input.assetId };
-  if (input.assetId === undefined && input.templateId !== undefined && input.stepId) return { templateId: input.templateId, stepId: input.stepId };
+  if (input.assetId === undefined && input.templateId !== undefined && input.stepId)
+    return { templateId: input.templateId, stepId: input.stepId };
   throw validationFailed({ fields: [{ path: 'templateId', message: 'give templateId and stepId, or assetId' }] });
 }
 
@@ -42,7 +43,8 @@ export async function createAlignmentData(
 ): Promise<AlignmentDataRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   await assertTarget(deps, actor, target);
-  if (file.content.contentType !== 'application/x-ply') throw fieldError('file', 'must be a PLY point cloud (ascii, binary_little_endian or binary_big_endian)');
+  if (file.content.contentType !== 'application/x-ply')
+    throw fieldError('file', 'must be a PLY point cloud (ascii, binary_little_endian or binary_big_endian)');
   let summary;
   try {
     summary = await summarizePly((await deps.storage.get(file.content.sha256)).stream);
@@ -51,8 +53,13 @@ export async function createAlignmentData(
     throw error;
   }
   let created: AlignmentDataRow | undefined;
-  await commitFiles(deps, actor.scope, [{ ...file, description: 'alignment data' }], { userId: actor.userId, email: actor.email }, async (trx, [row]) => {
-    created = await insertAlignmentData(trx, actor.scope, {
+  await commitFiles(
+    deps,
+    actor.scope,
+    [{ ...file, description: 'alignment data' }],
+    { userId: actor.userId, email: actor.email },
+    async (trx, [row]) => {
+      created = await insertAlignmentData(trx, actor.scope, {
         file_id: row.id,
         template_id: 'templateId' in target ? target.templateId : null,
         step_id: 'stepId' in target ? target.stepId : null,
@@ -62,8 +69,9 @@ export async function createAlignmentData(
         bounds: JSON.stringify(summary.bounds),
         created_by: actor.userId,
         created_at: row.created_at,
-    });
-  });
+      });
+    },
+  );
   return created!;
 }
 

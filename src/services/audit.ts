@@ -18,7 +18,10 @@ export interface AuditVerification {
  * clients by design.
  * @throws AppError NOT_FOUND when `clientId` names neither a client nor a chain
  */
-export async function verifyAuditTrailAcrossClients(deps: Deps, options: { clientId?: number; checkpointFiles?: CheckpointFile[] } = {}): Promise<AuditVerification> {
+export async function verifyAuditTrailAcrossClients(
+  deps: Deps,
+  options: { clientId?: number; checkpointFiles?: CheckpointFile[] } = {},
+): Promise<AuditVerification> {
   const db = deps.db.kysely;
   let ids: number[];
   if (options.clientId !== undefined) {

@@ -21,7 +21,15 @@ import type { UserSessionRecord } from '#repos/hot-path';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '#db/schema';
 import { recordEvent, userActorName } from './security-log';
 import { SECURITY_ADMIN } from '#policies/roles';
-import { adminAccount, assertAccountNotLocked, assertNotLocked, clearFailedAttempts, clearFailedSignIns, recordFailedAttempt, recordFailedSignIn } from './lockout';
+import {
+  adminAccount,
+  assertAccountNotLocked,
+  assertNotLocked,
+  clearFailedAttempts,
+  clearFailedSignIns,
+  recordFailedAttempt,
+  recordFailedSignIn,
+} from './lockout';
 import { readSecuritySettings, twoFactorRequiredFor, twoFactorRequirementApplies } from './security-settings';
 import { isTwoFactorEnabled, verifySecondFactor } from './two-factor';
 import { whenReady, type Answer } from '#lib/answer';
@@ -87,7 +95,10 @@ export async function signIn(
     throw invalidCredentials();
   }
   if (matches.length > 1) {
-    const clients = await findClientsByIds(deps.db.kysely, matches.map((user) => user.client_id));
+    const clients = await findClientsByIds(
+      deps.db.kysely,
+      matches.map((user) => user.client_id),
+    );
     throw new AppError('CLIENT_SELECTION_REQUIRED', 'This account exists in several clients; choose one with clientId', {
       clients: clients.map((client) => ({ id: client.id, name: client.name })),
     });
@@ -97,7 +108,10 @@ export async function signIn(
   const scope = tenantScope(match.client_id);
   // SSO enforced: passwords only for the client's owner (its first Security
   // Administrator), the break-glass account for when the IdP is down.
-  if ((await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced && (await findFirstUserWithRole(deps.db.kysely, scope, SECURITY_ADMIN))?.id !== match.id) {
+  if (
+    (await readSecuritySettings(deps.db.kysely, scope)).ssoEnforced &&
+    (await findFirstUserWithRole(deps.db.kysely, scope, SECURITY_ADMIN))?.id !== match.id
+  ) {
     throw new AppError('SSO_REQUIRED', 'Your organisation signs in through single sign-on');
   }
   // With a second factor pending the failure count is kept: wrong codes add to
@@ -192,9 +206,21 @@ export async function startDirectorySession(
   if (!token.multiFactor && (await isTwoFactorEnabled(deps, scope, userId))) return 'SECOND_FACTOR_NEEDED';
   const now = deps.clock.now().toISOString();
   const session = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) =>
-    insertSession(trx, scope, { user_id: userId, cookie_hash: null, expires_at: token.expiresAt.toISOString(), ip: meta.ip, user_agent: meta.userAgent }, now),
+    insertSession(
+      trx,
+      scope,
+      { user_id: userId, cookie_hash: null, expires_at: token.expiresAt.toISOString(), ip: meta.ip, user_agent: meta.userAgent },
+      now,
+    ),
   );
-  await recordEvent(deps, { event: 'auth.sign_in', message: 'Signed in (directory)', clientId: scope.clientId, userId, meta, data: { method: 'directory' } });
+  await recordEvent(deps, {
+    event: 'auth.sign_in',
+    message: 'Signed in (directory)',
+    clientId: scope.clientId,
+    userId,
+    meta,
+    data: { method: 'directory' },
+  });
   return { sessionId: session.id };
 }
 
@@ -224,7 +250,11 @@ export async function verifyTwoFactorSignIn(
     method = await verifySecondFactor(deps, challenge.scope, user.id, input.code);
   } catch (error) {
     if (error instanceof AppError && error.code === 'TWO_FACTOR_INVALID') {
-      await recordFailedAttempt(deps, { email: user.email, reason: 'wrong second factor', clientId: user.client_id, userId: user.id }, meta);
+      await recordFailedAttempt(
+        deps,
+        { email: user.email, reason: 'wrong second factor', clientId: user.client_id, userId: user.id },
+        meta,
+      );
     }
     throw error;
   }
@@ -250,7 +280,12 @@ export async function startUserSession(deps: Deps, scope: TenantScope, userId: n
       { user_id: userId, cookie_hash: hashToken(cookieToken), expires_at: expiresAt, ip: meta.ip, user_agent: meta.userAgent },
       now.toISOString(),
     );
-    await insertRefreshToken(trx, scope, { session_id: row.id, token_hash: hashToken(refreshToken), expires_at: expiresAt }, now.toISOString());
+    await insertRefreshToken(
+      trx,
+      scope,
+      { session_id: row.id, token_hash: hashToken(refreshToken), expires_at: expiresAt },
+      now.toISOString(),
+    );
     return row;
   });
   return {
@@ -318,12 +353,21 @@ export async function refreshForActor(deps: Deps, actor: UserActor): Promise<Ref
   if (!session) throw unauthorized();
   await withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     await markSessionRefreshTokensUsed(trx, actor.scope, actor.sessionId, nowIso);
-    await insertRefreshToken(trx, actor.scope, { session_id: actor.sessionId, token_hash: hashToken(next), expires_at: session.expires_at }, nowIso);
+    await insertRefreshToken(
+      trx,
+      actor.scope,
+      { session_id: actor.sessionId, token_hash: hashToken(next), expires_at: session.expires_at },
+      nowIso,
+    );
   });
   return refreshedTokens(deps, actor, next);
 }
 
-function refreshedTokens(deps: Deps, session: { userId: number; sessionId: number; clientId: number }, refreshToken: string): RefreshedTokens {
+function refreshedTokens(
+  deps: Deps,
+  session: { userId: number; sessionId: number; clientId: number },
+  refreshToken: string,
+): RefreshedTokens {
   return {
     accessToken: signAccessToken(deps, USER_AUDIENCE, { sub: String(session.userId), sid: session.sessionId, cid: session.clientId }),
     refreshToken,
@@ -337,8 +381,7 @@ export async function signOut(deps: Deps, actor: Actor): Promise<void> {
   if (actor.kind === 'user') {
     await revokeSession(deps.db.kysely, actor.scope, actor.sessionId, nowIso);
     deps.signals.sessionEnded(actor.sessionId);
-  }
-  else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
+  } else await revokeAdminSession(deps.db.kysely, actor.sessionId, nowIso);
 }
 
 /**
@@ -355,7 +398,9 @@ export async function adminSignIn(
   const account = adminAccount(input.username);
   await assertAccountNotLocked(deps, account, meta);
   const admin = await findAdminByUsername(deps.db.kysely, input.username);
-  const ok = admin ? await deps.passwords.verify(input.password, admin.password_hash) : await deps.passwords.verifyAgainstDummy(input.password);
+  const ok = admin
+    ? await deps.passwords.verify(input.password, admin.password_hash)
+    : await deps.passwords.verifyAgainstDummy(input.password);
   if (!admin || !ok) {
     await recordFailedSignIn(deps, account, { reason: admin ? 'wrong password' : 'unknown administrator', adminId: admin?.id }, meta);
     throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
@@ -477,11 +522,18 @@ async function adminActorFromCookie(deps: Deps, cookieToken: string): Promise<Sy
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** Not async (see actorFromBearer): a promise only when last_seen_at is due a write on PostgreSQL. */
-function userActor(deps: Deps, session: UserSessionRecord, now: Date, via: UserActor['via'], nowIso = now.toISOString()): Answer<UserActor> {
+function userActor(
+  deps: Deps,
+  session: UserSessionRecord,
+  now: Date,
+  via: UserActor['via'],
+  nowIso = now.toISOString(),
+): Answer<UserActor> {
   if (session.revoked_at !== null || session.expires_at <= nowIso) throw unauthorized('The session has ended');
   if (session.status === 'disabled') throw unauthorized('The account is disabled');
   const actor = () => sharedActor(session, via);
-  if (now.getTime() - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS) return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
+  if (now.getTime() - Date.parse(session.last_seen_at) > TOUCH_INTERVAL_MS)
+    return whenReady(deps.hotPath.touchSession(session.session_id, nowIso), actor);
   return actor();
 }
 

@@ -5,13 +5,7 @@ import { withTransaction } from '#db/transaction';
 import { notFound } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
-import {
-  presentAsset,
-  presentAssetClass,
-  presentLocation,
-  presentOrganization,
-  presentSensor,
-} from '#presenters/catalogue';
+import { presentAsset, presentAssetClass, presentLocation, presentOrganization, presentSensor } from '#presenters/catalogue';
 import { appendAudit } from '#repos/audit';
 import {
   findCatalogueRow,
@@ -78,7 +72,11 @@ async function createEntry<T extends CatalogueTable>(
     for (const ref of references) {
       if (ref.id != null && !(await findCatalogueRow(trx, actor.scope, ref.table, ref.id))) throw notFound(LABELS[ref.table].label);
     }
-    const row = await insertCatalogueRow(trx, actor.scope, table, { ...values, created_at: nowIso, updated_at: nowIso } as unknown as NewCatalogueRow<T>);
+    const row = await insertCatalogueRow(trx, actor.scope, table, {
+      ...values,
+      created_at: nowIso,
+      updated_at: nowIso,
+    } as unknown as NewCatalogueRow<T>);
     await appendAudit(trx, actor.scope, {
       actor: { userId: actor.userId, email: actor.email },
       action: `${LABELS[table].entity}.created`,
@@ -95,7 +93,10 @@ async function createEntry<T extends CatalogueTable>(
 function createTreeNode<T extends 'organizations' | 'locations'>(table: T, present: (row: CatalogueRow<T>) => object) {
   return async (deps: Deps, actor: UserActor, input: CreateOrganizationInput): Promise<CatalogueRow<T>> => {
     const data = parseOrFail(CreateOrganizationInput, input ?? {}, 'input');
-    const values = { name: data.name, parent_id: data.parentId ?? null } as unknown as Omit<NewCatalogueRow<T>, 'created_at' | 'updated_at'>;
+    const values = { name: data.name, parent_id: data.parentId ?? null } as unknown as Omit<
+      NewCatalogueRow<T>,
+      'created_at' | 'updated_at'
+    >;
     return createEntry(deps, actor, table, values, [{ table, id: data.parentId }], present);
   };
 }

@@ -53,7 +53,15 @@ export async function createCheckpoint(deps: Deps, clientId: number): Promise<Ch
   const db = deps.db.kysely;
   const head = (await findAuditHead(db, clientId)) ?? { seq: 0, hash: GENESIS_HASH };
   const now = deps.clock.now().toISOString();
-  const payload: CheckpointPayload = { type: 'wip-audit-checkpoint', version: 1, clientId, seq: head.seq, hash: head.hash, at: now, issuer: deps.config.publicUrl || null };
+  const payload: CheckpointPayload = {
+    type: 'wip-audit-checkpoint',
+    version: 1,
+    clientId,
+    seq: head.seq,
+    hash: head.hash,
+    at: now,
+    issuer: deps.config.publicUrl || null,
+  };
   const { jws, kid } = await signWithApplianceKey(deps, canonicalJson(payload), CHECKPOINT_TYP);
   const stamp = await timestampSignature(deps, jws.signature);
   const row = await insertCheckpoint(db, {
@@ -71,7 +79,8 @@ export async function createCheckpoint(deps: Deps, clientId: number): Promise<Ch
 
 async function clientIds(deps: Deps, clientId?: number): Promise<number[]> {
   if (clientId === undefined) return auditedClientIds(deps.db.kysely);
-  if (!(await findClientById(deps.db.kysely, clientId)) && !(await auditedClientIds(deps.db.kysely)).includes(clientId)) throw notFound(`Client ${clientId}`);
+  if (!(await findClientById(deps.db.kysely, clientId)) && !(await auditedClientIds(deps.db.kysely)).includes(clientId))
+    throw notFound(`Client ${clientId}`);
   return [clientId];
 }
 
@@ -118,16 +127,26 @@ export interface CheckpointProblem {
  * appliance's keys (retired ones included), and the chain must still have
  * the checkpoint's entry with the checkpoint's hash.
  */
-export async function checkChainAgainstCheckpoints(deps: Deps, clientIds: number[], extra: CheckpointFile[] = []): Promise<CheckpointProblem[]> {
+export async function checkChainAgainstCheckpoints(
+  deps: Deps,
+  clientIds: number[],
+  extra: CheckpointFile[] = [],
+): Promise<CheckpointProblem[]> {
   const trusted: TrustedKeys = { keys: (await signingKeySet(deps)).keys };
   const problems: CheckpointProblem[] = [];
   const candidates: { clientId: number; id: number | null; file: CheckpointFile }[] = [];
-  for (const clientId of clientIds) for (const row of await listCheckpoints(deps.db.kysely, clientId)) candidates.push({ clientId, id: row.id, file: checkpointFile(row) });
+  for (const clientId of clientIds)
+    for (const row of await listCheckpoints(deps.db.kysely, clientId)) candidates.push({ clientId, id: row.id, file: checkpointFile(row) });
   for (const file of extra) candidates.push({ clientId: -1, id: null, file });
   for (const candidate of candidates) {
     const verified = await verifyCheckpointFile(candidate.file, trusted);
     if (!verified.payload) {
-      problems.push({ clientId: candidate.clientId, checkpointId: candidate.id, seq: 0, reason: `checkpoint unusable: ${verified.problems.join('; ')}` });
+      problems.push({
+        clientId: candidate.clientId,
+        checkpointId: candidate.id,
+        seq: 0,
+        reason: `checkpoint unusable: ${verified.problems.join('; ')}`,
+      });
       continue;
     }
     const { clientId, seq, hash } = verified.payload;
@@ -138,9 +157,19 @@ export async function checkChainAgainstCheckpoints(deps: Deps, clientIds: number
     if (seq === 0) continue;
     const entry = await entryAtSeq(deps.db.kysely, clientId, seq);
     if (!entry) {
-      problems.push({ clientId, checkpointId: candidate.id, seq, reason: `the checkpoint signed on ${verified.payload.at} covers entry ${seq}, which the chain no longer has: entries were cut off its end` });
+      problems.push({
+        clientId,
+        checkpointId: candidate.id,
+        seq,
+        reason: `the checkpoint signed on ${verified.payload.at} covers entry ${seq}, which the chain no longer has: entries were cut off its end`,
+      });
     } else if (entry.hash !== hash) {
-      problems.push({ clientId, checkpointId: candidate.id, seq, reason: `entry ${seq} does not have the hash the checkpoint signed on ${verified.payload.at} (${hash.slice(0, 16)}…): the chain was rewritten` });
+      problems.push({
+        clientId,
+        checkpointId: candidate.id,
+        seq,
+        reason: `entry ${seq} does not have the hash the checkpoint signed on ${verified.payload.at} (${hash.slice(0, 16)}…): the chain was rewritten`,
+      });
     }
   }
   return problems;

@@ -66,7 +66,12 @@ export async function createClient(deps: Deps, input: CreateClientInput, by?: Ch
       if (count === undefined || count === 0) continue;
       licenses.push(await insertLicense(trx, scope, { license_type: licenseType, seats: count, expires_at: null }, nowIso));
     }
-    await assertAllocationsWithinLicense(trx, terms, nowIso, licenses.map((l) => l.license_type));
+    await assertAllocationsWithinLicense(
+      trx,
+      terms,
+      nowIso,
+      licenses.map((l) => l.license_type),
+    );
     const ownerRow = await insertUser(trx, scope, {
       email: input.owner.email.trim(),
       email_normalized: normalizeEmail(input.owner.email),
@@ -139,18 +144,43 @@ export async function updateClient(deps: Deps, clientId: number, changes: Brandi
       nowIso,
     );
     if (changes.logoFileId !== undefined && changes.logoFileId !== before.logo_file_id) {
-      await appendAudit(trx, scope, { actor, action: 'client.logo.set', entityType: 'client', entityId: clientId, before: { logoFileId: before.logo_file_id }, after: { logoFileId: changes.logoFileId }, at: nowIso });
+      await appendAudit(trx, scope, {
+        actor,
+        action: 'client.logo.set',
+        entityType: 'client',
+        entityId: clientId,
+        before: { logoFileId: before.logo_file_id },
+        after: { logoFileId: changes.logoFileId },
+        at: nowIso,
+      });
     }
     if (changes.timeZone !== undefined && changes.timeZone !== before.time_zone) {
       // schedules recur in this zone: their next occurrences move with it
-      await appendAudit(trx, scope, { actor, action: 'client.time_zone.set', entityType: 'client', entityId: clientId, before: { timeZone: before.time_zone }, after: { timeZone: changes.timeZone }, at: nowIso });
+      await appendAudit(trx, scope, {
+        actor,
+        action: 'client.time_zone.set',
+        entityType: 'client',
+        entityId: clientId,
+        before: { timeZone: before.time_zone },
+        after: { timeZone: changes.timeZone },
+        at: nowIso,
+      });
     }
     for (const [index, { organizationId, logoFileId }] of (changes.organizationLogos ?? []).entries()) {
       const organization = await findCatalogueRow(trx, scope, 'organizations', organizationId);
-      if (!organization) throw fieldError(`body.organizationLogos.${index}.organizationId`, `organization ${organizationId} does not exist in this client`);
+      if (!organization)
+        throw fieldError(`body.organizationLogos.${index}.organizationId`, `organization ${organizationId} does not exist in this client`);
       if (logoFileId !== null) await assertLogoFile(trx, logoFileId, `body.organizationLogos.${index}.logoFileId`);
       await setOrganizationLogo(trx, scope, organizationId, logoFileId, nowIso);
-      await appendAudit(trx, scope, { actor, action: 'organization.logo.set', entityType: 'organization', entityId: organizationId, before: { logoFileId: organization.logo_file_id }, after: { logoFileId }, at: nowIso });
+      await appendAudit(trx, scope, {
+        actor,
+        action: 'organization.logo.set',
+        entityType: 'organization',
+        entityId: organizationId,
+        before: { logoFileId: organization.logo_file_id },
+        after: { logoFileId },
+        at: nowIso,
+      });
     }
     await recordChange({ deps, trx, afterCommit }, by, {
       event: 'client.updated',

@@ -47,7 +47,12 @@ export interface CopiedTemplate {
  * @throws AppError FORBIDDEN (not an admin of the target), NOT_FOUND (a
  *   template not the source client's, an unknown client), VALIDATION_ERROR
  */
-export async function copyEntities(deps: Deps, files: PackageFiles, actor: Actor, input: CopyEntitiesInput): Promise<{ templates: CopiedTemplate[] }> {
+export async function copyEntities(
+  deps: Deps,
+  files: PackageFiles,
+  actor: Actor,
+  input: CopyEntitiesInput,
+): Promise<{ templates: CopiedTemplate[] }> {
   const db = deps.db.kysely;
   const { source, target, note } = await resolveClients(deps, actor, input);
   const templateIds = [...new Set(input.templateIds)];
@@ -71,7 +76,11 @@ export async function copyEntities(deps: Deps, files: PackageFiles, actor: Actor
   return { templates: copied };
 }
 
-async function resolveClients(deps: Deps, actor: Actor, input: CopyEntitiesInput): Promise<{ source: TenantScope; target: Author; note: Record<string, unknown> }> {
+async function resolveClients(
+  deps: Deps,
+  actor: Actor,
+  input: CopyEntitiesInput,
+): Promise<{ source: TenantScope; target: Author; note: Record<string, unknown> }> {
   const db = deps.db.kysely;
   if (actor.kind === 'user') {
     if (input.sourceClientId !== undefined && input.sourceClientId !== actor.clientId) {
@@ -91,5 +100,9 @@ async function resolveClients(deps: Deps, actor: Actor, input: CopyEntitiesInput
   const scope = tenantScope(input.targetClientId);
   const owner = await findFirstUserWithRole(db, scope, SECURITY_ADMIN);
   if (!owner) throw fieldError('body.targetClientId', 'the target client has no Security Administrator to own the copies');
-  return { source: tenantScope(input.sourceClientId), target: { scope, userId: owner.id, email: owner.email }, note: { copiedBy: `admin:${actor.adminId} ${actor.username}` } };
+  return {
+    source: tenantScope(input.sourceClientId),
+    target: { scope, userId: owner.id, email: owner.email },
+    note: { copiedBy: `admin:${actor.adminId} ${actor.username}` },
+  };
 }

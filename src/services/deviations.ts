@@ -53,9 +53,20 @@ export type DeviationFilterInput = z.input<typeof DeviationFilterInput>;
 const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
 /** The client's deviations across jobs, in id order: every user of the client reads them, as they read jobs. */
-export function listDeviations(deps: Deps, actor: UserActor, raw: DeviationFilterInput, page: PageInput): Promise<CountedPage<DeviationRow>> {
+export function listDeviations(
+  deps: Deps,
+  actor: UserActor,
+  raw: DeviationFilterInput,
+  page: PageInput,
+): Promise<CountedPage<DeviationRow>> {
   const input = parseOrFail(DeviationFilterInput, raw) ?? {};
-  const filter: DeviationFilter = { jobId: input.jobId, kind: input.kind, from: iso(input.from), to: iso(input.to), reviewed: input.reviewed };
+  const filter: DeviationFilter = {
+    jobId: input.jobId,
+    kind: input.kind,
+    from: iso(input.from),
+    to: iso(input.to),
+    reviewed: input.reviewed,
+  };
   return listDeviationRows(deps.db.kysely, actor.scope, filter, page);
 }
 
@@ -81,8 +92,14 @@ export async function acknowledgeDeviation(deps: Deps, actor: UserActor, raw: Ac
     const deviation = await getDeviationById(trx, scope, input.deviationId);
     const user = await getUserById(trx, scope, actor.userId);
     const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
-    const acknowledged = await acknowledgeDeviationRow(trx, scope, deviation.id, { comment: input.comment, userId: actor.userId, name, at: nowIso });
-    if (!acknowledged) throw conflict('The deviation is already acknowledged', { deviationId: deviation.id, acknowledgedAt: deviation.acknowledged_at });
+    const acknowledged = await acknowledgeDeviationRow(trx, scope, deviation.id, {
+      comment: input.comment,
+      userId: actor.userId,
+      name,
+      at: nowIso,
+    });
+    if (!acknowledged)
+      throw conflict('The deviation is already acknowledged', { deviationId: deviation.id, acknowledgedAt: deviation.acknowledged_at });
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'deviation.acknowledged',
@@ -114,14 +131,28 @@ export async function markStepNotApplicable(deps: Deps, actor: UserActor, raw: M
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const input = parseOrFail(MarkStepNotApplicableInput, raw);
   const nowIso = deps.clock.now().toISOString();
-  return recordStep(deps, actor, { jobId: input.jobId, stepId: input.stepId, status: 'SKIPPED', reason: input.reason, values: [] }, async (trx, { job, step, before }) => {
-    // checked here, after recordStep's own checks: its transaction is then rolled back
-    if (step.allowNotApplicable !== true) {
-      throw validationFailed({ fields: [{ path: 'stepId', message: `the template does not allow marking step "${step.id}" not applicable` }] });
-    }
-    if (before?.status === 'SKIPPED' && before.reason === input.reason) return; // the same mark again (a client's retry)
-    await recordDeviation(trx, actor.scope, { jobId: job.id, kind: 'NOT_APPLICABLE', stepId: step.id, detail: input.reason, raisedBy: actor.userId, at: nowIso });
-  });
+  return recordStep(
+    deps,
+    actor,
+    { jobId: input.jobId, stepId: input.stepId, status: 'SKIPPED', reason: input.reason, values: [] },
+    async (trx, { job, step, before }) => {
+      // checked here, after recordStep's own checks: its transaction is then rolled back
+      if (step.allowNotApplicable !== true) {
+        throw validationFailed({
+          fields: [{ path: 'stepId', message: `the template does not allow marking step "${step.id}" not applicable` }],
+        });
+      }
+      if (before?.status === 'SKIPPED' && before.reason === input.reason) return; // the same mark again (a client's retry)
+      await recordDeviation(trx, actor.scope, {
+        jobId: job.id,
+        kind: 'NOT_APPLICABLE',
+        stepId: step.id,
+        detail: input.reason,
+        raisedBy: actor.userId,
+        at: nowIso,
+      });
+    },
+  );
 }
 
 export const ReviewJobInput = z.object({
@@ -136,7 +167,17 @@ export type ReviewJobInput = z.input<typeof ReviewJobInput>;
 export function deviationsHash(deviations: readonly DeviationRow[]): Promise<string> {
   return sha256Hex(
     canonicalJson(
-      deviations.map((d) => ({ id: d.id, kind: d.kind, stepId: d.step_id, fieldKey: d.field_key, value: d.value, detail: d.detail, comment: d.ack_comment, acknowledgedBy: d.acknowledged_by, acknowledgedAt: d.acknowledged_at })),
+      deviations.map((d) => ({
+        id: d.id,
+        kind: d.kind,
+        stepId: d.step_id,
+        fieldKey: d.field_key,
+        value: d.value,
+        detail: d.detail,
+        comment: d.ack_comment,
+        acknowledgedBy: d.acknowledged_by,
+        acknowledgedAt: d.acknowledged_at,
+      })),
     ),
   );
 }
@@ -150,7 +191,12 @@ export function deviationsHash(deviations: readonly DeviationRow[]): Promise<str
  *   COMMENT_REQUIRED (`details.deviationIds`: deviations not acknowledged yet), INVALID_CREDENTIALS,
  *   TOO_MANY_ATTEMPTS, VALIDATION_ERROR
  */
-export async function reviewJob(deps: Deps, actor: UserActor, raw: ReviewJobInput, meta: RequestMeta): Promise<{ job: JobRow; review: JobReviewRow }> {
+export async function reviewJob(
+  deps: Deps,
+  actor: UserActor,
+  raw: ReviewJobInput,
+  meta: RequestMeta,
+): Promise<{ job: JobRow; review: JobReviewRow }> {
   // who may review at all, before the signature: a wrong password of someone who may not is no attempt at signing
   requireRole(actor.roles, rolesFor(JOB_TRANSITIONS, 'review'));
   const input = parseOrFail(ReviewJobInput, raw);
@@ -163,12 +209,16 @@ export async function reviewJob(deps: Deps, actor: UserActor, raw: ReviewJobInpu
     const to = transition(JOB_TRANSITIONS, job.state, 'review', actor.roles);
     const [records, signatures] = await Promise.all([loadStepRecords(trx, scope, [job.id]), loadStepSignatures(trx, scope, [job.id])]);
     if (records.some((r) => r.recorded_by === actor.userId) || signatures.some((s) => s.signer_id === actor.userId)) {
-      throw new AppError('SEPARATION_OF_DUTIES', 'The reviewer of a job must not have recorded, performed or verified a step of it', { jobId: job.id });
+      throw new AppError('SEPARATION_OF_DUTIES', 'The reviewer of a job must not have recorded, performed or verified a step of it', {
+        jobId: job.id,
+      });
     }
     const deviations = await loadDeviations(trx, scope, [job.id]);
     const open = deviations.filter((d) => d.acknowledged_at === null);
     if (open.length > 0) {
-      throw new AppError('COMMENT_REQUIRED', `${open.length} deviation(s) of the job are not acknowledged with a comment yet`, { deviationIds: open.map((d) => d.id) });
+      throw new AppError('COMMENT_REQUIRED', `${open.length} deviation(s) of the job are not acknowledged with a comment yet`, {
+        deviationIds: open.map((d) => d.id),
+      });
     }
     const updated = await writeJob(trx, scope, job, null, { state: to }, nowIso);
     const review = await insertJobReview(trx, scope, {
@@ -187,7 +237,14 @@ export async function reviewJob(deps: Deps, actor: UserActor, raw: ReviewJobInpu
       entityType: 'job',
       entityId: job.id,
       before: { state: job.state, revision: job.revision },
-      after: { state: updated.state, revision: updated.revision, signerName: signer.name, method: signer.method, deviations: deviations.length, deviationsHash: review.deviations_hash },
+      after: {
+        state: updated.state,
+        revision: updated.revision,
+        signerName: signer.name,
+        method: signer.method,
+        deviations: deviations.length,
+        deviationsHash: review.deviations_hash,
+      },
       at: nowIso,
     });
     return { job: updated, review };
@@ -216,6 +273,13 @@ export function presentDeviation(d: DeviationRow) {
 export type PresentedDeviation = ReturnType<typeof presentDeviation>;
 
 export function presentJobReview(r: JobReviewRow) {
-  return { signerId: r.signer_id, signerName: r.signer_name, meaning: 'REVIEWED' as const, signedAt: r.signed_at, comment: r.comment || null, deviationsHash: r.deviations_hash };
+  return {
+    signerId: r.signer_id,
+    signerName: r.signer_name,
+    meaning: 'REVIEWED' as const,
+    signedAt: r.signed_at,
+    comment: r.comment || null,
+    deviationsHash: r.deviations_hash,
+  };
 }
 export type PresentedJobReview = ReturnType<typeof presentJobReview>;

@@ -104,7 +104,10 @@ export async function storeWebrtcLogs(deps: Deps, actor: UserActor, callId: stri
 }
 
 /** The caller's own diagnostics: logs of their bug reports (the reports stay) and their WebRTC logs. */
-export async function clearDiagnostics(deps: Deps, actor: UserActor): Promise<{ bugReportLogsCleared: number; webRtcEntriesDeleted: number }> {
+export async function clearDiagnostics(
+  deps: Deps,
+  actor: UserActor,
+): Promise<{ bugReportLogsCleared: number; webRtcEntriesDeleted: number }> {
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => ({
     bugReportLogsCleared: await clearBugReportLogs(trx, actor.scope, actor.userId),
     webRtcEntriesDeleted: await deleteUserWebrtcLogs(trx, actor.scope, actor.userId),

@@ -118,5 +118,12 @@ export async function editorialAggregates(deps: Deps, actor: UserActor, range: E
     medianMs: percentile(values, 0.5),
     p90Ms: percentile(values, 0.9),
   }));
-  return { templateId: range.templateId, from: range.from ?? null, to: range.to ?? null, views: counts.VIEWED ?? 0, edits: counts.EDITED ?? 0, steps };
+  return {
+    templateId: range.templateId,
+    from: range.from ?? null,
+    to: range.to ?? null,
+    views: counts.VIEWED ?? 0,
+    edits: counts.EDITED ?? 0,
+    steps,
+  };
 }

@@ -38,8 +38,10 @@ export const RaiseFaultInput = z
     photos: z.array(Id).max(50).nullish(),
   })
   .superRefine((input, ctx) => {
-    if (input.jobId == null && input.assetId == null) ctx.addIssue({ code: 'custom', path: ['jobId'], message: 'a fault is raised from a job, a step of a job or an asset' });
-    if (input.stepId != null && input.jobId == null) ctx.addIssue({ code: 'custom', path: ['stepId'], message: 'a step is named together with its job' });
+    if (input.jobId == null && input.assetId == null)
+      ctx.addIssue({ code: 'custom', path: ['jobId'], message: 'a fault is raised from a job, a step of a job or an asset' });
+    if (input.stepId != null && input.jobId == null)
+      ctx.addIssue({ code: 'custom', path: ['stepId'], message: 'a step is named together with its job' });
   });
 export type RaiseFaultInput = z.input<typeof RaiseFaultInput>;
 
@@ -58,7 +60,8 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       job = await getJobById(trx, scope, input.jobId);
       assetId ??= job.asset_id;
       if (input.stepId != null) {
-        if (!findStep(await jobContent(trx, scope, job), input.stepId)) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
+        if (!findStep(await jobContent(trx, scope, job), input.stepId))
+          throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
       }
     }
     if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);
@@ -78,8 +81,24 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       close_note: null,
     });
     // a fault raised on a job is one of its deviations (docs/execution-rules.md)
-    if (job) await recordDeviation(trx, scope, { jobId: job.id, kind: 'FAULT', stepId: fault.step_id, detail: `${fault.severity}: ${fault.description}`, faultId: fault.id, raisedBy: actor.userId, at: nowIso });
-    await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.raised', entityType: 'fault', entityId: fault.id, after: presentFault(fault), at: nowIso });
+    if (job)
+      await recordDeviation(trx, scope, {
+        jobId: job.id,
+        kind: 'FAULT',
+        stepId: fault.step_id,
+        detail: `${fault.severity}: ${fault.description}`,
+        faultId: fault.id,
+        raisedBy: actor.userId,
+        at: nowIso,
+      });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'fault.raised',
+      entityType: 'fault',
+      entityId: fault.id,
+      after: presentFault(fault),
+      at: nowIso,
+    });
     await emitEvent({ deps, trx, afterCommit }, scope, 'fault.raised', presentFault(fault));
     await notify({ deps, trx, afterCommit }, actor, { kind: 'fault_raised', fault, job });
     return fault;
@@ -115,7 +134,12 @@ export async function closeFault(deps: Deps, actor: UserActor, input: { faultId:
  * A page of the faults of a job and/or an asset; with neither, of the whole client.
  * @throws AppError NOT_FOUND when the job or asset is not the client's
  */
-export async function listFaults(deps: Deps, actor: UserActor, filter: { jobId?: number | null; assetId?: number | null }, page: PageInput): Promise<CountedPage<FaultRow>> {
+export async function listFaults(
+  deps: Deps,
+  actor: UserActor,
+  filter: { jobId?: number | null; assetId?: number | null },
+  page: PageInput,
+): Promise<CountedPage<FaultRow>> {
   const db = deps.db.kysely;
   if (filter.jobId != null) await getJobById(db, actor.scope, filter.jobId);
   if (filter.assetId != null) await assertAssetOfClient(db, actor.scope, filter.assetId);

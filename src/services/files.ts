@@ -140,10 +140,20 @@ export async function commitFiles(
   await holdBeforeCommitForTests(deps);
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
-    await assertWithinQuota(trx, scope, items.map((i) => i.content));
+    await assertWithinQuota(
+      trx,
+      scope,
+      items.map((i) => i.content),
+    );
     const rows: FileRow[] = [];
     for (const item of items) {
-      const row = await insertFile(trx, scope, { name: item.name, description: item.description, content: item.content, uploadedBy: by?.userId ?? null, nowIso });
+      const row = await insertFile(trx, scope, {
+        name: item.name,
+        description: item.description,
+        content: item.content,
+        uploadedBy: by?.userId ?? null,
+        nowIso,
+      });
       await appendAudit(trx, scope, {
         actor: by ?? { label: 'system' },
         action: 'file.uploaded',
@@ -159,7 +169,11 @@ export async function commitFiles(
   });
 }
 
-export async function assertWithinQuota(trx: Parameters<typeof findStorageQuota>[0], scope: TenantScope, contents: StoredContent[]): Promise<void> {
+export async function assertWithinQuota(
+  trx: Parameters<typeof findStorageQuota>[0],
+  scope: TenantScope,
+  contents: StoredContent[],
+): Promise<void> {
   const quota = await findStorageQuota(trx, scope);
   if (quota === null) return;
   const added = (await listNewBlobs(trx, scope, contents)).reduce((sum, c) => sum + c.size, 0);
@@ -173,13 +187,24 @@ export async function assertWithinQuota(trx: Parameters<typeof findStorageQuota>
  * previous content stays as a prior revision.
  * @throws AppError NOT_FOUND (also another client's file), PAYLOAD_TOO_LARGE, STORAGE_QUOTA_EXCEEDED
  */
-export async function replaceFile(deps: Deps, scope: TenantScope, fileId: number, content: StoredContent, meta: FileMeta): Promise<FileRow> {
+export async function replaceFile(
+  deps: Deps,
+  scope: TenantScope,
+  fileId: number,
+  content: StoredContent,
+  meta: FileMeta,
+): Promise<FileRow> {
   await holdBeforeCommitForTests(deps);
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx) => {
     const file = await getFileById(trx, scope, fileId);
     await assertWithinQuota(trx, scope, [content]);
-    const row = await replaceFileContent(trx, scope, file, { name: cleanFileName(meta.name), content, uploadedBy: meta.uploadedBy?.userId ?? null, nowIso });
+    const row = await replaceFileContent(trx, scope, file, {
+      name: cleanFileName(meta.name),
+      content,
+      uploadedBy: meta.uploadedBy?.userId ?? null,
+      nowIso,
+    });
     await appendAudit(trx, scope, {
       actor: meta.uploadedBy ?? { label: 'system' },
       action: 'file.replaced',
@@ -202,7 +227,12 @@ export async function getFile(deps: Deps, scope: TenantScope, id: number): Promi
  * A client's file and its bytes (or the inclusive byte range).
  * @throws AppError NOT_FOUND (also another client's file, or content missing from the store)
  */
-export async function openFile(deps: Deps, scope: TenantScope, id: number, range?: ByteRange): Promise<{ file: FileRow; stream: Readable; size: number }> {
+export async function openFile(
+  deps: Deps,
+  scope: TenantScope,
+  id: number,
+  range?: ByteRange,
+): Promise<{ file: FileRow; stream: Readable; size: number }> {
   const file = await getFileById(deps.db.kysely, scope, id);
   return { file, ...(await openContent(deps, file, range)) };
 }
@@ -236,7 +266,9 @@ export async function assertFilesOfClient(db: Kysely<DB>, scope: TenantScope, id
 
 /** The file ids a version's content refers to: step media and 3D models. */
 export function contentFileIds(content: Content): number[] {
-  return content.sections.flatMap((section) => section.steps.flatMap((step) => [...step.media, ...(step.model ? [step.model.fileId] : [])]));
+  return content.sections.flatMap((section) =>
+    section.steps.flatMap((step) => [...step.media, ...(step.model ? [step.model.fileId] : [])]),
+  );
 }
 
 /** How the reference check reads the JSON documents that may name files (the domain's own rules). */
@@ -256,7 +288,12 @@ const REFERENCE_RULES = {
  * once; its bytes leave the store after commit (collectFileGarbage).
  * @throws AppError NOT_FOUND (also another client's file), FORBIDDEN (`onlyOwn` and uploaded by someone else), FILE_IN_USE
  */
-export async function deleteFile(deps: Deps, scope: TenantScope, fileId: number, by: { userId: number; email: string; onlyOwn: boolean }): Promise<void> {
+export async function deleteFile(
+  deps: Deps,
+  scope: TenantScope,
+  fileId: number,
+  by: { userId: number; email: string; onlyOwn: boolean },
+): Promise<void> {
   const nowIso = deps.clock.now().toISOString();
   await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     const file = await getFileById(trx, scope, fileId);
@@ -307,7 +344,10 @@ export async function collectFileGarbage(deps: Deps): Promise<number> {
           // one content the store refuses to delete (permissions, an object lock) must not hold
           // up those queued after it, round after round: it goes to the back of the queue and is
           // tried again next round (dropped, its bytes would stay in the store for good)
-          deps.logger.warn({ err: error, key }, 'could not remove deleted file content from the store; retried on a later maintenance round');
+          deps.logger.warn(
+            { err: error, key },
+            'could not remove deleted file content from the store; retried on a later maintenance round',
+          );
           await requeueFileGarbage(deps.db.kysely, key, deps.clock.now().toISOString());
           continue;
         }
@@ -352,7 +392,10 @@ export interface StorageUsage {
 export async function getStorageUsage(deps: Deps, clientId: number): Promise<StorageUsage> {
   const client = await getClientById(deps.db.kysely, clientId);
   const scope = tenantScope(client.id);
-  return { storageQuotaBytes: await findStorageQuota(deps.db.kysely, scope), storageUsedBytes: await sumClientStorage(deps.db.kysely, scope) };
+  return {
+    storageQuotaBytes: await findStorageQuota(deps.db.kysely, scope),
+    storageUsedBytes: await sumClientStorage(deps.db.kysely, scope),
+  };
 }
 
 /**
@@ -382,7 +425,10 @@ export async function setStorageQuota(deps: Deps, clientId: number, bytes: numbe
 export function cleanFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 255);
   return clean && clean !== '.' && clean !== '..' ? clean : 'file';
 }
 

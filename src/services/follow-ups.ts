@@ -44,7 +44,8 @@ export const CreateFollowUpJobInput = z
     closesFault: z.boolean().nullish(),
   })
   .superRefine((input, ctx) => {
-    if ((input.faultId == null) === (input.failedStep == null)) ctx.addIssue({ code: 'custom', path: ['faultId'], message: 'name a fault or a failed step (failedStep), one of them' });
+    if ((input.faultId == null) === (input.failedStep == null))
+      ctx.addIssue({ code: 'custom', path: ['faultId'], message: 'name a fault or a failed step (failedStep), one of them' });
   });
 export type CreateFollowUpJobInput = z.input<typeof CreateFollowUpJobInput>;
 
@@ -55,13 +56,18 @@ const titleOf = (fault: Pick<FaultRow, 'description'>) => `Follow-up: ${fault.de
  * @throws AppError FORBIDDEN, NOT_FOUND (fault, job, template, asset, user), NO_PUBLISHED_VERSION,
  *   VALIDATION_ERROR (neither or both of faultId and failedStep; a step that is not FAILED), INVALID_TRANSITION (a closed fault)
  */
-export async function createFollowUpJob(deps: Deps, actor: UserActor, raw: CreateFollowUpJobInput): Promise<{ job: JobRow; fault: FaultRow }> {
+export async function createFollowUpJob(
+  deps: Deps,
+  actor: UserActor,
+  raw: CreateFollowUpJobInput,
+): Promise<{ job: JobRow; fault: FaultRow }> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.createFollowUpJob);
   const input = parseOrFail(CreateFollowUpJobInput, raw);
   const scope = actor.scope;
   const db = deps.db.kysely;
   // read first for the job's defaults (title, asset); checked again in the job's transaction
-  const source = input.faultId != null ? await getFaultById(db, scope, input.faultId) : await failedStepSource(deps, actor, input.failedStep!);
+  const source =
+    input.faultId != null ? await getFaultById(db, scope, input.faultId) : await failedStepSource(deps, actor, input.failedStep!);
   assertOpen(source);
   let fault: FaultRow | undefined;
   const job = await createJob(
@@ -100,35 +106,70 @@ export async function createFollowUpJob(deps: Deps, actor: UserActor, raw: Creat
             closed_at: null,
             close_note: null,
           });
-          await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.raised', entityType: 'fault', entityId: target.id, after: presentFault(target), at: nowIso });
+          await appendAudit(trx, scope, {
+            actor: auditActor(actor),
+            action: 'fault.raised',
+            entityType: 'fault',
+            entityId: target.id,
+            after: presentFault(target),
+            at: nowIso,
+          });
           await emitEvent({ deps, trx, afterCommit }, scope, 'fault.raised', presentFault(target));
         }
       }
       assertOpen(target);
       fault = target;
-      const link = await insertFollowUp(trx, scope, { fault_id: target.id, job_id: job.id, closes_fault: input.closesFault ? 1 : 0, created_by: actor.userId, created_at: nowIso });
-      await appendAudit(trx, scope, { actor: auditActor(actor), action: 'fault.follow_up_created', entityType: 'fault', entityId: target.id, after: presentFollowUp(link), at: nowIso });
+      const link = await insertFollowUp(trx, scope, {
+        fault_id: target.id,
+        job_id: job.id,
+        closes_fault: input.closesFault ? 1 : 0,
+        created_by: actor.userId,
+        created_at: nowIso,
+      });
+      await appendAudit(trx, scope, {
+        actor: auditActor(actor),
+        action: 'fault.follow_up_created',
+        entityType: 'fault',
+        entityId: target.id,
+        after: presentFollowUp(link),
+        at: nowIso,
+      });
     },
   );
   return { job, fault: fault! };
 }
 
-const notFailed = (stepId: string) => validationFailed({ fields: [{ path: 'failedStep.stepId', message: `step "${stepId}" is not recorded as FAILED` }] });
+const notFailed = (stepId: string) =>
+  validationFailed({ fields: [{ path: 'failedStep.stepId', message: `step "${stepId}" is not recorded as FAILED` }] });
 
 /** @throws AppError INVALID_TRANSITION for a closed fault: it needs no follow-up */
 function assertOpen(fault: Pick<FaultRow, 'id' | 'state'>): void {
-  if (fault.state !== 'OPEN') throw new AppError('INVALID_TRANSITION', 'The fault is closed: raise a new one for new work', { faultId: fault.id, state: fault.state });
+  if (fault.state !== 'OPEN')
+    throw new AppError('INVALID_TRANSITION', 'The fault is closed: raise a new one for new work', {
+      faultId: fault.id,
+      state: fault.state,
+    });
 }
 
 /** What a FAILED step's follow-up starts from: its newest open fault, or what a fault raised for it would say. */
-async function failedStepSource(deps: Deps, actor: UserActor, failed: { jobId: number; stepId: string }): Promise<Pick<FaultRow, 'id' | 'state' | 'description' | 'asset_id'>> {
+async function failedStepSource(
+  deps: Deps,
+  actor: UserActor,
+  failed: { jobId: number; stepId: string },
+): Promise<Pick<FaultRow, 'id' | 'state' | 'description' | 'asset_id'>> {
   const db = deps.db.kysely;
   const job = await getJobById(db, actor.scope, failed.jobId);
   const step = findStep(await jobContent(db, actor.scope, job), failed.stepId);
-  if (!step) throw validationFailed({ fields: [{ path: 'failedStep.stepId', message: `the job's version has no step "${failed.stepId}"` }] });
+  if (!step)
+    throw validationFailed({ fields: [{ path: 'failedStep.stepId', message: `the job's version has no step "${failed.stepId}"` }] });
   const record = await findStepRecord(db, actor.scope, job.id, failed.stepId);
   if (record?.status !== 'FAILED') throw notFailed(failed.stepId);
   const open = (await listOpenFaultsOfStep(db, actor.scope, job.id, failed.stepId)).at(-1);
   if (open) return open;
-  return { id: 0, state: 'OPEN', description: `Step "${step.title}" of job ${job.id} (${job.title}) failed`.slice(0, 5000), asset_id: job.asset_id };
+  return {
+    id: 0,
+    state: 'OPEN',
+    description: `Step "${step.title}" of job ${job.id} (${job.title}) failed`.slice(0, 5000),
+    asset_id: job.asset_id,
+  };
 }

@@ -159,7 +159,12 @@ export async function mergedBundle(deps: Deps, language: string, clientId: numbe
  * bundle each: an error answer (a flood's 429 among them) costs at most one
  * small statement, and caches nothing a caller's tags choose.
  */
-export async function translatedErrorMessage(deps: Deps, acceptLanguage: string, clientId: number | null, code: ErrorCode): Promise<string | null> {
+export async function translatedErrorMessage(
+  deps: Deps,
+  acceptLanguage: string,
+  clientId: number | null,
+  code: ErrorCode,
+): Promise<string | null> {
   const chains = acceptedLanguages(acceptLanguage).map(fallbackChain);
   if (chains.length === 0) return null;
   const scope = clientId === null ? null : tenantScope(clientId);
@@ -177,7 +182,12 @@ export async function translatedErrorMessage(deps: Deps, acceptLanguage: string,
  * system < the client's override, along the fallback chain), read on `db` —
  * the caller's transaction when a message is written in one (notifications).
  */
-export async function namespaceTexts(db: Kysely<DB>, language: string, clientId: number, namespace: string): Promise<Record<string, string>> {
+export async function namespaceTexts(
+  db: Kysely<DB>,
+  language: string,
+  clientId: number,
+  namespace: string,
+): Promise<Record<string, string>> {
   const fallback = fallbackChain(language);
   const rows = await translationsFor(db, fallback, tenantScope(clientId), { namespace });
   return mergeTranslations(fallback, rows, clientId, namespace)[namespace] ?? {};
@@ -273,7 +283,15 @@ export async function createTranslation(deps: Deps, input: NewTranslation, by: C
   let row: TranslationRow;
   try {
     row = await withTransaction(deps.db, async (trx, afterCommit) => {
-      const created = await insertTranslation(trx, { client_id: clientId, language: input.language, namespace: input.namespace, key: input.key, text: input.text, created_at: now, updated_at: now });
+      const created = await insertTranslation(trx, {
+        client_id: clientId,
+        language: input.language,
+        namespace: input.namespace,
+        key: input.key,
+        text: input.text,
+        created_at: now,
+        updated_at: now,
+      });
       await recordChange({ deps, trx, afterCommit }, by, {
         event: 'i18n.translation_created',
         message: `Translation ${created.language} ${created.namespace}.${created.key} created`,
@@ -313,4 +331,3 @@ export async function changeTranslationText(deps: Deps, id: number, text: string
   forgetBundles(deps.db);
   return present(row);
 }
-

@@ -50,7 +50,8 @@ async function storedInvitationMail(deps: Deps, scope: TenantScope, userId: numb
     else await new Promise((resolve) => setTimeout(resolve, 100));
     mail = await findLatestInvitationMail(deps.db.kysely, scope.clientId, userId);
   }
-  if (mail?.status === 'pending') throw conflict('The invitation is still on its way to the outbox: try again in a moment', { reason: 'not_yet_stored' });
+  if (mail?.status === 'pending')
+    throw conflict('The invitation is still on its way to the outbox: try again in a moment', { reason: 'not_yet_stored' });
   return mail;
 }
 
@@ -70,7 +71,8 @@ export async function revealInvitationLink(
     throw conflict('Mail is configured: the invitation was mailed. Send it again if it did not arrive.', { reason: 'mail_configured' });
   }
   const user = await getUserById(deps.db.kysely, scope, userId);
-  if (user.status !== 'invited') throw conflict('Only a user who has not set a password yet has an invitation link', { reason: 'not_invited' });
+  if (user.status !== 'invited')
+    throw conflict('Only a user who has not set a password yet has an invitation link', { reason: 'not_invited' });
   const mail = await storedInvitationMail(deps, scope, user.id);
   const match = mail ? LINK.exec(mail.text_body) : null;
   if (!mail || !match) {

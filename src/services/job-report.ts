@@ -67,7 +67,24 @@ export function valueRows(h: JobHistory): ValueRow[] {
   });
 }
 
-const CSV_COLUMNS: (keyof ValueRow)[] = ['jobId', 'stepId', 'stepTitle', 'stepStatus', 'fieldKey', 'fieldLabel', 'fieldType', 'value', 'unit', 'min', 'max', 'outOfLimits', 'readingId', 'recordedBy', 'recordedAt', 'comment'];
+const CSV_COLUMNS: (keyof ValueRow)[] = [
+  'jobId',
+  'stepId',
+  'stepTitle',
+  'stepStatus',
+  'fieldKey',
+  'fieldLabel',
+  'fieldType',
+  'value',
+  'unit',
+  'min',
+  'max',
+  'outOfLimits',
+  'readingId',
+  'recordedBy',
+  'recordedAt',
+  'comment',
+];
 
 /**
  * RFC 4180 CSV. Text that a spreadsheet would run as a formula (starting with
@@ -115,12 +132,24 @@ export function deviationsDocument(h: JobHistory) {
       acknowledgedBy: d.acknowledged_by_name,
       acknowledgedAt: d.acknowledged_at,
     })),
-    review: h.review && { meaning: 'REVIEWED', signerName: h.review.signer_name, signerEmail: h.review.signer_email, signedAt: h.review.signed_at, comment: h.review.comment || null, deviationsHash: h.review.deviations_hash },
+    review: h.review && {
+      meaning: 'REVIEWED',
+      signerName: h.review.signer_name,
+      signerEmail: h.review.signer_email,
+      signedAt: h.review.signed_at,
+      comment: h.review.comment || null,
+      deviationsHash: h.review.deviations_hash,
+    },
   };
 }
 
 /** @throws AppError NOT_FOUND (also another client's job) */
-export async function jobReportZip(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number): Promise<{ fileName: string; stream: Readable }> {
+export async function jobReportZip(
+  deps: Deps,
+  files: PackageFiles,
+  actor: UserActor,
+  jobId: number,
+): Promise<{ fileName: string; stream: Readable }> {
   const h = await loadJobHistory(deps, actor, jobId);
   const rows = valueRows(h);
   const records = [...h.records.values()].map((r) => recordFiles(h.content, r));

@@ -8,7 +8,14 @@ import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { deserializeContent, findStep, type Content, type Step } from '#domain/content';
-import { missingRequiredFields, recordValues, recordedFileIds, requiredFieldsMissing, withCalculated, type RecordedValue } from '#domain/recording';
+import {
+  missingRequiredFields,
+  recordValues,
+  recordedFileIds,
+  requiredFieldsMissing,
+  withCalculated,
+  type RecordedValue,
+} from '#domain/recording';
 import { applicability } from '#domain/applicability';
 import { invalidateStepSignatures, loadStepSignatures } from '#repos/step-signatures';
 import { missingSignoffs, signoffMissing } from '#domain/signoffs';
@@ -130,7 +137,10 @@ export const CreateJobInput = z.object({
   assetId: Id.nullish(),
   priority: Priority.nullish(),
   assigneeIds: z.array(Id).max(100).nullish(),
-  stepOwners: z.array(z.object({ stepId: z.string().min(1).max(64), userId: Id })).max(500).nullish(),
+  stepOwners: z
+    .array(z.object({ stepId: z.string().min(1).max(64), userId: Id }))
+    .max(500)
+    .nullish(),
   dueAt: z.iso.datetime({ offset: true }).nullish(),
 });
 export type CreateJobInput = z.input<typeof CreateJobInput>;
@@ -159,13 +169,23 @@ export async function createJob(
     const assigneeIds = [...new Set(input.assigneeIds ?? [])];
     const stepOwners = input.stepOwners ?? [];
     const content = deserializeContent(version.content);
-    const badSteps = stepOwners.flatMap((o, i) => (findStep(content, o.stepId) ? [] : [{ path: `stepOwners.${i}.stepId`, message: `the version has no step "${o.stepId}"` }]));
+    const badSteps = stepOwners.flatMap((o, i) =>
+      findStep(content, o.stepId) ? [] : [{ path: `stepOwners.${i}.stepId`, message: `the version has no step "${o.stepId}"` }],
+    );
     if (badSteps.length > 0) throw validationFailed({ fields: badSteps });
     const userIds = [...new Set([...assigneeIds, ...stepOwners.map((o) => o.userId)])];
     const users = await loadUsersByIds(trx, scope, userIds);
     if (users.length !== userIds.length) throw notFound('User');
     // docs/qualifications.md: whoever the job is assigned to holds the skills the version requires
-    await assertQualified(trx, scope, userIds, jobRequirements(content), { templateId: input.templateId, versionId: version.id, jobId: null }, { action: 'assign' }, deps.clock.now());
+    await assertQualified(
+      trx,
+      scope,
+      userIds,
+      jobRequirements(content),
+      { templateId: input.templateId, versionId: version.id, jobId: null },
+      { action: 'assign' },
+      deps.clock.now(),
+    );
 
     const job = await insertJob(trx, scope, {
       template_id: input.templateId,
@@ -233,9 +253,20 @@ export async function listJobs(
   return { ...(await listJobRows(db, actor.scope, filter, page, columns, relations)), count: () => countJobs(db, actor.scope, filter) };
 }
 
-const PAST: Record<JobAction, string> = { start: 'started', pause: 'paused', resume: 'resumed', complete: 'completed', cancel: 'cancelled', review: 'reviewed' };
+const PAST: Record<JobAction, string> = {
+  start: 'started',
+  pause: 'paused',
+  resume: 'resumed',
+  complete: 'completed',
+  cancel: 'cancelled',
+  review: 'reviewed',
+};
 /** The transitions the event catalogue names (pause and resume are not events). */
-const JOB_EVENTS: Partial<Record<JobAction, 'job.started' | 'job.completed' | 'job.cancelled'>> = { start: 'job.started', complete: 'job.completed', cancel: 'job.cancelled' };
+const JOB_EVENTS: Partial<Record<JobAction, 'job.started' | 'job.completed' | 'job.cancelled'>> = {
+  start: 'job.started',
+  complete: 'job.completed',
+  cancel: 'job.cancelled',
+};
 
 export interface TransitionJobInput {
   jobId: number;
@@ -260,7 +291,16 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
     const job = await getJobById(trx, scope, input.jobId);
     const to = transition(JOB_TRANSITIONS, job.state, input.action, actor.roles);
     await assertMayWork(trx, actor, job);
-    if (input.action === 'start') await assertQualified(trx, scope, [actor.userId], jobRequirements(await jobContent(trx, scope, job)), jobTarget(job), { action: 'start' }, deps.clock.now());
+    if (input.action === 'start')
+      await assertQualified(
+        trx,
+        scope,
+        [actor.userId],
+        jobRequirements(await jobContent(trx, scope, job)),
+        jobTarget(job),
+        { action: 'start' },
+        deps.clock.now(),
+      );
     if (input.action === 'complete') {
       const content = await jobContent(trx, scope, job);
       const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
@@ -272,7 +312,14 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
       if (uncommented.length > 0) throw commentRequired(uncommented);
       const unsigned = missingSignoffs(content, applies, await loadStepSignatures(trx, scope, [job.id]));
       if (unsigned.length > 0) throw signoffMissing(unsigned);
-      if (completedLate(job.due_at, nowIso)) await recordDeviation(trx, scope, { jobId: job.id, kind: 'LATE_COMPLETION', detail: `due ${job.due_at}`, raisedBy: actor.userId, at: nowIso });
+      if (completedLate(job.due_at, nowIso))
+        await recordDeviation(trx, scope, {
+          jobId: job.id,
+          kind: 'LATE_COMPLETION',
+          detail: `due ${job.due_at}`,
+          raisedBy: actor.userId,
+          at: nowIso,
+        });
     }
     const changes = {
       state: to,
@@ -315,8 +362,12 @@ async function cancelPendingHandOffs(trx: Kysely<DB>, actor: UserActor, jobId: n
   }
 }
 
-function recordsByStep(records: StepRecordRow[]): Map<string, { status: StepRecordRow['status']; values: RecordedValue[]; comment: string | null }> {
-  return new Map(records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[], comment: r.comment }]));
+function recordsByStep(
+  records: StepRecordRow[],
+): Map<string, { status: StepRecordRow['status']; values: RecordedValue[]; comment: string | null }> {
+  return new Map(
+    records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[], comment: r.comment }]),
+  );
 }
 
 export const RecordStepInput = z.object({
@@ -349,7 +400,8 @@ export async function recordStep(
 ): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const input = parseOrFail(RecordStepInput, raw);
-  if (input.status === 'SKIPPED' && !input.reason) throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
+  if (input.status === 'SKIPPED' && !input.reason)
+    throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
@@ -359,40 +411,75 @@ export async function recordStep(
     const content = await jobContent(trx, scope, job);
     const step = findStep(content, input.stepId);
     if (!step) throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
-    await assertQualified(trx, scope, [actor.userId], jobRequirements(content), jobTarget(job), { action: 'record', stepId: step.id }, deps.clock.now());
+    await assertQualified(
+      trx,
+      scope,
+      [actor.userId],
+      jobRequirements(content),
+      jobTarget(job),
+      { action: 'record', stepId: step.id },
+      deps.clock.now(),
+    );
     // the execution rules (docs/execution-rules.md): a step whose condition is not met takes no record
     const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
     const applies = applicability(content, records).find((a) => a.stepId === step.id);
-    if (applies && !applies.applies) throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
+    if (applies && !applies.applies)
+      throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
     const entered = await recordValues(step, input.values ?? [], async (sensorId) => {
       const reading = await latestReading(trx, scope, sensorId);
       return reading && { readingId: reading.reading_id, value: reading.value };
     });
-    const values = withCalculated(step, entered, (id) => findStep(content, id) !== undefined, (stepId, key) => records.get(stepId)?.values.find((v) => v.key === key)?.value);
+    const values = withCalculated(
+      step,
+      entered,
+      (id) => findStep(content, id) !== undefined,
+      (stepId, key) => records.get(stepId)?.values.find((v) => v.key === key)?.value,
+    );
     await assertFilesOfClient(trx, scope, recordedFileIds(step, values), 'values');
 
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
     const wake = wakes[job.state];
     const state = wake ? transition(JOB_TRANSITIONS, job.state, wake, actor.roles) : job.state;
-    const updated = await writeJob(trx, scope, job, input.expectedRevision, { state, ...(wake === 'start' && { started_at: nowIso }) }, nowIso);
+    const updated = await writeJob(
+      trx,
+      scope,
+      job,
+      input.expectedRevision,
+      { state, ...(wake === 'start' && { started_at: nowIso }) },
+      nowIso,
+    );
 
     const before = await findStepRecord(trx, scope, job.id, step.id);
     // what was signed is no longer what is recorded: the step needs signing again (the old signatures stay, invalidated)
     if (before) await invalidateStepSignatures(trx, scope, job.id, step.id, nowIso);
-    const record = await upsertStepRecord(trx, scope, {
-      job_id: job.id,
-      step_id: step.id,
-      status: input.status,
-      values: JSON.stringify(values),
-      comment: input.comment || null,
-      reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
-      recorded_by: actor.userId,
-      recorded_at: nowIso,
-    }, before);
+    const record = await upsertStepRecord(
+      trx,
+      scope,
+      {
+        job_id: job.id,
+        step_id: step.id,
+        status: input.status,
+        values: JSON.stringify(values),
+        comment: input.comment || null,
+        reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
+        recorded_by: actor.userId,
+        recorded_at: nowIso,
+      },
+      before,
+    );
     // what deviates is on record with the recording that caused it (docs/execution-rules.md)
     const previous = before && { status: before.status, values: JSON.parse(before.values) as RecordedValue[], comment: before.comment };
     for (const d of deviationsOfRecording(step.fields, previous, { status: input.status, values, comment: input.comment })) {
-      await recordDeviation(trx, scope, { jobId: job.id, kind: d.kind, stepId: step.id, fieldKey: d.fieldKey, value: d.value, detail: d.detail, raisedBy: actor.userId, at: nowIso });
+      await recordDeviation(trx, scope, {
+        jobId: job.id,
+        kind: d.kind,
+        stepId: step.id,
+        fieldKey: d.fieldKey,
+        value: d.value,
+        detail: d.detail,
+        raisedBy: actor.userId,
+        at: nowIso,
+      });
     }
     if (alsoInTransaction) await alsoInTransaction(trx, { job: updated, step, before });
     await appendAudit(trx, scope, {

@@ -39,7 +39,12 @@ export interface LockoutAccount {
 
 export function userAccount(email: string): LockoutAccount {
   const normalized = normalizeEmail(email);
-  return { key: `email:${normalized}`, events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' }, failure: 'Failed sign-in', data: { email: normalized } };
+  return {
+    key: `email:${normalized}`,
+    events: { failed: 'auth.sign_in_failed', locked: 'auth.lockout' },
+    failure: 'Failed sign-in',
+    data: { email: normalized },
+  };
 }
 
 /**
@@ -48,11 +53,21 @@ export function userAccount(email: string): LockoutAccount {
  * recorded as what it was, a failed signature (nobody was signing in).
  */
 export function signatureAccount(email: string): LockoutAccount {
-  return { ...userAccount(email), events: { failed: 'auth.signature_failed', locked: 'auth.lockout' }, failure: 'Failed electronic signature', byHolder: true };
+  return {
+    ...userAccount(email),
+    events: { failed: 'auth.signature_failed', locked: 'auth.lockout' },
+    failure: 'Failed electronic signature',
+    byHolder: true,
+  };
 }
 
 export function adminAccount(username: string): LockoutAccount {
-  return { key: `admin:${username}`, events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' }, failure: 'Failed sign-in', data: { username } };
+  return {
+    key: `admin:${username}`,
+    events: { failed: 'auth.admin_sign_in_failed', locked: 'auth.admin_lockout' },
+    failure: 'Failed sign-in',
+    data: { username },
+  };
 }
 
 const ipKey = (ip: string) => `ip:${ip}`;
@@ -115,7 +130,13 @@ export async function recordFailedSignIn(
   });
   // a failed sign-in has no actor (nobody signed in: the account tried is the row's userId/adminId and
   // in data); a failed signature is the signed-in signer's own (actor: the user of userId)
-  const who = { clientId: attempt.clientId, userId: attempt.userId, adminId: attempt.adminId, ...(!account.byHolder && { actor: null }), meta };
+  const who = {
+    clientId: attempt.clientId,
+    userId: attempt.userId,
+    adminId: attempt.adminId,
+    ...(!account.byHolder && { actor: null }),
+    meta,
+  };
   const reason = attempt.reason.length > MAX_REASON_LENGTH ? `${attempt.reason.slice(0, MAX_REASON_LENGTH)}…` : attempt.reason;
   await recordEvent(deps, {
     level: 'warn',

@@ -7,7 +7,21 @@ import { iterateLogs, type LogFilter } from './logs';
 
 export type LogExportFormat = 'ndjson' | 'csv';
 
-export const LOG_CSV_COLUMNS = ['id', 'createdAt', 'level', 'event', 'message', 'clientId', 'userId', 'adminId', 'actor', 'ip', 'userAgent', 'requestId', 'data'] as const;
+export const LOG_CSV_COLUMNS = [
+  'id',
+  'createdAt',
+  'level',
+  'event',
+  'message',
+  'clientId',
+  'userId',
+  'adminId',
+  'actor',
+  'ip',
+  'userAgent',
+  'requestId',
+  'data',
+] as const;
 
 /** A log row as it may leave the appliance: presented, credential keys blanked, known secrets scrubbed. */
 export function presentRedactedLog(row: LogRow, scrub: Scrubber): PresentedLog {

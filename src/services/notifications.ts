@@ -4,7 +4,12 @@ import type { EventTx } from '#events/emit';
 import { publicBaseUrl } from '#mail/templates';
 import { rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
 import { SECURITY_ADMIN } from '#policies/roles';
-import { getNotificationPreferences, loadNotifiableUsers, putNotificationPreferences, type NotifiableUser } from '#repos/notification-preferences';
+import {
+  getNotificationPreferences,
+  loadNotifiableUsers,
+  putNotificationPreferences,
+  type NotifiableUser,
+} from '#repos/notification-preferences';
 import { isTemplateVisible, templateVisibilityOf } from '#repos/templates';
 import { listActiveUserIdsWithAnyRole } from '#repos/users';
 import { withTransaction } from '#db/transaction';
@@ -33,7 +38,11 @@ export { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-
 export const NOTIFIED_FAULT_SEVERITIES: readonly string[] = ['HIGH', 'CRITICAL'];
 
 export type Notice =
-  | { kind: 'version_submitted' | 'version_approved' | 'version_rejected'; version: TemplateVersionRow; template: { id: number; title: string } }
+  | {
+      kind: 'version_submitted' | 'version_approved' | 'version_rejected';
+      version: TemplateVersionRow;
+      template: { id: number; title: string };
+    }
   | { kind: 'job_assigned'; job: JobRow; userIds: readonly number[] }
   | { kind: 'hand_off'; job: JobRow; handOff: HandOffRow }
   | { kind: 'fault_raised'; fault: FaultRow; job: JobRow | null };
@@ -52,7 +61,9 @@ export async function notify(tx: EventTx, actor: UserActor, notice: Notice): Pro
   const { deps, trx, afterCommit } = tx;
   if (notice.kind === 'fault_raised' && !NOTIFIED_FAULT_SEVERITIES.includes(notice.fault.severity)) return;
   const candidates = (await recipientIds(tx, actor, notice)).filter((id) => id !== actor.userId);
-  let recipients = (await loadNotifiableUsers(trx, actor.scope, [...new Set(candidates)])).filter((u) => !u.preferences.disabledKinds.includes(notice.kind));
+  let recipients = (await loadNotifiableUsers(trx, actor.scope, [...new Set(candidates)])).filter(
+    (u) => !u.preferences.disabledKinds.includes(notice.kind),
+  );
   if ('template' in notice) recipients = await seeingTemplate(tx, actor, recipients, notice.template.id);
   if (recipients.length === 0) return;
 
@@ -76,7 +87,14 @@ export async function notify(tx: EventTx, actor: UserActor, notice: Notice): Pro
         userId: user.id,
       });
     }
-    await queuePush(deps, trx, afterCommit, actor.scope, users.map((u) => u.id), { kind: notice.kind, title: message.title, body: message.summary, data: message.data });
+    await queuePush(
+      deps,
+      trx,
+      afterCommit,
+      actor.scope,
+      users.map((u) => u.id),
+      { kind: notice.kind, title: message.title, body: message.summary, data: message.data },
+    );
   }
 }
 
@@ -91,10 +109,15 @@ export async function notifyUsers(
   scope: TenantScope,
   userIds: readonly number[],
   kind: NotificationKind,
-  message: (t: (key: string, values?: Record<string, string | number>) => string, userId: number) => { title: string; body: string; summary: string; data: Record<string, number | string>; page: string | null },
+  message: (
+    t: (key: string, values?: Record<string, string | number>) => string,
+    userId: number,
+  ) => { title: string; body: string; summary: string; data: Record<string, number | string>; page: string | null },
 ): Promise<void> {
   const { deps, trx, afterCommit } = tx;
-  const recipients = (await loadNotifiableUsers(trx, scope, [...new Set(userIds)])).filter((u) => !u.preferences.disabledKinds.includes(kind));
+  const recipients = (await loadNotifiableUsers(trx, scope, [...new Set(userIds)])).filter(
+    (u) => !u.preferences.disabledKinds.includes(kind),
+  );
   for (const user of recipients) {
     const texts = await namespaceTexts(trx, user.preferences.language ?? DEFAULT_LANGUAGE, scope.clientId, 'notifications');
     const t = (key: string, values: Record<string, string | number> = {}) => fillPlaceholders(texts[key] ?? key, values);
@@ -104,7 +127,12 @@ export async function notifyUsers(
       const text = `${t('greeting')}\n\n${m.body}\n\n${t('open', { url: publicBaseUrl(deps) + (m.page ?? '') })}\n\n-- \n${t('footer')}\n`;
       await queueMail(deps, trx, afterCommit, { kind, subject: m.title, text, to: user.email, clientId: scope.clientId, userId: user.id });
     }
-    await queuePush(deps, trx, afterCommit, scope, [user.id], { kind, title: m.title, body: summary, data: { ...m.data, ...(m.page && { url: m.page }) } });
+    await queuePush(deps, trx, afterCommit, scope, [user.id], {
+      kind,
+      title: m.title,
+      body: summary,
+      data: { ...m.data, ...(m.page && { url: m.page }) },
+    });
   }
 }
 
@@ -153,7 +181,8 @@ function actorName(actor: UserActor): string {
 const SUMMARY_MAX = 240;
 
 function render(deps: Deps, texts: Record<string, string>, actor: UserActor, notice: Notice): Rendered {
-  const t = (key: string, values: Record<string, string | number> = {}) => fillPlaceholders(texts[key] ?? key, { actor: actorName(actor), ...values });
+  const t = (key: string, values: Record<string, string | number> = {}) =>
+    fillPlaceholders(texts[key] ?? key, { actor: actorName(actor), ...values });
   let title: string;
   let body: string;
   let summary: string;
@@ -218,7 +247,10 @@ export interface NotificationPreferences {
 function presentPreferences(stored: { language: string | null; disabledKinds: string[] }): NotificationPreferences {
   return {
     language: stored.language,
-    kinds: Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, !stored.disabledKinds.includes(kind)])) as Record<NotificationKind, boolean>,
+    kinds: Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, !stored.disabledKinds.includes(kind)])) as Record<
+      NotificationKind,
+      boolean
+    >,
   };
 }
 

@@ -29,7 +29,13 @@ export function packageFiles(deps: Deps): PackageFiles {
       const nowIso = deps.clock.now().toISOString();
       const ids: number[] = [];
       for (const [i, item] of items.entries()) {
-        const row = await insertFile(trx, author.scope, { name: cleanFileName(item.name), description: '', content: contents[i], uploadedBy: author.userId, nowIso });
+        const row = await insertFile(trx, author.scope, {
+          name: cleanFileName(item.name),
+          description: '',
+          content: contents[i],
+          uploadedBy: author.userId,
+          nowIso,
+        });
         await appendAudit(trx, author.scope, {
           actor: { userId: author.userId, email: author.email },
           action: 'file.imported',

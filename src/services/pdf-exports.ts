@@ -1,6 +1,18 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '#deps';
-import type { FaultRow, HandOffRow, JobMemberRow, JobRow, StepRecordRow, TemplateRow, TemplateVersionRow, VersionSignatureRow, StepSignatureRow, DeviationRow, JobReviewRow } from '#db/schema';
+import type {
+  FaultRow,
+  HandOffRow,
+  JobMemberRow,
+  JobRow,
+  StepRecordRow,
+  TemplateRow,
+  TemplateVersionRow,
+  VersionSignatureRow,
+  StepSignatureRow,
+  DeviationRow,
+  JobReviewRow,
+} from '#db/schema';
 import type { TenantScope } from '#db/tenant';
 import { AppError, notFound } from '#errors';
 import { deserializeContent, findStep, stepsOf, type Content, type Field } from '#domain/content';
@@ -52,7 +64,13 @@ const person = (name: string, email: string) => (name && name !== email ? `${nam
 const userName = (u: UserSummary | undefined, id: number | null) =>
   u ? person(`${u.first_name} ${u.last_name}`.trim(), u.email) : id == null ? '' : `user ${id}`;
 
-const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC') : '');
+const when = (iso: string | null | undefined) =>
+  iso
+    ? iso
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+        .replace(/Z$/, ' UTC')
+    : '';
 
 function limits(field: Field): string {
   if (field.min != null && field.max != null) return `${field.min} to ${field.max}`;
@@ -86,7 +104,11 @@ function addImages(report: PdfReport, images: Map<number, ReportImage>, ids: rea
   for (const id of ids) {
     const image = images.get(id);
     if (image?.bytes) report.image(image.bytes, caption(image.name));
-    else if (image) report.paragraph(`[${caption(image.name)} (file ${id}): not embedded, the report's images reached ${MAX_REPORT_IMAGE_BYTES / 1024 / 1024} MB; the zipped job report carries every file]`, { italic: true });
+    else if (image)
+      report.paragraph(
+        `[${caption(image.name)} (file ${id}): not embedded, the report's images reached ${MAX_REPORT_IMAGE_BYTES / 1024 / 1024} MB; the zipped job report carries every file]`,
+        { italic: true },
+      );
     else report.paragraph(`[file ${id}: not an embeddable image]`, { italic: true });
   }
 }
@@ -102,14 +124,27 @@ async function clientHeader(deps: Deps, scope: TenantScope): Promise<{ clientNam
 }
 
 function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
-  return signatures.map((s) => [s.meaning, person(s.signer_name, s.signer_email), when(s.signed_at), s.method, s.content_hash.slice(0, 16)]);
+  return signatures.map((s) => [
+    s.meaning,
+    person(s.signer_name, s.signer_email),
+    when(s.signed_at),
+    s.method,
+    s.content_hash.slice(0, 16),
+  ]);
 }
 const SIGNATURE_HEADER = ['Meaning', 'Signer', 'Signed at', 'Method', 'Content hash'];
 const SIGNATURE_WIDTHS: (number | '*')[] = [70, '*', 105, 55, 90];
 
 /** A field as the report prints it: options by their labels in the report's language (the options themselves when not translated). */
 function fieldRows(fields: readonly (Field & { optionLabels?: string[] })[]): string[][] {
-  return fields.map((f) => [f.label || f.key, f.type, f.required ? 'yes' : 'no', f.unit ?? '', limits(f), (f.optionLabels ?? f.options ?? []).join(', ')]);
+  return fields.map((f) => [
+    f.label || f.key,
+    f.type,
+    f.required ? 'yes' : 'no',
+    f.unit ?? '',
+    limits(f),
+    (f.optionLabels ?? f.options ?? []).join(', '),
+  ]);
 }
 
 // ── Template ────────────────────────────────────────────────────────────────
@@ -130,12 +165,20 @@ export async function renderTemplatePdf(
 ): Promise<{ fileName: string; stream: Readable }> {
   const db = deps.db.kysely;
   const template = await getVisibleTemplate(db, actor, templateId);
-  const version = versionId !== undefined ? await findVersionById(db, actor.scope, versionId) : await findVersionInState(db, actor.scope, templateId, 'PUBLISHED');
-  if (!version && versionId === undefined) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version; name one with ?versionId=', { templateId });
+  const version =
+    versionId !== undefined
+      ? await findVersionById(db, actor.scope, versionId)
+      : await findVersionInState(db, actor.scope, templateId, 'PUBLISHED');
+  if (!version && versionId === undefined)
+    throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version; name one with ?versionId=', { templateId });
   if (!version || version.template_id !== templateId) throw notFound('Version');
   const { language, content } = await contentInLanguage(db, actor.scope, version.id, deserializeContent(version.content), languages);
   const signatures = await loadSignaturesByVersionIds(db, actor.scope, [version.id]);
-  const images = await loadImages(files, actor.scope, stepsOf(content).flatMap(({ step }) => step.media));
+  const images = await loadImages(
+    files,
+    actor.scope,
+    stepsOf(content).flatMap(({ step }) => step.media),
+  );
   const report = new PdfReport({ title: template.title, ...(await clientHeader(deps, actor.scope)), generatedAt: deps.clock.now() });
   templateBody(report, template, version, content, signatures, images, language);
   return { fileName: `template-${template.id}-v${version.number}.pdf`, stream: report.end() };
@@ -158,7 +201,8 @@ function templateBody(
     ['Content SHA-256', version.content_hash],
   ]);
   report.paragraph(template.description);
-  if (signatures.length > 0) report.heading('Signatures', 2).table(SIGNATURE_HEADER, signatureRows(signatures), { widths: SIGNATURE_WIDTHS });
+  if (signatures.length > 0)
+    report.heading('Signatures', 2).table(SIGNATURE_HEADER, signatureRows(signatures), { widths: SIGNATURE_WIDTHS });
   let n = 0;
   for (const section of content.sections) {
     report.heading(section.title, 1);
@@ -295,18 +339,32 @@ export function deviationRows(h: Pick<JobHistory, 'deviations' | 'content'>): st
 }
 
 /** @throws AppError NOT_FOUND */
-export async function renderJobPdf(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number, languages: readonly string[] = []): Promise<{ fileName: string; stream: Readable }> {
+export async function renderJobPdf(
+  deps: Deps,
+  files: PackageFiles,
+  actor: UserActor,
+  jobId: number,
+  languages: readonly string[] = [],
+): Promise<{ fileName: string; stream: Readable }> {
   const history = await loadJobHistory(deps, actor, jobId, languages);
   return { fileName: `job-${jobId}.pdf`, stream: await jobPdfStream(deps, files, actor.scope, history) };
 }
 
 /** The job history PDF of an already loaded history (the zipped report reuses it). */
 export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: TenantScope, h: JobHistory): Promise<Readable> {
-  const fileIds = [...h.records.values()].flatMap((r) => Object.values(recordFiles(h.content, r)).flat()).concat(h.faults.flatMap((f) => JSON.parse(f.photos) as number[]));
+  const fileIds = [...h.records.values()]
+    .flatMap((r) => Object.values(recordFiles(h.content, r)).flat())
+    .concat(h.faults.flatMap((f) => JSON.parse(f.photos) as number[]));
   const images = await loadImages(files, scope, fileIds);
   const user = (id: number | null) => userName(id == null ? undefined : h.users.get(id), id);
-  const report = new PdfReport({ title: `Job ${h.job.id}: ${h.job.title}`, clientName: h.clientName, logo: h.logo, generatedAt: deps.clock.now() });
-  const of = (kind: JobMemberRow['kind']) => h.members.filter((m) => m.kind === kind).map((m) => user(m.user_id) + (m.step_id ? ` (step ${m.step_id})` : ''));
+  const report = new PdfReport({
+    title: `Job ${h.job.id}: ${h.job.title}`,
+    clientName: h.clientName,
+    logo: h.logo,
+    generatedAt: deps.clock.now(),
+  });
+  const of = (kind: JobMemberRow['kind']) =>
+    h.members.filter((m) => m.kind === kind).map((m) => user(m.user_id) + (m.step_id ? ` (step ${m.step_id})` : ''));
   report.facts([
     ['Template', h.template ? `${h.template.title} (version ${h.version.number})` : `version ${h.version.number}`],
     ['State', h.job.state],
@@ -321,11 +379,18 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     ['Co-workers', of('COWORKER').join('; ')],
     ['Step owners', of('STEP_OWNER').join('; ')],
   ]);
-  if (h.signatures.length > 0) report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures), { widths: SIGNATURE_WIDTHS });
+  if (h.signatures.length > 0)
+    report.heading('Version signatures', 2).table(SIGNATURE_HEADER, signatureRows(h.signatures), { widths: SIGNATURE_WIDTHS });
 
   report.heading('Steps', 1);
-  const views = new Map([...h.records.values()].map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[] }]));
-  const notApplicable = new Map(applicability(h.content, views).filter((a) => !a.applies).map((a) => [a.stepId, a.reason]));
+  const views = new Map(
+    [...h.records.values()].map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as RecordedValue[] }]),
+  );
+  const notApplicable = new Map(
+    applicability(h.content, views)
+      .filter((a) => !a.applies)
+      .map((a) => [a.stepId, a.reason]),
+  );
   for (const { section, step, index } of stepsOf(h.content)) {
     report.heading(`Step ${index + 1}: ${step.title} (${section.title})`, 2);
     const record = h.records.get(step.id);
@@ -359,7 +424,12 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     if (signoffs.length > 0) {
       report.table(
         ['Sign-off', 'Signed by', 'Date and time', 'Status'],
-        signoffs.map((sig) => [sig.meaning, sig.signer_name, when(sig.signed_at), sig.invalidated_at ? `invalidated ${when(sig.invalidated_at)} (re-recorded)` : 'valid']),
+        signoffs.map((sig) => [
+          sig.meaning,
+          sig.signer_name,
+          when(sig.signed_at),
+          sig.invalidated_at ? `invalidated ${when(sig.invalidated_at)} (re-recorded)` : 'valid',
+        ]),
         { mark: (row) => signoffs[row].invalidated_at !== null, widths: [70, '*', 110, '*'] },
       );
     }
@@ -390,14 +460,18 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
   }
   if (h.deviations.length > 0) {
     const rows = deviationRows(h);
-    report.heading('Deviations', 1).table(DEVIATION_HEADER, rows, { mark: (row) => h.deviations[row]!.acknowledged_at === null, widths: [75, '*', '*', '*', '*'] });
+    report
+      .heading('Deviations', 1)
+      .table(DEVIATION_HEADER, rows, { mark: (row) => h.deviations[row]!.acknowledged_at === null, widths: [75, '*', '*', '*', '*'] });
   }
   if (h.review) {
-    report.heading('Review', 1).table(
-      ['Signature', 'Signed by', 'Date and time', 'Comment'],
-      [['REVIEWED', h.review.signer_name, when(h.review.signed_at), h.review.comment]],
-      { widths: [70, '*', 110, '*'] },
-    );
+    report
+      .heading('Review', 1)
+      .table(
+        ['Signature', 'Signed by', 'Date and time', 'Comment'],
+        [['REVIEWED', h.review.signer_name, when(h.review.signed_at), h.review.comment]],
+        { widths: [70, '*', 110, '*'] },
+      );
   }
   return report.end();
 }

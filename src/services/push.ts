@@ -5,7 +5,14 @@ import type { DB } from '#db/schema';
 import type { TenantScope } from '#db/tenant';
 import { withTransaction, type AfterCommit } from '#db/transaction';
 import { fieldError } from '#errors';
-import { deleteSubscriptionOfUser, insertPushRows, isPushEnabled, listDeliverableSubscriptions, setPushEnabled, upsertSubscription } from '#repos/push';
+import {
+  deleteSubscriptionOfUser,
+  insertPushRows,
+  isPushEnabled,
+  listDeliverableSubscriptions,
+  setPushEnabled,
+  upsertSubscription,
+} from '#repos/push';
 import { currentLicense } from './licensing';
 import type { UserActor } from './actor';
 import type { NotificationKind } from '#domain/notification-kinds';
@@ -35,23 +42,36 @@ export interface SubscriptionInput {
 }
 
 /** @throws AppError VALIDATION_ERROR for an endpoint a push service would not have */
-export async function subscribe(deps: Deps, actor: UserActor, input: SubscriptionInput): Promise<{ endpoint: string; pushEnabled: boolean }> {
+export async function subscribe(
+  deps: Deps,
+  actor: UserActor,
+  input: SubscriptionInput,
+): Promise<{ endpoint: string; pushEnabled: boolean }> {
   assertPushEndpoint(input.endpoint, deps.config.env === 'test');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
-    await upsertSubscription(trx, actor.scope, { userId: actor.userId, endpoint: input.endpoint, p256dh: input.keys.p256dh, auth: input.keys.auth }, now);
+    await upsertSubscription(
+      trx,
+      actor.scope,
+      { userId: actor.userId, endpoint: input.endpoint, p256dh: input.keys.p256dh, auth: input.keys.auth },
+      now,
+    );
     return { endpoint: input.endpoint, pushEnabled: await isPushEnabled(trx, actor.scope, actor.userId) };
   });
 }
 
 /** Idempotent: unsubscribing an endpoint that is not (or no longer) the caller's answers `removed: false`. */
 export async function unsubscribe(deps: Deps, actor: UserActor, endpoint: string): Promise<{ removed: boolean }> {
-  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => ({ removed: await deleteSubscriptionOfUser(trx, actor.scope, actor.userId, endpoint) }));
+  return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => ({
+    removed: await deleteSubscriptionOfUser(trx, actor.scope, actor.userId, endpoint),
+  }));
 }
 
 export async function turnPush(deps: Deps, actor: UserActor, enabled: boolean): Promise<{ enabled: boolean }> {
   const now = deps.clock.now().toISOString();
-  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) => setPushEnabled(trx, actor.scope, actor.userId, enabled, now));
+  await withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) =>
+    setPushEnabled(trx, actor.scope, actor.userId, enabled, now),
+  );
   return { enabled };
 }
 
@@ -82,7 +102,15 @@ export function assertPushEndpoint(endpoint: string, allowLoopback: boolean): vo
 function isInternalAddress(ip: string): boolean {
   if (isIP(ip) === 4) {
     const [a, b] = ip.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
   }
   return ip === '::' || ip === '::1' || /^f[cd]/.test(ip) || /^fe[89ab]/.test(ip) || ip.startsWith('::ffff:');
 }
@@ -107,6 +135,11 @@ export async function queuePush(
   const subscriptions = await listDeliverableSubscriptions(trx, scope, [...new Set(userIds)]);
   if (subscriptions.length === 0) return;
   const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });
-  await insertPushRows(trx, scope, subscriptions.map((s) => ({ subscriptionId: s.id, kind: notification.kind, payload })), deps.clock.now().toISOString());
+  await insertPushRows(
+    trx,
+    scope,
+    subscriptions.map((s) => ({ subscriptionId: s.id, kind: notification.kind, payload })),
+    deps.clock.now().toISOString(),
+  );
   afterCommit(() => deps.signals.pushQueued());
 }

@@ -3,7 +3,14 @@ import type { DB, TemplateVersionRow } from '#db/schema';
 import type { TenantScope } from '#db/tenant';
 import { deserializeContent, type Content } from '#domain/content';
 import { diffContents } from '#domain/diff';
-import { lackingSkills, notQualified, stepsChanged, type DueRetraining, type LackingSkill, type SkillRequirement } from '#domain/qualifications';
+import {
+  lackingSkills,
+  notQualified,
+  stepsChanged,
+  type DueRetraining,
+  type LackingSkill,
+  type SkillRequirement,
+} from '#domain/qualifications';
 import { appendAudit, type AuditEntry } from '#repos/audit';
 import { dueRetrainings, findOverride, heldSkillsOfUsers, holdersOf, insertRetrainings } from '#repos/skills';
 
@@ -30,9 +37,20 @@ export interface Shortfall {
 }
 
 /** What the user lacks for the requirements on jobs of the version (empty lists: qualified). */
-export async function shortfallOf(trx: Kysely<DB>, scope: TenantScope, userId: number, required: readonly SkillRequirement[], target: GateTarget, now: Date): Promise<Shortfall> {
+export async function shortfallOf(
+  trx: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  required: readonly SkillRequirement[],
+  target: GateTarget,
+  now: Date,
+): Promise<Shortfall> {
   if (required.length === 0) return { skills: [], retrainingDue: [] };
-  const held = (await heldSkillsOfUsers(trx, scope, [userId])).map((g) => ({ skill: g.skill_name, level: g.level, expiresAt: g.expires_at }));
+  const held = (await heldSkillsOfUsers(trx, scope, [userId])).map((g) => ({
+    skill: g.skill_name,
+    level: g.level,
+    expiresAt: g.expires_at,
+  }));
   const due = await dueRetrainings(trx, scope, userId, target.templateId, target.versionId);
   return {
     skills: lackingSkills(required, held, now),
@@ -61,7 +79,11 @@ export async function assertQualified(
     const shortfall = await shortfallOf(trx, scope, userId, required, target, now);
     if (shortfall.skills.length === 0 && shortfall.retrainingDue.length === 0) continue;
     if (await findOverride(trx, scope, userId, target.versionId, target.jobId)) continue;
-    throw notQualified(userId, shortfall.skills, shortfall.retrainingDue, { action: where.action, jobId: target.jobId, ...(where.stepId && { stepId: where.stepId }) });
+    throw notQualified(userId, shortfall.skills, shortfall.retrainingDue, {
+      action: where.action,
+      jobId: target.jobId,
+      ...(where.stepId && { stepId: where.stepId }),
+    });
   }
 }
 
@@ -95,7 +117,17 @@ export async function markRetrainingDue(
   }
   const userIds = [...new Set(qualified ?? [])].sort((a, b) => a - b);
   if (userIds.length === 0) return [];
-  await insertRetrainings(trx, scope, userIds.map((userId) => ({ userId, templateId: published.template_id, versionId: published.id, previousVersionId: previous.id, dueSince: nowIso })));
+  await insertRetrainings(
+    trx,
+    scope,
+    userIds.map((userId) => ({
+      userId,
+      templateId: published.template_id,
+      versionId: published.id,
+      previousVersionId: previous.id,
+      dueSince: nowIso,
+    })),
+  );
   await appendAudit(trx, scope, {
     actor,
     action: 'retraining.due',
@@ -108,4 +140,8 @@ export async function markRetrainingDue(
 }
 
 /** The gate's target for an existing job. */
-export const jobTarget = (job: { id: number; template_id: number; version_id: number }): GateTarget => ({ templateId: job.template_id, versionId: job.version_id, jobId: job.id });
+export const jobTarget = (job: { id: number; template_id: number; version_id: number }): GateTarget => ({
+  templateId: job.template_id,
+  versionId: job.version_id,
+  jobId: job.id,
+});

@@ -91,7 +91,14 @@ export async function createSkill(deps: Deps, actor: UserActor, raw: CreateSkill
       if (!isUniqueViolation(error)) throw error;
       throw conflict(`A skill named "${input.name}" exists`, { name: input.name });
     }
-    await appendAudit(trx, actor.scope, { actor: auditActor(actor), action: 'skill.created', entityType: 'skill', entityId: skill.id, after: presentSkill(skill), at: nowIso });
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'skill.created',
+      entityType: 'skill',
+      entityId: skill.id,
+      after: presentSkill(skill),
+      at: nowIso,
+    });
     return skill;
   });
 }
@@ -131,13 +138,15 @@ export async function grantSkill(deps: Deps, actor: UserActor, raw: GrantSkillIn
   const input = parseOrFail(GrantSkillInput, raw);
   if (input.userId === actor.userId) throw new AppError('SEPARATION_OF_DUTIES', 'A skill is granted by someone else than its holder');
   const now = deps.clock.now();
-  if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) throw validationFailed({ fields: [{ path: 'expiresAt', message: 'must be in the future' }] });
+  if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime())
+    throw validationFailed({ fields: [{ path: 'expiresAt', message: 'must be in the future' }] });
   // checked before the signature: a grant that cannot be made is not signed
   const skill = await getSkillById(deps.db.kysely, actor.scope, input.skillId);
   const level = input.level ?? 1;
   if (level > skill.levels) throw validationFailed({ fields: [{ path: 'level', message: `the skill has ${skill.levels} level(s)` }] });
   if ((await loadUsersByIds(deps.db.kysely, actor.scope, [input.userId])).length === 0) throw notFound('User');
-  const trainer = input.password || input.code ? await verifySignature(deps, actor, { password: input.password, code: input.code }, meta) : null;
+  const trainer =
+    input.password || input.code ? await verifySignature(deps, actor, { password: input.password, code: input.code }, meta) : null;
   const nowIso = now.toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const before = await findUserSkill(trx, actor.scope, input.userId, skill.id);
@@ -160,7 +169,11 @@ export async function grantSkill(deps: Deps, actor: UserActor, raw: GrantSkillIn
       entityType: 'user',
       entityId: input.userId,
       before: before ? presentUserSkill(before) : null,
-      after: { ...presentUserSkill(grant), skill: skill.name, ...(trainer && { signature: { meaning: 'TRAINED', method: trainer.method, signerName: trainer.name } }) },
+      after: {
+        ...presentUserSkill(grant),
+        skill: skill.name,
+        ...(trainer && { signature: { meaning: 'TRAINED', method: trainer.method, signerName: trainer.name } }),
+      },
       at: nowIso,
     });
     return grant;
@@ -179,7 +192,14 @@ export async function revokeSkill(deps: Deps, actor: UserActor, raw: z.input<typ
     const grant = await findUserSkill(trx, actor.scope, input.userId, input.skillId);
     if (!grant) throw notFound('Skill of the user');
     await deleteUserSkill(trx, actor.scope, grant.id);
-    await appendAudit(trx, actor.scope, { actor: auditActor(actor), action: 'skill.revoked', entityType: 'user', entityId: input.userId, before: presentUserSkill(grant), at: nowIso });
+    await appendAudit(trx, actor.scope, {
+      actor: auditActor(actor),
+      action: 'skill.revoked',
+      entityType: 'user',
+      entityId: input.userId,
+      before: presentUserSkill(grant),
+      at: nowIso,
+    });
     return grant;
   });
 }
@@ -187,11 +207,19 @@ export async function revokeSkill(deps: Deps, actor: UserActor, raw: z.input<typ
 // ── Reading ─────────────────────────────────────────────────────────────────
 
 /** A page of the client's users (id order) with every skill each holds, expired grants too (`expired` tells). */
-export async function skillMatrix(deps: Deps, actor: UserActor, page: PageInput): Promise<CountedPage<{ id: number; userId: number; skills: UserSkillRow[] }>> {
+export async function skillMatrix(
+  deps: Deps,
+  actor: UserActor,
+  page: PageInput,
+): Promise<CountedPage<{ id: number; userId: number; skills: UserSkillRow[] }>> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.readQualifications);
   const db = deps.db.kysely;
   const users = await listUserIdsPage(db, actor.scope, page);
-  const grants = await heldSkillsOfUsers(db, actor.scope, users.items.map((u) => u.id));
+  const grants = await heldSkillsOfUsers(
+    db,
+    actor.scope,
+    users.items.map((u) => u.id),
+  );
   return { ...users, items: users.items.map((u) => ({ id: u.id, userId: u.id, skills: grants.filter((g) => g.user_id === u.id) })) };
 }
 
@@ -228,7 +256,11 @@ export const OverrideQualificationInput = z
  * @throws AppError FORBIDDEN, NOT_FOUND (user, job, template), NO_PUBLISHED_VERSION,
  *   VALIDATION_ERROR (no reason; both or neither of jobId and templateId; the user is qualified: nothing to override)
  */
-export async function overrideQualification(deps: Deps, actor: UserActor, raw: z.input<typeof OverrideQualificationInput>): Promise<QualificationOverrideRow> {
+export async function overrideQualification(
+  deps: Deps,
+  actor: UserActor,
+  raw: z.input<typeof OverrideQualificationInput>,
+): Promise<QualificationOverrideRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.overrideQualification);
   const input = parseOrFail(OverrideQualificationInput, raw);
   const now = deps.clock.now();
@@ -240,7 +272,9 @@ export async function overrideQualification(deps: Deps, actor: UserActor, raw: z
     const target = await overrideTarget(trx, actor, input);
     const shortfall = await shortfallOf(trx, scope, user.id, target.required, target, now);
     if (shortfall.skills.length === 0 && shortfall.retrainingDue.length === 0) {
-      throw validationFailed({ fields: [{ path: 'userId', message: 'the user holds every skill the version requires: nothing to override' }] });
+      throw validationFailed({
+        fields: [{ path: 'userId', message: 'the user holds every skill the version requires: nothing to override' }],
+      });
     }
     const override = await insertOverride(trx, scope, {
       user_id: user.id,
@@ -256,7 +290,13 @@ export async function overrideQualification(deps: Deps, actor: UserActor, raw: z
     // an override on a job is one of its deviations (docs/execution-rules.md): the reviewer sees and acknowledges it
     if (target.jobId !== null) {
       const name = `${user.first_name} ${user.last_name}`.trim() || user.email;
-      await recordDeviation(trx, scope, { jobId: target.jobId, kind: 'OVERRIDE', detail: `qualification of ${name}: ${input.reason}`, raisedBy: actor.userId, at: nowIso });
+      await recordDeviation(trx, scope, {
+        jobId: target.jobId,
+        kind: 'OVERRIDE',
+        detail: `qualification of ${name}: ${input.reason}`,
+        raisedBy: actor.userId,
+        at: nowIso,
+      });
     }
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
@@ -274,12 +314,22 @@ async function overrideTarget(trx: Kysely<DB>, actor: UserActor, input: { jobId?
   if (input.jobId != null) {
     const job = await getJobById(trx, actor.scope, input.jobId);
     const version = await findVersionById(trx, actor.scope, job.version_id);
-    return { templateId: job.template_id, versionId: job.version_id, jobId: job.id, required: version ? jobRequirements(deserializeContent(version.content)) : [] };
+    return {
+      templateId: job.template_id,
+      versionId: job.version_id,
+      jobId: job.id,
+      required: version ? jobRequirements(deserializeContent(version.content)) : [],
+    };
   }
   await getVisibleTemplate(trx, actor, input.templateId!);
   const version = await findVersionInState(trx, actor.scope, input.templateId!, 'PUBLISHED');
   if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
-  return { templateId: version.template_id, versionId: version.id, jobId: null, required: jobRequirements(deserializeContent(version.content)) };
+  return {
+    templateId: version.template_id,
+    versionId: version.id,
+    jobId: null,
+    required: jobRequirements(deserializeContent(version.content)),
+  };
 }
 
 export const OVERRIDES_LIMIT = 200;
@@ -292,7 +342,11 @@ export async function recentOverrides(deps: Deps, actor: UserActor, days: number
 }
 
 /** The overrides a job ran under: set on the job, or on its version for one of its members. */
-export async function overridesOfJobFor(deps: Deps, actor: UserActor, job: { id: number; versionId: number }): Promise<QualificationOverrideRow[]> {
+export async function overridesOfJobFor(
+  deps: Deps,
+  actor: UserActor,
+  job: { id: number; versionId: number },
+): Promise<QualificationOverrideRow[]> {
   const members = await loadJobMembers(deps.db.kysely, actor.scope, [job.id]);
   return overridesOfJob(deps.db.kysely, actor.scope, job, [...new Set(members.map((m) => m.user_id))]);
 }
@@ -382,7 +436,12 @@ export async function noticeSkillExpiries(deps: Deps): Promise<number> {
           page: null,
         };
       });
-      await markExpiryNoticed(trx, scope, rows.map((r) => r.id), now.toISOString());
+      await markExpiryNoticed(
+        trx,
+        scope,
+        rows.map((r) => r.id),
+        now.toISOString(),
+      );
     });
   }
   return due.length;
@@ -430,7 +489,14 @@ export function presentOverride(o: QualificationOverrideRow) {
 export type PresentedOverride = ReturnType<typeof presentOverride>;
 
 export function presentRetraining(r: RetrainingRow) {
-  return { id: r.id, userId: r.user_id, templateId: r.template_id, versionId: r.version_id, previousVersionId: r.previous_version_id, dueSince: r.due_since, acknowledgedAt: r.acknowledged_at };
+  return {
+    id: r.id,
+    userId: r.user_id,
+    templateId: r.template_id,
+    versionId: r.version_id,
+    previousVersionId: r.previous_version_id,
+    dueSince: r.due_since,
+    acknowledgedAt: r.acknowledged_at,
+  };
 }
 export type PresentedRetraining = ReturnType<typeof presentRetraining>;
-

@@ -63,8 +63,15 @@ function deviationsOf(steps: RecordPayload['steps']): RecordPayload['deviations'
     if (step.status === 'FAILED') out.push({ stepId: step.stepId, kind: 'STEP_FAILED', fieldKey: null, detail: step.comment ?? '' });
     if (step.status === 'SKIPPED') out.push({ stepId: step.stepId, kind: 'STEP_SKIPPED', fieldKey: null, detail: step.reason ?? '' });
     for (const v of step.values) {
-      if (v.outOfLimits) out.push({ stepId: step.stepId, kind: 'OUT_OF_LIMITS', fieldKey: v.key, detail: `${JSON.stringify(v.value)} outside ${v.min ?? '-∞'}..${v.max ?? '∞'}${v.unit ? ` ${v.unit}` : ''}` });
-      if (v.type === 'PASS_FAIL' && v.value === 'FAIL') out.push({ stepId: step.stepId, kind: 'CHECK_FAILED', fieldKey: v.key, detail: v.label });
+      if (v.outOfLimits)
+        out.push({
+          stepId: step.stepId,
+          kind: 'OUT_OF_LIMITS',
+          fieldKey: v.key,
+          detail: `${JSON.stringify(v.value)} outside ${v.min ?? '-∞'}..${v.max ?? '∞'}${v.unit ? ` ${v.unit}` : ''}`,
+        });
+      if (v.type === 'PASS_FAIL' && v.value === 'FAIL')
+        out.push({ stepId: step.stepId, kind: 'CHECK_FAILED', fieldKey: v.key, detail: v.label });
     }
   }
   return out;
@@ -92,7 +99,19 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
         max: field?.max ?? null,
       };
     });
-    return [{ stepId: step.id, title: step.title, status: record.status, values, comment: record.comment, reason: record.reason, recordedById: record.recorded_by, recordedBy: person(record.recorded_by), recordedAt: record.recorded_at }];
+    return [
+      {
+        stepId: step.id,
+        title: step.title,
+        status: record.status,
+        values,
+        comment: record.comment,
+        reason: record.reason,
+        recordedById: record.recorded_by,
+        recordedBy: person(record.recorded_by),
+        recordedAt: record.recorded_at,
+      },
+    ];
   });
   const photoIds = [...h.records.values()].flatMap((r) => recordFiles(h.content, r).photos);
   const signatureIds = [...h.records.values()].flatMap((r) => recordFiles(h.content, r).signatures);
@@ -188,7 +207,15 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
       deviationsHash: h.review.deviations_hash,
       signedAt: h.review.signed_at,
     },
-    handOffs: h.handOffs.map((o) => ({ id: o.id, from: person(o.from_user_id), to: person(o.to_user_id), status: o.status, note: o.note || null, createdAt: o.created_at, decidedAt: o.decided_at })),
+    handOffs: h.handOffs.map((o) => ({
+      id: o.id,
+      from: person(o.from_user_id),
+      to: person(o.to_user_id),
+      status: o.status,
+      note: o.note || null,
+      createdAt: o.created_at,
+      decidedAt: o.decided_at,
+    })),
     faults: h.faults.map((f) => ({
       id: f.id,
       stepId: f.step_id,
@@ -218,7 +245,11 @@ async function readAll(stream: AsyncIterable<unknown>, budget: { left: number })
   const chunks: Buffer[] = [];
   for await (const chunk of stream) {
     budget.left -= (chunk as Buffer).length;
-    if (budget.left < 0) throw new AppError('PAYLOAD_TOO_LARGE', `The job's photos exceed ${MAX_ATTACHED_BYTES / 1024 / 1024} MB: download the bundle without photos (the bundle keeps their hashes)`);
+    if (budget.left < 0)
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The job's photos exceed ${MAX_ATTACHED_BYTES / 1024 / 1024} MB: download the bundle without photos (the bundle keeps their hashes)`,
+      );
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -228,14 +259,28 @@ async function readAll(stream: AsyncIterable<unknown>, budget: { left: number })
  * The record bundle of a finished job, as the JSON text of the file.
  * @throws AppError NOT_FOUND (also another client's job), JOB_NOT_FINISHED, PAYLOAD_TOO_LARGE (photos beyond MAX_ATTACHED_BYTES)
  */
-export async function recordBundle(deps: Deps, files: PackageFiles, actor: UserActor, jobId: number, options: { photos?: boolean } = {}): Promise<{ fileName: string; text: string; kid: string }> {
+export async function recordBundle(
+  deps: Deps,
+  files: PackageFiles,
+  actor: UserActor,
+  jobId: number,
+  options: { photos?: boolean } = {},
+): Promise<{ fileName: string; text: string; kid: string }> {
   const h = await loadJobHistory(deps, actor, jobId);
   if (!FINISHED.has(h.job.state)) {
-    throw new AppError('JOB_NOT_FINISHED', `Job ${jobId} is ${h.job.state}: a record bundle is made of a completed (or cancelled) job, when nothing more can be recorded on it`, { jobId, state: h.job.state });
+    throw new AppError(
+      'JOB_NOT_FINISHED',
+      `Job ${jobId} is ${h.job.state}: a record bundle is made of a completed (or cancelled) job, when nothing more can be recorded on it`,
+      { jobId, state: h.job.state },
+    );
   }
   const payload = await recordPayload(deps, files, actor, h);
   const { jws, kid } = await signWithApplianceKey(deps, canonicalJson(payload), RECORD_TYP);
-  const bundle: BundleFile = { format: BUNDLE_FORMAT, formatVersion: BUNDLE_FORMAT_VERSION, jws: { protected: jws.protected!, payload: jws.payload, signature: jws.signature } };
+  const bundle: BundleFile = {
+    format: BUNDLE_FORMAT,
+    formatVersion: BUNDLE_FORMAT_VERSION,
+    jws: { protected: jws.protected!, payload: jws.payload, signature: jws.signature },
+  };
   // a bundle is a read: an unreachable authority leaves it without a token, never without the bundle
   const stamp = await timestampSignature(deps, jws.signature);
   if (stamp && 'token' in stamp) bundle.timestamp = stamp;
@@ -243,7 +288,10 @@ export async function recordBundle(deps: Deps, files: PackageFiles, actor: UserA
     const budget = { left: MAX_ATTACHED_BYTES };
     bundle.attachments = [];
     for (const file of payload.files) {
-      bundle.attachments.push({ fileId: file.id, data: (await readAll(await files.open(actor.scope, file.id), budget)).toString('base64') });
+      bundle.attachments.push({
+        fileId: file.id,
+        data: (await readAll(await files.open(actor.scope, file.id), budget)).toString('base64'),
+      });
     }
   }
   return { fileName: `job-${jobId}-record.json`, text: JSON.stringify(bundle, null, 1) + '\n', kid };

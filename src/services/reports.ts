@@ -163,7 +163,13 @@ export async function meterReportFilters(deps: Deps, scope: TenantScope) {
     licenseTypes: LICENSE_TYPES,
     organizations: cap(values.organizations).map((o) => ({ id: o.id, name: o.name })),
     templates: cap(values.templates).map((t) => ({ id: t.id, title: t.title })),
-    users: cap(values.users).map((u) => ({ id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, licenseType: u.license_type })),
+    users: cap(values.users).map((u) => ({
+      id: u.id,
+      email: u.email,
+      firstName: u.first_name,
+      lastName: u.last_name,
+      licenseType: u.license_type,
+    })),
     /** true for a list longer than FILTER_VALUES_LIMIT (the rest is still usable by id) */
     truncated: {
       organizations: values.organizations.length > FILTER_VALUES_LIMIT,
@@ -192,7 +198,15 @@ export interface ActivityReport {
   totals: Omit<ClientActivity, 'clientId' | 'clientName'>;
 }
 
-const ACTIVITY_COUNTS = ['signIns', 'activeUsers', 'jobsStarted', 'jobsCompleted', 'stepsRecorded', 'templatesCreated', 'versionsPublished'] as const;
+const ACTIVITY_COUNTS = [
+  'signIns',
+  'activeUsers',
+  'jobsStarted',
+  'jobsCompleted',
+  'stepsRecorded',
+  'templatesCreated',
+  'versionsPublished',
+] as const;
 
 /**
  * Activity per client over [from, to] (system administrators): sign-ins,
@@ -271,8 +285,12 @@ export async function userReport(deps: Deps, actor: Actor, query: UserReportQuer
 }
 
 /** Every row of the report, in keyset batches (for the export: memory stays at one batch). */
-export async function* iterateUserReport(deps: Deps, actor: Actor, query: Omit<UserReportQuery, 'limit' | 'cursor'>): AsyncGenerator<UserReportRow[]> {
-  for (let cursor: string | undefined; ; ) {
+export async function* iterateUserReport(
+  deps: Deps,
+  actor: Actor,
+  query: Omit<UserReportQuery, 'limit' | 'cursor'>,
+): AsyncGenerator<UserReportRow[]> {
+  for (let cursor: string | undefined; ;) {
     const page = await userReport(deps, actor, { ...query, limit: 200, cursor });
     if (page.items.length > 0) yield page.items;
     if (!page.nextCursor) return;

@@ -31,12 +31,26 @@ const fromState = (action: VersionAction): VersionState => VERSION_TRANSITIONS.f
  * may approve (those they created or last edited left out, unless the client allows self-approval), APPROVED ones
  * when they may publish; `only` narrows to one action. In version id order (the order they were created).
  */
-export async function reviewQueue(deps: Deps, actor: UserActor, only: QueueAction | null, page: PageInput): Promise<CountedPage<VersionSummaryRow>> {
+export async function reviewQueue(
+  deps: Deps,
+  actor: UserActor,
+  only: QueueAction | null,
+  page: PageInput,
+): Promise<CountedPage<VersionSummaryRow>> {
   const db = deps.db.kysely;
-  const actions = QUEUE_ACTIONS.filter((action) => (only === null || only === action) && hasAnyRole(actor.roles, VERSION_TRANSITIONS.find((row) => row.action === action)!.roles));
+  const actions = QUEUE_ACTIONS.filter(
+    (action) =>
+      (only === null || only === action) && hasAnyRole(actor.roles, VERSION_TRANSITIONS.find((row) => row.action === action)!.roles),
+  );
   const settings = await readSecuritySettings(db, actor.scope);
   const visibility = await templateVisibilityOf(db, actor.scope, { roles: actor.roles, availableToOrg: actor.user.available_to_org });
-  return listReviewQueue(db, actor.scope, { states: actions.map(fromState), notAuthoredBy: settings.allowSelfApproval ? null : actor.userId }, visibility, page);
+  return listReviewQueue(
+    db,
+    actor.scope,
+    { states: actions.map(fromState), notAuthoredBy: settings.allowSelfApproval ? null : actor.userId },
+    visibility,
+    page,
+  );
 }
 
 /** When a version began waiting for its next step: submitted (IN_REVIEW), approved (APPROVED); null in other states. */
@@ -79,7 +93,12 @@ export function reviewSettings(deps: Deps, actor: UserActor): Promise<SecuritySe
  * below it): what keeps running on the old instructions once this version is published.
  * @throws AppError NOT_FOUND (the version is another client's or its template not visible)
  */
-export async function openJobsOnOlderVersions(deps: Deps, actor: UserActor, versionId: number, page: PageInput): Promise<CountedPage<JobRow>> {
+export async function openJobsOnOlderVersions(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  page: PageInput,
+): Promise<CountedPage<JobRow>> {
   const version = await getVersion(deps, actor, versionId);
   return listOpenJobsOnOlderVersions(deps.db.kysely, actor.scope, version.template_id, version.number, page);
 }

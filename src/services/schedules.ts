@@ -8,7 +8,14 @@ import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { floatingOf, instantOf, LOCAL_DATE_TIME, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, SCHEDULE_TRANSITIONS, transition, type ScheduleAction } from '#policies/transitions';
+import {
+  DOMAIN_PERMISSIONS,
+  JOB_TRANSITIONS,
+  requireRole,
+  SCHEDULE_TRANSITIONS,
+  transition,
+  type ScheduleAction,
+} from '#policies/transitions';
 import { presentJob } from '#presenters/jobs';
 import { presentSchedule } from '#presenters/schedules';
 import { appendAudit, type AuditEntry } from '#repos/audit';
@@ -91,9 +98,14 @@ const definitionFields = {
 };
 
 /** One of each pair at most: a schedule is for an asset or an asset class, for assignees or a team. */
-function exclusive(input: { assetId?: number | null; assetClassId?: number | null; assigneeIds?: number[] | null; teamId?: number | null }, ctx: z.RefinementCtx): void {
-  if (input.assetId != null && input.assetClassId != null) ctx.addIssue({ code: 'custom', path: ['assetClassId'], message: 'an asset or an asset class, not both' });
-  if (input.teamId != null && (input.assigneeIds?.length ?? 0) > 0) ctx.addIssue({ code: 'custom', path: ['teamId'], message: 'assignees or a team, not both' });
+function exclusive(
+  input: { assetId?: number | null; assetClassId?: number | null; assigneeIds?: number[] | null; teamId?: number | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.assetId != null && input.assetClassId != null)
+    ctx.addIssue({ code: 'custom', path: ['assetClassId'], message: 'an asset or an asset class, not both' });
+  if (input.teamId != null && (input.assigneeIds?.length ?? 0) > 0)
+    ctx.addIssue({ code: 'custom', path: ['teamId'], message: 'assignees or a team, not both' });
 }
 
 export const CreateScheduleInput = z.object(definitionFields).superRefine(exclusive);
@@ -115,7 +127,18 @@ export type UpdateScheduleInput = z.input<typeof UpdateScheduleInput>;
 /** A schedule's definition as stored (the row's columns a create or an edit sets). */
 type Definition = Pick<
   ScheduleRow,
-  'title' | 'template_id' | 'version_id' | 'asset_id' | 'asset_class_id' | 'assignee_ids' | 'team_id' | 'priority' | 'due_offset_minutes' | 'rrule' | 'starts_at' | 'missed'
+  | 'title'
+  | 'template_id'
+  | 'version_id'
+  | 'asset_id'
+  | 'asset_class_id'
+  | 'assignee_ids'
+  | 'team_id'
+  | 'priority'
+  | 'due_offset_minutes'
+  | 'rrule'
+  | 'starts_at'
+  | 'missed'
 >;
 
 /** The recurrence of a definition in the client's zone. @throws AppError VALIDATION_ERROR naming `recurrence`, `startsAt` */
@@ -138,13 +161,18 @@ async function checkDefinition(trx: Kysely<DB>, actor: UserActor, definition: De
     const version = await findVersionById(trx, scope, definition.version_id);
     if (!version || version.template_id !== definition.template_id) throw notFound('Version');
     // pinned when PUBLISHED; an edit of something else keeps a pin a newer version has since retired
-    if (version.state !== 'PUBLISHED' && (newPin || version.state !== 'RETIRED')) throw validationFailed({ fields: [{ path: 'versionId', message: `only a PUBLISHED version can be pinned; version ${version.number} is ${version.state}` }] });
+    if (version.state !== 'PUBLISHED' && (newPin || version.state !== 'RETIRED'))
+      throw validationFailed({
+        fields: [{ path: 'versionId', message: `only a PUBLISHED version can be pinned; version ${version.number} is ${version.state}` }],
+      });
   } else if (!(await findVersionInState(trx, scope, definition.template_id, 'PUBLISHED'))) {
     throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: definition.template_id });
   }
   if (definition.asset_id !== null && !(await findCatalogueRow(trx, scope, 'assets', definition.asset_id))) throw notFound('Asset');
-  if (definition.asset_class_id !== null && !(await findCatalogueRow(trx, scope, 'asset_classes', definition.asset_class_id))) throw notFound('Asset class');
-  if (definition.team_id !== null && !(await findCatalogueRow(trx, scope, 'organizations', definition.team_id))) throw notFound('Team (organization)');
+  if (definition.asset_class_id !== null && !(await findCatalogueRow(trx, scope, 'asset_classes', definition.asset_class_id)))
+    throw notFound('Asset class');
+  if (definition.team_id !== null && !(await findCatalogueRow(trx, scope, 'organizations', definition.team_id)))
+    throw notFound('Team (organization)');
   const assigneeIds = JSON.parse(definition.assignee_ids) as number[];
   if ((await loadUsersByIds(trx, scope, assigneeIds)).length !== assigneeIds.length) throw notFound('User');
 }
@@ -179,15 +207,36 @@ export async function createSchedule(deps: Deps, actor: UserActor, raw: CreateSc
     const definition = definitionOf(input);
     const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
     await checkDefinition(trx, actor, definition, timeZone);
-    const schedule = await insertSchedule(trx, scope, { ...definition, state: 'ACTIVE', generated_until: nowIso, created_by: actor.userId, created_at: nowIso, updated_at: nowIso, deleted_at: null });
-    await appendAudit(trx, scope, { actor: auditActor(actor), action: 'schedule.created', entityType: 'schedule', entityId: schedule.id, after: presentSchedule(schedule, timeZone), at: nowIso });
+    const schedule = await insertSchedule(trx, scope, {
+      ...definition,
+      state: 'ACTIVE',
+      generated_until: nowIso,
+      created_by: actor.userId,
+      created_at: nowIso,
+      updated_at: nowIso,
+      deleted_at: null,
+    });
+    await appendAudit(trx, scope, {
+      actor: auditActor(actor),
+      action: 'schedule.created',
+      entityType: 'schedule',
+      entityId: schedule.id,
+      after: presentSchedule(schedule, timeZone),
+      at: nowIso,
+    });
     afterCommit(() => deps.signals.schedulesChanged());
     return schedule;
   });
 }
 
 /** The schedule at the revision the caller saw. @throws AppError CONFLICT */
-async function writeSchedule(trx: Kysely<DB>, scope: TenantScope, schedule: ScheduleRow, expectedRevision: number | null | undefined, changes: ScheduleChanges): Promise<ScheduleRow> {
+async function writeSchedule(
+  trx: Kysely<DB>,
+  scope: TenantScope,
+  schedule: ScheduleRow,
+  expectedRevision: number | null | undefined,
+  changes: ScheduleChanges,
+): Promise<ScheduleRow> {
   const revision = expectedRevision ?? schedule.revision;
   const row = await updateScheduleAtRevision(trx, scope, schedule.id, revision, changes);
   if (row) return row;
@@ -226,7 +275,11 @@ async function withdrawFuture(
     });
     await emitEvent({ deps, trx, afterCommit }, scope, 'job.cancelled', presentJob(cancelled));
   }
-  await deleteOccurrences(trx, scope, future.map((o) => o.id));
+  await deleteOccurrences(
+    trx,
+    scope,
+    future.map((o) => o.id),
+  );
   return future.map((o) => o.job.id);
 }
 
@@ -250,10 +303,22 @@ export async function updateSchedule(deps: Deps, actor: UserActor, raw: UpdateSc
     const merged: Definition = {
       title: input.title ?? schedule.title,
       template_id: input.templateId ?? schedule.template_id,
-      version_id: has('versionId') ? (input.versionId ?? null) : has('templateId') && input.templateId !== schedule.template_id ? null : schedule.version_id,
+      version_id: has('versionId')
+        ? (input.versionId ?? null)
+        : has('templateId') && input.templateId !== schedule.template_id
+          ? null
+          : schedule.version_id,
       asset_id: has('assetId') ? (input.assetId ?? null) : has('assetClassId') && input.assetClassId != null ? null : schedule.asset_id,
-      asset_class_id: has('assetClassId') ? (input.assetClassId ?? null) : has('assetId') && input.assetId != null ? null : schedule.asset_class_id,
-      assignee_ids: has('assigneeIds') ? JSON.stringify([...new Set(input.assigneeIds ?? [])]) : has('teamId') && input.teamId != null ? '[]' : schedule.assignee_ids,
+      asset_class_id: has('assetClassId')
+        ? (input.assetClassId ?? null)
+        : has('assetId') && input.assetId != null
+          ? null
+          : schedule.asset_class_id,
+      assignee_ids: has('assigneeIds')
+        ? JSON.stringify([...new Set(input.assigneeIds ?? [])])
+        : has('teamId') && input.teamId != null
+          ? '[]'
+          : schedule.assignee_ids,
       team_id: has('teamId') ? (input.teamId ?? null) : (input.assigneeIds?.length ?? 0) > 0 ? null : schedule.team_id,
       priority: input.priority ?? schedule.priority,
       due_offset_minutes: has('dueOffsetMinutes') ? (input.dueOffsetMinutes ?? null) : schedule.due_offset_minutes,
@@ -263,7 +328,11 @@ export async function updateSchedule(deps: Deps, actor: UserActor, raw: UpdateSc
     };
     await checkDefinition(trx, actor, merged, timeZone, merged.version_id !== schedule.version_id);
     const withdrawn = await withdrawFuture(deps, trx, afterCommit, actor, schedule, 'changed', nowIso);
-    const updated = await writeSchedule(trx, scope, schedule, input.expectedRevision, { ...merged, generated_until: earlier(schedule.generated_until, nowIso), updated_at: nowIso });
+    const updated = await writeSchedule(trx, scope, schedule, input.expectedRevision, {
+      ...merged,
+      generated_until: earlier(schedule.generated_until, nowIso),
+      updated_at: nowIso,
+    });
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'schedule.updated',
@@ -285,7 +354,11 @@ const PAST: Record<ScheduleAction, string> = { pause: 'paused', resume: 'resumed
  * occurrences that passed while paused are never made: the schedule goes on from now).
  * @throws AppError FORBIDDEN, NOT_FOUND, INVALID_TRANSITION, CONFLICT
  */
-export async function transitionSchedule(deps: Deps, actor: UserActor, input: { scheduleId: number; action: ScheduleAction; expectedRevision?: number | null }): Promise<ScheduleRow> {
+export async function transitionSchedule(
+  deps: Deps,
+  actor: UserActor,
+  input: { scheduleId: number; action: ScheduleAction; expectedRevision?: number | null },
+): Promise<ScheduleRow> {
   requireRole(actor.roles, SCHEDULE_TRANSITIONS.find((t) => t.action === input.action)!.roles);
   const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
   const scope = actor.scope;
@@ -295,7 +368,11 @@ export async function transitionSchedule(deps: Deps, actor: UserActor, input: { 
     const state = transition(SCHEDULE_TRANSITIONS, schedule.state, input.action, actor.roles);
     const withdrawn = input.action === 'pause' ? await withdrawFuture(deps, trx, afterCommit, actor, schedule, 'paused', nowIso) : [];
     const generatedUntil = input.action === 'pause' ? earlier(schedule.generated_until, nowIso) : later(schedule.generated_until, nowIso);
-    const updated = await writeSchedule(trx, scope, schedule, expectedRevision, { state, generated_until: generatedUntil, updated_at: nowIso });
+    const updated = await writeSchedule(trx, scope, schedule, expectedRevision, {
+      state,
+      generated_until: generatedUntil,
+      updated_at: nowIso,
+    });
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: `schedule.${PAST[input.action]}`,
@@ -314,7 +391,11 @@ export async function transitionSchedule(deps: Deps, actor: UserActor, input: { 
  * Deletes a schedule: no more occurrences; its untouched future jobs are withdrawn, the jobs it made before stay
  * (and keep naming it). @throws AppError FORBIDDEN, NOT_FOUND, CONFLICT
  */
-export async function deleteSchedule(deps: Deps, actor: UserActor, input: { scheduleId: number; expectedRevision?: number | null }): Promise<ScheduleRow> {
+export async function deleteSchedule(
+  deps: Deps,
+  actor: UserActor,
+  input: { scheduleId: number; expectedRevision?: number | null },
+): Promise<ScheduleRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
   const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
   const scope = actor.scope;
@@ -353,7 +434,12 @@ export async function listScheduleOccurrences(deps: Deps, actor: UserActor, sche
 }
 
 /** The next `count` occurrences of a schedule after now (none while paused). */
-export function nextOccurrences(deps: Deps, schedule: Pick<ScheduleRow, 'rrule' | 'starts_at' | 'state' | 'deleted_at'>, timeZone: string, count: number): Date[] {
+export function nextOccurrences(
+  deps: Deps,
+  schedule: Pick<ScheduleRow, 'rrule' | 'starts_at' | 'state' | 'deleted_at'>,
+  timeZone: string,
+  count: number,
+): Date[] {
   if (schedule.state !== 'ACTIVE' || schedule.deleted_at !== null) return [];
   const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
   if ('problems' in parsed) return [];
@@ -383,25 +469,35 @@ export async function materialiseSchedules(deps: Deps): Promise<MaterialiseResul
   const result: MaterialiseResult = { schedules: due.length, created: 0, skipped: 0 };
   for (const row of due) {
     try {
-      for (let done = false; !done; ) {
+      for (let done = false; !done;) {
         const batch = await materialiseBatch(deps, tenantScope(row.client_id), row.id, now, horizonEnd);
         result.created += batch.created;
         result.skipped += batch.skipped;
         done = batch.done;
       }
     } catch (error) {
-      deps.logger.error({ err: error, scheduleId: row.id, clientId: row.client_id }, 'schedule: occurrences not created; retried next round');
+      deps.logger.error(
+        { err: error, scheduleId: row.id, clientId: row.client_id },
+        'schedule: occurrences not created; retried next round',
+      );
     }
   }
   return result;
 }
 
 /** Up to BATCH occurrences of one schedule, in one transaction queued behind the client's other writers. */
-async function materialiseBatch(deps: Deps, scope: TenantScope, scheduleId: number, now: Date, horizonEnd: Date): Promise<{ created: number; skipped: number; done: boolean }> {
+async function materialiseBatch(
+  deps: Deps,
+  scope: TenantScope,
+  scheduleId: number,
+  now: Date,
+  horizonEnd: Date,
+): Promise<{ created: number; skipped: number; done: boolean }> {
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     // read again under the lock: another node may have got here first, or the schedule changed
     const schedule = await findSchedule(trx, scope, scheduleId, { forUpdate: true });
-    if (!schedule || schedule.state !== 'ACTIVE' || schedule.generated_until >= horizonEnd.toISOString()) return { created: 0, skipped: 0, done: true };
+    if (!schedule || schedule.state !== 'ACTIVE' || schedule.generated_until >= horizonEnd.toISOString())
+      return { created: 0, skipped: 0, done: true };
     const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
     const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
     if ('problems' in parsed) {
@@ -431,16 +527,32 @@ interface Tx {
 }
 
 /** One occurrence: its jobs (one per asset), or a skipped row saying why. */
-async function handleOccurrence(tx: Tx, scope: TenantScope, schedule: ScheduleRow, instant: Date, now: Date): Promise<{ created: number; skipped: number }> {
+async function handleOccurrence(
+  tx: Tx,
+  scope: TenantScope,
+  schedule: ScheduleRow,
+  instant: Date,
+  now: Date,
+): Promise<{ created: number; skipped: number }> {
   const { trx } = tx;
   const occursAt = instant.toISOString();
   const nowIso = now.toISOString();
   const skip = async (reason: string) => {
-    const claimed = await claimOccurrence(trx, scope, { scheduleId: schedule.id, occursAt, assetKey: 0, status: 'SKIPPED', reason, createdAt: nowIso });
+    const claimed = await claimOccurrence(trx, scope, {
+      scheduleId: schedule.id,
+      occursAt,
+      assetKey: 0,
+      status: 'SKIPPED',
+      reason,
+      createdAt: nowIso,
+    });
     return { created: 0, skipped: claimed ? 1 : 0 };
   };
   if (instant.getTime() <= now.getTime() && schedule.missed === 'SKIP') return skip('MISSED');
-  const version = schedule.version_id !== null ? await findVersionById(trx, scope, schedule.version_id) : await findVersionInState(trx, scope, schedule.template_id, 'PUBLISHED');
+  const version =
+    schedule.version_id !== null
+      ? await findVersionById(trx, scope, schedule.version_id)
+      : await findVersionInState(trx, scope, schedule.template_id, 'PUBLISHED');
   // a pinned version runs while it was published (also once a newer one retired it); a withdrawn draft never
   if (!version || (version.state !== 'PUBLISHED' && version.state !== 'RETIRED')) return skip('NO_PUBLISHED_VERSION');
   let assets: (number | null)[] = [schedule.asset_id];
@@ -452,10 +564,18 @@ async function handleOccurrence(tx: Tx, scope: TenantScope, schedule: ScheduleRo
     schedule.team_id !== null
       ? await listTeamMemberIds(trx, scope, schedule.team_id, DOMAIN_PERMISSIONS.runJob)
       : await listActiveUserIds(trx, scope, JSON.parse(schedule.assignee_ids) as number[]);
-  const dueAt = schedule.due_offset_minutes === null ? null : new Date(instant.getTime() + schedule.due_offset_minutes * 60_000).toISOString();
+  const dueAt =
+    schedule.due_offset_minutes === null ? null : new Date(instant.getTime() + schedule.due_offset_minutes * 60_000).toISOString();
   let created = 0;
   for (const assetId of assets) {
-    const occurrence = await claimOccurrence(trx, scope, { scheduleId: schedule.id, occursAt, assetKey: assetId ?? 0, status: 'CREATED', reason: null, createdAt: nowIso });
+    const occurrence = await claimOccurrence(trx, scope, {
+      scheduleId: schedule.id,
+      occursAt,
+      assetKey: assetId ?? 0,
+      status: 'CREATED',
+      reason: null,
+      createdAt: nowIso,
+    });
     // handled before (another node, an earlier round): never a second job
     if (!occurrence) continue;
     const job = await insertJob(trx, scope, {
@@ -473,7 +593,12 @@ async function handleOccurrence(tx: Tx, scope: TenantScope, schedule: ScheduleRo
       started_at: null,
       completed_at: null,
     });
-    await insertJobMembers(trx, scope, assigneeIds.map((userId) => ({ jobId: job.id, userId, kind: 'ASSIGNEE' as const })), nowIso);
+    await insertJobMembers(
+      trx,
+      scope,
+      assigneeIds.map((userId) => ({ jobId: job.id, userId, kind: 'ASSIGNEE' as const })),
+      nowIso,
+    );
     await setOccurrenceJob(trx, scope, occurrence.id, job.id);
     await jobCreatedBySchedule(tx, scope, schedule, job, assigneeIds, occursAt, nowIso);
     created++;
@@ -482,9 +607,24 @@ async function handleOccurrence(tx: Tx, scope: TenantScope, schedule: ScheduleRo
 }
 
 /** The audit entry and events of a job a schedule made (as createJob's, with the schedule as the actor). */
-async function jobCreatedBySchedule(tx: Tx, scope: TenantScope, schedule: ScheduleRow, job: JobRow, assigneeIds: number[], occursAt: string, nowIso: string): Promise<void> {
+async function jobCreatedBySchedule(
+  tx: Tx,
+  scope: TenantScope,
+  schedule: ScheduleRow,
+  job: JobRow,
+  assigneeIds: number[],
+  occursAt: string,
+  nowIso: string,
+): Promise<void> {
   const actor: AuditEntry['actor'] = { label: `schedule:${schedule.id}` };
-  await appendAudit(tx.trx, scope, { actor, action: 'job.created', entityType: 'job', entityId: job.id, after: { ...presentJob(job), assigneeIds, stepOwners: [], scheduleId: schedule.id, occursAt }, at: nowIso });
+  await appendAudit(tx.trx, scope, {
+    actor,
+    action: 'job.created',
+    entityType: 'job',
+    entityId: job.id,
+    after: { ...presentJob(job), assigneeIds, stepOwners: [], scheduleId: schedule.id, occursAt },
+    at: nowIso,
+  });
   await emitEvent(tx, scope, 'job.created', { ...presentJob(job), assigneeIds, coworkerIds: [], stepOwners: [] });
   if (assigneeIds.length > 0) await emitEvent(tx, scope, 'job.assigned', { job: presentJob(job), assigneeIds, stepOwners: [] });
 }

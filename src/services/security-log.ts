@@ -79,7 +79,9 @@ export function changedByCli(): ChangedBy {
 
 async function resolveActor(deps: Deps, event: AppEvent): Promise<Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>> {
   if (event.actor !== undefined) {
-    return event.actor ? { actor_kind: event.actor.kind, actor_id: event.actor.id, actor_name: event.actor.name } : { actor_kind: null, actor_id: null, actor_name: null };
+    return event.actor
+      ? { actor_kind: event.actor.kind, actor_id: event.actor.id, actor_name: event.actor.name }
+      : { actor_kind: null, actor_id: null, actor_name: null };
   }
   if (event.adminId != null) {
     const admin = await findAdminById(deps.db.kysely, event.adminId);
@@ -92,7 +94,12 @@ async function resolveActor(deps: Deps, event: AppEvent): Promise<Pick<LogsTable
   return { actor_kind: null, actor_id: null, actor_name: null };
 }
 
-function logRow(deps: Deps, level: LogLevel, event: AppEvent, actor: Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>): Insertable<LogsTable> {
+function logRow(
+  deps: Deps,
+  level: LogLevel,
+  event: AppEvent,
+  actor: Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>,
+): Insertable<LogsTable> {
   return {
     created_at: deps.clock.now().toISOString(),
     level,
@@ -111,7 +118,15 @@ function logRow(deps: Deps, level: LogLevel, event: AppEvent, actor: Pick<LogsTa
 
 function logLine(deps: Deps, level: LogLevel, event: AppEvent, actorName: string | null): void {
   deps.logger[level](
-    { event: event.event, clientId: event.clientId, userId: event.userId, adminId: event.adminId, actor: actorName ?? undefined, requestId: event.meta?.requestId, ...event.data },
+    {
+      event: event.event,
+      clientId: event.clientId,
+      userId: event.userId,
+      adminId: event.adminId,
+      actor: actorName ?? undefined,
+      requestId: event.meta?.requestId,
+      ...event.data,
+    },
     event.message,
   );
 }
@@ -159,7 +174,10 @@ export interface AdminChange {
 const TIMESTAMP_KEYS = new Set(['createdAt', 'updatedAt']);
 
 /** The fields that differ (timestamps aside), as {field: {before, after}}; credentials as [redacted]. */
-export function changedFields(before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined): Record<string, { before: unknown; after: unknown }> {
+export function changedFields(
+  before: Record<string, unknown> | null | undefined,
+  after: Record<string, unknown> | null | undefined,
+): Record<string, { before: unknown; after: unknown }> {
   const b = before ?? {};
   const a = after ?? {};
   const changes: Record<string, { before: unknown; after: unknown }> = {};

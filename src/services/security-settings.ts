@@ -106,7 +106,10 @@ export function assertPasswordAllowed(settings: SecuritySettings, password: stri
   const problems = passwordProblems(password, { minLength: settings.passwordMinLength }, { email });
   if (problems.length > 0) {
     throw validationFailed(
-      { fields: problems.map((message) => ({ path: field, message })), passwordPolicy: { minLength: Math.max(MIN_PASSWORD_LENGTH_FLOOR, settings.passwordMinLength) } },
+      {
+        fields: problems.map((message) => ({ path: field, message })),
+        passwordPolicy: { minLength: Math.max(MIN_PASSWORD_LENGTH_FLOOR, settings.passwordMinLength) },
+      },
       'The password does not meet the password policy',
     );
   }

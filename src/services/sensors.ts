@@ -41,11 +41,17 @@ export async function updateSensors(deps: Deps, actor: UserActor, readings: Read
     const sensorIds = [...new Set(readings.map((r) => r.sensorId))];
     const known = new Set((await loadCatalogueByIds(trx, actor.scope, 'sensors', sensorIds)).map((s) => s.id));
     const unknown = readings.flatMap((r, i) =>
-      known.has(r.sensorId) ? [] : [{ path: `body.readings.${i}.sensorId`, message: `unknown sensor ${r.sensorId} (reading ${r.readingId})` }],
+      known.has(r.sensorId)
+        ? []
+        : [{ path: `body.readings.${i}.sensorId`, message: `unknown sensor ${r.sensorId} (reading ${r.readingId})` }],
     );
     if (unknown.length > 0) throw validationFailed({ fields: unknown }, 'Unknown sensor');
 
-    const seen = await storedReadingIds(trx, actor.scope, readings.map((r) => r.readingId));
+    const seen = await storedReadingIds(
+      trx,
+      actor.scope,
+      readings.map((r) => r.readingId),
+    );
     const fresh = readings.filter((r) => {
       if (seen.has(r.readingId)) return false;
       seen.add(r.readingId);
@@ -54,7 +60,13 @@ export async function updateSensors(deps: Deps, actor: UserActor, readings: Read
     await insertReadings(
       trx,
       actor.scope,
-      fresh.map((r) => ({ sensor_id: r.sensorId, reading_id: r.readingId, value: r.value, measured_at: r.timestamp, received_at: receivedAt })),
+      fresh.map((r) => ({
+        sensor_id: r.sensorId,
+        reading_id: r.readingId,
+        value: r.value,
+        measured_at: r.timestamp,
+        received_at: receivedAt,
+      })),
     );
     return { accepted: fresh.length, duplicates: readings.length - fresh.length };
   });

@@ -12,7 +12,9 @@ import type { FlattenedJWS } from 'jose';
  */
 export async function currentSigningKeys(deps: Deps): Promise<SigningKey[]> {
   const secrets =
-    deps.db.dialect === 'postgres' ? await readSharedSecrets(deps.db.kysely, deps.config.masterKey!) : loadOrCreateSecrets(deps.config.dataDir).secrets;
+    deps.db.dialect === 'postgres'
+      ? await readSharedSecrets(deps.db.kysely, deps.config.masterKey!)
+      : loadOrCreateSecrets(deps.config.dataDir).secrets;
   const keys = secrets?.signingKeys ?? [];
   deps.secrets.signingKeys = keys;
   return keys;
@@ -38,7 +40,10 @@ export async function activeFingerprint(deps: Deps): Promise<string | null> {
 /** `wip keys rotate`: retires the active key (its public half stays published) and makes a new one. */
 export async function rotateApplianceKey(deps: Deps): Promise<{ keys: PublishedKey[]; active: string }> {
   const now = deps.clock.now();
-  const keys = deps.db.dialect === 'postgres' ? await rotateSharedSigningKey(deps.db.kysely, deps.config.masterKey!, now) : rotateSigningKeyInFile(deps.config.dataDir, now);
+  const keys =
+    deps.db.dialect === 'postgres'
+      ? await rotateSharedSigningKey(deps.db.kysely, deps.config.masterKey!, now)
+      : rotateSigningKeyInFile(deps.config.dataDir, now);
   deps.secrets.signingKeys = keys;
   return { keys: publishedKeys(keys), active: activeSigningKey(keys)!.kid };
 }

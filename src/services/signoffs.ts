@@ -39,7 +39,12 @@ export type SignStepInput = z.input<typeof SignStepInput>;
 
 /** SHA-256 of what is signed (lib/step-values-hash.ts, which the record bundle verifier shares). */
 export function recordHash(record: StepRecordRow): Promise<string> {
-  return stepValuesHash({ stepId: record.step_id, status: record.status, values: JSON.parse(record.values) as RecordedValue[], comment: record.comment });
+  return stepValuesHash({
+    stepId: record.step_id,
+    status: record.status,
+    values: JSON.parse(record.values) as RecordedValue[],
+    comment: record.comment,
+  });
 }
 
 /**
@@ -50,7 +55,12 @@ export function recordHash(record: StepRecordRow): Promise<string> {
  *   with that meaning), VALIDATION_ERROR (the step needs no such sign-off or has no record),
  *   INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
  */
-export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput, meta: RequestMeta): Promise<{ job: JobRow; signature: StepSignatureRow }> {
+export async function signStep(
+  deps: Deps,
+  actor: UserActor,
+  raw: SignStepInput,
+  meta: RequestMeta,
+): Promise<{ job: JobRow; signature: StepSignatureRow }> {
   const input = parseOrFail(SignStepInput, raw);
   const scope = actor.scope;
   // before the transaction: a failed attempt is recorded toward the lockout whatever happens next
@@ -65,23 +75,29 @@ export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput,
     const wanted = input.meaning === 'PERFORMED' ? step.signoff?.performer === true : step.signoff?.verifier != null;
     if (!wanted) throw validationFailed({ fields: [{ path: 'meaning', message: `step "${step.id}" needs no ${input.meaning} sign-off` }] });
     const records = await loadStepRecords(trx, scope, [job.id]);
-    const views = new Map(records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as { key: string; value: unknown }[] }]));
+    const views = new Map(
+      records.map((r) => [r.step_id, { status: r.status, values: JSON.parse(r.values) as { key: string; value: unknown }[] }]),
+    );
     const applies = applicability(content, views).find((a) => a.stepId === step.id);
-    if (applies && !applies.applies) throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
+    if (applies && !applies.applies)
+      throw new AppError('STEP_NOT_APPLICABLE', `The step does not apply: ${applies.reason}`, { stepId: step.id, reason: applies.reason });
     const record = records.find((r) => r.step_id === step.id);
     if (!record) throw validationFailed({ fields: [{ path: 'stepId', message: 'the step has no record to sign yet' }] });
 
     const valid = (await loadStepSignatures(trx, scope, [job.id])).filter((s) => s.step_id === step.id && s.invalidated_at === null);
-    if (valid.some((s) => s.meaning === input.meaning)) throw conflict(`The step is already signed ${input.meaning}`, { stepId: step.id, meaning: input.meaning });
+    if (valid.some((s) => s.meaning === input.meaning))
+      throw conflict(`The step is already signed ${input.meaning}`, { stepId: step.id, meaning: input.meaning });
     if (input.meaning === 'PERFORMED') {
       if (!hasAnyRole(actor.roles, DOMAIN_PERMISSIONS.runJob)) throw forbidden('Only people who run jobs sign a step PERFORMED');
       await assertMayWork(trx, actor, job, step.id);
-      if (valid.some((s) => s.meaning === 'VERIFIED' && s.signer_id === actor.userId)) throw separation('The verifier of a step cannot also sign it PERFORMED');
+      if (valid.some((s) => s.meaning === 'VERIFIED' && s.signer_id === actor.userId))
+        throw separation('The verifier of a step cannot also sign it PERFORMED');
     } else {
       const roles = step.signoff!.verifier!.roles;
       if (!hasAnyRole(actor.roles, roles)) throw forbidden(`A verifier of this step holds one of the roles ${roles.join(', ')}`);
       const performer = valid.find((s) => s.meaning === 'PERFORMED')?.signer_id;
-      if (actor.userId === record.recorded_by || actor.userId === performer) throw separation('The verifier must be another person than the one who performed the step');
+      if (actor.userId === record.recorded_by || actor.userId === performer)
+        throw separation('The verifier must be another person than the one who performed the step');
     }
     // docs/qualifications.md: the signer holds the skills the sign-off asks (PERFORMED: and the job's)
     const required = mergeRequirements(input.meaning === 'PERFORMED' ? jobRequirements(content) : [], step.signoff?.skills);
@@ -103,7 +119,7 @@ export async function signStep(deps: Deps, actor: UserActor, raw: SignStepInput,
       action: 'job.step_signed',
       entityType: 'job',
       entityId: job.id,
-      after: { stepId: step.id, meaning: input.meaning, signerName: signer.name, method: signer.method, valuesHash: signature.values_hash},
+      after: { stepId: step.id, meaning: input.meaning, signerName: signer.name, method: signer.method, valuesHash: signature.values_hash },
       at: nowIso,
     });
     return { job, signature };

@@ -28,7 +28,8 @@ export const BOARD_LIMIT = 500;
 export const DEVIATIONS_LIMIT = 200;
 export const ASSIGNEES_LIMIT = 1000;
 
-const name = (row: { first_name: string; last_name: string; email: string }) => [row.first_name, row.last_name].filter(Boolean).join(' ') || row.email;
+const name = (row: { first_name: string; last_name: string; email: string }) =>
+  [row.first_name, row.last_name].filter(Boolean).join(' ') || row.email;
 
 function bounded<T>(rows: T[], limit: number): { items: T[]; truncated: boolean } {
   return { items: rows.slice(0, limit), truncated: rows.length > limit };
@@ -52,7 +53,11 @@ function presentBoardJob(row: BoardJobRow, assignees: MemberName[]) {
 }
 
 async function withAssignees(deps: Deps, actor: UserActor, rows: BoardJobRow[]) {
-  const assignees = await assigneesOfJobs(deps.db.kysely, actor.scope, rows.map((r) => r.id));
+  const assignees = await assigneesOfJobs(
+    deps.db.kysely,
+    actor.scope,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => presentBoardJob(row, assignees));
 }
 
@@ -66,7 +71,10 @@ export async function jobBoard(deps: Deps, actor: UserActor) {
 /** Who a job can be assigned to: the client's active users who may run jobs. */
 export async function assignableUsers(deps: Deps, actor: UserActor) {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
-  const { items, truncated } = bounded(await usersWithRoles(deps.db.kysely, actor.scope, DOMAIN_PERMISSIONS.runJob, ASSIGNEES_LIMIT), ASSIGNEES_LIMIT);
+  const { items, truncated } = bounded(
+    await usersWithRoles(deps.db.kysely, actor.scope, DOMAIN_PERMISSIONS.runJob, ASSIGNEES_LIMIT),
+    ASSIGNEES_LIMIT,
+  );
   return { users: items.map((u) => ({ id: u.id, name: name(u), email: u.email, title: u.title })), truncated };
 }
 
@@ -82,7 +90,11 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
     overdueJobs(db, actor.scope, now.toISOString(), DEVIATIONS_LIMIT),
   ]);
   const recorded = bounded(records, DEVIATIONS_LIMIT);
-  const contents = await versionContents(db, actor.scope, recorded.items.map((r) => r.version_id));
+  const contents = await versionContents(
+    db,
+    actor.scope,
+    recorded.items.map((r) => r.version_id),
+  );
   const parsed = new Map<number, Content>();
   const contentOf = (versionId: number) => {
     let content = parsed.get(versionId);

@@ -4,7 +4,15 @@ import type { TemplateRow } from '#db/schema';
 import { importMaxUnzippedBytes } from '#config';
 import { archiveInvalid, openSafeZip, writeZip, type SafeZip } from '#lib/zip';
 import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
-import { MANIFEST_NAME, packTemplate, parseManifest, unpackTemplate, versionToExport, type ManifestFile, type PackageFiles } from './template-package';
+import {
+  MANIFEST_NAME,
+  packTemplate,
+  parseManifest,
+  unpackTemplate,
+  versionToExport,
+  type ManifestFile,
+  type PackageFiles,
+} from './template-package';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
 
@@ -39,7 +47,11 @@ export async function exportTemplateZip(
     ],
     deps.clock.now(),
   );
-  const slug = template.title.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'template';
+  const slug =
+    template.title
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60) || 'template';
   return { fileName: `${slug}-v${version.number}.zip`, stream };
 }
 
@@ -66,7 +78,13 @@ export async function importTemplateZip(deps: Deps, files: PackageFiles, actor: 
         });
       }
     }
-    return await unpackTemplate(deps, files, actor, { manifest, openFile: async (file) => entryStream(zip, file) }, { importedFrom: manifest.source });
+    return await unpackTemplate(
+      deps,
+      files,
+      actor,
+      { manifest, openFile: async (file) => entryStream(zip, file) },
+      { importedFrom: manifest.source },
+    );
   } finally {
     zip.close();
   }

@@ -49,7 +49,9 @@ export const ManifestFile = z
   .strict();
 export type ManifestFile = z.infer<typeof ManifestFile>;
 
-const ManifestSensor = z.object({ ref: Ref, name: z.string().min(1).max(200), unit: z.string().max(50), kind: z.string().max(50) }).strict();
+const ManifestSensor = z
+  .object({ ref: Ref, name: z.string().min(1).max(200), unit: z.string().max(50), kind: z.string().max(50) })
+  .strict();
 type ManifestSensor = z.infer<typeof ManifestSensor>;
 
 export const Manifest = z
@@ -58,8 +60,21 @@ export const Manifest = z
     formatVersion: z.union(IMPORTABLE_FORMAT_VERSIONS.map((v) => z.literal(v))),
     exportedAt: z.iso.datetime({ offset: true }),
     /** where it was exported from (informative; ignored on import) */
-    source: z.object({ templateId: z.number().int(), versionId: z.number().int(), versionNumber: z.number().int(), versionState: z.string().max(20) }).strict(),
-    template: z.object({ title: z.string().trim().min(1).max(500), description: z.string().max(10_000), tags: z.array(z.string().trim().min(1).max(100)).max(50) }).strict(),
+    source: z
+      .object({
+        templateId: z.number().int(),
+        versionId: z.number().int(),
+        versionNumber: z.number().int(),
+        versionState: z.string().max(20),
+      })
+      .strict(),
+    template: z
+      .object({
+        title: z.string().trim().min(1).max(500),
+        description: z.string().max(10_000),
+        tags: z.array(z.string().trim().min(1).max(100)).max(50),
+      })
+      .strict(),
     version: z.object({ contentSha256: Sha256, content: ContentInput }).strict(),
     sensors: z.array(ManifestSensor).max(1000),
     files: z.array(ManifestFile).max(9_999),
@@ -81,7 +96,10 @@ export interface TemplatePackage {
  */
 export interface PackageFiles {
   /** metadata of the client's files among `ids` (others are missing from the answer) */
-  describe(scope: TenantScope, ids: readonly number[]): Promise<{ id: number; name: string; size: number; sha256: string; contentType: string }[]>;
+  describe(
+    scope: TenantScope,
+    ids: readonly number[],
+  ): Promise<{ id: number; name: string; size: number; sha256: string; contentType: string }[]>;
   open(scope: TenantScope, id: number): Promise<Readable>;
   /** puts the bytes in the store (within the client's limits); their SHA-256 as stored */
   put(scope: TenantScope, file: ManifestFile, bytes: Readable): Promise<PutContent>;
@@ -136,7 +154,10 @@ const lookup = (map: ReadonlyMap<number, number>, what: string) => (id: number) 
 
 /** A ZIP-safe file name for the entry: the ref, then the original name reduced to safe characters. */
 function entryPath(ref: number, name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-120);
+  const safe = name
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(-120);
   return `media/${ref}${safe ? `-${safe}` : ''}`;
 }
 
@@ -147,7 +168,12 @@ function entryPath(ref: number, name: string): string {
  * else the published version, else the latest one.
  * @throws AppError NOT_FOUND (also for a version of another template or client)
  */
-export async function versionToExport(db: Kysely<DB>, scope: TenantScope, templateId: number, versionId?: number): Promise<TemplateVersionRow> {
+export async function versionToExport(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  templateId: number,
+  versionId?: number,
+): Promise<TemplateVersionRow> {
   const version =
     versionId !== undefined
       ? await findVersionById(db, scope, versionId)
@@ -157,7 +183,13 @@ export async function versionToExport(db: Kysely<DB>, scope: TenantScope, templa
 }
 
 /** Builds the package of one version of a template of `scope`. The caller checked visibility. */
-export async function packTemplate(deps: Deps, files: PackageFiles, scope: TenantScope, template: TemplateRow, version: TemplateVersionRow): Promise<TemplatePackage> {
+export async function packTemplate(
+  deps: Deps,
+  files: PackageFiles,
+  scope: TenantScope,
+  template: TemplateRow,
+  version: TemplateVersionRow,
+): Promise<TemplatePackage> {
   const db = deps.db.kysely;
   const content = deserializeContent(version.content);
   const used = referencesOf(content);
@@ -194,7 +226,14 @@ export async function packTemplate(deps: Deps, files: PackageFiles, scope: Tenan
 /** Whether a document uses what format version 1 did not have. */
 function hasRules(content: Content): boolean {
   if (content.qualifications != null) return true;
-  return content.sections.some((section) => section.when != null || section.steps.some((step) => step.when != null || step.signoff != null || step.allowNotApplicable === true || step.fields.some((f) => f.type === 'CALCULATED')));
+  return content.sections.some(
+    (section) =>
+      section.when != null ||
+      section.steps.some(
+        (step) =>
+          step.when != null || step.signoff != null || step.allowNotApplicable === true || step.fields.some((f) => f.type === 'CALCULATED'),
+      ),
+  );
 }
 
 function dropMissing(content: Content, files: ReadonlyMap<number, number>, sensors: ReadonlyMap<number, number>): Content {
@@ -231,18 +270,31 @@ export function parseManifest(raw: unknown): Manifest {
   const manifest = parsed.data;
   const hash = serializeContent((raw as { version: { content: Content } }).version.content).hash;
   if (hash !== manifest.version.contentSha256) {
-    throw archiveInvalid('CHECKSUM_MISMATCH', 'The content does not match its contentSha256', { entry: MANIFEST_NAME, expected: manifest.version.contentSha256, actual: hash });
+    throw archiveInvalid('CHECKSUM_MISMATCH', 'The content does not match its contentSha256', {
+      entry: MANIFEST_NAME,
+      expected: manifest.version.contentSha256,
+      actual: hash,
+    });
   }
   const problems: string[] = [];
   const unique = (refs: number[], what: string) => {
     if (new Set(refs).size !== refs.length) problems.push(`${what} refs are not unique`);
     return new Set(refs);
   };
-  const fileRefs = unique(manifest.files.map((f) => f.ref), 'file');
-  const sensorRefs = unique(manifest.sensors.map((s) => s.ref), 'sensor');
+  const fileRefs = unique(
+    manifest.files.map((f) => f.ref),
+    'file',
+  );
+  const sensorRefs = unique(
+    manifest.sensors.map((s) => s.ref),
+    'sensor',
+  );
   if (new Set(manifest.files.map((f) => f.path)).size !== manifest.files.length) problems.push('file paths are not unique');
   const content = parseContent(manifest.version.content, 'manifest.version.content');
-  if (manifest.formatVersion === 1 && hasRules(content)) problems.push('a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff, allowNotApplicable) or qualifications: it is version 2');
+  if (manifest.formatVersion === 1 && hasRules(content))
+    problems.push(
+      'a formatVersion 1 package cannot hold execution rules (when, CALCULATED, signoff, allowNotApplicable) or qualifications: it is version 2',
+    );
   const used = referencesOf(content);
   for (const ref of used.files) if (!fileRefs.has(ref)) problems.push(`the content refers to file ${ref}, which is not listed`);
   for (const ref of used.sensors) if (!sensorRefs.has(ref)) problems.push(`the content refers to sensor ${ref}, which is not listed`);
@@ -269,16 +321,26 @@ export async function unpackTemplate(
   for (const file of manifest.files) {
     const content = await files.put(author.scope, file, await pkg.openFile(file));
     if (content.sha256 !== file.sha256) {
-      throw archiveInvalid('CHECKSUM_MISMATCH', `${file.path} does not match its sha256`, { entry: file.path, expected: file.sha256, actual: content.sha256 });
+      throw archiveInvalid('CHECKSUM_MISMATCH', `${file.path} does not match its sha256`, {
+        entry: file.path,
+        expected: file.sha256,
+        actual: content.sha256,
+      });
     }
     contents.push(content);
   }
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: author.scope.clientId }, async (trx) => {
-    const ids = await files.insert(trx, author, manifest.files.map((file, i) => ({ content: contents[i], name: file.name })));
+    const ids = await files.insert(
+      trx,
+      author,
+      manifest.files.map((file, i) => ({ content: contents[i], name: file.name })),
+    );
     const fileIds = new Map(manifest.files.map((file, i) => [file.ref, ids[i]]));
     const sensorIds = await matchSensors(trx, author.scope, manifest.sensors, now);
-    const content = parseContent(mapReferences(parseContent(manifest.version.content), lookup(fileIds, 'file'), lookup(sensorIds, 'sensor')));
+    const content = parseContent(
+      mapReferences(parseContent(manifest.version.content), lookup(fileIds, 'file'), lookup(sensorIds, 'sensor')),
+    );
     return insertTemplateWithDraft(
       trx,
       author,
@@ -291,13 +353,26 @@ export async function unpackTemplate(
 }
 
 /** ref → the client's sensor with the same name and unit, created when there is none. */
-async function matchSensors(trx: Kysely<DB>, scope: TenantScope, sensors: readonly ManifestSensor[], now: string): Promise<Map<number, number>> {
+async function matchSensors(
+  trx: Kysely<DB>,
+  scope: TenantScope,
+  sensors: readonly ManifestSensor[],
+  now: string,
+): Promise<Map<number, number>> {
   const map = new Map<number, number>();
   if (sensors.length === 0) return map;
   const existing = await listCatalogue(trx, scope, 'sensors');
   for (const sensor of sensors) {
     const found = existing.find((s) => s.name === sensor.name && s.unit === sensor.unit);
-    const row = found ?? (await insertCatalogueRow(trx, scope, 'sensors', { name: sensor.name, unit: sensor.unit, kind: sensor.kind, created_at: now, updated_at: now }));
+    const row =
+      found ??
+      (await insertCatalogueRow(trx, scope, 'sensors', {
+        name: sensor.name,
+        unit: sensor.unit,
+        kind: sensor.kind,
+        created_at: now,
+        updated_at: now,
+      }));
     if (!found) existing.push(row);
     map.set(sensor.ref, row.id);
   }

@@ -82,7 +82,8 @@ export async function templateVisibleTo(db: Kysely<DB>, actor: UserActor, id: nu
 /** @throws AppError NOT_FOUND when the version is another client's or its template is not visible */
 async function getVisibleVersion(db: Kysely<DB>, actor: UserActor, id: number): Promise<TemplateVersionRow> {
   const version = await findVersionById(db, actor.scope, id);
-  if (!version || !(await isTemplateVisible(db, actor.scope, version.template_id, await visibilityFor(db, actor)))) throw notFound('Version');
+  if (!version || !(await isTemplateVisible(db, actor.scope, version.template_id, await visibilityFor(db, actor))))
+    throw notFound('Version');
   return version;
 }
 
@@ -160,7 +161,12 @@ async function assertReferencesExist(db: Kysely<DB>, actor: UserActor, fields: T
 }
 
 const auditActor = (actor: Author) => ({ userId: actor.userId, email: actor.email });
-const versionSummary = (v: TemplateVersionRow) => ({ templateId: v.template_id, number: v.number, state: v.state, contentHash: v.content_hash });
+const versionSummary = (v: TemplateVersionRow) => ({
+  templateId: v.template_id,
+  number: v.number,
+  state: v.state,
+  contentHash: v.content_hash,
+});
 
 async function templateSummary(db: Kysely<DB>, actor: Pick<UserActor, 'scope'>, t: TemplateRow) {
   const orgs = await loadTemplateOrganizations(db, actor.scope, [t.id]);
@@ -205,7 +211,20 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   await assertFilesOfClient(db, actor.scope, contentFileIds(content), 'input.content');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) =>
-    insertTemplateWithDraft(trx, actor, { title: fields.title!, description: fields.description ?? '', tags: fields.tags ?? [], assetClassId: fields.assetClassId ?? null, organizationIds: fields.organizationIds ?? [] }, { json, hash }, now, {}),
+    insertTemplateWithDraft(
+      trx,
+      actor,
+      {
+        title: fields.title!,
+        description: fields.description ?? '',
+        tags: fields.tags ?? [],
+        assetClassId: fields.assetClassId ?? null,
+        organizationIds: fields.organizationIds ?? [],
+      },
+      { json, hash },
+      now,
+      {},
+    ),
   );
 }
 
@@ -253,7 +272,12 @@ export async function insertTemplateWithDraft(
  * organizations; omitted fields keep their values.
  * @throws AppError FORBIDDEN, NOT_FOUND, VALIDATION_ERROR
  */
-export async function updateTemplate(deps: Deps, actor: UserActor, id: number, input: Omit<CreateTemplateInput, 'content'>): Promise<TemplateRow> {
+export async function updateTemplate(
+  deps: Deps,
+  actor: UserActor,
+  id: number,
+  input: Omit<CreateTemplateInput, 'content'>,
+): Promise<TemplateRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const db = deps.db.kysely;
   await getVisibleTemplate(db, actor, id);
@@ -307,7 +331,9 @@ export async function createDraft(deps: Deps, actor: UserActor, templateId: numb
       if (existing) throw draftExists(existing.id);
       const latest = await findLatestVersion(trx, actor.scope, templateId);
       const copied = latest ? { json: latest.content, hash: latest.content_hash } : serializeContent(EMPTY_CONTENT);
-      const draft = await insertDraft(trx, actor, templateId, (latest?.number ?? 0) + 1, copied, now, { copiedFromVersionId: latest?.id ?? null });
+      const draft = await insertDraft(trx, actor, templateId, (latest?.number ?? 0) + 1, copied, now, {
+        copiedFromVersionId: latest?.id ?? null,
+      });
       // its translations come along: a unit whose source text the draft changes becomes stale (domain/translations.ts)
       if (latest) await copyVersionTranslations(trx, actor.scope, latest.id, draft.id);
       return draft;
@@ -362,7 +388,13 @@ const draftExists = (draftVersionId: number | null) => conflict('The template al
  * each other. Without it, the last edit wins (as before revisions existed).
  * @throws AppError FORBIDDEN, NOT_FOUND, VERSION_NOT_EDITABLE, VALIDATION_ERROR, CONFLICT
  */
-export async function updateDraft(deps: Deps, actor: UserActor, versionId: number, input: unknown, expectedRevision?: number | null): Promise<TemplateVersionRow> {
+export async function updateDraft(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  input: unknown,
+  expectedRevision?: number | null,
+): Promise<TemplateVersionRow> {
   if (expectedRevision != null && (!Number.isSafeInteger(expectedRevision) || expectedRevision < 1)) {
     throw fieldError('expectedRevision', 'must be a revision the draft was read at (a positive integer)');
   }
@@ -539,7 +571,13 @@ const VERSION_NOTICES: Partial<Record<VersionAction, 'version_submitted' | 'vers
   reject: 'version_rejected',
 };
 
-const PAST: Record<VersionAction, 'submitted' | 'rejected' | 'approved' | 'published' | 'retired'> = { submit: 'submitted', reject: 'rejected', approve: 'approved', publish: 'published', retire: 'retired' };
+const PAST: Record<VersionAction, 'submitted' | 'rejected' | 'approved' | 'published' | 'retired'> = {
+  submit: 'submitted',
+  reject: 'rejected',
+  approve: 'approved',
+  publish: 'published',
+  retire: 'retired',
+};
 
 async function retireInTransaction(tx: EventTx, actor: UserActor, version: TemplateVersionRow, now: string, why: Record<string, unknown>) {
   const { trx } = tx;
@@ -571,7 +609,8 @@ export async function verifySignature(
   input: SignatureInput,
   meta: RequestMeta,
 ): Promise<{ name: string; email: string; method: string }> {
-  if (!input.password && !input.code) throw fieldError('password', 'an electronic signature needs your password or a current two-factor code');
+  if (!input.password && !input.code)
+    throw fieldError('password', 'an electronic signature needs your password or a current two-factor code');
   const user = await getUserById(deps.db.kysely, actor.scope, actor.userId);
   await assertNotLocked(deps, user.email, meta);
   let method: string | null = null;
@@ -588,7 +627,11 @@ export async function verifySignature(
     await recordFailedSignIn(
       deps,
       signatureAccount(user.email),
-      { reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`, clientId: actor.clientId, userId: user.id },
+      {
+        reason: `wrong ${input.code ? 'second factor' : 'password'} on an electronic signature`,
+        clientId: actor.clientId,
+        userId: user.id,
+      },
       meta,
     );
     throw invalidSignature();

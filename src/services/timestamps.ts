@@ -17,7 +17,10 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export const MAX_TIMESTAMP_ATTEMPTS = 48;
 
 /** A verified token over `signature`, an error naming why there is none, or null when no authority is configured. */
-export async function timestampSignature(deps: Deps, signature: string): Promise<{ token: string; authority: string } | { error: string } | null> {
+export async function timestampSignature(
+  deps: Deps,
+  signature: string,
+): Promise<{ token: string; authority: string } | { error: string } | null> {
   const url = deps.config.timestampAuthorityUrl;
   if (!url) return null;
   try {

@@ -77,7 +77,13 @@ export function translationLanguage(tag: string, field = 'lang'): string {
  * old target, marked `initial` with the note that its source changed.
  * @throws AppError NOT_FOUND (template, version, or another client's)
  */
-export async function exportTranslation(deps: Deps, actor: UserActor, templateId: number, versionId: number, language: string): Promise<{ fileName: string; xml: string }> {
+export async function exportTranslation(
+  deps: Deps,
+  actor: UserActor,
+  templateId: number,
+  versionId: number,
+  language: string,
+): Promise<{ fileName: string; xml: string }> {
   const version = await versionOfTemplate(deps, actor, templateId, versionId);
   const row = await findVersionTranslation(deps.db.kysely, actor.scope, version.id, language);
   const units = unitsOf(row);
@@ -90,7 +96,13 @@ export async function exportTranslation(deps: Deps, actor: UserActor, templateId
       const state = unitState(source, units);
       const unit: XliffUnit = { id: source.id, source: source.text, note: source.kind };
       if (state === 'translated') return { ...unit, target: units[source.id].target, state: approved ? 'final' : 'translated' };
-      if (state === 'stale') return { ...unit, target: units[source.id].target, state: 'initial', note: `${source.kind}; stale: the source text changed since this was translated` };
+      if (state === 'stale')
+        return {
+          ...unit,
+          target: units[source.id].target,
+          state: 'initial',
+          note: `${source.kind}; stale: the source text changed since this was translated`,
+        };
       return { ...unit, state: 'initial' };
     }),
   });
@@ -126,7 +138,8 @@ export async function importTranslation(
 ): Promise<ImportResult> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
   const version = await versionOfTemplate(deps, actor, templateId, versionId);
-  if (version.state === 'RETIRED') throw new AppError('VERSION_NOT_EDITABLE', 'A retired version is not translated any more', { state: version.state });
+  if (version.state === 'RETIRED')
+    throw new AppError('VERSION_NOT_EDITABLE', 'A retired version is not translated any more', { state: version.state });
   let file;
   try {
     file = readXliff(xml);
@@ -135,8 +148,13 @@ export async function importTranslation(
     throw error;
   }
   const problems: { path: string; message: string }[] = [];
-  if (canonicalLanguage(file.targetLanguage ?? '') !== language) problems.push({ path: 'body.trgLang', message: `the file translates into "${file.targetLanguage ?? ''}", not ${language}` });
-  if (file.fileId !== fileIdOf(version.id)) problems.push({ path: 'body.file.id', message: `the file is for "${file.fileId}", not ${fileIdOf(version.id)}: export this version's file` });
+  if (canonicalLanguage(file.targetLanguage ?? '') !== language)
+    problems.push({ path: 'body.trgLang', message: `the file translates into "${file.targetLanguage ?? ''}", not ${language}` });
+  if (file.fileId !== fileIdOf(version.id))
+    problems.push({
+      path: 'body.file.id',
+      message: `the file is for "${file.fileId}", not ${fileIdOf(version.id)}: export this version's file`,
+    });
   const known = new Set(sourceUnits(contentOf(version)).map((u) => u.id));
   const seen = new Set<string>();
   for (const unit of file.units) {
@@ -161,7 +179,14 @@ export async function importTranslation(
       changed++;
     }
     const { json, hash } = serializeUnits(units);
-    const row = await upsertVersionTranslation(trx, actor.scope, { version_id: version.id, language, units: json, units_hash: hash, updated_by: actor.userId, updated_at: now });
+    const row = await upsertVersionTranslation(trx, actor.scope, {
+      version_id: version.id,
+      language,
+      units: json,
+      units_hash: hash,
+      updated_by: actor.userId,
+      updated_at: now,
+    });
     await appendAudit(trx, actor.scope, {
       actor: { userId: actor.userId, email: actor.email },
       action: 'version.translation_imported',
@@ -184,7 +209,14 @@ export async function importTranslation(
  * translations only.
  * @throws AppError FORBIDDEN, NOT_FOUND, SEPARATION_OF_DUTIES, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS, VALIDATION_ERROR, CONFLICT
  */
-export async function approveTranslation(deps: Deps, actor: UserActor, versionId: number, tag: string, signature: SignatureInput, meta: RequestMeta): Promise<TranslationView> {
+export async function approveTranslation(
+  deps: Deps,
+  actor: UserActor,
+  versionId: number,
+  tag: string,
+  signature: SignatureInput,
+  meta: RequestMeta,
+): Promise<TranslationView> {
   requireRole(actor.roles, rolesFor(VERSION_TRANSITIONS, 'approve'));
   const language = translationLanguage(tag, 'input.language');
   const version = await getVersion(deps, actor, versionId);
@@ -256,14 +288,26 @@ function viewOf(row: VersionTranslationRow, content: Content): TranslationView {
     unitsHash: row.units_hash,
     updatedBy: row.updated_by,
     updatedAt: row.updated_at,
-    counts: { translated: views.filter((v) => v.state === 'translated').length, stale: views.filter((v) => v.state === 'stale').length, missing: views.filter((v) => v.state === 'missing').length },
+    counts: {
+      translated: views.filter((v) => v.state === 'translated').length,
+      stale: views.filter((v) => v.state === 'stale').length,
+      missing: views.filter((v) => v.state === 'missing').length,
+    },
     units: views,
   };
 }
 
 /** Every translation of the versions (GraphQL's TemplateVersion.translations), by version id. */
-export async function translationsOfVersions(db: Kysely<DB>, scope: TenantScope, versions: readonly { id: number; content: Content }[]): Promise<Map<number, TranslationView[]>> {
-  const rows = await loadTranslationsOfVersions(db, scope, versions.map((v) => v.id));
+export async function translationsOfVersions(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  versions: readonly { id: number; content: Content }[],
+): Promise<Map<number, TranslationView[]>> {
+  const rows = await loadTranslationsOfVersions(
+    db,
+    scope,
+    versions.map((v) => v.id),
+  );
   const byId = new Map(versions.map((v) => [v.id, v.content]));
   const out = new Map<number, TranslationView[]>(versions.map((v) => [v.id, []]));
   for (const row of rows) out.get(row.version_id)?.push(viewOf(row, byId.get(row.version_id)!));

@@ -55,7 +55,10 @@ export async function checkForUpdates(deps: Deps): Promise<UpdateCheck> {
     }
     return { ...answer(current, parseManifest(text), 'file'), ...(urlError && { error: urlError }) };
   } catch (error) {
-    return unreachable(current, [urlError, `${UPDATES_DIR}/${UPDATE_MANIFEST_FILE}: ${(error as Error).message}`].filter(Boolean).join('; '));
+    return unreachable(
+      current,
+      [urlError, `${UPDATES_DIR}/${UPDATE_MANIFEST_FILE}: ${(error as Error).message}`].filter(Boolean).join('; '),
+    );
   }
 }
 
@@ -81,7 +84,10 @@ function parseManifest(text: string): z.infer<typeof Manifest> {
     throw new Error('the manifest is not JSON');
   }
   const parsed = Manifest.safeParse(json);
-  if (!parsed.success) throw new Error(`the manifest is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join(', ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `the manifest is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join(', ')}`,
+    );
   return parsed.data;
 }
 
@@ -95,7 +101,8 @@ async function readManifestFile(file: string): Promise<string | null> {
     throw new Error('the manifest file cannot be read', { cause: error });
   }
   try {
-    if ((await handle.stat()).size > UPDATE_MANIFEST_MAX_BYTES) throw new Error(`the manifest is larger than ${UPDATE_MANIFEST_MAX_BYTES} bytes`);
+    if ((await handle.stat()).size > UPDATE_MANIFEST_MAX_BYTES)
+      throw new Error(`the manifest is larger than ${UPDATE_MANIFEST_MAX_BYTES} bytes`);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
@@ -109,7 +116,12 @@ async function fetchManifest(url: string): Promise<z.infer<typeof Manifest>> {
   try {
     res = await fetch(url, { redirect: 'manual', signal, headers: { accept: 'application/json' } });
   } catch (error) {
-    throw new Error(signal.aborted ? `no answer within ${UPDATE_FETCH_TIMEOUT_MS} ms` : `unreachable (${(error as Error).cause ? String((error as { cause: { code?: string } }).cause.code ?? 'network error') : 'network error'})`, { cause: error });
+    throw new Error(
+      signal.aborted
+        ? `no answer within ${UPDATE_FETCH_TIMEOUT_MS} ms`
+        : `unreachable (${(error as Error).cause ? String((error as { cause: { code?: string } }).cause.code ?? 'network error') : 'network error'})`,
+      { cause: error },
+    );
   }
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => undefined);

@@ -117,7 +117,12 @@ export async function updateUser(deps: Deps, scope: TenantScope, changes: UserCh
   const roles = (changes.roles ?? current.roles) as Role[];
   assertRolesAllowed(licenseType, roles);
   if (changes.password !== undefined) {
-    assertPasswordAllowed(await readSecuritySettings(deps.db.kysely, scope), changes.password, 'body.password', changes.email ?? current.email);
+    assertPasswordAllowed(
+      await readSecuritySettings(deps.db.kysely, scope),
+      changes.password,
+      'body.password',
+      changes.email ?? current.email,
+    );
   }
   const passwordHash = changes.password === undefined ? undefined : await deps.passwords.hash(changes.password);
   const nowIso = deps.clock.now().toISOString();
@@ -215,7 +220,11 @@ export async function accountStates(deps: Deps, scope: TenantScope, users: reado
   const keyOf = (user: UserSummary) => userAccount(user.email).key;
   const [locks, twoFactor, admins] = await Promise.all([
     findActiveLockouts(db, [...new Set(users.map(keyOf))], deps.clock.now().toISOString()),
-    findTwoFactorEnabledUserIds(db, scope, users.map((user) => user.id)),
+    findTwoFactorEnabledUserIds(
+      db,
+      scope,
+      users.map((user) => user.id),
+    ),
     findTwoHoldersOfRole(db, scope, SECURITY_ADMIN),
   ]);
   const locked = new Set(locks.map((lock) => lock.key));

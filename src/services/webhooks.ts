@@ -33,7 +33,15 @@ export function webhookSecretBox(deps: Pick<Deps, 'secrets'>): SecretBox {
  * credential key, so a rotation shows as a change without any value.
  */
 function audited(row: WebhookRow | null) {
-  return row && { url: loggableUrl(row.url), description: row.description, events: JSON.parse(row.events) as string[], active: row.active === 1, secret: row.secret };
+  return (
+    row && {
+      url: loggableUrl(row.url),
+      description: row.description,
+      events: JSON.parse(row.events) as string[],
+      active: row.active === 1,
+      secret: row.secret,
+    }
+  );
 }
 
 /** A URL for the log: user info and query values may carry a receiver's credentials — they show as changed, never as they are. */
@@ -49,7 +57,13 @@ function loggableUrl(url: string): string {
 }
 
 /** Written right after the change, which is one statement. */
-function webhookRecorded(deps: Deps, by: ChangedBy, what: 'created' | 'changed' | 'deleted', before: WebhookRow | null, after: WebhookRow | null) {
+function webhookRecorded(
+  deps: Deps,
+  by: ChangedBy,
+  what: 'created' | 'changed' | 'deleted',
+  before: WebhookRow | null,
+  after: WebhookRow | null,
+) {
   const row = (after ?? before)!;
   return recordChange({ deps }, by, {
     event: `webhook.${what}`,
@@ -97,7 +111,12 @@ async function assertTargetAllowed(deps: Deps, url: string): Promise<void> {
  * Registers an endpoint. The secret is returned here and never again.
  * @throws AppError VALIDATION_ERROR, WEBHOOK_TARGET_REFUSED
  */
-export async function createWebhook(deps: Deps, owner: EventOwner, input: WebhookInput, by: ChangedBy): Promise<{ webhook: WebhookRow; secret: string }> {
+export async function createWebhook(
+  deps: Deps,
+  owner: EventOwner,
+  input: WebhookInput,
+  by: ChangedBy,
+): Promise<{ webhook: WebhookRow; secret: string }> {
   await assertTargetAllowed(deps, input.url);
   const secret = newSecret();
   const now = deps.clock.now().toISOString();

@@ -10,7 +10,14 @@ import { presentHandOff } from '#presenters/jobs';
 import { appendAudit, auditActorIds } from '#repos/audit';
 import { emitEvent } from '#events/emit';
 import { loadFaultsOfJobs } from '#repos/faults';
-import { getHandOffById, insertHandOff, listHandOffIdsOfJobs, listHandOffsOfUser, listPendingHandOffsOfJob, updateHandOff } from '#repos/hand-offs';
+import {
+  getHandOffById,
+  insertHandOff,
+  listHandOffIdsOfJobs,
+  listHandOffsOfUser,
+  listPendingHandOffsOfJob,
+  updateHandOff,
+} from '#repos/hand-offs';
 import { deleteJobMember, getJobById, insertJobMembers, listJobIdsOfTemplate, loadJobMembers } from '#repos/jobs';
 import { listActiveUserIdsWithAnyRole, loadUsersByIds, type UserSummary } from '#repos/users';
 import type { UserActor } from './actor';
@@ -66,9 +73,11 @@ export async function workTogether(deps: Deps, actor: UserActor, input: WorkingT
       case 'CANCEL': {
         const result = await decide(trx, actor, job, input.handOffId, HAND_OFF_ACTIONS[input.action], input.expectedRevision, nowIso);
         // a sender withdrawing its own offer is not in the catalogue
-        if (input.action !== 'CANCEL') await handOffEvent(input.action === 'ACCEPT' ? 'job.handoff.accepted' : 'job.handoff.declined', result.handOff!);
+        if (input.action !== 'CANCEL')
+          await handOffEvent(input.action === 'ACCEPT' ? 'job.handoff.accepted' : 'job.handoff.declined', result.handOff!);
         // accepting moves the assignment: told to integrators (the receiver, who acted, is not notified)
-        if (input.action === 'ACCEPT') await emitEvent({ deps, trx, afterCommit }, actor.scope, 'job.assigned', await assignedEvent(trx, actor.scope, result.job));
+        if (input.action === 'ACCEPT')
+          await emitEvent({ deps, trx, afterCommit }, actor.scope, 'job.assigned', await assignedEvent(trx, actor.scope, result.job));
         return result;
       }
       case 'JOIN':
@@ -85,7 +94,8 @@ async function offer(trx: Kysely<DB>, actor: UserActor, job: JobRow, toUserId: n
   await assertMayWork(trx, actor, job);
   const [receiver] = await loadUsersByIds(trx, actor.scope, [toUserId]);
   if (!receiver) throw notFound('User');
-  if (receiver.id === actor.userId) throw validationFailed({ fields: [{ path: 'toUserId', message: 'a job is handed off to someone else' }] });
+  if (receiver.id === actor.userId)
+    throw validationFailed({ fields: [{ path: 'toUserId', message: 'a job is handed off to someone else' }] });
   if (!hasAnyRole(receiver.roles, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))) {
     throw validationFailed({ fields: [{ path: 'toUserId', message: 'the receiver must be an operator of the client' }] });
   }
@@ -107,7 +117,14 @@ async function offer(trx: Kysely<DB>, actor: UserActor, job: JobRow, toUserId: n
     const [pending] = await listPendingHandOffsOfJob(trx, actor.scope, job.id);
     throw conflict('The job already has a pending hand-off', { handOff: pending ? presentHandOff(pending) : null });
   }
-  await appendAudit(trx, actor.scope, { actor: auditActor(actor), action: 'hand_off.created', entityType: 'hand_off', entityId: handOff.id, after: presentHandOff(handOff), at: nowIso });
+  await appendAudit(trx, actor.scope, {
+    actor: auditActor(actor),
+    action: 'hand_off.created',
+    entityType: 'hand_off',
+    entityId: handOff.id,
+    after: presentHandOff(handOff),
+    at: nowIso,
+  });
   return handOff;
 }
 
@@ -125,11 +142,20 @@ async function decide(
   const status = transition(HAND_OFF_TRANSITIONS, handOff.status, action, actor.roles);
   // the receiver accepts or declines; the sender withdraws
   const decider = action === 'cancel' ? handOff.from_user_id : handOff.to_user_id;
-  if (actor.userId !== decider) throw forbidden(action === 'cancel' ? 'Only the sender may cancel a hand-off' : 'Only the receiver may accept or decline a hand-off');
+  if (actor.userId !== decider)
+    throw forbidden(action === 'cancel' ? 'Only the sender may cancel a hand-off' : 'Only the receiver may accept or decline a hand-off');
   let updatedJob = job;
   if (action === 'accept') {
     assertJobOpen(job);
-    await assertQualified(trx, actor.scope, [actor.userId], jobRequirements(await jobContent(trx, actor.scope, job)), jobTarget(job), { action: 'accept' }, new Date(nowIso));
+    await assertQualified(
+      trx,
+      actor.scope,
+      [actor.userId],
+      jobRequirements(await jobContent(trx, actor.scope, job)),
+      jobTarget(job),
+      { action: 'accept' },
+      new Date(nowIso),
+    );
     updatedJob = await writeJob(trx, actor.scope, job, expectedRevision, {}, nowIso);
     await deleteJobMember(trx, actor.scope, job.id, handOff.from_user_id, 'ASSIGNEE');
     await insertJobMembers(trx, actor.scope, [{ jobId: job.id, userId: handOff.to_user_id, kind: 'ASSIGNEE' }], nowIso);
@@ -156,7 +182,14 @@ async function decide(
   return { job: updatedJob, handOff: decided };
 }
 
-async function cowork(trx: Kysely<DB>, actor: UserActor, job: JobRow, action: 'JOIN' | 'LEAVE', expectedRevision: number | undefined, nowIso: string): Promise<JobRow> {
+async function cowork(
+  trx: Kysely<DB>,
+  actor: UserActor,
+  job: JobRow,
+  action: 'JOIN' | 'LEAVE',
+  expectedRevision: number | undefined,
+  nowIso: string,
+): Promise<JobRow> {
   assertJobOpen(job);
   const members = await loadJobMembers(trx, actor.scope, [job.id]);
   const isCoworker = members.some((m) => m.kind === 'COWORKER' && m.user_id === actor.userId);
@@ -231,7 +264,11 @@ export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?
  */
 export async function handOffColleagues(deps: Deps, actor: UserActor): Promise<UserSummary[]> {
   const db = deps.db.kysely;
-  const ids = (await listActiveUserIdsWithAnyRole(db, actor.scope, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))).filter((id) => id !== actor.userId);
+  const ids = (await listActiveUserIdsWithAnyRole(db, actor.scope, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))).filter(
+    (id) => id !== actor.userId,
+  );
   const users = (await Promise.all(chunks(ids).map((part) => loadUsersByIds(db, actor.scope, part)))).flat();
-  return users.sort((a, b) => `${a.last_name} ${a.first_name} ${a.email}`.localeCompare(`${b.last_name} ${b.first_name} ${b.email}`) || a.id - b.id);
+  return users.sort(
+    (a, b) => `${a.last_name} ${a.first_name} ${a.email}`.localeCompare(`${b.last_name} ${b.first_name} ${b.email}`) || a.id - b.id,
+  );
 }

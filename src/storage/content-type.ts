@@ -62,7 +62,10 @@ export function detectContentType(head: Buffer, name: string): string {
   }
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
   if (!isText(head)) return 'application/octet-stream';
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (extension === 'gltf' && text.startsWith('{')) return 'model/gltf+json';
   if (extension === 'obj' && looksLikeObj(text)) return 'model/obj';
   if (extension === 'fbx' && text.startsWith(';')) return 'application/vnd.autodesk.fbx';
@@ -75,7 +78,8 @@ export function detectContentType(head: Buffer, name: string): string {
 /** No NUL or other control bytes (besides tab, CR, LF, FF, ESC) in the head: text. */
 function isText(head: Buffer): boolean {
   if (head.length === 0) return false;
-  for (const byte of head) if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c && byte !== 0x1b) return false;
+  for (const byte of head)
+    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c && byte !== 0x1b) return false;
   return true;
 }
 

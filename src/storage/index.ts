@@ -136,7 +136,6 @@ async function syncFile(file: string): Promise<void> {
   }
 }
 
-
 /**
  * Deletes temporary files of uploads a previous run was writing when it
  * stopped (crash, kill -9). Called at daemon start, after the pid file is

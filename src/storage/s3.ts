@@ -18,7 +18,8 @@ const KEY = /^[a-f0-9]{64}$/;
  */
 export function createS3FileStore(config: Config): FileStore {
   // the AWS SDK is loaded only for a store on S3 (it is a noticeable share of start-up otherwise)
-  const { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } = require('@aws-sdk/client-s3') as typeof ClientS3;
+  const { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } =
+    require('@aws-sdk/client-s3') as typeof ClientS3;
   const { Upload } = require('@aws-sdk/lib-storage') as typeof LibStorage;
   const url = new URL(config.fileStore);
   const bucket = url.hostname;
@@ -27,7 +28,9 @@ export function createS3FileStore(config: Config): FileStore {
     region: config.fileStoreRegion,
     forcePathStyle: config.fileStorePathStyle,
     ...(config.fileStoreEndpoint && { endpoint: config.fileStoreEndpoint }),
-    ...(config.fileStoreAccessKeyId && { credentials: { accessKeyId: config.fileStoreAccessKeyId, secretAccessKey: config.fileStoreSecretAccessKey ?? '' } }),
+    ...(config.fileStoreAccessKeyId && {
+      credentials: { accessKeyId: config.fileStoreAccessKeyId, secretAccessKey: config.fileStoreSecretAccessKey ?? '' },
+    }),
   });
   const objectFor = (key: string) => {
     if (!KEY.test(key)) throw Object.assign(new Error(`invalid file key "${key}"`), { code: 'ENOENT' });
@@ -46,7 +49,12 @@ export function createS3FileStore(config: Config): FileStore {
       const temp = `${prefix}tmp/${Date.now()}-${randomBytes(8).toString('hex')}`;
       const counter = contentAddress();
       const body = new PassThrough();
-      const upload = new Upload({ client, params: { Bucket: bucket, Key: temp, Body: body }, partSize: config.fileStorePartSize, queueSize: 2 });
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: temp, Body: body },
+        partSize: config.fileStorePartSize,
+        queueSize: 2,
+      });
       try {
         // a failing source (an upload over the limit) aborts the multipart upload: nothing is left behind
         await Promise.all([pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, counter.stream, body), upload.done()]);
@@ -58,7 +66,13 @@ export function createS3FileStore(config: Config): FileStore {
       const { key, size } = counter.result();
       try {
         // same content already stored: the copy refreshes it (a young object, as the local store's touch)
-        await client.send(new CopyObjectCommand({ Bucket: bucket, Key: objectFor(key), CopySource: `${bucket}/${encodeURIComponent(temp).replace(/%2F/g, '/')}` }));
+        await client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: objectFor(key),
+            CopySource: `${bucket}/${encodeURIComponent(temp).replace(/%2F/g, '/')}`,
+          }),
+        );
       } finally {
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: temp })).catch(() => undefined);
       }
@@ -67,7 +81,9 @@ export function createS3FileStore(config: Config): FileStore {
     async get(key, range) {
       let answer;
       try {
-        answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: objectFor(key), ...(range && { Range: `bytes=${range.start}-${range.end}` }) }));
+        answer = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: objectFor(key), ...(range && { Range: `bytes=${range.start}-${range.end}` }) }),
+        );
       } catch (error) {
         if (isMissing(error)) throw Object.assign(new Error(`file ${key} is missing`), { code: 'ENOENT' });
         throw error;

@@ -5,7 +5,15 @@ import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { depdLinesOnFirstUse, embeddedLicenseKeys, jsonwebtokenFeatureChecksAsTrue, licenseKeyPems, mimeTypesOnFirstUse, PDFKIT_LOADERS, pdfkitFromBundle } from '../../scripts/bundle-plugins';
+import {
+  depdLinesOnFirstUse,
+  embeddedLicenseKeys,
+  jsonwebtokenFeatureChecksAsTrue,
+  licenseKeyPems,
+  mimeTypesOnFirstUse,
+  PDFKIT_LOADERS,
+  pdfkitFromBundle,
+} from '../../scripts/bundle-plugins';
 import { embeddedKeys } from '#licensing/embedded-keys';
 
 /**
@@ -55,7 +63,8 @@ test('pdfkit in the bundle: all 14 standard fonts and the PDF/A ICC profile, no 
   const pdf = await bundleAndRun('pdfkit', PDF_A_SCRIPT, { plugins: [pdfkitFromBundle()], loader: PDFKIT_LOADERS });
   const text = pdf.toString('latin1');
   assert.is(text.slice(0, 5), '%PDF-');
-  for (const font of ['Courier-BoldOblique', 'Helvetica', 'Symbol', 'Times-Roman', 'ZapfDingbats']) assert.ok(text.includes(`/BaseFont /${font}`), font);
+  for (const font of ['Courier-BoldOblique', 'Helvetica', 'Symbol', 'Times-Roman', 'ZapfDingbats'])
+    assert.ok(text.includes(`/BaseFont /${font}`), font);
   // the sRGB profile pdfkit would read from node_modules/pdfkit/js/data, embedded byte for byte
   const icc = fs.readFileSync(path.join(root, 'node_modules', 'pdfkit', 'js', 'data', 'sRGB_IEC61966_2_1.icc'));
   assert.ok(text.includes('/OutputIntent'), 'has an output intent');
@@ -64,7 +73,14 @@ test('pdfkit in the bundle: all 14 standard fonts and the PDF/A ICC profile, no 
 
 test('without the plugin the same bundle fails: the check above can fail', async () => {
   const outfile = path.join(dir, 'plain.cjs');
-  await build({ stdin: { contents: PDF_A_SCRIPT, resolveDir: root, loader: 'js' }, bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent', outfile });
+  await build({
+    stdin: { contents: PDF_A_SCRIPT, resolveDir: root, loader: 'js' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'silent',
+    outfile,
+  });
   const result = spawnSync(process.execPath, [outfile], { cwd: dir });
   assert.is.not(result.status, 0);
 });
@@ -72,9 +88,13 @@ test('without the plugin the same bundle fails: the check above can fail', async
 test('embedded license keys: the module holds the PEMs of config/license-keys', async () => {
   const pems = licenseKeyPems(root);
   assert.ok(Object.keys(pems).length > 0);
-  const out = await bundleAndRun('keys', "process.stdout.write(JSON.stringify(require('./src/licensing/embedded-keys.ts').embeddedKeys));", {
-    plugins: [embeddedLicenseKeys(root, pems)],
-  });
+  const out = await bundleAndRun(
+    'keys',
+    "process.stdout.write(JSON.stringify(require('./src/licensing/embedded-keys.ts').embeddedKeys));",
+    {
+      plugins: [embeddedLicenseKeys(root, pems)],
+    },
+  );
   assert.equal(JSON.parse(out.toString('utf8')), pems);
   // untouched (tsc, node bin/wip) the module embeds nothing: keys come from the program's directory
   assert.is(embeddedKeys, null);
@@ -154,11 +174,24 @@ process.stdout.write(JSON.stringify({ atLoad, afterWarnings: asked > 0, status: 
 test('depd in the bundle: no line number read as http-errors, http-assert and cookies load; the warnings print the same sites', async () => {
   const run = async (plugins: Plugin[], name: string) => {
     const outfile = path.join(dir, `${name}.cjs`);
-    await build({ stdin: { contents: DEPD_SCRIPT, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, bundle: true, platform: 'node', format: 'cjs', target: 'node20', absWorkingDir: root, logLevel: 'silent', outfile, plugins });
+    await build({
+      stdin: { contents: DEPD_SCRIPT, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      absWorkingDir: root,
+      logLevel: 'silent',
+      outfile,
+      plugins,
+    });
     const result = spawnSync(process.execPath, [outfile], { cwd: dir });
     assert.is(result.status, 0, result.stderr.toString('utf8'));
     // each warning line without its timestamp, a site in the bundle by its function (the two bundles' lines differ)
-    const warnings = result.stderr.toString('utf8').split('\n').map((line) => line.replace(/^.*? GMT /, '').replace(/\(\/\S+\/depd-\w+\.cjs:\d+:\d+\)/g, '(bundle)'));
+    const warnings = result.stderr
+      .toString('utf8')
+      .split('\n')
+      .map((line) => line.replace(/^.*? GMT /, '').replace(/\(\/\S+\/depd-\w+\.cjs:\d+:\d+\)/g, '(bundle)'));
     return { out: JSON.parse(result.stdout.toString('utf8')), warnings };
   };
   const patched = await run([depdLinesOnFirstUse()], 'depd-patched');

@@ -30,13 +30,28 @@ function newestSourceMtime(): number {
     if (!stat.isDirectory()) return stat.mtimeMs;
     return Math.max(0, ...fs.readdirSync(p).map((name) => walk(path.join(p, name))));
   };
-  return Math.max(...['src', 'migrations', 'config', 'scripts/build-binary.ts', 'scripts/bundle-plugins.ts', 'scripts/sea-main.ts', 'scripts/pinned-node.ts', 'package.json', 'package-lock.json'].map((p) => walk(path.join(root, p))));
+  return Math.max(
+    ...[
+      'src',
+      'migrations',
+      'config',
+      'scripts/build-binary.ts',
+      'scripts/bundle-plugins.ts',
+      'scripts/sea-main.ts',
+      'scripts/pinned-node.ts',
+      'package.json',
+      'package-lock.json',
+    ].map((p) => walk(path.join(root, p))),
+  );
 }
 
 function ensureBinary(): void {
   if (fs.existsSync(binary) && fs.statSync(binary).mtimeMs > newestSourceMtime()) return;
   const started = Date.now();
-  execFileSync(process.execPath, [path.join(root, 'dist', 'scripts', 'build-binary.js')], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(process.execPath, [path.join(root, 'dist', 'scripts', 'build-binary.js')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   process.stdout.write(`  (built dist/wip in ${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
 }
 
@@ -103,40 +118,50 @@ Binary('the administration commands run from the executable too', ({ dataDir }) 
     (JSON.parse(admins.stdout) as { username: string }[]).map((a) => a.username),
     ['admin'],
   );
-  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--print'], { env: cleanEnv(), encoding: 'utf8' });
+  const unit = spawnSync(binary, ['--data-dir', dataDir, 'install', '--systemd', '--user', 'nobody', '--print'], {
+    env: cleanEnv(),
+    encoding: 'utf8',
+  });
   assert.is(unit.status, 0, unit.stderr);
   // the unit starts the executable itself, not node + a script
   const execWord = (word: string) => (/\s/.test(word) ? `"${word}"` : word); // quoted when the checkout's path holds a space
   assert.ok(unit.stdout.includes(`\nExecStart=${execWord(binary)} --data-dir ${execWord(dataDir)} serve\n`), unit.stdout);
 });
 
-Binary('backup, restore, doctor, support-bundle and logs export run from the executable (the SQLite addon from the cache)', ({ dataDir }) => {
-  const run = (args: string[], dir = dataDir) => spawnSync(binary, ['--data-dir', dir, '--json', ...args], { env: cleanEnv(), encoding: 'utf8' });
-  const archive = path.join(dataDir, '..', `${path.basename(dataDir)}-backup.tar.gz`);
-  try {
-    const backup = run(['backup', '--output', archive]);
-    assert.is(backup.status, 0, backup.stderr);
-    assert.is(JSON.parse(backup.stdout).file, archive);
-    const doctor = run(['doctor']);
-    assert.ok(doctor.status === 0 || doctor.status === 1, doctor.stderr);
-    const checks = JSON.parse(doctor.stdout).checks as { name: string; status: string; message: string }[];
-    assert.is(checks.find((c) => c.name === 'database')!.status, 'OK');
-    const pinned = runtimeInfo(pinnedNodeVersion());
-    assert.equal(checks.find((c) => c.name === 'runtime'), { name: 'runtime', status: 'OK', message: `Node.js ${pinned.version}, release line supported until ${pinned.supportedUntil}` });
-    const restoredDir = `${dataDir}-restored`;
-    const restore = run(['restore', archive], restoredDir);
-    assert.is(restore.status, 0, restore.stderr);
-    assert.ok(fs.existsSync(path.join(restoredDir, 'wip.db')));
-    fs.rmSync(restoredDir, { recursive: true, force: true });
-    const bundle = run(['support-bundle', '--output', `${archive}.zip`]);
-    assert.is(bundle.status, 0, bundle.stderr);
-    const exported = run(['logs', 'export']);
-    assert.is(exported.status, 0, exported.stderr);
-  } finally {
-    fs.rmSync(archive, { force: true });
-    fs.rmSync(`${archive}.zip`, { force: true });
-  }
-});
+Binary(
+  'backup, restore, doctor, support-bundle and logs export run from the executable (the SQLite addon from the cache)',
+  ({ dataDir }) => {
+    const run = (args: string[], dir = dataDir) =>
+      spawnSync(binary, ['--data-dir', dir, '--json', ...args], { env: cleanEnv(), encoding: 'utf8' });
+    const archive = path.join(dataDir, '..', `${path.basename(dataDir)}-backup.tar.gz`);
+    try {
+      const backup = run(['backup', '--output', archive]);
+      assert.is(backup.status, 0, backup.stderr);
+      assert.is(JSON.parse(backup.stdout).file, archive);
+      const doctor = run(['doctor']);
+      assert.ok(doctor.status === 0 || doctor.status === 1, doctor.stderr);
+      const checks = JSON.parse(doctor.stdout).checks as { name: string; status: string; message: string }[];
+      assert.is(checks.find((c) => c.name === 'database')!.status, 'OK');
+      const pinned = runtimeInfo(pinnedNodeVersion());
+      assert.equal(
+        checks.find((c) => c.name === 'runtime'),
+        { name: 'runtime', status: 'OK', message: `Node.js ${pinned.version}, release line supported until ${pinned.supportedUntil}` },
+      );
+      const restoredDir = `${dataDir}-restored`;
+      const restore = run(['restore', archive], restoredDir);
+      assert.is(restore.status, 0, restore.stderr);
+      assert.ok(fs.existsSync(path.join(restoredDir, 'wip.db')));
+      fs.rmSync(restoredDir, { recursive: true, force: true });
+      const bundle = run(['support-bundle', '--output', `${archive}.zip`]);
+      assert.is(bundle.status, 0, bundle.stderr);
+      const exported = run(['logs', 'export']);
+      assert.is(exported.status, 0, exported.stderr);
+    } finally {
+      fs.rmSync(archive, { force: true });
+      fs.rmSync(`${archive}.zip`, { force: true });
+    }
+  },
+);
 
 Binary('verify-bundle checks a record bundle on a machine with no data directory (issue 34)', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-verify-'));
@@ -151,9 +176,13 @@ Binary('verify-bundle checks a record bundle on a machine with no data directory
       await server.stop();
     }
     fs.writeFileSync(path.join(dir, 'bundle.json'), text);
-    fs.writeFileSync(path.join(dir, 'tampered.json'), edited(text, (p) => (p.steps[0].values[0].value = 11)));
+    fs.writeFileSync(
+      path.join(dir, 'tampered.json'),
+      edited(text, (p) => (p.steps[0].values[0].value = 11)),
+    );
     // no --data-dir, no WIP_DATA_DIR, a working directory with nothing else in it
-    const run = (file: string) => spawnSync(binary, ['verify-bundle', file, '--key', 'keys.json'], { env: cleanEnv(), encoding: 'utf8', cwd: dir });
+    const run = (file: string) =>
+      spawnSync(binary, ['verify-bundle', file, '--key', 'keys.json'], { env: cleanEnv(), encoding: 'utf8', cwd: dir });
     const ok = run('bundle.json');
     assert.is(ok.status, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /VERIFIED: the record is intact/);
@@ -188,7 +217,11 @@ Binary('trusts the license keys built in, never a .pem placed beside the executa
     fs.writeFileSync(path.join(dir, 'config', 'license-keys', 'dev-evil.pem'), evil.publicKey);
     const dataDir = path.join(dir, 'data');
     const run = (args: string[]) =>
-      spawnSync(copy, ['--data-dir', dataDir, ...args], { env: cleanEnv({ WIP_ENV: 'test', WIP_ADMIN_PASSWORD: ADMIN_PASSWORD }), encoding: 'utf8', cwd: dir });
+      spawnSync(copy, ['--data-dir', dataDir, ...args], {
+        env: cleanEnv({ WIP_ENV: 'test', WIP_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+        encoding: 'utf8',
+        cwd: dir,
+      });
     const install = run(['install']);
     assert.is(install.status, 0, install.stderr);
 
@@ -240,7 +273,9 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   process.stdout.write(`  (first sign-in answered ${Date.now() - started} ms after spawn)\n`);
 
   // the runtime the executable embeds is the pinned one, whatever node built it, and it says until when that line is maintained
-  const versionInfo = (await (await fetch(`${url}/api/client/version`)).json()) as { data: { runtime: unknown; build: { commit: string } } };
+  const versionInfo = (await (await fetch(`${url}/api/client/version`)).json()) as {
+    data: { runtime: unknown; build: { commit: string } };
+  };
   assert.equal(versionInfo.data.runtime, runtimeInfo(pinnedNodeVersion()));
   assert.is.not(versionInfo.data.build.commit, 'dev');
 
@@ -320,11 +355,16 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     kind: 'msa',
     version: 'bin-1',
     title: 'Master Services Agreement',
-    bodyMarkdown: '# MSA\n\n## Scope\n\n1. **Services** as ordered\n- item\n\n---\n\nText with a [link](https://example.test) and *emphasis*.',
+    bodyMarkdown:
+      '# MSA\n\n## Scope\n\n1. **Services** as ordered\n- item\n\n---\n\nText with a [link](https://example.test) and *emphasis*.',
   });
   assert.is(msa.status, 201, JSON.stringify(msa.body));
   const email = 'owner@binary.example.test';
-  const client = await api('POST', '/api/admin/client', admin, { name: 'Binary Works', owner: { email, password: ADMIN_PASSWORD }, seats: { full: 1, connect: 1 } });
+  const client = await api('POST', '/api/admin/client', admin, {
+    name: 'Binary Works',
+    owner: { email, password: ADMIN_PASSWORD },
+    seats: { full: 1, connect: 1 },
+  });
   assert.is(client.status, 201, JSON.stringify(client.body));
   const ownerSignIn = await fetch(`${url}/api/client/auth/sign-in`, {
     method: 'POST',

@@ -36,14 +36,26 @@ setup('a server, a client with its team and a second author; Chromium', async ()
   });
   assert.is(made.status, 201, made.text);
   const signedIn = await wip.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD } });
-  second = { id: made.body.data.id, email, password: PASSWORD, firstName: 'Bo', lastName: 'Second', roles: ['author'], token: signedIn.body.data.token };
+  second = {
+    id: made.body.data.id,
+    email,
+    password: PASSWORD,
+    firstName: 'Bo',
+    lastName: 'Second',
+    roles: ['author'],
+    token: signedIn.body.data.token,
+  };
   browser = await launchChromium();
 });
 setup.run();
 
 const checked = (page: Page, name: string, width: number) => checkPage(page, 'author', name, width);
 
-const saved = (page: Page) => page.getByRole('status').filter({ hasText: /All changes saved/ }).waitFor();
+const saved = (page: Page) =>
+  page
+    .getByRole('status')
+    .filter({ hasText: /All changes saved/ })
+    .waitFor();
 const stepRegion = (page: Page, number: number) => page.getByRole('region', { name: new RegExp(`^Step ${number}:`) });
 
 async function readVersion(token: string, templateId: number) {
@@ -80,16 +92,22 @@ journey('the library: a new template opens in the editor', async () => {
 
 journey('three steps: a pass/fail field, a number field with unit and limits, a photo field', async () => {
   await stepRegion(page, 1).getByLabel('Step title').fill('Isolate the pump');
-  await stepRegion(page, 1).getByRole('textbox', { name: 'Instructions', exact: true }).fill('Lock out **both** breakers.\n\n- main\n- auxiliary');
+  await stepRegion(page, 1)
+    .getByRole('textbox', { name: 'Instructions', exact: true })
+    .fill('Lock out **both** breakers.\n\n- main\n- auxiliary');
   await stepRegion(page, 1).getByLabel('New field type').selectOption('PASS_FAIL');
-  await stepRegion(page, 1).getByRole('button', { name: /^Add field/ }).click();
+  await stepRegion(page, 1)
+    .getByRole('button', { name: /^Add field/ })
+    .click();
   await stepRegion(page, 1).getByRole('group', { name: 'Field field1' }).getByLabel('Label').fill('Breakers locked');
   await stepRegion(page, 1).getByRole('group', { name: 'Field Breakers locked' }).getByLabel('Required').check();
 
   await page.getByRole('button', { name: /^Add step to / }).click();
   await stepRegion(page, 2).getByLabel('Step title').fill('Read the pressure');
   await stepRegion(page, 2).getByLabel('New field type').selectOption('NUMBER');
-  await stepRegion(page, 2).getByRole('button', { name: /^Add field/ }).click();
+  await stepRegion(page, 2)
+    .getByRole('button', { name: /^Add field/ })
+    .click();
   const pressure = stepRegion(page, 2).getByRole('group', { name: 'Field field1' });
   await pressure.getByLabel('Label').fill('Pressure');
   const field = stepRegion(page, 2).getByRole('group', { name: 'Field Pressure' });
@@ -101,7 +119,9 @@ journey('three steps: a pass/fail field, a number field with unit and limits, a 
   await page.getByRole('button', { name: /^Add step to / }).click();
   await stepRegion(page, 3).getByLabel('Step title').fill('Photograph the gauge');
   await stepRegion(page, 3).getByLabel('New field type').selectOption('PHOTO');
-  await stepRegion(page, 3).getByRole('button', { name: /^Add field/ }).click();
+  await stepRegion(page, 3)
+    .getByRole('button', { name: /^Add field/ })
+    .click();
   await stepRegion(page, 3).getByRole('group', { name: 'Field field1' }).getByLabel('Label').fill('Gauge photo');
   await saved(page);
 
@@ -156,10 +176,19 @@ journey('the keyboard alone moves step 3 up to second place, announced, and the 
   await page.keyboard.press('Space');
   assert.is(await handle.getAttribute('aria-pressed'), 'true');
   await page.keyboard.press('ArrowUp');
-  await page.getByTestId('author-announcer').filter({ hasText: /moved to position 2 of 3/ }).waitFor();
+  await page
+    .getByTestId('author-announcer')
+    .filter({ hasText: /moved to position 2 of 3/ })
+    .waitFor();
   await page.keyboard.press('Space');
-  await page.getByTestId('author-announcer').filter({ hasText: /dropped at position 2 of 3/ }).waitFor();
-  assert.is(await page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null'), 'Move Step 2: Photograph the gauge');
+  await page
+    .getByTestId('author-announcer')
+    .filter({ hasText: /dropped at position 2 of 3/ })
+    .waitFor();
+  assert.is(
+    await page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null'),
+    'Move Step 2: Photograph the gauge',
+  );
   await saved(page);
   const version = await readVersion(author.token, templateId);
   assert.equal(
@@ -246,8 +275,22 @@ journey('submit for review: the version is IN_REVIEW, with every step, field and
 
 journey('after publishing, a new draft starts from the published version', async () => {
   const version = await readVersion(author.token, templateId);
-  ok(await gql(wip, team.approver.token, `mutation ($id: ID!) { approveVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`, { id: `TemplateVersion:${version.databaseId}` }));
-  ok(await gql(wip, team.publisher.token, `mutation ($id: ID!) { publishVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`, { id: `TemplateVersion:${version.databaseId}` }));
+  ok(
+    await gql(
+      wip,
+      team.approver.token,
+      `mutation ($id: ID!) { approveVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`,
+      { id: `TemplateVersion:${version.databaseId}` },
+    ),
+  );
+  ok(
+    await gql(
+      wip,
+      team.publisher.token,
+      `mutation ($id: ID!) { publishVersion(input: { versionId: $id, password: "${PASSWORD}" }) { version { id } } }`,
+      { id: `TemplateVersion:${version.databaseId}` },
+    ),
+  );
   await page.goto(`${wip.url}/app/templates/${templateId}`);
   await page.getByRole('button', { name: 'New draft from version 1' }).click();
   await page.getByRole('heading', { level: 1, name: 'Draft of version 2' }).waitFor();
@@ -262,12 +305,21 @@ journey.run();
 
 const pages = suite('app author: every page, 390 / 820 / 1280 px, axe-core and screenshots');
 pages('library, new template, template, editor and preview', async () => {
-  const other = ok(await gql(wip, author.token, `mutation { createTemplate(input: { title: "Valve swap", tags: ["valve"], content: { sections: [{ title: "Prepare", steps: [{ title: "Close the valve", body: "# Safety\\nWear **gloves**.", fields: [{ key: "torque", label: "Torque", type: NUMBER, unit: "Nm", min: 10, max: 12, required: true }, { key: "ok", label: "Leak test", type: PASS_FAIL }] }] }] } }) { template { databaseId latestVersion { id } } } }`)).createTemplate.template;
+  const other = ok(
+    await gql(
+      wip,
+      author.token,
+      `mutation { createTemplate(input: { title: "Valve swap", tags: ["valve"], content: { sections: [{ title: "Prepare", steps: [{ title: "Close the valve", body: "# Safety\\nWear **gloves**.", fields: [{ key: "torque", label: "Torque", type: NUMBER, unit: "Nm", min: 10, max: 12, required: true }, { key: "ok", label: "Leak test", type: PASS_FAIL }] }] }] } }) { template { databaseId latestVersion { id } } } }`,
+    ),
+  ).createTemplate.template;
   await advance(wip, team, other.latestVersion.id, 'IN_REVIEW');
   for (const width of APP_WIDTHS) {
     const p = await openApp(browser, wip, author, { width, path: '/app/templates' });
     try {
-      await p.getByRole('status').filter({ hasText: /Templates found: \d+/ }).waitFor();
+      await p
+        .getByRole('status')
+        .filter({ hasText: /Templates found: \d+/ })
+        .waitFor();
       await checked(p, 'library', width);
       await p.getByLabel('Needs my action').check();
       await p.getByRole('status').filter({ hasText: 'Templates found: 1' }).waitFor();

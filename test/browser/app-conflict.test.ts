@@ -36,7 +36,10 @@ async function recordStep(page: Page, jobId: number, step: number, fill: (page: 
   await waitForPage(page);
   await fill(page);
   await page.getByRole('button', { name: /Save and (next|review)/ }).click();
-  await page.locator('.step-form').waitFor({ state: 'detached' }).catch(() => undefined);
+  await page
+    .locator('.step-form')
+    .waitFor({ state: 'detached' })
+    .catch(() => undefined);
 }
 
 conflict('the offline operator sees both records and decides: keep mine on one step, keep theirs on another', async () => {
@@ -59,7 +62,13 @@ conflict('the offline operator sees both records and decides: keep mine on one s
   await recordStep(ottoPage, job.id, 2, (p) => p.getByRole('radio', { name: 'Pass' }).check());
   await ottoPage.locator('[data-sync="online"][data-waiting="0"]').waitFor();
   let server = (await gql(wip, team.client.owner.token, JOB, { id: gid('Job', job.id) })).data.job;
-  assert.equal(server.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]), [['measure', 12, otto.id], ['check', 'PASS', otto.id]]);
+  assert.equal(
+    server.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]),
+    [
+      ['measure', 12, otto.id],
+      ['check', 'PASS', otto.id],
+    ],
+  );
 
   // Olga's network returns: both her records conflict; neither is sent, neither is dropped
   await olgaPage.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
@@ -89,8 +98,17 @@ conflict('the offline operator sees both records and decides: keep mine on one s
   server = (await gql(wip, team.client.owner.token, JOB, { id: gid('Job', job.id) })).data.job;
   const byStep = Object.fromEntries(server.records.map((r: any) => [r.stepId, [r.values[0].value, r.recordedBy.databaseId]]));
   assert.equal(byStep, { measure: [18, olga.id], check: ['PASS', otto.id] });
-  const entries = await listAuditEntries(wip.deps.db.kysely, tenantScope(team.client.id), { entityType: 'job', entityId: String(job.id) }, { limit: 50 });
-  assert.is(entries.items.filter((e) => e.action === 'job.step_recorded').length, 3, "Otto's two and Olga's torque: Otto's torque stays in the history");
+  const entries = await listAuditEntries(
+    wip.deps.db.kysely,
+    tenantScope(team.client.id),
+    { entityType: 'job', entityId: String(job.id) },
+    { limit: 50 },
+  );
+  assert.is(
+    entries.items.filter((e) => e.action === 'job.step_recorded').length,
+    3,
+    "Otto's two and Olga's torque: Otto's torque stays in the history",
+  );
   // Olga's seal record, set aside by her decision, is kept on her device with the decision
   const kept = await olgaPage.evaluate<{ decision: string; values: unknown }[]>(`new Promise((resolve, reject) => {
     const open = indexedDB.open('wip-offline');

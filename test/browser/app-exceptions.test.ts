@@ -23,7 +23,11 @@ const CONTENT = {
       id: 'main',
       title: 'Pump',
       steps: [
-        { id: 'pressure', title: 'Pressure test', fields: [{ key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 2 }] },
+        {
+          id: 'pressure',
+          title: 'Pressure test',
+          fields: [{ key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 2 }],
+        },
         { id: 'close', title: 'Close the cover', fields: [] },
       ],
     },
@@ -33,13 +37,31 @@ const CONTENT = {
 /** A completed job with an out-of-limits value (commented) and a fault: two deviations to acknowledge. */
 async function completedJob(title: string): Promise<string> {
   const operator = team.operators[0];
-  const made = await gql(wip, team.supervisor.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', { i: { templateId: gid('Template', templateId), title } });
+  const made = await gql(wip, team.supervisor.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
+    i: { templateId: gid('Template', templateId), title },
+  });
   assert.equal(made.codes, [], JSON.stringify(made.errors));
   const jobId = gid('Job', made.data.createJob.job.databaseId);
   const run = async (query: string, i: Record<string, unknown>) => assert.equal((await gql(wip, operator.token, query, { i })).codes, []);
-  await run('mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 2.6 }], comment: 'Gauge reads high' });
-  await run('mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { jobId, stepId: 'close', description: 'Cover hinge cracked', severity: 'HIGH' });
-  await run('mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { jobId, stepId: 'close', status: 'DONE', values: [] });
+  await run('mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    jobId,
+    stepId: 'pressure',
+    status: 'DONE',
+    values: [{ key: 'bar', value: 2.6 }],
+    comment: 'Gauge reads high',
+  });
+  await run('mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', {
+    jobId,
+    stepId: 'close',
+    description: 'Cover hinge cracked',
+    severity: 'HIGH',
+  });
+  await run('mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    jobId,
+    stepId: 'close',
+    status: 'DONE',
+    values: [],
+  });
   await run('mutation($i: JobTransitionInput!) { completeJob(input: $i) { revision } }', { jobId });
   return jobId;
 }
@@ -71,10 +93,16 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
   // an empty comment is refused next to the field, nothing sent
   await items.nth(0).getByRole('button', { name: 'Acknowledge' }).click();
   await items.nth(0).getByText('A comment is required.').waitFor();
-  await items.nth(0).getByLabel(/^Your comment/).fill('Gauge recalibrated');
+  await items
+    .nth(0)
+    .getByLabel(/^Your comment/)
+    .fill('Gauge recalibrated');
   await items.nth(0).getByRole('button', { name: 'Acknowledge' }).click();
   await card.getByText('2 deviation(s), 1 to acknowledge.').waitFor();
-  await items.nth(1).getByLabel(/^Your comment/).fill('Hinge replaced, work order 77');
+  await items
+    .nth(1)
+    .getByLabel(/^Your comment/)
+    .fill('Hinge replaced, work order 77');
   await items.nth(1).getByRole('button', { name: 'Acknowledge' }).click();
   await card.getByText('2 deviation(s), 0 to acknowledge.').waitFor();
   assert.match((await card.textContent()) ?? '', 'By Alan Approver');
@@ -87,7 +115,10 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
   await dialog.getByLabel(/^Comment on the review/).fill('Released for service');
   await dialog.getByLabel(/^Password/).fill('not-my-password');
   await dialog.getByRole('button', { name: 'Sign as reviewed' }).click();
-  await dialog.getByRole('alert').getByText(/^Not signed:/).waitFor();
+  await dialog
+    .getByRole('alert')
+    .getByText(/^Not signed:/)
+    .waitFor();
   await checkPage(page, 'review', 'exceptions-sign', 820);
   await dialog.getByLabel(/^Password/).fill(team.approver.password);
   await dialog.getByRole('button', { name: 'Sign as reviewed' }).click();
@@ -95,7 +126,12 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
   await page.getByRole('status').getByText('“Pump 7 pressure” is reviewed.').first().waitFor();
   await card.waitFor({ state: 'detached' });
 
-  const job = await gql(wip, team.approver.token, 'query($id: ID!) { job(id: $id) { state review { signerName comment } deviations { acknowledged comment } } }', { id: jobId });
+  const job = await gql(
+    wip,
+    team.approver.token,
+    'query($id: ID!) { job(id: $id) { state review { signerName comment } deviations { acknowledged comment } } }',
+    { id: jobId },
+  );
   assert.equal(job.data.job, {
     state: 'REVIEWED',
     review: { signerName: 'Alan Approver', comment: 'Released for service' },

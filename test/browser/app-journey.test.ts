@@ -35,11 +35,34 @@ journey.after(async () => {
 });
 
 const STEPS = [
-  { id: 'seal', title: 'Check the seal', body: 'Look at the **seal** from all sides:\n\n- no cracks\n- no drops of oil', fields: [{ key: 'sealOk', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
-  { id: 'torque', title: 'Measure the torque', body: 'Use the *calibrated* wrench.', fields: [{ key: 'torque', label: 'Torque', type: 'NUMBER', unit: 'Nm', min: 10, max: 20, required: true }] },
-  { id: 'photo', title: 'Photograph the pump', body: 'One photo of the whole pump.', fields: [{ key: 'picture', label: 'Photo of the pump', type: 'PHOTO', required: true }] },
+  {
+    id: 'seal',
+    title: 'Check the seal',
+    body: 'Look at the **seal** from all sides:\n\n- no cracks\n- no drops of oil',
+    fields: [{ key: 'sealOk', label: 'Seal intact', type: 'PASS_FAIL', required: true }],
+  },
+  {
+    id: 'torque',
+    title: 'Measure the torque',
+    body: 'Use the *calibrated* wrench.',
+    fields: [{ key: 'torque', label: 'Torque', type: 'NUMBER', unit: 'Nm', min: 10, max: 20, required: true }],
+  },
+  {
+    id: 'photo',
+    title: 'Photograph the pump',
+    body: 'One photo of the whole pump.',
+    fields: [{ key: 'picture', label: 'Photo of the pump', type: 'PHOTO', required: true }],
+  },
 ];
-const V1 = { sections: [{ id: 'main', title: 'Inspection', steps: STEPS.map((s) => (s.id === 'torque' ? { ...s, fields: [{ ...s.fields[0], min: 8, max: 18 }] } : s)) }] };
+const V1 = {
+  sections: [
+    {
+      id: 'main',
+      title: 'Inspection',
+      steps: STEPS.map((s) => (s.id === 'torque' ? { ...s, fields: [{ ...s.fields[0], min: 8, max: 18 }] } : s)),
+    },
+  ],
+};
 const V2 = { sections: [{ id: 'main', title: 'Inspection', steps: STEPS }] };
 const FAULT_PHOTO = Buffer.concat([PNG, Buffer.from(' the fault')]);
 
@@ -60,7 +83,11 @@ async function everyWidth(page: Page, name: string): Promise<void> {
 type Step = (typeof STEPS)[number];
 type Field = Step['fields'][number] & { unit?: string; min?: number; max?: number };
 
-const saved = (page: Page) => page.getByRole('status').filter({ hasText: /All changes saved/ }).waitFor();
+const saved = (page: Page) =>
+  page
+    .getByRole('status')
+    .filter({ hasText: /All changes saved/ })
+    .waitFor();
 const stepRegion = (page: Page, number: number) => page.getByRole('region', { name: new RegExp(`^Step ${number}:`) });
 
 /** Step `number` of the editor written as `step`: title, instructions, its one field with key, unit and limits. */
@@ -81,17 +108,32 @@ async function writeStep(page: Page, number: number, step: Step): Promise<void> 
 }
 
 /** A step as the API returns it, in the shape of the test's own steps, to compare with what the page wrote. */
-const expected = (step: Step) => [step.title, step.body, step.fields.map((f: Field) => [f.key, f.label, f.type, f.required, f.unit ?? null, f.min ?? null, f.max ?? null])];
+const expected = (step: Step) => [
+  step.title,
+  step.body,
+  step.fields.map((f: Field) => [f.key, f.label, f.type, f.required, f.unit ?? null, f.min ?? null, f.max ?? null]),
+];
 
 async function latestSections(templateId: string): Promise<any[]> {
-  const data = await ok(team.author, 'query($id: ID!) { template(id: $id) { latestVersion { content { sections { title steps { stepId title body fields { key label type required unit min max } } } } } } }', { id: templateId });
+  const data = await ok(
+    team.author,
+    'query($id: ID!) { template(id: $id) { latestVersion { content { sections { title steps { stepId title body fields { key label type required unit min max } } } } } } }',
+    { id: templateId },
+  );
   return data.template.latestVersion.content.sections;
 }
 
 /** Section titles, then each step of the first section as `expected` shapes the test's own. */
 const storedSteps = async (templateId: string) => {
   const sections = await latestSections(templateId);
-  return [sections.map((s: any) => s.title), sections[0].steps.map((s: any) => [s.title, s.body, s.fields.map((f: any) => [f.key, f.label, f.type, f.required, f.unit, f.min, f.max])])];
+  return [
+    sections.map((s: any) => s.title),
+    sections[0].steps.map((s: any) => [
+      s.title,
+      s.body,
+      s.fields.map((f: any) => [f.key, f.label, f.type, f.required, f.unit, f.min, f.max]),
+    ]),
+  ];
 };
 
 /**
@@ -109,9 +151,20 @@ async function draftIs(templateId: string, steps: Step[], message: string): Prom
 }
 
 /** The approver or the publisher signs a version off on its review page, with their password. */
-async function signOff(member: Member, queue: string, link: string, button: string, dialogName: string, sign: string, signed: string): Promise<void> {
+async function signOff(
+  member: Member,
+  queue: string,
+  link: string,
+  button: string,
+  dialogName: string,
+  sign: string,
+  signed: string,
+): Promise<void> {
   const page = await openApp(browser, wip, member, { width: 820, path: '/app/reviews' });
-  await page.getByRole('region', { name: new RegExp(`${queue} \\(1\\)`) }).getByRole('link', { name: link }).click();
+  await page
+    .getByRole('region', { name: new RegExp(`${queue} \\(1\\)`) })
+    .getByRole('link', { name: link })
+    .click();
   await page.getByRole('heading', { level: 1, name: link }).waitFor();
   await page.getByRole('button', { name: button }).click();
   const dialog = page.getByRole('dialog', { name: dialogName });
@@ -156,8 +209,24 @@ journey('author → approver → publisher → supervisor → operator offline h
   await checkPage(writer, 'author', 'journey-submitted', 1280);
 
   // ── approver and publisher, through the pages: version 1 released ────────────────────────────────────────
-  await signOff(approver, 'To approve', 'Pump inspection, version 1', 'Approve…', 'Sign the approval', 'Sign and approve', 'Signed: the version is approved.');
-  await signOff(publisher, 'To publish', 'Pump inspection, version 1', 'Publish…', 'Sign the publication', 'Sign and publish', 'Signed: the version is published.');
+  await signOff(
+    approver,
+    'To approve',
+    'Pump inspection, version 1',
+    'Approve…',
+    'Sign the approval',
+    'Sign and approve',
+    'Signed: the version is approved.',
+  );
+  await signOff(
+    publisher,
+    'To publish',
+    'Pump inspection, version 1',
+    'Publish…',
+    'Sign the publication',
+    'Sign and publish',
+    'Signed: the version is published.',
+  );
 
   // ── author, through the pages: version 2 from version 1, the torque limits moved, submitted ──────────────────
   await writer.goto(`${wip.url}/app/templates/${templateDbId}`);
@@ -174,11 +243,18 @@ journey('author → approver → publisher → supervisor → operator offline h
 
   // ── approver, through the pages: the queue, the diff of version 2, approve with a password ─────────────────
   const reviewer = await openApp(browser, wip, approver, { width: 820, path: '/app/reviews' });
-  await reviewer.getByRole('region', { name: /To approve \(1\)/ }).getByRole('link', { name: 'Pump inspection, version 2' }).click();
+  await reviewer
+    .getByRole('region', { name: /To approve \(1\)/ })
+    .getByRole('link', { name: 'Pump inspection, version 2' })
+    .click();
   await reviewer.getByRole('heading', { level: 1, name: 'Pump inspection, version 2' }).waitFor();
   const changes = reviewer.getByRole('region', { name: 'Changes since version 1 (published)' });
   const torque = changes.getByRole('article', { name: 'Measure the torque (Changed)' });
-  assert.equal(await torque.getByRole('table', { name: 'Field changed: Torque' }).getByRole('row').allInnerTexts(), ['Property\tBefore\tAfter', 'Lower limit\t8\t10', 'Upper limit\t18\t20']);
+  assert.equal(await torque.getByRole('table', { name: 'Field changed: Torque' }).getByRole('row').allInnerTexts(), [
+    'Property\tBefore\tAfter',
+    'Lower limit\t8\t10',
+    'Upper limit\t18\t20',
+  ]);
   await reviewer.getByRole('button', { name: 'Approve…' }).click();
   const approve = reviewer.getByRole('dialog', { name: 'Sign the approval' });
   await approve.getByLabel(/^Password/).fill(approver.password);
@@ -188,7 +264,10 @@ journey('author → approver → publisher → supervisor → operator offline h
 
   // ── publisher, through the pages ─────────────────────────────────────────────────────────────────────────
   const publishing = await openApp(browser, wip, publisher, { width: 820, path: '/app/reviews' });
-  await publishing.getByRole('region', { name: /To publish \(1\)/ }).getByRole('link', { name: 'Pump inspection, version 2' }).click();
+  await publishing
+    .getByRole('region', { name: /To publish \(1\)/ })
+    .getByRole('link', { name: 'Pump inspection, version 2' })
+    .click();
   await publishing.getByRole('button', { name: 'Publish…' }).click();
   const publish = publishing.getByRole('dialog', { name: 'Sign the publication' });
   await publish.getByLabel(/^Password/).fill(publisher.password);
@@ -198,7 +277,9 @@ journey('author → approver → publisher → supervisor → operator offline h
 
   // ── supervisor, through the pages: a job from the published version, for the asset, assigned to the operator ──
   // the catalogue is the author's and the administrator's (DOMAIN_PERMISSIONS.manageCatalogue)
-  await ok(author, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { id } } }', { i: { name: 'Pump 7', serialNumber: 'P7-2026' } });
+  await ok(author, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { id } } }', {
+    i: { name: 'Pump 7', serialNumber: 'P7-2026' },
+  });
   const boss = await openApp(browser, wip, supervisor, { width: 820, path: '/app/jobs/new' });
   await boss.getByRole('combobox', { name: 'Published template' }).selectOption({ label: 'Pump inspection (version 2)' });
   await boss.getByRole('textbox', { name: 'Job title' }).fill('Pump 7 monthly inspection');
@@ -209,7 +290,11 @@ journey('author → approver → publisher → supervisor → operator offline h
   await boss.getByRole('button', { name: 'Create job' }).click();
   await boss.waitForURL('**/app/board');
   await boss.context().close();
-  const made = await ok(team.client.owner, 'query($a: ID) { jobs(first: 10, filter: { assigneeId: $a }) { nodes { id databaseId title priority version { number } asset { name } } } }', { a: gid('User', operator.id) });
+  const made = await ok(
+    team.client.owner,
+    'query($a: ID) { jobs(first: 10, filter: { assigneeId: $a }) { nodes { id databaseId title priority version { number } asset { name } } } }',
+    { a: gid('User', operator.id) },
+  );
   assert.is(made.jobs.nodes.length, 1);
   const job = made.jobs.nodes[0];
   assert.equal([job.title, job.priority, job.version.number, job.asset.name], ['Pump 7 monthly inspection', 'HIGH', 2, 'Pump 7']);
@@ -295,14 +380,22 @@ journey('author → approver → publisher → supervisor → operator offline h
   assert.is(waiting, 6, 'torque, photo upload, photo step, fault photo upload, fault, completion');
   await everyWidth(page, 'offline');
   let server = (await ok(team.client.owner, 'query($id: ID!) { job(id: $id) { state revision records { stepId } } }', { id: job.id })).job;
-  assert.equal([server.state, server.revision, server.records.length], ['IN_PROGRESS', 2, 1], 'nothing of the offline part on the server yet');
+  assert.equal(
+    [server.state, server.revision, server.records.length],
+    ['IN_PROGRESS', 2, 1],
+    'nothing of the offline part on the server yet',
+  );
 
   // ── the network returns ──────────────────────────────────────────────────────────────────────────────────
   await page.context().setOffline(false);
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 30_000 });
 
   server = (
-    await ok(team.client.owner, 'query($id: ID!) { job(id: $id) { state revision records { stepId status recordedBy { databaseId } values { key value outOfLimits files { databaseId sha256 } } } faults(first: 10) { nodes { description severity photoFiles { databaseId sha256 } raisedBy { databaseId } } } } }', { id: job.id })
+    await ok(
+      team.client.owner,
+      'query($id: ID!) { job(id: $id) { state revision records { stepId status recordedBy { databaseId } values { key value outOfLimits files { databaseId sha256 } } } faults(first: 10) { nodes { description severity photoFiles { databaseId sha256 } raisedBy { databaseId } } } } }',
+      { id: job.id },
+    )
   ).job;
   assert.is(server.state, 'COMPLETED');
   assert.is(server.revision, 5, 'created at 1; seal, torque, photo, completion: four writes, none twice');
@@ -310,8 +403,14 @@ journey('author → approver → publisher → supervisor → operator offline h
   const names = Object.fromEntries((await latestSections(templateId))[0].steps.map((s: any, i: number) => [s.stepId, STEPS[i].id]));
   const byStep = Object.fromEntries(server.records.map((r: any) => [names[r.stepId], r]));
   assert.equal(Object.keys(byStep).sort(), ['photo', 'seal', 'torque']);
-  assert.equal(byStep.seal.values.map((v: any) => [v.key, v.value]), [['sealOk', 'PASS']]);
-  assert.equal(byStep.torque.values.map((v: any) => [v.key, v.value, v.outOfLimits]), [['torque', 25, true]]);
+  assert.equal(
+    byStep.seal.values.map((v: any) => [v.key, v.value]),
+    [['sealOk', 'PASS']],
+  );
+  assert.equal(
+    byStep.torque.values.map((v: any) => [v.key, v.value, v.outOfLimits]),
+    [['torque', 25, true]],
+  );
   for (const r of server.records) assert.is(r.recordedBy.databaseId, operator.id);
   const photo = byStep.photo.values[0].files;
   assert.is(photo.length, 1);
@@ -322,7 +421,12 @@ journey('author → approver → publisher → supervisor → operator offline h
   assert.is(sha(await fileBytes(operator, fault.photoFiles[0].databaseId)), sha(FAULT_PHOTO));
 
   const scope = tenantScope(team.client.id);
-  const entries = await listAuditEntries(wip.deps.db.kysely, scope, { entityType: 'job', entityId: String(job.databaseId) }, { limit: 100 });
+  const entries = await listAuditEntries(
+    wip.deps.db.kysely,
+    scope,
+    { entityType: 'job', entityId: String(job.databaseId) },
+    { limit: 100 },
+  );
   assert.equal(
     entries.items.map((e) => e.action),
     ['job.created', 'job.step_recorded', 'job.step_recorded', 'job.step_recorded', 'job.completed'],

@@ -58,7 +58,9 @@ async function setup(): Promise<Setup> {
 
 const js = JSON.stringify;
 const record = (s: Setup, stepId: string, values: unknown[]) =>
-  s.page.evaluate(`wipOffline.localJobView(${js(s.user)}, ${js(s.jobId)}).then((v) => wipOffline.enqueueRecord(${js(s.user)}, v.job, { stepId: ${js(stepId)}, status: 'DONE', values: ${js(values)} }))`);
+  s.page.evaluate(
+    `wipOffline.localJobView(${js(s.user)}, ${js(s.jobId)}).then((v) => wipOffline.enqueueRecord(${js(s.user)}, v.job, { stepId: ${js(stepId)}, status: 'DONE', values: ${js(values)} }))`,
+  );
 const start = (s: Setup) => s.page.evaluate(`wipOffline.startSync({ id: ${s.operator.id}, clientId: ${s.client.id} })`);
 const drained = (s: Setup) => s.page.evaluate(`wipOffline.drained(${js(s.user)}, 30000)`);
 const items = (s: Setup) => s.page.evaluate<any[]>(`wipOffline.queuedItems(${js(s.user)})`);
@@ -83,7 +85,8 @@ queue('an answer lost on the way back: the resend carries the same key and body,
   });
   const replayed: string[] = [];
   s.page.on('response', (response) => {
-    if (response.url().endsWith('/api/client/graphql') && response.request().postData()?.includes('recordStep')) replayed.push(response.headers()['idempotency-replayed'] ?? 'no');
+    if (response.url().endsWith('/api/client/graphql') && response.request().postData()?.includes('recordStep'))
+      replayed.push(response.headers()['idempotency-replayed'] ?? 'no');
   });
   await record(s, 'measure', [{ key: 'torque', value: 15 }]);
   await start(s);
@@ -94,9 +97,20 @@ queue('an answer lost on the way back: the resend carries the same key and body,
   assert.equal(replayed, ['true'], 'the resend was answered from the first answer');
   const job = await serverJob(s);
   assert.is(job.revision, 2, 'one write (a new job is at revision 1)');
-  assert.equal(job.records.map((r: any) => [r.stepId, r.values[0].value]), [['measure', 15]]);
-  const entries = await listAuditEntries(server.deps.db.kysely, tenantScope(s.client.id), { entityType: 'job', entityId: String(s.jobDatabaseId) }, { limit: 50 });
-  assert.equal(entries.items.map((e) => e.action), ['job.created', 'job.step_recorded']);
+  assert.equal(
+    job.records.map((r: any) => [r.stepId, r.values[0].value]),
+    [['measure', 15]],
+  );
+  const entries = await listAuditEntries(
+    server.deps.db.kysely,
+    tenantScope(s.client.id),
+    { entityType: 'job', entityId: String(s.jobDatabaseId) },
+    { limit: 50 },
+  );
+  assert.equal(
+    entries.items.map((e) => e.action),
+    ['job.created', 'job.step_recorded'],
+  );
   assert.is((await verifyAuditChain(server.deps.db.kysely, s.client.id)).broken, null);
   assert.equal(await items(s), []);
   await s.context.close();
@@ -111,7 +125,14 @@ queue('offline: items wait in order; online they go in order, each expecting the
   await start(s);
   await s.page.waitForTimeout(300);
   const waiting = await items(s);
-  assert.equal(waiting.map((i) => [i.kind, i.expectedRevision]), [['record', 1], ['record', 2], ['transition', 3]]);
+  assert.equal(
+    waiting.map((i) => [i.kind, i.expectedRevision]),
+    [
+      ['record', 1],
+      ['record', 2],
+      ['transition', 3],
+    ],
+  );
   assert.is(new Set(waiting.map((i) => i.idempotencyKey)).size, 3);
   assert.is((await serverJob(s)).revision, 1, 'nothing sent while offline');
   await s.context.setOffline(false);
@@ -127,7 +148,9 @@ queue('someone else wrote another step meanwhile: the stale revision is no confl
   const s = await setup();
   await s.context.setOffline(true);
   await record(s, 'check', [{ key: 'sealOk', value: 'FAIL' }]);
-  const other = await gql(server, s.colleague.token, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 11 }], expectedRevision: 1 } });
+  const other = await gql(server, s.colleague.token, RECORD, {
+    i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 11 }], expectedRevision: 1 },
+  });
   assert.equal(other.codes, []);
   await start(s);
   await s.context.setOffline(false);
@@ -135,7 +158,10 @@ queue('someone else wrote another step meanwhile: the stale revision is no confl
   assert.equal(await items(s), [], 'no conflict left for the operator');
   const job = await serverJob(s);
   assert.is(job.revision, 3);
-  assert.equal(job.records.map((r: any) => [r.stepId, r.recordedBy.databaseId]).sort(), [['check', s.operator.id], ['measure', s.colleague.id]]);
+  assert.equal(job.records.map((r: any) => [r.stepId, r.recordedBy.databaseId]).sort(), [
+    ['check', s.operator.id],
+    ['measure', s.colleague.id],
+  ]);
   await s.context.close();
 });
 
@@ -144,7 +170,14 @@ queue('someone else recorded the same step: a conflict with both values; later i
   await s.context.setOffline(true);
   await record(s, 'measure', [{ key: 'torque', value: 18 }]);
   await record(s, 'check', [{ key: 'sealOk', value: 'PASS' }]);
-  assert.equal((await gql(server, s.colleague.token, RECORD, { i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } })).codes, []);
+  assert.equal(
+    (
+      await gql(server, s.colleague.token, RECORD, {
+        i: { jobId: s.jobId, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] },
+      })
+    ).codes,
+    [],
+  );
   await start(s);
   await s.context.setOffline(false);
   await drained(s);
@@ -152,15 +185,30 @@ queue('someone else recorded the same step: a conflict with both values; later i
   assert.is(held.length, 2, 'nothing dropped');
   assert.is(held[0].state, 'conflict');
   assert.equal(held[0].values, [{ key: 'torque', value: 18 }]);
-  assert.equal(held[0].conflict.theirs.values.map((v: any) => [v.key, v.value]), [['torque', 12]]);
+  assert.equal(
+    held[0].conflict.theirs.values.map((v: any) => [v.key, v.value]),
+    [['torque', 12]],
+  );
   assert.is(held[1].state, 'pending', 'the later item waits behind the conflict');
   let job = await serverJob(s);
-  assert.equal(job.records.map((r: any) => [r.stepId, r.values[0].value]), [['measure', 12]], 'neither sent while the conflict is open');
+  assert.equal(
+    job.records.map((r: any) => [r.stepId, r.values[0].value]),
+    [['measure', 12]],
+    'neither sent while the conflict is open',
+  );
   await s.page.evaluate(`wipOffline.resolveItem(${js(s.user)}, ${js(held[0].id)}, 'mine')`);
   await drained(s);
   job = await serverJob(s);
-  assert.equal(job.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]).sort(), [['check', 'PASS', s.operator.id], ['measure', 18, s.operator.id]]);
-  const entries = await listAuditEntries(server.deps.db.kysely, tenantScope(s.client.id), { entityType: 'job', entityId: String(s.jobDatabaseId) }, { limit: 50 });
+  assert.equal(job.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]).sort(), [
+    ['check', 'PASS', s.operator.id],
+    ['measure', 18, s.operator.id],
+  ]);
+  const entries = await listAuditEntries(
+    server.deps.db.kysely,
+    tenantScope(s.client.id),
+    { entityType: 'job', entityId: String(s.jobDatabaseId) },
+    { limit: 50 },
+  );
   assert.is(entries.items.filter((e) => e.action === 'job.step_recorded').length, 3, "theirs stays in the job's history");
   await s.context.close();
 });
@@ -172,19 +220,26 @@ queue('the queue belongs to its user: another user signed in sends nothing; its 
   await s.context.setOffline(false);
   // the operator's session ends and a colleague signs in on the same browser
   await s.context.clearCookies();
-  const other = await s.page.request.post(`${server.url}/api/client/auth/sign-in`, { data: { email: s.colleague.email, password: s.colleague.password, clientId: s.client.id } });
+  const other = await s.page.request.post(`${server.url}/api/client/auth/sign-in`, {
+    data: { email: s.colleague.email, password: s.colleague.password, clientId: s.client.id },
+  });
   assert.ok(other.ok());
   await start(s);
   await s.page.waitForFunction('wipOffline.getSyncState().signInNeeded === true');
   assert.is((await serverJob(s)).revision, 1, "nothing sent on the colleague's session");
   assert.is((await items(s)).length, 1, 'the queue is still there');
   await s.context.clearCookies();
-  const again = await s.page.request.post(`${server.url}/api/client/auth/sign-in`, { data: { email: s.operator.email, password: s.operator.password, clientId: s.client.id } });
+  const again = await s.page.request.post(`${server.url}/api/client/auth/sign-in`, {
+    data: { email: s.operator.email, password: s.operator.password, clientId: s.client.id },
+  });
   assert.ok(again.ok());
   await start(s);
   await drained(s);
   const job = await serverJob(s);
-  assert.equal(job.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]), [['measure', 16, s.operator.id]]);
+  assert.equal(
+    job.records.map((r: any) => [r.stepId, r.values[0].value, r.recordedBy.databaseId]),
+    [['measure', 16, s.operator.id]],
+  );
   await s.context.close();
 });
 

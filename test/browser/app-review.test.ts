@@ -29,9 +29,15 @@ const V1 = {
       sectionId: 'prep',
       title: 'Preparation',
       steps: [
-        step('isolate', 'Isolate the pump', 'Lock out both breakers.', [{ key: 'locked', label: 'Breakers locked', type: 'PASS_FAIL', required: true }]),
-        step('pressure', 'Read the pressure', 'Read the gauge at the outlet.', [{ key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }]),
-        step('seal', 'Photograph the seal', 'One photo of the seal from the front.', [{ key: 'photo', label: 'Seal photo', type: 'PHOTO' }]),
+        step('isolate', 'Isolate the pump', 'Lock out both breakers.', [
+          { key: 'locked', label: 'Breakers locked', type: 'PASS_FAIL', required: true },
+        ]),
+        step('pressure', 'Read the pressure', 'Read the gauge at the outlet.', [
+          { key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true },
+        ]),
+        step('seal', 'Photograph the seal', 'One photo of the seal from the front.', [
+          { key: 'photo', label: 'Seal photo', type: 'PHOTO' },
+        ]),
       ],
     },
   ],
@@ -43,9 +49,15 @@ const V2 = {
       sectionId: 'prep',
       title: 'Preparation',
       steps: [
-        step('isolate', 'Isolate the pump', 'Lock out both breakers and tag them.', [{ key: 'locked', label: 'Breakers locked', type: 'PASS_FAIL', required: true }]),
-        step('pressure', 'Read the pressure', 'Read the gauge at the outlet.', [{ key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 4, required: true }]),
-        step('torque', 'Torque the bolts', 'Cross pattern, two passes.', [{ key: 'nm', label: 'Torque', type: 'NUMBER', unit: 'Nm', min: 40, max: 45, required: true }]),
+        step('isolate', 'Isolate the pump', 'Lock out both breakers and tag them.', [
+          { key: 'locked', label: 'Breakers locked', type: 'PASS_FAIL', required: true },
+        ]),
+        step('pressure', 'Read the pressure', 'Read the gauge at the outlet.', [
+          { key: 'bar', label: 'Pressure', type: 'NUMBER', unit: 'bar', min: 1, max: 4, required: true },
+        ]),
+        step('torque', 'Torque the bolts', 'Cross pattern, two passes.', [
+          { key: 'nm', label: 'Torque', type: 'NUMBER', unit: 'Nm', min: 40, max: 45, required: true },
+        ]),
       ],
     },
   ],
@@ -57,7 +69,8 @@ const APPROVE = `mutation ($id: ID!, $p: String) { approveVersion(input: { versi
 const PUBLISH = `mutation ($id: ID!, $p: String) { publishVersion(input: { versionId: $id, password: $p }) { version { id } } }`;
 const VERSION = `query ($id: ID!) { templateVersion(id: $id) { state rejectReason signatures { meaning signer { databaseId } } } }`;
 
-const versionState = async (databaseId: number) => ok(await gql(wip, team.publisher.token, VERSION, { id: `TemplateVersion:${databaseId}` })).templateVersion;
+const versionState = async (databaseId: number) =>
+  ok(await gql(wip, team.publisher.token, VERSION, { id: `TemplateVersion:${databaseId}` })).templateVersion;
 
 const setup = suite('setup');
 setup('a server, a team, and versions waiting for review (written through the API by the author)', async () => {
@@ -69,7 +82,11 @@ setup('a server, a team, and versions waiting for review (written through the AP
   ok(await gql(wip, author.token, SUBMIT, { id: v1 }));
   ok(await gql(wip, approver.token, APPROVE, { id: v1, p: approver.password }));
   ok(await gql(wip, publisher.token, PUBLISH, { id: v1, p: publisher.password }));
-  const job = await createJob(wip, supervisor.token, { templateId: created.databaseId, title: 'Overhaul pump 7', assigneeIds: [operators[0].id] });
+  const job = await createJob(wip, supervisor.token, {
+    templateId: created.databaseId,
+    title: 'Overhaul pump 7',
+    assigneeIds: [operators[0].id],
+  });
   const draft = ok(await gql(wip, author.token, CREATE_DRAFT, { id: created.id })).createDraft.version;
   ok(await gql(wip, author.token, UPDATE_DRAFT, { id: draft.id, content: V2 }));
   ok(await gql(wip, author.token, SUBMIT, { id: draft.id }));
@@ -106,7 +123,10 @@ async function approverPages(width: number, keep: boolean): Promise<Page> {
   const isolate = changes.getByRole('article', { name: 'Isolate the pump (Changed)' });
   assert.match(await isolate.innerText(), /Before\s+Lock out both breakers\.\s+After\s+Lock out both breakers and tag them\./);
   // the step added with its field and limits, the step removed
-  assert.match(await changes.getByRole('article', { name: 'Torque the bolts (Added)' }).innerText(), /Torque — Type: Number · Required: yes · Unit: Nm · Lower limit: 40 · Upper limit: 45/);
+  assert.match(
+    await changes.getByRole('article', { name: 'Torque the bolts (Added)' }).innerText(),
+    /Torque — Type: Number · Required: yes · Unit: Nm · Lower limit: 40 · Upper limit: 45/,
+  );
   await changes.getByRole('article', { name: 'Photograph the seal (Removed)' }).waitFor();
   // the job on version 1 keeps running on it
   const jobs = page.getByRole('region', { name: 'Jobs still on older versions' });
@@ -137,7 +157,7 @@ async function approverPages(width: number, keep: boolean): Promise<Page> {
   return page;
 }
 
-const reading = suite('an approver reads the queue and a second version\'s changes (390 and 1280 px)');
+const reading = suite("an approver reads the queue and a second version's changes (390 and 1280 px)");
 for (const width of APP_WIDTHS.filter((w) => w !== 820)) {
   reading(`at ${width} px`, async () => {
     // the home page's card says what waits, and leads to the queue
@@ -155,7 +175,7 @@ for (const width of APP_WIDTHS.filter((w) => w !== 820)) {
 reading.run();
 
 const signing = suite('an approver signs at 820 px: a wrong password refused, approve with the password, reject with a reason');
-signing('a wrong password: the server\'s answer shown, nothing signed', async () => {
+signing("a wrong password: the server's answer shown, nothing signed", async () => {
   const page = await approverPages(820, true);
   const dialog = page.getByRole('dialog', { name: 'Sign the approval' });
   await dialog.getByLabel(/^Password/).fill('not-my-password');
@@ -170,14 +190,21 @@ signing('a wrong password: the server\'s answer shown, nothing signed', async ()
   await dialog.getByRole('button', { name: 'Sign and approve' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByRole('status').getByText('Signed: the version is approved.').first().waitFor();
-  assert.equal(await versionState(pump.v2), { state: 'APPROVED', rejectReason: null, signatures: [{ meaning: 'APPROVED', signer: { databaseId: team.approver.id } }] });
+  assert.equal(await versionState(pump.v2), {
+    state: 'APPROVED',
+    rejectReason: null,
+    signatures: [{ meaning: 'APPROVED', signer: { databaseId: team.approver.id } }],
+  });
   await page.getByRole('region', { name: 'Signatures' }).getByText('Approved — Alan Approver').waitFor();
   assert.is(await page.getByRole('button', { name: 'Approve…' }).count(), 0, 'nothing left for the approver to do');
 
   // back in the queue only the other version waits
   await page.getByRole('link', { name: 'Back to the review queue' }).click();
   await page.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
-  await page.getByRole('region', { name: /To approve \(1\)/ }).getByRole('link', { name: 'Valve check, version 1' }).click();
+  await page
+    .getByRole('region', { name: /To approve \(1\)/ })
+    .getByRole('link', { name: 'Valve check, version 1' })
+    .click();
   await page.getByRole('heading', { level: 1, name: 'Valve check, version 1' }).waitFor();
   await waitForPage(page);
   // a first version: nothing to compare with, every step new
@@ -211,16 +238,24 @@ signing.run();
 
 const publishing = suite('a publisher publishes the approved version, signing with a two-factor code; the job on version 1 is shown');
 const codeFor = (secret: string) =>
-  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: wip.clock.now().getTime() });
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
+    timestamp: wip.clock.now().getTime(),
+  });
 
 publishing('publish with a TOTP code at 820 px (a wrong code refused), then the published page at every width', async () => {
   // every width signed in first: with two-factor on, a sign-in needs a second step the helper does not take
   const pages = new Map<number, Page>();
   for (const width of APP_WIDTHS) pages.set(width, await openApp(browser, wip, team.publisher, { width, path: '/app/reviews' }));
-  const setup = await wip.request('POST', '/api/client/auth/two-factor/setup', { token: team.publisher.token, body: { password: team.publisher.password } });
+  const setup = await wip.request('POST', '/api/client/auth/two-factor/setup', {
+    token: team.publisher.token,
+    body: { password: team.publisher.password },
+  });
   assert.is(setup.status, 200, setup.text);
   const secret = setup.body.data.secret as string;
-  const enable = await wip.request('POST', '/api/client/auth/two-factor/enable', { token: team.publisher.token, body: { code: codeFor(secret) } });
+  const enable = await wip.request('POST', '/api/client/auth/two-factor/enable', {
+    token: team.publisher.token,
+    body: { code: codeFor(secret) },
+  });
   assert.is(enable.status, 200, enable.text);
   wip.clock.advance(30_000); // the enabling code's time step is spent
 
@@ -248,7 +283,10 @@ publishing('publish with a TOTP code at 820 px (a wrong code refused), then the 
   await page.getByRole('region', { name: 'Changes since version 1, the one it replaced' }).waitFor();
   assert.equal((await versionState(pump.v2)).state, 'PUBLISHED');
   assert.equal((await versionState(pump.v1)).state, 'RETIRED');
-  assert.equal((await versionState(pump.v2)).signatures.map((s: { meaning: string }) => s.meaning), ['APPROVED', 'PUBLISHED']);
+  assert.equal(
+    (await versionState(pump.v2)).signatures.map((s: { meaning: string }) => s.meaning),
+    ['APPROVED', 'PUBLISHED'],
+  );
   await page.getByRole('region', { name: 'Jobs still on older versions' }).getByRole('link', { name: 'Overhaul pump 7' }).waitFor();
   await checkPage(page, 'review', 'published', 820);
 

@@ -23,14 +23,31 @@ test.before(async () => {
   const { templateId } = await publishedTemplate(wip, team.client, undefined, 'Pump inspection');
   await publishedTemplate(wip, team.client, undefined, 'Seal repair');
   const asset = await createAsset(wip, team.client.owner.token, 'Pump 7');
-  const made = await gql(wip, team.supervisor.token, 'mutation($i: CreateScheduleInput!) { createSchedule(input: $i) { schedule { id } } }', {
-    i: { title: 'Weekly pump inspection', templateId: gid('Template', templateId), assetId: gid('Asset', asset), recurrence: 'FREQ=WEEKLY;BYDAY=MO', startsAt: '2030-01-07T07:00', assigneeIds: [gid('User', team.operators[0].id)] },
-  });
+  const made = await gql(
+    wip,
+    team.supervisor.token,
+    'mutation($i: CreateScheduleInput!) { createSchedule(input: $i) { schedule { id } } }',
+    {
+      i: {
+        title: 'Weekly pump inspection',
+        templateId: gid('Template', templateId),
+        assetId: gid('Asset', asset),
+        recurrence: 'FREQ=WEEKLY;BYDAY=MO',
+        startsAt: '2030-01-07T07:00',
+        assigneeIds: [gid('User', team.operators[0].id)],
+      },
+    },
+  );
   assert.equal(made.codes, [], JSON.stringify(made.errors));
   const job = await createJob(wip, team.supervisor.token, { templateId, title: 'Inspection with a leak' });
-  const fault = await gql(wip, team.operators[0].token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', {
-    i: { jobId: gid('Job', job.id), description: 'Seal leaks at the flange', severity: 'HIGH' },
-  });
+  const fault = await gql(
+    wip,
+    team.operators[0].token,
+    'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }',
+    {
+      i: { jobId: gid('Job', job.id), description: 'Seal leaks at the flange', severity: 'HIGH' },
+    },
+  );
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   faultId = fault.data.raiseFault.fault.databaseId;
 });
@@ -78,9 +95,19 @@ test('a follow-up job from an open fault under Deviations: linked to the fault, 
   await checkPage(page, 'supervisor', 'follow-up', 820);
   await page.getByRole('button', { name: 'Create follow-up job' }).click();
   await page.waitForURL(`${wip.url}/app/board`);
-  await page.getByRole('status').getByText(/Follow-up job \d+ created\./).waitFor();
-  const linked = await gql(wip, team.supervisor.token, 'query($f: ID!) { node(id: $f) { ... on Fault { followUpJobs { title priority closesFault followUpOf { databaseId } } } } }', { f: gid('Fault', faultId) });
-  assert.equal(linked.data.node.followUpJobs, [{ title: 'Follow-up: Seal leaks at the flange', priority: 'HIGH', closesFault: true, followUpOf: { databaseId: faultId } }]);
+  await page
+    .getByRole('status')
+    .getByText(/Follow-up job \d+ created\./)
+    .waitFor();
+  const linked = await gql(
+    wip,
+    team.supervisor.token,
+    'query($f: ID!) { node(id: $f) { ... on Fault { followUpJobs { title priority closesFault followUpOf { databaseId } } } } }',
+    { f: gid('Fault', faultId) },
+  );
+  assert.equal(linked.data.node.followUpJobs, [
+    { title: 'Follow-up: Seal leaks at the flange', priority: 'HIGH', closesFault: true, followUpOf: { databaseId: faultId } },
+  ]);
   await page.context().close();
 });
 

@@ -3,7 +3,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, launchChromium } from '../helpers/browser';
-import { APP_WIDTHS, checkPage, openApp, smallTargets, startAppServer, waitForPage, type AppTeam, type Member } from '../helpers/app-browser';
+import {
+  APP_WIDTHS,
+  checkPage,
+  openApp,
+  smallTargets,
+  startAppServer,
+  waitForPage,
+  type AppTeam,
+  type Member,
+} from '../helpers/app-browser';
 import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { solidPng } from '../helpers/images';
 import { upload } from '../helpers/upload';
@@ -26,7 +35,10 @@ test.before(async () => {
   const admin = await adminToken(wip);
   const logo = await upload(wip, admin, [{ name: 'logo.png', data: solidPng(96, 48, [200, 30, 30]) }], { path: '/api/admin/upload' });
   assert.is(logo.status, 201, logo.text);
-  const put = await wip.request('PUT', `/api/admin/client/${team.client.id}`, { token: admin, body: { logoFileId: logo.body.data.files[0].id } });
+  const put = await wip.request('PUT', `/api/admin/client/${team.client.id}`, {
+    token: admin,
+    body: { logoFileId: logo.body.data.files[0].id },
+  });
   assert.is(put.status, 200, put.text);
 });
 test.after(async () => {
@@ -77,10 +89,17 @@ test('signed out, a deep link shows the sign-in page and leads back after a pass
 
 test('an account with a second factor: password, then the TOTP code, then the page', async () => {
   const member = team.operators[1];
-  const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
-  const setup = await wip.request('POST', '/api/client/auth/two-factor/setup', { token: member.token, body: { password: member.password } });
+  const codeAt = (secret: string, at: number) =>
+    new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: at });
+  const setup = await wip.request('POST', '/api/client/auth/two-factor/setup', {
+    token: member.token,
+    body: { password: member.password },
+  });
   assert.is(setup.status, 200, setup.text);
-  const enable = await wip.request('POST', '/api/client/auth/two-factor/enable', { token: member.token, body: { code: codeAt(setup.body.data.secret, wip.clock.now().getTime()) } });
+  const enable = await wip.request('POST', '/api/client/auth/two-factor/enable', {
+    token: member.token,
+    body: { code: codeAt(setup.body.data.secret, wip.clock.now().getTime()) },
+  });
   assert.is(enable.status, 200, enable.text);
   // the next window's code: the one just used is not accepted twice
   wip.clock.advance(30_000);
@@ -99,7 +118,10 @@ test('an account with a second factor: password, then the TOTP code, then the pa
 test('a client that requires a second factor: a user without one enrols first (QR code, first code, recovery codes)', async () => {
   const client = await buildClient(wip, { name: 'Strict Works' });
   const user = await buildUser(wip, client, { roles: ['operator'] });
-  const required = await wip.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { twoFactorRequired: 'all' } });
+  const required = await wip.request('PUT', '/api/client/auth/client-security-settings', {
+    token: client.owner.token,
+    body: { twoFactorRequired: 'all' },
+  });
   assert.is(required.status, 200, required.text);
   const page = await openApp(browser, wip, { email: user.email, password: user.password }, { width: 820, path: '/app/deviations' });
   await page.getByRole('heading', { level: 1, name: 'Set up two-factor authentication' }).waitFor();
@@ -108,7 +130,9 @@ test('a client that requires a second factor: a user without one enrols first (Q
   await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
   await checkPage(page, 'shell', 'two-factor-setup', 820);
   const secret = ((await page.locator('main code').first().textContent()) ?? '').trim();
-  const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: wip.clock.now().getTime() });
+  const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
+    timestamp: wip.clock.now().getTime(),
+  });
   await page.getByLabel('Code').fill(code);
   await page.getByRole('button', { name: 'Turn on' }).click();
   await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
@@ -152,7 +176,9 @@ test('keyboard only: the skip link first, the navigation, focus on the new page 
   let found = false;
   for (let i = 0; i < 30 && !found; i++) {
     await page.keyboard.press('Tab');
-    found = await page.evaluate<boolean>("document.activeElement?.closest('nav') !== null && document.activeElement?.textContent === 'Board'");
+    found = await page.evaluate<boolean>(
+      "document.activeElement?.closest('nav') !== null && document.activeElement?.textContent === 'Board'",
+    );
   }
   assert.ok(found, 'the Board link is reachable with Tab');
   await page.keyboard.press('Enter');

@@ -47,7 +47,10 @@ test('create and assign a job from a published template; it is on the board, ass
   await page.getByRole('button', { name: 'Create job' }).click();
 
   await page.waitForURL(`${wip.url}/app/board`);
-  await page.getByRole('status').getByText(/Job \d+ created\./).waitFor();
+  await page
+    .getByRole('status')
+    .getByText(/Job \d+ created\./)
+    .waitFor();
   const open = page.getByRole('region', { name: /Open/ });
   const card = open.getByRole('listitem').filter({ hasText: 'Weekly pump inspection' });
   await card.waitFor();
@@ -58,7 +61,11 @@ test('create and assign a job from a published template; it is on the board, ass
   assert.match(text, /Due .*2031/);
 
   // the job as the API has it
-  const jobs = await gql(wip, team.supervisor.token, '{ jobs(first: 10) { nodes { title priority dueAt asset { name } assignees { databaseId } template { databaseId } } } }');
+  const jobs = await gql(
+    wip,
+    team.supervisor.token,
+    '{ jobs(first: 10) { nodes { title priority dueAt asset { name } assignees { databaseId } template { databaseId } } } }',
+  );
   const created = jobs.data.jobs.nodes.find((j: { title: string }) => j.title === 'Weekly pump inspection');
   assert.is(created.priority, 'HIGH');
   assert.is(created.asset.name, 'Pump 7');
@@ -71,12 +78,19 @@ test('create and assign a job from a published template; it is on the board, ass
 test('deviations: a value out of limits, a failed step, an open fault and an overdue job are listed', async () => {
   const operator = team.operators[1];
   const made = await gql(wip, team.supervisor.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
-    i: { templateId: gid('Template', templateId), title: 'Late inspection', assigneeIds: [gid('User', operator.id)], dueAt: new Date(wip.clock.now().getTime() + 60_000).toISOString() },
+    i: {
+      templateId: gid('Template', templateId),
+      title: 'Late inspection',
+      assigneeIds: [gid('User', operator.id)],
+      dueAt: new Date(wip.clock.now().getTime() + 60_000).toISOString(),
+    },
   });
   assert.equal(made.codes, [], JSON.stringify(made.errors));
   const jobId = gid('Job', made.data.createJob.job.databaseId);
   const record = (stepId: string, status: string, values: unknown[], extra = {}) =>
-    gql(wip, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { i: { jobId, stepId, status, values, ...extra } });
+    gql(wip, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+      i: { jobId, stepId, status, values, ...extra },
+    });
   assert.equal((await record('measure', 'DONE', [{ key: 'torque', value: 27.5 }])).codes, []);
   assert.equal((await record('check', 'FAILED', [{ key: 'sealOk', value: false }], { comment: 'seal torn' })).codes, []);
   const fault = await gql(wip, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', {

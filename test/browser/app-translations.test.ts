@@ -70,7 +70,9 @@ flow('the author exports the XLIFF file and imports the translation in the Trans
     // the file as the link serves it (the page's session), translated here
     const xml = await page.evaluate<string, string>((href) => fetch(href).then((r) => r.text()), (await exportLink.getAttribute('href'))!);
     assert.match(xml, /<xliff [^>]*version="2\.0"/);
-    await panel.getByLabel('Import XLIFF').setInputFiles({ name: 'seal-check.de.xlf', mimeType: 'application/x-xliff+xml', buffer: Buffer.from(translate(xml)) });
+    await panel
+      .getByLabel('Import XLIFF')
+      .setInputFiles({ name: 'seal-check.de.xlf', mimeType: 'application/x-xliff+xml', buffer: Buffer.from(translate(xml)) });
     await panel.getByRole('status').filter({ hasText: 'Imported the de translation: 6 texts changed.' }).waitFor();
     const row = panel.getByRole('row', { name: /^de / });
     await row.getByRole('cell', { name: 'Awaiting approval' }).waitFor();
@@ -78,12 +80,26 @@ flow('the author exports the XLIFF file and imports the translation in the Trans
   } finally {
     await page.context().close();
   }
-  const stored = ok(await gql(wip, team.author.token, 'query($v: ID!) { templateVersion(id: $v) { translations { language approved counts { translated stale missing } } } }', { v: `TemplateVersion:${versionId}` }));
+  const stored = ok(
+    await gql(
+      wip,
+      team.author.token,
+      'query($v: ID!) { templateVersion(id: $v) { translations { language approved counts { translated stale missing } } } }',
+      { v: `TemplateVersion:${versionId}` },
+    ),
+  );
   assert.equal(stored.templateVersion.translations, [{ language: 'de', approved: false, counts: { translated: 6, stale: 0, missing: 0 } }]);
 });
 
 flow('the panel at every width, approved', async () => {
-  ok(await gql(wip, team.approver.token, 'mutation($i: ApproveTranslationInput!) { approveTranslation(input: $i) { translation { approved } } }', { i: { versionId: `TemplateVersion:${versionId}`, language: 'de', password: PASSWORD } }));
+  ok(
+    await gql(
+      wip,
+      team.approver.token,
+      'mutation($i: ApproveTranslationInput!) { approveTranslation(input: $i) { translation { approved } } }',
+      { i: { versionId: `TemplateVersion:${versionId}`, language: 'de', password: PASSWORD } },
+    ),
+  );
   for (const width of APP_WIDTHS) {
     const page = await openApp(browser, wip, team.author, { width, path: `/app/templates/${templateId}` });
     try {
@@ -97,7 +113,10 @@ flow('the panel at every width, approved', async () => {
 
 flow('an operator whose language is German runs the job in German', async () => {
   const operator = team.operators[0];
-  const language = await wip.request('PUT', '/api/client/account/notification-preferences', { token: operator.token, body: { language: 'de' } });
+  const language = await wip.request('PUT', '/api/client/account/notification-preferences', {
+    token: operator.token,
+    body: { language: 'de' },
+  });
   assert.is(language.status, 200, language.text);
   const job = await createJob(wip, team.supervisor.token, { templateId, title: 'Seal check line 3', assigneeIds: [operator.id] });
   for (const width of APP_WIDTHS) {

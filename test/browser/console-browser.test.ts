@@ -34,7 +34,10 @@ test.before(async () => {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   smtp = await startTestSmtp();
   // no WIP_ADMIN_PASSWORD: the first run generates one, as a real install does
-  wip = await startTestServer({ license: 'evaluation', env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: '' } });
+  wip = await startTestServer({
+    license: 'evaluation',
+    env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: '' },
+  });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.on('request', (request) => requests.push(request.url()));
@@ -104,7 +107,12 @@ test('first sign-in with the generated password shows the banner; changing the p
   await page.getByLabel('New password').fill('short');
   await page.getByRole('button', { name: 'Change password' }).click();
   // the server's field error, beside its field
-  const error = page.locator(`#${await page.getByLabel('New password').getAttribute('aria-describedby').then((ids) => ids!.split(' ').pop())}`);
+  const error = page.locator(
+    `#${await page
+      .getByLabel('New password')
+      .getAttribute('aria-describedby')
+      .then((ids) => ids!.split(' ').pop())}`,
+  );
   await error.waitFor();
   assert.match(await error.innerText(), 'at least 8 characters');
   assert.is(await page.getByLabel('New password').getAttribute('aria-invalid'), 'true');
@@ -144,7 +152,10 @@ test('a CSRF-less form post with the admin cookie is refused', async () => {
   assert.is(answer.status(), 403);
   await forger.waitForURL(`${wip.url}/api/admin/client`);
   await forger.close();
-  const clients = await wip.request('GET', '/api/admin/client', { token: (await wip.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: NEW_ADMIN_PASSWORD } })).body.data.token });
+  const clients = await wip.request('GET', '/api/admin/client', {
+    token: (await wip.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: NEW_ADMIN_PASSWORD } })).body.data
+      .token,
+  });
   assert.equal(clients.body.data.items, [], 'nothing was created');
 });
 
@@ -180,7 +191,12 @@ test('the admin creates a client with an owner; a license key, checked then inst
   assert.is(seatsAfter, '77');
   assert.is.not(seatsBefore, seatsAfter);
 
-  for (const [hash, heading] of [['licenses', 'Licenses'], ['agreements', 'Agreements'], ['logs', 'Logs'], ['translations', 'Translations']]) {
+  for (const [hash, heading] of [
+    ['licenses', 'Licenses'],
+    ['agreements', 'Agreements'],
+    ['logs', 'Logs'],
+    ['translations', 'Translations'],
+  ]) {
     await open(hash, heading);
     await accessible(heading);
     await shot(`06-${hash}`);
@@ -228,7 +244,7 @@ test('operations: a backup started in the console shows progress and is listed; 
   assert.match(download.suggestedFilename(), /^wip-logs-.*\.ndjson$/);
   await page.getByText(/^Exported \d+ rows as wip-logs-/).waitFor();
   assert.match(await page.locator('.progress-text').innerText(), /\d+ rows exported\./);
-  const exported = fs.readFileSync((await download.path()), 'utf8');
+  const exported = fs.readFileSync(await download.path(), 'utf8');
   assert.match(exported, 'auth.admin_sign_in_failed');
   assert.not.match(exported, NEW_ADMIN_PASSWORD);
 
@@ -250,7 +266,11 @@ test('the owner signs in, invites a user who sets a password from the mail and s
   await page.getByRole('cell', { name: INVITED.email }).waitFor();
   await accessible('users');
   await shot('07-users');
-  for (const [hash, heading] of [['seats', 'Seats'], ['security', 'Security settings'], ['msa', 'MSA']]) {
+  for (const [hash, heading] of [
+    ['seats', 'Seats'],
+    ['security', 'Security settings'],
+    ['msa', 'MSA'],
+  ]) {
     await open(hash, heading);
     await accessible(heading);
     await shot(`08-${hash}`);

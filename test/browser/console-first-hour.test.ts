@@ -60,7 +60,10 @@ for (const width of [390, 1280]) {
 
   test.before(async () => {
     // no WIP_ADMIN_PASSWORD (the first start generates one) and no mail server, as on a fresh install
-    wip = await startTestServer({ license: 'evaluation', env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: '', WIP_PUBLIC_URL: '' } });
+    wip = await startTestServer({
+      license: 'evaluation',
+      env: { WIP_ADMIN_PASSWORD: undefined as unknown as string, WIP_SMTP_URL: '', WIP_PUBLIC_URL: '' },
+    });
     generated = fs.readFileSync(path.join(wip.dataDir, 'initial-admin-password'), 'utf8').trim();
     adminPassword = generated;
     const context = await browser.newContext({ viewport: { width, height: 860 } });
@@ -135,7 +138,10 @@ for (const width of [390, 1280]) {
     const explained = await create.innerText();
     assert.match(explained, /Full seat\s+— any role/);
     assert.match(explained, /Connect seat\s+— shop-floor people who run jobs or read instructions: the operator and viewer roles only/);
-    assert.match(await page.locator(`#${(await page.getByLabel('Connect seats').getAttribute('aria-describedby'))!.split(' ')[0]}`).innerText(), 'operator and viewer');
+    assert.match(
+      await page.locator(`#${(await page.getByLabel('Connect seats').getAttribute('aria-describedby'))!.split(' ')[0]}`).innerText(),
+      'operator and viewer',
+    );
     await page.getByLabel('Client name').fill('Acme');
     await page.getByLabel('Owner email (Security Administrator)').fill(OWNER.email);
     await page.getByLabel('Owner password').fill(OWNER.password);
@@ -169,7 +175,10 @@ for (const width of [390, 1280]) {
     assert.match(await page.locator('table.cards tbody tr', { hasText: 'connect' }).innerText(), /Acme[\s\S]*connect[\s\S]*4/);
     await checked('licenses', '05-licenses');
     const seats = (await wip.request('GET', `/api/admin/license?clientId=${clientId}`, { token: await asAdmin() })).body.data.items;
-    assert.equal(seats.map((l: any) => [l.licenseType, l.seats]).sort(), [['connect', 4], ['full', 3]]);
+    assert.equal(seats.map((l: any) => [l.licenseType, l.seats]).sort(), [
+      ['connect', 4],
+      ['full', 3],
+    ]);
     await signOut();
   });
 
@@ -247,7 +256,8 @@ for (const width of [390, 1280]) {
 
   test('item 8: the hand-over is a security event naming the Security Administrator, without the token', async () => {
     const token = await asAdmin();
-    const events = (await wip.request('GET', `/api/admin/logs?category=security&event=auth.invitation_link_revealed`, { token })).body.data.items;
+    const events = (await wip.request('GET', `/api/admin/logs?category=security&event=auth.invitation_link_revealed`, { token })).body.data
+      .items;
     assert.is(events.length, 1);
     const owner = (await wip.request('GET', `/api/admin/user?clientId=${clientId}&search=owner`, { token })).body.data.items[0];
     assert.is(events[0].userId, owner.id);
@@ -279,16 +289,34 @@ for (const width of [390, 1280]) {
     const users = (await wip.request('GET', `/api/admin/user?clientId=${clientId}&limit=50`, { token: await asAdmin() })).body.data.items;
     const worker = users.find((u: any) => u.email === WORKER.email);
     const now = wip.clock.now();
-    await upsertLockout(wip.deps.db.kysely, userAccount(WORKER.email).key, new Date(now.getTime() + 3_600_000).toISOString(), now.toISOString());
+    await upsertLockout(
+      wip.deps.db.kysely,
+      userAccount(WORKER.email).key,
+      new Date(now.getTime() + 3_600_000).toISOString(),
+      now.toISOString(),
+    );
     await page.goto(`${wip.url}/console/`);
     await signIn(OWNER.email, OWNER.password, 'Users');
     // a second user with a second factor on (written as enrolment leaves it)
-    const ownerToken = (await wip.request('POST', '/api/client/auth/sign-in', { body: { email: OWNER.email, password: OWNER.password } })).body.data.token;
-    const second = await wip.request('POST', '/api/admin/user', { token: ownerToken, body: { email: 'second@acme.test', roles: ['author'], licenseType: 'full', password: 'Quiet-Harbor-Lamp-31' } });
+    const ownerToken = (await wip.request('POST', '/api/client/auth/sign-in', { body: { email: OWNER.email, password: OWNER.password } }))
+      .body.data.token;
+    const second = await wip.request('POST', '/api/admin/user', {
+      token: ownerToken,
+      body: { email: 'second@acme.test', roles: ['author'], licenseType: 'full', password: 'Quiet-Harbor-Lamp-31' },
+    });
     assert.is(second.status, 201, second.text);
     await wip.deps.db.kysely
       .insertInto('user_two_factor')
-      .values({ client_id: clientId, user_id: second.body.data.id, secret: 'sealed', enabled_at: now.toISOString(), last_used_step: 0, recovery_codes: '[]', created_at: now.toISOString(), updated_at: now.toISOString() })
+      .values({
+        client_id: clientId,
+        user_id: second.body.data.id,
+        secret: 'sealed',
+        enabled_at: now.toISOString(),
+        last_used_step: 0,
+        recovery_codes: '[]',
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
       .execute();
     await page.reload();
     await page.locator('.loading').waitFor({ state: 'detached' });

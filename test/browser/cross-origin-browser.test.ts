@@ -14,9 +14,10 @@ import { buildClient, PASSWORD, type BuiltClient } from '../helpers/factories';
 // *site*, so SameSite=Lax cookies flow between them and only the origin checks
 // stand in the way.
 
-
 /** A tiny page server: path → HTML. */
-async function pageServer(pages: Record<string, string> = {}): Promise<{ url: string; server: http.Server; pages: Record<string, string> }> {
+async function pageServer(
+  pages: Record<string, string> = {},
+): Promise<{ url: string; server: http.Server; pages: Record<string, string> }> {
   const server = http.createServer((req, res) => {
     const page = pages[req.url ?? '/'] ?? '<!doctype html><title>page</title><p>page</p>';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
@@ -60,7 +61,8 @@ test('a cross-site page auto-submitting a sign-in form does not sign the browser
       enctype === 'text/plain'
         ? `<input name='{"email":"${intruder.owner.email}","password":"${PASSWORD}","x":"' value='"}'>`
         : `<input name="email" value="${intruder.owner.email}"><input name="password" value="${PASSWORD}">`;
-    attacker.pages['/login-csrf'] = `<!doctype html><form method="post" enctype="${enctype}" action="${wip.url}/api/client/auth/sign-in">${fields}</form>
+    attacker.pages['/login-csrf'] =
+      `<!doctype html><form method="post" enctype="${enctype}" action="${wip.url}/api/client/auth/sign-in">${fields}</form>
       <script>document.forms[0].submit()</script>`;
     const page = await context.newPage();
     const [answer] = await Promise.all([
@@ -134,7 +136,9 @@ test('a page on an unlisted origin cannot read the API, even with the victim sig
   await page.close();
   const app = await context.newPage();
   await app.goto(webApp.url);
-  const me = await app.evaluate<number>(`fetch(${JSON.stringify(wip.url + '/api/client/auth/me')}, { credentials: 'include' }).then((r) => r.status)`);
+  const me = await app.evaluate<number>(
+    `fetch(${JSON.stringify(wip.url + '/api/client/auth/me')}, { credentials: 'include' }).then((r) => r.status)`,
+  );
   assert.is(me, 200, 'still signed in');
   await app.close();
 });

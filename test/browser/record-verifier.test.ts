@@ -135,9 +135,12 @@ verifier("the console: a Security Administrator downloads a job's bundle next to
     const fingerprint = await tab.getByTestId('signing-key-fingerprint').innerText();
     assert.is(fingerprint, (await publishedKeys(server)).keys[0].kid);
     await tab.getByLabel('Job id').fill(String(job.id));
-    const [download] = await Promise.all([tab.waitForEvent('download'), tab.getByRole('button', { name: 'Download record bundle' }).click()]);
+    const [download] = await Promise.all([
+      tab.waitForEvent('download'),
+      tab.getByRole('button', { name: 'Download record bundle' }).click(),
+    ]);
     assert.is(download.suggestedFilename(), `job-${job.id}-record.json`);
-    const result = await verifyRecordBundle(fs.readFileSync((await download.path()), 'utf8'), { fingerprints: [fingerprint] });
+    const result = await verifyRecordBundle(fs.readFileSync(await download.path(), 'utf8'), { fingerprints: [fingerprint] });
     assert.equal(result.problems, []);
     await tab.getByText(`Downloaded job-${job.id}-record.json.`).waitFor();
     await assertAccessible(tab, 'the record bundles section');

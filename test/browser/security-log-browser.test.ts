@@ -27,9 +27,15 @@ test.before(async () => {
   wip = await startTestServer();
   // the changes, made through the API as any administrator would
   const token = await adminToken(wip);
-  const created = await wip.request('POST', '/api/admin/client', { token, body: { name: CLIENT_NAME, owner: { email: uniqueEmail('owner') }, seats: { full: 2 } } });
+  const created = await wip.request('POST', '/api/admin/client', {
+    token,
+    body: { name: CLIENT_NAME, owner: { email: uniqueEmail('owner') }, seats: { full: 2 } },
+  });
   assert.is(created.status, 201, created.text);
-  const seats = await wip.request('POST', '/api/admin/license', { token, body: { clientId: created.body.data.id, licenseType: 'connect', seats: 3 } });
+  const seats = await wip.request('POST', '/api/admin/license', {
+    token,
+    body: { clientId: created.body.data.id, licenseType: 'connect', seats: 3 },
+  });
   assert.is(seats.status, 201, seats.text);
   assert.is((await wip.request('PUT', `/api/admin/license/${seats.body.data.id}`, { token, body: { seats: 4 } })).status, 200);
 
@@ -58,7 +64,10 @@ async function whoOf(event: string): Promise<string> {
   await who.scrollIntoViewIfNeeded();
   const box = await who.boundingBox();
   const width = page.viewportSize()!.width;
-  assert.ok(box && box.x >= 0 && box.x + Math.min(box.width, 40) <= width, `the Who cell of ${event} is on screen at ${width} px: ${JSON.stringify(box)}`);
+  assert.ok(
+    box && box.x >= 0 && box.x + Math.min(box.width, 40) <= width,
+    `the Who cell of ${event} is on screen at ${width} px: ${JSON.stringify(box)}`,
+  );
   return who.innerText();
 }
 

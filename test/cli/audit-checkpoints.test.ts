@@ -28,7 +28,10 @@ checkpoints.before(async () => {
     const client = await buildClient(server);
     clientId = client.id;
     for (const name of ['P-1', 'P-2', 'P-3', 'P-4']) {
-      assert.equal((await gql(server, client.owner.token, `mutation { createAsset(input: {name: "${name}"}) { asset { id } } }`)).errors, undefined);
+      assert.equal(
+        (await gql(server, client.owner.token, `mutation { createAsset(input: {name: "${name}"}) { asset { id } } }`)).errors,
+        undefined,
+      );
     }
   } finally {
     await server.stop({ keepData: true });
@@ -78,7 +81,12 @@ checkpoints('a chain truncated after a checkpoint is caught by wip audit verify;
   const caught = await wip(dir, 'audit', 'verify');
   assert.is(caught.code, 1, caught.stdout);
   assert.match(caught.stdout, `client ${clientId}: 2 entries, chain intact`);
-  assert.match(caught.stdout, new RegExp(`client ${clientId}: CHECKPOINT \\d+ NOT MATCHED: the checkpoint signed on .+ covers entry 4, which the chain no longer has: entries were cut off its end`));
+  assert.match(
+    caught.stdout,
+    new RegExp(
+      `client ${clientId}: CHECKPOINT \\d+ NOT MATCHED: the checkpoint signed on .+ covers entry 4, which the chain no longer has: entries were cut off its end`,
+    ),
+  );
 
   // the intruder also deleted the stored checkpoints: the outsider's copy still tells
   const wiped = copy();
@@ -88,7 +96,10 @@ checkpoints('a chain truncated after a checkpoint is caught by wip audit verify;
   const outsider = await wip(wiped, 'audit', 'verify', '--checkpoint', exported, '--json');
   assert.is(outsider.code, 1, outsider.stdout);
   const report = JSON.parse(outsider.stdout);
-  assert.equal(report.checkpoints.map((c: any) => [c.clientId, c.checkpointId, c.seq]), [[clientId, null, 4]]);
+  assert.equal(
+    report.checkpoints.map((c: any) => [c.clientId, c.checkpointId, c.seq]),
+    [[clientId, null, 4]],
+  );
 });
 
 checkpoints('a chain rewritten with a new head after a checkpoint is caught', async () => {
@@ -118,7 +129,13 @@ checkpoints('wip keys rotate keeps the old key published; doctor shows the activ
   assert.is(rotated.code, 0, rotated.stderr);
   const result = JSON.parse(rotated.stdout);
   assert.is.not(result.active, before.keys[0].kid);
-  assert.equal(result.keys.map((k: any) => [k.kid, Boolean(k.retiredAt)]), [[before.keys[0].kid, true], [result.active, false]]);
+  assert.equal(
+    result.keys.map((k: any) => [k.kid, Boolean(k.retiredAt)]),
+    [
+      [before.keys[0].kid, true],
+      [result.active, false],
+    ],
+  );
   const secrets = JSON.parse(fs.readFileSync(path.join(dir, 'secrets.json'), 'utf8'));
   assert.is(secrets.signingKeys[0].privateKey, undefined, 'a retired key cannot sign again');
   assert.match((await wip(dir, 'doctor')).stdout, new RegExp(`fingerprint ${result.active}.*1 retired key`));

@@ -44,7 +44,10 @@ verify.before(async () => {
     await server.stop();
   }
   const db = new BetterSqlite3(path.join(pristine, 'wip.db'), { readonly: true });
-  const rows = db.prepare('SELECT id, seq FROM audit_entries WHERE client_id = ? ORDER BY seq').all(clientA) as { id: number; seq: number }[];
+  const rows = db.prepare('SELECT id, seq FROM audit_entries WHERE client_id = ? ORDER BY seq').all(clientA) as {
+    id: number;
+    seq: number;
+  }[];
   db.close();
   assert.is(rows.length, 5);
   idsA = Object.fromEntries(rows.map((r) => [r.seq, r.id]));
@@ -86,10 +89,15 @@ verify('an untouched chain passes (exit 0), for every client and in JSON', async
 });
 
 verify("an edited row's `after` is caught, naming the entry", async () => {
-  const dir = tampered((db) => db.prepare(`UPDATE audit_entries SET "after" = replace("after", 'Hall', 'Yard') WHERE client_id = ? AND seq = 2`).run(clientA));
+  const dir = tampered((db) =>
+    db.prepare(`UPDATE audit_entries SET "after" = replace("after", 'Hall', 'Yard') WHERE client_id = ? AND seq = 2`).run(clientA),
+  );
   const result = await run(dir);
   assert.is(result.code, 1, result.stdout);
-  assert.match(result.stdout, `client ${clientA}: BROKEN at entry 2 (row id ${idsA[2]}): content does not match its hash: the entry was edited`);
+  assert.match(
+    result.stdout,
+    `client ${clientA}: BROKEN at entry 2 (row id ${idsA[2]}): content does not match its hash: the entry was edited`,
+  );
   assert.match(result.stdout, new RegExp(`client ${clientB}: 2 entries, chain intact`));
 });
 

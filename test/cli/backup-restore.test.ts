@@ -19,7 +19,9 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wip-br-'));
 
 /** Serves an existing data directory in-process (the restored one). */
 async function serveDataDir(dataDir: string) {
-  const config = loadConfig({ env: { WIP_ENV: 'test', WIP_HOST: '127.0.0.1', WIP_PORT: '0', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_DATA_DIR: dataDir } });
+  const config = loadConfig({
+    env: { WIP_ENV: 'test', WIP_HOST: '127.0.0.1', WIP_PORT: '0', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_DATA_DIR: dataDir },
+  });
   const running = await startServer(createDeps(config));
   return { url: running.url.replace('localhost', '127.0.0.1'), stop: () => running.stop() };
 }
@@ -51,7 +53,10 @@ backup('a backup taken while the daemon writes restores to a consistent state wi
   const writer = async (n: number) => {
     for (let i = 0; writing; i++) {
       const name = `w${n}-${i}`;
-      const res = await server.request('POST', '/api/admin/client', { token, body: { name, owner: { email: uniqueEmail('bk'), password: PASSWORD }, seats: { full: 2 } } });
+      const res = await server.request('POST', '/api/admin/client', {
+        token,
+        body: { name, owner: { email: uniqueEmail('bk'), password: PASSWORD }, seats: { full: 2 } },
+      });
       if (res.status === 201) acknowledged.push(name);
       else failures++;
     }
@@ -84,7 +89,11 @@ backup('a backup taken while the daemon writes restores to a consistent state wi
   assert.equal(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
   assert.equal(db.pragma('foreign_key_check'), []);
   // every client has its owner and its seats: no half-written transaction
-  const partial = db.prepare('SELECT count(*) AS n FROM clients c WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.id) OR NOT EXISTS (SELECT 1 FROM licenses l WHERE l.client_id = c.id)').get() as { n: number };
+  const partial = db
+    .prepare(
+      'SELECT count(*) AS n FROM clients c WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.id) OR NOT EXISTS (SELECT 1 FROM licenses l WHERE l.client_id = c.id)',
+    )
+    .get() as { n: number };
   db.close();
   assert.is(partial.n, 0);
 
@@ -135,7 +144,10 @@ refusals('an archive whose entry does not match its checksum is refused and the 
   assert.is(result.code, 1);
   assert.match(result.stderr, /restore refused: the archive is corrupt: checksum mismatch for secrets\.json/);
   assert.is(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'), secretsBefore);
-  assert.equal(fs.readdirSync(root).filter((n) => n.includes('restore')), []);
+  assert.equal(
+    fs.readdirSync(root).filter((n) => n.includes('restore')),
+    [],
+  );
 
   // a truncated archive
   const bytes = fs.readFileSync(archive);
@@ -169,29 +181,32 @@ refusals('an archive from a newer schema is refused with a clear message', async
   fs.rmSync(current.root, { recursive: true, force: true });
 });
 
-refusals('the file store comes back; a stale pid file does not block a restore; host-local folders are kept and the aside copy removed', async () => {
-  const { root, dataDir, env } = await installedDataDir();
-  const archive = path.join(root, 'b.tar.gz');
-  fs.mkdirSync(path.join(dataDir, 'files', 'ab'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'files', 'ab', 'photo.bin'), Buffer.alloc(70_000, 7));
-  assert.is((await runWip(['backup', '--output', archive], env)).code, 0);
-  fs.rmSync(path.join(dataDir, 'files'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'secrets.json'), '{}');
-  fs.writeFileSync(path.join(dataDir, 'wip.pid'), '999999999\n');
-  fs.mkdirSync(path.join(dataDir, 'backups'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'backups', 'keep.tar.gz'), 'x');
-  const result = await runWip(['restore', archive, '--json'], env);
-  assert.is(result.code, 0, result.stderr);
-  assert.equal(JSON.parse(result.stdout).carriedOver, ['backups']);
-  assert.ok(fs.existsSync(path.join(dataDir, 'backups', 'keep.tar.gz')));
-  assert.equal(fs.readFileSync(path.join(dataDir, 'files', 'ab', 'photo.bin')), Buffer.alloc(70_000, 7));
-  assert.match(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'), /jwtSecret/);
-  assert.not.ok(fs.existsSync(path.join(dataDir, 'wip.pid')));
-  assert.equal(fs.readdirSync(root).sort(), ['b.tar.gz', 'data']);
-  const doctor = await runWip(['doctor'], env);
-  assert.is(doctor.code, 0, doctor.stdout);
-  fs.rmSync(root, { recursive: true, force: true });
-});
+refusals(
+  'the file store comes back; a stale pid file does not block a restore; host-local folders are kept and the aside copy removed',
+  async () => {
+    const { root, dataDir, env } = await installedDataDir();
+    const archive = path.join(root, 'b.tar.gz');
+    fs.mkdirSync(path.join(dataDir, 'files', 'ab'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'files', 'ab', 'photo.bin'), Buffer.alloc(70_000, 7));
+    assert.is((await runWip(['backup', '--output', archive], env)).code, 0);
+    fs.rmSync(path.join(dataDir, 'files'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'secrets.json'), '{}');
+    fs.writeFileSync(path.join(dataDir, 'wip.pid'), '999999999\n');
+    fs.mkdirSync(path.join(dataDir, 'backups'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'backups', 'keep.tar.gz'), 'x');
+    const result = await runWip(['restore', archive, '--json'], env);
+    assert.is(result.code, 0, result.stderr);
+    assert.equal(JSON.parse(result.stdout).carriedOver, ['backups']);
+    assert.ok(fs.existsSync(path.join(dataDir, 'backups', 'keep.tar.gz')));
+    assert.equal(fs.readFileSync(path.join(dataDir, 'files', 'ab', 'photo.bin')), Buffer.alloc(70_000, 7));
+    assert.match(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'), /jwtSecret/);
+    assert.not.ok(fs.existsSync(path.join(dataDir, 'wip.pid')));
+    assert.equal(fs.readdirSync(root).sort(), ['b.tar.gz', 'data']);
+    const doctor = await runWip(['doctor'], env);
+    assert.is(doctor.code, 0, doctor.stdout);
+    fs.rmSync(root, { recursive: true, force: true });
+  },
+);
 
 refusals('tls/ is backed up and restored: the CA keeps its fingerprint and its key', async () => {
   const { root, dataDir, env } = await installedDataDir();

@@ -35,12 +35,25 @@ basics('a run registers only its own command module; help and unknown commands g
   const all = buildProgram().commands.map((c) => c.name());
   // every command is found in the module that registers it, also after the program's own options
   for (const name of all) {
-    assert.ok(buildProgram(argv(name)).commands.some((c) => c.name() === name), name);
-    assert.ok(buildProgram(argv('--data-dir', 'serve', '--json', '--config', 'x.json', name)).commands.some((c) => c.name() === name), name);
+    assert.ok(
+      buildProgram(argv(name)).commands.some((c) => c.name() === name),
+      name,
+    );
+    assert.ok(
+      buildProgram(argv('--data-dir', 'serve', '--json', '--config', 'x.json', name)).commands.some((c) => c.name() === name),
+      name,
+    );
   }
-  assert.equal(buildProgram(argv('serve', '--port', '0')).commands.map((c) => c.name()), ['serve']);
+  assert.equal(
+    buildProgram(argv('serve', '--port', '0')).commands.map((c) => c.name()),
+    ['serve'],
+  );
   assert.is(commandOf(argv('--data-dir=d', 'user', 'unlock')), 'user');
-  for (const args of [[], ['--help'], ['help', 'serve'], ['no-such-command'], ['--', 'serve']]) assert.equal(buildProgram(argv(...args)).commands.map((c) => c.name()), all);
+  for (const args of [[], ['--help'], ['help', 'serve'], ['no-such-command'], ['--', 'serve']])
+    assert.equal(
+      buildProgram(argv(...args)).commands.map((c) => c.name()),
+      all,
+    );
 });
 
 basics('usage errors exit 2; failures exit 1 with one line on stderr', async () => {
@@ -121,7 +134,10 @@ basics('admin create / list / reset-password / delete, refusing to delete the la
   assert.is(duplicate.code, 1);
   assert.match(duplicate.stderr, /already exists/);
   const list = JSON.parse((await runCli(['admin', 'list', '--json'], { env })).stdout);
-  assert.equal(list.map((a: { username: string }) => a.username), ['admin', 'ops']);
+  assert.equal(
+    list.map((a: { username: string }) => a.username),
+    ['admin', 'ops'],
+  );
   assert.not.match(JSON.stringify(list), /hash|\$2/);
   assert.is((await runCli(['admin', 'reset-password', '--username', 'ops', '--password-stdin'], { env, input: 'ops-password-2' })).code, 0);
   assert.is((await runCli(['admin', 'reset-password', '--username', 'ghost', '--password', 'whatever-1'], { env })).code, 1);
@@ -149,34 +165,43 @@ daemon('first start creates everything, prints the generated admin password once
   assert.is(await first.stop(), 0);
   const second = await startDaemon(['--data-dir', dir]);
   assert.not.match(second.stdout(), /password:/);
-  const again = await request(second.url, 'POST', '/api/client/auth/sign-in', { body: { email: 'kept@example.test', password: 'owner-password-1' } });
+  const again = await request(second.url, 'POST', '/api/client/auth/sign-in', {
+    body: { email: 'kept@example.test', password: 'owner-password-1' },
+  });
   assert.is(again.status, 200);
   assert.is(await second.stop('SIGINT'), 0);
 });
 
-daemon('issue 27 item 1: the first start names the console URL (this machine\'s name when listening on 0.0.0.0) and says the password is changed there', async () => {
-  const wildcard = await startDaemon(['--data-dir', path.join(tempDir(), 'fresh')], {}, { host: '0.0.0.0' });
-  try {
-    const port = new URL(wildcard.url).port;
-    const line = wildcard.stdout().split('\n').find((l) => l.startsWith('Admin console: ')) ?? '';
-    assert.ok(line.startsWith(`Admin console: http://${os.hostname()}:${port}/console/ `), wildcard.stdout());
-    assert.match(line, /change the password there/);
-    const page = await fetch(`${wildcard.url}/console/`);
-    assert.is(page.status, 200);
-    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
-  } finally {
-    assert.is(await wildcard.stop(), 0);
-  }
-  // a configured password: no password printed, the way to the console still is; a second start says nothing of it
-  const dir = path.join(tempDir(), 'configured');
-  const configured = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
-  assert.not.match(configured.stdout(), /password: /);
-  assert.ok(configured.stdout().includes(`Admin console: ${configured.url}/console/`), configured.stdout());
-  assert.is(await configured.stop(), 0);
-  const again = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
-  assert.not.match(again.stdout(), /Admin console/);
-  assert.is(await again.stop(), 0);
-});
+daemon(
+  "issue 27 item 1: the first start names the console URL (this machine's name when listening on 0.0.0.0) and says the password is changed there",
+  async () => {
+    const wildcard = await startDaemon(['--data-dir', path.join(tempDir(), 'fresh')], {}, { host: '0.0.0.0' });
+    try {
+      const port = new URL(wildcard.url).port;
+      const line =
+        wildcard
+          .stdout()
+          .split('\n')
+          .find((l) => l.startsWith('Admin console: ')) ?? '';
+      assert.ok(line.startsWith(`Admin console: http://${os.hostname()}:${port}/console/ `), wildcard.stdout());
+      assert.match(line, /change the password there/);
+      const page = await fetch(`${wildcard.url}/console/`);
+      assert.is(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    } finally {
+      assert.is(await wildcard.stop(), 0);
+    }
+    // a configured password: no password printed, the way to the console still is; a second start says nothing of it
+    const dir = path.join(tempDir(), 'configured');
+    const configured = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
+    assert.not.match(configured.stdout(), /password: /);
+    assert.ok(configured.stdout().includes(`Admin console: ${configured.url}/console/`), configured.stdout());
+    assert.is(await configured.stop(), 0);
+    const again = await startDaemon(['--data-dir', dir], { WIP_ADMIN_PASSWORD: 'first-admin-pass' });
+    assert.not.match(again.stdout(), /Admin console/);
+    assert.is(await again.stop(), 0);
+  },
+);
 
 daemon('admin commands work against the data directory while the daemon runs', async () => {
   const dir = tempDir();
@@ -184,10 +209,15 @@ daemon('admin commands work against the data directory while the daemon runs', a
   try {
     const created = await runCli(['--data-dir', dir, 'admin', 'create', '--username', 'night-shift', '--password', 'night-pass-123']);
     assert.is(created.code, 0, created.stderr);
-    const signIn = await request(running.url, 'POST', '/api/admin/auth/sign-in', { body: { username: 'night-shift', password: 'night-pass-123' } });
+    const signIn = await request(running.url, 'POST', '/api/admin/auth/sign-in', {
+      body: { username: 'night-shift', password: 'night-pass-123' },
+    });
     assert.is(signIn.status, 200);
     // a reset from the CLI ends the admin's sessions in the daemon at once
-    assert.is((await runCli(['--data-dir', dir, 'admin', 'reset-password', '--username', 'night-shift', '--password', 'night-pass-456'])).code, 0);
+    assert.is(
+      (await runCli(['--data-dir', dir, 'admin', 'reset-password', '--username', 'night-shift', '--password', 'night-pass-456'])).code,
+      0,
+    );
     assert.is((await request(running.url, 'GET', '/api/admin/client', { token: signIn.body.data.token })).status, 401);
   } finally {
     assert.is(await running.stop(), 0);
@@ -203,7 +233,12 @@ daemon('SIGTERM lets in-flight requests finish before exiting 0', async () => {
   const body = JSON.stringify({ username: 'admin', password: 'first-admin-pass' });
   const req = http.request(new URL('/api/admin/auth/sign-in', running.url), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), expect: '100-continue', connection: 'close' },
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      expect: '100-continue',
+      connection: 'close',
+    },
   });
   const continued = new Promise<void>((resolve) => req.once('continue', () => resolve()));
   const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -218,7 +253,7 @@ daemon('SIGTERM lets in-flight requests finish before exiting 0', async () => {
   req.flushHeaders();
   await continued;
   const code = running.stop();
-  for (const deadline = Date.now() + 15_000; !/shutting down/.test(running.stdout()); ) {
+  for (const deadline = Date.now() + 15_000; !/shutting down/.test(running.stdout());) {
     if (Date.now() > deadline) throw new Error(`no "shutting down" line: ${running.stdout()}`);
     await new Promise((r) => setTimeout(r, 20));
   }

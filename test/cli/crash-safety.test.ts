@@ -53,9 +53,14 @@ async function setUp(server: TestServer): Promise<Fixture> {
   const operator = await buildUser(server, client, { roles: ['operator'] });
   const drafts: number[] = [];
   for (let i = 0; i < 2; i++) {
-    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { version { databaseId } } }', {
-      i: { title: `Draft ${i}`, description: '', tags: [], content: draftContent(0) },
-    });
+    const created = await gql(
+      server,
+      client.owner.token,
+      'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { version { databaseId } } }',
+      {
+        i: { title: `Draft ${i}`, description: '', tags: [], content: draftContent(0) },
+      },
+    );
     assert.equal(created.codes, [], JSON.stringify(created.errors));
     drafts.push(created.data.createTemplate.version.databaseId);
   }
@@ -63,7 +68,14 @@ async function setUp(server: TestServer): Promise<Fixture> {
 }
 
 /** Runs each kind of write in its own loop until `stop` is set; records what was acknowledged. */
-function drive(server: TestServer, fixture: Fixture, env: Record<string, string>, ack: Acknowledged, licenseDir: string, state: { stop: boolean }) {
+function drive(
+  server: TestServer,
+  fixture: Fixture,
+  env: Record<string, string>,
+  ack: Acknowledged,
+  licenseDir: string,
+  state: { stop: boolean },
+) {
   const owner = fixture.client.owner.token;
   const loop = async (write: () => Promise<void>) => {
     while (!state.stop) await write().catch(() => undefined); // a refused connection after the kill is expected
@@ -80,7 +92,12 @@ function drive(server: TestServer, fixture: Fixture, env: Record<string, string>
   };
   const editDraft = (versionId: number) => async () => {
     const n = (ack.draftEdits.get(versionId) ?? 0) + 1;
-    const res = await gql(server, owner, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', { v: `TemplateVersion:${versionId}`, c: draftContent(n) });
+    const res = await gql(
+      server,
+      owner,
+      'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }',
+      { v: `TemplateVersion:${versionId}`, c: draftContent(n) },
+    );
     if (res.status === 200 && res.codes.length === 0) ack.draftEdits.set(versionId, n);
   };
   const jobs = async () => {
@@ -88,7 +105,15 @@ function drive(server: TestServer, fixture: Fixture, env: Record<string, string>
     ack.jobs.push(job.id);
     for (let n = 1; n <= 3 && !state.stop; n++) {
       const res = await gql(server, fixture.operatorToken, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
-        i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }, { key: 'note', value: `recording ${n}` }] },
+        i: {
+          jobId: `Job:${job.id}`,
+          stepId: 'measure',
+          status: 'DONE',
+          values: [
+            { key: 'torque', value: 15 },
+            { key: 'note', value: `recording ${n}` },
+          ],
+        },
       });
       if (res.status === 200 && res.codes.length === 0) ack.recordings.set(job.id, n);
     }
@@ -100,12 +125,22 @@ function drive(server: TestServer, fixture: Fixture, env: Record<string, string>
     const result = await runWip(['license', 'install', file], env);
     if (result.code === 0) ack.licenses.push(licenseId);
   };
-  return Promise.all([loop(createUsers), loop(createUsers), loop(uploads), loop(uploads), ...fixture.drafts.map((d) => loop(editDraft(d))), loop(jobs), loop(installLicenses)]);
+  return Promise.all([
+    loop(createUsers),
+    loop(createUsers),
+    loop(uploads),
+    loop(uploads),
+    ...fixture.drafts.map((d) => loop(editDraft(d))),
+    loop(jobs),
+    loop(installLicenses),
+  ]);
 }
 
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 /** The database, opened after the crash as a forensic tool would (no application code in between). */
@@ -114,7 +149,9 @@ function checkDatabase(dataDir: string, ack: Acknowledged): void {
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     assert.equal(db.pragma('foreign_key_check'), [], 'no orphan row');
-    const licenses = new Set((db.prepare('select license_id from installed_licenses').all() as { license_id: string }[]).map((r) => r.license_id));
+    const licenses = new Set(
+      (db.prepare('select license_id from installed_licenses').all() as { license_id: string }[]).map((r) => r.license_id),
+    );
     for (const id of ack.licenses) assert.ok(licenses.has(id), `acknowledged license ${id} is installed`);
     // every file row (acknowledged or committed just before the kill) has its complete content
     for (const row of db.prepare('select id, sha256, size from files').all() as { id: number; sha256: string; size: number }[]) {
@@ -133,11 +170,21 @@ function checkDatabase(dataDir: string, ack: Acknowledged): void {
 function toVerify(ack: Acknowledged, from: Counts | undefined): Acknowledged {
   if (!from) return ack;
   const recentAndSample = <T>(items: T[], start: number) => [...items.slice(start), ...items.slice(0, start).filter(() => random() < 0.05)];
-  return { ...ack, users: recentAndSample(ack.users, from.users), files: recentAndSample(ack.files, from.files), jobs: recentAndSample(ack.jobs, from.jobs) };
+  return {
+    ...ack,
+    users: recentAndSample(ack.users, from.users),
+    files: recentAndSample(ack.files, from.files),
+    jobs: recentAndSample(ack.jobs, from.jobs),
+  };
 }
 
 const everyKindAcknowledged = (ack: Acknowledged) =>
-  ack.users.length > 0 && ack.files.length > 0 && ack.jobs.length > 0 && ack.draftEdits.size > 0 && ack.recordings.size > 0 && ack.licenses.length > 0;
+  ack.users.length > 0 &&
+  ack.files.length > 0 &&
+  ack.jobs.length > 0 &&
+  ack.draftEdits.size > 0 &&
+  ack.recordings.size > 0 &&
+  ack.licenses.length > 0;
 
 type Counts = { users: number; files: number; jobs: number };
 const counts = (ack: Acknowledged): Counts => ({ users: ack.users.length, files: ack.files.length, jobs: ack.jobs.length });
@@ -152,19 +199,31 @@ async function checkAcknowledged(server: TestServer, fixture: Fixture, ack: Ackn
   for (const file of ack.files) {
     const res = await fetch(`${server.url}/api/client/files/${file.id}`, { headers: { authorization: `Bearer ${owner}` } });
     assert.is(res.status, 200, `acknowledged file ${file.id}`);
-    assert.is(createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'), file.sha256, `file ${file.id} intact`);
+    assert.is(
+      createHash('sha256')
+        .update(Buffer.from(await res.arrayBuffer()))
+        .digest('hex'),
+      file.sha256,
+      `file ${file.id} intact`,
+    );
   }
   for (const [versionId, n] of ack.draftEdits) {
-    const res = await gql(server, owner, 'query($v: ID!) { templateVersion(id: $v) { content { sections { title } } } }', { v: `TemplateVersion:${versionId}` });
+    const res = await gql(server, owner, 'query($v: ID!) { templateVersion(id: $v) { content { sections { title } } } }', {
+      v: `TemplateVersion:${versionId}`,
+    });
     const stored = editNumber(res.data?.templateVersion?.content.sections[0]?.title);
     // the acknowledged edit, or one sent after it that committed before the kill
     assert.ok(stored === n || stored === n + 1, `draft ${versionId}: acknowledged edit ${n}, stored ${stored}`);
   }
   for (const jobId of ack.jobs) {
-    const res = await gql(server, owner, 'query($j: ID!) { job(id: $j) { id: databaseId records { stepId values { key value } } } }', { j: `Job:${jobId}` });
+    const res = await gql(server, owner, 'query($j: ID!) { job(id: $j) { id: databaseId records { stepId values { key value } } } }', {
+      j: `Job:${jobId}`,
+    });
     assert.is(res.data?.job?.id, jobId, `acknowledged job ${jobId}: ${JSON.stringify(res.errors)}`);
     const n = ack.recordings.get(jobId) ?? 0;
-    const note = res.data.job.records.find((r: { stepId: string }) => r.stepId === 'measure')?.values.find((v: { key: string }) => v.key === 'note')?.value;
+    const note = res.data.job.records
+      .find((r: { stepId: string }) => r.stepId === 'measure')
+      ?.values.find((v: { key: string }) => v.key === 'note')?.value;
     const stored = recordingNumber(note);
     assert.ok(stored === n || stored === n + 1, `job ${jobId}: acknowledged recording ${n}, stored ${stored}`);
   }
@@ -211,7 +270,10 @@ test('every acknowledged write survives a SIGKILL at a random moment; the databa
       assert.equal(walk(path.join(dataDir, 'files', 'tmp')), [], `round ${round}: no partial upload left`);
       assert.is((await server.request('GET', '/readyz')).status, 200);
       await checkAcknowledged(server, fixture, toVerify(ack, round === ROUNDS ? undefined : before));
-      if (ROUNDS > 10 && round % 10 === 0) console.log(`round ${round}: ${ack.users.length} users, ${ack.files.length} files, ${ack.jobs.length} jobs, ${ack.licenses.length} licenses acknowledged so far`);
+      if (ROUNDS > 10 && round % 10 === 0)
+        console.log(
+          `round ${round}: ${ack.users.length} users, ${ack.files.length} files, ${ack.jobs.length} jobs, ${ack.licenses.length} licenses acknowledged so far`,
+        );
     }
   } catch (error) {
     (error as Error).message = `round ${currentRound} of ${ROUNDS} (CRASH_SEED=${SEED}): ${(error as Error).message}`;
@@ -219,7 +281,16 @@ test('every acknowledged write survives a SIGKILL at a random moment; the databa
   } finally {
     await daemon.stop();
   }
-  const summary = { rounds: ROUNDS, seed: SEED, users: ack.users.length, files: ack.files.length, jobs: ack.jobs.length, draftEdits: [...ack.draftEdits.values()].reduce((a, b) => a + b, 0), recordings: [...ack.recordings.values()].reduce((a, b) => a + b, 0), licenses: ack.licenses.length };
+  const summary = {
+    rounds: ROUNDS,
+    seed: SEED,
+    users: ack.users.length,
+    files: ack.files.length,
+    jobs: ack.jobs.length,
+    draftEdits: [...ack.draftEdits.values()].reduce((a, b) => a + b, 0),
+    recordings: [...ack.recordings.values()].reduce((a, b) => a + b, 0),
+    licenses: ack.licenses.length,
+  };
   console.log(`crash safety: ${JSON.stringify(summary)}`);
   // the load reached every kind of write, so the kill interrupted real work
   for (const [kind, count] of Object.entries(summary)) assert.ok(count > 0, `no acknowledged ${kind}`);

@@ -45,11 +45,17 @@ test('a licensed installation: every check OK, one line each, exit 0', async () 
   assert.is(text.code, 0, text.stdout + text.stderr);
   const lines = text.stdout.trim().split('\n');
   for (const name of ['data-dir', 'secrets', 'database', 'migrations', 'clock', 'files', 'license', 'port', 'smtp', 'runtime']) {
-    assert.ok(lines.some((l) => new RegExp(`^OK +${name} `).test(l)), `${name} OK in:\n${text.stdout}`);
+    assert.ok(
+      lines.some((l) => new RegExp(`^OK +${name} `).test(l)),
+      `${name} OK in:\n${text.stdout}`,
+    );
   }
   // the runtime line with its end of life, and in --json what GET /api/client/version and wip --version --json report
   const runtime = runtimeInfo();
-  assert.ok(lines.includes(`OK    runtime    Node.js ${process.versions.node}, release line supported until ${runtime.supportedUntil}`), text.stdout);
+  assert.ok(
+    lines.includes(`OK    runtime    Node.js ${process.versions.node}, release line supported until ${runtime.supportedUntil}`),
+    text.stdout,
+  );
   assert.equal((await doctor(env)).report.runtime, runtime);
   assert.equal(JSON.parse((await runWip(['--version', '--json'], env)).stdout).runtime, runtime);
   fs.rmSync(root, { recursive: true, force: true });
@@ -63,11 +69,16 @@ test('the runtime check warns in the last 90 days of the Node.js line, after its
     assert.equal(report.runtime, runtimeInfo(version));
     return status(report, 'runtime');
   };
-  assert.equal(await check('24.21.0', '2027-11-26T00:00:00Z'), { name: 'runtime', status: 'OK', message: 'Node.js 24.21.0, release line supported until 2028-04-30' });
+  assert.equal(await check('24.21.0', '2027-11-26T00:00:00Z'), {
+    name: 'runtime',
+    status: 'OK',
+    message: 'Node.js 24.21.0, release line supported until 2028-04-30',
+  });
   assert.equal(await check('24.21.0', '2028-03-01T00:00:00Z'), {
     name: 'runtime',
     status: 'WARN',
-    message: 'Node.js 24.21.0: its release line reaches end of life on 2028-04-30 (in 61 day(s)); plan the update to a wip build on a newer Node.js line',
+    message:
+      'Node.js 24.21.0: its release line reaches end of life on 2028-04-30 (in 61 day(s)); plan the update to a wip build on a newer Node.js line',
   });
   assert.is((await check('20.20.2', '2026-11-26T00:00:00Z')).status, 'WARN');
   assert.match((await check('20.20.2', '2026-11-26T00:00:00Z')).message, 'reached end of life on 2026-04-30');
@@ -122,7 +133,9 @@ test('file store against the storage index: unreferenced and temporary files are
   const BetterSqlite3 = (await import('better-sqlite3')).default;
   const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
   const now = new Date().toISOString();
-  db.prepare("INSERT INTO agreements (kind, version, title, file_key, file_name, file_size, effective_at, created_at, updated_at) VALUES ('msa', '1', 'MSA', ?, 'msa.pdf', 64, ?, ?, ?)").run(referencedKey, now, now, now);
+  db.prepare(
+    "INSERT INTO agreements (kind, version, title, file_key, file_name, file_size, effective_at, created_at, updated_at) VALUES ('msa', '1', 'MSA', ?, 'msa.pdf', 64, ?, ?, ?)",
+  ).run(referencedKey, now, now, now);
   db.close();
   put(referencedKey);
   put(freshKey, new Date()); // just written: may be an upload in progress
@@ -155,7 +168,10 @@ test('a future timestamp in the database (clock went back) is a FAIL', async () 
   const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0' });
   const BetterSqlite3 = (await import('better-sqlite3')).default;
   const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
-  db.prepare("INSERT INTO clients (name, created_at, updated_at) VALUES ('x', ?, ?)").run(new Date(Date.now() + 86400_000).toISOString(), new Date(Date.now() + 86400_000).toISOString());
+  db.prepare("INSERT INTO clients (name, created_at, updated_at) VALUES ('x', ?, ?)").run(
+    new Date(Date.now() + 86400_000).toISOString(),
+    new Date(Date.now() + 86400_000).toISOString(),
+  );
   db.close();
   const { code, report } = await doctor(env);
   assert.is(code, 1);
@@ -166,7 +182,11 @@ test('a future timestamp in the database (clock went back) is a FAIL', async () 
 
 test('SMTP: a listening server is OK, a closed port is FAIL; the port check fails when the port is taken', async () => {
   const smtp = await listen();
-  const { root, env } = await installedDataDir({ WIP_SMTP_URL: `smtp://mailer:s3cret-pass@127.0.0.1:${smtp.port}`, WIP_HOST: '127.0.0.1', WIP_PORT: String(smtp.port) });
+  const { root, env } = await installedDataDir({
+    WIP_SMTP_URL: `smtp://mailer:s3cret-pass@127.0.0.1:${smtp.port}`,
+    WIP_HOST: '127.0.0.1',
+    WIP_PORT: String(smtp.port),
+  });
   let { report } = await doctor(env);
   assert.is(status(report, 'smtp').status, 'OK');
   assert.not.match(JSON.stringify(report), /s3cret-pass/);
@@ -187,7 +207,10 @@ test('the port check reports what the running daemon really listens on, not the 
     const port = new URL(daemon.url).port;
     const { report } = await doctor(env);
     assert.is(status(report, 'port').status, 'OK');
-    assert.match(status(report, 'port').message, new RegExp(`^127\\.0\\.0\\.1:${port} \\(http\\) is served by the running daemon \\(pid ${daemon.child.pid}\\)$`));
+    assert.match(
+      status(report, 'port').message,
+      new RegExp(`^127\\.0\\.0\\.1:${port} \\(http\\) is served by the running daemon \\(pid ${daemon.child.pid}\\)$`),
+    );
   } finally {
     assert.is(await daemon.stop(), 0);
   }

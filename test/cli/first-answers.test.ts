@@ -60,10 +60,19 @@ test('`wip serve` answers liveness, readiness, a route envelope and error envelo
     assert.is(await daemon.stop(), 0);
   }
   const loaded = JSON.parse(fs.readFileSync(loadedFile, 'utf8')) as { builtins: string[]; required: string[] };
-  assert.equal(loaded.builtins.filter((name) => /undici|webstreams\/readablestream/.test(name)), []);
+  assert.equal(
+    loaded.builtins.filter((name) => /undici|webstreams\/readablestream/.test(name)),
+    [],
+  );
   // libraries of a few routes (OpenID sign-in, 2FA enrolment, update checks), of terminal logs and of certificate issuing load when first used
-  assert.equal(loaded.required.filter((name) => LOADED_ON_FIRST_USE.includes(name)), []);
-  assert.equal(loaded.required.filter((name) => ROUTE_GROUPS_NOT_ASKED.includes(name)), []);
+  assert.equal(
+    loaded.required.filter((name) => LOADED_ON_FIRST_USE.includes(name)),
+    [],
+  );
+  assert.equal(
+    loaded.required.filter((name) => ROUTE_GROUPS_NOT_ASKED.includes(name)),
+    [],
+  );
   assert.ok(loaded.required.includes('./client/auth'), 'the route group of /api/client/auth/me was loaded on its first request');
   assert.ok(loaded.required.includes('better-sqlite3'), 'the hook saw the daemon require its packages');
   fs.rmSync(root, { recursive: true, force: true });

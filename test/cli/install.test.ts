@@ -63,7 +63,10 @@ install('writes config.json and a hardened wip.service for the data directory', 
   ]) {
     assert.ok(lines.includes(expected), `missing "${expected}" in\n${unit}`);
   }
-  assert.not.ok(lines.some((l) => l.startsWith('MemoryDenyWriteExecute')), 'V8 needs W+X memory');
+  assert.not.ok(
+    lines.some((l) => l.startsWith('MemoryDenyWriteExecute')),
+    'V8 needs W+X memory',
+  );
 
   const config = JSON.parse(fs.readFileSync(path.join(dataDir, 'config.json'), 'utf8'));
   assert.equal(Object.keys(config).slice(0, 4), ['host', 'port', 'publicUrl', 'logLevel']);
@@ -127,7 +130,18 @@ install('an unknown service account or group fails before anything is installed'
   assert.is(run.code, 1, run.stdout);
   assert.match(run.stderr, /there is no account "no-such-wip-account"; create it first: useradd/);
   assert.is(run.stdout, '');
-  const group = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--group', 'no-such-wip-group', '--unit-dir', unitDir]);
+  const group = await wip([
+    '--data-dir',
+    dataDir,
+    'install',
+    '--systemd',
+    '--user',
+    me,
+    '--group',
+    'no-such-wip-group',
+    '--unit-dir',
+    unitDir,
+  ]);
   assert.is(group.code, 1);
   assert.match(group.stderr, /there is no group "no-such-wip-group"; create it first/);
   assert.not.ok(fs.existsSync(dataDir));
@@ -138,7 +152,10 @@ install('issue 27 item 17: --print with a service account not created yet prints
   const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir, '--print']);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /\nUser=no-such-wip-account\nGroup=no-such-wip-account\n/);
-  assert.match(run.stderr, /^warning: there is no account "no-such-wip-account"; create it first: useradd --system .* no-such-wip-account; "install --systemd" refuses until it exists\n$/);
+  assert.match(
+    run.stderr,
+    /^warning: there is no account "no-such-wip-account"; create it first: useradd --system .* no-such-wip-account; "install --systemd" refuses until it exists\n$/,
+  );
   const group = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', me, '--group', 'no-such-wip-group', '--print']);
   assert.is(group.code, 0, group.stderr);
   assert.match(group.stdout, /\nGroup=no-such-wip-group\n/);

@@ -46,8 +46,13 @@ async function onTerminal(
   then: (url: string) => Promise<void> = async () => {},
   until: (out: string) => boolean = () => true,
 ): Promise<{ listening: string; out: string }> {
-  const command = [process.execPath, BIN, '--data-dir', dataDir(), 'serve', '--host', '127.0.0.1', '--port', '0', ...serveArgs].map((a) => JSON.stringify(a)).join(' ');
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, ...ENV, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const command = [process.execPath, BIN, '--data-dir', dataDir(), 'serve', '--host', '127.0.0.1', '--port', '0', ...serveArgs]
+    .map((a) => JSON.stringify(a))
+    .join(' ');
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+    env: { ...process.env, ...ENV, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
   try {
@@ -63,7 +68,7 @@ async function onTerminal(
       });
     });
     await then(/(http:\/\/\S+)/.exec(listening)![1].replace('localhost', '127.0.0.1'));
-    for (const deadline = Date.now() + 10_000; !until(plain()); ) {
+    for (const deadline = Date.now() + 10_000; !until(plain());) {
       if (Date.now() > deadline) throw new Error(`output never complete: ${plain()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -92,7 +97,10 @@ logs('issue 27 item 2: on a terminal each request is one readable line (method, 
     assert.match(mentioning[0], new RegExp(`^\\[[0-9: .-]+\\] INFO: GET ${p} \\d{3} \\d+\\.\\d ms \\[req-${p.length}\\]$`));
   }
   // no field lines of a request below it (pino-pretty's "    requestId: …" block)
-  assert.not.ok(lines.some((l) => /^\s+(requestId|method|route|status|ms):/.test(l)), out);
+  assert.not.ok(
+    lines.some((l) => /^\s+(requestId|method|route|status|ms):/.test(l)),
+    out,
+  );
 });
 
 logs('stdout a terminal: readable lines without any flag; --log-format json keeps JSON', async () => {

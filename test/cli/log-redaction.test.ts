@@ -22,7 +22,10 @@ test("a sign-in's password and tokens never appear in any stdout log line nor in
     const password = 'Redaction-Test-Password-42';
     const wrongPassword = 'Wrong-Password-Attempt-77';
     secrets.push(password, wrongPassword);
-    const created = await request(url, 'POST', '/api/admin/client', { token: adminToken, body: { name: 'Redaction', owner: { email, password } } });
+    const created = await request(url, 'POST', '/api/admin/client', {
+      token: adminToken,
+      body: { name: 'Redaction', owner: { email, password } },
+    });
     assert.is(created.status, 201, created.text);
 
     assert.is((await request(url, 'POST', '/api/client/auth/sign-in', { body: { email, password: wrongPassword } })).status, 401);
@@ -49,10 +52,17 @@ test("a sign-in's password and tokens never appear in any stdout log line nor in
   for (const line of lines) {
     assert.ok(line.startsWith('{'), `structured JSON only: ${line.slice(0, 80)}`);
     const entry = JSON.parse(line) as Record<string, unknown>;
-    if (entry.msg === 'request') for (const key of ['requestId', 'route', 'status', 'ms']) assert.ok(key in entry, `request line has ${key}`);
+    if (entry.msg === 'request')
+      for (const key of ['requestId', 'route', 'status', 'ms']) assert.ok(key in entry, `request line has ${key}`);
   }
-  assert.ok(lines.some((l) => l.includes('"route":"/api/client/auth/sign-in"')), 'the sign-ins were logged');
-  assert.ok(lines.some((l) => l.includes('auth.refresh_token_reuse')), 'the reuse event was logged');
+  assert.ok(
+    lines.some((l) => l.includes('"route":"/api/client/auth/sign-in"')),
+    'the sign-ins were logged',
+  );
+  assert.ok(
+    lines.some((l) => l.includes('auth.refresh_token_reuse')),
+    'the reuse event was logged',
+  );
   for (const secret of secrets) {
     assert.ok(secret.length >= 10);
     for (const line of lines) assert.not.ok(line.includes(secret), `a secret leaked into the log: ${line}`);
@@ -61,7 +71,10 @@ test("a sign-in's password and tokens never appear in any stdout log line nor in
   const exported = await runWip(['logs', 'export'], env);
   assert.is(exported.code, 0, exported.stderr);
   const rows = exported.stdout.trim().split('\n');
-  assert.ok(rows.some((r) => r.includes('auth.refresh_token_reuse')), 'the logs table has the security event');
+  assert.ok(
+    rows.some((r) => r.includes('auth.refresh_token_reuse')),
+    'the logs table has the security event',
+  );
   for (const secret of secrets) for (const row of rows) assert.not.ok(row.includes(secret), `a secret leaked into the logs table: ${row}`);
   fs.rmSync(root, { recursive: true, force: true });
 });

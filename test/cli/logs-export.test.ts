@@ -17,7 +17,15 @@ function seed(dataDir: string, rows: number): void {
   const padding = 'x'.repeat(600);
   db.transaction(() => {
     for (let i = 0; i < rows; i++) {
-      insert.run(new Date(START + i * 1000).toISOString(), ['info', 'warn', 'error'][i % 3], 'test.export', `row ${i}, "quoted", with comma`, (i % 5) + 1, i, JSON.stringify({ i, padding }));
+      insert.run(
+        new Date(START + i * 1000).toISOString(),
+        ['info', 'warn', 'error'][i % 3],
+        'test.export',
+        `row ${i}, "quoted", with comma`,
+        (i % 5) + 1,
+        i,
+        JSON.stringify({ i, padding }),
+      );
     }
   })();
   db.close();
@@ -45,7 +53,11 @@ test.after(() => fs.rmSync(ctx.root, { recursive: true, force: true }));
 
 /** Runs an export with the memory debug line on and a small V8 heap cap (48 MB: the CLI itself loads the whole application; the export is larger than 60 MB): buffering the export would not fit. */
 async function exportWithMemory(args: string[]) {
-  const result = await runWip(['logs', 'export', ...args], { ...ctx.env, WIP_DEBUG_MEMORY: '1', NODE_OPTIONS: '--max-old-space-size=48 --max-semi-space-size=1' });
+  const result = await runWip(['logs', 'export', ...args], {
+    ...ctx.env,
+    WIP_DEBUG_MEMORY: '1',
+    NODE_OPTIONS: '--max-old-space-size=48 --max-semi-space-size=1',
+  });
   assert.is(result.code, 0, result.stderr);
   const debug = JSON.parse(/wip-debug-memory (.*)/.exec(result.stderr)![1]) as { rows: number; rssStart: number; rssPeak: number };
   return { result, debug, growth: debug.rssPeak - debug.rssStart };
@@ -76,7 +88,10 @@ test('exports 100k rows as NDJSON in constant memory, every row once, oldest fir
 test('CSV with --level, --client and a time range: the right rows, RFC 4180 quoting, to stdout', async () => {
   const since = new Date(START + 3000 * 1000).toISOString();
   const until = new Date(START + 6000 * 1000).toISOString();
-  const result = await runWip(['logs', 'export', '--format', 'csv', '--level', 'warn,error', '--client', '2', '--since', since, '--until', until], ctx.env);
+  const result = await runWip(
+    ['logs', 'export', '--format', 'csv', '--level', 'warn,error', '--client', '2', '--since', since, '--until', until],
+    ctx.env,
+  );
   assert.is(result.code, 0, result.stderr);
   const lines = result.stdout.trim().split('\n');
   assert.is(lines[0], 'id,createdAt,level,event,message,clientId,userId,adminId,actor,ip,userAgent,requestId,data');
@@ -84,7 +99,10 @@ test('CSV with --level, --client and a time range: the right rows, RFC 4180 quot
   let expected = 0;
   for (let i = 3000; i < 6000; i++) if (i % 5 === 1 && i % 3 !== 0) expected++;
   assert.is(lines.length - 1, expected);
-  assert.match(lines[1], /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,,"\{""i"":3001,/);
+  assert.match(
+    lines[1],
+    /^\d+,2026-01-01T00:50:01\.000Z,(warn|error),test\.export,"row 3001, ""quoted"", with comma",2,3001,,,,,,"\{""i"":3001,/,
+  );
 });
 
 test('bad options are usage errors (exit 2)', async () => {

@@ -35,10 +35,18 @@ function oldNode(): string | null {
 const old = oldNode();
 
 test('--version --json (either order) answers what GET /api/client/version does; --version alone the bare version', async () => {
-  for (const args of [['--version', '--json'], ['--json', '-V'], ['--data-dir', '/nonexistent', '--json', '--version']]) {
+  for (const args of [
+    ['--version', '--json'],
+    ['--json', '-V'],
+    ['--data-dir', '/nonexistent', '--json', '--version'],
+  ]) {
     const result = await runCli(args);
     assert.is(result.code, 0, result.stderr);
-    assert.equal(JSON.parse(result.stdout), { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime: runtimeInfo() }, args.join(' '));
+    assert.equal(
+      JSON.parse(result.stdout),
+      { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime: runtimeInfo() },
+      args.join(' '),
+    );
   }
   const bare = await runCli(['--version']);
   assert.is(bare.stdout, `${version}\n`);
@@ -94,7 +102,10 @@ if (old) {
     fs.copyFileSync(BIN, path.join(dir, 'bin', 'wip'));
     const result = execFileSyncResult(old, [path.join(dir, 'bin', 'wip'), '--version']);
     assert.is(result.code, 1);
-    assert.match(result.stderr, /^wip: Node\.js 22 or newer is needed \(this is v\d+\.\d+\.\d+\); "npm install" on Linux x64 provides the pinned Node\.js 24/);
+    assert.match(
+      result.stderr,
+      /^wip: Node\.js 22 or newer is needed \(this is v\d+\.\d+\.\d+\); "npm install" on Linux x64 provides the pinned Node\.js 24/,
+    );
   });
 } else {
   test('(no Node.js older than 22 on PATH: the re-run on the pinned runtime is not exercised here)', () => undefined);

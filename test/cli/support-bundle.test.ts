@@ -37,7 +37,11 @@ const test = suite('wip support-bundle');
 test('contains version, sanitized config, migrations, doctor output and recent logs — and no secret anywhere', async () => {
   const smtpPassword = 'smtp-pass-do-not-leak';
   const metricsToken = 'metrics-token-do-not-leak';
-  const { root, dataDir, env } = await installedDataDir({ WIP_PORT: '0', WIP_SMTP_URL: `smtp://mailer:${smtpPassword}@127.0.0.1:1`, WIP_METRICS_TOKEN: metricsToken });
+  const { root, dataDir, env } = await installedDataDir({
+    WIP_PORT: '0',
+    WIP_SMTP_URL: `smtp://mailer:${smtpPassword}@127.0.0.1:1`,
+    WIP_METRICS_TOKEN: metricsToken,
+  });
   // a failed admin sign-in and a bad refresh write log rows
   const BetterSqlite3 = (await import('better-sqlite3')).default;
   const db = new BetterSqlite3(path.join(dataDir, 'wip.db'));
@@ -49,14 +53,20 @@ test('contains version, sanitized config, migrations, doctor output and recent l
   const result = await runWip(['support-bundle', '--output', file, '--log-lines', '10'], env);
   assert.is(result.code, 0, result.stderr);
   const entries = await readZip(file);
-  assert.equal([...entries.keys()].sort(), ['config.json', 'doctor.json', 'doctor.txt', 'logs.ndjson', 'migrations.json', 'version.json'].map((n) => `wip-support/${n}`));
+  assert.equal(
+    [...entries.keys()].sort(),
+    ['config.json', 'doctor.json', 'doctor.txt', 'logs.ndjson', 'migrations.json', 'version.json'].map((n) => `wip-support/${n}`),
+  );
 
   const version = JSON.parse(entries.get('wip-support/version.json')!);
   assert.is(version.version, JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')).version);
   // the runtime as GET /api/client/version reports it, and the doctor's verdict on it
   assert.equal(version.runtime, runtimeInfo());
   assert.equal(JSON.parse(entries.get('wip-support/doctor.json')!).runtime, runtimeInfo());
-  assert.match(entries.get('wip-support/doctor.txt')!, new RegExp(`^OK +runtime +Node\\.js ${process.versions.node}, release line supported until ${runtimeInfo().supportedUntil}$`, 'm'));
+  assert.match(
+    entries.get('wip-support/doctor.txt')!,
+    new RegExp(`^OK +runtime +Node\\.js ${process.versions.node}, release line supported until ${runtimeInfo().supportedUntil}$`, 'm'),
+  );
   const config = JSON.parse(entries.get('wip-support/config.json')!);
   assert.is(config.adminPassword, '[removed]');
   assert.is(config.metricsToken, '[removed]');
@@ -69,7 +79,11 @@ test('contains version, sanitized config, migrations, doctor output and recent l
   assert.is(config.dataDir, dataDir);
   assert.equal(JSON.parse(entries.get('wip-support/migrations.json')!), { applied: Object.keys(migrations), pending: [], unknown: [] });
   assert.is(JSON.parse(entries.get('wip-support/doctor.json')!).checks.find((c: { name: string }) => c.name === 'smtp').status, 'FAIL');
-  const logs = entries.get('wip-support/logs.ndjson')!.trim().split('\n').map((l) => JSON.parse(l));
+  const logs = entries
+    .get('wip-support/logs.ndjson')!
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.is(logs.length, 10);
   assert.is(logs[9].message, 'event number 29', 'the newest rows, oldest first');
 

@@ -16,7 +16,9 @@ const asServer = daemonAsServer;
 
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 const fileRows = (dataDir: string) => {
@@ -37,7 +39,9 @@ test('killed between writing the bytes and committing the row, and killed mid-st
   // 1. the daemon holds after the bytes are durable, before the commit; kill -9 there
   let daemon = await startDaemon([], { ...env, WIP_TEST_HOLD_FILE_COMMIT: marker });
   const client = await buildClient(asServer(daemon));
-  const pending = upload(asServer(daemon), client.owner.token, [{ name: 'crash.txt', data: 'written but never committed' }]).catch((e) => e);
+  const pending = upload(asServer(daemon), client.owner.token, [{ name: 'crash.txt', data: 'written but never committed' }]).catch(
+    (e) => e,
+  );
   await waitFor('the daemon to reach the commit', () => fs.existsSync(marker));
   await daemon.stop('SIGKILL');
   await pending;
@@ -48,7 +52,13 @@ test('killed between writing the bytes and committing the row, and killed mid-st
   // 2. killed while the body is still streaming: a partial temporary file
   daemon = await startDaemon([], env);
   const url = new URL(daemon.url + '/api/client/upload');
-  const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'multipart/form-data; boundary=b' } });
+  const req = http.request({
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: 'POST',
+    headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'multipart/form-data; boundary=b' },
+  });
   req.on('error', () => undefined);
   req.write('--b\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n');
   req.write(Buffer.alloc(1024 * 1024, 1));
@@ -77,7 +87,10 @@ test('killed between writing the bytes and committing the row, and killed mid-st
   const after = JSON.parse((await runWip(['doctor', '--json'], env)).stdout);
   assert.is(filesCheck(after).status, 'OK', filesCheck(after).message);
   assert.match(filesCheck(after).message, /1 stored file\(s\), no orphans/);
-  assert.equal(fileRows(dataDir).map((r) => r.name), ['kept.txt']);
+  assert.equal(
+    fileRows(dataDir).map((r) => r.name),
+    ['kept.txt'],
+  );
 
   daemon = await startDaemon([], env);
   const rows = fileRows(dataDir);

@@ -70,7 +70,11 @@ verify('tampering exits 1 naming exactly what is wrong', async () => {
     ['photo.json', JSON.stringify(photo), new RegExp(`FAIL: attachment: photo ${photoId} \\(seal.png\\) does not match its hash`)],
     ['resigned.json', await resigned(bundle), /FAIL: signature: signed by key [\w-]{43}, which is not a trusted key of this appliance/],
     ['entry.json', edited(bundle, (p) => p.audit.entries.splice(1, 1)), /FAIL: audit: entry \d+ is missing from the chain slice/],
-    ['content.json', edited(bundle, (p) => (p.instruction.content = p.instruction.content.replace('Sign off', 'Skip'))), /FAIL: instruction: the version content does not match its hash/],
+    [
+      'content.json',
+      edited(bundle, (p) => (p.instruction.content = p.instruction.content.replace('Sign off', 'Skip'))),
+      /FAIL: instruction: the version content does not match its hash/,
+    ],
   ];
   for (const [name, text, expected] of cases) {
     const result = await run(file(name, text), '--key', keysFile);

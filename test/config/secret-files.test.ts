@@ -24,7 +24,9 @@ files('reads a secret from the named file, without the final newline', () => {
 files('works for every key, e.g. the metrics token and the port', () => {
   fs.writeFileSync(path.join(dir, 'token'), 'metrics-token-from-file-0123');
   fs.writeFileSync(path.join(dir, 'port'), '9090\n');
-  const config = loadConfig({ env: { WIP_DATA_DIR: dir, WIP_METRICS_TOKEN_FILE: path.join(dir, 'token'), WIP_PORT_FILE: path.join(dir, 'port') } });
+  const config = loadConfig({
+    env: { WIP_DATA_DIR: dir, WIP_METRICS_TOKEN_FILE: path.join(dir, 'token'), WIP_PORT_FILE: path.join(dir, 'port') },
+  });
   assert.is(config.metricsToken, 'metrics-token-from-file-0123');
   assert.is(config.port, 9090);
 });
@@ -56,7 +58,9 @@ files('the first administrator gets the password from WIP_ADMIN_PASSWORD_FILE', 
   fs.writeFileSync(file, 'password-kept-in-a-file\n', { mode: 0o600 });
   const server = await startTestServer({ env: { WIP_ADMIN_PASSWORD: '', WIP_ADMIN_PASSWORD_FILE: file } });
   try {
-    const ok = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'password-kept-in-a-file' } });
+    const ok = await server.request('POST', '/api/admin/auth/sign-in', {
+      body: { username: 'admin', password: 'password-kept-in-a-file' },
+    });
     assert.is(ok.status, 200, ok.text);
   } finally {
     await server.stop();

@@ -27,7 +27,16 @@ const now = '2026-11-23T00:00:00.000Z';
 async function seedTemplate(db: Database, clientId: number) {
   const template = await db.kysely
     .insertInto('templates')
-    .values({ client_id: clientId, title: 't', description: '', tags: '[]', asset_class_id: null, owner_id: null, created_at: now, updated_at: now })
+    .values({
+      client_id: clientId,
+      title: 't',
+      description: '',
+      tags: '[]',
+      asset_class_id: null,
+      owner_id: null,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return template.id;
@@ -55,23 +64,55 @@ migration('goes down and up again', async () => {
       assert.ok(step.length > 0, down.join(','));
       down.push(...step);
     }
-    const tables = (sqliteHandle(db).prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name);
+    const tables = (sqliteHandle(db).prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map(
+      (t) => t.name,
+    );
     assert.not.ok(tables.includes('templates'));
     await migrateToLatest(db);
   });
 });
 
-migration('the database refuses a version of another client\'s template, and a second DRAFT or PUBLISHED', async () => {
+migration("the database refuses a version of another client's template, and a second DRAFT or PUBLISHED", async () => {
   await withDb(async (db) => {
     for (const name of ['a', 'b']) await db.kysely.insertInto('clients').values({ name, created_at: now, updated_at: now }).execute();
     const templateA = await seedTemplate(db, 1);
-    await rejects(db.kysely.insertInto('template_versions').values(version(2, templateA, 1, 'DRAFT')).execute(), /FOREIGN KEY/);
-    await db.kysely.insertInto('template_versions').values(version(1, templateA, 1, 'PUBLISHED')).execute();
-    await db.kysely.insertInto('template_versions').values(version(1, templateA, 2, 'DRAFT')).execute();
-    await rejects(db.kysely.insertInto('template_versions').values(version(1, templateA, 3, 'DRAFT')).execute(), /UNIQUE/);
-    await rejects(db.kysely.insertInto('template_versions').values(version(1, templateA, 4, 'PUBLISHED')).execute(), /UNIQUE/);
-    await db.kysely.insertInto('template_versions').values(version(1, templateA, 5, 'RETIRED')).execute();
-    await db.kysely.insertInto('template_versions').values(version(1, templateA, 6, 'RETIRED')).execute();
+    await rejects(
+      db.kysely
+        .insertInto('template_versions')
+        .values(version(2, templateA, 1, 'DRAFT'))
+        .execute(),
+      /FOREIGN KEY/,
+    );
+    await db.kysely
+      .insertInto('template_versions')
+      .values(version(1, templateA, 1, 'PUBLISHED'))
+      .execute();
+    await db.kysely
+      .insertInto('template_versions')
+      .values(version(1, templateA, 2, 'DRAFT'))
+      .execute();
+    await rejects(
+      db.kysely
+        .insertInto('template_versions')
+        .values(version(1, templateA, 3, 'DRAFT'))
+        .execute(),
+      /UNIQUE/,
+    );
+    await rejects(
+      db.kysely
+        .insertInto('template_versions')
+        .values(version(1, templateA, 4, 'PUBLISHED'))
+        .execute(),
+      /UNIQUE/,
+    );
+    await db.kysely
+      .insertInto('template_versions')
+      .values(version(1, templateA, 5, 'RETIRED'))
+      .execute();
+    await db.kysely
+      .insertInto('template_versions')
+      .values(version(1, templateA, 6, 'RETIRED'))
+      .execute();
   });
 });
 

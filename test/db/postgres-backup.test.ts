@@ -14,7 +14,12 @@ import { upload } from '../helpers/upload';
 
 // PostgreSQL 15: the client tools of this machine and CI (Debian's postgresql-client) are 15, and pg_dump refuses a newer server
 const nodeEnv = (url: string) => ({ ...DOMAIN_TEST_ENV, WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY });
-const cliEnv = (url: string, extra: Record<string, string> = {}) => ({ WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY, WIP_LOG_LEVEL: 'silent', ...extra });
+const cliEnv = (url: string, extra: Record<string, string> = {}) => ({
+  WIP_DATABASE_URL: url,
+  WIP_MASTER_KEY: TEST_MASTER_KEY,
+  WIP_LOG_LEVEL: 'silent',
+  ...extra,
+});
 
 test('`wip backup` on PostgreSQL (pg_dump -Fc and the local files) restored with `wip restore` into a new database: the same answers, the same file, tokens issued before still work; a non-empty target needs --replace', async () => {
   const pg = await testPostgres({ release: 15 });
@@ -31,7 +36,12 @@ test('`wip backup` on PostgreSQL (pg_dump -Fc and the local files) restored with
   }
 });
 
-async function backupAndRestore(pg: Awaited<ReturnType<typeof testPostgres>>, url: string, server: TestServer, stop: () => Promise<void>): Promise<void> {
+async function backupAndRestore(
+  pg: Awaited<ReturnType<typeof testPostgres>>,
+  url: string,
+  server: TestServer,
+  stop: () => Promise<void>,
+): Promise<void> {
   const client = await buildClient(server);
   const user = await buildUser(server, client, { roles: ['operator'] });
   const { templateId } = await publishedTemplate(server, client);
@@ -72,7 +82,9 @@ async function backupAndRestore(pg: Awaited<ReturnType<typeof testPostgres>>, ur
     assert.is(written.postgres.dumpVersion.split('.')[0], '15');
     assert.is(written.fileStore, 'local');
     // with an object store the archive holds the database only, and says so
-    const objectStore = await runCli(['--data-dir', server.dataDir, '--json', 'backup', '--output', path.join(out, 's3-site.tar.gz')], { env: cliEnv(url, { WIP_FILE_STORE: 's3://wip-files/site' }) });
+    const objectStore = await runCli(['--data-dir', server.dataDir, '--json', 'backup', '--output', path.join(out, 's3-site.tar.gz')], {
+      env: cliEnv(url, { WIP_FILE_STORE: 's3://wip-files/site' }),
+    });
     assert.is(objectStore.code, 0, objectStore.stderr);
     assert.is(JSON.parse(objectStore.stdout).fileStore, 's3://wip-files/site');
     assert.match(JSON.parse(objectStore.stdout).note, /not in the archive: the object store keeps its own backups/);
@@ -137,7 +149,9 @@ test('`wip backup` on PostgreSQL without a usable pg_dump says what to install, 
     assert.match(missing.stderr, /pg_dump was not found in pgToolsDir .*install the PostgreSQL 18 \(or newer\) client tools/);
 
     // only older ones: the PATH has none, and Debian's postgresql-client (15, as on this machine and CI) is older than the test server
-    const old = await runCli(['--data-dir', dataDir, 'backup', '--output', archive], { env: cliEnv(url, { PATH: path.dirname(process.execPath) }) });
+    const old = await runCli(['--data-dir', dataDir, 'backup', '--output', archive], {
+      env: cliEnv(url, { PATH: path.dirname(process.execPath) }),
+    });
     assert.is(old.code, 1);
     assert.match(old.stderr, /pg_dump 1[4-7]\.\d+ \(.*\) is too old: version 18 or newer is needed/);
     assert.not.ok(fs.existsSync(archive));
@@ -153,16 +167,32 @@ test('`wip backup` on PostgreSQL with a pg_dump that cannot be started (EACCES, 
   const archive = path.join(dataDir, 'out', 'site.tar.gz');
   // each fake answers the version check, then cannot be started for the dump itself (or, the last, not even for the check)
   const cases = [
-    { name: 'eacces', script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; chmod a-x "$0"\n', expect: /pg_dump 18\.1 \(.*\/eacces\/pg_dump\) could not be started \(EACCES\): the user wip runs as may not execute it/ },
-    { name: 'enoent', script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; rm -f "$0"\n', expect: /pg_dump 18\.1 \(.*\/enoent\/pg_dump\) could not be started \(ENOENT\): it \(or the interpreter it names\) is no longer there/ },
-    { name: 'no-interpreter', script: '#!/nonexistent/sh\n', expect: /no usable pg_dump in pgToolsDir \(.*\): .*\/no-interpreter\/pg_dump could not be started \(ENOENT\).*; or install the PostgreSQL 18/ },
+    {
+      name: 'eacces',
+      script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; chmod a-x "$0"\n',
+      expect: /pg_dump 18\.1 \(.*\/eacces\/pg_dump\) could not be started \(EACCES\): the user wip runs as may not execute it/,
+    },
+    {
+      name: 'enoent',
+      script: '#!/bin/sh\necho "pg_dump (PostgreSQL) 18.1"; rm -f "$0"\n',
+      expect:
+        /pg_dump 18\.1 \(.*\/enoent\/pg_dump\) could not be started \(ENOENT\): it \(or the interpreter it names\) is no longer there/,
+    },
+    {
+      name: 'no-interpreter',
+      script: '#!/nonexistent/sh\n',
+      expect:
+        /no usable pg_dump in pgToolsDir \(.*\): .*\/no-interpreter\/pg_dump could not be started \(ENOENT\).*; or install the PostgreSQL 18/,
+    },
   ];
   try {
     for (const { name, script, expect } of cases) {
       const tools = path.join(dataDir, name);
       fs.mkdirSync(tools);
       fs.writeFileSync(path.join(tools, 'pg_dump'), script, { mode: 0o755 });
-      const result = await runCli(['--data-dir', dataDir, 'backup', '--output', archive], { env: cliEnv(url, { WIP_PG_TOOLS_DIR: tools }) });
+      const result = await runCli(['--data-dir', dataDir, 'backup', '--output', archive], {
+        env: cliEnv(url, { WIP_PG_TOOLS_DIR: tools }),
+      });
       assert.is(result.code, 1, name);
       assert.match(result.stderr, /backup failed, nothing written: /, name);
       assert.match(result.stderr, expect, name);

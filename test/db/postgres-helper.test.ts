@@ -15,7 +15,9 @@ test('the test PostgreSQL server hands out databases of its own (empty, or migra
   const client = new pg.Client({ connectionString: first });
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT current_setting('server_version_num')::int AS version, count(*)::int AS tables FROM information_schema.tables WHERE table_schema = 'public'");
+    const { rows } = await client.query(
+      "SELECT current_setting('server_version_num')::int AS version, count(*)::int AS tables FROM information_schema.tables WHERE table_schema = 'public'",
+    );
     assert.ok(rows[0].version >= 140000);
     assert.is(rows[0].tables, 0);
   } finally {
@@ -36,13 +38,20 @@ test('a test PostgreSQL that cannot start is one failure of the test run, with t
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-private-tmp-'));
   fs.chmodSync(tmp, process.getuid?.() === 0 ? 0o700 : 0o100);
   try {
-    const run = spawnSync(process.execPath, [path.resolve(__dirname, '..', '..', 'scripts', 'run-tests.js'), 'db/postgres-move', 'db/postgres-outage'], {
-      env: { ...process.env, TMPDIR: tmp },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [path.resolve(__dirname, '..', '..', 'scripts', 'run-tests.js'), 'db/postgres-move', 'db/postgres-outage'],
+      {
+        env: { ...process.env, TMPDIR: tmp },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     assert.is(run.status, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /^FAIL PostgreSQL for the tests cannot start, so 2 runs that need it were skipped \(db\/postgres-move\.test\.js, db\/postgres-outage\.test\.js\)/m);
+    assert.match(
+      run.stdout,
+      /^FAIL PostgreSQL for the tests cannot start, so 2 runs that need it were skipped \(db\/postgres-move\.test\.js, db\/postgres-outage\.test\.js\)/m,
+    );
     assert.match(run.stdout, /could not start: .*Fix: set TMPDIR to a writable folder every user can enter/);
     assert.match(run.stdout, /^0 passed, 1 failed$/m);
     assert.not.match(run.stdout + run.stderr, /Unhandled 'error' event/);

@@ -44,7 +44,10 @@ test('`wip migrate-to-postgres` moves a SQLite appliance: every row arrives, use
   assert.is(again.code, 1);
   assert.match(again.stderr, /target database is not empty/);
 
-  const postgres = await startTestServer({ dataDir: sqlite.dataDir, env: { ...DOMAIN_TEST_ENV, WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY } });
+  const postgres = await startTestServer({
+    dataDir: sqlite.dataDir,
+    env: { ...DOMAIN_TEST_ENV, WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY },
+  });
   try {
     assert.equal(await requests(postgres), before);
     // new rows continue after the copied ids
@@ -57,7 +60,13 @@ test('`wip migrate-to-postgres` moves a SQLite appliance: every row arrives, use
 
 test('`wip migrate-to-postgres --file-store s3://…` copies every file into the object store (resuming what is there, repairing a damaged object), verifies each SHA-256 there, and the daemon on PostgreSQL and S3 serves the same downloads', async () => {
   const s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-s3-'));
-  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'wip-files', configs: [] }] });
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: s3Dir,
+    configureBuckets: [{ name: 'wip-files', configs: [] }],
+  });
   const { port } = await s3.run();
   const s3Env = {
     WIP_FILE_STORE_ENDPOINT: `http://127.0.0.1:${port}`,
@@ -65,7 +74,12 @@ test('`wip migrate-to-postgres --file-store s3://…` copies every file into the
     WIP_FILE_STORE_ACCESS_KEY_ID: 'S3RVER',
     WIP_FILE_STORE_SECRET_ACCESS_KEY: 'S3RVER',
   };
-  const bucket = new S3Client({ region: 'us-east-1', endpoint: s3Env.WIP_FILE_STORE_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const bucket = new S3Client({
+    region: 'us-east-1',
+    endpoint: s3Env.WIP_FILE_STORE_ENDPOINT,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   try {
     const sqlite = await startTestServer({ backend: 'sqlite', env: DOMAIN_TEST_ENV });
     const client = await buildClient(sqlite);
@@ -79,8 +93,17 @@ test('`wip migrate-to-postgres --file-store s3://…` copies every file into the
       const answers = [];
       for (const url of urls) {
         for (const range of [undefined, 'bytes=4-13']) {
-          const res = await fetch(server.url + url, { headers: { authorization: `Bearer ${client.owner.token}`, ...(range && { range }) } });
-          answers.push({ url, range, status: res.status, type: res.headers.get('content-type'), contentRange: res.headers.get('content-range'), body: Buffer.from(await res.arrayBuffer()).toString('base64') });
+          const res = await fetch(server.url + url, {
+            headers: { authorization: `Bearer ${client.owner.token}`, ...(range && { range }) },
+          });
+          answers.push({
+            url,
+            range,
+            status: res.status,
+            type: res.headers.get('content-type'),
+            contentRange: res.headers.get('content-range'),
+            body: Buffer.from(await res.arrayBuffer()).toString('base64'),
+          });
         }
       }
       return answers;
@@ -98,21 +121,39 @@ test('`wip migrate-to-postgres --file-store s3://…` copies every file into the
     const [resumedKey, damagedKey] = [...local.keys()];
     const store = createS3FileStore(loadConfig({ env: { WIP_DATA_DIR: s3Dir, WIP_FILE_STORE: 's3://wip-files/moved', ...s3Env } }));
     await store.put(local.get(resumedKey)!);
-    await bucket.send(new PutObjectCommand({ Bucket: 'wip-files', Key: `moved/${damagedKey}`, Body: Buffer.alloc(local.get(damagedKey)!.length, 0x2a) }));
+    await bucket.send(
+      new PutObjectCommand({ Bucket: 'wip-files', Key: `moved/${damagedKey}`, Body: Buffer.alloc(local.get(damagedKey)!.length, 0x2a) }),
+    );
 
     const url = await (await testPostgres()).freshDatabaseUrl({ empty: true });
     const env = { WIP_MASTER_KEY: TEST_MASTER_KEY, WIP_LOG_LEVEL: 'silent', ...s3Env };
-    const moved = await runCli(['--data-dir', sqlite.dataDir, 'migrate-to-postgres', '--database-url', url, '--file-store', 's3://wip-files/moved'], { env });
+    const moved = await runCli(
+      ['--data-dir', sqlite.dataDir, 'migrate-to-postgres', '--database-url', url, '--file-store', 's3://wip-files/moved'],
+      { env },
+    );
     assert.is(moved.code, 0, moved.stderr);
-    assert.match(moved.stdout, new RegExp(`Files: ${local.size} \\(\\d+ bytes\\) in s3://wip-files/moved: ${local.size - 2} uploaded, 2 already there, 1 uploaded again; every SHA-256 verified`));
-    assert.match(moved.stdout, /WIP_FILE_STORE=s3:\/\/wip-files\/moved\n\s+WIP_FILE_STORE_ENDPOINT=http:\/\/127\.0\.0\.1:\d+\n\s+WIP_FILE_STORE_REGION=us-east-1\n\s+WIP_FILE_STORE_PATH_STYLE=true\n\s+WIP_FILE_STORE_ACCESS_KEY_ID=S3RVER\n\s+WIP_FILE_STORE_SECRET_ACCESS_KEY=<the secret key you used>/);
+    assert.match(
+      moved.stdout,
+      new RegExp(
+        `Files: ${local.size} \\(\\d+ bytes\\) in s3://wip-files/moved: ${local.size - 2} uploaded, 2 already there, 1 uploaded again; every SHA-256 verified`,
+      ),
+    );
+    assert.match(
+      moved.stdout,
+      /WIP_FILE_STORE=s3:\/\/wip-files\/moved\n\s+WIP_FILE_STORE_ENDPOINT=http:\/\/127\.0\.0\.1:\d+\n\s+WIP_FILE_STORE_REGION=us-east-1\n\s+WIP_FILE_STORE_PATH_STYLE=true\n\s+WIP_FILE_STORE_ACCESS_KEY_ID=S3RVER\n\s+WIP_FILE_STORE_SECRET_ACCESS_KEY=<the secret key you used>/,
+    );
 
     // every file arrived with the right content, and nothing else (no temporary objects)
     const listed = await bucket.send(new ListObjectsV2Command({ Bucket: 'wip-files', Prefix: 'moved/' }));
     assert.equal((listed.Contents ?? []).map((o) => o.Key!.slice('moved/'.length)).sort(), [...local.keys()].sort());
     for (const key of local.keys()) {
       const object = await bucket.send(new GetObjectCommand({ Bucket: 'wip-files', Key: `moved/${key}` }));
-      assert.is(createHash('sha256').update(Buffer.from(await object.Body!.transformToByteArray())).digest('hex'), key);
+      assert.is(
+        createHash('sha256')
+          .update(Buffer.from(await object.Body!.transformToByteArray()))
+          .digest('hex'),
+        key,
+      );
     }
 
     // the nodes read the object store only: the local files are gone
@@ -124,7 +165,10 @@ test('`wip migrate-to-postgres --file-store s3://…` copies every file into the
     try {
       const after = await downloads(postgres);
       assert.equal(after, before);
-      assert.equal(after.filter((a) => a.range).map((a) => a.status), urls.map(() => 206));
+      assert.equal(
+        after.filter((a) => a.range).map((a) => a.status),
+        urls.map(() => 206),
+      );
     } finally {
       await postgres.stop();
     }

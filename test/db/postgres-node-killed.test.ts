@@ -29,7 +29,11 @@ test('50 queued mails are delivered exactly once by two nodes when one is killed
     const now = new Date().toISOString();
     const subjects = Array.from({ length: MESSAGES }, (_, i) => `queued mail ${i}`);
     for (const subject of subjects) {
-      await insertOutbox(db.kysely, { client_id: null, user_id: null, kind: 'test', to_address: 'someone@example.test', subject, text_body: 'hello' }, now);
+      await insertOutbox(
+        db.kysely,
+        { client_id: null, user_id: null, kind: 'test', to_address: 'someone@example.test', subject, text_body: 'hello' },
+        now,
+      );
     }
     // node A is held at its first send once a fifth of the queue has arrived, and killed there
     const held = smtp.holdNext((helo) => helo === 'node-a' && smtp.messages.length >= MESSAGES / 5);
@@ -48,7 +52,12 @@ test('50 queued mails are delivered exactly once by two nodes when one is killed
     // the message node A is sending is claimed (its next attempt moved off the queued time to a lease) and not
     // sent. Read now, while A is held: once node B has started (which can take longer than the 2 s lease on a
     // loaded machine) an expired lease no longer looks like a claim, and B's own claims would look like A's.
-    const leased = await db.kysely.selectFrom('outbox').select(['id', 'subject']).where('status', '=', 'pending').where('next_attempt_at', '<>', now).execute();
+    const leased = await db.kysely
+      .selectFrom('outbox')
+      .select(['id', 'subject'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<>', now)
+      .execute();
     assert.ok(leased.length >= 1, 'node A held a claim when it died');
     const b = await startDaemon([], nodeEnv('node-b'));
     nodes.push(b);

@@ -56,23 +56,26 @@ outage.after(async () => {
   await relay.close();
 });
 
-outage('requests are answered 503 SERVICE_UNAVAILABLE (never 500) and readiness says why; the node recovers by itself when the database returns', async () => {
-  const client = await buildClient(server);
-  const user = await buildUser(server, client);
-  const token = await signIn(server, user.email, PASSWORD);
-  relay.down();
-  const me = await server.request('GET', '/api/client/auth/me', { token });
-  assert.is(me.status, 503, me.text);
-  assert.is(me.body.error.code, 'SERVICE_UNAVAILABLE');
-  const write = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } });
-  assert.is(write.status, 503, write.text);
-  const ready = await server.request('GET', '/readyz');
-  assert.is(ready.status, 503);
-  assert.match(JSON.stringify(ready.body), /unreachable/);
-  relay.up();
-  assert.is((await server.request('GET', '/api/client/auth/me', { token })).status, 200);
-  assert.is((await server.request('GET', '/readyz')).status, 200);
-});
+outage(
+  'requests are answered 503 SERVICE_UNAVAILABLE (never 500) and readiness says why; the node recovers by itself when the database returns',
+  async () => {
+    const client = await buildClient(server);
+    const user = await buildUser(server, client);
+    const token = await signIn(server, user.email, PASSWORD);
+    relay.down();
+    const me = await server.request('GET', '/api/client/auth/me', { token });
+    assert.is(me.status, 503, me.text);
+    assert.is(me.body.error.code, 'SERVICE_UNAVAILABLE');
+    const write = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } });
+    assert.is(write.status, 503, write.text);
+    const ready = await server.request('GET', '/readyz');
+    assert.is(ready.status, 503);
+    assert.match(JSON.stringify(ready.body), /unreachable/);
+    relay.up();
+    assert.is((await server.request('GET', '/api/client/auth/me', { token })).status, 200);
+    assert.is((await server.request('GET', '/readyz')).status, 200);
+  },
+);
 
 const config = suite('PostgreSQL settings');
 config('databaseUrl without a master key is refused with a clear message', () => {
@@ -81,7 +84,8 @@ config('databaseUrl without a master key is refused with a clear message', () =>
     (error: Error) => /masterKey: required with databaseUrl: set WIP_MASTER_KEY/.test(error.message),
   );
   assert.throws(
-    () => loadConfig({ env: { WIP_DATA_DIR: '/tmp/unused', WIP_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/wip', WIP_MASTER_KEY: 'short' } }),
+    () =>
+      loadConfig({ env: { WIP_DATA_DIR: '/tmp/unused', WIP_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/wip', WIP_MASTER_KEY: 'short' } }),
     /masterKey: use at least 32 characters/,
   );
 });

@@ -47,7 +47,13 @@ async function startNode(root: string, name: string, databaseUrl: string, env: R
   return { deps, clock, maintenance: startMaintenance(deps), backupDir };
 }
 
-const archives = (node: Node) => (fs.existsSync(node.backupDir) ? fs.readdirSync(node.backupDir).filter((n) => n.endsWith('.tar.gz')).sort() : []);
+const archives = (node: Node) =>
+  fs.existsSync(node.backupDir)
+    ? fs
+        .readdirSync(node.backupDir)
+        .filter((n) => n.endsWith('.tar.gz'))
+        .sort()
+    : [];
 
 test('two nodes with backupSchedule=daily take one scheduled backup a day between them (a restorable pg_dump archive naming its node); a node whose pg_dump fails reports backup.failed and leaves the day to the others', async () => {
   const pg = await testPostgres({ release: 15 });
@@ -70,7 +76,10 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     const failed = await failing.deps.db.kysely.selectFrom('events').select('payload').where('type', '=', 'backup.failed').execute();
     assert.is(failed.length, 1);
     assert.match(JSON.parse(failed[0].payload).data.error, /pg_dump was not found in pgToolsDir/);
-    assert.is(await failing.deps.db.kysely.selectFrom('maintenance_runs').selectAll().where('name', '=', 'scheduled-backup').executeTakeFirst(), undefined);
+    assert.is(
+      await failing.deps.db.kysely.selectFrom('maintenance_runs').selectAll().where('name', '=', 'scheduled-backup').executeTakeFirst(),
+      undefined,
+    );
 
     // both healthy nodes at the same time, twice: one archive in total
     await Promise.all([a.maintenance.runOnce(), b.maintenance.runOnce()]);
@@ -78,10 +87,18 @@ test('two nodes with backupSchedule=daily take one scheduled backup a day betwee
     const first = [...archives(a), ...archives(b)];
     assert.equal(first, ['wip-scheduled-2026-06-01T12-00-00-000Z.tar.gz']);
     const winner = archives(a).length === 1 ? a : b;
-    const run = await a.deps.db.kysely.selectFrom('maintenance_runs').selectAll().where('name', '=', 'scheduled-backup').executeTakeFirstOrThrow();
+    const run = await a.deps.db.kysely
+      .selectFrom('maintenance_runs')
+      .selectAll()
+      .where('name', '=', 'scheduled-backup')
+      .executeTakeFirstOrThrow();
     assert.equal({ name: run.name, last_run_at: run.last_run_at }, { name: 'scheduled-backup', last_run_at: START.toISOString() });
     assert.match(run.last_node, `/${process.pid}`);
-    assert.is((await failing.deps.db.kysely.selectFrom('events').select('id').where('type', '=', 'backup.failed').execute()).length, 1, 'the failing node found the day taken');
+    assert.is(
+      (await failing.deps.db.kysely.selectFrom('events').select('id').where('type', '=', 'backup.failed').execute()).length,
+      1,
+      'the failing node found the day taken',
+    );
 
     // not due again until a day after the last one, then one more between them
     for (const node of nodes) node.clock.set(new Date(START.getTime() + DAY - 60_000));
@@ -134,7 +151,11 @@ test('a backup started over the API on PostgreSQL runs pg_dump with progress to 
     }
     assert.is(job.status, 'succeeded', job.error);
     assert.is(job.percent, 100);
-    assert.equal(percents, [...percents].sort((x, y) => x - y), 'progress never goes back');
+    assert.equal(
+      percents,
+      [...percents].sort((x, y) => x - y),
+      'progress never goes back',
+    );
     assert.match(job.backup.name, /^wip-backup-.*\.tar\.gz$/);
     const listed = await server.request('GET', '/api/admin/backups?limit=1', { token });
     assert.is(listed.body.data.items[0].name, job.backup.name);

@@ -40,7 +40,10 @@ limits('a signed-in user has one budget across both nodes: half through each, an
   }
   // one node each would allow PRINCIPAL_MAX / 2 + 1 each: 10
   assert.equal(statuses, [...Array(PRINCIPAL_MAX).fill(200), 429, 429]);
-  assert.equal(remaining, Array.from({ length: PRINCIPAL_MAX }, (_, i) => PRINCIPAL_MAX - 1 - i));
+  assert.equal(
+    remaining,
+    Array.from({ length: PRINCIPAL_MAX }, (_, i) => PRINCIPAL_MAX - 1 - i),
+  );
 });
 
 limits('requests without credentials from one IP count once across both nodes', async () => {

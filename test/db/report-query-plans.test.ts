@@ -20,7 +20,16 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-report-plans-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Tables that grow with history (users and templates are bounded by seats and authoring, and looked up by key). */
-const HISTORY_TABLES = ['sessions', 'step_records', 'usage_step_days', 'usage_job_days', 'jobs', 'template_versions', 'job_members', 'file_blobs'];
+const HISTORY_TABLES = [
+  'sessions',
+  'step_records',
+  'usage_step_days',
+  'usage_job_days',
+  'jobs',
+  'template_versions',
+  'job_members',
+  'file_blobs',
+];
 
 /** A full scan, or a search bounded by the tenant alone (every row the client ever had). */
 function unbounded(detail: string): boolean {
@@ -53,7 +62,9 @@ test('no report statement scans a history table', async () => {
     await listUserReportRowsAcrossClients(k, {}, { limit: 50 });
     assert.ok(statements.length > 30);
     for (const statement of statements) {
-      const plan = (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(statement.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail);
+      const plan = (
+        db.sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(statement.parameters as unknown[])) as { detail: string }[]
+      ).map((r) => r.detail);
       assert.equal(plan.filter(unbounded), [], `${statement.sql}\n${plan.join('\n')}`);
     }
   } finally {

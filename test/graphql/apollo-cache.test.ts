@@ -28,7 +28,10 @@ const VERSION = apolloGql`
 `;
 
 function apolloClient(token: string, cache = new InMemoryCache()) {
-  return new ApolloClient({ link: new HttpLink({ uri: `${server.url}/api/client/graphql`, headers: { authorization: `Bearer ${token}` }, fetch }), cache });
+  return new ApolloClient({
+    link: new HttpLink({ uri: `${server.url}/api/client/graphql`, headers: { authorization: `Bearer ${token}` }, fetch }),
+    cache,
+  });
 }
 
 /** A template whose version 1 says "Isolate the pump" and whose version 2 renames that step (same stepId) and its section. */
@@ -36,14 +39,24 @@ async function twoVersions() {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
   const template = await createTemplate(server, team.author.token, {
-    content: { sections: [{ sectionId: 'prep', title: 'Preparation', steps: [{ stepId: 'isolate', title: 'Isolate the pump', body: 'v1 body' }] }] },
+    content: {
+      sections: [{ sectionId: 'prep', title: 'Preparation', steps: [{ stepId: 'isolate', title: 'Isolate the pump', body: 'v1 body' }] }],
+    },
   });
   await advance(server, team, template.latestVersion.id, 'PUBLISHED');
   const v2 = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: template.id })).createDraft.version;
   ok(
     await gql(server, team.author.token, UPDATE_DRAFT, {
       id: v2.id,
-      content: { sections: [{ sectionId: 'prep', title: 'Before you start', steps: [{ stepId: 'isolate', title: 'Lock out and tag the pump', body: 'v2 body' }] }] },
+      content: {
+        sections: [
+          {
+            sectionId: 'prep',
+            title: 'Before you start',
+            steps: [{ stepId: 'isolate', title: 'Lock out and tag the pump', body: 'v2 body' }],
+          },
+        ],
+      },
     }),
   );
   return { token: team.author.token, v1: template.latestVersion.id, v2: v2.id as string };
@@ -75,14 +88,20 @@ apollo('version 1 read after version 2 in one cache shows version 1’s step and
   assert.is(stepOf(cachedV2).title, 'Lock out and tag the pump');
 });
 
-apollo('the old identity — a step keyed by its stable key alone — shows version 2’s title for version 1 (what this schema fixes)', async () => {
-  const { token, v1, v2 } = await twoVersions();
-  // the cache as it normalised the old schema, where Step.id was the stable key
-  const client = apolloClient(token, new InMemoryCache({ typePolicies: { Step: { keyFields: ['stepId'] }, Section: { keyFields: ['sectionId'] } } }));
-  await client.query({ query: VERSION, variables: { id: v1 } });
-  await client.query({ query: VERSION, variables: { id: v2 } });
-  const cachedV1 = client.readQuery({ query: VERSION, variables: { id: v1 } });
-  assert.is(stepOf(cachedV1).title, 'Lock out and tag the pump');
-});
+apollo(
+  'the old identity — a step keyed by its stable key alone — shows version 2’s title for version 1 (what this schema fixes)',
+  async () => {
+    const { token, v1, v2 } = await twoVersions();
+    // the cache as it normalised the old schema, where Step.id was the stable key
+    const client = apolloClient(
+      token,
+      new InMemoryCache({ typePolicies: { Step: { keyFields: ['stepId'] }, Section: { keyFields: ['sectionId'] } } }),
+    );
+    await client.query({ query: VERSION, variables: { id: v1 } });
+    await client.query({ query: VERSION, variables: { id: v2 } });
+    const cachedV1 = client.readQuery({ query: VERSION, variables: { id: v1 } });
+    assert.is(stepOf(cachedV1).title, 'Lock out and tag the pump');
+  },
+);
 
 apollo.run();

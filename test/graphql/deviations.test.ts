@@ -37,13 +37,16 @@ export const DEVIATION_CONTENT = {
 
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } } }';
 const COMPLETE = 'mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { state } } }';
-const MARK = 'mutation($i: MarkStepNotApplicableInput!) { markStepNotApplicable(input: $i) { job { state records { stepId status reason } } } }';
+const MARK =
+  'mutation($i: MarkStepNotApplicableInput!) { markStepNotApplicable(input: $i) { job { state records { stepId status reason } } } }';
 const DEVIATIONS = `query($f: DeviationFilter, $first: Int, $after: String) { deviations(first: $first, after: $after, filter: $f) {
   totalCount pageInfo { hasNextPage endCursor }
   nodes { id databaseId kind stepId stepTitle fieldKey value detail acknowledged comment acknowledgedByName acknowledgedAt raisedBy { databaseId } job { databaseId } fault { databaseId } }
 } }`;
-const ACK = 'mutation($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id acknowledged comment acknowledgedByName acknowledgedBy { databaseId } } } }';
-const REVIEW = 'mutation($i: ReviewJobInput!) { reviewJob(input: $i) { job { state review { meaning signerName signedAt comment deviationsHash signer { databaseId } } } review { meaning } } }';
+const ACK =
+  'mutation($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id acknowledged comment acknowledgedByName acknowledgedBy { databaseId } } } }';
+const REVIEW =
+  'mutation($i: ReviewJobInput!) { reviewJob(input: $i) { job { state review { meaning signerName signedAt comment deviationsHash signer { databaseId } } } review { meaning } } }';
 
 type Person = { id: number; token: string; password: string };
 
@@ -55,50 +58,77 @@ async function setup(jobInput: Record<string, unknown> = {}) {
     const u = await buildUser(server, client, { roles });
     return { id: u.id, token: u.token!, password: u.password };
   };
-  return { client, template, jobId: gid('Job', job.id), dbJobId: job.id as number, operator: await person(['operator']), reviewer: await person(['approver']), both: await person(['operator', 'approver']) };
+  return {
+    client,
+    template,
+    jobId: gid('Job', job.id),
+    dbJobId: job.id as number,
+    operator: await person(['operator']),
+    reviewer: await person(['approver']),
+    both: await person(['operator', 'approver']),
+  };
 }
 
-const record = (who: Person | BuiltClient['owner'], jobId: string, stepId: string, status: string, values: unknown[] = [], comment?: string) =>
-  gql(server, who.token, RECORD, { i: { jobId, stepId, status, values, ...(comment && { comment }) } });
-const list = (who: { token: string }, filter: Record<string, unknown>, first = 50, after?: string) => gql(server, who.token, DEVIATIONS, { f: filter, first, after });
+const record = (
+  who: Person | BuiltClient['owner'],
+  jobId: string,
+  stepId: string,
+  status: string,
+  values: unknown[] = [],
+  comment?: string,
+) => gql(server, who.token, RECORD, { i: { jobId, stepId, status, values, ...(comment && { comment }) } });
+const list = (who: { token: string }, filter: Record<string, unknown>, first = 50, after?: string) =>
+  gql(server, who.token, DEVIATIONS, { f: filter, first, after });
 const ack = (who: { token: string }, deviationId: string, comment: string) => gql(server, who.token, ACK, { i: { deviationId, comment } });
-const review = (who: Person, jobId: string, password = who.password, comment = 'All explained') => gql(server, who.token, REVIEW, { i: { jobId, password, comment } });
+const review = (who: Person, jobId: string, password = who.password, comment = 'All explained') =>
+  gql(server, who.token, REVIEW, { i: { jobId, password, comment } });
 
-deviations('allowNotApplicable reads back; marking a step not applicable: refusals, then SKIPPED with the reason and a NOT_APPLICABLE deviation', async () => {
-  const { client, jobId, operator, reviewer } = await setup();
-  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { version { content { sections { steps { stepId allowNotApplicable } } } } } }', { id: jobId });
-  assert.equal(read.codes, [], JSON.stringify(read.errors));
-  assert.equal(read.data.job.version.content.sections[0].steps.map((s: { allowNotApplicable: boolean }) => s.allowNotApplicable), [false, false, true, false]);
+deviations(
+  'allowNotApplicable reads back; marking a step not applicable: refusals, then SKIPPED with the reason and a NOT_APPLICABLE deviation',
+  async () => {
+    const { client, jobId, operator, reviewer } = await setup();
+    const read = await gql(
+      server,
+      client.owner.token,
+      'query($id: ID!) { job(id: $id) { version { content { sections { steps { stepId allowNotApplicable } } } } } }',
+      { id: jobId },
+    );
+    assert.equal(read.codes, [], JSON.stringify(read.errors));
+    assert.equal(
+      read.data.job.version.content.sections[0].steps.map((s: { allowNotApplicable: boolean }) => s.allowNotApplicable),
+      [false, false, true, false],
+    );
 
-  const notAllowed = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'close', reason: 'no cover' } });
-  assert.equal(notAllowed.codes, ['VALIDATION_ERROR']);
-  assert.equal(notAllowed.errors![0].extensions!.details.fields[0].path, 'stepId');
-  const noReason = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: '  ' } });
-  assert.equal(noReason.codes, ['VALIDATION_ERROR']);
-  assert.equal(noReason.errors![0].extensions!.details.fields[0].path, 'reason');
-  const unknown = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'nope', reason: 'x' } });
-  assert.equal(unknown.codes, ['VALIDATION_ERROR']);
-  // a reviewer does not run jobs
-  assert.equal((await gql(server, reviewer.token, MARK, { i: { jobId, stepId: 'paint', reason: 'x' } })).codes, ['FORBIDDEN']);
-  // nothing was written by the refusals
-  assert.is((await list(client.owner, { jobId })).data.deviations.totalCount, 0);
+    const notAllowed = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'close', reason: 'no cover' } });
+    assert.equal(notAllowed.codes, ['VALIDATION_ERROR']);
+    assert.equal(notAllowed.errors![0].extensions!.details.fields[0].path, 'stepId');
+    const noReason = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: '  ' } });
+    assert.equal(noReason.codes, ['VALIDATION_ERROR']);
+    assert.equal(noReason.errors![0].extensions!.details.fields[0].path, 'reason');
+    const unknown = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'nope', reason: 'x' } });
+    assert.equal(unknown.codes, ['VALIDATION_ERROR']);
+    // a reviewer does not run jobs
+    assert.equal((await gql(server, reviewer.token, MARK, { i: { jobId, stepId: 'paint', reason: 'x' } })).codes, ['FORBIDDEN']);
+    // nothing was written by the refusals
+    assert.is((await list(client.owner, { jobId })).data.deviations.totalCount, 0);
 
-  const marked = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: 'Paint is intact' } });
-  assert.equal(marked.codes, [], JSON.stringify(marked.errors));
-  assert.is(marked.data.markStepNotApplicable.job.state, 'IN_PROGRESS');
-  assert.equal(marked.data.markStepNotApplicable.job.records, [{ stepId: 'paint', status: 'SKIPPED', reason: 'Paint is intact' }]);
-  // the same mark again (a retry) adds no second deviation
-  assert.equal((await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: 'Paint is intact' } })).codes, []);
-  const found = await list(client.owner, { jobId });
-  assert.equal(found.codes, [], JSON.stringify(found.errors));
-  assert.equal(
-    found.data.deviations.nodes.map((d: any) => [d.kind, d.stepId, d.stepTitle, d.detail, d.raisedBy.databaseId, d.acknowledged]),
-    [['NOT_APPLICABLE', 'paint', 'Touch up the paint', 'Paint is intact', operator.id, false]],
-  );
-  // the required field of a step marked not applicable does not hold completion
-  assert.equal((await record(operator, jobId, 'close', 'DONE')).codes, []);
-  assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).codes, []);
-});
+    const marked = await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: 'Paint is intact' } });
+    assert.equal(marked.codes, [], JSON.stringify(marked.errors));
+    assert.is(marked.data.markStepNotApplicable.job.state, 'IN_PROGRESS');
+    assert.equal(marked.data.markStepNotApplicable.job.records, [{ stepId: 'paint', status: 'SKIPPED', reason: 'Paint is intact' }]);
+    // the same mark again (a retry) adds no second deviation
+    assert.equal((await gql(server, operator.token, MARK, { i: { jobId, stepId: 'paint', reason: 'Paint is intact' } })).codes, []);
+    const found = await list(client.owner, { jobId });
+    assert.equal(found.codes, [], JSON.stringify(found.errors));
+    assert.equal(
+      found.data.deviations.nodes.map((d: any) => [d.kind, d.stepId, d.stepTitle, d.detail, d.raisedBy.databaseId, d.acknowledged]),
+      [['NOT_APPLICABLE', 'paint', 'Touch up the paint', 'Paint is intact', operator.id, false]],
+    );
+    // the required field of a step marked not applicable does not hold completion
+    assert.equal((await record(operator, jobId, 'close', 'DONE')).codes, []);
+    assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).codes, []);
+  },
+);
 
 deviations('out of limits and FAILED are recorded once each; completion needs a comment on those steps (COMMENT_REQUIRED)', async () => {
   const { jobId, operator, client } = await setup();
@@ -131,63 +161,85 @@ deviations('out of limits and FAILED are recorded once each; completion needs a 
 
 deviations('a fault raised on the job and a late completion are deviations too', async () => {
   const { jobId, dbJobId, operator, client } = await setup({ dueAt: '2020-01-01T00:00:00Z' });
-  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', { i: { jobId, stepId: 'seal', description: 'Oil on the floor', severity: 'HIGH' } });
+  const fault = await gql(server, operator.token, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', {
+    i: { jobId, stepId: 'seal', description: 'Oil on the floor', severity: 'HIGH' },
+  });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   assert.equal((await record(operator, jobId, 'paint', 'DONE', [{ key: 'colour', value: 'RAL 5010' }])).codes, []);
   assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).codes, []);
   const nodes = (await list(client.owner, { jobId })).data.deviations.nodes;
-  assert.equal(nodes.map((d: any) => d.kind), ['FAULT', 'LATE_COMPLETION']);
+  assert.equal(
+    nodes.map((d: any) => d.kind),
+    ['FAULT', 'LATE_COMPLETION'],
+  );
   assert.is(nodes[0].fault.databaseId, fault.data.raiseFault.fault.databaseId);
   assert.is(nodes[0].stepTitle, 'Check the seal');
   assert.match(nodes[0].detail, /HIGH: Oil on the floor/);
   assert.is(nodes[1].job.databaseId, dbJobId);
   // the kind filter
-  assert.equal((await list(client.owner, { kind: 'FAULT' })).data.deviations.nodes.map((d: any) => d.kind), ['FAULT']);
+  assert.equal(
+    (await list(client.owner, { kind: 'FAULT' })).data.deviations.nodes.map((d: any) => d.kind),
+    ['FAULT'],
+  );
 });
 
-deviations('acknowledging: reviewers only, with a comment, once; the reviewed filter; pages across jobs; another client sees none', async () => {
-  const { jobId, operator, reviewer, client, template } = await setup();
-  const second = gid('Job', (await createJob(server, client.owner.token, { templateId: template.templateId })).id);
-  assert.equal((await record(operator, jobId, 'pressure', 'DONE', [{ key: 'bar', value: 0 }])).codes, []);
-  assert.equal((await record(operator, second, 'pressure', 'DONE', [{ key: 'bar', value: 9 }])).codes, []);
-  assert.equal((await record(operator, second, 'seal', 'FAILED')).codes, []);
-  const all = (await list(reviewer, {})).data.deviations;
-  assert.is(all.totalCount, 3);
-  // across jobs, in id order, paged
-  const page1 = (await list(reviewer, {}, 2)).data.deviations;
-  assert.equal(page1.nodes.length, 2);
-  assert.ok(page1.pageInfo.hasNextPage);
-  const page2 = (await list(reviewer, {}, 2, page1.pageInfo.endCursor)).data.deviations;
-  assert.equal([...page1.nodes, ...page2.nodes].map((d: any) => d.id), all.nodes.map((d: any) => d.id));
-  const first = all.nodes[0];
+deviations(
+  'acknowledging: reviewers only, with a comment, once; the reviewed filter; pages across jobs; another client sees none',
+  async () => {
+    const { jobId, operator, reviewer, client, template } = await setup();
+    const second = gid('Job', (await createJob(server, client.owner.token, { templateId: template.templateId })).id);
+    assert.equal((await record(operator, jobId, 'pressure', 'DONE', [{ key: 'bar', value: 0 }])).codes, []);
+    assert.equal((await record(operator, second, 'pressure', 'DONE', [{ key: 'bar', value: 9 }])).codes, []);
+    assert.equal((await record(operator, second, 'seal', 'FAILED')).codes, []);
+    const all = (await list(reviewer, {})).data.deviations;
+    assert.is(all.totalCount, 3);
+    // across jobs, in id order, paged
+    const page1 = (await list(reviewer, {}, 2)).data.deviations;
+    assert.equal(page1.nodes.length, 2);
+    assert.ok(page1.pageInfo.hasNextPage);
+    const page2 = (await list(reviewer, {}, 2, page1.pageInfo.endCursor)).data.deviations;
+    assert.equal(
+      [...page1.nodes, ...page2.nodes].map((d: any) => d.id),
+      all.nodes.map((d: any) => d.id),
+    );
+    const first = all.nodes[0];
 
-  assert.equal((await ack(operator, first.id, 'fine')).codes, ['FORBIDDEN']);
-  const empty = await ack(reviewer, first.id, '   ');
-  assert.equal(empty.codes, ['VALIDATION_ERROR']);
-  assert.equal(empty.errors![0].extensions!.details.fields[0].path, 'comment');
-  const done = await ack(reviewer, first.id, 'Sensor drift, recalibrated');
-  assert.equal(done.codes, [], JSON.stringify(done.errors));
-  assert.equal(done.data.acknowledgeDeviation.deviation.acknowledged, true);
-  assert.is(done.data.acknowledgeDeviation.deviation.comment, 'Sensor drift, recalibrated');
-  assert.is(done.data.acknowledgeDeviation.deviation.acknowledgedBy.databaseId, reviewer.id);
-  assert.ok(done.data.acknowledgeDeviation.deviation.acknowledgedByName.length > 0);
-  assert.equal((await ack(reviewer, first.id, 'again')).codes, ['CONFLICT']);
+    assert.equal((await ack(operator, first.id, 'fine')).codes, ['FORBIDDEN']);
+    const empty = await ack(reviewer, first.id, '   ');
+    assert.equal(empty.codes, ['VALIDATION_ERROR']);
+    assert.equal(empty.errors![0].extensions!.details.fields[0].path, 'comment');
+    const done = await ack(reviewer, first.id, 'Sensor drift, recalibrated');
+    assert.equal(done.codes, [], JSON.stringify(done.errors));
+    assert.equal(done.data.acknowledgeDeviation.deviation.acknowledged, true);
+    assert.is(done.data.acknowledgeDeviation.deviation.comment, 'Sensor drift, recalibrated');
+    assert.is(done.data.acknowledgeDeviation.deviation.acknowledgedBy.databaseId, reviewer.id);
+    assert.ok(done.data.acknowledgeDeviation.deviation.acknowledgedByName.length > 0);
+    assert.equal((await ack(reviewer, first.id, 'again')).codes, ['CONFLICT']);
 
-  assert.equal((await list(reviewer, { reviewed: true })).data.deviations.nodes.map((d: any) => d.id), [first.id]);
-  assert.equal((await list(reviewer, { reviewed: false })).data.deviations.totalCount, 2);
-  assert.equal((await list(reviewer, { jobId: second, reviewed: false })).data.deviations.nodes.map((d: any) => d.kind), ['OUT_OF_LIMITS', 'STEP_FAILED']);
-  // time window: raised before 2000 → none; from 2000 → all
-  assert.is((await list(reviewer, { to: '2000-01-01T00:00:00Z' })).data.deviations.totalCount, 0);
-  assert.is((await list(reviewer, { from: '2000-01-01T00:00:00Z' })).data.deviations.totalCount, 3);
+    assert.equal(
+      (await list(reviewer, { reviewed: true })).data.deviations.nodes.map((d: any) => d.id),
+      [first.id],
+    );
+    assert.equal((await list(reviewer, { reviewed: false })).data.deviations.totalCount, 2);
+    assert.equal(
+      (await list(reviewer, { jobId: second, reviewed: false })).data.deviations.nodes.map((d: any) => d.kind),
+      ['OUT_OF_LIMITS', 'STEP_FAILED'],
+    );
+    // time window: raised before 2000 → none; from 2000 → all
+    assert.is((await list(reviewer, { to: '2000-01-01T00:00:00Z' })).data.deviations.totalCount, 0);
+    assert.is((await list(reviewer, { from: '2000-01-01T00:00:00Z' })).data.deviations.totalCount, 3);
 
-  const other = await buildClient(server);
-  assert.is((await list(other.owner, {})).data.deviations.totalCount, 0);
-  assert.equal((await ack(other.owner, first.id, 'mine?')).codes, ['NOT_FOUND']);
-  const node = await gql(server, other.owner.token, 'query($id: ID!) { node(id: $id) { id } }', { id: first.id });
-  assert.equal(node.codes, ['NOT_FOUND']);
-  const own = await gql(server, reviewer.token, 'query($id: ID!) { node(id: $id) { ... on Deviation { kind comment } } }', { id: first.id });
-  assert.equal(own.data.node, { kind: 'OUT_OF_LIMITS', comment: 'Sensor drift, recalibrated' });
-});
+    const other = await buildClient(server);
+    assert.is((await list(other.owner, {})).data.deviations.totalCount, 0);
+    assert.equal((await ack(other.owner, first.id, 'mine?')).codes, ['NOT_FOUND']);
+    const node = await gql(server, other.owner.token, 'query($id: ID!) { node(id: $id) { id } }', { id: first.id });
+    assert.equal(node.codes, ['NOT_FOUND']);
+    const own = await gql(server, reviewer.token, 'query($id: ID!) { node(id: $id) { ... on Deviation { kind comment } } }', {
+      id: first.id,
+    });
+    assert.equal(own.data.node, { kind: 'OUT_OF_LIMITS', comment: 'Sensor drift, recalibrated' });
+  },
+);
 
 deviations('reviewJob: refusals with their codes, then REVIEWED with the signature; a reviewed job takes no more work', async () => {
   const { jobId, operator, reviewer, both, client } = await setup();
@@ -203,7 +255,10 @@ deviations('reviewJob: refusals with their codes, then REVIEWED with the signatu
   const unacknowledged = await review(reviewer, jobId);
   assert.equal(unacknowledged.codes, ['COMMENT_REQUIRED']);
   const open = (await list(reviewer, { jobId, reviewed: false })).data.deviations.nodes;
-  assert.equal(unacknowledged.errors![0].extensions!.details.deviationIds, open.map((d: any) => d.databaseId));
+  assert.equal(
+    unacknowledged.errors![0].extensions!.details.deviationIds,
+    open.map((d: any) => d.databaseId),
+  );
   for (const d of open) assert.equal((await ack(reviewer, d.id, 'Valve replaced under work order 77')).codes, []);
 
   const reviewed = await review(reviewer, jobId);
@@ -218,7 +273,10 @@ deviations('reviewJob: refusals with their codes, then REVIEWED with the signatu
 
   assert.equal((await review(reviewer, jobId)).codes, ['INVALID_TRANSITION'], 'reviewed once');
   assert.equal((await record(operator, jobId, 'close', 'DONE')).codes, ['JOB_CLOSED']);
-  assert.equal((await gql(server, client.owner.token, 'query { jobs(filter: { state: REVIEWED }) { nodes { id } } }')).data.jobs.nodes.length, 1);
+  assert.equal(
+    (await gql(server, client.owner.token, 'query { jobs(filter: { state: REVIEWED }) { nodes { id } } }')).data.jobs.nodes.length,
+    1,
+  );
 });
 
 deviations('allowNotApplicable is part of the version diff', async () => {
@@ -228,12 +286,23 @@ deviations('allowNotApplicable is part of the version diff', async () => {
   changed.sections[0].steps[2].allowNotApplicable = false;
   changed.sections[0].steps[3].allowNotApplicable = true;
   const v2 = await publishNewVersion(server, client, template, changed);
-  const diff = await gql(server, client.owner.token, 'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId changedFields } } }', {
-    a: gid('TemplateVersion', template.versionId),
-    b: gid('TemplateVersion', v2),
-  });
+  const diff = await gql(
+    server,
+    client.owner.token,
+    'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId changedFields } } }',
+    {
+      a: gid('TemplateVersion', template.versionId),
+      b: gid('TemplateVersion', v2),
+    },
+  );
   assert.equal(diff.codes, [], JSON.stringify(diff.errors));
-  assert.equal(diff.data.versionDiff.changed.map((c: any) => [c.stepId, c.changedFields]), [['paint', ['allowNotApplicable']], ['close', ['allowNotApplicable']]]);
+  assert.equal(
+    diff.data.versionDiff.changed.map((c: any) => [c.stepId, c.changedFields]),
+    [
+      ['paint', ['allowNotApplicable']],
+      ['close', ['allowNotApplicable']],
+    ],
+  );
 });
 
 deviations.run();

@@ -10,7 +10,18 @@ import { gql } from '../helpers/graphql';
 async function sendTogether(baseUrl: string, token: string, query: string, count: number) {
   const { hostname, port } = new URL(baseUrl);
   const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Socket>((resolve, reject) => net.connect(Number(port), hostname).once('connect', function (this: net.Socket) { resolve(this); }).once('error', reject))),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Socket>((resolve, reject) =>
+          net
+            .connect(Number(port), hostname)
+            .once('connect', function (this: net.Socket) {
+              resolve(this);
+            })
+            .once('error', reject),
+        ),
+    ),
   );
   // the server accepts one connection per event-loop turn: give it the turns to accept them all before writing
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -20,15 +31,23 @@ async function sendTogether(baseUrl: string, token: string, query: string, count
     (socket) =>
       new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve) => {
         const chunks: Buffer[] = [];
-        socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const [head, ...rest] = text.split('\r\n\r\n');
-          const [statusLine, ...lines] = head.split('\r\n');
-          const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-          const raw = rest.join('\r\n\r\n');
-          // Connection: close answers are not chunked unless the body was streamed; the JSON is the body
-          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1)) });
-        });
+        socket
+          .on('data', (chunk) => chunks.push(chunk))
+          .on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const [head, ...rest] = text.split('\r\n\r\n');
+            const [statusLine, ...lines] = head.split('\r\n');
+            const headers = Object.fromEntries(
+              lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+            );
+            const raw = rest.join('\r\n\r\n');
+            // Connection: close answers are not chunked unless the body was streamed; the JSON is the body
+            resolve({
+              status: Number(statusLine.split(' ')[1]),
+              headers,
+              body: JSON.parse(raw.slice(raw.indexOf('{'), raw.lastIndexOf('}') + 1)),
+            });
+          });
       }),
   );
   for (const socket of sockets) socket.write(request);
@@ -66,34 +85,41 @@ endpoint('a syntax error is a 400 with a code', async () => {
   assert.equal(result.codes, ['BAD_REQUEST']);
 });
 
-endpoint('issue 27 item 12: no query (a browser opening the URL, a body of {}) is 400 BAD_REQUEST "Missing query", nothing logged as an error', async () => {
-  const client = await buildClient(server);
-  const logger = server.deps.logger;
-  const logged: unknown[] = [];
-  const error = logger.error;
-  logger.error = ((...args: unknown[]) => void logged.push(args));
-  try {
-    const browser = await server.request('GET', '/api/client/graphql', {
-      token: client.owner.token,
-      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
-    });
-    const empty = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: {} });
-    for (const res of [browser, empty]) {
-      assert.is(res.status, 400, res.text);
-      assert.equal(res.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]), [['Missing query', 'BAD_REQUEST']]);
+endpoint(
+  'issue 27 item 12: no query (a browser opening the URL, a body of {}) is 400 BAD_REQUEST "Missing query", nothing logged as an error',
+  async () => {
+    const client = await buildClient(server);
+    const logger = server.deps.logger;
+    const logged: unknown[] = [];
+    const error = logger.error;
+    logger.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const browser = await server.request('GET', '/api/client/graphql', {
+        token: client.owner.token,
+        headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+      });
+      const empty = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: {} });
+      for (const res of [browser, empty]) {
+        assert.is(res.status, 400, res.text);
+        assert.equal(
+          res.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]),
+          [['Missing query', 'BAD_REQUEST']],
+        );
+      }
+    } finally {
+      logger.error = error;
     }
-  } finally {
-    logger.error = error;
-  }
-  assert.equal(logged, []);
-});
+    assert.equal(logged, []);
+  },
+);
 
 endpoint('an oversize query is refused before execution with QUERY_TOO_COMPLEX', async () => {
   const client = await buildClient(server);
   const deep = '{ me { id } ' + 'a: me { id } '.repeat(1) + '}';
   assert.is((await gql(server, client.owner.token, deep)).status, 200);
   // aliases multiply cost: 60,000 aliased fields exceed the cost limit
-  const wide = '{ ' + Array.from({ length: 3000 }, (_, i) => `m${i}: me { id email firstName lastName title roles licenseType }`).join(' ') + ' }';
+  const wide =
+    '{ ' + Array.from({ length: 3000 }, (_, i) => `m${i}: me { id email firstName lastName title roles licenseType }`).join(' ') + ' }';
   const result = await gql(server, client.owner.token, wide);
   assert.is(result.codes[0], 'QUERY_TOO_COMPLEX', JSON.stringify(result.body).slice(0, 300));
 });
@@ -117,7 +143,9 @@ endpoint('errors of a compiled query keep their code, message, path and location
   for (let i = 0; i < 2; i++) {
     const notFound = await gql(server, client.owner.token, 'query Lookup { me { id } job(id: "Job:987654") { id title } }');
     assert.equal(notFound.data, { me: { id: `User:${client.owner.id}` }, job: null });
-    assert.equal(notFound.body.errors, [{ message: 'Job not found', locations: [{ line: 1, column: 26 }], path: ['job'], extensions: { code: 'NOT_FOUND' } }]);
+    assert.equal(notFound.body.errors, [
+      { message: 'Job not found', locations: [{ line: 1, column: 26 }], path: ['job'], extensions: { code: 'NOT_FOUND' } },
+    ]);
     const badVariable = await gql(server, client.owner.token, 'query ($id: ID!) { job(id: $id) { id } }', { id: { seven: 7 } });
     assert.is(badVariable.status, 400);
     assert.equal(badVariable.codes, ['BAD_REQUEST']);
@@ -125,27 +153,33 @@ endpoint('errors of a compiled query keep their code, message, path and location
   }
 });
 
-endpoint('more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILABLE envelope with Retry-After; the rest answered', async () => {
-  const small = await startTestServer({ env: { WIP_GRAPHQL_CONCURRENCY: '1', WIP_GRAPHQL_QUEUE_MAX: '1' } });
-  try {
-    const client = await buildClient(small);
-    await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
-    // 30 requests written at once on 30 open connections are read in one event-loop turn: one runs, one waits, the rest find the queue full
-    const answers = await sendTogether(small.url, client.owner.token, '{ me { id } }', 30);
-    const statuses = answers.map((a) => a.status).join(' ');
-    const refused = answers.filter((a) => a.status === 503);
-    assert.ok(refused.length > 0, statuses);
-    assert.ok(answers.every((a) => a.status === 200 || a.status === 503), statuses);
-    for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, `User:${client.owner.id}`);
-    assert.is(refused[0].body.success, false);
-    assert.is(refused[0].body.error.code, 'SERVICE_UNAVAILABLE');
-    assert.is(refused[0].headers['retry-after'], '1');
-    const res = await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
-    assert.is(res.status, 200, 'the queue drains');
-  } finally {
-    await small.stop();
-  }
-});
+endpoint(
+  'more queries waiting than WIP_GRAPHQL_QUEUE_MAX: 503 SERVICE_UNAVAILABLE envelope with Retry-After; the rest answered',
+  async () => {
+    const small = await startTestServer({ env: { WIP_GRAPHQL_CONCURRENCY: '1', WIP_GRAPHQL_QUEUE_MAX: '1' } });
+    try {
+      const client = await buildClient(small);
+      await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
+      // 30 requests written at once on 30 open connections are read in one event-loop turn: one runs, one waits, the rest find the queue full
+      const answers = await sendTogether(small.url, client.owner.token, '{ me { id } }', 30);
+      const statuses = answers.map((a) => a.status).join(' ');
+      const refused = answers.filter((a) => a.status === 503);
+      assert.ok(refused.length > 0, statuses);
+      assert.ok(
+        answers.every((a) => a.status === 200 || a.status === 503),
+        statuses,
+      );
+      for (const answer of answers.filter((a) => a.status === 200)) assert.is(answer.body.data.me.id, `User:${client.owner.id}`);
+      assert.is(refused[0].body.success, false);
+      assert.is(refused[0].body.error.code, 'SERVICE_UNAVAILABLE');
+      assert.is(refused[0].headers['retry-after'], '1');
+      const res = await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
+      assert.is(res.status, 200, 'the queue drains');
+    } finally {
+      await small.stop();
+    }
+  },
+);
 
 endpoint('the graphql-http server audits: every mandatory audit passes', async () => {
   const client = await buildClient(server);
@@ -168,7 +202,11 @@ endpoint('an answer without errors has the content type graphql-http gives its a
   const post = (accept: string | undefined, query: string) =>
     fetch(`${server.url}/api/client/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'application/json', ...(accept !== undefined && { accept }) },
+      headers: {
+        authorization: `Bearer ${client.owner.token}`,
+        'content-type': 'application/json',
+        ...(accept !== undefined && { accept }),
+      },
       body: JSON.stringify({ query }),
     });
   const accepts = [

@@ -47,7 +47,12 @@ const RULES_CONTENT = {
     {
       id: 'after',
       title: 'After a leak',
-      when: { any: [{ step: 'pressure', field: 'drop', op: 'outOfLimits' }, { step: 'seal', status: 'FAILED' }] },
+      when: {
+        any: [
+          { step: 'pressure', field: 'drop', op: 'outOfLimits' },
+          { step: 'seal', status: 'FAILED' },
+        ],
+      },
       steps: [{ id: 'report', title: 'Report the leak', fields: [{ key: 'note', type: 'TEXT', required: true }] }],
     },
   ],
@@ -97,7 +102,10 @@ rules('a PASS seal check leaves "replace the seal" out: not required, refused wi
   const refused = await record(client, jobId, 'replace', [{ key: 'part', value: 'S-12' }]);
   assert.equal(refused.codes, ['STEP_NOT_APPLICABLE']);
   assert.is(refused.errors![0].extensions!.details.stepId, 'replace');
-  const pressure = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 10.2 }]);
+  const pressure = await record(client, jobId, 'pressure', [
+    { key: 'p_in', value: 10 },
+    { key: 'p_out', value: 10.2 },
+  ]);
   assert.equal(pressure.codes, []);
   // the required part of "replace" and the note of "report" do not hold the job back: those steps do not apply
   const done = await gql(server, client.owner.token, COMPLETE, { j: jobId });
@@ -110,7 +118,15 @@ rules('a FAILED seal check shows "replace the seal" and the leak section; their 
   const failed = await record(client, jobId, 'seal', [{ key: 'ok', value: false }]);
   assert.equal(failed.codes, []);
   assert.equal(applies(failed.data.recordStep.job.steps), { seal: true, replace: true, pressure: true, report: false });
-  assert.equal((await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 10 }])).codes, []);
+  assert.equal(
+    (
+      await record(client, jobId, 'pressure', [
+        { key: 'p_in', value: 10 },
+        { key: 'p_out', value: 10 },
+      ])
+    ).codes,
+    [],
+  );
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['REQUIRED_FIELDS_MISSING']);
   assert.equal(blocked.errors![0].extensions!.details.missing, [{ stepId: 'replace', key: 'part' }]);
@@ -124,23 +140,42 @@ rules('a FAILED seal check shows "replace the seal" and the leak section; their 
 
 rules('a CALCULATED field is computed on recording, with its limits; a value sent for it is a VALIDATION_ERROR', async () => {
   const { client, jobId } = await jobOnRules();
-  const sent = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10 }, { key: 'p_out', value: 9 }, { key: 'drop', value: 0 }]);
+  const sent = await record(client, jobId, 'pressure', [
+    { key: 'p_in', value: 10 },
+    { key: 'p_out', value: 9 },
+    { key: 'drop', value: 0 },
+  ]);
   assert.equal(sent.codes, ['VALIDATION_ERROR']);
-  assert.equal(sent.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path), ['values.drop']);
-  const result = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 10.04 }, { key: 'p_out', value: 9.2 }]);
+  assert.equal(
+    sent.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path),
+    ['values.drop'],
+  );
+  const result = await record(client, jobId, 'pressure', [
+    { key: 'p_in', value: 10.04 },
+    { key: 'p_out', value: 9.2 },
+  ]);
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   const values = result.data.recordStep.job.records.find((r: { stepId: string }) => r.stepId === 'pressure').values;
-  assert.equal(values.find((v: { key: string }) => v.key === 'drop'), { key: 'drop', value: -0.8, outOfLimits: true, error: null });
+  assert.equal(
+    values.find((v: { key: string }) => v.key === 'drop'),
+    { key: 'drop', value: -0.8, outOfLimits: true, error: null },
+  );
   // an out-of-limit calculated value opens the leak section (conditions read calculated values too)
   assert.is(applies(result.data.recordStep.job.steps).report, true);
 });
 
 rules('a division by zero is kept as an error value, never a 500', async () => {
   const { client, jobId } = await jobOnRules();
-  const result = await record(client, jobId, 'pressure', [{ key: 'p_in', value: 0 }, { key: 'p_out', value: 3 }]);
+  const result = await record(client, jobId, 'pressure', [
+    { key: 'p_in', value: 0 },
+    { key: 'p_out', value: 3 },
+  ]);
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   const values = result.data.recordStep.job.records.find((r: { stepId: string }) => r.stepId === 'pressure').values;
-  assert.equal(values.find((v: { key: string }) => v.key === 'ratio'), { key: 'ratio', value: null, outOfLimits: false, error: 'division by zero' });
+  assert.equal(
+    values.find((v: { key: string }) => v.key === 'ratio'),
+    { key: 'ratio', value: null, outOfLimits: false, error: 'division by zero' },
+  );
 });
 
 /** The paths of a refused draft's VALIDATION_ERROR. */
@@ -152,17 +187,52 @@ async function refusedPaths(content: unknown): Promise<{ path: string; message: 
 }
 
 const twoSteps = (first: Record<string, unknown>, second: Record<string, unknown>) => ({
-  sections: [{ id: 's', title: 'S', steps: [{ id: 'a', title: 'A', fields: [{ key: 'x', type: 'NUMBER' }], ...first }, { id: 'b', title: 'B', fields: [{ key: 'y', type: 'NUMBER' }], ...second }] }],
+  sections: [
+    {
+      id: 's',
+      title: 'S',
+      steps: [
+        { id: 'a', title: 'A', fields: [{ key: 'x', type: 'NUMBER' }], ...first },
+        { id: 'b', title: 'B', fields: [{ key: 'y', type: 'NUMBER' }], ...second },
+      ],
+    },
+  ],
 });
 
 rules('a condition reading a later step, an unknown step or field, or a bad op is refused at save, with its path', async () => {
   const later = await refusedPaths(twoSteps({ when: { step: 'b', field: 'y', op: 'gt', value: 1 } }, {}));
-  assert.equal(later.map((p) => p.path), ['input.content.sections.0.steps.0.when.step']);
+  assert.equal(
+    later.map((p) => p.path),
+    ['input.content.sections.0.steps.0.when.step'],
+  );
   assert.match(later[0].message, /backwards/);
-  const unknown = await refusedPaths(twoSteps({}, { when: { all: [{ step: 'zz', status: 'DONE' }, { step: 'a', field: 'nope', op: 'eq', value: 1 }, { step: 'a', field: 'x', op: 'like', value: 1 }] } }));
-  assert.equal(unknown.map((p) => p.path), ['input.content.sections.0.steps.1.when.all.0.step', 'input.content.sections.0.steps.1.when.all.1.field', 'input.content.sections.0.steps.1.when.all.2.op']);
+  const unknown = await refusedPaths(
+    twoSteps(
+      {},
+      {
+        when: {
+          all: [
+            { step: 'zz', status: 'DONE' },
+            { step: 'a', field: 'nope', op: 'eq', value: 1 },
+            { step: 'a', field: 'x', op: 'like', value: 1 },
+          ],
+        },
+      },
+    ),
+  );
+  assert.equal(
+    unknown.map((p) => p.path),
+    [
+      'input.content.sections.0.steps.1.when.all.0.step',
+      'input.content.sections.0.steps.1.when.all.1.field',
+      'input.content.sections.0.steps.1.when.all.2.op',
+    ],
+  );
   const own = await refusedPaths(twoSteps({ when: { step: 'a', status: 'DONE' } }, {}));
-  assert.equal(own.map((p) => p.path), ['input.content.sections.0.steps.0.when.step']);
+  assert.equal(
+    own.map((p) => p.path),
+    ['input.content.sections.0.steps.0.when.step'],
+  );
 });
 
 rules('an expression reading a later step, a missing or non-numeric field, or eval-style input is refused at save', async () => {
@@ -179,16 +249,44 @@ rules('an expression reading a later step, a missing or non-numeric field, or ev
   ];
   for (const [expression, message] of cases) {
     const problems = await refusedPaths({
-      sections: [{ id: 's', title: 'S', steps: [
-        { id: 'a', title: 'A', fields: [{ key: 'x', type: 'NUMBER' }, { key: 't', type: 'TEXT' }, calc(expression)] },
-        { id: 'b', title: 'B', fields: [{ key: 'y', type: 'NUMBER' }] },
-      ] }],
+      sections: [
+        {
+          id: 's',
+          title: 'S',
+          steps: [
+            { id: 'a', title: 'A', fields: [{ key: 'x', type: 'NUMBER' }, { key: 't', type: 'TEXT' }, calc(expression)] },
+            { id: 'b', title: 'B', fields: [{ key: 'y', type: 'NUMBER' }] },
+          ],
+        },
+      ],
     });
-    assert.equal(problems.map((p) => p.path), ['input.content.sections.0.steps.0.fields.2.expression'], expression);
+    assert.equal(
+      problems.map((p) => p.path),
+      ['input.content.sections.0.steps.0.fields.2.expression'],
+      expression,
+    );
     assert.match(problems[0].message, message, expression);
   }
-  const missing = await refusedPaths({ sections: [{ title: 'S', steps: [{ title: 'A', fields: [{ key: 'c', type: 'CALCULATED' }, { key: 'n', type: 'NUMBER', expression: '1' }] }] }] });
-  assert.equal(missing.map((p) => p.path), ['input.content.sections.0.steps.0.fields.0.expression', 'input.content.sections.0.steps.0.fields.1.expression']);
+  const missing = await refusedPaths({
+    sections: [
+      {
+        title: 'S',
+        steps: [
+          {
+            title: 'A',
+            fields: [
+              { key: 'c', type: 'CALCULATED' },
+              { key: 'n', type: 'NUMBER', expression: '1' },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  assert.equal(
+    missing.map((p) => p.path),
+    ['input.content.sections.0.steps.0.fields.0.expression', 'input.content.sections.0.steps.0.fields.1.expression'],
+  );
 });
 
 rules.run();

@@ -43,8 +43,24 @@ const MUTATION: Record<JobAction, string> = {
 /** A job of the client (created and driven by the owner, an admin) in `state`. */
 async function jobIn(state: JobState): Promise<number> {
   const job = await createJob(server, client.owner.token, { templateId });
-  const path: Partial<Record<JobState, JobAction[]>> = { OPEN: [], IN_PROGRESS: ['start'], PAUSED: ['start', 'pause'], COMPLETED: ['start', 'complete'], CANCELLED: ['cancel'], REVIEWED: ['start', 'complete', 'review'] };
-  for (const action of path[state]!) assert.equal((await gql(server, client.owner.token, MUTATION[action], { j: gid('Job', job.id), ...(action === 'review' && { p: client.owner.password }) })).codes, []);
+  const path: Partial<Record<JobState, JobAction[]>> = {
+    OPEN: [],
+    IN_PROGRESS: ['start'],
+    PAUSED: ['start', 'pause'],
+    COMPLETED: ['start', 'complete'],
+    CANCELLED: ['cancel'],
+    REVIEWED: ['start', 'complete', 'review'],
+  };
+  for (const action of path[state]!)
+    assert.equal(
+      (
+        await gql(server, client.owner.token, MUTATION[action], {
+          j: gid('Job', job.id),
+          ...(action === 'review' && { p: client.owner.password }),
+        })
+      ).codes,
+      [],
+    );
   return job.id;
 }
 
@@ -55,7 +71,10 @@ for (const row of JOB_TRANSITIONS) {
   roles(`${row.action}: ${row.from.join('/')} → ${row.to} for ${allowed.join(', ')}; FORBIDDEN for the other roles`, async () => {
     for (const role of ROLES) {
       const jobId = await jobIn(row.from[0]);
-      const result = await gql(server, tokens.get(role), MUTATION[row.action], { j: gid('Job', jobId), ...(row.action === 'review' && { p: passwords.get(role) }) });
+      const result = await gql(server, tokens.get(role), MUTATION[row.action], {
+        j: gid('Job', jobId),
+        ...(row.action === 'review' && { p: passwords.get(role) }),
+      });
       if (allowed.includes(role)) {
         assert.equal(result.codes, [], `${role} ${row.action}: ${JSON.stringify(result.errors)}`);
         assert.is(result.data.r.job.state, row.to);
@@ -68,25 +87,47 @@ for (const row of JOB_TRANSITIONS) {
   roles(`${row.action} from any other state → INVALID_TRANSITION`, async () => {
     for (const state of ALL_STATES.filter((s) => !row.from.includes(s))) {
       const jobId = await jobIn(state);
-      const result = await gql(server, tokens.get(allowed[0]), MUTATION[row.action], { j: gid('Job', jobId), ...(row.action === 'review' && { p: passwords.get(allowed[0]) }) });
+      const result = await gql(server, tokens.get(allowed[0]), MUTATION[row.action], {
+        j: gid('Job', jobId),
+        ...(row.action === 'review' && { p: passwords.get(allowed[0]) }),
+      });
       assert.equal(result.codes, ['INVALID_TRANSITION'], `${row.action} from ${state}`);
       assert.equal(result.errors![0].extensions!.details.allowedFrom, row.from);
     }
   });
 }
 
-roles(`createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${DOMAIN_PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`, async () => {
-  for (const role of ROLES) {
-    const created = await gql(server, tokens.get(role), 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}', { i: { templateId: gid('Template', templateId), title: role } });
-    assert.equal(created.codes, (DOMAIN_PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'], `createJob by ${role}`);
-    const jobId = await jobIn('OPEN');
-    const runs = (DOMAIN_PERMISSIONS.runJob as readonly string[]).includes(role);
-    const recorded = await gql(server, tokens.get(role), 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', { i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' } });
-    assert.equal(recorded.codes, runs ? [] : ['FORBIDDEN'], `recordStep by ${role}`);
-    const fault = await gql(server, tokens.get(role), 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}', { i: { jobId: gid('Job', jobId), description: 'x', severity: 'LOW' } });
-    assert.equal(fault.codes, runs ? [] : ['FORBIDDEN'], `raiseFault by ${role}`);
-  }
-});
+roles(
+  `createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${DOMAIN_PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`,
+  async () => {
+    for (const role of ROLES) {
+      const created = await gql(
+        server,
+        tokens.get(role),
+        'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}',
+        { i: { templateId: gid('Template', templateId), title: role } },
+      );
+      assert.equal(
+        created.codes,
+        (DOMAIN_PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'],
+        `createJob by ${role}`,
+      );
+      const jobId = await jobIn('OPEN');
+      const runs = (DOMAIN_PERMISSIONS.runJob as readonly string[]).includes(role);
+      const recorded = await gql(server, tokens.get(role), 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', {
+        i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' },
+      });
+      assert.equal(recorded.codes, runs ? [] : ['FORBIDDEN'], `recordStep by ${role}`);
+      const fault = await gql(
+        server,
+        tokens.get(role),
+        'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id: databaseId } }}',
+        { i: { jobId: gid('Job', jobId), description: 'x', severity: 'LOW' } },
+      );
+      assert.equal(fault.codes, runs ? [] : ['FORBIDDEN'], `raiseFault by ${role}`);
+    }
+  },
+);
 
 roles('every role of the client reads jobs', async () => {
   const jobId = await jobIn('OPEN');

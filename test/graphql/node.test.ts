@@ -30,13 +30,25 @@ nodes('every object id is a global id read back by node(id), with its integer as
   assert.is(template.latestVersion.id, `TemplateVersion:${template.latestVersion.databaseId}`);
   const read = async (id: string) => ok(await gql(server, team.author.token, NODE, { id })).node;
   assert.equal(await read(template.id), { __typename: 'Template', id: template.id, databaseId: template.databaseId, title: 'Global' });
-  assert.equal(await read(template.latestVersion.id), { __typename: 'TemplateVersion', id: template.latestVersion.id, databaseId: template.latestVersion.databaseId, number: 1 });
-  assert.equal(await read(gid('User', team.author.id)), { __typename: 'User', id: gid('User', team.author.id), databaseId: team.author.id, email: (await me(team.author.token)).email });
+  assert.equal(await read(template.latestVersion.id), {
+    __typename: 'TemplateVersion',
+    id: template.latestVersion.id,
+    databaseId: template.latestVersion.databaseId,
+    number: 1,
+  });
+  assert.equal(await read(gid('User', team.author.id)), {
+    __typename: 'User',
+    id: gid('User', team.author.id),
+    databaseId: team.author.id,
+    email: (await me(team.author.token)).email,
+  });
   assert.equal(await read('Tutorial:welcome'), { __typename: 'Tutorial', id: 'Tutorial:welcome', tutorialId: 'welcome' });
   const stepId = `Step:${template.latestVersion.databaseId}:isolate`;
   assert.equal(await read(stepId), { __typename: 'Step', id: stepId, stepId: 'isolate', title: 'Isolate the pump' });
   // nodes(ids): in the order given, each resolved as node(id) would
-  const many = ok(await gql(server, team.author.token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids: [stepId, template.id] })).nodes;
+  const many = ok(
+    await gql(server, team.author.token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids: [stepId, template.id] }),
+  ).nodes;
   assert.equal(many, [
     { __typename: 'Step', id: stepId },
     { __typename: 'Template', id: template.id },
@@ -50,12 +62,24 @@ async function me(token: string) {
 nodes("a step's and a section's id name that version's copy; stepId and sectionId are the keys every version keeps", async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
-  const template = await createTemplate(server, team.author.token, { content: { sections: [{ sectionId: 'prep', title: 'Prep', steps: [{ stepId: 'isolate', title: 'Isolate' }] }] } });
+  const template = await createTemplate(server, team.author.token, {
+    content: { sections: [{ sectionId: 'prep', title: 'Prep', steps: [{ stepId: 'isolate', title: 'Isolate' }] }] },
+  });
   await advance(server, team, template.latestVersion.id, 'IN_REVIEW');
   const v2 = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: template.id })).createDraft.version;
-  ok(await gql(server, team.author.token, UPDATE_DRAFT, { id: v2.id, content: { sections: [{ sectionId: 'prep', title: 'Prep', steps: [{ stepId: 'isolate', title: 'Isolate v2' }] }] } }));
+  ok(
+    await gql(server, team.author.token, UPDATE_DRAFT, {
+      id: v2.id,
+      content: { sections: [{ sectionId: 'prep', title: 'Prep', steps: [{ stepId: 'isolate', title: 'Isolate v2' }] }] },
+    }),
+  );
   const versions = ok(
-    await gql(server, team.author.token, 'query ($id: ID!) { template(id: $id) { versions { nodes { number content { sections { id sectionId steps { id stepId title } } } } } } }', { id: template.id }),
+    await gql(
+      server,
+      team.author.token,
+      'query ($id: ID!) { template(id: $id) { versions { nodes { number content { sections { id sectionId steps { id stepId title } } } } } } }',
+      { id: template.id },
+    ),
   ).template.versions.nodes;
   const [one, two] = versions.map((v: any) => v.content.sections[0]);
   assert.equal([one.sectionId, two.sectionId], ['prep', 'prep']);
@@ -72,13 +96,22 @@ nodes("another client's ids, and a template out of sight: null with NOT_FOUND, a
   const b = await buildClient(server);
   const { templateId, versionId } = await publishedTemplate(server, a);
   const job = await createJob(server, a.owner.token, { templateId });
-  for (const id of [gid('Template', templateId), gid('TemplateVersion', versionId), gid('Job', job.id), gid('User', a.owner.id), `Step:${versionId}:measure`, `Section:${versionId}:prep`]) {
+  for (const id of [
+    gid('Template', templateId),
+    gid('TemplateVersion', versionId),
+    gid('Job', job.id),
+    gid('User', a.owner.id),
+    `Step:${versionId}:measure`,
+    `Section:${versionId}:prep`,
+  ]) {
     const result = await gql(server, b.owner.token, NODE, { id });
     assert.equal(result.codes, ['NOT_FOUND'], id);
     assert.equal(result.data, { node: null }, id);
     assert.is(JSON.stringify(result.body).includes('Pump inspection'), false);
   }
-  const mixed = await gql(server, b.owner.token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [gid('User', b.owner.id), gid('Job', job.id)] });
+  const mixed = await gql(server, b.owner.token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+    ids: [gid('User', b.owner.id), gid('Job', job.id)],
+  });
   assert.equal(mixed.data, { nodes: [{ id: gid('User', b.owner.id) }, null] });
   assert.equal(mixed.codes, ['NOT_FOUND']);
   assert.equal(mixed.errors![0].path, ['nodes', 1]);
@@ -90,7 +123,20 @@ nodes("another client's ids, and a template out of sight: null with NOT_FOUND, a
 nodes('a malformed id, or an id of the wrong type, is VALIDATION_ERROR naming the argument — never a 500', async () => {
   const client = await buildClient(server);
   const token = client.owner.token;
-  for (const id of ['', 'nope', 'Template:', 'Template:0', 'Template:1.5', 'Template:-1', 'Template:99999999999999999', 'Banana:1', 'Step:1', 'Step:x:y', 'Tutorial:a b', 'x'.repeat(300)]) {
+  for (const id of [
+    '',
+    'nope',
+    'Template:',
+    'Template:0',
+    'Template:1.5',
+    'Template:-1',
+    'Template:99999999999999999',
+    'Banana:1',
+    'Step:1',
+    'Step:x:y',
+    'Tutorial:a b',
+    'x'.repeat(300),
+  ]) {
     const result = await gql(server, token, NODE, { id });
     assert.is(result.status, 200, id);
     assert.equal(result.codes, ['VALIDATION_ERROR'], id);
@@ -99,10 +145,16 @@ nodes('a malformed id, or an id of the wrong type, is VALIDATION_ERROR naming th
   const wrongType = await gql(server, token, 'query ($id: ID!) { template(id: $id) { id } }', { id: gid('Job', 1) });
   assert.equal(wrongType.codes, ['VALIDATION_ERROR']);
   assert.is(wrongType.errors![0].extensions!.details.fields[0].path, 'id');
-  const inInput = await gql(server, token, 'mutation { createJob(input: { templateId: "Template:1", title: "x", assigneeIds: ["User:1", "Asset:2"] }) { job { id } } }');
+  const inInput = await gql(
+    server,
+    token,
+    'mutation { createJob(input: { templateId: "Template:1", title: "x", assigneeIds: ["User:1", "Asset:2"] }) { job { id } } }',
+  );
   assert.equal(inInput.codes, ['VALIDATION_ERROR']);
   assert.is(inInput.errors![0].extensions!.details.fields[0].path, 'input.assigneeIds.1');
-  const tooMany = await gql(server, token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 101 }, (_, i) => gid('User', i + 1)) });
+  const tooMany = await gql(server, token, 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+    ids: Array.from({ length: 101 }, (_, i) => gid('User', i + 1)),
+  });
   assert.equal(tooMany.codes, ['VALIDATION_ERROR']);
 });
 
@@ -111,21 +163,39 @@ nodes('lists that grow are connections: faults page both ways, last: n is the ne
   const { templateId } = await publishedTemplate(server, client);
   const job = await createJob(server, client.owner.token, { templateId });
   for (let i = 1; i <= 5; i++) {
-    ok(await gql(server, client.owner.token, 'mutation ($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', { i: { jobId: gid('Job', job.id), description: `F${i}`, severity: 'LOW' } }));
+    ok(
+      await gql(server, client.owner.token, 'mutation ($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { id } } }', {
+        i: { jobId: gid('Job', job.id), description: `F${i}`, severity: 'LOW' },
+      }),
+    );
   }
   const FAULTS = `query ($j: ID!, $first: Int, $after: String, $last: Int, $before: String) {
     faults(jobId: $j, first: $first, after: $after, last: $last, before: $before) { nodes { description } totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
     job(id: $j) { faults(last: 2) { nodes { description } totalCount pageInfo { hasNextPage hasPreviousPage } } } }`;
-  const read = async (vars: Record<string, unknown>) => ok(await gql(server, client.owner.token, FAULTS, { j: gid('Job', job.id), ...vars }));
+  const read = async (vars: Record<string, unknown>) =>
+    ok(await gql(server, client.owner.token, FAULTS, { j: gid('Job', job.id), ...vars }));
   const newest = await read({ last: 2 });
-  assert.equal(newest.faults.nodes.map((f: any) => f.description), ['F4', 'F5']);
+  assert.equal(
+    newest.faults.nodes.map((f: any) => f.description),
+    ['F4', 'F5'],
+  );
   assert.equal([newest.faults.totalCount, newest.faults.pageInfo.hasPreviousPage, newest.faults.pageInfo.hasNextPage], [5, true, false]);
   // Job.faults is paged in memory the same way
-  assert.equal(newest.job.faults, { nodes: [{ description: 'F4' }, { description: 'F5' }], totalCount: 5, pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+  assert.equal(newest.job.faults, {
+    nodes: [{ description: 'F4' }, { description: 'F5' }],
+    totalCount: 5,
+    pageInfo: { hasNextPage: false, hasPreviousPage: true },
+  });
   const older = await read({ last: 2, before: newest.faults.pageInfo.startCursor });
-  assert.equal(older.faults.nodes.map((f: any) => f.description), ['F2', 'F3']);
+  assert.equal(
+    older.faults.nodes.map((f: any) => f.description),
+    ['F2', 'F3'],
+  );
   const first = await read({ first: 3 });
-  assert.equal(first.faults.nodes.map((f: any) => f.description), ['F1', 'F2', 'F3']);
+  assert.equal(
+    first.faults.nodes.map((f: any) => f.description),
+    ['F1', 'F2', 'F3'],
+  );
   assert.equal([first.faults.pageInfo.hasPreviousPage, first.faults.pageInfo.hasNextPage], [false, true]);
   // more than 500: nothing is silently cut any more — the count says how many, the pages reach them all
   assert.is((await gql(server, client.owner.token, '{ faults(first: 1) { totalCount } }')).data.faults.totalCount, 5);
@@ -134,16 +204,23 @@ nodes('lists that grow are connections: faults page both ways, last: n is the ne
 nodes('the jobs connection pages backward in its compiled page read too, and counts through its filter', async () => {
   const client = await buildClient(server);
   const { templateId } = await publishedTemplate(server, client);
-  for (const priority of ['HIGH', 'LOW', 'HIGH', 'LOW', 'HIGH']) await createJob(server, client.owner.token, { templateId, title: `${priority} job`, priority });
+  for (const priority of ['HIGH', 'LOW', 'HIGH', 'LOW', 'HIGH'])
+    await createJob(server, client.owner.token, { templateId, title: `${priority} job`, priority });
   const JOBS = `query ($last: Int, $before: String, $filter: JobFilter) {
     jobs(last: $last, before: $before, filter: $filter) { nodes { id: databaseId priority template { title } } totalCount pageInfo { hasPreviousPage hasNextPage startCursor } } }`;
   const read = async (vars: Record<string, unknown>) => ok(await gql(server, client.owner.token, JOBS, vars)).jobs;
   const all = (await read({ last: 5 })).nodes.map((j: any) => j.id);
   const newest = await read({ last: 2 });
-  assert.equal(newest.nodes.map((j: any) => j.id), all.slice(3));
+  assert.equal(
+    newest.nodes.map((j: any) => j.id),
+    all.slice(3),
+  );
   assert.equal([newest.totalCount, newest.pageInfo.hasPreviousPage, newest.pageInfo.hasNextPage], [5, true, false]);
   const older = await read({ last: 2, before: newest.pageInfo.startCursor });
-  assert.equal(older.nodes.map((j: any) => j.id), all.slice(1, 3));
+  assert.equal(
+    older.nodes.map((j: any) => j.id),
+    all.slice(1, 3),
+  );
   const high = await read({ last: 2, filter: { priority: 'HIGH' } });
   assert.equal([high.nodes.map((j: any) => j.priority), high.totalCount, high.pageInfo.hasPreviousPage], [['HIGH', 'HIGH'], 3, true]);
   assert.is(high.nodes[0].template.title, 'Pump inspection');
@@ -151,12 +228,24 @@ nodes('the jobs connection pages backward in its compiled page read too, and cou
 
 nodes('the cost limit counts a connection by first or last, and nodes(ids) by its ids', async () => {
   const client = await buildClient(server);
-  const nested = await gql(server, client.owner.token, '{ templates(last: 200) { nodes { versions(last: 200) { nodes { content { sections { steps { title } } } } } } } }');
+  const nested = await gql(
+    server,
+    client.owner.token,
+    '{ templates(last: 200) { nodes { versions(last: 200) { nodes { content { sections { steps { title } } } } } } } }',
+  );
   assert.equal(nested.codes, ['QUERY_TOO_COMPLEX']);
-  const defaults = await gql(server, client.owner.token, '{ templates { nodes { versions { nodes { template { versions { nodes { number } } } } } } } }');
+  const defaults = await gql(
+    server,
+    client.owner.token,
+    '{ templates { nodes { versions { nodes { template { versions { nodes { number } } } } } } } }',
+  );
   assert.equal(defaults.codes, ['QUERY_TOO_COMPLEX'], 'a connection without first or last costs the default page');
   const ids = Array.from({ length: 100 }, (_, i) => `"Template:${i + 1}"`).join(', ');
-  const many = await gql(server, client.owner.token, `{ nodes(ids: [${ids}]) { ... on Template { versions(first: 200) { nodes { content { sections { steps { title } } } } } } } }`);
+  const many = await gql(
+    server,
+    client.owner.token,
+    `{ nodes(ids: [${ids}]) { ... on Template { versions(first: 200) { nodes { content { sections { steps { title } } } } } } } }`,
+  );
   assert.equal(many.codes, ['QUERY_TOO_COMPLEX']);
 });
 

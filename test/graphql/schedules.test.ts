@@ -15,11 +15,26 @@ import { createAsset, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/doma
 
 const HORIZON = '3d';
 // the clocks move by days and weeks: sessions outlive that (their expiry is no subject here)
-const ENV = { ...DOMAIN_TEST_ENV, WIP_SCHEDULE_HORIZON: HORIZON, WIP_SCHEDULE_POLL_INTERVAL: '1h', WIP_ACCESS_TOKEN_TTL: '365d', WIP_SESSION_IDLE_TTL: '365d', WIP_REFRESH_TOKEN_TTL: '365d' };
+const ENV = {
+  ...DOMAIN_TEST_ENV,
+  WIP_SCHEDULE_HORIZON: HORIZON,
+  WIP_SCHEDULE_POLL_INTERVAL: '1h',
+  WIP_ACCESS_TOKEN_TTL: '365d',
+  WIP_SESSION_IDLE_TTL: '365d',
+  WIP_REFRESH_TOKEN_TTL: '365d',
+};
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const SIMPLE_CONTENT = { sections: [{ id: 's', title: 'Inspect', steps: [{ id: 'look', title: 'Look at the pump', fields: [{ key: 'note', label: 'Note', type: 'TEXT' }] }] }] };
+const SIMPLE_CONTENT = {
+  sections: [
+    {
+      id: 's',
+      title: 'Inspect',
+      steps: [{ id: 'look', title: 'Look at the pump', fields: [{ key: 'note', label: 'Note', type: 'TEXT' }] }],
+    },
+  ],
+};
 
 function ok<T = any>(result: { data: any; errors?: unknown; codes: string[] }, what: string): T {
   assert.equal(result.codes, [], `${what}: ${JSON.stringify(result.errors)}`);
@@ -47,7 +62,15 @@ async function occurrences(server: TestServer, token: string): Promise<Map<numbe
 }
 
 async function jobsOfTemplate(server: TestServer, token: string, templateId: number): Promise<any[]> {
-  const data = ok(await gql(server, token, `query($t: ID!) { jobs(first: 200, filter: { templateId: $t }) { nodes { databaseId title state scheduledFor cancelReason asset { databaseId } assignees { databaseId } } } }`, { t: gid('Template', templateId) }), 'jobs');
+  const data = ok(
+    await gql(
+      server,
+      token,
+      `query($t: ID!) { jobs(first: 200, filter: { templateId: $t }) { nodes { databaseId title state scheduledFor cancelReason asset { databaseId } assignees { databaseId } } } }`,
+      { t: gid('Template', templateId) },
+    ),
+    'jobs',
+  );
   return data.jobs.nodes;
 }
 
@@ -55,7 +78,9 @@ const iso = (text: string) => new Date(text).toISOString();
 
 // ── a daylight-saving change, two nodes, a restart ─────────────────────────
 
-const dst = suite(`schedules across a daylight-saving change: exactly once with ${TEST_BACKEND === 'postgres' ? 'two nodes and a restart' : 'a restart'}`);
+const dst = suite(
+  `schedules across a daylight-saving change: exactly once with ${TEST_BACKEND === 'postgres' ? 'two nodes and a restart' : 'a restart'}`,
+);
 
 dst('a daily 07:00 schedule in Europe/Berlin across the spring change makes one job per day at 06:00Z, then 05:00Z — once', async () => {
   const start = new Date('2026-03-25T12:00:00Z');
@@ -76,20 +101,39 @@ dst('a daily 07:00 schedule in Europe/Berlin across the spring change makes one 
     });
     assert.is(schedule.timeZone, 'Europe/Berlin');
     assert.is(schedule.state, 'ACTIVE');
-    const next = ok(await gql(a, client.owner.token, `query($id: ID!) { node(id: $id) { ... on Schedule { nextOccurrences(first: 6) } } }`, { id: schedule.id }), 'nextOccurrences');
-    const expected = ['2026-03-26T06:00:00Z', '2026-03-27T06:00:00Z', '2026-03-28T06:00:00Z', '2026-03-29T05:00:00Z', '2026-03-30T05:00:00Z', '2026-03-31T05:00:00Z'].map(iso);
+    const next = ok(
+      await gql(a, client.owner.token, `query($id: ID!) { node(id: $id) { ... on Schedule { nextOccurrences(first: 6) } } }`, {
+        id: schedule.id,
+      }),
+      'nextOccurrences',
+    );
+    const expected = [
+      '2026-03-26T06:00:00Z',
+      '2026-03-27T06:00:00Z',
+      '2026-03-28T06:00:00Z',
+      '2026-03-29T05:00:00Z',
+      '2026-03-30T05:00:00Z',
+      '2026-03-31T05:00:00Z',
+    ].map(iso);
     assert.equal(next.node.nextOccurrences, expected, 'the wall clock stays at 07:00: UTC moves an hour on 29 March');
 
     // round 1 (the horizon: 3 days ahead): 26, 27, 28 March; a second round changes nothing
     await a.deps.schedules.tick();
     await a.deps.schedules.tick();
     let seen = (await occurrences(a, client.owner.token)).get(schedule.databaseId)!;
-    assert.equal(seen.map((o) => o.occursAt), expected.slice(0, 3));
+    assert.equal(
+      seen.map((o) => o.occursAt),
+      expected.slice(0, 3),
+    );
 
     // two days later, on two nodes at once (PostgreSQL) or after a restart (SQLite): 29 and 30 March, once
     const later = new Date(start.getTime() + 2 * DAY);
     if (TEST_BACKEND === 'postgres') {
-      b = await startTestServer({ env: { ...ENV, WIP_DATABASE_URL: a.deps.config.databaseUrl!, WIP_MASTER_KEY: TEST_MASTER_KEY }, license: 'evaluation', clock: new ManualClock(later) });
+      b = await startTestServer({
+        env: { ...ENV, WIP_DATABASE_URL: a.deps.config.databaseUrl!, WIP_MASTER_KEY: TEST_MASTER_KEY },
+        license: 'evaluation',
+        clock: new ManualClock(later),
+      });
       a.clock.set(later);
       await Promise.all([a.deps.schedules.tick(), b.deps.schedules.tick(), a.deps.schedules.tick(), b.deps.schedules.tick()]);
     } else {
@@ -98,7 +142,10 @@ dst('a daily 07:00 schedule in Europe/Berlin across the spring change makes one 
       await a.deps.schedules.tick();
     }
     seen = (await occurrences(a, client.owner.token)).get(schedule.databaseId)!;
-    assert.equal(seen.map((o) => o.occursAt), expected.slice(0, 5));
+    assert.equal(
+      seen.map((o) => o.occursAt),
+      expected.slice(0, 5),
+    );
 
     // a restart of node A (both databases) a day later: 31 March, once
     const dataDir = a.dataDir;
@@ -110,7 +157,10 @@ dst('a daily 07:00 schedule in Europe/Berlin across the spring change makes one 
       await b.deps.schedules.tick();
     }
     seen = (await occurrences(a, client.owner.token)).get(schedule.databaseId)!;
-    assert.equal(seen.map((o) => o.occursAt), expected);
+    assert.equal(
+      seen.map((o) => o.occursAt),
+      expected,
+    );
     assert.ok(seen.every((o) => o.status === 'CREATED' && o.job));
     // each job is the schedule's, due two hours after its occurrence, assigned as the schedule says
     for (const o of seen) {
@@ -148,162 +198,247 @@ async function setup() {
   return { client, template };
 }
 
-life('after a gap (the daemon down for days) missed occurrences are created or skipped, as each schedule says; the rest as usual', async () => {
-  const { client, template } = await setup();
-  const now = server.clock.now();
-  const startsAt = new Date(now.getTime() + 12 * HOUR).toISOString().slice(0, 16);
-  const make = (missedOccurrences: string) =>
-    createSchedule(server, client.owner.token, { title: `Gap ${missedOccurrences}`, templateId: gid('Template', template.templateId), recurrence: 'FREQ=DAILY', startsAt, missedOccurrences });
-  const creating = await make('CREATE');
-  const skipping = await make('SKIP');
-  await server.deps.schedules.tick();
-  const before = await occurrences(server, client.owner.token);
-  assert.is(before.get(creating.databaseId)!.length, 3);
-  assert.is(before.get(skipping.databaseId)!.length, 3);
+life(
+  'after a gap (the daemon down for days) missed occurrences are created or skipped, as each schedule says; the rest as usual',
+  async () => {
+    const { client, template } = await setup();
+    const now = server.clock.now();
+    const startsAt = new Date(now.getTime() + 12 * HOUR).toISOString().slice(0, 16);
+    const make = (missedOccurrences: string) =>
+      createSchedule(server, client.owner.token, {
+        title: `Gap ${missedOccurrences}`,
+        templateId: gid('Template', template.templateId),
+        recurrence: 'FREQ=DAILY',
+        startsAt,
+        missedOccurrences,
+      });
+    const creating = await make('CREATE');
+    const skipping = await make('SKIP');
+    await server.deps.schedules.tick();
+    const before = await occurrences(server, client.owner.token);
+    assert.is(before.get(creating.databaseId)!.length, 3);
+    assert.is(before.get(skipping.databaseId)!.length, 3);
 
-  // 6 days without a round: the occurrences of days 4 to 6 have passed when the next round runs
-  server.clock.set(new Date(now.getTime() + 6 * DAY));
-  await server.deps.schedules.tick();
-  const after = await occurrences(server, client.owner.token);
-  const created = after.get(creating.databaseId)!;
-  const skipped = after.get(skipping.databaseId)!;
-  assert.is(created.length, 9, '3 before, 3 missed and created, 3 within the horizon');
-  assert.ok(created.every((o) => o.status === 'CREATED' && o.job));
-  assert.equal(
-    skipped.map((o) => [o.status, o.reason]),
-    [...Array(3).fill(['CREATED', null]), ...Array(3).fill(['SKIPPED', 'MISSED']), ...Array(3).fill(['CREATED', null])],
-  );
-  assert.ok(skipped.filter((o) => o.status === 'SKIPPED').every((o) => o.job === null));
-});
+    // 6 days without a round: the occurrences of days 4 to 6 have passed when the next round runs
+    server.clock.set(new Date(now.getTime() + 6 * DAY));
+    await server.deps.schedules.tick();
+    const after = await occurrences(server, client.owner.token);
+    const created = after.get(creating.databaseId)!;
+    const skipped = after.get(skipping.databaseId)!;
+    assert.is(created.length, 9, '3 before, 3 missed and created, 3 within the horizon');
+    assert.ok(created.every((o) => o.status === 'CREATED' && o.job));
+    assert.equal(
+      skipped.map((o) => [o.status, o.reason]),
+      [...Array(3).fill(['CREATED', null]), ...Array(3).fill(['SKIPPED', 'MISSED']), ...Array(3).fill(['CREATED', null])],
+    );
+    assert.ok(skipped.filter((o) => o.status === 'SKIPPED').every((o) => o.job === null));
+  },
+);
 
-life('an occurrence handled once is never made again, even when the schedule\'s mark goes back (a database restored from an older backup, a node with a stale view)', async () => {
-  const { client, template } = await setup();
-  const now = server.clock.now();
-  const schedule = await createSchedule(server, client.owner.token, {
-    title: 'Once only',
-    templateId: gid('Template', template.templateId),
-    recurrence: 'FREQ=HOURLY;INTERVAL=12',
-    startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
-    missedOccurrences: 'CREATE',
-  });
-  await server.deps.schedules.tick();
-  const first = await jobsOfTemplate(server, client.owner.token, template.templateId);
-  assert.is(first.length, 6);
-  // the mark back to before the first occurrence: only the occurrences' unique key stands between them and a second job
-  await server.deps.db.kysely.updateTable('schedules').set({ generated_until: now.toISOString() }).where('id', '=', schedule.databaseId).execute();
-  await server.deps.schedules.tick();
-  const again = await jobsOfTemplate(server, client.owner.token, template.templateId);
-  assert.equal(again.map((j) => j.databaseId), first.map((j) => j.databaseId));
-  assert.is((await occurrences(server, client.owner.token)).get(schedule.databaseId)!.length, 6);
-});
+life(
+  "an occurrence handled once is never made again, even when the schedule's mark goes back (a database restored from an older backup, a node with a stale view)",
+  async () => {
+    const { client, template } = await setup();
+    const now = server.clock.now();
+    const schedule = await createSchedule(server, client.owner.token, {
+      title: 'Once only',
+      templateId: gid('Template', template.templateId),
+      recurrence: 'FREQ=HOURLY;INTERVAL=12',
+      startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
+      missedOccurrences: 'CREATE',
+    });
+    await server.deps.schedules.tick();
+    const first = await jobsOfTemplate(server, client.owner.token, template.templateId);
+    assert.is(first.length, 6);
+    // the mark back to before the first occurrence: only the occurrences' unique key stands between them and a second job
+    await server.deps.db.kysely
+      .updateTable('schedules')
+      .set({ generated_until: now.toISOString() })
+      .where('id', '=', schedule.databaseId)
+      .execute();
+    await server.deps.schedules.tick();
+    const again = await jobsOfTemplate(server, client.owner.token, template.templateId);
+    assert.equal(
+      again.map((j) => j.databaseId),
+      first.map((j) => j.databaseId),
+    );
+    assert.is((await occurrences(server, client.owner.token)).get(schedule.databaseId)!.length, 6);
+  },
+);
 
-life('pause withdraws the untouched jobs ahead and makes none; resume goes on from now; edit changes only what is to come; delete ends it — each audited', async () => {
-  const { client, template } = await setup();
-  const token = client.owner.token;
-  const operator = await buildUser(server, client, { roles: ['operator'] });
-  const now = server.clock.now();
-  const schedule = await createSchedule(server, token, {
-    title: 'Weekly check',
-    templateId: gid('Template', template.templateId),
-    recurrence: 'FREQ=DAILY',
-    startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
-  });
-  await server.deps.schedules.tick();
-  let jobs = await jobsOfTemplate(server, token, template.templateId);
-  assert.is(jobs.length, 3);
-  // the operator starts the first job: touched, it stays whatever happens to the schedule
-  const first = jobs[0];
-  ok(await gql(server, operator.token, 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } } }', { j: gid('Job', first.databaseId) }), 'startJob');
+life(
+  'pause withdraws the untouched jobs ahead and makes none; resume goes on from now; edit changes only what is to come; delete ends it — each audited',
+  async () => {
+    const { client, template } = await setup();
+    const token = client.owner.token;
+    const operator = await buildUser(server, client, { roles: ['operator'] });
+    const now = server.clock.now();
+    const schedule = await createSchedule(server, token, {
+      title: 'Weekly check',
+      templateId: gid('Template', template.templateId),
+      recurrence: 'FREQ=DAILY',
+      startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
+    });
+    await server.deps.schedules.tick();
+    let jobs = await jobsOfTemplate(server, token, template.templateId);
+    assert.is(jobs.length, 3);
+    // the operator starts the first job: touched, it stays whatever happens to the schedule
+    const first = jobs[0];
+    ok(
+      await gql(server, operator.token, 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } } }', {
+        j: gid('Job', first.databaseId),
+      }),
+      'startJob',
+    );
 
-  const paused = ok(await gql(server, token, 'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { revision schedule { state } } }', { s: schedule.id }), 'pause');
-  assert.is(paused.pauseSchedule.schedule.state, 'PAUSED');
-  jobs = await jobsOfTemplate(server, token, template.templateId);
-  assert.equal(jobs.map((j) => j.state), ['IN_PROGRESS', 'CANCELLED', 'CANCELLED']);
-  assert.is(jobs[1].cancelReason, 'Schedule paused');
-  const again = await gql(server, token, 'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { schedule { state } } }', { s: schedule.id });
-  assert.equal(again.codes, ['INVALID_TRANSITION']);
+    const paused = ok(
+      await gql(server, token, 'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { revision schedule { state } } }', {
+        s: schedule.id,
+      }),
+      'pause',
+    );
+    assert.is(paused.pauseSchedule.schedule.state, 'PAUSED');
+    jobs = await jobsOfTemplate(server, token, template.templateId);
+    assert.equal(
+      jobs.map((j) => j.state),
+      ['IN_PROGRESS', 'CANCELLED', 'CANCELLED'],
+    );
+    assert.is(jobs[1].cancelReason, 'Schedule paused');
+    const again = await gql(server, token, 'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { schedule { state } } }', {
+      s: schedule.id,
+    });
+    assert.equal(again.codes, ['INVALID_TRANSITION']);
 
-  // paused for 4 days: nothing is made, and resuming does not make up for them
-  server.clock.set(new Date(now.getTime() + 4 * DAY));
-  await server.deps.schedules.tick();
-  assert.is((await jobsOfTemplate(server, token, template.templateId)).length, 3);
-  ok(await gql(server, token, 'mutation($s: ID!) { resumeSchedule(input: { scheduleId: $s }) { schedule { state } } }', { s: schedule.id }), 'resume');
-  await server.deps.schedules.tick();
-  jobs = await jobsOfTemplate(server, token, template.templateId);
-  const resumedFrom = server.clock.now().getTime();
-  assert.is(jobs.length, 6);
-  assert.ok(jobs.slice(3).every((j) => Date.parse(j.scheduledFor) > resumedFrom && j.state === 'OPEN'));
+    // paused for 4 days: nothing is made, and resuming does not make up for them
+    server.clock.set(new Date(now.getTime() + 4 * DAY));
+    await server.deps.schedules.tick();
+    assert.is((await jobsOfTemplate(server, token, template.templateId)).length, 3);
+    ok(
+      await gql(server, token, 'mutation($s: ID!) { resumeSchedule(input: { scheduleId: $s }) { schedule { state } } }', {
+        s: schedule.id,
+      }),
+      'resume',
+    );
+    await server.deps.schedules.tick();
+    jobs = await jobsOfTemplate(server, token, template.templateId);
+    const resumedFrom = server.clock.now().getTime();
+    assert.is(jobs.length, 6);
+    assert.ok(jobs.slice(3).every((j) => Date.parse(j.scheduledFor) > resumedFrom && j.state === 'OPEN'));
 
-  // edit: a new title and time; the untouched jobs ahead are withdrawn and made anew from the edit
-  const edited = await gql(server, token, `mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision schedule { title startsAt revision } } }`, {
-    i: { scheduleId: schedule.id, title: 'Daily check', startsAt: schedule.startsAt.slice(0, 11) + '18:30', expectedRevision: 3 },
-  });
-  assert.equal(edited.codes, [], JSON.stringify(edited.errors));
-  assert.is(edited.data.updateSchedule.schedule.title, 'Daily check');
-  const stale = await gql(server, token, `mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision } }`, { i: { scheduleId: schedule.id, title: 'Stale', expectedRevision: 3 } });
-  assert.equal(stale.codes, ['CONFLICT']);
-  await server.deps.schedules.tick();
-  jobs = await jobsOfTemplate(server, token, template.templateId);
-  const open = jobs.filter((j) => j.state === 'OPEN');
-  assert.is(open.length, 3);
-  assert.ok(open.every((j) => j.title === 'Daily check' && j.scheduledFor.endsWith('T18:30:00.000Z')), JSON.stringify(open));
-  assert.is(jobs.filter((j) => j.cancelReason === 'Schedule changed').length, 3);
-  assert.is(jobs[0].state, 'IN_PROGRESS');
+    // edit: a new title and time; the untouched jobs ahead are withdrawn and made anew from the edit
+    const edited = await gql(
+      server,
+      token,
+      `mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision schedule { title startsAt revision } } }`,
+      {
+        i: { scheduleId: schedule.id, title: 'Daily check', startsAt: schedule.startsAt.slice(0, 11) + '18:30', expectedRevision: 3 },
+      },
+    );
+    assert.equal(edited.codes, [], JSON.stringify(edited.errors));
+    assert.is(edited.data.updateSchedule.schedule.title, 'Daily check');
+    const stale = await gql(server, token, `mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision } }`, {
+      i: { scheduleId: schedule.id, title: 'Stale', expectedRevision: 3 },
+    });
+    assert.equal(stale.codes, ['CONFLICT']);
+    await server.deps.schedules.tick();
+    jobs = await jobsOfTemplate(server, token, template.templateId);
+    const open = jobs.filter((j) => j.state === 'OPEN');
+    assert.is(open.length, 3);
+    assert.ok(
+      open.every((j) => j.title === 'Daily check' && j.scheduledFor.endsWith('T18:30:00.000Z')),
+      JSON.stringify(open),
+    );
+    assert.is(jobs.filter((j) => j.cancelReason === 'Schedule changed').length, 3);
+    assert.is(jobs[0].state, 'IN_PROGRESS');
 
-  // delete: gone from the list; its open jobs ahead withdrawn; the started one stays and still names it
-  const deleted = ok(await gql(server, token, 'mutation($s: ID!) { deleteSchedule(input: { scheduleId: $s }) { deletedScheduleId } }', { s: schedule.id }), 'delete');
-  assert.is(deleted.deleteSchedule.deletedScheduleId, schedule.id);
-  const listed = ok(await gql(server, token, 'query { schedules { totalCount } }'), 'schedules');
-  assert.is(listed.schedules.totalCount, 0);
-  server.clock.set(new Date(server.clock.now().getTime() + 2 * DAY));
-  await server.deps.schedules.tick();
-  jobs = await jobsOfTemplate(server, token, template.templateId);
-  assert.is(jobs.filter((j) => j.state === 'OPEN').length, 0);
-  const firstNow = ok(await gql(server, token, 'query($j: ID!) { job(id: $j) { schedule { databaseId title } } }', { j: gid('Job', first.databaseId) }), 'job');
-  assert.is(firstNow.job.schedule.databaseId, schedule.databaseId);
+    // delete: gone from the list; its open jobs ahead withdrawn; the started one stays and still names it
+    const deleted = ok(
+      await gql(server, token, 'mutation($s: ID!) { deleteSchedule(input: { scheduleId: $s }) { deletedScheduleId } }', { s: schedule.id }),
+      'delete',
+    );
+    assert.is(deleted.deleteSchedule.deletedScheduleId, schedule.id);
+    const listed = ok(await gql(server, token, 'query { schedules { totalCount } }'), 'schedules');
+    assert.is(listed.schedules.totalCount, 0);
+    server.clock.set(new Date(server.clock.now().getTime() + 2 * DAY));
+    await server.deps.schedules.tick();
+    jobs = await jobsOfTemplate(server, token, template.templateId);
+    assert.is(jobs.filter((j) => j.state === 'OPEN').length, 0);
+    const firstNow = ok(
+      await gql(server, token, 'query($j: ID!) { job(id: $j) { schedule { databaseId title } } }', { j: gid('Job', first.databaseId) }),
+      'job',
+    );
+    assert.is(firstNow.job.schedule.databaseId, schedule.databaseId);
 
-  const audit = await listAuditEntries(server.deps.db.kysely, tenantScope(client.id), { entityType: 'schedule', entityId: String(schedule.databaseId) }, { limit: 50 });
-  assert.equal(audit.items.map((e) => e.action), ['schedule.created', 'schedule.paused', 'schedule.resumed', 'schedule.updated', 'schedule.deleted']);
-  assert.ok(audit.items.every((e) => e.actor === `user:${client.owner.id} ${client.owner.email}`));
-  const updated = audit.items.find((e) => e.action === 'schedule.updated')!;
-  assert.is(JSON.parse(updated.before!).title, 'Weekly check');
-  assert.is(JSON.parse(updated.after!).title, 'Daily check');
-  assert.is(JSON.parse(updated.after!).withdrawnJobIds.length, 3);
-  assert.is((await verifyAuditChain(server.deps.db.kysely, client.id)).broken, null);
-});
+    const audit = await listAuditEntries(
+      server.deps.db.kysely,
+      tenantScope(client.id),
+      { entityType: 'schedule', entityId: String(schedule.databaseId) },
+      { limit: 50 },
+    );
+    assert.equal(
+      audit.items.map((e) => e.action),
+      ['schedule.created', 'schedule.paused', 'schedule.resumed', 'schedule.updated', 'schedule.deleted'],
+    );
+    assert.ok(audit.items.every((e) => e.actor === `user:${client.owner.id} ${client.owner.email}`));
+    const updated = audit.items.find((e) => e.action === 'schedule.updated')!;
+    assert.is(JSON.parse(updated.before!).title, 'Weekly check');
+    assert.is(JSON.parse(updated.after!).title, 'Daily check');
+    assert.is(JSON.parse(updated.after!).withdrawnJobIds.length, 3);
+    assert.is((await verifyAuditChain(server.deps.db.kysely, client.id)).broken, null);
+  },
+);
 
-life('an asset-class schedule makes one job per asset of the class; a team schedule assigns the organization\'s members who run jobs', async () => {
-  const { client, template } = await setup();
-  const token = client.owner.token;
-  const klass = ok(await gql(server, token, 'mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id databaseId } } }'), 'class').createAssetClass.assetClass;
-  const pumps = [];
-  for (const name of ['P1', 'P2']) {
-    pumps.push(ok(await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', { i: { name, assetClassId: klass.id } }), 'asset').createAsset.asset.databaseId);
-  }
-  await createAsset(server, token, 'Not a pump');
-  const team = ok(await gql(server, token, 'mutation { createOrganization(input: { name: "Night shift" }) { organization { id databaseId } } }'), 'org').createOrganization.organization;
-  const member = await buildUser(server, client, { roles: ['operator'] });
-  const outsider = await buildUser(server, client, { roles: ['operator'] });
-  const author = await buildUser(server, client, { roles: ['author'] });
-  for (const user of [member, author]) {
-    const res = await server.request('PUT', '/api/admin/user', { token, body: { id: user.id, availableToOrg: [team.databaseId] } });
-    assert.is(res.status, 200, res.text);
-  }
-  const now = server.clock.now();
-  await createSchedule(server, token, {
-    title: 'Pump round',
-    templateId: gid('Template', template.templateId),
-    assetClassId: klass.id,
-    teamId: team.id,
-    recurrence: 'FREQ=WEEKLY',
-    startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
-    priority: 'HIGH',
-  });
-  await server.deps.schedules.tick();
-  const jobs = await jobsOfTemplate(server, token, template.templateId);
-  assert.equal(jobs.map((j) => j.asset.databaseId).sort(), [...pumps].sort());
-  assert.ok(jobs.every((j) => j.assignees.length === 1 && j.assignees[0].databaseId === member.id), `${JSON.stringify(jobs)} (not ${outsider.id})`);
-});
+life(
+  "an asset-class schedule makes one job per asset of the class; a team schedule assigns the organization's members who run jobs",
+  async () => {
+    const { client, template } = await setup();
+    const token = client.owner.token;
+    const klass = ok(
+      await gql(server, token, 'mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id databaseId } } }'),
+      'class',
+    ).createAssetClass.assetClass;
+    const pumps = [];
+    for (const name of ['P1', 'P2']) {
+      pumps.push(
+        ok(
+          await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', {
+            i: { name, assetClassId: klass.id },
+          }),
+          'asset',
+        ).createAsset.asset.databaseId,
+      );
+    }
+    await createAsset(server, token, 'Not a pump');
+    const team = ok(
+      await gql(server, token, 'mutation { createOrganization(input: { name: "Night shift" }) { organization { id databaseId } } }'),
+      'org',
+    ).createOrganization.organization;
+    const member = await buildUser(server, client, { roles: ['operator'] });
+    const outsider = await buildUser(server, client, { roles: ['operator'] });
+    const author = await buildUser(server, client, { roles: ['author'] });
+    for (const user of [member, author]) {
+      const res = await server.request('PUT', '/api/admin/user', { token, body: { id: user.id, availableToOrg: [team.databaseId] } });
+      assert.is(res.status, 200, res.text);
+    }
+    const now = server.clock.now();
+    await createSchedule(server, token, {
+      title: 'Pump round',
+      templateId: gid('Template', template.templateId),
+      assetClassId: klass.id,
+      teamId: team.id,
+      recurrence: 'FREQ=WEEKLY',
+      startsAt: new Date(now.getTime() + HOUR).toISOString().slice(0, 16),
+      priority: 'HIGH',
+    });
+    await server.deps.schedules.tick();
+    const jobs = await jobsOfTemplate(server, token, template.templateId);
+    assert.equal(jobs.map((j) => j.asset.databaseId).sort(), [...pumps].sort());
+    assert.ok(
+      jobs.every((j) => j.assignees.length === 1 && j.assignees[0].databaseId === member.id),
+      `${JSON.stringify(jobs)} (not ${outsider.id})`,
+    );
+  },
+);
 
 life('bad schedules are refused with the field named; a pinned version must be published; other roles are refused', async () => {
   const { client, template } = await setup();
@@ -312,7 +447,8 @@ life('bad schedules are refused with the field named; a pinned version must be p
   const refused = async (input: Record<string, unknown>, code: string, path?: string) => {
     const result = await gql(server, token, CREATE, { i: { ...base, ...input } });
     assert.equal(result.codes, [code], JSON.stringify(result.errors));
-    if (path) assert.ok(JSON.stringify(result.errors![0].extensions?.details).includes(`"${path}"`), `${path}: ${JSON.stringify(result.errors)}`);
+    if (path)
+      assert.ok(JSON.stringify(result.errors![0].extensions?.details).includes(`"${path}"`), `${path}: ${JSON.stringify(result.errors)}`);
   };
   await refused({ recurrence: 'FREQ=MINUTELY' }, 'VALIDATION_ERROR', 'recurrence');
   await refused({ recurrence: 'FREQ=SOMETIMES' }, 'VALIDATION_ERROR', 'recurrence');
@@ -321,7 +457,8 @@ life('bad schedules are refused with the field named; a pinned version must be p
   await refused({ startsAt: 'tomorrow' }, 'VALIDATION_ERROR', 'startsAt');
   await refused({ assetId: gid('Asset', 999999) }, 'NOT_FOUND');
   await refused({ templateId: gid('Template', 999999) }, 'NOT_FOUND');
-  const pumps = ok(await gql(server, token, 'mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }'), 'class').createAssetClass.assetClass;
+  const pumps = ok(await gql(server, token, 'mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }'), 'class')
+    .createAssetClass.assetClass;
   const asset = await createAsset(server, token);
   await refused({ assetId: gid('Asset', asset), assetClassId: pumps.id }, 'VALIDATION_ERROR', 'assetClassId');
   const pinned = await gql(server, token, CREATE, { i: { ...base, versionId: gid('TemplateVersion', template.versionId) } });
@@ -333,12 +470,20 @@ life('bad schedules are refused with the field named; a pinned version must be p
   assert.equal(asViewer.codes, ['FORBIDDEN']);
   // another client's schedule is not found
   const other = await buildClient(server);
-  const theirs = await gql(server, other.owner.token, 'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { schedule { state } } }', { s: pinned.data.createSchedule.schedule.id });
+  const theirs = await gql(
+    server,
+    other.owner.token,
+    'mutation($s: ID!) { pauseSchedule(input: { scheduleId: $s }) { schedule { state } } }',
+    { s: pinned.data.createSchedule.schedule.id },
+  );
   assert.equal(theirs.codes, ['NOT_FOUND']);
 });
 
 async function setTimeZoneRefused(client: BuiltClient): Promise<number> {
-  const res = await server.request('PUT', `/api/admin/client/${client.id}`, { token: await adminToken(server), body: { timeZone: 'Mars/Olympus_Mons' } });
+  const res = await server.request('PUT', `/api/admin/client/${client.id}`, {
+    token: await adminToken(server),
+    body: { timeZone: 'Mars/Olympus_Mons' },
+  });
   return res.status;
 }
 

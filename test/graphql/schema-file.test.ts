@@ -25,7 +25,9 @@ schemaFile('the committed schema.graphql is the schema the running server intros
   if (committed !== running) {
     const committedLines = committed.split('\n');
     const line = running.split('\n').findIndex((text, i) => text !== committedLines[i]);
-    assert.unreachable(`schema.graphql is out of date (first difference at line ${line + 1}): run npm run graphql:schema and commit the file`);
+    assert.unreachable(
+      `schema.graphql is out of date (first difference at line ${line + 1}): run npm run graphql:schema and commit the file`,
+    );
   }
 });
 

@@ -29,7 +29,12 @@ const CONTENT = {
       id: 'main',
       title: 'Main',
       steps: [
-        { id: 'weld', title: 'Weld the flange', fields: [{ key: 'ok', type: 'PASS_FAIL', required: true }], signoff: { performer: true, skills: [{ skill: 'Welding', level: 3 }] } },
+        {
+          id: 'weld',
+          title: 'Weld the flange',
+          fields: [{ key: 'ok', type: 'PASS_FAIL', required: true }],
+          signoff: { performer: true, skills: [{ skill: 'Welding', level: 3 }] },
+        },
         { id: 'close', title: 'Close the cover', fields: [] },
       ],
     },
@@ -44,15 +49,25 @@ const CHANGED = {
 type Person = { id: number; token: string; password: string };
 
 const CREATE_SKILL = 'mutation($i: CreateSkillInput!) { createSkill(input: $i) { skill { id databaseId name levels validityDays } } }';
-const GRANT = 'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level expiresAt expired trainerName trainedAt trainedBy { databaseId } grantedBy { databaseId } skill { name } user { databaseId } } } }';
+const GRANT =
+  'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level expiresAt expired trainerName trainedAt trainedBy { databaseId } grantedBy { databaseId } skill { name } user { databaseId } } } }';
 const REVOKE = 'mutation($i: RevokeSkillInput!) { revokeSkill(input: $i) { revoked { level skill { name } } } }';
-const OVERRIDE = 'mutation($i: OverrideQualificationInput!) { overrideQualification(input: $i) { override { reason lacking overriddenByName user { databaseId } job { databaseId } version { databaseId } } } }';
+const OVERRIDE =
+  'mutation($i: OverrideQualificationInput!) { overrideQualification(input: $i) { override { reason lacking overriddenByName user { databaseId } job { databaseId } version { databaseId } } } }';
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } } }';
 const START = 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } } }';
 const SIGN = 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { meaning } } }';
-const ACK = 'mutation($v: ID!) { acknowledgeRetraining(input: { versionId: $v }) { retraining { acknowledgedAt dueSince version { databaseId } previousVersion { databaseId } } } }';
+const ACK =
+  'mutation($v: ID!) { acknowledgeRetraining(input: { versionId: $v }) { retraining { acknowledgedAt dueSince version { databaseId } previousVersion { databaseId } } } }';
 
-async function setup(): Promise<{ client: BuiltClient; supervisor: Person; welder: Person; novice: Person; skillId: string; template: Awaited<ReturnType<typeof publishedTemplate>> }> {
+async function setup(): Promise<{
+  client: BuiltClient;
+  supervisor: Person;
+  welder: Person;
+  novice: Person;
+  skillId: string;
+  template: Awaited<ReturnType<typeof publishedTemplate>>;
+}> {
   const client = await buildClient(server, { seats: { full: 30, connect: 20 } });
   const person = async (roles: string[]): Promise<Person> => {
     const u = await buildUser(server, client, { roles });
@@ -69,85 +84,145 @@ async function setup(): Promise<{ client: BuiltClient; supervisor: Person; welde
   return { client, supervisor, welder, novice, skillId, template };
 }
 
-async function grant(by: Person | { token: string }, to: { id: number }, skillId: string, level: number, extra: Record<string, unknown> = {}) {
+async function grant(
+  by: Person | { token: string },
+  to: { id: number },
+  skillId: string,
+  level: number,
+  extra: Record<string, unknown> = {},
+) {
   const result = await gql(server, by.token, GRANT, { i: { userId: gid('User', to.id), skillId, level, ...extra } });
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   return result.data.grantSkill.userSkill;
 }
 
-const record = (who: Person, jobId: number | string, stepId = 'close') => gql(server, who.token, RECORD, { i: { jobId: typeof jobId === 'string' ? jobId : gid('Job', jobId), stepId, status: 'DONE', values: stepId === 'weld' ? [{ key: 'ok', value: 'PASS' }] : [] } });
+const record = (who: Person, jobId: number | string, stepId = 'close') =>
+  gql(server, who.token, RECORD, {
+    i: {
+      jobId: typeof jobId === 'string' ? jobId : gid('Job', jobId),
+      stepId,
+      status: 'DONE',
+      values: stepId === 'weld' ? [{ key: 'ok', value: 'PASS' }] : [],
+    },
+  });
 const details = (result: { errors?: { extensions?: { details?: any } }[] }) => result.errors![0].extensions!.details;
 
-skills('createSkill and grantSkill: the trainer signs TRAINED with a password; refusals: role, oneself, level, duplicate name, wrong password', async () => {
-  const { client, supervisor, welder, novice, skillId } = await setup();
-  const listed = await gql(server, novice.token, 'query { skills(first: 10) { totalCount nodes { name levels validityDays description } } }');
-  assert.equal(listed.data.skills, { totalCount: 1, nodes: [{ name: 'Welding', levels: 3, validityDays: null, description: 'TIG' }] });
+skills(
+  'createSkill and grantSkill: the trainer signs TRAINED with a password; refusals: role, oneself, level, duplicate name, wrong password',
+  async () => {
+    const { client, supervisor, welder, novice, skillId } = await setup();
+    const listed = await gql(
+      server,
+      novice.token,
+      'query { skills(first: 10) { totalCount nodes { name levels validityDays description } } }',
+    );
+    assert.equal(listed.data.skills, { totalCount: 1, nodes: [{ name: 'Welding', levels: 3, validityDays: null, description: 'TIG' }] });
 
-  const signed = await grant(supervisor, novice, skillId, 1, { password: supervisor.password });
-  assert.is(signed.level, 1);
-  assert.ok(signed.trainerName.length > 0);
-  assert.ok(signed.trainedAt);
-  assert.is(signed.trainedBy.databaseId, supervisor.id);
-  assert.is(signed.grantedBy.databaseId, supervisor.id);
-  assert.is(signed.expiresAt, null);
-  const audit = await server.deps.db.kysely.selectFrom('audit_entries').selectAll().where('client_id', '=', client.id).where('action', '=', 'skill.granted').orderBy('seq').execute();
-  assert.is(audit.length, 2);
-  assert.is(JSON.parse(audit[0].after!).signature, undefined, 'the setup\'s grant was not signed');
-  assert.is(JSON.parse(audit[1].after!).signature.meaning, 'TRAINED');
+    const signed = await grant(supervisor, novice, skillId, 1, { password: supervisor.password });
+    assert.is(signed.level, 1);
+    assert.ok(signed.trainerName.length > 0);
+    assert.ok(signed.trainedAt);
+    assert.is(signed.trainedBy.databaseId, supervisor.id);
+    assert.is(signed.grantedBy.databaseId, supervisor.id);
+    assert.is(signed.expiresAt, null);
+    const audit = await server.deps.db.kysely
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .where('action', '=', 'skill.granted')
+      .orderBy('seq')
+      .execute();
+    assert.is(audit.length, 2);
+    assert.is(JSON.parse(audit[0].after!).signature, undefined, "the setup's grant was not signed");
+    assert.is(JSON.parse(audit[1].after!).signature.meaning, 'TRAINED');
 
-  const mine = await gql(server, novice.token, 'query { mySkills { skill { name } level expired } }');
-  assert.equal(mine.data.mySkills, [{ skill: { name: 'Welding' }, level: 1, expired: false }]);
+    const mine = await gql(server, novice.token, 'query { mySkills { skill { name } level expired } }');
+    assert.equal(mine.data.mySkills, [{ skill: { name: 'Welding' }, level: 1, expired: false }]);
 
-  const tries = async (who: Person | { token: string }, input: Record<string, unknown>) => (await gql(server, who.token, GRANT, { i: { userId: gid('User', novice.id), skillId, level: 1, ...input } })).codes;
-  assert.equal(await tries(welder, {}), ['FORBIDDEN'], 'an operator does not grant');
-  assert.equal(await tries(supervisor, { userId: gid('User', supervisor.id) }), ['SEPARATION_OF_DUTIES'], 'nobody grants themselves');
-  assert.equal(await tries(supervisor, { level: 4 }), ['VALIDATION_ERROR'], 'above the skill\'s levels');
-  assert.equal(await tries(supervisor, { expiresAt: new Date(server.clock.now().getTime() - DAY).toISOString() }), ['VALIDATION_ERROR']);
-  assert.equal(await tries(supervisor, { password: 'not-the-password' }), ['INVALID_CREDENTIALS'], 'a wrong trainer signature');
-  assert.equal(await tries(supervisor, { skillId: gid('Skill', 999999) }), ['NOT_FOUND']);
-  assert.equal((await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Welding' } })).codes, ['CONFLICT']);
-  assert.equal((await gql(server, supervisor.token, CREATE_SKILL, { i: { name: 'Rigging' } })).codes, ['FORBIDDEN'], 'a supervisor grants; admins define skills');
+    const tries = async (who: Person | { token: string }, input: Record<string, unknown>) =>
+      (await gql(server, who.token, GRANT, { i: { userId: gid('User', novice.id), skillId, level: 1, ...input } })).codes;
+    assert.equal(await tries(welder, {}), ['FORBIDDEN'], 'an operator does not grant');
+    assert.equal(await tries(supervisor, { userId: gid('User', supervisor.id) }), ['SEPARATION_OF_DUTIES'], 'nobody grants themselves');
+    assert.equal(await tries(supervisor, { level: 4 }), ['VALIDATION_ERROR'], "above the skill's levels");
+    assert.equal(await tries(supervisor, { expiresAt: new Date(server.clock.now().getTime() - DAY).toISOString() }), ['VALIDATION_ERROR']);
+    assert.equal(await tries(supervisor, { password: 'not-the-password' }), ['INVALID_CREDENTIALS'], 'a wrong trainer signature');
+    assert.equal(await tries(supervisor, { skillId: gid('Skill', 999999) }), ['NOT_FOUND']);
+    assert.equal((await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Welding' } })).codes, ['CONFLICT']);
+    assert.equal(
+      (await gql(server, supervisor.token, CREATE_SKILL, { i: { name: 'Rigging' } })).codes,
+      ['FORBIDDEN'],
+      'a supervisor grants; admins define skills',
+    );
 
-  // with validityDays the grant expires by itself
-  const rigging = await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Rigging', validityDays: 10 } });
-  const riggingGrant = await grant(supervisor, novice, rigging.data.createSkill.skill.id, 1);
-  assert.is(riggingGrant.expiresAt, new Date(server.clock.now().getTime() + 10 * DAY).toISOString());
+    // with validityDays the grant expires by itself
+    const rigging = await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Rigging', validityDays: 10 } });
+    const riggingGrant = await grant(supervisor, novice, rigging.data.createSkill.skill.id, 1);
+    assert.is(riggingGrant.expiresAt, new Date(server.clock.now().getTime() + 10 * DAY).toISOString());
 
-  const revoked = await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } });
-  assert.equal(revoked.data.revokeSkill.revoked, { level: 1, skill: { name: 'Welding' } });
-  assert.equal((await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } })).codes, ['NOT_FOUND']);
-});
+    const revoked = await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } });
+    assert.equal(revoked.data.revokeSkill.revoked, { level: 1, skill: { name: 'Welding' } });
+    assert.equal((await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } })).codes, ['NOT_FOUND']);
+  },
+);
 
-skills('the version carries its qualifications (read back, signed into the content hash); NOT_QUALIFIED on assign, start, record and sign, with the details', async () => {
-  const { client, welder, novice, template } = await setup();
-  const read = await gql(server, welder.token, 'query($id: ID!) { templateVersion(id: $id) { content { qualifications { skill level } sections { steps { signoff { skills { skill level } } } } } } }', { id: gid('TemplateVersion', template.versionId) });
-  assert.equal(read.codes, [], JSON.stringify(read.errors));
-  assert.equal(read.data.templateVersion.content.qualifications, [{ skill: 'Welding', level: 2 }]);
-  assert.equal(read.data.templateVersion.content.sections[0].steps[0].signoff.skills, [{ skill: 'Welding', level: 3 }]);
+skills(
+  'the version carries its qualifications (read back, signed into the content hash); NOT_QUALIFIED on assign, start, record and sign, with the details',
+  async () => {
+    const { client, welder, novice, template } = await setup();
+    const read = await gql(
+      server,
+      welder.token,
+      'query($id: ID!) { templateVersion(id: $id) { content { qualifications { skill level } sections { steps { signoff { skills { skill level } } } } } } }',
+      { id: gid('TemplateVersion', template.versionId) },
+    );
+    assert.equal(read.codes, [], JSON.stringify(read.errors));
+    assert.equal(read.data.templateVersion.content.qualifications, [{ skill: 'Welding', level: 2 }]);
+    assert.equal(read.data.templateVersion.content.sections[0].steps[0].signoff.skills, [{ skill: 'Welding', level: 3 }]);
 
-  // assign: the novice holds nothing
-  const assigned = await gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
-    i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', welder.id), gid('User', novice.id)] },
-  });
-  assert.equal(assigned.codes, ['NOT_QUALIFIED']);
-  assert.equal(details(assigned), { userId: novice.id, action: 'assign', jobId: null, retrainingDue: [], skills: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' }] });
+    // assign: the novice holds nothing
+    const assigned = await gql(
+      server,
+      client.owner.token,
+      'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }',
+      {
+        i: {
+          templateId: gid('Template', template.templateId),
+          title: 'Weld',
+          assigneeIds: [gid('User', welder.id), gid('User', novice.id)],
+        },
+      },
+    );
+    assert.equal(assigned.codes, ['NOT_QUALIFIED']);
+    assert.equal(details(assigned), {
+      userId: novice.id,
+      action: 'assign',
+      jobId: null,
+      retrainingDue: [],
+      skills: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' }],
+    });
 
-  // an unassigned job: anyone may start it, but only the qualified
-  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const started = await gql(server, novice.token, START, { j: gid('Job', job.id) });
-  assert.equal(started.codes, ['NOT_QUALIFIED']);
-  assert.is(details(started).action, 'start');
-  const recorded = await record(novice, job.id);
-  assert.equal(recorded.codes, ['NOT_QUALIFIED']);
-  assert.equal({ ...details(recorded), skills: undefined }, { userId: novice.id, action: 'record', jobId: job.id, stepId: 'close', retrainingDue: [], skills: undefined });
+    // an unassigned job: anyone may start it, but only the qualified
+    const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+    const started = await gql(server, novice.token, START, { j: gid('Job', job.id) });
+    assert.equal(started.codes, ['NOT_QUALIFIED']);
+    assert.is(details(started).action, 'start');
+    const recorded = await record(novice, job.id);
+    assert.equal(recorded.codes, ['NOT_QUALIFIED']);
+    assert.equal(
+      { ...details(recorded), skills: undefined },
+      { userId: novice.id, action: 'record', jobId: job.id, stepId: 'close', retrainingDue: [], skills: undefined },
+    );
 
-  // the welder holds level 2: works the job, but the weld sign-off asks level 3
-  assert.equal((await record(welder, job.id, 'weld')).codes, []);
-  const signed = await gql(server, welder.token, SIGN, { i: { jobId: gid('Job', job.id), stepId: 'weld', meaning: 'PERFORMED', password: welder.password } });
-  assert.equal(signed.codes, ['NOT_QUALIFIED']);
-  assert.equal(details(signed).skills, [{ skill: 'Welding', requiredLevel: 3, heldLevel: 2, expiresAt: null, reason: 'LEVEL_TOO_LOW' }]);
-  assert.is(details(signed).stepId, 'weld');
-});
+    // the welder holds level 2: works the job, but the weld sign-off asks level 3
+    assert.equal((await record(welder, job.id, 'weld')).codes, []);
+    const signed = await gql(server, welder.token, SIGN, {
+      i: { jobId: gid('Job', job.id), stepId: 'weld', meaning: 'PERFORMED', password: welder.password },
+    });
+    assert.equal(signed.codes, ['NOT_QUALIFIED']);
+    assert.equal(details(signed).skills, [{ skill: 'Welding', requiredLevel: 3, heldLevel: 2, expiresAt: null, reason: 'LEVEL_TOO_LOW' }]);
+    assert.is(details(signed).stepId, 'weld');
+  },
+);
 
 skills('an expired grant is refused (EXPIRED); a hand-off accepted by someone unqualified is refused over REST too', async () => {
   const { client, supervisor, welder, novice, skillId, template } = await setup();
@@ -163,111 +238,228 @@ skills('an expired grant is refused (EXPIRED); a hand-off accepted by someone un
   const refused = await record(person, other.id);
   assert.equal(refused.codes, ['NOT_QUALIFIED']);
   assert.equal(details(refused).skills, [{ skill: 'Welding', requiredLevel: 2, heldLevel: 2, expiresAt, reason: 'EXPIRED' }]);
-  const matrix = await gql(server, supervisor.token, 'query { skillMatrix(first: 50) { nodes { user { databaseId } skills { expired expiresAt } } } }');
-  assert.equal(matrix.data.skillMatrix.nodes.find((n: { user: { databaseId: number } }) => n.user.databaseId === expiring.id).skills, [{ expired: true, expiresAt }]);
+  const matrix = await gql(
+    server,
+    supervisor.token,
+    'query { skillMatrix(first: 50) { nodes { user { databaseId } skills { expired expiresAt } } } }',
+  );
+  assert.equal(matrix.data.skillMatrix.nodes.find((n: { user: { databaseId: number } }) => n.user.databaseId === expiring.id).skills, [
+    { expired: true, expiresAt },
+  ]);
 
   // the welder hands the job to the novice, who may not accept it
-  const offered = await server.request('POST', '/api/client/workingTogether', { token: welder.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: novice.id } });
+  const offered = await server.request('POST', '/api/client/workingTogether', {
+    token: welder.token,
+    body: { action: 'HAND_OFF', jobId: job.id, toUserId: novice.id },
+  });
   assert.is(offered.status, 200, offered.text);
-  const accepted = await server.request('POST', '/api/client/workingTogether', { token: novice.token, body: { action: 'ACCEPT', jobId: job.id, handOffId: offered.body.data.handOff.id } });
+  const accepted = await server.request('POST', '/api/client/workingTogether', {
+    token: novice.token,
+    body: { action: 'ACCEPT', jobId: job.id, handOffId: offered.body.data.handOff.id },
+  });
   assert.is(accepted.status, 403, accepted.text);
   assert.is(accepted.body.error.code, 'NOT_QUALIFIED');
   assert.is(accepted.body.error.details.action, 'accept');
   assert.is(accepted.body.error.details.skills[0].reason, 'NOT_HELD');
 });
 
-skills('overrideQualification: by job (accept, start, record) and by template (assign), with a reason, audited, listed as deviations; refused without the right', async () => {
-  const { client, supervisor, welder, novice, template } = await setup();
-  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const input = { userId: gid('User', novice.id), jobId: gid('Job', job.id), reason: 'Certified at the partner plant, papers on file' };
-  assert.equal((await gql(server, welder.token, OVERRIDE, { i: input })).codes, ['FORBIDDEN'], 'an operator has no override right');
-  assert.equal((await gql(server, supervisor.token, OVERRIDE, { i: { ...input, reason: '  ' } })).codes, ['VALIDATION_ERROR'], 'a reason is required');
-  assert.equal((await gql(server, supervisor.token, OVERRIDE, { i: { ...input, templateId: gid('Template', template.templateId) } })).codes, ['VALIDATION_ERROR'], 'a job or a template');
-  assert.equal((await gql(server, supervisor.token, OVERRIDE, { i: { ...input, userId: gid('User', welder.id) } })).codes, ['VALIDATION_ERROR'], 'nothing to override');
-  const overridden = await gql(server, supervisor.token, OVERRIDE, { i: input });
-  assert.equal(overridden.codes, [], JSON.stringify(overridden.errors));
-  const override = overridden.data.overrideQualification.override;
-  assert.equal({ user: override.user.databaseId, job: override.job.databaseId, reason: override.reason }, { user: novice.id, job: job.id, reason: input.reason });
-  assert.equal(override.lacking.skills.map((s: { reason: string }) => s.reason), ['NOT_HELD']);
-  assert.equal((await record(novice, job.id)).codes, [], 'the override lets the novice record');
-  // not on another job
-  const other = await createJob(server, client.owner.token, { templateId: template.templateId });
-  assert.equal((await record(novice, other.id)).codes, ['NOT_QUALIFIED']);
+skills(
+  'overrideQualification: by job (accept, start, record) and by template (assign), with a reason, audited, listed as deviations; refused without the right',
+  async () => {
+    const { client, supervisor, welder, novice, template } = await setup();
+    const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+    const input = { userId: gid('User', novice.id), jobId: gid('Job', job.id), reason: 'Certified at the partner plant, papers on file' };
+    assert.equal((await gql(server, welder.token, OVERRIDE, { i: input })).codes, ['FORBIDDEN'], 'an operator has no override right');
+    assert.equal(
+      (await gql(server, supervisor.token, OVERRIDE, { i: { ...input, reason: '  ' } })).codes,
+      ['VALIDATION_ERROR'],
+      'a reason is required',
+    );
+    assert.equal(
+      (await gql(server, supervisor.token, OVERRIDE, { i: { ...input, templateId: gid('Template', template.templateId) } })).codes,
+      ['VALIDATION_ERROR'],
+      'a job or a template',
+    );
+    assert.equal(
+      (await gql(server, supervisor.token, OVERRIDE, { i: { ...input, userId: gid('User', welder.id) } })).codes,
+      ['VALIDATION_ERROR'],
+      'nothing to override',
+    );
+    const overridden = await gql(server, supervisor.token, OVERRIDE, { i: input });
+    assert.equal(overridden.codes, [], JSON.stringify(overridden.errors));
+    const override = overridden.data.overrideQualification.override;
+    assert.equal(
+      { user: override.user.databaseId, job: override.job.databaseId, reason: override.reason },
+      { user: novice.id, job: job.id, reason: input.reason },
+    );
+    assert.equal(
+      override.lacking.skills.map((s: { reason: string }) => s.reason),
+      ['NOT_HELD'],
+    );
+    assert.equal((await record(novice, job.id)).codes, [], 'the override lets the novice record');
+    // not on another job
+    const other = await createJob(server, client.owner.token, { templateId: template.templateId });
+    assert.equal((await record(novice, other.id)).codes, ['NOT_QUALIFIED']);
 
-  // by template: assigning a new job of the published version
-  const assign = () =>
-    gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', { i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', novice.id)] } });
-  assert.equal((await assign()).codes, ['NOT_QUALIFIED']);
-  const byTemplate = await gql(server, client.owner.token, OVERRIDE, { i: { userId: gid('User', novice.id), templateId: gid('Template', template.templateId), reason: 'Supervised by the welder' } });
-  assert.equal(byTemplate.codes, [], JSON.stringify(byTemplate.errors));
-  assert.is(byTemplate.data.overrideQualification.override.job, null);
-  assert.is(byTemplate.data.overrideQualification.override.version.databaseId, template.versionId);
-  const created = await assign();
-  assert.equal(created.codes, [], JSON.stringify(created.errors));
-  const createdId = created.data.createJob.job.databaseId;
-  assert.equal((await record(novice, createdId)).codes, []);
+    // by template: assigning a new job of the published version
+    const assign = () =>
+      gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
+        i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', novice.id)] },
+      });
+    assert.equal((await assign()).codes, ['NOT_QUALIFIED']);
+    const byTemplate = await gql(server, client.owner.token, OVERRIDE, {
+      i: { userId: gid('User', novice.id), templateId: gid('Template', template.templateId), reason: 'Supervised by the welder' },
+    });
+    assert.equal(byTemplate.codes, [], JSON.stringify(byTemplate.errors));
+    assert.is(byTemplate.data.overrideQualification.override.job, null);
+    assert.is(byTemplate.data.overrideQualification.override.version.databaseId, template.versionId);
+    const created = await assign();
+    assert.equal(created.codes, [], JSON.stringify(created.errors));
+    const createdId = created.data.createJob.job.databaseId;
+    assert.equal((await record(novice, createdId)).codes, []);
 
-  // audited in the chain, and shown as deviations
-  const audit = await server.deps.db.kysely.selectFrom('audit_entries').selectAll().where('client_id', '=', client.id).where('action', '=', 'qualification.overridden').orderBy('seq').execute();
-  assert.equal(audit.map((a) => [a.entity_type, JSON.parse(a.after!).reason]), [['job', input.reason], ['template_version', 'Supervised by the welder']]);
-  const onJob = await gql(server, supervisor.token, 'query($id: ID!) { job(id: $id) { qualificationOverrides { reason user { databaseId } } } }', { id: gid('Job', createdId) });
-  assert.equal(onJob.data.job.qualificationOverrides, [{ reason: 'Supervised by the welder', user: { databaseId: novice.id } }]);
-  const recent = await gql(server, supervisor.token, 'query { qualificationOverrides(days: 7) { reason } }');
-  assert.equal(recent.data.qualificationOverrides.map((o: { reason: string }) => o.reason), ['Supervised by the welder', input.reason]);
-  assert.equal((await gql(server, welder.token, 'query { qualificationOverrides { reason } }')).codes, ['FORBIDDEN']);
-  // the job's override is one of its deviations, for the reviewer to acknowledge (docs/execution-rules.md)
-  const deviations = await gql(server, supervisor.token, 'query($j: ID!) { deviations(filter: { jobId: $j, kind: OVERRIDE }) { nodes { kind detail } } }', { j: gid('Job', job.id) });
-  assert.equal(deviations.codes, [], JSON.stringify(deviations.errors));
-  const [noted, ...more] = deviations.data.deviations.nodes as { kind: string; detail: string }[];
-  assert.equal(more, [], 'one override, one deviation');
-  assert.ok(noted.detail.startsWith('qualification of ') && noted.detail.endsWith(`: ${input.reason}`), noted.detail);
-});
+    // audited in the chain, and shown as deviations
+    const audit = await server.deps.db.kysely
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .where('action', '=', 'qualification.overridden')
+      .orderBy('seq')
+      .execute();
+    assert.equal(
+      audit.map((a) => [a.entity_type, JSON.parse(a.after!).reason]),
+      [
+        ['job', input.reason],
+        ['template_version', 'Supervised by the welder'],
+      ],
+    );
+    const onJob = await gql(
+      server,
+      supervisor.token,
+      'query($id: ID!) { job(id: $id) { qualificationOverrides { reason user { databaseId } } } }',
+      { id: gid('Job', createdId) },
+    );
+    assert.equal(onJob.data.job.qualificationOverrides, [{ reason: 'Supervised by the welder', user: { databaseId: novice.id } }]);
+    const recent = await gql(server, supervisor.token, 'query { qualificationOverrides(days: 7) { reason } }');
+    assert.equal(
+      recent.data.qualificationOverrides.map((o: { reason: string }) => o.reason),
+      ['Supervised by the welder', input.reason],
+    );
+    assert.equal((await gql(server, welder.token, 'query { qualificationOverrides { reason } }')).codes, ['FORBIDDEN']);
+    // the job's override is one of its deviations, for the reviewer to acknowledge (docs/execution-rules.md)
+    const deviations = await gql(
+      server,
+      supervisor.token,
+      'query($j: ID!) { deviations(filter: { jobId: $j, kind: OVERRIDE }) { nodes { kind detail } } }',
+      { j: gid('Job', job.id) },
+    );
+    assert.equal(deviations.codes, [], JSON.stringify(deviations.errors));
+    const [noted, ...more] = deviations.data.deviations.nodes as { kind: string; detail: string }[];
+    assert.equal(more, [], 'one override, one deviation');
+    assert.ok(noted.detail.startsWith('qualification of ') && noted.detail.endsWith(`: ${input.reason}`), noted.detail);
+  },
+);
 
-skills('publishing a version whose steps changed makes retraining due for the qualified; jobs of the new version refuse them until they acknowledge', async () => {
-  const { client, welder, novice, template } = await setup();
-  const oldJob = await createJob(server, client.owner.token, { templateId: template.templateId });
-  // a new version with the same steps is no retraining
-  const retitled = await publishNewVersion(server, client, template, CONTENT);
-  assert.equal((await gql(server, welder.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings, []);
-  const versionId = await publishNewVersion(server, client, template, CHANGED);
-  const diff = await gql(server, welder.token, 'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { added { stepId } qualificationsChanged } }', { a: gid('TemplateVersion', retitled), b: gid('TemplateVersion', versionId) });
-  assert.equal(diff.data.versionDiff, { added: [{ stepId: 'clean' }], qualificationsChanged: false });
+skills(
+  'publishing a version whose steps changed makes retraining due for the qualified; jobs of the new version refuse them until they acknowledge',
+  async () => {
+    const { client, welder, novice, template } = await setup();
+    const oldJob = await createJob(server, client.owner.token, { templateId: template.templateId });
+    // a new version with the same steps is no retraining
+    const retitled = await publishNewVersion(server, client, template, CONTENT);
+    assert.equal((await gql(server, welder.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings, []);
+    const versionId = await publishNewVersion(server, client, template, CHANGED);
+    const diff = await gql(
+      server,
+      welder.token,
+      'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { added { stepId } qualificationsChanged } }',
+      { a: gid('TemplateVersion', retitled), b: gid('TemplateVersion', versionId) },
+    );
+    assert.equal(diff.data.versionDiff, { added: [{ stepId: 'clean' }], qualificationsChanged: false });
 
-  const due = await gql(server, welder.token, 'query { myRetrainings { version { databaseId } previousVersion { databaseId } acknowledgedAt } }');
-  assert.equal(due.data.myRetrainings, [{ version: { databaseId: versionId }, previousVersion: { databaseId: retitled }, acknowledgedAt: null }]);
-  assert.equal((await gql(server, novice.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings, [], 'the unqualified have nothing to retrain');
+    const due = await gql(
+      server,
+      welder.token,
+      'query { myRetrainings { version { databaseId } previousVersion { databaseId } acknowledgedAt } }',
+    );
+    assert.equal(due.data.myRetrainings, [
+      { version: { databaseId: versionId }, previousVersion: { databaseId: retitled }, acknowledgedAt: null },
+    ]);
+    assert.equal(
+      (await gql(server, novice.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings,
+      [],
+      'the unqualified have nothing to retrain',
+    );
 
-  const newJob = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const refused = await record(welder, newJob.id);
-  assert.equal(refused.codes, ['NOT_QUALIFIED']);
-  assert.equal(details(refused).skills, []);
-  assert.equal(details(refused).retrainingDue.map((r: { versionId: number }) => r.versionId), [versionId]);
-  assert.equal((await record(welder, oldJob.id)).codes, [], 'a job pinned to the older version is not affected');
+    const newJob = await createJob(server, client.owner.token, { templateId: template.templateId });
+    const refused = await record(welder, newJob.id);
+    assert.equal(refused.codes, ['NOT_QUALIFIED']);
+    assert.equal(details(refused).skills, []);
+    assert.equal(
+      details(refused).retrainingDue.map((r: { versionId: number }) => r.versionId),
+      [versionId],
+    );
+    assert.equal((await record(welder, oldJob.id)).codes, [], 'a job pinned to the older version is not affected');
 
-  assert.equal((await gql(server, novice.token, ACK, { v: gid('TemplateVersion', versionId) })).codes, ['NOT_FOUND']);
-  const acked = await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) });
-  assert.equal(acked.codes, [], JSON.stringify(acked.errors));
-  const at = acked.data.acknowledgeRetraining.retraining.acknowledgedAt;
-  assert.ok(at);
-  assert.is((await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) })).data.acknowledgeRetraining.retraining.acknowledgedAt, at, 'acknowledged once');
-  assert.equal((await record(welder, newJob.id)).codes, []);
-  const audit = await server.deps.db.kysely.selectFrom('audit_entries').select('action').where('client_id', '=', client.id).where('action', 'like', 'retraining.%').orderBy('seq').execute();
-  assert.equal(audit.map((a) => a.action), ['retraining.due', 'retraining.acknowledged']);
-});
+    assert.equal((await gql(server, novice.token, ACK, { v: gid('TemplateVersion', versionId) })).codes, ['NOT_FOUND']);
+    const acked = await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) });
+    assert.equal(acked.codes, [], JSON.stringify(acked.errors));
+    const at = acked.data.acknowledgeRetraining.retraining.acknowledgedAt;
+    assert.ok(at);
+    assert.is(
+      (await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) })).data.acknowledgeRetraining.retraining.acknowledgedAt,
+      at,
+      'acknowledged once',
+    );
+    assert.equal((await record(welder, newJob.id)).codes, []);
+    const audit = await server.deps.db.kysely
+      .selectFrom('audit_entries')
+      .select('action')
+      .where('client_id', '=', client.id)
+      .where('action', 'like', 'retraining.%')
+      .orderBy('seq')
+      .execute();
+    assert.equal(
+      audit.map((a) => a.action),
+      ['retraining.due', 'retraining.acknowledged'],
+    );
+  },
+);
 
 skills('a requirement change is in the diff; duplicate skills and skills on an unsigned sign-off are refused at draft save', async () => {
   const { client, template } = await setup();
-  const draft = await gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', { t: gid('Template', template.templateId) });
+  const draft = await gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', {
+    t: gid('Template', template.templateId),
+  });
   const versionId = draft.data.createDraft.version.id;
-  const save = (content: unknown) => gql(server, client.owner.token, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', { v: versionId, c: contentInput(content) });
+  const save = (content: unknown) =>
+    gql(
+      server,
+      client.owner.token,
+      'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }',
+      { v: versionId, c: contentInput(content) },
+    );
   const duplicate = await save({ ...CONTENT, qualifications: [{ skill: 'Welding' }, { skill: 'Welding', level: 3 }] });
   assert.equal(duplicate.codes, ['VALIDATION_ERROR']);
-  assert.equal(details(duplicate).fields.map((f: { path: string }) => f.path), ['content.qualifications.1.skill']);
-  const unsigned = await save({ sections: [{ id: 'main', title: 'Main', steps: [{ id: 'weld', title: 'Weld', signoff: { skills: [{ skill: 'Welding' }] } }] }] });
+  assert.equal(
+    details(duplicate).fields.map((f: { path: string }) => f.path),
+    ['content.qualifications.1.skill'],
+  );
+  const unsigned = await save({
+    sections: [{ id: 'main', title: 'Main', steps: [{ id: 'weld', title: 'Weld', signoff: { skills: [{ skill: 'Welding' }] } }] }],
+  });
   assert.equal(unsigned.codes, ['VALIDATION_ERROR']);
-  assert.equal(details(unsigned).fields.map((f: { path: string }) => f.path), ['content.sections.0.steps.0.signoff.skills']);
+  assert.equal(
+    details(unsigned).fields.map((f: { path: string }) => f.path),
+    ['content.sections.0.steps.0.signoff.skills'],
+  );
   assert.equal((await save({ ...CONTENT, qualifications: [{ skill: 'Welding', level: 3 }] })).codes, []);
-  const diff = await gql(server, client.owner.token, 'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId } qualificationsChanged } }', { a: gid('TemplateVersion', template.versionId), b: versionId });
+  const diff = await gql(
+    server,
+    client.owner.token,
+    'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId } qualificationsChanged } }',
+    { a: gid('TemplateVersion', template.versionId), b: versionId },
+  );
   assert.equal(diff.data.versionDiff, { changed: [], qualificationsChanged: true });
 });
 
@@ -280,7 +472,12 @@ skills('skillMatrix: users × skills with level and expiry, a Relay connection; 
   await grant(supervisor, welder, forklift, 1, { expiresAt: in5 });
   await grant(supervisor, novice, forklift, 1, { expiresAt: in50 });
   const page = (after?: string) =>
-    gql(server, supervisor.token, 'query($after: String) { skillMatrix(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { user { databaseId } skills { skill { name } level expiresAt } } } } }', { after });
+    gql(
+      server,
+      supervisor.token,
+      'query($after: String) { skillMatrix(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { user { databaseId } skills { skill { name } level expiresAt } } } } }',
+      { after },
+    );
   const rows: { user: { databaseId: number }; skills: unknown[] }[] = [];
   let after: string | undefined;
   for (;;) {
@@ -294,17 +491,33 @@ skills('skillMatrix: users × skills with level and expiry, a Relay connection; 
   }
   assert.is(rows.length, 5);
   const of = (id: number) => rows.find((r) => r.user.databaseId === id)!.skills;
-  assert.equal(of(welder.id), [{ skill: { name: 'Welding' }, level: 2, expiresAt: null }, { skill: { name: 'Forklift' }, level: 1, expiresAt: in5 }]);
+  assert.equal(of(welder.id), [
+    { skill: { name: 'Welding' }, level: 2, expiresAt: null },
+    { skill: { name: 'Forklift' }, level: 1, expiresAt: in5 },
+  ]);
   assert.equal(of(novice.id), [{ skill: { name: 'Forklift' }, level: 1, expiresAt: in50 }]);
   assert.equal(of(supervisor.id), []);
 
-  const expiring = await gql(server, supervisor.token, 'query($d: Int!) { expiringSkills(withinDays: $d) { totalCount nodes { user { databaseId } skill { name } } } }', { d: 30 });
+  const expiring = await gql(
+    server,
+    supervisor.token,
+    'query($d: Int!) { expiringSkills(withinDays: $d) { totalCount nodes { user { databaseId } skill { name } } } }',
+    { d: 30 },
+  );
   assert.equal(expiring.data.expiringSkills, { totalCount: 1, nodes: [{ user: { databaseId: welder.id }, skill: { name: 'Forklift' } }] });
-  assert.is((await gql(server, supervisor.token, 'query { expiringSkills(withinDays: 60) { totalCount } }')).data.expiringSkills.totalCount, 2);
-  assert.equal((await gql(server, supervisor.token, 'query { expiringSkills(withinDays: -1) { totalCount } }')).codes, ['VALIDATION_ERROR']);
+  assert.is(
+    (await gql(server, supervisor.token, 'query { expiringSkills(withinDays: 60) { totalCount } }')).data.expiringSkills.totalCount,
+    2,
+  );
+  assert.equal((await gql(server, supervisor.token, 'query { expiringSkills(withinDays: -1) { totalCount } }')).codes, [
+    'VALIDATION_ERROR',
+  ]);
   assert.equal((await gql(server, welder.token, 'query { skillMatrix { totalCount } }')).codes, ['FORBIDDEN']);
   // node(id) reads a skill; another client's skill is not found
-  assert.is((await gql(server, welder.token, 'query($id: ID!) { node(id: $id) { ... on Skill { name } } }', { id: skillId })).data.node.name, 'Welding');
+  assert.is(
+    (await gql(server, welder.token, 'query($id: ID!) { node(id: $id) { ... on Skill { name } } }', { id: skillId })).data.node.name,
+    'Welding',
+  );
   const stranger = await buildClient(server);
   assert.equal((await gql(server, stranger.owner.token, 'query($id: ID!) { node(id: $id) { id } }', { id: skillId })).codes, ['NOT_FOUND']);
 });

@@ -24,7 +24,12 @@ const CONTENT = {
       id: 'main',
       title: 'Main',
       steps: [
-        { id: 'torque', title: 'Torque the bolts', fields: [{ key: 'nm', type: 'NUMBER', required: true }], signoff: { performer: true, verifier: { roles: ['approver'] } } },
+        {
+          id: 'torque',
+          title: 'Torque the bolts',
+          fields: [{ key: 'nm', type: 'NUMBER', required: true }],
+          signoff: { performer: true, verifier: { roles: ['approver'] } },
+        },
         { id: 'close', title: 'Close the cover', fields: [] },
       ],
     },
@@ -37,7 +42,14 @@ const COMPLETE = 'mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { 
 
 type Person = { id: number; token: string; password: string };
 
-async function setup(): Promise<{ client: BuiltClient; jobId: string; operator: Person; checker: Person; both: Person; template: Awaited<ReturnType<typeof publishedTemplate>> }> {
+async function setup(): Promise<{
+  client: BuiltClient;
+  jobId: string;
+  operator: Person;
+  checker: Person;
+  both: Person;
+  template: Awaited<ReturnType<typeof publishedTemplate>>;
+}> {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, CONTENT, 'Torque');
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
@@ -45,21 +57,41 @@ async function setup(): Promise<{ client: BuiltClient; jobId: string; operator: 
     const u = await buildUser(server, client, { roles });
     return { id: u.id, token: u.token!, password: u.password };
   };
-  return { client, template, jobId: gid('Job', job.id), operator: await person(['operator']), checker: await person(['approver']), both: await person(['operator', 'approver']) };
+  return {
+    client,
+    template,
+    jobId: gid('Job', job.id),
+    operator: await person(['operator']),
+    checker: await person(['approver']),
+    both: await person(['operator', 'approver']),
+  };
 }
 
-const sign = (who: Person, jobId: string, meaning: string, password = who.password) => gql(server, who.token, SIGN, { i: { jobId, stepId: 'torque', meaning, password } });
-const record = (who: Person, jobId: string, nm: number) => gql(server, who.token, RECORD, { i: { jobId, stepId: 'torque', status: 'DONE', values: [{ key: 'nm', value: nm }] } });
+const sign = (who: Person, jobId: string, meaning: string, password = who.password) =>
+  gql(server, who.token, SIGN, { i: { jobId, stepId: 'torque', meaning, password } });
+const record = (who: Person, jobId: string, nm: number) =>
+  gql(server, who.token, RECORD, { i: { jobId, stepId: 'torque', status: 'DONE', values: [{ key: 'nm', value: nm }] } });
 
 signoffs('the step reads back its signoff; completion waits for PERFORMED and VERIFIED (SIGNOFF_MISSING)', async () => {
   const { client, jobId, operator, checker } = await setup();
-  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { version { content { sections { steps { stepId signoff { performer verifier { roles } } } } } } } }', { id: jobId });
+  const read = await gql(
+    server,
+    client.owner.token,
+    'query($id: ID!) { job(id: $id) { version { content { sections { steps { stepId signoff { performer verifier { roles } } } } } } } }',
+    { id: jobId },
+  );
   assert.equal(read.codes, [], JSON.stringify(read.errors));
-  assert.equal(read.data.job.version.content.sections[0].steps.map((s: { signoff: unknown }) => s.signoff), [{ performer: true, verifier: { roles: ['approver'] } }, null]);
+  assert.equal(
+    read.data.job.version.content.sections[0].steps.map((s: { signoff: unknown }) => s.signoff),
+    [{ performer: true, verifier: { roles: ['approver'] } }, null],
+  );
   assert.equal((await record(operator, jobId, 42)).codes, []);
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['SIGNOFF_MISSING']);
-  assert.equal(blocked.errors![0].extensions!.details.missing, [{ stepId: 'torque', meaning: 'PERFORMED' }, { stepId: 'torque', meaning: 'VERIFIED' }]);
+  assert.equal(blocked.errors![0].extensions!.details.missing, [
+    { stepId: 'torque', meaning: 'PERFORMED' },
+    { stepId: 'torque', meaning: 'VERIFIED' },
+  ]);
   assert.equal(blocked.errors![0].extensions!.details.steps, ['torque']);
   const performed = await sign(operator, jobId, 'PERFORMED');
   assert.equal(performed.codes, [], JSON.stringify(performed.errors));
@@ -69,29 +101,39 @@ signoffs('the step reads back its signoff; completion waits for PERFORMED and VE
   assert.ok(signature.signerName.length > 0);
   assert.match(signature.valuesHash, /^[0-9a-f]{64}$/);
   assert.is(signature.invalidatedAt, null);
-  assert.equal((await gql(server, client.owner.token, COMPLETE, { j: jobId })).errors![0].extensions!.details.missing, [{ stepId: 'torque', meaning: 'VERIFIED' }]);
+  assert.equal((await gql(server, client.owner.token, COMPLETE, { j: jobId })).errors![0].extensions!.details.missing, [
+    { stepId: 'torque', meaning: 'VERIFIED' },
+  ]);
   const verified = await sign(checker, jobId, 'VERIFIED');
   assert.equal(verified.codes, [], JSON.stringify(verified.errors));
-  assert.equal(verified.data.signStep.job.signoffs.map((s: { meaning: string }) => s.meaning), ['PERFORMED', 'VERIFIED']);
+  assert.equal(
+    verified.data.signStep.job.signoffs.map((s: { meaning: string }) => s.meaning),
+    ['PERFORMED', 'VERIFIED'],
+  );
   const done = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(done.codes, [], JSON.stringify(done.errors));
   assert.is(done.data.completeJob.job.state, 'COMPLETED');
 });
 
-signoffs('refusals: wrong password, verifier without the role, verifier who recorded or performed, twice, a step needing none', async () => {
-  const { jobId, operator, checker, both } = await setup();
-  assert.equal((await record(both, jobId, 40)).codes, []);
-  assert.equal((await sign(operator, jobId, 'PERFORMED', 'not-the-password')).codes, ['INVALID_CREDENTIALS']);
-  assert.equal((await sign(operator, jobId, 'VERIFIED')).codes, ['FORBIDDEN']);
-  // `both` recorded the step: they may not verify it
-  assert.equal((await sign(both, jobId, 'VERIFIED')).codes, ['SEPARATION_OF_DUTIES']);
-  assert.equal((await sign(checker, jobId, 'PERFORMED')).codes, ['FORBIDDEN']);
-  assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, []);
-  assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, ['CONFLICT']);
-  const none = await gql(server, operator.token, SIGN, { i: { jobId, stepId: 'close', meaning: 'PERFORMED', password: operator.password } });
-  assert.equal(none.codes, ['VALIDATION_ERROR']);
-  assert.equal(none.errors![0].extensions!.details.fields[0].path, 'meaning');
-});
+signoffs(
+  'refusals: wrong password, verifier without the role, verifier who recorded or performed, twice, a step needing none',
+  async () => {
+    const { jobId, operator, checker, both } = await setup();
+    assert.equal((await record(both, jobId, 40)).codes, []);
+    assert.equal((await sign(operator, jobId, 'PERFORMED', 'not-the-password')).codes, ['INVALID_CREDENTIALS']);
+    assert.equal((await sign(operator, jobId, 'VERIFIED')).codes, ['FORBIDDEN']);
+    // `both` recorded the step: they may not verify it
+    assert.equal((await sign(both, jobId, 'VERIFIED')).codes, ['SEPARATION_OF_DUTIES']);
+    assert.equal((await sign(checker, jobId, 'PERFORMED')).codes, ['FORBIDDEN']);
+    assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, []);
+    assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, ['CONFLICT']);
+    const none = await gql(server, operator.token, SIGN, {
+      i: { jobId, stepId: 'close', meaning: 'PERFORMED', password: operator.password },
+    });
+    assert.equal(none.codes, ['VALIDATION_ERROR']);
+    assert.equal(none.errors![0].extensions!.details.fields[0].path, 'meaning');
+  },
+);
 
 signoffs('the performer may not verify; re-recording invalidates the signatures and the step needs signing again', async () => {
   const { client, jobId, operator, checker, both } = await setup();
@@ -100,8 +142,13 @@ signoffs('the performer may not verify; re-recording invalidates the signatures 
   assert.equal((await sign(both, jobId, 'VERIFIED')).codes, ['SEPARATION_OF_DUTIES']);
   assert.equal((await sign(checker, jobId, 'VERIFIED')).codes, []);
   assert.equal((await record(operator, jobId, 41)).codes, []);
-  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { signoffs { meaning invalidatedAt } } }', { id: jobId });
-  assert.equal(read.data.job.signoffs.map((s: { invalidatedAt: string | null }) => s.invalidatedAt !== null), [true, true]);
+  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { signoffs { meaning invalidatedAt } } }', {
+    id: jobId,
+  });
+  assert.equal(
+    read.data.job.signoffs.map((s: { invalidatedAt: string | null }) => s.invalidatedAt !== null),
+    [true, true],
+  );
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['SIGNOFF_MISSING']);
   assert.equal(blocked.errors![0].extensions!.details.missing.length, 2);
@@ -117,7 +164,15 @@ signoffs('the version diff names changed conditions, expressions and sign-offs',
         title: 'Main',
         when: { step: 'pre', status: 'DONE' },
         steps: [
-          { id: 'torque', title: 'Torque the bolts', fields: [{ key: 'nm', type: 'NUMBER', required: true }, { key: 'c', type: 'CALCULATED', expression: 'nm * 2' }], signoff: { performer: true } },
+          {
+            id: 'torque',
+            title: 'Torque the bolts',
+            fields: [
+              { key: 'nm', type: 'NUMBER', required: true },
+              { key: 'c', type: 'CALCULATED', expression: 'nm * 2' },
+            ],
+            signoff: { performer: true },
+          },
           { id: 'close', title: 'Close the cover', fields: [], when: { step: 'torque', field: 'nm', op: 'gt', value: 10 } },
         ],
       },
@@ -126,12 +181,19 @@ signoffs('the version diff names changed conditions, expressions and sign-offs',
   // a section may only read earlier steps: put a first section before it
   const withPre = { sections: [{ id: 'pre-s', title: 'Before', steps: [{ id: 'pre', title: 'Prepare', fields: [] }] }, ...next.sections] };
   const v2 = await publishNewVersion(server, client, template, withPre);
-  const diff = await gql(server, client.owner.token, 'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId changedFields } } }', {
-    a: gid('TemplateVersion', template.versionId),
-    b: gid('TemplateVersion', v2),
-  });
+  const diff = await gql(
+    server,
+    client.owner.token,
+    'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { changed { stepId changedFields } } }',
+    {
+      a: gid('TemplateVersion', template.versionId),
+      b: gid('TemplateVersion', v2),
+    },
+  );
   assert.equal(diff.codes, [], JSON.stringify(diff.errors));
-  const changed = Object.fromEntries(diff.data.versionDiff.changed.map((c: { stepId: string; changedFields: string[] }) => [c.stepId, c.changedFields]));
+  const changed = Object.fromEntries(
+    diff.data.versionDiff.changed.map((c: { stepId: string; changedFields: string[] }) => [c.stepId, c.changedFields]),
+  );
   assert.equal(changed.torque, ['signoff', 'fields.c', 'section.when']);
   assert.equal(changed.close, ['when', 'section.when']);
 });

@@ -14,8 +14,14 @@ visibility.after(async () => server.stop());
 
 /** An organization: its global id (GraphQL's) and database id (REST's availableToOrg). */
 async function organization(client: BuiltClient, name: string): Promise<{ id: string; databaseId: number }> {
-  return ok(await gql(server, client.owner.token, `mutation ($name: String!) { createOrganization(input: { name: $name }) { organization { id databaseId } } }`, { name })).createOrganization
-    .organization;
+  return ok(
+    await gql(
+      server,
+      client.owner.token,
+      `mutation ($name: String!) { createOrganization(input: { name: $name }) { organization { id databaseId } } }`,
+      { name },
+    ),
+  ).createOrganization.organization;
 }
 
 /** A user of the client available to the given organizations. */
@@ -30,33 +36,46 @@ async function memberOf(client: BuiltClient, roles: string[], availableToOrg: nu
 }
 
 const listTitles = async (token: string) =>
-  ok(await gql(server, token, `{ templates(first: 200) { edges { node { title organizations { id name } } } } }`)).templates.edges.map((e: any) => e.node.title).sort();
+  ok(await gql(server, token, `{ templates(first: 200) { edges { node { title organizations { id name } } } } }`))
+    .templates.edges.map((e: any) => e.node.title)
+    .sort();
 
-visibility('where the client has organizations, a user sees templates of their organizations and those of none; admins see all', async () => {
-  const client = await buildClient(server, { seats: { full: 10, connect: 5 } });
-  const north = await organization(client, 'North');
-  const south = await organization(client, 'South');
-  const author = await memberOf(client, ['author'], [north.databaseId, south.databaseId]);
-  const northern = await memberOf(client, ['operator'], [north.databaseId]);
-  const nowhere = await memberOf(client, ['viewer'], []);
-  const n = await createTemplate(server, author, { title: 'N', organizationIds: [north.id] });
-  const s = await createTemplate(server, author, { title: 'S', organizationIds: [south.id] });
-  await createTemplate(server, author, { title: 'All' });
-  assert.equal(await listTitles(northern), ['All', 'N']);
-  assert.equal(await listTitles(nowhere), ['All']);
-  assert.equal(await listTitles(client.owner.token), ['All', 'N', 'S']);
-  const orgs = ok(await gql(server, northern, `query ($id: ID!) { template(id: $id) { organizations { id name } } }`, { id: n.id })).template.organizations;
-  assert.equal(orgs, [{ id: north.id, name: 'North' }]);
-  // a template out of sight is not found, by id and through its versions
-  const hidden = await gql(server, northern, `query ($id: ID!) { template(id: $id) { id } }`, { id: s.id });
-  assert.equal(hidden.codes, ['NOT_FOUND']);
-  assert.equal(hidden.data, { template: null });
-  const hiddenVersion = await gql(server, northern, `query ($id: ID!) { templateVersion(id: $id) { id } }`, { id: s.latestVersion.id });
-  assert.equal(hiddenVersion.codes, ['NOT_FOUND']);
-  // moving the template to the user's organization shows it
-  ok(await gql(server, author, `mutation ($id: ID!, $orgs: [ID!]) { updateTemplate(input: { templateId: $id, organizationIds: $orgs }) { template { id } } }`, { id: s.id, orgs: [north.id] }));
-  assert.equal(await listTitles(northern), ['All', 'N', 'S']);
-});
+visibility(
+  'where the client has organizations, a user sees templates of their organizations and those of none; admins see all',
+  async () => {
+    const client = await buildClient(server, { seats: { full: 10, connect: 5 } });
+    const north = await organization(client, 'North');
+    const south = await organization(client, 'South');
+    const author = await memberOf(client, ['author'], [north.databaseId, south.databaseId]);
+    const northern = await memberOf(client, ['operator'], [north.databaseId]);
+    const nowhere = await memberOf(client, ['viewer'], []);
+    const n = await createTemplate(server, author, { title: 'N', organizationIds: [north.id] });
+    const s = await createTemplate(server, author, { title: 'S', organizationIds: [south.id] });
+    await createTemplate(server, author, { title: 'All' });
+    assert.equal(await listTitles(northern), ['All', 'N']);
+    assert.equal(await listTitles(nowhere), ['All']);
+    assert.equal(await listTitles(client.owner.token), ['All', 'N', 'S']);
+    const orgs = ok(await gql(server, northern, `query ($id: ID!) { template(id: $id) { organizations { id name } } }`, { id: n.id }))
+      .template.organizations;
+    assert.equal(orgs, [{ id: north.id, name: 'North' }]);
+    // a template out of sight is not found, by id and through its versions
+    const hidden = await gql(server, northern, `query ($id: ID!) { template(id: $id) { id } }`, { id: s.id });
+    assert.equal(hidden.codes, ['NOT_FOUND']);
+    assert.equal(hidden.data, { template: null });
+    const hiddenVersion = await gql(server, northern, `query ($id: ID!) { templateVersion(id: $id) { id } }`, { id: s.latestVersion.id });
+    assert.equal(hiddenVersion.codes, ['NOT_FOUND']);
+    // moving the template to the user's organization shows it
+    ok(
+      await gql(
+        server,
+        author,
+        `mutation ($id: ID!, $orgs: [ID!]) { updateTemplate(input: { templateId: $id, organizationIds: $orgs }) { template { id } } }`,
+        { id: s.id, orgs: [north.id] },
+      ),
+    );
+    assert.equal(await listTitles(northern), ['All', 'N', 'S']);
+  },
+);
 
 visibility('where the client has no organizations, everyone sees every template', async () => {
   const client = await buildClient(server);
@@ -71,16 +90,26 @@ visibility('organizations and asset classes of another client are refused → VA
   const mine = await buildClient(server);
   const theirs = await buildClient(server);
   const foreignOrg = await organization(theirs, 'Elsewhere');
-  const foreignClass = ok(await gql(server, theirs.owner.token, `mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }`)).createAssetClass.assetClass.id;
+  const foreignClass = ok(
+    await gql(server, theirs.owner.token, `mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }`),
+  ).createAssetClass.assetClass.id;
   const create = (input: Record<string, unknown>) =>
-    gql(server, mine.owner.token, `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id } } }`, { input: { title: 'x', ...input } });
+    gql(server, mine.owner.token, `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id } } }`, {
+      input: { title: 'x', ...input },
+    });
   const org = await create({ organizationIds: [foreignOrg.id] });
   assert.equal(org.codes, ['VALIDATION_ERROR']);
   assert.is(org.errors![0].extensions!.details.fields[0].path, 'input.organizationIds');
   assert.equal((await create({ assetClassId: foreignClass })).codes, ['VALIDATION_ERROR']);
-  const ownClass = ok(await gql(server, mine.owner.token, `mutation { createAssetClass(input: { name: "Valves" }) { assetClass { id } } }`)).createAssetClass.assetClass.id;
+  const ownClass = ok(await gql(server, mine.owner.token, `mutation { createAssetClass(input: { name: "Valves" }) { assetClass { id } } }`))
+    .createAssetClass.assetClass.id;
   const made = ok(
-    await gql(server, mine.owner.token, `mutation ($c: ID) { createTemplate(input: { title: "v", assetClassId: $c }) { template { assetClass { id name } } } }`, { c: ownClass }),
+    await gql(
+      server,
+      mine.owner.token,
+      `mutation ($c: ID) { createTemplate(input: { title: "v", assetClassId: $c }) { template { assetClass { id name } } } }`,
+      { c: ownClass },
+    ),
   );
   assert.equal(made.createTemplate.template.assetClass, { id: ownClass, name: 'Valves' });
 });
@@ -108,7 +137,9 @@ isolation("another client's template and version ids: queries → null + NOT_FOU
     assert.equal(result.codes, ['NOT_FOUND'], query);
     assert.equal(Object.values(result.data), [null]);
   }
-  const diff = await gql(server, token, `query ($id: ID!) { versionDiff(fromVersionId: $id, toVersionId: $id) { added { stepId } } }`, { id: vid });
+  const diff = await gql(server, token, `query ($id: ID!) { versionDiff(fromVersionId: $id, toVersionId: $id) { added { stepId } } }`, {
+    id: vid,
+  });
   assert.equal(diff.codes, ['NOT_FOUND']);
   assert.equal(ok(await gql(server, token, `{ templates { edges { node { id } } } }`)).templates.edges, []);
   const mutations: [string, Record<string, unknown>][] = [
@@ -127,7 +158,9 @@ isolation("another client's template and version ids: queries → null + NOT_FOU
     assert.is(result.data, null);
   }
   // and A's template is untouched
-  const still = ok(await gql(server, teamA.author.token, `query ($id: ID!) { template(id: $id) { title versions { nodes { state } } } }`, { id: tid })).template;
+  const still = ok(
+    await gql(server, teamA.author.token, `query ($id: ID!) { template(id: $id) { title versions { nodes { state } } } }`, { id: tid }),
+  ).template;
   assert.equal(still, { title: 'Secret', versions: { nodes: [{ state: 'APPROVED' }] } });
 });
 
@@ -145,10 +178,16 @@ listing('pages through the one keyset pagination; first is at most 200', async (
   const team = await buildTeam(server, client);
   for (const title of ['A', 'B', 'C']) await createTemplate(server, team.author.token, { title });
   const first = ok(await gql(server, team.author.token, PAGE, { first: 2 })).templates;
-  assert.equal(first.edges.map((e: any) => e.node.title), ['A', 'B']);
+  assert.equal(
+    first.edges.map((e: any) => e.node.title),
+    ['A', 'B'],
+  );
   assert.is(first.pageInfo.hasNextPage, true);
   const second = ok(await gql(server, team.author.token, PAGE, { first: 2, after: first.pageInfo.endCursor })).templates;
-  assert.equal(second.edges.map((e: any) => e.node.title), ['C']);
+  assert.equal(
+    second.edges.map((e: any) => e.node.title),
+    ['C'],
+  );
   assert.is(second.pageInfo.hasNextPage, false);
   assert.equal((await gql(server, team.author.token, PAGE, { first: 201 })).codes, ['VALIDATION_ERROR']);
 });
@@ -189,7 +228,11 @@ listing('filters by search text, tag and version state', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
   await createTemplate(server, team.author.token, { title: 'Pump 100%', tags: ['pump', 'quarterly'] });
-  const valve = await createTemplate(server, team.author.token, { title: 'Valve check', description: 'Inspect the PUMP valve', tags: ['valve'] });
+  const valve = await createTemplate(server, team.author.token, {
+    title: 'Valve check',
+    description: 'Inspect the PUMP valve',
+    tags: ['valve'],
+  });
   await createTemplate(server, team.author.token, { title: 'Belt', tags: ['pumps'] });
   await advance(server, team, valve.latestVersion.id, 'PUBLISHED');
   const titles = async (filter: Record<string, unknown>) =>

@@ -13,7 +13,11 @@ const EDIT = `mutation ($id: ID!, $content: ContentInput!, $rev: Int) {
   updateDraft(input: { versionId: $id, content: $content, expectedRevision: $rev }) { version { revision updatedBy { id: databaseId } content { sections { steps { stepId title } } } } }
 }`;
 const READ = `query ($id: ID!) { templateVersion(id: $id) { revision state updatedBy { id: databaseId } content { sections { steps { stepId title } } } } }`;
-const titled = (title: string) => ({ sections: [{ ...SAMPLE_CONTENT.sections[0], steps: [{ ...SAMPLE_CONTENT.sections[0].steps[0], title }, SAMPLE_CONTENT.sections[0].steps[1]] }] });
+const titled = (title: string) => ({
+  sections: [
+    { ...SAMPLE_CONTENT.sections[0], steps: [{ ...SAMPLE_CONTENT.sections[0].steps[0], title }, SAMPLE_CONTENT.sections[0].steps[1]] },
+  ],
+});
 const firstTitle = (version: any) => version.content.sections[0].steps[0].title;
 
 let server: TestServer;
@@ -36,25 +40,30 @@ revision('a draft starts at revision 1; each edit at the current revision moves 
   assert.is(firstTitle(second), 'Two');
 });
 
-revision('two authors edit from the same revision: the second is a CONFLICT naming the current revision and the first edit stays', async () => {
-  const client = await buildClient(server);
-  const team = await buildTeam(server, client);
-  const other = await buildUser(server, client, { roles: ['author'] });
-  const created = await createTemplate(server, team.author.token);
-  const v = created.latestVersion.id;
-  ok(await gql(server, team.author.token, EDIT, { id: v, content: titled('Mine'), rev: 1 }));
-  const refused = await gql(server, other.token, EDIT, { id: v, content: titled('Theirs'), rev: 1 });
-  assert.equal(refused.codes, ['CONFLICT']);
-  assert.is(refused.data, null);
-  const details = refused.errors![0].extensions!.details;
-  assert.equal([details.expectedRevision, details.currentRevision, details.updatedBy], [1, 2, team.author.id]);
-  const stored = ok(await gql(server, team.author.token, READ, { id: v })).templateVersion;
-  assert.is(firstTitle(stored), 'Mine');
-  assert.is(stored.revision, 2);
-  // the second author reloads at the current revision and saves on top of it
-  const merged = ok(await gql(server, other.token, EDIT, { id: v, content: titled('Theirs, after reading mine'), rev: details.currentRevision })).updateDraft.version;
-  assert.equal([merged.revision, merged.updatedBy.id, firstTitle(merged)], [3, other.id, 'Theirs, after reading mine']);
-});
+revision(
+  'two authors edit from the same revision: the second is a CONFLICT naming the current revision and the first edit stays',
+  async () => {
+    const client = await buildClient(server);
+    const team = await buildTeam(server, client);
+    const other = await buildUser(server, client, { roles: ['author'] });
+    const created = await createTemplate(server, team.author.token);
+    const v = created.latestVersion.id;
+    ok(await gql(server, team.author.token, EDIT, { id: v, content: titled('Mine'), rev: 1 }));
+    const refused = await gql(server, other.token, EDIT, { id: v, content: titled('Theirs'), rev: 1 });
+    assert.equal(refused.codes, ['CONFLICT']);
+    assert.is(refused.data, null);
+    const details = refused.errors![0].extensions!.details;
+    assert.equal([details.expectedRevision, details.currentRevision, details.updatedBy], [1, 2, team.author.id]);
+    const stored = ok(await gql(server, team.author.token, READ, { id: v })).templateVersion;
+    assert.is(firstTitle(stored), 'Mine');
+    assert.is(stored.revision, 2);
+    // the second author reloads at the current revision and saves on top of it
+    const merged = ok(
+      await gql(server, other.token, EDIT, { id: v, content: titled('Theirs, after reading mine'), rev: details.currentRevision }),
+    ).updateDraft.version;
+    assert.equal([merged.revision, merged.updatedBy.id, firstTitle(merged)], [3, other.id, 'Theirs, after reading mine']);
+  },
+);
 
 revision('without expectedRevision the last edit wins, as before revisions existed', async () => {
   const client = await buildClient(server);
@@ -66,18 +75,28 @@ revision('without expectedRevision the last edit wins, as before revisions exist
   assert.equal([blind.revision, firstTitle(blind)], [3, 'B']);
 });
 
-revision('a transition moves the revision too: an edit from before a submit and reject is a CONFLICT, not an edit of the returned draft', async () => {
-  const client = await buildClient(server);
-  const team = await buildTeam(server, client);
-  const created = await createTemplate(server, team.author.token);
-  const v = created.latestVersion.id;
-  ok(await gql(server, team.author.token, SUBMIT, { id: v }));
-  ok(await gql(server, team.approver.token, `mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "Say which breakers" }) { version { id } } }`, { id: v }));
-  const read = ok(await gql(server, team.author.token, READ, { id: v })).templateVersion;
-  assert.equal([read.state, read.revision], ['DRAFT', 3]);
-  assert.equal((await gql(server, team.author.token, EDIT, { id: v, content: titled('Stale'), rev: 1 })).codes, ['CONFLICT']);
-  assert.is(ok(await gql(server, team.author.token, EDIT, { id: v, content: titled('Fresh'), rev: 3 })).updateDraft.version.revision, 4);
-});
+revision(
+  'a transition moves the revision too: an edit from before a submit and reject is a CONFLICT, not an edit of the returned draft',
+  async () => {
+    const client = await buildClient(server);
+    const team = await buildTeam(server, client);
+    const created = await createTemplate(server, team.author.token);
+    const v = created.latestVersion.id;
+    ok(await gql(server, team.author.token, SUBMIT, { id: v }));
+    ok(
+      await gql(
+        server,
+        team.approver.token,
+        `mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "Say which breakers" }) { version { id } } }`,
+        { id: v },
+      ),
+    );
+    const read = ok(await gql(server, team.author.token, READ, { id: v })).templateVersion;
+    assert.equal([read.state, read.revision], ['DRAFT', 3]);
+    assert.equal((await gql(server, team.author.token, EDIT, { id: v, content: titled('Stale'), rev: 1 })).codes, ['CONFLICT']);
+    assert.is(ok(await gql(server, team.author.token, EDIT, { id: v, content: titled('Fresh'), rev: 3 })).updateDraft.version.revision, 4);
+  },
+);
 
 revision('an expectedRevision no draft can have (0) is a VALIDATION_ERROR at expectedRevision', async () => {
   const client = await buildClient(server);
@@ -100,9 +119,12 @@ awaiting.before(async () => {
 awaiting.after(async () => server.stop());
 
 const MINE = `query { templates(first: 50, filter: { needsMyAction: true }) { totalCount nodes { title } } }`;
-const titles = async (token: string) => ok(await gql(server, token, MINE)).templates.nodes.map((t: { title: string }) => t.title).sort();
+const titles = async (token: string) =>
+  ok(await gql(server, token, MINE))
+    .templates.nodes.map((t: { title: string }) => t.title)
+    .sort();
 
-awaiting('each role sees what waits for it: its drafts, others\' versions in review, approved versions; an operator nothing', async () => {
+awaiting("each role sees what waits for it: its drafts, others' versions in review, approved versions; an operator nothing", async () => {
   const client = await buildClient(server, { seats: { full: 8, connect: 2 } });
   const team = await buildTeam(server, client);
   const otherAuthor = await buildUser(server, client, { roles: ['author'] });
@@ -127,7 +149,8 @@ awaiting('each role sees what waits for it: its drafts, others\' versions in rev
   assert.equal(await titles(team.publisher.token), ['Approved']);
   assert.equal(await titles(operator.token!), []);
   // without the filter (or with false) everything visible is listed
-  const all = ok(await gql(server, team.author.token, `query { templates(first: 50, filter: { needsMyAction: false }) { totalCount } }`)).templates.totalCount;
+  const all = ok(await gql(server, team.author.token, `query { templates(first: 50, filter: { needsMyAction: false }) { totalCount } }`))
+    .templates.totalCount;
   assert.is(all, 6);
 });
 
@@ -136,7 +159,13 @@ awaiting('it combines with the other filters', async () => {
   const team = await buildTeam(server, client);
   await createTemplate(server, team.author.token, { title: 'Pump draft', tags: ['pump'] });
   await createTemplate(server, team.author.token, { title: 'Valve draft', tags: ['valve'] });
-  const found = ok(await gql(server, team.author.token, `query { templates(first: 50, filter: { needsMyAction: true, tag: "valve", search: "draft" }) { nodes { title } } }`)).templates.nodes;
+  const found = ok(
+    await gql(
+      server,
+      team.author.token,
+      `query { templates(first: 50, filter: { needsMyAction: true, tag: "valve", search: "draft" }) { nodes { title } } }`,
+    ),
+  ).templates.nodes;
   assert.equal(found, [{ title: 'Valve draft' }]);
 });
 

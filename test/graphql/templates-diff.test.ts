@@ -21,7 +21,22 @@ const step = (stepId: string, title = stepId.toUpperCase(), extra: Record<string
 
 const V1 = {
   sections: [
-    { sectionId: 's1', title: 'One', steps: [step('a'), step('b'), step('c'), step('f'), step('g', 'G', { fields: [{ key: 'x', type: 'NUMBER', max: 5 }, { key: 'y', type: 'TEXT' }] })] },
+    {
+      sectionId: 's1',
+      title: 'One',
+      steps: [
+        step('a'),
+        step('b'),
+        step('c'),
+        step('f'),
+        step('g', 'G', {
+          fields: [
+            { key: 'x', type: 'NUMBER', max: 5 },
+            { key: 'y', type: 'TEXT' },
+          ],
+        }),
+      ],
+    },
     { sectionId: 's2', title: 'Two', steps: [step('d'), step('h', 'H', { body: 'old' })] },
   ],
 };
@@ -32,7 +47,19 @@ const V2 = {
     {
       sectionId: 's1',
       title: 'One',
-      steps: [step('c'), step('e'), step('f'), step('g', 'G', { fields: [{ key: 'x', type: 'NUMBER', max: 6 }, { key: 'z', type: 'PASS_FAIL' }] }), step('d'), step('a')],
+      steps: [
+        step('c'),
+        step('e'),
+        step('f'),
+        step('g', 'G', {
+          fields: [
+            { key: 'x', type: 'NUMBER', max: 6 },
+            { key: 'z', type: 'PASS_FAIL' },
+          ],
+        }),
+        step('d'),
+        step('a'),
+      ],
     },
     { sectionId: 's2', title: 'Two', steps: [step('h', 'H2', { body: 'new' })] },
   ],
@@ -43,7 +70,17 @@ async function insertJob(clientId: number, templateId: number, versionId: number
   const now = server.clock.now().toISOString();
   const row = await server.deps.db.kysely
     .insertInto('jobs')
-    .values({ client_id: clientId, template_id: templateId, version_id: versionId, title: `job ${state}`, priority: 'MEDIUM', state, created_by: createdBy, created_at: now, updated_at: now })
+    .values({
+      client_id: clientId,
+      template_id: templateId,
+      version_id: versionId,
+      title: `job ${state}`,
+      priority: 'MEDIUM',
+      state,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -58,8 +95,10 @@ diff('steps added, removed, moved (order and section), changed with what changed
   const v2 = ok(await gql(server, team.author.token, CREATE_DRAFT, { id: created.id })).createDraft.version.id;
   ok(await gql(server, team.author.token, UPDATE_DRAFT, { id: v2, content: V2 }));
   const open = [];
-  for (const state of ['OPEN', 'IN_PROGRESS', 'PAUSED'] as const) open.push(await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id));
-  for (const state of ['COMPLETED', 'CANCELLED'] as const) await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id);
+  for (const state of ['OPEN', 'IN_PROGRESS', 'PAUSED'] as const)
+    open.push(await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id));
+  for (const state of ['COMPLETED', 'CANCELLED'] as const)
+    await insertJob(client.id, created.databaseId, created.latestVersion.databaseId, state, team.publisher.id);
 
   const result = ok(await gql(server, team.author.token, DIFF, { from: v1, to: v2 })).versionDiff;
   assert.equal(result.added, [{ id: 'e', title: 'E' }]);
@@ -73,13 +112,19 @@ diff('steps added, removed, moved (order and section), changed with what changed
     { id: 'd', title: 'D', changedFields: ['section'] },
     { id: 'h', title: 'H2', changedFields: ['title', 'body'] },
   ]);
-  assert.equal(result.jobsOnOlderVersion.nodes.map((j: any) => j.id), open);
+  assert.equal(
+    result.jobsOnOlderVersion.nodes.map((j: any) => j.id),
+    open,
+  );
 
   // the other way round: added and removed swap; the older version is still v1
   const back = ok(await gql(server, team.author.token, DIFF, { from: v2, to: v1 })).versionDiff;
   assert.equal(back.added, [{ id: 'b', title: 'B' }]);
   assert.equal(back.removed, [{ id: 'e', title: 'E' }]);
-  assert.equal(back.jobsOnOlderVersion.nodes.map((j: any) => j.id), open);
+  assert.equal(
+    back.jobsOnOlderVersion.nodes.map((j: any) => j.id),
+    open,
+  );
 });
 
 diff('identical versions differ in nothing; versions of two templates → VALIDATION_ERROR', async () => {

@@ -50,7 +50,8 @@ async function versionIn(w: World, state: VersionState): Promise<string> {
   return created.latestVersion.id;
 }
 
-const act = (token: string, action: VersionAction, id: string) => gql(server, token, MUTATION[action].doc, { id, ...MUTATION[action].vars });
+const act = (token: string, action: VersionAction, id: string) =>
+  gql(server, token, MUTATION[action].doc, { id, ...MUTATION[action].vars });
 
 transitions('each action from its state: the roles of the table succeed, every other role → FORBIDDEN', async () => {
   const w = await world();
@@ -90,7 +91,12 @@ transitions('only the author role (and admin) creates templates and edits drafts
   const w = await world();
   const id = await versionIn(w, 'DRAFT');
   for (const role of ROLES) {
-    const result = await gql(server, w.byRole.get(role), `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id });
+    const result = await gql(
+      server,
+      w.byRole.get(role),
+      `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`,
+      { id },
+    );
     if ((DOMAIN_PERMISSIONS.author as readonly string[]).includes(role)) assert.equal(result.errors, undefined, role);
     else assert.equal(result.codes, ['FORBIDDEN'], role);
   }
@@ -117,7 +123,10 @@ duties('an approver cannot approve a version they created → SEPARATION_OF_DUTI
   const own = await createTemplate(server, admin.token!);
   ok(await gql(server, admin.token, SUBMIT, { id: own.latestVersion.id }));
   assert.equal((await gql(server, admin.token, APPROVE, { id: own.latestVersion.id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
-  assert.is(ok(await gql(server, other.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version.state, 'APPROVED');
+  assert.is(
+    ok(await gql(server, other.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version.state,
+    'APPROVED',
+  );
 });
 
 duties('an approver cannot approve a version they last edited, though someone else created it', async () => {
@@ -126,11 +135,30 @@ duties('an approver cannot approve a version they last edited, though someone el
   const editor = await buildUser(server, client, { roles: ['author', 'approver'] });
   const created = await createTemplate(server, team.author.token);
   const id = created.latestVersion.id;
-  ok(await gql(server, editor.token, `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`, { id }));
+  ok(
+    await gql(
+      server,
+      editor.token,
+      `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`,
+      { id },
+    ),
+  );
   ok(await gql(server, team.author.token, SUBMIT, { id }));
   assert.equal((await gql(server, editor.token, APPROVE, { id, password: PASSWORD })).codes, ['SEPARATION_OF_DUTIES']);
-  const version = ok(await gql(server, team.author.token, `query ($id: ID!) { templateVersion(id: $id) { state createdBy { id: databaseId } updatedBy { id: databaseId } signatures { meaning } } }`, { id }));
-  assert.equal(version.templateVersion, { state: 'IN_REVIEW', createdBy: { id: team.author.id }, updatedBy: { id: editor.id }, signatures: [] });
+  const version = ok(
+    await gql(
+      server,
+      team.author.token,
+      `query ($id: ID!) { templateVersion(id: $id) { state createdBy { id: databaseId } updatedBy { id: databaseId } signatures { meaning } } }`,
+      { id },
+    ),
+  );
+  assert.equal(version.templateVersion, {
+    state: 'IN_REVIEW',
+    createdBy: { id: team.author.id },
+    updatedBy: { id: editor.id },
+    signatures: [],
+  });
 });
 
 duties('the client setting allowSelfApproval relaxes it', async () => {
@@ -138,7 +166,10 @@ duties('the client setting allowSelfApproval relaxes it', async () => {
   const both = await buildUser(server, client, { roles: ['author', 'approver'] });
   const created = await createTemplate(server, both.token!);
   ok(await gql(server, both.token, SUBMIT, { id: created.latestVersion.id }));
-  const put = await server.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { allowSelfApproval: true } });
+  const put = await server.request('PUT', '/api/client/auth/client-security-settings', {
+    token: client.owner.token,
+    body: { allowSelfApproval: true },
+  });
   assert.is(put.status, 200, put.text);
   const approved = ok(await gql(server, both.token, APPROVE, { id: created.latestVersion.id, password: PASSWORD })).approveVersion.version;
   assert.is(approved.state, 'APPROVED');

@@ -4,7 +4,18 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, PASSWORD } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { verifyAuditChain } from '#repos/audit';
-import { advance, APPROVE, buildTeam, CREATE_DRAFT, createTemplate, ok, PUBLISH, SUBMIT, UPDATE_DRAFT, VERSION_FIELDS } from '../helpers/templates';
+import {
+  advance,
+  APPROVE,
+  buildTeam,
+  CREATE_DRAFT,
+  createTemplate,
+  ok,
+  PUBLISH,
+  SUBMIT,
+  UPDATE_DRAFT,
+  VERSION_FIELDS,
+} from '../helpers/templates';
 
 let server: TestServer;
 const lifecycle = suite('GraphQL templates: authoring and the version life cycle');
@@ -17,13 +28,20 @@ lifecycle.after(async () => server.stop());
 lifecycle('createTemplate makes version 1 a DRAFT owned by the author, content with generated ids', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
-  const created = await createTemplate(server, team.author.token, { content: { sections: [{ title: 'S', steps: [{ title: 'New step' }] }] } });
+  const created = await createTemplate(server, team.author.token, {
+    content: { sections: [{ title: 'S', steps: [{ title: 'New step' }] }] },
+  });
   assert.is(created.latestVersion.number, 1);
   assert.is(created.latestVersion.state, 'DRAFT');
   const read = ok(
-    await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { id title description tags owner { id: databaseId } versions { nodes { ${VERSION_FIELDS} } } publishedVersion { id } } }`, {
-      id: created.id,
-    }),
+    await gql(
+      server,
+      team.author.token,
+      `query ($id: ID!) { template(id: $id) { id title description tags owner { id: databaseId } versions { nodes { ${VERSION_FIELDS} } } publishedVersion { id } } }`,
+      {
+        id: created.id,
+      },
+    ),
   ).template;
   assert.is(read.owner.id, team.author.id);
   assert.equal(read.tags, ['pump']);
@@ -44,7 +62,9 @@ lifecycle('create → submit → approve with password → publish: signatures r
   assert.is(approved.state, 'APPROVED');
   const published = ok(await gql(server, team.publisher.token, PUBLISH, { id: versionId, password: PASSWORD })).publishVersion.version;
   assert.is(published.state, 'PUBLISHED');
-  const version = ok(await gql(server, team.author.token, `query ($id: ID!) { templateVersion(id: $id) { ${VERSION_FIELDS} } }`, { id: versionId })).templateVersion;
+  const version = ok(
+    await gql(server, team.author.token, `query ($id: ID!) { templateVersion(id: $id) { ${VERSION_FIELDS} } }`, { id: versionId }),
+  ).templateVersion;
   assert.equal(
     version.signatures.map((s: any) => [s.signer.id, s.meaning, s.contentHash]),
     [
@@ -53,7 +73,11 @@ lifecycle('create → submit → approve with password → publish: signatures r
     ],
   );
   assert.is(version.signatures[0].signedAt, server.clock.now().toISOString());
-  const template = ok(await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { publishedVersion { id } latestVersion { id } } }`, { id: created.id })).template;
+  const template = ok(
+    await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { publishedVersion { id } latestVersion { id } } }`, {
+      id: created.id,
+    }),
+  ).template;
   assert.is(template.publishedVersion.id, versionId);
 });
 
@@ -67,7 +91,12 @@ lifecycle('publishing a new version retires the previously published one in the 
   assert.is(draft.number, 2);
   await advance(server, team, draft.id, 'PUBLISHED');
   const template = ok(
-    await gql(server, team.author.token, `query ($id: ID!) { template(id: $id) { versions { nodes { id number state } } publishedVersion { id } } }`, { id: created.id }),
+    await gql(
+      server,
+      team.author.token,
+      `query ($id: ID!) { template(id: $id) { versions { nodes { id number state } } publishedVersion { id } } }`,
+      { id: created.id },
+    ),
   ).template;
   assert.equal(
     template.versions.nodes.map((v: any) => [v.number, v.state]),
@@ -169,7 +198,12 @@ lifecycle('reject sends a version back to DRAFT with the reason; it can be edite
   const id = created.latestVersion.id;
   await advance(server, team, id, 'IN_REVIEW');
   const rejected = ok(
-    await gql(server, team.approver.token, `mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "Step 2 lacks limits" }) { version { state rejectReason } } }`, { id }),
+    await gql(
+      server,
+      team.approver.token,
+      `mutation ($id: ID!) { rejectVersion(input: { versionId: $id, reason: "Step 2 lacks limits" }) { version { state rejectReason } } }`,
+      { id },
+    ),
   ).rejectVersion.version;
   assert.equal(rejected, { state: 'DRAFT', rejectReason: 'Step 2 lacks limits' });
   ok(await gql(server, team.author.token, UPDATE_DRAFT, { id, content: { sections: [] } }));
@@ -181,7 +215,12 @@ lifecycle('every change appends to the audit chain', async () => {
   const team = await buildTeam(server, client);
   const created = await createTemplate(server, team.author.token);
   await advance(server, team, created.latestVersion.id, 'PUBLISHED');
-  const rows = await server.deps.db.kysely.selectFrom('audit_entries').select(['action', 'actor_user_id']).where('client_id', '=', client.id).orderBy('seq').execute();
+  const rows = await server.deps.db.kysely
+    .selectFrom('audit_entries')
+    .select(['action', 'actor_user_id'])
+    .where('client_id', '=', client.id)
+    .orderBy('seq')
+    .execute();
   assert.equal(
     rows.map((r) => r.action),
     ['template.created', 'version.created', 'version.submitted', 'version.approved', 'version.published'],

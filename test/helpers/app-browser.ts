@@ -44,7 +44,10 @@ export interface AppTeam {
 }
 
 /** Who each member of the team is. */
-const TEAM: Record<'author' | 'approver' | 'publisher' | 'supervisor' | 'operator1' | 'operator2', { firstName: string; lastName: string; roles: string[]; title?: string }> = {
+const TEAM: Record<
+  'author' | 'approver' | 'publisher' | 'supervisor' | 'operator1' | 'operator2',
+  { firstName: string; lastName: string; roles: string[]; title?: string }
+> = {
   author: { firstName: 'Ada', lastName: 'Author', roles: ['author'] },
   approver: { firstName: 'Alan', lastName: 'Approver', roles: ['approver'] },
   publisher: { firstName: 'Pia', lastName: 'Publisher', roles: ['publisher'] },
@@ -54,7 +57,9 @@ const TEAM: Record<'author' | 'approver' | 'publisher' | 'supervisor' | 'operato
 };
 
 /** A server and a client (`clientName`) with an author, an approver, a publisher, a supervisor and two operators. */
-export async function startAppServer(options: { clientName?: string; env?: Record<string, string> } = {}): Promise<{ wip: TestServer; team: AppTeam }> {
+export async function startAppServer(
+  options: { clientName?: string; env?: Record<string, string> } = {},
+): Promise<{ wip: TestServer; team: AppTeam }> {
   // many sign-ins (each browser context signs its member in): the sign-in budget must not end a test
   const wip = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000', ...options.env } });
   const client = await buildClient(wip, { name: options.clientName ?? 'Acme Pumps', seats: { full: 20, connect: 20 } });
@@ -63,12 +68,28 @@ export async function startAppServer(options: { clientName?: string; env?: Recor
     const email = uniqueEmail(key);
     const made = await wip.request('POST', '/api/admin/user', {
       token: client.owner.token,
-      body: { email, password: PASSWORD, roles: who.roles, licenseType: 'full', firstName: who.firstName, lastName: who.lastName, ...(who.title && { title: who.title }) },
+      body: {
+        email,
+        password: PASSWORD,
+        roles: who.roles,
+        licenseType: 'full',
+        firstName: who.firstName,
+        lastName: who.lastName,
+        ...(who.title && { title: who.title }),
+      },
     });
     if (made.status !== 201) throw new Error(`creating ${key}: ${made.status} ${made.text}`);
     const signedIn = await wip.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD } });
     if (signedIn.status !== 200) throw new Error(`signing ${key} in: ${signedIn.status} ${signedIn.text}`);
-    return { id: made.body.data.id, email, password: PASSWORD, firstName: who.firstName, lastName: who.lastName, roles: who.roles, token: signedIn.body.data.token };
+    return {
+      id: made.body.data.id,
+      email,
+      password: PASSWORD,
+      firstName: who.firstName,
+      lastName: who.lastName,
+      roles: who.roles,
+      token: signedIn.body.data.token,
+    };
   };
   const team: AppTeam = {
     client,
@@ -86,7 +107,10 @@ export async function startAppServer(options: { clientName?: string; env?: Recor
  * its signature and the CSRF cookie), as the app's own sign-in page would get
  * them: the browser starts signed in without typing.
  */
-export async function sessionCookies(wip: TestServer, member: { email: string; password: string }): Promise<Parameters<BrowserContext['addCookies']>[0]> {
+export async function sessionCookies(
+  wip: TestServer,
+  member: { email: string; password: string },
+): Promise<Parameters<BrowserContext['addCookies']>[0]> {
   const response = await fetch(`${wip.url}/api/client/auth/sign-in`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: wip.url },
@@ -111,8 +135,14 @@ export interface OpenOptions {
 }
 
 /** A new browser context at `width` (× 900, or `height`), signed in as `member` (null: signed out), on `path`, its first heading shown. */
-export async function openApp(browser: Browser, wip: TestServer, member: { email: string; password: string } | null, options: OpenOptions): Promise<Page> {
-  const context = options.context ?? (await browser.newContext({ viewport: { width: options.width, height: options.height ?? 900 }, locale: 'en-GB' }));
+export async function openApp(
+  browser: Browser,
+  wip: TestServer,
+  member: { email: string; password: string } | null,
+  options: OpenOptions,
+): Promise<Page> {
+  const context =
+    options.context ?? (await browser.newContext({ viewport: { width: options.width, height: options.height ?? 900 }, locale: 'en-GB' }));
   if (member) await context.addCookies(await sessionCookies(wip, member));
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);

@@ -35,7 +35,11 @@ export interface SpawnedDaemon {
 }
 
 /** Starts `wip serve` on a free loopback port (or `host`) and waits for its "listening" log line; `node` as for runCli. */
-export function startDaemon(args: string[], env: Record<string, string> = {}, options: { timeoutMs?: number; host?: string; node?: string } = {}): Promise<SpawnedDaemon> {
+export function startDaemon(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { timeoutMs?: number; host?: string; node?: string } = {},
+): Promise<SpawnedDaemon> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.node ?? process.execPath, [BIN, ...args, 'serve', '--host', options.host ?? '127.0.0.1', '--port', '0'], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },

@@ -43,12 +43,36 @@ async function signer(server: TestServer, client: BuiltClient) {
 }
 
 /** submit (author) → approve → publish (a second user, e-signing with their password). */
-async function release(server: TestServer, authorToken: string, versionSigner: { token: string | undefined; password: string }, versionId: number) {
+async function release(
+  server: TestServer,
+  authorToken: string,
+  versionSigner: { token: string | undefined; password: string },
+  versionId: number,
+) {
   const v = gid('TemplateVersion', versionId);
-  ok(await gql(server, authorToken, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v }), 'submitVersion');
+  ok(
+    await gql(server, authorToken, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v }),
+    'submitVersion',
+  );
   const vars = { v, p: versionSigner.password };
-  ok(await gql(server, versionSigner.token, 'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }', vars), 'approveVersion');
-  ok(await gql(server, versionSigner.token, 'mutation($v: ID!, $p: String) { publishVersion(input: { versionId: $v, password: $p }) { version { id state } } }', vars), 'publishVersion');
+  ok(
+    await gql(
+      server,
+      versionSigner.token,
+      'mutation($v: ID!, $p: String) { approveVersion(input: { versionId: $v, password: $p }) { version { id } } }',
+      vars,
+    ),
+    'approveVersion',
+  );
+  ok(
+    await gql(
+      server,
+      versionSigner.token,
+      'mutation($v: ID!, $p: String) { publishVersion(input: { versionId: $v, password: $p }) { version { id state } } }',
+      vars,
+    ),
+    'publishVersion',
+  );
 }
 
 /** The content document as GraphQL's ContentInput: a section's and a step's `id` are its `sectionId` and `stepId`. */
@@ -59,7 +83,9 @@ export function contentInput(content: any): any {
     sections: content.sections.map(({ id, steps, ...section }: any) => ({
       ...section,
       ...(id !== undefined && { sectionId: id }),
-      ...(steps !== undefined && { steps: steps.map(({ id: stepId, ...step }: any) => ({ ...step, ...(stepId !== undefined && { stepId }) })) }),
+      ...(steps !== undefined && {
+        steps: steps.map(({ id: stepId, ...step }: any) => ({ ...step, ...(stepId !== undefined && { stepId }) })),
+      }),
     })),
   };
 }
@@ -68,11 +94,21 @@ export function contentInput(content: any): any {
  * A template whose version 1 is PUBLISHED: created by the client's owner,
  * approved and published by a second user.
  */
-export async function publishedTemplate(server: TestServer, client: BuiltClient, content: unknown = SAMPLE_CONTENT, title = 'Pump inspection') {
+export async function publishedTemplate(
+  server: TestServer,
+  client: BuiltClient,
+  content: unknown = SAMPLE_CONTENT,
+  title = 'Pump inspection',
+) {
   const created = ok(
-    await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } version { databaseId } } }', {
-      i: { title, description: 'test template', tags: [], content: contentInput(content) },
-    }),
+    await gql(
+      server,
+      client.owner.token,
+      'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } version { databaseId } } }',
+      {
+        i: { title, description: 'test template', tags: [], content: contentInput(content) },
+      },
+    ),
     'createTemplate',
   );
   const templateId: number = created.createTemplate.template.databaseId;
@@ -90,15 +126,22 @@ export async function publishNewVersion(
   content: unknown = SAMPLE_CONTENT,
 ): Promise<number> {
   const draft = ok(
-    await gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { databaseId } } }', { t: gid('Template', template.templateId) }),
+    await gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { databaseId } } }', {
+      t: gid('Template', template.templateId),
+    }),
     'createDraft',
   );
   const versionId: number = draft.createDraft.version.databaseId;
   ok(
-    await gql(server, client.owner.token, 'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }', {
-      v: gid('TemplateVersion', versionId),
-      c: contentInput(content),
-    }),
+    await gql(
+      server,
+      client.owner.token,
+      'mutation($v: ID!, $c: ContentInput!) { updateDraft(input: { versionId: $v, content: $c }) { version { id } } }',
+      {
+        v: gid('TemplateVersion', versionId),
+        c: contentInput(content),
+      },
+    ),
     'updateDraft',
   );
   await release(server, client.owner.token, template.signer, versionId);
@@ -107,12 +150,18 @@ export async function publishNewVersion(
 
 /** An asset of the client (catalogue): its database id. */
 export async function createAsset(server: TestServer, token: string, name = 'Pump 7'): Promise<number> {
-  const data = ok(await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', { i: { name, serialNumber: 'SN-1' } }), 'createAsset');
+  const data = ok(
+    await gql(server, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', {
+      i: { name, serialNumber: 'SN-1' },
+    }),
+    'createAsset',
+  );
   return data.createAsset.asset.databaseId;
 }
 
 /** A job's fields as the tests read them: `id`s are the database ids (aliased), as REST and the helpers speak them. */
-export const JOB_FIELDS = 'id: databaseId title state priority revision version { id: databaseId number } template { id: databaseId } assignees { id: databaseId }';
+export const JOB_FIELDS =
+  'id: databaseId title state priority revision version { id: databaseId number } template { id: databaseId } assignees { id: databaseId }';
 
 /** createJob's input with REST's integer ids (numbers) as global ids. */
 export function jobInput(input: Record<string, unknown>): Record<string, unknown> {
@@ -123,7 +172,12 @@ export function jobInput(input: Record<string, unknown>): Record<string, unknown
 
 /** A job on the template's published version (numbers in `input` are database ids, turned into global ids). */
 export async function createJob(server: TestServer, token: string, input: Record<string, unknown>): Promise<any> {
-  const data = ok(await gql(server, token, `mutation($i: CreateJobInput!) { createJob(input: $i) { job { ${JOB_FIELDS} } } }`, { i: jobInput({ title: 'Inspect pump', ...input }) }), 'createJob');
+  const data = ok(
+    await gql(server, token, `mutation($i: CreateJobInput!) { createJob(input: $i) { job { ${JOB_FIELDS} } } }`, {
+      i: jobInput({ title: 'Inspect pump', ...input }),
+    }),
+    'createJob',
+  );
   return data.createJob.job;
 }
 

@@ -30,11 +30,19 @@ export async function buildClient(
   const email = options.ownerEmail ?? uniqueEmail('owner');
   const res = await server.request('POST', '/api/admin/client', {
     token,
-    body: { name: options.name ?? `Client ${randomBytes(3).toString('hex')}`, owner: { email, password: PASSWORD }, seats: options.seats ?? { full: 5, connect: 5 } },
+    body: {
+      name: options.name ?? `Client ${randomBytes(3).toString('hex')}`,
+      owner: { email, password: PASSWORD },
+      seats: options.seats ?? { full: 5, connect: 5 },
+    },
   });
   assert.equal(res.status, 201, res.text);
   const ownerToken = await signIn(server, email, PASSWORD, res.body.data.id);
-  return { id: res.body.data.id, name: res.body.data.name, owner: { id: res.body.data.owner.id, email, password: PASSWORD, token: ownerToken } };
+  return {
+    id: res.body.data.id,
+    name: res.body.data.name,
+    owner: { id: res.body.data.owner.id, email, password: PASSWORD, token: ownerToken },
+  };
 }
 
 export async function buildUser(

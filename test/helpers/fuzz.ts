@@ -42,8 +42,8 @@ export const pick = <T>(random: Random, items: readonly T[]): T => items[Math.fl
 /** Hostile fragments: SQL, script, traversal, format strings, control and odd Unicode characters. */
 export const FRAGMENTS = [
   "' OR '1'='1",
-  "1; DROP TABLE users;--",
-  "\" UNION SELECT sqlite_version()--",
+  '1; DROP TABLE users;--',
+  '" UNION SELECT sqlite_version()--',
   '<script>alert(1)</script>',
   '"><img src=x onerror=alert(1)>',
   '../../../../etc/passwd',
@@ -168,8 +168,29 @@ const encodeQuery = (value: string) => {
 };
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const PATH_ATTACKS = ['..%2f..%2f..%2fetc%2fpasswd', '%2e%2e', '..', '-1', '0', '1e3', '99999999999999999999', '%00', '%ff%fe', 'x'.repeat(2000), "1'%20OR%20'1'='1", '%3Cscript%3E'];
-const ODD_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'text/html; charset=utf-7', 'image/png', 'application/json-seq', 'multipart/mixed; boundary=x'];
+const PATH_ATTACKS = [
+  '..%2f..%2f..%2fetc%2fpasswd',
+  '%2e%2e',
+  '..',
+  '-1',
+  '0',
+  '1e3',
+  '99999999999999999999',
+  '%00',
+  '%ff%fe',
+  'x'.repeat(2000),
+  "1'%20OR%20'1'='1",
+  '%3Cscript%3E',
+];
+const ODD_TYPES = [
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'text/html; charset=utf-7',
+  'image/png',
+  'application/json-seq',
+  'multipart/mixed; boundary=x',
+];
 
 /** One bad request for `op`, or undefined when the operation takes no input at all (nothing to get wrong). */
 export function badRestCase(random: Random, op: RestOperation, bodyLimit: number): FuzzCase | undefined {
@@ -189,7 +210,9 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
   if (typedQuery.length > 0) {
     strategies.push(() => {
       const q = pick(random, typedQuery);
-      const candidates = [...FRAGMENTS, 'abc', '-1', '1e400', 'x'.repeat(5000), '%ff%fe', '[]', '{}'].filter((v) => !accepts(q.schema, v) && !accepts(q.schema, Number(v)));
+      const candidates = [...FRAGMENTS, 'abc', '-1', '1e400', 'x'.repeat(5000), '%ff%fe', '[]', '{}'].filter(
+        (v) => !accepts(q.schema, v) && !accepts(q.schema, Number(v)),
+      );
       if (candidates.length === 0) return undefined;
       const value = pick(random, candidates);
       return { ...base, path: `${fill(() => '1')}?${q.name}=${encodeQuery(value)}`, what: `query ${q.name} of the wrong shape` };
@@ -199,18 +222,37 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
     const path = fill(() => '1');
     const valid = op.body ? sample(op.body) : {};
     if (!op.multipart) {
-      strategies.push(() => ({ ...base, path, contentType: pick(random, ODD_TYPES), raw: JSON.stringify(valid), what: 'unusual content type' }));
+      strategies.push(() => ({
+        ...base,
+        path,
+        contentType: pick(random, ODD_TYPES),
+        raw: JSON.stringify(valid),
+        what: 'unusual content type',
+      }));
       strategies.push(() => {
         const text = JSON.stringify(valid);
         const cut = 1 + Math.floor(random() * (text.length - 1));
-        const broken = pick(random, [text.slice(0, cut), `${text}}`, text.replace(/[{"]/, '\xff\xfe'), '\xef\xbb\xbf' + text.slice(1), '{"a":\xc3\x28}', `${text},${text}`]);
+        const broken = pick(random, [
+          text.slice(0, cut),
+          `${text}}`,
+          text.replace(/[{"]/, '\xff\xfe'),
+          '\xef\xbb\xbf' + text.slice(1),
+          '{"a":\xc3\x28}',
+          `${text},${text}`,
+        ]);
         return isJson(broken) ? undefined : { ...base, path, raw: broken, what: 'malformed JSON' };
       });
       if (op.body?.type === 'object') {
         // valid JSON nested far deeper than any body (the body itself, or a field that takes no arrays): refused, not recursed into
         const noArrays = Object.entries<Schema>(op.body.properties ?? {}).filter(([, schema]) => !accepts(schema, []));
         strategies.push(() => ({ ...base, path, raw: deepArray(100_000), what: 'deeply nested body' }));
-        if (noArrays.length > 0) strategies.push(() => ({ ...base, path, raw: `{"${pick(random, noArrays)[0]}":${deepArray(50_000)}}`, what: 'deeply nested field' }));
+        if (noArrays.length > 0)
+          strategies.push(() => ({
+            ...base,
+            path,
+            raw: `{"${pick(random, noArrays)[0]}":${deepArray(50_000)}}`,
+            what: 'deeply nested field',
+          }));
       }
       strategies.push(() => ({ ...base, path, raw: JSON.stringify({ pad: 'x'.repeat(bodyLimit) }), what: 'oversize body' }));
     }
@@ -219,7 +261,14 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
         ...base,
         path,
         contentType: pick(random, ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=b']),
-        raw: pick(random, ['', '--b\r\n', '--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--', '--x\r\n\r\n--x--', '--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc', '--b\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{bad json\r\n--b--\r\n']),
+        raw: pick(random, [
+          '',
+          '--b\r\n',
+          '--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--',
+          '--x\r\n\r\n--x--',
+          '--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc',
+          '--b\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{bad json\r\n--b--\r\n',
+        ]),
         what: 'malformed multipart',
       }));
     }
@@ -245,7 +294,10 @@ export function badRestCase(random: Random, op: RestOperation, bodyLimit: number
         strategies.push(() => {
           // duplicate keys: the last one (what JSON.parse keeps) is of the wrong shape
           const key = pick(random, required);
-          const text = JSON.stringify(valid).replace(/}$/, `,"${key}":${pick(random, [deepObject(2000), '[]', '{"$ne":1}', '1e400', 'null'])}}`);
+          const text = JSON.stringify(valid).replace(
+            /}$/,
+            `,"${key}":${pick(random, [deepObject(2000), '[]', '{"$ne":1}', '1e400', 'null'])}}`,
+          );
           return accepts(op.body, JSON.parse(text)) ? undefined : { ...base, path, raw: text, what: `duplicate key ${key}` };
         });
       }
@@ -266,12 +318,17 @@ interface GraphQLOperation {
 }
 
 export function graphqlOperations(schema: GraphQLSchema): GraphQLOperation[] {
-  const fields = (kind: 'query' | 'mutation') => Object.values((kind === 'query' ? schema.getQueryType() : schema.getMutationType())?.getFields() ?? {}).map((field) => ({ kind, field }));
+  const fields = (kind: 'query' | 'mutation') =>
+    Object.values((kind === 'query' ? schema.getQueryType() : schema.getMutationType())?.getFields() ?? {}).map((field) => ({
+      kind,
+      field,
+    }));
   return [...fields('query'), ...fields('mutation')];
 }
 
 /** A selection for a field's type: `__typename` for objects, nothing for scalars. */
-const selection = (type: GraphQLInputType | any) => (isObjectType(getNamedType(type)) || !isScalarType(getNamedType(type)) && !isEnumType(getNamedType(type)) ? ' { __typename }' : '');
+const selection = (type: GraphQLInputType | any) =>
+  isObjectType(getNamedType(type)) || (!isScalarType(getNamedType(type)) && !isEnumType(getNamedType(type))) ? ' { __typename }' : '';
 
 /** A literal the argument's type accepts. */
 export function validLiteral(type: GraphQLInputType, depth = 0): string {
@@ -365,7 +422,9 @@ function deepSelection(type: any, depth: number): string {
   // real nesting where the types allow it, unknown fields below: either way past the depth limit
   const named = getNamedType(type);
   if (depth === 0) return '';
-  const next = isObjectType(named) ? Object.values(named.getFields()).find((f) => isObjectType(getNamedType(f.type)) && f.args.every((a) => !isNonNullType(a.type))) : undefined;
+  const next = isObjectType(named)
+    ? Object.values(named.getFields()).find((f) => isObjectType(getNamedType(f.type)) && f.args.every((a) => !isNonNullType(a.type)))
+    : undefined;
   return next ? ` { ${next.name}${deepSelection(next.type, depth - 1)} }` : ` { nested${deepSelection(undefined, depth - 1)} }`;
 }
 
@@ -374,14 +433,24 @@ export function badGraphQLCase(random: Random, op: GraphQLOperation): FuzzCase {
   const args = op.field.args;
   const validArgs = args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${validLiteral(a.type)}`);
   const keyword = op.kind === 'mutation' ? 'mutation' : 'query';
-  const base = { api: 'graphql' as const, operation: `${keyword} ${op.field.name}`, method: 'POST', path: '/api/client/graphql', principal: 'user' as const };
+  const base = {
+    api: 'graphql' as const,
+    operation: `${keyword} ${op.field.name}`,
+    method: 'POST',
+    path: '/api/client/graphql',
+    principal: 'user' as const,
+  };
   const strategies: (() => FuzzCase | undefined)[] = [
     () => {
       const wrongs = args.map((a) => ({ a, wrong: wrongFor(random, a.type) })).filter((x) => x.wrong !== undefined);
       if (wrongs.length === 0) return undefined;
       const { a, wrong } = pick(random, wrongs);
       const rest = validArgs.filter((v) => !v.startsWith(`${a.name}:`));
-      return { ...base, json: { query: `${keyword} { ${call(op, [...rest, `${a.name}: ${wrong}`])} }` }, what: `argument ${a.name} of the wrong type` };
+      return {
+        ...base,
+        json: { query: `${keyword} { ${call(op, [...rest, `${a.name}: ${wrong}`])} }` },
+        what: `argument ${a.name} of the wrong type`,
+      };
     },
     () => {
       const wrongs = args.map((a) => ({ a, wrong: wrongVariable(random, a.type) })).filter((x) => x.wrong !== undefined);
@@ -394,20 +463,67 @@ export function badGraphQLCase(random: Random, op: GraphQLOperation): FuzzCase {
       const required = args.filter((a) => isNonNullType(a.type));
       if (required.length === 0) return undefined;
       const missing = pick(random, required);
-      return { ...base, json: { query: `${keyword} { ${call(op, validArgs.filter((v) => !v.startsWith(`${missing.name}:`)))} }` }, what: `required argument ${missing.name} missing` };
+      return {
+        ...base,
+        json: {
+          query: `${keyword} { ${call(
+            op,
+            validArgs.filter((v) => !v.startsWith(`${missing.name}:`)),
+          )} }`,
+        },
+        what: `required argument ${missing.name} missing`,
+      };
     },
-    () => ({ ...base, json: { query: `${keyword} { ${op.field.name}${args.length ? `(${validArgs.join(', ')})` : ''}${deepSelection(op.field.type, 40)} }` }, what: 'nested past the depth limit' }),
+    () => ({
+      ...base,
+      json: {
+        query: `${keyword} { ${op.field.name}${args.length ? `(${validArgs.join(', ')})` : ''}${deepSelection(op.field.type, 40)} }`,
+      },
+      what: 'nested past the depth limit',
+    }),
     // (drawn less often: each costs the server a parse of 10 000 fields)
-    () => random() < 0.9 ? undefined : ({ ...base, json: { query: `${keyword} { ${Array.from({ length: 10_050 }, (_, i) => call(op, validArgs, `a${i}: `)).join(' ')} }` }, what: 'aliased more than the node limit' }),
-    () => ({ ...base, json: { query: `query { ${Array.from({ length: 1000 }, (_, i) => `f${i}`).join(' ')} }` }, what: 'wide selection of unknown fields' }),
+    () =>
+      random() < 0.9
+        ? undefined
+        : {
+            ...base,
+            json: { query: `${keyword} { ${Array.from({ length: 10_050 }, (_, i) => call(op, validArgs, `a${i}: `)).join(' ')} }` },
+            what: 'aliased more than the node limit',
+          },
+    () => ({
+      ...base,
+      json: { query: `query { ${Array.from({ length: 1000 }, (_, i) => `f${i}`).join(' ')} }` },
+      what: 'wide selection of unknown fields',
+    }),
     () => {
       const text = `${keyword} { ${call(op, validArgs)} }`;
       const cut = Math.floor(random() * (text.length - 1));
-      const broken = pick(random, [text.slice(0, cut), text.slice(0, cut) + '{{{' + text.slice(cut), text.replace('{', '(').replace(/}$/, ''), text + '}}}']);
+      const broken = pick(random, [
+        text.slice(0, cut),
+        text.slice(0, cut) + '{{{' + text.slice(cut),
+        text.replace('{', '(').replace(/}$/, ''),
+        text + '}}}',
+      ]);
       return parses(broken) ? undefined : { ...base, json: { query: broken }, what: 'syntactically broken' };
     },
-    () => ({ ...base, json: pick(random, [{ query: 1 }, { query: null }, { query: '{ __typename }', variables: 'x' }, { query: ['x'] }, { variables: {} }, [], 'query']) as Json, what: 'malformed GraphQL-over-HTTP request' }),
-    () => ({ ...base, json: { query: `${keyword} { ${op.field.name}${validArgs.length ? `(${validArgs.join(', ')})` : ''} { noSuchField } }` }, what: 'unknown field in the selection' }),
+    () => ({
+      ...base,
+      json: pick(random, [
+        { query: 1 },
+        { query: null },
+        { query: '{ __typename }', variables: 'x' },
+        { query: ['x'] },
+        { variables: {} },
+        [],
+        'query',
+      ]) as Json,
+      what: 'malformed GraphQL-over-HTTP request',
+    }),
+    () => ({
+      ...base,
+      json: { query: `${keyword} { ${op.field.name}${validArgs.length ? `(${validArgs.join(', ')})` : ''} { noSuchField } }` },
+      what: 'unknown field in the selection',
+    }),
   ];
   for (;;) {
     const made = pick(random, strategies)();
@@ -428,7 +544,8 @@ function* smallerJson(value: Json): Generator<Json> {
   if (typeof value === 'string' && value.length > 1) yield value.slice(0, Math.floor(value.length / 2));
   if (Array.isArray(value)) {
     if (value.length > 0) yield value.slice(0, Math.floor(value.length / 2));
-    for (let i = 0; i < value.length && i < 20; i++) for (const smaller of smallerJson(value[i])) yield value.map((v, j) => (j === i ? smaller : v));
+    for (let i = 0; i < value.length && i < 20; i++)
+      for (const smaller of smallerJson(value[i])) yield value.map((v, j) => (j === i ? smaller : v));
   } else if (value && typeof value === 'object') {
     for (const key of Object.keys(value)) {
       const { [key]: removed, ...rest } = value;

@@ -10,7 +10,12 @@ export interface GraphQLResult<T = any> {
 }
 
 /** One GraphQL-over-HTTP request through real HTTP, as a client app sends it. */
-export async function gql<T = any>(server: TestServer, token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<GraphQLResult<T>> {
+export async function gql<T = any>(
+  server: TestServer,
+  token: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GraphQLResult<T>> {
   const res = await server.request('POST', '/api/client/graphql', {
     token,
     body: { query, variables },

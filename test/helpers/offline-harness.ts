@@ -28,11 +28,20 @@ export function offlineHarness(): string {
  * to keep the harness from fetching), signed in as the user by the cookie sign-in, with the harness loaded: the
  * queue is driven by the test alone.
  */
-export async function harnessPage(context: BrowserContext, baseUrl: string, user: { email: string; password?: string }, clientId: number): Promise<Page> {
+export async function harnessPage(
+  context: BrowserContext,
+  baseUrl: string,
+  user: { email: string; password?: string },
+  clientId: number,
+): Promise<Page> {
   const page = await context.newPage();
-  const signedIn = await page.request.post(`${baseUrl}/api/client/auth/sign-in`, { data: { email: user.email, password: user.password || PASSWORD, clientId } });
+  const signedIn = await page.request.post(`${baseUrl}/api/client/auth/sign-in`, {
+    data: { email: user.email, password: user.password || PASSWORD, clientId },
+  });
   if (!signedIn.ok()) throw new Error(`sign-in: ${signedIn.status()} ${await signedIn.text()}`);
-  await page.route(`${baseUrl}/offline-harness`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>harness</title>' }));
+  await page.route(`${baseUrl}/offline-harness`, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>harness</title>' }),
+  );
   await page.goto(`${baseUrl}/offline-harness`);
   await page.evaluate(offlineHarness());
   return page;

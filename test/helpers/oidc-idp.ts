@@ -57,7 +57,12 @@ export async function startTestIdp(options: { redirectUri: string; pathPrefix?: 
     pkce: { required: () => true },
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AuthorizationCode: 60, IdToken: 3600, AccessToken: 3600 },
     cookies: { keys: ['test-only-cookie-key'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'preferred_username'], groups: ['groups'] },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['given_name', 'family_name', 'preferred_username'],
+      groups: ['groups'],
+    },
     conformIdTokenClaims: false,
     async findAccount(_ctx: unknown, sub: string) {
       const claims = accounts.get(sub) ?? { email: `${sub}@idp.test`, email_verified: true };
@@ -67,7 +72,8 @@ export async function startTestIdp(options: { redirectUri: string; pathPrefix?: 
   });
   provider.use(async (ctx: { path: string; status: number; body: unknown }, next: () => Promise<void>) => {
     await next();
-    if (ctx.path === '/token' && ctx.status === 200 && idp.tamperToken) ctx.body = await idp.tamperToken(ctx.body as Record<string, unknown>);
+    if (ctx.path === '/token' && ctx.status === 200 && idp.tamperToken)
+      ctx.body = await idp.tamperToken(ctx.body as Record<string, unknown>);
   });
   const callback = provider.callback();
   server.on('request', (req, res) => {
@@ -75,8 +81,7 @@ export async function startTestIdp(options: { redirectUri: string; pathPrefix?: 
     if (prefix && req.url?.startsWith(prefix)) {
       (req as { originalUrl?: string }).originalUrl = req.url;
       req.url = req.url.slice(prefix.length) || '/';
-    }
-    else if (prefix) {
+    } else if (prefix) {
       res.statusCode = 404;
       res.end();
       return;

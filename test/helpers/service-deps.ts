@@ -47,10 +47,16 @@ export const PASSWORD = 'a long enough service-test password';
 export async function serviceDeps(options: { env?: Record<string, string> } = {}): Promise<ServiceDeps> {
   // never created unless a test stores a file (then under the OS temp folder)
   const dataDir = path.join(os.tmpdir(), `wip-service-test-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const config: Config = loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', ...options.env } });
+  const config: Config = loadConfig({
+    env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', ...options.env },
+  });
   // every migration applied once per process; each Deps gets its own copy of the result
   const db = openDatabase(dataDir, { inMemory: await migratedImage() });
-  const secrets = { jwtSecret: randomBytes(64).toString('base64url'), cookieKeys: [randomBytes(32).toString('base64url')], vapid: { publicKey: '', privateKey: '' } };
+  const secrets = {
+    jwtSecret: randomBytes(64).toString('base64url'),
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    vapid: { publicKey: '', privateKey: '' },
+  };
   const signalled: ServiceDeps['signalled'] = {
     mailQueued: 0,
     deliverMail: 0,
@@ -105,7 +111,7 @@ function migratedImage(): Promise<Buffer> {
   return (image ??= (async () => {
     const db = openDatabase('', { inMemory: true });
     await migrateToLatest(db);
-    const bytes = (db).sqlite.serialize();
+    const bytes = db.sqlite.serialize();
     await db.close();
     return bytes;
   })());
@@ -136,11 +142,27 @@ export const BY_TEST: ChangedBy = { actor: { kind: 'system', id: null, name: 'se
 /** A client (evaluation license) with enough full seats, and a helper to add users of given roles to it. */
 export async function seedClient(deps: Deps, seats = 10) {
   const n = ++clients;
-  const { client, owner } = await createClient(deps, { name: `Service test client ${n}`, owner: { email: `owner${n}@example.com`, password: PASSWORD }, seats: { full: seats } });
+  const { client, owner } = await createClient(deps, {
+    name: `Service test client ${n}`,
+    owner: { email: `owner${n}@example.com`, password: PASSWORD },
+    seats: { full: seats },
+  });
   const scope = tenantScope(client.id);
   let users = 0;
   const user = async (roles: Role[]): Promise<UserActor> => {
-    const made = await createUser(deps, scope, { email: `${roles.join('-')}${++users}.c${n}@example.com`, roles, licenseType: 'full', firstName: roles[0], lastName: `User ${users}`, password: PASSWORD }, BY_TEST);
+    const made = await createUser(
+      deps,
+      scope,
+      {
+        email: `${roles.join('-')}${++users}.c${n}@example.com`,
+        roles,
+        licenseType: 'full',
+        firstName: roles[0],
+        lastName: `User ${users}`,
+        password: PASSWORD,
+      },
+      BY_TEST,
+    );
     return actorOf(made);
   };
   return { client, scope, owner: actorOf(owner), user };

@@ -11,7 +11,15 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('WIP_') && value !== undefined) env[key] = value;
-  return { ...env, WIP_DATA_DIR: dataDir, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'warn', WIP_ADMIN_PASSWORD: ADMIN_PASSWORD, WIP_ENV: 'test', ...extra };
+  return {
+    ...env,
+    WIP_DATA_DIR: dataDir,
+    WIP_BCRYPT_COST: '4',
+    WIP_LOG_LEVEL: 'warn',
+    WIP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    WIP_ENV: 'test',
+    ...extra,
+  };
 }
 
 /** `runCli` with exactly the environment given (see cliEnv). */
@@ -20,7 +28,9 @@ export function runWip(args: string[], env: Record<string, string>): Promise<Cli
 }
 
 /** A fresh temporary folder, and a data directory inside it initialised with `wip install`. */
-export async function installedDataDir(extraEnv: Record<string, string> = {}): Promise<{ root: string; dataDir: string; env: Record<string, string> }> {
+export async function installedDataDir(
+  extraEnv: Record<string, string> = {},
+): Promise<{ root: string; dataDir: string; env: Record<string, string> }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-cli-'));
   const dataDir = path.join(root, 'data');
   const env = cliEnv(dataDir, extraEnv);

@@ -14,8 +14,17 @@ export const SAMPLE_CONTENT = {
     {
       title: 'Preparation',
       steps: [
-        { stepId: 'isolate', title: 'Isolate the pump', body: 'Lock out **both** breakers.', fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }] },
-        { stepId: 'pressure', title: 'Read the pressure', fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }] },
+        {
+          stepId: 'isolate',
+          title: 'Isolate the pump',
+          body: 'Lock out **both** breakers.',
+          fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }],
+        },
+        {
+          stepId: 'pressure',
+          title: 'Read the pressure',
+          fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }],
+        },
       ],
     },
   ],
@@ -48,7 +57,12 @@ export async function createTemplate(server: TestServer, token: string, input: R
     `mutation ($input: CreateTemplateInput!) { createTemplate(input: $input) { template { id databaseId title tags latestVersion { id databaseId number state } } } }`,
     { input: { title: 'Pump maintenance', description: 'Quarterly', tags: ['pump'], content: SAMPLE_CONTENT, ...input } },
   );
-  return ok(result).createTemplate.template as { id: string; databaseId: number; title: string; latestVersion: { id: string; databaseId: number; number: number; state: string } };
+  return ok(result).createTemplate.template as {
+    id: string;
+    databaseId: number;
+    title: string;
+    latestVersion: { id: string; databaseId: number; number: number; state: string };
+  };
 }
 
 // each answers its payload's version: `.submitVersion.version`
@@ -61,7 +75,12 @@ export const CREATE_DRAFT = `mutation ($id: ID!) { createDraft(input: { template
 export const UPDATE_DRAFT = `mutation ($id: ID!, $content: ContentInput!) { updateDraft(input: { versionId: $id, content: $content }) { version { id state content { sections { sectionId steps { stepId title } } } } } }`;
 
 /** Drives a version from DRAFT to the state wanted, each step by the right person. */
-export async function advance(server: TestServer, team: Users, versionId: string, until: 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED') {
+export async function advance(
+  server: TestServer,
+  team: Users,
+  versionId: string,
+  until: 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED',
+) {
   ok(await gql(server, team.author.token, SUBMIT, { id: versionId }));
   if (until === 'IN_REVIEW') return;
   ok(await gql(server, team.approver.token, APPROVE, { id: versionId, password: PASSWORD }));

@@ -30,11 +30,23 @@ async function authority(dir: string, name: string): Promise<string> {
   const own = path.join(dir, name);
   fs.mkdirSync(own);
   await run('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-    '-keyout', path.join(own, 'tsa.key'), '-out', path.join(own, 'tsa.crt'),
-    '-subj', `/CN=${name === 'genuine' ? 'Test TSA' : 'Test TSA'}/O=wip tests ${name}`,
-    '-addext', 'extendedKeyUsage=critical,timeStamping',
-    '-addext', 'keyUsage=critical,digitalSignature',
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-keyout',
+    path.join(own, 'tsa.key'),
+    '-out',
+    path.join(own, 'tsa.crt'),
+    '-subj',
+    `/CN=${name === 'genuine' ? 'Test TSA' : 'Test TSA'}/O=wip tests ${name}`,
+    '-addext',
+    'extendedKeyUsage=critical,timeStamping',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
   ]);
   fs.writeFileSync(path.join(own, 'serial'), '01\n');
   const config = path.join(own, 'tsa.cnf');
@@ -79,7 +91,9 @@ export async function startTestTsa(port = 0): Promise<TestTsa> {
     url: '',
     mode: 'ok',
     certificatePem: fs.readFileSync(path.join(dir, 'genuine', 'tsa.crt'), 'utf8'),
-    certificateSha256: createHash('sha256').update(new X509Certificate(fs.readFileSync(path.join(dir, 'genuine', 'tsa.crt'))).raw).digest('hex'),
+    certificateSha256: createHash('sha256')
+      .update(new X509Certificate(fs.readFileSync(path.join(dir, 'genuine', 'tsa.crt'))).raw)
+      .digest('hex'),
     async stamp(signature, by = 'genuine') {
       const n = ++requests;
       const dataFile = path.join(dir, `d-${n}`);
@@ -87,7 +101,17 @@ export async function startTestTsa(port = 0): Promise<TestTsa> {
       const responseFile = path.join(dir, `sr-${n}.der`);
       fs.writeFileSync(dataFile, signature, 'ascii');
       await run('openssl', ['ts', '-query', '-data', dataFile, '-sha256', '-cert', '-out', queryFile]);
-      await run('openssl', ['ts', '-reply', '-config', by === 'genuine' ? genuine : forger, '-queryfile', queryFile, '-out', responseFile, '-token_out']);
+      await run('openssl', [
+        'ts',
+        '-reply',
+        '-config',
+        by === 'genuine' ? genuine : forger,
+        '-queryfile',
+        queryFile,
+        '-out',
+        responseFile,
+        '-token_out',
+      ]);
       return fs.readFileSync(responseFile).toString('base64');
     },
     stop: async () => {},

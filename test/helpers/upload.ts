@@ -19,7 +19,8 @@ export async function upload(
 ): Promise<TestResponse> {
   const form = new FormData();
   for (const [key, value] of Object.entries(options.fields ?? {})) form.append(key, value);
-  for (const part of parts) form.append(part.field ?? 'file', new Blob([part.data], { type: part.type ?? 'application/octet-stream' }), part.name);
+  for (const part of parts)
+    form.append(part.field ?? 'file', new Blob([part.data], { type: part.type ?? 'application/octet-stream' }), part.name);
   if (options.metadata !== undefined) form.append('metadata', options.metadata);
   const response = await fetch(server.url + (options.path ?? '/api/client/upload'), {
     method: 'POST',

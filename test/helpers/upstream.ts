@@ -29,7 +29,10 @@ export interface Upstream {
 /** A real HTTP server on 127.0.0.1 standing in for an integration's upstream: records every request, answers as the test says. */
 export async function startUpstream(): Promise<Upstream> {
   const received: UpstreamRequest[] = [];
-  const upstream = { received, answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' }) } as unknown as Upstream;
+  const upstream = {
+    received,
+    answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' }),
+  } as unknown as Upstream;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -53,4 +56,8 @@ export async function startUpstream(): Promise<Upstream> {
   return upstream;
 }
 
-export const json = (status: number, value: unknown): UpstreamAnswer => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+export const json = (status: number, value: unknown): UpstreamAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(value),
+});

@@ -63,7 +63,9 @@ export function rawZip(entries: readonly RawEntry[]): Buffer {
 
 /** Every entry of a ZIP in memory: name → bytes. */
 export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))),
+  );
   const out = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     zip.on('error', reject);
@@ -86,10 +88,19 @@ export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
 }
 
 /** A download as bytes (fetch, so the body is not parsed as JSON). */
-export async function download(url: string, token: string): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer; text: string }> {
+export async function download(
+  url: string,
+  token: string,
+): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer; text: string }> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), bytes, text: bytes.toString('utf8') };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    disposition: res.headers.get('content-disposition'),
+    bytes,
+    text: bytes.toString('utf8'),
+  };
 }
 
 /** POSTs a ZIP as the multipart part `file`. */

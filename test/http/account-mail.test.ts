@@ -18,7 +18,12 @@ let smtp: TestSmtp;
 async function withSmtp() {
   smtp = await startTestSmtp();
   server = await startTestServer({
-    env: { WIP_SMTP_URL: smtp.url, WIP_PUBLIC_URL: 'https://wip.example.test/', WIP_MAIL_FROM: 'wip <wip@example.test>', WIP_MAIL_POLL_INTERVAL: '50ms' },
+    env: {
+      WIP_SMTP_URL: smtp.url,
+      WIP_PUBLIC_URL: 'https://wip.example.test/',
+      WIP_MAIL_FROM: 'wip <wip@example.test>',
+      WIP_MAIL_POLL_INTERVAL: '50ms',
+    },
   });
 }
 async function stopBoth() {
@@ -41,7 +46,9 @@ invite('a user created without a password is emailed a single-use link built fro
   assert.match(mail.text, /https:\/\/wip\.example\.test\/auth\/set-password\/[A-Za-z0-9_-]{43}/);
   assert.match(mail.text, /72 hours/);
   const token = linkToken(mail, 'set-password');
-  const set = await server.request('POST', `/api/client/auth/set-password/${token}`, { body: { password: NEW_PASSWORD, firstName: 'Ada' } });
+  const set = await server.request('POST', `/api/client/auth/set-password/${token}`, {
+    body: { password: NEW_PASSWORD, firstName: 'Ada' },
+  });
   assert.is(set.status, 200, set.text);
   assert.is(set.body.data.user.status, 'active');
   assert.is(set.body.data.user.firstName, 'Ada');
@@ -114,7 +121,9 @@ invite('sign-up with the invitation token activates the account the same way', a
   const client = await buildClient(server);
   const user = await buildUser(server, client, { password: null });
   const token = linkToken(await mailTo(user.email, 'invitation'), 'set-password');
-  const res = await server.request('POST', '/api/client/auth/sign-up', { body: { invitationToken: token, password: NEW_PASSWORD, lastName: 'Lovelace' } });
+  const res = await server.request('POST', '/api/client/auth/sign-up', {
+    body: { invitationToken: token, password: NEW_PASSWORD, lastName: 'Lovelace' },
+  });
   assert.is(res.status, 200, res.text);
   assert.is(res.body.data.status, 'active');
   assert.is(res.body.data.user.lastName, 'Lovelace');
@@ -150,7 +159,10 @@ forgot('reset sets the password, ends every session, emails a notice, and the li
   const res = await server.request('POST', `/api/client/auth/reset-password/${token}`, { body: { password: NEW_PASSWORD } });
   assert.is(res.status, 200, res.text);
   assert.is((await server.request('GET', '/api/client/auth/me', { token: user.token })).status, 401);
-  assert.is((await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: signedIn.body.data.refreshToken } })).status, 401);
+  assert.is(
+    (await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: signedIn.body.data.refreshToken } })).status,
+    401,
+  );
   const old = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: PASSWORD } });
   assert.is(old.status, 401);
   assert.type(await signIn(server, user.email, NEW_PASSWORD), 'string');
@@ -167,7 +179,10 @@ forgot('a reset link expires after WIP_RESET_TOKEN_TTL (1h) and a newer link kil
   await server.request('POST', '/api/client/auth/forgot', { body: { email: user.email } });
   const first = linkToken(await mailTo(user.email, 'password_reset'), 'reset-password');
   await server.request('POST', '/api/client/auth/forgot', { body: { email: user.email } });
-  const second = linkToken(await smtp.waitFor((m) => m.to.includes(user.email) && m.headers['x-wip-mail-kind'] === 'password_reset' && !m.text.includes(first)), 'reset-password');
+  const second = linkToken(
+    await smtp.waitFor((m) => m.to.includes(user.email) && m.headers['x-wip-mail-kind'] === 'password_reset' && !m.text.includes(first)),
+    'reset-password',
+  );
   const killed = await server.request('POST', `/api/client/auth/reset-password/${first}`, { body: { password: NEW_PASSWORD } });
   assert.is(killed.status, 400);
   server.clock.advance(3_600_000 + 1000);
@@ -194,7 +209,10 @@ change.after(stopBoth);
 change('wrong current password → 401 INVALID_CREDENTIALS', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);
-  const res = await server.request('POST', '/api/client/auth/change-password', { token: user.token, body: { currentPassword: 'wrong-password', newPassword: NEW_PASSWORD } });
+  const res = await server.request('POST', '/api/client/auth/change-password', {
+    token: user.token,
+    body: { currentPassword: 'wrong-password', newPassword: NEW_PASSWORD },
+  });
   assert.is(res.status, 401);
   assert.is(res.body.error.code, 'INVALID_CREDENTIALS');
 });
@@ -220,13 +238,18 @@ change('changes the password, keeps this session, revokes the others, and emails
 change('the new password must meet the policy → 422 on body.newPassword', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);
-  const res = await server.request('POST', '/api/client/auth/change-password', { token: user.token, body: { currentPassword: PASSWORD, newPassword: 'qwertyuiop123' } });
+  const res = await server.request('POST', '/api/client/auth/change-password', {
+    token: user.token,
+    body: { currentPassword: PASSWORD, newPassword: 'qwertyuiop123' },
+  });
   assert.is(res.status, 422);
   assert.is(res.body.error.details.fields[0].path, 'body.newPassword');
 });
 
 change('no token → 401', async () => {
-  const res = await server.request('POST', '/api/client/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+  const res = await server.request('POST', '/api/client/auth/change-password', {
+    body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+  });
   assert.is(res.status, 401);
 });
 
@@ -243,12 +266,21 @@ outbox('without WIP_SMTP_URL the invitation is kept as <data-dir>/outbox/<id>.em
   const dir = path.join(server.dataDir, 'outbox');
   let file: string | undefined;
   await waitFor('an .eml file for the invitation', () => {
-    file = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)).find((f) => fs.readFileSync(f, 'utf8').includes(user.email)) : undefined;
+    file = fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .map((f) => path.join(dir, f))
+          .find((f) => fs.readFileSync(f, 'utf8').includes(user.email))
+      : undefined;
     return file !== undefined;
   });
   // the file is written before the row is marked `stored`
-  await waitFor('the message to be marked stored', async () =>
-    (await server.deps.db.kysely.selectFrom('outbox').select('status').where('to_address', '=', user.email).executeTakeFirst())?.status === 'stored');
+  await waitFor(
+    'the message to be marked stored',
+    async () =>
+      (await server.deps.db.kysely.selectFrom('outbox').select('status').where('to_address', '=', user.email).executeTakeFirst())
+        ?.status === 'stored',
+  );
   assert.match(fs.readFileSync(file!, 'utf8'), /X-Wip-Mail-Kind: invitation/);
   const cli = await runCli(['--data-dir', server.dataDir, '--json', 'mail', 'outbox'], { env: { WIP_LOG_LEVEL: 'silent' } });
   assert.is(cli.code, 0, cli.stderr);
@@ -307,7 +339,8 @@ failed('after mailMaxAttempts the message is `failed` (not lost); retry re-queue
   smtp.refuseNext(1);
   const client = await buildClient(server);
   const user = await buildUser(server, client, { password: null });
-  const row = async () => server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', user.email).executeTakeFirstOrThrow();
+  const row = async () =>
+    server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', user.email).executeTakeFirstOrThrow();
   await waitFor('the message to fail', async () => (await row()).status === 'failed');
   assert.is((await row()).status, 'failed');
   assert.ok((await row()).text_body.includes('/auth/set-password/'));
@@ -315,10 +348,14 @@ failed('after mailMaxAttempts the message is `failed` (not lost); retry re-queue
   assert.is(listed.code, 0, listed.stderr);
   assert.ok((JSON.parse(listed.stdout) as { to: string }[]).some((m) => m.to === user.email));
   // asynchronously: the SMTP server answering the CLI runs in this process
-  const cli = await execFileAsync(process.execPath, ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'retry', '--id', String((await row()).id)], {
-    encoding: 'utf8',
-    env: { ...process.env, WIP_SMTP_URL: smtp.url },
-  });
+  const cli = await execFileAsync(
+    process.execPath,
+    ['bin/wip', '--data-dir', server.dataDir, '--json', 'mail', 'retry', '--id', String((await row()).id)],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, WIP_SMTP_URL: smtp.url },
+    },
+  );
   assert.equal(JSON.parse(cli.stdout), { requeued: 1 }, cli.stderr);
   const mail = await mailTo(user.email, 'invitation');
   assert.ok(linkToken(mail, 'set-password'));

@@ -27,7 +27,10 @@ clients('POST creates the client, its seat licenses and its owner (Security Admi
   assert.is(data.owner.licenseType, 'full');
   assert.equal(
     data.licenses.map((l: { licenseType: string; seats: number }) => [l.licenseType, l.seats]),
-    [['full', 4], ['connect', 10]],
+    [
+      ['full', 4],
+      ['connect', 10],
+    ],
   );
   const signIn = await server.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD } });
   assert.is(signIn.body.data.user.clientId, data.id);
@@ -37,9 +40,15 @@ clients('default allocation is one full seat; zero full seats is refused (the ow
   const token = await adminToken(server);
   const res = await server.request('POST', '/api/admin/client', { token, body: { name: 'Solo', owner: { email: uniqueEmail() } } });
   assert.is(res.status, 201);
-  assert.equal(res.body.data.licenses.map((l: { seats: number }) => l.seats), [1]);
+  assert.equal(
+    res.body.data.licenses.map((l: { seats: number }) => l.seats),
+    [1],
+  );
   assert.is(res.body.data.owner.status, 'invited');
-  const none = await server.request('POST', '/api/admin/client', { token, body: { name: 'None', owner: { email: uniqueEmail() }, seats: { full: 0 } } });
+  const none = await server.request('POST', '/api/admin/client', {
+    token,
+    body: { name: 'None', owner: { email: uniqueEmail() }, seats: { full: 0 } },
+  });
   assert.is(none.status, 422);
 });
 
@@ -114,13 +123,21 @@ licenses('seats of a type are the sum of unexpired licenses of that type', async
   const client = await buildClient(server, { seats: { full: 1 } });
   const extra = await server.request('POST', '/api/admin/license', {
     token,
-    body: { clientId: client.id, licenseType: 'full', seats: 2, expiresAt: new Date(server.clock.now().getTime() + 86_400_000).toISOString() },
+    body: {
+      clientId: client.id,
+      licenseType: 'full',
+      seats: 2,
+      expiresAt: new Date(server.clock.now().getTime() + 86_400_000).toISOString(),
+    },
   });
   assert.is(extra.status, 201, extra.text);
   assert.is(extra.body.data.seats, 2);
   await buildUser(server, client);
   await buildUser(server, client);
-  const third = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: { email: uniqueEmail(), roles: ['viewer'], licenseType: 'full' } });
+  const third = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: { email: uniqueEmail(), roles: ['viewer'], licenseType: 'full' },
+  });
   assert.is(third.status, 422);
   // after the extra license expires its seats no longer count: freeing one seat is not enough
   server.clock.advance(2 * 86_400_000);
@@ -128,7 +145,10 @@ licenses('seats of a type are the sum of unexpired licenses of that type', async
   const users = await server.request('GET', '/api/admin/user', { token: owner.body.data.token });
   const someone = users.body.data.items.find((u: { id: number }) => u.id !== client.owner.id);
   assert.is((await server.request('DELETE', `/api/admin/user/${someone.id}`, { token: owner.body.data.token })).status, 200);
-  const after = await server.request('POST', '/api/admin/user', { token: owner.body.data.token, body: { email: uniqueEmail(), roles: ['viewer'], licenseType: 'full' } });
+  const after = await server.request('POST', '/api/admin/user', {
+    token: owner.body.data.token,
+    body: { email: uniqueEmail(), roles: ['viewer'], licenseType: 'full' },
+  });
   assert.is(after.status, 422);
   assert.is(after.body.error.code, 'LICENSE_SEATS_EXHAUSTED');
   const listed = await server.request('GET', `/api/admin/license?clientId=${client.id}`, { token: await adminToken(server) });
@@ -148,15 +168,24 @@ licenses('PUT and DELETE refuse to leave fewer seats than users hold (409), and 
   assert.is(ok.status, 200);
   assert.is(ok.body.data.seats, 2);
   assert.is((await server.request('DELETE', `/api/admin/license/${id}`, { token })).status, 409);
-  const spare = await server.request('POST', '/api/admin/license', { token, body: { clientId: client.id, licenseType: 'connect', seats: 5 } });
+  const spare = await server.request('POST', '/api/admin/license', {
+    token,
+    body: { clientId: client.id, licenseType: 'connect', seats: 5 },
+  });
   assert.is((await server.request('DELETE', `/api/admin/license/${spare.body.data.id}`, { token })).status, 200);
   assert.is((await server.request('DELETE', `/api/admin/license/${spare.body.data.id}`, { token })).status, 404);
 });
 
 licenses('validation: unknown client → 404, bad type/seats/date → 422', async () => {
   const token = await adminToken(server);
-  assert.is((await server.request('POST', '/api/admin/license', { token, body: { clientId: 999999, licenseType: 'full', seats: 1 } })).status, 404);
-  const bad = await server.request('POST', '/api/admin/license', { token, body: { clientId: 1, licenseType: 'gold', seats: -1, expiresAt: 'tomorrow' } });
+  assert.is(
+    (await server.request('POST', '/api/admin/license', { token, body: { clientId: 999999, licenseType: 'full', seats: 1 } })).status,
+    404,
+  );
+  const bad = await server.request('POST', '/api/admin/license', {
+    token,
+    body: { clientId: 1, licenseType: 'gold', seats: -1, expiresAt: 'tomorrow' },
+  });
   assert.is(bad.status, 422);
   assert.is(bad.body.error.details.fields.length, 3);
 });

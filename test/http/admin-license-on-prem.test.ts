@@ -93,7 +93,12 @@ installing('422 VALIDATION_ERROR without licenseKey', async () => {
 });
 
 installing('installs a valid key: its terms, status, days to expiry and usage are shown', async () => {
-  const key = issueTestLicense({ licenseId: 'L-valid', seats: { full: 40, connect: 60 }, maxClients: 8, expiresAt: new Date(s2.clock.now().getTime() + 30 * DAY + 3600_000).toISOString() });
+  const key = issueTestLicense({
+    licenseId: 'L-valid',
+    seats: { full: 40, connect: 60 },
+    maxClients: 8,
+    expiresAt: new Date(s2.clock.now().getTime() + 30 * DAY + 3600_000).toISOString(),
+  });
   const res = await install(s2, key);
   assert.is(res.status, 200, res.text);
   const data = res.body.data;
@@ -116,7 +121,13 @@ installing('refuses bad signature, unknown key id, expired and wrong deployment 
   const cases: [string, string][] = [
     [issueTestLicense({}, { privateKey: FOREIGN_PRIVATE_KEY }), 'bad_signature'],
     [issueTestLicense({ kid: 'vendor-x' }, { privateKey: FOREIGN_PRIVATE_KEY }), 'unknown_key_id'],
-    [issueTestLicense({ issuedAt: new Date(now.getTime() - 40 * DAY).toISOString(), expiresAt: new Date(now.getTime() - DAY).toISOString() }), 'expired'],
+    [
+      issueTestLicense({
+        issuedAt: new Date(now.getTime() - 40 * DAY).toISOString(),
+        expiresAt: new Date(now.getTime() - DAY).toISOString(),
+      }),
+      'expired',
+    ],
     [issueTestLicense({ installationId: 'some-other-installation' }), 'wrong_deployment'],
     ['not-a-key', 'malformed'],
   ];
@@ -163,49 +174,64 @@ expiry.before(async () => {
 });
 expiry.after(async () => s3.stop());
 
-expiry('active → grace (warning, writes work) → read-only (writes 403 LICENSE_EXPIRED; reads, sign-in and licensing work) → new key', async () => {
-  const token = await adminToken(s3);
-  const start = s3.clock.now().getTime();
-  const installed = await install(s3, issueTestLicense({ expiresAt: new Date(start + 10 * DAY).toISOString() }), token);
-  assert.is(installed.status, 200, installed.text);
-  const client = await buildClient(s3, { seats: { full: 5 } });
+expiry(
+  'active → grace (warning, writes work) → read-only (writes 403 LICENSE_EXPIRED; reads, sign-in and licensing work) → new key',
+  async () => {
+    const token = await adminToken(s3);
+    const start = s3.clock.now().getTime();
+    const installed = await install(s3, issueTestLicense({ expiresAt: new Date(start + 10 * DAY).toISOString() }), token);
+    assert.is(installed.status, 200, installed.text);
+    const client = await buildClient(s3, { seats: { full: 5 } });
 
-  s3.clock.advance(11 * DAY); // expired one day ago: grace
-  client.owner.token = await signIn(s3, client.owner.email, PASSWORD); // (access tokens last 24h)
-  const graceRead = await s3.request('GET', '/api/client/license', { token: client.owner.token });
-  assert.is(graceRead.status, 200);
-  assert.equal([graceRead.body.data.status, graceRead.body.data.grace, graceRead.body.data.warning, graceRead.body.data.readOnly], ['grace', true, true, false]);
-  assert.is(graceRead.headers.get('x-license-warning'), 'grace');
-  const graceWrite = await buildUser(s3, client); // writes still work
-  assert.ok(graceWrite.id);
+    s3.clock.advance(11 * DAY); // expired one day ago: grace
+    client.owner.token = await signIn(s3, client.owner.email, PASSWORD); // (access tokens last 24h)
+    const graceRead = await s3.request('GET', '/api/client/license', { token: client.owner.token });
+    assert.is(graceRead.status, 200);
+    assert.equal(
+      [graceRead.body.data.status, graceRead.body.data.grace, graceRead.body.data.warning, graceRead.body.data.readOnly],
+      ['grace', true, true, false],
+    );
+    assert.is(graceRead.headers.get('x-license-warning'), 'grace');
+    const graceWrite = await buildUser(s3, client); // writes still work
+    assert.ok(graceWrite.id);
 
-  s3.clock.advance(14 * DAY); // past the 14-day grace period
-  const adminTok = await adminToken(s3); // admin sign-in works
-  const ownerToken = await signIn(s3, client.owner.email, PASSWORD); // client sign-in works
-  const write = await createClient(s3, adminTok);
-  assert.is(write.status, 403);
-  assert.is(write.body.error.code, 'LICENSE_EXPIRED');
-  const userWrite = await s3.request('POST', '/api/admin/user', { token: ownerToken, body: { email: uniqueEmail(), roles: ['author'], licenseType: 'full', password: PASSWORD } });
-  assert.is(userWrite.status, 403);
-  assert.is(userWrite.body.error.code, 'LICENSE_EXPIRED');
-  const read = await s3.request('GET', '/api/client/license', { token: ownerToken });
-  assert.is(read.status, 200);
-  assert.equal([read.body.data.status, read.body.data.readOnly], ['expired', true]);
-  const list = await s3.request('GET', '/api/admin/client', { token: adminTok });
-  assert.is(list.status, 200);
-  // licensing routes stay writable: seat allocations within the key's totals
-  const allocation = await s3.request('POST', '/api/admin/license', { token: adminTok, body: { clientId: client.id, licenseType: 'connect', seats: 2 } });
-  assert.is(allocation.status, 201, allocation.text);
-  // case and a trailing slash do not slip a write past the gate
-  const sneaky = await s3.request('POST', '/API/Admin/Client/', { token: adminTok, body: { name: 'x', owner: { email: uniqueEmail(), password: PASSWORD } } });
-  assert.is(sneaky.status, 403);
+    s3.clock.advance(14 * DAY); // past the 14-day grace period
+    const adminTok = await adminToken(s3); // admin sign-in works
+    const ownerToken = await signIn(s3, client.owner.email, PASSWORD); // client sign-in works
+    const write = await createClient(s3, adminTok);
+    assert.is(write.status, 403);
+    assert.is(write.body.error.code, 'LICENSE_EXPIRED');
+    const userWrite = await s3.request('POST', '/api/admin/user', {
+      token: ownerToken,
+      body: { email: uniqueEmail(), roles: ['author'], licenseType: 'full', password: PASSWORD },
+    });
+    assert.is(userWrite.status, 403);
+    assert.is(userWrite.body.error.code, 'LICENSE_EXPIRED');
+    const read = await s3.request('GET', '/api/client/license', { token: ownerToken });
+    assert.is(read.status, 200);
+    assert.equal([read.body.data.status, read.body.data.readOnly], ['expired', true]);
+    const list = await s3.request('GET', '/api/admin/client', { token: adminTok });
+    assert.is(list.status, 200);
+    // licensing routes stay writable: seat allocations within the key's totals
+    const allocation = await s3.request('POST', '/api/admin/license', {
+      token: adminTok,
+      body: { clientId: client.id, licenseType: 'connect', seats: 2 },
+    });
+    assert.is(allocation.status, 201, allocation.text);
+    // case and a trailing slash do not slip a write past the gate
+    const sneaky = await s3.request('POST', '/API/Admin/Client/', {
+      token: adminTok,
+      body: { name: 'x', owner: { email: uniqueEmail(), password: PASSWORD } },
+    });
+    assert.is(sneaky.status, 403);
 
-  const renewed = await install(s3, issueTestLicense({ licenseId: 'L-renewed' }, { now: s3.clock.now() }), adminTok);
-  assert.is(renewed.status, 200, renewed.text);
-  assert.is(renewed.body.data.status, 'active');
-  const again = await createClient(s3, adminTok);
-  assert.is(again.status, 201, again.text);
-});
+    const renewed = await install(s3, issueTestLicense({ licenseId: 'L-renewed' }, { now: s3.clock.now() }), adminTok);
+    assert.is(renewed.status, 200, renewed.text);
+    assert.is(renewed.body.data.status, 'active');
+    const again = await createClient(s3, adminTok);
+    assert.is(again.status, 201, again.text);
+  },
+);
 
 expiry('turning the clock back (below the newest time seen) is treated as expired', async () => {
   const token = await adminToken(s3);

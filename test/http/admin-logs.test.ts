@@ -67,11 +67,35 @@ list('filters by level (one or a list), client, user and time range', async () =
 
 list('an entry has the presented fields and nothing internal', async () => {
   const event = tag('shape');
-  await recordEvent(server.deps, { event, level: 'warn', message: 'shape', clientId: 3, meta: { ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' }, data: { k: 'v' } });
+  await recordEvent(server.deps, {
+    event,
+    level: 'warn',
+    message: 'shape',
+    clientId: 3,
+    meta: { ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' },
+    data: { k: 'v' },
+  });
   const res = await server.request('GET', `/api/admin/logs?event=${event}`, { token });
   const item = res.body.data.items[0];
-  assert.equal(Object.keys(item).sort(), ['actor', 'adminId', 'clientId', 'createdAt', 'data', 'event', 'id', 'ip', 'level', 'message', 'requestId', 'userAgent', 'userId']);
-  assert.equal({ level: item.level, clientId: item.clientId, ip: item.ip, data: item.data }, { level: 'warn', clientId: 3, ip: '10.0.0.1', data: { k: 'v' } });
+  assert.equal(Object.keys(item).sort(), [
+    'actor',
+    'adminId',
+    'clientId',
+    'createdAt',
+    'data',
+    'event',
+    'id',
+    'ip',
+    'level',
+    'message',
+    'requestId',
+    'userAgent',
+    'userId',
+  ]);
+  assert.equal(
+    { level: item.level, clientId: item.clientId, ip: item.ip, data: item.data },
+    { level: 'warn', clientId: 3, ip: '10.0.0.1', data: { k: 'v' } },
+  );
 });
 
 list('422 naming the field for a bad level or time; 400 for a forged cursor', async () => {
@@ -103,7 +127,11 @@ remove('deletes the entry, records who deleted it, and a second delete is 404', 
   const after = await server.request('GET', `/api/admin/logs?event=${event}`, { token });
   assert.is(after.body.data.items.length, 0);
   const audit = await server.request('GET', '/api/admin/logs?event=log.deleted', { token });
-  assert.ok(audit.body.data.items.some((item: { data: { logId: number }; adminId: number | null }) => item.data.logId === id && item.adminId !== null));
+  assert.ok(
+    audit.body.data.items.some(
+      (item: { data: { logId: number }; adminId: number | null }) => item.data.logId === id && item.adminId !== null,
+    ),
+  );
   assert.is((await server.request('DELETE', `/api/admin/logs/${id}`, { token })).status, 404);
 });
 

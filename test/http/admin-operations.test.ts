@@ -21,7 +21,10 @@ let token: string;
 const test = suite('admin operations routes');
 test.before(async () => {
   // on PostgreSQL, release 15: the backups run this machine's and CI's pg_dump (Debian's 15), which refuses a newer server
-  const env: Record<string, string> = TEST_BACKEND === 'postgres' ? { WIP_DATABASE_URL: await (await testPostgres({ release: 15 })).freshDatabaseUrl(), WIP_MASTER_KEY: TEST_MASTER_KEY } : {};
+  const env: Record<string, string> =
+    TEST_BACKEND === 'postgres'
+      ? { WIP_DATABASE_URL: await (await testPostgres({ release: 15 })).freshDatabaseUrl(), WIP_MASTER_KEY: TEST_MASTER_KEY }
+      : {};
   server = await startTestServer({ env });
   token = await adminToken(server);
 });
@@ -48,7 +51,12 @@ test('a backup started over the API reports progress, is listed, shows in storag
   assert.match(finished.backup.name, /^wip-backup-.*\.tar\.gz$/);
   // a second start while the first ran was refused (or came after it finished)
   assert.ok(again.status === 409 || again.status === 202, again.text);
-  if (again.status === 202) await waitFor('the second backup', async () => ((await server.request('GET', `/api/admin/backups/jobs/${again.body.data.id}`, { token })).body.data.status === 'running' ? undefined : true));
+  if (again.status === 202)
+    await waitFor('the second backup', async () =>
+      (await server.request('GET', `/api/admin/backups/jobs/${again.body.data.id}`, { token })).body.data.status === 'running'
+        ? undefined
+        : true,
+    );
 
   const listed = await server.request('GET', '/api/admin/backups?limit=1', { token });
   assert.is(listed.status, 200);
@@ -58,7 +66,9 @@ test('a backup started over the API reports progress, is listed, shows in storag
   assert.ok(storage.body.data.lastBackup);
   assert.ok(storage.body.data.backupCount >= 1);
 
-  const download = await fetch(`${server.url}/api/admin/backups/${finished.backup.name}/download`, { headers: { authorization: `Bearer ${token}` } });
+  const download = await fetch(`${server.url}/api/admin/backups/${finished.backup.name}/download`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.is(download.status, 200);
   assert.match(download.headers.get('content-disposition') ?? '', finished.backup.name);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-dl-'));
@@ -82,8 +92,18 @@ test('a backup started over the API reports progress, is listed, shows in storag
 
 test('failed mail is listed and retried; a message that has not failed cannot be', async () => {
   const now = new Date().toISOString();
-  const id = await insertOutbox(server.deps.db.kysely, { client_id: null, user_id: null, kind: 'test', to_address: 'x@example.test', subject: 'Hello', text_body: 'body' }, now);
-  await markAttemptFailed(server.deps.db.kysely, 'outbox', id, { attempts: 5, status: 'failed', next_attempt_at: now, last_error: 'connection refused' }, now);
+  const id = await insertOutbox(
+    server.deps.db.kysely,
+    { client_id: null, user_id: null, kind: 'test', to_address: 'x@example.test', subject: 'Hello', text_body: 'body' },
+    now,
+  );
+  await markAttemptFailed(
+    server.deps.db.kysely,
+    'outbox',
+    id,
+    { attempts: 5, status: 'failed', next_attempt_at: now, last_error: 'connection refused' },
+    now,
+  );
   const failed = await server.request('GET', '/api/admin/mail/outbox?status=failed', { token });
   assert.is(failed.status, 200);
   const item = failed.body.data.items.find((m: { id: number }) => m.id === id);
@@ -125,7 +145,9 @@ test('the log export streams matching rows with secrets redacted, in NDJSON and 
   const row = JSON.parse(text.trim());
   assert.is(row.message, 'oops [redacted]');
   assert.is(row.data.password, '[redacted]');
-  const csv = await (await fetch(`${server.url}/api/admin/logs/export?event=test.leak&format=csv`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const csv = await (
+    await fetch(`${server.url}/api/admin/logs/export?event=test.leak&format=csv`, { headers: { authorization: `Bearer ${token}` } })
+  ).text();
   assert.match(csv.split('\n')[0], /^id,createdAt,level,event/);
   assert.not.match(csv, secret);
   const listed = await server.request('GET', '/api/admin/logs?event=test.leak', { token });
@@ -135,7 +157,10 @@ test('the log export streams matching rows with secrets redacted, in NDJSON and 
 test('the live tail streams new matching rows, redacted, as they are recorded', async () => {
   const secret = server.deps.secrets.jwtSecret;
   const controller = new AbortController();
-  const response = await fetch(`${server.url}/api/admin/logs/stream?event=test.tail`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const response = await fetch(`${server.url}/api/admin/logs/stream?event=test.tail`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', 'text/event-stream');
   const reader = response.body!.getReader();
@@ -166,7 +191,10 @@ test('the live tail survives its session check failing (database unavailable) wi
   const adminSession = hotPath.adminSession;
   try {
     const tailToken = await adminToken(tailed);
-    const response = await fetch(`${tailed.url}/api/admin/logs/stream`, { headers: { authorization: `Bearer ${tailToken}` }, signal: controller.signal });
+    const response = await fetch(`${tailed.url}/api/admin/logs/stream`, {
+      headers: { authorization: `Bearer ${tailToken}` },
+      signal: controller.signal,
+    });
     assert.is(response.status, 200);
     const reader = response.body!.getReader();
     const heartbeats = async () => {

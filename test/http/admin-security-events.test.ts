@@ -86,7 +86,11 @@ const CASES: Case[] = [
     name: 'create a client',
     event: 'client.created',
     async act(agent) {
-      const created = await call('POST', '/api/admin/client', agent, { name: 'Audited Works', owner: { email: uniqueEmail('owner') }, seats: { full: 2 } });
+      const created = await call('POST', '/api/admin/client', agent, {
+        name: 'Audited Works',
+        owner: { email: uniqueEmail('owner') },
+        seats: { full: 2 },
+      });
       return created.id;
     },
     changes: { name: [null, 'Audited Works'], seats: [null, { full: 2 }] },
@@ -150,7 +154,15 @@ const CASES: Case[] = [
     event: 'agreement.published',
     async act(agent) {
       // effective in the future: client routes stay open for the other cases
-      agreementId = (await call('POST', '/api/admin/agreement', agent, { kind: 'eula', version: `v-${uniq()}`, title: 'Terms', bodyMarkdown: '# Terms', effectiveAt: '2099-01-01T00:00:00.000Z' })).id;
+      agreementId = (
+        await call('POST', '/api/admin/agreement', agent, {
+          kind: 'eula',
+          version: `v-${uniq()}`,
+          title: 'Terms',
+          bodyMarkdown: '# Terms',
+          effectiveAt: '2099-01-01T00:00:00.000Z',
+        })
+      ).id;
       return agreementId;
     },
     changes: { title: [null, 'Terms'] },
@@ -167,7 +179,14 @@ const CASES: Case[] = [
     name: 'add a translation',
     event: 'i18n.translation_created',
     async act(agent) {
-      translationId = (await call('POST', '/api/admin/internationalization', agent, { language: 'de', namespace: 'console', key: `audit.${uniq()}`, text: 'Prüfung' })).id;
+      translationId = (
+        await call('POST', '/api/admin/internationalization', agent, {
+          language: 'de',
+          namespace: 'console',
+          key: `audit.${uniq()}`,
+          text: 'Prüfung',
+        })
+      ).id;
       return translationId;
     },
     changes: { text: [null, 'Prüfung'] },
@@ -196,7 +215,12 @@ const CASES: Case[] = [
     event: 'security.sso_provider_changed',
     secret: 'rotated-oidc-client-secret-value',
     async act(agent) {
-      return (await call('PUT', `/api/admin/client/${client.id}/sso/${providerId}`, agent, { enabled: false, clientSecret: 'rotated-oidc-client-secret-value' })).id;
+      return (
+        await call('PUT', `/api/admin/client/${client.id}/sso/${providerId}`, agent, {
+          enabled: false,
+          clientSecret: 'rotated-oidc-client-secret-value',
+        })
+      ).id;
     },
     changes: { enabled: [true, false], clientSecret: SECRET },
   },
@@ -213,7 +237,10 @@ const CASES: Case[] = [
     name: 'register a system webhook',
     event: 'webhook.created',
     async act(agent) {
-      const created = await call('POST', '/api/admin/webhooks', agent, { url: 'http://127.0.0.1:9/audit?key=receiver-credential-value', events: ['backup.failed'] });
+      const created = await call('POST', '/api/admin/webhooks', agent, {
+        url: 'http://127.0.0.1:9/audit?key=receiver-credential-value',
+        events: ['backup.failed'],
+      });
       webhookId = created.id;
       // the signing secret, and a credential in the receiver's URL, never reach the log
       assert.ok(JSON.stringify(created).includes('receiver-credential-value'), 'the API answers the URL as registered');
@@ -247,7 +274,13 @@ const CASES: Case[] = [
     event: 'security.settings_changed',
     actor: () => ({ kind: 'user', name: client.owner.email }),
     async act(agent) {
-      await call('PUT', '/api/client/auth/client-security-settings', agent, { passwordMinLength: 14, ssoEnforced: false }, client.owner.token);
+      await call(
+        'PUT',
+        '/api/client/auth/client-security-settings',
+        agent,
+        { passwordMinLength: 14, ssoEnforced: false },
+        client.owner.token,
+      );
       return client.id;
     },
     changes: { passwordMinLength: [12, 14] },
@@ -257,19 +290,33 @@ const CASES: Case[] = [
     event: 'user.created',
     actor: () => ({ kind: 'user', name: client.owner.email }),
     async act(agent) {
-      userId = (await call('POST', '/api/admin/user', agent, { email: uniqueEmail('audited'), roles: ['author'], licenseType: 'full', password: PASSWORD }, client.owner.token)).id;
+      userId = (
+        await call(
+          'POST',
+          '/api/admin/user',
+          agent,
+          { email: uniqueEmail('audited'), roles: ['author'], licenseType: 'full', password: PASSWORD },
+          client.owner.token,
+        )
+      ).id;
       return userId;
     },
     changes: { roles: [null, ['author']], password: SECRET },
     secret: PASSWORD,
   },
   {
-    name: "a Security Administrator moves a user to another seat type",
+    name: 'a Security Administrator moves a user to another seat type',
     event: 'user.license_type_changed',
     actor: () => ({ kind: 'user', name: client.owner.email }),
     async act(agent) {
       await call('POST', '/api/admin/license', agentOf('setup'), { clientId: client.id, licenseType: 'connect', seats: 2 });
-      const operator = await call('POST', '/api/admin/user', agentOf('setup'), { email: uniqueEmail('op'), roles: ['operator'], licenseType: 'full', password: PASSWORD }, client.owner.token);
+      const operator = await call(
+        'POST',
+        '/api/admin/user',
+        agentOf('setup'),
+        { email: uniqueEmail('op'), roles: ['operator'], licenseType: 'full', password: PASSWORD },
+        client.owner.token,
+      );
       await call('POST', '/api/client/license', agent, { userId: operator.id, licenseType: 'connect' }, client.owner.token);
       return operator.id;
     },
@@ -303,7 +350,13 @@ const CASES: Case[] = [
       const username = `auditor-${uniq()}`;
       const admin = await createAdmin(server.deps, username, PASSWORD, changedByCli());
       const signedIn = await server.request('POST', '/api/admin/auth/sign-in', { body: { username, password: PASSWORD } });
-      await call('POST', '/api/admin/auth/change-password', agent, { currentPassword: PASSWORD, newPassword: 'another-long-password' }, signedIn.body.data.token);
+      await call(
+        'POST',
+        '/api/admin/auth/change-password',
+        agent,
+        { currentPassword: PASSWORD, newPassword: 'another-long-password' },
+        signedIn.body.data.token,
+      );
       return admin.id;
     },
   },
@@ -311,7 +364,11 @@ const CASES: Case[] = [
     name: 'delete a client',
     event: 'client.deleted',
     async act(agent) {
-      const doomed = await call('POST', '/api/admin/client', agentOf('setup'), { name: 'Doomed Works', owner: { email: uniqueEmail('owner') }, seats: { full: 1 } });
+      const doomed = await call('POST', '/api/admin/client', agentOf('setup'), {
+        name: 'Doomed Works',
+        owner: { email: uniqueEmail('owner') },
+        seats: { full: 1 },
+      });
       await call('DELETE', `/api/admin/client/${doomed.id}`, agent);
       return doomed.id;
     },
@@ -347,7 +404,10 @@ for (const c of CASES) {
     const stored = await server.deps.db.kysely.selectFrom('logs').select(['data', 'message']).where('user_agent', '=', agent).execute();
     for (const secret of [c.secret ?? []].flat()) {
       assert.not.ok(JSON.stringify(row).includes(secret), `no secret in the event: ${secret}`);
-      assert.not.ok(stored.some((s) => s.data.includes(secret) || s.message.includes(secret)), `no secret stored: ${secret}`);
+      assert.not.ok(
+        stored.some((s) => s.data.includes(secret) || s.message.includes(secret)),
+        `no secret stored: ${secret}`,
+      );
     }
   });
 }
@@ -358,8 +418,19 @@ audit('the CLI records its changes with actor cli and the OS user', async () => 
   const osUser = cliActor().name;
   const dir = ['--data-dir', server.dataDir];
   const env = testDaemonEnv(server.dataDir);
-  assert.is((await runCli([...dir, 'admin', 'create', '--username', username, '--password-stdin'], { env, input: `${PASSWORD}\n` })).code, 0);
-  assert.is((await runCli([...dir, 'admin', 'reset-password', '--username', username, '--password-stdin'], { env, input: 'another-long-password\n' })).code, 0);
+  assert.is(
+    (await runCli([...dir, 'admin', 'create', '--username', username, '--password-stdin'], { env, input: `${PASSWORD}\n` })).code,
+    0,
+  );
+  assert.is(
+    (
+      await runCli([...dir, 'admin', 'reset-password', '--username', username, '--password-stdin'], {
+        env,
+        input: 'another-long-password\n',
+      })
+    ).code,
+    0,
+  );
   assert.is((await runCli([...dir, 'admin', 'delete', '--username', username], { env })).code, 0);
   const key = issueTestLicense({ licenseId: 'L-FROM-CLI' });
   const installed = await runCli([...dir, 'license', 'install', key], { env });
@@ -368,16 +439,23 @@ audit('the CLI records its changes with actor cli and the OS user', async () => 
   const res = await server.request('GET', '/api/admin/logs?category=security&limit=50', { token });
   const items = res.body.data.items as LogItem[];
   for (const event of ['admin.created', 'admin.password_reset', 'admin.deleted', 'license.installed']) {
-    const row = items.find((i) => i.event === event && (event === 'license.installed' ? i.data.target?.id === 'L-FROM-CLI' : JSON.stringify(i.data).includes(username)));
+    const row = items.find(
+      (i) =>
+        i.event === event &&
+        (event === 'license.installed' ? i.data.target?.id === 'L-FROM-CLI' : JSON.stringify(i.data).includes(username)),
+    );
     assert.ok(row, `${event} recorded`);
     assert.equal(row.actor, { kind: 'cli', id: null, name: osUser });
     assert.not.ok(JSON.stringify(row).includes(key));
   }
 });
 
-audit('a failed sign-in names no actor (nobody signed in); the account tried is the row\'s adminId', async () => {
+audit("a failed sign-in names no actor (nobody signed in); the account tried is the row's adminId", async () => {
   const agent = agentOf('failed');
-  const res = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'not-it' }, headers: { 'user-agent': agent } });
+  const res = await server.request('POST', '/api/admin/auth/sign-in', {
+    body: { username: 'admin', password: 'not-it' },
+    headers: { 'user-agent': agent },
+  });
   assert.is(res.status, 401);
   const [row] = await eventsOf(agent);
   assert.is(row?.event, 'auth.admin_sign_in_failed');
@@ -395,7 +473,8 @@ audit('the first start records the first administrator, by the system', async ()
 audit('a Security Administrator unlocking a user is the actor (not the user unlocked)', async () => {
   const agent = agentOf('unlock');
   const user = await buildUser(server, client);
-  for (let i = 0; i < 10; i++) await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: `wrong-${i}`, clientId: client.id } });
+  for (let i = 0; i < 10; i++)
+    await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: `wrong-${i}`, clientId: client.id } });
   const userId = user.id;
   await call('POST', `/api/admin/user/${userId}/unlock`, agent, undefined, client.owner.token);
   const [row] = await eventsOf(agent);

@@ -13,7 +13,7 @@ create.after(async () => server.stop());
 
 const newUser = (extra: Record<string, unknown> = {}) => ({ email: uniqueEmail(), roles: ['author'], licenseType: 'full', ...extra });
 
-create('201 with the created user in the caller\'s client, never its password hash', async () => {
+create("201 with the created user in the caller's client, never its password hash", async () => {
   const client = await buildClient(server);
   const body = newUser({ firstName: 'Ada', lastName: 'Lovelace', title: 'Engineer', availableToOrg: ['org-1', 7], password: PASSWORD });
   const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body });
@@ -98,11 +98,17 @@ create('rule 4: missing required fields, a malformed email or an unknown role �
 
 create('rule 4: a role not allowed for the license type → 422 (connect allows only operator and viewer)', async () => {
   const client = await buildClient(server);
-  const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ licenseType: 'connect', roles: ['operator', 'author'] }) });
+  const res = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: newUser({ licenseType: 'connect', roles: ['operator', 'author'] }),
+  });
   assert.is(res.status, 422);
   assert.is(res.body.error.code, 'VALIDATION_ERROR');
   assert.match(JSON.stringify(res.body.error.details), /author/);
-  const ok = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ licenseType: 'connect', roles: ['operator', 'viewer'] }) });
+  const ok = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: newUser({ licenseType: 'connect', roles: ['operator', 'viewer'] }),
+  });
   assert.is(ok.status, 201);
 });
 
@@ -116,21 +122,29 @@ create('rule 4: no free seat of that license type → 422 LICENSE_SEATS_EXHAUSTE
   const list = await server.request('GET', '/api/admin/user', { token: client.owner.token });
   assert.not.ok(list.body.data.items.some((u: { email: string }) => u.email === email));
   // a connect seat is still free
-  const connect = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ licenseType: 'connect', roles: ['viewer'] }) });
+  const connect = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: newUser({ licenseType: 'connect', roles: ['viewer'] }),
+  });
   assert.is(connect.status, 201);
 });
 
 create('concurrent creations cannot oversell the last seat', async () => {
   const client = await buildClient(server, { seats: { full: 2 } });
   const results = await Promise.all(
-    Array.from({ length: 6 }, () => server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ password: PASSWORD }) })),
+    Array.from({ length: 6 }, () =>
+      server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ password: PASSWORD }) }),
+    ),
   );
   assert.equal(results.map((r) => r.status).sort(), [201, 422, 422, 422, 422, 422]);
 });
 
 create('unknown fields are not written (stripped)', async () => {
   const client = await buildClient(server);
-  const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: newUser({ clientId: 999, status: 'active', password_hash: 'x' }) });
+  const res = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: newUser({ clientId: 999, status: 'active', password_hash: 'x' }),
+  });
   assert.is(res.status, 201);
   assert.is(res.body.data.clientId, client.id);
   assert.is(res.body.data.status, 'invited');
@@ -156,31 +170,49 @@ update('the resulting user must satisfy the rules: role/licence mismatch → 422
   const client = await buildClient(server, { seats: { full: 3, connect: 1 } });
   const user = await buildUser(server, client, { roles: ['author'] });
   const other = await buildUser(server, client, { roles: ['viewer'], licenseType: 'connect' });
-  const mismatch = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, licenseType: 'connect' } });
+  const mismatch = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, licenseType: 'connect' },
+  });
   assert.is(mismatch.status, 422);
-  const taken = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, email: other.email.toUpperCase() } });
+  const taken = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, email: other.email.toUpperCase() },
+  });
   assert.is(taken.status, 409);
-  const noSeat = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, licenseType: 'connect', roles: ['operator'] } });
+  const noSeat = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, licenseType: 'connect', roles: ['operator'] },
+  });
   assert.is(noSeat.status, 422);
   assert.is(noSeat.body.error.code, 'LICENSE_SEATS_EXHAUSTED');
   // moving the connect user to full frees the connect seat for the other
   const moved = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: other.id, licenseType: 'full' } });
   assert.is(moved.status, 200);
-  const now = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, licenseType: 'connect', roles: ['operator'] } });
+  const now = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, licenseType: 'connect', roles: ['operator'] },
+  });
   assert.is(now.status, 200);
   assert.equal(now.body.data.roles, ['operator']);
 });
 
 update('removing the admin role from the last Security Administrator → 409', async () => {
   const client = await buildClient(server);
-  const res = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: client.owner.id, roles: ['author'] } });
+  const res = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: client.owner.id, roles: ['author'] },
+  });
   assert.is(res.status, 409);
 });
 
-update('a new password ends the user\'s sessions', async () => {
+update("a new password ends the user's sessions", async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);
-  const res = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, password: 'a-brand-new-password' } });
+  const res = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, password: 'a-brand-new-password' },
+  });
   assert.is(res.status, 200);
   assert.is((await server.request('GET', '/api/client/auth/me', { token: user.token })).status, 401);
   const again = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: 'a-brand-new-password' } });
@@ -200,7 +232,11 @@ update('an id of the wrong type is refused, never coerced (true is not user 1; "
     assert.is(res.status, 422, `${JSON.stringify(id)}: ${res.text}`);
   }
   // the digits of an id still work, as in a query string
-  assert.is((await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: String(client.owner.id), title: 'ok' } })).status, 200);
+  assert.is(
+    (await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: String(client.owner.id), title: 'ok' } }))
+      .status,
+    200,
+  );
 });
 
 const tenancy = suite('tenant isolation on /api/admin/user');
@@ -209,7 +245,7 @@ tenancy.before(async () => {
 });
 tenancy.after(async () => server.stop());
 
-tenancy('client A cannot see, change or delete a user of client B: 404, and B\'s user is unchanged', async () => {
+tenancy("client A cannot see, change or delete a user of client B: 404, and B's user is unchanged", async () => {
   const a = await buildClient(server);
   const b = await buildClient(server);
   const victim = await buildUser(server, b, { roles: ['author'] });
@@ -261,44 +297,56 @@ readDelete('lists users with the one pagination shape {items, nextCursor}', asyn
     cursor = page.body.data.nextCursor;
   }
   assert.is(ids.length, 5);
-  assert.equal([...ids].sort((x: number, y: number) => x - y), ids);
+  assert.equal(
+    [...ids].sort((x: number, y: number) => x - y),
+    ids,
+  );
   assert.is((await server.request('GET', '/api/admin/user?limit=0', { token: client.owner.token })).status, 422);
   assert.is((await server.request('GET', '/api/admin/user?limit=5000', { token: client.owner.token })).status, 422);
   assert.is((await server.request('GET', '/api/admin/user?cursor=%%%', { token: client.owner.token })).status, 400);
 });
 
-readDelete('a page carries each user exactly as GET by id does, roles included (a dense page reads roles by id range, a sparse one by id list)', async () => {
-  const client = await buildClient(server, { seats: { full: 10 } });
-  const odd = 'Q "quoted" \\ back\tslash é 名前 😀';
-  const bodies = [
-    newUser({ firstName: odd, lastName: 'zzmark', title: 'Lead\nline', availableToOrg: ['org-1', 7], roles: ['viewer', 'author', 'admin'] }),
-    newUser({ lastName: 'other', roles: ['operator'] }),
-    newUser({ lastName: 'zzmark', roles: ['approver', 'author'] }),
-  ];
-  const created = [];
-  for (const body of bodies) {
-    const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body });
-    assert.is(res.status, 201, res.text);
-    created.push(res.body.data);
-  }
-  await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: created[1].id, disabled: true } });
-  for (const query of ['limit=50', 'limit=50&search=zzmark']) {
-    const list = await server.request('GET', `/api/admin/user?${query}`, { token: client.owner.token });
-    assert.is(list.status, 200, list.text);
-    for (const item of list.body.data.items) {
-      const one = await server.request('GET', `/api/admin/user/${item.id}`, { token: client.owner.token });
-      // the list adds the account state the console's actions depend on (issue 27)
-      const { locked, twoFactorEnabled, lastSecurityAdministrator, ...user } = item;
-      assert.equal([typeof locked, typeof twoFactorEnabled, typeof lastSecurityAdministrator], ['boolean', 'boolean', 'boolean']);
-      assert.is(JSON.stringify(user), JSON.stringify(one.body.data));
+readDelete(
+  'a page carries each user exactly as GET by id does, roles included (a dense page reads roles by id range, a sparse one by id list)',
+  async () => {
+    const client = await buildClient(server, { seats: { full: 10 } });
+    const odd = 'Q "quoted" \\ back\tslash é 名前 😀';
+    const bodies = [
+      newUser({
+        firstName: odd,
+        lastName: 'zzmark',
+        title: 'Lead\nline',
+        availableToOrg: ['org-1', 7],
+        roles: ['viewer', 'author', 'admin'],
+      }),
+      newUser({ lastName: 'other', roles: ['operator'] }),
+      newUser({ lastName: 'zzmark', roles: ['approver', 'author'] }),
+    ];
+    const created = [];
+    for (const body of bodies) {
+      const res = await server.request('POST', '/api/admin/user', { token: client.owner.token, body });
+      assert.is(res.status, 201, res.text);
+      created.push(res.body.data);
     }
-    assert.is(list.body.data.items.length, query.includes('search') ? 2 : 4);
-  }
-  const listed = (await server.request('GET', '/api/admin/user?limit=50', { token: client.owner.token })).body.data.items;
-  assert.equal(listed[1].roles, ['admin', 'author', 'viewer']);
-  assert.is(listed[1].firstName, odd);
-  assert.equal(listed[1].availableToOrg, ['org-1', 7]);
-});
+    await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: created[1].id, disabled: true } });
+    for (const query of ['limit=50', 'limit=50&search=zzmark']) {
+      const list = await server.request('GET', `/api/admin/user?${query}`, { token: client.owner.token });
+      assert.is(list.status, 200, list.text);
+      for (const item of list.body.data.items) {
+        const one = await server.request('GET', `/api/admin/user/${item.id}`, { token: client.owner.token });
+        // the list adds the account state the console's actions depend on (issue 27)
+        const { locked, twoFactorEnabled, lastSecurityAdministrator, ...user } = item;
+        assert.equal([typeof locked, typeof twoFactorEnabled, typeof lastSecurityAdministrator], ['boolean', 'boolean', 'boolean']);
+        assert.is(JSON.stringify(user), JSON.stringify(one.body.data));
+      }
+      assert.is(list.body.data.items.length, query.includes('search') ? 2 : 4);
+    }
+    const listed = (await server.request('GET', '/api/admin/user?limit=50', { token: client.owner.token })).body.data.items;
+    assert.equal(listed[1].roles, ['admin', 'author', 'viewer']);
+    assert.is(listed[1].firstName, odd);
+    assert.equal(listed[1].availableToOrg, ['org-1', 7]);
+  },
+);
 
 readDelete('a system administrator reads users of any client with ?clientId= and by id, but cannot delete', async () => {
   const client = await buildClient(server);

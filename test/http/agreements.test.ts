@@ -5,12 +5,17 @@ import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { upload } from '../helpers/upload';
 
 async function publish(server: TestServer, body: Record<string, unknown>) {
-  const res = await server.request('POST', '/api/admin/agreement', { token: await adminToken(server), body: { title: 'Terms', bodyMarkdown: '# Terms\n\nBe nice.', ...body } });
+  const res = await server.request('POST', '/api/admin/agreement', {
+    token: await adminToken(server),
+    body: { title: 'Terms', bodyMarkdown: '# Terms\n\nBe nice.', ...body },
+  });
   assert.is(res.status, 201, res.text);
   return res.body.data;
 }
 
-const TINY_PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+const TINY_PDF = Buffer.from(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
 
 // ---------------------------------------------------------------------------
 const admin = suite('/api/admin/agreement');
@@ -23,7 +28,10 @@ admin.after(async () => server.stop());
 admin('no token → 401; a client user → 403', async () => {
   assert.is((await server.request('GET', '/api/admin/agreement')).status, 401);
   const client = await buildClient(server);
-  const res = await server.request('POST', '/api/admin/agreement', { token: client.owner.token, body: { kind: 'eula', version: 'x', title: 't', bodyMarkdown: 'b' } });
+  const res = await server.request('POST', '/api/admin/agreement', {
+    token: client.owner.token,
+    body: { kind: 'eula', version: 'x', title: 't', bodyMarkdown: 'b' },
+  });
   assert.is(res.status, 403);
 });
 
@@ -48,7 +56,10 @@ admin('POST publishes a version; GET lists it, filtered by kind; PUT changes it'
 
 admin('409 for an existing version of the kind', async () => {
   await publish(server, { kind: 'eula', version: 'dup' });
-  const res = await server.request('POST', '/api/admin/agreement', { token: await adminToken(server), body: { kind: 'eula', version: 'dup', title: 't', bodyMarkdown: 'b' } });
+  const res = await server.request('POST', '/api/admin/agreement', {
+    token: await adminToken(server),
+    body: { kind: 'eula', version: 'dup', title: 't', bodyMarkdown: 'b' },
+  });
   assert.is(res.status, 409);
 });
 
@@ -56,10 +67,16 @@ admin('422 without a body or PDF, with a file that is not a PDF, or an unknown k
   const token = await adminToken(server);
   const none = await server.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: 'n1', title: 't' } });
   assert.is(none.status, 422);
-  const notPdf = await server.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: 'n2', title: 't', pdfBase64: Buffer.from('hello').toString('base64') } });
+  const notPdf = await server.request('POST', '/api/admin/agreement', {
+    token,
+    body: { kind: 'msa', version: 'n2', title: 't', pdfBase64: Buffer.from('hello').toString('base64') },
+  });
   assert.is(notPdf.status, 422);
   assert.is(notPdf.body.error.details.fields[0].path, 'body.pdfBase64');
-  const kind = await server.request('POST', '/api/admin/agreement', { token, body: { kind: 'nda', version: 'n3', title: 't', bodyMarkdown: 'b' } });
+  const kind = await server.request('POST', '/api/admin/agreement', {
+    token,
+    body: { kind: 'nda', version: 'n3', title: 't', bodyMarkdown: 'b' },
+  });
   assert.is(kind.status, 422);
 });
 
@@ -95,11 +112,22 @@ gate('MSA and EULA acceptance, re-acceptance on a new version', async () => {
   assert.is((await g.request('GET', '/api/client/license', { token: member.token })).status, 200);
   assert.is((await g.request('GET', '/api/client/auth/me', { token: member.token })).status, 200);
   const before = await g.request('GET', '/api/client/have-client-accepted-msa', { token: member.token });
-  assert.equal(before.body.data, { accepted: false, required: true, version: '1', acceptedVersion: null, acceptedAt: null, acceptedBy: null });
+  assert.equal(before.body.data, {
+    accepted: false,
+    required: true,
+    version: '1',
+    acceptedVersion: null,
+    acceptedAt: null,
+    acceptedBy: null,
+  });
 
   const notSa = await g.request('POST', '/api/client/accept-msa', { token: member.token, body: {} });
   assert.is(notSa.status, 403);
-  const accepted = await g.request('POST', '/api/client/accept-msa', { token: client.owner.token, body: { version: '1' }, headers: { 'user-agent': 'gate-test' } });
+  const accepted = await g.request('POST', '/api/client/accept-msa', {
+    token: client.owner.token,
+    body: { version: '1' },
+    headers: { 'user-agent': 'gate-test' },
+  });
   assert.is(accepted.status, 200, accepted.text);
   assert.is(accepted.body.data.acceptance.userAgent, 'gate-test');
   const after = await g.request('GET', '/api/client/have-client-accepted-msa', { token: member.token });
@@ -118,7 +146,11 @@ gate('MSA and EULA acceptance, re-acceptance on a new version', async () => {
   assert.is((await info(member.token)).body.error.code, 'EULA_NOT_ACCEPTED');
   const eula = await g.request('GET', '/api/client/eula', { token: member.token });
   assert.equal([eula.status, eula.body.data.agreement.version, eula.body.data.accepted], [200, '1', false]);
-  const accept = await g.request('POST', '/api/client/eula/accept', { token: member.token, body: {}, headers: { 'user-agent': 'eula-agent' } });
+  const accept = await g.request('POST', '/api/client/eula/accept', {
+    token: member.token,
+    body: {},
+    headers: { 'user-agent': 'eula-agent' },
+  });
   assert.is(accept.status, 200, accept.text);
   const acceptance = accept.body.data.acceptance;
   assert.equal([acceptance.version, acceptance.userAgent, acceptance.acceptedBy.userId], ['1', 'eula-agent', member.id]);
@@ -204,7 +236,12 @@ download('404 while no MSA is published; 401 without a token', async () => {
 });
 
 download('the MSA rendered from Markdown as a PDF attachment, with the rate-limit headers', async () => {
-  await publish(d, { kind: 'msa', version: '2024.1', title: 'Master Services Agreement', bodyMarkdown: '# MSA\n\n1. **Scope** of the services\n- item\n\nText with a [link](https://example.test).' });
+  await publish(d, {
+    kind: 'msa',
+    version: '2024.1',
+    title: 'Master Services Agreement',
+    bodyMarkdown: '# MSA\n\n1. **Scope** of the services\n- item\n\nText with a [link](https://example.test).',
+  });
   const client = await buildClient(d);
   const { res, bytes } = await fetchPdf(client.owner.token);
   assert.is(res.status, 200);
@@ -217,7 +254,13 @@ download('the MSA rendered from Markdown as a PDF attachment, with the rate-limi
 });
 
 download('an uploaded PDF is served as uploaded', async () => {
-  await publish(d, { kind: 'msa', version: '2024.2', bodyMarkdown: null, pdfBase64: TINY_PDF.toString('base64'), fileName: 'Master Agreement.pdf' });
+  await publish(d, {
+    kind: 'msa',
+    version: '2024.2',
+    bodyMarkdown: null,
+    pdfBase64: TINY_PDF.toString('base64'),
+    fileName: 'Master Agreement.pdf',
+  });
   const client = await buildClient(d);
   const { res, bytes } = await fetchPdf(client.owner.token);
   assert.is(res.status, 200);
@@ -225,23 +268,32 @@ download('an uploaded PDF is served as uploaded', async () => {
   assert.match(res.headers.get('content-disposition') ?? '', /filename="Master Agreement.pdf"/);
 });
 
-download('a PDF uploaded with POST /api/admin/upload is published by fileId and served as uploaded; a non-PDF or unknown id is 422', async () => {
-  const token = await adminToken(d);
-  const up = await upload(d, token, [{ name: 'Terms 2024.3.pdf', data: TINY_PDF }], { path: '/api/admin/upload' });
-  assert.is(up.status, 201, up.text);
-  const text = await upload(d, token, [{ name: 'notes.txt', data: 'not a pdf' }], { path: '/api/admin/upload' });
-  const refusedText = await d.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: '2024.3x', title: 'MSA', fileId: text.body.data.files[0].id } });
-  assert.is(refusedText.status, 422, refusedText.text);
-  const unknown = await d.request('POST', '/api/admin/agreement', { token, body: { kind: 'msa', version: '2024.3y', title: 'MSA', fileId: 999999 } });
-  assert.is(unknown.status, 422, unknown.text);
-  assert.is(unknown.body.error.details.fields[0].path, 'body.fileId');
-  await publish(d, { kind: 'msa', version: '2024.3', title: 'MSA', fileId: up.body.data.files[0].id });
-  const client = await buildClient(d);
-  const { res, bytes } = await fetchPdf(client.owner.token);
-  assert.is(res.status, 200);
-  assert.ok(bytes.equals(TINY_PDF));
-  assert.match(res.headers.get('content-disposition') ?? '', /filename="Terms 2024.3.pdf"/);
-});
+download(
+  'a PDF uploaded with POST /api/admin/upload is published by fileId and served as uploaded; a non-PDF or unknown id is 422',
+  async () => {
+    const token = await adminToken(d);
+    const up = await upload(d, token, [{ name: 'Terms 2024.3.pdf', data: TINY_PDF }], { path: '/api/admin/upload' });
+    assert.is(up.status, 201, up.text);
+    const text = await upload(d, token, [{ name: 'notes.txt', data: 'not a pdf' }], { path: '/api/admin/upload' });
+    const refusedText = await d.request('POST', '/api/admin/agreement', {
+      token,
+      body: { kind: 'msa', version: '2024.3x', title: 'MSA', fileId: text.body.data.files[0].id },
+    });
+    assert.is(refusedText.status, 422, refusedText.text);
+    const unknown = await d.request('POST', '/api/admin/agreement', {
+      token,
+      body: { kind: 'msa', version: '2024.3y', title: 'MSA', fileId: 999999 },
+    });
+    assert.is(unknown.status, 422, unknown.text);
+    assert.is(unknown.body.error.details.fields[0].path, 'body.fileId');
+    await publish(d, { kind: 'msa', version: '2024.3', title: 'MSA', fileId: up.body.data.files[0].id });
+    const client = await buildClient(d);
+    const { res, bytes } = await fetchPdf(client.owner.token);
+    assert.is(res.status, 200);
+    assert.ok(bytes.equals(TINY_PDF));
+    assert.match(res.headers.get('content-disposition') ?? '', /filename="Terms 2024.3.pdf"/);
+  },
+);
 
 download('20 requests per 15 minutes per user: the 21st → 429 RATE_LIMITED with Retry-After', async () => {
   const client = await buildClient(d);

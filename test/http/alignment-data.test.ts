@@ -34,30 +34,40 @@ function binaryPly(little: boolean, points = POINTS, declared = points.length): 
 const asciiPly = `ply\nformat ascii 1.0\nelement vertex 3\nproperty double x\nproperty double y\nproperty double z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n${POINTS.map((p) => p.join(' ')).join('\n')}\n3 0 1 2\n`;
 const BOUNDS = { min: [-4, -2, -7.5], max: [1.5, 5.25, 3] };
 
-alignment('ASCII and binary (little and big endian) PLY: point count, bounds and format from the file; GET returns the metadata or the bytes', async () => {
-  const client = await buildClient(server);
-  const template = await publishedTemplate(server, client);
-  const assetId = await createAsset(server, client.owner.token);
-  const cases: [Buffer | string, string, Record<string, string>][] = [
-    [asciiPly, 'ascii', { templateId: String(template.templateId), stepId: 'measure' }],
-    [binaryPly(true), 'binary_little_endian', { assetId: String(assetId) }],
-    [binaryPly(false), 'binary_big_endian', { assetId: String(assetId) }],
-  ];
-  for (const [data, format, fields] of cases) {
-    const res = await upload(server, client.owner.token, [{ name: 'scan.ply', data }], { path: '/api/client/alignment-data', fields });
-    assert.is(res.status, 201, res.text);
-    assert.equal({ pointCount: res.body.data.pointCount, bounds: res.body.data.bounds, format: res.body.data.format }, { pointCount: 3, bounds: BOUNDS, format });
-    assert.ok(Number.isInteger(res.body.data.fileId));
-  }
-  const byAsset = await server.request('GET', `/api/client/alignment-data?assetId=${assetId}`, { token: client.owner.token });
-  assert.is(byAsset.status, 200, byAsset.text);
-  assert.is(byAsset.body.data.format, 'binary_big_endian', 'the newest');
-  const byStep = await server.request('GET', `/api/client/alignment-data?templateId=${template.templateId}&stepId=measure`, { token: client.owner.token });
-  assert.is(byStep.body.data.format, 'ascii');
-  const raw = await fetch(`${server.url}/api/client/alignment-data?assetId=${assetId}`, { headers: { authorization: `Bearer ${client.owner.token}`, accept: 'application/octet-stream' } });
-  assert.is(raw.status, 200);
-  assert.ok(Buffer.from(await raw.arrayBuffer()).equals(binaryPly(false)));
-});
+alignment(
+  'ASCII and binary (little and big endian) PLY: point count, bounds and format from the file; GET returns the metadata or the bytes',
+  async () => {
+    const client = await buildClient(server);
+    const template = await publishedTemplate(server, client);
+    const assetId = await createAsset(server, client.owner.token);
+    const cases: [Buffer | string, string, Record<string, string>][] = [
+      [asciiPly, 'ascii', { templateId: String(template.templateId), stepId: 'measure' }],
+      [binaryPly(true), 'binary_little_endian', { assetId: String(assetId) }],
+      [binaryPly(false), 'binary_big_endian', { assetId: String(assetId) }],
+    ];
+    for (const [data, format, fields] of cases) {
+      const res = await upload(server, client.owner.token, [{ name: 'scan.ply', data }], { path: '/api/client/alignment-data', fields });
+      assert.is(res.status, 201, res.text);
+      assert.equal(
+        { pointCount: res.body.data.pointCount, bounds: res.body.data.bounds, format: res.body.data.format },
+        { pointCount: 3, bounds: BOUNDS, format },
+      );
+      assert.ok(Number.isInteger(res.body.data.fileId));
+    }
+    const byAsset = await server.request('GET', `/api/client/alignment-data?assetId=${assetId}`, { token: client.owner.token });
+    assert.is(byAsset.status, 200, byAsset.text);
+    assert.is(byAsset.body.data.format, 'binary_big_endian', 'the newest');
+    const byStep = await server.request('GET', `/api/client/alignment-data?templateId=${template.templateId}&stepId=measure`, {
+      token: client.owner.token,
+    });
+    assert.is(byStep.body.data.format, 'ascii');
+    const raw = await fetch(`${server.url}/api/client/alignment-data?assetId=${assetId}`, {
+      headers: { authorization: `Bearer ${client.owner.token}`, accept: 'application/octet-stream' },
+    });
+    assert.is(raw.status, 200);
+    assert.ok(Buffer.from(await raw.arrayBuffer()).equals(binaryPly(false)));
+  },
+);
 
 alignment('malformed files are 422 naming file: fewer vertices than declared, a non-finite coordinate, no z, not a PLY', async () => {
   const client = await buildClient(server);
@@ -70,7 +80,10 @@ alignment('malformed files are 422 naming file: fewer vertices than declared, a 
     'x y z\n1 2 3\n',
   ];
   for (const data of bad) {
-    const res = await upload(server, client.owner.token, [{ name: 'scan.ply', data }], { path: '/api/client/alignment-data', fields: { assetId: String(assetId) } });
+    const res = await upload(server, client.owner.token, [{ name: 'scan.ply', data }], {
+      path: '/api/client/alignment-data',
+      fields: { assetId: String(assetId) },
+    });
     assert.is(res.status, 422, res.text);
     assert.is(res.body.error.details.fields[0].path, 'body.file');
   }
@@ -83,13 +96,21 @@ alignment('another client’s asset or template is 404 on upload and read; no ta
   const other = await buildClient(server);
   const theirAsset = await createAsset(server, other.owner.token);
   const theirTemplate = await publishedTemplate(server, other);
-  const post = (fields: Record<string, string>) => upload(server, client.owner.token, [{ name: 'scan.ply', data: asciiPly }], { path: '/api/client/alignment-data', fields });
+  const post = (fields: Record<string, string>) =>
+    upload(server, client.owner.token, [{ name: 'scan.ply', data: asciiPly }], { path: '/api/client/alignment-data', fields });
   assert.is((await post({ assetId: String(theirAsset) })).status, 404);
   assert.is((await post({ templateId: String(theirTemplate.templateId), stepId: 'measure' })).status, 404);
   assert.is((await post({})).status, 422);
   assert.is((await post({ assetId: String(theirAsset), templateId: '1', stepId: 'x' })).status, 422);
   assert.is((await server.request('GET', `/api/client/alignment-data?assetId=${theirAsset}`, { token: client.owner.token })).status, 404);
-  assert.is((await server.request('GET', `/api/client/alignment-data?templateId=${theirTemplate.templateId}&stepId=measure`, { token: client.owner.token })).status, 404);
+  assert.is(
+    (
+      await server.request('GET', `/api/client/alignment-data?templateId=${theirTemplate.templateId}&stepId=measure`, {
+        token: client.owner.token,
+      })
+    ).status,
+    404,
+  );
 });
 
 alignment.run();

@@ -84,7 +84,10 @@ test('/ sends a client user without an administrator role to /app/, administrato
 test('GET /api/client/auth/refresh with the cookie sets the session and CSRF cookies again (the app renews them)', async () => {
   const operator = await buildUser(wip, client, { roles: ['operator'] });
   const signed = await wip.request('POST', '/api/client/auth/sign-in', { body: { email: operator.email, password: operator.password } });
-  const cookie = signed.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = signed.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const session = /wip_session=([^;]+)/.exec(cookie)![1];
   wip.clock.advance(60 * 60_000);
   const renewed = await wip.request('GET', '/api/client/auth/refresh', { headers: { cookie } });
@@ -104,9 +107,13 @@ test('GET /api/client/auth/refresh with the cookie sets the session and CSRF coo
 test('a user who must still enrol a second factor gets the pages (to enrol there), the API stays closed', async () => {
   const strict = await buildClient(wip);
   const user = await buildUser(wip, strict, { roles: ['operator'] });
-  const required = await wip.request('PUT', '/api/client/auth/client-security-settings', { token: strict.owner.token, body: { twoFactorRequired: 'all' } });
+  const required = await wip.request('PUT', '/api/client/auth/client-security-settings', {
+    token: strict.owner.token,
+    body: { twoFactorRequired: 'all' },
+  });
   assert.is(required.status, 200, required.text);
-  for (const path of ['/app/', '/app/deviations', '/console/']) assert.is((await wip.request('GET', path, { token: user.token })).status, 200, path);
+  for (const path of ['/app/', '/app/deviations', '/console/'])
+    assert.is((await wip.request('GET', path, { token: user.token })).status, 200, path);
   const api = await wip.request('GET', '/api/client/supervision/board', { token: user.token });
   assert.is(api.status, 403);
   assert.is(api.body.error.code, 'TWO_FACTOR_SETUP_REQUIRED');

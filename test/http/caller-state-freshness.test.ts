@@ -28,7 +28,10 @@ fresh('a role change: /auth/me shows the new roles and role-guarded routes follo
   const user = await buildUser(server, client, { roles: ['author'] });
   assert.equal((await me(user.token)).body.data.roles, ['author']);
   assert.is((await server.request('GET', '/api/admin/user', { token: user.token })).status, 403);
-  const granted = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, roles: ['admin', 'author'] } });
+  const granted = await server.request('PUT', '/api/admin/user', {
+    token: client.owner.token,
+    body: { id: user.id, roles: ['admin', 'author'] },
+  });
   assert.is(granted.status, 200, granted.text);
   assert.equal((await me(user.token)).body.data.roles.sort(), ['admin', 'author']);
   assert.is((await server.request('GET', '/api/admin/user', { token: user.token })).status, 200);
@@ -40,7 +43,10 @@ fresh('a license type change is in the next /auth/me', async () => {
   const client = await buildClient(server, { seats: { full: 3, connect: 2 } });
   const user = await buildUser(server, client, { roles: ['operator'], licenseType: 'full' });
   assert.is((await me(user.token)).body.data.licenseType, 'full');
-  const moved = await server.request('POST', '/api/client/license', { token: client.owner.token, body: { userId: user.id, licenseType: 'connect' } });
+  const moved = await server.request('POST', '/api/client/license', {
+    token: client.owner.token,
+    body: { userId: user.id, licenseType: 'connect' },
+  });
   assert.is(moved.status, 200, moved.text);
   assert.is((await me(user.token)).body.data.licenseType, 'connect');
 });
@@ -65,7 +71,10 @@ fresh('a two-factor requirement applies to the next request of a signed-in user'
   const user = await buildUser(server, client, { roles: ['author'] });
   assert.is((await server.request('GET', '/api/client/auth/client', { token: user.token })).status, 200);
   assert.is((await server.request('GET', '/api/client/license', { token: user.token })).status, 200);
-  const set = await server.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { twoFactorRequired: 'all' } });
+  const set = await server.request('PUT', '/api/client/auth/client-security-settings', {
+    token: client.owner.token,
+    body: { twoFactorRequired: 'all' },
+  });
   assert.is(set.status, 200, set.text);
   const refused = await server.request('GET', '/api/client/license', { token: user.token });
   assert.is(refused.status, 403);
@@ -74,7 +83,11 @@ fresh('a two-factor requirement applies to the next request of a signed-in user'
 
 fresh('another process revoking a session, changing roles or disabling a user: seen by the next request', async () => {
   const client = await buildClient(server);
-  const [a, b, c] = [await buildUser(server, client, { roles: ['author'] }), await buildUser(server, client), await buildUser(server, client)];
+  const [a, b, c] = [
+    await buildUser(server, client, { roles: ['author'] }),
+    await buildUser(server, client),
+    await buildUser(server, client),
+  ];
   for (const u of [a, b, c]) assert.is((await me(u.token)).status, 200);
   // a second connection, as the CLI or a restore tool would hold: the daemon learns of its commits from PRAGMA data_version
   const other = new BetterSqlite3(path.join(server.dataDir, 'wip.db'));
@@ -98,7 +111,9 @@ fresh('another process publishing an MSA or removing its acceptance: the agreeme
   const now = server.clock.now().toISOString();
   try {
     other
-      .prepare("INSERT INTO agreements (kind, version, title, body_markdown, effective_at, requires_reacceptance, created_at, updated_at) VALUES ('msa', 'cli-1', 'Terms', 'terms', ?, 1, ?, ?)")
+      .prepare(
+        "INSERT INTO agreements (kind, version, title, body_markdown, effective_at, requires_reacceptance, created_at, updated_at) VALUES ('msa', 'cli-1', 'Terms', 'terms', ?, 1, ?, ?)",
+      )
       .run(now, now, now);
     assert.is(await info(), 'MSA_NOT_ACCEPTED');
     assert.is((await server.request('POST', '/api/client/accept-msa', { token: client.owner.token, body: {} })).status, 200);
@@ -117,7 +132,9 @@ fresh('`wip admin reset-password` and `wip admin delete` from the CLI end a warm
   assert.is((await server.request('GET', '/api/admin/client', { token })).status, 200);
   const created = await wip(['admin', 'create', '--username', 'night-shift', '--password', 'night-pass-123456']);
   assert.is(created.code, 0, created.stderr);
-  const signIn = async () => (await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'night-shift', password: 'night-pass-123456' } })).body.data.token as string;
+  const signIn = async () =>
+    (await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'night-shift', password: 'night-pass-123456' } })).body
+      .data.token as string;
   const first = await signIn();
   assert.is((await server.request('GET', '/api/admin/client', { token: first })).status, 200);
   const reset = await wip(['admin', 'reset-password', '--username', 'night-shift', '--password', 'night-pass-123456']);
@@ -134,7 +151,10 @@ fresh('`wip license install` of an expired key from the CLI: the next write is r
   const client = await buildClient(server);
   assert.is((await me(client.owner.token)).status, 200);
   const now = server.clock.now();
-  const expired = issueTestLicense({ issuedAt: new Date(now.getTime() - 60 * DAY).toISOString(), expiresAt: new Date(now.getTime() + DAY).toISOString() }, { now });
+  const expired = issueTestLicense(
+    { issuedAt: new Date(now.getTime() - 60 * DAY).toISOString(), expiresAt: new Date(now.getTime() + DAY).toISOString() },
+    { now },
+  );
   const installed = await wip(['license', 'install', expired]);
   assert.is(installed.code, 0, installed.stderr + installed.stdout);
   // the daemon's clock (not the CLI's) runs past expiry and grace
@@ -143,7 +163,10 @@ fresh('`wip license install` of an expired key from the CLI: the next write is r
   const write = await server.request('POST', '/api/admin/client', { token, body: { name: 'x' } });
   assert.is(write.status, 403, write.text);
   assert.is(write.body.error.code, 'LICENSE_EXPIRED');
-  const renewed = await server.request('POST', '/api/admin/license-on-prem', { token, body: { licenseKey: issueTestLicense({}, { now: server.clock.now() }) } });
+  const renewed = await server.request('POST', '/api/admin/license-on-prem', {
+    token,
+    body: { licenseKey: issueTestLicense({}, { now: server.clock.now() }) },
+  });
   assert.ok(renewed.status < 300, renewed.text);
   const again = await server.request('POST', '/api/admin/client', { token, body: { name: 'x' } });
   assert.is(again.status, 422, again.text); // past the gate: refused by validation only

@@ -20,8 +20,24 @@ signInSuite('returns token, refreshToken and the user, and sets an HttpOnly Same
   assert.type(res.body.data.refreshToken, 'string');
   const user = res.body.data.user;
   assert.equal(
-    { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, roles: user.roles, licenseType: user.licenseType, clientId: user.clientId },
-    { id: client.owner.id, email: client.owner.email, firstName: '', lastName: '', roles: ['admin'], licenseType: 'full', clientId: client.id },
+    {
+      id: user.id,
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      roles: user.roles,
+      licenseType: user.licenseType,
+      clientId: user.clientId,
+    },
+    {
+      id: client.owner.id,
+      email: client.owner.email,
+      firstName: '',
+      lastName: '',
+      roles: ['admin'],
+      licenseType: 'full',
+      clientId: client.id,
+    },
   );
   assert.not.ok('passwordHash' in user || 'password_hash' in user);
   const cookie = res.headers.get('set-cookie') ?? '';
@@ -33,14 +49,20 @@ signInSuite('returns token, refreshToken and the user, and sets an HttpOnly Same
 
 signInSuite('the email is matched case-insensitively', async () => {
   const client = await buildClient(server);
-  const res = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email.toUpperCase(), password: PASSWORD } });
+  const res = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: client.owner.email.toUpperCase(), password: PASSWORD },
+  });
   assert.is(res.status, 200);
 });
 
 signInSuite('wrong password and unknown email give the same 401 INVALID_CREDENTIALS', async () => {
   const client = await buildClient(server);
-  const wrong = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email, password: 'not-the-password' } });
-  const unknown = await server.request('POST', '/api/client/auth/sign-in', { body: { email: uniqueEmail('nobody'), password: 'not-the-password' } });
+  const wrong = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: client.owner.email, password: 'not-the-password' },
+  });
+  const unknown = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: uniqueEmail('nobody'), password: 'not-the-password' },
+  });
   assert.is(wrong.status, 401);
   assert.is(unknown.status, 401);
   assert.equal(wrong.body, unknown.body);

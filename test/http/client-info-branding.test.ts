@@ -61,7 +61,15 @@ features('client-info carries the feature flags of the key and its licensee', as
   const a = await buildClient(limited);
   const res = await limited.request('GET', '/api/client/client-info', { token: a.owner.token });
   assert.is(res.status, 200, res.text);
-  assert.equal(res.body.data.featureFlags, { sso: true, graphql: false, push: false, reports: false, 'import-export': false, collaboration: false, integrations: false });
+  assert.equal(res.body.data.featureFlags, {
+    sso: true,
+    graphql: false,
+    push: false,
+    reports: false,
+    'import-export': false,
+    collaboration: false,
+    integrations: false,
+  });
   assert.equal(res.body.data.features, ['sso']);
   assert.equal(res.body.data.branding, { displayName: a.name, licensee: 'Example Works', logoUrl: null });
 });
@@ -94,7 +102,12 @@ async function uploadSystemFile(data: Buffer, name: string): Promise<number> {
 }
 
 async function createOrganization(token: string, name: string): Promise<number> {
-  const res = await gql(server, token, 'mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { databaseId } } }', { input: { name } });
+  const res = await gql(
+    server,
+    token,
+    'mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { databaseId } } }',
+    { input: { name } },
+  );
   assert.is(res.errors, undefined, JSON.stringify(res.errors));
   return res.data.createOrganization.organization.databaseId;
 }
@@ -107,7 +120,10 @@ logo('404 before a logo is set; the system administrator sets it with PUT /api/a
   assert.is((await server.request('GET', '/api/client/get-logo-by-owner', { token: user.token })).status, 404);
 
   const fileId = await uploadSystemFile(PNG, 'logo.png');
-  const put = await server.request('PUT', `/api/admin/client/${client.id}`, { token: await adminToken(server), body: { logoFileId: fileId } });
+  const put = await server.request('PUT', `/api/admin/client/${client.id}`, {
+    token: await adminToken(server),
+    body: { logoFileId: fileId },
+  });
   assert.is(put.status, 200, put.text);
   assert.is(put.body.data.logoFileId, fileId);
 
@@ -118,7 +134,9 @@ logo('404 before a logo is set; the system administrator sets it with PUT /api/a
   const etag = res.headers.get('etag')!;
   assert.match(etag, /^"[0-9a-f]{64}"$/);
   assert.match(res.headers.get('cache-control') ?? '', /no-cache/);
-  const again = await fetch(`${server.url}/api/client/get-logo-by-owner`, { headers: { authorization: `Bearer ${user.token}`, 'if-none-match': etag } });
+  const again = await fetch(`${server.url}/api/client/get-logo-by-owner`, {
+    headers: { authorization: `Bearer ${user.token}`, 'if-none-match': etag },
+  });
   assert.is(again.status, 304);
 
   const info = await server.request('GET', '/api/client/client-info', { token: user.token });
@@ -141,7 +159,8 @@ logo("?organizationId= gives the organization's logo, else the client's; another
     body: { logoFileId: clientLogo, organizationLogos: [{ organizationId: withLogo, logoFileId: orgLogo }] },
   });
   assert.is(put.status, 200, put.text);
-  const get = (query: string) => fetch(`${server.url}/api/client/get-logo-by-owner${query}`, { headers: { authorization: `Bearer ${client.owner.token}` } });
+  const get = (query: string) =>
+    fetch(`${server.url}/api/client/get-logo-by-owner${query}`, { headers: { authorization: `Bearer ${client.owner.token}` } });
   const north = await get(`?organizationId=${withLogo}`);
   assert.is(north.headers.get('content-type'), 'image/jpeg');
   assert.ok(Buffer.from(await north.arrayBuffer()).equals(JPEG));
@@ -149,7 +168,10 @@ logo("?organizationId= gives the organization's logo, else the client's; another
   assert.ok(Buffer.from(await south.arrayBuffer()).equals(PNG));
   assert.is((await get(`?organizationId=${foreign}`)).status, 404);
   // an organization of another client cannot be given a logo through this client either
-  const cross = await server.request('PUT', `/api/admin/client/${client.id}`, { token: admin, body: { organizationLogos: [{ organizationId: foreign, logoFileId: orgLogo }] } });
+  const cross = await server.request('PUT', `/api/admin/client/${client.id}`, {
+    token: admin,
+    body: { organizationLogos: [{ organizationId: foreign, logoFileId: orgLogo }] },
+  });
   assert.is(cross.status, 422);
 });
 
@@ -172,7 +194,9 @@ const portal = suite('GET /api/client/customer-portal');
 const SECRET = 'portal-secret-0123456789abcdef0123456789';
 let configured: TestServer;
 portal.before(async () => {
-  configured = await startTestServer({ env: { WIP_CUSTOMER_PORTAL_URL: 'https://portal.example.test/enter?lang=en', WIP_CUSTOMER_PORTAL_SECRET: SECRET } });
+  configured = await startTestServer({
+    env: { WIP_CUSTOMER_PORTAL_URL: 'https://portal.example.test/enter?lang=en', WIP_CUSTOMER_PORTAL_SECRET: SECRET },
+  });
 });
 portal.after(async () => {
   await configured.stop();
@@ -186,7 +210,10 @@ portal("a Security Administrator gets a link signed with the secret, carrying th
   const url = new URL(res.body.data.url);
   assert.is(url.origin + url.pathname, 'https://portal.example.test/enter');
   assert.is(url.searchParams.get('lang'), 'en');
-  const claims = jwt.verify(url.searchParams.get('token')!, SECRET, { algorithms: ['HS256'], clock: configured.clock.now().getTime() / 1000 } as jwt.VerifyOptions) as jwt.JwtPayload;
+  const claims = jwt.verify(url.searchParams.get('token')!, SECRET, {
+    algorithms: ['HS256'],
+    clock: configured.clock.now().getTime() / 1000,
+  } as jwt.VerifyOptions) as jwt.JwtPayload;
   assert.is(claims.sub, String(client.id));
   assert.is(claims.clientName, client.name);
   assert.is(claims.email, client.owner.email);

@@ -34,7 +34,10 @@ const post = suite('POST /api/client/license');
 post('the Security Administrator moves a user to another license type', async () => {
   const client = await buildClient(server, { seats: { full: 3, connect: 2 } });
   const user = await buildUser(server, client, { roles: ['operator'], licenseType: 'full' });
-  const res = await server.request('POST', '/api/client/license', { token: client.owner.token, body: { userId: user.id, licenseType: 'connect' } });
+  const res = await server.request('POST', '/api/client/license', {
+    token: client.owner.token,
+    body: { userId: user.id, licenseType: 'connect' },
+  });
   assert.is(res.status, 200, res.text);
   assert.is(res.body.data.users[0].licenseType, 'connect');
   assert.equal(res.body.data.seats.connect, { allocated: 2, used: 1, free: 1 });
@@ -44,7 +47,10 @@ post('the Security Administrator moves a user to another license type', async ()
 post('403 for a user who is not a Security Administrator', async () => {
   const client = await buildClient(server);
   const author = await buildUser(server, client, { roles: ['user_admin'] });
-  const res = await server.request('POST', '/api/client/license', { token: author.token, body: { userId: author.id, licenseType: 'connect' } });
+  const res = await server.request('POST', '/api/client/license', {
+    token: author.token,
+    body: { userId: author.id, licenseType: 'connect' },
+  });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'FORBIDDEN');
 });
@@ -52,7 +58,10 @@ post('403 for a user who is not a Security Administrator', async () => {
 post('422 when the user holds a role the license type does not allow', async () => {
   const client = await buildClient(server);
   const author = await buildUser(server, client, { roles: ['author'] });
-  const res = await server.request('POST', '/api/client/license', { token: client.owner.token, body: { userId: author.id, licenseType: 'connect' } });
+  const res = await server.request('POST', '/api/client/license', {
+    token: client.owner.token,
+    body: { userId: author.id, licenseType: 'connect' },
+  });
   assert.is(res.status, 422);
   assert.is(res.body.error.code, 'VALIDATION_ERROR');
   assert.is(res.body.error.details.fields[0].path, 'body.changes.0.licenseType');
@@ -64,7 +73,12 @@ post('422 LICENSE_SEATS_EXHAUSTED when no seat of the type is free, and nothing 
   const b = await buildUser(server, client, { roles: ['viewer'], licenseType: 'full' });
   const res = await server.request('POST', '/api/client/license', {
     token: client.owner.token,
-    body: { changes: [{ userId: a.id, licenseType: 'connect' }, { userId: b.id, licenseType: 'connect' }] },
+    body: {
+      changes: [
+        { userId: a.id, licenseType: 'connect' },
+        { userId: b.id, licenseType: 'connect' },
+      ],
+    },
   });
   assert.is(res.status, 422);
   assert.is(res.body.error.code, 'LICENSE_SEATS_EXHAUSTED');
@@ -78,17 +92,28 @@ post('a batch can swap two users when every seat is taken', async () => {
   const b = await buildUser(server, client, { roles: ['viewer'], licenseType: 'connect' });
   const res = await server.request('POST', '/api/client/license', {
     token: client.owner.token,
-    body: { changes: [{ userId: a.id, licenseType: 'connect' }, { userId: b.id, licenseType: 'full' }] },
+    body: {
+      changes: [
+        { userId: a.id, licenseType: 'connect' },
+        { userId: b.id, licenseType: 'full' },
+      ],
+    },
   });
   assert.is(res.status, 200, res.text);
-  assert.equal(res.body.data.users.map((u: { licenseType: string }) => u.licenseType), ['connect', 'full']);
+  assert.equal(
+    res.body.data.users.map((u: { licenseType: string }) => u.licenseType),
+    ['connect', 'full'],
+  );
 });
 
 post("another client's user → 404", async () => {
   const mine = await buildClient(server);
   const other = await buildClient(server);
   const stranger = await buildUser(server, other, { roles: ['viewer'] });
-  const res = await server.request('POST', '/api/client/license', { token: mine.owner.token, body: { userId: stranger.id, licenseType: 'connect' } });
+  const res = await server.request('POST', '/api/client/license', {
+    token: mine.owner.token,
+    body: { userId: stranger.id, licenseType: 'connect' },
+  });
   assert.is(res.status, 404);
 });
 

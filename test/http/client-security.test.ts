@@ -32,10 +32,17 @@ settings('defaults: 12 characters, 2FA off, no sign-up domains, SSO not enforced
 
 settings('before sign-in, ?clientId= gives only the policy fields; unknown client → 404; no clientId → 422', async () => {
   const client = await buildClient(server);
-  await server.request('PUT', PATH, { token: client.owner.token, body: { allowedSignUpDomains: ['secret-domain.test'], passwordMinLength: 14 } });
+  await server.request('PUT', PATH, {
+    token: client.owner.token,
+    body: { allowedSignUpDomains: ['secret-domain.test'], passwordMinLength: 14 },
+  });
   const res = await server.request('GET', `${PATH}?clientId=${client.id}`);
   assert.is(res.status, 200);
-  assert.equal(res.body.data, { passwordPolicy: { minLength: 14, blocksCommonPasswords: true }, twoFactorRequired: 'off', ssoEnforced: false });
+  assert.equal(res.body.data, {
+    passwordPolicy: { minLength: 14, blocksCommonPasswords: true },
+    twoFactorRequired: 'off',
+    ssoEnforced: false,
+  });
   assert.not.ok(res.text.includes('secret-domain'));
   assert.is((await server.request('GET', `${PATH}?clientId=999999`)).status, 404);
   assert.is((await server.request('GET', PATH)).status, 422);
@@ -50,7 +57,13 @@ settings('a Security Administrator changes them; omitted fields keep their value
   const author = await buildUser(server, client);
   const put = await server.request('PUT', PATH, {
     token: client.owner.token,
-    body: { passwordMinLength: 16, twoFactorRequired: 'admins', sessionIdleTimeout: 3600, allowedSignUpDomains: ['Example.TEST'], ssoEnforced: false },
+    body: {
+      passwordMinLength: 16,
+      twoFactorRequired: 'admins',
+      sessionIdleTimeout: 3600,
+      allowedSignUpDomains: ['Example.TEST'],
+      ssoEnforced: false,
+    },
   });
   assert.is(put.status, 200, put.text);
   assert.equal(put.body.data.allowedSignUpDomains, ['example.test']);
@@ -59,7 +72,10 @@ settings('a Security Administrator changes them; omitted fields keep their value
   assert.is(partial.body.data.twoFactorRequired, 'all');
   assert.is(partial.body.data.sessionIdleTimeout, 3600);
   assert.is((await server.request('PUT', PATH, { token: author.token, body: { passwordMinLength: 20 } })).status, 403);
-  const bad = await server.request('PUT', PATH, { token: client.owner.token, body: { passwordMinLength: 6, allowedSignUpDomains: ['not a domain'] } });
+  const bad = await server.request('PUT', PATH, {
+    token: client.owner.token,
+    body: { passwordMinLength: 6, allowedSignUpDomains: ['not a domain'] },
+  });
   assert.is(bad.status, 422);
   const paths = bad.body.error.details.fields.map((f: { path: string }) => f.path).sort();
   assert.equal(paths, ['body.allowedSignUpDomains.0', 'body.passwordMinLength']);
@@ -82,7 +98,10 @@ settings("the client's session idle timeout ends idle cookie sessions", async ()
   const client = await buildClient(server);
   await server.request('PUT', PATH, { token: client.owner.token, body: { sessionIdleTimeout: 600 } });
   const signed = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email, password: PASSWORD } });
-  const cookie = signed.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = signed.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   assert.is((await server.request('GET', '/api/client/auth/me', { headers: { cookie } })).status, 200);
   server.clock.advance(11 * 60_000);
   assert.is((await server.request('GET', '/api/client/auth/me', { headers: { cookie } })).status, 401);
@@ -211,7 +230,9 @@ createOff.before(async () => {
 createOff.after(async () => server.stop());
 
 createOff('403 SELF_SERVICE_DISABLED', async () => {
-  const res = await server.request('POST', '/api/client/auth/create-account', { body: { email: uniqueEmail(), password: 'a-long-enough-pass', clientName: 'Nope' } });
+  const res = await server.request('POST', '/api/client/auth/create-account', {
+    body: { email: uniqueEmail(), password: 'a-long-enough-pass', clientName: 'Nope' },
+  });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'SELF_SERVICE_DISABLED');
 });
@@ -224,18 +245,25 @@ createOn.after(async () => server.stop());
 
 createOn('creates a client with the caller as Security Administrator and the configured seats', async () => {
   const email = uniqueEmail('founder');
-  const res = await server.request('POST', '/api/client/auth/create-account', { body: { email, password: 'founder-passphrase', clientName: 'Delta Labs' } });
+  const res = await server.request('POST', '/api/client/auth/create-account', {
+    body: { email, password: 'founder-passphrase', clientName: 'Delta Labs' },
+  });
   assert.is(res.status, 201, res.text);
   assert.is(res.body.data.client.name, 'Delta Labs');
   assert.equal(res.body.data.user.roles, ['admin']);
-  assert.equal(res.body.data.licenses.map((l: { licenseType: string; seats: number }) => [l.licenseType, l.seats]), [['full', 3]]);
+  assert.equal(
+    res.body.data.licenses.map((l: { licenseType: string; seats: number }) => [l.licenseType, l.seats]),
+    [['full', 3]],
+  );
   const token = await signIn(server, email, 'founder-passphrase');
   const me = await server.request('GET', '/api/client/auth/me', { token });
   assert.is(me.body.data.clientId, res.body.data.client.id);
 });
 
 createOn('the password policy applies → 422 on body.password', async () => {
-  const res = await server.request('POST', '/api/client/auth/create-account', { body: { email: uniqueEmail(), password: 'password1234', clientName: 'Weak' } });
+  const res = await server.request('POST', '/api/client/auth/create-account', {
+    body: { email: uniqueEmail(), password: 'password1234', clientName: 'Weak' },
+  });
   assert.is(res.status, 422);
   assert.is(res.body.error.details.fields[0].path, 'body.password');
 });

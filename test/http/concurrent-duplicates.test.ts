@@ -26,7 +26,13 @@ const test = suite('concurrent identical writes into a uniqueness rule');
 test.before(async () => {
   upstream = await startUpstream();
   server = await startTestServer({
-    env: { ...DOMAIN_TEST_ENV, WIP_ERP_URL: `${upstream.url}/erp/api`, WIP_ERP_TOKEN: ERP_TOKEN, WIP_ERP_TEMPLATE_MAP: 'INSP=Race inspection', WIP_INTEGRATION_TIMEOUT: '5s' },
+    env: {
+      ...DOMAIN_TEST_ENV,
+      WIP_ERP_URL: `${upstream.url}/erp/api`,
+      WIP_ERP_TOKEN: ERP_TOKEN,
+      WIP_ERP_TEMPLATE_MAP: 'INSP=Race inspection',
+      WIP_INTEGRATION_TIMEOUT: '5s',
+    },
   });
   client = await buildClient(server, { seats: { full: 50, connect: 50 } });
 });
@@ -54,7 +60,12 @@ test('POST /api/admin/user with one email: one 201, the rest 409', async () => {
     const email = uniqueEmail('race');
     const body = { email, roles: ['viewer'], licenseType: 'full' };
     oneWinner(await times(() => server.request('POST', '/api/admin/user', { token: client.owner.token, body })), 201);
-    const rows = await server.deps.db.kysely.selectFrom('users').select('id').where('client_id', '=', client.id).where('email', '=', email).execute();
+    const rows = await server.deps.db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where('client_id', '=', client.id)
+      .where('email', '=', email)
+      .execute();
     assert.is(rows.length, 1);
   }
 });
@@ -70,7 +81,11 @@ test('POST /api/admin/internationalization with one key: one 201, the rest 409',
 test('GraphQL createDraft of one template: one draft, the rest CONFLICT', async () => {
   for (let round = 0; round < ROUNDS; round++) {
     const { templateId } = await publishedTemplate(server, client, undefined, `Drafted ${round}`);
-    const results = await times(() => gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', { t: `Template:${templateId}` }));
+    const results = await times(() =>
+      gql(server, client.owner.token, 'mutation($t: ID!) { createDraft(input: { templateId: $t }) { version { id } } }', {
+        t: `Template:${templateId}`,
+      }),
+    );
     const summary = JSON.stringify(results.map((r) => r.codes));
     assert.is(results.filter((r) => r.data?.createDraft?.version?.id).length, 1, summary);
     assert.equal(results.flatMap((r) => r.codes).sort(), Array(N - 1).fill('CONFLICT'), summary);
@@ -88,13 +103,22 @@ test('POST /api/client/workingTogether HAND_OFF of one job: one pending hand-off
 });
 
 test('POST /api/client/update-sensors with one batch: every answer 200, each reading stored once', async () => {
-  const created = await gql(server, client.owner.token, 'mutation { createSensor(input: {name: "Race", unit: "bar", kind: "pressure"}) { sensor { databaseId } } }');
+  const created = await gql(
+    server,
+    client.owner.token,
+    'mutation { createSensor(input: {name: "Race", unit: "bar", kind: "pressure"}) { sensor { databaseId } } }',
+  );
   const sensorId = created.data.createSensor.sensor.databaseId;
   for (let round = 0; round < ROUNDS; round++) {
     const readings = [1, 2, 3].map((i) => ({ sensorId, readingId: `race-${round}-${i}`, value: i, timestamp: '2026-01-01T10:00:00Z' }));
-    const responses = await times(() => server.request('POST', '/api/client/update-sensors', { token: client.owner.token, body: { readings } }));
+    const responses = await times(() =>
+      server.request('POST', '/api/client/update-sensors', { token: client.owner.token, body: { readings } }),
+    );
     assert.equal(statusesOf(responses), Array(N).fill(200), responses.map((r) => r.text).join('\n'));
-    assert.is(responses.reduce((sum, r) => sum + r.body.data.accepted, 0), 3);
+    assert.is(
+      responses.reduce((sum, r) => sum + r.body.data.accepted, 0),
+      3,
+    );
   }
 });
 
@@ -106,9 +130,17 @@ test('POST /api/client/auth/two-factor/setup at once: every answer 200 (each res
   for (let round = 0; round < ROUNDS; round++) {
     const user = await buildUser(server, client, { roles: ['viewer'] });
     // 10: the route's budget per user (15 minutes)
-    const responses = await times(() => server.request('POST', '/api/client/auth/two-factor/setup', { token: user.token, body: { password: PASSWORD } }), 10);
+    const responses = await times(
+      () => server.request('POST', '/api/client/auth/two-factor/setup', { token: user.token, body: { password: PASSWORD } }),
+      10,
+    );
     assert.equal(statusesOf(responses), Array(10).fill(200), responses.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join('\n'));
-    const rows = await server.deps.db.kysely.selectFrom('user_two_factor').selectAll().where('client_id', '=', client.id).where('user_id', '=', user.id).execute();
+    const rows = await server.deps.db.kysely
+      .selectFrom('user_two_factor')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .where('user_id', '=', user.id)
+      .execute();
     assert.is(rows.length, 1);
     assert.is(rows[0].enabled_at, null);
   }
@@ -131,10 +163,24 @@ test('POST /api/client/vendorErp at once: every run 200, one job per work order,
       assert.equal(r.body.data.errors, [], texts);
       assert.is(r.body.data.created + r.body.data.skipped, 2, texts);
     }
-    assert.is(responses.reduce((sum, r) => sum + r.body.data.created, 0), 2, texts);
-    const links = await server.deps.db.kysely.selectFrom('erp_work_orders').select('job_id').where('client_id', '=', client.id).where('external_id', 'like', `WO-race-${round}-%`).execute();
+    assert.is(
+      responses.reduce((sum, r) => sum + r.body.data.created, 0),
+      2,
+      texts,
+    );
+    const links = await server.deps.db.kysely
+      .selectFrom('erp_work_orders')
+      .select('job_id')
+      .where('client_id', '=', client.id)
+      .where('external_id', 'like', `WO-race-${round}-%`)
+      .execute();
     assert.is(links.length, 2);
-    const jobs = await server.deps.db.kysely.selectFrom('jobs').select('id').where('client_id', '=', client.id).where('title', 'like', `Race ${round}.%`).execute();
+    const jobs = await server.deps.db.kysely
+      .selectFrom('jobs')
+      .select('id')
+      .where('client_id', '=', client.id)
+      .where('title', 'like', `Race ${round}.%`)
+      .execute();
     assert.is(jobs.length, 2, 'no job without its work order');
   }
 });

@@ -26,46 +26,51 @@ async function invite(server: TestServer, token: string, email = uniqueEmail('in
   return res.body.data;
 }
 
-noMail('an invitation says it waits in the outbox; the Security Administrator takes its link once, then it is gone from the outbox', async () => {
-  const client = await buildClient(wip);
-  const invited = await invite(wip, client.owner.token);
-  assert.equal(invited.invitation, { delivery: 'outbox', linkRevealable: true });
-  await wip.deps.mailer.deliverDue();
+noMail(
+  'an invitation says it waits in the outbox; the Security Administrator takes its link once, then it is gone from the outbox',
+  async () => {
+    const client = await buildClient(wip);
+    const invited = await invite(wip, client.owner.token);
+    assert.equal(invited.invitation, { delivery: 'outbox', linkRevealable: true });
+    await wip.deps.mailer.deliverDue();
 
-  const first = await wip.request('POST', `/api/admin/user/${invited.id}/invitation-link`, { token: client.owner.token });
-  assert.is(first.status, 200, first.text);
-  const link: string = first.body.data.link;
-  assert.match(link, /\/auth\/set-password\/[A-Za-z0-9_-]{20,}$/);
-  assert.is(first.body.data.email, invited.email);
-  assert.is(first.headers.get('cache-control'), 'no-store');
+    const first = await wip.request('POST', `/api/admin/user/${invited.id}/invitation-link`, { token: client.owner.token });
+    assert.is(first.status, 200, first.text);
+    const link: string = first.body.data.link;
+    assert.match(link, /\/auth\/set-password\/[A-Za-z0-9_-]{20,}$/);
+    assert.is(first.body.data.email, invited.email);
+    assert.is(first.headers.get('cache-control'), 'no-store');
 
-  // once: the outbox row and its .eml file no longer hold the link
-  const second = await wip.request('POST', `/api/admin/user/${invited.id}/invitation-link`, { token: client.owner.token });
-  assert.is(second.status, 409, second.text);
-  assert.is(second.body.error.details.reason, 'already_revealed');
-  const token = link.split('/').pop()!;
-  const rows = await wip.deps.db.kysely.selectFrom('outbox').select(['id', 'text_body']).where('user_id', '=', invited.id).execute();
-  assert.ok(rows.length > 0 && rows.every((row) => !row.text_body.includes(token)));
-  for (const row of rows) assert.not.ok(fs.existsSync(path.join(wip.dataDir, 'outbox', `${row.id}.eml`)));
+    // once: the outbox row and its .eml file no longer hold the link
+    const second = await wip.request('POST', `/api/admin/user/${invited.id}/invitation-link`, { token: client.owner.token });
+    assert.is(second.status, 409, second.text);
+    assert.is(second.body.error.details.reason, 'already_revealed');
+    const token = link.split('/').pop()!;
+    const rows = await wip.deps.db.kysely.selectFrom('outbox').select(['id', 'text_body']).where('user_id', '=', invited.id).execute();
+    assert.ok(rows.length > 0 && rows.every((row) => !row.text_body.includes(token)));
+    for (const row of rows) assert.not.ok(fs.existsSync(path.join(wip.dataDir, 'outbox', `${row.id}.eml`)));
 
-  // a security event with the actor, never the token
-  const admin = await adminToken(wip);
-  const events = await wip.request('GET', `/api/admin/logs?category=security&event=auth.invitation_link_revealed&clientId=${client.id}`, { token: admin });
-  assert.is(events.body.data.items.length, 1);
-  assert.is(events.body.data.items[0].userId, client.owner.id);
-  assert.is(events.body.data.items[0].data.invitedUserId, invited.id);
-  assert.not.match(JSON.stringify(events.body.data), token);
+    // a security event with the actor, never the token
+    const admin = await adminToken(wip);
+    const events = await wip.request('GET', `/api/admin/logs?category=security&event=auth.invitation_link_revealed&clientId=${client.id}`, {
+      token: admin,
+    });
+    assert.is(events.body.data.items.length, 1);
+    assert.is(events.body.data.items[0].userId, client.owner.id);
+    assert.is(events.body.data.items[0].data.invitedUserId, invited.id);
+    assert.not.match(JSON.stringify(events.body.data), token);
 
-  // the link works: its page's rules first, then the password
-  const details = await wip.request('GET', `/api/client/auth/set-password/${token}`);
-  assert.is(details.status, 200, details.text);
-  assert.is(details.body.data.email, invited.email);
-  assert.is(details.body.data.passwordPolicy.minLength, 12);
-  assert.ok(details.body.data.passwordPolicy.rules.some((rule: string) => rule.includes('email')));
-  const set = await wip.request('POST', `/api/client/auth/set-password/${token}`, { body: { password: 'Lantern-Quartz-Meadow-9' } });
-  assert.is(set.status, 200, set.text);
-  assert.is((await wip.request('GET', `/api/client/auth/set-password/${token}`)).body.error.code, 'TOKEN_INVALID');
-});
+    // the link works: its page's rules first, then the password
+    const details = await wip.request('GET', `/api/client/auth/set-password/${token}`);
+    assert.is(details.status, 200, details.text);
+    assert.is(details.body.data.email, invited.email);
+    assert.is(details.body.data.passwordPolicy.minLength, 12);
+    assert.ok(details.body.data.passwordPolicy.rules.some((rule: string) => rule.includes('email')));
+    const set = await wip.request('POST', `/api/client/auth/set-password/${token}`, { body: { password: 'Lantern-Quartz-Meadow-9' } });
+    assert.is(set.status, 200, set.text);
+    assert.is((await wip.request('GET', `/api/client/auth/set-password/${token}`)).body.error.code, 'TOKEN_INVALID');
+  },
+);
 
 noMail('sending the invitation again makes a new link to hand over once', async () => {
   const client = await buildClient(wip);
@@ -114,7 +119,11 @@ noMail('the users list carries the account state the actions depend on', async (
   assert.ok(again.body.data.items.every((u: any) => u.lastSecurityAdministrator === false));
 });
 
-const pick = (u: any) => ({ locked: u.locked, twoFactorEnabled: u.twoFactorEnabled, lastSecurityAdministrator: u.lastSecurityAdministrator });
+const pick = (u: any) => ({
+  locked: u.locked,
+  twoFactorEnabled: u.twoFactorEnabled,
+  lastSecurityAdministrator: u.lastSecurityAdministrator,
+});
 
 noMail('licenses name their client; a client can be read by id', async () => {
   const client = await buildClient(wip, { name: 'Named Client' });

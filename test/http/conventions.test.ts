@@ -27,17 +27,32 @@ envelope('every response carries X-Request-Id; a sane incoming id is echoed, a h
 envelope('details.fields[].path says where the value was read: body.x for the schema and for the service alike', async () => {
   const token = await adminToken(server);
   // the schema refuses the name: body.name
-  const schema = await server.request('POST', '/api/admin/client', { token, body: { name: 5, owner: { email: 'a@example.test', password: 'x'.repeat(16) } } });
+  const schema = await server.request('POST', '/api/admin/client', {
+    token,
+    body: { name: 5, owner: { email: 'a@example.test', password: 'x'.repeat(16) } },
+  });
   assert.is(schema.status, 422);
-  assert.ok(schema.body.error.details.fields.some((f: { path: string }) => f.path === 'body.name'), schema.text);
+  assert.ok(
+    schema.body.error.details.fields.some((f: { path: string }) => f.path === 'body.name'),
+    schema.text,
+  );
   // the service refuses the seats (it names the field bare, `seats.full`, as GraphQL reads it): still body.seats.full
-  const service = await server.request('POST', '/api/admin/client', { token, body: { name: 'No seats', owner: { email: 'b@example.test', password: 'x'.repeat(16) }, seats: { full: 0 } } });
+  const service = await server.request('POST', '/api/admin/client', {
+    token,
+    body: { name: 'No seats', owner: { email: 'b@example.test', password: 'x'.repeat(16) }, seats: { full: 0 } },
+  });
   assert.is(service.status, 422, service.text);
-  assert.equal(service.body.error.details.fields.map((f: { path: string }) => f.path), ['body.seats.full']);
+  assert.equal(
+    service.body.error.details.fields.map((f: { path: string }) => f.path),
+    ['body.seats.full'],
+  );
   // the query: query.x
   const query = await server.request('GET', '/api/admin/client?limit=0', { token });
   assert.is(query.status, 422);
-  assert.equal(query.body.error.details.fields.map((f: { path: string }) => f.path), ['query.limit']);
+  assert.equal(
+    query.body.error.details.fields.map((f: { path: string }) => f.path),
+    ['query.limit'],
+  );
 });
 
 envelope('unknown route → 404 NOT_FOUND in the envelope', async () => {

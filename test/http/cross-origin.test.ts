@@ -55,7 +55,10 @@ crossSite.before(async () => {
 crossSite.after(async () => server.stop());
 
 crossSite('the session-creating routes are exactly the reviewed ones', () => {
-  const flagged = allRoutes().filter((r) => r.createsSession).map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
+  const flagged = allRoutes()
+    .filter((r) => r.createsSession)
+    .map((r) => `${r.method.toUpperCase()} ${r.path}`)
+    .sort();
   assert.equal(flagged, SESSION_ROUTES);
 });
 
@@ -102,34 +105,47 @@ crossSite('same-origin pages, listed origins and non-browser callers may sign in
   }
 });
 
-crossSite('a cookie-authenticated write from another origin → 403 CSRF_FAILED even with the token; listed and same origin pass', async () => {
-  const client = await buildClient(server);
-  const session = sessionOf(await signInWith({}, client.owner.email));
-  const write = (headers: Record<string, string>) =>
-    server.request('POST', '/api/client/auth/two-factor/setup', { body: { password: PASSWORD }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, ...headers } });
-  const refused: Record<string, string>[] = [{ origin: EVIL_ORIGIN }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }];
-  for (const headers of refused) {
-    const res = await write(headers);
-    assert.is(res.status, 403, JSON.stringify(headers));
-    assert.is(res.body.error.code, 'CSRF_FAILED');
-  }
-  assert.is((await write({ origin: APP_ORIGIN, 'sec-fetch-site': 'cross-site' })).status, 200);
-  assert.is((await write({ origin: server.url, 'sec-fetch-site': 'same-origin' })).status, 200);
-  assert.is((await write({})).status, 200);
-});
+crossSite(
+  'a cookie-authenticated write from another origin → 403 CSRF_FAILED even with the token; listed and same origin pass',
+  async () => {
+    const client = await buildClient(server);
+    const session = sessionOf(await signInWith({}, client.owner.email));
+    const write = (headers: Record<string, string>) =>
+      server.request('POST', '/api/client/auth/two-factor/setup', {
+        body: { password: PASSWORD },
+        headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, ...headers },
+      });
+    const refused: Record<string, string>[] = [
+      { origin: EVIL_ORIGIN },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of refused) {
+      const res = await write(headers);
+      assert.is(res.status, 403, JSON.stringify(headers));
+      assert.is(res.body.error.code, 'CSRF_FAILED');
+    }
+    assert.is((await write({ origin: APP_ORIGIN, 'sec-fetch-site': 'cross-site' })).status, 200);
+    assert.is((await write({ origin: server.url, 'sec-fetch-site': 'same-origin' })).status, 200);
+    assert.is((await write({})).status, 200);
+  },
+);
 
-crossSite('the CSRF token is also in an X-CSRF-Token response header (sign-in, every cookie request), for apps that cannot read the cookie', async () => {
-  const client = await buildClient(server);
-  const signedIn = await signInWith({ origin: APP_ORIGIN }, client.owner.email);
-  const session = sessionOf(signedIn);
-  assert.ok(session.csrf);
-  assert.is(signedIn.headers.get('x-csrf-token'), session.csrf);
-  const me = await server.request('GET', '/api/client/auth/me', { headers: { cookie: session.cookie, origin: APP_ORIGIN } });
-  assert.is(me.status, 200);
-  assert.is(me.headers.get('x-csrf-token'), session.csrf);
-  // bearer callers need none
-  assert.is((await server.request('GET', '/api/client/auth/me', { token: client.owner.token })).headers.get('x-csrf-token'), null);
-});
+crossSite(
+  'the CSRF token is also in an X-CSRF-Token response header (sign-in, every cookie request), for apps that cannot read the cookie',
+  async () => {
+    const client = await buildClient(server);
+    const signedIn = await signInWith({ origin: APP_ORIGIN }, client.owner.email);
+    const session = sessionOf(signedIn);
+    assert.ok(session.csrf);
+    assert.is(signedIn.headers.get('x-csrf-token'), session.csrf);
+    const me = await server.request('GET', '/api/client/auth/me', { headers: { cookie: session.cookie, origin: APP_ORIGIN } });
+    assert.is(me.status, 200);
+    assert.is(me.headers.get('x-csrf-token'), session.csrf);
+    // bearer callers need none
+    assert.is((await server.request('GET', '/api/client/auth/me', { token: client.owner.token })).headers.get('x-csrf-token'), null);
+  },
+);
 
 crossSite('bearer-token writes carry no ambient credential: any origin may send them', async () => {
   const client = await buildClient(server);
@@ -154,7 +170,10 @@ media('the routes that sign in are 415 for form and text bodies (what a cross-si
   const bodies = [
     { raw: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
     { raw: JSON.stringify({ email: client.owner.email, password: PASSWORD }), headers: { 'content-type': 'text/plain;charset=UTF-8' } },
-    { raw: '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.c\r\n--x--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } },
+    {
+      raw: '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.c\r\n--x--\r\n',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    },
   ];
   for (const options of bodies) {
     const res = await server.request('POST', '/api/client/auth/sign-in', options);
@@ -180,7 +199,10 @@ media('a text/plain body on an authenticated write → 415 and nothing changes',
 media('JSON with a charset or a +json type passes; an empty POST without a content type is no body', async () => {
   const client = await buildClient(server);
   for (const type of ['application/json; charset=utf-8', 'application/vnd.api+json']) {
-    const res = await server.request('POST', '/api/client/auth/sign-in', { raw: JSON.stringify({ email: client.owner.email, password: PASSWORD }), headers: { 'content-type': type } });
+    const res = await server.request('POST', '/api/client/auth/sign-in', {
+      raw: JSON.stringify({ email: client.owner.email, password: PASSWORD }),
+      headers: { 'content-type': type },
+    });
     assert.is(res.status, 200, `${type}: ${res.text}`);
   }
   assert.is((await server.request('POST', '/api/client/auth/sign-out', { token: client.owner.token })).status, 200);
@@ -194,7 +216,10 @@ media('a route may declare multipart: it reads the body as a stream, and JSON is
     auth: 'public',
     accepts: 'multipart',
     async handler({ ctx }) {
-      const { fields } = await readMultipart(ctx, { budget: { remaining: 1024, tooLarge: () => new Error('too large') as never }, onFile: async () => undefined });
+      const { fields } = await readMultipart(ctx, {
+        budget: { remaining: 1024, tooLarge: () => new Error('too large') as never },
+        onFile: async () => undefined,
+      });
       return { title: z.string().parse(fields.title) };
     },
   });
@@ -227,7 +252,7 @@ const preflight = (path: string, origin: string) =>
     headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-csrf-token' },
   });
 
-corsSuite('a listed origin\'s preflight is answered before authentication: methods, headers, max age', async () => {
+corsSuite("a listed origin's preflight is answered before authentication: methods, headers, max age", async () => {
   for (const path of ['/api/client/auth/sign-in', '/api/client/auth/me', '/api/admin/client']) {
     const res = await preflight(path, APP_ORIGIN);
     assert.is(res.status, 204, `${path}: ${res.text}`);
@@ -255,7 +280,7 @@ corsSuite('an unlisted origin gets no CORS header — on its preflight (which is
   assert.is(near.headers.get('access-control-allow-origin'), null);
 });
 
-corsSuite('a listed origin\'s requests — errors included — echo it, allow credentials and expose the API\'s headers', async () => {
+corsSuite("a listed origin's requests — errors included — echo it, allow credentials and expose the API's headers", async () => {
   const client = await buildClient(server);
   for (const token of [client.owner.token, undefined]) {
     const res = await server.request('GET', '/api/client/auth/me', { token, headers: { origin: 'https://other.example.test' } });
@@ -264,7 +289,16 @@ corsSuite('a listed origin\'s requests — errors included — echo it, allow cr
     assert.is(res.headers.get('access-control-allow-credentials'), 'true');
     assert.match(res.headers.get('vary') ?? '', /Origin/);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
-    assert.equal(exposed, ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-License-Warning', 'X-CSRF-Token', 'Idempotency-Replayed']);
+    assert.equal(exposed, [
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'X-License-Warning',
+      'X-CSRF-Token',
+      'Idempotency-Replayed',
+    ]);
   }
 });
 

@@ -48,19 +48,41 @@ reports('the PDF, the report ZIP and the record bundle carry the deviations, the
     assert.equal(res.codes, [], JSON.stringify(res.errors));
     return res.data;
   };
-  await ok(operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { i: { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 2.7 }], comment: 'Gauge reads high' } });
-  await ok(operator.token!, 'mutation($i: MarkStepNotApplicableInput!) { markStepNotApplicable(input: $i) { job { state } } }', { i: { jobId, stepId: 'paint', reason: 'Paint is intact' } });
+  await ok(operator.token!, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+    i: { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 2.7 }], comment: 'Gauge reads high' },
+  });
+  await ok(operator.token!, 'mutation($i: MarkStepNotApplicableInput!) { markStepNotApplicable(input: $i) { job { state } } }', {
+    i: { jobId, stepId: 'paint', reason: 'Paint is intact' },
+  });
   await ok(operator.token!, 'mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { state } } }', { j: jobId });
-  const open = await ok(reviewer.token!, 'query($j: ID!) { deviations(filter: { jobId: $j, reviewed: false }) { nodes { id } } }', { j: jobId });
-  for (const d of open.deviations.nodes) await ok(reviewer.token!, 'mutation($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id } } }', { i: { deviationId: d.id, comment: 'Recalibration booked' } });
-  const reviewed = await ok(reviewer.token!, 'mutation($i: ReviewJobInput!) { reviewJob(input: $i) { review { signerName } } }', { i: { jobId, password: reviewer.password, comment: 'Released' } });
+  const open = await ok(reviewer.token!, 'query($j: ID!) { deviations(filter: { jobId: $j, reviewed: false }) { nodes { id } } }', {
+    j: jobId,
+  });
+  for (const d of open.deviations.nodes)
+    await ok(reviewer.token!, 'mutation($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id } } }', {
+      i: { deviationId: d.id, comment: 'Recalibration booked' },
+    });
+  const reviewed = await ok(reviewer.token!, 'mutation($i: ReviewJobInput!) { reviewJob(input: $i) { review { signerName } } }', {
+    i: { jobId, password: reviewer.password, comment: 'Released' },
+  });
   const signerName: string = reviewed.reviewJob.review.signerName;
 
   const pdf = await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, client.owner.token);
   assert.is(pdf.status, 200, pdf.text);
   const flat = (await pdfText(pdf.bytes)).text;
   assert.ok(flat.includes('State REVIEWED') || flat.includes('REVIEWED'), flat);
-  for (const expected of ['Deviations', 'Out of limits', 'Marked not applicable', 'Pressure test', 'bar = 2.7', 'Paint is intact', 'Recalibration booked', 'Review', 'Released', signerName]) {
+  for (const expected of [
+    'Deviations',
+    'Out of limits',
+    'Marked not applicable',
+    'Pressure test',
+    'bar = 2.7',
+    'Paint is intact',
+    'Recalibration booked',
+    'Review',
+    'Released',
+    signerName,
+  ]) {
     assert.ok(flat.includes(expected), `the PDF shows "${expected}": ${flat}`);
   }
 
@@ -83,10 +105,13 @@ reports('the PDF, the report ZIP and the record bundle carry the deviations, the
   const bundle = await fetchBundle(server, operator.token!, job.id);
   assert.is(bundle.status, 200, bundle.text);
   const payload = payloadOf(JSON.parse(bundle.text));
-  assert.equal(payload.recordedDeviations.map((d: any) => [d.kind, d.stepId, d.comment]), [
-    ['OUT_OF_LIMITS', 'pressure', 'Recalibration booked'],
-    ['NOT_APPLICABLE', 'paint', 'Recalibration booked'],
-  ]);
+  assert.equal(
+    payload.recordedDeviations.map((d: any) => [d.kind, d.stepId, d.comment]),
+    [
+      ['OUT_OF_LIMITS', 'pressure', 'Recalibration booked'],
+      ['NOT_APPLICABLE', 'paint', 'Recalibration booked'],
+    ],
+  );
   assert.is(payload.review.signer.email, reviewer.email);
   assert.is(payload.job.state, 'REVIEWED');
   const verified = await verifyRecordBundle(bundle.text, await publishedKeys(server));

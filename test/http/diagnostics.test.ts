@@ -33,14 +33,29 @@ diagnostics('app and web bug reports are stored per client and listed for system
   assert.is(app.status, 201, app.text);
   assert.equal(
     { ...app.body.data, id: 0, createdAt: '' },
-    { id: 0, clientId: a.id, userId: a.owner.id, kind: 'app', ...report, logs: 'E/Camera: timeout', attachmentFileIds: [3, 7], createdAt: '' },
+    {
+      id: 0,
+      clientId: a.id,
+      userId: a.owner.id,
+      kind: 'app',
+      ...report,
+      logs: 'E/Camera: timeout',
+      attachmentFileIds: [3, 7],
+      createdAt: '',
+    },
   );
   const web = await post('/api/client/bug-report-web', b.owner.token, { ...report, device: 'Firefox 140', platform: 'web' });
   assert.is(web.status, 201, web.text);
   assert.equal([web.body.data.kind, web.body.data.logs, web.body.data.attachmentFileIds], ['web', null, []]);
 
-  assert.equal((await reportsOf(a.id)).map((r: { id: number }) => r.id), [app.body.data.id]);
-  assert.equal((await reportsOf(b.id)).map((r: { id: number }) => r.id), [web.body.data.id]);
+  assert.equal(
+    (await reportsOf(a.id)).map((r: { id: number }) => r.id),
+    [app.body.data.id],
+  );
+  assert.equal(
+    (await reportsOf(b.id)).map((r: { id: number }) => r.id),
+    [web.body.data.id],
+  );
   const first = await server.request('GET', '/api/admin/bug-reports?limit=1', { token: admin });
   assert.is(first.body.data.items.length, 1);
   assert.type(first.body.data.nextCursor, 'string');
@@ -71,11 +86,18 @@ diagnostics('issue 27 item 16: bug-report-web defaults platform to web; the apps
   const web = await post('/api/client/bug-report-web', a.owner.token, { ...withoutPlatform, device: 'Firefox 140' });
   assert.is(web.status, 201, web.text);
   assert.equal([web.body.data.kind, web.body.data.platform], ['web', 'web']);
-  const named = await post('/api/client/bug-report-web', a.owner.token, { ...withoutPlatform, device: 'Safari 19', platform: 'web (iPad)' });
+  const named = await post('/api/client/bug-report-web', a.owner.token, {
+    ...withoutPlatform,
+    device: 'Safari 19',
+    platform: 'web (iPad)',
+  });
   assert.is(named.body.data.platform, 'web (iPad)');
   const app = await post('/api/client/add-bug-report', a.owner.token, withoutPlatform);
   assert.is(app.status, 422, app.text);
-  assert.ok(app.body.error.details.fields.some((f: { path: string }) => f.path.endsWith('platform')), app.text);
+  assert.ok(
+    app.body.error.details.fields.some((f: { path: string }) => f.path.endsWith('platform')),
+    app.text,
+  );
 });
 
 const entries = (n: number, at = '2026-11-23T10:00:00Z') =>
@@ -87,7 +109,10 @@ diagnostics('WebRTC log batches are stored for the caller; sizes are limited', a
   assert.is(res.status, 201, res.text);
   assert.equal(res.body.data, { callId: 'call-42', stored: 3 });
   const rows = await webrtcRows(a, operator.id);
-  assert.equal(rows.map((r) => [r.call_id, r.level, r.message, JSON.parse(r.stats!)]), [0, 1, 2].map((i) => ['call-42', 'info', `ice candidate ${i}`, { rtt: i, codec: 'VP8' }]));
+  assert.equal(
+    rows.map((r) => [r.call_id, r.level, r.message, JSON.parse(r.stats!)]),
+    [0, 1, 2].map((i) => ['call-42', 'info', `ice candidate ${i}`, { rtt: i, codec: 'VP8' }]),
+  );
   assert.is(rows[0].at, '2026-11-23T10:00:00.000Z');
   for (const body of [
     { callId: 'call-42', entries: [] },
@@ -105,7 +130,7 @@ diagnostics('WebRTC log batches are stored for the caller; sizes are limited', a
   assert.is((await webrtcRows(a, operator.id)).length, 3, 'nothing of a refused batch is stored');
 });
 
-diagnostics('clear-diagnostics deletes only the caller\'s own report logs and WebRTC logs', async () => {
+diagnostics("clear-diagnostics deletes only the caller's own report logs and WebRTC logs", async () => {
   const me = await buildUser(server, a, { roles: ['operator'] });
   const colleague = await buildUser(server, a, { roles: ['operator'] });
   const other = await buildUser(server, b, { roles: ['operator'] });
@@ -125,7 +150,10 @@ diagnostics('clear-diagnostics deletes only the caller\'s own report logs and We
   assert.is((await webrtcRows(a, me.id)).length, 0);
   assert.is((await webrtcRows(a, colleague.id)).length, 2);
   assert.is((await webrtcRows(b, other.id)).length, 2);
-  assert.equal((await post('/api/client/clear-diagnostics', me.token!, {})).body.data, { bugReportLogsCleared: 0, webRtcEntriesDeleted: 0 });
+  assert.equal((await post('/api/client/clear-diagnostics', me.token!, {})).body.data, {
+    bugReportLogsCleared: 0,
+    webRtcEntriesDeleted: 0,
+  });
 });
 
 diagnostics('WebRTC logs are pruned by the log retention job, by when they were stored', async () => {
@@ -141,7 +169,10 @@ diagnostics('WebRTC logs are pruned by the log retention job, by when they were 
   } finally {
     await maintenance.stop();
   }
-  assert.equal((await webrtcRows(b, user.id)).map((r) => r.call_id), ['new-call']);
+  assert.equal(
+    (await webrtcRows(b, user.id)).map((r) => r.call_id),
+    ['new-call'],
+  );
 });
 
 diagnostics.run();

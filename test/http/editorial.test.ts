@@ -12,14 +12,21 @@ editorial.before(async () => {
 });
 editorial.after(async () => server.stop());
 
-const record = (token: string | undefined, events: unknown[]) => server.request('POST', '/api/client/editorial', { token, body: { events } });
+const record = (token: string | undefined, events: unknown[]) =>
+  server.request('POST', '/api/client/editorial', { token, body: { events } });
 const aggregates = (token: string | undefined, query: string) => server.request('GET', `/api/client/editorial?${query}`, { token });
 
 editorial('views, edits, and median and p90 dwell per step, from events of any user of the client', async () => {
   const client = await buildClient(server);
   const template = await createTemplate(server, client.owner.token);
   const operator = await buildUser(server, client, { roles: ['operator'], licenseType: 'connect' });
-  const dwell = (stepId: string, durationMs: number) => ({ type: 'STEP_DWELL', templateId: template.databaseId, versionId: template.latestVersion.databaseId, stepId, durationMs });
+  const dwell = (stepId: string, durationMs: number) => ({
+    type: 'STEP_DWELL',
+    templateId: template.databaseId,
+    versionId: template.latestVersion.databaseId,
+    stepId,
+    durationMs,
+  });
   const res = await record(operator.token, [
     { type: 'VIEWED', templateId: template.databaseId, at: '2026-03-01T08:00:00Z' },
     { type: 'VIEWED', templateId: template.databaseId, versionId: template.latestVersion.databaseId },
@@ -45,7 +52,14 @@ editorial('views, edits, and median and p90 dwell per step, from events of any u
   });
   // [from, to): only the view of March 1st
   const march = await aggregates(client.owner.token, `templateId=${template.databaseId}&from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00Z`);
-  assert.equal(march.body.data, { templateId: template.databaseId, from: '2026-03-01T00:00:00.000Z', to: '2026-03-02T00:00:00.000Z', views: 1, edits: 0, steps: [] });
+  assert.equal(march.body.data, {
+    templateId: template.databaseId,
+    from: '2026-03-01T00:00:00.000Z',
+    to: '2026-03-02T00:00:00.000Z',
+    views: 1,
+    edits: 0,
+    steps: [],
+  });
 });
 
 editorial('percentiles interpolate linearly between closest ranks (as percentile_cont)', () => {
@@ -92,7 +106,10 @@ editorial('malformed events, batches over 500 and inverted ranges are 422', asyn
   const many = Array.from({ length: 501 }, () => ({ type: 'VIEWED', templateId: template.databaseId }));
   assert.is((await record(client.owner.token, many)).status, 422);
   assert.is((await record(client.owner.token, many.slice(1))).status, 200);
-  assert.is((await aggregates(client.owner.token, `templateId=${template.databaseId}&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`)).status, 422);
+  assert.is(
+    (await aggregates(client.owner.token, `templateId=${template.databaseId}&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`)).status,
+    422,
+  );
   assert.is((await aggregates(client.owner.token, 'templateId=abc')).status, 422);
 });
 

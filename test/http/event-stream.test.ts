@@ -27,7 +27,14 @@ function open(token: string, lastEventId?: string) {
   const errors: unknown[] = [];
   const source = new EventSource(`${server.url}/api/client/events`, {
     fetch: (input, init) =>
-      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${token}`, ...(lastEventId && { 'last-event-id': lastEventId }) } }),
+      fetch(input, {
+        ...init,
+        headers: {
+          ...(init?.headers as Record<string, string>),
+          authorization: `Bearer ${token}`,
+          ...(lastEventId && { 'last-event-id': lastEventId }),
+        },
+      }),
   });
   const onMessage = (e: MessageEvent) => received.push({ id: e.lastEventId, type: e.type, payload: JSON.parse(e.data) });
   for (const type of CLIENT_EVENT_TYPES) {
@@ -42,7 +49,10 @@ function open(token: string, lastEventId?: string) {
 }
 
 const createUser = (client: BuiltClient, email = uniqueEmail()) =>
-  server.request('POST', '/api/admin/user', { token: client.owner.token, body: { email, roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' } });
+  server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: { email, roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' },
+  });
 
 stream('events of the caller’s client arrive live, and a reconnect with Last-Event-ID replays what was missed', async () => {
   const client = await buildClient(server);
@@ -61,8 +71,14 @@ stream('events of the caller’s client arrive live, and a reconnect with Last-E
   const resumed = open(client.owner.token, live.id);
   await resumed.opened;
   await waitFor('the two missed events', () => resumed.received.length >= 2);
-  assert.equal(resumed.received.map((e) => e.payload.data.email), missed);
-  assert.not.ok(resumed.received.some((e) => e.payload.data.email === email), 'nothing before Last-Event-ID');
+  assert.equal(
+    resumed.received.map((e) => e.payload.data.email),
+    missed,
+  );
+  assert.not.ok(
+    resumed.received.some((e) => e.payload.data.email === email),
+    'nothing before Last-Event-ID',
+  );
   resumed.source.close();
 });
 
@@ -75,7 +91,10 @@ stream('another client’s events never reach the stream', async () => {
   const mine = uniqueEmail();
   await createUser(b, mine);
   await waitFor('client B’s own event', () => sb.received.find((e) => e.payload.data.email === mine));
-  assert.ok(sb.received.every((e) => e.payload.data.clientId === b.id), JSON.stringify(sb.received));
+  assert.ok(
+    sb.received.every((e) => e.payload.data.clientId === b.id),
+    JSON.stringify(sb.received),
+  );
   // resuming from 0 replays only the client's own events too
   sb.source.close();
   const replay = open(b.owner.token, '0');
@@ -132,44 +151,71 @@ stream('heartbeats keep an idle stream open; the per-user limit answers 429', as
 
 stream('template events respect organization visibility; job and step events name out-of-limits fields', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
-  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }', { i: { name: 'Plant A' } });
+  const org = await gql(
+    server,
+    client.owner.token,
+    'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }',
+    { i: { name: 'Plant A' } },
+  );
   assert.equal(org.codes, []);
   const outsider = await buildUser(server, client, { roles: ['operator'] });
   const outsiderStream = open(outsider.token!);
   const ownerStream = open(client.owner.token);
   try {
-  await Promise.all([outsiderStream.opened, ownerStream.opened]);
-  // a template only Plant A sees, published
-  const { templateId } = await publishedTemplate(server, client, SAMPLE_CONTENT, 'Plant A only');
-  const restricted = await gql(server, client.owner.token, 'mutation($i: UpdateTemplateInput!) { updateTemplate(input: $i) { template { id } } }', {
-    i: { templateId: `Template:${templateId}`, organizationIds: [org.data.createOrganization.organization.id] },
-  });
-  assert.equal(restricted.codes, [], JSON.stringify(restricted.errors));
-  const job = await createJob(server, client.owner.token, { templateId });
-  const rec = await gql(server, client.owner.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
-    i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }] },
-  });
-  assert.equal(rec.codes, [], JSON.stringify(rec.errors));
-  const recorded = await waitFor('job.step.recorded', () => ownerStream.received.find((e) => e.type === 'job.step.recorded'));
-  assert.equal(recorded.payload.data.outOfLimits, ['torque']);
-  assert.is(recorded.payload.data.job.id, job.id);
-  assert.ok(ownerStream.received.some((e) => e.type === 'job.started'));
-  assert.ok(ownerStream.received.some((e) => e.type === 'template.version.published'), 'the admin sees the publication');
-  await waitFor('the outsider to see the job', () => outsiderStream.received.find((e) => e.type === 'job.step.recorded'));
-  // published before the restriction: visible then; publish a template restricted from the start and check again
-  const before = outsiderStream.received.length;
-  const hidden = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }', {
-    i: { title: 'Hidden', content: contentInput(SAMPLE_CONTENT), organizationIds: [org.data.createOrganization.organization.id] },
-  });
-  assert.equal(hidden.codes, []);
-  const submit = await gql(server, client.owner.token, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: hidden.data.createTemplate.version.id });
-  assert.equal(submit.codes, []);
-  await waitFor('the owner to see the submission', () => ownerStream.received.find((e) => e.payload.type === 'template.version.submitted' && e.payload.data.templateId === hidden.data.createTemplate.template.id));
-  await new Promise((r) => setTimeout(r, 200));
-  assert.not.ok(
-    outsiderStream.received.slice(before).some((e) => e.payload.data.templateId === hidden.data.createTemplate.template.id),
-    'a user outside the organization does not see the template’s events',
-  );
+    await Promise.all([outsiderStream.opened, ownerStream.opened]);
+    // a template only Plant A sees, published
+    const { templateId } = await publishedTemplate(server, client, SAMPLE_CONTENT, 'Plant A only');
+    const restricted = await gql(
+      server,
+      client.owner.token,
+      'mutation($i: UpdateTemplateInput!) { updateTemplate(input: $i) { template { id } } }',
+      {
+        i: { templateId: `Template:${templateId}`, organizationIds: [org.data.createOrganization.organization.id] },
+      },
+    );
+    assert.equal(restricted.codes, [], JSON.stringify(restricted.errors));
+    const job = await createJob(server, client.owner.token, { templateId });
+    const rec = await gql(server, client.owner.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+      i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 99 }] },
+    });
+    assert.equal(rec.codes, [], JSON.stringify(rec.errors));
+    const recorded = await waitFor('job.step.recorded', () => ownerStream.received.find((e) => e.type === 'job.step.recorded'));
+    assert.equal(recorded.payload.data.outOfLimits, ['torque']);
+    assert.is(recorded.payload.data.job.id, job.id);
+    assert.ok(ownerStream.received.some((e) => e.type === 'job.started'));
+    assert.ok(
+      ownerStream.received.some((e) => e.type === 'template.version.published'),
+      'the admin sees the publication',
+    );
+    await waitFor('the outsider to see the job', () => outsiderStream.received.find((e) => e.type === 'job.step.recorded'));
+    // published before the restriction: visible then; publish a template restricted from the start and check again
+    const before = outsiderStream.received.length;
+    const hidden = await gql(
+      server,
+      client.owner.token,
+      'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }',
+      {
+        i: { title: 'Hidden', content: contentInput(SAMPLE_CONTENT), organizationIds: [org.data.createOrganization.organization.id] },
+      },
+    );
+    assert.equal(hidden.codes, []);
+    const submit = await gql(
+      server,
+      client.owner.token,
+      'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }',
+      { v: hidden.data.createTemplate.version.id },
+    );
+    assert.equal(submit.codes, []);
+    await waitFor('the owner to see the submission', () =>
+      ownerStream.received.find(
+        (e) => e.payload.type === 'template.version.submitted' && e.payload.data.templateId === hidden.data.createTemplate.template.id,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    assert.not.ok(
+      outsiderStream.received.slice(before).some((e) => e.payload.data.templateId === hidden.data.createTemplate.template.id),
+      'a user outside the organization does not see the template’s events',
+    );
   } finally {
     outsiderStream.source.close();
     ownerStream.source.close();
@@ -178,16 +224,31 @@ stream('template events respect organization visibility; job and step events nam
 
 stream('a stream follows its caller’s roles as they change: a role taken away hides what it showed', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
-  const org = await gql(server, client.owner.token, 'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }', { i: { name: 'Plant B' } });
+  const org = await gql(
+    server,
+    client.owner.token,
+    'mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { organization { id } } }',
+    { i: { name: 'Plant B' } },
+  );
   assert.equal(org.codes, []);
   // an administrator sees every template; without that role, only those of the user's organizations (none here)
   const user = await buildUser(server, client, { roles: ['operator', 'admin'] });
   const submitted = async (title: string, organizationIds: string[]) => {
-    const created = await gql(server, client.owner.token, 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }', {
-      i: { title, content: contentInput(SAMPLE_CONTENT), organizationIds },
-    });
+    const created = await gql(
+      server,
+      client.owner.token,
+      'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id: databaseId } version { id } } }',
+      {
+        i: { title, content: contentInput(SAMPLE_CONTENT), organizationIds },
+      },
+    );
     assert.equal(created.codes, [], JSON.stringify(created.errors));
-    const submit = await gql(server, client.owner.token, 'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }', { v: created.data.createTemplate.version.id });
+    const submit = await gql(
+      server,
+      client.owner.token,
+      'mutation($v: ID!) { submitVersion(input: { versionId: $v }) { version { id } } }',
+      { v: created.data.createTemplate.version.id },
+    );
     assert.equal(submit.codes, []);
     return created.data.createTemplate.template.id as number;
   };
@@ -197,7 +258,10 @@ stream('a stream follows its caller’s roles as they change: a role taken away 
     await userStream.opened;
     const first = await submitted('Plant B, while an administrator', [org.data.createOrganization.organization.id]);
     await waitFor('the administrator to see the restricted template', () => seen(userStream, first));
-    const demoted = await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: user.id, roles: ['operator'] } });
+    const demoted = await server.request('PUT', '/api/admin/user', {
+      token: client.owner.token,
+      body: { id: user.id, roles: ['operator'] },
+    });
     assert.is(demoted.status, 200, demoted.text);
     const hidden = await submitted('Plant B, after the role was taken away', [org.data.createOrganization.organization.id]);
     // an event the user may see, after the hidden one: the stream sends in order, so once it is here the hidden one was decided

@@ -51,14 +51,35 @@ reports('the job PDF and report ZIP show sign-offs, steps that do not apply and 
   const checker = await buildUser(server, client, { roles: ['approver'] });
   const job = await createJob(server, client.owner.token, { templateId: template.templateId });
   const jobId = `Job:${job.id}`;
-  const record = (stepId: string, values: unknown[]) => gql(server, op.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', { i: { jobId, stepId, status: 'DONE', values } });
+  const record = (stepId: string, values: unknown[]) =>
+    gql(server, op.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
+      i: { jobId, stepId, status: 'DONE', values },
+    });
   const sign = (who: { token: string | undefined; password: string }, meaning: string) =>
-    gql(server, who.token, 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { meaning } } }', { i: { jobId, stepId: 'pressure', meaning, password: who.password } });
+    gql(server, who.token, 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { meaning } } }', {
+      i: { jobId, stepId: 'pressure', meaning, password: who.password },
+    });
   assert.equal((await record('seal', [{ key: 'ok', value: 'PASS' }])).codes, []);
-  assert.equal((await record('pressure', [{ key: 'p_in', value: 0 }, { key: 'p_out', value: 2 }])).codes, []);
+  assert.equal(
+    (
+      await record('pressure', [
+        { key: 'p_in', value: 0 },
+        { key: 'p_out', value: 2 },
+      ])
+    ).codes,
+    [],
+  );
   assert.equal((await sign(op, 'PERFORMED')).codes, []);
   // re-recorded: the first PERFORMED is invalidated, then both sign
-  assert.equal((await record('pressure', [{ key: 'p_in', value: 0 }, { key: 'p_out', value: 3 }])).codes, []);
+  assert.equal(
+    (
+      await record('pressure', [
+        { key: 'p_in', value: 0 },
+        { key: 'p_out', value: 3 },
+      ])
+    ).codes,
+    [],
+  );
   assert.equal((await sign(op, 'PERFORMED')).codes, []);
   assert.equal((await sign(checker, 'VERIFIED')).codes, []);
 
@@ -74,7 +95,11 @@ reports('the job PDF and report ZIP show sign-offs, steps that do not apply and 
   const signoffs = JSON.parse(entries.get('signoffs.json')!.toString('utf8')).signoffs;
   // oldest first: the PERFORMED invalidated by re-recording, then the two that count
   assert.equal(
-    signoffs.map((s: { meaning: string; invalidatedAt: string | null; stepTitle: string }) => [s.stepTitle, s.meaning, s.invalidatedAt === null ? 'valid' : 'invalidated']),
+    signoffs.map((s: { meaning: string; invalidatedAt: string | null; stepTitle: string }) => [
+      s.stepTitle,
+      s.meaning,
+      s.invalidatedAt === null ? 'valid' : 'invalidated',
+    ]),
     [
       ['Pressure test', 'PERFORMED', 'invalidated'],
       ['Pressure test', 'PERFORMED', 'valid'],

@@ -93,7 +93,17 @@ downloads('each 3D format is recognised from its bytes (text formats need their 
     ['a.obj', '# cube\nv 0 0 0\nv 1 0 0\nf 1 2 3\n', 'obj'],
     ['a.fbx', Buffer.concat([Buffer.from('Kaydara FBX Binary  \0'), Buffer.alloc(50)]), 'fbx'],
     ['a.ply', 'ply\nformat ascii 1.0\nelement vertex 0\nend_header\n', 'ply'],
-    ['a.usdz', Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(22), Buffer.from([9, 0, 0, 0]), Buffer.from('scene.usd', 'latin1'), Buffer.alloc(20)]), 'usdz'],
+    [
+      'a.usdz',
+      Buffer.concat([
+        Buffer.from('PK\x03\x04', 'latin1'),
+        Buffer.alloc(22),
+        Buffer.from([9, 0, 0, 0]),
+        Buffer.from('scene.usd', 'latin1'),
+        Buffer.alloc(20),
+      ]),
+      'usdz',
+    ],
   ];
   for (const [name, data, type] of cases) {
     const file = await uploaded(client.owner.token, name, data);
@@ -105,30 +115,39 @@ downloads('each 3D format is recognised from its bytes (text formats need their 
   assert.is(renamed.contentType, 'text/plain');
 });
 
-downloads('replaceFile keeps the id and references, serves the new bytes with a new ETag, and keeps the old content as a revision', async () => {
-  const client = await buildClient(server);
-  const file = await uploaded(client.owner.token, 'manual-v1.pdf', '%PDF-1.4 version one');
-  const res = await upload(server, client.owner.token, [{ name: 'manual-v2.pdf', data: '%PDF-1.4 version two' }], {
-    path: '/api/client/replaceFile',
-    fields: { fileId: String(file.id) },
-  });
-  assert.is(res.status, 200, res.text);
-  assert.is(res.body.data.file.id, file.id);
-  assert.is(res.body.data.file.revision, 2);
-  assert.is(res.body.data.file.name, 'manual-v2.pdf');
-  const download = await get(client.owner.token, `/api/client/files/${file.id}`);
-  assert.is(await download.text(), '%PDF-1.4 version two');
-  assert.is(download.headers.get('etag'), `"${sha('%PDF-1.4 version two')}"`);
-  const revisions = await server.deps.db.kysely.selectFrom('file_revisions').selectAll().where('file_id', '=', file.id).execute();
-  assert.equal(revisions.map((r) => [r.revision, r.sha256]), [[1, sha('%PDF-1.4 version one')]]);
-  assert.ok(await server.deps.storage.stat(sha('%PDF-1.4 version one')), 'the old content is still stored');
-});
+downloads(
+  'replaceFile keeps the id and references, serves the new bytes with a new ETag, and keeps the old content as a revision',
+  async () => {
+    const client = await buildClient(server);
+    const file = await uploaded(client.owner.token, 'manual-v1.pdf', '%PDF-1.4 version one');
+    const res = await upload(server, client.owner.token, [{ name: 'manual-v2.pdf', data: '%PDF-1.4 version two' }], {
+      path: '/api/client/replaceFile',
+      fields: { fileId: String(file.id) },
+    });
+    assert.is(res.status, 200, res.text);
+    assert.is(res.body.data.file.id, file.id);
+    assert.is(res.body.data.file.revision, 2);
+    assert.is(res.body.data.file.name, 'manual-v2.pdf');
+    const download = await get(client.owner.token, `/api/client/files/${file.id}`);
+    assert.is(await download.text(), '%PDF-1.4 version two');
+    assert.is(download.headers.get('etag'), `"${sha('%PDF-1.4 version two')}"`);
+    const revisions = await server.deps.db.kysely.selectFrom('file_revisions').selectAll().where('file_id', '=', file.id).execute();
+    assert.equal(
+      revisions.map((r) => [r.revision, r.sha256]),
+      [[1, sha('%PDF-1.4 version one')]],
+    );
+    assert.ok(await server.deps.storage.stat(sha('%PDF-1.4 version one')), 'the old content is still stored');
+  },
+);
 
 downloads('replaceFile: another client’s id is 404 and changes nothing; a missing fileId is 422', async () => {
   const client = await buildClient(server);
   const other = await buildClient(server);
   const file = await uploaded(client.owner.token, 'a.txt', 'original');
-  const foreign = await upload(server, other.owner.token, [{ name: 'b.txt', data: 'hijack' }], { path: '/api/client/replaceFile', fields: { fileId: String(file.id) } });
+  const foreign = await upload(server, other.owner.token, [{ name: 'b.txt', data: 'hijack' }], {
+    path: '/api/client/replaceFile',
+    fields: { fileId: String(file.id) },
+  });
   assert.is(foreign.status, 404, foreign.text);
   assert.is(await (await get(client.owner.token, `/api/client/files/${file.id}`)).text(), 'original');
   const missing = await upload(server, client.owner.token, [{ name: 'b.txt', data: 'x' }], { path: '/api/client/replaceFile' });

@@ -38,7 +38,9 @@ uploads('201 with each file described; the content type comes from the bytes, no
   );
   assert.ok(files.every((f: any) => Number.isInteger(f.id) && typeof f.createdAt === 'string'));
 
-  const download = await fetch(`${server.url}/api/client/files/${files[0].id}`, { headers: { authorization: `Bearer ${client.owner.token}` } });
+  const download = await fetch(`${server.url}/api/client/files/${files[0].id}`, {
+    headers: { authorization: `Bearer ${client.owner.token}` },
+  });
   assert.is(download.status, 200);
   assert.is(download.headers.get('content-type'), 'image/png');
   assert.is(download.headers.get('etag'), `"${sha(PNG)}"`);
@@ -51,7 +53,11 @@ uploads('malformed metadata JSON is 422 naming metadata, and no file row is crea
   assert.is(res.status, 422, res.text);
   assert.is(res.body.error.code, 'VALIDATION_ERROR');
   assert.is(res.body.error.details.fields[0].path, 'body.metadata');
-  const count = await server.deps.db.kysely.selectFrom('files').select((eb) => eb.fn.countAll<number>().as('n')).where('client_id', '=', client.id).executeTakeFirstOrThrow();
+  const count = await server.deps.db.kysely
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('client_id', '=', client.id)
+    .executeTakeFirstOrThrow();
   assert.is(Number(count.n), 0);
 });
 
@@ -64,7 +70,10 @@ uploads('no file part is 422; a JSON body is 415; a viewer is 403; a system admi
   const viewer = await buildUser(server, client, { roles: ['viewer'] });
   assert.is((await upload(server, viewer.token!, [{ name: 'a.txt', data: 'x' }])).status, 403);
   const admin = await adminToken(server);
-  const system = await upload(server, admin, [{ name: 'msa.pdf', data: '%PDF-1.4 test' }], { path: '/api/admin/upload', metadata: '{"description":"MSA 2"}' });
+  const system = await upload(server, admin, [{ name: 'msa.pdf', data: '%PDF-1.4 test' }], {
+    path: '/api/admin/upload',
+    metadata: '{"description":"MSA 2"}',
+  });
   assert.is(system.status, 201, system.text);
   assert.is(system.body.data.files[0].contentType, 'application/pdf');
 });

@@ -44,10 +44,16 @@ async function digest(): Promise<Map<string, string>> {
   if (db.dialect === 'postgres') {
     // each table's rows as text, sorted (a heap has no stable order), hashed by PostgreSQL; but rate_limits, the
     // counters every request adds to, refused or not (shared by the nodes there; SQLite's live in memory)
-    const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name <> 'rate_limits' order by 1`.execute(db.kysely);
+    const tables = await sql<{
+      name: string;
+    }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name <> 'rate_limits' order by 1`.execute(
+      db.kysely,
+    );
     const hashes: [string, string][] = [];
     for (const { name } of tables.rows) {
-      const hash = await sql<{ d: string }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as d from ${sql.table(name)} t`.execute(db.kysely);
+      const hash = await sql<{
+        d: string;
+      }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as d from ${sql.table(name)} t`.execute(db.kysely);
       hashes.push([name, hash.rows[0].d]);
     }
     return new Map(hashes);
@@ -57,7 +63,12 @@ async function digest(): Promise<Map<string, string>> {
     const tables = file.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[];
     return new Map(
       // every table, sessions included: the test clock stands still, so not even a session's last-seen time moves
-      tables.map((t) => [t.name, createHash('sha256').update(JSON.stringify(file.prepare(`select * from "${t.name}"`).raw().all())).digest('hex')]),
+      tables.map((t) => [
+        t.name,
+        createHash('sha256')
+          .update(JSON.stringify(file.prepare(`select * from "${t.name}"`).raw().all()))
+          .digest('hex'),
+      ]),
     );
   } finally {
     file.close();
@@ -96,7 +107,8 @@ async function problemWith(c: FuzzCase): Promise<string | undefined> {
   if (envelope && res.status >= 400) return undefined;
   const errors = parsed?.errors;
   if (!Array.isArray(errors) || errors.length === 0) return `${res.status}: no errors for a bad GraphQL request: ${text.slice(0, 300)}`;
-  if (!errors.every((e: any) => typeof e.message === 'string' && typeof e.extensions?.code === 'string')) return `error without extensions.code: ${text.slice(0, 300)}`;
+  if (!errors.every((e: any) => typeof e.message === 'string' && typeof e.extensions?.code === 'string'))
+    return `error without extensions.code: ${text.slice(0, 300)}`;
   return undefined;
 }
 
@@ -141,10 +153,13 @@ fuzz('no 5xx, well-formed 4xx answers, no data change, bounded memory, and the s
     covered.add(c.operation);
     const t0 = Date.now();
     const problem = await problemWith(c);
-    if (process.env.FUZZ_TIMING) timing.set(c.what.replace(/ \S+ of/, ' … of'), (timing.get(c.what.replace(/ \S+ of/, ' … of')) ?? 0) + Date.now() - t0);
+    if (process.env.FUZZ_TIMING)
+      timing.set(c.what.replace(/ \S+ of/, ' … of'), (timing.get(c.what.replace(/ \S+ of/, ' … of')) ?? 0) + Date.now() - t0);
     if (problem) {
       const small = await shrink(c);
-      failures.push(`case ${i} (FUZZ_SEED=${SEED}) ${c.operation} — ${c.what}: ${problem}\n    shrunk (${(await problemWith(small)) ?? 'passes when sent again'}): ${show(small)}`);
+      failures.push(
+        `case ${i} (FUZZ_SEED=${SEED}) ${c.operation} — ${c.what}: ${problem}\n    shrunk (${(await problemWith(small)) ?? 'passes when sent again'}): ${show(small)}`,
+      );
       if (failures.length >= 5) break;
     }
     // at the first case from 200 on: case 200 itself may be one skipped above
@@ -153,7 +168,9 @@ fuzz('no 5xx, well-formed 4xx answers, no data change, bounded memory, and the s
   const seconds = (Date.now() - started) / 1000;
   const memory = process.memoryUsage();
   const retained = retainedHeap();
-  console.log(`fuzz: ${BUDGET} cases over ${covered.size} operations in ${seconds.toFixed(1)} s; heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB, retained ${((heapAfterWarmUp ?? 0) / 2 ** 20).toFixed(0)} MB after the warm-up and ${(retained / 2 ** 20).toFixed(0)} MB at the end, RSS ${(memory.rss / 2 ** 20).toFixed(0)} MB`);
+  console.log(
+    `fuzz: ${BUDGET} cases over ${covered.size} operations in ${seconds.toFixed(1)} s; heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB, retained ${((heapAfterWarmUp ?? 0) / 2 ** 20).toFixed(0)} MB after the warm-up and ${(retained / 2 ** 20).toFixed(0)} MB at the end, RSS ${(memory.rss / 2 ** 20).toFixed(0)} MB`,
+  );
   if (process.env.FUZZ_TIMING) console.log([...timing].sort((a, b) => b[1] - a[1]).slice(0, 12));
   assert.equal(failures, [], failures.join('\n'));
 

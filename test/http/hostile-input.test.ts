@@ -7,10 +7,65 @@ import { adminToken, buildClient } from '../helpers/factories';
 // "No 500 for anything a client can send": every declared route, called by a
 // principal allowed to reach its handler, with malformed and hostile input.
 
-const RAW_BODIES = ['[]', '"text"', '42', 'null', 'true', '{"a":', '{}', '{"__proto__":{"polluted":1}}', JSON.stringify({ x: 'y'.repeat(5000) })];
-const FIELD_VALUES: unknown[] = [null, -1, 0, 1e308, 'x'.repeat(3000), [], {}, ['a', 1, null], { $gt: '' }, '../../etc/passwd', '\u0000', true];
-const FIELDS = ['email', 'password', 'id', 'userId', 'clientId', 'roles', 'licenseType', 'name', 'owner', 'seats', 'token', 'code', 'refreshToken', 'licenseKey', 'kind', 'body', 'title', 'newPassword', 'currentPassword', 'challengeToken', 'invitationToken', 'changes', 'expiresAt', 'version'];
-const QUERIES = ['?limit=-1', '?limit=abc&cursor=%00', '?cursor=aWQ6OTk5OTk5OTk5OTk5OTk5OTk5', '?clientId=1e400', '?since=yesterday&until=%ff', '?level=[]&event[]=a'];
+const RAW_BODIES = [
+  '[]',
+  '"text"',
+  '42',
+  'null',
+  'true',
+  '{"a":',
+  '{}',
+  '{"__proto__":{"polluted":1}}',
+  JSON.stringify({ x: 'y'.repeat(5000) }),
+];
+const FIELD_VALUES: unknown[] = [
+  null,
+  -1,
+  0,
+  1e308,
+  'x'.repeat(3000),
+  [],
+  {},
+  ['a', 1, null],
+  { $gt: '' },
+  '../../etc/passwd',
+  '\u0000',
+  true,
+];
+const FIELDS = [
+  'email',
+  'password',
+  'id',
+  'userId',
+  'clientId',
+  'roles',
+  'licenseType',
+  'name',
+  'owner',
+  'seats',
+  'token',
+  'code',
+  'refreshToken',
+  'licenseKey',
+  'kind',
+  'body',
+  'title',
+  'newPassword',
+  'currentPassword',
+  'challengeToken',
+  'invitationToken',
+  'changes',
+  'expiresAt',
+  'version',
+];
+const QUERIES = [
+  '?limit=-1',
+  '?limit=abc&cursor=%00',
+  '?cursor=aWQ6OTk5OTk5OTk5OTk5OTk5OTk5',
+  '?clientId=1e400',
+  '?since=yesterday&until=%ff',
+  '?level=[]&event[]=a',
+];
 const PATH_VALUES = ['0', '-5', '1e3', '99999999999999999999', '%00', 'x'.repeat(300)];
 
 let server: TestServer;
@@ -35,12 +90,19 @@ hostile('malformed bodies, wrong-typed fields, odd queries and path values on ev
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       // a 503 that says an integration is not set up on this server answers the configuration, not the input
       const unconfigured = unconfiguredIntegration(res.status, res.body);
-      if (res.status >= 500 && !unconfigured && !(route.path === '/readyz' && res.status === 503)) failures.push(`${method} ${path} ${JSON.stringify(options).slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`);
-      else if (route.path.startsWith('/api/') && res.body?.success !== true && res.body?.success !== false && res.headers.get('content-type')?.includes('json')) {
+      if (res.status >= 500 && !unconfigured && !(route.path === '/readyz' && res.status === 503))
+        failures.push(`${method} ${path} ${JSON.stringify(options).slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`);
+      else if (
+        route.path.startsWith('/api/') &&
+        res.body?.success !== true &&
+        res.body?.success !== false &&
+        res.headers.get('content-type')?.includes('json')
+      ) {
         // GraphQL answers GraphQL-over-HTTP ({data, errors}) once past authentication; /api/openapi.json is the OpenAPI document;
         // a download (the NDJSON log export) is a file, not an answer
         const download = res.headers.get('content-disposition')?.startsWith('attachment');
-        const ownFormat = route.envelope === false && (download || (res.body && ('data' in res.body || 'errors' in res.body || 'openapi' in res.body)));
+        const ownFormat =
+          route.envelope === false && (download || (res.body && ('data' in res.body || 'errors' in res.body || 'openapi' in res.body)));
         if (!ownFormat) failures.push(`${method} ${path} → no envelope`);
       }
     };

@@ -41,14 +41,35 @@ keys('POST /api/admin/user: a retry with the same key and body replays the first
 keys('the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; a key over 255 characters is 400', async () => {
   const client = await buildClient(server);
   const key = randomUUID();
-  assert.is((await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': key } })).status, 201);
-  const other = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': key } });
+  assert.is(
+    (await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': key } }))
+      .status,
+    201,
+  );
+  const other = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: userBody(),
+    headers: { 'idempotency-key': key },
+  });
   assert.is(other.status, 422);
   assert.is(other.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
-  const long = await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': 'k'.repeat(256) } });
+  const long = await server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: userBody(),
+    headers: { 'idempotency-key': 'k'.repeat(256) },
+  });
   assert.is(long.status, 400);
   assert.is(long.body.error.code, 'IDEMPOTENCY_KEY_INVALID');
-  assert.is((await server.request('POST', '/api/admin/user', { token: client.owner.token, body: userBody(), headers: { 'idempotency-key': 'k'.repeat(255) } })).status, 201);
+  assert.is(
+    (
+      await server.request('POST', '/api/admin/user', {
+        token: client.owner.token,
+        body: userBody(),
+        headers: { 'idempotency-key': 'k'.repeat(255) },
+      })
+    ).status,
+    201,
+  );
 });
 
 keys('keys belong to a principal: another user’s same key is a new request', async () => {
@@ -81,7 +102,9 @@ keys('concurrent retries of POST /api/admin/user create one user: others are rep
   const key = randomUUID();
   const body = userBody();
   const answers = await Promise.all(
-    Array.from({ length: 6 }, () => server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } })),
+    Array.from({ length: 6 }, () =>
+      server.request('POST', '/api/admin/user', { token: client.owner.token, body, headers: { 'idempotency-key': key } }),
+    ),
   );
   const fresh = answers.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
   assert.is(fresh.length, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
@@ -99,7 +122,11 @@ keys('GraphQL createTemplate over POST: replay returns the same template; concur
   const client = await buildClient(server);
   const query = 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { id title } } }';
   const post = (key: string, title: string) =>
-    server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query, variables: { i: { title } } }, headers: { 'idempotency-key': key } });
+    server.request('POST', '/api/client/graphql', {
+      token: client.owner.token,
+      body: { query, variables: { i: { title } } },
+      headers: { 'idempotency-key': key },
+    });
   const key = randomUUID();
   const first = await post(key, 'Valve check');
   assert.is(first.status, 200, first.text);
@@ -112,7 +139,10 @@ keys('GraphQL createTemplate over POST: replay returns the same template; concur
   const ids = new Set(answers.filter((r) => r.status === 200).map((r) => r.body.data.createTemplate.template.id));
   assert.is(ids.size, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
   for (const r of answers) if (r.status !== 200) assert.is(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
-  const list = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ templates(first: 100) { edges { node { title } } } }' } });
+  const list = await server.request('POST', '/api/client/graphql', {
+    token: client.owner.token,
+    body: { query: '{ templates(first: 100) { edges { node { title } } } }' },
+  });
   const titles = (list.body.data?.templates?.edges ?? []).map((e: { node: { title: string } }) => e.node.title);
   assert.is(titles.filter((t: string) => t === 'Pump check').length, 1, JSON.stringify(list.body));
 });
@@ -125,7 +155,11 @@ keys('POST /api/client/upload resent with the same key (a new multipart boundary
   const send = async () => {
     const form = new FormData();
     form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');
-    const res = await fetch(`${server.url}/api/client/upload`, { method: 'POST', headers: { authorization: `Bearer ${client.owner.token}`, 'idempotency-key': key }, body: form });
+    const res = await fetch(`${server.url}/api/client/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.owner.token}`, 'idempotency-key': key },
+      body: form,
+    });
     return { status: res.status, replayed: res.headers.get('idempotency-replayed'), body: (await res.json()) as any };
   };
   const first = await send();
@@ -143,21 +177,41 @@ keys('GraphQL recordStep resent with the same key and body: the first answer aga
   const { templateId } = await publishedTemplate(server, client);
   const job = await createJob(server, client.owner.token, { templateId });
   const query = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision record { stepId } } }';
-  const body = { query, variables: { i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }], expectedRevision: 1 } } };
+  const body = {
+    query,
+    variables: {
+      i: { jobId: `Job:${job.id}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 15 }], expectedRevision: 1 },
+    },
+  };
   const key = randomUUID();
-  const first = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  const first = await server.request('POST', '/api/client/graphql', {
+    token: client.owner.token,
+    body,
+    headers: { 'idempotency-key': key },
+  });
   assert.is(first.body.data?.recordStep?.revision, 2, first.text);
-  const again = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body, headers: { 'idempotency-key': key } });
+  const again = await server.request('POST', '/api/client/graphql', {
+    token: client.owner.token,
+    body,
+    headers: { 'idempotency-key': key },
+  });
   assert.is(again.headers.get('idempotency-replayed'), 'true');
   assert.equal(again.body, first.body);
-  const read = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: 'query($id: ID!) { job(id: $id) { revision records { stepId } } }', variables: { id: `Job:${job.id}` } } });
+  const read = await server.request('POST', '/api/client/graphql', {
+    token: client.owner.token,
+    body: { query: 'query($id: ID!) { job(id: $id) { revision records { stepId } } }', variables: { id: `Job:${job.id}` } },
+  });
   assert.equal(read.body.data.job, { revision: 2, records: [{ stepId: 'measure' }] });
 });
 
 keys('system administrators’ writes under /api/admin honour the key too', async () => {
   const token = await adminToken(server);
   const key = randomUUID();
-  const body = { name: `Client ${randomUUID().slice(0, 6)}`, owner: { email: uniqueEmail(), password: 'correct-horse-battery' }, seats: { full: 1 } };
+  const body = {
+    name: `Client ${randomUUID().slice(0, 6)}`,
+    owner: { email: uniqueEmail(), password: 'correct-horse-battery' },
+    seats: { full: 1 },
+  };
   const first = await server.request('POST', '/api/admin/client', { token, body, headers: { 'idempotency-key': key } });
   assert.is(first.status, 201, first.text);
   const again = await server.request('POST', '/api/admin/client', { token, body, headers: { 'idempotency-key': key } });

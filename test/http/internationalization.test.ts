@@ -51,13 +51,15 @@ i18n('built-in < system < client override, with fallback de-AT → de → en; ot
   assert.is(mine.body.data.namespaces.errors.FORBIDDEN, de.errors.FORBIDDEN, 'built-in German');
 
   const theirs = await bundle(b.owner.token, 'de-AT');
-  assert.is(theirs.body.data.namespaces.app.job, 'Auftrag', 'system text, not client A\'s override');
+  assert.is(theirs.body.data.namespaces.app.job, 'Auftrag', "system text, not client A's override");
   assert.is(theirs.body.data.namespaces.errors.NOT_FOUND, de.errors.NOT_FOUND);
   assert.is((await bundle(b.owner.token, 'fr')).body.data.namespaces.app.job, 'Job');
 });
 
 i18n('translate returns the asked keys of one namespace', async () => {
-  const res = await server.request('GET', '/api/client/translate?lang=de-AT&namespace=app&keys=job,asset,missing', { token: a.owner.token });
+  const res = await server.request('GET', '/api/client/translate?lang=de-AT&namespace=app&keys=job,asset,missing', {
+    token: a.owner.token,
+  });
   assert.is(res.status, 200, res.text);
   assert.equal(res.body.data, { language: 'de-AT', namespace: 'app', translations: { job: 'Arbeitsauftrag', asset: 'Asset' } });
   const all = await server.request('GET', '/api/client/translate?lang=en&namespace=errors', { token: a.owner.token });
@@ -86,7 +88,10 @@ i18n('ETag and 304 until an entry changes; the route says how to cache', async (
   assert.is(changed.body.data.namespaces.app.job, 'Job (de)');
 
   const t = await server.request('GET', '/api/client/translate?lang=de&namespace=app&keys=job', { token: a.owner.token });
-  const t304 = await server.request('GET', '/api/client/translate?lang=de&namespace=app&keys=job', { token: a.owner.token, headers: { 'If-None-Match': t.headers.get('etag')! } });
+  const t304 = await server.request('GET', '/api/client/translate?lang=de&namespace=app&keys=job', {
+    token: a.owner.token,
+    headers: { 'If-None-Match': t.headers.get('etag')! },
+  });
   assert.is(t304.status, 304);
 });
 
@@ -95,25 +100,39 @@ i18n('a malformed language tag is 422; so is one in an entry', async () => {
     const res = await bundle(a.owner.token, lang);
     assert.is(res.status, 422, `${lang}: ${res.text}`);
     assert.is(res.body.error.code, 'VALIDATION_ERROR');
-    const translate = await server.request('GET', `/api/client/translate?lang=${encodeURIComponent(lang)}&namespace=app`, { token: a.owner.token });
+    const translate = await server.request('GET', `/api/client/translate?lang=${encodeURIComponent(lang)}&namespace=app`, {
+      token: a.owner.token,
+    });
     assert.is(translate.status, 422);
   }
-  const res = await server.request('POST', '/api/admin/internationalization', { token: admin, body: { language: 'nope!', namespace: 'app', key: 'k', text: 't' } });
+  const res = await server.request('POST', '/api/admin/internationalization', {
+    token: admin,
+    body: { language: 'nope!', namespace: 'app', key: 'k', text: 't' },
+  });
   assert.is(res.status, 422);
 });
 
 i18n('admin: duplicates are 409 with the existing id, unknown clients 422, unknown ids 404, filter by client', async () => {
   const entry = await add({ language: 'en', namespace: 'app', key: 'dup', text: 'One' });
-  const dup = await server.request('POST', '/api/admin/internationalization', { token: admin, body: { language: 'en', namespace: 'app', key: 'dup', text: 'Two' } });
+  const dup = await server.request('POST', '/api/admin/internationalization', {
+    token: admin,
+    body: { language: 'en', namespace: 'app', key: 'dup', text: 'Two' },
+  });
   assert.is(dup.status, 409);
   assert.equal(dup.body.error.details, { id: entry.id });
   await add({ language: 'en', namespace: 'app', key: 'dup', text: 'Mine', clientId: b.id });
-  const unknown = await server.request('POST', '/api/admin/internationalization', { token: admin, body: { language: 'en', namespace: 'app', key: 'k', text: 't', clientId: 999999 } });
+  const unknown = await server.request('POST', '/api/admin/internationalization', {
+    token: admin,
+    body: { language: 'en', namespace: 'app', key: 'k', text: 't', clientId: 999999 },
+  });
   assert.is(unknown.status, 422);
   const missing = await server.request('PUT', '/api/admin/internationalization/999999', { token: admin, body: { text: 'x' } });
   assert.is(missing.status, 404);
   const onlyB = await server.request('GET', `/api/admin/internationalization?clientId=${b.id}`, { token: admin });
-  assert.equal(onlyB.body.data.items.map((e: { text: string }) => e.text), ['Mine']);
+  assert.equal(
+    onlyB.body.data.items.map((e: { text: string }) => e.text),
+    ['Mine'],
+  );
   const clientCannot = await server.request('GET', '/api/admin/internationalization', { token: a.owner.token });
   assert.is(clientCannot.status, 403);
 });
@@ -122,16 +141,26 @@ i18n('error messages follow Accept-Language where a translation exists; the code
   const path = '/api/admin/internationalization/999999';
   const plain = await server.request('PUT', path, { token: admin, body: { text: 'x' } });
   assert.is(plain.body.error.message, 'Translation not found');
-  const german = await server.request('PUT', path, { token: admin, body: { text: 'x' }, headers: { 'Accept-Language': 'fr-CH, fr;q=0.9, de;q=0.8' } });
+  const german = await server.request('PUT', path, {
+    token: admin,
+    body: { text: 'x' },
+    headers: { 'Accept-Language': 'fr-CH, fr;q=0.9, de;q=0.8' },
+  });
   assert.equal(german.body.error, { code: 'NOT_FOUND', message: de.errors.NOT_FOUND });
   const english = await server.request('PUT', path, { token: admin, body: { text: 'x' }, headers: { 'Accept-Language': 'en-GB' } });
   assert.is(english.body.error.message, 'Translation not found', 'English keeps the specific message');
-  const overridden = await server.request('GET', '/api/client/internalization/not!valid', { token: a.owner.token, headers: { 'Accept-Language': 'de-AT' } });
+  const overridden = await server.request('GET', '/api/client/internalization/not!valid', {
+    token: a.owner.token,
+    headers: { 'Accept-Language': 'de-AT' },
+  });
   assert.is(overridden.body.error.code, 'VALIDATION_ERROR');
   assert.is(overridden.body.error.message, de.errors.VALIDATION_ERROR);
   const notFound = await server.request('GET', '/api/client/no-such-route', { token: a.owner.token, headers: { 'Accept-Language': 'de' } });
-  assert.equal([notFound.body.error.code, notFound.body.error.message], ['NOT_FOUND', 'Gibt es nicht'], 'client A\'s override');
-  const garbage = await server.request('GET', '/api/client/no-such-route', { token: a.owner.token, headers: { 'Accept-Language': ';;,*,q=,x-\u00ff, de;q=abc, de;q=5' } });
+  assert.equal([notFound.body.error.code, notFound.body.error.message], ['NOT_FOUND', 'Gibt es nicht'], "client A's override");
+  const garbage = await server.request('GET', '/api/client/no-such-route', {
+    token: a.owner.token,
+    headers: { 'Accept-Language': ';;,*,q=,x-\u00ff, de;q=abc, de;q=5' },
+  });
   assert.is(garbage.body.error.code, 'NOT_FOUND');
 });
 
@@ -165,18 +194,21 @@ i18n('language tags by the thousand do not grow what the server keeps (bundles r
   assert.is(answer.body.error.message, de.errors[code]);
 });
 
-i18n('an error answer reads one language chain as a bundle would: most specific language first, client over system over built-in', async () => {
-  const path = '/api/client/no-such-route';
-  const message = async (token: string, language: string) =>
-    (await server.request('GET', path, { token, headers: { 'Accept-Language': language } })).body.error.message;
-  assert.is(await message(b.owner.token, 'de-CH'), de.errors.NOT_FOUND, 'de-CH falls back to the built-in German');
-  await add({ language: 'de-CH', namespace: 'errors', key: 'NOT_FOUND', text: 'Nöd gfunde' });
-  assert.is(await message(b.owner.token, 'de-CH'), 'Nöd gfunde', 'a system entry in the more specific language wins');
-  assert.is(await message(b.owner.token, 'de'), de.errors.NOT_FOUND);
-  await add({ language: 'de-CH', namespace: 'errors', key: 'NOT_FOUND', text: 'Hier nöd', clientId: b.id });
-  assert.is(await message(b.owner.token, 'de-CH'), 'Hier nöd', 'the client’s own entry wins over the system’s');
-  assert.is(await message(admin, 'de-CH'), 'Nöd gfunde', 'callers of no client get the system’s');
-  assert.is(await message(b.owner.token, 'fr, de-CH;q=0.5'), 'Hier nöd', 'a language without any text is skipped');
-});
+i18n(
+  'an error answer reads one language chain as a bundle would: most specific language first, client over system over built-in',
+  async () => {
+    const path = '/api/client/no-such-route';
+    const message = async (token: string, language: string) =>
+      (await server.request('GET', path, { token, headers: { 'Accept-Language': language } })).body.error.message;
+    assert.is(await message(b.owner.token, 'de-CH'), de.errors.NOT_FOUND, 'de-CH falls back to the built-in German');
+    await add({ language: 'de-CH', namespace: 'errors', key: 'NOT_FOUND', text: 'Nöd gfunde' });
+    assert.is(await message(b.owner.token, 'de-CH'), 'Nöd gfunde', 'a system entry in the more specific language wins');
+    assert.is(await message(b.owner.token, 'de'), de.errors.NOT_FOUND);
+    await add({ language: 'de-CH', namespace: 'errors', key: 'NOT_FOUND', text: 'Hier nöd', clientId: b.id });
+    assert.is(await message(b.owner.token, 'de-CH'), 'Hier nöd', 'the client’s own entry wins over the system’s');
+    assert.is(await message(admin, 'de-CH'), 'Nöd gfunde', 'callers of no client get the system’s');
+    assert.is(await message(b.owner.token, 'fr, de-CH;q=0.5'), 'Hier nöd', 'a language without any text is skipped');
+  },
+);
 
 i18n.run();

@@ -27,21 +27,24 @@ lockout.before(async () => {
 });
 lockout.after(async () => server.stop());
 
-lockout('the 10th failure in 15 minutes locks the account: 429 TOO_MANY_ATTEMPTS with Retry-After, even for the right password', async () => {
-  const client = await buildClient(server);
-  const user = await buildUser(server, client);
-  const tenth = await failTimes(user.email, 10);
-  assert.is(tenth.status, 429);
-  assert.is(tenth.body.error.code, 'TOO_MANY_ATTEMPTS');
-  assert.is(tenth.headers.get('retry-after'), String(15 * 60));
-  const right = await signInAs(user.email, PASSWORD);
-  assert.is(right.status, 429);
-  assert.is(right.body.error.code, 'TOO_MANY_ATTEMPTS');
-  assert.ok(Number(right.headers.get('retry-after')) > 0);
-  // the lock ends by itself after the lockout duration
-  server.clock.advance(15 * 60_000 + 1000);
-  assert.is((await signInAs(user.email, PASSWORD)).status, 200);
-});
+lockout(
+  'the 10th failure in 15 minutes locks the account: 429 TOO_MANY_ATTEMPTS with Retry-After, even for the right password',
+  async () => {
+    const client = await buildClient(server);
+    const user = await buildUser(server, client);
+    const tenth = await failTimes(user.email, 10);
+    assert.is(tenth.status, 429);
+    assert.is(tenth.body.error.code, 'TOO_MANY_ATTEMPTS');
+    assert.is(tenth.headers.get('retry-after'), String(15 * 60));
+    const right = await signInAs(user.email, PASSWORD);
+    assert.is(right.status, 429);
+    assert.is(right.body.error.code, 'TOO_MANY_ATTEMPTS');
+    assert.ok(Number(right.headers.get('retry-after')) > 0);
+    // the lock ends by itself after the lockout duration
+    server.clock.advance(15 * 60_000 + 1000);
+    assert.is((await signInAs(user.email, PASSWORD)).status, 200);
+  },
+);
 
 lockout('failures older than the window do not count; a success clears the count', async () => {
   const client = await buildClient(server);
@@ -59,7 +62,7 @@ lockout('an unknown email locks the same way (the lock reveals nothing)', async 
   assert.is(tenth.status, 429);
 });
 
-lockout('a system administrator\'s sign-in has the same lockout and security events', async () => {
+lockout("a system administrator's sign-in has the same lockout and security events", async () => {
   const username = `ops-${Date.now()}`;
   const admin = await createAdmin(server.deps, username, PASSWORD, changedByCli());
   const adminSignIn = (password: string) =>
@@ -82,7 +85,14 @@ lockout('a system administrator\'s sign-in has the same lockout and security eve
   // an unknown username is counted too, without revealing anything
   const ghost = await server.request('POST', '/api/admin/auth/sign-in', { body: { username: `${username}-ghost`, password: 'x' } });
   assert.is(ghost.status, 401);
-  assert.ok(await server.deps.db.kysely.selectFrom('logs').select('id').where('event', '=', 'auth.admin_sign_in_failed').where('data', 'like', '%-ghost%').executeTakeFirst());
+  assert.ok(
+    await server.deps.db.kysely
+      .selectFrom('logs')
+      .select('id')
+      .where('event', '=', 'auth.admin_sign_in_failed')
+      .where('data', 'like', '%-ghost%')
+      .executeTakeFirst(),
+  );
 
   // the operator's way out: reset-password (the CLI) lifts the lock
   await resetAdminPassword(server.deps, username, PASSWORD, changedByCli());
@@ -135,7 +145,16 @@ lockout('`wip user unlock --client-id N --email E` unlocks from the CLI', async 
   assert.is(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /Unlocked/);
   assert.is((await signInAs(user.email, PASSWORD)).status, 200);
-  const missing = await runCli(['--data-dir', server.dataDir, 'user', 'unlock', '--client-id', String(client.id), '--email', uniqueEmail('none')]);
+  const missing = await runCli([
+    '--data-dir',
+    server.dataDir,
+    'user',
+    'unlock',
+    '--client-id',
+    String(client.id),
+    '--email',
+    uniqueEmail('none'),
+  ]);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /not found/i);
 });
@@ -185,10 +204,16 @@ csrf('a cookie-authenticated POST without X-CSRF-Token → 403 CSRF_FAILED; with
   const none = await server.request('POST', '/api/client/auth/change-password', { headers: { cookie: jar.cookie }, body });
   assert.is(none.status, 403);
   assert.is(none.body.error.code, 'CSRF_FAILED');
-  const wrong = await server.request('POST', '/api/client/auth/change-password', { headers: { cookie: jar.cookie, 'x-csrf-token': 'forged' }, body });
+  const wrong = await server.request('POST', '/api/client/auth/change-password', {
+    headers: { cookie: jar.cookie, 'x-csrf-token': 'forged' },
+    body,
+  });
   assert.is(wrong.status, 403);
   assert.is(wrong.body.error.code, 'CSRF_FAILED');
-  const ok = await server.request('POST', '/api/client/auth/change-password', { headers: { cookie: jar.cookie, 'x-csrf-token': jar.csrf }, body });
+  const ok = await server.request('POST', '/api/client/auth/change-password', {
+    headers: { cookie: jar.cookie, 'x-csrf-token': jar.csrf },
+    body,
+  });
   assert.is(ok.status, 200, ok.text);
 });
 
@@ -221,11 +246,22 @@ reuse('presenting a rotated refresh token revokes the family and records auth.re
   const first = signed.body.data.refreshToken;
   const rotated = await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: first } });
   assert.is(rotated.status, 200);
-  const replay = await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: first }, headers: { 'user-agent': 'thief' } });
+  const replay = await server.request('POST', '/api/client/auth/refresh', {
+    body: { refreshToken: first },
+    headers: { 'user-agent': 'thief' },
+  });
   assert.is(replay.status, 401);
-  assert.is((await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: rotated.body.data.refreshToken } })).status, 401);
+  assert.is(
+    (await server.request('POST', '/api/client/auth/refresh', { body: { refreshToken: rotated.body.data.refreshToken } })).status,
+    401,
+  );
   assert.is((await server.request('GET', '/api/client/auth/me', { token: rotated.body.data.accessToken })).status, 401);
-  const events = await server.deps.db.kysely.selectFrom('logs').selectAll().where('event', '=', 'auth.refresh_token_reuse').where('user_id', '=', client.owner.id).execute();
+  const events = await server.deps.db.kysely
+    .selectFrom('logs')
+    .selectAll()
+    .where('event', '=', 'auth.refresh_token_reuse')
+    .where('user_id', '=', client.owner.id)
+    .execute();
   assert.is(events.length, 1);
   assert.is(events[0].level, 'warn');
   assert.is(events[0].user_agent, 'thief');

@@ -109,25 +109,34 @@ async function directCount(period: Period, query: URLSearchParams): Promise<Expe
   const from = new Date(`${query.get('from')}T00:00:00.000Z`);
   const to = new Date(Date.parse(`${query.get('to')}T00:00:00.000Z`) + DAY);
   const inRange = (at: string) => at >= from.toISOString() && at < to.toISOString();
-  const users = new Map((await db.selectFrom('users').select(['id', 'license_type']).where('client_id', '=', client.id).execute()).map((u) => [u.id, u.license_type]));
+  const users = new Map(
+    (await db.selectFrom('users').select(['id', 'license_type']).where('client_id', '=', client.id).execute()).map((u) => [
+      u.id,
+      u.license_type,
+    ]),
+  );
   const userId = query.get('userId') === null ? undefined : Number(query.get('userId'));
   const licenseType = query.get('licenseType') ?? undefined;
-  const counted = (id: number) => users.has(id) && (userId === undefined || id === userId) && (licenseType === undefined || users.get(id) === licenseType);
-  const records = (await db.selectFrom('step_records').select(['recorded_by', 'recorded_at']).where('client_id', '=', client.id).execute()).filter(
-    (r) => inRange(r.recorded_at) && counted(r.recorded_by),
-  );
+  const counted = (id: number) =>
+    users.has(id) && (userId === undefined || id === userId) && (licenseType === undefined || users.get(id) === licenseType);
+  const records = (
+    await db.selectFrom('step_records').select(['recorded_by', 'recorded_at']).where('client_id', '=', client.id).execute()
+  ).filter((r) => inRange(r.recorded_at) && counted(r.recorded_by));
   const sessions = (await db.selectFrom('sessions').select(['user_id', 'created_at']).where('client_id', '=', client.id).execute()).filter(
     (s) => inRange(s.created_at) && counted(s.user_id),
   );
   // jobs: a user filter keeps the jobs a matching user created or is a member of
   const members = await db.selectFrom('job_members').select(['job_id', 'user_id']).where('client_id', '=', client.id).execute();
   const filtered = userId !== undefined || licenseType !== undefined;
-  const jobs = (await db.selectFrom('jobs').select(['id', 'created_by', 'started_at', 'completed_at']).where('client_id', '=', client.id).execute()).filter(
-    (j) => !filtered || counted(j.created_by) || members.some((m) => m.job_id === j.id && counted(m.user_id)),
-  );
+  const jobs = (
+    await db.selectFrom('jobs').select(['id', 'created_by', 'started_at', 'completed_at']).where('client_id', '=', client.id).execute()
+  ).filter((j) => !filtered || counted(j.created_by) || members.some((m) => m.job_id === j.id && counted(m.user_id)));
   const started = jobs.flatMap((j) => (j.started_at && inRange(j.started_at) ? [j.started_at] : []));
   const completed = jobs.flatMap((j) => (j.completed_at && inRange(j.completed_at) ? [j.completed_at] : []));
-  const activity = [...records.map((r) => ({ user: r.recorded_by, at: r.recorded_at })), ...sessions.map((s) => ({ user: s.user_id, at: s.created_at }))];
+  const activity = [
+    ...records.map((r) => ({ user: r.recorded_by, at: r.recorded_at })),
+    ...sessions.map((s) => ({ user: s.user_id, at: s.created_at })),
+  ];
   const active = (of: typeof activity) => {
     const distinct = new Set(of.map((a) => a.user));
     const byType = (type: string) => [...distinct].filter((u) => users.get(u) === type).length;
@@ -206,30 +215,44 @@ async function assertCountsMatchRecords() {
   assert.equal(Object.fromEntries([...actualJobs].sort()), Object.fromEntries([...expectedJobs].sort()));
 }
 
-exact('the counts kept with every write equal a regrouping of the step records and jobs (moves, same-day re-recordings, a deleted client)', async () => {
-  await assertCountsMatchRecords();
-  const jobDays = await server.deps.db.kysely.selectFrom('usage_job_days').select(['day', 'started', 'completed']).where('client_id', '=', client.id).orderBy('day').execute();
-  assert.equal(
-    jobDays.map((r) => [r.day, Number(r.started), Number(r.completed)]),
-    [
-      ['2030-01-30', 2, 0],
-      ['2030-02-01', 1, 0],
-      ['2030-02-07', 0, 1],
-    ],
-  );
-  const rows = await server.deps.db.kysely.selectFrom('usage_step_days').select(['day', 'user_id', 'steps']).where('client_id', '=', client.id).orderBy('day').orderBy('user_id').execute();
-  // op2's only step on Jan 30 moved to op1 on Feb 1: its row is gone, not left at zero
-  assert.equal(
-    rows.map((r) => [r.day, r.user_id === ids.op1 ? 'op1' : 'op2', Number(r.steps)]),
-    [
-      ['2030-01-30', 'op1', 1],
-      ['2030-02-01', 'op1', 1],
-      ['2030-02-01', 'op2', 1],
-      ['2030-02-07', 'op1', 1],
-      ['2030-02-07', 'op2', 2],
-    ],
-  );
-});
+exact(
+  'the counts kept with every write equal a regrouping of the step records and jobs (moves, same-day re-recordings, a deleted client)',
+  async () => {
+    await assertCountsMatchRecords();
+    const jobDays = await server.deps.db.kysely
+      .selectFrom('usage_job_days')
+      .select(['day', 'started', 'completed'])
+      .where('client_id', '=', client.id)
+      .orderBy('day')
+      .execute();
+    assert.equal(
+      jobDays.map((r) => [r.day, Number(r.started), Number(r.completed)]),
+      [
+        ['2030-01-30', 2, 0],
+        ['2030-02-01', 1, 0],
+        ['2030-02-07', 0, 1],
+      ],
+    );
+    const rows = await server.deps.db.kysely
+      .selectFrom('usage_step_days')
+      .select(['day', 'user_id', 'steps'])
+      .where('client_id', '=', client.id)
+      .orderBy('day')
+      .orderBy('user_id')
+      .execute();
+    // op2's only step on Jan 30 moved to op1 on Feb 1: its row is gone, not left at zero
+    assert.equal(
+      rows.map((r) => [r.day, r.user_id === ids.op1 ? 'op1' : 'op2', Number(r.steps)]),
+      [
+        ['2030-01-30', 'op1', 1],
+        ['2030-02-01', 'op1', 1],
+        ['2030-02-01', 'op2', 1],
+        ['2030-02-07', 'op1', 1],
+        ['2030-02-07', 'op2', 2],
+      ],
+    );
+  },
+);
 
 exact('meter report per day, week and month, over several ranges and user filters, equals a direct count over the raw rows', async () => {
   await assertMeterExact('kept counts');
@@ -241,7 +264,9 @@ exact('migration 0020 backfills the same counts from the step records and jobs a
   await usageCounts.up(db);
   await assertCountsMatchRecords();
   // (the meter over these rows was compared with the raw rows above; the route allows 60 reports a minute)
-  const res = await server.request('GET', '/api/client/meter-report?period=month&from=2030-01-01&to=2030-02-28', { token: client.owner.token });
+  const res = await server.request('GET', '/api/client/meter-report?period=month&from=2030-01-01&to=2030-02-28', {
+    token: client.owner.token,
+  });
   assert.is(res.status, 200, res.text);
   assert.equal([res.body.data.totals.stepsRecorded, res.body.data.totals.jobsStarted, res.body.data.totals.jobsCompleted], [6, 3, 1]);
 });

@@ -27,15 +27,26 @@ test('the served OpenAPI document passes spectral:oas and the OWASP ruleset with
     const file = path.join(dir, 'openapi.json');
     fs.writeFileSync(file, res.text);
     const bin = path.join(ROOT, 'node_modules', '.bin', 'spectral');
-    const { stdout } = await promisify(execFile)(bin, ['lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet', '--fail-severity', 'error'], {
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
+    const { stdout } = await promisify(execFile)(
+      bin,
+      ['lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet', '--fail-severity', 'error'],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
       if (!error.stdout) throw new Error(`spectral failed to run: ${error.stderr}`);
       return { stdout: error.stdout };
     });
     const results = JSON.parse(stdout) as SpectralResult[];
     const errors = results.filter((r) => r.severity === 0);
-    assert.is(errors.length, 0, errors.slice(0, 20).map((e) => `${e.code} at ${e.path.join('.')}: ${e.message}`).join('\n'));
+    assert.is(
+      errors.length,
+      0,
+      errors
+        .slice(0, 20)
+        .map((e) => `${e.code} at ${e.path.join('.')}: ${e.message}`)
+        .join('\n'),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await server.stop();

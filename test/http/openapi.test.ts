@@ -18,7 +18,9 @@ openapi.after(async () => server.stop());
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const documented = () =>
   Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-    Object.keys(ops).filter((m) => METHODS.includes(m)).map((method) => `${method.toUpperCase()} ${path}`),
+    Object.keys(ops)
+      .filter((m) => METHODS.includes(m))
+      .map((method) => `${method.toUpperCase()} ${path}`),
   );
 const declared = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`;
 
@@ -33,10 +35,13 @@ openapi('names every mounted route, and only mounted routes', async () => {
   assert.equal(documented().sort(), allRoutes().map(declared).sort());
   // …and the server really answers each documented operation: OPTIONS lists the methods it mounted at that path
   for (const [path, ops] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
-    const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'file' ? 'start.js' : /token/i.test(name) ? 'some-token' : '1'));
+    const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      name === 'file' ? 'start.js' : /token/i.test(name) ? 'some-token' : '1',
+    );
     const res = await server.request('OPTIONS', concrete);
     const allowed = (res.headers.get('allow') ?? '').split(/,\s*/);
-    for (const method of Object.keys(ops)) assert.ok(allowed.includes(method.toUpperCase()), `${method.toUpperCase()} ${path} is not mounted (Allow: ${allowed})`);
+    for (const method of Object.keys(ops))
+      assert.ok(allowed.includes(method.toUpperCase()), `${method.toUpperCase()} ${path} is not mounted (Allow: ${allowed})`);
   }
 });
 
@@ -48,7 +53,20 @@ openapi('carries auth, roles, parameters, bodies, the envelope and the error cod
   assert.equal(body.required.sort(), ['endpoint', 'keys']);
   assert.ok(body.properties.keys.properties.p256dh);
   // the common statuses from the declaration: the global rate limit 429, auth 401/403, a body 400/413/415/422 and 404 (ids in it), idempotent write 409, 500/503 always
-  assert.equal(Object.keys(subscribe.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+  assert.equal(Object.keys(subscribe.responses).sort(), [
+    '201',
+    '400',
+    '401',
+    '403',
+    '404',
+    '409',
+    '413',
+    '415',
+    '422',
+    '429',
+    '500',
+    '503',
+  ]);
   assert.equal(subscribe.responses['201'].content['application/json'].schema.properties.success, { type: 'boolean', const: true });
   assert.ok(subscribe.parameters.some((p: any) => p.$ref === '#/components/parameters/Idempotency-Key'));
   assert.ok(subscribe.responses['201'].headers['Idempotency-Replayed']);
@@ -86,18 +104,24 @@ openapi('carries auth, roles, parameters, bodies, the envelope and the error cod
   assert.equal(document.components.schemas.ErrorCode.enum.sort(), Object.keys(ERROR_STATUS).sort());
   assert.equal(document.components.schemas.Error429.properties.error.properties.code.enum.sort(), ['RATE_LIMITED', 'TOO_MANY_ATTEMPTS']);
   assert.equal(document.components.schemas.Error400.properties.success, { type: 'boolean', const: false });
-  assert.is(document.components.schemas.ErrorDetails.properties.fields.items.properties.path.pattern, '^(body|query|path|header)(\\.[^.]+)*$');
+  assert.is(
+    document.components.schemas.ErrorDetails.properties.fields.items.properties.path.pattern,
+    '^(body|query|path|header)(\\.[^.]+)*$',
+  );
 });
 
 const statuses = () => [...new Set(Object.values(ERROR_STATUS))];
 const operations = () =>
-  Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+  Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+  );
 
 openapi('operationIds: human (a verb, then a noun, camelCase), unique, declared by every route', () => {
   const ids = operations().map(({ op }) => op.operationId as string);
   assert.is(new Set(ids).size, ids.length, 'operationIds are unique');
   for (const route of allRoutes()) assert.ok(route.operationId, `${route.method.toUpperCase()} ${route.path} declares no operationId`);
-  const VERBS = /^(get|list|create|update|delete|set|sign|refresh|verify|start|complete|exchange|receive|change|request|reset|enable|invite|unlock|install|preview|accept|download|export|import|copy|upload|replace|subscribe|unsubscribe|turn|save|work|add|clear|send|proxy|ping|redeliver|retry|stream|check|translate|post|reveal)[A-Z0-9]?/;
+  const VERBS =
+    /^(get|list|create|update|delete|set|sign|refresh|verify|start|complete|exchange|receive|change|request|reset|enable|invite|unlock|install|preview|accept|download|export|import|copy|upload|replace|subscribe|unsubscribe|turn|save|work|add|clear|send|proxy|ping|redeliver|retry|stream|check|translate|post|reveal)[A-Z0-9]?/;
   for (const id of ids) {
     assert.match(id, /^[a-z][A-Za-z0-9]*$/, id);
     assert.match(id, VERBS, `${id} does not start with a verb`);
@@ -116,7 +140,14 @@ openapi('tags are declared by area with descriptions; servers and the security s
     assert.ok(op.summary && op.summary.length <= 120, `${method} ${path}: summary`);
   }
   assert.equal(document.servers, [{ url: '/', description: document.servers[0].description, 'x-internal': false }]);
-  assert.equal(Object.keys(document.components.securitySchemes).sort(), ['adminBearer', 'clientBearer', 'containerSignature', 'csrfToken', 'metricsToken', 'sessionCookie']);
+  assert.equal(Object.keys(document.components.securitySchemes).sort(), [
+    'adminBearer',
+    'clientBearer',
+    'containerSignature',
+    'csrfToken',
+    'metricsToken',
+    'sessionCookie',
+  ]);
   assert.equal(document.paths['/api/admin/container-notification-center'].post.security, [{ containerSignature: [] }, { adminBearer: [] }]);
   assert.equal(document.paths['/api/admin/client'].get.security, [{ adminBearer: [] }, { sessionCookie: [] }]);
 });
@@ -132,7 +163,10 @@ openapi('binary, streaming and special answers are described by what they are', 
   assert.ok(file.responses['200'].headers.ETag);
   const bundle = document.paths['/api/client/internalization/{lang}'].get.responses;
   assert.ok(bundle['304'] && bundle['404']);
-  assert.equal(Object.keys(document.paths['/api/admin/logs/export'].get.responses['200'].content).sort(), ['application/x-ndjson', 'text/csv']);
+  assert.equal(Object.keys(document.paths['/api/admin/logs/export'].get.responses['200'].content).sort(), [
+    'application/x-ndjson',
+    'text/csv',
+  ]);
   assert.equal(Object.keys(document.paths['/api/client/events'].get.responses['200'].content), ['text/event-stream']);
   assert.equal(Object.keys(document.paths['/metrics'].get.responses['200'].content), ['text/plain']);
   assert.ok(document.paths['/metrics'].get.responses['401'] && document.paths['/metrics'].get.responses['403']);
@@ -162,7 +196,10 @@ openapi('GET /api/docs is a page served offline: its script and style come from 
     const res = await fetch(server.url + source);
     assert.is(res.status, 200, source);
     const text = await res.text();
-    assert.ok(source.endsWith('.css') ? /text\/css/.test(res.headers.get('content-type')!) : /javascript/.test(res.headers.get('content-type')!), source);
+    assert.ok(
+      source.endsWith('.css') ? /text\/css/.test(res.headers.get('content-type')!) : /javascript/.test(res.headers.get('content-type')!),
+      source,
+    );
     if (source.includes('swagger-ui-bundle')) assert.ok(text.length > 100_000 && text.includes('SwaggerUIBundle'));
   }
   assert.is((await server.request('GET', '/api/docs/index.html')).status, 404);

@@ -61,10 +61,39 @@ updates('the same or an older version is no update; system administrators may as
 
 updates('an upstream that is down, slow to redirect, errs, is too large or malformed is reported, never a failed request', async () => {
   const cases: [string, (req: http.IncomingMessage, res: http.ServerResponse) => void, RegExp][] = [
-    ['redirect', (_req, res) => { res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }); res.end(); }, /HTTP 302 \(redirects are not followed\)/],
-    ['error', (_req, res) => { res.writeHead(500); res.end('boom'); }, /HTTP 500/],
-    ['too large', (_req, res) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ version: '9.9.9', notes: 'x'.repeat(70_000) })); }, /larger than 65536 bytes/],
-    ['too large, no length', (_req, res) => { res.write('{"version":"9.9.9","notes":"'); res.write('x'.repeat(70_000)); res.end('"}'); }, /larger than 65536 bytes/],
+    [
+      'redirect',
+      (_req, res) => {
+        res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
+        res.end();
+      },
+      /HTTP 302 \(redirects are not followed\)/,
+    ],
+    [
+      'error',
+      (_req, res) => {
+        res.writeHead(500);
+        res.end('boom');
+      },
+      /HTTP 500/,
+    ],
+    [
+      'too large',
+      (_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ version: '9.9.9', notes: 'x'.repeat(70_000) }));
+      },
+      /larger than 65536 bytes/,
+    ],
+    [
+      'too large, no length',
+      (_req, res) => {
+        res.write('{"version":"9.9.9","notes":"');
+        res.write('x'.repeat(70_000));
+        res.end('"}');
+      },
+      /larger than 65536 bytes/,
+    ],
     ['not json', (_req, res) => res.end('<html>'), /not JSON/],
     ['bad version', json({ version: 'latest' }), /version: not a semantic version/],
   ];
@@ -96,7 +125,13 @@ updates('an upstream that is not listening is reported as unreachable', async ()
 updates('air-gapped: the manifest IT dropped into <data-dir>/updates is used; none at all is source none', async () => {
   assert.equal(await check(noUrl), { current: version, latest: null, updateAvailable: false, notes: null, source: 'none' });
   dropManifest(noUrl, JSON.stringify({ version: '99.0.0-rc.1', notes: 'Release candidate' }));
-  assert.equal(await check(noUrl), { current: version, latest: '99.0.0-rc.1', updateAvailable: true, notes: 'Release candidate', source: 'file' });
+  assert.equal(await check(noUrl), {
+    current: version,
+    latest: '99.0.0-rc.1',
+    updateAvailable: true,
+    notes: 'Release candidate',
+    source: 'file',
+  });
   dropManifest(noUrl, '{ broken');
   const broken = await check(noUrl);
   assert.is(broken.source, 'unreachable');
@@ -105,7 +140,10 @@ updates('air-gapped: the manifest IT dropped into <data-dir>/updates is used; no
 });
 
 updates('when the URL cannot be reached, the dropped file answers and the URL failure is noted', async () => {
-  answer = (_req, res) => { res.writeHead(503); res.end(); };
+  answer = (_req, res) => {
+    res.writeHead(503);
+    res.end();
+  };
   dropManifest(server, JSON.stringify({ version: '98.0.0' }));
   try {
     const data = await check(server);

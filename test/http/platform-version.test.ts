@@ -14,7 +14,11 @@ info.after(async () => server.stop());
 info('answers anyone with the product version, the API version, the build (dev from source) and the runtime', async () => {
   const res = await server.request('GET', '/api/client/version');
   assert.is(res.status, 200, res.text);
-  const runtime = { name: 'node', version: process.versions.node, supportedUntil: NODE_END_OF_LIFE[Number(process.versions.node.split('.')[0])] ?? null };
+  const runtime = {
+    name: 'node',
+    version: process.versions.node,
+    supportedUntil: NODE_END_OF_LIFE[Number(process.versions.node.split('.')[0])] ?? null,
+  };
   assert.equal(res.body.data, { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime });
   assert.match(runtime.supportedUntil ?? '', /^\d{4}-\d{2}-\d{2}$/, 'the line the suite runs on is in the table');
 });

@@ -12,7 +12,12 @@ let server: TestServer;
 const limits = suite('global rate limits: per principal, per route group, per IP for anonymous traffic');
 limits.before(async () => {
   server = await startTestServer({
-    env: { WIP_RATE_LIMIT_MAX: String(MAX), WIP_RATE_LIMIT_ANONYMOUS_MAX: '200', WIP_SIGN_IN_RATE_LIMIT_MAX: '1000', WIP_RATE_LIMIT_GROUPS: 'graphql=3' },
+    env: {
+      WIP_RATE_LIMIT_MAX: String(MAX),
+      WIP_RATE_LIMIT_ANONYMOUS_MAX: '200',
+      WIP_SIGN_IN_RATE_LIMIT_MAX: '1000',
+      WIP_RATE_LIMIT_GROUPS: 'graphql=3',
+    },
   });
 });
 limits.after(async () => server.stop());
@@ -91,20 +96,31 @@ perEmail.before(async () => {
 });
 perEmail.after(async () => server.stop());
 
-perEmail('counts an address by a fixed-size key: distinct oversized "emails" (refused 422) leave nothing caller-sized behind for the 15-minute window', async () => {
-  // the budget's key is taken from the body before validation; each window lives 15 minutes
-  const send = (i: number) => server.request('POST', '/api/client/auth/forgot', { body: { email: `${i}-${'x'.repeat(200_000)}@example.test` } });
-  for (let i = 0; i < 10; i++) assert.is((await send(i)).status, 422);
-  const before = retainedHeap();
-  for (let i = 10; i < 210; i++) assert.is((await send(i)).status, 422);
-  const grown = retainedHeap() - before;
-  // 200 keys of 200 KB would be 40 MB
-  assert.ok(grown < 10_000_000, `retained heap grew by ${(grown / 1e6).toFixed(1)} MB`);
-});
+perEmail(
+  'counts an address by a fixed-size key: distinct oversized "emails" (refused 422) leave nothing caller-sized behind for the 15-minute window',
+  async () => {
+    // the budget's key is taken from the body before validation; each window lives 15 minutes
+    const send = (i: number) =>
+      server.request('POST', '/api/client/auth/forgot', { body: { email: `${i}-${'x'.repeat(200_000)}@example.test` } });
+    for (let i = 0; i < 10; i++) assert.is((await send(i)).status, 422);
+    const before = retainedHeap();
+    for (let i = 10; i < 210; i++) assert.is((await send(i)).status, 422);
+    const grown = retainedHeap() - before;
+    // 200 keys of 200 KB would be 40 MB
+    assert.ok(grown < 10_000_000, `retained heap grew by ${(grown / 1e6).toFixed(1)} MB`);
+  },
+);
 
 perEmail('still one budget per address, whatever its case and spacing: 5 per 15 minutes', async () => {
   const statuses = [];
-  for (const email of ['Budget@Example.test', ' budget@example.test', 'BUDGET@example.test ', 'budget@example.test', 'budget@EXAMPLE.test', 'budget@example.test']) {
+  for (const email of [
+    'Budget@Example.test',
+    ' budget@example.test',
+    'BUDGET@example.test ',
+    'budget@example.test',
+    'budget@EXAMPLE.test',
+    'budget@example.test',
+  ]) {
     statuses.push((await server.request('POST', '/api/client/auth/forgot', { body: { email } })).status);
   }
   assert.equal(statuses, [200, 200, 200, 200, 200, 429]);

@@ -51,7 +51,12 @@ function fencedBlocks(file: string): Example[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    blocks.push({ at: `${path.relative(ROOT, file)}:${start + 1}`, lang: open[1], runnable: open[2].trim().split(/\s+/).includes('example'), code: body.join('\n') });
+    blocks.push({
+      at: `${path.relative(ROOT, file)}:${start + 1}`,
+      lang: open[1],
+      runnable: open[2].trim().split(/\s+/).includes('example'),
+      code: body.join('\n'),
+    });
   }
   return blocks;
 }
@@ -60,7 +65,9 @@ function documentation(): Example[] {
   const docs = path.join(ROOT, 'docs');
   const markdown = (dir: string): string[] =>
     fs.existsSync(dir)
-      ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdown(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []))
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((e) => (e.isDirectory() ? markdown(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []))
       : [];
   return [path.join(ROOT, 'README.md'), ...markdown(docs).sort()].flatMap(fencedBlocks);
 }
@@ -103,7 +110,7 @@ function operationsOf(example: Example): Operation[] {
   let from = 0;
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) throw new Error(`${example.at}: only operations, no fragments`);
-    const { start, end } = (definition).loc!;
+    const { start, end } = definition.loc!;
     // whole-line comments before the operation name its caller, or give its variables
     let variables: Record<string, unknown> | undefined;
     for (let l = lineOf(from); l < lineOf(start); l++) {
@@ -114,13 +121,21 @@ function operationsOf(example: Example): Operation[] {
         variables = JSON.parse(given) as Record<string, unknown>;
         continue;
       }
-      const named = ROLES.map((r) => ({ r, at: comment.search(new RegExp(`\\b${r}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+      const named = ROLES.map((r) => ({ r, at: comment.search(new RegExp(`\\b${r}\\b`)) }))
+        .filter((x) => x.at >= 0)
+        .sort((a, b) => a.at - b.at)[0];
       if (named) role = named.r;
     }
     // the rest of the line the operation ends on
     const trailing = /^\s*#\s*→(.*)$/.exec(code.slice(end).split('\n')[0])?.[1] ?? '';
     const exampleLine = Number(example.at.split(':').pop()) + 1 + lineOf(start);
-    operations.push({ at: `${example.at.replace(/:\d+$/, '')}:${exampleLine}`, text: code.slice(start, end), role, variables, expected: trailing.trim() });
+    operations.push({
+      at: `${example.at.replace(/:\d+$/, '')}:${exampleLine}`,
+      text: code.slice(start, end),
+      role,
+      variables,
+      expected: trailing.trim(),
+    });
     from = end;
   }
   return operations;
@@ -180,7 +195,10 @@ shellRun.after(async () => shellServer.stop());
 
 function runShell(script: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, SECRET: CONTAINER_SECRET }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      env: { ...process.env, SECRET: CONTAINER_SECRET },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -196,7 +214,8 @@ function runShell(script: string): Promise<{ code: number | null; out: string }>
 shellRun('every shell example exits 0 and prints no error', async () => {
   assert.ok(shellExamples.length > 0);
   // what the examples use, as a reader's machine would have it
-  for (const tool of ['curl', 'jq', 'openssl']) assert.is((await runShell(`command -v ${tool}`)).code, 0, `the shell examples need ${tool} on PATH`);
+  for (const tool of ['curl', 'jq', 'openssl'])
+    assert.is((await runShell(`command -v ${tool}`)).code, 0, `the shell examples need ${tool} on PATH`);
   for (const example of shellExamples) {
     const script = example.code
       .replace(/https:\/\/wip\.example/g, shellServer.url)

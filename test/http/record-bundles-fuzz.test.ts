@@ -33,7 +33,22 @@ function seeded(seed: number): () => number {
   };
 }
 
-const ODD_VALUES: unknown[] = [null, true, 0, -1, 1e308, 'x', '', 'A'.repeat(70_000), [], {}, [[[[[]]]]], { format: 'wip-record-bundle' }, '\u0000\ud800', NaN];
+const ODD_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  'x',
+  '',
+  'A'.repeat(70_000),
+  [],
+  {},
+  [[[[[]]]]],
+  { format: 'wip-record-bundle' },
+  '\u0000\ud800',
+  NaN,
+];
 
 function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   if (out.length > 5000) return out;
@@ -73,7 +88,10 @@ async function refused(input: string, what: string): Promise<void> {
     return;
   }
   assert.is(result.ok, false, `${what}: verified a malformed bundle`);
-  assert.ok(result.problems.length > 0 && result.problems.every((p) => typeof p === 'string' && p.length > 10), `${what}: ${JSON.stringify(result.problems)}`);
+  assert.ok(
+    result.problems.length > 0 && result.problems.every((p) => typeof p === 'string' && p.length > 10),
+    `${what}: ${JSON.stringify(result.problems)}`,
+  );
 }
 
 fuzz('the untouched bundle verifies (the baseline the cases break)', async () => {
@@ -90,7 +108,10 @@ fuzz('not a bundle at all: empty, not JSON, other JSON, deep nesting, huge input
     ['{"format":"wip-record-bundle","formatVersion":2}', 'a future version'],
     ['{"format":"wip-record-bundle","formatVersion":1,"jws":{"protected":"e30","payload":"","signature":"AA"}}', 'an empty payload'],
     ['['.repeat(200_000) + ']'.repeat(200_000), 'nesting beyond any stack'],
-    [JSON.stringify({ format: 'wip-record-bundle', formatVersion: 1, jws: { protected: '!!', payload: '!!', signature: '!!' } }), 'not base64url'],
+    [
+      JSON.stringify({ format: 'wip-record-bundle', formatVersion: 1, jws: { protected: '!!', payload: '!!', signature: '!!' } }),
+      'not base64url',
+    ],
   ] as const) {
     await refused(input, what);
   }

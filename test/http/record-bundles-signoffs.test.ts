@@ -28,7 +28,12 @@ const CONTENT = {
       id: 'main',
       title: 'Main',
       steps: [
-        { id: 'torque', title: 'Torque the bolts', fields: [{ key: 'nm', type: 'NUMBER', required: true }], signoff: { performer: true, verifier: { roles: ['approver'] } } },
+        {
+          id: 'torque',
+          title: 'Torque the bolts',
+          fields: [{ key: 'nm', type: 'NUMBER', required: true }],
+          signoff: { performer: true, verifier: { roles: ['approver'] } },
+        },
         { id: 'close', title: 'Close the cover', fields: [] },
       ],
     },
@@ -52,8 +57,10 @@ async function signedJob() {
     assert.equal(res.codes, [], JSON.stringify(res.errors));
     return res.data;
   };
-  const record = (nm: number) => ok(operator.token!, RECORD, { i: { jobId, stepId: 'torque', status: 'DONE', values: [{ key: 'nm', value: nm }] } });
-  const sign = (who: { token?: string; password: string }, meaning: string) => ok(who.token!, SIGN, { i: { jobId, stepId: 'torque', meaning, password: who.password } });
+  const record = (nm: number) =>
+    ok(operator.token!, RECORD, { i: { jobId, stepId: 'torque', status: 'DONE', values: [{ key: 'nm', value: nm }] } });
+  const sign = (who: { token?: string; password: string }, meaning: string) =>
+    ok(who.token!, SIGN, { i: { jobId, stepId: 'torque', meaning, password: who.password } });
   await record(41);
   await sign(operator, 'PERFORMED');
   await record(42); // voids the PERFORMED sign-off over 41
@@ -87,7 +94,10 @@ bundles('a bundle of a job with step sign-offs carries them all and verifies', a
   assert.equal(verified.problems, []);
   assert.ok(verified.ok);
   assert.is(verified.summary?.signoffs, 3);
-  assert.ok(verified.notes.some((n) => /sign-offs: 2 valid sign-off\(s\) match the recorded values \(1 invalidated/.test(n)), verified.notes.join('\n'));
+  assert.ok(
+    verified.notes.some((n) => /sign-offs: 2 valid sign-off\(s\) match the recorded values \(1 invalidated/.test(n)),
+    verified.notes.join('\n'),
+  );
 });
 
 bundles('a sign-off stripped, a value changed under a sign-off, a sign-off hash altered: each caught and named', async () => {
@@ -101,12 +111,23 @@ bundles('a sign-off stripped, a value changed under a sign-off, a sign-off hash 
   };
 
   // re-signed by a forger and checked for integrity only (no trusted key): the sign-off checks alone catch it
-  const stripped = await problems(await resigned(text, (p) => (p.signoffs = p.signoffs.filter((s: any) => s.meaning !== 'VERIFIED'))), undefined);
-  assert.match(stripped, /step "Torque the bolts" \(torque\): the version requires a VERIFIED sign-off by another person holding approver; the record carries none: a sign-off was removed/);
-  assert.match(stripped, /step "Torque the bolts" \(torque\): audit entry \d+ records a VERIFIED sign-off of .+ over values [0-9a-f]{16}… that the record does not carry: a sign-off was stripped/);
+  const stripped = await problems(
+    await resigned(text, (p) => (p.signoffs = p.signoffs.filter((s: any) => s.meaning !== 'VERIFIED'))),
+    undefined,
+  );
+  assert.match(
+    stripped,
+    /step "Torque the bolts" \(torque\): the version requires a VERIFIED sign-off by another person holding approver; the record carries none: a sign-off was removed/,
+  );
+  assert.match(
+    stripped,
+    /step "Torque the bolts" \(torque\): audit entry \d+ records a VERIFIED sign-off of .+ over values [0-9a-f]{16}… that the record does not carry: a sign-off was stripped/,
+  );
 
   // only the voided PERFORMED left: named as invalidated
-  const voided = await problems(edited(text, (p) => (p.signoffs = p.signoffs.filter((s: any) => s.meaning !== 'PERFORMED' || s.invalidatedAt !== null))));
+  const voided = await problems(
+    edited(text, (p) => (p.signoffs = p.signoffs.filter((s: any) => s.meaning !== 'PERFORMED' || s.invalidatedAt !== null))),
+  );
   assert.match(voided, /requires a PERFORMED sign-off by the person who performed it; the record carries only invalidated ones \(/);
 
   // a value changed under the sign-offs, re-signed: each sign-off names the mismatch (the audit check adds its own)
@@ -116,22 +137,42 @@ bundles('a sign-off stripped, a value changed under a sign-off, a sign-off hash 
     }),
     undefined,
   );
-  assert.match(changed, /step "Torque the bolts" \(torque\): the PERFORMED sign-off of .+ <.+> \(.+\) signed values hashing to [0-9a-f]{16}…, the record's values of the step hash to [0-9a-f]{16}…: the values were changed after signing/);
+  assert.match(
+    changed,
+    /step "Torque the bolts" \(torque\): the PERFORMED sign-off of .+ <.+> \(.+\) signed values hashing to [0-9a-f]{16}…, the record's values of the step hash to [0-9a-f]{16}…: the values were changed after signing/,
+  );
   assert.match(changed, /the VERIFIED sign-off of .+ signed values hashing to/);
 
   // a sign-off's hash altered to match changed values: the audit chain still has the signed one
-  const altered = await problems(edited(text, (p) => (p.signoffs.find((s: any) => s.meaning === 'VERIFIED').valuesHash = 'a'.repeat(64))), undefined);
+  const altered = await problems(
+    edited(text, (p) => (p.signoffs.find((s: any) => s.meaning === 'VERIFIED').valuesHash = 'a'.repeat(64))),
+    undefined,
+  );
   assert.match(altered, /the VERIFIED sign-off of .+ signed values hashing to aaaaaaaaaaaaaaaa…/);
-  assert.match(altered, /audit entry \d+ records a VERIFIED sign-off .+ that the record does not carry: a sign-off was stripped or altered/);
-  assert.match(altered, /the VERIFIED sign-off of .+ over values aaaaaaaaaaaaaaaa… is not in the audit chain: the sign-off was added or altered/);
+  assert.match(
+    altered,
+    /audit entry \d+ records a VERIFIED sign-off .+ that the record does not carry: a sign-off was stripped or altered/,
+  );
+  assert.match(
+    altered,
+    /the VERIFIED sign-off of .+ over values aaaaaaaaaaaaaaaa… is not in the audit chain: the sign-off was added or altered/,
+  );
 });
 
 bundles('a bundle made before sign-offs were bundled (no signoffs) still verifies; one whose version requires them does not', async () => {
   const plainClient = await buildClient(server);
-  const template = await publishedTemplate(server, plainClient, { sections: [{ id: 's', title: 'S', steps: [{ id: 'look', title: 'Look', fields: [] }] }] }, 'Plain');
+  const template = await publishedTemplate(
+    server,
+    plainClient,
+    { sections: [{ id: 's', title: 'S', steps: [{ id: 'look', title: 'Look', fields: [] }] }] },
+    'Plain',
+  );
   const job = await createJob(server, plainClient.owner.token, { templateId: template.templateId });
   const jobId = gid('Job', job.id);
-  assert.equal((await gql(server, plainClient.owner.token, RECORD, { i: { jobId, stepId: 'look', status: 'DONE', values: [] } })).codes, []);
+  assert.equal(
+    (await gql(server, plainClient.owner.token, RECORD, { i: { jobId, stepId: 'look', status: 'DONE', values: [] } })).codes,
+    [],
+  );
   assert.equal((await gql(server, plainClient.owner.token, COMPLETE, { j: jobId })).codes, []);
   const text = (await fetchBundle(server, plainClient.owner.token, job.id)).text;
   // an older bundle: the same record without the field, signed (integrity checked with the key it carries)
@@ -140,9 +181,14 @@ bundles('a bundle made before sign-offs were bundled (no signoffs) still verifie
   assert.ok(older.notes.some((n) => /made before step sign-offs were recorded in bundles/.test(n)));
 
   const signed = await signedJob();
-  const withoutField = await verifyRecordBundle(await resigned((await fetchBundle(server, signed.operator.token!, signed.job.id)).text, (p) => delete p.signoffs));
+  const withoutField = await verifyRecordBundle(
+    await resigned((await fetchBundle(server, signed.operator.token!, signed.job.id)).text, (p) => delete p.signoffs),
+  );
   assert.not.ok(withoutField.ok);
-  assert.match(withoutField.problems.join('\n'), /requires a PERFORMED sign-off .*; the record carries none[\s\S]*requires a VERIFIED sign-off .*; the record carries none/);
+  assert.match(
+    withoutField.problems.join('\n'),
+    /requires a PERFORMED sign-off .*; the record carries none[\s\S]*requires a VERIFIED sign-off .*; the record carries none/,
+  );
 });
 
 bundles.run();

@@ -53,7 +53,10 @@ stamps('forged tokens are refused: another authority, another signature, altered
 
   const forged = await verifyRecordBundle(withToken(await tsa.stamp(signature, 'forger')), pinned);
   assert.not.ok(forged.ok);
-  assert.match(forged.problems.join('\n'), /timestamp: the token was signed by .*Test TSA.* \(certificate SHA-256 [0-9a-f]{64}\), not by a trusted time-stamping authority/);
+  assert.match(
+    forged.problems.join('\n'),
+    /timestamp: the token was signed by .*Test TSA.* \(certificate SHA-256 [0-9a-f]{64}\), not by a trusted time-stamping authority/,
+  );
 
   const elsewhere = await verifyRecordBundle(withToken(await tsa.stamp('some other signature')), pinned);
   assert.match(elsewhere.problems.join('\n'), /timestamp: the token stamps another signature: it does not belong to this record/);
@@ -64,14 +67,24 @@ stamps('forged tokens are refused: another authority, another signature, altered
   const genTime = genuine.indexOf(Buffer.from(`${new Date().getUTCFullYear()}`, 'ascii'));
   const imprint = genuine.indexOf(createHash('sha256').update(signature, 'ascii').digest());
   assert.ok(genTime > 0 && imprint > 0);
-  for (const [at, what] of [[genTime + 3, 'genTime'], [imprint + 5, 'imprint'], [genuine.length - 20, 'signature']] as const) {
+  for (const [at, what] of [
+    [genTime + 3, 'genTime'],
+    [imprint + 5, 'imprint'],
+    [genuine.length - 20, 'signature'],
+  ] as const) {
     const altered = Buffer.from(genuine);
     altered[at] = what === 'genTime' ? altered[at] ^ 0x01 : altered[at] ^ 0x40;
     const result = await verifyRecordBundle(withToken(altered.toString('base64')), pinned);
     assert.not.ok(result.ok, `${what} altered`);
-    assert.ok(result.problems.some((p) => p.startsWith('timestamp: ')), `${what}: ${JSON.stringify(result.problems)}`);
+    assert.ok(
+      result.problems.some((p) => p.startsWith('timestamp: ')),
+      `${what}: ${JSON.stringify(result.problems)}`,
+    );
   }
-  assert.ok((await verifyRecordBundle(withToken(genuine.toString('base64')), pinned)).ok, 'the genuine token, made by openssl directly, verifies');
+  assert.ok(
+    (await verifyRecordBundle(withToken(genuine.toString('base64')), pinned)).ok,
+    'the genuine token, made by openssl directly, verifies',
+  );
 });
 
 stamps('checkpoints are time-stamped on receipt; exported ones verify with their token', async () => {

@@ -28,13 +28,22 @@ bundles('a finished job with photos, sign-offs and a fault exports a bundle that
   assert.is(bundle.formatVersion, 1);
   assert.is(bundle.attachments, undefined, 'no photos unless asked');
   const payload = payloadOf(bundle);
-  assert.equal(payload.steps.map((s: any) => [s.stepId, s.status, s.values.map((v: any) => v.value), s.recordedBy.email]), [
-    ['measure', 'DONE', [25], operator.email],
-    ['look', 'DONE', [[files.photo.id]], operator.email],
-    ['sign', 'DONE', [files.signature.id], operator.email],
-  ]);
-  assert.equal(payload.deviations.map((d: any) => [d.kind, d.fieldKey]), [['OUT_OF_LIMITS', 'torque']]);
-  assert.equal(payload.faults.map((f: any) => [f.description, f.photos]), [['Seal weeps oil', [files.leak.id]]]);
+  assert.equal(
+    payload.steps.map((s: any) => [s.stepId, s.status, s.values.map((v: any) => v.value), s.recordedBy.email]),
+    [
+      ['measure', 'DONE', [25], operator.email],
+      ['look', 'DONE', [[files.photo.id]], operator.email],
+      ['sign', 'DONE', [files.signature.id], operator.email],
+    ],
+  );
+  assert.equal(
+    payload.deviations.map((d: any) => [d.kind, d.fieldKey]),
+    [['OUT_OF_LIMITS', 'torque']],
+  );
+  assert.equal(
+    payload.faults.map((f: any) => [f.description, f.photos]),
+    [['Seal weeps oil', [files.leak.id]]],
+  );
   const photoEntry = payload.files.find((f: any) => f.id === files.photo.id);
   assert.is(photoEntry.sha256, createHash('sha256').update(PHOTO).digest('hex'));
   assert.equal(payload.files.map((f: any) => f.role).sort(), ['fault-photo', 'photo', 'signature']);
@@ -72,7 +81,9 @@ bundles('who may not have the bundle: unfinished job 409, another client 404, no
   assert.is((await fetchBundle(server, other.owner.token, job.id)).status, 404);
   assert.is((await fetchBundle(server, operator.token!, 999_999)).status, 404);
   assert.is((await fetch(`${server.url}/api/client/jobs/${job.id}/record-bundle`)).status, 401);
-  const bad = await fetch(`${server.url}/api/client/jobs/${job.id}/record-bundle?photos=maybe`, { headers: { authorization: `Bearer ${operator.token}` } });
+  const bad = await fetch(`${server.url}/api/client/jobs/${job.id}/record-bundle?photos=maybe`, {
+    headers: { authorization: `Bearer ${operator.token}` },
+  });
   assert.is(bad.status, 422);
 });
 
@@ -89,7 +100,10 @@ bundles('each kind of tampering is caught and named', async () => {
   // a value changed in the file
   const value = await problems(edited(text, (p) => (p.steps[0].values[0].value = 15)));
   assert.match(value, /signature does not verify/);
-  assert.match(value, /step "Measure the torque" \(measure\): the recorded values, status or sign-off differ from what audit entry \d+ recorded/);
+  assert.match(
+    value,
+    /step "Measure the torque" \(measure\): the recorded values, status or sign-off differ from what audit entry \d+ recorded/,
+  );
 
   // a value changed and the bundle re-signed by a forger: the key and the audit trail both give it away
   const forged = await problems(await resigned(text, (p) => (p.steps[0].values[0].value = 15)));
@@ -99,14 +113,19 @@ bundles('each kind of tampering is caught and named', async () => {
   // a photo swapped
   const swapped = JSON.parse(text);
   swapped.attachments.find((a: any) => a.fileId === files.photo.id).data = OTHER_PHOTO.toString('base64');
-  assert.match(await problems(JSON.stringify(swapped)), new RegExp(`attachment: photo ${files.photo.id} \\(seal\\.png\\) does not match its hash in the record: the photo was swapped`));
+  assert.match(
+    await problems(JSON.stringify(swapped)),
+    new RegExp(`attachment: photo ${files.photo.id} \\(seal\\.png\\) does not match its hash in the record: the photo was swapped`),
+  );
 
   // the signature stripped
   const stripped = JSON.parse(text);
   delete stripped.jws.signature;
   assert.is(await problems(JSON.stringify(stripped)), 'the bundle is not signed: its JWS signature is missing');
   // an approval signature stripped from the record
-  const unapproved = await problems(edited(text, (p) => (p.instruction.signatures = p.instruction.signatures.filter((s: any) => s.meaning !== 'APPROVED'))));
+  const unapproved = await problems(
+    edited(text, (p) => (p.instruction.signatures = p.instruction.signatures.filter((s: any) => s.meaning !== 'APPROVED'))),
+  );
   assert.match(unapproved, /the version carries no APPROVED signature: the recorded version is not the approved one/);
 
   // a chain entry removed
@@ -117,7 +136,10 @@ bundles('each kind of tampering is caught and named', async () => {
   );
   assert.match(removed, /audit: entry \d+ is missing from the chain slice \(entry \d+ follows entry \d+\): entries were removed/);
   // an audit entry edited
-  assert.match(await problems(edited(text, (p) => (p.audit.entries.find((e: any) => e.action === 'job.completed').actor = 'cli'))), /audit: entry \d+ \(job\.completed\) does not match its hash: it was edited/);
+  assert.match(
+    await problems(edited(text, (p) => (p.audit.entries.find((e: any) => e.action === 'job.completed').actor = 'cli'))),
+    /audit: entry \d+ \(job\.completed\) does not match its hash: it was edited/,
+  );
 
   // the version content edited
   const content = await problems(
@@ -153,8 +175,17 @@ bundles('a rotated key still verifies old bundles; new bundles carry the new key
   assert.is.not(rotated.active, oldKid);
   const after = (await fetchBundle(server, operator.token!, job.id)).text;
   const keys = await publishedKeys(server);
-  assert.equal(keys.keys.map((k: any) => [k.kid, Boolean(k.retiredAt)]).sort(), [[oldKid, true], [rotated.active, false]].sort());
-  for (const [text, kid] of [[before, oldKid], [after, rotated.active]] as const) {
+  assert.equal(
+    keys.keys.map((k: any) => [k.kid, Boolean(k.retiredAt)]).sort(),
+    [
+      [oldKid, true],
+      [rotated.active, false],
+    ].sort(),
+  );
+  for (const [text, kid] of [
+    [before, oldKid],
+    [after, rotated.active],
+  ] as const) {
     const result = await verifyRecordBundle(text, keys);
     assert.equal(result.problems, []);
     assert.equal(result.signer, { kid, trusted: true });
@@ -188,9 +219,14 @@ bundles('a bundle carries the newest signed checkpoint of the chain, checked by 
 
 bundles('GraphQL: exportRecordBundle signs the same bundle for the floor app; signingKeys lists the fingerprints', async () => {
   const { job, operator } = await finishedJob(server);
-  const result = await gql(server, operator.token, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName content keyFingerprint downloadPath } } }', {
-    i: { jobId: `Job:${job.id}` },
-  });
+  const result = await gql(
+    server,
+    operator.token,
+    'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName content keyFingerprint downloadPath } } }',
+    {
+      i: { jobId: `Job:${job.id}` },
+    },
+  );
   assert.equal(result.codes, [], JSON.stringify(result.errors));
   const bundle = result.data.exportRecordBundle.bundle;
   assert.is(bundle.fileName, `job-${job.id}-record.json`);
@@ -204,29 +240,37 @@ bundles('GraphQL: exportRecordBundle signs the same bundle for the floor app; si
   assert.is(listed.data.signingKeys[0].active, true);
   assert.is(listed.data.signingKeys[0].fingerprint, bundle.keyFingerprint);
   const { job: open, operator: other } = await finishedJob(server, { complete: false });
-  const refused = await gql(server, other.token, 'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName } } }', { i: { jobId: `Job:${open.id}` } });
+  const refused = await gql(
+    server,
+    other.token,
+    'mutation($i: ExportRecordBundleInput!) { exportRecordBundle(input: $i) { bundle { fileName } } }',
+    { i: { jobId: `Job:${open.id}` } },
+  );
   assert.equal(refused.codes, ['JOB_NOT_FINISHED']);
 });
 
-bundles('the keys are published without a session; the verifier page is served under the strict CSP and as one downloadable file', async () => {
-  const keys = await publishedKeys(server);
-  for (const key of keys.keys) {
-    assert.equal([key.kty, key.crv, key.alg, key.use], ['OKP', 'Ed25519', 'EdDSA', 'sig']);
-    assert.is(key.d, undefined, 'never the private key');
-  }
-  const page = await fetch(`${server.url}/verify/`);
-  assert.is(page.status, 200);
-  assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-  const html = await page.text();
-  assert.match(html, /<script type="module" src="\/console\/verify-[\w-]+\.js"><\/script>/);
-  assert.not.match(html, /<script type="module">/, 'no inline script on the served page');
-  const download = await fetch(`${server.url}/verify/wip-verifier.html`);
-  assert.is(download.status, 200);
-  assert.match(download.headers.get('content-disposition') ?? '', /attachment; filename="wip-verifier.html"/);
-  const file = await download.text();
-  assert.match(file, /<script type="module">/);
-  assert.not.match(file, /src="\/console\//, 'self-contained: nothing to fetch');
-  assert.is((await fetch(`${server.url}/console/verify.html`)).status, 404);
-});
+bundles(
+  'the keys are published without a session; the verifier page is served under the strict CSP and as one downloadable file',
+  async () => {
+    const keys = await publishedKeys(server);
+    for (const key of keys.keys) {
+      assert.equal([key.kty, key.crv, key.alg, key.use], ['OKP', 'Ed25519', 'EdDSA', 'sig']);
+      assert.is(key.d, undefined, 'never the private key');
+    }
+    const page = await fetch(`${server.url}/verify/`);
+    assert.is(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const html = await page.text();
+    assert.match(html, /<script type="module" src="\/console\/verify-[\w-]+\.js"><\/script>/);
+    assert.not.match(html, /<script type="module">/, 'no inline script on the served page');
+    const download = await fetch(`${server.url}/verify/wip-verifier.html`);
+    assert.is(download.status, 200);
+    assert.match(download.headers.get('content-disposition') ?? '', /attachment; filename="wip-verifier.html"/);
+    const file = await download.text();
+    assert.match(file, /<script type="module">/);
+    assert.not.match(file, /src="\/console\//, 'self-contained: nothing to fetch');
+    assert.is((await fetch(`${server.url}/console/verify.html`)).status, 404);
+  },
+);
 
 bundles.run();

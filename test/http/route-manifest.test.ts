@@ -15,7 +15,9 @@ test('the committed route manifest is what the route groups declare (npm run rou
   if (committed !== current) {
     const committedLines = committed.split('\n');
     const line = current.split('\n').findIndex((text, i) => text !== committedLines[i]);
-    assert.unreachable(`src/http/routes/manifest.ts is out of date (first difference at line ${line + 1}): run npm run routes:manifest and commit the file`);
+    assert.unreachable(
+      `src/http/routes/manifest.ts is out of date (first difference at line ${line + 1}): run npm run routes:manifest and commit the file`,
+    );
   }
 });
 

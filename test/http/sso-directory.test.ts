@@ -101,8 +101,16 @@ test("a token the graph vouches for acts as the client's user with that email; t
   const second = await me(token);
   assert.is(second.status, 200);
   assert.is(graph.calls, before + 1, 'the second request was answered from the cache');
-  const signIns = await server.deps.db.kysely.selectFrom('logs').select('message').where('event', '=', 'auth.sign_in').where('user_id', '=', user.id).execute();
-  assert.equal(signIns.map((row) => row.message), ['Signed in (password)', 'Signed in (directory)']);
+  const signIns = await server.deps.db.kysely
+    .selectFrom('logs')
+    .select('message')
+    .where('event', '=', 'auth.sign_in')
+    .where('user_id', '=', user.id)
+    .execute();
+  assert.equal(
+    signIns.map((row) => row.message),
+    ['Signed in (password)', 'Signed in (directory)'],
+  );
   // our own tokens are told apart by their issuer: the graph is never asked about them
   assert.is((await me(user.token!)).status, 200);
   assert.is(graph.calls, before + 1);
@@ -159,7 +167,9 @@ test('a user with a second factor is let in only by a token that attests a multi
   const user = await buildUser(server, client);
   const setup = await server.request('POST', '/api/client/auth/two-factor/setup', { token: user.token, body: { password: PASSWORD } });
   assert.is(setup.status, 200, setup.text);
-  const code = new TOTP({ secret: Secret.fromBase32(setup.body.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: server.clock.now().getTime() });
+  const code = new TOTP({ secret: Secret.fromBase32(setup.body.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
+    timestamp: server.clock.now().getTime(),
+  });
   assert.is((await server.request('POST', '/api/client/auth/two-factor/enable', { token: user.token, body: { code } })).status, 200);
 
   const passwordOnly = directoryToken({ amr: ['pwd'] });
@@ -196,7 +206,11 @@ test('revoking the session a directory token opened ends it for that token', asy
   const token = directoryToken();
   graph.users.set(token, { id: 'object-id-6', mail: user.email });
   assert.is((await me(token)).status, 200);
-  await server.deps.db.kysely.updateTable('sessions').set({ revoked_at: server.clock.now().toISOString() }).where('user_id', '=', user.id).execute();
+  await server.deps.db.kysely
+    .updateTable('sessions')
+    .set({ revoked_at: server.clock.now().toISOString() })
+    .where('user_id', '=', user.id)
+    .execute();
   assert.is((await me(token)).status, 401);
 });
 
@@ -204,7 +218,13 @@ test('with updateOnSignIn the mapped roles and organisations follow the director
   const tenant = randomUUID();
   const created = await server.request('POST', `/api/admin/client/${client.id}/sso`, {
     token: client.owner.token,
-    body: { name: 'sync-directory', kind: 'directory', tenant, graphUrl: graph.url, attributeMapping: { roles: 'wipRoles', organizations: 'wipOrgs' } },
+    body: {
+      name: 'sync-directory',
+      kind: 'directory',
+      tenant,
+      graphUrl: graph.url,
+      attributeMapping: { roles: 'wipRoles', organizations: 'wipOrgs' },
+    },
   });
   assert.is(created.status, 201, created.text);
   const user = await buildUser(server, client, { roles: ['author'] });
@@ -219,7 +239,10 @@ test('with updateOnSignIn the mapped roles and organisations follow the director
   // off (the default): the directory's roles are not applied to an existing user
   assert.equal((await signInAs(user, { wipRoles: ['approver'] })).roles, ['author']);
 
-  const turned = await server.request('PUT', `/api/admin/client/${client.id}/sso/${created.body.data.id}`, { token: client.owner.token, body: { updateOnSignIn: true } });
+  const turned = await server.request('PUT', `/api/admin/client/${client.id}/sso/${created.body.data.id}`, {
+    token: client.owner.token,
+    body: { updateOnSignIn: true },
+  });
   assert.is(turned.status, 200, turned.text);
   assert.is(turned.body.data.updateOnSignIn, true);
   const updated = await signInAs(user, { wipRoles: ['approver', 'operator', 'no-such-role'], wipOrgs: ['Plant 1'] });

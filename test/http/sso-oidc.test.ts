@@ -33,7 +33,16 @@ async function addProvider(fields: Record<string, unknown> = {}) {
   const name = `idp-${++counter}`;
   const res = await server.request('POST', `/api/admin/client/${client.id}/sso`, {
     token: client.owner.token,
-    body: { name, kind: 'oidc', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, postLoginUrl: AFTER, jit: { enabled: true }, ...fields },
+    body: {
+      name,
+      kind: 'oidc',
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      postLoginUrl: AFTER,
+      jit: { enabled: true },
+      ...fields,
+    },
   });
   assert.is(res.status, 201, res.text);
   return res.body.data;
@@ -46,7 +55,12 @@ async function signInThroughIdp(startPath: string, login: string, browser = new 
 }
 
 const usersWithEmail = async (email: string) =>
-  server.deps.db.kysely.selectFrom('users').select(['id', 'status', 'first_name']).where('client_id', '=', client.id).where('email', '=', email).execute();
+  server.deps.db.kysely
+    .selectFrom('users')
+    .select(['id', 'status', 'first_name'])
+    .where('client_id', '=', client.id)
+    .where('email', '=', email)
+    .execute();
 
 test('the whole flow: redirect, provider login and consent, callback, one-time code exchanged for tokens and cookie; the user is provisioned', async () => {
   const provider = await addProvider();
@@ -72,7 +86,12 @@ test('the whole flow: redirect, provider login and consent, callback, one-time c
   const me = await server.request('GET', '/api/client/auth/me', { token: exchanged.body.data.token });
   assert.is(me.status, 200);
   assert.is(me.body.data.clientId, client.id);
-  const event = await server.deps.db.kysely.selectFrom('logs').selectAll().where('event', '=', 'auth.sign_in').where('user_id', '=', me.body.data.id).executeTakeFirst();
+  const event = await server.deps.db.kysely
+    .selectFrom('logs')
+    .selectAll()
+    .where('event', '=', 'auth.sign_in')
+    .where('user_id', '=', me.body.data.id)
+    .executeTakeFirst();
   assert.ok(event?.message.includes('oidc'));
 
   // the code works once
@@ -110,7 +129,9 @@ test('an existing user is found by verified email and linked; an unverified emai
   const user = await buildUser(server, client, { email: 'bob-2@corp.test' });
   idp.accounts.set('bob-2', { email: 'bob-2@corp.test', email_verified: true });
   const first = await signInThroughIdp(`/api/client/auth/oidc?provider=${provider.name}`, 'bob-2');
-  const exchanged = await server.request('POST', '/api/client/auth/sso/exchange', { body: { code: first.landed.searchParams.get('code') } });
+  const exchanged = await server.request('POST', '/api/client/auth/sso/exchange', {
+    body: { code: first.landed.searchParams.get('code') },
+  });
   assert.is(exchanged.body.data.user.id, user.id);
 
   idp.accounts.set('carol-2', { email: 'carol-2@corp.test', email_verified: false });
@@ -123,7 +144,12 @@ test('an existing user is found by verified email and linked; an unverified emai
   const unknown = await signInThroughIdp(`/api/client/auth/oidc?provider=${provider.name}`, 'dave-2');
   assert.is(unknown.landed.searchParams.get('error'), 'SSO_FAILED'); // provisioning off
   assert.is((await usersWithEmail('dave-2@corp.test')).length, 0);
-  const refusal = await server.deps.db.kysely.selectFrom('logs').selectAll().where('event', '=', 'auth.sso_refused').where('client_id', '=', client.id).execute();
+  const refusal = await server.deps.db.kysely
+    .selectFrom('logs')
+    .selectAll()
+    .where('event', '=', 'auth.sso_refused')
+    .where('client_id', '=', client.id)
+    .execute();
   assert.ok(refusal.length >= 2);
 });
 
@@ -185,7 +211,7 @@ test('a tampered ID token and one for another audience are refused; nothing is p
     idp.accounts.set('frank-4', { email: 'frank-4@corp.test', email_verified: true });
     idp.tamperToken = (body) => {
       const [header, payload, signature] = String(body.id_token).split('.');
-      const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
       const forged = Buffer.from(JSON.stringify({ ...claims, email: 'owner@corp.test' })).toString('base64url');
       return { ...body, id_token: [header, forged, signature].join('.') };
     };
@@ -219,7 +245,10 @@ test('an expired one-time code is refused (400 TOKEN_INVALID)', async () => {
 test('SSO required: a non-owner signs in through the provider while password sign-in is refused', async () => {
   const provider = await addProvider({ jit: { enabled: false } });
   const user = await buildUser(server, client, { email: 'hank-6@corp.test' });
-  const settings = await server.request('PUT', '/api/client/auth/client-security-settings', { token: client.owner.token, body: { ssoEnforced: true } });
+  const settings = await server.request('PUT', '/api/client/auth/client-security-settings', {
+    token: client.owner.token,
+    body: { ssoEnforced: true },
+  });
   assert.is(settings.status, 200);
   try {
     const password = await server.request('POST', '/api/client/auth/sign-in', { body: { email: user.email, password: user.password } });
@@ -269,11 +298,21 @@ let keptServer: TestServer;
 let discovery: http.Server;
 let issuer: string;
 kept.before(async () => {
-  keptServer = await startTestServer({ env: { WIP_SSO_ALLOWED_NETWORKS: '127.0.0.0/8', WIP_RATE_LIMIT_MAX: '100000', WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000' } });
+  keptServer = await startTestServer({
+    env: { WIP_SSO_ALLOWED_NETWORKS: '127.0.0.0/8', WIP_RATE_LIMIT_MAX: '100000', WIP_RATE_LIMIT_ANONYMOUS_MAX: '100000' },
+  });
   // a provider's discovery document: its size is the provider's to choose (up to the 1 MB an answer may have)
   discovery = http.createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, padding: 'x'.repeat(200_000) }));
+    res.end(
+      JSON.stringify({
+        issuer,
+        authorization_endpoint: `${issuer}/auth`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+        padding: 'x'.repeat(200_000),
+      }),
+    );
   });
   await new Promise<void>((resolve) => discovery.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(discovery.address() as AddressInfo).port}`;
@@ -295,10 +334,16 @@ kept('are bounded in number: providers created, signed in with and deleted one a
     // from one loopback address per 50 starts: the start route allows 60 a minute per IP
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const url = `${keptServer.url}/api/client/auth/oidc?provider=kept-${i}`;
-      http.get(url, { localAddress: `127.0.0.${2 + Math.floor(i / 50)}` }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject);
+      http
+        .get(url, { localAddress: `127.0.0.${2 + Math.floor(i / 50)}` }, (res) => res.resume().on('end', () => resolve(res.statusCode)))
+        .on('error', reject);
     });
     assert.is(status, 302);
-    assert.is((await keptServer.request('DELETE', `/api/admin/client/${owner.id}/sso/${created.body.data.id}`, { token: owner.owner.token })).status, 200);
+    assert.is(
+      (await keptServer.request('DELETE', `/api/admin/client/${owner.id}/sso/${created.body.data.id}`, { token: owner.owner.token }))
+        .status,
+      200,
+    );
   };
   for (let i = 0; i < 5; i++) await cycle(i);
   const before = retainedHeap();

@@ -16,12 +16,19 @@ const oidcBody = (name: string) => ({ name, kind: 'oidc', issuer: 'https://idp.e
 
 test("a Security Administrator manages the client's providers; the secret is sealed at rest and never shown", async () => {
   const client = await buildClient(server);
-  const created = await server.request('POST', `/api/admin/client/${client.id}/sso`, { token: client.owner.token, body: oidcBody('acme-okta') });
+  const created = await server.request('POST', `/api/admin/client/${client.id}/sso`, {
+    token: client.owner.token,
+    body: oidcBody('acme-okta'),
+  });
   assert.is(created.status, 201, created.text);
   assert.is(created.body.data.hasClientSecret, true);
   assert.not.ok(created.text.includes(SECRET));
   assert.is(created.body.data.endpoints.redirectUri, `${server.url}/api/client/auth/oidc/callback`);
-  const stored = await server.deps.db.kysely.selectFrom('sso_providers').select('client_secret').where('id', '=', created.body.data.id).executeTakeFirstOrThrow();
+  const stored = await server.deps.db.kysely
+    .selectFrom('sso_providers')
+    .select('client_secret')
+    .where('id', '=', created.body.data.id)
+    .executeTakeFirstOrThrow();
   assert.ok(stored.client_secret?.startsWith('v1.'));
   assert.not.ok(stored.client_secret?.includes(SECRET));
 
@@ -36,11 +43,21 @@ test("a Security Administrator manages the client's providers; the secret is sea
 
   const list = await server.request('GET', `/api/admin/client/${client.id}/sso`, { token: await adminToken(server) });
   assert.is(list.status, 200);
-  assert.equal(list.body.data.map((p: { name: string }) => p.name), ['acme-okta']);
+  assert.equal(
+    list.body.data.map((p: { name: string }) => p.name),
+    ['acme-okta'],
+  );
 
-  const removed = await server.request('DELETE', `/api/admin/client/${client.id}/sso/${created.body.data.id}`, { token: client.owner.token });
+  const removed = await server.request('DELETE', `/api/admin/client/${client.id}/sso/${created.body.data.id}`, {
+    token: client.owner.token,
+  });
   assert.is(removed.status, 200);
-  const events = await server.deps.db.kysely.selectFrom('logs').select('message').where('event', '=', 'security.sso_provider_changed').where('client_id', '=', client.id).execute();
+  const events = await server.deps.db.kysely
+    .selectFrom('logs')
+    .select('message')
+    .where('event', '=', 'security.sso_provider_changed')
+    .where('client_id', '=', client.id)
+    .execute();
   assert.is(events.length, 3);
 });
 
@@ -50,12 +67,24 @@ test("another client's id is 404; other roles 403; names are unique; what a kind
   const created = await server.request('POST', `/api/admin/client/${a.id}/sso`, { token: a.owner.token, body: oidcBody('shared-name') });
   assert.is(created.status, 201);
   assert.is((await server.request('GET', `/api/admin/client/${a.id}/sso`, { token: b.owner.token })).status, 404);
-  assert.is((await server.request('DELETE', `/api/admin/client/${a.id}/sso/${created.body.data.id}`, { token: b.owner.token })).status, 404);
-  assert.is((await server.request('DELETE', `/api/admin/client/${b.id}/sso/${created.body.data.id}`, { token: b.owner.token })).status, 404);
+  assert.is(
+    (await server.request('DELETE', `/api/admin/client/${a.id}/sso/${created.body.data.id}`, { token: b.owner.token })).status,
+    404,
+  );
+  assert.is(
+    (await server.request('DELETE', `/api/admin/client/${b.id}/sso/${created.body.data.id}`, { token: b.owner.token })).status,
+    404,
+  );
   const author = await buildUser(server, a, { roles: ['author'] });
   assert.is((await server.request('GET', `/api/admin/client/${a.id}/sso`, { token: author.token })).status, 403);
-  assert.is((await server.request('POST', `/api/admin/client/${b.id}/sso`, { token: b.owner.token, body: oidcBody('shared-name') })).status, 409);
-  const incomplete = await server.request('POST', `/api/admin/client/${b.id}/sso`, { token: b.owner.token, body: { name: 'b-saml', kind: 'saml' } });
+  assert.is(
+    (await server.request('POST', `/api/admin/client/${b.id}/sso`, { token: b.owner.token, body: oidcBody('shared-name') })).status,
+    409,
+  );
+  const incomplete = await server.request('POST', `/api/admin/client/${b.id}/sso`, {
+    token: b.owner.token,
+    body: { name: 'b-saml', kind: 'saml' },
+  });
   assert.is(incomplete.status, 422);
   assert.equal(incomplete.body.error.details.fields.map((f: { path: string }) => f.path).sort(), ['body.idpCertificates', 'body.issuer']);
   const badCert = await server.request('POST', `/api/admin/client/${b.id}/sso`, {
@@ -76,12 +105,14 @@ test("SSO required: only the client's owner keeps password sign-in (break-glass)
   assert.is(owner.status, 200);
 });
 
-
 test('a license key without the sso feature refuses adding a provider and starting an SSO sign-in (403 FEATURE_NOT_LICENSED)', async () => {
   const unlicensed = await startTestServer({ license: issueTestLicense({ features: ['graphql'] }) });
   try {
     const client = await buildClient(unlicensed);
-    const add = await unlicensed.request('POST', `/api/admin/client/${client.id}/sso`, { token: client.owner.token, body: oidcBody('no-sso') });
+    const add = await unlicensed.request('POST', `/api/admin/client/${client.id}/sso`, {
+      token: client.owner.token,
+      body: oidcBody('no-sso'),
+    });
     assert.is(add.status, 403, add.text);
     assert.equal(add.body.error.details, { feature: 'sso' });
     for (const [method, path, body] of [

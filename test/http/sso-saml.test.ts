@@ -43,7 +43,10 @@ test.after(async () => server.stop());
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
-function assertionXml(email: string, options: { audience?: string; notOnOrAfter?: string; recipient?: string; id?: string; inResponseTo?: string } = {}) {
+function assertionXml(
+  email: string,
+  options: { audience?: string; notOnOrAfter?: string; recipient?: string; id?: string; inResponseTo?: string } = {},
+) {
   const audience = options.audience ?? `${server.url}/api/client/auth/vendor-saml/metadata?provider=${PROVIDER}`;
   const recipient = options.recipient ?? `${server.url}/api/client/auth/vendor-saml`;
   const until = options.notOnOrAfter ?? iso(5 * 60_000);
@@ -73,7 +76,8 @@ function response(assertions: string, prefix = '', inResponseTo?: string) {
 
 const post = (samlResponse: string) => server.request('POST', '/api/client/auth/vendor-saml', { body: { samlResponse } });
 const usersWithEmail = async (email: string) =>
-  (await server.deps.db.kysely.selectFrom('users').select('id').where('client_id', '=', client.id).where('email', '=', email).execute()).length;
+  (await server.deps.db.kysely.selectFrom('users').select('id').where('client_id', '=', client.id).where('email', '=', email).execute())
+    .length;
 
 test('a signed assertion signs the user in (provisioned), like password sign-in; the same assertion again is a replay', async () => {
   const signed = response(sign(assertionXml('ann@corp.test')));
@@ -95,21 +99,32 @@ test('unsigned, wrongly signed, wrapped, expired, wrong audience, wrong recipien
     ['expired', response(sign(assertionXml('u4@corp.test', { notOnOrAfter: iso(-10 * 60_000) })))],
     ['wrong audience', response(sign(assertionXml('u5@corp.test', { audience: 'https://another-sp.test/metadata' })))],
     ['wrong recipient', response(sign(assertionXml('u6@corp.test', { recipient: 'https://another-sp.test/acs' })))],
-    ['doctype', response(sign(assertionXml('u7@corp.test')), '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>')],
+    [
+      'doctype',
+      response(sign(assertionXml('u7@corp.test')), '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>'),
+    ],
   ];
   for (const [name, body] of cases) {
     const res = await post(body);
     assert.is(res.status, 401, `${name}: ${res.text}`);
     assert.is(res.body.error.code, 'SSO_FAILED', name);
   }
-  for (const email of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'victim-signed']) assert.is(await usersWithEmail(`${email}@corp.test`), 0, email);
+  for (const email of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'victim-signed'])
+    assert.is(await usersWithEmail(`${email}@corp.test`), 0, email);
 });
 
 test('SP-initiated: the AuthnRequest goes to the entryPoint; a response answering it is accepted once; an unknown InResponseTo is refused', async () => {
   const providers = await server.request('GET', `/api/admin/client/${client.id}/sso`, { token: client.owner.token });
   const id = providers.body.data.find((p: { name: string }) => p.name === PROVIDER).id;
-  assert.is((await server.request('GET', `/api/client/auth/vendor-saml?provider=${PROVIDER}`)).status, 404, 'no entryPoint: no SP-initiated sign-in');
-  const put = await server.request('PUT', `/api/admin/client/${client.id}/sso/${id}`, { token: client.owner.token, body: { entryPoint: 'https://idp.corp.test/saml/sso' } });
+  assert.is(
+    (await server.request('GET', `/api/client/auth/vendor-saml?provider=${PROVIDER}`)).status,
+    404,
+    'no entryPoint: no SP-initiated sign-in',
+  );
+  const put = await server.request('PUT', `/api/admin/client/${client.id}/sso/${id}`, {
+    token: client.owner.token,
+    body: { entryPoint: 'https://idp.corp.test/saml/sso' },
+  });
   assert.is(put.status, 200, put.text);
 
   const start = await server.request('GET', `/api/client/auth/vendor-saml?provider=${PROVIDER}`);
@@ -121,7 +136,8 @@ test('SP-initiated: the AuthnRequest goes to the entryPoint; a response answerin
   const requestId = /\bID="([^"]+)"/.exec(request)![1];
 
   const email = `sp-${randomUUID()}@corp.test`;
-  const answer = (assertionId = '_' + randomUUID(), inResponseTo = requestId) => post(response(sign(assertionXml(email, { id: assertionId, inResponseTo })), '', inResponseTo));
+  const answer = (assertionId = '_' + randomUUID(), inResponseTo = requestId) =>
+    post(response(sign(assertionXml(email, { id: assertionId, inResponseTo })), '', inResponseTo));
   const unknown = await answer(undefined, '_' + randomUUID());
   assert.is(unknown.status, 401, unknown.text);
   assert.is(await usersWithEmail(email), 0);
@@ -139,9 +155,16 @@ test('an unsigned error response with a body-sized status message is refused wit
   const requestId = randomUUID();
   // the refusals of the tests above locked this provider for this IP: wait that lock out
   server.clock.advance(server.deps.config.lockoutDuration + 1000);
-  const res = await server.request('POST', '/api/client/auth/vendor-saml', { body: { samlResponse: Buffer.from(xml).toString('base64') }, headers: { 'x-request-id': requestId } });
+  const res = await server.request('POST', '/api/client/auth/vendor-saml', {
+    body: { samlResponse: Buffer.from(xml).toString('base64') },
+    headers: { 'x-request-id': requestId },
+  });
   assert.is(res.status, 401, res.text);
-  const rows = await server.deps.db.kysely.selectFrom('logs').select(['event', 'message', 'data']).where('request_id', '=', requestId).execute();
+  const rows = await server.deps.db.kysely
+    .selectFrom('logs')
+    .select(['event', 'message', 'data'])
+    .where('request_id', '=', requestId)
+    .execute();
   assert.is(rows.length, 1);
   assert.is(rows[0].event, 'auth.sso_refused');
   // the library's message quotes the status message: the start is kept, not 200 000 characters twice

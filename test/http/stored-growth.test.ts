@@ -37,13 +37,17 @@ const emailLocks = async () =>
 growth('sign-ins with ever new unknown emails leave only the locks still in force', async () => {
   const before = await emailLocks();
   for (let i = 0; i < 20; i++) {
-    const res = await server.request('POST', '/api/client/auth/sign-in', { body: { email: uniqueEmail('ghost'), password: 'wrong-password' } });
+    const res = await server.request('POST', '/api/client/auth/sign-in', {
+      body: { email: uniqueEmail('ghost'), password: 'wrong-password' },
+    });
     assert.is(res.status, 429, res.text);
   }
   assert.is(await emailLocks(), before + 20);
   // the locks ended; the next failure must not find them all still stored
   server.clock.advance(server.deps.config.lockoutDuration + 1000);
-  const next = await server.request('POST', '/api/client/auth/sign-in', { body: { email: uniqueEmail('ghost'), password: 'wrong-password' } });
+  const next = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: uniqueEmail('ghost'), password: 'wrong-password' },
+  });
   assert.is(next.status, 429, next.text);
   assert.is(await emailLocks(), 1);
 });
@@ -54,7 +58,10 @@ growth('a refused credential stores neither a body-sized reason nor a header-siz
   const token = ['e30', Buffer.from(JSON.stringify(claims)).toString('base64url'), 'c2ln'].join('.');
   const requestId = randomUUID();
   const userAgent = 'agent/'.repeat(1000);
-  const res = await server.request('GET', '/api/client/auth/me', { token, headers: { 'user-agent': userAgent, 'x-request-id': requestId } });
+  const res = await server.request('GET', '/api/client/auth/me', {
+    token,
+    headers: { 'user-agent': userAgent, 'x-request-id': requestId },
+  });
   // refused (and, one failure being the limit here, locked)
   assert.is(res.status, 429, res.text);
   const failed = await server.request('POST', '/api/client/auth/sign-in', {
@@ -63,7 +70,10 @@ growth('a refused credential stores neither a body-sized reason nor a header-siz
   });
   assert.is(failed.status, 429, failed.text);
   const rows = await server.deps.db.kysely.selectFrom('logs').selectAll().where('request_id', '=', requestId).execute();
-  assert.ok(rows.some((row) => row.event === 'auth.sso_refused'), JSON.stringify(rows.map((row) => row.event)));
+  assert.ok(
+    rows.some((row) => row.event === 'auth.sso_refused'),
+    JSON.stringify(rows.map((row) => row.event)),
+  );
   assert.ok(rows.some((row) => row.event === 'auth.sign_in_failed'));
   for (const row of rows) {
     const bytes = row.message.length + row.data.length + (row.user_agent ?? '').length;
@@ -87,7 +97,9 @@ growth('maintenance deletes refresh tokens and emailed tokens that can no longer
   }
   assert.is((await server.request('POST', '/api/client/auth/forgot', { body: { email: user.email } })).status, 200);
   const db = server.deps.db.kysely;
-  await waitFor('the reset token', () => db.selectFrom('user_tokens').select('id').where('user_id', '=', user.id).where('purpose', '=', 'reset').executeTakeFirst());
+  await waitFor('the reset token', () =>
+    db.selectFrom('user_tokens').select('id').where('user_id', '=', user.id).where('purpose', '=', 'reset').executeTakeFirst(),
+  );
   const refreshRows = () =>
     db
       .selectFrom('refresh_tokens')
@@ -131,11 +143,23 @@ growth('maintenance deletes mail and pushes delivered or failed longer ago than 
 
   // a real password-reset mail: without SMTP it is stored, as <data-dir>/outbox/<id>.eml
   const storedMail = async () => {
-    const before = (await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0;
+    const before =
+      (
+        await db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst()
+      )?.id ?? 0;
     assert.is((await server.request('POST', '/api/client/auth/forgot', { body: { email: user.email } })).status, 200);
     return (
       await waitFor('the stored reset mail', () =>
-        db.selectFrom('outbox').select('id').where('to_address', '=', user.email).where('id', '>', Number(before)).where('status', '=', 'stored').executeTakeFirst(),
+        db
+          .selectFrom('outbox')
+          .select('id')
+          .where('to_address', '=', user.email)
+          .where('id', '>', Number(before))
+          .where('status', '=', 'stored')
+          .executeTakeFirst(),
       )
     ).id;
   };
@@ -145,17 +169,34 @@ growth('maintenance deletes mail and pushes delivered or failed longer ago than 
       await db
         .insertInto('outbox')
         .values({
-          client_id: client.id, user_id: user.id, kind: 'password_reset', to_address: user.email, subject: `a ${status} mail`,
-          text_body: status === 'sent' ? '' : 'the body', status, attempts: status === 'pending' ? 3 : 10,
-          next_attempt_at: status === 'pending' ? farFuture() : stamp(), last_error: status === 'sent' ? null : 'connection refused',
-          sent_at: status === 'sent' ? stamp() : null, created_at: stamp(), updated_at: stamp(),
+          client_id: client.id,
+          user_id: user.id,
+          kind: 'password_reset',
+          to_address: user.email,
+          subject: `a ${status} mail`,
+          text_body: status === 'sent' ? '' : 'the body',
+          status,
+          attempts: status === 'pending' ? 3 : 10,
+          next_attempt_at: status === 'pending' ? farFuture() : stamp(),
+          last_error: status === 'sent' ? null : 'connection refused',
+          sent_at: status === 'sent' ? stamp() : null,
+          created_at: stamp(),
+          updated_at: stamp(),
         })
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
   const subscription = await db
     .insertInto('push_subscriptions')
-    .values({ client_id: client.id, user_id: user.id, endpoint: 'https://push.example.test/sub', p256dh: 'key', auth: 'auth', created_at: stamp(), updated_at: stamp() })
+    .values({
+      client_id: client.id,
+      user_id: user.id,
+      endpoint: 'https://push.example.test/sub',
+      p256dh: 'key',
+      auth: 'auth',
+      created_at: stamp(),
+      updated_at: stamp(),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const pushRow = async (status: 'sent' | 'failed' | 'pending') =>
@@ -163,37 +204,80 @@ growth('maintenance deletes mail and pushes delivered or failed longer ago than 
       await db
         .insertInto('push_outbox')
         .values({
-          client_id: client.id, subscription_id: subscription.id, kind: 'job_assigned', payload: '{}', status, attempts: 1,
-          next_attempt_at: status === 'pending' ? farFuture() : stamp(), last_error: null, sent_at: status === 'sent' ? stamp() : null,
-          created_at: stamp(), updated_at: stamp(),
+          client_id: client.id,
+          subscription_id: subscription.id,
+          kind: 'job_assigned',
+          payload: '{}',
+          status,
+          attempts: 1,
+          next_attempt_at: status === 'pending' ? farFuture() : stamp(),
+          last_error: null,
+          sent_at: status === 'sent' ? stamp() : null,
+          created_at: stamp(),
+          updated_at: stamp(),
         })
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
   const webhook = await db
     .insertInto('webhooks')
-    .values({ client_id: client.id, url: 'https://hooks.example.test/', description: '', events: '[]', active: 1, secret: 'sealed', previous_secret: null, previous_secret_expires_at: null, failing_since: null, disabled_reason: null, created_at: stamp(), updated_at: stamp() })
+    .values({
+      client_id: client.id,
+      url: 'https://hooks.example.test/',
+      description: '',
+      events: '[]',
+      active: 1,
+      secret: 'sealed',
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      disabled_reason: null,
+      created_at: stamp(),
+      updated_at: stamp(),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const delivery = async (status: 'succeeded' | 'pending') => {
     const event = await db
       .insertInto('events')
-      .values({ client_id: client.id, public_id: `evt_${randomUUID()}`, type: 'version.approved', template_id: null, payload: '{}', created_at: stamp() })
+      .values({
+        client_id: client.id,
+        public_id: `evt_${randomUUID()}`,
+        type: 'version.approved',
+        template_id: null,
+        payload: '{}',
+        created_at: stamp(),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return (
       await db
         .insertInto('webhook_deliveries')
-        .values({ client_id: client.id, webhook_id: webhook.id, event_id: event.id, status, attempts: 1, next_attempt_at: status === 'pending' ? farFuture() : stamp(), created_at: stamp(), updated_at: stamp() })
+        .values({
+          client_id: client.id,
+          webhook_id: webhook.id,
+          event_id: event.id,
+          status,
+          attempts: 1,
+          next_attempt_at: status === 'pending' ? farFuture() : stamp(),
+          created_at: stamp(),
+          updated_at: stamp(),
+        })
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
   };
 
   const old = {
-    stored: await storedMail(), sent: await mailRow('sent'), failed: await mailRow('failed'), pending: await mailRow('pending'),
-    pushSent: await pushRow('sent'), pushFailed: await pushRow('failed'), pushPending: await pushRow('pending'),
-    delivered: await delivery('succeeded'), delivering: await delivery('pending'),
+    stored: await storedMail(),
+    sent: await mailRow('sent'),
+    failed: await mailRow('failed'),
+    pending: await mailRow('pending'),
+    pushSent: await pushRow('sent'),
+    pushFailed: await pushRow('failed'),
+    pushPending: await pushRow('pending'),
+    delivered: await delivery('succeeded'),
+    delivering: await delivery('pending'),
   };
   const eml = (id: number) => path.join(outboxDir(server.dataDir), `${id}.eml`);
   assert.ok(fs.existsSync(eml(old.stored)));
@@ -206,9 +290,12 @@ growth('maintenance deletes mail and pushes delivered or failed longer ago than 
       await maintenance.stop();
     }
   };
-  const mailIds = async () => (await db.selectFrom('outbox').select('id').where('user_id', '=', user.id).orderBy('id').execute()).map((r) => r.id);
-  const pushIds = async () => (await db.selectFrom('push_outbox').select('id').where('client_id', '=', client.id).orderBy('id').execute()).map((r) => r.id);
-  const deliveryIds = async () => (await db.selectFrom('webhook_deliveries').select('id').where('client_id', '=', client.id).orderBy('id').execute()).map((r) => r.id);
+  const mailIds = async () =>
+    (await db.selectFrom('outbox').select('id').where('user_id', '=', user.id).orderBy('id').execute()).map((r) => r.id);
+  const pushIds = async () =>
+    (await db.selectFrom('push_outbox').select('id').where('client_id', '=', client.id).orderBy('id').execute()).map((r) => r.id);
+  const deliveryIds = async () =>
+    (await db.selectFrom('webhook_deliveries').select('id').where('client_id', '=', client.id).orderBy('id').execute()).map((r) => r.id);
 
   // an hour short of the retention: everything stays
   server.clock.advance(retention - 3_600_000);

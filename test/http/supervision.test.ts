@@ -27,7 +27,14 @@ async function setup() {
   return { client, template, supervisor: supervisor.token!, supervisorUser: supervisor, operator };
 }
 
-async function record(token: string, jobId: number, stepId: string, status: string, values: { key: string; value: unknown }[] = [], extra: Record<string, unknown> = {}) {
+async function record(
+  token: string,
+  jobId: number,
+  stepId: string,
+  status: string,
+  values: { key: string; value: unknown }[] = [],
+  extra: Record<string, unknown> = {},
+) {
   const result = await gql(server, token, RECORD, { i: { jobId: gid('Job', jobId), stepId, status, values, ...extra } });
   assert.equal(result.codes, [], JSON.stringify(result.errors));
 }
@@ -36,9 +43,18 @@ test('the board: open jobs only, the earliest due first (none last), then priori
   const { client, template, supervisor, operator } = await setup();
   const assetId = await createAsset(server, client.owner.token, 'Pump 12');
   const now = server.clock.now().getTime();
-  const later = await createJob(server, supervisor, { templateId: template.templateId, title: 'Later', dueAt: new Date(now + 3 * DAY).toISOString() });
+  const later = await createJob(server, supervisor, {
+    templateId: template.templateId,
+    title: 'Later',
+    dueAt: new Date(now + 3 * DAY).toISOString(),
+  });
   const undated = await createJob(server, supervisor, { templateId: template.templateId, title: 'Undated', priority: 'HIGH' });
-  const soonLow = await createJob(server, supervisor, { templateId: template.templateId, title: 'Soon low', priority: 'LOW', dueAt: new Date(now + DAY).toISOString() });
+  const soonLow = await createJob(server, supervisor, {
+    templateId: template.templateId,
+    title: 'Soon low',
+    priority: 'LOW',
+    dueAt: new Date(now + DAY).toISOString(),
+  });
   const soonHigh = await createJob(server, supervisor, {
     templateId: template.templateId,
     title: 'Soon high',
@@ -48,7 +64,12 @@ test('the board: open jobs only, the earliest due first (none last), then priori
     assigneeIds: [operator.id],
   });
   const done = await createJob(server, supervisor, { templateId: template.templateId, title: 'Cancelled' });
-  const cancelled = await gql(server, supervisor, 'mutation($j: ID!) { cancelJob(input: { jobId: $j, reason: "not needed" }) { revision } }', { j: gid('Job', done.id) });
+  const cancelled = await gql(
+    server,
+    supervisor,
+    'mutation($j: ID!) { cancelJob(input: { jobId: $j, reason: "not needed" }) { revision } }',
+    { j: gid('Job', done.id) },
+  );
   assert.equal(cancelled.codes, [], JSON.stringify(cancelled.errors));
   await record(operator.token!, later.id, 'measure', 'DONE', [{ key: 'torque', value: 15 }]);
 
@@ -90,9 +111,16 @@ test('deviations: out-of-limit values, failed and skipped steps of the period, o
   const supervisor = await signIn(server, supervisorUser.email, PASSWORD);
   const operatorToken = await signIn(server, operator.email, PASSWORD);
   const now = server.clock.now().getTime();
-  const overdue = await createJob(server, supervisor, { templateId: template.templateId, title: 'Overdue', dueAt: new Date(now + 60_000).toISOString() });
+  const overdue = await createJob(server, supervisor, {
+    templateId: template.templateId,
+    title: 'Overdue',
+    dueAt: new Date(now + 60_000).toISOString(),
+  });
   const job = await createJob(server, supervisor, { templateId: template.templateId, title: 'Measured' });
-  await record(operatorToken, job.id, 'measure', 'DONE', [{ key: 'torque', value: 25 }, { key: 'note', value: 'too tight' }]);
+  await record(operatorToken, job.id, 'measure', 'DONE', [
+    { key: 'torque', value: 25 },
+    { key: 'note', value: 'too tight' },
+  ]);
   await record(operatorToken, job.id, 'check', 'FAILED', [{ key: 'sealOk', value: false }], { comment: 'seal torn' });
   await record(operatorToken, job.id, 'photo', 'SKIPPED', [], { reason: 'camera broken' });
   const fault = await gql(server, operatorToken, 'mutation($i: RaiseFaultInput!) { raiseFault(input: $i) { fault { databaseId } } }', {
@@ -120,16 +148,26 @@ test('deviations: out-of-limit values, failed and skipped steps of the period, o
     data.openFaults.map((f: any) => [f.id, f.severity, f.description, f.job.id]),
     [[fault.data.raiseFault.fault.databaseId, 'HIGH', 'Seal torn', job.id]],
   );
-  assert.equal(data.overdueJobs.map((j: any) => j.id), [overdue.id]);
+  assert.equal(
+    data.overdueJobs.map((j: any) => j.id),
+    [overdue.id],
+  );
 
   // a 30-day window takes the older value too
   const month = await server.request('GET', '/api/client/supervision/deviations?days=30', { token: supervisor });
-  assert.equal(month.body.data.outOfLimits.map((d: any) => d.job.id), [job.id, old.id]);
+  assert.equal(
+    month.body.data.outOfLimits.map((d: any) => d.job.id),
+    [job.id, old.id],
+  );
 });
 
 test('only those who may create jobs; another client sees none of it; days is checked', async () => {
   const { client, template, supervisor } = await setup();
-  await createJob(server, supervisor, { templateId: template.templateId, title: 'Mine', dueAt: new Date(server.clock.now().getTime() - DAY).toISOString() }).catch(() => undefined);
+  await createJob(server, supervisor, {
+    templateId: template.templateId,
+    title: 'Mine',
+    dueAt: new Date(server.clock.now().getTime() - DAY).toISOString(),
+  }).catch(() => undefined);
   const author = await buildUser(server, client, { roles: ['author', 'approver'] });
   for (const path of ['/api/client/supervision/board', '/api/client/supervision/assignees', '/api/client/supervision/deviations']) {
     assert.is((await server.request('GET', path, { token: author.token })).status, 403, path);

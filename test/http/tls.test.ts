@@ -85,7 +85,13 @@ selfSigned('a client that does not trust the CA is refused by TLS verification',
 selfSigned('the session cookie is Secure and __Host- prefixed', async () => {
   const admin = await httpsRequest(`${server.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: ADMIN_PASSWORD }, ca);
   const email = uniqueEmail('owner');
-  const created = await httpsRequest(`${server.url}/api/admin/client`, 'POST', { name: 'TLS client', owner: { email, password: PASSWORD } }, ca, admin.body.data.token);
+  const created = await httpsRequest(
+    `${server.url}/api/admin/client`,
+    'POST',
+    { name: 'TLS client', owner: { email, password: PASSWORD } },
+    ca,
+    admin.body.data.token,
+  );
   assert.is(created.status, 201);
   const signIn = await httpsRequest(`${server.url}/api/client/auth/sign-in`, 'POST', { email, password: PASSWORD }, ca);
   assert.is(signIn.status, 200);
@@ -126,7 +132,13 @@ selfSigned('TLS 1.2 refuses static-RSA suites without forward secrecy and accept
 selfSigned('without publicUrl an invitation link uses the served scheme and port (https), not http://', async () => {
   const admin = await httpsRequest(`${server.url}/api/admin/auth/sign-in`, 'POST', { username: 'admin', password: ADMIN_PASSWORD }, ca);
   const email = uniqueEmail('invited');
-  const created = await httpsRequest(`${server.url}/api/admin/client`, 'POST', { name: 'TLS invite', owner: { email } }, ca, admin.body.data.token);
+  const created = await httpsRequest(
+    `${server.url}/api/admin/client`,
+    'POST',
+    { name: 'TLS invite', owner: { email } },
+    ca,
+    admin.body.data.token,
+  );
   assert.is(created.status, 201);
   const mail = await server.deps.db.kysely.selectFrom('outbox').selectAll().where('to_address', '=', email).executeTakeFirstOrThrow();
   assert.is(mail.kind, 'invitation');
@@ -220,14 +232,17 @@ material('a certificate for another host signed by that CA is refused by a verif
   }
 });
 
-material('a host outside the CA\'s names is refused with a message, never issued', () => {
+material("a host outside the CA's names is refused with a message, never issued", () => {
   loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
   // a subdomain of a permitted name is inside
   assert.is(loadOrCreateSelfSignedTls(dataDir, ['api.wip.example.test', '192.0.2.10']).created.server, true);
-  assert.throws(() => loadOrCreateSelfSignedTls(dataDir, ['other.example.test']), /may only issue certificates for wip\.example\.test, 192\.0\.2\.10, not for other\.example\.test/);
+  assert.throws(
+    () => loadOrCreateSelfSignedTls(dataDir, ['other.example.test']),
+    /may only issue certificates for wip\.example\.test, 192\.0\.2\.10, not for other\.example\.test/,
+  );
 });
 
-material('a changed host list (within the CA\'s names) re-issues the server certificate from the same CA', () => {
+material("a changed host list (within the CA's names) re-issues the server certificate from the same CA", () => {
   const before = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', '192.0.2.10']);
   const after = loadOrCreateSelfSignedTls(dataDir, ['wip.example.test', 'wip2.wip.example.test']);
   assert.equal(after.created, { ca: false, server: true });

@@ -17,7 +17,8 @@ const info = async (token: string) => {
   assert.is(res.status, 200, res.text);
   return res.body.data.tutorials as { id: string; completed: boolean; completedAt: string | null; forYou: boolean }[];
 };
-const COMPLETE = 'mutation ($id: ID!) { completeTutorial(input: { tutorialId: $id }) { tutorial { id tutorialId title completed completedAt } } }';
+const COMPLETE =
+  'mutation ($id: ID!) { completeTutorial(input: { tutorialId: $id }) { tutorial { id tutorialId title completed completedAt } } }';
 
 tutorials('the shipped catalogue, each tutorial with the caller’s completion state and whether it is meant for them', async () => {
   const client = await buildClient(server);

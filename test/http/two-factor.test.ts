@@ -57,7 +57,10 @@ setup('setup returns an otpauth:// URI and a PNG QR code; enable with a code ret
   const wrong = await server.request('POST', '/api/client/auth/two-factor/enable', { token: user.token, body: { code: '000000' } });
   assert.is(wrong.status, 401);
   assert.is(wrong.body.error.code, 'TWO_FACTOR_INVALID');
-  const enable = await server.request('POST', '/api/client/auth/two-factor/enable', { token: user.token, body: { code: codeFor(res.body.data.secret) } });
+  const enable = await server.request('POST', '/api/client/auth/two-factor/enable', {
+    token: user.token,
+    body: { code: codeFor(res.body.data.secret) },
+  });
   assert.is(enable.status, 200);
   assert.is(enable.body.data.recoveryCodes.length, 10);
   assert.is(new Set(enable.body.data.recoveryCodes).size, 10);
@@ -68,7 +71,10 @@ setup('setup returns an otpauth:// URI and a PNG QR code; enable with a code ret
 setup('setup needs the password again → 401 with a wrong one; no token → 401', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);
-  const res = await server.request('POST', '/api/client/auth/two-factor/setup', { token: user.token, body: { password: 'not-my-password' } });
+  const res = await server.request('POST', '/api/client/auth/two-factor/setup', {
+    token: user.token,
+    body: { password: 'not-my-password' },
+  });
   assert.is(res.status, 401);
   assert.is((await server.request('POST', '/api/client/auth/two-factor/setup', { body: { password: PASSWORD } })).status, 401);
 });
@@ -118,18 +124,26 @@ verify('a wrong code → 401 TWO_FACTOR_INVALID; a used code is refused within i
   const client = await buildClient(server);
   const user = await buildUser(server, client);
   const { secret } = await enrol(user.token!);
-  const wrong = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: '123456' === codeFor(secret) ? '654321' : '123456' } });
+  const wrong = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: '123456' === codeFor(secret) ? '654321' : '123456' },
+  });
   assert.is(wrong.status, 401);
   assert.is(wrong.body.error.code, 'TWO_FACTOR_INVALID');
   const code = codeFor(secret);
-  const first = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code } });
+  const first = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code },
+  });
   assert.is(first.status, 200);
   server.clock.advance(10_000); // same 30 s window (or the next, within the drift window)
-  const replay = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code } });
+  const replay = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code },
+  });
   assert.is(replay.status, 401);
   assert.is(replay.body.error.code, 'TWO_FACTOR_INVALID');
   server.clock.advance(30_000);
-  const fresh = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: codeFor(secret) } });
+  const fresh = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: codeFor(secret) },
+  });
   assert.is(fresh.status, 200);
 });
 
@@ -140,7 +154,9 @@ verify('wrong codes count toward the lockout, and re-entering the password does 
   const bad = codeFor(secret) === '111111' ? '222222' : '111111';
   let last: TestResponse | undefined;
   for (let i = 0; i < 10; i++) {
-    last = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: bad } });
+    last = await server.request('POST', '/api/client/auth/verify-two-factor', {
+      body: { challengeToken: await challenge(user.email), code: bad },
+    });
     if (i < 9) assert.is(last.status, 401);
   }
   assert.is(last!.status, 429);
@@ -153,12 +169,18 @@ verify('a recovery code works once', async () => {
   const client = await buildClient(server);
   const user = await buildUser(server, client);
   const { recoveryCodes } = await enrol(user.token!);
-  const ok = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[3] } });
+  const ok = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: recoveryCodes[3] },
+  });
   assert.is(ok.status, 200, ok.text);
-  const again = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[3] } });
+  const again = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: recoveryCodes[3] },
+  });
   assert.is(again.status, 401);
   assert.is(again.body.error.code, 'TWO_FACTOR_INVALID');
-  const other = await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: recoveryCodes[4].toUpperCase() } });
+  const other = await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: recoveryCodes[4].toUpperCase() },
+  });
   assert.is(other.status, 200);
 });
 
@@ -177,7 +199,10 @@ verify('enabling and the sign-ins are recorded as security events', async () => 
   const client = await buildClient(server);
   const user = await buildUser(server, client);
   const { secret } = await enrol(user.token!);
-  await server.request('POST', '/api/client/auth/verify-two-factor', { body: { challengeToken: await challenge(user.email), code: codeFor(secret) }, headers: { 'user-agent': 'twofactor-test' } });
+  await server.request('POST', '/api/client/auth/verify-two-factor', {
+    body: { challengeToken: await challenge(user.email), code: codeFor(secret) },
+    headers: { 'user-agent': 'twofactor-test' },
+  });
   const events = await server.deps.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', user.id).execute();
   assert.ok(events.some((e) => e.event === 'auth.two_factor_enabled'));
   const signInEvent = events.find((e) => e.event === 'auth.sign_in' && e.user_agent === 'twofactor-test');
@@ -201,7 +226,10 @@ reset('the user resets with the password; sign-in gives tokens again; the user i
   const client = await buildClient(server);
   const user = await buildUser(server, client);
   await enrol(user.token!);
-  const wrong = await server.request('POST', '/api/client/auth/reset-two-factor', { token: user.token, body: { password: 'wrong-password' } });
+  const wrong = await server.request('POST', '/api/client/auth/reset-two-factor', {
+    token: user.token,
+    body: { password: 'wrong-password' },
+  });
   assert.is(wrong.status, 401);
   const res = await server.request('POST', '/api/client/auth/reset-two-factor', { token: user.token, body: { password: PASSWORD } });
   assert.is(res.status, 200, res.text);
@@ -230,13 +258,21 @@ reset('a Security Administrator resets a user of the client; another user → 40
   await enrol(user.token!);
   const notAdmin = await server.request('POST', '/api/client/auth/reset-two-factor', { token: colleague.token, body: { userId: user.id } });
   assert.is(notAdmin.status, 403);
-  const crossTenant = await server.request('POST', '/api/client/auth/reset-two-factor', { token: client.owner.token, body: { userId: stranger.id } });
+  const crossTenant = await server.request('POST', '/api/client/auth/reset-two-factor', {
+    token: client.owner.token,
+    body: { userId: stranger.id },
+  });
   assert.is(crossTenant.status, 404);
   const res = await server.request('POST', '/api/client/auth/reset-two-factor', { token: client.owner.token, body: { userId: user.id } });
   assert.is(res.status, 200, res.text);
   const mail = await smtp.waitFor((m) => m.to.includes(user.email) && m.headers['x-wip-mail-kind'] === 'two_factor_reset');
   assert.match(mail.text, /Security Administrator/);
-  const events = await server.deps.db.kysely.selectFrom('logs').selectAll().where('event', '=', 'auth.two_factor_reset').where('user_id', '=', user.id).execute();
+  const events = await server.deps.db.kysely
+    .selectFrom('logs')
+    .selectAll()
+    .where('event', '=', 'auth.two_factor_reset')
+    .where('user_id', '=', user.id)
+    .execute();
   assert.is(events.length, 1);
 });
 

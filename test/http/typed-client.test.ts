@@ -48,7 +48,10 @@ typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED r
   const document = (await server.request('GET', '/api/openapi.json')).body;
   const types = await generateTypes(document);
   // the client `npm run build` publishes (dist/client/, docs/api/openapi.md, "Typed client") is this one
-  assert.ok(types === fs.readFileSync(path.join(root, 'dist', 'client', 'schema.d.ts'), 'utf8'), 'dist/client/schema.d.ts is stale: npm run build');
+  assert.ok(
+    types === fs.readFileSync(path.join(root, 'dist', 'client', 'schema.d.ts'), 'utf8'),
+    'dist/client/schema.d.ts is stale: npm run build',
+  );
   fs.writeFileSync(path.join(work, 'schema.d.ts'), types);
   fs.copyFileSync(PROGRAM, path.join(work, 'program.ts'));
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(work, 'node_modules'), 'dir');
@@ -56,12 +59,24 @@ typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED r
   fs.writeFileSync(
     path.join(work, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2023', 'dom'], types: ['node'], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: false },
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['es2023', 'dom'],
+        types: ['node'],
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        outDir: 'out',
+        skipLibCheck: false,
+      },
       files: ['program.ts'],
     }),
   );
   // TypeScript 7's tsc (the `typescript` package is TypeScript 6's API for the lint: docs/development.md)
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), '-p', work], { encoding: 'utf8' });
+  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), '-p', work], {
+    encoding: 'utf8',
+  });
   assert.is(tsc.status, 0, `tsc --strict:\n${tsc.stdout}${tsc.stderr}`);
 
   const run = spawn(process.execPath, [path.join(work, 'out', 'program.js')], {
@@ -77,13 +92,18 @@ typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED r
   server.clock.advance(15 * 60_000 + 1000);
   run.stdin.end('go\n');
   const result = await lines.next();
-  const exitCode = await new Promise<number | null>((resolve) => (run.exitCode !== null ? resolve(run.exitCode) : run.once('exit', resolve)));
+  const exitCode = await new Promise<number | null>((resolve) =>
+    run.exitCode !== null ? resolve(run.exitCode) : run.once('exit', resolve),
+  );
   assert.is(exitCode, 0, stderr);
   const answer = JSON.parse(String(result.value));
 
   assert.is(answer.refreshes, 1, stderr);
   const users = await server.request('GET', '/api/admin/user?limit=200', { token: await freshToken() });
-  assert.equal(answer.users, users.body.data.items.map((u: { email: string }) => u.email));
+  assert.equal(
+    answer.users,
+    users.body.data.items.map((u: { email: string }) => u.email),
+  );
   assert.is(answer.users.length, 3);
   assert.is(answer.msa, '1.0');
   assert.is(answer.upload.name, 'note.txt');
@@ -97,7 +117,9 @@ typed('generates, compiles under tsc --strict and runs: sign-in, TOKEN_EXPIRED r
 
 /** The owner's token from before() expired with the clock: sign in again. */
 async function freshToken(): Promise<string> {
-  const res = await server.request('POST', '/api/client/auth/sign-in', { body: { email: client.owner.email, password: client.owner.password } });
+  const res = await server.request('POST', '/api/client/auth/sign-in', {
+    body: { email: client.owner.email, password: client.owner.password },
+  });
   return res.body.data.token;
 }
 

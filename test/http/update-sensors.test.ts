@@ -12,15 +12,25 @@ sensors.before(async () => {
 sensors.after(async () => server.stop());
 
 async function defineSensor(client: BuiltClient, name = 'T1'): Promise<number> {
-  const result = await gql(server, client.owner.token, 'mutation ($n: String!) { createSensor(input: {name: $n, unit: "°C", kind: "temperature"}) { sensor { databaseId } } }', { n: name });
+  const result = await gql(
+    server,
+    client.owner.token,
+    'mutation ($n: String!) { createSensor(input: {name: $n, unit: "°C", kind: "temperature"}) { sensor { databaseId } } }',
+    { n: name },
+  );
   return result.data.createSensor.sensor.databaseId;
 }
 
-const send = (token: string | undefined, readings: unknown[]) => server.request('POST', '/api/client/update-sensors', { token, body: { readings } });
+const send = (token: string | undefined, readings: unknown[]) =>
+  server.request('POST', '/api/client/update-sensors', { token, body: { readings } });
 
 async function latest(token: string) {
   const result = await gql(server, token, '{ sensors { nodes { id: databaseId name latestReading { readingId value timestamp } } } }');
-  return result.data.sensors.nodes as { id: number; name: string; latestReading: { readingId: string; value: number; timestamp: string } | null }[];
+  return result.data.sensors.nodes as {
+    id: number;
+    name: string;
+    latestReading: { readingId: string; value: number; timestamp: string } | null;
+  }[];
 }
 
 sensors('an operator sends readings; Sensor.latestReading is the newest by measurement time', async () => {
@@ -76,7 +86,9 @@ sensors("an unknown or another client's sensorId refuses the whole batch with 42
     ]);
     assert.is(res.status, 422, res.text);
     assert.is(res.body.error.code, 'VALIDATION_ERROR');
-    assert.equal(res.body.error.details.fields, [{ path: 'body.readings.1.sensorId', message: `unknown sensor ${bad} (reading bad-${bad})` }]);
+    assert.equal(res.body.error.details.fields, [
+      { path: 'body.readings.1.sensorId', message: `unknown sensor ${bad} (reading bad-${bad})` },
+    ]);
   }
   assert.equal(await latest(a.owner.token).then((s) => s[0].latestReading), null);
   assert.equal(await latest(b.owner.token).then((s) => s[0].latestReading), null);

@@ -30,7 +30,13 @@ function streamUpload(token: string, totalBytes: number, sample: () => void): Pr
     let sent = 0;
     let answered = false;
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      },
       (res) => {
         answered = true;
         let text = '';
@@ -41,7 +47,9 @@ function streamUpload(token: string, totalBytes: number, sample: () => void): Pr
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(64 * 1024, 0x42);
     const pump = () => {
       while (!answered && sent < totalBytes) {
@@ -55,27 +63,30 @@ function streamUpload(token: string, totalBytes: number, sample: () => void): Pr
   });
 }
 
-limits('a body cut short inside a file part (and inside a part that is not a file) is 400 BAD_REQUEST, the server keeps running and keeps no partial file', async () => {
-  // found by the fuzzer: the part's stream failed with no listener, which ended the process
-  const client = await buildClient(server);
-  const tmp = path.join(server.dataDir, 'files', 'tmp');
-  for (const field of ['file', 'other']) {
-    const res = await server.request('POST', '/api/client/upload', {
-      token: client.owner.token,
-      headers: { 'content-type': 'multipart/form-data; boundary=b' },
-      raw: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.txt"\r\n\r\nabc`,
-    });
-    // a part that is not `file` is refused (422) as soon as it starts, unless the cut body's end is read first
-    // (400): which comes first depends on the database's await before the parts are read (PostgreSQL: the latter)
-    if (field === 'file') assert.is(res.status, 400, res.text);
-    else assert.ok([400, 422].includes(res.status), res.text);
-  }
-  assert.is((await server.request('GET', '/healthz')).status, 200);
-  // the store removes the temporary file of the failed part (just after the answer)
-  const leftovers = () => (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []);
-  await waitFor('the temporary file to be removed', () => leftovers().length === 0);
-  assert.equal(leftovers(), []);
-});
+limits(
+  'a body cut short inside a file part (and inside a part that is not a file) is 400 BAD_REQUEST, the server keeps running and keeps no partial file',
+  async () => {
+    // found by the fuzzer: the part's stream failed with no listener, which ended the process
+    const client = await buildClient(server);
+    const tmp = path.join(server.dataDir, 'files', 'tmp');
+    for (const field of ['file', 'other']) {
+      const res = await server.request('POST', '/api/client/upload', {
+        token: client.owner.token,
+        headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        raw: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.txt"\r\n\r\nabc`,
+      });
+      // a part that is not `file` is refused (422) as soon as it starts, unless the cut body's end is read first
+      // (400): which comes first depends on the database's await before the parts are read (PostgreSQL: the latter)
+      if (field === 'file') assert.is(res.status, 400, res.text);
+      else assert.ok([400, 422].includes(res.status), res.text);
+    }
+    assert.is((await server.request('GET', '/healthz')).status, 200);
+    // the store removes the temporary file of the failed part (just after the answer)
+    const leftovers = () => (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []);
+    await waitFor('the temporary file to be removed', () => leftovers().length === 0);
+    assert.equal(leftovers(), []);
+  },
+);
 
 limits('200 MB streamed against a 10mb limit: 413 PAYLOAD_TOO_LARGE, heap stays bounded, nothing kept', async () => {
   const client = await buildClient(server);
@@ -103,7 +114,17 @@ limits('a declared Content-Length over the limit is refused before the body is r
   const url = new URL(server.url + '/api/client/upload');
   const status = await new Promise<number>((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(500 * MB) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${client.owner.token}`,
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(500 * MB),
+        },
+      },
       (res) => {
         res.resume();
         resolve(res.statusCode!);
@@ -118,32 +139,48 @@ limits('a declared Content-Length over the limit is refused before the body is r
 limits('several files share the limit; one just under it passes', async () => {
   const client = await buildClient(server);
   const six = Buffer.alloc(6 * MB, 1);
-  const both = await upload(server, client.owner.token, [{ name: 'a.bin', data: six }, { name: 'b.bin', data: Buffer.alloc(6 * MB, 2) }]);
+  const both = await upload(server, client.owner.token, [
+    { name: 'a.bin', data: six },
+    { name: 'b.bin', data: Buffer.alloc(6 * MB, 2) },
+  ]);
   assert.is(both.status, 413, both.text);
   const one = await upload(server, client.owner.token, [{ name: 'a.bin', data: six }]);
   assert.is(one.status, 201, one.text);
 });
 
-limits('the client storage quota (set by a system administrator) refuses uploads past it; content the client already holds costs nothing', async () => {
-  const client = await buildClient(server);
-  const admin = await adminToken(server);
-  const set = await server.request('PUT', `/api/admin/client/${client.id}/storage-quota`, { token: admin, body: { storageQuotaBytes: 1 * MB } });
-  assert.is(set.status, 200, set.text);
-  assert.equal(set.body.data, { storageQuotaBytes: MB, storageUsedBytes: 0 });
-  const KB400 = (fill: number) => Buffer.alloc(400 * 1024, fill);
-  assert.is((await upload(server, client.owner.token, [{ name: 'a.bin', data: KB400(1) }])).status, 201);
-  assert.is((await upload(server, client.owner.token, [{ name: 'copy.bin', data: KB400(1) }])).status, 201);
-  assert.is((await upload(server, client.owner.token, [{ name: 'b.bin', data: KB400(2) }])).status, 201, 'the copy cost nothing, so b still fits');
-  const over = await upload(server, client.owner.token, [{ name: 'c.bin', data: KB400(3) }]);
-  assert.is(over.status, 413, over.text);
-  assert.is(over.body.error.code, 'STORAGE_QUOTA_EXCEEDED');
-  const other = await buildClient(server);
-  assert.is((await upload(server, other.owner.token, [{ name: 'c.bin', data: KB400(3) }])).status, 201, 'another client is not limited');
-  const usage = await server.request('GET', `/api/admin/client/${client.id}/storage-quota`, { token: admin });
-  assert.equal(usage.body.data, { storageQuotaBytes: MB, storageUsedBytes: 800 * 1024 });
-  const off = await server.request('PUT', `/api/admin/client/${client.id}/storage-quota`, { token: admin, body: { storageQuotaBytes: null } });
-  assert.is(off.status, 200, off.text);
-  assert.is((await upload(server, client.owner.token, [{ name: 'c.bin', data: KB400(3) }])).status, 201);
-});
+limits(
+  'the client storage quota (set by a system administrator) refuses uploads past it; content the client already holds costs nothing',
+  async () => {
+    const client = await buildClient(server);
+    const admin = await adminToken(server);
+    const set = await server.request('PUT', `/api/admin/client/${client.id}/storage-quota`, {
+      token: admin,
+      body: { storageQuotaBytes: 1 * MB },
+    });
+    assert.is(set.status, 200, set.text);
+    assert.equal(set.body.data, { storageQuotaBytes: MB, storageUsedBytes: 0 });
+    const KB400 = (fill: number) => Buffer.alloc(400 * 1024, fill);
+    assert.is((await upload(server, client.owner.token, [{ name: 'a.bin', data: KB400(1) }])).status, 201);
+    assert.is((await upload(server, client.owner.token, [{ name: 'copy.bin', data: KB400(1) }])).status, 201);
+    assert.is(
+      (await upload(server, client.owner.token, [{ name: 'b.bin', data: KB400(2) }])).status,
+      201,
+      'the copy cost nothing, so b still fits',
+    );
+    const over = await upload(server, client.owner.token, [{ name: 'c.bin', data: KB400(3) }]);
+    assert.is(over.status, 413, over.text);
+    assert.is(over.body.error.code, 'STORAGE_QUOTA_EXCEEDED');
+    const other = await buildClient(server);
+    assert.is((await upload(server, other.owner.token, [{ name: 'c.bin', data: KB400(3) }])).status, 201, 'another client is not limited');
+    const usage = await server.request('GET', `/api/admin/client/${client.id}/storage-quota`, { token: admin });
+    assert.equal(usage.body.data, { storageQuotaBytes: MB, storageUsedBytes: 800 * 1024 });
+    const off = await server.request('PUT', `/api/admin/client/${client.id}/storage-quota`, {
+      token: admin,
+      body: { storageQuotaBytes: null },
+    });
+    assert.is(off.status, 200, off.text);
+    assert.is((await upload(server, client.owner.token, [{ name: 'c.bin', data: KB400(3) }])).status, 201);
+  },
+);
 
 limits.run();

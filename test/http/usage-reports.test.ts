@@ -55,7 +55,8 @@ reports.before(async () => {
   const op = await buildUser(server, client, { roles: ['operator'], licenseType: 'connect' });
   const jobA = await createJob(server, client.owner.token, { templateId: t1, assigneeIds: [op.id] });
   await record(op.token!, jobA.id, 'measure', [{ key: 'torque', value: 15 }]);
-  const stored = async (token: string, parts: { name: string; data: Buffer }[]) => assert.is((await upload(server, token, parts)).status, 201);
+  const stored = async (token: string, parts: { name: string; data: Buffer }[]) =>
+    assert.is((await upload(server, token, parts)).status, 201);
   await stored(client.owner.token, [{ name: 'a.bin', data: STORED_A }]);
 
   server.clock.advance(DAY);
@@ -66,24 +67,49 @@ reports.before(async () => {
   await ok(gql(server, operatorToken, COMPLETE, { j: `Job:${jobA.id}` }), 'complete A');
   const jobB = await createJob(server, ownerToken, { templateId: t2, assigneeIds: [op.id] });
   await record(operatorToken, jobB.id, 'measure', [{ key: 'torque', value: 12 }]);
-  await stored(operatorToken, [{ name: 'b.bin', data: Buffer.alloc(500, 2) }, { name: 'a-again.bin', data: STORED_A }]);
+  await stored(operatorToken, [
+    { name: 'b.bin', data: Buffer.alloc(500, 2) },
+    { name: 'a-again.bin', data: STORED_A },
+  ]);
 
   server.clock.advance(7 * DAY);
   operatorToken = await signIn(server, op.email, op.password, client.id);
   ownerToken = await signIn(server, client.owner.email, client.owner.password, client.id);
   await record(operatorToken, jobB.id, 'check', [{ key: 'sealOk', value: true }]);
-  const org = await ok(gql(server, ownerToken, 'mutation { createOrganization(input: {name: "North plant"}) { organization { id databaseId } } }'), 'createOrganization');
+  const org = await ok(
+    gql(server, ownerToken, 'mutation { createOrganization(input: {name: "North plant"}) { organization { id databaseId } } }'),
+    'createOrganization',
+  );
   await ok(
-    gql(server, ownerToken, 'mutation($t: ID!, $o: ID!) { updateTemplate(input: { templateId: $t, organizationIds: [$o] }) { template { id } } }', { t: `Template:${t2}`, o: org.createOrganization.organization.id }),
+    gql(
+      server,
+      ownerToken,
+      'mutation($t: ID!, $o: ID!) { updateTemplate(input: { templateId: $t, organizationIds: [$o] }) { template { id } } }',
+      { t: `Template:${t2}`, o: org.createOrganization.organization.id },
+    ),
     'updateTemplate',
   );
-  seed = { client, ownerToken, operator: { id: op.id, email: op.email, token: operatorToken }, t1, t2, organizationId: org.createOrganization.organization.databaseId };
+  seed = {
+    client,
+    ownerToken,
+    operator: { id: op.id, email: op.email, token: operatorToken },
+    t1,
+    t2,
+    organizationId: org.createOrganization.organization.databaseId,
+  };
 });
 reports.after(async () => server.stop());
 
 const meter = (query: string, token = seed.ownerToken) => server.request('GET', `/api/client/meter-report?${query}`, { token });
 const RANGE = `from=${D1}&to=2030-03-12`;
-const compact = (b: any) => [b.bucket, b.activeUsers.byLicenseType.full, b.activeUsers.byLicenseType.connect, b.jobsStarted, b.jobsCompleted, b.stepsRecorded];
+const compact = (b: any) => [
+  b.bucket,
+  b.activeUsers.byLicenseType.full,
+  b.activeUsers.byLicenseType.connect,
+  b.jobsStarted,
+  b.jobsCompleted,
+  b.stepsRecorded,
+];
 
 reports('meter report per day: active users per license type, jobs started and completed, steps recorded, as seeded', async () => {
   const res = await meter(`period=day&${RANGE}`);
@@ -107,7 +133,10 @@ reports('meter report per day: active users per license type, jobs started and c
   for (const empty of report.buckets.slice(2, 8)) assert.equal(compact(empty).slice(1), [0, 0, 0, 0, 0]);
   assert.equal(compact(report.buckets[8]), ['2030-03-12', 1, 1, 0, 0, 1]);
   // storage is a level: what is held at the end of each day (the day-2 copy of the day-1 bytes costs nothing)
-  assert.equal(report.buckets.map((b: any) => b.storageBytes), [1000, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500]);
+  assert.equal(
+    report.buckets.map((b: any) => b.storageBytes),
+    [1000, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500],
+  );
   // distinct users over the range (owner, two signers, operator), not the sum of the days
   assert.equal(report.totals, {
     activeUsers: { total: 4, byLicenseType: { full: 3, connect: 1 } },
@@ -118,19 +147,26 @@ reports('meter report per day: active users per license type, jobs started and c
   });
 });
 
-reports('meter report storageBytes: content stored before the range counts, nothing after it; the range ending today matches the storage quota usage', async () => {
-  const later = (await meter('period=day&from=2030-03-05&to=2030-03-05')).body.data;
-  assert.equal(later.buckets.map((b: any) => b.storageBytes), [1500], 'the 1000 bytes of day 1 were held before the range');
-  const before = (await meter('period=month&from=2030-01-01&to=2030-03-03')).body.data;
-  assert.equal([before.buckets.map((b: any) => b.storageBytes), before.totals.storageBytes], [[0, 0, 0], 0]);
-  const usage = await server.request('GET', `/api/admin/client/${seed.client.id}/storage-quota`, { token: await adminToken(server) });
-  assert.is(usage.status, 200, usage.text);
-  const today = (await meter('period=month')).body.data;
-  assert.is(today.totals.storageBytes, usage.body.data.storageUsedBytes);
-  assert.is(today.totals.storageBytes, 1500);
-  const filtered = (await meter(`period=week&${RANGE}&userId=${seed.operator.id}`)).body.data;
-  assert.is(filtered.totals.storageBytes, 1500, 'client-wide whatever the filters');
-});
+reports(
+  'meter report storageBytes: content stored before the range counts, nothing after it; the range ending today matches the storage quota usage',
+  async () => {
+    const later = (await meter('period=day&from=2030-03-05&to=2030-03-05')).body.data;
+    assert.equal(
+      later.buckets.map((b: any) => b.storageBytes),
+      [1500],
+      'the 1000 bytes of day 1 were held before the range',
+    );
+    const before = (await meter('period=month&from=2030-01-01&to=2030-03-03')).body.data;
+    assert.equal([before.buckets.map((b: any) => b.storageBytes), before.totals.storageBytes], [[0, 0, 0], 0]);
+    const usage = await server.request('GET', `/api/admin/client/${seed.client.id}/storage-quota`, { token: await adminToken(server) });
+    assert.is(usage.status, 200, usage.text);
+    const today = (await meter('period=month')).body.data;
+    assert.is(today.totals.storageBytes, usage.body.data.storageUsedBytes);
+    assert.is(today.totals.storageBytes, 1500);
+    const filtered = (await meter(`period=week&${RANGE}&userId=${seed.operator.id}`)).body.data;
+    assert.is(filtered.totals.storageBytes, 1500, 'client-wide whatever the filters');
+  },
+);
 
 reports('meter report per ISO week (from Monday, clipped to the range) and per month', async () => {
   const weeks = (await meter(`period=week&${RANGE}`)).body.data.buckets;
@@ -187,14 +223,26 @@ reports('meter report as CSV with ?format=csv or Accept: text/csv: a header and 
       '2030-03-04,2030-03-04T00:00:00.000Z,2030-03-11T00:00:00.000Z,4,3,1,2,1,4,1500\n' +
       '2030-03-11,2030-03-11T00:00:00.000Z,2030-03-13T00:00:00.000Z,2,1,1,0,0,1,1500\n',
   );
-  const viaAccept = await server.request('GET', `/api/client/meter-report?period=week&${RANGE}`, { token: seed.ownerToken, headers: { accept: 'text/csv' } });
+  const viaAccept = await server.request('GET', `/api/client/meter-report?period=week&${RANGE}`, {
+    token: seed.ownerToken,
+    headers: { accept: 'text/csv' },
+  });
   assert.is(viaAccept.text, viaQuery.text);
-  const json = await server.request('GET', `/api/client/meter-report?period=week&${RANGE}`, { token: seed.ownerToken, headers: { accept: '*/*' } });
+  const json = await server.request('GET', `/api/client/meter-report?period=week&${RANGE}`, {
+    token: seed.ownerToken,
+    headers: { accept: '*/*' },
+  });
   assert.is(json.body.success, true, 'JSON unless CSV is asked for');
 });
 
 reports('meter report refuses bad input: 422 for a reversed or oversized range, unknown period or license type', async () => {
-  for (const query of ['from=2030-03-05&to=2030-03-04', 'period=hour', 'licenseType=gold', 'from=2020-01-01&to=2030-01-01&period=day', 'from=2030-02-30']) {
+  for (const query of [
+    'from=2030-03-05&to=2030-03-04',
+    'period=hour',
+    'licenseType=gold',
+    'from=2020-01-01&to=2030-01-01&period=day',
+    'from=2030-02-30',
+  ]) {
     const res = await meter(query);
     assert.is(res.status, 422, `${query}: ${res.text}`);
   }
@@ -229,7 +277,10 @@ reports('tenant isolation: another client’s data is not counted and its ids ar
     assert.is(res.status, 404, query);
   }
   const theirs = await server.request('GET', '/api/client/meter-report-filters', { token: other.owner.token });
-  assert.equal(theirs.body.data.templates.map((t: any) => t.id), [otherTemplate.templateId]);
+  assert.equal(
+    theirs.body.data.templates.map((t: any) => t.id),
+    [otherTemplate.templateId],
+  );
   assert.is((await meter('', seed.operator.token)).status, 403);
   assert.is((await server.request('GET', '/api/client/meter-report')).status, 401);
 });
@@ -248,32 +299,49 @@ reports('GET and POST /api/client/reports are gone: 410 GONE to anyone, naming t
   }
 });
 
-reports('vendor users report is not swallowed by /api/admin/user/:userId: 200 with client, license type, roles, last sign-in, status', async () => {
-  const res = await server.request('GET', '/api/admin/user/vendor-users-report?limit=200', { token: seed.ownerToken });
-  assert.is(res.status, 200, res.text);
-  const items = res.body.data.items;
-  assert.is(items.length, 4);
-  assert.ok(items.every((u: any) => u.clientId === seed.client.id && u.clientName === seed.client.name));
-  const operator = items.find((u: any) => u.id === seed.operator.id);
-  assert.equal(
-    { licenseType: operator.licenseType, roles: operator.roles, status: operator.status, lastSignInAt: operator.lastSignInAt },
-    { licenseType: 'connect', roles: ['operator'], status: 'active', lastSignInAt: '2030-03-12T09:00:00.000Z' },
-  );
-  const owner = items.find((u: any) => u.id === seed.client.owner.id);
-  assert.equal(owner.roles, ['admin']);
-  const filtered = await server.request('GET', '/api/admin/user/vendor-users-report?licenseType=connect&role=operator', { token: seed.ownerToken });
-  assert.equal(filtered.body.data.items.map((u: any) => u.id), [seed.operator.id]);
-  // the param route still works
-  assert.is((await server.request('GET', `/api/admin/user/${seed.operator.id}`, { token: seed.ownerToken })).status, 200);
-});
+reports(
+  'vendor users report is not swallowed by /api/admin/user/:userId: 200 with client, license type, roles, last sign-in, status',
+  async () => {
+    const res = await server.request('GET', '/api/admin/user/vendor-users-report?limit=200', { token: seed.ownerToken });
+    assert.is(res.status, 200, res.text);
+    const items = res.body.data.items;
+    assert.is(items.length, 4);
+    assert.ok(items.every((u: any) => u.clientId === seed.client.id && u.clientName === seed.client.name));
+    const operator = items.find((u: any) => u.id === seed.operator.id);
+    assert.equal(
+      { licenseType: operator.licenseType, roles: operator.roles, status: operator.status, lastSignInAt: operator.lastSignInAt },
+      { licenseType: 'connect', roles: ['operator'], status: 'active', lastSignInAt: '2030-03-12T09:00:00.000Z' },
+    );
+    const owner = items.find((u: any) => u.id === seed.client.owner.id);
+    assert.equal(owner.roles, ['admin']);
+    const filtered = await server.request('GET', '/api/admin/user/vendor-users-report?licenseType=connect&role=operator', {
+      token: seed.ownerToken,
+    });
+    assert.equal(
+      filtered.body.data.items.map((u: any) => u.id),
+      [seed.operator.id],
+    );
+    // the param route still works
+    assert.is((await server.request('GET', `/api/admin/user/${seed.operator.id}`, { token: seed.ownerToken })).status, 200);
+  },
+);
 
 reports('vendor users report: a Security Administrator sees only their client; a system administrator sees every client', async () => {
   const other = await buildClient(server);
   const theirs = await server.request('GET', '/api/admin/user/vendor-users-report?limit=200', { token: other.owner.token });
-  assert.equal(theirs.body.data.items.map((u: any) => u.id), [other.owner.id]);
-  const foreign = await server.request('GET', `/api/admin/user/vendor-users-report?clientId=${seed.client.id}`, { token: other.owner.token });
+  assert.equal(
+    theirs.body.data.items.map((u: any) => u.id),
+    [other.owner.id],
+  );
+  const foreign = await server.request('GET', `/api/admin/user/vendor-users-report?clientId=${seed.client.id}`, {
+    token: other.owner.token,
+  });
   assert.is(foreign.status, 404);
-  assert.is((await server.request('GET', `/api/admin/user/vendor-users-report/xls-export?clientId=${seed.client.id}`, { token: other.owner.token })).status, 404);
+  assert.is(
+    (await server.request('GET', `/api/admin/user/vendor-users-report/xls-export?clientId=${seed.client.id}`, { token: other.owner.token }))
+      .status,
+    404,
+  );
   assert.is((await server.request('GET', '/api/admin/user/vendor-users-report', { token: seed.operator.token })).status, 403);
 
   const admin = await adminToken(server);
@@ -282,21 +350,31 @@ reports('vendor users report: a Security Administrator sees only their client; a
   const clients = new Set(all.body.data.items.map((u: any) => u.clientId));
   assert.ok(clients.has(seed.client.id) && clients.has(other.id));
   const one = await server.request('GET', `/api/admin/user/vendor-users-report?clientId=${other.id}`, { token: admin });
-  assert.equal(one.body.data.items.map((u: any) => u.id), [other.owner.id]);
+  assert.equal(
+    one.body.data.items.map((u: any) => u.id),
+    [other.owner.id],
+  );
   assert.is((await server.request('GET', '/api/admin/user/vendor-users-report?clientId=999999', { token: admin })).status, 404);
   // keyset pages cover every user once
   const seen: number[] = [];
-  for (let cursor = ''; ; ) {
-    const page = await server.request('GET', `/api/admin/user/vendor-users-report?limit=2${cursor && `&cursor=${cursor}`}`, { token: admin });
+  for (let cursor = ''; ;) {
+    const page = await server.request('GET', `/api/admin/user/vendor-users-report?limit=2${cursor && `&cursor=${cursor}`}`, {
+      token: admin,
+    });
     seen.push(...page.body.data.items.map((u: any) => u.id));
     if (!page.body.data.nextCursor) break;
     cursor = page.body.data.nextCursor;
   }
-  assert.equal(seen, all.body.data.items.map((u: any) => u.id));
+  assert.equal(
+    seen,
+    all.body.data.items.map((u: any) => u.id),
+  );
 });
 
 reports('vendor users report XLSX export is a real workbook: read back with exceljs', async () => {
-  const res = await fetch(`${server.url}/api/admin/user/vendor-users-report/xls-export`, { headers: { authorization: `Bearer ${seed.ownerToken}` } });
+  const res = await fetch(`${server.url}/api/admin/user/vendor-users-report/xls-export`, {
+    headers: { authorization: `Bearer ${seed.ownerToken}` },
+  });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
   assert.match(res.headers.get('content-disposition')!, /vendor-users-report\.xlsx/);
@@ -304,7 +382,20 @@ reports('vendor users report XLSX export is a real workbook: read back with exce
   await workbook.xlsx.load(Buffer.from(await res.arrayBuffer()) as never);
   const sheet = workbook.getWorksheet('Users')!;
   const header = (sheet.getRow(1).values as unknown[]).slice(1);
-  assert.equal(header, ['Client ID', 'Client', 'User ID', 'Email', 'First name', 'Last name', 'Title', 'License type', 'Roles', 'Status', 'Last sign-in (UTC)', 'Created (UTC)']);
+  assert.equal(header, [
+    'Client ID',
+    'Client',
+    'User ID',
+    'Email',
+    'First name',
+    'Last name',
+    'Title',
+    'License type',
+    'Roles',
+    'Status',
+    'Last sign-in (UTC)',
+    'Created (UTC)',
+  ]);
   assert.is(sheet.actualRowCount, 5, 'a header and the four users');
   const rows = [];
   for (let i = 2; i <= sheet.actualRowCount; i++) rows.push((sheet.getRow(i).values as unknown[]).slice(1));
@@ -332,7 +423,11 @@ reports('activity report per client over a period: sign-ins, active users, jobs,
       versionsPublished: 2,
     },
   ]);
-  const day2 = await server.request('GET', `/api/admin/activity-report?from=2030-03-05&to=2030-03-05&clientId=${seed.client.id}&format=csv`, { token: admin });
+  const day2 = await server.request(
+    'GET',
+    `/api/admin/activity-report?from=2030-03-05&to=2030-03-05&clientId=${seed.client.id}&format=csv`,
+    { token: admin },
+  );
   assert.is(
     day2.text,
     'clientId,clientName,signIns,activeUsers,jobsStarted,jobsCompleted,stepsRecorded,templatesCreated,versionsPublished\n' +
@@ -340,7 +435,10 @@ reports('activity report per client over a period: sign-ins, active users, jobs,
   );
   const all = await server.request('GET', `/api/admin/activity-report?${RANGE}`, { token: admin });
   assert.ok(all.body.data.clients.length >= 2, 'every client');
-  assert.is(all.body.data.totals.stepsRecorded, all.body.data.clients.reduce((n: number, c: any) => n + c.stepsRecorded, 0));
+  assert.is(
+    all.body.data.totals.stepsRecorded,
+    all.body.data.clients.reduce((n: number, c: any) => n + c.stepsRecorded, 0),
+  );
   assert.is((await server.request('GET', '/api/admin/activity-report?clientId=999999', { token: admin })).status, 404);
   assert.is((await server.request('GET', '/api/admin/activity-report', { token: seed.ownerToken })).status, 403);
 });

@@ -13,7 +13,12 @@ const TOKEN = 'tracker-token-secret-1234';
 tracker.before(async () => {
   upstream = await startUpstream();
   server = await startTestServer({
-    env: { WIP_BUG_TRACKER_URL: `${upstream.url}/api/v3`, WIP_BUG_TRACKER_REPOSITORY: 'acme/field-app', WIP_BUG_TRACKER_TOKEN: TOKEN, WIP_INTEGRATION_TIMEOUT: '1s' },
+    env: {
+      WIP_BUG_TRACKER_URL: `${upstream.url}/api/v3`,
+      WIP_BUG_TRACKER_REPOSITORY: 'acme/field-app',
+      WIP_BUG_TRACKER_TOKEN: TOKEN,
+      WIP_INTEGRATION_TIMEOUT: '1s',
+    },
   });
   bare = await startTestServer();
 });
@@ -23,7 +28,14 @@ tracker.after(async () => {
   await upstream.close();
 });
 
-const report = { title: 'Crash on step 3', description: 'The app closes when I take a photo', appVersion: '2.4.1', device: 'Pixel 7', platform: 'android', logs: 'E/Camera: boom' };
+const report = {
+  title: 'Crash on step 3',
+  description: 'The app closes when I take a photo',
+  appVersion: '2.4.1',
+  device: 'Pixel 7',
+  platform: 'android',
+  logs: 'E/Camera: boom',
+};
 
 tracker('files an issue in the configured repository with the token, and answers its number and URL', async () => {
   const client = await buildClient(server);
@@ -112,36 +124,41 @@ maps('forwards an allowed path and parameters to the configured upstream with th
 
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
   tiles.answer = () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: png });
-  const tile = await fetch(`${mapsServer.url}/api/client/vendorMapsApi?path=/tiles/3/4/5.png`, { headers: { authorization: `Bearer ${client.owner.token}` } });
+  const tile = await fetch(`${mapsServer.url}/api/client/vendorMapsApi?path=/tiles/3/4/5.png`, {
+    headers: { authorization: `Bearer ${client.owner.token}` },
+  });
   assert.is(tile.headers.get('content-type'), 'image/png');
   assert.ok(Buffer.from(await tile.arrayBuffer()).equals(png));
 });
 
-maps('SSRF attempts are refused before anything is sent: absolute URLs, @ tricks, encoded dots, dot segments, other paths, unlisted parameters, the key parameter', async () => {
-  const client = await buildClient(mapsServer);
-  const before = tiles.received.length;
-  const attempts = [
-    'path=http://169.254.169.254/latest/meta-data',
-    'path=//evil.example/geocode/x',
-    'path=@evil.example/geocode/',
-    'path=/geocode/@evil.example',
-    'path=/geocode/%2e%2e/admin',
-    `path=${encodeURIComponent('/geocode/%2e%2e/admin')}`,
-    'path=/geocode/../admin',
-    'path=/geocode/./x',
-    'path=/geocode\\..\\admin',
-    'path=/admin/secrets',
-    'path=/geocode/search&apikey=mine',
-    'path=/geocode/search&callback=x',
-    'path=/geocode/search&q=a&q=b',
-    'path=/geocode:80/x',
-  ];
-  for (const query of attempts) {
-    const res = await mapsGet(client.owner.token, query);
-    assert.is(res.status, 422, `${query}: ${res.status} ${res.text}`);
-  }
-  assert.is(tiles.received.length, before, 'nothing reached the upstream');
-});
+maps(
+  'SSRF attempts are refused before anything is sent: absolute URLs, @ tricks, encoded dots, dot segments, other paths, unlisted parameters, the key parameter',
+  async () => {
+    const client = await buildClient(mapsServer);
+    const before = tiles.received.length;
+    const attempts = [
+      'path=http://169.254.169.254/latest/meta-data',
+      'path=//evil.example/geocode/x',
+      'path=@evil.example/geocode/',
+      'path=/geocode/@evil.example',
+      'path=/geocode/%2e%2e/admin',
+      `path=${encodeURIComponent('/geocode/%2e%2e/admin')}`,
+      'path=/geocode/../admin',
+      'path=/geocode/./x',
+      'path=/geocode\\..\\admin',
+      'path=/admin/secrets',
+      'path=/geocode/search&apikey=mine',
+      'path=/geocode/search&callback=x',
+      'path=/geocode/search&q=a&q=b',
+      'path=/geocode:80/x',
+    ];
+    for (const query of attempts) {
+      const res = await mapsGet(client.owner.token, query);
+      assert.is(res.status, 422, `${query}: ${res.status} ${res.text}`);
+    }
+    assert.is(tiles.received.length, before, 'nothing reached the upstream');
+  },
+);
 
 maps('a redirect is not followed, an over-long or slow answer and an upstream error are 502', async () => {
   const client = await buildClient(mapsServer);

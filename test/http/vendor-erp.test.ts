@@ -6,7 +6,11 @@ import { json, startUpstream, type Upstream, type UpstreamRequest } from '../hel
 import { DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { gql } from '../helpers/graphql';
 
-const CONTENT = { sections: [{ id: 's', title: 'Inspection', steps: [{ id: 'look', title: 'Look at it', fields: [{ key: 'note', label: 'Note', type: 'TEXT' }] }] }] };
+const CONTENT = {
+  sections: [
+    { id: 's', title: 'Inspection', steps: [{ id: 'look', title: 'Look at it', fields: [{ key: 'note', label: 'Note', type: 'TEXT' }] }] },
+  ],
+};
 const TOKEN = 'erp-token-secret-5678';
 
 const erp = suite('GET/POST /api/client/vendorErp');
@@ -15,7 +19,13 @@ let server: TestServer;
 erp.before(async () => {
   upstream = await startUpstream();
   server = await startTestServer({
-    env: { ...DOMAIN_TEST_ENV, WIP_ERP_URL: `${upstream.url}/erp/api`, WIP_ERP_TOKEN: TOKEN, WIP_ERP_TEMPLATE_MAP: 'INSP=Pump inspection,REPAIR=Seal repair', WIP_INTEGRATION_TIMEOUT: '1s' },
+    env: {
+      ...DOMAIN_TEST_ENV,
+      WIP_ERP_URL: `${upstream.url}/erp/api`,
+      WIP_ERP_TOKEN: TOKEN,
+      WIP_ERP_TEMPLATE_MAP: 'INSP=Pump inspection,REPAIR=Seal repair',
+      WIP_INTEGRATION_TIMEOUT: '1s',
+    },
   });
 });
 erp.after(async () => {
@@ -29,12 +39,18 @@ function serve(orders: unknown[], resultStatus = 204) {
 }
 
 async function asset(client: BuiltClient, serialNumber: string): Promise<number> {
-  const res = await gql(server, client.owner.token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', { i: { name: `Pump ${serialNumber}`, serialNumber } });
+  const res = await gql(server, client.owner.token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { databaseId } } }', {
+    i: { name: `Pump ${serialNumber}`, serialNumber },
+  });
   return res.data.createAsset.asset.databaseId;
 }
 
 async function jobsOf(client: BuiltClient) {
-  const res = await gql(server, client.owner.token, '{ jobs(first: 100) { edges { node { id: databaseId title state template { id: databaseId } asset { id: databaseId } } } } }');
+  const res = await gql(
+    server,
+    client.owner.token,
+    '{ jobs(first: 100) { edges { node { id: databaseId title state template { id: databaseId } asset { id: databaseId } } } } }',
+  );
   assert.is(res.errors, undefined, JSON.stringify(res.errors));
   return res.data.jobs.edges.map((e: { node: unknown }) => e.node);
 }
@@ -53,7 +69,13 @@ erp('pulls work orders into jobs (template by mapping, asset by serial), once pe
   const first = await sync(client);
   assert.is(first.status, 200, first.text);
   assert.equal(
-    { status: first.body.data.status, pulled: first.body.data.pulled, created: first.body.data.created, skipped: first.body.data.skipped, errors: first.body.data.errors },
+    {
+      status: first.body.data.status,
+      pulled: first.body.data.pulled,
+      created: first.body.data.created,
+      skipped: first.body.data.skipped,
+      errors: first.body.data.errors,
+    },
     { status: 'succeeded', pulled: 2, created: 2, skipped: 0, errors: [] },
   );
   const list = upstream.received.filter(GET_LIST).at(-1)!;
@@ -76,7 +98,10 @@ erp('pulls work orders into jobs (template by mapping, asset by serial), once pe
   assert.is(state.status, 200);
   assert.is(state.body.data.configured, true);
   assert.equal(state.body.data.templateMap, { INSP: 'Pump inspection', REPAIR: 'Seal repair' });
-  assert.equal(state.body.data.lastRuns.map((r: { id: number }) => r.id), [second.body.data.id, first.body.data.id]);
+  assert.equal(
+    state.body.data.lastRuns.map((r: { id: number }) => r.id),
+    [second.body.data.id, first.body.data.id],
+  );
   assert.not.match(state.text, TOKEN);
 });
 
@@ -94,8 +119,14 @@ erp('orders that cannot become jobs are named in the run; the others are created
   assert.is(res.status, 200, res.text);
   assert.is(res.body.data.status, 'partial');
   assert.is(res.body.data.created, 1);
-  assert.equal(res.body.data.errors.map((e: { workOrderId?: string }) => e.workOrderId), ['bad id with spaces', 'WO-A', 'WO-B', 'WO-C']);
-  assert.equal((await jobsOf(client)).map((j: { title: string }) => j.title), ['Fine']);
+  assert.equal(
+    res.body.data.errors.map((e: { workOrderId?: string }) => e.workOrderId),
+    ['bad id with spaces', 'WO-A', 'WO-B', 'WO-C'],
+  );
+  assert.equal(
+    (await jobsOf(client)).map((j: { title: string }) => j.title),
+    ['Fine'],
+  );
 });
 
 erp('pushes the result of a completed job back once, retrying after an upstream failure', async () => {
@@ -106,7 +137,10 @@ erp('pushes the result of a completed job back once, retrying after an upstream 
   const [job] = await jobsOf(client);
   const ops = [
     ['mutation($j: ID!) { startJob(input: { jobId: $j }) { job { id } } }', { j: `Job:${job.id}` }],
-    ['mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id } } }', { i: { jobId: `Job:${job.id}`, stepId: 'look', status: 'DONE', values: [{ key: 'note', value: 'all fine' }] } }],
+    [
+      'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { id } } }',
+      { i: { jobId: `Job:${job.id}`, stepId: 'look', status: 'DONE', values: [{ key: 'note', value: 'all fine' }] } },
+    ],
     ['mutation($j: ID!) { completeJob(input: { jobId: $j }) { job { id state } } }', { j: `Job:${job.id}` }],
   ] as const;
   for (const [query, variables] of ops) {

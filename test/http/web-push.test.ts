@@ -66,13 +66,25 @@ push('a data directory from before web push gets a VAPID key pair on upgrade; th
 push('subscribe validates the PushSubscription: https push services only, well-formed keys', async () => {
   const client = await buildClient(server);
   const { keys } = pushService.browser().subscription;
-  const refusedEndpoints = ['http://push.example.com/x', 'https://user:pw@push.example.com/x', 'https://10.0.0.7/x', 'https://192.168.1.1/x', 'https://[fd00::1]/x', 'ftp://push.example.com/', 'not a url'];
+  const refusedEndpoints = [
+    'http://push.example.com/x',
+    'https://user:pw@push.example.com/x',
+    'https://10.0.0.7/x',
+    'https://192.168.1.1/x',
+    'https://[fd00::1]/x',
+    'ftp://push.example.com/',
+    'not a url',
+  ];
   for (const endpoint of refusedEndpoints) {
     const res = await subscribe(client.owner.token, { endpoint, keys });
     assert.is(res.status, 422, `${endpoint}: ${res.text}`);
     assert.is(res.body.error.code, 'VALIDATION_ERROR');
   }
-  for (const bad of [{ ...keys, p256dh: keys.p256dh.slice(2) }, { ...keys, auth: 'c2hvcnQ' }, { p256dh: Buffer.alloc(65, 3).toString('base64url'), auth: keys.auth }]) {
+  for (const bad of [
+    { ...keys, p256dh: keys.p256dh.slice(2) },
+    { ...keys, auth: 'c2hvcnQ' },
+    { p256dh: Buffer.alloc(65, 3).toString('base64url'), auth: keys.auth },
+  ]) {
     const res = await subscribe(client.owner.token, { endpoint: 'https://push.example.com/ok', keys: bad });
     assert.is(res.status, 422, res.text);
   }
@@ -88,26 +100,44 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
   const phone = pushService.browser();
   const laptop = pushService.browser();
   const senders = pushService.browser();
-  for (const [token, browser] of [[b.token!, phone], [b.token!, laptop], [a.token!, senders]] as const) {
+  for (const [token, browser] of [
+    [b.token!, phone],
+    [b.token!, laptop],
+    [a.token!, senders],
+  ] as const) {
     assert.is((await subscribe(token, browser.subscription)).status, 201);
   }
   const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
   await delivered(); // a's job_assigned push is not the hand-off's
   const before = pushService.received.length;
-  const res = await server.request('POST', '/api/client/workingTogether', { token: a.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id, note: 'shift ends' } });
+  const res = await server.request('POST', '/api/client/workingTogether', {
+    token: a.token,
+    body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id, note: 'shift ends' },
+  });
   assert.is(res.status, 200, res.text);
   await delivered();
   assert.equal(pushService.refused, []);
   const pushes = pushService.received.slice(before);
-  assert.equal(pushes.map((p) => p.path).sort(), [new URL(phone.subscription.endpoint).pathname, new URL(laptop.subscription.endpoint).pathname].sort());
+  assert.equal(
+    pushes.map((p) => p.path).sort(),
+    [new URL(phone.subscription.endpoint).pathname, new URL(laptop.subscription.endpoint).pathname].sort(),
+  );
   for (const p of pushes) {
-    assert.equal(p.message, { kind: 'hand_off', title: 'A job was handed off to you', body: `${job.title}: shift ends`, data: { jobId: job.id, handOffId: res.body.data.handOff.id } });
+    assert.equal(p.message, {
+      kind: 'hand_off',
+      title: 'A job was handed off to you',
+      body: `${job.title}: shift ends`,
+      data: { jobId: job.id, handOffId: res.body.data.handOff.id },
+    });
     assert.ok(p.claims.exp! > Date.now() / 1000);
     assert.ok(Number(p.ttl) > 0);
   }
   // no mail server here: the hand-off is pushed, and no notification mail piles up in <data-dir>/outbox
   const mails = await server.deps.db.kysely.selectFrom('outbox').select('kind').where('client_id', '=', client.id).execute();
-  assert.equal(mails.filter((m) => m.kind === 'hand_off' || m.kind === 'job_assigned'), []);
+  assert.equal(
+    mails.filter((m) => m.kind === 'hand_off' || m.kind === 'job_assigned'),
+    [],
+  );
 });
 
 push('a version awaiting approval notifies the approvers; rejection notifies the author, approval the publishers', async () => {
@@ -120,7 +150,9 @@ push('a version awaiting approval notifies the approvers; rejection notifies the
   const pathOf = (b: { subscription: { endpoint: string } }) => new URL(b.subscription.endpoint).pathname;
   const newPushes = async (from: number) => {
     await delivered();
-    return pushService.received.slice(from).map((p) => ({ to: p.path, kind: p.message.kind, body: p.message.body, versionId: p.message.data.versionId }));
+    return pushService.received
+      .slice(from)
+      .map((p) => ({ to: p.path, kind: p.message.kind, body: p.message.body, versionId: p.message.data.versionId }));
   };
 
   const template = await createTemplate(server, team.author.token, { title: 'Valve check' });
@@ -132,7 +164,9 @@ push('a version awaiting approval notifies the approvers; rejection notifies the
 
   mark = pushService.received.length;
   ok(await gql(server, team.approver.token, REJECT, { id: v1, reason: 'torque missing' }));
-  assert.equal(await newPushes(mark), [{ to: pathOf(browsers.author), kind: 'version_rejected', body: 'Valve check v1: torque missing', versionId }]);
+  assert.equal(await newPushes(mark), [
+    { to: pathOf(browsers.author), kind: 'version_rejected', body: 'Valve check v1: torque missing', versionId },
+  ]);
 
   ok(await gql(server, team.author.token, SUBMIT, { id: v1 }));
   await delivered();
@@ -151,7 +185,10 @@ async function handOffSetup() {
   assert.is((await subscribe(b.token!, browser.subscription)).status, 201);
   const handOff = async () => {
     const job = await createJob(server, client.owner.token, { templateId, assigneeIds: [a.id] });
-    const res = await server.request('POST', '/api/client/workingTogether', { token: a.token, body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id } });
+    const res = await server.request('POST', '/api/client/workingTogether', {
+      token: a.token,
+      body: { action: 'HAND_OFF', jobId: job.id, toUserId: b.id },
+    });
     assert.is(res.status, 200, res.text);
     await delivered();
     return job.id as number;
@@ -160,7 +197,7 @@ async function handOffSetup() {
   return { client, b: { id: b.id, token: b.token! }, browser, handOff, pushesTo };
 }
 
-push('turn-push-notification {enabled:false} stops pushes to all of the user\'s browsers; true resumes them', async () => {
+push("turn-push-notification {enabled:false} stops pushes to all of the user's browsers; true resumes them", async () => {
   const { b, handOff, pushesTo } = await handOffSetup();
   const off = await server.request('POST', '/api/client/turn-push-notification', { token: b.token, body: { enabled: false } });
   assert.is(off.status, 200, off.text);
@@ -169,7 +206,10 @@ push('turn-push-notification {enabled:false} stops pushes to all of the user\'s 
   assert.is(pushesTo().length, 0);
   assert.is((await server.request('POST', '/api/client/turn-push-notification', { token: b.token, body: { enabled: true } })).status, 200);
   const jobId = await handOff();
-  assert.equal(pushesTo().map((p) => p.message.data.jobId), [jobId]);
+  assert.equal(
+    pushesTo().map((p) => p.message.data.jobId),
+    [jobId],
+  );
   assert.is((await server.request('POST', '/api/client/turn-push-notification', { token: b.token, body: { enabled: 'no' } })).status, 422);
 });
 
@@ -179,7 +219,9 @@ push('unsubscribe removes the endpoint (idempotent); nothing more is pushed to i
   const first = await server.request('DELETE', '/api/client/push/unsubscribe', { token: b.token, body: { endpoint } });
   assert.is(first.status, 200, first.text);
   assert.equal(first.body.data, { removed: true });
-  assert.equal((await server.request('DELETE', '/api/client/push/unsubscribe', { token: b.token, body: { endpoint } })).body.data, { removed: false });
+  assert.equal((await server.request('DELETE', '/api/client/push/unsubscribe', { token: b.token, body: { endpoint } })).body.data, {
+    removed: false,
+  });
   await handOff();
   assert.is(pushesTo().length, 0);
 });
@@ -191,7 +233,15 @@ push('a failing push service is retried with backoff, never blocking the request
   const jobId = await handOff();
   assert.ok(Date.now() - started < 5000);
   assert.is(pushesTo().length, 0, 'the first attempt failed');
-  const row = await server.deps.db.kysely.selectFrom('push_outbox').selectAll().where('client_id', '=', (await server.deps.db.kysely.selectFrom('users').select('client_id').where('id', '=', b.id).executeTakeFirstOrThrow()).client_id).executeTakeFirstOrThrow();
+  const row = await server.deps.db.kysely
+    .selectFrom('push_outbox')
+    .selectAll()
+    .where(
+      'client_id',
+      '=',
+      (await server.deps.db.kysely.selectFrom('users').select('client_id').where('id', '=', b.id).executeTakeFirstOrThrow()).client_id,
+    )
+    .executeTakeFirstOrThrow();
   assert.is(row.status, 'pending');
   assert.is(row.attempts, 1);
   assert.match(row.last_error ?? '', /503/);
@@ -199,24 +249,48 @@ push('a failing push service is retried with backoff, never blocking the request
   assert.is(await server.deps.push.deliverDue(), 0);
   server.clock.advance(31_000);
   assert.is(await server.deps.push.deliverDue(), 1);
-  assert.equal(pushesTo().map((p) => p.message.data.jobId), [jobId]);
+  assert.equal(
+    pushesTo().map((p) => p.message.data.jobId),
+    [jobId],
+  );
 
   pushService.answer.push(410);
   await handOff();
-  const left = await server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint).execute();
+  const left = await server.deps.db.kysely
+    .selectFrom('push_subscriptions')
+    .select('id')
+    .where('endpoint', '=', browser.subscription.endpoint)
+    .execute();
   assert.equal(left, []);
-  const queued = await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', '=', row.subscription_id).execute();
+  const queued = await server.deps.db.kysely
+    .selectFrom('push_outbox')
+    .select('id')
+    .where('subscription_id', '=', row.subscription_id)
+    .execute();
   assert.equal(queued, [], 'what was queued for it went with it');
 });
 
 push('a license key replaced by one without the push feature stops pushes to browsers that subscribed before', async () => {
   const { browser, handOff, pushesTo } = await handOffSetup();
   const install = async (features: readonly string[]) => {
-    const res = await server.request('POST', '/api/admin/license-on-prem', { token: await adminToken(server), body: { licenseKey: issueTestLicense({ features: [...features] as never }) } });
+    const res = await server.request('POST', '/api/admin/license-on-prem', {
+      token: await adminToken(server),
+      body: { licenseKey: issueTestLicense({ features: [...features] as never }) },
+    });
     assert.is(res.status, 200, res.text);
   };
   const queued = async () =>
-    (await server.deps.db.kysely.selectFrom('push_outbox').select('id').where('subscription_id', 'in', server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint)).execute()).length;
+    (
+      await server.deps.db.kysely
+        .selectFrom('push_outbox')
+        .select('id')
+        .where(
+          'subscription_id',
+          'in',
+          server.deps.db.kysely.selectFrom('push_subscriptions').select('id').where('endpoint', '=', browser.subscription.endpoint),
+        )
+        .execute()
+    ).length;
   await handOff();
   assert.is(pushesTo().length, 1, 'licensed: pushed');
   const queuedBefore = await queued();

@@ -31,7 +31,10 @@ async function register(client: BuiltClient, url: string, events: string[]) {
 }
 
 const createUser = (client: BuiltClient, email = uniqueEmail()) =>
-  server.request('POST', '/api/admin/user', { token: client.owner.token, body: { email, roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' } });
+  server.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: { email, roles: ['operator'], licenseType: 'full', password: 'correct-horse-battery' },
+  });
 
 /**
  * Moves the server's clock past the next retry (the schedule is 1s, 1s) once
@@ -119,7 +122,9 @@ hooks('after the last scheduled retry a delivery has failed, and redeliver sends
   assert.is(receiver.received.length, 3, 'no attempt after the schedule ran out');
   const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
   receiver.respond = () => ({ status: 200 });
-  const again = await server.request('POST', `/api/client/webhooks/${hook.id}/deliveries/${log.body.data.items[0].id}/redeliver`, { token: client.owner.token });
+  const again = await server.request('POST', `/api/client/webhooks/${hook.id}/deliveries/${log.body.data.items[0].id}/redeliver`, {
+    token: client.owner.token,
+  });
   assert.is(again.status, 202, again.text);
   const all = await receiver.waitFor(4);
   assert.is(all[3].headers['webhook-id'], all[0].headers['webhook-id']);
@@ -140,7 +145,10 @@ hooks('only subscribed types are delivered; ping reaches the endpoint as webhook
 hooks('a rotated secret signs beside the old one for 24 h', async () => {
   const client = await buildClient(server);
   const hook = await register(client, receiver.url, ['user.created']);
-  const rotated = await server.request('PUT', `/api/client/webhooks/${hook.id}`, { token: client.owner.token, body: { rotateSecret: true } });
+  const rotated = await server.request('PUT', `/api/client/webhooks/${hook.id}`, {
+    token: client.owner.token,
+    body: { rotateSecret: true },
+  });
   assert.is(rotated.status, 200, rotated.text);
   assert.match(rotated.body.data.secret, /^whsec_/);
   assert.is.not(rotated.body.data.secret, hook.secret);
@@ -151,7 +159,10 @@ hooks('a rotated secret signs beside the old one for 24 h', async () => {
   // past the overlap only the new secret signs
   server.clock.advance(24 * 3_600_000 + 1_000);
   // the owner's access token has expired by then too
-  const fresh = { ...client, owner: { ...client.owner, token: await signIn(server, client.owner.email, client.owner.password, client.id) } };
+  const fresh = {
+    ...client,
+    owner: { ...client.owner, token: await signIn(server, client.owner.email, client.owner.password, client.id) },
+  };
   assert.is((await createUser(fresh)).status, 201);
   const [, later] = await receiver.waitFor(2);
   verifyDelivery(rotated.body.data.secret, later);
@@ -168,12 +179,18 @@ hooks('a rolled-back change emits nothing: no event, no delivery', async () => {
   assert.is((await createUser(client, email)).status, 409);
   // an event written and then rolled back with its transaction
   const deps = server.deps;
-  const before = await deps.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const before = await deps.db.kysely
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   await withTransaction(deps.db, async (trx, afterCommit) => {
     await emitEvent({ deps, trx, afterCommit }, tenantScope(client.id), 'user.updated', { id: 1 });
     throw new Error('the change fails after its event was written');
   }).catch(() => undefined);
-  const after = await deps.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const after = await deps.db.kysely
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   assert.is(Number(after.n), Number(before.n));
   await deps.webhooks.deliverDue();
   await new Promise((r) => setTimeout(r, 300));
@@ -222,28 +239,31 @@ hooks('system administrators get system events (client.created) on /api/admin/we
   await server.request('DELETE', `/api/admin/webhooks/${res.body.data.id}`, { token });
 });
 
-hooks("a delivery that always throws (its sealed secret is corrupt) is failed after the schedule's attempts, and the other endpoint still gets the event", async () => {
-  const client = await buildClient(server);
-  const healthy = await register(client, receiver.url, ['user.created']);
-  const poisoned = await register(client, receiver.url, ['user.created']);
-  const db = server.deps.db.kysely;
-  await db.updateTable('webhooks').set({ secret: 'not-a-sealed-value' }).where('id', '=', poisoned.id).execute();
-  assert.is((await createUser(client)).status, 201);
-  const [delivery] = await receiver.waitFor(1);
-  verifyDelivery(healthy.secret, delivery);
-  const row = () => db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', poisoned.id).executeTakeFirstOrThrow();
-  await waitFor('the first failed attempt', async () => (await row()).attempts >= 1);
-  // far more rounds than the schedule (1s, 1s: three attempts) allows, each past the longest backoff
-  for (let round = 0; round < 6; round++) {
-    server.clock.advance(2 * 3_600_000);
-    await server.deps.webhooks.deliverDue();
-  }
-  const failed = await row();
-  assert.is(failed.status, 'failed');
-  assert.is(failed.attempts, 3);
-  assert.match(failed.last_error ?? '', 'not a sealed value');
-  assert.is(receiver.received.length, 1, 'the poisoned endpoint was never posted to');
-});
+hooks(
+  "a delivery that always throws (its sealed secret is corrupt) is failed after the schedule's attempts, and the other endpoint still gets the event",
+  async () => {
+    const client = await buildClient(server);
+    const healthy = await register(client, receiver.url, ['user.created']);
+    const poisoned = await register(client, receiver.url, ['user.created']);
+    const db = server.deps.db.kysely;
+    await db.updateTable('webhooks').set({ secret: 'not-a-sealed-value' }).where('id', '=', poisoned.id).execute();
+    assert.is((await createUser(client)).status, 201);
+    const [delivery] = await receiver.waitFor(1);
+    verifyDelivery(healthy.secret, delivery);
+    const row = () => db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', poisoned.id).executeTakeFirstOrThrow();
+    await waitFor('the first failed attempt', async () => (await row()).attempts >= 1);
+    // far more rounds than the schedule (1s, 1s: three attempts) allows, each past the longest backoff
+    for (let round = 0; round < 6; round++) {
+      server.clock.advance(2 * 3_600_000);
+      await server.deps.webhooks.deliverDue();
+    }
+    const failed = await row();
+    assert.is(failed.status, 'failed');
+    assert.is(failed.attempts, 3);
+    assert.match(failed.last_error ?? '', 'not a sealed value');
+    assert.is(receiver.received.length, 1, 'the poisoned endpoint was never posted to');
+  },
+);
 
 hooks.run();
 
@@ -269,12 +289,18 @@ ssrf('loopback, link-local (cloud metadata) and names resolving to loopback are 
       [`http://[::ffff:127.0.0.1]:${port}/hook`, /loopback/],
       ['http://0.0.0.0/', /unspecified/],
     ] as const) {
-      const res = await plain.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url, events: ['user.created'] } });
+      const res = await plain.request('POST', '/api/client/webhooks', {
+        token: client.owner.token,
+        body: { url, events: ['user.created'] },
+      });
       assert.is(res.status, 422, `${url}: ${res.text}`);
       assert.is(res.body.error.code, 'WEBHOOK_TARGET_REFUSED');
       assert.match(res.body.error.message, reason);
     }
-    const notHttp = await plain.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url: 'file:///etc/passwd', events: ['user.created'] } });
+    const notHttp = await plain.request('POST', '/api/client/webhooks', {
+      token: client.owner.token,
+      body: { url: 'file:///etc/passwd', events: ['user.created'] },
+    });
     assert.is(notHttp.status, 422);
     assert.is(target.received.length, 0);
   } finally {
@@ -284,13 +310,21 @@ ssrf('loopback, link-local (cloud metadata) and names resolving to loopback are 
 
 ssrf('cloud metadata stays refused even when loopback is allowed; redirects are not followed', async () => {
   const client = await buildClient(allowing);
-  const metadata = await allowing.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url: 'http://169.254.169.254/', events: ['user.created'] } });
+  const metadata = await allowing.request('POST', '/api/client/webhooks', {
+    token: client.owner.token,
+    body: { url: 'http://169.254.169.254/', events: ['user.created'] },
+  });
   assert.is(metadata.status, 422);
   const elsewhere = await startWebhookReceiver();
   const redirecting = await startWebhookReceiver();
   try {
     redirecting.respond = () => ({ status: 307, headers: { location: elsewhere.url } });
-    const hook = (await allowing.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url: redirecting.url, events: ['user.created'] } })).body.data;
+    const hook = (
+      await allowing.request('POST', '/api/client/webhooks', {
+        token: client.owner.token,
+        body: { url: redirecting.url, events: ['user.created'] },
+      })
+    ).body.data;
     await allowing.request('POST', `/api/client/webhooks/${hook.id}/ping`, { token: client.owner.token });
     await redirecting.waitFor(1);
     const deliveries = () => allowing.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
@@ -319,7 +353,12 @@ restart('a pending delivery is sent by the next daemon on the same data director
   let second: TestServer | undefined;
   try {
     const client = await buildClient(first);
-    const hook = (await first.request('POST', '/api/client/webhooks', { token: client.owner.token, body: { url: receiver2.url, events: ['user.created'] } })).body.data;
+    const hook = (
+      await first.request('POST', '/api/client/webhooks', {
+        token: client.owner.token,
+        body: { url: receiver2.url, events: ['user.created'] },
+      })
+    ).body.data;
     receiver2.respond = () => ({ status: 500 });
     const created = await first.request('POST', '/api/admin/user', {
       token: client.owner.token,

@@ -26,14 +26,19 @@ async function setup(): Promise<{ client: BuiltClient; templateId: number; a: Op
 const post = (token: string, body: Record<string, unknown>) => server.request('POST', '/api/client/workingTogether', { token, body });
 const statuses = (token: string, query = '') => server.request('GET', `/api/client/workingTogether/handOffStatuses${query}`, { token });
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }';
-const measure = (jobId: number) => ({ i: { jobId: `Job:${jobId}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] } });
+const measure = (jobId: number) => ({
+  i: { jobId: `Job:${jobId}`, stepId: 'measure', status: 'DONE', values: [{ key: 'torque', value: 12 }] },
+});
 
 together('hand-off between two operators: one pending per job, only the receiver decides, accepting moves the assignment', async () => {
   const { a, b, c, jobId } = await setup();
   const offered = await post(a.token, { action: 'HAND_OFF', jobId, toUserId: b.id, note: 'shift ends' });
   assert.is(offered.status, 200, offered.text);
   const handOff = offered.body.data.handOff;
-  assert.equal({ ...handOff, id: 0, createdAt: '' }, { id: 0, jobId, fromUserId: a.id, toUserId: b.id, status: 'PENDING', note: 'shift ends', createdAt: '', decidedAt: null });
+  assert.equal(
+    { ...handOff, id: 0, createdAt: '' },
+    { id: 0, jobId, fromUserId: a.id, toUserId: b.id, status: 'PENDING', note: 'shift ends', createdAt: '', decidedAt: null },
+  );
 
   const second = await post(a.token, { action: 'HAND_OFF', jobId, toUserId: c.id });
   assert.is(second.status, 409);
@@ -43,7 +48,10 @@ together('hand-off between two operators: one pending per job, only the receiver
   for (const sent of [a, b]) {
     const listed = await statuses(sent.token);
     assert.is(listed.status, 200);
-    assert.equal(listed.body.data.items.map((h: { id: number; status: string }) => [h.id, h.status]), [[handOff.id, 'PENDING']]);
+    assert.equal(
+      listed.body.data.items.map((h: { id: number; status: string }) => [h.id, h.status]),
+      [[handOff.id, 'PENDING']],
+    );
     assert.is(listed.body.data.nextCursor, null);
   }
   assert.equal((await statuses(c.token)).body.data.items, []);
@@ -82,13 +90,21 @@ together('declining leaves the assignment; the sender may cancel; closing the jo
   assert.is(cancelled.body.data.handOff.status, 'CANCELLED');
 
   const third = (await post(a.token, { action: 'HAND_OFF', jobId, toUserId: b.id })).body.data.handOff;
-  const closed = await gql(server, a.token, 'mutation($j: ID!) { cancelJob(input: { jobId: $j, reason: "not needed" }) { job { state } } }', { j: `Job:${jobId}` });
+  const closed = await gql(
+    server,
+    a.token,
+    'mutation($j: ID!) { cancelJob(input: { jobId: $j, reason: "not needed" }) { job { state } } }',
+    { j: `Job:${jobId}` },
+  );
   assert.equal(closed.codes, []);
   const listed = await statuses(b.token);
-  assert.equal(listed.body.data.items.map((h: { id: number; status: string }) => [h.id, h.status]), [
-    [first.id, 'DECLINED'],
-    [third.id, 'CANCELLED'],
-  ]);
+  assert.equal(
+    listed.body.data.items.map((h: { id: number; status: string }) => [h.id, h.status]),
+    [
+      [first.id, 'DECLINED'],
+      [third.id, 'CANCELLED'],
+    ],
+  );
   const late = await post(a.token, { action: 'HAND_OFF', jobId, toUserId: b.id });
   assert.is(late.status, 409);
   assert.is(late.body.error.code, 'JOB_CLOSED');
@@ -161,13 +177,19 @@ together('job-history-users lists the distinct users of a job or of a template�
   const ofJob = await server.request('GET', `/api/client/job-history-users?jobId=${jobId}`, { token: c.token });
   assert.is(ofJob.status, 200, ofJob.text);
   const ids = (res: typeof ofJob) => res.body.data.items.map((u: { id: number }) => u.id);
-  assert.equal(ids(ofJob), [client.owner.id, a.id, b.id].sort((x, y) => x - y));
+  assert.equal(
+    ids(ofJob),
+    [client.owner.id, a.id, b.id].sort((x, y) => x - y),
+  );
   const owner = ofJob.body.data.items.find((u: { id: number }) => u.id === client.owner.id);
   assert.equal(Object.keys(owner).sort(), ['email', 'firstName', 'id', 'lastName']);
   assert.is(owner.email, client.owner.email);
 
   const ofTemplate = await server.request('GET', `/api/client/job-history-users?templateId=${templateId}`, { token: c.token });
-  assert.equal(ids(ofTemplate), [client.owner.id, a.id, b.id, c.id].sort((x, y) => x - y));
+  assert.equal(
+    ids(ofTemplate),
+    [client.owner.id, a.id, b.id, c.id].sort((x, y) => x - y),
+  );
 
   for (const query of ['', `?jobId=${jobId}&templateId=${templateId}`, '?jobId=abc']) {
     const res = await server.request('GET', `/api/client/job-history-users${query}`, { token: c.token });
@@ -203,25 +225,31 @@ together('another client reaches none of it: 404 for its jobs, hand-offs and tem
   }
 });
 
-together('GET …/colleagues: whom a job can be handed off to — active users who may accept, not the caller, not another client\'s', async () => {
-  const { client, a, b, c } = await setup();
-  const author = await buildUser(server, client, { roles: ['author'] });
-  const disabled = await buildUser(server, client, { roles: ['operator'] });
-  assert.is((await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: disabled.id, disabled: true } })).status, 200);
-  const other = await buildClient(server);
-  await buildUser(server, other, { roles: ['operator'] });
-  const res = await server.request('GET', '/api/client/workingTogether/colleagues', { token: a.token });
-  assert.is(res.status, 200, res.text);
-  const ids = res.body.data.items.map((u: { id: number }) => u.id);
-  assert.ok(ids.includes(b.id) && ids.includes(c.id), 'the other operators');
-  assert.not.ok(ids.includes(a.id), 'not the caller');
-  assert.not.ok(ids.includes(author.id), 'not who may not accept a hand-off');
-  assert.not.ok(ids.includes(disabled.id), 'not a disabled user');
-  assert.is(res.body.data.nextCursor, null);
-  for (const u of res.body.data.items) assert.equal(Object.keys(u).sort(), ['email', 'firstName', 'id', 'lastName']);
-  // an author does not run jobs: no hand-off list for them
-  assert.is((await server.request('GET', '/api/client/workingTogether/colleagues', { token: author.token })).status, 403);
-  assert.is((await server.request('GET', '/api/client/workingTogether/colleagues')).status, 401);
-});
+together(
+  "GET …/colleagues: whom a job can be handed off to — active users who may accept, not the caller, not another client's",
+  async () => {
+    const { client, a, b, c } = await setup();
+    const author = await buildUser(server, client, { roles: ['author'] });
+    const disabled = await buildUser(server, client, { roles: ['operator'] });
+    assert.is(
+      (await server.request('PUT', '/api/admin/user', { token: client.owner.token, body: { id: disabled.id, disabled: true } })).status,
+      200,
+    );
+    const other = await buildClient(server);
+    await buildUser(server, other, { roles: ['operator'] });
+    const res = await server.request('GET', '/api/client/workingTogether/colleagues', { token: a.token });
+    assert.is(res.status, 200, res.text);
+    const ids = res.body.data.items.map((u: { id: number }) => u.id);
+    assert.ok(ids.includes(b.id) && ids.includes(c.id), 'the other operators');
+    assert.not.ok(ids.includes(a.id), 'not the caller');
+    assert.not.ok(ids.includes(author.id), 'not who may not accept a hand-off');
+    assert.not.ok(ids.includes(disabled.id), 'not a disabled user');
+    assert.is(res.body.data.nextCursor, null);
+    for (const u of res.body.data.items) assert.equal(Object.keys(u).sort(), ['email', 'firstName', 'id', 'lastName']);
+    // an author does not run jobs: no hand-off list for them
+    assert.is((await server.request('GET', '/api/client/workingTogether/colleagues', { token: author.token })).status, 403);
+    assert.is((await server.request('GET', '/api/client/workingTogether/colleagues')).status, 401);
+  },
+);
 
 together.run();

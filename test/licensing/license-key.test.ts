@@ -41,16 +41,25 @@ verify('line breaks inside a pasted key are ignored', () => {
 });
 
 verify('a key signed with a foreign key under the trusted kid: bad_signature', () => {
-  assert.is(reason(() => verifyLicenseKey(issueTestLicense({}, { privateKey: FOREIGN_PRIVATE_KEY }), context)), 'bad_signature');
+  assert.is(
+    reason(() => verifyLicenseKey(issueTestLicense({}, { privateKey: FOREIGN_PRIVATE_KEY }), context)),
+    'bad_signature',
+  );
 });
 
 verify('a key naming a kid the build does not know: unknown_key_id', () => {
   const key = issueTestLicense({ kid: 'vendor-2031' }, { privateKey: FOREIGN_PRIVATE_KEY });
-  assert.is(reason(() => verifyLicenseKey(key, context)), 'unknown_key_id');
+  assert.is(
+    reason(() => verifyLicenseKey(key, context)),
+    'unknown_key_id',
+  );
 });
 
 verify('the development key is not trusted outside development and test', () => {
-  assert.is(reason(() => verifyLicenseKey(issueTestLicense(), { ...context, allowDevelopmentKeys: false })), 'unknown_key_id');
+  assert.is(
+    reason(() => verifyLicenseKey(issueTestLicense(), { ...context, allowDevelopmentKeys: false })),
+    'unknown_key_id',
+  );
 });
 
 verify('a tampered payload (more seats, same signature): bad_signature', () => {
@@ -61,33 +70,57 @@ verify('a tampered payload (more seats, same signature): bad_signature', () => {
   // keys of nested objects are already in order; the payload stays canonical
   const forged = `${Buffer.from(canonical).toString('base64url')}.${signature}`;
   assert.is(decodeLicenseKey(forged).payload.seats.full, 5000);
-  assert.is(reason(() => verifyLicenseKey(forged, context)), 'bad_signature');
+  assert.is(
+    reason(() => verifyLicenseKey(forged, context)),
+    'bad_signature',
+  );
 });
 
 verify('a tampered signature: bad_signature', () => {
   const [body, signature] = issueTestLicense().split('.');
   const bytes = Buffer.from(signature, 'base64url');
   bytes[10] = bytes[10] ^ 0xff;
-  assert.is(reason(() => verifyLicenseKey(`${body}.${bytes.toString('base64url')}`, context)), 'bad_signature');
+  assert.is(
+    reason(() => verifyLicenseKey(`${body}.${bytes.toString('base64url')}`, context)),
+    'bad_signature',
+  );
 });
 
 verify('garbage, a missing signature, non-JSON and invalid fields: malformed', () => {
-  assert.is(reason(() => verifyLicenseKey('hello', context)), 'malformed');
-  assert.is(reason(() => verifyLicenseKey(issueTestLicense().split('.')[0], context)), 'malformed');
-  assert.is(reason(() => verifyLicenseKey(`${Buffer.from('not json').toString('base64url')}.AAAA`, context)), 'malformed');
+  assert.is(
+    reason(() => verifyLicenseKey('hello', context)),
+    'malformed',
+  );
+  assert.is(
+    reason(() => verifyLicenseKey(issueTestLicense().split('.')[0], context)),
+    'malformed',
+  );
+  assert.is(
+    reason(() => verifyLicenseKey(`${Buffer.from('not json').toString('base64url')}.AAAA`, context)),
+    'malformed',
+  );
   const bad = Buffer.from(JSON.stringify({ ...licensePayload(), seats: { full: -1, connect: 0 } })).toString('base64url');
-  assert.is(reason(() => verifyLicenseKey(`${bad}.AAAA`, context)), 'malformed');
+  assert.is(
+    reason(() => verifyLicenseKey(`${bad}.AAAA`, context)),
+    'malformed',
+  );
 });
 
 verify('a payload not in canonical form (same content, other key order): malformed', () => {
   const [body, signature] = issueTestLicense().split('.');
   const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   const reordered = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(payload).reverse()))).toString('base64url');
-  assert.is(reason(() => verifyLicenseKey(`${reordered}.${signature}`, context)), 'malformed');
+  assert.is(
+    reason(() => verifyLicenseKey(`${reordered}.${signature}`, context)),
+    'malformed',
+  );
 });
 
 verify('a key bound to another installation: wrong_deployment; bound to this one: valid', () => {
-  assert.is(reason(() => verifyLicenseKey(issueTestLicense({ installationId: 'install-2' }), context)), 'wrong_deployment');
+  assert.is(
+    reason(() => verifyLicenseKey(issueTestLicense({ installationId: 'install-2' }), context)),
+    'wrong_deployment',
+  );
   assert.is(verifyLicenseKey(issueTestLicense({ installationId: 'install-1' }), context).installationId, 'install-1');
 });
 
@@ -103,8 +136,14 @@ const installable = suite('checkInstallable');
 
 installable('refuses an expired key (expired) and one issued in the future (not_yet_valid)', () => {
   const now = new Date('2030-06-01T00:00:00Z');
-  assert.is(reason(() => checkInstallable(licensePayload({ expiresAt: '2030-05-31T23:59:59.000Z' }), now)), 'expired');
-  assert.is(reason(() => checkInstallable(licensePayload({ issuedAt: '2030-06-03T00:00:00.000Z' }, now), now)), 'not_yet_valid');
+  assert.is(
+    reason(() => checkInstallable(licensePayload({ expiresAt: '2030-05-31T23:59:59.000Z' }), now)),
+    'expired',
+  );
+  assert.is(
+    reason(() => checkInstallable(licensePayload({ issuedAt: '2030-06-03T00:00:00.000Z' }, now), now)),
+    'not_yet_valid',
+  );
   checkInstallable(licensePayload({}, now), now);
 });
 

@@ -24,8 +24,30 @@ test('every listed credential field is replaced by [redacted] whatever the log c
   });
   const logger = createLogger({ logLevel: 'info' }, sink);
   const value = 'S3NSITIVE-VALUE-0123456789';
-  const nested = { password: value, token: value, refreshToken: value, licenseKey: value, secret: value, adminPassword: value, smtpUrl: value };
-  logger.info({ ...nested, currentPassword: value, newPassword: value, accessToken: value, jwtSecret: value, cookieKeys: [value], body: nested, headers: { authorization: value, cookie: value }, req: { headers: { authorization: value, cookie: value } }, res: { headers: { 'set-cookie': value } } }, 'login');
+  const nested = {
+    password: value,
+    token: value,
+    refreshToken: value,
+    licenseKey: value,
+    secret: value,
+    adminPassword: value,
+    smtpUrl: value,
+  };
+  logger.info(
+    {
+      ...nested,
+      currentPassword: value,
+      newPassword: value,
+      accessToken: value,
+      jwtSecret: value,
+      cookieKeys: [value],
+      body: nested,
+      headers: { authorization: value, cookie: value },
+      req: { headers: { authorization: value, cookie: value } },
+      res: { headers: { 'set-cookie': value } },
+    },
+    'login',
+  );
   assert.is(lines.length, 1);
   assert.not.ok(lines[0].includes(value), lines[0]);
   assert.match(lines[0], /\[redacted\]/);
@@ -41,11 +63,22 @@ test('a credential in a path parameter (reset link) is not in the request line',
     },
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-redact-'));
-  const deps = createDeps(loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info', WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'redaction-admin' } }), { logger: createLogger({ logLevel: 'info' }, sink) });
+  const deps = createDeps(
+    loadConfig({
+      env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info', WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'redaction-admin' },
+    }),
+    { logger: createLogger({ logLevel: 'info' }, sink) },
+  );
   await bootstrap(deps);
   lines.length = 0;
   const app = createApp(deps, [
-    defineRoute({ method: 'post', path: '/api/test/reset-password/:token', summary: 'test', auth: 'public', handler: async () => ({ ok: true }) }),
+    defineRoute({
+      method: 'post',
+      path: '/api/test/reset-password/:token',
+      summary: 'test',
+      auth: 'public',
+      handler: async () => ({ ok: true }),
+    }),
   ]);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

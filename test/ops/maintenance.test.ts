@@ -16,11 +16,24 @@ import { startMaintenance } from '#ops/maintenance';
 
 const DAY = 86_400_000;
 
-function makeDeps(env: Record<string, string> | ((root: string) => Record<string, string>) = {}): { deps: Deps; clock: ManualClock; root: string } {
+function makeDeps(env: Record<string, string> | ((root: string) => Record<string, string>) = {}): {
+  deps: Deps;
+  clock: ManualClock;
+  root: string;
+} {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-maint-'));
   if (typeof env === 'function') env = env(root);
   const config = loadConfig({
-    env: { WIP_ENV: 'test', WIP_HOST: '127.0.0.1', WIP_PORT: '0', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_ADMIN_PASSWORD: 'maint-admin-pw', WIP_DATA_DIR: path.join(root, 'data'), ...env },
+    env: {
+      WIP_ENV: 'test',
+      WIP_HOST: '127.0.0.1',
+      WIP_PORT: '0',
+      WIP_BCRYPT_COST: '4',
+      WIP_LOG_LEVEL: 'silent',
+      WIP_ADMIN_PASSWORD: 'maint-admin-pw',
+      WIP_DATA_DIR: path.join(root, 'data'),
+      ...env,
+    },
   });
   const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
   return { deps: createDeps(config, { clock }), clock, root };
@@ -76,11 +89,21 @@ retention.run();
 const scheduled = suite('scheduled backups (backupSchedule=daily, backupRetention)');
 
 scheduled('one backup a day into backupDir, keeping the newest backupRetention', async () => {
-  const { deps, clock, root } = makeDeps((r) => ({ WIP_BACKUP_SCHEDULE: 'daily', WIP_BACKUP_RETENTION: '2', WIP_BACKUP_DIR: path.join(r, 'elsewhere') }));
+  const { deps, clock, root } = makeDeps((r) => ({
+    WIP_BACKUP_SCHEDULE: 'daily',
+    WIP_BACKUP_RETENTION: '2',
+    WIP_BACKUP_DIR: path.join(r, 'elsewhere'),
+  }));
   const dir = path.join(root, 'elsewhere');
   await bootstrap(deps);
   const maintenance = startMaintenance(deps);
-  const list = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.tar.gz')).sort() : []);
+  const list = () =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((n) => n.endsWith('.tar.gz'))
+          .sort()
+      : [];
   try {
     await maintenance.runOnce();
     assert.equal(list(), ['wip-scheduled-2026-06-01T12-00-00-000Z.tar.gz']);
@@ -150,30 +173,43 @@ async function withMaintenance(body: (rig: MaintenanceRig) => Promise<void>): Pr
 
 const TWO_HOURS_AGO = () => new Date(Date.now() - 2 * 3_600_000);
 
-garbage('a queue left by a crash after the deleting commit is collected: unreferenced old bytes removed, referenced ones kept and dequeued, young ones wait', () =>
-  withMaintenance(async ({ deps, maintenance, onDisk }) => {
-    const db = deps.db.kysely;
-    const stored = async (text: string, ageMs: number) => {
-      const { key } = await deps.storage.put(Buffer.from(text));
-      const at = new Date(Date.now() - ageMs);
-      fs.utimesSync(onDisk(key), at, at);
-      return key;
-    };
-    const orphan = await stored('deleted, then the daemon crashed', 2 * 3_600_000);
-    const shared = await stored('still an agreement of the system', 2 * 3_600_000);
-    const young = await stored('deleted a minute after its upload', 60_000);
-    await db
-      .insertInto('system_files')
-      .values({ name: 'a.pdf', description: '', sha256: shared, size: 1, content_type: 'application/pdf', uploaded_by_admin: null, created_at: '2026-06-01T00:00:00.000Z' })
-      .execute();
-    await db
-      .insertInto('file_garbage')
-      .values([orphan, shared, young].map((sha256) => ({ sha256, queued_at: '2026-06-01T11:00:00.000Z' })))
-      .execute();
-    await maintenance.runOnce({ backups: false });
-    assert.equal([fs.existsSync(onDisk(orphan)), fs.existsSync(onDisk(shared)), fs.existsSync(onDisk(young))], [false, true, true]);
-    assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [young]);
-  }),
+garbage(
+  'a queue left by a crash after the deleting commit is collected: unreferenced old bytes removed, referenced ones kept and dequeued, young ones wait',
+  () =>
+    withMaintenance(async ({ deps, maintenance, onDisk }) => {
+      const db = deps.db.kysely;
+      const stored = async (text: string, ageMs: number) => {
+        const { key } = await deps.storage.put(Buffer.from(text));
+        const at = new Date(Date.now() - ageMs);
+        fs.utimesSync(onDisk(key), at, at);
+        return key;
+      };
+      const orphan = await stored('deleted, then the daemon crashed', 2 * 3_600_000);
+      const shared = await stored('still an agreement of the system', 2 * 3_600_000);
+      const young = await stored('deleted a minute after its upload', 60_000);
+      await db
+        .insertInto('system_files')
+        .values({
+          name: 'a.pdf',
+          description: '',
+          sha256: shared,
+          size: 1,
+          content_type: 'application/pdf',
+          uploaded_by_admin: null,
+          created_at: '2026-06-01T00:00:00.000Z',
+        })
+        .execute();
+      await db
+        .insertInto('file_garbage')
+        .values([orphan, shared, young].map((sha256) => ({ sha256, queued_at: '2026-06-01T11:00:00.000Z' })))
+        .execute();
+      await maintenance.runOnce({ backups: false });
+      assert.equal([fs.existsSync(onDisk(orphan)), fs.existsSync(onDisk(shared)), fs.existsSync(onDisk(young))], [false, true, true]);
+      assert.equal(
+        (await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256),
+        [young],
+      );
+    }),
 );
 
 garbage('content the store cannot delete is skipped and retried later, not in the way of the contents queued after it', () =>
@@ -195,7 +231,11 @@ garbage('content the store cannot delete is skipped and retried later, not in th
       .execute();
     await maintenance.runOnce({ backups: false });
     assert.is(fs.existsSync(onDisk(orphan)), false, 'the content queued behind was removed');
-    assert.equal((await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256), [stuck], 'the stuck one stays queued');
+    assert.equal(
+      (await db.selectFrom('file_garbage').select('sha256').execute()).map((r) => r.sha256),
+      [stuck],
+      'the stuck one stays queued',
+    );
   }),
 );
 

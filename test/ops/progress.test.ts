@@ -38,7 +38,10 @@ test('drawn on a terminal, with the count and a final newline', () => {
 });
 
 test('nothing when not a terminal, and nothing with --json', () => {
-  for (const [tty, args] of [[false, []], [true, ['--json']]] as const) {
+  for (const [tty, args] of [
+    [false, []],
+    [true, ['--json']],
+  ] as const) {
     const stream = fakeStream(tty);
     const bar = progressBar(command([...args]), 'export', stream);
     assert.not.ok(bar.active);

@@ -15,7 +15,10 @@ import { bootstrap } from '#ops/bootstrap';
 const test = suite('request log sampling (requestLogSample, requestLogSlow)');
 
 /** A server with the given settings whose log lines are collected; `get(path)` answers the status. */
-async function withServer(env: Record<string, string>, run: (get: (p: string) => Promise<number>, requestLines: () => Record<string, unknown>[]) => Promise<void>) {
+async function withServer(
+  env: Record<string, string>,
+  run: (get: (p: string) => Promise<number>, requestLines: () => Record<string, unknown>[]) => Promise<void>,
+) {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -24,10 +27,21 @@ async function withServer(env: Record<string, string>, run: (get: (p: string) =>
     },
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-log-sample-'));
-  const config = loadConfig({ env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_LOG_LEVEL: 'info', WIP_BCRYPT_COST: '4', WIP_ADMIN_PASSWORD: 'sampling-admin', ...env } });
+  const config = loadConfig({
+    env: {
+      WIP_ENV: 'test',
+      WIP_DATA_DIR: dataDir,
+      WIP_LOG_LEVEL: 'info',
+      WIP_BCRYPT_COST: '4',
+      WIP_ADMIN_PASSWORD: 'sampling-admin',
+      ...env,
+    },
+  });
   const deps = createDeps(config, { logger: createLogger({ logLevel: 'info' }, sink) });
   await bootstrap(deps);
-  const app = createApp(deps, [defineRoute({ method: 'get', path: '/api/test/ok', summary: 'test', auth: 'public', handler: async () => ({ ok: true }) })]);
+  const app = createApp(deps, [
+    defineRoute({ method: 'get', path: '/api/test/ok', summary: 'test', auth: 'public', handler: async () => ({ ok: true }) }),
+  ]);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;

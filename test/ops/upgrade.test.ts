@@ -20,7 +20,9 @@ const FIRST = { '0001_foundation': migrations['0001_foundation'] };
 function freshDeps(): { deps: Deps; dataDir: string; root: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-upgrade-'));
   const dataDir = path.join(root, 'data');
-  const config = loadConfig({ env: { WIP_ENV: 'test', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_ADMIN_PASSWORD: 'upgrade-admin-pw', WIP_DATA_DIR: dataDir } });
+  const config = loadConfig({
+    env: { WIP_ENV: 'test', WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', WIP_ADMIN_PASSWORD: 'upgrade-admin-pw', WIP_DATA_DIR: dataDir },
+  });
   return { deps: createDeps(config), dataDir, root };
 }
 
@@ -33,8 +35,11 @@ async function manifestOf(archive: string): Promise<{ migrations: string[] }> {
 }
 
 const tables = (deps: Deps) =>
-  (sqliteHandle(deps.db).prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-const applied = (deps: Deps) => (sqliteHandle(deps.db).prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+  (sqliteHandle(deps.db).prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+    (r) => r.name,
+  );
+const applied = (deps: Deps) =>
+  (sqliteHandle(deps.db).prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
 
 const upgrade = suite('upgrade on start (bootstrap)');
 
@@ -45,7 +50,9 @@ upgrade('pending migrations on a database with data: a backup of the old schema 
     // today's bootstrap would also record a security event, in a table that version did not have)
     assert.equal(await migrateToLatest(deps.db, FIRST), ['0001_foundation']);
     const now = new Date().toISOString();
-    sqliteHandle(deps.db).prepare('INSERT INTO system_admins (username, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)').run('admin', 'x', now, now);
+    sqliteHandle(deps.db)
+      .prepare('INSERT INTO system_admins (username, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run('admin', 'x', now, now);
     const report = await bootstrap(deps);
     assert.equal(report.appliedMigrations, Object.keys(migrations).slice(1));
     assert.ok(report.preUpgradeBackup && fs.existsSync(report.preUpgradeBackup));
@@ -80,7 +87,10 @@ upgrade('a failing migration rolls the whole upgrade back and start-up is refuse
     };
     let message = '';
     await bootstrap(deps, { migrations: broken }).catch((error: Error) => (message = error.message));
-    assert.match(message, /^migration 0099_broken_step failed: boom; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*wip-pre-upgrade-.*\.tar\.gz\); wip will not start/);
+    assert.match(
+      message,
+      /^migration 0099_broken_step failed: boom; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*wip-pre-upgrade-.*\.tar\.gz\); wip will not start/,
+    );
     assert.not.ok(tables(deps).includes('gadgets'), 'the earlier step of the batch is rolled back too');
     assert.equal(applied(deps), Object.keys(migrations));
     assert.equal(sqliteHandle(deps.db).prepare('SELECT * FROM system_admins').all(), adminsBefore);
@@ -106,12 +116,21 @@ daemon('a migration that fails in the real daemon: exit 1, one clear line, data 
 
   const result = await runWip(['serve', '--port', '0', '--host', '127.0.0.1'], cliEnv(dataDir));
   assert.is(result.code, 1);
-  assert.match(result.stderr, /^wip: migration 0002_event_log failed: .*logs.*already exists.*; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*\); wip will not start with a partly migrated database\n$/);
+  assert.match(
+    result.stderr,
+    /^wip: migration 0002_event_log failed: .*logs.*already exists.*; the upgrade was rolled back and the data is unchanged \(backup taken before the upgrade: .*\); wip will not start with a partly migrated database\n$/,
+  );
   const after = openDatabase(dataDir);
   try {
-    assert.equal((after.sqlite.prepare('SELECT name FROM kysely_migration').all() as { name: string }[]).map((r) => r.name), ['0001_foundation']);
+    assert.equal(
+      (after.sqlite.prepare('SELECT name FROM kysely_migration').all() as { name: string }[]).map((r) => r.name),
+      ['0001_foundation'],
+    );
     assert.equal(after.sqlite.prepare('SELECT name FROM clients').all(), [{ name: 'Keep me' }]);
-    assert.equal((after.sqlite.prepare('PRAGMA table_info(logs)').all() as { name: string }[]).map((c) => c.name), ['id', 'note']);
+    assert.equal(
+      (after.sqlite.prepare('PRAGMA table_info(logs)').all() as { name: string }[]).map((c) => c.name),
+      ['id', 'note'],
+    );
   } finally {
     await after.close();
   }
@@ -129,7 +148,10 @@ daemon('an older binary on a newer schema refuses to start and takes no backup',
   await db.close();
   const result = await runWip(['serve', '--port', '0', '--host', '127.0.0.1'], env);
   assert.is(result.code, 1);
-  assert.match(result.stderr, /^wip: the database was migrated by a newer version \(unknown migrations: 0999_newer_feature\); use that version or restore a backup\n$/);
+  assert.match(
+    result.stderr,
+    /^wip: the database was migrated by a newer version \(unknown migrations: 0999_newer_feature\); use that version or restore a backup\n$/,
+  );
   assert.not.ok(fs.existsSync(path.join(dataDir, 'backups')));
   const migrate = await runWip(['migrate'], env);
   assert.is(migrate.code, 1);

@@ -36,7 +36,9 @@ test('an installed key limits clients and seats', async ({ deps }) => {
 });
 
 test('a key not signed by a trusted key is refused and the previous terms stay', async ({ deps }) => {
-  const refused = await refusal(installLicense(deps, issueTestLicense({}, { now: deps.clock.now(), privateKey: FOREIGN_PRIVATE_KEY }), BY_TEST));
+  const refused = await refusal(
+    installLicense(deps, issueTestLicense({}, { now: deps.clock.now(), privateKey: FOREIGN_PRIVATE_KEY }), BY_TEST),
+  );
   assert.is(refused.code, 'LICENSE_INVALID');
   assert.is((await currentLicense(deps)).status, 'evaluation');
 });

@@ -14,7 +14,11 @@ const CONTENT = {
       title: 'Checks',
       steps: [
         { id: 'isolate', title: 'Isolate the pump', fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }] },
-        { id: 'pressure', title: 'Read the pressure', fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }] },
+        {
+          id: 'pressure',
+          title: 'Read the pressure',
+          fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }],
+        },
       ],
     },
   ],
@@ -30,11 +34,15 @@ test.before(async (ctx) => {
   const publisher = await user(['publisher']);
   ctx.operator = await user(['operator']);
   const template = await createTemplate(ctx.deps, author, { title: 'Pump check', content: CONTENT });
-  const v1 = (await ctx.deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()).id;
+  const v1 = (
+    await ctx.deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()
+  ).id;
   await submitVersion(ctx.deps, author, v1);
   await approveVersion(ctx.deps, approver, v1, { password: PASSWORD }, META);
   await publishVersion(ctx.deps, publisher, v1, { password: PASSWORD }, META);
-  ctx.jobId = (await createJob(ctx.deps, ctx.operator, { templateId: template.id, title: 'Pump 4', assigneeIds: [ctx.operator.userId] })).id;
+  ctx.jobId = (
+    await createJob(ctx.deps, ctx.operator, { templateId: template.id, title: 'Pump 4', assigneeIds: [ctx.operator.userId] })
+  ).id;
 });
 
 test.after(async ({ deps }) => {
@@ -44,10 +52,14 @@ test.after(async ({ deps }) => {
 const fieldsOf = (error: { details?: Record<string, unknown> }) => (error.details?.fields as { path: string }[]).map((f) => f.path);
 
 test('a value of the wrong type, or for no field of the step, is refused naming the field', async ({ deps, operator, jobId }) => {
-  const wrongType = await refusal(recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 'seven' }] }));
+  const wrongType = await refusal(
+    recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 'seven' }] }),
+  );
   assert.is(wrongType.code, 'VALIDATION_ERROR');
   assert.equal(fieldsOf(wrongType), ['values.bar']);
-  const unknown = await refusal(recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'psi', value: 40 }] }));
+  const unknown = await refusal(
+    recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'psi', value: 40 }] }),
+  );
   assert.equal(fieldsOf(unknown), ['values.psi']);
   const noStep = await refusal(recordStep(deps, operator, { jobId, stepId: 'nowhere', status: 'DONE' }));
   assert.equal(fieldsOf(noStep), ['stepId']);
@@ -55,11 +67,20 @@ test('a value of the wrong type, or for no field of the step, is refused naming 
   assert.equal(fieldsOf(skipped), ['reason']);
 });
 
-test('a value outside the limits is kept, marked; PASS_FAIL is stored in one form; recording starts the job', async ({ deps, operator, jobId }) => {
+test('a value outside the limits is kept, marked; PASS_FAIL is stored in one form; recording starts the job', async ({
+  deps,
+  operator,
+  jobId,
+}) => {
   const job = await recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 7 }] });
   assert.is(job.state, 'IN_PROGRESS', 'recording starts an OPEN job');
   await recordStep(deps, operator, { jobId, stepId: 'isolate', status: 'DONE', values: [{ key: 'locked', value: true }] });
-  const rows = await deps.db.kysely.selectFrom('step_records').select(['step_id', 'values']).where('job_id', '=', jobId).orderBy('step_id').execute();
+  const rows = await deps.db.kysely
+    .selectFrom('step_records')
+    .select(['step_id', 'values'])
+    .where('job_id', '=', jobId)
+    .orderBy('step_id')
+    .execute();
   assert.equal(
     rows.map((r) => [r.step_id, JSON.parse(r.values)]),
     [
@@ -71,7 +92,9 @@ test('a value outside the limits is kept, marked; PASS_FAIL is stored in one for
 
 test('a closed job takes no more records', async ({ deps, operator, jobId }) => {
   assert.is((await transitionJob(deps, operator, { jobId, action: 'complete' })).state, 'COMPLETED');
-  const closed = await refusal(recordStep(deps, operator, { jobId, stepId: 'isolate', status: 'DONE', values: [{ key: 'locked', value: 'FAIL' }] }));
+  const closed = await refusal(
+    recordStep(deps, operator, { jobId, stepId: 'isolate', status: 'DONE', values: [{ key: 'locked', value: 'FAIL' }] }),
+  );
   assert.is(closed.code, 'JOB_CLOSED');
   assert.is((await refusal(transitionJob(deps, operator, { jobId, action: 'pause' }))).code, 'INVALID_TRANSITION');
 });

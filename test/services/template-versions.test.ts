@@ -2,7 +2,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sql } from 'kysely';
 import { verifyAuditTrailAcrossClients } from '#services/audit';
-import { approveVersion, createDraft, createTemplate, diffVersions, publishVersion, rejectVersion, submitVersion, updateDraft } from '#services/templates';
+import {
+  approveVersion,
+  createDraft,
+  createTemplate,
+  diffVersions,
+  publishVersion,
+  rejectVersion,
+  submitVersion,
+  updateDraft,
+} from '#services/templates';
 import type { UserActor } from '#services/actor';
 import { PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
@@ -16,13 +25,24 @@ const CONTENT = {
       title: 'Preparation',
       steps: [
         { id: 'isolate', title: 'Isolate the pump', fields: [{ key: 'locked', type: 'PASS_FAIL', required: true }] },
-        { id: 'pressure', title: 'Read the pressure', fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }] },
+        {
+          id: 'pressure',
+          title: 'Read the pressure',
+          fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }],
+        },
       ],
     },
   ],
 };
 
-const test = suite<{ deps: ServiceDeps; author: UserActor; approver: UserActor; publisher: UserActor; operator: UserActor; clientId: number }>('template versions (services)');
+const test = suite<{
+  deps: ServiceDeps;
+  author: UserActor;
+  approver: UserActor;
+  publisher: UserActor;
+  operator: UserActor;
+  clientId: number;
+}>('template versions (services)');
 
 test.before(async (ctx) => {
   ctx.deps = await serviceDeps();
@@ -38,12 +58,24 @@ test.after(async ({ deps }) => {
   await deps.close();
 });
 
-test('a version goes DRAFT → IN_REVIEW → APPROVED → PUBLISHED, by the table of transitions and its roles', async ({ deps, author, approver, publisher, operator }) => {
+test('a version goes DRAFT → IN_REVIEW → APPROVED → PUBLISHED, by the table of transitions and its roles', async ({
+  deps,
+  author,
+  approver,
+  publisher,
+  operator,
+}) => {
   const template = await createTemplate(deps, author, { title: 'Pump maintenance', content: CONTENT });
-  const v1 = (await deps.db.kysely.selectFrom('template_versions').selectAll().where('template_id', '=', template.id).executeTakeFirstOrThrow()).id;
+  const v1 = (
+    await deps.db.kysely.selectFrom('template_versions').selectAll().where('template_id', '=', template.id).executeTakeFirstOrThrow()
+  ).id;
 
   assert.is((await refusal(submitVersion(deps, operator, v1))).code, 'FORBIDDEN', 'an operator may not submit');
-  assert.is((await refusal(approveVersion(deps, approver, v1, { password: PASSWORD }, META))).code, 'INVALID_TRANSITION', 'a draft cannot be approved');
+  assert.is(
+    (await refusal(approveVersion(deps, approver, v1, { password: PASSWORD }, META))).code,
+    'INVALID_TRANSITION',
+    'a draft cannot be approved',
+  );
 
   const events = deps.signalled.clientEvent;
   assert.is((await submitVersion(deps, author, v1)).state, 'IN_REVIEW');
@@ -60,7 +92,9 @@ test('a version goes DRAFT → IN_REVIEW → APPROVED → PUBLISHED, by the tabl
 
 test('a rejection needs a reason and returns the version to DRAFT', async ({ deps, author, approver }) => {
   const template = await createTemplate(deps, author, { title: 'Valve check', content: CONTENT });
-  const v1 = (await deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()).id;
+  const v1 = (
+    await deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()
+  ).id;
   await submitVersion(deps, author, v1);
   const empty = await refusal(rejectVersion(deps, approver, v1, '   '));
   assert.is(empty.code, 'VALIDATION_ERROR');
@@ -70,7 +104,9 @@ test('a rejection needs a reason and returns the version to DRAFT', async ({ dep
 
 test('the diff of two versions names the changed, added and removed steps', async ({ deps, author, approver, publisher }) => {
   const template = await createTemplate(deps, author, { title: 'Filter change', content: CONTENT });
-  const v1 = (await deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()).id;
+  const v1 = (
+    await deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()
+  ).id;
   await submitVersion(deps, author, v1);
   await approveVersion(deps, approver, v1, { password: PASSWORD }, META);
   await publishVersion(deps, publisher, v1, { password: PASSWORD }, META);
@@ -88,9 +124,18 @@ test('the diff of two versions names the changed, added and removed steps', asyn
     ],
   });
   const diff = await diffVersions(deps, author, v1, v2.id);
-  assert.equal(diff.removed.map((s) => s.id), ['isolate']);
-  assert.equal(diff.added.map((s) => s.id), ['vent']);
-  assert.equal(diff.changed.map((s) => s.id), ['pressure']);
+  assert.equal(
+    diff.removed.map((s) => s.id),
+    ['isolate'],
+  );
+  assert.equal(
+    diff.added.map((s) => s.id),
+    ['vent'],
+  );
+  assert.equal(
+    diff.changed.map((s) => s.id),
+    ['pressure'],
+  );
   assert.ok(diff.changed[0].changedFields.includes('title'), JSON.stringify(diff.changed));
 });
 

@@ -40,7 +40,11 @@ function fakeServer(start = 1) {
         const failure = server.fail;
         throw Object.assign(new Error(failure.message), failure);
       }
-      if (expectedRevision !== server.revision) throw Object.assign(new Error('moved'), { code: 'CONFLICT', details: { currentRevision: server.revision, updatedBy: 7, updatedAt: '2026-11-26T17:00:00.000Z' } });
+      if (expectedRevision !== server.revision)
+        throw Object.assign(new Error('moved'), {
+          code: 'CONFLICT',
+          details: { currentRevision: server.revision, updatedBy: 7, updatedAt: '2026-11-26T17:00:00.000Z' },
+        });
       server.doc = doc;
       server.revision++;
       return { revision: server.revision };
@@ -51,7 +55,12 @@ function fakeServer(start = 1) {
 
 function editor(server: ReturnType<typeof fakeServer>, revision = 1) {
   const states: AutosaveState[] = [];
-  const autosave = new Autosave<string>(revision, { save: (doc, expected) => server.save(doc, expected), onState: (s) => states.push(s), delayMs: 10, retryMs: 10 });
+  const autosave = new Autosave<string>(revision, {
+    save: (doc, expected) => server.save(doc, expected),
+    onState: (s) => states.push(s),
+    delayMs: 10,
+    retryMs: 10,
+  });
   return { autosave, states };
 }
 
@@ -129,10 +138,17 @@ test('after a conflict the author chooses: take theirs drops the unsaved copy an
 test('a VALIDATION_ERROR keeps its problems by path until the next change saves', async () => {
   const server = fakeServer();
   const { autosave } = editor(server);
-  server.fail = { code: 'VALIDATION_ERROR', message: 'Validation failed', fields: [{ path: 'content.sections.0.steps.1.fields.0.min', message: 'min is greater than max' }] };
+  server.fail = {
+    code: 'VALIDATION_ERROR',
+    message: 'Validation failed',
+    fields: [{ path: 'content.sections.0.steps.1.fields.0.min', message: 'min is greater than max' }],
+  };
   autosave.change('bad');
   await until(() => autosave.current.status === 'invalid', 'the refusal');
-  assert.equal([autosave.current.status, autosave.current.problems.map((p) => p.path)], ['invalid', ['content.sections.0.steps.1.fields.0.min']]);
+  assert.equal(
+    [autosave.current.status, autosave.current.problems.map((p) => p.path)],
+    ['invalid', ['content.sections.0.steps.1.fields.0.min']],
+  );
   await sleep(40);
   assert.is(server.saves.length, 1, 'an invalid draft is not re-sent unchanged');
   server.fail = null;
@@ -176,21 +192,24 @@ markdown('headings, lists (bullets and numbers), rules and paragraphs, as src/li
 });
 
 markdown('inline marks; links only to http(s) and mailto; an image is its alt text', () => {
-  assert.equal(parseInline('Use **both** keys, *gently*, `M8` — [manual](https://example.test/m) ![gauge](x.png) [x](javascript:alert(1))'), [
-    'Use ',
-    { mark: 'strong', text: 'both' },
-    ' keys, ',
-    { mark: 'em', text: 'gently' },
-    ', ',
-    { mark: 'code', text: 'M8' },
-    ' — ',
-    { mark: 'link', text: 'manual', href: 'https://example.test/m' },
-    ' ',
-    'gauge',
-    ' ',
-    'x',
-    ')',
-  ]);
+  assert.equal(
+    parseInline('Use **both** keys, *gently*, `M8` — [manual](https://example.test/m) ![gauge](x.png) [x](javascript:alert(1))'),
+    [
+      'Use ',
+      { mark: 'strong', text: 'both' },
+      ' keys, ',
+      { mark: 'em', text: 'gently' },
+      ', ',
+      { mark: 'code', text: 'M8' },
+      ' — ',
+      { mark: 'link', text: 'manual', href: 'https://example.test/m' },
+      ' ',
+      'gauge',
+      ' ',
+      'x',
+      ')',
+    ],
+  );
 });
 
 markdown.run();

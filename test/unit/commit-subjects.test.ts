@@ -9,8 +9,20 @@ import { overlongSubjects, subjectLength } from '../../scripts/check-commit-subj
 /** scripts/check-commit-subjects.ts, as .ci/run runs it, on a scratch repository. */
 const script = path.resolve(__dirname, '..', '..', 'scripts', 'check-commit-subjects.js');
 const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-subjects-'));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test' } }).trim();
-const commit = (subject: string) => git('commit', '--allow-empty', '--quiet', '-m', subject, '-m', 'the body may be as long as it needs to be '.repeat(5));
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.test',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.test',
+    },
+  }).trim();
+const commit = (subject: string) =>
+  git('commit', '--allow-empty', '--quiet', '-m', subject, '-m', 'the body may be as long as it needs to be '.repeat(5));
 const check = (base: string) => spawnSync(process.execPath, [script, '--base', base, '--cwd', repo], { encoding: 'utf8' });
 
 const LONG = 'An old subject that says everything at once, far more than one line can hold';
@@ -23,7 +35,10 @@ test.after(() => fs.rmSync(repo, { recursive: true, force: true }));
 test('72 characters pass, 73 do not; counted in characters, not bytes', () => {
   assert.is(subjectLength('→'.repeat(72)), 72);
   const subjects = ['x'.repeat(72), 'y'.repeat(73), `${'é'.repeat(71)}→`].map((subject, i) => ({ hash: String(i), subject }));
-  assert.equal(overlongSubjects(subjects).map((c) => c.hash), ['1']);
+  assert.equal(
+    overlongSubjects(subjects).map((c) => c.hash),
+    ['1'],
+  );
 });
 
 test('the commits before the base are not checked; short subjects after it pass', () => {

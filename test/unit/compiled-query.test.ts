@@ -13,7 +13,12 @@ const test = suite('compiledRead: a read compiled once, run with new values');
 async function setup(onQuery?: (kind: string, seconds: number) => void) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-compiled-'));
   const db = openDatabase(dir, { onQuery });
-  await db.kysely.schema.createTable('user_roles').addColumn('client_id', 'integer').addColumn('user_id', 'integer').addColumn('role', 'text').execute();
+  await db.kysely.schema
+    .createTable('user_roles')
+    .addColumn('client_id', 'integer')
+    .addColumn('user_id', 'integer')
+    .addColumn('role', 'text')
+    .execute();
   await db.kysely
     .insertInto('user_roles')
     .values([1, 2, 3, 4].flatMap((user) => [1, 2].map((client) => ({ client_id: client, user_id: user, role: `r${client}-${user}` }))))
@@ -24,7 +29,12 @@ async function setup(onQuery?: (kind: string, seconds: number) => void) {
 test('each call binds its own values (tenant scope included) and runs the SQL the builder compiles', async () => {
   const { db, close } = await setup();
   const build = (k: typeof db.kysely, clientId: number, low: number, limit: number) =>
-    inTenant(k, tenantScope(clientId)).selectFrom('user_roles').select(['user_id', 'role']).where('user_id', '>=', low).orderBy('user_id').limit(limit);
+    inTenant(k, tenantScope(clientId))
+      .selectFrom('user_roles')
+      .select(['user_id', 'role'])
+      .where('user_id', '>=', low)
+      .orderBy('user_id')
+      .limit(limit);
   const read = compiledRead(build);
   for (const [clientId, low, limit] of [
     [1, 2, 10],
@@ -34,13 +44,21 @@ test('each call binds its own values (tenant scope included) and runs the SQL th
   ] as const) {
     assert.equal(await read(db.kysely, clientId, low, limit), await build(db.kysely, clientId, low, limit).execute());
   }
-  assert.equal((await read(db.kysely, 2, 3, 5)).map((r) => r.role), ['r2-3', 'r2-4']);
+  assert.equal(
+    (await read(db.kysely, 2, 3, 5)).map((r) => r.role),
+    ['r2-3', 'r2-4'],
+  );
   await close();
 });
 
 test('a value computed with (not handed over as it is) is refused at the first call; so is a write', async () => {
   const { db, close } = await setup();
-  const computed = compiledRead((k, clientId: number, limit: number) => inTenant(k, tenantScope(clientId)).selectFrom('user_roles').selectAll().limit(limit + 1));
+  const computed = compiledRead((k, clientId: number, limit: number) =>
+    inTenant(k, tenantScope(clientId))
+      .selectFrom('user_roles')
+      .selectAll()
+      .limit(limit + 1),
+  );
   try {
     await computed(db.kysely, 1, 1);
     assert.unreachable('a computed value must be refused');
@@ -58,10 +76,12 @@ test('a value computed with (not handed over as it is) is refused at the first c
   await close();
 });
 
-test('a read on SQLite skips the executor but not the query metrics, and never sees an open transaction\'s writes', async () => {
+test("a read on SQLite skips the executor but not the query metrics, and never sees an open transaction's writes", async () => {
   const kinds: string[] = [];
   const { db, close } = await setup((kind) => kinds.push(kind));
-  const read = compiledRead((k, clientId: number) => inTenant(k, tenantScope(clientId)).selectFrom('user_roles').select('role').orderBy('user_id'));
+  const read = compiledRead((k, clientId: number) =>
+    inTenant(k, tenantScope(clientId)).selectFrom('user_roles').select('role').orderBy('user_id'),
+  );
   kinds.length = 0;
   assert.is((await read(db.kysely, 1)).length, 4);
   assert.equal(kinds, ['select']);
@@ -78,7 +98,10 @@ test('a read on SQLite skips the executor but not the query metrics, and never s
   }).catch((error: { rollBack?: boolean }) => {
     if (!error.rollBack) throw error;
   });
-  assert.equal((await readDuring!).map((r) => r.role), ['r1-1', 'r1-2', 'r1-3', 'r1-4']);
+  assert.equal(
+    (await readDuring!).map((r) => r.role),
+    ['r1-1', 'r1-2', 'r1-3', 'r1-4'],
+  );
   await close();
 });
 

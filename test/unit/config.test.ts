@@ -72,20 +72,37 @@ config('invalid values are reported with their key', () => {
   assert.throws(() => loadConfig({ env: { WIP_DATA_DIR: dir } }), /not valid JSON/);
 });
 
-config('corsOrigins: empty by default; WIP_CORS_ORIGINS is a comma-separated list of exact origins, normalised like a browser sends them', () => {
-  const dir = dataDirWith();
-  assert.equal(loadConfig({ env: { WIP_DATA_DIR: dir } }).corsOrigins, []);
-  const c = loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: ' https://App.example.com , http://10.0.0.5:3000/,https://b.example.com:443' } });
-  assert.equal(c.corsOrigins, ['https://app.example.com', 'http://10.0.0.5:3000', 'https://b.example.com']);
-  assert.equal(loadConfig({ env: { WIP_DATA_DIR: dataDirWith({ corsOrigins: ['https://a.example.com'] }) } }).corsOrigins, ['https://a.example.com']);
-});
+config(
+  'corsOrigins: empty by default; WIP_CORS_ORIGINS is a comma-separated list of exact origins, normalised like a browser sends them',
+  () => {
+    const dir = dataDirWith();
+    assert.equal(loadConfig({ env: { WIP_DATA_DIR: dir } }).corsOrigins, []);
+    const c = loadConfig({
+      env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: ' https://App.example.com , http://10.0.0.5:3000/,https://b.example.com:443' },
+    });
+    assert.equal(c.corsOrigins, ['https://app.example.com', 'http://10.0.0.5:3000', 'https://b.example.com']);
+    assert.equal(loadConfig({ env: { WIP_DATA_DIR: dataDirWith({ corsOrigins: ['https://a.example.com'] }) } }).corsOrigins, [
+      'https://a.example.com',
+    ]);
+  },
+);
 
 config('corsOrigins refuses "*" (credentialed CORS) and anything that is not a bare origin', () => {
   const dir = dataDirWith();
-  assert.throws(() => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: '*' } }), /corsOrigins: "\*" is not allowed: the API answers with credentials/);
-  assert.throws(() => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: 'https://*.example.com' } }), /corsOrigins: "https:\/\/\*\.example\.com" is not allowed/);
+  assert.throws(
+    () => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: '*' } }),
+    /corsOrigins: "\*" is not allowed: the API answers with credentials/,
+  );
+  assert.throws(
+    () => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: 'https://*.example.com' } }),
+    /corsOrigins: "https:\/\/\*\.example\.com" is not allowed/,
+  );
   for (const bad of ['app.example.com', 'https://app.example.com/path', 'ftp://files.example.com', 'https://user:pw@app.example.com']) {
-    assert.throws(() => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: bad } }), /is not an origin: use scheme:\/\/host\[:port\]/, bad);
+    assert.throws(
+      () => loadConfig({ env: { WIP_DATA_DIR: dir, WIP_CORS_ORIGINS: bad } }),
+      /is not an origin: use scheme:\/\/host\[:port\]/,
+      bad,
+    );
   }
 });
 

@@ -3,7 +3,10 @@ import * as assert from 'uvu/assert';
 import { csvDocument, csvField, csvRow } from '#lib/csv';
 
 test('RFC 4180 quoting: commas, quotes and line breaks are quoted, quotes doubled; null is empty', () => {
-  assert.is(csvRow(['plain', 'a,b', 'say "hi"', 'two\nlines', null, undefined, 3, true]), 'plain,"a,b","say ""hi""","two\nlines",,,3,true\n');
+  assert.is(
+    csvRow(['plain', 'a,b', 'say "hi"', 'two\nlines', null, undefined, 3, true]),
+    'plain,"a,b","say ""hi""","two\nlines",,,3,true\n',
+  );
 });
 
 test('text a spreadsheet would run as a formula gets a leading quote; numbers stay numbers', () => {
@@ -18,7 +21,13 @@ test('a document is a header line and one line per row', () => {
     { header: 'name', value: (r: { n: string; v: number }) => r.n },
     { header: 'value', value: (r: { n: string; v: number }) => r.v },
   ];
-  assert.is(csvDocument(columns, [{ n: 'a', v: 1 }, { n: 'b', v: 2 }]), 'name,value\na,1\nb,2\n');
+  assert.is(
+    csvDocument(columns, [
+      { n: 'a', v: 1 },
+      { n: 'b', v: 2 },
+    ]),
+    'name,value\na,1\nb,2\n',
+  );
   assert.is(csvDocument(columns, []), 'name,value\n');
 });
 

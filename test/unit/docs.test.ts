@@ -32,15 +32,13 @@ function markdownFiles(): string[] {
 /** The lines of a Markdown text outside fenced code blocks, with their line numbers. */
 function prose(text: string): { line: string; at: number }[] {
   let fenced = false;
-  return text
-    .split('\n')
-    .flatMap((line, i) => {
-      if (/^\s*(```|~~~)/.test(line)) {
-        fenced = !fenced;
-        return [];
-      }
-      return fenced ? [] : [{ line, at: i + 1 }];
-    });
+  return text.split('\n').flatMap((line, i) => {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      return [];
+    }
+    return fenced ? [] : [{ line, at: i + 1 }];
+  });
 }
 
 /** The ids GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
@@ -79,7 +77,9 @@ function brokenLink(from: string, target: string): string | undefined {
   if (!fs.existsSync(resolved)) return `${target}: no such file`;
   if (anchor === undefined) return undefined;
   if (!resolved.endsWith('.md')) return `${target}: an anchor into a file that is not Markdown`;
-  return headingIds(fs.readFileSync(resolved, 'utf8')).has(anchor) ? undefined : `${target}: ${path.relative(ROOT, resolved)} has no heading #${anchor}`;
+  return headingIds(fs.readFileSync(resolved, 'utf8')).has(anchor)
+    ? undefined
+    : `${target}: ${path.relative(ROOT, resolved)} has no heading #${anchor}`;
 }
 
 const reference = suite('docs: the configuration reference lists every key config.ts knows');
@@ -111,14 +111,18 @@ reference('every key has a row with its environment variable and its default', (
     const cells = row.split('|').map((cell) => cell.trim());
     if (!cells[2]?.includes(`\`${envName(key)}\``)) problems.push(`${key}: the row does not name ${envName(key)}`);
     const value = (defaults as Record<string, unknown>)[key];
-    if (value !== undefined && !cells[3]?.startsWith(written(value))) problems.push(`${key}: the default is ${written(value)}, the row says ${cells[3]}`);
+    if (value !== undefined && !cells[3]?.startsWith(written(value)))
+      problems.push(`${key}: the default is ${written(value)}, the row says ${cells[3]}`);
   }
   assert.equal(problems, [], `docs/operating/configuration.md:\n${problems.join('\n')}`);
 });
 
 reference('the reference documents no key the code does not know', () => {
   const known = new Set<string>(CONFIG_KEYS);
-  assert.equal([...referenceRows().keys()].filter((key) => !known.has(key)), []);
+  assert.equal(
+    [...referenceRows().keys()].filter((key) => !known.has(key)),
+    [],
+  );
 });
 
 const errors = suite('docs: the errors page lists every error code with its status');
@@ -143,17 +147,23 @@ linking('the README stays a five-minute read: at most 250 lines', () => {
 linking('every link names an existing file, and every #anchor a heading of it', () => {
   const files = markdownFiles();
   assert.ok(files.length > 10, 'the manual is in docs/');
-  const broken = files.flatMap((file) => links(file).flatMap(({ target, at }) => {
-    const problem = brokenLink(file, target);
-    return problem ? [`${at}: ${problem}`] : [];
-  }));
+  const broken = files.flatMap((file) =>
+    links(file).flatMap(({ target, at }) => {
+      const problem = brokenLink(file, target);
+      return problem ? [`${at}: ${problem}`] : [];
+    }),
+  );
   assert.equal(broken, []);
 });
 
-linking('the heading ids are GitHub\'s', () => {
+linking("the heading ids are GitHub's", () => {
   // the ids GitHub gives these headings: punctuation and code marks dropped, repeats numbered, fenced lines skipped
-  const page = '# The GraphQL endpoint — `POST /api/client/graphql`\n## Runtime policy (Node.js)\n## Configuration\n### Configuration\n```\n# not a heading\n```\n';
-  assert.equal([...headingIds(page)], ['the-graphql-endpoint--post-apiclientgraphql', 'runtime-policy-nodejs', 'configuration', 'configuration-1']);
+  const page =
+    '# The GraphQL endpoint — `POST /api/client/graphql`\n## Runtime policy (Node.js)\n## Configuration\n### Configuration\n```\n# not a heading\n```\n';
+  assert.equal(
+    [...headingIds(page)],
+    ['the-graphql-endpoint--post-apiclientgraphql', 'runtime-policy-nodejs', 'configuration', 'configuration-1'],
+  );
 });
 
 reference.run();

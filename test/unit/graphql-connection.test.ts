@@ -17,11 +17,29 @@ test('a list held whole pages forward and backward with exact pageInfo and the c
   const first = connectionFromArray(rows, { first: 2 }, (r) => r);
   assert.equal([ids(first), info(first), first.totalCount], [[1, 2], [false, true], 6]);
   const next = connectionFromArray(rows, { first: 3, after: first.pageInfo.endCursor }, (r) => r);
-  assert.equal([ids(next), info(next)], [[3, 5, 8], [true, true]]);
+  assert.equal(
+    [ids(next), info(next)],
+    [
+      [3, 5, 8],
+      [true, true],
+    ],
+  );
   const last = connectionFromArray(rows, { last: 2 }, (r) => r);
-  assert.equal([ids(last), info(last)], [[8, 13], [true, false]]);
+  assert.equal(
+    [ids(last), info(last)],
+    [
+      [8, 13],
+      [true, false],
+    ],
+  );
   const before = connectionFromArray(rows, { last: 10, before: last.pageInfo.startCursor }, (r) => r);
-  assert.equal([ids(before), info(before)], [[1, 2, 3, 5], [false, true]]);
+  assert.equal(
+    [ids(before), info(before)],
+    [
+      [1, 2, 3, 5],
+      [false, true],
+    ],
+  );
   // a cursor between ids (its row deleted) still places the page
   assert.equal(ids(connectionFromArray(rows, { first: 2, after: encodeCursor(4) }, (r) => r)), [5, 8]);
   assert.equal(ids(connectionFromArray([], { last: 2 }, (r) => r)), []);
@@ -38,17 +56,40 @@ test('page arguments: one direction, 1–200, cursors checked before any read', 
     }
     return 'none';
   };
-  assert.is(code(() => pageInput({ first: 1, last: 1 })), 'VALIDATION_ERROR');
-  assert.is(code(() => pageInput({ after: encodeCursor(1), before: encodeCursor(3) })), 'VALIDATION_ERROR');
-  assert.is(code(() => pageInput({ last: 0 })), 'VALIDATION_ERROR');
-  assert.is(code(() => pageInput({ before: 'garbage' })), 'BAD_REQUEST');
+  assert.is(
+    code(() => pageInput({ first: 1, last: 1 })),
+    'VALIDATION_ERROR',
+  );
+  assert.is(
+    code(() => pageInput({ after: encodeCursor(1), before: encodeCursor(3) })),
+    'VALIDATION_ERROR',
+  );
+  assert.is(
+    code(() => pageInput({ last: 0 })),
+    'VALIDATION_ERROR',
+  );
+  assert.is(
+    code(() => pageInput({ before: 'garbage' })),
+    'BAD_REQUEST',
+  );
 });
 
 test('global ids: the types of the schema, database ids and keys well formed, anything else undefined', () => {
   assert.equal(decodeGlobalId('Template:12'), { type: 'Template', id: 12 });
   assert.equal(decodeGlobalId('Step:34:step_9f0a'), { type: 'Step', versionId: 34, key: 'step_9f0a' });
   assert.equal(decodeGlobalId('Tutorial:welcome'), { type: 'Tutorial', key: 'welcome' });
-  for (const bad of ['Template:012', 'Template:12:1', 'Step:34', 'Step:x:y', 'Client:1', 'template:1', 12, null, 'Section:1:a b', 'Job:1e3']) {
+  for (const bad of [
+    'Template:012',
+    'Template:12:1',
+    'Step:34',
+    'Step:x:y',
+    'Client:1',
+    'template:1',
+    12,
+    null,
+    'Section:1:a b',
+    'Job:1e3',
+  ]) {
     assert.is(decodeGlobalId(bad), undefined, String(bad));
   }
 });

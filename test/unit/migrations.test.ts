@@ -12,7 +12,10 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-migrations-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const tables = (db: ReturnType<typeof openDatabase>) =>
-  (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+  db.sqlite
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
 
 test('a fresh database migrates up, all the way down, and up again to the same schema', async () => {
   const db = openDatabase(path.join(dir, 'roundtrip'));
@@ -33,7 +36,11 @@ test('a fresh database migrates up, all the way down, and up again to the same s
 test("migration status read from kysely_migration is what kysely's Migrator reports, pending and applied", async () => {
   const db = openDatabase(path.join(dir, 'status'));
   const migratorView = async () =>
-    (await createMigrator(db).getMigrations()).map((m) => ({ name: m.name, applied: m.executedAt !== undefined, appliedAt: m.executedAt?.toISOString() ?? null }));
+    (await createMigrator(db).getMigrations()).map((m) => ({
+      name: m.name,
+      applied: m.executedAt !== undefined,
+      appliedAt: m.executedAt?.toISOString() ?? null,
+    }));
   try {
     assert.equal(await migrationStatus(db), await migratorView());
     await migrateToLatest(db);

@@ -22,12 +22,20 @@ test("a page's LIMIT is an expression, not a bare bound parameter (SQLite would 
     assert.match(page(postgres).compile().sql, /limit \$2 \+ 0$/);
 
     // and it pages as before
-    await db.kysely.schema.createTable('user_roles').addColumn('client_id', 'integer').addColumn('user_id', 'integer').addColumn('role', 'text').execute();
+    await db.kysely.schema
+      .createTable('user_roles')
+      .addColumn('client_id', 'integer')
+      .addColumn('user_id', 'integer')
+      .addColumn('role', 'text')
+      .execute();
     await db.kysely
       .insertInto('user_roles')
       .values([1, 2, 3, 4, 5, 6].map((user) => ({ client_id: 1, user_id: user, role: `r${user}` })))
       .execute();
-    assert.equal((await page(db.kysely).execute()).map((r) => r.user_id), [3, 4, 5]);
+    assert.equal(
+      (await page(db.kysely).execute()).map((r) => r.user_id),
+      [3, 4, 5],
+    );
   } finally {
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });

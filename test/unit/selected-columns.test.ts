@@ -20,7 +20,9 @@ function infoOf(query: string): GraphQLResolveInfo {
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
   const first = operation.selectionSet.selections[0] as FieldNode;
-  const fieldNodes = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === first.name.value);
+  const fieldNodes = operation.selectionSet.selections.filter(
+    (s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === first.name.value,
+  );
   return { fieldNodes, fragments } as unknown as GraphQLResolveInfo;
 }
 

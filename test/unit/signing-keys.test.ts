@@ -27,7 +27,13 @@ test('rotation: the active key retired without its private half, a new one activ
   assert.is(keys[0].privateKey, undefined);
   assert.is(activeSigningKey(keys)!.kid, keys[1].kid);
   const published = publishedKeys(keys);
-  assert.equal(published.map((k) => [k.kid, k.retiredAt ?? null]), [[first.kid, '2026-06-01T00:00:00.000Z'], [keys[1].kid, null]]);
+  assert.equal(
+    published.map((k) => [k.kid, k.retiredAt ?? null]),
+    [
+      [first.kid, '2026-06-01T00:00:00.000Z'],
+      [keys[1].kid, null],
+    ],
+  );
   assert.ok(published.every((k) => !('d' in k) && !('privateKey' in k)));
 });
 
@@ -43,7 +49,10 @@ test('a secrets file written before issue 34 gets a signing key, every other sec
     const rotated = rotateSigningKeyInFile(dir, new Date());
     assert.is(rotated.length, 2);
     const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'secrets.json'), 'utf8'));
-    assert.equal(onDisk.signingKeys.map((k: any) => k.kid), rotated.map((k) => k.kid));
+    assert.equal(
+      onDisk.signingKeys.map((k: any) => k.kid),
+      rotated.map((k) => k.kid),
+    );
     assert.is(onDisk.jwtSecret, old.jwtSecret);
     assert.is(fs.statSync(path.join(dir, 'secrets.json')).mode & 0o777, 0o600);
   } finally {

@@ -8,7 +8,9 @@ const test = suite('statement cache: prepared statements by SQL text, rows as be
 
 function setup() {
   const sqlite = new BetterSqlite3(':memory:');
-  sqlite.exec(`create table t (id integer primary key, name text, n real, b blob, gone text); insert into t values (1, 'a', 1.5, x'00ff', 'x'), (2, null, null, null, 'y')`);
+  sqlite.exec(
+    `create table t (id integer primary key, name text, n real, b blob, gone text); insert into t values (1, 'a', 1.5, x'00ff', 'x'), (2, null, null, null, 'y')`,
+  );
   return { sqlite, db: withStatementCache(sqlite) };
 }
 
@@ -18,7 +20,11 @@ test('rows equal what better-sqlite3 builds: keys, order, values and types', () 
     const native = sqlite.prepare(sql).all();
     const cached = db.prepare(sql).all([]) as Record<string, unknown>[];
     assert.equal(cached, native, sql);
-    assert.equal(cached.map((r) => Object.keys(r)), native.map((r) => Object.keys(r as object)), sql);
+    assert.equal(
+      cached.map((r) => Object.keys(r)),
+      native.map((r) => Object.keys(r as object)),
+      sql,
+    );
   }
 });
 

@@ -28,7 +28,8 @@ test('jobs run in arrival order, each in a later event-loop turn than the one be
   assert.equal(await Promise.all(done), [0, 10, 20, 30, 40]);
   clearInterval(counter);
   assert.equal(order, [0, 1, 2, 3, 4]);
-  for (let i = 1; i < turns.length; i++) assert.ok(turns[i] > turns[i - 1], `job ${i} started in turn ${turns[i]}, job ${i - 1} in ${turns[i - 1]}`);
+  for (let i = 1; i < turns.length; i++)
+    assert.ok(turns[i] > turns[i - 1], `job ${i} started in turn ${turns[i]}, job ${i - 1} in ${turns[i - 1]}`);
 });
 
 test('at most `concurrency` jobs run at once; a finished job lets the next start', async () => {

@@ -53,7 +53,8 @@ test('past the budget, calls wait and run in later turns, in arrival order, with
     ran.map((r) => r.i),
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
   );
-  for (let k = 1; k < ran.length; k++) assert.ok(ran[k].turn > ran[k - 1].turn, `call ${k} ran in turn ${ran[k].turn}, call ${k - 1} in ${ran[k - 1].turn}`);
+  for (let k = 1; k < ran.length; k++)
+    assert.ok(ran[k].turn > ran[k - 1].turn, `call ${k} ran in turn ${ran[k].turn}, call ${k - 1} in ${ran[k - 1].turn}`);
   assert.ok(polls >= 5, `the loop came round between slices (${polls} timer runs)`);
 });
 

@@ -22,7 +22,13 @@ const HARD_TEXTS = [
 const doc = (units: XliffDocument['units']): XliffDocument => ({ sourceLanguage: 'en', targetLanguage: 'de', fileId: 'version-7', units });
 
 xliff('texts survive a write and a read byte for byte, sources and targets', () => {
-  const units = HARD_TEXTS.map((text, i) => ({ id: `u:${i}`, source: text, target: `${text}|de`, state: 'translated' as const, note: `note ${i}` }));
+  const units = HARD_TEXTS.map((text, i) => ({
+    id: `u:${i}`,
+    source: text,
+    target: `${text}|de`,
+    state: 'translated' as const,
+    note: `note ${i}`,
+  }));
   const back = readXliff(writeXliff(doc(units)));
   assert.is(back.fileId, 'version-7');
   assert.is(back.sourceLanguage, 'en');
@@ -37,7 +43,8 @@ xliff('the written file is XLIFF 2.0 a tool keeps intact: namespace, version, pr
   const text = writeXliff(doc([{ id: 'step:a:body', source: 'a\r\nb', state: 'initial' }]));
   assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<xliff [^>]*>/);
   const root = /^<\?xml[^>]*>\n(<xliff [^>]*>)/.exec(text)![1];
-  for (const attribute of ['xmlns="urn:oasis:names:tc:xliff:document:2.0"', 'version="2.0"', 'srcLang="en"', 'trgLang="de"']) assert.ok(root.includes(attribute), `${attribute} in ${root}`);
+  for (const attribute of ['xmlns="urn:oasis:names:tc:xliff:document:2.0"', 'version="2.0"', 'srcLang="en"', 'trgLang="de"'])
+    assert.ok(root.includes(attribute), `${attribute} in ${root}`);
   assert.match(text, /<unit id="step:a:body" canResegment="no" xml:space="preserve">/);
   assert.match(text, /<segment state="initial">/);
   assert.match(text, /<source>a&#13;\nb<\/source>/);
@@ -78,14 +85,23 @@ xliff('refuses what is not XLIFF 2.0 with a reason', () => {
   };
   refused('', /./);
   refused('not xml at all', /./);
-  refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit id="a"><segment><source>x</source></unit></file></xliff>', /./);
+  refused(
+    '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit id="a"><segment><source>x</source></unit></file></xliff>',
+    /./,
+  );
   refused('<!DOCTYPE x [<!ENTITY e "x">]><xliff/>', /DOCTYPE/);
   refused('<xliff version="2.0"><file id="f"/></xliff>', /namespace/);
   refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2"><file/></xliff>', /namespace/);
   refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="3.0"><file id="f"/></xliff>', /not XLIFF 2\.0/);
   refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"/><file id="g"/></xliff>', /one <file>/);
-  refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit><segment><source/></segment></unit></file></xliff>', /without an id/);
-  refused('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit id="a"><segment state="done"><source/></segment></unit></file></xliff>', /not an XLIFF 2\.0 state/);
+  refused(
+    '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit><segment><source/></segment></unit></file></xliff>',
+    /without an id/,
+  );
+  refused(
+    '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0"><file id="f"><unit id="a"><segment state="done"><source/></segment></unit></file></xliff>',
+    /not an XLIFF 2\.0 state/,
+  );
 });
 
 const CONTENT: Content = {
@@ -100,7 +116,19 @@ const CONTENT: Content = {
           body: '',
           media: [],
           model: null,
-          fields: [{ key: 'c', label: 'Colour', type: 'CHOICE', required: false, unit: null, min: null, max: null, options: ['red', 'green'], sensorId: null }],
+          fields: [
+            {
+              key: 'c',
+              label: 'Colour',
+              type: 'CHOICE',
+              required: false,
+              unit: null,
+              min: null,
+              max: null,
+              options: ['red', 'green'],
+              sensorId: null,
+            },
+          ],
         },
       ],
     },
@@ -118,7 +146,10 @@ xliff('units: every non-empty text; a translation of another text is stale and s
       ['option:a:c:1', 'option-label', 'green'],
     ],
   );
-  const units = { 'step:a:title': { source: textHash('Step'), target: 'Schritt' }, 'option:a:c:1': { source: textHash('GREEN'), target: 'grün' } };
+  const units = {
+    'step:a:title': { source: textHash('Step'), target: 'Schritt' },
+    'option:a:c:1': { source: textHash('GREEN'), target: 'grün' },
+  };
   const [section, title, , , option1] = sourceUnits(CONTENT);
   assert.is(unitState(section, units), 'missing');
   assert.is(unitState(title, units), 'translated');

@@ -44,7 +44,8 @@ function csrfToken(): string {
 /** Query string of the defined values. */
 export function query(values: Record<string, string | number | boolean | null | undefined>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(values))
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -80,7 +81,11 @@ export interface ApiOptions {
 }
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...(userLanguage && { 'accept-language': userLanguage }), ...options.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(userLanguage && { 'accept-language': userLanguage }),
+    ...options.headers,
+  };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
   let payload: BodyInit | undefined;
   if (body instanceof FormData || body instanceof Blob) payload = body;
@@ -102,11 +107,18 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   } catch {
     throw new ApiError(response.status, 'BAD_RESPONSE', `Unexpected answer (${response.status})`);
   }
-  if (!response.ok && Array.isArray(parsed.errors) && !parsed.error) throw graphqlError(parsed.errors[0] ?? { message: `Request failed (${response.status})` }, response.status);
+  if (!response.ok && Array.isArray(parsed.errors) && !parsed.error)
+    throw graphqlError(parsed.errors[0] ?? { message: `Request failed (${response.status})` }, response.status);
   if (!response.ok || parsed.success === false) {
     const error = parsed.error ?? {};
     if (response.status === 401 && !options.quiet401) for (const listener of sessionEndedListeners) listener();
-    throw new ApiError(response.status, error.code ?? 'ERROR', error.message ?? `Request failed (${response.status})`, error.details?.fields ?? [], error.details ?? {});
+    throw new ApiError(
+      response.status,
+      error.code ?? 'ERROR',
+      error.message ?? `Request failed (${response.status})`,
+      error.details?.fields ?? [],
+      error.details ?? {},
+    );
   }
   return ('success' in parsed ? parsed.data : parsed) as T;
 }
@@ -148,8 +160,17 @@ function graphqlError(entry: GraphQLErrorEntry, status?: number): ApiError {
  * (`extensions.code`, the same codes as REST's envelope), so a screen handles
  * GraphQL and REST failures alike.
  */
-export async function graphql<T = unknown>(document: string, variables: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<T> {
-  const answer = await api<{ data?: T; errors?: GraphQLErrorEntry[] }>('POST', '/api/client/graphql', { query: document, variables }, options);
+export async function graphql<T = unknown>(
+  document: string,
+  variables: Record<string, unknown> = {},
+  options: ApiOptions = {},
+): Promise<T> {
+  const answer = await api<{ data?: T; errors?: GraphQLErrorEntry[] }>(
+    'POST',
+    '/api/client/graphql',
+    { query: document, variables },
+    options,
+  );
   const first = answer.errors?.[0];
   if (first) throw graphqlError(first);
   return answer.data as T;

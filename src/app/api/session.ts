@@ -53,7 +53,10 @@ export async function currentSession(): Promise<Session | null> {
     throw error;
   }
   const [client, preferences] = await Promise.all([
-    api<{ branding: Branding; twoFactorEnabled: boolean; security: { twoFactorRequired: 'off' | 'all' | 'admins' } }>('GET', '/api/client/auth/client').catch(() => null),
+    api<{ branding: Branding; twoFactorEnabled: boolean; security: { twoFactorRequired: 'off' | 'all' | 'admins' } }>(
+      'GET',
+      '/api/client/auth/client',
+    ).catch(() => null),
     api<{ language: string | null }>('GET', '/api/client/account/notification-preferences').catch(() => null),
   ]);
   return {
@@ -67,7 +70,10 @@ export async function currentSession(): Promise<Session | null> {
     },
     branding: client?.branding ?? { displayName: '', logoUrl: null },
     twoFactorSetupRequired:
-      !!client && !client.twoFactorEnabled && (client.security.twoFactorRequired === 'all' || (client.security.twoFactorRequired === 'admins' && (me.roles.includes('admin') || me.roles.includes('user_admin')))),
+      !!client &&
+      !client.twoFactorEnabled &&
+      (client.security.twoFactorRequired === 'all' ||
+        (client.security.twoFactorRequired === 'admins' && (me.roles.includes('admin') || me.roles.includes('user_admin')))),
   };
 }
 
@@ -103,7 +109,8 @@ export async function signOut(): Promise<void> {
  */
 export const can = {
   author: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.author),
-  review: (user: CurrentUser) => hasAnyRole(user.roles, [...rolesFor(VERSION_TRANSITIONS, 'approve'), ...rolesFor(VERSION_TRANSITIONS, 'publish')]),
+  review: (user: CurrentUser) =>
+    hasAnyRole(user.roles, [...rolesFor(VERSION_TRANSITIONS, 'approve'), ...rolesFor(VERSION_TRANSITIONS, 'publish')]),
   approve: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'approve')),
   publish: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'publish')),
   runJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.runJob),

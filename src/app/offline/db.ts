@@ -23,7 +23,10 @@ export interface OfflineSchema extends DBSchema {
   /** the file id an acknowledged upload got, by the upload item's id (later items refer to it) */
   uploads: { key: string; value: { id: string; user: UserKey; fileId: number; url: string } };
   /** what the operator decided about conflicts and refusals: kept, never silently dropped */
-  resolutions: { key: number; value: { user: UserKey; jobId: string; itemId: string; decision: 'mine' | 'theirs' | 'discard' | 'retry'; item: QueueItem; at: string } };
+  resolutions: {
+    key: number;
+    value: { user: UserKey; jobId: string; itemId: string; decision: 'mine' | 'theirs' | 'discard' | 'retry'; item: QueueItem; at: string };
+  };
 }
 
 export const DB_NAME = 'wip-offline';

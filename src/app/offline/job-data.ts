@@ -162,7 +162,12 @@ export function mediaUrlsOfJob(job: JobData): string[] {
 
 /** Whether a NUMBER (SENSOR, CALCULATED) value lies outside the field's limits (what the server flags as outOfLimits). */
 export function outOfLimits(field: Pick<FieldDef, 'type' | 'min' | 'max'>, value: unknown): boolean {
-  if ((field.type !== 'NUMBER' && field.type !== 'SENSOR' && field.type !== 'CALCULATED') || typeof value !== 'number' || !Number.isFinite(value)) return false;
+  if (
+    (field.type !== 'NUMBER' && field.type !== 'SENSOR' && field.type !== 'CALCULATED') ||
+    typeof value !== 'number' ||
+    !Number.isFinite(value)
+  )
+    return false;
   return (field.min != null && value < field.min) || (field.max != null && value > field.max);
 }
 

@@ -6,7 +6,6 @@ import { MEDIA_CACHE } from './cache-names';
 import { requestLanguage } from '../api/client';
 import { notifyQueueChanged } from './signals';
 
-
 /**
  * Opens a job: online, the server's answer is kept on the device with its
  * step media cached, so the job can then be run to the end with no network;

@@ -101,7 +101,11 @@ function baseItem(user: UserKey, jobId: string) {
 /** A photo for a PHOTO field or a fault: its bytes stay on the device until the queued upload is acknowledged. */
 export async function enqueuePhoto(user: UserKey, jobId: string, blob: Blob, name: string): Promise<LocalFileRef> {
   const type = blob.type || 'image/jpeg';
-  const item = await enqueue(user, jobId, () => ({ ...baseItem(user, jobId), kind: 'upload' as const, name, contentType: type }), { blob, name, type });
+  const item = await enqueue(user, jobId, () => ({ ...baseItem(user, jobId), kind: 'upload' as const, name, contentType: type }), {
+    blob,
+    name,
+    type,
+  });
   return { localFile: item.id };
 }
 
@@ -137,7 +141,12 @@ export async function enqueueFault(
   jobId: string,
   input: { stepId: string | null; description: string; severity: Severity; photos: (number | LocalFileRef)[] },
 ): Promise<FaultItem> {
-  return enqueue(user, jobId, () => ({ ...baseItem(user, jobId), kind: 'fault' as const, ...input, description: input.description.trim() }));
+  return enqueue(user, jobId, () => ({
+    ...baseItem(user, jobId),
+    kind: 'fault' as const,
+    ...input,
+    description: input.description.trim(),
+  }));
 }
 
 /** The photo's bytes as a URL for an <img> (a photo taken offline, or one whose upload is acknowledged but kept). */
@@ -187,7 +196,8 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
       if (state === 'OPEN' || state === 'PAUSED') state = 'IN_PROGRESS';
     } else if (item.kind === 'fault') pendingFaults.push(item);
     // a transition the server refused did not happen (e.g. completing with a sign-off missing): the job stays as it was
-    else if (item.kind === 'transition' && item.state !== 'rejected') state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    else if (item.kind === 'transition' && item.state !== 'rejected')
+      state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
   }
   return { job, pendingRecords, pendingFaults, state, items };
 }

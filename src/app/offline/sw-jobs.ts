@@ -12,7 +12,8 @@ import { MEDIA_CACHE } from './cache-names';
  */
 export function registerJobCaching(): void {
   registerRoute(
-    ({ request, url }) => request.method === 'GET' && url.origin === self.location.origin && /^\/api\/client\/files\/\d+$/.test(url.pathname),
+    ({ request, url }) =>
+      request.method === 'GET' && url.origin === self.location.origin && /^\/api\/client\/files\/\d+$/.test(url.pathname),
     new NetworkFirst({ cacheName: MEDIA_CACHE, networkTimeoutSeconds: 4 }),
   );
 }

@@ -35,12 +35,14 @@ const RECORD_FIELDS = `stepId status values { key value outOfLimits error files 
   recordedBy { databaseId firstName lastName email } recordedAt`;
 // the job's applicability and sign-offs come back with every record: a record can change which steps apply and
 // invalidates the step's signatures (docs/execution-rules.md), and the server's answer is what the device then shows
-const RULES_FIELDS = 'steps { stepId applies reason } signoffs { stepId signer { databaseId firstName lastName email } signerName meaning signedAt invalidatedAt }';
+const RULES_FIELDS =
+  'steps { stepId applies reason } signoffs { stepId signer { databaseId firstName lastName email } signerName meaning signedAt invalidatedAt }';
 const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision ${RULES_FIELDS} } record { ${RECORD_FIELDS} } } }`;
 const FAULT_FIELDS = 'id databaseId stepId description severity state raisedAt';
 const RAISE_FAULT = `mutation RaiseFault($input: RaiseFaultInput!) { raiseFault(input: $input) { fault { ${FAULT_FIELDS} } } }`;
 const TRANSITIONS = { pause: 'pauseJob', resume: 'resumeJob', complete: 'completeJob' } as const;
-const transitionMutation = (field: string) => `mutation Transition($input: JobTransitionInput!) { ${field}(input: $input) { revision job { id state revision } } }`;
+const transitionMutation = (field: string) =>
+  `mutation Transition($input: JobTransitionInput!) { ${field}(input: $input) { revision job { id state revision } } }`;
 
 let user: UserKey | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -189,13 +191,30 @@ async function bodyOf(item: QueueItem): Promise<string | undefined> {
       return undefined;
     case 'record': {
       const values = await Promise.all(item.values.map(async (v) => ({ key: v.key, value: await resolveLocalFiles(v.value) })));
-      const input = { jobId: item.jobId, stepId: item.stepId, status: item.status, values, comment: item.comment, reason: item.reason, expectedRevision: item.expectedRevision };
+      const input = {
+        jobId: item.jobId,
+        stepId: item.stepId,
+        status: item.status,
+        values,
+        comment: item.comment,
+        reason: item.reason,
+        expectedRevision: item.expectedRevision,
+      };
       return JSON.stringify({ query: RECORD_STEP, variables: { input } });
     }
     case 'transition':
-      return JSON.stringify({ query: transitionMutation(TRANSITIONS[item.action]), variables: { input: { jobId: item.jobId, expectedRevision: item.expectedRevision } } });
+      return JSON.stringify({
+        query: transitionMutation(TRANSITIONS[item.action]),
+        variables: { input: { jobId: item.jobId, expectedRevision: item.expectedRevision } },
+      });
     case 'fault': {
-      const input = { jobId: item.jobId, stepId: item.stepId, description: item.description, severity: item.severity, photos: await resolveLocalFiles(item.photos) };
+      const input = {
+        jobId: item.jobId,
+        stepId: item.stepId,
+        description: item.description,
+        severity: item.severity,
+        photos: await resolveLocalFiles(item.photos),
+      };
       return JSON.stringify({ query: RAISE_FAULT, variables: { input } });
     }
   }
@@ -283,9 +302,14 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
     const { fault } = data as { fault: FaultData };
     job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== fault.id), fault] } };
   } else if (job && isRevisioned(item)) {
-    const applied = data as { revision: number; job: { state: JobState; steps?: JobData['steps']; signoffs?: JobData['signoffs'] }; record: StepRecordData };
+    const applied = data as {
+      revision: number;
+      job: { state: JobState; steps?: JobData['steps']; signoffs?: JobData['signoffs'] };
+      record: StepRecordData;
+    };
     job = { ...job, revision: applied.revision, state: applied.job.state };
-    if (item.kind === 'record') job = { ...withRecord(job, applied.record), ...(applied.job.steps && { steps: applied.job.steps, signoffs: applied.job.signoffs }) };
+    if (item.kind === 'record')
+      job = { ...withRecord(job, applied.record), ...(applied.job.steps && { steps: applied.job.steps, signoffs: applied.job.signoffs }) };
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
@@ -311,7 +335,8 @@ function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
   if (!theirs) return undefined;
   // the operator's own record (an earlier item of this queue, acknowledged since): nobody else's
   if (`${item.user.split(':')[0]}:${theirs.recordedBy.databaseId}` === item.user) return undefined;
-  if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById) return undefined;
+  if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById)
+    return undefined;
   return {
     serverRevision: job.revision,
     theirs: {
@@ -340,7 +365,13 @@ async function onConflict(item: QueueItem & { expectedRevision: number }): Promi
   }
   let headConflicts = false;
   for (const queued of await queuedItems(item.user)) {
-    if (queued.jobId !== item.jobId || queued.kind !== 'record' || queued.state !== 'pending' || (queued.sentBody !== undefined && queued.id !== item.id)) continue;
+    if (
+      queued.jobId !== item.jobId ||
+      queued.kind !== 'record' ||
+      queued.state !== 'pending' ||
+      (queued.sentBody !== undefined && queued.id !== item.id)
+    )
+      continue;
     const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job);
     if (!found) continue;
     const marked: RecordItem = { ...(queued.id === item.id ? (item as RecordItem) : queued), state: 'conflict', conflict: found };

@@ -41,7 +41,13 @@ async function send(path: string, init: { body: BodyInit; key: string; json: boo
   if (init.json) headers['content-type'] = 'application/json';
   sent++;
   try {
-    return await fetch(path, { method: 'POST', headers, body: init.body, credentials: 'same-origin', signal: AbortSignal.timeout(init.timeoutMs) });
+    return await fetch(path, {
+      method: 'POST',
+      headers,
+      body: init.body,
+      credentials: 'same-origin',
+      signal: AbortSignal.timeout(init.timeoutMs),
+    });
   } catch {
     return undefined;
   }
@@ -70,7 +76,8 @@ function httpFailure(response: Response, body: Answer | undefined): Outcome {
   if (response.status === 401 || code === 'CSRF_FAILED') return { kind: 'signin' };
   const retryAfter = Number(response.headers.get('retry-after'));
   const afterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 2000;
-  if (code === 'IDEMPOTENCY_IN_PROGRESS' || response.status === 429 || response.status >= 500) return { kind: 'retry', newKey: false, afterMs };
+  if (code === 'IDEMPOTENCY_IN_PROGRESS' || response.status === 429 || response.status >= 500)
+    return { kind: 'retry', newKey: false, afterMs };
   if (response.status === 409 && code === 'CONFLICT') return { kind: 'conflict', code, message };
   return { kind: 'refused', code, message };
 }
@@ -108,7 +115,11 @@ export async function sendUpload(blob: Blob, name: string, key: string): Promise
 /** Who the session cookie belongs to now (reconnecting: the session may have ended meanwhile), or why not known. */
 export async function sessionUser(): Promise<{ id: number; clientId: number } | 'signed-out' | 'unreachable'> {
   try {
-    const response = await fetch('/api/client/auth/me', { headers: { accept: 'application/json' }, credentials: 'same-origin', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const response = await fetch('/api/client/auth/me', {
+      headers: { accept: 'application/json' },
+      credentials: 'same-origin',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     if (response.status === 401 || response.status === 403) return 'signed-out';
     if (!response.ok) return 'unreachable';
     const body = (await response.json()) as { data: { id: number; clientId: number } };
@@ -122,12 +133,18 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
 export async function graphqlQuery<T>(query: string, variables: Record<string, unknown>): Promise<T> {
   const response = await fetch('/api/client/graphql', {
     method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken(), ...(requestLanguage() && { 'accept-language': requestLanguage()! }) },
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'x-csrf-token': csrfToken(),
+      ...(requestLanguage() && { 'accept-language': requestLanguage()! }),
+    },
     body: JSON.stringify({ query, variables }),
     credentials: 'same-origin',
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   const body = (await response.json()) as Answer | null;
-  if (!response.ok || !body?.data) throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);
+  if (!response.ok || !body?.data)
+    throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);
   return body.data as T;
 }

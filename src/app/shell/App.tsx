@@ -3,7 +3,17 @@ import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'pre
 import type { AppLanguage } from '../../lib/app-texts';
 import { ApiError, onSessionEnded, setRequestLanguage } from '../api/client';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
-import { builtInTexts, clientTexts, formatterFor, I18nContext, initialLanguage, rememberLanguage, translator, type I18n, type Texts } from '../i18n';
+import {
+  builtInTexts,
+  clientTexts,
+  formatterFor,
+  I18nContext,
+  initialLanguage,
+  rememberLanguage,
+  translator,
+  type I18n,
+  type Texts,
+} from '../i18n';
 import { ErrorNotice, Loading } from '../ui';
 import { areasFor, routesOf } from './areas';
 import { focusPageHeading } from './focus';
@@ -22,7 +32,11 @@ import { TwoFactorSetup } from './TwoFactorSetup';
  * session ended) does the same from wherever the user is.
  */
 
-type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; session: Session; offline: boolean } | { kind: 'failed'; error: unknown };
+type State =
+  | { kind: 'loading' }
+  | { kind: 'signedOut' }
+  | { kind: 'signedIn'; session: Session; offline: boolean }
+  | { kind: 'failed'; error: unknown };
 
 const SESSION_KEY = 'wip.app.session';
 
@@ -89,7 +103,10 @@ function Root() {
       location.route(`/app/signin?next=${encodeURIComponent(location.url)}`, true);
     }
     if (state.kind === 'signedIn' && location.path === '/app/signin') {
-      location.route(safeNext(new URLSearchParams(location.url.split('?')[1] ?? '').get('next') ?? sessionStorage.getItem('wip.app.next')), true);
+      location.route(
+        safeNext(new URLSearchParams(location.url.split('?')[1] ?? '').get('next') ?? sessionStorage.getItem('wip.app.next')),
+        true,
+      );
       sessionStorage.removeItem('wip.app.next');
     }
   }, [state.kind, location.path]);
@@ -126,7 +143,8 @@ function Root() {
         <ErrorNotice error={state.error} />
       </main>
     );
-  else if (state.kind === 'signedOut') content = <SignIn onSignedIn={load} language={language} onLanguage={(next) => void i18n.setLanguage(next)} />;
+  else if (state.kind === 'signedOut')
+    content = <SignIn onSignedIn={load} language={language} onLanguage={(next) => void i18n.setLanguage(next)} />;
   else
     content = (
       <SignedIn
@@ -143,7 +161,17 @@ function Root() {
   return <I18nContext.Provider value={i18n}>{content}</I18nContext.Provider>;
 }
 
-function SignedIn({ session, offline, refresh, signOut }: { session: Session; offline: boolean; refresh: () => Promise<void>; signOut: () => Promise<void> }) {
+function SignedIn({
+  session,
+  offline,
+  refresh,
+  signOut,
+}: {
+  session: Session;
+  offline: boolean;
+  refresh: () => Promise<void>;
+  signOut: () => Promise<void>;
+}) {
   const value = useMemo<SessionState>(() => ({ session, offline, refresh, signOut }), [session, offline]);
   const routes = useMemo(() => routesOf(areasFor(session.user)), [session]);
   const brand = session.branding.displayName;

@@ -18,14 +18,21 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const { session, signOut } = useSession();
   const { path } = useLocation();
   const nav = navFor(session.user);
-  const current = currentItem(nav.map((item) => item.href), path);
+  const current = currentItem(
+    nav.map((item) => item.href),
+    path,
+  );
   const { branding, user } = session;
   return (
     <div class="app">
-      <a class="skip-link" href="#main" onClick={(event) => {
-        event.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         {t('shell.skip')}
       </a>
       <header class="app-header">
@@ -81,6 +88,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
 function currentItem(hrefs: string[], path: string): string | undefined {
   const normalized = path.endsWith('/') ? path : `${path}/`;
   return hrefs
-    .filter((href) => (href === '/app/' ? path === '/app/' || path === '/app' : normalized.startsWith(href.endsWith('/') ? href : `${href}/`)))
+    .filter((href) =>
+      href === '/app/' ? path === '/app/' || path === '/app' : normalized.startsWith(href.endsWith('/') ? href : `${href}/`),
+    )
     .sort((a, b) => b.length - a.length)[0];
 }

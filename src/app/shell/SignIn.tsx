@@ -40,7 +40,15 @@ function ssoStart(choice: SsoChoice): string {
   return `/api/client/auth/oidc${provider}`;
 }
 
-export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () => Promise<void>; language: AppLanguage; onLanguage: (language: AppLanguage) => void }) {
+export function SignIn({
+  onSignedIn,
+  language,
+  onLanguage,
+}: {
+  onSignedIn: () => Promise<void>;
+  language: AppLanguage;
+  onLanguage: (language: AppLanguage) => void;
+}) {
   const { t } = useI18n();
   const errorText = useErrorText();
   const [step, setStep] = useState<Step>({ kind: 'password' });
@@ -66,7 +74,11 @@ export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () =>
     const ssoError = params.get('error');
     if (ssoError) setError(t('shell.signIn.ssoFailed', { code: ssoError }));
     if (!ssoCode) return;
-    history.replaceState(null, '', `/app/signin${sessionStorage.getItem('wip.app.next') ? `?next=${encodeURIComponent(sessionStorage.getItem('wip.app.next')!)}` : ''}`);
+    history.replaceState(
+      null,
+      '',
+      `/app/signin${sessionStorage.getItem('wip.app.next') ? `?next=${encodeURIComponent(sessionStorage.getItem('wip.app.next')!)}` : ''}`,
+    );
     void submit(() => api('POST', '/api/client/auth/sso/exchange', { code: ssoCode }, { quiet401: true }));
   }, []);
 
@@ -108,7 +120,9 @@ export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () =>
   const verifyCode = (event: Event) => {
     event.preventDefault();
     if (step.kind !== 'code') return;
-    void submit(() => api('POST', '/api/client/auth/verify-two-factor', { challengeToken: step.challengeToken, code: code.trim() }, { quiet401: true }));
+    void submit(() =>
+      api('POST', '/api/client/auth/verify-two-factor', { challengeToken: step.challengeToken, code: code.trim() }, { quiet401: true }),
+    );
   };
 
   const startSso = () => {
@@ -126,7 +140,14 @@ export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () =>
         {step.kind === 'code' ? (
           <form ref={form} onSubmit={verifyCode} aria-label={t('shell.signIn.codeTitle')}>
             <p>{t('shell.signIn.codeIntro')}</p>
-            <TextField label={t('shell.signIn.code')} value={code} onValue={setCode} autocomplete="one-time-code" inputMode="numeric" required />
+            <TextField
+              label={t('shell.signIn.code')}
+              value={code}
+              onValue={setCode}
+              autocomplete="one-time-code"
+              inputMode="numeric"
+              required
+            />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.signIn.verify')}
             </Button>
@@ -137,7 +158,14 @@ export function SignIn({ onSignedIn, language, onLanguage }: { onSignedIn: () =>
         ) : (
           <form ref={form} onSubmit={signInWithPassword} aria-label={t('shell.signIn.title')}>
             <TextField label={t('shell.signIn.email')} type="email" value={email} onValue={setEmail} autocomplete="username" required />
-            <TextField label={t('shell.signIn.password')} type="password" value={password} onValue={setPassword} autocomplete="current-password" required />
+            <TextField
+              label={t('shell.signIn.password')}
+              type="password"
+              value={password}
+              onValue={setPassword}
+              autocomplete="current-password"
+              required
+            />
             {step.kind === 'client' && (
               <Select
                 label={t('shell.signIn.client')}

@@ -68,7 +68,14 @@ export function TwoFactorSetup() {
             <p>
               {t('shell.twoFactor.secret')} <code>{setup.secret}</code>
             </p>
-            <TextField label={t('shell.signIn.code')} value={code} onValue={setCode} autocomplete="one-time-code" inputMode="numeric" required />
+            <TextField
+              label={t('shell.signIn.code')}
+              value={code}
+              onValue={setCode}
+              autocomplete="one-time-code"
+              inputMode="numeric"
+              required
+            />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.twoFactor.enable')}
             </Button>
@@ -79,11 +86,20 @@ export function TwoFactorSetup() {
           class="form-grid"
           onSubmit={(event) => {
             event.preventDefault();
-            void run(async () => setSetup(await api<{ secret: string; qrCodeDataUrl: string }>('POST', '/api/client/auth/two-factor/setup', { password })));
+            void run(async () =>
+              setSetup(await api<{ secret: string; qrCodeDataUrl: string }>('POST', '/api/client/auth/two-factor/setup', { password })),
+            );
           }}
         >
           <Card heading={t('shell.twoFactor.passwordTitle')}>
-            <TextField label={t('shell.signIn.password')} type="password" value={password} onValue={setPassword} autocomplete="current-password" required />
+            <TextField
+              label={t('shell.signIn.password')}
+              type="password"
+              value={password}
+              onValue={setPassword}
+              autocomplete="current-password"
+              required
+            />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.twoFactor.start')}
             </Button>

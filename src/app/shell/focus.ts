@@ -11,7 +11,7 @@ export function focusPageHeading(brand: string, focus = true): void {
   const attempt = () => {
     const heading = document.querySelector<HTMLElement>('main h1');
     if (heading) {
-      document.title = brand ? `${heading.textContent} · ${brand}` : heading.textContent ?? document.title;
+      document.title = brand ? `${heading.textContent} · ${brand}` : (heading.textContent ?? document.title);
       if (!focus) return;
       if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
       heading.focus({ preventScroll: false });

@@ -15,7 +15,16 @@ export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement
 }
 
 /** A button of at least 44 × 44 px, visible focus, variants by meaning. */
-export function Button({ variant = 'secondary', size = 'normal', busy = false, type = 'button', class: extra, disabled, children, ...rest }: ButtonProps) {
+export function Button({
+  variant = 'secondary',
+  size = 'normal',
+  busy = false,
+  type = 'button',
+  class: extra,
+  disabled,
+  children,
+  ...rest
+}: ButtonProps) {
   return (
     <button
       {...rest}

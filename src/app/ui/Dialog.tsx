@@ -7,7 +7,19 @@ import { useT } from '../i18n';
  * inside and makes the page behind inert, Escape closes it; focus returns to
  * what opened it. `open` is controlled by the caller.
  */
-export function Dialog({ open, title, onClose, children, actions }: { open: boolean; title: ComponentChildren; onClose: () => void; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  actions,
+}: {
+  open: boolean;
+  title: ComponentChildren;
+  onClose: () => void;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();

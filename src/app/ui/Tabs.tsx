@@ -11,13 +11,33 @@ export interface Tab {
  * between tabs, the panel is labelled by its tab. Controlled: the caller keeps
  * the selected id.
  */
-export function Tabs({ tabs, selected, onSelect, label, children }: { tabs: Tab[]; selected: string; onSelect: (id: string) => void; label: string; children: ComponentChildren }) {
+export function Tabs({
+  tabs,
+  selected,
+  onSelect,
+  label,
+  children,
+}: {
+  tabs: Tab[];
+  selected: string;
+  onSelect: (id: string) => void;
+  label: string;
+  children: ComponentChildren;
+}) {
   const base = useId();
   const list = useRef<HTMLDivElement>(null);
   const move = (event: KeyboardEvent) => {
     const index = tabs.findIndex((tab) => tab.id === selected);
     const next =
-      event.key === 'ArrowRight' ? (index + 1) % tabs.length : event.key === 'ArrowLeft' ? (index - 1 + tabs.length) % tabs.length : event.key === 'Home' ? 0 : event.key === 'End' ? tabs.length - 1 : -1;
+      event.key === 'ArrowRight'
+        ? (index + 1) % tabs.length
+        : event.key === 'ArrowLeft'
+          ? (index - 1 + tabs.length) % tabs.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? tabs.length - 1
+              : -1;
     if (next < 0) return;
     event.preventDefault();
     onSelect(tabs[next].id);

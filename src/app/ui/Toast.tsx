@@ -25,7 +25,13 @@ function publish(): void {
 }
 
 export function toast(text: ComponentChildren, options: { tone?: Tone; action?: ToastMessage['action']; duration?: number } = {}): number {
-  const message: ToastMessage = { id: next++, tone: options.tone ?? 'success', text, action: options.action, duration: options.duration ?? (options.action ? 0 : 5000) };
+  const message: ToastMessage = {
+    id: next++,
+    tone: options.tone ?? 'success',
+    text,
+    action: options.action,
+    duration: options.duration ?? (options.action ? 0 : 5000),
+  };
   messages = [...messages, message];
   publish();
   if (message.duration > 0) setTimeout(() => dismiss(message.id), message.duration);

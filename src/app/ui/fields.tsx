@@ -1,4 +1,11 @@
-import type { ComponentChildren, InputHTMLAttributes, LooseInputHTMLAttributes, LooseSelectHTMLAttributes, SelectHTMLAttributes, TextareaHTMLAttributes } from 'preact';
+import type {
+  ComponentChildren,
+  InputHTMLAttributes,
+  LooseInputHTMLAttributes,
+  LooseSelectHTMLAttributes,
+  SelectHTMLAttributes,
+  TextareaHTMLAttributes,
+} from 'preact';
 import { useId } from 'preact/hooks';
 
 /**
@@ -20,7 +27,12 @@ function FieldFrame({ id, label, hint, error, required, children, class: extra }
     <div class={['field', error ? 'field-invalid' : '', extra ?? ''].filter(Boolean).join(' ')}>
       <label for={id}>
         {label}
-        {required && <span class="required" aria-hidden="true"> *</span>}
+        {required && (
+          <span class="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
       </label>
       {children}
       {hint && (
@@ -55,7 +67,20 @@ export interface TextFieldProps extends InputAttributes {
   rows?: number;
 }
 
-export function TextField({ label, value, onValue, hint, error, id, type = 'text', required, multiline, rows = 4, class: extra, ...rest }: TextFieldProps) {
+export function TextField({
+  label,
+  value,
+  onValue,
+  hint,
+  error,
+  id,
+  type = 'text',
+  required,
+  multiline,
+  rows = 4,
+  class: extra,
+  ...rest
+}: TextFieldProps) {
   const generated = useId();
   const fieldId = id ?? `f${generated}`;
   const common = {
@@ -68,10 +93,24 @@ export function TextField({ label, value, onValue, hint, error, id, type = 'text
   return (
     <FieldFrame id={fieldId} label={label} hint={hint} error={error} required={required as boolean} class={extra as string}>
       {multiline ? (
-        <textarea {...(rest as TextareaHTMLAttributes<HTMLTextAreaElement>)} {...common} rows={rows} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+        <textarea
+          {...(rest as TextareaHTMLAttributes<HTMLTextAreaElement>)}
+          {...common}
+          rows={rows}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
       ) : (
         // the input's type is one of several: its attributes as the union of input kinds preact's types describe
-        <input {...({ ...rest, ...common, type, value, onInput: (e: Event) => onValue((e.currentTarget as HTMLInputElement).value) } as InputHTMLAttributes<HTMLInputElement>)} />
+        <input
+          {...({
+            ...rest,
+            ...common,
+            type,
+            value,
+            onInput: (e: Event) => onValue((e.currentTarget as HTMLInputElement).value),
+          } as InputHTMLAttributes<HTMLInputElement>)}
+        />
       )}
     </FieldFrame>
   );
@@ -93,7 +132,21 @@ export interface NumberFieldProps extends Omit<InputAttributes, 'min' | 'max'> {
 }
 
 /** A number with its unit and limits; a value outside them is flagged at once (not refused: the server flags it too). */
-export function NumberField({ label, value, onValue, unit, min, max, hint, error, outOfLimitsText, id, required, class: extra, ...rest }: NumberFieldProps) {
+export function NumberField({
+  label,
+  value,
+  onValue,
+  unit,
+  min,
+  max,
+  hint,
+  error,
+  outOfLimitsText,
+  id,
+  required,
+  class: extra,
+  ...rest
+}: NumberFieldProps) {
   const generated = useId();
   const fieldId = id ?? `f${generated}`;
   const number = value.trim() === '' ? null : Number(value.replace(',', '.'));
@@ -181,7 +234,14 @@ export function Checkbox({ label, checked, onChecked, hint, id, class: extra, ..
   const fieldId = id ?? `f${generated}`;
   return (
     <div class={['checkbox', extra ?? ''].filter(Boolean).join(' ')}>
-      <input {...(rest as object)} id={fieldId} type="checkbox" checked={checked} aria-describedby={hint ? `${fieldId}-hint` : undefined} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <input
+        {...(rest as object)}
+        id={fieldId}
+        type="checkbox"
+        checked={checked}
+        aria-describedby={hint ? `${fieldId}-hint` : undefined}
+        onChange={(e) => onChecked(e.currentTarget.checked)}
+      />
       <label for={fieldId}>{label}</label>
       {hint && (
         <p class="hint" id={`${fieldId}-hint`}>

@@ -3,7 +3,15 @@ import { useT } from '../i18n';
 import { ApiError } from '../api/client';
 
 /** A page's heading (the one h1, which the shell focuses after a navigation) and its actions. */
-export function PageHeader({ title, subtitle, actions }: { title: ComponentChildren; subtitle?: ComponentChildren; actions?: ComponentChildren }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+}: {
+  title: ComponentChildren;
+  subtitle?: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   return (
     <div class="page-header">
       <div>
@@ -43,7 +51,15 @@ export function Badge({ tone = 'neutral', children }: { tone?: Tone; children: C
   return <span class={`badge badge-${tone}`}>{children}</span>;
 }
 
-export function EmptyState({ title, children, action }: { title: ComponentChildren; children?: ComponentChildren; action?: ComponentChildren }) {
+export function EmptyState({
+  title,
+  children,
+  action,
+}: {
+  title: ComponentChildren;
+  children?: ComponentChildren;
+  action?: ComponentChildren;
+}) {
   return (
     <div class="empty-state">
       <p class="empty-title">{title}</p>

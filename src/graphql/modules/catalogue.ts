@@ -172,7 +172,10 @@ export const catalogueModule: SchemaModule = {
     // back — awaited here: graphql-jit does not await a promise found in a payload's property
     Mutation: {
       createOrganization: async (_root, { input }, ctx: Ctx) => {
-        const created = await createOrganization(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Organization', 'input.parentId') });
+        const created = await createOrganization(ctx.deps, ctx.actor, {
+          ...input,
+          parentId: optionalDatabaseIdOf(input.parentId, 'Organization', 'input.parentId'),
+        });
         return { organization: await ctx.loaders.organization.load(created.id) };
       },
       createAsset: async (_root, { input }, ctx: Ctx) => {
@@ -183,12 +186,19 @@ export const catalogueModule: SchemaModule = {
         });
         return { asset: await ctx.loaders.asset.load(created.id) };
       },
-      createAssetClass: async (_root, { input }, ctx: Ctx) => ({ assetClass: await ctx.loaders.assetClass.load((await createAssetClass(ctx.deps, ctx.actor, input)).id) }),
+      createAssetClass: async (_root, { input }, ctx: Ctx) => ({
+        assetClass: await ctx.loaders.assetClass.load((await createAssetClass(ctx.deps, ctx.actor, input)).id),
+      }),
       createLocation: async (_root, { input }, ctx: Ctx) => {
-        const created = await createLocation(ctx.deps, ctx.actor, { ...input, parentId: optionalDatabaseIdOf(input.parentId, 'Location', 'input.parentId') });
+        const created = await createLocation(ctx.deps, ctx.actor, {
+          ...input,
+          parentId: optionalDatabaseIdOf(input.parentId, 'Location', 'input.parentId'),
+        });
         return { location: await ctx.loaders.location.load(created.id) };
       },
-      createSensor: async (_root, { input }, ctx: Ctx) => ({ sensor: await ctx.loaders.sensor.load((await createSensor(ctx.deps, ctx.actor, input)).id) }),
+      createSensor: async (_root, { input }, ctx: Ctx) => ({
+        sensor: await ctx.loaders.sensor.load((await createSensor(ctx.deps, ctx.actor, input)).id),
+      }),
     },
     Organization: {
       parent: (row: OrganizationRow, _args, ctx: Ctx) => (row.parent_id === null ? null : ctx.loaders.organization.load(row.parent_id)),
@@ -201,7 +211,8 @@ export const catalogueModule: SchemaModule = {
       anchorId: (row: AssetRow) => row.anchor_id,
       createdAt: (row: AssetRow) => row.created_at,
       location: (row: AssetRow, _args, ctx: Ctx) => (row.location_id === null ? null : ctx.loaders.location.load(row.location_id)),
-      assetClass: (row: AssetRow, _args, ctx: Ctx) => (row.asset_class_id === null ? null : ctx.loaders.assetClass.load(row.asset_class_id)),
+      assetClass: (row: AssetRow, _args, ctx: Ctx) =>
+        row.asset_class_id === null ? null : ctx.loaders.assetClass.load(row.asset_class_id),
     },
     Sensor: {
       latestReading: async (row: SensorRow, _args, ctx: Ctx) => {

@@ -167,7 +167,11 @@ export const deviationsModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      deviations: async (_: unknown, args: ConnectionArgs & { filter?: (Omit<NonNullable<DeviationFilterInput>, 'jobId'> & { jobId?: string | null }) | null }, ctx: Ctx) => {
+      deviations: async (
+        _: unknown,
+        args: ConnectionArgs & { filter?: (Omit<NonNullable<DeviationFilterInput>, 'jobId'> & { jobId?: string | null }) | null },
+        ctx: Ctx,
+      ) => {
         const input = pageInput(args);
         const filter = args.filter && { ...args.filter, jobId: optionalDatabaseIdOf(args.filter.jobId, 'Job', 'filter.jobId') };
         return toConnection(await listDeviations(ctx.deps, ctx.actor, filter, input), input, presentDeviation);
@@ -175,13 +179,29 @@ export const deviationsModule: SchemaModule = {
     },
     Mutation: {
       acknowledgeDeviation: async (_: unknown, { input }: { input: { deviationId: string; comment: string } }, ctx: Ctx) => ({
-        deviation: presentDeviation(await acknowledgeDeviation(ctx.deps, ctx.actor, { deviationId: databaseIdOf(input.deviationId, 'Deviation', 'input.deviationId'), comment: input.comment })),
+        deviation: presentDeviation(
+          await acknowledgeDeviation(ctx.deps, ctx.actor, {
+            deviationId: databaseIdOf(input.deviationId, 'Deviation', 'input.deviationId'),
+            comment: input.comment,
+          }),
+        ),
       }),
       markStepNotApplicable: async (_: unknown, { input }: { input: { jobId: string; stepId: string; reason: string } }, ctx: Ctx) => ({
-        job: presentJob(await markStepNotApplicable(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') })),
+        job: presentJob(
+          await markStepNotApplicable(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }),
+        ),
       }),
-      reviewJob: async (_: unknown, { input }: { input: { jobId: string; password?: string | null; code?: string | null; comment?: string | null } }, ctx: Ctx) => {
-        const { job, review } = await reviewJob(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }, ctx.meta);
+      reviewJob: async (
+        _: unknown,
+        { input }: { input: { jobId: string; password?: string | null; code?: string | null; comment?: string | null } },
+        ctx: Ctx,
+      ) => {
+        const { job, review } = await reviewJob(
+          ctx.deps,
+          ctx.actor,
+          { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') },
+          ctx.meta,
+        );
         return { job: presentJob(job), review: presentJobReview(review) };
       },
     },
@@ -213,12 +233,26 @@ export const deviationsModule: SchemaModule = {
         return fault ? presentFault(fault) : null;
       },
       raisedBy: (d: PresentedDeviation, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        d.raisedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(d.raisedById).then((u) => u ?? null),
+        d.raisedById === null
+          ? null
+          : ctx.loaders
+              .user(userColumns.of(info))
+              .load(d.raisedById)
+              .then((u) => u ?? null),
       acknowledgedBy: (d: PresentedDeviation, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        d.acknowledgedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(d.acknowledgedById).then((u) => u ?? null),
+        d.acknowledgedById === null
+          ? null
+          : ctx.loaders
+              .user(userColumns.of(info))
+              .load(d.acknowledgedById)
+              .then((u) => u ?? null),
     },
     JobReview: {
-      signer: (r: PresentedJobReview, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(r.signerId).then((u) => u ?? null),
+      signer: (r: PresentedJobReview, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(r.signerId)
+          .then((u) => u ?? null),
     },
   },
 };

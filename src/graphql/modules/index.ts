@@ -16,4 +16,20 @@ import { schedulesModule } from './schedules';
 import { translationsModule } from './translations';
 
 /** Every module of the schema; a domain area adds its module here. */
-export const modules: SchemaModule[] = [meModule, catalogueModule, templatesModule, jobsModule, rulesModule, deviationsModule, tutorialsModule, filesModule, notificationsModule, reviewsModule, recordsModule, skillsModule, schedulesModule, translationsModule, nodeModule];
+export const modules: SchemaModule[] = [
+  meModule,
+  catalogueModule,
+  templatesModule,
+  jobsModule,
+  rulesModule,
+  deviationsModule,
+  tutorialsModule,
+  filesModule,
+  notificationsModule,
+  reviewsModule,
+  recordsModule,
+  skillsModule,
+  schedulesModule,
+  translationsModule,
+  nodeModule,
+];

@@ -79,7 +79,9 @@ const MEMBER_FIELDS = [
 type MemberField = (typeof MEMBER_FIELDS)[number]['field'];
 
 /** A job of the jobs connection, with the relations its page read ahead (what Job's resolvers then answer from). */
-type JobNode = PresentedJob & { ahead?: { template?: PresentedTemplate; version?: PresentedVersionSummary; members: Partial<Record<MemberField, Member[]>> } };
+type JobNode = PresentedJob & {
+  ahead?: { template?: PresentedTemplate; version?: PresentedVersionSummary; members: Partial<Record<MemberField, Member[]>> };
+};
 
 /** Where a connection's nodes are selected: its edges' node, and its nodes. */
 const NODES = [['edges', 'node'], ['nodes']] as const;
@@ -113,13 +115,19 @@ async function readAhead(page: Page<JobPageRow>, ctx: Ctx, info: GraphQLResolveI
   const memberFields = MEMBER_FIELDS.filter((m) => fields.has(m.field));
   const nodes = page.items.map((row) => {
     const node: JobNode = presentJob(row);
-    node.ahead = { template: row.template && presentTemplate(row.template), version: row.version && presentVersionSummary(row.version), members: {} };
+    node.ahead = {
+      template: row.template && presentTemplate(row.template),
+      version: row.version && presentVersionSummary(row.version),
+      members: {},
+    };
     return node;
   });
   if (nodes.length === 0 || memberFields.length === 0) return nodes;
   const jobIds = nodes.map((n) => n.id);
   const members = await Promise.all(
-    memberFields.map(({ field, kind, user }) => loadMemberUsers(ctx.deps.db.kysely, ctx.scope, jobIds, kind, userColumns.of(info, ...underNodes(field, ...user)))),
+    memberFields.map(({ field, kind, user }) =>
+      loadMemberUsers(ctx.deps.db.kysely, ctx.scope, jobIds, kind, userColumns.of(info, ...underNodes(field, ...user))),
+    ),
   );
   const byNode = new Map(nodes.map((node) => [node.id, node.ahead!]));
   memberFields.forEach(({ field }, i) => {
@@ -462,22 +470,42 @@ export const jobsModule: SchemaModule = {
         const nodes = await readAhead(page, ctx, info);
         return toConnection({ ...page, items: nodes }, input, (node) => node);
       },
-      job: async (_: unknown, args: { id: string }, ctx: Ctx) => presentJob(await getJob(ctx.deps, ctx.actor, databaseIdOf(args.id, 'Job', 'id'))),
+      job: async (_: unknown, args: { id: string }, ctx: Ctx) =>
+        presentJob(await getJob(ctx.deps, ctx.actor, databaseIdOf(args.id, 'Job', 'id'))),
       faults: async (_: unknown, args: ConnectionArgs & { jobId?: string | null; assetId?: string | null }, ctx: Ctx) => {
         const input = pageInput(args);
-        const filter = { jobId: optionalDatabaseIdOf(args.jobId, 'Job', 'jobId'), assetId: optionalDatabaseIdOf(args.assetId, 'Asset', 'assetId') };
+        const filter = {
+          jobId: optionalDatabaseIdOf(args.jobId, 'Job', 'jobId'),
+          assetId: optionalDatabaseIdOf(args.assetId, 'Asset', 'assetId'),
+        };
         return toConnection(await listFaults(ctx.deps, ctx.actor, filter, input), input, presentFault);
       },
     },
     Mutation: {
-      createJob: async (_: unknown, { input }: { input: CreateJobInput & { templateId: string; assetId?: string | null; assigneeIds?: string[] | null; stepOwners?: { stepId: string; userId: string }[] | null } }, ctx: Ctx) =>
+      createJob: async (
+        _: unknown,
+        {
+          input,
+        }: {
+          input: CreateJobInput & {
+            templateId: string;
+            assetId?: string | null;
+            assigneeIds?: string[] | null;
+            stepOwners?: { stepId: string; userId: string }[] | null;
+          };
+        },
+        ctx: Ctx,
+      ) =>
         jobPayload(
           await createJob(ctx.deps, ctx.actor, {
             ...input,
             templateId: databaseIdOf(input.templateId, 'Template', 'input.templateId'),
             assetId: optionalDatabaseIdOf(input.assetId, 'Asset', 'input.assetId'),
             assigneeIds: databaseIdsOf(input.assigneeIds, 'User', 'input.assigneeIds'),
-            stepOwners: input.stepOwners?.map((owner, i) => ({ stepId: owner.stepId, userId: databaseIdOf(owner.userId, 'User', `input.stepOwners.${i}.userId`) })),
+            stepOwners: input.stepOwners?.map((owner, i) => ({
+              stepId: owner.stepId,
+              userId: databaseIdOf(owner.userId, 'User', `input.stepOwners.${i}.userId`),
+            })),
           }),
         ),
       startJob: transitionResolver('start'),
@@ -486,10 +514,16 @@ export const jobsModule: SchemaModule = {
       completeJob: transitionResolver('complete'),
       cancelJob: transitionResolver('cancel'),
       recordStep: async (_: unknown, { input }: { input: RecordStepInput & { jobId: string } }, ctx: Ctx) => {
-        const payload = jobPayload(await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }));
+        const payload = jobPayload(
+          await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }),
+        );
         return { ...payload, record: await recordOf(payload.job, input.stepId, ctx) };
       },
-      raiseFault: async (_: unknown, { input }: { input: RaiseFaultInput & { jobId?: string | null; assetId?: string | null } }, ctx: Ctx) => ({
+      raiseFault: async (
+        _: unknown,
+        { input }: { input: RaiseFaultInput & { jobId?: string | null; assetId?: string | null } },
+        ctx: Ctx,
+      ) => ({
         fault: presentFault(
           await raiseFault(ctx.deps, ctx.actor, {
             ...input,
@@ -499,19 +533,26 @@ export const jobsModule: SchemaModule = {
         ),
       }),
       closeFault: async (_: unknown, { input }: { input: { faultId: string; note: string } }, ctx: Ctx) => ({
-        fault: presentFault(await closeFault(ctx.deps, ctx.actor, { faultId: databaseIdOf(input.faultId, 'Fault', 'input.faultId'), note: input.note })),
+        fault: presentFault(
+          await closeFault(ctx.deps, ctx.actor, { faultId: databaseIdOf(input.faultId, 'Fault', 'input.faultId'), note: input.note }),
+        ),
       }),
     },
     Job: {
       // a job of the jobs connection comes with these read ahead; any other job (by id, of a fault, of a mutation) loads them
-      template: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.template ?? ctx.loaders.template(templateColumns.of(info)).load(job.templateId),
-      version: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.version ?? ctx.loaders.version(versionColumns.of(info)).load(job.versionId),
+      template: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        job.ahead?.template ?? ctx.loaders.template(templateColumns.of(info)).load(job.templateId),
+      version: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        job.ahead?.version ?? ctx.loaders.version(versionColumns.of(info)).load(job.versionId),
       asset: (job: PresentedJob, _: unknown, ctx: Ctx) => (job.assetId === null ? null : ctx.loaders.asset.load(job.assetId)),
       assignees: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        job.ahead?.members.assignees?.map((m) => m.user) ?? members(job, 'ASSIGNEE', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
+        job.ahead?.members.assignees?.map((m) => m.user) ??
+        members(job, 'ASSIGNEE', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
       coworkers: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        job.ahead?.members.coworkers?.map((m) => m.user) ?? members(job, 'COWORKER', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
-      stepOwners: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => job.ahead?.members.stepOwners ?? members(job, 'STEP_OWNER', ctx, userColumns.of(info, ['user'])),
+        job.ahead?.members.coworkers?.map((m) => m.user) ??
+        members(job, 'COWORKER', ctx, userColumns.of(info)).then((found) => found.map((m) => m.user)),
+      stepOwners: (job: JobNode, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        job.ahead?.members.stepOwners ?? members(job, 'STEP_OWNER', ctx, userColumns.of(info, ['user'])),
       records: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
         const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
         return rows.map((row) => withFileIds(presentStepRecord(row), version?.content));
@@ -523,16 +564,23 @@ export const jobsModule: SchemaModule = {
         return applicability(version.content, records);
       },
       // a job's faults are batched for a page of jobs (one statement): paged in memory
-      faults: async (job: PresentedJob, args: ConnectionArgs, ctx: Ctx) => connectionFromArray(await ctx.loaders.jobFaults.load(job.id), args, presentFault),
-      createdBy: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(job.createdById),
+      faults: async (job: PresentedJob, args: ConnectionArgs, ctx: Ctx) =>
+        connectionFromArray(await ctx.loaders.jobFaults.load(job.id), args, presentFault),
+      createdBy: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(job.createdById),
     },
     // the templates module's diff lists job rows: presented here, where Job's fields are resolved
     VersionDiff: {
       jobsOnOlderVersion: (diff: { jobsOnOlderVersion: JobRow[] }, args: ConnectionArgs) =>
-        connectionFromArray([...diff.jobsOnOlderVersion].sort((a, b) => a.id - b.id), args, presentJob),
+        connectionFromArray(
+          [...diff.jobsOnOlderVersion].sort((a, b) => a.id - b.id),
+          args,
+          presentJob,
+        ),
     },
     StepRecord: {
-      recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(record.recordedById),
+      recordedBy: (record: PresentedRecord, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(record.recordedById),
     },
     Fault: {
       job: async (fault: PresentedFault, _: unknown, ctx: Ctx) => {
@@ -540,7 +588,8 @@ export const jobsModule: SchemaModule = {
         return job ? presentJob(job) : null;
       },
       asset: (fault: PresentedFault, _: unknown, ctx: Ctx) => (fault.assetId === null ? null : ctx.loaders.asset.load(fault.assetId)),
-      raisedBy: (fault: PresentedFault, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(fault.raisedById),
+      raisedBy: (fault: PresentedFault, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(fault.raisedById),
       closedBy: (fault: PresentedFault, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
         fault.closedById === null ? null : ctx.loaders.user(userColumns.of(info)).load(fault.closedById),
     },

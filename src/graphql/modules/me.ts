@@ -7,7 +7,16 @@ import { SelectedColumns } from '../columns';
 export const userColumns = new SelectedColumns({
   all: USER_SUMMARY_COLUMNS,
   always: ['id'],
-  byField: { id: [], databaseId: [], email: ['email'], firstName: ['first_name'], lastName: ['last_name'], title: ['title'], roles: [], licenseType: ['license_type'] },
+  byField: {
+    id: [],
+    databaseId: [],
+    email: ['email'],
+    firstName: ['first_name'],
+    lastName: ['last_name'],
+    title: ['title'],
+    roles: [],
+    licenseType: ['license_type'],
+  },
 });
 
 /** The signed-in user, and the User type every other module points at. */

@@ -1,6 +1,12 @@
 import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
-import { changePreferences, getPreferences, NOTIFICATION_KINDS, type NotificationKind, type NotificationPreferences } from '#services/notifications';
+import {
+  changePreferences,
+  getPreferences,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+  type NotificationPreferences,
+} from '#services/notifications';
 
 /** The signed-in user's notification preferences (as GET/PUT /api/client/account/notification-preferences). */
 export const notificationsModule: SchemaModule = {
@@ -54,10 +60,21 @@ export const notificationsModule: SchemaModule = {
       notificationPreferences: async (_root, _args, ctx: GraphQLContext) => present(await getPreferences(ctx.deps, ctx.actor)),
     },
     Mutation: {
-      setNotificationPreferences: async (_root, args: { input: { language?: string | null; kinds?: { kind: NotificationKind; enabled: boolean }[] | null } }, ctx: GraphQLContext) => {
+      setNotificationPreferences: async (
+        _root,
+        args: { input: { language?: string | null; kinds?: { kind: NotificationKind; enabled: boolean }[] | null } },
+        ctx: GraphQLContext,
+      ) => {
         const { language, kinds } = args.input;
         const changes = kinds ? Object.fromEntries(kinds.map((k) => [k.kind, k.enabled])) : undefined;
-        return { preferences: present(await changePreferences(ctx.deps, ctx.actor, { ...(language !== undefined && { language }), ...(changes && { kinds: changes }) })) };
+        return {
+          preferences: present(
+            await changePreferences(ctx.deps, ctx.actor, {
+              ...(language !== undefined && { language }),
+              ...(changes && { kinds: changes }),
+            }),
+          ),
+        };
       },
     },
   },

@@ -68,7 +68,14 @@ export const recordsModule: SchemaModule = {
         // the same license feature as the REST download
         if (!(await currentLicense(ctx.deps)).terms.features.includes('reports')) throw featureNotLicensed('reports');
         const bundle = await recordBundle(ctx.deps, packageFiles(ctx.deps), ctx.actor, jobId);
-        return { bundle: { fileName: bundle.fileName, content: bundle.text, keyFingerprint: bundle.kid, downloadPath: `/api/client/jobs/${jobId}/record-bundle` } };
+        return {
+          bundle: {
+            fileName: bundle.fileName,
+            content: bundle.text,
+            keyFingerprint: bundle.kid,
+            downloadPath: `/api/client/jobs/${jobId}/record-bundle`,
+          },
+        };
       },
     },
   },

@@ -4,7 +4,14 @@ import { CONNECTION_ARGS, pageInput, toConnection, type ConnectionArgs } from '.
 import { presentVersionSummary, type PresentedVersionSummary } from '#presenters/templates';
 import { presentJob } from '#presenters/jobs';
 import type { SecuritySettings } from '#services/security-settings';
-import { allowedVersionActions, openJobsOnOlderVersions, reviewQueue, reviewSettings, waitingSince, type QueueAction } from '#services/reviews';
+import {
+  allowedVersionActions,
+  openJobsOnOlderVersions,
+  reviewQueue,
+  reviewSettings,
+  waitingSince,
+  type QueueAction,
+} from '#services/reviews';
 
 /**
  * What approvers and publishers read (the floor app's review screens): the
@@ -77,7 +84,9 @@ export const reviewsModule: SchemaModule = {
     TemplateVersion: {
       waitingSince: (v: Version) => waitingSince({ state: v.state, submitted_at: v.submittedAt, approved_at: v.approvedAt }),
       viewerActions: async (v: Version, _args, ctx: Ctx) =>
-        allowedVersionActions(ctx.actor, { state: v.state, created_by: v.createdById, updated_by: v.updatedById }, await settings(ctx)).map((action) => action.toUpperCase()),
+        allowedVersionActions(ctx.actor, { state: v.state, created_by: v.createdById, updated_by: v.updatedById }, await settings(ctx)).map(
+          (action) => action.toUpperCase(),
+        ),
       openJobsOnOlderVersions: async (v: Version, args: ConnectionArgs, ctx: Ctx) => {
         const page = pageInput(args);
         return toConnection(await openJobsOnOlderVersions(ctx.deps, ctx.actor, v.id, page), page, presentJob);

@@ -90,15 +90,25 @@ export const rulesModule: SchemaModule = {
   resolvers: {
     Mutation: {
       signStep: async (_: unknown, { input }: { input: Omit<SignStepInput, 'jobId'> & { jobId: string } }, ctx: Ctx) => {
-        const { job, signature } = await signStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }, ctx.meta);
+        const { job, signature } = await signStep(
+          ctx.deps,
+          ctx.actor,
+          { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') },
+          ctx.meta,
+        );
         return { job: presentJob(job), signature: presentStepSignature(signature) };
       },
     },
     Job: {
-      signoffs: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await ctx.loaders.stepSignatures.load(job.id)).map(presentStepSignature),
+      signoffs: async (job: PresentedJob, _: unknown, ctx: Ctx) =>
+        (await ctx.loaders.stepSignatures.load(job.id)).map(presentStepSignature),
     },
     StepSignature: {
-      signer: (s: PresentedStepSignature, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(s.signerId).then((u) => u ?? null),
+      signer: (s: PresentedStepSignature, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(s.signerId)
+          .then((u) => u ?? null),
     },
   },
 };

@@ -36,7 +36,16 @@ const schedulePayload = async (row: ScheduleRow, ctx: Ctx) => {
 };
 
 /** The ids of a schedule input as the database ids the service takes (paths name the input's fields). */
-function scheduleIds<T extends { templateId?: string | null; versionId?: string | null; assetId?: string | null; assetClassId?: string | null; teamId?: string | null; assigneeIds?: string[] | null }>(input: T) {
+function scheduleIds<
+  T extends {
+    templateId?: string | null;
+    versionId?: string | null;
+    assetId?: string | null;
+    assetClassId?: string | null;
+    teamId?: string | null;
+    assigneeIds?: string[] | null;
+  },
+>(input: T) {
   return {
     ...(input.templateId !== undefined && { templateId: databaseIdOf(input.templateId, 'Template', 'input.templateId') }),
     ...(input.versionId !== undefined && { versionId: optionalDatabaseIdOf(input.versionId, 'TemplateVersion', 'input.versionId') }),
@@ -306,33 +315,61 @@ export const schedulesModule: SchemaModule = {
         schedulePayload(await createSchedule(ctx.deps, ctx.actor, { ...input, ...scheduleIds(input) } as CreateScheduleInput), ctx),
       updateSchedule: async (_: unknown, { input }: { input: IdsAsStrings<UpdateScheduleInput> & { scheduleId: string } }, ctx: Ctx) =>
         schedulePayload(
-          await updateSchedule(ctx.deps, ctx.actor, { ...input, ...scheduleIds(input), scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId') } as UpdateScheduleInput),
+          await updateSchedule(ctx.deps, ctx.actor, {
+            ...input,
+            ...scheduleIds(input),
+            scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'),
+          } as UpdateScheduleInput),
           ctx,
         ),
       pauseSchedule: async (_: unknown, { input }: { input: { scheduleId: string; expectedRevision?: number | null } }, ctx: Ctx) =>
         schedulePayload(
-          await transitionSchedule(ctx.deps, ctx.actor, { scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'), action: 'pause', expectedRevision: input.expectedRevision }),
+          await transitionSchedule(ctx.deps, ctx.actor, {
+            scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'),
+            action: 'pause',
+            expectedRevision: input.expectedRevision,
+          }),
           ctx,
         ),
       resumeSchedule: async (_: unknown, { input }: { input: { scheduleId: string; expectedRevision?: number | null } }, ctx: Ctx) =>
         schedulePayload(
-          await transitionSchedule(ctx.deps, ctx.actor, { scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'), action: 'resume', expectedRevision: input.expectedRevision }),
+          await transitionSchedule(ctx.deps, ctx.actor, {
+            scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'),
+            action: 'resume',
+            expectedRevision: input.expectedRevision,
+          }),
           ctx,
         ),
       deleteSchedule: async (_: unknown, { input }: { input: { scheduleId: string; expectedRevision?: number | null } }, ctx: Ctx) => {
-        const deleted = await deleteSchedule(ctx.deps, ctx.actor, { scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'), expectedRevision: input.expectedRevision });
+        const deleted = await deleteSchedule(ctx.deps, ctx.actor, {
+          scheduleId: databaseIdOf(input.scheduleId, 'Schedule', 'input.scheduleId'),
+          expectedRevision: input.expectedRevision,
+        });
         return { deletedScheduleId: globalId('Schedule', deleted.id) };
       },
       createFollowUpJob: async (
         _: unknown,
-        { input }: { input: Omit<CreateFollowUpJobInput, 'faultId' | 'failedStep' | 'templateId' | 'assetId' | 'assigneeIds'> & { faultId?: string | null; failedStep?: { jobId: string; stepId: string } | null; templateId: string; assetId?: string | null; assigneeIds?: string[] | null } },
+        {
+          input,
+        }: {
+          input: Omit<CreateFollowUpJobInput, 'faultId' | 'failedStep' | 'templateId' | 'assetId' | 'assigneeIds'> & {
+            faultId?: string | null;
+            failedStep?: { jobId: string; stepId: string } | null;
+            templateId: string;
+            assetId?: string | null;
+            assigneeIds?: string[] | null;
+          };
+        },
         ctx: Ctx,
       ) => {
         const { assetId, ...rest } = input;
         const { job, fault } = await createFollowUpJob(ctx.deps, ctx.actor, {
           ...rest,
           faultId: optionalDatabaseIdOf(input.faultId, 'Fault', 'input.faultId'),
-          failedStep: input.failedStep && { jobId: databaseIdOf(input.failedStep.jobId, 'Job', 'input.failedStep.jobId'), stepId: input.failedStep.stepId },
+          failedStep: input.failedStep && {
+            jobId: databaseIdOf(input.failedStep.jobId, 'Job', 'input.failedStep.jobId'),
+            stepId: input.failedStep.stepId,
+          },
           templateId: databaseIdOf(input.templateId, 'Template', 'input.templateId'),
           // omitted: the fault's asset; null: none
           ...(assetId !== undefined && { assetId: optionalDatabaseIdOf(assetId, 'Asset', 'input.assetId') }),
@@ -342,11 +379,13 @@ export const schedulesModule: SchemaModule = {
       },
     },
     Schedule: {
-      template: (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.template(templateColumns.of(info)).load(s.templateId),
+      template: (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.template(templateColumns.of(info)).load(s.templateId),
       pinnedVersion: (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
         s.pinnedVersionId === null ? null : ctx.loaders.version(versionColumns.of(info)).load(s.pinnedVersionId),
       asset: (s: PresentedSchedule, _: unknown, ctx: Ctx) => (s.assetId === null ? null : ctx.loaders.asset.load(s.assetId)),
-      assetClass: (s: PresentedSchedule, _: unknown, ctx: Ctx) => (s.assetClassId === null ? null : ctx.loaders.assetClass.load(s.assetClassId)),
+      assetClass: (s: PresentedSchedule, _: unknown, ctx: Ctx) =>
+        s.assetClassId === null ? null : ctx.loaders.assetClass.load(s.assetClassId),
       team: (s: PresentedSchedule, _: unknown, ctx: Ctx) => (s.teamId === null ? null : ctx.loaders.organization.load(s.teamId)),
       assignees: async (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => {
         const users = await ctx.loaders.user(userColumns.of(info)).loadMany(s.assigneeIds);
@@ -361,7 +400,8 @@ export const schedulesModule: SchemaModule = {
         const input = pageInput(args);
         return toConnection(await listScheduleOccurrences(ctx.deps, ctx.actor, s.id, input), input, presentOccurrence);
       },
-      createdBy: (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(s.createdById),
+      createdBy: (s: PresentedSchedule, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(s.createdById),
     },
     ScheduleOccurrence: {
       asset: (o: PresentedOccurrence, _: unknown, ctx: Ctx) => (o.assetId === null ? null : ctx.loaders.asset.load(o.assetId)),

@@ -245,7 +245,10 @@ export const skillsModule: SchemaModule = {
       },
       skillMatrix: async (_: unknown, args: ConnectionArgs, ctx: Ctx) => {
         const input = pageInput(args);
-        return toConnection(await skillMatrix(ctx.deps, ctx.actor, input), input, (row) => ({ userId: row.userId, skills: row.skills.map(presentUserSkill) }));
+        return toConnection(await skillMatrix(ctx.deps, ctx.actor, input), input, (row) => ({
+          userId: row.userId,
+          skills: row.skills.map(presentUserSkill),
+        }));
       },
       expiringSkills: async (_: unknown, args: ConnectionArgs & { withinDays: number }, ctx: Ctx) => {
         const input = pageInput(args);
@@ -253,27 +256,57 @@ export const skillsModule: SchemaModule = {
       },
       mySkills: async (_: unknown, _args: unknown, ctx: Ctx) => (await mySkills(ctx.deps, ctx.actor)).map(presentUserSkill),
       myRetrainings: async (_: unknown, _args: unknown, ctx: Ctx) => (await myRetrainings(ctx.deps, ctx.actor)).map(presentRetraining),
-      qualificationOverrides: async (_: unknown, args: { days?: number | null }, ctx: Ctx) => (await recentOverrides(ctx.deps, ctx.actor, args.days ?? 7)).map(presentOverride),
+      qualificationOverrides: async (_: unknown, args: { days?: number | null }, ctx: Ctx) =>
+        (await recentOverrides(ctx.deps, ctx.actor, args.days ?? 7)).map(presentOverride),
     },
     Job: {
-      qualificationOverrides: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await overridesOfJobFor(ctx.deps, ctx.actor, job)).map(presentOverride),
+      qualificationOverrides: async (job: PresentedJob, _: unknown, ctx: Ctx) =>
+        (await overridesOfJobFor(ctx.deps, ctx.actor, job)).map(presentOverride),
     },
     Mutation: {
-      createSkill: async (_: unknown, { input }: { input: CreateSkillInput }, ctx: Ctx) => ({ skill: presentSkill(await createSkill(ctx.deps, ctx.actor, input)) }),
-      grantSkill: async (_: unknown, { input }: { input: { userId: string; skillId: string; level?: number | null; expiresAt?: string | null; password?: string | null; code?: string | null } }, ctx: Ctx) => {
+      createSkill: async (_: unknown, { input }: { input: CreateSkillInput }, ctx: Ctx) => ({
+        skill: presentSkill(await createSkill(ctx.deps, ctx.actor, input)),
+      }),
+      grantSkill: async (
+        _: unknown,
+        {
+          input,
+        }: {
+          input: {
+            userId: string;
+            skillId: string;
+            level?: number | null;
+            expiresAt?: string | null;
+            password?: string | null;
+            code?: string | null;
+          };
+        },
+        ctx: Ctx,
+      ) => {
         const grant = await grantSkill(
           ctx.deps,
           ctx.actor,
-          { ...input, userId: databaseIdOf(input.userId, 'User', 'input.userId'), skillId: databaseIdOf(input.skillId, 'Skill', 'input.skillId') },
+          {
+            ...input,
+            userId: databaseIdOf(input.userId, 'User', 'input.userId'),
+            skillId: databaseIdOf(input.skillId, 'Skill', 'input.skillId'),
+          },
           ctx.meta,
         );
         return { userSkill: presentUserSkill(grant) };
       },
       revokeSkill: async (_: unknown, { input }: { input: { userId: string; skillId: string } }, ctx: Ctx) => {
-        const revoked = await revokeSkill(ctx.deps, ctx.actor, { userId: databaseIdOf(input.userId, 'User', 'input.userId'), skillId: databaseIdOf(input.skillId, 'Skill', 'input.skillId') });
+        const revoked = await revokeSkill(ctx.deps, ctx.actor, {
+          userId: databaseIdOf(input.userId, 'User', 'input.userId'),
+          skillId: databaseIdOf(input.skillId, 'Skill', 'input.skillId'),
+        });
         return { revoked: presentUserSkill(revoked) };
       },
-      overrideQualification: async (_: unknown, { input }: { input: { userId: string; jobId?: string | null; templateId?: string | null; reason: string } }, ctx: Ctx) => {
+      overrideQualification: async (
+        _: unknown,
+        { input }: { input: { userId: string; jobId?: string | null; templateId?: string | null; reason: string } },
+        ctx: Ctx,
+      ) => {
         const override = await overrideQualification(ctx.deps, ctx.actor, {
           userId: databaseIdOf(input.userId, 'User', 'input.userId'),
           jobId: optionalDatabaseIdOf(input.jobId, 'Job', 'input.jobId'),
@@ -283,22 +316,38 @@ export const skillsModule: SchemaModule = {
         return { override: presentOverride(override) };
       },
       acknowledgeRetraining: async (_: unknown, { input }: { input: { versionId: string } }, ctx: Ctx) => ({
-        retraining: presentRetraining(await acknowledgeRetraining(ctx.deps, ctx.actor, databaseIdOf(input.versionId, 'TemplateVersion', 'input.versionId'))),
+        retraining: presentRetraining(
+          await acknowledgeRetraining(ctx.deps, ctx.actor, databaseIdOf(input.versionId, 'TemplateVersion', 'input.versionId')),
+        ),
       }),
     },
     UserSkill: {
-      user: (g: PresentedUserSkill, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(g.userId).then((u) => u ?? null),
+      user: (g: PresentedUserSkill, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(g.userId)
+          .then((u) => u ?? null),
       skill: async (g: PresentedUserSkill, _: unknown, ctx: Ctx) => {
         const skill = await ctx.loaders.skill.load(g.skillId);
         return skill && presentSkill(skill);
       },
-      grantedBy: (g: PresentedUserSkill, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(g.grantedById).then((u) => u ?? null),
+      grantedBy: (g: PresentedUserSkill, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(g.grantedById)
+          .then((u) => u ?? null),
       trainedBy: (g: PresentedUserSkill, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        g.trainerId === null ? null : ctx.loaders.user(userColumns.of(info)).load(g.trainerId).then((u) => u ?? null),
+        g.trainerId === null
+          ? null
+          : ctx.loaders
+              .user(userColumns.of(info))
+              .load(g.trainerId)
+              .then((u) => u ?? null),
       expired: (g: PresentedUserSkill, _: unknown, ctx: Ctx) => userSkillExpired(ctx.deps, g),
     },
     SkillMatrixRow: {
-      user: (row: { userId: number }, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(row.userId),
+      user: (row: { userId: number }, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(row.userId),
     },
     Content: {
       qualifications: (content: { qualifications?: SkillRequirement[] }) => content.qualifications ?? [],
@@ -310,21 +359,48 @@ export const skillsModule: SchemaModule = {
       qualificationsChanged: (diff: { qualifications?: unknown }) => diff.qualifications !== undefined,
     },
     QualificationOverride: {
-      user: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(o.userId).then((u) => u ?? null),
+      user: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(o.userId)
+          .then((u) => u ?? null),
       job: async (o: PresentedOverride, _: unknown, ctx: Ctx) => {
         if (o.jobId === null) return null;
         const job = await ctx.loaders.job.load(o.jobId);
         return job ? presentJob(job) : null;
       },
-      template: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.template(templateColumns.of(info)).load(o.templateId).then((t) => t ?? null),
-      version: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.version(versionColumns.of(info)).load(o.versionId).then((v) => v ?? null),
-      overriddenBy: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.user(userColumns.of(info)).load(o.overriddenById).then((u) => u ?? null),
+      template: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .template(templateColumns.of(info))
+          .load(o.templateId)
+          .then((t) => t ?? null),
+      version: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .version(versionColumns.of(info))
+          .load(o.versionId)
+          .then((v) => v ?? null),
+      overriddenBy: (o: PresentedOverride, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .user(userColumns.of(info))
+          .load(o.overriddenById)
+          .then((u) => u ?? null),
     },
     Retraining: {
-      template: (r: PresentedRetraining, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.template(templateColumns.of(info)).load(r.templateId).then((t) => t ?? null),
-      version: (r: PresentedRetraining, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) => ctx.loaders.version(versionColumns.of(info)).load(r.versionId).then((v) => v ?? null),
+      template: (r: PresentedRetraining, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .template(templateColumns.of(info))
+          .load(r.templateId)
+          .then((t) => t ?? null),
+      version: (r: PresentedRetraining, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders
+          .version(versionColumns.of(info))
+          .load(r.versionId)
+          .then((v) => v ?? null),
       previousVersion: (r: PresentedRetraining, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
-        ctx.loaders.version(versionColumns.of(info)).load(r.previousVersionId).then((v) => v ?? null),
+        ctx.loaders
+          .version(versionColumns.of(info))
+          .load(r.previousVersionId)
+          .then((v) => v ?? null),
     },
   },
 };

@@ -5,7 +5,14 @@ import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf, versionPartId } from
 import type { Content, Section, Step } from '#domain/content';
 import { contentIn } from './translations';
 import { AppError } from '#errors';
-import { presentTemplate, presentVersion, type PresentedSignature, type PresentedTemplate, type PresentedVersion, type PresentedVersionSummary } from '#presenters/templates';
+import {
+  presentTemplate,
+  presentVersion,
+  type PresentedSignature,
+  type PresentedTemplate,
+  type PresentedVersion,
+  type PresentedVersionSummary,
+} from '#presenters/templates';
 import { TEMPLATE_COLUMNS, type TemplateFilter } from '#repos/templates';
 import { VERSION_SUMMARY_COLUMNS } from '#repos/template-versions';
 import { SelectedColumns } from '../columns';
@@ -101,7 +108,10 @@ const versionPayload = async (promise: Promise<Parameters<typeof presentVersion>
 
 interface GraphQLContentInput {
   qualifications?: unknown;
-  sections: ({ sectionId?: string | null; steps?: ({ stepId?: string | null } & Record<string, unknown>)[] | null } & Record<string, unknown>)[];
+  sections: ({ sectionId?: string | null; steps?: ({ stepId?: string | null } & Record<string, unknown>)[] | null } & Record<
+    string,
+    unknown
+  >)[];
 }
 
 /** GraphQL's ContentInput as the content document's: a section's `sectionId` and a step's `stepId` are the document's `id`. */
@@ -125,10 +135,15 @@ async function withContentPaths<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise;
   } catch (error) {
-    const fields = error instanceof AppError && error.code === 'VALIDATION_ERROR' ? (error.details?.fields as { path?: unknown }[] | undefined) : undefined;
+    const fields =
+      error instanceof AppError && error.code === 'VALIDATION_ERROR'
+        ? (error.details?.fields as { path?: unknown }[] | undefined)
+        : undefined;
     if (!Array.isArray(fields)) throw error;
     const renamed = fields.map((field) =>
-      typeof field.path === 'string' ? { ...field, path: field.path.replace(/(\.steps\.\d+)\.id$/, '$1.stepId').replace(/(\.sections\.\d+)\.id$/, '$1.sectionId') } : field,
+      typeof field.path === 'string'
+        ? { ...field, path: field.path.replace(/(\.steps\.\d+)\.id$/, '$1.stepId').replace(/(\.sections\.\d+)\.id$/, '$1.sectionId') }
+        : field,
     );
     throw new AppError('VALIDATION_ERROR', (error as AppError).message, { ...(error as AppError).details, fields: renamed });
   }
@@ -497,19 +512,38 @@ export const templatesModule: SchemaModule = {
   `,
   resolvers: {
     Query: {
-      templates: async (_root, args: ConnectionArgs & { filter?: (Omit<TemplateFilter, 'awaiting'> & { assetClassId?: unknown; needsMyAction?: boolean | null }) | null }, ctx: Ctx) => {
+      templates: async (
+        _root,
+        args: ConnectionArgs & {
+          filter?: (Omit<TemplateFilter, 'awaiting'> & { assetClassId?: unknown; needsMyAction?: boolean | null }) | null;
+        },
+        ctx: Ctx,
+      ) => {
         const page = pageInput(args);
-        const filter = { ...args.filter, assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId') };
+        const filter = {
+          ...args.filter,
+          assetClassId: optionalDatabaseIdOf(args.filter?.assetClassId, 'AssetClass', 'filter.assetClassId'),
+        };
         return toConnection(await listTemplates(ctx.deps, ctx.actor, filter, page), page, presentTemplate);
       },
       template: (_root, args: Id, ctx: Ctx) => template(getTemplate(ctx.deps, ctx.actor, databaseIdOf(args.id, 'Template', 'id'))),
-      templateVersion: (_root, args: Id, ctx: Ctx) => version(getVersion(ctx.deps, ctx.actor, databaseIdOf(args.id, 'TemplateVersion', 'id'))),
+      templateVersion: (_root, args: Id, ctx: Ctx) =>
+        version(getVersion(ctx.deps, ctx.actor, databaseIdOf(args.id, 'TemplateVersion', 'id'))),
       versionDiff: (_root, args: { fromVersionId: string; toVersionId: string }, ctx: Ctx) =>
-        diffVersions(ctx.deps, ctx.actor, databaseIdOf(args.fromVersionId, 'TemplateVersion', 'fromVersionId'), databaseIdOf(args.toVersionId, 'TemplateVersion', 'toVersionId')),
+        diffVersions(
+          ctx.deps,
+          ctx.actor,
+          databaseIdOf(args.fromVersionId, 'TemplateVersion', 'fromVersionId'),
+          databaseIdOf(args.toVersionId, 'TemplateVersion', 'toVersionId'),
+        ),
     },
     Mutation: {
       createTemplate: async (_root, { input }: { input: CreateTemplateInput & { content?: GraphQLContentInput } }, ctx: Ctx) => {
-        const created = presentTemplate(await withContentPaths(createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) })));
+        const created = presentTemplate(
+          await withContentPaths(
+            createTemplate(ctx.deps, ctx.actor, { ...templateFields(input), content: contentDocument(input.content) }),
+          ),
+        );
         return { template: created, version: (await ctx.loaders.versionsByTemplate.load(created.id))[0] };
       },
       updateTemplate: async (_root, { input }: { input: Omit<CreateTemplateInput, 'content'> & { templateId: string } }, ctx: Ctx) => {
@@ -519,14 +553,25 @@ export const templatesModule: SchemaModule = {
       },
       createDraft: async (_root, { input }: { input: { templateId: string } }, ctx: Ctx) =>
         versionPayload(createDraft(ctx.deps, ctx.actor, databaseIdOf(input.templateId, 'Template', 'input.templateId'))),
-      updateDraft: (_root, { input }: { input: { versionId: string; content: GraphQLContentInput; expectedRevision?: number | null } }, ctx: Ctx) =>
-        versionPayload(withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content), input.expectedRevision))),
+      updateDraft: (
+        _root,
+        { input }: { input: { versionId: string; content: GraphQLContentInput; expectedRevision?: number | null } },
+        ctx: Ctx,
+      ) =>
+        versionPayload(
+          withContentPaths(updateDraft(ctx.deps, ctx.actor, versionIdOf(input), contentDocument(input.content), input.expectedRevision)),
+        ),
       submitVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(submitVersion(ctx.deps, ctx.actor, versionIdOf(input))),
-      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
-      approveVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
+      rejectVersion: (_root, { input }: VersionInput, ctx: Ctx) =>
+        versionPayload(rejectVersion(ctx.deps, ctx.actor, versionIdOf(input), input.reason!, input, ctx.meta)),
+      approveVersion: (_root, { input }: VersionInput, ctx: Ctx) =>
+        versionPayload(approveVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta)),
       publishVersion: async (_root, { input }: VersionInput, ctx: Ctx, info) => {
         const published = presentVersion(await publishVersion(ctx.deps, ctx.actor, versionIdOf(input), input, ctx.meta));
-        return { version: published, template: await ctx.loaders.template(templateColumns.of(info, ['template'])).load(published.templateId) };
+        return {
+          version: published,
+          template: await ctx.loaders.template(templateColumns.of(info, ['template'])).load(published.templateId),
+        };
       },
       retireVersion: (_root, { input }: VersionInput, ctx: Ctx) => versionPayload(retireVersion(ctx.deps, ctx.actor, versionIdOf(input))),
     },
@@ -535,7 +580,8 @@ export const templatesModule: SchemaModule = {
       organizations: (t: PresentedTemplate, _args, ctx: Ctx) => ctx.loaders.organizationsByTemplate.load(t.id),
       owner: (t: PresentedTemplate, _args, ctx: Ctx, info) => (t.ownerId ? ctx.loaders.user(userColumns.of(info)).load(t.ownerId) : null),
       // a template's versions are few (one per edit cycle) and batched for a page of templates: paged in memory
-      versions: async (t: PresentedTemplate, args: ConnectionArgs, ctx: Ctx) => connectionFromArray(await ctx.loaders.versionsByTemplate.load(t.id), args, (v) => v),
+      versions: async (t: PresentedTemplate, args: ConnectionArgs, ctx: Ctx) =>
+        connectionFromArray(await ctx.loaders.versionsByTemplate.load(t.id), args, (v) => v),
       // versions load oldest first: the latest is the last
       latestVersion: async (t: PresentedTemplate, _args, ctx: Ctx) => (await ctx.loaders.versionsByTemplate.load(t.id)).at(-1),
       publishedVersion: async (t: PresentedTemplate, _args, ctx: Ctx) =>
@@ -547,7 +593,13 @@ export const templatesModule: SchemaModule = {
       content: async (v: PresentedVersion | PresentedVersionSummary, args: { language?: string | null }, ctx: Ctx) => {
         const source: Content | undefined = 'content' in v ? v.content : (await ctx.loaders.versionContent.load(v.id))?.content;
         const content = source && (await contentIn(ctx, v.id, source, args.language));
-        return content && { language: content.language, qualifications: content.qualifications, sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })) };
+        return (
+          content && {
+            language: content.language,
+            qualifications: content.qualifications,
+            sections: content.sections.map((section): VersionSection => ({ ...section, versionId: v.id })),
+          }
+        );
       },
       template: (v: PresentedVersion, _args, ctx: Ctx, info) => ctx.loaders.template(templateColumns.of(info)).load(v.templateId),
       signatures: (v: PresentedVersion, _args, ctx: Ctx) => ctx.loaders.signaturesByVersion.load(v.id),

@@ -27,7 +27,9 @@ function translationsLoader(ctx: Ctx): DataLoader<number, TranslationView[]> {
   let loader = translationLoaders.get(ctx);
   if (!loader) {
     loader = new DataLoader(async (ids: readonly number[]) => {
-      const contents = (await ctx.loaders.versionContent.loadMany(ids)).filter((c): c is { id: number; content: Content } => Boolean(c) && !(c instanceof Error));
+      const contents = (await ctx.loaders.versionContent.loadMany(ids)).filter(
+        (c): c is { id: number; content: Content } => Boolean(c) && !(c instanceof Error),
+      );
       const byVersion = await translationsOfVersions(ctx.deps.db.kysely, ctx.scope, contents);
       return ids.map((id) => byVersion.get(id) ?? []);
     });
@@ -42,7 +44,12 @@ function translationsLoader(ctx: Ctx): DataLoader<number, TranslationView[]> {
  * be saved over it), else the best approved translation of the language and
  * its less specific forms (de-AT, de), text by text over the source.
  */
-export async function contentIn(ctx: Ctx, versionId: number, content: Content, language: string | null | undefined): Promise<LocalizedContent & { language: string | null }> {
+export async function contentIn(
+  ctx: Ctx,
+  versionId: number,
+  content: Content,
+  language: string | null | undefined,
+): Promise<LocalizedContent & { language: string | null }> {
   if (language == null) return { ...content, language: null };
   const localized = await contentInLanguage(ctx.deps.db.kysely, ctx.scope, versionId, content, operatorLanguages(language, null));
   return { ...localized.content, language: localized.language };
@@ -132,7 +139,11 @@ export const translationsModule: SchemaModule = {
   `,
   resolvers: {
     Mutation: {
-      approveTranslation: async (_root, { input }: { input: { versionId: string; language: string; password?: string | null; code?: string | null } }, ctx: Ctx) => {
+      approveTranslation: async (
+        _root,
+        { input }: { input: { versionId: string; language: string; password?: string | null; code?: string | null } },
+        ctx: Ctx,
+      ) => {
         const versionId = databaseIdOf(input.versionId, 'TemplateVersion', 'input.versionId');
         const translation = await approveTranslation(ctx.deps, ctx.actor, versionId, input.language, input, ctx.meta);
         return { translation };

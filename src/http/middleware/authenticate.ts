@@ -50,9 +50,7 @@ function resolveActor(ctx: Ctx): Answer<Actor | undefined> {
     // a directory's token is told apart by format and issuer first: never tried both ways (a token
     // already verified as ours is not read again: decoding its claims is most of this step's cost)
     const directory = deps.verifiedTokens.has(token) ? undefined : directoryClaims(token);
-    return directory
-      ? actorFromDirectoryToken(deps, token, directory, requestMeta(ctx))
-      : actorFromBearer(deps, token);
+    return directory ? actorFromDirectoryToken(deps, token, directory, requestMeta(ctx)) : actorFromBearer(deps, token);
   }
   const cookie = readSessionCookie(ctx);
   return cookie ? actorFromCookie(deps, cookie) : undefined;

@@ -2,9 +2,26 @@ import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
 
 /** Request headers a web app sends to the API (credentials, CSRF token, client selection, retries, tracing). */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-CSRF-Token', 'X-Client-ID', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-CSRF-Token',
+  'X-Client-ID',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'Last-Event-ID',
+];
 /** Response headers a web app may read besides the CORS-safelisted ones: tracing, rate limits, license grace period, CSRF token, idempotent replay. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-License-Warning', 'X-CSRF-Token', 'Idempotency-Replayed'];
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'X-License-Warning',
+  'X-CSRF-Token',
+  'Idempotency-Replayed',
+];
 
 /**
  * CORS for the web apps on other origins listed in config corsOrigins (@koa/cors).

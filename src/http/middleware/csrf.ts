@@ -28,7 +28,10 @@ export function csrf(): Middleware<AppState> {
         refuseCrossSite(ctx);
         const presented = ctx.get(CSRF_HEADER);
         if (!presented || !safeEqual(presented, expected)) {
-          throw new AppError('CSRF_FAILED', 'Missing or invalid CSRF token: send the wip_csrf cookie value (also given in the X-CSRF-Token response header) in X-CSRF-Token');
+          throw new AppError(
+            'CSRF_FAILED',
+            'Missing or invalid CSRF token: send the wip_csrf cookie value (also given in the X-CSRF-Token response header) in X-CSRF-Token',
+          );
         }
       }
       // A web app on another origin cannot read the wip_csrf cookie; it reads the
@@ -54,7 +57,10 @@ export function refuseCrossSite(ctx: AppContext): void {
   if (site === 'same-origin' || site === 'none') return;
   if (!site && (!origin || parseUrl(origin)?.host === ctx.host)) return;
   if (origin && trustedOrigins(ctx).includes(origin)) return;
-  throw new AppError('CSRF_FAILED', 'Cross-origin request refused: the page calling the API is not on a trusted origin (config corsOrigins)');
+  throw new AppError(
+    'CSRF_FAILED',
+    'Cross-origin request refused: the page calling the API is not on a trusted origin (config corsOrigins)',
+  );
 }
 
 function trustedOrigins(ctx: AppContext): string[] {

@@ -38,7 +38,8 @@ export async function errorResponse(ctx: Parameters<Middleware<AppState>>[0], ca
   }
   const headers = (caught as { headers?: Record<string, string | number> }).headers;
   // a 4xx's headers (Retry-After with 429), and a 503's: Retry-After is what tells a client when to come back
-  if (headers && (error.status < 500 || error.status === 503)) for (const [name, value] of Object.entries(headers)) ctx.set(name, String(value));
+  if (headers && (error.status < 500 || error.status === 503))
+    for (const [name, value] of Object.entries(headers)) ctx.set(name, String(value));
   ctx.status = error.status;
   const message = (await localizedMessage(ctx, error)) ?? error.message;
   sendJson(ctx, {

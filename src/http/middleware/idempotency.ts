@@ -34,22 +34,38 @@ export function idempotency(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
     const actor = ctx.state.actor;
     if (!key || !actor) return next();
     if (key.length > MAX_KEY_LENGTH) {
-      throw new AppError('IDEMPOTENCY_KEY_INVALID', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters`, { maxLength: MAX_KEY_LENGTH });
+      throw new AppError('IDEMPOTENCY_KEY_INVALID', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters`, {
+        maxLength: MAX_KEY_LENGTH,
+      });
     }
     const { db, clock } = ctx.state.deps;
     const principal = actor.kind === 'user' ? `user:${actor.userId}` : `admin:${actor.adminId}`;
     const now = clock.now();
     const existing = await claimIdempotencyKey(
       db.kysely,
-      { principal, key, fingerprint: fingerprint(ctx), created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString() },
+      {
+        principal,
+        key,
+        fingerprint: fingerprint(ctx),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+      },
       new Date(now.getTime() - ABANDONED_MS).toISOString(),
     );
     if (existing) {
       if (existing.fingerprint !== fingerprint(ctx)) {
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request; use a new key for a new request');
+        throw new AppError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used for a different request; use a new key for a new request',
+        );
       }
       if (existing.status === 'in_progress') {
-        throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry later', undefined, { headers: { 'Retry-After': 1 } });
+        throw new AppError(
+          'IDEMPOTENCY_IN_PROGRESS',
+          'A request with this Idempotency-Key is still being processed; retry later',
+          undefined,
+          { headers: { 'Retry-After': 1 } },
+        );
       }
       const stored = JSON.parse(existing.response_body!) as StoredResponse;
       ctx.status = existing.response_status!;
@@ -73,7 +89,8 @@ export function idempotency(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
 /** What makes two requests "the same": method, path, query and body (JSON canonicalised; other bodies by type and size). */
 function fingerprint(ctx: AppContext): string {
   const parsed = (ctx.request as { body?: unknown }).body;
-  const body = ctx.is('json') || parsed === undefined ? canonicalJson(parsed ?? null) : `${ctx.get('content-type')};${ctx.get('content-length')}`;
+  const body =
+    ctx.is('json') || parsed === undefined ? canonicalJson(parsed ?? null) : `${ctx.get('content-type')};${ctx.get('content-length')}`;
   return createHash('sha256').update(`${ctx.method} ${ctx.path}?${ctx.querystring}\n${body}`).digest('hex');
 }
 

@@ -172,7 +172,10 @@ export function rateLimitGroupOf(path: string): RateLimitGroup {
  *   (its own when `rateLimitGroups` names the group, the shared default
  *   otherwise), or the IP's for a refused credential.
  */
-export function globalRateLimits(config: Pick<Config, 'rateLimitMax' | 'rateLimitWindow' | 'rateLimitAnonymousMax' | 'rateLimitGroups'>, store: RateLimitStore = memoryRateLimitStore()) {
+export function globalRateLimits(
+  config: Pick<Config, 'rateLimitMax' | 'rateLimitWindow' | 'rateLimitAnonymousMax' | 'rateLimitGroups'>,
+  store: RateLimitStore = memoryRateLimitStore(),
+) {
   const windowMs = config.rateLimitWindow;
   const perIp = rateLimit({ store, namespace: 'ip', max: config.rateLimitAnonymousMax, windowMs, id: (ctx) => ctx.ip });
   const principalId = (ctx: Context) => {

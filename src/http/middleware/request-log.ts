@@ -26,7 +26,10 @@ const SECRET_PARAM = /token|secret|key|password|code/i;
  * (status ≥ 400) or was slow (`requestLogSlow`), and a fixed share of the
  * rest: every n-th, deterministically, so a sample of 0.1 is exactly one in ten.
  */
-export function requestLog(logger: Logger, config: Pick<Config, 'requestLogSample' | 'requestLogSlow'>): (ctx: Ctx, seconds: number) => void {
+export function requestLog(
+  logger: Logger,
+  config: Pick<Config, 'requestLogSample' | 'requestLogSlow'>,
+): (ctx: Ctx, seconds: number) => void {
   const symbols = pino.symbols as unknown as Record<'streamSym' | 'chindingsSym', symbol>;
   const target = logger as unknown as Record<symbol, unknown>;
   const stream = target[symbols.streamSym] as { write(line: string): unknown };
@@ -54,7 +57,11 @@ export function requestLog(logger: Logger, config: Pick<Config, 'requestLogSampl
     const state = ctx.state;
     const actor = state.actor;
     const who =
-      actor === undefined ? '' : actor.kind === 'user' ? `,"clientId":${actor.clientId},"userId":${actor.userId}` : `,"adminId":${actor.adminId}`;
+      actor === undefined
+        ? ''
+        : actor.kind === 'user'
+          ? `,"clientId":${actor.clientId},"userId":${actor.userId}`
+          : `,"adminId":${actor.adminId}`;
     const route = state.routePath;
     stream.write(
       // the request id (a UUID or an incoming id of SAFE_ID's characters) and the method (an HTTP token) need no escaping

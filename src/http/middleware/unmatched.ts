@@ -13,6 +13,8 @@ export function unmatched(ctx: Context): void {
   if (ctx.status === 404) throw notFound('Route');
   // 501: a method the router does not know at all (e.g. PROPFIND) — still "not allowed here"
   if (ctx.status === 405 || ctx.status === 501) {
-    throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed on this route', undefined, { headers: { Allow: ctx.response.get('Allow') } });
+    throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed on this route', undefined, {
+      headers: { Allow: ctx.response.get('Allow') },
+    });
   }
 }

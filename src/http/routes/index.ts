@@ -36,7 +36,8 @@ export const ROUTE_GROUPS = {
   clientEditorial: () => (require('./client/editorial') as typeof import('./client/editorial')).clientEditorialRoutes,
   clientTutorial: () => (require('./client/tutorials') as typeof import('./client/tutorials')).clientTutorialRoutes,
   clientSupervision: () => (require('./client/supervision') as typeof import('./client/supervision')).clientSupervisionRoutes,
-  clientWorkingTogether: () => (require('./client/working-together') as typeof import('./client/working-together')).clientWorkingTogetherRoutes,
+  clientWorkingTogether: () =>
+    (require('./client/working-together') as typeof import('./client/working-together')).clientWorkingTogetherRoutes,
   clientReport: () => (require('./client/reports') as typeof import('./client/reports')).clientReportRoutes,
   adminActivityReport: () => (require('./admin/activity-report') as typeof import('./admin/activity-report')).adminActivityReportRoutes,
   clientPush: () => (require('./client/push') as typeof import('./client/push')).clientPushRoutes,
@@ -46,7 +47,8 @@ export const ROUTE_GROUPS = {
   clientRecord: () => (require('./client/records') as typeof import('./client/records')).clientRecordRoutes,
   clientPlatform: () => (require('./client/platform') as typeof import('./client/platform')).clientPlatformRoutes,
   clientI18n: () => (require('./client/i18n') as typeof import('./client/i18n')).clientI18nRoutes,
-  adminInternationalization: () => (require('./admin/internationalization') as typeof import('./admin/internationalization')).adminInternationalizationRoutes,
+  adminInternationalization: () =>
+    (require('./admin/internationalization') as typeof import('./admin/internationalization')).adminInternationalizationRoutes,
   clientDiagnostics: () => (require('./client/diagnostics') as typeof import('./client/diagnostics')).clientDiagnosticsRoutes,
   adminBugReport: () => (require('./admin/bug-reports') as typeof import('./admin/bug-reports')).adminBugReportRoutes,
   clientFile: () => (require('./client/files') as typeof import('./client/files')).clientFileRoutes,
@@ -54,7 +56,8 @@ export const ROUTE_GROUPS = {
   clientEvent: () => (require('./client/events') as typeof import('./client/events')).clientEventRoutes,
   adminWebhook: () => (require('./client/events') as typeof import('./client/events')).adminWebhookRoutes,
   clientIntegration: () => (require('./client/integrations') as typeof import('./client/integrations')).clientIntegrationRoutes,
-  adminContainerNotification: () => (require('./admin/container-notifications') as typeof import('./admin/container-notifications')).adminContainerNotificationRoutes,
+  adminContainerNotification: () =>
+    (require('./admin/container-notifications') as typeof import('./admin/container-notifications')).adminContainerNotificationRoutes,
   ops: () => (require('./ops') as typeof import('./ops')).opsRoutes,
   docs: () => (require('./docs') as typeof import('./docs')).docsRoutes,
   console: () => (require('./console') as typeof import('./console')).consoleRoutes,
@@ -71,7 +74,8 @@ export function lazyRoutes(): LazyRoute[] {
       path,
       load() {
         const spec = ROUTE_GROUPS[group]()[i];
-        if (spec?.method !== method || spec.path !== path) throw new Error(`the route manifest is stale at ${method} ${path}: run npm run routes:manifest`);
+        if (spec?.method !== method || spec.path !== path)
+          throw new Error(`the route manifest is stale at ${method} ${path}: run npm run routes:manifest`);
         return spec;
       },
     })),

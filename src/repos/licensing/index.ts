@@ -14,10 +14,7 @@ export async function findInstalledLicenseById(db: Kysely<DB>, id: number): Prom
 }
 
 /** Records a key and makes it the current one. Call inside a transaction. */
-export async function insertInstalledLicense(
-  db: Kysely<DB>,
-  values: Omit<InstalledLicenseRow, 'id'>,
-): Promise<InstalledLicenseRow> {
+export async function insertInstalledLicense(db: Kysely<DB>, values: Omit<InstalledLicenseRow, 'id'>): Promise<InstalledLicenseRow> {
   const row = await db.insertInto('installed_licenses').values(values).returningAll().executeTakeFirstOrThrow();
   await db
     .updateTable('deployment_state')
@@ -36,4 +33,3 @@ export async function advanceNewestSeen(db: Kysely<DB>, nowIso: string): Promise
     .where((eb) => eb.or([eb('newest_seen_at', 'is', null), eb('newest_seen_at', '<', nowIso)]))
     .execute();
 }
-

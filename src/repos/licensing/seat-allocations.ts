@@ -92,7 +92,10 @@ async function countHolders(from: SelectQueryBuilder<DB, 'users', {}>): Promise<
 }
 
 /** Seats per license type summed over every client: allocated by unexpired licenses, used by users (for metrics). */
-export async function seatTotalsAcrossClients(db: Kysely<DB>, now: string): Promise<{ allocated: Map<string, number>; used: Map<string, number> }> {
+export async function seatTotalsAcrossClients(
+  db: Kysely<DB>,
+  now: string,
+): Promise<{ allocated: Map<string, number>; used: Map<string, number> }> {
   const [allocated, used] = await Promise.all([
     db
       .selectFrom('licenses')

@@ -26,7 +26,11 @@ const LOGS_IN_ISSUE_CHARS = 32 * 1024;
  * caller is named by client and user id only (no e-mail address leaves).
  * @throws AppError INTEGRATION_NOT_CONFIGURED, UPSTREAM_ERROR (details.upstreamStatus)
  */
-export async function forwardBugReport(deps: Deps, actor: UserActor, report: VendorBugReport): Promise<{ issueNumber: number; issueUrl: string | null }> {
+export async function forwardBugReport(
+  deps: Deps,
+  actor: UserActor,
+  report: VendorBugReport,
+): Promise<{ issueNumber: number; issueUrl: string | null }> {
   const { bugTrackerUrl, bugTrackerRepository, bugTrackerToken } = deps.config;
   if (!bugTrackerUrl || !bugTrackerRepository || !bugTrackerToken) {
     throw integrationNotConfigured('bug tracker', ['bugTrackerUrl', 'bugTrackerRepository', 'bugTrackerToken']);
@@ -41,7 +45,17 @@ export async function forwardBugReport(deps: Deps, actor: UserActor, report: Ven
     report.description,
     '',
     ...facts.map(([name, value]) => `- **${name}:** ${value}`),
-    ...(report.logs ? ['', '<details><summary>Logs</summary>', '', '```', report.logs.slice(-LOGS_IN_ISSUE_CHARS).replace(/```/g, "'''"), '```', '</details>'] : []),
+    ...(report.logs
+      ? [
+          '',
+          '<details><summary>Logs</summary>',
+          '',
+          '```',
+          report.logs.slice(-LOGS_IN_ISSUE_CHARS).replace(/```/g, "'''"),
+          '```',
+          '</details>',
+        ]
+      : []),
   ].join('\n');
   const response = await callUpstream(deps, 'bug tracker', {
     url: upstreamUrl(bugTrackerUrl, `/repos/${bugTrackerRepository}/issues`),

@@ -44,7 +44,9 @@ export function authenticateContainerNotification(deps: Deps, actor: Actor | und
   const match = /^sha256=([0-9a-f]{64})$/i.exec(header.trim());
   if (!match) throw signatureInvalid(`Send ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the body>`);
   // with no secret configured a random key: the comparison fails as for a wrong signature, in the same time
-  const expected = createHmac('sha256', secret || randomBytes(32)).update(rawBody ?? '', 'utf8').digest();
+  const expected = createHmac('sha256', secret || randomBytes(32))
+    .update(rawBody ?? '', 'utf8')
+    .digest();
   if (!secret || !timingSafeEqual(expected, Buffer.from(match[1], 'hex'))) throw signatureInvalid('The signature does not match the body');
 }
 
@@ -67,7 +69,8 @@ export async function receiveContainerNotification(
     received_at: deps.clock.now().toISOString(),
   });
   const stored = (await findContainerNotification(deps.db.kysely, notification.id))!;
-  if (!inserted && stored.payload !== payload) throw conflict('A different notification with this id was already received', { id: notification.id });
+  if (!inserted && stored.payload !== payload)
+    throw conflict('A different notification with this id was already received', { id: notification.id });
   if (inserted) deps.logger.info({ notificationId: notification.id, type: notification.type }, 'container notification received');
   return { notification: stored, duplicate: !inserted };
 }
@@ -75,4 +78,3 @@ export async function receiveContainerNotification(
 export function listNotifications(deps: Deps, filter: { type?: string }, page: PageInput): Promise<Page<ContainerNotificationRow>> {
   return listContainerNotifications(deps.db.kysely, { kind: filter.type }, page);
 }
-

@@ -19,7 +19,8 @@ export const PORTAL_LINK_TTL_SECONDS = 300;
  */
 export async function customerPortalLink(deps: Deps, actor: UserActor): Promise<{ url: string; expiresAt: string }> {
   const { customerPortalUrl, customerPortalSecret } = deps.config;
-  if (!customerPortalUrl || !customerPortalSecret) throw integrationNotConfigured('customer portal', ['customerPortalUrl', 'customerPortalSecret']);
+  if (!customerPortalUrl || !customerPortalSecret)
+    throw integrationNotConfigured('customer portal', ['customerPortalUrl', 'customerPortalSecret']);
   const [client, license] = await Promise.all([getClient(deps, actor.clientId), currentLicense(deps)]);
   const now = Math.floor(deps.clock.now().getTime() / 1000);
   const claims = {

@@ -84,7 +84,14 @@ export async function synchronizeErp(deps: Deps, actor: UserActor): Promise<Retu
   const counts = { pulled: 0, created: 0, skipped: 0, pushed: 0 };
   const errors: SyncError[] = [];
   const record = (status: ErpSyncRunRow['status']) =>
-    insertSyncRun(deps.db.kysely, actor.scope, { started_by: actor.userId, started_at: startedAt, finished_at: deps.clock.now().toISOString(), status, ...counts, errors: JSON.stringify(errors) });
+    insertSyncRun(deps.db.kysely, actor.scope, {
+      started_by: actor.userId,
+      started_at: startedAt,
+      finished_at: deps.clock.now().toISOString(),
+      status,
+      ...counts,
+      errors: JSON.stringify(errors),
+    });
 
   let items: unknown[];
   try {
@@ -106,10 +113,17 @@ export async function synchronizeErp(deps: Deps, actor: UserActor): Promise<Retu
     const parsed = WorkOrder.safeParse(item);
     if (parsed.success) return [parsed.data];
     const id = (item as { id?: unknown } | null)?.id;
-    errors.push({ ...(typeof id === 'string' && { workOrderId: id.slice(0, 128) }), message: `work order ${index} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join(', ')}` });
+    errors.push({
+      ...(typeof id === 'string' && { workOrderId: id.slice(0, 128) }),
+      message: `work order ${index} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join(', ')}`,
+    });
     return [];
   });
-  const linked = await findLinkedWorkOrderIds(deps.db.kysely, actor.scope, orders.map((o) => o.id));
+  const linked = await findLinkedWorkOrderIds(
+    deps.db.kysely,
+    actor.scope,
+    orders.map((o) => o.id),
+  );
   for (const order of orders) {
     if (linked.has(order.id)) {
       counts.skipped++;
@@ -140,7 +154,8 @@ export async function synchronizeErp(deps: Deps, actor: UserActor): Promise<Retu
         body: JSON.stringify(result),
         maxResponseBytes: 64 * 1024,
       });
-      if (response.status < 200 || response.status >= 300) throw upstreamError('ERP', response.status, `it answered HTTP ${response.status}`);
+      if (response.status < 200 || response.status >= 300)
+        throw upstreamError('ERP', response.status, `it answered HTTP ${response.status}`);
       await markResultPushed(deps.db.kysely, actor.scope, externalId, deps.clock.now().toISOString());
       counts.pushed++;
     } catch (error) {

@@ -29,13 +29,16 @@ export interface MapsAnswer {
  */
 export async function proxyMaps(deps: Deps, path: string, params: Record<string, string>): Promise<MapsAnswer> {
   const { mapsUrl, mapsAllowedPaths, mapsAllowedParams, mapsApiKey, mapsApiKeyParam } = deps.config;
-  if (!mapsUrl || mapsAllowedPaths.length === 0) throw integrationNotConfigured('maps', ['mapsUrl', 'mapsAllowedPaths', 'mapsAllowedParams', 'mapsApiKey']);
+  if (!mapsUrl || mapsAllowedPaths.length === 0)
+    throw integrationNotConfigured('maps', ['mapsUrl', 'mapsAllowedPaths', 'mapsAllowedParams', 'mapsApiKey']);
   if (!SAFE_PATH.test(path) || path.split('/').some((segment) => segment === '.' || segment === '..')) {
     throw fieldError('query.path', 'use a plain path such as /geocode/search (letters, digits, - _ . ~ between slashes)');
   }
-  if (!mapsAllowedPaths.some((prefix) => path.startsWith(prefix))) throw fieldError('query.path', `the maps proxy serves ${mapsAllowedPaths.join(', ')} only`);
+  if (!mapsAllowedPaths.some((prefix) => path.startsWith(prefix)))
+    throw fieldError('query.path', `the maps proxy serves ${mapsAllowedPaths.join(', ')} only`);
   const refused = Object.keys(params).filter((name) => !mapsAllowedParams.includes(name) || name === mapsApiKeyParam);
-  if (refused.length > 0) throw fieldError('query', `parameters not allowed: ${refused.join(', ')} (allowed: ${mapsAllowedParams.join(', ') || 'none'})`);
+  if (refused.length > 0)
+    throw fieldError('query', `parameters not allowed: ${refused.join(', ')} (allowed: ${mapsAllowedParams.join(', ') || 'none'})`);
   const url = upstreamUrl(mapsUrl, path);
   url.search = '';
   for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);

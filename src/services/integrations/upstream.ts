@@ -46,7 +46,8 @@ export async function callUpstream(
 
 /** A 2xx answer's JSON. @throws AppError UPSTREAM_ERROR for another status or a body that is not JSON */
 export function upstreamJson(integration: string, response: OutboundResponse): unknown {
-  if (response.status < 200 || response.status >= 300) throw upstreamError(integration, response.status, `it answered HTTP ${response.status}`);
+  if (response.status < 200 || response.status >= 300)
+    throw upstreamError(integration, response.status, `it answered HTTP ${response.status}`);
   try {
     return JSON.parse(response.body.toString('utf8'));
   } catch {

@@ -45,7 +45,10 @@ export async function changeUserLicenseTypes(
       const user = await getUserById(trx, scope, change.userId);
       const refused = rolesNotAllowed(change.licenseType, user.roles as Role[]);
       if (refused.length > 0) {
-        throw fieldError(`body.changes.${index}.licenseType`, `license type "${change.licenseType}" does not allow role(s): ${refused.join(', ')}`);
+        throw fieldError(
+          `body.changes.${index}.licenseType`,
+          `license type "${change.licenseType}" does not allow role(s): ${refused.join(', ')}`,
+        );
       }
       if (user.license_type === change.licenseType) continue;
       await updateUserRow(trx, scope, user.id, { license_type: change.licenseType, updated_at: nowIso });

@@ -11,12 +11,7 @@ import { termsFromPayload, type LicensePayload, type LicenseTerms } from '#licen
 import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
 import { countClients } from '#repos/clients';
 import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '#repos/licensing/seat-allocations';
-import {
-  advanceNewestSeen,
-  findInstalledLicenseById,
-  getDeploymentState,
-  insertInstalledLicense,
-} from '#repos/licensing/index';
+import { advanceNewestSeen, findInstalledLicenseById, getDeploymentState, insertInstalledLicense } from '#repos/licensing/index';
 import { recordChange, recordEvent, type ChangedBy } from '../security-log';
 
 export type { CurrentLicense } from '#licensing/state';
@@ -153,11 +148,7 @@ const EVALUATION_REUSE_MS = 1000;
  * @throws AppError LICENSE_INVALID with details.reason: malformed, unknown_key_id,
  *   bad_signature, wrong_deployment, expired, not_yet_valid
  */
-export async function installLicense(
-  deps: Deps,
-  keyText: string,
-  by: ChangedBy,
-): Promise<LicenseOverview> {
+export async function installLicense(deps: Deps, keyText: string, by: ChangedBy): Promise<LicenseOverview> {
   const now = deps.clock.now();
   const state = await getDeploymentState(deps.db.kysely);
   const via = by.actor.kind === 'cli' ? 'cli' : 'api';
@@ -184,7 +175,14 @@ export async function installLicense(
   const termsOf = (t: LicenseTerms) =>
     t.evaluation
       ? { licenseId: null, licensee: 'evaluation', expiresAt: null }
-      : { licenseId: t.licenseId, licensee: t.licensee?.name ?? null, expiresAt: t.expiresAt, seats: t.seats, maxClients: t.maxClients, features: t.features };
+      : {
+          licenseId: t.licenseId,
+          licensee: t.licensee?.name ?? null,
+          expiresAt: t.expiresAt,
+          seats: t.seats,
+          maxClients: t.maxClients,
+          features: t.features,
+        };
   await withTransaction(deps.db, async (trx, afterCommit) => {
     await insertInstalledLicense(trx, {
       license_key: keyText.replace(/\s+/g, ''),
@@ -218,7 +216,11 @@ export async function licenseOverview(deps: Deps): Promise<LicenseOverview> {
   const license = await currentLicense(deps);
   const nowIso = deps.clock.now().toISOString();
   const db = deps.db.kysely;
-  const [count, allocated, used] = await Promise.all([countClients(db), allocatedSeatsAcrossClients(db, nowIso), usedSeatsAcrossClients(db)]);
+  const [count, allocated, used] = await Promise.all([
+    countClients(db),
+    allocatedSeatsAcrossClients(db, nowIso),
+    usedSeatsAcrossClients(db),
+  ]);
   const seats = {} as Record<LicenseType, SeatUsage>;
   for (const type of LICENSE_TYPES) {
     const total = license.terms.seats[type];

@@ -23,7 +23,14 @@ import { presentLicense } from '#presenters';
 import { recordChange, type ChangedBy } from '../security-log';
 
 /** A seat allocation's security event (license.seats_allocated, _changed, _deleted) with its fields before and after. */
-async function seatsRecorded(tx: EventTx, by: ChangedBy, event: string, message: (client: string) => string, before: LicenseRow | null, after: LicenseRow | null) {
+async function seatsRecorded(
+  tx: EventTx,
+  by: ChangedBy,
+  event: string,
+  message: (client: string) => string,
+  before: LicenseRow | null,
+  after: LicenseRow | null,
+) {
   const row = (after ?? before)!;
   const fields = (l: LicenseRow | null) => (l ? { licenseType: l.license_type, seats: l.seats, expiresAt: l.expires_at } : null);
   // the client by name: an auditor reads "Acme", not "client 3"
@@ -83,7 +90,14 @@ export async function createLicense(deps: Deps, input: LicenseInput, by: Changed
     );
     await assertAllocationsWithinLicense(trx, terms, nowIso, input.seats > 0 ? [input.licenseType] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'created', row);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_allocated', (client) => `${row.seats} ${row.license_type} seats allocated to client ${client}`, null, row);
+    await seatsRecorded(
+      { deps, trx, afterCommit },
+      by,
+      'license.seats_allocated',
+      (client) => `${row.seats} ${row.license_type} seats allocated to client ${client}`,
+      null,
+      row,
+    );
     return row;
   });
 }
@@ -122,7 +136,14 @@ export async function updateLicense(
     const grew = updated.license_type !== current.license_type ? counted(updated) > 0 : counted(updated) > counted(current);
     await assertAllocationsWithinLicense(trx, terms, nowIso, grew ? [updated.license_type] : []);
     await licenseChanged({ deps, trx, afterCommit }, 'updated', updated);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_changed', (client) => `Seat allocation ${id} of client ${client} changed`, current, updated);
+    await seatsRecorded(
+      { deps, trx, afterCommit },
+      by,
+      'license.seats_changed',
+      (client) => `Seat allocation ${id} of client ${client} changed`,
+      current,
+      updated,
+    );
     return updated;
   });
 }
@@ -137,7 +158,14 @@ export async function deleteLicense(deps: Deps, id: number, by: ChangedBy): Prom
     await deleteLicenseRow(trx, scope, id);
     await assertSeatsCoverUsers(trx, scope, nowIso, [current.license_type]);
     await licenseChanged({ deps, trx, afterCommit }, 'deleted', current);
-    await seatsRecorded({ deps, trx, afterCommit }, by, 'license.seats_deleted', (client) => `Seat allocation ${id} of client ${client} (${current.seats} ${current.license_type}) deleted`, current, null);
+    await seatsRecorded(
+      { deps, trx, afterCommit },
+      by,
+      'license.seats_deleted',
+      (client) => `Seat allocation ${id} of client ${client} (${current.seats} ${current.license_type}) deleted`,
+      current,
+      null,
+    );
   });
 }
 

@@ -102,10 +102,21 @@ export async function actorFromDirectoryToken(deps: Deps, token: string, claims:
 }
 
 /** Asks the graph who the token stands for; keeps the session of an earlier check of the same token when it is the same user. */
-async function verifyAtGraph(deps: Deps, token: string, claims: DirectoryClaims, meta: RequestMeta, earlier: CachedToken | undefined): Promise<CachedToken> {
-  const candidates = (await listEnabledSsoProvidersOfKind(deps.db.kysely, 'directory')).filter((row) => row.issuer.toLowerCase() === claims.tid.toLowerCase());
+async function verifyAtGraph(
+  deps: Deps,
+  token: string,
+  claims: DirectoryClaims,
+  meta: RequestMeta,
+  earlier: CachedToken | undefined,
+): Promise<CachedToken> {
+  const candidates = (await listEnabledSsoProvidersOfKind(deps.db.kysely, 'directory')).filter(
+    (row) => row.issuer.toLowerCase() === claims.tid.toLowerCase(),
+  );
   if (candidates.length !== 1) {
-    const reason = candidates.length === 0 ? `no directory provider for tenant ${claims.tid}` : `several clients' directory providers name tenant ${claims.tid}`;
+    const reason =
+      candidates.length === 0
+        ? `no directory provider for tenant ${claims.tid}`
+        : `several clients' directory providers name tenant ${claims.tid}`;
     throw await ssoRefused(deps, { name: 'directory' }, reason, meta);
   }
   const row = candidates[0];
@@ -120,9 +131,17 @@ async function verifyAtGraph(deps: Deps, token: string, claims: DirectoryClaims,
   const expiresAt = claims.exp * 1000;
   const checkedUntil = Math.min(now + (settings.cacheSeconds ?? DEFAULT_DIRECTORY_CACHE_SECONDS) * 1000, expiresAt);
   if (earlier && earlier.providerId === row.id && earlier.userId === userId) return { ...earlier, checkedUntil };
-  const started = await startDirectorySession(deps, scope, userId, meta, { expiresAt: new Date(expiresAt), multiFactor: claims.multiFactor });
+  const started = await startDirectorySession(deps, scope, userId, meta, {
+    expiresAt: new Date(expiresAt),
+    multiFactor: claims.multiFactor,
+  });
   if (started === 'SECOND_FACTOR_NEEDED') {
-    throw await ssoRefused(deps, row, 'the user has a second factor and the directory token does not attest a multi-factor sign-in (amr mfa)', meta);
+    throw await ssoRefused(
+      deps,
+      row,
+      'the user has a second factor and the directory token does not attest a multi-factor sign-in (amr mfa)',
+      meta,
+    );
   }
   return { sessionId: started.sessionId, providerId: row.id, userId, checkedUntil, expiresAt };
 }
@@ -132,7 +151,10 @@ async function whoAmI(deps: Deps, row: SsoProviderRow, token: string, meta: Requ
   const url = toProvider(row).settings.graphUrl ?? DEFAULT_GRAPH_URL;
   let response: Response;
   try {
-    response = await idpFetch(deps)(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(GRAPH_TIMEOUT_MS) });
+    response = await idpFetch(deps)(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(GRAPH_TIMEOUT_MS),
+    });
   } catch (error) {
     if (!isUnreachableError(error)) throw error;
     deps.logger.warn({ provider: row.name, error: (error as Error).message }, 'directory graph API unreachable');
@@ -144,7 +166,7 @@ async function whoAmI(deps: Deps, row: SsoProviderRow, token: string, meta: Requ
   }
   if (response.status !== 200) throw await ssoRefused(deps, row, `the graph API refused the token (HTTP ${response.status})`, meta);
   try {
-    const body = (await response.json());
+    const body = await response.json();
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
   } catch {
     // not JSON: refused below

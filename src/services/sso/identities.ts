@@ -86,7 +86,13 @@ export async function signInAssertedIdentity(
 }
 
 /** The user id an identity stands for, linking or provisioning as the provider allows. */
-export async function userForIdentity(deps: Deps, scope: TenantScope, provider: SsoProviderRow, identity: AssertedIdentity, meta: RequestMeta): Promise<number> {
+export async function userForIdentity(
+  deps: Deps,
+  scope: TenantScope,
+  provider: SsoProviderRow,
+  identity: AssertedIdentity,
+  meta: RequestMeta,
+): Promise<number> {
   const nowIso = deps.clock.now().toISOString();
   const linked = await findSsoIdentityUser(deps.db.kysely, scope, provider.id, identity.subject);
   if (linked !== undefined) {
@@ -132,7 +138,8 @@ export async function userForIdentity(deps: Deps, scope: TenantScope, provider: 
       await emitEvent({ deps, trx, afterCommit }, scope, 'user.created', presentUser(await getUserById(trx, scope, row.id)));
       return row.id;
     }).then(async (userId) => {
-      if (userId === undefined) throw await ssoRefused(deps, provider, 'no user with this email and just-in-time provisioning is off', meta);
+      if (userId === undefined)
+        throw await ssoRefused(deps, provider, 'no user with this email and just-in-time provisioning is off', meta);
       return userId;
     });
   } catch (error) {
@@ -168,12 +175,18 @@ async function updateFromProvider(
     const named = (identity.roles ?? []).filter((role): role is Role => (ROLES as readonly string[]).includes(role));
     const roles = [...new Set([...named, ...(user.roles.includes(SECURITY_ADMIN) ? [SECURITY_ADMIN] : [])])] as Role[];
     const rolesChange =
-      identity.roles !== undefined && named.length > 0 && rolesNotAllowed(user.license_type as LicenseType, roles).length === 0 && !sameSet(roles, user.roles);
+      identity.roles !== undefined &&
+      named.length > 0 &&
+      rolesNotAllowed(user.license_type as LicenseType, roles).length === 0 &&
+      !sameSet(roles, user.roles);
     const organizations = identity.organizations === undefined ? undefined : JSON.stringify(identity.organizations);
     const orgsChange = organizations !== undefined && organizations !== user.available_to_org;
     if (!rolesChange && !orgsChange) return;
     if (rolesChange) await setUserRoles(trx, scope, userId, roles);
-    await updateUser(trx, scope, userId, { ...(orgsChange && { available_to_org: organizations }), updated_at: deps.clock.now().toISOString() });
+    await updateUser(trx, scope, userId, {
+      ...(orgsChange && { available_to_org: organizations }),
+      updated_at: deps.clock.now().toISOString(),
+    });
     await emitEvent({ deps, trx, afterCommit }, scope, 'user.updated', presentUser(await getUserById(trx, scope, userId)));
   };
   if (inTransaction) await apply(inTransaction.trx, inTransaction.afterCommit);

@@ -72,12 +72,18 @@ async function configurationFor(deps: Deps, row: SsoProviderRow): Promise<OpenId
   const issuer = issuerUrlOf(row);
   const secret = clientSecretOf(deps, row);
   const config = oidc()
-    .discovery(issuer, row.oauth_client_id, secret ?? { token_endpoint_auth_method: 'none' }, secret === undefined ? oidc().None() : undefined, {
-      // idpFetch refuses plain http except on loopback, and addresses outside ssoAllowedNetworks
-      execute: [...(isLoopbackHttp(issuer) ? [oidc().allowInsecureRequests] : []), oidc().enableNonRepudiationChecks],
-      timeout: PROVIDER_TIMEOUT_S,
-      [oidc().customFetch]: idpFetch(deps),
-    })
+    .discovery(
+      issuer,
+      row.oauth_client_id,
+      secret ?? { token_endpoint_auth_method: 'none' },
+      secret === undefined ? oidc().None() : undefined,
+      {
+        // idpFetch refuses plain http except on loopback, and addresses outside ssoAllowedNetworks
+        execute: [...(isLoopbackHttp(issuer) ? [oidc().allowInsecureRequests] : []), oidc().enableNonRepudiationChecks],
+        timeout: PROVIDER_TIMEOUT_S,
+        [oidc().customFetch]: idpFetch(deps),
+      },
+    )
     .catch((error: unknown) => {
       perDeps.delete(row.id);
       deps.logger.warn({ provider: row.name, error: describe(error) }, 'OIDC discovery failed');
@@ -105,7 +111,11 @@ export async function findOidcProvider(deps: Deps, kind: OidcKind, name: string 
  * cookie, and the provider's authorization URL to redirect to.
  * @throws AppError NOT_FOUND, SSO_UNAVAILABLE, TOO_MANY_ATTEMPTS
  */
-export async function startOidcSignIn(deps: Deps, row: SsoProviderRow, meta: RequestMeta): Promise<{ location: string; browserToken: string }> {
+export async function startOidcSignIn(
+  deps: Deps,
+  row: SsoProviderRow,
+  meta: RequestMeta,
+): Promise<{ location: string; browserToken: string }> {
   await assertSsoNotLocked(deps, row.name, meta);
   const config = await configurationFor(deps, row);
   const codeVerifier = oidc().randomPKCECodeVerifier();
@@ -148,7 +158,12 @@ export type CallbackOutcome = { postLoginUrl: string } & ({ code: string } | { e
  * back as an outcome, for a redirect to the post-login URL with `error=`.
  * @throws AppError SSO_FAILED (no, unknown, used or expired state)
  */
-export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, browserToken: string | undefined, meta: RequestMeta): Promise<CallbackOutcome> {
+export async function completeOidcSignIn(
+  deps: Deps,
+  query: URLSearchParams,
+  browserToken: string | undefined,
+  meta: RequestMeta,
+): Promise<CallbackOutcome> {
   const state = query.get('state');
   const pending = state ? await takeSsoPending(deps.db.kysely, hashToken(state)) : undefined;
   if (!pending || pending.expires_at <= deps.clock.now().toISOString()) {
@@ -168,7 +183,12 @@ export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, bro
     currentUrl.search = query.toString();
     let claims: Record<string, unknown>;
     try {
-      const tokens = await oidc().authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: codeVerifier, expectedState: state!, expectedNonce: nonce, idTokenExpected: true });
+      const tokens = await oidc().authorizationCodeGrant(config, currentUrl, {
+        pkceCodeVerifier: codeVerifier,
+        expectedState: state!,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      });
       claims = tokens.claims() as Record<string, unknown>;
     } catch (error) {
       if (isUnreachable(error)) {
@@ -179,7 +199,9 @@ export async function completeOidcSignIn(deps: Deps, query: URLSearchParams, bro
     }
     const identity = identityFromClaims(row, claims);
     const userId = await userForIdentity(deps, scope, row, identity, meta);
-    const code = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) => issueUserToken(trx, scope, userId, 'sso_code', deps.clock.now(), SSO_CODE_TTL_MS, `${row.kind}.`));
+    const code = await withTransaction(deps.db, { lockClient: scope.clientId }, (trx) =>
+      issueUserToken(trx, scope, userId, 'sso_code', deps.clock.now(), SSO_CODE_TTL_MS, `${row.kind}.`),
+    );
     return { postLoginUrl, code };
   } catch (error) {
     if (error instanceof AppError) return { postLoginUrl, error };

@@ -22,7 +22,8 @@ export function idpFetch(deps: Deps): GuardedFetch {
     const guarded = guardedFetch(policy);
     fetch = async (href, init) => {
       const url = new URL(href);
-      if (url.protocol !== 'https:' && !isLoopbackHttp(url)) throw new TargetRefused(`${url.origin} is not https (plain http only on loopback)`);
+      if (url.protocol !== 'https:' && !isLoopbackHttp(url))
+        throw new TargetRefused(`${url.origin} is not https (plain http only on loopback)`);
       return guarded(href, init);
     };
     fetches.set(deps, fetch);

@@ -117,7 +117,10 @@ export function endpointsOf(deps: Pick<Deps, 'config' | 'served'>, provider: Pic
     case 'oidc':
       return { signInUrl: `${base}/api/client/auth/oidc?provider=${name}`, redirectUri: `${base}/api/client/auth/oidc/callback` };
     case 'dynamics':
-      return { signInUrl: `${base}/api/client/auth/vendor-dynamics?provider=${name}`, redirectUri: `${base}/api/client/auth/oidc/callback` };
+      return {
+        signInUrl: `${base}/api/client/auth/vendor-dynamics?provider=${name}`,
+        redirectUri: `${base}/api/client/auth/oidc/callback`,
+      };
     case 'saml':
       return {
         signInUrl: `${base}/api/client/auth/vendor-saml?provider=${name}`,
@@ -149,12 +152,23 @@ export async function getProvider(deps: Deps, scope: TenantScope, id: number): P
 type By = ChangedBy;
 
 /** @throws AppError VALIDATION_ERROR (settings the kind needs are missing or malformed), CONFLICT (name taken) */
-export async function createProvider(deps: Deps, scope: TenantScope, input: SsoProviderInput & { name: string; kind: SsoProviderKind }, by: By): Promise<SsoProvider> {
+export async function createProvider(
+  deps: Deps,
+  scope: TenantScope,
+  input: SsoProviderInput & { name: string; kind: SsoProviderKind },
+  by: By,
+): Promise<SsoProvider> {
   const values = rowValues(deps, input, undefined);
   const nowIso = deps.clock.now().toISOString();
   let row: SsoProviderRow;
   try {
-    row = await insertSsoProvider(deps.db.kysely, scope, { ...values, name: input.name, kind: input.kind, created_at: nowIso, updated_at: nowIso });
+    row = await insertSsoProvider(deps.db.kysely, scope, {
+      ...values,
+      name: input.name,
+      kind: input.kind,
+      created_at: nowIso,
+      updated_at: nowIso,
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken();
     throw error;
@@ -172,7 +186,11 @@ export async function updateProvider(deps: Deps, scope: TenantScope, id: number,
   }
   const values = rowValues(deps, input, current);
   try {
-    await updateSsoProvider(deps.db.kysely, scope, id, { ...values, ...(input.name !== undefined && { name: input.name }), updated_at: deps.clock.now().toISOString() });
+    await updateSsoProvider(deps.db.kysely, scope, id, {
+      ...values,
+      ...(input.name !== undefined && { name: input.name }),
+      updated_at: deps.clock.now().toISOString(),
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken();
     throw error;
@@ -189,7 +207,8 @@ export async function deleteProvider(deps: Deps, scope: TenantScope, id: number,
   await changed(deps, scope, 'deleted', row, null, by);
 }
 
-const nameTaken = () => conflict('An SSO provider with this name exists already (names are unique across the appliance: they appear in sign-in URLs)');
+const nameTaken = () =>
+  conflict('An SSO provider with this name exists already (names are unique across the appliance: they appear in sign-in URLs)');
 
 /**
  * The provider as its security event records it: the presented fields, and
@@ -203,7 +222,14 @@ function audited(row: SsoProviderRow | null) {
 }
 
 /** Written right after the change, which is one statement (not a transaction). */
-async function changed(deps: Deps, scope: TenantScope, what: string, before: SsoProviderRow | null, after: SsoProviderRow | null, by: By): Promise<void> {
+async function changed(
+  deps: Deps,
+  scope: TenantScope,
+  what: string,
+  before: SsoProviderRow | null,
+  after: SsoProviderRow | null,
+  by: By,
+): Promise<void> {
   const row = (after ?? before)!;
   await recordChange({ deps }, by, {
     event: 'security.sso_provider_changed',
@@ -248,7 +274,11 @@ function rowValues(deps: Deps, input: SsoProviderInput, current: SsoProviderRow 
     }
   }
   if (kind === 'directory') {
-    need(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issuer), 'tenant', 'required for directory: the directory tenant id (a GUID: the tid of its tokens)');
+    need(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issuer),
+      'tenant',
+      'required for directory: the directory tenant id (a GUID: the tid of its tokens)',
+    );
   }
   if (kind === 'saml') {
     need(issuer !== '', 'issuer', "required for saml: the IdP's entity id (the Issuer of its responses)");
@@ -270,7 +300,11 @@ function rowValues(deps: Deps, input: SsoProviderInput, current: SsoProviderRow 
     issuer,
     oauth_client_id: oauthClientId,
     client_secret:
-      input.clientSecret === undefined ? (current?.client_secret ?? null) : input.clientSecret === null ? null : ssoSecretBox(deps).seal(input.clientSecret),
+      input.clientSecret === undefined
+        ? (current?.client_secret ?? null)
+        : input.clientSecret === null
+          ? null
+          : ssoSecretBox(deps).seal(input.clientSecret),
     settings: JSON.stringify(settings),
     attribute_mapping: JSON.stringify(input.attributeMapping ?? before?.attributeMapping ?? {}),
     jit_enabled: jit.enabled ? 1 : 0,

@@ -4,7 +4,14 @@ import type { SsoProviderRow } from '#db/schema';
 import { tenantScope } from '#db/tenant';
 import { notFound } from '#errors';
 import { publicBaseUrl } from '#mail/templates';
-import { deleteSsoPending, findSsoPendingStart, findSsoProviderByName, insertSsoPending, listEnabledSsoProvidersOfKind, rememberAssertion } from '#repos/sso';
+import {
+  deleteSsoPending,
+  findSsoPendingStart,
+  findSsoProviderByName,
+  insertSsoPending,
+  listEnabledSsoProvidersOfKind,
+  rememberAssertion,
+} from '#repos/sso';
 import type { RequestMeta } from '../actor';
 import type { SignInResult, TwoFactorChallenge } from '../auth';
 import { assertSsoNotLocked, claimList, claimText, signInAssertedIdentity, ssoRefused } from './identities';
@@ -42,10 +49,16 @@ function requestCache(deps: Deps, row: SsoProviderRow) {
   return {
     saveAsync: async (id: string, instant: string) => {
       const now = deps.clock.now();
-      await insertSsoPending(deps.db.kysely, scope, { provider_id: row.id, handle: handle(id), expires_at: new Date(now.getTime() + REQUEST_TTL_MS).toISOString() }, now.toISOString());
+      await insertSsoPending(
+        deps.db.kysely,
+        scope,
+        { provider_id: row.id, handle: handle(id), expires_at: new Date(now.getTime() + REQUEST_TTL_MS).toISOString() },
+        now.toISOString(),
+      );
       return { value: instant, createdAt: now.getTime() };
     },
-    getAsync: async (id: string) => (await findSsoPendingStart(deps.db.kysely, scope, row.id, handle(id), deps.clock.now().toISOString())) ?? null,
+    getAsync: async (id: string) =>
+      (await findSsoPendingStart(deps.db.kysely, scope, row.id, handle(id), deps.clock.now().toISOString())) ?? null,
     removeAsync: async (id: string | null) => {
       if (id) await deleteSsoPending(deps.db.kysely, scope, row.id, handle(id));
       return id;
@@ -92,7 +105,8 @@ function samlFor(deps: Deps, row: SsoProviderRow): SAML {
  */
 export async function startSamlSignIn(deps: Deps, name: string, meta: RequestMeta): Promise<string> {
   const row = await findSsoProviderByName(deps.db.kysely, name);
-  if (!row || row.kind !== 'saml' || row.enabled !== 1 || !toProvider(row).settings.entryPoint) throw notFound('SSO provider with a SAML sign-in URL (entryPoint)');
+  if (!row || row.kind !== 'saml' || row.enabled !== 1 || !toProvider(row).settings.entryPoint)
+    throw notFound('SSO provider with a SAML sign-in URL (entryPoint)');
   await assertSsoNotLocked(deps, row.name, meta);
   return samlFor(deps, row).getAuthorizeUrlAsync('', undefined, {});
 }
@@ -108,7 +122,11 @@ export async function samlMetadata(deps: Deps, name: string): Promise<string> {
  * Validates a base64 SAML response and signs its subject in.
  * @throws AppError SSO_FAILED (anything refused: 401, nothing provisioned), TOO_MANY_ATTEMPTS, LICENSE_SEATS_EXHAUSTED, ACCOUNT_DISABLED
  */
-export async function samlSignIn(deps: Deps, input: { samlResponse: string; provider?: string }, meta: RequestMeta): Promise<SignInResult | TwoFactorChallenge> {
+export async function samlSignIn(
+  deps: Deps,
+  input: { samlResponse: string; provider?: string },
+  meta: RequestMeta,
+): Promise<SignInResult | TwoFactorChallenge> {
   const unknown = { name: input.provider ?? 'saml' };
   await assertSsoNotLocked(deps, unknown.name, meta);
   const xml = Buffer.from(input.samlResponse, 'base64').toString('utf8');
@@ -119,7 +137,12 @@ export async function samlSignIn(deps: Deps, input: { samlResponse: string; prov
     (row) => row.issuer === issuer && (input.provider === undefined || row.name === input.provider),
   );
   if (candidates.length !== 1) {
-    throw await ssoRefused(deps, unknown, candidates.length === 0 ? 'no SAML provider for this issuer' : 'several providers share this issuer: send provider', meta);
+    throw await ssoRefused(
+      deps,
+      unknown,
+      candidates.length === 0 ? 'no SAML provider for this issuer' : 'several providers share this issuer: send provider',
+      meta,
+    );
   }
   const row = candidates[0];
   if (input.provider === undefined) await assertSsoNotLocked(deps, row.name, meta);
@@ -152,7 +175,11 @@ export async function samlSignIn(deps: Deps, input: { samlResponse: string; prov
   const fresh = await rememberAssertion(
     deps.db.kysely,
     tenantScope(row.client_id),
-    { provider_id: row.id, assertion_id: assertionId!, expires_at: new Date(Math.max(keepUntil, now.getTime() + CLOCK_SKEW_MS)).toISOString() },
+    {
+      provider_id: row.id,
+      assertion_id: assertionId!,
+      expires_at: new Date(Math.max(keepUntil, now.getTime() + CLOCK_SKEW_MS)).toISOString(),
+    },
     now.toISOString(),
   );
   if (!fresh) throw await ssoRefused(deps, row, 'the assertion was used before (replay)', meta);
@@ -166,14 +193,19 @@ export async function samlSignIn(deps: Deps, input: { samlResponse: string; prov
       claimText(attribute('mail')) ??
       claimText(attribute('http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress')) ??
       (emailFormat ? claimText(profile.nameID) : undefined));
-  return signInAssertedIdentity(deps, row, {
-    subject: profile.nameID,
-    email,
-    firstName: claimText(attribute(mapping.firstName ?? 'firstName')),
-    lastName: claimText(attribute(mapping.lastName ?? 'lastName')),
-    roles: mapping.roles ? claimList(attribute(mapping.roles)) : undefined,
-    organizations: mapping.organizations ? claimList(attribute(mapping.organizations)) : undefined,
-  }, meta);
+  return signInAssertedIdentity(
+    deps,
+    row,
+    {
+      subject: profile.nameID,
+      email,
+      firstName: claimText(attribute(mapping.firstName ?? 'firstName')),
+      lastName: claimText(attribute(mapping.lastName ?? 'lastName')),
+      roles: mapping.roles ? claimList(attribute(mapping.roles)) : undefined,
+      organizations: mapping.organizations ? claimList(attribute(mapping.organizations)) : undefined,
+    },
+    meta,
+  );
 }
 
 interface SamlAssertion {

@@ -33,7 +33,9 @@ export function ConflictDialog(props: {
       .catch((e: Error) => setError(e.message));
   }, [conflict.currentRevision]);
 
-  const who = theirs?.updatedBy ? `${theirs.updatedBy.firstName} ${theirs.updatedBy.lastName}`.trim() || theirs.updatedBy.email : t('author.conflict.someone');
+  const who = theirs?.updatedBy
+    ? `${theirs.updatedBy.firstName} ${theirs.updatedBy.lastName}`.trim() || theirs.updatedBy.email
+    : t('author.conflict.someone');
   const when = (theirs?.updatedAt ?? conflict.updatedAt) ? new Date((theirs?.updatedAt ?? conflict.updatedAt)!).toLocaleString() : '';
   const theirSteps = theirs ? stepsInOrder(fromServer(theirs.content)) : [];
   const mySteps = stepsInOrder(mine);
@@ -52,7 +54,13 @@ export function ConflictDialog(props: {
   }
 
   return (
-    <dialog ref={dialog} class="dialog conflict-dialog" aria-labelledby="conflict-title" aria-describedby="conflict-text" onCancel={(e) => e.preventDefault()}>
+    <dialog
+      ref={dialog}
+      class="dialog conflict-dialog"
+      aria-labelledby="conflict-title"
+      aria-describedby="conflict-text"
+      onCancel={(e) => e.preventDefault()}
+    >
       <h2 id="conflict-title">{t('author.conflict.title')}</h2>
       <p id="conflict-text">{t('author.conflict.text', { who, when })}</p>
       <div class="conflict-columns">
@@ -86,7 +94,12 @@ export function ConflictDialog(props: {
         <button type="button" class="btn btn-secondary" disabled={busy || !theirs} onClick={() => void choose(props.onTakeTheirs)}>
           {t('author.conflict.takeTheirs')}
         </button>
-        <button type="button" class="btn btn-primary" disabled={busy || !theirs} onClick={() => void choose(() => props.onKeepMine(theirs!.revision))}>
+        <button
+          type="button"
+          class="btn btn-primary"
+          disabled={busy || !theirs}
+          onClick={() => void choose(() => props.onKeepMine(theirs!.revision))}
+        >
           {t('author.conflict.keepMine')}
         </button>
       </div>

@@ -2,8 +2,36 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { graphql as gql } from '../../api/client';
 import { Autosave, type AutosaveState } from './autosave';
-import { fromServer, inputId, LIMITS, moved, newSection, newStep, pathOf, problemPath, stepsInOrder, toInput, type EditorContent, type EditorSection, type EditorStep, type StepAt } from './model';
-import { filesOf, SENSORS, SUBMIT, TEMPLATE, templateGid, UPDATE_DRAFT, VERSION_QUERY, versionGid, withServerFields, type FileInfo, type TemplateDetail, type VersionDetail } from './queries';
+import {
+  fromServer,
+  inputId,
+  LIMITS,
+  moved,
+  newSection,
+  newStep,
+  pathOf,
+  problemPath,
+  stepsInOrder,
+  toInput,
+  type EditorContent,
+  type EditorSection,
+  type EditorStep,
+  type StepAt,
+} from './model';
+import {
+  filesOf,
+  SENSORS,
+  SUBMIT,
+  TEMPLATE,
+  templateGid,
+  UPDATE_DRAFT,
+  VERSION_QUERY,
+  versionGid,
+  withServerFields,
+  type FileInfo,
+  type TemplateDetail,
+  type VersionDetail,
+} from './queries';
 import { serverHasNotApplicable } from '../../api/features';
 import { Reorder, ReorderHelp } from './Reorder';
 import { StepEditor } from './StepEditor';
@@ -66,7 +94,9 @@ function NotADraft({ template }: { template: TemplateDetail }) {
   return (
     <div class="page">
       <h1>{template.title}</h1>
-      <p class="notice notice-info">{t('author.editor.notADraft', { number: template.latestVersion.number, state: t(`author.state.${template.latestVersion.state}`) })}</p>
+      <p class="notice notice-info">
+        {t('author.editor.notADraft', { number: template.latestVersion.number, state: t(`author.state.${template.latestVersion.state}`) })}
+      </p>
       <a class="btn btn-primary" href={appPath(`/templates/${template.databaseId}`)}>
         {t('author.editor.toTemplate')}
       </a>
@@ -74,7 +104,14 @@ function NotADraft({ template }: { template: TemplateDetail }) {
   );
 }
 
-const STATUS_CLASS: Record<AutosaveState['status'], string> = { saved: 'ok', pending: 'muted', saving: 'muted', invalid: 'error', conflict: 'error', failed: 'warn' };
+const STATUS_CLASS: Record<AutosaveState['status'], string> = {
+  saved: 'ok',
+  pending: 'muted',
+  saving: 'muted',
+  invalid: 'error',
+  conflict: 'error',
+  failed: 'warn',
+};
 
 function DraftEditor({ template, version }: { template: TemplateDetail; version: VersionDetail }) {
   const t = useT();
@@ -83,7 +120,14 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   const contentRef = useRef(content);
   const [files, setFiles] = useState<Map<number, FileInfo>>(() => filesOf(version.content));
   const [sensors, setSensors] = useState<{ databaseId: number; name: string; unit: string }[]>([]);
-  const [save, setSave] = useState<AutosaveState>({ status: 'saved', revision: version.revision, problems: [], conflict: null, savedAt: null, message: null });
+  const [save, setSave] = useState<AutosaveState>({
+    status: 'saved',
+    revision: version.revision,
+    problems: [],
+    conflict: null,
+    savedAt: null,
+    message: null,
+  });
   const [mode, setMode] = useState<'edit' | 'preview'>('edit');
   const [submitting, setSubmitting] = useState(false);
   const [submitError, setSubmitError] = useState<string | null>(null);
@@ -99,7 +143,11 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       new Autosave<EditorContent>(version.revision, {
         // a failure is an ApiError: its code, fields and details are what autosave reads
         save: async (doc, expectedRevision) => {
-          const data = await gql<{ updateDraft: { version: { revision: number } } }>(UPDATE_DRAFT, { id: versionGid(version.databaseId), content: toInput(doc, await serverHasNotApplicable()), revision: expectedRevision });
+          const data = await gql<{ updateDraft: { version: { revision: number } } }>(UPDATE_DRAFT, {
+            id: versionGid(version.databaseId),
+            content: toInput(doc, await serverHasNotApplicable()),
+            revision: expectedRevision,
+          });
           return { revision: data.updateDraft.version.revision };
         },
         onState: setSave,
@@ -137,8 +185,15 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   }
   // by id, not by position: a change that lands late (an upload finishing) still finds its step after a reorder
   const editStep = (stepId: string) => (change: (s: EditorStep) => EditorStep) =>
-    edit((c) => ({ sections: c.sections.map((sec) => (sec.steps.some((st) => st.stepId === stepId) ? { ...sec, steps: sec.steps.map((st) => (st.stepId === stepId ? change(st) : st)) } : sec)) }));
-  const editSection = (sectionId: string, change: (s: EditorSection) => EditorSection) => edit((c) => ({ sections: c.sections.map((sec) => (sec.sectionId === sectionId ? change(sec) : sec)) }));
+    edit((c) => ({
+      sections: c.sections.map((sec) =>
+        sec.steps.some((st) => st.stepId === stepId)
+          ? { ...sec, steps: sec.steps.map((st) => (st.stepId === stepId ? change(st) : st)) }
+          : sec,
+      ),
+    }));
+  const editSection = (sectionId: string, change: (s: EditorSection) => EditorSection) =>
+    edit((c) => ({ sections: c.sections.map((sec) => (sec.sectionId === sectionId ? change(sec) : sec)) }));
 
   const problems = useMemo(() => {
     const map = new Map<string, string>();
@@ -172,7 +227,9 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   }
 
   async function takeTheirs() {
-    const data = await gql<{ templateVersion: VersionDetail }>(await withServerFields(VERSION_QUERY), { id: versionGid(version.databaseId) });
+    const data = await gql<{ templateVersion: VersionDetail }>(await withServerFields(VERSION_QUERY), {
+      id: versionGid(version.databaseId),
+    });
     const theirs = fromServer(data.templateVersion.content);
     contentRef.current = theirs;
     setContent(theirs);
@@ -224,7 +281,13 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       )}
 
       {(save.status === 'invalid' || submitError) && (
-        <div class="notice notice-danger" role={submitError ? 'alert' : undefined} tabIndex={-1} ref={summaryRef} aria-labelledby="author-problems-heading">
+        <div
+          class="notice notice-danger"
+          role={submitError ? 'alert' : undefined}
+          tabIndex={-1}
+          ref={summaryRef}
+          aria-labelledby="author-problems-heading"
+        >
           <h2 id="author-problems-heading">{submitError ?? t('author.editor.problems', { count: save.problems.length })}</h2>
           {save.status === 'invalid' && (
             <ul>
@@ -244,7 +307,13 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       )}
 
       {save.status === 'conflict' && save.conflict && (
-        <ConflictDialog conflict={save.conflict} versionId={version.databaseId} mine={content} onTakeTheirs={takeTheirs} onKeepMine={keepMine} />
+        <ConflictDialog
+          conflict={save.conflict}
+          versionId={version.databaseId}
+          mine={content}
+          onTakeTheirs={takeTheirs}
+          onKeepMine={keepMine}
+        />
       )}
 
       {mode === 'preview' ? (
@@ -264,7 +333,9 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
               <section class="section-editor" aria-labelledby={`section-heading-${section.sectionId}`}>
                 <div class="section-head">
                   {handle}
-                  <h2 id={`section-heading-${section.sectionId}`}>{t('author.section.name', { number: s + 1, title: section.title || t('author.section.untitled') })}</h2>
+                  <h2 id={`section-heading-${section.sectionId}`}>
+                    {t('author.section.name', { number: s + 1, title: section.title || t('author.section.untitled') })}
+                  </h2>
                   <button
                     type="button"
                     class="btn btn-danger"
@@ -352,7 +423,9 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
               class="btn btn-secondary add-section"
               onClick={() => {
                 const title = t('author.section.defaultTitle', { number: content.sections.length + 1 });
-                edit((c) => ({ sections: [...c.sections, newSection(title, t('author.step.defaultTitle', { number: numbered.length + 1 }))] }));
+                edit((c) => ({
+                  sections: [...c.sections, newSection(title, t('author.step.defaultTitle', { number: numbered.length + 1 }))],
+                }));
                 announce(t('author.section.added', { title }));
               }}
             >

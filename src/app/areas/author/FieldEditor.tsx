@@ -47,12 +47,26 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
       <div class="field-grid">
         <div class="form-row">
           <label for={inputId(path('label'))}>{t('author.field.label')}</label>
-          <input {...input('label')} type="text" maxLength={500} value={field.label} onInput={(e) => set({ label: e.currentTarget.value })} />
+          <input
+            {...input('label')}
+            type="text"
+            maxLength={500}
+            value={field.label}
+            onInput={(e) => set({ label: e.currentTarget.value })}
+          />
           <ErrorText problems={problems} path={path('label')} />
         </div>
         <div class="form-row">
           <label for={inputId(path('key'))}>{t('author.field.key')}</label>
-          <input {...input('key')} type="text" maxLength={LIMITS.key} value={field.key} spellcheck={false} autocapitalize="off" onInput={(e) => set({ key: e.currentTarget.value })} />
+          <input
+            {...input('key')}
+            type="text"
+            maxLength={LIMITS.key}
+            value={field.key}
+            spellcheck={false}
+            autocapitalize="off"
+            onInput={(e) => set({ key: e.currentTarget.value })}
+          />
           <ErrorText problems={problems} path={path('key')} />
         </div>
         <div class="form-row">
@@ -67,27 +81,52 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
           <ErrorText problems={problems} path={path('type')} />
         </div>
         <div class="form-row checkbox-row">
-          <input {...input('required')} type="checkbox" checked={field.required} onChange={(e) => set({ required: e.currentTarget.checked })} />
+          <input
+            {...input('required')}
+            type="checkbox"
+            checked={field.required}
+            onChange={(e) => set({ required: e.currentTarget.checked })}
+          />
           <label for={inputId(path('required'))}>{t('author.field.required')}</label>
         </div>
         {uses.unit && (
           <div class="form-row">
             <label for={inputId(path('unit'))}>{t('author.field.unit')}</label>
-            <input {...input('unit')} type="text" maxLength={LIMITS.unit} value={field.unit ?? ''} onInput={(e) => set({ unit: e.currentTarget.value || null })} />
+            <input
+              {...input('unit')}
+              type="text"
+              maxLength={LIMITS.unit}
+              value={field.unit ?? ''}
+              onInput={(e) => set({ unit: e.currentTarget.value || null })}
+            />
             <ErrorText problems={problems} path={path('unit')} />
           </div>
         )}
         {uses.limits && (
           <div class="form-row">
             <label for={inputId(path('min'))}>{t('author.field.min')}</label>
-            <input {...input('min')} type="number" step="any" inputMode="decimal" value={field.min ?? ''} onInput={(e) => set({ min: numberOf(e.currentTarget.value) })} />
+            <input
+              {...input('min')}
+              type="number"
+              step="any"
+              inputMode="decimal"
+              value={field.min ?? ''}
+              onInput={(e) => set({ min: numberOf(e.currentTarget.value) })}
+            />
             <ErrorText problems={problems} path={path('min')} />
           </div>
         )}
         {uses.limits && (
           <div class="form-row">
             <label for={inputId(path('max'))}>{t('author.field.max')}</label>
-            <input {...input('max')} type="number" step="any" inputMode="decimal" value={field.max ?? ''} onInput={(e) => set({ max: numberOf(e.currentTarget.value) })} />
+            <input
+              {...input('max')}
+              type="number"
+              step="any"
+              inputMode="decimal"
+              value={field.max ?? ''}
+              onInput={(e) => set({ max: numberOf(e.currentTarget.value) })}
+            />
             <ErrorText problems={problems} path={path('max')} />
           </div>
         )}
@@ -115,7 +154,11 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
         {uses.sensor && (
           <div class="form-row">
             <label for={inputId(path('sensorId'))}>{t('author.field.sensor')}</label>
-            <select {...input('sensorId')} value={field.sensorId == null ? '' : String(field.sensorId)} onChange={(e) => set({ sensorId: e.currentTarget.value ? Number(e.currentTarget.value) : null })}>
+            <select
+              {...input('sensorId')}
+              value={field.sensorId == null ? '' : String(field.sensorId)}
+              onChange={(e) => set({ sensorId: e.currentTarget.value ? Number(e.currentTarget.value) : null })}
+            >
               <option value="">{t('author.field.noSensor')}</option>
               {sensors.map((s) => (
                 <option value={String(s.databaseId)} key={s.databaseId}>
@@ -126,7 +169,9 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
             <ErrorText problems={problems} path={path('sensorId')} />
           </div>
         )}
-        {uses.expression && <ExpressionInput field={field} path={path('expression')} problems={problems} onValue={(expression) => set({ expression })} />}
+        {uses.expression && (
+          <ExpressionInput field={field} path={path('expression')} problems={problems} onValue={(expression) => set({ expression })} />
+        )}
       </div>
       <ErrorText problems={problems} path={pathOf.field(at, index, '').slice(0, -1)} />
     </div>
@@ -139,7 +184,17 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
  * document can tell — a reference to a later step, a missing or non-numeric
  * field — comes back from the autosave's VALIDATION_ERROR at this path.
  */
-function ExpressionInput({ field, path, problems, onValue }: { field: EditorField; path: string; problems: Problems; onValue(expression: string): void }) {
+function ExpressionInput({
+  field,
+  path,
+  problems,
+  onValue,
+}: {
+  field: EditorField;
+  path: string;
+  problems: Problems;
+  onValue(expression: string): void;
+}) {
   const t = useT();
   const id = inputId(path);
   const text = field.expression ?? '';

@@ -57,7 +57,9 @@ export default function LibraryPage() {
     const mine = ++request.current;
     setError(null);
     try {
-      const data = await gql<{ templates: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: LibraryItem[] } }>(LIBRARY, { first: PAGE, after, filter: apiFilter() });
+      const data = await gql<{
+        templates: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: LibraryItem[] };
+      }>(LIBRARY, { first: PAGE, after, filter: apiFilter() });
       if (mine !== request.current) return; // a newer search answered first
       setItems((list) => (after ? [...(list ?? []), ...data.templates.nodes] : data.templates.nodes));
       setTotal(data.templates.totalCount);
@@ -90,7 +92,13 @@ export default function LibraryPage() {
       <header class="page-header">
         <h1>{t('author.library.heading')}</h1>
         <div class="page-actions">
-          <button type="button" class="btn btn-primary" onClick={() => setCreating(true)} aria-expanded={creating} aria-controls="new-template">
+          <button
+            type="button"
+            class="btn btn-primary"
+            onClick={() => setCreating(true)}
+            aria-expanded={creating}
+            aria-controls="new-template"
+          >
             {t('author.library.new')}
           </button>
         </div>
@@ -141,7 +149,9 @@ export default function LibraryPage() {
       <p class="muted" role="status" aria-live="polite">
         {items === null ? t('author.loading') : t('author.library.count', { count: total })}
       </p>
-      {items !== null && items.length === 0 && <p class="empty">{filter.mine ? t('author.library.nothingWaits') : t('author.library.empty')}</p>}
+      {items !== null && items.length === 0 && (
+        <p class="empty">{filter.mine ? t('author.library.nothingWaits') : t('author.library.empty')}</p>
+      )}
       {items && items.length > 0 && (
         <ul class="template-list" aria-label={t('author.library.results')}>
           {items.map((item) => (
@@ -151,8 +161,15 @@ export default function LibraryPage() {
               </h2>
               {item.description && <p class="template-card-description">{item.description}</p>}
               <p class="template-card-meta">
-                <span class={`badge state-${item.latestVersion.state.toLowerCase()}`}>{t('author.library.versionState', { number: item.latestVersion.number, state: t(`author.state.${item.latestVersion.state}`) })}</span>
-                {item.publishedVersion && item.latestVersion.state !== 'PUBLISHED' && <span class="badge">{t('author.library.published', { number: item.publishedVersion.number })}</span>}
+                <span class={`badge state-${item.latestVersion.state.toLowerCase()}`}>
+                  {t('author.library.versionState', {
+                    number: item.latestVersion.number,
+                    state: t(`author.state.${item.latestVersion.state}`),
+                  })}
+                </span>
+                {item.publishedVersion && item.latestVersion.state !== 'PUBLISHED' && (
+                  <span class="badge">{t('author.library.published', { number: item.publishedVersion.number })}</span>
+                )}
                 {item.assetClass && <span class="badge">{item.assetClass.name}</span>}
                 {item.tags.map((tag) => (
                   <span class="tag" key={tag}>
@@ -202,7 +219,11 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
             .filter(Boolean),
           ...(assetClassId && { assetClassId: assetClassGid(Number(assetClassId)) }),
           // a first section and step to write into: a template is steps
-          content: { sections: [{ title: t('author.section.defaultTitle', { number: 1 }), steps: [{ title: t('author.step.defaultTitle', { number: 1 }) }] }] },
+          content: {
+            sections: [
+              { title: t('author.section.defaultTitle', { number: 1 }), steps: [{ title: t('author.step.defaultTitle', { number: 1 }) }] },
+            ],
+          },
         },
       });
       route(appPath(`/templates/${data.createTemplate.template.databaseId}/edit`));
@@ -233,12 +254,27 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
       )}
       <div class="form-row">
         <label for="new-title">{t('author.template.title')}</label>
-        <input id="new-title" ref={titleRef} type="text" required maxLength={500} value={title} onInput={(e) => setTitle(e.currentTarget.value)} {...described('title')} />
+        <input
+          id="new-title"
+          ref={titleRef}
+          type="text"
+          required
+          maxLength={500}
+          value={title}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+          {...described('title')}
+        />
         {problem('title')}
       </div>
       <div class="form-row">
         <label for="new-description">{t('author.template.description')}</label>
-        <textarea id="new-description" rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} {...described('description')} />
+        <textarea
+          id="new-description"
+          rows={2}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+          {...described('description')}
+        />
         {problem('description')}
       </div>
       <div class="form-row">

@@ -29,7 +29,13 @@ interface Upload {
 
 let uploadSeq = 0;
 
-const asInfo = (f: UploadedFile): FileInfo => ({ databaseId: f.id, name: f.name, contentType: f.contentType, size: f.size, url: `/api/client/files/${f.id}` });
+const asInfo = (f: UploadedFile): FileInfo => ({
+  databaseId: f.id,
+  name: f.name,
+  contentType: f.contentType,
+  size: f.size,
+  url: `/api/client/files/${f.id}`,
+});
 
 export function MediaEditor({ step, stepName, files, onUploaded, onChange, onAdd, announce }: MediaEditorProps) {
   const t = useT();
@@ -67,16 +73,39 @@ export function MediaEditor({ step, stepName, files, onUploaded, onChange, onAdd
             const name = file?.name ?? t('author.media.file', { id: fileId });
             return (
               <li key={fileId} class="media-item">
-                {file && mediaKind(file.contentType) === 'image' ? <img src={file.url} alt="" class="thumb" /> : <span class="thumb thumb-video" aria-hidden="true">▶</span>}
+                {file && mediaKind(file.contentType) === 'image' ? (
+                  <img src={file.url} alt="" class="thumb" />
+                ) : (
+                  <span class="thumb thumb-video" aria-hidden="true">
+                    ▶
+                  </span>
+                )}
                 <span class="media-name">{name}</span>
                 <span class="media-actions">
-                  <button type="button" class="btn btn-secondary" disabled={i === 0} onClick={() => onChange({ media: swap(step.media, i, i - 1) })} aria-label={t('author.media.earlier', { name })}>
+                  <button
+                    type="button"
+                    class="btn btn-secondary"
+                    disabled={i === 0}
+                    onClick={() => onChange({ media: swap(step.media, i, i - 1) })}
+                    aria-label={t('author.media.earlier', { name })}
+                  >
                     ↑
                   </button>
-                  <button type="button" class="btn btn-secondary" disabled={i === step.media.length - 1} onClick={() => onChange({ media: swap(step.media, i, i + 1) })} aria-label={t('author.media.later', { name })}>
+                  <button
+                    type="button"
+                    class="btn btn-secondary"
+                    disabled={i === step.media.length - 1}
+                    onClick={() => onChange({ media: swap(step.media, i, i + 1) })}
+                    aria-label={t('author.media.later', { name })}
+                  >
                     ↓
                   </button>
-                  <button type="button" class="btn btn-danger" onClick={() => onChange({ media: step.media.filter((_, j) => j !== i) })} aria-label={t('author.media.remove', { name })}>
+                  <button
+                    type="button"
+                    class="btn btn-danger"
+                    onClick={() => onChange({ media: step.media.filter((_, j) => j !== i) })}
+                    aria-label={t('author.media.remove', { name })}
+                  >
                     {t('author.remove')}
                   </button>
                 </span>
@@ -90,7 +119,12 @@ export function MediaEditor({ step, stepName, files, onUploaded, onChange, onAdd
           {uploads.map((u) => (
             <li key={u.id} class="upload-item">
               <label for={`upload-${u.id}`}>{t('author.media.progress', { name: u.name })}</label>
-              <progress id={`upload-${u.id}`} max={100} value={Math.round(u.fraction * 100)} aria-valuetext={`${Math.round(u.fraction * 100)} %`}>
+              <progress
+                id={`upload-${u.id}`}
+                max={100}
+                value={Math.round(u.fraction * 100)}
+                aria-valuetext={`${Math.round(u.fraction * 100)} %`}
+              >
                 {Math.round(u.fraction * 100)} %
               </progress>
               {u.error && (
@@ -123,7 +157,12 @@ export function MediaEditor({ step, stepName, files, onUploaded, onChange, onAdd
         {model || step.model ? (
           <p class="media-model">
             <span class="badge">{t('author.media.model')}</span> {model?.name ?? t('author.media.file', { id: step.model!.fileId })}{' '}
-            <button type="button" class="btn btn-danger" onClick={() => onChange({ model: null })} aria-label={t('author.media.removeModel', { name: stepName })}>
+            <button
+              type="button"
+              class="btn btn-danger"
+              onClick={() => onChange({ model: null })}
+              aria-label={t('author.media.removeModel', { name: stepName })}
+            >
               {t('author.remove')}
             </button>
           </p>

@@ -5,7 +5,15 @@ import { StepView } from './StepView';
 import { useT } from '../../i18n';
 
 /** The draft as an operator runs it: one step at a time, previous and next. */
-export function Preview({ content, files, sensors }: { content: EditorContent; files: ReadonlyMap<number, FileInfo>; sensors: { databaseId: number; name: string }[] }) {
+export function Preview({
+  content,
+  files,
+  sensors,
+}: {
+  content: EditorContent;
+  files: ReadonlyMap<number, FileInfo>;
+  sensors: { databaseId: number; name: string }[];
+}) {
   const t = useT();
   const steps = stepsInOrder(content);
   const [index, setIndex] = useState(0);
@@ -15,7 +23,17 @@ export function Preview({ content, files, sensors }: { content: EditorContent; f
   return (
     <section class="preview operator-frame" aria-label={t('author.preview.region')}>
       <p class="muted preview-note">{t('author.preview.note')}</p>
-      <StepView key={step.stepId} step={step} sectionTitle={section.title} number={number} count={steps.length} files={files} sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name} content={content} sectionWhen={section.when} />
+      <StepView
+        key={step.stepId}
+        step={step}
+        sectionTitle={section.title}
+        number={number}
+        count={steps.length}
+        files={files}
+        sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name}
+        content={content}
+        sectionWhen={section.when}
+      />
       <nav class="preview-nav" aria-label={t('author.preview.nav')}>
         <button type="button" class="btn btn-secondary" disabled={current === 0} onClick={() => setIndex(current - 1)}>
           {t('author.preview.previous')}

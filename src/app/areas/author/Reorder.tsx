@@ -103,7 +103,12 @@ export function Reorder<T>(props: ReorderProps<T>) {
       setDragging(null);
       if (moving && over !== index) {
         onMove(index, over);
-        announce(t('author.reorder.dropped', { name: nameOf(item, over), position: t('author.reorder.position', { position: over + 1, count: items.length }) }));
+        announce(
+          t('author.reorder.dropped', {
+            name: nameOf(item, over),
+            position: t('author.reorder.position', { position: over + 1, count: items.length }),
+          }),
+        );
       }
     };
     handle.addEventListener('pointermove', move);
@@ -134,7 +139,12 @@ export function Reorder<T>(props: ReorderProps<T>) {
             <span aria-hidden="true">⠿</span>
           </button>
         );
-        const classes = ['reorder-item', isGrabbed ? 'is-grabbed' : '', dragging?.key === key ? 'is-dragging' : '', dragging && dragging.key !== key && dragging.over === index ? 'drop-target' : ''];
+        const classes = [
+          'reorder-item',
+          isGrabbed ? 'is-grabbed' : '',
+          dragging?.key === key ? 'is-dragging' : '',
+          dragging && dragging.key !== key && dragging.over === index ? 'drop-target' : '',
+        ];
         return (
           <li key={key} class={classes.filter(Boolean).join(' ')}>
             {render(item, index, handle)}

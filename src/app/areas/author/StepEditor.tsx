@@ -1,6 +1,18 @@
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { FIELD_TYPES, inputId, LIMITS, moved, newField, pathOf, type EditorContent, type EditorField, type EditorStep, type FieldType, type StepAt } from './model';
+import {
+  FIELD_TYPES,
+  inputId,
+  LIMITS,
+  moved,
+  newField,
+  pathOf,
+  type EditorContent,
+  type EditorField,
+  type EditorStep,
+  type FieldType,
+  type StepAt,
+} from './model';
 import { StepRules } from './StepRules';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
@@ -37,7 +49,8 @@ export function StepEditor(props: StepEditorProps) {
   const [newType, setNewType] = useState<FieldType>('NUMBER');
   const name = t('author.step.name', { number, title: step.title || t('author.step.untitled') });
   const path = (prop: string) => pathOf.step(at, prop);
-  const invalid = (prop: string) => (problems.has(path(prop)) ? { 'aria-invalid': true, 'aria-describedby': `${inputId(path(prop))}-error` } : {});
+  const invalid = (prop: string) =>
+    problems.has(path(prop)) ? { 'aria-invalid': true, 'aria-describedby': `${inputId(path(prop))}-error` } : {};
   const headingId = `step-heading-${step.stepId}`;
   const bodyTabs = `body-tabs-${step.stepId}`;
 
@@ -52,7 +65,15 @@ export function StepEditor(props: StepEditorProps) {
       </div>
       <div class="form-row">
         <label for={inputId(path('title'))}>{t('author.step.title')}</label>
-        <input id={inputId(path('title'))} type="text" required maxLength={LIMITS.title} value={step.title} onInput={(e) => edit((s) => ({ ...s, title: e.currentTarget.value }))} {...invalid('title')} />
+        <input
+          id={inputId(path('title'))}
+          type="text"
+          required
+          maxLength={LIMITS.title}
+          value={step.title}
+          onInput={(e) => edit((s) => ({ ...s, title: e.currentTarget.value }))}
+          {...invalid('title')}
+        />
         <ErrorText problems={problems} path={path('title')} />
       </div>
       <div class="form-row">
@@ -96,7 +117,13 @@ export function StepEditor(props: StepEditorProps) {
         onUploaded={onUploaded}
         announce={announce}
         onChange={(change) => edit((s) => ({ ...s, ...change }))}
-        onAdd={(as, fileId) => edit((s) => (as === 'model' ? { ...s, model: { fileId, anchorPose: null } } : { ...s, media: [...s.media, fileId].slice(0, LIMITS.mediaPerStep) }))}
+        onAdd={(as, fileId) =>
+          edit((s) =>
+            as === 'model'
+              ? { ...s, model: { fileId, anchorPose: null } }
+              : { ...s, media: [...s.media, fileId].slice(0, LIMITS.mediaPerStep) },
+          )
+        }
       />
       <ErrorText problems={problems} path={path('media')} />
 

@@ -39,7 +39,12 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName,
       </h2>
       {(sectionWhen != null || step.when != null) && (
         <p class="notice notice-info step-view-rule">
-          {[sectionWhen != null && t('author.preview.sectionWhen', { condition: describeCondition(t, doc, sectionWhen) }), step.when != null && t('author.preview.when', { condition: describeCondition(t, doc, step.when) })].filter(Boolean).join(' ')}
+          {[
+            sectionWhen != null && t('author.preview.sectionWhen', { condition: describeCondition(t, doc, sectionWhen) }),
+            step.when != null && t('author.preview.when', { condition: describeCondition(t, doc, step.when) }),
+          ]
+            .filter(Boolean)
+            .join(' ')}
         </p>
       )}
       {step.signoff && (step.signoff.performer || verifier) && (
@@ -127,11 +132,17 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
   if (field.type === 'NUMBER' && value !== '') {
     const n = Number(value);
     if (!Number.isFinite(n)) feedback = t('author.preview.notANumber');
-    else if ((field.min != null && n < field.min) || (field.max != null && n > field.max)) feedback = t('author.preview.outOfLimits', { limits: limits ?? '' });
+    else if ((field.min != null && n < field.min) || (field.max != null && n > field.max))
+      feedback = t('author.preview.outOfLimits', { limits: limits ?? '' });
   }
   if (field.type === 'PASS_FAIL' && value === 'FAIL') feedback = t('author.preview.failed');
   const describedBy = [limits || field.type === 'SENSOR' ? hintId : '', feedback ? feedbackId : ''].filter(Boolean).join(' ') || undefined;
-  const required = field.required ? <span class="required"> *<span class="visually-hidden">{t('author.preview.requiredMark')}</span></span> : null;
+  const required = field.required ? (
+    <span class="required">
+      {' '}
+      *<span class="visually-hidden">{t('author.preview.requiredMark')}</span>
+    </span>
+  ) : null;
 
   const hint = limits && (
     <p id={hintId} class="hint">
@@ -145,7 +156,13 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
   );
 
   if (field.type === 'PASS_FAIL' || field.type === 'CHOICE') {
-    const options = field.type === 'PASS_FAIL' ? [['PASS', t('author.preview.pass')], ['FAIL', t('author.preview.fail')]] : (field.options ?? []).map((o) => [o, o]);
+    const options =
+      field.type === 'PASS_FAIL'
+        ? [
+            ['PASS', t('author.preview.pass')],
+            ['FAIL', t('author.preview.fail')],
+          ]
+        : (field.options ?? []).map((o) => [o, o]);
     return (
       <fieldset class="field-view choice" aria-describedby={describedBy}>
         <legend>
@@ -180,14 +197,42 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
         {label}
         {required}
       </label>
-      {field.type === 'TEXT' && <textarea id={id} rows={2} value={value} onInput={(e) => setValue(e.currentTarget.value)} onBlur={() => setTouched(true)} aria-describedby={describedBy} />}
+      {field.type === 'TEXT' && (
+        <textarea
+          id={id}
+          rows={2}
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          onBlur={() => setTouched(true)}
+          aria-describedby={describedBy}
+        />
+      )}
       {field.type === 'NUMBER' && (
         <div class="with-unit">
-          <input id={id} type="number" inputMode="decimal" step="any" value={value} onInput={(e) => setValue(e.currentTarget.value)} onBlur={() => setTouched(true)} aria-describedby={describedBy} aria-invalid={feedback ? true : undefined} />
+          <input
+            id={id}
+            type="number"
+            inputMode="decimal"
+            step="any"
+            value={value}
+            onInput={(e) => setValue(e.currentTarget.value)}
+            onBlur={() => setTouched(true)}
+            aria-describedby={describedBy}
+            aria-invalid={feedback ? true : undefined}
+          />
           {field.unit && <span class="unit">{field.unit}</span>}
         </div>
       )}
-      {field.type === 'PHOTO' && <input id={id} type="file" accept="image/*" capture="environment" onChange={(e) => setValue(e.currentTarget.files?.length ? 'photo' : '')} aria-describedby={describedBy} />}
+      {field.type === 'PHOTO' && (
+        <input
+          id={id}
+          type="file"
+          accept="image/*"
+          capture="environment"
+          onChange={(e) => setValue(e.currentTarget.files?.length ? 'photo' : '')}
+          aria-describedby={describedBy}
+        />
+      )}
       {field.type === 'SIGNATURE' && (
         <button id={id} type="button" class="btn btn-secondary" onClick={() => setValue('signed')} aria-describedby={describedBy}>
           {value ? t('author.preview.signed') : t('author.preview.sign')}
@@ -201,7 +246,9 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
       )}
       {field.type === 'SENSOR' && (
         <output id={id} class="sensor-reading" aria-describedby={describedBy}>
-          {t('author.preview.sensorReading', { sensor: (field.sensorId != null && sensorName?.(field.sensorId)) || String(field.sensorId ?? '?') })}
+          {t('author.preview.sensorReading', {
+            sensor: (field.sensorId != null && sensorName?.(field.sensorId)) || String(field.sensorId ?? '?'),
+          })}
         </output>
       )}
       {field.type === 'SENSOR' && !limits && (

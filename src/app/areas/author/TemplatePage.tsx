@@ -2,7 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiError, graphql as gql } from '../../api/client';
 import { fromServer } from './model';
-import { ASSET_CLASSES, assetClassGid, CREATE_DRAFT, filesOf, SUBMIT, TEMPLATE, templateGid, UPDATE_TEMPLATE, versionGid, withServerFields, type TemplateDetail } from './queries';
+import {
+  ASSET_CLASSES,
+  assetClassGid,
+  CREATE_DRAFT,
+  filesOf,
+  SUBMIT,
+  TEMPLATE,
+  templateGid,
+  UPDATE_TEMPLATE,
+  versionGid,
+  withServerFields,
+  type TemplateDetail,
+} from './queries';
 import { Preview } from './Preview';
 import { TranslationsPanel } from './TranslationsPanel';
 import { appPath } from './paths';
@@ -91,7 +103,9 @@ export default function TemplatePage({ id }: { id: string }) {
           </p>
           <h1>{template.title}</h1>
           <p>
-            <span class={`badge state-${latest.state.toLowerCase()}`}>{t('author.library.versionState', { number: latest.number, state: t(`author.state.${latest.state}`) })}</span>
+            <span class={`badge state-${latest.state.toLowerCase()}`}>
+              {t('author.library.versionState', { number: latest.number, state: t(`author.state.${latest.state}`) })}
+            </span>
           </p>
         </div>
         <div class="page-actions">
@@ -172,7 +186,12 @@ function Details({ template, onSaved }: { template: TemplateDetail; onSaved: () 
   const [tags, setTags] = useState(template.tags.join(', '));
   const [assetClassId, setAssetClassId] = useState(template.assetClass ? String(template.assetClass.databaseId) : '');
   const [assetClasses, setAssetClasses] = useState<{ databaseId: number; name: string }[]>([]);
-  const [state, setState] = useState<{ busy: boolean; message: string | null; error: string | null; problems: Map<string, string> }>({ busy: false, message: null, error: null, problems: new Map() });
+  const [state, setState] = useState<{ busy: boolean; message: string | null; error: string | null; problems: Map<string, string> }>({
+    busy: false,
+    message: null,
+    error: null,
+    problems: new Map(),
+  });
   useEffect(() => {
     gql<{ assetClasses: { nodes: { databaseId: number; name: string }[] } }>(ASSET_CLASSES)
       .then((d) => setAssetClasses(d.assetClasses.nodes))
@@ -199,7 +218,12 @@ function Details({ template, onSaved }: { template: TemplateDetail; onSaved: () 
       setState({ busy: false, message: t('author.template.detailsSaved'), error: null, problems: new Map() });
     } catch (e) {
       const fields = e instanceof ApiError ? e.fields : [];
-      setState({ busy: false, message: null, error: (e as Error).message, problems: new Map(fields.map((f) => [f.path.replace(/^input\./, ''), f.message])) });
+      setState({
+        busy: false,
+        message: null,
+        error: (e as Error).message,
+        problems: new Map(fields.map((f) => [f.path.replace(/^input\./, ''), f.message])),
+      });
     }
   }
   const problem = (name: string) =>
@@ -208,24 +232,46 @@ function Details({ template, onSaved }: { template: TemplateDetail; onSaved: () 
         {state.problems.get(name)}
       </p>
     );
-  const described = (name: string) => (state.problems.has(name) ? { 'aria-invalid': true, 'aria-describedby': `details-${name}-error` } : {});
+  const described = (name: string) =>
+    state.problems.has(name) ? { 'aria-invalid': true, 'aria-describedby': `details-${name}-error` } : {};
 
   return (
     <form class="card" onSubmit={(event) => void save(event)} aria-labelledby="details-heading">
       <h2 id="details-heading">{t('author.template.details')}</h2>
       <div class="form-row">
         <label for="details-title">{t('author.template.title')}</label>
-        <input id="details-title" type="text" required maxLength={500} value={title} onInput={(e) => setTitle(e.currentTarget.value)} {...described('title')} />
+        <input
+          id="details-title"
+          type="text"
+          required
+          maxLength={500}
+          value={title}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+          {...described('title')}
+        />
         {problem('title')}
       </div>
       <div class="form-row">
         <label for="details-description">{t('author.template.description')}</label>
-        <textarea id="details-description" rows={3} value={description} onInput={(e) => setDescription(e.currentTarget.value)} {...described('description')} />
+        <textarea
+          id="details-description"
+          rows={3}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+          {...described('description')}
+        />
         {problem('description')}
       </div>
       <div class="form-row">
         <label for="details-tags">{t('author.template.tags')}</label>
-        <input id="details-tags" type="text" value={tags} onInput={(e) => setTags(e.currentTarget.value)} aria-describedby="details-tags-hint" {...described('tags')} />
+        <input
+          id="details-tags"
+          type="text"
+          value={tags}
+          onInput={(e) => setTags(e.currentTarget.value)}
+          aria-describedby="details-tags-hint"
+          {...described('tags')}
+        />
         <p class="hint" id="details-tags-hint">
           {t('author.template.tagsHint')}
         </p>

@@ -18,13 +18,33 @@ interface TranslationRow {
 }
 
 const TRANSLATIONS = /* GraphQL */ `
-  query AuthorTranslations($id: ID!) { templateVersion(id: $id) { translations { language approved counts { translated stale missing } } } }
+  query AuthorTranslations($id: ID!) {
+    templateVersion(id: $id) {
+      translations {
+        language
+        approved
+        counts {
+          translated
+          stale
+          missing
+        }
+      }
+    }
+  }
 `;
 
 const xlfPath = (templateId: number, versionId: number, language: string) =>
   `/api/client/templates/${templateId}/versions/${versionId}/translations/${encodeURIComponent(language)}.xlf`;
 
-export function TranslationsPanel({ templateId, versionId, versionNumber }: { templateId: number; versionId: number; versionNumber: number }) {
+export function TranslationsPanel({
+  templateId,
+  versionId,
+  versionNumber,
+}: {
+  templateId: number;
+  versionId: number;
+  versionNumber: number;
+}) {
   const t = useT();
   const fileId = `xlf${useId()}`;
   const [rows, setRows] = useState<TranslationRow[] | null>(null);
@@ -55,7 +75,11 @@ export function TranslationsPanel({ templateId, versionId, versionNumber }: { te
     setBusy(true);
     try {
       // the file's own type is often empty or application/x-xliff+xml: sent as what it is
-      const answer = await api<{ language: string; changed: number }>('PUT', xlfPath(templateId, versionId, tag), new Blob([file], { type: 'application/xliff+xml' }));
+      const answer = await api<{ language: string; changed: number }>(
+        'PUT',
+        xlfPath(templateId, versionId, tag),
+        new Blob([file], { type: 'application/xliff+xml' }),
+      );
       setNotice(t('author.translations.imported', { language: answer.language, changed: answer.changed }));
       await reload();
     } catch (e) {
@@ -109,7 +133,14 @@ export function TranslationsPanel({ templateId, versionId, versionNumber }: { te
         </div>
       )}
       <div class="translations-actions">
-        <TextField label={t('author.translations.languageLabel')} value={language} onValue={setLanguage} hint={t('author.translations.languageHint')} autocomplete="off" spellcheck={false} />
+        <TextField
+          label={t('author.translations.languageLabel')}
+          value={language}
+          onValue={setLanguage}
+          hint={t('author.translations.languageHint')}
+          autocomplete="off"
+          spellcheck={false}
+        />
         <div class="media-buttons">
           {tag ? (
             <a class="btn btn-secondary" href={xlfPath(templateId, versionId, tag)} download>

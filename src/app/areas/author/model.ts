@@ -67,10 +67,23 @@ export interface EditorContent {
 }
 
 /** The document's limits (src/domain/content.ts): the editor stops adding before the server would refuse. */
-export const LIMITS = { sections: 200, stepsPerSection: 500, fieldsPerStep: 100, mediaPerStep: 50, options: 100, title: 500, body: 100_000, unit: 32, key: 64 } as const;
+export const LIMITS = {
+  sections: 200,
+  stepsPerSection: 500,
+  fieldsPerStep: 100,
+  mediaPerStep: 50,
+  options: 100,
+  title: 500,
+  body: 100_000,
+  unit: 32,
+  key: 64,
+} as const;
 
 /** Which properties a field type uses (the others stay null). */
-export const FIELD_TYPE_USES: Record<FieldType, { unit: boolean; limits: boolean; options: boolean; sensor: boolean; expression: boolean }> = {
+export const FIELD_TYPE_USES: Record<
+  FieldType,
+  { unit: boolean; limits: boolean; options: boolean; sensor: boolean; expression: boolean }
+> = {
   TEXT: { unit: false, limits: false, options: false, sensor: false, expression: false },
   NUMBER: { unit: true, limits: true, options: false, sensor: false, expression: false },
   PASS_FAIL: { unit: false, limits: false, options: false, sensor: false, expression: false },
@@ -107,7 +120,19 @@ export function freeFieldKey(step: EditorStep): string {
 export const newFieldUid = () => `f_${randomHex(6)}`;
 
 export function newField(step: EditorStep, type: FieldType, label: string): EditorField {
-  return { uid: newFieldUid(), key: freeFieldKey(step), label, type, required: false, unit: null, min: null, max: null, options: type === 'CHOICE' ? [] : null, sensorId: null, expression: type === 'CALCULATED' ? '' : null };
+  return {
+    uid: newFieldUid(),
+    key: freeFieldKey(step),
+    label,
+    type,
+    required: false,
+    unit: null,
+    min: null,
+    max: null,
+    options: type === 'CHOICE' ? [] : null,
+    sensorId: null,
+    expression: type === 'CALCULATED' ? '' : null,
+  };
 }
 
 /** A field switched to another type keeps only what that type uses. */
@@ -137,7 +162,10 @@ export function updateSection(content: EditorContent, index: number, change: (s:
 }
 
 export function updateStep(content: EditorContent, at: StepAt, change: (s: EditorStep) => EditorStep): EditorContent {
-  return updateSection(content, at.section, (section) => ({ ...section, steps: section.steps.map((s, i) => (i === at.step ? change(s) : s)) }));
+  return updateSection(content, at.section, (section) => ({
+    ...section,
+    steps: section.steps.map((s, i) => (i === at.step ? change(s) : s)),
+  }));
 }
 
 export function updateField(content: EditorContent, at: StepAt, index: number, change: (f: EditorField) => EditorField): EditorContent {
@@ -158,7 +186,9 @@ export const without = <T>(list: readonly T[], index: number): T[] => list.filte
 /** Every step in reading order, with its address and its number (1-based, across sections: what operators see). */
 export function stepsInOrder(content: EditorContent): { at: StepAt; step: EditorStep; section: EditorSection; number: number }[] {
   const out: { at: StepAt; step: EditorStep; section: EditorSection; number: number }[] = [];
-  content.sections.forEach((section, s) => section.steps.forEach((step, i) => out.push({ at: { section: s, step: i }, step, section, number: out.length + 1 })));
+  content.sections.forEach((section, s) =>
+    section.steps.forEach((step, i) => out.push({ at: { section: s, step: i }, step, section, number: out.length + 1 })),
+  );
   return out;
 }
 
@@ -166,7 +196,17 @@ export function stepsInOrder(content: EditorContent): { at: StepAt; step: Editor
 
 /** GraphQL's Content (as read) → the editor's document. */
 export function fromServer(content: {
-  sections: { sectionId: string; title: string; when?: unknown; steps: (Omit<EditorStep, 'fields' | 'when' | 'signoff' | 'allowNotApplicable'> & { when?: unknown; signoff?: EditorSignoff | null; allowNotApplicable?: boolean | null; fields: (Omit<EditorField, 'uid' | 'expression'> & { expression?: string | null })[] })[] }[];
+  sections: {
+    sectionId: string;
+    title: string;
+    when?: unknown;
+    steps: (Omit<EditorStep, 'fields' | 'when' | 'signoff' | 'allowNotApplicable'> & {
+      when?: unknown;
+      signoff?: EditorSignoff | null;
+      allowNotApplicable?: boolean | null;
+      fields: (Omit<EditorField, 'uid' | 'expression'> & { expression?: string | null })[];
+    })[];
+  }[];
 }): EditorContent {
   return {
     sections: content.sections.map((section) => ({
@@ -178,9 +218,18 @@ export function fromServer(content: {
         title: step.title,
         body: step.body,
         media: [...step.media],
-        model: step.model ? { fileId: step.model.fileId, anchorPose: step.model.anchorPose ? { position: [...step.model.anchorPose.position], rotation: [...step.model.anchorPose.rotation] } : null } : null,
+        model: step.model
+          ? {
+              fileId: step.model.fileId,
+              anchorPose: step.model.anchorPose
+                ? { position: [...step.model.anchorPose.position], rotation: [...step.model.anchorPose.rotation] }
+                : null,
+            }
+          : null,
         when: step.when ?? null,
-        signoff: step.signoff ? { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...step.signoff.verifier.roles] } : null } : null,
+        signoff: step.signoff
+          ? { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...step.signoff.verifier.roles] } : null }
+          : null,
         allowNotApplicable: step.allowNotApplicable === true,
         fields: step.fields.map((f) => ({
           uid: newFieldUid(),
@@ -217,7 +266,10 @@ export function toInput(content: EditorContent, notApplicable = false): unknown 
         media: step.media,
         model: step.model ? { fileId: step.model.fileId, ...(step.model.anchorPose && { anchorPose: step.model.anchorPose }) } : null,
         when: step.when ?? null,
-        signoff: step.signoff && (step.signoff.performer || step.signoff.verifier) ? { performer: step.signoff.performer, verifier: step.signoff.verifier } : null,
+        signoff:
+          step.signoff && (step.signoff.performer || step.signoff.verifier)
+            ? { performer: step.signoff.performer, verifier: step.signoff.verifier }
+            : null,
         ...(notApplicable && { allowNotApplicable: step.allowNotApplicable }),
         fields: step.fields.map((f) => {
           const uses = FIELD_TYPE_USES[f.type];

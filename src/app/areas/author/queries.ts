@@ -38,23 +38,54 @@ export const LIBRARY = /* GraphQL */ `
   query AuthorLibrary($first: Int!, $after: String, $filter: TemplateFilter) {
     templates(first: $first, after: $after, filter: $filter) {
       totalCount
-      pageInfo { hasNextPage endCursor }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
       nodes {
-        databaseId title description tags updatedAt
-        assetClass { name }
-        latestVersion { databaseId number state updatedAt }
-        publishedVersion { number }
+        databaseId
+        title
+        description
+        tags
+        updatedAt
+        assetClass {
+          name
+        }
+        latestVersion {
+          databaseId
+          number
+          state
+          updatedAt
+        }
+        publishedVersion {
+          number
+        }
       }
     }
   }
 `;
 
 export const ASSET_CLASSES = /* GraphQL */ `
-  query AuthorAssetClasses { assetClasses(first: 200) { nodes { databaseId name } } }
+  query AuthorAssetClasses {
+    assetClasses(first: 200) {
+      nodes {
+        databaseId
+        name
+      }
+    }
+  }
 `;
 
 export const SENSORS = /* GraphQL */ `
-  query AuthorSensors { sensors(first: 200) { nodes { databaseId name unit } } }
+  query AuthorSensors {
+    sensors(first: 200) {
+      nodes {
+        databaseId
+        name
+        unit
+      }
+    }
+  }
 `;
 
 const FIELD = 'key label type required unit min max options sensorId expression';
@@ -126,28 +157,66 @@ export const VERSION_QUERY = /* GraphQL */ `
 
 export const CREATE_TEMPLATE = /* GraphQL */ `
   mutation AuthorCreateTemplate($input: CreateTemplateInput!) {
-    createTemplate(input: $input) { template { databaseId } version { databaseId } }
+    createTemplate(input: $input) {
+      template {
+        databaseId
+      }
+      version {
+        databaseId
+      }
+    }
   }
 `;
 
 export const UPDATE_TEMPLATE = /* GraphQL */ `
   mutation AuthorUpdateTemplate($input: UpdateTemplateInput!) {
-    updateTemplate(input: $input) { template { databaseId title description tags assetClass { databaseId name } } }
+    updateTemplate(input: $input) {
+      template {
+        databaseId
+        title
+        description
+        tags
+        assetClass {
+          databaseId
+          name
+        }
+      }
+    }
   }
 `;
 
 export const CREATE_DRAFT = /* GraphQL */ `
-  mutation AuthorCreateDraft($id: ID!) { createDraft(input: { templateId: $id }) { version { databaseId number } } }
+  mutation AuthorCreateDraft($id: ID!) {
+    createDraft(input: { templateId: $id }) {
+      version {
+        databaseId
+        number
+      }
+    }
+  }
 `;
 
 export const UPDATE_DRAFT = /* GraphQL */ `
   mutation AuthorSaveDraft($id: ID!, $content: ContentInput!, $revision: Int!) {
-    updateDraft(input: { versionId: $id, content: $content, expectedRevision: $revision }) { version { revision updatedAt } }
+    updateDraft(input: { versionId: $id, content: $content, expectedRevision: $revision }) {
+      version {
+        revision
+        updatedAt
+      }
+    }
   }
 `;
 
 export const SUBMIT = /* GraphQL */ `
-  mutation AuthorSubmit($id: ID!) { submitVersion(input: { versionId: $id }) { version { databaseId state revision } } }
+  mutation AuthorSubmit($id: ID!) {
+    submitVersion(input: { versionId: $id }) {
+      version {
+        databaseId
+        state
+        revision
+      }
+    }
+  }
 `;
 
 /** The server's step (with its files) → the editor's, and the files it names. */

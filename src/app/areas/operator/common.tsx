@@ -6,7 +6,14 @@ import { useObjectUrl } from './hooks';
 import { plainText } from '../../ui/plain-text';
 
 const PRIORITY_TONE: Record<JobData['priority'], Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
-const STATE_TONE: Record<JobData['state'], Tone> = { OPEN: 'info', IN_PROGRESS: 'info', PAUSED: 'warning', COMPLETED: 'success', CANCELLED: 'neutral', REVIEWED: 'success' };
+const STATE_TONE: Record<JobData['state'], Tone> = {
+  OPEN: 'info',
+  IN_PROGRESS: 'info',
+  PAUSED: 'warning',
+  COMPLETED: 'success',
+  CANCELLED: 'neutral',
+  REVIEWED: 'success',
+};
 
 export function PriorityBadge({ priority }: { priority: JobData['priority'] }) {
   const t = useT();
@@ -29,7 +36,8 @@ export function rangeText(field: Pick<FieldDef, 'min' | 'max' | 'unit'>): string
 
 /** A recorded value as text (photos as a count). */
 export function valueText(t: Translate, field: FieldDef | undefined, value: unknown): string {
-  if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('operator.conflict.empty');
+  if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
+    return t('operator.conflict.empty');
   if (field?.type === 'PASS_FAIL') return value === 'PASS' || value === true ? t('operator.run.pass') : t('operator.run.fail');
   if (field?.type === 'PHOTO') return t('operator.review.photos', { n: (Array.isArray(value) ? value : [value]).length });
   if (typeof value === 'number' && field?.unit) return `${value} ${field.unit}`;
@@ -48,5 +56,9 @@ export function Photo({ value, alt }: { value: number | LocalFileRef; alt: strin
   }, [isLocalFileRef(value) ? value.localFile : value]);
   const local = useObjectUrl(blob);
   const src = isLocalFileRef(value) ? local : `/api/client/files/${value}`;
-  return src ? <img class="photo-thumb" src={src} alt={alt} width={120} height={90} /> : <span class="photo-thumb" role="img" aria-label={alt} />;
+  return src ? (
+    <img class="photo-thumb" src={src} alt={alt} width={120} height={90} />
+  ) : (
+    <span class="photo-thumb" role="img" aria-label={alt} />
+  );
 }

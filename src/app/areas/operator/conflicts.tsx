@@ -12,7 +12,9 @@ function stepsNamed(details: Record<string, unknown> | undefined): string[] {
   if (!details) return [];
   const ids = new Set<string>();
   if (Array.isArray(details.steps)) for (const s of details.steps) if (typeof s === 'string') ids.add(s);
-  if (Array.isArray(details.missing)) for (const m of details.missing) if (m && typeof (m as { stepId?: unknown }).stepId === 'string') ids.add((m as { stepId: string }).stepId);
+  if (Array.isArray(details.missing))
+    for (const m of details.missing)
+      if (m && typeof (m as { stepId?: unknown }).stepId === 'string') ids.add((m as { stepId: string }).stepId);
   if (typeof details.stepId === 'string') ids.add(details.stepId);
   return [...ids];
 }
@@ -27,7 +29,13 @@ function RefusedSteps({ job, steps }: { job: JobData; steps: string[] }) {
         const index = all.findIndex((s) => s.stepId === stepId);
         return (
           <li key={stepId}>
-            {index < 0 ? stepId : <a href={`/app/jobs/${job.databaseId}/run?step=${index + 1}`}>{t('operator.review.step', { n: index + 1, title: all[index]!.title })}</a>}
+            {index < 0 ? (
+              stepId
+            ) : (
+              <a href={`/app/jobs/${job.databaseId}/run?step=${index + 1}`}>
+                {t('operator.review.step', { n: index + 1, title: all[index]!.title })}
+              </a>
+            )}
           </li>
         );
       })}
@@ -93,7 +101,10 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                   <div class="conflict-side" data-side="theirs">
                     <h4>
                       {item.conflict.theirs
-                        ? t('operator.conflict.theirs', { name: item.conflict.theirs.recordedBy, date: formatDate(item.conflict.theirs.recordedAt, true) })
+                        ? t('operator.conflict.theirs', {
+                            name: item.conflict.theirs.recordedBy,
+                            date: formatDate(item.conflict.theirs.recordedAt, true),
+                          })
                         : t('operator.conflict.empty')}
                     </h4>
                     <dl>
@@ -120,7 +131,11 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
               </>
             ) : (
               <>
-                <p>{item.error && PLAIN_REFUSALS.has(item.error.code) ? t(`rules.refused.${item.error.code}`) : t('operator.conflict.refused', { message: item.error?.message ?? item.state })}</p>
+                <p>
+                  {item.error && PLAIN_REFUSALS.has(item.error.code)
+                    ? t(`rules.refused.${item.error.code}`)
+                    : t('operator.conflict.refused', { message: item.error?.message ?? item.state })}
+                </p>
                 <RefusedSteps job={job} steps={stepsNamed(item.error?.details)} />
                 <div class="actions">
                   <Button variant="primary" busy={busy === item.id} onClick={() => void decide(item, 'retry')}>

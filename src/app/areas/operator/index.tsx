@@ -12,10 +12,7 @@ import { loadJobs } from './job-list';
 function OperatorHome() {
   const t = useT();
   const { user } = useSession().session;
-  const [state] = useAsync(
-    () => loadJobs({ assigneeId: `User:${user.id}` }),
-    [user.id],
-  );
+  const [state] = useAsync(() => loadJobs({ assigneeId: `User:${user.id}` }), [user.id]);
   const count = state.status === 'done' ? state.value.length : null;
   return (
     <Card heading={t('operator.home.title')}>

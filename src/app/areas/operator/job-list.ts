@@ -13,11 +13,15 @@ const PRIORITY_ORDER = { HIGH: 0, MEDIUM: 1, LOW: 2 } as const;
 export function sortJobs(jobs: JobSummary[]): JobSummary[] {
   return jobs
     .filter((j) => OPEN_STATES.has(j.state))
-    .sort((a, b) => PRIORITY_ORDER[a.priority] - PRIORITY_ORDER[b.priority] || (a.dueAt ?? '9999').localeCompare(b.dueAt ?? '9999') || a.databaseId - b.databaseId);
+    .sort(
+      (a, b) =>
+        PRIORITY_ORDER[a.priority] - PRIORITY_ORDER[b.priority] ||
+        (a.dueAt ?? '9999').localeCompare(b.dueAt ?? '9999') ||
+        a.databaseId - b.databaseId,
+    );
 }
 
 export async function loadJobs(filter: Record<string, string> | null): Promise<JobSummary[]> {
   const data = await graphql<{ jobs: { nodes: JobSummary[] } }>(JOBS, { filter });
   return sortJobs(data.jobs.nodes);
 }
-

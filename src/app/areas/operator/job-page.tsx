@@ -38,7 +38,17 @@ export default function JobPage({ id }: { id: string }) {
   return <JobOverview view={state.view} source={state.source} databaseId={id} userId={user.id} />;
 }
 
-function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView; source: 'server' | 'device'; databaseId: string; userId: number }) {
+function JobOverview({
+  view,
+  source,
+  databaseId,
+  userId,
+}: {
+  view: LocalJobView;
+  source: 'server' | 'device';
+  databaseId: string;
+  userId: number;
+}) {
   const t = useT();
   const { formatDate } = useI18n();
   const { user } = useSession().session;
@@ -65,7 +75,11 @@ function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView;
           </LinkButton>
         }
       />
-      {source === 'device' ? <Notice tone="warning">{t('operator.job.fromDevice')}</Notice> : <p class="offline-ready">{t('operator.job.offlineReady')}</p>}
+      {source === 'device' ? (
+        <Notice tone="warning">{t('operator.job.fromDevice')}</Notice>
+      ) : (
+        <p class="offline-ready">{t('operator.job.offlineReady')}</p>
+      )}
       <ConflictPanel user={userKey(user)} job={job} items={view.items} />
       <Card>
         <dl class="job-details">
@@ -140,7 +154,10 @@ function JobOverview({ view, source, databaseId, userId }: { view: LocalJobView;
 /** Hand-offs of this job waiting for me: accept (the job becomes mine) or decline. Online only: it involves a colleague. */
 function ReceivedHandOffs({ jobId, userId }: { jobId: number; userId: number }) {
   const t = useT();
-  const [state, reload] = useAsync(() => api<{ items: HandOff[] }>('GET', '/api/client/workingTogether/handOffStatuses?limit=100'), [jobId]);
+  const [state, reload] = useAsync(
+    () => api<{ items: HandOff[] }>('GET', '/api/client/workingTogether/handOffStatuses?limit=100'),
+    [jobId],
+  );
   const [busy, setBusy] = useState(false);
   if (state.status !== 'done') return null;
   const mine = state.value.items.filter((h) => h.jobId === jobId && h.toUserId === userId && h.status === 'PENDING');
@@ -148,7 +165,12 @@ function ReceivedHandOffs({ jobId, userId }: { jobId: number; userId: number }) 
   const decide = async (handOff: HandOff, action: 'ACCEPT' | 'DECLINE') => {
     setBusy(true);
     try {
-      await api('POST', '/api/client/workingTogether', { action, jobId, handOffId: handOff.id }, { headers: { 'idempotency-key': newIdempotencyKey() } });
+      await api(
+        'POST',
+        '/api/client/workingTogether',
+        { action, jobId, handOffId: handOff.id },
+        { headers: { 'idempotency-key': newIdempotencyKey() } },
+      );
       toast(action === 'ACCEPT' ? t('operator.job.accepted') : t('operator.job.declined'));
       reload();
     } finally {
@@ -184,7 +206,10 @@ interface Colleague {
 /** Hand the job to a colleague (they accept or decline it on their device). Online only. */
 function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose: () => void; jobId: number }) {
   const t = useT();
-  const [colleagues] = useAsync(() => (open ? api<{ items: Colleague[] }>('GET', '/api/client/workingTogether/colleagues') : Promise.resolve({ items: [] })), [open]);
+  const [colleagues] = useAsync(
+    () => (open ? api<{ items: Colleague[] }>('GET', '/api/client/workingTogether/colleagues') : Promise.resolve({ items: [] })),
+    [open],
+  );
   const [to, setTo] = useState('');
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
@@ -196,7 +221,12 @@ function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose: () =>
     setBusy(true);
     setError(null);
     try {
-      await api('POST', '/api/client/workingTogether', { action: 'HAND_OFF', jobId, toUserId: colleague.id, ...(note.trim() && { note: note.trim() }) }, { headers: { 'idempotency-key': newIdempotencyKey() } });
+      await api(
+        'POST',
+        '/api/client/workingTogether',
+        { action: 'HAND_OFF', jobId, toUserId: colleague.id, ...(note.trim() && { note: note.trim() }) },
+        { headers: { 'idempotency-key': newIdempotencyKey() } },
+      );
       toast(t('operator.job.handOffSent', { name: personName(colleague) }));
       onClose();
     } catch (caught) {
@@ -217,7 +247,14 @@ function HandOffDialog({ open, onClose, jobId }: { open: boolean; onClose: () =>
       }
     >
       {error !== null && <ErrorNotice error={error} />}
-      <Select label={t('operator.job.handOffTo')} value={to} onValue={setTo} placeholder="—" options={list.map((c) => ({ value: String(c.id), label: personName(c) }))} required />
+      <Select
+        label={t('operator.job.handOffTo')}
+        value={to}
+        onValue={setTo}
+        placeholder="—"
+        options={list.map((c) => ({ value: String(c.id), label: personName(c) }))}
+        required
+      />
       <TextField label={t('operator.job.handOffNote')} value={note} onValue={setNote} multiline rows={2} />
     </Dialog>
   );

@@ -10,7 +10,9 @@ import { loadJobs, sortJobs, type JobSummary } from './job-list';
 function matches(job: JobSummary, q: string): boolean {
   const needle = q.trim().toLowerCase();
   if (!needle) return true;
-  return [job.title, job.template.title, job.asset?.name, job.asset?.serialNumber, String(job.databaseId)].some((s) => s?.toLowerCase().includes(needle));
+  return [job.title, job.template.title, job.asset?.name, job.asset?.serialNumber, String(job.databaseId)].some((s) =>
+    s?.toLowerCase().includes(needle),
+  );
 }
 
 /** My jobs and the team's: priority, due date, asset; search; offline, the jobs kept on this device. */
@@ -50,37 +52,37 @@ export default function JobsPage({ query }: { query?: Record<string, string> }) 
         selected={tab}
         onSelect={(id: string) => setTab(id as 'mine' | 'team')}
       >
-      <TextField type="search" label={t('operator.jobs.search')} value={q} onValue={setQ} />
-      {state.status === 'loading' && <Loading />}
-      {state.status === 'error' && <ErrorNotice error={state.error} />}
-      {state.status === 'done' && (
-        <>
-          {state.value.offline && <Notice tone="warning">{t('operator.jobs.offlineList')}</Notice>}
-          {shown.length === 0 ? (
-            <EmptyState title={q ? t('operator.jobs.emptySearch', { q }) : t('operator.jobs.empty')} />
-          ) : (
-            <ul class="job-list" aria-label={tab === 'mine' ? t('operator.jobs.mine') : t('operator.jobs.team')}>
-              {shown.map((job) => (
-                <li key={job.id}>
-                  <Card class="job-card">
-                    <h2 class="job-card-title">
-                      <a href={`/app/jobs/${job.databaseId}`}>{job.title}</a>
-                    </h2>
-                    <p class="job-card-meta">
-                      <PriorityBadge priority={job.priority} /> <StateBadge state={job.state} />
-                    </p>
-                    <p class="job-card-meta">
-                      {job.asset ? t('operator.jobs.asset', { name: job.asset.name }) : job.template.title}
-                      {' · '}
-                      {job.dueAt ? t('operator.jobs.due', { date: formatDate(job.dueAt, true) }) : t('operator.jobs.noDue')}
-                    </p>
-                  </Card>
-                </li>
-              ))}
-            </ul>
-          )}
-        </>
-      )}
+        <TextField type="search" label={t('operator.jobs.search')} value={q} onValue={setQ} />
+        {state.status === 'loading' && <Loading />}
+        {state.status === 'error' && <ErrorNotice error={state.error} />}
+        {state.status === 'done' && (
+          <>
+            {state.value.offline && <Notice tone="warning">{t('operator.jobs.offlineList')}</Notice>}
+            {shown.length === 0 ? (
+              <EmptyState title={q ? t('operator.jobs.emptySearch', { q }) : t('operator.jobs.empty')} />
+            ) : (
+              <ul class="job-list" aria-label={tab === 'mine' ? t('operator.jobs.mine') : t('operator.jobs.team')}>
+                {shown.map((job) => (
+                  <li key={job.id}>
+                    <Card class="job-card">
+                      <h2 class="job-card-title">
+                        <a href={`/app/jobs/${job.databaseId}`}>{job.title}</a>
+                      </h2>
+                      <p class="job-card-meta">
+                        <PriorityBadge priority={job.priority} /> <StateBadge state={job.state} />
+                      </p>
+                      <p class="job-card-meta">
+                        {job.asset ? t('operator.jobs.asset', { name: job.asset.name }) : job.template.title}
+                        {' · '}
+                        {job.dueAt ? t('operator.jobs.due', { date: formatDate(job.dueAt, true) }) : t('operator.jobs.noDue')}
+                      </p>
+                    </Card>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
       </Tabs>
     </>
   );

@@ -36,8 +36,10 @@ function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<str
   const draft: Record<string, DraftValue> = {};
   for (const field of step.fields) {
     const value = record?.values.find((v) => v.key === field.key)?.value;
-    if (field.type === 'PHOTO') draft[field.key] = Array.isArray(value) ? (value as DraftPhoto[]) : value == null ? [] : [value as DraftPhoto];
-    else if (field.type === 'PASS_FAIL') draft[field.key] = value === true || value === 'PASS' ? 'PASS' : value === false || value === 'FAIL' ? 'FAIL' : '';
+    if (field.type === 'PHOTO')
+      draft[field.key] = Array.isArray(value) ? (value as DraftPhoto[]) : value == null ? [] : [value as DraftPhoto];
+    else if (field.type === 'PASS_FAIL')
+      draft[field.key] = value === true || value === 'PASS' ? 'PASS' : value === false || value === 'FAIL' ? 'FAIL' : '';
     else draft[field.key] = value == null ? '' : plainText(value);
   }
   return draft;
@@ -95,7 +97,8 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
         title={view.job.title}
         subtitle={
           <>
-            {step ? t('operator.run.stepOf', { n: index + 1, total: steps.length }) : t('operator.review.title')} <StateBadge state={view.state} />
+            {step ? t('operator.run.stepOf', { n: index + 1, total: steps.length }) : t('operator.review.title')}{' '}
+            <StateBadge state={view.state} />
           </>
         }
         actions={
@@ -117,7 +120,13 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
           <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} readOnly />
         </>
       ) : step && !rules[index].applies ? (
-        <NotApplyingStep rule={rules[index]} view={view} last={index === steps.length - 1} onBack={index > 0 ? () => go(index - 1) : undefined} onNext={() => go(nextApplying(rules, index))} />
+        <NotApplyingStep
+          rule={rules[index]}
+          view={view}
+          last={index === steps.length - 1}
+          onBack={index > 0 ? () => go(index - 1) : undefined}
+          onNext={() => go(nextApplying(rules, index))}
+        />
       ) : step ? (
         <StepForm
           key={step.stepId}
@@ -168,7 +177,19 @@ function nextApplying(rules: readonly StepRule[], index: number): number {
 }
 
 /** A step that does not apply now: why, and on; its record, if it had one, kept and marked. Nothing to record. */
-function NotApplyingStep({ rule, view, last, onBack, onNext }: { rule: StepRule; view: LocalJobView; last: boolean; onBack?: () => void; onNext: () => void }) {
+function NotApplyingStep({
+  rule,
+  view,
+  last,
+  onBack,
+  onNext,
+}: {
+  rule: StepRule;
+  view: LocalJobView;
+  last: boolean;
+  onBack?: () => void;
+  onNext: () => void;
+}) {
   const t = useT();
   return (
     <div class="step-form step-not-applying" data-step={rule.step.stepId}>
@@ -176,7 +197,18 @@ function NotApplyingStep({ rule, view, last, onBack, onNext }: { rule: StepRule;
         <NotApplyingNotice rule={rule} doc={view.job.version.content} />
         {rule.record && (
           <p class="record-note">
-            {t('rules.run.recordKept', { values: rule.record.values.map((v) => valueText(t, rule.step.fields.find((f) => f.key === v.key), v.value)).join(', ') || t('operator.conflict.empty') })}
+            {t('rules.run.recordKept', {
+              values:
+                rule.record.values
+                  .map((v) =>
+                    valueText(
+                      t,
+                      rule.step.fields.find((f) => f.key === v.key),
+                      v.value,
+                    ),
+                  )
+                  .join(', ') || t('operator.conflict.empty'),
+            })}
           </p>
         )}
       </Card>
@@ -228,7 +260,13 @@ function StepForm({
     // instant feedback: a required value given, or a number typed that is not one
     const next = { ...errors };
     delete next[field.key];
-    if ((field.type === 'NUMBER' || field.type === 'SENSOR') && typeof value === 'string' && value.trim() && !Number.isFinite(parseNumber(value))) next[field.key] = t('operator.run.notANumber');
+    if (
+      (field.type === 'NUMBER' || field.type === 'SENSOR') &&
+      typeof value === 'string' &&
+      value.trim() &&
+      !Number.isFinite(parseNumber(value))
+    )
+      next[field.key] = t('operator.run.notANumber');
     setErrors(next);
   };
 
@@ -240,7 +278,8 @@ function StepForm({
       if (field.type === 'SIGNATURE' || field.type === 'CALCULATED') continue;
       const empty = Array.isArray(value) ? value.length === 0 : !value.trim();
       if (empty && field.required && field.type !== 'SENSOR') found[field.key] = t('operator.run.requiredMissing');
-      if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && !Number.isFinite(parseNumber(value as string))) found[field.key] = t('operator.run.notANumber');
+      if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && !Number.isFinite(parseNumber(value as string)))
+        found[field.key] = t('operator.run.notANumber');
     }
     return found;
   };
@@ -258,7 +297,8 @@ function StepForm({
       } else if (Array.isArray(value)) {
         if (value.length === 0) continue;
         const stored = [];
-        for (const photo of value) stored.push(photo instanceof Blob ? await enqueuePhoto(user, view.job.id, photo, photoName(photo)) : photo);
+        for (const photo of value)
+          stored.push(photo instanceof Blob ? await enqueuePhoto(user, view.job.id, photo, photoName(photo)) : photo);
         out.push({ key: field.key, value: stored });
       } else if (value.trim()) {
         out.push({ key: field.key, value: field.type === 'NUMBER' || field.type === 'SENSOR' ? parseNumber(value) : value.trim() });
@@ -273,7 +313,9 @@ function StepForm({
     setErrors(found);
     if (Object.keys(found).length > 0) {
       // the first field in error gets the focus, its message read with it
-      queueMicrotask(() => document.querySelector<HTMLElement>('.step-form .field-invalid input, .step-form .field-invalid textarea')?.focus());
+      queueMicrotask(() =>
+        document.querySelector<HTMLElement>('.step-form .field-invalid input, .step-form .field-invalid textarea')?.focus(),
+      );
       return;
     }
     setBusy(true);
@@ -299,12 +341,25 @@ function StepForm({
   const calculated = calculate(
     view.job.version.content,
     step,
-    new Map(step.fields.filter((f) => f.type === 'NUMBER' || f.type === 'SENSOR').map((f) => [f.key, typeof draft[f.key] === 'string' && (draft[f.key] as string).trim() ? parseNumber(draft[f.key] as string) : undefined])),
+    new Map(
+      step.fields
+        .filter((f) => f.type === 'NUMBER' || f.type === 'SENSOR')
+        .map((f) => [
+          f.key,
+          typeof draft[f.key] === 'string' && (draft[f.key] as string).trim() ? parseNumber(draft[f.key] as string) : undefined,
+        ]),
+    ),
     (stepId, key) => rules.find((r) => r.step.stepId === stepId && r.applies)?.record?.values.find((v) => v.key === key)?.value,
   );
   const stored = (key: string) => record?.values.find((v) => v.key === key);
 
-  const signBlocked = !online ? t('rules.signoff.offline') : !record ? t('rules.signoff.recordFirst') : record.pending ? t('rules.signoff.pendingRecord') : null;
+  const signBlocked = !online
+    ? t('rules.signoff.offline')
+    : !record
+      ? t('rules.signoff.recordFirst')
+      : record.pending
+        ? t('rules.signoff.pendingRecord')
+        : null;
 
   return (
     <form class="step-form" onSubmit={(e) => void save(e)} noValidate>
@@ -313,12 +368,21 @@ function StepForm({
         <StepMedia step={step} />
         {record && (
           <p class="record-note">
-            {record.pending ? t('operator.run.pendingSync') : record.recordedBy ? t('operator.run.recordedBy', { name: personName(record.recordedBy) }) : ''}
+            {record.pending
+              ? t('operator.run.pendingSync')
+              : record.recordedBy
+                ? t('operator.run.recordedBy', { name: personName(record.recordedBy) })
+                : ''}
           </p>
         )}
         {step.fields.map((field) =>
           field.type === 'CALCULATED' ? (
-            <CalculatedField key={field.key} field={field} computed={calculated.get(field.key)} stored={record && !record.pending ? stored(field.key) : undefined} />
+            <CalculatedField
+              key={field.key}
+              field={field}
+              computed={calculated.get(field.key)}
+              stored={record && !record.pending ? stored(field.key) : undefined}
+            />
           ) : (
             <StepField key={field.key} field={field} value={draft[field.key]} error={errors[field.key]} onValue={(v) => set(field, v)} />
           ),
@@ -374,7 +438,23 @@ function photoName(photo: Blob): string {
   return `photo-${new Date().toISOString().replace(/[:.]/g, '-')}.${photo.type === 'image/png' ? 'png' : 'jpg'}`;
 }
 
-function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = false }: { user: UserKey; view: LocalJobView; rules: readonly StepRule[]; onGoTo: (index: number) => void; databaseId: string; online: boolean; readOnly?: boolean }) {
+function Review({
+  user,
+  view,
+  rules,
+  onGoTo,
+  databaseId,
+  online,
+  readOnly = false,
+}: {
+  user: UserKey;
+  view: LocalJobView;
+  rules: readonly StepRule[];
+  onGoTo: (index: number) => void;
+  databaseId: string;
+  online: boolean;
+  readOnly?: boolean;
+}) {
   const t = useT();
   const { route } = useLocation();
   const [busy, setBusy] = useState(false);
@@ -411,7 +491,8 @@ function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = fals
           <ul>
             {outside.map(({ step, index, field, value }) => (
               <li key={`${step.stepId}-${field?.key}`} class="out-of-limits">
-                <strong>{t('operator.review.step', { n: index + 1, title: step.title })}</strong>: {field?.label} {valueText(t, field, value)}
+                <strong>{t('operator.review.step', { n: index + 1, title: step.title })}</strong>: {field?.label}{' '}
+                {valueText(t, field, value)}
                 {field && rangeText(field) && ` (${rangeText(field)})`}{' '}
                 {!readOnly && (
                   <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
@@ -466,7 +547,15 @@ function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = fals
                 ? t('operator.review.notRecorded')
                 : record.status === 'SKIPPED'
                   ? t('operator.review.skipped', { reason: record.reason ?? '' })
-                  : record.values.map((v) => valueText(t, step.fields.find((f) => f.key === v.key), v.value)).join(', ')}
+                  : record.values
+                      .map((v) =>
+                        valueText(
+                          t,
+                          step.fields.find((f) => f.key === v.key),
+                          v.value,
+                        ),
+                      )
+                      .join(', ')}
             {!applies && record && <span class="not-applying-mark"> · {t('rules.review.noLongerApplies')}</span>}
             {record?.pending && <span class="pending-mark"> · {t('operator.run.pendingSync')}</span>}
           </li>
@@ -477,7 +566,13 @@ function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = fals
           <Button size="large" onClick={() => onGoTo(steps.length - 1)}>
             {t('operator.review.back')}
           </Button>
-          <Button size="large" variant="primary" busy={busy} disabled={missing.length > 0 || unsigned.length > 0} onClick={() => void complete()}>
+          <Button
+            size="large"
+            variant="primary"
+            busy={busy}
+            disabled={missing.length > 0 || unsigned.length > 0}
+            onClick={() => void complete()}
+          >
             {t('operator.review.complete')}
           </Button>
         </div>
@@ -488,7 +583,19 @@ function Review({ user, view, rules, onGoTo, databaseId, online, readOnly = fals
 
 const SEVERITIES: Severity[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 
-export function FaultDialog({ open, onClose, user, jobId, stepId }: { open: boolean; onClose: () => void; user: UserKey; jobId: string; stepId: string | null }) {
+export function FaultDialog({
+  open,
+  onClose,
+  user,
+  jobId,
+  stepId,
+}: {
+  open: boolean;
+  onClose: () => void;
+  user: UserKey;
+  jobId: string;
+  stepId: string | null;
+}) {
   const t = useT();
   const sync = useSyncState();
   const [description, setDescription] = useState('');
@@ -523,7 +630,15 @@ export function FaultDialog({ open, onClose, user, jobId, stepId }: { open: bool
         </Button>
       }
     >
-      <TextField label={t('operator.fault.description')} value={description} onValue={setDescription} multiline rows={3} required error={error} />
+      <TextField
+        label={t('operator.fault.description')}
+        value={description}
+        onValue={setDescription}
+        multiline
+        rows={3}
+        required
+        error={error}
+      />
       <Select
         label={t('operator.fault.severity')}
         value={severity}
@@ -535,4 +650,3 @@ export function FaultDialog({ open, onClose, user, jobId, stepId }: { open: bool
     </Dialog>
   );
 }
-

@@ -31,9 +31,13 @@ export async function resolveCode(code: string): Promise<string | undefined> {
   if (!text) return undefined;
   const job = /^(?:Job:|#)?(\d+)$/i.exec(text) ?? /\/app\/jobs\/(\d+)/.exec(text);
   if (job) return `/app/jobs/${job[1]}`;
-  const data = await graphql<{ assets: { nodes: AssetRow[] } }>('query ScanAssets { assets(last: 100) { nodes { id name serialNumber } } }');
+  const data = await graphql<{ assets: { nodes: AssetRow[] } }>(
+    'query ScanAssets { assets(last: 100) { nodes { id name serialNumber } } }',
+  );
   const needle = text.toLowerCase();
-  const asset = data.assets.nodes.find((a) => a.serialNumber?.toLowerCase() === needle) ?? data.assets.nodes.find((a) => a.name.toLowerCase() === needle);
+  const asset =
+    data.assets.nodes.find((a) => a.serialNumber?.toLowerCase() === needle) ??
+    data.assets.nodes.find((a) => a.name.toLowerCase() === needle);
   if (asset) return `/app/jobs?asset=${encodeURIComponent(asset.id)}`;
   return undefined;
 }

@@ -60,18 +60,37 @@ export function PhotoList({ photos, label, onRemove }: { photos: DraftPhoto[]; l
 }
 
 /** Choices as large radio buttons (pass/fail, a CHOICE's options): one tap, a visible label each. */
-function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDef; value: string; options: { value: string; label: string }[]; error?: string | null; onValue: (v: string) => void }) {
+function ChoiceGroup({
+  field,
+  value,
+  options,
+  error,
+  onValue,
+}: {
+  field: FieldDef;
+  value: string;
+  options: { value: string; label: string }[];
+  error?: string | null;
+  onValue: (v: string) => void;
+}) {
   const t = useT();
   const name = `c${useId()}`;
   return (
-    <fieldset class={['field', 'choice-group', error ? 'field-invalid' : ''].filter(Boolean).join(' ')} aria-describedby={error ? `${name}-error` : undefined}>
+    <fieldset
+      class={['field', 'choice-group', error ? 'field-invalid' : ''].filter(Boolean).join(' ')}
+      aria-describedby={error ? `${name}-error` : undefined}
+    >
       <legend>
         {field.label}
         {field.required && <span class="required"> ({t('operator.run.required')})</span>}
       </legend>
       <div class="choices">
         {options.map((option) => (
-          <label key={option.value} class={['choice', value === option.value ? 'choice-selected' : ''].filter(Boolean).join(' ')} data-value={option.value}>
+          <label
+            key={option.value}
+            class={['choice', value === option.value ? 'choice-selected' : ''].filter(Boolean).join(' ')}
+            data-value={option.value}
+          >
             <input type="radio" name={name} value={option.value} checked={value === option.value} onChange={() => onValue(option.value)} />
             <span>{option.label}</span>
           </label>
@@ -92,7 +111,15 @@ function ChoiceGroup({ field, value, options, error, onValue }: { field: FieldDe
  * value is shown once it has one), with unit and limits like a NUMBER; a value
  * outside them is flagged in words, and one that cannot be computed says why.
  */
-export function CalculatedField({ field, computed, stored }: { field: FieldDef; computed: Calculated | undefined; stored?: { value: unknown; outOfLimits: boolean; error?: string | null } }) {
+export function CalculatedField({
+  field,
+  computed,
+  stored,
+}: {
+  field: FieldDef;
+  computed: Calculated | undefined;
+  stored?: { value: unknown; outOfLimits: boolean; error?: string | null };
+}) {
   const t = useT();
   const id = `calc${useId()}`;
   const range = rangeText(field);
@@ -107,10 +134,16 @@ export function CalculatedField({ field, computed, stored }: { field: FieldDef; 
         {field.label} <span class="badge badge-neutral">{t('rules.calculated.badge')}</span>
       </p>
       <output class="calculated-value" aria-labelledby={`${id}-label`} aria-describedby={`${id}-hint`} aria-live="polite">
-        {value !== null ? `${value}${field.unit ? ` ${field.unit}` : ''}` : error ? t('rules.calculated.error', { error }) : t('rules.calculated.pending')}
+        {value !== null
+          ? `${value}${field.unit ? ` ${field.unit}` : ''}`
+          : error
+            ? t('rules.calculated.error', { error })
+            : t('rules.calculated.pending')}
       </output>
       <p class="hint" id={`${id}-hint`}>
-        {[t('rules.calculated.formula', { expression: field.expression ?? '' }), range && t('operator.run.limits', { range })].filter(Boolean).join(' · ')}
+        {[t('rules.calculated.formula', { expression: field.expression ?? '' }), range && t('operator.run.limits', { range })]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
       <p class="limits-status" role="status">
         {out ? t('rules.calculated.outOfLimits', { range }) : ''}
@@ -120,7 +153,17 @@ export function CalculatedField({ field, computed, stored }: { field: FieldDef; 
 }
 
 /** One field of a step, with instant feedback: limits as you type, required values, photos from the camera. */
-export function StepField({ field, value, error, onValue }: { field: FieldDef; value: DraftValue; error?: string | null; onValue: (v: DraftValue) => void }) {
+export function StepField({
+  field,
+  value,
+  error,
+  onValue,
+}: {
+  field: FieldDef;
+  value: DraftValue;
+  error?: string | null;
+  onValue: (v: DraftValue) => void;
+}) {
   const t = useT();
   const range = rangeText(field);
   switch (field.type) {
@@ -135,13 +178,27 @@ export function StepField({ field, value, error, onValue }: { field: FieldDef; v
           min={field.min}
           max={field.max}
           required={field.required}
-          hint={[range && t('operator.run.limits', { range }), field.type === 'SENSOR' ? t('operator.run.sensorHint') : ''].filter(Boolean).join(' ') || undefined}
+          hint={
+            [range && t('operator.run.limits', { range }), field.type === 'SENSOR' ? t('operator.run.sensorHint') : '']
+              .filter(Boolean)
+              .join(' ') || undefined
+          }
           outOfLimitsText={t('operator.run.outOfLimits', { range })}
           error={error}
         />
       );
     case 'TEXT':
-      return <TextField label={field.label} value={value as string} onValue={onValue} multiline rows={3} required={field.required} error={error} />;
+      return (
+        <TextField
+          label={field.label}
+          value={value as string}
+          onValue={onValue}
+          multiline
+          rows={3}
+          required={field.required}
+          error={error}
+        />
+      );
     case 'PASS_FAIL':
       return (
         <ChoiceGroup
@@ -156,7 +213,15 @@ export function StepField({ field, value, error, onValue }: { field: FieldDef; v
         />
       );
     case 'CHOICE':
-      return <ChoiceGroup field={field} value={value as string} error={error} onValue={onValue} options={(field.options ?? []).map((o, i) => ({ value: o, label: field.optionLabels?.[i] ?? o }))} />;
+      return (
+        <ChoiceGroup
+          field={field}
+          value={value as string}
+          error={error}
+          onValue={onValue}
+          options={(field.options ?? []).map((o, i) => ({ value: o, label: field.optionLabels?.[i] ?? o }))}
+        />
+      );
     case 'PHOTO': {
       const photos = value as DraftPhoto[];
       return (
@@ -166,7 +231,10 @@ export function StepField({ field, value, error, onValue }: { field: FieldDef; v
             {field.required && <span class="required"> ({t('operator.run.required')})</span>}
           </p>
           <PhotoList photos={photos} label={field.label} onRemove={(i) => onValue(photos.filter((_, j) => j !== i))} />
-          <PhotoInput label={photos.length ? t('operator.run.addPhoto') : t('operator.run.takePhoto')} onPhoto={(blob) => onValue([...photos, blob])} />
+          <PhotoInput
+            label={photos.length ? t('operator.run.addPhoto') : t('operator.run.takePhoto')}
+            onPhoto={(blob) => onValue([...photos, blob])}
+          />
           {error && <p class="error">{error}</p>}
         </div>
       );

@@ -42,7 +42,12 @@ export function OperatorSyncIndicator() {
             ? t('operator.sync.syncing', { n })
             : t('shell.sync.online');
   return (
-    <span class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`} role="status" data-sync={status} data-waiting={n}>
+    <span
+      class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`}
+      role="status"
+      data-sync={status}
+      data-waiting={n}
+    >
       <span class="sync-dot" aria-hidden="true" />
       {text}
     </span>

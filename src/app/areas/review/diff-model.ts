@@ -134,7 +134,11 @@ function fieldChanges(before: StepDoc, after: StepDoc, named: readonly string[])
     const b = now.get(key);
     if (!a) return { kind: 'added', field: b! };
     if (!b) return { kind: 'removed', field: a };
-    const properties = FIELD_PROPERTIES.filter((p) => !sameValue(a[p], b[p])).map((property) => ({ property, before: a[property], after: b[property] }));
+    const properties = FIELD_PROPERTIES.filter((p) => !sameValue(a[p], b[p])).map((property) => ({
+      property,
+      before: a[property],
+      after: b[property],
+    }));
     return { kind: 'changed', field: b, properties };
   });
 }
@@ -163,7 +167,14 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
         unchanged++;
         continue;
       }
-      const entry: StepChange = { stepId: id, kind: names ? 'changed' : 'moved', step, section: section.title, moved: moved.has(id), fields: [] };
+      const entry: StepChange = {
+        stepId: id,
+        kind: names ? 'changed' : 'moved',
+        step,
+        section: section.title,
+        moved: moved.has(id),
+        fields: [],
+      };
       if (names) {
         if (names.includes('title')) entry.title = { before: old.step.title, after: step.title };
         if (names.includes('body')) entry.body = { before: old.step.body, after: step.body };
@@ -180,7 +191,9 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
   }
   const removed = new Set(server?.removed.map((s) => s.stepId) ?? []);
   for (const section of base?.sections ?? []) {
-    for (const step of section.steps) if (removed.has(step.stepId)) steps.push({ stepId: step.stepId, kind: 'removed', step, section: section.title, moved: false, fields: [] });
+    for (const step of section.steps)
+      if (removed.has(step.stepId))
+        steps.push({ stepId: step.stepId, kind: 'removed', step, section: section.title, moved: false, fields: [] });
   }
   const counts: Record<StepKind, number> = { added: 0, removed: 0, changed: 0, moved: 0 };
   for (const s of steps) counts[s.kind]++;

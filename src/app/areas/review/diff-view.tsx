@@ -2,7 +2,18 @@ import type { ComponentChildren } from 'preact';
 import { useI18n, type Translate } from '../../i18n';
 import { Badge, type Tone } from '../../ui';
 import { describeCondition } from '../../rules/describe';
-import { FIELD_PROPERTIES, type Change, type ContentDoc, type FieldChange, type FieldDoc, type FieldProperty, type ReviewDiff, type SignoffDoc, type StepChange, type StepKind } from './diff-model';
+import {
+  FIELD_PROPERTIES,
+  type Change,
+  type ContentDoc,
+  type FieldChange,
+  type FieldDoc,
+  type FieldProperty,
+  type ReviewDiff,
+  type SignoffDoc,
+  type StepChange,
+  type StepKind,
+} from './diff-model';
 import { plainText } from '../../ui/plain-text';
 
 /**
@@ -16,7 +27,13 @@ export function DiffView({ diff }: { diff: ReviewDiff }) {
   return (
     <div class="diff">
       <p class="diff-summary">
-        {t('review.diff.summary', { added: counts.added, removed: counts.removed, changed: counts.changed, moved: counts.moved, unchanged: diff.unchanged })}
+        {t('review.diff.summary', {
+          added: counts.added,
+          removed: counts.removed,
+          changed: counts.changed,
+          moved: counts.moved,
+          unchanged: diff.unchanged,
+        })}
       </p>
       {diff.steps.length === 0 ? (
         <p>{t('review.diff.noChanges')}</p>
@@ -40,7 +57,10 @@ type Docs = ReviewDiff['docs'];
 function StepBlock({ change, docs }: { change: StepChange; docs: Docs }) {
   const { t } = useI18n();
   return (
-    <article class={`diff-step diff-${change.kind}`} aria-label={t('review.diff.stepLabel', { title: change.step.title, kind: t(`review.diff.kind.${change.kind}`) })}>
+    <article
+      class={`diff-step diff-${change.kind}`}
+      aria-label={t('review.diff.stepLabel', { title: change.step.title, kind: t(`review.diff.kind.${change.kind}`) })}
+    >
       <header class="diff-step-head">
         <h3>{change.step.title}</h3>
         <Badge tone={KIND_TONE[change.kind]}>{t(`review.diff.kind.${change.kind}`)}</Badge>
@@ -82,7 +102,10 @@ function conditionText(t: Translate, doc: ContentDoc | null, condition: unknown)
 /** A sign-off requirement in words. */
 function signoffText(t: Translate, signoff: SignoffDoc | null | undefined): string {
   if (!signoff || (!signoff.performer && !signoff.verifier)) return t('review.diff.noSignoff');
-  const parts = [signoff.performer ? t('review.diff.signoffPerformer') : '', signoff.verifier ? t('review.diff.signoffVerifier', { roles: signoff.verifier.roles.join(', ') }) : ''];
+  const parts = [
+    signoff.performer ? t('review.diff.signoffPerformer') : '',
+    signoff.verifier ? t('review.diff.signoffVerifier', { roles: signoff.verifier.roles.join(', ') }) : '',
+  ];
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -119,17 +142,43 @@ function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
   const { t } = useI18n();
   return (
     <dl class="diff-parts">
-      {change.sectionWhen && <Part label={t('review.diff.part.sectionWhen')} change={{ before: conditionText(t, docs.before, change.sectionWhen.before), after: conditionText(t, docs.after, change.sectionWhen.after) }} />}
-      {change.when && <Part label={t('review.diff.part.when')} change={{ before: conditionText(t, docs.before, change.when.before), after: conditionText(t, docs.after, change.when.after) }} />}
-      {change.signoff && <Part label={t('review.diff.part.signoff')} change={{ before: signoffText(t, change.signoff.before), after: signoffText(t, change.signoff.after) }} />}
+      {change.sectionWhen && (
+        <Part
+          label={t('review.diff.part.sectionWhen')}
+          change={{
+            before: conditionText(t, docs.before, change.sectionWhen.before),
+            after: conditionText(t, docs.after, change.sectionWhen.after),
+          }}
+        />
+      )}
+      {change.when && (
+        <Part
+          label={t('review.diff.part.when')}
+          change={{ before: conditionText(t, docs.before, change.when.before), after: conditionText(t, docs.after, change.when.after) }}
+        />
+      )}
+      {change.signoff && (
+        <Part
+          label={t('review.diff.part.signoff')}
+          change={{ before: signoffText(t, change.signoff.before), after: signoffText(t, change.signoff.after) }}
+        />
+      )}
       {change.title && <Part label={t('review.diff.part.title')} change={change.title} />}
       {change.sectionChange && <Part label={t('review.diff.part.section')} change={change.sectionChange} />}
       {change.body && <TextPart change={change.body} />}
-      {change.media && <Part label={t('review.diff.part.media')} change={{ before: t('review.diff.files', { n: change.media.before }), after: t('review.diff.files', { n: change.media.after }) }} />}
+      {change.media && (
+        <Part
+          label={t('review.diff.part.media')}
+          change={{ before: t('review.diff.files', { n: change.media.before }), after: t('review.diff.files', { n: change.media.after }) }}
+        />
+      )}
       {change.model && (
         <Part
           label={t('review.diff.part.model')}
-          change={{ before: change.model.before === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.before }), after: change.model.after === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.after }) }}
+          change={{
+            before: change.model.before === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.before }),
+            after: change.model.after === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.after }),
+          }}
         />
       )}
       {change.fields.map((field) => (
@@ -230,9 +279,9 @@ function FieldPart({ change }: { change: FieldChange }) {
 /** One field in a line: label, type, required, unit, limits, options. */
 function FieldLine({ field }: { field: FieldDoc }) {
   const { t } = useI18n();
-  const facts = FIELD_PROPERTIES.filter((p) => p !== 'label' && field[p] !== null && field[p] !== undefined && !(p === 'required' && !field.required)).map(
-    (p) => `${t(`review.diff.prop.${p}`)}: ${formatValue(t, p, field[p])}`,
-  );
+  const facts = FIELD_PROPERTIES.filter(
+    (p) => p !== 'label' && field[p] !== null && field[p] !== undefined && !(p === 'required' && !field.required),
+  ).map((p) => `${t(`review.diff.prop.${p}`)}: ${formatValue(t, p, field[p])}`);
   return (
     <span class="diff-field">
       <strong>{field.label || field.key}</strong> — {facts.join(' · ')}

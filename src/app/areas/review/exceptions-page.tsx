@@ -3,12 +3,32 @@ import { ApiError } from '../../api/client';
 import { can } from '../../api/session';
 import { useI18n } from '../../i18n';
 import { useSession } from '../../shell/session-context';
-import { Badge, Button, Card, EmptyState, ErrorNotice, Loading, PageHeader, TextField, toast, useAsync, useErrorText, type Tone } from '../../ui';
+import {
+  Badge,
+  Button,
+  Card,
+  EmptyState,
+  ErrorNotice,
+  Loading,
+  PageHeader,
+  TextField,
+  toast,
+  useAsync,
+  useErrorText,
+  type Tone,
+} from '../../ui';
 import { acknowledge, loadExceptions, reviewJob, type Deviation, type DeviationKind, type JobToReview } from './exceptions';
 import { personName, type Person } from './queries';
 import { ESignatureDialog } from './sign-dialog';
 
-const KIND_TONE: Record<DeviationKind, Tone> = { OUT_OF_LIMITS: 'danger', STEP_FAILED: 'danger', FAULT: 'danger', NOT_APPLICABLE: 'warning', OVERRIDE: 'warning', LATE_COMPLETION: 'warning' };
+const KIND_TONE: Record<DeviationKind, Tone> = {
+  OUT_OF_LIMITS: 'danger',
+  STEP_FAILED: 'danger',
+  FAULT: 'danger',
+  NOT_APPLICABLE: 'warning',
+  OVERRIDE: 'warning',
+  LATE_COMPLETION: 'warning',
+};
 
 /**
  * /app/exceptions: review by exception (docs/execution-rules.md). Completed
@@ -44,7 +64,11 @@ export default function ExceptionsPage() {
                 .map((job) => <JobCard key={job.id} job={job} mayReview={mayReview} onChanged={reload} onReview={() => setSigning(job)} />)
             )}
           </section>
-          <OtherDeviations deviations={state.value.deviations.nodes.filter((d) => d.job.state !== 'COMPLETED')} mayReview={mayReview} onChanged={reload} />
+          <OtherDeviations
+            deviations={state.value.deviations.nodes.filter((d) => d.job.state !== 'COMPLETED')}
+            mayReview={mayReview}
+            onChanged={reload}
+          />
           <ReviewDialog
             job={signing}
             signer={state.value.me}
@@ -61,7 +85,17 @@ export default function ExceptionsPage() {
   );
 }
 
-function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; mayReview: boolean; onChanged: () => void; onReview: () => void }) {
+function JobCard({
+  job,
+  mayReview,
+  onChanged,
+  onReview,
+}: {
+  job: JobToReview;
+  mayReview: boolean;
+  onChanged: () => void;
+  onReview: () => void;
+}) {
   const { t, formatDate } = useI18n();
   const open = job.deviations.filter((d) => !d.acknowledged).length;
   const heading = t('review.exceptions.job', { title: job.title, id: job.databaseId });
@@ -69,7 +103,9 @@ function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; ma
     <Card heading={heading} headingLevel={3} aria-label={heading} class="exception-job">
       <p class="hint">
         {job.completedAt && t('review.exceptions.completed', { date: formatDate(job.completedAt, true) })}{' '}
-        {job.deviations.length === 0 ? t('review.exceptions.noDeviations') : t('review.exceptions.counts', { n: job.deviations.length, open })}
+        {job.deviations.length === 0
+          ? t('review.exceptions.noDeviations')
+          : t('review.exceptions.counts', { n: job.deviations.length, open })}
       </p>
       {job.deviations.length > 0 && (
         <ul class="deviation-list">
@@ -80,7 +116,12 @@ function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; ma
       )}
       {mayReview && (
         <div class="exception-actions">
-          <Button variant="primary" onClick={onReview} disabled={open > 0} aria-describedby={open > 0 ? `open-${job.databaseId}` : undefined}>
+          <Button
+            variant="primary"
+            onClick={onReview}
+            disabled={open > 0}
+            aria-describedby={open > 0 ? `open-${job.databaseId}` : undefined}
+          >
             {t('review.exceptions.review')}
           </Button>
           {open > 0 && (
@@ -94,7 +135,17 @@ function JobCard({ job, mayReview, onChanged, onReview }: { job: JobToReview; ma
   );
 }
 
-function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation: Deviation; mayReview: boolean; onChanged: () => void; job?: { title: string; databaseId: number } }) {
+function DeviationItem({
+  deviation: d,
+  mayReview,
+  onChanged,
+  job,
+}: {
+  deviation: Deviation;
+  mayReview: boolean;
+  onChanged: () => void;
+  job?: { title: string; databaseId: number };
+}) {
   const { t, formatDate } = useI18n();
   const errorText = useErrorText();
   const [comment, setComment] = useState('');
@@ -130,16 +181,35 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
       )}
       {d.stepTitle && <span>{d.stepTitle}</span>}
       {what && <div>{what}</div>}
-      <div class="hint">{t('review.exceptions.raised', { name: personName(d.raisedBy) || t('review.exceptions.server'), date: formatDate(d.raisedAt, true) })}</div>
+      <div class="hint">
+        {t('review.exceptions.raised', {
+          name: personName(d.raisedBy) || t('review.exceptions.server'),
+          date: formatDate(d.raisedAt, true),
+        })}
+      </div>
       {d.acknowledged ? (
         <div class="acknowledged">
           <Badge tone="success">{t('review.exceptions.acknowledged')}</Badge> {d.comment}
-          <div class="hint">{t('review.exceptions.acknowledgedBy', { name: d.acknowledgedByName ?? '', date: d.acknowledgedAt ? formatDate(d.acknowledgedAt, true) : '' })}</div>
+          <div class="hint">
+            {t('review.exceptions.acknowledgedBy', {
+              name: d.acknowledgedByName ?? '',
+              date: d.acknowledgedAt ? formatDate(d.acknowledgedAt, true) : '',
+            })}
+          </div>
         </div>
       ) : (
         mayReview && (
           <form class="acknowledge-form" onSubmit={(event) => void submit(event)} noValidate>
-            <TextField label={t('review.exceptions.comment')} value={comment} onValue={setComment} multiline rows={2} required maxLength={5000} error={error} />
+            <TextField
+              label={t('review.exceptions.comment')}
+              value={comment}
+              onValue={setComment}
+              multiline
+              rows={2}
+              required
+              maxLength={5000}
+              error={error}
+            />
             <Button type="submit" busy={busy}>
               {t('review.exceptions.acknowledge')}
             </Button>
@@ -150,7 +220,15 @@ function DeviationItem({ deviation: d, mayReview, onChanged, job }: { deviation:
   );
 }
 
-function OtherDeviations({ deviations, mayReview, onChanged }: { deviations: (Deviation & { job: { title: string; databaseId: number } })[]; mayReview: boolean; onChanged: () => void }) {
+function OtherDeviations({
+  deviations,
+  mayReview,
+  onChanged,
+}: {
+  deviations: (Deviation & { job: { title: string; databaseId: number } })[];
+  mayReview: boolean;
+  onChanged: () => void;
+}) {
   const { t } = useI18n();
   const heading = t('review.exceptions.other', { n: deviations.length });
   return (
@@ -168,7 +246,17 @@ function OtherDeviations({ deviations, mayReview, onChanged }: { deviations: (De
   );
 }
 
-function ReviewDialog({ job, signer, onClose, onSigned }: { job: JobToReview | null; signer: Person; onClose: () => void; onSigned: () => void }) {
+function ReviewDialog({
+  job,
+  signer,
+  onClose,
+  onSigned,
+}: {
+  job: JobToReview | null;
+  signer: Person;
+  onClose: () => void;
+  onSigned: () => void;
+}) {
   const { t } = useI18n();
   const [comment, setComment] = useState('');
   const meaning = t('review.meaning.REVIEWED');
@@ -200,4 +288,3 @@ function ReviewDialog({ job, signer, onClose, onSigned }: { job: JobToReview | n
     </ESignatureDialog>
   );
 }
-

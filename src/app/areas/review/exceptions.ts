@@ -38,7 +38,8 @@ export interface OpenDeviation extends Deviation {
   job: { id: string; databaseId: number; title: string; state: string };
 }
 
-const DEVIATION = 'id databaseId kind stepTitle fieldKey value detail raisedAt raisedBy { firstName lastName email } acknowledged comment acknowledgedByName acknowledgedAt';
+const DEVIATION =
+  'id databaseId kind stepTitle fieldKey value detail raisedAt raisedBy { firstName lastName email } acknowledged comment acknowledgedByName acknowledgedAt';
 
 export interface Exceptions {
   jobs: { totalCount: number; nodes: JobToReview[] };
@@ -58,9 +59,33 @@ export function loadExceptions(): Promise<Exceptions> {
 }
 
 export function acknowledge(deviationId: string, comment: string): Promise<unknown> {
-  return graphql(`mutation Acknowledge($i: AcknowledgeDeviationInput!) { acknowledgeDeviation(input: $i) { deviation { id acknowledged } } }`, { i: { deviationId, comment } });
+  return graphql(
+    `
+      mutation Acknowledge($i: AcknowledgeDeviationInput!) {
+        acknowledgeDeviation(input: $i) {
+          deviation {
+            id
+            acknowledged
+          }
+        }
+      }
+    `,
+    { i: { deviationId, comment } },
+  );
 }
 
 export function reviewJob(jobId: string, credentials: { password: string | null; code: string | null }, comment: string): Promise<unknown> {
-  return graphql(`mutation ReviewJob($i: ReviewJobInput!) { reviewJob(input: $i) { job { id state } } }`, { i: { jobId, ...credentials, comment: comment.trim() || null } });
+  return graphql(
+    `
+      mutation ReviewJob($i: ReviewJobInput!) {
+        reviewJob(input: $i) {
+          job {
+            id
+            state
+          }
+        }
+      }
+    `,
+    { i: { jobId, ...credentials, comment: comment.trim() || null } },
+  );
 }

@@ -7,9 +7,16 @@ export function ReviewHomeCard() {
   const { t } = useI18n();
   const [state] = useAsync(
     () =>
-      graphql<{ toApprove: { totalCount: number }; toPublish: { totalCount: number } }>(
-        `query ReviewHome { toApprove: reviewQueue(action: APPROVE, first: 1) { totalCount } toPublish: reviewQueue(action: PUBLISH, first: 1) { totalCount } }`,
-      ),
+      graphql<{ toApprove: { totalCount: number }; toPublish: { totalCount: number } }>(`
+        query ReviewHome {
+          toApprove: reviewQueue(action: APPROVE, first: 1) {
+            totalCount
+          }
+          toPublish: reviewQueue(action: PUBLISH, first: 1) {
+            totalCount
+          }
+        }
+      `),
     [],
   );
   return (

@@ -12,7 +12,8 @@ import { OLDER_JOBS, personName, type OlderJob } from './queries';
 export function OlderJobs({ versionId, round }: { versionId: string; round: number }) {
   const { t, formatDate } = useI18n();
   const [state] = useAsync(
-    () => graphql<{ templateVersion: { openJobsOnOlderVersions: { totalCount: number; nodes: OlderJob[] } } }>(OLDER_JOBS, { id: versionId }),
+    () =>
+      graphql<{ templateVersion: { openJobsOnOlderVersions: { totalCount: number; nodes: OlderJob[] } } }>(OLDER_JOBS, { id: versionId }),
     [versionId, round],
   );
   return (
@@ -36,7 +37,9 @@ export function OlderJobs({ versionId, round }: { versionId: string; round: numb
                       <Badge tone={job.state === 'PAUSED' ? 'warning' : 'info'}>{t(`review.jobState.${job.state}`)}</Badge>
                       <span>{t('review.jobs.onVersion', { number: job.version.number })}</span>
                       {job.dueAt && <span>{t('review.jobs.due', { date: formatDate(job.dueAt) })}</span>}
-                      {job.assignees.length > 0 && <span>{t('review.jobs.assignees', { names: job.assignees.map(personName).join(', ') })}</span>}
+                      {job.assignees.length > 0 && (
+                        <span>{t('review.jobs.assignees', { names: job.assignees.map(personName).join(', ') })}</span>
+                      )}
                     </div>
                   </li>
                 ))}

@@ -39,8 +39,15 @@ export const QUEUE = /* GraphQL */ `
         state
         waitingSince
         viewerActions
-        template { id title }
-        updatedBy { firstName lastName email }
+        template {
+          id
+          title
+        }
+        updatedBy {
+          firstName
+          lastName
+          email
+        }
       }
     }
   }
@@ -153,7 +160,21 @@ export const OLDER_JOBS = /* GraphQL */ `
     templateVersion(id: $id) {
       openJobsOnOlderVersions(first: 100) {
         totalCount
-        nodes { id databaseId title state dueAt version { number } assignees { firstName lastName email } }
+        nodes {
+          id
+          databaseId
+          title
+          state
+          dueAt
+          version {
+            number
+          }
+          assignees {
+            firstName
+            lastName
+            email
+          }
+        }
       }
     }
   }

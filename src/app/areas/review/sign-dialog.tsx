@@ -15,7 +15,11 @@ import { personName, SIGN, type Person, type ReviewVersion, type SignedAction } 
  * SignDialog signs a version (approve, reject, publish), the exceptions page
  * a job's review (reviewJob).
  */
-const MEANING: Record<SignedAction, 'APPROVED' | 'REJECTED' | 'PUBLISHED'> = { APPROVE: 'APPROVED', REJECT: 'REJECTED', PUBLISH: 'PUBLISHED' };
+const MEANING: Record<SignedAction, 'APPROVED' | 'REJECTED' | 'PUBLISHED'> = {
+  APPROVE: 'APPROVED',
+  REJECT: 'REJECTED',
+  PUBLISH: 'PUBLISHED',
+};
 
 export interface ESignatureDialogProps {
   open: boolean;
@@ -43,7 +47,23 @@ export interface ESignatureDialogProps {
   onSigned: () => void;
 }
 
-export function ESignatureDialog({ open, formId, title, submitLabel, danger, subject, signer, meaning, statement, children, validate, sign, onFieldProblem, onClose, onSigned }: ESignatureDialogProps) {
+export function ESignatureDialog({
+  open,
+  formId,
+  title,
+  submitLabel,
+  danger,
+  subject,
+  signer,
+  meaning,
+  statement,
+  children,
+  validate,
+  sign,
+  onFieldProblem,
+  onClose,
+  onSigned,
+}: ESignatureDialogProps) {
   const { t, formatDate } = useI18n();
   const errorText = useErrorText();
   const [method, setMethod] = useState<'password' | 'code'>('password');
@@ -124,18 +144,41 @@ export function ESignatureDialog({ open, formId, title, submitLabel, danger, sub
           <legend>{t('review.sign.confirmWith')}</legend>
           {(['password', 'code'] as const).map((value) => (
             <label key={value} class="radio">
-              <input type="radio" name={`${formId}-method`} value={value} checked={method === value} onChange={() => {
+              <input
+                type="radio"
+                name={`${formId}-method`}
+                value={value}
+                checked={method === value}
+                onChange={() => {
                   setMethod(value);
                   setSecret('');
-                }} />
+                }}
+              />
               {t(`review.sign.method.${value}`)}
             </label>
           ))}
         </fieldset>
         {method === 'password' ? (
-          <TextField key="password" label={t('review.sign.password')} type="password" value={secret} onValue={setSecret} autoComplete="current-password" required />
+          <TextField
+            key="password"
+            label={t('review.sign.password')}
+            type="password"
+            value={secret}
+            onValue={setSecret}
+            autoComplete="current-password"
+            required
+          />
         ) : (
-          <TextField key="code" label={t('review.sign.code')} value={secret} onValue={setSecret} autoComplete="one-time-code" inputMode="numeric" required hint={t('review.sign.codeHint')} />
+          <TextField
+            key="code"
+            label={t('review.sign.code')}
+            value={secret}
+            onValue={setSecret}
+            autoComplete="one-time-code"
+            inputMode="numeric"
+            required
+            hint={t('review.sign.codeHint')}
+          />
         )}
         {error !== null && <Notice tone="danger">{t('review.sign.refused', { message: errorText(error) })}</Notice>}
       </form>
@@ -196,7 +239,17 @@ export function SignDialog({ action, version, signer, onClose, onSigned }: SignD
       onSigned={() => onSigned(action)}
     >
       {action === 'REJECT' && (
-        <TextField label={t('review.sign.reason')} value={reason} onValue={setReason} multiline rows={3} required maxLength={2000} error={reasonError} hint={t('review.sign.reasonHint')} />
+        <TextField
+          label={t('review.sign.reason')}
+          value={reason}
+          onValue={setReason}
+          multiline
+          rows={3}
+          required
+          maxLength={2000}
+          error={reasonError}
+          hint={t('review.sign.reasonHint')}
+        />
       )}
     </ESignatureDialog>
   );

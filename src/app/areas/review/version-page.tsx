@@ -5,7 +5,17 @@ import { Badge, Button, Card, ErrorNotice, Loading, Notice, PageHeader, toast, u
 import { DiffView } from './diff-view';
 import { reviewDiff, type ContentDoc, type ServerDiff } from './diff-model';
 import { OlderJobs } from './older-jobs';
-import { baseVersionOf, BASE_AND_DIFF, personName, VERSION, versionGlobalId, type BaseVersion, type Person, type ReviewVersion, type SignedAction } from './queries';
+import {
+  baseVersionOf,
+  BASE_AND_DIFF,
+  personName,
+  VERSION,
+  versionGlobalId,
+  type BaseVersion,
+  type Person,
+  type ReviewVersion,
+  type SignedAction,
+} from './queries';
 import { SignDialog } from './sign-dialog';
 import { waitedFor } from './time';
 
@@ -29,10 +39,25 @@ async function load(versionId: string): Promise<Loaded> {
   const base = baseVersionOf(version);
   if (!base) return { version, me: answer.me, base: null };
   const compared = await graphql<BaseVersion>(BASE_AND_DIFF, { base: base.id, id });
-  return { version, me: answer.me, base: { number: base.number, published: base.state === 'PUBLISHED', content: compared.templateVersion!.content, diff: compared.versionDiff } };
+  return {
+    version,
+    me: answer.me,
+    base: {
+      number: base.number,
+      published: base.state === 'PUBLISHED',
+      content: compared.templateVersion!.content,
+      diff: compared.versionDiff,
+    },
+  };
 }
 
-const STATE_TONE: Record<string, Tone> = { DRAFT: 'neutral', IN_REVIEW: 'info', APPROVED: 'success', PUBLISHED: 'success', RETIRED: 'neutral' };
+const STATE_TONE: Record<string, Tone> = {
+  DRAFT: 'neutral',
+  IN_REVIEW: 'info',
+  APPROVED: 'success',
+  PUBLISHED: 'success',
+  RETIRED: 'neutral',
+};
 /** the page's signed actions, in the order of their buttons */
 const SIGNED: SignedAction[] = ['APPROVE', 'PUBLISH', 'REJECT'];
 
@@ -77,7 +102,9 @@ export default function ReviewVersionPage({ versionId }: { versionId: string }) 
         ))}
       />
       {signed && <Notice tone="success">{t(`review.signed.${signed}`)}</Notice>}
-      {version.state === 'DRAFT' && version.rejectReason && <Notice tone="warning">{t('review.version.rejected', { reason: version.rejectReason })}</Notice>}
+      {version.state === 'DRAFT' && version.rejectReason && (
+        <Notice tone="warning">{t('review.version.rejected', { reason: version.rejectReason })}</Notice>
+      )}
       {actions.length === 0 && !signed && <p class="review-no-action">{t(`review.version.noAction.${version.state}`)}</p>}
       <Changes version={version} base={base} />
       {version.signatures.length > 0 && <Signatures version={version} />}
@@ -112,7 +139,9 @@ function Changes({ version, base }: Pick<Loaded, 'version' | 'base'>) {
   const { t } = useI18n();
   const diff = useMemo(() => reviewDiff(base?.content ?? null, version.content, base?.diff ?? null), [version, base]);
   // compared with the published version, or (this one is published now) with the one it replaced
-  const heading = base ? t(base.published ? 'review.diff.title' : 'review.diff.titleReplaced', { number: base.number }) : t('review.diff.titleFirst');
+  const heading = base
+    ? t(base.published ? 'review.diff.title' : 'review.diff.titleReplaced', { number: base.number })
+    : t('review.diff.titleFirst');
   return (
     <Card heading={heading} aria-label={heading} class="review-changes">
       <DiffView diff={diff} />

@@ -32,7 +32,10 @@ export default function BoardPage() {
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {state.status === 'done' &&
         (state.value.jobs.length === 0 ? (
-          <EmptyState title={t('supervisor.board.empty')} action={<LinkButton href="/app/jobs/new">{t('supervisor.nav.newJob')}</LinkButton>} />
+          <EmptyState
+            title={t('supervisor.board.empty')}
+            action={<LinkButton href="/app/jobs/new">{t('supervisor.nav.newJob')}</LinkButton>}
+          />
         ) : (
           <>
             {state.value.truncated && <Notice tone="warning">{t('supervisor.board.truncated')}</Notice>}

@@ -6,7 +6,12 @@ import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, Page
 import { deviations, type Deviations } from './api';
 import { JobCard } from './JobCard';
 
-const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> = { CRITICAL: 'danger', HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
+const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> = {
+  CRITICAL: 'danger',
+  HIGH: 'danger',
+  MEDIUM: 'warning',
+  LOW: 'neutral',
+};
 const PERIODS = [1, 7, 30, 90];
 
 /** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, open faults, overdue jobs. */
@@ -33,7 +38,10 @@ export default function DeviationsPage() {
             label={t('supervisor.deviations.period')}
             value={String(days)}
             onValue={(value) => setDays(Number(value))}
-            options={PERIODS.map((n) => ({ value: String(n), label: t(n === 1 ? 'supervisor.deviations.lastDay' : 'supervisor.deviations.lastDays', { n }) }))}
+            options={PERIODS.map((n) => ({
+              value: String(n),
+              label: t(n === 1 ? 'supervisor.deviations.lastDay' : 'supervisor.deviations.lastDays', { n }),
+            }))}
           />
         }
       />
@@ -100,7 +108,9 @@ export default function DeviationsPage() {
                     <Badge tone={row.status === 'FAILED' ? 'danger' : 'warning'}>{t(`supervisor.stepStatus.${row.status}`)}</Badge>{' '}
                     <a href={`/app/jobs/${row.job.id}`}>{row.job.title}</a> · {row.stepTitle}
                     {(row.reason || row.comment) && <div class="hint">{row.reason ?? row.comment}</div>}
-                    <div class="hint">{t('supervisor.deviations.by', { name: row.recordedBy.name, date: formatDate(row.recordedAt, true) })}</div>
+                    <div class="hint">
+                      {t('supervisor.deviations.by', { name: row.recordedBy.name, date: formatDate(row.recordedAt, true) })}
+                    </div>
                   </li>
                 ))}
               </ul>
@@ -125,7 +135,10 @@ export default function DeviationsPage() {
                       {fault.asset && `${fault.asset.name} · `}
                       {t('supervisor.deviations.by', { name: fault.raisedBy.name, date: formatDate(fault.raisedAt, true) })}
                     </div>
-                    <LinkButton href={`/app/faults/${fault.id}/follow-up`} aria-label={t('supervisor.followUp.forFault', { description: fault.description })}>
+                    <LinkButton
+                      href={`/app/faults/${fault.id}/follow-up`}
+                      aria-label={t('supervisor.followUp.forFault', { description: fault.description })}
+                    >
                       {t('supervisor.followUp.action')}
                     </LinkButton>
                   </li>
@@ -144,9 +157,11 @@ export default function DeviationsPage() {
               </ul>
             )}
           </Card>
-          {state.value.outOfLimits.length + state.value.stepProblems.length + state.value.openFaults.length + state.value.overdueJobs.length === 0 && (
-            <EmptyState title={t('supervisor.deviations.allGood')} />
-          )}
+          {state.value.outOfLimits.length +
+            state.value.stepProblems.length +
+            state.value.openFaults.length +
+            state.value.overdueJobs.length ===
+            0 && <EmptyState title={t('supervisor.deviations.allGood')} />}
         </div>
       )}
     </>

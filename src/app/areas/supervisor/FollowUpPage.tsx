@@ -2,7 +2,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n';
-import { Button, Card, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast, useAsync, useErrorText } from '../../ui';
+import {
+  Button,
+  Card,
+  Checkbox,
+  ErrorNotice,
+  Loading,
+  Notice,
+  PageHeader,
+  Select,
+  TextField,
+  toast,
+  useAsync,
+  useErrorText,
+} from '../../ui';
 import { createFollowUpJob, publishedTemplates, type Priority } from './api';
 
 /**
@@ -60,7 +73,13 @@ export default function FollowUpPage({ id }: { id: string }) {
       {error && <Notice tone="danger">{error}</Notice>}
       <form class="form-grid" onSubmit={submit} noValidate aria-label={t('supervisor.followUp.title')}>
         <Card heading={t('supervisor.newJob.what')}>
-          <TextField label={t('supervisor.newJob.search')} type="search" value={search} onValue={setSearch} hint={t('supervisor.newJob.searchHint')} />
+          <TextField
+            label={t('supervisor.newJob.search')}
+            type="search"
+            value={search}
+            onValue={setSearch}
+            hint={t('supervisor.newJob.searchHint')}
+          />
           {templates.status === 'loading' && <Loading />}
           {templates.status === 'error' && <ErrorNotice error={templates.error} />}
           {templates.status === 'done' && (
@@ -71,10 +90,20 @@ export default function FollowUpPage({ id }: { id: string }) {
               required
               placeholder={templates.value.length ? t('shell.choose') : t('supervisor.newJob.noTemplates')}
               error={fieldErrors.template ?? fieldErrors.templateId}
-              options={templates.value.map((tpl) => ({ value: String(tpl.databaseId), label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }) }))}
+              options={templates.value.map((tpl) => ({
+                value: String(tpl.databaseId),
+                label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }),
+              }))}
             />
           )}
-          <TextField label={t('supervisor.newJob.jobTitle')} value={title} onValue={setTitle} maxLength={200} hint={t('supervisor.followUp.titleHint')} error={fieldErrors.title} />
+          <TextField
+            label={t('supervisor.newJob.jobTitle')}
+            value={title}
+            onValue={setTitle}
+            maxLength={200}
+            hint={t('supervisor.followUp.titleHint')}
+            error={fieldErrors.title}
+          />
           <Select
             label={t('supervisor.newJob.priority')}
             value={priority}

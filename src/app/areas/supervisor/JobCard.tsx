@@ -26,7 +26,11 @@ export function JobCard({ job, now }: { job: BoardJob; now: number }) {
         )}
       </p>
       {job.asset && <p class="job-asset">{t('supervisor.job.asset', { asset: job.asset.name })}</p>}
-      <p class="job-assignees">{job.assignees.length ? t('supervisor.job.assignees', { names: job.assignees.map((a) => a.name).join(', ') }) : t('supervisor.job.unassigned')}</p>
+      <p class="job-assignees">
+        {job.assignees.length
+          ? t('supervisor.job.assignees', { names: job.assignees.map((a) => a.name).join(', ') })
+          : t('supervisor.job.unassigned')}
+      </p>
     </li>
   );
 }

@@ -2,7 +2,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n';
-import { Button, Card, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast, useAsync, useErrorText } from '../../ui';
+import {
+  Button,
+  Card,
+  Checkbox,
+  ErrorNotice,
+  Loading,
+  Notice,
+  PageHeader,
+  Select,
+  TextField,
+  toast,
+  useAsync,
+  useErrorText,
+} from '../../ui';
 import { assets, assignableUsers, createJob, publishedTemplates, type Priority, type PublishedTemplate } from './api';
 
 /**
@@ -38,7 +51,8 @@ export default function NewJobPage() {
     return () => clearTimeout(timer);
   }, [search]);
 
-  const chosen: PublishedTemplate | undefined = templates.status === 'done' ? templates.value.find((tpl) => String(tpl.databaseId) === templateId) : undefined;
+  const chosen: PublishedTemplate | undefined =
+    templates.status === 'done' ? templates.value.find((tpl) => String(tpl.databaseId) === templateId) : undefined;
   // the job's title follows the template until the supervisor writes their own
   useEffect(() => {
     if (chosen && !titleTouched) setTitle(chosen.title);
@@ -83,7 +97,13 @@ export default function NewJobPage() {
       {error && <Notice tone="danger">{error}</Notice>}
       <form class="form-grid" onSubmit={(event) => void submit(event)} noValidate aria-label={t('supervisor.newJob.title')}>
         <Card heading={t('supervisor.newJob.what')}>
-          <TextField label={t('supervisor.newJob.search')} type="search" value={search} onValue={setSearch} hint={t('supervisor.newJob.searchHint')} />
+          <TextField
+            label={t('supervisor.newJob.search')}
+            type="search"
+            value={search}
+            onValue={setSearch}
+            hint={t('supervisor.newJob.searchHint')}
+          />
           {templates.status === 'loading' && <Loading />}
           {templates.status === 'error' && <ErrorNotice error={templates.error} />}
           {templates.status === 'done' && (
@@ -94,7 +114,10 @@ export default function NewJobPage() {
               required
               placeholder={templates.value.length ? t('shell.choose') : t('supervisor.newJob.noTemplates')}
               error={fieldErrors.template ?? fieldErrors.templateId}
-              options={templates.value.map((tpl) => ({ value: String(tpl.databaseId), label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }) }))}
+              options={templates.value.map((tpl) => ({
+                value: String(tpl.databaseId),
+                label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }),
+              }))}
             />
           )}
           <TextField
@@ -115,7 +138,10 @@ export default function NewJobPage() {
               onValue={setAssetId}
               placeholder={t('supervisor.newJob.noAsset')}
               error={fieldErrors.assetId}
-              options={assetList.value.map((asset) => ({ value: String(asset.databaseId), label: asset.serialNumber ? `${asset.name} (${asset.serialNumber})` : asset.name }))}
+              options={assetList.value.map((asset) => ({
+                value: String(asset.databaseId),
+                label: asset.serialNumber ? `${asset.name} (${asset.serialNumber})` : asset.name,
+              }))}
             />
           )}
           {assetList.status === 'error' && <ErrorNotice error={assetList.error} />}
@@ -127,7 +153,14 @@ export default function NewJobPage() {
             onValue={(value) => setPriority(value as Priority)}
             options={(['HIGH', 'MEDIUM', 'LOW'] as const).map((p) => ({ value: p, label: t(`supervisor.priority.${p}`) }))}
           />
-          <TextField label={t('supervisor.newJob.due')} type="datetime-local" value={due} onValue={setDue} hint={t('supervisor.newJob.dueHint')} error={fieldErrors.dueAt} />
+          <TextField
+            label={t('supervisor.newJob.due')}
+            type="datetime-local"
+            value={due}
+            onValue={setDue}
+            hint={t('supervisor.newJob.dueHint')}
+            error={fieldErrors.dueAt}
+          />
         </Card>
         <Card heading={t('supervisor.newJob.who')}>
           {people.status === 'loading' && <Loading />}
@@ -141,7 +174,9 @@ export default function NewJobPage() {
                   key={user.id}
                   label={user.title ? `${user.name} · ${user.title}` : user.name}
                   checked={assignees.includes(user.id)}
-                  onChecked={(checked) => setAssignees((current) => (checked ? [...current, user.id] : current.filter((id) => id !== user.id)))}
+                  onChecked={(checked) =>
+                    setAssignees((current) => (checked ? [...current, user.id] : current.filter((id) => id !== user.id)))
+                  }
                 />
               ))}
               {fieldErrors.assigneeIds && <p class="error">{fieldErrors.assigneeIds}</p>}

@@ -3,7 +3,8 @@ import { useI18n } from '../../i18n';
 import { Badge, Button, Card, EmptyState, ErrorNotice, Loading, Notice, PageHeader, toast, useAsync, useErrorText } from '../../ui';
 import { schedules, setSchedulePaused, type ScheduleSummary } from './api';
 
-const personName = (user: { firstName: string; lastName: string; email: string }) => [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email;
+const personName = (user: { firstName: string; lastName: string; email: string }) =>
+  [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email;
 
 /**
  * /app/schedules: the client's schedules of recurring jobs — what each makes (template, asset or class, who),
@@ -55,23 +56,32 @@ export default function SchedulesPage() {
               <li key={schedule.databaseId}>
                 <Card heading={schedule.title} headingLevel={2}>
                   <p>
-                    <Badge tone={schedule.state === 'ACTIVE' ? 'success' : 'warning'}>{t(`supervisor.schedules.state.${schedule.state}`)}</Badge>{' '}
+                    <Badge tone={schedule.state === 'ACTIVE' ? 'success' : 'warning'}>
+                      {t(`supervisor.schedules.state.${schedule.state}`)}
+                    </Badge>{' '}
                     {t(`supervisor.priority.${schedule.priority}`)}
                   </p>
                   <dl class="schedule-facts">
                     <dt>{t('supervisor.schedules.template')}</dt>
                     <dd>
                       {schedule.template.title}
-                      {schedule.pinnedVersion ? ` · ${t('supervisor.schedules.pinned', { version: schedule.pinnedVersion.number })}` : ` · ${t('supervisor.schedules.latest')}`}
+                      {schedule.pinnedVersion
+                        ? ` · ${t('supervisor.schedules.pinned', { version: schedule.pinnedVersion.number })}`
+                        : ` · ${t('supervisor.schedules.latest')}`}
                     </dd>
                     <dt>{t('supervisor.schedules.recurrence')}</dt>
                     <dd>
-                      <code>{schedule.recurrence}</code> · {t('supervisor.schedules.from', { start: schedule.startsAt.replace('T', ' '), zone: schedule.timeZone })}
+                      <code>{schedule.recurrence}</code> ·{' '}
+                      {t('supervisor.schedules.from', { start: schedule.startsAt.replace('T', ' '), zone: schedule.timeZone })}
                     </dd>
                     {(schedule.asset || schedule.assetClass) && (
                       <>
                         <dt>{t('supervisor.schedules.for')}</dt>
-                        <dd>{schedule.asset ? schedule.asset.name : t('supervisor.schedules.everyAsset', { assetClass: schedule.assetClass!.name })}</dd>
+                        <dd>
+                          {schedule.asset
+                            ? schedule.asset.name
+                            : t('supervisor.schedules.everyAsset', { assetClass: schedule.assetClass!.name })}
+                        </dd>
                       </>
                     )}
                     <dt>{t('supervisor.schedules.who')}</dt>
@@ -83,11 +93,17 @@ export default function SchedulesPage() {
                           : t('supervisor.job.unassigned')}
                     </dd>
                     <dt>{t('supervisor.schedules.next')}</dt>
-                    <dd>{schedule.nextOccurrences.length > 0 ? schedule.nextOccurrences.map((at) => formatDate(at, true)).join(' · ') : t(schedule.state === 'PAUSED' ? 'supervisor.schedules.nonePaused' : 'supervisor.schedules.none')}</dd>
+                    <dd>
+                      {schedule.nextOccurrences.length > 0
+                        ? schedule.nextOccurrences.map((at) => formatDate(at, true)).join(' · ')
+                        : t(schedule.state === 'PAUSED' ? 'supervisor.schedules.nonePaused' : 'supervisor.schedules.none')}
+                    </dd>
                   </dl>
                   <div class="form-actions">
                     <Button busy={busy === schedule.databaseId} onClick={() => toggle(schedule)}>
-                      {t(schedule.state === 'ACTIVE' ? 'supervisor.schedules.pause' : 'supervisor.schedules.resume', { title: schedule.title })}
+                      {t(schedule.state === 'ACTIVE' ? 'supervisor.schedules.pause' : 'supervisor.schedules.resume', {
+                        title: schedule.title,
+                      })}
                     </Button>
                   </div>
                 </Card>

@@ -37,16 +37,37 @@ export interface Deviations {
     recordedBy: Named;
     recordedAt: string;
   }[];
-  stepProblems: { job: { id: number; title: string }; asset: Named | null; stepTitle: string; status: 'FAILED' | 'SKIPPED'; reason: string | null; comment: string | null; recordedBy: Named; recordedAt: string }[];
+  stepProblems: {
+    job: { id: number; title: string };
+    asset: Named | null;
+    stepTitle: string;
+    status: 'FAILED' | 'SKIPPED';
+    reason: string | null;
+    comment: string | null;
+    recordedBy: Named;
+    recordedAt: string;
+  }[];
   recordsTruncated: boolean;
-  openFaults: { id: number; severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL'; description: string; job: { id: number; title: string } | null; asset: Named | null; raisedBy: Named; raisedAt: string }[];
+  openFaults: {
+    id: number;
+    severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+    description: string;
+    job: { id: number; title: string } | null;
+    asset: Named | null;
+    raisedBy: Named;
+    raisedAt: string;
+  }[];
   openFaultsTruncated: boolean;
   overdueJobs: BoardJob[];
   overdueJobsTruncated: boolean;
 }
 
 export const jobBoard = () => api<{ jobs: BoardJob[]; truncated: boolean }>('GET', '/api/client/supervision/board');
-export const assignableUsers = () => api<{ users: { id: number; name: string; email: string; title: string }[]; truncated: boolean }>('GET', '/api/client/supervision/assignees');
+export const assignableUsers = () =>
+  api<{ users: { id: number; name: string; email: string; title: string }[]; truncated: boolean }>(
+    'GET',
+    '/api/client/supervision/assignees',
+  );
 export const deviations = (days: number) => api<Deviations>('GET', `/api/client/supervision/deviations${query({ days })}`);
 
 export interface PublishedTemplate {
@@ -59,9 +80,22 @@ export interface PublishedTemplate {
 /** Templates with a published version (what a job can be created from), found by title or description. */
 export async function publishedTemplates(search: string): Promise<PublishedTemplate[]> {
   const data = await graphql<{ templates: { nodes: PublishedTemplate[] } }>(
-    `query PublishedTemplates($search: String) {
-      templates(first: 100, filter: { state: PUBLISHED, search: $search }) { nodes { databaseId title publishedVersion { number } assetClass { databaseId } } }
-    }`,
+    `
+      query PublishedTemplates($search: String) {
+        templates(first: 100, filter: { state: PUBLISHED, search: $search }) {
+          nodes {
+            databaseId
+            title
+            publishedVersion {
+              number
+            }
+            assetClass {
+              databaseId
+            }
+          }
+        }
+      }
+    `,
     { search: search.trim() || null },
   );
   return data.templates.nodes.filter((t) => t.publishedVersion !== null);
@@ -74,7 +108,17 @@ export interface AssetOption {
 }
 
 export async function assets(): Promise<AssetOption[]> {
-  const data = await graphql<{ assets: { nodes: AssetOption[] } }>(`query Assets { assets(first: 100) { nodes { databaseId name serialNumber } } }`);
+  const data = await graphql<{ assets: { nodes: AssetOption[] } }>(`
+    query Assets {
+      assets(first: 100) {
+        nodes {
+          databaseId
+          name
+          serialNumber
+        }
+      }
+    }
+  `);
   return data.assets.nodes;
 }
 
@@ -90,7 +134,15 @@ export interface NewJob {
 
 export async function createJob(job: NewJob): Promise<{ databaseId: number }> {
   const data = await graphql<{ createJob: { job: { databaseId: number } } }>(
-    `mutation CreateJob($input: CreateJobInput!) { createJob(input: $input) { job { databaseId } } }`,
+    `
+      mutation CreateJob($input: CreateJobInput!) {
+        createJob(input: $input) {
+          job {
+            databaseId
+          }
+        }
+      }
+    `,
     {
       input: {
         templateId: globalId('Template', job.templateId),
@@ -128,18 +180,44 @@ export interface ScheduleSummary {
 
 /** The client's schedules with their next three occurrences. */
 export async function schedules(): Promise<ScheduleSummary[]> {
-  const data = await graphql<{ schedules: { nodes: ScheduleSummary[] } }>(
-    `query Schedules {
+  const data = await graphql<{ schedules: { nodes: ScheduleSummary[] } }>(`
+    query Schedules {
       schedules(first: 100) {
         nodes {
-          id databaseId title state revision recurrence startsAt timeZone priority
-          template { title } pinnedVersion { number } asset { name } assetClass { name } team { name }
-          assignees { firstName lastName email }
+          id
+          databaseId
+          title
+          state
+          revision
+          recurrence
+          startsAt
+          timeZone
+          priority
+          template {
+            title
+          }
+          pinnedVersion {
+            number
+          }
+          asset {
+            name
+          }
+          assetClass {
+            name
+          }
+          team {
+            name
+          }
+          assignees {
+            firstName
+            lastName
+            email
+          }
           nextOccurrences(first: 3)
         }
       }
-    }`,
-  );
+    }
+  `);
   return data.schedules.nodes;
 }
 
@@ -152,9 +230,23 @@ export async function setSchedulePaused(schedule: Pick<ScheduleSummary, 'id' | '
 }
 
 /** A job following up an open fault; with `closesFault` completing it closes the fault. */
-export async function createFollowUpJob(input: { faultId: number; templateId: number; title: string | null; priority: Priority; closesFault: boolean }): Promise<{ databaseId: number }> {
+export async function createFollowUpJob(input: {
+  faultId: number;
+  templateId: number;
+  title: string | null;
+  priority: Priority;
+  closesFault: boolean;
+}): Promise<{ databaseId: number }> {
   const data = await graphql<{ createFollowUpJob: { job: { databaseId: number } } }>(
-    `mutation CreateFollowUpJob($input: CreateFollowUpJobInput!) { createFollowUpJob(input: $input) { job { databaseId } } }`,
+    `
+      mutation CreateFollowUpJob($input: CreateFollowUpJobInput!) {
+        createFollowUpJob(input: $input) {
+          job {
+            databaseId
+          }
+        }
+      }
+    `,
     {
       input: {
         faultId: globalId('Fault', input.faultId),

@@ -70,7 +70,8 @@ export const appRoutes: RouteSpec[] = [
     path: '/app/',
     operationId: 'getApp',
     produces: { type: 'text/html' },
-    summary: 'The floor app for authors, reviewers, supervisors and operators (HTML page of a progressive web app, revalidated on every load)',
+    summary:
+      'The floor app for authors, reviewers, supervisors and operators (HTML page of a progressive web app, revalidated on every load)',
     auth: 'public',
     envelope: false,
     cacheControl: 'no-cache',
@@ -84,7 +85,7 @@ export const appRoutes: RouteSpec[] = [
     path: '/app',
     operationId: 'getAppRedirect',
     produces: { redirect: true },
-    summary: 'Redirects to the floor app (/app/): the service worker\'s scope, and the base of its pages',
+    summary: "Redirects to the floor app (/app/): the service worker's scope, and the base of its pages",
     auth: 'public',
     envelope: false,
     async handler({ ctx }) {
@@ -114,8 +115,11 @@ export const appRoutes: RouteSpec[] = [
     method: 'get',
     path: '/app/:file',
     operationId: 'getAppFile',
-    produces: { type: ['text/html', 'application/javascript', 'text/css', 'image/svg+xml', 'image/png', 'font/woff2', 'application/manifest+json'] },
-    summary: "The floor app's script, style and icon files (content-hashed names, cached for a year), or for a name without an extension the app's page",
+    produces: {
+      type: ['text/html', 'application/javascript', 'text/css', 'image/svg+xml', 'image/png', 'font/woff2', 'application/manifest+json'],
+    },
+    summary:
+      "The floor app's script, style and icon files (content-hashed names, cached for a year), or for a name without an extension the app's page",
     auth: 'public',
     params: AppFile,
     envelope: false,

@@ -20,7 +20,13 @@ export const CONSOLE_CSP =
 /** Hashed names change with their content: a browser may keep them for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-const TYPES: Record<string, string> = { '.js': 'application/javascript', '.css': 'text/css', '.html': 'html', '.svg': 'image/svg+xml', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.js': 'application/javascript',
+  '.css': 'text/css',
+  '.html': 'html',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
 
 const ConsoleFile = z.object({ file: z.string().max(200) });
 const LinkToken = z.object({ token: z.string().max(200) });
@@ -101,6 +107,14 @@ export const consoleRoutes: RouteSpec[] = [
       return undefined;
     },
   }),
-  accountLinkRoute('/auth/set-password/:token', 'getSetPasswordPage', "The invitation mail's link: the console's page where the invited user sets a password"),
-  accountLinkRoute('/auth/reset-password/:token', 'getResetPasswordPage', "The password-reset mail's link: the console's page where the user sets a new password"),
+  accountLinkRoute(
+    '/auth/set-password/:token',
+    'getSetPasswordPage',
+    "The invitation mail's link: the console's page where the invited user sets a password",
+  ),
+  accountLinkRoute(
+    '/auth/reset-password/:token',
+    'getResetPasswordPage',
+    "The password-reset mail's link: the console's page where the user sets a new password",
+  ),
 ];

@@ -22,7 +22,8 @@ const PAGE = `<!doctype html>
 const START = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api', deepLinking: true, validatorUrl: null, tryItOutEnabled: false });\n`;
 
 /** For the page and its files: scripts, styles and the document from this origin only; swagger-ui sets inline styles. */
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
 
 const DocsFile = z.object({ file: z.enum([...DOCS_ASSET_FILES, 'start.js']) });
 

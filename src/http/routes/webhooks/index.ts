@@ -11,7 +11,12 @@ import type { Role } from '#policies/roles';
 import { DeliveryParams, webhookSchemas } from './schema';
 
 /** Creating endpoints and pinging them makes this server send requests: bounded per caller. */
-const outboundLimit = { max: 30, windowMs: 60_000, key: (ctx: { state: { actor?: Actor }; ip: string }) => `${ctx.state.actor?.kind}:${ctx.state.actor && ('userId' in ctx.state.actor ? ctx.state.actor.userId : ctx.state.actor.adminId)}` };
+const outboundLimit = {
+  max: 30,
+  windowMs: 60_000,
+  key: (ctx: { state: { actor?: Actor }; ip: string }) =>
+    `${ctx.state.actor?.kind}:${ctx.state.actor && ('userId' in ctx.state.actor ? ctx.state.actor.userId : ctx.state.actor.adminId)}`,
+};
 
 /**
  * The webhook routes of one owner: a client's (`/api/client/webhooks`,

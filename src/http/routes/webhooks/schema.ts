@@ -10,7 +10,9 @@ export function webhookSchemas(types: readonly [string, ...string[]]) {
     active: z.boolean(),
   };
   return {
-    CreateWebhook: z.object({ url: fields.url, events: fields.events, description: fields.description.optional(), active: fields.active.optional() }).strict(),
+    CreateWebhook: z
+      .object({ url: fields.url, events: fields.events, description: fields.description.optional(), active: fields.active.optional() })
+      .strict(),
     UpdateWebhook: z
       .object({
         url: fields.url.optional(),

@@ -8,7 +8,15 @@ import { DateRangeQuery } from '../../client/reports/schema';
 
 const ActivityReportQuery = DateRangeQuery.extend({ clientId: PositiveId.optional() });
 
-const COUNTS = ['signIns', 'activeUsers', 'jobsStarted', 'jobsCompleted', 'stepsRecorded', 'templatesCreated', 'versionsPublished'] as const;
+const COUNTS = [
+  'signIns',
+  'activeUsers',
+  'jobsStarted',
+  'jobsCompleted',
+  'stepsRecorded',
+  'templatesCreated',
+  'versionsPublished',
+] as const;
 const ACTIVITY_CSV = [
   { header: 'clientId', value: (r: ClientActivity) => r.clientId },
   { header: 'clientName', value: (r: ClientActivity) => r.clientName },

@@ -25,7 +25,8 @@ export const adminAgreementRoutes: RouteSpec[] = [
     operationId: 'createAgreement',
     response: Agreement,
     errors: ['CONFLICT'],
-    summary: 'Publish an agreement version: Markdown body and/or a PDF (fileId from POST /api/admin/upload, or pdfBase64), effective date, re-acceptance flag',
+    summary:
+      'Publish an agreement version: Markdown body and/or a PDF (fileId from POST /api/admin/upload, or pdfBase64), effective date, re-acceptance flag',
     auth: 'admin',
     body: CreateAgreement,
     status: 201,

@@ -8,7 +8,10 @@ const Markdown = z.string().max(200_000);
 const PdfBase64 = z.string().regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64');
 /** a PDF uploaded with POST /api/admin/upload (instead of pdfBase64) */
 const FileId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const FileName = z.string().trim().regex(/^[\w. ()-]{1,100}\.pdf$/i, 'must be a file name ending in .pdf');
+const FileName = z
+  .string()
+  .trim()
+  .regex(/^[\w. ()-]{1,100}\.pdf$/i, 'must be a file name ending in .pdf');
 
 export const ListAgreements = PageQuery.extend({ kind: Kind.optional() });
 

@@ -15,7 +15,9 @@ export const adminAuthRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/auth/sign-in',
     operationId: 'signInAdmin',
-    response: z.object({ token: z.string(), expiresIn: z.number().int(), admin: z.object({ id: z.number().int(), username: z.string() }) }).meta({ id: 'AdminSignIn' }),
+    response: z
+      .object({ token: z.string(), expiresIn: z.number().int(), admin: z.object({ id: z.number().int(), username: z.string() }) })
+      .meta({ id: 'AdminSignIn' }),
     errors: ['INVALID_CREDENTIALS', 'TOO_MANY_ATTEMPTS'],
     sends: ['X-CSRF-Token'],
     summary:
@@ -59,7 +61,8 @@ export const adminAuthRoutes: RouteSpec[] = [
     path: '/api/admin/auth/change-password',
     operationId: 'changeAdminPassword',
     response: z.object({ changed: z.boolean() }),
-    summary: "Change the signed-in administrator's password ({currentPassword, newPassword}, at least 8 characters); their other sessions end",
+    summary:
+      "Change the signed-in administrator's password ({currentPassword, newPassword}, at least 8 characters); their other sessions end",
     auth: 'admin',
     body: ChangeAdminPassword,
     rateLimit: principalBudget('admin-change-password', 10, 15 * 60_000),

@@ -29,7 +29,7 @@ export const adminBackupRoutes: RouteSpec[] = [
     response: BackupJob,
     errors: ['CONFLICT'],
     summary:
-      'Start a backup (the same archive as `wip backup`: SQLite online backup, or pg_dump in PostgreSQL mode; written into this node\'s backupDir while the daemon keeps serving); answers 202 with the job at once — poll GET /api/admin/backups/jobs/:id (on the same node) for its progress. 409 CONFLICT while one is running on this node',
+      "Start a backup (the same archive as `wip backup`: SQLite online backup, or pg_dump in PostgreSQL mode; written into this node's backupDir while the daemon keeps serving); answers 202 with the job at once — poll GET /api/admin/backups/jobs/:id (on the same node) for its progress. 409 CONFLICT while one is running on this node",
     auth: 'admin',
     status: 202,
     rateLimit: principalBudget('backup-start', 10, 60 * 60_000),

@@ -10,7 +10,8 @@ export const adminBugReportRoutes: RouteSpec[] = [
     path: '/api/admin/bug-reports',
     operationId: 'listBugReports',
     response: Page(BugReport),
-    summary: "Bug reports of every client (add-bug-report, bug-report-web), oldest first in the one pagination shape; `?clientId=` for one client's",
+    summary:
+      "Bug reports of every client (add-bug-report, bug-report-web), oldest first in the one pagination shape; `?clientId=` for one client's",
     auth: 'admin',
     query: PageQuery.extend({ clientId: PositiveId.optional() }),
     async handler({ deps, query }) {

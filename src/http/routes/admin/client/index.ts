@@ -71,7 +71,7 @@ export const adminClientRoutes: RouteSpec[] = [
     response: Client,
     errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
-      "Update a client: {name?, logoFileId? (a system file from POST /api/admin/upload: PNG, JPEG, GIF or WebP; null removes it), organizationLogos? [{organizationId, logoFileId|null}], timeZone? (IANA, the zone its schedules recur in)}; logos are served by GET /api/client/get-logo-by-owner",
+      'Update a client: {name?, logoFileId? (a system file from POST /api/admin/upload: PNG, JPEG, GIF or WebP; null removes it), organizationLogos? [{organizationId, logoFileId|null}], timeZone? (IANA, the zone its schedules recur in)}; logos are served by GET /api/client/get-logo-by-owner',
     auth: 'admin',
     params: IdParams,
     body: UpdateClient,

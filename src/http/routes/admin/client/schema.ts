@@ -26,7 +26,10 @@ export const UpdateClient = z
     /** the client's logo: a system file (POST /api/admin/upload, PNG/JPEG/GIF/WebP); null removes it */
     logoFileId: FileId.nullable().optional(),
     /** organization logos (null: the organization shows the client's logo) */
-    organizationLogos: z.array(z.object({ organizationId: FileId, logoFileId: FileId.nullable() }).strict()).max(200).optional(),
+    organizationLogos: z
+      .array(z.object({ organizationId: FileId, logoFileId: FileId.nullable() }).strict())
+      .max(200)
+      .optional(),
     /** the IANA time zone the client's schedules recur in (docs/recurring-and-follow-up-jobs.md) */
     timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').optional(),
   })

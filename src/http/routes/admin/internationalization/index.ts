@@ -3,14 +3,7 @@ import { z } from 'zod';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { PageQuery } from '#db/pagination';
 import { PositiveId } from '../../../schemas';
-import {
-  changeTranslationText,
-  createTranslation,
-  LanguageTag,
-  listTranslationEntries,
-  Namespace,
-  TranslationKey,
-} from '#services/i18n';
+import { changeTranslationText, createTranslation, LanguageTag, listTranslationEntries, Namespace, TranslationKey } from '#services/i18n';
 import { changedBy } from '#services/security-log';
 
 const Text = z.string().min(1).max(10_000);
@@ -21,7 +14,8 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
     path: '/api/admin/internationalization',
     operationId: 'listTranslations',
     response: Page(TranslationEntry),
-    summary: 'List translation entries (system-wide: clientId null; client overrides), in id order; filter by clientId, language, namespace',
+    summary:
+      'List translation entries (system-wide: clientId null; client overrides), in id order; filter by clientId, language, namespace',
     auth: 'admin',
     query: PageQuery.extend({ clientId: PositiveId.optional(), language: LanguageTag.optional(), namespace: Namespace.optional() }),
     async handler({ deps, query }) {
@@ -36,7 +30,7 @@ export const adminInternationalizationRoutes: RouteSpec[] = [
     response: TranslationEntry,
     errors: ['CONFLICT'],
     summary:
-      'Add a translation {language (BCP 47), namespace, key, text, clientId?}: system-wide, or one client\'s override with clientId; an existing entry is 409 CONFLICT (details.id: change it with PUT)',
+      "Add a translation {language (BCP 47), namespace, key, text, clientId?}: system-wide, or one client's override with clientId; an existing entry is 409 CONFLICT (details.id: change it with PUT)",
     auth: 'admin',
     status: 201,
     body: z

@@ -35,14 +35,33 @@ export const adminLicenseOnPremRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/admin/license-on-prem/preview',
     operationId: 'previewOnPremLicense',
-    response: z.object({ licenseId: z.string().nullable(), licensee: z.object({ name: z.string(), email: z.string().optional() }).nullable(), issuedAt: z.string().nullable(), expiresAt: z.string().nullable(), boundToInstallation: z.string().nullable(), seats: z.record(z.string(), z.number()), maxClients: z.number(), features: z.array(z.string()) }),
+    response: z.object({
+      licenseId: z.string().nullable(),
+      licensee: z.object({ name: z.string(), email: z.string().optional() }).nullable(),
+      issuedAt: z.string().nullable(),
+      expiresAt: z.string().nullable(),
+      boundToInstallation: z.string().nullable(),
+      seats: z.record(z.string(), z.number()),
+      maxClients: z.number(),
+      features: z.array(z.string()),
+    }),
     errors: ['LICENSE_INVALID'],
-    summary: 'The terms a license key would install (checked as installing checks them), without installing it; 422 LICENSE_INVALID as for installing',
+    summary:
+      'The terms a license key would install (checked as installing checks them), without installing it; 422 LICENSE_INVALID as for installing',
     auth: 'admin',
     body: InstallLicenseKey,
     async handler({ deps, body }) {
       const t = await previewLicense(deps, body.licenseKey);
-      return { licenseId: t.licenseId, licensee: t.licensee, issuedAt: t.issuedAt, expiresAt: t.expiresAt, boundToInstallation: t.installationId, seats: t.seats, maxClients: t.maxClients, features: t.features };
+      return {
+        licenseId: t.licenseId,
+        licensee: t.licensee,
+        issuedAt: t.issuedAt,
+        expiresAt: t.expiresAt,
+        boundToInstallation: t.installationId,
+        seats: t.seats,
+        maxClients: t.maxClients,
+        features: t.features,
+      };
     },
   }),
 ];

@@ -8,7 +8,8 @@ import { fileStamp } from '#lib/paths';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
 import { ExportLogsQuery, ListLogsQuery, LogPage, TailLogsQuery } from './schema';
 
-const FILTERS = 'filter by `level` (one or a comma list), `clientId`, `userId`, `event`, `category=security`, `since` (inclusive) and `until` (exclusive)';
+const FILTERS =
+  'filter by `level` (one or a comma list), `clientId`, `userId`, `event`, `category=security`, `since` (inclusive) and `until` (exclusive)';
 
 export const adminLogsRoutes: RouteSpec[] = [
   defineRoute({
@@ -30,8 +31,7 @@ export const adminLogsRoutes: RouteSpec[] = [
     operationId: 'exportLogs',
     produces: { type: ['application/x-ndjson', 'text/csv'], attachment: true },
     sends: ['X-Total-Count'],
-    summary:
-      `Download the matching log rows oldest first as NDJSON (default) or CSV (\`format\`), streamed, secrets redacted as in \`wip logs export\`; ${FILTERS}. X-Total-Count announces the number of rows (for a progress bar)`,
+    summary: `Download the matching log rows oldest first as NDJSON (default) or CSV (\`format\`), streamed, secrets redacted as in \`wip logs export\`; ${FILTERS}. X-Total-Count announces the number of rows (for a progress bar)`,
     auth: 'admin',
     query: ExportLogsQuery,
     envelope: false,
@@ -42,9 +42,11 @@ export const adminLogsRoutes: RouteSpec[] = [
       ctx.attachment(`wip-logs-${fileStamp(deps.clock.now())}.${format === 'csv' ? 'csv' : 'ndjson'}`);
       ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
       // pulled batch by batch as the socket drains: constant memory for any number of rows
-      ctx.body = Readable.from((async function* () {
-        for await (const chunk of exportLogs(deps, filter, format)) yield chunk.text;
-      })());
+      ctx.body = Readable.from(
+        (async function* () {
+          for await (const chunk of exportLogs(deps, filter, format)) yield chunk.text;
+        })(),
+      );
       return undefined;
     },
   }),

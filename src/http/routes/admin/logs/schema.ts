@@ -8,7 +8,12 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 export const LogLevels = z
   .string()
   .max(64)
-  .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(LOG_LEVELS)).min(1));
 
 /** The filters shared by the list, the export and the live tail. */
@@ -39,7 +44,9 @@ export const TailLogsQuery = LogFilterQuery.omit({ since: true, until: true }).e
 /** Who did it, as recorded with the event; null when nobody is known (a failed sign-in) and on rows older than actors. */
 export const LogActor = z
   .object({
-    kind: z.enum(['admin', 'user', 'cli', 'system']).describe('a system administrator, a client user, the CLI (named by the OS user) or the system'),
+    kind: z
+      .enum(['admin', 'user', 'cli', 'system'])
+      .describe('a system administrator, a client user, the CLI (named by the OS user) or the system'),
     id: z.number().int().nullable().describe("the admin's or user's id; null for the CLI and the system"),
     name: z.string().nullable().describe("an admin's username, a user's name and email, the OS user of the CLI (as it was then)"),
   })
@@ -61,7 +68,9 @@ export const LogItem = z.object({
   actor: LogActor,
   data: z
     .record(z.string(), z.unknown())
-    .describe('event detail; an administrative change has target {type, id} and changes {field: {before, after}} (credentials only as [redacted])'),
+    .describe(
+      'event detail; an administrative change has target {type, id} and changes {field: {before, after}} (credentials only as [redacted])',
+    ),
 });
 
 export const LogPage = z.object({ items: z.array(LogItem), nextCursor: z.string().nullable() });

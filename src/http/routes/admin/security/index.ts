@@ -66,10 +66,20 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     async handler({ deps, actor, params, meta }) {
       if (actor.kind === 'user') {
-        return unlockUser(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), via: 'security administrator', meta });
+        return unlockUser(deps, actor.scope, params.userId, {
+          userId: actor.userId,
+          actor: eventActorOf(actor),
+          via: 'security administrator',
+          meta,
+        });
       }
       const user = await getUserAcrossClients(deps, params.userId);
-      return unlockUser(deps, tenantScope(user.client_id), user.id, { adminId: actor.adminId, actor: eventActorOf(actor), via: 'system administrator', meta });
+      return unlockUser(deps, tenantScope(user.client_id), user.id, {
+        adminId: actor.adminId,
+        actor: eventActorOf(actor),
+        via: 'system administrator',
+        meta,
+      });
     },
   }),
 ];

@@ -22,7 +22,6 @@ async function clientScope(deps: Deps, actor: Actor, clientId: number): Promise<
   return tenantScope((await getClient(deps, clientId)).id);
 }
 
-
 /** The API shape: never the secret, only whether one is set; the URLs to enter at the IdP. */
 function present(deps: Deps, provider: SsoProvider) {
   const { oauthClientId, settings, issuer, ...rest } = provider;
@@ -39,7 +38,13 @@ const securityAdmin = [SECURITY_ADMIN] as const;
 
 /** `present`'s shape: the provider's settings vary by kind, so beyond these its fields are open. */
 const SsoProviderData = z
-  .object({ id: z.number().int(), kind: z.string(), name: z.string(), clientId: z.string().nullable().optional(), endpoints: z.record(z.string(), z.unknown()) })
+  .object({
+    id: z.number().int(),
+    kind: z.string(),
+    name: z.string(),
+    clientId: z.string().nullable().optional(),
+    endpoints: z.record(z.string(), z.unknown()),
+  })
   .loose()
   .meta({ id: 'SsoProvider' });
 
@@ -49,7 +54,8 @@ export const adminSsoRoutes: RouteSpec[] = [
     path: '/api/admin/client/:id/sso',
     operationId: 'listSsoProviders',
     response: z.array(SsoProviderData),
-    summary: "The client's SSO providers (its Security Administrator, or a system administrator); client secrets are never shown, only hasClientSecret",
+    summary:
+      "The client's SSO providers (its Security Administrator, or a system administrator); client secrets are never shown, only hasClientSecret",
     auth: 'user-or-admin',
     roles: securityAdmin,
     params: IdParams,
@@ -87,7 +93,10 @@ export const adminSsoRoutes: RouteSpec[] = [
     params: SsoProviderParams,
     body: UpdateSsoProvider,
     async handler({ deps, actor, params, body, meta }) {
-      return present(deps, await updateProvider(deps, await clientScope(deps, actor, params.id), params.providerId, body, changedBy(actor, meta)));
+      return present(
+        deps,
+        await updateProvider(deps, await clientScope(deps, actor, params.id), params.providerId, body, changedBy(actor, meta)),
+      );
     },
   }),
   defineRoute({

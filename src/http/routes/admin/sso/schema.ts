@@ -19,7 +19,11 @@ const AttributeMapping = z
 const PostLoginUrl = z
   .string()
   .max(2000)
-  .refine((text) => (text.startsWith('/') && !text.startsWith('//')) || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)), 'must be an http(s) URL or a path starting with /');
+  .refine(
+    (text) =>
+      (text.startsWith('/') && !text.startsWith('//')) || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)),
+    'must be an http(s) URL or a path starting with /',
+  );
 
 const providerFields = {
   name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lower-case letters, digits, . _ - (at most 64); unique across the appliance'),
@@ -37,7 +41,9 @@ const providerFields = {
   cacheSeconds: z.number().int().min(0).max(3600),
   updateOnSignIn: z.boolean(),
   attributeMapping: AttributeMapping,
-  jit: z.object({ enabled: z.boolean(), roles: z.array(z.enum(ROLES)).min(1).optional(), licenseType: z.enum(LICENSE_TYPES).optional() }).strict(),
+  jit: z
+    .object({ enabled: z.boolean(), roles: z.array(z.enum(ROLES)).min(1).optional(), licenseType: z.enum(LICENSE_TYPES).optional() })
+    .strict(),
   postLoginUrl: PostLoginUrl.nullable(),
 };
 

@@ -10,7 +10,13 @@ export const adminSystemRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/admin/system/storage',
     operationId: 'getSystemStorage',
-    response: z.object({ databaseBytes: z.number(), dataDisk: DiskSpace.nullable(), backupDisk: DiskSpace.nullable(), backupCount: z.number().int(), lastBackup: BackupFile.nullable() }),
+    response: z.object({
+      databaseBytes: z.number(),
+      dataDisk: DiskSpace.nullable(),
+      backupDisk: DiskSpace.nullable(),
+      backupCount: z.number().int(),
+      lastBackup: BackupFile.nullable(),
+    }),
     summary:
       "Space and backups for the overview: {databaseBytes (SQLite: the file and its WAL; PostgreSQL: pg_database_size), dataDisk {freeBytes, totalBytes}, backupDisk (backupDir's file system; null before the first backup), backupCount, lastBackup {name, kind, bytes, createdAt} or null}",
     auth: 'admin',

@@ -26,7 +26,11 @@ export const adminUploadRoutes: RouteSpec[] = [
       const { fields, files } = await receiveFiles(ctx, deps, null);
       const metadata = parseMetadata(fields.metadata);
       if (files.length === 0) throw fieldError('file', 'send at least one file part named "file"');
-      const rows = await commitSystemFiles(deps, files.map((f) => ({ ...f, description: metadata.description })), actor.adminId);
+      const rows = await commitSystemFiles(
+        deps,
+        files.map((f) => ({ ...f, description: metadata.description })),
+        actor.adminId,
+      );
       return { files: rows.map(presentFile) };
     },
   }),
@@ -47,7 +51,8 @@ export const adminUploadRoutes: RouteSpec[] = [
     path: '/api/admin/client/:id/storage-quota',
     operationId: 'setStorageQuota',
     response: StorageUsage,
-    summary: "Set a client's storage quota {storageQuotaBytes} in bytes, or null for unlimited (the default); uploads past it are 413 STORAGE_QUOTA_EXCEEDED",
+    summary:
+      "Set a client's storage quota {storageQuotaBytes} in bytes, or null for unlimited (the default); uploads past it are 413 STORAGE_QUOTA_EXCEEDED",
     auth: 'admin',
     params: IdParams,
     body: z.object({ storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() }),

@@ -63,7 +63,10 @@ export const clientAccountRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/auth/sign-up',
     operationId: 'signUp',
-    response: z.union([z.object({ status: z.literal('active'), user: User }), z.object({ status: z.literal('verification_sent'), message: z.string() })]),
+    response: z.union([
+      z.object({ status: z.literal('active'), user: User }),
+      z.object({ status: z.literal('verification_sent'), message: z.string() }),
+    ]),
     otherStatuses: [202],
     errors: ['SIGN_UP_NOT_ALLOWED', 'SELF_SERVICE_DISABLED', 'TOKEN_INVALID', 'CONFLICT', 'LICENSE_SEATS_EXHAUSTED'],
     summary:
@@ -76,7 +79,10 @@ export const clientAccountRoutes: RouteSpec[] = [
       const outcome = await signUp(deps, body, meta);
       if (outcome.status === 'active') return { status: 'active' as const, user: presentUser(outcome.user) };
       ctx.status = 202;
-      sendJson(ctx, { success: true, data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' } });
+      sendJson(ctx, {
+        success: true,
+        data: { status: 'verification_sent', message: 'Check your email for a link to choose your password.' },
+      });
       return undefined;
     },
   }),
@@ -86,7 +92,8 @@ export const clientAccountRoutes: RouteSpec[] = [
     operationId: 'createAccount',
     response: z.object({ client: Client, user: User, licenses: z.array(License) }),
     errors: ['SELF_SERVICE_DISABLED', 'CONFLICT', 'LICENSE_CLIENTS_EXHAUSTED'],
-    summary: 'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
+    summary:
+      'Create a new client with the caller as its owner (when the appliance allows self-service; 403 SELF_SERVICE_DISABLED otherwise)',
     auth: 'public',
     createsSession: true,
     body: CreateAccount,
@@ -169,10 +176,12 @@ export const clientAccountRoutes: RouteSpec[] = [
       return { reset: true };
     },
   }),
-  ...([
-    ['/api/client/auth/update-password', 'updatePassword'],
-    ['/api/client/auth/change-password', 'changePassword'],
-  ] as const).map(([path, operationId]) =>
+  ...(
+    [
+      ['/api/client/auth/update-password', 'updatePassword'],
+      ['/api/client/auth/change-password', 'changePassword'],
+    ] as const
+  ).map(([path, operationId]) =>
     defineRoute({
       method: 'post',
       path,
@@ -235,7 +244,14 @@ export const clientAccountRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/auth/client',
     operationId: 'getMyClient',
-    response: z.object({ id: z.number().int(), name: z.string(), branding: z.object({ displayName: z.string(), logoUrl: z.string().nullable() }), security: SecuritySettingsPublic, sessionIdleTimeout: z.number(), twoFactorEnabled: z.boolean() }),
+    response: z.object({
+      id: z.number().int(),
+      name: z.string(),
+      branding: z.object({ displayName: z.string(), logoUrl: z.string().nullable() }),
+      security: SecuritySettingsPublic,
+      sessionIdleTimeout: z.number(),
+      twoFactorEnabled: z.boolean(),
+    }),
     summary: "The current user's client: id, name, branding summary and the settings the UI adapts to",
     auth: 'user',
     async handler({ deps, actor }) {

@@ -55,7 +55,9 @@ const Domain = z
   .string()
   .max(300)
   .transform((value) => value.trim().toLowerCase())
-  .pipe(z.string().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'));
+  .pipe(
+    z.string().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'),
+  );
 
 /** PUT: omitted fields keep their values. */
 export const UpdateSecuritySettings = z
@@ -63,7 +65,12 @@ export const UpdateSecuritySettings = z
     passwordMinLength: z.number().int().min(12).max(128),
     twoFactorRequired: z.enum(['off', 'all', 'admins']),
     /** seconds of inactivity after which a cookie session ends; null: the appliance default */
-    sessionIdleTimeout: z.number().int().min(60).max(90 * 86_400).nullable(),
+    sessionIdleTimeout: z
+      .number()
+      .int()
+      .min(60)
+      .max(90 * 86_400)
+      .nullable(),
     allowedSignUpDomains: z.array(Domain).max(100),
     ssoEnforced: z.boolean(),
     /** separation of duties relaxed: approvers may approve versions they authored or last edited */
@@ -75,5 +82,8 @@ export const UpdateSecuritySettings = z
 /** What the page of an invitation or reset link shows before the first attempt (issue 27). */
 export const AccountLinkDetails = z.object({
   email: z.string(),
-  passwordPolicy: z.object({ minLength: z.number().int(), rules: z.array(z.string()).describe('the rules the password must meet, in words') }),
+  passwordPolicy: z.object({
+    minLength: z.number().int(),
+    rules: z.array(z.string()).describe('the rules the password must meet, in words'),
+  }),
 });

@@ -81,7 +81,8 @@ export const clientAuthRoutes: RouteSpec[] = [
     operationId: 'verifyTwoFactor',
     response: AnySignIn,
     errors: ['TWO_FACTOR_INVALID', 'TOKEN_INVALID', 'TOO_MANY_ATTEMPTS', 'ACCOUNT_DISABLED'],
-    summary: 'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
+    summary:
+      'Complete a two-factor sign-in: {challengeToken, code} (TOTP code or a recovery code); answers like the sign-in route that started it',
     auth: 'public',
     createsSession: true,
     body: VerifyTwoFactor,
@@ -91,10 +92,12 @@ export const clientAuthRoutes: RouteSpec[] = [
       return signInResponse(ctx, result, result.flavour);
     },
   }),
-  ...([
-    ['/api/client/auth/refresh', 'refreshSession'],
-    ['/api/client/auth/refresh-token', 'refreshToken'],
-  ] as const).map(([path, operationId]) =>
+  ...(
+    [
+      ['/api/client/auth/refresh', 'refreshSession'],
+      ['/api/client/auth/refresh-token', 'refreshToken'],
+    ] as const
+  ).map(([path, operationId]) =>
     defineRoute({
       method: 'post',
       path,

@@ -12,9 +12,21 @@ import type { AppContext } from '../../../state';
  * two-factor on gets `{twoFactorRequired: true, challengeToken, expiresIn}`.
  */
 export function signInResponse(ctx: AppContext, result: SignInResult | TwoFactorChallenge, flavour: 'v1'): z.input<typeof SignInData>;
-export function signInResponse(ctx: AppContext, result: SignInResult | TwoFactorChallenge, flavour: 'v2'): z.input<typeof SignInV2OrChallenge>;
-export function signInResponse(ctx: AppContext, result: SignInResult | TwoFactorChallenge, flavour: SignInFlavour): z.input<typeof AnySignIn>;
-export function signInResponse(ctx: AppContext, result: SignInResult | TwoFactorChallenge, flavour: SignInFlavour): z.input<typeof AnySignIn> {
+export function signInResponse(
+  ctx: AppContext,
+  result: SignInResult | TwoFactorChallenge,
+  flavour: 'v2',
+): z.input<typeof SignInV2OrChallenge>;
+export function signInResponse(
+  ctx: AppContext,
+  result: SignInResult | TwoFactorChallenge,
+  flavour: SignInFlavour,
+): z.input<typeof AnySignIn>;
+export function signInResponse(
+  ctx: AppContext,
+  result: SignInResult | TwoFactorChallenge,
+  flavour: SignInFlavour,
+): z.input<typeof AnySignIn> {
   if ('challengeToken' in result) return result;
   const user = presentUser(result.user);
   const twoFactorSetupRequired = result.twoFactorSetupRequired;

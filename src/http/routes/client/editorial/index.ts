@@ -9,7 +9,8 @@ export const clientEditorialRoutes: RouteSpec[] = [
     path: '/api/client/editorial',
     operationId: 'saveEditorial',
     response: z.object({ recorded: z.number().int() }),
-    summary: "Record editorial events {events: [{type: VIEWED|EDITED|STEP_DWELL, templateId, versionId?, stepId?, durationMs?, at?}]} (at most 500) of the client's templates",
+    summary:
+      "Record editorial events {events: [{type: VIEWED|EDITED|STEP_DWELL, templateId, versionId?, stepId?, durationMs?, at?}]} (at most 500) of the client's templates",
     auth: 'user',
     body: RecordEditorialEvents,
     async handler({ deps, actor, body }) {
@@ -30,7 +31,8 @@ export const clientEditorialRoutes: RouteSpec[] = [
         steps: z.array(z.object({ stepId: z.string(), samples: z.number().int(), medianMs: z.number(), p90Ms: z.number() })),
       })
       .meta({ id: 'EditorialAggregates' }),
-    summary: 'Editorial aggregates of a template in [from, to): views, edits, median and p90 dwell per step (admins, authors, approvers, publishers)',
+    summary:
+      'Editorial aggregates of a template in [from, to): views, edits, median and p90 dwell per step (admins, authors, approvers, publishers)',
     auth: 'user',
     query: EditorialQuery,
     async handler({ deps, actor, query }) {

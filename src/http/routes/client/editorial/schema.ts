@@ -16,7 +16,8 @@ const Event = z
   .superRefine((event, ctx) => {
     if (event.type === 'STEP_DWELL') {
       if (!event.stepId) ctx.addIssue({ code: 'custom', path: ['stepId'], message: 'a STEP_DWELL event needs a stepId' });
-      if (event.durationMs == null) ctx.addIssue({ code: 'custom', path: ['durationMs'], message: 'a STEP_DWELL event needs a durationMs' });
+      if (event.durationMs == null)
+        ctx.addIssue({ code: 'custom', path: ['durationMs'], message: 'a STEP_DWELL event needs a durationMs' });
     }
   });
 

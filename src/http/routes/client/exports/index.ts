@@ -81,14 +81,19 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/export-zip/:templateId',
     operationId: 'exportTemplateZip',
     produces: { type: 'application/zip', attachment: true },
-    summary: 'A template as a ZIP: manifest.json (format wip-template v1: template, version content, sensors, files with sha256) and media/; the published version, else the latest, or ?versionId=',
+    summary:
+      'A template as a ZIP: manifest.json (format wip-template v1: template, version content, sensors, files with sha256) and media/; the published version, else the latest, or ?versionId=',
     auth: 'user',
     feature: 'import-export',
     params: TemplateIdParams,
     query: VersionQuery,
     rateLimit: perCaller(60),
     async handler({ deps, actor, params, query, ctx }) {
-      return sendDownload(ctx, await exportTemplateZip(deps, packageFiles(deps), actor, params.templateId, query.versionId), 'application/zip');
+      return sendDownload(
+        ctx,
+        await exportTemplateZip(deps, packageFiles(deps), actor, params.templateId, query.versionId),
+        'application/zip',
+      );
     },
   }),
   defineRoute({
@@ -122,7 +127,9 @@ export const clientExportRoutes: RouteSpec[] = [
     method: 'post',
     path: '/api/client/copy-entities',
     operationId: 'copyEntities',
-    response: z.object({ templates: z.array(z.object({ sourceTemplateId: z.number().int(), sourceVersionId: z.number().int(), templateId: z.number().int() })) }),
+    response: z.object({
+      templates: z.array(z.object({ sourceTemplateId: z.number().int(), sourceVersionId: z.number().int(), templateId: z.number().int() })),
+    }),
     summary:
       'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
     auth: 'user-or-admin',
@@ -149,7 +156,11 @@ export const clientExportRoutes: RouteSpec[] = [
     query: VersionLanguageQuery,
     rateLimit: perCaller(60),
     async handler({ deps, actor, params, query, ctx }) {
-      return sendDownload(ctx, await renderTemplatePdf(deps, packageFiles(deps), actor, params.id, query.versionId, readerLanguages(ctx, query.lang)), 'application/pdf');
+      return sendDownload(
+        ctx,
+        await renderTemplatePdf(deps, packageFiles(deps), actor, params.id, query.versionId, readerLanguages(ctx, query.lang)),
+        'application/pdf',
+      );
     },
   }),
   defineRoute({
@@ -165,7 +176,11 @@ export const clientExportRoutes: RouteSpec[] = [
     query: LanguageQuery,
     rateLimit: perCaller(60),
     async handler({ deps, actor, params, query, ctx }) {
-      return sendDownload(ctx, await renderJobPdf(deps, packageFiles(deps), actor, params.id, readerLanguages(ctx, query.lang)), 'application/pdf');
+      return sendDownload(
+        ctx,
+        await renderJobPdf(deps, packageFiles(deps), actor, params.id, readerLanguages(ctx, query.lang)),
+        'application/pdf',
+      );
     },
   }),
   defineRoute({
@@ -173,7 +188,8 @@ export const clientExportRoutes: RouteSpec[] = [
     path: '/api/client/download-zipped-job-report/:id',
     operationId: 'downloadJobReportZip',
     produces: { type: 'application/zip', attachment: true },
-    summary: 'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
+    summary:
+      'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
     auth: 'user',
     feature: 'reports',
     params: IdParams,

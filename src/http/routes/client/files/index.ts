@@ -90,7 +90,7 @@ export const clientFileRoutes: RouteSpec[] = [
     requestBody: { 'multipart/form-data': UploadParts.extend({ id: z.string() }) },
     errors: ['STORAGE_QUOTA_EXCEEDED', 'NOT_FOUND', 'CONFLICT'],
     summary:
-      'Replace a file\'s bytes: multipart/form-data with a `fileId` field and one `file` part → the file under the same id (revision + 1; every reference follows); the previous content is kept as a prior revision. Another client\'s id → 404',
+      "Replace a file's bytes: multipart/form-data with a `fileId` field and one `file` part → the file under the same id (revision + 1; every reference follows); the previous content is kept as a prior revision. Another client's id → 404",
     auth: 'user',
     roles: DOMAIN_PERMISSIONS.uploadFiles,
     accepts: 'multipart',
@@ -101,7 +101,10 @@ export const clientFileRoutes: RouteSpec[] = [
       if (!Number.isSafeInteger(fileId) || fileId <= 0) throw fieldError('fileId', 'must be the id of a file');
       if (files.length !== 1) throw fieldError('file', 'send exactly one file part named "file"');
       const [file] = files;
-      const row = await replaceFile(deps, actor.scope, fileId, file.content, { name: file.name, uploadedBy: { userId: actor.userId, email: actor.email } });
+      const row = await replaceFile(deps, actor.scope, fileId, file.content, {
+        name: file.name,
+        uploadedBy: { userId: actor.userId, email: actor.email },
+      });
       return { file: presentFile(row) };
     },
   }),
@@ -164,7 +167,13 @@ export const clientFileRoutes: RouteSpec[] = [
     path: '/api/client/alignment-data',
     operationId: 'uploadAlignmentData',
     response: AlignmentData,
-    requestBody: { 'multipart/form-data': UploadParts.extend({ templateId: z.string().optional(), stepId: z.string().optional(), assetId: z.string().optional() }) },
+    requestBody: {
+      'multipart/form-data': UploadParts.extend({
+        templateId: z.string().optional(),
+        stepId: z.string().optional(),
+        assetId: z.string().optional(),
+      }),
+    },
     summary:
       'Upload point-cloud alignment data for a template step or an asset: multipart/form-data with `templateId` and `stepId` (or `assetId`) fields and one `file` part, a PLY (ascii, binary little or big endian) → 201 {id, pointCount, bounds {min, max}, format, fileId}; the header and vertex data are checked (422 naming `file` when malformed); the original is stored',
     auth: 'user',
@@ -186,13 +195,16 @@ export const clientFileRoutes: RouteSpec[] = [
     response: AlignmentData,
     produces: { type: ['application/json', 'application/x-ply'], etag: true, ranges: true },
     summary:
-      'The newest alignment data of ?templateId=&stepId= or ?assetId=: metadata {id, pointCount, bounds, format, fileId}, or the original PLY bytes with Accept: application/octet-stream (ETag, ranges). Another client\'s template or asset → 404',
+      "The newest alignment data of ?templateId=&stepId= or ?assetId=: metadata {id, pointCount, bounds, format, fileId}, or the original PLY bytes with Accept: application/octet-stream (ETag, ranges). Another client's template or asset → 404",
     auth: 'user',
     query: AlignmentQuery,
     cacheControl: REVALIDATE,
     async handler({ deps, actor, query, ctx }) {
       const row = await getAlignmentData(deps, actor, alignmentTarget(query));
-      if (ctx.accepts('application/json', 'application/octet-stream') === 'application/octet-stream' && !ctx.get('accept').includes('application/json')) {
+      if (
+        ctx.accepts('application/json', 'application/octet-stream') === 'application/octet-stream' &&
+        !ctx.get('accept').includes('application/json')
+      ) {
         const file = await getFile(deps, actor.scope, row.file_id);
         await sendFile(ctx, file, (range) => openContent(deps, file, range));
         return undefined;

@@ -15,7 +15,11 @@ export function parseMetadata(text: string | undefined): z.output<typeof UploadM
     throw fieldError('metadata', 'must be JSON text such as {"description": "…"}');
   }
   const parsed = UploadMetadata.safeParse(value);
-  if (!parsed.success) throw fieldError(`metadata.${parsed.error.issues[0]?.path.join('.') ?? ''}`.replace(/\.$/, ''), parsed.error.issues[0]?.message ?? 'invalid');
+  if (!parsed.success)
+    throw fieldError(
+      `metadata.${parsed.error.issues[0]?.path.join('.') ?? ''}`.replace(/\.$/, ''),
+      parsed.error.issues[0]?.message ?? 'invalid',
+    );
   return parsed.data;
 }
 

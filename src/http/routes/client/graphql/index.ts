@@ -49,9 +49,40 @@ const GraphqlResponse = z
     extensions: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: 'GraphqlResponse' });
-const GRAPHQL_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'QUERY_TOO_COMPLEX', 'VALIDATION_ERROR', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'];
+const GRAPHQL_ERRORS: ErrorCode[] = [
+  'BAD_REQUEST',
+  'QUERY_TOO_COMPLEX',
+  'VALIDATION_ERROR',
+  'METHOD_NOT_ALLOWED',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+];
 
 export const clientGraphqlRoutes: RouteSpec[] = [
-  defineRoute({ method: 'post', path: '/api/client/graphql', operationId: 'postGraphql', requestBody: { 'application/json': GraphqlRequest }, produces: { type: ['application/graphql-response+json', 'application/json'], schema: GraphqlResponse }, errors: GRAPHQL_ERRORS, summary: 'GraphQL endpoint (queries and mutations)', auth: 'user', feature: 'graphql', envelope: false, handler }),
-  defineRoute({ method: 'get', path: '/api/client/graphql', operationId: 'getGraphql', documentedQuery: GraphqlQueryString, produces: { type: ['application/graphql-response+json', 'application/json'], schema: GraphqlResponse }, errors: GRAPHQL_ERRORS, summary: 'GraphQL endpoint (queries only)', auth: 'user', feature: 'graphql', envelope: false, handler }),
+  defineRoute({
+    method: 'post',
+    path: '/api/client/graphql',
+    operationId: 'postGraphql',
+    requestBody: { 'application/json': GraphqlRequest },
+    produces: { type: ['application/graphql-response+json', 'application/json'], schema: GraphqlResponse },
+    errors: GRAPHQL_ERRORS,
+    summary: 'GraphQL endpoint (queries and mutations)',
+    auth: 'user',
+    feature: 'graphql',
+    envelope: false,
+    handler,
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/client/graphql',
+    operationId: 'getGraphql',
+    documentedQuery: GraphqlQueryString,
+    produces: { type: ['application/graphql-response+json', 'application/json'], schema: GraphqlResponse },
+    errors: GRAPHQL_ERRORS,
+    summary: 'GraphQL endpoint (queries only)',
+    auth: 'user',
+    feature: 'graphql',
+    envelope: false,
+    handler,
+  }),
 ];

@@ -25,7 +25,9 @@ const TranslationBundle = z
   .object({ language: z.string(), fallback: z.array(z.string()), namespaces: z.record(z.string(), Texts) })
   .meta({ id: 'TranslationBundle' });
 /** The texts of one namespace of a merged bundle. */
-const NamespaceTranslations = z.object({ language: z.string(), namespace: z.string(), translations: Texts }).meta({ id: 'NamespaceTranslations' });
+const NamespaceTranslations = z
+  .object({ language: z.string(), namespace: z.string(), translations: Texts })
+  .meta({ id: 'NamespaceTranslations' });
 
 export const clientI18nRoutes: RouteSpec[] = [
   defineRoute({
@@ -63,14 +65,21 @@ export const clientI18nRoutes: RouteSpec[] = [
       keys: z
         .string()
         .max(10_000)
-        .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+        .transform((v) =>
+          v
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(TranslationKey).max(500))
         .optional(),
     }),
     async handler({ deps, actor, query, ctx }) {
       const bundle = await mergedBundle(deps, query.lang, actor.clientId);
       const texts = bundle.namespaces[query.namespace] ?? {};
-      const translations = query.keys ? Object.fromEntries(query.keys.filter((k) => Object.hasOwn(texts, k)).map((k) => [k, texts[k]])) : texts;
+      const translations = query.keys
+        ? Object.fromEntries(query.keys.filter((k) => Object.hasOwn(texts, k)).map((k) => [k, texts[k]]))
+        : texts;
       const data = { language: bundle.language, namespace: query.namespace, translations };
       if (notModified(ctx, etagOf(data))) return undefined;
       return data;

@@ -11,13 +11,19 @@ import { FEATURES } from '#licensing/terms';
 import { SECURITY_ADMIN } from '#policies/roles';
 import { sendFile } from '../../../send-file';
 
-
 export const clientInfoRoutes: RouteSpec[] = [
   defineRoute({
     method: 'get',
     path: '/api/client/client-info',
     operationId: 'getClientInfo',
-    response: Client.extend({ onPremise: z.boolean(), evaluation: z.boolean(), readOnly: z.boolean(), branding: z.object({ displayName: z.string(), licensee: z.string().nullable(), logoUrl: z.string().nullable() }), featureFlags: z.record(z.string(), z.boolean()), features: z.array(z.string()) }).meta({ id: 'ClientInfo' }),
+    response: Client.extend({
+      onPremise: z.boolean(),
+      evaluation: z.boolean(),
+      readOnly: z.boolean(),
+      branding: z.object({ displayName: z.string(), licensee: z.string().nullable(), logoUrl: z.string().nullable() }),
+      featureFlags: z.record(z.string(), z.boolean()),
+      features: z.array(z.string()),
+    }).meta({ id: 'ClientInfo' }),
     summary:
       "The signed-in user's client and its configuration: branding {displayName, licensee, logoUrl}, feature flags {sso, graphql, push, reports, import-export, collaboration, integrations: boolean} from the license key (a route of a feature the key lacks answers 403 FEATURE_NOT_LICENSED), features (the key's list), evaluation and read-only flags",
     auth: 'user',

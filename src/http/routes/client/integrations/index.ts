@@ -43,7 +43,10 @@ export const clientIntegrationRoutes: RouteSpec[] = [
         appVersion: Text(64).optional(),
         device: Text(200).optional(),
         platform: Text(100).optional(),
-        logs: z.string().max(256 * 1024).optional(),
+        logs: z
+          .string()
+          .max(256 * 1024)
+          .optional(),
       })
       .strict(),
     async handler({ deps, actor, body }) {
@@ -54,7 +57,17 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/vendorMapsApi',
     operationId: 'proxyMaps',
-    produces: { type: ['application/json', 'image/png', 'image/jpeg', 'image/webp', 'application/x-protobuf', 'application/vnd.mapbox-vector-tile', 'application/octet-stream'] },
+    produces: {
+      type: [
+        'application/json',
+        'image/png',
+        'image/jpeg',
+        'image/webp',
+        'application/x-protobuf',
+        'application/vnd.mapbox-vector-tile',
+        'application/octet-stream',
+      ],
+    },
     errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR'],
     summary:
       'Maps proxy (geocoding, tiles) to the configured upstream (WIP_MAPS_URL): ?path= (a plain path under one of WIP_MAPS_ALLOWED_PATHS) and the query parameters WIP_MAPS_ALLOWED_PARAMS names; the API key is added server-side. Answers the upstream bytes as they are (images, JSON, vector tiles; anything else as application/octet-stream), not the envelope. 422 for a refused path or parameter, 503 INTEGRATION_NOT_CONFIGURED, 502 UPSTREAM_ERROR (HTTP ≥ 400, a redirect, no answer within WIP_INTEGRATION_TIMEOUT, larger than WIP_MAPS_MAX_RESPONSE)',
@@ -78,7 +91,12 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     path: '/api/client/vendorErp',
     operationId: 'getErpRecords',
     response: z
-      .object({ configured: z.boolean(), upstream: z.string().nullable(), templateMap: z.record(z.string(), z.string()), lastRuns: z.array(ErpSyncRun) })
+      .object({
+        configured: z.boolean(),
+        upstream: z.string().nullable(),
+        templateMap: z.record(z.string(), z.string()),
+        lastRuns: z.array(ErpSyncRun),
+      })
       .meta({ id: 'ErpStatus' }),
     errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary:
@@ -97,7 +115,7 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     response: ErpSyncRun,
     errors: ['INTEGRATION_NOT_CONFIGURED', 'UPSTREAM_ERROR', 'CONFLICT'],
     summary:
-      'Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs\' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read',
+      "Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read",
     auth: 'user',
     roles: [SECURITY_ADMIN],
     feature: 'integrations',

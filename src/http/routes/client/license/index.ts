@@ -28,7 +28,8 @@ export const clientLicenseRoutes: RouteSpec[] = [
     operationId: 'changeClientLicense',
     response: z.object({ users: z.array(User), seats: z.unknown() }),
     errors: ['LICENSE_SEATS_EXHAUSTED'],
-    summary: "Security Administrator: change users' license types ({userId, licenseType} or {changes: [...]}), within the client's seats and role rules",
+    summary:
+      "Security Administrator: change users' license types ({userId, licenseType} or {changes: [...]}), within the client's seats and role rules",
     auth: 'user',
     roles: [SECURITY_ADMIN],
     body: ChangeLicenseTypes,

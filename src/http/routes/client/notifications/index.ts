@@ -21,7 +21,7 @@ export const clientNotificationRoutes: RouteSpec[] = [
     path: '/api/client/account/notification-preferences',
     operationId: 'updateNotificationPreferences',
     summary:
-      'Change the caller\'s notification preferences {language?, kinds?: {kind: boolean}}; omitted fields and kinds keep their values; an unknown kind or a malformed language tag is 422',
+      "Change the caller's notification preferences {language?, kinds?: {kind: boolean}}; omitted fields and kinds keep their values; an unknown kind or a malformed language tag is 422",
     auth: 'user',
     body: UpdateNotificationPreferences,
     response: NotificationPreferencesAnswer,

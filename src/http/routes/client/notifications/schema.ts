@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { LanguageTag } from '#services/i18n';
 import { NOTIFICATION_KINDS } from '#services/notifications';
 
-const Kinds = z.object(Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, z.boolean()])) as Record<(typeof NOTIFICATION_KINDS)[number], z.ZodBoolean>);
+const Kinds = z.object(
+  Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, z.boolean()])) as Record<(typeof NOTIFICATION_KINDS)[number], z.ZodBoolean>,
+);
 
 /** PUT: omitted fields (and kinds) keep their values; an unknown kind is 422. */
 export const UpdateNotificationPreferences = z

@@ -7,12 +7,18 @@ import { checkForUpdates } from '#services/updates';
 const versionResponse = z.object({
   version: z.string().describe('the product version'),
   apiVersion: z.string().describe('the HTTP contract (SPEC.md); changes only with an incompatible change'),
-  build: z.object({ commit: z.string().describe('`dev` for a build from source'), date: z.string().nullable().describe('ISO 8601; null for a build from source') }),
+  build: z.object({
+    commit: z.string().describe('`dev` for a build from source'),
+    date: z.string().nullable().describe('ISO 8601; null for a build from source'),
+  }),
   runtime: z
     .object({
       name: z.literal('node'),
       version: z.string().describe('the Node.js version running the process (inside the executable: the one it embeds)'),
-      supportedUntil: z.string().nullable().describe("end of life (YYYY-MM-DD) of that version's release line, from a table in the build; null for a line it does not know"),
+      supportedUntil: z
+        .string()
+        .nullable()
+        .describe("end of life (YYYY-MM-DD) of that version's release line, from a table in the build; null for a line it does not know"),
     })
     .describe('the runtime and until when its release line gets security fixes'),
 });
@@ -34,7 +40,14 @@ export const clientPlatformRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/check-updates',
     operationId: 'checkUpdates',
-    response: z.object({ current: z.string(), latest: z.string().nullable(), updateAvailable: z.boolean(), notes: z.string().nullable(), source: z.enum(['url', 'file', 'none', 'unreachable']), error: z.string().optional() }),
+    response: z.object({
+      current: z.string(),
+      latest: z.string().nullable(),
+      updateAvailable: z.boolean(),
+      notes: z.string().nullable(),
+      source: z.enum(['url', 'file', 'none', 'unreachable']),
+      error: z.string().optional(),
+    }),
     errors: ['UPSTREAM_ERROR', 'INTEGRATION_NOT_CONFIGURED'],
     summary:
       'Compares the running version with the update manifest (updateUrl, else <data-dir>/updates/manifest.json): {current, latest, updateAvailable, notes, source: url|file|none|unreachable, error?}; an unreachable source is reported, never an error',

@@ -23,7 +23,8 @@ export const clientPushRoutes: RouteSpec[] = [
     path: '/api/client/push/subscribe',
     operationId: 'subscribePush',
     response: z.object({ endpoint: z.string(), pushEnabled: z.boolean() }),
-    summary: "Store a browser's PushSubscription {endpoint, keys: {p256dh, auth}} for the caller (https push services only); the same endpoint again replaces it",
+    summary:
+      "Store a browser's PushSubscription {endpoint, keys: {p256dh, auth}} for the caller (https push services only); the same endpoint again replaces it",
     auth: 'user',
     feature: 'push',
     body: PushSubscriptionBody,

@@ -13,7 +13,10 @@ export const PushSubscriptionBody = z.object({
   expirationTime: z.number().nullable().optional(),
   keys: z.object({
     /** the browser's ECDH P-256 public key, uncompressed (65 bytes, 0x04…) */
-    p256dh: base64url(65, 'keys.p256dh').refine((value) => Buffer.from(value, 'base64url')[0] === 0x04, 'keys.p256dh is an uncompressed P-256 point'),
+    p256dh: base64url(65, 'keys.p256dh').refine(
+      (value) => Buffer.from(value, 'base64url')[0] === 0x04,
+      'keys.p256dh is an uncompressed P-256 point',
+    ),
     /** the 16-byte authentication secret */
     auth: base64url(16, 'keys.auth'),
   }),

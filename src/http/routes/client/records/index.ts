@@ -18,7 +18,10 @@ import { sendJson } from '../../../json-body';
 
 const BundleQuery = z.object({
   /** include the photos and signature images themselves (the bundle always has their SHA-256) */
-  photos: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+  photos: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => v === 'true'),
 });
 
 const PublishedKeySchema = z
@@ -106,7 +109,8 @@ export const clientRecordRoutes: RouteSpec[] = [
     path: '/verify/wip-verifier.html',
     operationId: 'downloadVerifierPage',
     produces: { type: 'text/html', attachment: true },
-    summary: 'The verifier as one self-contained HTML file (its script inline) to keep and open offline, on a machine that never sees this appliance',
+    summary:
+      'The verifier as one self-contained HTML file (its script inline) to keep and open offline, on a machine that never sees this appliance',
     auth: 'public',
     envelope: false,
     rateLimit: perIp(30),

@@ -22,7 +22,12 @@ const MeterReport = z
     period: z.string(),
     from: z.string(),
     to: z.string(),
-    filters: z.object({ userId: Int.nullable(), licenseType: z.string().nullable(), templateId: Int.nullable(), organizationId: Int.nullable() }),
+    filters: z.object({
+      userId: Int.nullable(),
+      licenseType: z.string().nullable(),
+      templateId: Int.nullable(),
+      organizationId: Int.nullable(),
+    }),
     buckets: z.array(z.object({ bucket: z.string(), start: z.string(), end: z.string(), ...MeterCounts })),
     totals: z.object(MeterCounts),
   })
@@ -71,7 +76,7 @@ export const clientReportRoutes: RouteSpec[] = [
     produces: { type: ['application/json', 'text/csv'] },
     response: MeterReport,
     summary:
-      'Usage metering of the caller\'s client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv',
+      "Usage metering of the caller's client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv",
     auth: 'user',
     feature: 'reports',
     roles: [SECURITY_ADMIN],
@@ -88,8 +93,18 @@ export const clientReportRoutes: RouteSpec[] = [
     method: 'get',
     path: '/api/client/meter-report-filters',
     operationId: 'getMeterReportFilters',
-    response: z.object({ periods: z.array(z.string()).readonly(), licenseTypes: z.array(z.string()).readonly(), organizations: z.array(z.object({ id: z.number().int(), name: z.string() })), templates: z.array(z.object({ id: z.number().int(), title: z.string() })), users: z.array(z.object({ id: z.number().int(), email: z.string(), firstName: z.string(), lastName: z.string(), licenseType: z.string() })), truncated: z.object({ organizations: z.boolean(), templates: z.boolean(), users: z.boolean() }) }),
-    summary: "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
+    response: z.object({
+      periods: z.array(z.string()).readonly(),
+      licenseTypes: z.array(z.string()).readonly(),
+      organizations: z.array(z.object({ id: z.number().int(), name: z.string() })),
+      templates: z.array(z.object({ id: z.number().int(), title: z.string() })),
+      users: z.array(
+        z.object({ id: z.number().int(), email: z.string(), firstName: z.string(), lastName: z.string(), licenseType: z.string() }),
+      ),
+      truncated: z.object({ organizations: z.boolean(), templates: z.boolean(), users: z.boolean() }),
+    }),
+    summary:
+      "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
     feature: 'reports',
     roles: [SECURITY_ADMIN],

@@ -18,7 +18,13 @@ const SSO_COOKIE = 'wip_sso';
 
 const ProviderName = z.string().min(1).max(64);
 
-async function redirectToProvider(deps: Deps, ctx: AppContext, kind: 'oidc' | 'dynamics', name: string | undefined, meta: RequestMeta): Promise<undefined> {
+async function redirectToProvider(
+  deps: Deps,
+  ctx: AppContext,
+  kind: 'oidc' | 'dynamics',
+  name: string | undefined,
+  meta: RequestMeta,
+): Promise<undefined> {
   const row = await findOidcProvider(deps, kind, name);
   const { location, browserToken } = await startOidcSignIn(deps, row, meta);
   ctx.cookies.set(SSO_COOKIE, browserToken, {
@@ -125,7 +131,14 @@ export const clientSsoRoutes: RouteSpec[] = [
     auth: 'public',
     feature: 'sso',
     createsSession: true,
-    body: z.object({ samlResponse: z.string().min(1).max(1_000_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'base64'), provider: ProviderName.optional() }),
+    body: z.object({
+      samlResponse: z
+        .string()
+        .min(1)
+        .max(1_000_000)
+        .regex(/^[A-Za-z0-9+/=\s]+$/, 'base64'),
+      provider: ProviderName.optional(),
+    }),
     rateLimit: signInLimit,
     async handler({ deps, ctx, body, meta }) {
       return signInResponse(ctx, await samlSignIn(deps, body, meta), 'v1');

@@ -53,7 +53,14 @@ export const Deviations = z
         max: z.number().nullable(),
       }),
     ),
-    stepProblems: z.array(z.object({ ...RecordDeviation, status: z.enum(['FAILED', 'SKIPPED']), reason: z.string().nullable(), comment: z.string().nullable() })),
+    stepProblems: z.array(
+      z.object({
+        ...RecordDeviation,
+        status: z.enum(['FAILED', 'SKIPPED']),
+        reason: z.string().nullable(),
+        comment: z.string().nullable(),
+      }),
+    ),
     recordsTruncated: z.boolean(),
     openFaults: z.array(
       z.object({

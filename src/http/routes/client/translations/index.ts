@@ -74,7 +74,15 @@ export const clientTranslationRoutes: RouteSpec[] = [
       const language = languageOf(params.lang);
       const result = await importTranslation(deps, actor, params.id, params.versionId, language, await readText(ctx));
       const t = result.translation;
-      return { versionId: t.versionId, language: t.language, approved: t.approved, unitsHash: t.unitsHash, changed: result.changed, unchanged: result.unchanged, counts: t.counts };
+      return {
+        versionId: t.versionId,
+        language: t.language,
+        approved: t.approved,
+        unitsHash: t.unitsHash,
+        changed: result.changed,
+        unchanged: result.unchanged,
+        counts: t.counts,
+      };
     },
   }),
 ];

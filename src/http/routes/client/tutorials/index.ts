@@ -8,7 +8,8 @@ export const clientTutorialRoutes: RouteSpec[] = [
     path: '/api/client/get-tutorials-info',
     operationId: 'getTutorialsInfo',
     response: z.object({ tutorials: z.array(z.unknown()) }),
-    summary: "The tutorials shipped with the build, each with the caller's completion state (complete one with the completeTutorial mutation)",
+    summary:
+      "The tutorials shipped with the build, each with the caller's completion state (complete one with the completeTutorial mutation)",
     auth: 'user',
     async handler({ deps, actor }) {
       return { tutorials: await tutorialsInfo(deps, actor) };

@@ -29,7 +29,11 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     body: WorkingTogether,
     async handler({ deps, actor, body }) {
       const result = await workTogether(deps, actor, body);
-      return { action: body.action, job: await jobWithMembers(deps, actor, result.job), handOff: result.handOff && presentHandOff(result.handOff) };
+      return {
+        action: body.action,
+        job: await jobWithMembers(deps, actor, result.job),
+        handOff: result.handOff && presentHandOff(result.handOff),
+      };
     },
   }),
   defineRoute({

@@ -17,4 +17,7 @@ export const HandOffStatusesQuery = PageQuery;
 /** Exactly one of jobId and templateId. */
 export const JobHistoryUsersQuery = z
   .object({ jobId: PositiveId.optional(), templateId: PositiveId.optional() })
-  .refine((q) => (q.jobId === undefined) !== (q.templateId === undefined), { message: 'give jobId or templateId (one of them)', path: ['jobId'] });
+  .refine((q) => (q.jobId === undefined) !== (q.templateId === undefined), {
+    message: 'give jobId or templateId (one of them)',
+    path: ['jobId'],
+  });
