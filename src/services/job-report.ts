@@ -149,8 +149,11 @@ export async function jobReportZip(
   files: PackageFiles,
   actor: UserActor,
   jobId: number,
+  languages: readonly string[] = [],
 ): Promise<{ fileName: string; stream: Readable }> {
   const h = await loadJobHistory(deps, actor, jobId);
+  // the PDF in the reader's language; values.csv/.json keep the source texts, as the data they are
+  const printed = languages.length > 0 ? await loadJobHistory(deps, actor, jobId, languages) : h;
   const rows = valueRows(h);
   const records = [...h.records.values()].map((r) => recordFiles(h.content, r));
   const photoIds = [...new Set([...records.flatMap((r) => r.photos), ...h.faults.flatMap((f) => JSON.parse(f.photos) as number[])])];
@@ -166,7 +169,7 @@ export async function jobReportZip(
     });
   const stream = writeZip(
     [
-      { path: `job-${jobId}.pdf`, open: () => jobPdfStream(deps, files, actor.scope, h) },
+      { path: `job-${jobId}.pdf`, open: () => jobPdfStream(deps, files, actor.scope, printed) },
       { path: 'values.csv', data: Buffer.from(toCsv(rows), 'utf8') },
       { path: 'values.json', data: Buffer.from(JSON.stringify({ jobId, values: rows }, null, 2) + '\n', 'utf8') },
       { path: 'signoffs.json', data: Buffer.from(JSON.stringify({ jobId, signoffs: signoffRows(h) }, null, 2) + '\n', 'utf8') },

@@ -5,6 +5,7 @@ import { buildClient, buildUser, PASSWORD, type BuiltClient } from '../helpers/f
 import { gid, gql } from '../helpers/graphql';
 import { contentInput, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { pdfText } from '../helpers/pdf';
+import { unzip } from '../helpers/zip';
 
 // Translated instructions (issue 33 point 4, docs/translated-instructions.md):
 // a version's XLIFF 2.0 file exported, translated here, imported, approved,
@@ -246,6 +247,14 @@ translations(
     assert.is(jobPdf.status, 200);
     const jobText = (await pdfText(Buffer.from(await jobPdf.arrayBuffer()))).text;
     assert.ok(jobText.includes('Step 1: Drehmoment messen (Vorbereitung)'), jobText);
+    // the zipped job report prints its PDF in the reader's language too; its data files keep the source texts
+    const zipped = await fetch(`${server.url}/api/client/download-zipped-job-report/${job.id}`, {
+      headers: { authorization: `Bearer ${operator.token}`, 'accept-language': 'de-DE, en;q=0.5' },
+    });
+    assert.is(zipped.status, 200);
+    const entries = await unzip(Buffer.from(await zipped.arrayBuffer()));
+    const zippedText = (await pdfText(entries.get(`job-${job.id}.pdf`)!)).text;
+    assert.ok(zippedText.includes('Step 1: Drehmoment messen (Vorbereitung)'), zippedText);
     // no language asked for: the source
     const english = await fetch(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${templateId}`, {
       headers: { authorization: `Bearer ${operator.token}` },

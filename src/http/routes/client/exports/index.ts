@@ -189,13 +189,18 @@ export const clientExportRoutes: RouteSpec[] = [
     operationId: 'downloadJobReportZip',
     produces: { type: 'application/zip', attachment: true },
     summary:
-      'A job report as a streamed ZIP: the job history PDF, values.csv and values.json of every recorded value, and the attached photos and signature images',
+      "A job report as a streamed ZIP: the job history PDF (the version's texts in the reader's language: ?lang=, else Accept-Language, where an approved translation has them), values.csv and values.json of every recorded value (source texts), signoffs.json, deviations.json, and the attached photos and signature images",
     auth: 'user',
     feature: 'reports',
     params: IdParams,
+    query: LanguageQuery,
     rateLimit: perCaller(30),
-    async handler({ deps, actor, params, ctx }) {
-      return sendDownload(ctx, await jobReportZip(deps, packageFiles(deps), actor, params.id), 'application/zip');
+    async handler({ deps, actor, params, query, ctx }) {
+      return sendDownload(
+        ctx,
+        await jobReportZip(deps, packageFiles(deps), actor, params.id, readerLanguages(ctx, query.lang)),
+        'application/zip',
+      );
     },
   }),
 ];
