@@ -424,8 +424,8 @@ export async function setStorageQuota(deps: Deps, clientId: number, bytes: numbe
 /** A name to show and to put in Content-Disposition: no folders, no control characters, at most 255 characters. */
 export function cleanFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base
+    // eslint-disable-next-line no-control-regex -- control characters are what this strips
     .replace(/[\u0000-\u001f\u007f"]/g, '')
     .trim()
     .slice(0, 255);

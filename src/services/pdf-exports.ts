@@ -462,7 +462,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     const rows = deviationRows(h);
     report
       .heading('Deviations', 1)
-      .table(DEVIATION_HEADER, rows, { mark: (row) => h.deviations[row]!.acknowledged_at === null, widths: [75, '*', '*', '*', '*'] });
+      .table(DEVIATION_HEADER, rows, { mark: (row) => h.deviations[row].acknowledged_at === null, widths: [75, '*', '*', '*', '*'] });
   }
   if (h.review) {
     report

@@ -37,9 +37,9 @@ export interface SignStepDialogProps {
   stepTitle: string;
   meaning: StepMeaning;
   signer: { name: string; email: string };
-  onClose(): void;
+  onClose: () => void;
   /** the job as the server has it after the signature */
-  onSigned(job: JobData): void;
+  onSigned: (job: JobData) => void;
 }
 
 /**
@@ -111,7 +111,7 @@ export function SignStepDialog({ open, jobId, stepId, stepTitle, meaning, signer
         </>
       }
     >
-      <form id={formId} class="sign-form" onSubmit={submit} noValidate>
+      <form id={formId} class="sign-form" onSubmit={(event) => void submit(event)} noValidate>
         <dl class="sign-manifest">
           <div>
             <dt>{t('rules.sign.step')}</dt>

@@ -44,7 +44,7 @@ export interface SignoffPanelProps {
   blocked: string | null;
   /** the meanings this page offers to sign (the operator's run page: both; the verifier's page: VERIFIED) */
   offer: readonly StepMeaning[];
-  onSigned(job: JobData): void;
+  onSigned: (job: JobData) => void;
 }
 
 /**

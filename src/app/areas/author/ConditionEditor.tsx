@@ -60,7 +60,7 @@ export interface ConditionEditorProps {
   problems: Problems;
   /** what the condition guards, for the labels: "Step 3" or "Section 2" */
   owner: string;
-  onChange(value: unknown): void;
+  onChange: (value: unknown) => void;
 }
 
 export function ConditionEditor({ path, value, earlier, content, problems, owner, onChange }: ConditionEditorProps) {
@@ -227,10 +227,10 @@ function RuleRow({
   rule: Leaf;
   index: number;
   earlier: { step: EditorStep; number: number }[];
-  stepOf(id: string): EditorStep | undefined;
+  stepOf: (id: string) => EditorStep | undefined;
   uid: string;
-  onChange(rule: Leaf): void;
-  onRemove(): void;
+  onChange: (rule: Leaf) => void;
+  onRemove: () => void;
 }) {
   const t = useT();
   const step = stepOf(rule.step);
@@ -411,8 +411,8 @@ function ValueInput({
   numeric: boolean;
   describedBy?: string;
   value: unknown;
-  parse(text: string): unknown;
-  onValue(value: unknown): void;
+  parse: (text: string) => unknown;
+  onValue: (value: unknown) => void;
 }) {
   const [text, setText] = useState(() => valueText(value));
   useEffect(() => {

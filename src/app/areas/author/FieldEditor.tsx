@@ -193,7 +193,7 @@ function ExpressionInput({
   field: EditorField;
   path: string;
   problems: Problems;
-  onValue(expression: string): void;
+  onValue: (expression: string) => void;
 }) {
   const t = useT();
   const id = inputId(path);

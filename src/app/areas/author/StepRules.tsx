@@ -24,7 +24,7 @@ export function StepRules({
   content: EditorContent;
   problems: Problems;
   notApplicable: boolean;
-  edit(change: (s: EditorStep) => EditorStep): void;
+  edit: (change: (s: EditorStep) => EditorStep) => void;
 }) {
   const t = useT();
   const earlier = stepsInOrder(content)

@@ -33,7 +33,7 @@ function RefusedSteps({ job, steps }: { job: JobData; steps: string[] }) {
               stepId
             ) : (
               <a href={`/app/jobs/${job.databaseId}/run?step=${index + 1}`}>
-                {t('operator.review.step', { n: index + 1, title: all[index]!.title })}
+                {t('operator.review.step', { n: index + 1, title: all[index].title })}
               </a>
             )}
           </li>

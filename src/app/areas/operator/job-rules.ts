@@ -5,7 +5,7 @@
 // judge it. The server's answer wins: with nothing queued for the job, whether
 // a step applies is what the server said (Job.steps).
 import { isEmptyValue, outOfLimits, stepsOfJob, type LocalJobView, type SectionDef, type StepDef } from '../../offline';
-import { applicabilityOf, calculate, type RecordsByStep } from '../../rules/local';
+import { applicabilityOf, calculate } from '../../rules/local';
 
 /** A step's record as the operator sees it: queued on the device (newest) or the server's. */
 export interface SeenRecord {

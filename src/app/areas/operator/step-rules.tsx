@@ -44,7 +44,7 @@ export function NotApplicableButton({
   job: JobData;
   step: StepDef;
   online: boolean;
-  onMarked(): void;
+  onMarked: () => void;
 }) {
   const t = useT();
   const [open, setOpen] = useState(false);

@@ -190,8 +190,8 @@ export interface SignDialogProps {
   action: SignedAction | null;
   version: ReviewVersion;
   signer: Person;
-  onClose(): void;
-  onSigned(action: SignedAction): void;
+  onClose: () => void;
+  onSigned: (action: SignedAction) => void;
 }
 
 /** Signs a version: approve, reject (with a reason) or publish. */

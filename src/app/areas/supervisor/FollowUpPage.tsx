@@ -71,7 +71,7 @@ export default function FollowUpPage({ id }: { id: string }) {
     <>
       <PageHeader title={t('supervisor.followUp.title')} subtitle={t('supervisor.followUp.subtitle', { id: faultId })} />
       {error && <Notice tone="danger">{error}</Notice>}
-      <form class="form-grid" onSubmit={submit} noValidate aria-label={t('supervisor.followUp.title')}>
+      <form class="form-grid" onSubmit={(event) => void submit(event)} noValidate aria-label={t('supervisor.followUp.title')}>
         <Card heading={t('supervisor.newJob.what')}>
           <TextField
             label={t('supervisor.newJob.search')}

@@ -100,7 +100,7 @@ export default function SchedulesPage() {
                     </dd>
                   </dl>
                   <div class="form-actions">
-                    <Button busy={busy === schedule.databaseId} onClick={() => toggle(schedule)}>
+                    <Button busy={busy === schedule.databaseId} onClick={() => void toggle(schedule)}>
                       {t(schedule.state === 'ACTIVE' ? 'supervisor.schedules.pause' : 'supervisor.schedules.resume', {
                         title: schedule.title,
                       })}
