@@ -38,9 +38,14 @@ import { findVersionById, findVersionInState } from '#repos/template-versions';
 import { listActiveUserIdsWithAnyRole, loadUsersByIds } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { jobRequirements, shortfallOf } from './qualification-gate';
-import { getVisibleTemplate, verifySignature } from './templates';
 import { notifyUsers } from './notifications';
 import { currentLicense } from './licensing';
+
+/**
+ * The template service is a route group of its own, required on first use: the maintenance round and the schedule
+ * worker load this module soon after the start, and must not bring it along (test/cli/first-answers).
+ */
+const templates = () => require('./templates') as typeof import('./templates');
 
 /**
  * Qualifications (issue 33, docs/qualifications.md): a client's skills, the
@@ -146,7 +151,9 @@ export async function grantSkill(deps: Deps, actor: UserActor, raw: GrantSkillIn
   if (level > skill.levels) throw validationFailed({ fields: [{ path: 'level', message: `the skill has ${skill.levels} level(s)` }] });
   if ((await loadUsersByIds(deps.db.kysely, actor.scope, [input.userId])).length === 0) throw notFound('User');
   const trainer =
-    input.password || input.code ? await verifySignature(deps, actor, { password: input.password, code: input.code }, meta) : null;
+    input.password || input.code
+      ? await templates().verifySignature(deps, actor, { password: input.password, code: input.code }, meta)
+      : null;
   const nowIso = now.toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const before = await findUserSkill(trx, actor.scope, input.userId, skill.id);
@@ -321,7 +328,7 @@ async function overrideTarget(trx: Kysely<DB>, actor: UserActor, input: { jobId?
       required: version ? jobRequirements(deserializeContent(version.content)) : [],
     };
   }
-  await getVisibleTemplate(trx, actor, input.templateId!);
+  await templates().getVisibleTemplate(trx, actor, input.templateId!);
   const version = await findVersionInState(trx, actor.scope, input.templateId!, 'PUBLISHED');
   if (!version) throw new AppError('NO_PUBLISHED_VERSION', 'The template has no published version', { templateId: input.templateId });
   return {

@@ -46,7 +46,12 @@ import { loadUsersByIds } from '#repos/users';
 import { emitEvent } from '#events/emit';
 import type { UserActor } from './actor';
 import { auditActor, writeJob } from './jobs';
-import { getVisibleTemplate } from './templates';
+
+/**
+ * The template service is a route group of its own, required on first use: the maintenance round and the schedule
+ * worker load this module soon after the start, and must not bring it along (test/cli/first-answers).
+ */
+const templates = () => require('./templates') as typeof import('./templates');
 
 /**
  * Schedules of recurring jobs (issue 33, docs/recurring-and-follow-up-jobs.md).
@@ -156,7 +161,7 @@ function recurrenceOf(definition: Pick<Definition, 'rrule' | 'starts_at'>, timeZ
 async function checkDefinition(trx: Kysely<DB>, actor: UserActor, definition: Definition, timeZone: string, newPin = true): Promise<void> {
   const scope = actor.scope;
   recurrenceOf(definition, timeZone);
-  await getVisibleTemplate(trx, actor, definition.template_id);
+  await templates().getVisibleTemplate(trx, actor, definition.template_id);
   if (definition.version_id !== null) {
     const version = await findVersionById(trx, scope, definition.version_id);
     if (!version || version.template_id !== definition.template_id) throw notFound('Version');

@@ -332,6 +332,8 @@ journey('author → approver → publisher → supervisor → operator offline h
   await page.context().setOffline(true);
   await page.getByRole('textbox', { name: 'Torque' }).fill('25');
   await page.getByText('Outside the limits (10–20 Nm)').waitFor();
+  // an out-of-limit value needs a comment before the job can complete (COMMENT_REQUIRED, docs/execution-rules.md)
+  await page.getByRole('textbox', { name: 'Comment' }).fill('Bolts re-torqued by maintenance, see fault');
   await everyWidth(page, 'run-limits');
   await page.getByRole('button', { name: 'Save and next' }).click();
   await page.getByRole('heading', { name: 'Photograph the pump' }).waitFor();
@@ -393,7 +395,7 @@ journey('author → approver → publisher → supervisor → operator offline h
   server = (
     await ok(
       team.client.owner,
-      'query($id: ID!) { job(id: $id) { state revision records { stepId status recordedBy { databaseId } values { key value outOfLimits files { databaseId sha256 } } } faults(first: 10) { nodes { description severity photoFiles { databaseId sha256 } raisedBy { databaseId } } } } }',
+      'query($id: ID!) { job(id: $id) { state revision records { stepId status comment recordedBy { databaseId } values { key value outOfLimits files { databaseId sha256 } } } faults(first: 10) { nodes { description severity photoFiles { databaseId sha256 } raisedBy { databaseId } } } } }',
       { id: job.id },
     )
   ).job;
@@ -411,6 +413,7 @@ journey('author → approver → publisher → supervisor → operator offline h
     byStep.torque.values.map((v: any) => [v.key, v.value, v.outOfLimits]),
     [['torque', 25, true]],
   );
+  assert.is(byStep.torque.comment, 'Bolts re-torqued by maintenance, see fault', 'the comment the out-of-limit value needs');
   for (const r of server.records) assert.is(r.recordedBy.databaseId, operator.id);
   const photo = byStep.photo.values[0].files;
   assert.is(photo.length, 1);

@@ -140,7 +140,7 @@ export function jobDocumentFields(notApplicable: boolean): string {
   faults(last: 50) { nodes { id databaseId stepId description severity state raisedAt } }`;
 }
 
-/** The job document as this server can answer it. */
+/** The job document as this server can answer it: an operation that selects it declares `$language: String` (requestLanguage()). */
 export async function jobDocument(): Promise<string> {
   return jobDocumentFields(await serverHasNotApplicable());
 }

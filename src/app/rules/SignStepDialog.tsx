@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, graphql } from '../api/client';
+import { ApiError, graphql, requestLanguage } from '../api/client';
 import { useI18n } from '../i18n';
 import { jobDocument, type JobData } from '../offline/job-data';
 import { Button, Dialog, Notice, TextField } from '../ui';
@@ -74,8 +74,9 @@ export function SignStepDialog({ open, jobId, stepId, stepTitle, meaning, signer
     setError(null);
     try {
       const data = await graphql<{ signStep: { job: JobData } }>(
-        `mutation AppSignStep($input: SignStepInput!) { signStep(input: $input) { job { ${await jobDocument()} } } }`,
+        `mutation AppSignStep($input: SignStepInput!, $language: String) { signStep(input: $input) { job { ${await jobDocument()} } } }`,
         {
+          language: requestLanguage(),
           input: {
             jobId,
             stepId,

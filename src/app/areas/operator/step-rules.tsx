@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, graphql } from '../../api/client';
+import { ApiError, graphql, requestLanguage } from '../../api/client';
 import { useT } from '../../i18n';
 import { jobDocument, keepServerJob, type JobData, type SectionDef, type StepDef, type UserKey } from '../../offline';
 import { describeCondition } from '../../rules/describe';
@@ -26,7 +26,7 @@ export function NotApplyingNotice({ rule, doc }: { rule: StepRule; doc: { sectio
 
 // the input written out field by field: the contract names the mutation and its fields, not its input type's name
 const MARK = (fields: string) =>
-  `mutation AppMarkNotApplicable($jobId: ID!, $stepId: String!, $reason: String!) { markStepNotApplicable(input: {jobId: $jobId, stepId: $stepId, reason: $reason}) { job { ${fields} } } }`;
+  `mutation AppMarkNotApplicable($jobId: ID!, $stepId: String!, $reason: String!, $language: String) { markStepNotApplicable(input: {jobId: $jobId, stepId: $stepId, reason: $reason}) { job { ${fields} } } }`;
 
 /**
  * "Not applicable" on a step the template allows it on (`allowNotApplicable`):
@@ -61,6 +61,7 @@ export function NotApplicableButton({
         jobId: job.id,
         stepId: step.stepId,
         reason: reason.trim(),
+        language: requestLanguage(),
       });
       await keepServerJob(user, data.markStepNotApplicable.job);
       toast(t('rules.notApplicable.done'));

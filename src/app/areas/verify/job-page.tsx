@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { globalId, graphql } from '../../api/client';
+import { globalId, graphql, requestLanguage } from '../../api/client';
 import { useI18n } from '../../i18n';
 import { jobDocument, stepsOfJob, useSyncState, type JobData } from '../../offline';
 import { SignoffPanel } from '../../rules/Signoffs';
@@ -22,9 +22,13 @@ export default function VerifyJobPage({ id }: { id: string }) {
   useEffect(() => {
     void (async () => {
       try {
-        const data = await graphql<{ job: JobData | null }>(`query AppVerifyJob($id: ID!) { job(id: $id) { ${await jobDocument()} } }`, {
-          id: globalId('Job', id),
-        });
+        const data = await graphql<{ job: JobData | null }>(
+          `query AppVerifyJob($id: ID!, $language: String) { job(id: $id) { ${await jobDocument()} } }`,
+          {
+            id: globalId('Job', id),
+            language: requestLanguage(),
+          },
+        );
         if (data.job) setJob(data.job);
         else setError(new Error(t('rules.verify.notFound')));
       } catch (caught) {
