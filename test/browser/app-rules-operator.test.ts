@@ -240,7 +240,12 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   assert.equal(recorded.codes, []);
   await page.getByRole('button', { name: 'Complete job' }).click();
   const refusal = page.locator('.conflicts');
-  await refusal.getByText('The job was not completed: these steps still need their sign-off.', { exact: false }).waitFor();
+  // the completion carries the revision Olga's device knew, which Quinn's recording made stale: the queue reads the
+  // job again and resends before the server's real refusal comes back — several round trips, which on a loaded CI
+  // machine took longer than the default 10 s once (never on a quiet one)
+  await refusal
+    .getByText('The job was not completed: these steps still need their sign-off.', { exact: false })
+    .waitFor({ timeout: 30_000 });
   const link = refusal.getByRole('link', { name: 'Step 3: Pressure test' });
   await link.waitFor();
   await checkPage(page, 'rules', 'operator-signoff-missing', 820);
