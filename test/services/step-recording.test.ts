@@ -90,7 +90,17 @@ test('a value outside the limits is kept, marked; PASS_FAIL is stored in one for
   );
 });
 
-test('a closed job takes no more records', async ({ deps, operator, jobId }) => {
+test('an out-of-limit value needs a comment before completing; a closed job takes no more records', async ({ deps, operator, jobId }) => {
+  // the pressure of 7 bar above is out of limits: completing needs its comment first (docs/execution-rules.md)
+  const uncommented = await refusal(transitionJob(deps, operator, { jobId, action: 'complete' }));
+  assert.is(uncommented.code, 'COMMENT_REQUIRED');
+  await recordStep(deps, operator, {
+    jobId,
+    stepId: 'pressure',
+    status: 'DONE',
+    values: [{ key: 'bar', value: 7 }],
+    comment: 'Gauge replaced, reading confirmed',
+  });
   assert.is((await transitionJob(deps, operator, { jobId, action: 'complete' })).state, 'COMPLETED');
   const closed = await refusal(
     recordStep(deps, operator, { jobId, stepId: 'isolate', status: 'DONE', values: [{ key: 'locked', value: 'FAIL' }] }),
