@@ -49,8 +49,8 @@ signoffs('the step reads back its signoff; completion waits for PERFORMED and VE
   assert.equal((await record(operator, jobId, 42)).codes, []);
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['SIGNOFF_MISSING']);
-  assert.equal(blocked.errors![0]!.extensions!.details.missing, [{ stepId: 'torque', meaning: 'PERFORMED' }, { stepId: 'torque', meaning: 'VERIFIED' }]);
-  assert.equal(blocked.errors![0]!.extensions!.details.steps, ['torque']);
+  assert.equal(blocked.errors![0].extensions!.details.missing, [{ stepId: 'torque', meaning: 'PERFORMED' }, { stepId: 'torque', meaning: 'VERIFIED' }]);
+  assert.equal(blocked.errors![0].extensions!.details.steps, ['torque']);
   const performed = await sign(operator, jobId, 'PERFORMED');
   assert.equal(performed.codes, [], JSON.stringify(performed.errors));
   const signature = performed.data.signStep.signature;
@@ -59,7 +59,7 @@ signoffs('the step reads back its signoff; completion waits for PERFORMED and VE
   assert.ok(signature.signerName.length > 0);
   assert.match(signature.valuesHash, /^[0-9a-f]{64}$/);
   assert.is(signature.invalidatedAt, null);
-  assert.equal((await gql(server, client.owner.token, COMPLETE, { j: jobId })).errors![0]!.extensions!.details.missing, [{ stepId: 'torque', meaning: 'VERIFIED' }]);
+  assert.equal((await gql(server, client.owner.token, COMPLETE, { j: jobId })).errors![0].extensions!.details.missing, [{ stepId: 'torque', meaning: 'VERIFIED' }]);
   const verified = await sign(checker, jobId, 'VERIFIED');
   assert.equal(verified.codes, [], JSON.stringify(verified.errors));
   assert.equal(verified.data.signStep.job.signoffs.map((s: { meaning: string }) => s.meaning), ['PERFORMED', 'VERIFIED']);
@@ -80,7 +80,7 @@ signoffs('refusals: wrong password, verifier without the role, verifier who reco
   assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, ['CONFLICT']);
   const none = await gql(server, operator.token, SIGN, { i: { jobId, stepId: 'close', meaning: 'PERFORMED', password: operator.password } });
   assert.equal(none.codes, ['VALIDATION_ERROR']);
-  assert.equal(none.errors![0]!.extensions!.details.fields[0].path, 'meaning');
+  assert.equal(none.errors![0].extensions!.details.fields[0].path, 'meaning');
 });
 
 signoffs('the performer may not verify; re-recording invalidates the signatures and the step needs signing again', async () => {
@@ -94,7 +94,7 @@ signoffs('the performer may not verify; re-recording invalidates the signatures 
   assert.equal(read.data.job.signoffs.map((s: { invalidatedAt: string | null }) => s.invalidatedAt !== null), [true, true]);
   const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
   assert.equal(blocked.codes, ['SIGNOFF_MISSING']);
-  assert.equal(blocked.errors![0]!.extensions!.details.missing.length, 2);
+  assert.equal(blocked.errors![0].extensions!.details.missing.length, 2);
   assert.equal((await sign(both, jobId, 'PERFORMED')).codes, []);
 });
 
