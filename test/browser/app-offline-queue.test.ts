@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser';
+import { launchChromium, waitInPage } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
@@ -225,7 +225,7 @@ queue('the queue belongs to its user: another user signed in sends nothing; its 
   });
   assert.ok(other.ok());
   await start(s);
-  await s.page.waitForFunction('wipOffline.getSyncState().signInNeeded === true');
+  await waitInPage(s.page, 'wipOffline.getSyncState().signInNeeded === true');
   assert.is((await serverJob(s)).revision, 1, "nothing sent on the colleague's session");
   assert.is((await items(s)).length, 1, 'the queue is still there');
   await s.context.clearCookies();

@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
-import { assertAccessible, launchChromium } from '../helpers/browser';
+import { assertAccessible, launchChromium, waitInPage } from '../helpers/browser';
 import {
   APP_WIDTHS,
   checkPage,
@@ -81,7 +81,7 @@ test('signed out, a deep link shows the sign-in page and leads back after a pass
   assert.match((await banner.textContent()) ?? '', 'Acme Pumps');
   assert.match((await banner.textContent()) ?? '', 'Sam Supervisor');
   await page.locator('img.brand-logo').waitFor();
-  await page.waitForFunction("document.querySelector('img.brand-logo').complete");
+  await waitInPage(page, "document.querySelector('img.brand-logo').complete");
   const logoWidth = await page.evaluate<number>("document.querySelector('img.brand-logo').naturalWidth");
   assert.is(logoWidth, 96);
   await page.context().close();
@@ -183,7 +183,7 @@ test('keyboard only: the skip link first, the navigation, focus on the new page 
   assert.ok(found, 'the Board link is reachable with Tab');
   await page.keyboard.press('Enter');
   await page.waitForURL(`${wip.url}/app/board`);
-  await page.waitForFunction("document.activeElement?.tagName === 'H1'");
+  await waitInPage(page, "document.activeElement?.tagName === 'H1'");
   assert.is(await page.evaluate<string>('document.activeElement?.textContent'), 'Board of open jobs');
   assert.match(await page.title(), /^Board of open jobs · Acme Pumps$/);
   assert.is(await page.getByRole('navigation').getByRole('link', { name: 'Board', exact: true }).getAttribute('aria-current'), 'page');

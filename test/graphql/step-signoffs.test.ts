@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, publishNewVersion, DOMAIN_TEST_ENV } from '../helpers/domain';
+import { SIGNOFF_CONTENT } from '../helpers/templates';
 
 /**
  * Step sign-offs (issue 32, docs/execution-rules.md): PERFORMED and VERIFIED
@@ -18,23 +19,7 @@ signoffs.before(async () => {
 });
 signoffs.after(async () => server.stop());
 
-const CONTENT = {
-  sections: [
-    {
-      id: 'main',
-      title: 'Main',
-      steps: [
-        {
-          id: 'torque',
-          title: 'Torque the bolts',
-          fields: [{ key: 'nm', type: 'NUMBER', required: true }],
-          signoff: { performer: true, verifier: { roles: ['approver'] } },
-        },
-        { id: 'close', title: 'Close the cover', fields: [] },
-      ],
-    },
-  ],
-};
+const CONTENT = SIGNOFF_CONTENT;
 
 const SIGN = `mutation($i: SignStepInput!) { signStep(input: $i) { signature { stepId meaning signerName signedAt valuesHash invalidatedAt signer { databaseId } } job { signoffs { stepId meaning invalidatedAt } } } }`;
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } } }';

@@ -24,6 +24,20 @@ export async function assertAccessible(page: Page, where: string): Promise<void>
   assert.equal(serious, [], `${where}: ${JSON.stringify(serious)}`);
 }
 
+/**
+ * Waits until `expression` is true in the page. Playwright's own
+ * waitForFunction evaluates a string with eval() inside the page, which the
+ * console's and the app's CSP (script-src 'self') refuse; page.evaluate goes
+ * through DevTools and is not subject to it.
+ */
+export async function waitInPage(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate<boolean>(`Boolean(${expression})`))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting in the page for ${expression}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Opens a console page by its hash route and waits until it has loaded. */
 export async function openConsolePage(page: Page, baseUrl: string, hash: string, heading: string | RegExp): Promise<void> {
   await page.goto(`${baseUrl}/console/#/${hash}`);

@@ -30,6 +30,25 @@ export const SAMPLE_CONTENT = {
   ],
 };
 
+/** A template whose first step needs the performer's and an approver's sign-off (docs/execution-rules.md). */
+export const SIGNOFF_CONTENT = {
+  sections: [
+    {
+      id: 'main',
+      title: 'Main',
+      steps: [
+        {
+          id: 'torque',
+          title: 'Torque the bolts',
+          fields: [{ key: 'nm', type: 'NUMBER', required: true }],
+          signoff: { performer: true, verifier: { roles: ['approver'] } },
+        },
+        { id: 'close', title: 'Close the cover', fields: [] },
+      ],
+    },
+  ],
+};
+
 export interface Users {
   author: { id: number; token: string; email: string };
   approver: { id: number; token: string; email: string };

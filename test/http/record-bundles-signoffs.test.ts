@@ -7,6 +7,7 @@ import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain
 import { edited, fetchBundle, payloadOf, publishedKeys, resigned } from '../helpers/records';
 import { verifyRecordBundle } from '#domain/record-verify';
 import { stepValuesHash } from '#lib/step-values-hash';
+import { SIGNOFF_CONTENT } from '../helpers/templates';
 
 /**
  * Step sign-offs in record bundles (issues 32 and 34): the bundle carries
@@ -22,23 +23,7 @@ bundles.before(async () => {
 });
 bundles.after(async () => server.stop());
 
-const CONTENT = {
-  sections: [
-    {
-      id: 'main',
-      title: 'Main',
-      steps: [
-        {
-          id: 'torque',
-          title: 'Torque the bolts',
-          fields: [{ key: 'nm', type: 'NUMBER', required: true }],
-          signoff: { performer: true, verifier: { roles: ['approver'] } },
-        },
-        { id: 'close', title: 'Close the cover', fields: [] },
-      ],
-    },
-  ],
-};
+const CONTENT = SIGNOFF_CONTENT;
 
 const SIGN = 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { valuesHash } } }';
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } } }';
