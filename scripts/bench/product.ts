@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeCursor } from '#db/pagination';
-import { cpuSeconds, json, load, mainThreadCpuSeconds, median, root, startWip, stopProcess, type LoadFigures } from './harness';
+import { cpuSeconds, json, load, mainThreadCpuSeconds, median, recordLoad, root, startWip, stopProcess, type LoadFigures } from './harness';
 import { OPERATORS, SEED_PASSWORD, seededDataDir, SEED_DIR, type SeedInfo } from './seed';
 
 const CONNECTIONS = 32;
-const seconds = () => Number(process.env.BENCH_SECONDS ?? 5);
 
 /** A daemon on the seeded data directory and client 1's owner signed in. */
 async function seededDaemon() {
@@ -95,8 +94,6 @@ export const graphqlScenario = withDaemon(async ({ wip, auth }) => {
   return { graphqlJobs50: { ...figures, connections: CONNECTIONS, p99TargetMs: 50 } };
 });
 
-const RECORD = `mutation ($i: RecordStepInput!) { recordStep(input: $i) { revision job { id } } }`;
-
 /**
  * 32 operators, each signed in and recording the steps of their own open job
  * (re-recording in a loop) as fast as answers come: throughput and latency.
@@ -110,8 +107,8 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
       token: (await json(`${wip.url}/api/client/auth/sign-in`, 'POST', { email: op.email, password: SEED_PASSWORD })).token as string,
     })),
   );
-  const cpuBefore = cpuSeconds(wip.child.pid);
-  const load = await recordLoad(operators);
+  let cpuBefore: number | undefined;
+  const load = await recordLoad(operators, () => (cpuBefore = cpuSeconds(wip.child.pid)));
   const cpuAfter = cpuSeconds(wip.child.pid);
   const serverCpuUsPerWrite =
     cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) * 1e6) / Math.max(1, load.requests)) : undefined;
@@ -121,47 +118,6 @@ export const recordScenario = withDaemon(async ({ seed, wip }) => {
   );
   return { recordStepValues: figures };
 });
-
-/**
- * Each operator records the steps (s1…s10, a NUMBER field v) of their own
- * open job on their node (`url`), re-recording in a loop as fast as answers
- * come, for BENCH_SECONDS.
- */
-export async function recordLoad(operators: { url: string; token: string; jobId: number }[]) {
-  const latencies: number[] = [];
-  let errors = 0;
-  const until = Date.now() + seconds() * 1000;
-  await Promise.all(
-    operators.map(async (op, o) => {
-      for (let n = 0; Date.now() < until; n++) {
-        const started = performance.now();
-        const res = await fetch(`${op.url}/api/client/graphql`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${op.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            query: RECORD,
-            variables: {
-              i: { jobId: `Job:${op.jobId}`, stepId: `s${(n % 10) + 1}`, status: 'DONE', values: [{ key: 'v', value: (n + o) % 100 }] },
-            },
-          }),
-        });
-        const answer = (await res.json()) as { errors?: unknown };
-        latencies.push(performance.now() - started);
-        if (!res.ok || answer.errors) errors++;
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1));
-  return {
-    operators: operators.length,
-    writesPerSec: Math.round(latencies.length / seconds()),
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-    requests: latencies.length,
-    errors,
-  };
-}
 
 /** The meter report of client 1 over the whole seeded year (1M step values), by month, five times in a row: < 1 s. */
 export const meterScenario = withDaemon(async ({ seed, wip, auth }) => {

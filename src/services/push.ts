@@ -131,7 +131,7 @@ export async function queuePush(
   userIds: readonly number[],
   notification: PushNotification,
 ): Promise<void> {
-  if (!(await currentLicense(deps)).terms.features.includes('push')) return;
+  if (!(await currentLicense(deps, { trx })).terms.features.includes('push')) return;
   const subscriptions = await listDeliverableSubscriptions(trx, scope, [...new Set(userIds)]);
   if (subscriptions.length === 0) return;
   const payload = JSON.stringify({ title: notification.title, body: notification.body, kind: notification.kind, data: notification.data });

@@ -39,7 +39,6 @@ import { listActiveUserIdsWithAnyRole, loadUsersByIds } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { jobRequirements, shortfallOf } from './qualification-gate';
 import { notifyUsers } from './notifications';
-import { currentLicense } from './licensing';
 
 /**
  * The template service is a route group of its own, required on first use: the maintenance round and the schedule
@@ -412,9 +411,6 @@ export async function noticeSkillExpiries(deps: Deps): Promise<number> {
   const until = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * DAY).toISOString();
   const due = await unnoticedExpiries(deps.db.kysely, now.toISOString(), until, NOTICE_BATCH);
   if (due.length === 0) return 0;
-  // queuePush reads the license; outside a request nothing has read it yet, and a read from the pool inside the
-  // transaction below would wait for the connection the transaction holds (SQLite): read it before
-  await currentLicense(deps);
   const byClient = new Map<number, typeof due>();
   for (const row of due) byClient.set(row.client_id, [...(byClient.get(row.client_id) ?? []), row]);
   for (const [clientId, rows] of byClient) {

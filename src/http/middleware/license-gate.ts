@@ -43,6 +43,6 @@ export function licenseGate(spec: Pick<RouteSpec, 'path' | 'method'>): Middlewar
     const { deps, hotPathChecks } = ctx.state;
     const settled = settledLicense(deps, hotPathChecks);
     if (settled) return pass(ctx, next, settled);
-    return currentLicense(deps, hotPathChecks).then((license) => pass(ctx as AppContext, next, license));
+    return currentLicense(deps, { checkedSince: hotPathChecks }).then((license) => pass(ctx as AppContext, next, license));
   };
 }

@@ -26,12 +26,12 @@ function allowDevelopmentKeys(deps: Pick<Deps, 'config'>): boolean {
   return deps.config.env === 'development' || deps.config.env === 'test';
 }
 
-async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
+async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow, db: Kysely<DB>) {
   const cache = deps.licenseCache;
   if (cache.loaded && cache.loaded.rowId === state.license_row_id) return cache.loaded;
   let loaded: NonNullable<typeof cache.loaded> = { rowId: state.license_row_id, payload: null, problem: null, installedAt: null };
   if (state.license_row_id !== null) {
-    const row = await findInstalledLicenseById(deps.db.kysely, state.license_row_id);
+    const row = await findInstalledLicenseById(db, state.license_row_id);
     if (row) {
       loaded.installedAt = row.installed_at;
       try {
@@ -52,19 +52,33 @@ async function loadInstalled(deps: LicenseDeps, state: DeploymentStateRow) {
   return loaded;
 }
 
+/** How currentLicense reads. */
+export interface LicenseRead {
+  /** see HotPathLookups.deploymentState (the license gate passes the request's) */
+  checkedSince?: number;
+  /**
+   * The write transaction the caller is in. Its reads then go through it, and the newest time seen is left
+   * to the next read outside: on SQLite the pool's one connection is the transaction's, so a read from the
+   * pool would wait for it forever; on PostgreSQL transactions waiting for a second pooled connection can
+   * starve the pool, and a write of the singleton state row would hold its lock until this commit.
+   */
+  trx?: Kysely<DB>;
+}
+
 /**
  * The license in force now: the installed key (verified once, then cached by
  * row id) or the evaluation allowance, evaluated against the clock and the
  * newest time seen. Cheap enough for every request: the state row comes from
- * the hot path's cache, and the evaluation is reused for a second.
- * `checkedSince`: see HotPathLookups.deploymentState (the license gate passes the request's).
+ * the hot path's cache, and the evaluation is reused for a second. Inside a
+ * write transaction, pass it (`read.trx`): the cache may be cold there (the
+ * daemon's first round after a start), and nothing may then be read beside it.
  */
-export async function currentLicense(deps: LicenseDeps, checkedSince?: number): Promise<CurrentLicense> {
+export async function currentLicense(deps: LicenseDeps, read: LicenseRead = {}): Promise<CurrentLicense> {
   const now = deps.clock.now();
   const t = now.getTime();
-  const state = await deps.hotPath.deploymentState(checkedSince);
+  const state = read.trx ? await getDeploymentState(read.trx) : await deps.hotPath.deploymentState(read.checkedSince);
   const cache = deps.licenseCache;
-  const loaded = cache.loaded?.rowId === state.license_row_id ? cache.loaded : await loadInstalled(deps, state);
+  const loaded = cache.loaded?.rowId === state.license_row_id ? cache.loaded : await loadInstalled(deps, state, read.trx ?? deps.db.kysely);
   let license = cache.evaluated;
   // The same state row (the hot path hands out one object until the database changes) evaluated
   // a moment ago, and no boundary (expiry, read-only) crossed since: the same answer.
@@ -84,7 +98,11 @@ export async function currentLicense(deps: LicenseDeps, checkedSince?: number): 
       newestSeenMs: state.newest_seen_at === null ? NaN : Date.parse(state.newest_seen_at),
     };
   }
-  if (!license.result.clockRollback && (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)) {
+  if (
+    !read.trx &&
+    !license.result.clockRollback &&
+    (state.newest_seen_at === null || t - Date.parse(state.newest_seen_at) >= NEWEST_SEEN_STEP_MS)
+  ) {
     try {
       await advanceNewestSeen(deps.db.kysely, now.toISOString());
     } catch (error) {
