@@ -36,10 +36,16 @@ export class WorkerPool<Job> {
     const slot = this.pickWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      try {
+        slot.worker.postMessage({ id, job } satisfies JobMessage<Job>);
+      } catch (error) {
+        // a job that cannot be cloned (a function in it) never reaches the thread
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       this.pending.set(id, { resolve, reject, slot });
       slot.busy++;
       slot.worker.ref();
-      slot.worker.postMessage({ id, job } satisfies JobMessage<Job>);
     });
   }
 
@@ -73,7 +79,7 @@ export class WorkerPool<Job> {
       else pending.resolve(msg.result);
     });
     // A crash ('error', then 'exit') or an exit fails only this thread's jobs; the pool replaces it on demand.
-    worker.on('error', (error) => this.retire(slot, error));
+    worker.on('error', (error: Error) => this.retire(slot, error));
     worker.on('exit', (code) => this.retire(slot, new Error(`${this.script} exited with code ${code}`)));
     this.workers.push(slot);
     return slot;

@@ -480,7 +480,10 @@ translations('a large import leaves the event loop free: /healthz answers while 
     const exported = await fetch(sqlite.url + path, { headers: { authorization: `Bearer ${client.owner.token}` } });
     // every unit a long text with markup characters: a file of several MiB, below the 8 MiB limit
     const filler = ' Prüfen & <notieren> „Wert“.\r\n'.repeat(20_000);
-    const body = Buffer.from(translate(await exported.text(), (id) => `${GERMAN[id]}${filler}`), 'utf8');
+    const body = Buffer.from(
+      translate(await exported.text(), (id) => `${GERMAN[id]}${filler}`),
+      'utf8',
+    );
     assert.ok(body.length > 5 * 1024 * 1024 && body.length < 8 * 1024 * 1024, `${body.length} bytes`);
 
     // Once the daemon has read the PUT's whole body (its request's 'end', seen through Node's diagnostics
@@ -497,7 +500,10 @@ translations('a large import leaves the event loop free: /healthz answers while 
     };
     const onRequest = (message: unknown) => {
       const { request } = message as { request: http.IncomingMessage };
-      if (request.method === 'PUT' && request.url === path) request.once('end', () => (asking = askHealth()));
+      if (request.method === 'PUT' && request.url === path)
+        request.once('end', () => {
+          asking = askHealth();
+        });
     };
     diagnosticsChannel.subscribe('http.server.request.start', onRequest);
     let put;
