@@ -487,7 +487,8 @@ translations('a large import leaves the event loop free: /healthz answers while 
     assert.ok(body.length > 5 * 1024 * 1024 && body.length < 8 * 1024 * 1024, `${body.length} bytes`);
 
     // Once the daemon has read the PUT's whole body (its request's 'end', seen through Node's diagnostics
-    // channel), /healthz is asked again and again until the PUT has answered; the order of the answers is kept.
+    // channel; during the upload the loop is free either way), /healthz is asked again and again until the PUT
+    // has answered, and the order of the answers is kept. Before the parse moved to a worker thread: PUT first.
     const order: string[] = [];
     let asking: Promise<void> | undefined;
     const askHealth = async () => {
