@@ -382,6 +382,12 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
 
   // XLIFF files are read and written by a worker thread whose script travels inside the executable as an asset
+  const msaAccepted = await fetch(`${url}/api/client/accept-msa`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ version: 'bin-1' }),
+  });
+  assert.is(msaAccepted.status, 200, await msaAccepted.text());
   const created = await fetch(`${url}/api/client/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
@@ -390,7 +396,9 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
       variables: { i: { title: 'Binary pump', content: { sections: [{ sectionId: 'prep', title: 'Preparation', steps: [] }] } } },
     }),
   });
-  const createdBody = (await created.json()) as {
+  const createdText = await created.text();
+  assert.is(created.status, 200, createdText);
+  const createdBody = JSON.parse(createdText) as {
     data: { createTemplate: { template: { databaseId: number }; version: { databaseId: number } } };
   };
   const { template, version } = createdBody.data.createTemplate;
