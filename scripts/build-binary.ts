@@ -45,6 +45,8 @@ import {
   consoleAssetKey,
   DOCS_ASSET_FILES,
   docsAssetKey,
+  WORKER_SCRIPTS,
+  type WorkerScript,
 } from '#lib/runtime';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import {
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
   };
   const keys = licenseKeyPems(root);
   const mainBundle = path.join(work, 'wip.cjs');
-  const workerBundle = path.join(work, ASSET.passwordWorker);
+  const workerBundle = (script: WorkerScript) => path.join(work, script);
   await Promise.all([
     build({
       ...common,
@@ -129,7 +131,9 @@ async function main(): Promise<void> {
       define: { __WIP_BUILD_COMMIT__: JSON.stringify(gitCommit(root)), __WIP_BUILD_DATE__: JSON.stringify(buildDate()) },
       loader: PDFKIT_LOADERS,
     }),
-    build({ ...common, entryPoints: [path.join(root, 'src', 'lib', 'password-worker.ts')], outfile: workerBundle }),
+    ...WORKER_SCRIPTS.map((script) =>
+      build({ ...common, entryPoints: [path.join(root, 'src', 'lib', script.replace(/\.js$/, '.ts'))], outfile: workerBundle(script) }),
+    ),
   ]);
 
   // the main script twice: the training pass's (writes the code cache at exit) and the shipped one
@@ -157,7 +161,7 @@ async function main(): Promise<void> {
   const assets: Record<string, string> = {
     [ASSET.bundle]: mainBundle,
     [ASSET.sqliteAddon]: addon,
-    [ASSET.passwordWorker]: workerBundle,
+    ...Object.fromEntries(WORKER_SCRIPTS.map((script) => [script, workerBundle(script)])),
     ...Object.fromEntries(
       DOCS_ASSET_FILES.map((file) => [docsAssetKey(file), require.resolve(`swagger-ui-dist/${file}`, { paths: [root] })]),
     ),

@@ -7,6 +7,7 @@ import { createMetrics } from '#lib/metrics';
 import { NetworkPolicy } from '#lib/network-policy';
 import { PasswordHasher } from '#lib/password-hasher';
 import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
+import { XliffPool } from '#lib/xliff-pool';
 import { createLogger, type Logger } from '#logger';
 import { LicenseCache } from '#licensing/cache';
 import { loadTrustedKeys } from '#licensing/trusted-keys';
@@ -84,6 +85,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     clock,
     logger,
     passwords: new PasswordHasher(config.bcryptCost),
+    xliff: new XliffPool(),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: createHotPath(db),
@@ -139,5 +141,6 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.mailer.close();
   await deps.push.close();
   await deps.passwords.close();
+  await deps.xliff.close();
   await deps.db.close();
 }

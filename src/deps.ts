@@ -6,6 +6,7 @@ import type { Metrics } from '#lib/metrics';
 import type { NetworkPolicy } from '#lib/network-policy';
 import type { PasswordHasher } from '#lib/password-hasher';
 import type { VerifiedClaims, VerifiedTokenCache } from '#lib/verified-token-cache';
+import type { XliffPool } from '#lib/xliff-pool';
 import type { Logger } from '#logger';
 import type { LicenseCache } from '#licensing/cache';
 import type { HotPathLookups } from '#repos/hot-path';
@@ -28,6 +29,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   passwords: PasswordHasher;
+  /** XLIFF files read and written in a worker thread, off the event loop (translations) */
+  xliff: XliffPool;
   secrets: Secrets;
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;

@@ -7,7 +7,7 @@ import { version } from '../../package.json';
 /**
  * Knows whether the code runs from the source tree (node + dist/) or inside the
  * single executable (a Node SEA built by scripts/build-binary.ts), and hands out
- * what differs between the two: the SQLite native addon and the bcrypt worker.
+ * what differs between the two: the SQLite native addon and the worker scripts.
  * Inside the executable both travel as SEA assets (see ASSET below), as does
  * the bundle that scripts/sea-main.ts runs.
  */
@@ -17,7 +17,12 @@ export const ASSET = {
   codeCache: 'wip.code-cache',
   sqliteAddon: 'better_sqlite3.node',
   passwordWorker: 'password-worker.js',
+  xliffWorker: 'xliff-worker.js',
 } as const;
+
+/** The worker scripts a WorkerPool runs (src/lib/<name>.ts, compiled beside this module or bundled as an asset). */
+export const WORKER_SCRIPTS = [ASSET.passwordWorker, ASSET.xliffWorker] as const;
+export type WorkerScript = (typeof WORKER_SCRIPTS)[number];
 
 /**
  * The API reference page's files (GET /api/docs), from the swagger-ui-dist
@@ -122,11 +127,11 @@ export function sqliteNativeBinding(dataDir: string): object | undefined {
   return createRequire(file)(file) as object;
 }
 
-/** What the password hasher starts a worker from: the compiled file, or the bundled source with eval. */
-export function passwordWorkerSource(compiledDir: string): { code: string; eval: true } | { file: string; eval: false } {
+/** What a worker pool starts a thread from: the compiled file beside this module, or the bundled source with eval. */
+export function workerSource(script: WorkerScript): { code: string; eval: true } | { file: string; eval: false } {
   const api = seaApi();
-  if (api) return { code: api.getAsset(ASSET.passwordWorker, 'utf8'), eval: true };
-  return { file: path.join(compiledDir, 'password-worker.js'), eval: false };
+  if (api) return { code: api.getAsset(script, 'utf8'), eval: true };
+  return { file: path.join(__dirname, script), eval: false };
 }
 
 const docsAssets = new Map<DocsAssetFile, Buffer>();

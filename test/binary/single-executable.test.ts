@@ -381,6 +381,43 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
   assertWellFormedPdf(pdf);
   assert.ok(pdf.includes('/BaseFont /Helvetica-Bold') && pdf.includes('/BaseFont /Helvetica'), 'the standard fonts are used');
 
+  // XLIFF files are read and written by a worker thread whose script travels inside the executable as an asset
+  const msaAccepted = await fetch(`${url}/api/client/accept-msa`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ version: 'bin-1' }),
+  });
+  assert.is(msaAccepted.status, 200, await msaAccepted.text());
+  const created = await fetch(`${url}/api/client/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { template { databaseId } version { databaseId } } }',
+      variables: { i: { title: 'Binary pump', content: { sections: [{ sectionId: 'prep', title: 'Preparation', steps: [] }] } } },
+    }),
+  });
+  const createdText = await created.text();
+  assert.is(created.status, 200, createdText);
+  const createdBody = JSON.parse(createdText) as {
+    data: { createTemplate: { template: { databaseId: number }; version: { databaseId: number } } };
+  };
+  const { template, version } = createdBody.data.createTemplate;
+  const xlf = `${url}/api/client/templates/${template.databaseId}/versions/${version.databaseId}/translations/de.xlf`;
+  const exported = await fetch(xlf, { headers: { authorization: `Bearer ${ownerToken}` } });
+  const exportedXml = await exported.text();
+  assert.is(exported.status, 200, exportedXml);
+  assert.match(exportedXml, /<source>Preparation<\/source>/);
+  const imported = await fetch(xlf, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/xliff+xml' },
+    body: exportedXml
+      .replace('<source>Preparation</source>', '<source>Preparation</source><target>Vorbereitung</target>')
+      .replace('state="initial"', 'state="translated"'),
+  });
+  const importedText = await imported.text();
+  assert.is(imported.status, 200, importedText);
+  assert.is((JSON.parse(importedText) as { data: { changed: number } }).data.changed, 1);
+
   // the common-password list (config/common-passwords.txt) travels inside the executable as an asset
   const common = await fetch(`${url}/api/client/auth/change-password`, {
     method: 'POST',

@@ -11,6 +11,7 @@ import { ManualClock } from '#lib/clock';
 import { createMetrics } from '#lib/metrics';
 import { NetworkPolicy } from '#lib/network-policy';
 import { PasswordHasher } from '#lib/password-hasher';
+import { XliffPool } from '#lib/xliff-pool';
 import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
 import { LicenseCache } from '#licensing/cache';
 import { loadTrustedKeys } from '#licensing/trusted-keys';
@@ -81,12 +82,14 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     schedulesChanged: count('schedulesChanged'),
   };
   const passwords = new PasswordHasher(config.bcryptCost, 1);
+  const xliff = new XliffPool();
   return {
     config,
     db,
     clock: new ManualClock(),
     logger: createLogger({ logLevel: 'silent' }),
     passwords,
+    xliff,
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: createHotPath(db),
@@ -99,6 +102,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     signalled,
     async close() {
       await passwords.close();
+      await xliff.close();
       await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,3 +1,5 @@
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type http from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -464,6 +466,71 @@ translations('bad files are refused with a 4xx and change nothing; roles, other 
   const retired = await putXliff(client.owner.token, path, exported);
   assert.is(retired.status, 409, retired.text);
   assert.is(retired.body.error.code, 'VERSION_NOT_EDITABLE');
+});
+
+translations('a large import leaves the event loop free: /healthz answers while the file is parsed', async () => {
+  // On SQLite whatever the dimension: there the import does no I/O between the end of the body and its answer
+  // but the parse, so the order of the answers shows whether the parse held the event loop. (On PostgreSQL the
+  // version lookup before the parse is real I/O, during which /healthz answers either way.)
+  const sqlite = await startTestServer({ env: DOMAIN_TEST_ENV, backend: 'sqlite' });
+  try {
+    const client = await buildClient(sqlite);
+    const template = await publishedTemplate(sqlite, client, CONTENT, 'Pump overhaul, long texts');
+    const path = xlfPath(template.templateId, template.versionId);
+    const exported = await fetch(sqlite.url + path, { headers: { authorization: `Bearer ${client.owner.token}` } });
+    // every unit a long text with markup characters: a file of several MiB, below the 8 MiB limit
+    const filler = ' Prüfen & <notieren> „Wert“.\r\n'.repeat(20_000);
+    const body = Buffer.from(
+      translate(await exported.text(), (id) => `${GERMAN[id]}${filler}`),
+      'utf8',
+    );
+    assert.ok(body.length > 5 * 1024 * 1024 && body.length < 8 * 1024 * 1024, `${body.length} bytes`);
+
+    // Once the daemon has read the PUT's whole body (its request's 'end', seen through Node's diagnostics
+    // channel; during the upload the loop is free either way), /healthz is asked again and again until the PUT
+    // has answered, and the order of the answers is kept. Before the parse moved to a worker thread: PUT first.
+    const order: string[] = [];
+    let asking: Promise<void> | undefined;
+    const askHealth = async () => {
+      while (!order.includes('PUT')) {
+        const health = await fetch(`${sqlite.url}/healthz`);
+        await health.arrayBuffer();
+        assert.is(health.status, 200);
+        order.push('healthz');
+      }
+    };
+    const onRequest = (message: unknown) => {
+      const { request } = message as { request: http.IncomingMessage };
+      if (request.method === 'PUT' && request.url === path)
+        request.once('end', () => {
+          asking = askHealth();
+        });
+    };
+    diagnosticsChannel.subscribe('http.server.request.start', onRequest);
+    let put;
+    try {
+      put = await fetch(sqlite.url + path, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${client.owner.token}`, 'content-type': 'application/xliff+xml' },
+        body,
+      });
+      order.push('PUT');
+    } finally {
+      diagnosticsChannel.unsubscribe('http.server.request.start', onRequest);
+    }
+    const answer = await put.text();
+    assert.is(put.status, 200, answer.slice(0, 300));
+    assert.is(JSON.parse(answer).data.changed, 8);
+    assert.ok(asking, "the PUT's body was read");
+    await asking;
+    // on the event loop, the parse held every /healthz until the import had answered
+    assert.ok(order.indexOf('PUT') > 0, `order of the answers: ${order.join(' ')}`);
+    // and the long texts came through byte for byte
+    const again = await fetch(sqlite.url + path, { headers: { authorization: `Bearer ${client.owner.token}` } });
+    assert.is(unitsOf(await again.text()).get('step:measure:body')!.target, `${GERMAN_BODY}${filler}`);
+  } finally {
+    await sqlite.stop();
+  }
 });
 
 translations.run();
