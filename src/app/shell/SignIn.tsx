@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client';
 import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
 import { useI18n } from '../i18n';
-import { Button, Notice, Select, TextField, useErrorText } from '../ui';
+import { Button, CodeField, Notice, PasswordField, Select, TextField, useErrorText } from '../ui';
 
 /**
  * Sign-in through the existing routes, as the console does: email and
@@ -140,14 +140,7 @@ export function SignIn({
         {step.kind === 'code' ? (
           <form ref={form} onSubmit={verifyCode} aria-label={t('shell.signIn.codeTitle')}>
             <p>{t('shell.signIn.codeIntro')}</p>
-            <TextField
-              label={t('shell.signIn.code')}
-              value={code}
-              onValue={setCode}
-              autocomplete="one-time-code"
-              inputMode="numeric"
-              required
-            />
+            <CodeField label={t('shell.signIn.code')} value={code} onValue={setCode} />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.signIn.verify')}
             </Button>
@@ -158,14 +151,7 @@ export function SignIn({
         ) : (
           <form ref={form} onSubmit={signInWithPassword} aria-label={t('shell.signIn.title')}>
             <TextField label={t('shell.signIn.email')} type="email" value={email} onValue={setEmail} autocomplete="username" required />
-            <TextField
-              label={t('shell.signIn.password')}
-              type="password"
-              value={password}
-              onValue={setPassword}
-              autocomplete="current-password"
-              required
-            />
+            <PasswordField label={t('shell.signIn.password')} value={password} onValue={setPassword} />
             {step.kind === 'client' && (
               <Select
                 label={t('shell.signIn.client')}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { useT } from '../i18n';
-import { Button, Card, Notice, PageHeader, TextField, useErrorText } from '../ui';
+import { Button, Card, CodeField, Notice, PageHeader, PasswordField, useErrorText } from '../ui';
 import { useSession } from './session-context';
 
 /**
@@ -68,14 +68,7 @@ export function TwoFactorSetup() {
             <p>
               {t('shell.twoFactor.secret')} <code>{setup.secret}</code>
             </p>
-            <TextField
-              label={t('shell.signIn.code')}
-              value={code}
-              onValue={setCode}
-              autocomplete="one-time-code"
-              inputMode="numeric"
-              required
-            />
+            <CodeField label={t('shell.signIn.code')} value={code} onValue={setCode} />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.twoFactor.enable')}
             </Button>
@@ -92,14 +85,7 @@ export function TwoFactorSetup() {
           }}
         >
           <Card heading={t('shell.twoFactor.passwordTitle')}>
-            <TextField
-              label={t('shell.signIn.password')}
-              type="password"
-              value={password}
-              onValue={setPassword}
-              autocomplete="current-password"
-              required
-            />
+            <PasswordField label={t('shell.signIn.password')} value={password} onValue={setPassword} />
             <Button type="submit" variant="primary" busy={busy}>
               {t('shell.twoFactor.start')}
             </Button>

@@ -116,6 +116,18 @@ export function TextField({
   );
 }
 
+type SecretFieldProps = Omit<TextFieldProps, 'type' | 'autocomplete' | 'autoComplete' | 'inputMode' | 'required' | 'multiline'>;
+
+/** The signed-in person's current password (sign-in, two-factor setup, an e-signature): required, for the password manager. */
+export function PasswordField(props: SecretFieldProps) {
+  return <TextField {...props} type="password" autocomplete="current-password" required />;
+}
+
+/** A current two-factor code from an authenticator app: required, digits, offered by the device's one-time-code autofill. */
+export function CodeField(props: SecretFieldProps) {
+  return <TextField {...props} autocomplete="one-time-code" inputMode="numeric" required />;
+}
+
 export interface NumberFieldProps extends Omit<InputAttributes, 'min' | 'max'> {
   label: ComponentChildren;
   /** the text as typed ('' when empty): a half-typed "1." stays as it is */

@@ -8,6 +8,7 @@ import {
   Button,
   Card,
   EmptyState,
+  ESignatureDialog,
   ErrorNotice,
   Loading,
   PageHeader,
@@ -19,7 +20,6 @@ import {
 } from '../../ui';
 import { acknowledge, loadExceptions, reviewJob, type Deviation, type DeviationKind, type JobToReview } from './exceptions';
 import { personName, type Person } from './queries';
-import { ESignatureDialog } from './sign-dialog';
 
 const KIND_TONE: Record<DeviationKind, Tone> = {
   OUT_OF_LIMITS: 'danger',
@@ -266,6 +266,8 @@ function ReviewDialog({
       formId={`review-job-${job?.databaseId ?? 0}`}
       title={t('review.exceptions.signTitle')}
       submitLabel={t('review.exceptions.signSubmit')}
+      texts="review.sign"
+      codeHint={t('review.sign.codeHint')}
       subject={
         job
           ? [
@@ -274,7 +276,7 @@ function ReviewDialog({
             ]
           : []
       }
-      signer={signer}
+      signer={{ name: personName(signer), email: signer.email }}
       meaning={meaning}
       statement={t('review.exceptions.statement', { name: personName(signer), meaning })}
       sign={(credentials) => reviewJob(job!.id, credentials, comment)}
