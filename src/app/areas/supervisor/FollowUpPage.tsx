@@ -1,22 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n';
-import {
-  Button,
-  Card,
-  Checkbox,
-  ErrorNotice,
-  Loading,
-  Notice,
-  PageHeader,
-  Select,
-  TextField,
-  toast,
-  useAsync,
-  useErrorText,
-} from '../../ui';
-import { createFollowUpJob, publishedTemplates, type Priority } from './api';
+import { Button, Card, Checkbox, Notice, PageHeader, TextField, toast, useErrorText } from '../../ui';
+import { createFollowUpJob, type Priority } from './api';
+import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
 
 /**
  * /app/faults/:id/follow-up: a job following up an open fault (from Deviations), from a published template,
@@ -27,9 +14,6 @@ export default function FollowUpPage({ id }: { id: string }) {
   const errorText = useErrorText();
   const { route } = useLocation();
   const faultId = Number(id);
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [templates] = useAsync(() => publishedTemplates(query), [query]);
   const [templateId, setTemplateId] = useState('');
   const [title, setTitle] = useState('');
   const [priority, setPriority] = useState<Priority>('HIGH');
@@ -37,11 +21,6 @@ export default function FollowUpPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -58,9 +37,8 @@ export default function FollowUpPage({ id }: { id: string }) {
       toast(t('supervisor.followUp.created', { id: job.databaseId }));
       route('/app/board');
     } catch (failure) {
-      if (failure instanceof ApiError && failure.fields.length) {
-        setFieldErrors(Object.fromEntries(failure.fields.map((f) => [f.path.replace(/^(input|body)\./, ''), f.message])));
-      }
+      const refused = fieldErrorsOf(failure);
+      if (refused) setFieldErrors(refused);
       setError(errorText(failure));
     } finally {
       setBusy(false);
@@ -73,29 +51,7 @@ export default function FollowUpPage({ id }: { id: string }) {
       {error && <Notice tone="danger">{error}</Notice>}
       <form class="form-grid" onSubmit={(event) => void submit(event)} noValidate aria-label={t('supervisor.followUp.title')}>
         <Card heading={t('supervisor.newJob.what')}>
-          <TextField
-            label={t('supervisor.newJob.search')}
-            type="search"
-            value={search}
-            onValue={setSearch}
-            hint={t('supervisor.newJob.searchHint')}
-          />
-          {templates.status === 'loading' && <Loading />}
-          {templates.status === 'error' && <ErrorNotice error={templates.error} />}
-          {templates.status === 'done' && (
-            <Select
-              label={t('supervisor.newJob.template')}
-              value={templateId}
-              onValue={setTemplateId}
-              required
-              placeholder={templates.value.length ? t('shell.choose') : t('supervisor.newJob.noTemplates')}
-              error={fieldErrors.template ?? fieldErrors.templateId}
-              options={templates.value.map((tpl) => ({
-                value: String(tpl.databaseId),
-                label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }),
-              }))}
-            />
-          )}
+          <TemplatePicker value={templateId} onValue={setTemplateId} error={fieldErrors.template ?? fieldErrors.templateId} />
           <TextField
             label={t('supervisor.newJob.jobTitle')}
             value={title}
@@ -104,12 +60,7 @@ export default function FollowUpPage({ id }: { id: string }) {
             hint={t('supervisor.followUp.titleHint')}
             error={fieldErrors.title}
           />
-          <Select
-            label={t('supervisor.newJob.priority')}
-            value={priority}
-            onValue={(value) => setPriority(value as Priority)}
-            options={(['HIGH', 'MEDIUM', 'LOW'] as const).map((p) => ({ value: p, label: t(`supervisor.priority.${p}`) }))}
-          />
+          <PrioritySelect value={priority} onValue={setPriority} />
           <Checkbox label={t('supervisor.followUp.closesFault')} checked={closesFault} onChecked={setClosesFault} />
         </Card>
         <div class="form-actions">

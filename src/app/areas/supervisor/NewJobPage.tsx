@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n';
 import {
   Button,
@@ -16,7 +15,8 @@ import {
   useAsync,
   useErrorText,
 } from '../../ui';
-import { assets, assignableUsers, createJob, publishedTemplates, type Priority, type PublishedTemplate } from './api';
+import { assets, assignableUsers, createJob, type Priority } from './api';
+import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
 
 /**
  * /app/jobs/new: a job from a published template — its title, the asset,
@@ -28,9 +28,6 @@ export default function NewJobPage() {
   const { t } = useI18n();
   const errorText = useErrorText();
   const { route } = useLocation();
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [templates] = useAsync(() => publishedTemplates(query), [query]);
   const [people] = useAsync(assignableUsers);
   const [assetList] = useAsync(assets);
 
@@ -44,19 +41,6 @@ export default function NewJobPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-
-  // search as the supervisor types, not on every key
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
-
-  const chosen: PublishedTemplate | undefined =
-    templates.status === 'done' ? templates.value.find((tpl) => String(tpl.databaseId) === templateId) : undefined;
-  // the job's title follows the template until the supervisor writes their own
-  useEffect(() => {
-    if (chosen && !titleTouched) setTitle(chosen.title);
-  }, [chosen?.databaseId]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -82,9 +66,8 @@ export default function NewJobPage() {
       toast(t('supervisor.newJob.created', { id: job.databaseId }));
       route('/app/board');
     } catch (failure) {
-      if (failure instanceof ApiError && failure.fields.length) {
-        setFieldErrors(Object.fromEntries(failure.fields.map((f) => [f.path.replace(/^(input|body)\./, ''), f.message])));
-      }
+      const refused = fieldErrorsOf(failure);
+      if (refused) setFieldErrors(refused);
       setError(errorText(failure));
     } finally {
       setBusy(false);
@@ -97,29 +80,15 @@ export default function NewJobPage() {
       {error && <Notice tone="danger">{error}</Notice>}
       <form class="form-grid" onSubmit={(event) => void submit(event)} noValidate aria-label={t('supervisor.newJob.title')}>
         <Card heading={t('supervisor.newJob.what')}>
-          <TextField
-            label={t('supervisor.newJob.search')}
-            type="search"
-            value={search}
-            onValue={setSearch}
-            hint={t('supervisor.newJob.searchHint')}
+          <TemplatePicker
+            value={templateId}
+            onValue={(id, template) => {
+              setTemplateId(id);
+              // the job's title follows the template until the supervisor writes their own
+              if (template && !titleTouched) setTitle(template.title);
+            }}
+            error={fieldErrors.template ?? fieldErrors.templateId}
           />
-          {templates.status === 'loading' && <Loading />}
-          {templates.status === 'error' && <ErrorNotice error={templates.error} />}
-          {templates.status === 'done' && (
-            <Select
-              label={t('supervisor.newJob.template')}
-              value={templateId}
-              onValue={setTemplateId}
-              required
-              placeholder={templates.value.length ? t('shell.choose') : t('supervisor.newJob.noTemplates')}
-              error={fieldErrors.template ?? fieldErrors.templateId}
-              options={templates.value.map((tpl) => ({
-                value: String(tpl.databaseId),
-                label: t('supervisor.newJob.templateOption', { title: tpl.title, version: tpl.publishedVersion!.number }),
-              }))}
-            />
-          )}
           <TextField
             label={t('supervisor.newJob.jobTitle')}
             value={title}
@@ -147,12 +116,7 @@ export default function NewJobPage() {
           {assetList.status === 'error' && <ErrorNotice error={assetList.error} />}
         </Card>
         <Card heading={t('supervisor.newJob.when')}>
-          <Select
-            label={t('supervisor.newJob.priority')}
-            value={priority}
-            onValue={(value) => setPriority(value as Priority)}
-            options={(['HIGH', 'MEDIUM', 'LOW'] as const).map((p) => ({ value: p, label: t(`supervisor.priority.${p}`) }))}
-          />
+          <PrioritySelect value={priority} onValue={setPriority} />
           <TextField
             label={t('supervisor.newJob.due')}
             type="datetime-local"
