@@ -188,6 +188,9 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await goToStep(page, job.id, 3);
   await signInDialog(page, 'Sign as performer', 'not-the-password');
   await page.getByRole('dialog').getByText('The password or code is wrong. Nothing was signed.').waitFor();
+  // the step's signature in the app's one e-signature dialog: what is signed, by whom, the meaning, the refusal
+  assert.match(await page.getByRole('dialog').innerText(), /Signer\s+Olga Operator \(/);
+  await checkPage(page, 'rules', 'operator-sign-refused', 820);
   await page.getByRole('dialog').getByLabel('Your password').fill(olga.password);
   await page.getByRole('dialog').getByRole('button', { name: 'Sign', exact: true }).click();
   await page.locator('.signoff-list li[data-meaning="PERFORMED"]', { hasText: 'Olga Operator' }).waitFor();
