@@ -438,6 +438,16 @@ function photoName(photo: Blob): string {
   return `photo-${new Date().toISOString().replace(/[:.]/g, '-')}.${photo.type === 'image/png' ? 'png' : 'jpg'}`;
 }
 
+/** From an item of the review's lists to its step (the item names the step, the button its number). */
+function GoToStep({ index, onGoTo }: { index: number; onGoTo: (index: number) => void }) {
+  const t = useT();
+  return (
+    <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
+      {t('operator.review.goTo', { n: index + 1 })}
+    </button>
+  );
+}
+
 function Review({
   user,
   view,
@@ -493,12 +503,7 @@ function Review({
               <li key={`${step.stepId}-${field?.key}`} class="out-of-limits">
                 <strong>{t('operator.review.step', { n: index + 1, title: step.title })}</strong>: {field?.label}{' '}
                 {valueText(t, field, value)}
-                {field && rangeText(field) && ` (${rangeText(field)})`}{' '}
-                {!readOnly && (
-                  <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
-                    {t('operator.review.goTo', { n: index + 1 })}
-                  </button>
-                )}
+                {field && rangeText(field) && ` (${rangeText(field)})`} {!readOnly && <GoToStep index={index} onGoTo={onGoTo} />}
               </li>
             ))}
           </ul>
@@ -512,11 +517,7 @@ function Review({
               return (
                 <li key={`${stepId}-${meaning}`}>
                   {t('operator.review.step', { n: index + 1, title: steps[index].title })}: {t(`rules.signoff.missing.${meaning}`)}{' '}
-                  {!readOnly && (
-                    <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
-                      {t('operator.review.goTo', { n: index + 1 })}
-                    </button>
-                  )}
+                  {!readOnly && <GoToStep index={index} onGoTo={onGoTo} />}
                 </li>
               );
             })}
@@ -528,10 +529,7 @@ function Review({
           <ul>
             {missing.map(({ step, index, field }) => (
               <li key={`${step.stepId}-${field.key}`}>
-                {t('operator.review.step', { n: index + 1, title: step.title })}: {field.label}{' '}
-                <button type="button" class="btn btn-ghost" onClick={() => onGoTo(index)}>
-                  {t('operator.review.goTo', { n: index + 1 })}
-                </button>
+                {t('operator.review.step', { n: index + 1, title: step.title })}: {field.label} <GoToStep index={index} onGoTo={onGoTo} />
               </li>
             ))}
           </ul>
