@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { useI18n } from '../../i18n';
-import { Button, Card, Checkbox, Notice, PageHeader, TextField, toast, useErrorText } from '../../ui';
+import { Button, Card, Checkbox, Notice, PageHeader, TextField } from '../../ui';
 import { createFollowUpJob, type Priority } from './api';
-import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
+import { PrioritySelect, TemplatePicker, useJobSubmit } from './job-form';
 
 /**
  * /app/faults/:id/follow-up: a job following up an open fault (from Deviations), from a published template,
@@ -11,38 +10,19 @@ import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
  */
 export default function FollowUpPage({ id }: { id: string }) {
   const { t } = useI18n();
-  const errorText = useErrorText();
-  const { route } = useLocation();
   const faultId = Number(id);
   const [templateId, setTemplateId] = useState('');
   const [title, setTitle] = useState('');
   const [priority, setPriority] = useState<Priority>('HIGH');
   const [closesFault, setClosesFault] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const { busy, error, fieldErrors, send } = useJobSubmit();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    if (!templateId) {
-      setFieldErrors({ template: t('supervisor.newJob.templateRequired') });
-      setError(t('supervisor.newJob.fix'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    setFieldErrors({});
-    try {
+    return send(templateId ? {} : { template: t('supervisor.newJob.templateRequired') }, async () => {
       const job = await createFollowUpJob({ faultId, templateId: Number(templateId), title: title.trim() || null, priority, closesFault });
-      toast(t('supervisor.followUp.created', { id: job.databaseId }));
-      route('/app/board');
-    } catch (failure) {
-      const refused = fieldErrorsOf(failure);
-      if (refused) setFieldErrors(refused);
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+      return t('supervisor.followUp.created', { id: job.databaseId });
+    });
   };
 
   return (

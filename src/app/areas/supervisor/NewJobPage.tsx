@@ -1,22 +1,8 @@
 import { useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { useI18n } from '../../i18n';
-import {
-  Button,
-  Card,
-  Checkbox,
-  ErrorNotice,
-  Loading,
-  Notice,
-  PageHeader,
-  Select,
-  TextField,
-  toast,
-  useAsync,
-  useErrorText,
-} from '../../ui';
+import { Button, Card, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, useAsync } from '../../ui';
 import { assets, assignableUsers, createJob, type Priority } from './api';
-import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
+import { PrioritySelect, TemplatePicker, useJobSubmit } from './job-form';
 
 /**
  * /app/jobs/new: a job from a published template — its title, the asset,
@@ -26,8 +12,6 @@ import { fieldErrorsOf, PrioritySelect, TemplatePicker } from './job-form';
  */
 export default function NewJobPage() {
   const { t } = useI18n();
-  const errorText = useErrorText();
-  const { route } = useLocation();
   const [people] = useAsync(assignableUsers);
   const [assetList] = useAsync(assets);
 
@@ -38,23 +22,14 @@ export default function NewJobPage() {
   const [priority, setPriority] = useState<Priority>('MEDIUM');
   const [due, setDue] = useState('');
   const [assignees, setAssignees] = useState<number[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const { busy, error, fieldErrors, send } = useJobSubmit();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
     const problems: Record<string, string> = {};
     if (!templateId) problems.template = t('supervisor.newJob.templateRequired');
     if (!title.trim()) problems.title = t('supervisor.newJob.titleRequired');
-    setFieldErrors(problems);
-    if (Object.keys(problems).length) {
-      setError(t('supervisor.newJob.fix'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
+    return send(problems, async () => {
       const job = await createJob({
         templateId: Number(templateId),
         title: title.trim(),
@@ -63,15 +38,8 @@ export default function NewJobPage() {
         dueAt: due ? new Date(due).toISOString() : null,
         assigneeIds: assignees,
       });
-      toast(t('supervisor.newJob.created', { id: job.databaseId }));
-      route('/app/board');
-    } catch (failure) {
-      const refused = fieldErrorsOf(failure);
-      if (refused) setFieldErrors(refused);
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+      return t('supervisor.newJob.created', { id: job.databaseId });
+    });
   };
 
   return (

@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n';
-import { ErrorNotice, Loading, Select, TextField, useAsync } from '../../ui';
+import { ErrorNotice, Loading, Select, TextField, toast, useAsync, useErrorText } from '../../ui';
 import { publishedTemplates, type Priority, type PublishedTemplate } from './api';
 
 /**
  * The fields a new job and a follow-up job share (NewJobPage, FollowUpPage):
- * the published template, found by a search, and the priority.
+ * the published template, found by a search, the priority and the submit.
  */
 
 export interface TemplatePickerProps {
@@ -81,4 +82,40 @@ export function PrioritySelect({ value, onValue }: { value: Priority; onValue: (
 export function fieldErrorsOf(failure: unknown): Record<string, string> | null {
   if (!(failure instanceof ApiError) || !failure.fields.length) return null;
   return Object.fromEntries(failure.fields.map((f) => [f.path.replace(/^(input|body)\./, ''), f.message]));
+}
+
+/**
+ * A job form's submit: problems found on the page stop it (each at its field,
+ * with a summary); otherwise create runs — busy meanwhile — and the text it
+ * resolves to is toasted on the way to the board; a refusal is shown, at its
+ * fields where it names them.
+ */
+export function useJobSubmit() {
+  const { t } = useI18n();
+  const errorText = useErrorText();
+  const { route } = useLocation();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+
+  const send = async (problems: Record<string, string>, create: () => Promise<string>) => {
+    setFieldErrors(problems);
+    if (Object.keys(problems).length) {
+      setError(t('supervisor.newJob.fix'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      toast(await create());
+      route('/app/board');
+    } catch (failure) {
+      const refused = fieldErrorsOf(failure);
+      if (refused) setFieldErrors(refused);
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, fieldErrors, send };
 }
