@@ -225,10 +225,13 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
     ],
   );
 
-  // back on Olga's review: the sign-offs are there (read again), she can complete — but meanwhile the pressure
-  // step is recorded again by Quinn (through the API), which invalidates both signatures: the server refuses the completion
+  // back on Olga's review: the sign-offs are there (read again), she can complete — but meanwhile, while her tablet
+  // is out of the Wi-Fi, the pressure step is recorded again by Quinn (through the API), which invalidates both
+  // signatures: the server refuses the completion. (Online, the live stream could tell her page first and disable
+  // the button before the click: the race this test once lost.)
   await goToStep(page, job.id, 'review');
   await page.locator('.review-unsigned').waitFor({ state: 'detached' });
+  await page.context().setOffline(true);
   const recorded = await gql(wip, quinn.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
     i: {
       jobId: gid('Job', job.id),
@@ -242,6 +245,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   });
   assert.equal(recorded.codes, []);
   await page.getByRole('button', { name: 'Complete job' }).click();
+  await page.context().setOffline(false);
   const refusal = page.locator('.conflicts');
   // the completion carries the revision Olga's device knew, which Quinn's recording made stale: the queue reads the
   // job again and resends before the server's real refusal comes back — several round trips, which on a loaded CI
