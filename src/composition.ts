@@ -8,6 +8,7 @@ import { NetworkPolicy } from '#lib/network-policy';
 import { PasswordHasher } from '#lib/password-hasher';
 import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
 import { XliffPool } from '#lib/xliff-pool';
+import { ImagePool } from '#lib/image-pool';
 import { createLogger, type Logger } from '#logger';
 import { LicenseCache } from '#licensing/cache';
 import { loadTrustedKeys } from '#licensing/trusted-keys';
@@ -86,6 +87,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     logger,
     passwords: new PasswordHasher(config.bcryptCost),
     xliff: new XliffPool(),
+    images: new ImagePool(),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: createHotPath(db),
@@ -142,5 +144,6 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.push.close();
   await deps.passwords.close();
   await deps.xliff.close();
+  await deps.images.close();
   await deps.db.close();
 }

@@ -7,6 +7,7 @@ import type { NetworkPolicy } from '#lib/network-policy';
 import type { PasswordHasher } from '#lib/password-hasher';
 import type { VerifiedClaims, VerifiedTokenCache } from '#lib/verified-token-cache';
 import type { XliffPool } from '#lib/xliff-pool';
+import type { ImagePool } from '#lib/image-pool';
 import type { Logger } from '#logger';
 import type { LicenseCache } from '#licensing/cache';
 import type { HotPathLookups } from '#repos/hot-path';
@@ -31,6 +32,8 @@ export interface Deps {
   passwords: PasswordHasher;
   /** XLIFF files read and written in a worker thread, off the event loop (translations) */
   xliff: XliffPool;
+  /** uploaded images judged, and images made safe for PDFs, in a worker thread (lib/images.ts) */
+  images: ImagePool;
   secrets: Secrets;
   /** the JWT signing key as a KeyObject: a plain string makes jsonwebtoken try to parse a PEM on every verify */
   jwtKey: KeyObject;

@@ -19,6 +19,9 @@ export interface ReportHeader {
   generatedAt: Date;
 }
 
+/** What a report prints in place of an image it cannot show. */
+export const IMAGE_NOT_SHOWN = 'image could not be shown';
+
 const MARGIN = 50;
 const HEADER_SPACE = 40;
 
@@ -112,7 +115,7 @@ export class PdfReport {
   /** A PNG or JPEG, scaled to fit, with a caption; anything pdfkit cannot read becomes a line saying so. */
   image(bytes: Buffer, caption: string): this {
     this.ensureRoom(180);
-    if (!this.draw(bytes, MARGIN, this.doc.y, [240, 160])) return this.paragraph(`[image not shown: ${caption}]`, { italic: true });
+    if (!this.draw(bytes, MARGIN, this.doc.y, [240, 160])) return this.paragraph(`[${IMAGE_NOT_SHOWN}: ${caption}]`, { italic: true });
     this.doc.y += 165;
     this.doc.x = MARGIN;
     return this.paragraph(caption, { italic: true, color: '#444444' });

@@ -18,10 +18,11 @@ export const ASSET = {
   sqliteAddon: 'better_sqlite3.node',
   passwordWorker: 'password-worker.js',
   xliffWorker: 'xliff-worker.js',
+  imageWorker: 'image-worker.js',
 } as const;
 
 /** The worker scripts a WorkerPool runs (src/lib/<name>.ts, compiled beside this module or bundled as an asset). */
-export const WORKER_SCRIPTS = [ASSET.passwordWorker, ASSET.xliffWorker] as const;
+export const WORKER_SCRIPTS = [ASSET.passwordWorker, ASSET.xliffWorker, ASSET.imageWorker] as const;
 export type WorkerScript = (typeof WORKER_SCRIPTS)[number];
 
 /**

@@ -30,8 +30,10 @@ import {
 import { getClientById } from '#repos/clients';
 import { tenantScope } from '#db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
-import { recordChange, type ChangedBy } from './security-log';
+import { eventActorOf, recordChange, recordEvent, type ChangedBy } from './security-log';
+import type { Actor, RequestMeta } from './actor';
 import { detectContentType, SNIFF_BYTES } from '#storage/content-type';
+import { isJudgedImage } from '#lib/images';
 import { IN_PROGRESS_GRACE_MS, type ByteRange } from '#storage';
 import { isFileKeyReferenced } from '#repos/maintenance';
 import { deserializeContent, findStep } from '#domain/content';
@@ -108,7 +110,63 @@ export async function putContent(deps: Deps, source: Buffer | Readable, name: st
   const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
   // pipeline, not pipe: a source that fails (a multipart body cut short) fails the store's write, which removes its temporary file
   const stored = await deps.storage.put(pipeline(input, meter, () => undefined));
-  return { sha256: stored.key, size: stored.size, contentType: detectContentType(Buffer.concat(head), name) };
+  const content = { sha256: stored.key, size: stored.size, contentType: detectContentType(Buffer.concat(head), name) };
+  await assertImageReadable(deps, content, Buffer.concat(head), name);
+  return content;
+}
+
+/** PNG and JPEG files past this size are refused: they are read whole to be judged (GIF and WebP by their head). */
+export const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** What an upload refused as an unreadable image answers: 422 naming the file, `details.decompressionBomb` when it declares more than the limits. */
+export function imageRefused(name: string, problem: string, bomb = false): AppError {
+  return validationFailed(
+    { fields: [{ path: 'file', message: `${name}: the image ${problem}` }], file: name, ...(bomb && { decompressionBomb: true }) },
+    `The image "${name}" cannot be used: it ${problem}`,
+  );
+}
+
+/**
+ * An upload refused as an unreadable image, on the security log (event
+ * `file.image_refused`, a warning): a corrupt image or a decompression bomb is
+ * how an appliance is attacked through its uploads. Other errors pass.
+ */
+export async function recordImageRefused(deps: Deps, actor: Actor | undefined, meta: RequestMeta, error: unknown): Promise<void> {
+  if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR' || typeof error.details?.file !== 'string') return;
+  const bomb = error.details.decompressionBomb === true;
+  await recordEvent(deps, {
+    level: 'warn',
+    event: 'file.image_refused',
+    message: `Upload of "${error.details.file}" refused: ${bomb ? 'a decompression bomb' : 'an image that cannot be read'}`,
+    clientId: actor?.kind === 'user' ? actor.clientId : null,
+    userId: actor?.kind === 'user' ? actor.userId : null,
+    adminId: actor?.kind === 'admin' ? actor.adminId : null,
+    actor: actor ? eventActorOf(actor) : null,
+    meta,
+    data: { file: error.details.file, reason: error.message, decompressionBomb: bomb },
+  });
+}
+
+/**
+ * An image (by its detected type, whatever its name or the client's header
+ * says) must be one the appliance can show: decoded (PNG) or its structure
+ * checked (JPEG) in the image worker, its declared size within the limits
+ * (lib/images.ts). The bytes are already in the store; refused, they are
+ * left to `wip doctor --fix` like any refused upload's.
+ * @throws AppError VALIDATION_ERROR naming the file
+ */
+async function assertImageReadable(deps: Deps, content: StoredContent, head: Buffer, name: string): Promise<void> {
+  if (!isJudgedImage(content.contentType)) return;
+  let bytes = head;
+  if (content.contentType === 'image/png' || content.contentType === 'image/jpeg') {
+    if (content.size > MAX_IMAGE_FILE_BYTES)
+      throw imageRefused(name, `is larger than the ${MAX_IMAGE_FILE_BYTES / 1024 / 1024} MiB an image may be`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await deps.storage.get(content.sha256)).stream) chunks.push(chunk as Buffer);
+    bytes = Buffer.concat(chunks);
+  }
+  const verdict = await deps.images.inspect(bytes, content.contentType);
+  if (!verdict.ok) throw imageRefused(name, verdict.problem, verdict.bomb);
 }
 
 /**

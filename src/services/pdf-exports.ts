@@ -18,7 +18,7 @@ import { AppError, notFound } from '#errors';
 import { deserializeContent, findStep, stepsOf, type Content, type Field } from '#domain/content';
 import type { RecordedValue } from '#domain/recording';
 import { plain } from '#lib/pdf';
-import { PdfReport } from '#lib/pdf-report';
+import { IMAGE_NOT_SHOWN, PdfReport } from '#lib/pdf-report';
 import { getClientById } from '#repos/clients';
 import { findSystemFileById } from '#repos/files';
 import { openContent } from './files';
@@ -54,8 +54,12 @@ const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
  */
 export const MAX_REPORT_IMAGE_BYTES = 64 * 1024 * 1024;
 
-/** An image to embed, or one left out because the report's image budget was spent. */
-type ReportImage = { name: string; bytes: Buffer } | { name: string; bytes: null };
+/**
+ * An image to embed (bytes made safe for pdfkit by the image worker), or one
+ * left out: `problem` says why it cannot be shown (a corrupt or hostile file
+ * stored before uploads were checked); null, the report's image budget was spent.
+ */
+type ReportImage = { name: string; bytes: Buffer } | { name: string; bytes: null; problem: string | null };
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg']);
 
 // ── Shared ──────────────────────────────────────────────────────────────────
@@ -79,8 +83,13 @@ function limits(field: Field): string {
   return '';
 }
 
-/** The bytes of the client's image files among `ids`, for embedding, in order of first mention, up to MAX_REPORT_IMAGE_BYTES in all. */
-async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly number[]): Promise<Map<number, ReportImage>> {
+/**
+ * The client's image files among `ids`, for embedding, in order of first
+ * mention, up to MAX_REPORT_IMAGE_BYTES in all. Stored bytes are never handed
+ * to pdfkit as they are: the image worker decodes each (lib/images.ts) and
+ * answers bytes pdfkit embeds without decoding, or why it cannot be shown.
+ */
+async function loadImages(deps: Deps, files: PackageFiles, scope: TenantScope, ids: readonly number[]): Promise<Map<number, ReportImage>> {
   const out = new Map<number, ReportImage>();
   const distinct = [...new Set(ids)];
   const described = new Map((await files.describe(scope, distinct)).map((meta) => [meta.id, meta]));
@@ -89,13 +98,17 @@ async function loadImages(files: PackageFiles, scope: TenantScope, ids: readonly
     const meta = described.get(id);
     if (!meta || !IMAGE_TYPES.has(meta.contentType) || meta.size > MAX_IMAGE_BYTES) continue;
     if (meta.size > budget) {
-      out.set(meta.id, { name: meta.name, bytes: null });
+      out.set(meta.id, { name: meta.name, bytes: null, problem: null });
       continue;
     }
     budget -= meta.size;
     const chunks: Buffer[] = [];
     for await (const chunk of await files.open(scope, meta.id)) chunks.push(chunk as Buffer);
-    out.set(meta.id, { name: meta.name, bytes: Buffer.concat(chunks) });
+    const printable = await deps.images.printable(Buffer.concat(chunks), meta.contentType);
+    out.set(
+      meta.id,
+      printable.ok ? { name: meta.name, bytes: printable.bytes } : { name: meta.name, bytes: null, problem: printable.problem },
+    );
   }
   return out;
 }
@@ -104,6 +117,7 @@ function addImages(report: PdfReport, images: Map<number, ReportImage>, ids: rea
   for (const id of ids) {
     const image = images.get(id);
     if (image?.bytes) report.image(image.bytes, caption(image.name));
+    else if (image?.problem) report.paragraph(`[${IMAGE_NOT_SHOWN}: ${caption(image.name)} (file ${id})]`, { italic: true });
     else if (image)
       report.paragraph(
         `[${caption(image.name)} (file ${id}): not embedded, the report's images reached ${MAX_REPORT_IMAGE_BYTES / 1024 / 1024} MB; the zipped job report carries every file]`,
@@ -120,7 +134,9 @@ async function clientHeader(deps: Deps, scope: TenantScope): Promise<{ clientNam
   if (!file || !IMAGE_TYPES.has(file.content_type) || file.size > MAX_IMAGE_BYTES) return { clientName: client.name, logo: null };
   const chunks: Buffer[] = [];
   for await (const chunk of (await openContent(deps, file)).stream) chunks.push(chunk as Buffer);
-  return { clientName: client.name, logo: Buffer.concat(chunks) };
+  // a logo that cannot be shown is left out, the report is not
+  const printable = await deps.images.printable(Buffer.concat(chunks), file.content_type);
+  return { clientName: client.name, logo: printable.ok ? printable.bytes : null };
 }
 
 function signatureRows(signatures: readonly VersionSignatureRow[]): string[][] {
@@ -175,6 +191,7 @@ export async function renderTemplatePdf(
   const { language, content } = await contentInLanguage(db, actor.scope, version.id, deserializeContent(version.content), languages);
   const signatures = await loadSignaturesByVersionIds(db, actor.scope, [version.id]);
   const images = await loadImages(
+    deps,
     files,
     actor.scope,
     stepsOf(content).flatMap(({ step }) => step.media),
@@ -355,7 +372,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
   const fileIds = [...h.records.values()]
     .flatMap((r) => Object.values(recordFiles(h.content, r)).flat())
     .concat(h.faults.flatMap((f) => JSON.parse(f.photos) as number[]));
-  const images = await loadImages(files, scope, fileIds);
+  const images = await loadImages(deps, files, scope, fileIds);
   const user = (id: number | null) => userName(id == null ? undefined : h.users.get(id), id);
   const report = new PdfReport({
     title: `Job ${h.job.id}: ${h.job.title}`,

@@ -12,6 +12,7 @@ import { createMetrics } from '#lib/metrics';
 import { NetworkPolicy } from '#lib/network-policy';
 import { PasswordHasher } from '#lib/password-hasher';
 import { XliffPool } from '#lib/xliff-pool';
+import { ImagePool } from '#lib/image-pool';
 import { VerifiedTokenCache, type VerifiedClaims } from '#lib/verified-token-cache';
 import { LicenseCache } from '#licensing/cache';
 import { loadTrustedKeys } from '#licensing/trusted-keys';
@@ -83,6 +84,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
   };
   const passwords = new PasswordHasher(config.bcryptCost, 1);
   const xliff = new XliffPool();
+  const images = new ImagePool();
   return {
     config,
     db,
@@ -90,6 +92,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     logger: createLogger({ logLevel: 'silent' }),
     passwords,
     xliff,
+    images,
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: createHotPath(db),
@@ -103,6 +106,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
     async close() {
       await passwords.close();
       await xliff.close();
+      await images.close();
       await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,5 +1,6 @@
 import type { TestResponse, TestServer } from './server';
 import { checkExchange } from './openapi-exchange';
+import { solidPng } from './images';
 
 export interface UploadPart {
   name: string;
@@ -46,5 +47,6 @@ export async function upload(
   return answer;
 }
 
-export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest of a png')]);
+/** A real PNG: uploads of images are decoded, and a signature followed by anything else is refused. */
+export const PNG = solidPng(3, 2, [200, 50, 50]);
 export const GLB = Buffer.concat([Buffer.from('glTF'), Buffer.alloc(4000, 7)]);

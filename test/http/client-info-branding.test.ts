@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { issueTestLicense } from '../helpers/licenses';
 import { PNG, upload } from '../helpers/upload';
+import { truncatedJpeg } from '../helpers/hostile-images';
 import { gql } from '../helpers/graphql';
 import { FEATURES } from '#licensing/terms';
 
@@ -112,7 +113,7 @@ async function createOrganization(token: string, name: string): Promise<number> 
   return res.data.createOrganization.organization.databaseId;
 }
 
-const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a jpeg body')]);
+const JPEG = truncatedJpeg().whole;
 
 logo('404 before a logo is set; the system administrator sets it with PUT /api/admin/client/:id; served with ETag and 304', async () => {
   const client = await buildClient(server);

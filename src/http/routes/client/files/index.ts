@@ -7,7 +7,18 @@ import { fieldError, notFound } from '#errors';
 import { readMultipart } from '../../../multipart';
 import { sendFile } from '../../../send-file';
 import { presentFile } from '#presenters/files';
-import { cleanFileName, commitFiles, deleteFile, getFile, openContent, putContent, replaceFile, uploadBudget } from '#services/files';
+import {
+  cleanFileName,
+  commitFiles,
+  deleteFile,
+  getFile,
+  openContent,
+  putContent,
+  recordImageRefused,
+  replaceFile,
+  uploadBudget,
+} from '#services/files';
+import { requestMeta } from '../../../request-meta';
 import { hasAnyRole } from '#policies/roles';
 import { MODEL_TYPES } from '#storage/content-type';
 import { AlignmentQuery, ModelParams, parseMetadata } from './schema';
@@ -49,7 +60,12 @@ export async function receiveFiles(ctx: AppContext, deps: Deps, scope: TenantSco
     async onFile(part) {
       if (part.field !== 'file') throw fieldError(part.field, 'unexpected file part: send files in parts named "file"');
       const name = cleanFileName(part.fileName);
-      return { name, content: await putContent(deps, part.stream, name, budget) };
+      try {
+        return { name, content: await putContent(deps, part.stream, name, budget) };
+      } catch (error) {
+        await recordImageRefused(deps, ctx.state.actor, requestMeta(ctx), error);
+        throw error;
+      }
     },
   });
 }
