@@ -13,6 +13,8 @@ import { bootstrap, type BootstrapReport } from '#ops/bootstrap';
 import { configFrom } from './context';
 import { removeInterruptedUploads } from '#storage';
 import { inTurnSlices } from '#lib/turn-slices';
+import { answerClientError } from '#http/client-error';
+import { installCrashGuard } from '#http/crash-guard';
 
 /**
  * At most about this much request work (ms) between two polls of the event
@@ -53,6 +55,8 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
     removePidFile(deps.config.dataDir);
     throw error;
   }
+  // an uncaught exception fails its request, not the daemon (docs/reliability.md)
+  installCrashGuard(deps.logger);
   deps.mailer.start();
   deps.push.start();
   deps.webhooks.start();
@@ -99,6 +103,8 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
   }
   // after listening, a server error (e.g. accept failing under EMFILE) is logged, never an uncaught crash
   for (const s of [server, redirect?.server]) s?.on('error', (error) => deps.logger.error({ err: error }, 'server error'));
+  // what Node's parser refuses (431, 400, 408) is answered with the error envelope, not a bare status line
+  server.on('clientError', answerClientError);
   // Log retention on start, then daily; a due scheduled backup runs in the
   // background so it does not delay serving.
   const maintenance = startMaintenance(deps);

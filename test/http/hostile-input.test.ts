@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allRoutes } from '#http/routes/index';
@@ -119,6 +120,61 @@ hostile('malformed bodies, wrong-typed fields, odd queries and path values on ev
   assert.ok((statuses.get(400) ?? 0) > 50, JSON.stringify([...statuses]));
   // and the prototype of plain objects is untouched
   assert.is(({} as { polluted?: number }).polluted, undefined);
+});
+
+/** One request written as raw bytes (fetch cannot send what Node's parser refuses); the whole answer, once the server closes. */
+function rawExchange(request: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+hostile('a URL or headers over the limit answer 431 in the error envelope, a malformed request 400; the server goes on', async () => {
+  const cases = [
+    {
+      name: 'a 20 KiB URL',
+      request: `GET /api/client/files?q=${'a'.repeat(20 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+    },
+    {
+      name: 'a 20 KiB header',
+      request: `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`,
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+    },
+    {
+      name: 'a thousand headers',
+      request: `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 1000 }, (_, i) => `X-H${i}: ${'v'.repeat(20)}\r\n`).join('')}\r\n`,
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+    },
+    { name: 'a malformed request line', request: 'GET\u0001 / HTTP/9.9\r\n\r\n', status: 400, code: 'BAD_REQUEST' },
+  ];
+  for (const c of cases) {
+    const res = await rawExchange(c.request);
+    assert.is(res.status, c.status, `${c.name}: ${res.status} ${res.body}`);
+    assert.is(res.headers['content-type'], 'application/json; charset=utf-8', c.name);
+    assert.is(res.headers['cache-control'], 'no-store', c.name);
+    assert.ok(res.headers['x-request-id'], c.name);
+    assert.is(res.headers['x-content-type-options'], 'nosniff', c.name);
+    const body = JSON.parse(res.body);
+    assert.equal(body.success, false, c.name);
+    assert.is(body.error.code, c.code, c.name);
+    assert.ok(body.error.message, c.name);
+  }
+  assert.is((await server.request('GET', '/healthz')).status, 200);
 });
 
 hostile.run();

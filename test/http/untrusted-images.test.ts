@@ -165,4 +165,47 @@ images(
   },
 );
 
+images(
+  'an exception no try/catch reaches (png-js given the stored bytes, as before the fix) fails its request alone: logged with it, the daemon goes on',
+  async () => {
+    const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
+    const media = await storedBeforeTheCheck(client.id, 'diagram.png', CORRUPT_PNG);
+    const content = { sections: [{ id: 'main', title: 'Main', steps: [{ id: 'look', title: 'Look', media: [media], fields: [] }] }] };
+    const template = await publishedTemplate(server, client, content, 'Trusting renderer');
+    const images = server.deps.images;
+    const printable = images.printable.bind(images);
+    // the renderer as it was: stored bytes straight to pdfkit, whose png-js throws from a zlib callback
+    images.printable = async (bytes) => ({ ok: true, bytes, width: 1, height: 1 });
+    try {
+      // the PDF's answer has begun when png-js throws: the connection is cut, a half PDF never passes for a whole one
+      const res = await fetch(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, {
+        headers: { authorization: `Bearer ${client.owner.token}` },
+      });
+      const requestId = res.headers.get('x-request-id');
+      const body = await res.arrayBuffer().then(
+        (bytes) => `${bytes.byteLength} bytes`,
+        (error: Error) => error,
+      );
+      assert.instance(body, Error, `the answer is cut, not completed: ${String(body)}`);
+      await healthy();
+      const [logged] = await server.deps.db.kysely
+        .selectFrom('logs')
+        .selectAll()
+        .where('event', '=', 'process.uncaught_exception')
+        .where('request_id', '=', requestId)
+        .execute();
+      assert.ok(logged, `logged with request ${requestId}`);
+      assert.equal(JSON.parse(logged.data), {
+        error: 'incorrect data check',
+        method: 'GET',
+        path: `/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`,
+      });
+    } finally {
+      images.printable = printable;
+    }
+    const again = await download(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, client.owner.token);
+    assert.is(again.status, 200, again.text);
+  },
+);
+
 images.run();

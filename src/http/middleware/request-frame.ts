@@ -9,6 +9,7 @@ import { requestLog } from './request-log';
 import { unmatched } from './unmatched';
 import { VARY_ORIGIN } from './cors';
 import { fixedHeaderSetter, headerWriter } from '../fixed-headers';
+import { runningRequest } from '../crash-guard';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -21,7 +22,8 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the
- * label set — and the status the client got).
+ * label set — and the status the client got). The request's work runs as
+ * `runningRequest`, which an uncaught exception is charged to (crash-guard.ts).
  */
 export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]): Middleware<AppState> {
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
@@ -43,16 +45,19 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
     setRequestId(res, id);
     setFixedHeaders(res);
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
-    try {
-      await next();
-      unmatched(ctx);
-    } catch (caught) {
-      res.setHeader('Cache-Control', 'no-store');
-      await errorResponse(ctx, caught);
-    } finally {
-      const seconds = (performance.now() - started) / 1000;
-      logRequest(ctx, seconds);
-      metrics.observeRequest(ctx.req.method!, state.routePath ?? 'unmatched', res.statusCode, seconds);
-    }
+    // everything the request starts runs as its own: an uncaught exception fails it, not the process (crash-guard.ts)
+    await runningRequest.run({ deps, requestId: id, method: ctx.req.method!, path: ctx.path, ip: ctx.ip, res }, async () => {
+      try {
+        await next();
+        unmatched(ctx);
+      } catch (caught) {
+        res.setHeader('Cache-Control', 'no-store');
+        await errorResponse(ctx, caught);
+      } finally {
+        const seconds = (performance.now() - started) / 1000;
+        logRequest(ctx, seconds);
+        metrics.observeRequest(ctx.req.method!, state.routePath ?? 'unmatched', res.statusCode, seconds);
+      }
+    });
   };
 }
