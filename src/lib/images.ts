@@ -159,14 +159,15 @@ function decodePng(bytes: Buffer): { verdict: ImageVerdict; decoded?: DecodedPng
 /**
  * The header and the concatenated compressed data of a PNG, read with pngjs's
  * own chunk parser (signature, chunk order and every chunk's CRC checked;
- * ancillary chunks such as iCCP or zTXt skipped, never inflated). Nothing is
- * inflated here.
+ * ancillary chunks such as iCCP or zTXt skipped, never inflated) up to its
+ * end chunk, which must be there. Nothing is inflated here.
  */
 function readPngChunks(bytes: Buffer): { metadata: PngMetadata; compressed: Buffer } {
   const Parser = require('pngjs/lib/parser') as PngParser;
   const SyncReader = require('pngjs/lib/sync-reader') as PngSyncReader;
   let failure: Error | undefined;
   let metadata: PngMetadata | undefined;
+  let ended = false;
   const compressed: Buffer[] = [];
   const reader = new SyncReader(bytes);
   const ignore = () => undefined;
@@ -182,13 +183,14 @@ function readPngChunks(bytes: Buffer): { metadata: PngMetadata; compressed: Buff
       transColor: ignore,
       simpleTransparency: ignore,
       headersFinished: ignore,
-      finished: ignore,
+      finished: () => (ended = true),
     },
   ).start();
-  const unread = reader.process();
+  // what follows the end chunk (some tools append data) is left alone, as by pngjs's own reader
+  reader.process();
   if (failure) throw failure;
   if (!metadata) throw new Error('no image header');
-  if (unread && compressed.length === 0) throw new Error('ends before its image data');
+  if (!ended) throw new Error('is cut short: its end chunk is missing');
   return { metadata, compressed: Buffer.concat(compressed) };
 }
 
