@@ -266,6 +266,12 @@ const ConfigSchema = z
     scheduleHorizon: duration,
     /** how often the daemon looks for occurrences of schedules to create */
     schedulePollInterval: duration,
+    /** jobs one schedule makes in one round of the worker; the rest follow in the next rounds */
+    scheduleMaxJobsPerRound: integer.min(1).max(100_000),
+    /** jobs all the schedules of one client make in one round; the rest follow in the next rounds */
+    scheduleMaxJobsPerClientRound: integer.min(1).max(100_000),
+    /** jobs one schedule makes for the occurrences of any 24 hours; past it an occurrence is skipped (DAILY_LIMIT) */
+    scheduleMaxJobsPerDay: integer.min(1).max(100_000),
     /** how long events are kept: the Last-Event-ID replay window of the live stream and the delivery log */
     eventRetention: duration,
     /** comment line sent on idle live streams */

@@ -21,7 +21,16 @@ export const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 
 /** Rules finer than this are refused: a schedule creates jobs, not ticks. */
 const FINEST = RRule.HOURLY;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
+/** COUNT counts from the start, so such a rule is always expanded from it: bounded like a year of hourly jobs. */
+export const MAX_COUNT = 1000;
+/**
+ * How many steps one expansion may take (a step: one FREQ period looked at, about 25 µs): what bounds its time
+ * whatever the rule. The library walks period by period and checks its window only at an occurrence, so a rule that
+ * never occurs (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) would walk to the year 9999 — a minute and more.
+ */
+export const EXPANSION_STEPS = 2000;
 
 export interface RecurrenceProblem {
   path: 'recurrence' | 'startsAt' | 'timeZone';
@@ -30,7 +39,10 @@ export interface RecurrenceProblem {
 
 /** A parsed rule: expand it with `occurrencesBetween`. */
 export interface Recurrence {
-  readonly rule: RRule;
+  /** the RRULE's parts as parsed (no DTSTART) */
+  readonly options: Partial<Options>;
+  /** the first occurrence as a floating wall-clock time */
+  readonly dtstart: Date;
   readonly timeZone: string;
 }
 
@@ -48,10 +60,37 @@ export function floatingOf(local: string): Date | undefined {
   return date;
 }
 
+const listOf = (value: number | number[] | null | undefined): number[] => (value == null ? [] : Array.isArray(value) ? value : [value]);
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/**
+ * What makes a rule recur more often than hourly, or its expansion unbounded, whatever its FREQ: every occurrence has
+ * the minute and second of BYMINUTE and BYSECOND (of the start without them), so with one value of each two
+ * occurrences are whole hours apart. FREQ=HOURLY steps INTERVAL hours from the start's hour: BYHOUR must name an
+ * hour it reaches (the library would loop forever looking for one: FREQ=HOURLY;INTERVAL=24;BYHOUR=1 from 00:00).
+ */
+function frequencyProblems(options: Partial<Options>, dtstart: Date | undefined): string[] {
+  const problems: string[] = [];
+  if (options.freq === undefined || options.freq > FINEST)
+    problems.push('recurs at most hourly (FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)');
+  if ((options.interval ?? 1) < 1 || (options.count ?? 1) < 1) problems.push('INTERVAL and COUNT must be at least 1');
+  if ((options.count ?? 0) > MAX_COUNT) problems.push(`COUNT is at most ${MAX_COUNT}`);
+  if (listOf(options.byminute).length > 1 || listOf(options.bysecond).length > 1)
+    problems.push('recurs at most hourly: one BYMINUTE and one BYSECOND at most');
+  const byhour = listOf(options.byhour);
+  if (options.freq === RRule.HOURLY && dtstart && byhour.length > 0) {
+    const step = gcd(options.interval ?? 1, 24);
+    if (!byhour.some((h) => (((h - dtstart.getUTCHours()) % step) + step) % step === 0))
+      problems.push(`no BYHOUR is reached every ${options.interval ?? 1} hours from the start's hour`);
+  }
+  return problems;
+}
+
 /**
  * Parses an RRULE (`FREQ=WEEKLY;BYDAY=MO`, an optional `RRULE:` before it) starting at the local wall-clock
  * time `startsAt` in `timeZone`. DTSTART and TZID do not belong in it (they are `startsAt` and the zone), nor
- * rules more frequent than hourly.
+ * rules that recur more often than hourly, nor rules whose first occurrence is not found within
+ * EXPANSION_STEPS (one that never occurs, or hardly ever).
  */
 export function parseRecurrence(
   rrule: string,
@@ -81,22 +120,101 @@ export function parseRecurrence(
     } catch (error) {
       problems.push({ path: 'recurrence', message: `not an RRULE: ${(error as Error).message}` });
     }
-    if (options && (options.freq === undefined || options.freq > FINEST))
-      problems.push({ path: 'recurrence', message: 'recurs at most hourly (FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)' });
-    if (options && ((options.interval ?? 1) < 1 || (options.count ?? 1) < 1))
-      problems.push({ path: 'recurrence', message: 'INTERVAL and COUNT must be at least 1' });
+    if (options) for (const message of frequencyProblems(options, dtstart)) problems.push({ path: 'recurrence', message });
   }
   if (problems.length > 0 || !options || !dtstart) return { problems };
+  const recurrence: Recurrence = { options, dtstart, timeZone };
   try {
-    // UNTIL is compared with the floating wall-clock times: a UTC UNTIL is read as wall-clock time too
-    const rule = new RRule({ ...options, dtstart, tzid: null });
-    // the library checks some parts only when expanding (BYSETPOS, BYWEEKNO…): once here, so a bad rule is refused when saved
-    // (bounded: after() would search a rule that never matches up to the year 9999)
-    rule.between(dtstart, new Date(dtstart.getTime() + 366 * DAY), true, () => false);
-    return { recurrence: { rule, timeZone } };
+    // the library checks some parts only when expanding (BYSETPOS, BYWEEKNO…): once here, so a bad rule is refused
+    // when saved; and a rule whose first occurrence is not found within the steps is refused too
+    const first = expandFloating(recurrence, dtstart, new Date(Date.UTC(9999, 0)), 1);
+    if (first.cutShort)
+      return {
+        problems: [
+          { path: 'recurrence', message: `occurs too rarely or never: no occurrence within ${EXPANSION_STEPS} steps of its start` },
+        ],
+      };
+    return { recurrence };
   } catch (error) {
     return { problems: [{ path: 'recurrence', message: `not an RRULE: ${(error as Error).message}` }] };
   }
+}
+
+/**
+ * The rule with its start moved forward to a period of the rule at or before `from` (floating): the library walks
+ * from the start, so a schedule started years ago would cost years of steps at every expansion. Moving the start by
+ * whole INTERVALs of FREQ keeps every occurrence after `from`: HOURLY, DAILY and WEEKLY periods are fixed lengths of
+ * floating time (the start keeps its minute, time, weekday); MONTHLY and YEARLY move to the first day of a period,
+ * the day and time the library would have taken from the start given explicitly. COUNT counts from the start: such
+ * a rule is never moved (MAX_COUNT bounds it).
+ */
+function ruleFrom(recurrence: Recurrence, from: Date): RRule {
+  const { options, dtstart } = recurrence;
+  const interval = options.interval ?? 1;
+  const base = { ...options, dtstart, tzid: null };
+  if (options.count != null || from.getTime() <= dtstart.getTime()) return new RRule(base);
+  const fixed = { [RRule.HOURLY]: HOUR, [RRule.DAILY]: DAY, [RRule.WEEKLY]: 7 * DAY }[options.freq as number];
+  if (fixed !== undefined) {
+    const step = interval * fixed;
+    const periods = Math.floor((from.getTime() - dtstart.getTime()) / step);
+    return new RRule({ ...base, dtstart: new Date(dtstart.getTime() + periods * step) });
+  }
+  const months = interval * (options.freq === RRule.YEARLY ? 12 : 1);
+  const elapsed = (from.getUTCFullYear() - dtstart.getUTCFullYear()) * 12 + from.getUTCMonth() - dtstart.getUTCMonth();
+  const periods = Math.floor(elapsed / months);
+  if (periods < 1) return new RRule(base);
+  // the library's defaults from the start (rrule parseoptions): a day only when no BY-day part is given
+  const byDay = [options.byweekno, options.byyearday, options.bymonthday, options.byweekday].some((p) => listOf(p as never).length > 0);
+  const explicit: Partial<Options> = {
+    byhour: options.byhour ?? [dtstart.getUTCHours()],
+    byminute: options.byminute ?? [dtstart.getUTCMinutes()],
+    bysecond: options.bysecond ?? [0],
+  };
+  if (!byDay && options.byeaster == null) {
+    explicit.bymonthday = [dtstart.getUTCDate()];
+    if (options.freq === RRule.YEARLY) explicit.bymonth = options.bymonth ?? [dtstart.getUTCMonth() + 1];
+  }
+  const start = new Date(Date.UTC(dtstart.getUTCFullYear(), dtstart.getUTCMonth() + periods * months, 1));
+  return new RRule({ ...base, ...explicit, dtstart: start });
+}
+
+/**
+ * Walks the rule in floating time from `from` (inclusive) up to `until`, calling `visit` with each occurrence
+ * until it answers false; at most EXPANSION_STEPS steps. The library reads the rule's INTERVAL once a step (rrule
+ * 2.8 iter): that read counts the steps, and answering 0 ends the walk — the one way to stop a walk that finds
+ * no occurrence. test/unit/recurrence.test.ts checks that it does.
+ */
+function walk(recurrence: Recurrence, from: Date, until: Date, visit: (floating: Date) => boolean): { cutShort: boolean } {
+  const rule = ruleFrom(recurrence, from);
+  const interval = rule.options.interval;
+  let reads = 0;
+  let cutShort = false;
+  Object.defineProperty(rule.options, 'interval', {
+    get: () => {
+      // two reads a step (the check and the move to the next period)
+      if (++reads <= 2 * EXPANSION_STEPS) return interval;
+      cutShort = true;
+      return 0;
+    },
+  });
+  let reachedEnd = false;
+  rule.between(from, new Date(8.64e15), true, (floating) => {
+    if (floating.getTime() > until.getTime()) {
+      reachedEnd = true;
+      return false;
+    }
+    return visit(floating);
+  });
+  return { cutShort: cutShort && !reachedEnd };
+}
+
+function expandFloating(recurrence: Recurrence, from: Date, until: Date, limit: number): { found: Date[]; cutShort: boolean } {
+  const found: Date[] = [];
+  const { cutShort } = walk(recurrence, from, until, (floating) => {
+    found.push(floating);
+    return found.length < limit;
+  });
+  return { found, cutShort: cutShort && found.length < limit };
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();
@@ -145,14 +263,20 @@ export function localOf(instant: Date, zone: string): string {
 }
 
 /**
- * The occurrences after `after` up to and including `until` (instants), in order, at most `limit`.
+ * The occurrences after `after` up to and including `until` (instants), in order, at most `limit`. `cutShort`: the
+ * walk ran out of steps (EXPANSION_STEPS) before reaching `until` or `limit`; what was found is still right.
  */
-export function occurrencesBetween(recurrence: Recurrence, after: Date, until: Date, limit: number): Date[] {
-  if (until.getTime() <= after.getTime() || limit <= 0) return [];
+export function occurrencesBetween(
+  recurrence: Recurrence,
+  after: Date,
+  until: Date,
+  limit: number,
+): { instants: Date[]; cutShort: boolean } {
+  if (until.getTime() <= after.getTime() || limit <= 0) return { instants: [], cutShort: false };
   // the window in floating time, widened by a day each side (zone offsets are under 15 h)
   const found: Date[] = [];
   const seen = new Set<number>();
-  recurrence.rule.between(new Date(after.getTime() - DAY), new Date(until.getTime() + DAY), true, (floating) => {
+  const { cutShort } = walk(recurrence, new Date(after.getTime() - DAY), new Date(until.getTime() + DAY), (floating) => {
     const instant = instantOf(floating, recurrence.timeZone);
     const t = instant.getTime();
     // two wall-clock times in one gap land on one instant: one occurrence
@@ -160,8 +284,7 @@ export function occurrencesBetween(recurrence: Recurrence, after: Date, until: D
       seen.add(t);
       found.push(instant);
     }
-    // floating times come in order and lie within a day of their instants: past the window, nothing more can be in it
-    return found.length < limit && floating.getTime() <= until.getTime() + DAY;
+    return found.length < limit;
   });
-  return found.sort((a, b) => a.getTime() - b.getTime()).slice(0, limit);
+  return { instants: found.sort((a, b) => a.getTime() - b.getTime()).slice(0, limit), cutShort: cutShort && found.length < limit };
 }

@@ -156,6 +156,25 @@ export async function claimOccurrence(
     .executeTakeFirst();
 }
 
+/** How many jobs a schedule made for its occurrences after `after` up to and including `until` (its daily limit). */
+export async function countJobsOfOccurrences(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  scheduleId: number,
+  after: string,
+  until: string,
+): Promise<number> {
+  const row = await inTenant(db, scope)
+    .selectFrom('schedule_occurrences')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('schedule_id', '=', scheduleId)
+    .where('status', '=', 'CREATED')
+    .where('occurs_at', '>', after)
+    .where('occurs_at', '<=', until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function setOccurrenceJob(db: Kysely<DB>, scope: TenantScope, occurrenceId: number, jobId: number): Promise<void> {
   await inTenant(db, scope).updateTable('schedule_occurrences').set({ job_id: jobId }).where('id', '=', occurrenceId).execute();
 }

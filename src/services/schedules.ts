@@ -24,6 +24,7 @@ import { getClientById } from '#repos/clients';
 import { insertJob, insertJobMembers } from '#repos/jobs';
 import {
   claimOccurrence,
+  countJobsOfOccurrences,
   deleteOccurrences,
   getSchedule,
   insertSchedule,
@@ -44,6 +45,7 @@ import {
 import { findVersionById, findVersionInState } from '#repos/template-versions';
 import { loadUsersByIds } from '#repos/users';
 import { emitEvent } from '#events/emit';
+import { recordEvent } from './security-log';
 import type { UserActor } from './actor';
 import { auditActor, writeJob } from './jobs';
 
@@ -76,8 +78,6 @@ const templates = () => require('./templates') as typeof import('./templates');
 
 const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const Priority = z.enum(['HIGH', 'MEDIUM', 'LOW']);
-/** how many occurrences one transaction handles: a long gap is worked off in several */
-const BATCH = 50;
 /** how many schedules one round of the worker looks at (the next round takes the rest) */
 const SCHEDULES_PER_ROUND = 200;
 
@@ -451,7 +451,7 @@ export function nextOccurrences(
   // from now, or from just before the first occurrence when it is later; two years at most: a rule that never matches is not searched for long
   const start = instantOf(floatingOf(schedule.starts_at)!, timeZone).getTime() - 1;
   const from = new Date(Math.max(deps.clock.now().getTime(), start));
-  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count);
+  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count).instants;
 }
 
 // ── the worker's side ───────────────────────────────────────────────────────
@@ -460,43 +460,124 @@ export interface MaterialiseResult {
   schedules: number;
   created: number;
   skipped: number;
+  /** schedules left for the next round at a per-round limit */
+  deferred: number;
+}
+
+/** Occurrences one transaction looks at, at most (skipped ones cost little). */
+const OCCURRENCES_PER_TRANSACTION = 50;
+/**
+ * Jobs one transaction makes, at most. On SQLite the database answers inside the event loop, so a transaction
+ * holds every request of every client while it runs: a few jobs (~6 ms each), then the worker yields.
+ */
+const JOBS_PER_TRANSACTION = 10;
+const DAY_MS = 86_400_000;
+
+/** Lets the event loop answer what waits (other clients' requests) before the worker goes on. */
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type Limit = 'scheduleMaxJobsPerRound' | 'scheduleMaxJobsPerClientRound' | 'scheduleMaxJobsPerDay';
+
+/** A limit reached, on the security log (`security.schedule_limit`): who made so many jobs, and what became of the rest. */
+function limitReached(
+  deps: Deps,
+  clientId: number,
+  scheduleId: number | null,
+  limit: Limit,
+  message: string,
+  data: Record<string, unknown>,
+) {
+  return recordEvent(deps, {
+    level: 'warn',
+    event: 'security.schedule_limit',
+    message,
+    clientId,
+    actor: { kind: 'system', id: null, name: scheduleId === null ? 'schedule worker' : `schedule:${scheduleId}` },
+    data: { scheduleId, limit, max: deps.config[limit], ...data },
+  });
 }
 
 /**
  * One round of the worker: every active schedule whose occurrences up to now + scheduleHorizon are not all
  * handled gets them handled. Safe to run on several nodes at once and again after any stop (see the module
  * comment). A schedule that fails is logged and left for the next round; the others go on.
+ *
+ * Bounded whatever the rules (docs/recurring-and-follow-up-jobs.md#limits): the clients take turns, one short
+ * transaction each, and the worker yields to waiting requests after each; a schedule makes at most
+ * `scheduleMaxJobsPerRound` jobs a round and a client's schedules `scheduleMaxJobsPerClientRound` (the rest follow
+ * in the next rounds: nothing is lost); past `scheduleMaxJobsPerDay` an occurrence is skipped (`DAILY_LIMIT`).
+ * Each limit reached is a security event.
  */
 export async function materialiseSchedules(deps: Deps): Promise<MaterialiseResult> {
   const now = deps.clock.now();
   const horizonEnd = new Date(now.getTime() + deps.config.scheduleHorizon);
   const due = await listSchedulesDueAcrossClients(deps.db.kysely, horizonEnd.toISOString(), SCHEDULES_PER_ROUND);
-  const result: MaterialiseResult = { schedules: due.length, created: 0, skipped: 0 };
-  for (const row of due) {
-    try {
-      for (let done = false; !done;) {
-        const batch = await materialiseBatch(deps, tenantScope(row.client_id), row.id, now, horizonEnd);
-        result.created += batch.created;
-        result.skipped += batch.skipped;
-        done = batch.done;
+  const result: MaterialiseResult = { schedules: due.length, created: 0, skipped: 0, deferred: 0 };
+  const queues = new Map<number, number[]>();
+  for (const row of due) queues.set(row.client_id, [...(queues.get(row.client_id) ?? []), row.id]);
+  const clientLeft = new Map<number, number>();
+  const scheduleLeft = new Map<number, number>();
+  while (queues.size > 0) {
+    for (const [clientId, ids] of queues) {
+      const scheduleId = ids[0];
+      const left = {
+        client: clientLeft.get(clientId) ?? deps.config.scheduleMaxJobsPerClientRound,
+        schedule: scheduleLeft.get(scheduleId) ?? deps.config.scheduleMaxJobsPerRound,
+      };
+      let batch = { created: 0, skipped: 0, done: true };
+      try {
+        batch = await materialiseBatch(deps, tenantScope(clientId), scheduleId, now, horizonEnd, Math.min(left.client, left.schedule));
+      } catch (error) {
+        deps.logger.error({ err: error, scheduleId, clientId }, 'schedule: occurrences not created; retried next round');
       }
-    } catch (error) {
-      deps.logger.error(
-        { err: error, scheduleId: row.id, clientId: row.client_id },
-        'schedule: occurrences not created; retried next round',
-      );
+      result.created += batch.created;
+      result.skipped += batch.skipped;
+      clientLeft.set(clientId, left.client - batch.created);
+      scheduleLeft.set(scheduleId, left.schedule - batch.created);
+      if (batch.done) ids.shift();
+      else if (left.schedule - batch.created <= 0) {
+        ids.shift();
+        result.deferred++;
+        await limitReached(
+          deps,
+          clientId,
+          scheduleId,
+          'scheduleMaxJobsPerRound',
+          `Schedule ${scheduleId} made ${deps.config.scheduleMaxJobsPerRound} jobs this round; the rest follow in the next rounds`,
+          { deferred: true },
+        );
+      }
+      if (ids.length > 0 && left.client - batch.created <= 0) {
+        result.deferred += ids.length;
+        await limitReached(
+          deps,
+          clientId,
+          null,
+          'scheduleMaxJobsPerClientRound',
+          `The client's schedules made ${deps.config.scheduleMaxJobsPerClientRound} jobs this round; ${ids.length} schedule(s) follow in the next rounds`,
+          { deferred: true, scheduleIds: ids },
+        );
+        ids.length = 0;
+      }
+      if (ids.length === 0) queues.delete(clientId);
+      await yieldToRequests();
     }
   }
   return result;
 }
 
-/** Up to BATCH occurrences of one schedule, in one transaction queued behind the client's other writers. */
+/**
+ * The next occurrences of one schedule, in one transaction queued behind the client's other writers: up to
+ * OCCURRENCES_PER_TRANSACTION occurrences and `allowance` (at most JOBS_PER_TRANSACTION) jobs. `done`: its
+ * occurrences up to the horizon are all handled.
+ */
 async function materialiseBatch(
   deps: Deps,
   scope: TenantScope,
   scheduleId: number,
   now: Date,
   horizonEnd: Date,
+  allowance: number,
 ): Promise<{ created: number; skipped: number; done: boolean }> {
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
     // read again under the lock: another node may have got here first, or the schedule changed
@@ -506,21 +587,53 @@ async function materialiseBatch(
     const { time_zone: timeZone } = await getClientById(trx, scope.clientId);
     const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
     if ('problems' in parsed) {
-      // checked when saved; a zone the runtime no longer knows is the one way here
+      // checked when saved; a zone the runtime no longer knows (or a rule saved before today's checks) is the way here
       deps.logger.error({ scheduleId, problems: parsed.problems }, 'schedule: its recurrence cannot be read; skipped');
       await setGeneratedUntil(trx, scope, scheduleId, horizonEnd.toISOString());
       return { created: 0, skipped: 0, done: true };
     }
-    const instants = occurrencesBetween(parsed.recurrence, new Date(schedule.generated_until), horizonEnd, BATCH);
+    const { instants, cutShort } = occurrencesBetween(
+      parsed.recurrence,
+      new Date(schedule.generated_until),
+      horizonEnd,
+      OCCURRENCES_PER_TRANSACTION,
+    );
+    const tx = { deps, trx, afterCommit };
+    let room = Math.min(allowance, JOBS_PER_TRANSACTION);
     let created = 0;
     let skipped = 0;
+    let overDaily = 0;
+    let mark: string | undefined;
+    let stopped = false;
     for (const instant of instants) {
-      const outcome = await handleOccurrence({ deps, trx, afterCommit }, scope, schedule, instant, now);
+      const outcome = await handleOccurrence(tx, scope, schedule, instant, now, room);
       created += outcome.created;
       skipped += outcome.skipped;
+      overDaily += outcome.overDaily;
+      room -= outcome.created;
+      // an occurrence with more jobs than room left: handled again from its start (its jobs made are claimed)
+      mark = outcome.complete ? instant.toISOString() : new Date(instant.getTime() - 1).toISOString();
+      if (!outcome.complete || room <= 0) {
+        stopped = true;
+        break;
+      }
     }
-    const done = instants.length < BATCH;
-    await setGeneratedUntil(trx, scope, scheduleId, done ? horizonEnd.toISOString() : instants[instants.length - 1].toISOString());
+    // a walk cut short with nothing found: the rule occurs too rarely to look further (parseRecurrence's steps)
+    const done = !stopped && instants.length < OCCURRENCES_PER_TRANSACTION && (!cutShort || instants.length === 0);
+    if (done && cutShort)
+      deps.logger.warn({ scheduleId }, 'schedule: no occurrence found within the expansion steps; none up to the horizon');
+    await setGeneratedUntil(trx, scope, scheduleId, done ? horizonEnd.toISOString() : (mark ?? schedule.generated_until));
+    if (overDaily > 0)
+      afterCommit(() =>
+        limitReached(
+          deps,
+          scope.clientId,
+          scheduleId,
+          'scheduleMaxJobsPerDay',
+          `Schedule ${scheduleId} reached ${deps.config.scheduleMaxJobsPerDay} jobs in 24 hours: ${overDaily} occurrence(s) skipped (DAILY_LIMIT)`,
+          { skipped: overDaily, upTo: mark ?? null },
+        ),
+      );
     return { created, skipped, done };
   });
 }
@@ -531,18 +644,28 @@ interface Tx {
   afterCommit: AfterCommit;
 }
 
-/** One occurrence: its jobs (one per asset), or a skipped row saying why. */
+interface OccurrenceOutcome {
+  created: number;
+  skipped: number;
+  /** skipped at the daily limit */
+  overDaily: number;
+  /** false: `room` ran out before every asset had its job */
+  complete: boolean;
+}
+
+/** One occurrence: its jobs (one per asset, `room` at most), or a skipped row saying why. */
 async function handleOccurrence(
   tx: Tx,
   scope: TenantScope,
   schedule: ScheduleRow,
   instant: Date,
   now: Date,
-): Promise<{ created: number; skipped: number }> {
+  room: number,
+): Promise<OccurrenceOutcome> {
   const { trx } = tx;
   const occursAt = instant.toISOString();
   const nowIso = now.toISOString();
-  const skip = async (reason: string) => {
+  const skip = async (reason: string): Promise<OccurrenceOutcome> => {
     const claimed = await claimOccurrence(trx, scope, {
       scheduleId: schedule.id,
       occursAt,
@@ -551,7 +674,8 @@ async function handleOccurrence(
       reason,
       createdAt: nowIso,
     });
-    return { created: 0, skipped: claimed ? 1 : 0 };
+    const skipped = claimed ? 1 : 0;
+    return { created: 0, skipped, overDaily: reason === 'DAILY_LIMIT' ? skipped : 0, complete: true };
   };
   if (instant.getTime() <= now.getTime() && schedule.missed === 'SKIP') return skip('MISSED');
   const version =
@@ -565,6 +689,9 @@ async function handleOccurrence(
     assets = await listAssetIdsOfClass(trx, scope, schedule.asset_class_id);
     if (assets.length === 0) return skip('NO_ASSETS');
   }
+  // the daily limit: jobs of this schedule's occurrences in the 24 hours up to this one
+  const dailyMax = tx.deps.config.scheduleMaxJobsPerDay;
+  let today = await countJobsOfOccurrences(trx, scope, schedule.id, new Date(instant.getTime() - DAY_MS).toISOString(), occursAt);
   const assigneeIds =
     schedule.team_id !== null
       ? await listTeamMemberIds(trx, scope, schedule.team_id, DOMAIN_PERMISSIONS.runJob)
@@ -573,6 +700,8 @@ async function handleOccurrence(
     schedule.due_offset_minutes === null ? null : new Date(instant.getTime() + schedule.due_offset_minutes * 60_000).toISOString();
   let created = 0;
   for (const assetId of assets) {
+    if (today >= dailyMax) return { ...(await skip('DAILY_LIMIT')), created };
+    if (created >= room) return { created, skipped: 0, overDaily: 0, complete: false };
     const occurrence = await claimOccurrence(trx, scope, {
       scheduleId: schedule.id,
       occursAt,
@@ -607,8 +736,9 @@ async function handleOccurrence(
     await setOccurrenceJob(trx, scope, occurrence.id, job.id);
     await jobCreatedBySchedule(tx, scope, schedule, job, assigneeIds, occursAt, nowIso);
     created++;
+    today++;
   }
-  return { created, skipped: 0 };
+  return { created, skipped: 0, overDaily: 0, complete: true };
 }
 
 /** The audit entry and events of a job a schedule made (as createJob's, with the schedule as the actor). */

@@ -4,8 +4,9 @@ import type { Deps } from '#deps';
 import type { DB, SignatureMeaning, TemplateRow, TemplateVersionRow, VersionState } from '#db/schema';
 import type { CountedPage, PageInput } from '#db/pagination';
 import { isUniqueViolation, withTransaction } from '#db/transaction';
+import type { TenantScope } from '#db/tenant';
 import { notify } from './notifications';
-import { AppError, conflict, fieldError, invalidSignature, notFound } from '#errors';
+import { AppError, conflict, fieldError, invalidSignature, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#domain/content';
 import { assertFilesOfClient, contentFileIds } from './files';
@@ -189,6 +190,25 @@ export interface CreateTemplateInput {
 }
 
 /**
+ * Every sensor a field names is one of the client's (as files are: another client's sensor, or none, is refused
+ * before anything is written). @throws AppError VALIDATION_ERROR naming each field's `sensorId`
+ */
+async function assertSensorsOfClient(db: Kysely<DB>, scope: TenantScope, content: Content, field: string): Promise<void> {
+  const refs = content.sections.flatMap((section, s) =>
+    section.steps.flatMap((step, i) =>
+      step.fields.flatMap((f, k) =>
+        f.sensorId === null ? [] : [{ sensorId: f.sensorId, path: `${field}.sections.${s}.steps.${i}.fields.${k}.sensorId` }],
+      ),
+    ),
+  );
+  if (refs.length === 0) return;
+  const found = new Set((await loadCatalogueByIds(db, scope, 'sensors', [...new Set(refs.map((r) => r.sensorId))])).map((r) => r.id));
+  const missing = refs.filter((r) => !found.has(r.sensorId));
+  if (missing.length > 0)
+    throw validationFailed({ fields: missing.map((r) => ({ path: r.path, message: `sensor ${r.sensorId} does not exist` })) });
+}
+
+/**
  * Creates a template owned by the caller and its version 1 as a DRAFT.
  * @throws AppError FORBIDDEN (not an author), VALIDATION_ERROR
  */
@@ -209,6 +229,7 @@ export async function createTemplate(deps: Deps, actor: UserActor, input: Create
   const db = deps.db.kysely;
   await assertReferencesExist(db, actor, fields, 'input');
   await assertFilesOfClient(db, actor.scope, contentFileIds(content), 'input.content');
+  await assertSensorsOfClient(db, actor.scope, content, 'input.content');
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, (trx) =>
     insertTemplateWithDraft(
@@ -403,6 +424,7 @@ export async function updateDraft(
   assertVersionEditable(current.state);
   const content = parseContent(input, 'content');
   await assertFilesOfClient(deps.db.kysely, actor.scope, contentFileIds(content), 'content');
+  await assertSensorsOfClient(deps.db.kysely, actor.scope, content, 'content');
   const { json, hash } = serializeContent(content);
   const now = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {

@@ -98,6 +98,63 @@ refs('another client’s file id in content, a fault or a recorded PHOTO value i
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
 });
 
+refs(
+  "a SENSOR field's sensorId is validated like a file id: another client's or none → VALIDATION_ERROR naming it, nothing written",
+  async () => {
+    const client = await buildClient(server);
+    const other = await buildClient(server);
+    const SENSOR = 'mutation { createSensor(input: { name: "Line pressure", unit: "bar" }) { sensor { id: databaseId } } }';
+    const own = (await gql(server, client.owner.token, SENSOR)).data.createSensor.sensor.id as number;
+    const foreign = (await gql(server, other.owner.token, SENSOR)).data.createSensor.sensor.id as number;
+    const withSensor = (sensorId: number) => ({
+      sections: [
+        {
+          sectionId: 's',
+          title: 'S',
+          steps: [
+            {
+              stepId: 'a',
+              title: 'A',
+              fields: [
+                { key: 'ok', type: 'PASS_FAIL' },
+                { key: 'p', type: 'SENSOR', sensorId },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const templates = () => server.deps.db.kysely.selectFrom('templates').select('id').where('client_id', '=', client.id).execute();
+    for (const sensorId of [foreign, 999_999]) {
+      const res = await gql(server, client.owner.token, CREATE, {
+        i: { title: 'X', description: '', tags: [], content: withSensor(sensorId) },
+      });
+      assert.equal(res.codes, ['VALIDATION_ERROR'], String(sensorId));
+      assert.equal(res.errors![0].extensions!.details.fields, [
+        { path: 'input.content.sections.0.steps.0.fields.1.sensorId', message: `sensor ${sensorId} does not exist` },
+      ]);
+    }
+    assert.is((await templates()).length, 0);
+    // the client's own sensor is taken; a draft edited to another client's is refused and stays as it was
+    const created = await gql(server, client.owner.token, CREATE, {
+      i: { title: 'X', description: '', tags: [], content: withSensor(own) },
+    });
+    assert.equal(created.codes, [], JSON.stringify(created.errors));
+    const versionId = gid('TemplateVersion', created.data.createTemplate.template.latestVersion.id);
+    const EDIT = 'mutation ($i: UpdateDraftInput!) { updateDraft(input: $i) { version { revision } } }';
+    const edit = await gql(server, client.owner.token, EDIT, { i: { versionId, content: withSensor(foreign) } });
+    assert.equal(edit.codes, ['VALIDATION_ERROR']);
+    assert.is(edit.errors![0].extensions!.details.fields[0].path, 'content.sections.0.steps.0.fields.1.sensorId');
+    const stored = await server.deps.db.kysely
+      .selectFrom('template_versions')
+      .select(['content', 'revision'])
+      .where('client_id', '=', client.id)
+      .executeTakeFirstOrThrow();
+    assert.is(stored.revision, 1);
+    assert.ok(stored.content.includes(`"sensorId":${own}`), stored.content);
+  },
+);
+
 const EVIDENCE = {
   sections: [
     {

@@ -120,6 +120,58 @@ nodes("another client's ids, and a template out of sight: null with NOT_FOUND, a
   assert.is(rest.status, 404);
 });
 
+nodes('nodes(ids): one entry per id, in order, on every run of the same text (compiled too); a bad id errs at its index', async () => {
+  const a = await buildClient(server);
+  const b = await buildClient(server);
+  const { templateId: theirs } = await publishedTemplate(server, a);
+  const theirJob = await createJob(server, a.owner.token, { templateId: theirs });
+  const { templateId, versionId } = await publishedTemplate(server, b);
+  const job = await createJob(server, b.owner.token, { templateId });
+  const ids = [
+    gid('User', b.owner.id),
+    gid('Template', templateId),
+    gid('Job', theirJob.id),
+    gid('TemplateVersion', versionId),
+    gid('Job', job.id),
+    gid('Job', theirJob.id),
+    `Step:${versionId}:measure`,
+  ];
+  const expected = [
+    { __typename: 'User', id: ids[0] },
+    { __typename: 'Template', id: ids[1] },
+    null,
+    { __typename: 'TemplateVersion', id: ids[3] },
+    { __typename: 'Job', id: ids[4] },
+    null,
+    { __typename: 'Step', id: ids[6] },
+  ];
+  const QUERY = 'query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }';
+  // the first run is interpreted, the later ones run the compiled operation (src/graphql/handler.ts); each order of
+  // the ids settles its reads in another order
+  for (let run = 1; run <= 2 * ids.length; run++) {
+    const shift = run % ids.length;
+    const order = [...ids.slice(shift), ...ids.slice(0, shift)];
+    const wanted = [...expected.slice(shift), ...expected.slice(0, shift)];
+    const result = await gql(server, b.owner.token, QUERY, { ids: order });
+    assert.equal(result.data, { nodes: wanted }, `run ${run}`);
+    assert.equal(result.codes, ['NOT_FOUND', 'NOT_FOUND'], `run ${run}`);
+    assert.equal(
+      result.errors!.map((e) => e.path![1]).sort(),
+      wanted.flatMap((node, i) => (node === null ? [i] : [])),
+      `run ${run}`,
+    );
+  }
+  // one malformed id is an error at its index: the others are still answered
+  const BAD = 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }';
+  for (let run = 1; run <= 3; run++) {
+    const result = await gql(server, b.owner.token, BAD, { ids: [gid('User', b.owner.id), 'Banana:1', gid('Job', job.id)] });
+    assert.equal(result.data, { nodes: [{ id: gid('User', b.owner.id) }, null, { id: gid('Job', job.id) }] }, `run ${run}`);
+    assert.equal(result.codes, ['VALIDATION_ERROR'], `run ${run}`);
+    assert.equal(result.errors![0].path, ['nodes', 1], `run ${run}`);
+    assert.is(result.errors![0].extensions!.details.fields[0].path, 'ids.1', `run ${run}`);
+  }
+});
+
 nodes('a malformed id, or an id of the wrong type, is VALIDATION_ERROR naming the argument — never a 500', async () => {
   const client = await buildClient(server);
   const token = client.owner.token;

@@ -488,3 +488,120 @@ async function setTimeZoneRefused(client: BuiltClient): Promise<number> {
 }
 
 life.run();
+
+// ── limits (issue 40) ───────────────────────────────────────────────────────
+
+let limited: TestServer;
+const limits = suite('schedules: rules at most hourly; jobs per round and per day limited, on the security log');
+limits.before(async () => {
+  limited = await startTestServer({
+    env: {
+      ...ENV,
+      WIP_SCHEDULE_MAX_JOBS_PER_ROUND: '30',
+      WIP_SCHEDULE_MAX_JOBS_PER_CLIENT_ROUND: '45',
+      WIP_SCHEDULE_MAX_JOBS_PER_DAY: '40',
+    },
+    clock: new ManualClock(new Date('2026-06-01T00:00:00Z')),
+  });
+});
+limits.after(async () => limited.stop());
+
+limits('a rule that recurs more often than hourly is VALIDATION_ERROR on recurrence, on create and edit; nothing is saved', async () => {
+  const client = await buildClient(limited, { seats: { full: 10, connect: 5 } });
+  const template = await publishedTemplate(limited, client, SIMPLE_CONTENT);
+  const token = client.owner.token;
+  const every = Array.from({ length: 60 }, (_, i) => i).join(',');
+  const base = { title: 'X', templateId: gid('Template', template.templateId), startsAt: '2026-07-01T08:00' };
+  for (const recurrence of [
+    `FREQ=HOURLY;BYMINUTE=${every};BYSECOND=${every}`,
+    'FREQ=DAILY;BYMINUTE=0,30',
+    'FREQ=HOURLY;INTERVAL=24;BYHOUR=1',
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=HOURLY;COUNT=5000',
+  ]) {
+    const started = Date.now();
+    const result = await gql(limited, token, CREATE, { i: { ...base, recurrence } });
+    assert.equal(result.codes, ['VALIDATION_ERROR'], recurrence);
+    assert.equal(
+      result.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path),
+      ['recurrence'],
+      recurrence,
+    );
+    assert.ok(Date.now() - started < 5000, `${recurrence}: ${Date.now() - started} ms`);
+  }
+  const schedules = () => limited.deps.db.kysely.selectFrom('schedules').select('id').where('client_id', '=', client.id).execute();
+  assert.is((await schedules()).length, 0);
+  const made = await createSchedule(limited, token, { ...base, recurrence: 'FREQ=HOURLY;BYMINUTE=15' });
+  const edit = await gql(
+    limited,
+    token,
+    'mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { schedule { recurrence revision } } }',
+    { i: { scheduleId: made.id, recurrence: 'FREQ=HOURLY;BYMINUTE=15,45' } },
+  );
+  assert.equal(edit.codes, ['VALIDATION_ERROR']);
+  const row = await limited.deps.db.kysely.selectFrom('schedules').selectAll().where('id', '=', made.databaseId).executeTakeFirstOrThrow();
+  assert.equal([row.rrule, row.revision], ['FREQ=HOURLY;BYMINUTE=15', 1]);
+});
+
+limits('an hourly schedule of five pumps: 30 jobs a round, 40 for any 24 hours; the rest SKIPPED (DAILY_LIMIT); both logged', async () => {
+  const client = await buildClient(limited, { seats: { full: 10, connect: 5 } });
+  const template = await publishedTemplate(limited, client, SIMPLE_CONTENT);
+  const token = client.owner.token;
+  const pumps = ok(await gql(limited, token, 'mutation { createAssetClass(input: { name: "Pumps" }) { assetClass { id } } }'), 'class')
+    .createAssetClass.assetClass.id;
+  for (let i = 1; i <= 5; i++)
+    ok(
+      await gql(limited, token, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { id } } }', {
+        i: { name: `Pump ${i}`, serialNumber: `P-${i}`, assetClassId: pumps },
+      }),
+      'createAsset',
+    );
+  const startsAt = new Date(limited.clock.now().getTime() + HOUR).toISOString().slice(0, 16);
+  const schedule = await createSchedule(limited, token, {
+    title: 'Hourly pumps',
+    templateId: gid('Template', template.templateId),
+    assetClassId: pumps,
+    recurrence: 'FREQ=HOURLY',
+    startsAt,
+  });
+  const jobCount = async () => (await jobsOfTemplate(limited, token, template.templateId)).length;
+  // 30 jobs a round (the creation kicks one too: the security events below count them)
+  for (let round = 0; round < 6; round++) await limited.deps.schedules.tick();
+  // three days of hourly occurrences (the horizon): 72, each its five jobs or its skip
+  const OCCURRENCES_PAGE = `query($id: ID!, $after: String) { node(id: $id) { ... on Schedule { occurrences(first: 100, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor } nodes { occursAt status reason job { databaseId } } } } } }`;
+  const rows: any[] = [];
+  for (let after: string | null = null; ;) {
+    const page: any = ok(await gql(limited, token, OCCURRENCES_PAGE, { id: schedule.id, after }), 'occurrences').node.occurrences;
+    rows.push(...page.nodes);
+    if (!page.pageInfo.hasNextPage) break;
+    after = page.pageInfo.endCursor;
+  }
+  const created = rows.filter((o) => o.status === 'CREATED');
+  const skipped = rows.filter((o) => o.status === 'SKIPPED');
+  assert.is(new Set(rows.map((o) => o.occursAt)).size, 72);
+  assert.is(created.length, 120, 'three days of 40');
+  assert.ok(created.every((o) => o.job));
+  assert.ok(skipped.length > 0 && skipped.every((o) => o.reason === 'DAILY_LIMIT' && o.job === null));
+  assert.is(await jobCount(), 120);
+  // the security log: the limits reached, the schedule as actor
+  const admin = await adminToken(limited);
+  const res = await limited.request(
+    'GET',
+    `/api/admin/logs?category=security&event=security.schedule_limit&clientId=${client.id}&limit=100`,
+    {
+      token: admin,
+    },
+  );
+  assert.is(res.status, 200, res.text);
+  const events = res.body.data.items as { level: string; data: { limit: string; scheduleId: number; skipped?: number } }[];
+  const byLimit = (limit: string) => events.filter((e) => e.data.limit === limit);
+  assert.ok(byLimit('scheduleMaxJobsPerRound').length > 0);
+  assert.is(
+    byLimit('scheduleMaxJobsPerDay').reduce((n, e) => n + e.data.skipped!, 0),
+    skipped.length,
+  );
+  assert.ok(events.every((e) => e.level === 'warn' && e.data.scheduleId === schedule.databaseId));
+});
+
+limits.run();

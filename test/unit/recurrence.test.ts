@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { instantOf, isTimeZone, localOf, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
+import { RRule } from 'rrule';
+import { instantOf, isTimeZone, localOf, MAX_COUNT, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
 
 // The recurrence of schedules (src/domain/recurrence.ts): RRULEs in wall-clock time, placed in a zone as RFC 5545
 // 3.3.5 says across daylight-saving changes.
@@ -14,7 +15,7 @@ function rule(rrule: string, startsAt: string, zone: string): Recurrence {
 }
 
 const between = (r: Recurrence, from: string, to: string, limit = 100) =>
-  occurrencesBetween(r, new Date(from), new Date(to), limit).map((d) => d.toISOString());
+  occurrencesBetween(r, new Date(from), new Date(to), limit).instants.map((d) => d.toISOString());
 
 test('a daily 07:00 in Berlin is 06:00Z before the spring change and 05:00Z after it; back to 06:00Z after the autumn one', () => {
   const daily = rule('FREQ=DAILY', '2026-03-27T07:00', 'Europe/Berlin');
@@ -82,6 +83,129 @@ test('refused: no FREQ, finer than hourly, DTSTART or TZID inside, several lines
   assert.equal(problems('FREQ=DAILY', '2026-01-01T08:00', 'Mars/Olympus_Mons'), ['timeZone']);
   assert.equal(problems('FREQ=HOURLY;INTERVAL=4'), []);
   assert.ok(isTimeZone('Europe/Berlin') && isTimeZone('UTC') && !isTimeZone(''));
+});
+
+const HOUR = 3_600_000;
+/** The problems of a rule, and how long finding them took. */
+function refusal(rrule: string, startsAt = '2026-12-01T00:00', zone = 'UTC') {
+  const started = performance.now();
+  const parsed = parseRecurrence(rrule, startsAt, zone);
+  return { messages: 'problems' in parsed ? parsed.problems.map((p) => p.message) : [], ms: performance.now() - started };
+}
+
+test('refused: whatever the FREQ, a rule whose expansion recurs more often than hourly, or that cannot be expanded in bounded time', () => {
+  const minutes = Array.from({ length: 60 }, (_, i) => i).join(',');
+  const seconds = Array.from({ length: 60 }, (_, i) => i).join(',');
+  for (const rrule of [
+    // issue 40: 604,800 jobs a week from one schedule
+    `FREQ=HOURLY;BYMINUTE=${minutes};BYSECOND=${seconds}`,
+    'FREQ=HOURLY;BYMINUTE=0,30',
+    'FREQ=DAILY;BYHOUR=8;BYMINUTE=0,1',
+    'FREQ=WEEKLY;BYDAY=MO;BYSECOND=0,30',
+    'FREQ=YEARLY;BYMONTH=1;BYMINUTE=0,15,30,45;BYSETPOS=1,2,3,4',
+    `FREQ=MONTHLY;BYMONTHDAY=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28;BYHOUR=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23;BYMINUTE=${minutes}`,
+  ])
+    assert.ok(refusal(rrule).messages.includes('recurs at most hourly: one BYMINUTE and one BYSECOND at most'), rrule);
+  assert.equal(refusal('FREQ=HOURLY;INTERVAL=0').messages, ['INTERVAL and COUNT must be at least 1']);
+  assert.equal(refusal('FREQ=DAILY;COUNT=0').messages, ['INTERVAL and COUNT must be at least 1']);
+  assert.equal(refusal(`FREQ=HOURLY;COUNT=${MAX_COUNT + 1}`).messages, [`COUNT is at most ${MAX_COUNT}`]);
+  assert.equal(refusal('FREQ=YEARLY;BYSETPOS=400;BYDAY=MO').messages.length, 1);
+  // the library loops forever on these (an hour never reached; no occurrence until the year 9999): refused at once
+  const unreachable = refusal('FREQ=HOURLY;INTERVAL=24;BYHOUR=1', '2026-12-01T00:00');
+  assert.equal(unreachable.messages, ["no BYHOUR is reached every 24 hours from the start's hour"]);
+  for (const never of ['FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30', 'FREQ=DAILY;INTERVAL=7;BYDAY=TU', 'FREQ=MONTHLY;BYMONTH=4;BYMONTHDAY=31']) {
+    const refused = refusal(never, '2026-12-07T00:00');
+    assert.equal(refused.messages, ['occurs too rarely or never: no occurrence within 2000 steps of its start'], never);
+    assert.ok(refused.ms < 1500, `${never}: ${Math.round(refused.ms)} ms`);
+  }
+  // hourly and coarser, within reach: taken
+  for (const rrule of [
+    'FREQ=HOURLY',
+    'FREQ=HOURLY;INTERVAL=2;BYHOUR=6,8,10',
+    'FREQ=HOURLY;BYMINUTE=15;BYSECOND=0',
+    'FREQ=DAILY;BYHOUR=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23',
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29',
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO',
+    'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=6,14,22',
+    `FREQ=HOURLY;COUNT=${MAX_COUNT}`,
+  ])
+    assert.equal(refusal(rrule).messages, [], rrule);
+});
+
+/** A small random generator with a seed: the same rules on every run. */
+function random(seed: number) {
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+}
+
+test('every rule taken recurs at most hourly: random rules, their first 300 occurrences at least an hour apart', () => {
+  const next = random(40);
+  const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)];
+  const some = (max: number, from = 0) =>
+    [...new Set(Array.from({ length: 1 + Math.floor(next() * 4) }, () => from + Math.floor(next() * max)))].join(',');
+  let taken = 0;
+  for (let i = 0; i < 400; i++) {
+    const parts = [`FREQ=${pick(['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'])}`];
+    if (next() < 0.4) parts.push(`INTERVAL=${1 + Math.floor(next() * 5)}`);
+    if (next() < 0.5) parts.push(`BYHOUR=${some(24)}`);
+    if (next() < 0.5) parts.push(`BYMINUTE=${some(60)}`);
+    if (next() < 0.3) parts.push(`BYSECOND=${some(60)}`);
+    if (next() < 0.4) parts.push(`BYDAY=${pick(['MO', 'MO,TU,WE,TH,FR,SA,SU', 'SA,SU', 'FR'])}`);
+    if (next() < 0.3) parts.push(`BYSETPOS=${pick(['1', '-1', '1,2,3', '2,-2'])}`);
+    const rrule = parts.join(';');
+    const parsed = parseRecurrence(rrule, '2026-03-20T07:00', 'UTC');
+    if ('problems' in parsed) continue;
+    taken++;
+    const { instants } = occurrencesBetween(parsed.recurrence, new Date('2026-03-01T00:00Z'), new Date('2031-01-01T00:00Z'), 300);
+    for (let k = 1; k < instants.length; k++)
+      assert.ok(
+        instants[k].getTime() - instants[k - 1].getTime() >= HOUR,
+        `${rrule}: ${instants[k - 1].toISOString()} → ${instants[k].toISOString()}`,
+      );
+  }
+  assert.ok(taken > 100, `${taken} rules taken`);
+});
+
+test('a schedule started long ago is expanded from near the window, as the library would from its start', () => {
+  const rules = [
+    'FREQ=HOURLY;INTERVAL=5',
+    'FREQ=HOURLY;INTERVAL=3;BYHOUR=0,1,2,10,11,12;BYMINUTE=20',
+    'FREQ=DAILY;INTERVAL=3;BYHOUR=6,18',
+    'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,FR;BYSETPOS=-1',
+    'FREQ=WEEKLY;INTERVAL=3',
+    'FREQ=MONTHLY;INTERVAL=5',
+    'FREQ=MONTHLY;BYDAY=2TU,-1FR;BYHOUR=9',
+    'FREQ=MONTHLY;INTERVAL=2;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1',
+    'FREQ=YEARLY;INTERVAL=3',
+    'FREQ=YEARLY;BYWEEKNO=20;BYDAY=WE',
+    'FREQ=YEARLY;INTERVAL=2;BYMONTH=2,8;BYMONTHDAY=-1;BYHOUR=23;BYMINUTE=59',
+    'FREQ=DAILY;UNTIL=20270101T000000',
+  ];
+  for (const startsAt of ['2019-01-31T07:45', '2023-02-28T23:10', '2024-02-29T00:00']) {
+    for (const rrule of rules) {
+      const recurrence = rule(rrule, startsAt, 'UTC');
+      const library = new RRule({ ...RRule.parseString(rrule), dtstart: new Date(`${startsAt}:00Z`), tzid: null });
+      for (const from of ['2026-03-29T01:00Z', '2026-12-31T22:00Z', '2028-02-28T12:00Z']) {
+        const after = new Date(from);
+        const until = new Date(after.getTime() + 120 * 24 * HOUR);
+        const expected = library.between(after, until, false).slice(0, 200);
+        assert.equal(
+          occurrencesBetween(recurrence, after, until, 200).instants.map((d) => d.toISOString()),
+          expected.map((d) => d.toISOString()),
+          `${rrule} from ${startsAt}, window at ${from}`,
+        );
+      }
+    }
+  }
+  // what would walk 126 years of hours from its start takes a week's
+  const started = performance.now();
+  const old = occurrencesBetween(
+    rule('FREQ=HOURLY', '1900-01-01T00:00', 'Europe/Berlin'),
+    new Date('2026-12-07T10:00Z'),
+    new Date('2026-12-14T10:00Z'),
+    500,
+  );
+  assert.is(old.instants.length, 168);
+  assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
 });
 
 test.run();

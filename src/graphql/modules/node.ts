@@ -24,7 +24,7 @@ const MAX_NODES_IDS = 100;
  * `node(id)` and `nodes(ids)`: any object by its global id, read through the same services and tenant-scoped
  * loaders as the type's own field — another client's id, or a template out of the caller's sight, is `null` with
  * NOT_FOUND exactly as `template(id)` answers it (and as REST's 404); an id that is none of the schema's is a
- * VALIDATION_ERROR naming the argument. Each object is tagged with its type for the Node interface.
+ * VALIDATION_ERROR naming the argument (in nodes(ids), that entry's: the others are answered). Each object is tagged with its type for the Node interface.
  */
 async function fetchNode(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Promise<{ __typename: string }> {
   const found = await read(decoded, ctx, info);
@@ -88,12 +88,25 @@ function decodeArgument(id: unknown, path: string): DecodedId {
   return decoded;
 }
 
+/**
+ * One entry of nodes(ids): the object, or its error as the entry's value — never a rejected promise. Both executors
+ * answer an Error value as null plus an error at the entry's index; graphql-jit (0.8) pushes the null of a rejected
+ * item at the end of the list instead, so a compiled run lost or moved entries (issue 40).
+ */
+async function entryOf(fetch: () => Promise<object>): Promise<object> {
+  try {
+    return await fetch();
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
 export const nodeModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
     extend type Query {
       "Any object by its global id (the id field of a Node). Not the caller's to see: null, with NOT_FOUND."
       node(id: ID!): Node
-      "Objects by their global ids, in the order given (at most 100); one not the caller's to see is null, with NOT_FOUND at its index."
+      "Objects by their global ids, in the order given (at most 100); one not the caller's to see is null, with NOT_FOUND at its index; a malformed one null, with VALIDATION_ERROR at its index."
       nodes(ids: [ID!]!): [Node]!
     }
   `,
@@ -102,8 +115,7 @@ export const nodeModule: SchemaModule = {
       node: (_root, args: { id: string }, ctx: Ctx, info) => fetchNode(decodeArgument(args.id, 'id'), ctx, info),
       nodes: (_root, args: { ids: string[] }, ctx: Ctx, info) => {
         if (args.ids.length > MAX_NODES_IDS) throw validationFailed({ fields: [{ path: 'ids', message: `at most ${MAX_NODES_IDS} ids` }] });
-        const decoded = args.ids.map((id, i) => decodeArgument(id, `ids.${i}`));
-        return decoded.map((d) => fetchNode(d, ctx, info));
+        return args.ids.map((id, i) => entryOf(() => fetchNode(decodeArgument(id, `ids.${i}`), ctx, info)));
       },
     },
   },

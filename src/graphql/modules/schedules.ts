@@ -141,7 +141,7 @@ export const schedulesModule: SchemaModule = {
       occursAt: DateTime!
       asset: Asset
       status: OccurrenceStatus!
-      "why it was skipped: MISSED (its time had passed and the schedule skips those), NO_PUBLISHED_VERSION, NO_ASSETS"
+      "why it was skipped: MISSED (its time had passed and the schedule skips those), NO_PUBLISHED_VERSION, NO_ASSETS, DAILY_LIMIT (the schedule's jobs of 24 hours reached scheduleMaxJobsPerDay)"
       reason: String
       "the job it became (null when skipped, or withdrawn)"
       job: Job
