@@ -7,6 +7,7 @@ import { gql } from '../helpers/graphql';
 import { publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { canonicalJson } from '#lib/canonical-json';
 import { upload, PNG, GLB } from '../helpers/upload';
+import { CORRUPT_PNG } from '../helpers/hostile-images';
 import { download, rawZip, unzip, uploadZip, type RawEntry } from '../helpers/zip';
 
 let server: TestServer;
@@ -235,6 +236,19 @@ zips('malicious and inconsistent archives are refused with 422 ARCHIVE_INVALID a
     assert.is(res.body.error.code, 'ARCHIVE_INVALID', what);
     assert.is(res.body.error.details.reason, reason, `${what}: ${JSON.stringify(res.body.error)}`);
   }
+  assert.equal(await footprint(target), before, 'nothing written');
+});
+
+zips('a package carrying an image that cannot be decoded (issue 40) is refused 422 naming the file; nothing is written', async () => {
+  const { client, templateId } = await sourceTemplate();
+  const good = await manifestOf((await exportZip(client.owner.token, templateId)).bytes);
+  const target = await buildClient(server);
+  const before = await footprint(target);
+  const zip = manifestZip(listing(good, 'media/1-corrupt.png', CORRUPT_PNG), [{ name: 'media/1-corrupt.png', data: CORRUPT_PNG }]);
+  const res = await importZip(target.owner.token, zip);
+  assert.is(res.status, 422, JSON.stringify(res.body));
+  assert.is(res.body.error.code, 'VALIDATION_ERROR');
+  assert.is(res.body.error.details.file, '1-corrupt.png', JSON.stringify(res.body.error));
   assert.equal(await footprint(target), before, 'nothing written');
 });
 

@@ -79,7 +79,7 @@ export const clientFileRoutes: RouteSpec[] = [
     requestBody: { 'multipart/form-data': UploadParts },
     errors: ['STORAGE_QUOTA_EXCEEDED'],
     summary:
-      'Upload files: multipart/form-data with one or more `file` parts and an optional `metadata` part (JSON {description}) → 201 {files: [{id, name, size, sha256, contentType, description, createdAt}]}; streamed, at most WIP_MAX_UPLOAD in all (413 PAYLOAD_TOO_LARGE) and within the client storage quota (413 STORAGE_QUOTA_EXCEEDED); content type detected from the bytes; malformed metadata 422',
+      'Upload files: multipart/form-data with one or more `file` parts and an optional `metadata` part (JSON {description}) → 201 {files: [{id, name, size, sha256, contentType, description, createdAt}]}; streamed, at most WIP_MAX_UPLOAD in all (413 PAYLOAD_TOO_LARGE) and within the client storage quota (413 STORAGE_QUOTA_EXCEEDED); content type detected from the bytes; an image (PNG, JPEG, GIF, WebP by its bytes) that cannot be decoded, or declares more than 20,000 pixels a side or 40 megapixels, 422 VALIDATION_ERROR naming the file (docs/api/files.md); malformed metadata 422',
     auth: 'user',
     roles: DOMAIN_PERMISSIONS.uploadFiles,
     accepts: 'multipart',
