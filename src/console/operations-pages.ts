@@ -81,7 +81,7 @@ export function securityEventsPage(): HTMLElement[] {
     h(
       'p',
       {},
-      'Sign-ins and their failures, lockouts, token reuse, password and two-factor changes, invitations, security settings and SSO, license keys, backups, deleted log entries, and every administrative change (clients, seats, agreements, administrators, webhooks, translations) with who made it, from where, and what changed.',
+      'Sign-ins and their failures, lockouts, token reuse, password and two-factor changes, invitations, security settings and SSO, schedules at their job limits, license keys, backups, deleted log entries, and every administrative change (clients, seats, agreements, administrators, webhooks, translations) with who made it, from where, and what changed.',
     ),
     section('Filter', filter),
     section('Security events', table.element),

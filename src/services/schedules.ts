@@ -468,13 +468,20 @@ export interface MaterialiseResult {
 const OCCURRENCES_PER_TRANSACTION = 50;
 /**
  * Jobs one transaction makes, at most. On SQLite the database answers inside the event loop, so a transaction
- * holds every request of every client while it runs: a few jobs (~6 ms each), then the worker yields.
+ * holds every request of every client while it runs: a few jobs (~6 ms each), then the worker pauses.
  */
-const JOBS_PER_TRANSACTION = 10;
+const JOBS_PER_TRANSACTION = 5;
 const DAY_MS = 86_400_000;
+/** The longest pause after a transaction. */
+const MAX_PAUSE_MS = 100;
 
-/** Lets the event loop answer what waits (other clients' requests) before the worker goes on. */
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Lets waiting requests run before the worker goes on: as long as the transaction took (at most MAX_PAUSE_MS). A
+ * request takes several turns of the event loop (reading, authenticating, answering), and a mere setImmediate would
+ * put a transaction before each; half the time to the worker, half to the rest, bounds what a request waits.
+ */
+const pauseAfter = (startedAt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.min(MAX_PAUSE_MS, performance.now() - startedAt)));
 
 type Limit = 'scheduleMaxJobsPerRound' | 'scheduleMaxJobsPerClientRound' | 'scheduleMaxJobsPerDay';
 
@@ -503,7 +510,7 @@ function limitReached(
  * comment). A schedule that fails is logged and left for the next round; the others go on.
  *
  * Bounded whatever the rules (docs/recurring-and-follow-up-jobs.md#limits): the clients take turns, one short
- * transaction each, and the worker yields to waiting requests after each; a schedule makes at most
+ * transaction each, and after each the worker pauses as long as it took, for waiting requests; a schedule makes at most
  * `scheduleMaxJobsPerRound` jobs a round and a client's schedules `scheduleMaxJobsPerClientRound` (the rest follow
  * in the next rounds: nothing is lost); past `scheduleMaxJobsPerDay` an occurrence is skipped (`DAILY_LIMIT`).
  * Each limit reached is a security event.
@@ -525,6 +532,7 @@ export async function materialiseSchedules(deps: Deps): Promise<MaterialiseResul
         schedule: scheduleLeft.get(scheduleId) ?? deps.config.scheduleMaxJobsPerRound,
       };
       let batch = { created: 0, skipped: 0, done: true };
+      const startedAt = performance.now();
       try {
         batch = await materialiseBatch(deps, tenantScope(clientId), scheduleId, now, horizonEnd, Math.min(left.client, left.schedule));
       } catch (error) {
@@ -560,7 +568,7 @@ export async function materialiseSchedules(deps: Deps): Promise<MaterialiseResul
         ids.length = 0;
       }
       if (ids.length === 0) queues.delete(clientId);
-      await yieldToRequests();
+      await pauseAfter(startedAt);
     }
   }
   return result;

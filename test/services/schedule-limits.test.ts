@@ -184,7 +184,7 @@ test('the worker yields between its transactions: timers (requests) wait one tra
     tick();
     clearInterval(timer);
     assert.is(round.created, 384);
-    // a transaction is 10 jobs, the round about 40 of them: a round that never yields keeps every timer waiting to its end
+    // a transaction is 5 jobs, the round about 80 of them: a round that never yields keeps every timer waiting to its end
     assert.ok(
       ticks >= 20 && longest < took / 3,
       `${ticks} ticks, the longest wait ${Math.round(longest)} ms, in a round of ${Math.round(took)} ms`,
