@@ -1,6 +1,7 @@
 import type { Deps } from '#deps';
 import type { BackupJobs } from './backup-jobs';
 import type { EventStreams } from './event-streams';
+import type { KeyLeases } from './key-leases';
 import type { LogTail } from './log-tail';
 import type { Mailer } from './mailer';
 import type { PushSender } from './push-sender';
@@ -28,6 +29,8 @@ export interface Runtime {
   backupJobs: BackupJobs;
   /** the schedules of recurring jobs: their occurrences become jobs (its loop runs only in the daemon) */
   schedules: ScheduleWorker;
+  /** the Idempotency-Keys this process holds in progress, and their leases (renewed only in the daemon) */
+  keyLeases: KeyLeases;
 }
 
 /** What the HTTP layer, GraphQL, the CLI and the tests hold: the services' Deps and the runtime, one object. */
