@@ -27,6 +27,7 @@ import { PushSender } from '#runtime/push-sender';
 import { WebhookSender } from '#runtime/webhook-sender';
 import { ScheduleWorker } from '#runtime/schedule-worker';
 import { KeyLeases } from '#runtime/key-leases';
+import { DataEpoch } from '#runtime/data-epoch';
 import { currentUserActor } from '#services/auth';
 
 /**
@@ -114,6 +115,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     logTail: new LogTail(deps),
     backupJobs: new BackupJobs(deps),
     keyLeases: new KeyLeases({ db, clock, logger, dataDir: config.dataDir }),
+    dataEpoch: new DataEpoch(db),
     // the schedule service (with the template service and the recurrence library) loads with the first round, after the start
     schedules: new ScheduleWorker({
       logger,
