@@ -12,13 +12,15 @@ import { fixedHeaderSetter, headerWriter } from '../fixed-headers';
 import { runningRequest } from '../crash-guard';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CLIENT_API = /^\/api\/client(\/|$)/;
 
 /**
  * The outermost layer, one middleware doing what every request needs, in this
  * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
  * incoming one kept so traces join up across proxies), the fixed response
  * headers (`Cache-Control: no-store` — routes may declare another cache policy
- * for their successes — and the security headers, computed once), then the
+ * for their successes — and the security headers, computed once; under
+ * /api/client the data epoch, `Wip-Data-Epoch`), then the
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the
@@ -45,6 +47,9 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
     setRequestId(res, id);
     setFixedHeaders(res);
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
+    // devices compare it with the epoch their acknowledged writes were made under (docs/reliability.md)
+    const epoch = deps.dataEpoch.current;
+    if (epoch && CLIENT_API.test(ctx.path)) res.setHeader('Wip-Data-Epoch', epoch);
     // everything the request starts runs as its own: an uncaught exception fails it, not the process (crash-guard.ts)
     await runningRequest.run({ deps, requestId: id, method: ctx.req.method!, path: ctx.path, ip: ctx.ip, res }, async () => {
       try {
