@@ -34,3 +34,35 @@ export function captureTime(capturedAt: string | null | undefined, bounds: Captu
     throw refuse(`is before ${what} existed (created ${since}) by more than ${CAPTURE_SKEW_MS / 1000} s`);
   return new Date(at).toISOString();
 }
+
+/** How long after its capture a record may reach the server and still count as entered online (the PDF's mark). */
+export const SYNCED_LATE_MS = 60_000;
+
+/** Whether a record reached the server more than a minute after it was entered: entered offline, synced later. */
+export const enteredOffline = (record: { capturedAt: string; receivedAt: string }): boolean =>
+  Date.parse(record.receivedAt) - Date.parse(record.capturedAt) > SYNCED_LATE_MS;
+
+/**
+ * Each step's duration from capture times (receipt times would measure the sync, not the work): from the previous
+ * entry in capture order — or the job's start — to the step's own entry. Steps without a record have none.
+ */
+export function stepDurations(startedAt: string | null, records: readonly { stepId: string; capturedAt: string }[]): Map<string, number> {
+  const ordered = [...records].sort((a, b) => Date.parse(a.capturedAt) - Date.parse(b.capturedAt));
+  const durations = new Map<string, number>();
+  let previous = startedAt === null ? null : Date.parse(startedAt);
+  for (const { stepId, capturedAt } of ordered) {
+    const at = Date.parse(capturedAt);
+    if (previous !== null) durations.set(stepId, Math.max(0, at - previous));
+    previous = previous === null ? at : Math.max(previous, at);
+  }
+  return durations;
+}
+
+/** A duration as people read it in a report: "2 h 5 min", "4 min 10 s", "12 s". */
+export function durationText(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return s > 0 ? `${m} min ${s} s` : `${m} min`;
+  return `${s} s`;
+}

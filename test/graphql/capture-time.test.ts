@@ -3,22 +3,14 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
-import { createAsset, createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
+import { createAsset, createJob, publishedTemplate, DOMAIN_TEST_ENV, SAMPLE_CONTENT } from '../helpers/domain';
 
 // Issue 39 at the GraphQL edge (docs/records.md): capture and receipt times, the bounds on a device's capture time,
 // no silent overwrite of a step's record (expectedStepRevision), and the completion blockers.
 
+/** the sample instruction without its photo step: a job completes on values alone */
 const CONTENT = {
-  sections: [
-    {
-      id: 'main',
-      title: 'Main',
-      steps: [
-        { id: 'measure', title: 'Measure', fields: [{ key: 'torque', label: 'Torque', type: 'NUMBER', required: true, min: 10, max: 20 }] },
-        { id: 'check', title: 'Check', fields: [{ key: 'ok', label: 'Seal intact', type: 'PASS_FAIL', required: true }] },
-      ],
-    },
-  ],
+  sections: [{ ...SAMPLE_CONTENT.sections[0], steps: SAMPLE_CONTENT.sections[0].steps.filter((step) => step.id !== 'photo') }],
 };
 
 let server: TestServer;
@@ -126,7 +118,7 @@ test('expectedStepRevision: a record changed since the device read it is refused
   assert.equal(late.errors![0].extensions!.details.record.values, [{ key: 'torque', value: 12, outOfLimits: false }]);
   // a device that names a record that is not there (it saw revision 1 of a step nobody recorded)
   const phantom = await gql(server, operator.token, RECORD, {
-    i: { jobId: gid('Job', job.id), stepId: 'check', status: 'DONE', values: [{ key: 'ok', value: 'PASS' }], expectedStepRevision: 1 },
+    i: { jobId: gid('Job', job.id), stepId: 'check', status: 'DONE', values: [{ key: 'sealOk', value: 'PASS' }], expectedStepRevision: 1 },
   });
   assert.equal(phantom.codes, ['CONFLICT']);
   assert.equal(phantom.errors![0].extensions!.details, { stepId: 'check', record: null });
@@ -151,7 +143,7 @@ test('start and completion recorded offline take their capture times; reports me
   assert.is(start.data.startJob.job.startedAt, startedAt);
   for (const [stepId, values] of [
     ['measure', [{ key: 'torque', value: 15 }]],
-    ['check', [{ key: 'ok', value: 'PASS' }]],
+    ['check', [{ key: 'sealOk', value: 'PASS' }]],
   ] as const) {
     const recorded = await gql(server, operator.token, RECORD, { i: { jobId: gid('Job', job.id), stepId, status: 'DONE', values } });
     assert.equal(recorded.codes, []);
@@ -191,7 +183,7 @@ test('completionBlockers lists what completeJob refuses, and is empty exactly wh
   );
   assert.equal((await complete()).codes, ['REQUIRED_FIELDS_MISSING']);
   await gql(server, operator.token, RECORD, {
-    i: { jobId: gid('Job', job.id), stepId: 'check', status: 'DONE', values: [{ key: 'ok', value: 'PASS' }] },
+    i: { jobId: gid('Job', job.id), stepId: 'check', status: 'DONE', values: [{ key: 'sealOk', value: 'PASS' }] },
   });
   assert.equal(
     (await blockers()).map((b: { code: string }) => b.code),
