@@ -356,9 +356,11 @@ async function checkInstruction(record: RecordPayload, problems: string[], notes
     }
   }
   const approved = instruction.signatures.find((s) => s.meaning === 'APPROVED');
-  const started = job.startedAt ?? job.createdAt;
-  if (approved && started && approved.signedAt > started)
-    problems.push(`instruction: the version was approved (${approved.signedAt}) after the job started (${started})`);
+  // the job's creation (server time) rather than its start: startedAt is a device's capture time (record version 2),
+  // trusted within a skew that may put it a little before the creation (docs/records.md)
+  const created = job.createdAt;
+  if (approved && created && approved.signedAt > created)
+    problems.push(`instruction: the version was approved (${approved.signedAt}) after the job was created (${created})`);
   try {
     JSON.parse(instruction.content);
   } catch {
