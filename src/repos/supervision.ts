@@ -86,6 +86,7 @@ export interface DeviationRecordRow {
   comment: string | null;
   reason: string | null;
   recorded_at: string;
+  captured_at: string;
   recorded_by: number;
   first_name: string;
   last_name: string;
@@ -123,6 +124,7 @@ export async function deviatingRecordsSince(
         'step_records.comment',
         'step_records.reason',
         'step_records.recorded_at',
+        'step_records.captured_at',
         'step_records.recorded_by',
         'users.first_name',
         'users.last_name',

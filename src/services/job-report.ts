@@ -34,9 +34,14 @@ export interface ValueRow {
   outOfLimits: boolean;
   readingId: string | null;
   recordedBy: string;
+  /** deprecated: receivedAt under its old name */
   recordedAt: string;
   /** the step's comment (the operator's note with the record), on each of its values */
   comment: string | null;
+  /** when the values were entered on the device, in server time (docs/records.md) */
+  capturedAt: string;
+  /** when the server stored them */
+  receivedAt: string;
 }
 
 export function valueRows(h: JobHistory): ValueRow[] {
@@ -62,6 +67,8 @@ export function valueRows(h: JobHistory): ValueRow[] {
         recordedBy: h.users.get(record.recorded_by)?.email ?? `user ${record.recorded_by}`,
         recordedAt: record.recorded_at,
         comment: record.comment ?? null,
+        capturedAt: record.captured_at,
+        receivedAt: record.recorded_at,
       };
     });
   });
@@ -84,6 +91,9 @@ const CSV_COLUMNS: (keyof ValueRow)[] = [
   'recordedBy',
   'recordedAt',
   'comment',
+  // appended (issue 39): the columns before keep their places for existing readers
+  'capturedAt',
+  'receivedAt',
 ];
 
 /**

@@ -32,6 +32,7 @@ import { loadUsersByIds, type UserSummary } from '#repos/users';
 import { findCatalogueRow } from '#repos/catalogue';
 import { loadStepSignatures } from '#repos/step-signatures';
 import { applicability } from '#domain/applicability';
+import { durationText, enteredOffline, stepDurations } from '#domain/capture-time';
 import { getVisibleTemplate } from './templates';
 import { contentInLanguage } from './translations';
 import type { PackageFiles } from './template-package';
@@ -389,8 +390,13 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     ['Priority', h.job.priority],
     ['Asset', h.assetName],
     ['Created', `${when(h.job.created_at)} by ${user(h.job.created_by)}`],
+    // the job's times are capture times (docs/records.md): the duration is the work's, not the sync's
     ['Started', when(h.job.started_at)],
     ['Completed', when(h.job.completed_at)],
+    [
+      'Duration',
+      h.job.started_at && h.job.completed_at ? durationText(Date.parse(h.job.completed_at) - Date.parse(h.job.started_at)) : null,
+    ],
     ['Due', when(h.job.due_at)],
     ['Cancel reason', h.job.cancel_reason],
     ['Assignees', of('ASSIGNEE').join('; ')],
@@ -409,6 +415,10 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
       .filter((a) => !a.applies)
       .map((a) => [a.stepId, a.reason]),
   );
+  const durations = stepDurations(
+    h.job.started_at,
+    [...h.records.values()].map((r) => ({ stepId: r.step_id, capturedAt: r.captured_at })),
+  );
   for (const { section, step, index } of stepsOf(h.content)) {
     report.heading(`Step ${index + 1}: ${step.title} (${section.title})`, 2);
     const record = h.records.get(step.id);
@@ -420,7 +430,15 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     }
     report.facts([
       ['Status', record.status],
-      ['Recorded', `${when(record.recorded_at)} by ${user(record.recorded_by)}`],
+      // when entered on the device; one synced more than a minute later says so (docs/records.md)
+      ['Recorded', `${when(record.captured_at)} by ${user(record.recorded_by)}`],
+      [
+        'Received',
+        enteredOffline({ capturedAt: record.captured_at, receivedAt: record.recorded_at })
+          ? `entered offline, synced ${when(record.recorded_at)}`
+          : when(record.recorded_at),
+      ],
+      ['Duration', durations.has(step.id) ? durationText(durations.get(step.id)!) : null],
       ['Reason', record.reason],
       ['Comment', record.comment],
     ]);
@@ -437,7 +455,7 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
     );
     const { photos, signatures } = recordFiles(h.content, record);
     addImages(report, images, photos, (name) => `Photo: ${name}`);
-    addImages(report, images, signatures, () => `Signature of ${user(record.recorded_by)}, ${when(record.recorded_at)}`);
+    addImages(report, images, signatures, () => `Signature of ${user(record.recorded_by)}, ${when(record.captured_at)}`);
     const signoffs = h.stepSignatures.filter((sig) => sig.step_id === step.id);
     if (signoffs.length > 0) {
       report.table(
@@ -469,7 +487,8 @@ export async function jobPdfStream(deps: Deps, files: PackageFiles, scope: Tenan
         // the step as the report names it above, not its id
         f.step_id ? (findStep(h.content, f.step_id)?.title ?? f.step_id) : '',
         f.description,
-        `${when(f.raised_at)} by ${user(f.raised_by)}`,
+        `${when(f.captured_at)} by ${user(f.raised_by)}` +
+          (enteredOffline({ capturedAt: f.captured_at, receivedAt: f.raised_at }) ? ` (entered offline, synced ${when(f.raised_at)})` : ''),
         f.closed_at ? `${when(f.closed_at)} by ${user(f.closed_by)}${f.close_note ? `: ${f.close_note}` : ''}` : '',
       ]),
       { mark: (row) => h.faults[row].state === 'OPEN', widths: [55, 50, 50, '*', '*', '*'] },

@@ -113,6 +113,8 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
       stepTitle: step?.title ?? row.step_id,
       recordedBy: { id: row.recorded_by, name: name(row) },
       recordedAt: row.recorded_at,
+      capturedAt: row.captured_at,
+      receivedAt: row.recorded_at,
     };
     const values = JSON.parse(row.values) as RecordedValue[];
     for (const value of values.filter((v) => v.outOfLimits)) {
@@ -147,6 +149,7 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
       stepId: f.step_id,
       raisedBy: { id: f.raised_by, name: name(f) },
       raisedAt: f.raised_at,
+      capturedAt: f.captured_at,
     })),
     openFaultsTruncated: open.truncated,
     overdueJobs: await withAssignees(deps, actor, late.items),

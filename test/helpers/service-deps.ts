@@ -26,6 +26,7 @@ import type { ChangedBy } from '#services/security-log';
 import type { Role } from '#policies/roles';
 import { createFileStore } from '#storage';
 import { AppError } from '#errors';
+import { approveVersion, createTemplate, publishVersion, submitVersion } from '#services/templates';
 
 /**
  * Services on their own, below any server: a Deps on a private in-memory
@@ -185,4 +186,27 @@ export async function refusal(call: Promise<unknown>): Promise<AppError> {
     throw error;
   }
   throw new Error('expected the call to be refused with an AppError, but it succeeded');
+}
+
+/**
+ * A template with `content` whose first version is PUBLISHED: written by an author, approved and published by two
+ * others (separation of duties), each e-signing with PASSWORD. Jobs can be created from it.
+ */
+export async function publishedTemplate(
+  deps: Deps,
+  by: { author: UserActor; approver: UserActor; publisher: UserActor },
+  content: unknown,
+  title = 'Pump check',
+): Promise<{ templateId: number; versionId: number }> {
+  const meta = { ip: null, userAgent: null };
+  const template = await createTemplate(deps, by.author, { title, content });
+  const { id: versionId } = await deps.db.kysely
+    .selectFrom('template_versions')
+    .select('id')
+    .where('template_id', '=', template.id)
+    .executeTakeFirstOrThrow();
+  await submitVersion(deps, by.author, versionId);
+  await approveVersion(deps, by.approver, versionId, { password: PASSWORD }, meta);
+  await publishVersion(deps, by.publisher, versionId, { password: PASSWORD }, meta);
+  return { templateId: template.id, versionId };
 }

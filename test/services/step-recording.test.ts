@@ -1,13 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createJob, recordStep, transitionJob } from '#services/jobs';
-import { approveVersion, createTemplate, publishVersion, submitVersion } from '#services/templates';
 import type { UserActor } from '#services/actor';
-import { PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
+import { publishedTemplate, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
 // Recording a step: the values checked against the step's fields, the job's state machine around it.
 
-const META = { ip: null, userAgent: null };
 const CONTENT = {
   sections: [
     {
@@ -33,13 +31,7 @@ test.before(async (ctx) => {
   const approver = await user(['approver']);
   const publisher = await user(['publisher']);
   ctx.operator = await user(['operator']);
-  const template = await createTemplate(ctx.deps, author, { title: 'Pump check', content: CONTENT });
-  const v1 = (
-    await ctx.deps.db.kysely.selectFrom('template_versions').select('id').where('template_id', '=', template.id).executeTakeFirstOrThrow()
-  ).id;
-  await submitVersion(ctx.deps, author, v1);
-  await approveVersion(ctx.deps, approver, v1, { password: PASSWORD }, META);
-  await publishVersion(ctx.deps, publisher, v1, { password: PASSWORD }, META);
+  const template = { id: (await publishedTemplate(ctx.deps, { author, approver, publisher }, CONTENT)).templateId };
   ctx.jobId = (
     await createJob(ctx.deps, ctx.operator, { templateId: template.id, title: 'Pump 4', assigneeIds: [ctx.operator.userId] })
   ).id;

@@ -35,7 +35,9 @@ const RecordDeviation = {
   stepId: z.string(),
   stepTitle: z.string(),
   recordedBy: Named,
-  recordedAt: Timestamp,
+  recordedAt: Timestamp.meta({ deprecated: true, description: 'receivedAt under its old name (deprecated)' }),
+  capturedAt: Timestamp.meta({ description: 'when the values were entered on the device, in server time (docs/records.md)' }),
+  receivedAt: Timestamp.meta({ description: 'when the server stored the record' }),
 };
 
 export const Deviations = z
@@ -71,7 +73,8 @@ export const Deviations = z
         asset: Named.nullable(),
         stepId: z.string().nullable(),
         raisedBy: Named,
-        raisedAt: Timestamp,
+        raisedAt: Timestamp.meta({ description: 'when the server stored the fault' }),
+        capturedAt: Timestamp.meta({ description: 'when it was raised on the device, in server time (docs/records.md)' }),
       }),
     ),
     openFaultsTruncated: z.boolean(),
