@@ -186,8 +186,6 @@ for (const [width, language, locale] of [
     await page.getByRole('heading', { level: 1, name: text(language, 'shell.signIn.title') }).waitFor();
     await waitForPage(page);
     assert.is(new URL(page.url()).pathname, '/app/signin');
-    assert.ok(await page.evaluate<boolean>(`localStorage.getItem('${LOCK}') !== null`), 'the sign-out waits for the network');
-    await page.getByRole('status').getByText(text(language, 'shell.signIn.signOutPending')).waitFor();
     const after = await readStores(page);
     assert.equal(after.jobs, [], 'no job documents left');
     assert.is(after.versions, 0, 'no version documents left');
@@ -200,6 +198,8 @@ for (const [width, language, locale] of [
     assert.is(after.session, null, 'the remembered session is gone');
     assert.not.match(after.dump, 'Name plate check', 'no trace of the job in the stores the app reads');
     assert.not.match(after.dump, SECRET);
+    assert.ok(await page.evaluate<boolean>(`localStorage.getItem('${LOCK}') !== null`), 'the sign-out waits for the network');
+    await page.getByRole('status').getByText(text(language, 'shell.signIn.signOutPending')).waitFor();
     // the waiting change: still on the device, bound to its user (listed and sent for nobody else)
     assert.equal(after.items, [{ user: `${team.client.id}:${first.id}`, jobId: firstJob.id }]);
     // back to a page of the user's: the sign-in page again

@@ -89,11 +89,19 @@ const SIGN_OUT_PATH = '/api/client/auth/sign-out';
  * sign-out request, and the lock lifted once the server has answered. A 401
  * (the session had ended anyway) or any other refusal also lifts it: nothing
  * more can be done for that session, and the next sign-in replaces its cookie.
- * No answer (offline, the server unreachable, a 5xx): throws ApiError, the
+ * No answer (offline, the server unreachable, a 5xx or 429): throws ApiError, the
  * lock stays and the next request tries again.
  */
-export async function completePendingSignOut(): Promise<void> {
-  if (!pendingSignOut()) return;
+export function completePendingSignOut(): Promise<void> {
+  if (!pendingSignOut()) return Promise.resolve();
+  // one at a time: a late answer to a second one could clear the cookie of a sign-in made meanwhile
+  signingOut ??= sendSignOut().finally(() => (signingOut = undefined));
+  return signingOut;
+}
+
+let signingOut: Promise<void> | undefined;
+
+async function sendSignOut(): Promise<void> {
   let response: Response;
   try {
     response = await fetch(SIGN_OUT_PATH, {
@@ -105,7 +113,8 @@ export async function completePendingSignOut(): Promise<void> {
     throw new ApiError(0, 'OFFLINE', 'No connection to the server');
   }
   await response.arrayBuffer().catch(() => undefined);
-  if (response.status >= 500) throw new ApiError(response.status, 'ERROR', `Request failed (${response.status})`);
+  if (response.status >= 500 || response.status === 429)
+    throw new ApiError(response.status, 'ERROR', `Request failed (${response.status})`);
   unlockAfterSignOut();
 }
 
