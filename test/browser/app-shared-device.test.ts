@@ -128,6 +128,14 @@ const READ_STORES = `(async () => {
 })()`;
 const readStores = (page: Page) => page.evaluate<DeviceStores>(READ_STORES);
 
+/** axe, no overflow and a screenshot at the phone's and the tablet's width, back at `width` after. */
+async function checkWidths(page: Page, name: string, width: number): Promise<void> {
+  for (const each of [390, 820].filter((w) => w !== width).concat(width)) {
+    await page.setViewportSize({ width: each, height: 900 });
+    await checkPage(page, 'shared-device', name, each);
+  }
+}
+
 const meStatus = (page: Page) => page.evaluate<number>("fetch('/api/client/auth/me').then((r) => r.status)");
 
 /** The app's request log of a context, in order (the service worker's too). */
@@ -156,6 +164,10 @@ for (const [width, language, locale] of [
     await page.getByText(text(language, 'operator.job.offlineReady')).waitFor();
     await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
     await waitInPage(page, "caches.open('wip-job-media').then((c) => c.keys()).then((k) => k.length > 0)");
+    // a second tab of the app, on the user's job list
+    const otherTab = await context.newPage();
+    await otherTab.goto(`${wip.url}/app/jobs`);
+    await waitForPage(otherTab);
     const before = await readStores(page);
     assert.ok(
       before.jobs.some((j) => j.jobId === firstJob.id),
@@ -178,7 +190,7 @@ for (const [width, language, locale] of [
       .click();
     const warning = page.getByRole('dialog', { name: text(language, 'shell.signOutWaiting.title') });
     await warning.getByText(text(language, 'shell.signOutWaiting.body', { n: 1 })).waitFor();
-    await checkPage(page, 'shared-device', `warning-${language}`, width);
+    await checkWidths(page, `warning-${language}`, width);
     const sentBeforeSignOut = log.length;
     await warning.getByRole('button', { name: text(language, 'shell.signOutWaiting.confirm') }).click();
 
@@ -200,6 +212,9 @@ for (const [width, language, locale] of [
     assert.not.match(after.dump, SECRET);
     assert.ok(await page.evaluate<boolean>(`localStorage.getItem('${LOCK}') !== null`), 'the sign-out waits for the network');
     await page.getByRole('status').getByText(text(language, 'shell.signIn.signOutPending')).waitFor();
+    await otherTab.getByRole('heading', { level: 1, name: text(language, 'shell.signIn.title') }).waitFor();
+    assert.is(new URL(otherTab.url()).pathname, '/app/signin', "the other tab left the user's page too");
+    await otherTab.close();
     // the waiting change: still on the device, bound to its user (listed and sent for nobody else)
     assert.equal(after.items, [{ user: `${team.client.id}:${first.id}`, jobId: firstJob.id }]);
     // back to a page of the user's: the sign-in page again
@@ -207,13 +222,18 @@ for (const [width, language, locale] of [
     await page.getByRole('heading', { level: 1, name: text(language, 'shell.signIn.title') }).waitFor();
     assert.is(new URL(page.url()).search, '', "the next person does not land on the previous user's page after signing in");
     assert.not.ok(await page.getByText('Name plate check').count(), "the job's title is nowhere on the page");
-    await checkPage(page, 'shared-device', `signed-out-offline-${language}`, width);
+    await checkWidths(page, `signed-out-offline-${language}`, width);
 
     // ── the network returns: the sign-out goes first, and the cookie opens no session any more ───────────────
     const offlineTail = log.length;
     await context.setOffline(false);
     await waitInPage(page, `localStorage.getItem('${LOCK}') === null`, 30_000);
     await page.getByText(text(language, 'shell.signIn.signOutPending')).waitFor({ state: 'detached' });
+    assert.equal(
+      [...new Set(log.slice(sentBeforeSignOut, offlineTail))].filter((r) => r !== 'POST /api/client/auth/sign-out'),
+      [],
+      'signed out offline, the app tried no request but the sign-out',
+    );
     const afterOnline = log.slice(Math.max(offlineTail, sentBeforeSignOut));
     assert.is(afterOnline[0], 'POST /api/client/auth/sign-out', `the first request back online: ${JSON.stringify(afterOnline)}`);
     assert.is(await meStatus(page), 401, 'GET /api/client/auth/me from this browser');
@@ -241,7 +261,7 @@ for (const [width, language, locale] of [
       "offline: not the first user's job",
     );
     await page.locator('[data-sync][data-waiting="0"]').waitFor();
-    await checkPage(page, 'shared-device', `next-person-offline-${language}`, width);
+    await checkWidths(page, `next-person-offline-${language}`, width);
     await page.goto(`${wip.url}/app/jobs/${firstJob.databaseId}`).catch(() => undefined);
     await waitForPage(page);
     assert.not.ok(await page.getByText(SECRET).count(), "the first user's answer is nowhere on the page");
