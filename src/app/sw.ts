@@ -38,7 +38,8 @@ registerRoute(
 // The API and anything else: no route, so the worker does not answer and the request goes to the network as
 // without a worker (network-only, with no detour through the worker: event streams and upload progress unchanged).
 // The operator's part (src/app/offline/sw-jobs.ts): the media of jobs opened online, from the cache when offline.
-// A job's document and its queued writes live in IndexedDB (src/app/offline/db.ts).
+// A job's document and its queued writes live in IndexedDB (src/app/offline/db.ts). Signing out empties the media
+// cache (src/app/offline/forget-user.ts): the next person on a shared tablet gets none of it from here.
 registerJobCaching();
 
 self.addEventListener('message', (event) => {

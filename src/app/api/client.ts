@@ -1,3 +1,5 @@
+import { pendingSignOut, unlockAfterSignOut } from './sign-out-lock';
+
 /**
  * The floor app's one way to the API, as the console's (src/console/api.ts):
  * same-origin fetch with the session cookie, the CSRF double submit on writes
@@ -80,7 +82,45 @@ export interface ApiOptions {
   signal?: AbortSignal;
 }
 
+const SIGN_OUT_PATH = '/api/client/auth/sign-out';
+
+/**
+ * Ends the session a sign-out left open (src/app/api/sign-out-lock.ts): the
+ * sign-out request, and the lock lifted once the server has answered. A 401
+ * (the session had ended anyway) or any other refusal also lifts it: nothing
+ * more can be done for that session, and the next sign-in replaces its cookie.
+ * No answer (offline, the server unreachable, a 5xx or 429): throws ApiError, the
+ * lock stays and the next request tries again.
+ */
+export function completePendingSignOut(): Promise<void> {
+  if (!pendingSignOut()) return Promise.resolve();
+  // one at a time: a late answer to a second one could clear the cookie of a sign-in made meanwhile
+  signingOut ??= sendSignOut().finally(() => (signingOut = undefined));
+  return signingOut;
+}
+
+let signingOut: Promise<void> | undefined;
+
+async function sendSignOut(): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(SIGN_OUT_PATH, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'x-csrf-token': csrfToken() },
+      credentials: 'same-origin',
+    });
+  } catch {
+    throw new ApiError(0, 'OFFLINE', 'No connection to the server');
+  }
+  await response.arrayBuffer().catch(() => undefined);
+  if (response.status >= 500 || response.status === 429)
+    throw new ApiError(response.status, 'ERROR', `Request failed (${response.status})`);
+  unlockAfterSignOut();
+}
+
 export async function api<T = unknown>(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<T> {
+  // a sign-out still to reach the server goes first: nothing else leaves in the previous user's name
+  await completePendingSignOut();
   const headers: Record<string, string> = {
     accept: 'application/json',
     ...(userLanguage && { 'accept-language': userLanguage }),

@@ -2,7 +2,8 @@ import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, VERSION_TRANSITIONS } fr
 import { hasAnyRole } from '../../policies/roles';
 import { appLanguageOf } from '../i18n';
 import type { AppLanguage } from '../../lib/app-texts';
-import { api, ApiError } from './client';
+import { api, ApiError, completePendingSignOut } from './client';
+import { lockForSignOut } from './sign-out-lock';
 
 /**
  * Who is signed in, and what the shell adapts to: the user (GET
@@ -98,8 +99,14 @@ export async function renewSessionCookie(): Promise<void> {
   localStorage.setItem(RENEWED_KEY, String(Date.now()));
 }
 
-export async function signOut(): Promise<void> {
-  await api('POST', '/api/client/auth/sign-out', undefined, { quiet401: true });
+/**
+ * Signs the user out of this device (src/app/api/sign-out-lock.ts): locked at
+ * once, then the server told — now, or first thing when the network returns.
+ */
+export async function signOut(user: CurrentUser): Promise<void> {
+  lockForSignOut(`${user.clientId}:${user.id}`);
+  localStorage.removeItem(RENEWED_KEY);
+  await completePendingSignOut().catch(() => undefined);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { UserKey } from './types';
 import { MEDIA_CACHE } from './cache-names';
 import { requestLanguage } from '../api/client';
 import { notifyQueueChanged } from './signals';
+import { pendingSignOut } from '../api/sign-out-lock';
 
 /**
  * Opens a job: online, the server's answer is kept on the device with its
@@ -36,10 +37,11 @@ export async function cacheMedia(urls: string[]): Promise<void> {
   const cache = await caches.open(MEDIA_CACHE);
   await Promise.all(
     urls.map(async (url) => {
-      if (await cache.match(url)) return;
+      if ((await cache.match(url)) || pendingSignOut()) return;
       try {
         const response = await fetch(url, { credentials: 'same-origin' });
-        if (response.ok) await cache.put(url, response);
+        // signed out meanwhile: the media cache was emptied, and stays so
+        if (response.ok && !pendingSignOut()) await cache.put(url, response);
       } catch {
         // offline meanwhile
       }

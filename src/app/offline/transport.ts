@@ -1,4 +1,5 @@
 import { requestLanguage } from '../api/client';
+import { pendingSignOut } from '../api/sign-out-lock';
 /**
  * How the sync engine talks to the server: one request per queued item, with
  * its Idempotency-Key, and an answer sorted into what the engine does next.
@@ -39,6 +40,8 @@ export const requestsSent = () => sent;
 async function send(path: string, init: { body: BodyInit; key: string; json: boolean; timeoutMs: number }): Promise<Response | undefined> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-csrf-token': csrfToken(), 'idempotency-key': init.key };
   if (init.json) headers['content-type'] = 'application/json';
+  // signed out (src/app/api/sign-out-lock.ts): nothing more leaves in the user's name — as if offline
+  if (pendingSignOut()) return undefined;
   sent++;
   try {
     return await fetch(path, {
@@ -114,6 +117,7 @@ export async function sendUpload(blob: Blob, name: string, key: string): Promise
 
 /** Who the session cookie belongs to now (reconnecting: the session may have ended meanwhile), or why not known. */
 export async function sessionUser(): Promise<{ id: number; clientId: number } | 'signed-out' | 'unreachable'> {
+  if (pendingSignOut()) return 'signed-out';
   try {
     const response = await fetch('/api/client/auth/me', {
       headers: { accept: 'application/json' },
@@ -131,6 +135,7 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
 
 /** A GraphQL query (read); throws when there is no usable answer (the caller falls back to what the device holds). */
 export async function graphqlQuery<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+  if (pendingSignOut()) throw new Error('Signed out');
   const response = await fetch('/api/client/graphql', {
     method: 'POST',
     headers: {

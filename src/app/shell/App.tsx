@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import type { AppLanguage } from '../../lib/app-texts';
-import { ApiError, onSessionEnded, setRequestLanguage } from '../api/client';
+import { ApiError, completePendingSignOut, onSessionEnded, setRequestLanguage } from '../api/client';
+import { onSignOutElsewhere, pendingSignOut } from '../api/sign-out-lock';
+import { forgetUser, stopSync, userKey } from '../offline';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
 import {
   builtInTexts,
@@ -34,11 +36,13 @@ import { TwoFactorSetup } from './TwoFactorSetup';
 
 type State =
   | { kind: 'loading' }
+  | { kind: 'signingOut' }
   | { kind: 'signedOut' }
   | { kind: 'signedIn'; session: Session; offline: boolean }
   | { kind: 'failed'; error: unknown };
 
 const SESSION_KEY = 'wip.app.session';
+const SIGN_OUT_RETRY_MS = 15_000;
 
 /** The last session seen on this device (no token: who it was and the branding), for a start without network. */
 function rememberedSession(): Session | null {
@@ -70,6 +74,9 @@ function Root() {
 
   const load = async (): Promise<void> => {
     try {
+      // signed out on this device, the server not told yet: what may be left of the user's goes (again) first
+      const lock = pendingSignOut();
+      if (lock?.user) await forgetUser(lock.user).catch(() => undefined);
       const session = await currentSession();
       if (!session) {
         localStorage.removeItem(SESSION_KEY);
@@ -87,7 +94,10 @@ function Root() {
       setState({ kind: 'signedIn', session, offline: false });
     } catch (error) {
       const remembered = rememberedSession();
-      if (error instanceof ApiError && error.offline && remembered) setState({ kind: 'signedIn', session: remembered, offline: true });
+      const offline = error instanceof ApiError && error.offline;
+      // signed out while offline: the sign-in page, which works once the network is back (never the last user's pages)
+      if (offline && pendingSignOut()) setState({ kind: 'signedOut' });
+      else if (offline && remembered) setState({ kind: 'signedIn', session: remembered, offline: true });
       else setState({ kind: 'failed', error });
     }
   };
@@ -97,10 +107,31 @@ function Root() {
     return onSessionEnded(() => setState((current) => (current.kind === 'signedIn' ? { kind: 'signedOut' } : current)));
   }, []);
 
+  useEffect(() => {
+    // a sign-out still to reach the server: sent as soon as the network returns, not only with the next request
+    const retry = () => void (pendingSignOut() && completePendingSignOut().catch(() => undefined));
+    const timer = setInterval(retry, SIGN_OUT_RETRY_MS);
+    window.addEventListener('online', retry);
+    // signed out in another tab: this one leaves the user's page too; a page restored from the back-forward cache
+    // after a sign-out starts again (and finds the sign-in page)
+    const stopElsewhere = onSignOutElsewhere(() => window.location.replace('/app/signin'));
+    const restored = (event: PageTransitionEvent) => {
+      if (event.persisted && pendingSignOut()) window.location.reload();
+    };
+    window.addEventListener('pageshow', restored);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('online', retry);
+      window.removeEventListener('pageshow', restored);
+      stopElsewhere();
+    };
+  }, []);
+
   // signed out: the sign-in page, keeping where the user wanted to go; signed in: away from it
   useEffect(() => {
     if (state.kind === 'signedOut' && location.path !== '/app/signin') {
-      location.route(`/app/signin?next=${encodeURIComponent(location.url)}`, true);
+      // after a sign-out on this device, the previous user's page is not where the next person lands
+      location.route(pendingSignOut() ? '/app/signin' : `/app/signin?next=${encodeURIComponent(location.url)}`, true);
     }
     if (state.kind === 'signedIn' && location.path === '/app/signin') {
       location.route(
@@ -136,6 +167,7 @@ function Root() {
 
   let content;
   if (state.kind === 'loading') content = <Loading label={i18n.t('shell.starting')} />;
+  else if (state.kind === 'signingOut') content = <Loading label={i18n.t('shell.signingOut')} />;
   else if (state.kind === 'failed')
     content = (
       <main id="main" class="signin">
@@ -152,9 +184,17 @@ function Root() {
         offline={state.offline}
         refresh={load}
         signOut={async () => {
-          await signOut().catch(() => undefined);
+          // locked at once, before anything else (src/app/api/sign-out-lock.ts): no page and no request of the user's
+          // from here on; the server is told now, or first thing when the network returns
+          const user = state.session.user;
+          const told = signOut(user);
+          stopSync();
           localStorage.removeItem(SESSION_KEY);
-          setState({ kind: 'signedOut' });
+          setState({ kind: 'signingOut' });
+          await Promise.all([told, forgetUser(userKey(user)).catch(() => undefined)]);
+          // a new page: nothing of the user's is left in memory (offline it comes from the service worker's cache)
+          if (navigator.onLine || navigator.serviceWorker?.controller) window.location.replace('/app/signin');
+          else setState({ kind: 'signedOut' });
         }}
       />
     );

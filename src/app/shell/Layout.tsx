@@ -1,8 +1,10 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
 import { useI18n } from '../i18n';
-import { Icon, Toasts } from '../ui';
+import { queuedItems, userKey } from '../offline';
+import { Button, Dialog, Icon, Toasts } from '../ui';
 import { navFor } from './areas';
 import { useSession } from './session-context';
 import { SyncIndicator } from './SyncIndicator';
@@ -15,7 +17,7 @@ import { SyncIndicator } from './SyncIndicator';
  */
 export function Layout({ children }: { children: ComponentChildren }) {
   const { t, language, setLanguage } = useI18n();
-  const { session, signOut } = useSession();
+  const { session } = useSession();
   const { path } = useLocation();
   const nav = navFor(session.user);
   const current = currentItem(
@@ -56,10 +58,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           <span class="who" title={user.email}>
             {user.name}
           </span>
-          <button type="button" class="btn btn-ghost" onClick={() => void signOut()}>
-            <Icon name="signout" />
-            <span class="label">{t('shell.signOut')}</span>
-          </button>
+          <SignOutButton />
         </div>
       </header>
       <div class="app-body">
@@ -81,6 +80,50 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </div>
       <Toasts dismissLabel={t('shell.dismiss')} />
     </div>
+  );
+}
+
+/**
+ * Sign out. With changes still waiting to be sent the user is warned first:
+ * they stay on the device, bound to this user, and are sent when they sign in
+ * here again (docs/guides/operator.md, "Shared devices").
+ */
+function SignOutButton() {
+  const { t } = useI18n();
+  const { session, signOut } = useSession();
+  const [waiting, setWaiting] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const leave = () => {
+    setBusy(true);
+    void signOut();
+  };
+  const ask = async () => {
+    const items = await queuedItems(userKey(session.user)).catch(() => []);
+    if (items.length > 0) setWaiting(items.length);
+    else leave();
+  };
+  return (
+    <>
+      <button type="button" class="btn btn-ghost" onClick={() => void ask()}>
+        <Icon name="signout" />
+        <span class="label">{t('shell.signOut')}</span>
+      </button>
+      <Dialog
+        open={waiting > 0}
+        title={t('shell.signOutWaiting.title')}
+        onClose={() => setWaiting(0)}
+        actions={
+          <>
+            <Button variant="danger" busy={busy} onClick={leave}>
+              {t('shell.signOutWaiting.confirm')}
+            </Button>
+            <Button onClick={() => setWaiting(0)}>{t('shell.signOutWaiting.stay')}</Button>
+          </>
+        }
+      >
+        <p>{t('shell.signOutWaiting.body', { n: waiting })}</p>
+      </Dialog>
+    </>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from '../api/client';
+import { api, ApiError, completePendingSignOut } from '../api/client';
+import { pendingSignOut } from '../api/sign-out-lock';
 import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
 import { useI18n } from '../i18n';
 import { Button, CodeField, Notice, PasswordField, Select, TextField, useErrorText } from '../ui';
@@ -61,6 +62,14 @@ export function SignIn({
   const [ssoRequired, setSsoRequired] = useState(false);
   const sso = ssoChoice();
   const form = useRef<HTMLFormElement>(null);
+  const [signOutWaits, setSignOutWaits] = useState(() => pendingSignOut() !== null);
+
+  // signed out while offline: said until the server has ended the session (the shell sends it when it can)
+  useEffect(() => {
+    if (!signOutWaits) return undefined;
+    const timer = setInterval(() => setSignOutWaits(pendingSignOut() !== null), 1000);
+    return () => clearInterval(timer);
+  }, [signOutWaits]);
 
   useEffect(() => {
     document.title = t('shell.signIn.title');
@@ -125,10 +134,17 @@ export function SignIn({
     );
   };
 
-  const startSso = () => {
+  const startSso = async () => {
     if (!sso) return;
     const next = new URLSearchParams(location.search).get('next');
     if (next) sessionStorage.setItem('wip.app.next', next);
+    // the provider's round trip is a navigation, past the API client: a sign-out still pending goes first
+    try {
+      await completePendingSignOut();
+    } catch (failure) {
+      setError(errorText(failure));
+      return;
+    }
     location.assign(ssoStart(sso));
   };
 
@@ -136,6 +152,7 @@ export function SignIn({
     <div class="signin-page">
       <main id="main" class="signin" tabIndex={-1}>
         <h1>{step.kind === 'code' ? t('shell.signIn.codeTitle') : t('shell.signIn.title')}</h1>
+        {signOutWaits && <Notice tone="info">{t('shell.signIn.signOutPending')}</Notice>}
         {error && <Notice tone="danger">{error}</Notice>}
         {step.kind === 'code' ? (
           <form ref={form} onSubmit={verifyCode} aria-label={t('shell.signIn.codeTitle')}>
@@ -171,7 +188,7 @@ export function SignIn({
         {sso && step.kind === 'password' && (
           <div class="sso">
             {ssoRequired && <p>{t('shell.signIn.ssoRequired')}</p>}
-            <Button variant={ssoRequired ? 'primary' : 'secondary'} onClick={startSso}>
+            <Button variant={ssoRequired ? 'primary' : 'secondary'} onClick={() => void startSso()}>
               {t('shell.signIn.sso')}
             </Button>
           </div>
