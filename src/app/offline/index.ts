@@ -19,6 +19,7 @@ export {
   type LocalJobView,
   type RecordInput,
 } from './queue';
-export { onQueueChanged } from './signals';
+export { onQueueChanged, onItemSettled, type Settled } from './signals';
+export type { AcknowledgedItem } from './db';
 export * from './types';
 export * from './job-data';

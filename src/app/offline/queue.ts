@@ -1,4 +1,4 @@
-import { offlineDb, type StoredJob } from './db';
+import { offlineDb, type AcknowledgedItem, type StoredJob } from './db';
 import type { JobData, StepRecordData } from './job-data';
 import {
   isLocalFileRef,
@@ -172,15 +172,24 @@ export async function resolveLocalFiles<T>(value: T): Promise<T> {
   return value;
 }
 
-/** The job as the operator sees it: the server's last answer with everything still queued applied on top. */
+/**
+ * The job as the operator sees it: what the server confirmed (`job`, `state`) and, apart, what is still on the
+ * device (queued records, faults, transitions). Nothing queued is shown as done: the screens say what waits.
+ */
 export interface LocalJobView {
   job: JobData;
   /** queued records by step: values may hold LocalFileRefs */
   pendingRecords: Map<string, RecordItem>;
   pendingFaults: FaultItem[];
-  /** the state after the queued transitions */
+  /** the job's state as the server confirmed it (what the badge shows) */
   state: JobData['state'];
+  /** the state once the queued writes apply (what the screens allow next: no recording after a queued completion) */
+  queuedState: JobData['state'];
+  /** the last transition still waiting to be sent (a refused one did not happen and is not here) */
+  pendingTransition: TransitionAction | null;
   items: QueueItem[];
+  /** the job's items the server confirmed (kept a day), newest first */
+  confirmed: AcknowledgedItem[];
 }
 
 export async function localJobView(user: UserKey, jobId: string): Promise<LocalJobView | undefined> {
@@ -189,17 +198,24 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
   const items = await queuedItemsOfJob(user, jobId);
   const pendingRecords = new Map<string, RecordItem>();
   const pendingFaults: FaultItem[] = [];
-  let state = job.state;
+  let queuedState = job.state;
+  let pendingTransition: TransitionAction | null = null;
   for (const item of items) {
     if (item.kind === 'record') {
       pendingRecords.set(item.stepId, item);
-      if (state === 'OPEN' || state === 'PAUSED') state = 'IN_PROGRESS';
+      if (queuedState === 'OPEN' || queuedState === 'PAUSED') queuedState = 'IN_PROGRESS';
     } else if (item.kind === 'fault') pendingFaults.push(item);
     // a transition the server refused did not happen (e.g. completing with a sign-off missing): the job stays as it was
-    else if (item.kind === 'transition' && item.state !== 'rejected')
-      state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    else if (item.kind === 'transition' && item.state !== 'rejected') {
+      pendingTransition = item.action;
+      queuedState = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    }
   }
-  return { job, pendingRecords, pendingFaults, state, items };
+  const db = await offlineDb();
+  const confirmed = (await db.getAllFromIndex('acknowledged', 'user', user))
+    .filter((a) => a.jobId === jobId)
+    .sort((a, b) => b.acknowledgedAt.localeCompare(a.acknowledgedAt));
+  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed };
 }
 
 /** A record as the server answered it, merged into the stored job. */

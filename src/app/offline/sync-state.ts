@@ -1,14 +1,19 @@
 /**
  * The sync state as one small store: what the shell's indicator shows
- * (online / offline with N waiting / syncing / conflict / sign in again) and
+ * (online / offline or server unreachable with N waiting / syncing / N waiting
+ * for a retry / conflict / sign in again) and
  * what the operator screens read. No framework: subscribe/get, so the shell
  * and any area can bind it (offline/use-sync-state.ts for Preact).
  */
-export type SyncStatus = 'online' | 'offline' | 'syncing' | 'conflict' | 'signin';
+export type SyncStatus = 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'signin';
 
 export interface SyncState {
   /** what the device last learnt about the network */
   online: boolean;
+  /** not online although the device has a network: the server did not answer (down, restarting, unreachable) */
+  unreachable: boolean;
+  /** the server answered "not now" (busy, restarting, rate limited): the items wait for the retry */
+  busy: boolean;
   syncing: boolean;
   /** the session ended (or belongs to someone else): the queue waits for its user to sign in again */
   signInNeeded: boolean;
@@ -24,13 +29,17 @@ export interface SyncState {
 export function statusOf(state: SyncState): SyncStatus {
   if (state.signInNeeded) return 'signin';
   if (state.conflicts > 0) return 'conflict';
-  if (!state.online) return 'offline';
+  if (!state.online) return state.unreachable ? 'unreachable' : 'offline';
   if (state.syncing) return 'syncing';
+  // never "online" with items still on the device: they wait (the server said "not now", or the next round is due)
+  if (state.waiting > 0) return 'waiting';
   return 'online';
 }
 
 const initial: SyncState = {
   online: typeof navigator === 'undefined' ? true : navigator.onLine,
+  unreachable: false,
+  busy: false,
   syncing: false,
   signInNeeded: false,
   waiting: 0,

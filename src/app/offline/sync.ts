@@ -1,7 +1,7 @@
 import { offlineDb, type StoredJob } from './db';
 import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
 import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
-import { notifyQueueChanged, onQueueChanged } from './signals';
+import { notifyItemSettled, notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
 import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
 import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
@@ -30,6 +30,8 @@ import { requestLanguage } from '../api/client';
 const RETRY_OFFLINE_MS = 5_000;
 const SESSION_CHECK_MS = 60_000;
 const LOCK = 'wip-offline-sync';
+/** the server keeps an Idempotency-Key's answer this long (IDEMPOTENCY_TTL_MS): the device keeps its confirmed items as long */
+const ACKNOWLEDGED_KEPT_MS = 24 * 3_600_000;
 
 const RECORD_FIELDS = `stepId status values { key value outOfLimits error files { databaseId name contentType url } } comment reason
   recordedBy { databaseId firstName lastName email } recordedAt`;
@@ -60,7 +62,7 @@ export function startSync(signedIn: { id: number; clientId: number }): void {
   setSyncState({ signInNeeded: false, online: navigator.onLine });
   if (!unsubscribe) {
     const kick = () => schedule(0);
-    const offline = () => setSyncState({ online: false });
+    const offline = () => setSyncState({ online: false, unreachable: false });
     window.addEventListener('online', kick);
     window.addEventListener('offline', offline);
     const stopQueue = onQueueChanged(kick);
@@ -135,7 +137,7 @@ async function drain(): Promise<void> {
   if (!current) return;
   let items = await refreshCounts(current);
   if (!navigator.onLine) {
-    setSyncState({ online: false, syncing: false });
+    setSyncState({ online: false, unreachable: false, syncing: false });
     return;
   }
   if (!items.some((i) => i.state === 'pending')) {
@@ -145,7 +147,7 @@ async function drain(): Promise<void> {
   const session = await sessionIsTheQueues(current);
   if (session === 'unreachable') return offlineFor(RETRY_OFFLINE_MS);
   if (!session) return signInNeeded();
-  setSyncState({ online: true, syncing: true, signInNeeded: false });
+  setSyncState({ online: true, unreachable: false, syncing: true, signInNeeded: false });
   try {
     let restart = true;
     while (restart && user === current) {
@@ -175,7 +177,8 @@ async function drain(): Promise<void> {
 function offlineFor(ms: number): void {
   // back online, the session is checked again first: it may have ended meanwhile
   checkedSession = null;
-  setSyncState({ online: false, syncing: false });
+  // a network but no answer: the server is down or unreachable, which the indicator says as such
+  setSyncState({ online: false, unreachable: navigator.onLine, syncing: false });
   schedule(ms);
 }
 
@@ -254,6 +257,7 @@ async function sendItem(item: QueueItem): Promise<Step> {
   setSyncState({ requests: requestsSent() });
   switch (outcome.kind) {
     case 'ok':
+      setSyncState({ busy: false });
       await acknowledge(item, outcome.data);
       setSyncState({ waiting: Math.max(0, getSyncState().waiting - 1) });
       return 'next';
@@ -264,6 +268,7 @@ async function sendItem(item: QueueItem): Promise<Step> {
       signInNeeded();
       return 'stop';
     case 'retry':
+      setSyncState({ busy: true });
       if (outcome.newKey) await freshKey(item);
       schedule(outcome.afterMs);
       return 'stop';
@@ -286,13 +291,14 @@ async function refuse(item: QueueItem, outcome: { code: string; message: string;
   item.error = { code: outcome.code, message: outcome.message, ...(outcome.details && { details: outcome.details }) };
   await freshKey(item);
   notifyQueueChanged();
+  notifyItemSettled(item, 'refused');
   return 'held';
 }
 
 /** The server took the item: it leaves the queue, and what the server answered is what the device now knows. */
 async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   const db = await offlineDb();
-  const tx = db.transaction(['items', 'jobs', 'uploads'], 'readwrite');
+  const tx = db.transaction(['items', 'jobs', 'uploads', 'acknowledged'], 'readwrite');
   const row = await tx.objectStore('jobs').get([item.user, item.jobId]);
   let job: StoredJob | undefined = row?.job;
   if (item.kind === 'upload') {
@@ -313,8 +319,14 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
+  const acknowledged = tx.objectStore('acknowledged');
+  await acknowledged.put({ id: item.id, user: item.user, jobId: item.jobId, item, answer: data, acknowledgedAt: new Date().toISOString() });
+  // kept as long as the server keeps the key's answer, no longer
+  const expired = new Date(Date.now() - ACKNOWLEDGED_KEPT_MS).toISOString();
+  for (const old of await acknowledged.index('user').getAll(item.user)) if (old.acknowledgedAt < expired) await acknowledged.delete(old.id);
   await tx.done;
   notifyQueueChanged();
+  notifyItemSettled(item, 'confirmed');
 }
 
 /** Reads the job from the server and keeps it as what the device knows. */
@@ -379,7 +391,10 @@ async function onConflict(item: QueueItem & { expectedRevision: number }): Promi
     if (queued.id === item.id) headConflicts = true;
   }
   notifyQueueChanged();
-  if (headConflicts) return 'held';
+  if (headConflicts) {
+    notifyItemSettled(item, 'conflict');
+    return 'held';
+  }
   await renumber(item.user, item.jobId);
   return 'restart';
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { useI18n, useT } from '../../i18n';
+import { useI18n, useT, type Translate } from '../../i18n';
 import { Button, Card, toast } from '../../ui';
-import { resolveItem, stepsOfJob, type Decision, type JobData, type QueueItem, type UserKey } from '../../offline';
+import { resolveItem, stepsOfJob, type Decision, type JobData, type QueueItem, type StepDef, type UserKey } from '../../offline';
 import { valueText } from './common';
 
 /** Refusals of the execution rules said in plain words (rules.*.json), with the steps they name linked. */
@@ -43,6 +43,20 @@ function RefusedSteps({ job, steps }: { job: JobData; steps: string[] }) {
   );
 }
 
+/** What a queued item is, in words: "Recording of step Measure", "Completion of the job", "Fault: …", "Photo …". */
+export function itemLabel(t: Translate, item: QueueItem, steps: readonly StepDef[]): string {
+  switch (item.kind) {
+    case 'record':
+      return t('operator.conflict.kind.record', { title: steps.find((s) => s.stepId === item.stepId)?.title ?? item.stepId });
+    case 'transition':
+      return t(`operator.queue.transition.${item.action}`);
+    case 'fault':
+      return t('operator.conflict.kind.fault', { description: item.description });
+    case 'upload':
+      return t('operator.conflict.kind.upload', { name: item.name });
+  }
+}
+
 /**
  * What waits for the operator's decision on a job: a step someone else
  * recorded meanwhile (both records side by side: keep mine or keep theirs) or
@@ -69,14 +83,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
     <Card heading={t('operator.conflict.title')} class="conflicts" aria-live="polite">
       {open.map((item) => {
         const step = item.kind === 'record' ? steps.find((s) => s.stepId === item.stepId) : undefined;
-        const what =
-          item.kind === 'record'
-            ? t('operator.conflict.kind.record', { title: step?.title ?? item.stepId })
-            : item.kind === 'transition'
-              ? t('operator.conflict.kind.transition', { action: item.action })
-              : item.kind === 'fault'
-                ? t('operator.conflict.kind.fault', { description: item.description })
-                : t('operator.conflict.kind.upload', { name: item.name });
+        const what = itemLabel(t, item, steps);
         return (
           <div class="conflict" key={item.id} data-item={item.id}>
             <h3>{what}</h3>
