@@ -13,10 +13,12 @@ export {
   enqueueTransition,
   enqueueFault,
   localJobView,
+  discardSetAside,
   localPhotoBlob,
   queuedItems,
   storedJobs,
   type LocalJobView,
+  type SetAside,
   type RecordInput,
 } from './queue';
 export { onQueueChanged, onItemSettled, type Settled } from './signals';

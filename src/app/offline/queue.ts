@@ -190,6 +190,15 @@ export interface LocalJobView {
   items: QueueItem[];
   /** the job's items the server confirmed (kept a day), newest first */
   confirmed: AcknowledgedItem[];
+  /** the operator's records set aside by "keep theirs": kept on the device until the operator discards them */
+  setAside: SetAside[];
+}
+
+export interface SetAside {
+  /** the resolution's key (what discarding it names) */
+  key: number;
+  item: RecordItem;
+  at: string;
 }
 
 export async function localJobView(user: UserKey, jobId: string): Promise<LocalJobView | undefined> {
@@ -215,7 +224,24 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
   const confirmed = (await db.getAllFromIndex('acknowledged', 'user', user))
     .filter((a) => a.jobId === jobId)
     .sort((a, b) => b.acknowledgedAt.localeCompare(a.acknowledgedAt));
-  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed };
+  const setAside: SetAside[] = [];
+  let cursor = await db.transaction('resolutions').store.openCursor();
+  while (cursor) {
+    const r = cursor.value;
+    if (r.user === user && r.jobId === jobId && r.decision === 'theirs' && r.item.kind === 'record')
+      setAside.push({ key: cursor.key, item: r.item, at: r.at });
+    cursor = await cursor.continue();
+  }
+  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed, setAside };
+}
+
+/** The operator discards a record they set aside: only now does it leave the device. */
+export async function discardSetAside(user: UserKey, key: number): Promise<void> {
+  const db = await offlineDb();
+  const row = await db.get('resolutions', key);
+  if (!row || row.user !== user || row.decision !== 'theirs') return;
+  await db.delete('resolutions', key);
+  notifyQueueChanged();
 }
 
 /** A record as the server answered it, merged into the stored job. */

@@ -341,14 +341,34 @@ async function fetchJob(current: UserKey, jobId: string): Promise<JobData | unde
   }
 }
 
-/** The record someone else made of the item's step since the operator saw it, as a Conflict; undefined if none. */
-function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
+/** Whether the server's record of the step is the write this body sent (same user, status, comment and values). */
+function isSentRecord(item: RecordItem, sentBody: string, record: StepRecordData): boolean {
+  if (userKey({ clientId: Number(item.user.split(':')[0]), id: record.recordedBy.databaseId }) !== item.user) return false;
+  const input = (
+    JSON.parse(sentBody) as { variables: { input: { status: string; comment: string | null; values: { key: string; value: unknown }[] } } }
+  ).variables.input;
+  if (input.status !== record.status || (input.comment ?? null) !== (record.comment ?? null)) return false;
+  return input.values.every((v) => {
+    const kept = record.values.find((r) => r.key === v.key);
+    return kept !== undefined && JSON.stringify(kept.value) === JSON.stringify(v.value);
+  });
+}
+
+/**
+ * What the server's record of the item's step is to this item: nothing to
+ * decide (what the operator saw, or a write this device made and the server
+ * confirmed), the item's own write that applied although its answer never came
+ * back ('own': it is done), or a record made meanwhile — by someone else or by
+ * the same operator on another device — for the operator to decide.
+ */
+function conflictOf(item: RecordItem, job: JobData, ownWrites: Set<string>, sentBody?: string): Conflict | 'own' | undefined {
   const theirs = job.records.find((r) => r.stepId === item.stepId);
   if (!theirs) return undefined;
-  // the operator's own record (an earlier item of this queue, acknowledged since): nobody else's
-  if (`${item.user.split(':')[0]}:${theirs.recordedBy.databaseId}` === item.user) return undefined;
   if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById)
     return undefined;
+  // an earlier item of this device, confirmed since: the operator's own queue, in order
+  if (ownWrites.has(`${theirs.stepId}@${theirs.recordedAt}`)) return undefined;
+  if (sentBody !== undefined && item.attempts > 0 && isSentRecord(item, sentBody, theirs)) return 'own';
   return {
     serverRevision: job.revision,
     theirs: {
@@ -356,24 +376,46 @@ function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
       values: theirs.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits })),
       comment: theirs.comment,
       recordedBy: [theirs.recordedBy.firstName, theirs.recordedBy.lastName].filter(Boolean).join(' ') || theirs.recordedBy.email,
+      recordedById: theirs.recordedBy.databaseId,
       recordedAt: theirs.recordedAt,
     },
   };
 }
 
+/** The records this device's confirmed writes made ("step@recordedAt"), as the server answered them. */
+async function ownWritesOf(current: UserKey, jobId: string): Promise<Set<string>> {
+  const db = await offlineDb();
+  const own = new Set<string>();
+  for (const a of await db.getAllFromIndex('acknowledged', 'user', current)) {
+    const record = a.jobId === jobId && a.item.kind === 'record' ? (a.answer as { record?: StepRecordData }).record : undefined;
+    if (record) own.add(`${record.stepId}@${record.recordedAt}`);
+  }
+  return own;
+}
+
 /**
  * CONFLICT on a write at a revision: the job is read again. Every queued
- * recording of the job whose step someone else recorded since the operator saw
- * it becomes a conflict now (all the decisions at once, none sent meanwhile);
- * if the item itself is not one of them, the change was harmless and the job's
+ * recording of the job whose step was recorded meanwhile (by anyone, the same
+ * operator on another device included) since the operator saw it becomes a
+ * conflict now (all the decisions at once, none sent meanwhile). The head item
+ * whose own earlier send applied (its answer lost, its key forgotten) is done,
+ * not a conflict with itself. Otherwise the change was harmless and the job's
  * queue goes on at the new revision.
  */
 async function onConflict(item: QueueItem & { expectedRevision: number }): Promise<Step> {
+  const sentBody = item.sentBody;
   await freshKey(item);
   const job = await fetchJob(item.user, item.jobId);
   if (!job) {
     offlineFor(RETRY_OFFLINE_MS);
     return 'stop';
+  }
+  const ownWrites = await ownWritesOf(item.user, item.jobId);
+  if (item.kind === 'record' && conflictOf(item, job, ownWrites, sentBody) === 'own') {
+    const record = job.records.find((r) => r.stepId === item.stepId)!;
+    await acknowledge(item, { revision: job.revision, job: { state: job.state, steps: job.steps, signoffs: job.signoffs }, record });
+    await renumber(item.user, item.jobId);
+    return 'restart';
   }
   let headConflicts = false;
   for (const queued of await queuedItems(item.user)) {
@@ -384,8 +426,8 @@ async function onConflict(item: QueueItem & { expectedRevision: number }): Promi
       (queued.sentBody !== undefined && queued.id !== item.id)
     )
       continue;
-    const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job);
-    if (!found) continue;
+    const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job, ownWrites);
+    if (!found || found === 'own') continue;
     const marked: RecordItem = { ...(queued.id === item.id ? (item as RecordItem) : queued), state: 'conflict', conflict: found };
     await putItem(marked);
     if (queued.id === item.id) headConflicts = true;

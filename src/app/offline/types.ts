@@ -108,7 +108,7 @@ export function isRevisioned(item: QueueItem): item is RevisionedItem {
   return item.kind === 'record' || item.kind === 'transition';
 }
 
-/** A step recorded by someone else meanwhile, as the server has it now. */
+/** A step recorded meanwhile (by someone else, or by the same operator on another device), as the server has it now. */
 export interface Conflict {
   serverRevision: number;
   theirs: {
@@ -116,6 +116,8 @@ export interface Conflict {
     values: { key: string; value: unknown; outOfLimits: boolean }[];
     comment: string | null;
     recordedBy: string;
+    /** who: the same user as the queue's is "you, on another device" */
+    recordedById?: number;
     recordedAt: string;
   } | null;
 }

@@ -70,6 +70,8 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
   const open = items.filter((i) => i.state !== 'pending');
   if (open.length === 0) return null;
   const steps = stepsOfJob(job);
+  // the same operator on another device: said as such ("you, on another device"), decided the same way
+  const byMe = (id: number | undefined) => id !== undefined && `${user.split(':')[0]}:${id}` === user;
   const decide = async (item: QueueItem, decision: Decision) => {
     setBusy(item.id);
     try {
@@ -89,10 +91,10 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
             <h3>{what}</h3>
             {item.state === 'conflict' && item.kind === 'record' && item.conflict ? (
               <>
-                <p>{t('operator.conflict.intro')}</p>
+                <p>{t(byMe(item.conflict.theirs?.recordedById) ? 'operator.conflict.introSelf' : 'operator.conflict.intro')}</p>
                 <div class="conflict-sides">
                   <div class="conflict-side" data-side="mine">
-                    <h4>{t('operator.conflict.mine')}</h4>
+                    <h4>{t('operator.conflict.mineAt', { date: formatDate(item.createdAt, true) })}</h4>
                     <dl>
                       {item.values.map((v) => {
                         const field = step?.fields.find((f) => f.key === v.key);
@@ -108,7 +110,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                   <div class="conflict-side" data-side="theirs">
                     <h4>
                       {item.conflict.theirs
-                        ? t('operator.conflict.theirs', {
+                        ? t(byMe(item.conflict.theirs.recordedById) ? 'operator.conflict.theirsSelf' : 'operator.conflict.theirs', {
                             name: item.conflict.theirs.recordedBy,
                             date: formatDate(item.conflict.theirs.recordedAt, true),
                           })
@@ -127,6 +129,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                     </dl>
                   </div>
                 </div>
+                {item.conflict.theirs && <p class="conflict-note">{t('operator.conflict.serverKeeps')}</p>}
                 <div class="actions">
                   <Button variant="primary" busy={busy === item.id} onClick={() => void decide(item, 'mine')}>
                     {t('operator.conflict.keepMine')}

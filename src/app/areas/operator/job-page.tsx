@@ -61,7 +61,9 @@ function JobOverview({
   const steps = jobRules(view).filter((r) => r.applies);
   // what the server confirmed, and apart what still waits on the device
   const recorded = steps.filter((r) => job.records.some((c) => c.stepId === r.step.stepId)).length;
-  const waiting = steps.filter((r) => r.record?.pending && !job.records.some((c) => c.stepId === r.step.stepId)).length;
+  const waiting = steps.filter(
+    (r) => view.pendingRecords.get(r.step.stepId)?.state === 'pending' && !job.records.some((c) => c.stepId === r.step.stepId),
+  ).length;
   const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
   return (
     <>
@@ -116,7 +118,7 @@ function JobOverview({
           {waiting > 0 && <span class="pending-mark"> · {t('operator.job.progressWaiting', { n: waiting })}</span>}
         </p>
       </Card>
-      <QueueStates view={view} />
+      <QueueStates user={userKey(user)} view={view} />
       {sync.online && !closed && <ReceivedHandOffs jobId={job.databaseId} userId={userId} />}
       {!closed && (
         <Card heading={t('operator.job.handOff')}>
