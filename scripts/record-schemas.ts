@@ -39,7 +39,7 @@ export function recordSchemaFiles(): Record<string, string> {
     'record.schema.json': schemaOf(
       RecordPayload,
       'record.schema.json',
-      'wip record (the signed payload of a bundle), version 1',
+      'wip record (the signed payload of a bundle), version 2 (version 1 still verifies)',
       'What the appliance signs: the job, the approved instruction, every recorded value, sign-off, fault, hand-off, file hash, and the audit chain slice. See docs/records.md.',
     ),
     'checkpoint.schema.json': schemaOf(

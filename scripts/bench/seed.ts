@@ -109,8 +109,8 @@ export async function seededDataDir(): Promise<SeedInfo> {
     VALUES (?, ?, ?, ?, 'MEDIUM', ?, NULL, ?, ?, ?, ?, ?)`);
   const insertMember = db.prepare("INSERT INTO job_members (client_id, job_id, user_id, kind, created_at) VALUES (?, ?, ?, 'ASSIGNEE', ?)");
   const insertRecord =
-    db.prepare(`INSERT INTO step_records (client_id, job_id, step_id, status, "values", comment, reason, recorded_by, recorded_at)
-    VALUES (?, ?, ?, 'DONE', ?, NULL, NULL, ?, ?)`);
+    db.prepare(`INSERT INTO step_records (client_id, job_id, step_id, status, "values", comment, reason, recorded_by, recorded_at, captured_at)
+    VALUES (?, ?, ?, 'DONE', ?, NULL, NULL, ?, ?, ?)`);
   const batch = <T>(items: number, size: number, each: (i: number) => T) => {
     for (let start = 0; start < items; start += size) {
       db.transaction(() => {
@@ -167,6 +167,7 @@ export async function seededDataDir(): Promise<SeedInfo> {
           `s${s + 1}`,
           `[{"key":"v","value":${(i + s) % 100},"outOfLimits":false}]`,
           operator,
+          iso(startedAt + s * 60_000),
           iso(startedAt + s * 60_000),
         );
       }

@@ -557,7 +557,12 @@ export interface StepRecordsTable {
   /** why a step was skipped */
   reason: string | null;
   recorded_by: number;
+  /** when the server stored the record (the API's receivedAt, and the deprecated recordedAt) */
   recorded_at: string;
+  /** when the values were entered on the device, in server time (migration 0038; the receipt time when none was sent) */
+  captured_at: string;
+  /** incremented by every recording of the step, from 1 (migration 0038): what expectedStepRevision names */
+  revision: Generated<number>;
 }
 
 /** Steps recorded per client, UTC day and user (migration 0020): the meter's counts, kept with every recording. */
@@ -597,7 +602,10 @@ export interface FaultsTable {
   photos: string;
   state: FaultState;
   raised_by: number;
+  /** when the server stored the fault */
   raised_at: string;
+  /** when it was raised on the device, in server time (migration 0038; the receipt time when none was sent) */
+  captured_at: string;
   closed_by: number | null;
   closed_at: string | null;
   close_note: string | null;

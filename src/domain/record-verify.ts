@@ -203,9 +203,16 @@ export async function verifyCheckpointFile(
 
 const FILE_FIELD_ROLES: Record<string, 'photo' | 'signature'> = { PHOTO: 'photo', SIGNATURE: 'signature' };
 
-/** Step records as the audit trail's job.step_recorded entries snapshot them (presentStepRecord). */
-function recordSnapshot(step: RecordPayload['steps'][number]): string {
+/**
+ * Step records as the audit trail's job.step_recorded entries snapshot them (presentStepRecord). Records made since
+ * issue 39 snapshot their capture and receipt times and revision too (`recorded` has them): those are compared as well.
+ */
+function recordSnapshot(step: RecordPayload['steps'][number], recorded: Record<string, unknown>): string {
+  const since39 = Object.fromEntries(
+    (['capturedAt', 'receivedAt', 'revision'] as const).filter((key) => key in recorded).map((key) => [key, step[key] ?? null]),
+  );
   return canonicalJson({
+    ...since39,
     stepId: step.stepId,
     status: step.status,
     values: step.values.map((v) => ({
@@ -220,6 +227,22 @@ function recordSnapshot(step: RecordPayload['steps'][number]): string {
     recordedById: step.recordedById,
     recordedAt: step.recordedAt,
   });
+}
+
+/**
+ * A version 2 record carries both times of every step (docs/records.md). The receipt time is recordedAt; a step recorded
+ * before capture times existed (its audit snapshot has none) was captured when received: any other capture time in the
+ * record is one the chain never recorded.
+ */
+function captureTimeProblems(version: number, step: RecordPayload['steps'][number], chainHasCapture: boolean): string[] {
+  const where = `step "${step.title}" (${step.stepId})`;
+  if (version < 2) return [];
+  if (step.capturedAt === undefined || step.receivedAt === undefined || step.revision === undefined)
+    return [`${where}: a version ${version} record lacks the step's capturedAt, receivedAt or revision`];
+  if (step.receivedAt !== step.recordedAt) return [`${where}: receivedAt differs from recordedAt: the record was altered`];
+  if (!chainHasCapture && step.capturedAt !== step.receivedAt)
+    return [`${where}: a capture time the audit chain never recorded (the step was recorded before capture times): the record was altered`];
+  return [];
 }
 
 async function checkAudit(record: RecordPayload, problems: string[], notes: string[]): Promise<Map<number, string>> {
@@ -281,6 +304,7 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
   }
   for (const step of record.steps) {
     let snapshot: string | null = null;
+    let recorded: Record<string, unknown> = {};
     let at: number | null = null;
     for (const e of full) {
       if (e.action !== 'job.step_recorded' || e.entityType !== 'job' || e.entityId !== String(record.job.id) || !e.after) continue;
@@ -288,6 +312,7 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
         const after = JSON.parse(e.after) as { record?: { stepId?: string } };
         if (after.record?.stepId === step.stepId) {
           snapshot = canonicalJson(after.record);
+          recorded = after.record;
           at = e.seq;
         }
       } catch {
@@ -295,10 +320,11 @@ async function checkAudit(record: RecordPayload, problems: string[], notes: stri
       }
     }
     if (snapshot === null) problems.push(`step "${step.title}" (${step.stepId}): no job.step_recorded entry in the audit slice records it`);
-    else if (snapshot !== recordSnapshot(step))
+    else if (snapshot !== recordSnapshot(step, recorded))
       problems.push(
         `step "${step.title}" (${step.stepId}): the recorded values, status or sign-off differ from what audit entry ${at} recorded: the record was altered`,
       );
+    else problems.push(...captureTimeProblems(record.version, step, 'capturedAt' in recorded));
   }
   return hashes;
 }

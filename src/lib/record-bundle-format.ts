@@ -73,7 +73,14 @@ const StepRecord = z.object({
   reason: Text.nullable(),
   recordedById: Id,
   recordedBy: Person,
+  /** when the server stored the record (receivedAt, under its version 1 name) */
   recordedAt: Iso,
+  /** record version 2 (issue 39): when the values were entered on the device, in server time (docs/records.md) */
+  capturedAt: Iso.optional(),
+  /** record version 2: when the server stored the record (= recordedAt) */
+  receivedAt: Iso.optional(),
+  /** record version 2: the step record's revision (1 for its first recording) */
+  revision: z.number().int().positive().optional(),
 });
 
 /**
@@ -139,9 +146,15 @@ export const CheckpointFile = z.object({
 });
 export type CheckpointFile = z.infer<typeof CheckpointFile>;
 
+/**
+ * The record's version: 2 since issue 39 (every step carries capturedAt, receivedAt and revision; faults their
+ * capturedAt), 1 before. A version 1 record still verifies, its times being receipt times only.
+ */
+export const RECORD_VERSION = 2;
+
 export const RecordPayload = z.object({
   type: z.literal('wip-record'),
-  version: z.literal(1),
+  version: z.union([z.literal(1), z.literal(RECORD_VERSION)]),
   issuedAt: Iso,
   issuer: z.object({ product: z.literal('wip'), productVersion: Text, publicUrl: Text.nullable() }),
   client: z.object({ id: Id, name: Text }),
@@ -224,6 +237,8 @@ export const RecordPayload = z.object({
       photos: z.array(Id),
       raisedBy: Person,
       raisedAt: Iso,
+      /** record version 2: when it was raised on the device, in server time */
+      capturedAt: Iso.optional(),
       closedBy: Person.nullable(),
       closedAt: Iso.nullable(),
       closeNote: Text.nullable(),

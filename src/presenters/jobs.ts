@@ -51,7 +51,14 @@ export function presentStepRecord(record: StepRecordRow) {
     comment: record.comment,
     reason: record.reason,
     recordedById: record.recorded_by,
+    /** deprecated: receivedAt under its old name, for existing clients */
     recordedAt: record.recorded_at,
+    /** when the values were entered on the device (server time); receivedAt when the device sent none */
+    capturedAt: record.captured_at,
+    /** when the server stored the record */
+    receivedAt: record.recorded_at,
+    /** incremented by every recording of the step: what expectedStepRevision names */
+    revision: record.revision,
   };
 }
 
@@ -66,7 +73,10 @@ export function presentFault(fault: FaultRow) {
     photos: JSON.parse(fault.photos) as number[],
     state: fault.state,
     raisedById: fault.raised_by,
+    /** when the server stored the fault */
     raisedAt: fault.raised_at,
+    /** when it was raised on the device (server time); raisedAt when the device sent none */
+    capturedAt: fault.captured_at,
     closedById: fault.closed_by,
     closedAt: fault.closed_at,
     closeNote: fault.close_note,

@@ -12,7 +12,8 @@ import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } f
 import { recordDeviation } from '#repos/deviations';
 import { getJobById } from '#repos/jobs';
 import type { UserActor } from './actor';
-import { assertAssetOfClient, auditActor, jobContent } from './jobs';
+import { assertAssetOfClient, auditActor, captureOnJob, jobContent } from './jobs';
+import { captureTime } from '#domain/capture-time';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { assertFilesOfClient } from './files';
 import { emitEvent } from '#events/emit';
@@ -36,6 +37,8 @@ export const RaiseFaultInput = z
     description: z.string().trim().min(1).max(5000),
     severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']),
     photos: z.array(Id).max(50).nullish(),
+    /** when it was raised on the device, in server time (docs/records.md) */
+    capturedAt: z.iso.datetime({ offset: true }).nullish(),
   })
   .superRefine((input, ctx) => {
     if (input.jobId == null && input.assetId == null)
@@ -46,7 +49,8 @@ export const RaiseFaultInput = z
 export type RaiseFaultInput = z.input<typeof RaiseFaultInput>;
 
 /**
- * @throws AppError FORBIDDEN, NOT_FOUND (job or asset not the client's), VALIDATION_ERROR
+ * `capturedAt`: when the device raised it (docs/records.md: the same bounds as a step record's).
+ * @throws AppError FORBIDDEN, NOT_FOUND (job or asset not the client's), VALIDATION_ERROR (also `capturedAt`)
  */
 export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultInput): Promise<FaultRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
@@ -64,7 +68,11 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
           throw validationFailed({ fields: [{ path: 'stepId', message: `the job's version has no step "${input.stepId}"` }] });
       }
     }
-    if (input.assetId != null) await assertAssetOfClient(trx, scope, input.assetId);
+    const asset = input.assetId != null ? await assertAssetOfClient(trx, scope, input.assetId) : null;
+    // a fault on a job was captured while the job existed; one on an asset alone, while the asset did
+    const capturedAt = job
+      ? captureOnJob(input.capturedAt, job, deps.clock.now())
+      : captureTime(input.capturedAt, { now: deps.clock.now(), notBefore: { at: asset!.created_at, what: 'the asset' } });
     await assertFilesOfClient(trx, scope, input.photos ?? [], 'photos');
     const fault = await insertFault(trx, scope, {
       job_id: input.jobId ?? null,
@@ -76,6 +84,7 @@ export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultIn
       state: 'OPEN',
       raised_by: actor.userId,
       raised_at: nowIso,
+      captured_at: capturedAt,
       closed_by: null,
       closed_at: null,
       close_note: null,

@@ -102,6 +102,7 @@ export async function createFollowUpJob(
             state: 'OPEN',
             raised_by: actor.userId,
             raised_at: nowIso,
+            captured_at: nowIso,
             closed_by: null,
             closed_at: null,
             close_note: null,

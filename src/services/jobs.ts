@@ -54,6 +54,7 @@ import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
 import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { closeFaultsFollowedUpBy } from './fault-closing';
+import { captureTime } from '#domain/capture-time';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -89,9 +90,14 @@ export async function jobContent(trx: Kysely<DB>, scope: TenantScope, job: JobRo
   return deserializeContent(version.content);
 }
 
-/** @throws AppError NOT_FOUND unless the asset is the client's */
-export async function assertAssetOfClient(trx: Kysely<DB>, scope: TenantScope, assetId: number): Promise<void> {
-  if (!(await findCatalogueRow(trx, scope, 'assets', assetId))) throw notFound('Asset');
+/**
+ * @returns the asset
+ * @throws AppError NOT_FOUND unless the asset is the client's
+ */
+export async function assertAssetOfClient(trx: Kysely<DB>, scope: TenantScope, assetId: number) {
+  const asset = await findCatalogueRow(trx, scope, 'assets', assetId);
+  if (!asset) throw notFound('Asset');
+  return asset;
 }
 
 /**
@@ -130,6 +136,12 @@ export async function writeJob(
 const Priority = z.enum(['HIGH', 'MEDIUM', 'LOW']);
 const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const Revision = z.number().int().min(0).nullish();
+/** when it happened on the device, in server time (docs/records.md); checked by captureTime */
+const CapturedAt = z.iso.datetime({ offset: true }).nullish();
+
+/** The capture time of a write on the job: `capturedAt` within the bounds of docs/records.md, else now. */
+export const captureOnJob = (capturedAt: string | null | undefined, job: JobRow, now: Date) =>
+  captureTime(capturedAt, { now, notBefore: { at: job.created_at, what: 'the job' } });
 
 export const CreateJobInput = z.object({
   templateId: Id,
@@ -274,6 +286,8 @@ export interface TransitionJobInput {
   /** required by cancel */
   reason?: string | null;
   expectedRevision?: number | null;
+  /** when the device did it, in server time: start and complete set the job's startedAt/completedAt to it */
+  capturedAt?: string | null;
 }
 
 /**
@@ -285,6 +299,7 @@ export interface TransitionJobInput {
 export async function transitionJob(deps: Deps, actor: UserActor, input: TransitionJobInput): Promise<JobRow> {
   const scope = actor.scope;
   const expectedRevision = parseOrFail(Revision, input.expectedRevision);
+  parseOrFail(z.object({ capturedAt: CapturedAt }), { capturedAt: input.capturedAt });
   const reason = input.action === 'cancel' ? parseOrFail(z.string().trim().min(1).max(2000), input.reason ?? '') : null;
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
@@ -301,18 +316,11 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
         { action: 'start' },
         deps.clock.now(),
       );
+    const capturedAt = captureOnJob(input.capturedAt, job, deps.clock.now());
     if (input.action === 'complete') {
-      const content = await jobContent(trx, scope, job);
-      const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
-      const missing = missingRequiredFields(content, records);
-      if (missing.length > 0) throw requiredFieldsMissing(missing);
-      const applies = applicability(content, records);
-      // a value out of limits or a FAILED step is explained before the job completes (docs/execution-rules.md)
-      const uncommented = stepsMissingComment(applies, records);
-      if (uncommented.length > 0) throw commentRequired(uncommented);
-      const unsigned = missingSignoffs(content, applies, await loadStepSignatures(trx, scope, [job.id]));
-      if (unsigned.length > 0) throw signoffMissing(unsigned);
-      if (completedLate(job.due_at, nowIso))
+      const [refusal] = await completionChecks(trx, actor, job, deps.clock.now());
+      if (refusal) throw refusal.error;
+      if (completedLate(job.due_at, capturedAt))
         await recordDeviation(trx, scope, {
           jobId: job.id,
           kind: 'LATE_COMPLETION',
@@ -321,10 +329,11 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
           at: nowIso,
         });
     }
+    // the job's times are the capture times: what reports measure (docs/records.md)
     const changes = {
       state: to,
-      ...(input.action === 'start' && { started_at: nowIso }),
-      ...(input.action === 'complete' && { completed_at: nowIso }),
+      ...(input.action === 'start' && { started_at: capturedAt }),
+      ...(input.action === 'complete' && { completed_at: capturedAt }),
       ...(input.action === 'cancel' && { cancel_reason: reason }),
     };
     const updated = await writeJob(trx, scope, job, expectedRevision, changes, nowIso);
@@ -335,7 +344,12 @@ export async function transitionJob(deps: Deps, actor: UserActor, input: Transit
       entityType: 'job',
       entityId: job.id,
       before: { state: job.state, revision: job.revision },
-      after: { state: updated.state, revision: updated.revision, ...(reason && { cancelReason: reason }) },
+      after: {
+        state: updated.state,
+        revision: updated.revision,
+        ...(reason && { cancelReason: reason }),
+        ...(input.capturedAt != null && { capturedAt }),
+      },
       at: nowIso,
     });
     const type = JOB_EVENTS[input.action];
@@ -362,6 +376,83 @@ async function cancelPendingHandOffs(trx: Kysely<DB>, actor: UserActor, jobId: n
   }
 }
 
+/** One thing the server refuses completion for (Job.completionBlockers, docs/execution-rules.md). */
+export interface CompletionBlocker {
+  code: string;
+  /** the step it is about; null: the job as a whole */
+  stepId: string | null;
+  message: string;
+}
+
+/** A rule completion enforces that the job fails: the error completeJob throws, and the blockers it lists. */
+interface CompletionRefusal {
+  error: AppError;
+  blockers: CompletionBlocker[];
+}
+
+/**
+ * The rules completing a job enforces beyond its transition, in the order completeJob refuses by them: the
+ * completer's qualification, required fields, comments on deviating steps, sign-offs. completeJob throws the
+ * first one's error; Job.completionBlockers lists them all, so the two cannot disagree.
+ */
+async function completionChecks(trx: Kysely<DB>, actor: UserActor, job: JobRow, now: Date): Promise<CompletionRefusal[]> {
+  const scope = actor.scope;
+  const content = await jobContent(trx, scope, job);
+  const refusals: CompletionRefusal[] = [];
+  try {
+    await assertQualified(trx, scope, [actor.userId], jobRequirements(content), jobTarget(job), { action: 'complete' }, now);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'NOT_QUALIFIED') throw error;
+    refusals.push({ error, blockers: [{ code: error.code, stepId: null, message: error.message }] });
+  }
+  const records = recordsByStep(await loadStepRecords(trx, scope, [job.id]));
+  const missing = missingRequiredFields(content, records);
+  if (missing.length > 0)
+    refusals.push({
+      error: requiredFieldsMissing(missing),
+      blockers: missing.map((m) => ({ code: 'REQUIRED_FIELDS_MISSING', stepId: m.stepId, message: `the field "${m.key}" is required` })),
+    });
+  const applies = applicability(content, records);
+  // a value out of limits or a FAILED step is explained before the job completes (docs/execution-rules.md)
+  const uncommented = stepsMissingComment(applies, records);
+  if (uncommented.length > 0)
+    refusals.push({
+      error: commentRequired(uncommented),
+      blockers: uncommented.map((stepId) => ({
+        code: 'COMMENT_REQUIRED',
+        stepId,
+        message: 'a value out of limits or a FAILED step needs a comment',
+      })),
+    });
+  const unsigned = missingSignoffs(content, applies, await loadStepSignatures(trx, scope, [job.id]));
+  if (unsigned.length > 0)
+    refusals.push({
+      error: signoffMissing(unsigned),
+      blockers: unsigned.map((m) => ({ code: 'SIGNOFF_MISSING', stepId: m.stepId, message: `the ${m.meaning} sign-off is missing` })),
+    });
+  return refusals;
+}
+
+/**
+ * What completing the job would be refused for, were the actor to complete it now: the transition (INVALID_TRANSITION,
+ * FORBIDDEN) and then completionChecks (the same functions completeJob runs). Empty: completeJob would succeed (but
+ * for a stale expectedRevision).
+ * @throws AppError NOT_FOUND
+ */
+export async function listCompletionBlockers(deps: Deps, actor: UserActor, job: JobRow): Promise<CompletionBlocker[]> {
+  const trx = deps.db.kysely;
+  const blockers: CompletionBlocker[] = [];
+  try {
+    transition(JOB_TRANSITIONS, job.state, 'complete', actor.roles);
+    await assertMayWork(trx, actor, job);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    blockers.push({ code: error.code, stepId: null, message: error.message });
+  }
+  const refusals = await completionChecks(trx, actor, job, deps.clock.now());
+  return [...blockers, ...refusals.flatMap((r) => r.blockers)];
+}
+
 function recordsByStep(
   records: StepRecordRow[],
 ): Map<string, { status: StepRecordRow['status']; values: RecordedValue[]; comment: string | null }> {
@@ -381,6 +472,9 @@ export const RecordStepInput = z.object({
   comment: z.string().trim().max(5000).nullish(),
   reason: z.string().trim().max(2000).nullish(),
   expectedRevision: Revision,
+  /** the step's record revision the device saw (0 or null: none); absent: not checked (docs/records.md) */
+  expectedStepRevision: Revision,
+  capturedAt: CapturedAt,
 });
 export type RecordStepInput = z.input<typeof RecordStepInput>;
 
@@ -388,8 +482,12 @@ export type RecordStepInput = z.input<typeof RecordStepInput>;
  * Records (or re-records) one step of a job. Recording starts an OPEN job and
  * resumes a PAUSED one (through the transition table). A SKIPPED step needs a
  * reason; values are checked against the step's fields (src/domain/recording.ts).
+ * `capturedAt` (docs/records.md) is when the values were entered; the job's
+ * startedAt when this recording starts it. `expectedStepRevision`, when sent
+ * (null included), is the step record's revision the device saw.
  * @throws AppError NOT_FOUND, FORBIDDEN, JOB_CLOSED, VALIDATION_ERROR (naming the
- *   field: `values.<key>`, `stepId`, `reason`), CONFLICT (stale expectedRevision)
+ *   field: `values.<key>`, `stepId`, `reason`, `capturedAt`), CONFLICT (stale expectedRevision: `details.job`;
+ *   stale expectedStepRevision: `details.stepId` and `details.record`, the record now on the server or null)
  */
 export async function recordStep(
   deps: Deps,
@@ -437,6 +535,10 @@ export async function recordStep(
     );
     await assertFilesOfClient(trx, scope, recordedFileIds(step, values), 'values');
 
+    const capturedAt = captureOnJob(input.capturedAt, job, deps.clock.now());
+    const before = await findStepRecord(trx, scope, job.id, step.id);
+    if (input.expectedStepRevision !== undefined) assertStepUnchanged(step.id, before, input.expectedStepRevision);
+
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
     const wake = wakes[job.state];
     const state = wake ? transition(JOB_TRANSITIONS, job.state, wake, actor.roles) : job.state;
@@ -445,11 +547,10 @@ export async function recordStep(
       scope,
       job,
       input.expectedRevision,
-      { state, ...(wake === 'start' && { started_at: nowIso }) },
+      { state, ...(wake === 'start' && { started_at: capturedAt }) },
       nowIso,
     );
 
-    const before = await findStepRecord(trx, scope, job.id, step.id);
     // what was signed is no longer what is recorded: the step needs signing again (the old signatures stay, invalidated)
     if (before) await invalidateStepSignatures(trx, scope, job.id, step.id, nowIso);
     const record = await upsertStepRecord(
@@ -464,6 +565,8 @@ export async function recordStep(
         reason: input.status === 'SKIPPED' ? (input.reason ?? null) : null,
         recorded_by: actor.userId,
         recorded_at: nowIso,
+        captured_at: capturedAt,
+        revision: (before?.revision ?? 0) + 1,
       },
       before,
     );
@@ -500,6 +603,20 @@ export async function recordStep(
       outOfLimits: values.filter((v) => v.outOfLimits).map((v) => v.key),
     });
     return updated;
+  });
+}
+
+/**
+ * No silent overwrite (docs/records.md): the step's record is still the one the device saw — `expected` its revision,
+ * 0 or null for none — whoever changed it meanwhile, the same user on another device included.
+ * @throws AppError CONFLICT with `details.stepId` and `details.record` (the record now on the server, or null)
+ */
+function assertStepUnchanged(stepId: string, current: StepRecordRow | undefined, expected: number | null): void {
+  const now = current?.revision ?? 0;
+  if ((expected ?? 0) === now) return;
+  throw conflict(`The step's record changed: expected revision ${expected ?? 0}, it is at ${now}`, {
+    stepId,
+    record: current ? presentStepRecord(current) : null,
   });
 }
 

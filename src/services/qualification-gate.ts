@@ -71,7 +71,7 @@ export async function assertQualified(
   userIds: readonly number[],
   required: readonly SkillRequirement[] | null | undefined,
   target: GateTarget,
-  where: { action: 'assign' | 'accept' | 'start' | 'record' | 'sign'; stepId?: string },
+  where: { action: 'assign' | 'accept' | 'start' | 'record' | 'sign' | 'complete'; stepId?: string },
   now: Date,
 ): Promise<void> {
   if (!required || required.length === 0) return;

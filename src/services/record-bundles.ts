@@ -5,7 +5,14 @@ import { stepsOf } from '#domain/content';
 import type { RecordedValue } from '#domain/recording';
 import { canonicalJson } from '#lib/canonical-json';
 import { buildInfo } from '#lib/build-info';
-import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, RECORD_TYP, type BundleFile, type RecordPayload } from '#lib/record-bundle-format';
+import {
+  BUNDLE_FORMAT,
+  BUNDLE_FORMAT_VERSION,
+  RECORD_TYP,
+  RECORD_VERSION,
+  type BundleFile,
+  type RecordPayload,
+} from '#lib/record-bundle-format';
 import type { UserSummary } from '#repos/users';
 import { auditSliceAbout, findAuditHead, latestCheckpoint } from '#repos/audit-checkpoints';
 import { GENESIS_HASH } from '#repos/audit';
@@ -110,6 +117,9 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
         recordedById: record.recorded_by,
         recordedBy: person(record.recorded_by),
         recordedAt: record.recorded_at,
+        capturedAt: record.captured_at,
+        receivedAt: record.recorded_at,
+        revision: record.revision,
       },
     ];
   });
@@ -138,7 +148,7 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
 
   return {
     type: 'wip-record',
-    version: 1,
+    version: RECORD_VERSION,
     issuedAt: deps.clock.now().toISOString(),
     issuer: { product: 'wip', productVersion: buildInfo().version, publicUrl: deps.config.publicUrl || null },
     client: { id: actor.scope.clientId, name: h.clientName },
@@ -225,6 +235,7 @@ async function recordPayload(deps: Deps, files: PackageFiles, actor: UserActor, 
       photos: JSON.parse(f.photos) as number[],
       raisedBy: person(f.raised_by),
       raisedAt: f.raised_at,
+      capturedAt: f.captured_at,
       closedBy: f.closed_by == null ? null : person(f.closed_by),
       closedAt: f.closed_at,
       closeNote: f.close_note,

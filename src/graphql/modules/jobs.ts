@@ -5,7 +5,16 @@ import { databaseIdOf, databaseIdsOf, optionalDatabaseIdOf } from '../ids';
 import type { JobMemberKind, JobRow } from '#db/schema';
 import type { JobAction } from '#policies/transitions';
 import { presentFault, presentJob, presentStepRecord, type PresentedJob } from '#presenters/jobs';
-import { createJob, getJob, listJobs, recordStep, transitionJob, type CreateJobInput, type RecordStepInput } from '#services/jobs';
+import {
+  createJob,
+  getJob,
+  listCompletionBlockers,
+  listJobs,
+  recordStep,
+  transitionJob,
+  type CreateJobInput,
+  type RecordStepInput,
+} from '#services/jobs';
 import { closeFault, listFaults, raiseFault, type RaiseFaultInput } from '#services/faults';
 import { JOB_COLUMNS, loadMemberUsers, type JobFilter, type JobPageRelations, type JobPageRow } from '#repos/jobs';
 import type { Page } from '#db/pagination';
@@ -45,6 +54,8 @@ const jobColumns = new SelectedColumns({
     steps: ['version_id'],
     signoffs: [],
     faults: [],
+    // reads the whole job itself (the loader), as completeJob does
+    completionBlockers: [],
     dueAt: ['due_at'],
     cancelReason: ['cancel_reason'],
     createdBy: ['created_by'],
@@ -157,13 +168,18 @@ const jobPayload = (row: JobRow) => {
 /** A transition mutation: the service's row, as a job payload. */
 const transitionResolver =
   (action: JobAction) =>
-  async (_: unknown, { input }: { input: { jobId: string; reason?: string; expectedRevision?: number | null } }, ctx: Ctx) =>
+  async (
+    _: unknown,
+    { input }: { input: { jobId: string; reason?: string; expectedRevision?: number | null; capturedAt?: string | null } },
+    ctx: Ctx,
+  ) =>
     jobPayload(
       await transitionJob(ctx.deps, ctx.actor, {
         jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId'),
         action,
         reason: input.reason,
         expectedRevision: input.expectedRevision,
+        capturedAt: input.capturedAt,
       }),
     );
 
@@ -261,8 +277,21 @@ export const jobsModule: SchemaModule = {
       createdBy: User
       createdAt: DateTime!
       updatedAt: DateTime!
+      "when the job was started on the device (the capture time of the start or of the first recording, docs/records.md)"
       startedAt: DateTime
+      "when the job was completed on the device (completeJob's capture time)"
       completedAt: DateTime
+      "a list: what completeJob would be refused for if the signed-in user completed the job now — the very rules completeJob enforces (docs/execution-rules.md); empty: it would succeed"
+      completionBlockers: [CompletionBlocker!]!
+    }
+
+    "One reason completeJob would be refused."
+    type CompletionBlocker {
+      "the error code completeJob answers (REQUIRED_FIELDS_MISSING, COMMENT_REQUIRED, SIGNOFF_MISSING, NOT_QUALIFIED, INVALID_TRANSITION, FORBIDDEN)"
+      code: String!
+      "the step's stable key (Step.stepId); null: about the job as a whole"
+      stepId: String
+      message: String!
     }
 
     type StepOwner {
@@ -281,7 +310,13 @@ export const jobsModule: SchemaModule = {
       comment: String
       reason: String
       recordedBy: User!
-      recordedAt: DateTime!
+      recordedAt: DateTime! @deprecated(reason: "Use receivedAt (the same time: when the server stored the record) or capturedAt (when the values were entered on the device).")
+      "when the values were entered on the device, in server time (RecordStepInput.capturedAt), else the server's receipt time (docs/records.md)"
+      capturedAt: DateTime!
+      "when the server stored the record"
+      receivedAt: DateTime!
+      "incremented by every recording of the step, from 1: send it as expectedStepRevision when recording the step again"
+      revision: Int!
     }
 
     type FieldValue {
@@ -316,7 +351,10 @@ export const jobsModule: SchemaModule = {
       photos: [Int!]!
       state: FaultState!
       raisedBy: User!
+      "when the server stored the fault"
       raisedAt: DateTime!
+      "when it was raised on the device, in server time (RaiseFaultInput.capturedAt), else raisedAt"
+      capturedAt: DateTime!
       closedBy: User
       closedAt: DateTime
       closeNote: String
@@ -354,12 +392,16 @@ export const jobsModule: SchemaModule = {
     input JobTransitionInput {
       jobId: ID!
       expectedRevision: Int
+      "when the device did it, in server time: start and complete set startedAt/completedAt to it (bounds: docs/records.md; outside them VALIDATION_ERROR); absent: now"
+      capturedAt: DateTime
     }
 
     input CancelJobInput {
       jobId: ID!
       reason: String!
       expectedRevision: Int
+      "when the device did it, in server time (docs/records.md)"
+      capturedAt: DateTime
     }
 
     input FieldValueInput {
@@ -376,7 +418,12 @@ export const jobsModule: SchemaModule = {
       comment: String
       "why a step is SKIPPED"
       reason: String
+      "the job's revision the device saw (a stale one: CONFLICT with details.job)"
       expectedRevision: Int
+      "the step record's revision the device saw (StepRecord.revision; 0 or null: it saw no record). Sent, a record changed since — by anyone — is refused: CONFLICT with details.stepId and details.record (the record now on the server, or null). Absent: not checked (docs/records.md)"
+      expectedStepRevision: Int
+      "when the values were entered on the device, converted to server time with the offset measured at the last contact; at most 60 s after the server's clock and not more than 60 s before the job's creation, else VALIDATION_ERROR on capturedAt. Absent: the receipt time"
+      capturedAt: DateTime
     }
 
     input RaiseFaultInput {
@@ -388,6 +435,8 @@ export const jobsModule: SchemaModule = {
       severity: FaultSeverity!
       "file ids (databaseId of a File: an upload's id)"
       photos: [Int!]
+      "when it was raised on the device, in server time (the bounds of RecordStepInput.capturedAt; an asset's fault: not before the asset existed)"
+      capturedAt: DateTime
     }
 
     input CloseFaultInput {
@@ -568,6 +617,10 @@ export const jobsModule: SchemaModule = {
         connectionFromArray(await ctx.loaders.jobFaults.load(job.id), args, presentFault),
       createdBy: (job: PresentedJob, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
         ctx.loaders.user(userColumns.of(info)).load(job.createdById),
+      completionBlockers: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const row: JobRow | undefined = await ctx.loaders.job.load(job.id);
+        return row ? listCompletionBlockers(ctx.deps, ctx.actor, row) : [];
+      },
     },
     // the templates module's diff lists job rows: presented here, where Job's fields are resolved
     VersionDiff: {
