@@ -134,10 +134,10 @@ truth('the answer lost and its key forgotten: the resend meets its own record an
   });
   await recordTorque(page, job.id, '14');
   await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
-  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 30_000 });
+  await page.locator('[data-state="confirmed"]', { hasText: 'Recording of step Measure the torque' }).waitFor({ timeout: 30_000 });
+  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
   assert.ok(lost);
   assert.is(await page.locator('.conflict').count(), 0, 'no decision asked about its own write');
-  await page.locator('[data-state="confirmed"]', { hasText: 'Recording of step Measure the torque' }).waitFor();
   assert.is(await stepRecordings(job.id), 1, 'recorded once');
   assert.is(torqueOf(await serverJob(job.id)), 14);
   await page.context().close();
@@ -191,6 +191,39 @@ truth('an operator whose every change is refused never sees "Completed": the ref
   await checkPage(page, 'operator', 'refused-completion', 390);
   assert.is((await serverJob(job.id)).state, 'OPEN');
   await page.context().close();
+});
+
+truth("values entered offline and synced 30 s later carry their entry time, on the server's clock", async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Late sync', assigneeIds: [olga.id] });
+  // the tablet's own clock is two hours fast: only the offset to the server (its Date header) makes its times true
+  const context = await browser.newContext({ viewport: { width: 820, height: 900 }, locale: 'en-GB' });
+  await context.clock.install({ time: wip.clock.now().getTime() + 2 * 3_600_000 });
+  const tablet = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}`, context });
+  await tablet.getByText('Available offline on this device').waitFor();
+  await tablet.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await tablet.context().setOffline(true);
+  const entered = wip.clock.now().getTime();
+  await recordTorque(tablet, job.id, '13');
+  await tablet.locator('[data-sync][data-waiting="1"]').waitFor();
+
+  // 30 s later on both clocks (the server's is the test's), the network returns
+  wip.clock.advance(30_000);
+  await tablet.clock.fastForward(30_000);
+  await tablet.context().setOffline(false);
+  await tablet.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await tablet.locator('[data-state="confirmed"]', { hasText: 'Recording of step Measure the torque' }).waitFor({ timeout: 30_000 });
+  const record = (
+    await gql(wip, team.client.owner.token, 'query($id: ID!) { job(id: $id) { records { stepId capturedAt receivedAt } } }', {
+      id: gid('Job', job.id),
+    })
+  ).data.job.records.find((r: any) => r.stepId === 'measure');
+  const captured = Date.parse(record.capturedAt);
+  const received = Date.parse(record.receivedAt);
+  assert.ok(Math.abs(captured - entered) < 5_000, `captured ${record.capturedAt}, entered ${new Date(entered).toISOString()}`);
+  assert.is(received, entered + 30_000, 'received when it reached the server');
+  await tablet.context().close();
 });
 
 truth.run();

@@ -1,6 +1,8 @@
 import { offlineDb, type AcknowledgedItem, type StoredJob } from './db';
 import type { JobData, StepRecordData } from './job-data';
+import { serverNow } from './server-clock';
 import {
+  type BaseRecord,
   isLocalFileRef,
   isRevisioned,
   type FaultItem,
@@ -77,7 +79,7 @@ export async function storedJobs(user: UserKey): Promise<JobData[]> {
 async function enqueue<T extends QueueItem>(
   user: UserKey,
   jobId: string,
-  build: (nextRevision: number) => T,
+  build: (nextRevision: number, queued: { job: StoredJob; before: QueueItem[] }) => T,
   blob?: { blob: Blob; name: string; type: string },
 ): Promise<T> {
   const db = await offlineDb();
@@ -85,7 +87,7 @@ async function enqueue<T extends QueueItem>(
   const stored = await tx.objectStore('jobs').get([user, jobId]);
   if (!stored) throw new Error(`The job ${jobId} is not on this device: open it online first`);
   const before = (await tx.objectStore('items').index('user').getAll(user)).filter((i) => i.jobId === jobId && isRevisioned(i));
-  const item = build(stored.job.revision + before.length);
+  const item = build(stored.job.revision + before.length, { job: stored.job, before });
   if (blob) await tx.objectStore('blobs').put({ id: item.id, user, jobId: item.jobId, ...blob });
   await tx.objectStore('items').add(item);
   await tx.done;
@@ -95,7 +97,7 @@ async function enqueue<T extends QueueItem>(
 
 function baseItem(user: UserKey, jobId: string) {
   const id = newId();
-  return { id, user, jobId, idempotencyKey: id, createdAt: now(), state: 'pending' as const, attempts: 0 };
+  return { id, user, jobId, idempotencyKey: id, createdAt: now(), capturedAt: serverNow(), state: 'pending' as const, attempts: 0 };
 }
 
 /** A photo for a PHOTO field or a fault: its bytes stay on the device until the queued upload is acknowledged. */
@@ -119,7 +121,7 @@ export interface RecordInput {
 
 export async function enqueueRecord(user: UserKey, job: JobData, input: RecordInput): Promise<RecordItem> {
   const seen = job.records.find((r) => r.stepId === input.stepId);
-  return enqueue(user, job.id, (expectedRevision) => ({
+  return enqueue(user, job.id, (expectedRevision, queued) => ({
     ...baseItem(user, job.id),
     kind: 'record' as const,
     stepId: input.stepId,
@@ -128,7 +130,8 @@ export async function enqueueRecord(user: UserKey, job: JobData, input: RecordIn
     comment: input.comment?.trim() || null,
     reason: input.reason?.trim() || null,
     expectedRevision,
-    base: seen ? { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId } : null,
+    expectedStepRevision: stepRevisionAfter(queued.job, queued.before, input.stepId),
+    base: seen ? baseOf(seen) : null,
   }));
 }
 
@@ -242,6 +245,28 @@ export async function discardSetAside(user: UserKey, key: number): Promise<void>
   if (!row || row.user !== user || row.decision !== 'theirs') return;
   await db.delete('resolutions', key);
   notifyQueueChanged();
+}
+
+/** What the operator saw of a step's record when recording it. */
+export function baseOf(record: StepRecordData): BaseRecord {
+  return { recordedAt: record.recordedAt, recordedById: record.recordedBy.databaseId, revision: record.revision };
+}
+
+/** Whether the server's record is the one the operator saw: the same revision (or, without one, time and author). */
+export function sameRecord(base: BaseRecord, record: StepRecordData): boolean {
+  if (base.revision !== undefined && record.revision !== undefined) return base.revision === record.revision;
+  return base.recordedAt === record.recordedAt && base.recordedById === record.recordedBy.databaseId;
+}
+
+/**
+ * The step record's revision a new recording of the step expects: the one the
+ * device last got from the server plus the recordings of the step queued
+ * before it; undefined (not checked) when the device's copy predates revisions.
+ */
+export function stepRevisionAfter(job: Pick<StoredJob, 'records'>, before: readonly QueueItem[], stepId: string): number | undefined {
+  const known = job.records.find((r) => r.stepId === stepId);
+  if (known && known.revision === undefined) return undefined;
+  return (known?.revision ?? 0) + before.filter((i) => i.kind === 'record' && i.stepId === stepId).length;
 }
 
 /** A record as the server answered it, merged into the stored job. */

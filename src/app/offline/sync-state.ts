@@ -5,7 +5,7 @@
  * what the operator screens read. No framework: subscribe/get, so the shell
  * and any area can bind it (offline/use-sync-state.ts for Preact).
  */
-export type SyncStatus = 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'signin';
+export type SyncStatus = 'checking' | 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'signin';
 
 export interface SyncState {
   /** what the device last learnt about the network */
@@ -17,6 +17,8 @@ export interface SyncState {
   syncing: boolean;
   /** the session ended (or belongs to someone else): the queue waits for its user to sign in again */
   signInNeeded: boolean;
+  /** whether the queue was read since the page loaded (before: nothing is known, so nothing is claimed) */
+  counted: boolean;
   /** items of the signed-in user still to be sent (conflicts and refusals included) */
   waiting: number;
   /** items waiting for the operator's decision (conflicts and refusals) */
@@ -28,6 +30,7 @@ export interface SyncState {
 
 export function statusOf(state: SyncState): SyncStatus {
   if (state.signInNeeded) return 'signin';
+  if (!state.counted) return 'checking';
   if (state.conflicts > 0) return 'conflict';
   if (!state.online) return state.unreachable ? 'unreachable' : 'offline';
   if (state.syncing) return 'syncing';
@@ -40,6 +43,7 @@ const initial: SyncState = {
   online: typeof navigator === 'undefined' ? true : navigator.onLine,
   unreachable: false,
   busy: false,
+  counted: false,
   syncing: false,
   signInNeeded: false,
   waiting: 0,

@@ -1,6 +1,6 @@
 import { offlineDb, type StoredJob } from './db';
 import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
-import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
+import { baseOf, newId, queuedItems, resolveLocalFiles, sameRecord, stepRevisionAfter, storeJob, withRecord } from './queue';
 import { notifyItemSettled, notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
 import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
@@ -34,7 +34,7 @@ const LOCK = 'wip-offline-sync';
 const ACKNOWLEDGED_KEPT_MS = 24 * 3_600_000;
 
 const RECORD_FIELDS = `stepId status values { key value outOfLimits error files { databaseId name contentType url } } comment reason
-  recordedBy { databaseId firstName lastName email } recordedAt`;
+  recordedBy { databaseId firstName lastName email } recordedAt capturedAt receivedAt revision`;
 // the job's applicability and sign-offs come back with every record: a record can change which steps apply and
 // invalidates the step's signatures (docs/execution-rules.md), and the server's answer is what the device then shows
 const RULES_FIELDS =
@@ -117,7 +117,12 @@ async function run(): Promise<void> {
 
 async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
   const items = await queuedItems(current);
-  setSyncState({ waiting: items.length, conflicts: items.filter((i) => i.state !== 'pending').length, requests: requestsSent() });
+  setSyncState({
+    counted: true,
+    waiting: items.length,
+    conflicts: items.filter((i) => i.state !== 'pending').length,
+    requests: requestsSent(),
+  });
   return items;
 }
 
@@ -202,13 +207,17 @@ async function bodyOf(item: QueueItem): Promise<string | undefined> {
         comment: item.comment,
         reason: item.reason,
         expectedRevision: item.expectedRevision,
+        ...(item.expectedStepRevision !== undefined && { expectedStepRevision: item.expectedStepRevision }),
+        ...(item.capturedAt && { capturedAt: item.capturedAt }),
       };
       return JSON.stringify({ query: RECORD_STEP, variables: { input } });
     }
     case 'transition':
       return JSON.stringify({
         query: transitionMutation(TRANSITIONS[item.action]),
-        variables: { input: { jobId: item.jobId, expectedRevision: item.expectedRevision } },
+        variables: {
+          input: { jobId: item.jobId, expectedRevision: item.expectedRevision, ...(item.capturedAt && { capturedAt: item.capturedAt }) },
+        },
       });
     case 'fault': {
       const input = {
@@ -217,6 +226,7 @@ async function bodyOf(item: QueueItem): Promise<string | undefined> {
         description: item.description,
         severity: item.severity,
         photos: await resolveLocalFiles(item.photos),
+        ...(item.capturedAt && { capturedAt: item.capturedAt }),
       };
       return JSON.stringify({ query: RAISE_FAULT, variables: { input } });
     }
@@ -364,8 +374,7 @@ function isSentRecord(item: RecordItem, sentBody: string, record: StepRecordData
 function conflictOf(item: RecordItem, job: JobData, ownWrites: Set<string>, sentBody?: string): Conflict | 'own' | undefined {
   const theirs = job.records.find((r) => r.stepId === item.stepId);
   if (!theirs) return undefined;
-  if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById)
-    return undefined;
+  if (item.base !== null && sameRecord(item.base, theirs)) return undefined;
   // an earlier item of this device, confirmed since: the operator's own queue, in order
   if (ownWrites.has(`${theirs.stepId}@${theirs.recordedAt}`)) return undefined;
   if (sentBody !== undefined && item.attempts > 0 && isSentRecord(item, sentBody, theirs)) return 'own';
@@ -377,7 +386,8 @@ function conflictOf(item: RecordItem, job: JobData, ownWrites: Set<string>, sent
       comment: theirs.comment,
       recordedBy: [theirs.recordedBy.firstName, theirs.recordedBy.lastName].filter(Boolean).join(' ') || theirs.recordedBy.email,
       recordedById: theirs.recordedBy.databaseId,
-      recordedAt: theirs.recordedAt,
+      // when they entered it (older servers: when it was stored)
+      recordedAt: theirs.capturedAt ?? theirs.recordedAt,
     },
   };
 }
@@ -453,12 +463,19 @@ export async function renumber(current: UserKey, jobId: string): Promise<void> {
   const row = await tx.objectStore('jobs').get([current, jobId]);
   if (row) {
     let next = row.job.revision;
+    const before: QueueItem[] = [];
     for (const item of await tx.objectStore('items').index('user').getAll(current)) {
       if (item.jobId !== jobId || !isRevisioned(item)) continue;
-      if (item.sentBody === undefined && item.expectedRevision !== next) {
+      const step = item.kind === 'record' ? stepRevisionAfter(row.job, before, item.stepId) : undefined;
+      if (
+        item.sentBody === undefined &&
+        (item.expectedRevision !== next || (item.kind === 'record' && item.expectedStepRevision !== step))
+      ) {
         item.expectedRevision = next;
+        if (item.kind === 'record') item.expectedStepRevision = step;
         await tx.objectStore('items').put(item);
       }
+      before.push(item);
       next++;
     }
   }
@@ -483,7 +500,7 @@ export async function resolveItem(current: UserKey, itemId: string, decision: De
     if (item.kind === 'record' && item.conflict?.theirs) {
       // what the operator has now seen: a further change by someone else is a new conflict
       const seen = (await db.get('jobs', [current, item.jobId]))?.job.records.find((r) => r.stepId === item.stepId);
-      if (seen) item.base = { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId };
+      if (seen) item.base = baseOf(seen);
     }
     item.state = 'pending';
     delete item.conflict;

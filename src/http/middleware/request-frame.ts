@@ -15,8 +15,8 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * The outermost layer, one middleware doing what every request needs, in this
  * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
- * incoming one kept so traces join up across proxies), the fixed response
- * headers (`Cache-Control: no-store` — routes may declare another cache policy
+ * incoming one kept so traces join up across proxies), `Date` from the
+ * server's clock, the fixed response headers (`Cache-Control: no-store` — routes may declare another cache policy
  * for their successes — and the security headers, computed once), then the
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
@@ -27,6 +27,7 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
   const setFixedHeaders = fixedHeaderSetter(fixedHeaders);
   const setRequestId = headerWriter('X-Request-Id');
+  const setDate = headerWriter('Date');
   const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
@@ -42,6 +43,9 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
     // a UUID or an incoming id of SAFE_ID's characters: a valid header value
     setRequestId(res, id);
     setFixedHeaders(res);
+    // the server's clock, not Node's: the floor app measures its offset to the server from this header and sends its
+    // capture times in server time (docs/app.md), which the server bounds by this same clock
+    setDate(res, deps.clock.now().toUTCString());
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
     try {
       await next();

@@ -94,7 +94,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                 <p>{t(byMe(item.conflict.theirs?.recordedById) ? 'operator.conflict.introSelf' : 'operator.conflict.intro')}</p>
                 <div class="conflict-sides">
                   <div class="conflict-side" data-side="mine">
-                    <h4>{t('operator.conflict.mineAt', { date: formatDate(item.createdAt, true) })}</h4>
+                    <h4>{t('operator.conflict.mineAt', { date: formatDate(item.capturedAt ?? item.createdAt, true) })}</h4>
                     <dl>
                       {item.values.map((v) => {
                         const field = step?.fields.find((f) => f.key === v.key);

@@ -24,7 +24,8 @@ export function OperatorSyncIndicator() {
     startSync(user);
     return stopSync;
   }, [user.id, user.clientId, runs]);
-  const status = statusOf(state);
+  // someone who runs no jobs has no queue: only the network's state
+  const status = runs ? statusOf(state) : state.online ? 'online' : 'offline';
   // the session ended while the device was offline: one request through the app's API client, whose 401 takes
   // the shell to its sign-in page (and back here after); the queue waits on the device for this user meanwhile
   useEffect(() => {
@@ -49,7 +50,9 @@ export function OperatorSyncIndicator() {
                 ? state.busy
                   ? t('operator.sync.busy', { n })
                   : t('operator.sync.waiting', { n })
-                : t('shell.sync.online');
+                : status === 'checking'
+                  ? t('operator.sync.checking')
+                  : t('shell.sync.online');
   return (
     <span
       class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`}
