@@ -54,7 +54,7 @@ conflict('the offline operator sees both records and decides: keep mine on one s
   await olgaPage.context().setOffline(true);
   await recordStep(olgaPage, job.id, 1, (p) => p.getByRole('textbox', { name: 'Torque' }).fill('18'));
   await recordStep(olgaPage, job.id, 2, (p) => p.getByRole('radio', { name: 'Fail' }).check());
-  await olgaPage.locator('[data-sync="offline"][data-waiting="2"]').waitFor();
+  await olgaPage.locator('[data-sync][data-waiting="2"]').waitFor();
 
   // meanwhile Otto, online on his phone, records the same two steps
   const ottoPage = await openApp(browser, wip, otto, { width: 390, path: `/app/jobs/${job.id}` });

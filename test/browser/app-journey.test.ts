@@ -377,7 +377,9 @@ journey('author → approver → publisher → supervisor → operator offline h
   await waitForPage(page);
   await page.getByRole('button', { name: 'Complete job' }).click();
   await page.getByRole('heading', { level: 1, name: 'Pump 7 monthly inspection' }).waitFor();
-  await page.getByText('Completed').first().waitFor();
+  // queued, not done: the badge says the server's state and that the completion waits (never "Completed" yet)
+  await page.getByText('Completion waiting to send').first().waitFor();
+  assert.is(await page.locator('.page-header .badge', { hasText: /^Completed$/ }).count(), 0, 'not completed before the server says so');
   // torque, photo upload, photo step, fault photo upload, fault, completion: the count follows the queue's write of
   // the completion, which may land just after the page shows it completed (a run under load read 5)
   await page.locator('[data-sync][data-waiting="6"]').waitFor();
@@ -392,6 +394,12 @@ journey('author → approver → publisher → supervisor → operator offline h
   // ── the network returns ──────────────────────────────────────────────────────────────────────────────────
   await page.context().setOffline(false);
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 30_000 });
+  // the server confirmed the completion: now, and only now, the badge says so
+  await page
+    .locator('.badge', { hasText: /^Completed$/ })
+    .first()
+    .waitFor();
+  assert.is(await page.getByText('Completion waiting to send').count(), 0);
 
   server = (
     await ok(

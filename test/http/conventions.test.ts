@@ -15,6 +15,14 @@ envelope.before(async () => {
 });
 envelope.after(async () => server.stop());
 
+envelope("every response's Date is the server's clock (the floor app measures its offset from it)", async () => {
+  // ten minutes ahead of the machine's clock (forward only: going back counts as a clock rollback)
+  server.clock.advance(10 * 60_000);
+  const expected = server.clock.now().toUTCString();
+  const answers = [await server.request('GET', '/api/nothing-here'), await server.request('GET', '/api/client/version')];
+  for (const res of answers) assert.is(res.headers.get('date'), expected);
+});
+
 envelope('every response carries X-Request-Id; a sane incoming id is echoed, a hostile one replaced', async () => {
   const res = await server.request('GET', '/api/nothing-here');
   assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);

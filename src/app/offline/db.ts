@@ -27,24 +27,34 @@ export interface OfflineSchema extends DBSchema {
     key: number;
     value: { user: UserKey; jobId: string; itemId: string; decision: 'mine' | 'theirs' | 'discard' | 'retry'; item: QueueItem; at: string };
   };
+  /**
+   * Items the server confirmed, with their key and its answer, kept for the key's lifetime on the server (24 h):
+   * what the job page shows as "confirmed", and how the device knows its own write when it meets it again.
+   */
+  acknowledged: { key: string; value: AcknowledgedItem; indexes: { user: UserKey } };
+}
+
+export interface AcknowledgedItem {
+  /** the item's id */
+  id: string;
+  user: UserKey;
+  jobId: string;
+  item: QueueItem;
+  /** the server's answer (the mutation's data) */
+  answer: unknown;
+  acknowledgedAt: string;
 }
 
 export const DB_NAME = 'wip-offline';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 
 let opening: Promise<IDBPDatabase<OfflineSchema>> | undefined;
 
 export function offlineDb(): Promise<IDBPDatabase<OfflineSchema>> {
   opening ??= openDB<OfflineSchema>(DB_NAME, DB_VERSION, {
-    upgrade(db) {
-      const items = db.createObjectStore('items', { keyPath: 'seq', autoIncrement: true });
-      items.createIndex('user', 'user');
-      items.createIndex('id', 'id', { unique: true });
-      db.createObjectStore('jobs', { keyPath: ['user', 'jobId'] });
-      db.createObjectStore('versions', { keyPath: 'id' });
-      db.createObjectStore('blobs', { keyPath: 'id' });
-      db.createObjectStore('uploads', { keyPath: 'id' });
-      db.createObjectStore('resolutions', { autoIncrement: true });
+    upgrade(db, oldVersion) {
+      if (oldVersion < 1) createFirstStores(db);
+      if (oldVersion < 2) db.createObjectStore('acknowledged', { keyPath: 'id' }).createIndex('user', 'user');
     },
     // another tab upgrading: let it, and reopen on next use
     blocking() {
@@ -53,4 +63,15 @@ export function offlineDb(): Promise<IDBPDatabase<OfflineSchema>> {
     },
   });
   return opening;
+}
+
+function createFirstStores(db: IDBPDatabase<OfflineSchema>): void {
+  const items = db.createObjectStore('items', { keyPath: 'seq', autoIncrement: true });
+  items.createIndex('user', 'user');
+  items.createIndex('id', 'id', { unique: true });
+  db.createObjectStore('jobs', { keyPath: ['user', 'jobId'] });
+  db.createObjectStore('versions', { keyPath: 'id' });
+  db.createObjectStore('blobs', { keyPath: 'id' });
+  db.createObjectStore('uploads', { keyPath: 'id' });
+  db.createObjectStore('resolutions', { autoIncrement: true });
 }

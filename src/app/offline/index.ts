@@ -14,12 +14,15 @@ export {
   enqueueTransition,
   enqueueFault,
   localJobView,
+  discardSetAside,
   localPhotoBlob,
   queuedItems,
   storedJobs,
   type LocalJobView,
+  type SetAside,
   type RecordInput,
 } from './queue';
-export { onQueueChanged } from './signals';
+export { onQueueChanged, onItemSettled, type Settled } from './signals';
+export type { AcknowledgedItem } from './db';
 export * from './types';
 export * from './job-data';

@@ -90,7 +90,13 @@ export interface StepRecordData {
   comment: string | null;
   reason: string | null;
   recordedBy: PersonRef;
+  /** when the server stored it (deprecated: receivedAt) */
   recordedAt: string;
+  /** when the values were entered on the device, in server time */
+  capturedAt?: string;
+  receivedAt?: string;
+  /** incremented by every recording of the step, from 1 */
+  revision?: number;
 }
 
 export interface FaultData {
@@ -134,7 +140,7 @@ export function jobDocumentFields(notApplicable: boolean): string {
   version { id number content(language: $language) { language sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
     when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
     fields { key label type required unit min max options optionLabels expression } } } } }
-  records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt }
+  records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt capturedAt receivedAt revision }
   steps { stepId applies reason }
   signoffs { stepId signer { ${PERSON} } signerName meaning signedAt invalidatedAt }
   faults(last: 50) { nodes { id databaseId stepId description severity state raisedAt } }`;

@@ -1,6 +1,8 @@
-import { offlineDb, type StoredJob } from './db';
+import { offlineDb, type AcknowledgedItem, type StoredJob } from './db';
 import type { JobData, StepRecordData } from './job-data';
+import { serverNow } from './server-clock';
 import {
+  type BaseRecord,
   isLocalFileRef,
   isRevisioned,
   type FaultItem,
@@ -77,7 +79,7 @@ export async function storedJobs(user: UserKey): Promise<JobData[]> {
 async function enqueue<T extends QueueItem>(
   user: UserKey,
   jobId: string,
-  build: (nextRevision: number) => T,
+  build: (nextRevision: number, queued: { job: StoredJob; before: QueueItem[] }) => T,
   blob?: { blob: Blob; name: string; type: string },
 ): Promise<T> {
   const db = await offlineDb();
@@ -85,7 +87,7 @@ async function enqueue<T extends QueueItem>(
   const stored = await tx.objectStore('jobs').get([user, jobId]);
   if (!stored) throw new Error(`The job ${jobId} is not on this device: open it online first`);
   const before = (await tx.objectStore('items').index('user').getAll(user)).filter((i) => i.jobId === jobId && isRevisioned(i));
-  const item = build(stored.job.revision + before.length);
+  const item = build(stored.job.revision + before.length, { job: stored.job, before });
   if (blob) await tx.objectStore('blobs').put({ id: item.id, user, jobId: item.jobId, ...blob });
   await tx.objectStore('items').add(item);
   await tx.done;
@@ -95,7 +97,7 @@ async function enqueue<T extends QueueItem>(
 
 function baseItem(user: UserKey, jobId: string) {
   const id = newId();
-  return { id, user, jobId, idempotencyKey: id, createdAt: now(), state: 'pending' as const, attempts: 0 };
+  return { id, user, jobId, idempotencyKey: id, createdAt: now(), capturedAt: serverNow(), state: 'pending' as const, attempts: 0 };
 }
 
 /** A photo for a PHOTO field or a fault: its bytes stay on the device until the queued upload is acknowledged. */
@@ -119,7 +121,7 @@ export interface RecordInput {
 
 export async function enqueueRecord(user: UserKey, job: JobData, input: RecordInput): Promise<RecordItem> {
   const seen = job.records.find((r) => r.stepId === input.stepId);
-  return enqueue(user, job.id, (expectedRevision) => ({
+  return enqueue(user, job.id, (expectedRevision, queued) => ({
     ...baseItem(user, job.id),
     kind: 'record' as const,
     stepId: input.stepId,
@@ -128,7 +130,8 @@ export async function enqueueRecord(user: UserKey, job: JobData, input: RecordIn
     comment: input.comment?.trim() || null,
     reason: input.reason?.trim() || null,
     expectedRevision,
-    base: seen ? { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId } : null,
+    expectedStepRevision: stepRevisionAfter(queued.job, queued.before, input.stepId),
+    base: seen ? baseOf(seen) : null,
   }));
 }
 
@@ -172,15 +175,33 @@ export async function resolveLocalFiles<T>(value: T): Promise<T> {
   return value;
 }
 
-/** The job as the operator sees it: the server's last answer with everything still queued applied on top. */
+/**
+ * The job as the operator sees it: what the server confirmed (`job`, `state`) and, apart, what is still on the
+ * device (queued records, faults, transitions). Nothing queued is shown as done: the screens say what waits.
+ */
 export interface LocalJobView {
   job: JobData;
   /** queued records by step: values may hold LocalFileRefs */
   pendingRecords: Map<string, RecordItem>;
   pendingFaults: FaultItem[];
-  /** the state after the queued transitions */
+  /** the job's state as the server confirmed it (what the badge shows) */
   state: JobData['state'];
+  /** the state once the queued writes apply (what the screens allow next: no recording after a queued completion) */
+  queuedState: JobData['state'];
+  /** the last transition still waiting to be sent (a refused one did not happen and is not here) */
+  pendingTransition: TransitionAction | null;
   items: QueueItem[];
+  /** the job's items the server confirmed (kept a day), newest first */
+  confirmed: AcknowledgedItem[];
+  /** the operator's records set aside by "keep theirs": kept on the device until the operator discards them */
+  setAside: SetAside[];
+}
+
+export interface SetAside {
+  /** the resolution's key (what discarding it names) */
+  key: number;
+  item: RecordItem;
+  at: string;
 }
 
 export async function localJobView(user: UserKey, jobId: string): Promise<LocalJobView | undefined> {
@@ -189,17 +210,63 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
   const items = await queuedItemsOfJob(user, jobId);
   const pendingRecords = new Map<string, RecordItem>();
   const pendingFaults: FaultItem[] = [];
-  let state = job.state;
+  let queuedState = job.state;
+  let pendingTransition: TransitionAction | null = null;
   for (const item of items) {
     if (item.kind === 'record') {
       pendingRecords.set(item.stepId, item);
-      if (state === 'OPEN' || state === 'PAUSED') state = 'IN_PROGRESS';
+      if (queuedState === 'OPEN' || queuedState === 'PAUSED') queuedState = 'IN_PROGRESS';
     } else if (item.kind === 'fault') pendingFaults.push(item);
     // a transition the server refused did not happen (e.g. completing with a sign-off missing): the job stays as it was
-    else if (item.kind === 'transition' && item.state !== 'rejected')
-      state = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    else if (item.kind === 'transition' && item.state !== 'rejected') {
+      pendingTransition = item.action;
+      queuedState = item.action === 'pause' ? 'PAUSED' : item.action === 'complete' ? 'COMPLETED' : 'IN_PROGRESS';
+    }
   }
-  return { job, pendingRecords, pendingFaults, state, items };
+  const db = await offlineDb();
+  const confirmed = (await db.getAllFromIndex('acknowledged', 'user', user))
+    .filter((a) => a.jobId === jobId)
+    .sort((a, b) => b.acknowledgedAt.localeCompare(a.acknowledgedAt));
+  const setAside: SetAside[] = [];
+  let cursor = await db.transaction('resolutions').store.openCursor();
+  while (cursor) {
+    const r = cursor.value;
+    if (r.user === user && r.jobId === jobId && r.decision === 'theirs' && r.item.kind === 'record')
+      setAside.push({ key: cursor.key, item: r.item, at: r.at });
+    cursor = await cursor.continue();
+  }
+  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed, setAside };
+}
+
+/** The operator discards a record they set aside: only now does it leave the device. */
+export async function discardSetAside(user: UserKey, key: number): Promise<void> {
+  const db = await offlineDb();
+  const row = await db.get('resolutions', key);
+  if (!row || row.user !== user || row.decision !== 'theirs') return;
+  await db.delete('resolutions', key);
+  notifyQueueChanged();
+}
+
+/** What the operator saw of a step's record when recording it. */
+export function baseOf(record: StepRecordData): BaseRecord {
+  return { recordedAt: record.recordedAt, recordedById: record.recordedBy.databaseId, revision: record.revision };
+}
+
+/** Whether the server's record is the one the operator saw: the same revision (or, without one, time and author). */
+export function sameRecord(base: BaseRecord, record: StepRecordData): boolean {
+  if (base.revision !== undefined && record.revision !== undefined) return base.revision === record.revision;
+  return base.recordedAt === record.recordedAt && base.recordedById === record.recordedBy.databaseId;
+}
+
+/**
+ * The step record's revision a new recording of the step expects: the one the
+ * device last got from the server plus the recordings of the step queued
+ * before it; undefined (not checked) when the device's copy predates revisions.
+ */
+export function stepRevisionAfter(job: Pick<StoredJob, 'records'>, before: readonly QueueItem[], stepId: string): number | undefined {
+  const known = job.records.find((r) => r.stepId === stepId);
+  if (known && known.revision === undefined) return undefined;
+  return (known?.revision ?? 0) + before.filter((i) => i.kind === 'record' && i.stepId === stepId).length;
 }
 
 /** A record as the server answered it, merged into the stored job. */

@@ -1,17 +1,24 @@
 /**
  * The sync state as one small store: what the shell's indicator shows
- * (online / offline with N waiting / syncing / conflict / sign in again) and
+ * (online / offline or server unreachable with N waiting / syncing / N waiting
+ * for a retry / conflict / sign in again) and
  * what the operator screens read. No framework: subscribe/get, so the shell
  * and any area can bind it (offline/use-sync-state.ts for Preact).
  */
-export type SyncStatus = 'online' | 'offline' | 'syncing' | 'conflict' | 'signin';
+export type SyncStatus = 'checking' | 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'signin';
 
 export interface SyncState {
   /** what the device last learnt about the network */
   online: boolean;
+  /** not online although the device has a network: the server did not answer (down, restarting, unreachable) */
+  unreachable: boolean;
+  /** the server answered "not now" (busy, restarting, rate limited): the items wait for the retry */
+  busy: boolean;
   syncing: boolean;
   /** the session ended (or belongs to someone else): the queue waits for its user to sign in again */
   signInNeeded: boolean;
+  /** whether the queue was read since the page loaded (before: nothing is known, so nothing is claimed) */
+  counted: boolean;
   /** items of the signed-in user still to be sent (conflicts and refusals included) */
   waiting: number;
   /** items waiting for the operator's decision (conflicts and refusals) */
@@ -23,14 +30,20 @@ export interface SyncState {
 
 export function statusOf(state: SyncState): SyncStatus {
   if (state.signInNeeded) return 'signin';
+  if (!state.counted) return 'checking';
   if (state.conflicts > 0) return 'conflict';
-  if (!state.online) return 'offline';
+  if (!state.online) return state.unreachable ? 'unreachable' : 'offline';
   if (state.syncing) return 'syncing';
+  // never "online" with items still on the device: they wait (the server said "not now", or the next round is due)
+  if (state.waiting > 0) return 'waiting';
   return 'online';
 }
 
 const initial: SyncState = {
   online: typeof navigator === 'undefined' ? true : navigator.onLine,
+  unreachable: false,
+  busy: false,
+  counted: false,
   syncing: false,
   signInNeeded: false,
   waiting: 0,

@@ -1,7 +1,7 @@
 import { offlineDb, type StoredJob } from './db';
 import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
-import { newId, queuedItems, resolveLocalFiles, storeJob, withRecord } from './queue';
-import { notifyQueueChanged, onQueueChanged } from './signals';
+import { baseOf, newId, queuedItems, resolveLocalFiles, sameRecord, stepRevisionAfter, storeJob, withRecord } from './queue';
+import { notifyItemSettled, notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
 import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
 import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
@@ -30,9 +30,11 @@ import { requestLanguage } from '../api/client';
 const RETRY_OFFLINE_MS = 5_000;
 const SESSION_CHECK_MS = 60_000;
 const LOCK = 'wip-offline-sync';
+/** the server keeps an Idempotency-Key's answer this long (IDEMPOTENCY_TTL_MS): the device keeps its confirmed items as long */
+const ACKNOWLEDGED_KEPT_MS = 24 * 3_600_000;
 
 const RECORD_FIELDS = `stepId status values { key value outOfLimits error files { databaseId name contentType url } } comment reason
-  recordedBy { databaseId firstName lastName email } recordedAt`;
+  recordedBy { databaseId firstName lastName email } recordedAt capturedAt receivedAt revision`;
 // the job's applicability and sign-offs come back with every record: a record can change which steps apply and
 // invalidates the step's signatures (docs/execution-rules.md), and the server's answer is what the device then shows
 const RULES_FIELDS =
@@ -60,7 +62,7 @@ export function startSync(signedIn: { id: number; clientId: number }): void {
   setSyncState({ signInNeeded: false, online: navigator.onLine });
   if (!unsubscribe) {
     const kick = () => schedule(0);
-    const offline = () => setSyncState({ online: false });
+    const offline = () => setSyncState({ online: false, unreachable: false });
     window.addEventListener('online', kick);
     window.addEventListener('offline', offline);
     const stopQueue = onQueueChanged(kick);
@@ -115,7 +117,12 @@ async function run(): Promise<void> {
 
 async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
   const items = await queuedItems(current);
-  setSyncState({ waiting: items.length, conflicts: items.filter((i) => i.state !== 'pending').length, requests: requestsSent() });
+  setSyncState({
+    counted: true,
+    waiting: items.length,
+    conflicts: items.filter((i) => i.state !== 'pending').length,
+    requests: requestsSent(),
+  });
   return items;
 }
 
@@ -135,7 +142,7 @@ async function drain(): Promise<void> {
   if (!current) return;
   let items = await refreshCounts(current);
   if (!navigator.onLine) {
-    setSyncState({ online: false, syncing: false });
+    setSyncState({ online: false, unreachable: false, syncing: false });
     return;
   }
   if (!items.some((i) => i.state === 'pending')) {
@@ -145,7 +152,7 @@ async function drain(): Promise<void> {
   const session = await sessionIsTheQueues(current);
   if (session === 'unreachable') return offlineFor(RETRY_OFFLINE_MS);
   if (!session) return signInNeeded();
-  setSyncState({ online: true, syncing: true, signInNeeded: false });
+  setSyncState({ online: true, unreachable: false, syncing: true, signInNeeded: false });
   try {
     let restart = true;
     while (restart && user === current) {
@@ -175,7 +182,8 @@ async function drain(): Promise<void> {
 function offlineFor(ms: number): void {
   // back online, the session is checked again first: it may have ended meanwhile
   checkedSession = null;
-  setSyncState({ online: false, syncing: false });
+  // a network but no answer: the server is down or unreachable, which the indicator says as such
+  setSyncState({ online: false, unreachable: navigator.onLine, syncing: false });
   schedule(ms);
 }
 
@@ -199,13 +207,17 @@ async function bodyOf(item: QueueItem): Promise<string | undefined> {
         comment: item.comment,
         reason: item.reason,
         expectedRevision: item.expectedRevision,
+        ...(item.expectedStepRevision !== undefined && { expectedStepRevision: item.expectedStepRevision }),
+        ...(item.capturedAt && { capturedAt: item.capturedAt }),
       };
       return JSON.stringify({ query: RECORD_STEP, variables: { input } });
     }
     case 'transition':
       return JSON.stringify({
         query: transitionMutation(TRANSITIONS[item.action]),
-        variables: { input: { jobId: item.jobId, expectedRevision: item.expectedRevision } },
+        variables: {
+          input: { jobId: item.jobId, expectedRevision: item.expectedRevision, ...(item.capturedAt && { capturedAt: item.capturedAt }) },
+        },
       });
     case 'fault': {
       const input = {
@@ -214,6 +226,7 @@ async function bodyOf(item: QueueItem): Promise<string | undefined> {
         description: item.description,
         severity: item.severity,
         photos: await resolveLocalFiles(item.photos),
+        ...(item.capturedAt && { capturedAt: item.capturedAt }),
       };
       return JSON.stringify({ query: RAISE_FAULT, variables: { input } });
     }
@@ -254,6 +267,7 @@ async function sendItem(item: QueueItem): Promise<Step> {
   setSyncState({ requests: requestsSent() });
   switch (outcome.kind) {
     case 'ok':
+      setSyncState({ busy: false });
       await acknowledge(item, outcome.data);
       setSyncState({ waiting: Math.max(0, getSyncState().waiting - 1) });
       return 'next';
@@ -264,6 +278,7 @@ async function sendItem(item: QueueItem): Promise<Step> {
       signInNeeded();
       return 'stop';
     case 'retry':
+      setSyncState({ busy: true });
       if (outcome.newKey) await freshKey(item);
       schedule(outcome.afterMs);
       return 'stop';
@@ -286,13 +301,14 @@ async function refuse(item: QueueItem, outcome: { code: string; message: string;
   item.error = { code: outcome.code, message: outcome.message, ...(outcome.details && { details: outcome.details }) };
   await freshKey(item);
   notifyQueueChanged();
+  notifyItemSettled(item, 'refused');
   return 'held';
 }
 
 /** The server took the item: it leaves the queue, and what the server answered is what the device now knows. */
 async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   const db = await offlineDb();
-  const tx = db.transaction(['items', 'jobs', 'uploads'], 'readwrite');
+  const tx = db.transaction(['items', 'jobs', 'uploads', 'acknowledged'], 'readwrite');
   const row = await tx.objectStore('jobs').get([item.user, item.jobId]);
   let job: StoredJob | undefined = row?.job;
   if (item.kind === 'upload') {
@@ -313,8 +329,14 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
+  const acknowledged = tx.objectStore('acknowledged');
+  await acknowledged.put({ id: item.id, user: item.user, jobId: item.jobId, item, answer: data, acknowledgedAt: new Date().toISOString() });
+  // kept as long as the server keeps the key's answer, no longer
+  const expired = new Date(Date.now() - ACKNOWLEDGED_KEPT_MS).toISOString();
+  for (const old of await acknowledged.index('user').getAll(item.user)) if (old.acknowledgedAt < expired) await acknowledged.delete(old.id);
   await tx.done;
   notifyQueueChanged();
+  notifyItemSettled(item, 'confirmed');
 }
 
 /** Reads the job from the server and keeps it as what the device knows. */
@@ -329,14 +351,33 @@ async function fetchJob(current: UserKey, jobId: string): Promise<JobData | unde
   }
 }
 
-/** The record someone else made of the item's step since the operator saw it, as a Conflict; undefined if none. */
-function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
+/** Whether the server's record of the step is the write this body sent (same user, status, comment and values). */
+function isSentRecord(item: RecordItem, sentBody: string, record: StepRecordData): boolean {
+  if (userKey({ clientId: Number(item.user.split(':')[0]), id: record.recordedBy.databaseId }) !== item.user) return false;
+  const input = (
+    JSON.parse(sentBody) as { variables: { input: { status: string; comment: string | null; values: { key: string; value: unknown }[] } } }
+  ).variables.input;
+  if (input.status !== record.status || (input.comment ?? null) !== (record.comment ?? null)) return false;
+  return input.values.every((v) => {
+    const kept = record.values.find((r) => r.key === v.key);
+    return kept !== undefined && JSON.stringify(kept.value) === JSON.stringify(v.value);
+  });
+}
+
+/**
+ * What the server's record of the item's step is to this item: nothing to
+ * decide (what the operator saw, or a write this device made and the server
+ * confirmed), the item's own write that applied although its answer never came
+ * back ('own': it is done), or a record made meanwhile — by someone else or by
+ * the same operator on another device — for the operator to decide.
+ */
+function conflictOf(item: RecordItem, job: JobData, ownWrites: Set<string>, sentBody?: string): Conflict | 'own' | undefined {
   const theirs = job.records.find((r) => r.stepId === item.stepId);
   if (!theirs) return undefined;
-  // the operator's own record (an earlier item of this queue, acknowledged since): nobody else's
-  if (`${item.user.split(':')[0]}:${theirs.recordedBy.databaseId}` === item.user) return undefined;
-  if (item.base !== null && theirs.recordedAt === item.base.recordedAt && theirs.recordedBy.databaseId === item.base.recordedById)
-    return undefined;
+  if (item.base !== null && sameRecord(item.base, theirs)) return undefined;
+  // an earlier item of this device, confirmed since: the operator's own queue, in order
+  if (ownWrites.has(`${theirs.stepId}@${theirs.recordedAt}`)) return undefined;
+  if (sentBody !== undefined && item.attempts > 0 && isSentRecord(item, sentBody, theirs)) return 'own';
   return {
     serverRevision: job.revision,
     theirs: {
@@ -344,24 +385,47 @@ function conflictOf(item: RecordItem, job: JobData): Conflict | undefined {
       values: theirs.values.map((v) => ({ key: v.key, value: v.value, outOfLimits: v.outOfLimits })),
       comment: theirs.comment,
       recordedBy: [theirs.recordedBy.firstName, theirs.recordedBy.lastName].filter(Boolean).join(' ') || theirs.recordedBy.email,
-      recordedAt: theirs.recordedAt,
+      recordedById: theirs.recordedBy.databaseId,
+      // when they entered it (older servers: when it was stored)
+      recordedAt: theirs.capturedAt ?? theirs.recordedAt,
     },
   };
 }
 
+/** The records this device's confirmed writes made ("step@recordedAt"), as the server answered them. */
+async function ownWritesOf(current: UserKey, jobId: string): Promise<Set<string>> {
+  const db = await offlineDb();
+  const own = new Set<string>();
+  for (const a of await db.getAllFromIndex('acknowledged', 'user', current)) {
+    const record = a.jobId === jobId && a.item.kind === 'record' ? (a.answer as { record?: StepRecordData }).record : undefined;
+    if (record) own.add(`${record.stepId}@${record.recordedAt}`);
+  }
+  return own;
+}
+
 /**
  * CONFLICT on a write at a revision: the job is read again. Every queued
- * recording of the job whose step someone else recorded since the operator saw
- * it becomes a conflict now (all the decisions at once, none sent meanwhile);
- * if the item itself is not one of them, the change was harmless and the job's
+ * recording of the job whose step was recorded meanwhile (by anyone, the same
+ * operator on another device included) since the operator saw it becomes a
+ * conflict now (all the decisions at once, none sent meanwhile). The head item
+ * whose own earlier send applied (its answer lost, its key forgotten) is done,
+ * not a conflict with itself. Otherwise the change was harmless and the job's
  * queue goes on at the new revision.
  */
 async function onConflict(item: QueueItem & { expectedRevision: number }): Promise<Step> {
+  const sentBody = item.sentBody;
   await freshKey(item);
   const job = await fetchJob(item.user, item.jobId);
   if (!job) {
     offlineFor(RETRY_OFFLINE_MS);
     return 'stop';
+  }
+  const ownWrites = await ownWritesOf(item.user, item.jobId);
+  if (item.kind === 'record' && conflictOf(item, job, ownWrites, sentBody) === 'own') {
+    const record = job.records.find((r) => r.stepId === item.stepId)!;
+    await acknowledge(item, { revision: job.revision, job: { state: job.state, steps: job.steps, signoffs: job.signoffs }, record });
+    await renumber(item.user, item.jobId);
+    return 'restart';
   }
   let headConflicts = false;
   for (const queued of await queuedItems(item.user)) {
@@ -372,14 +436,17 @@ async function onConflict(item: QueueItem & { expectedRevision: number }): Promi
       (queued.sentBody !== undefined && queued.id !== item.id)
     )
       continue;
-    const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job);
-    if (!found) continue;
+    const found = conflictOf(queued.id === item.id ? (item as RecordItem) : queued, job, ownWrites);
+    if (!found || found === 'own') continue;
     const marked: RecordItem = { ...(queued.id === item.id ? (item as RecordItem) : queued), state: 'conflict', conflict: found };
     await putItem(marked);
     if (queued.id === item.id) headConflicts = true;
   }
   notifyQueueChanged();
-  if (headConflicts) return 'held';
+  if (headConflicts) {
+    notifyItemSettled(item, 'conflict');
+    return 'held';
+  }
   await renumber(item.user, item.jobId);
   return 'restart';
 }
@@ -396,12 +463,19 @@ export async function renumber(current: UserKey, jobId: string): Promise<void> {
   const row = await tx.objectStore('jobs').get([current, jobId]);
   if (row) {
     let next = row.job.revision;
+    const before: QueueItem[] = [];
     for (const item of await tx.objectStore('items').index('user').getAll(current)) {
       if (item.jobId !== jobId || !isRevisioned(item)) continue;
-      if (item.sentBody === undefined && item.expectedRevision !== next) {
+      const step = item.kind === 'record' ? stepRevisionAfter(row.job, before, item.stepId) : undefined;
+      if (
+        item.sentBody === undefined &&
+        (item.expectedRevision !== next || (item.kind === 'record' && item.expectedStepRevision !== step))
+      ) {
         item.expectedRevision = next;
+        if (item.kind === 'record') item.expectedStepRevision = step;
         await tx.objectStore('items').put(item);
       }
+      before.push(item);
       next++;
     }
   }
@@ -426,7 +500,7 @@ export async function resolveItem(current: UserKey, itemId: string, decision: De
     if (item.kind === 'record' && item.conflict?.theirs) {
       // what the operator has now seen: a further change by someone else is a new conflict
       const seen = (await db.get('jobs', [current, item.jobId]))?.job.records.find((r) => r.stepId === item.stepId);
-      if (seen) item.base = { recordedAt: seen.recordedAt, recordedById: seen.recordedBy.databaseId };
+      if (seen) item.base = baseOf(seen);
     }
     item.state = 'pending';
     delete item.conflict;

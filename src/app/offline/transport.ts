@@ -1,5 +1,6 @@
 import { requestLanguage } from '../api/client';
 import { pendingSignOut } from '../api/sign-out-lock';
+import { noteServerDate } from './server-clock';
 /**
  * How the sync engine talks to the server: one request per queued item, with
  * its Idempotency-Key, and an answer sorted into what the engine does next.
@@ -43,14 +44,17 @@ async function send(path: string, init: { body: BodyInit; key: string; json: boo
   // signed out (src/app/api/sign-out-lock.ts): nothing more leaves in the user's name — as if offline
   if (pendingSignOut()) return undefined;
   sent++;
+  const sentAt = Date.now();
   try {
-    return await fetch(path, {
+    const response = await fetch(path, {
       method: 'POST',
       headers,
       body: init.body,
       credentials: 'same-origin',
       signal: AbortSignal.timeout(init.timeoutMs),
     });
+    noteServerDate(response, sentAt, Date.now());
+    return response;
   } catch {
     return undefined;
   }
@@ -119,11 +123,13 @@ export async function sendUpload(blob: Blob, name: string, key: string): Promise
 export async function sessionUser(): Promise<{ id: number; clientId: number } | 'signed-out' | 'unreachable'> {
   if (pendingSignOut()) return 'signed-out';
   try {
+    const sentAt = Date.now();
     const response = await fetch('/api/client/auth/me', {
       headers: { accept: 'application/json' },
       credentials: 'same-origin',
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
+    noteServerDate(response, sentAt, Date.now());
     if (response.status === 401 || response.status === 403) return 'signed-out';
     if (!response.ok) return 'unreachable';
     const body = (await response.json()) as { data: { id: number; clientId: number } };
@@ -136,6 +142,7 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
 /** A GraphQL query (read); throws when there is no usable answer (the caller falls back to what the device holds). */
 export async function graphqlQuery<T>(query: string, variables: Record<string, unknown>): Promise<T> {
   if (pendingSignOut()) throw new Error('Signed out');
+  const sentAt = Date.now();
   const response = await fetch('/api/client/graphql', {
     method: 'POST',
     headers: {
@@ -148,6 +155,7 @@ export async function graphqlQuery<T>(query: string, variables: Record<string, u
     credentials: 'same-origin',
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
+  noteServerDate(response, sentAt, Date.now());
   const body = (await response.json()) as Answer | null;
   if (!response.ok || !body?.data)
     throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);

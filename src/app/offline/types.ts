@@ -31,6 +31,8 @@ export interface QueuedValue {
 export interface BaseRecord {
   recordedAt: string;
   recordedById: number;
+  /** the record's revision (StepRecord.revision): what expectedStepRevision says the device saw */
+  revision?: number;
 }
 
 export type ItemState =
@@ -55,7 +57,10 @@ interface ItemBase {
   jobId: string;
   /** the Idempotency-Key sent with it: the same on every retry of the same body */
   idempotencyKey: string;
+  /** when the operator made the change, on the device's clock */
   createdAt: string;
+  /** the same moment in the server's time (the offset measured at the last contact): sent as capturedAt */
+  capturedAt?: string;
   state: ItemState;
   attempts: number;
   /**
@@ -83,6 +88,8 @@ export interface RecordItem extends ItemBase {
   reason: string | null;
   /** the job's revision this write expects (the last one the device knows, plus the writes queued before it) */
   expectedRevision: number;
+  /** the step record's revision it expects (0: no record), the same way: a change of the step by anyone is a CONFLICT */
+  expectedStepRevision?: number;
   base: BaseRecord | null;
 }
 
@@ -108,7 +115,7 @@ export function isRevisioned(item: QueueItem): item is RevisionedItem {
   return item.kind === 'record' || item.kind === 'transition';
 }
 
-/** A step recorded by someone else meanwhile, as the server has it now. */
+/** A step recorded meanwhile (by someone else, or by the same operator on another device), as the server has it now. */
 export interface Conflict {
   serverRevision: number;
   theirs: {
@@ -116,6 +123,8 @@ export interface Conflict {
     values: { key: string; value: unknown; outOfLimits: boolean }[];
     comment: string | null;
     recordedBy: string;
+    /** who: the same user as the queue's is "you, on another device" */
+    recordedById?: number;
     recordedAt: string;
   } | null;
 }

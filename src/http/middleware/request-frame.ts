@@ -17,8 +17,8 @@ const CLIENT_API = /^\/api\/client(\/|$)/;
 /**
  * The outermost layer, one middleware doing what every request needs, in this
  * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
- * incoming one kept so traces join up across proxies), the fixed response
- * headers (`Cache-Control: no-store` — routes may declare another cache policy
+ * incoming one kept so traces join up across proxies), `Date` from the
+ * server's clock, the fixed response headers (`Cache-Control: no-store` — routes may declare another cache policy
  * for their successes — and the security headers, computed once; under
  * /api/client the data epoch, `Wip-Data-Epoch`), then the
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
@@ -31,6 +31,7 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
   const fixedHeaders: [string, string][] = [['Cache-Control', 'no-store'], VARY_ORIGIN, ...securityHeaderList()];
   const setFixedHeaders = fixedHeaderSetter(fixedHeaders);
   const setRequestId = headerWriter('X-Request-Id');
+  const setDate = headerWriter('Date');
   const logRequest = requestLog(deps.logger, deps.config);
   const { metrics } = deps;
   return async (ctx, next) => {
@@ -46,6 +47,9 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
     // a UUID or an incoming id of SAFE_ID's characters: a valid header value
     setRequestId(res, id);
     setFixedHeaders(res);
+    // the server's clock, not Node's: the floor app measures its offset to the server from this header and sends its
+    // capture times in server time (docs/app.md), which the server bounds by this same clock
+    setDate(res, deps.clock.now().toUTCString());
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
     // devices compare it with the epoch their acknowledged writes were made under (docs/reliability.md)
     const epoch = deps.dataEpoch.current;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Badge, type Tone } from '../../ui';
 import { useT, type Translate } from '../../i18n';
-import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef } from '../../offline';
+import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef, type LocalJobView } from '../../offline';
 import { useObjectUrl } from './hooks';
 import { plainText } from '../../ui/plain-text';
 
@@ -23,6 +23,22 @@ export function PriorityBadge({ priority }: { priority: JobData['priority'] }) {
 export function StateBadge({ state }: { state: JobData['state'] }) {
   const t = useT();
   return <Badge tone={STATE_TONE[state]}>{t(`operator.state.${state}`)}</Badge>;
+}
+
+/** The state the server confirmed, and beside it the transition still waiting on the device (never shown as done). */
+export function JobStateBadges({ view }: { view: Pick<LocalJobView, 'state' | 'pendingTransition'> }) {
+  const t = useT();
+  return (
+    <>
+      <StateBadge state={view.state} />
+      {view.pendingTransition && (
+        <>
+          {' '}
+          <Badge tone="warning">{t(`operator.state.waiting.${view.pendingTransition}`)}</Badge>
+        </>
+      )}
+    </>
+  );
 }
 
 /** "10–20 Nm", "≥ 10 Nm", "≤ 20 Nm" or '' */

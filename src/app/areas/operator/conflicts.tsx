@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { useI18n, useT } from '../../i18n';
+import { useI18n, useT, type Translate } from '../../i18n';
 import { Button, Card, toast } from '../../ui';
-import { resolveItem, stepsOfJob, type Decision, type JobData, type QueueItem, type UserKey } from '../../offline';
+import { resolveItem, stepsOfJob, type Decision, type JobData, type QueueItem, type StepDef, type UserKey } from '../../offline';
 import { valueText } from './common';
 
 /** Refusals of the execution rules said in plain words (rules.*.json), with the steps they name linked. */
@@ -43,6 +43,20 @@ function RefusedSteps({ job, steps }: { job: JobData; steps: string[] }) {
   );
 }
 
+/** What a queued item is, in words: "Recording of step Measure", "Completion of the job", "Fault: …", "Photo …". */
+export function itemLabel(t: Translate, item: QueueItem, steps: readonly StepDef[]): string {
+  switch (item.kind) {
+    case 'record':
+      return t('operator.conflict.kind.record', { title: steps.find((s) => s.stepId === item.stepId)?.title ?? item.stepId });
+    case 'transition':
+      return t(`operator.queue.transition.${item.action}`);
+    case 'fault':
+      return t('operator.conflict.kind.fault', { description: item.description });
+    case 'upload':
+      return t('operator.conflict.kind.upload', { name: item.name });
+  }
+}
+
 /**
  * What waits for the operator's decision on a job: a step someone else
  * recorded meanwhile (both records side by side: keep mine or keep theirs) or
@@ -56,6 +70,8 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
   const open = items.filter((i) => i.state !== 'pending');
   if (open.length === 0) return null;
   const steps = stepsOfJob(job);
+  // the same operator on another device: said as such ("you, on another device"), decided the same way
+  const byMe = (id: number | undefined) => id !== undefined && `${user.split(':')[0]}:${id}` === user;
   const decide = async (item: QueueItem, decision: Decision) => {
     setBusy(item.id);
     try {
@@ -69,23 +85,16 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
     <Card heading={t('operator.conflict.title')} class="conflicts" aria-live="polite">
       {open.map((item) => {
         const step = item.kind === 'record' ? steps.find((s) => s.stepId === item.stepId) : undefined;
-        const what =
-          item.kind === 'record'
-            ? t('operator.conflict.kind.record', { title: step?.title ?? item.stepId })
-            : item.kind === 'transition'
-              ? t('operator.conflict.kind.transition', { action: item.action })
-              : item.kind === 'fault'
-                ? t('operator.conflict.kind.fault', { description: item.description })
-                : t('operator.conflict.kind.upload', { name: item.name });
+        const what = itemLabel(t, item, steps);
         return (
           <div class="conflict" key={item.id} data-item={item.id}>
             <h3>{what}</h3>
             {item.state === 'conflict' && item.kind === 'record' && item.conflict ? (
               <>
-                <p>{t('operator.conflict.intro')}</p>
+                <p>{t(byMe(item.conflict.theirs?.recordedById) ? 'operator.conflict.introSelf' : 'operator.conflict.intro')}</p>
                 <div class="conflict-sides">
                   <div class="conflict-side" data-side="mine">
-                    <h4>{t('operator.conflict.mine')}</h4>
+                    <h4>{t('operator.conflict.mineAt', { date: formatDate(item.capturedAt ?? item.createdAt, true) })}</h4>
                     <dl>
                       {item.values.map((v) => {
                         const field = step?.fields.find((f) => f.key === v.key);
@@ -101,7 +110,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                   <div class="conflict-side" data-side="theirs">
                     <h4>
                       {item.conflict.theirs
-                        ? t('operator.conflict.theirs', {
+                        ? t(byMe(item.conflict.theirs.recordedById) ? 'operator.conflict.theirsSelf' : 'operator.conflict.theirs', {
                             name: item.conflict.theirs.recordedBy,
                             date: formatDate(item.conflict.theirs.recordedAt, true),
                           })
@@ -120,6 +129,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                     </dl>
                   </div>
                 </div>
+                {item.conflict.theirs && <p class="conflict-note">{t('operator.conflict.serverKeeps')}</p>}
                 <div class="actions">
                   <Button variant="primary" busy={busy === item.id} onClick={() => void decide(item, 'mine')}>
                     {t('operator.conflict.keepMine')}

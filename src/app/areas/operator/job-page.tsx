@@ -6,7 +6,8 @@ import { newIdempotencyKey, useSyncState, userKey, type LocalJobView } from '../
 import { jobRules } from './job-rules';
 import { useSession } from '../../shell/session-context';
 import { ConflictPanel } from './conflicts';
-import { PriorityBadge, StateBadge, personName } from './common';
+import { JobStateBadges, PriorityBadge, personName } from './common';
+import { QueueStates } from './queue-states';
 import { useLocalJob } from './hooks';
 import { FaultDialog } from './run-page';
 
@@ -58,20 +59,24 @@ function JobOverview({
   const job = view.job;
   // progress over the steps that apply now (a step its condition takes out is neither done nor to do)
   const steps = jobRules(view).filter((r) => r.applies);
-  const recorded = steps.filter((r) => r.record).length;
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
+  // what the server confirmed, and apart what still waits on the device
+  const recorded = steps.filter((r) => job.records.some((c) => c.stepId === r.step.stepId)).length;
+  const waiting = steps.filter(
+    (r) => view.pendingRecords.get(r.step.stepId)?.state === 'pending' && !job.records.some((c) => c.stepId === r.step.stepId),
+  ).length;
+  const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
   return (
     <>
       <PageHeader
         title={job.title}
         subtitle={
           <>
-            <PriorityBadge priority={job.priority} /> <StateBadge state={view.state} />
+            <PriorityBadge priority={job.priority} /> <JobStateBadges view={view} />
           </>
         }
         actions={
           <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
-            {closed ? t('operator.job.view') : recorded > 0 ? t('operator.job.continue') : t('operator.job.run')}
+            {closed ? t('operator.job.view') : recorded + waiting > 0 ? t('operator.job.continue') : t('operator.job.run')}
           </LinkButton>
         }
       />
@@ -110,8 +115,10 @@ function JobOverview({
         <p>
           <progress max={steps.length} value={recorded} aria-label={t('operator.job.progress', { done: recorded, total: steps.length })} />{' '}
           {t('operator.job.progress', { done: recorded, total: steps.length })}
+          {waiting > 0 && <span class="pending-mark"> · {t('operator.job.progressWaiting', { n: waiting })}</span>}
         </p>
       </Card>
+      <QueueStates user={userKey(user)} view={view} />
       {sync.online && !closed && <ReceivedHandOffs jobId={job.databaseId} userId={userId} />}
       {!closed && (
         <Card heading={t('operator.job.handOff')}>

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useT } from '../../i18n';
+import { useT, type Translate } from '../../i18n';
 import { Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
 import {
   enqueueFault,
@@ -26,7 +26,7 @@ import { calculate } from '../../rules/local';
 import { missingSignoffs, SignoffPanel } from '../../rules/Signoffs';
 import { ConflictPanel } from './conflicts';
 import { CalculatedField, PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
-import { personName, rangeText, StateBadge, valueText } from './common';
+import { JobStateBadges, personName, rangeText, valueText } from './common';
 import { useLocalJob } from './hooks';
 import { plainText } from '../../ui/plain-text';
 import { jobRules, missingRequired, type SeenRecord, type StepRule } from './job-rules';
@@ -46,6 +46,11 @@ function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<str
 }
 
 const parseNumber = (text: string) => Number(text.trim().replace(',', '.'));
+
+const isClosed = (state: LocalJobView['state']) => state === 'COMPLETED' || state === 'CANCELLED' || state === 'REVIEWED';
+
+/** What a queued change is when the operator saves it: on this device. "Saved." comes with the server's answer. */
+const savedLocally = (t: Translate, online: boolean) => (online ? t('operator.run.savedLocal') : t('operator.run.savedOffline'));
 
 export default function RunPage({ id, query }: { id: string; query?: Record<string, string> }) {
   const t = useT();
@@ -82,12 +87,13 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
     go(nextApplying(fresh ? jobRules(fresh) : rules, saved));
   };
   const [faultOpen, setFaultOpen] = useState(false);
-  const closed = view.state === 'COMPLETED' || view.state === 'CANCELLED' || view.state === 'REVIEWED';
+  // closed for recording once the server closed it, or once its completion is queued (until the server answers)
+  const closed = isClosed(view.queuedState);
   const step = steps[index];
 
   const pause = async () => {
     await enqueueTransition(user, view.job.id, 'pause');
-    toast(t('operator.run.paused'));
+    toast(savedLocally(t, sync.online));
     route('/app/jobs');
   };
 
@@ -98,7 +104,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
         subtitle={
           <>
             {step ? t('operator.run.stepOf', { n: index + 1, total: steps.length }) : t('operator.review.title')}{' '}
-            <StateBadge state={view.state} />
+            <JobStateBadges view={view} />
           </>
         }
         actions={
@@ -107,7 +113,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
               <Button variant="danger" onClick={() => setFaultOpen(true)}>
                 {t('operator.run.fault')}
               </Button>
-              {view.state === 'IN_PROGRESS' && <Button onClick={() => void pause()}>{t('operator.run.pause')}</Button>}
+              {view.queuedState === 'IN_PROGRESS' && <Button onClick={() => void pause()}>{t('operator.run.pause')}</Button>}
             </>
           )
         }
@@ -116,7 +122,11 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
       <ConflictPanel user={user} job={view.job} items={view.items} />
       {closed ? (
         <>
-          <Notice tone="info">{t('operator.run.closed', { state: t(`operator.state.${view.state}`) })}</Notice>
+          {isClosed(view.state) ? (
+            <Notice tone="info">{t('operator.run.closed', { state: t(`operator.state.${view.state}`) })}</Notice>
+          ) : (
+            <Notice tone="warning">{t('operator.run.completionWaiting')}</Notice>
+          )}
           <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} readOnly />
         </>
       ) : step && !rules[index].applies ? (
@@ -322,7 +332,7 @@ function StepForm({
     try {
       const failed = step.fields.some((f) => f.type === 'PASS_FAIL' && draft[f.key] === 'FAIL');
       await enqueueRecord(user, view.job, { stepId: step.stepId, status: failed ? 'FAILED' : 'DONE', values: await values(), comment });
-      toast(online ? t('operator.run.saved') : t('operator.run.savedOffline'));
+      toast(savedLocally(t, online));
       onSaved();
     } finally {
       setBusy(false);
@@ -333,7 +343,7 @@ function StepForm({
     if (!reason.trim()) return;
     await enqueueRecord(user, view.job, { stepId: step.stepId, status: 'SKIPPED', values: [], reason });
     setSkipOpen(false);
-    toast(online ? t('operator.run.saved') : t('operator.run.savedOffline'));
+    toast(savedLocally(t, online));
     onSaved();
   };
 
@@ -485,7 +495,8 @@ function Review({
     setBusy(true);
     try {
       await enqueueTransition(user, view.job.id, 'complete');
-      toast(online ? t('operator.review.completed') : t('operator.review.completedOffline'));
+      // "Job completed." only when the server confirms it (useSettledToasts); until then it waits on the device
+      toast(online ? t('operator.review.completionSending') : t('operator.review.completedOffline'));
       route(`/app/jobs/${databaseId}`);
     } finally {
       setBusy(false);
@@ -608,7 +619,7 @@ export function FaultDialog({
       const refs = [];
       for (const photo of photos) refs.push(await enqueuePhoto(user, jobId, photo, photoName(photo)));
       await enqueueFault(user, jobId, { stepId, description, severity, photos: refs });
-      toast(sync.online ? t('operator.fault.raised') : t('operator.run.savedOffline'));
+      toast(savedLocally(t, sync.online));
       setDescription('');
       setPhotos([]);
       setError(null);

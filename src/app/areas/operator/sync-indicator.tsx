@@ -4,11 +4,12 @@ import { can } from '../../api/session';
 import { useT } from '../../i18n';
 import { startSync, statusOf, stopSync, useSyncState } from '../../offline';
 import { useSession } from '../../shell/session-context';
+import { useSettledToasts } from './settled-toasts';
 
 /**
  * The header's sync indicator (src/app/shell/SyncIndicator.tsx shows this):
- * online / offline with N waiting / syncing / needs a decision / sign in
- * again — a status region, read when it changes. It also runs the sync
+ * online / offline or server unreachable with N waiting / syncing / N
+ * waiting for a retry / needs a decision / sign in again — a status region, read when it changes. It also runs the sync
  * engine for a signed-in user who runs jobs: mounted with the signed-in
  * shell, stopped when they sign out (the queue stays on the device).
  */
@@ -17,18 +18,21 @@ export function OperatorSyncIndicator() {
   const { user } = useSession().session;
   const state = useSyncState();
   const runs = can.runJobs(user);
+  useSettledToasts();
   useEffect(() => {
     if (!runs) return undefined;
     startSync(user);
     return stopSync;
   }, [user.id, user.clientId, runs]);
-  const status = statusOf(state);
+  // someone who runs no jobs has no queue: only the network's state
+  const status = runs ? statusOf(state) : state.online ? 'online' : 'offline';
   // the session ended while the device was offline: one request through the app's API client, whose 401 takes
   // the shell to its sign-in page (and back here after); the queue waits on the device for this user meanwhile
   useEffect(() => {
     if (status === 'signin') void api('GET', '/api/client/auth/me').catch(() => undefined);
   }, [status]);
   const n = state.waiting;
+  // in words: what waits and why (never "Online" while something is still on the device)
   const text =
     status === 'signin'
       ? t('operator.sync.signin', { n })
@@ -38,9 +42,17 @@ export function OperatorSyncIndicator() {
           ? n > 0
             ? t('operator.sync.offlineWaiting', { n })
             : t('shell.sync.offline')
-          : status === 'syncing'
-            ? t('operator.sync.syncing', { n })
-            : t('shell.sync.online');
+          : status === 'unreachable'
+            ? t('operator.sync.unreachable', { n })
+            : status === 'syncing'
+              ? t('operator.sync.syncing', { n })
+              : status === 'waiting'
+                ? state.busy
+                  ? t('operator.sync.busy', { n })
+                  : t('operator.sync.waiting', { n })
+                : status === 'checking'
+                  ? t('operator.sync.checking')
+                  : t('shell.sync.online');
   return (
     <span
       class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`}

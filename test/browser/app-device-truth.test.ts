@@ -1,0 +1,229 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
+import { checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
+import type { TestServer } from '../helpers/server';
+import { gql, gid } from '../helpers/graphql';
+import { createJob, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
+import { listAuditEntries } from '#repos/audit';
+import { tenantScope } from '#db/tenant';
+
+/**
+ * What the floor app promises about its records (issues 39 and 48), through the pages only: nothing is shown as
+ * done before the server confirmed it, a stale value of the same operator never silently replaces a newer one, and
+ * the device never records its own write twice. Phone (390 px) and tablet (820 px) are two browser contexts of the
+ * same operator.
+ */
+let wip: TestServer;
+let team: AppTeam;
+let browser: Browser;
+const truth = suite('floor app: what the device shows is what the server confirmed');
+truth.before(async () => {
+  ({ wip, team } = await startAppServer());
+  browser = await launchChromium();
+});
+truth.after(async () => {
+  await browser?.close();
+  await wip?.stop();
+});
+
+const JOB = 'query($id: ID!) { job(id: $id) { state revision records { stepId recordedBy { databaseId } values { key value } } } }';
+const serverJob = async (id: number) => (await gql(wip, team.client.owner.token, JOB, { id: gid('Job', id) })).data.job;
+const torqueOf = (job: any) => job.records.find((r: any) => r.stepId === 'measure')?.values.find((v: any) => v.key === 'torque')?.value;
+
+async function stepRecordings(jobId: number): Promise<number> {
+  const entries = await listAuditEntries(
+    wip.deps.db.kysely,
+    tenantScope(team.client.id),
+    { entityType: 'job', entityId: String(jobId) },
+    { limit: 50 },
+  );
+  return entries.items.filter((e) => e.action === 'job.step_recorded').length;
+}
+
+/** Records the torque of step 1 and saves. */
+async function recordTorque(page: Page, jobId: number, torque: string): Promise<void> {
+  await page.goto(`${wip.url}/app/jobs/${jobId}/run?step=1`).catch(() => undefined);
+  await waitForPage(page);
+  await page.getByRole('textbox', { name: 'Torque' }).fill(torque);
+  await page.getByRole('button', { name: 'Save and next' }).click();
+  await page.waitForURL(/step=2/);
+}
+
+async function setLanguage(page: Page, language: 'en' | 'de'): Promise<void> {
+  await page.locator('label.language select').selectOption(language);
+  await page.locator(`html[lang="${language}"]`).waitFor();
+}
+
+truth('the same operator on two devices: the stale offline value waits for her decision, the newer one stays', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Pressure check', assigneeIds: [olga.id] });
+
+  // the tablet opens the job online, then loses the network; Olga records 12 Nm on it
+  const tablet = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
+  await tablet.getByText('Available offline on this device').waitFor();
+  await tablet.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await tablet.context().setOffline(true);
+  await recordTorque(tablet, job.id, '12');
+  await tablet.locator('[data-sync][data-waiting="1"]').waitFor();
+
+  // later, on her phone (online), she records 15 Nm: the server has it
+  const phone = await openApp(browser, wip, olga, { width: 390, path: `/app/jobs/${job.id}` });
+  await recordTorque(phone, job.id, '15');
+  await phone.locator('[data-sync="online"][data-waiting="0"]').waitFor();
+  const before = await serverJob(job.id);
+  assert.is(torqueOf(before), 15);
+
+  // the tablet comes back: no silent replacement, the decision panel with both values, who and when
+  await tablet.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await tablet.context().setOffline(false);
+  await tablet.locator('[data-sync="conflict"]').waitFor({ timeout: 20_000 });
+  const panel = tablet.locator('.conflict', { hasText: 'Recording of step Measure the torque' });
+  await panel.locator('[data-side="mine"]', { hasText: '12 Nm' }).waitFor();
+  await panel.locator('[data-side="theirs"]', { hasText: '15 Nm' }).waitFor();
+  assert.match(await panel.locator('[data-side="mine"] h4').innerText(), /^Your record on this device, /);
+  assert.match(await panel.locator('[data-side="theirs"] h4').innerText(), /^Your record on another device, /);
+  await panel.getByText('You recorded this step again on another device').waitFor();
+  const held = await serverJob(job.id);
+  assert.equal([held.revision, torqueOf(held)], [before.revision, 15], 'the server keeps the newer value until she decides');
+  for (const width of [390, 820]) {
+    await tablet.setViewportSize({ width, height: 900 });
+    await checkPage(tablet, 'operator', 'same-user-conflict', width);
+  }
+  await setLanguage(tablet, 'de');
+  await tablet.getByText('Ihre Erfassung auf einem anderen Gerät', { exact: false }).waitFor();
+  await checkPage(tablet, 'operator', 'same-user-conflict-de', 820);
+  await setLanguage(tablet, 'en');
+
+  // she keeps the phone's value: the tablet's stays on the device, set aside, until she discards it
+  await panel.getByRole('button', { name: 'Keep theirs' }).click();
+  await tablet.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 20_000 });
+  const aside = tablet.locator('[data-state="set-aside"]', { hasText: '12 Nm' });
+  await aside.waitFor();
+  await checkPage(tablet, 'operator', 'set-aside', 820);
+  const after = await serverJob(job.id);
+  assert.equal([after.revision, torqueOf(after)], [before.revision, 15], 'keeping theirs writes nothing');
+  await aside.getByRole('button', { name: 'Discard' }).click();
+  await aside.waitFor({ state: 'detached' });
+  assert.is(await stepRecordings(job.id), 1, "only the phone's recording reached the server");
+  await tablet.context().close();
+  await phone.context().close();
+});
+
+truth('the answer lost and its key forgotten: the resend meets its own record and takes it as done, once', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Lost answer', assigneeIds: [olga.id] });
+  // no service worker: the test's route sees every request the page sends, bodies included
+  const context = await browser.newContext({ viewport: { width: 820, height: 900 }, locale: 'en-GB', serviceWorkers: 'block' });
+  const page = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}`, context });
+  await page.getByText('Available offline on this device').waitFor();
+  // the first recordStep reaches the server under a key the server then forgets (as a crash between the write and
+  // its answer would), and its answer never comes back: the device resends with its own key, the server runs it
+  // again and answers CONFLICT — against the device's own record
+  let lost = false;
+  await page.route('**/api/client/graphql', async (route) => {
+    const request = route.request();
+    if (lost || !(request.postData() ?? '').includes('recordStep')) return route.continue();
+    lost = true;
+    const headers = { ...(await request.allHeaders()), 'idempotency-key': `forgotten-${Date.now()}` };
+    await (await route.fetch({ headers })).body();
+    await route.abort('connectionreset');
+  });
+  await recordTorque(page, job.id, '14');
+  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await page.locator('[data-state="confirmed"]', { hasText: 'Recording of step Measure the torque' }).waitFor({ timeout: 30_000 });
+  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
+  assert.ok(lost);
+  assert.is(await page.locator('.conflict').count(), 0, 'no decision asked about its own write');
+  assert.is(await stepRecordings(job.id), 1, 'recorded once');
+  assert.is(torqueOf(await serverJob(job.id)), 14);
+  await page.context().close();
+});
+
+truth('an operator whose every change is refused never sees "Completed": the refusal and what waits, in words', async () => {
+  const [, otto] = team.operators;
+  const skill = await gql(wip, team.client.owner.token, 'mutation { createSkill(input: { name: "Welding" }) { skill { name } } }', {});
+  assert.equal(skill.codes, []);
+  // one step (the sample's torque), and a skill Otto lacks
+  const [prep] = SAMPLE_CONTENT.sections;
+  const { templateId } = await publishedTemplate(wip, team.client, {
+    qualifications: [{ skill: 'Welding', level: 1 }],
+    sections: [{ ...prep, steps: [prep.steps[0]] }],
+  });
+  // open to every operator (assigning Otto, who lacks Welding, would be refused)
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Flange weld check' });
+  const page = await openApp(browser, wip, otto, { width: 390, path: `/app/jobs/${job.id}` });
+  await page.getByText('Available offline on this device').waitFor();
+  await page.goto(`${wip.url}/app/jobs/${job.id}/run?step=1`).catch(() => undefined);
+  await waitForPage(page);
+  await page.getByRole('textbox', { name: 'Torque' }).fill('14');
+  await page.getByRole('button', { name: 'Save and review' }).click();
+  await page.getByText('Saved on this device', { exact: false }).first().waitFor();
+  await page.getByRole('button', { name: 'Complete job' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Flange weld check' }).waitFor();
+  // the server refuses the recording (not qualified); the completion waits behind it and is never shown as done
+  await page.locator('[data-sync="conflict"]').waitFor({ timeout: 20_000 });
+  await page.getByText('The server refused a change', { exact: false }).first().waitFor();
+  await page.locator('.conflict', { hasText: 'not qualified' }).waitFor();
+  await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();
+  await page.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).waitFor();
+  await page.getByText('0 of 1 steps recorded').waitFor();
+  await page.locator('[data-state="rejected"]', { hasText: 'Recording of step Measure the torque' }).waitFor();
+  assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
+  assert.is(await page.getByText('Job completed.', { exact: true }).count(), 0);
+  await checkPage(page, 'operator', 'refused', 390);
+  assert.is((await serverJob(job.id)).state, 'OPEN');
+
+  // she discards the refused recording: the completion goes, and the server refuses it too (a required value is
+  // missing) — still never "Completed"
+  await page.locator('.conflict', { hasText: 'Recording of step' }).getByRole('button', { name: 'Discard my change' }).click();
+  await page.locator('.conflict', { hasText: 'Completion of the job' }).waitFor({ timeout: 20_000 });
+  await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();
+  assert.is(
+    await page.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).count(),
+    0,
+    'a refused completion did not happen',
+  );
+  assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
+  await checkPage(page, 'operator', 'refused-completion', 390);
+  assert.is((await serverJob(job.id)).state, 'OPEN');
+  await page.context().close();
+});
+
+truth("values entered offline and synced 30 s later carry their entry time, on the server's clock", async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Late sync', assigneeIds: [olga.id] });
+  // the tablet's own clock is two hours fast: only the offset to the server (its Date header) makes its times true
+  const context = await browser.newContext({ viewport: { width: 820, height: 900 }, locale: 'en-GB' });
+  await context.clock.install({ time: wip.clock.now().getTime() + 2 * 3_600_000 });
+  const tablet = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}`, context });
+  await tablet.getByText('Available offline on this device').waitFor();
+  await tablet.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await tablet.context().setOffline(true);
+  const entered = wip.clock.now().getTime();
+  await recordTorque(tablet, job.id, '13');
+  await tablet.locator('[data-sync][data-waiting="1"]').waitFor();
+
+  // 30 s later on both clocks (the server's is the test's), the network returns
+  wip.clock.advance(30_000);
+  await tablet.clock.fastForward(30_000);
+  await tablet.context().setOffline(false);
+  await tablet.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await tablet.locator('[data-state="confirmed"]', { hasText: 'Recording of step Measure the torque' }).waitFor({ timeout: 30_000 });
+  const record = (
+    await gql(wip, team.client.owner.token, 'query($id: ID!) { job(id: $id) { records { stepId capturedAt receivedAt } } }', {
+      id: gid('Job', job.id),
+    })
+  ).data.job.records.find((r: any) => r.stepId === 'measure');
+  const captured = Date.parse(record.capturedAt);
+  const received = Date.parse(record.receivedAt);
+  assert.ok(Math.abs(captured - entered) < 5_000, `captured ${record.capturedAt}, entered ${new Date(entered).toISOString()}`);
+  assert.is(received, entered + 30_000, 'received when it reached the server');
+  await tablet.context().close();
+});
+
+truth.run();
