@@ -1,15 +1,21 @@
 import fs from 'node:fs';
 import { createHash, X509Certificate } from 'node:crypto';
 import type { Command } from 'commander';
-import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '#domain/record-verify';
+import { parseTrustedKeys, verdictLine, verifyRecordBundle, type TrustedKeys, type Verification } from '#domain/record-verify';
 import { CliError, output } from './context';
 
 /**
- * `wip verify-bundle FILE [--key KEY]` (issue 34): checks a record bundle
- * offline — no data directory, no database, no network — so it runs from the
- * single executable on any machine. Exit 0: the record is intact (and signed
- * by a trusted key when one was given); exit 1 naming every problem.
+ * `wip verify-bundle FILE [--key KEY] [--keys FILE]` (issue 34): checks a
+ * record bundle offline — no data directory, no database, no network — so it
+ * runs from the single executable on any machine. Exit 0 (VERIFIED) only when
+ * the record is intact AND signed by a key given here: the bundle carries its
+ * own public key, which anyone re-signing a forgery replaces too (issue 40).
+ * Exit 1: NOT VERIFIED, naming every problem; exit 3: INTEGRITY ONLY — intact,
+ * but no trusted key was given, so its origin is not verified.
  */
+
+/** Exit code of an intact bundle whose signing key was not checked against a trusted one (2 is a usage error). */
+export const INTEGRITY_ONLY_EXIT = 3;
 
 function describe(file: string, result: Verification): string {
   const lines: string[] = [];
@@ -29,18 +35,35 @@ function describe(file: string, result: Verification): string {
     );
   for (const note of result.notes) lines.push(`  ok: ${note}`);
   for (const problem of result.problems) lines.push(`  FAIL: ${problem}`);
-  lines.push(result.ok ? 'VERIFIED: the record is intact' : `NOT VERIFIED: ${result.problems.length} problem(s)`);
+  lines.push(verdictLine(result));
   return lines.join('\n');
 }
 
-async function readKeys(value: string): Promise<TrustedKeys> {
-  // a file (JWKS, JWK, PEM, or fingerprints), or a fingerprint given inline
-  const text = fs.existsSync(value) ? fs.readFileSync(value, 'utf8') : value;
+/** --key: a file (JWKS, JWK, PEM, or fingerprints), or a fingerprint given inline; --keys: a file only. */
+async function readKeys(flag: '--key' | '--keys', value: string): Promise<TrustedKeys> {
+  let text = value;
+  if (flag === '--keys' || fs.existsSync(value)) {
+    try {
+      text = fs.readFileSync(value, 'utf8');
+    } catch (error) {
+      throw new CliError(`${flag} ${value}: cannot read the file (${(error as Error).message})`);
+    }
+  }
   try {
     return await parseTrustedKeys(text);
   } catch (error) {
-    throw new CliError(`--key ${value}: ${(error as Error).message}`);
+    throw new CliError(`${flag} ${value}: ${(error as Error).message}`);
   }
+}
+
+/** Every key given with --key and --keys, as one trusted set. */
+async function trustedKeys(opts: { key?: string; keys?: string }): Promise<TrustedKeys | undefined> {
+  const given = [...(opts.key ? [await readKeys('--key', opts.key)] : []), ...(opts.keys ? [await readKeys('--keys', opts.keys)] : [])];
+  if (given.length === 0) return undefined;
+  return {
+    keys: given.flatMap((t) => t.keys ?? []),
+    fingerprints: given.flatMap((t) => t.fingerprints ?? []),
+  };
 }
 
 function tsaFingerprint(file: string): string {
@@ -57,25 +80,26 @@ export function registerVerifyBundle(program: Command): void {
   program
     .command('verify-bundle')
     .description(
-      'verify a record bundle offline (no data directory needed): signature, every hash, the audit chain slice, the approved version, included photos; exit 1 naming what is wrong',
+      'verify a record bundle offline (no data directory needed): signature, every hash, the audit chain slice, the approved version, included photos. Exit 0 VERIFIED (intact, signed by a key given with --key/--keys); 1 NOT VERIFIED naming what is wrong; 3 INTEGRITY ONLY (intact, but no trusted key given: origin not verified)',
     )
     .argument('<file>', 'the bundle (job-<id>-record.json)')
     .option(
       '--key <key>',
-      "the appliance's published keys (/.well-known/wip-signing-keys.json), a JWK or PEM public key file, or a key fingerprint",
+      "a trusted signing key: its fingerprint, or a JWK or PEM public key file (or the appliance's key set, as with --keys)",
     )
+    .option('--keys <file>', "the appliance's published key set, saved from /.well-known/wip-signing-keys.json")
     .option('--tsa-cert <pem>', "the plant's time-stamping authority certificate (PEM): a timestamp token signed by any other is refused")
-    .action(async (file: string, opts: { key?: string; tsaCert?: string }, command: Command) => {
+    .action(async (file: string, opts: { key?: string; keys?: string; tsaCert?: string }, command: Command) => {
       let text: string;
       try {
         text = fs.readFileSync(file, 'utf8');
       } catch (error) {
         throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
       }
-      const trusted: TrustedKeys | undefined = opts.key ? await readKeys(opts.key) : undefined;
+      const trusted = await trustedKeys(opts);
       const tsaCertificates = opts.tsaCert ? [tsaFingerprint(opts.tsaCert)] : undefined;
       const result = await verifyRecordBundle(text, tsaCertificates ? { ...trusted, tsaCertificates } : trusted);
       output(command, describe(file, result), result);
-      if (!result.ok) process.exitCode = 1;
+      if (result.verdict !== 'VERIFIED') process.exitCode = result.verdict === 'INTEGRITY_ONLY' ? INTEGRITY_ONLY_EXIT : 1;
     });
 }

@@ -8,18 +8,27 @@
  */
 import './verify-page.css';
 import { h, replace } from './dom';
-import { parseTrustedKeys, verifyRecordBundle, type TrustedKeys, type Verification } from '../domain/record-verify';
+import { parseTrustedKeys, verdictLine, verifyRecordBundle, type TrustedKeys, type Verification } from '../domain/record-verify';
+
+/** The verdict's colour: only VERIFIED is green; INTEGRITY ONLY is a warning (origin not verified), not a pass. */
+const VERDICT_CLASS: Record<Verification['verdict'], string> = {
+  VERIFIED: 'verdict-ok',
+  INTEGRITY_ONLY: 'verdict-warn',
+  NOT_VERIFIED: 'verdict-fail',
+};
 
 function resultView(fileName: string, result: Verification): HTMLElement {
   const s = result.summary;
   return h(
     'section.card',
     { 'aria-labelledby': 'verdict' },
-    h(
-      `h2.${result.ok ? 'verdict-ok' : 'verdict-fail'}`,
-      { id: 'verdict' },
-      result.ok ? 'VERIFIED: the record is intact' : `NOT VERIFIED: ${result.problems.length} problem(s)`,
-    ),
+    h(`h2.${VERDICT_CLASS[result.verdict]}`, { id: 'verdict', 'data-verdict': result.verdict }, verdictLine(result)),
+    result.verdict === 'INTEGRITY_ONLY' &&
+      h(
+        'p',
+        {},
+        'Anyone who rewrites a record can re-sign it with a key of their own and get this answer. Paste the appliance’s key fingerprint or key set under “Trusted signing keys” to verify who signed it.',
+      ),
     h('p', {}, `File: ${fileName}`),
     s &&
       h(
@@ -144,12 +153,12 @@ function main(): void {
         h(
           'div.field',
           {},
-          h('label', { for: 'trusted-keys' }, 'Trusted signing keys (optional)'),
+          h('label', { for: 'trusted-keys' }, 'Trusted signing keys'),
           keyInput,
           h(
             'span.hint',
             { id: 'trusted-keys-hint' },
-            "The appliance's key fingerprint, or its key set (/.well-known/wip-signing-keys.json). Without it, the signature proves the bundle is unaltered, not who signed it.",
+            "The appliance's key fingerprint, or its key set (/.well-known/wip-signing-keys.json). Without it the answer is at best INTEGRITY ONLY: the bundle matches the key it carries, not who signed it.",
           ),
         ),
         h(

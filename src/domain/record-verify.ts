@@ -37,8 +37,22 @@ export interface TrustedKeys {
   tsaCertificates?: readonly string[];
 }
 
+/**
+ * The answer in one word. VERIFIED: nothing is wrong and the signing key is
+ * one the caller trusts (given as a key, a fingerprint or the appliance's key
+ * set). INTEGRITY_ONLY: nothing is wrong, but no trusted key was given, so the
+ * signature only proves the file matches the key it carries itself — a forger
+ * who rewrites the record and re-signs it with their own key gets the same
+ * answer: origin not verified. NOT_VERIFIED: something is wrong.
+ */
+export type Verdict = 'VERIFIED' | 'INTEGRITY_ONLY' | 'NOT_VERIFIED';
+
 export interface Verification {
+  /** the verdict is VERIFIED: intact AND signed by a trusted key (what a script may rely on) */
   ok: boolean;
+  verdict: Verdict;
+  /** no problem found (the verdict is VERIFIED or INTEGRITY_ONLY) */
+  intact: boolean;
   /** what is wrong, each naming the part of the record */
   problems: string[];
   /** what was checked, and what could not be (e.g. no trusted key given) */
@@ -588,13 +602,13 @@ async function checkEmbeddedCheckpoint(
  * Verifies a record bundle given as the file's text (or already parsed).
  * `trusted`: the appliance's published keys (or noted fingerprints); without
  * them the signature is checked with the key the bundle carries, which proves
- * integrity but not origin (the answer says so in `notes`).
+ * integrity but not origin: the verdict is then INTEGRITY_ONLY, never VERIFIED.
  */
 export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys): Promise<Verification> {
   const problems: string[] = [];
   const notes: string[] = [];
   const refuse = (problem: string): Verification => ({
-    ok: false,
+    ...verdictOf([problem], null),
     problems: [problem],
     notes,
     signer: null,
@@ -639,11 +653,12 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     const decoded = decodePayload(bundle.jws, RecordPayload, 'record');
     if (!decoded.value) {
       problems.push(decoded.problem!);
+      const signer = signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null;
       return {
-        ok: false,
+        ...verdictOf(problems, signer),
         problems,
         notes,
-        signer: signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null,
+        signer,
         summary: null,
         timestamp,
       };
@@ -654,11 +669,12 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     const hashes = await checkAudit(record, problems, notes);
     await checkSignoffs(record, problems, notes);
     await checkEmbeddedCheckpoint(record, hashes, trusted, problems, notes);
+    const signer = signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null;
     return {
-      ok: problems.length === 0,
+      ...verdictOf(problems, signer),
       problems,
       notes,
-      signer: signature.kid ? { kid: signature.kid, trusted: signature.trusted } : null,
+      signer,
       summary: {
         clientName: record.client.name,
         jobId: record.job.id,
@@ -680,6 +696,21 @@ export async function verifyRecordBundle(input: unknown, trusted?: TrustedKeys):
     // a bug or an input no check foresaw: still a refusal, never a crash
     return refuse(`the verifier could not read the bundle: ${(error as Error)?.message ?? String(error)}`);
   }
+}
+
+/** The verdict from what was found: trust is only ever a key the caller gave (never the key the bundle carries). */
+function verdictOf(problems: readonly string[], signer: Verification['signer']): Pick<Verification, 'ok' | 'verdict' | 'intact'> {
+  const intact = problems.length === 0;
+  const verdict: Verdict = !intact ? 'NOT_VERIFIED' : signer?.trusted === true ? 'VERIFIED' : 'INTEGRITY_ONLY';
+  return { ok: verdict === 'VERIFIED', verdict, intact };
+}
+
+/** The verdict's line for a person: the CLI and the verifier page print the same words. */
+export function verdictLine(result: Pick<Verification, 'verdict' | 'problems'>): string {
+  if (result.verdict === 'VERIFIED') return 'VERIFIED: the record is intact and signed by a trusted key';
+  if (result.verdict === 'INTEGRITY_ONLY')
+    return 'INTEGRITY ONLY — origin not verified: the record matches the key it carries, but no trusted key was given, so anyone could have signed it';
+  return `NOT VERIFIED: ${result.problems.length} problem(s)`;
 }
 
 /** Reads trusted keys from text: a JWKS ({keys:[…]}), one JWK, an SPKI PEM public key, or fingerprints (one per line). */

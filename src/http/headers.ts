@@ -54,6 +54,11 @@ export const REQUEST_HEADERS = {
     description: 'Selects the client when the email exists in several (the way out of 409 CLIENT_SELECTION_REQUIRED)',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
+  'X-Target-Authorization': {
+    description:
+      'copy-entities: `Bearer <access token>` of the target client, signed in as one of its Security Administrators (proof that the caller administers the target)',
+    schema: { type: 'string', pattern: '^Bearer ' },
+  },
   'If-None-Match': { description: 'The ETag of a copy you hold: 304 Not Modified while it is current', schema: text },
   Range: { description: 'One byte range (`bytes=START-END`): 206 Partial Content, or 416 when it cannot be satisfied', schema: text },
   'If-Range': { description: 'The ETag the Range applies to; the whole file when it changed', schema: text },

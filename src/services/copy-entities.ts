@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import type { Deps } from '#deps';
 import { tenantScope, type TenantScope } from '#db/tenant';
-import { fieldError, forbidden, notFound } from '#errors';
+import { AppError, fieldError, notFound } from '#errors';
+import { withTransaction } from '#db/transaction';
+import { appendAudit } from '#repos/audit';
 import { SECURITY_ADMIN } from '#policies/roles';
 import { findClientById } from '#repos/clients';
-import { findFirstUserWithRole, findUserByEmail, findUserById } from '#repos/users';
+import { findFirstUserWithRole } from '#repos/users';
 import { findTemplateById } from '#repos/templates';
 import type { TemplateRow } from '#db/schema';
 import { packTemplate, unpackTemplate, versionToExport, type PackageFiles } from './template-package';
 import { getVisibleTemplate, type Author } from './templates';
-import type { Actor } from './actor';
+import type { Actor, RequestMeta, UserActor } from './actor';
+import { actorFromBearer } from './auth';
+import { eventActorOf, recordEvent } from './security-log';
 
 /**
  * Copies templates into another client: each as a new template with one
@@ -19,11 +23,19 @@ import type { Actor } from './actor';
  * across tenants by reference. It goes through the same package as ZIP
  * export and import, so a copy is exactly an export imported elsewhere.
  *
- * Who may: a Security Administrator (`admin`) of the source client who is also
- * an active `admin` of the target client under the same email (the copies are
- * theirs there); or a system administrator, for any pair of clients, naming
- * the source with `sourceClientId` (the copies then belong to the target's
- * longest-standing Security Administrator).
+ * Who may: a Security Administrator (`admin`) of the source client who proves
+ * they are an active `admin` of the target too, by sending an access token of
+ * the target client (their own sign-in there: `X-Target-Authorization: Bearer
+ * …`) — an email that matches is no proof, emails are unique only within a
+ * client; the copies belong to the token's user. Or a system administrator,
+ * for any pair of clients, naming the source with `sourceClientId` (the copies
+ * then belong to the target's longest-standing Security Administrator).
+ * Without proof another client's id is 404, like any other client's id, and the
+ * refusal goes to the security log (`security.copy_target_refused`).
+ *
+ * Both chains say what happened: the target's entries (`template.created`,
+ * `version.created`) carry `copiedFrom` and `copiedBy`; the source's chain gets
+ * `template.copied_out` per template, naming the target and the new id.
  */
 
 const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -43,18 +55,26 @@ export interface CopiedTemplate {
   templateId: number;
 }
 
+/** What the request carries besides its body: the proof for the target, and where it came from (for the security log). */
+export interface CopyRequest {
+  /** an access token of the target client (X-Target-Authorization without its `Bearer `) */
+  targetToken: string | undefined;
+  meta: RequestMeta;
+}
+
 /**
- * @throws AppError FORBIDDEN (not an admin of the target), NOT_FOUND (a
- *   template not the source client's, an unknown client), VALIDATION_ERROR
+ * @throws AppError NOT_FOUND (a template not the source client's; a target the
+ *   caller has not proven to administer, or an unknown client), VALIDATION_ERROR
  */
 export async function copyEntities(
   deps: Deps,
   files: PackageFiles,
   actor: Actor,
   input: CopyEntitiesInput,
+  request: CopyRequest,
 ): Promise<{ templates: CopiedTemplate[] }> {
   const db = deps.db.kysely;
-  const { source, target, note } = await resolveClients(deps, actor, input);
+  const { source, target, copiedBy } = await resolveClients(deps, actor, input, request);
   const templateIds = [...new Set(input.templateIds)];
   // every template is checked before the first is copied
   const sources: TemplateRow[] = [];
@@ -68,31 +88,46 @@ export async function copyEntities(
     const version = await versionToExport(db, source, template.id);
     const pkg = await packTemplate(deps, files, source, template, version);
     const created = await unpackTemplate(deps, files, target, pkg, {
-      ...note,
+      copiedBy: copiedBy.label,
       copiedFrom: { clientId: source.clientId, templateId: template.id, versionId: version.id },
     });
+    // the copy exists: the source's chain records that it left (its own transaction, in the source client)
+    await withTransaction(deps.db, { lockClient: source.clientId }, (trx) =>
+      appendAudit(trx, source, {
+        actor: copiedBy,
+        action: 'template.copied_out',
+        entityType: 'template',
+        entityId: template.id,
+        after: { versionId: version.id, copiedTo: { clientId: target.scope.clientId, templateId: created.id } },
+        at: deps.clock.now().toISOString(),
+      }),
+    );
     copied.push({ sourceTemplateId: template.id, sourceVersionId: version.id, templateId: created.id });
   }
   return { templates: copied };
 }
 
+/** The caller as the source chain names them, and as the label the target's entries carry. */
+type CopiedBy = { userId: number; email: string; label: string } | { label: string };
+
 async function resolveClients(
   deps: Deps,
   actor: Actor,
   input: CopyEntitiesInput,
-): Promise<{ source: TenantScope; target: Author; note: Record<string, unknown> }> {
+  request: CopyRequest,
+): Promise<{ source: TenantScope; target: Author; copiedBy: CopiedBy }> {
   const db = deps.db.kysely;
   if (actor.kind === 'user') {
     if (input.sourceClientId !== undefined && input.sourceClientId !== actor.clientId) {
       throw fieldError('body.sourceClientId', 'users copy from their own client; leave sourceClientId out');
     }
     if (input.targetClientId === actor.clientId) throw fieldError('body.targetClientId', 'the target must be another client');
-    // an unknown client and one where the caller is no admin answer alike: nothing is learned about other clients
-    const scope = tenantScope(input.targetClientId);
-    const row = (await findClientById(db, input.targetClientId)) && (await findUserByEmail(db, scope, actor.email));
-    const user = row && row.status === 'active' ? await findUserById(db, scope, row.id) : undefined;
-    if (!user || !user.roles.includes(SECURITY_ADMIN)) throw forbidden('You must be an admin of the target client under the same email');
-    return { source: actor.scope, target: { scope, userId: user.id, email: user.email }, note: {} };
+    const admin = await provenTargetAdmin(deps, actor, input.targetClientId, request);
+    return {
+      source: actor.scope,
+      target: { scope: admin.scope, userId: admin.userId, email: admin.email },
+      copiedBy: { userId: actor.userId, email: actor.email, label: `user:${actor.userId} ${actor.email} of client ${actor.clientId}` },
+    };
   }
   if (input.sourceClientId === undefined) throw fieldError('body.sourceClientId', 'a system administrator names the source client');
   if (input.targetClientId === input.sourceClientId) throw fieldError('body.targetClientId', 'the target must be another client');
@@ -103,6 +138,42 @@ async function resolveClients(
   return {
     source: tenantScope(input.sourceClientId),
     target: { scope, userId: owner.id, email: owner.email },
-    note: { copiedBy: `admin:${actor.adminId} ${actor.username}` },
+    copiedBy: { label: `admin:${actor.adminId} ${actor.username}` },
   };
+}
+
+/**
+ * The target client's Security Administrator that the request's target token
+ * proves: a live session (signature, expiry, revocation, a disabled account —
+ * everything a request's own bearer token is checked for) of an `admin` of
+ * exactly that client who needs no second-factor enrolment first. Anything
+ * less is 404, as for a client that does not exist, and a security event.
+ * @throws AppError NOT_FOUND
+ */
+async function provenTargetAdmin(deps: Deps, actor: UserActor, targetClientId: number, request: CopyRequest): Promise<UserActor> {
+  const refuse = async (reason: string): Promise<never> => {
+    await recordEvent(deps, {
+      level: 'warn',
+      event: 'security.copy_target_refused',
+      message: `Copy into client ${targetClientId} refused: ${reason}`,
+      clientId: actor.clientId,
+      userId: actor.userId,
+      actor: eventActorOf(actor),
+      meta: request.meta,
+      data: { targetClientId, reason },
+    });
+    throw notFound('Client');
+  };
+  if (request.targetToken === undefined) return refuse('no target token');
+  let proven: Actor;
+  try {
+    proven = await actorFromBearer(deps, request.targetToken);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return refuse(`target token refused (${error.code})`);
+  }
+  if (proven.kind !== 'user' || proven.clientId !== targetClientId) return refuse('the target token is not of the target client');
+  if (!proven.roles.includes(SECURITY_ADMIN)) return refuse("the target token is not a Security Administrator's");
+  if (proven.twoFactorSetupRequired) return refuse("the target token's user must set up two-factor authentication first");
+  return proven;
 }

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, launchChromium } from '../helpers/browser';
 import { startTestServer } from '../helpers/server';
 import { DOMAIN_TEST_ENV } from '../helpers/domain';
-import { edited, fetchBundle, finishedJob, OTHER_PHOTO, publishedKeys } from '../helpers/records';
+import { edited, fetchBundle, finishedJob, forged, OTHER_PHOTO, publishedKeys } from '../helpers/records';
 import { ROOT } from '../helpers/spawn-wip';
 import { verifyRecordBundle } from '#domain/record-verify';
 
@@ -23,6 +23,7 @@ let page: Page;
 let verifierFile: string;
 let bundleFile: string;
 let tamperedFile: string;
+let forgedFile: string;
 let kid: string;
 let photoId: number;
 
@@ -41,6 +42,8 @@ verifier.before(async () => {
     swapped.attachments.find((a: any) => a.fileId === photoId).data = OTHER_PHOTO.toString('base64');
     tamperedFile = path.join(work, 'tampered-record.json');
     fs.writeFileSync(tamperedFile, JSON.stringify(swapped));
+    forgedFile = path.join(work, 'forged-record.json');
+    fs.writeFileSync(forgedFile, await forged(text, (p) => (p.steps[0].values[0].value = 11)));
     // the file a user downloads from the appliance, saved to disk
     const download = await fetch(`${server.url}/verify/wip-verifier.html`);
     assert.is(download.status, 200);
@@ -60,7 +63,7 @@ verifier.after(async () => {
 
 async function verifyIn(file: string, keys = ''): Promise<string> {
   await page.getByLabel(/Record bundle/).setInputFiles(file);
-  await page.getByLabel('Trusted signing keys (optional)').fill(keys);
+  await page.getByLabel('Trusted signing keys').fill(keys);
   await page.getByRole('button', { name: 'Verify' }).click();
   await page.locator('#verdict').waitFor();
   return page.locator('#result').innerText();
@@ -76,7 +79,8 @@ verifier('the downloaded file, opened from disk with no server, verifies an inta
   await page.getByRole('heading', { level: 1, name: 'Verify a record bundle' }).waitFor();
   await assertAccessible(page, 'the verifier from disk');
   const result = await verifyIn(bundleFile, kid);
-  assert.match(result, /VERIFIED: the record is intact/);
+  assert.match(result, /^VERIFIED: the record is intact and signed by a trusted key$/m);
+  assert.is(await page.locator('#verdict').getAttribute('data-verdict'), 'VERIFIED');
   assert.match(result, new RegExp(`Signed by key ${kid} \\(trusted\\)`));
   assert.match(result, /3 steps, 1 faults, 3 files \(3 included\)/);
   await assertAccessible(page, 'the verdict');
@@ -98,6 +102,20 @@ verifier('a tampered bundle: NOT VERIFIED, each problem named', async () => {
   await page.screenshot({ path: path.join(SCREENSHOTS, 'record-verifier-tampered.png'), fullPage: true });
 });
 
+verifier('a complete forgery re-signed with its own key: INTEGRITY ONLY without a key, NOT VERIFIED with the appliance key', async () => {
+  await page.goto(`file://${verifierFile}`);
+  const bare = await verifyIn(forgedFile);
+  assert.match(bare, /^INTEGRITY ONLY — origin not verified/m);
+  assert.not.match(bare, /^VERIFIED/m);
+  assert.is(await page.locator('#verdict').getAttribute('data-verdict'), 'INTEGRITY_ONLY');
+  assert.match(bare, /re-sign it with a key of their own/);
+  await assertAccessible(page, 'an integrity-only answer');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'record-verifier-integrity-only.png'), fullPage: true });
+  const keyed = await verifyIn(forgedFile, kid);
+  assert.match(keyed, /^NOT VERIFIED/m);
+  assert.match(keyed, /which is not a trusted key of this appliance/);
+});
+
 verifier('the page as the appliance serves it works under the strict CSP (its script a file)', async () => {
   const server = await startTestServer({ env: DOMAIN_TEST_ENV });
   try {
@@ -108,9 +126,11 @@ verifier('the page as the appliance serves it works under the strict CSP (its sc
     await page.goto(`${server.url}/verify/`);
     await page.getByRole('heading', { level: 1, name: 'Verify a record bundle' }).waitFor();
     assert.ok(await page.getByRole('link', { name: /Download this verifier/ }).isVisible());
+    // no key given: even the genuine bundle is integrity only
     const result = await verifyIn(bundleFile);
-    assert.match(result, /VERIFIED: the record is intact/);
+    assert.match(result, /^INTEGRITY ONLY — origin not verified/m);
     assert.match(result, /compare this fingerprint/);
+    assert.match(await verifyIn(bundleFile, kid), /^VERIFIED/m);
     await assertAccessible(page, 'the served verifier');
     assert.equal(violations, []);
   } finally {

@@ -8,6 +8,7 @@ import { createJob, publishedTemplate } from './domain';
 import { solidPng } from './images';
 import { upload } from './upload';
 import { canonicalJson } from '#lib/canonical-json';
+import { hashAuditEntry } from '#repos/audit';
 
 /**
  * Record bundle tests (issue 34): a finished job with photos, a signature
@@ -127,4 +128,48 @@ export async function resigned(text: string, change: (payload: any) => void = ()
   bundle.jws = { protected: jws.protected, payload: jws.payload, signature: jws.signature };
   delete bundle.timestamp;
   return JSON.stringify(bundle);
+}
+
+/**
+ * A complete forgery (issue 40): the payload changed, the job's
+ * job.step_recorded audit entries rewritten to match the changed steps, every
+ * entry's hash and link recomputed, the chain head moved, the checkpoint
+ * dropped, and the whole re-signed with the forger's own key. Only a trusted
+ * key tells it apart from the real record.
+ */
+export async function forged(text: string, change: (payload: any) => void): Promise<string> {
+  return resigned(text, (payload) => {
+    change(payload);
+    const steps = new Map<string, any>(payload.steps.map((s: any) => [s.stepId, s]));
+    let previous: string | null = null;
+    for (const entry of payload.audit.entries) {
+      if (previous !== null) entry.prevHash = previous;
+      if ('elided' in entry) {
+        previous = entry.hash;
+        continue;
+      }
+      const after = entry.after === null ? null : JSON.parse(entry.after);
+      const step = entry.action === 'job.step_recorded' ? steps.get(after?.record?.stepId) : undefined;
+      if (step) {
+        after.record.values = after.record.values.map((v: any) => ({ ...v, value: step.values.find((s: any) => s.key === v.key).value }));
+        entry.after = canonicalJson(after);
+      }
+      entry.hash = hashAuditEntry({
+        client_id: payload.audit.clientId,
+        seq: entry.seq,
+        actor_user_id: entry.actorUserId,
+        actor: entry.actor,
+        action: entry.action,
+        entity_type: entry.entityType,
+        entity_id: entry.entityId,
+        before: entry.before,
+        after: entry.after,
+        at: entry.at,
+        prev_hash: entry.prevHash,
+      });
+      previous = entry.hash;
+    }
+    payload.audit.chainHead = { seq: payload.audit.entries.at(-1).seq, hash: previous };
+    payload.audit.checkpoint = null;
+  });
 }

@@ -58,6 +58,7 @@ bundles('a finished job with photos, sign-offs and a fault exports a bundle that
   const verified = await verifyRecordBundle(res.text, keys);
   assert.equal(verified.problems, []);
   assert.ok(verified.ok);
+  assert.is(verified.verdict, 'VERIFIED');
   assert.equal(verified.signer, { kid: keys.keys[0].kid, trusted: true });
   assert.equal([verified.summary?.steps, verified.summary?.faults, verified.summary?.files], [3, 1, 3]);
 
@@ -160,9 +161,9 @@ bundles('each kind of tampering is caught and named', async () => {
   // re-signed with another key, nothing else changed
   const other = await resigned(text);
   assert.match(await problems(other), /signed by key [\w-]{43}, which is not a trusted key of this appliance/);
-  // without trusted keys the integrity still holds, and the answer says origin was not checked
+  // without trusted keys the integrity still holds, and the answer says origin was not checked: never VERIFIED
   const untrusted = await verifyRecordBundle(other);
-  assert.ok(untrusted.ok);
+  assert.equal([untrusted.intact, untrusted.verdict, untrusted.ok], [true, 'INTEGRITY_ONLY', false]);
   assert.is(untrusted.signer?.trusted, null);
   assert.match(untrusted.notes.join('\n'), /no trusted key was given/);
 });

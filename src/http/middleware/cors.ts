@@ -1,7 +1,7 @@
 import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
 
-/** Request headers a web app sends to the API (credentials, CSRF token, client selection, retries, tracing). */
+/** Request headers a web app sends to the API (credentials, CSRF token, client selection, retries, tracing, a copy's target credential). */
 const ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -10,6 +10,7 @@ const ALLOWED_HEADERS = [
   'Idempotency-Key',
   'X-Request-Id',
   'Last-Event-ID',
+  'X-Target-Authorization',
 ];
 /** Response headers a web app may read besides the CORS-safelisted ones: tracing, rate limits, license grace period, CSRF token, idempotent replay, data epoch. */
 const EXPOSED_HEADERS = [

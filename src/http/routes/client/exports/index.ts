@@ -65,6 +65,15 @@ async function receiveArchive(ctx: AppContext, deps: Deps): Promise<string | und
   }
 }
 
+/** The bearer token of X-Target-Authorization (copy-entities' proof for the target client); another scheme is 422. */
+function targetToken(ctx: AppContext): string | undefined {
+  const header = ctx.get('x-target-authorization');
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw fieldError('header.X-Target-Authorization', 'send the target client\'s access token as "Bearer <token>"');
+  return match[1];
+}
+
 /** The reader's languages: ?lang= (a BCP 47 tag), else Accept-Language (services/translations.ts operatorLanguages). */
 const readerLanguages = (ctx: AppContext, lang: string | undefined) => operatorLanguages(lang, ctx.get('accept-language'));
 
@@ -131,15 +140,17 @@ export const clientExportRoutes: RouteSpec[] = [
       templates: z.array(z.object({ sourceTemplateId: z.number().int(), sourceVersionId: z.number().int(), templateId: z.number().int() })),
     }),
     summary:
-      'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who is also an admin of the target under the same email, or a system administrator (who adds sourceClientId)',
+      'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who proves to be one of the target too with X-Target-Authorization (an access token of the target client), or a system administrator (who adds sourceClientId); a target without that proof is 404',
     auth: 'user-or-admin',
     feature: 'import-export',
     roles: [SECURITY_ADMIN],
     body: CopyEntitiesInput,
+    errors: ['NOT_FOUND', 'STORAGE_QUOTA_EXCEEDED'],
+    honours: ['X-Target-Authorization'],
     status: 201,
     rateLimit: perCaller(30),
-    async handler({ deps, actor, body }) {
-      return copyEntities(deps, packageFiles(deps), actor, body);
+    async handler({ deps, actor, body, meta, ctx }) {
+      return copyEntities(deps, packageFiles(deps), actor, body, { targetToken: targetToken(ctx), meta });
     },
   }),
   defineRoute({
