@@ -30,6 +30,13 @@ export const MAX_IMAGE_PIXELS = 40_000_000;
  * needs (some encoders pad); past it the file is a decompression bomb.
  */
 const INFLATE_SLACK = 64 * 1024;
+/**
+ * About the most chunks a PNG may have (counted as parser reads: 50,000 to
+ * 75,000 chunks, by their kind): encoders write image data in chunks of 8 KiB or
+ * more (a 64 MiB file: about 8,000), while a file of millions of empty chunks
+ * costs the parser seconds each time it is read.
+ */
+const MAX_PNG_CHUNKS = 50_000;
 
 /** An image as judged: its size, or why it cannot be shown (`bomb`: it declares more than the limits allow). */
 export type ImageVerdict = { ok: true; width: number; height: number } | { ok: false; problem: string; bomb?: boolean };
@@ -173,10 +180,16 @@ function readPngChunks(bytes: Buffer): { metadata: PngMetadata; compressed: Buff
   const compressed: Buffer[] = [];
   const reader = new SyncReader(bytes);
   const ignore = () => undefined;
+  const read = (reader.read as (...args: unknown[]) => void).bind(reader);
+  let reads = 0;
   new Parser(
     {},
     {
-      read: (reader.read as (...args: unknown[]) => void).bind(reader),
+      // two or three reads a chunk (head, data and CRC, or head and the rest skipped); a throw ends reader.process()
+      read: (...args: unknown[]) => {
+        if (++reads > 3 * MAX_PNG_CHUNKS) throw new Error(`has too many chunks (about ${MAX_PNG_CHUNKS} at most)`);
+        read(...args);
+      },
       error: (error: Error) => (failure ??= error),
       metadata: (m: PngMetadata) => (metadata = m),
       inflateData: (data: Buffer) => compressed.push(data),

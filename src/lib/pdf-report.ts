@@ -112,7 +112,10 @@ export class PdfReport {
     return this;
   }
 
-  /** A PNG or JPEG, scaled to fit, with a caption; anything pdfkit cannot read becomes a line saying so. */
+  /**
+   * A PNG or JPEG, scaled to fit, with a caption; anything pdfkit cannot read becomes a line saying so. Give it
+   * bytes from printableImage (lib/images.ts), never stored bytes: png-js fails some files where no catch reaches.
+   */
   image(bytes: Buffer, caption: string): this {
     this.ensureRoom(180);
     if (!this.draw(bytes, MARGIN, this.doc.y, [240, 160])) return this.paragraph(`[${IMAGE_NOT_SHOWN}: ${caption}]`, { italic: true });

@@ -74,6 +74,15 @@ images('broken PNG data: a bad filter byte, rows missing, cut off anywhere, no i
   const noData = Buffer.concat([whole.subarray(0, 33), whole.subarray(whole.length - 12)]);
   assert.is(png(noData).ok, false);
   assert.is(png(Buffer.from('not a png at all')).ok, false);
+  // millions of empty chunks would cost the parser seconds on every read: refused past about 50,000
+  const manyChunks = Buffer.concat([
+    whole.subarray(0, 33),
+    ...Array.from({ length: 80_000 }, () => pngChunk('tEXt', Buffer.alloc(0))),
+    whole.subarray(33),
+  ]);
+  const started = performance.now();
+  refused(png(manyChunks), /too many chunks/);
+  assert.ok(performance.now() - started < 5000, 'refused without reading them all twice');
 });
 
 images('JPEG: a whole one passes, cut off or with broken segments it is refused, its size is checked', () => {
