@@ -71,6 +71,20 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
  */
 function frequencyProblems(options: Partial<Options>, dtstart: Date | undefined): string[] {
   const problems: string[] = [];
+  // the library takes any number: an hour 25 is never reached, and looking for it loops forever
+  for (const [part, values, min, max] of [
+    ['BYHOUR', options.byhour, 0, 23],
+    ['BYMINUTE', options.byminute, 0, 59],
+    ['BYSECOND', options.bysecond, 0, 59],
+    ['BYMONTH', options.bymonth, 1, 12],
+    ['BYMONTHDAY', options.bymonthday, -31, 31],
+    ['BYYEARDAY', options.byyearday, -366, 366],
+    ['BYWEEKNO', options.byweekno, -53, 53],
+  ] as const) {
+    const list = listOf(values);
+    if (list.some((v) => !Number.isInteger(v) || v < min || v > max || (min < 0 && v === 0)))
+      problems.push(`${part} takes ${min < 0 ? `${min} to -1 and 1 to ${max}` : `${min} to ${max}`}`);
+  }
   if (options.freq === undefined || options.freq > FINEST)
     problems.push('recurs at most hourly (FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)');
   if ((options.interval ?? 1) < 1 || (options.count ?? 1) < 1) problems.push('INTERVAL and COUNT must be at least 1');

@@ -111,9 +111,20 @@ test('refused: whatever the FREQ, a rule whose expansion recurs more often than 
   assert.equal(refusal(`FREQ=HOURLY;COUNT=${MAX_COUNT + 1}`).messages, [`COUNT is at most ${MAX_COUNT}`]);
   assert.equal(refusal('FREQ=YEARLY;BYSETPOS=400;BYDAY=MO').messages.length, 1);
   // the library loops forever on these (an hour never reached; no occurrence until the year 9999): refused at once
+  assert.equal(refusal('FREQ=HOURLY;BYHOUR=25').messages, ['BYHOUR takes 0 to 23']);
+  assert.equal(refusal('FREQ=HOURLY;BYHOUR=-1').messages, ['BYHOUR takes 0 to 23']);
+  assert.equal(refusal('FREQ=HOURLY;BYMINUTE=60').messages, ['BYMINUTE takes 0 to 59']);
+  assert.equal(refusal('FREQ=DAILY;BYMONTH=13').messages, ['BYMONTH takes 1 to 12']);
+  assert.equal(refusal('FREQ=DAILY;BYMONTHDAY=0').messages, ['BYMONTHDAY takes -31 to -1 and 1 to 31']);
+  assert.equal(refusal('FREQ=YEARLY;BYWEEKNO=54').messages, ['BYWEEKNO takes -53 to -1 and 1 to 53']);
   const unreachable = refusal('FREQ=HOURLY;INTERVAL=24;BYHOUR=1', '2026-12-01T00:00');
   assert.equal(unreachable.messages, ["no BYHOUR is reached every 24 hours from the start's hour"]);
-  for (const never of ['FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30', 'FREQ=DAILY;INTERVAL=7;BYDAY=TU', 'FREQ=MONTHLY;BYMONTH=4;BYMONTHDAY=31']) {
+  for (const never of [
+    'FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=DAILY;INTERVAL=7;BYDAY=TU',
+    'FREQ=MONTHLY;BYMONTH=4;BYMONTHDAY=31',
+    'FREQ=MONTHLY;BYDAY=6FR',
+  ]) {
     const refused = refusal(never, '2026-12-07T00:00');
     assert.equal(refused.messages, ['occurs too rarely or never: no occurrence within 2000 steps of its start'], never);
     assert.ok(refused.ms < 1500, `${never}: ${Math.round(refused.ms)} ms`);
