@@ -124,6 +124,17 @@ test('the job starts and completes at the capture times of its recordings and tr
   assert.is(durationText(Date.parse(completed.completed_at!) - Date.parse(completed.started_at!)), '20 min');
 });
 
+test('a record entered offline before the start another device sent moves the start back to it', async (ctx) => {
+  const { deps, operator, colleague } = ctx;
+  const job = await newJob(ctx);
+  deps.clock.advance(60 * MINUTE);
+  await transitionJob(deps, colleague, { jobId: job.id, action: 'start', capturedAt: at(job.created_at, 20 * MINUTE) });
+  const synced = await recordStep(deps, operator, record(job.id, { capturedAt: at(job.created_at, 5 * MINUTE) }));
+  assert.is(synced.started_at, at(job.created_at, 5 * MINUTE));
+  const later = await recordStep(deps, operator, record(job.id, { stepId: 'isolate', values: [{ key: 'locked', value: true }] }));
+  assert.is(later.started_at, at(job.created_at, 5 * MINUTE), 'a later entry leaves the start where it is');
+});
+
 test('expectedStepRevision: absent is not checked, 0 or null means no record, a stale one is a CONFLICT naming the record', async (ctx) => {
   const { deps, operator, colleague } = ctx;
   const job = await newJob(ctx);
