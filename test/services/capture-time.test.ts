@@ -91,6 +91,15 @@ test('a capture time is kept within the skew of the bounds, refused past them, a
     assert.is(row.captured_at, capturedAt);
     assert.is(row.recorded_at, now);
   }
+  // the event (what webhooks and the event stream send) carries both
+  const event = await deps.db.kysely
+    .selectFrom('events')
+    .select('payload')
+    .where('type', '=', 'job.step.recorded')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  const sent = (JSON.parse(event.payload) as { data: { record: Record<string, unknown> } }).data.record;
+  assert.equal([sent.capturedAt, sent.receivedAt, sent.recordedAt, sent.revision], [at(job.created_at, -CAPTURE_SKEW_MS), now, now, 2]);
   await recordStep(deps, operator, record(job.id));
   assert.is((await stored(deps, job.id))!.captured_at, now, 'no capture time sent: the receipt time');
 });
