@@ -145,6 +145,21 @@ test('expectedStepRevision: a record changed since the device read it is refused
   assert.equal(phantom.errors![0].extensions!.details, { stepId: 'check', record: null });
 });
 
+test('two devices that saw no record race for the step: exactly one records, the other gets its CONFLICT', async () => {
+  const { client, operator, job } = await setup();
+  const results = await Promise.all(
+    [operator.token, client.owner.token, operator.token, client.owner.token].map((token, i) =>
+      gql(server, token, RECORD, measure(job.id, { expectedStepRevision: 0, values: [{ key: 'torque', value: 11 + i }] })),
+    ),
+  );
+  const codes = results.map((r) => r.codes.join() || 'ok').sort();
+  assert.equal(codes, ['CONFLICT', 'CONFLICT', 'CONFLICT', 'ok']);
+  const winner = results.find((r) => r.codes.length === 0)!.data.recordStep.record;
+  for (const lost of results.filter((r) => r.codes.length > 0))
+    assert.equal(lost.errors![0].extensions!.details.record.values, [{ key: 'torque', value: winner.values[0].value, outOfLimits: false }]);
+  assert.is(winner.revision, 1);
+});
+
 test('without expectedStepRevision a record is replaced as before (existing clients)', async () => {
   const { client, operator, job } = await setup();
   assert.equal((await gql(server, operator.token, RECORD, measure(job.id))).codes, []);
