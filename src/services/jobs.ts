@@ -547,7 +547,9 @@ export async function recordStep(
       scope,
       job,
       input.expectedRevision,
-      { state, ...(wake === 'start' && { started_at: capturedAt }) },
+      // the job started with the first work captured on it: a record entered offline before the start another device
+      // sent moves the start back to it (capture times are UTC ISO strings: they compare as text)
+      { state, ...((job.started_at === null || capturedAt < job.started_at) && { started_at: capturedAt }) },
       nowIso,
     );
 

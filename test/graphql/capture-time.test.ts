@@ -86,6 +86,27 @@ test('a capture time in the future beyond the skew, or before the job existed, i
   assert.is(ok.data.recordStep.record.capturedAt, slightlyAhead);
 });
 
+test('hostile capture times and revisions are clear refusals that change nothing', async () => {
+  const { client, operator, job } = await setup();
+  for (const [more, code] of [
+    [{ capturedAt: 'yesterday' }, 'BAD_REQUEST'],
+    [{ capturedAt: 12 }, 'BAD_REQUEST'],
+    [{ capturedAt: '9999-12-31T23:59:59Z' }, 'VALIDATION_ERROR'],
+    [{ capturedAt: '1970-01-01T00:00:00Z' }, 'VALIDATION_ERROR'],
+    [{ capturedAt: '+275760-09-13T00:00:00.000Z' }, 'VALIDATION_ERROR'],
+    [{ expectedStepRevision: -1 }, 'VALIDATION_ERROR'],
+    [{ expectedStepRevision: 2 ** 31 }, 'BAD_REQUEST'],
+  ] as const) {
+    const result = await gql(server, operator.token, RECORD, measure(job.id, more));
+    assert.is(result.status < 500, true, JSON.stringify(more));
+    assert.equal(result.codes, [code], `${JSON.stringify(more)}: ${JSON.stringify(result.errors)}`);
+  }
+  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { revision records { stepId } } }', {
+    id: gid('Job', job.id),
+  });
+  assert.equal(read.data.job, { revision: 1, records: [] });
+});
+
 test('expectedStepRevision: a record changed since the device read it is refused with the record now on the server', async () => {
   const { client, operator, job } = await setup();
   const first = await gql(server, operator.token, RECORD, measure(job.id, { expectedStepRevision: 0 }));
@@ -122,6 +143,21 @@ test('expectedStepRevision: a record changed since the device read it is refused
   });
   assert.equal(phantom.codes, ['CONFLICT']);
   assert.equal(phantom.errors![0].extensions!.details, { stepId: 'check', record: null });
+});
+
+test('two devices that saw no record race for the step: exactly one records, the other gets its CONFLICT', async () => {
+  const { client, operator, job } = await setup();
+  const results = await Promise.all(
+    [operator.token, client.owner.token, operator.token, client.owner.token].map((token, i) =>
+      gql(server, token, RECORD, measure(job.id, { expectedStepRevision: 0, values: [{ key: 'torque', value: 11 + i }] })),
+    ),
+  );
+  const codes = results.map((r) => r.codes.join() || 'ok').sort();
+  assert.equal(codes, ['CONFLICT', 'CONFLICT', 'CONFLICT', 'ok']);
+  const winner = results.find((r) => r.codes.length === 0)!.data.recordStep.record;
+  for (const lost of results.filter((r) => r.codes.length > 0))
+    assert.equal(lost.errors![0].extensions!.details.record.values, [{ key: 'torque', value: winner.values[0].value, outOfLimits: false }]);
+  assert.is(winner.revision, 1);
 });
 
 test('without expectedStepRevision a record is replaced as before (existing clients)', async () => {

@@ -91,6 +91,15 @@ test('a capture time is kept within the skew of the bounds, refused past them, a
     assert.is(row.captured_at, capturedAt);
     assert.is(row.recorded_at, now);
   }
+  // the event (what webhooks and the event stream send) carries both
+  const event = await deps.db.kysely
+    .selectFrom('events')
+    .select('payload')
+    .where('type', '=', 'job.step.recorded')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  const sent = (JSON.parse(event.payload) as { data: { record: Record<string, unknown> } }).data.record;
+  assert.equal([sent.capturedAt, sent.receivedAt, sent.recordedAt, sent.revision], [at(job.created_at, -CAPTURE_SKEW_MS), now, now, 2]);
   await recordStep(deps, operator, record(job.id));
   assert.is((await stored(deps, job.id))!.captured_at, now, 'no capture time sent: the receipt time');
 });
@@ -122,6 +131,17 @@ test('the job starts and completes at the capture times of its recordings and tr
   );
   assert.equal(Object.fromEntries(durations), { isolate: 0, pressure: 15 * MINUTE });
   assert.is(durationText(Date.parse(completed.completed_at!) - Date.parse(completed.started_at!)), '20 min');
+});
+
+test('a record entered offline before the start another device sent moves the start back to it', async (ctx) => {
+  const { deps, operator, colleague } = ctx;
+  const job = await newJob(ctx);
+  deps.clock.advance(60 * MINUTE);
+  await transitionJob(deps, colleague, { jobId: job.id, action: 'start', capturedAt: at(job.created_at, 20 * MINUTE) });
+  const synced = await recordStep(deps, operator, record(job.id, { capturedAt: at(job.created_at, 5 * MINUTE) }));
+  assert.is(synced.started_at, at(job.created_at, 5 * MINUTE));
+  const later = await recordStep(deps, operator, record(job.id, { stepId: 'isolate', values: [{ key: 'locked', value: true }] }));
+  assert.is(later.started_at, at(job.created_at, 5 * MINUTE), 'a later entry leaves the start where it is');
 });
 
 test('expectedStepRevision: absent is not checked, 0 or null means no record, a stale one is a CONFLICT naming the record', async (ctx) => {

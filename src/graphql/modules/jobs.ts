@@ -281,7 +281,7 @@ export const jobsModule: SchemaModule = {
       startedAt: DateTime
       "when the job was completed on the device (completeJob's capture time)"
       completedAt: DateTime
-      "a list: what completeJob would be refused for if the signed-in user completed the job now — the very rules completeJob enforces (docs/execution-rules.md); empty: it would succeed"
+      "a list: what completeJob would be refused for if the signed-in user completed the job now — the very rules completeJob enforces (docs/execution-rules.md); empty: it would succeed. Runs those checks (a few statements per job): ask it of the job being reviewed, not of a page of jobs"
       completionBlockers: [CompletionBlocker!]!
     }
 
