@@ -138,12 +138,19 @@ async function checkWidths(page: Page, name: string, width: number): Promise<voi
 
 const meStatus = (page: Page) => page.evaluate<number>("fetch('/api/client/auth/me').then((r) => r.status)");
 
-/** The app's request log of a context, in order (the service worker's too). */
+const SIGN_OUT = 'POST /api/client/auth/sign-out';
+const SIGNED_OUT = '(the server ended the session)';
+
+/** The app's API requests in a context, in order (its service worker's too), and when a sign-out was answered. */
 function requestLog(context: BrowserContext): string[] {
   const log: string[] = [];
   context.on('request', (request) => {
     const url = new URL(request.url());
     if (url.pathname.startsWith('/api/')) log.push(`${request.method()} ${url.pathname}`);
+  });
+  context.on('response', (response) => {
+    const request = response.request();
+    if (`${request.method()} ${new URL(request.url()).pathname}` === SIGN_OUT && response.status() < 500) log.push(SIGNED_OUT);
   });
   return log;
 }
@@ -225,17 +232,22 @@ for (const [width, language, locale] of [
     await checkWidths(page, `signed-out-offline-${language}`, width);
 
     // ── the network returns: the sign-out goes first, and the cookie opens no session any more ───────────────
-    const offlineTail = log.length;
     await context.setOffline(false);
     await waitInPage(page, `localStorage.getItem('${LOCK}') === null`, 30_000);
     await page.getByText(text(language, 'shell.signIn.signOutPending')).waitFor({ state: 'detached' });
-    assert.equal(
-      [...new Set(log.slice(sentBeforeSignOut, offlineTail))].filter((r) => r !== 'POST /api/client/auth/sign-out'),
-      [],
-      'signed out offline, the app tried no request but the sign-out',
+    // from the lock on (the sign-out's first attempt is sent as it is set): sign-out attempts only, until the server
+    // has ended the session
+    const sinceSignOut = log.slice(log.indexOf(SIGN_OUT, sentBeforeSignOut));
+    const ended = sinceSignOut.indexOf(SIGNED_OUT);
+    assert.ok(
+      ended > 0 && log.indexOf(SIGN_OUT, sentBeforeSignOut) >= 0,
+      `the sign-out reached the server: ${JSON.stringify(sinceSignOut)}`,
     );
-    const afterOnline = log.slice(Math.max(offlineTail, sentBeforeSignOut));
-    assert.is(afterOnline[0], 'POST /api/client/auth/sign-out', `the first request back online: ${JSON.stringify(afterOnline)}`);
+    assert.equal(
+      [...new Set(sinceSignOut.slice(0, ended))],
+      [SIGN_OUT],
+      `no request but the sign-out before the server ended the session: ${JSON.stringify(sinceSignOut)}`,
+    );
     assert.is(await meStatus(page), 401, 'GET /api/client/auth/me from this browser');
     assert.is((await page.request.get(`${wip.url}/api/client/auth/me`)).status(), 401);
     let server = (
@@ -309,6 +321,35 @@ for (const [width, language, locale] of [
     await context.close();
   });
 }
+
+flow('a session that ended without a sign-out: the next person to sign in finds nothing of it to read', async () => {
+  const [first, next] = team.operators;
+  const firstJob = await jobFor(first, `Plate check left open for ${first.firstName}`);
+  const context = await browser.newContext({ viewport: { width: 820, height: 900 }, locale: 'en-GB' });
+  const page = await openApp(browser, wip, first, { width: 820, path: `/app/jobs/${firstJob.databaseId}`, context });
+  await page.getByText(text('en', 'operator.job.offlineReady')).waitFor();
+  await waitInPage(page, "caches.open('wip-job-media').then((c) => c.keys()).then((k) => k.length > 0)");
+  assert.equal(
+    (await readStores(page)).jobs.map((j) => j.jobId),
+    [firstJob.id],
+  );
+  // the session ends on the server (as by the idle timeout); nobody signed out on the tablet
+  const signedOut = await page.evaluate<number>(
+    "fetch('/api/client/auth/sign-out', { method: 'POST', headers: { 'x-csrf-token': decodeURIComponent(document.cookie.match(/wip_csrf=([^;]+)/)[1]) } }).then((r) => r.status)",
+  );
+  assert.is(signedOut, 200);
+  await page.goto(`${wip.url}/app/`);
+  await signInThroughPage(page, 'en', next);
+  await waitForPage(page);
+  const stores = await readStores(page);
+  assert.equal(stores.jobs, [], "the first user's job is gone once the next person signed in");
+  assert.is(stores.versions, 0);
+  assert.equal(
+    stores.caches.filter((c) => c.name === 'wip-job-media' && c.urls.length > 0),
+    [],
+  );
+  await context.close();
+});
 
 flow.after(async () => {
   await browser?.close();

@@ -1,6 +1,5 @@
 import { offlineDb } from './db';
 import { MEDIA_CACHE } from './cache-names';
-import { setSyncState } from './sync-state';
 import type { UserKey } from './types';
 
 /**
@@ -35,5 +34,16 @@ export async function forgetUser(user: UserKey): Promise<void> {
   for (const blob of await blobs.getAll()) if (blob.user === user && !queued.has(blob.id)) await blobs.delete(blob.id);
   await tx.done;
   if (typeof caches !== 'undefined') await caches.delete(MEDIA_CACHE);
-  setSyncState({ waiting: 0, conflicts: 0, signInNeeded: false, syncing: false });
+}
+
+/**
+ * Someone signed in (online): what the device still keeps of other users to
+ * read goes the same way — a user whose session ended without a sign-out
+ * (the idle timeout, signed out elsewhere) leaves nothing for the next person
+ * either. Their unsent changes stay, as at sign-out.
+ */
+export async function forgetOtherUsers(current: UserKey): Promise<void> {
+  const db = await offlineDb();
+  const others = new Set((await db.getAllKeys('jobs')).map(([user]) => user).filter((user) => user !== current));
+  for (const user of others) await forgetUser(user);
 }

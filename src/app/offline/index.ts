@@ -5,7 +5,7 @@
 export { startSync, stopSync, syncNow, syncUser, resolveItem, type Decision } from './sync';
 export { getSyncState, subscribeSyncState, statusOf, type SyncState, type SyncStatus } from './sync-state';
 export { useSyncState } from './use-sync-state';
-export { forgetUser } from './forget-user';
+export { forgetUser, forgetOtherUsers } from './forget-user';
 export { openJob, cacheMedia, keepServerJob, refreshJob } from './jobs';
 export {
   newId as newIdempotencyKey,

@@ -3,7 +3,7 @@ import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'pre
 import type { AppLanguage } from '../../lib/app-texts';
 import { ApiError, completePendingSignOut, onSessionEnded, setRequestLanguage } from '../api/client';
 import { onSignOutElsewhere, pendingSignOut } from '../api/sign-out-lock';
-import { forgetUser, stopSync, userKey } from '../offline';
+import { forgetOtherUsers, forgetUser, stopSync, userKey } from '../offline';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
 import {
   builtInTexts,
@@ -84,6 +84,7 @@ function Root() {
         return;
       }
       localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+      await forgetOtherUsers(userKey(session.user)).catch(() => undefined);
       void renewSessionCookie().catch(() => undefined);
       const chosen = session.user.language ?? language;
       setLanguage(chosen);
