@@ -61,11 +61,12 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * start creates it). Never creates or changes anything.
  */
 export function lostSqliteDatabase(dataDir: string): string | undefined {
-  const evidence = initialisedBy(dataDir, { sqlite: true });
-  if (evidence.length === 0) return undefined;
+  // the database first: a sound one (every start) needs no look at the file store
   const file = path.join(dataDir, DB_FILE);
   const problem = sqliteFileProblem(file, dataDir);
-  return problem && lostMessage(file, problem, evidence);
+  if (!problem) return undefined;
+  const evidence = initialisedBy(dataDir, { sqlite: true });
+  return evidence.length > 0 ? lostMessage(file, problem, evidence) : undefined;
 }
 
 /** The sentence both the daemon and `wip doctor` say: the file, what is wrong, why it matters and the two ways on. */
@@ -126,9 +127,9 @@ function sqliteFileProblem(file: string, dataDir: string): string | undefined {
  */
 export async function lostPostgresDatabase(db: Database, config: Config, registry?: MigrationRegistry): Promise<string | undefined> {
   if (config.fileStore !== 'local') return undefined;
+  if ((await migrationStatus(db, registry)).some((m) => m.applied)) return undefined;
   const evidence = initialisedBy(config.dataDir, { sqlite: false });
   if (evidence.length === 0) return undefined;
-  if ((await migrationStatus(db, registry)).some((m) => m.applied)) return undefined;
   const url = new URL(config.databaseUrl!);
   return lostMessage(`${url.host}${url.pathname} (databaseUrl)`, 'holds no wip schema', evidence);
 }
