@@ -30,6 +30,7 @@ import { ScheduleWorker } from '#runtime/schedule-worker';
 import { KeyLeases } from '#runtime/key-leases';
 import { DataEpoch } from '#runtime/data-epoch';
 import { currentUserActor } from '#services/auth';
+import { assertSqliteDatabaseNotLost } from '#ops/lost-database';
 
 /**
  * The composition root: the one place that builds the object graph — the
@@ -41,16 +42,21 @@ import { currentUserActor } from '#services/auth';
 export interface DepsOverrides {
   clock?: Clock;
   logger?: Logger;
+  /** `wip serve --new-database`: the lost database was set aside; start anew beside the existing secrets (src/ops/lost-database.ts) */
+  newDatabase?: boolean;
 }
 
 /**
- * Opens the data directory (creating secrets when missing) or, with
+ * Opens the data directory (creating secrets when missing; refusing one whose
+ * database was lost: LostDatabaseError) or, with
  * databaseUrl, the PostgreSQL pool. Does not migrate: see ops/bootstrap. In
  * PostgreSQL mode the secrets live in the database: `loadSharedSecrets`
  * (ops/bootstrap) fills them in once the schema is migrated; until then
  * nothing can sign or verify.
  */
 export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDeps {
+  // before anything opens (and so creates) the database: an initialised data directory never starts over by accident
+  if (!config.databaseUrl && !overrides.newDatabase) assertSqliteDatabaseNotLost(config.dataDir);
   const secrets = config.databaseUrl ? unloadedSecrets() : loadOrCreateSecrets(config.dataDir).secrets;
   const metrics = createMetrics();
   const db = config.databaseUrl

@@ -8,6 +8,7 @@ import { DEFAULT_UNIT_DIR, UNIT_MARKER, UNIT_NAME, currentCommand, renderUnit } 
 import { createLogger } from '#logger';
 import { loadOrCreateSecrets } from '#secrets';
 import { bootstrap } from '#ops/bootstrap';
+import { assertSqliteDatabaseNotLost } from '#ops/lost-database';
 import { CliError, configFrom, globalOptions, output } from './context';
 
 interface InstallOptions {
@@ -58,8 +59,11 @@ export function registerInstall(program: Command): void {
       const configFile = globalOptions(command).config
         ? { file: globalOptions(command).config!, written: false }
         : writeConfigFileIfMissing({ flags: { dataDir: globalOptions(command).dataDir } });
+      // an initialised directory whose database was lost is refused before anything is written (src/ops/lost-database.ts)
+      if (!config.databaseUrl) assertSqliteDatabaseNotLost(config.dataDir);
       const secretsCreated = loadOrCreateSecrets(config.dataDir).created;
-      const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
+      // secrets made just now: the directory was new, and its database is about to be created, not lost
+      const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }, process.stderr), newDatabase: secretsCreated });
       let report;
       try {
         report = await bootstrap(deps);

@@ -7,10 +7,13 @@ import { createApp } from '#app';
 import { closeDeps, createDeps } from '#composition';
 import type { AppDeps } from '#runtime';
 import { startMaintenance } from '#ops/maintenance';
-import { removePidFile, writePidFile, writeServedAddress } from '#ops/pidfile';
+import { removePidFile, runningDaemonPid, writePidFile, writeServedAddress } from '#ops/pidfile';
+import { lostSqliteDatabase, setLostDatabaseAside } from '#ops/lost-database';
+import { fileStamp } from '#lib/paths';
+import type { Config } from '#config';
 import { publicBaseUrl } from '#mail/templates';
 import { bootstrap, type BootstrapReport } from '#ops/bootstrap';
-import { configFrom } from './context';
+import { CliError, configFrom } from './context';
 import { removeInterruptedUploads } from '#storage';
 import { inTurnSlices } from '#lib/turn-slices';
 import { answerClientError } from '#http/client-error';
@@ -40,7 +43,10 @@ export interface RunningServer {
  * redirects to HTTPS. Used by `wip serve` and by the tests, so both exercise
  * the same start-up path.
  */
-export async function startServer(deps: AppDeps): Promise<RunningServer & { report: BootstrapReport }> {
+export async function startServer(
+  deps: AppDeps,
+  options: { newDatabase?: boolean } = {},
+): Promise<RunningServer & { report: BootstrapReport }> {
   // Claim the data directory first: two daemons must never migrate or serve one database.
   writePidFile(deps.config.dataDir);
   let tls: LoadedTls | undefined;
@@ -48,7 +54,7 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
   try {
     // certificate problems first: they must not leave a half-started daemon behind
     tls = loadTls(deps);
-    report = await bootstrap(deps);
+    report = await bootstrap(deps, { newDatabase: options.newDatabase });
     // keys in progress of this node's last process are released before a request can meet them
     await deps.keyLeases.start();
     await deps.dataEpoch.load();
@@ -240,6 +246,23 @@ interface ServeOptions {
   tlsHosts?: string;
   httpRedirectPort?: string;
   logFormat?: string;
+  newDatabase?: boolean;
+}
+
+/**
+ * --new-database: start anew on an initialised data directory whose database was lost (src/ops/lost-database.ts).
+ * A lost SQLite file is kept aside, never deleted; a sound database is never touched (the flag then changes nothing).
+ */
+function setAsideLostDatabase(config: Config): void {
+  if (config.databaseUrl) return;
+  const pid = runningDaemonPid(config.dataDir);
+  if (pid !== null) throw new CliError(`--new-database refused: the daemon (pid ${pid}) is serving ${config.dataDir}`);
+  const problem = lostSqliteDatabase(config.dataDir);
+  if (!problem) return;
+  const moved = setLostDatabaseAside(config.dataDir, fileStamp(new Date()));
+  process.stderr.write(
+    `wip: starting with a new, empty database; the lost one is kept as ${moved.join(', ') || '(nothing: it did not exist)'}\n`,
+  );
 }
 
 export function registerServe(program: Command): void {
@@ -259,6 +282,10 @@ export function registerServe(program: Command): void {
     )
     .option('--http-redirect-port <port>', 'with TLS: also listen here on plain HTTP and redirect to HTTPS (env WIP_HTTP_REDIRECT_PORT)')
     .option('--log-format <format>', 'auto (readable lines on a terminal, JSON otherwise), json or pretty (env WIP_LOG_FORMAT)')
+    .option(
+      '--new-database',
+      'start anew although the data directory was initialised and its database is lost (empty, truncated, unreadable, missing): the lost file is kept aside as wip.db.lost-<time>. Restoring a backup ("wip restore") is nearly always what you want instead',
+    )
     .action(async (opts: ServeOptions, command: Command) => {
       const config = configFrom(command, {
         host: opts.host,
@@ -270,10 +297,12 @@ export function registerServe(program: Command): void {
         httpRedirectPort: opts.httpRedirectPort,
         logFormat: opts.logFormat,
       });
-      const deps = createDeps(config);
+      const newDatabase = opts.newDatabase === true;
+      if (newDatabase) setAsideLostDatabase(config);
+      const deps = createDeps(config, { newDatabase });
       let running;
       try {
-        running = await startServer(deps);
+        running = await startServer(deps, { newDatabase });
       } catch (error) {
         await closeDeps(deps);
         throw error;

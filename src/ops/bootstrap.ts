@@ -9,6 +9,7 @@ import { createBackup, defaultBackupName } from './backup';
 import { PRE_UPGRADE_PREFIX } from './maintenance';
 import { backupDir } from '#lib/paths';
 import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from '#services/admins';
+import { LostDatabaseError, lostPostgresDatabase } from './lost-database';
 
 export { INITIAL_PASSWORD_FILE };
 
@@ -30,7 +31,14 @@ export interface BootstrapReport {
  * rolled back as a whole, so the data stays as it was.
  * @throws Error for a database newer than this build, or a failed migration.
  */
-export async function bootstrap(deps: Deps, options: { migrations?: MigrationRegistry } = {}): Promise<BootstrapReport> {
+export async function bootstrap(
+  deps: Deps,
+  options: { migrations?: MigrationRegistry; newDatabase?: boolean } = {},
+): Promise<BootstrapReport> {
+  if (!options.newDatabase && deps.db.dialect === 'postgres') {
+    const lost = await lostPostgresDatabase(deps.db, deps.config, options.migrations);
+    if (lost) throw new LostDatabaseError(lost);
+  }
   const preUpgradeBackup = await backupBeforeUpgrade(deps, options.migrations);
   let appliedMigrations: string[];
   try {

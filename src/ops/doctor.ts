@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import { backupDir, DB_FILE, FILES_DIR, SECRETS_FILE } from '#lib/paths';
 import { readServedAddress, runningDaemonPid } from './pidfile';
 import { integrityProblems, openReadonly } from './sqlite';
+import { lostPostgresDatabase, lostSqliteDatabase } from './lost-database';
 import { IN_PROGRESS_GRACE_MS } from '#storage';
 import { runtimeInfo, runtimeSupport, type RuntimeInfo } from '#lib/node-runtime';
 
@@ -105,19 +106,26 @@ type Add = (name: string, status: CheckStatus, message: string) => void;
 async function checkSqlite(config: Config, add: Add, schema: (db: Database) => Promise<void>): Promise<void> {
   const dbFile = path.join(config.dataDir, DB_FILE);
   let databaseUsable = false;
+  // an initialised directory whose database is empty, truncated or unreadable: SQLite may find nothing wrong with
+  // an empty file, but the records are gone (src/ops/lost-database.ts)
+  const lost = lostSqliteDatabase(config.dataDir);
   if (!fs.existsSync(dbFile)) {
-    add('database', 'FAIL', `${dbFile} does not exist; run "wip install"`);
+    add('database', 'FAIL', lost ?? `${dbFile} does not exist; run "wip install"`);
   } else {
     const problems = integrityProblems(dbFile, config.dataDir);
-    if (problems.length === 0) {
+    const findings = [
+      ...(problems.length > 0 ? [`integrity check failed: ${problems.slice(0, 3).join('; ')}; restore a backup ("wip restore")`] : []),
+      ...(lost ? [lost] : []),
+    ];
+    if (findings.length === 0) {
       add('database', 'OK', 'integrity check passed');
       databaseUsable = true;
     } else {
-      add('database', 'FAIL', `integrity check failed: ${problems.slice(0, 3).join('; ')}; restore a backup ("wip restore")`);
+      add('database', 'FAIL', findings.join('; '));
     }
   }
   if (!databaseUsable) {
-    add('migrations', 'FAIL', 'not checked: the database is missing or damaged');
+    add('migrations', 'FAIL', 'not checked: the database is lost, missing or damaged');
     add('clock', 'WARN', 'not checked: the database is missing or damaged');
     return;
   }
@@ -160,6 +168,11 @@ async function checkPostgres(config: Config, now: Date, add: Add, schema: (db: D
       skew > CLOCK_TOLERANCE_MS ? 'FAIL' : 'OK',
       `this node's clock and the database's differ by ${Math.round(skew / 1000)} s${skew > CLOCK_TOLERANCE_MS ? ': synchronise them (NTP)' : ''}`,
     );
+    const lost = await lostPostgresDatabase(db, config);
+    if (lost) {
+      add('migrations', 'FAIL', lost);
+      return;
+    }
     await schema(db);
     try {
       const shared = await readSharedSecrets(db.kysely, config.masterKey!);
