@@ -27,6 +27,7 @@ import * as m0033 from './0033_deviations';
 import * as m0034 from './0034_qualifications';
 import * as m0035 from './0035_schedules';
 import * as m0036 from './0036_version_translations';
+import * as m0037 from './0037_exactly_once';
 import * as m0038 from './0038_capture_time';
 
 /**
@@ -63,5 +64,6 @@ export const migrations: Record<string, Migration> = {
   '0034_qualifications': m0034,
   '0035_schedules': m0035,
   '0036_version_translations': m0036,
+  '0037_exactly_once': m0037,
   '0038_capture_time': m0038,
 };

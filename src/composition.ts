@@ -26,6 +26,8 @@ import { Mailer } from '#runtime/mailer';
 import { PushSender } from '#runtime/push-sender';
 import { WebhookSender } from '#runtime/webhook-sender';
 import { ScheduleWorker } from '#runtime/schedule-worker';
+import { KeyLeases } from '#runtime/key-leases';
+import { DataEpoch } from '#runtime/data-epoch';
 import { currentUserActor } from '#services/auth';
 
 /**
@@ -112,6 +114,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     }),
     logTail: new LogTail(deps),
     backupJobs: new BackupJobs(deps),
+    keyLeases: new KeyLeases({ db, clock, logger, dataDir: config.dataDir }),
+    dataEpoch: new DataEpoch(db),
     // the schedule service (with the template service and the recurrence library) loads with the first round, after the start
     schedules: new ScheduleWorker({
       logger,
@@ -137,6 +141,7 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   // a backup in progress reads the database: it finishes (or fails) before the database closes
   await deps.backupJobs.settled();
   await deps.schedules.close();
+  await deps.keyLeases.close();
   await deps.webhooks.close();
   await deps.mailer.close();
   await deps.push.close();

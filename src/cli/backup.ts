@@ -89,6 +89,7 @@ export function registerBackup(program: Command): void {
           ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied on the next start`]
           : []),
         ...result.carriedOver.map((name) => `  kept host-local ${name}`),
+        EPOCH_NOTE,
       ];
       output(command, lines.join('\n'), {
         dataDir: config.dataDir,
@@ -98,9 +99,14 @@ export function registerBackup(program: Command): void {
         migrations: result.manifest.migrations,
         pendingMigrations: result.pendingMigrations,
         carriedOver: result.carriedOver,
+        dataEpoch: result.dataEpoch ?? null,
       });
     });
 }
+
+/** What a restore means for devices (docs/operating/operations.md). */
+const EPOCH_NOTE =
+  '  new data epoch: devices send again what the server acknowledged after the backup; what cannot be applied any more becomes a deviation';
 
 /** PostgreSQL mode: pg_dump -Fc and the local files in the same kind of archive. */
 async function backupPostgres(config: Config, outputFile: string | undefined, command: Command): Promise<void> {
@@ -166,6 +172,7 @@ async function restorePostgres(config: Config, file: string, replace: boolean, c
       ...(result.pendingMigrations.length
         ? [`  ${result.pendingMigrations.length} newer migration(s) will be applied when the first node starts`]
         : []),
+      EPOCH_NOTE,
     ].join('\n'),
     {
       archive: path.resolve(file),
@@ -176,6 +183,7 @@ async function restorePostgres(config: Config, file: string, replace: boolean, c
       auditChains: result.auditChains,
       files: result.files,
       replacedTables: result.replacedTables,
+      dataEpoch: result.dataEpoch ?? null,
       note,
     },
   );

@@ -47,6 +47,9 @@ export async function startServer(deps: AppDeps): Promise<RunningServer & { repo
     // certificate problems first: they must not leave a half-started daemon behind
     tls = loadTls(deps);
     report = await bootstrap(deps);
+    // keys in progress of this node's last process are released before a request can meet them
+    await deps.keyLeases.start();
+    await deps.dataEpoch.load();
     const interrupted = removeInterruptedUploads(deps.config.dataDir);
     if (interrupted) deps.logger.warn({ files: interrupted }, 'removed temporary files of uploads interrupted by the last stop');
   } catch (error) {

@@ -8,6 +8,7 @@ import { withStatementCache } from './statement-cache';
 import { allowDirectReads, type DirectRead } from './compiled-query';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
 import { sqliteNativeBinding } from '#lib/runtime';
+import { openTransactionOf } from './request-transaction';
 
 /** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
 export type Database = SqliteDatabase | PostgresDatabase;
@@ -65,7 +66,10 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   let closed = false;
   return {
     dialect: 'sqlite',
-    kysely,
+    // a keyed request's queries run in its open transaction (request-transaction.ts)
+    get kysely() {
+      return openTransactionOf(this) ?? kysely;
+    },
     sqlite,
     writes,
     async close() {
@@ -176,7 +180,10 @@ export function openPostgres(url: string, options: OpenPostgresOptions = {}): Po
   let closed = false;
   return {
     dialect: 'postgres',
-    kysely,
+    // a keyed request's queries run in its open transaction (request-transaction.ts)
+    get kysely() {
+      return openTransactionOf(this) ?? kysely;
+    },
     pool,
     async close() {
       if (closed) return;

@@ -470,7 +470,15 @@ export interface VersionSignaturesTable {
 
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
 /** What went other than planned on a job (migration 0033, docs/execution-rules.md). */
-export type DeviationKind = 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION';
+export type DeviationKind =
+  | 'OUT_OF_LIMITS'
+  | 'STEP_FAILED'
+  | 'NOT_APPLICABLE'
+  | 'FAULT'
+  | 'OVERRIDE'
+  | 'LATE_COMPLETION'
+  // a write a device had been told was recorded, lost with a restore and refused when sent again (issue 48)
+  | 'UNAPPLIED_CHANGE';
 
 export interface DeviationsTable {
   id: Generated<number>;
@@ -956,6 +964,23 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   created_at: string;
   expires_at: string;
+  /** in progress: the process running the request (idempotency_owners); null when done (migration 0037) */
+  owner: string | null;
+}
+
+/** Processes that may hold Idempotency-Keys in progress, and their leases (migration 0037). */
+export interface IdempotencyOwnersTable {
+  owner: string;
+  node: string;
+  lease_until: string;
+}
+
+/** The data epoch devices are told (Wip-Data-Epoch): one row, replaced by every restore (migration 0037). */
+export interface DataEpochTable {
+  id: number;
+  epoch: string;
+  changed_at: string;
+  reason: 'created' | 'restore';
 }
 
 /** PostgreSQL mode: secrets shared by all nodes, sealed with WIP_MASTER_KEY (migration 0018). */
@@ -1070,6 +1095,8 @@ export interface DB {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
+  data_epoch: DataEpochTable;
+  idempotency_owners: IdempotencyOwnersTable;
   sso_providers: SsoProvidersTable;
   sso_identities: SsoIdentitiesTable;
   sso_pending: SsoPendingTable;

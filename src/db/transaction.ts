@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { AppError, serviceUnavailable } from '#errors';
 import type { Database, PostgresDatabase } from './connection';
 import type { DB } from './schema';
+import { currentUnit, type OpenTransaction } from './request-transaction';
 
 export type AfterCommit = (effect: () => void | Promise<void>) => void;
 
@@ -47,24 +48,25 @@ export async function withTransaction<T>(
   ...args: [TransactionWork<T>] | [TransactionOptions, TransactionWork<T>]
 ): Promise<T> {
   const [options, work] = args.length === 1 ? [{}, args[0]] : args;
+  const unit = currentUnit(db);
+  if (unit?.open) return joinOpenTransaction(unit.open, work);
   for (let attempt = 1; ; attempt++) {
     const effects: (() => void | Promise<void>)[] = [];
     const afterCommit: AfterCommit = (effect) => effects.push(effect);
     try {
-      const result =
-        db.dialect === 'postgres'
-          ? await postgresTransaction(db, options.lockClient, (trx) => work(trx, afterCommit))
-          : await db.kysely.connection().execute(async (conn) => {
-              await sql`begin immediate`.execute(conn);
-              try {
-                const value = await work(conn, afterCommit);
-                await sql`commit`.execute(conn);
-                return value;
-              } catch (error) {
-                if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
-                throw error;
-              }
-            });
+      if (unit) {
+        // a keyed request (db/request-transaction.ts): the transaction stays open for its answer
+        const open = await openTransaction(db, options.lockClient, effects);
+        try {
+          const value = await work(open.trx, afterCommit);
+          unit.open = open;
+          return value;
+        } catch (error) {
+          await open.end(false).catch(() => undefined);
+          throw error;
+        }
+      }
+      const result = await runTransaction(db, options.lockClient, (trx) => work(trx, afterCommit));
       for (const effect of effects) await effect();
       return result;
     } catch (error) {
@@ -79,6 +81,80 @@ export async function withTransaction<T>(
       const delay = db.dialect === 'postgres' ? Math.random() * Math.min(500, 5 * 2 ** attempt) : 20 * 2 ** attempt;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+}
+
+/** One transaction, committed when `work` returns and rolled back when it throws. */
+function runTransaction<T>(db: Database, lockClient: number | undefined, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  if (db.dialect === 'postgres') return postgresTransaction(db, lockClient, work);
+  return db.kysely.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const value = await work(conn);
+      await sql`commit`.execute(conn);
+      return value;
+    } catch (error) {
+      if (db.sqlite.inTransaction) await sql`rollback`.execute(conn);
+      throw error;
+    }
+  });
+}
+
+/** What ends an open transaction that is rolled back on purpose (the request failed). */
+class RolledBack extends Error {}
+const ROLLED_BACK = new RolledBack('rolled back');
+
+/**
+ * A transaction begun (locks taken as runTransaction takes them) and left open
+ * until `end`: the Idempotency-Key middleware commits it with the answer.
+ */
+function openTransaction(db: Database, lockClient: number | undefined, effects: (() => void | Promise<void>)[]): Promise<OpenTransaction> {
+  return new Promise((resolve, reject) => {
+    let decide: (commit: boolean) => void = () => undefined;
+    const decision = new Promise<boolean>((settle) => (decide = settle));
+    let begun = false;
+    const ended = runTransaction(db, lockClient, async (trx) => {
+      begun = true;
+      resolve({
+        trx,
+        effects,
+        end: async (commit) => {
+          decide(commit);
+          await ended.catch((error: unknown) => {
+            if (error !== ROLLED_BACK) throw error;
+          });
+        },
+      });
+      if (!(await decision)) throw ROLLED_BACK;
+    });
+    ended.catch((error: unknown) => {
+      if (!begun) reject(error instanceof Error ? error : new Error(String(error)));
+    });
+  });
+}
+
+/**
+ * A transaction of a request whose transaction is already open: a savepoint
+ * in it, so a failure undoes this one's writes only, as if it had been a
+ * transaction of its own; its effects wait for the request's commit.
+ */
+async function joinOpenTransaction<T>(open: OpenTransaction, work: TransactionWork<T>): Promise<T> {
+  const effects: (() => void | Promise<void>)[] = [];
+  try {
+    await sql`savepoint wip_request_step`.execute(open.trx);
+    const value = await work(open.trx, (effect) => effects.push(effect));
+    await sql`release savepoint wip_request_step`.execute(open.trx);
+    open.effects.push(...effects);
+    return value;
+  } catch (error) {
+    await sql`rollback to savepoint wip_request_step`
+      .execute(open.trx)
+      .then(() => sql`release savepoint wip_request_step`.execute(open.trx))
+      .catch(() => undefined);
+    if (isDatabaseUnavailable(error)) throw serviceUnavailable('The database is unavailable; try again');
+    // no retry inside another transaction: the request's client retries (its key is released)
+    if (isBusy(error)) throw serviceUnavailable('The database is busy; try again');
+    throw error;
   }
 }
 

@@ -13,6 +13,7 @@ export const DEVIATION_KINDS = [
   'FAULT',
   'OVERRIDE',
   'LATE_COMPLETION',
+  'UNAPPLIED_CHANGE',
 ] as const satisfies readonly DeviationKind[];
 
 /** A step's record as the deviation rules read it. */

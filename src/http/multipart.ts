@@ -1,4 +1,5 @@
 import busboy from 'busboy';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { type AppError, badRequest, fieldError } from '#errors';
 import type { AppContext } from './state';
@@ -41,6 +42,8 @@ export async function readMultipart<T>(
   }
   const fields: Record<string, string> = {};
   const results: Promise<T>[] = [];
+  // what was sent, whatever the boundary: the fields, and each file (field, name, SHA-256 of its bytes) in order
+  const fileDigests: Promise<string>[] = [];
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (error: unknown) => {
@@ -59,6 +62,7 @@ export async function readMultipart<T>(
       // a body cut short fails the part's stream too: the parser's own 'error' reports it (below), and a
       // consumer piping the stream sees it; without a listener here it would be unhandled and end the process
       stream.on('error', () => undefined);
+      fileDigests.push(fileDigest(field, info.filename ?? '', stream));
       const result = options.onFile({ field, fileName: info.filename ?? '', stream });
       result.catch((error) => {
         stream.resume();
@@ -71,13 +75,33 @@ export async function readMultipart<T>(
     }
     parser.on('error', (error: Error) => fail(badRequest(`Malformed multipart/form-data request: ${error.message}`)));
     parser.on('close', () => {
-      Promise.all(results).then((files) => {
+      Promise.all([Promise.all(results), Promise.all(fileDigests)]).then(([files, digests]) => {
         if (settled) return;
         settled = true;
+        ctx.state.bodyDigest = createHash('sha256')
+          .update(JSON.stringify([Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), digests]))
+          .digest('hex');
         resolve({ fields, files });
       }, fail);
     });
     ctx.req.on('error', fail);
     ctx.req.pipe(parser);
+  });
+}
+
+/**
+ * The SHA-256 of a file part's bytes as its consumer reads them. The listener
+ * is added paused, so no byte flows before the consumer asks for it (a pipe or
+ * read resumes the stream, and every chunk it reads is also a 'data' event).
+ */
+function fileDigest(field: string, fileName: string, stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  stream.on('data', (chunk: Buffer) => hash.update(chunk));
+  stream.pause();
+  return new Promise((resolve) => {
+    stream.on('end', () => resolve(`${field}\n${fileName}\n${hash.digest('hex')}`));
+    // a part cut short: the parser fails the whole request (below), no digest is used
+    stream.on('error', () => resolve(''));
+    stream.on('close', () => resolve(''));
   });
 }

@@ -193,6 +193,8 @@ export interface AppState {
   routes: () => readonly RouteSpec[];
   /** the license in force for this request (set by the license gate) */
   license?: CurrentLicense;
+  /** a multipart body's content as read (readMultipart): its text fields and each file's SHA-256, hashed (Idempotency-Key) */
+  bodyDigest?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

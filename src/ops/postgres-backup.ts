@@ -9,6 +9,7 @@ import { openPostgres } from '#db/connection';
 import { migrationStatus, unknownAppliedMigrations } from '#db/migrator';
 import type { DB } from '#db/schema';
 import { auditedClientIds, verifyAuditChain } from '#repos/audit';
+import { renewDataEpoch } from '#repos/data-epoch';
 import { listAppliedMigrationNames } from '#repos/maintenance';
 import { readSharedSecrets } from '#secrets';
 import { buildArchive, type BackupManifest, type BackupProgress, type BackupResult } from './backup';
@@ -212,6 +213,8 @@ export interface PostgresRestoreResult {
   files: number;
   /** tables dropped before the restore (--replace) */
   replacedTables: number;
+  /** the data epoch devices are told from now on; undefined for a backup older than migration 0037 (the first start makes one) */
+  dataEpoch: string | undefined;
 }
 
 /**
@@ -331,7 +334,9 @@ export async function restorePostgresBackup(options: {
       auditChains++;
     }
     const pendingMigrations = (await migrationStatus(db)).filter((m) => !m.applied).map((m) => m.name);
-    return { manifest, pendingMigrations, auditChains, files, replacedTables: existing.length };
+    // devices learn that what they were told was recorded after the backup may be gone (docs/reliability.md)
+    const dataEpoch = await renewDataEpoch(db.kysely, options.now);
+    return { manifest, pendingMigrations, auditChains, files, replacedTables: existing.length, dataEpoch };
   } finally {
     await db.close();
     fs.rmSync(staging, { recursive: true, force: true });

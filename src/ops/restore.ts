@@ -3,7 +3,8 @@ import path from 'node:path';
 import { BackupManifest, listFiles, loadTar, MANIFEST_FILE, sha256File } from './backup';
 import { DB_FILE, FILES_DIR, PG_DUMP_FILE, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from '#lib/paths';
 import { runningDaemonPid } from './pidfile';
-import { integrityProblems } from './sqlite';
+import { integrityProblems, openStandalone } from './sqlite';
+import { renewDataEpoch } from '#repos/data-epoch';
 
 /** A restore refused before anything changed; the message says why. */
 export class RestoreRefused extends Error {}
@@ -22,6 +23,8 @@ export interface RestoreResult {
   pendingMigrations: string[];
   /** host-local entries kept from the replaced data directory (backups, certificates…) */
   carriedOver: string[];
+  /** the data epoch devices are told from now on; undefined for a backup older than migration 0037 (its next start makes one) */
+  dataEpoch: string | undefined;
 }
 
 // What an archive restores even when it lacks them. Everything else at the top
@@ -59,6 +62,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     refuseNewerSchema(manifest, options.knownMigrations);
     const problems = integrityProblems(path.join(staging, DB_FILE), dataDir);
     if (problems.length > 0) throw new RestoreRefused(`the database in the backup is damaged: ${problems.slice(0, 3).join('; ')}`);
+    // devices learn that what they were told was recorded after the backup may be gone (docs/reliability.md)
+    const dataEpoch = await renewEpochOf(path.join(staging, DB_FILE), dataDir, options.now);
     fs.rmSync(path.join(staging, MANIFEST_FILE));
     // Restored data is private whatever the archive's modes say.
     makePrivate(staging);
@@ -90,9 +95,19 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       manifest,
       pendingMigrations: options.knownMigrations.filter((name) => !applied.has(name)),
       carriedOver: carriedOver.sort(),
+      dataEpoch,
     };
   } finally {
     if (!swapped) fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function renewEpochOf(file: string, dataDir: string, now: Date): Promise<string | undefined> {
+  const db = openStandalone(file, dataDir);
+  try {
+    return await renewDataEpoch(db.kysely, now);
+  } finally {
+    await db.close();
   }
 }
 

@@ -15,6 +15,7 @@ import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, JOB_TRANSITIONS, rolesFor, SCHED
 export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = {
   // reads
   me: 'any',
+  dataEpoch: 'any',
   organizations: 'any',
   assets: 'any',
   assetClasses: 'any',

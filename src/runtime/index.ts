@@ -1,6 +1,8 @@
 import type { Deps } from '#deps';
 import type { BackupJobs } from './backup-jobs';
 import type { EventStreams } from './event-streams';
+import type { KeyLeases } from './key-leases';
+import type { DataEpoch } from './data-epoch';
 import type { LogTail } from './log-tail';
 import type { Mailer } from './mailer';
 import type { PushSender } from './push-sender';
@@ -28,6 +30,10 @@ export interface Runtime {
   backupJobs: BackupJobs;
   /** the schedules of recurring jobs: their occurrences become jobs (its loop runs only in the daemon) */
   schedules: ScheduleWorker;
+  /** the Idempotency-Keys this process holds in progress, and their leases (renewed only in the daemon) */
+  keyLeases: KeyLeases;
+  /** the data epoch announced to devices (Wip-Data-Epoch), loaded when the daemon starts */
+  dataEpoch: DataEpoch;
 }
 
 /** What the HTTP layer, GraphQL, the CLI and the tests hold: the services' Deps and the runtime, one object. */

@@ -325,6 +325,7 @@ const DEVIATION_KIND_TEXT: Record<DeviationRow['kind'], string> = {
   FAULT: 'Fault raised',
   OVERRIDE: 'Override',
   LATE_COMPLETION: 'Completed late',
+  UNAPPLIED_CHANGE: 'Lost with a restore',
 };
 
 /** A job's deviations as table rows (the PDF, and the report's deviations.csv): kind, step title, value, comment, acknowledged by. */

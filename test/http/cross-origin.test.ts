@@ -298,6 +298,7 @@ corsSuite("a listed origin's requests — errors included — echo it, allow cre
       'X-License-Warning',
       'X-CSRF-Token',
       'Idempotency-Replayed',
+      'Wip-Data-Epoch',
     ]);
   }
 });

@@ -172,6 +172,34 @@ keys('POST /api/client/upload resent with the same key (a new multipart boundary
   assert.is(stored.length, 1);
 });
 
+keys('POST /api/client/upload: the same key with another file of the same size is 422 IDEMPOTENCY_KEY_REUSED (issue 40)', async () => {
+  const client = await buildClient(server);
+  const key = randomUUID();
+  const send = async (bytes: Uint8Array) => {
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'image/png' }), 'photo.png');
+    const res = await fetch(`${server.url}/api/client/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.owner.token}`, 'idempotency-key': key },
+      body: form,
+    });
+    return { status: res.status, replayed: res.headers.get('idempotency-replayed'), body: (await res.json()) as any };
+  };
+  const first = await send(PNG);
+  assert.is(first.status, 201, JSON.stringify(first.body));
+  const other = Buffer.from(PNG);
+  other[other.length - 1] ^= 0xff; // same size, another last byte
+  const second = await send(other);
+  assert.is(second.status, 422, JSON.stringify(second.body));
+  assert.is(second.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+  // the first file is still the key's answer
+  const again = await send(PNG);
+  assert.is(again.replayed, 'true');
+  assert.is(again.body.data.files[0].id, first.body.data.files[0].id);
+  const stored = await server.deps.db.kysely.selectFrom('files').select(['id', 'sha256']).where('client_id', '=', client.id).execute();
+  assert.is(stored.length, 1);
+});
+
 keys('GraphQL recordStep resent with the same key and body: the first answer again, one record, one revision', async () => {
   const client = await buildClient(server);
   const { templateId } = await publishedTemplate(server, client);

@@ -19,7 +19,11 @@ info('answers anyone with the product version, the API version, the build (dev f
     version: process.versions.node,
     supportedUntil: NODE_END_OF_LIFE[Number(process.versions.node.split('.')[0])] ?? null,
   };
-  assert.equal(res.body.data, { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime });
+  const { dataEpoch, ...info } = res.body.data;
+  assert.equal(info, { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime });
+  // the data epoch (issue 48, test/http/data-epoch.test.ts): the same as the header
+  assert.match(dataEpoch, /^[0-9a-f]{32}$/);
+  assert.is(res.headers.get('wip-data-epoch'), dataEpoch);
   assert.match(runtime.supportedUntil ?? '', /^\d{4}-\d{2}-\d{2}$/, 'the line the suite runs on is in the table');
 });
 
@@ -27,7 +31,7 @@ info('the OpenAPI document describes the answer, runtime included', async () => 
   const res = await server.request('GET', '/api/openapi.json');
   assert.is(res.status, 200, res.text);
   const data = res.body.paths['/api/client/version'].get.responses['200'].content['application/json'].schema.properties.data;
-  assert.equal(data.required.sort(), ['apiVersion', 'build', 'runtime', 'version']);
+  assert.equal(data.required.sort(), ['apiVersion', 'build', 'dataEpoch', 'runtime', 'version']);
   assert.equal(data.properties.runtime.required.sort(), ['name', 'supportedUntil', 'version']);
   assert.equal(data.properties.runtime.properties.name, { type: 'string', const: 'node' });
 });

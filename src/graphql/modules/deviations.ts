@@ -42,6 +42,8 @@ export const deviationsModule: SchemaModule = {
       OVERRIDE
       "the job completed after it was due"
       LATE_COMPLETION
+      "a write a device had been told was recorded, lost with a restore and refused when sent again (detail: what it was and why; POST /api/client/sync/unapplied)"
+      UNAPPLIED_CHANGE
     }
 
     "What went other than planned on a job, recorded by the server with what caused it; a reviewer acknowledges each with a comment."

@@ -2,6 +2,7 @@ import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { USER_SUMMARY_COLUMNS, type UserWithRoles } from '#repos/users';
 import { SelectedColumns } from '../columns';
+import { currentDataEpoch } from '#services/sync';
 
 /** What each User field reads of a user row (loaders read only those: `ctx.loaders.user(userColumns.of(info))`). */
 export const userColumns = new SelectedColumns({
@@ -37,11 +38,14 @@ export const meModule: SchemaModule = {
     extend type Query {
       "The signed-in user."
       me: User!
+      "The data epoch (also the Wip-Data-Epoch header of every answer under /api/client): replaced by every restore; a device resends what was acknowledged under another (docs/reliability.md)."
+      dataEpoch: String!
     }
   `,
   resolvers: {
     Query: {
       me: (_root, _args, ctx: GraphQLContext) => ctx.actor.user,
+      dataEpoch: (_root, _args, ctx: GraphQLContext) => currentDataEpoch(ctx.deps),
     },
     User: {
       // the signed-in user comes with its roles; users from the loaders get them when asked

@@ -11,7 +11,7 @@ const ALLOWED_HEADERS = [
   'X-Request-Id',
   'Last-Event-ID',
 ];
-/** Response headers a web app may read besides the CORS-safelisted ones: tracing, rate limits, license grace period, CSRF token, idempotent replay. */
+/** Response headers a web app may read besides the CORS-safelisted ones: tracing, rate limits, license grace period, CSRF token, idempotent replay, data epoch. */
 const EXPOSED_HEADERS = [
   'X-Request-Id',
   'X-RateLimit-Limit',
@@ -21,6 +21,7 @@ const EXPOSED_HEADERS = [
   'X-License-Warning',
   'X-CSRF-Token',
   'Idempotency-Replayed',
+  'Wip-Data-Epoch',
 ];
 
 /**

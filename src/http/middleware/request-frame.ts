@@ -11,13 +11,16 @@ import { VARY_ORIGIN } from './cors';
 import { fixedHeaderSetter, headerWriter } from '../fixed-headers';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CLIENT_API = /^\/api\/client(\/|$)/;
 
 /**
  * The outermost layer, one middleware doing what every request needs, in this
  * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
  * incoming one kept so traces join up across proxies), `Date` from the
- * server's clock, the fixed response headers (`Cache-Control: no-store` — routes may declare another cache policy
- * for their successes — and the security headers, computed once), then the
+ * server's clock, the fixed response headers (`Cache-Control: no-store` —
+ * routes may declare another cache policy for their successes — and the
+ * security headers, computed once; under /api/client the data epoch,
+ * `Wip-Data-Epoch`), then the
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the
@@ -47,6 +50,9 @@ export function requestFrame(deps: AppDeps, routes: () => readonly RouteSpec[]):
     // capture times in server time (docs/app.md), which the server bounds by this same clock
     setDate(res, deps.clock.now().toUTCString());
     if (ctx.secure) res.setHeader(HSTS[0], HSTS[1]);
+    // devices compare it with the epoch their acknowledged writes were made under (docs/reliability.md)
+    const epoch = deps.dataEpoch.current;
+    if (epoch && CLIENT_API.test(ctx.path)) res.setHeader('Wip-Data-Epoch', epoch);
     try {
       await next();
       unmatched(ctx);

@@ -36,6 +36,7 @@ export const ROUTE_GROUPS = {
   clientEditorial: () => (require('./client/editorial') as typeof import('./client/editorial')).clientEditorialRoutes,
   clientTutorial: () => (require('./client/tutorials') as typeof import('./client/tutorials')).clientTutorialRoutes,
   clientSupervision: () => (require('./client/supervision') as typeof import('./client/supervision')).clientSupervisionRoutes,
+  clientSync: () => (require('./client/sync') as typeof import('./client/sync')).clientSyncRoutes,
   clientWorkingTogether: () =>
     (require('./client/working-together') as typeof import('./client/working-together')).clientWorkingTogetherRoutes,
   clientReport: () => (require('./client/reports') as typeof import('./client/reports')).clientReportRoutes,

@@ -148,6 +148,9 @@ const manifest = {
     ['get', '/api/client/supervision/assignees'],
     ['get', '/api/client/supervision/deviations'],
   ],
+  clientSync: [
+    ['post', '/api/client/sync/unapplied'],
+  ],
   clientWorkingTogether: [
     ['post', '/api/client/workingTogether'],
     ['get', '/api/client/workingTogether/handOffStatuses'],

@@ -21,6 +21,12 @@ const versionResponse = z.object({
         .describe("end of life (YYYY-MM-DD) of that version's release line, from a table in the build; null for a line it does not know"),
     })
     .describe('the runtime and until when its release line gets security fixes'),
+  dataEpoch: z
+    .string()
+    .nullable()
+    .describe(
+      'the data epoch (also the Wip-Data-Epoch header): replaced by every restore; null only before the first start migrated the database',
+    ),
 });
 
 export const clientPlatformRoutes: RouteSpec[] = [
@@ -29,11 +35,11 @@ export const clientPlatformRoutes: RouteSpec[] = [
     path: '/api/client/version',
     operationId: 'getVersion',
     summary:
-      'The running version: {version, apiVersion, build: {commit, date}, runtime: {name: node, version, supportedUntil}} (commit `dev` and date null for a build from source; supportedUntil: the end of life of the Node.js line); public',
+      'The running version: {version, apiVersion, build: {commit, date}, runtime: {name: node, version, supportedUntil}, dataEpoch} (commit `dev` and date null for a build from source; supportedUntil: the end of life of the Node.js line; dataEpoch: replaced by every restore, docs/reliability.md); public',
     auth: 'public',
     response: versionResponse,
-    async handler() {
-      return buildInfo();
+    async handler({ deps }) {
+      return { ...buildInfo(), dataEpoch: deps.dataEpoch.current ?? (await deps.dataEpoch.load()) ?? null };
     },
   }),
   defineRoute({

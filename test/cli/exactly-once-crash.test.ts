@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { daemonAsServer, startDaemon, type SpawnedDaemon } from '../helpers/cli';
+import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
+import { buildClient, type BuiltClient } from '../helpers/factories';
+import { createJob, publishedTemplate } from '../helpers/domain';
+import { mulberry32 } from '../helpers/prng';
+import { request } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
+import { assertRecordedOnce, recording, sendRecordings, type Recording } from '../helpers/exactly-once';
+
+// Issue 48 on SQLite, with real crashes of a real `wip serve`: recordings sent
+// with Idempotency-Keys, the daemon killed (SIGKILL) at random moments and at
+// the exact moment between the commit and the answer
+// (WIP_TEST_CRASH_AFTER_COMMIT), restarted, and the device resending what it
+// has no answer for. Each recording is applied once, no resend gets CONFLICT
+// for its own write, and the resend is answered within seconds. Also: a stale
+// pid file (a zombie, a reused pid) does not keep the daemon from starting.
+// PostgreSQL, two nodes: test/db/postgres-exactly-once.test.ts.
+
+const ROUNDS = Number(process.env.EXACTLY_ONCE_ROUNDS ?? 3);
+const SEED = Number(process.env.EXACTLY_ONCE_SEED ?? Date.now() % 1_000_000);
+/** The longest a resend may wait for its answer after the restart. */
+const ANSWERED_WITHIN_MS = 5_000;
+
+const test = suite('Exactly once with real crashes (SQLite): SIGKILL mid-recording, and between commit and answer');
+
+let env: Record<string, string>;
+let dataDir: string;
+let daemon: SpawnedDaemon | undefined;
+test.before(async () => {
+  ({ dataDir, env } = await installedDataDir());
+  assert.is((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code, 0);
+});
+test.after(async () => {
+  await daemon?.stop('SIGKILL');
+});
+
+async function setUp(): Promise<{ client: BuiltClient; jobId: number }> {
+  daemon = await startDaemon([], env);
+  const server = daemonAsServer(daemon);
+  const client = await buildClient(server);
+  const { templateId } = await publishedTemplate(server, client);
+  const job = await createJob(server, client.owner.token, { templateId });
+  return { client, jobId: job.id as number };
+}
+
+test(`killed at ${ROUNDS} random moments while recordings are sent with keys: each recording once, every resend answered within seconds (seed ${SEED})`, async () => {
+  const { client, jobId } = await setUp();
+  const random = mulberry32(SEED);
+  const recordings: Recording[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const pending = Array.from({ length: 40 }, (_, i) => recording(jobId, recordings.length + 1 + i));
+    recordings.push(...pending);
+    const live = daemon!;
+    const killAfter = 20 + Math.floor(random() * 400);
+    const kill = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        live.stop('SIGKILL').then(() => resolve(), resolve);
+      }, killAfter),
+    );
+    const sent = await sendRecordings(live.url, client.owner.token, pending);
+    await kill;
+    daemon = await startDaemon([], env);
+    // the device resends what it has no answer for, in order, same key and body
+    const resent = await sendRecordings(daemon.url, client.owner.token, pending.slice(sent), { untilAnswered: true });
+    assert.is(resent, pending.length - sent);
+    const first = pending[sent];
+    if (first) assert.ok(first.answeredAfterMs! < ANSWERED_WITHIN_MS, `the resend was answered after ${first.answeredAfterMs} ms`);
+  }
+  await assertRecordedOnce(daemon!.url, client.owner.token, jobId, recordings);
+});
+
+test('killed between the commit and the answer (WIP_TEST_CRASH_AFTER_COMMIT): the resend replays the answer, no CONFLICT, recorded once', async () => {
+  await daemon?.stop();
+  daemon = await startDaemon([], { ...env, WIP_TEST_CRASH_AFTER_COMMIT: 'crash-' });
+  const server = daemonAsServer(daemon);
+  const client = await buildClient(server);
+  const { templateId } = await publishedTemplate(server, client);
+  const job = await createJob(server, client.owner.token, { templateId });
+  const item = recording(job.id, 1, `crash-${randomUUID()}`);
+  const died = daemon;
+  const lost = await sendRecordings(died.url, client.owner.token, [item]);
+  assert.is(lost, 0, 'the answer never came: the daemon killed itself right after the commit');
+  assert.is(await died.stop(), null, 'it died of SIGKILL');
+  daemon = await startDaemon([], env);
+  const started = Date.now();
+  const again = await request(daemon.url, 'POST', '/api/client/graphql', {
+    token: client.owner.token,
+    body: item.body,
+    headers: { 'idempotency-key': item.key },
+  });
+  assert.ok(Date.now() - started < ANSWERED_WITHIN_MS);
+  assert.is(again.status, 200, again.text);
+  assert.is(again.headers.get('idempotency-replayed'), 'true', 'the answer committed with the write');
+  assert.equal(again.body, { data: { recordStep: { revision: 2, record: { stepId: 'measure' } } } });
+  await assertRecordedOnce(daemon.url, client.owner.token, job.id, [item]);
+});
+
+test('a stale pid file — a zombie, a reused pid, a process that is no wip daemon — never keeps the daemon from starting', async () => {
+  await daemon?.stop();
+  daemon = undefined;
+  const pidFile = path.join(dataDir, 'wip.pid');
+  // a zombie: `sh` runs `true` in the background and execs `sleep`, which never reaps it
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
+    await waitFor('the child to become a zombie', () => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '));
+    // as a daemon of this version writes it (pid, start time), and as an older one did (pid only)
+    for (const text of [`${zombie}\n123\n`, `${zombie}\n`]) {
+      fs.writeFileSync(pidFile, text);
+      const started = await startDaemon([], env);
+      assert.ok(fs.readFileSync(pidFile, 'utf8').startsWith(`${started.child.pid}\n`));
+      await started.stop();
+    }
+    // a live process that got the dead daemon's pid (another start time), and a live process that is no daemon
+    for (const text of [`${parent.pid}\n1\n`, `${parent.pid}\n`]) {
+      fs.writeFileSync(pidFile, text);
+      const started = await startDaemon([], env);
+      await started.stop();
+    }
+  } finally {
+    parent.kill('SIGKILL');
+  }
+  // the live daemon still keeps a second one out
+  daemon = await startDaemon([], env);
+  const second = await startDaemon([], env).then(
+    (d) => d.stop().then(() => 'started'),
+    (error: Error) => error.message,
+  );
+  assert.match(second, /another wip daemon \(pid \d+\) is serving/);
+});
+
+test.run();
