@@ -244,4 +244,55 @@ truth("values entered offline and synced 30 s later carry their entry time, on t
   await tablet.context().close();
 });
 
+truth('after a restore the device sends what it was told was recorded again; what cannot apply is shown and reported', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Restored server', assigneeIds: [olga.id] });
+  const page = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
+  await page.getByText('Available offline on this device').waitFor();
+  await recordTorque(page, job.id, '14');
+  await page.getByRole('radio', { name: 'Pass' }).check();
+  await page.getByRole('button', { name: 'Save and next' }).click();
+  await page.waitForURL('**/run?step=3');
+  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 20_000 });
+
+  // a restore, as the device meets it: the server announces another data epoch; it has lost the torque's key (the
+  // backup predates it) and the job was cancelled meanwhile, so the torque cannot be applied again; the seal's key
+  // survived, so its resend is answered with the first answer
+  const keys = await page.evaluate<Record<string, string>>(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('wip-offline');
+    open.onsuccess = () => {
+      const read = open.result.transaction('acknowledged').objectStore('acknowledged').getAll();
+      read.onsuccess = () => resolve(Object.fromEntries(read.result.filter((a) => a.item.kind === 'record').map((a) => [a.item.stepId, a.item.idempotencyKey])));
+      read.onerror = () => reject(read.error);
+    };
+    open.onerror = () => reject(open.error);
+  })`);
+  await wip.deps.db.kysely.deleteFrom('idempotency_keys').where('key', '=', keys.measure).execute();
+  const revision = (await serverJob(job.id)).revision;
+  const cancelled = await gql(wip, team.client.owner.token, 'mutation($i: CancelJobInput!) { cancelJob(input: $i) { job { state } } }', {
+    i: { jobId: gid('Job', job.id), reason: 'Pump replaced', expectedRevision: revision },
+  });
+  assert.equal(cancelled.codes, []);
+  (wip.deps.dataEpoch as unknown as { value: string }).value = 'restored-epoch-0000000000000000';
+
+  await page.reload();
+  const lost = page.locator('[data-state="lost"]', { hasText: 'Recording of step Measure the torque' });
+  await lost.waitFor({ timeout: 20_000 });
+  assert.match(await lost.innerText(), /Lost with a server restore/);
+  await checkPage(page, 'operator', 'lost-after-restore', 820);
+  const deviations = (
+    await gql(wip, team.client.owner.token, 'query($id: ID!) { job(id: $id) { deviations { kind stepId detail } } }', {
+      id: gid('Job', job.id),
+    })
+  ).data.job.deviations.filter((d: any) => d.kind === 'UNAPPLIED_CHANGE');
+  assert.is(deviations.length, 1, 'reported once, as a deviation supervisors see');
+  assert.is(deviations[0].stepId, 'measure');
+  assert.is(await stepRecordings(job.id), 2, 'the seal was replayed, not recorded again');
+  await lost.getByRole('button', { name: 'Discard' }).click();
+  await lost.waitFor({ state: 'detached' });
+  await page.context().close();
+});
+
 truth.run();
