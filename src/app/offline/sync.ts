@@ -118,7 +118,7 @@ async function run(): Promise<void> {
   running = true;
   try {
     // one tab drains at a time: two tabs sending the same item would only be replays, but need not happen
-    if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? drain() : undefined));
+    if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? drain() : elsewhere()));
     else await drain();
   } finally {
     running = false;
@@ -127,6 +127,15 @@ async function run(): Promise<void> {
       schedule(0);
     }
   }
+}
+
+/**
+ * Another tab (or the page this one replaced, still letting go) drains: this
+ * one only counts, so its indicator says what waits, and looks again later.
+ */
+async function elsewhere(): Promise<void> {
+  if (user) await refreshCounts(user);
+  schedule(RETRY_OFFLINE_MS);
 }
 
 async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
