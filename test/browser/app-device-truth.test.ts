@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
 import { checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
-import type { TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 import { gql, gid } from '../helpers/graphql';
 import { createJob, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
 import { listAuditEntries } from '#repos/audit';
@@ -292,6 +292,37 @@ truth('after a restore the device sends what it was told was recorded again; wha
   assert.is(await stepRecordings(job.id), 2, 'the seal was replayed, not recorded again');
   await lost.getByRole('button', { name: 'Discard' }).click();
   await lost.waitFor({ state: 'detached' });
+  await page.context().close();
+});
+
+truth('syncing while the server stops and starts again: every item once, and the indicator says what happens', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Server restart', assigneeIds: [olga.id] });
+  const page = await openApp(browser, wip, olga, { width: 390, path: `/app/jobs/${job.id}` });
+  await page.getByText('Available offline on this device').waitFor();
+  await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await page.context().setOffline(true);
+  await recordTorque(page, job.id, '14');
+  await page.getByRole('radio', { name: 'Pass' }).check();
+  await page.getByRole('button', { name: 'Save and next' }).click();
+  await page.waitForURL('**/run?step=3');
+  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await page.locator('[data-sync][data-waiting="2"]').waitFor();
+
+  // the network returns just as the server goes down; it comes back on the same port and data a few seconds later
+  const port = new URL(wip.url).port;
+  const dataDir = wip.dataDir;
+  await wip.stop({ keepData: true });
+  await page.context().setOffline(false);
+  await page.locator('[data-sync="unreachable"]', { hasText: 'Server not reachable · 2 waiting' }).waitFor({ timeout: 20_000 });
+  await checkPage(page, 'operator', 'server-unreachable', 390);
+  wip = await startTestServer({ dataDir, env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000', WIP_PORT: port } });
+  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 30_000 });
+  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
+  assert.is(await stepRecordings(job.id), 2, 'each recording once');
+  const after = await serverJob(job.id);
+  assert.equal(after.records.map((r: any) => r.stepId).sort(), ['check', 'measure']);
   await page.context().close();
 });
 
