@@ -53,7 +53,11 @@ conflict('the offline operator sees both records and decides: keep mine on one s
   await olgaPage.evaluate('navigator.serviceWorker.ready.then(() => true)');
   await olgaPage.context().setOffline(true);
   await recordStep(olgaPage, job.id, 1, (p) => p.getByRole('textbox', { name: 'Torque' }).fill('18'));
-  await recordStep(olgaPage, job.id, 2, (p) => p.getByRole('radio', { name: 'Fail' }).check());
+  await recordStep(olgaPage, job.id, 2, async (p) => {
+    await p.getByRole('radio', { name: 'Fail' }).check();
+    // a failed check is explained at the step (the server would refuse to complete the job otherwise)
+    await p.getByRole('textbox', { name: 'Comment' }).fill('Seal cracked');
+  });
   await olgaPage.locator('[data-sync][data-waiting="2"]').waitFor();
 
   // meanwhile Otto, online on his phone, records the same two steps

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
 import { checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
-import type { TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 import { gql, gid } from '../helpers/graphql';
 import { createJob, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
 import { listAuditEntries } from '#repos/audit';
@@ -43,12 +43,12 @@ async function stepRecordings(jobId: number): Promise<number> {
 }
 
 /** Records the torque of step 1 and saves. */
-async function recordTorque(page: Page, jobId: number, torque: string): Promise<void> {
+async function recordTorque(page: Page, jobId: number, torque: string, next: '2' | 'review' = '2'): Promise<void> {
   await page.goto(`${wip.url}/app/jobs/${jobId}/run?step=1`).catch(() => undefined);
   await waitForPage(page);
   await page.getByRole('textbox', { name: 'Torque' }).fill(torque);
-  await page.getByRole('button', { name: 'Save and next' }).click();
-  await page.waitForURL(/step=2/);
+  await page.getByRole('button', { name: next === '2' ? 'Save and next' : 'Save and review' }).click();
+  await page.waitForURL(`**/run?step=${next}`);
 }
 
 async function setLanguage(page: Page, language: 'en' | 'de'): Promise<void> {
@@ -143,54 +143,72 @@ truth('the answer lost and its key forgotten: the resend meets its own record an
   await page.context().close();
 });
 
-truth('an operator whose every change is refused never sees "Completed": the refusal and what waits, in words', async () => {
-  const [, otto] = team.operators;
+truth('refused: a recording (not qualified) and a completion (job cancelled meanwhile) are never shown as done', async () => {
+  const [olga, otto] = team.operators;
   const skill = await gql(wip, team.client.owner.token, 'mutation { createSkill(input: { name: "Welding" }) { skill { name } } }', {});
   assert.equal(skill.codes, []);
   // one step (the sample's torque), and a skill Otto lacks
   const [prep] = SAMPLE_CONTENT.sections;
-  const { templateId } = await publishedTemplate(wip, team.client, {
+  const welding = await publishedTemplate(wip, team.client, {
     qualifications: [{ skill: 'Welding', level: 1 }],
     sections: [{ ...prep, steps: [prep.steps[0]] }],
   });
   // open to every operator (assigning Otto, who lacks Welding, would be refused)
-  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Flange weld check' });
-  const page = await openApp(browser, wip, otto, { width: 390, path: `/app/jobs/${job.id}` });
+  const weld = await createJob(wip, team.client.owner.token, { templateId: welding.templateId, title: 'Flange weld check' });
+  const page = await openApp(browser, wip, otto, { width: 390, path: `/app/jobs/${weld.id}` });
   await page.getByText('Available offline on this device').waitFor();
-  await page.goto(`${wip.url}/app/jobs/${job.id}/run?step=1`).catch(() => undefined);
+  await page.goto(`${wip.url}/app/jobs/${weld.id}/run?step=1`).catch(() => undefined);
   await waitForPage(page);
   await page.getByRole('textbox', { name: 'Torque' }).fill('14');
   await page.getByRole('button', { name: 'Save and review' }).click();
   await page.getByText('Saved on this device', { exact: false }).first().waitFor();
-  await page.getByRole('button', { name: 'Complete job' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Flange weld check' }).waitFor();
-  // the server refuses the recording (not qualified); the completion waits behind it and is never shown as done
+  // the review knows what the server will refuse, and says so before anything is sent
+  await page.locator('.review-refusals [data-code="NOT_QUALIFIED"]', { hasText: 'You are not qualified' }).waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Complete job' }).isDisabled());
+  await checkPage(page, 'operator', 'review-blocked', 390);
+  // the server refuses the recording: the job stays Open, the refusal is shown with its reason
+  await page.goto(`${wip.url}/app/jobs/${weld.id}`).catch(() => undefined);
   await page.locator('[data-sync="conflict"]').waitFor({ timeout: 20_000 });
-  await page.getByText('The server refused a change', { exact: false }).first().waitFor();
   await page.locator('.conflict', { hasText: 'not qualified' }).waitFor();
-  await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();
-  await page.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).waitFor();
-  await page.getByText('0 of 1 steps recorded').waitFor();
   await page.locator('[data-state="rejected"]', { hasText: 'Recording of step Measure the torque' }).waitFor();
-  assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
-  assert.is(await page.getByText('Job completed.', { exact: true }).count(), 0);
-  await checkPage(page, 'operator', 'refused', 390);
-  assert.is((await serverJob(job.id)).state, 'OPEN');
-
-  // she discards the refused recording: the completion goes, and the server refuses it too (a required value is
-  // missing) — still never "Completed"
-  await page.locator('.conflict', { hasText: 'Recording of step' }).getByRole('button', { name: 'Discard my change' }).click();
-  await page.locator('.conflict', { hasText: 'Completion of the job' }).waitFor({ timeout: 20_000 });
   await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();
+  await page.getByText('0 of 1 steps recorded').waitFor();
+  assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
+  await checkPage(page, 'operator', 'refused', 390);
+  assert.is((await serverJob(weld.id)).state, 'OPEN');
+  await page.context().close();
+
+  // Olga completes a job offline; meanwhile the supervisor cancels it: the completion is refused, never "Completed"
+  const { templateId } = await publishedTemplate(wip, team.client, { sections: [{ ...prep, steps: [prep.steps[0]] }] });
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Cancelled meanwhile', assigneeIds: [olga.id] });
+  const tablet = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
+  await tablet.getByText('Available offline on this device').waitFor();
+  await tablet.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await recordTorque(tablet, job.id, '14', 'review');
+  await tablet.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 20_000 });
+  await tablet.context().setOffline(true);
+  await tablet.getByRole('button', { name: 'Complete job' }).click();
+  await tablet.getByRole('heading', { level: 1, name: 'Cancelled meanwhile' }).waitFor();
+  await tablet.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).waitFor();
+  await tablet.locator('.page-header .badge', { hasText: /^In progress$/ }).waitFor();
+  const revision = (await serverJob(job.id)).revision;
+  const cancelled = await gql(wip, team.client.owner.token, 'mutation($i: CancelJobInput!) { cancelJob(input: $i) { job { state } } }', {
+    i: { jobId: gid('Job', job.id), reason: 'Pump replaced', expectedRevision: revision },
+  });
+  assert.equal(cancelled.codes, []);
+  await tablet.context().setOffline(false);
+  await tablet.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await tablet.locator('.conflict', { hasText: 'Completion of the job' }).waitFor({ timeout: 20_000 });
   assert.is(
-    await page.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).count(),
+    await tablet.locator('.page-header .badge', { hasText: 'Completion waiting to send' }).count(),
     0,
     'a refused completion did not happen',
   );
-  assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
-  await checkPage(page, 'operator', 'refused-completion', 390);
-  assert.is((await serverJob(job.id)).state, 'OPEN');
-  await page.context().close();
+  assert.is(await tablet.getByText('Completed', { exact: true }).count(), 0);
+  assert.is(await tablet.getByText('Job completed.', { exact: true }).count(), 0);
+  await checkPage(tablet, 'operator', 'refused-completion', 820);
+  assert.is((await serverJob(job.id)).state, 'CANCELLED');
+  await tablet.context().close();
 });
 
 truth("values entered offline and synced 30 s later carry their entry time, on the server's clock", async () => {
@@ -224,6 +242,88 @@ truth("values entered offline and synced 30 s later carry their entry time, on t
   assert.ok(Math.abs(captured - entered) < 5_000, `captured ${record.capturedAt}, entered ${new Date(entered).toISOString()}`);
   assert.is(received, entered + 30_000, 'received when it reached the server');
   await tablet.context().close();
+});
+
+truth('after a restore the device sends what it was told was recorded again; what cannot apply is shown and reported', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Restored server', assigneeIds: [olga.id] });
+  const page = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
+  await page.getByText('Available offline on this device').waitFor();
+  await recordTorque(page, job.id, '14');
+  await page.getByRole('radio', { name: 'Pass' }).check();
+  await page.getByRole('button', { name: 'Save and next' }).click();
+  await page.waitForURL('**/run?step=3');
+  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 20_000 });
+
+  // a restore, as the device meets it: the server announces another data epoch; it has lost the torque's key (the
+  // backup predates it) and the job was cancelled meanwhile, so the torque cannot be applied again; the seal's key
+  // survived, so its resend is answered with the first answer
+  const keys = await page.evaluate<Record<string, string>>(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('wip-offline');
+    open.onsuccess = () => {
+      const read = open.result.transaction('acknowledged').objectStore('acknowledged').getAll();
+      read.onsuccess = () => resolve(Object.fromEntries(read.result.filter((a) => a.item.kind === 'record').map((a) => [a.item.stepId, a.item.idempotencyKey])));
+      read.onerror = () => reject(read.error);
+    };
+    open.onerror = () => reject(open.error);
+  })`);
+  await wip.deps.db.kysely.deleteFrom('idempotency_keys').where('key', '=', keys.measure).execute();
+  const revision = (await serverJob(job.id)).revision;
+  const cancelled = await gql(wip, team.client.owner.token, 'mutation($i: CancelJobInput!) { cancelJob(input: $i) { job { state } } }', {
+    i: { jobId: gid('Job', job.id), reason: 'Pump replaced', expectedRevision: revision },
+  });
+  assert.equal(cancelled.codes, []);
+  (wip.deps.dataEpoch as unknown as { value: string }).value = 'restored-epoch-0000000000000000';
+
+  await page.reload();
+  const lost = page.locator('[data-state="lost"]', { hasText: 'Recording of step Measure the torque' });
+  await lost.waitFor({ timeout: 20_000 });
+  assert.match(await lost.innerText(), /Lost with a server restore/);
+  await checkPage(page, 'operator', 'lost-after-restore', 820);
+  const deviations = (
+    await gql(wip, team.client.owner.token, 'query($id: ID!) { job(id: $id) { deviations { kind stepId detail } } }', {
+      id: gid('Job', job.id),
+    })
+  ).data.job.deviations.filter((d: any) => d.kind === 'UNAPPLIED_CHANGE');
+  assert.is(deviations.length, 1, 'reported once, as a deviation supervisors see');
+  assert.is(deviations[0].stepId, 'measure');
+  assert.is(await stepRecordings(job.id), 2, 'the seal was replayed, not recorded again');
+  await lost.getByRole('button', { name: 'Discard' }).click();
+  await lost.waitFor({ state: 'detached' });
+  await page.context().close();
+});
+
+truth('syncing while the server stops and starts again: every item once, and the indicator says what happens', async () => {
+  const [olga] = team.operators;
+  const { templateId } = await publishedTemplate(wip, team.client);
+  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Server restart', assigneeIds: [olga.id] });
+  const page = await openApp(browser, wip, olga, { width: 390, path: `/app/jobs/${job.id}` });
+  await page.getByText('Available offline on this device').waitFor();
+  await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+  await page.context().setOffline(true);
+  await recordTorque(page, job.id, '14');
+  await page.getByRole('radio', { name: 'Pass' }).check();
+  await page.getByRole('button', { name: 'Save and next' }).click();
+  await page.waitForURL('**/run?step=3');
+  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
+  await page.locator('[data-sync][data-waiting="2"]').waitFor();
+
+  // the network returns just as the server goes down; it comes back on the same port and data a few seconds later
+  const port = new URL(wip.url).port;
+  const dataDir = wip.dataDir;
+  await wip.stop({ keepData: true });
+  await page.context().setOffline(false);
+  await page.locator('[data-sync="unreachable"]', { hasText: 'Server not reachable · 2 waiting' }).waitFor({ timeout: 20_000 });
+  await checkPage(page, 'operator', 'server-unreachable', 390);
+  wip = await startTestServer({ dataDir, env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000', WIP_PORT: port } });
+  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 30_000 });
+  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
+  assert.is(await stepRecordings(job.id), 2, 'each recording once');
+  const after = await serverJob(job.id);
+  assert.equal(after.records.map((r: any) => r.stepId).sort(), ['check', 'measure']);
+  await page.context().close();
 });
 
 truth.run();

@@ -143,6 +143,10 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
     await checkPage(page, 'rules', 'operator-calculated', width);
   }
   await page.setViewportSize({ width: 820, height: 900 });
+  // a value out of limits is explained at the step: the comment is asked for before the step saves
+  await save(page);
+  await page.getByText('Explain in a comment why the value is outside its limits', { exact: false }).waitFor();
+  await page.getByRole('textbox', { name: 'Comment' }).fill('Drop expected until the new seal settles');
   await save(page);
   // the drop is out of limits: the leak section opens
   await page.getByRole('heading', { name: 'Report the leak' }).waitFor();

@@ -25,7 +25,16 @@ export interface OfflineSchema extends DBSchema {
   /** what the operator decided about conflicts and refusals: kept, never silently dropped */
   resolutions: {
     key: number;
-    value: { user: UserKey; jobId: string; itemId: string; decision: 'mine' | 'theirs' | 'discard' | 'retry'; item: QueueItem; at: string };
+    value: {
+      user: UserKey;
+      jobId: string;
+      itemId: string;
+      /** 'unapplied': acknowledged, lost with a server restore and refused when sent again (reported to the server) */
+      decision: 'mine' | 'theirs' | 'discard' | 'retry' | 'unapplied';
+      item: QueueItem;
+      at: string;
+      error?: { code: string; message: string };
+    };
   };
   /**
    * Items the server confirmed, with their key and its answer, kept for the key's lifetime on the server (24 h):
@@ -43,6 +52,8 @@ export interface AcknowledgedItem {
   /** the server's answer (the mutation's data) */
   answer: unknown;
   acknowledgedAt: string;
+  /** the data epoch of the answer (Wip-Data-Epoch): another one later means a restore may have lost it */
+  epoch?: string;
 }
 
 export const DB_NAME = 'wip-offline';

@@ -125,6 +125,8 @@ export interface JobData {
   /** every step in reading order with whether it applies (absent from a copy kept before the app knew them) */
   steps?: JobStepData[];
   signoffs?: StepSignatureData[];
+  /** what completeJob would refuse now for the signed-in user (the server's own checks; absent on older copies) */
+  completionBlockers?: { code: string; stepId: string | null; message: string }[];
   faults: { nodes: FaultData[] };
 }
 
@@ -140,6 +142,7 @@ export function jobDocumentFields(notApplicable: boolean): string {
   version { id number content(language: $language) { language sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
     when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
     fields { key label type required unit min max options optionLabels expression } } } } }
+  completionBlockers { code stepId message }
   records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt capturedAt receivedAt revision }
   steps { stepId applies reason }
   signoffs { stepId signer { ${PERSON} } signerName meaning signedAt invalidatedAt }

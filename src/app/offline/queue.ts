@@ -195,6 +195,8 @@ export interface LocalJobView {
   confirmed: AcknowledgedItem[];
   /** the operator's records set aside by "keep theirs": kept on the device until the operator discards them */
   setAside: SetAside[];
+  /** changes the server had confirmed, lost with a restore and refused when sent again (reported: a deviation) */
+  lost: Lost[];
 }
 
 export interface SetAside {
@@ -202,6 +204,13 @@ export interface SetAside {
   key: number;
   item: RecordItem;
   at: string;
+}
+
+export interface Lost {
+  key: number;
+  item: QueueItem;
+  at: string;
+  error: { code: string; message: string };
 }
 
 export async function localJobView(user: UserKey, jobId: string): Promise<LocalJobView | undefined> {
@@ -228,21 +237,24 @@ export async function localJobView(user: UserKey, jobId: string): Promise<LocalJ
     .filter((a) => a.jobId === jobId)
     .sort((a, b) => b.acknowledgedAt.localeCompare(a.acknowledgedAt));
   const setAside: SetAside[] = [];
+  const lost: Lost[] = [];
   let cursor = await db.transaction('resolutions').store.openCursor();
   while (cursor) {
     const r = cursor.value;
     if (r.user === user && r.jobId === jobId && r.decision === 'theirs' && r.item.kind === 'record')
       setAside.push({ key: cursor.key, item: r.item, at: r.at });
+    if (r.user === user && r.jobId === jobId && r.decision === 'unapplied' && r.error)
+      lost.push({ key: cursor.key, item: r.item, at: r.at, error: r.error });
     cursor = await cursor.continue();
   }
-  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed, setAside };
+  return { job, pendingRecords, pendingFaults, state: job.state, queuedState, pendingTransition, items, confirmed, setAside, lost };
 }
 
-/** The operator discards a record they set aside: only now does it leave the device. */
+/** The operator discards a record they set aside, or a lost change they have seen: only now does it leave the device. */
 export async function discardSetAside(user: UserKey, key: number): Promise<void> {
   const db = await offlineDb();
   const row = await db.get('resolutions', key);
-  if (!row || row.user !== user || row.decision !== 'theirs') return;
+  if (!row || row.user !== user || (row.decision !== 'theirs' && row.decision !== 'unapplied')) return;
   await db.delete('resolutions', key);
   notifyQueueChanged();
 }

@@ -18,9 +18,26 @@ function stored(): number {
 }
 
 let offsetMs: number | undefined;
+/** the data epoch of the last answer (Wip-Data-Epoch): a restore replaces it (docs/reliability.md) */
+let epoch: string | null = null;
+const epochListeners = new Set<() => void>();
 
-/** An answer's `Date` (whole seconds) against the device's clock at the middle of the round trip. */
-export function noteServerDate(response: Response, sentAt: number, answeredAt: number): void {
+/** The server's data epoch as its last answer said (null before any answer of this page). */
+export const serverEpoch = (): string | null => epoch;
+
+/** Called when an answer announces another epoch than the last one (or the first of this page). */
+export function onEpochNoted(listener: () => void): () => void {
+  epochListeners.add(listener);
+  return () => epochListeners.delete(listener);
+}
+
+/** What every answer says about the server: its clock (`Date`, whole seconds, against the device's clock at the middle of the round trip) and its data epoch. */
+export function noteAnswer(response: Response, sentAt: number, answeredAt: number): void {
+  const announced = response.headers.get('wip-data-epoch');
+  if (announced && announced !== epoch) {
+    epoch = announced;
+    for (const listener of [...epochListeners]) listener();
+  }
   const server = Date.parse(response.headers.get('date') ?? '');
   if (!Number.isFinite(server)) return;
   // the header drops the milliseconds: the server's time is within the second after it, never before it, so a

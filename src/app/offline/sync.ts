@@ -3,7 +3,18 @@ import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordD
 import { baseOf, newId, queuedItems, resolveLocalFiles, sameRecord, stepRevisionAfter, storeJob, withRecord } from './queue';
 import { notifyItemSettled, notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
-import { csrfToken, graphqlQuery, requestsSent, sendMutation, sendUpload, sessionUser, type Outcome } from './transport';
+import {
+  csrfToken,
+  graphqlQuery,
+  requestsSent,
+  sendMutation,
+  sendUnappliedReport,
+  sendUpload,
+  sessionUser,
+  type Outcome,
+} from './transport';
+import { onEpochNoted, serverEpoch } from './server-clock';
+import type { AcknowledgedItem } from './db';
 import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
 import { requestLanguage } from '../api/client';
 
@@ -66,10 +77,13 @@ export function startSync(signedIn: { id: number; clientId: number }): void {
     window.addEventListener('online', kick);
     window.addEventListener('offline', offline);
     const stopQueue = onQueueChanged(kick);
+    // another data epoch: the server may have lost what it acknowledged (a restore), the next round looks
+    const stopEpoch = onEpochNoted(kick);
     unsubscribe = () => {
       window.removeEventListener('online', kick);
       window.removeEventListener('offline', offline);
       stopQueue();
+      stopEpoch();
     };
   }
   schedule(0);
@@ -104,7 +118,7 @@ async function run(): Promise<void> {
   running = true;
   try {
     // one tab drains at a time: two tabs sending the same item would only be replays, but need not happen
-    if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? drain() : undefined));
+    if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? drain() : elsewhere()));
     else await drain();
   } finally {
     running = false;
@@ -113,6 +127,15 @@ async function run(): Promise<void> {
       schedule(0);
     }
   }
+}
+
+/**
+ * Another tab (or the page this one replaced, still letting go) drains: this
+ * one only counts, so its indicator says what waits, and looks again later.
+ */
+async function elsewhere(): Promise<void> {
+  if (user) await refreshCounts(user);
+  schedule(RETRY_OFFLINE_MS);
 }
 
 async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
@@ -145,7 +168,8 @@ async function drain(): Promise<void> {
     setSyncState({ online: false, unreachable: false, syncing: false });
     return;
   }
-  if (!items.some((i) => i.state === 'pending')) {
+  const stale = await staleAcknowledged(current);
+  if (!items.some((i) => i.state === 'pending') && stale.length === 0) {
     setSyncState({ syncing: false });
     return;
   }
@@ -154,6 +178,9 @@ async function drain(): Promise<void> {
   if (!session) return signInNeeded();
   setSyncState({ online: true, unreachable: false, syncing: true, signInNeeded: false });
   try {
+    // what the server acknowledged under an earlier epoch goes again first, in its order (the queue builds on it)
+    if (!(await resendAfterRestore(current))) return;
+    items = await queuedItems(current);
     let restart = true;
     while (restart && user === current) {
       restart = false;
@@ -261,8 +288,7 @@ async function sendItem(item: QueueItem): Promise<Step> {
     item.attempts++;
     // stored before it leaves: a retry after a lost answer must send exactly these bytes
     await putItem(item);
-    const field = item.kind === 'record' ? 'recordStep' : item.kind === 'fault' ? 'raiseFault' : TRANSITIONS[item.action];
-    outcome = await sendMutation(item.sentBody!, item.idempotencyKey, field);
+    outcome = await sendMutation(item.sentBody!, item.idempotencyKey, fieldOf(item));
   }
   setSyncState({ requests: requestsSent() });
   switch (outcome.kind) {
@@ -330,7 +356,15 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
   const acknowledged = tx.objectStore('acknowledged');
-  await acknowledged.put({ id: item.id, user: item.user, jobId: item.jobId, item, answer: data, acknowledgedAt: new Date().toISOString() });
+  await acknowledged.put({
+    id: item.id,
+    user: item.user,
+    jobId: item.jobId,
+    item,
+    answer: data,
+    acknowledgedAt: new Date().toISOString(),
+    ...(serverEpoch() && { epoch: serverEpoch()! }),
+  });
   // kept as long as the server keeps the key's answer, no longer
   const expired = new Date(Date.now() - ACKNOWLEDGED_KEPT_MS).toISOString();
   for (const old of await acknowledged.index('user').getAll(item.user)) if (old.acknowledgedAt < expired) await acknowledged.delete(old.id);
@@ -511,4 +545,128 @@ export async function resolveItem(current: UserKey, itemId: string, decision: De
   }
   await renumber(current, item.jobId);
   notifyQueueChanged();
+}
+
+/** The GraphQL field an item's mutation answers under (what a report of it names as its operation). */
+function fieldOf(item: Exclude<QueueItem, { kind: 'upload' }>): string {
+  return item.kind === 'record' ? 'recordStep' : item.kind === 'fault' ? 'raiseFault' : TRANSITIONS[item.action];
+}
+
+/** Items acknowledged under another data epoch than the server's now: a restore may have lost them. */
+async function staleAcknowledged(current: UserKey): Promise<AcknowledgedItem[]> {
+  const epoch = serverEpoch();
+  if (!epoch) return [];
+  const db = await offlineDb();
+  return (await db.getAllFromIndex('acknowledged', 'user', current))
+    .filter((a) => a.epoch !== undefined && a.epoch !== epoch)
+    .sort((a, b) => a.acknowledgedAt.localeCompare(b.acknowledgedAt));
+}
+
+/** The file ids a frozen body refers to (photos of records and faults). */
+function fileIdsOf(body: string): number[] {
+  const input = (JSON.parse(body) as { variables?: { input?: { values?: { value: unknown }[]; photos?: unknown } } }).variables?.input;
+  const values = [...(input?.values ?? []).map((v) => v.value), input?.photos];
+  return values.flatMap((v) => (Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : []));
+}
+
+/**
+ * After a restore (the server announces another data epoch), every item the
+ * device kept as acknowledged under an earlier epoch goes again, in its order,
+ * with its key and its exact body: the server answers with the first answer
+ * if it still has it, or applies it now. One it refuses (someone else wrote
+ * the step since, the job was lost or closed) is reported to the server, which
+ * makes it a deviation for supervisors, and kept for the operator to see.
+ * False when the round must stop (no network, sign-in, the server busy).
+ */
+async function resendAfterRestore(current: UserKey): Promise<boolean> {
+  const db = await offlineDb();
+  // photos uploaded again under a new id: a body naming the old one would attach whatever has that id now
+  const changedFiles = new Set<number>();
+  for (const kept of await staleAcknowledged(current)) {
+    if (user !== current) return false;
+    const item = kept.item;
+    let outcome: Outcome;
+    if (item.kind === 'upload') {
+      const photo = await db.get('blobs', item.id);
+      outcome = photo
+        ? await sendUpload(photo.blob, photo.name, item.idempotencyKey)
+        : { kind: 'refused', code: 'PHOTO_MISSING', message: 'The photo is no longer on this device' };
+    } else if (item.sentBody === undefined) continue;
+    else if (fileIdsOf(item.sentBody).some((id) => changedFiles.has(id)))
+      outcome = { kind: 'refused', code: 'PHOTO_CHANGED', message: 'A photo it refers to was lost with the restore and uploaded again' };
+    else outcome = await sendMutation(item.sentBody, item.idempotencyKey, fieldOf(item));
+    setSyncState({ requests: requestsSent() });
+    if (outcome.kind === 'ok') {
+      if (item.kind === 'upload') {
+        const before = (kept.answer as { files: { id: number }[] }).files[0].id;
+        const file = (outcome.data as { files: { id: number; url?: string }[] }).files[0];
+        if (file.id !== before) changedFiles.add(before);
+        await db.put('uploads', { id: item.id, user: item.user, fileId: file.id, url: file.url ?? `/api/client/files/${file.id}` });
+      }
+      await db.put('acknowledged', { ...kept, answer: outcome.data, epoch: serverEpoch() ?? kept.epoch });
+      continue;
+    }
+    if (outcome.kind === 'refused' || outcome.kind === 'conflict') {
+      if (!(await reportUnapplied(kept, outcome))) return false;
+      continue;
+    }
+    if (outcome.kind === 'network') offlineFor(RETRY_OFFLINE_MS);
+    else if (outcome.kind === 'signin') signInNeeded();
+    else schedule(outcome.afterMs);
+    return false;
+  }
+  return true;
+}
+
+/** A summary of an item for people (the deviation's detail). */
+function summaryOf(item: QueueItem): string {
+  switch (item.kind) {
+    case 'record':
+      return `Step ${item.stepId} ${item.status}: ${item.values.map((v) => `${v.key} = ${JSON.stringify(v.value)}`).join(', ') || '(no values)'}`;
+    case 'transition':
+      return `Job ${item.action}`;
+    case 'fault':
+      return `Fault (${item.severity}): ${item.description}`.slice(0, 2000);
+    case 'upload':
+      return `Photo ${item.name}`;
+  }
+}
+
+/** Reports a write lost with a restore and refused again, then keeps it for the operator (resolutions: 'unapplied'). */
+async function reportUnapplied(kept: AcknowledgedItem, error: { code: string; message: string }): Promise<boolean> {
+  const item = kept.item;
+  const jobId = Number(item.jobId.split(':')[1]);
+  const report = {
+    idempotencyKey: item.idempotencyKey,
+    operation: item.kind === 'upload' ? 'upload' : fieldOf(item),
+    jobId: Number.isInteger(jobId) && jobId > 0 ? jobId : null,
+    stepId: item.kind === 'record' ? item.stepId : null,
+    acknowledgedAt: kept.acknowledgedAt,
+    acknowledgedEpoch: kept.epoch,
+    error: { code: error.code, message: error.message.slice(0, 2000) },
+    summary: summaryOf(item).slice(0, 2000),
+    payload: item.sentBody && item.sentBody.length < 60_000 ? (JSON.parse(item.sentBody) as unknown) : null,
+  };
+  const sent = await sendUnappliedReport(JSON.stringify(report), `unapplied:${item.idempotencyKey}`);
+  setSyncState({ requests: requestsSent() });
+  if (sent.kind === 'network') offlineFor(RETRY_OFFLINE_MS);
+  else if (sent.kind === 'signin') signInNeeded();
+  else if (sent.kind === 'retry') schedule(sent.afterMs);
+  if (sent.kind !== 'ok' && sent.kind !== 'refused') return false;
+  // refused (a report the server cannot take): still shown to the operator, never dropped silently
+  const db = await offlineDb();
+  const tx = db.transaction(['acknowledged', 'resolutions'], 'readwrite');
+  await tx.objectStore('resolutions').add({
+    user: item.user,
+    jobId: item.jobId,
+    itemId: item.id,
+    decision: 'unapplied',
+    item,
+    at: new Date().toISOString(),
+    error: report.error,
+  });
+  await tx.objectStore('acknowledged').delete(kept.id);
+  await tx.done;
+  notifyQueueChanged();
+  return true;
 }

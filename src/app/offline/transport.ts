@@ -1,6 +1,6 @@
 import { requestLanguage } from '../api/client';
 import { pendingSignOut } from '../api/sign-out-lock';
-import { noteServerDate } from './server-clock';
+import { noteAnswer } from './server-clock';
 /**
  * How the sync engine talks to the server: one request per queued item, with
  * its Idempotency-Key, and an answer sorted into what the engine does next.
@@ -53,7 +53,7 @@ async function send(path: string, init: { body: BodyInit; key: string; json: boo
       credentials: 'same-origin',
       signal: AbortSignal.timeout(init.timeoutMs),
     });
-    noteServerDate(response, sentAt, Date.now());
+    noteAnswer(response, sentAt, Date.now());
     return response;
   } catch {
     return undefined;
@@ -111,7 +111,15 @@ export async function sendMutation(body: string, key: string, field: string): Pr
 export async function sendUpload(blob: Blob, name: string, key: string): Promise<Outcome> {
   const form = new FormData();
   form.append('file', blob, name);
-  const response = await send('/api/client/upload', { body: form, key, json: false, timeoutMs: UPLOAD_TIMEOUT_MS });
+  return restOutcome(await send('/api/client/upload', { body: form, key, json: false, timeoutMs: UPLOAD_TIMEOUT_MS }));
+}
+
+/** A write lost with a restore and refused when sent again, reported (POST /api/client/sync/unapplied). */
+export async function sendUnappliedReport(body: string, key: string): Promise<Outcome> {
+  return restOutcome(await send('/api/client/sync/unapplied', { body, key, json: true, timeoutMs: TIMEOUT_MS }));
+}
+
+async function restOutcome(response: Response | undefined): Promise<Outcome> {
   if (!response) return { kind: 'network' };
   const parsed = await readJson(response);
   if (!response.ok || parsed?.success === false) return httpFailure(response, parsed);
@@ -129,7 +137,7 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
       credentials: 'same-origin',
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    noteServerDate(response, sentAt, Date.now());
+    noteAnswer(response, sentAt, Date.now());
     if (response.status === 401 || response.status === 403) return 'signed-out';
     if (!response.ok) return 'unreachable';
     const body = (await response.json()) as { data: { id: number; clientId: number } };
@@ -155,7 +163,7 @@ export async function graphqlQuery<T>(query: string, variables: Record<string, u
     credentials: 'same-origin',
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
-  noteServerDate(response, sentAt, Date.now());
+  noteAnswer(response, sentAt, Date.now());
   const body = (await response.json()) as Answer | null;
   if (!response.ok || !body?.data)
     throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);

@@ -18,9 +18,10 @@ const CLIENT_API = /^\/api\/client(\/|$)/;
  * The outermost layer, one middleware doing what every request needs, in this
  * order: ctx.state (deps, routes), the request id (`X-Request-Id`, a sane
  * incoming one kept so traces join up across proxies), `Date` from the
- * server's clock, the fixed response headers (`Cache-Control: no-store` — routes may declare another cache policy
- * for their successes — and the security headers, computed once; under
- * /api/client the data epoch, `Wip-Data-Epoch`), then the
+ * server's clock, the fixed response headers (`Cache-Control: no-store` —
+ * routes may declare another cache policy for their successes — and the
+ * security headers, computed once; under /api/client the data epoch,
+ * `Wip-Data-Epoch`), then the
  * rest of the chain; what nothing answered becomes 404 or 405; an error becomes the envelope (errors are always
  * no-store); finally the request's log line and its metrics (by method, route
  * pattern — `unmatched` when no route took it, so scanners cannot blow up the

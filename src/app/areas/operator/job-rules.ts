@@ -92,6 +92,14 @@ export function jobRules(view: LocalJobView): StepRule[] {
   });
 }
 
+/** Steps that apply whose record is FAILED or has a value out of limits, with no comment: completion is refused for them. */
+export function missingComments(rules: readonly StepRule[]): StepRule[] {
+  return rules.filter(
+    ({ applies, record }) =>
+      applies && record && (record.status === 'FAILED' || record.values.some((v) => v.outOfLimits)) && !(record.comment ?? '').trim(),
+  );
+}
+
 /** The required fields still empty (as the server checks on completion): every step that applies and is not skipped. */
 export function missingRequired(rules: readonly StepRule[]) {
   return rules.flatMap(({ step, index, applies, record }) => {

@@ -20,7 +20,7 @@ export function QueueStates({ user, view }: { user: UserKey; view: LocalJobView 
   const steps = stepsOfJob(view.job);
   const waiting = view.items.filter((i) => i.kind !== 'upload');
   const confirmed = view.confirmed.filter((a) => a.item.kind !== 'upload').slice(0, CONFIRMED_SHOWN);
-  if (waiting.length === 0 && confirmed.length === 0 && view.setAside.length === 0) return null;
+  if (waiting.length === 0 && confirmed.length === 0 && view.setAside.length === 0 && view.lost.length === 0) return null;
   const stateOf = (item: LocalJobView['items'][number]): [string, Tone] =>
     item.state === 'conflict'
       ? [t('operator.queue.state.conflict'), 'danger']
@@ -44,6 +44,15 @@ export function QueueStates({ user, view }: { user: UserKey; view: LocalJobView 
             </li>
           );
         })}
+        {view.lost.map(({ key, item, error }) => (
+          <li key={`lost-${key}`} data-state="lost">
+            {itemLabel(t, item, steps)} <Badge tone="danger">{t('operator.queue.state.lost')}</Badge>{' '}
+            {t('operator.queue.lostWhy', { message: error.message })}{' '}
+            <Button variant="ghost" onClick={() => void discardSetAside(user, key)}>
+              {t('operator.queue.discardSetAside')}
+            </Button>
+          </li>
+        ))}
         {view.setAside.map(({ key, item, at }) => {
           const step = steps.find((st) => st.stepId === item.stepId);
           const values = item.values

@@ -10,6 +10,7 @@ import {
   isEmptyValue,
   keepServerJob,
   localJobView,
+  outOfLimits,
   refreshJob,
   useSyncState,
   userKey,
@@ -29,7 +30,7 @@ import { CalculatedField, PhotoInput, PhotoList, StepField, type DraftPhoto, typ
 import { JobStateBadges, personName, rangeText, valueText } from './common';
 import { useLocalJob } from './hooks';
 import { plainText } from '../../ui/plain-text';
-import { jobRules, missingRequired, type SeenRecord, type StepRule } from './job-rules';
+import { jobRules, missingComments, missingRequired, type SeenRecord, type StepRule } from './job-rules';
 import { NotApplicableButton, NotApplyingNotice } from './step-rules';
 
 function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<string, DraftValue> {
@@ -46,6 +47,9 @@ function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<str
 }
 
 const parseNumber = (text: string) => Number(text.trim().replace(',', '.'));
+
+/** Completion refusals the device judges itself from what it holds (its queued records and transitions included). */
+const LOCALLY_CHECKED = new Set(['REQUIRED_FIELDS_MISSING', 'COMMENT_REQUIRED', 'SIGNOFF_MISSING', 'INVALID_TRANSITION']);
 
 const isClosed = (state: LocalJobView['state']) => state === 'COMPLETED' || state === 'CANCELLED' || state === 'REVIEWED';
 
@@ -291,6 +295,8 @@ function StepForm({
       if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && !Number.isFinite(parseNumber(value as string)))
         found[field.key] = t('operator.run.notANumber');
     }
+    // the server refuses to complete a job whose FAILED or out-of-limits step has no comment: asked for here, at the step
+    if (deviates && !comment.trim()) found.comment = t('operator.run.commentNeeded');
     return found;
   };
 
@@ -362,6 +368,16 @@ function StepForm({
     (stepId, key) => rules.find((r) => r.step.stepId === stepId && r.applies)?.record?.values.find((v) => v.key === key)?.value,
   );
   const stored = (key: string) => record?.values.find((v) => v.key === key);
+  // a value outside its limits or a failed check: what needs a comment
+  const deviates =
+    step.fields.some((field) =>
+      field.type === 'PASS_FAIL'
+        ? draft[field.key] === 'FAIL'
+        : (field.type === 'NUMBER' || field.type === 'SENSOR') &&
+          typeof draft[field.key] === 'string' &&
+          (draft[field.key] as string).trim() !== '' &&
+          outOfLimits(field, parseNumber(draft[field.key] as string)),
+    ) || [...calculated.values()].some((c) => 'outOfLimits' in c && c.outOfLimits);
 
   const signBlocked = !online
     ? t('rules.signoff.offline')
@@ -397,7 +413,19 @@ function StepForm({
             <StepField key={field.key} field={field} value={draft[field.key]} error={errors[field.key]} onValue={(v) => set(field, v)} />
           ),
         )}
-        <TextField label={t('operator.run.comment')} value={comment} onValue={setComment} multiline rows={2} />
+        <TextField
+          label={t('operator.run.comment')}
+          value={comment}
+          onValue={(text) => {
+            setComment(text);
+            if (errors.comment && text.trim()) setErrors(({ comment: _, ...rest }) => rest);
+          }}
+          multiline
+          rows={2}
+          required={deviates}
+          hint={deviates ? t('operator.run.commentHint') : undefined}
+          error={errors.comment}
+        />
         {step.signoff && (
           <SignoffPanel
             job={view.job}
@@ -484,7 +512,12 @@ function Review({
     if (online && !readOnly) void refreshJob(user, view.job.id);
   }, [online]);
   const missing = useMemo(() => missingRequired(rules), [rules]);
+  const uncommented = useMemo(() => missingComments(rules), [rules]);
+  // what only the server can judge (the operator's qualification, their right to complete, the job's state), as it
+  // said when the job was last read; the rest the device checks itself, queued records included
+  const refusals = (view.job.completionBlockers ?? []).filter((b) => !LOCALLY_CHECKED.has(b.code));
   const unsigned = missingSignoffs(view.job, steps, (stepId) => rules.find((r) => r.step.stepId === stepId)?.applies ?? true);
+  const blocked = missing.length > 0 || unsigned.length > 0 || uncommented.length > 0 || refusals.length > 0;
   const outside = rules.flatMap(({ step, index, record, applies }) => {
     if (!applies) return [];
     return (record?.values ?? [])
@@ -535,6 +568,30 @@ function Review({
           </ul>
         </Card>
       )}
+      {uncommented.length > 0 && (
+        <Card heading={t('operator.review.uncommented')} class="review-uncommented">
+          <ul>
+            {uncommented.map(({ step, index, record }) => (
+              <li key={step.stepId}>
+                {t('operator.review.step', { n: index + 1, title: step.title })}:{' '}
+                {t(record?.status === 'FAILED' ? 'operator.review.failedNoComment' : 'operator.review.outOfLimitsNoComment')}{' '}
+                {!readOnly && <GoToStep index={index} onGoTo={onGoTo} />}
+              </li>
+            ))}
+          </ul>
+        </Card>
+      )}
+      {!readOnly && refusals.length > 0 && (
+        <Card heading={t('operator.review.serverRefuses')} class="review-refusals">
+          <ul>
+            {refusals.map((b) => (
+              <li key={`${b.code}-${b.stepId ?? ''}`} data-code={b.code}>
+                {b.code === 'NOT_QUALIFIED' ? t('operator.review.notQualified', { message: b.message }) : b.message}
+              </li>
+            ))}
+          </ul>
+        </Card>
+      )}
       {missing.length > 0 && (
         <Card heading={t('operator.review.missing')} class="review-missing">
           <ul>
@@ -566,10 +623,23 @@ function Review({
                       )
                       .join(', ')}
             {!applies && record && <span class="not-applying-mark"> · {t('rules.review.noLongerApplies')}</span>}
-            {record?.pending && <span class="pending-mark"> · {t('operator.run.pendingSync')}</span>}
+            {record?.pending && (
+              <span class="pending-mark">
+                {' '}
+                ·{' '}
+                {view.pendingRecords.get(step.stepId)?.state === 'pending'
+                  ? t('operator.run.pendingSync')
+                  : t('operator.queue.state.conflict')}
+              </span>
+            )}
           </li>
         ))}
       </ol>
+      {!readOnly && blocked && (
+        <p class="complete-blocked" id="complete-blocked">
+          {t('operator.review.blocked')}
+        </p>
+      )}
       {!readOnly && (
         <div class="step-actions">
           <Button size="large" onClick={() => onGoTo(steps.length - 1)}>
@@ -579,7 +649,8 @@ function Review({
             size="large"
             variant="primary"
             busy={busy}
-            disabled={missing.length > 0 || unsigned.length > 0}
+            disabled={blocked}
+            aria-describedby={blocked ? 'complete-blocked' : undefined}
             onClick={() => void complete()}
           >
             {t('operator.review.complete')}
