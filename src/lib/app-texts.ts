@@ -17,6 +17,8 @@ import supervisorEn from '../../config/i18n/app/supervisor.en.json';
 import supervisorDe from '../../config/i18n/app/supervisor.de.json';
 import rulesEn from '../../config/i18n/app/rules.en.json';
 import rulesDe from '../../config/i18n/app/rules.de.json';
+import jobsEn from '../../config/i18n/app/jobs.en.json';
+import jobsDe from '../../config/i18n/app/jobs.de.json';
 
 /** The app's languages with complete texts. */
 export const APP_LANGUAGES = ['en', 'de'] as const;
@@ -24,8 +26,8 @@ export type AppLanguage = (typeof APP_LANGUAGES)[number];
 
 /** Each area's file; a key `x.y` of the operator's file is `operator.x.y` in the namespace. */
 const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
-  en: { shell: shellEn, author: authorEn, review: reviewEn, operator: operatorEn, supervisor: supervisorEn, rules: rulesEn },
-  de: { shell: shellDe, author: authorDe, review: reviewDe, operator: operatorDe, supervisor: supervisorDe, rules: rulesDe },
+  en: { shell: shellEn, author: authorEn, review: reviewEn, operator: operatorEn, supervisor: supervisorEn, rules: rulesEn, jobs: jobsEn },
+  de: { shell: shellDe, author: authorDe, review: reviewDe, operator: operatorDe, supervisor: supervisorDe, rules: rulesDe, jobs: jobsDe },
 };
 
 /** The `app` namespace's built-in texts of a language: key (`<area>.<key>`) → text. */

@@ -7,7 +7,8 @@ import { useSession } from './session-context';
 export function Home() {
   const t = useT();
   const { session } = useSession();
-  const areas = areasFor(session.user);
+  // an area with neither a card nor links (the job record: reached through links) has nothing to show here
+  const areas = areasFor(session.user).filter((area) => area.Home || area.nav.length > 0);
   return (
     <>
       <PageHeader title={t('shell.home.title', { name: session.user.name })} subtitle={session.branding.displayName} />

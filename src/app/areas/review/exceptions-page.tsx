@@ -16,19 +16,10 @@ import {
   toast,
   useAsync,
   useErrorText,
-  type Tone,
 } from '../../ui';
-import { acknowledge, loadExceptions, reviewJob, type Deviation, type DeviationKind, type JobToReview } from './exceptions';
+import { acknowledge, DEVIATION_TONE, loadExceptions, reviewJob, type Deviation, type JobToReview } from './exceptions';
 import { personName, type Person } from './queries';
-
-const KIND_TONE: Record<DeviationKind, Tone> = {
-  OUT_OF_LIMITS: 'danger',
-  STEP_FAILED: 'danger',
-  FAULT: 'danger',
-  NOT_APPLICABLE: 'warning',
-  OVERRIDE: 'warning',
-  LATE_COMPLETION: 'warning',
-};
+import { jobRecordPath } from '../jobs/paths';
 
 /**
  * /app/exceptions: review by exception (docs/execution-rules.md). Completed
@@ -101,6 +92,9 @@ function JobCard({
   const heading = t('review.exceptions.job', { title: job.title, id: job.databaseId });
   return (
     <Card heading={heading} headingLevel={3} aria-label={heading} class="exception-job">
+      <p>
+        <a href={jobRecordPath(job.databaseId)}>{t('jobs.record.open', { title: job.title })}</a>
+      </p>
       <p class="hint">
         {job.completedAt && t('review.exceptions.completed', { date: formatDate(job.completedAt, true) })}{' '}
         {job.deviations.length === 0
@@ -172,10 +166,12 @@ function DeviationItem({
   };
   return (
     <li class="deviation">
-      <Badge tone={KIND_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge>{' '}
+      <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge>{' '}
       {job && (
         <>
-          <strong>{t('review.exceptions.job', { title: job.title, id: job.databaseId })}</strong>
+          <strong>
+            <a href={jobRecordPath(job.databaseId)}>{t('review.exceptions.job', { title: job.title, id: job.databaseId })}</a>
+          </strong>
           {' · '}
         </>
       )}

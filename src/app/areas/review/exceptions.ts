@@ -1,4 +1,5 @@
 import { graphql } from '../../api/client';
+import type { Tone } from '../../ui';
 import type { Person } from './queries';
 
 /**
@@ -9,6 +10,16 @@ import type { Person } from './queries';
  */
 
 export type DeviationKind = 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION';
+
+/** How a deviation's kind is shown: a wrong value, a failed step or a fault as danger, the rest as warning. */
+export const DEVIATION_TONE: Record<DeviationKind, Tone> = {
+  OUT_OF_LIMITS: 'danger',
+  STEP_FAILED: 'danger',
+  FAULT: 'danger',
+  NOT_APPLICABLE: 'warning',
+  OVERRIDE: 'warning',
+  LATE_COMPLETION: 'warning',
+};
 
 export interface Deviation {
   id: string;
@@ -38,7 +49,8 @@ export interface OpenDeviation extends Deviation {
   job: { id: string; databaseId: number; title: string; state: string };
 }
 
-const DEVIATION =
+/** A deviation's fields as the pages show it (the exceptions page, the job record). */
+export const DEVIATION_FIELDS =
   'id databaseId kind stepTitle fieldKey value detail raisedAt raisedBy { firstName lastName email } acknowledged comment acknowledgedByName acknowledgedAt';
 
 export interface Exceptions {
@@ -51,8 +63,8 @@ export interface Exceptions {
 export function loadExceptions(): Promise<Exceptions> {
   return graphql<Exceptions>(
     `query Exceptions {
-      jobs(last: 100, filter: { state: COMPLETED }) { totalCount nodes { id databaseId title completedAt deviations { ${DEVIATION} } } }
-      deviations(first: 200, filter: { reviewed: false }) { totalCount nodes { ${DEVIATION} job { id databaseId title state } } }
+      jobs(last: 100, filter: { state: COMPLETED }) { totalCount nodes { id databaseId title completedAt deviations { ${DEVIATION_FIELDS} } } }
+      deviations(first: 200, filter: { reviewed: false }) { totalCount nodes { ${DEVIATION_FIELDS} job { id databaseId title state } } }
       me { firstName lastName email }
     }`,
   );

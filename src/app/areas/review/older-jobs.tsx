@@ -2,6 +2,7 @@ import { graphql } from '../../api/client';
 import { useI18n } from '../../i18n';
 import { Badge, Card, ErrorNotice, Loading, useAsync } from '../../ui';
 import { OLDER_JOBS, personName, type OlderJob } from './queries';
+import { jobRecordPath } from '../jobs/paths';
 
 /**
  * The jobs still running (open, in progress, paused) on older versions of
@@ -30,7 +31,7 @@ export function OlderJobs({ versionId, round }: { versionId: string; round: numb
               <ul class="review-list">
                 {nodes.map((job) => (
                   <li key={job.id} class="review-item">
-                    <a class="review-item-link" href={`/app/jobs/${job.databaseId}`}>
+                    <a class="review-item-link" href={jobRecordPath(job.databaseId)}>
                       {job.title}
                     </a>
                     <div class="review-item-meta">

@@ -5,6 +5,7 @@ import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
 import { deviations, type Deviations } from './api';
 import { JobCard } from './JobCard';
+import { jobRecordPath } from '../jobs/paths';
 
 const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> = {
   CRITICAL: 'danger',
@@ -73,7 +74,7 @@ export default function DeviationsPage() {
                     {state.value.outOfLimits.map((row, i) => (
                       <tr key={i}>
                         <td>
-                          <a href={`/app/jobs/${row.job.id}`}>{row.job.title}</a>
+                          <a href={jobRecordPath(row.job.id)}>{row.job.title}</a>
                           {row.asset && <div class="hint">{row.asset.name}</div>}
                         </td>
                         <td>
@@ -106,7 +107,7 @@ export default function DeviationsPage() {
                 {state.value.stepProblems.map((row, i) => (
                   <li key={i}>
                     <Badge tone={row.status === 'FAILED' ? 'danger' : 'warning'}>{t(`supervisor.stepStatus.${row.status}`)}</Badge>{' '}
-                    <a href={`/app/jobs/${row.job.id}`}>{row.job.title}</a> · {row.stepTitle}
+                    <a href={jobRecordPath(row.job.id)}>{row.job.title}</a> · {row.stepTitle}
                     {(row.reason || row.comment) && <div class="hint">{row.reason ?? row.comment}</div>}
                     <div class="hint">
                       {t('supervisor.deviations.by', { name: row.recordedBy.name, date: formatDate(row.recordedAt, true) })}
@@ -128,7 +129,7 @@ export default function DeviationsPage() {
                     <div class="hint">
                       {fault.job && (
                         <>
-                          <a href={`/app/jobs/${fault.job.id}`}>{fault.job.title}</a>
+                          <a href={jobRecordPath(fault.job.id)}>{fault.job.title}</a>
                           {' · '}
                         </>
                       )}

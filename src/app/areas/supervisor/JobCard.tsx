@@ -1,6 +1,7 @@
 import { useI18n } from '../../i18n';
 import { Badge, type Tone } from '../../ui';
 import type { BoardJob, Priority } from './api';
+import { jobRecordPath } from '../jobs/paths';
 
 const PRIORITY_TONE: Record<Priority, Tone> = { HIGH: 'danger', MEDIUM: 'warning', LOW: 'neutral' };
 
@@ -11,7 +12,7 @@ export function JobCard({ job, now }: { job: BoardJob; now: number }) {
   return (
     <li class="job-card">
       <p class="job-title">
-        <a href={`/app/jobs/${job.id}`}>{job.title}</a>
+        <a href={jobRecordPath(job.id)}>{job.title}</a>
       </p>
       <p class="job-meta">
         <Badge tone={PRIORITY_TONE[job.priority]}>{t(`supervisor.priority.${job.priority}`)}</Badge>

@@ -1,0 +1,365 @@
+import { ApiError } from '../../api/client';
+import { useI18n, type Translate } from '../../i18n';
+import { stepsOfJob, type FieldDef, type FileInfo, type StepDef, type StepRecordData } from '../../offline';
+import { SignoffPanel } from '../../rules/Signoffs';
+import { useSession } from '../../shell/session-context';
+import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, type Tone } from '../../ui';
+import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
+import { DEVIATION_TONE } from '../review/exceptions';
+import { loadJobRecord, type JobRecord, type RecordDeviation, type RecordFault } from './record';
+
+/**
+ * /app/jobs/:id/record: a job's record, read-only, for everyone who may read
+ * the job — supervisors from the board and deviations, reviewers before they
+ * sign REVIEWED. Every step of the version the job ran with its values
+ * (against the limits), comment, photos, sign-offs, faults and deviations, the
+ * time each record was captured on the device and received by the server,
+ * and the job's history. It reads the server only (no device copy): what the
+ * server confirmed is what the page shows.
+ */
+export default function JobRecordPage({ id }: { id: string }) {
+  const { t } = useI18n();
+  const [state] = useAsync(() => loadJobRecord(id), [id]);
+  if (state.status === 'loading') return <Loading />;
+  if (state.status === 'error' || !state.value) {
+    const refused = state.status === 'error' && state.error instanceof ApiError && [401, 403].includes(state.error.status);
+    const missing =
+      state.status === 'done' || (state.error instanceof ApiError && ['NOT_FOUND', 'VALIDATION_FAILED'].includes(state.error.code));
+    return (
+      <>
+        <PageHeader title={t('jobs.record.title')} />
+        {refused || missing ? (
+          <EmptyState
+            title={t(refused ? 'jobs.record.notAllowed' : 'jobs.record.notFound')}
+            action={<LinkButton href="/app/">{t('shell.nav.home')}</LinkButton>}
+          />
+        ) : (
+          <ErrorNotice error={state.status === 'error' ? state.error : null} />
+        )}
+      </>
+    );
+  }
+  return <Record job={state.value} />;
+}
+
+function Record({ job }: { job: JobRecord }) {
+  const { t, formatDate } = useI18n();
+  const steps = stepsOfJob(job);
+  const jobFaults = job.faultList.nodes.filter((f) => !f.stepId || !steps.some((s) => s.stepId === f.stepId));
+  const jobDeviations = job.deviations.filter((d) => !d.stepId || !steps.some((s) => s.stepId === d.stepId));
+  return (
+    <div class="job-record">
+      <PageHeader
+        title={job.title}
+        subtitle={
+          <>
+            <StateBadge state={job.state} /> <PriorityBadge priority={job.priority} />
+          </>
+        }
+      />
+      <Card heading={t('jobs.record.details')}>
+        <dl class="job-details">
+          <Detail label={t('jobs.record.template')} value={job.template.title} />
+          <Detail
+            label={t('jobs.record.version')}
+            value={
+              job.versionInfo.publishedAt
+                ? t('jobs.record.versionPublished', { number: job.version.number, date: formatDate(job.versionInfo.publishedAt) })
+                : t('jobs.record.versionNumber', { number: job.version.number })
+            }
+          />
+          {job.asset && (
+            <Detail
+              label={t('jobs.record.asset')}
+              value={job.asset.serialNumber ? `${job.asset.name} (${job.asset.serialNumber})` : job.asset.name}
+            />
+          )}
+          <Detail label={t('jobs.record.due')} value={job.dueAt ? formatDate(job.dueAt, true) : t('jobs.record.noDue')} />
+          <Detail
+            label={t('jobs.record.assignees')}
+            value={job.assignees.length ? job.assignees.map(personName).join(', ') : t('jobs.record.nobody')}
+          />
+          {job.coworkers.length > 0 && <Detail label={t('jobs.record.coworkers')} value={job.coworkers.map(personName).join(', ')} />}
+          {job.cancelReason && <Detail label={t('jobs.record.cancelReason')} value={job.cancelReason} />}
+        </dl>
+      </Card>
+      {job.review && (
+        <Notice tone="success">
+          {t('jobs.record.reviewed', { name: job.review.signerName, date: formatDate(job.review.signedAt, true) })}
+          {job.review.comment && ` · ${job.review.comment}`}
+        </Notice>
+      )}
+      <h2 class="section-heading">{t('jobs.record.steps', { n: steps.length })}</h2>
+      {steps.map((step, index) => (
+        <StepCard
+          key={step.stepId}
+          job={job}
+          step={step}
+          number={index + 1}
+          record={job.records.find((r) => r.stepId === step.stepId)}
+          faults={job.faultList.nodes.filter((f) => f.stepId === step.stepId)}
+          deviations={job.deviations.filter((d) => d.stepId === step.stepId)}
+        />
+      ))}
+      <Card heading={t('jobs.record.faults', { n: job.faultList.totalCount })}>
+        {jobFaults.length === 0 ? (
+          <p class="hint">{t(job.faultList.totalCount ? 'jobs.record.noJobFaults' : 'jobs.record.noFaults')}</p>
+        ) : (
+          <FaultList faults={jobFaults} />
+        )}
+        {job.faultList.totalCount > job.faultList.nodes.length && (
+          <p class="hint">{t('jobs.record.moreFaults', { n: job.faultList.nodes.length })}</p>
+        )}
+      </Card>
+      <Card heading={t('jobs.record.deviations', { n: job.deviations.length })}>
+        {jobDeviations.length === 0 ? (
+          <p class="hint">{t(job.deviations.length ? 'jobs.record.deviationsOnSteps' : 'jobs.record.noDeviations')}</p>
+        ) : (
+          <DeviationList deviations={jobDeviations} />
+        )}
+      </Card>
+      <History job={job} />
+    </div>
+  );
+}
+
+function Detail({ label, value }: { label: string; value: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+function StepCard({
+  job,
+  step,
+  number,
+  record,
+  faults,
+  deviations,
+}: {
+  job: JobRecord;
+  step: StepDef;
+  number: number;
+  record: StepRecordData | undefined;
+  faults: RecordFault[];
+  deviations: RecordDeviation[];
+}) {
+  const { t, language } = useI18n();
+  const { user } = useSession().session;
+  const applies = job.steps?.find((s) => s.stepId === step.stepId);
+  const heading = t('jobs.record.step', { n: number, title: step.title });
+  return (
+    <Card heading={heading} aria-label={heading} class="record-step">
+      {applies && !applies.applies && <Notice>{t('jobs.record.notApplying', { reason: applies.reason ?? '' })}</Notice>}
+      {record ? (
+        <>
+          <p class="record-meta">
+            {record.status !== 'DONE' && (
+              <>
+                <Badge tone={record.status === 'FAILED' ? 'danger' : 'warning'}>{t(`jobs.record.status.${record.status}`)}</Badge>{' '}
+              </>
+            )}
+            {t('jobs.record.recordedBy', { name: personName(record.recordedBy) })}
+            {record.revision && record.revision > 1 && ` · ${t('jobs.record.revision', { n: record.revision })}`}
+          </p>
+          <dl class="job-details record-times">
+            <Detail label={t('jobs.record.capturedAt')} value={exactTime(language, record.capturedAt ?? record.recordedAt)} />
+            <Detail label={t('jobs.record.receivedAt')} value={exactTime(language, record.receivedAt ?? record.recordedAt)} />
+          </dl>
+          {step.fields.length > 0 && (
+            <dl class="record-values">
+              {step.fields.map((field) => (
+                <FieldValue key={field.key} field={field} value={record.values.find((v) => v.key === field.key)} />
+              ))}
+            </dl>
+          )}
+          {record.reason && <p>{t('jobs.record.reason', { reason: record.reason })}</p>}
+          {record.comment && (
+            <p class="record-comment">
+              <strong>{t('jobs.record.comment')}</strong> {record.comment}
+            </p>
+          )}
+        </>
+      ) : (
+        <p class="hint">{t('jobs.record.notRecorded')}</p>
+      )}
+      {step.signoff && <SignoffPanel job={job} step={step} user={user} blocked={null} offer={[]} onSigned={() => undefined} />}
+      {faults.length > 0 && (
+        <>
+          <h3 class="record-subheading">{t('jobs.record.stepFaults')}</h3>
+          <FaultList faults={faults} />
+        </>
+      )}
+      {deviations.length > 0 && (
+        <>
+          <h3 class="record-subheading">{t('jobs.record.stepDeviations')}</h3>
+          <DeviationList deviations={deviations} />
+        </>
+      )}
+    </Card>
+  );
+}
+
+/** A record's time to the second, in the user's language: the capture and the receipt are often within a minute. */
+function exactTime(language: string, iso: string): string {
+  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+}
+
+/** A number in the user's language (2.6 → "2,6" in German), with its unit. */
+function numberText(language: string, value: number, unit: string | null): string {
+  const text = new Intl.NumberFormat(language, { maximumFractionDigits: 10 }).format(value);
+  return unit ? `${text} ${unit}` : text;
+}
+
+/** The limits of a NUMBER field in the user's language: "0,5–2 bar", "≥ 1 bar", or '' without limits. */
+function limitsText(language: string, field: FieldDef): string {
+  const n = (value: number) => new Intl.NumberFormat(language, { maximumFractionDigits: 10 }).format(value);
+  const unit = field.unit ? ` ${field.unit}` : '';
+  if (field.min != null && field.max != null) return `${n(field.min)}–${n(field.max)}${unit}`;
+  if (field.min != null) return `≥ ${n(field.min)}${unit}`;
+  if (field.max != null) return `≤ ${n(field.max)}${unit}`;
+  return '';
+}
+
+function FieldValue({ field, value }: { field: FieldDef; value: StepRecordData['values'][number] | undefined }) {
+  const { t, language } = useI18n();
+  const limits = limitsText(language, field);
+  const files: FileInfo[] = value?.files ?? [];
+  const text = value?.error
+    ? t('rules.calculated.error', { error: value.error })
+    : typeof value?.value === 'number'
+      ? numberText(language, value.value, field.unit)
+      : valueText(t, field, value?.value);
+  return (
+    <div class={value?.outOfLimits ? 'record-value out-of-limits' : 'record-value'}>
+      <dt>{field.label || field.key}</dt>
+      <dd>
+        {files.length === 0 || (field.type !== 'PHOTO' && field.type !== 'SIGNATURE') ? (
+          <span class="record-value-text">{text}</span>
+        ) : (
+          <ul class="photo-list">
+            {files.map((file) => (
+              <li key={file.databaseId}>
+                <a href={file.url} target="_blank" rel="noopener">
+                  <Photo value={file.databaseId} alt={t('jobs.record.photo', { field: field.label || field.key, name: file.name })} />
+                </a>
+              </li>
+            ))}
+          </ul>
+        )}
+        {value?.outOfLimits && (
+          <>
+            {' '}
+            <Badge tone="danger">{t('jobs.record.outOfLimits')}</Badge>
+          </>
+        )}
+        {limits && <span class="hint"> {t('jobs.record.limits', { limits })}</span>}
+      </dd>
+    </div>
+  );
+}
+
+const SEVERITY_TONE: Record<RecordFault['severity'], Tone> = { LOW: 'neutral', MEDIUM: 'warning', HIGH: 'danger', CRITICAL: 'danger' };
+
+function FaultList({ faults }: { faults: RecordFault[] }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <ul class="deviation-list">
+      {faults.map((fault) => (
+        <li key={fault.id}>
+          <Badge tone={SEVERITY_TONE[fault.severity]}>{t(`operator.fault.severity.${fault.severity}`)}</Badge> {fault.description}
+          <div class="hint">
+            {t('jobs.record.faultRaised', { name: personName(fault.raisedBy), date: formatDate(fault.capturedAt, true) })}
+            {fault.state === 'CLOSED' &&
+              ` · ${t('jobs.record.faultClosed', {
+                name: fault.closedBy ? personName(fault.closedBy) : '',
+                date: formatDate(fault.closedAt, true),
+              })}`}
+            {fault.closeNote && ` · ${fault.closeNote}`}
+          </div>
+          {fault.photoFiles.length > 0 && (
+            <ul class="photo-list">
+              {fault.photoFiles.map((file) => (
+                <li key={file.databaseId}>
+                  <a href={file.url} target="_blank" rel="noopener">
+                    <Photo value={file.databaseId} alt={t('jobs.record.faultPhoto', { name: file.name })} />
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function DeviationList({ deviations }: { deviations: RecordDeviation[] }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <ul class="deviation-list">
+      {deviations.map((d) => (
+        <li key={d.id}>
+          <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge> {d.detail}
+          <div class="hint">
+            {d.acknowledged
+              ? t('jobs.record.acknowledged', {
+                  name: d.acknowledgedByName ?? '',
+                  date: formatDate(d.acknowledgedAt, true),
+                  comment: d.comment ?? '',
+                })
+              : t('jobs.record.notAcknowledged')}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+interface HistoryEntry {
+  at: string;
+  text: string;
+}
+
+/** The job's history from its record: created, started, each step's last recording and sign-off, faults, completion, review. */
+function historyOf(job: JobRecord, t: Translate): HistoryEntry[] {
+  const title = (stepId: string | null) => stepsOfJob(job).find((s) => s.stepId === stepId)?.title ?? '';
+  const entries: HistoryEntry[] = [
+    { at: job.createdAt, text: t('jobs.history.created', { name: job.createdBy ? personName(job.createdBy) : t('jobs.history.system') }) },
+  ];
+  if (job.startedAt) entries.push({ at: job.startedAt, text: t('jobs.history.started') });
+  for (const r of job.records)
+    entries.push({
+      at: r.capturedAt ?? r.recordedAt,
+      text: t('jobs.history.recorded', { step: title(r.stepId), name: personName(r.recordedBy) }),
+    });
+  for (const s of job.signoffs ?? [])
+    entries.push({
+      at: s.signedAt,
+      text: t('jobs.history.signed', { step: title(s.stepId), name: s.signerName, meaning: t(`rules.meaning.${s.meaning}`) }),
+    });
+  for (const f of job.faultList.nodes)
+    entries.push({ at: f.capturedAt, text: t('jobs.history.fault', { description: f.description, name: personName(f.raisedBy) }) });
+  if (job.completedAt) entries.push({ at: job.completedAt, text: t('jobs.history.completed') });
+  if (job.review) entries.push({ at: job.review.signedAt, text: t('jobs.history.reviewed', { name: job.review.signerName }) });
+  return entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+}
+
+function History({ job }: { job: JobRecord }) {
+  const { t, language } = useI18n();
+  return (
+    <Card heading={t('jobs.history.title')}>
+      <ol class="record-history">
+        {historyOf(job, t).map((entry, i) => (
+          <li key={i}>
+            <time dateTime={entry.at}>{exactTime(language, entry.at)}</time> {entry.text}
+          </li>
+        ))}
+      </ol>
+      <p class="hint">{t('jobs.history.note')}</p>
+    </Card>
+  );
+}
