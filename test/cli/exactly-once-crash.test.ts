@@ -101,6 +101,83 @@ test('killed between the commit and the answer (WIP_TEST_CRASH_AFTER_COMMIT): th
   await assertRecordedOnce(daemon.url, client.owner.token, job.id, [item]);
 });
 
+test('a restore changes the data epoch: the device resends what was acknowledged after the backup; what cannot be applied any more becomes a deviation', async () => {
+  await daemon?.stop();
+  const { client, jobId } = await setUp();
+  const token = client.owner.token;
+  const epochOf = async (url: string) => (await request(url, 'GET', '/api/client/version')).body.data.dataEpoch as string;
+  const before = await epochOf(daemon!.url);
+  // acknowledged under the first epoch: two before the backup, three after it
+  const items = Array.from({ length: 5 }, (_, i) => recording(jobId, i + 1));
+  assert.is(await sendRecordings(daemon!.url, token, items.slice(0, 2)), 2);
+  const archive = path.join(path.dirname(dataDir), `restore-${randomUUID()}.tar.gz`);
+  assert.is((await runWip(['backup', '--output', archive], env)).code, 0);
+  assert.is(await sendRecordings(daemon!.url, token, items.slice(2)), 3);
+  await daemon!.stop();
+  daemon = undefined;
+  const restored = await runWip(['restore', archive, '--json'], env);
+  assert.is(restored.code, 0, restored.stderr);
+  const newEpoch: string = JSON.parse(restored.stdout).dataEpoch;
+  daemon = await startDaemon([], env);
+  const after = await epochOf(daemon.url);
+  assert.is(after, newEpoch);
+  assert.is.not(after, before, 'the restore changed the epoch');
+  // meanwhile someone records on the job three times (the server was at revision 3, as in the backup)
+  const others = [3, 4, 5].map((revision) => recording(jobId, revision));
+  assert.is(await sendRecordings(daemon.url, token, others), 3);
+  // the device resends every item acknowledged under the old epoch, in order, same key and body
+  const replayed: boolean[] = [];
+  const refused: { item: Recording; code: string }[] = [];
+  for (const item of items) {
+    const res = await request(daemon.url, 'POST', '/api/client/graphql', {
+      token,
+      body: item.body,
+      headers: { 'idempotency-key': item.key },
+    });
+    assert.is(res.headers.get('wip-data-epoch'), after);
+    if (res.body.errors) refused.push({ item, code: res.body.errors[0].extensions.code });
+    else replayed.push(res.headers.get('idempotency-replayed') === 'true');
+  }
+  assert.equal(replayed, [true, true], 'the two from before the backup: the server still has their answers');
+  assert.equal(
+    refused.map((r) => r.code),
+    ['CONFLICT', 'CONFLICT', 'CONFLICT'],
+  );
+  // what cannot be applied any more is reported, not dropped
+  for (const { item, code } of refused) {
+    const res = await request(daemon.url, 'POST', '/api/client/sync/unapplied', {
+      token,
+      headers: { 'idempotency-key': `unapplied:${item.key}` },
+      body: {
+        idempotencyKey: item.key,
+        operation: 'recordStep',
+        jobId,
+        stepId: 'measure',
+        acknowledgedAt: new Date().toISOString(),
+        acknowledgedEpoch: before,
+        error: { code, message: 'refused when sent again' },
+        summary: `Measure: note #${item.expectedRevision}`,
+        payload: item.body,
+      },
+    });
+    assert.is(res.status, 201, res.text);
+  }
+  const deviations = await request(daemon.url, 'POST', '/api/client/graphql', {
+    token,
+    body: {
+      query: 'query($f: DeviationFilter) { deviations(first: 10, filter: $f) { nodes { kind detail } } }',
+      variables: { f: { jobId: `Job:${jobId}`, kind: 'UNAPPLIED_CHANGE' } },
+    },
+  });
+  const details = deviations.body.data.deviations.nodes.map((d: { detail: string }) => d.detail);
+  assert.is(details.length, 3, deviations.text);
+  for (const n of [3, 4, 5])
+    assert.ok(
+      details.some((d: string) => d.includes(`note #${n}`)),
+      `#${n} is a deviation`,
+    );
+});
+
 test('a stale pid file — a zombie, a reused pid, a process that is no wip daemon — never keeps the daemon from starting', async () => {
   await daemon?.stop();
   daemon = undefined;
