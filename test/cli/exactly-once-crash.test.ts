@@ -178,15 +178,35 @@ test('a restore changes the data epoch: the device resends what was acknowledged
     );
 });
 
+test('wip renew-data-epoch (a restore by other means): a new epoch the daemon announces at its next start; refused while it serves', async () => {
+  daemon ??= await startDaemon([], env);
+  const before = (await request(daemon.url, 'GET', '/api/client/version')).body.data.dataEpoch;
+  const refused = await runWip(['renew-data-epoch'], env);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /is serving/);
+  await daemon.stop();
+  const renewed = await runWip(['renew-data-epoch', '--json'], env);
+  assert.is(renewed.code, 0, renewed.stderr);
+  const epoch = JSON.parse(renewed.stdout).dataEpoch;
+  daemon = await startDaemon([], env);
+  const after = await request(daemon.url, 'GET', '/api/client/version');
+  assert.is(after.body.data.dataEpoch, epoch);
+  assert.is(after.headers.get('wip-data-epoch'), epoch);
+  assert.is.not(epoch, before);
+});
+
 test('a stale pid file — a zombie, a reused pid, a process that is no wip daemon — never keeps the daemon from starting', async () => {
   await daemon?.stop();
   daemon = undefined;
   const pidFile = path.join(dataDir, 'wip.pid');
-  // a zombie: `sh` runs `true` in the background and execs `sleep`, which never reaps it
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // a zombie: `sh` starts a short `sleep` in the background and execs a long one, which never reaps it when it ends
+  const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
-    await waitFor('the child to become a zombie', () => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '));
+    await waitFor(
+      'the child to become a zombie',
+      () => fs.existsSync(`/proc/${zombie}/stat`) && fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '),
+    );
     // as a daemon of this version writes it (pid, start time), and as an older one did (pid only)
     for (const text of [`${zombie}\n123\n`, `${zombie}\n`]) {
       fs.writeFileSync(pidFile, text);
