@@ -28,6 +28,7 @@ import { PushSender } from '#runtime/push-sender';
 import { WebhookSender } from '#runtime/webhook-sender';
 import { ScheduleWorker } from '#runtime/schedule-worker';
 import { KeyLeases } from '#runtime/key-leases';
+import { outsideRequestUnit } from '#db/request-transaction';
 import { DataEpoch } from '#runtime/data-epoch';
 import { currentUserActor } from '#services/auth';
 import { assertSqliteDatabaseNotLost } from '#ops/lost-database';
@@ -77,16 +78,17 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
   const logger = overrides.logger ?? createLogger(config);
 
   // The signals reach workers built just below; they are only called after a commit, long after this returns.
+  // The workers' work never joins the open transaction of the keyed request that signalled them (request-transaction.ts).
   const signals: Signals = {
-    mailQueued: () => runtime.mailer.kick(),
-    deliverMail: () => runtime.mailer.deliverDue(),
-    pushQueued: () => runtime.push.kick(),
-    webhooksDue: () => runtime.webhooks.kick(),
-    clientEvent: (clientId) => runtime.eventStreams.notify(clientId),
-    sessionEnded: (sessionId) => runtime.eventStreams.endSession(sessionId),
-    userEnded: (clientId, userId) => runtime.eventStreams.endUser(clientId, userId),
-    logWritten: () => runtime.logTail.notify(),
-    schedulesChanged: () => runtime.schedules.kick(),
+    mailQueued: outsideRequestUnit(() => runtime.mailer.kick()),
+    deliverMail: outsideRequestUnit(() => runtime.mailer.deliverDue()),
+    pushQueued: outsideRequestUnit(() => runtime.push.kick()),
+    webhooksDue: outsideRequestUnit(() => runtime.webhooks.kick()),
+    clientEvent: outsideRequestUnit((clientId: number) => runtime.eventStreams.notify(clientId)),
+    sessionEnded: outsideRequestUnit((sessionId: number) => runtime.eventStreams.endSession(sessionId)),
+    userEnded: outsideRequestUnit((clientId: number, userId: number) => runtime.eventStreams.endUser(clientId, userId)),
+    logWritten: outsideRequestUnit(() => runtime.logTail.notify()),
+    schedulesChanged: outsideRequestUnit(() => runtime.schedules.kick()),
   };
   const deps: Deps = {
     config,

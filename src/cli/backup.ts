@@ -11,6 +11,8 @@ import type { Config } from '#config';
 import { CliError, configFrom, output, withDeps } from './context';
 import { progressBar } from './progress';
 import { sqliteHandle } from '#db/connection';
+import { runningDaemonPid } from '#ops/pidfile';
+import { renewDataEpoch } from '#repos/data-epoch';
 
 /** PostgreSQL mode with an object store: the archive has the database only. */
 const OBJECT_STORE_NOTE = (store: string) =>
@@ -64,6 +66,22 @@ export function registerBackup(program: Command): void {
         },
         { requireMigrated: false },
       );
+    });
+
+  program
+    .command('renew-data-epoch')
+    .description(
+      'after restoring the database by other means than "wip restore" (a volume snapshot, point-in-time recovery): give it a new data epoch, so devices send again what the server acknowledged since (stop the daemon, every node, first)',
+    )
+    .action(async (_opts: unknown, command: Command) => {
+      const config = configFrom(command);
+      const pid = config.databaseUrl ? null : runningDaemonPid(config.dataDir);
+      if (pid !== null)
+        throw new CliError(`the daemon (pid ${pid}) is serving ${config.dataDir}; stop it first (it reads the epoch when it starts)`);
+      const epoch = await withDeps(command, (deps) => renewDataEpoch(deps.db.kysely, new Date()));
+      output(command, `New data epoch ${epoch}: devices send again what the server acknowledged under the previous one`, {
+        dataEpoch: epoch,
+      });
     });
 
   program

@@ -29,7 +29,12 @@ const COMMANDS: Record<string, () => Registrar> = {
   'verify-bundle': () => (require('./verify-bundle') as typeof import('./verify-bundle')).registerVerifyBundle,
 };
 /** commands registered by another command's module */
-const REGISTERED_BY: Record<string, string> = { uninstall: 'install', restore: 'backup', 'support-bundle': 'doctor' };
+const REGISTERED_BY: Record<string, string> = {
+  uninstall: 'install',
+  restore: 'backup',
+  'renew-data-epoch': 'backup',
+  'support-bundle': 'doctor',
+};
 
 /**
  * The command argv names, or undefined when it names none we know (help,

@@ -54,3 +54,12 @@ export async function endUnit(unit: RequestUnit, commit: boolean): Promise<void>
   await open.end(commit);
   if (commit) for (const effect of open.effects) await effect();
 }
+
+/**
+ * Runs `work` outside any request's unit: what the background workers do when
+ * a request signals them (deliver mail now, send webhooks) is theirs, never
+ * part of the request's open transaction (composition.ts wraps the signals).
+ */
+export function outsideRequestUnit<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  return (...args) => units.exit(() => work(...args));
+}
