@@ -62,6 +62,8 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 let running = false;
 let again = false;
 let sessionCheckedAt = 0;
+/** whether the server answered since this page started syncing, or since it last did not */
+let serverReached = false;
 /** the CSRF cookie the last good session check saw: it changes with the session (another sign-in, in any tab) */
 let checkedSession: string | null = null;
 let unsubscribe: (() => void) | undefined;
@@ -70,10 +72,14 @@ let unsubscribe: (() => void) | undefined;
 export function startSync(signedIn: { id: number; clientId: number }): void {
   user = userKey(signedIn);
   checkedSession = null;
+  serverReached = false;
   setSyncState({ signInNeeded: false, online: navigator.onLine });
   if (!unsubscribe) {
     const kick = () => schedule(0);
-    const offline = () => setSyncState({ online: false, unreachable: false });
+    const offline = () => {
+      serverReached = false;
+      setSyncState({ online: false, unreachable: false });
+    };
     window.addEventListener('online', kick);
     window.addEventListener('offline', offline);
     const stopQueue = onQueueChanged(kick);
@@ -170,6 +176,13 @@ async function drain(): Promise<void> {
   }
   const stale = await staleAcknowledged(current);
   if (!items.some((i) => i.state === 'pending') && stale.length === 0) {
+    // nothing to send, but the indicator says "Online" only once the server has answered this page: a network
+    // without the server (or a page reloaded offline, whose navigator.onLine may still say true) is not online
+    if (!serverReached) {
+      if ((await sessionUser()) === 'unreachable') return offlineFor(RETRY_OFFLINE_MS);
+      serverReached = true;
+      setSyncState({ online: true, unreachable: false });
+    }
     setSyncState({ syncing: false });
     return;
   }
@@ -207,6 +220,7 @@ async function drain(): Promise<void> {
 }
 
 function offlineFor(ms: number): void {
+  serverReached = false;
   // back online, the session is checked again first: it may have ended meanwhile
   checkedSession = null;
   // a network but no answer: the server is down or unreachable, which the indicator says as such

@@ -43,7 +43,9 @@ export function OperatorSyncIndicator() {
             ? t('operator.sync.offlineWaiting', { n })
             : t('shell.sync.offline')
           : status === 'unreachable'
-            ? t('operator.sync.unreachable', { n })
+            ? n > 0
+              ? t('operator.sync.unreachable', { n })
+              : t('operator.sync.unreachableNothingWaiting')
             : status === 'syncing'
               ? t('operator.sync.syncing', { n })
               : status === 'waiting'
