@@ -1,4 +1,5 @@
-import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
+import type { ErrorCode } from '#errors';
 import type { SchemaModule } from '../module';
 import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
@@ -391,10 +392,20 @@ export const schedulesModule: SchemaModule = {
         const users = await ctx.loaders.user(userColumns.of(info)).loadMany(s.assigneeIds);
         return users.filter((u) => u && !(u instanceof Error));
       },
-      nextOccurrences: async (s: PresentedSchedule, args: { first?: number | null }, ctx: Ctx) => {
+      // the request's schedules share one expansion budget (REQUEST_EXPANSION_STEPS); past it a schedule answers
+      // what it found (often nothing) and an EXPANSION_BUDGET_EXCEEDED error on its path says the list is incomplete
+      nextOccurrences: async (s: PresentedSchedule, args: { first?: number | null }, ctx: Ctx, info: GraphQLResolveInfo) => {
         const count = Math.max(0, Math.min(MAX_NEXT, args.first ?? 5));
         const definition = { rrule: s.recurrence, starts_at: s.startsAt, state: s.state, deleted_at: s.deletedAt };
-        return nextOccurrences(ctx.deps, definition, s.timeZone, count).map((d) => d.toISOString());
+        const { instants, budgetSpent } = nextOccurrences(ctx.deps, definition, s.timeZone, count, ctx.expansion);
+        if (budgetSpent)
+          ctx.partialErrors.push(
+            new GraphQLError(
+              'This query expanded too many recurrence rules: the next occurrences of this schedule were not (all) computed; ask for fewer schedules',
+              { path: responsePathAsArray(info.path), extensions: { code: 'EXPANSION_BUDGET_EXCEEDED' satisfies ErrorCode } },
+            ),
+          );
+        return instants.map((d) => d.toISOString());
       },
       occurrences: async (s: PresentedSchedule, args: ConnectionArgs, ctx: Ctx) => {
         const input = pageInput(args);
