@@ -188,6 +188,8 @@ const ConfigSchema = z
     rateLimitAnonymousMax: integer.min(1),
     rateLimitGroups,
     signInRateLimitMax: integer.min(1),
+    /** createSchedule/updateSchedule per user and rateLimitWindow (each walks its rule) */
+    scheduleRuleRateLimitMax: integer.min(1),
     /** GraphQL queries executing at once per process (more wait their turn, first come first served) */
     graphqlConcurrency: integer.min(1).max(64),
     /** GraphQL queries allowed to wait for their turn; past it 503 SERVICE_UNAVAILABLE with Retry-After */

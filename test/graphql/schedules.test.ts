@@ -501,6 +501,7 @@ limits.before(async () => {
       WIP_SCHEDULE_MAX_JOBS_PER_ROUND: '30',
       WIP_SCHEDULE_MAX_JOBS_PER_CLIENT_ROUND: '45',
       WIP_SCHEDULE_MAX_JOBS_PER_DAY: '40',
+      WIP_SCHEDULE_RULE_RATE_LIMIT_MAX: '20',
     },
     clock: new ManualClock(new Date('2026-06-01T00:00:00Z')),
   });
@@ -643,6 +644,30 @@ limits(
     });
     assert.equal(alone.codes, []);
     assert.equal(alone.data.node.nextOccurrences, ['2028-02-29T08:00:00.000Z']);
+  },
+);
+
+limits(
+  'createSchedule and updateSchedule: at most scheduleRuleRateLimitMax per user and window, refused rules included; then RATE_LIMITED',
+  async () => {
+    const client = await buildClient(limited, { seats: { full: 10, connect: 5 } });
+    const template = await publishedTemplate(limited, client, SIMPLE_CONTENT);
+    const other = await buildUser(limited, client, { roles: ['admin'] });
+    const base = { title: 'X', templateId: gid('Template', template.templateId), startsAt: '2026-07-01T08:00' };
+    const never = { ...base, recurrence: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30' };
+    for (let i = 0; i < 19; i++)
+      assert.equal((await gql(limited, client.owner.token, CREATE, { i: never })).codes, ['VALIDATION_ERROR'], `${i}`);
+    const made = await createSchedule(limited, client.owner.token, { ...base, recurrence: 'FREQ=WEEKLY' });
+    const past = await gql(limited, client.owner.token, CREATE, { i: never });
+    assert.equal(past.codes, ['RATE_LIMITED']);
+    assert.ok(past.errors![0].extensions!.details.retryAfter >= 1, JSON.stringify(past.errors));
+    const edit = await gql(limited, client.owner.token, 'mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision } }', {
+      i: { scheduleId: made.id, title: 'Y' },
+    });
+    assert.equal(edit.codes, ['RATE_LIMITED']);
+    // the budget is the user's: another user of the client saves schedules
+    const theirs = await gql(limited, other.token, CREATE, { i: { ...base, recurrence: 'FREQ=WEEKLY' } });
+    assert.equal(theirs.codes, []);
   },
 );
 
