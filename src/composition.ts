@@ -97,7 +97,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     logger,
     passwords: new PasswordHasher(config.bcryptCost),
     xliff: new XliffPool(),
-    images: new ImagePool(),
+    images: new ImagePool({ timeoutMs: config.imageJobTimeout, queueMax: config.imageQueueMax }),
     secrets,
     jwtKey: createSecretKey(Buffer.from(secrets.jwtSecret, 'utf8')),
     hotPath: createHotPath(db),

@@ -188,10 +188,16 @@ const ConfigSchema = z
     rateLimitAnonymousMax: integer.min(1),
     rateLimitGroups,
     signInRateLimitMax: integer.min(1),
+    /** createSchedule/updateSchedule per user and rateLimitWindow (each walks its rule) */
+    scheduleRuleRateLimitMax: integer.min(1),
     /** GraphQL queries executing at once per process (more wait their turn, first come first served) */
     graphqlConcurrency: integer.min(1).max(64),
     /** GraphQL queries allowed to wait for their turn; past it 503 SERVICE_UNAVAILABLE with Retry-After */
     graphqlQueueMax: integer.min(1).max(100_000),
+    /** longest one image check (upload) or re-encode (PDF) may run; past it the upload is refused 422, the PDF prints a placeholder */
+    imageJobTimeout: duration,
+    /** images that may wait for the image worker; past it uploads get 503 SERVICE_UNAVAILABLE with Retry-After */
+    imageQueueMax: integer.min(0).max(1000),
     adminPassword: z.string().min(8).optional(),
     /** how long rows of the `logs` table are kept; pruned on start and daily */
     logRetention: duration,

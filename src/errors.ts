@@ -48,6 +48,8 @@ export const ERROR_STATUS = {
   COMMENT_REQUIRED: 422,
   ARCHIVE_INVALID: 422,
   QUERY_TOO_COMPLEX: 400,
+  /** GraphQL only, beside a field's incomplete answer: the request's recurrence expansions ran out of steps */
+  EXPANSION_BUDGET_EXCEEDED: 400,
   IDEMPOTENCY_KEY_INVALID: 400,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,

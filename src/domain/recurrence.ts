@@ -31,6 +31,18 @@ export const MAX_COUNT = 1000;
  * never occurs (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) would walk to the year 9999 — a minute and more.
  */
 export const EXPANSION_STEPS = 2000;
+/**
+ * How many steps all the expansions of one request may take together (a page of schedules, each asked for its
+ * `nextOccurrences`): five expansions that find nothing. A schedule's next occurrences take a few steps each (a
+ * weekly rule one a week), so a page of 100 ordinary schedules takes some hundreds; a page of rules that occur
+ * rarely, each walking its 2,000 steps, would cost seconds in one query.
+ */
+export const REQUEST_EXPANSION_STEPS = 5 * EXPANSION_STEPS;
+
+/** The steps left to one request's expansions (REQUEST_EXPANSION_STEPS at first): each takes what it walked. */
+export interface ExpansionBudget {
+  steps: number;
+}
 
 export interface RecurrenceProblem {
   path: 'recurrence' | 'startsAt' | 'timeZone';
@@ -198,15 +210,22 @@ function ruleFrom(recurrence: Recurrence, from: Date): RRule {
  * 2.8 iter): that read counts the steps, and answering 0 ends the walk — the one way to stop a walk that finds
  * no occurrence. test/unit/recurrence.test.ts checks that it does.
  */
-function walk(recurrence: Recurrence, from: Date, until: Date, visit: (floating: Date) => boolean): { cutShort: boolean } {
+function walk(
+  recurrence: Recurrence,
+  from: Date,
+  until: Date,
+  visit: (floating: Date) => boolean,
+  budget?: ExpansionBudget,
+): { cutShort: boolean; budgetSpent: boolean } {
   const rule = ruleFrom(recurrence, from);
   const interval = rule.options.interval;
+  const steps = Math.min(EXPANSION_STEPS, budget?.steps ?? EXPANSION_STEPS);
   let reads = 0;
   let cutShort = false;
   Object.defineProperty(rule.options, 'interval', {
     get: () => {
       // two reads a step (the check and the move to the next period)
-      if (++reads <= 2 * EXPANSION_STEPS) return interval;
+      if (++reads <= 2 * steps) return interval;
       cutShort = true;
       return 0;
     },
@@ -219,7 +238,9 @@ function walk(recurrence: Recurrence, from: Date, until: Date, visit: (floating:
     }
     return visit(floating);
   });
-  return { cutShort: cutShort && !reachedEnd };
+  if (budget) budget.steps -= Math.min(steps, Math.ceil(reads / 2));
+  cutShort &&= !reachedEnd;
+  return { cutShort, budgetSpent: cutShort && steps < EXPANSION_STEPS };
 }
 
 function expandFloating(recurrence: Recurrence, from: Date, until: Date, limit: number): { found: Date[]; cutShort: boolean } {
@@ -278,27 +299,41 @@ export function localOf(instant: Date, zone: string): string {
 
 /**
  * The occurrences after `after` up to and including `until` (instants), in order, at most `limit`. `cutShort`: the
- * walk ran out of steps (EXPANSION_STEPS) before reaching `until` or `limit`; what was found is still right.
+ * walk ran out of steps (EXPANSION_STEPS, or what `budget` had left) before reaching `until` or `limit`; what was
+ * found is still right. `budgetSpent`: it ran out of the budget's steps (none were left: nothing was walked).
  */
 export function occurrencesBetween(
   recurrence: Recurrence,
   after: Date,
   until: Date,
   limit: number,
-): { instants: Date[]; cutShort: boolean } {
-  if (until.getTime() <= after.getTime() || limit <= 0) return { instants: [], cutShort: false };
+  budget?: ExpansionBudget,
+): { instants: Date[]; cutShort: boolean; budgetSpent: boolean } {
+  if (until.getTime() <= after.getTime() || limit <= 0) return { instants: [], cutShort: false, budgetSpent: false };
+  if (budget && budget.steps <= 0) return { instants: [], cutShort: true, budgetSpent: true };
   // the window in floating time, widened by a day each side (zone offsets are under 15 h)
   const found: Date[] = [];
   const seen = new Set<number>();
-  const { cutShort } = walk(recurrence, new Date(after.getTime() - DAY), new Date(until.getTime() + DAY), (floating) => {
-    const instant = instantOf(floating, recurrence.timeZone);
-    const t = instant.getTime();
-    // two wall-clock times in one gap land on one instant: one occurrence
-    if (t > after.getTime() && t <= until.getTime() && !seen.has(t)) {
-      seen.add(t);
-      found.push(instant);
-    }
-    return found.length < limit;
-  });
-  return { instants: found.sort((a, b) => a.getTime() - b.getTime()).slice(0, limit), cutShort: cutShort && found.length < limit };
+  const walked = walk(
+    recurrence,
+    new Date(after.getTime() - DAY),
+    new Date(until.getTime() + DAY),
+    (floating) => {
+      const instant = instantOf(floating, recurrence.timeZone);
+      const t = instant.getTime();
+      // two wall-clock times in one gap land on one instant: one occurrence
+      if (t > after.getTime() && t <= until.getTime() && !seen.has(t)) {
+        seen.add(t);
+        found.push(instant);
+      }
+      return found.length < limit;
+    },
+    budget,
+  );
+  const short = found.length < limit;
+  return {
+    instants: found.sort((a, b) => a.getTime() - b.getTime()).slice(0, limit),
+    cutShort: walked.cutShort && short,
+    budgetSpent: walked.budgetSpent && short,
+  };
 }

@@ -1,4 +1,6 @@
+import type { GraphQLError } from 'graphql';
 import type { Deps } from '#deps';
+import { REQUEST_EXPANSION_STEPS, type ExpansionBudget } from '#domain/recurrence';
 import type { TenantScope } from '#db/tenant';
 import type { RequestMeta, UserActor } from '#services/actor';
 import { createLoaders, type Loaders } from './loaders';
@@ -17,6 +19,13 @@ export type GraphQLContext = {
   loaders: Loaders;
   /** whether the caller closed the connection: a query still waiting for its turn is then not run */
   clientGone: () => boolean;
+  /** the recurrence steps this request's schedules may still walk (`Schedule.nextOccurrences`) */
+  expansion: ExpansionBudget;
+  /**
+   * Errors of fields that still answered a value (an incomplete one): the handler adds them to the result's
+   * `errors` (a resolver can answer a value or throw, not both).
+   */
+  partialErrors: GraphQLError[];
 };
 
 export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta, clientGone: () => boolean = () => false): GraphQLContext {
@@ -31,5 +40,7 @@ export function createContext(deps: Deps, actor: UserActor, meta: RequestMeta, c
       return (loaders ??= createLoaders(deps, actor.scope));
     },
     clientGone,
+    expansion: { steps: REQUEST_EXPANSION_STEPS },
+    partialErrors: [],
   };
 }

@@ -166,8 +166,11 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
       // a result without errors is written here: graphql-http serializes with a replacer (for Error objects), a
       // function call for every value written, about a third of serializing a page of 50 jobs; results with errors
       // (formatError's codes and logging) and every refusal still go through graphql-http
-      onOperation: (req, _args, result) =>
-        result.errors
+      // errors of fields that answered an incomplete value (context.ts partialErrors) join the result's
+      onOperation: (req, args, result) => {
+        const partial = (args.contextValue as GraphQLContext).partialErrors;
+        if (partial.length > 0) return { ...result, errors: [...(result.errors ?? []), ...partial] };
+        return result.errors
           ? undefined
           : ([
               JSON.stringify(result),
@@ -176,7 +179,8 @@ function handlerFor(deps: Deps): Handler<unknown, RequestContext> {
                 statusText: 'OK',
                 headers: { 'content-type': contentTypeFor((req.headers as ReturnType<typeof headerGetter>).get('accept')) },
               },
-            ] as const),
+            ] as const);
+      },
       formatError: formatGraphQLError(deps.logger),
     });
     handlers.set(deps, handler);

@@ -3,6 +3,8 @@ import { parentPort } from 'node:worker_threads';
 /** What a WorkerPool sends a thread, and what the thread answers (worker-pool.ts). */
 export type JobMessage<Job> = { id: number; job: Job };
 export type AnswerMessage = { id: number; result: unknown } | { id: number; error: string };
+/** What a thread sends once, when its script has loaded: a job's time limit counts from there. */
+export type ReadyMessage = { ready: true };
 
 /**
  * Inside a worker script: answers each job with what `handle` returns, or with
@@ -19,4 +21,5 @@ export function answerJobs<Job>(handle: (job: Job) => unknown): void {
     }
     parentPort!.postMessage(answer);
   });
+  parentPort?.postMessage({ ready: true } satisfies ReadyMessage);
 }

@@ -152,20 +152,24 @@ export async function recordImageRefused(deps: Deps, actor: Actor | undefined, m
  * says) must be one the appliance can show: decoded (PNG) or its structure
  * checked (JPEG) in the image worker, its declared size within the limits
  * (lib/images.ts). The bytes are already in the store; refused, they are
- * left to `wip doctor --fix` like any refused upload's.
- * @throws AppError VALIDATION_ERROR naming the file
+ * left to `wip doctor --fix` like any refused upload's. A check that runs past
+ * `imageJobTimeout` refuses the image as too costly to check.
+ * @throws AppError VALIDATION_ERROR naming the file; SERVICE_UNAVAILABLE when `imageQueueMax` images already wait
  */
 async function assertImageReadable(deps: Deps, content: StoredContent, head: Buffer, name: string): Promise<void> {
   if (!isJudgedImage(content.contentType)) return;
-  let bytes = head;
+  let load = () => Promise.resolve(head);
   if (content.contentType === 'image/png' || content.contentType === 'image/jpeg') {
     if (content.size > MAX_IMAGE_FILE_BYTES)
       throw imageRefused(name, `is larger than the ${MAX_IMAGE_FILE_BYTES / 1024 / 1024} MiB an image may be`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of (await deps.storage.get(content.sha256)).stream) chunks.push(chunk as Buffer);
-    bytes = Buffer.concat(chunks);
+    // read once the image has its place in the worker's queue: a full queue holds no more bytes
+    load = async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of (await deps.storage.get(content.sha256)).stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    };
   }
-  const verdict = await deps.images.inspect(bytes, content.contentType);
+  const verdict = await deps.images.inspect(load, content.contentType);
   if (!verdict.ok) throw imageRefused(name, verdict.problem, verdict.bomb);
 }
 

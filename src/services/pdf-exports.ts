@@ -103,9 +103,11 @@ async function loadImages(deps: Deps, files: PackageFiles, scope: TenantScope, i
       continue;
     }
     budget -= meta.size;
-    const chunks: Buffer[] = [];
-    for await (const chunk of await files.open(scope, meta.id)) chunks.push(chunk as Buffer);
-    const printable = await deps.images.printable(Buffer.concat(chunks), meta.contentType);
+    const printable = await deps.images.printable(async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await files.open(scope, meta.id)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    }, meta.contentType);
     out.set(
       meta.id,
       printable.ok ? { name: meta.name, bytes: printable.bytes } : { name: meta.name, bytes: null, problem: printable.problem },
@@ -133,10 +135,12 @@ async function clientHeader(deps: Deps, scope: TenantScope): Promise<{ clientNam
   const client = await getClientById(deps.db.kysely, scope.clientId);
   const file = client.logo_file_id === null ? undefined : await findSystemFileById(deps.db.kysely, client.logo_file_id);
   if (!file || !IMAGE_TYPES.has(file.content_type) || file.size > MAX_IMAGE_BYTES) return { clientName: client.name, logo: null };
-  const chunks: Buffer[] = [];
-  for await (const chunk of (await openContent(deps, file)).stream) chunks.push(chunk as Buffer);
   // a logo that cannot be shown is left out, the report is not
-  const printable = await deps.images.printable(Buffer.concat(chunks), file.content_type);
+  const printable = await deps.images.printable(async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await openContent(deps, file)).stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }, file.content_type);
   return { clientName: client.name, logo: printable.ok ? printable.bytes : null };
 }
 

@@ -7,7 +7,15 @@ import { tenantScope, type TenantScope } from '#db/tenant';
 import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { floatingOf, instantOf, LOCAL_DATE_TIME, occurrencesBetween, parseRecurrence, type Recurrence } from '#domain/recurrence';
+import {
+  floatingOf,
+  instantOf,
+  LOCAL_DATE_TIME,
+  occurrencesBetween,
+  parseRecurrence,
+  type ExpansionBudget,
+  type Recurrence,
+} from '#domain/recurrence';
 import {
   DOMAIN_PERMISSIONS,
   JOB_TRANSITIONS,
@@ -438,20 +446,25 @@ export async function listScheduleOccurrences(deps: Deps, actor: UserActor, sche
   return listOccurrenceRows(deps.db.kysely, actor.scope, scheduleId, page);
 }
 
-/** The next `count` occurrences of a schedule after now (none while paused). */
+/**
+ * The next `count` occurrences of a schedule after now (none while paused). With a `budget` (one request's,
+ * shared by every schedule it expands) the walk takes its steps from it; `budgetSpent`: the budget ran out before
+ * this schedule's walk was done, so `instants` (right as far as they go) may lack some that exist.
+ */
 export function nextOccurrences(
   deps: Deps,
   schedule: Pick<ScheduleRow, 'rrule' | 'starts_at' | 'state' | 'deleted_at'>,
   timeZone: string,
   count: number,
-): Date[] {
-  if (schedule.state !== 'ACTIVE' || schedule.deleted_at !== null) return [];
+  budget?: ExpansionBudget,
+): { instants: Date[]; budgetSpent: boolean } {
+  if (schedule.state !== 'ACTIVE' || schedule.deleted_at !== null) return { instants: [], budgetSpent: false };
   const parsed = parseRecurrence(schedule.rrule, schedule.starts_at, timeZone);
-  if ('problems' in parsed) return [];
+  if ('problems' in parsed) return { instants: [], budgetSpent: false };
   // from now, or from just before the first occurrence when it is later; two years at most: a rule that never matches is not searched for long
   const start = instantOf(floatingOf(schedule.starts_at)!, timeZone).getTime() - 1;
   const from = new Date(Math.max(deps.clock.now().getTime(), start));
-  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count).instants;
+  return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count, budget);
 }
 
 // ── the worker's side ───────────────────────────────────────────────────────

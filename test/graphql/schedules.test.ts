@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '#lib/clock';
+import { EXPANSION_STEPS, REQUEST_EXPANSION_STEPS } from '#domain/recurrence';
 import { tenantScope } from '#db/tenant';
 import { listAuditEntries, verifyAuditChain } from '#repos/audit';
 import { startTestServer, TEST_BACKEND, TEST_MASTER_KEY, type TestServer } from '../helpers/server';
@@ -500,6 +501,7 @@ limits.before(async () => {
       WIP_SCHEDULE_MAX_JOBS_PER_ROUND: '30',
       WIP_SCHEDULE_MAX_JOBS_PER_CLIENT_ROUND: '45',
       WIP_SCHEDULE_MAX_JOBS_PER_DAY: '40',
+      WIP_SCHEDULE_RULE_RATE_LIMIT_MAX: '20',
     },
     clock: new ManualClock(new Date('2026-06-01T00:00:00Z')),
   });
@@ -603,5 +605,70 @@ limits('an hourly schedule of five pumps: 30 jobs a round, 40 for any 24 hours; 
   );
   assert.ok(events.every((e) => e.level === 'warn' && e.data.scheduleId === schedule.databaseId));
 });
+
+limits(
+  'a page of rarely occurring schedules shares one expansion budget: past it nextOccurrences is [] (or what was found) with EXPANSION_BUDGET_EXCEEDED on its path',
+  async () => {
+    const client = await buildClient(limited, { seats: { full: 10, connect: 5 } });
+    const template = await publishedTemplate(limited, client, SIMPLE_CONTENT);
+    const token = client.owner.token;
+    // a leap day, walked day by day: after 2028-02-29 the next is in 2032, and the walk learns of its window's end
+    // only at an occurrence, so each schedule's walk takes its whole EXPANSION_STEPS: five fill the request's budget
+    const base = {
+      templateId: gid('Template', template.templateId),
+      startsAt: '2026-07-01T08:00',
+      recurrence: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29',
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push((await createSchedule(limited, token, { ...base, title: `Leap ${i}` })).id);
+    const answered = REQUEST_EXPANSION_STEPS / EXPANSION_STEPS;
+    const PAGE = 'query { schedules(first: 20) { nodes { id nextOccurrences(first: 5) } } }';
+    // the same answer interpreted and compiled (graphql-jit from the second run)
+    for (let run = 1; run <= 3; run++) {
+      const result = await gql(limited, token, PAGE);
+      const nodes: { id: string; nextOccurrences: string[] }[] = result.data.schedules.nodes;
+      assert.equal(
+        nodes.map((node) => node.nextOccurrences),
+        nodes.map((_, i) => (i < answered ? ['2028-02-29T08:00:00.000Z'] : [])),
+        `run ${run}`,
+      );
+      assert.equal(
+        result.errors!.map((e) => [e.extensions?.code, ...e.path!]),
+        nodes.slice(answered).map((_, i) => ['EXPANSION_BUDGET_EXCEEDED', 'schedules', 'nodes', answered + i, 'nextOccurrences']),
+        `run ${run}`,
+      );
+    }
+    // the budget is the request's: one schedule alone answers in full
+    const alone = await gql(limited, token, 'query($id: ID!) { node(id: $id) { ... on Schedule { nextOccurrences(first: 5) } } }', {
+      id: ids[15],
+    });
+    assert.equal(alone.codes, []);
+    assert.equal(alone.data.node.nextOccurrences, ['2028-02-29T08:00:00.000Z']);
+  },
+);
+
+limits(
+  'createSchedule and updateSchedule: at most scheduleRuleRateLimitMax per user and window, refused rules included; then RATE_LIMITED',
+  async () => {
+    const client = await buildClient(limited, { seats: { full: 10, connect: 5 } });
+    const template = await publishedTemplate(limited, client, SIMPLE_CONTENT);
+    const other = await buildUser(limited, client, { roles: ['admin'] });
+    const base = { title: 'X', templateId: gid('Template', template.templateId), startsAt: '2026-07-01T08:00' };
+    const never = { ...base, recurrence: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30' };
+    for (let i = 0; i < 19; i++)
+      assert.equal((await gql(limited, client.owner.token, CREATE, { i: never })).codes, ['VALIDATION_ERROR'], `${i}`);
+    const made = await createSchedule(limited, client.owner.token, { ...base, recurrence: 'FREQ=WEEKLY' });
+    const past = await gql(limited, client.owner.token, CREATE, { i: never });
+    assert.equal(past.codes, ['RATE_LIMITED']);
+    assert.ok(past.errors![0].extensions!.details.retryAfter >= 1, JSON.stringify(past.errors));
+    const edit = await gql(limited, client.owner.token, 'mutation($i: UpdateScheduleInput!) { updateSchedule(input: $i) { revision } }', {
+      i: { scheduleId: made.id, title: 'Y' },
+    });
+    assert.equal(edit.codes, ['RATE_LIMITED']);
+    // the budget is the user's: another user of the client saves schedules
+    const theirs = await gql(limited, other.token, CREATE, { i: { ...base, recurrence: 'FREQ=WEEKLY' } });
+    assert.equal(theirs.codes, []);
+  },
+);
 
 limits.run();

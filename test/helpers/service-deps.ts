@@ -85,7 +85,7 @@ export async function serviceDeps(options: { env?: Record<string, string> } = {}
   };
   const passwords = new PasswordHasher(config.bcryptCost, 1);
   const xliff = new XliffPool();
-  const images = new ImagePool();
+  const images = new ImagePool({ timeoutMs: config.imageJobTimeout, queueMax: config.imageQueueMax });
   return {
     config,
     db,

@@ -175,7 +175,7 @@ images(
     const images = server.deps.images;
     const printable = images.printable.bind(images);
     // the renderer as it was: stored bytes straight to pdfkit, whose png-js throws from a zlib callback
-    images.printable = async (bytes) => ({ ok: true, bytes, width: 1, height: 1 });
+    images.printable = async (load) => ({ ok: true, bytes: await load(), width: 1, height: 1 });
     try {
       // the PDF's answer has begun when png-js throws: the connection is cut, a half PDF never passes for a whole one
       const res = await fetch(`${server.url}/api/client/get-as-pdf/getTemplateAsPdf/${template.templateId}`, {

@@ -219,4 +219,33 @@ test('a schedule started long ago is expanded from near the window, as the libra
   assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
 });
 
+test('a shared budget: each expansion takes the steps it walked; past it the walk stops, budgetSpent, what was found is right', () => {
+  // a leap day, walked day by day: from mid-2026 the next is 2028-02-29, about 610 steps away
+  const leap = rule('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29', '2026-07-01T08:00', 'UTC');
+  const after = new Date('2026-07-01T00:00Z');
+  const until = new Date('2030-07-01T00:00Z');
+  const budget = { steps: 1500 };
+  const first = occurrencesBetween(leap, after, until, 1, budget);
+  assert.equal(
+    first.instants.map((d) => d.toISOString()),
+    ['2028-02-29T08:00:00.000Z'],
+  );
+  assert.is(first.budgetSpent, false);
+  const taken = 1500 - budget.steps;
+  assert.ok(taken > 600 && taken < 620, `the walk to the leap day took ${taken} steps`);
+  // the rest of the budget does not reach the next leap day
+  const second = occurrencesBetween(leap, after, until, 2, budget);
+  assert.equal(
+    second.instants.map((d) => d.toISOString()),
+    ['2028-02-29T08:00:00.000Z'],
+  );
+  assert.equal([second.cutShort, second.budgetSpent, budget.steps], [true, true, 0]);
+  // nothing left: nothing walked
+  const third = occurrencesBetween(leap, after, until, 1, budget);
+  assert.equal([third.instants, third.budgetSpent], [[], true]);
+  // without a budget the same walk reaches its window's end within its own EXPANSION_STEPS: complete, not cut short
+  const whole = occurrencesBetween(leap, after, until, 2);
+  assert.equal([whole.instants.length, whole.cutShort, whole.budgetSpent], [1, false, false]);
+});
+
 test.run();

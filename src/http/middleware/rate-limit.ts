@@ -4,6 +4,7 @@ import type { Config, RateLimitGroup } from '#config';
 import type { Database } from '#db/connection';
 import type { DB } from '#db/schema';
 import type { Logger } from '#logger';
+import { AppError } from '#errors';
 import { whenReady, type Answer } from '#lib/answer';
 import { readSessionCookie } from '../cookies';
 import { headerWriter } from '../fixed-headers';
@@ -100,6 +101,30 @@ export function sharedRateLimitStore(deps: { db: Database; logger: Logger }): Ra
   return store;
 }
 const sharedStores = new WeakMap<Database, RateLimitStore>();
+
+/**
+ * A budget one operation spends from inside its handler (a GraphQL mutation, which shares its route, and so the
+ * route group's budget, with every other): `max` uses per `windowMs` per id, counted where the global limits count
+ * (shared in PostgreSQL mode). The returned function counts one use.
+ * @throws AppError RATE_LIMITED (with `details.retryAfter` and Retry-After) past `max`
+ */
+export function operationLimit(
+  deps: { db: Database; logger: Logger },
+  options: { namespace: string; max: number; windowMs: number; what: string },
+): (id: string) => Promise<void> {
+  const store = sharedRateLimitStore(deps) ?? memoryRateLimitStore();
+  return async (id) => {
+    const hit = await store.hit(`${options.namespace}:${id}`, Date.now(), options.windowMs, options.max);
+    if (hit.remaining > 0) return;
+    const retryAfter = Math.max(1, Math.ceil((hit.resetMs - Date.now()) / 1000));
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many ${options.what}; retry in ${retryAfter} s`,
+      { retryAfter },
+      { headers: { 'Retry-After': retryAfter } },
+    );
+  };
+}
 
 export interface RateLimitOptions {
   max: number;
