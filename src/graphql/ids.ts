@@ -24,6 +24,7 @@ export const INTEGER_NODE_TYPES = [
   'Deviation',
   'Skill',
   'Schedule',
+  'HandOff',
 ] as const;
 export type IntegerNodeType = (typeof INTEGER_NODE_TYPES)[number];
 export type VersionPartType = 'Section' | 'Step';

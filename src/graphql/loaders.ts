@@ -39,6 +39,7 @@ import { loadFollowUpsOfFaults, loadFollowUpsOfJobs, loadOccurrencesOfJobs, load
 import { findClientsByIds } from '#repos/clients';
 import { findFilesByIds } from '#repos/files';
 import { loadDeviations, loadJobReviews } from '#repos/deviations';
+import { loadHandOffsOfJobs } from '#repos/hand-offs';
 
 /**
  * Per-request DataLoaders built from tenant-scoped repo functions: a resolver
@@ -118,6 +119,11 @@ export function createLoaders(deps: Deps, scope: TenantScope) {
     /** deviations and the REVIEWED signature (docs/execution-rules.md) of a page of jobs: one statement each */
     jobDeviations: listBy(
       (ids) => loadDeviations(db, scope, ids),
+      (row) => row.job_id,
+    ),
+    /** hand-offs (docs/api/contract.md 4.6) of a page of jobs: one statement */
+    jobHandOffs: listBy(
+      (ids) => loadHandOffsOfJobs(db, scope, ids),
       (row) => row.job_id,
     ),
     jobReviews: listBy(

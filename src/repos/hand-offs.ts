@@ -61,5 +61,16 @@ export async function listHandOffIdsOfJobs(db: Kysely<DB>, scope: TenantScope, j
 
 /** Every hand-off of a job, oldest first (job history reports). */
 export async function listHandOffsOfJob(db: Kysely<DB>, scope: TenantScope, jobId: number): Promise<HandOffRow[]> {
-  return inTenant(db, scope).selectFrom('hand_offs').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+  return loadHandOffsOfJobs(db, scope, [jobId]);
+}
+
+/** Every hand-off of the given jobs, oldest first (DataLoader batch: Job.handOffs of a page of jobs). */
+export async function loadHandOffsOfJobs(db: Kysely<DB>, scope: TenantScope, jobIds: readonly number[]): Promise<HandOffRow[]> {
+  if (jobIds.length === 0) return [];
+  return inTenant(db, scope)
+    .selectFrom('hand_offs')
+    .selectAll()
+    .where('job_id', 'in', [...jobIds])
+    .orderBy('id')
+    .execute();
 }

@@ -5,6 +5,7 @@ import { templatesModule } from './templates';
 import { jobsModule } from './jobs';
 import { rulesModule } from './rules';
 import { deviationsModule } from './deviations';
+import { handOffsModule } from './hand-offs';
 import { tutorialsModule } from './tutorials';
 import { filesModule } from './files';
 import { nodeModule } from './node';
@@ -23,6 +24,7 @@ export const modules: SchemaModule[] = [
   jobsModule,
   rulesModule,
   deviationsModule,
+  handOffsModule,
   tutorialsModule,
   filesModule,
   notificationsModule,

@@ -68,6 +68,8 @@ const jobColumns = new SelectedColumns({
     scheduledFor: [],
     followUpOf: [],
     closesFault: [],
+    // the hand-offs module's: loaded by the job's id
+    handOffs: [],
   },
 });
 

@@ -10,11 +10,13 @@ import { getScheduleOfClient } from '#services/schedules';
 import { presentSchedule } from '#presenters/schedules';
 import { tutorialsInfo } from '#services/tutorials';
 import { getFaultById } from '#repos/faults';
+import { getHandOffById } from '#repos/hand-offs';
 import { presentTemplate, presentVersion } from '#presenters/templates';
-import { presentFault, presentJob } from '#presenters/jobs';
+import { presentFault, presentHandOff, presentJob } from '#presenters/jobs';
 import { presentFile } from '#presenters/files';
 import { presentSkill } from '#services/qualifications';
 import { userColumns } from './me';
+import { requireCollaboration } from './hand-offs';
 
 type Ctx = GraphQLContext;
 /** nodes(ids) reads each id on its own (templates and jobs through their services): bounded like a page */
@@ -59,6 +61,10 @@ async function read(decoded: DecodedId, ctx: Ctx, info: GraphQLResolveInfo): Pro
       return presentJob(await getJob(deps, actor, decoded.id));
     case 'Fault':
       return presentFault(await getFaultById(deps.db.kysely, actor.scope, decoded.id));
+    case 'HandOff':
+      // every user of the client reads the client's jobs, so their hand-offs (licensed like Job.handOffs)
+      await requireCollaboration(ctx);
+      return presentHandOff(await getHandOffById(deps.db.kysely, actor.scope, decoded.id));
     case 'Deviation':
       return presentDeviation(await getDeviation(deps, actor, decoded.id));
     case 'Skill': {
