@@ -14,8 +14,8 @@ import type { TestServer } from '../helpers/server';
 // board, from deviations and from review by exception, and sees every step's values against their limits, the
 // operator's comment, the photo (through the authenticated file URL) and both times of the record — captured on the
 // device and received by the server. A publisher + approver (who got "Page not found" before) reads it too; a job
-// that is not there says so. Every width, English and German, with axe-core and screenshots
-// (test-output/app/jobs-record-*.png).
+// that is not there says so. The job's hand-offs (Olga to Otto, declined, with a note) show in their place and in the
+// history. Every width, English and German, with axe-core and screenshots (test-output/app/jobs-record-*.png).
 
 let browser: Browser;
 let wip: TestServer;
@@ -46,11 +46,14 @@ const CONTENT = {
 
 const COMMENT = 'Gauge reads high, re-tested twice';
 
+const HAND_OFF_NOTE = 'Shift ends, pump still warm';
+
 interface MadeJob {
   id: number;
   title: string;
   capturedAt: string;
   receivedAt: string;
+  handOff: { createdAt: string; decidedAt: string };
 }
 
 /** A running job: p_in 2.6 bar (out of limits, commented), a photo, captured on the device 50 s before it reached the server. */
@@ -77,7 +80,14 @@ async function runningJob(title: string): Promise<MadeJob> {
     id: `Job:${job.id}`,
   });
   const [{ capturedAt, receivedAt }] = read.data.job.records;
-  return { id: job.id, title, capturedAt, receivedAt };
+  // Olga hands the job to Otto, who declines: the job stays Olga's
+  const work = (token: string, body: Record<string, unknown>) => wip.request('POST', '/api/client/workingTogether', { token, body });
+  const offered = await work(operator.token, { action: 'HAND_OFF', jobId: job.id, toUserId: team.operators[1].id, note: HAND_OFF_NOTE });
+  assert.is(offered.status, 200, offered.text);
+  const declined = await work(team.operators[1].token, { action: 'DECLINE', jobId: job.id, handOffId: offered.body.data.handOff.id });
+  assert.is(declined.status, 200, declined.text);
+  const { createdAt, decidedAt } = declined.body.data.handOff;
+  return { id: job.id, title, capturedAt, receivedAt, handOff: { createdAt, decidedAt } };
 }
 
 async function complete(job: MadeJob): Promise<void> {
@@ -91,6 +101,13 @@ async function complete(job: MadeJob): Promise<void> {
 function shownTime(page: Page, iso: string): Promise<string> {
   return page.evaluate<string>(
     `new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(${JSON.stringify(iso)}))`,
+  );
+}
+
+/** A date with its time to the minute, as the page's lists write it (formatDate). */
+function shownDate(page: Page, iso: string): Promise<string> {
+  return page.evaluate<string>(
+    `new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(${JSON.stringify(iso)}))`,
   );
 }
 
@@ -108,6 +125,27 @@ async function seesRecord(page: Page, job: MadeJob, language: 'en' | 'de' = 'en'
   assert.match(text, `${language === 'en' ? 'Captured on the device' : 'Erfasst auf dem Gerät'}${await shownTime(page, job.capturedAt)}`);
   assert.match(text, `${language === 'en' ? 'Received by the server' : 'Beim Server eingegangen'}${await shownTime(page, job.receivedAt)}`);
   assert.not.equal(await shownTime(page, job.capturedAt), await shownTime(page, job.receivedAt), 'two different times');
+  // the hand-off, in its place and in the history, its times in the page's language
+  const handOffs = page.getByRole('region', { name: language === 'en' ? 'Hand-offs (1)' : 'Übergaben (1)' });
+  const handOffText = (await handOffs.textContent()) ?? '';
+  assert.match(
+    handOffText,
+    language === 'en'
+      ? 'Declined Olga Operator handed the job to Otto Operator'
+      : 'Abgelehnt Olga Operator hat den Auftrag an Otto Operator übergeben',
+    handOffText,
+  );
+  assert.match(handOffText, HAND_OFF_NOTE);
+  assert.match(handOffText, await shownDate(page, job.handOff.createdAt));
+  const history = (await page.locator('ol.record-history').textContent()) ?? '';
+  assert.match(
+    history,
+    `${await shownTime(page, job.handOff.createdAt)} ${language === 'en' ? 'Olga Operator handed the job to Otto Operator' : 'Olga Operator hat den Auftrag an Otto Operator übergeben'}`,
+  );
+  assert.match(
+    history,
+    `${await shownTime(page, job.handOff.decidedAt)} ${language === 'en' ? 'Otto Operator declined the hand-off from Olga Operator' : 'Otto Operator hat die Übergabe von Olga Operator abgelehnt'}`,
+  );
   // the photo's bytes came through the user's session (the authenticated file URL)
   const photo = step.getByRole('img', { name: /gauge\.png/ });
   await photo.waitFor();

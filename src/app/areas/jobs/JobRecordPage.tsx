@@ -6,13 +6,14 @@ import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, type Tone } from '../../ui';
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
-import { loadJobRecord, type JobRecord, type RecordDeviation, type RecordFault } from './record';
+import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
 
 /**
  * /app/jobs/:id/record: a job's record, read-only, for everyone who may read
  * the job — supervisors from the board and deviations, reviewers before they
  * sign REVIEWED. Every step of the version the job ran with its values
- * (against the limits), comment, photos, sign-offs, faults and deviations, the
+ * (against the limits), comment, photos, sign-offs, faults and deviations, its
+ * hand-offs from one operator to another, the
  * time each record was captured on the device and received by the server,
  * and the job's history. It reads the server only (no device copy): what the
  * server confirmed is what the page shows.
@@ -118,6 +119,21 @@ function Record({ job }: { job: JobRecord }) {
           <DeviationList deviations={jobDeviations} />
         )}
       </Card>
+      {job.handOffs && (
+        <Card
+          heading={t('jobs.record.handOffs', { n: job.handOffs.totalCount })}
+          aria-label={t('jobs.record.handOffs', { n: job.handOffs.totalCount })}
+        >
+          {job.handOffs.nodes.length === 0 ? (
+            <p class="hint">{t('jobs.record.noHandOffs')}</p>
+          ) : (
+            <HandOffList handOffs={job.handOffs.nodes} />
+          )}
+          {job.handOffs.totalCount > job.handOffs.nodes.length && (
+            <p class="hint">{t('jobs.record.moreHandOffs', { n: job.handOffs.nodes.length })}</p>
+          )}
+        </Card>
+      )}
       <History job={job} />
     </div>
   );
@@ -319,12 +335,43 @@ function DeviationList({ deviations }: { deviations: RecordDeviation[] }) {
   );
 }
 
+const HAND_OFF_TONE: Record<HandOffStatus, Tone> = { PENDING: 'info', ACCEPTED: 'success', DECLINED: 'warning', CANCELLED: 'neutral' };
+
+/** A hand-off's people by name; an account that is gone is "unknown". */
+function handOffNames(h: RecordHandOff, t: Translate) {
+  const name = (p: RecordHandOff['from']) => (p ? personName(p) : t('jobs.record.unknownPerson'));
+  return { from: name(h.from), to: name(h.to) };
+}
+
+function HandOffList({ handOffs }: { handOffs: RecordHandOff[] }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <ul class="deviation-list">
+      {handOffs.map((h) => (
+        <li key={h.id}>
+          <Badge tone={HAND_OFF_TONE[h.status]}>{t(`jobs.record.handOffStatus.${h.status}`)}</Badge>{' '}
+          {t('jobs.record.handOff', handOffNames(h, t))}
+          <div class="hint">
+            {t('jobs.record.handedOffAt', { date: formatDate(h.createdAt, true) })}
+            {h.decidedAt && ` · ${t(`jobs.record.handOffDecided.${h.status}`, { date: formatDate(h.decidedAt, true) })}`}
+          </div>
+          {h.note && (
+            <p class="record-comment">
+              <strong>{t('jobs.record.handOffNote')}</strong> {h.note}
+            </p>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 interface HistoryEntry {
   at: string;
   text: string;
 }
 
-/** The job's history from its record: created, started, each step's last recording and sign-off, faults, completion, review. */
+/** The job's history from its record: created, started, each step's last recording and sign-off, faults, hand-offs, completion, review. */
 function historyOf(job: JobRecord, t: Translate): HistoryEntry[] {
   const title = (stepId: string | null) => stepsOfJob(job).find((s) => s.stepId === stepId)?.title ?? '';
   const entries: HistoryEntry[] = [
@@ -343,6 +390,11 @@ function historyOf(job: JobRecord, t: Translate): HistoryEntry[] {
     });
   for (const f of job.faultList.nodes)
     entries.push({ at: f.capturedAt, text: t('jobs.history.fault', { description: f.description, name: personName(f.raisedBy) }) });
+  for (const h of job.handOffs?.nodes ?? []) {
+    const names = handOffNames(h, t);
+    entries.push({ at: h.createdAt, text: t('jobs.history.handedOff', names) });
+    if (h.decidedAt) entries.push({ at: h.decidedAt, text: t(`jobs.history.handOff.${h.status}`, names) });
+  }
   if (job.completedAt) entries.push({ at: job.completedAt, text: t('jobs.history.completed') });
   if (job.review) entries.push({ at: job.review.signedAt, text: t('jobs.history.reviewed', { name: job.review.signerName }) });
   return entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
