@@ -178,6 +178,66 @@ export async function openFaults(db: Kysely<DB>, scope: TenantScope, limit: numb
     .execute();
 }
 
+export interface UnappliedChangeRow {
+  id: number;
+  job_id: number;
+  job_title: string;
+  asset_id: number | null;
+  asset_name: string | null;
+  step_id: string | null;
+  detail: string;
+  raised_by: number;
+  raised_at: string;
+  acknowledged_at: string | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+/**
+ * Deviations UNAPPLIED_CHANGE raised since `since` (issue 48): writes the
+ * server had acknowledged and lost with a restore, which a device reported
+ * as no longer applicable. The newest first.
+ */
+export async function unappliedChangesSince(
+  db: Kysely<DB>,
+  scope: TenantScope,
+  since: string,
+  limit: number,
+): Promise<UnappliedChangeRow[]> {
+  return (
+    inTenant(db, scope)
+      .selectFrom('deviations')
+      .innerJoin('jobs', (join) => join.onRef('jobs.id', '=', 'deviations.job_id').onRef('jobs.client_id', '=', 'deviations.client_id'))
+      .leftJoin('assets', (join) => join.onRef('assets.id', '=', 'jobs.asset_id').onRef('assets.client_id', '=', 'jobs.client_id'))
+      // a device's report always names its sender (services/sync.ts)
+      .innerJoin('users', (join) =>
+        join.onRef('users.id', '=', 'deviations.raised_by').onRef('users.client_id', '=', 'deviations.client_id'),
+      )
+      .select([
+        'deviations.id',
+        'deviations.job_id',
+        'jobs.title as job_title',
+        'jobs.asset_id',
+        'assets.name as asset_name',
+        'deviations.step_id',
+        'deviations.detail',
+        'users.id as raised_by',
+        'deviations.raised_at',
+        'deviations.acknowledged_at',
+        'users.first_name',
+        'users.last_name',
+        'users.email',
+      ])
+      .where('deviations.kind', '=', 'UNAPPLIED_CHANGE')
+      .where('deviations.raised_at', '>=', since)
+      .orderBy('deviations.raised_at', 'desc')
+      .orderBy('deviations.id', 'desc')
+      .limit(limit + 1)
+      .execute()
+  );
+}
+
 /** Open jobs whose due date has passed, the longest overdue first. */
 export async function overdueJobs(db: Kysely<DB>, scope: TenantScope, now: string, limit: number): Promise<BoardJobRow[]> {
   return inTenant(db, scope)

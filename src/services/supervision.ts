@@ -8,6 +8,7 @@ import {
   openFaults,
   openJobsByDue,
   overdueJobs,
+  unappliedChangesSince,
   usersWithRoles,
   versionContents,
   type BoardJobRow,
@@ -84,8 +85,9 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
   const db = deps.db.kysely;
   const now = deps.clock.now();
   const since = new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
-  const [records, faults, overdue] = await Promise.all([
+  const [records, unapplied, faults, overdue] = await Promise.all([
     deviatingRecordsSince(db, actor.scope, since, DEVIATIONS_LIMIT),
+    unappliedChangesSince(db, actor.scope, since, DEVIATIONS_LIMIT),
     openFaults(db, actor.scope, DEVIATIONS_LIMIT),
     overdueJobs(db, actor.scope, now.toISOString(), DEVIATIONS_LIMIT),
   ]);
@@ -131,6 +133,7 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
     }
     if (row.status !== 'DONE') stepProblems.push({ ...base, status: row.status, reason: row.reason, comment: row.comment });
   }
+  const lost = bounded(unapplied, DEVIATIONS_LIMIT);
   const open = bounded(faults, DEVIATIONS_LIMIT);
   const late = bounded(overdue, DEVIATIONS_LIMIT);
   return {
@@ -140,6 +143,17 @@ export async function deviations(deps: Deps, actor: UserActor, days: number) {
     stepProblems,
     // one bound for both: they come from the same bounded read of step records
     recordsTruncated: recorded.truncated,
+    unappliedChanges: lost.items.map((d) => ({
+      id: d.id,
+      job: { id: d.job_id, title: d.job_title },
+      asset: d.asset_id === null ? null : { id: d.asset_id, name: d.asset_name ?? '' },
+      stepId: d.step_id,
+      detail: d.detail,
+      raisedBy: { id: d.raised_by, name: name(d) },
+      raisedAt: d.raised_at,
+      acknowledged: d.acknowledged_at !== null,
+    })),
+    unappliedChangesTruncated: lost.truncated,
     openFaults: open.items.map((f) => ({
       id: f.id,
       severity: f.severity,

@@ -293,6 +293,22 @@ truth('after a restore the device sends what it was told was recorded again; wha
   await lost.getByRole('button', { name: 'Discard' }).click();
   await lost.waitFor({ state: 'detached' });
   await page.context().close();
+
+  // the supervisor sees it where deviations are listed: the deviations page and the job's record, with what was lost
+  const summary = String(deviations[0].detail).split(' — ')[0];
+  const supervisor = await openApp(browser, wip, team.supervisor, { width: 820, path: '/app/deviations' });
+  const listed = supervisor.locator('.deviation-list li', { hasText: 'Restored server' });
+  await listed.waitFor();
+  assert.match(await listed.innerText(), /Lost with a server restore/);
+  assert.ok((await listed.innerText()).includes(summary), `the deviations page shows "${summary}"`);
+  await supervisor.getByRole('heading', { name: 'Lost with a server restore (1)' }).waitFor();
+  await checkPage(supervisor, 'supervisor', 'deviations-unapplied', 820);
+  await supervisor.goto(`${wip.url}/app/jobs/${job.id}/record`).catch(() => undefined);
+  const onRecord = supervisor.locator('.deviation-list li', { hasText: 'Lost with a server restore' });
+  await onRecord.waitFor();
+  assert.ok((await onRecord.innerText()).includes(summary), `the job record shows "${summary}"`);
+  await checkPage(supervisor, 'jobs', 'record-unapplied', 820);
+  await supervisor.context().close();
 });
 
 truth('syncing while the server stops and starts again: every item once, and the indicator says what happens', async () => {

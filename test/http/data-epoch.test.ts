@@ -67,55 +67,77 @@ epoch(
   },
 );
 
-epoch('a report about a job of the client becomes an UNAPPLIED_CHANGE deviation reviewers see, and an audit entry', async () => {
-  const client = await buildClient(server);
-  const { templateId } = await publishedTemplate(server, client);
-  const job = await createJob(server, client.owner.token, { templateId });
-  const operator = await buildUser(server, client, { roles: ['operator'] });
-  const sent = report({ jobId: job.id });
-  const res = await server.request('POST', '/api/client/sync/unapplied', {
-    token: operator.token,
-    body: sent,
-    headers: { 'idempotency-key': `unapplied:${sent.idempotencyKey}` },
-  });
-  assert.is(res.status, 201, res.text);
-  const deviationId = res.body.data.unapplied.deviationId;
-  assert.equal(res.body.data.unapplied, { deviationId, jobId: job.id });
-  assert.type(deviationId, 'number');
-  const list = await server.request('POST', '/api/client/graphql', {
-    token: client.owner.token,
-    body: { query: DEVIATIONS, variables: { f: { jobId: `Job:${job.id}`, kind: 'UNAPPLIED_CHANGE' } } },
-  });
-  const [deviation] = list.body.data.deviations.nodes;
-  assert.is(deviation.databaseId, deviationId);
-  assert.is(deviation.stepId, 'measure');
-  assert.is(deviation.acknowledged, false);
-  assert.is(deviation.raisedBy.databaseId, operator.id);
-  assert.match(deviation.detail, /Step Measure: Torque 15 Nm, DONE/);
-  assert.match(deviation.detail, /CONFLICT/);
-  const audit = await server.deps.db.kysely
-    .selectFrom('audit_entries')
-    .select(['action', 'entity_type', 'entity_id', 'after'])
-    .where('client_id', '=', client.id)
-    .where('action', '=', 'sync.unapplied')
-    .execute();
-  assert.is(audit.length, 1);
-  assert.is(audit[0].entity_type, 'job');
-  assert.equal(JSON.parse(audit[0].after!).payload, sent.payload);
-  // the report's own key replays: one deviation, one audit entry
-  const again = await server.request('POST', '/api/client/sync/unapplied', {
-    token: operator.token,
-    body: sent,
-    headers: { 'idempotency-key': `unapplied:${sent.idempotencyKey}` },
-  });
-  assert.is(again.headers.get('idempotency-replayed'), 'true');
-  const count = await server.deps.db.kysely
-    .selectFrom('deviations')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('job_id', '=', job.id)
-    .executeTakeFirstOrThrow();
-  assert.is(Number(count.n), 1);
-});
+epoch(
+  'a report about a job of the client becomes an UNAPPLIED_CHANGE deviation reviewers and supervisors see (GraphQL, REST), and an audit entry',
+  async () => {
+    const client = await buildClient(server);
+    const { templateId } = await publishedTemplate(server, client);
+    const job = await createJob(server, client.owner.token, { templateId });
+    const operator = await buildUser(server, client, { roles: ['operator'] });
+    const sent = report({ jobId: job.id });
+    const res = await server.request('POST', '/api/client/sync/unapplied', {
+      token: operator.token,
+      body: sent,
+      headers: { 'idempotency-key': `unapplied:${sent.idempotencyKey}` },
+    });
+    assert.is(res.status, 201, res.text);
+    const deviationId = res.body.data.unapplied.deviationId;
+    assert.equal(res.body.data.unapplied, { deviationId, jobId: job.id });
+    assert.type(deviationId, 'number');
+    const list = await server.request('POST', '/api/client/graphql', {
+      token: client.owner.token,
+      body: { query: DEVIATIONS, variables: { f: { jobId: `Job:${job.id}`, kind: 'UNAPPLIED_CHANGE' } } },
+    });
+    const [deviation] = list.body.data.deviations.nodes;
+    assert.is(deviation.databaseId, deviationId);
+    assert.is(deviation.stepId, 'measure');
+    assert.is(deviation.acknowledged, false);
+    assert.is(deviation.raisedBy.databaseId, operator.id);
+    assert.match(deviation.detail, /Step Measure: Torque 15 Nm, DONE/);
+    assert.match(deviation.detail, /CONFLICT/);
+    // and REST lists it with the other deviations a supervisor reads, to its own client only
+    const rest = await server.request('GET', '/api/client/supervision/deviations?days=1', { token: client.owner.token });
+    assert.is(rest.status, 200, rest.text);
+    assert.equal(rest.body.data.unappliedChanges, [
+      {
+        id: deviationId,
+        job: { id: job.id, title: job.title },
+        asset: null,
+        stepId: 'measure',
+        detail: deviation.detail,
+        raisedBy: { id: operator.id, name: rest.body.data.unappliedChanges[0].raisedBy.name },
+        raisedAt: rest.body.data.unappliedChanges[0].raisedAt,
+        acknowledged: false,
+      },
+    ]);
+    assert.is(rest.body.data.unappliedChangesTruncated, false);
+    const other = await buildClient(server);
+    const elsewhere = await server.request('GET', '/api/client/supervision/deviations', { token: other.owner.token });
+    assert.equal(elsewhere.body.data.unappliedChanges, []);
+    const audit = await server.deps.db.kysely
+      .selectFrom('audit_entries')
+      .select(['action', 'entity_type', 'entity_id', 'after'])
+      .where('client_id', '=', client.id)
+      .where('action', '=', 'sync.unapplied')
+      .execute();
+    assert.is(audit.length, 1);
+    assert.is(audit[0].entity_type, 'job');
+    assert.equal(JSON.parse(audit[0].after!).payload, sent.payload);
+    // the report's own key replays: one deviation, one audit entry
+    const again = await server.request('POST', '/api/client/sync/unapplied', {
+      token: operator.token,
+      body: sent,
+      headers: { 'idempotency-key': `unapplied:${sent.idempotencyKey}` },
+    });
+    assert.is(again.headers.get('idempotency-replayed'), 'true');
+    const count = await server.deps.db.kysely
+      .selectFrom('deviations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('job_id', '=', job.id)
+      .executeTakeFirstOrThrow();
+    assert.is(Number(count.n), 1);
+  },
+);
 
 epoch(
   'a report naming no job of the client (lost with the restore, or another client’s) is kept in the audit trail only; bad input is 422',

@@ -9,13 +9,15 @@ import type { Person } from './queries';
  * through the public API only (jobs, deviations, acknowledgeDeviation, reviewJob).
  */
 
-export type DeviationKind = 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION';
+export type DeviationKind =
+  'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION' | 'UNAPPLIED_CHANGE';
 
-/** How a deviation's kind is shown: a wrong value, a failed step or a fault as danger, the rest as warning. */
+/** How a deviation's kind is shown: a wrong value, a failed step, a fault or a change lost with a restore as danger, the rest as warning. */
 export const DEVIATION_TONE: Record<DeviationKind, Tone> = {
   OUT_OF_LIMITS: 'danger',
   STEP_FAILED: 'danger',
   FAULT: 'danger',
+  UNAPPLIED_CHANGE: 'danger',
   NOT_APPLICABLE: 'warning',
   OVERRIDE: 'warning',
   LATE_COMPLETION: 'warning',

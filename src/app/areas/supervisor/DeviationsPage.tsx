@@ -15,7 +15,7 @@ const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> 
 };
 const PERIODS = [1, 7, 30, 90];
 
-/** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, open faults, overdue jobs. */
+/** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, changes lost with a server restore, open faults, overdue jobs. */
 export default function DeviationsPage() {
   const { t, formatDate } = useI18n();
   const { session } = useSession();
@@ -118,6 +118,29 @@ export default function DeviationsPage() {
             )}
           </Card>
           {state.value.recordsTruncated && <Notice tone="warning">{t('supervisor.deviations.truncated')}</Notice>}
+          <Card heading={t('supervisor.deviations.unapplied', { n: state.value.unappliedChanges.length })}>
+            {state.value.unappliedChanges.length === 0 ? (
+              <p class="hint">{t('supervisor.deviations.noneUnapplied')}</p>
+            ) : (
+              <>
+                <p class="hint">{t('supervisor.deviations.unappliedHint')}</p>
+                <ul class="deviation-list">
+                  {state.value.unappliedChanges.map((row) => (
+                    <li key={row.id}>
+                      <Badge tone="danger">{t('review.exceptions.kind.UNAPPLIED_CHANGE')}</Badge>{' '}
+                      <a href={jobRecordPath(row.job.id)}>{row.job.title}</a>
+                      {row.asset && ` · ${row.asset.name}`}
+                      <div>{row.detail}</div>
+                      <div class="hint">
+                        {t('supervisor.deviations.by', { name: row.raisedBy.name, date: formatDate(row.raisedAt, true) })}
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+                {state.value.unappliedChangesTruncated && <Notice tone="warning">{t('supervisor.deviations.unappliedTruncated')}</Notice>}
+              </>
+            )}
+          </Card>
           <Card heading={t('supervisor.deviations.openFaults', { n: state.value.openFaults.length })}>
             {state.value.openFaults.length === 0 ? (
               <p class="hint">{t('supervisor.deviations.noneFaults')}</p>
@@ -160,6 +183,7 @@ export default function DeviationsPage() {
           </Card>
           {state.value.outOfLimits.length +
             state.value.stepProblems.length +
+            state.value.unappliedChanges.length +
             state.value.openFaults.length +
             state.value.overdueJobs.length ===
             0 && <EmptyState title={t('supervisor.deviations.allGood')} />}

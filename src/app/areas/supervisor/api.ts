@@ -48,6 +48,16 @@ export interface Deviations {
     recordedAt: string;
   }[];
   recordsTruncated: boolean;
+  unappliedChanges: {
+    id: number;
+    job: { id: number; title: string };
+    asset: Named | null;
+    detail: string;
+    raisedBy: Named;
+    raisedAt: string;
+    acknowledged: boolean;
+  }[];
+  unappliedChangesTruncated: boolean;
   openFaults: {
     id: number;
     severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';

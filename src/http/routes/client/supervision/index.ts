@@ -44,7 +44,7 @@ export const clientSupervisionRoutes: RouteSpec[] = [
     path: '/api/client/supervision/deviations',
     operationId: 'getDeviations',
     summary:
-      'Deviations of the last ?days= (1–90, default 7): values recorded out of their limits, FAILED and SKIPPED steps (the newest first, at most 200 records), every open fault (the most severe first) and every overdue open job (at most 200 each; *Truncated flags)',
+      'Deviations of the last ?days= (1–90, default 7): values recorded out of their limits, FAILED and SKIPPED steps (the newest first, at most 200 records), changes lost with a server restore (UNAPPLIED_CHANGE, at most 200), every open fault (the most severe first) and every overdue open job (at most 200 each; *Truncated flags)',
     auth: 'user',
     roles: DOMAIN_PERMISSIONS.createJob,
     query: DeviationsQuery,

@@ -64,6 +64,24 @@ export const Deviations = z
       }),
     ),
     recordsTruncated: z.boolean(),
+    unappliedChanges: z
+      .array(
+        z.object({
+          id: Id.meta({ description: 'the deviation (GraphQL Deviation.databaseId)' }),
+          job: JobRef,
+          asset: Named.nullable(),
+          stepId: z.string().nullable(),
+          detail: z.string().meta({ description: 'what the device had recorded, and why it could not be applied again' }),
+          raisedBy: Named.meta({ description: 'who reported it: the user the device was signed in as' }),
+          raisedAt: Timestamp,
+          acknowledged: z.boolean(),
+        }),
+      )
+      .meta({
+        description:
+          'deviations UNAPPLIED_CHANGE: writes the server had acknowledged, lost with a restore and refused when the device sent them again (docs/reliability.md), the newest first',
+      }),
+    unappliedChangesTruncated: z.boolean(),
     openFaults: z.array(
       z.object({
         id: Id,
