@@ -2,10 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
-import { checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { buildAppTeam, checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
+import type { TestServer } from '../helpers/server';
 import { gql, gid } from '../helpers/graphql';
 import { createJob, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain';
+import path from 'node:path';
+import { daemonAsServer, startDaemon, type SpawnedDaemon } from '../helpers/cli';
+import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
 import { listAuditEntries } from '#repos/audit';
 import { tenantScope } from '#db/tenant';
 
@@ -24,7 +27,6 @@ truth.before(async () => {
   browser = await launchChromium();
 });
 truth.after(async () => {
-  await browser?.close();
   await wip?.stop();
 });
 
@@ -311,35 +313,105 @@ truth('after a restore the device sends what it was told was recorded again; wha
   await supervisor.context().close();
 });
 
-truth('syncing while the server stops and starts again: every item once, and the indicator says what happens', async () => {
-  const [olga] = team.operators;
-  const { templateId } = await publishedTemplate(wip, team.client);
-  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Server restart', assigneeIds: [olga.id] });
-  const page = await openApp(browser, wip, olga, { width: 390, path: `/app/jobs/${job.id}` });
-  await page.getByText('Available offline on this device').waitFor();
+truth.run();
+
+/**
+ * The same promises with the server as it runs on premises: a `wip serve` process, killed (SIGKILL) mid-sync and
+ * restarted on the same port and data, and restored with `wip restore` from a backup taken before the sync.
+ */
+let env: Record<string, string>;
+let daemon: SpawnedDaemon | undefined;
+let port: number;
+let crew: AppTeam;
+const real = suite('floor app against a real wip process: killed and restored');
+real.before(async () => {
+  ({ env } = await installedDataDir({ WIP_SIGN_IN_RATE_LIMIT_MAX: '100000' }));
+  assert.is((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code, 0);
+  daemon = await startDaemon([], env);
+  port = Number(new URL(daemon.url).port);
+  crew = await buildAppTeam(daemonAsServer(daemon));
+  browser ??= await launchChromium();
+});
+real.after(async () => {
+  await daemon?.stop('SIGKILL');
+  await browser?.close();
+});
+
+const restartDaemon = async () => (daemon = await startDaemon([], env, { port }));
+const daemonJob = async (id: number) => (await gql(daemonAsServer(daemon!), crew.client.owner.token, JOB, { id: gid('Job', id) })).data.job;
+
+/** Opens each job while online (so it is available offline), then records torque and seal on each offline. */
+async function queueOffline(page: Page, url: string, jobIds: number[]): Promise<void> {
+  for (const id of jobIds) {
+    await page.goto(`${url}/app/jobs/${id}`).catch(() => undefined);
+    await page.getByText('Available offline on this device').waitFor();
+  }
   await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
   await page.context().setOffline(true);
-  await recordTorque(page, job.id, '14');
-  await page.getByRole('radio', { name: 'Pass' }).check();
-  await page.getByRole('button', { name: 'Save and next' }).click();
-  await page.waitForURL('**/run?step=3');
-  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
-  await page.locator('[data-sync][data-waiting="2"]').waitFor();
+  for (const id of jobIds) {
+    await page.goto(`${url}/app/jobs/${id}/run?step=1`).catch(() => undefined);
+    await waitForPage(page);
+    await page.getByRole('textbox', { name: 'Torque' }).fill('14');
+    await page.getByRole('button', { name: 'Save and next' }).click();
+    await page.waitForURL('**/run?step=2');
+    await page.getByRole('radio', { name: 'Pass' }).check();
+    await page.getByRole('button', { name: 'Save and next' }).click();
+    await page.waitForURL('**/run?step=3');
+  }
+}
 
-  // the network returns just as the server goes down; it comes back on the same port and data a few seconds later
-  const port = new URL(wip.url).port;
-  const dataDir = wip.dataDir;
-  await wip.stop({ keepData: true });
+real('syncing while the server process is killed and restarted: every item once, and the indicator honest throughout', async () => {
+  const [olga] = crew.operators;
+  const server = daemonAsServer(daemon!);
+  const { templateId } = await publishedTemplate(server, crew.client);
+  const jobs = [];
+  for (const title of ['Killed server A', 'Killed server B', 'Killed server C'])
+    jobs.push(await createJob(server, crew.client.owner.token, { templateId, title, assigneeIds: [olga.id] }));
+  const page = await openApp(browser, server, olga, { width: 390, path: '/app/' });
+  await queueOffline(
+    page,
+    daemon!.url,
+    jobs.map((j) => j.id),
+  );
+  await page.goto(`${daemon!.url}/app/jobs/${jobs[0].id}`).catch(() => undefined);
+  await page.locator('[data-sync][data-waiting="6"]').waitFor();
+
+  // the network returns; the process is killed (SIGKILL) the moment the device sends its third item
+  let sent = 0;
+  let killed: Promise<number | null> | undefined;
+  const victim = daemon!;
+  const third = new Promise<void>((resolve) =>
+    page.context().on('request', (request) => {
+      const keyed = request.method() === 'POST' && request.url().includes('/api/client/graphql') && request.headers()['idempotency-key'];
+      if (keyed && ++sent === 3) {
+        killed = victim.stop('SIGKILL');
+        resolve();
+      }
+    }),
+  );
   await page.context().setOffline(false);
-  await page.locator('[data-sync="unreachable"]', { hasText: 'Server not reachable · 2 waiting' }).waitFor({ timeout: 20_000 });
-  await checkPage(page, 'operator', 'server-unreachable', 390);
-  wip = await startTestServer({ dataDir, env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000', WIP_PORT: port } });
-  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 30_000 });
+  await third;
+  const down = page.locator('[data-sync="unreachable"]');
+  await down.waitFor({ timeout: 20_000 });
+  assert.is(await killed, null, 'it died of SIGKILL');
+  const waiting = Number(await down.getAttribute('data-waiting'));
+  assert.ok(waiting >= 4 && waiting <= 6, `${waiting} waiting: killed mid-sync`);
+  assert.match(await down.innerText(), new RegExp(`Server not reachable · ${waiting} waiting`));
+  await checkPage(page, 'operator', 'server-killed', 390);
+
+  await restartDaemon();
+  await page.locator('[data-sync="online"][data-waiting="0"]').waitFor({ timeout: 30_000 });
+  for (const job of jobs) {
+    await page.goto(`${daemon!.url}/app/jobs/${job.id}`).catch(() => undefined);
+    await page.locator('[data-state="confirmed"]').nth(1).waitFor();
+    assert.is(await page.locator('[data-state]:not([data-state="confirmed"])').count(), 0, `${job.title}: nothing but confirmed`);
+    const after = await daemonJob(job.id);
+    assert.is(after.revision, job.revision + 2, `${job.title}: each recording applied once`);
+    assert.equal(after.records.map((r: any) => r.stepId).sort(), ['check', 'measure']);
+    assert.is(torqueOf(after), 14);
+  }
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
-  assert.is(await stepRecordings(job.id), 2, 'each recording once');
-  const after = await serverJob(job.id);
-  assert.equal(after.records.map((r: any) => r.stepId).sort(), ['check', 'measure']);
   await page.context().close();
 });
 
-truth.run();
+real.run();

@@ -62,7 +62,12 @@ export async function startAppServer(
 ): Promise<{ wip: TestServer; team: AppTeam }> {
   // many sign-ins (each browser context signs its member in): the sign-in budget must not end a test
   const wip = await startTestServer({ env: { WIP_SIGN_IN_RATE_LIMIT_MAX: '100000', ...options.env } });
-  const client = await buildClient(wip, { name: options.clientName ?? 'Acme Pumps', seats: { full: 20, connect: 20 } });
+  return { wip, team: await buildAppTeam(wip, options.clientName) };
+}
+
+/** The client "Acme Pumps" (or `clientName`) and its team, on any server (a spawned daemon too: daemonAsServer). */
+export async function buildAppTeam(wip: TestServer, clientName?: string): Promise<AppTeam> {
+  const client = await buildClient(wip, { name: clientName ?? 'Acme Pumps', seats: { full: 20, connect: 20 } });
   const member = async (key: keyof typeof TEAM): Promise<Member> => {
     const who = TEAM[key];
     const email = uniqueEmail(key);
@@ -99,7 +104,7 @@ export async function startAppServer(
     supervisor: await member('supervisor'),
     operators: [await member('operator1'), await member('operator2')],
   };
-  return { wip, team };
+  return team;
 }
 
 /**

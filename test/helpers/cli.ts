@@ -35,16 +35,16 @@ export interface SpawnedDaemon {
 }
 
 /**
- * Starts `wip serve` on a free loopback port (or `host`) and waits for its "listening" log line; `node` as for runCli.
+ * Starts `wip serve` on a free loopback port (or `host`, `port`: a restart on the same origin) and waits for its "listening" log line; `node` as for runCli.
  * `args` go before `serve` (global options), `serveArgs` after it (the command's own flags).
  */
 export function startDaemon(
   args: string[],
   env: Record<string, string> = {},
-  options: { timeoutMs?: number; host?: string; node?: string; serveArgs?: string[] } = {},
+  options: { timeoutMs?: number; host?: string; port?: number; node?: string; serveArgs?: string[] } = {},
 ): Promise<SpawnedDaemon> {
   return new Promise((resolve, reject) => {
-    const serve = ['serve', '--host', options.host ?? '127.0.0.1', '--port', '0', ...(options.serveArgs ?? [])];
+    const serve = ['serve', '--host', options.host ?? '127.0.0.1', '--port', String(options.port ?? 0), ...(options.serveArgs ?? [])];
     const child = spawn(options.node ?? process.execPath, [BIN, ...args, ...serve], {
       env: { ...process.env, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
