@@ -246,73 +246,6 @@ truth("values entered offline and synced 30 s later carry their entry time, on t
   await tablet.context().close();
 });
 
-truth('after a restore the device sends what it was told was recorded again; what cannot apply is shown and reported', async () => {
-  const [olga] = team.operators;
-  const { templateId } = await publishedTemplate(wip, team.client);
-  const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Restored server', assigneeIds: [olga.id] });
-  const page = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
-  await page.getByText('Available offline on this device').waitFor();
-  await recordTorque(page, job.id, '14');
-  await page.getByRole('radio', { name: 'Pass' }).check();
-  await page.getByRole('button', { name: 'Save and next' }).click();
-  await page.waitForURL('**/run?step=3');
-  await page.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
-  await page.locator('[data-state="confirmed"]').nth(1).waitFor({ timeout: 20_000 });
-
-  // a restore, as the device meets it: the server announces another data epoch; it has lost the torque's key (the
-  // backup predates it) and the job was cancelled meanwhile, so the torque cannot be applied again; the seal's key
-  // survived, so its resend is answered with the first answer
-  const keys = await page.evaluate<Record<string, string>>(`new Promise((resolve, reject) => {
-    const open = indexedDB.open('wip-offline');
-    open.onsuccess = () => {
-      const read = open.result.transaction('acknowledged').objectStore('acknowledged').getAll();
-      read.onsuccess = () => resolve(Object.fromEntries(read.result.filter((a) => a.item.kind === 'record').map((a) => [a.item.stepId, a.item.idempotencyKey])));
-      read.onerror = () => reject(read.error);
-    };
-    open.onerror = () => reject(open.error);
-  })`);
-  await wip.deps.db.kysely.deleteFrom('idempotency_keys').where('key', '=', keys.measure).execute();
-  const revision = (await serverJob(job.id)).revision;
-  const cancelled = await gql(wip, team.client.owner.token, 'mutation($i: CancelJobInput!) { cancelJob(input: $i) { job { state } } }', {
-    i: { jobId: gid('Job', job.id), reason: 'Pump replaced', expectedRevision: revision },
-  });
-  assert.equal(cancelled.codes, []);
-  (wip.deps.dataEpoch as unknown as { value: string }).value = 'restored-epoch-0000000000000000';
-
-  await page.reload();
-  const lost = page.locator('[data-state="lost"]', { hasText: 'Recording of step Measure the torque' });
-  await lost.waitFor({ timeout: 20_000 });
-  assert.match(await lost.innerText(), /Lost with a server restore/);
-  await checkPage(page, 'operator', 'lost-after-restore', 820);
-  const deviations = (
-    await gql(wip, team.client.owner.token, 'query($id: ID!) { job(id: $id) { deviations { kind stepId detail } } }', {
-      id: gid('Job', job.id),
-    })
-  ).data.job.deviations.filter((d: any) => d.kind === 'UNAPPLIED_CHANGE');
-  assert.is(deviations.length, 1, 'reported once, as a deviation supervisors see');
-  assert.is(deviations[0].stepId, 'measure');
-  assert.is(await stepRecordings(job.id), 2, 'the seal was replayed, not recorded again');
-  await lost.getByRole('button', { name: 'Discard' }).click();
-  await lost.waitFor({ state: 'detached' });
-  await page.context().close();
-
-  // the supervisor sees it where deviations are listed: the deviations page and the job's record, with what was lost
-  const summary = String(deviations[0].detail).split(' — ')[0];
-  const supervisor = await openApp(browser, wip, team.supervisor, { width: 820, path: '/app/deviations' });
-  const listed = supervisor.locator('.deviation-list li', { hasText: 'Restored server' });
-  await listed.waitFor();
-  assert.match(await listed.innerText(), /Lost with a server restore/);
-  assert.ok((await listed.innerText()).includes(summary), `the deviations page shows "${summary}"`);
-  await supervisor.getByRole('heading', { name: 'Lost with a server restore (1)' }).waitFor();
-  await checkPage(supervisor, 'supervisor', 'deviations-unapplied', 820);
-  await supervisor.goto(`${wip.url}/app/jobs/${job.id}/record`).catch(() => undefined);
-  const onRecord = supervisor.locator('.deviation-list li', { hasText: 'Lost with a server restore' });
-  await onRecord.waitFor();
-  assert.ok((await onRecord.innerText()).includes(summary), `the job record shows "${summary}"`);
-  await checkPage(supervisor, 'jobs', 'record-unapplied', 820);
-  await supervisor.context().close();
-});
-
 truth.run();
 
 /**
@@ -320,12 +253,13 @@ truth.run();
  * restarted on the same port and data, and restored with `wip restore` from a backup taken before the sync.
  */
 let env: Record<string, string>;
+let root: string;
 let daemon: SpawnedDaemon | undefined;
 let port: number;
 let crew: AppTeam;
 const real = suite('floor app against a real wip process: killed and restored');
 real.before(async () => {
-  ({ env } = await installedDataDir({ WIP_SIGN_IN_RATE_LIMIT_MAX: '100000' }));
+  ({ env, root } = await installedDataDir({ WIP_SIGN_IN_RATE_LIMIT_MAX: '100000' }));
   assert.is((await runWip(['license', 'install', path.join(ROOT, 'test', 'fixtures', 'test-suite.lic')], env)).code, 0);
   daemon = await startDaemon([], env);
   port = Number(new URL(daemon.url).port);
@@ -413,5 +347,117 @@ real('syncing while the server process is killed and restarted: every item once,
   await page.locator('[data-sync="online"][data-waiting="0"]').waitFor();
   await page.context().close();
 });
+
+real(
+  'a real restore (wip backup, wip restore): what still applies is applied once, what cannot is shown lost, reported, and seen by the supervisor',
+  async () => {
+    const [olga] = crew.operators;
+    const server = daemonAsServer(daemon!);
+    const { templateId } = await publishedTemplate(server, crew.client);
+    const kept = await createJob(server, crew.client.owner.token, { templateId, title: 'Restore kept', assigneeIds: [olga.id] });
+    const gone = await createJob(server, crew.client.owner.token, { templateId, title: 'Restore cancelled', assigneeIds: [olga.id] });
+    const page = await openApp(browser, server, olga, { width: 820, path: `/app/jobs/${gone.id}` });
+    await page.getByText('Available offline on this device').waitFor();
+    const confirmed = async (jobId: number, n: number) => {
+      await page.goto(`${daemon!.url}/app/jobs/${jobId}`).catch(() => undefined);
+      await page
+        .locator('[data-state="confirmed"]')
+        .nth(n - 1)
+        .waitFor({ timeout: 20_000 });
+    };
+    // the torque of "Restore kept" is recorded before the backup, everything else after it: all confirmed
+    await page.goto(`${daemon!.url}/app/jobs/${kept.id}/run?step=1`).catch(() => undefined);
+    await waitForPage(page);
+    await page.getByRole('textbox', { name: 'Torque' }).fill('14');
+    await page.getByRole('button', { name: 'Save and next' }).click();
+    await page.waitForURL('**/run?step=2');
+    await confirmed(kept.id, 1);
+    const archive = path.join(root, 'before-the-sync.tar.gz');
+    const backup = await runWip(['backup', '--output', archive], env);
+    assert.is(backup.code, 0, backup.stderr);
+    for (const job of [kept, gone]) {
+      if (job === gone) {
+        await page.goto(`${daemon!.url}/app/jobs/${job.id}/run?step=1`).catch(() => undefined);
+        await waitForPage(page);
+        await page.getByRole('textbox', { name: 'Torque' }).fill('15');
+        await page.getByRole('button', { name: 'Save and next' }).click();
+        await page.waitForURL('**/run?step=2');
+      } else {
+        await page.goto(`${daemon!.url}/app/jobs/${job.id}/run?step=2`).catch(() => undefined);
+        await waitForPage(page);
+      }
+      await page.getByRole('radio', { name: 'Pass' }).check();
+      await page.getByRole('button', { name: 'Save and next' }).click();
+      await page.waitForURL('**/run?step=3');
+      await confirmed(job.id, 2);
+    }
+
+    // the device leaves the network; the server is stopped, restored from the backup and started again; before the
+    // device is back, the supervisor cancels "Restore cancelled" (open again, as in the backup)
+    await page.context().setOffline(true);
+    await daemon!.stop();
+    daemon = undefined;
+    const restored = await runWip(['restore', archive, '--json'], env);
+    assert.is(restored.code, 0, restored.stderr);
+    await restartDaemon();
+    const beforeCancel = await daemonJob(gone.id);
+    assert.equal(beforeCancel.records, [], 'the restored server lost what was recorded after the backup');
+    const cancelled = await gql(
+      daemonAsServer(daemon!),
+      crew.client.owner.token,
+      'mutation($i: CancelJobInput!) { cancelJob(input: $i) { job { state } } }',
+      {
+        i: { jobId: gid('Job', gone.id), reason: 'Pump replaced', expectedRevision: beforeCancel.revision },
+      },
+    );
+    assert.equal(cancelled.codes, []);
+
+    // the device is back: it resends what the server had confirmed
+    await page.context().setOffline(false);
+    await page.reload().catch(() => undefined);
+    const lost = page.locator('[data-state="lost"]');
+    await lost.nth(1).waitFor({ timeout: 30_000 });
+    assert.is(await lost.count(), 2, 'torque and seal of the cancelled job');
+    assert.match(await lost.first().innerText(), /Lost with a server restore/);
+    await checkPage(page, 'operator', 'lost-after-real-restore', 820);
+    await page.locator('[data-sync="online"]').waitFor({ timeout: 20_000 });
+    const after = await daemonJob(kept.id);
+    assert.is(after.revision, kept.revision + 2, 'the torque replayed from the backup, the seal applied again: once each');
+    assert.equal(after.records.map((r: any) => r.stepId).sort(), ['check', 'measure']);
+    assert.is(torqueOf(after), 14);
+    await confirmed(kept.id, 2);
+    const deviations = (
+      await gql(
+        daemonAsServer(daemon!),
+        crew.client.owner.token,
+        'query($id: ID!) { job(id: $id) { state deviations { kind stepId detail } } }',
+        {
+          id: gid('Job', gone.id),
+        },
+      )
+    ).data.job;
+    assert.is(deviations.state, 'CANCELLED');
+    const unapplied = deviations.deviations.filter((d: any) => d.kind === 'UNAPPLIED_CHANGE');
+    assert.equal(unapplied.map((d: any) => d.stepId).sort(), ['check', 'measure'], 'each reported once');
+    await page.context().close();
+
+    // the supervisor sees them where deviations are listed: the deviations page and the job's record, with what was lost
+    const summaries = unapplied.map((d: any) => String(d.detail).split(' — ')[0]);
+    const supervisor = await openApp(browser, daemonAsServer(daemon!), crew.supervisor, { width: 820, path: '/app/deviations' });
+    await supervisor.getByRole('heading', { name: 'Lost with a server restore (2)' }).waitFor();
+    const listed = supervisor.locator('.deviation-list li', { hasText: 'Restore cancelled' });
+    assert.is(await listed.count(), 2);
+    for (const summary of summaries)
+      assert.is(await listed.filter({ hasText: summary }).count(), 1, `the deviations page shows "${summary}"`);
+    assert.match(await listed.first().innerText(), /Lost with a server restore/);
+    await checkPage(supervisor, 'supervisor', 'deviations-unapplied', 820);
+    await supervisor.goto(`${daemon!.url}/app/jobs/${gone.id}/record`).catch(() => undefined);
+    const onRecord = supervisor.locator('.deviation-list li', { hasText: 'Lost with a server restore' });
+    await onRecord.nth(1).waitFor();
+    for (const summary of summaries) assert.is(await onRecord.filter({ hasText: summary }).count(), 1, `the job record shows "${summary}"`);
+    await checkPage(supervisor, 'jobs', 'record-unapplied', 820);
+    await supervisor.context().close();
+  },
+);
 
 real.run();
