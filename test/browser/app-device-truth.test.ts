@@ -9,6 +9,7 @@ import { createJob, publishedTemplate, SAMPLE_CONTENT } from '../helpers/domain'
 import path from 'node:path';
 import { daemonAsServer, startDaemon, type SpawnedDaemon } from '../helpers/cli';
 import { installedDataDir, ROOT, runWip } from '../helpers/spawn-wip';
+import { waitFor } from '../helpers/wait';
 import { listAuditEntries } from '#repos/audit';
 import { tenantScope } from '#db/tenant';
 
@@ -314,17 +315,12 @@ real('syncing while the server process is killed and restarted: every item once,
   let sent = 0;
   let killed: Promise<number | null> | undefined;
   const victim = daemon!;
-  const third = new Promise<void>((resolve) =>
-    page.context().on('request', (request) => {
-      const keyed = request.method() === 'POST' && request.url().includes('/api/client/graphql') && request.headers()['idempotency-key'];
-      if (keyed && ++sent === 3) {
-        killed = victim.stop('SIGKILL');
-        resolve();
-      }
-    }),
-  );
+  page.context().on('request', (request) => {
+    const keyed = request.method() === 'POST' && request.url().includes('/api/client/graphql') && request.headers()['idempotency-key'];
+    if (keyed && ++sent === 3) killed = victim.stop('SIGKILL');
+  });
   await page.context().setOffline(false);
-  await third;
+  await waitFor('the app to send its third item', () => killed !== undefined, 30_000);
   const down = page.locator('[data-sync="unreachable"]');
   await down.waitFor({ timeout: 20_000 });
   assert.is(await killed, null, 'it died of SIGKILL');
