@@ -243,9 +243,14 @@ test('a shared budget: each expansion takes the steps it walked; past it the wal
   // nothing left: nothing walked
   const third = occurrencesBetween(leap, after, until, 1, budget);
   assert.equal([third.instants, third.budgetSpent], [[], true]);
-  // without a budget the same walk reaches its window's end within its own EXPANSION_STEPS: complete, not cut short
+  // without a budget the same walk stops at its own EXPANSION_STEPS (the next leap day after 2028 is 2032, about
+  // 2,070 steps from the start, and the walk knows it passed the window's end only at an occurrence): cut short,
+  // but not by a budget
   const whole = occurrencesBetween(leap, after, until, 2);
-  assert.equal([whole.instants.length, whole.cutShort, whole.budgetSpent], [1, false, false]);
+  assert.equal([whole.instants.length, whole.cutShort, whole.budgetSpent], [1, true, false]);
+  // asked for one, it stops at the leap day: complete
+  const one = occurrencesBetween(leap, after, until, 1);
+  assert.equal([one.instants.length, one.cutShort, one.budgetSpent], [1, false, false]);
 });
 
 test.run();
