@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser';
+import { launchChromium, waitInPage } from '../helpers/browser';
 import { APP_WIDTHS, checkPage, openApp, smallTargets, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
 import { buildUser } from '../helpers/factories';
 import { createJob, publishedTemplate } from '../helpers/domain';
@@ -149,9 +149,8 @@ async function seesRecord(page: Page, job: MadeJob, language: 'en' | 'de' = 'en'
   // the photo's bytes came through the user's session (the authenticated file URL)
   const photo = step.getByRole('img', { name: /gauge\.png/ });
   await photo.waitFor();
-  await page.waitForFunction(
-    `[...document.querySelectorAll('img[alt*="gauge.png"]')].some((img) => img.complete && img.naturalWidth === 64)`,
-  );
+  // polled through DevTools (waitInPage): the app's CSP refuses the eval() that page.waitForFunction would run
+  await waitInPage(page, `[...document.querySelectorAll('img[alt*="gauge.png"]')].some((img) => img.complete && img.naturalWidth === 64)`);
 }
 
 const test = suite('the job record in the floor app');
