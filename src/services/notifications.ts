@@ -209,14 +209,17 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
       title = t('job_assigned.title');
       body = t('job_assigned.text', { job: notice.job.title, priority: notice.job.priority });
       summary = notice.job.title;
-      data = { jobId: notice.job.id };
+      // the assignee runs it: the operator's page of the job
+      page = `/app/jobs/${notice.job.id}`;
+      data = { jobId: notice.job.id, url: page };
       break;
     case 'hand_off': {
       const { job, handOff } = notice;
       title = t('hand_off.title');
       body = t('hand_off.text', { job: job.title }) + (handOff.note ? `\n\n${t('hand_off.note', { note: handOff.note })}` : '');
       summary = handOff.note ? `${job.title}: ${handOff.note}` : job.title;
-      data = { jobId: job.id, handOffId: handOff.id };
+      page = `/app/jobs/${job.id}`;
+      data = { jobId: job.id, handOffId: handOff.id, url: page };
       break;
     }
     case 'fault_raised': {
@@ -225,7 +228,9 @@ function render(deps: Deps, texts: Record<string, string>, actor: UserActor, not
       title = t('fault_raised.title', values);
       body = t(job ? 'fault_raised.text' : 'fault_raised.text_without_job', values);
       summary = job ? `${job.title}: ${fault.description}` : fault.description;
-      data = { faultId: fault.id, ...(job && { jobId: job.id }) };
+      // the job's creator and the Security Administrator read it, whatever their roles: the read-only record
+      if (job) page = `/app/jobs/${job.id}/record`;
+      data = { faultId: fault.id, ...(job && { jobId: job.id, url: page! }) };
       break;
     }
   }

@@ -329,11 +329,12 @@ notifications(
     assert.is(sent.mailTo(first)!.subject, 'A job was assigned to you');
     assert.match(sent.mailTo(first)!.text, /assigned the job "Inspect pump 7" to you \(priority MEDIUM\)/);
     assert.is(sent.mailTo(second)!.subject, 'Ihnen wurde ein Auftrag zugewiesen', 'de-AT falls back to German');
+    assert.ok(sent.mailTo(first)!.text.includes(`/app/jobs/${job.id}\n`), 'the mail links the job');
     assert.equal(sent.pushTo(first), {
       kind: 'job_assigned',
       title: 'A job was assigned to you',
       body: 'Inspect pump 7',
-      data: { jobId: job.id },
+      data: { jobId: job.id, url: `/app/jobs/${job.id}` },
     });
 
     const [created] = await received(secret, 'job.assigned');
@@ -393,7 +394,7 @@ notifications('a hand-off offered reaches the receiver only; webhooks get job.ha
     kind: 'hand_off',
     title: 'A job was handed off to you',
     body: 'Night shift round: shift ends',
-    data: { jobId: job.id, handOffId },
+    data: { jobId: job.id, handOffId, url: `/app/jobs/${job.id}` },
   });
   assert.is((await received(secret, 'job.handoff.requested'))[0].data.toUserId, receiverUser.id);
 });
@@ -441,7 +442,7 @@ notifications(
         kind: 'fault_raised',
         title: `A fault of severity ${severity} was raised`,
         body: 'Inspect pump 7: Seal cracked',
-        data: { faultId, jobId: job.id },
+        data: { faultId, jobId: job.id, url: `/app/jobs/${job.id}/record` },
       });
     }
     // a long description is whole in the mail, cut in the push (a push message holds about 4 KB)
