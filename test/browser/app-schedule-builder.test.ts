@@ -93,6 +93,7 @@ test('a schedule built in the app: preview before saving, a refused rule at its 
 
   // a rule written by hand that the server refuses: its words at the field, before saving
   await page.getByLabel('Repeats').selectOption({ label: 'Advanced: an RRULE written by hand' });
+  assert.is(await page.getByLabel(/^RRULE/).inputValue(), 'FREQ=DAILY', 'it starts from the rule built so far');
   await page.getByLabel(/^RRULE/).fill('FREQ=MINUTELY');
   await page
     .getByText(/recurs at most hourly/)

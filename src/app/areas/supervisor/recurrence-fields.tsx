@@ -1,6 +1,6 @@
 import { useI18n, type I18n } from '../../i18n';
 import { Checkbox, NumberField, Select, TextField } from '../../ui';
-import { LAST_DAY, MAX_HOURS, MAX_INTERVAL, summaryOf, WEEKDAYS, type RecurrenceChoice, type RecurrenceKind } from './recurrence';
+import { LAST_DAY, MAX_HOURS, MAX_INTERVAL, ruleOf, summaryOf, WEEKDAYS, type RecurrenceChoice, type RecurrenceKind } from './recurrence';
 
 /** A weekday's name in the user's language, by its index from Monday (1 January 2024 was a Monday). */
 function weekdayName(language: string, index: number, width: 'long' | 'short' = 'long'): string {
@@ -56,7 +56,14 @@ export function RecurrenceFields({ choice, onChoice, errors }: RecurrenceFieldsP
       <Select
         label={t('supervisor.recurrence.kind')}
         value={choice.kind}
-        onValue={(kind) => set({ kind: kind as RecurrenceKind, interval: 1 })}
+        onValue={(kind) =>
+          // "advanced" starts from the rule built so far, to be refined by hand
+          set({
+            kind: kind as RecurrenceKind,
+            interval: 1,
+            rule: kind === 'advanced' && !choice.rule ? ruleOf(choice).recurrence : choice.rule,
+          })
+        }
         options={kinds.map((kind) => ({ value: kind, label: t(`supervisor.recurrence.kind.${kind}`) }))}
         error={choice.kind === 'advanced' ? undefined : ruleError}
       />
