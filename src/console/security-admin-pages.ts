@@ -8,6 +8,36 @@ import { recordsSection } from './records-section';
 
 const ROLES = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];
 const ROLE_HINT = 'A connect license holds the operator and viewer roles only; a full license any role.';
+
+/**
+ * SPEC.md's seven roles have no supervisor: a shift lead is the least-privileged pair that does a supervisor's work
+ * in the floor app (docs/guides/supervisor.md) — operator (board, new jobs, schedules) and approver (review by
+ * exception, deviations, qualification overrides) — never publisher, which would let them publish templates.
+ */
+const SUPERVISOR_ROLES = ['operator', 'approver'];
+
+/** A button after a form's role choices that ticks exactly a supervisor's roles, and says what each adds. */
+function supervisorPreset(element: HTMLFormElement): HTMLFormElement {
+  const choices = element.querySelector('fieldset.choices');
+  if (!choices) return element;
+  const apply = () => {
+    for (const box of element.querySelectorAll<HTMLInputElement>('input[name="roles"]')) box.checked = SUPERVISOR_ROLES.includes(box.value);
+    notice('Roles set for a supervisor: operator + approver.');
+  };
+  (choices.parentElement ?? choices).after(
+    h(
+      'div.field.role-preset',
+      {},
+      h('button', { type: 'button', onclick: apply }, 'Supervisor: operator + approver'),
+      h(
+        'p.hint',
+        {},
+        'A supervisor or shift lead needs these two, no more: operator for the board, new jobs and schedules; approver for review by exception, deviations and qualification overrides. Publisher is not needed (it publishes templates).',
+      ),
+    ),
+  );
+  return element;
+}
 const LICENSE_OPTIONS = [
   { value: 'full', label: 'full seat (any role)' },
   { value: 'connect', label: 'connect seat (operator, viewer: running jobs, reading instructions)' },
@@ -177,55 +207,59 @@ export function usersPage(selfId: number): HTMLElement[] {
       editor,
       section(
         `Edit ${user.email}`,
-        form({
-          label: `Edit ${user.email}`,
-          fields: [
-            { name: 'firstName', label: 'First name', value: user.firstName },
-            { name: 'lastName', label: 'Last name', value: user.lastName },
-            { name: 'roles', label: 'Roles', type: 'checkboxes', options: ROLES, value: user.roles, hint: ROLE_HINT },
-            { name: 'licenseType', label: 'License type', type: 'select', options: LICENSE_OPTIONS, value: user.licenseType },
-          ],
-          submit: 'Save',
-          async onSubmit(values) {
-            await api('PUT', '/api/admin/user', {
-              body: {
-                id: user.id,
-                firstName: values.firstName,
-                lastName: values.lastName,
-                roles: values.roles,
-                licenseType: values.licenseType,
-              },
-            });
-            await table.reload();
-            replace(editor);
-            notice(`${user.email} saved.`);
-          },
-        }),
+        supervisorPreset(
+          form({
+            label: `Edit ${user.email}`,
+            fields: [
+              { name: 'firstName', label: 'First name', value: user.firstName },
+              { name: 'lastName', label: 'Last name', value: user.lastName },
+              { name: 'roles', label: 'Roles', type: 'checkboxes', options: ROLES, value: user.roles, hint: ROLE_HINT },
+              { name: 'licenseType', label: 'License type', type: 'select', options: LICENSE_OPTIONS, value: user.licenseType },
+            ],
+            submit: 'Save',
+            async onSubmit(values) {
+              await api('PUT', '/api/admin/user', {
+                body: {
+                  id: user.id,
+                  firstName: values.firstName,
+                  lastName: values.lastName,
+                  roles: values.roles,
+                  licenseType: values.licenseType,
+                },
+              });
+              await table.reload();
+              replace(editor);
+              notice(`${user.email} saved.`);
+            },
+          }),
+        ),
       ),
     );
     editor.querySelector('input')?.focus();
   }
 
-  const invite = form({
-    label: 'Invite a user',
-    fields: [
-      { name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'off' },
-      { name: 'firstName', label: 'First name' },
-      { name: 'lastName', label: 'Last name' },
-      { name: 'roles', label: 'Roles', type: 'checkboxes', options: ROLES, value: ['viewer'], hint: ROLE_HINT },
-      { name: 'licenseType', label: 'License type', type: 'select', options: LICENSE_OPTIONS, value: 'full' },
-    ],
-    submit: 'Send invitation',
-    async onSubmit(values, element) {
-      const body: Record<string, unknown> = { email: values.email, roles: values.roles, licenseType: values.licenseType };
-      if (values.firstName) body.firstName = values.firstName;
-      if (values.lastName) body.lastName = values.lastName;
-      const created = await api('POST', '/api/admin/user', { body });
-      element.reset();
-      await table.reload();
-      return invited(textOf(values.email), created);
-    },
-  });
+  const invite = supervisorPreset(
+    form({
+      label: 'Invite a user',
+      fields: [
+        { name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'off' },
+        { name: 'firstName', label: 'First name' },
+        { name: 'lastName', label: 'Last name' },
+        { name: 'roles', label: 'Roles', type: 'checkboxes', options: ROLES, value: ['viewer'], hint: ROLE_HINT },
+        { name: 'licenseType', label: 'License type', type: 'select', options: LICENSE_OPTIONS, value: 'full' },
+      ],
+      submit: 'Send invitation',
+      async onSubmit(values, element) {
+        const body: Record<string, unknown> = { email: values.email, roles: values.roles, licenseType: values.licenseType };
+        if (values.firstName) body.firstName = values.firstName;
+        if (values.lastName) body.lastName = values.lastName;
+        const created = await api('POST', '/api/admin/user', { body });
+        element.reset();
+        await table.reload();
+        return invited(textOf(values.email), created);
+      },
+    }),
+  );
   return [section('Users', table.element), editor, handOver, section('Invite a user', invite)];
 }
 

@@ -87,6 +87,8 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   acknowledgeRetraining: 'any',
   // recurring and follow-up jobs (issue 33): schedules are read by every user of the client, like jobs
   schedules: 'any',
+  // the next occurrences of a rule before it is saved: the app's schedule form, for whoever may save one
+  schedulePreview: DOMAIN_PERMISSIONS.manageSchedules,
   createSchedule: DOMAIN_PERMISSIONS.manageSchedules,
   updateSchedule: DOMAIN_PERMISSIONS.manageSchedules,
   pauseSchedule: rolesFor(SCHEDULE_TRANSITIONS, 'pause'),

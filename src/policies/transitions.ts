@@ -123,8 +123,11 @@ export const DOMAIN_PERMISSIONS = {
   manageSkills: ['admin', 'user_admin'],
   /** grant and revoke users' skills, signing as trainer: the supervisor-type roles (never to oneself) */
   grantSkills: ['admin', 'user_admin', 'publisher'],
-  /** let a user lacking a required skill work on a job anyway, with a reason (a deviation) */
-  overrideQualification: ['admin', 'publisher'],
+  /**
+   * let a user lacking a required skill work on a job anyway, with a reason: a signed deviation, an approver's kind
+   * of act — so a supervisor needs no publishing right for it (operator + approver, docs/guides/supervisor.md)
+   */
+  overrideQualification: ['admin', 'approver', 'publisher'],
   /** read the skill matrix and the skills expiring soon */
   readQualifications: ['admin', 'user_admin', 'approver', 'publisher'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -467,6 +467,30 @@ export function nextOccurrences(
   return occurrencesBetween(parsed.recurrence, from, new Date(from.getTime() + 2 * 366 * 86_400_000), count, budget);
 }
 
+export const PreviewScheduleInput = z.object({ recurrence: definitionFields.recurrence, startsAt: definitionFields.startsAt });
+export type PreviewScheduleInput = z.input<typeof PreviewScheduleInput>;
+
+/**
+ * The next `count` occurrences of a rule not saved yet, from now, in the client's zone: the app's preview before
+ * saving. The same checks as createSchedule's (a refused rule is VALIDATION_ERROR on `recurrence` or `startsAt`), and
+ * the walk takes its steps from the request's `budget` like Schedule.nextOccurrences.
+ * @throws AppError FORBIDDEN (not a role that plans work), VALIDATION_ERROR
+ */
+export async function previewSchedule(
+  deps: Deps,
+  actor: UserActor,
+  raw: PreviewScheduleInput,
+  count: number,
+  budget?: ExpansionBudget,
+): Promise<{ timeZone: string; instants: Date[]; budgetSpent: boolean }> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  const input = parseOrFail(PreviewScheduleInput, raw);
+  const definition = { rrule: input.recurrence.replace(/^RRULE:/i, ''), starts_at: input.startsAt };
+  const { time_zone: timeZone } = await getClientById(deps.db.kysely, actor.scope.clientId);
+  recurrenceOf(definition, timeZone);
+  return { timeZone, ...nextOccurrences(deps, { ...definition, state: 'ACTIVE', deleted_at: null }, timeZone, count, budget) };
+}
+
 // ── the worker's side ───────────────────────────────────────────────────────
 
 export interface MaterialiseResult {

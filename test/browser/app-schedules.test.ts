@@ -62,7 +62,7 @@ test('the schedules page lists a schedule with its recurrence and next occurrenc
   const card = page.getByRole('listitem').filter({ hasText: 'Weekly pump inspection' });
   await card.waitFor();
   const text = (await card.textContent()) ?? '';
-  assert.match(text, 'FREQ=WEEKLY;BYDAY=MO');
+  assert.match(text, 'Every week on Monday at 07:00', 'the rule in words');
   assert.match(text, 'Pump 7');
   assert.match(text, 'Olga Operator');
   assert.match(text, 'Active');

@@ -252,7 +252,7 @@ test('operations: a backup started in the console shows progress and is listed; 
   await page.getByRole('heading', { name: 'Sign in to the wip console' }).waitFor();
 });
 
-test('the owner signs in, invites a user who sets a password from the mail and signs in', async () => {
+test('the owner signs in, invites a supervisor (the preset: operator + approver) who sets a password from the mail and signs in', async () => {
   await page.getByLabel('Email or administrator user name').fill(OWNER.email);
   await page.getByLabel('Password').fill(OWNER.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -260,10 +260,19 @@ test('the owner signs in, invites a user who sets a password from the mail and s
   await page.locator('.loading').waitFor({ state: 'detached' });
   await page.getByRole('textbox', { name: 'Email', exact: true }).fill(INVITED.email);
   await page.getByLabel('First name').last().fill('Wendy');
+  // a shift lead gets the least-privileged pair that does a supervisor's work (docs/guides/supervisor.md), not publisher
+  const invite = page.getByRole('form', { name: 'Invite a user' });
+  await invite.getByRole('button', { name: 'Supervisor: operator + approver' }).click();
+  const ticked = await invite.locator('input[name="roles"]:checked').evaluateAll((boxes) => boxes.map((box) => box.getAttribute('value')));
+  assert.equal(ticked, ['operator', 'approver']);
   await page.getByRole('button', { name: 'Send invitation' }).click();
   // mail goes to the SMTP peer: the console says it was handed to the mail server (issue 27)
   await page.getByText(`Invitation to ${INVITED.email} handed to the mail server.`).waitFor();
   await page.getByRole('cell', { name: INVITED.email }).waitFor();
+  await page
+    .getByRole('row', { name: new RegExp(INVITED.email) })
+    .getByRole('cell', { name: 'operator, approver' })
+    .waitFor();
   await accessible('users');
   await shot('07-users');
   for (const [hash, heading] of [

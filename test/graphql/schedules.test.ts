@@ -480,6 +480,45 @@ life('bad schedules are refused with the field named; a pinned version must be p
   assert.equal(theirs.codes, ['NOT_FOUND']);
 });
 
+life(
+  "schedulePreview: a rule's next occurrences before saving, in the client's zone, with createSchedule's refusals; nothing saved",
+  async () => {
+    const { client } = await setup();
+    await setTimeZone(server, client, 'Europe/Berlin');
+    const token = client.owner.token;
+    const PREVIEW =
+      'query($r: String!, $s: String!, $n: Int) { schedulePreview(recurrence: $r, startsAt: $s, first: $n) { timeZone occurrences } }';
+    // weekdays at 07:00 Berlin (winter: 06:00Z) from Monday 7 January 2030
+    const weekdays = await gql(server, token, PREVIEW, { r: 'RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR', s: '2030-01-07T07:00', n: 4 });
+    assert.equal(ok(weekdays, 'preview').schedulePreview, {
+      timeZone: 'Europe/Berlin',
+      occurrences: ['2030-01-07T06:00:00.000Z', '2030-01-09T06:00:00.000Z', '2030-01-11T06:00:00.000Z', '2030-01-14T06:00:00.000Z'],
+    });
+    // a start long past: the next ones from now on, at 07:00 on Berlin's wall clock
+    const now = server.clock.now().getTime();
+    const daily = ok(await gql(server, token, PREVIEW, { r: 'FREQ=DAILY', s: '2020-01-01T07:00', n: 2 }), 'daily');
+    const [first, second] = (daily.schedulePreview.occurrences as string[]).map((at) => new Date(at));
+    assert.ok(first.getTime() > now && first.getTime() <= now + DAY, `${first.toISOString()} is the next one`);
+    assert.is(first.toLocaleTimeString('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' }), '07:00');
+    assert.is(second.getTime() - first.getTime(), DAY);
+    const refusedAt = async (r: string, s: string, path: string) => {
+      const result = await gql(server, token, PREVIEW, { r, s });
+      assert.equal(result.codes, ['VALIDATION_ERROR'], `${r}: ${JSON.stringify(result.errors)}`);
+      assert.equal(
+        (result.errors![0].extensions!.details as { fields: { path: string }[] }).fields.map((f) => f.path),
+        [path],
+      );
+    };
+    await refusedAt('FREQ=MINUTELY', '2026-07-01T08:00', 'recurrence');
+    await refusedAt('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', '2026-07-01T08:00', 'recurrence');
+    await refusedAt('FREQ=DAILY', '2026-02-30T08:00', 'startsAt');
+    const viewer = await buildUser(server, client, { roles: ['viewer'] });
+    assert.equal((await gql(server, viewer.token, PREVIEW, { r: 'FREQ=DAILY', s: '2026-07-01T08:00' })).codes, ['FORBIDDEN']);
+    const none = ok(await gql(server, token, '{ schedules { totalCount } }'), 'schedules');
+    assert.is(none.schedules.totalCount, 0, 'a preview saves nothing');
+  },
+);
+
 async function setTimeZoneRefused(client: BuiltClient): Promise<number> {
   const res = await server.request('PUT', `/api/admin/client/${client.id}`, {
     token: await adminToken(server),

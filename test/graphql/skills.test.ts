@@ -360,6 +360,21 @@ skills(
   },
 );
 
+skills('a supervisor holding exactly operator + approver overrides (a signed deviation); author and user_admin may not', async () => {
+  const { client, novice, template } = await setup();
+  const shiftLead = await buildUser(server, client, { roles: ['operator', 'approver'] });
+  const job = await createJob(server, shiftLead.token!, { templateId: template.templateId });
+  const input = { userId: gid('User', novice.id), jobId: gid('Job', job.id), reason: 'Shadowed by the shift lead' };
+  for (const roles of [['author'], ['user_admin'], ['operator']]) {
+    const other = await buildUser(server, client, { roles });
+    assert.equal((await gql(server, other.token, OVERRIDE, { i: input })).codes, ['FORBIDDEN'], roles.join('+'));
+  }
+  const overridden = await gql(server, shiftLead.token, OVERRIDE, { i: input });
+  assert.equal(overridden.codes, [], JSON.stringify(overridden.errors));
+  assert.is(overridden.data.overrideQualification.override.reason, input.reason);
+  assert.equal((await record(novice, job.id)).codes, [], 'the override lets the novice record');
+});
+
 skills(
   'publishing a version whose steps changed makes retraining due for the qualified; jobs of the new version refuse them until they acknowledge',
   async () => {

@@ -68,34 +68,7 @@ export async function startAppServer(
 /** The client "Acme Pumps" (or `clientName`) and its team, on any server (a spawned daemon too: daemonAsServer). */
 export async function buildAppTeam(wip: TestServer, clientName?: string): Promise<AppTeam> {
   const client = await buildClient(wip, { name: clientName ?? 'Acme Pumps', seats: { full: 20, connect: 20 } });
-  const member = async (key: keyof typeof TEAM): Promise<Member> => {
-    const who = TEAM[key];
-    const email = uniqueEmail(key);
-    const made = await wip.request('POST', '/api/admin/user', {
-      token: client.owner.token,
-      body: {
-        email,
-        password: PASSWORD,
-        roles: who.roles,
-        licenseType: 'full',
-        firstName: who.firstName,
-        lastName: who.lastName,
-        ...(who.title && { title: who.title }),
-      },
-    });
-    if (made.status !== 201) throw new Error(`creating ${key}: ${made.status} ${made.text}`);
-    const signedIn = await wip.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD } });
-    if (signedIn.status !== 200) throw new Error(`signing ${key} in: ${signedIn.status} ${signedIn.text}`);
-    return {
-      id: made.body.data.id,
-      email,
-      password: PASSWORD,
-      firstName: who.firstName,
-      lastName: who.lastName,
-      roles: who.roles,
-      token: signedIn.body.data.token,
-    };
-  };
+  const member = (key: keyof typeof TEAM) => addMember(wip, client, TEAM[key], key);
   const team: AppTeam = {
     client,
     author: await member('author'),
@@ -105,6 +78,40 @@ export async function buildAppTeam(wip: TestServer, clientName?: string): Promis
     operators: [await member('operator1'), await member('operator2')],
   };
   return team;
+}
+
+/** A new user of `client` holding `who.roles`, signed in (a bearer token for the test's API calls). */
+export async function addMember(
+  wip: TestServer,
+  client: BuiltClient,
+  who: { firstName: string; lastName: string; roles: string[]; title?: string },
+  key = who.firstName.toLowerCase(),
+): Promise<Member> {
+  const email = uniqueEmail(key);
+  const made = await wip.request('POST', '/api/admin/user', {
+    token: client.owner.token,
+    body: {
+      email,
+      password: PASSWORD,
+      roles: who.roles,
+      licenseType: 'full',
+      firstName: who.firstName,
+      lastName: who.lastName,
+      ...(who.title && { title: who.title }),
+    },
+  });
+  if (made.status !== 201) throw new Error(`creating ${key}: ${made.status} ${made.text}`);
+  const signedIn = await wip.request('POST', '/api/client/auth/sign-in', { body: { email, password: PASSWORD } });
+  if (signedIn.status !== 200) throw new Error(`signing ${key} in: ${signedIn.status} ${signedIn.text}`);
+  return {
+    id: made.body.data.id,
+    email,
+    password: PASSWORD,
+    firstName: who.firstName,
+    lastName: who.lastName,
+    roles: who.roles,
+    token: signedIn.body.data.token,
+  };
 }
 
 /**

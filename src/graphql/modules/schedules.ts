@@ -15,6 +15,7 @@ import {
   listScheduleOccurrences,
   listSchedules,
   nextOccurrences,
+  previewSchedule,
   transitionSchedule,
   updateSchedule,
   type CreateScheduleInput,
@@ -82,16 +83,26 @@ const MAX_NEXT = 50;
  * up to ≈ 165 ms, of the event loop on a loaded 2-core machine): at most `scheduleRuleRateLimitMax` of them per user
  * and `rateLimitWindow`, far fewer than the `graphql` group's budget every other query shares.
  */
-const ruleLimits = new WeakMap<Deps, (id: string) => Promise<void>>();
-function ruleChecks(ctx: Ctx): Promise<void> {
-  let limit = ruleLimits.get(ctx.deps);
+const ruleLimits = new WeakMap<Deps, Map<string, (id: string) => Promise<void>>>();
+function ruleChecks(ctx: Ctx, namespace: 'schedule-rules' | 'schedule-previews' = 'schedule-rules'): Promise<void> {
+  let limits = ruleLimits.get(ctx.deps);
+  if (!limits) ruleLimits.set(ctx.deps, (limits = new Map<string, (id: string) => Promise<void>>()));
+  let limit = limits.get(namespace);
   if (!limit) {
     const { scheduleRuleRateLimitMax: max, rateLimitWindow: windowMs } = ctx.deps.config;
-    limit = operationLimit(ctx.deps, { namespace: 'schedule-rules', max, windowMs, what: 'schedules saved' });
-    ruleLimits.set(ctx.deps, limit);
+    const what = namespace === 'schedule-rules' ? 'schedules saved' : 'schedule previews';
+    limit = operationLimit(ctx.deps, { namespace, max, windowMs, what });
+    limits.set(namespace, limit);
   }
   return limit(`user:${ctx.actor.userId}`);
 }
+
+/** Past the request's expansion budget: the occurrences at `info`'s path are what was found, maybe not all. */
+const budgetError = (info: GraphQLResolveInfo) =>
+  new GraphQLError(
+    'This query expanded too many recurrence rules: the next occurrences of this schedule were not (all) computed; ask for fewer schedules',
+    { path: responsePathAsArray(info.path), extensions: { code: 'EXPANSION_BUDGET_EXCEEDED' satisfies ErrorCode } },
+  );
 
 /**
  * Recurring jobs (schedules) and follow-up jobs of faults (issue 33,
@@ -296,9 +307,19 @@ export const schedulesModule: SchemaModule = {
       followUpJobs: [Job!]!
     }
 
+    "A rule's next occurrences before it is saved: what the schedule would make, in the client's time zone."
+    type SchedulePreview {
+      "the client's IANA time zone the rule recurs in"
+      timeZone: String!
+      "the next occurrences from now (at most 50), as UTC instants"
+      occurrences: [DateTime!]!
+    }
+
     extend type Query {
       "the client's schedules (not deleted), in id (creation) order"
       schedules(${CONNECTION_ARGS}, filter: ScheduleFilter): ScheduleConnection!
+      "the next occurrences of a rule and start not saved yet (createSchedule's checks: VALIDATION_ERROR on recurrence or startsAt); for the roles that plan work"
+      schedulePreview(recurrence: String!, startsAt: String!, first: Int = 5): SchedulePreview!
     }
 
     extend type Mutation {
@@ -327,6 +348,20 @@ export const schedulesModule: SchemaModule = {
         const page = await listSchedules(ctx.deps, ctx.actor, filter, input);
         const timeZone = await ctx.loaders.timeZone.load(ctx.scope.clientId);
         return toConnection(page, input, (row) => presentSchedule(row, timeZone));
+      },
+      // walks a rule like a save does, so it counts against a limit like theirs (a count of its own: previews
+      // while typing must not use up the saves)
+      schedulePreview: async (
+        _: unknown,
+        args: { recurrence: string; startsAt: string; first?: number | null },
+        ctx: Ctx,
+        info: GraphQLResolveInfo,
+      ) => {
+        await ruleChecks(ctx, 'schedule-previews');
+        const count = Math.max(0, Math.min(MAX_NEXT, args.first ?? 5));
+        const preview = await previewSchedule(ctx.deps, ctx.actor, args, count, ctx.expansion);
+        if (preview.budgetSpent) ctx.partialErrors.push(budgetError(info));
+        return { timeZone: preview.timeZone, occurrences: preview.instants.map((d) => d.toISOString()) };
       },
     },
     Mutation: {
@@ -420,13 +455,7 @@ export const schedulesModule: SchemaModule = {
         const count = Math.max(0, Math.min(MAX_NEXT, args.first ?? 5));
         const definition = { rrule: s.recurrence, starts_at: s.startsAt, state: s.state, deleted_at: s.deletedAt };
         const { instants, budgetSpent } = nextOccurrences(ctx.deps, definition, s.timeZone, count, ctx.expansion);
-        if (budgetSpent)
-          ctx.partialErrors.push(
-            new GraphQLError(
-              'This query expanded too many recurrence rules: the next occurrences of this schedule were not (all) computed; ask for fewer schedules',
-              { path: responsePathAsArray(info.path), extensions: { code: 'EXPANSION_BUDGET_EXCEEDED' satisfies ErrorCode } },
-            ),
-          );
+        if (budgetSpent) ctx.partialErrors.push(budgetError(info));
         return instants.map((d) => d.toISOString());
       },
       occurrences: async (s: PresentedSchedule, args: ConnectionArgs, ctx: Ctx) => {

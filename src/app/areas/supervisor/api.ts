@@ -83,7 +83,7 @@ export const deviations = (days: number) => api<Deviations>('GET', `/api/client/
 export interface PublishedTemplate {
   databaseId: number;
   title: string;
-  publishedVersion: { number: number } | null;
+  publishedVersion: { databaseId: number; number: number } | null;
   assetClass: { databaseId: number } | null;
 }
 
@@ -97,6 +97,7 @@ export async function publishedTemplates(search: string): Promise<PublishedTempl
             databaseId
             title
             publishedVersion {
+              databaseId
               number
             }
             assetClass {
@@ -237,6 +238,219 @@ export async function setSchedulePaused(schedule: Pick<ScheduleSummary, 'id' | '
   await graphql(`mutation SetSchedulePaused($input: ScheduleTransitionInput!) { ${mutation}(input: $input) { revision } }`, {
     input: { scheduleId: schedule.id, expectedRevision: schedule.revision },
   });
+}
+
+/** The client's asset classes and organizations (teams), what a schedule can be for and assigned to. */
+export async function classesAndTeams(): Promise<{ assetClasses: Named[]; teams: Named[] }> {
+  const data = await graphql<{
+    assetClasses: { nodes: { databaseId: number; name: string }[] };
+    organizations: { nodes: { databaseId: number; name: string }[] };
+  }>(`
+    query ClassesAndTeams {
+      assetClasses(first: 100) {
+        nodes {
+          databaseId
+          name
+        }
+      }
+      organizations(first: 100) {
+        nodes {
+          databaseId
+          name
+        }
+      }
+    }
+  `);
+  const named = (nodes: { databaseId: number; name: string }[]) => nodes.map((n) => ({ id: n.databaseId, name: n.name }));
+  return { assetClasses: named(data.assetClasses.nodes), teams: named(data.organizations.nodes) };
+}
+
+export type MissedOccurrences = 'CREATE' | 'SKIP';
+
+export interface ScheduleOccurrence {
+  occursAt: string;
+  status: 'CREATED' | 'SKIPPED';
+  reason: string | null;
+  asset: { name: string } | null;
+  job: { databaseId: number; title: string; state: JobState } | null;
+}
+
+/** A schedule as its page and its form show it. */
+export interface ScheduleDetails extends ScheduleSummary {
+  template: { databaseId: number; title: string; publishedVersion: { databaseId: number; number: number } | null };
+  pinnedVersion: { databaseId: number; number: number; state: string } | null;
+  asset: { databaseId: number; name: string } | null;
+  assetClass: { databaseId: number; name: string } | null;
+  team: { databaseId: number; name: string } | null;
+  assignees: { databaseId: number; firstName: string; lastName: string; email: string }[];
+  dueOffsetMinutes: number | null;
+  missedOccurrences: MissedOccurrences;
+  occurrences: { totalCount: number; nodes: ScheduleOccurrence[] };
+}
+
+/** One schedule with its next five occurrences and the newest 50 it handled (null: not found, or deleted). */
+export async function scheduleDetails(databaseId: number): Promise<ScheduleDetails | null> {
+  const data = await graphql<{ node: ScheduleDetails | null }>(
+    `
+      query Schedule($id: ID!) {
+        node(id: $id) {
+          ... on Schedule {
+            id
+            databaseId
+            title
+            state
+            revision
+            recurrence
+            startsAt
+            timeZone
+            priority
+            dueOffsetMinutes
+            missedOccurrences
+            template {
+              databaseId
+              title
+              publishedVersion {
+                databaseId
+                number
+              }
+            }
+            pinnedVersion {
+              databaseId
+              number
+              state
+            }
+            asset {
+              databaseId
+              name
+            }
+            assetClass {
+              databaseId
+              name
+            }
+            team {
+              databaseId
+              name
+            }
+            assignees {
+              databaseId
+              firstName
+              lastName
+              email
+            }
+            nextOccurrences(first: 5)
+            occurrences(last: 50) {
+              totalCount
+              nodes {
+                occursAt
+                status
+                reason
+                asset {
+                  name
+                }
+                job {
+                  databaseId
+                  title
+                  state
+                }
+              }
+            }
+          }
+        }
+      }
+    `,
+    { id: globalId('Schedule', databaseId) },
+  );
+  return data.node?.databaseId ? data.node : null;
+}
+
+/** What the schedule form sends: createSchedule's input, every optional setting given (null clears it on an edit). */
+export interface ScheduleInput {
+  title: string;
+  templateId: number;
+  /** null: the version published at each occurrence */
+  versionId: number | null;
+  assetId: number | null;
+  assetClassId: number | null;
+  assigneeIds: number[];
+  teamId: number | null;
+  priority: Priority;
+  dueOffsetMinutes: number | null;
+  recurrence: string;
+  startsAt: string;
+  missedOccurrences: MissedOccurrences;
+}
+
+const scheduleInput = (input: ScheduleInput) => ({
+  ...input,
+  templateId: globalId('Template', input.templateId),
+  versionId: input.versionId === null ? null : globalId('TemplateVersion', input.versionId),
+  assetId: input.assetId === null ? null : globalId('Asset', input.assetId),
+  assetClassId: input.assetClassId === null ? null : globalId('AssetClass', input.assetClassId),
+  assigneeIds: input.assigneeIds.map((id) => globalId('User', id)),
+  teamId: input.teamId === null ? null : globalId('Organization', input.teamId),
+});
+
+export async function createSchedule(input: ScheduleInput): Promise<{ databaseId: number }> {
+  const data = await graphql<{ createSchedule: { schedule: { databaseId: number } } }>(
+    `
+      mutation CreateSchedule($input: CreateScheduleInput!) {
+        createSchedule(input: $input) {
+          schedule {
+            databaseId
+          }
+        }
+      }
+    `,
+    { input: scheduleInput(input) },
+  );
+  return data.createSchedule.schedule;
+}
+
+/** Saves an edit at the revision the form was opened at (a stale one: CONFLICT). */
+export async function updateSchedule(schedule: Pick<ScheduleSummary, 'id' | 'revision'>, input: ScheduleInput): Promise<void> {
+  await graphql(
+    `
+      mutation UpdateSchedule($input: UpdateScheduleInput!) {
+        updateSchedule(input: $input) {
+          revision
+        }
+      }
+    `,
+    {
+      input: { ...scheduleInput(input), scheduleId: schedule.id, expectedRevision: schedule.revision },
+    },
+  );
+}
+
+export async function deleteSchedule(schedule: Pick<ScheduleSummary, 'id' | 'revision'>): Promise<void> {
+  await graphql(
+    `
+      mutation DeleteSchedule($input: DeleteScheduleInput!) {
+        deleteSchedule(input: $input) {
+          deletedScheduleId
+        }
+      }
+    `,
+    {
+      input: { scheduleId: schedule.id, expectedRevision: schedule.revision },
+    },
+  );
+}
+
+/** The next occurrences of a rule before it is saved, from the server (its checks: VALIDATION_ERROR at the field). */
+export async function schedulePreview(recurrence: string, startsAt: string): Promise<{ timeZone: string; occurrences: string[] }> {
+  const data = await graphql<{ schedulePreview: { timeZone: string; occurrences: string[] } }>(
+    `
+      query SchedulePreview($recurrence: String!, $startsAt: String!) {
+        schedulePreview(recurrence: $recurrence, startsAt: $startsAt, first: 5) {
+          timeZone
+          occurrences
+        }
+      }
+    `,
+    { recurrence, startsAt },
+  );
+  return data.schedulePreview;
 }
 
 /** A job following up an open fault; with `closesFault` completing it closes the fault. */
