@@ -96,7 +96,7 @@ function JobCard({
     block?.reason === 'TOOK_PART'
       ? t(`review.exceptions.tookPart.${block.part ?? 'RECORDED'}`, { n: block.stepNumber ?? '?', step: block.stepTitle ?? '' })
       : null;
-  const why = tookPart ?? (open > 0 ? t('review.exceptions.acknowledgeFirst', { n: open }) : null);
+  const openText = open > 0 ? t('review.exceptions.acknowledgeFirst', { n: open }) : null;
   return (
     <Card heading={heading} headingLevel={3} aria-label={heading} class="exception-job">
       <p>
@@ -125,14 +125,14 @@ function JobCard({
           <Button
             variant="primary"
             onClick={onReview}
-            disabled={why !== null}
-            aria-describedby={why ? `open-${job.databaseId}` : undefined}
+            disabled={tookPart !== null || openText !== null}
+            aria-describedby={tookPart ? `why-${job.databaseId}` : openText ? `open-${job.databaseId}` : undefined}
           >
             {t('review.exceptions.review')}
           </Button>
-          {why && (
+          {openText && !tookPart && (
             <span class="hint" id={`open-${job.databaseId}`}>
-              {why}
+              {openText}
             </span>
           )}
         </div>

@@ -46,35 +46,24 @@ export default function ReviewTemplatePage({ id }: { id: string }) {
       <PageHeader title={template.title} subtitle={template.description || undefined} />
       <p class="hint">{t('review.template.readOnly')}</p>
       <Card heading={heading} aria-label={heading}>
-        <table class="table review-versions">
-          <caption class="visually-hidden">{heading}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('review.template.version')}</th>
-              <th scope="col">{t('review.template.state')}</th>
-              <th scope="col">{t('review.template.who')}</th>
-              <th scope="col">{t('review.template.when')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...template.versions.nodes].reverse().map((v) => {
-              return (
-                <tr key={v.databaseId}>
-                  <td>
-                    <a href={`/app/reviews/${v.databaseId}`}>{t('review.template.open', { number: v.number })}</a>
-                  </td>
-                  <td>
-                    <Badge tone={STATE_TONE[v.state]}>{t(`review.state.${v.state}`)}</Badge>
-                  </td>
-                  <td>{who(t, v).join(' ')}</td>
-                  <td>
-                    <time dateTime={v.updatedAt}>{formatDate(v.updatedAt, true)}</time>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <ul class="review-list review-versions">
+          {[...template.versions.nodes].reverse().map((v) => (
+            <li key={v.databaseId} class="review-item">
+              <a class="review-item-link" href={`/app/reviews/${v.databaseId}`}>
+                {t('review.template.open', { number: v.number })}
+              </a>
+              <div class="review-item-meta">
+                <Badge tone={STATE_TONE[v.state]}>{t(`review.state.${v.state}`)}</Badge>
+                {who(t, v).map((line) => (
+                  <span key={line}>{line}</span>
+                ))}
+                <span>
+                  {t('review.template.when')}: <time dateTime={v.updatedAt}>{formatDate(v.updatedAt, true)}</time>
+                </span>
+              </div>
+            </li>
+          ))}
+        </ul>
       </Card>
       <p>
         <a href="/app/reviews">{t('review.version.back')}</a>

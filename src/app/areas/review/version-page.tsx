@@ -114,7 +114,8 @@ export default function ReviewVersionPage({ versionId }: { versionId: string }) 
       <Steps version={version} />
       {version.signatures.length > 0 && <Signatures version={version} />}
       <OlderJobs versionId={version.id} round={round} />
-      <p>
+      <p class="review-links">
+        <a href={`/app/templates/${version.template.databaseId}`}>{t('review.version.template', { title: version.template.title })}</a>
         <a href="/app/reviews">{t('review.version.back')}</a>
       </p>
       <SignDialog action={signing} version={version} signer={me} onClose={() => setSigning(null)} onSigned={onSigned} />
