@@ -109,7 +109,8 @@ export interface StepChange {
   sectionChange?: Change<string>;
   /** the files shown before and after (a replaced image: one removed, one added) */
   media?: { removed: FileDoc[]; added: FileDoc[]; kept: number };
-  model?: Change<number | null>;
+  /** the step's 3D model before and after (its file; null: none) */
+  model?: Change<StepDoc['model']>;
   /** the step's condition (null: always) */
   when?: Change<unknown>;
   /** its section's condition */
@@ -222,7 +223,7 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
         if (names.includes('body')) entry.body = { before: old.step.body, after: step.body };
         if (names.includes('section')) entry.sectionChange = { before: old.section.title, after: section.title };
         if (names.includes('media')) entry.media = mediaChange(old.step, step);
-        if (names.includes('model')) entry.model = { before: old.step.model?.fileId ?? null, after: step.model?.fileId ?? null };
+        if (names.includes('model')) entry.model = { before: old.step.model ?? null, after: step.model ?? null };
         if (names.includes('when')) entry.when = { before: old.step.when ?? null, after: step.when ?? null };
         if (names.includes('section.when')) entry.sectionWhen = { before: old.section.when ?? null, after: section.when ?? null };
         if (names.includes('signoff')) entry.signoff = { before: old.step.signoff ?? null, after: step.signoff ?? null };

@@ -182,6 +182,12 @@ function MediaPart({ media }: { media: NonNullable<StepChange['media']> }) {
   );
 }
 
+/** A step's 3D model in words: its file's name (the file's id when the server named none), or none. */
+function modelText(t: Translate, model: StepChange['step']['model']): string {
+  if (!model) return t('review.diff.none');
+  return model.file?.name || t('review.diff.file', { id: model.fileId });
+}
+
 /** A new step's rules: when it applies and who signs it (only those it has). */
 function AddedRules({ change, doc }: { change: StepChange; doc: ContentDoc }) {
   const { t } = useI18n();
@@ -243,10 +249,7 @@ function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
       {change.model && (
         <Part
           label={t('review.diff.part.model')}
-          change={{
-            before: change.model.before === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.before }),
-            after: change.model.after === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.after }),
-          }}
+          change={{ before: modelText(t, change.model.before), after: modelText(t, change.model.after) }}
         />
       )}
       {change.fields.map((field) => (
