@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '#deps';
-import type { DeviationRow, JobReviewRow, JobRow } from '#db/schema';
+import type { DeviationRow, JobReviewRow, JobRow, StepRecordRow, StepSignatureRow } from '#db/schema';
 import type { CountedPage, PageInput } from '#db/pagination';
 import { withTransaction } from '#db/transaction';
 import { AppError, conflict, validationFailed } from '#errors';
@@ -182,6 +182,48 @@ export function deviationsHash(deviations: readonly DeviationRow[]): Promise<str
   );
 }
 
+/** How a person took part in a step of a job: recorded its values, or signed it PERFORMED or VERIFIED. */
+export type ReviewPart = 'RECORDED' | 'PERFORMED' | 'VERIFIED';
+
+/**
+ * The separation of duties of a job's review (docs/execution-rules.md): the first step `userId` recorded, performed
+ * or verified (a signature that no longer counts included: it is part of the record), or null — only then may they
+ * sign the job REVIEWED. reviewJob refuses with it; Job.viewerReviewBlock says it before anyone signs.
+ */
+export function partTaken(
+  records: readonly Pick<StepRecordRow, 'step_id' | 'recorded_by'>[],
+  signatures: readonly Pick<StepSignatureRow, 'step_id' | 'signer_id' | 'meaning'>[],
+  userId: number,
+): { stepId: string; part: ReviewPart } | null {
+  const recorded = records.find((r) => r.recorded_by === userId);
+  if (recorded) return { stepId: recorded.step_id, part: 'RECORDED' };
+  const signed = signatures.find((s) => s.signer_id === userId);
+  return signed ? { stepId: signed.step_id, part: signed.meaning } : null;
+}
+
+export type ReviewBlock = { reason: 'NOT_A_REVIEWER' | 'NOT_COMPLETED' } | { reason: 'TOOK_PART'; stepId: string; part: ReviewPart };
+
+/**
+ * Why `actor` may not sign `job` REVIEWED, by reviewJob's own rules — the review transition (role, state) and the
+ * separation of duties — or null: they may, once every deviation is acknowledged (a signature is still asked).
+ */
+export function reviewBlock(
+  actor: UserActor,
+  job: Pick<JobRow, 'state'>,
+  records: Parameters<typeof partTaken>[0],
+  signatures: Parameters<typeof partTaken>[1],
+): ReviewBlock | null {
+  try {
+    transition(JOB_TRANSITIONS, job.state, 'review', actor.roles);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'FORBIDDEN') return { reason: 'NOT_A_REVIEWER' };
+    if (error instanceof AppError && error.code === 'INVALID_TRANSITION') return { reason: 'NOT_COMPLETED' };
+    throw error;
+  }
+  const took = partTaken(records, signatures, actor.userId);
+  return took && { reason: 'TOOK_PART', ...took };
+}
+
 /**
  * Reviews a completed job: an e-signature with the meaning REVIEWED (password
  * or TOTP; a wrong one counts toward the lockout) by a reviewer (the review
@@ -208,9 +250,12 @@ export async function reviewJob(
     const job = await getJobById(trx, scope, input.jobId);
     const to = transition(JOB_TRANSITIONS, job.state, 'review', actor.roles);
     const [records, signatures] = await Promise.all([loadStepRecords(trx, scope, [job.id]), loadStepSignatures(trx, scope, [job.id])]);
-    if (records.some((r) => r.recorded_by === actor.userId) || signatures.some((s) => s.signer_id === actor.userId)) {
+    const took = partTaken(records, signatures, actor.userId);
+    if (took) {
       throw new AppError('SEPARATION_OF_DUTIES', 'The reviewer of a job must not have recorded, performed or verified a step of it', {
         jobId: job.id,
+        stepId: took.stepId,
+        part: took.part,
       });
     }
     const deviations = await loadDeviations(trx, scope, [job.id]);

@@ -263,6 +263,9 @@ publishing('publish with a TOTP code at 820 px (a wrong code refused), then the 
   const toPublish = page.getByRole('region', { name: /To publish \(1\)/ });
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).waitFor();
   assert.match(await toPublish.innerText(), /Approved/);
+  // who approved it, by name — not its author (issue 41's papercut "Approved … by Ada Author")
+  assert.match(await toPublish.innerText(), /approved by Alan Approver/);
+  assert.not.match(await toPublish.innerText(), /Ada Author/);
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).click();
   await page.getByRole('heading', { level: 1, name: 'Pump overhaul, version 2' }).waitFor();
   await waitForPage(page);

@@ -279,6 +279,46 @@ deviations('reviewJob: refusals with their codes, then REVIEWED with the signatu
   );
 });
 
+const BLOCK = `query($id: ID!) { job(id: $id) { viewerMayReview viewerReviewBlock { reason stepId stepTitle stepNumber part } } }`;
+const blockOf = async (who: Person, jobId: string) => {
+  const answer = await gql(server, who.token, BLOCK, { id: jobId });
+  assert.equal(answer.codes, [], JSON.stringify(answer.errors));
+  return answer.data.job;
+};
+
+deviations('Job.viewerReviewBlock says before signing what reviewJob refuses: role, state, a step the caller recorded', async () => {
+  const { jobId, dbJobId, operator, reviewer, both } = await setup();
+  assert.equal((await record(operator, jobId, 'pressure', 'DONE', [{ key: 'bar', value: 1.5 }])).codes, []);
+  assert.equal((await record(both, jobId, 'paint', 'DONE', [{ key: 'colour', value: 'RAL 5010' }])).codes, []);
+  assert.equal(await blockOf(reviewer, jobId), {
+    viewerMayReview: false,
+    viewerReviewBlock: { reason: 'NOT_COMPLETED', stepId: null, stepTitle: null, stepNumber: null, part: null },
+  });
+  assert.equal((await gql(server, operator.token, COMPLETE, { j: jobId })).codes, []);
+
+  assert.equal((await blockOf(operator, jobId)).viewerReviewBlock.reason, 'NOT_A_REVIEWER');
+  assert.equal((await review(operator, jobId)).codes, ['FORBIDDEN']);
+  // the third step of the reading order, recorded by the operator-approver: the field and the refusal name the same step
+  assert.equal(await blockOf(both, jobId), {
+    viewerMayReview: false,
+    viewerReviewBlock: { reason: 'TOOK_PART', stepId: 'paint', stepTitle: 'Touch up the paint', stepNumber: 3, part: 'RECORDED' },
+  });
+  const refused = await review(both, jobId);
+  assert.equal(refused.codes, ['SEPARATION_OF_DUTIES']);
+  assert.equal(refused.errors![0].extensions!.details, { jobId: dbJobId, stepId: 'paint', part: 'RECORDED' });
+
+  assert.equal(await blockOf(reviewer, jobId), { viewerMayReview: true, viewerReviewBlock: null });
+  // the same through the jobs connection (which reads only the columns its selection needs)
+  const listed = await gql(
+    server,
+    both.token,
+    'query { jobs(filter: { state: COMPLETED }) { nodes { viewerReviewBlock { reason stepNumber } } } }',
+  );
+  assert.equal(listed.data.jobs.nodes, [{ viewerReviewBlock: { reason: 'TOOK_PART', stepNumber: 3 } }]);
+  assert.equal((await review(reviewer, jobId)).codes, [], 'no deviation: the reviewer signs');
+  assert.equal((await blockOf(reviewer, jobId)).viewerReviewBlock.reason, 'NOT_COMPLETED', 'reviewed: nothing more to sign');
+});
+
 deviations('allowNotApplicable is part of the version diff', async () => {
   const client = await buildClient(server, { seats: { full: 20, connect: 20 } });
   const template = await publishedTemplate(server, client, DEVIATION_CONTENT, 'Diffed');

@@ -215,6 +215,7 @@ diff('a changed formula (fields.<key>.expression), condition and sign-off are li
     title: 'Pressure test',
     body: '',
     media: [],
+    mediaFiles: [],
     model: null,
     when,
     signoff: signoff as never,
@@ -261,5 +262,33 @@ diff('a changed formula (fields.<key>.expression), condition and sign-off are li
   assert.equal(change.when, { before: null, after: { step: 'x', status: 'DONE' } });
   assert.equal(change.sectionWhen, { before: null, after: { step: 'x', status: 'DONE' } });
   assert.equal(change.signoff, { before: null, after: { performer: true, verifier: null } });
+});
+diff('a replaced image: the file removed and the file added, with their names; changed required skills before and after', () => {
+  const file = (id: number, name: string) => ({ databaseId: id, name, contentType: 'image/png', url: `/api/client/files/${id}`, size: 1 });
+  const step = (media: number[]) => ({
+    stepId: 'seal',
+    title: 'Check the seal',
+    body: '',
+    media,
+    mediaFiles: media.map((id) => file(id, `photo-${id}.png`)),
+    model: null,
+    fields: [],
+  });
+  const before: ContentDoc = { qualifications: [], sections: [{ sectionId: 's', title: 'S', steps: [step([1, 2])] }] };
+  const after: ContentDoc = {
+    qualifications: [{ skill: 'Pumps', level: 2 }],
+    sections: [{ sectionId: 's', title: 'S', steps: [step([1, 3])] }],
+  };
+  const result = reviewDiff(before, after, {
+    added: [],
+    removed: [],
+    moved: [],
+    changed: [{ stepId: 'seal', changedFields: ['media'] }],
+    qualificationsChanged: true,
+  });
+  assert.equal(result.steps[0].media, { removed: [file(2, 'photo-2.png')], added: [file(3, 'photo-3.png')], kept: 1 });
+  assert.equal(result.qualifications, { before: [], after: [{ skill: 'Pumps', level: 2 }] });
+  const same = reviewDiff(before, before, { added: [], removed: [], moved: [], changed: [], qualificationsChanged: false });
+  assert.is(same.qualifications, undefined);
 });
 diff.run();

@@ -14,9 +14,13 @@ import { area as jobs } from '../areas/jobs';
  */
 export const AREAS: readonly Area[] = [operator, supervisor, author, review, verify, jobs];
 
-/** Routes in matching order (see AREAS). */
+/**
+ * Routes in matching order (see AREAS). A path two areas offer (a template's page: the author's, and the reviewers'
+ * read-only one) is the first area's: an author who also reviews gets the author's page.
+ */
 export function routesOf(areas: readonly Area[]) {
-  return [...areas].sort((a, b) => (a.id === 'supervisor' ? -1 : b.id === 'supervisor' ? 1 : 0)).flatMap((area) => area.routes);
+  const routes = [...areas].sort((a, b) => (a.id === 'supervisor' ? -1 : b.id === 'supervisor' ? 1 : 0)).flatMap((area) => area.routes);
+  return routes.filter((route, i) => routes.findIndex((r) => r.path === route.path) === i);
 }
 
 export function areasFor(user: CurrentUser): Area[] {

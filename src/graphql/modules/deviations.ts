@@ -4,7 +4,7 @@ import type { GraphQLContext } from '../context';
 import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type ConnectionArgs } from '../connection';
 import { databaseIdOf, optionalDatabaseIdOf } from '../ids';
 import type { JobRow } from '#db/schema';
-import { findStep, type Step } from '#domain/content';
+import { findStep, stepsOf, type Step } from '#domain/content';
 import { presentFault, presentJob, type PresentedJob } from '#presenters/jobs';
 import {
   acknowledgeDeviation,
@@ -12,8 +12,10 @@ import {
   markStepNotApplicable,
   presentDeviation,
   presentJobReview,
+  reviewBlock,
   reviewJob,
   type DeviationFilterInput,
+  type ReviewBlock,
   type PresentedDeviation,
   type PresentedJobReview,
 } from '#services/deviations';
@@ -27,6 +29,12 @@ type Ctx = GraphQLContext;
  * each, the operator marking a step not applicable, and the REVIEWED
  * e-signature on a completed job.
  */
+/** reviewBlock (services/deviations.ts) for the caller, from the job's records and signatures as loaded for the page */
+async function viewerReviewBlock(job: PresentedJob, ctx: Ctx): Promise<ReviewBlock | null> {
+  const [records, signatures] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.stepSignatures.load(job.id)]);
+  return reviewBlock(ctx.actor, job, records, signatures);
+}
+
 export const deviationsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
     enum DeviationKind {
@@ -95,6 +103,42 @@ export const deviationsModule: SchemaModule = {
       deviations: [Deviation!]!
       "the REVIEWED signature (null until the job is reviewed)"
       review: JobReview
+      "whether the caller may sign the job REVIEWED (reviewJob) once its deviations are acknowledged: viewerReviewBlock is null"
+      viewerMayReview: Boolean!
+      "why the caller may not sign the job REVIEWED, by reviewJob's own rules (null: they may); the deviations still to acknowledge are not a block here (Deviation.acknowledged)"
+      viewerReviewBlock: JobReviewBlock
+    }
+
+    enum JobReviewBlockReason {
+      "the caller's roles do not review jobs (FORBIDDEN)"
+      NOT_A_REVIEWER
+      "the job is not COMPLETED (INVALID_TRANSITION)"
+      NOT_COMPLETED
+      "the caller recorded, performed or verified a step of the job: another reviewer must sign (SEPARATION_OF_DUTIES)"
+      TOOK_PART
+    }
+
+    "How a person took part in a step of a job."
+    enum JobStepPart {
+      "recorded the step's values"
+      RECORDED
+      "signed the step PERFORMED"
+      PERFORMED
+      "signed the step VERIFIED"
+      VERIFIED
+    }
+
+    "Why the caller may not sign a job REVIEWED (Job.viewerReviewBlock)."
+    type JobReviewBlock {
+      reason: JobReviewBlockReason!
+      "TOOK_PART: the step (Step.stepId) the caller took part in"
+      stepId: String
+      "TOOK_PART: the step's title in the job's version"
+      stepTitle: String
+      "TOOK_PART: the step's number in the version's reading order, from 1"
+      stepNumber: Int
+      "TOOK_PART: how the caller took part in it"
+      part: JobStepPart
     }
 
     extend type Step {
@@ -212,6 +256,14 @@ export const deviationsModule: SchemaModule = {
       review: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
         const reviews = await ctx.loaders.jobReviews.load(job.id);
         return reviews.length > 0 ? presentJobReview(reviews[reviews.length - 1]) : null;
+      },
+      viewerMayReview: async (job: PresentedJob, _: unknown, ctx: Ctx) => (await viewerReviewBlock(job, ctx)) === null,
+      viewerReviewBlock: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const block = await viewerReviewBlock(job, ctx);
+        if (block?.reason !== 'TOOK_PART') return block;
+        const version = await ctx.loaders.versionContent.load(job.versionId);
+        const at = version && stepsOf(version.content).find(({ step }) => step.id === block.stepId);
+        return { ...block, stepTitle: at ? at.step.title : null, stepNumber: at ? at.index + 1 : null };
       },
     },
     Step: {

@@ -70,6 +70,9 @@ const jobColumns = new SelectedColumns({
     closesFault: [],
     // the hand-offs module's: loaded by the job's id
     handOffs: [],
+    // the deviations module's review rules: the state, and the version for the step's number
+    viewerMayReview: ['state'],
+    viewerReviewBlock: ['state', 'version_id'],
   },
 });
 

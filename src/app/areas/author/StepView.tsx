@@ -61,11 +61,11 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName,
       {step.media.length > 0 && (
         <div class="step-view-media">
           {step.media.map((id) => (
-            <Media key={id} file={files.get(id)} id={id} />
+            <StepMedia key={id} file={files.get(id)} id={id} />
           ))}
         </div>
       )}
-      {step.model && <Media file={files.get(step.model.fileId)} id={step.model.fileId} />}
+      {step.model && <StepMedia file={files.get(step.model.fileId)} id={step.model.fileId} />}
       {step.fields.length > 0 && (
         <div class="step-view-fields">
           {step.fields.map((field) => (
@@ -77,7 +77,8 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName,
   );
 }
 
-function Media({ file, id }: { file: FileInfo | undefined; id: number }) {
+/** A step's file as the operator sees it: an image or a video shown, a 3D model or another file linked. */
+export function StepMedia({ file, id }: { file: FileInfo | undefined; id: number }) {
   const t = useT();
   const url = file?.url ?? `/api/client/files/${id}`;
   const name = file?.name ?? t('author.media.file', { id });

@@ -90,7 +90,8 @@ export const SENSORS = /* GraphQL */ `
 
 const FIELD = 'key label type required unit min max options sensorId expression';
 const SIGNOFF = 'signoff { performer verifier { roles } }';
-const STEP = `stepId title body media model { fileId anchorPose { position rotation } file { databaseId name contentType url size } }
+/** A step as the author's preview shows it (StepView), with its files: the review page reads the same. */
+export const STEP = `stepId title body media model { fileId anchorPose { position rotation } file { databaseId name contentType url size } }
   mediaFiles { databaseId name contentType url size } fields { ${FIELD} } when ${SIGNOFF}`;
 
 /** A document reading steps, with `allowNotApplicable` selected where the server has it (api/features.ts). */

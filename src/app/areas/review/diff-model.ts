@@ -21,9 +21,25 @@ export interface FieldDoc {
   expression?: string | null;
 }
 
+export interface SkillDoc {
+  skill: string;
+  level: number;
+}
+
 export interface SignoffDoc {
   performer: boolean;
   verifier: { roles: string[] } | null;
+  /** the skills whoever signs the step must hold */
+  skills?: SkillDoc[];
+}
+
+/** A file a step shows (GraphQL File): its name, type and URL. */
+export interface FileDoc {
+  databaseId: number;
+  name: string;
+  contentType: string;
+  url: string;
+  size: number;
 }
 
 export interface StepDoc {
@@ -31,7 +47,9 @@ export interface StepDoc {
   title: string;
   body: string;
   media: number[];
-  model: { fileId: number } | null;
+  /** the files of `media`, as the server resolves them */
+  mediaFiles: FileDoc[];
+  model: { fileId: number; anchorPose: { position: number[]; rotation: number[] } | null; file: FileDoc | null } | null;
   fields: FieldDoc[];
   /** the step's condition (src/domain/conditions.ts); null: always */
   when?: unknown;
@@ -47,6 +65,8 @@ export interface SectionDoc {
 
 export interface ContentDoc {
   sections: SectionDoc[];
+  /** the skills whoever works on a job of the version must hold */
+  qualifications?: SkillDoc[];
 }
 
 /** The server's versionDiff (GraphQL VersionDiff without the jobs). */
@@ -55,6 +75,7 @@ export interface ServerDiff {
   removed: { stepId: string }[];
   moved: { stepId: string }[];
   changed: { stepId: string; changedFields: string[] }[];
+  qualificationsChanged?: boolean;
 }
 
 /** The properties of a field a reviewer reads, in the order they are shown. */
@@ -86,8 +107,10 @@ export interface StepChange {
   body?: Change<string>;
   /** the section it was moved between */
   sectionChange?: Change<string>;
-  media?: Change<number>;
-  model?: Change<number | null>;
+  /** the files shown before and after (a replaced image: one removed, one added) */
+  media?: { removed: FileDoc[]; added: FileDoc[]; kept: number };
+  /** the step's 3D model before and after (its file; null: none) */
+  model?: Change<StepDoc['model']>;
   /** the step's condition (null: always) */
   when?: Change<unknown>;
   /** its section's condition */
@@ -97,6 +120,8 @@ export interface StepChange {
 }
 
 export interface ReviewDiff {
+  /** the version's required skills, when they changed */
+  qualifications?: Change<SkillDoc[]>;
   /** added, changed and moved steps in the new reading order, then the removed ones in their old order */
   steps: StepChange[];
   /** steps the same in both versions */
@@ -143,6 +168,24 @@ function fieldChanges(before: StepDoc, after: StepDoc, named: readonly string[])
   });
 }
 
+/** The step's files removed and added, by id (an id in both is kept; a replaced file is one of each), in their order. */
+function mediaChange(before: StepDoc, after: StepDoc): NonNullable<StepChange['media']> {
+  const fileOf = (step: StepDoc, id: number): FileDoc =>
+    step.mediaFiles.find((f) => f.databaseId === id) ?? {
+      databaseId: id,
+      name: '',
+      contentType: '',
+      url: `/api/client/files/${id}`,
+      size: 0,
+    };
+  const kept = after.media.filter((id) => before.media.includes(id));
+  return {
+    removed: before.media.filter((id) => !after.media.includes(id)).map((id) => fileOf(before, id)),
+    added: after.media.filter((id) => !before.media.includes(id)).map((id) => fileOf(after, id)),
+    kept: kept.length,
+  };
+}
+
 /**
  * The review page's diff from `base` (the published version; null when nothing was published yet: every step is
  * new) to `next`, with `server` the semantic diff between them (null with no base).
@@ -179,8 +222,8 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
         if (names.includes('title')) entry.title = { before: old.step.title, after: step.title };
         if (names.includes('body')) entry.body = { before: old.step.body, after: step.body };
         if (names.includes('section')) entry.sectionChange = { before: old.section.title, after: section.title };
-        if (names.includes('media')) entry.media = { before: old.step.media.length, after: step.media.length };
-        if (names.includes('model')) entry.model = { before: old.step.model?.fileId ?? null, after: step.model?.fileId ?? null };
+        if (names.includes('media')) entry.media = mediaChange(old.step, step);
+        if (names.includes('model')) entry.model = { before: old.step.model ?? null, after: step.model ?? null };
         if (names.includes('when')) entry.when = { before: old.step.when ?? null, after: step.when ?? null };
         if (names.includes('section.when')) entry.sectionWhen = { before: old.section.when ?? null, after: section.when ?? null };
         if (names.includes('signoff')) entry.signoff = { before: old.step.signoff ?? null, after: step.signoff ?? null };
@@ -199,5 +242,8 @@ export function reviewDiff(base: ContentDoc | null, next: ContentDoc, server: Se
   for (const s of steps) counts[s.kind]++;
   // a changed step that also moved counts as moved too: the summary says how many steps moved
   counts.moved += steps.filter((s) => s.kind === 'changed' && s.moved).length;
-  return { steps, unchanged, counts, docs: { before: base, after: next } };
+  const qualifications = server?.qualificationsChanged
+    ? { before: base?.qualifications ?? [], after: next.qualifications ?? [] }
+    : undefined;
+  return { qualifications, steps, unchanged, counts, docs: { before: base, after: next } };
 }

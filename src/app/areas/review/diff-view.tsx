@@ -9,12 +9,15 @@ import {
   type FieldChange,
   type FieldDoc,
   type FieldProperty,
+  type FileDoc,
   type ReviewDiff,
+  type SkillDoc,
   type SignoffDoc,
   type StepChange,
   type StepKind,
 } from './diff-model';
 import { plainText } from '../../ui/plain-text';
+import { StepMedia } from '../author/StepView';
 
 /**
  * The semantic diff, step by step, for reading on a tablet: one block per
@@ -35,7 +38,15 @@ export function DiffView({ diff }: { diff: ReviewDiff }) {
           unchanged: diff.unchanged,
         })}
       </p>
-      {diff.steps.length === 0 ? (
+      {diff.qualifications && (
+        <dl class="diff-parts">
+          <Part
+            label={t('review.diff.part.qualifications')}
+            change={{ before: skillsText(t, diff.qualifications.before), after: skillsText(t, diff.qualifications.after) }}
+          />
+        </dl>
+      )}
+      {diff.steps.length === 0 && !diff.qualifications ? (
         <p>{t('review.diff.noChanges')}</p>
       ) : (
         <ol class="diff-steps">
@@ -68,6 +79,16 @@ function StepBlock({ change, docs }: { change: StepChange; docs: Docs }) {
       </header>
       <p class="diff-section">{t('review.diff.inSection', { section: change.section })}</p>
       {change.kind === 'added' && <StepContent fields={change.step.fields} body={change.step.body} />}
+      {change.kind === 'added' && change.step.mediaFiles.length > 0 && (
+        <dl class="diff-parts">
+          <div class="diff-part">
+            <dt>{t('review.diff.part.media')}</dt>
+            <dd>
+              <Files files={change.step.mediaFiles} />
+            </dd>
+          </div>
+        </dl>
+      )}
       {change.kind === 'added' && <AddedRules change={change} doc={docs.after} />}
       {change.kind === 'removed' && <p>{t('review.diff.removedStep', { n: change.step.fields.length })}</p>}
       {change.kind === 'moved' && <p>{t('review.diff.movedOnly')}</p>}
@@ -105,8 +126,66 @@ function signoffText(t: Translate, signoff: SignoffDoc | null | undefined): stri
   const parts = [
     signoff.performer ? t('review.diff.signoffPerformer') : '',
     signoff.verifier ? t('review.diff.signoffVerifier', { roles: signoff.verifier.roles.join(', ') }) : '',
+    signoff.skills && signoff.skills.length > 0 ? t('review.diff.signoffSkills', { skills: skillsText(t, signoff.skills) }) : '',
   ];
   return parts.filter(Boolean).join(' · ');
+}
+
+/** Required skills in words: "Pumps (level 2), Welding (level 1)"; none: "none". */
+function skillsText(t: Translate, skills: SkillDoc[]): string {
+  return skills.length === 0
+    ? t('review.diff.none')
+    : skills.map((s) => t('review.diff.skill', { skill: s.skill, level: s.level })).join(', ');
+}
+
+/** Files as the operator sees them (images shown, others linked), each with its name. */
+function Files({ files }: { files: FileDoc[] }) {
+  return (
+    <ul class="diff-files">
+      {files.map((file) => (
+        <li key={file.databaseId}>
+          <StepMedia id={file.databaseId} file={file.contentType ? file : undefined} />
+          {file.name && <span class="diff-file-name">{file.name}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The files removed and added: a replaced image shows the old one struck out and the new one. */
+function MediaPart({ media }: { media: NonNullable<StepChange['media']> }) {
+  const { t } = useI18n();
+  return (
+    <div class="diff-part">
+      <dt>{t('review.diff.part.media')}</dt>
+      <dd class="diff-media">
+        {media.removed.length > 0 && (
+          <div class="diff-before">
+            <span class="diff-tag">{t('review.diff.mediaRemoved', { n: media.removed.length })}</span>
+            <del>
+              <Files files={media.removed} />
+            </del>
+          </div>
+        )}
+        {media.added.length > 0 && (
+          <div class="diff-after">
+            <span class="diff-tag">{t('review.diff.mediaAdded', { n: media.added.length })}</span>
+            <ins>
+              <Files files={media.added} />
+            </ins>
+          </div>
+        )}
+        {media.removed.length === 0 && media.added.length === 0 && <span>{t('review.diff.mediaReordered')}</span>}
+        {media.kept > 0 && <span class="hint">{t('review.diff.mediaKept', { n: media.kept })}</span>}
+      </dd>
+    </div>
+  );
+}
+
+/** A step's 3D model in words: its file's name (the file's id when the server named none), or none. */
+function modelText(t: Translate, model: StepChange['step']['model']): string {
+  if (!model) return t('review.diff.none');
+  return model.file?.name || t('review.diff.file', { id: model.fileId });
 }
 
 /** A new step's rules: when it applies and who signs it (only those it has). */
@@ -166,19 +245,11 @@ function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
       {change.title && <Part label={t('review.diff.part.title')} change={change.title} />}
       {change.sectionChange && <Part label={t('review.diff.part.section')} change={change.sectionChange} />}
       {change.body && <TextPart change={change.body} />}
-      {change.media && (
-        <Part
-          label={t('review.diff.part.media')}
-          change={{ before: t('review.diff.files', { n: change.media.before }), after: t('review.diff.files', { n: change.media.after }) }}
-        />
-      )}
+      {change.media && <MediaPart media={change.media} />}
       {change.model && (
         <Part
           label={t('review.diff.part.model')}
-          change={{
-            before: change.model.before === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.before }),
-            after: change.model.after === null ? t('review.diff.none') : t('review.diff.file', { id: change.model.after }),
-          }}
+          change={{ before: modelText(t, change.model.before), after: modelText(t, change.model.after) }}
         />
       )}
       {change.fields.map((field) => (

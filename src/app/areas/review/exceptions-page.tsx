@@ -90,11 +90,23 @@ function JobCard({
   const { t, formatDate } = useI18n();
   const open = job.deviations.filter((d) => !d.acknowledged).length;
   const heading = t('review.exceptions.job', { title: job.title, id: job.databaseId });
+  // the server's own rule (separation of duties): said before any comment or password is asked
+  const block = job.viewerReviewBlock;
+  const tookPart =
+    block?.reason === 'TOOK_PART'
+      ? t(`review.exceptions.tookPart.${block.part ?? 'RECORDED'}`, { n: block.stepNumber ?? '?', step: block.stepTitle ?? '' })
+      : null;
+  const openText = open > 0 ? t('review.exceptions.acknowledgeFirst', { n: open }) : null;
   return (
     <Card heading={heading} headingLevel={3} aria-label={heading} class="exception-job">
       <p>
         <a href={jobRecordPath(job.databaseId)}>{t('jobs.record.open', { title: job.title })}</a>
       </p>
+      {tookPart && (
+        <p class="notice notice-warning exception-blocked" id={`why-${job.databaseId}`}>
+          {tookPart}
+        </p>
+      )}
       <p class="hint">
         {job.completedAt && t('review.exceptions.completed', { date: formatDate(job.completedAt, true) })}{' '}
         {job.deviations.length === 0
@@ -113,14 +125,14 @@ function JobCard({
           <Button
             variant="primary"
             onClick={onReview}
-            disabled={open > 0}
-            aria-describedby={open > 0 ? `open-${job.databaseId}` : undefined}
+            disabled={tookPart !== null || openText !== null}
+            aria-describedby={tookPart ? `why-${job.databaseId}` : openText ? `open-${job.databaseId}` : undefined}
           >
             {t('review.exceptions.review')}
           </Button>
-          {open > 0 && (
+          {openText && !tookPart && (
             <span class="hint" id={`open-${job.databaseId}`}>
-              {t('review.exceptions.acknowledgeFirst', { n: open })}
+              {openText}
             </span>
           )}
         </div>

@@ -39,12 +39,21 @@ export interface Deviation {
   acknowledgedAt: string | null;
 }
 
+/** Why the signed-in user may not sign a job REVIEWED (Job.viewerReviewBlock: the server's own rule); null: they may. */
+export interface ReviewBlock {
+  reason: 'NOT_A_REVIEWER' | 'NOT_COMPLETED' | 'TOOK_PART';
+  stepTitle: string | null;
+  stepNumber: number | null;
+  part: 'RECORDED' | 'PERFORMED' | 'VERIFIED' | null;
+}
+
 export interface JobToReview {
   id: string;
   databaseId: number;
   title: string;
   completedAt: string | null;
   deviations: Deviation[];
+  viewerReviewBlock: ReviewBlock | null;
 }
 
 export interface OpenDeviation extends Deviation {
@@ -65,7 +74,7 @@ export interface Exceptions {
 export function loadExceptions(): Promise<Exceptions> {
   return graphql<Exceptions>(
     `query Exceptions {
-      jobs(last: 100, filter: { state: COMPLETED }) { totalCount nodes { id databaseId title completedAt deviations { ${DEVIATION_FIELDS} } } }
+      jobs(last: 100, filter: { state: COMPLETED }) { totalCount nodes { id databaseId title completedAt deviations { ${DEVIATION_FIELDS} } viewerReviewBlock { reason stepTitle stepNumber part } } }
       deviations(first: 200, filter: { reviewed: false }) { totalCount nodes { ${DEVIATION_FIELDS} job { id databaseId title state } } }
       me { firstName lastName email }
     }`,

@@ -20,6 +20,8 @@ export const area: Area = {
   routes: [
     { path: '/app/reviews', component: lazy(() => import('./queue-page')), title: 'review.queue.title' },
     { path: '/app/reviews/:versionId', component: lazy(() => import('./version-page')), title: 'review.version.title' },
+    // a template read-only, for reviewers who are no authors (an author's own page comes first: shell/areas.ts)
+    { path: '/app/templates/:id', component: lazy(() => import('./template-page')), title: 'review.template.title' },
     { path: '/app/exceptions', component: lazy(() => import('./exceptions-page')), title: 'review.exceptions.title' },
   ],
   Home: ReviewHomeCard,

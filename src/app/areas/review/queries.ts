@@ -1,4 +1,5 @@
 import type { ContentDoc, ServerDiff } from './diff-model';
+import { STEP } from '../author/queries';
 
 /**
  * The GraphQL documents of the review pages and the shapes they answer.
@@ -25,6 +26,7 @@ export interface QueueItem {
   waitingSince: string | null;
   viewerActions: VersionAction[];
   template: { id: string; title: string };
+  signatures: Pick<Signature, 'signerName' | 'meaning'>[];
   updatedBy: Person | null;
 }
 
@@ -43,6 +45,10 @@ export const QUEUE = /* GraphQL */ `
           id
           title
         }
+        signatures {
+          signerName
+          meaning
+        }
         updatedBy {
           firstName
           lastName
@@ -53,22 +59,18 @@ export const QUEUE = /* GraphQL */ `
   }
 `;
 
+/**
+ * A version's document as the author's preview reads it (author/queries.ts STEP: texts, files, fields, conditions,
+ * sign-offs with their skills), so the review page shows each step with the same StepView.
+ */
 const CONTENT = /* GraphQL */ `
   content {
+    qualifications { skill level }
     sections {
       sectionId
       title
       when
-      steps {
-        stepId
-        title
-        body
-        media
-        model { fileId }
-        fields { key label type required unit min max options sensorId expression }
-        when
-        signoff { performer verifier { roles } }
-      }
+      steps { ${STEP.replace('signoff { performer verifier { roles } }', 'signoff { performer verifier { roles } skills { skill level } }')} }
     }
   }
 `;
@@ -141,6 +143,7 @@ export const BASE_AND_DIFF = /* GraphQL */ `
       removed { stepId }
       moved { stepId }
       changed { stepId changedFields }
+      qualificationsChanged
     }
   }
 `;
@@ -212,3 +215,64 @@ export function baseVersionOf(version: Pick<ReviewVersion, 'number' | 'template'
   const retired = older.filter((v) => v.state === 'RETIRED').sort((a, b) => b.number - a.number);
   return retired[0] ?? null;
 }
+
+/**
+ * Who brought the version to its state, in words' parts: the signer of its newest APPROVED or PUBLISHED signature,
+ * else (a draft, or one in review) the last person who edited it. A state names who did it, never the author for an
+ * approval.
+ */
+export function actedBy(
+  version: Pick<QueueItem, 'state' | 'signatures' | 'updatedBy'>,
+): { by: 'APPROVED' | 'PUBLISHED' | 'EDITED'; name: string } | null {
+  const meaning =
+    version.state === 'APPROVED' ? 'APPROVED' : version.state === 'PUBLISHED' || version.state === 'RETIRED' ? 'PUBLISHED' : null;
+  const signed = meaning && [...version.signatures].reverse().find((s) => s.meaning === meaning);
+  if (meaning && signed) return { by: meaning, name: signed.signerName };
+  return version.updatedBy ? { by: 'EDITED', name: personName(version.updatedBy) } : null;
+}
+
+export interface TemplateVersionRow {
+  databaseId: number;
+  number: number;
+  state: VersionState;
+  updatedAt: string;
+  updatedBy: Person | null;
+  signatures: Signature[];
+}
+
+export interface ReviewTemplate {
+  databaseId: number;
+  title: string;
+  description: string;
+  versions: { nodes: TemplateVersionRow[] };
+}
+
+/** A template read-only, for its reviewers: its versions, their states and who brought each there. */
+export const TEMPLATE = /* GraphQL */ `
+  query ReviewTemplate($id: ID!) {
+    template(id: $id) {
+      databaseId
+      title
+      description
+      versions(first: 200) {
+        nodes {
+          databaseId
+          number
+          state
+          updatedAt
+          updatedBy {
+            firstName
+            lastName
+            email
+          }
+          signatures {
+            signerName
+            meaning
+            signedAt
+            contentHash
+          }
+        }
+      }
+    }
+  }
+`;

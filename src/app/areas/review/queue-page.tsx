@@ -1,7 +1,7 @@
 import { graphql } from '../../api/client';
 import { useI18n } from '../../i18n';
 import { Badge, Card, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../ui';
-import { personName, QUEUE, type QueueItem } from './queries';
+import { actedBy, QUEUE, type QueueItem } from './queries';
 import { waitedFor, waitedMinutes } from './time';
 
 /**
@@ -45,25 +45,29 @@ function QueueList({ heading, items, now }: { heading: string; items: QueueItem[
   return (
     <Card heading={heading} aria-label={heading}>
       <ul class="review-list">
-        {items.map((item) => (
-          <li key={item.id} class="review-item">
-            <a class="review-item-link" href={`/app/reviews/${item.databaseId}`}>
-              {t('review.queue.item', { title: item.template.title, number: item.number })}
-            </a>
-            <div class="review-item-meta">
-              <Badge tone={item.state === 'IN_REVIEW' ? 'info' : 'success'}>{t(`review.state.${item.state}`)}</Badge>
-              {item.waitingSince && (
-                <span>
-                  {t(`review.queue.since.${item.state}`)}{' '}
-                  <time dateTime={item.waitingSince} title={formatDate(item.waitingSince, true)}>
-                    {waitedFor(item.waitingSince, now, language)}
-                  </time>
-                </span>
-              )}
-              {item.updatedBy && <span>{t('review.queue.by', { name: personName(item.updatedBy) })}</span>}
-            </div>
-          </li>
-        ))}
+        {items.map((item) => {
+          // who brought it here: the approver of an approved version, not its author
+          const by = actedBy(item);
+          return (
+            <li key={item.id} class="review-item">
+              <a class="review-item-link" href={`/app/reviews/${item.databaseId}`}>
+                {t('review.queue.item', { title: item.template.title, number: item.number })}
+              </a>
+              <div class="review-item-meta">
+                <Badge tone={item.state === 'IN_REVIEW' ? 'info' : 'success'}>{t(`review.state.${item.state}`)}</Badge>
+                {item.waitingSince && (
+                  <span>
+                    {t(`review.queue.since.${item.state}`)}{' '}
+                    <time dateTime={item.waitingSince} title={formatDate(item.waitingSince, true)}>
+                      {waitedFor(item.waitingSince, now, language)}
+                    </time>
+                  </span>
+                )}
+                {by && <span>{t(by.by === 'APPROVED' ? 'review.queue.approvedBy' : 'review.queue.editedBy', { name: by.name })}</span>}
+              </div>
+            </li>
+          );
+        })}
       </ul>
     </Card>
   );

@@ -5,7 +5,11 @@ import { Badge, Button, Card, ErrorNotice, Loading, Notice, PageHeader, toast, u
 import { DiffView } from './diff-view';
 import { reviewDiff, type ContentDoc, type ServerDiff } from './diff-model';
 import { OlderJobs } from './older-jobs';
+import { StepView } from '../author/StepView';
+import { fromServer, stepsInOrder } from '../author/model';
+import { filesOf, type VersionDetail } from '../author/queries';
 import {
+  actedBy,
   baseVersionOf,
   BASE_AND_DIFF,
   personName,
@@ -51,7 +55,7 @@ async function load(versionId: string): Promise<Loaded> {
   };
 }
 
-const STATE_TONE: Record<string, Tone> = {
+export const STATE_TONE: Record<string, Tone> = {
   DRAFT: 'neutral',
   IN_REVIEW: 'info',
   APPROVED: 'success',
@@ -107,9 +111,11 @@ export default function ReviewVersionPage({ versionId }: { versionId: string }) 
       )}
       {actions.length === 0 && !signed && <p class="review-no-action">{t(`review.version.noAction.${version.state}`)}</p>}
       <Changes version={version} base={base} />
+      <Steps version={version} />
       {version.signatures.length > 0 && <Signatures version={version} />}
       <OlderJobs versionId={version.id} round={round} />
-      <p>
+      <p class="review-links">
+        <a href={`/app/templates/${version.template.databaseId}`}>{t('review.version.template', { title: version.template.title })}</a>
         <a href="/app/reviews">{t('review.version.back')}</a>
       </p>
       <SignDialog action={signing} version={version} signer={me} onClose={() => setSigning(null)} onSigned={onSigned} />
@@ -119,10 +125,15 @@ export default function ReviewVersionPage({ versionId }: { versionId: string }) 
 
 function Subtitle({ version }: { version: ReviewVersion }) {
   const { t, language, formatDate } = useI18n();
+  // the approver (or publisher) by name, beside the author: each state names who did it
+  const signer = actedBy(version);
   return (
     <span class="review-subtitle">
       <Badge tone={STATE_TONE[version.state]}>{t(`review.state.${version.state}`)}</Badge>{' '}
       {version.updatedBy && <span>{t('review.version.by', { name: personName(version.updatedBy) })}</span>}{' '}
+      {signer && signer.by !== 'EDITED' && (
+        <span>{t(signer.by === 'APPROVED' ? 'review.version.approvedBy' : 'review.version.publishedBy', { name: signer.name })}</span>
+      )}{' '}
       {version.waitingSince && (
         <span>
           {t(`review.queue.since.${version.state}`)}{' '}
@@ -168,6 +179,53 @@ function Signatures({ version }: { version: ReviewVersion }) {
           </li>
         ))}
       </ul>
+    </Card>
+  );
+}
+
+/**
+ * Every step of the version as the operator's screen will show it — the author's preview (StepView), so the
+ * reviewer signs exactly what the author saw: text, images and videos shown, models and other files linked,
+ * fields with units and limits, conditions, formulas, sign-offs — and the skills the version requires.
+ */
+function Steps({ version }: { version: ReviewVersion }) {
+  const { t } = useI18n();
+  // the same GraphQL selection as the author's (author/queries.ts STEP): the author's reading of it applies
+  const server = version.content as unknown as VersionDetail['content'];
+  const content = useMemo(() => fromServer(server), [server]);
+  const files = useMemo(() => filesOf(server), [server]);
+  const steps = stepsInOrder(content);
+  const skills = version.content.qualifications ?? [];
+  const heading = t('review.steps.title');
+  return (
+    <Card heading={heading} aria-label={heading} class="review-version-steps">
+      <p class="hint">{t('review.steps.hint', { number: version.number })}</p>
+      {skills.length > 0 && (
+        <p class="notice notice-info">
+          {t('review.steps.qualifications', {
+            skills: skills.map((s) => t('review.diff.skill', { skill: s.skill, level: s.level })).join(', '),
+          })}
+        </p>
+      )}
+      {steps.length === 0 ? (
+        <p>{t('review.steps.empty')}</p>
+      ) : (
+        <ol class="review-step-list">
+          {steps.map(({ step, section, number }) => (
+            <li key={step.stepId} class="operator-frame">
+              <StepView
+                step={step}
+                sectionTitle={section.title}
+                number={number}
+                count={steps.length}
+                files={files}
+                content={content}
+                sectionWhen={section.when}
+              />
+            </li>
+          ))}
+        </ol>
+      )}
     </Card>
   );
 }
