@@ -69,8 +69,9 @@ export function StepOutline({
   const menu = useRef<HTMLDetailsElement>(null);
   // the compact menu folds away once a step is chosen: the step, not the menu, fills the phone
   const followed = (event: MouseEvent, onFollow?: (event: MouseEvent) => void) => {
-    onFollow?.(event);
+    // folded first: a jump within the page measures where the step is once the menu no longer pushes it down
     if (!wide && menu.current) menu.current.open = false;
+    onFollow?.(event);
   };
   return (
     <details class="step-outline" open={wide} key={wide ? 'wide' : 'menu'} ref={menu}>
