@@ -224,6 +224,14 @@ test('calculated inputs by label, a sign-off asked for, one count, the full revi
   assert.match(await outline.locator('summary').first().innerText(), '3 von 5 Schritten erledigt');
   assert.is(await page.locator('.run-progress').innerText(), '3 von 5 Schritten erledigt');
   await checkPage(page, 'operator', 'outline-de', 1280);
+  for (const width of [390, 820]) {
+    await page.setViewportSize({ width, height: 900 });
+    await outline.locator('summary').first().click();
+    await outlineNav.waitFor();
+    await checkPage(page, 'operator', 'outline-de', width);
+    await outline.locator('summary').first().click();
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   await german(page, 'en');
   await outlineNav.getByRole('link', { name: 'Step 6: Hand the pump back' }).click();
   const handBack = page.getByRole('heading', { name: 'Hand the pump back' });
