@@ -53,7 +53,7 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned, ask = 
     offer.includes(meaning) && (meaning === 'PERFORMED' || (step.signoff?.verifier?.roles ?? []).some((r) => user.roles.includes(r)));
   // asked once when it becomes possible (the record reached the server); closing the dialog does not reopen it
   useEffect(() => {
-    if (ask && !blocked && mayOffer(ask) && !validSignature(job.signoffs, step.stepId, ask)) setSigning(ask);
+    if (ask && !blocked && meanings.includes(ask) && mayOffer(ask) && !validSignature(job.signoffs, step.stepId, ask)) setSigning(ask);
   }, [ask, blocked]);
   if (meanings.length === 0) return null;
   const headingId = `signoff-${step.stepId}`;

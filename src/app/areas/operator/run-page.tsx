@@ -305,6 +305,7 @@ function StepForm({
 
   const set = (field: FieldDef, value: DraftValue) => {
     setDraft({ ...draft, [field.key]: value });
+    setAsking(false); // changed after saving: it is saved (and signed) again
     // instant feedback: a required value given, or a number typed that is not one
     const next = { ...errors };
     delete next[field.key];
@@ -456,6 +457,7 @@ function StepForm({
           value={comment}
           onValue={(text) => {
             setComment(text);
+            setAsking(false);
             if (errors.comment && text.trim()) setErrors(({ comment: _, ...rest }) => rest);
           }}
           multiline
