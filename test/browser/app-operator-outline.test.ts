@@ -1,12 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser';
+import { launchChromium, waitInPage } from '../helpers/browser';
 import { APP_WIDTHS, checkPage, openApp, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
 import type { TestServer } from '../helpers/server';
 import { gql, gid } from '../helpers/graphql';
 import { createJob, publishedTemplate } from '../helpers/domain';
-import { PNG } from '../helpers/upload';
+import { PNG, upload } from '../helpers/upload';
+import { solidPng } from '../helpers/images';
 
 /**
  * Issue 41, the operator's papercuts, through the pages only: a CALCULATED field shows its value and what it is
@@ -112,7 +113,14 @@ async function german(page: Page, language: 'de' | 'en'): Promise<void> {
 
 test('calculated inputs by label, a sign-off asked for, one count, the full review, the outline', async () => {
   const [olga] = team.operators;
-  const { templateId } = await publishedTemplate(wip, team.client, CONTENT, 'Pump seal change');
+  // a tall photo on the first step (a phone's portrait photo): it once made a page of six steps 9,654 px tall
+  const tall = await upload(wip, team.client.owner.token, [
+    { name: 'breaker.png', data: solidPng(300, 1500, [200, 60, 20]), type: 'image/png' },
+  ]);
+  assert.is(tall.status, 201, tall.text);
+  const content = structuredClone(CONTENT);
+  Object.assign(content.sections[0].steps[0], { media: [tall.body.data.files[0].id] });
+  const { templateId } = await publishedTemplate(wip, team.client, content, 'Pump seal change');
   const job = await createJob(wip, team.client.owner.token, { templateId, title: 'Pump 3 seal change', assigneeIds: [olga.id] });
   const page = await openApp(browser, wip, olga, { width: 820, path: `/app/jobs/${job.id}` });
   await page.getByText('Available offline on this device').waitFor();
@@ -249,6 +257,9 @@ test('calculated inputs by label, a sign-off asked for, one count, the full revi
   await page.goto(`${wip.url}/app/jobs/${job.id}/run?step=1`).catch(() => undefined);
   await waitForPage(page);
   assert.not.ok(await outlineNav.isVisible(), 'a closed menu on the phone');
+  await waitInPage(page, `[...document.images].some((img) => img.alt === 'breaker.png' && img.complete && img.naturalHeight === 1500)`);
+  const picture = await page.getByRole('img', { name: 'breaker.png' }).boundingBox();
+  assert.ok(picture && picture.height <= 0.6 * 800 + 1, `the step's picture is ${picture?.height} px tall, at most 60% of the screen`);
   const height = await page.evaluate<number>('document.documentElement.scrollHeight');
   assert.ok(height < 2600, `the page of one step is ${height} px tall`);
   await outline.locator('summary').first().click();
