@@ -354,7 +354,7 @@ journey('author → approver → publisher → supervisor → operator offline h
   await waitForPage(page);
   await page.locator('.out-of-limits', { hasText: 'Torque 25 Nm' }).waitFor();
   assert.ok(await page.locator('.review-steps').getByText('Pass').isVisible(), 'the step recorded online');
-  assert.is(await page.locator('.review-steps .pending-mark').count(), 2, 'the two steps recorded offline, waiting');
+  assert.is(await page.locator('.review-step[data-state="waiting"]').count(), 2, 'the two steps recorded offline, waiting');
   await page.getByRole('button', { name: 'Go to step 2' }).first().click();
   assert.is(await page.getByRole('textbox', { name: 'Torque' }).inputValue(), '25');
   await page.goto(`${wip.url}/app/jobs/${job.databaseId}/run?step=3`).catch(() => undefined);

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appTexts } from '#lib/app-texts';
-import { applicabilityOf, calculate, type RuleDocument } from '../../src/app/rules/local';
+import { applicabilityOf, calculate, calculationInputs, type RuleDocument } from '../../src/app/rules/local';
+import { countedPosition, stepProgress, stepState, type ProgressStep } from '../../src/app/rules/progress';
 import { describeCondition } from '../../src/app/rules/describe';
 import { stepsWaitingFor } from '../../src/app/areas/verify/queries';
 import { reviewDiff, type ContentDoc } from '../../src/app/areas/review/diff-model';
@@ -292,3 +293,71 @@ diff('a replaced image: the file removed and the file added, with their names; c
   assert.is(same.qualifications, undefined);
 });
 diff.run();
+
+// Issue 41: what the operator reads of a calculated field (its inputs by label, never the formula), and "3 of 6 steps"
+// meaning the same on every page: one rule, tested here.
+const papercuts = suite('app rules: calculated inputs by label, one count of steps done');
+
+papercuts('a calculated field names its inputs by their labels, an earlier step by its title too', () => {
+  const pressure = DOC.sections[0].steps[2];
+  assert.equal(calculationInputs(DOC, pressure, pressure.fields[2]), ['p_out', 'p_in'], 'in the order the formula names them');
+  const labelled: RuleDocument = {
+    sections: [
+      {
+        title: 'S',
+        steps: [
+          { stepId: 'a', title: 'Inlet', fields: [field('p', 'NUMBER', { label: 'Pressure in' })] },
+          {
+            stepId: 'b',
+            title: 'Outlet',
+            fields: [
+              field('p', 'NUMBER', { label: 'Pressure out' }),
+              field('d', 'CALCULATED', { label: 'Drop', expression: 'round(a.p - p, 1) + abs(a.p - p) * 0' }),
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const outlet = labelled.sections[0].steps[1];
+  assert.equal(calculationInputs(labelled, outlet, outlet.fields[1]), ['Pressure in (Inlet)', 'Pressure out'], 'each once, in order');
+  assert.equal(calculationInputs(labelled, outlet, { expression: 'p +' }), [], 'a formula that does not parse names nothing');
+  assert.equal(calculationInputs(labelled, outlet, { expression: null }), []);
+});
+
+papercuts('steps done: only the steps that apply count; queued or unsigned is not done', () => {
+  const step = (stepId: string, extra: Partial<ProgressStep> = {}): ProgressStep => ({
+    stepId,
+    applies: true,
+    record: undefined,
+    signoff: null,
+    ...extra,
+  });
+  const signed = { performer: true, verifier: { roles: ['approver'] } };
+  const steps = [
+    step('done', { record: { pending: false } }),
+    step('queued', { record: { pending: true } }),
+    step('unsigned', { record: { pending: false }, signoff: signed }),
+    step('signed', { record: { pending: false }, signoff: { performer: true, verifier: null } }),
+    step('skipped-by-condition', { applies: false }),
+    step('not-applicable-with-record', { applies: false, record: { pending: false } }),
+    step('open'),
+  ];
+  const signoffs = [
+    { stepId: 'unsigned', meaning: 'PERFORMED', invalidatedAt: null },
+    { stepId: 'unsigned', meaning: 'VERIFIED', invalidatedAt: '2026-12-07T10:00:00Z' },
+    { stepId: 'signed', meaning: 'PERFORMED', invalidatedAt: null },
+  ];
+  assert.equal(
+    steps.map((s) => stepState(s, signoffs)),
+    ['done', 'waiting', 'unsigned', 'done', 'not-applying', 'not-applying', 'open'],
+  );
+  assert.equal(stepProgress(steps, signoffs), { total: 5, done: 2, waiting: 1, unsigned: 1, open: 1, notApplying: 2 });
+  assert.equal(stepProgress(steps, null).done, 1, 'with no signatures the signed step is not done');
+  assert.equal(
+    steps.map((_, i) => countedPosition(steps, i)),
+    [1, 2, 3, 4, null, null, 5],
+  );
+});
+
+papercuts.run();

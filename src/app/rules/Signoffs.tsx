@@ -1,24 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { CurrentUser } from '../api/session';
 import { useI18n } from '../i18n';
-import type { JobData, SignoffDef, StepSignatureData } from '../offline/job-data';
+import type { JobData, SignoffDef } from '../offline/job-data';
 import { Badge, Button } from '../ui';
 import { SignStepDialog, type StepMeaning } from './SignStepDialog';
+import { meaningsOf, validSignature } from './progress';
 
-/** The meanings a step's sign-off asks for, in signing order. */
-export function meaningsOf(signoff: SignoffDef | null | undefined): StepMeaning[] {
-  if (!signoff) return [];
-  return [...(signoff.performer ? (['PERFORMED'] as const) : []), ...(signoff.verifier ? (['VERIFIED'] as const) : [])];
-}
-
-/** The valid signature of a meaning on a step (an invalidated one no longer counts). */
-export function validSignature(
-  signoffs: readonly StepSignatureData[] | undefined,
-  stepId: string,
-  meaning: StepMeaning,
-): StepSignatureData | undefined {
-  return (signoffs ?? []).find((s) => s.stepId === stepId && s.meaning === meaning && s.invalidatedAt === null);
-}
+export { meaningsOf, validSignature };
 
 /** The sign-offs still missing on the steps that apply (what completing the job would refuse with SIGNOFF_MISSING). */
 export function missingSignoffs(
@@ -45,6 +33,8 @@ export interface SignoffPanelProps {
   /** the meanings this page offers to sign (the operator's run page: both; the verifier's page: VERIFIED) */
   offer: readonly StepMeaning[];
   onSigned: (job: JobData) => void;
+  /** open the sign dialog for this meaning as soon as signing is possible (the run page, right after "Save and next") */
+  ask?: StepMeaning | null;
 }
 
 /**
@@ -54,14 +44,18 @@ export interface SignoffPanelProps {
  * them), and — where the user may — "Sign as performer" / "Sign as verifier".
  * The server decides every signature; a refusal comes back in plain words.
  */
-export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: SignoffPanelProps) {
+export function SignoffPanel({ job, step, user, blocked, offer, onSigned, ask = null }: SignoffPanelProps) {
   const { t, formatDate } = useI18n();
   const [signing, setSigning] = useState<StepMeaning | null>(null);
   const meanings = meaningsOf(step.signoff);
-  if (meanings.length === 0) return null;
   const invalidated = (job.signoffs ?? []).filter((s) => s.stepId === step.stepId && s.invalidatedAt !== null);
   const mayOffer = (meaning: StepMeaning) =>
     offer.includes(meaning) && (meaning === 'PERFORMED' || (step.signoff?.verifier?.roles ?? []).some((r) => user.roles.includes(r)));
+  // asked once when it becomes possible (the record reached the server); closing the dialog does not reopen it
+  useEffect(() => {
+    if (ask && !blocked && meanings.includes(ask) && mayOffer(ask) && !validSignature(job.signoffs, step.stepId, ask)) setSigning(ask);
+  }, [ask, blocked]);
+  if (meanings.length === 0) return null;
   const headingId = `signoff-${step.stepId}`;
   return (
     <section class="signoff-panel" aria-labelledby={headingId}>

@@ -6,7 +6,7 @@
 // and nothing newer is queued.
 import { applicability as domainApplicability, type Applicability } from '../../domain/applicability';
 import type { Condition, RecordView } from '../../domain/conditions';
-import { evaluateExpression, ExpressionError, parseExpression, resolveReference } from '../../domain/expressions';
+import { evaluateExpression, ExpressionError, parseExpression, referencesOf, resolveReference } from '../../domain/expressions';
 
 export type { Applicability };
 
@@ -104,4 +104,29 @@ export function calculate(
     if ('value' in computed && computed.value !== null) values.set(field.key, computed.value);
   }
   return out;
+}
+
+/**
+ * What a CALCULATED field is computed from, by the labels the operator sees
+ * ("Inlet pressure", "Outlet pressure (Pressure test)" for an earlier step's
+ * field), read from its formula with the server's own parser — never the
+ * formula source, which names keys and step ids the operator never sees. A
+ * formula that does not parse names nothing.
+ */
+export function calculationInputs(doc: RuleDocument, step: RuleStep, field: Pick<RuleField, 'expression'>): string[] {
+  if (!field.expression) return [];
+  const steps = new Map(doc.sections.flatMap((s) => s.steps.map((st) => [st.stepId, st] as const)));
+  let names: string[];
+  try {
+    names = referencesOf(parseExpression(field.expression));
+  } catch {
+    return [];
+  }
+  const labels = names.map((name) => {
+    const ref = resolveReference(name, step.stepId, (id) => id !== step.stepId && steps.has(id));
+    const owner = steps.get(ref.stepId);
+    const label = owner?.fields.find((f) => f.key === ref.key)?.label || ref.key;
+    return ref.stepId === step.stepId || !owner ? label : `${label} (${owner.title})`;
+  });
+  return [...new Set(labels)];
 }

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { ApiError } from '../../api/client';
 import { useI18n, type Translate } from '../../i18n';
 import { stepsOfJob, type FieldDef, type FileInfo, type StepDef, type StepRecordData } from '../../offline';
@@ -6,6 +7,8 @@ import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, type Tone } from '../../ui';
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
+import { StepOutline } from '../operator/step-outline';
+import { stepProgress, stepState, type ProgressStep } from '../../rules/progress';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
 
 /**
@@ -48,6 +51,39 @@ function Record({ job }: { job: JobRecord }) {
   const steps = stepsOfJob(job);
   const jobFaults = job.faultList.nodes.filter((f) => !f.stepId || !steps.some((s) => s.stepId === f.stepId));
   const jobDeviations = job.deviations.filter((d) => !d.stepId || !steps.some((s) => s.stepId === d.stepId));
+  // what the server holds, counted as every page counts (rules/progress.ts)
+  const counted: ProgressStep[] = steps.map((step) => ({
+    stepId: step.stepId,
+    applies: job.steps?.find((s) => s.stepId === step.stepId)?.applies ?? true,
+    record: job.records.some((r) => r.stepId === step.stepId) ? { pending: false } : undefined,
+    signoff: step.signoff,
+  }));
+  const [current, setCurrent] = useState<string | null>(null);
+  // a jump within the page: its section unfolds, the step comes into view and takes the focus
+  const jump = (stepId: string) => (event: MouseEvent) => {
+    event.preventDefault();
+    const card = document.getElementById(`step-${stepId}`);
+    const section = card?.closest('details');
+    if (section) section.open = true;
+    card?.scrollIntoView({ block: 'start' });
+    card?.focus({ preventScroll: true });
+    setCurrent(stepId);
+  };
+  const sections = job.version.content.sections.map((section) => ({
+    title: section.title,
+    steps: section.steps.map((step) => {
+      const index = steps.findIndex((s) => s.stepId === step.stepId);
+      return {
+        stepId: step.stepId,
+        number: index + 1,
+        title: step.title,
+        state: stepState(counted[index], job.signoffs),
+        href: `#step-${step.stepId}`,
+        current: current === step.stepId,
+        onFollow: jump(step.stepId),
+      };
+    }),
+  }));
   return (
     <div class="job-record">
       <PageHeader
@@ -91,17 +127,30 @@ function Record({ job }: { job: JobRecord }) {
         </Notice>
       )}
       <h2 class="section-heading">{t('jobs.record.steps', { n: steps.length })}</h2>
-      {steps.map((step, index) => (
-        <StepCard
-          key={step.stepId}
-          job={job}
-          step={step}
-          number={index + 1}
-          record={job.records.find((r) => r.stepId === step.stepId)}
-          faults={job.faultList.nodes.filter((f) => f.stepId === step.stepId)}
-          deviations={job.deviations.filter((d) => d.stepId === step.stepId)}
-        />
-      ))}
+      <div class="outline-layout">
+        <StepOutline sections={sections} progress={stepProgress(counted, job.signoffs)} />
+        <div>
+          {job.version.content.sections.map((section) => (
+            <details key={section.sectionId} class="record-section" open>
+              <summary>{section.title}</summary>
+              {section.steps.map((s) => {
+                const index = steps.findIndex((st) => st.stepId === s.stepId);
+                return (
+                  <StepCard
+                    key={s.stepId}
+                    job={job}
+                    step={steps[index]}
+                    number={index + 1}
+                    record={job.records.find((r) => r.stepId === s.stepId)}
+                    faults={job.faultList.nodes.filter((f) => f.stepId === s.stepId)}
+                    deviations={job.deviations.filter((d) => d.stepId === s.stepId)}
+                  />
+                );
+              })}
+            </details>
+          ))}
+        </div>
+      </div>
       <Card heading={t('jobs.record.faults', { n: job.faultList.totalCount })}>
         {jobFaults.length === 0 ? (
           <p class="hint">{t(job.faultList.totalCount ? 'jobs.record.noJobFaults' : 'jobs.record.noFaults')}</p>
@@ -168,7 +217,7 @@ function StepCard({
   const applies = job.steps?.find((s) => s.stepId === step.stepId);
   const heading = t('jobs.record.step', { n: number, title: step.title });
   return (
-    <Card heading={heading} aria-label={heading} class="record-step">
+    <Card heading={heading} aria-label={heading} class="record-step" id={`step-${step.stepId}`} tabIndex={-1}>
       {applies && !applies.applies && <Notice>{t('jobs.record.notApplying', { reason: applies.reason ?? '' })}</Notice>}
       {record ? (
         <>

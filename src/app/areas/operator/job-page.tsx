@@ -3,7 +3,7 @@ import { api, globalId } from '../../api/client';
 import { useI18n, useT } from '../../i18n';
 import { Button, Card, Dialog, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, TextField, toast, useAsync } from '../../ui';
 import { newIdempotencyKey, useSyncState, userKey, type LocalJobView } from '../../offline';
-import { jobRules } from './job-rules';
+import { jobProgress, jobRules } from './job-rules';
 import { useSession } from '../../shell/session-context';
 import { ConflictPanel } from './conflicts';
 import { JobStateBadges, PriorityBadge, personName } from './common';
@@ -57,13 +57,9 @@ function JobOverview({
   const [faultOpen, setFaultOpen] = useState(false);
   const [handOffOpen, setHandOffOpen] = useState(false);
   const job = view.job;
-  // progress over the steps that apply now (a step its condition takes out is neither done nor to do)
-  const steps = jobRules(view).filter((r) => r.applies);
-  // what the server confirmed, and apart what still waits on the device
-  const recorded = steps.filter((r) => job.records.some((c) => c.stepId === r.step.stepId)).length;
-  const waiting = steps.filter(
-    (r) => view.pendingRecords.get(r.step.stepId)?.state === 'pending' && !job.records.some((c) => c.stepId === r.step.stepId),
-  ).length;
+  // how far the job is: rules/progress.ts, the same count as the run page's
+  const progress = jobProgress(view, jobRules(view));
+  const progressText = t('operator.progress', { done: progress.done, total: progress.total });
   const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
   return (
     <>
@@ -76,7 +72,7 @@ function JobOverview({
         }
         actions={
           <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
-            {closed ? t('operator.job.view') : recorded + waiting > 0 ? t('operator.job.continue') : t('operator.job.run')}
+            {closed ? t('operator.job.view') : progress.total - progress.open > 0 ? t('operator.job.continue') : t('operator.job.run')}
           </LinkButton>
         }
       />
@@ -113,9 +109,9 @@ function JobOverview({
           )}
         </dl>
         <p>
-          <progress max={steps.length} value={recorded} aria-label={t('operator.job.progress', { done: recorded, total: steps.length })} />{' '}
-          {t('operator.job.progress', { done: recorded, total: steps.length })}
-          {waiting > 0 && <span class="pending-mark"> · {t('operator.job.progressWaiting', { n: waiting })}</span>}
+          <progress max={progress.total} value={progress.done} aria-label={progressText} /> <span class="job-progress">{progressText}</span>
+          {progress.waiting > 0 && <span class="pending-mark"> · {t('operator.job.progressWaiting', { n: progress.waiting })}</span>}
+          {progress.unsigned > 0 && <span class="pending-mark"> · {t('operator.job.progressUnsigned', { n: progress.unsigned })}</span>}
         </p>
       </Card>
       <QueueStates user={userKey(user)} view={view} />

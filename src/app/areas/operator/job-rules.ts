@@ -6,6 +6,7 @@
 // a step applies is what the server said (Job.steps).
 import { isEmptyValue, outOfLimits, stepsOfJob, type LocalJobView, type SectionDef, type StepDef } from '../../offline';
 import { applicabilityOf, calculate } from '../../rules/local';
+import { stepProgress, stepState, type Progress, type ProgressStep, type StepState } from '../../rules/progress';
 
 /** A step's record as the operator sees it: queued on the device (newest) or the server's. */
 export interface SeenRecord {
@@ -108,4 +109,19 @@ export function missingRequired(rules: readonly StepRule[]) {
       .filter((f) => f.required && isEmptyValue(record?.values.find((v) => v.key === f.key)?.value))
       .map((field) => ({ step, index, field }));
   });
+}
+
+/** The steps as rules/progress.ts reads them: the one definition of "done" every page counts with. */
+export function progressSteps(rules: readonly StepRule[]): ProgressStep[] {
+  return rules.map(({ step, applies, record }) => ({ stepId: step.stepId, applies, record, signoff: step.signoff }));
+}
+
+/** How far the job is on this device ("2 of 5 steps done"): the job page and the run page say the same. */
+export function jobProgress(view: LocalJobView, rules: readonly StepRule[]): Progress {
+  return stepProgress(progressSteps(rules), view.job.signoffs);
+}
+
+/** Each step's state (done, waiting to send, unsigned, open, not applying), in reading order. */
+export function stepStates(view: LocalJobView, rules: readonly StepRule[]): StepState[] {
+  return progressSteps(rules).map((step) => stepState(step, view.job.signoffs));
 }

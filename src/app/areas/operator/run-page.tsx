@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useT, type Translate } from '../../i18n';
-import { Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
+import { Badge, Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
 import {
   enqueueFault,
   enqueuePhoto,
@@ -23,14 +23,16 @@ import {
 } from '../../offline';
 import { useSession } from '../../shell/session-context';
 import { Markdown } from '../../ui/Markdown';
-import { calculate } from '../../rules/local';
-import { missingSignoffs, SignoffPanel } from '../../rules/Signoffs';
+import { calculate, calculationInputs } from '../../rules/local';
+import { meaningsOf, missingSignoffs, SignoffPanel, validSignature } from '../../rules/Signoffs';
+import type { StepState } from '../../rules/progress';
 import { ConflictPanel } from './conflicts';
 import { CalculatedField, PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';
 import { JobStateBadges, personName, rangeText, valueText } from './common';
 import { useLocalJob } from './hooks';
 import { plainText } from '../../ui/plain-text';
-import { jobRules, missingComments, missingRequired, type SeenRecord, type StepRule } from './job-rules';
+import { jobProgress, jobRules, missingComments, missingRequired, stepStates, type SeenRecord, type StepRule } from './job-rules';
+import { STATE_TONE, StepOutline, type OutlineSection } from './step-outline';
 import { NotApplicableButton, NotApplyingNotice } from './step-rules';
 
 function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<string, DraftValue> {
@@ -94,6 +96,21 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
   // closed for recording once the server closed it, or once its completion is queued (until the server answers)
   const closed = isClosed(view.queuedState);
   const step = steps[index];
+  const states = useMemo(() => stepStates(view, rules), [view, rules]);
+  const progress = useMemo(() => jobProgress(view, rules), [view, rules]);
+  const href = (i: number) => `/app/jobs/${databaseId}/run?step=${i >= steps.length ? 'review' : i + 1}`;
+  const sections: OutlineSection[] = view.job.version.content.sections.map((section) => ({
+    title: section.title,
+    steps: section.steps.map((s) => {
+      const i = steps.findIndex((st) => st.stepId === s.stepId);
+      return { stepId: s.stepId, number: i + 1, title: s.title, state: states[i], href: href(i), current: i === index };
+    }),
+  }));
+  // the step just opened starts in view (a long step scrolled down, "Save and next", a jump from the outline)
+  const main = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (main.current && main.current.getBoundingClientRect().top < 0) main.current.scrollIntoView({ block: 'start' });
+  }, [index]);
 
   const pause = async () => {
     await enqueueTransition(user, view.job.id, 'pause');
@@ -107,7 +124,8 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
         title={view.job.title}
         subtitle={
           <>
-            {step ? t('operator.run.stepOf', { n: index + 1, total: steps.length }) : t('operator.review.title')}{' '}
+            {step ? t('operator.run.stepNumber', { n: index + 1 }) : t('operator.review.title')} ·{' '}
+            <span class="run-progress">{t('operator.progress', { done: progress.done, total: progress.total })}</span>{' '}
             <JobStateBadges view={view} />
           </>
         }
@@ -124,38 +142,52 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
       />
       {!sync.online && sync.waiting > 0 && <Notice tone="warning">{t('operator.run.offline', { n: sync.waiting })}</Notice>}
       <ConflictPanel user={user} job={view.job} items={view.items} />
-      {closed ? (
-        <>
-          {isClosed(view.state) ? (
-            <Notice tone="info">{t('operator.run.closed', { state: t(`operator.state.${view.state}`) })}</Notice>
+      <div class="outline-layout">
+        <StepOutline sections={sections} progress={progress} review={{ href: href(steps.length), current: !step }} />
+        <div class="run-main" ref={main}>
+          {closed ? (
+            <>
+              {isClosed(view.state) ? (
+                <Notice tone="info">{t('operator.run.closed', { state: t(`operator.state.${view.state}`) })}</Notice>
+              ) : (
+                <Notice tone="warning">{t('operator.run.completionWaiting')}</Notice>
+              )}
+              <Review
+                user={user}
+                view={view}
+                rules={rules}
+                states={states}
+                onGoTo={go}
+                databaseId={databaseId}
+                online={sync.online}
+                readOnly
+              />
+            </>
+          ) : step && !rules[index].applies ? (
+            <NotApplyingStep
+              rule={rules[index]}
+              view={view}
+              last={index === steps.length - 1}
+              onBack={index > 0 ? () => go(index - 1) : undefined}
+              onNext={() => go(nextApplying(rules, index))}
+            />
+          ) : step ? (
+            <StepForm
+              key={step.stepId}
+              user={user}
+              view={view}
+              rules={rules}
+              step={step}
+              last={index === steps.length - 1}
+              onBack={index > 0 ? () => go(index - 1) : undefined}
+              onSaved={() => void afterSave(index)}
+              online={sync.online}
+            />
           ) : (
-            <Notice tone="warning">{t('operator.run.completionWaiting')}</Notice>
+            <Review user={user} view={view} rules={rules} states={states} onGoTo={go} databaseId={databaseId} online={sync.online} />
           )}
-          <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} readOnly />
-        </>
-      ) : step && !rules[index].applies ? (
-        <NotApplyingStep
-          rule={rules[index]}
-          view={view}
-          last={index === steps.length - 1}
-          onBack={index > 0 ? () => go(index - 1) : undefined}
-          onNext={() => go(nextApplying(rules, index))}
-        />
-      ) : step ? (
-        <StepForm
-          key={step.stepId}
-          user={user}
-          view={view}
-          rules={rules}
-          step={step}
-          last={index === steps.length - 1}
-          onBack={index > 0 ? () => go(index - 1) : undefined}
-          onSaved={() => void afterSave(index)}
-          online={sync.online}
-        />
-      ) : (
-        <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} />
-      )}
+        </div>
+      </div>
       <FaultDialog open={faultOpen} onClose={() => setFaultOpen(false)} user={user} jobId={view.job.id} stepId={step?.stepId ?? null} />
     </>
   );
@@ -268,9 +300,12 @@ function StepForm({
   const [busy, setBusy] = useState(false);
   const [skipOpen, setSkipOpen] = useState(false);
   const [reason, setReason] = useState('');
+  // saved, and the step asks for a sign-off: the page stays here and asks for it instead of moving on
+  const [asking, setAsking] = useState(false);
 
   const set = (field: FieldDef, value: DraftValue) => {
     setDraft({ ...draft, [field.key]: value });
+    setAsking(false); // changed after saving: it is saved (and signed) again
     // instant feedback: a required value given, or a number typed that is not one
     const next = { ...errors };
     delete next[field.key];
@@ -339,7 +374,9 @@ function StepForm({
       const failed = step.fields.some((f) => f.type === 'PASS_FAIL' && draft[f.key] === 'FAIL');
       await enqueueRecord(user, view.job, { stepId: step.stepId, status: failed ? 'FAILED' : 'DONE', values: await values(), comment });
       toast(savedLocally(t, online));
-      onSaved();
+      // recording a step again voids its signatures: a step that asks for a sign-off is signed after every save
+      if (meaningsOf(step.signoff).length > 0) setAsking(true);
+      else onSaved();
     } finally {
       setBusy(false);
     }
@@ -379,6 +416,7 @@ function StepForm({
           outOfLimits(field, parseNumber(draft[field.key] as string)),
     ) || [...calculated.values()].some((c) => 'outOfLimits' in c && c.outOfLimits);
 
+  const unsigned = meaningsOf(step.signoff).filter((m) => !validSignature(view.job.signoffs, step.stepId, m));
   const signBlocked = !online
     ? t('rules.signoff.offline')
     : !record
@@ -406,6 +444,7 @@ function StepForm({
             <CalculatedField
               key={field.key}
               field={field}
+              inputs={calculationInputs(view.job.version.content, step, field)}
               computed={calculated.get(field.key)}
               stored={record && !record.pending ? stored(field.key) : undefined}
             />
@@ -418,6 +457,7 @@ function StepForm({
           value={comment}
           onValue={(text) => {
             setComment(text);
+            setAsking(false);
             if (errors.comment && text.trim()) setErrors(({ comment: _, ...rest }) => rest);
           }}
           multiline
@@ -426,6 +466,16 @@ function StepForm({
           hint={deviates ? t('operator.run.commentHint') : undefined}
           error={errors.comment}
         />
+        {asking && (
+          <Notice tone="warning">
+            <span class="signoff-still-needed" role="status">
+              {unsigned.length > 0
+                ? t('operator.run.signoffNeeded', { meanings: unsigned.map((m) => t(`operator.run.signoffNeed.${m}`)).join(', ') })
+                : t('operator.run.signoffGiven')}{' '}
+              {unsigned.length > 0 && signBlocked ? t('operator.run.signoffWhenSent') : ''}
+            </span>
+          </Notice>
+        )}
         {step.signoff && (
           <SignoffPanel
             job={view.job}
@@ -433,6 +483,7 @@ function StepForm({
             user={me}
             blocked={signBlocked}
             offer={['PERFORMED', 'VERIFIED']}
+            ask={asking ? 'PERFORMED' : null}
             onSigned={(job) => {
               void keepServerJob(user, job);
               toast(t('rules.signoff.done'));
@@ -450,9 +501,21 @@ function StepForm({
           {t('operator.run.skip')}
         </Button>
         {step.allowNotApplicable && <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />}
-        <Button size="large" variant="primary" type="submit" busy={busy}>
-          {last ? t('operator.run.saveLast') : t('operator.run.next')}
-        </Button>
+        {asking ? (
+          <Button size="large" variant="primary" onClick={onSaved}>
+            {unsigned.length > 0
+              ? last
+                ? t('operator.run.reviewSignLater')
+                : t('operator.run.nextSignLater')
+              : last
+                ? t('rules.run.toReview')
+                : t('rules.run.nextStep')}
+          </Button>
+        ) : (
+          <Button size="large" variant="primary" type="submit" busy={busy}>
+            {last ? t('operator.run.saveLast') : t('operator.run.next')}
+          </Button>
+        )}
       </div>
       <Dialog
         open={skipOpen}
@@ -490,6 +553,7 @@ function Review({
   user,
   view,
   rules,
+  states,
   onGoTo,
   databaseId,
   online,
@@ -498,6 +562,7 @@ function Review({
   user: UserKey;
   view: LocalJobView;
   rules: readonly StepRule[];
+  states: readonly StepState[];
   onGoTo: (index: number) => void;
   databaseId: string;
   online: boolean;
@@ -603,38 +668,31 @@ function Review({
           </ul>
         </Card>
       )}
-      <ol class="review-steps">
-        {rules.map(({ step, record, applies }) => (
-          <li key={step.stepId} class={applies ? undefined : 'not-applying'}>
-            <span class="review-step-title">{step.title}</span>:{' '}
-            {!applies && !record
-              ? t('rules.review.notApplying')
-              : !record
-                ? t('operator.review.notRecorded')
-                : record.status === 'SKIPPED'
-                  ? t('operator.review.skipped', { reason: record.reason ?? '' })
-                  : record.values
-                      .map((v) =>
-                        valueText(
-                          t,
-                          step.fields.find((f) => f.key === v.key),
-                          v.value,
-                        ),
-                      )
-                      .join(', ')}
-            {!applies && record && <span class="not-applying-mark"> · {t('rules.review.noLongerApplies')}</span>}
-            {record?.pending && (
-              <span class="pending-mark">
-                {' '}
-                ·{' '}
-                {view.pendingRecords.get(step.stepId)?.state === 'pending'
-                  ? t('operator.run.pendingSync')
-                  : t('operator.queue.state.conflict')}
-              </span>
-            )}
-          </li>
-        ))}
-      </ol>
+      <h2 class="review-steps-heading">{t('operator.review.steps')}</h2>
+      {view.job.version.content.sections.map((section) => (
+        <details key={section.sectionId} class="review-section" open>
+          <summary>{section.title}</summary>
+          <ol class="review-steps">
+            {section.steps.map((s) => {
+              const rule = rules.find((r) => r.step.stepId === s.stepId)!;
+              return (
+                <ReviewStep
+                  key={s.stepId}
+                  rule={rule}
+                  state={states[rule.index]}
+                  view={view}
+                  missing={[
+                    ...missing.filter((m) => m.index === rule.index).map((m) => m.field.label),
+                    ...(uncommented.includes(rule) ? [t('operator.review.commentMissing')] : []),
+                    ...unsigned.filter((u) => u.stepId === s.stepId).map((u) => t(`operator.run.signoffNeed.${u.meaning}`)),
+                  ]}
+                  onGoTo={readOnly ? undefined : onGoTo}
+                />
+              );
+            })}
+          </ol>
+        </details>
+      ))}
       {!readOnly && blocked && (
         <p class="complete-blocked" id="complete-blocked">
           {t('operator.review.blocked')}
@@ -658,6 +716,94 @@ function Review({
         </div>
       )}
     </>
+  );
+}
+
+/** Stored photos of a record's value (file ids, or photos still on the device) as a list. */
+const photosOf = (value: unknown): DraftPhoto[] =>
+  value == null
+    ? []
+    : ((Array.isArray(value) ? value : [value]) as DraftPhoto[]).filter((p) => typeof p === 'number' || typeof p === 'object');
+
+/**
+ * One step in the review before completion, as it will be recorded: its state, every value (photos as
+ * thumbnails), the comment or the reason it was skipped, its sign-offs, and what is still missing.
+ */
+function ReviewStep({
+  rule,
+  state,
+  view,
+  missing,
+  onGoTo,
+}: {
+  rule: StepRule;
+  state: StepState;
+  view: LocalJobView;
+  missing: string[];
+  onGoTo?: (index: number) => void;
+}) {
+  const t = useT();
+  const { step, record, applies, index } = rule;
+  const signed = meaningsOf(step.signoff).map((meaning) => ({
+    meaning,
+    signature: validSignature(view.job.signoffs, step.stepId, meaning),
+  }));
+  return (
+    <li class={applies ? 'review-step' : 'review-step not-applying'} data-step={step.stepId} data-state={state}>
+      <p class="review-step-head">
+        <span class="review-step-title">{t('operator.review.step', { n: index + 1, title: step.title })}</span>{' '}
+        <Badge tone={STATE_TONE[state]}>{t(`operator.outline.state.${state}`)}</Badge>
+        {record?.pending && view.pendingRecords.get(step.stepId)?.state !== 'pending' && (
+          <span class="pending-mark"> · {t('operator.queue.state.conflict')}</span>
+        )}
+        {!applies && record && <span class="not-applying-mark"> · {t('rules.review.noLongerApplies')}</span>}
+      </p>
+      {!applies && !record ? null : !record ? (
+        <p class="hint">{t('operator.review.notRecorded')}</p>
+      ) : record.status === 'SKIPPED' ? (
+        <p>{t('operator.review.skipped', { reason: record.reason ?? '' })}</p>
+      ) : (
+        <dl class="review-values">
+          {step.fields
+            .filter((f) => f.type !== 'SIGNATURE')
+            .map((field) => {
+              const value = record.values.find((v) => v.key === field.key);
+              return (
+                <div key={field.key} class={value?.outOfLimits ? 'review-value value-out-of-limits' : 'review-value'}>
+                  <dt>{field.label}</dt>
+                  <dd>
+                    {field.type === 'PHOTO' && photosOf(value?.value).length > 0 ? (
+                      <PhotoList photos={photosOf(value?.value)} label={field.label} />
+                    ) : value?.error ? (
+                      t('rules.calculated.error', { error: value.error })
+                    ) : (
+                      valueText(t, field, value?.value)
+                    )}
+                    {value?.outOfLimits && field && rangeText(field) && ` (${t('operator.run.limits', { range: rangeText(field) })})`}
+                  </dd>
+                </div>
+              );
+            })}
+        </dl>
+      )}
+      {record?.comment && (
+        <p class="review-comment">
+          <strong>{t('operator.run.comment')}:</strong> {record.comment}
+        </p>
+      )}
+      {applies && signed.length > 0 && (
+        <ul class="review-signoffs">
+          {signed.map(({ meaning, signature }) => (
+            <li key={meaning}>
+              {t(`rules.signoff.role.${meaning}`)}{' '}
+              {signature ? signature.signerName : <Badge tone="warning">{t('rules.signoff.waiting')}</Badge>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {missing.length > 0 && <p class="review-step-missing">{t('operator.review.stillMissing', { list: missing.join(', ') })}</p>}
+      {onGoTo && (missing.length > 0 || state !== 'done') && applies && <GoToStep index={index} onGoTo={onGoTo} />}
+    </li>
   );
 }
 

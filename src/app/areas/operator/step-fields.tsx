@@ -108,16 +108,20 @@ function ChoiceGroup({
 /**
  * A CALCULATED field: read-only, its value computed live from what is typed
  * (the server computes the same when the step is recorded, and its stored
- * value is shown once it has one), with unit and limits like a NUMBER; a value
+ * value is shown once it has one), with unit, what it is computed from (by
+ * the fields' labels, not the formula) and limits like a NUMBER; a value
  * outside them is flagged in words, and one that cannot be computed says why.
  */
 export function CalculatedField({
   field,
   computed,
   stored,
+  inputs,
 }: {
   field: FieldDef;
   computed: Calculated | undefined;
+  /** what it is computed from, by label (rules/local.ts calculationInputs): the operator never sees the formula */
+  inputs: readonly string[];
   stored?: { value: unknown; outOfLimits: boolean; error?: string | null };
 }) {
   const t = useT();
@@ -141,7 +145,7 @@ export function CalculatedField({
             : t('rules.calculated.pending')}
       </output>
       <p class="hint" id={`${id}-hint`}>
-        {[t('rules.calculated.formula', { expression: field.expression ?? '' }), range && t('operator.run.limits', { range })]
+        {[inputs.length > 0 && t('rules.calculated.inputs', { inputs: inputs.join(', ') }), range && t('operator.run.limits', { range })]
           .filter(Boolean)
           .join(' · ')}
       </p>
