@@ -7,7 +7,7 @@ import { isUniqueViolation, withSavepoint, withTransaction } from '#db/transacti
 import { tenantScope } from '#db/tenant';
 import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { deserializeContent } from '#domain/content';
+import { deserializeContent, type Content } from '#domain/content';
 import { grantExpiry, isExpired, MAX_LEVELS, SkillName } from '#domain/qualifications';
 import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { emitEvent } from '#events/emit';
@@ -340,10 +340,18 @@ async function overrideTarget(trx: Kysely<DB>, actor: UserActor, input: { jobId?
 
 // ── Before the work: the gate's verdict, asked ───────────────────────────────
 
-/** The caller's standing on a job they can see (Job.viewerQualification): what starting it would be refused for. */
-export async function viewerStanding(deps: Deps, actor: UserActor, jobId: number): Promise<Standing> {
-  const target = await overrideTarget(deps.db.kysely, actor, { jobId });
-  return standingOf(deps.db.kysely, actor.scope, actor.userId, target.required, target, deps.clock.now());
+/**
+ * The caller's standing on a job they can see, of the version whose content is given (Job.viewerQualification):
+ * what starting it would be refused for. A version requiring nothing costs no statement (a page of jobs asks it).
+ */
+export function viewerStanding(
+  deps: Deps,
+  actor: UserActor,
+  job: { id: number; templateId: number; versionId: number },
+  content: Content,
+): Promise<Standing> {
+  const target = { templateId: job.templateId, versionId: job.versionId, jobId: job.id };
+  return standingOf(deps.db.kysely, actor.scope, actor.userId, jobRequirements(content), target, deps.clock.now());
 }
 
 /** users one question may ask about (a New job form's assignees) */

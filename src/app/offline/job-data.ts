@@ -5,6 +5,7 @@
  */
 
 import { serverHasNotApplicable } from '../api/features';
+import { QUALIFICATION_FIELDS, type QualificationCheck } from '../rules/qualification';
 
 export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
@@ -127,6 +128,8 @@ export interface JobData {
   signoffs?: StepSignatureData[];
   /** what completeJob would refuse now for the signed-in user (the server's own checks; absent on older copies) */
   completionBlockers?: { code: string; stepId: string | null; message: string }[];
+  /** whether the signed-in user may work on it, the server's verdict when fetched (absent on older copies) */
+  viewerQualification?: QualificationCheck;
   faults: { nodes: FaultData[] };
 }
 
@@ -143,6 +146,7 @@ export function jobDocumentFields(notApplicable: boolean): string {
     when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
     fields { key label type required unit min max options optionLabels expression } } } } }
   completionBlockers { code stepId message }
+  viewerQualification { ${QUALIFICATION_FIELDS} }
   records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt capturedAt receivedAt revision }
   steps { stepId applies reason }
   signoffs { stepId signer { ${PERSON} } signerName meaning signedAt invalidatedAt }

@@ -315,8 +315,11 @@ export const skillsModule: SchemaModule = {
     Job: {
       qualificationOverrides: async (job: PresentedJob, _: unknown, ctx: Ctx) =>
         (await overridesOfJobFor(ctx.deps, ctx.actor, job)).map(presentOverride),
-      viewerQualification: async (job: PresentedJob, _: unknown, ctx: Ctx) =>
-        presentStanding(ctx.actor.userId, await viewerStanding(ctx.deps, ctx.actor, job.id)),
+      viewerQualification: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const version = await ctx.loaders.versionContent.load(job.versionId);
+        const standing = await viewerStanding(ctx.deps, ctx.actor, job, version?.content ?? { sections: [] });
+        return presentStanding(ctx.actor.userId, standing);
+      },
     },
     Template: {
       assigneeQualifications: async (template: PresentedTemplate, args: { userIds: string[] }, ctx: Ctx) => {

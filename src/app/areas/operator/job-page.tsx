@@ -10,6 +10,8 @@ import { JobStateBadges, PriorityBadge, personName } from './common';
 import { QueueStates } from './queue-states';
 import { useLocalJob } from './hooks';
 import { FaultDialog } from './run-page';
+import { refusalText } from '../../rules/qualification';
+import { QualificationNotice } from '../../rules/QualificationNotice';
 
 interface HandOff {
   id: number;
@@ -65,6 +67,9 @@ function JobOverview({
     (r) => view.pendingRecords.get(r.step.stepId)?.state === 'pending' && !job.records.some((c) => c.stepId === r.step.stepId),
   ).length;
   const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
+  // the server's verdict: an unqualified user is told why before starting, and Start is disabled with that reason
+  const refused = !closed && job.viewerQualification && !job.viewerQualification.qualified;
+  const runLabel = closed ? t('operator.job.view') : recorded + waiting > 0 ? t('operator.job.continue') : t('operator.job.run');
   return (
     <>
       <PageHeader
@@ -75,11 +80,24 @@ function JobOverview({
           </>
         }
         actions={
-          <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
-            {closed ? t('operator.job.view') : recorded + waiting > 0 ? t('operator.job.continue') : t('operator.job.run')}
-          </LinkButton>
+          refused ? (
+            <Button
+              variant="primary"
+              size="large"
+              disabled
+              aria-describedby="qualification-refusal"
+              title={refusalText(t, formatDate, job.viewerQualification)}
+            >
+              {runLabel}
+            </Button>
+          ) : (
+            <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
+              {runLabel}
+            </LinkButton>
+          )
         }
       />
+      {!closed && <QualificationNotice check={job.viewerQualification} id="qualification-refusal" />}
       {source === 'device' ? (
         <Notice tone="warning">{t('operator.job.fromDevice')}</Notice>
       ) : (

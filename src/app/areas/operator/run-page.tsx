@@ -2,6 +2,10 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useT, type Translate } from '../../i18n';
 import { Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
+import { QualificationNotice } from '../../rules/QualificationNotice';
+
+/** the notice saying why an unqualified user cannot record: what the disabled buttons name as their description */
+const QUALIFICATION_NOTICE = 'qualification-refusal';
 import {
   enqueueFault,
   enqueuePhoto,
@@ -94,6 +98,8 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
   // closed for recording once the server closed it, or once its completion is queued (until the server answers)
   const closed = isClosed(view.queuedState);
   const step = steps[index];
+  // the server's verdict when the job was fetched: an unqualified user records nothing the server would refuse
+  const refused = !closed && view.job.viewerQualification?.qualified === false;
 
   const pause = async () => {
     await enqueueTransition(user, view.job.id, 'pause');
@@ -124,6 +130,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
       />
       {!sync.online && sync.waiting > 0 && <Notice tone="warning">{t('operator.run.offline', { n: sync.waiting })}</Notice>}
       <ConflictPanel user={user} job={view.job} items={view.items} />
+      {!closed && <QualificationNotice check={view.job.viewerQualification} id={QUALIFICATION_NOTICE} />}
       {closed ? (
         <>
           {isClosed(view.state) ? (
@@ -152,6 +159,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
           onBack={index > 0 ? () => go(index - 1) : undefined}
           onSaved={() => void afterSave(index)}
           online={sync.online}
+          refused={refused}
         />
       ) : (
         <Review user={user} view={view} rules={rules} onGoTo={go} databaseId={databaseId} online={sync.online} />
@@ -249,6 +257,7 @@ function StepForm({
   onBack,
   onSaved,
   online,
+  refused,
 }: {
   user: UserKey;
   view: LocalJobView;
@@ -258,6 +267,8 @@ function StepForm({
   onBack?: () => void;
   onSaved: () => void;
   online: boolean;
+  /** the user may not work on the job (the server's qualification verdict): recording is disabled, the notice says why */
+  refused: boolean;
 }) {
   const t = useT();
   const { user: me } = useSession().session;
@@ -446,11 +457,26 @@ function StepForm({
             {t('operator.run.previous')}
           </Button>
         )}
-        <Button size="large" variant="ghost" onClick={() => setSkipOpen(true)}>
+        <Button
+          size="large"
+          variant="ghost"
+          onClick={() => setSkipOpen(true)}
+          disabled={refused}
+          aria-describedby={refused ? QUALIFICATION_NOTICE : undefined}
+        >
           {t('operator.run.skip')}
         </Button>
-        {step.allowNotApplicable && <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />}
-        <Button size="large" variant="primary" type="submit" busy={busy}>
+        {step.allowNotApplicable && !refused && (
+          <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />
+        )}
+        <Button
+          size="large"
+          variant="primary"
+          type="submit"
+          busy={busy}
+          disabled={refused}
+          aria-describedby={refused ? QUALIFICATION_NOTICE : undefined}
+        >
           {last ? t('operator.run.saveLast') : t('operator.run.next')}
         </Button>
       </div>
