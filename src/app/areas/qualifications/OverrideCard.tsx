@@ -32,7 +32,10 @@ export function OverrideCard({
   const mayOverride = open && can.overrideQualification(user);
   if (overrides.length === 0 && !mayOverride) return null;
   return (
-    <Card heading={t('qualifications.override.heading', { n: overrides.length })}>
+    <Card
+      heading={t('qualifications.override.heading', { n: overrides.length })}
+      aria-label={t('qualifications.override.heading', { n: overrides.length })}
+    >
       {overrides.length === 0 ? (
         <p class="hint">{t('qualifications.override.none')}</p>
       ) : (

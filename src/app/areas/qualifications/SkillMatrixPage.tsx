@@ -205,19 +205,17 @@ export default function SkillMatrixPage() {
             <ul class="override-list">
               {overrides.value.map((o, i) => (
                 <li key={i}>
-                  <strong>{o.user ? personName(o.user) : t('qualifications.overrides.gone')}</strong>
-                  {' · '}
-                  {o.job ? (
-                    <a href={jobRecordPath(o.job.databaseId)}>{o.job.title}</a>
-                  ) : (
-                    t('qualifications.overrides.template', { title: o.template?.title ?? '' })
-                  )}
-                  <br />
-                  {t('qualifications.overrides.reason', { reason: o.reason })}
-                  <br />
-                  <span class="muted">
-                    {t('qualifications.overrides.by', { name: o.overriddenByName, date: formatDate(o.createdAt, true) })}
-                  </span>
+                  <p>
+                    <strong>{o.user ? personName(o.user) : t('qualifications.overrides.gone')}</strong>
+                    {' · '}
+                    {o.job ? (
+                      <a href={jobRecordPath(o.job.databaseId)}>{o.job.title}</a>
+                    ) : (
+                      t('qualifications.overrides.template', { title: o.template?.title ?? '' })
+                    )}
+                  </p>
+                  <p>{t('qualifications.overrides.reason', { reason: o.reason })}</p>
+                  <p class="muted">{t('qualifications.overrides.by', { name: o.overriddenByName, date: formatDate(o.createdAt, true) })}</p>
                 </li>
               ))}
             </ul>
