@@ -146,6 +146,7 @@ test('a skill required in the editor, New job naming who lacks it, the operator 
   const reason = (await operator.locator(`#${reasonId}`).textContent()) ?? '';
   assert.match(reason, `needs ${SKILL}, level 2 (you do not hold it)`);
   assert.match(reason, 'Ask your supervisor');
+  await operator.locator('.job-details').getByText(`${SKILL}, level 2`).waitFor();
   // the run page, opened directly, records nothing either
   await operator.goto(`${wip.url}/app/jobs/${jobId}/run`);
   await waitForPage(operator);

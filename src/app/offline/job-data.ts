@@ -121,7 +121,8 @@ export interface JobData {
   asset: { id: string; name: string; serialNumber: string | null } | null;
   template: { id: string; title: string };
   assignees: PersonRef[];
-  version: { id: string; number: number; content: { sections: SectionDef[] } };
+  /** `qualifications`: the skills whoever works on the job must hold (absent on older copies) */
+  version: { id: string; number: number; content: { sections: SectionDef[]; qualifications?: { skill: string; level: number }[] } };
   records: StepRecordData[];
   /** every step in reading order with whether it applies (absent from a copy kept before the app knew them) */
   steps?: JobStepData[];
@@ -142,7 +143,7 @@ export function jobDocumentFields(notApplicable: boolean): string {
   asset { id name serialNumber }
   template { id title }
   assignees { ${PERSON} }
-  version { id number content(language: $language) { language sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
+  version { id number content(language: $language) { language qualifications { skill level } sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
     when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
     fields { key label type required unit min max options optionLabels expression } } } } }
   completionBlockers { code stepId message }

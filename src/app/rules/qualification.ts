@@ -54,3 +54,8 @@ export function refusalText(t: Translate, formatDate: FormatDate, check: Qualifi
   if (!check || check.qualified) return '';
   return lackTexts(t, formatDate, check).join('; ');
 }
+
+/** A version's required skills in words: "Pump maintenance, level 2; Forklift, level 1". */
+export function requiredSkillsText(t: Translate, required: readonly { skill: string; level: number }[]): string {
+  return required.map((r) => t('rules.qualification.required', { skill: r.skill, level: r.level })).join('; ');
+}

@@ -451,6 +451,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
 
 /** A problem's path in words: "Step 2 · Field 1 · max". */
 function describePath(t: Translate, path: string, content: EditorContent): string {
+  if (path.startsWith('qualifications')) return t('author.skills.heading');
   const m = /^sections\.(\d+)(?:\.steps\.(\d+))?(?:\.fields\.(\d+))?\.?(.*)$/.exec(path);
   if (!m) return path || t('author.editor.document');
   const parts: string[] = [];

@@ -5,6 +5,7 @@ import { SignoffPanel } from '../../rules/Signoffs';
 import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, toast, useAsync, type Tone } from '../../ui';
 import { OverrideCard } from '../qualifications/OverrideCard';
+import { requiredSkillsText } from '../../rules/qualification';
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
@@ -81,6 +82,12 @@ function Record({ job, reload }: { job: JobRecord; reload: () => void }) {
             label={t('jobs.record.assignees')}
             value={job.assignees.length ? job.assignees.map(personName).join(', ') : t('jobs.record.nobody')}
           />
+          {(job.version.content.qualifications ?? []).length > 0 && (
+            <Detail
+              label={t('rules.qualification.requiredLabel')}
+              value={requiredSkillsText(t, job.version.content.qualifications ?? [])}
+            />
+          )}
           {job.coworkers.length > 0 && <Detail label={t('jobs.record.coworkers')} value={job.coworkers.map(personName).join(', ')} />}
           {job.cancelReason && <Detail label={t('jobs.record.cancelReason')} value={job.cancelReason} />}
         </dl>

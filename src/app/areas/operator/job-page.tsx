@@ -10,7 +10,7 @@ import { JobStateBadges, PriorityBadge, personName } from './common';
 import { QueueStates } from './queue-states';
 import { useLocalJob } from './hooks';
 import { FaultDialog } from './run-page';
-import { refusalText } from '../../rules/qualification';
+import { refusalText, requiredSkillsText } from '../../rules/qualification';
 import { QualificationNotice } from '../../rules/QualificationNotice';
 
 interface HandOff {
@@ -123,6 +123,12 @@ function JobOverview({
             <dt>{t('operator.job.due')}</dt>
             <dd>{job.dueAt ? formatDate(job.dueAt, true) : t('operator.jobs.noDue')}</dd>
           </div>
+          {(job.version.content.qualifications ?? []).length > 0 && (
+            <div>
+              <dt>{t('rules.qualification.requiredLabel')}</dt>
+              <dd>{requiredSkillsText(t, job.version.content.qualifications ?? [])}</dd>
+            </div>
+          )}
           {job.assignees.length > 0 && (
             <div>
               <dt>{t('operator.job.assignees')}</dt>
