@@ -83,7 +83,8 @@ checks('Job.viewerQualification: the gate verdict before starting — missing, t
   ]);
 
   // the welder's grant runs out: expired counts as lacking, like the gate
-  const past = new Date(Date.now() - 60_000).toISOString();
+  // the server's clock stands still (ManualClock): a minute before its now
+  const past = new Date(server.clock.now().getTime() - 60_000).toISOString();
   await server.deps.db.kysely.updateTable('user_skills').set({ expires_at: past }).where('user_id', '=', welder.id).execute();
   const expired = await viewer(welder, job.id);
   assert.is(expired.qualified, false);
