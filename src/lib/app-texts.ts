@@ -19,6 +19,8 @@ import rulesEn from '../../config/i18n/app/rules.en.json';
 import rulesDe from '../../config/i18n/app/rules.de.json';
 import jobsEn from '../../config/i18n/app/jobs.en.json';
 import jobsDe from '../../config/i18n/app/jobs.de.json';
+import qualificationsEn from '../../config/i18n/app/qualifications.en.json';
+import qualificationsDe from '../../config/i18n/app/qualifications.de.json';
 
 /** The app's languages with complete texts. */
 export const APP_LANGUAGES = ['en', 'de'] as const;
@@ -26,8 +28,26 @@ export type AppLanguage = (typeof APP_LANGUAGES)[number];
 
 /** Each area's file; a key `x.y` of the operator's file is `operator.x.y` in the namespace. */
 const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
-  en: { shell: shellEn, author: authorEn, review: reviewEn, operator: operatorEn, supervisor: supervisorEn, rules: rulesEn, jobs: jobsEn },
-  de: { shell: shellDe, author: authorDe, review: reviewDe, operator: operatorDe, supervisor: supervisorDe, rules: rulesDe, jobs: jobsDe },
+  en: {
+    shell: shellEn,
+    author: authorEn,
+    review: reviewEn,
+    operator: operatorEn,
+    supervisor: supervisorEn,
+    rules: rulesEn,
+    jobs: jobsEn,
+    qualifications: qualificationsEn,
+  },
+  de: {
+    shell: shellDe,
+    author: authorDe,
+    review: reviewDe,
+    operator: operatorDe,
+    supervisor: supervisorDe,
+    rules: rulesDe,
+    jobs: jobsDe,
+    qualifications: qualificationsDe,
+  },
 };
 
 /** The `app` namespace's built-in texts of a language: key (`<area>.<key>`) → text. */

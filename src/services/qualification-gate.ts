@@ -58,6 +58,33 @@ export async function shortfallOf(
   };
 }
 
+/** The gate's verdict on one user: what they lack, and whether they may work all the same. */
+export interface Standing extends Shortfall {
+  /** lacks nothing, or an override covers what they lack */
+  qualified: boolean;
+  /** an override lets them work although they lack something */
+  overridden: boolean;
+}
+
+/**
+ * Whether the user may work on the target now, by the rule assertQualified
+ * refuses with: what they lack, unless an override covers it. What the app
+ * shows before the work (Job.viewerQualification) is this same verdict.
+ */
+export async function standingOf(
+  trx: Kysely<DB>,
+  scope: TenantScope,
+  userId: number,
+  required: readonly SkillRequirement[],
+  target: GateTarget,
+  now: Date,
+): Promise<Standing> {
+  const shortfall = await shortfallOf(trx, scope, userId, required, target, now);
+  if (shortfall.skills.length === 0 && shortfall.retrainingDue.length === 0) return { ...shortfall, qualified: true, overridden: false };
+  const overridden = !!(await findOverride(trx, scope, userId, target.versionId, target.jobId));
+  return { ...shortfall, qualified: overridden, overridden };
+}
+
 /**
  * Refuses the first of `userIds` who lacks a required, valid skill (or has a
  * retraining of the template due), unless an override lets them work on the
@@ -76,10 +103,9 @@ export async function assertQualified(
 ): Promise<void> {
   if (!required || required.length === 0) return;
   for (const userId of new Set(userIds)) {
-    const shortfall = await shortfallOf(trx, scope, userId, required, target, now);
-    if (shortfall.skills.length === 0 && shortfall.retrainingDue.length === 0) continue;
-    if (await findOverride(trx, scope, userId, target.versionId, target.jobId)) continue;
-    throw notQualified(userId, shortfall.skills, shortfall.retrainingDue, {
+    const standing = await standingOf(trx, scope, userId, required, target, now);
+    if (standing.qualified) continue;
+    throw notQualified(userId, standing.skills, standing.retrainingDue, {
       action: where.action,
       jobId: target.jobId,
       ...(where.stepId && { stepId: where.stepId }),

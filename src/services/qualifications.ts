@@ -7,7 +7,7 @@ import { isUniqueViolation, withSavepoint, withTransaction } from '#db/transacti
 import { tenantScope } from '#db/tenant';
 import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { deserializeContent } from '#domain/content';
+import { deserializeContent, type Content } from '#domain/content';
 import { grantExpiry, isExpired, MAX_LEVELS, SkillName } from '#domain/qualifications';
 import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { emitEvent } from '#events/emit';
@@ -37,7 +37,7 @@ import { getJobById, loadJobMembers } from '#repos/jobs';
 import { findVersionById, findVersionInState } from '#repos/template-versions';
 import { listActiveUserIdsWithAnyRole, loadUsersByIds } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
-import { jobRequirements, shortfallOf } from './qualification-gate';
+import { jobRequirements, shortfallOf, standingOf, type Standing } from './qualification-gate';
 import { notifyUsers } from './notifications';
 
 /**
@@ -336,6 +336,51 @@ async function overrideTarget(trx: Kysely<DB>, actor: UserActor, input: { jobId?
     jobId: null,
     required: jobRequirements(deserializeContent(version.content)),
   };
+}
+
+// ── Before the work: the gate's verdict, asked ───────────────────────────────
+
+/**
+ * The caller's standing on a job they can see, of the version whose content is given (Job.viewerQualification):
+ * what starting it would be refused for. A version requiring nothing costs no statement (a page of jobs asks it).
+ */
+export function viewerStanding(
+  deps: Deps,
+  actor: UserActor,
+  job: { id: number; templateId: number; versionId: number },
+  content: Content,
+): Promise<Standing> {
+  const target = { templateId: job.templateId, versionId: job.versionId, jobId: job.id };
+  return standingOf(deps.db.kysely, actor.scope, actor.userId, jobRequirements(content), target, deps.clock.now());
+}
+
+/** users one question may ask about (a New job form's assignees) */
+export const MAX_STANDING_USERS = 50;
+
+/**
+ * Whether each user could be assigned a job of the template's published
+ * version now (Template.assigneeQualifications, the New job form): the check
+ * createJob refuses with, asked before. Ids of no user of the client are left out.
+ * @throws AppError FORBIDDEN (not a job planner), NOT_FOUND (template), NO_PUBLISHED_VERSION,
+ *   VALIDATION_ERROR (more than MAX_STANDING_USERS users)
+ */
+export async function assigneeStandings(
+  deps: Deps,
+  actor: UserActor,
+  templateId: number,
+  userIds: readonly number[],
+): Promise<{ userId: number; standing: Standing }[]> {
+  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  if (userIds.length > MAX_STANDING_USERS)
+    throw validationFailed({ fields: [{ path: 'userIds', message: `at most ${MAX_STANDING_USERS} users` }] });
+  const db = deps.db.kysely;
+  const target = await overrideTarget(db, actor, { templateId });
+  const users = await loadUsersByIds(db, actor.scope, [...new Set(userIds)]);
+  const now = deps.clock.now();
+  const standings: { userId: number; standing: Standing }[] = [];
+  for (const user of users)
+    standings.push({ userId: user.id, standing: await standingOf(db, actor.scope, user.id, target.required, target, now) });
+  return standings;
 }
 
 export const OVERRIDES_LIMIT = 200;

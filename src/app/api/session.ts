@@ -124,4 +124,12 @@ export const can = {
   createJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.createJob),
   /** acknowledge deviations and sign a completed job REVIEWED (docs/execution-rules.md) */
   reviewJobs: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(JOB_TRANSITIONS, 'review')),
+  /** the skill matrix, expiring skills and the overrides (docs/qualifications.md) */
+  readQualifications: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.readQualifications),
+  /** create the client's skills */
+  manageSkills: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.manageSkills),
+  /** grant and revoke others' skills, signing as trainer */
+  grantSkills: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.grantSkills),
+  /** let someone lacking a required skill work on a job anyway, with a reason */
+  overrideQualification: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.overrideQualification),
 };

@@ -5,6 +5,7 @@
  */
 
 import { serverHasNotApplicable } from '../api/features';
+import { QUALIFICATION_FIELDS, type QualificationCheck } from '../rules/qualification';
 
 export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
@@ -120,13 +121,16 @@ export interface JobData {
   asset: { id: string; name: string; serialNumber: string | null } | null;
   template: { id: string; title: string };
   assignees: PersonRef[];
-  version: { id: string; number: number; content: { sections: SectionDef[] } };
+  /** `qualifications`: the skills whoever works on the job must hold (absent on older copies) */
+  version: { id: string; number: number; content: { sections: SectionDef[]; qualifications?: { skill: string; level: number }[] } };
   records: StepRecordData[];
   /** every step in reading order with whether it applies (absent from a copy kept before the app knew them) */
   steps?: JobStepData[];
   signoffs?: StepSignatureData[];
   /** what completeJob would refuse now for the signed-in user (the server's own checks; absent on older copies) */
   completionBlockers?: { code: string; stepId: string | null; message: string }[];
+  /** whether the signed-in user may work on it, the server's verdict when fetched (absent on older copies) */
+  viewerQualification?: QualificationCheck;
   faults: { nodes: FaultData[] };
 }
 
@@ -139,10 +143,11 @@ export function jobDocumentFields(notApplicable: boolean): string {
   asset { id name serialNumber }
   template { id title }
   assignees { ${PERSON} }
-  version { id number content(language: $language) { language sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
+  version { id number content(language: $language) { language qualifications { skill level } sections { sectionId title when steps { stepId title body media mediaFiles { ${FILE} }
     when signoff { performer verifier { roles } }${notApplicable ? ' allowNotApplicable' : ''}
     fields { key label type required unit min max options optionLabels expression } } } } }
   completionBlockers { code stepId message }
+  viewerQualification { ${QUALIFICATION_FIELDS} }
   records { stepId status values { key value outOfLimits error files { ${FILE} } } comment reason recordedBy { ${PERSON} } recordedAt capturedAt receivedAt revision }
   steps { stepId applies reason }
   signoffs { stepId signer { ${PERSON} } signerName meaning signedAt invalidatedAt }

@@ -40,7 +40,7 @@ export interface NavItem {
   icon?: string;
 }
 
-export type AreaId = 'author' | 'review' | 'operator' | 'supervisor' | 'verify' | 'jobs';
+export type AreaId = 'author' | 'review' | 'operator' | 'supervisor' | 'verify' | 'jobs' | 'qualifications';
 
 export interface Area {
   id: AreaId;

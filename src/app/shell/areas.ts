@@ -6,13 +6,14 @@ import { area as review } from '../areas/review';
 import { area as operator } from '../areas/operator';
 import { area as verify } from '../areas/verify';
 import { area as jobs } from '../areas/jobs';
+import { area as qualifications } from '../areas/qualifications';
 
 /**
  * Every area of the app, in the order of the navigation. The supervisor's
  * come before the operator's routes: /app/jobs/new is the supervisor's page,
  * not the operator's job "new" (the router takes the first match).
  */
-export const AREAS: readonly Area[] = [operator, supervisor, author, review, verify, jobs];
+export const AREAS: readonly Area[] = [operator, supervisor, author, review, verify, qualifications, jobs];
 
 /**
  * Routes in matching order (see AREAS). A path two areas offer (a template's page: the author's, and the reviewers'

@@ -11,6 +11,7 @@ const PATHS = {
   schedules: 'M4 6h16v14H4zM4 10h16M8 3v5M16 3v5M8 14h3v3H8z',
   signout: 'M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10',
   menu: 'M4 6h16M4 12h16M4 18h16',
+  skills: 'M12 3l2.5 5 5.5.8-4 3.9.9 5.5-4.9-2.6-4.9 2.6.9-5.5-4-3.9 5.5-.8zM5 21h14',
   language: 'M4 5h10M9 3v2M6 9c1.5 3 4 5 7 6M12 5c-1 4-4 8-8 10M13 21l4-9 4 9M14.5 18h5',
 } as const;
 

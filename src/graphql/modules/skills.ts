@@ -5,6 +5,8 @@ import { CONNECTION_ARGS, connectionTypeDefs, pageInput, toConnection, type Conn
 import { databaseIdOf, optionalDatabaseIdOf } from '../ids';
 import type { SkillRequirement } from '#domain/qualifications';
 import { presentJob, type PresentedJob } from '#presenters/jobs';
+import type { PresentedTemplate } from '#presenters/templates';
+import type { Standing } from '#services/qualification-gate';
 import {
   acknowledgeRetraining,
   createSkill,
@@ -23,6 +25,8 @@ import {
   revokeSkill,
   skillMatrix,
   userSkillExpired,
+  viewerStanding,
+  assigneeStandings,
   type CreateSkillInput,
   type PresentedOverride,
   type PresentedRetraining,
@@ -32,6 +36,15 @@ import { userColumns } from './me';
 import { templateColumns, versionColumns } from './templates';
 
 type Ctx = GraphQLContext;
+
+const presentStanding = (userId: number, s: Standing) => ({
+  userId,
+  qualified: s.qualified,
+  overridden: s.overridden,
+  lacking: s.skills,
+  retrainingDue: s.retrainingDue.length > 0,
+});
+type PresentedStanding = ReturnType<typeof presentStanding>;
 
 /**
  * Qualifications (docs/qualifications.md): skills, who holds them at which
@@ -163,6 +176,46 @@ export const skillsModule: SchemaModule = {
     extend type Job {
       "the qualification overrides the job ran under (set on it, or on its version for one of its members): deviations"
       qualificationOverrides: [QualificationOverride!]!
+      "whether the caller may work on the job now, by the rule that refuses with NOT_QUALIFIED: told before the work"
+      viewerQualification: QualificationCheck!
+    }
+
+    extend type Template {
+      """
+      Whether each user could be assigned a job of the published version now (the check createJob refuses with),
+      for job planners; at most 50 users, ids of no user of the client left out. NO_PUBLISHED_VERSION without one.
+      """
+      assigneeQualifications(userIds: [ID!]!): [QualificationCheck!]!
+    }
+
+    "Why NOT_QUALIFIED would refuse a user: a required skill not held, held at a lower level, or expired."
+    enum LackReason {
+      NOT_HELD
+      LEVEL_TOO_LOW
+      EXPIRED
+    }
+
+    "A required skill a user lacks (NOT_QUALIFIED's details.skills)."
+    type LackingSkill {
+      skill: String!
+      requiredLevel: Int!
+      "null: not held"
+      heldLevel: Int
+      "the held grant's expiry (past when EXPIRED)"
+      expiresAt: DateTime
+      reason: LackReason!
+    }
+
+    "A user's standing on a job (or on jobs of a template): what they lack, and whether they may work all the same."
+    type QualificationCheck {
+      user: User
+      "lacks nothing, or an override covers what they lack"
+      qualified: Boolean!
+      "an override lets the user work although they lack something"
+      overridden: Boolean!
+      lacking: [LackingSkill!]!
+      "a retraining of the template is due: the user reads what changed (myRetrainings) and acknowledges it"
+      retrainingDue: Boolean!
     }
 
     input CreateSkillInput {
@@ -262,6 +315,21 @@ export const skillsModule: SchemaModule = {
     Job: {
       qualificationOverrides: async (job: PresentedJob, _: unknown, ctx: Ctx) =>
         (await overridesOfJobFor(ctx.deps, ctx.actor, job)).map(presentOverride),
+      viewerQualification: async (job: PresentedJob, _: unknown, ctx: Ctx) => {
+        const version = await ctx.loaders.versionContent.load(job.versionId);
+        const standing = await viewerStanding(ctx.deps, ctx.actor, job, version?.content ?? { sections: [] });
+        return presentStanding(ctx.actor.userId, standing);
+      },
+    },
+    Template: {
+      assigneeQualifications: async (template: PresentedTemplate, args: { userIds: string[] }, ctx: Ctx) => {
+        const ids = args.userIds.map((id, i) => databaseIdOf(id, 'User', `userIds.${i}`));
+        return (await assigneeStandings(ctx.deps, ctx.actor, template.id, ids)).map((s) => presentStanding(s.userId, s.standing));
+      },
+    },
+    QualificationCheck: {
+      user: (check: PresentedStanding, _: unknown, ctx: Ctx, info: GraphQLResolveInfo) =>
+        ctx.loaders.user(userColumns.of(info)).load(check.userId),
     },
     Mutation: {
       createSkill: async (_: unknown, { input }: { input: CreateSkillInput }, ctx: Ctx) => ({

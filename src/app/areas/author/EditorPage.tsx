@@ -38,6 +38,7 @@ import { StepEditor } from './StepEditor';
 import { ErrorText } from './problems';
 import { Preview } from './Preview';
 import { ConditionEditor } from './ConditionEditor';
+import { SkillRequirements } from './SkillRequirements';
 import { ConflictDialog } from './ConflictDialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
@@ -186,6 +187,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
   // by id, not by position: a change that lands late (an upload finishing) still finds its step after a reorder
   const editStep = (stepId: string) => (change: (s: EditorStep) => EditorStep) =>
     edit((c) => ({
+      ...c,
       sections: c.sections.map((sec) =>
         sec.steps.some((st) => st.stepId === stepId)
           ? { ...sec, steps: sec.steps.map((st) => (st.stepId === stepId ? change(st) : st)) }
@@ -193,7 +195,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       ),
     }));
   const editSection = (sectionId: string, change: (s: EditorSection) => EditorSection) =>
-    edit((c) => ({ sections: c.sections.map((sec) => (sec.sectionId === sectionId ? change(sec) : sec)) }));
+    edit((c) => ({ ...c, sections: c.sections.map((sec) => (sec.sectionId === sectionId ? change(sec) : sec)) }));
 
   const problems = useMemo(() => {
     const map = new Map<string, string>();
@@ -320,6 +322,14 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
         <Preview content={content} files={files} sensors={sensors} />
       ) : (
         <>
+          <SkillRequirements
+            value={content.qualifications}
+            onChange={(qualifications) => edit((c) => ({ ...c, qualifications }))}
+            path="qualifications"
+            legend={t('author.skills.heading')}
+            hint={t('author.skills.hint')}
+            problems={problems}
+          />
           {content.sections.length === 0 && <p class="muted">{t('author.section.none')}</p>}
           <Reorder<EditorSection>
             items={content.sections}
@@ -327,7 +337,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
             nameOf={(s, i) => t('author.section.name', { number: i + 1, title: s.title })}
             label={t('author.section.list')}
             announce={announce}
-            onMove={(from, to) => edit((c) => ({ sections: moved(c.sections, from, to) }))}
+            onMove={(from, to) => edit((c) => ({ ...c, sections: moved(c.sections, from, to) }))}
             class="sections"
             render={(section, s, handle) => (
               <section class="section-editor" aria-labelledby={`section-heading-${section.sectionId}`}>
@@ -340,7 +350,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
                     type="button"
                     class="btn btn-danger"
                     onClick={() => {
-                      edit((c) => ({ sections: c.sections.filter((sec) => sec.sectionId !== section.sectionId) }));
+                      edit((c) => ({ ...c, sections: c.sections.filter((sec) => sec.sectionId !== section.sectionId) }));
                       announce(t('author.section.removed', { title: section.title }));
                     }}
                     aria-label={t('author.section.remove', { name: t('author.section.name', { number: s + 1, title: section.title }) })}
@@ -424,6 +434,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
               onClick={() => {
                 const title = t('author.section.defaultTitle', { number: content.sections.length + 1 });
                 edit((c) => ({
+                  ...c,
                   sections: [...c.sections, newSection(title, t('author.step.defaultTitle', { number: numbered.length + 1 }))],
                 }));
                 announce(t('author.section.added', { title }));
@@ -440,6 +451,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
 
 /** A problem's path in words: "Step 2 · Field 1 · max". */
 function describePath(t: Translate, path: string, content: EditorContent): string {
+  if (path.startsWith('qualifications')) return t('author.skills.heading');
   const m = /^sections\.(\d+)(?:\.steps\.(\d+))?(?:\.fields\.(\d+))?\.?(.*)$/.exec(path);
   if (!m) return path || t('author.editor.document');
   const parts: string[] = [];

@@ -3,6 +3,7 @@ import { useT } from '../../i18n';
 import { ConditionEditor } from './ConditionEditor';
 import { inputId, pathOf, stepsInOrder, type EditorContent, type EditorSignoff, type EditorStep, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
+import { SkillRequirements } from './SkillRequirements';
 
 /**
  * A step's execution rules (docs/execution-rules.md): when it applies (its
@@ -85,6 +86,16 @@ export function StepRules({
               </label>
             ))}
           </fieldset>
+        )}
+        {step.signoff && (
+          <SkillRequirements
+            value={signoff.skills ?? []}
+            onChange={(skills) => setSignoff({ ...signoff, skills })}
+            path={path('signoff.skills')}
+            legend={t('author.skills.signoffHeading')}
+            hint={t('author.skills.signoffHint')}
+            problems={problems}
+          />
         )}
         <ErrorText problems={problems} path={path('signoff')} />
         <ErrorText problems={problems} path={path('signoff.verifier.roles')} />

@@ -30,10 +30,18 @@ export interface EditorField {
   expression: string | null;
 }
 
+/** A skill at a level (docs/qualifications.md): named by the skill's name, level 1 to 4. */
+export interface SkillRequirement {
+  skill: string;
+  level: number;
+}
+
 /** The e-signatures a step needs (docs/execution-rules.md): the performer, and a verifier holding one of the roles. */
 export interface EditorSignoff {
   performer: boolean;
   verifier: { roles: string[] } | null;
+  /** the skills whoever signs must hold (absent: none) */
+  skills?: SkillRequirement[];
 }
 
 export interface StepModel {
@@ -63,6 +71,8 @@ export interface EditorSection {
 }
 
 export interface EditorContent {
+  /** the skills whoever works on a job of the version must hold (docs/qualifications.md) */
+  qualifications: SkillRequirement[];
   sections: EditorSection[];
 }
 
@@ -77,6 +87,10 @@ export const LIMITS = {
   body: 100_000,
   unit: 32,
   key: 64,
+  /** requirements per list (a version's, a step sign-off's) */
+  requirements: 20,
+  /** the highest level a skill can have */
+  level: 4,
 } as const;
 
 /** Which properties a field type uses (the others stay null). */
@@ -158,7 +172,7 @@ export interface StepAt {
 }
 
 export function updateSection(content: EditorContent, index: number, change: (s: EditorSection) => EditorSection): EditorContent {
-  return { sections: content.sections.map((s, i) => (i === index ? change(s) : s)) };
+  return { ...content, sections: content.sections.map((s, i) => (i === index ? change(s) : s)) };
 }
 
 export function updateStep(content: EditorContent, at: StepAt, change: (s: EditorStep) => EditorStep): EditorContent {
@@ -196,6 +210,7 @@ export function stepsInOrder(content: EditorContent): { at: StepAt; step: Editor
 
 /** GraphQL's Content (as read) → the editor's document. */
 export function fromServer(content: {
+  qualifications?: SkillRequirement[] | null;
   sections: {
     sectionId: string;
     title: string;
@@ -209,6 +224,7 @@ export function fromServer(content: {
   }[];
 }): EditorContent {
   return {
+    qualifications: (content.qualifications ?? []).map((r) => ({ skill: r.skill, level: r.level })),
     sections: content.sections.map((section) => ({
       sectionId: section.sectionId,
       title: section.title,
@@ -228,7 +244,11 @@ export function fromServer(content: {
           : null,
         when: step.when ?? null,
         signoff: step.signoff
-          ? { performer: step.signoff.performer, verifier: step.signoff.verifier ? { roles: [...step.signoff.verifier.roles] } : null }
+          ? {
+              performer: step.signoff.performer,
+              verifier: step.signoff.verifier ? { roles: [...step.signoff.verifier.roles] } : null,
+              skills: (step.signoff.skills ?? []).map((r) => ({ skill: r.skill, level: r.level })),
+            }
           : null,
         allowNotApplicable: step.allowNotApplicable === true,
         fields: step.fields.map((f) => ({
@@ -255,6 +275,7 @@ export function fromServer(content: {
  */
 export function toInput(content: EditorContent, notApplicable = false): unknown {
   return {
+    qualifications: content.qualifications.filter((r) => r.skill.trim()),
     sections: content.sections.map((section) => ({
       sectionId: section.sectionId,
       title: section.title,
@@ -268,7 +289,11 @@ export function toInput(content: EditorContent, notApplicable = false): unknown 
         when: step.when ?? null,
         signoff:
           step.signoff && (step.signoff.performer || step.signoff.verifier)
-            ? { performer: step.signoff.performer, verifier: step.signoff.verifier }
+            ? {
+                performer: step.signoff.performer,
+                verifier: step.signoff.verifier,
+                skills: (step.signoff.skills ?? []).filter((r) => r.skill.trim()),
+              }
             : null,
         ...(notApplicable && { allowNotApplicable: step.allowNotApplicable }),
         fields: step.fields.map((f) => {

@@ -1,6 +1,6 @@
 import { globalId } from '../../api/client';
 import { serverHasNotApplicable } from '../../api/features';
-import type { EditorContent, EditorField, EditorSignoff, StepModel } from './model';
+import type { EditorContent, EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
 
 /**
  * The GraphQL the author screens speak (the templates module,
@@ -89,7 +89,7 @@ export const SENSORS = /* GraphQL */ `
 `;
 
 const FIELD = 'key label type required unit min max options sensorId expression';
-const SIGNOFF = 'signoff { performer verifier { roles } }';
+const SIGNOFF = 'signoff { performer verifier { roles } skills { skill level } }';
 /** A step as the author's preview shows it (StepView), with its files: the review page reads the same. */
 export const STEP = `stepId title body media model { fileId anchorPose { position rotation } file { databaseId name contentType url size } }
   mediaFiles { databaseId name contentType url size } fields { ${FIELD} } when ${SIGNOFF}`;
@@ -120,12 +120,15 @@ export interface VersionDetail {
   rejectReason: string | null;
   updatedAt: string;
   updatedBy: { databaseId: number; firstName: string; lastName: string; email: string } | null;
-  content: { sections: { sectionId: string; title: string; when: unknown; steps: ServerStep[] }[] };
+  content: {
+    qualifications?: SkillRequirement[];
+    sections: { sectionId: string; title: string; when: unknown; steps: ServerStep[] }[];
+  };
 }
 
 const VERSION = `databaseId number state revision rejectReason updatedAt
   updatedBy { databaseId firstName lastName email }
-  content { sections { sectionId title when steps { ${STEP} } } }`;
+  content { qualifications { skill level } sections { sectionId title when steps { ${STEP} } } }`;
 
 export interface TemplateDetail {
   databaseId: number;

@@ -4,7 +4,9 @@ import { useI18n, type Translate } from '../../i18n';
 import { stepsOfJob, type FieldDef, type FileInfo, type StepDef, type StepRecordData } from '../../offline';
 import { SignoffPanel } from '../../rules/Signoffs';
 import { useSession } from '../../shell/session-context';
-import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, type Tone } from '../../ui';
+import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, toast, useAsync, type Tone } from '../../ui';
+import { OverrideCard } from '../qualifications/OverrideCard';
+import { requiredSkillsText } from '../../rules/qualification';
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
 import { StepOutline } from '../operator/step-outline';
@@ -23,7 +25,7 @@ import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation
  */
 export default function JobRecordPage({ id }: { id: string }) {
   const { t } = useI18n();
-  const [state] = useAsync(() => loadJobRecord(id), [id]);
+  const [state, reload] = useAsync(() => loadJobRecord(id), [id]);
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error' || !state.value) {
     const refused = state.status === 'error' && state.error instanceof ApiError && [401, 403].includes(state.error.status);
@@ -43,10 +45,10 @@ export default function JobRecordPage({ id }: { id: string }) {
       </>
     );
   }
-  return <Record job={state.value} />;
+  return <Record job={state.value} reload={reload} />;
 }
 
-function Record({ job }: { job: JobRecord }) {
+function Record({ job, reload }: { job: JobRecord; reload: () => void }) {
   const { t, formatDate } = useI18n();
   const steps = stepsOfJob(job);
   const jobFaults = job.faultList.nodes.filter((f) => !f.stepId || !steps.some((s) => s.stepId === f.stepId));
@@ -116,6 +118,12 @@ function Record({ job }: { job: JobRecord }) {
             label={t('jobs.record.assignees')}
             value={job.assignees.length ? job.assignees.map(personName).join(', ') : t('jobs.record.nobody')}
           />
+          {(job.version.content.qualifications ?? []).length > 0 && (
+            <Detail
+              label={t('rules.qualification.requiredLabel')}
+              value={requiredSkillsText(t, job.version.content.qualifications ?? [])}
+            />
+          )}
           {job.coworkers.length > 0 && <Detail label={t('jobs.record.coworkers')} value={job.coworkers.map(personName).join(', ')} />}
           {job.cancelReason && <Detail label={t('jobs.record.cancelReason')} value={job.cancelReason} />}
         </dl>
@@ -168,6 +176,15 @@ function Record({ job }: { job: JobRecord }) {
           <DeviationList deviations={jobDeviations} />
         )}
       </Card>
+      <OverrideCard
+        jobId={job.databaseId}
+        overrides={job.qualificationOverrides}
+        open={['OPEN', 'IN_PROGRESS', 'PAUSED'].includes(job.state)}
+        onOverridden={() => {
+          toast(t('qualifications.override.done'));
+          reload();
+        }}
+      />
       {job.handOffs && (
         <Card
           heading={t('jobs.record.handOffs', { n: job.handOffs.totalCount })}

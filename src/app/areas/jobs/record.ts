@@ -1,6 +1,7 @@
 import { ApiError, globalId, graphql, requestLanguage } from '../../api/client';
 import { jobDocument, type FaultData, type FileInfo, type JobData, type PersonRef } from '../../offline';
 import { DEVIATION_FIELDS, type Deviation } from '../review/exceptions';
+import { OVERRIDE_FIELDS, type Override } from '../qualifications/api';
 
 /**
  * What the job record page reads: the job as the app knows it (the operator's
@@ -38,6 +39,8 @@ export interface JobRecord extends JobData {
   faultList: { totalCount: number; nodes: RecordFault[] };
   deviations: RecordDeviation[];
   review: { signerName: string; signedAt: string; comment: string | null } | null;
+  /** who was let work on it lacking a required skill, and why (docs/qualifications.md) */
+  qualificationOverrides: Override[];
   /** null: the licence lacks the collaboration feature (no hand-offs are made there either) */
   handOffs: { totalCount: number; nodes: RecordHandOff[] } | null;
 }
@@ -60,7 +63,8 @@ const EXTRA = `createdAt createdBy { ${PERSON} } startedAt completedAt cancelRea
   faultList: faults(first: 100) { totalCount nodes { id databaseId stepId description severity state raisedBy { ${PERSON} } raisedAt capturedAt
     closedBy { ${PERSON} } closedAt closeNote photoFiles { ${FILE} } } }
   deviations { stepId ${DEVIATION_FIELDS} }
-  review { signerName signedAt comment }`;
+  review { signerName signedAt comment }
+  qualificationOverrides { ${OVERRIDE_FIELDS} }`;
 
 /** The first 100 hand-offs, like the faults. */
 const HAND_OFFS = `query AppJobHandOffs($id: ID!) { job(id: $id) { handOffs(first: 100) { totalCount nodes {

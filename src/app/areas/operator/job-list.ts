@@ -1,10 +1,15 @@
 import { graphql } from '../../api/client';
 import type { JobData } from '../../offline/job-data';
+import { QUALIFICATION_FIELDS } from '../../rules/qualification';
 
 /** The job lists of the operator (a small module: the home card needs it without the jobs page). */
-export type JobSummary = Pick<JobData, 'id' | 'databaseId' | 'title' | 'state' | 'priority' | 'dueAt' | 'asset' | 'template'>;
+export type JobSummary = Pick<
+  JobData,
+  'id' | 'databaseId' | 'title' | 'state' | 'priority' | 'dueAt' | 'asset' | 'template' | 'viewerQualification'
+>;
 
-const SUMMARY = 'id databaseId title state priority dueAt asset { id name serialNumber } template { id title }';
+const SUMMARY = `id databaseId title state priority dueAt asset { id name serialNumber } template { id title }
+  viewerQualification { ${QUALIFICATION_FIELDS} }`;
 const JOBS = `query OperatorJobs($filter: JobFilter) { jobs(last: 100, filter: $filter) { nodes { ${SUMMARY} } } }`;
 const OPEN_STATES = new Set(['OPEN', 'IN_PROGRESS', 'PAUSED']);
 const PRIORITY_ORDER = { HIGH: 0, MEDIUM: 1, LOW: 2 } as const;

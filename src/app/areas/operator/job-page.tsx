@@ -10,6 +10,8 @@ import { JobStateBadges, PriorityBadge, personName } from './common';
 import { QueueStates } from './queue-states';
 import { useLocalJob } from './hooks';
 import { FaultDialog } from './run-page';
+import { refusalText, requiredSkillsText } from '../../rules/qualification';
+import { QualificationNotice } from '../../rules/QualificationNotice';
 
 interface HandOff {
   id: number;
@@ -61,6 +63,9 @@ function JobOverview({
   const progress = jobProgress(view, jobRules(view));
   const progressText = t('operator.progress', { done: progress.done, total: progress.total });
   const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
+  // the server's verdict: an unqualified user is told why before starting, and Start is disabled with that reason
+  const refused = !closed && job.viewerQualification && !job.viewerQualification.qualified;
+  const runLabel = closed ? t('operator.job.view') : progress.total - progress.open > 0 ? t('operator.job.continue') : t('operator.job.run');
   return (
     <>
       <PageHeader
@@ -71,11 +76,24 @@ function JobOverview({
           </>
         }
         actions={
-          <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
-            {closed ? t('operator.job.view') : progress.total - progress.open > 0 ? t('operator.job.continue') : t('operator.job.run')}
-          </LinkButton>
+          refused ? (
+            <Button
+              variant="primary"
+              size="large"
+              disabled
+              aria-describedby="qualification-refusal"
+              title={refusalText(t, formatDate, job.viewerQualification)}
+            >
+              {runLabel}
+            </Button>
+          ) : (
+            <LinkButton variant="primary" size="large" href={`/app/jobs/${databaseId}/run${closed ? '?step=review' : ''}`}>
+              {runLabel}
+            </LinkButton>
+          )
         }
       />
+      {!closed && <QualificationNotice check={job.viewerQualification} id="qualification-refusal" />}
       {source === 'device' ? (
         <Notice tone="warning">{t('operator.job.fromDevice')}</Notice>
       ) : (
@@ -101,6 +119,12 @@ function JobOverview({
             <dt>{t('operator.job.due')}</dt>
             <dd>{job.dueAt ? formatDate(job.dueAt, true) : t('operator.jobs.noDue')}</dd>
           </div>
+          {(job.version.content.qualifications ?? []).length > 0 && (
+            <div>
+              <dt>{t('rules.qualification.requiredLabel')}</dt>
+              <dd>{requiredSkillsText(t, job.version.content.qualifications ?? [])}</dd>
+            </div>
+          )}
           {job.assignees.length > 0 && (
             <div>
               <dt>{t('operator.job.assignees')}</dt>

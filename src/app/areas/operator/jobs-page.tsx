@@ -6,6 +6,7 @@ import { storedJobs, userKey } from '../../offline';
 import { useSession } from '../../shell/session-context';
 import { PriorityBadge, StateBadge } from './common';
 import { loadJobs, sortJobs, type JobSummary } from './job-list';
+import { refusalText } from '../../rules/qualification';
 
 function matches(job: JobSummary, q: string): boolean {
   const needle = q.trim().toLowerCase();
@@ -76,6 +77,11 @@ export default function JobsPage({ query }: { query?: Record<string, string> }) 
                         {' · '}
                         {job.dueAt ? t('operator.jobs.due', { date: formatDate(job.dueAt, true) }) : t('operator.jobs.noDue')}
                       </p>
+                      {job.viewerQualification && !job.viewerQualification.qualified && (
+                        <p class="job-card-refusal">
+                          <strong>{t('rules.qualification.notQualified')}:</strong> {refusalText(t, formatDate, job.viewerQualification)}
+                        </p>
+                      )}
                     </Card>
                   </li>
                 ))}

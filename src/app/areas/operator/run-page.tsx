@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useT, type Translate } from '../../i18n';
 import { Badge, Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
+import { QualificationNotice } from '../../rules/QualificationNotice';
 import {
   enqueueFault,
   enqueuePhoto,
@@ -34,6 +35,9 @@ import { plainText } from '../../ui/plain-text';
 import { jobProgress, jobRules, missingComments, missingRequired, stepStates, type SeenRecord, type StepRule } from './job-rules';
 import { STATE_TONE, StepOutline, type OutlineSection } from './step-outline';
 import { NotApplicableButton, NotApplyingNotice } from './step-rules';
+
+/** the notice saying why an unqualified user cannot record: what the disabled buttons name as their description */
+const QUALIFICATION_NOTICE = 'qualification-refusal';
 
 function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<string, DraftValue> {
   const draft: Record<string, DraftValue> = {};
@@ -96,6 +100,8 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
   // closed for recording once the server closed it, or once its completion is queued (until the server answers)
   const closed = isClosed(view.queuedState);
   const step = steps[index];
+  // the server's verdict when the job was fetched: an unqualified user records nothing the server would refuse
+  const refused = !closed && view.job.viewerQualification?.qualified === false;
   const states = useMemo(() => stepStates(view, rules), [view, rules]);
   const progress = useMemo(() => jobProgress(view, rules), [view, rules]);
   const href = (i: number) => `/app/jobs/${databaseId}/run?step=${i >= steps.length ? 'review' : i + 1}`;
@@ -142,6 +148,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
       />
       {!sync.online && sync.waiting > 0 && <Notice tone="warning">{t('operator.run.offline', { n: sync.waiting })}</Notice>}
       <ConflictPanel user={user} job={view.job} items={view.items} />
+      {!closed && <QualificationNotice check={view.job.viewerQualification} id={QUALIFICATION_NOTICE} />}
       <div class="outline-layout">
         <StepOutline sections={sections} progress={progress} review={{ href: href(steps.length), current: !step }} />
         <div class="run-main" ref={main}>
@@ -182,6 +189,7 @@ function Runner({ user, view, databaseId, stepParam }: { user: UserKey; view: Lo
               onBack={index > 0 ? () => go(index - 1) : undefined}
               onSaved={() => void afterSave(index)}
               online={sync.online}
+              refused={refused}
             />
           ) : (
             <Review user={user} view={view} rules={rules} states={states} onGoTo={go} databaseId={databaseId} online={sync.online} />
@@ -281,6 +289,7 @@ function StepForm({
   onBack,
   onSaved,
   online,
+  refused,
 }: {
   user: UserKey;
   view: LocalJobView;
@@ -290,6 +299,8 @@ function StepForm({
   onBack?: () => void;
   onSaved: () => void;
   online: boolean;
+  /** the user may not work on the job (the server's qualification verdict): recording is disabled, the notice says why */
+  refused: boolean;
 }) {
   const t = useT();
   const { user: me } = useSession().session;
@@ -497,10 +508,18 @@ function StepForm({
             {t('operator.run.previous')}
           </Button>
         )}
-        <Button size="large" variant="ghost" onClick={() => setSkipOpen(true)}>
+        <Button
+          size="large"
+          variant="ghost"
+          onClick={() => setSkipOpen(true)}
+          disabled={refused}
+          aria-describedby={refused ? QUALIFICATION_NOTICE : undefined}
+        >
           {t('operator.run.skip')}
         </Button>
-        {step.allowNotApplicable && <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />}
+        {step.allowNotApplicable && !refused && (
+          <NotApplicableButton user={user} job={view.job} step={step} online={online} onMarked={onSaved} />
+        )}
         {asking ? (
           <Button size="large" variant="primary" onClick={onSaved}>
             {unsigned.length > 0
@@ -512,7 +531,14 @@ function StepForm({
                 : t('rules.run.nextStep')}
           </Button>
         ) : (
-          <Button size="large" variant="primary" type="submit" busy={busy}>
+          <Button
+            size="large"
+            variant="primary"
+            type="submit"
+            busy={busy}
+            disabled={refused}
+            aria-describedby={refused ? QUALIFICATION_NOTICE : undefined}
+          >
             {last ? t('operator.run.saveLast') : t('operator.run.next')}
           </Button>
         )}

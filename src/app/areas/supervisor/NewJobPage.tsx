@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useI18n } from '../../i18n';
 import { Button, Card, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, useAsync } from '../../ui';
-import { assets, assignableUsers, createJob, type Priority } from './api';
+import { assets, assigneeQualifications, assignableUsers, createJob, type Priority } from './api';
+import { lackTexts, type QualificationCheck } from '../../rules/qualification';
 import { PrioritySelect, TemplatePicker, useJobSubmit } from './job-form';
 
 /**
@@ -11,7 +12,7 @@ import { PrioritySelect, TemplatePicker, useJobSubmit } from './job-form';
  * assignees may run jobs, the caller may create them).
  */
 export default function NewJobPage() {
-  const { t } = useI18n();
+  const { t, formatDate } = useI18n();
   const [people] = useAsync(assignableUsers);
   const [assetList] = useAsync(assets);
 
@@ -23,6 +24,22 @@ export default function NewJobPage() {
   const [due, setDue] = useState('');
   const [assignees, setAssignees] = useState<number[]>([]);
   const { busy, error, fieldErrors, send } = useJobSubmit();
+  // who of the people listed could be given a job of the chosen template: the server's check, asked before creating
+  const [checks] = useAsync(
+    () =>
+      templateId && people.status === 'done'
+        ? assigneeQualifications(
+            Number(templateId),
+            people.value.users.map((u) => u.id),
+          )
+        : Promise.resolve(new Map<number, QualificationCheck>()),
+    [templateId, people.status],
+  );
+  const checkOf = (userId: number) => (checks.status === 'done' ? checks.value.get(userId) : undefined);
+  const lacks = (check: QualificationCheck | undefined) =>
+    check && !check.qualified ? lackTexts(t, formatDate, check, 'theirs').join('; ') : '';
+  const unqualifiedChosen =
+    people.status === 'done' ? people.value.users.filter((u) => assignees.includes(u.id) && lacks(checkOf(u.id))) : [];
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -101,16 +118,27 @@ export default function NewJobPage() {
             <fieldset class="assignees">
               <legend>{t('supervisor.newJob.assignees')}</legend>
               {people.value.users.length === 0 && <p class="hint">{t('supervisor.newJob.nobody')}</p>}
-              {people.value.users.map((user) => (
-                <Checkbox
-                  key={user.id}
-                  label={user.title ? `${user.name} · ${user.title}` : user.name}
-                  checked={assignees.includes(user.id)}
-                  onChecked={(checked) =>
-                    setAssignees((current) => (checked ? [...current, user.id] : current.filter((id) => id !== user.id)))
-                  }
-                />
+              {people.value.users.map((user) => {
+                const lacking = lacks(checkOf(user.id));
+                return (
+                  <Checkbox
+                    key={user.id}
+                    class={lacking ? 'assignee-unqualified' : undefined}
+                    label={user.title ? `${user.name} · ${user.title}` : user.name}
+                    hint={lacking ? t('supervisor.newJob.lacks', { reasons: lacking }) : undefined}
+                    checked={assignees.includes(user.id)}
+                    onChecked={(checked) =>
+                      setAssignees((current) => (checked ? [...current, user.id] : current.filter((id) => id !== user.id)))
+                    }
+                  />
+                );
+              })}
+              {unqualifiedChosen.map((user) => (
+                <p key={user.id} class="error" role="alert">
+                  {t('supervisor.newJob.lacksChosen', { name: user.name, reasons: lacks(checkOf(user.id)) })}
+                </p>
               ))}
+              {checks.status === 'error' && <ErrorNotice error={checks.error} />}
               {fieldErrors.assigneeIds && <p class="error">{fieldErrors.assigneeIds}</p>}
             </fieldset>
           )}

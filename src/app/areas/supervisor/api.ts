@@ -1,4 +1,5 @@
 import { api, globalId, graphql, query } from '../../api/client';
+import { QUALIFICATION_FIELDS, type QualificationCheck } from '../../rules/qualification';
 
 /** The supervisor's reads and writes: REST /api/client/supervision/* (src/http/routes/client/supervision) and GraphQL createJob. */
 
@@ -79,6 +80,24 @@ export const assignableUsers = () =>
     '/api/client/supervision/assignees',
   );
 export const deviations = (days: number) => api<Deviations>('GET', `/api/client/supervision/deviations${query({ days })}`);
+
+/** users one qualification question may name (Template.assigneeQualifications) */
+export const MAX_CHECKED_ASSIGNEES = 50;
+
+/**
+ * Whether each user could be given a job of the template now (the server's check createJob refuses with), by user id.
+ * Users beyond the first MAX_CHECKED_ASSIGNEES are not asked.
+ */
+export async function assigneeQualifications(templateId: number, userIds: readonly number[]): Promise<Map<number, QualificationCheck>> {
+  if (userIds.length === 0) return new Map();
+  const data = await graphql<{ node: { assigneeQualifications: (QualificationCheck & { user: { databaseId: number } | null })[] } | null }>(
+    `query AssigneeQualifications($id: ID!, $users: [ID!]!) {
+      node(id: $id) { ... on Template { assigneeQualifications(userIds: $users) { user { databaseId } ${QUALIFICATION_FIELDS} } } }
+    }`,
+    { id: globalId('Template', templateId), users: userIds.slice(0, MAX_CHECKED_ASSIGNEES).map((id) => globalId('User', id)) },
+  );
+  return new Map((data.node?.assigneeQualifications ?? []).flatMap((c) => (c.user ? [[c.user.databaseId, c] as const] : [])));
+}
 
 export interface PublishedTemplate {
   databaseId: number;

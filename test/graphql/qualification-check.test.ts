@@ -1,0 +1,153 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { buildClient, buildUser } from '../helpers/factories';
+import { gid, gql } from '../helpers/graphql';
+import { createJob, publishedTemplate, DOMAIN_TEST_ENV, SAMPLE_CONTENT } from '../helpers/domain';
+
+/**
+ * Qualifications told before the work (issue 41): Job.viewerQualification and
+ * Template.assigneeQualifications give the verdict of the gate that refuses
+ * with NOT_QUALIFIED — the same skills, levels and reasons, overrides counted —
+ * so the app can say "needs Welding, level 2" before an operator starts.
+ */
+
+let server: TestServer;
+const checks = suite('GraphQL qualification checks before the work');
+checks.before(async () => {
+  server = await startTestServer({ env: DOMAIN_TEST_ENV });
+});
+checks.after(async () => server.stop());
+
+const CONTENT = {
+  qualifications: [{ skill: 'Welding', level: 2 }],
+  sections: [{ id: 'main', title: 'Main', steps: [{ id: 'close', title: 'Close the cover', fields: [] }] }],
+};
+
+const VIEWER = `query($id: ID!) { node(id: $id) { ... on Job { viewerQualification {
+  qualified overridden retrainingDue user { databaseId } lacking { skill requiredLevel heldLevel expiresAt reason } } } } }`;
+const ASSIGNEES = `query($id: ID!, $users: [ID!]!) { node(id: $id) { ... on Template { assigneeQualifications(userIds: $users) {
+  qualified overridden user { databaseId } lacking { skill requiredLevel heldLevel reason } } } } }`;
+const GRANT = 'mutation($i: GrantSkillInput!) { grantSkill(input: $i) { userSkill { level } } }';
+const START = 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } } }';
+
+async function setup() {
+  const client = await buildClient(server, { seats: { full: 30, connect: 20 } });
+  const person = async (roles: string[]) => {
+    const u = await buildUser(server, client, { roles });
+    return { id: u.id, token: u.token! };
+  };
+  const supervisor = await person(['publisher']);
+  const welder = await person(['operator']);
+  const novice = await person(['operator']);
+  const created = await gql(server, client.owner.token, 'mutation { createSkill(input: { name: "Welding", levels: 3 }) { skill { id } } }');
+  const skillId: string = created.data.createSkill.skill.id;
+  const grant = async (to: { id: number }, level: number) => {
+    const granted = await gql(server, supervisor.token, GRANT, { i: { userId: gid('User', to.id), skillId, level } });
+    assert.equal(granted.codes, [], JSON.stringify(granted.errors));
+  };
+  await grant(welder, 2);
+  const template = await publishedTemplate(server, client, CONTENT, 'Flange welding');
+  return { client, supervisor, welder, novice, grant, template };
+}
+
+const viewer = async (who: { token: string }, jobId: number) => {
+  const answer = await gql(server, who.token, VIEWER, { id: gid('Job', jobId) });
+  assert.equal(answer.codes, [], JSON.stringify(answer.errors));
+  return answer.data.node.viewerQualification;
+};
+
+checks('Job.viewerQualification: the gate verdict before starting — missing, too low, expired, overridden, held', async () => {
+  const { client, supervisor, welder, novice, grant, template } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId });
+
+  const missing = await viewer(novice, job.id);
+  assert.equal(missing, {
+    qualified: false,
+    overridden: false,
+    retrainingDue: false,
+    user: { databaseId: novice.id },
+    lacking: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' }],
+  });
+  // what the check says is what starting is refused for
+  const refused = await gql(server, novice.token, START, { j: gid('Job', job.id) });
+  assert.equal(refused.codes, ['NOT_QUALIFIED']);
+  assert.equal(
+    refused.errors![0].extensions!.details.skills.map((s: any) => [s.skill, s.requiredLevel, s.reason]),
+    missing.lacking.map((s: any) => [s.skill, s.requiredLevel, s.reason]),
+  );
+
+  await grant(novice, 1);
+  assert.equal((await viewer(novice, job.id)).lacking, [
+    { skill: 'Welding', requiredLevel: 2, heldLevel: 1, expiresAt: null, reason: 'LEVEL_TOO_LOW' },
+  ]);
+
+  // the welder's grant runs out: expired counts as lacking, like the gate
+  // the server's clock stands still (ManualClock): a minute before its now
+  const past = new Date(server.clock.now().getTime() - 60_000).toISOString();
+  await server.deps.db.kysely.updateTable('user_skills').set({ expires_at: past }).where('user_id', '=', welder.id).execute();
+  const expired = await viewer(welder, job.id);
+  assert.is(expired.qualified, false);
+  assert.equal(
+    expired.lacking.map((s: any) => [s.reason, s.heldLevel, s.expiresAt]),
+    [['EXPIRED', 2, past]],
+  );
+
+  const overridden = await gql(
+    server,
+    supervisor.token,
+    'mutation($i: OverrideQualificationInput!) { overrideQualification(input: $i) { override { reason } } }',
+    { i: { userId: gid('User', novice.id), jobId: gid('Job', job.id), reason: 'Trained at the partner plant' } },
+  );
+  assert.equal(overridden.codes, [], JSON.stringify(overridden.errors));
+  const covered = await viewer(novice, job.id);
+  assert.equal([covered.qualified, covered.overridden, covered.lacking.length], [true, true, 1], 'still lacking, but overridden');
+  assert.equal((await gql(server, novice.token, START, { j: gid('Job', job.id) })).codes, [], 'the override lets the novice start');
+
+  await grant(novice, 3);
+  const other = await createJob(server, client.owner.token, { templateId: template.templateId });
+  assert.equal(
+    await viewer(novice, other.id),
+    { qualified: true, overridden: false, retrainingDue: false, user: { databaseId: novice.id }, lacking: [] },
+    'level 3 meets level 2',
+  );
+
+  // a template requiring nothing: everyone is qualified
+  const plain = await publishedTemplate(server, client, SAMPLE_CONTENT, 'Plain');
+  const plainJob = await createJob(server, client.owner.token, { templateId: plain.templateId });
+  assert.is((await viewer(welder, plainJob.id)).qualified, true);
+});
+
+checks('Template.assigneeQualifications: who could be assigned, as createJob decides; refusals: role, too many, foreign ids', async () => {
+  const { client, supervisor, welder, novice, template } = await setup();
+  const foreign = await buildUser(server, await buildClient(server), { roles: ['operator'] });
+  const ask = (token: string, users: number[]) =>
+    gql(server, token, ASSIGNEES, { id: gid('Template', template.templateId), users: users.map((u) => gid('User', u)) });
+
+  const answer = await ask(supervisor.token, [welder.id, novice.id, foreign.id]);
+  assert.equal(answer.codes, [], JSON.stringify(answer.errors));
+  assert.equal(answer.data.node.assigneeQualifications, [
+    { qualified: true, overridden: false, user: { databaseId: welder.id }, lacking: [] },
+    {
+      qualified: false,
+      overridden: false,
+      user: { databaseId: novice.id },
+      lacking: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, reason: 'NOT_HELD' }],
+    },
+  ]);
+  const refused = await gql(server, supervisor.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id } } }', {
+    i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', novice.id)] },
+  });
+  assert.equal(refused.codes, ['NOT_QUALIFIED'], 'createJob refuses whom the check names');
+
+  const author = await buildUser(server, client, { roles: ['author'] });
+  const forbidden = await ask(author.token!, [welder.id]);
+  assert.equal(forbidden.codes, ['FORBIDDEN']);
+  const many = await ask(
+    supervisor.token,
+    Array.from({ length: 51 }, (_, i) => i + 1),
+  );
+  assert.equal(many.codes, ['VALIDATION_ERROR']);
+});
+
+checks.run();
