@@ -370,6 +370,8 @@ widths('the editor with its outline, a folded section and an undo toast', async 
       await p.getByRole('button', { name: 'Collapse Section 2: Part B' }).click();
       await stepRegion(p, 1).getByRole('button', { name: 'Remove field Reading A1' }).click();
       await toastWith(p, 'Field Reading A1 removed.').waitFor();
+      // the full-page screenshot from the top: scrolled, the sticky header would show in the middle of it
+      await p.evaluate('scrollTo(0, 0)');
       await checkPage(p, 'author', 'editor-outline', width);
       await toastWith(p, 'Field Reading A1 removed.').getByRole('button', { name: 'Undo' }).click();
       await stepRegion(p, 1).getByRole('group', { name: 'Field Reading A1' }).waitFor();
@@ -377,6 +379,7 @@ widths('the editor with its outline, a folded section and an undo toast', async 
       await p.locator('label.language select').selectOption('de');
       await p.getByRole('navigation', { name: 'Gliederung' }).waitFor();
       await p.getByRole('button', { name: 'Abschnitt 2: Part B aufklappen' }).waitFor();
+      await p.evaluate('scrollTo(0, 0)');
       await checkPage(p, 'author', 'editor-outline-de', width);
       await p.getByRole('button', { name: 'Abschnitt 2: Part B aufklappen' }).click();
     } finally {
