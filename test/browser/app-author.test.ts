@@ -2,7 +2,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
-import { APP_WIDTHS, checkPage, openApp, smallTargets, startAppServer, type AppTeam, type Member } from '../helpers/app-browser';
+import {
+  APP_WIDTHS,
+  checkPage,
+  openApp,
+  smallTargets,
+  startAppServer,
+  type AppTeam,
+  type Member,
+  draftSaved,
+  stepRegion,
+} from '../helpers/app-browser';
 import type { TestServer } from '../helpers/server';
 import { PASSWORD, uniqueEmail } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
@@ -51,12 +61,7 @@ setup.run();
 
 const checked = (page: Page, name: string, width: number) => checkPage(page, 'author', name, width);
 
-const saved = (page: Page) =>
-  page
-    .getByRole('status')
-    .filter({ hasText: /All changes saved/ })
-    .waitFor();
-const stepRegion = (page: Page, number: number) => page.getByRole('region', { name: new RegExp(`^Step ${number}:`) });
+const saved = draftSaved;
 
 async function readVersion(token: string, templateId: number) {
   return ok(
@@ -99,7 +104,7 @@ journey('three steps: a pass/fail field, a number field with unit and limits, a 
   await stepRegion(page, 1)
     .getByRole('button', { name: /^Add field/ })
     .click();
-  await stepRegion(page, 1).getByRole('group', { name: 'Field field1' }).getByLabel('Label').fill('Breakers locked');
+  await stepRegion(page, 1).getByRole('group', { name: 'Field field' }).getByLabel('Label').fill('Breakers locked');
   await stepRegion(page, 1).getByRole('group', { name: 'Field Breakers locked' }).getByLabel('Required').check();
 
   await page.getByRole('button', { name: /^Add step to / }).click();
@@ -108,7 +113,7 @@ journey('three steps: a pass/fail field, a number field with unit and limits, a 
   await stepRegion(page, 2)
     .getByRole('button', { name: /^Add field/ })
     .click();
-  const pressure = stepRegion(page, 2).getByRole('group', { name: 'Field field1' });
+  const pressure = stepRegion(page, 2).getByRole('group', { name: 'Field field' });
   await pressure.getByLabel('Label').fill('Pressure');
   const field = stepRegion(page, 2).getByRole('group', { name: 'Field Pressure' });
   await field.getByLabel('Unit').fill('bar');
@@ -122,7 +127,7 @@ journey('three steps: a pass/fail field, a number field with unit and limits, a 
   await stepRegion(page, 3)
     .getByRole('button', { name: /^Add field/ })
     .click();
-  await stepRegion(page, 3).getByRole('group', { name: 'Field field1' }).getByLabel('Label').fill('Gauge photo');
+  await stepRegion(page, 3).getByRole('group', { name: 'Field field' }).getByLabel('Label').fill('Gauge photo');
   await saved(page);
 
   const version = await readVersion(author.token, templateId);

@@ -98,7 +98,7 @@ async function writeStep(page: Page, number: number, step: Step): Promise<void> 
   const field: Field = step.fields[0];
   await region.getByLabel('New field type').selectOption(field.type);
   await region.getByRole('button', { name: /^Add field/ }).click();
-  await region.getByRole('group', { name: 'Field field1' }).getByLabel('Label').fill(field.label);
+  await region.getByRole('group', { name: 'Field field' }).getByLabel('Label').fill(field.label);
   const group = region.getByRole('group', { name: `Field ${field.label}` });
   await group.getByLabel('Key').fill(field.key);
   if (field.required) await group.getByLabel('Required').check();

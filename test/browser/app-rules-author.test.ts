@@ -94,7 +94,7 @@ author('a condition, a formula and a sign-off written in the editor; the preview
   const pressure = stepRegion(page, 3);
   await pressure.getByLabel('New field type').selectOption('CALCULATED');
   await pressure.getByRole('button', { name: /^Add field/ }).click();
-  const formula = pressure.getByLabel('Formula');
+  const formula = pressure.getByRole('textbox', { name: 'Formula', exact: true });
   await formula.fill('eval(1)');
   await pressure.getByText('The formula cannot be read: unknown function "eval"', { exact: false }).waitFor();
   await formula.fill('report.note - p_in');
@@ -114,7 +114,8 @@ author('a condition, a formula and a sign-off written in the editor; the preview
   const steps = await draftContent(templateId);
   assert.equal(steps[1].when, { step: 'seal', field: 'ok', op: 'eq', value: 'FAIL' });
   assert.equal(steps[2].fields[2], {
-    key: 'field3',
+    // no label: the key the editor gives (unique in the version; a label would give its own)
+    key: 'field',
     type: 'CALCULATED',
     expression: 'round(p_out - p_in, 1)',
     unit: 'bar',
@@ -130,7 +131,9 @@ author('a condition, a formula and a sign-off written in the editor; the preview
   await page.getByText('This step applies only when “Check the seal” · Seal intact is Fail.').waitFor();
   await page.getByRole('button', { name: 'Next step' }).click();
   await page.getByText('Signed by the performer and verified by a second person (approver).').waitFor();
-  await page.getByText('Calculated: round(p_out - p_in, 1)').waitFor();
+  // the calculated field as operators see it (their app's own component): its formula, and no value until its inputs have one
+  await page.getByText('Formula: round(p_out - p_in, 1)').waitFor();
+  await page.getByText('computed once its inputs are entered').waitFor();
   await checkPage(page, 'rules', 'author-preview', 820);
 });
 

@@ -194,3 +194,13 @@ export async function smallTargets(page: Page): Promise<string[]> {
     return small;
   })()`);
 }
+
+/** The author's editor says every change is saved (its autosave status line). */
+export const draftSaved = (page: Page): Promise<void> =>
+  page
+    .getByRole('status')
+    .filter({ hasText: /All changes saved/ })
+    .waitFor();
+
+/** Step `number` of the author's editor (its region is named "Step 3: …"). */
+export const stepRegion = (page: Page, number: number) => page.getByRole('region', { name: new RegExp(`^Step ${number}:`) });

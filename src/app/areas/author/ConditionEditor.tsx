@@ -1,8 +1,8 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { useT } from '../../i18n';
 import { describeCondition } from '../../rules/describe';
-import type { EditorContent, EditorField, EditorStep } from './model';
-import { inputId } from './model';
+import type { EditorContent, EditorField, EditorStep, FieldType } from './model';
+import { inputId, NUMERIC_TYPES } from './model';
 import type { Problems } from './problems';
 
 /**
@@ -19,7 +19,19 @@ type Mode = 'always' | 'builder' | 'json';
 
 const OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'outOfLimits', 'recorded'] as const;
 const STATUSES = ['DONE', 'FAILED', 'SKIPPED'] as const;
-const NUMERIC = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
+
+/**
+ * The comparisons that mean something for a field's type: order only for
+ * numbers, "one of" for what has a set of values, "recorded" for everything
+ * (a photo, a signature: only whether there is one).
+ */
+export function opsFor(type: FieldType | undefined): readonly Op[] {
+  if (!type || NUMERIC_TYPES.has(type)) return OPS;
+  if (type === 'PASS_FAIL') return ['eq', 'ne', 'recorded'];
+  if (type === 'CHOICE' || type === 'TEXT') return ['eq', 'ne', 'in', 'recorded'];
+  return ['recorded'];
+}
+type Op = (typeof OPS)[number];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isLeaf = (c: unknown): c is Leaf => isObject(c) && typeof c.step === 'string' && !('all' in c) && !('any' in c) && !('not' in c);
@@ -40,7 +52,7 @@ const fromForm = (join: 'all' | 'any', rules: Leaf[]): unknown => (rules.length 
 /** A value typed for a field, in the document's form: numbers for numeric fields (once whole), PASS/FAIL as such. */
 function typedValue(field: EditorField | undefined, text: string): unknown {
   const trimmed = text.trim();
-  if (field && NUMERIC.has(field.type) && trimmed !== '' && String(Number(trimmed)) === trimmed) return Number(trimmed);
+  if (field && NUMERIC_TYPES.has(field.type) && trimmed !== '' && String(Number(trimmed)) === trimmed) return Number(trimmed);
   return text;
 }
 const valueText = (value: unknown): string =>
@@ -300,14 +312,18 @@ function RuleRow({
             <select
               id={`field${uid}`}
               value={(rule as { field: string }).field}
-              onChange={(e) =>
+              onChange={(e) => {
+                const key = e.currentTarget.value;
+                const next = step?.fields.find((f) => f.key === key);
+                // a comparison the newly chosen field's type has no meaning for becomes "recorded"
+                if (!opsFor(next?.type).includes(op as Op)) return onChange({ step: rule.step, field: key, op: 'recorded' });
                 onChange({
                   step: rule.step,
-                  field: e.currentTarget.value,
+                  field: key,
                   op,
                   ...(op !== 'recorded' && op !== 'outOfLimits' && { value: (rule as { value?: unknown }).value }),
-                })
-              }
+                });
+              }}
             >
               {!field && <option value={(rule as { field: string }).field}>{(rule as { field: string }).field || '—'}</option>}
               {(step?.fields ?? []).map((f) => (
@@ -342,7 +358,8 @@ function RuleRow({
                 });
               }}
             >
-              {OPS.map((o) => (
+              {/* the rule's own operator stays listed even where its type has no use for it: the select shows what the document holds */}
+              {[...opsFor(field?.type), ...(opsFor(field?.type).includes(op as Op) ? [] : [op])].map((o) => (
                 <option key={o} value={o}>
                   {t(`author.rules.op.${o}`)}
                 </option>
@@ -364,7 +381,7 @@ function RuleRow({
               ) : (
                 <ValueInput
                   id={`value${uid}`}
-                  numeric={!!field && NUMERIC.has(field.type) && op !== 'in'}
+                  numeric={!!field && NUMERIC_TYPES.has(field.type) && op !== 'in'}
                   describedBy={op === 'in' ? `value${uid}-hint` : undefined}
                   value={(rule as { value?: unknown }).value}
                   parse={(text) =>

@@ -4,9 +4,10 @@ import type { ConflictInfo } from './autosave';
 import { fromServer, stepsInOrder, type EditorContent } from './model';
 import { VERSION_QUERY, versionGid, type VersionDetail } from './queries';
 import { useT } from '../../i18n';
+import { useSession } from '../../shell/session-context';
 
 /**
- * Someone else saved the draft since this author's copy was read. Autosave
+ * Someone else — or this author on another device or tab — saved the draft since this copy was read. Autosave
  * has stopped; nothing is overwritten until the author chooses. The dialog
  * shows who saved and when, and both versions' steps side by side, then:
  * take theirs (this author's unsaved changes are dropped, knowingly), or
@@ -33,6 +34,10 @@ export function ConflictDialog(props: {
       .catch((e: Error) => setError(e.message));
   }, [conflict.currentRevision]);
 
+  // the server names who saved (CONFLICT details.updatedBy, the version's updatedBy): the same author on another device or tab is "you"
+  const me = useSession().session.user.id;
+  const savedBy = theirs ? (theirs.updatedBy?.databaseId ?? null) : conflict.updatedBy;
+  const self = savedBy === me;
   const who = theirs?.updatedBy
     ? `${theirs.updatedBy.firstName} ${theirs.updatedBy.lastName}`.trim() || theirs.updatedBy.email
     : t('author.conflict.someone');
@@ -61,11 +66,11 @@ export function ConflictDialog(props: {
       aria-describedby="conflict-text"
       onCancel={(e) => e.preventDefault()}
     >
-      <h2 id="conflict-title">{t('author.conflict.title')}</h2>
-      <p id="conflict-text">{t('author.conflict.text', { who, when })}</p>
+      <h2 id="conflict-title">{t(self ? 'author.conflict.titleSelf' : 'author.conflict.title')}</h2>
+      <p id="conflict-text">{self ? t('author.conflict.textSelf', { when }) : t('author.conflict.text', { who, when })}</p>
       <div class="conflict-columns">
         <div>
-          <h3>{t('author.conflict.theirs', { who })}</h3>
+          <h3>{self ? t('author.conflict.theirsSelf') : t('author.conflict.theirs', { who })}</h3>
           {theirs ? (
             <ol>
               {theirSteps.map(({ step }) => (
@@ -77,7 +82,7 @@ export function ConflictDialog(props: {
           )}
         </div>
         <div>
-          <h3>{t('author.conflict.mine')}</h3>
+          <h3>{t(self ? 'author.conflict.mineSelf' : 'author.conflict.mine')}</h3>
           <ol>
             {mySteps.map(({ step }) => (
               <li key={step.stepId}>{step.title}</li>
@@ -92,7 +97,7 @@ export function ConflictDialog(props: {
       )}
       <div class="dialog-actions">
         <button type="button" class="btn btn-secondary" disabled={busy || !theirs} onClick={() => void choose(props.onTakeTheirs)}>
-          {t('author.conflict.takeTheirs')}
+          {t(self ? 'author.conflict.takeTheirsSelf' : 'author.conflict.takeTheirs')}
         </button>
         <button
           type="button"
@@ -100,7 +105,7 @@ export function ConflictDialog(props: {
           disabled={busy || !theirs}
           onClick={() => void choose(() => props.onKeepMine(theirs!.revision))}
         >
-          {t('author.conflict.keepMine')}
+          {t(self ? 'author.conflict.keepMineSelf' : 'author.conflict.keepMine')}
         </button>
       </div>
     </dialog>

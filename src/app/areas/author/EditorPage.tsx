@@ -17,7 +17,11 @@ import {
   type EditorSection,
   type EditorStep,
   type StepAt,
+  type Removed,
+  restored,
+  withoutItem,
 } from './model';
+import { dismiss, toast } from '../../ui/Toast';
 import {
   filesOf,
   SENSORS,
@@ -43,6 +47,7 @@ import { ConflictDialog } from './ConflictDialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
 import { useT, type Translate } from '../../i18n';
+import { useSession } from '../../shell/session-context';
 
 /**
  * The draft editor (/app/templates/:id/edit): sections → steps → fields,
@@ -105,6 +110,9 @@ function NotADraft({ template }: { template: TemplateDetail }) {
   );
 }
 
+/** How long a removal can be undone from its toast. */
+const UNDO_MS = 10_000;
+
 const STATUS_CLASS: Record<AutosaveState['status'], string> = {
   saved: 'ok',
   pending: 'muted',
@@ -117,6 +125,7 @@ const STATUS_CLASS: Record<AutosaveState['status'], string> = {
 function DraftEditor({ template, version }: { template: TemplateDetail; version: VersionDetail }) {
   const t = useT();
   const { route } = useLocation();
+  const me = useSession().session.user.id;
   const [content, setContent] = useState<EditorContent>(() => fromServer(version.content));
   const contentRef = useRef(content);
   const [files, setFiles] = useState<Map<number, FileInfo>>(() => filesOf(version.content));
@@ -245,7 +254,92 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
     announce(t('author.conflict.keptMine'));
   }
 
-  const statusText = t(`author.save.${save.status}`, { time: save.savedAt ? save.savedAt.toLocaleTimeString() : '' });
+  // which sections are folded away: by id, so a reorder or an edit keeps it; kept for the tab's session
+  const foldKey = `wip.author.collapsed.${version.databaseId}`;
+  const [collapsed, setCollapsed] = useState<Set<string>>(() => {
+    try {
+      return new Set(JSON.parse(sessionStorage.getItem(foldKey) ?? '[]') as string[]);
+    } catch {
+      return new Set();
+    }
+  });
+  useEffect(() => sessionStorage.setItem(foldKey, JSON.stringify([...collapsed])), [collapsed]);
+  const toggle = (sectionId: string) =>
+    setCollapsed((all) => {
+      const next = new Set(all);
+      if (!next.delete(sectionId)) next.add(sectionId);
+      return next;
+    });
+
+  /** Opens the section (if folded), then brings its heading, or its step's, into view with the focus on it. */
+  function jumpTo(sectionId: string, stepId?: string) {
+    setCollapsed((all) => {
+      if (!all.has(sectionId)) return all;
+      const next = new Set(all);
+      next.delete(sectionId);
+      return next;
+    });
+    requestAnimationFrame(() => {
+      const target = document.getElementById(stepId ? `step-heading-${stepId}` : `section-heading-${sectionId}`);
+      target?.scrollIntoView({ block: 'start' });
+      target?.focus({ preventScroll: true });
+    });
+  }
+
+  /** A problem's input, in a folded section too: the section opens first. */
+  function focusProblem(path: string, target: string) {
+    const section = contentRef.current.sections[Number(/^sections\.(\d+)/.exec(path)?.[1] ?? -1)];
+    if (section && collapsed.has(section.sectionId)) toggle(section.sectionId);
+    requestAnimationFrame(() => document.getElementById(target)?.focus());
+  }
+
+  /**
+   * Removing a section, a step or a field: it leaves the draft at once and
+   * autosave saves that like any change (at the next revision); the toast
+   * offers to undo it for UNDO_MS. Undo is a change too — the very object
+   * put back at its place, ids and keys included, saved at the revision after.
+   * Holding the removal back from autosave instead would hold every other
+   * change made meanwhile, or save a document the author does not see.
+   */
+  const undoToasts = useRef(new Set<number>());
+  useEffect(() => () => undoToasts.current.forEach(dismiss), []);
+  function remove(removed: Removed, message: string) {
+    edit((c) => withoutItem(c, removed));
+    const id = toast(message, {
+      tone: 'info',
+      duration: UNDO_MS,
+      action: {
+        label: t('author.undo'),
+        run: () => {
+          dismiss(id);
+          undoToasts.current.delete(id);
+          undo(removed);
+        },
+      },
+    });
+    undoToasts.current.add(id);
+    setTimeout(() => undoToasts.current.delete(id), UNDO_MS);
+  }
+  function undo(removed: Removed) {
+    const back = restored(contentRef.current, removed);
+    if (!back) {
+      toast(t('author.undoImpossible'), { tone: 'warning' });
+      return;
+    }
+    edit(() => back);
+    if (removed.kind === 'section') jumpTo(removed.section.sectionId);
+    else if (removed.kind === 'step') jumpTo(removed.sectionId, removed.step.stepId);
+    else {
+      const at = stepsInOrder(back).find(({ step }) => step.stepId === removed.stepId);
+      if (at) jumpTo(at.section.sectionId, removed.stepId);
+    }
+    announce(t('author.restored'));
+  }
+
+  const selfConflict = save.status === 'conflict' && save.conflict?.updatedBy === me;
+  const statusText = t(selfConflict ? 'author.save.conflictSelf' : `author.save.${save.status}`, {
+    time: save.savedAt ? save.savedAt.toLocaleTimeString() : '',
+  });
 
   return (
     <div class="page author-editor">
@@ -297,7 +391,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
                 const target = inputId(problemPath(p.path));
                 return (
                   <li key={p.path}>
-                    <a href={`#${target}`} onClick={(e) => (e.preventDefault(), document.getElementById(target)?.focus())}>
+                    <a href={`#${target}`} onClick={(e) => (e.preventDefault(), focusProblem(problemPath(p.path), target))}>
                       {describePath(t, problemPath(p.path), contentRef.current)}: {p.message}
                     </a>
                   </li>
@@ -321,131 +415,251 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
       {mode === 'preview' ? (
         <Preview content={content} files={files} sensors={sensors} />
       ) : (
-        <>
-          <SkillRequirements
-            value={content.qualifications}
-            onChange={(qualifications) => edit((c) => ({ ...c, qualifications }))}
-            path="qualifications"
-            legend={t('author.skills.heading')}
-            hint={t('author.skills.hint')}
-            problems={problems}
+        <div class="editor-body">
+          <Outline
+            content={content}
+            collapsed={collapsed}
+            onJump={jumpTo}
+            onCollapseAll={(all) => setCollapsed(all ? new Set(content.sections.map((sec) => sec.sectionId)) : new Set())}
           />
-          {content.sections.length === 0 && <p class="muted">{t('author.section.none')}</p>}
-          <Reorder<EditorSection>
-            items={content.sections}
-            keyOf={(s) => s.sectionId}
-            nameOf={(s, i) => t('author.section.name', { number: i + 1, title: s.title })}
-            label={t('author.section.list')}
-            announce={announce}
-            onMove={(from, to) => edit((c) => ({ ...c, sections: moved(c.sections, from, to) }))}
-            class="sections"
-            render={(section, s, handle) => (
-              <section class="section-editor" aria-labelledby={`section-heading-${section.sectionId}`}>
-                <div class="section-head">
-                  {handle}
-                  <h2 id={`section-heading-${section.sectionId}`}>
-                    {t('author.section.name', { number: s + 1, title: section.title || t('author.section.untitled') })}
-                  </h2>
-                  <button
-                    type="button"
-                    class="btn btn-danger"
-                    onClick={() => {
-                      edit((c) => ({ ...c, sections: c.sections.filter((sec) => sec.sectionId !== section.sectionId) }));
-                      announce(t('author.section.removed', { title: section.title }));
-                    }}
-                    aria-label={t('author.section.remove', { name: t('author.section.name', { number: s + 1, title: section.title }) })}
-                  >
-                    {t('author.remove')}
-                  </button>
-                </div>
-                <div class="form-row">
-                  <label for={inputId(pathOf.section(s, 'title'))}>{t('author.section.title')}</label>
-                  <input
-                    id={inputId(pathOf.section(s, 'title'))}
-                    type="text"
-                    required
-                    maxLength={LIMITS.title}
-                    value={section.title}
-                    onInput={(e) => editSection(section.sectionId, (sec) => ({ ...sec, title: e.currentTarget.value }))}
-                    aria-invalid={problems.has(pathOf.section(s, 'title')) || undefined}
-                    aria-describedby={problems.has(pathOf.section(s, 'title')) ? `${inputId(pathOf.section(s, 'title'))}-error` : undefined}
-                  />
-                  <ErrorText problems={problems} path={pathOf.section(s, 'title')} />
-                </div>
-                <ConditionEditor
-                  path={pathOf.section(s, 'when')}
-                  value={section.when}
-                  earlier={numbered.filter((x) => x.at.section < s).map(({ step: st, number }) => ({ step: st, number }))}
-                  content={content}
-                  problems={problems}
-                  owner={t('author.section.name', { number: s + 1, title: section.title })}
-                  onChange={(when) => editSection(section.sectionId, (sec) => ({ ...sec, when }))}
-                />
-                <Reorder<EditorStep>
-                  items={section.steps}
-                  keyOf={(st) => st.stepId}
-                  nameOf={(st, i) => t('author.step.name', { number: numberOf({ section: s, step: i }), title: st.title })}
-                  label={t('author.step.list', { title: section.title })}
-                  announce={announce}
-                  onMove={(from, to) => editSection(section.sectionId, (sec) => ({ ...sec, steps: moved(sec.steps, from, to) }))}
-                  class="steps"
-                  render={(step, i, stepHandle) => (
-                    <StepEditor
-                      step={step}
-                      at={{ section: s, step: i }}
-                      number={numberOf({ section: s, step: i })}
-                      problems={problems}
-                      files={files}
-                      sensors={sensors}
-                      handle={stepHandle}
-                      content={content}
-                      notApplicable={notApplicable}
-                      edit={editStep(step.stepId)}
-                      onRemove={() => {
-                        editSection(section.sectionId, (sec) => ({ ...sec, steps: sec.steps.filter((st) => st.stepId !== step.stepId) }));
-                        announce(t('author.step.removed', { title: step.title }));
-                      }}
-                      onUploaded={(file) => setFiles((all) => new Map(all).set(file.databaseId, file))}
-                      announce={announce}
-                    />
-                  )}
-                />
-                {section.steps.length < LIMITS.stepsPerSection && (
-                  <button
-                    type="button"
-                    class="btn btn-secondary add-step"
-                    aria-label={t('author.step.addTo', { title: section.title || t('author.section.untitled') })}
-                    onClick={() => {
-                      const title = t('author.step.defaultTitle', { number: numbered.length + 1 });
-                      editSection(section.sectionId, (sec) => ({ ...sec, steps: [...sec.steps, newStep(title)] }));
-                      announce(t('author.step.added', { title }));
-                    }}
-                  >
-                    {t('author.step.add')}
-                  </button>
-                )}
-              </section>
-            )}
-          />
-          {content.sections.length < LIMITS.sections && (
-            <button
-              type="button"
-              class="btn btn-secondary add-section"
-              onClick={() => {
-                const title = t('author.section.defaultTitle', { number: content.sections.length + 1 });
-                edit((c) => ({
-                  ...c,
-                  sections: [...c.sections, newSection(title, t('author.step.defaultTitle', { number: numbered.length + 1 }))],
-                }));
-                announce(t('author.section.added', { title }));
+          <div class="editor-main">
+            <SkillRequirements
+              value={content.qualifications}
+              onChange={(qualifications) => edit((c) => ({ ...c, qualifications }))}
+              path="qualifications"
+              legend={t('author.skills.heading')}
+              hint={t('author.skills.hint')}
+              problems={problems}
+            />
+            {content.sections.length === 0 && <p class="muted">{t('author.section.none')}</p>}
+            <Reorder<EditorSection>
+              items={content.sections}
+              keyOf={(s) => s.sectionId}
+              nameOf={(s, i) => sectionName(t, i, s.title)}
+              label={t('author.section.list')}
+              announce={announce}
+              onMove={(from, to) => edit((c) => ({ ...c, sections: moved(c.sections, from, to) }))}
+              class="sections"
+              render={(section, s, handle) => {
+                const name = sectionName(t, s, section.title);
+                const open = !collapsed.has(section.sectionId);
+                const bodyId = `section-body-${section.sectionId}`;
+                return (
+                  <section class="section-editor" aria-labelledby={`section-heading-${section.sectionId}`}>
+                    <div class="section-head">
+                      {handle}
+                      <button
+                        type="button"
+                        class="btn btn-ghost section-toggle"
+                        aria-expanded={open}
+                        aria-controls={bodyId}
+                        aria-label={t(open ? 'author.section.collapse' : 'author.section.expand', { name })}
+                        onClick={() => toggle(section.sectionId)}
+                      >
+                        <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+                      </button>
+                      <h2 id={`section-heading-${section.sectionId}`} tabIndex={-1}>
+                        {name}
+                      </h2>
+                      {!open && <span class="badge">{t('author.section.stepCount', { count: section.steps.length })}</span>}
+                      <button
+                        type="button"
+                        class="btn btn-danger"
+                        onClick={() =>
+                          remove(
+                            { kind: 'section', index: s, section },
+                            t('author.section.removedUndo', { name, count: section.steps.length }),
+                          )
+                        }
+                        aria-label={t('author.section.remove', { name })}
+                      >
+                        {t('author.remove')}
+                      </button>
+                    </div>
+                    <div id={bodyId} hidden={!open}>
+                      <div class="form-row">
+                        <label for={inputId(pathOf.section(s, 'title'))}>{t('author.section.title')}</label>
+                        <input
+                          id={inputId(pathOf.section(s, 'title'))}
+                          type="text"
+                          required
+                          maxLength={LIMITS.title}
+                          value={section.title}
+                          onInput={(e) => editSection(section.sectionId, (sec) => ({ ...sec, title: e.currentTarget.value }))}
+                          aria-invalid={problems.has(pathOf.section(s, 'title')) || undefined}
+                          aria-describedby={
+                            problems.has(pathOf.section(s, 'title')) ? `${inputId(pathOf.section(s, 'title'))}-error` : undefined
+                          }
+                        />
+                        <ErrorText problems={problems} path={pathOf.section(s, 'title')} />
+                      </div>
+                      <ConditionEditor
+                        path={pathOf.section(s, 'when')}
+                        value={section.when}
+                        earlier={numbered.filter((x) => x.at.section < s).map(({ step: st, number }) => ({ step: st, number }))}
+                        content={content}
+                        problems={problems}
+                        owner={name}
+                        onChange={(when) => editSection(section.sectionId, (sec) => ({ ...sec, when }))}
+                      />
+                      <Reorder<EditorStep>
+                        items={section.steps}
+                        keyOf={(st) => st.stepId}
+                        nameOf={(st, i) => t('author.step.name', { number: numberOf({ section: s, step: i }), title: st.title })}
+                        label={t('author.step.list', { title: section.title })}
+                        announce={announce}
+                        onMove={(from, to) => editSection(section.sectionId, (sec) => ({ ...sec, steps: moved(sec.steps, from, to) }))}
+                        class="steps"
+                        render={(step, i, stepHandle) => (
+                          <StepEditor
+                            step={step}
+                            at={{ section: s, step: i }}
+                            number={numberOf({ section: s, step: i })}
+                            problems={problems}
+                            files={files}
+                            sensors={sensors}
+                            handle={stepHandle}
+                            content={content}
+                            notApplicable={notApplicable}
+                            edit={editStep(step.stepId)}
+                            onRemove={() =>
+                              remove(
+                                { kind: 'step', sectionId: section.sectionId, index: i, step },
+                                t('author.step.removedUndo', {
+                                  name: t('author.step.name', {
+                                    number: numberOf({ section: s, step: i }),
+                                    title: step.title || t('author.step.untitled'),
+                                  }),
+                                }),
+                              )
+                            }
+                            onRemoveField={(field, index) =>
+                              remove(
+                                { kind: 'field', stepId: step.stepId, index, field },
+                                t('author.field.removedUndo', { name: field.label || field.key }),
+                              )
+                            }
+                            onUploaded={(file) => setFiles((all) => new Map(all).set(file.databaseId, file))}
+                            announce={announce}
+                          />
+                        )}
+                      />
+                      {section.steps.length < LIMITS.stepsPerSection && (
+                        <button
+                          type="button"
+                          class="btn btn-secondary add-step"
+                          aria-label={t('author.step.addTo', { title: section.title || t('author.section.untitled') })}
+                          onClick={() => {
+                            const title = t('author.step.defaultTitle', { number: numbered.length + 1 });
+                            editSection(section.sectionId, (sec) => ({ ...sec, steps: [...sec.steps, newStep(title)] }));
+                            announce(t('author.step.added', { title }));
+                          }}
+                        >
+                          {t('author.step.add')}
+                        </button>
+                      )}
+                    </div>
+                  </section>
+                );
               }}
-            >
-              {t('author.section.add')}
-            </button>
-          )}
-        </>
+            />
+            {content.sections.length < LIMITS.sections && (
+              <button
+                type="button"
+                class="btn btn-secondary add-section"
+                onClick={() => {
+                  const title = t('author.section.defaultTitle', { number: content.sections.length + 1 });
+                  edit((c) => ({
+                    ...c,
+                    sections: [...c.sections, newSection(title, t('author.step.defaultTitle', { number: numbered.length + 1 }))],
+                  }));
+                  announce(t('author.section.added', { title }));
+                }}
+              >
+                {t('author.section.add')}
+              </button>
+            )}
+          </div>
+        </div>
       )}
     </div>
+  );
+}
+
+/**
+ * A section as the editor names it: "Section 2: Pump" — or just "Section 2"
+ * when it has no title or its title is that already (a new section's default),
+ * never "Section 2: Section 2".
+ */
+export function sectionName(t: Translate, index: number, title: string): string {
+  const plain = t('author.section.defaultTitle', { number: index + 1 });
+  const trimmed = title.trim();
+  if (!trimmed) return t('author.section.nameUntitled', { number: index + 1 });
+  return trimmed === plain ? plain : t('author.section.name', { number: index + 1, title: trimmed });
+}
+
+/**
+ * The draft's outline: its sections and steps as a jump list (a long draft
+ * is many screens tall), with "collapse all" and "expand all". A jump into a
+ * collapsed section opens it first.
+ */
+function Outline({
+  content,
+  collapsed,
+  onJump,
+  onCollapseAll,
+}: {
+  content: EditorContent;
+  collapsed: ReadonlySet<string>;
+  onJump: (sectionId: string, stepId?: string) => void;
+  onCollapseAll: (all: boolean) => void;
+}) {
+  const t = useT();
+  const [open] = useState(() => matchMedia('(min-width: 1100px)').matches);
+  const steps = stepsInOrder(content);
+  return (
+    <nav class="editor-outline" aria-label={t('author.outline.label')}>
+      <details open={open}>
+        <summary>{t('author.outline.heading', { count: steps.length })}</summary>
+        <div class="outline-actions">
+          <button
+            type="button"
+            class="btn btn-secondary"
+            onClick={() => onCollapseAll(true)}
+            disabled={collapsed.size === content.sections.length}
+          >
+            {t('author.outline.collapseAll')}
+          </button>
+          <button type="button" class="btn btn-secondary" onClick={() => onCollapseAll(false)} disabled={collapsed.size === 0}>
+            {t('author.outline.expandAll')}
+          </button>
+        </div>
+        <ol class="outline-sections">
+          {content.sections.map((section, s) => (
+            <li key={section.sectionId}>
+              <a href={`#section-heading-${section.sectionId}`} onClick={(e) => (e.preventDefault(), onJump(section.sectionId))}>
+                {sectionName(t, s, section.title)}
+              </a>
+              {collapsed.has(section.sectionId) && <span class="muted"> {t('author.outline.collapsed')}</span>}
+              <ol class="outline-steps">
+                {steps
+                  .filter((x) => x.at.section === s)
+                  .map(({ step, number }) => (
+                    <li key={step.stepId}>
+                      <a
+                        href={`#step-heading-${step.stepId}`}
+                        onClick={(e) => (e.preventDefault(), onJump(section.sectionId, step.stepId))}
+                      >
+                        {t('author.step.name', { number, title: step.title || t('author.step.untitled') })}
+                      </a>
+                    </li>
+                  ))}
+              </ol>
+            </li>
+          ))}
+        </ol>
+      </details>
+    </nav>
   );
 }
 
@@ -456,7 +670,7 @@ function describePath(t: Translate, path: string, content: EditorContent): strin
   if (!m) return path || t('author.editor.document');
   const parts: string[] = [];
   const s = Number(m[1]);
-  if (m[2] === undefined) parts.push(t('author.section.name', { number: s + 1, title: content.sections[s]?.title ?? '' }));
+  if (m[2] === undefined) parts.push(sectionName(t, s, content.sections[s]?.title ?? ''));
   else {
     const number = stepsInOrder(content).find((x) => x.at.section === s && x.at.step === Number(m[2]))?.number ?? Number(m[2]) + 1;
     parts.push(t('author.step.short', { number }));

@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import { FIELD_TYPES, FIELD_TYPE_USES, inputId, LIMITS, pathOf, withType, type EditorField, type FieldType, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
 import { useT } from '../../i18n';
-import { ExpressionError, parseExpression } from '../../../domain/expressions';
+import { ExpressionError, parseExpression, referencesOf } from '../../../domain/expressions';
 
 /**
  * One field of a step: its label and key, type, whether it is required, and
@@ -17,14 +17,26 @@ export interface FieldEditorProps {
   problems: Problems;
   sensors: { databaseId: number; name: string; unit: string }[];
   onChange: (field: EditorField) => void;
+  /** a new label (the key may follow it: model.ts relabelled) */
+  onLabel: (label: string) => void;
   onRemove: () => void;
   handle: VNode;
+  /** what a formula of this field may read (earlier numeric fields), as the editor names them */
+  formulaFields: FormulaField[];
+}
+
+/** A field a formula may read: its reference as the formula writes it, and how the editor shows it. */
+export interface FormulaField {
+  ref: string;
+  label: string;
+  /** "this step" or "Step 2: Read the pressure" */
+  where: string;
 }
 
 /** Text of a number input → the field's number (empty or not a number: none). */
 const numberOf = (text: string): number | null => (text.trim() === '' || !Number.isFinite(Number(text)) ? null : Number(text));
 
-export function FieldEditor({ field, at, index, problems, sensors, onChange, onRemove, handle }: FieldEditorProps) {
+export function FieldEditor({ field, at, index, problems, sensors, onChange, onLabel, onRemove, handle, formulaFields }: FieldEditorProps) {
   const t = useT();
   const uses = FIELD_TYPE_USES[field.type];
   const path = (prop: string) => pathOf.field(at, index, prop);
@@ -47,13 +59,7 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
       <div class="field-grid">
         <div class="form-row">
           <label for={inputId(path('label'))}>{t('author.field.label')}</label>
-          <input
-            {...input('label')}
-            type="text"
-            maxLength={500}
-            value={field.label}
-            onInput={(e) => set({ label: e.currentTarget.value })}
-          />
+          <input {...input('label')} type="text" maxLength={500} value={field.label} onInput={(e) => onLabel(e.currentTarget.value)} />
           <ErrorText problems={problems} path={path('label')} />
         </div>
         <div class="form-row">
@@ -65,8 +71,14 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
             value={field.key}
             spellcheck={false}
             autocapitalize="off"
-            onInput={(e) => set({ key: e.currentTarget.value })}
+            aria-describedby={[`${inputId(path('key'))}-hint`, problems.has(path('key')) ? `${inputId(path('key'))}-error` : '']
+              .filter(Boolean)
+              .join(' ')}
+            onInput={(e) => set({ key: e.currentTarget.value, keyFollowsLabel: false })}
           />
+          <p class="hint" id={`${inputId(path('key'))}-hint`}>
+            {field.keyFollowsLabel ? t('author.field.keyFollows') : t('author.field.keyStable')}
+          </p>
           <ErrorText problems={problems} path={path('key')} />
         </div>
         <div class="form-row">
@@ -80,15 +92,17 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
           </select>
           <ErrorText problems={problems} path={path('type')} />
         </div>
-        <div class="form-row checkbox-row">
-          <input
-            {...input('required')}
-            type="checkbox"
-            checked={field.required}
-            onChange={(e) => set({ required: e.currentTarget.checked })}
-          />
-          <label for={inputId(path('required'))}>{t('author.field.required')}</label>
-        </div>
+        {field.type !== 'CALCULATED' && (
+          <div class="form-row checkbox-row">
+            <input
+              {...input('required')}
+              type="checkbox"
+              checked={field.required}
+              onChange={(e) => set({ required: e.currentTarget.checked })}
+            />
+            <label for={inputId(path('required'))}>{t('author.field.required')}</label>
+          </div>
+        )}
         {uses.unit && (
           <div class="form-row">
             <label for={inputId(path('unit'))}>{t('author.field.unit')}</label>
@@ -170,7 +184,13 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onR
           </div>
         )}
         {uses.expression && (
-          <ExpressionInput field={field} path={path('expression')} problems={problems} onValue={(expression) => set({ expression })} />
+          <ExpressionInput
+            field={field}
+            path={path('expression')}
+            problems={problems}
+            fields={formulaFields}
+            onValue={(expression) => set({ expression })}
+          />
         )}
       </div>
       <ErrorText problems={problems} path={pathOf.field(at, index, '').slice(0, -1)} />
@@ -188,11 +208,13 @@ function ExpressionInput({
   field,
   path,
   problems,
+  fields,
   onValue,
 }: {
   field: EditorField;
   path: string;
   problems: Problems;
+  fields: FormulaField[];
   onValue: (expression: string) => void;
 }) {
   const t = useT();
@@ -207,6 +229,16 @@ function ExpressionInput({
     }
   }
   const serverError = problems.get(path);
+  // the formula's references as the editor names them: what it reads, in words
+  let reads: FormulaField[] = [];
+  if (text.trim() && !syntax) {
+    try {
+      const names = new Set(referencesOf(parseExpression(text)));
+      reads = fields.filter((f) => names.has(f.ref));
+    } catch {
+      reads = [];
+    }
+  }
   return (
     <div class="form-row wide">
       <label for={id}>{t('author.field.expression')}</label>
@@ -225,6 +257,31 @@ function ExpressionInput({
       <p class="hint" id={`${id}-hint`}>
         {t('author.field.expressionHint')}
       </p>
+      {reads.length > 0 && (
+        <p class="hint">{t('author.field.expressionReads', { fields: reads.map((f) => `${f.label} (${f.where})`).join(', ') })}</p>
+      )}
+      {fields.length === 0 ? (
+        <p class="hint">{t('author.field.expressionNoFields')}</p>
+      ) : (
+        <div class="formula-fields" role="group" aria-label={t('author.field.expressionFields')}>
+          <p class="hint">{t('author.field.expressionFields')}</p>
+          <ul>
+            {fields.map((f) => (
+              <li key={f.ref}>
+                <button
+                  type="button"
+                  class="btn btn-secondary"
+                  aria-label={t('author.field.expressionInsert', { label: f.label, where: f.where })}
+                  onClick={() => onValue(text.trim() ? `${text.trimEnd()} ${f.ref}` : f.ref)}
+                >
+                  {f.label}
+                </button>{' '}
+                <span class="muted">{f.where}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {syntax && (
         <p class="field-error" id={`${id}-syntax`}>
           {t('author.field.expressionSyntax', { message: syntax })}

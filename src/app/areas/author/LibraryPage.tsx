@@ -149,9 +149,7 @@ export default function LibraryPage() {
       <p class="muted" role="status" aria-live="polite">
         {items === null ? t('author.loading') : t('author.library.count', { count: total })}
       </p>
-      {items !== null && items.length === 0 && (
-        <p class="empty">{filter.mine ? t('author.library.nothingWaits') : t('author.library.empty')}</p>
-      )}
+      {items !== null && items.length === 0 && <Empty filter={filter} onCreate={creating ? null : () => setCreating(true)} />}
       {items && items.length > 0 && (
         <ul class="template-list" aria-label={t('author.library.results')}>
           {items.map((item) => (
@@ -191,6 +189,28 @@ export default function LibraryPage() {
   );
 }
 
+/**
+ * An empty result says why: nothing waits for the user, nothing matches the
+ * search or filters — or the client has no templates at all yet, with the way to write the first.
+ */
+function Empty({ filter, onCreate }: { filter: Filter; onCreate: (() => void) | null }) {
+  const t = useT();
+  if (filter.mine) return <p class="empty">{t('author.library.nothingWaits')}</p>;
+  if (filter.search.trim()) return <p class="empty">{t('author.library.noMatch', { search: filter.search.trim() })}</p>;
+  if (filter.tag.trim() || filter.assetClassId || filter.state) return <p class="empty">{t('author.library.noMatchFilters')}</p>;
+  return (
+    <div class="empty empty-library">
+      <h2>{t('author.library.noneYet')}</h2>
+      <p>{t('author.library.noneYetText')}</p>
+      {onCreate && (
+        <button type="button" class="btn btn-primary" onClick={onCreate}>
+          {t('author.library.createFirst')}
+        </button>
+      )}
+    </div>
+  );
+}
+
 function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: number; name: string }[]; onCancel: () => void }) {
   const t = useT();
   const { route } = useLocation();
@@ -206,6 +226,13 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
 
   async function create(event: Event) {
     event.preventDefault();
+    // the one required input: said at the input, before asking the server
+    if (!title.trim()) {
+      setProblems(new Map([['title', t('author.library.titleRequired')]]));
+      setError(null);
+      titleRef.current?.focus();
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
@@ -245,15 +272,28 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
     );
 
   return (
-    <form id="new-template" class="card new-template" onSubmit={(event) => void create(event)} aria-labelledby="new-template-heading">
+    <form
+      id="new-template"
+      class="card new-template"
+      noValidate
+      onSubmit={(event) => void create(event)}
+      aria-labelledby="new-template-heading"
+    >
       <h2 id="new-template-heading">{t('author.library.newHeading')}</h2>
+      <p class="hint">{t('author.library.requiredNote')}</p>
       {error && (
         <p class="notice notice-danger" role="alert">
           {error}
         </p>
       )}
       <div class="form-row">
-        <label for="new-title">{t('author.template.title')}</label>
+        {/* the marker beside the label, not in it: the input's name stays "Title" */}
+        <div class="label-line">
+          <label for="new-title">{t('author.template.title')}</label>
+          <span class="required" aria-hidden="true">
+            *
+          </span>
+        </div>
         <input
           id="new-title"
           ref={titleRef}
@@ -262,6 +302,7 @@ function NewTemplate({ assetClasses, onCancel }: { assetClasses: { databaseId: n
           maxLength={500}
           value={title}
           onInput={(e) => setTitle(e.currentTarget.value)}
+          aria-required="true"
           {...described('title')}
         />
         {problem('title')}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { stepsInOrder, type EditorContent } from './model';
 import type { FileInfo } from './queries';
-import { StepView } from './StepView';
+import { ruleValue, StepView } from './StepView';
 import { useT } from '../../i18n';
 
 /** The draft as an operator runs it: one step at a time, previous and next. */
@@ -17,6 +17,8 @@ export function Preview({
   const t = useT();
   const steps = stepsInOrder(content);
   const [index, setIndex] = useState(0);
+  // what the author tries in the preview, by step and key: a later step's formula reads an earlier step's values
+  const [entered, setEntered] = useState<Record<string, Record<string, string>>>({});
   if (steps.length === 0) return <p class="muted">{t('author.preview.empty')}</p>;
   const current = Math.min(index, steps.length - 1);
   const { step, section, number } = steps[current];
@@ -33,6 +35,14 @@ export function Preview({
         sensorName={(id) => sensors.find((s) => s.databaseId === id)?.name}
         content={content}
         sectionWhen={section.when}
+        values={entered[step.stepId] ?? {}}
+        onValue={(key, value) => setEntered((all) => ({ ...all, [step.stepId]: { ...all[step.stepId], [key]: value } }))}
+        earlier={(stepId, key) =>
+          ruleValue(
+            steps.find((s) => s.step.stepId === stepId)?.step.fields.find((f) => f.key === key),
+            entered[stepId]?.[key],
+          )
+        }
       />
       <nav class="preview-nav" aria-label={t('author.preview.nav')}>
         <button type="button" class="btn btn-secondary" disabled={current === 0} onClick={() => setIndex(current - 1)}>

@@ -6,6 +6,9 @@ import {
   LIMITS,
   moved,
   newField,
+  relabelled,
+  stepsInOrder,
+  NUMERIC_TYPES,
   pathOf,
   type EditorContent,
   type EditorField,
@@ -17,7 +20,7 @@ import { StepRules } from './StepRules';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
 import { MediaEditor } from './MediaEditor';
-import { FieldEditor } from './FieldEditor';
+import { FieldEditor, type FormulaField } from './FieldEditor';
 import { Reorder } from './Reorder';
 import { ErrorText, type Problems } from './problems';
 import { useT } from '../../i18n';
@@ -38,13 +41,30 @@ export interface StepEditorProps {
   /** applies a change to the step as it is when the change lands */
   edit: (change: (step: EditorStep) => EditorStep) => void;
   onRemove: () => void;
+  /** removes the field (the editor offers to undo it) */
+  onRemoveField: (field: EditorField, index: number) => void;
   onUploaded: (file: FileInfo) => void;
   announce: (message: string) => void;
 }
 
 export function StepEditor(props: StepEditorProps) {
   const t = useT();
-  const { step, at, number, problems, files, sensors, handle, content, notApplicable, edit, onRemove, onUploaded, announce } = props;
+  const {
+    step,
+    at,
+    number,
+    problems,
+    files,
+    sensors,
+    handle,
+    content,
+    notApplicable,
+    edit,
+    onRemove,
+    onRemoveField,
+    onUploaded,
+    announce,
+  } = props;
   const [showPreview, setShowPreview] = useState(false);
   const [newType, setNewType] = useState<FieldType>('NUMBER');
   const name = t('author.step.name', { number, title: step.title || t('author.step.untitled') });
@@ -52,13 +72,33 @@ export function StepEditor(props: StepEditorProps) {
   const invalid = (prop: string) =>
     problems.has(path(prop)) ? { 'aria-invalid': true, 'aria-describedby': `${inputId(path(prop))}-error` } : {};
   const headingId = `step-heading-${step.stepId}`;
+  // what a formula of the field at `index` may read: numeric fields above it in this step, then those of earlier steps
+  const formulaFields = (index: number): FormulaField[] => {
+    const numeric = (f: EditorField) => NUMERIC_TYPES.has(f.type);
+    const earlier = stepsInOrder(content)
+      .filter((s) => s.number < number)
+      .flatMap(({ step: st, number: n }) =>
+        st.fields.filter(numeric).map((f) => ({
+          ref: `${st.stepId}.${f.key}`,
+          label: f.label || f.key,
+          where: t('author.step.name', { number: n, title: st.title || t('author.step.untitled') }),
+        })),
+      );
+    const own = step.fields
+      .slice(0, index)
+      .filter(numeric)
+      .map((f) => ({ ref: f.key, label: f.label || f.key, where: t('author.field.thisStep') }));
+    return [...own, ...earlier];
+  };
   const bodyTabs = `body-tabs-${step.stepId}`;
 
   return (
     <section class="card step-editor" aria-labelledby={headingId}>
       <div class="card-head">
         {handle}
-        <h3 id={headingId}>{name}</h3>
+        <h3 id={headingId} tabIndex={-1}>
+          {name}
+        </h3>
         <button type="button" class="btn btn-danger" onClick={onRemove} aria-label={t('author.step.remove', { name })}>
           {t('author.remove')}
         </button>
@@ -146,11 +186,12 @@ export function StepEditor(props: StepEditorProps) {
             problems={problems}
             sensors={sensors}
             handle={fieldHandle}
+            formulaFields={formulaFields(index)}
             onChange={(next) => edit((s) => ({ ...s, fields: s.fields.map((f) => (f.uid === field.uid ? next : f)) }))}
-            onRemove={() => {
-              edit((s) => ({ ...s, fields: s.fields.filter((f) => f.uid !== field.uid) }));
-              announce(t('author.field.removed', { name: field.label || field.key }));
-            }}
+            onLabel={(label) =>
+              edit((s) => ({ ...s, fields: s.fields.map((f) => (f.uid === field.uid ? relabelled(f, label, s.stepId, content) : f)) }))
+            }
+            onRemove={() => onRemoveField(field, index)}
           />
         )}
       />
@@ -169,7 +210,7 @@ export function StepEditor(props: StepEditorProps) {
             class="btn btn-secondary"
             aria-label={t('author.field.add', { name })}
             onClick={() => {
-              edit((s) => ({ ...s, fields: [...s.fields, newField(s, newType, '')] }));
+              edit((s) => ({ ...s, fields: [...s.fields, newField(content, newType, '')] }));
               announce(t('author.field.added', { type: t(`author.fieldType.${newType}`), name }));
             }}
           >

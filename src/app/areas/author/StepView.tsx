@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { EditorContent, EditorField, EditorStep } from './model';
+import { NUMERIC_TYPES, type EditorContent, type EditorField, type EditorStep } from './model';
+import { calculate, calculationInputs } from '../../rules/local';
+import { CalculatedField } from '../operator/step-fields';
 import { describeCondition } from '../../rules/describe';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
@@ -22,13 +24,43 @@ export interface StepViewProps {
   /** the whole document and the step's section's condition: the preview says when the step applies */
   content?: EditorContent;
   sectionWhen?: unknown;
+  /** what is entered in the preview, by field key (the preview keeps it across steps); without, the step keeps its own */
+  values?: Readonly<Record<string, string>>;
+  onValue?: (key: string, value: string) => void;
+  /** an earlier step's entered value, as a formula reads it */
+  earlier?: (stepId: string, key: string) => unknown;
 }
 
-export function StepView({ step, sectionTitle, number, count, files, sensorName, content, sectionWhen }: StepViewProps) {
+/** A value as entered in the preview, as the rules read it: numbers as numbers, nothing entered as undefined. */
+export function ruleValue(field: EditorField | undefined, text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  if (field && NUMERIC_TYPES.has(field.type)) return Number.isFinite(Number(text)) ? Number(text) : undefined;
+  return text;
+}
+
+export function StepView({
+  step,
+  sectionTitle,
+  number,
+  count,
+  files,
+  sensorName,
+  content,
+  sectionWhen,
+  values: given,
+  onValue,
+  earlier = () => undefined,
+}: StepViewProps) {
   const t = useT();
+  // the review page gives no values: what a reviewer types to try the step stays in the step
+  const [own, setOwn] = useState<Record<string, string>>({});
+  const values = given ?? own;
+  const setValue = onValue ?? ((key: string, value: string) => setOwn((entered) => ({ ...entered, [key]: value })));
   const headingId = `preview-step-${step.stepId}`;
   const doc = content ?? { sections: [] };
   const verifier = step.signoff?.verifier;
+  // CALCULATED values by the operator app's own rules (src/app/rules/local.ts → src/domain/expressions.ts)
+  const calculated = calculate(doc, step, new Map(step.fields.map((f) => [f.key, ruleValue(f, values[f.key])])), earlier);
   return (
     <article class="step-view" aria-labelledby={headingId}>
       <p class="step-view-meta">
@@ -68,9 +100,25 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName,
       {step.model && <StepMedia file={files.get(step.model.fileId)} id={step.model.fileId} />}
       {step.fields.length > 0 && (
         <div class="step-view-fields">
-          {step.fields.map((field) => (
-            <FieldView key={field.key} field={field} stepId={step.stepId} sensorName={sensorName} />
-          ))}
+          {step.fields.map((field) =>
+            field.type === 'CALCULATED' ? (
+              <CalculatedField
+                key={field.key}
+                field={field}
+                computed={calculated.get(field.key)}
+                inputs={calculationInputs(doc, step, field)}
+              />
+            ) : (
+              <FieldView
+                key={field.key}
+                field={field}
+                stepId={step.stepId}
+                sensorName={sensorName}
+                value={values[field.key] ?? ''}
+                setValue={(v) => setValue(field.key, v)}
+              />
+            ),
+          )}
         </div>
       )}
     </article>
@@ -119,9 +167,20 @@ export function limitsText(field: Pick<EditorField, 'min' | 'max' | 'unit'>): st
   return null;
 }
 
-function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: string; sensorName?: (id: number) => string | undefined }) {
+function FieldView({
+  field,
+  stepId,
+  sensorName,
+  value,
+  setValue,
+}: {
+  field: EditorField;
+  stepId: string;
+  sensorName?: (id: number) => string | undefined;
+  value: string;
+  setValue: (value: string) => void;
+}) {
   const t = useT();
-  const [value, setValue] = useState<string>('');
   const [touched, setTouched] = useState(false);
   const id = `preview-${stepId}-${field.key}`;
   const label = field.label || field.key;
@@ -238,12 +297,6 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
         <button id={id} type="button" class="btn btn-secondary" onClick={() => setValue('signed')} aria-describedby={describedBy}>
           {value ? t('author.preview.signed') : t('author.preview.sign')}
         </button>
-      )}
-      {field.type === 'CALCULATED' && (
-        <output id={id} class="sensor-reading" aria-describedby={describedBy}>
-          {t('author.preview.calculated', { expression: field.expression || '?' })}
-          {field.unit && ` (${field.unit})`}
-        </output>
       )}
       {field.type === 'SENSOR' && (
         <output id={id} class="sensor-reading" aria-describedby={describedBy}>

@@ -10,6 +10,7 @@
  * the server generated — and an autosave that runs while the author goes on
  * editing stays unambiguous.
  */
+import { parseExpression, referencesOf, resolveReference } from '../../../domain/expressions';
 
 export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR', 'CALCULATED'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -17,6 +18,13 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export interface EditorField {
   /** the editor's own handle on the field (its key is the author's to edit): never sent */
   uid: string;
+  /**
+   * Whether the key still follows the label (keyFromLabel): only for a field
+   * added in this editor whose key the author has not typed and nothing
+   * references yet. A key read from the server never changes by itself — it
+   * may be in a published version, in records, in formulas. Never sent.
+   */
+  keyFollowsLabel: boolean;
   key: string;
   label: string;
   type: FieldType;
@@ -76,6 +84,9 @@ export interface EditorContent {
   sections: EditorSection[];
 }
 
+/** The types a formula may read and a condition may compare as numbers (src/domain/content.ts NUMERIC_FIELD_TYPES; that module is the server's, with node:crypto). */
+export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
+
 /** The document's limits (src/domain/content.ts): the editor stops adding before the server would refuse. */
 export const LIMITS = {
   sections: 200,
@@ -125,18 +136,68 @@ export function newSection(title: string, firstStepTitle: string): EditorSection
   return { sectionId: newSectionId(), title, steps: [newStep(firstStepTitle)], when: null };
 }
 
-/** A key not yet used in the step: field1, field2… */
-export function freeFieldKey(step: EditorStep): string {
-  const used = new Set(step.fields.map((f) => f.key));
-  for (let n = step.fields.length + 1; ; n++) if (!used.has(`field${n}`)) return `field${n}`;
+/** Every field key of the draft: keys are kept unique within the version (a formula or record names one unambiguously). */
+export function keysOf(content: EditorContent, except?: string): Set<string> {
+  const keys = new Set<string>();
+  for (const section of content.sections)
+    for (const step of section.steps) for (const field of step.fields) if (field.uid !== except) keys.add(field.key);
+  return keys;
+}
+
+/** `base`, or `base_2`, `base_3`… : the first not in `used`. */
+function unique(base: string, used: ReadonlySet<string>): string {
+  if (!used.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `_${n}`;
+    const candidate = base.slice(0, LIMITS.key - suffix.length) + suffix;
+    if (!used.has(candidate)) return candidate;
+  }
+}
+
+const FOLD: Record<string, string> = {
+  ä: 'ae',
+  ö: 'oe',
+  ü: 'ue',
+  ß: 'ss',
+  æ: 'ae',
+  ø: 'oe',
+  œ: 'oe',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  đ: 'd',
+  ı: 'i',
+};
+
+/**
+ * The key a label suggests, as a formula can name it (src/domain/expressions.ts:
+ * letters, digits and `_`, not starting with a digit): lowercased, German
+ * umlauts as ae/oe/ue, other accents dropped, anything else `_`. "Druck vor
+ * Prüfung (bar)" → `druck_vor_pruefung_bar`. Empty when the label has no letter or digit.
+ */
+export function keyFromLabel(label: string): string {
+  const folded = [...label.toLowerCase()].map((c) => FOLD[c] ?? c).join('');
+  const ascii = folded.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  const key = ascii
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, LIMITS.key)
+    .replace(/_+$/, '');
+  return /^[0-9]/.test(key) ? `f_${key}`.slice(0, LIMITS.key) : key;
+}
+
+/** The key for a field labelled `label` in `content` (unique in the version; `field` when the label gives nothing). */
+export function keyFor(label: string, content: EditorContent, uid?: string): string {
+  return unique(keyFromLabel(label) || 'field', keysOf(content, uid));
 }
 
 export const newFieldUid = () => `f_${randomHex(6)}`;
 
-export function newField(step: EditorStep, type: FieldType, label: string): EditorField {
+export function newField(content: EditorContent, type: FieldType, label: string): EditorField {
   return {
     uid: newFieldUid(),
-    key: freeFieldKey(step),
+    key: keyFor(label, content),
+    keyFollowsLabel: true,
     label,
     type,
     required: false,
@@ -149,12 +210,56 @@ export function newField(step: EditorStep, type: FieldType, label: string): Edit
   };
 }
 
+/**
+ * The field relabelled: its key follows while it may (keyFollowsLabel) and
+ * nothing in the draft names it yet — a key a condition or formula uses stays.
+ */
+export function relabelled(field: EditorField, label: string, stepId: string, content: EditorContent): EditorField {
+  if (!field.keyFollowsLabel) return { ...field, label };
+  if (isReferenced(content, stepId, field.key)) return { ...field, label, keyFollowsLabel: false };
+  return { ...field, label, key: keyFor(label, content, field.uid) };
+}
+
+/** Whether a condition or a formula of the draft names the field `key` of step `stepId`. */
+export function isReferenced(content: EditorContent, stepId: string, key: string): boolean {
+  const ids = new Set(content.sections.flatMap((s) => s.steps.map((st) => st.stepId)));
+  const inCondition = (c: unknown): boolean => {
+    if (Array.isArray(c)) return c.some(inCondition);
+    if (c === null || typeof c !== 'object') return false;
+    const o = c as Record<string, unknown>;
+    if (o.step === stepId && o.field === key) return true;
+    return [o.all, o.any, o.not].some((x) => x !== undefined && inCondition(x));
+  };
+  for (const section of content.sections) {
+    if (inCondition(section.when)) return true;
+    for (const step of section.steps) {
+      if (inCondition(step.when)) return true;
+      for (const field of step.fields) {
+        if (field.type !== 'CALCULATED' || !field.expression) continue;
+        let names: string[];
+        try {
+          names = referencesOf(parseExpression(field.expression));
+        } catch {
+          continue; // a formula that does not parse names nothing yet
+        }
+        for (const name of names) {
+          const ref = resolveReference(name, step.stepId, (id) => id !== step.stepId && ids.has(id));
+          if (ref.stepId === stepId && ref.key === key) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 /** A field switched to another type keeps only what that type uses. */
 export function withType(field: EditorField, type: FieldType): EditorField {
   const uses = FIELD_TYPE_USES[type];
   return {
     ...field,
     type,
+    // a CALCULATED value is computed, never entered: "required" does not apply to it
+    required: type === 'CALCULATED' ? false : field.required,
     unit: uses.unit ? field.unit : null,
     min: uses.limits ? field.min : null,
     max: uses.limits ? field.max : null,
@@ -219,7 +324,7 @@ export function fromServer(content: {
       when?: unknown;
       signoff?: EditorSignoff | null;
       allowNotApplicable?: boolean | null;
-      fields: (Omit<EditorField, 'uid' | 'expression'> & { expression?: string | null })[];
+      fields: (Omit<EditorField, 'uid' | 'keyFollowsLabel' | 'expression'> & { expression?: string | null })[];
     })[];
   }[];
 }): EditorContent {
@@ -254,6 +359,7 @@ export function fromServer(content: {
         fields: step.fields.map((f) => ({
           uid: newFieldUid(),
           key: f.key,
+          keyFollowsLabel: false,
           label: f.label,
           type: f.type,
           required: f.required,
@@ -302,7 +408,7 @@ export function toInput(content: EditorContent, notApplicable = false): unknown 
             key: f.key,
             label: f.label,
             type: f.type,
-            required: f.required,
+            required: f.type === 'CALCULATED' ? false : f.required,
             unit: uses.unit ? f.unit || null : null,
             min: uses.limits ? f.min : null,
             max: uses.limits ? f.max : null,
@@ -334,3 +440,68 @@ export const pathOf = {
 
 /** A DOM id for the input at a document path (ids may not hold dots in CSS selectors comfortably). */
 export const inputId = (path: string) => `ed-${path.replace(/\./g, '-')}`;
+
+// ── Removing, and undoing it ───────────────────────────────────────────────
+
+/** What a removal took out of the draft, and where it was: enough to put it back exactly. */
+export type Removed =
+  | { kind: 'section'; index: number; section: EditorSection }
+  | { kind: 'step'; sectionId: string; index: number; step: EditorStep }
+  | { kind: 'field'; stepId: string; index: number; field: EditorField };
+
+/** The draft without the item `removed` names (by id: a removal that lands after a reorder still finds it). */
+export function withoutItem(content: EditorContent, removed: Removed): EditorContent {
+  switch (removed.kind) {
+    case 'section':
+      return { ...content, sections: content.sections.filter((s) => s.sectionId !== removed.section.sectionId) };
+    case 'step':
+      return {
+        ...content,
+        sections: content.sections.map((s) => ({ ...s, steps: s.steps.filter((st) => st.stepId !== removed.step.stepId) })),
+      };
+    case 'field':
+      return {
+        ...content,
+        sections: content.sections.map((s) => ({
+          ...s,
+          steps: s.steps.map((st) =>
+            st.stepId === removed.stepId ? { ...st, fields: st.fields.filter((f) => f.uid !== removed.field.uid) } : st,
+          ),
+        })),
+      };
+  }
+}
+
+const insertedAt = <T>(list: readonly T[], index: number, item: T): T[] => {
+  const copy = [...list];
+  copy.splice(Math.min(index, copy.length), 0, item);
+  return copy;
+};
+
+/**
+ * The draft with `removed` back where it was — the same object, ids and keys
+ * included, at its old position (or the end, if the list got shorter since).
+ * Null when it cannot go back: its section or step is gone too, or it is back already.
+ */
+export function restored(content: EditorContent, removed: Removed): EditorContent | null {
+  switch (removed.kind) {
+    case 'section':
+      if (content.sections.some((s) => s.sectionId === removed.section.sectionId)) return null;
+      return { ...content, sections: insertedAt(content.sections, removed.index, removed.section) };
+    case 'step': {
+      if (stepsInOrder(content).some(({ step }) => step.stepId === removed.step.stepId)) return null;
+      if (!content.sections.some((s) => s.sectionId === removed.sectionId)) return null;
+      return {
+        ...content,
+        sections: content.sections.map((s) =>
+          s.sectionId === removed.sectionId ? { ...s, steps: insertedAt(s.steps, removed.index, removed.step) } : s,
+        ),
+      };
+    }
+    case 'field': {
+      const at = stepsInOrder(content).find(({ step }) => step.stepId === removed.stepId);
+      if (!at || at.step.fields.some((f) => f.uid === removed.field.uid)) return null;
+      return updateStep(content, at.at, (step) => ({ ...step, fields: insertedAt(step.fields, removed.index, removed.field) }));
+    }
+  }
+}

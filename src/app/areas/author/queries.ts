@@ -106,7 +106,7 @@ export interface ServerStep {
   media: number[];
   model: (StepModel & { file: FileInfo | null }) | null;
   mediaFiles: FileInfo[];
-  fields: Omit<EditorField, 'uid'>[];
+  fields: Omit<EditorField, 'uid' | 'keyFollowsLabel'>[];
   when: unknown;
   signoff: EditorSignoff | null;
   allowNotApplicable?: boolean | null;

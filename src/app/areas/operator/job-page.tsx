@@ -65,7 +65,11 @@ function JobOverview({
   const closed = ['COMPLETED', 'CANCELLED', 'REVIEWED'].includes(view.queuedState);
   // the server's verdict: an unqualified user is told why before starting, and Start is disabled with that reason
   const refused = !closed && job.viewerQualification && !job.viewerQualification.qualified;
-  const runLabel = closed ? t('operator.job.view') : progress.total - progress.open > 0 ? t('operator.job.continue') : t('operator.job.run');
+  const runLabel = closed
+    ? t('operator.job.view')
+    : progress.total - progress.open > 0
+      ? t('operator.job.continue')
+      : t('operator.job.run');
   return (
     <>
       <PageHeader
