@@ -34,7 +34,10 @@ test('a label gives a key a formula can name: lowercased, umlauts folded, the re
 });
 
 function draft(): EditorContent {
-  const content: EditorContent = { sections: [newSection('Prepare', 'Read'), newSection('Close', 'Sign')] };
+  const content: EditorContent = {
+    qualifications: [{ skill: 'Welding', level: 2 }],
+    sections: [newSection('Prepare', 'Read'), newSection('Close', 'Sign')],
+  };
   const step = content.sections[0].steps[0];
   step.fields.push(newField(content, 'NUMBER', ''));
   step.fields[0] = relabelled(step.fields[0], 'Pressure', step.stepId, content);
