@@ -4,7 +4,9 @@
 // (src/services/i18n.ts: the built-in bundle, overridable per client like any
 // namespace) and by the app itself (src/app/i18n.ts: the sign-in page and an
 // offline start need texts before any bundle can be fetched). Plain data, no
-// Node: it is bundled into the browser too.
+// Node: it is bundled into the browser too. `common` holds what every area
+// shares (issue 41): the texts of the error codes, role and action names, the
+// number-entry hints.
 import shellEn from '../../config/i18n/app/shell.en.json';
 import shellDe from '../../config/i18n/app/shell.de.json';
 import authorEn from '../../config/i18n/app/author.en.json';
@@ -19,6 +21,8 @@ import rulesEn from '../../config/i18n/app/rules.en.json';
 import rulesDe from '../../config/i18n/app/rules.de.json';
 import jobsEn from '../../config/i18n/app/jobs.en.json';
 import jobsDe from '../../config/i18n/app/jobs.de.json';
+import commonEn from '../../config/i18n/app/common.en.json';
+import commonDe from '../../config/i18n/app/common.de.json';
 
 /** The app's languages with complete texts. */
 export const APP_LANGUAGES = ['en', 'de'] as const;
@@ -26,8 +30,26 @@ export type AppLanguage = (typeof APP_LANGUAGES)[number];
 
 /** Each area's file; a key `x.y` of the operator's file is `operator.x.y` in the namespace. */
 const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
-  en: { shell: shellEn, author: authorEn, review: reviewEn, operator: operatorEn, supervisor: supervisorEn, rules: rulesEn, jobs: jobsEn },
-  de: { shell: shellDe, author: authorDe, review: reviewDe, operator: operatorDe, supervisor: supervisorDe, rules: rulesDe, jobs: jobsDe },
+  en: {
+    shell: shellEn,
+    author: authorEn,
+    review: reviewEn,
+    operator: operatorEn,
+    supervisor: supervisorEn,
+    rules: rulesEn,
+    jobs: jobsEn,
+    common: commonEn,
+  },
+  de: {
+    shell: shellDe,
+    author: authorDe,
+    review: reviewDe,
+    operator: operatorDe,
+    supervisor: supervisorDe,
+    rules: rulesDe,
+    jobs: jobsDe,
+    common: commonDe,
+  },
 };
 
 /** The `app` namespace's built-in texts of a language: key (`<area>.<key>`) → text. */

@@ -55,7 +55,7 @@ export interface SignoffPanelProps {
  * The server decides every signature; a refusal comes back in plain words.
  */
 export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: SignoffPanelProps) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format, roleName } = useI18n();
   const [signing, setSigning] = useState<StepMeaning | null>(null);
   const meanings = meaningsOf(step.signoff);
   if (meanings.length === 0) return null;
@@ -81,7 +81,7 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned }: Sign
                 <>
                   <Badge tone="warning">{t('rules.signoff.waiting')}</Badge>
                   {meaning === 'VERIFIED' && step.signoff?.verifier && (
-                    <> {t('rules.signoff.verifierRoles', { roles: step.signoff.verifier.roles.join(', ') })}</>
+                    <> {t('rules.signoff.verifierRoles', { roles: format.list(step.signoff.verifier.roles.map(roleName)) })}</>
                   )}
                   {mayOffer(meaning) && !blocked && (
                     <>

@@ -41,7 +41,7 @@ import { ConditionEditor } from './ConditionEditor';
 import { ConflictDialog } from './ConflictDialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
-import { useT, type Translate } from '../../i18n';
+import { useI18n, useT, type Translate } from '../../i18n';
 
 /**
  * The draft editor (/app/templates/:id/edit): sections → steps → fields,
@@ -114,7 +114,7 @@ const STATUS_CLASS: Record<AutosaveState['status'], string> = {
 };
 
 function DraftEditor({ template, version }: { template: TemplateDetail; version: VersionDetail }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const { route } = useLocation();
   const [content, setContent] = useState<EditorContent>(() => fromServer(version.content));
   const contentRef = useRef(content);
@@ -243,7 +243,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
     announce(t('author.conflict.keptMine'));
   }
 
-  const statusText = t(`author.save.${save.status}`, { time: save.savedAt ? save.savedAt.toLocaleTimeString() : '' });
+  const statusText = t(`author.save.${save.status}`, { time: save.savedAt ? format.time(save.savedAt) : '' });
 
   return (
     <div class="page author-editor">

@@ -4,7 +4,7 @@ import { describeCondition } from '../../rules/describe';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
 import { mediaKind } from './upload';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 
 /**
  * One step as an operator sees it running a job: its text, its media and its
@@ -25,7 +25,7 @@ export interface StepViewProps {
 }
 
 export function StepView({ step, sectionTitle, number, count, files, sensorName, content, sectionWhen }: StepViewProps) {
-  const t = useT();
+  const { t, format, roleName } = useI18n();
   const headingId = `preview-step-${step.stepId}`;
   const doc = content ?? { sections: [] };
   const verifier = step.signoff?.verifier;
@@ -50,9 +50,9 @@ export function StepView({ step, sectionTitle, number, count, files, sensorName,
       {step.signoff && (step.signoff.performer || verifier) && (
         <p class="notice notice-info step-view-rule">
           {step.signoff.performer && verifier
-            ? t('author.preview.signoffBoth', { roles: verifier.roles.join(', ') })
+            ? t('author.preview.signoffBoth', { roles: format.list(verifier.roles.map(roleName)) })
             : verifier
-              ? t('author.preview.signoffVerifier', { roles: verifier.roles.join(', ') })
+              ? t('author.preview.signoffVerifier', { roles: format.list(verifier.roles.map(roleName)) })
               : t('author.preview.signoffPerformer')}
         </p>
       )}
@@ -109,31 +109,24 @@ function Media({ file, id }: { file: FileInfo | undefined; id: number }) {
   }
 }
 
-/** The limits as an operator reads them: "1 – 3 bar", "≥ 1 bar", "≤ 3 bar". */
-export function limitsText(field: Pick<EditorField, 'min' | 'max' | 'unit'>): string | null {
-  const unit = field.unit ? ` ${field.unit}` : '';
-  if (field.min != null && field.max != null) return `${field.min} – ${field.max}${unit}`;
-  if (field.min != null) return `≥ ${field.min}${unit}`;
-  if (field.max != null) return `≤ ${field.max}${unit}`;
-  return null;
-}
-
 function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: string; sensorName?: (id: number) => string | undefined }) {
-  const t = useT();
+  const { t, format, readNumber } = useI18n();
   const [value, setValue] = useState<string>('');
   const [touched, setTouched] = useState(false);
   const id = `preview-${stepId}-${field.key}`;
   const label = field.label || field.key;
   const hintId = `${id}-hint`;
   const feedbackId = `${id}-feedback`;
-  const limits = limitsText(field);
+  // the limits as the operator reads them, in the author's language: "0,5–2 bar"
+  const limits = format.range(field.min, field.max, field.unit);
   let feedback: string | null = null;
   if (touched && field.required && value === '') feedback = t('author.preview.required');
   if (field.type === 'NUMBER' && value !== '') {
-    const n = Number(value);
-    if (!Number.isFinite(n)) feedback = t('author.preview.notANumber');
-    else if ((field.min != null && n < field.min) || (field.max != null && n > field.max))
-      feedback = t('author.preview.outOfLimits', { limits: limits ?? '' });
+    // typed as the operator will: "2,5" is 2.5 in German (not 25)
+    const read = readNumber(value);
+    if ('error' in read) feedback = read.error;
+    else if ((field.min != null && read.value < field.min) || (field.max != null && read.value > field.max))
+      feedback = t('author.preview.outOfLimits', { limits });
   }
   if (field.type === 'PASS_FAIL' && value === 'FAIL') feedback = t('author.preview.failed');
   const describedBy = [limits || field.type === 'SENSOR' ? hintId : '', feedback ? feedbackId : ''].filter(Boolean).join(' ') || undefined;
@@ -211,9 +204,8 @@ function FieldView({ field, stepId, sensorName }: { field: EditorField; stepId: 
         <div class="with-unit">
           <input
             id={id}
-            type="number"
+            type="text"
             inputMode="decimal"
-            step="any"
             value={value}
             onInput={(e) => setValue(e.currentTarget.value)}
             onBlur={() => setTouched(true)}
