@@ -3,7 +3,9 @@ import { IntlMessageFormat } from 'intl-messageformat';
 /**
  * The app's texts are ICU MessageFormat (intl-messageformat): `{name}`
  * placeholders, `{n, plural, one {# step} other {# steps}}`, `{kind, select,
- * …}`. Numbers in placeholders are formatted in the text's language ("1.234").
+ * …}`. A plain `{name}` shows its value as given (a job id 1234 stays "1234";
+ * a quantity is formatted with src/app/format.ts first); a plural's `#` and
+ * `{x, number}` are formatted in the text's language ("1.234").
  *
  * A text an administrator reworded (GET /api/client/translate) may be
  * malformed ICU ("{n, plural, one {# Schritt}" without its end): such a text
@@ -13,20 +15,39 @@ import { IntlMessageFormat } from 'intl-messageformat';
 
 export type MessageValues = Record<string, string | number>;
 
-const compiled = new Map<string, IntlMessageFormat | null>();
+interface Compiled {
+  message: IntlMessageFormat;
+  /** the arguments used as plain `{name}`: given as text, so ICU does not group a number (an id, a year) */
+  plain: Set<string>;
+}
 
-function compile(text: string, language: string): IntlMessageFormat | null {
+type Ast = ReturnType<IntlMessageFormat['getAst']>;
+
+const compiled = new Map<string, Compiled | null>();
+
+function compile(text: string, language: string): Compiled | null {
   const cacheKey = `${language}\u0000${text}`;
-  let message = compiled.get(cacheKey);
-  if (message === undefined) {
+  let entry = compiled.get(cacheKey);
+  if (entry === undefined) {
     try {
-      message = new IntlMessageFormat(text, language, undefined, { ignoreTag: true });
+      const message = new IntlMessageFormat(text, language, undefined, { ignoreTag: true });
+      entry = { message, plain: plainArguments(message.getAst()) };
     } catch {
-      message = null;
+      entry = null;
     }
-    compiled.set(cacheKey, message);
+    compiled.set(cacheKey, entry);
   }
-  return message;
+  return entry;
+}
+
+function plainArguments(ast: Ast, into = new Set<string>()): Set<string> {
+  for (const element of ast) {
+    // TYPE.argument of @formatjs/icu-messageformat-parser: a bare `{name}`
+    if ((element.type as number) === 1 && 'value' in element && typeof element.value === 'string') into.add(element.value);
+    if ('options' in element)
+      for (const option of Object.values(element.options as Record<string, { value: Ast }>)) plainArguments(option.value, into);
+  }
+  return into;
 }
 
 /** The text with its values, in `language`; the raw text (plain placeholders filled) when it is not valid ICU. */
@@ -37,10 +58,12 @@ export function formatMessage(text: string, language: string, values?: MessageVa
 
 /** The text with its values, or null when it is malformed or needs a value not given. */
 export function tryFormatMessage(text: string, language: string, values?: MessageValues): string | null {
-  const message = compile(text, language);
-  if (!message) return null;
+  const entry = compile(text, language);
+  if (!entry) return null;
+  const given: MessageValues = { ...values };
+  for (const name of entry.plain) if (typeof given[name] === 'number') given[name] = String(given[name]);
   try {
-    const result = message.format(values ?? {});
+    const result = entry.message.format(given);
     return typeof result === 'string' ? result : null;
   } catch {
     return null;
@@ -51,9 +74,4 @@ export function tryFormatMessage(text: string, language: string, values?: Messag
 export function fillPlaceholders(text: string, values?: MessageValues): string {
   if (!values) return text;
   return text.replace(/\{([A-Za-z]\w*)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
-}
-
-/** Whether a text is valid ICU MessageFormat (the unit test checks every built-in text). */
-export function isValidMessage(text: string, language: string): boolean {
-  return compile(text, language) !== null;
 }

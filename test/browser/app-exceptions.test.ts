@@ -82,7 +82,7 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
   const page = await openApp(browser, wip, team.approver, { width: 820, path: '/app/exceptions' });
   await page.getByRole('heading', { level: 1, name: 'Review by exception' }).waitFor();
   const card = page.getByRole('region', { name: /Pump 7 pressure/ });
-  await card.getByText('2 deviation(s), 2 to acknowledge.').waitFor();
+  await card.getByText('2 deviations, 2 to acknowledge.').waitFor();
   assert.match((await card.textContent()) ?? '', 'bar = 2.6');
   assert.match((await card.textContent()) ?? '', 'Cover hinge cracked');
   const review = card.getByRole('button', { name: 'Review job' });

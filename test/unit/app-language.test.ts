@@ -118,6 +118,8 @@ messages('plurals in both languages, numbers in the placeholder formatted', () =
   assert.is(de('operator.review.photos', { n: 1 }), '1 Foto');
   assert.is(de('operator.review.photos', { n: 1200 }), '1.200 Fotos');
   assert.is(de('supervisor.home.summary', { open: 1, overdue: 0 }), '1 offener Auftrag, 0 überfällig.');
+  // a plain placeholder shows its value as given: an id is not grouped
+  assert.is(formatMessage('Auftrag {id}, {n, plural, other {# Schritte}}', 'de', { id: 12345, n: 1234 }), 'Auftrag 12345, 1.234 Schritte');
 });
 
 messages('a malformed or incomplete text shows as written, its plain placeholders filled: never a crash', () => {

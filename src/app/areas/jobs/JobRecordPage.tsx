@@ -7,6 +7,7 @@ import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, Page
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
+import { deviationText } from '../../deviation-text';
 
 /**
  * /app/jobs/:id/record: a job's record, read-only, for everyone who may read
@@ -289,12 +290,12 @@ function FaultList({ faults }: { faults: RecordFault[] }) {
 }
 
 function DeviationList({ deviations }: { deviations: RecordDeviation[] }) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format } = useI18n();
   return (
     <ul class="deviation-list">
       {deviations.map((d) => (
         <li key={d.id}>
-          <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge> {d.detail}
+          <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge> {deviationText(t, format, d)}
           <div class="hint">
             {d.acknowledged
               ? t('jobs.record.acknowledged', {

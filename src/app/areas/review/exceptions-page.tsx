@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../../api/client';
 import { can } from '../../api/session';
-import { useI18n, type Translate } from '../../i18n';
-import type { Formats } from '../../format';
+import { useI18n } from '../../i18n';
+import { deviationText } from '../../deviation-text';
 import { useSession } from '../../shell/session-context';
 import {
   Badge,
@@ -286,23 +286,4 @@ function ReviewDialog({
       <TextField label={t('review.exceptions.reviewComment')} value={comment} onValue={setComment} multiline rows={2} maxLength={5000} />
     </ESignatureDialog>
   );
-}
-
-/**
- * What a deviation says, in the reader's language: a value out of limits as "p_in = 2,6 (außerhalb 0,5–2 bar)".
- * The server's `detail` of OUT_OF_LIMITS is "2.6 outside 0.5..2 bar" (src/domain/deviations.ts), read back
- * here into numbers; any other detail (the operator's reason, a fault) is the person's own words, shown as written.
- */
-export function deviationText(t: Translate, format: Formats, d: Pick<Deviation, 'kind' | 'fieldKey' | 'value' | 'detail'>): string {
-  const limits = d.kind === 'OUT_OF_LIMITS' ? /^.* outside (-∞|-?[\d.e+-]+)\.\.(∞|-?[\d.e+-]+)(?: (.+))?$/.exec(d.detail) : null;
-  if (limits && d.fieldKey) {
-    const bound = (text: string) => (text.includes('∞') ? null : Number(text));
-    const value = typeof d.value === 'number' ? format.quantity(d.value, limits[3]) : JSON.stringify(d.value);
-    return t('review.exceptions.outside', {
-      field: d.fieldKey,
-      value,
-      limits: format.range(bound(limits[1]), bound(limits[2]), limits[3]),
-    });
-  }
-  return [d.fieldKey && d.value !== null ? `${d.fieldKey} = ${JSON.stringify(d.value)}` : '', d.detail].filter(Boolean).join(': ');
 }
