@@ -175,6 +175,19 @@ test('the job record, the board and review by exception in German: comma, dd.mm.
   assert.match(text, /\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
   assert.not.match(text, ENGLISH_SERVER_TEXT, text);
   await checkPage(review, 'language', 'exceptions-de', 820);
+  // acknowledged, then a wrong password: the refusal (an API error) is the app's German text, not the server's
+  await review.getByRole('textbox', { name: 'Ihr Kommentar' }).fill('Manometer getauscht');
+  await review.getByRole('button', { name: 'Quittieren' }).click();
+  await review.getByText('1 Abweichung, 0 zu quittieren.').waitFor();
+  await review.getByRole('button', { name: 'Auftrag prüfen' }).click();
+  const dialog = review.getByRole('dialog', { name: 'Prüfung unterschreiben' });
+  await dialog.getByLabel(/^Passwort/).fill('nicht-mein-passwort');
+  await dialog.getByRole('button', { name: 'Als geprüft unterschreiben' }).click();
+  await dialog.getByRole('alert').getByText('Nicht unterschrieben: Passwort oder Code ist falsch.').waitFor();
+  text = await bodyText(review);
+  assert.not.match(text, ENGLISH_SERVER_TEXT, text);
+  assert.not.match(text, /Invalid password|E-Mail-Adresse oder Passwort/, "neither the server's English nor its generic German");
+  await checkPage(review, 'language', 'exceptions-sign-de', 820);
   await review.context().close();
 });
 
