@@ -2,6 +2,9 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { APP_LANGUAGES, appTexts, type AppLanguage } from '../lib/app-texts';
 import { api, query } from './api/client';
+import { errorText, type Refusal } from './error-text';
+import { formatsFor, parseNumber, type Formats } from './format';
+import { formatMessage, type MessageValues } from './messages';
 
 /**
  * The app's texts: the `app` namespace of the server's i18n bundles
@@ -11,12 +14,15 @@ import { api, query } from './api/client';
  * from GET /api/client/translate (an administrator may reword any text).
  *
  * In a component: `const t = useT(); t('shell.nav.home')`, with `{name}`
- * placeholders: `t('operator.steps.of', { n: 2, total: 5 })`. A missing key
- * shows the key itself (and a test that reads the page finds it).
+ * placeholders: `t('operator.steps.of', { n: 2, total: 5 })`. Texts are ICU
+ * MessageFormat (src/app/messages.ts): a count is a plural, `{n, plural, one
+ * {# step} other {# steps}}`, never "step(s)". A missing key shows the key
+ * itself (and a test that reads the page finds it). Numbers and dates:
+ * `useI18n().format` (src/app/format.ts).
  */
 
 export type Texts = Record<string, string>;
-export type Translate = (key: string, values?: Record<string, string | number>) => string;
+export type Translate = (key: string, values?: MessageValues) => string;
 
 const LANGUAGE_KEY = 'wip.app.language';
 
@@ -69,34 +75,56 @@ export async function clientTexts(language: AppLanguage): Promise<Texts> {
   }
 }
 
-export function translator(texts: Texts): Translate {
+/** t() over a language's texts: ICU MessageFormat in that language, the raw text when a text is malformed. */
+export function translator(texts: Texts, language: AppLanguage = 'en'): Translate {
   return (key, values) => {
-    const text = texts[key] ?? key;
-    if (!values) return text;
-    return text.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+    const text = texts[key];
+    return text === undefined ? key : formatMessage(text, language, values);
   };
 }
 
 export interface I18n {
   language: AppLanguage;
   t: Translate;
-  /** number and date formatting in the user's language */
+  /** numbers, limits, dates and times in the user's language (src/app/format.ts) */
+  format: Formats;
+  /** a date ("07.12.2026") or, withTime, a date and time ("07.12.2026, 06:56"): format.date / format.dateTime */
   formatDate: (iso: string | null | undefined, withTime?: boolean) => string;
+  /** the app's text of a refusal (an error code with details), the server's message only for a code it has no text for */
+  errorText: (refusal: Refusal) => string;
+  /** a role id as its name: "approver" → "Freigeber" */
+  roleName: (role: string) => string;
+  /** a typed number in the user's language ("2,5" → 2.5), or the text saying why it is not one */
+  readNumber: (text: string) => { value: number } | { error: string };
   setLanguage: (language: AppLanguage) => Promise<void>;
 }
 
-export function formatterFor(language: AppLanguage): I18n['formatDate'] {
-  const date = new Intl.DateTimeFormat(language, { dateStyle: 'medium' });
-  const dateTime = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
-  return (iso, withTime = false) => (iso ? (withTime ? dateTime : date).format(new Date(iso)) : '');
+/** Everything language-bound of the context, for a language and its texts (the shell adds setLanguage). */
+export function i18nFor(language: AppLanguage, texts: Texts): Omit<I18n, 'setLanguage'> {
+  const t = translator(texts, language);
+  const format = formatsFor(language);
+  const hasText = (key: string) => key in texts;
+  return {
+    language,
+    t,
+    format,
+    formatDate: formatterFor(language),
+    errorText: (refusal) => errorText({ language, texts, t, format }, refusal),
+    roleName: (role) => (hasText(`common.role.${role}`) ? t(`common.role.${role}`) : role),
+    readNumber(text) {
+      const parsed = parseNumber(text, language);
+      if ('value' in parsed) return parsed;
+      return { error: t(`common.number.${parsed.error}`, { example: format.numberInput(2.5) }) };
+    },
+  };
 }
 
-const fallback: I18n = {
-  language: 'en',
-  t: translator(builtInTexts('en')),
-  formatDate: formatterFor('en'),
-  setLanguage: async () => undefined,
-};
+export function formatterFor(language: AppLanguage): I18n['formatDate'] {
+  const format = formatsFor(language);
+  return (iso, withTime = false) => (withTime ? format.dateTime(iso) : format.date(iso));
+}
+
+const fallback: I18n = { ...i18nFor('en', builtInTexts('en')), setLanguage: async () => undefined };
 
 export const I18nContext = createContext<I18n>(fallback);
 

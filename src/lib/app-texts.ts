@@ -4,7 +4,9 @@
 // (src/services/i18n.ts: the built-in bundle, overridable per client like any
 // namespace) and by the app itself (src/app/i18n.ts: the sign-in page and an
 // offline start need texts before any bundle can be fetched). Plain data, no
-// Node: it is bundled into the browser too.
+// Node: it is bundled into the browser too. `common` holds what every area
+// shares (issue 41): the texts of the error codes, role and action names, the
+// number-entry hints.
 import shellEn from '../../config/i18n/app/shell.en.json';
 import shellDe from '../../config/i18n/app/shell.de.json';
 import authorEn from '../../config/i18n/app/author.en.json';
@@ -21,6 +23,8 @@ import jobsEn from '../../config/i18n/app/jobs.en.json';
 import jobsDe from '../../config/i18n/app/jobs.de.json';
 import qualificationsEn from '../../config/i18n/app/qualifications.en.json';
 import qualificationsDe from '../../config/i18n/app/qualifications.de.json';
+import commonEn from '../../config/i18n/app/common.en.json';
+import commonDe from '../../config/i18n/app/common.de.json';
 
 /** The app's languages with complete texts. */
 export const APP_LANGUAGES = ['en', 'de'] as const;
@@ -37,6 +41,7 @@ const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
     rules: rulesEn,
     jobs: jobsEn,
     qualifications: qualificationsEn,
+    common: commonEn,
   },
   de: {
     shell: shellDe,
@@ -47,6 +52,7 @@ const FILES: Record<AppLanguage, Record<string, Record<string, string>>> = {
     rules: rulesDe,
     jobs: jobsDe,
     qualifications: qualificationsDe,
+    common: commonDe,
   },
 };
 

@@ -263,8 +263,14 @@ journey('the preview shows the draft as operators see it, with feedback on limit
   await frame.getByRole('button', { name: 'Next step' }).click();
   await frame.getByRole('button', { name: 'Next step' }).click();
   await frame.getByRole('heading', { name: 'Read the pressure' }).waitFor();
+  // typed as an operator types it (issue 41): "2,5" is 2.5, within 1–3 (it once read as 25); "1,234" is ambiguous
+  await frame.getByLabel(/Pressure/).fill('1,234');
+  await frame.getByText('Type the number without thousands separators, e.g. 2.5.').waitFor();
+  await frame.getByLabel(/Pressure/).fill('2,5');
+  await frame.getByText('Allowed: 1–3 bar').waitFor();
+  assert.is(await frame.getByText(/Out of limits|thousands separators/).count(), 0, '2,5 is 2.5: within the limits');
   await frame.getByLabel(/Pressure/).fill('5');
-  await frame.getByText('Out of limits (1 – 3 bar)').waitFor();
+  await frame.getByText('Out of limits (1–3 bar)').waitFor();
   await checked(page, 'preview', 1280);
   await page.getByRole('button', { name: 'Edit', exact: true }).click();
 });

@@ -175,7 +175,7 @@ truth('refused: a recording (not qualified) and a completion (job cancelled mean
   await page.locator('.conflict', { hasText: 'not qualified' }).waitFor();
   await page.locator('[data-state="rejected"]', { hasText: 'Recording of step Measure the torque' }).waitFor();
   await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();
-  await page.getByText('0 of 1 steps done').waitFor();
+  await page.getByText('0 of 1 step done').waitFor();
   assert.is(await page.getByText('Completed', { exact: true }).count(), 0);
   await checkPage(page, 'operator', 'refused', 390);
   assert.is((await serverJob(weld.id)).state, 'OPEN');

@@ -82,7 +82,7 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
   const page = await openApp(browser, wip, team.approver, { width: 820, path: '/app/exceptions' });
   await page.getByRole('heading', { level: 1, name: 'Review by exception' }).waitFor();
   const card = page.getByRole('region', { name: /Pump 7 pressure/ });
-  await card.getByText('2 deviation(s), 2 to acknowledge.').waitFor();
+  await card.getByText('2 deviations, 2 to acknowledge.').waitFor();
   assert.match((await card.textContent()) ?? '', 'bar = 2.6');
   assert.match((await card.textContent()) ?? '', 'Cover hinge cracked');
   const review = card.getByRole('button', { name: 'Review job' });
@@ -98,20 +98,20 @@ test('acknowledge each deviation with a comment, then sign the job REVIEWED (a w
     .getByLabel(/^Your comment/)
     .fill('Gauge recalibrated');
   await items.nth(0).getByRole('button', { name: 'Acknowledge' }).click();
-  await card.getByText('2 deviation(s), 1 to acknowledge.').waitFor();
+  await card.getByText('2 deviations, 1 to acknowledge.').waitFor();
   await items
     .nth(1)
     .getByLabel(/^Your comment/)
     .fill('Hinge replaced, work order 77');
   await items.nth(1).getByRole('button', { name: 'Acknowledge' }).click();
-  await card.getByText('2 deviation(s), 0 to acknowledge.').waitFor();
+  await card.getByText('2 deviations, 0 to acknowledge.').waitFor();
   assert.match((await card.textContent()) ?? '', 'By Alan Approver');
 
   await review.click();
   const dialog = page.getByRole('dialog', { name: 'Sign the review' });
   await dialog.waitFor();
   assert.match((await dialog.textContent()) ?? '', 'Reviewed');
-  assert.match((await dialog.textContent()) ?? '', '2 deviation(s), each acknowledged');
+  assert.match((await dialog.textContent()) ?? '', '2 deviations, each acknowledged');
   await dialog.getByLabel(/^Comment on the review/).fill('Released for service');
   await dialog.getByLabel(/^Password/).fill('not-my-password');
   await dialog.getByRole('button', { name: 'Sign as reviewed' }).click();

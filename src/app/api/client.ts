@@ -16,7 +16,20 @@ export interface FieldProblem {
   message: string;
 }
 
+/**
+ * Turns a refusal into the user's language (src/app/error-text.ts), set by
+ * the shell with the texts: every ApiError's `message` is then the app's own
+ * text for its code, the server's only where the app has none.
+ */
+export type ErrorLocalizer = (refusal: { code: string; message: string; details: Record<string, unknown> }) => string;
+let localize: ErrorLocalizer | null = null;
+export function setErrorLocalizer(localizer: ErrorLocalizer | null): void {
+  localize = localizer;
+}
+
 export class ApiError extends Error {
+  /** the server's own message (English, or its translation of the code), kept for logs and tests */
+  readonly serverMessage: string;
   constructor(
     readonly status: number,
     readonly code: string,
@@ -24,7 +37,8 @@ export class ApiError extends Error {
     readonly fields: FieldProblem[] = [],
     readonly details: Record<string, unknown> = {},
   ) {
-    super(message);
+    super(localize ? localize({ code, message, details }) : message);
+    this.serverMessage = message;
   }
 
   /** No answer at all: offline, or the server unreachable. */

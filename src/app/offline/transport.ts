@@ -1,4 +1,4 @@
-import { requestLanguage } from '../api/client';
+import { ApiError, requestLanguage } from '../api/client';
 import { pendingSignOut } from '../api/sign-out-lock';
 import { noteAnswer } from './server-clock';
 /**
@@ -64,7 +64,7 @@ async function send(path: string, init: { body: BodyInit; key: string; json: boo
 interface Answer {
   success?: boolean;
   data?: Record<string, unknown> | null;
-  error?: { code?: string; message?: string };
+  error?: { code?: string; message?: string; details?: Record<string, unknown> };
   errors?: { message?: string; extensions?: { code?: string; details?: Record<string, unknown> } }[];
 }
 
@@ -86,7 +86,7 @@ function httpFailure(response: Response, body: Answer | undefined): Outcome {
   if (code === 'IDEMPOTENCY_IN_PROGRESS' || response.status === 429 || response.status >= 500)
     return { kind: 'retry', newKey: false, afterMs };
   if (response.status === 409 && code === 'CONFLICT') return { kind: 'conflict', code, message };
-  return { kind: 'refused', code, message };
+  return { kind: 'refused', code, message, details: body?.error?.details };
 }
 
 /** A GraphQL mutation (its exact body text) → the field's data, or what went wrong. */
@@ -165,7 +165,15 @@ export async function graphqlQuery<T>(query: string, variables: Record<string, u
   });
   noteAnswer(response, sentAt, Date.now());
   const body = (await response.json()) as Answer | null;
-  if (!response.ok || !body?.data)
-    throw new Error(body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`);
+  if (!response.ok || !body?.data) {
+    const error = body?.errors?.[0]?.extensions ?? body?.error;
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'ERROR',
+      body?.errors?.[0]?.message ?? body?.error?.message ?? `The server answered ${response.status}`,
+      [],
+      error?.details ?? {},
+    );
+  }
   return body.data as T;
 }

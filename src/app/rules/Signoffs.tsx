@@ -45,7 +45,7 @@ export interface SignoffPanelProps {
  * The server decides every signature; a refusal comes back in plain words.
  */
 export function SignoffPanel({ job, step, user, blocked, offer, onSigned, ask = null }: SignoffPanelProps) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format, roleName } = useI18n();
   const [signing, setSigning] = useState<StepMeaning | null>(null);
   const meanings = meaningsOf(step.signoff);
   const invalidated = (job.signoffs ?? []).filter((s) => s.stepId === step.stepId && s.invalidatedAt !== null);
@@ -75,7 +75,7 @@ export function SignoffPanel({ job, step, user, blocked, offer, onSigned, ask = 
                 <>
                   <Badge tone="warning">{t('rules.signoff.waiting')}</Badge>
                   {meaning === 'VERIFIED' && step.signoff?.verifier && (
-                    <> {t('rules.signoff.verifierRoles', { roles: step.signoff.verifier.roles.join(', ') })}</>
+                    <> {t('rules.signoff.verifierRoles', { roles: format.list(step.signoff.verifier.roles.map(roleName)) })}</>
                   )}
                   {mayOffer(meaning) && !blocked && (
                     <>

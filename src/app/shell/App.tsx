@@ -1,21 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import type { AppLanguage } from '../../lib/app-texts';
-import { ApiError, completePendingSignOut, onSessionEnded, setRequestLanguage } from '../api/client';
+import { ApiError, completePendingSignOut, onSessionEnded, setErrorLocalizer, setRequestLanguage } from '../api/client';
 import { onSignOutElsewhere, pendingSignOut } from '../api/sign-out-lock';
 import { forgetOtherUsers, forgetUser, stopSync, userKey } from '../offline';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
-import {
-  builtInTexts,
-  clientTexts,
-  formatterFor,
-  I18nContext,
-  initialLanguage,
-  rememberLanguage,
-  translator,
-  type I18n,
-  type Texts,
-} from '../i18n';
+import { builtInTexts, clientTexts, i18nFor, I18nContext, initialLanguage, rememberLanguage, type I18n, type Texts } from '../i18n';
 import { ErrorNotice, Loading } from '../ui';
 import { areasFor, routesOf } from './areas';
 import { focusPageHeading } from './focus';
@@ -143,12 +133,13 @@ function Root() {
     }
   }, [state.kind, location.path]);
 
-  const i18n = useMemo<I18n>(
-    () => ({
-      language,
-      t: translator(texts),
-      formatDate: formatterFor(language),
-      async setLanguage(next) {
+  const i18n = useMemo<I18n>(() => {
+    const bound = i18nFor(language, texts);
+    // every refusal from now on in this language (src/app/error-text.ts): set here, before any request it answers
+    setErrorLocalizer(bound.errorText);
+    return {
+      ...bound,
+      async setLanguage(next: AppLanguage) {
         setLanguage(next);
         rememberLanguage(next);
         setRequestLanguage(next);
@@ -158,9 +149,8 @@ function Root() {
           await saveLanguage(next).catch(() => undefined);
         } else setTexts(builtInTexts(next));
       },
-    }),
-    [language, texts, state.kind],
-  );
+    };
+  }, [language, texts, state.kind]);
 
   useEffect(() => {
     document.documentElement.lang = language;

@@ -13,7 +13,8 @@ import { toast } from '../ui/Toast';
  */
 export function registerServiceWorker(): void {
   if (!('serviceWorker' in navigator)) return;
-  const t = translator(builtInTexts(initialLanguage()));
+  const language = initialLanguage();
+  const t = translator(builtInTexts(language), language);
   let reloading = false;
   navigator.serviceWorker.addEventListener('controllerchange', () => {
     if (reloading) location.reload();

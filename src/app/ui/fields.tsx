@@ -6,7 +6,9 @@ import type {
   SelectHTMLAttributes,
   TextareaHTMLAttributes,
 } from 'preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { numberOrNull } from '../format';
+import { useI18n } from '../i18n';
 
 /**
  * Form fields: a visible label tied to its input, the hint and the error
@@ -161,8 +163,10 @@ export function NumberField({
 }: NumberFieldProps) {
   const generated = useId();
   const fieldId = id ?? `f${generated}`;
-  const number = value.trim() === '' ? null : Number(value.replace(',', '.'));
-  const outside = number !== null && Number.isFinite(number) && ((min != null && number < min) || (max != null && number > max));
+  const { language } = useI18n();
+  // as typed, in the user's language ("2,5" is 2.5 in German, src/app/format.ts)
+  const number = numberOrNull(value, language);
+  const outside = number !== null && ((min != null && number < min) || (max != null && number > max));
   const statusId = `${fieldId}-limits`;
   return (
     <FieldFrame id={fieldId} label={label} hint={hint} error={error} required={required as boolean} class={extra as string}>
@@ -185,6 +189,69 @@ export function NumberField({
         {outside ? outOfLimitsText : ''}
       </p>
     </FieldFrame>
+  );
+}
+
+export interface NumberInputProps extends Omit<InputAttributes, 'value' | 'type' | 'onInput'> {
+  /** the number held ('' in the input when null) */
+  value: number | null | undefined;
+  /** called with each number the user types (null: emptied); text that is not a number calls nothing and says why */
+  onNumber: (value: number | null) => void;
+  id: string;
+}
+
+/**
+ * A bare number input for a form with its own label (the editor's limits):
+ * the user types in their language ("2,5"), the form gets a JS number. What
+ * is typed stays as typed ("2," half-way); text that is no number keeps the
+ * last number and says why below the input (src/app/format.ts parseNumber).
+ */
+export function NumberInput({ value, onNumber, id, ...rest }: NumberInputProps) {
+  const { format, readNumber } = useI18n();
+  const [text, setText] = useState(() => format.numberInput(value));
+  const [problem, setProblem] = useState<string | null>(null);
+  // a value changed elsewhere (undo, the server's copy) replaces the text; the user's own typing does not
+  useEffect(() => {
+    const read = readNumber(text);
+    const shown = 'value' in read ? read.value : null;
+    if ((value ?? null) !== shown) {
+      setText(format.numberInput(value));
+      setProblem(null);
+    }
+  }, [value]);
+  const problemId = `${id}-number`;
+  const describedBy = [rest['aria-describedby'] as string | undefined, problem ? problemId : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <>
+      <input
+        {...(rest as object)}
+        id={id}
+        type="text"
+        inputMode="decimal"
+        value={text}
+        aria-invalid={problem ? 'true' : rest['aria-invalid']}
+        aria-describedby={describedBy}
+        onInput={(e) => {
+          const typed = e.currentTarget.value;
+          setText(typed);
+          if (typed.trim() === '') {
+            setProblem(null);
+            onNumber(null);
+            return;
+          }
+          const read = readNumber(typed);
+          if ('value' in read) {
+            setProblem(null);
+            onNumber(read.value);
+          } else setProblem(read.error);
+        }}
+      />
+      {problem && (
+        <p class="field-error" id={problemId}>
+          {problem}
+        </p>
+      )}
+    </>
   );
 }
 

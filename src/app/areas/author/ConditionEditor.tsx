@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
+import { parseNumber } from '../../format';
 import { describeCondition } from '../../rules/describe';
 import type { EditorContent, EditorField, EditorStep, FieldType } from './model';
 import { inputId, NUMERIC_TYPES } from './model';
@@ -49,11 +50,19 @@ function builderForm(c: unknown): { join: 'all' | 'any'; rules: Leaf[] } | null 
 
 const fromForm = (join: 'all' | 'any', rules: Leaf[]): unknown => (rules.length === 1 ? rules[0] : { [join]: rules });
 
-/** A value typed for a field, in the document's form: numbers for numeric fields (once whole), PASS/FAIL as such. */
-function typedValue(field: EditorField | undefined, text: string): unknown {
+/**
+ * A value typed for a field, in the document's form: numbers for numeric fields (once whole; in the author's
+ * language when `language` is given: "2,5" in German — not in a list, where the comma separates), PASS/FAIL as such.
+ */
+function typedValue(field: EditorField | undefined, text: string, language?: string): unknown {
   const trimmed = text.trim();
-  if (field && NUMERIC_TYPES.has(field.type) && trimmed !== '' && String(Number(trimmed)) === trimmed) return Number(trimmed);
-  return text;
+  if (!field || !NUMERIC_TYPES.has(field.type) || trimmed === '') return text;
+  if (language) {
+    const read = parseNumber(trimmed, language);
+    // "2," is half-typed: it stays text until whole
+    return 'value' in read && !/[.,]$/.test(trimmed) ? read.value : text;
+  }
+  return String(Number(trimmed)) === trimmed ? Number(trimmed) : text;
 }
 const valueText = (value: unknown): string =>
   Array.isArray(value)
@@ -244,7 +253,7 @@ function RuleRow({
   onChange: (rule: Leaf) => void;
   onRemove: () => void;
 }) {
-  const t = useT();
+  const { t, language } = useI18n();
   const step = stepOf(rule.step);
   const kind = 'status' in rule ? 'status' : 'field';
   const field = 'field' in rule ? step?.fields.find((f) => f.key === rule.field) : undefined;
@@ -390,7 +399,7 @@ function RuleRow({
                           .split(',')
                           .map((part) => typedValue(field, part.trim()))
                           .filter((v) => v !== '')
-                      : typedValue(field, text)
+                      : typedValue(field, text, language)
                   }
                   onValue={(value) => onChange({ ...(rule as object), value } as Leaf)}
                 />
@@ -431,9 +440,12 @@ function ValueInput({
   parse: (text: string) => unknown;
   onValue: (value: unknown) => void;
 }) {
-  const [text, setText] = useState(() => valueText(value));
+  const { format } = useI18n();
+  // a single number as the author types it in their language ("2,5"); a list as the document holds it
+  const shown = (v: unknown) => (numeric && typeof v === 'number' ? format.numberInput(v) : valueText(v));
+  const [text, setText] = useState(() => shown(value));
   useEffect(() => {
-    if (JSON.stringify(parse(text)) !== JSON.stringify(value ?? null)) setText(valueText(value));
+    if (JSON.stringify(parse(text)) !== JSON.stringify(value ?? null)) setText(shown(value));
   }, [JSON.stringify(value ?? null)]);
   return (
     <input

@@ -3,7 +3,7 @@ import { graphql as gql } from '../../api/client';
 import type { ConflictInfo } from './autosave';
 import { fromServer, stepsInOrder, type EditorContent } from './model';
 import { VERSION_QUERY, versionGid, type VersionDetail } from './queries';
-import { useT } from '../../i18n';
+import { useI18n } from '../../i18n';
 import { useSession } from '../../shell/session-context';
 
 /**
@@ -20,7 +20,7 @@ export function ConflictDialog(props: {
   onTakeTheirs: () => Promise<void>;
   onKeepMine: (revision: number) => Promise<void>;
 }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const { conflict, versionId, mine } = props;
   const dialog = useRef<HTMLDialogElement>(null);
   const [theirs, setTheirs] = useState<VersionDetail | null>(null);
@@ -41,7 +41,7 @@ export function ConflictDialog(props: {
   const who = theirs?.updatedBy
     ? `${theirs.updatedBy.firstName} ${theirs.updatedBy.lastName}`.trim() || theirs.updatedBy.email
     : t('author.conflict.someone');
-  const when = (theirs?.updatedAt ?? conflict.updatedAt) ? new Date((theirs?.updatedAt ?? conflict.updatedAt)!).toLocaleString() : '';
+  const when = format.dateTime(theirs?.updatedAt ?? conflict.updatedAt);
   const theirSteps = theirs ? stepsInOrder(fromServer(theirs.content)) : [];
   const mySteps = stepsInOrder(mine);
 

@@ -46,7 +46,7 @@ import { SkillRequirements } from './SkillRequirements';
 import { ConflictDialog } from './ConflictDialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
-import { useT, type Translate } from '../../i18n';
+import { useI18n, useT, type Translate } from '../../i18n';
 import { useSession } from '../../shell/session-context';
 
 /**
@@ -123,7 +123,7 @@ const STATUS_CLASS: Record<AutosaveState['status'], string> = {
 };
 
 function DraftEditor({ template, version }: { template: TemplateDetail; version: VersionDetail }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const { route } = useLocation();
   const me = useSession().session.user.id;
   const [content, setContent] = useState<EditorContent>(() => fromServer(version.content));
@@ -338,7 +338,7 @@ function DraftEditor({ template, version }: { template: TemplateDetail; version:
 
   const selfConflict = save.status === 'conflict' && save.conflict?.updatedBy === me;
   const statusText = t(selfConflict ? 'author.save.conflictSelf' : `author.save.${save.status}`, {
-    time: save.savedAt ? save.savedAt.toLocaleTimeString() : '',
+    time: save.savedAt ? format.time(save.savedAt) : '',
   });
 
   return (

@@ -2,6 +2,7 @@ import type { VNode } from 'preact';
 import { FIELD_TYPES, FIELD_TYPE_USES, inputId, LIMITS, pathOf, withType, type EditorField, type FieldType, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
 import { useT } from '../../i18n';
+import { NumberInput } from '../../ui';
 import { ExpressionError, parseExpression, referencesOf } from '../../../domain/expressions';
 
 /**
@@ -34,7 +35,6 @@ export interface FormulaField {
 }
 
 /** Text of a number input → the field's number (empty or not a number: none). */
-const numberOf = (text: string): number | null => (text.trim() === '' || !Number.isFinite(Number(text)) ? null : Number(text));
 
 export function FieldEditor({ field, at, index, problems, sensors, onChange, onLabel, onRemove, handle, formulaFields }: FieldEditorProps) {
   const t = useT();
@@ -119,28 +119,14 @@ export function FieldEditor({ field, at, index, problems, sensors, onChange, onL
         {uses.limits && (
           <div class="form-row">
             <label for={inputId(path('min'))}>{t('author.field.min')}</label>
-            <input
-              {...input('min')}
-              type="number"
-              step="any"
-              inputMode="decimal"
-              value={field.min ?? ''}
-              onInput={(e) => set({ min: numberOf(e.currentTarget.value) })}
-            />
+            <NumberInput {...input('min')} value={field.min} onNumber={(min) => set({ min })} />
             <ErrorText problems={problems} path={path('min')} />
           </div>
         )}
         {uses.limits && (
           <div class="form-row">
             <label for={inputId(path('max'))}>{t('author.field.max')}</label>
-            <input
-              {...input('max')}
-              type="number"
-              step="any"
-              inputMode="decimal"
-              value={field.max ?? ''}
-              onInput={(e) => set({ max: numberOf(e.currentTarget.value) })}
-            />
+            <NumberInput {...input('max')} value={field.max} onNumber={(max) => set({ max })} />
             <ErrorText problems={problems} path={path('max')} />
           </div>
         )}

@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { graphql as gql } from '../../api/client';
 import { ASSET_CLASSES, assetClassGid, CREATE_TEMPLATE, LIBRARY, VERSION_STATES, type LibraryItem, type VersionState } from './queries';
 import { appPath } from './paths';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 
 /**
  * The template library (/app/templates): search, tag, asset class, state and
@@ -21,7 +21,7 @@ interface Filter {
 const PAGE = 25;
 
 export default function LibraryPage() {
-  const t = useT();
+  const { t, format } = useI18n();
   const { url } = useLocation();
   const initial = new URL(url, location.origin).searchParams;
   const [filter, setFilter] = useState<Filter>({
@@ -175,7 +175,7 @@ export default function LibraryPage() {
                   </span>
                 ))}
               </p>
-              <p class="muted">{t('author.library.updated', { when: new Date(item.latestVersion.updatedAt).toLocaleString() })}</p>
+              <p class="muted">{t('author.library.updated', { when: format.dateTime(item.latestVersion.updatedAt) })}</p>
             </li>
           ))}
         </ul>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { stepsInOrder, type EditorContent } from './model';
 import type { FileInfo } from './queries';
 import { ruleValue, StepView } from './StepView';
-import { useT } from '../../i18n';
+import { useI18n } from '../../i18n';
 
 /** The draft as an operator runs it: one step at a time, previous and next. */
 export function Preview({
@@ -14,7 +14,7 @@ export function Preview({
   files: ReadonlyMap<number, FileInfo>;
   sensors: { databaseId: number; name: string }[];
 }) {
-  const t = useT();
+  const { t, readNumber } = useI18n();
   const steps = stepsInOrder(content);
   const [index, setIndex] = useState(0);
   // what the author tries in the preview, by step and key: a later step's formula reads an earlier step's values
@@ -41,6 +41,7 @@ export function Preview({
           ruleValue(
             steps.find((s) => s.step.stepId === stepId)?.step.fields.find((f) => f.key === key),
             entered[stepId]?.[key],
+            readNumber,
           )
         }
       />

@@ -1,5 +1,5 @@
 import { ROLES } from '../../../policies/roles';
-import { useT } from '../../i18n';
+import { useI18n } from '../../i18n';
 import { ConditionEditor } from './ConditionEditor';
 import { inputId, pathOf, stepsInOrder, type EditorContent, type EditorSignoff, type EditorStep, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
@@ -27,7 +27,7 @@ export function StepRules({
   notApplicable: boolean;
   edit: (change: (s: EditorStep) => EditorStep) => void;
 }) {
-  const t = useT();
+  const { t, roleName } = useI18n();
   const earlier = stepsInOrder(content)
     .filter((s) => s.number < number)
     .map(({ step: s, number: n }) => ({ step: s, number: n }));
@@ -82,7 +82,7 @@ export function StepRules({
                     setSignoff({ ...signoff, verifier: { roles } });
                   }}
                 />{' '}
-                {role}
+                {roleName(role)}
               </label>
             ))}
           </fieldset>

@@ -6,7 +6,7 @@ import { describeCondition } from '../../rules/describe';
 import type { FileInfo } from './queries';
 import { Markdown } from '../../ui/Markdown';
 import { mediaKind } from './upload';
-import { useT } from '../../i18n';
+import { useI18n, useT, type I18n } from '../../i18n';
 
 /**
  * One step as an operator sees it running a job: its text, its media and its
@@ -31,10 +31,13 @@ export interface StepViewProps {
   earlier?: (stepId: string, key: string) => unknown;
 }
 
-/** A value as entered in the preview, as the rules read it: numbers as numbers, nothing entered as undefined. */
-export function ruleValue(field: EditorField | undefined, text: string | undefined): unknown {
+/** A value as entered in the preview, as the rules read it: numbers as numbers (typed in the user's language), nothing entered or not a number as undefined. */
+export function ruleValue(field: EditorField | undefined, text: string | undefined, readNumber: I18n['readNumber']): unknown {
   if (text === undefined || text.trim() === '') return undefined;
-  if (field && NUMERIC_TYPES.has(field.type)) return Number.isFinite(Number(text)) ? Number(text) : undefined;
+  if (field && NUMERIC_TYPES.has(field.type)) {
+    const read = readNumber(text);
+    return 'value' in read ? read.value : undefined;
+  }
   return text;
 }
 
@@ -51,7 +54,7 @@ export function StepView({
   onValue,
   earlier = () => undefined,
 }: StepViewProps) {
-  const t = useT();
+  const { t, format, roleName, readNumber } = useI18n();
   // the review page gives no values: what a reviewer types to try the step stays in the step
   const [own, setOwn] = useState<Record<string, string>>({});
   const values = given ?? own;
@@ -60,7 +63,7 @@ export function StepView({
   const doc = content ?? { sections: [] };
   const verifier = step.signoff?.verifier;
   // CALCULATED values by the operator app's own rules (src/app/rules/local.ts → src/domain/expressions.ts)
-  const calculated = calculate(doc, step, new Map(step.fields.map((f) => [f.key, ruleValue(f, values[f.key])])), earlier);
+  const calculated = calculate(doc, step, new Map(step.fields.map((f) => [f.key, ruleValue(f, values[f.key], readNumber)])), earlier);
   return (
     <article class="step-view" aria-labelledby={headingId}>
       <p class="step-view-meta">
@@ -82,9 +85,9 @@ export function StepView({
       {step.signoff && (step.signoff.performer || verifier) && (
         <p class="notice notice-info step-view-rule">
           {step.signoff.performer && verifier
-            ? t('author.preview.signoffBoth', { roles: verifier.roles.join(', ') })
+            ? t('author.preview.signoffBoth', { roles: format.list(verifier.roles.map(roleName)) })
             : verifier
-              ? t('author.preview.signoffVerifier', { roles: verifier.roles.join(', ') })
+              ? t('author.preview.signoffVerifier', { roles: format.list(verifier.roles.map(roleName)) })
               : t('author.preview.signoffPerformer')}
         </p>
       )}
@@ -158,15 +161,6 @@ export function StepMedia({ file, id }: { file: FileInfo | undefined; id: number
   }
 }
 
-/** The limits as an operator reads them: "1 – 3 bar", "≥ 1 bar", "≤ 3 bar". */
-export function limitsText(field: Pick<EditorField, 'min' | 'max' | 'unit'>): string | null {
-  const unit = field.unit ? ` ${field.unit}` : '';
-  if (field.min != null && field.max != null) return `${field.min} – ${field.max}${unit}`;
-  if (field.min != null) return `≥ ${field.min}${unit}`;
-  if (field.max != null) return `≤ ${field.max}${unit}`;
-  return null;
-}
-
 function FieldView({
   field,
   stepId,
@@ -180,20 +174,22 @@ function FieldView({
   value: string;
   setValue: (value: string) => void;
 }) {
-  const t = useT();
+  const { t, format, readNumber } = useI18n();
   const [touched, setTouched] = useState(false);
   const id = `preview-${stepId}-${field.key}`;
   const label = field.label || field.key;
   const hintId = `${id}-hint`;
   const feedbackId = `${id}-feedback`;
-  const limits = limitsText(field);
+  // the limits as the operator reads them, in the author's language: "0,5–2 bar"
+  const limits = format.range(field.min, field.max, field.unit);
   let feedback: string | null = null;
   if (touched && field.required && value === '') feedback = t('author.preview.required');
   if (field.type === 'NUMBER' && value !== '') {
-    const n = Number(value);
-    if (!Number.isFinite(n)) feedback = t('author.preview.notANumber');
-    else if ((field.min != null && n < field.min) || (field.max != null && n > field.max))
-      feedback = t('author.preview.outOfLimits', { limits: limits ?? '' });
+    // typed as the operator will: "2,5" is 2.5 in German (not 25)
+    const read = readNumber(value);
+    if ('error' in read) feedback = read.error;
+    else if ((field.min != null && read.value < field.min) || (field.max != null && read.value > field.max))
+      feedback = t('author.preview.outOfLimits', { limits });
   }
   if (field.type === 'PASS_FAIL' && value === 'FAIL') feedback = t('author.preview.failed');
   const describedBy = [limits || field.type === 'SENSOR' ? hintId : '', feedback ? feedbackId : ''].filter(Boolean).join(' ') || undefined;
@@ -271,9 +267,8 @@ function FieldView({
         <div class="with-unit">
           <input
             id={id}
-            type="number"
+            type="text"
             inputMode="decimal"
-            step="any"
             value={value}
             onInput={(e) => setValue(e.currentTarget.value)}
             onBlur={() => setTouched(true)}

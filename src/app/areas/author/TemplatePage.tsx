@@ -18,7 +18,7 @@ import {
 import { Preview } from './Preview';
 import { TranslationsPanel } from './TranslationsPanel';
 import { appPath } from './paths';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 
 /**
  * A template (/app/templates/:id): its details, its versions, and what an
@@ -26,7 +26,7 @@ import { useT } from '../../i18n';
  * latest version — with a preview of the latest version as operators see it.
  */
 export default function TemplatePage({ id }: { id: string }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const templateId = Number(id);
   const { url, route } = useLocation();
   const submitted = new URL(url, location.origin).searchParams.get('submitted') === '1';
@@ -160,7 +160,7 @@ export default function TemplatePage({ id }: { id: string }) {
                 <tr key={v.databaseId}>
                   <td>{v.number}</td>
                   <td>{t(`author.state.${v.state}`)}</td>
-                  <td>{new Date(v.updatedAt).toLocaleString()}</td>
+                  <td>{format.dateTime(v.updatedAt)}</td>
                 </tr>
               ))}
             </tbody>

@@ -5,6 +5,7 @@
  * CSRF double submit (the wip_csrf cookie echoed in X-CSRF-Token), the
  * envelope read like every other answer.
  */
+import { ApiError } from '../../api/client';
 
 export interface UploadedFile {
   id: number;
@@ -14,15 +15,8 @@ export interface UploadedFile {
   sha256: string;
 }
 
-export class UploadError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A refused upload: an ApiError, so its message is the app's text for the code (src/app/error-text.ts). */
+export class UploadError extends ApiError {}
 
 function csrfToken(): string {
   const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);

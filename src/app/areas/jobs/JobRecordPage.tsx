@@ -12,6 +12,7 @@ import { DEVIATION_TONE } from '../review/exceptions';
 import { StepOutline } from '../operator/step-outline';
 import { stepProgress, stepState, type ProgressStep } from '../../rules/progress';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
+import { deviationText } from '../../deviation-text';
 
 /**
  * /app/jobs/:id/record: a job's record, read-only, for everyone who may read
@@ -229,7 +230,7 @@ function StepCard({
   faults: RecordFault[];
   deviations: RecordDeviation[];
 }) {
-  const { t, language } = useI18n();
+  const { t, format } = useI18n();
   const { user } = useSession().session;
   const applies = job.steps?.find((s) => s.stepId === step.stepId);
   const heading = t('jobs.record.step', { n: number, title: step.title });
@@ -248,8 +249,8 @@ function StepCard({
             {record.revision && record.revision > 1 && ` · ${t('jobs.record.revision', { n: record.revision })}`}
           </p>
           <dl class="job-details record-times">
-            <Detail label={t('jobs.record.capturedAt')} value={exactTime(language, record.capturedAt ?? record.recordedAt)} />
-            <Detail label={t('jobs.record.receivedAt')} value={exactTime(language, record.receivedAt ?? record.recordedAt)} />
+            <Detail label={t('jobs.record.capturedAt')} value={format.exactTime(record.capturedAt ?? record.recordedAt)} />
+            <Detail label={t('jobs.record.receivedAt')} value={format.exactTime(record.receivedAt ?? record.recordedAt)} />
           </dl>
           {step.fields.length > 0 && (
             <dl class="record-values">
@@ -285,36 +286,11 @@ function StepCard({
   );
 }
 
-/** A record's time to the second, in the user's language: the capture and the receipt are often within a minute. */
-function exactTime(language: string, iso: string): string {
-  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
-}
-
-/** A number in the user's language (2.6 → "2,6" in German), with its unit. */
-function numberText(language: string, value: number, unit: string | null): string {
-  const text = new Intl.NumberFormat(language, { maximumFractionDigits: 10 }).format(value);
-  return unit ? `${text} ${unit}` : text;
-}
-
-/** The limits of a NUMBER field in the user's language: "0,5–2 bar", "≥ 1 bar", or '' without limits. */
-function limitsText(language: string, field: FieldDef): string {
-  const n = (value: number) => new Intl.NumberFormat(language, { maximumFractionDigits: 10 }).format(value);
-  const unit = field.unit ? ` ${field.unit}` : '';
-  if (field.min != null && field.max != null) return `${n(field.min)}–${n(field.max)}${unit}`;
-  if (field.min != null) return `≥ ${n(field.min)}${unit}`;
-  if (field.max != null) return `≤ ${n(field.max)}${unit}`;
-  return '';
-}
-
 function FieldValue({ field, value }: { field: FieldDef; value: StepRecordData['values'][number] | undefined }) {
-  const { t, language } = useI18n();
-  const limits = limitsText(language, field);
+  const { t, format } = useI18n();
+  const limits = format.range(field.min, field.max, field.unit);
   const files: FileInfo[] = value?.files ?? [];
-  const text = value?.error
-    ? t('rules.calculated.error', { error: value.error })
-    : typeof value?.value === 'number'
-      ? numberText(language, value.value, field.unit)
-      : valueText(t, field, value?.value);
+  const text = value?.error ? t('rules.calculated.error', { error: value.error }) : valueText(t, format, field, value?.value);
   return (
     <div class={value?.outOfLimits ? 'record-value out-of-limits' : 'record-value'}>
       <dt>{field.label || field.key}</dt>
@@ -380,12 +356,12 @@ function FaultList({ faults }: { faults: RecordFault[] }) {
 }
 
 function DeviationList({ deviations }: { deviations: RecordDeviation[] }) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format } = useI18n();
   return (
     <ul class="deviation-list">
       {deviations.map((d) => (
         <li key={d.id}>
-          <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge> {d.detail}
+          <Badge tone={DEVIATION_TONE[d.kind]}>{t(`review.exceptions.kind.${d.kind}`)}</Badge> {deviationText(t, format, d)}
           <div class="hint">
             {d.acknowledged
               ? t('jobs.record.acknowledged', {
@@ -467,13 +443,13 @@ function historyOf(job: JobRecord, t: Translate): HistoryEntry[] {
 }
 
 function History({ job }: { job: JobRecord }) {
-  const { t, language } = useI18n();
+  const { t, format } = useI18n();
   return (
     <Card heading={t('jobs.history.title')}>
       <ol class="record-history">
         {historyOf(job, t).map((entry, i) => (
           <li key={i}>
-            <time dateTime={entry.at}>{exactTime(language, entry.at)}</time> {entry.text}
+            <time dateTime={entry.at}>{format.exactTime(entry.at)}</time> {entry.text}
           </li>
         ))}
       </ol>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Badge, type Tone } from '../../ui';
 import { useT, type Translate } from '../../i18n';
+import type { Formats } from '../../format';
 import { isLocalFileRef, localPhotoBlob, type FieldDef, type JobData, type LocalFileRef, type LocalJobView } from '../../offline';
 import { useObjectUrl } from './hooks';
 import { plainText } from '../../ui/plain-text';
@@ -41,22 +42,18 @@ export function JobStateBadges({ view }: { view: Pick<LocalJobView, 'state' | 'p
   );
 }
 
-/** "10–20 Nm", "≥ 10 Nm", "≤ 20 Nm" or '' */
-export function rangeText(field: Pick<FieldDef, 'min' | 'max' | 'unit'>): string {
-  const unit = field.unit ? ` ${field.unit}` : '';
-  if (field.min != null && field.max != null) return `${field.min}–${field.max}${unit}`;
-  if (field.min != null) return `≥ ${field.min}${unit}`;
-  if (field.max != null) return `≤ ${field.max}${unit}`;
-  return '';
+/** "10–20 Nm", "≥ 0,5 Nm", "≤ 20 Nm" (in the user's language) or '' */
+export function rangeText(format: Formats, field: Pick<FieldDef, 'min' | 'max' | 'unit'>): string {
+  return format.range(field.min, field.max, field.unit);
 }
 
-/** A recorded value as text (photos as a count). */
-export function valueText(t: Translate, field: FieldDef | undefined, value: unknown): string {
+/** A recorded value as text, numbers in the user's language (photos as a count). */
+export function valueText(t: Translate, format: Formats, field: FieldDef | undefined, value: unknown): string {
   if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
     return t('operator.conflict.empty');
   if (field?.type === 'PASS_FAIL') return value === 'PASS' || value === true ? t('operator.run.pass') : t('operator.run.fail');
   if (field?.type === 'PHOTO') return t('operator.review.photos', { n: (Array.isArray(value) ? value : [value]).length });
-  if (typeof value === 'number' && field?.unit) return `${value} ${field.unit}`;
+  if (typeof value === 'number') return format.quantity(value, field?.unit);
   return plainText(value);
 }
 

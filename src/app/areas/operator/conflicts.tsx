@@ -65,7 +65,7 @@ export function itemLabel(t: Translate, item: QueueItem, steps: readonly StepDef
  */
 export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobData; items: QueueItem[] }) {
   const t = useT();
-  const { formatDate } = useI18n();
+  const { formatDate, errorText, format } = useI18n();
   const [busy, setBusy] = useState<string | null>(null);
   const open = items.filter((i) => i.state !== 'pending');
   if (open.length === 0) return null;
@@ -101,7 +101,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                         return (
                           <div key={v.key}>
                             <dt>{field?.label ?? v.key}</dt>
-                            <dd>{valueText(t, field, v.value)}</dd>
+                            <dd>{valueText(t, format, field, v.value)}</dd>
                           </div>
                         );
                       })}
@@ -122,7 +122,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                         return (
                           <div key={v.key}>
                             <dt>{field?.label ?? v.key}</dt>
-                            <dd>{valueText(t, field, v.value)}</dd>
+                            <dd>{valueText(t, format, field, v.value)}</dd>
                           </div>
                         );
                       })}
@@ -144,7 +144,7 @@ export function ConflictPanel({ user, job, items }: { user: UserKey; job: JobDat
                 <p>
                   {item.error && PLAIN_REFUSALS.has(item.error.code)
                     ? t(`rules.refused.${item.error.code}`)
-                    : t('operator.conflict.refused', { message: item.error?.message ?? item.state })}
+                    : t('operator.conflict.refused', { message: item.error ? errorText(item.error) : item.state })}
                 </p>
                 <RefusedSteps job={job} steps={stepsNamed(item.error?.details)} />
                 <div class="actions">

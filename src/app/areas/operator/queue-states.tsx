@@ -16,7 +16,7 @@ const CONFIRMED_SHOWN = 10;
  */
 export function QueueStates({ user, view }: { user: UserKey; view: LocalJobView }) {
   const t = useT();
-  const { formatDate } = useI18n();
+  const { formatDate, errorText, format } = useI18n();
   const steps = stepsOfJob(view.job);
   const waiting = view.items.filter((i) => i.kind !== 'upload');
   const confirmed = view.confirmed.filter((a) => a.item.kind !== 'upload').slice(0, CONFIRMED_SHOWN);
@@ -47,7 +47,7 @@ export function QueueStates({ user, view }: { user: UserKey; view: LocalJobView 
         {view.lost.map(({ key, item, error }) => (
           <li key={`lost-${key}`} data-state="lost">
             {itemLabel(t, item, steps)} <Badge tone="danger">{t('operator.queue.state.lost')}</Badge>{' '}
-            {t('operator.queue.lostWhy', { message: error.message })}{' '}
+            {t('operator.queue.lostWhy', { message: errorText(error) })}{' '}
             <Button variant="ghost" onClick={() => void discardSetAside(user, key)}>
               {t('operator.queue.discardSetAside')}
             </Button>
@@ -59,6 +59,7 @@ export function QueueStates({ user, view }: { user: UserKey; view: LocalJobView 
             .map((v) =>
               valueText(
                 t,
+                format,
                 step?.fields.find((f) => f.key === v.key),
                 v.value,
               ),

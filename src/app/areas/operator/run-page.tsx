@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useT, type Translate } from '../../i18n';
+import { useI18n, useT, type Translate } from '../../i18n';
+import type { Formats } from '../../format';
 import { Badge, Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
 import { QualificationNotice } from '../../rules/QualificationNotice';
 import {
@@ -39,7 +40,7 @@ import { NotApplicableButton, NotApplyingNotice } from './step-rules';
 /** the notice saying why an unqualified user cannot record: what the disabled buttons name as their description */
 const QUALIFICATION_NOTICE = 'qualification-refusal';
 
-function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<string, DraftValue> {
+function initialDraft(step: StepDef, record: SeenRecord | undefined, format: Formats): Record<string, DraftValue> {
   const draft: Record<string, DraftValue> = {};
   for (const field of step.fields) {
     const value = record?.values.find((v) => v.key === field.key)?.value;
@@ -47,12 +48,11 @@ function initialDraft(step: StepDef, record: SeenRecord | undefined): Record<str
       draft[field.key] = Array.isArray(value) ? (value as DraftPhoto[]) : value == null ? [] : [value as DraftPhoto];
     else if (field.type === 'PASS_FAIL')
       draft[field.key] = value === true || value === 'PASS' ? 'PASS' : value === false || value === 'FAIL' ? 'FAIL' : '';
-    else draft[field.key] = value == null ? '' : plainText(value);
+    // a number as the user types it in their language (2,5), so it reads back the same
+    else draft[field.key] = value == null ? '' : typeof value === 'number' ? format.numberInput(value) : plainText(value);
   }
   return draft;
 }
-
-const parseNumber = (text: string) => Number(text.trim().replace(',', '.'));
 
 /** Completion refusals the device judges itself from what it holds (its queued records and transitions included). */
 const LOCALLY_CHECKED = new Set(['REQUIRED_FIELDS_MISSING', 'COMMENT_REQUIRED', 'SIGNOFF_MISSING', 'INVALID_TRANSITION']);
@@ -244,7 +244,7 @@ function NotApplyingStep({
   onBack?: () => void;
   onNext: () => void;
 }) {
-  const t = useT();
+  const { t, format } = useI18n();
   return (
     <div class="step-form step-not-applying" data-step={rule.step.stepId}>
       <Card heading={rule.step.title} class="step">
@@ -257,6 +257,7 @@ function NotApplyingStep({
                   .map((v) =>
                     valueText(
                       t,
+                      format,
                       rule.step.fields.find((f) => f.key === v.key),
                       v.value,
                     ),
@@ -302,10 +303,19 @@ function StepForm({
   /** the user may not work on the job (the server's qualification verdict): recording is disabled, the notice says why */
   refused: boolean;
 }) {
-  const t = useT();
+  const { t, format, readNumber } = useI18n();
+  // a typed number in the user's language ("2,5" is 2.5 in German): NaN when it is none, the problem says why
+  const parseNumber = (text: string) => {
+    const read = readNumber(text);
+    return 'value' in read ? read.value : NaN;
+  };
+  const numberProblem = (text: string) => {
+    const read = readNumber(text);
+    return 'error' in read ? read.error : null;
+  };
   const { user: me } = useSession().session;
   const record = rules.find((r) => r.step.stepId === step.stepId)?.record;
-  const [draft, setDraft] = useState(() => initialDraft(step, record));
+  const [draft, setDraft] = useState(() => initialDraft(step, record, format));
   const [comment, setComment] = useState(record?.comment ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -320,13 +330,8 @@ function StepForm({
     // instant feedback: a required value given, or a number typed that is not one
     const next = { ...errors };
     delete next[field.key];
-    if (
-      (field.type === 'NUMBER' || field.type === 'SENSOR') &&
-      typeof value === 'string' &&
-      value.trim() &&
-      !Number.isFinite(parseNumber(value))
-    )
-      next[field.key] = t('operator.run.notANumber');
+    if ((field.type === 'NUMBER' || field.type === 'SENSOR') && typeof value === 'string' && value.trim() && numberProblem(value))
+      next[field.key] = numberProblem(value)!;
     setErrors(next);
   };
 
@@ -338,8 +343,8 @@ function StepForm({
       if (field.type === 'SIGNATURE' || field.type === 'CALCULATED') continue;
       const empty = Array.isArray(value) ? value.length === 0 : !value.trim();
       if (empty && field.required && field.type !== 'SENSOR') found[field.key] = t('operator.run.requiredMissing');
-      if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && !Number.isFinite(parseNumber(value as string)))
-        found[field.key] = t('operator.run.notANumber');
+      if (!empty && (field.type === 'NUMBER' || field.type === 'SENSOR') && numberProblem(value as string))
+        found[field.key] = numberProblem(value as string)!;
     }
     // the server refuses to complete a job whose FAILED or out-of-limits step has no comment: asked for here, at the step
     if (deviates && !comment.trim()) found.comment = t('operator.run.commentNeeded');
@@ -594,7 +599,7 @@ function Review({
   online: boolean;
   readOnly?: boolean;
 }) {
-  const t = useT();
+  const { t, errorText, format } = useI18n();
   const { route } = useLocation();
   const [busy, setBusy] = useState(false);
   const steps = rules.map((r) => r.step);
@@ -637,8 +642,9 @@ function Review({
             {outside.map(({ step, index, field, value }) => (
               <li key={`${step.stepId}-${field?.key}`} class="out-of-limits">
                 <strong>{t('operator.review.step', { n: index + 1, title: step.title })}</strong>: {field?.label}{' '}
-                {valueText(t, field, value)}
-                {field && rangeText(field) && ` (${rangeText(field)})`} {!readOnly && <GoToStep index={index} onGoTo={onGoTo} />}
+                {valueText(t, format, field, value)}
+                {field && rangeText(format, field) && ` (${rangeText(format, field)})`}{' '}
+                {!readOnly && <GoToStep index={index} onGoTo={onGoTo} />}
               </li>
             ))}
           </ul>
@@ -677,7 +683,7 @@ function Review({
           <ul>
             {refusals.map((b) => (
               <li key={`${b.code}-${b.stepId ?? ''}`} data-code={b.code}>
-                {b.code === 'NOT_QUALIFIED' ? t('operator.review.notQualified', { message: b.message }) : b.message}
+                {errorText(b)}
               </li>
             ))}
           </ul>
@@ -768,7 +774,7 @@ function ReviewStep({
   missing: string[];
   onGoTo?: (index: number) => void;
 }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const { step, record, applies, index } = rule;
   const signed = meaningsOf(step.signoff).map((meaning) => ({
     meaning,
@@ -803,9 +809,12 @@ function ReviewStep({
                     ) : value?.error ? (
                       t('rules.calculated.error', { error: value.error })
                     ) : (
-                      valueText(t, field, value?.value)
+                      valueText(t, format, field, value?.value)
                     )}
-                    {value?.outOfLimits && field && rangeText(field) && ` (${t('operator.run.limits', { range: rangeText(field) })})`}
+                    {value?.outOfLimits &&
+                      field &&
+                      rangeText(format, field) &&
+                      ` (${t('operator.run.limits', { range: rangeText(format, field) })})`}
                   </dd>
                 </div>
               );

@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { useT, type Translate } from '../../i18n';
+import { useI18n, type I18n } from '../../i18n';
 import { toast } from '../../ui';
 import { onItemSettled, type QueueItem, type Settled } from '../../offline';
 
@@ -14,14 +14,14 @@ const GATHER_MS = 400;
  * of it — confirmed, refused (with its reason), or a conflict to decide.
  */
 export function useSettledToasts(): void {
-  const t = useT();
+  const i18n = useI18n();
   useEffect(() => {
     let gathered: { item: QueueItem; settled: Settled }[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       const batch = gathered;
       gathered = [];
-      announce(t, batch);
+      announce(i18n, batch);
     };
     const stop = onItemSettled((item, settled) => {
       if (item.createdAt < PAGE_LOADED || item.kind === 'upload') return;
@@ -33,10 +33,10 @@ export function useSettledToasts(): void {
       stop();
       clearTimeout(timer);
     };
-  }, [t]);
+  }, [i18n]);
 }
 
-function announce(t: Translate, batch: { item: QueueItem; settled: Settled }[]): void {
+function announce({ t, errorText }: I18n, batch: { item: QueueItem; settled: Settled }[]): void {
   const confirmed = batch.filter((b) => b.settled === 'confirmed').map((b) => b.item);
   const completed = confirmed.some((i) => i.kind === 'transition' && i.action === 'complete');
   const paused = confirmed.some((i) => i.kind === 'transition' && i.action === 'pause');
@@ -47,7 +47,7 @@ function announce(t: Translate, batch: { item: QueueItem; settled: Settled }[]):
   else if (confirmed.length > 1) toast(t('operator.run.savedMany', { n: confirmed.length }));
   for (const { item, settled } of batch) {
     if (settled === 'refused')
-      toast(t('operator.queue.refusedToast', { message: item.error?.message ?? item.error?.code ?? '' }), {
+      toast(t('operator.queue.refusedToast', { message: item.error ? errorText(item.error) : '' }), {
         tone: 'danger',
         duration: 10_000,
       });

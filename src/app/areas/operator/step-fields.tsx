@@ -1,5 +1,5 @@
 import { useId } from 'preact/hooks';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 import { NumberField, TextField, Notice } from '../../ui';
 import { isLocalFileRef, type FieldDef, type LocalFileRef } from '../../offline';
 import type { Calculated } from '../../rules/local';
@@ -124,9 +124,9 @@ export function CalculatedField({
   inputs: readonly string[];
   stored?: { value: unknown; outOfLimits: boolean; error?: string | null };
 }) {
-  const t = useT();
+  const { t, format } = useI18n();
   const id = `calc${useId()}`;
-  const range = rangeText(field);
+  const range = rangeText(format, field);
   // the server's value once recorded and nothing typed since changes it; else what the device computes now
   const live = computed && 'value' in computed && computed.value !== null ? computed : null;
   const error = computed && 'error' in computed ? computed.error : !live && stored?.error ? stored.error : null;
@@ -139,7 +139,7 @@ export function CalculatedField({
       </p>
       <output class="calculated-value" aria-labelledby={`${id}-label`} aria-describedby={`${id}-hint`} aria-live="polite">
         {value !== null
-          ? `${value}${field.unit ? ` ${field.unit}` : ''}`
+          ? format.quantity(value, field.unit)
           : error
             ? t('rules.calculated.error', { error })
             : t('rules.calculated.pending')}
@@ -168,8 +168,8 @@ export function StepField({
   error?: string | null;
   onValue: (v: DraftValue) => void;
 }) {
-  const t = useT();
-  const range = rangeText(field);
+  const { t, format } = useI18n();
+  const range = rangeText(format, field);
   switch (field.type) {
     case 'NUMBER':
     case 'SENSOR':

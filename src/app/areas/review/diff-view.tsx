@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useI18n, type Translate } from '../../i18n';
+import { useI18n, type I18n, type Translate } from '../../i18n';
+import type { Formats } from '../../format';
 import { Badge, type Tone } from '../../ui';
 import { describeCondition } from '../../rules/describe';
 import {
@@ -121,11 +122,11 @@ function conditionText(t: Translate, doc: ContentDoc | null, condition: unknown)
 }
 
 /** A sign-off requirement in words. */
-function signoffText(t: Translate, signoff: SignoffDoc | null | undefined): string {
+function signoffText({ t, format, roleName }: Pick<I18n, 't' | 'format' | 'roleName'>, signoff: SignoffDoc | null | undefined): string {
   if (!signoff || (!signoff.performer && !signoff.verifier)) return t('review.diff.noSignoff');
   const parts = [
     signoff.performer ? t('review.diff.signoffPerformer') : '',
-    signoff.verifier ? t('review.diff.signoffVerifier', { roles: signoff.verifier.roles.join(', ') }) : '',
+    signoff.verifier ? t('review.diff.signoffVerifier', { roles: format.list(signoff.verifier.roles.map(roleName)) }) : '',
     signoff.skills && signoff.skills.length > 0 ? t('review.diff.signoffSkills', { skills: skillsText(t, signoff.skills) }) : '',
   ];
   return parts.filter(Boolean).join(' · ');
@@ -190,7 +191,8 @@ function modelText(t: Translate, model: StepChange['step']['model']): string {
 
 /** A new step's rules: when it applies and who signs it (only those it has). */
 function AddedRules({ change, doc }: { change: StepChange; doc: ContentDoc }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   const section = doc.sections.find((s) => s.steps.some((st) => st.stepId === change.stepId));
   if (change.step.when == null && section?.when == null && !change.step.signoff) return null;
   return (
@@ -210,7 +212,7 @@ function AddedRules({ change, doc }: { change: StepChange; doc: ContentDoc }) {
       {change.step.signoff && (
         <div class="diff-part">
           <dt>{t('review.diff.part.signoff')}</dt>
-          <dd>{signoffText(t, change.step.signoff)}</dd>
+          <dd>{signoffText(i18n, change.step.signoff)}</dd>
         </div>
       )}
     </dl>
@@ -218,7 +220,8 @@ function AddedRules({ change, doc }: { change: StepChange; doc: ContentDoc }) {
 }
 
 function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <dl class="diff-parts">
       {change.sectionWhen && (
@@ -239,7 +242,7 @@ function StepChanges({ change, docs }: { change: StepChange; docs: Docs }) {
       {change.signoff && (
         <Part
           label={t('review.diff.part.signoff')}
-          change={{ before: signoffText(t, change.signoff.before), after: signoffText(t, change.signoff.after) }}
+          change={{ before: signoffText(i18n, change.signoff.before), after: signoffText(i18n, change.signoff.after) }}
         />
       )}
       {change.title && <Part label={t('review.diff.part.title')} change={change.title} />}
@@ -303,7 +306,7 @@ function Text({ label, text, added, removed }: { label: string; text: string; ad
 }
 
 function FieldPart({ change }: { change: FieldChange }) {
-  const { t } = useI18n();
+  const { t, format } = useI18n();
   const name = change.field.label || change.field.key;
   if (change.kind === 'added' || change.kind === 'removed') {
     return (
@@ -333,10 +336,10 @@ function FieldPart({ change }: { change: FieldChange }) {
               <tr key={property}>
                 <th scope="row">{t(`review.diff.prop.${property}`)}</th>
                 <td>
-                  <del>{formatValue(t, property, before)}</del>
+                  <del>{formatValue(t, format, property, before)}</del>
                 </td>
                 <td>
-                  <ins>{formatValue(t, property, after)}</ins>
+                  <ins>{formatValue(t, format, property, after)}</ins>
                 </td>
               </tr>
             ))}
@@ -349,10 +352,10 @@ function FieldPart({ change }: { change: FieldChange }) {
 
 /** One field in a line: label, type, required, unit, limits, options. */
 function FieldLine({ field }: { field: FieldDoc }) {
-  const { t } = useI18n();
+  const { t, format } = useI18n();
   const facts = FIELD_PROPERTIES.filter(
     (p) => p !== 'label' && field[p] !== null && field[p] !== undefined && !(p === 'required' && !field.required),
-  ).map((p) => `${t(`review.diff.prop.${p}`)}: ${formatValue(t, p, field[p])}`);
+  ).map((p) => `${t(`review.diff.prop.${p}`)}: ${formatValue(t, format, p, field[p])}`);
   return (
     <span class="diff-field">
       <strong>{field.label || field.key}</strong> — {facts.join(' · ')}
@@ -360,10 +363,11 @@ function FieldLine({ field }: { field: FieldDoc }) {
   );
 }
 
-export function formatValue(t: Translate, property: FieldProperty, value: unknown): string {
+export function formatValue(t: Translate, format: Formats, property: FieldProperty, value: unknown): string {
   if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return t('review.diff.none');
   if (property === 'required') return value ? t('review.diff.yes') : t('review.diff.no');
   if (property === 'type') return t(`review.fieldType.${plainText(value)}`);
   if (property === 'options') return (value as string[]).join(', ');
+  if (typeof value === 'number' && (property === 'min' || property === 'max')) return format.number(value);
   return plainText(value);
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../../api/client';
 import { can } from '../../api/session';
 import { useI18n } from '../../i18n';
+import { deviationText } from '../../deviation-text';
 import { useSession } from '../../shell/session-context';
 import {
   Badge,
@@ -152,12 +153,12 @@ function DeviationItem({
   onChanged: () => void;
   job?: { title: string; databaseId: number };
 }) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format } = useI18n();
   const errorText = useErrorText();
   const [comment, setComment] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const what = [d.fieldKey && d.value !== null ? `${d.fieldKey} = ${JSON.stringify(d.value)}` : '', d.detail].filter(Boolean).join(': ');
+  const what = deviationText(t, format, d);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (comment.trim() === '') {

@@ -17,7 +17,3 @@ export function waitedFor(since: string, now: Date, language: string): string {
 
 /** how long, in minutes, for sorting and for flagging the long waits */
 export const waitedMinutes = (since: string | null, now: Date) => (since ? Math.floor((now.getTime() - Date.parse(since)) / 60_000) : 0);
-
-export function dateTime(value: string, language: string): string {
-  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
-}

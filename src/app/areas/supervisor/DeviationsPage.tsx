@@ -17,18 +17,11 @@ const PERIODS = [1, 7, 30, 90];
 
 /** /app/deviations: what went wrong lately — values out of limits, failed and skipped steps, changes lost with a server restore, open faults, overdue jobs. */
 export default function DeviationsPage() {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format } = useI18n();
   const { session } = useSession();
   const [days, setDays] = useState(7);
   const [state] = useAsync(() => deviations(days), [days]);
   const now = useMemo(() => Date.now(), [state]);
-  const limits = (min: number | null, max: number | null, unit: string | null) => {
-    const u = unit ? ` ${unit}` : '';
-    if (min !== null && max !== null) return `${min}–${max}${u}`;
-    if (min !== null) return `≥ ${min}${u}`;
-    if (max !== null) return `≤ ${max}${u}`;
-    return '';
-  };
   return (
     <>
       <PageHeader
@@ -82,12 +75,9 @@ export default function DeviationsPage() {
                           <div class="hint">{row.fieldLabel}</div>
                         </td>
                         <td>
-                          <strong>
-                            {row.value}
-                            {row.unit ? ` ${row.unit}` : ''}
-                          </strong>
+                          <strong>{row.value === null ? '' : format.quantity(row.value, row.unit)}</strong>
                         </td>
-                        <td>{limits(row.min, row.max, row.unit)}</td>
+                        <td>{format.range(row.min, row.max, row.unit)}</td>
                         <td>
                           {formatDate(row.recordedAt, true)}
                           <div class="hint">{row.recordedBy.name}</div>

@@ -14,7 +14,7 @@ import { personName, valueText } from '../operator/common';
  * page reads the job from the server, and signing needs the server.
  */
 export default function VerifyJobPage({ id }: { id: string }) {
-  const { t, formatDate } = useI18n();
+  const { t, formatDate, format } = useI18n();
   const { user } = useSession().session;
   const sync = useSyncState();
   const [job, setJob] = useState<JobData | null>(null);
@@ -65,7 +65,7 @@ export default function VerifyJobPage({ id }: { id: string }) {
                       <div key={field.key} class={value?.outOfLimits ? 'out-of-limits' : undefined}>
                         <dt>{field.label || field.key}</dt>
                         <dd>
-                          {value?.error ? t('rules.calculated.error', { error: value.error }) : valueText(t, field, value?.value)}
+                          {value?.error ? t('rules.calculated.error', { error: value.error }) : valueText(t, format, field, value?.value)}
                           {value?.outOfLimits && ` · ${t('rules.verify.outOfLimits')}`}
                         </dd>
                       </div>
