@@ -62,6 +62,7 @@ async function runningJob(title: string): Promise<MadeJob> {
   const job = await createJob(wip, team.supervisor.token, { templateId, title, assigneeIds: [operator.id] });
   const photo = await upload(wip, operator.token, [{ name: 'gauge.png', data: solidPng(64, 48, [20, 160, 20]) }]);
   assert.is(photo.status, 201, photo.text);
+  wip.clock.advance(60_000);
   const recorded = await gql(wip, operator.token, 'mutation($i: RecordStepInput!) { recordStep(input: $i) { revision } }', {
     i: {
       jobId: `Job:${job.id}`,
@@ -72,7 +73,9 @@ async function runningJob(title: string): Promise<MadeJob> {
         { key: 'gauge', value: [photo.body.data.files[0].id] },
       ],
       comment: COMMENT,
-      capturedAt: new Date(Date.now() - 50_000).toISOString(),
+      // by the server's clock (a test server's stands still unless moved): captured 10 s after the job was created,
+      // received 50 s later — the machine's own clock would make it "in the future" on a slow run
+      capturedAt: new Date(wip.clock.now().getTime() - 50_000).toISOString(),
     },
   });
   assert.equal(recorded.codes, [], JSON.stringify(recorded.errors));
