@@ -6,6 +6,7 @@ import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, type Tone } from '../../ui';
 import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../operator/common';
 import { DEVIATION_TONE } from '../review/exceptions';
+import { RecordBundle } from './RecordBundle';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
 
 /**
@@ -40,10 +41,10 @@ export default function JobRecordPage({ id }: { id: string }) {
       </>
     );
   }
-  return <Record job={state.value} />;
+  return <Record job={state.value} id={id} />;
 }
 
-function Record({ job }: { job: JobRecord }) {
+function Record({ job, id }: { job: JobRecord; id: string }) {
   const { t, formatDate } = useI18n();
   const steps = stepsOfJob(job);
   const jobFaults = job.faultList.nodes.filter((f) => !f.stepId || !steps.some((s) => s.stepId === f.stepId));
@@ -90,6 +91,7 @@ function Record({ job }: { job: JobRecord }) {
           {job.review.comment && ` · ${job.review.comment}`}
         </Notice>
       )}
+      <RecordBundle jobId={id} state={job.state} />
       <h2 class="section-heading">{t('jobs.record.steps', { n: steps.length })}</h2>
       {steps.map((step, index) => (
         <StepCard
