@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, waitInPage } from '../helpers/browser';
-import { checkPage, openApp, waitForPage } from '../helpers/app-browser';
+import { APP_SCREENSHOTS, checkPage, openApp, waitForPage } from '../helpers/app-browser';
 import { buildClient, buildUser } from '../helpers/factories';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { edited, finishedJob } from '../helpers/records';
@@ -290,6 +290,7 @@ test("a finished job's signed record: downloaded from its record page, verified 
     assert.match(await verdict.innerText(), words.valid);
     assert.is(await page.locator('[data-verdict]').getAttribute('data-verdict'), 'VERIFIED');
     await checkPage(page, 'jobs', `record-verified-${language}`, width);
+    if (width === 1280) await page.locator('.record-bundle').screenshot({ path: path.join(APP_SCREENSHOTS, 'jobs-record-bundle-1280.png') });
 
     // a copy with one value changed: refused, the failure named
     const tampered = path.join(work, `${width}-tampered.json`);

@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import { ApiError, requestLanguage } from '../../api/client';
 import { parseTrustedKeys, verifyRecordBundle, type Verification } from '../../../domain/record-verify';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 import { Button, Card, Checkbox, ErrorNotice, Notice } from '../../ui';
 
 /** The states whose record the server signs (src/services/record-bundles.ts FINISHED): nothing more can be recorded. */
@@ -100,7 +100,7 @@ export function RecordBundle({ jobId, state }: { jobId: string; state: string })
 
 /** The verdict in words: valid and by whom, or each thing that failed (the verifier's own lines). */
 function VerificationResult({ name, result, jobId }: { name: string; result: Verification; jobId: string }) {
-  const t = useT();
+  const { t, formatDate } = useI18n();
   const s = result.summary;
   const otherJob = s !== null && String(s.jobId) !== jobId;
   return (
@@ -116,7 +116,17 @@ function VerificationResult({ name, result, jobId }: { name: string; result: Ver
           <code class="fingerprint">{result.signer.kid}</code>
         </p>
       )}
-      {s && <p>{t('jobs.bundle.summary', { id: s.jobId, title: s.jobTitle, steps: s.steps, files: s.files, issued: s.issuedAt })}</p>}
+      {s && (
+        <p>
+          {t('jobs.bundle.summary', {
+            id: s.jobId,
+            title: s.jobTitle,
+            steps: s.steps,
+            files: s.files,
+            issued: formatDate(s.issuedAt, true),
+          })}
+        </p>
+      )}
       {otherJob && <Notice tone="warning">{t('jobs.bundle.otherJob', { id: s.jobId })}</Notice>}
       {result.timestamp && <p>{t('jobs.bundle.timestamp', { time: result.timestamp.genTime, tsa: result.timestamp.tsa })}</p>}
       {result.problems.length > 0 && (
