@@ -9,6 +9,7 @@ import { csrf } from '#http/middleware/csrf';
 import { mountRoutes, routeSpec, type MountableRoute, type RouteSpec } from '#http/route';
 import { lazyRoutes } from '#http/routes/index';
 import type { AppState } from '#http/state';
+import { responseErrorListener } from '#http/response-errors';
 
 /**
  * The HTTP application. The global middleware order is listed here once:
@@ -34,6 +35,8 @@ export function createApp(deps: AppDeps, routes: readonly MountableRoute[] = laz
   let specs: readonly RouteSpec[] | undefined;
   const routeSpecs = () => (specs ??= routes.map(routeSpec));
 
+  // what fails while the answer is being sent (the client went away, mostly): our log, not Koa's stderr
+  app.on('error', responseErrorListener(deps.logger));
   app.use(requestFrame(deps, routeSpecs));
   app.use(cors(deps.config.corsOrigins));
   const limits = globalRateLimits(deps.config, sharedRateLimitStore(deps));

@@ -77,7 +77,7 @@ conflict('the offline operator sees both records and decides: keep mine on one s
   // Olga's network returns: both her records conflict; neither is sent, neither is dropped
   await olgaPage.goto(`${wip.url}/app/jobs/${job.id}`).catch(() => undefined);
   await olgaPage.context().setOffline(false);
-  await olgaPage.locator('[data-sync="conflict"]').waitFor({ timeout: 20_000 });
+  await olgaPage.locator('[data-sync="conflict"]', { hasText: 'need your decision' }).waitFor({ timeout: 20_000 });
   await olgaPage.getByRole('heading', { name: 'Needs your decision' }).waitFor();
   const measure = olgaPage.locator('.conflict', { hasText: 'Recording of step Measure the torque' });
   await measure.locator('[data-side="mine"]', { hasText: '18 Nm' }).waitFor();

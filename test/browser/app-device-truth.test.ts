@@ -171,7 +171,8 @@ truth('refused: a recording (not qualified) and a completion (job cancelled mean
   await checkPage(page, 'operator', 'review-blocked', 390);
   // the server refuses the recording: the job stays Open, the refusal is shown with its reason
   await page.goto(`${wip.url}/app/jobs/${weld.id}`).catch(() => undefined);
-  await page.locator('[data-sync="conflict"]').waitFor({ timeout: 20_000 });
+  // refused, not a conflict: the indicator says so in its own words
+  await page.locator('[data-sync="refused"]', { hasText: '1 refused by the server' }).waitFor({ timeout: 20_000 });
   await page.locator('.conflict', { hasText: 'not qualified' }).waitFor();
   await page.locator('[data-state="rejected"]', { hasText: 'Recording of step Measure the torque' }).waitFor();
   await page.locator('.page-header .badge', { hasText: /^Open$/ }).waitFor();

@@ -57,6 +57,15 @@ function csrfToken(): string {
   return match ? decodeURIComponent(match[1]) : '';
 }
 
+/**
+ * Whether this browser holds a session's cookies at all: the CSRF cookie is set and cleared with the session's
+ * (src/http/cookies.ts) and is the one a script can see. Without it nobody is signed in here, and asking the
+ * server would only earn a 401 that the browser logs as an error in the console.
+ */
+export function hasSessionCookie(): boolean {
+  return csrfToken() !== '';
+}
+
 /** Query string of the defined values. */
 export function query(values: Record<string, string | number | boolean | null | undefined>): string {
   const params = new URLSearchParams();

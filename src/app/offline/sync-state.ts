@@ -1,11 +1,11 @@
 /**
  * The sync state as one small store: what the shell's indicator shows
  * (online / offline or server unreachable with N waiting / syncing / N waiting
- * for a retry / conflict / sign in again) and
+ * for a retry / conflict / refused / sign in again) and
  * what the operator screens read. No framework: subscribe/get, so the shell
  * and any area can bind it (offline/use-sync-state.ts for Preact).
  */
-export type SyncStatus = 'checking' | 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'signin';
+export type SyncStatus = 'checking' | 'online' | 'offline' | 'unreachable' | 'syncing' | 'waiting' | 'conflict' | 'refused' | 'signin';
 
 export interface SyncState {
   /** what the device last learnt about the network */
@@ -21,8 +21,10 @@ export interface SyncState {
   counted: boolean;
   /** items of the signed-in user still to be sent (conflicts and refusals included) */
   waiting: number;
-  /** items waiting for the operator's decision (conflicts and refusals) */
+  /** items waiting for the operator's decision: the server holds another record of the step */
   conflicts: number;
+  /** items the server refused for good (the job cancelled meanwhile, not qualified …): retry or discard */
+  refused: number;
   /** requests the engine sent since the page loaded (the benchmark reads it) */
   requests: number;
   lastSyncedAt: string | null;
@@ -32,6 +34,7 @@ export function statusOf(state: SyncState): SyncStatus {
   if (state.signInNeeded) return 'signin';
   if (!state.counted) return 'checking';
   if (state.conflicts > 0) return 'conflict';
+  if (state.refused > 0) return 'refused';
   if (!state.online) return state.unreachable ? 'unreachable' : 'offline';
   if (state.syncing) return 'syncing';
   // never "online" with items still on the device: they wait (the server said "not now", or the next round is due)
@@ -48,6 +51,7 @@ const initial: SyncState = {
   signInNeeded: false,
   waiting: 0,
   conflicts: 0,
+  refused: 0,
   requests: 0,
   lastSyncedAt: null,
 };

@@ -149,7 +149,8 @@ async function refreshCounts(current: UserKey): Promise<QueueItem[]> {
   setSyncState({
     counted: true,
     waiting: items.length,
-    conflicts: items.filter((i) => i.state !== 'pending').length,
+    conflicts: items.filter((i) => i.state === 'conflict').length,
+    refused: items.filter((i) => i.state === 'rejected').length,
     requests: requestsSent(),
   });
   return items;

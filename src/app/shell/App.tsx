@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import type { AppLanguage } from '../../lib/app-texts';
-import { ApiError, completePendingSignOut, onSessionEnded, setErrorLocalizer, setRequestLanguage } from '../api/client';
+import { ApiError, completePendingSignOut, hasSessionCookie, onSessionEnded, setErrorLocalizer, setRequestLanguage } from '../api/client';
 import { onSignOutElsewhere, pendingSignOut } from '../api/sign-out-lock';
 import { forgetOtherUsers, forgetUser, stopSync, userKey } from '../offline';
 import { currentSession, renewSessionCookie, saveLanguage, signOut, type Session } from '../api/session';
@@ -67,7 +67,8 @@ function Root() {
       // signed out on this device, the server not told yet: what may be left of the user's goes (again) first
       const lock = pendingSignOut();
       if (lock?.user) await forgetUser(lock.user).catch(() => undefined);
-      const session = await currentSession();
+      // no session cookie and no session remembered for working offline: the sign-in page, without a 401 to log
+      const session = hasSessionCookie() || rememberedSession() ? await currentSession() : null;
       if (!session) {
         localStorage.removeItem(SESSION_KEY);
         setState({ kind: 'signedOut' });

@@ -1,19 +1,23 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
-import { useI18n } from '../i18n';
+import { useI18n, useT } from '../i18n';
 import { queuedItems, userKey } from '../offline';
 import { Button, Dialog, Icon, Toasts } from '../ui';
+import type { NavItem } from './area';
 import { navFor } from './areas';
 import { useSession } from './session-context';
 import { SyncIndicator } from './SyncIndicator';
 
+/** Items of the phone's bottom bar before "More": five places of 72 px at 360 px, room for a German label. */
+const BAR_ITEMS = 4;
+
 /**
  * The signed-in frame of every page: a skip link, the header (the client's
  * logo and name, the sync indicator, the language, the user, sign out), the
- * navigation by role (a side rail from 600 px, a bottom bar on a phone) and
- * the main region the router fills.
+ * navigation by role (a side rail from 600 px, a bottom bar on a phone with
+ * "More" for what does not fit) and the main region the router fills.
  */
 export function Layout({ children }: { children: ComponentChildren }) {
   const { t, language, setLanguage } = useI18n();
@@ -24,6 +28,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
     nav.map((item) => item.href),
     path,
   );
+  // on a phone the bottom bar holds four items and "More" (the rest), or all of them when five fit
+  const more = nav.length > BAR_ITEMS + 1 ? nav.slice(BAR_ITEMS) : [];
   const { branding, user } = session;
   return (
     <div class="app">
@@ -42,8 +48,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
           {branding.logoUrl && <img class="brand-logo" src={branding.logoUrl} alt="" />}
           <span class="brand-name">{branding.displayName || t('shell.appName')}</span>
         </a>
+        <SyncIndicator />
         <div class="header-tools">
-          <SyncIndicator />
           <label class="language">
             <span class="visually-hidden">{t('shell.language.label')}</span>
             <Icon name="language" />
@@ -55,7 +61,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
               ))}
             </select>
           </label>
-          <span class="who" title={user.email}>
+          <span class="who" title={`${user.name} (${user.email})`}>
             {user.name}
           </span>
           <SignOutButton />
@@ -64,14 +70,16 @@ export function Layout({ children }: { children: ComponentChildren }) {
       <div class="app-body">
         <nav class="app-nav" aria-label={t('shell.nav.label')}>
           <ul>
-            {nav.map((item) => (
-              <li key={item.href}>
-                <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
-                  {item.icon && <Icon name={item.icon} />}
-                  <span>{t(item.label)}</span>
-                </a>
+            {nav.map((item, index) => (
+              <li key={item.href} class={more.length > 0 && index >= BAR_ITEMS ? 'nav-overflow' : undefined}>
+                <NavLink item={item} current={current} />
               </li>
             ))}
+            {more.length > 0 && (
+              <li class="nav-more">
+                <MoreMenu items={more} current={current} />
+              </li>
+            )}
           </ul>
         </nav>
         <main id="main" tabIndex={-1}>
@@ -79,6 +87,72 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </main>
       </div>
       <Toasts dismissLabel={t('shell.dismiss')} />
+    </div>
+  );
+}
+
+function NavLink({ item, current }: { item: NavItem; current: string | undefined }) {
+  const t = useT();
+  return (
+    <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+      {item.icon && <Icon name={item.icon} />}
+      <span>{t(item.label)}</span>
+    </a>
+  );
+}
+
+/**
+ * "More" in the phone's bottom bar: a disclosure button and the list of the
+ * other pages above the bar (navigation links, so a disclosure rather than an
+ * ARIA menu). Opening it moves the focus to its first link; Escape, a click
+ * outside or choosing a page closes it. When the current page is one of them
+ * the button is marked as current and says which page it is.
+ */
+function MoreMenu({ items, current }: { items: NavItem[]; current: string | undefined }) {
+  const t = useT();
+  const { path } = useLocation();
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const here = items.find((item) => item.href === current);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return undefined;
+    root.current?.querySelector<HTMLElement>('.nav-more-list a[aria-current], .nav-more-list a')?.focus();
+    const outside = (event: PointerEvent) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+  return (
+    <div
+      ref={root}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape' || !open) return;
+        setOpen(false);
+        button.current?.focus();
+      }}
+    >
+      <button
+        ref={button}
+        type="button"
+        class={`nav-more-button${here ? ' is-current' : ''}`}
+        aria-expanded={open}
+        aria-controls="nav-more-list"
+        onClick={() => setOpen(!open)}
+      >
+        <Icon name="more" />
+        <span>{t('shell.nav.more')}</span>
+        {here && <span class="visually-hidden"> {t('shell.nav.moreCurrent', { page: t(here.label) })}</span>}
+      </button>
+      <ul id="nav-more-list" class="nav-more-list" aria-label={t('shell.nav.moreLabel')} hidden={!open}>
+        {items.map((item) => (
+          <li key={item.href}>
+            <NavLink item={item} current={current} />
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

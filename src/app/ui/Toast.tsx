@@ -6,6 +6,8 @@ import type { Tone } from './layout';
  * Short messages after an action ("Job created"), in one polite live region
  * the shell renders once (<Toasts/>); any code calls toast(). A toast with an
  * action stays until dismissed (the service worker's "new version" one).
+ * They never pile up: the same text again replaces the one shown, and at
+ * most MAX_SHOWN show at once (the oldest without an action gives way).
  */
 export interface ToastMessage {
   id: number;
@@ -15,6 +17,8 @@ export interface ToastMessage {
   /** ms; 0 keeps it until dismissed */
   duration: number;
 }
+
+const MAX_SHOWN = 3;
 
 let next = 1;
 let messages: ToastMessage[] = [];
@@ -32,7 +36,16 @@ export function toast(text: ComponentChildren, options: { tone?: Tone; action?: 
     action: options.action,
     duration: options.duration ?? (options.action ? 0 : 5000),
   };
-  messages = [...messages, message];
+  const kept = messages.filter((m) => typeof text !== 'string' || m.text !== text);
+  while (kept.length >= MAX_SHOWN)
+    kept.splice(
+      Math.max(
+        0,
+        kept.findIndex((m) => !m.action),
+      ),
+      1,
+    );
+  messages = [...kept, message];
   publish();
   if (message.duration > 0) setTimeout(() => dismiss(message.id), message.duration);
   return message.id;

@@ -11,6 +11,7 @@ import { personName, Photo, PriorityBadge, StateBadge, valueText } from '../oper
 import { DEVIATION_TONE } from '../review/exceptions';
 import { StepOutline } from '../operator/step-outline';
 import { stepProgress, stepState, type ProgressStep } from '../../rules/progress';
+import { RecordBundle } from './RecordBundle';
 import { loadJobRecord, type HandOffStatus, type JobRecord, type RecordDeviation, type RecordFault, type RecordHandOff } from './record';
 import { deviationText } from '../../deviation-text';
 
@@ -46,10 +47,10 @@ export default function JobRecordPage({ id }: { id: string }) {
       </>
     );
   }
-  return <Record job={state.value} reload={reload} />;
+  return <Record job={state.value} id={id} reload={reload} />;
 }
 
-function Record({ job, reload }: { job: JobRecord; reload: () => void }) {
+function Record({ job, id, reload }: { job: JobRecord; id: string; reload: () => void }) {
   const { t, formatDate } = useI18n();
   const steps = stepsOfJob(job);
   const jobFaults = job.faultList.nodes.filter((f) => !f.stepId || !steps.some((s) => s.stepId === f.stepId));
@@ -135,6 +136,7 @@ function Record({ job, reload }: { job: JobRecord; reload: () => void }) {
           {job.review.comment && ` · ${job.review.comment}`}
         </Notice>
       )}
+      <RecordBundle jobId={id} state={job.state} />
       <h2 class="section-heading">{t('jobs.record.steps', { n: steps.length })}</h2>
       <div class="outline-layout">
         <StepOutline sections={sections} progress={stepProgress(counted, job.signoffs)} />

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { localJobView, onQueueChanged, openJob, type LocalJobView, type UserKey } from '../../offline';
+import { localJobView, onQueueChanged, openJob, useSyncState, type LocalJobView, type UserKey } from '../../offline';
 
 export type LocalJobState =
   | { status: 'loading' }
@@ -15,6 +15,14 @@ export type LocalJobState =
  */
 export function useLocalJob(user: UserKey, jobId: string): LocalJobState {
   const [state, setState] = useState<LocalJobState>({ status: 'loading' });
+  // opened from the device: once the server answers again (the sync engine's next contact), opened again from it,
+  // so "Offline: showing what this device holds" does not outlive the outage
+  const { online, lastSyncedAt } = useSyncState();
+  const [reopen, setReopen] = useState(0);
+  const fromDevice = state.status === 'done' && state.source === 'device';
+  useEffect(() => {
+    if (fromDevice && online) setReopen((n) => n + 1);
+  }, [online, lastSyncedAt]);
   useEffect(() => {
     let current = true;
     let source: 'server' | 'device' = 'device';
@@ -34,7 +42,7 @@ export function useLocalJob(user: UserKey, jobId: string): LocalJobState {
       current = false;
       stop();
     };
-  }, [user, jobId]);
+  }, [user, jobId, reopen]);
   return state;
 }
 

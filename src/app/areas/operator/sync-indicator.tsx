@@ -1,15 +1,16 @@
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api/client';
 import { can } from '../../api/session';
-import { useT } from '../../i18n';
-import { startSync, statusOf, stopSync, useSyncState } from '../../offline';
+import { useT, type Translate } from '../../i18n';
+import { startSync, statusOf, stopSync, useSyncState, type SyncState, type SyncStatus } from '../../offline';
+import { Icon } from '../../ui';
 import { useSession } from '../../shell/session-context';
 import { useSettledToasts } from './settled-toasts';
 
 /**
  * The header's sync indicator (src/app/shell/SyncIndicator.tsx shows this):
  * online / offline or server unreachable with N waiting / syncing / N
- * waiting for a retry / needs a decision / sign in again — a status region, read when it changes. It also runs the sync
+ * waiting for a retry / needs a decision / refused / sign in again — in words and an icon, a status region read when it changes. It also runs the sync
  * engine for a signed-in user who runs jobs: mounted with the signed-in
  * shell, stopped when they sign out (the queue stays on the device).
  */
@@ -32,38 +33,46 @@ export function OperatorSyncIndicator() {
     if (status === 'signin') void api('GET', '/api/client/auth/me').catch(() => undefined);
   }, [status]);
   const n = state.waiting;
-  // in words: what waits and why (never "Online" while something is still on the device)
-  const text =
-    status === 'signin'
-      ? t('operator.sync.signin', { n })
-      : status === 'conflict'
-        ? t('operator.sync.conflict', { n: state.conflicts })
-        : status === 'offline'
-          ? n > 0
-            ? t('operator.sync.offlineWaiting', { n })
-            : t('shell.sync.offline')
-          : status === 'unreachable'
-            ? n > 0
-              ? t('operator.sync.unreachable', { n })
-              : t('operator.sync.unreachableNothingWaiting')
-            : status === 'syncing'
-              ? t('operator.sync.syncing', { n })
-              : status === 'waiting'
-                ? state.busy
-                  ? t('operator.sync.busy', { n })
-                  : t('operator.sync.waiting', { n })
-                : status === 'checking'
-                  ? t('operator.sync.checking')
-                  : t('shell.sync.online');
+  const { icon, tone, text } = describe(status, state, runs, t);
   return (
-    <span
-      class={`sync sync-${status === 'online' || status === 'syncing' ? 'online' : 'offline'} sync-${status}`}
-      role="status"
-      data-sync={status}
-      data-waiting={n}
-    >
-      <span class="sync-dot" aria-hidden="true" />
-      {text}
+    <span class={`sync sync-${tone}`} role="status" data-sync={status} data-waiting={n}>
+      <Icon name={icon} />
+      <span class="sync-text">{text}</span>
     </span>
   );
+}
+
+type Tone = 'ok' | 'busy' | 'warning' | 'danger';
+
+/**
+ * Each state in words, with its own icon and tone, so that no two read alike
+ * (offline and "needs your decision" were one red dot): what waits and why,
+ * never "Online" while something is still on the device.
+ */
+function describe(status: SyncStatus, state: SyncState, runs: boolean, t: Translate): { icon: string; tone: Tone; text: string } {
+  const n = state.waiting;
+  switch (status) {
+    case 'signin':
+      return { icon: 'signin', tone: 'danger', text: t('operator.sync.signin', { n }) };
+    case 'conflict':
+      return { icon: 'decision', tone: 'danger', text: t('operator.sync.conflict', { n: state.conflicts }) };
+    case 'refused':
+      return { icon: 'refused', tone: 'danger', text: t('operator.sync.refused', { n: state.refused }) };
+    case 'offline':
+      return { icon: 'offline', tone: 'warning', text: n > 0 ? t('operator.sync.offlineWaiting', { n }) : t('shell.sync.offline') };
+    case 'unreachable':
+      return {
+        icon: 'unreachable',
+        tone: 'warning',
+        text: n > 0 ? t('operator.sync.unreachable', { n }) : t('operator.sync.unreachableNothingWaiting'),
+      };
+    case 'syncing':
+      return { icon: 'sending', tone: 'busy', text: t('operator.sync.syncing', { n }) };
+    case 'waiting':
+      return { icon: 'waiting', tone: 'busy', text: state.busy ? t('operator.sync.busy', { n }) : t('operator.sync.waiting', { n }) };
+    case 'checking':
+      return { icon: 'checking', tone: 'busy', text: t('operator.sync.checking') };
+    default:
+      return { icon: 'synced', tone: 'ok', text: runs ? t('operator.sync.synced') : t('shell.sync.online') };
+  }
 }
