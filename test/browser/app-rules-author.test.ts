@@ -131,8 +131,10 @@ author('a condition, a formula and a sign-off written in the editor; the preview
   await page.getByText('This step applies only when “Check the seal” · Seal intact is Fail.').waitFor();
   await page.getByRole('button', { name: 'Next step' }).click();
   await page.getByText('Signed by the performer and verified by a second person (approver).').waitFor();
-  // the calculated field as operators see it (their app's own component): its formula, and no value until its inputs have one
-  await page.getByText('Formula: round(p_out - p_in, 1)').waitFor();
+  // the calculated field as operators see it (their app's own component): the fields it reads by label, never the
+  // formula's source, and no value until its inputs have one
+  await page.getByText(/^Computed from: Outlet pressure.*, Inlet pressure/).waitFor();
+  assert.is(await page.getByText('round(p_out - p_in, 1)').count(), 0, 'operators never see the formula');
   await page.getByText('computed once its inputs are entered').waitFor();
   await checkPage(page, 'rules', 'author-preview', 820);
 });
@@ -175,7 +177,7 @@ author('the version diff names a changed condition, formula and sign-off in word
   await waitForPage(page);
   const replace = page.getByRole('article', { name: /Replace the seal/ });
   await replace.getByText('“Check the seal” · Seal intact is Fail').waitFor();
-  await replace.getByText('“Check the seal” was recorded as failed').waitFor();
+  await replace.getByText('“Check the seal” was recorded as failed', { exact: true }).waitFor();
   const pressure = page.getByRole('article', { name: /Pressure test/ });
   await pressure.getByRole('cell', { name: 'round(p_out - p_in, 1)' }).waitFor();
   await pressure.getByText('no sign-off').waitFor();
