@@ -290,7 +290,8 @@ test("a finished job's signed record: downloaded from its record page, verified 
     assert.match(await verdict.innerText(), words.valid);
     assert.is(await page.locator('[data-verdict]').getAttribute('data-verdict'), 'VERIFIED');
     await checkPage(page, 'jobs', `record-verified-${language}`, width);
-    if (width === 1280) await page.locator('.record-bundle').screenshot({ path: path.join(APP_SCREENSHOTS, 'jobs-record-bundle-1280.png') });
+    if (width === 1280)
+      await page.locator('.record-bundle').screenshot({ path: path.join(APP_SCREENSHOTS, 'jobs-record-bundle-1280.png') });
 
     // a copy with one value changed: refused, the failure named
     const tampered = path.join(work, `${width}-tampered.json`);
