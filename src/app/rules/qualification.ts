@@ -1,5 +1,9 @@
 // types only: the service worker's bundle (offline/job-data) imports this module
 import type { I18n, Translate } from '../i18n';
+// the server's own types of the verdict (nothing of the rule runs here)
+import type { LackingSkill } from '../../domain/qualifications';
+
+export type { LackingSkill, LackReason } from '../../domain/qualifications';
 
 /**
  * Qualifications told before the work (docs/qualifications.md, "Told before
@@ -8,16 +12,6 @@ import type { I18n, Translate } from '../i18n';
  * words: "needs Pump maintenance, level 2 (you hold level 1)". The app decides
  * nothing here: it says what the gate that refuses with NOT_QUALIFIED says.
  */
-
-export type LackReason = 'NOT_HELD' | 'LEVEL_TOO_LOW' | 'EXPIRED';
-
-export interface LackingSkill {
-  skill: string;
-  requiredLevel: number;
-  heldLevel: number | null;
-  expiresAt: string | null;
-  reason: LackReason;
-}
 
 export interface QualificationCheck {
   qualified: boolean;
