@@ -127,7 +127,13 @@ undo('without Undo, once the toast is gone the server holds the removal', async 
 undo('a step and a field come back the same way, at their places', async () => {
   const before = await stored(templateId);
   await stepRegion(page, 1).getByRole('button', { name: 'Remove Step 1: Task A1' }).click();
-  await toastWith(page, 'Step 1: Task A1 removed.').getByRole('button', { name: 'Undo' }).click();
+  // the toast's 10 s stand still while the focus is on its Undo (a keyboard user reaching it in time, WCAG 2.2.1)
+  const stepUndo = toastWith(page, 'Step 1: Task A1 removed.').getByRole('button', { name: 'Undo' });
+  await stepUndo.focus();
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(11_000);
+  assert.ok(await stepUndo.isVisible(), 'the focused toast outlives its 10 s');
+  await stepUndo.click();
   await stepRegion(page, 1).getByRole('heading', { name: 'Step 1: Task A1' }).waitFor();
   await stepRegion(page, 2).getByRole('button', { name: 'Remove field Reading A2' }).click();
   await toastWith(page, 'Field Reading A2 removed.').waitFor();
