@@ -113,7 +113,7 @@ for (const width of APP_WIDTHS) {
     const text = await step.innerText();
     assert.match(text, 'Compare the seal with the picture.');
     assert.match(text, /Seal gap/);
-    assert.match(text, /0\.1 – 0\.4 mm/);
+    assert.match(text, /0[.,]1–0[.,]4 mm/, "the limits in the page's language");
     assert.match(text, /sign/i);
     // the diff: the old picture removed, the new one added, both shown
     const changed = page.locator('section.review-changes').locator('article.diff-changed', { hasText: 'Check the seal' });

@@ -176,7 +176,11 @@ export async function checkPage(page: Page, area: string, name: string, width: n
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   if (overflow > 1) throw new Error(`${area} ${name} at ${width} px: the page is ${overflow} px wider than the viewport`);
   fs.mkdirSync(APP_SCREENSHOTS, { recursive: true });
+  // a whole-page picture from the top: scrolled, the sticky header would be drawn across the middle of it
+  const scrolled = await page.evaluate<number>('window.scrollY');
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(APP_SCREENSHOTS, `${area}-${name}-${width}.png`), fullPage: true });
+  await page.evaluate(`window.scrollTo(0, ${scrolled})`);
 }
 
 /** Every interactive element of the page is at least 44 × 44 px (touch targets; inline links in text excepted). */
