@@ -124,7 +124,7 @@ test('an all-roles user at 360 and 390 px: four pages and More in the bar, nothi
     const list = page.getByRole('list', { name: 'More pages' });
     await list.waitFor();
     const hidden = await list.getByRole('link').allInnerTexts();
-    assert.equal(hidden, ['New job', 'Deviations', 'Schedules', 'Templates', 'Reviews', 'Review by exception', 'To verify']);
+    assert.equal(hidden, ['New job', 'Deviations', 'Schedules', 'Templates', 'Reviews', 'Review by exception', 'To verify', 'Skills']);
     await assertNothingCutOff(page, width);
     if (width === 390) await checkPage(page, 'shell', 'more-open', width);
     // every page under More: reached, its heading shown, the More button marked as the current place
@@ -183,7 +183,7 @@ test('German at 360 and 390 px, tablet and desktop: no More on the side rail, ev
     await useLanguage(page, 'en');
     const nav = page.getByRole('navigation', { name: 'Main' });
     assert.not.ok(await nav.getByRole('button', { name: 'More' }).isVisible());
-    assert.is(await nav.getByRole('link').filter({ visible: true }).count(), 11);
+    assert.is(await nav.getByRole('link').filter({ visible: true }).count(), 12);
     await checkPage(page, 'shell', 'side-rail', width);
     await page.context().close();
   }
