@@ -193,6 +193,11 @@ test('a publisher + approver reads the record too; a job that is not there says 
   const job = await runningJob('Compressor 3 pressure');
   const page = await openApp(browser, wip, reader, { width: 820, path: `/app/jobs/${job.id}/record` });
   await seesRecord(page, job);
+  // the operator who ran it reaches the same record from their job page
+  const own = await openApp(browser, wip, team.operators[0], { width: 390, path: `/app/jobs/${job.id}` });
+  await own.getByRole('link', { name: 'Open the job record' }).click();
+  await seesRecord(own, job);
+  await own.context().close();
   await page.goto(`${wip.url}/app/jobs/999999/record`);
   await page.getByText("There is no such job, or it is not one of your organisation's.").waitFor();
   await checkPage(page, 'jobs', 'record-not-found', 820);

@@ -260,6 +260,10 @@ publishing('publish with a TOTP code at 820 px (a wrong code refused), then the 
   wip.clock.advance(30_000); // the enabling code's time step is spent
 
   const page = pages.get(820)!;
+  // a publisher (not an approver) is not offered review by exception: only approvers acknowledge and sign jobs
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Reviews' }).waitFor();
+  assert.is(await nav.getByRole('link', { name: 'Review by exception' }).count(), 0);
   const toPublish = page.getByRole('region', { name: /To publish \(1\)/ });
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).waitFor();
   assert.match(await toPublish.innerText(), /Approved/);

@@ -113,8 +113,8 @@ messages('plurals in both languages, numbers in the placeholder formatted', () =
   assert.is(de('operator.home.waiting', { n: 1 }), '1 offener Auftrag ist Ihnen zugewiesen');
   assert.is(de('operator.home.waiting', { n: 2 }), '2 offene Aufträge sind Ihnen zugewiesen');
   assert.is(en('operator.home.waiting', { n: 1 }), '1 open job assigned to you');
-  assert.is(en('operator.job.progress', { done: 0, total: 1 }), '0 of 1 step recorded');
-  assert.is(en('operator.job.progress', { done: 2, total: 6 }), '2 of 6 steps recorded');
+  assert.is(en('operator.progress', { done: 0, total: 1 }), '0 of 1 step done');
+  assert.is(en('operator.progress', { done: 2, total: 6 }), '2 of 6 steps done');
   assert.is(de('operator.review.photos', { n: 1 }), '1 Foto');
   assert.is(de('operator.review.photos', { n: 1200 }), '1.200 Fotos');
   assert.is(de('supervisor.home.summary', { open: 1, overdue: 0 }), '1 offener Auftrag, 0 überfällig.');

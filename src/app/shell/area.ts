@@ -38,6 +38,8 @@ export interface NavItem {
   label: string;
   /** an icon of src/app/ui/Icon.tsx */
   icon?: string;
+  /** narrower than its area: shown only to those who may use the page (default: everyone the area is for) */
+  visibleTo?(user: CurrentUser): boolean;
 }
 
 export type AreaId = 'author' | 'review' | 'operator' | 'supervisor' | 'verify' | 'jobs' | 'qualifications';

@@ -31,5 +31,10 @@ export function areasFor(user: CurrentUser): Area[] {
 export const HOME: NavItem = { href: '/app/', label: 'shell.nav.home', icon: 'home' };
 
 export function navFor(user: CurrentUser): NavItem[] {
-  return [HOME, ...areasFor(user).flatMap((area) => area.nav)];
+  return [HOME, ...areasFor(user).flatMap((area) => navOf(area, user))];
+}
+
+/** An area's navigation entries the user may use (an entry may be narrower than its area). */
+export function navOf(area: Area, user: CurrentUser): NavItem[] {
+  return area.nav.filter((item) => item.visibleTo?.(user) ?? true);
 }

@@ -141,6 +141,12 @@ function JobOverview({
           {progress.waiting > 0 && <span class="pending-mark"> · {t('operator.job.progressWaiting', { n: progress.waiting })}</span>}
           {progress.unsigned > 0 && <span class="pending-mark"> · {t('operator.job.progressUnsigned', { n: progress.unsigned })}</span>}
         </p>
+        {/* the read-only record (every value, photo, sign-off and the history): read from the server, so online only */}
+        {sync.online && (
+          <p>
+            <a href={`/app/jobs/${job.databaseId}/record`}>{t('operator.job.openRecord')}</a>
+          </p>
+        )}
       </Card>
       <QueueStates user={userKey(user)} view={view} />
       {sync.online && !closed && <ReceivedHandOffs jobId={job.databaseId} userId={userId} />}

@@ -15,7 +15,8 @@ export const area: Area = {
   visibleTo: can.review,
   nav: [
     { href: '/app/reviews', label: 'review.nav.queue', icon: 'review' },
-    { href: '/app/exceptions', label: 'review.nav.exceptions', icon: 'deviations' },
+    // publishers see the review queue, but only approvers acknowledge deviations and sign jobs reviewed
+    { href: '/app/exceptions', label: 'review.nav.exceptions', icon: 'deviations', visibleTo: can.reviewJobs },
   ],
   routes: [
     { path: '/app/reviews', component: lazy(() => import('./queue-page')), title: 'review.queue.title' },
