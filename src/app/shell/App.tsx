@@ -141,14 +141,16 @@ function Root() {
     return {
       ...bound,
       async setLanguage(next: AppLanguage) {
+        // texts, formats and <html lang> change in one render (the effect below sets lang after it): never English
+        // words with German numbers under lang="de" while the client's own wording of the texts is on its way
         setLanguage(next);
+        setTexts(builtInTexts(next));
         rememberLanguage(next);
         setRequestLanguage(next);
-        document.documentElement.lang = next;
         if (state.kind === 'signedIn') {
           setTexts(await clientTexts(next));
           await saveLanguage(next).catch(() => undefined);
-        } else setTexts(builtInTexts(next));
+        }
       },
     };
   }, [language, texts, state.kind]);
