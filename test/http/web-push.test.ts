@@ -127,7 +127,7 @@ push('a job handed off to you arrives as a push: VAPID-signed, encrypted for you
       kind: 'hand_off',
       title: 'A job was handed off to you',
       body: `${job.title}: shift ends`,
-      data: { jobId: job.id, handOffId: res.body.data.handOff.id },
+      data: { jobId: job.id, handOffId: res.body.data.handOff.id, url: `/app/jobs/${job.id}` },
     });
     assert.ok(p.claims.exp! > Date.now() / 1000);
     assert.ok(Number(p.ttl) > 0);
