@@ -80,7 +80,12 @@ export default function LibraryPage() {
       if (filter.state) params.set('state', filter.state);
       if (filter.mine) params.set('mine', '1');
       const query = params.toString();
-      history.replaceState(history.state, '', appPath(`/templates${query ? `?${query}` : ''}`));
+      const here = appPath('/templates');
+      // only while still here: a link followed in the meantime has already moved the address on,
+      // and writing this one back would leave another page under the library's URL
+      if (location.pathname === here && location.search !== (query ? `?${query}` : '')) {
+        history.replaceState(history.state, '', `${here}${query ? `?${query}` : ''}`);
+      }
     }, 250);
     return () => clearTimeout(timer);
   }, [filter]);
