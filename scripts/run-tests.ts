@@ -64,6 +64,8 @@ interface Outcome {
   failed: number;
   crashed: boolean;
   output: string;
+  /** wall time of the file's process, in seconds */
+  seconds: number;
 }
 
 function findTests(dir: string): string[] {
@@ -131,6 +133,7 @@ function postgresPreflight(): Promise<string | null> {
 }
 
 function runFile(file: string, postgres: boolean): Promise<Outcome> {
+  const started = Date.now();
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
     const child = spawn(runtime, ['--enable-source-maps', file], {
@@ -147,7 +150,8 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
       for (const m of output.matchAll(/Passed:\s+(\d+)/g)) passed += Number(m[1]);
       for (const m of output.matchAll(/Skipped:\s+(\d+)/g)) skipped += Number(m[1]);
       const failed = total - passed - skipped;
-      resolve({ file, passed, failed, crashed: code !== 0 && failed === 0, output });
+      const seconds = (Date.now() - started) / 1000;
+      resolve({ file, passed, failed, crashed: code !== 0 && failed === 0, output, seconds });
     });
   });
 }
@@ -171,16 +175,18 @@ async function main(): Promise<void> {
     process.stdout.write(
       `FAIL PostgreSQL for the tests cannot start, so ${postgresJobs.length} runs that need it were skipped (${names.join(', ')}):\n${unavailable.replace(/^/gm, '    ')}\n`,
     );
-    outcomes.push({ file: 'PostgreSQL', passed: 0, failed: 0, crashed: true, output: unavailable });
+    outcomes.push({ file: 'PostgreSQL', passed: 0, failed: 0, crashed: true, output: unavailable, seconds: 0 });
   }
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
         const outcome = await runFile(job.file, job.postgres);
-        outcomes.push(outcome);
         const name = path.relative(root, job.file) + (job.postgres ? ' [postgres]' : '');
+        outcomes.push({ ...outcome, file: name });
         const mark = outcome.failed || outcome.crashed ? 'FAIL' : 'ok  ';
-        process.stdout.write(`${mark} ${name} (${outcome.passed} passed${outcome.failed ? `, ${outcome.failed} failed` : ''})\n`);
+        process.stdout.write(
+          `${mark} ${name} (${outcome.passed} passed${outcome.failed ? `, ${outcome.failed} failed` : ''}, ${outcome.seconds.toFixed(1)}s)\n`,
+        );
         if (outcome.failed || outcome.crashed) process.stdout.write(outcome.output.replace(/^/gm, '    ') + '\n');
       }
     }),
@@ -191,6 +197,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\n${jobs.length} test files${onPg ? ` (${onPg} on PostgreSQL)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
   );
+  const slowest = [...outcomes].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+  if (outcomes.length > 1)
+    process.stdout.write(`slowest files:\n${slowest.map((o) => `  ${o.seconds.toFixed(1).padStart(6)}s  ${o.file}\n`).join('')}`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   if (failed > 0 || jobs.length === 0) process.exitCode = 1;
 }
