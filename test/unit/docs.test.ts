@@ -1,20 +1,26 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import defaults from '../../config/default.json';
+import type { Command } from 'commander';
+import { buildProgram } from '#cli';
 import { CONFIG_KEYS, envName } from '#config';
 import { ERROR_STATUS } from '#errors';
 
 /**
- * Issue 30 point 4: the documentation stays true to the code.
+ * The documentation stays true to the code, so that a page that has gone stale fails here rather than misleads a reader.
  * - Every configuration key the code knows (CONFIG_KEYS, from the schema in src/config.ts) has its row in the
  *   configuration reference, naming its environment variable and its default (config/default.json), and the
  *   reference lists no key the code does not know.
  * - Every error code (ERROR_STATUS, src/errors.ts) is in the errors page with its status, and no other.
  * - The README stays a five-minute read (at most 250 lines); the rest belongs in docs/.
- * - Every relative link of README.md and docs/**\/*.md resolves: the file exists, and an #anchor names a heading of
- *   the target page (GitHub's heading ids).
+ * - Every relative link of the pages (README.md, CONTRIBUTING.md, docs/**\/*.md) resolves: the file exists, and an
+ *   #anchor names a heading of the target page (GitHub's heading ids).
+ * - Every code path a page names in code (`src/…`, `test/…`, `scripts/…`, `migrations/…`, `config/…`) exists, and
+ *   every command it names is real: `npm run X` a script of package.json, `wip <command> [--flag]` a command and
+ *   option of the CLI's commander program.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -26,7 +32,7 @@ function markdownFiles(): string[] {
       const full = path.join(dir, entry.name);
       return entry.isDirectory() ? walk(full) : entry.name.endsWith('.md') ? [full] : [];
     });
-  return [path.join(ROOT, 'README.md'), ...walk(path.join(ROOT, 'docs')).sort()];
+  return [path.join(ROOT, 'README.md'), path.join(ROOT, 'CONTRIBUTING.md'), ...walk(path.join(ROOT, 'docs')).sort()];
 }
 
 /** The lines of a Markdown text outside fenced code blocks, with their line numbers. */
@@ -166,6 +172,190 @@ linking("the heading ids are GitHub's", () => {
   );
 });
 
+const naming = suite('docs: every code path and command a page names exists');
+
+/** The folders whose paths a page may name; anything under them is checked. */
+const CODE_FOLDERS = ['src', 'test', 'scripts', 'migrations', 'config'];
+
+/**
+ * The code of a page: its code spans, and every line of its fenced blocks, with where each is. The first column of a
+ * table headed `before` is left out: such a table (a "what moved" list) names, on purpose, paths that are gone.
+ */
+function codeOf(file: string): { code: string; fenced: boolean; at: string }[] {
+  const found: { code: string; fenced: boolean; at: string }[] = [];
+  let fenced = false;
+  let historyTable = false;
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      const at = `${path.relative(ROOT, file)}:${i + 1}`;
+      if (/^\s*(```|~~~)/.test(line)) {
+        fenced = !fenced;
+        return;
+      }
+      if (fenced) {
+        found.push({ code: line, fenced, at });
+        return;
+      }
+      let text = line;
+      if (!line.startsWith('|')) historyTable = false;
+      else if (/^\|\s*before\s*\|/i.test(line)) historyTable = true;
+      else if (historyTable) text = line.replace(/^\|(?:[^|`]|`[^`]*`)*\|/, '|');
+      for (const span of text.matchAll(/`([^`]+)`/g)) found.push({ code: span[1], fenced, at });
+    });
+  return found;
+}
+
+/** Every file and folder (with a trailing slash) of the code folders, relative to the root. */
+function codeTree(): string[] {
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const relative = `${dir}/${entry.name}`;
+      if (entry.name === 'node_modules') return [];
+      return entry.isDirectory() ? [`${relative}/`, ...walk(relative)] : [relative];
+    });
+  return CODE_FOLDERS.flatMap((folder) => [`${folder}/`, ...walk(folder)]);
+}
+
+/** The code paths named in a piece of code: `src/…` and the like, not part of a longer path (`dist/src/…`). */
+function codePaths(code: string): string[] {
+  const pattern = new RegExp(`(?<![\\w./-])(?:${CODE_FOLDERS.join('|')})/(?:[^\\s\`'"()\\[\\],;:{}]|\\{[^}\\s]*\\})*`, 'g');
+  return [...code.matchAll(pattern)].map((m) => m[0].replace(/[.]+$/, ''));
+}
+
+/**
+ * A named path as a pattern over the tree: `<area>` stands for one name, `*` for part of one, `…` for anything,
+ * `NNNN` for a migration's number, `{en,de}` for either; a name without its extension names a test or module too
+ * (`test/http/readme-examples`).
+ */
+function pathPattern(named: string): RegExp {
+  let source = '';
+  for (const part of named.split(/(<[^>]*>|\*|…|NNNN|\{[^}]*\})/)) {
+    if (part.startsWith('<')) source += '[^/]+';
+    else if (part === '*') source += '[^/]*';
+    else if (part === '…') source += '.*';
+    else if (part === 'NNNN') source += '\\d{4}';
+    else if (part.startsWith('{')) source += `(?:${part.slice(1, -1).split(',').map(literal).join('|')})`;
+    else source += literal(part);
+  }
+  return new RegExp(`^${source}(?:[.]test[.]ts|[.]tsx?|/)?$`);
+}
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The words of a command as written in a page: placeholders' punctuation dropped, `--flag=value` to `--flag`. */
+function words(command: string): string[] {
+  return command
+    .split(/[\s|()[\]]+/)
+    .map((word) => word.replace(/=.*$/, ''))
+    .filter((word) => word !== '' && word !== '\\');
+}
+
+/** Where a piece of code runs `wip`: at its start, after a prompt, `sudo`, variables, `npx` or a folder. */
+const WIP_COMMAND = /^(?:\$\s+)?(?:sudo\s+(?:-u\s+\S+\s+)?)?(?:[A-Z_]+=\S*\s+)*(?:npx\s+)?(?:ExecStart=)?(?:[\w./-]*\/)?wip(?=\s|$)(.*)$/;
+
+/** What is wrong with a `wip …` command line, or undefined: unknown commands and options. */
+function wrongCommand(program: Command, line: string): string | undefined {
+  const rest = words(WIP_COMMAND.exec(line)?.[1].replace(/\s#.*$/, '') ?? '');
+  const globals = new Set([...program.options.flatMap((option) => [option.long, option.short]), '--help', '-h']);
+  const takesValue = new Set(program.options.filter((option) => option.required || option.optional).map((option) => option.long));
+  let command = program;
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const word = rest[i];
+    if (word.startsWith('-')) {
+      if (command !== program) break;
+      if (!globals.has(word)) return `wip ${word}: no such option of wip`;
+      if (takesValue.has(word)) i++;
+      continue;
+    }
+    if (/^(<|…|\.\.\.)/.test(word)) return undefined; // `wip <command> --help`: a placeholder, nothing to check
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) command = sub;
+    else if (command.commands.length > 0) return `wip … ${word}: no such command`;
+    else break;
+  }
+  const options = new Set([...globals, ...command.options.flatMap((option) => [option.long, option.short])]);
+  for (const word of rest.slice(i)) {
+    if (/^--?[a-z]/i.test(word) && !options.has(word)) return `${commandPath(command)} ${word}: no such option`;
+  }
+  return undefined;
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+naming('every code path a page names exists', () => {
+  const tree = codeTree();
+  const problems = markdownFiles().flatMap((file) =>
+    codeOf(file).flatMap(({ code, at }) =>
+      codePaths(code).flatMap((named) => {
+        const pattern = pathPattern(named);
+        return tree.some((existing) => pattern.test(existing)) ? [] : [`${at}: ${named}: no such file or folder`];
+      }),
+    ),
+  );
+  assert.equal(problems, []);
+});
+
+naming('every `npm run X` (and `npm test`, `npm start`) a page names is a script of package.json', () => {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const problems = markdownFiles().flatMap((file) =>
+    codeOf(file).flatMap(({ code, at }) =>
+      [...code.matchAll(/\bnpm\s+(?:run(?:-script)?\s+([\w:.-]+)|(test|start)\b)/g)].flatMap((m) => {
+        const script = m[1] ?? m[2];
+        return Object.hasOwn(scripts, script) ? [] : [`${at}: npm run ${script}: no such script in package.json`];
+      }),
+    ),
+  );
+  assert.equal(problems, []);
+});
+
+naming('every `wip <command> [--option]` a page names is a command and option of the CLI', () => {
+  const program = buildProgram();
+  const problems = markdownFiles().flatMap((file) =>
+    codeOf(file).flatMap(({ code, at }) => {
+      if (!WIP_COMMAND.test(code)) return [];
+      const problem = wrongCommand(program, code);
+      return problem ? [`${at}: ${problem}`] : [];
+    }),
+  );
+  assert.equal(problems, []);
+});
+
+naming('the checks see what they are meant to see', () => {
+  // paths in code, not inside longer ones; placeholders match any name
+  assert.equal(codePaths('see `src/lib/clock.ts:12` and dist/src/x.js, src/app/{a,b}.ts'), ['src/lib/clock.ts', 'src/app/{a,b}.ts']);
+  assert.ok(pathPattern('config/i18n/app/common.<lang>.json').test('config/i18n/app/common.en.json'));
+  assert.ok(pathPattern('migrations/NNNN_<name>.ts').test('migrations/0038_capture_time.ts'));
+  assert.ok(pathPattern('config/i18n/app/rules.{en,de}.json').test('config/i18n/app/rules.de.json'));
+  assert.ok(pathPattern('test/http/readme-examples').test('test/http/readme-examples.test.ts'));
+  assert.not.ok(pathPattern('src/lib/outbox-worker.ts').test('src/runtime/outbox-worker.ts'));
+  // commands: the real ones pass, a made-up command or option does not
+  const program = buildProgram();
+  assert.is(wrongCommand(program, 'wip --data-dir /var/lib/wip install --systemd [--user U] [--print]'), undefined);
+  assert.is(wrongCommand(program, 'wip admin create --username U (--password-stdin \\| --password P)'), undefined);
+  assert.is(wrongCommand(program, 'sudo -u wip wip --json license show'), undefined);
+  assert.is(wrongCommand(program, 'wip <command> --help'), undefined);
+  assert.is(wrongCommand(program, 'wip admin rename --username U'), 'wip … rename: no such command');
+  assert.is(wrongCommand(program, 'wip serve --colour'), 'wip serve --colour: no such option');
+  assert.is(wrongCommand(program, 'wip --colour serve'), 'wip --colour: no such option of wip');
+  // the first column of a table headed "before" is history
+  const page = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wip-docs-')), 'moved.md');
+  fs.writeFileSync(page, '| before | after |\n|---|---|\n| `src/gone.ts` | `src/here.ts` |\n\nNow `src/x.ts`.\n');
+  assert.equal(
+    codeOf(page).map(({ code }) => code),
+    ['src/here.ts', 'src/x.ts'],
+  );
+  fs.rmSync(path.dirname(page), { recursive: true });
+});
+
 reference.run();
 errors.run();
 linking.run();
+naming.run();
