@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Account lifecycle (issue 3): the mail outbox, per-client security settings,
+// Account lifecycle: the mail outbox, per-client security settings,
 // brute-force counters and lockouts, and TOTP two-factor enrolments.
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Files as first-class tenant rows (issue 9).
+// Files as first-class tenant rows.
 // - file_blobs: per client, one row per distinct content (sha256) with the
 //   number of rows (files and file_revisions) that reference it. Quota usage is
 //   the sum of a client's blob sizes, so a client pays once for content it

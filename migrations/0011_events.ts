@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Events and webhooks (issue 18): the event outbox (one row per event, read by
+// Events and webhooks: the event outbox (one row per event, read by
 // the live stream and fanned out to webhook deliveries in the same transaction),
 // webhook endpoints, their deliveries, and the Idempotency-Key store.
 // client_id is NULL for system events and system administrators' endpoints, so

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Web push (issue 10): the browsers (and apps) a user subscribed, the user's
+// Web push: the browsers (and apps) a user subscribed, the user's
 // on/off switch, and the push queue — one row per notification per
 // subscription, written in the transaction of the event that causes it and
 // delivered after commit (src/push/sender.ts). Tenant tables: client_id NOT

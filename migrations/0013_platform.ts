@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Platform services (issue 10): translation entries, bug reports and WebRTC
+// Platform services: translation entries, bug reports and WebRTC
 // logs of remote-assist calls.
 //
 // `translations` is, like `logs` and `outbox`, a system table: a row with

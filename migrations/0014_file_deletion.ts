@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// File deletion and storage metering (issue 9).
+// File deletion and storage metering.
 // - file_garbage: content (sha256) whose last reference of a client went away
 //   with a deleted file, queued in the deleting transaction. After commit (and
 //   on every maintenance round, so a crash in between loses nothing) the bytes

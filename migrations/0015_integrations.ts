@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Integrations and branding (issue 10).
+// Integrations and branding.
 //
 // Logos: `clients.logo_file_id` and `organizations.logo_file_id` name a system
 // file (POST /api/admin/upload). No foreign key on purpose: SQLite cannot drop

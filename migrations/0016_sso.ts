@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Single sign-on (issue 11): per-client identity providers, the identities they
+// Single sign-on: per-client identity providers, the identities they
 // vouch for, pending sign-ins (OIDC state/PKCE, SAML request ids) and the SAML
 // assertion replay cache. All tenant tables: client_id NOT NULL, indexes start
 // with it, children reference (client_id, parent_id) — except one lookup:

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// The admin console (issue 16): system administrators sign in with a session
+// The admin console: system administrators sign in with a session
 // cookie as well as a bearer token. The cookie's value is stored hashed, like
 // a user session's; last_seen_at carries the idle timeout of cookie sessions
 // (bearer tokens end with their own expiry, so it is null for them).

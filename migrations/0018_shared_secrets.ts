@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Scale-out (issue 17): the secrets every node must share (JWT signing key,
+// Scale-out: the secrets every node must share (JWT signing key,
 // cookie keys, VAPID keys), sealed with a key derived from WIP_MASTER_KEY.
 // Only PostgreSQL mode uses it; a single node keeps <data-dir>/secrets.json.
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Scale-out (issue 17): request rate-limit counters shared by the nodes, one
+// Scale-out: request rate-limit counters shared by the nodes, one
 // fixed window per key (`<namespace>:<principal or IP>`). Only PostgreSQL mode
 // uses it; a single node counts in memory. Not a tenant table: keys are IPs
 // and principals, and rows live one window.

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Meter report (issue 12): the counts the meter reads most, kept per client
+// Meter report: the counts the meter reads most, kept per client
 // and UTC day in the transaction of every write that changes them, so a
 // report reads one small row per day (and recorder) instead of every step
 // record and job of the range. A day is the finest bucket the meter has and

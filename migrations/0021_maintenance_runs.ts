@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Scale-out (issue 17): when work that must happen once per period across all
+// Scale-out: when work that must happen once per period across all
 // nodes last ran (the scheduled backup), so that N nodes take it once. The
 // nodes serialize on an advisory lock (src/ops/run-once.ts) and read and write
 // this row under it. Not a tenant table: one row per kind of work.

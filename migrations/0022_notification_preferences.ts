@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Notifications (issue 27): each user's choices about the mail and web push the
+// Notifications: each user's choices about the mail and web push the
 // appliance sends when work waits for them — the language the messages are
 // written in and the kinds turned off. No row: every kind on, in English. A
 // tenant table: client_id NOT NULL, the user referenced as (client_id, user_id).

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Who did it (issue 27): every security event names its actor — a system
+// Who did it: every security event names its actor — a system
 // administrator, a client user, the CLI (run by an OS user) or the system
 // itself — with the name as it was when the event was recorded, so the log
 // still says who after the account is renamed or deleted. NULL: nobody known

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Records anyone can verify (issue 34): signed checkpoints of each client's
+// Records anyone can verify: signed checkpoints of each client's
 // audit chain head. A checkpoint is the appliance's signature (a JWS, kept as
 // its flattened JSON serialization) over {clientId, seq, hash, at}; whoever
 // holds one can later tell whether the chain was cut short or rewritten. A

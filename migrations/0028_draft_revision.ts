@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// The floor app's editor (issue 31) autosaves a draft while another author may
+// The floor app's editor autosaves a draft while another author may
 // be editing it too. Each version carries a revision, incremented by every
 // write to it (an edit, a transition); an edit may name the revision it was
 // made from (`expectedRevision`) and is refused with a CONFLICT when the draft

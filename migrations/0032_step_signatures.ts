@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Step sign-offs (issue 32, docs/execution-rules.md): e-signatures on a job's
+// Step sign-offs (docs/execution-rules.md): e-signatures on a job's
 // step with the meaning PERFORMED or VERIFIED. Each binds the signer, the
 // printed name (copied, so the record stays readable when the account goes),
 // the meaning, the time and the SHA-256 of the step's recorded values.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Deviations and review by exception (issue 32, docs/execution-rules.md).
+// Deviations and review by exception (docs/execution-rules.md).
 // `deviations`: what went other than planned on a job — a value out of limits,
 // a FAILED step, a step the operator marked not applicable, a fault raised on
 // the job, a supervisor's override, a late completion — written in the same

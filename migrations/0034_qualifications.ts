@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Qualifications (issue 33, docs/qualifications.md): a client's skills, the
+// Qualifications (docs/qualifications.md): a client's skills, the
 // skills its users hold (with a level, an optional expiry and an optional
 // trainer's e-signature), the overrides that let someone work on a job without
 // a required skill, and the retraining a publish makes due. Tenant tables; a

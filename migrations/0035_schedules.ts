@@ -1,6 +1,6 @@
 import type { CreateTableBuilder, Kysely } from 'kysely';
 
-// Recurring and follow-up jobs (issue 33, docs/recurring-and-follow-up-jobs.md).
+// Recurring and follow-up jobs (docs/recurring-and-follow-up-jobs.md).
 //
 // - clients.time_zone: the IANA zone a client's schedules recur in (their
 //   wall-clock times, daylight-saving changes included). UTC until set.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Translated instructions (issue 33 point 4, docs/translated-instructions.md,
+// Translated instructions (docs/translated-instructions.md,
 // docs/decisions/0009-translations-beside-the-version.md): one row per
 // (version, language) holding the translated texts of the version's content
 // as canonical JSON — unit id → { the SHA-256 of the source text it

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 
-// Exactly once across crashes and restores (issue 48, docs/reliability.md).
+// Exactly once across crashes and restores (docs/reliability.md).
 // `idempotency_keys.owner`: a key in progress now belongs to the process that
 // runs its request (null once done). `idempotency_owners`: one row per
 // process (daemon) that may hold keys — its node (host and data directory,

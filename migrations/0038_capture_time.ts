@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Capture time and step revisions (issue 39, docs/records.md). A record is
+// Capture time and step revisions (docs/records.md). A record is
 // evidence with two times: when the values were entered on the device
 // (captured_at, sent by the app converted to server time, else the receipt
 // time) and when the server stored them (recorded_at, kept under its name).

@@ -1,5 +1,5 @@
 /**
- * `npm run build` → dist/app/: the floor app (issue 31), bundled by esbuild
+ * `npm run build` → dist/app/: the floor app, bundled by esbuild
  * from src/app (Preact + preact-iso, TSX), as the console is from
  * src/console. Every file name but two carries a hash of its content, so the
  * server lets browsers keep them for a year: index.html (the page, never

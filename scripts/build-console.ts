@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * The record bundle verifier (issue 34), src/console/verify-page.ts: its own
+ * The record bundle verifier, src/console/verify-page.ts: its own
  * script and style, the page served at /verify/ (files only, like the
  * console: the strict CSP), and the same page as ONE self-contained file to
  * download and open from disk, its script and style inline (a file opened

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BundleFile, CheckpointFile, CheckpointPayload, RecordPayload } from '#lib/record-bundle-format';
 
 /**
- * Writes the JSON Schemas of the record bundle format (issue 34) into
+ * Writes the JSON Schemas of the record bundle format into
  * docs/records/ from the zod schemas the verifier itself parses with
  * (src/lib/record-bundle-format.ts): the documented format and the checked
  * one cannot drift apart (test/unit/record-schemas.test.ts compares them).

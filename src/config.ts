@@ -207,7 +207,7 @@ const ConfigSchema = z
     backupRetention: integer.min(1).max(3650),
     /** where scheduled and pre-upgrade backups go; default <data-dir>/backups */
     backupDir: z.string(),
-    // mail (issue 3): without smtpUrl every message is kept in <data-dir>/outbox/ as .eml
+    // mail: without smtpUrl every message is kept in <data-dir>/outbox/ as .eml
     smtpUrl: z.string(),
     mailFrom: z.string().min(3),
     mailPollInterval: duration,
@@ -216,7 +216,7 @@ const ConfigSchema = z
     outboxRetention: duration,
     /** how long a node owns a delivery it claimed (mail, push, webhooks): a node that dies mid-send leaves it to another after this */
     outboxLease: duration,
-    // web push (issue 10): the VAPID contact (https: or mailto: URL; empty: publicUrl when https, else mailto: mailFrom's address)
+    // web push: the VAPID contact (https: or mailto: URL; empty: publicUrl when https, else mailto: mailFrom's address)
     pushSubject: z.union([z.literal(''), z.string().regex(/^(https:\/\/|mailto:)\S+$/, 'use an https: or mailto: URL')]),
     pushPollInterval: duration,
     pushMaxAttempts: integer.min(1),
@@ -259,7 +259,7 @@ const ConfigSchema = z
     importMaxUnzipped: z.string().regex(/^\d+(kb|mb|gb)?$/i, 'use a size such as 512mb or 2gb'),
     /** http(s) URL of the update manifest GET /api/client/check-updates compares with; empty: only <data-dir>/updates/manifest.json */
     updateUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
-    // events and webhooks (issue 18)
+    // events and webhooks
     /** delays between webhook attempts after the first; after the last one a delivery has failed */
     webhookRetrySchedule: durationList,
     /** networks webhooks may reach besides public addresses (see src/lib/network-policy.ts) */
@@ -283,7 +283,7 @@ const ConfigSchema = z
     /** comment line sent on idle live streams */
     eventStreamHeartbeat: duration,
     eventStreamMaxPerUser: integer.min(1).max(100),
-    // integrations (issue 10): each is off (503 INTEGRATION_NOT_CONFIGURED) until its URL is set
+    // integrations: each is off (503 INTEGRATION_NOT_CONFIGURED) until its URL is set
     /** how long any integration upstream may take to answer (connect to last byte) */
     integrationTimeout: duration,
     /** customer portal: GET /api/client/customer-portal signs a short-lived link to this URL with customerPortalSecret */
@@ -303,7 +303,7 @@ const ConfigSchema = z
     /** largest maps answer passed through */
     mapsMaxResponse: z.string().regex(/^\d+(kb|mb)?$/i, 'use a size such as 5mb or 512kb'),
     /**
-     * the plant's RFC 3161 time-stamping authority (issue 34): with a URL, record
+     * the plant's RFC 3161 time-stamping authority: with a URL, record
      * bundles and audit checkpoints carry its timestamp token; '' for none
      */
     timestampAuthorityUrl: optionalHttpUrl,
@@ -313,7 +313,7 @@ const ConfigSchema = z
     erpTemplateMap: templateMap,
     /** shared secret of the container platform's notifications (HMAC-SHA256 of the raw body) */
     containerNotificationSecret: z.string().min(32, 'use at least 32 characters').optional(),
-    // scale-out (issue 17): without databaseUrl, embedded SQLite in <data-dir>/wip.db exactly as a single node always ran
+    // scale-out: without databaseUrl, embedded SQLite in <data-dir>/wip.db exactly as a single node always ran
     /** postgres://user:pass@host:port/db?sslmode=...: several nodes share one PostgreSQL (14 or newer) */
     databaseUrl: z
       .string()

@@ -14,9 +14,9 @@ export interface Secrets {
   /** the VAPID key pair web push is signed with (base64url: uncompressed P-256 point, raw private scalar) */
   vapid: { publicKey: string; privateKey: string };
   /**
-   * the appliance's Ed25519 signing keys (issue 34: record bundles, chain
+   * the appliance's Ed25519 signing keys (they sign record bundles and chain
    * checkpoints), the active one last; retired ones keep only their public half.
-   * Absent in a file written before issue 34 until the daemon's next start.
+   * Absent in a file written before records were signed, until the daemon's next start.
    */
   signingKeys?: SigningKey[];
 }
@@ -128,7 +128,7 @@ export async function loadOrCreateSharedSecrets(db: Kysely<DB>, masterKey: strin
     .execute();
   const secrets = (await readSharedSecrets(db, masterKey))!;
   if (hasSigningKeys(secrets)) return secrets;
-  // a row written before issue 34: the first node to start adds the signing key
+  // a row written before records were signed: the first node to start adds the signing key
   return updateSharedSecrets(db, masterKey, (current) => (hasSigningKeys(current) ? current : { ...current, signingKeys: [signingKey()] }));
 }
 

@@ -6,7 +6,7 @@ import { chromium, type Page } from 'playwright-core';
 import { json, median, root, startWip, stopProcess } from './harness';
 
 /**
- * `app`: the floor app's shell on loopback in Debian's Chromium (issue 31).
+ * `app`: the floor app's shell on loopback in Debian's Chromium.
  *  - first load: a fresh browser profile (no HTTP cache, no service worker) opens /app/ signed in: milliseconds
  *    until the shell has loaded (the page's load event: its files fetched and run) and until the signed-in home
  *    page shows (that adds the API's answers: who, branding, texts, the home cards), and the bytes the page
@@ -15,7 +15,7 @@ import { json, median, root, startWip, stopProcess } from './harness';
  *    the service worker's cache: milliseconds, and the bytes still fetched from the server (the API's answers);
  *  - JavaScript shipped: gzip sizes of the scripts the first load ran and of every script of the build
  *    (lazily loaded pages included), and of the style sheet.
- * Targets (issue 31): the shell's first load on a LAN under 1 s; later loads from the cache.
+ * Targets: the shell's first load on a LAN under 1 s; later loads from the cache.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const OWNER = { email: 'floor@example.test', password: 'Quiet-Lantern-Harbor-42' };

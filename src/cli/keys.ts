@@ -3,7 +3,7 @@ import { rotateApplianceKey, signingKeySet } from '#services/signing-keys';
 import type { PublishedKey } from '#lib/signing-keys';
 import { output, withDeps } from './context';
 
-/** `wip keys`: the appliance signing keys of record bundles and audit checkpoints (issue 34). */
+/** `wip keys`: the appliance signing keys of record bundles and audit checkpoints. */
 
 const line = (k: PublishedKey) => `${k.kid}  ${k.retiredAt ? `retired ${k.retiredAt}` : 'ACTIVE'}  (made ${k.createdAt})`;
 

@@ -5,11 +5,11 @@ import { parseTrustedKeys, verdictLine, verifyRecordBundle, type TrustedKeys, ty
 import { CliError, output } from './context';
 
 /**
- * `wip verify-bundle FILE [--key KEY] [--keys FILE]` (issue 34): checks a
+ * `wip verify-bundle FILE [--key KEY] [--keys FILE]`: checks a
  * record bundle offline — no data directory, no database, no network — so it
  * runs from the single executable on any machine. Exit 0 (VERIFIED) only when
  * the record is intact AND signed by a key given here: the bundle carries its
- * own public key, which anyone re-signing a forgery replaces too (issue 40).
+ * own public key, which anyone re-signing a forgery replaces too.
  * Exit 1: NOT VERIFIED, naming every problem; exit 3: INTEGRITY ONLY — intact,
  * but no trusted key was given, so its origin is not verified.
  */

@@ -8,7 +8,7 @@ import { fingerprintLine } from './records-section';
 
 const LICENSE_TYPES = ['full', 'connect'];
 
-/** What a seat of each license type is for (docs/api/rest.md: roles and license types), said where seats are chosen (issue 27). */
+/** What a seat of each license type is for (docs/api/rest.md: roles and license types), said where seats are chosen. */
 export const SEAT_TYPES: Record<string, { label: string; explains: string }> = {
   full: { label: 'Full', explains: 'any role: Security Administrator, user admin, author, approver, publisher, operator, viewer' },
   connect: { label: 'Connect', explains: 'shop-floor people who run jobs or read instructions: the operator and viewer roles only' },
@@ -42,7 +42,7 @@ async function allClients(): Promise<{ id: number; name: string }[]> {
   return clients;
 }
 
-/** What the answer of an invitation says about where it went (issue 27: no more "sent" when it only reached the outbox). */
+/** What the answer of an invitation says about where it went (never "sent" when it only reached the outbox). */
 export function invitationOutcome(email: string, invitation: { delivery: 'queued' | 'outbox' } | undefined): string {
   if (!invitation) return '';
   return invitation.delivery === 'outbox'
@@ -557,7 +557,7 @@ export function logsPage(): HTMLElement[] {
 }
 
 /**
- * Translations (issue 27): what they are for, and adding and editing entries
+ * Translations: what they are for, and adding and editing entries
  * through the API's POST and PUT (the list alone was an empty read-only page).
  */
 export async function translationsPage(): Promise<HTMLElement[]> {

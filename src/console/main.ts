@@ -124,7 +124,7 @@ async function render(): Promise<void> {
       main,
       h('h1', {}, 'Nothing to administer'),
       h('p', {}, 'Your account holds no administrator role. The console is for system administrators and Security Administrators.'),
-      // authors, reviewers, supervisors and operators work in the floor app (issue 31)
+      // authors, reviewers, supervisors and operators work in the floor app
       h('p', {}, 'Templates, reviews and jobs are in the floor app: ', h('a', { href: '/app/' }, 'open the floor app'), '.'),
     );
     return;
@@ -199,7 +199,7 @@ function nav(pages: PageEntry[], current: PageEntry | undefined): HTMLElement {
 /**
  * A link to the page already shown changes no hash, so no hashchange would
  * render it again and its old messages (an error) would stay: render it anew,
- * as any other navigation does (issue 27).
+ * as any other navigation does.
  */
 function reopen(event: Event): void {
   const link = event.currentTarget as HTMLAnchorElement;
@@ -226,7 +226,7 @@ function firstRunBanner(): HTMLElement | null {
 
 window.addEventListener('hashchange', () => void render());
 // back from another page (a download, the API docs): the browser may restore this one from its cache, messages
-// and all; it is drawn anew instead, so an old error does not greet the administrator (issue 27)
+// and all; it is drawn anew instead, so an old error does not greet the administrator
 window.addEventListener('pageshow', (event) => {
   if (event.persisted) void refreshSession();
 });

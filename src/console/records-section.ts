@@ -1,5 +1,5 @@
 /**
- * Records anyone can verify (issue 34) in the console: the appliance's
+ * Records anyone can verify in the console: the appliance's
  * signing key fingerprint, small, for an auditor to note (every page kind
  * shows it), and — for a client's Security Administrator — a job's signed
  * record bundle to download, and the verifier page.

@@ -44,7 +44,7 @@ const LICENSE_OPTIONS = [
 ];
 
 /**
- * The client's users. Each row offers only the actions that apply (issue 27):
+ * The client's users. Each row offers only the actions that apply:
  * Unlock while locked out, Reset 2FA while a second factor is on, no Disable
  * or Delete of oneself or of the client's last Security Administrator — from
  * the account state the list answers (locked, twoFactorEnabled,
@@ -128,7 +128,7 @@ export function usersPage(selfId: number): HTMLElement[] {
   }
 
   /**
-   * Says truthfully where an invitation went (issue 27). Without a mail server
+   * Says truthfully where an invitation went. Without a mail server
    * it waits in the outbox, and the Security Administrator may take its link
    * once to hand it over: shown here, never again.
    */

@@ -4,7 +4,7 @@ import { errorText, form, textOf } from './ui';
 
 /**
  * Sign-in as an ordinary form (autocomplete username/current-password, so
- * password managers work). One identifier field (issue 27: on a fresh install
+ * password managers work). One identifier field (on a fresh install
  * the only account is the system administrator, who typed `admin` into an
  * email field): an email address signs a client user in (with the second-factor
  * step when the account has one), anything else is a system administrator's
@@ -77,7 +77,7 @@ export function signInPage(onSignedIn: () => void): HTMLElement {
 /**
  * The page of an invitation or password-reset link: the password rules of the
  * account's client up front (from the API, the same rules it enforces), then
- * a confirmation before going on to sign in (issue 27).
+ * a confirmation before going on to sign in.
  */
 export function setPasswordPage(kind: 'set' | 'reset', token: string, onDone: () => void): HTMLElement {
   const title = kind === 'set' ? 'Set your password' : 'Choose a new password';

@@ -1,5 +1,5 @@
 /**
- * The record bundle verifier page (issue 34): served at /verify/ and
+ * The record bundle verifier page: served at /verify/ and
  * downloadable as one self-contained HTML file. A dropped (or chosen) bundle
  * is read and checked here, in the browser, by the same verifier as `wip
  * verify-bundle` (src/domain/record-verify.ts, WebCrypto): nothing is sent

@@ -86,8 +86,8 @@ const LIST_SIZES = [8, 16, 32, 64, 128, 256];
  * fixed number of parameters, so the list is padded with `pad` (a value that matches no row) up to the next
  * of a few sizes, each compiled once — the "IN-clause parameter padding" ORMs use for their statement caches.
  * Longer lists are read in pieces of the largest size. `fixed` are the query's other values, ahead of the list.
- * Without this, a page of the user list built and compiled two such queries per request (issue 29's benchmark:
- * the list's server CPU a page doubled when they came in, issue 27).
+ * Without this, a page of the user list built and compiled two such queries per request (measured with
+ * npm run bench: the list's server CPU a page doubled when they came in).
  */
 export function compiledListRead<F extends unknown[], V, R>(
   build: (db: Kysely<DB>, fixed: F, values: V[]) => Compilable<R>,

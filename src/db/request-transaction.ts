@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema';
 
-// One request's writes and its stored answer in one transaction (issue 48,
-// docs/reliability.md "The answer is part of the write"). The Idempotency-Key
+// One request's writes and its stored answer in one transaction
+// (docs/reliability.md "The answer is part of the write"). The Idempotency-Key
 // middleware runs its request in a RequestUnit. The request's first
 // withTransaction opens the unit's transaction and leaves it open; later ones
 // join it (each in a savepoint); the middleware writes the answer into it and

@@ -477,7 +477,7 @@ export type DeviationKind =
   | 'FAULT'
   | 'OVERRIDE'
   | 'LATE_COMPLETION'
-  // a write a device had been told was recorded, lost with a restore and refused when sent again (issue 48)
+  // a write a device had been told was recorded, lost with a restore and refused when sent again
   | 'UNAPPLIED_CHANGE';
 
 export interface DeviationsTable {

@@ -1,4 +1,4 @@
-// Which steps of a job apply now (issue 32): the document's conditions
+// Which steps of a job apply now: the document's conditions
 // (conditions.ts) evaluated over the job's records, in reading order. Apart
 // from conditions.ts because it reads the whole document (content.ts), which
 // itself checks conditions when a draft is saved.

@@ -1,4 +1,4 @@
-// When something was captured on a device (issue 39, docs/records.md "Which time is which"). The app converts its
+// When something was captured on a device (docs/records.md "Which time is which"). The app converts its
 // clock to server time with the offset it measured at its last contact (the `Date` header), so a capture time is
 // trusted within CAPTURE_SKEW_MS of what the server knows: not later than its own clock, not earlier than the thing
 // it is about existed (the job's creation). One rule for step records, faults and job transitions.

@@ -1,4 +1,4 @@
-// Deviations (issue 32, docs/execution-rules.md): what a recording deviates
+// Deviations (docs/execution-rules.md): what a recording deviates
 // from the plan, and which steps still owe a comment before their job may
 // complete. Pure, so completing a job (services/jobs.ts) and the deviation
 // service share it without importing each other.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '#errors';
 
 /**
- * Qualifications (issue 33, docs/qualifications.md), the pure rules: what a
+ * Qualifications (docs/qualifications.md), the pure rules: what a
  * requirement looks like in a content document, whether what a user holds
  * meets it, and the NOT_QUALIFIED refusal. A requirement names a skill of the
  * client by its name (so a template package carries it to another client,

@@ -18,7 +18,7 @@ import { applicability, type ConditionalDocument } from './applicability';
 import { verifyTimestampToken, type TimestampInfo } from '#lib/timestamp-token';
 
 /**
- * The record bundle verifier (issue 34). One implementation for every place a
+ * The record bundle verifier. One implementation for every place a
  * bundle is checked: `wip verify-bundle` (Node) and the static verifier page
  * (the browser). It uses only what both have — WebCrypto (SHA-256; Ed25519
  * through jose) and plain JavaScript — and never throws on what it is given:
@@ -219,7 +219,7 @@ const FILE_FIELD_ROLES: Record<string, 'photo' | 'signature'> = { PHOTO: 'photo'
 
 /**
  * Step records as the audit trail's job.step_recorded entries snapshot them (presentStepRecord). Records made since
- * issue 39 snapshot their capture and receipt times and revision too (`recorded` has them): those are compared as well.
+ * capture times came in snapshot their capture and receipt times and revision too (`recorded` has them): those are compared as well.
  */
 function recordSnapshot(step: RecordPayload['steps'][number], recorded: Record<string, unknown>): string {
   const since39 = Object.fromEntries(
@@ -464,7 +464,7 @@ const isStepList = (value: unknown): value is SignoffSteps => Array.isArray(valu
 const signoffName = (s: Signoff) => `the ${s.meaning} sign-off of ${s.signer.name || '(no name)'} <${s.signer.email}> (${s.signedAt})`;
 
 /**
- * Step sign-offs (issue 32): each valid one must have signed the step's
+ * Step sign-offs: each valid one must have signed the step's
  * values as the record carries them (the hash recomputed with the server's
  * own function, lib/step-values-hash.ts); every sign-off the version requires
  * of a step that applies must be there and valid; and the sign-offs must be

@@ -2,7 +2,7 @@ import { RRule, type Options } from 'rrule';
 import { isTimeZone } from '#lib/time-zones';
 
 /**
- * Recurrence of schedules (issue 33, docs/recurring-and-follow-up-jobs.md):
+ * Recurrence of schedules (docs/recurring-and-follow-up-jobs.md):
  * an RFC 5545 RRULE (parsed and expanded by the `rrule` library) whose first
  * occurrence is a local wall-clock time in an IANA time zone.
  *

@@ -1,4 +1,4 @@
-// The step sign-offs a job still lacks (issue 32): pure, so completing a job
+// The step sign-offs a job still lacks: pure, so completing a job
 // (services/jobs.ts) and signing a step (services/signoffs.ts) share it
 // without importing each other.
 import type { StepSignatureMeaning, StepSignatureRow } from '#db/schema';

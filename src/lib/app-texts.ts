@@ -1,11 +1,11 @@
-// The floor app's built-in texts (issue 31): the `app` namespace of the i18n
+// The floor app's built-in texts: the `app` namespace of the i18n
 // bundles, one file per area and language under config/i18n/app/, so the four
 // app engineers never edit the same file. Imported by the server
 // (src/services/i18n.ts: the built-in bundle, overridable per client like any
 // namespace) and by the app itself (src/app/i18n.ts: the sign-in page and an
 // offline start need texts before any bundle can be fetched). Plain data, no
 // Node: it is bundled into the browser too. `common` holds what every area
-// shares (issue 41): the texts of the error codes, role and action names, the
+// shares: the texts of the error codes, role and action names, the
 // number-entry hints.
 import shellEn from '../../config/i18n/app/shell.en.json';
 import shellDe from '../../config/i18n/app/shell.de.json';

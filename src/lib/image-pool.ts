@@ -17,7 +17,7 @@ export interface ImagePoolLimits {
  * A thread that dies (out of memory on a file past every check) fails only
  * its job, which answers as an image that cannot be shown.
  *
- * The work is bounded (issue 40): a job that runs past `timeoutMs` (a
+ * The work is bounded: a job that runs past `timeoutMs` (a
  * 24-megapixel PNG took 10 s to check on a loaded 2-core machine) ends its
  * thread and answers as an image too costly to check; and an image takes its
  * place in the queue *before* its bytes are read, so at most 1 + `queueMax`

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The record bundle format, version 1 (issue 34; docs/records.md and
+ * The record bundle format, version 1 (docs/records.md and
  * docs/records/bundle.schema.json describe it for people and for tools).
  * Runs in Node and in the browser (the verifier page): zod only, no Node API.
  *
@@ -75,7 +75,7 @@ const StepRecord = z.object({
   recordedBy: Person,
   /** when the server stored the record (receivedAt, under its version 1 name) */
   recordedAt: Iso,
-  /** record version 2 (issue 39): when the values were entered on the device, in server time (docs/records.md) */
+  /** record version 2: when the values were entered on the device, in server time (docs/records.md) */
   capturedAt: Iso.optional(),
   /** record version 2: when the server stored the record (= recordedAt) */
   receivedAt: Iso.optional(),
@@ -84,7 +84,7 @@ const StepRecord = z.object({
 });
 
 /**
- * A step sign-off (issue 32): an e-signature on a step's record. Bundles made
+ * A step sign-off: an e-signature on a step's record. Bundles made
  * before sign-offs existed have no `signoffs`; they still verify, and a
  * version that requires sign-offs is then reported as lacking them.
  */
@@ -147,7 +147,7 @@ export const CheckpointFile = z.object({
 export type CheckpointFile = z.infer<typeof CheckpointFile>;
 
 /**
- * The record's version: 2 since issue 39 (every step carries capturedAt, receivedAt and revision; faults their
+ * The record's version: 2 since records carry capture times (every step carries capturedAt, receivedAt and revision; faults their
  * capturedAt), 1 before. A version 1 record still verifies, its times being receipt times only.
  */
 export const RECORD_VERSION = 2;
@@ -199,7 +199,7 @@ export const RecordPayload = z.object({
     }),
   ),
   /**
-   * the deviations the server recorded (issue 32: out of limits, FAILED, marked not applicable, faults, overrides,
+   * the deviations the server recorded (out of limits, FAILED, marked not applicable, faults, overrides,
    * late completion) with each reviewer's acknowledgement; `deviations` above stays derived from the steps, as
    * bundles made before had it. Absent from bundles made before deviations were recorded.
    */

@@ -45,7 +45,7 @@ export const CONSOLE_MANIFEST = 'manifest.json';
 export const consoleAssetKey = (file: string) => `console/${file}`;
 
 /**
- * The floor app's built files (scripts/build-app.ts, issue 31): like the
+ * The floor app's built files (scripts/build-app.ts): like the
  * console's, from dist/app in the source tree and as SEA assets named
  * `app/<file>` inside the executable; its manifest.json lists them too.
  */

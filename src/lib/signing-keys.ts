@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { FlattenedSign, type FlattenedJWS, type JWK } from 'jose';
 
 /**
- * The appliance signing keys (issue 34): Ed25519 key pairs made by node:crypto,
+ * The appliance signing keys: Ed25519 key pairs made by node:crypto,
  * kept with the other secrets (secrets.json; on PostgreSQL the sealed shared
  * row), used through jose for JWS (RFC 7515, alg EdDSA of RFC 8037). Each
  * key's id is its RFC 7638 JWK thumbprint, which is also the fingerprint an

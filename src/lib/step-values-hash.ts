@@ -2,7 +2,7 @@ import { canonicalJson } from './canonical-json';
 import { sha256Hex } from './sha256';
 
 /**
- * What a step sign-off signs (issue 32) and how it is hashed: the one
+ * What a step sign-off signs and how it is hashed: the one
  * implementation, shared by the server when a step is signed
  * (services/signoffs.ts) and by the record bundle verifier
  * (domain/record-verify.ts, Node and browser) when it checks a sign-off against

@@ -2,7 +2,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
 /**
- * RFC 3161 trusted timestamps (issue 34), parsed and verified with PKI.js —
+ * RFC 3161 trusted timestamps, parsed and verified with PKI.js —
  * no hand-made ASN.1 or CMS. Runs in Node and in the browser (WebCrypto).
  *
  * What is time-stamped is the JWS signature of a bundle or checkpoint: the

@@ -87,7 +87,7 @@ export function decodeLicenseKey(text: string): DecodedKey {
   return { payload: result.data, payloadBytes, signature };
 }
 
-/** How to go on after a development key is refused (issue 27). */
+/** How to go on after a development key is refused. */
 export const DEVELOPMENT_KEY_HINT =
   'For a trial or a test, start the appliance with WIP_ENV=development; a production appliance needs a license key from the vendor (tell them your installation id).';
 

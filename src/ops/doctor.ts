@@ -257,7 +257,7 @@ function readSecretsFile(dataDir: string): Partial<Secrets> | undefined {
 }
 
 /**
- * The appliance signing key (issue 34) by its fingerprint, for an auditor to
+ * The appliance signing key by its fingerprint, for an auditor to
  * note: the same string /.well-known/wip-signing-keys.json publishes as kid.
  */
 function checkSigningKey(keys: Secrets['signingKeys']): [CheckStatus, string] {

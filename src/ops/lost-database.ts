@@ -8,7 +8,7 @@ import type { Database } from '#db/connection';
 import { migrationStatus, type MigrationRegistry } from '#db/migrator';
 
 /**
- * A lost database must never pass for a new appliance (issue 40). A data
+ * A lost database must never pass for a new appliance. A data
  * directory that has been initialised — its secrets and signing key exist,
  * files may be stored — holds its records in the database; when that database
  * is missing, empty, truncated or unreadable (a bad copy, a restore of the

@@ -93,7 +93,7 @@ export function startMaintenance(deps: Deps, options: { intervalMs?: number } = 
 }
 
 /**
- * Daily signed checkpoints of every audit chain that moved (issue 34), once
+ * Daily signed checkpoints of every audit chain that moved, once
  * across nodes; and, each round, the timestamp tokens an unreachable
  * authority could not give before. Failures are logged: the next round retries.
  */

@@ -6,7 +6,7 @@ import { PID_FILE, SERVED_FILE } from '#lib/paths';
 // its start time, so the file names that very process. Offline operations
 // (restore) refuse to run while that process is alive; a stale file — a
 // crashed daemon, whose pid may be a zombie by now or reused by another
-// process — never blocks anything (issue 48).
+// process — never blocks anything.
 
 /**
  * The start time of process `pid` in clock ticks since boot (field 22 of

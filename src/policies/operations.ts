@@ -30,7 +30,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   job: 'any',
   faults: 'any',
   tutorials: 'any',
-  // records anyone can verify (issue 34): the keys' fingerprints; a finished job's signed bundle, for whoever reads the job
+  // records anyone can verify: the keys' fingerprints; a finished job's signed bundle, for whoever reads the job
   signingKeys: 'any',
   node: 'any',
   nodes: 'any',
@@ -85,7 +85,7 @@ export const GRAPHQL_OPERATION_ROLES: Record<string, readonly Role[] | 'any'> = 
   overrideQualification: DOMAIN_PERMISSIONS.overrideQualification,
   // a retraining is the caller's own
   acknowledgeRetraining: 'any',
-  // recurring and follow-up jobs (issue 33): schedules are read by every user of the client, like jobs
+  // recurring and follow-up jobs: schedules are read by every user of the client, like jobs
   schedules: 'any',
   // the next occurrences of a rule before it is saved: the app's schedule form, for whoever may save one
   schedulePreview: DOMAIN_PERMISSIONS.manageSchedules,

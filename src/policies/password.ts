@@ -43,7 +43,7 @@ export function passwordProblems(password: string, policy: PasswordPolicy, conte
 
 /**
  * The rules of passwordProblems in words, for a page to list before the first
- * attempt (issue 27: the set-password page). Kept beside it: one source.
+ * attempt (the set-password page). Kept beside it: one source.
  */
 export function passwordRules(policy: PasswordPolicy): string[] {
   return [

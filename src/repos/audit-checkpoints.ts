@@ -3,7 +3,7 @@ import type { AuditCheckpointRow, AuditEntryRow, DB } from '#db/schema';
 import { inTenant, type TenantScope } from '#db/tenant';
 
 /**
- * Signed checkpoints of the audit chains (issue 34) and the reads record
+ * Signed checkpoints of the audit chains and the reads record
  * bundles need from the chain. Checkpoint rows are inserted once and only
  * their timestamp columns change afterwards (a token fetched later).
  */

@@ -3,7 +3,7 @@ import type { DB, FaultRow, JobState, StepStatus } from '#db/schema';
 import { inTenant, type TenantScope } from '#db/tenant';
 
 /**
- * The supervisor's reads (issue 31): the board of open jobs by due date and
+ * The supervisor's reads: the board of open jobs by due date and
  * the deviations of the last days. Each list is bounded (`limit`, one more
  * row read to tell that more exist) and tenant-scoped like every repo.
  */
@@ -195,7 +195,7 @@ export interface UnappliedChangeRow {
 }
 
 /**
- * Deviations UNAPPLIED_CHANGE raised since `since` (issue 48): writes the
+ * Deviations UNAPPLIED_CHANGE raised since `since`: writes the
  * server had acknowledged and lost with a restore, which a device reported
  * as no longer applicable. The newest first.
  */

@@ -14,8 +14,8 @@ export const KEY_RENEWAL_MS = 3_000;
 const FORGET_AFTER_MS = 24 * 3_600_000;
 
 /**
- * This process as the owner of Idempotency-Keys in progress (issue 48,
- * docs/reliability.md): `owner` is this node (host and data directory) and
+ * This process as the owner of Idempotency-Keys in progress
+ * (docs/reliability.md): `owner` is this node (host and data directory) and
  * this process; its lease (idempotency_owners) runs KEY_LEASE_MS and is
  * renewed every KEY_RENEWAL_MS while the process lives. `start` (the daemon)
  * first releases what an earlier process of this node left in progress: it is

@@ -75,7 +75,7 @@ export async function acceptInvitation(
 
 /**
  * What the page of an invitation or reset link shows before the first attempt
- * (issue 27): whose account it is and the password rules of its client. The
+ *: whose account it is and the password rules of its client. The
  * token is checked, not used.
  * @throws AppError TOKEN_INVALID
  */

@@ -8,7 +8,7 @@ import { checkChainAgainstCheckpoints, type CheckpointProblem } from './checkpoi
 export interface AuditVerification {
   ok: boolean;
   clients: ChainReport[];
-  /** checkpoints (stored, and any given) the chains no longer match: cut short or rewritten (issue 34) */
+  /** checkpoints (stored, and any given) the chains no longer match: cut short or rewritten */
   checkpoints: CheckpointProblem[];
 }
 

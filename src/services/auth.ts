@@ -182,7 +182,7 @@ async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, me
 }
 
 /**
- * Opens the session of a directory bearer token (issue 11): the directory
+ * Opens the session of a directory bearer token: the directory
  * vouched for the user, so the same checks as a correct password follow
  * (lockout of the email, disabled accounts, the same `auth.sign_in` event), but
  * no tokens of ours are issued — the directory token stays the credential and

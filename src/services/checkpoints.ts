@@ -11,7 +11,7 @@ import { signingKeySet, signWithApplianceKey } from './signing-keys';
 import { timestampSignature } from './timestamps';
 
 /**
- * Chain checkpoints (issue 34): the appliance signs each client's audit chain
+ * Chain checkpoints: the appliance signs each client's audit chain
  * head — daily (the daemon's maintenance round) and on demand (`wip audit
  * checkpoint`). Whoever holds a checkpoint (exported, printed, or inside a
  * record bundle) can later show that the chain was cut short (it no longer

@@ -16,7 +16,7 @@ import type { UserActor } from './actor';
 import { auditActor, createJob, jobContent } from './jobs';
 
 /**
- * Follow-up jobs (issue 33, docs/recurring-and-follow-up-jobs.md): from a
+ * Follow-up jobs (docs/recurring-and-follow-up-jobs.md): from a
  * fault — or from a FAILED step, whose open fault is taken (one is raised for
  * it when there is none) — a user who may plan work creates a job from a
  * published template. The job and the fault name each other (follow_up_jobs),

@@ -11,7 +11,7 @@ import { recordEvent } from './security-log';
 import { findValidUserToken } from './user-tokens';
 
 /**
- * Invitations on an appliance without a mail server (issue 27). The invitation
+ * Invitations on an appliance without a mail server. The invitation
  * mail is queued in the outbox as always; without SMTP it only reaches
  * <data-dir>/outbox/<id>.eml, and nobody in the plant reads that. So the
  * client's Security Administrator may take the link out of the outbox ONCE, to

@@ -91,7 +91,7 @@ const CSV_COLUMNS: (keyof ValueRow)[] = [
   'recordedBy',
   'recordedAt',
   'comment',
-  // appended (issue 39): the columns before keep their places for existing readers
+  // appended: the columns before keep their places for existing readers
   'capturedAt',
   'receivedAt',
 ];

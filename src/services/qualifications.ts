@@ -47,7 +47,7 @@ import { notifyUsers } from './notifications';
 const templates = () => require('./templates') as typeof import('./templates');
 
 /**
- * Qualifications (issue 33, docs/qualifications.md): a client's skills, the
+ * Qualifications (docs/qualifications.md): a client's skills, the
  * skills its users hold, the overrides and the retraining acknowledgements —
  * what the API does. The gate the job services call is qualification-gate.ts.
  *

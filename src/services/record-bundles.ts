@@ -24,7 +24,7 @@ import type { PackageFiles } from './template-package';
 import type { UserActor } from './actor';
 
 /**
- * Record bundles (issue 34): a finished job as one JSON file that proves
+ * Record bundles: a finished job as one JSON file that proves
  * itself — the approved instruction it ran (content, hash, signatures), every
  * recorded value, comment, sign-off, fault and hand-off, the hashes of its
  * photos (the photos themselves on request), and the stretch of the client's

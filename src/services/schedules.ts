@@ -64,7 +64,7 @@ import { auditActor, writeJob } from './jobs';
 const templates = () => require('./templates') as typeof import('./templates');
 
 /**
- * Schedules of recurring jobs (issue 33, docs/recurring-and-follow-up-jobs.md).
+ * Schedules of recurring jobs (docs/recurring-and-follow-up-jobs.md).
  *
  * A schedule names a published template (pinned to one version, or following
  * whichever is published at each occurrence), an asset or an asset class

@@ -18,7 +18,7 @@ import type { UserActor } from './actor';
 
 /**
  * What a supervisor — whoever may create and assign jobs
- * (DOMAIN_PERMISSIONS.createJob) — sees in the floor app (issue 31): the
+ * (DOMAIN_PERMISSIONS.createJob) — sees in the floor app: the
  * board of open jobs by due date, the people a job can be assigned to, and
  * the deviations of the last days (values out of limits, failed and skipped
  * steps, open faults, overdue jobs). Reads only; each list bounded, with a

@@ -10,7 +10,7 @@ import { auditActor } from './jobs';
 import type { UserActor } from './actor';
 
 /**
- * A device's side of a restore (issue 48, docs/reliability.md "The data
+ * A device's side of a restore (docs/reliability.md "The data
  * epoch"): the epoch it compares with, and the report of a write it had been
  * told was recorded, lost with a restore and refused when sent again. Nothing
  * a device reports disappears: the audit trail keeps every report, and a

@@ -4,8 +4,7 @@ import { acceptTimestampResponse, timestampRequest } from '#lib/timestamp-token'
 import { checkpointsWithoutTimestamp, recordTimestampAttempt } from '#repos/audit-checkpoints';
 
 /**
- * RFC 3161 timestamps from the plant's own authority (`timestampAuthorityUrl`,
- * issue 34). Asking never blocks what is being signed: an authority that is
+ * RFC 3161 timestamps from the plant's own authority (`timestampAuthorityUrl`). Asking never blocks what is being signed: an authority that is
  * unreachable, slow or answers nonsense yields an error the caller keeps (a
  * checkpoint is retried by the maintenance round; a bundle is delivered
  * without a token), never a failed write.

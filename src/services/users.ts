@@ -204,7 +204,7 @@ export async function listUsers(deps: Deps, scope: TenantScope, page: PageInput 
   return listUserRows(deps.db.kysely, scope, page);
 }
 
-/** What an administrator may do to an account, beyond its row: the console shows only the actions that apply (issue 27). */
+/** What an administrator may do to an account, beyond its row: the console shows only the actions that apply. */
 export interface AccountState {
   /** sign-in is locked out now (Unlock applies) */
   locked: boolean;

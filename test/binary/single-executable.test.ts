@@ -163,7 +163,7 @@ Binary(
   },
 );
 
-Binary('verify-bundle checks a record bundle on a machine with no data directory (issue 34)', async () => {
+Binary('verify-bundle checks a record bundle on a machine with no data directory', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-binary-verify-'));
   try {
     const server = await startTestServer({ env: DOMAIN_TEST_ENV });
@@ -310,7 +310,7 @@ Binary('serve answers a sign-in over HTTP and stops cleanly on SIGTERM', async (
     assert.ok((await asset.text()).length > 1000, file);
   }
 
-  // the floor app (issue 31): its page at /app/ and at a deep link, its hashed files, its service worker
+  // the floor app: its page at /app/ and at a deep link, its hashed files, its service worker
   for (const pagePath of ['/app/', '/app/jobs/1/run']) {
     const appPage = await fetch(`${url}${pagePath}`);
     assert.is(appPage.status, 200, pagePath);

@@ -7,7 +7,7 @@ import type { TestServer } from '../helpers/server';
 import { gql } from '../helpers/graphql';
 import { ok } from '../helpers/templates';
 
-// Issue 41, the author's editor, through the pages only (Debian's Chromium,
+// The author's editor, through the pages only (Debian's Chromium,
 // headless): a removed section, step or field comes back with "Undo" exactly
 // as it was, and the server holds what the author last chose (the removal once
 // the undo window has passed, the section after an undo); field keys follow

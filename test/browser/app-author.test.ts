@@ -19,7 +19,7 @@ import { gql } from '../helpers/graphql';
 import { noisyPng } from '../helpers/images';
 import { advance, ok } from '../helpers/templates';
 
-// Issue 31, the authors' screens, through the pages only (Debian's Chromium,
+// The authors' screens, through the pages only (Debian's Chromium,
 // headless): an author creates a three-step template — a number field with
 // limits, a pass/fail field, a photo field — uploads a photo with its
 // progress, reorders steps with the keyboard alone, sees a server validation
@@ -263,7 +263,7 @@ journey('the preview shows the draft as operators see it, with feedback on limit
   await frame.getByRole('button', { name: 'Next step' }).click();
   await frame.getByRole('button', { name: 'Next step' }).click();
   await frame.getByRole('heading', { name: 'Read the pressure' }).waitFor();
-  // typed as an operator types it (issue 41): "2,5" is 2.5, within 1–3 (it once read as 25); "1,234" is ambiguous
+  // typed as an operator types it: "2,5" is 2.5, within 1–3 (it once read as 25); "1,234" is ambiguous
   await frame.getByLabel(/Pressure/).fill('1,234');
   await frame.getByText('Type the number without thousands separators, e.g. 2.5.').waitFor();
   await frame.getByLabel(/Pressure/).fill('2,5');

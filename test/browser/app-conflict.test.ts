@@ -10,7 +10,7 @@ import { listAuditEntries } from '#repos/audit';
 import { tenantScope } from '#db/tenant';
 
 /**
- * Two operators record the same step, one of them offline (issue 31): when the offline one's device syncs, the
+ * Two operators record the same step, one of them offline: when the offline one's device syncs, the
  * conflict is shown with both records, and the operator resolves it — "keep mine" on one step, "keep theirs" on
  * another. Nothing is lost silently: the record set aside stays in the audit trail (keep mine) or on the device
  * with the decision (keep theirs). Through the pages only (the job itself is the supervisor's, made by the API).

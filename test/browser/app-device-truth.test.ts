@@ -14,7 +14,7 @@ import { listAuditEntries } from '#repos/audit';
 import { tenantScope } from '#db/tenant';
 
 /**
- * What the floor app promises about its records (issues 39 and 48), through the pages only: nothing is shown as
+ * What the floor app promises about its records, through the pages only: nothing is shown as
  * done before the server confirmed it, a stale value of the same operator never silently replaces a newer one, and
  * the device never records its own write twice. Phone (390 px) and tablet (820 px) are two browser contexts of the
  * same operator.

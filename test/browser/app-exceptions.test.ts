@@ -7,7 +7,7 @@ import { publishedTemplate } from '../helpers/domain';
 import { gid, gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
-// Issue 32, review by exception through the pages only: an approver opens /app/exceptions, sees the completed
+// Review by exception through the pages only: an approver opens /app/exceptions, sees the completed
 // job with the deviations the server recorded (a value out of limits, a fault), acknowledges each with a comment
 // (an empty one refused next to the field), then signs the job REVIEWED in the e-signature dialog (a wrong password
 // refused with the server's answer). Every width with axe-core and screenshots (test-output/app/review-exceptions-*.png).

@@ -10,7 +10,7 @@ import { solidPng } from '../helpers/images';
 import { upload } from '../helpers/upload';
 import type { TestServer } from '../helpers/server';
 
-// Issue 41 item 1, the job record through the pages only: a supervisor (operator + approver) opens a job from the
+// The job record through the pages only: a supervisor (operator + approver) opens a job from the
 // board, from deviations and from review by exception, and sees every step's values against their limits, the
 // operator's comment, the photo (through the authenticated file URL) and both times of the record — captured on the
 // device and received by the server. A publisher + approver (who got "Page not found" before) reads it too; a job

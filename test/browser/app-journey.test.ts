@@ -11,7 +11,7 @@ import { listAuditEntries, verifyAuditChain } from '#repos/audit';
 import { tenantScope } from '#db/tenant';
 
 /**
- * The whole life of a work instruction in the floor app (issue 31, "Done means"): written, reviewed, published,
+ * The whole life of a work instruction in the floor app: written, reviewed, published,
  * made a job, run by an operator at 820 px who loses the network half-way — records the rest with a photo and a
  * value out of limits, reloads offline and finds everything, raises a fault, completes — and, the network back,
  * every queued change reaches the server exactly once (records, values, photo bytes, the audit chain).

@@ -7,7 +7,7 @@ import { createJob, publishedTemplate } from '../helpers/domain';
 import { gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
-// Issue 41, "Language and numbers", through the German pages only: an operator types "2,5" and the server gets
+// Language and numbers, through the German pages only: an operator types "2,5" and the server gets
 // 2.5 (not 25), "1.234" is refused as ambiguous; counts are plurals ("1 offener Auftrag", "2 offene Aufträge");
 // a change the server refuses (the job was cancelled meanwhile) is told in German, not in the server's English;
 // the job record, the board and review by exception show numbers with a comma, limits "0,5–2 bar", dates

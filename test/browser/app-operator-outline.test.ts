@@ -10,7 +10,7 @@ import { PNG, upload } from '../helpers/upload';
 import { solidPng } from '../helpers/images';
 
 /**
- * Issue 41, the operator's papercuts, through the pages only: a CALCULATED field shows its value and what it is
+ * The operator's papercuts, through the pages only: a CALCULATED field shows its value and what it is
  * computed from by label (never the formula); "Save and next" on a step that needs a sign-off stays, says so and
  * opens the sign dialog once the server has the record; a step is never "Done" before the server confirmed it;
  * "N of M steps done" is the same on the job page and the run page (a step a condition takes out not counted); the

@@ -8,7 +8,7 @@ import { gid, gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
 /**
- * Qualifications in the floor app (issue 41 items 3 and 4), through the pages only: the author requires a skill in
+ * Qualifications in the floor app, through the pages only: the author requires a skill in
  * the editor; New job says which assignee lacks it; an unqualified operator is told before starting (Start disabled
  * with the reason); the supervisor grants the skill in the matrix with their signature as trainer (their own row
  * closed up front); the operator can then start. An override with a reason on a job's record page lets another

@@ -11,7 +11,7 @@ import { ok, CREATE_DRAFT, UPDATE_DRAFT } from '../helpers/templates';
 import { upload } from '../helpers/upload';
 import type { TestServer } from '../helpers/server';
 
-// Issue 41 items 2 and 6 through the pages only: an approver sees each step of a version in review as the operator
+// Reviewing steps, through the pages only: an approver sees each step of a version in review as the operator
 // will (its picture loaded, its field with unit and limits, its sign-off rule) and, in the diff, the picture that was
 // replaced (the old one and the new one); reads the template's page (versions, states, who approved and published);
 // and a person who recorded a step of a completed job is told on review by exception, before any comment or password,

@@ -9,7 +9,7 @@ import { gql } from '../helpers/graphql';
 import { ok, UPDATE_DRAFT, CREATE_DRAFT } from '../helpers/templates';
 import { createJob } from '../helpers/domain';
 
-// Issue 31, approvers and publishers, through the pages only: the review queue, the diff of a second version
+// Approvers and publishers, through the pages only: the review queue, the diff of a second version
 // against the published first, a wrong password refused (nothing signed), approve with a password, reject with a
 // reason, publish with a two-factor code (a wrong one refused) — and the jobs still on the older version. The authors' side (writing and submitting) is
 // another area's: it is done here through the API, as the data the reviewers find. axe-core and a screenshot of
@@ -267,7 +267,7 @@ publishing('publish with a TOTP code at 820 px (a wrong code refused), then the 
   const toPublish = page.getByRole('region', { name: /To publish \(1\)/ });
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).waitFor();
   assert.match(await toPublish.innerText(), /Approved/);
-  // who approved it, by name — not its author (issue 41's papercut "Approved … by Ada Author")
+  // who approved it, by name — not its author (it once read "Approved … by Ada Author")
   assert.match(await toPublish.innerText(), /approved by Alan Approver/);
   assert.not.match(await toPublish.innerText(), /Ada Author/);
   await toPublish.getByRole('link', { name: 'Pump overhaul, version 2' }).click();

@@ -8,7 +8,7 @@ import { gql, gid } from '../helpers/graphql';
 import { contentInput, publishedTemplate, publishNewVersion } from '../helpers/domain';
 
 /**
- * The execution rules in the author's editor and the reviewer's diff (issue 32), through the pages only: a step's
+ * The execution rules in the author's editor and the reviewer's diff, through the pages only: a step's
  * condition written with the builder (read back as a sentence), a CALCULATED field's formula (a syntax error shown
  * as typed, a reference to a later step refused by the server's autosave at its input), a step's sign-off with its
  * verifier roles; the preview says all of it; the version diff shows a changed condition, formula and sign-off in

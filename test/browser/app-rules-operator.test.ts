@@ -9,7 +9,7 @@ import { createJob, publishedTemplate } from '../helpers/domain';
 import { buildUser } from '../helpers/factories';
 
 /**
- * The execution rules on the operator's and the verifier's pages (issue 32), through the pages only: a step a
+ * The execution rules on the operator's and the verifier's pages, through the pages only: a step a
  * condition takes out is shown as not applying with the reason (and re-evaluated on the device as values change,
  * offline too); a CALCULATED field computed live with its unit and limits; a step's sign-off — performed by the
  * operator with a password (a wrong one refused in plain words), verified by another person in their own session,
@@ -135,7 +135,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   const drop = page.locator('.calculated-field[data-key="drop"]');
   await drop.locator('output', { hasText: '1 bar' }).waitFor();
   assert.match(await drop.innerText(), /Outside the limits \(-0.5–0.5 bar\)/);
-  // what it is computed from, by the labels the operator sees: never the formula's keys (issue 41)
+  // what it is computed from, by the labels the operator sees: never the formula's keys
   assert.match(await drop.innerText(), /Computed from: Outlet pressure, Inlet pressure/);
   assert.not.match(await drop.innerText(), /p_out|round\(/);
   // signing before the record reached the server: not offered
@@ -151,7 +151,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await page.getByRole('textbox', { name: 'Comment' }).fill('Drop expected until the new seal settles');
   await save(page);
   // the step asks for a sign-off: saving stays on it, says so, and opens the sign dialog once the record reached the
-  // server (issue 41); Olga signs later
+  // server; Olga signs later
   await page.locator('.signoff-still-needed', { hasText: 'still missing your signature as performer' }).waitFor();
   await page.getByRole('dialog').getByLabel('Your password').waitFor();
   await page.keyboard.press('Escape');
@@ -175,7 +175,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await page.context().setOffline(true);
   await goToStep(page, job.id, 1);
   await page.getByRole('radio', { name: 'Fail' }).check();
-  // a FAILED step carries its comment (a job completes only with one: COMMENT_REQUIRED, issue 32's deviations)
+  // a FAILED step carries its comment (a job completes only with one: COMMENT_REQUIRED, a deviation)
   await page.getByRole('textbox', { name: 'Comment' }).fill('Seal cracked at the flange');
   await save(page);
   await page.getByRole('textbox', { name: 'Part used' }).fill('Seal kit 12');

@@ -17,7 +17,7 @@ import { createAsset, publishedTemplate } from '../helpers/domain';
 import { gid, gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
-// Issue 41 (items 3 and 8), through the pages only: a shift lead holding exactly operator + approver — the least
+// The schedule builder, through the pages only: a shift lead holding exactly operator + approver — the least
 // privileged supervisor (docs/guides/supervisor.md) — builds a schedule in the app with the recurrence builder and the
 // server's preview (a refused rule shown at its field), sees its first jobs under it and on the board, edits, pauses,
 // resumes and deletes it; then does the rest of a supervisor's work: a new job, its page from the board, Deviations,

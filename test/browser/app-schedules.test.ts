@@ -7,7 +7,7 @@ import { createAsset, createJob, publishedTemplate } from '../helpers/domain';
 import { gid, gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
-// Issue 33 in the floor app: the supervisor lists the schedules of recurring jobs (next occurrences, pause and
+// Recurring jobs in the floor app: the supervisor lists the schedules of recurring jobs (next occurrences, pause and
 // resume) and creates a follow-up job from an open fault under Deviations. Every page at 390, 820 and 1280 px
 // with axe-core and screenshots (test-output/app/supervisor-schedules-*.png, supervisor-follow-up-*.png).
 

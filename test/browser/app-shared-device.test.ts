@@ -11,7 +11,7 @@ import { solidPng } from '../helpers/images';
 import { upload } from '../helpers/upload';
 import { appTexts, type AppLanguage } from '../../src/lib/app-texts';
 
-// Issue 39, "Shared devices", through the pages only (Debian's Chromium): an operator signs out of a tablet while
+// Shared devices, through the pages only (Debian's Chromium): an operator signs out of a tablet while
 // it is offline, with a change still waiting. The app locks at once, and what it kept of theirs to read (jobs,
 // version documents, cached media) is gone; the network back, the first request is the sign-out, and the
 // browser's cookie no longer opens a session. The next person signs in and finds none of the first one's jobs,

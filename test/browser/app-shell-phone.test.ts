@@ -11,7 +11,7 @@ import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain
 import { edited, finishedJob } from '../helpers/records';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-// Issue 41 item 7 and its papercuts, through the pages only: on a phone (360 and 390 px) the bottom bar holds four
+// The shell on a phone, through the pages only: on a phone (360 and 390 px) the bottom bar holds four
 // pages and "More" for a user who holds every role, nothing of it or of the sync state cut off, and "More" reaches
 // every page by pointer and by keyboard (the current page marked under it too); the sync state in words with its own
 // icon per state; no console error on /app/ before sign-in; the "Offline: showing what this device holds" banner

@@ -18,7 +18,7 @@ import { solidPng } from '../helpers/images';
 import { upload } from '../helpers/upload';
 import type { TestServer } from '../helpers/server';
 
-// Issue 31: the floor app's shell in Debian's Chromium — sign-in with a password and with a second factor,
+// The floor app's shell in Debian's Chromium — sign-in with a password and with a second factor,
 // a deep link that survives the sign-in, the client's branding, the language switch to German, keyboard-only
 // use, the shell reloaded offline from the service worker, and every shell page at 390, 820 and 1280 px
 // (axe-core, no horizontal scrolling, touch targets, screenshots in test-output/app/).

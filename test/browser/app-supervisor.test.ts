@@ -7,7 +7,7 @@ import { createAsset, publishedTemplate } from '../helpers/domain';
 import { gid, gql } from '../helpers/graphql';
 import type { TestServer } from '../helpers/server';
 
-// Issue 31, the supervisor's pages through the browser only: a job created from a published template (asset,
+// The supervisor's pages through the browser only: a job created from a published template (asset,
 // priority, due date, assignees) lands on the board; the board by state and due date; the deviations of the
 // last days (a value out of limits, a failed step, an open fault, an overdue job). Every page at 390, 820 and
 // 1280 px with axe-core and screenshots (test-output/app/supervisor-*.png).

@@ -9,7 +9,7 @@ import { gql } from '../helpers/graphql';
 import { advance, ok } from '../helpers/templates';
 import { createJob } from '../helpers/domain';
 
-// Issue 33 point 4 in the floor app (Debian's Chromium, headless): an author
+// Translated instructions in the floor app (Debian's Chromium, headless): an author
 // exports a version's XLIFF file and imports its German translation in the
 // template's Translations panel; once approved, an operator whose language is
 // German runs the job with the step's texts and the choice's labels in

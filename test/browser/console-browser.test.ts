@@ -84,7 +84,7 @@ test('first sign-in with the generated password shows the banner; changing the p
   await page.getByRole('heading', { name: 'Sign in to the wip console' }).waitFor();
   await accessible('sign-in');
   await shot('01-sign-in');
-  // one identifier field: an email signs a client user in, a user name a system administrator (issue 27)
+  // one identifier field: an email signs a client user in, a user name a system administrator
   assert.is(await page.getByLabel('Email or administrator user name').getAttribute('autocomplete'), 'username');
   assert.is(await page.getByLabel('Password').getAttribute('autocomplete'), 'current-password');
   await page.getByLabel('Email or administrator user name').fill('admin');
@@ -266,7 +266,7 @@ test('the owner signs in, invites a supervisor (the preset: operator + approver)
   const ticked = await invite.locator('input[name="roles"]:checked').evaluateAll((boxes) => boxes.map((box) => box.getAttribute('value')));
   assert.equal(ticked, ['operator', 'approver']);
   await page.getByRole('button', { name: 'Send invitation' }).click();
-  // mail goes to the SMTP peer: the console says it was handed to the mail server (issue 27)
+  // mail goes to the SMTP peer: the console says it was handed to the mail server
   await page.getByText(`Invitation to ${INVITED.email} handed to the mail server.`).waitFor();
   await page.getByRole('cell', { name: INVITED.email }).waitFor();
   await page
@@ -303,7 +303,7 @@ test('the owner signs in, invites a supervisor (the preset: operator + approver)
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Nothing to administer' }).waitFor();
   assert.match(await page.locator('header').innerText(), INVITED.email);
-  // their work is in the floor app (issue 31)
+  // their work is in the floor app
   assert.is(await page.getByRole('link', { name: 'open the floor app' }).getAttribute('href'), '/app/');
 });
 

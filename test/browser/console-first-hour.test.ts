@@ -9,7 +9,7 @@ import { issueTestLicense } from '../helpers/licenses';
 import { upsertLockout } from '#repos/auth-failures';
 import { userAccount } from '#services/lockout';
 
-// Issue 27, items 3–9: the admin console's first hour, in a real browser
+// The admin console's first hour, in a real browser
 // (Debian's Chromium, headless) at a phone's 390 px and a desktop's 1280 px,
 // axe-core on every page. Each width starts its own daemon on a fresh data
 // directory with a generated admin password and NO mail server, and walks the

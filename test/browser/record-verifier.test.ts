@@ -11,7 +11,7 @@ import { edited, fetchBundle, finishedJob, forged, OTHER_PHOTO, publishedKeys } 
 import { ROOT } from '../helpers/spawn-wip';
 import { verifyRecordBundle } from '#domain/record-verify';
 
-// The verifier page (issue 34) in Chromium. The bundles are made by a server
+// The verifier page in Chromium. The bundles are made by a server
 // that is then STOPPED: the downloadable verifier (one HTML file) is opened
 // from disk and checks them with WebCrypto, with no server running. The page
 // as the appliance serves it (strict CSP: no inline script) is checked too.

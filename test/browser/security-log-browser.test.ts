@@ -7,7 +7,7 @@ import { assertAccessible, launchChromium, openConsolePage } from '../helpers/br
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, uniqueEmail } from '../helpers/factories';
 
-// Issue 27 item 10 in a browser: the console's log pages say who did what —
+// In a browser: the console's log pages say who did what —
 // the system administrator's sign-in, a client created, its seats changed,
 // each with a "Who" column naming the actor (not an id) and the changed
 // fields — at a phone's width (390 px) and a desktop's (1280 px), with no

@@ -10,7 +10,7 @@ import { gql } from '../helpers/graphql';
 import { cliEnv, runWip } from '../helpers/spawn-wip';
 import { hashAuditEntry } from '#repos/audit';
 
-// Signed chain checkpoints and the signing keys from the CLI (issue 34):
+// Signed chain checkpoints and the signing keys from the CLI:
 // `wip audit checkpoint`, `wip audit verify` against stored and exported
 // checkpoints, `wip keys list|rotate`, and the fingerprint in `wip doctor`.
 // Each test tampers with a copy of a data directory, as an intruder with file

@@ -173,7 +173,7 @@ daemon('first start creates everything, prints the generated admin password once
 });
 
 daemon(
-  "issue 27 item 1: the first start names the console URL (this machine's name when listening on 0.0.0.0) and says the password is changed there",
+  "the first start names the console URL (this machine's name when listening on 0.0.0.0) and says the password is changed there",
   async () => {
     const wildcard = await startDaemon(['--data-dir', path.join(tempDir(), 'fresh')], {}, { host: '0.0.0.0' });
     try {

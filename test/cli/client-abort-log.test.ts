@@ -8,7 +8,7 @@ import { startDaemon } from '../helpers/cli';
 import { ADMIN_PASSWORD } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
-// Issue 41: a client that closes its connection while the answer is on its way (a phone leaving Wi-Fi, a
+// A client that closes its connection while the answer is on its way (a phone leaving Wi-Fi, a
 // cancelled download) is routine, not a server fault: `wip serve` logs it at debug with the request id, and
 // nothing at error level (before, Koa printed "Error: write EPIPE" with its stack on stderr).
 

@@ -13,7 +13,7 @@ import { request } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { assertRecordedOnce, recording, sendRecordings, type Recording } from '../helpers/exactly-once';
 
-// Issue 48 on SQLite, with real crashes of a real `wip serve`: recordings sent
+// Exactly once on SQLite, with real crashes of a real `wip serve`: recordings sent
 // with Idempotency-Keys, the daemon killed (SIGKILL) at random moments and at
 // the exact moment between the commit and the answer
 // (WIP_TEST_CRASH_AFTER_COMMIT), restarted, and the device resending what it

@@ -148,7 +148,7 @@ install('an unknown service account or group fails before anything is installed'
   assert.not.ok(fs.existsSync(unitDir));
 });
 
-install('issue 27 item 17: --print with a service account not created yet prints the unit, warns how to create it, exits 0', async () => {
+install('--print with a service account not created yet prints the unit, warns how to create it, exits 0', async () => {
   const run = await wip(['--data-dir', dataDir, 'install', '--systemd', '--user', 'no-such-wip-account', '--unit-dir', unitDir, '--print']);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /\nUser=no-such-wip-account\nGroup=no-such-wip-account\n/);

@@ -81,7 +81,7 @@ async function onTerminal(
 }
 const listeningOnTerminal = async (serveArgs: string[]) => (await onTerminal(serveArgs)).listening;
 
-logs('issue 27 item 2: on a terminal each request is one readable line (method, path, status, time, who, request id)', async () => {
+logs('on a terminal each request is one readable line (method, path, status, time, who, request id)', async () => {
   const paths = ['/healthz', '/api/client/auth/me', '/no-such-page'];
   const { out } = await onTerminal(
     [],

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { startDaemon } from '../helpers/cli';
 import { installedDataDir, runWip } from '../helpers/spawn-wip';
 
-// Issue 40, item 5: an initialised data directory (secrets, signing key, files) whose database was lost — emptied,
+// An initialised data directory (secrets, signing key, files) whose database was lost — emptied,
 // truncated, its -wal deleted — is a FAIL in `wip doctor`, and `wip serve` (and every command that opens the
 // database) refuses instead of starting a new, empty appliance beside the old secrets. Real processes throughout.
 

@@ -8,7 +8,7 @@ import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { attackerKey, edited, fetchBundle, finishedJob, forged, OTHER_PHOTO, publishedKeys, resigned } from '../helpers/records';
 import { cliEnv, runWip } from '../helpers/spawn-wip';
 
-// `wip verify-bundle` (issue 34) checks a bundle offline: the server that made
+// `wip verify-bundle` checks a bundle offline: the server that made
 // it is stopped before any check, and the CLI runs with a data directory that
 // does not exist — what an auditor's machine has.
 
@@ -74,7 +74,7 @@ verify('without a trusted key even the genuine bundle is INTEGRITY ONLY: exit 3,
 
 verify('a complete forgery (value changed, audit entries and chain rewritten, re-signed) is never VERIFIED', async () => {
   const forgery = file('forged.json', await forged(bundle, (p) => (p.steps[0].values[0].value = 12)));
-  // the attack of issue 40: without a key, the forgery is as intact as the real record …
+  // the attack that once passed: without a key, the forgery is as intact as the real record …
   const bare = await run(forgery);
   assert.is(bare.code, 3, bare.stdout);
   assert.match(bare.stdout, /INTEGRITY ONLY — origin not verified/);

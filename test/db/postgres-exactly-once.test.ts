@@ -13,7 +13,7 @@ import { mulberry32 } from '../helpers/prng';
 import { request, TEST_MASTER_KEY } from '../helpers/server';
 import { cliEnv, ROOT, runWip } from '../helpers/spawn-wip';
 
-// Issue 48 on two PostgreSQL nodes, with real crashes: recordings sent with
+// Exactly once on two PostgreSQL nodes, with real crashes: recordings sent with
 // Idempotency-Keys to node A, A killed (SIGKILL) at random moments and at the
 // exact moment between commit and answer (WIP_TEST_CRASH_AFTER_COMMIT); the
 // device resends what it got no answer for to node B. A key A held in progress

@@ -34,7 +34,7 @@ test('the test PostgreSQL server hands out databases of its own (empty, or migra
 });
 
 test('a test PostgreSQL that cannot start is one failure of the test run, with the reason and the fix, and the files that need it do not run', () => {
-  // a TMPDIR the server's user cannot enter: as root (the server runs as postgres) a private one, as issue 35's mktemp -d clone; else one without write access
+  // a TMPDIR the server's user cannot enter: as root (the server runs as postgres) a private one, as .ci/run's mktemp -d clone; else one without write access
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-private-tmp-'));
   fs.chmodSync(tmp, process.getuid?.() === 0 ? 0o700 : 0o100);
   try {

@@ -5,7 +5,7 @@ import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createAsset, createJob, publishedTemplate, DOMAIN_TEST_ENV, SAMPLE_CONTENT } from '../helpers/domain';
 
-// Issue 39 at the GraphQL edge (docs/records.md): capture and receipt times, the bounds on a device's capture time,
+// Capture time at the GraphQL edge (docs/records.md): capture and receipt times, the bounds on a device's capture time,
 // no silent overwrite of a step's record (expectedStepRevision), and the completion blockers.
 
 /** the sample instruction without its photo step: a job completes on values alone */

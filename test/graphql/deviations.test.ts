@@ -6,7 +6,7 @@ import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, publishNewVersion, DOMAIN_TEST_ENV } from '../helpers/domain';
 
 /**
- * Deviations and review by exception (issue 32, docs/execution-rules.md): the
+ * Deviations and review by exception (docs/execution-rules.md): the
  * server records a deviation for a value out of limits, a FAILED step, a step
  * marked not applicable, a fault and a late completion; COMMENT_REQUIRED holds
  * completion; reviewers list and acknowledge deviations; reviewJob signs a

@@ -85,33 +85,30 @@ endpoint('a syntax error is a 400 with a code', async () => {
   assert.equal(result.codes, ['BAD_REQUEST']);
 });
 
-endpoint(
-  'issue 27 item 12: no query (a browser opening the URL, a body of {}) is 400 BAD_REQUEST "Missing query", nothing logged as an error',
-  async () => {
-    const client = await buildClient(server);
-    const logger = server.deps.logger;
-    const logged: unknown[] = [];
-    const error = logger.error;
-    logger.error = (...args: unknown[]) => void logged.push(args);
-    try {
-      const browser = await server.request('GET', '/api/client/graphql', {
-        token: client.owner.token,
-        headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
-      });
-      const empty = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: {} });
-      for (const res of [browser, empty]) {
-        assert.is(res.status, 400, res.text);
-        assert.equal(
-          res.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]),
-          [['Missing query', 'BAD_REQUEST']],
-        );
-      }
-    } finally {
-      logger.error = error;
+endpoint('no query (a browser opening the URL, a body of {}) is 400 BAD_REQUEST "Missing query", nothing logged as an error', async () => {
+  const client = await buildClient(server);
+  const logger = server.deps.logger;
+  const logged: unknown[] = [];
+  const error = logger.error;
+  logger.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    const browser = await server.request('GET', '/api/client/graphql', {
+      token: client.owner.token,
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    const empty = await server.request('POST', '/api/client/graphql', { token: client.owner.token, body: {} });
+    for (const res of [browser, empty]) {
+      assert.is(res.status, 400, res.text);
+      assert.equal(
+        res.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]),
+        [['Missing query', 'BAD_REQUEST']],
+      );
     }
-    assert.equal(logged, []);
-  },
-);
+  } finally {
+    logger.error = error;
+  }
+  assert.equal(logged, []);
+});
 
 endpoint('an oversize query is refused before execution with QUERY_TOO_COMPLEX', async () => {
   const client = await buildClient(server);

@@ -6,7 +6,7 @@ import { gid, gql } from '../helpers/graphql';
 import { contentInput, createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 
 /**
- * Execution rules (issue 32, docs/execution-rules.md) through GraphQL: a
+ * Execution rules (docs/execution-rules.md) through GraphQL: a
  * branch on a FAILED seal check, a calculated pressure difference with
  * limits, and the refusals at draft save and at recording.
  */

@@ -6,7 +6,7 @@ import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV, SAMPLE_CONTENT } from '../helpers/domain';
 
 /**
- * Qualifications told before the work (issue 41): Job.viewerQualification and
+ * Qualifications told before the work: Job.viewerQualification and
  * Template.assigneeQualifications give the verdict of the gate that refuses
  * with NOT_QUALIFIED — the same skills, levels and reasons, overrides counted —
  * so the app can say "needs Welding, level 2" before an operator starts.

@@ -7,7 +7,7 @@ import { buildClient, buildUser } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
-// Follow-up jobs (issue 33, docs/recurring-and-follow-up-jobs.md): from a fault or a FAILED step, linked both
+// Follow-up jobs (docs/recurring-and-follow-up-jobs.md): from a fault or a FAILED step, linked both
 // ways, and closing the fault when completed if asked to.
 
 let server: TestServer;

@@ -9,7 +9,7 @@ import { adminToken, buildClient, buildUser, type BuiltClient } from '../helpers
 import { gid, gql } from '../helpers/graphql';
 import { createAsset, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
-// Recurring jobs (issue 33, docs/recurring-and-follow-up-jobs.md), through real HTTP on both databases. The test
+// Recurring jobs (docs/recurring-and-follow-up-jobs.md), through real HTTP on both databases. The test
 // moves each server's clock and runs the worker's round itself (deps.schedules.tick(), what the daemon's timer
 // does): occurrences are then exactly those of the clock, whatever the machine's time. On PostgreSQL two nodes
 // share the database; on SQLite the one node restarts.
@@ -529,7 +529,7 @@ async function setTimeZoneRefused(client: BuiltClient): Promise<number> {
 
 life.run();
 
-// ── limits (issue 40) ───────────────────────────────────────────────────────
+// ── limits ───────────────────────────────────────────────────────
 
 let limited: TestServer;
 const limits = suite('schedules: rules at most hourly; jobs per round and per day limited, on the security log');

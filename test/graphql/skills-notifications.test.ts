@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait';
 import { startMaintenance } from '#ops/maintenance';
 import { noticeSkillExpiries } from '#services/qualifications';
 
-// The daily notice of skills expiring soon (issue 33, docs/qualifications.md)
+// The daily notice of skills expiring soon (docs/qualifications.md)
 // through real peers: the mail reaches an SMTP server, the skill.expiring
 // event a webhook receiver; each grant is noticed once, a renewal again.
 

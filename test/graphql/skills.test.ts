@@ -6,7 +6,7 @@ import { gid, gql } from '../helpers/graphql';
 import { contentInput, createJob, publishedTemplate, publishNewVersion, DOMAIN_TEST_ENV } from '../helpers/domain';
 
 /**
- * Qualifications (issue 33, docs/qualifications.md) through real HTTP:
+ * Qualifications (docs/qualifications.md) through real HTTP:
  * skills and grants with the trainer's e-signature, NOT_QUALIFIED on every
  * door (assign, accept a hand-off, start, record, sign) with its details, an
  * expired grant, overrides, retraining after a publish and its

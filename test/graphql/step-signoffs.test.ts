@@ -7,7 +7,7 @@ import { createJob, publishedTemplate, publishNewVersion, DOMAIN_TEST_ENV } from
 import { SIGNOFF_CONTENT } from '../helpers/templates';
 
 /**
- * Step sign-offs (issue 32, docs/execution-rules.md): PERFORMED and VERIFIED
+ * Step sign-offs (docs/execution-rules.md): PERFORMED and VERIFIED
  * e-signatures, separation of duties, invalidation by re-recording, and
  * completion held by SIGNOFF_MISSING; the version diff naming changed rules.
  */

@@ -5,7 +5,7 @@ import { buildClient, buildUser } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { advance, buildTeam, createTemplate, ok, SAMPLE_CONTENT, SUBMIT } from '../helpers/templates';
 
-// Issue 31: what the floor app's editor and template library need of the API —
+// What the floor app's editor and template library need of the API —
 // the draft's optimistic revision (two authors autosaving one draft see a
 // conflict, never a silent overwrite) and the library's "needs my action".
 

@@ -44,31 +44,28 @@ signatures('a wrong password → INVALID_CREDENTIALS, nothing signed, the versio
   assert.equal(await signaturesOf(team.author.token, id), { state: 'APPROVED', signatures: [{ meaning: 'APPROVED' }] });
 });
 
-signatures(
-  'issue 27 item 13: a wrong signature says "Invalid password or code" and is logged as a failed signature, not a failed sign-in',
-  async () => {
-    const client = await buildClient(server);
-    const team = await buildTeam(server, client);
-    const created = await createTemplate(server, team.author.token);
-    const id = created.latestVersion.id;
-    await advance(server, team, id, 'IN_REVIEW');
-    const wrong = await gql(server, team.approver.token, APPROVE, { id, password: 'not-my-password' });
-    assert.equal(
-      wrong.errors?.map((e) => [e.extensions?.code, e.message]),
-      [['INVALID_CREDENTIALS', 'Invalid password or code']],
+signatures('a wrong signature says "Invalid password or code" and is logged as a failed signature, not a failed sign-in', async () => {
+  const client = await buildClient(server);
+  const team = await buildTeam(server, client);
+  const created = await createTemplate(server, team.author.token);
+  const id = created.latestVersion.id;
+  await advance(server, team, id, 'IN_REVIEW');
+  const wrong = await gql(server, team.approver.token, APPROVE, { id, password: 'not-my-password' });
+  assert.equal(
+    wrong.errors?.map((e) => [e.extensions?.code, e.message]),
+    [['INVALID_CREDENTIALS', 'Invalid password or code']],
+  );
+  const admin = await adminToken(server);
+  const eventsOf = async (event: string) =>
+    (await server.request('GET', `/api/admin/logs?event=${event}&limit=200`, { token: admin })).body.data.items.filter(
+      (item: { data: { email?: string } }) => item.data.email === team.approver.email,
     );
-    const admin = await adminToken(server);
-    const eventsOf = async (event: string) =>
-      (await server.request('GET', `/api/admin/logs?event=${event}&limit=200`, { token: admin })).body.data.items.filter(
-        (item: { data: { email?: string } }) => item.data.email === team.approver.email,
-      );
-    const failed = await eventsOf('auth.signature_failed');
-    assert.is(failed.length, 1);
-    assert.match(failed[0].message, /^Failed electronic signature: wrong password on an electronic signature/);
-    assert.is(failed[0].userId, team.approver.id);
-    assert.equal(await eventsOf('auth.sign_in_failed'), []);
-  },
-);
+  const failed = await eventsOf('auth.signature_failed');
+  assert.is(failed.length, 1);
+  assert.match(failed[0].message, /^Failed electronic signature: wrong password on an electronic signature/);
+  assert.is(failed[0].userId, team.approver.id);
+  assert.equal(await eventsOf('auth.sign_in_failed'), []);
+});
 
 signatures(
   'wrong signatures count toward the sign-in lockout: enough of them → TOO_MANY_ATTEMPTS, even for the right password, and sign-in is locked too',

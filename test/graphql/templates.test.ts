@@ -153,7 +153,7 @@ lifecycle('invalid content is a VALIDATION_ERROR naming the path', async () => {
   assert.is(bad.errors![0].extensions!.details.fields[0].path, 'content.sections.0.steps.0.fields.0.options');
 });
 
-lifecycle('issue 27 item 14: every problem of the document is reported at once, duplicates with the rest', async () => {
+lifecycle('every problem of the document is reported at once, duplicates with the rest', async () => {
   const client = await buildClient(server);
   const team = await buildTeam(server, client);
   const created = await createTemplate(server, team.author.token);

@@ -6,7 +6,7 @@ import { buildClient, PASSWORD, uniqueEmail, type BuiltClient } from './factorie
 import { startTestServer, type TestServer } from './server';
 
 /**
- * The floor app's browser tests (issue 31): a server with a client and a team
+ * The floor app's browser tests: a server with a client and a team
  * of each role, and the app opened in Chromium as one of them at a width.
  *
  *   const { wip, team } = await startAppServer();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { request } from './server';
 
-// A device as the floor app's queue behaves (issue 48): each recording has its
+// A device as the floor app's queue behaves: each recording has its
 // Idempotency-Key and body made once; what got no answer is resent with both
 // unchanged, in order. Used by the crash tests (test/cli/exactly-once-crash,
 // test/db/postgres-exactly-once).

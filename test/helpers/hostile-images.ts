@@ -3,11 +3,11 @@ import { pngChunk } from './images';
 
 /**
  * Image files as an attacker (or a broken camera) sends them, for the tests
- * of issue 40: the corrupt PNG that ended the process, and builders of
+ * of untrusted images: the corrupt PNG that ended the process, and builders of
  * PNGs with any header, chunks and data, each chunk with a true CRC.
  */
 
-/** The 70-byte PNG of issue 40: 1 × 1 RGBA whose image data fails its zlib checksum. */
+/** The 70-byte PNG that once ended the appliance: 1 × 1 RGBA whose image data fails its zlib checksum. */
 export const CORRUPT_PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5e2f4e80000000049454e44ae426082',
   'hex',

@@ -11,7 +11,7 @@ import { canonicalJson } from '#lib/canonical-json';
 import { hashAuditEntry } from '#repos/audit';
 
 /**
- * Record bundle tests (issue 34): a finished job with photos, a signature
+ * Record bundle tests: a finished job with photos, a signature
  * sign-off, an out-of-limits value and a fault, made through the API; and
  * the tampering an attacker would do to its bundle.
  */
@@ -131,7 +131,7 @@ export async function resigned(text: string, change: (payload: any) => void = ()
 }
 
 /**
- * A complete forgery (issue 40): the payload changed, the job's
+ * A complete forgery: the payload changed, the job's
  * job.step_recorded audit entries rewritten to match the changed steps, every
  * entry's hash and link recomputed, the chain head moved, the checkpoint
  * dropped, and the whole re-signed with the forger's own key. Only a trusted

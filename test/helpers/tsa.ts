@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
- * A real RFC 3161 time-stamping authority for tests (issue 34): OpenSSL's
+ * A real RFC 3161 time-stamping authority for tests: OpenSSL's
  * `openssl ts -reply` behind a tiny HTTP wrapper on loopback, with a
  * throwaway certificate made here. `mode` makes it misbehave: down (the
  * connection dropped), garbage (HTTP 200 with noise), forger (a second

@@ -262,7 +262,7 @@ production('a key signed with the development key → 422 LICENSE_INVALID unknow
   const res = await install(s4, issueTestLicense());
   assert.is(res.status, 422);
   assert.is(res.body.error.details.reason, 'unknown_key_id');
-  // issue 27: not only "not trusted" but what to do about it
+  // not only "not trusted" but what to do about it
   assert.match(res.body.error.message, 'accepted only when the appliance runs with WIP_ENV=development');
   assert.match(res.body.error.details.hint, 'a production appliance needs a license key from the vendor');
 });

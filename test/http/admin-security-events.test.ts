@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli';
 import { createAdmin } from '#services/admins';
 import { changedByCli, cliActor } from '#services/security-log';
 
-// Issue 27 item 10: every sign-in of a system administrator and every
+// Every sign-in of a system administrator and every
 // administrative change leaves a security event saying who (actor id and
 // name), what (event, target, the changed fields before and after) and from
 // where (IP, user agent) — read back through the logs API, as an auditor would.

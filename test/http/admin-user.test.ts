@@ -334,7 +334,7 @@ readDelete(
       assert.is(list.status, 200, list.text);
       for (const item of list.body.data.items) {
         const one = await server.request('GET', `/api/admin/user/${item.id}`, { token: client.owner.token });
-        // the list adds the account state the console's actions depend on (issue 27)
+        // the list adds the account state the console's actions depend on
         const { locked, twoFactorEnabled, lastSecurityAdministrator, ...user } = item;
         assert.equal([typeof locked, typeof twoFactorEnabled, typeof lastSecurityAdministrator], ['boolean', 'boolean', 'boolean']);
         assert.is(JSON.stringify(user), JSON.stringify(one.body.data));

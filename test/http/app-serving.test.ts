@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 
-// Issue 31: the floor app is served at /app/ like the console at /console/ — its page for every path under
+// The floor app is served at /app/ like the console at /console/ — its page for every path under
 // /app/ that names no file (deep links survive a reload), its hashed files for a year, its service worker at a
 // stable, revalidated path, the strict CSP — and / sends a signed-in client user without an administrator
 // role there, everyone else to the console.

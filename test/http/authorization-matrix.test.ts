@@ -35,10 +35,10 @@ const PUBLIC_ROUTES = [
   'POST /api/client/auth/forgot',
   'POST /api/client/auth/reset-password/:token',
   'POST /api/client/auth/set-password/:token',
-  // the password rules a link's page lists before the first attempt (issue 27): the token is the credential
+  // the password rules a link's page lists before the first attempt: the token is the credential
   'GET /api/client/auth/reset-password/:token',
   'GET /api/client/auth/set-password/:token',
-  // single sign-on (issue 11): starting a sign-in, the IdP's redirect back, the one-time code exchange
+  // single sign-on: starting a sign-in, the IdP's redirect back, the one-time code exchange
   'GET /api/client/auth/oidc',
   'GET /api/client/auth/oidc/callback',
   'GET /api/client/auth/vendor-dynamics',
@@ -67,7 +67,7 @@ const PUBLIC_ROUTES = [
   'GET /console/:file',
   'GET /auth/set-password/:token',
   'GET /auth/reset-password/:token',
-  // records anyone can verify (issue 34): the appliance's PUBLIC signing keys, the verifier page and its download
+  // records anyone can verify: the appliance's PUBLIC signing keys, the verifier page and its download
   'GET /.well-known/wip-signing-keys.json',
   'GET /verify/',
   'GET /verify/wip-verifier.html',

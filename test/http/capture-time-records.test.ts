@@ -15,7 +15,7 @@ import { withTransaction } from '#db/transaction';
 import { tenantScope } from '#db/tenant';
 import { appendAudit } from '#repos/audit';
 
-// Issue 39 in what leaves the server (docs/records.md): the PDF, the zipped report's values, the REST deviations and
+// Capture time in what leaves the server (docs/records.md): the PDF, the zipped report's values, the REST deviations and
 // the signed record bundle carry both times of a record; the PDF marks a record synced late and measures durations
 // with capture times; bundles of records made before capture times existed still verify.
 

@@ -8,7 +8,7 @@ import { upsertLockout } from '#repos/auth-failures';
 import { userAccount } from '#services/lockout';
 import { adminToken, buildClient, buildUser, PASSWORD, uniqueEmail } from '../helpers/factories';
 
-// Issue 27: what the admin console needs from the API in its first hour —
+// What the admin console needs from the API in its first hour —
 // invitations without a mail server (where it went, the link handed over once),
 // the account state behind the Users page's actions, the password rules of a
 // link's page, client names on the licenses and the client.

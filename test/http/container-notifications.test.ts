@@ -95,7 +95,7 @@ notifications("a system administrator's token is accepted instead of a signature
 });
 
 notifications(
-  'issue 27 item 15: without a configured secret, anyone unauthenticated gets 401 first (signed or not, any body); only a system administrator learns 503 INTEGRATION_NOT_CONFIGURED',
+  'without a configured secret, anyone unauthenticated gets 401 first (signed or not, any body); only a system administrator learns 503 INTEGRATION_NOT_CONFIGURED',
   async () => {
     const bare = await startTestServer();
     try {
@@ -124,7 +124,7 @@ notifications(
   },
 );
 
-notifications('issue 27 item 15: the caller is authenticated before the body is validated', async () => {
+notifications('the caller is authenticated before the body is validated', async () => {
   const res = await send('{"id":"has space","type":"Bad"}');
   assert.is(res.status, 401, res.text);
   assert.is(res.body.error.code, 'SIGNATURE_INVALID');

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser } from '../helpers/factories';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
-// Issue 48: the data epoch a device compares with (Wip-Data-Epoch, dataEpoch)
+// The data epoch a device compares with (Wip-Data-Epoch, dataEpoch)
 // and POST /api/client/sync/unapplied, where it reports a write lost with a
 // restore that the server refused when sent again (docs/reliability.md).
 

@@ -81,7 +81,7 @@ diagnostics('bug reports are validated: sizes, attachment ids as numbers, unknow
   }
 });
 
-diagnostics('issue 27 item 16: bug-report-web defaults platform to web; the apps route still needs it', async () => {
+diagnostics('bug-report-web defaults platform to web; the apps route still needs it', async () => {
   const { platform: _, ...withoutPlatform } = report;
   const web = await post('/api/client/bug-report-web', a.owner.token, { ...withoutPlatform, device: 'Firefox 140' });
   assert.is(web.status, 201, web.text);

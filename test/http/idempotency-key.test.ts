@@ -172,7 +172,7 @@ keys('POST /api/client/upload resent with the same key (a new multipart boundary
   assert.is(stored.length, 1);
 });
 
-keys('POST /api/client/upload: the same key with another file of the same size is 422 IDEMPOTENCY_KEY_REUSED (issue 40)', async () => {
+keys('POST /api/client/upload: the same key with another file of the same size is 422 IDEMPOTENCY_KEY_REUSED', async () => {
   const client = await buildClient(server);
   const key = randomUUID();
   const send = async (bytes: Uint8Array) => {

@@ -6,7 +6,7 @@ import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { pngWith } from '../helpers/hostile-images';
 import { upload } from '../helpers/upload';
 
-// Issue 40, bounded work: an image check runs at most `imageJobTimeout` (src/lib/image-pool.ts). A server whose
+// Bounded work: an image check runs at most `imageJobTimeout` (src/lib/image-pool.ts). A server whose
 // limit is 200 ms makes any large PNG run over, deterministically: the upload is refused 422 naming the file, the
 // image worker is replaced, and the next upload is checked as usual.
 

@@ -11,7 +11,7 @@ import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../h
 import { waitFor } from '../helpers/wait';
 import { NOTIFICATION_KINDS } from '#services/notifications';
 
-// Notifications of work waiting for someone (issue 27 item 11), through real
+// Notifications of work waiting for someone, through real
 // peers: mail reaches an SMTP server, pushes a push service that checks VAPID
 // and decrypts them as a browser would, events a webhook receiver.
 

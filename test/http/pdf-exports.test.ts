@@ -174,46 +174,41 @@ pdfs('the zipped job report holds the PDF, values.csv and values.json of every r
   assert.is((await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, other.owner.token)).status, 404);
 });
 
-pdfs(
-  'issue 27 item 18: a FAILED pass/fail is not "ok", faults name the step by its title, the ZIP values carry the step comment',
-  async () => {
-    const { client, job, a } = await jobWithHistory();
-    const failed = await gql(server, a.token, RECORD, {
-      i: {
-        jobId: `Job:${job.id}`,
-        stepId: 'check',
-        status: 'FAILED',
-        values: [{ key: 'sealOk', value: false }],
-        comment: 'O-ring cracked, replaced',
-      },
-    });
-    assert.equal(failed.codes, [], JSON.stringify(failed.errors));
-    const { text } = await pdfText((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, a.token!)).bytes);
-    assert.ok(text.includes('Seal intact FAIL FAILED'), text);
-    assert.not.ok(text.includes('Seal intact FAIL ok'), text);
-    assert.ok(text.includes('Comment: O-ring cracked, replaced'), text);
-    // the faults table: the step's title, as the steps above are named; never its id
-    assert.ok(text.includes('HIGH OPEN Check the seal Seal weeps oil'), text);
-    assert.not.ok(/OPEN check\b/.test(text), text);
+pdfs('a FAILED pass/fail is not "ok", faults name the step by its title, the ZIP values carry the step comment', async () => {
+  const { client, job, a } = await jobWithHistory();
+  const failed = await gql(server, a.token, RECORD, {
+    i: {
+      jobId: `Job:${job.id}`,
+      stepId: 'check',
+      status: 'FAILED',
+      values: [{ key: 'sealOk', value: false }],
+      comment: 'O-ring cracked, replaced',
+    },
+  });
+  assert.equal(failed.codes, [], JSON.stringify(failed.errors));
+  const { text } = await pdfText((await download(`${server.url}/api/client/get-as-pdf/getJobHistoryAsPdf/${job.id}`, a.token!)).bytes);
+  assert.ok(text.includes('Seal intact FAIL FAILED'), text);
+  assert.not.ok(text.includes('Seal intact FAIL ok'), text);
+  assert.ok(text.includes('Comment: O-ring cracked, replaced'), text);
+  // the faults table: the step's title, as the steps above are named; never its id
+  assert.ok(text.includes('HIGH OPEN Check the seal Seal weeps oil'), text);
+  assert.not.ok(/OPEN check\b/.test(text), text);
 
-    const entries = await unzip(
-      (await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, client.owner.token)).bytes,
-    );
-    const json = JSON.parse(entries.get('values.json')!.toString('utf8'));
-    assert.equal(
-      json.values.map((v: any) => [v.fieldKey, v.value, v.comment]),
-      [
-        ['torque', 25, null],
-        ['note', '=HYPERLINK("x")', null],
-        ['sealOk', 'FAIL', 'O-ring cracked, replaced'],
-      ],
-    );
-    const csv = entries.get('values.csv')!.toString('utf8').split('\r\n');
-    assert.ok(csv[0].endsWith(',recordedAt,comment,capturedAt,receivedAt'), csv[0]);
-    assert.ok(csv[3].startsWith(`${job.id},check,Check the seal,FAILED,sealOk,Seal intact,PASS_FAIL,FAIL,`), csv[3]);
-    assert.match(csv[3], /,"O-ring cracked, replaced",[^,]+,[^,]+$/);
-  },
-);
+  const entries = await unzip((await download(`${server.url}/api/client/download-zipped-job-report/${job.id}`, client.owner.token)).bytes);
+  const json = JSON.parse(entries.get('values.json')!.toString('utf8'));
+  assert.equal(
+    json.values.map((v: any) => [v.fieldKey, v.value, v.comment]),
+    [
+      ['torque', 25, null],
+      ['note', '=HYPERLINK("x")', null],
+      ['sealOk', 'FAIL', 'O-ring cracked, replaced'],
+    ],
+  );
+  const csv = entries.get('values.csv')!.toString('utf8').split('\r\n');
+  assert.ok(csv[0].endsWith(',recordedAt,comment,capturedAt,receivedAt'), csv[0]);
+  assert.ok(csv[3].startsWith(`${job.id},check,Check the seal,FAILED,sealOk,Seal intact,PASS_FAIL,FAIL,`), csv[3]);
+  assert.match(csv[3], /,"O-ring cracked, replaced",[^,]+,[^,]+$/);
+});
 
 const RED = solidPng(120, 80, [220, 20, 20]);
 const GREEN = solidPng(64, 48, [20, 200, 20]);

@@ -21,7 +21,7 @@ info('answers anyone with the product version, the API version, the build (dev f
   };
   const { dataEpoch, ...info } = res.body.data;
   assert.equal(info, { version, apiVersion: '1', build: { commit: 'dev', date: null }, runtime });
-  // the data epoch (issue 48, test/http/data-epoch.test.ts): the same as the header
+  // the data epoch (test/http/data-epoch.test.ts): the same as the header
   assert.match(dataEpoch, /^[0-9a-f]{32}$/);
   assert.is(res.headers.get('wip-data-epoch'), dataEpoch);
   assert.match(runtime.supportedUntil ?? '', /^\d{4}-\d{2}-\d{2}$/, 'the line the suite runs on is in the table');

@@ -9,7 +9,7 @@ import { buildClient, buildUser, PASSWORD } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 
 /**
- * Issue 27 item 19: every example of the documentation runs as written.
+ * Every example of the documentation runs as written.
  *
  * A fenced block is an example to run when its info string says so after the language: ```sh example or
  * ```graphql example (renderers use the first word only). Every ```graphql block and every block calling curl must be
@@ -76,7 +76,7 @@ const examples = documentation();
 const graphqlExamples = examples.filter((e) => e.runnable && e.lang === 'graphql');
 const shellExamples = examples.filter((e) => e.runnable && (e.lang === 'sh' || e.lang === 'bash'));
 
-const marking = suite('issue 27 item 19: documentation examples are marked');
+const marking = suite('documentation examples are marked');
 
 marking('every GraphQL block and every block calling curl is marked to run; only sh and graphql blocks are', () => {
   const unmarked = examples.filter((e) => !e.runnable && (e.lang === 'graphql' || /\bcurl\s/.test(e.code))).map((e) => e.at);
@@ -155,7 +155,7 @@ function unmetExpectations(expected: string, answer: unknown): string[] {
   return missing;
 }
 
-const graphqlRun = suite('issue 27 item 19: the GraphQL examples run as written');
+const graphqlRun = suite('the GraphQL examples run as written');
 let graphqlServer: TestServer;
 const tokens = new Map<string, string>();
 graphqlRun.before(async () => {
@@ -186,7 +186,7 @@ graphqlRun('every operation of every GraphQL example answers without errors and 
   }
 });
 
-const shellRun = suite('issue 27 item 19: the shell examples run as written');
+const shellRun = suite('the shell examples run as written');
 let shellServer: TestServer;
 shellRun.before(async () => {
   shellServer = await startTestServer({ env: { WIP_CONTAINER_NOTIFICATION_SECRET: CONTAINER_SECRET, WIP_SIGN_IN_RATE_LIMIT_MAX: '1000' } });

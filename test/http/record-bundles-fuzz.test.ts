@@ -5,7 +5,7 @@ import { DOMAIN_TEST_ENV } from '../helpers/domain';
 import { edited, fetchBundle, finishedJob, publishedKeys, resigned } from '../helpers/records';
 import { verifyRecordBundle } from '#domain/record-verify';
 
-// The verifier fuzzed with malformed bundles (issue 34): byte flips, cuts,
+// The verifier fuzzed with malformed bundles: byte flips, cuts,
 // values of the wrong type or size anywhere in the file and in the signed
 // payload (re-signed or not). Every one must be refused with a clear problem —
 // never a crash, never "verified". Seeded: a failure reproduces.

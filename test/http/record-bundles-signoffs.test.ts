@@ -10,7 +10,7 @@ import { stepValuesHash } from '#lib/step-values-hash';
 import { SIGNOFF_CONTENT } from '../helpers/templates';
 
 /**
- * Step sign-offs in record bundles (issues 32 and 34): the bundle carries
+ * Step sign-offs in record bundles: the bundle carries
  * every sign-off, the invalidated ones flagged; the verifier recomputes each
  * valid one's values hash with the server's function and requires the ones
  * the version asks for, naming what is wrong.

@@ -10,7 +10,7 @@ import { createCheckpoint, exportCheckpoint } from '#services/checkpoints';
 import { retryCheckpointTimestamps } from '#services/timestamps';
 import { listCheckpoints } from '#repos/audit-checkpoints';
 
-// Trusted timestamps (issue 34) against a real RFC 3161 implementation:
+// Trusted timestamps against a real RFC 3161 implementation:
 // OpenSSL's `openssl ts -reply` behind a tiny HTTP wrapper on loopback.
 
 let server: TestServer;

@@ -5,7 +5,7 @@ import { buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createAsset, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 
-// Issue 31, the supervisor's screens: the board of open jobs by due date, the people a job can be assigned to,
+// The supervisor's screens: the board of open jobs by due date, the people a job can be assigned to,
 // and the deviations of the last days — read through REST (GET /api/client/supervision/*), for whoever may
 // create jobs, scoped to their client.
 

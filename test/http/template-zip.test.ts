@@ -239,7 +239,7 @@ zips('malicious and inconsistent archives are refused with 422 ARCHIVE_INVALID a
   assert.equal(await footprint(target), before, 'nothing written');
 });
 
-zips('a package carrying an image that cannot be decoded (issue 40) is refused 422 naming the file; nothing is written', async () => {
+zips('a package carrying an image that cannot be decoded is refused 422 naming the file; nothing is written', async () => {
   const { client, templateId } = await sourceTemplate();
   const good = await manifestOf((await exportZip(client.owner.token, templateId)).bytes);
   const target = await buildClient(server);

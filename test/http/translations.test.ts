@@ -9,7 +9,7 @@ import { contentInput, createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../
 import { pdfText } from '../helpers/pdf';
 import { unzip } from '../helpers/zip';
 
-// Translated instructions (issue 33 point 4, docs/translated-instructions.md):
+// Translated instructions (docs/translated-instructions.md):
 // a version's XLIFF 2.0 file exported, translated here, imported, approved,
 // served in the operator's language (GraphQL and the PDFs), made stale by a
 // new draft's change of its source, and every bad file refused with a 4xx.

@@ -9,7 +9,7 @@ import { generateTypes } from 'wip-client-generator';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 
-// Issue 28 point 3: the served document is good enough for a mainstream generator. openapi-typescript turns it into
+// The served document is good enough for a mainstream generator. openapi-typescript turns it into
 // types, and an integrator's program (test/fixtures/typed-client/program.ts, openapi-fetch, no casts) must compile
 // under `tsc --strict` and do a realistic session against a real server.
 const root = path.resolve(__dirname, '..', '..', '..');

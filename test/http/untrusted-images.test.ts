@@ -13,7 +13,7 @@ import { upload } from '../helpers/upload';
 import { insertFile } from '#repos/files';
 import { tenantScope } from '#db/tenant';
 
-// Issue 40, item 1: a 70-byte PNG whose image data fails its checksum, embedded in a PDF, made png-js (under
+// A 70-byte PNG whose image data fails its checksum, embedded in a PDF, made png-js (under
 // pdfkit) throw from a zlib callback and ended the process for every client. Uploads now judge images;
 // rendering never trusts stored bytes.
 

@@ -12,9 +12,9 @@ import { runDoctor } from '#ops/doctor';
 import { testPostgres } from '../helpers/postgres';
 import { testDaemonEnv, TEST_MASTER_KEY } from '../helpers/server';
 
-// Issue 40, item 5 on PostgreSQL: the secrets live in the database, so what tells a lost database from a first
-// start is the node's own file store — stored files beside a database with no wip schema (dropped, restored from
-// the wrong dump, a new empty database named by mistake). The daemon refuses it, doctor FAILs, and
+// A lost database must never pass for a new appliance, on PostgreSQL too: the secrets live in the database, so what
+// tells a lost database from a first start is the node's own file store — stored files beside a database with no wip
+// schema (dropped, restored from the wrong dump, a new empty database named by mistake). The daemon refuses it, doctor FAILs, and
 // --new-database (startServer's newDatabase) starts anew on purpose; a node with no stored files starts as before.
 
 const lost = suite('PostgreSQL: an empty database beside a data directory that stores files');

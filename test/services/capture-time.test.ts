@@ -8,7 +8,7 @@ import { CAPTURE_SKEW_MS, durationText, enteredOffline, stepDurations } from '#d
 import type { UserActor } from '#services/actor';
 import { publishedTemplate, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
-// Issue 39 where the rules live (docs/records.md): the bounds on a capture time, the step revision that stops a silent
+// Capture time where the rules live (docs/records.md): the bounds on a capture time, the step revision that stops a silent
 // overwrite, and the completion blockers that are completeJob's own checks.
 
 const META = { ip: null, userAgent: null };

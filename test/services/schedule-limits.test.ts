@@ -6,7 +6,7 @@ import { approveVersion, createTemplate, publishVersion, submitVersion } from '#
 import type { UserActor } from '#services/actor';
 import { PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
-// The limits of schedules (issue 40, docs/recurring-and-follow-up-jobs.md#limits): whatever the rule, one schedule
+// The limits of schedules (docs/recurring-and-follow-up-jobs.md#limits): whatever the rule, one schedule
 // makes a bounded number of jobs a round and a day, one client's schedules a bounded number a round, each limit
 // reached is a security event, nothing stalls, and the worker yields between its transactions.
 

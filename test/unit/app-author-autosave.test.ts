@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Autosave, type AutosaveState, type SaveFailure } from '../../src/app/areas/author/autosave';
 import { parseBlocks, parseInline } from '../../src/app/ui/markdown-parse';
 
-// Issue 31: the editor's autosave with the draft's optimistic revision. A fake
+// The editor's autosave with the draft's optimistic revision. A fake
 // server stands in for updateDraft (its compare-and-set is tested through
 // GraphQL in test/graphql/templates-authoring.test.ts); what is tested here is
 // the editor's side: one save at a time, always at the revision last answered,

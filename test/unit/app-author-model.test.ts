@@ -15,7 +15,7 @@ import {
 } from '../../src/app/areas/author/model';
 import { parseExpression } from '../../src/domain/expressions';
 
-// Issue 41: the editor's document rules that need no browser — keys from
+// The editor's document rules that need no browser — keys from
 // labels, and a removal undone to exactly what was there. The pages that use
 // them are tested in test/browser/app-author-editing.test.ts.
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fromServer, newSection, toInput, updateSection, updateStep } from '../../src/app/areas/author/model';
 
-// Issue 41: the editor's document keeps a version's required skills and a step sign-off's skills. Before, the
+// The editor's document keeps a version's required skills and a step sign-off's skills. Before, the
 // editor's copy had neither, so an author's autosave of a draft made through the API dropped them silently.
 
 const model = suite("the author's document model: required skills");

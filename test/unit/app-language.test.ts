@@ -10,7 +10,7 @@ import { formatsFor, parseNumber } from '../../src/app/format';
 import { formatMessage } from '../../src/app/messages';
 import { errorText } from '../../src/app/error-text';
 
-// Issue 41, "Language and numbers": the app's numbers and dates in the user's locale, a number typed in it read
+// Language and numbers: the app's numbers and dates in the user's locale, a number typed in it read
 // right ("2,5" is 2.5), its texts ICU MessageFormat (plurals) that never crash on an administrator's malformed
 // override, an app text for every error code and every role in every app language, and one glossary per language.
 

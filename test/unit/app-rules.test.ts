@@ -7,7 +7,7 @@ import { describeCondition } from '../../src/app/rules/describe';
 import { stepsWaitingFor } from '../../src/app/areas/verify/queries';
 import { reviewDiff, type ContentDoc } from '../../src/app/areas/review/diff-model';
 
-// Issue 32 in the floor app: the device-side rules (the server's own domain modules, run on the tablet), the
+// Execution rules in the floor app: the device-side rules (the server's own domain modules, run on the tablet), the
 // conditions read as sentences, the verifier's "waiting for me" rule and the diff of a changed formula.
 
 const field = (key: string, type: string, extra: Record<string, unknown> = {}) => ({
@@ -294,7 +294,7 @@ diff('a replaced image: the file removed and the file added, with their names; c
 });
 diff.run();
 
-// Issue 41: what the operator reads of a calculated field (its inputs by label, never the formula), and "3 of 6 steps"
+// What the operator reads of a calculated field (its inputs by label, never the formula), and "3 of 6 steps"
 // meaning the same on every page: one rule, tested here.
 const papercuts = suite('app rules: calculated inputs by label, one count of steps done');
 

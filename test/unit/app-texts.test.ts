@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { APP_LANGUAGES, appTexts } from '#lib/app-texts';
 
-// Issue 31: English and German complete — every text of the floor app in both, no empty one; every area file of
+// English and German complete — every text of the floor app in both, no empty one; every area file of
 // config/i18n/app/ is read (none forgotten in the list). The same arguments in each translation (ICU, plurals
 // included): test/unit/app-language.test.ts.
 

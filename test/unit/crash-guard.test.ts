@@ -3,7 +3,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
-// Issue 40: what the process does on an uncaught exception outside any request (docs/reliability.md). In a request
+// What the process does on an uncaught exception outside any request (docs/reliability.md). In a request
 // it fails that request alone (test/http/untrusted-images.test.ts); outside one the state is unknown, so it logs
 // fatal and exits 1 for the service manager to restart it. A real process, with the daemon's guard and logger.
 

@@ -6,7 +6,7 @@ import type { ImageJob } from '#lib/image-worker';
 import { WorkerPool } from '#lib/worker-pool';
 import { pngWith } from '../helpers/hostile-images';
 
-// Issue 40, bounded work: image checks and PDF re-encodes run in one worker thread (src/lib/image-pool.ts) with a
+// Bounded work: image checks and PDF re-encodes run in one worker thread (src/lib/image-pool.ts) with a
 // per-job time limit and a bounded queue. The image worker runs for real; a large black PNG is the slow job.
 
 const test = suite('ImagePool and WorkerPool: a job past its time limit, a full queue');

@@ -6,7 +6,7 @@ import { loadPdfKit } from '#lib/pdf';
 import { CORRUPT_PNG, pngWith, truncatedJpeg } from '../helpers/hostile-images';
 import { pngChunk, solidPng } from '../helpers/images';
 
-// Issue 40: the judge of untrusted image bytes (src/lib/images.ts), attacked with what an upload or an old store
+// The judge of untrusted image bytes (src/lib/images.ts), attacked with what an upload or an old store
 // may hold. The HTTP contract (422 at upload, placeholders in PDFs, the process kept up) is in
 // test/http/untrusted-images.test.ts.
 

@@ -97,7 +97,7 @@ test('refused: whatever the FREQ, a rule whose expansion recurs more often than 
   const minutes = Array.from({ length: 60 }, (_, i) => i).join(',');
   const seconds = Array.from({ length: 60 }, (_, i) => i).join(',');
   for (const rrule of [
-    // issue 40: 604,800 jobs a week from one schedule
+    // once: 604,800 jobs a week from one schedule
     `FREQ=HOURLY;BYMINUTE=${minutes};BYSECOND=${seconds}`,
     'FREQ=HOURLY;BYMINUTE=0,30',
     'FREQ=DAILY;BYHOUR=8;BYMINUTE=0,1',

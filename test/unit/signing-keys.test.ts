@@ -7,7 +7,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { activeSigningKey, generateSigningKey, publishedKeys, publicJwk, rotatedKeys } from '#lib/signing-keys';
 import { loadOrCreateSecrets, rotateSigningKeyInFile } from '#secrets';
 
-// The appliance signing keys (issue 34): the synchronous fingerprint is the
+// The appliance signing keys: the synchronous fingerprint is the
 // RFC 7638 thumbprint jose computes; secrets files from before the feature get
 // a key added, keeping every other secret; rotation retires without losing.
 
@@ -37,7 +37,7 @@ test('rotation: the active key retired without its private half, a new one activ
   assert.ok(published.every((k) => !('d' in k) && !('privateKey' in k)));
 });
 
-test('a secrets file written before issue 34 gets a signing key, every other secret kept; rotation rewrites it', () => {
+test('a secrets file written before records were signed gets a signing key, every other secret kept; rotation rewrites it', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wip-keys-'));
   try {
     const old = { jwtSecret: 'j'.repeat(64), cookieKeys: ['c'.repeat(32)], vapid: { publicKey: 'pub', privateKey: 'priv' } };

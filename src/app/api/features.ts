@@ -2,8 +2,8 @@ import { graphql } from './client';
 
 /**
  * Fields of the GraphQL schema that arrive with other work than the app's
- * (the operator's "not applicable" flag, `Step.allowNotApplicable`, comes with
- * the deviations of issue 32). Selecting a field the server does not have
+ * (the operator's "not applicable" flag, `Step.allowNotApplicable`, came in
+ * with the deviations). Selecting a field the server does not have
  * fails the whole query, so the app asks the schema once (introspection) and
  * selects — and offers — such a field only where the server has it. A server
  * that cannot be asked (offline) is taken to lack them: nothing is offered

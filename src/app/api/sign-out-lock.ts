@@ -1,5 +1,5 @@
 /**
- * The sign-out lock of a shared device (issue 39). Signing out sets it at
+ * The sign-out lock of a shared device. Signing out sets it at
  * once, before anything else, and it stays set until the server has ended the
  * session: while it is set the app shows only the sign-in page, and the one
  * request allowed out is the sign-out itself (src/app/api/client.ts sends it

@@ -3,7 +3,7 @@ import { MEDIA_CACHE } from './cache-names';
 import type { UserKey } from './types';
 
 /**
- * Signing out of a shared device (issue 39): what the device kept for the
+ * Signing out of a shared device: what the device kept for the
  * user to read goes — the jobs as the server answered them, the documents of
  * versions no other user on the device keeps, the photos whose uploads the
  * server has acknowledged, and the media cache (Cache Storage; shared by the

@@ -1,4 +1,4 @@
-// The operator's offline machinery (issue 31), no UI: the write queue in
+// The operator's offline machinery, no UI: the write queue in
 // IndexedDB bound to its user, the sync engine, the sync state the shell's
 // indicator shows, and the jobs kept on the device. See docs/guides/operator.md
 // ("Offline sync") for the guarantees.

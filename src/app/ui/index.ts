@@ -1,4 +1,4 @@
-// The design system of the floor app (issue 31): accessible building blocks
+// The design system of the floor app: accessible building blocks
 // with touch targets of at least 44 px, styled by src/app/app.css. Generic
 // components only; an area's own go in its folder.
 export { Button, LinkButton, type ButtonProps, type ButtonVariant } from './Button';

@@ -97,7 +97,7 @@ function decodeArgument(id: unknown, path: string): DecodedId {
 /**
  * One entry of nodes(ids): the object, or its error as the entry's value — never a rejected promise. Both executors
  * answer an Error value as null plus an error at the entry's index; graphql-jit (0.8) pushes the null of a rejected
- * item at the end of the list instead, so a compiled run lost or moved entries (issue 40).
+ * item at the end of the list instead, so a compiled run lost or moved entries.
  */
 async function entryOf(fetch: () => Promise<object>): Promise<object> {
   try {

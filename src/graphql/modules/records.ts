@@ -8,7 +8,7 @@ import { recordBundle } from '#services/record-bundles';
 import { signingKeySet } from '#services/signing-keys';
 
 /**
- * Records anyone can verify (issue 34) in GraphQL, for the floor app: the
+ * Records anyone can verify in GraphQL, for the floor app: the
  * signed record bundle of a finished job (a mutation: each export signs
  * anew), and the appliance's key fingerprints to show next to it. Photos are
  * not carried here (their size): the REST download adds them (?photos=true).

@@ -105,8 +105,8 @@ const budgetError = (info: GraphQLResolveInfo) =>
   );
 
 /**
- * Recurring jobs (schedules) and follow-up jobs of faults (issue 33,
- * docs/recurring-and-follow-up-jobs.md). Thin resolvers: parse the ids, call
+ * Recurring jobs (schedules) and follow-up jobs of faults
+ * (docs/recurring-and-follow-up-jobs.md). Thin resolvers: parse the ids, call
  * the service, present; relations through the per-request loaders.
  */
 export const schedulesModule: SchemaModule = {

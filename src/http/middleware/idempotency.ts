@@ -26,7 +26,7 @@ const CONTENT_FINGERPRINT = 'v2:';
  * per route after authentication and the gates, so the key belongs to a principal (user:<id>,
  * admin:<id>) and a refused request never takes it.
  *
- * Exactly once (issue 48, docs/reliability.md):
+ * Exactly once (docs/reliability.md):
  * - The key is taken "in progress" for this process, whose lease
  *   (runtime/key-leases.ts) is renewed every few seconds: a dead owner's key is
  *   released when its node starts again, or taken over once its lease ran out.

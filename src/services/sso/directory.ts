@@ -11,7 +11,7 @@ import { idpFetch, isUnreachableError } from './outbound';
 import { DEFAULT_DIRECTORY_CACHE_SECONDS, DEFAULT_GRAPH_URL, toProvider } from './providers';
 
 /**
- * Directory bearer tokens (issue 11): power-automation integrations call
+ * Directory bearer tokens: power-automation integrations call
  * client routes with `Authorization: Bearer <token the directory issued for
  * its graph API>`. We cannot check such a token's signature (it is meant for
  * the graph), so the graph decides: its "who am I" endpoint answers with the

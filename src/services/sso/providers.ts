@@ -11,7 +11,7 @@ import { deleteSsoProvider, findSsoProvider, insertSsoProvider, listSsoProviders
 import { recordChange, type ChangedBy } from '../security-log';
 
 /**
- * Per-client identity providers (issue 11). One record per provider: its kind,
+ * Per-client identity providers. One record per provider: its kind,
  * where it lives, the OAuth client or the SAML certificates, how claims map to
  * user fields, and just-in-time provisioning. Client secrets are sealed at rest
  * with a key derived from `<data-dir>/secrets.json` and never shown again.

@@ -4,7 +4,7 @@ import type { Area } from '../../shell/area';
 import './author.css';
 
 /**
- * The authors' area (issue 31): the template library, a template, and the
+ * The authors' area: the template library, a template, and the
  * draft editor with autosave, media uploads, reordering and the operator
  * preview. Each page is its own file, loaded when first opened.
  */

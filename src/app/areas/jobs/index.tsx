@@ -4,7 +4,7 @@ import { lazy } from 'preact-iso';
 import type { Area } from '../../shell/area';
 
 /**
- * A job's record, read-only (issue 41): every step with its values, limits,
+ * A job's record, read-only: every step with its values, limits,
  * comments, photos and sign-offs, the faults, deviations and review, the
  * times and the version it ran. Every user of the client reads the client's
  * jobs (the server decides, src/services/jobs.ts getJob), so the page is there

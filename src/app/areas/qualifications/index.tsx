@@ -4,7 +4,7 @@ import { can } from '../../api/session';
 import type { Area } from '../../shell/area';
 
 /**
- * Qualifications in the app (issue 41): the skill matrix — users × skills with
+ * Qualifications in the app: the skill matrix — users × skills with
  * level and expiry — for those who may read it (DOMAIN_PERMISSIONS
  * .readQualifications), where those who may grant skills grant and revoke them
  * with their signature as trainer, and the recent overrides. Overriding for one

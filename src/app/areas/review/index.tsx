@@ -5,7 +5,7 @@ import { ReviewHomeCard } from './home-card';
 import './review.css';
 
 /**
- * The approvers' and publishers' pages (issue 31): the review queue and one
+ * The approvers' and publishers' pages: the review queue and one
  * version's review — its diff against the published version, the signed
  * approve / reject / publish, and the jobs still on older versions — and the
  * review by exception of completed jobs (their deviations, signed REVIEWED).

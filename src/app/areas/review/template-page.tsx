@@ -6,7 +6,7 @@ import { personName, TEMPLATE, type ReviewTemplate, type TemplateVersionRow } fr
 import { STATE_TONE } from './version-page';
 
 /**
- * /app/templates/:id for approvers and publishers who are no authors (issue 41): the template read-only — its
+ * /app/templates/:id for approvers and publishers who are no authors: the template read-only — its
  * versions, each with its state, who brought it there (the approver or publisher by name, else the last editor) and
  * a link to its review page, where its steps are shown as operators see them and compared with the published one.
  * Editing stays the authors' page (author/TemplatePage.tsx), which an author who also reviews gets at this path.

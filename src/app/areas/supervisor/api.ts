@@ -187,7 +187,7 @@ export async function createJob(job: NewJob): Promise<{ databaseId: number }> {
   return data.createJob.job;
 }
 
-// ── schedules of recurring jobs and follow-up jobs (issue 33, docs/recurring-and-follow-up-jobs.md) ──
+// ── schedules of recurring jobs and follow-up jobs (docs/recurring-and-follow-up-jobs.md) ──
 
 export interface ScheduleSummary {
   id: string;

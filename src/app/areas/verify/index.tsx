@@ -27,7 +27,7 @@ function VerifyHome() {
 }
 
 /**
- * Step verification (issue 32): the steps of running jobs that wait for a
+ * Step verification: the steps of running jobs that wait for a
  * second person's signature (VERIFIED), and a job's page to sign them in the
  * verifier's own session. A template may name any role as verifiers, so the
  * area is there for every user of the app (the user administrator's role alone

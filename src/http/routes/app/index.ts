@@ -5,7 +5,7 @@ import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 
 /**
- * The floor app (issue 31): a progressive web app built into dist/app
+ * The floor app: a progressive web app built into dist/app
  * (scripts/build-app.ts) and carried inside the executable like the console.
  * Same origin, no CDN, no inline script or style. Its pages are client-side
  * routes under /app/, so every path under /app/ that does not name a file

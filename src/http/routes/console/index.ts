@@ -7,7 +7,7 @@ import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 
 /**
- * The admin console (issue 16): a single-page app built into dist/console
+ * The admin console: a single-page app built into dist/console
  * (scripts/build-console.ts) and, in the executable, carried inside it. Its
  * scripts and styles come from this origin only — no inline script, no CDN,
  * no outside font — so the policy below forbids everything else, and the

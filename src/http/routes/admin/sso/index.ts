@@ -11,7 +11,7 @@ import type { Deps } from '#deps';
 import { changedBy } from '#services/security-log';
 import { CreateSsoProvider, SsoProviderParams, UpdateSsoProvider } from './schema';
 
-// SSO providers of a client (issue 11): its Security Administrator (own client
+// SSO providers of a client: its Security Administrator (own client
 // only; another client's id is 404) or a system administrator.
 
 async function clientScope(deps: Deps, actor: Actor, clientId: number): Promise<TenantScope> {

@@ -79,7 +79,7 @@ export const UpdateSecuritySettings = z
   .partial()
   .strict();
 
-/** What the page of an invitation or reset link shows before the first attempt (issue 27). */
+/** What the page of an invitation or reset link shows before the first attempt. */
 export const AccountLinkDetails = z.object({
   email: z.string(),
   passwordPolicy: z.object({

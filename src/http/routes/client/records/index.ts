@@ -10,7 +10,7 @@ import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../..
 import { sendJson } from '../../../json-body';
 
 /**
- * Records anyone can verify (issue 34): a finished job's signed record bundle,
+ * Records anyone can verify: a finished job's signed record bundle,
  * the appliance's published signing keys, and the static verifier page (served
  * here under the console's strict CSP, and downloadable as one self-contained
  * HTML file that verifies bundles with no server at all).

@@ -9,7 +9,7 @@ import { samlMetadata, samlSignIn, SAML_ACS_PATH, startSamlSignIn } from '#servi
 import { signInLimit } from '../auth';
 import { signInResponse } from '../auth/responses';
 
-// Single sign-on (docs/api/contract.md 4.2, issue 11). The start routes redirect (302) to the
+// Single sign-on (docs/api/contract.md 4.2). The start routes redirect (302) to the
 // provider; the callback redirects to the provider's post-login URL with a
 // one-time `code` (or `error`), which the web app exchanges for the sign-in.
 

@@ -4,7 +4,7 @@ import { assignableUsers, deviations, jobBoard } from '#services/supervision';
 import { AssignableUsers, Deviations, DeviationsQuery, JobBoard } from './schema';
 
 /**
- * The supervisor's screens of the floor app (issue 31) — the board of open
+ * The supervisor's screens of the floor app — the board of open
  * jobs, a new job's assignees, the deviations of the last days — read here;
  * creating and assigning a job is GraphQL's createJob. For whoever may create
  * jobs (DOMAIN_PERMISSIONS.createJob); the service checks it again.

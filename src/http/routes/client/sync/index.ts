@@ -3,7 +3,7 @@ import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { reportUnapplied, UnappliedReportInput } from '#services/sync';
 
 /**
- * A device after a restore (issue 48, docs/reliability.md "The data epoch"):
+ * A device after a restore (docs/reliability.md "The data epoch"):
  * the write it had been told was recorded and that was refused when sent
  * again is reported here, so it becomes a deviation and stays in the audit
  * trail. Any signed-in user of the client: the device's user reports their own write.
