@@ -21,6 +21,7 @@ import { ERROR_STATUS } from '#errors';
  * - Every code path a page names in code (`src/…`, `test/…`, `scripts/…`, `migrations/…`, `config/…`) exists, and
  *   every command it names is real: `npm run X` a script of package.json, `wip <command> [--flag]` a command and
  *   option of the CLI's commander program.
+ * - No comment or page cites a tracker number ("issue" and a number): meaningless without the tracker; say what is meant.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -324,6 +325,26 @@ naming('every `wip <command> [--option]` a page names is a command and option of
       const problem = wrongCommand(program, code);
       return problem ? [`${at}: ${problem}`] : [];
     }),
+  );
+  assert.equal(problems, []);
+});
+
+naming('no comment or page cites a tracker number: it says what it means in its own words', () => {
+  const skip = new Set(['node_modules', 'fixtures']);
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const relative = `${dir}/${entry.name}`;
+      if (skip.has(entry.name)) return [];
+      return entry.isDirectory() ? walk(relative) : /[.](ts|tsx|css|mjs|cjs|md)$/.test(entry.name) ? [relative] : [];
+    });
+  const files = [...['src', 'test', 'scripts', 'migrations', 'docs'].flatMap(walk), '.ci/run', 'README.md', 'CONTRIBUTING.md'];
+  // another project's tracker ("Node issue 65446") is a reference anyone can follow
+  const citation = /(?<!Node )\bissues? #?\d+/i;
+  const problems = files.flatMap((file) =>
+    fs
+      .readFileSync(path.join(ROOT, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (citation.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
   );
   assert.equal(problems, []);
 });
