@@ -42,7 +42,8 @@ function audit(url: string): Promise<{ code: number | null; out: string }> {
     // the project's lockfile, the script's own npm
     const child = spawn(process.execPath, [SCRIPT, '--registry', url], {
       cwd: ROOT,
-      env: { ...process.env, npm_config_cache: cache, npm_config_audit_level: '' },
+      // nothing but the loopback registry: no update check of npm itself
+      env: { ...process.env, npm_config_cache: cache, npm_config_audit_level: '', npm_config_update_notifier: 'false' },
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
