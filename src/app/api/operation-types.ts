@@ -8,6 +8,13 @@ export type FaultState = 'OPEN' | 'CLOSED';
 export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
 export type FieldValueInput = { key: string; value?: unknown };
 export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
+export type JobFilter = {
+  state?: JobState | null;
+  templateId?: string | null;
+  assetId?: string | null;
+  assigneeId?: string | null;
+  priority?: Priority | null;
+};
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
 export type JobTransitionInput = { jobId: string; expectedRevision?: number | null; capturedAt?: string | null };
 export type LackReason = 'NOT_HELD' | 'LEVEL_TOO_LOW' | 'EXPIRED';
@@ -493,6 +500,28 @@ export type OperatorJobQuery = {
   } | null;
 };
 export type OperatorJobQueryVariables = { id: string; language?: string | null };
+/** query OperatorJobs */
+export type OperatorJobsQuery = {
+  jobs: {
+    nodes: Array<{
+      id: string;
+      databaseId: number;
+      title: string;
+      state: JobState;
+      priority: Priority;
+      dueAt: string | null;
+      asset: { id: string; name: string; serialNumber: string | null } | null;
+      template: { id: string; title: string };
+      viewerQualification: {
+        qualified: boolean;
+        overridden: boolean;
+        retrainingDue: boolean;
+        lacking: Array<{ skill: string; requiredLevel: number; heldLevel: number | null; expiresAt: string | null; reason: LackReason }>;
+      };
+    }>;
+  };
+};
+export type OperatorJobsQueryVariables = { filter?: JobFilter | null };
 /** mutation RaiseFault */
 export type RaiseFaultMutation = {
   raiseFault: {

@@ -2,6 +2,7 @@ import { jobDocumentFields, jobQueryOf } from '../offline/job-data';
 import { RAISE_FAULT, RECORD_STEP, transitionMutation } from '../offline/sync';
 import { HAND_OFFS, jobRecordQuery } from '../areas/jobs/record';
 import { MARK } from '../areas/operator/step-rules';
+import { JOBS } from '../areas/operator/job-list';
 import { signStepMutation } from '../rules/SignStepDialog';
 
 /**
@@ -16,6 +17,7 @@ const JOB = jobDocumentFields(true);
 
 export const APP_OPERATIONS: Record<string, string> = {
   OperatorJob: jobQueryOf(JOB),
+  OperatorJobs: JOBS,
   AppJobRecord: jobRecordQuery(JOB),
   AppJobHandOffs: HAND_OFFS,
   RecordStep: RECORD_STEP,
@@ -56,7 +58,6 @@ export const NOT_TYPED_YET: readonly string[] = [
   'Exceptions',
   'GrantSkill',
   'OlderJobs',
-  'OperatorJobs',
   'OverrideQualification',
   'Publish',
   'PublishedTemplates',
