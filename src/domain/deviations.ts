@@ -3,7 +3,7 @@
 // complete. Pure, so completing a job (services/jobs.ts) and the deviation
 // service share it without importing each other.
 import type { DeviationKind, StepStatus } from '#db/schema';
-import { AppError } from '#errors';
+import { AppError, validationFailed } from '#errors';
 import type { Applicability } from './applicability';
 
 export const DEVIATION_KINDS = [
@@ -21,13 +21,20 @@ export interface RecordedStep {
   status: StepStatus;
   values: readonly { key: string; value: unknown; outOfLimits?: boolean }[];
   comment?: string | null;
+  /** why a SKIPPED step was skipped */
+  reason?: string | null;
+}
+
+/** A recording as the deviation rules read it: the record, and whether the operator marked the step not applicable. */
+export interface Recording extends RecordedStep {
+  notApplicable?: boolean;
 }
 
 export interface NewStepDeviation {
-  kind: 'OUT_OF_LIMITS' | 'STEP_FAILED';
+  kind: 'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE';
   fieldKey: string | null;
   value: unknown;
-  /** for people: the limits a value left */
+  /** for people: the limits a value left, the comment of a FAILED step, the reason of a step marked not applicable */
   detail: string;
 }
 
@@ -40,15 +47,16 @@ export interface LimitedField {
 }
 
 /**
- * The deviations a recording adds: each value out of limits, and a FAILED
- * status — only those the step's previous record did not already have (the
- * same value out of limits, FAILED again): recording a step again to add a
- * comment, or a client sending its recording twice, adds nothing.
+ * The deviations a recording adds: each value out of limits, a FAILED status,
+ * and the mark "not applicable" — only those the step's previous record did
+ * not already have (the same value out of limits, FAILED again, SKIPPED for
+ * the same reason): recording a step again to add a comment, or a client
+ * sending its recording twice, adds nothing.
  */
 export function deviationsOfRecording(
   fields: readonly LimitedField[],
   before: RecordedStep | undefined,
-  after: RecordedStep,
+  after: Recording,
 ): NewStepDeviation[] {
   const out: NewStepDeviation[] = [];
   for (const v of after.values) {
@@ -61,7 +69,20 @@ export function deviationsOfRecording(
   }
   if (after.status === 'FAILED' && before?.status !== 'FAILED')
     out.push({ kind: 'STEP_FAILED', fieldKey: null, value: null, detail: (after.comment ?? '').trim() });
+  if (after.notApplicable && !(before?.status === 'SKIPPED' && before.reason === after.reason))
+    out.push({ kind: 'NOT_APPLICABLE', fieldKey: null, value: null, detail: after.reason ?? '' });
   return out;
+}
+
+/**
+ * Only a step whose template allows it (`allowNotApplicable: true`) may be marked not applicable.
+ * @throws AppError VALIDATION_ERROR on `stepId`
+ */
+export function assertMayBeMarkedNotApplicable(step: { id: string; allowNotApplicable?: boolean }): void {
+  if (step.allowNotApplicable !== true)
+    throw validationFailed({
+      fields: [{ path: 'stepId', message: `the template does not allow marking step "${step.id}" not applicable` }],
+    });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Deps } from '#deps';
 import type { DeviationRow, JobReviewRow, JobRow, StepRecordRow, StepSignatureRow } from '#db/schema';
 import type { CountedPage, PageInput } from '#db/pagination';
 import { withTransaction } from '#db/transaction';
-import { AppError, conflict, validationFailed } from '#errors';
+import { AppError, conflict } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { canonicalJson } from '#lib/canonical-json';
 import { sha256Hex } from '#lib/sha256';
@@ -16,7 +16,6 @@ import {
   insertJobReview,
   listDeviations as listDeviationRows,
   loadDeviations,
-  recordDeviation,
   type DeviationFilter,
 } from '#repos/deviations';
 import { getJobById, loadStepRecords } from '#repos/jobs';
@@ -122,37 +121,21 @@ export type MarkStepNotApplicableInput = z.input<typeof MarkStepNotApplicableInp
 /**
  * The operator marks a step not applicable, with a reason — only a step whose
  * template allows it (`allowNotApplicable: true`). The step is recorded
- * SKIPPED with the reason (as recordStep records it: same rights, same
- * checks), and a NOT_APPLICABLE deviation is recorded with it.
+ * SKIPPED with the reason by recordStep (same rights, same checks), which
+ * writes the NOT_APPLICABLE deviation with the record.
  * @throws AppError what recordStep throws (FORBIDDEN, JOB_CLOSED, STEP_NOT_APPLICABLE, CONFLICT, …),
  *   VALIDATION_ERROR (`reason` empty; `stepId` unknown or not allowed to be marked not applicable)
  */
 export async function markStepNotApplicable(deps: Deps, actor: UserActor, raw: MarkStepNotApplicableInput): Promise<JobRow> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const input = parseOrFail(MarkStepNotApplicableInput, raw);
-  const nowIso = deps.clock.now().toISOString();
-  return recordStep(
+  const { job } = await recordStep(
     deps,
     actor,
     { jobId: input.jobId, stepId: input.stepId, status: 'SKIPPED', reason: input.reason, values: [] },
-    async (trx, { job, step, before }) => {
-      // checked here, after recordStep's own checks: its transaction is then rolled back
-      if (step.allowNotApplicable !== true) {
-        throw validationFailed({
-          fields: [{ path: 'stepId', message: `the template does not allow marking step "${step.id}" not applicable` }],
-        });
-      }
-      if (before?.status === 'SKIPPED' && before.reason === input.reason) return; // the same mark again (a client's retry)
-      await recordDeviation(trx, actor.scope, {
-        jobId: job.id,
-        kind: 'NOT_APPLICABLE',
-        stepId: step.id,
-        detail: input.reason,
-        raisedBy: actor.userId,
-        at: nowIso,
-      });
-    },
+    { notApplicable: true },
   );
+  return job;
 }
 
 export const ReviewJobInput = z.object({

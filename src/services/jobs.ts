@@ -7,7 +7,7 @@ import type { TenantScope } from '#db/tenant';
 import { withTransaction, type AfterCommit } from '#db/transaction';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { deserializeContent, findStep, type Content, type Step } from '#domain/content';
+import { deserializeContent, findStep, type Content } from '#domain/content';
 import {
   missingRequiredFields,
   recordValues,
@@ -19,7 +19,13 @@ import {
 import { applicability } from '#domain/applicability';
 import { invalidateStepSignatures, loadStepSignatures } from '#repos/step-signatures';
 import { missingSignoffs, signoffMissing } from '#domain/signoffs';
-import { commentRequired, completedLate, deviationsOfRecording, stepsMissingComment } from '#domain/deviations';
+import {
+  assertMayBeMarkedNotApplicable,
+  commentRequired,
+  completedLate,
+  deviationsOfRecording,
+  stepsMissingComment,
+} from '#domain/deviations';
 import { recordDeviation } from '#repos/deviations';
 import { assertFilesOfClient } from './files';
 import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
@@ -484,7 +490,9 @@ export type RecordStepInput = z.input<typeof RecordStepInput>;
  * reason; values are checked against the step's fields (src/domain/recording.ts).
  * `capturedAt` (docs/records.md) is when the values were entered; the job's
  * startedAt when this recording starts it. `expectedStepRevision`, when sent
- * (null included), is the step record's revision the device saw.
+ * (null included), is the step record's revision the device saw. The deviations
+ * the recording raises (src/domain/deviations.ts) are written with it. Returns the
+ * job and the step's record as the recording left them.
  * @throws AppError NOT_FOUND, FORBIDDEN, JOB_CLOSED, VALIDATION_ERROR (naming the
  *   field: `values.<key>`, `stepId`, `reason`, `capturedAt`), CONFLICT (stale expectedRevision: `details.job`;
  *   stale expectedStepRevision: `details.stepId` and `details.record`, the record now on the server or null)
@@ -493,9 +501,12 @@ export async function recordStep(
   deps: Deps,
   actor: UserActor,
   raw: RecordStepInput,
-  /** more writes that belong to the recording, in its transaction (marking a step not applicable: services/deviations.ts) */
-  alsoInTransaction?: (trx: Kysely<DB>, done: { job: JobRow; step: Step; before: StepRecordRow | undefined }) => Promise<void>,
-): Promise<JobRow> {
+  /**
+   * `notApplicable`: the operator marks the step not applicable (markStepNotApplicable, services/deviations.ts) — a
+   * SKIPPED record with its reason, refused unless the template allows it, and a NOT_APPLICABLE deviation with it
+   */
+  how: { notApplicable?: boolean } = {},
+): Promise<{ job: JobRow; record: StepRecordRow }> {
   requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
   const input = parseOrFail(RecordStepInput, raw);
   if (input.status === 'SKIPPED' && !input.reason)
@@ -538,6 +549,7 @@ export async function recordStep(
     const capturedAt = captureOnJob(input.capturedAt, job, deps.clock.now());
     const before = await findStepRecord(trx, scope, job.id, step.id);
     if (input.expectedStepRevision !== undefined) assertStepUnchanged(step.id, before, input.expectedStepRevision);
+    if (how.notApplicable) assertMayBeMarkedNotApplicable(step);
 
     const wakes: Partial<Record<JobState, JobAction>> = { OPEN: 'start', PAUSED: 'resume' };
     const wake = wakes[job.state];
@@ -573,8 +585,14 @@ export async function recordStep(
       before,
     );
     // what deviates is on record with the recording that caused it (docs/execution-rules.md)
-    const previous = before && { status: before.status, values: JSON.parse(before.values) as RecordedValue[], comment: before.comment };
-    for (const d of deviationsOfRecording(step.fields, previous, { status: input.status, values, comment: input.comment })) {
+    const previous = before && {
+      status: before.status,
+      values: JSON.parse(before.values) as RecordedValue[],
+      comment: before.comment,
+      reason: before.reason,
+    };
+    const recording = { status: input.status, values, comment: input.comment, reason: record.reason, notApplicable: how.notApplicable };
+    for (const d of deviationsOfRecording(step.fields, previous, recording)) {
       await recordDeviation(trx, scope, {
         jobId: job.id,
         kind: d.kind,
@@ -586,7 +604,6 @@ export async function recordStep(
         at: nowIso,
       });
     }
-    if (alsoInTransaction) await alsoInTransaction(trx, { job: updated, step, before });
     await appendAudit(trx, scope, {
       actor: auditActor(actor),
       action: 'job.step_recorded',
@@ -604,7 +621,7 @@ export async function recordStep(
       // the keys of the fields recorded outside their limits, for integrations that alert on them
       outOfLimits: values.filter((v) => v.outOfLimits).map((v) => v.key),
     });
-    return updated;
+    return { job: updated, record };
   });
 }
 

@@ -109,7 +109,7 @@ test('the job starts and completes at the capture times of its recordings and tr
   const job = await newJob(ctx);
   deps.clock.advance(3 * 60 * MINUTE);
   const firstEntry = at(job.created_at, 10 * MINUTE);
-  const started = await recordStep(
+  const { job: started } = await recordStep(
     deps,
     operator,
     record(job.id, { stepId: 'isolate', values: [{ key: 'locked', value: true }], capturedAt: firstEntry }),
@@ -138,9 +138,9 @@ test('a record entered offline before the start another device sent moves the st
   const job = await newJob(ctx);
   deps.clock.advance(60 * MINUTE);
   await transitionJob(deps, colleague, { jobId: job.id, action: 'start', capturedAt: at(job.created_at, 20 * MINUTE) });
-  const synced = await recordStep(deps, operator, record(job.id, { capturedAt: at(job.created_at, 5 * MINUTE) }));
+  const { job: synced } = await recordStep(deps, operator, record(job.id, { capturedAt: at(job.created_at, 5 * MINUTE) }));
   assert.is(synced.started_at, at(job.created_at, 5 * MINUTE));
-  const later = await recordStep(deps, operator, record(job.id, { stepId: 'isolate', values: [{ key: 'locked', value: true }] }));
+  const { job: later } = await recordStep(deps, operator, record(job.id, { stepId: 'isolate', values: [{ key: 'locked', value: true }] }));
   assert.is(later.started_at, at(job.created_at, 5 * MINUTE), 'a later entry leaves the start where it is');
 });
 

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createJob, recordStep, transitionJob } from '#services/jobs';
+import { markStepNotApplicable } from '#services/deviations';
 import type { UserActor } from '#services/actor';
 import { publishedTemplate, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
@@ -17,12 +18,13 @@ const CONTENT = {
           title: 'Read the pressure',
           fields: [{ key: 'bar', type: 'NUMBER', unit: 'bar', min: 1, max: 3, required: true }],
         },
+        { id: 'guard', title: 'Refit the guard', allowNotApplicable: true, fields: [] },
       ],
     },
   ],
 };
 
-const test = suite<{ deps: ServiceDeps; operator: UserActor; jobId: number }>('step recording (services)');
+const test = suite<{ deps: ServiceDeps; operator: UserActor; jobId: number; newJob: () => Promise<number> }>('step recording (services)');
 
 test.before(async (ctx) => {
   ctx.deps = await serviceDeps();
@@ -32,9 +34,9 @@ test.before(async (ctx) => {
   const publisher = await user(['publisher']);
   ctx.operator = await user(['operator']);
   const template = { id: (await publishedTemplate(ctx.deps, { author, approver, publisher }, CONTENT)).templateId };
-  ctx.jobId = (
-    await createJob(ctx.deps, ctx.operator, { templateId: template.id, title: 'Pump 4', assigneeIds: [ctx.operator.userId] })
-  ).id;
+  ctx.newJob = async () =>
+    (await createJob(ctx.deps, ctx.operator, { templateId: template.id, title: 'Pump 4', assigneeIds: [ctx.operator.userId] })).id;
+  ctx.jobId = await ctx.newJob();
 });
 
 test.after(async ({ deps }) => {
@@ -64,15 +66,16 @@ test('a value outside the limits is kept, marked; PASS_FAIL is stored in one for
   operator,
   jobId,
 }) => {
-  const job = await recordStep(deps, operator, { jobId, stepId: 'pressure', status: 'DONE', values: [{ key: 'bar', value: 7 }] });
+  const { job, record } = await recordStep(deps, operator, {
+    jobId,
+    stepId: 'pressure',
+    status: 'DONE',
+    values: [{ key: 'bar', value: 7 }],
+  });
   assert.is(job.state, 'IN_PROGRESS', 'recording starts an OPEN job');
   await recordStep(deps, operator, { jobId, stepId: 'isolate', status: 'DONE', values: [{ key: 'locked', value: true }] });
-  const rows = await deps.db.kysely
-    .selectFrom('step_records')
-    .select(['step_id', 'values'])
-    .where('job_id', '=', jobId)
-    .orderBy('step_id')
-    .execute();
+  const rows = await deps.db.kysely.selectFrom('step_records').selectAll().where('job_id', '=', jobId).orderBy('step_id').execute();
+  assert.equal(record, rows[1], 'the record returned is the one stored');
   assert.equal(
     rows.map((r) => [r.step_id, JSON.parse(r.values)]),
     [
@@ -99,6 +102,43 @@ test('an out-of-limit value needs a comment before completing; a closed job take
   );
   assert.is(closed.code, 'JOB_CLOSED');
   assert.is((await refusal(transitionJob(deps, operator, { jobId, action: 'pause' }))).code, 'INVALID_TRANSITION');
+});
+
+test('marking a step not applicable records it SKIPPED with one NOT_APPLICABLE deviation, where the template allows it', async ({
+  deps,
+  operator,
+  newJob,
+}) => {
+  const jobId = await newJob();
+  const deviations = () =>
+    deps.db.kysely.selectFrom('deviations').select(['kind', 'step_id', 'detail']).where('job_id', '=', jobId).orderBy('id').execute();
+  const refused = await refusal(markStepNotApplicable(deps, operator, { jobId, stepId: 'isolate', reason: 'no pump' }));
+  assert.is(refused.code, 'VALIDATION_ERROR');
+  assert.equal(fieldsOf(refused), ['stepId']);
+  assert.equal(await deviations(), [], 'a refused mark changes nothing');
+  assert.is(
+    (await deps.db.kysely.selectFrom('jobs').select('state').where('id', '=', jobId).executeTakeFirstOrThrow()).state,
+    'OPEN',
+    'nor does it start the job',
+  );
+
+  const job = await markStepNotApplicable(deps, operator, { jobId, stepId: 'guard', reason: 'no guard on this model' });
+  assert.is(job.state, 'IN_PROGRESS');
+  const record = await deps.db.kysely
+    .selectFrom('step_records')
+    .select(['status', 'reason'])
+    .where('job_id', '=', jobId)
+    .where('step_id', '=', 'guard')
+    .executeTakeFirstOrThrow();
+  assert.equal(record, { status: 'SKIPPED', reason: 'no guard on this model' });
+  await markStepNotApplicable(deps, operator, { jobId, stepId: 'guard', reason: 'no guard on this model' });
+  assert.equal(
+    await deviations(),
+    [{ kind: 'NOT_APPLICABLE', step_id: 'guard', detail: 'no guard on this model' }],
+    'the same mark again (a retry) adds none',
+  );
+  await markStepNotApplicable(deps, operator, { jobId, stepId: 'guard', reason: 'guard removed for good' });
+  assert.is((await deviations()).length, 2, 'a new reason is a new deviation');
 });
 
 test.run();

@@ -223,9 +223,9 @@ function graphqlError(entry: GraphQLErrorEntry, status?: number): ApiError {
  * (`extensions.code`, the same codes as REST's envelope), so a screen handles
  * GraphQL and REST failures alike.
  */
-export async function graphql<T = unknown>(
+export async function graphql<T = unknown, V extends Record<string, unknown> = Record<string, unknown>>(
   document: string,
-  variables: Record<string, unknown> = {},
+  variables: V = {} as V,
   options: ApiOptions = {},
 ): Promise<T> {
   const answer = await api<{ data?: T; errors?: GraphQLErrorEntry[] }>(

@@ -6,6 +6,10 @@
 
 import { serverHasNotApplicable } from '../api/features';
 import { QUALIFICATION_FIELDS, type QualificationCheck } from '../rules/qualification';
+import type { OperatorJobQuery } from '../api/operation-types';
+
+/** The job as the server answers the operator's job query (src/app/api/operation-types.ts, from schema.graphql). */
+type ServerJob = NonNullable<OperatorJobQuery['job']>;
 
 export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
 export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
@@ -67,14 +71,7 @@ export interface JobStepData {
 }
 
 /** An e-signature on a step (GraphQL StepSignature). */
-export interface StepSignatureData {
-  stepId: string;
-  signer: PersonRef | null;
-  signerName: string;
-  meaning: 'PERFORMED' | 'VERIFIED';
-  signedAt: string;
-  invalidatedAt: string | null;
-}
+export type StepSignatureData = ServerJob['signoffs'][number];
 
 export interface PersonRef {
   databaseId: number;
@@ -161,8 +158,11 @@ export async function jobDocument(): Promise<string> {
 
 /** `$language`: the operator's (requestLanguage()): the version's texts in its approved translation, the source where none. */
 export async function jobQuery(): Promise<string> {
-  return `query OperatorJob($id: ID!, $language: String) { job(id: $id) { ${await jobDocument()} } }`;
+  return jobQueryOf(await jobDocument());
 }
+
+/** The operator's job query around a job document (jobDocumentFields). */
+export const jobQueryOf = (jobFields: string) => `query OperatorJob($id: ID!, $language: String) { job(id: $id) { ${jobFields} } }`;
 
 /** Every step of the job's version in order. */
 export function stepsOfJob(job: Pick<JobData, 'version'>): StepDef[] {

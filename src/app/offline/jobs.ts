@@ -4,6 +4,7 @@ import { graphqlQuery } from './transport';
 import type { UserKey } from './types';
 import { MEDIA_CACHE } from './cache-names';
 import { requestLanguage } from '../api/client';
+import type { OperatorJobQuery, OperatorJobQueryVariables } from '../api/operation-types';
 import { notifyQueueChanged } from './signals';
 import { pendingSignOut } from '../api/sign-out-lock';
 
@@ -16,7 +17,10 @@ import { pendingSignOut } from '../api/sign-out-lock';
 export async function openJob(user: UserKey, jobId: string): Promise<{ view: LocalJobView; source: 'server' | 'device' } | undefined> {
   try {
     if (navigator.onLine) {
-      const { job } = await graphqlQuery<{ job: JobData | null }>(await jobQuery(), { id: jobId, language: requestLanguage() });
+      const { job } = await graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
+        id: jobId,
+        language: requestLanguage(),
+      });
       if (job) {
         await storeJob(user, job);
         void cacheMedia(mediaUrlsOfJob(job));

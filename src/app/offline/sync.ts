@@ -1,5 +1,5 @@
 import { offlineDb, type StoredJob } from './db';
-import { jobQuery, type FaultData, type JobData, type JobState, type StepRecordData } from './job-data';
+import { jobQuery, type JobData, type StepRecordData } from './job-data';
 import { baseOf, newId, queuedItems, resolveLocalFiles, sameRecord, stepRevisionAfter, storeJob, withRecord } from './queue';
 import { notifyItemSettled, notifyQueueChanged, onQueueChanged } from './signals';
 import { getSyncState, setSyncState } from './sync-state';
@@ -17,6 +17,13 @@ import { onEpochNoted, serverEpoch } from './server-clock';
 import type { AcknowledgedItem } from './db';
 import { isRevisioned, userKey, type Conflict, type QueueItem, type RecordItem, type UserKey } from './types';
 import { requestLanguage } from '../api/client';
+import type {
+  OperatorJobQuery,
+  OperatorJobQueryVariables,
+  RaiseFaultMutation,
+  RecordStepMutation,
+  TransitionMutation,
+} from '../api/operation-types';
 
 /**
  * The sync engine: drains the signed-in user's queue in order whenever the
@@ -50,11 +57,11 @@ const RECORD_FIELDS = `stepId status values { key value outOfLimits error files 
 // invalidates the step's signatures (docs/execution-rules.md), and the server's answer is what the device then shows
 const RULES_FIELDS =
   'steps { stepId applies reason } signoffs { stepId signer { databaseId firstName lastName email } signerName meaning signedAt invalidatedAt }';
-const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision ${RULES_FIELDS} } record { ${RECORD_FIELDS} } } }`;
+export const RECORD_STEP = `mutation RecordStep($input: RecordStepInput!) { recordStep(input: $input) { revision job { id state revision ${RULES_FIELDS} } record { ${RECORD_FIELDS} } } }`;
 const FAULT_FIELDS = 'id databaseId stepId description severity state raisedAt';
-const RAISE_FAULT = `mutation RaiseFault($input: RaiseFaultInput!) { raiseFault(input: $input) { fault { ${FAULT_FIELDS} } } }`;
+export const RAISE_FAULT = `mutation RaiseFault($input: RaiseFaultInput!) { raiseFault(input: $input) { fault { ${FAULT_FIELDS} } } }`;
 const TRANSITIONS = { pause: 'pauseJob', resume: 'resumeJob', complete: 'completeJob' } as const;
-const transitionMutation = (field: string) =>
+export const transitionMutation = (field: (typeof TRANSITIONS)[keyof typeof TRANSITIONS]) =>
   `mutation Transition($input: JobTransitionInput!) { ${field}(input: $input) { revision job { id state revision } } }`;
 
 let user: UserKey | null = null;
@@ -356,17 +363,19 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
     const file = (data as { files: { id: number; url?: string }[] }).files[0];
     await tx.objectStore('uploads').put({ id: item.id, user: item.user, fileId: file.id, url: file.url ?? `/api/client/files/${file.id}` });
   } else if (job && item.kind === 'fault') {
-    const { fault } = data as { fault: FaultData };
+    const { fault } = data as RaiseFaultMutation['raiseFault'];
     job = { ...job, faults: { nodes: [...job.faults.nodes.filter((f) => f.id !== fault.id), fault] } };
   } else if (job && isRevisioned(item)) {
-    const applied = data as {
-      revision: number;
-      job: { state: JobState; steps?: JobData['steps']; signoffs?: JobData['signoffs'] };
-      record: StepRecordData;
-    };
+    const applied = data as TransitionMutation['completeJob'];
     job = { ...job, revision: applied.revision, state: applied.job.state };
-    if (item.kind === 'record')
-      job = { ...withRecord(job, applied.record), ...(applied.job.steps && { steps: applied.job.steps, signoffs: applied.job.signoffs }) };
+    if (item.kind === 'record') {
+      const recorded = data as RecordStepMutation['recordStep'];
+      // a body frozen by an older app (replayed with its key) may not have asked for the steps and sign-offs
+      job = {
+        ...withRecord(job, recorded.record),
+        ...(recorded.job.steps && { steps: recorded.job.steps, signoffs: recorded.job.signoffs }),
+      };
+    }
   }
   if (row && job) await tx.objectStore('jobs').put({ ...row, job });
   await tx.objectStore('items').delete(item.seq!);
@@ -391,7 +400,10 @@ async function acknowledge(item: QueueItem, data: unknown): Promise<void> {
 /** Reads the job from the server and keeps it as what the device knows. */
 async function fetchJob(current: UserKey, jobId: string): Promise<JobData | undefined> {
   try {
-    const { job } = await graphqlQuery<{ job: JobData | null }>(await jobQuery(), { id: jobId, language: requestLanguage() });
+    const { job } = await graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
+      id: jobId,
+      language: requestLanguage(),
+    });
     if (!job) return undefined;
     await storeJob(current, job);
     return job;
@@ -446,7 +458,8 @@ async function ownWritesOf(current: UserKey, jobId: string): Promise<Set<string>
   const db = await offlineDb();
   const own = new Set<string>();
   for (const a of await db.getAllFromIndex('acknowledged', 'user', current)) {
-    const record = a.jobId === jobId && a.item.kind === 'record' ? (a.answer as { record?: StepRecordData }).record : undefined;
+    const record =
+      a.jobId === jobId && a.item.kind === 'record' ? (a.answer as Partial<RecordStepMutation['recordStep']>).record : undefined;
     if (record) own.add(`${record.stepId}@${record.recordedAt}`);
   }
   return own;

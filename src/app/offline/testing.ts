@@ -12,9 +12,14 @@ import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
 import { graphqlQuery, requestsSent } from './transport';
 import { userKey, type QueueItem } from './types';
 import { requestLanguage } from '../api/client';
+import type { OperatorJobQuery, OperatorJobQueryVariables } from '../api/operation-types';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<{ job: JobData }>(await jobQuery(), { id: jobId, language: requestLanguage() });
+  const { job } = await graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
+    id: jobId,
+    language: requestLanguage(),
+  });
+  if (!job) throw new Error(`no job ${jobId} for this user`);
   await storeJob(user, job);
   return job;
 }

@@ -148,7 +148,10 @@ export async function sessionUser(): Promise<{ id: number; clientId: number } | 
 }
 
 /** A GraphQL query (read); throws when there is no usable answer (the caller falls back to what the device holds). */
-export async function graphqlQuery<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+export async function graphqlQuery<T, V extends Record<string, unknown> = Record<string, unknown>>(
+  query: string,
+  variables: V,
+): Promise<T> {
   if (pendingSignOut()) throw new Error('Signed out');
   const sentAt = Date.now();
   const response = await fetch('/api/client/graphql', {

@@ -2,10 +2,15 @@ import { ApiError, graphql, requestLanguage } from '../api/client';
 import { useI18n } from '../i18n';
 import { jobDocument, type JobData } from '../offline/job-data';
 import { ESignatureDialog } from '../ui';
+import type { AppSignStepMutation, AppSignStepMutationVariables } from '../api/operation-types';
 
 export type StepMeaning = 'PERFORMED' | 'VERIFIED';
 
 /** The codes a step signature is refused with that people should read in plain words (rules.*.json). */
+/** Signing a step answers with the whole job document: the signature can change what the job still needs. */
+export const signStepMutation = (jobFields: string) =>
+  `mutation AppSignStep($input: SignStepInput!, $language: String) { signStep(input: $input) { job { ${jobFields} } } }`;
+
 const PLAIN = new Set([
   'SEPARATION_OF_DUTIES',
   'INVALID_CREDENTIALS',
@@ -68,10 +73,10 @@ export function SignStepDialog({ open, jobId, stepId, stepTitle, meaning, signer
       sign={async ({ password, code }) => {
         // nothing typed: refused here, without asking the server
         if (!(password ?? code ?? '').trim()) throw new ApiError(422, 'VALIDATION_ERROR', t('rules.sign.secretMissing'));
-        const data = await graphql<{ signStep: { job: JobData } }>(
-          `mutation AppSignStep($input: SignStepInput!, $language: String) { signStep(input: $input) { job { ${await jobDocument()} } } }`,
-          { language: requestLanguage(), input: { jobId, stepId, meaning, password, code } },
-        );
+        const data = await graphql<AppSignStepMutation, AppSignStepMutationVariables>(signStepMutation(await jobDocument()), {
+          language: requestLanguage(),
+          input: { jobId, stepId, meaning, password, code },
+        });
         return data.signStep.job;
       }}
       refusalText={(error) => signRefusalText(t, error)}

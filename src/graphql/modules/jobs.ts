@@ -204,13 +204,6 @@ const jobFilter = (filter: GraphQLJobFilter | null | undefined): JobFilter => ({
   assigneeId: optionalDatabaseIdOf(filter?.assigneeId, 'User', 'filter.assigneeId'),
 });
 
-/** The record a recordStep just wrote, read back (with the file ids of its values, as Job.records gives them). */
-async function recordOf(job: PresentedJob, stepId: string, ctx: Ctx) {
-  const [rows, version] = await Promise.all([ctx.loaders.stepRecords.load(job.id), ctx.loaders.versionContent.load(job.versionId)]);
-  const row = rows.find((r) => r.step_id === stepId);
-  return row && withFileIds(presentStepRecord(row), version?.content);
-}
-
 /**
  * Jobs run from published versions, what is recorded on them, and faults.
  * Resolvers are thin (service → presenter); a Job's relations come through the
@@ -568,10 +561,10 @@ export const jobsModule: SchemaModule = {
       completeJob: transitionResolver('complete'),
       cancelJob: transitionResolver('cancel'),
       recordStep: async (_: unknown, { input }: { input: RecordStepInput & { jobId: string } }, ctx: Ctx) => {
-        const payload = jobPayload(
-          await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') }),
-        );
-        return { ...payload, record: await recordOf(payload.job, input.stepId, ctx) };
+        const { job, record } = await recordStep(ctx.deps, ctx.actor, { ...input, jobId: databaseIdOf(input.jobId, 'Job', 'input.jobId') });
+        // the record as written, with the file ids of its values as Job.records gives them (which fields hold files: the version's)
+        const version = await ctx.loaders.versionContent.load(job.version_id);
+        return { ...jobPayload(job), record: withFileIds(presentStepRecord(record), version?.content) };
       },
       raiseFault: async (
         _: unknown,

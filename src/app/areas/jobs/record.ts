@@ -1,6 +1,12 @@
 import { ApiError, globalId, graphql, requestLanguage } from '../../api/client';
-import { jobDocument, type FaultData, type FileInfo, type JobData, type PersonRef } from '../../offline';
-import { DEVIATION_FIELDS, type Deviation } from '../review/exceptions';
+import { jobDocument } from '../../offline';
+import type {
+  AppJobHandOffsQuery,
+  AppJobHandOffsQueryVariables,
+  AppJobRecordQuery,
+  AppJobRecordQueryVariables,
+} from '../../api/operation-types';
+import { DEVIATION_FIELDS } from '../review/exceptions';
 import { OVERRIDE_FIELDS, type Override } from '../qualifications/api';
 
 /**
@@ -15,46 +21,19 @@ import { OVERRIDE_FIELDS, type Override } from '../qualifications/api';
 const PERSON = 'databaseId firstName lastName email';
 const FILE = 'databaseId name contentType url';
 
-export interface RecordFault extends FaultData {
-  raisedBy: PersonRef;
-  capturedAt: string;
-  closedBy: PersonRef | null;
-  closedAt: string | null;
-  closeNote: string | null;
-  photoFiles: FileInfo[];
-}
+/** The record as the server answers its query (src/app/api/operation-types.ts, generated from schema.graphql). */
+type ServerRecord = NonNullable<AppJobRecordQuery['job']>;
 
-export interface RecordDeviation extends Deviation {
-  stepId: string | null;
-}
+export type RecordFault = ServerRecord['faultList']['nodes'][number];
+export type RecordDeviation = ServerRecord['deviations'][number];
+export type RecordHandOff = NonNullable<NonNullable<AppJobHandOffsQuery['job']>['handOffs']>['nodes'][number];
+export type { HandOffStatus } from '../../api/operation-types';
 
-export interface JobRecord extends JobData {
-  createdAt: string;
-  createdBy: PersonRef | null;
-  startedAt: string | null;
-  completedAt: string | null;
-  cancelReason: string | null;
-  coworkers: PersonRef[];
-  versionInfo: { publishedAt: string | null };
-  faultList: { totalCount: number; nodes: RecordFault[] };
-  deviations: RecordDeviation[];
-  review: { signerName: string; signedAt: string; comment: string | null } | null;
-  /** who was let work on it lacking a required skill, and why (docs/qualifications.md) */
+export interface JobRecord extends Omit<ServerRecord, 'qualificationOverrides'> {
+  /** who was let work on it lacking a required skill, and why (docs/qualifications.md); `lacking` is JSON to the schema */
   qualificationOverrides: Override[];
   /** null: the licence lacks the collaboration feature (no hand-offs are made there either) */
   handOffs: { totalCount: number; nodes: RecordHandOff[] } | null;
-}
-
-export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
-
-export interface RecordHandOff {
-  id: string;
-  from: PersonRef | null;
-  to: PersonRef | null;
-  status: HandOffStatus;
-  note: string;
-  createdAt: string;
-  decidedAt: string | null;
 }
 
 /** The first 100 faults: a job with more is an exception the list says so of (totalCount). */
@@ -67,7 +46,7 @@ const EXTRA = `createdAt createdBy { ${PERSON} } startedAt completedAt cancelRea
   qualificationOverrides { ${OVERRIDE_FIELDS} }`;
 
 /** The first 100 hand-offs, like the faults. */
-const HAND_OFFS = `query AppJobHandOffs($id: ID!) { job(id: $id) { handOffs(first: 100) { totalCount nodes {
+export const HAND_OFFS = `query AppJobHandOffs($id: ID!) { job(id: $id) { handOffs(first: 100) { totalCount nodes {
   id from { ${PERSON} } to { ${PERSON} } status note createdAt decidedAt } } } }`;
 
 /**
@@ -76,22 +55,24 @@ const HAND_OFFS = `query AppJobHandOffs($id: ID!) { job(id: $id) { handOffs(firs
  */
 async function loadHandOffs(id: string): Promise<JobRecord['handOffs']> {
   try {
-    return (await graphql<{ job: { handOffs: JobRecord['handOffs'] } | null }>(HAND_OFFS, { id })).job?.handOffs ?? null;
+    return (await graphql<AppJobHandOffsQuery, AppJobHandOffsQueryVariables>(HAND_OFFS, { id })).job?.handOffs ?? null;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'FEATURE_NOT_LICENSED') return null;
     throw error;
   }
 }
 
+/** The record's query, around the job document the server can answer (jobDocument()). */
+export const jobRecordQuery = (jobFields: string) =>
+  `query AppJobRecord($id: ID!, $language: String) { job(id: $id) { ${jobFields} ${EXTRA} } }`;
+
 /** The job's record, or null when the server has no job of this id for the user. */
 export async function loadJobRecord(databaseId: string): Promise<JobRecord | null> {
   const id = globalId('Job', databaseId);
   const [data, handOffs] = await Promise.all([
-    graphql<{ job: Omit<JobRecord, 'handOffs'> | null }>(
-      `query AppJobRecord($id: ID!, $language: String) { job(id: $id) { ${await jobDocument()} ${EXTRA} } }`,
-      { id, language: requestLanguage() },
-    ),
+    graphql<AppJobRecordQuery, AppJobRecordQueryVariables>(jobRecordQuery(await jobDocument()), { id, language: requestLanguage() }),
     loadHandOffs(id),
   ]);
-  return data.job && { ...data.job, handOffs };
+  // Override's `lacking` is the JSON the server documents in docs/qualifications.md
+  return data.job && { ...data.job, qualificationOverrides: data.job.qualificationOverrides as Override[], handOffs };
 }

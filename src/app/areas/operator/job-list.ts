@@ -1,4 +1,5 @@
 import { graphql } from '../../api/client';
+import type { JobFilter, OperatorJobsQuery, OperatorJobsQueryVariables } from '../../api/operation-types';
 import type { JobData } from '../../offline/job-data';
 import { QUALIFICATION_FIELDS } from '../../rules/qualification';
 
@@ -10,7 +11,7 @@ export type JobSummary = Pick<
 
 const SUMMARY = `id databaseId title state priority dueAt asset { id name serialNumber } template { id title }
   viewerQualification { ${QUALIFICATION_FIELDS} }`;
-const JOBS = `query OperatorJobs($filter: JobFilter) { jobs(last: 100, filter: $filter) { nodes { ${SUMMARY} } } }`;
+export const JOBS = `query OperatorJobs($filter: JobFilter) { jobs(last: 100, filter: $filter) { nodes { ${SUMMARY} } } }`;
 const OPEN_STATES = new Set(['OPEN', 'IN_PROGRESS', 'PAUSED']);
 const PRIORITY_ORDER = { HIGH: 0, MEDIUM: 1, LOW: 2 } as const;
 
@@ -26,7 +27,7 @@ export function sortJobs(jobs: JobSummary[]): JobSummary[] {
     );
 }
 
-export async function loadJobs(filter: Record<string, string> | null): Promise<JobSummary[]> {
-  const data = await graphql<{ jobs: { nodes: JobSummary[] } }>(JOBS, { filter });
+export async function loadJobs(filter: JobFilter | null): Promise<JobSummary[]> {
+  const data = await graphql<OperatorJobsQuery, OperatorJobsQueryVariables>(JOBS, { filter });
   return sortJobs(data.jobs.nodes);
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, graphql, requestLanguage } from '../../api/client';
 import { useT } from '../../i18n';
+import type { AppMarkNotApplicableMutation, AppMarkNotApplicableMutationVariables } from '../../api/operation-types';
 import { jobDocument, keepServerJob, type JobData, type SectionDef, type StepDef, type UserKey } from '../../offline';
 import { describeCondition } from '../../rules/describe';
 import { Button, Dialog, Notice, TextField, toast } from '../../ui';
@@ -25,7 +26,7 @@ export function NotApplyingNotice({ rule, doc }: { rule: StepRule; doc: { sectio
 }
 
 // the input written out field by field: the contract names the mutation and its fields, not its input type's name
-const MARK = (fields: string) =>
+export const MARK = (fields: string) =>
   `mutation AppMarkNotApplicable($jobId: ID!, $stepId: String!, $reason: String!, $language: String) { markStepNotApplicable(input: {jobId: $jobId, stepId: $stepId, reason: $reason}) { job { ${fields} } } }`;
 
 /**
@@ -57,7 +58,7 @@ export function NotApplicableButton({
     setBusy(true);
     setError(null);
     try {
-      const data = await graphql<{ markStepNotApplicable: { job: JobData } }>(MARK(await jobDocument()), {
+      const data = await graphql<AppMarkNotApplicableMutation, AppMarkNotApplicableMutationVariables>(MARK(await jobDocument()), {
         jobId: job.id,
         stepId: step.stepId,
         reason: reason.trim(),
