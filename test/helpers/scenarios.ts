@@ -51,8 +51,8 @@ import { serviceDeps, type ServiceDeps } from './service-deps';
  *   and no signal may have been sent unless `signals` says so.
  *   Without `error`, a refusal fails the scenario with that error.
  * - `rows`: for each, the rows of `table` matching `where` (equality on each
- *   column), ordered by `orderBy` (default `id`), read only in the columns the
- *   expected rows name, must equal `equal`, in order. A column holding JSON
+ *   column), ordered by `orderBy` (default `id`), must equal `equal`, in
+ *   order, each row read only in the columns its expected row names. A column holding JSON
  *   text is parsed when the expected value is an object or an array.
  * - `signals`: how often each signal was sent during `when`; every signal not
  *   named must not have been sent.
@@ -210,12 +210,13 @@ export async function readRows(deps: ServiceDeps, query: RowsExpectation): Promi
   for (const [column, value] of Object.entries(query.where ?? {}))
     q = value === null ? q.where(sql.ref(column), 'is', null) : q.where(sql.ref(column), '=', value);
   const rows = (await q.orderBy(sql.ref(query.orderBy ?? 'id')).execute()) as Row[];
-  // JSON text read as what it holds where the expected row holds an object or array there
+  // each row in the columns its expected row names (rows beyond them in all the named columns); JSON text read as
+  // what it holds where the expected row holds an object or an array
   return rows.map((row, i) => {
-    if (columns.length === 0) return {};
     const expected = query.equal[i] ?? {};
+    const named = i < query.equal.length ? Object.keys(expected) : columns;
     return Object.fromEntries(
-      columns.map((c) => [c, typeof row[c] === 'string' && isStructured(expected[c]) ? (JSON.parse(row[c]) as unknown) : row[c]]),
+      named.map((c) => [c, typeof row[c] === 'string' && isStructured(expected[c]) ? (JSON.parse(row[c]) as unknown) : row[c]]),
     );
   });
 }

@@ -160,4 +160,49 @@ s.scenario('a value sent for a CALCULATED field is a VALIDATION_ERROR naming it'
   then: { error: { code: 'VALIDATION_ERROR', status: 422, details: { fields: [{ path: 'values.drop' }] } } },
 });
 
+s.scenario('a division by zero is kept as an error value of the calculated field, never a crash', {
+  given: ({ deps, world }) => jobWith(deps, world),
+  when: ({ deps, world, given }) =>
+    recordStep(deps, world.operator, {
+      jobId: given,
+      stepId: 'pressure',
+      status: 'DONE',
+      values: [
+        { key: 'p_in', value: 0 },
+        { key: 'p_out', value: 3 },
+      ],
+    }),
+  then: ({ given }) => ({
+    rows: [
+      {
+        table: 'step_records',
+        where: { job_id: given },
+        equal: [
+          {
+            values: [
+              { key: 'p_in', value: 0, outOfLimits: false },
+              { key: 'p_out', value: 3, outOfLimits: false },
+              { key: 'drop', value: 3, outOfLimits: true },
+              { key: 'ratio', value: null, outOfLimits: false, error: 'division by zero' },
+            ],
+          },
+        ],
+      },
+    ],
+  }),
+});
+
+s.scenario('a passing seal check after a failed one: "replace" no longer applies, its record stays', {
+  given: ({ deps, world }) =>
+    jobWith(deps, world, [
+      ['seal', [{ key: 'ok', value: 'FAIL' }]],
+      ['replace', [{ key: 'part', value: 'S-12' }]],
+    ]),
+  when: ({ deps, world, given }) =>
+    recordStep(deps, world.operator, { jobId: given, stepId: 'seal', status: 'DONE', values: [{ key: 'ok', value: 'PASS' }] }),
+  then: ({ given }) => ({
+    rows: [{ table: 'step_records', where: { job_id: given }, orderBy: 'step_id', equal: [{ step_id: 'replace' }, { step_id: 'seal' }] }],
+  }),
+});
+
 s.run();
