@@ -83,7 +83,6 @@ s.scenario('a value out of limits is a deviation of its field, with the value an
         },
       ]),
     ],
-    result: () => undefined,
   }),
 });
 

@@ -160,6 +160,22 @@ s.scenario('a value sent for a CALCULATED field is a VALIDATION_ERROR naming it'
   then: { error: { code: 'VALIDATION_ERROR', status: 422, details: { fields: [{ path: 'values.drop' }] } } },
 });
 
+s.scenario('conditions read calculated values: an out-of-limit drop brings the leak section in, its note holds completion', {
+  given: ({ deps, world }) =>
+    jobWith(deps, world, [
+      ['seal', [{ key: 'ok', value: 'PASS' }]],
+      [
+        'pressure',
+        [
+          { key: 'p_in', value: 10.04 },
+          { key: 'p_out', value: 9.2 },
+        ],
+      ],
+    ]),
+  when: ({ deps, world, given }) => transitionJob(deps, world.operator, { jobId: given, action: 'complete' }),
+  then: { error: { code: 'REQUIRED_FIELDS_MISSING', status: 422, details: { missing: [{ stepId: 'report', key: 'note' }] } } },
+});
+
 s.scenario('a division by zero is kept as an error value of the calculated field, never a crash', {
   given: ({ deps, world }) => jobWith(deps, world),
   when: ({ deps, world, given }) =>
