@@ -57,35 +57,6 @@ test('a record carries the capture time sent, the receipt time, and starts the j
   assert.is(result.data.recordStep.job.startedAt, capturedAt, 'the job started when its first step was captured');
 });
 
-test('without capturedAt the capture time is the receipt time', async () => {
-  const { operator, job } = await setup();
-  const result = await gql(server, operator.token, RECORD, measure(job.id));
-  assert.equal(result.codes, []);
-  const { record } = result.data.recordStep;
-  assert.is(record.capturedAt, record.receivedAt);
-});
-
-test('a capture time in the future beyond the skew, or before the job existed, is refused on capturedAt and changes nothing', async () => {
-  const { operator, client, job } = await setup();
-  for (const capturedAt of [minutesFrom(now(), 5), minutesFrom(job.createdAt, -5)]) {
-    const result = await gql(server, operator.token, RECORD, measure(job.id, { capturedAt }));
-    assert.equal(result.codes, ['VALIDATION_ERROR'], capturedAt);
-    assert.equal(
-      result.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path),
-      ['capturedAt'],
-    );
-  }
-  const read = await gql(server, client.owner.token, 'query($id: ID!) { job(id: $id) { state revision records { stepId } } }', {
-    id: gid('Job', job.id),
-  });
-  assert.equal(read.data.job, { state: 'OPEN', revision: 1, records: [] });
-  // within the skew (a device clock a few seconds ahead) is taken
-  const slightlyAhead = minutesFrom(now(), 0.5);
-  const ok = await gql(server, operator.token, RECORD, measure(job.id, { capturedAt: slightlyAhead }));
-  assert.equal(ok.codes, []);
-  assert.is(ok.data.recordStep.record.capturedAt, slightlyAhead);
-});
-
 test('hostile capture times and revisions are clear refusals that change nothing', async () => {
   const { client, operator, job } = await setup();
   for (const [more, code] of [
@@ -158,15 +129,6 @@ test('two devices that saw no record race for the step: exactly one records, the
   for (const lost of results.filter((r) => r.codes.length > 0))
     assert.equal(lost.errors![0].extensions!.details.record.values, [{ key: 'torque', value: winner.values[0].value, outOfLimits: false }]);
   assert.is(winner.revision, 1);
-});
-
-test('without expectedStepRevision a record is replaced as before (existing clients)', async () => {
-  const { client, operator, job } = await setup();
-  assert.equal((await gql(server, operator.token, RECORD, measure(job.id))).codes, []);
-  const replaced = await gql(server, client.owner.token, RECORD, measure(job.id, { values: [{ key: 'torque', value: 18 }] }));
-  assert.equal(replaced.codes, []);
-  assert.is(replaced.data.recordStep.record.revision, 2);
-  assert.equal(replaced.data.recordStep.record.values, [{ key: 'torque', value: 18 }]);
 });
 
 test('start and completion recorded offline take their capture times; reports measure with them', async () => {

@@ -113,57 +113,6 @@ rules('a PASS seal check leaves "replace the seal" out: not required, refused wi
   assert.is(done.data.completeJob.job.state, 'COMPLETED');
 });
 
-rules('a FAILED seal check shows "replace the seal" and the leak section; their required fields hold completion', async () => {
-  const { client, jobId } = await jobOnRules();
-  const failed = await record(client, jobId, 'seal', [{ key: 'ok', value: false }]);
-  assert.equal(failed.codes, []);
-  assert.equal(applies(failed.data.recordStep.job.steps), { seal: true, replace: true, pressure: true, report: false });
-  assert.equal(
-    (
-      await record(client, jobId, 'pressure', [
-        { key: 'p_in', value: 10 },
-        { key: 'p_out', value: 10 },
-      ])
-    ).codes,
-    [],
-  );
-  const blocked = await gql(server, client.owner.token, COMPLETE, { j: jobId });
-  assert.equal(blocked.codes, ['REQUIRED_FIELDS_MISSING']);
-  assert.equal(blocked.errors![0].extensions!.details.missing, [{ stepId: 'replace', key: 'part' }]);
-  const replaced = await record(client, jobId, 'replace', [{ key: 'part', value: 'S-12' }]);
-  assert.equal(replaced.codes, [], JSON.stringify(replaced.errors));
-  // the seal check passes on a second look: "replace" no longer applies, its record stays
-  const again = await record(client, jobId, 'seal', [{ key: 'ok', value: 'PASS' }]);
-  assert.is(applies(again.data.recordStep.job.steps).replace, false);
-  assert.ok(again.data.recordStep.job.records.some((r: { stepId: string }) => r.stepId === 'replace'));
-});
-
-rules('a CALCULATED field is computed on recording, with its limits; a value sent for it is a VALIDATION_ERROR', async () => {
-  const { client, jobId } = await jobOnRules();
-  const sent = await record(client, jobId, 'pressure', [
-    { key: 'p_in', value: 10 },
-    { key: 'p_out', value: 9 },
-    { key: 'drop', value: 0 },
-  ]);
-  assert.equal(sent.codes, ['VALIDATION_ERROR']);
-  assert.equal(
-    sent.errors![0].extensions!.details.fields.map((f: { path: string }) => f.path),
-    ['values.drop'],
-  );
-  const result = await record(client, jobId, 'pressure', [
-    { key: 'p_in', value: 10.04 },
-    { key: 'p_out', value: 9.2 },
-  ]);
-  assert.equal(result.codes, [], JSON.stringify(result.errors));
-  const values = result.data.recordStep.job.records.find((r: { stepId: string }) => r.stepId === 'pressure').values;
-  assert.equal(
-    values.find((v: { key: string }) => v.key === 'drop'),
-    { key: 'drop', value: -0.8, outOfLimits: true, error: null },
-  );
-  // an out-of-limit calculated value opens the leak section (conditions read calculated values too)
-  assert.is(applies(result.data.recordStep.job.steps).report, true);
-});
-
 rules('a division by zero is kept as an error value, never a 500', async () => {
   const { client, jobId } = await jobOnRules();
   const result = await record(client, jobId, 'pressure', [

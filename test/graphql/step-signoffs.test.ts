@@ -100,26 +100,6 @@ signoffs('the step reads back its signoff; completion waits for PERFORMED and VE
   assert.is(done.data.completeJob.job.state, 'COMPLETED');
 });
 
-signoffs(
-  'refusals: wrong password, verifier without the role, verifier who recorded or performed, twice, a step needing none',
-  async () => {
-    const { jobId, operator, checker, both } = await setup();
-    assert.equal((await record(both, jobId, 40)).codes, []);
-    assert.equal((await sign(operator, jobId, 'PERFORMED', 'not-the-password')).codes, ['INVALID_CREDENTIALS']);
-    assert.equal((await sign(operator, jobId, 'VERIFIED')).codes, ['FORBIDDEN']);
-    // `both` recorded the step: they may not verify it
-    assert.equal((await sign(both, jobId, 'VERIFIED')).codes, ['SEPARATION_OF_DUTIES']);
-    assert.equal((await sign(checker, jobId, 'PERFORMED')).codes, ['FORBIDDEN']);
-    assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, []);
-    assert.equal((await sign(operator, jobId, 'PERFORMED')).codes, ['CONFLICT']);
-    const none = await gql(server, operator.token, SIGN, {
-      i: { jobId, stepId: 'close', meaning: 'PERFORMED', password: operator.password },
-    });
-    assert.equal(none.codes, ['VALIDATION_ERROR']);
-    assert.equal(none.errors![0].extensions!.details.fields[0].path, 'meaning');
-  },
-);
-
 signoffs('the performer may not verify; re-recording invalidates the signatures and the step needs signing again', async () => {
   const { client, jobId, operator, checker, both } = await setup();
   assert.equal((await record(operator, jobId, 40)).codes, []);
