@@ -28,15 +28,16 @@ const sourceRoot = path.resolve(__dirname, '..', '..', 'test');
 
 /**
  * The folders of test/ whose every suite runs on SQLite and again on
- * PostgreSQL: their servers start through test/helpers/server.ts, whose
- * backend WIP_TEST_BACKEND picks. A suite that cannot or should not says so in
+ * PostgreSQL: their servers start through test/helpers/server.ts, their
+ * services' Deps through test/helpers/service-deps.ts, whose backend
+ * WIP_TEST_BACKEND picks. A suite that cannot or should not says so in
  * its first lines with `// sqlite-only: <the reason>`; the runner refuses a
  * marker without a reason, one further down, or one outside these folders, so
  * the reason is always where a reader of the file sees it. (test/db/postgres-*
  * use PostgreSQL whatever the backend, so they run once, with the rest; the
  * CLI, browser and other suites run on SQLite.)
  */
-const BOTH_BACKENDS = ['http', 'graphql'];
+const BOTH_BACKENDS = ['http', 'graphql', 'services'];
 const MARKER_LINES = 10;
 const MARKER = /^\s*\/\/\s*sqlite-only\b:?(.*)$/;
 const postgresOnly = process.argv.includes('--postgres');

@@ -32,6 +32,14 @@ export interface TestPostgres {
   adminUrl: string;
 }
 
+/**
+ * The backend the suites that run on both (test/http, test/graphql,
+ * test/services) use in this process: WIP_TEST_BACKEND=postgres (set by
+ * `scripts/run-tests.ts --postgres`) picks a fresh database of this server,
+ * anything else SQLite.
+ */
+export const TEST_BACKEND: 'sqlite' | 'postgres' = process.env.WIP_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+
 const USER = 'wip_test';
 const PASSWORD = 'wip-test-password';
 

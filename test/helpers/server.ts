@@ -9,16 +9,16 @@ import { startServer } from '#cli/serve';
 import { withTransaction } from '#db/transaction';
 import { insertInstalledLicense } from '#repos/licensing/index';
 import { decodeLicenseKey } from '#licensing/key';
-import { testPostgres } from './postgres';
+import { TEST_BACKEND, testPostgres } from './postgres';
 import { checkExchange } from './openapi-exchange';
 
 /**
- * The backend switch: WIP_TEST_BACKEND=postgres runs every test server on a
- * fresh database of the test PostgreSQL server (test/helpers/postgres.ts)
- * instead of SQLite in its data directory. A restart on the same data
- * directory gets the same database.
+ * The backend switch (TEST_BACKEND, test/helpers/postgres.ts): with
+ * WIP_TEST_BACKEND=postgres every test server runs on a fresh database of the
+ * test PostgreSQL server instead of SQLite in its data directory. A restart on
+ * the same data directory gets the same database.
  */
-export const TEST_BACKEND = process.env.WIP_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+export { TEST_BACKEND };
 export const TEST_MASTER_KEY = 'test-master-key-of-at-least-32-characters';
 const databaseOfDataDir = new Map<string, string>();
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '#config';
 import type { Deps, Signals } from '#deps';
-import { openDatabase } from '#db/connection';
+import { openDatabase, openPostgres } from '#db/connection';
 import { migrateToLatest } from '#db/migrator';
 import { tenantScope } from '#db/tenant';
 import { ManualClock } from '#lib/clock';
@@ -27,13 +27,22 @@ import type { Role } from '#policies/roles';
 import { createFileStore } from '#storage';
 import { AppError } from '#errors';
 import { approveVersion, createTemplate, publishVersion, submitVersion } from '#services/templates';
+import { TEST_BACKEND, testPostgres } from './postgres';
 
 /**
- * Services on their own, below any server: a Deps on a private in-memory
- * SQLite database with every migration applied, a manual clock, silent logs,
- * and signals that wake no worker (they are only counted, so a test can see
- * that a service announced its change). Building one takes milliseconds; no
- * data directory, secrets file, port or background loop is involved.
+ * Services on their own, below any server: a Deps on a private database with
+ * every migration applied, a manual clock, silent logs, and signals that wake
+ * no worker (they are only counted, so a test can see that a service
+ * announced its change). No data directory, secrets file, port or background
+ * loop is involved.
+ *
+ * The database follows WIP_TEST_BACKEND, as test servers do
+ * (test/helpers/server.ts): SQLite in memory (a copy of a database migrated
+ * once per process: milliseconds), or with WIP_TEST_BACKEND=postgres a fresh
+ * database of the test PostgreSQL server (test/helpers/postgres.ts; a copy of
+ * its migrated template, a fraction of a second). `backend` forces one.
+ * test/services runs on both (BOTH_BACKENDS in scripts/run-tests.ts); the
+ * table-driven way to write those tests is test/helpers/scenarios.ts.
  *
  *   const deps = await serviceDeps();
  *   try { … services(deps, …) … } finally { await deps.close(); }
@@ -47,14 +56,17 @@ export interface ServiceDeps extends Deps {
 
 export const PASSWORD = 'a long enough service-test password';
 
-export async function serviceDeps(options: { env?: Record<string, string> } = {}): Promise<ServiceDeps> {
+export async function serviceDeps(options: { env?: Record<string, string>; backend?: 'sqlite' | 'postgres' } = {}): Promise<ServiceDeps> {
   // never created unless a test stores a file (then under the OS temp folder)
   const dataDir = path.join(os.tmpdir(), `wip-service-test-${process.pid}-${randomBytes(4).toString('hex')}`);
   const config: Config = loadConfig({
     env: { WIP_ENV: 'test', WIP_DATA_DIR: dataDir, WIP_BCRYPT_COST: '4', WIP_LOG_LEVEL: 'silent', ...options.env },
   });
-  // every migration applied once per process; each Deps gets its own copy of the result
-  const db = openDatabase(dataDir, { inMemory: await migratedImage() });
+  const db =
+    (options.backend ?? TEST_BACKEND) === 'postgres'
+      ? openPostgres(await (await testPostgres()).freshDatabaseUrl(), { poolSize: 4 })
+      : // every migration applied once per process; each Deps gets its own copy of the result
+        openDatabase(dataDir, { inMemory: await migratedImage() });
   const secrets = {
     jwtSecret: randomBytes(64).toString('base64url'),
     cookieKeys: [randomBytes(32).toString('base64url')],
