@@ -8,6 +8,7 @@ import { createLicense, deleteLicense, updateLicense } from '#services/licensing
 import { getDeploymentState } from '#repos/licensing/index';
 import type { LicenseType, Role } from '#policies/roles';
 import type { TenantScope } from '#db/tenant';
+import { play } from '../helpers/scenarios';
 import { BY_TEST, PASSWORD, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 import { DAY, FOREIGN_PRIVATE_KEY, issueTestLicense } from '../helpers/licenses';
 
@@ -170,10 +171,18 @@ test('a key is refused with its reason — signature, key id, expired, another i
     [issueTestLicense({ installationId: 'some-other-installation' }, { now }), 'wrong_deployment'],
     ['not-a-key', 'malformed'],
   ];
-  for (const [key, reason] of cases) {
-    const refused = await refusal(installLicense(deps, key, BY_TEST));
-    assert.equal([refused.code, refused.details?.reason], ['LICENSE_INVALID', reason], reason);
-  }
+  // each refused with its reason, a security-log entry, and nothing installed
+  for (const [key, reason] of cases)
+    await play(deps, null, {
+      when: () => installLicense(deps, key, BY_TEST),
+      then: {
+        error: { code: 'LICENSE_INVALID', status: 422, details: { reason } },
+        securityLog: [{ event: 'license.install_failed', level: 'warn', data: { reason } }],
+        signals: { logWritten: 1 },
+      },
+    }).catch((error: Error) => {
+      throw new Error(`${reason}: ${error.message}`);
+    });
   assert.is((await currentLicense(deps)).terms.licenseId, 'L-previous');
   const { installation_id: installationId } = await getDeploymentState(deps.db.kysely);
   const bound = await installLicense(deps, issueTestLicense({ installationId, licenseId: 'L-bound' }, { now }), BY_TEST);

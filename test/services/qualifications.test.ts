@@ -16,6 +16,7 @@ import {
 } from '#services/qualifications';
 import { deserializeContent } from '#domain/content';
 import type { UserActor } from '#services/actor';
+import { play } from '../helpers/scenarios';
 import { PASSWORD, publishedTemplate, refusal, seedClient, serviceDeps, type ServiceDeps } from '../helpers/service-deps';
 
 // Qualifications (docs/qualifications.md) where they live: the grant's rules, the gate on every door (assign,
@@ -100,22 +101,29 @@ test('a grant is refused for oneself, above the levels, expiring in the past, wi
   deps,
 }) => {
   const { supervisor, novice, skill } = await welding(deps);
-  const grant = (input: Record<string, unknown>) =>
-    refusal(grantSkill(deps, supervisor, { userId: novice.userId, skillId: skill.id, level: 1, ...input }, META));
-  const cases: [string, Record<string, unknown>, string][] = [
-    ['nobody grants themselves', { userId: supervisor.userId }, 'SEPARATION_OF_DUTIES'],
-    ["above the skill's levels", { level: 4 }, 'VALIDATION_ERROR'],
-    ['an expiry already past', { expiresAt: new Date(deps.clock.now().getTime() - DAY).toISOString() }, 'VALIDATION_ERROR'],
-    ['a wrong trainer signature', { password: 'not-the-password' }, 'INVALID_CREDENTIALS'],
-    ['a skill of no one', { skillId: 999_999 }, 'NOT_FOUND'],
-    ['a user of no one', { userId: 999_999 }, 'NOT_FOUND'],
+  const cases: [string, Record<string, unknown>, string, number][] = [
+    ['nobody grants themselves', { userId: supervisor.userId }, 'SEPARATION_OF_DUTIES', 403],
+    ["above the skill's levels", { level: 4 }, 'VALIDATION_ERROR', 422],
+    ['an expiry already past', { expiresAt: new Date(deps.clock.now().getTime() - DAY).toISOString() }, 'VALIDATION_ERROR', 422],
+    ['a wrong trainer signature', { password: 'not-the-password' }, 'INVALID_CREDENTIALS', 401],
+    ['a skill of no one', { skillId: 999_999 }, 'NOT_FOUND', 404],
+    ['a user of no one', { userId: 999_999 }, 'NOT_FOUND', 404],
   ];
-  for (const [what, input, code] of cases) assert.is((await grant(input)).code, code, what);
-  assert.is(
-    (await deps.db.kysely.selectFrom('user_skills').select('id').where('user_id', '=', novice.userId).execute()).length,
-    0,
-    'nothing granted',
-  );
+  // each refused with nothing written; a wrong signature counts toward the lockout (auth_failures) and is logged
+  for (const [what, input, code, status] of cases)
+    await play(deps, null, {
+      when: () => grantSkill(deps, supervisor, { userId: novice.userId, skillId: skill.id, level: 1, ...input }, META),
+      then: {
+        error: { code, status },
+        ...(input.password !== undefined && {
+          mayChange: ['auth_failures'],
+          signals: { logWritten: 1 },
+          securityLog: [{ event: 'auth.signature_failed', user_id: supervisor.userId }],
+        }),
+      },
+    }).catch((error: Error) => {
+      throw new Error(`${what}: ${error.message}`);
+    });
 });
 
 test('a signed grant records the trainer (TRAINED in the audit chain); validityDays sets the expiry; a skill name is unique; revoking twice is NOT_FOUND', async ({
