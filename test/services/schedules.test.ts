@@ -243,13 +243,17 @@ test('a definition is refused naming its field: the rule, the start, an asset an
     [{ templateId: 999_999 }, 'NOT_FOUND'],
   ];
   // each refused naming its field, with nothing saved and no signal to the worker
-  for (const [input, code, path] of cases)
+  for (const [input, code, path] of cases) {
+    const started = performance.now();
     await play(deps, null, {
       when: () => schedule({ startsAt: '2026-07-01T08:00', ...input }),
       then: { error: { code, ...(path && { details: { fields: [{ path }] } }) } },
     }).catch((error: Error) => {
       throw new Error(`${JSON.stringify(input)}: ${error.message}`);
     });
+    // bounded work: a rule the library would walk for long is refused before
+    assert.ok(performance.now() - started < 5000, `${JSON.stringify(input)}: ${Math.round(performance.now() - started)} ms`);
+  }
 
   const made = await schedule({ recurrence: 'FREQ=HOURLY;BYMINUTE=15' });
   const edit = await refusal(updateSchedule(deps, owner, { scheduleId: made.id, recurrence: 'FREQ=HOURLY;BYMINUTE=15,45' }));
