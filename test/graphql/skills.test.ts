@@ -6,11 +6,12 @@ import { gid, gql } from '../helpers/graphql';
 import { contentInput, createJob, publishedTemplate, publishNewVersion, DOMAIN_TEST_ENV } from '../helpers/domain';
 
 /**
- * Qualifications (docs/qualifications.md) through real HTTP:
- * skills and grants with the trainer's e-signature, NOT_QUALIFIED on every
- * door (assign, accept a hand-off, start, record, sign) with its details, an
- * expired grant, overrides, retraining after a publish and its
- * acknowledgement, the matrix and the expiring skills.
+ * Qualifications (docs/qualifications.md) through real HTTP: what
+ * each operation answers and who may call it — skills and grants with the
+ * trainer's e-signature, NOT_QUALIFIED with its details (GraphQL and REST),
+ * overrides, retraining and its acknowledgement, the matrix and the expiring
+ * skills. The rules themselves (the gate on every door, expiry, what an
+ * override covers, when retraining is due): test/services/qualifications.test.ts.
  */
 
 let server: TestServer;
@@ -55,8 +56,6 @@ const REVOKE = 'mutation($i: RevokeSkillInput!) { revokeSkill(input: $i) { revok
 const OVERRIDE =
   'mutation($i: OverrideQualificationInput!) { overrideQualification(input: $i) { override { reason lacking overriddenByName user { databaseId } job { databaseId } version { databaseId } } } }';
 const RECORD = 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } } }';
-const START = 'mutation($j: ID!) { startJob(input: { jobId: $j }) { job { state } } }';
-const SIGN = 'mutation($i: SignStepInput!) { signStep(input: $i) { signature { meaning } } }';
 const ACK =
   'mutation($v: ID!) { acknowledgeRetraining(input: { versionId: $v }) { retraining { acknowledgedAt dueSince version { databaseId } previousVersion { databaseId } } } }';
 
@@ -108,7 +107,7 @@ const record = (who: Person, jobId: number | string, stepId = 'close') =>
 const details = (result: { errors?: { extensions?: { details?: any } }[] }) => result.errors![0].extensions!.details;
 
 skills(
-  'createSkill and grantSkill: the trainer signs TRAINED with a password; refusals: role, oneself, level, duplicate name, wrong password',
+  'createSkill, grantSkill (signed as trainer), mySkills, revokeSkill: their answers; an operator does not grant, a supervisor does not define skills',
   async () => {
     const { client, supervisor, welder, novice, skillId } = await setup();
     const listed = await gql(
@@ -125,16 +124,8 @@ skills(
     assert.is(signed.trainedBy.databaseId, supervisor.id);
     assert.is(signed.grantedBy.databaseId, supervisor.id);
     assert.is(signed.expiresAt, null);
-    const audit = await server.deps.db.kysely
-      .selectFrom('audit_entries')
-      .selectAll()
-      .where('client_id', '=', client.id)
-      .where('action', '=', 'skill.granted')
-      .orderBy('seq')
-      .execute();
-    assert.is(audit.length, 2);
-    assert.is(JSON.parse(audit[0].after!).signature, undefined, "the setup's grant was not signed");
-    assert.is(JSON.parse(audit[1].after!).signature.meaning, 'TRAINED');
+    assert.equal(signed.skill, { name: 'Welding' });
+    assert.equal(signed.user, { databaseId: novice.id });
 
     const mine = await gql(server, novice.token, 'query { mySkills { skill { name } level expired } }');
     assert.equal(mine.data.mySkills, [{ skill: { name: 'Welding' }, level: 1, expired: false }]);
@@ -142,110 +133,55 @@ skills(
     const tries = async (who: Person | { token: string }, input: Record<string, unknown>) =>
       (await gql(server, who.token, GRANT, { i: { userId: gid('User', novice.id), skillId, level: 1, ...input } })).codes;
     assert.equal(await tries(welder, {}), ['FORBIDDEN'], 'an operator does not grant');
-    assert.equal(await tries(supervisor, { userId: gid('User', supervisor.id) }), ['SEPARATION_OF_DUTIES'], 'nobody grants themselves');
-    assert.equal(await tries(supervisor, { level: 4 }), ['VALIDATION_ERROR'], "above the skill's levels");
-    assert.equal(await tries(supervisor, { expiresAt: new Date(server.clock.now().getTime() - DAY).toISOString() }), ['VALIDATION_ERROR']);
-    assert.equal(await tries(supervisor, { password: 'not-the-password' }), ['INVALID_CREDENTIALS'], 'a wrong trainer signature');
     assert.equal(await tries(supervisor, { skillId: gid('Skill', 999999) }), ['NOT_FOUND']);
-    assert.equal((await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Welding' } })).codes, ['CONFLICT']);
     assert.equal(
       (await gql(server, supervisor.token, CREATE_SKILL, { i: { name: 'Rigging' } })).codes,
       ['FORBIDDEN'],
       'a supervisor grants; admins define skills',
     );
-
-    // with validityDays the grant expires by itself
     const rigging = await gql(server, client.owner.token, CREATE_SKILL, { i: { name: 'Rigging', validityDays: 10 } });
-    const riggingGrant = await grant(supervisor, novice, rigging.data.createSkill.skill.id, 1);
-    assert.is(riggingGrant.expiresAt, new Date(server.clock.now().getTime() + 10 * DAY).toISOString());
+    const { name, levels, validityDays } = rigging.data.createSkill.skill;
+    assert.equal([name, levels, validityDays], ['Rigging', 1, 10]);
 
     const revoked = await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } });
     assert.equal(revoked.data.revokeSkill.revoked, { level: 1, skill: { name: 'Welding' } });
-    assert.equal((await gql(server, supervisor.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } })).codes, ['NOT_FOUND']);
+    assert.equal((await gql(server, welder.token, REVOKE, { i: { userId: gid('User', novice.id), skillId } })).codes, ['FORBIDDEN']);
   },
 );
 
-skills(
-  'the version carries its qualifications (read back, signed into the content hash); NOT_QUALIFIED on assign, start, record and sign, with the details',
-  async () => {
-    const { client, welder, novice, template } = await setup();
-    const read = await gql(
-      server,
-      welder.token,
-      'query($id: ID!) { templateVersion(id: $id) { content { qualifications { skill level } sections { steps { signoff { skills { skill level } } } } } } }',
-      { id: gid('TemplateVersion', template.versionId) },
-    );
-    assert.equal(read.codes, [], JSON.stringify(read.errors));
-    assert.equal(read.data.templateVersion.content.qualifications, [{ skill: 'Welding', level: 2 }]);
-    assert.equal(read.data.templateVersion.content.sections[0].steps[0].signoff.skills, [{ skill: 'Welding', level: 3 }]);
-
-    // assign: the novice holds nothing
-    const assigned = await gql(
-      server,
-      client.owner.token,
-      'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }',
-      {
-        i: {
-          templateId: gid('Template', template.templateId),
-          title: 'Weld',
-          assigneeIds: [gid('User', welder.id), gid('User', novice.id)],
-        },
-      },
-    );
-    assert.equal(assigned.codes, ['NOT_QUALIFIED']);
-    assert.equal(details(assigned), {
-      userId: novice.id,
-      action: 'assign',
-      jobId: null,
-      retrainingDue: [],
-      skills: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' }],
-    });
-
-    // an unassigned job: anyone may start it, but only the qualified
-    const job = await createJob(server, client.owner.token, { templateId: template.templateId });
-    const started = await gql(server, novice.token, START, { j: gid('Job', job.id) });
-    assert.equal(started.codes, ['NOT_QUALIFIED']);
-    assert.is(details(started).action, 'start');
-    const recorded = await record(novice, job.id);
-    assert.equal(recorded.codes, ['NOT_QUALIFIED']);
-    assert.equal(
-      { ...details(recorded), skills: undefined },
-      { userId: novice.id, action: 'record', jobId: job.id, stepId: 'close', retrainingDue: [], skills: undefined },
-    );
-
-    // the welder holds level 2: works the job, but the weld sign-off asks level 3
-    assert.equal((await record(welder, job.id, 'weld')).codes, []);
-    const signed = await gql(server, welder.token, SIGN, {
-      i: { jobId: gid('Job', job.id), stepId: 'weld', meaning: 'PERFORMED', password: welder.password },
-    });
-    assert.equal(signed.codes, ['NOT_QUALIFIED']);
-    assert.equal(details(signed).skills, [{ skill: 'Welding', requiredLevel: 3, heldLevel: 2, expiresAt: null, reason: 'LEVEL_TOO_LOW' }]);
-    assert.is(details(signed).stepId, 'weld');
-  },
-);
-
-skills('an expired grant is refused (EXPIRED); a hand-off accepted by someone unqualified is refused over REST too', async () => {
-  const { client, supervisor, welder, novice, skillId, template } = await setup();
-  const expiring = await buildUser(server, client, { roles: ['operator'] });
-  // the clock moves by seconds only: the sessions' tokens stay valid
-  const expiresAt = new Date(server.clock.now().getTime() + 1000).toISOString();
-  await grant(supervisor, expiring, skillId, 2, { expiresAt });
-  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [welder.id] });
-  const other = await createJob(server, client.owner.token, { templateId: template.templateId });
-  const person = { id: expiring.id, token: expiring.token!, password: expiring.password };
-  assert.equal((await record(person, other.id)).codes, [], 'valid before its expiry');
-  server.clock.advance(2000);
-  const refused = await record(person, other.id);
-  assert.equal(refused.codes, ['NOT_QUALIFIED']);
-  assert.equal(details(refused).skills, [{ skill: 'Welding', requiredLevel: 2, heldLevel: 2, expiresAt, reason: 'EXPIRED' }]);
-  const matrix = await gql(
+skills('the version carries its qualifications (read back); NOT_QUALIFIED in GraphQL carries its details in the extensions', async () => {
+  const { client, welder, novice, template } = await setup();
+  const read = await gql(
     server,
-    supervisor.token,
-    'query { skillMatrix(first: 50) { nodes { user { databaseId } skills { expired expiresAt } } } }',
+    welder.token,
+    'query($id: ID!) { templateVersion(id: $id) { content { qualifications { skill level } sections { steps { signoff { skills { skill level } } } } } } }',
+    { id: gid('TemplateVersion', template.versionId) },
   );
-  assert.equal(matrix.data.skillMatrix.nodes.find((n: { user: { databaseId: number } }) => n.user.databaseId === expiring.id).skills, [
-    { expired: true, expiresAt },
-  ]);
+  assert.equal(read.codes, [], JSON.stringify(read.errors));
+  assert.equal(read.data.templateVersion.content.qualifications, [{ skill: 'Welding', level: 2 }]);
+  assert.equal(read.data.templateVersion.content.sections[0].steps[0].signoff.skills, [{ skill: 'Welding', level: 3 }]);
+
+  // assign: the novice holds nothing
+  const assigned = await gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
+    i: {
+      templateId: gid('Template', template.templateId),
+      title: 'Weld',
+      assigneeIds: [gid('User', welder.id), gid('User', novice.id)],
+    },
+  });
+  assert.equal(assigned.codes, ['NOT_QUALIFIED']);
+  assert.equal(details(assigned), {
+    userId: novice.id,
+    action: 'assign',
+    jobId: null,
+    retrainingDue: [],
+    skills: [{ skill: 'Welding', requiredLevel: 2, heldLevel: null, expiresAt: null, reason: 'NOT_HELD' }],
+  });
+});
+
+skills('NOT_QUALIFIED over REST: a hand-off accepted by someone unqualified is 403 with the details', async () => {
+  const { client, welder, novice, template } = await setup();
+  const job = await createJob(server, client.owner.token, { templateId: template.templateId, assigneeIds: [welder.id] });
 
   // the welder hands the job to the novice, who may not accept it
   const offered = await server.request('POST', '/api/client/workingTogether', {
@@ -264,7 +200,7 @@ skills('an expired grant is refused (EXPIRED); a hand-off accepted by someone un
 });
 
 skills(
-  'overrideQualification: by job (accept, start, record) and by template (assign), with a reason, audited, listed as deviations; refused without the right',
+  'overrideQualification by job and by template: its answer, the job and recent overrides, the deviation; refused without the right or a reason',
   async () => {
     const { client, supervisor, welder, novice, template } = await setup();
     const job = await createJob(server, client.owner.token, { templateId: template.templateId });
@@ -275,64 +211,33 @@ skills(
       ['VALIDATION_ERROR'],
       'a reason is required',
     );
-    assert.equal(
-      (await gql(server, supervisor.token, OVERRIDE, { i: { ...input, templateId: gid('Template', template.templateId) } })).codes,
-      ['VALIDATION_ERROR'],
-      'a job or a template',
-    );
-    assert.equal(
-      (await gql(server, supervisor.token, OVERRIDE, { i: { ...input, userId: gid('User', welder.id) } })).codes,
-      ['VALIDATION_ERROR'],
-      'nothing to override',
-    );
     const overridden = await gql(server, supervisor.token, OVERRIDE, { i: input });
     assert.equal(overridden.codes, [], JSON.stringify(overridden.errors));
     const override = overridden.data.overrideQualification.override;
     assert.equal(
-      { user: override.user.databaseId, job: override.job.databaseId, reason: override.reason },
-      { user: novice.id, job: job.id, reason: input.reason },
+      { user: override.user.databaseId, job: override.job.databaseId, reason: override.reason, version: override.version.databaseId },
+      { user: novice.id, job: job.id, reason: input.reason, version: template.versionId },
     );
+    assert.ok(override.overriddenByName);
     assert.equal(
       override.lacking.skills.map((s: { reason: string }) => s.reason),
       ['NOT_HELD'],
     );
     assert.equal((await record(novice, job.id)).codes, [], 'the override lets the novice record');
-    // not on another job
-    const other = await createJob(server, client.owner.token, { templateId: template.templateId });
-    assert.equal((await record(novice, other.id)).codes, ['NOT_QUALIFIED']);
 
     // by template: assigning a new job of the published version
-    const assign = () =>
-      gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
-        i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', novice.id)] },
-      });
-    assert.equal((await assign()).codes, ['NOT_QUALIFIED']);
     const byTemplate = await gql(server, client.owner.token, OVERRIDE, {
       i: { userId: gid('User', novice.id), templateId: gid('Template', template.templateId), reason: 'Supervised by the welder' },
     });
     assert.equal(byTemplate.codes, [], JSON.stringify(byTemplate.errors));
     assert.is(byTemplate.data.overrideQualification.override.job, null);
     assert.is(byTemplate.data.overrideQualification.override.version.databaseId, template.versionId);
-    const created = await assign();
+    const created = await gql(server, client.owner.token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { job { databaseId } } }', {
+      i: { templateId: gid('Template', template.templateId), title: 'Weld', assigneeIds: [gid('User', novice.id)] },
+    });
     assert.equal(created.codes, [], JSON.stringify(created.errors));
     const createdId = created.data.createJob.job.databaseId;
-    assert.equal((await record(novice, createdId)).codes, []);
 
-    // audited in the chain, and shown as deviations
-    const audit = await server.deps.db.kysely
-      .selectFrom('audit_entries')
-      .selectAll()
-      .where('client_id', '=', client.id)
-      .where('action', '=', 'qualification.overridden')
-      .orderBy('seq')
-      .execute();
-    assert.equal(
-      audit.map((a) => [a.entity_type, JSON.parse(a.after!).reason]),
-      [
-        ['job', input.reason],
-        ['template_version', 'Supervised by the welder'],
-      ],
-    );
     const onJob = await gql(
       server,
       supervisor.token,
@@ -354,9 +259,10 @@ skills(
       { j: gid('Job', job.id) },
     );
     assert.equal(deviations.codes, [], JSON.stringify(deviations.errors));
-    const [noted, ...more] = deviations.data.deviations.nodes as { kind: string; detail: string }[];
-    assert.equal(more, [], 'one override, one deviation');
-    assert.ok(noted.detail.startsWith('qualification of ') && noted.detail.endsWith(`: ${input.reason}`), noted.detail);
+    assert.equal(
+      deviations.data.deviations.nodes.map((d: { kind: string }) => d.kind),
+      ['OVERRIDE'],
+    );
   },
 );
 
@@ -375,71 +281,32 @@ skills('a supervisor holding exactly operator + approver overrides (a signed dev
   assert.equal((await record(novice, job.id)).codes, [], 'the override lets the novice record');
 });
 
-skills(
-  'publishing a version whose steps changed makes retraining due for the qualified; jobs of the new version refuse them until they acknowledge',
-  async () => {
-    const { client, welder, novice, template } = await setup();
-    const oldJob = await createJob(server, client.owner.token, { templateId: template.templateId });
-    // a new version with the same steps is no retraining
-    const retitled = await publishNewVersion(server, client, template, CONTENT);
-    assert.equal((await gql(server, welder.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings, []);
-    const versionId = await publishNewVersion(server, client, template, CHANGED);
-    const diff = await gql(
-      server,
-      welder.token,
-      'query($a: ID!, $b: ID!) { versionDiff(fromVersionId: $a, toVersionId: $b) { added { stepId } qualificationsChanged } }',
-      { a: gid('TemplateVersion', retitled), b: gid('TemplateVersion', versionId) },
-    );
-    assert.equal(diff.data.versionDiff, { added: [{ stepId: 'clean' }], qualificationsChanged: false });
-
-    const due = await gql(
-      server,
-      welder.token,
-      'query { myRetrainings { version { databaseId } previousVersion { databaseId } acknowledgedAt } }',
-    );
-    assert.equal(due.data.myRetrainings, [
-      { version: { databaseId: versionId }, previousVersion: { databaseId: retitled }, acknowledgedAt: null },
-    ]);
-    assert.equal(
-      (await gql(server, novice.token, 'query { myRetrainings { dueSince } }')).data.myRetrainings,
-      [],
-      'the unqualified have nothing to retrain',
-    );
-
-    const newJob = await createJob(server, client.owner.token, { templateId: template.templateId });
-    const refused = await record(welder, newJob.id);
-    assert.equal(refused.codes, ['NOT_QUALIFIED']);
-    assert.equal(details(refused).skills, []);
-    assert.equal(
-      details(refused).retrainingDue.map((r: { versionId: number }) => r.versionId),
-      [versionId],
-    );
-    assert.equal((await record(welder, oldJob.id)).codes, [], 'a job pinned to the older version is not affected');
-
-    assert.equal((await gql(server, novice.token, ACK, { v: gid('TemplateVersion', versionId) })).codes, ['NOT_FOUND']);
-    const acked = await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) });
-    assert.equal(acked.codes, [], JSON.stringify(acked.errors));
-    const at = acked.data.acknowledgeRetraining.retraining.acknowledgedAt;
-    assert.ok(at);
-    assert.is(
-      (await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) })).data.acknowledgeRetraining.retraining.acknowledgedAt,
-      at,
-      'acknowledged once',
-    );
-    assert.equal((await record(welder, newJob.id)).codes, []);
-    const audit = await server.deps.db.kysely
-      .selectFrom('audit_entries')
-      .select('action')
-      .where('client_id', '=', client.id)
-      .where('action', 'like', 'retraining.%')
-      .orderBy('seq')
-      .execute();
-    assert.equal(
-      audit.map((a) => a.action),
-      ['retraining.due', 'retraining.acknowledged'],
-    );
-  },
-);
+skills('myRetrainings and acknowledgeRetraining: what is due after a changed version is published, and its acknowledgement', async () => {
+  const { client, welder, novice, template } = await setup();
+  const versionId = await publishNewVersion(server, client, template, CHANGED);
+  const due = await gql(
+    server,
+    welder.token,
+    'query { myRetrainings { version { databaseId } previousVersion { databaseId } acknowledgedAt dueSince } }',
+  );
+  assert.equal(due.codes, [], JSON.stringify(due.errors));
+  const [retraining, ...more] = due.data.myRetrainings;
+  assert.equal(more, []);
+  assert.equal(
+    [retraining.version, retraining.previousVersion, retraining.acknowledgedAt, typeof retraining.dueSince],
+    [{ databaseId: versionId }, { databaseId: template.versionId }, null, 'string'],
+  );
+  assert.equal((await gql(server, novice.token, ACK, { v: gid('TemplateVersion', versionId) })).codes, ['NOT_FOUND']);
+  const acked = await gql(server, welder.token, ACK, { v: gid('TemplateVersion', versionId) });
+  assert.equal(acked.codes, [], JSON.stringify(acked.errors));
+  const answer = acked.data.acknowledgeRetraining.retraining;
+  assert.ok(answer.acknowledgedAt);
+  assert.equal(
+    [answer.dueSince, answer.version, answer.previousVersion],
+    [retraining.dueSince, { databaseId: versionId }, { databaseId: template.versionId }],
+  );
+  assert.equal((await record(welder, (await createJob(server, client.owner.token, { templateId: template.templateId })).id)).codes, []);
+});
 
 skills('a requirement change is in the diff; duplicate skills and skills on an unsigned sign-off are refused at draft save', async () => {
   const { client, template } = await setup();
@@ -520,10 +387,6 @@ skills('skillMatrix: users × skills with level and expiry, a Relay connection; 
     { d: 30 },
   );
   assert.equal(expiring.data.expiringSkills, { totalCount: 1, nodes: [{ user: { databaseId: welder.id }, skill: { name: 'Forklift' } }] });
-  assert.is(
-    (await gql(server, supervisor.token, 'query { expiringSkills(withinDays: 60) { totalCount } }')).data.expiringSkills.totalCount,
-    2,
-  );
   assert.equal((await gql(server, supervisor.token, 'query { expiringSkills(withinDays: -1) { totalCount } }')).codes, [
     'VALIDATION_ERROR',
   ]);
