@@ -22,7 +22,7 @@ import { missingSignoffs, signoffMissing } from '#domain/signoffs';
 import { commentRequired, completedLate, deviationsOfRecording, stepsMissingComment } from '#domain/deviations';
 import { recordDeviation } from '#repos/deviations';
 import { assertFilesOfClient } from './files';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
+import { JOB_TRANSITIONS, transition, type JobAction, type Transition } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { presentJob, presentJobMembers, presentStepRecord } from '#presenters/jobs';
 import { appendAudit } from '#repos/audit';
@@ -55,6 +55,7 @@ import { notify } from './notifications';
 import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { closeFaultsFollowedUpBy } from './fault-closing';
 import { captureTime } from '#domain/capture-time';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -169,7 +170,7 @@ export async function createJob(
   /** more writes that belong to the job's creation, in its transaction (e.g. the ERP work-order link) */
   alsoInTransaction?: (trx: Kysely<DB>, job: JobRow, afterCommit: AfterCommit) => Promise<void>,
 ): Promise<JobRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   const input = parseOrFail(CreateJobInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -496,7 +497,7 @@ export async function recordStep(
   /** more writes that belong to the recording, in its transaction (marking a step not applicable: services/deviations.ts) */
   alsoInTransaction?: (trx: Kysely<DB>, done: { job: JobRow; step: Step; before: StepRecordRow | undefined }) => Promise<void>,
 ): Promise<JobRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  requirePermission(actor.roles, 'runJob');
   const input = parseOrFail(RecordStepInput, raw);
   if (input.status === 'SKIPPED' && !input.reason)
     throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });

@@ -6,9 +6,16 @@
 
 import { serverHasNotApplicable } from '../api/features';
 import { QUALIFICATION_FIELDS, type QualificationCheck } from '../rules/qualification';
-
-export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
+import type {
+  FaultSeverity,
+  FaultState,
+  FieldType,
+  JobPriority,
+  JobState,
+  StepSignatureMeaning,
+  StepStatus,
+} from '../../domain/vocabulary';
+export type { FieldType, JobState } from '../../domain/vocabulary';
 
 export interface FileInfo {
   databaseId: number;
@@ -71,7 +78,7 @@ export interface StepSignatureData {
   stepId: string;
   signer: PersonRef | null;
   signerName: string;
-  meaning: 'PERFORMED' | 'VERIFIED';
+  meaning: StepSignatureMeaning;
   signedAt: string;
   invalidatedAt: string | null;
 }
@@ -85,7 +92,7 @@ export interface PersonRef {
 
 export interface StepRecordData {
   stepId: string;
-  status: 'DONE' | 'SKIPPED' | 'FAILED';
+  status: StepStatus;
   /** `error`: a CALCULATED value the server could not compute (value null) */
   values: { key: string; value: unknown; outOfLimits: boolean; error?: string | null; files: FileInfo[] }[];
   comment: string | null;
@@ -105,8 +112,8 @@ export interface FaultData {
   databaseId: number;
   stepId: string | null;
   description: string;
-  severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
-  state: 'OPEN' | 'CLOSED';
+  severity: FaultSeverity;
+  state: FaultState;
   raisedAt: string;
 }
 
@@ -115,7 +122,7 @@ export interface JobData {
   databaseId: number;
   title: string;
   state: JobState;
-  priority: 'HIGH' | 'MEDIUM' | 'LOW';
+  priority: JobPriority;
   revision: number;
   dueAt: string | null;
   asset: { id: string; name: string; serialNumber: string | null } | null;

@@ -2,8 +2,7 @@ import { ApiError, graphql, requestLanguage } from '../api/client';
 import { useI18n } from '../i18n';
 import { jobDocument, type JobData } from '../offline/job-data';
 import { ESignatureDialog } from '../ui';
-
-export type StepMeaning = 'PERFORMED' | 'VERIFIED';
+import type { StepSignatureMeaning } from '../../domain/vocabulary';
 
 /** The codes a step signature is refused with that people should read in plain words (rules.*.json). */
 const PLAIN = new Set([
@@ -34,7 +33,7 @@ export interface SignStepDialogProps {
   jobId: string;
   stepId: string;
   stepTitle: string;
-  meaning: StepMeaning;
+  meaning: StepSignatureMeaning;
   signer: { name: string; email: string };
   onClose: () => void;
   /** the job as the server has it after the signature */

@@ -2,6 +2,8 @@ import { ApiError, globalId, graphql, requestLanguage } from '../../api/client';
 import { jobDocument, type FaultData, type FileInfo, type JobData, type PersonRef } from '../../offline';
 import { DEVIATION_FIELDS, type Deviation } from '../review/exceptions';
 import { OVERRIDE_FIELDS, type Override } from '../qualifications/api';
+import type { HandOffStatus } from '../../../domain/vocabulary';
+export type { HandOffStatus } from '../../../domain/vocabulary';
 
 /**
  * What the job record page reads: the job as the app knows it (the operator's
@@ -44,8 +46,6 @@ export interface JobRecord extends JobData {
   /** null: the licence lacks the collaboration feature (no hand-offs are made there either) */
   handOffs: { totalCount: number; nodes: RecordHandOff[] } | null;
 }
-
-export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
 
 export interface RecordHandOff {
   id: string;
