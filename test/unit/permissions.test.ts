@@ -6,6 +6,8 @@ import { allRoutes } from '#http/routes/index';
 import { GRAPHQL_OPERATIONS } from '#policies/operations';
 import { PERMISSIONS, type Permission } from '#policies/permissions';
 import { ROLES } from '#policies/roles';
+import { graphql } from 'graphql';
+import { buildAppSchema } from '#graphql/schema';
 
 /**
  * Who may call what, as one reviewed file: every REST route (its `auth` and the roles of its permission) and every
@@ -43,6 +45,41 @@ test('every permission allows at least one role, and only roles that exist', () 
     assert.ok(roles.length > 0, permission);
     for (const role of roles) assert.ok((ROLES as readonly string[]).includes(role), `${permission}: ${role}`);
   }
+});
+
+/** A schema of one operation whose resolver only counts its calls: what the GraphQL layer's guard lets through. */
+function oneOperation(name: string) {
+  const calls: string[] = [];
+  const schema = buildAppSchema([
+    {
+      typeDefs: `extend type Query { dataEpoch: Int } extend type Mutation { ${name}: Boolean }`,
+      resolvers: { Mutation: { [name]: () => calls.push(name) > 0 } },
+    },
+  ]);
+  const run = async (roles: string[]) => {
+    const result = await graphql({
+      schema,
+      source: `mutation { ${name} }`,
+      contextValue: { actor: { roles } },
+    });
+    return result.errors?.map((e) => (e.originalError as { code?: string } | undefined)?.code) ?? [];
+  };
+  return { calls, run };
+}
+
+test("the GraphQL layer checks an operation's permission before its resolver runs", async () => {
+  const createSkill = oneOperation('createSkill');
+  assert.equal(GRAPHQL_OPERATIONS.createSkill, 'manageSkills');
+  for (const role of ROLES) {
+    const codes = await createSkill.run([role]);
+    const allowed = (PERMISSIONS.manageSkills as readonly string[]).includes(role);
+    assert.equal(codes, allowed ? [] : ['FORBIDDEN'], role);
+  }
+  assert.equal(createSkill.calls.length, PERMISSIONS.manageSkills.length, 'the resolver ran for the allowed roles only');
+});
+
+test('an operation missing from GRAPHQL_OPERATIONS stops the schema from building', () => {
+  assert.throws(() => oneOperation('undeclaredOperation'), /undeclaredOperation has no permission in GRAPHQL_OPERATIONS/);
 });
 
 test.run();
