@@ -19,9 +19,15 @@ const LAYERS = [
   ['presenters', 'API shapes of rows (zod response schemas)', '^src/presenters/'],
   ['deps', 'the Deps interface and the Signals port (declarations only)', '^src/deps[.]ts$'],
   ['repos', 'SQL, one module per table family; the secrets store', '^src/(repos/|secrets[.]ts$)'],
-  ['domain', 'pure rules and vocabulary: content, recording, transitions, roles, license terms', '^src/(domain|policies|licensing)/'],
+  [
+    'domain',
+    'pure rules: content, recording, transitions, roles, permissions, license terms',
+    '^src/(domain/(?!vocabulary[.]ts$)|policies/|licensing/)',
+  ],
   ['db', 'connection, schema types, migrator, transactions, tenancy', '^src/db/'],
   ['base', 'lib, storage, config, logger, errors', '^src/(lib/|storage/|config[.]ts$|logger[.]ts$|errors[.]ts$)'],
+  // the shared names (states, kinds) import nothing: the row types of src/db may use them, and so may the apps
+  ['vocabulary', 'the names of states and kinds shared by the schema, the rules, the server and the apps', '^src/domain/vocabulary[.]ts$'],
 ];
 
 const above = (i) => LAYERS.slice(0, i).map(([, , path]) => path);

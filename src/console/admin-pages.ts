@@ -3,10 +3,9 @@ import { formatDate, h, replace } from './dom';
 import { confirmAction, errorText, facts, form, pagedTable, run, section, notice, textOf } from './ui';
 import { logColumns, logExportSection, logTailSection, storageSection } from './operations-pages';
 import { fingerprintLine } from './records-section';
+import { LICENSE_TYPES } from '../policies/roles';
 
 /** The pages of a system administrator. Each calls existing REST routes and shows what they answer. */
-
-const LICENSE_TYPES = ['full', 'connect'];
 
 /** What a seat of each license type is for (docs/api/rest.md: roles and license types), said where seats are chosen. */
 export const SEAT_TYPES: Record<string, { label: string; explains: string }> = {

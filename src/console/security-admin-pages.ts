@@ -3,10 +3,10 @@ import { formatDate, h, replace, uniqueId } from './dom';
 import { invitationOutcome, seatTable, seatTypesExplained, userColumns } from './admin-pages';
 import { confirmAction, facts, form, notice, pagedTable, run, section, textOf } from './ui';
 import { recordsSection } from './records-section';
+import { ROLES } from '../policies/roles';
 
 /** The pages of a client's Security Administrator (role `admin`): users, seats, security settings, MSA. */
 
-const ROLES = ['admin', 'user_admin', 'author', 'operator', 'approver', 'publisher', 'viewer'];
 const ROLE_HINT = 'A connect license holds the operator and viewer roles only; a full license any role.';
 
 /**

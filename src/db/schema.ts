@@ -1,4 +1,40 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  VersionState,
+  SignatureMeaning,
+  StepSignatureMeaning,
+  JobState,
+  JobPriority,
+  StepStatus,
+  FaultSeverity,
+  FaultState,
+  DeviationKind,
+  HandOffStatus,
+  ScheduleState,
+  MissedOccurrences,
+  OccurrenceStatus,
+  TwoFactorRequirement,
+  SsoProviderKind,
+} from '#domain/vocabulary';
+
+// the shared names (states, kinds) are the domain's vocabulary, declared once there; re-exported for the row types' readers
+export type {
+  VersionState,
+  SignatureMeaning,
+  StepSignatureMeaning,
+  JobState,
+  JobPriority,
+  StepStatus,
+  FaultSeverity,
+  FaultState,
+  DeviationKind,
+  HandOffStatus,
+  ScheduleState,
+  MissedOccurrences,
+  OccurrenceStatus,
+  TwoFactorRequirement,
+  SsoProviderKind,
+} from '#domain/vocabulary';
 
 /**
  * Table types, one interface a table, snake_case as stored. Timestamps are
@@ -159,8 +195,6 @@ export interface OutboxTable {
   last_error: string | null;
   sent_at: string | null;
 }
-
-export type TwoFactorRequirement = 'off' | 'all' | 'admins';
 
 export interface ClientSettingsTable {
   client_id: number;
@@ -324,8 +358,6 @@ export interface TemplateOrganizationsTable {
   organization_id: number;
 }
 
-export type VersionState = 'DRAFT' | 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED';
-
 export interface TemplateVersionsTable {
   id: Generated<number>;
   client_id: number;
@@ -349,10 +381,6 @@ export interface TemplateVersionsTable {
   published_at: string | null;
   retired_at: string | null;
 }
-
-export type SignatureMeaning = 'APPROVED' | 'PUBLISHED' | 'REJECTED';
-/** the meanings of a step sign-off (docs/execution-rules.md) */
-export type StepSignatureMeaning = 'PERFORMED' | 'VERIFIED';
 
 /** A version's translation into one language, beside the version with its own approval (migration 0036). */
 export interface VersionTranslationsTable {
@@ -468,18 +496,6 @@ export interface VersionSignaturesTable {
   signed_at: string;
 }
 
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
-/** What went other than planned on a job (migration 0033, docs/execution-rules.md). */
-export type DeviationKind =
-  | 'OUT_OF_LIMITS'
-  | 'STEP_FAILED'
-  | 'NOT_APPLICABLE'
-  | 'FAULT'
-  | 'OVERRIDE'
-  | 'LATE_COMPLETION'
-  // a write a device had been told was recorded, lost with a restore and refused when sent again
-  | 'UNAPPLIED_CHANGE';
-
 export interface DeviationsTable {
   id: Generated<number>;
   client_id: number;
@@ -517,8 +533,6 @@ export interface JobReviewsTable {
   signed_at: string;
 }
 
-export type JobPriority = 'HIGH' | 'MEDIUM' | 'LOW';
-
 export interface JobsTable {
   id: Generated<number>;
   client_id: number;
@@ -550,8 +564,6 @@ export interface JobMembersTable {
   step_id: Generated<string>;
   created_at: string;
 }
-
-export type StepStatus = 'DONE' | 'SKIPPED' | 'FAILED';
 
 export interface StepRecordsTable {
   id: Generated<number>;
@@ -595,9 +607,6 @@ export interface UsageJobDaysTable {
   completed: number;
 }
 
-export type FaultSeverity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
-export type FaultState = 'OPEN' | 'CLOSED';
-
 export interface FaultsTable {
   id: Generated<number>;
   client_id: number;
@@ -620,10 +629,6 @@ export interface FaultsTable {
 }
 
 // ── Recurring and follow-up jobs (migration 0035) ───────────────────────────
-
-export type ScheduleState = 'ACTIVE' | 'PAUSED';
-/** what the worker does with an occurrence whose time has passed when it gets to it (after a pause of the daemon, a gap) */
-export type MissedOccurrences = 'CREATE' | 'SKIP';
 
 export interface SchedulesTable {
   id: Generated<number>;
@@ -656,8 +661,6 @@ export interface SchedulesTable {
   deleted_at: string | null;
 }
 
-export type OccurrenceStatus = 'CREATED' | 'SKIPPED';
-
 export interface ScheduleOccurrencesTable {
   id: Generated<number>;
   client_id: number;
@@ -683,8 +686,6 @@ export interface FollowUpJobsTable {
   created_by: number;
   created_at: string;
 }
-
-export type HandOffStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
 
 export interface HandOffsTable {
   id: Generated<number>;
@@ -1102,8 +1103,6 @@ export interface DB {
   sso_pending: SsoPendingTable;
   sso_assertions_seen: SsoAssertionsSeenTable;
 }
-
-export type SsoProviderKind = 'oidc' | 'saml' | 'dynamics' | 'directory';
 
 export interface SsoProvidersTable {
   id: Generated<number>;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '#lib/canonical-json';
+import { FIELD_TYPES, NUMERIC_FIELD_TYPES, type FieldType } from './vocabulary';
 import { validationFailed } from '#errors';
 import { issueProblems } from '#lib/parse-or-fail';
 import { ROLES, type Role } from '#policies/roles';
@@ -16,10 +17,8 @@ import { requirementProblems, SkillRequirementsInput, type SkillRequirement } fr
  * field key)` and diffs can tell a moved step from a new one.
  */
 
-export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR', 'CALCULATED'] as const;
-/** The types a CALCULATED field's expression may read. */
-export const NUMERIC_FIELD_TYPES: ReadonlySet<FieldType> = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
-export type FieldType = (typeof FIELD_TYPES)[number];
+// the field types are shared vocabulary (the floor app's editor lists them too): declared once in ./vocabulary.ts
+export { FIELD_TYPES, NUMERIC_FIELD_TYPES, type FieldType } from './vocabulary';
 
 const Id = z
   .string()

@@ -1,6 +1,7 @@
 import {
   assertValidSchema,
   buildSchema,
+  defaultFieldResolver,
   GraphQLScalarType,
   isInterfaceType,
   isObjectType,
@@ -8,7 +9,10 @@ import {
   valueFromASTUntyped,
   type GraphQLSchema,
 } from 'graphql';
+import { GRAPHQL_OPERATIONS } from '#policies/operations';
+import { requirePermission } from '#policies/permissions';
 import { modules } from './modules';
+import type { GraphQLContext } from './context';
 import type { SchemaModule } from './module';
 import { globalId, INTEGER_NODE_TYPES } from './ids';
 
@@ -108,6 +112,29 @@ export function buildAppSchema(mods: SchemaModule[] = modules): GraphQLSchema {
       }
     }
   }
+  guardOperations(schema);
   assertValidSchema(schema);
   return schema;
+}
+
+/**
+ * Who may call each operation, from the permission table (src/policies/operations.ts): a caller without the
+ * permission gets FORBIDDEN before the resolver runs, as a REST route's guard refuses before its handler. An
+ * operation missing from the table stops the schema from building: a new one is a deliberate decision.
+ */
+function guardOperations(schema: GraphQLSchema): void {
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      if (!Object.hasOwn(GRAPHQL_OPERATIONS, field.name)) {
+        throw new Error(`GraphQL operation ${field.name} has no permission in GRAPHQL_OPERATIONS (src/policies/operations.ts)`);
+      }
+      const permission = GRAPHQL_OPERATIONS[field.name];
+      if (permission === 'any') continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, ctx: GraphQLContext, info) => {
+        requirePermission(ctx.actor.roles, permission);
+        return resolve(source, args, ctx, info);
+      };
+    }
+  }
 }

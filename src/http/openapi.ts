@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '#errors';
 import { REQUEST_HEADERS, RESPONSE_HEADERS, type HeaderDoc, type RequestHeaderName, type ResponseHeaderName } from './headers';
 import type { RouteSpec } from './route-spec';
+import { PERMISSIONS } from '#policies/permissions';
 
 /**
  * The OpenAPI 3.1 description of the REST API, generated from the same route
@@ -376,10 +377,11 @@ function operation(spec: RouteSpec, components: SchemaComponents): JsonSchema {
     for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: 'query', required: required.has(name), schema });
   }
   parameters.push(...requestHeaders(spec).map(parameterRef));
+  const roles = spec.permission && PERMISSIONS[spec.permission];
   const who =
     spec.auth === 'public'
       ? 'Public.'
-      : `Auth: ${spec.auth}${spec.roles?.length ? `; roles: ${spec.roles.join(', ')}` : ''}.${spec.feature ? ` Licensed feature: ${spec.feature} (403 FEATURE_NOT_LICENSED without it).` : ''}`;
+      : `Auth: ${spec.auth}${roles?.length ? `; roles: ${roles.join(', ')}` : ''}.${spec.feature ? ` Licensed feature: ${spec.feature} (403 FEATURE_NOT_LICENSED without it).` : ''}`;
   const bodyType = spec.accepts === 'multipart' ? 'multipart/form-data' : 'application/json';
   const requestBody = spec.requestBody
     ? {
@@ -398,7 +400,7 @@ function operation(spec: RouteSpec, components: SchemaComponents): JsonSchema {
     tags: [tagOf(spec.path)],
     security: security(spec),
     'x-auth': spec.auth,
-    ...(spec.roles && { 'x-roles': [...spec.roles] }),
+    ...(roles && { 'x-roles': [...roles] }),
     ...(spec.feature && { 'x-license-feature': spec.feature }),
     ...(parameters.length > 0 && { parameters }),
     ...(requestBody && { requestBody }),

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ErrorCode, AppError } from '#errors';
 import type { Feature } from '#licensing/terms';
 import type { CurrentLicense } from '#licensing/state';
-import type { Role } from '#policies/roles';
+import type { Permission } from '#policies/permissions';
 import type { AppDeps } from '#runtime';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '#services/actor';
 import type { RequestHeaderName, ResponseHeaderName } from './headers';
@@ -69,8 +69,8 @@ export interface RouteSpec<
   path: string;
   summary: string;
   auth: A;
-  /** a user principal must hold one of these roles */
-  roles?: readonly Role[];
+  /** a user principal must hold one of the roles of this permission (src/policies/permissions.ts) */
+  permission?: Permission;
   /** the license key must carry this feature (403 FEATURE_NOT_LICENSED otherwise); see the feature table in docs/operating/integrations.md */
   feature?: Feature;
   body?: B;

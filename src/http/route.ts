@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { AppError, featureNotLicensed, forbidden, notFound, unauthorized } from '#errors';
 import type { Feature } from '#licensing/terms';
 import { currentLicense } from '#services/licensing/index';
-import { hasAnyRole } from '#policies/roles';
+import { permitted } from '#policies/permissions';
 import type { AppDeps } from '#runtime';
 import type { AppContext, AppState } from './state';
 import type { MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
@@ -238,7 +238,7 @@ function assertAllowed(spec: RouteSpec, ctx: AppContext): void {
   if (!actor) throw ctx.state.authError ?? unauthorized();
   if (spec.auth === 'user' && actor.kind !== 'user') throw forbidden('This route is for client users');
   if (spec.auth === 'admin' && actor.kind !== 'admin') throw forbidden('This route is for system administrators');
-  if (spec.roles && actor.kind === 'user' && !hasAnyRole(actor.roles, spec.roles)) throw forbidden();
+  if (spec.permission && actor.kind === 'user' && !permitted(actor.roles, spec.permission)) throw forbidden();
 }
 
 /** After the guard: who may not call the route learns nothing about the license. */

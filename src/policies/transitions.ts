@@ -5,9 +5,10 @@ import type { FaultState, HandOffStatus, JobState, ScheduleState, VersionState }
 /**
  * Every state machine of the domain as data: one table per stateful thing,
  * rows `{action, from, to, roles}`. `transition()` is the one function that
- * applies them; services, GraphQL and REST never compare states by hand. The
- * "who may do what" tables of docs/work-instructions.md and the authorization tests are checked
- * against these same tables.
+ * applies them; services, GraphQL and REST never compare states by hand. Who
+ * may perform each action enters the one permission table (./permissions.ts)
+ * from here, so the routes, the GraphQL operations and the authorization tests
+ * read the same roles `transition()` enforces.
  *
  * `roles` is who may perform the action at all; rules that depend on the
  * particular person (separation of duties, being the receiver of a hand-off)
@@ -20,7 +21,8 @@ export interface Transition<S extends string, A extends string> {
   roles: readonly Role[];
 }
 
-export type VersionAction = 'submit' | 'reject' | 'approve' | 'publish' | 'retire';
+export const VERSION_ACTIONS = ['submit', 'reject', 'approve', 'publish', 'retire'] as const;
+export type VersionAction = (typeof VERSION_ACTIONS)[number];
 export const VERSION_TRANSITIONS: readonly Transition<VersionState, VersionAction>[] = [
   { action: 'submit', from: ['DRAFT'], to: 'IN_REVIEW', roles: ['admin', 'author'] },
   { action: 'reject', from: ['IN_REVIEW'], to: 'DRAFT', roles: ['admin', 'approver'] },
@@ -31,7 +33,8 @@ export const VERSION_TRANSITIONS: readonly Transition<VersionState, VersionActio
 ];
 
 export type JobAction = 'start' | 'pause' | 'resume' | 'complete' | 'cancel' | 'review';
-const RUNS_JOBS: readonly Role[] = ['admin', 'operator'];
+/** Who runs jobs: records steps, raises faults, hands off and co-works. */
+export const RUNS_JOBS: readonly Role[] = ['admin', 'operator'];
 export const JOB_TRANSITIONS: readonly Transition<JobState, JobAction>[] = [
   { action: 'start', from: ['OPEN'], to: 'IN_PROGRESS', roles: RUNS_JOBS },
   { action: 'pause', from: ['IN_PROGRESS'], to: 'PAUSED', roles: RUNS_JOBS },
@@ -55,7 +58,7 @@ export const FAULT_TRANSITIONS: readonly Transition<FaultState, FaultAction>[] =
 ];
 
 /** Who plans work: creates and assigns jobs, keeps schedules of recurring jobs, creates follow-up jobs. */
-const PLANS_JOBS: readonly Role[] = ['admin', 'operator', 'publisher'];
+export const PLANS_JOBS: readonly Role[] = ['admin', 'operator', 'publisher'];
 
 export type ScheduleAction = 'pause' | 'resume';
 export const SCHEDULE_TRANSITIONS: readonly Transition<ScheduleState, ScheduleAction>[] = [
@@ -88,51 +91,7 @@ export function transition<S extends string, A extends string>(
   return row.to;
 }
 
-/** Who may perform each action of a table: for the docs' tables and the authorization tests. */
+/** Who may perform each action of a table: read by the permission table (./permissions.ts). */
 export function rolesFor<S extends string, A extends string>(table: readonly Transition<S, A>[], action: A): readonly Role[] {
   return [...new Set(table.filter((row) => row.action === action).flatMap((row) => row.roles))];
-}
-
-/** Non-transition permissions of the domain, in the same one place. */
-export const DOMAIN_PERMISSIONS = {
-  /** create templates and edit drafts (and start a new draft) */
-  author: ['admin', 'author'],
-  /** create jobs from published versions */
-  createJob: PLANS_JOBS,
-  /** create, edit, pause and delete schedules of recurring jobs (docs/recurring-and-follow-up-jobs.md) */
-  manageSchedules: PLANS_JOBS,
-  /** create a follow-up job from a fault or a FAILED step (a job like createJob's, linked to the fault) */
-  createFollowUpJob: PLANS_JOBS,
-  /** record steps, raise faults, hand off and co-work */
-  runJob: RUNS_JOBS,
-  /** assets, locations, asset classes, sensors, organizations */
-  manageCatalogue: ['admin', 'author'],
-  /** send sensor readings (a device signs in as an operator account) */
-  sendReadings: ['admin', 'operator'],
-  /** read editorial analytics (views, edits, dwell per step) of templates */
-  readEditorial: ['admin', 'author', 'approver', 'publisher'],
-  /** upload and replace files: step media (authors), photos and signatures (job runners) */
-  uploadFiles: ['admin', 'author', 'operator'],
-  /** delete any file of the client (other uploaders delete only their own) */
-  deleteAnyFile: ['admin', 'author'],
-  /** list deviations, acknowledge them and review jobs (the review's own transition: JOB_TRANSITIONS' review) */
-  reviewDeviations: ['admin', 'approver'],
-  /** see the audit trail */
-  readAudit: ['admin', 'user_admin'],
-  /** create a client's skills (docs/qualifications.md) */
-  manageSkills: ['admin', 'user_admin'],
-  /** grant and revoke users' skills, signing as trainer: the supervisor-type roles (never to oneself) */
-  grantSkills: ['admin', 'user_admin', 'publisher'],
-  /**
-   * let a user lacking a required skill work on a job anyway, with a reason: a signed deviation, an approver's kind
-   * of act — so a supervisor needs no publishing right for it (operator + approver, docs/guides/supervisor.md)
-   */
-  overrideQualification: ['admin', 'approver', 'publisher'],
-  /** read the skill matrix and the skills expiring soon */
-  readQualifications: ['admin', 'user_admin', 'approver', 'publisher'],
-} as const satisfies Record<string, readonly Role[]>;
-
-/** @throws AppError FORBIDDEN unless `roles` holds one of `allowed` */
-export function requireRole(roles: readonly string[], allowed: readonly Role[]): void {
-  if (!hasAnyRole(roles, allowed)) throw forbidden();
 }

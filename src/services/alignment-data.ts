@@ -3,11 +3,11 @@ import type { AlignmentDataRow } from '#db/schema';
 import { findLatestAlignmentData, insertAlignmentData } from '#repos/alignment-data';
 import { fieldError, notFound, validationFailed } from '#errors';
 import { PlyError, summarizePly } from '#domain/ply';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import type { UserActor } from './actor';
 import { commitFiles, type StoredContent } from './files';
 import { assertAssetOfClient } from './jobs';
 import { getVisibleTemplate } from './templates';
+import { requirePermission } from '#policies/permissions';
 
 // Point-cloud alignment data (PLY) for a template step or an asset: the
 // original file is stored as a client file; its header and vertex data are
@@ -41,7 +41,7 @@ export async function createAlignmentData(
   target: AlignmentTarget,
   file: { name: string; content: StoredContent },
 ): Promise<AlignmentDataRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   await assertTarget(deps, actor, target);
   if (file.content.contentType !== 'application/x-ply')
     throw fieldError('file', 'must be a PLY point cloud (ascii, binary_little_endian or binary_big_endian)');

@@ -4,7 +4,6 @@ import type { Deps } from '#deps';
 import { withTransaction } from '#db/transaction';
 import { notFound } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { presentAsset, presentAssetClass, presentLocation, presentOrganization, presentSensor } from '#presenters/catalogue';
 import { appendAudit } from '#repos/audit';
 import {
@@ -16,10 +15,11 @@ import {
   type NewCatalogueRow,
 } from '#repos/catalogue';
 import type { UserActor } from './actor';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * The client's catalogue. Everyone in the client reads it; creating entries
- * takes one of DOMAIN_PERMISSIONS.manageCatalogue. A reference to another
+ * takes one of PERMISSIONS.manageCatalogue. A reference to another
  * client's row (parentId, locationId, assetClassId) is NOT_FOUND, exactly as
  * if the id did not exist: nothing reveals another tenant's ids.
  */
@@ -66,7 +66,7 @@ async function createEntry<T extends CatalogueTable>(
   references: Reference[],
   present: (row: CatalogueRow<T>) => object,
 ): Promise<CatalogueRow<T>> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageCatalogue);
+  requirePermission(actor.roles, 'manageCatalogue');
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     for (const ref of references) {

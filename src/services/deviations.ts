@@ -8,7 +8,7 @@ import { parseOrFail } from '#lib/parse-or-fail';
 import { canonicalJson } from '#lib/canonical-json';
 import { sha256Hex } from '#lib/sha256';
 import { DEVIATION_KINDS } from '#domain/deviations';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, rolesFor, transition } from '#policies/transitions';
+import { JOB_TRANSITIONS, transition } from '#policies/transitions';
 import { appendAudit } from '#repos/audit';
 import {
   acknowledgeDeviationRow,
@@ -24,13 +24,15 @@ import { getUserById } from '#repos/users';
 import { auditActor, recordStep, writeJob } from './jobs';
 import { verifySignature } from './templates';
 import type { RequestMeta, UserActor } from './actor';
+import { requirePermission } from '#policies/permissions';
+import type { ReviewPart } from '#domain/vocabulary';
 
 /**
  * Deviations and review by exception (docs/execution-rules.md). The server
  * records a deviation with whatever caused it (services/jobs.ts: a value out
  * of limits, a FAILED step, a late completion; services/faults.ts: a fault;
  * here: a step marked not applicable; recordDeviation for others, e.g. an
- * override). Reviewers (DOMAIN_PERMISSIONS.reviewDeviations) acknowledge each
+ * override). Reviewers (PERMISSIONS.reviewDeviations) acknowledge each
  * with a comment; then one of them who took no part in the job's steps signs
  * the completed job REVIEWED, which moves it to the state REVIEWED.
  */
@@ -83,7 +85,7 @@ export type AcknowledgeDeviationInput = z.input<typeof AcknowledgeDeviationInput
  * @throws AppError FORBIDDEN (not a reviewer), NOT_FOUND, VALIDATION_ERROR (no comment), CONFLICT (already acknowledged)
  */
 export async function acknowledgeDeviation(deps: Deps, actor: UserActor, raw: AcknowledgeDeviationInput): Promise<DeviationRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.reviewDeviations);
+  requirePermission(actor.roles, 'reviewDeviations');
   const input = parseOrFail(AcknowledgeDeviationInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -127,7 +129,7 @@ export type MarkStepNotApplicableInput = z.input<typeof MarkStepNotApplicableInp
  *   VALIDATION_ERROR (`reason` empty; `stepId` unknown or not allowed to be marked not applicable)
  */
 export async function markStepNotApplicable(deps: Deps, actor: UserActor, raw: MarkStepNotApplicableInput): Promise<JobRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  requirePermission(actor.roles, 'runJob');
   const input = parseOrFail(MarkStepNotApplicableInput, raw);
   const { job } = await recordStep(
     deps,
@@ -164,9 +166,6 @@ export function deviationsHash(deviations: readonly DeviationRow[]): Promise<str
     ),
   );
 }
-
-/** How a person took part in a step of a job: recorded its values, or signed it PERFORMED or VERIFIED. */
-export type ReviewPart = 'RECORDED' | 'PERFORMED' | 'VERIFIED';
 
 /**
  * The separation of duties of a job's review (docs/execution-rules.md): the first step `userId` recorded, performed
@@ -223,7 +222,7 @@ export async function reviewJob(
   meta: RequestMeta,
 ): Promise<{ job: JobRow; review: JobReviewRow }> {
   // who may review at all, before the signature: a wrong password of someone who may not is no attempt at signing
-  requireRole(actor.roles, rolesFor(JOB_TRANSITIONS, 'review'));
+  requirePermission(actor.roles, 'reviewJob');
   const input = parseOrFail(ReviewJobInput, raw);
   const scope = actor.scope;
   // before the transaction: a failed attempt is recorded toward the lockout whatever happens next

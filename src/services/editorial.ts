@@ -2,7 +2,6 @@ import type { Deps } from '#deps';
 import type { EditorialEventType } from '#db/schema';
 import { withTransaction } from '#db/transaction';
 import { notFound, validationFailed } from '#errors';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   clientTemplateIds,
   countEventsByType,
@@ -12,6 +11,7 @@ import {
   type EventRange,
 } from '#repos/editorial';
 import type { UserActor } from './actor';
+import { requirePermission } from '#policies/permissions';
 
 /** Events per request: an editor or player flushing its buffer sends at most this many. */
 export const MAX_EDITORIAL_EVENTS = 500;
@@ -101,7 +101,7 @@ export function percentile(sorted: readonly number[], q: number): number {
  * @throws AppError FORBIDDEN without an authoring-side role; NOT_FOUND for a template not of the client
  */
 export async function editorialAggregates(deps: Deps, actor: UserActor, range: EventRange): Promise<EditorialAggregates> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.readEditorial);
+  requirePermission(actor.roles, 'readEditorial');
   const db = deps.db.kysely;
   if (!(await clientTemplateIds(db, actor.scope, [range.templateId])).has(range.templateId)) throw notFound('Template');
   const counts = await countEventsByType(db, actor.scope, range);

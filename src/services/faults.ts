@@ -5,7 +5,7 @@ import type { FaultRow, JobRow } from '#db/schema';
 import { withTransaction } from '#db/transaction';
 import { validationFailed } from '#errors';
 import { findStep } from '#domain/content';
-import { DOMAIN_PERMISSIONS, FAULT_TRANSITIONS, requireRole, transition } from '#policies/transitions';
+import { FAULT_TRANSITIONS, transition } from '#policies/transitions';
 import { presentFault } from '#presenters/jobs';
 import { appendAudit } from '#repos/audit';
 import { getFaultById, insertFault, listFaults as listFaultRows, updateFault } from '#repos/faults';
@@ -18,6 +18,7 @@ import { parseOrFail } from '#lib/parse-or-fail';
 import { assertFilesOfClient } from './files';
 import { emitEvent } from '#events/emit';
 import { notify } from './notifications';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Faults: raised by an operator from a step of a job, a job, or an asset
@@ -53,7 +54,7 @@ export type RaiseFaultInput = z.input<typeof RaiseFaultInput>;
  * @throws AppError FORBIDDEN, NOT_FOUND (job or asset not the client's), VALIDATION_ERROR (also `capturedAt`)
  */
 export async function raiseFault(deps: Deps, actor: UserActor, raw: RaiseFaultInput): Promise<FaultRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  requirePermission(actor.roles, 'runJob');
   const input = parseOrFail(RaiseFaultInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();

@@ -4,7 +4,6 @@ import type { FaultRow, JobRow } from '#db/schema';
 import { AppError, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { findStep } from '#domain/content';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { presentFault } from '#presenters/jobs';
 import { presentFollowUp } from '#presenters/schedules';
 import { appendAudit } from '#repos/audit';
@@ -14,6 +13,7 @@ import { insertFollowUp } from '#repos/schedules';
 import { emitEvent } from '#events/emit';
 import type { UserActor } from './actor';
 import { auditActor, createJob, jobContent } from './jobs';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Follow-up jobs (docs/recurring-and-follow-up-jobs.md): from a
@@ -61,7 +61,7 @@ export async function createFollowUpJob(
   actor: UserActor,
   raw: CreateFollowUpJobInput,
 ): Promise<{ job: JobRow; fault: FaultRow }> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createFollowUpJob);
+  requirePermission(actor.roles, 'createFollowUpJob');
   const input = parseOrFail(CreateFollowUpJobInput, raw);
   const scope = actor.scope;
   const db = deps.db.kysely;

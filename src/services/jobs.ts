@@ -28,7 +28,7 @@ import {
 } from '#domain/deviations';
 import { recordDeviation } from '#repos/deviations';
 import { assertFilesOfClient } from './files';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, requireRole, transition, type JobAction, type Transition } from '#policies/transitions';
+import { JOB_TRANSITIONS, transition, type JobAction, type Transition } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { presentJob, presentJobMembers, presentStepRecord } from '#presenters/jobs';
 import { appendAudit } from '#repos/audit';
@@ -61,6 +61,7 @@ import { notify } from './notifications';
 import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { closeFaultsFollowedUpBy } from './fault-closing';
 import { captureTime } from '#domain/capture-time';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Jobs: created from a template's PUBLISHED version and pinned to it forever,
@@ -175,7 +176,7 @@ export async function createJob(
   /** more writes that belong to the job's creation, in its transaction (e.g. the ERP work-order link) */
   alsoInTransaction?: (trx: Kysely<DB>, job: JobRow, afterCommit: AfterCommit) => Promise<void>,
 ): Promise<JobRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   const input = parseOrFail(CreateJobInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -507,7 +508,7 @@ export async function recordStep(
    */
   how: { notApplicable?: boolean } = {},
 ): Promise<{ job: JobRow; record: StepRecordRow }> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  requirePermission(actor.roles, 'runJob');
   const input = parseOrFail(RecordStepInput, raw);
   if (input.status === 'SKIPPED' && !input.reason)
     throw validationFailed({ fields: [{ path: 'reason', message: 'a SKIPPED step needs a reason' }] });

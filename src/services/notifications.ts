@@ -2,7 +2,6 @@ import type { Deps } from '#deps';
 import type { FaultRow, HandOffRow, JobRow, TemplateVersionRow } from '#db/schema';
 import type { EventTx } from '#events/emit';
 import { publicBaseUrl } from '#mail/templates';
-import { rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
 import { SECURITY_ADMIN } from '#policies/roles';
 import {
   getNotificationPreferences,
@@ -19,6 +18,7 @@ import { DEFAULT_LANGUAGE, fillPlaceholders, namespaceTexts, requireLanguage } f
 import { queueMail } from './mail';
 import { queuePush } from './push';
 import { NOTIFICATION_KINDS, type NotificationKind } from '#domain/notification-kinds';
+import { PERMISSIONS } from '#policies/permissions';
 
 /**
  * The one notifier: when work waits for someone, the services call `notify`
@@ -150,9 +150,9 @@ async function recipientIds(tx: EventTx, actor: UserActor, notice: Notice): Prom
   const { trx } = tx;
   switch (notice.kind) {
     case 'version_submitted':
-      return listActiveUserIdsWithAnyRole(trx, actor.scope, rolesFor(VERSION_TRANSITIONS, 'approve'));
+      return listActiveUserIdsWithAnyRole(trx, actor.scope, PERMISSIONS.approveVersion);
     case 'version_approved':
-      return listActiveUserIdsWithAnyRole(trx, actor.scope, rolesFor(VERSION_TRANSITIONS, 'publish'));
+      return listActiveUserIdsWithAnyRole(trx, actor.scope, PERMISSIONS.publishVersion);
     case 'version_rejected':
       return [notice.version.created_by, notice.version.updated_by];
     case 'job_assigned':

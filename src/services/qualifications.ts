@@ -9,7 +9,6 @@ import { AppError, conflict, notFound, validationFailed } from '#errors';
 import { parseOrFail } from '#lib/parse-or-fail';
 import { deserializeContent, type Content } from '#domain/content';
 import { grantExpiry, isExpired, MAX_LEVELS, SkillName } from '#domain/qualifications';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { emitEvent } from '#events/emit';
 import { appendAudit } from '#repos/audit';
 import {
@@ -39,6 +38,7 @@ import { listActiveUserIdsWithAnyRole, loadUsersByIds } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { jobRequirements, shortfallOf, standingOf, type Standing } from './qualification-gate';
 import { notifyUsers } from './notifications';
+import { PERMISSIONS, requirePermission } from '#policies/permissions';
 
 /**
  * The template service is a route group of its own, required on first use: the maintenance round and the schedule
@@ -51,7 +51,7 @@ const templates = () => require('./templates') as typeof import('./templates');
  * skills its users hold, the overrides and the retraining acknowledgements —
  * what the API does. The gate the job services call is qualification-gate.ts.
  *
- * Who may do what is DOMAIN_PERMISSIONS (src/policies/transitions.ts):
+ * Who may do what is PERMISSIONS (src/policies/permissions.ts):
  * manageSkills creates skills, grantSkills grants and revokes (never to
  * oneself: SEPARATION_OF_DUTIES), overrideQualification overrides,
  * readQualifications reads the matrix and the expiring skills.
@@ -75,7 +75,7 @@ export type CreateSkillInput = z.input<typeof CreateSkillInput>;
 
 /** @throws AppError FORBIDDEN, VALIDATION_ERROR, CONFLICT (a skill of that name exists) */
 export async function createSkill(deps: Deps, actor: UserActor, raw: CreateSkillInput): Promise<SkillRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSkills);
+  requirePermission(actor.roles, 'manageSkills');
   const input = parseOrFail(CreateSkillInput, raw);
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
@@ -138,7 +138,7 @@ export type GrantSkillInput = z.input<typeof GrantSkillInput>;
  *   VALIDATION_ERROR (level above the skill's, expiry in the past), INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS
  */
 export async function grantSkill(deps: Deps, actor: UserActor, raw: GrantSkillInput, meta: RequestMeta): Promise<UserSkillRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.grantSkills);
+  requirePermission(actor.roles, 'grantSkills');
   const input = parseOrFail(GrantSkillInput, raw);
   if (input.userId === actor.userId) throw new AppError('SEPARATION_OF_DUTIES', 'A skill is granted by someone else than its holder');
   const now = deps.clock.now();
@@ -190,7 +190,7 @@ export const RevokeSkillInput = z.object({ userId: Id, skillId: Id });
 
 /** @throws AppError FORBIDDEN, NOT_FOUND (the user does not hold the skill), SEPARATION_OF_DUTIES (oneself) */
 export async function revokeSkill(deps: Deps, actor: UserActor, raw: z.input<typeof RevokeSkillInput>): Promise<UserSkillRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.grantSkills);
+  requirePermission(actor.roles, 'grantSkills');
   const input = parseOrFail(RevokeSkillInput, raw);
   if (input.userId === actor.userId) throw new AppError('SEPARATION_OF_DUTIES', 'A skill is revoked by someone else than its holder');
   const nowIso = deps.clock.now().toISOString();
@@ -218,7 +218,7 @@ export async function skillMatrix(
   actor: UserActor,
   page: PageInput,
 ): Promise<CountedPage<{ id: number; userId: number; skills: UserSkillRow[] }>> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.readQualifications);
+  requirePermission(actor.roles, 'readQualifications');
   const db = deps.db.kysely;
   const users = await listUserIdsPage(db, actor.scope, page);
   const grants = await heldSkillsOfUsers(
@@ -231,7 +231,7 @@ export async function skillMatrix(
 
 /** Grants expiring within `withinDays` from now (not yet expired), in id order. */
 export function expiringSkills(deps: Deps, actor: UserActor, withinDays: number, page: PageInput): Promise<CountedPage<UserSkillRow>> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.readQualifications);
+  requirePermission(actor.roles, 'readQualifications');
   const days = parseOrFail(z.number().int().min(0).max(3650), withinDays, 'withinDays');
   const now = deps.clock.now();
   return listExpiringUserSkills(deps.db.kysely, actor.scope, now.toISOString(), new Date(now.getTime() + days * DAY).toISOString(), page);
@@ -267,7 +267,7 @@ export async function overrideQualification(
   actor: UserActor,
   raw: z.input<typeof OverrideQualificationInput>,
 ): Promise<QualificationOverrideRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.overrideQualification);
+  requirePermission(actor.roles, 'overrideQualification');
   const input = parseOrFail(OverrideQualificationInput, raw);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
@@ -370,7 +370,7 @@ export async function assigneeStandings(
   templateId: number,
   userIds: readonly number[],
 ): Promise<{ userId: number; standing: Standing }[]> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   if (userIds.length > MAX_STANDING_USERS)
     throw validationFailed({ fields: [{ path: 'userIds', message: `at most ${MAX_STANDING_USERS} users` }] });
   const db = deps.db.kysely;
@@ -387,7 +387,7 @@ export const OVERRIDES_LIMIT = 200;
 
 /** The overrides set in the last `days` days (1 to 90), newest first: the supervisors' deviations (at most 200). */
 export async function recentOverrides(deps: Deps, actor: UserActor, days: number): Promise<QualificationOverrideRow[]> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.readQualifications);
+  requirePermission(actor.roles, 'readQualifications');
   const n = parseOrFail(z.number().int().min(1).max(90), days, 'days');
   return overridesSince(deps.db.kysely, actor.scope, new Date(deps.clock.now().getTime() - n * DAY).toISOString(), OVERRIDES_LIMIT);
 }
@@ -463,7 +463,7 @@ export async function noticeSkillExpiries(deps: Deps): Promise<number> {
     await withTransaction(deps.db, { lockClient: clientId }, async (trx, afterCommit) => {
       const tx = { deps, trx, afterCommit };
       const users = new Map((await loadUsersByIds(trx, scope, [...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
-      const supervisors = await listActiveUserIdsWithAnyRole(trx, scope, DOMAIN_PERMISSIONS.grantSkills);
+      const supervisors = await listActiveUserIdsWithAnyRole(trx, scope, PERMISSIONS.grantSkills);
       const lines = new Map<number, string[]>();
       const tell = (userId: number, line: string) => lines.set(userId, [...(lines.get(userId) ?? []), line]);
       for (const row of rows) {

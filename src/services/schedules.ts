@@ -16,14 +16,7 @@ import {
   type ExpansionBudget,
   type Recurrence,
 } from '#domain/recurrence';
-import {
-  DOMAIN_PERMISSIONS,
-  JOB_TRANSITIONS,
-  requireRole,
-  SCHEDULE_TRANSITIONS,
-  transition,
-  type ScheduleAction,
-} from '#policies/transitions';
+import { JOB_TRANSITIONS, SCHEDULE_TRANSITIONS, transition, type ScheduleAction } from '#policies/transitions';
 import { presentJob } from '#presenters/jobs';
 import { presentSchedule } from '#presenters/schedules';
 import { appendAudit, type AuditEntry } from '#repos/audit';
@@ -56,6 +49,7 @@ import { emitEvent } from '#events/emit';
 import { recordEvent } from './security-log';
 import type { UserActor } from './actor';
 import { auditActor, writeJob } from './jobs';
+import { PERMISSIONS, requirePermission } from '#policies/permissions';
 
 /**
  * The template service is a route group of its own, required on first use: the maintenance round and the schedule
@@ -212,7 +206,7 @@ function definitionOf(input: z.output<typeof CreateScheduleInput>): Definition {
  * @throws AppError FORBIDDEN, NOT_FOUND, NO_PUBLISHED_VERSION, VALIDATION_ERROR
  */
 export async function createSchedule(deps: Deps, actor: UserActor, raw: CreateScheduleInput): Promise<ScheduleRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  requirePermission(actor.roles, 'manageSchedules');
   const input = parseOrFail(CreateScheduleInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -304,7 +298,7 @@ const later = (a: string, b: string) => (a > b ? a : b);
  * @throws AppError FORBIDDEN, NOT_FOUND, NO_PUBLISHED_VERSION, VALIDATION_ERROR, CONFLICT (stale expectedRevision)
  */
 export async function updateSchedule(deps: Deps, actor: UserActor, raw: UpdateScheduleInput): Promise<ScheduleRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  requirePermission(actor.roles, 'manageSchedules');
   const input = parseOrFail(UpdateScheduleInput, raw);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -372,7 +366,7 @@ export async function transitionSchedule(
   actor: UserActor,
   input: { scheduleId: number; action: ScheduleAction; expectedRevision?: number | null },
 ): Promise<ScheduleRow> {
-  requireRole(actor.roles, SCHEDULE_TRANSITIONS.find((t) => t.action === input.action)!.roles);
+  requirePermission(actor.roles, `${input.action}Schedule`);
   const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -409,7 +403,7 @@ export async function deleteSchedule(
   actor: UserActor,
   input: { scheduleId: number; expectedRevision?: number | null },
 ): Promise<ScheduleRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  requirePermission(actor.roles, 'manageSchedules');
   const expectedRevision = parseOrFail(z.number().int().min(0).nullish(), input.expectedRevision);
   const scope = actor.scope;
   const nowIso = deps.clock.now().toISOString();
@@ -483,7 +477,7 @@ export async function previewSchedule(
   count: number,
   budget?: ExpansionBudget,
 ): Promise<{ timeZone: string; instants: Date[]; budgetSpent: boolean }> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.manageSchedules);
+  requirePermission(actor.roles, 'manageSchedules');
   const input = parseOrFail(PreviewScheduleInput, raw);
   const definition = { rrule: input.recurrence.replace(/^RRULE:/i, ''), starts_at: input.startsAt };
   const { time_zone: timeZone } = await getClientById(deps.db.kysely, actor.scope.clientId);
@@ -739,7 +733,7 @@ async function handleOccurrence(
   let today = await countJobsOfOccurrences(trx, scope, schedule.id, new Date(instant.getTime() - DAY_MS).toISOString(), occursAt);
   const assigneeIds =
     schedule.team_id !== null
-      ? await listTeamMemberIds(trx, scope, schedule.team_id, DOMAIN_PERMISSIONS.runJob)
+      ? await listTeamMemberIds(trx, scope, schedule.team_id, PERMISSIONS.runJob)
       : await listActiveUserIds(trx, scope, JSON.parse(schedule.assignee_ids) as number[]);
   const dueAt =
     schedule.due_offset_minutes === null ? null : new Date(instant.getTime() + schedule.due_offset_minutes * 60_000).toISOString();

@@ -1,10 +1,10 @@
 import type { Deps } from '#deps';
 import { withTransaction } from '#db/transaction';
 import { validationFailed } from '#errors';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import { loadCatalogueByIds } from '#repos/catalogue';
 import { insertReadings, storedReadingIds } from '#repos/sensors';
 import type { UserActor } from './actor';
+import { requirePermission } from '#policies/permissions';
 
 export { latestReading, latestReadings } from '#repos/sensors';
 
@@ -35,7 +35,7 @@ export interface UpdateSensorsResult {
  * @throws AppError FORBIDDEN unless admin or operator; VALIDATION_ERROR naming `body.readings.<i>.sensorId`
  */
 export async function updateSensors(deps: Deps, actor: UserActor, readings: ReadingInput[]): Promise<UpdateSensorsResult> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.sendReadings);
+  requirePermission(actor.roles, 'sendReadings');
   const receivedAt = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx) => {
     const sensorIds = [...new Set(readings.map((r) => r.sensorId))];

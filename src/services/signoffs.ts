@@ -7,7 +7,6 @@ import { stepValuesHash } from '#lib/step-values-hash';
 import type { RecordedValue } from '#domain/recording';
 import { findStep } from '#domain/content';
 import { applicability } from '#domain/applicability';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { appendAudit } from '#repos/audit';
 import { getJobById, loadStepRecords } from '#repos/jobs';
@@ -18,6 +17,7 @@ import { assertQualified, jobRequirements, jobTarget } from './qualification-gat
 import { mergeRequirements } from '#domain/qualifications';
 import { verifySignature } from './templates';
 import type { RequestMeta, UserActor } from './actor';
+import { PERMISSIONS } from '#policies/permissions';
 
 /**
  * Step sign-offs (docs/execution-rules.md). A step whose template says
@@ -88,7 +88,7 @@ export async function signStep(
     if (valid.some((s) => s.meaning === input.meaning))
       throw conflict(`The step is already signed ${input.meaning}`, { stepId: step.id, meaning: input.meaning });
     if (input.meaning === 'PERFORMED') {
-      if (!hasAnyRole(actor.roles, DOMAIN_PERMISSIONS.runJob)) throw forbidden('Only people who run jobs sign a step PERFORMED');
+      if (!hasAnyRole(actor.roles, PERMISSIONS.runJob)) throw forbidden('Only people who run jobs sign a step PERFORMED');
       await assertMayWork(trx, actor, job, step.id);
       if (valid.some((s) => s.meaning === 'VERIFIED' && s.signer_id === actor.userId))
         throw separation('The verifier of a step cannot also sign it PERFORMED');

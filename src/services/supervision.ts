@@ -1,7 +1,6 @@
 import type { Deps } from '#deps';
 import { deserializeContent, stepsOf, type Content } from '#domain/content';
 import type { RecordedValue } from '#domain/recording';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   assigneesOfJobs,
   deviatingRecordsSince,
@@ -15,10 +14,11 @@ import {
   type MemberName,
 } from '#repos/supervision';
 import type { UserActor } from './actor';
+import { PERMISSIONS, requirePermission } from '#policies/permissions';
 
 /**
  * What a supervisor — whoever may create and assign jobs
- * (DOMAIN_PERMISSIONS.createJob) — sees in the floor app: the
+ * (PERMISSIONS.createJob) — sees in the floor app: the
  * board of open jobs by due date, the people a job can be assigned to, and
  * the deviations of the last days (values out of limits, failed and skipped
  * steps, open faults, overdue jobs). Reads only; each list bounded, with a
@@ -64,16 +64,16 @@ async function withAssignees(deps: Deps, actor: UserActor, rows: BoardJobRow[]) 
 
 /** Open jobs (OPEN, IN_PROGRESS, PAUSED), the earliest due first. */
 export async function jobBoard(deps: Deps, actor: UserActor) {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   const { items, truncated } = bounded(await openJobsByDue(deps.db.kysely, actor.scope, BOARD_LIMIT), BOARD_LIMIT);
   return { jobs: await withAssignees(deps, actor, items), truncated };
 }
 
 /** Who a job can be assigned to: the client's active users who may run jobs. */
 export async function assignableUsers(deps: Deps, actor: UserActor) {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   const { items, truncated } = bounded(
-    await usersWithRoles(deps.db.kysely, actor.scope, DOMAIN_PERMISSIONS.runJob, ASSIGNEES_LIMIT),
+    await usersWithRoles(deps.db.kysely, actor.scope, PERMISSIONS.runJob, ASSIGNEES_LIMIT),
     ASSIGNEES_LIMIT,
   );
   return { users: items.map((u) => ({ id: u.id, name: name(u), email: u.email, title: u.title })), truncated };
@@ -81,7 +81,7 @@ export async function assignableUsers(deps: Deps, actor: UserActor) {
 
 /** The deviations of the last `days` days (open faults and overdue jobs whatever their age: they are open now). */
 export async function deviations(deps: Deps, actor: UserActor, days: number) {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.createJob);
+  requirePermission(actor.roles, 'createJob');
   const db = deps.db.kysely;
   const now = deps.clock.now();
   const since = new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();

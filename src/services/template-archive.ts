@@ -3,7 +3,6 @@ import type { Deps } from '#deps';
 import type { TemplateRow } from '#db/schema';
 import { importMaxUnzippedBytes } from '#config';
 import { archiveInvalid, openSafeZip, writeZip, type SafeZip } from '#lib/zip';
-import { DOMAIN_PERMISSIONS, requireRole } from '#policies/transitions';
 import {
   MANIFEST_NAME,
   packTemplate,
@@ -15,6 +14,7 @@ import {
 } from './template-package';
 import { getVisibleTemplate } from './templates';
 import type { UserActor } from './actor';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Templates as ZIP files: `manifest.json` (the package, see
@@ -60,7 +60,7 @@ export async function exportTemplateZip(
  * @throws AppError FORBIDDEN (not an author), ARCHIVE_INVALID (see lib/zip.ts and parseManifest)
  */
 export async function importTemplateZip(deps: Deps, files: PackageFiles, actor: UserActor, zipPath: string): Promise<TemplateRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   const zip = await openSafeZip(zipPath, { maxEntries: MAX_ENTRIES, maxUnzippedBytes: importMaxUnzippedBytes(deps.config) });
   try {
     const manifest = parseManifest(parseJson(await zip.readBuffer(MANIFEST_NAME, MAX_MANIFEST_BYTES)));

@@ -12,7 +12,7 @@ import { EMPTY_CONTENT, parseContent, serializeContent, type Content } from '#do
 import { assertFilesOfClient, contentFileIds } from './files';
 import { diffContents, type ContentDiff } from '#domain/diff';
 import { markRetrainingDue } from './qualification-gate';
-import { DOMAIN_PERMISSIONS, requireRole, rolesFor, transition, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { transition, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
 import { assertSeparationOfDuties, assertVersionEditable } from '#policies/versions';
 import { appendAudit } from '#repos/audit';
 import {
@@ -28,7 +28,6 @@ import {
   type TemplateFilter,
   type TemplateVisibility,
 } from '#repos/templates';
-import { hasAnyRole } from '#policies/roles';
 import {
   findLatestVersion,
   findVersionById,
@@ -48,6 +47,7 @@ import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
 import { emitEvent, type EventTx } from '#events/emit';
 import { presentVersionEvent } from '#presenters/templates';
+import { permitted, requirePermission } from '#policies/permissions';
 
 /**
  * Templates and their versions: authoring, the version life cycle with
@@ -108,7 +108,7 @@ export async function listTemplates(
 }
 
 async function awaitingActionOf(db: Kysely<DB>, actor: UserActor): Promise<AwaitingAction> {
-  const may = (action: VersionAction) => hasAnyRole(actor.roles, rolesFor(VERSION_TRANSITIONS, action));
+  const may = (action: VersionAction) => permitted(actor.roles, `${action}Version`);
   const reviews = may('approve');
   return {
     userId: actor.userId,
@@ -213,7 +213,7 @@ async function assertSensorsOfClient(db: Kysely<DB>, scope: TenantScope, content
  * @throws AppError FORBIDDEN (not an author), VALIDATION_ERROR
  */
 export async function createTemplate(deps: Deps, actor: UserActor, input: CreateTemplateInput): Promise<TemplateRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   const fields = parseFields(
     {
       title: input.title,
@@ -299,7 +299,7 @@ export async function updateTemplate(
   id: number,
   input: Omit<CreateTemplateInput, 'content'>,
 ): Promise<TemplateRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   const db = deps.db.kysely;
   await getVisibleTemplate(db, actor, id);
   const fields = parseFields(
@@ -343,7 +343,7 @@ export async function updateTemplate(
  * @throws AppError FORBIDDEN, NOT_FOUND, CONFLICT
  */
 export async function createDraft(deps: Deps, actor: UserActor, templateId: number): Promise<TemplateVersionRow> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   await getVisibleTemplate(deps.db.kysely, actor, templateId);
   const now = deps.clock.now().toISOString();
   try {
@@ -419,7 +419,7 @@ export async function updateDraft(
   if (expectedRevision != null && (!Number.isSafeInteger(expectedRevision) || expectedRevision < 1)) {
     throw fieldError('expectedRevision', 'must be a revision the draft was read at (a positive integer)');
   }
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   const current = await getVisibleVersion(deps.db.kysely, actor, versionId);
   assertVersionEditable(current.state);
   const content = parseContent(input, 'content');

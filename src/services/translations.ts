@@ -17,7 +17,6 @@ import {
   type UnitState,
 } from '#domain/translations';
 import { XliffError, type XliffUnit } from '#lib/xliff';
-import { DOMAIN_PERMISSIONS, requireRole, rolesFor, VERSION_TRANSITIONS } from '#policies/transitions';
 import { assertSeparationOfDuties } from '#policies/versions';
 import { appendAudit } from '#repos/audit';
 import {
@@ -31,6 +30,7 @@ import type { RequestMeta, UserActor } from './actor';
 import { acceptedLanguages, canonicalLanguage, DEFAULT_LANGUAGE, fallbackChain } from './i18n';
 import { readSecuritySettings } from './security-settings';
 import { getVersion, verifySignature, type SignatureInput } from './templates';
+import { requirePermission } from '#policies/permissions';
 
 /**
  * Translated instructions (docs/translated-instructions.md, decision 0009):
@@ -137,7 +137,7 @@ export async function importTranslation(
   language: string,
   xml: string,
 ): Promise<ImportResult> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.author);
+  requirePermission(actor.roles, 'author');
   const version = await versionOfTemplate(deps, actor, templateId, versionId);
   if (version.state === 'RETIRED')
     throw new AppError('VERSION_NOT_EDITABLE', 'A retired version is not translated any more', { state: version.state });
@@ -218,7 +218,7 @@ export async function approveTranslation(
   signature: SignatureInput,
   meta: RequestMeta,
 ): Promise<TranslationView> {
-  requireRole(actor.roles, rolesFor(VERSION_TRANSITIONS, 'approve'));
+  requirePermission(actor.roles, 'approveVersion');
   const language = translationLanguage(tag, 'input.language');
   const version = await getVersion(deps, actor, versionId);
   const row = await findVersionTranslation(deps.db.kysely, actor.scope, version.id, language);

@@ -4,7 +4,7 @@ import type { DB, HandOffRow, JobRow } from '#db/schema';
 import { mapPage, type Page, type PageInput } from '#db/pagination';
 import { isUniqueViolation, withSavepoint, withTransaction } from '#db/transaction';
 import { conflict, forbidden, notFound, validationFailed } from '#errors';
-import { DOMAIN_PERMISSIONS, HAND_OFF_TRANSITIONS, requireRole, rolesFor, transition, type HandOffAction } from '#policies/transitions';
+import { HAND_OFF_TRANSITIONS, transition, type HandOffAction } from '#policies/transitions';
 import { hasAnyRole } from '#policies/roles';
 import { presentHandOff } from '#presenters/jobs';
 import { appendAudit, auditActorIds } from '#repos/audit';
@@ -25,6 +25,7 @@ import { assertJobOpen, assertMayWork, assignedEvent, auditActor, jobContent, wr
 import { assertQualified, jobRequirements, jobTarget } from './qualification-gate';
 import { getVisibleTemplate } from './templates';
 import { notify } from './notifications';
+import { PERMISSIONS, requirePermission } from '#policies/permissions';
 
 /**
  * Working together on a job (docs/api/contract.md 4.6 `POST /api/client/workingTogether`):
@@ -55,7 +56,7 @@ export interface WorkingTogetherResult {
  *   exists; stale expectedRevision), VALIDATION_ERROR (receiver not an operator, or oneself)
  */
 export async function workTogether(deps: Deps, actor: UserActor, input: WorkingTogetherInput): Promise<WorkingTogetherResult> {
-  requireRole(actor.roles, DOMAIN_PERMISSIONS.runJob);
+  requirePermission(actor.roles, 'runJob');
   const nowIso = deps.clock.now().toISOString();
   return withTransaction(deps.db, { lockClient: actor.scope.clientId }, async (trx, afterCommit) => {
     const job = await getJobById(trx, actor.scope, input.jobId);
@@ -96,7 +97,7 @@ async function offer(trx: Kysely<DB>, actor: UserActor, job: JobRow, toUserId: n
   if (!receiver) throw notFound('User');
   if (receiver.id === actor.userId)
     throw validationFailed({ fields: [{ path: 'toUserId', message: 'a job is handed off to someone else' }] });
-  if (!hasAnyRole(receiver.roles, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))) {
+  if (!hasAnyRole(receiver.roles, PERMISSIONS.acceptHandOff)) {
     throw validationFailed({ fields: [{ path: 'toUserId', message: 'the receiver must be an operator of the client' }] });
   }
   let handOff: HandOffRow;
@@ -264,9 +265,7 @@ export async function jobHistoryUsers(deps: Deps, actor: UserActor, of: { jobId?
  */
 export async function handOffColleagues(deps: Deps, actor: UserActor): Promise<UserSummary[]> {
   const db = deps.db.kysely;
-  const ids = (await listActiveUserIdsWithAnyRole(db, actor.scope, rolesFor(HAND_OFF_TRANSITIONS, 'accept'))).filter(
-    (id) => id !== actor.userId,
-  );
+  const ids = (await listActiveUserIdsWithAnyRole(db, actor.scope, PERMISSIONS.acceptHandOff)).filter((id) => id !== actor.userId);
   const users = (await Promise.all(chunks(ids).map((part) => loadUsersByIds(db, actor.scope, part)))).flat();
   return users.sort(
     (a, b) => `${a.last_name} ${a.first_name} ${a.email}`.localeCompare(`${b.last_name} ${b.first_name} ${b.email}`) || a.id - b.id,

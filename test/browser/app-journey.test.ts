@@ -276,7 +276,7 @@ journey('author → approver → publisher → supervisor → operator offline h
   await publishing.context().close();
 
   // ── supervisor, through the pages: a job from the published version, for the asset, assigned to the operator ──
-  // the catalogue is the author's and the administrator's (DOMAIN_PERMISSIONS.manageCatalogue)
+  // the catalogue is the author's and the administrator's (PERMISSIONS.manageCatalogue)
   await ok(author, 'mutation($i: CreateAssetInput!) { createAsset(input: $i) { asset { id } } }', {
     i: { name: 'Pump 7', serialNumber: 'P7-2026' },
   });

@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, type BuiltClient } from '../helpers/factories';
 import { gid, gql } from '../helpers/graphql';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, type JobAction } from '#policies/transitions';
+import { JOB_TRANSITIONS, rolesFor, type JobAction } from '#policies/transitions';
+import { PERMISSIONS } from '#policies/permissions';
 import { ROLES } from '#policies/roles';
 import type { JobState } from '#db/schema';
 
@@ -98,7 +99,7 @@ for (const row of JOB_TRANSITIONS) {
 }
 
 roles(
-  `createJob for ${DOMAIN_PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${DOMAIN_PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`,
+  `createJob for ${PERMISSIONS.createJob.join(', ')}; recordStep and raiseFault for ${PERMISSIONS.runJob.join(', ')}; FORBIDDEN otherwise`,
   async () => {
     for (const role of ROLES) {
       const created = await gql(
@@ -107,13 +108,9 @@ roles(
         'mutation($i: CreateJobInput!) { createJob(input: $i) { job { id: databaseId } }}',
         { i: { templateId: gid('Template', templateId), title: role } },
       );
-      assert.equal(
-        created.codes,
-        (DOMAIN_PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'],
-        `createJob by ${role}`,
-      );
+      assert.equal(created.codes, (PERMISSIONS.createJob as readonly string[]).includes(role) ? [] : ['FORBIDDEN'], `createJob by ${role}`);
       const jobId = await jobIn('OPEN');
-      const runs = (DOMAIN_PERMISSIONS.runJob as readonly string[]).includes(role);
+      const runs = (PERMISSIONS.runJob as readonly string[]).includes(role);
       const recorded = await gql(server, tokens.get(role), 'mutation($i: RecordStepInput!) { recordStep(input: $i) { job { state } }}', {
         i: { jobId: gid('Job', jobId), stepId: 'look', status: 'DONE' },
       });

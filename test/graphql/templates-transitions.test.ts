@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, type BuiltClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
 import { advance, APPROVE, buildTeam, createTemplate, ok, PUBLISH, REJECT, RETIRE, SUBMIT, type Users } from '../helpers/templates';
-import { DOMAIN_PERMISSIONS, rolesFor, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { rolesFor, VERSION_TRANSITIONS, type VersionAction } from '#policies/transitions';
+import { PERMISSIONS } from '#policies/permissions';
 import { ROLES } from '#policies/roles';
 import type { VersionState } from '#db/schema';
 
@@ -97,7 +98,7 @@ transitions('only the author role (and admin) creates templates and edits drafts
       `mutation ($id: ID!) { updateDraft(input: { versionId: $id, content: { sections: [] } }) { version { id } } }`,
       { id },
     );
-    if ((DOMAIN_PERMISSIONS.author as readonly string[]).includes(role)) assert.equal(result.errors, undefined, role);
+    if ((PERMISSIONS.author as readonly string[]).includes(role)) assert.equal(result.errors, undefined, role);
     else assert.equal(result.codes, ['FORBIDDEN'], role);
   }
   const created = await gql(server, w.byRole.get('viewer'), `mutation { createTemplate(input: { title: "x" }) { template { id } } }`);

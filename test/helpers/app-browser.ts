@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from './server';
  *   await checkPage(page, 'supervisor', 'board', 820);   // axe + test-output/app/supervisor-board-820.png
  *
  * Roles (src/policies/roles.ts) have no "supervisor": a supervisor is whoever
- * may create and assign jobs (DOMAIN_PERMISSIONS.createJob: admin, operator,
+ * may create and assign jobs (PERMISSIONS.createJob: admin, operator,
  * publisher) — here an operator who also publishes, titled "Shift supervisor".
  */
 

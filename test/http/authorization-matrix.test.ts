@@ -5,7 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allRoutes } from '#http/routes/index';
 import { ROLES, type Role } from '#policies/roles';
-import { GRAPHQL_OPERATION_ROLES } from '#policies/operations';
+import { GRAPHQL_OPERATIONS } from '#policies/operations';
+import { PERMISSIONS } from '#policies/permissions';
 import { buildAppSchema } from '#graphql/schema';
 import { startTestServer, unconfiguredIntegration, type TestServer } from '../helpers/server';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn, type BuiltClient } from '../helpers/factories';
@@ -75,6 +76,9 @@ const PUBLIC_ROUTES = [
   'POST /api/admin/container-notification-center',
 ].sort();
 
+/** The roles a route's permission allows (src/policies/permissions.ts), or undefined: any user of its `auth`. */
+const rolesOf = (route: { permission?: keyof typeof PERMISSIONS }): readonly Role[] | undefined =>
+  route.permission && PERMISSIONS[route.permission];
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
 const bodyFor = (method: string) => (method === 'get' ? undefined : {});
 const concrete = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => (/token/i.test(name) ? 'some-token' : '999999'));
@@ -131,12 +135,12 @@ matrix('role-guarded routes refuse a client user holding every role but the allo
   const client = await buildClient(server, { seats: { full: 50, connect: 5 } });
   // per route, a user holding every role but the route's own
   const users = new Map<string, string>();
-  const guarded = allRoutes().filter((r) => r.roles && r.roles.length > 0);
+  const guarded = allRoutes().filter((r) => r.permission);
   assert.ok(guarded.length >= 5);
   // one user per distinct set of allowed roles, holding all the others
   const tokens = new Map<string, string>();
   for (const route of guarded) {
-    const roles = ROLES.filter((role) => !route.roles!.includes(role));
+    const roles = ROLES.filter((role) => !rolesOf(route)!.includes(role));
     if (!users.has(roles.join())) users.set(roles.join(), (await buildUser(server, client, { roles })).token!);
     const res = await server.request(route.method.toUpperCase(), concrete(route.path), {
       token: users.get(roles.join()),
@@ -152,9 +156,10 @@ matrix.run();
 // ---------------------------------------------------------------------------
 // The complete matrix: every REST route and every GraphQL operation × every
 // kind of credential. Expectations come from the declarations — the route
-// table (auth, roles) and GRAPHQL_OPERATION_ROLES, built from the permission
-// and transition tables the services enforce — and each cell is checked
-// against the running server.
+// table (auth, permission) and GRAPHQL_OPERATIONS, both naming permissions of
+// the one table the route guard, the GraphQL guard and the services enforce
+// (src/policies/permissions.ts) — and each cell is checked against the running
+// server.
 
 const complete = suite('complete authorization matrix: token states, roles, system admin, foreign client, JWT attacks');
 let srv: TestServer;
@@ -374,12 +379,12 @@ const operationText = (op: (typeof graphqlOps)[number], ids: Record<string, stri
 
 complete('every GraphQL operation is in the declared policy table (a new one is a deliberate decision)', () => {
   assert.equal(
-    graphqlOps.map((op) => op.field.name).filter((name) => !(name in GRAPHQL_OPERATION_ROLES)),
+    graphqlOps.map((op) => op.field.name).filter((name) => !(name in GRAPHQL_OPERATIONS)),
     [],
     'add them to src/policies/operations.ts',
   );
   assert.equal(
-    Object.keys(GRAPHQL_OPERATION_ROLES).filter((name) => !graphqlOps.some((op) => op.field.name === name)),
+    Object.keys(GRAPHQL_OPERATIONS).filter((name) => !graphqlOps.some((op) => op.field.name === name)),
     [],
     'operations declared but gone',
   );
@@ -431,7 +436,7 @@ complete(
         const allowed =
           who === 'system admin'
             ? route.auth === 'admin' || route.auth === 'user-or-admin'
-            : route.auth !== 'admin' && (!route.roles || route.roles.includes(who));
+            : route.auth !== 'admin' && (rolesOf(route)?.includes(who) ?? true);
         // a sign-out ends the session it is sent with: it gets a session of its own
         const own = route.path.endsWith('sign-out')
           ? who === 'system admin'
@@ -468,9 +473,9 @@ complete(
       scheduleId: gid('Schedule', idsA.schedule),
     });
     for (const op of graphqlOps) {
-      const declared = GRAPHQL_OPERATION_ROLES[op.field.name];
+      const declared = GRAPHQL_OPERATIONS[op.field.name];
       for (const role of ROLES) {
-        const allowed = declared === 'any' || declared.includes(role);
+        const allowed = declared === 'any' || (PERMISSIONS[declared] as readonly Role[]).includes(role);
         // refused cells run on real data (a check after loading it must still refuse); allowed ones on missing ids (nothing changes)
         const result = await gql(srv, roleTokens.get(role), operationText(op, allowed ? {} : realIds(op.field.name)));
         const forbidden = result.codes.includes('FORBIDDEN');

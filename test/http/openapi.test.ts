@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { allRoutes } from '#http/routes/index';
 import { ERROR_STATUS } from '#errors';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { PERMISSIONS } from '#policies/permissions';
 
 let server: TestServer;
 let document: any;
@@ -86,10 +87,11 @@ openapi('carries auth, roles, parameters, bodies, the envelope and the error cod
   assert.ok(JSON.stringify(data).includes('#/components/schemas/SignInTokens'), JSON.stringify(data));
   assert.ok(document.components.schemas.User.properties.email);
 
-  const guarded = allRoutes().find((r) => r.roles && r.roles.length > 0)!;
+  const guarded = allRoutes().find((r) => r.permission)!;
+  const roles = PERMISSIONS[guarded.permission!];
   const op = document.paths[declared(guarded).split(' ')[1]][guarded.method];
-  assert.equal(op['x-roles'], [...guarded.roles!]);
-  assert.match(op.description, guarded.roles!.join(', '));
+  assert.equal(op['x-roles'], [...roles]);
+  assert.match(op.description, roles.join(', '));
 
   const withParam = allRoutes().find((r) => r.path.includes(':id'))!;
   const params = document.paths[declared(withParam).split(' ')[1]][withParam.method].parameters;

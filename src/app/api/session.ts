@@ -1,9 +1,10 @@
-import { DOMAIN_PERMISSIONS, JOB_TRANSITIONS, rolesFor, VERSION_TRANSITIONS } from '../../policies/transitions';
 import { hasAnyRole } from '../../policies/roles';
 import { appLanguageOf } from '../i18n';
 import type { AppLanguage } from '../../lib/app-texts';
 import { api, ApiError, completePendingSignOut } from './client';
 import { lockForSignOut } from './sign-out-lock';
+import { PERMISSIONS } from '../../policies/permissions';
+import type { TwoFactorRequirement } from '../../domain/vocabulary';
 
 /**
  * Who is signed in, and what the shell adapts to: the user (GET
@@ -54,7 +55,7 @@ export async function currentSession(): Promise<Session | null> {
     throw error;
   }
   const [client, preferences] = await Promise.all([
-    api<{ branding: Branding; twoFactorEnabled: boolean; security: { twoFactorRequired: 'off' | 'all' | 'admins' } }>(
+    api<{ branding: Branding; twoFactorEnabled: boolean; security: { twoFactorRequired: TwoFactorRequirement } }>(
       'GET',
       '/api/client/auth/client',
     ).catch(() => null),
@@ -115,21 +116,20 @@ export async function signOut(user: CurrentUser): Promise<void> {
  * those who may use them. Convenience only: the server decides every request.
  */
 export const can = {
-  author: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.author),
-  review: (user: CurrentUser) =>
-    hasAnyRole(user.roles, [...rolesFor(VERSION_TRANSITIONS, 'approve'), ...rolesFor(VERSION_TRANSITIONS, 'publish')]),
-  approve: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'approve')),
-  publish: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(VERSION_TRANSITIONS, 'publish')),
-  runJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.runJob),
-  createJobs: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.createJob),
+  author: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.author),
+  review: (user: CurrentUser) => hasAnyRole(user.roles, [...PERMISSIONS.approveVersion, ...PERMISSIONS.publishVersion]),
+  approve: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.approveVersion),
+  publish: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.publishVersion),
+  runJobs: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.runJob),
+  createJobs: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.createJob),
   /** acknowledge deviations and sign a completed job REVIEWED (docs/execution-rules.md) */
-  reviewJobs: (user: CurrentUser) => hasAnyRole(user.roles, rolesFor(JOB_TRANSITIONS, 'review')),
+  reviewJobs: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.reviewJob),
   /** the skill matrix, expiring skills and the overrides (docs/qualifications.md) */
-  readQualifications: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.readQualifications),
+  readQualifications: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.readQualifications),
   /** create the client's skills */
-  manageSkills: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.manageSkills),
+  manageSkills: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.manageSkills),
   /** grant and revoke others' skills, signing as trainer */
-  grantSkills: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.grantSkills),
+  grantSkills: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.grantSkills),
   /** let someone lacking a required skill work on a job anyway, with a reason */
-  overrideQualification: (user: CurrentUser) => hasAnyRole(user.roles, DOMAIN_PERMISSIONS.overrideQualification),
+  overrideQualification: (user: CurrentUser) => hasAnyRole(user.roles, PERMISSIONS.overrideQualification),
 };

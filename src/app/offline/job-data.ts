@@ -6,13 +6,20 @@
 
 import { serverHasNotApplicable } from '../api/features';
 import { QUALIFICATION_FIELDS, type QualificationCheck } from '../rules/qualification';
+import type {
+  FaultSeverity,
+  FaultState,
+  FieldType,
+  JobPriority,
+  JobState,
+  StepSignatureMeaning,
+  StepStatus,
+} from '../../domain/vocabulary';
+export type { FieldType, JobState } from '../../domain/vocabulary';
 import type { OperatorJobQuery } from '../api/operation-types';
 
 /** The job as the server answers the operator's job query (src/app/api/operation-types.ts, from schema.graphql). */
 type ServerJob = NonNullable<OperatorJobQuery['job']>;
-
-export type FieldType = 'TEXT' | 'NUMBER' | 'PASS_FAIL' | 'CHOICE' | 'PHOTO' | 'SIGNATURE' | 'SENSOR' | 'CALCULATED';
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
 
 export interface FileInfo {
   databaseId: number;
@@ -82,7 +89,7 @@ export interface PersonRef {
 
 export interface StepRecordData {
   stepId: string;
-  status: 'DONE' | 'SKIPPED' | 'FAILED';
+  status: StepStatus;
   /** `error`: a CALCULATED value the server could not compute (value null) */
   values: { key: string; value: unknown; outOfLimits: boolean; error?: string | null; files: FileInfo[] }[];
   comment: string | null;
@@ -102,8 +109,8 @@ export interface FaultData {
   databaseId: number;
   stepId: string | null;
   description: string;
-  severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
-  state: 'OPEN' | 'CLOSED';
+  severity: FaultSeverity;
+  state: FaultState;
   raisedAt: string;
 }
 
@@ -112,7 +119,7 @@ export interface JobData {
   databaseId: number;
   title: string;
   state: JobState;
-  priority: 'HIGH' | 'MEDIUM' | 'LOW';
+  priority: JobPriority;
   revision: number;
   dueAt: string | null;
   asset: { id: string; name: string; serialNumber: string | null } | null;

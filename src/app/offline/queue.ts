@@ -10,13 +10,13 @@ import {
   type QueueItem,
   type QueuedValue,
   type RecordItem,
-  type Severity,
   type StepStatus,
   type TransitionAction,
   type TransitionItem,
   type UserKey,
 } from './types';
 import { notifyQueueChanged } from './signals';
+import type { FaultSeverity } from '../../domain/vocabulary';
 
 /**
  * The write queue in IndexedDB. Enqueueing computes what the item will ask
@@ -142,7 +142,7 @@ export async function enqueueTransition(user: UserKey, jobId: string, action: Tr
 export async function enqueueFault(
   user: UserKey,
   jobId: string,
-  input: { stepId: string | null; description: string; severity: Severity; photos: (number | LocalFileRef)[] },
+  input: { stepId: string | null; description: string; severity: FaultSeverity; photos: (number | LocalFileRef)[] },
 ): Promise<FaultItem> {
   return enqueue(user, jobId, () => ({
     ...baseItem(user, jobId),

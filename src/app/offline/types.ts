@@ -1,3 +1,5 @@
+import type { FaultSeverity, StepStatus } from '../../domain/vocabulary';
+export type { StepStatus } from '../../domain/vocabulary';
 /**
  * What the operator's offline queue holds. Every write an operator makes on a
  * job (a step recorded, a photo, a fault, a pause or completion) becomes one
@@ -43,8 +45,6 @@ export type ItemState =
   /** the server refused it for good (e.g. the job was cancelled): shown until the operator retries or discards it */
   | 'rejected';
 
-export type StepStatus = 'DONE' | 'SKIPPED' | 'FAILED';
-export type Severity = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type TransitionAction = 'pause' | 'resume' | 'complete';
 
 interface ItemBase {
@@ -103,7 +103,7 @@ export interface FaultItem extends ItemBase {
   kind: 'fault';
   stepId: string | null;
   description: string;
-  severity: Severity;
+  severity: FaultSeverity;
   photos: (number | LocalFileRef)[];
 }
 

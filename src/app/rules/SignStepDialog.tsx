@@ -3,8 +3,7 @@ import { useI18n } from '../i18n';
 import { jobDocument, type JobData } from '../offline/job-data';
 import { ESignatureDialog } from '../ui';
 import type { AppSignStepMutation, AppSignStepMutationVariables } from '../api/operation-types';
-
-export type StepMeaning = 'PERFORMED' | 'VERIFIED';
+import type { StepSignatureMeaning } from '../../domain/vocabulary';
 
 /** The codes a step signature is refused with that people should read in plain words (rules.*.json). */
 /** Signing a step answers with the whole job document: the signature can change what the job still needs. */
@@ -39,7 +38,7 @@ export interface SignStepDialogProps {
   jobId: string;
   stepId: string;
   stepTitle: string;
-  meaning: StepMeaning;
+  meaning: StepSignatureMeaning;
   signer: { name: string; email: string };
   onClose: () => void;
   /** the job as the server has it after the signature */

@@ -3,8 +3,9 @@ import type { CurrentUser } from '../api/session';
 import { useI18n } from '../i18n';
 import type { JobData, SignoffDef } from '../offline/job-data';
 import { Badge, Button } from '../ui';
-import { SignStepDialog, type StepMeaning } from './SignStepDialog';
+import { SignStepDialog } from './SignStepDialog';
 import { meaningsOf, validSignature } from './progress';
+import type { StepSignatureMeaning } from '../../domain/vocabulary';
 
 export { meaningsOf, validSignature };
 
@@ -13,7 +14,7 @@ export function missingSignoffs(
   job: Pick<JobData, 'signoffs'>,
   steps: readonly { stepId: string; signoff: SignoffDef | null }[],
   applies: (stepId: string) => boolean,
-): { stepId: string; meaning: StepMeaning }[] {
+): { stepId: string; meaning: StepSignatureMeaning }[] {
   return steps.flatMap((step) =>
     applies(step.stepId)
       ? meaningsOf(step.signoff)
@@ -31,10 +32,10 @@ export interface SignoffPanelProps {
   /** why signing is not possible now (offline, not recorded yet, the record still waiting to be sent); null: it is */
   blocked: string | null;
   /** the meanings this page offers to sign (the operator's run page: both; the verifier's page: VERIFIED) */
-  offer: readonly StepMeaning[];
+  offer: readonly StepSignatureMeaning[];
   onSigned: (job: JobData) => void;
   /** open the sign dialog for this meaning as soon as signing is possible (the run page, right after "Save and next") */
-  ask?: StepMeaning | null;
+  ask?: StepSignatureMeaning | null;
 }
 
 /**
@@ -46,10 +47,10 @@ export interface SignoffPanelProps {
  */
 export function SignoffPanel({ job, step, user, blocked, offer, onSigned, ask = null }: SignoffPanelProps) {
   const { t, formatDate, format, roleName } = useI18n();
-  const [signing, setSigning] = useState<StepMeaning | null>(null);
+  const [signing, setSigning] = useState<StepSignatureMeaning | null>(null);
   const meanings = meaningsOf(step.signoff);
   const invalidated = (job.signoffs ?? []).filter((s) => s.stepId === step.stepId && s.invalidatedAt !== null);
-  const mayOffer = (meaning: StepMeaning) =>
+  const mayOffer = (meaning: StepSignatureMeaning) =>
     offer.includes(meaning) && (meaning === 'PERFORMED' || (step.signoff?.verifier?.roles ?? []).some((r) => user.roles.includes(r)));
   // asked once when it becomes possible (the record reached the server); closing the dialog does not reopen it
   useEffect(() => {

@@ -1,3 +1,4 @@
+import type { StepSignatureMeaning } from '../../domain/vocabulary';
 // How far a job is, defined once for every page that says it (the operator's
 // job page, the run page and its outline, the job record): "3 of 6 steps done"
 // means the same everywhere. DOM-free: a unit test runs it in Node.
@@ -15,8 +16,6 @@
 /** A step's state as every page shows it. */
 export type StepState = 'not-applying' | 'open' | 'waiting' | 'unsigned' | 'done';
 
-export type SignoffMeaning = 'PERFORMED' | 'VERIFIED';
-
 /** What the rule reads of a step: whether it applies, its record (queued on the device or the server's), its sign-off. */
 export interface ProgressStep {
   stepId: string;
@@ -33,7 +32,7 @@ export interface ProgressSignature {
 }
 
 /** The meanings a step's sign-off asks for, in signing order. */
-export function meaningsOf(signoff: ProgressStep['signoff'] | undefined): SignoffMeaning[] {
+export function meaningsOf(signoff: ProgressStep['signoff'] | undefined): StepSignatureMeaning[] {
   if (!signoff) return [];
   return [...(signoff.performer ? (['PERFORMED'] as const) : []), ...(signoff.verifier ? (['VERIFIED'] as const) : [])];
 }
@@ -42,13 +41,13 @@ export function meaningsOf(signoff: ProgressStep['signoff'] | undefined): Signof
 export function validSignature<S extends ProgressSignature>(
   signoffs: readonly S[] | null | undefined,
   stepId: string,
-  meaning: SignoffMeaning,
+  meaning: StepSignatureMeaning,
 ): S | undefined {
   return (signoffs ?? []).find((s) => s.stepId === stepId && s.meaning === meaning && s.invalidatedAt === null);
 }
 
 /** The sign-offs a step still lacks. */
-export function unsignedMeanings(step: ProgressStep, signoffs: readonly ProgressSignature[] | null | undefined): SignoffMeaning[] {
+export function unsignedMeanings(step: ProgressStep, signoffs: readonly ProgressSignature[] | null | undefined): StepSignatureMeaning[] {
   return meaningsOf(step.signoff).filter((m) => !validSignature(signoffs, step.stepId, m));
 }
 

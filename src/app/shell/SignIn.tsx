@@ -4,6 +4,7 @@ import { pendingSignOut } from '../api/sign-out-lock';
 import { APP_LANGUAGES, type AppLanguage } from '../../lib/app-texts';
 import { useI18n } from '../i18n';
 import { Button, CodeField, Notice, PasswordField, Select, TextField, useErrorText } from '../ui';
+import type { SsoProviderKind } from '../../domain/vocabulary';
 
 /**
  * Sign-in through the existing routes, as the console does: email and
@@ -19,7 +20,8 @@ import { Button, CodeField, Notice, PasswordField, Select, TextField, useErrorTe
 type Step = { kind: 'password' } | { kind: 'code'; challengeToken: string } | { kind: 'client'; clients: { id: number; name: string }[] };
 
 interface SsoChoice {
-  kind: 'oidc' | 'saml' | 'dynamics';
+  /** the kinds with a sign-in page (a directory only provisions users) */
+  kind: Exclude<SsoProviderKind, 'directory'>;
   provider: string;
 }
 

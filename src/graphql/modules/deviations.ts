@@ -20,6 +20,8 @@ import {
   type PresentedJobReview,
 } from '#services/deviations';
 import { userColumns } from './me';
+import { DEVIATION_KINDS, REVIEW_PARTS } from '#domain/vocabulary';
+import { enumSdl } from '../enum-sdl';
 
 type Ctx = GraphQLContext;
 
@@ -37,22 +39,16 @@ async function viewerReviewBlock(job: PresentedJob, ctx: Ctx): Promise<ReviewBlo
 
 export const deviationsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    enum DeviationKind {
-      "a value recorded outside its field's min/max"
-      OUT_OF_LIMITS
-      "a step recorded FAILED"
-      STEP_FAILED
-      "a step the operator marked not applicable (detail: the reason)"
-      NOT_APPLICABLE
-      "a fault raised on the job (detail: severity and description)"
-      FAULT
-      "a supervisor's override of a rule (detail: the justification)"
-      OVERRIDE
-      "the job completed after it was due"
-      LATE_COMPLETION
-      "a write a device had been told was recorded, lost with a restore and refused when sent again (detail: what it was and why; POST /api/client/sync/unapplied)"
-      UNAPPLIED_CHANGE
-    }
+    ${enumSdl('DeviationKind', DEVIATION_KINDS, {
+      OUT_OF_LIMITS: "a value recorded outside its field's min/max",
+      STEP_FAILED: 'a step recorded FAILED',
+      NOT_APPLICABLE: 'a step the operator marked not applicable (detail: the reason)',
+      FAULT: 'a fault raised on the job (detail: severity and description)',
+      OVERRIDE: "a supervisor's override of a rule (detail: the justification)",
+      LATE_COMPLETION: 'the job completed after it was due',
+      UNAPPLIED_CHANGE:
+        'a write a device had been told was recorded, lost with a restore and refused when sent again (detail: what it was and why; POST /api/client/sync/unapplied)',
+    })}
 
     "What went other than planned on a job, recorded by the server with what caused it; a reviewer acknowledges each with a comment."
     type Deviation implements Node {
@@ -119,14 +115,11 @@ export const deviationsModule: SchemaModule = {
     }
 
     "How a person took part in a step of a job."
-    enum JobStepPart {
-      "recorded the step's values"
-      RECORDED
-      "signed the step PERFORMED"
-      PERFORMED
-      "signed the step VERIFIED"
-      VERIFIED
-    }
+    ${enumSdl('JobStepPart', REVIEW_PARTS, {
+      RECORDED: "recorded the step's values",
+      PERFORMED: 'signed the step PERFORMED',
+      VERIFIED: 'signed the step VERIFIED',
+    })}
 
     "Why the caller may not sign a job REVIEWED (Job.viewerReviewBlock)."
     type JobReviewBlock {

@@ -7,6 +7,8 @@ import type { JobRow } from '#db/schema';
 import { presentHandOff, presentJob, type PresentedJob } from '#presenters/jobs';
 import { currentLicense } from '#services/licensing/index';
 import { userColumns } from './me';
+import { HAND_OFF_STATUSES } from '#domain/vocabulary';
+import { enumSdl } from '../enum-sdl';
 
 type Ctx = GraphQLContext;
 type PresentedHandOff = ReturnType<typeof presentHandOff>;
@@ -24,15 +26,11 @@ export async function requireCollaboration(ctx: Ctx): Promise<void> {
 
 export const handOffsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    enum HandOffStatus {
-      "offered, not yet decided"
-      PENDING
-      "the receiver took the job over (became its assignee)"
-      ACCEPTED
-      DECLINED
-      "withdrawn by the sender"
-      CANCELLED
-    }
+    ${enumSdl('HandOffStatus', HAND_OFF_STATUSES, {
+      PENDING: 'offered, not yet decided',
+      ACCEPTED: 'the receiver took the job over (became its assignee)',
+      CANCELLED: 'withdrawn by the sender',
+    })}
 
     "A job handed from one operator to another (POST /api/client/workingTogether)."
     type HandOff implements Node {

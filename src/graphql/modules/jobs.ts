@@ -28,6 +28,8 @@ import { userColumns } from './me';
 import { templateColumns, versionColumns } from './templates';
 import { findStep, type Content } from '#domain/content';
 import { recordedFileIds } from '#domain/recording';
+import { FAULT_SEVERITIES, FAULT_STATES, JOB_PRIORITIES, JOB_STATES, STEP_STATUSES } from '#domain/vocabulary';
+import { enumSdl } from '../enum-sdl';
 
 type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
@@ -211,39 +213,15 @@ const jobFilter = (filter: GraphQLJobFilter | null | undefined): JobFilter => ({
  */
 export const jobsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    enum JobState {
-      OPEN
-      IN_PROGRESS
-      PAUSED
-      COMPLETED
-      CANCELLED
-      "a completed job reviewed by exception (reviewJob)"
-      REVIEWED
-    }
+    ${enumSdl('JobState', JOB_STATES, { REVIEWED: 'a completed job reviewed by exception (reviewJob)' })}
 
-    enum Priority {
-      HIGH
-      MEDIUM
-      LOW
-    }
+    ${enumSdl('Priority', JOB_PRIORITIES)}
 
-    enum StepStatus {
-      DONE
-      SKIPPED
-      FAILED
-    }
+    ${enumSdl('StepStatus', STEP_STATUSES)}
 
-    enum FaultSeverity {
-      LOW
-      MEDIUM
-      HIGH
-      CRITICAL
-    }
+    ${enumSdl('FaultSeverity', FAULT_SEVERITIES)}
 
-    enum FaultState {
-      OPEN
-      CLOSED
-    }
+    ${enumSdl('FaultState', FAULT_STATES)}
 
     type Job implements Node {
       id: ID!

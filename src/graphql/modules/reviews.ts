@@ -12,6 +12,8 @@ import {
   waitingSince,
   type QueueAction,
 } from '#services/reviews';
+import { VERSION_ACTIONS } from '#policies/transitions';
+import { enumSdl } from '../enum-sdl';
 
 /**
  * What approvers and publishers read (the floor app's review screens): the
@@ -36,13 +38,10 @@ const QUEUE_ACTION: Record<string, QueueAction> = { APPROVE: 'approve', PUBLISH:
 export const reviewsModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
     "An action of a version's life cycle (the transition table's)."
-    enum VersionAction {
-      SUBMIT
-      REJECT
-      APPROVE
-      PUBLISH
-      RETIRE
-    }
+    ${enumSdl(
+      'VersionAction',
+      VERSION_ACTIONS.map((action) => action.toUpperCase()),
+    )}
 
     "What a reviewer's queue holds: versions to approve (IN_REVIEW) or to publish (APPROVED)."
     enum ReviewQueueAction {

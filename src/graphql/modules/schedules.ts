@@ -25,6 +25,8 @@ import { createFollowUpJob, type CreateFollowUpJobInput } from '#services/follow
 import type { ScheduleFilter } from '#repos/schedules';
 import { userColumns } from './me';
 import { templateColumns, versionColumns } from './templates';
+import { MISSED_OCCURRENCES, OCCURRENCE_STATUSES, SCHEDULE_STATES } from '#domain/vocabulary';
+import { enumSdl } from '../enum-sdl';
 
 type Ctx = GraphQLContext;
 type PresentedFault = ReturnType<typeof presentFault>;
@@ -111,21 +113,12 @@ const budgetError = (info: GraphQLResolveInfo) =>
  */
 export const schedulesModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    enum ScheduleState {
-      ACTIVE
-      PAUSED
-    }
+    ${enumSdl('ScheduleState', SCHEDULE_STATES)}
 
     "What the worker does with an occurrence whose time has already passed when it gets to it (the daemon was down, a gap)."
-    enum MissedOccurrences {
-      CREATE
-      SKIP
-    }
+    ${enumSdl('MissedOccurrences', MISSED_OCCURRENCES)}
 
-    enum OccurrenceStatus {
-      CREATED
-      SKIPPED
-    }
+    ${enumSdl('OccurrenceStatus', OCCURRENCE_STATUSES)}
 
     "A schedule of recurring jobs: each occurrence of its recurrence becomes a job (one per asset of an asset class), created scheduleHorizon ahead, exactly once."
     type Schedule implements Node {

@@ -33,6 +33,8 @@ import {
   updateTemplate,
   type CreateTemplateInput,
 } from '#services/templates';
+import { FIELD_TYPES, VERSION_STATES } from '#domain/vocabulary';
+import { enumSdl } from '../enum-sdl';
 
 /**
  * Templates, their versions and content, signatures and diffs. Resolvers are
@@ -160,25 +162,11 @@ function templateFields<T extends { assetClassId?: unknown; organizationIds?: re
 
 export const templatesModule: SchemaModule = {
   typeDefs: /* GraphQL */ `
-    enum VersionState {
-      DRAFT
-      IN_REVIEW
-      APPROVED
-      PUBLISHED
-      RETIRED
-    }
+    ${enumSdl('VersionState', VERSION_STATES)}
 
-    enum FieldType {
-      TEXT
-      NUMBER
-      PASS_FAIL
-      CHOICE
-      PHOTO
-      SIGNATURE
-      SENSOR
-      "computed by the server from its expression when its inputs are recorded (docs/execution-rules.md)"
-      CALCULATED
-    }
+    ${enumSdl('FieldType', FIELD_TYPES, {
+      CALCULATED: 'computed by the server from its expression when its inputs are recorded (docs/execution-rules.md)',
+    })}
 
     enum SignatureMeaning {
       APPROVED

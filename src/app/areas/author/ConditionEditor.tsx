@@ -3,7 +3,7 @@ import { useI18n, useT } from '../../i18n';
 import { parseNumber } from '../../format';
 import { describeCondition } from '../../rules/describe';
 import type { EditorContent, EditorField, EditorStep, FieldType } from './model';
-import { inputId, NUMERIC_TYPES } from './model';
+import { inputId, NUMERIC_FIELD_TYPES } from './model';
 import type { Problems } from './problems';
 
 /**
@@ -27,7 +27,7 @@ const STATUSES = ['DONE', 'FAILED', 'SKIPPED'] as const;
  * (a photo, a signature: only whether there is one).
  */
 export function opsFor(type: FieldType | undefined): readonly Op[] {
-  if (!type || NUMERIC_TYPES.has(type)) return OPS;
+  if (!type || NUMERIC_FIELD_TYPES.has(type)) return OPS;
   if (type === 'PASS_FAIL') return ['eq', 'ne', 'recorded'];
   if (type === 'CHOICE' || type === 'TEXT') return ['eq', 'ne', 'in', 'recorded'];
   return ['recorded'];
@@ -56,7 +56,7 @@ const fromForm = (join: 'all' | 'any', rules: Leaf[]): unknown => (rules.length 
  */
 function typedValue(field: EditorField | undefined, text: string, language?: string): unknown {
   const trimmed = text.trim();
-  if (!field || !NUMERIC_TYPES.has(field.type) || trimmed === '') return text;
+  if (!field || !NUMERIC_FIELD_TYPES.has(field.type) || trimmed === '') return text;
   if (language) {
     const read = parseNumber(trimmed, language);
     // "2," is half-typed: it stays text until whole
@@ -390,7 +390,7 @@ function RuleRow({
               ) : (
                 <ValueInput
                   id={`value${uid}`}
-                  numeric={!!field && NUMERIC_TYPES.has(field.type) && op !== 'in'}
+                  numeric={!!field && NUMERIC_FIELD_TYPES.has(field.type) && op !== 'in'}
                   describedBy={op === 'in' ? `value${uid}-hint` : undefined}
                   value={(rule as { value?: unknown }).value}
                   parse={(text) =>

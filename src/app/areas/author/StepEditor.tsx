@@ -8,7 +8,7 @@ import {
   newField,
   relabelled,
   stepsInOrder,
-  NUMERIC_TYPES,
+  NUMERIC_FIELD_TYPES,
   pathOf,
   type EditorContent,
   type EditorField,
@@ -74,7 +74,7 @@ export function StepEditor(props: StepEditorProps) {
   const headingId = `step-heading-${step.stepId}`;
   // what a formula of the field at `index` may read: numeric fields above it in this step, then those of earlier steps
   const formulaFields = (index: number): FormulaField[] => {
-    const numeric = (f: EditorField) => NUMERIC_TYPES.has(f.type);
+    const numeric = (f: EditorField) => NUMERIC_FIELD_TYPES.has(f.type);
     const earlier = stepsInOrder(content)
       .filter((s) => s.number < number)
       .flatMap(({ step: st, number: n }) =>

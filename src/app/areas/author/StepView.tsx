@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { NUMERIC_TYPES, type EditorContent, type EditorField, type EditorStep } from './model';
+import { NUMERIC_FIELD_TYPES, type EditorContent, type EditorField, type EditorStep } from './model';
 import { calculate, calculationInputs } from '../../rules/local';
 import { CalculatedField } from '../operator/step-fields';
 import { describeCondition } from '../../rules/describe';
@@ -34,7 +34,7 @@ export interface StepViewProps {
 /** A value as entered in the preview, as the rules read it: numbers as numbers (typed in the user's language), nothing entered or not a number as undefined. */
 export function ruleValue(field: EditorField | undefined, text: string | undefined, readNumber: I18n['readNumber']): unknown {
   if (text === undefined || text.trim() === '') return undefined;
-  if (field && NUMERIC_TYPES.has(field.type)) {
+  if (field && NUMERIC_FIELD_TYPES.has(field.type)) {
     const read = readNumber(text);
     return 'value' in read ? read.value : undefined;
   }

@@ -11,9 +11,9 @@
  * editing stays unambiguous.
  */
 import { parseExpression, referencesOf, resolveReference } from '../../../domain/expressions';
+import type { FieldType } from '../../../domain/vocabulary';
 
-export const FIELD_TYPES = ['TEXT', 'NUMBER', 'PASS_FAIL', 'CHOICE', 'PHOTO', 'SIGNATURE', 'SENSOR', 'CALCULATED'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export { FIELD_TYPES, NUMERIC_FIELD_TYPES, type FieldType } from '../../../domain/vocabulary';
 
 export interface EditorField {
   /** the editor's own handle on the field (its key is the author's to edit): never sent */
@@ -83,9 +83,6 @@ export interface EditorContent {
   qualifications: SkillRequirement[];
   sections: EditorSection[];
 }
-
-/** The types a formula may read and a condition may compare as numbers (src/domain/content.ts NUMERIC_FIELD_TYPES; that module is the server's, with node:crypto). */
-export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['NUMBER', 'SENSOR', 'CALCULATED']);
 
 /** The document's limits (src/domain/content.ts): the editor stops adding before the server would refuse. */
 export const LIMITS = {

@@ -1,6 +1,7 @@
 import { globalId } from '../../api/client';
 import { serverHasNotApplicable } from '../../api/features';
 import type { EditorContent, EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
+import type { VersionState } from '../../../domain/vocabulary';
 
 /**
  * The GraphQL the author screens speak (the templates module,
@@ -12,8 +13,7 @@ export const templateGid = (id: number) => globalId('Template', id);
 export const versionGid = (id: number) => globalId('TemplateVersion', id);
 export const assetClassGid = (id: number) => globalId('AssetClass', id);
 
-export type VersionState = 'DRAFT' | 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED';
-export const VERSION_STATES: VersionState[] = ['DRAFT', 'IN_REVIEW', 'APPROVED', 'PUBLISHED', 'RETIRED'];
+export { VERSION_STATES, type VersionState } from '../../../domain/vocabulary';
 
 export interface FileInfo {
   databaseId: number;

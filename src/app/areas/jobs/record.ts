@@ -27,7 +27,7 @@ type ServerRecord = NonNullable<AppJobRecordQuery['job']>;
 export type RecordFault = ServerRecord['faultList']['nodes'][number];
 export type RecordDeviation = ServerRecord['deviations'][number];
 export type RecordHandOff = NonNullable<NonNullable<AppJobHandOffsQuery['job']>['handOffs']>['nodes'][number];
-export type { HandOffStatus } from '../../api/operation-types';
+export type { HandOffStatus } from '../../../domain/vocabulary';
 
 export interface JobRecord extends Omit<ServerRecord, 'qualificationOverrides'> {
   /** who was let work on it lacking a required skill, and why (docs/qualifications.md); `lacking` is JSON to the schema */

@@ -7,10 +7,11 @@
 import { isEmptyValue, outOfLimits, stepsOfJob, type LocalJobView, type SectionDef, type StepDef } from '../../offline';
 import { applicabilityOf, calculate } from '../../rules/local';
 import { stepProgress, stepState, type Progress, type ProgressStep, type StepState } from '../../rules/progress';
+import type { StepStatus } from '../../../domain/vocabulary';
 
 /** A step's record as the operator sees it: queued on the device (newest) or the server's. */
 export interface SeenRecord {
-  status: 'DONE' | 'SKIPPED' | 'FAILED';
+  status: StepStatus;
   values: { key: string; value: unknown; outOfLimits: boolean; error?: string | null }[];
   comment: string | null;
   reason: string | null;

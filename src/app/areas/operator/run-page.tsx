@@ -19,7 +19,6 @@ import {
   type FieldDef,
   type LocalJobView,
   type QueuedValue,
-  type Severity,
   type StepDef,
   type UserKey,
 } from '../../offline';
@@ -36,6 +35,7 @@ import { plainText } from '../../ui/plain-text';
 import { jobProgress, jobRules, missingComments, missingRequired, stepStates, type SeenRecord, type StepRule } from './job-rules';
 import { STATE_TONE, StepOutline, type OutlineSection } from './step-outline';
 import { NotApplicableButton, NotApplyingNotice } from './step-rules';
+import { FAULT_SEVERITIES, type FaultSeverity } from '../../../domain/vocabulary';
 
 /** the notice saying why an unqualified user cannot record: what the disabled buttons name as their description */
 const QUALIFICATION_NOTICE = 'qualification-refusal';
@@ -842,8 +842,6 @@ function ReviewStep({
   );
 }
 
-const SEVERITIES: Severity[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
-
 export function FaultDialog({
   open,
   onClose,
@@ -860,7 +858,7 @@ export function FaultDialog({
   const t = useT();
   const sync = useSyncState();
   const [description, setDescription] = useState('');
-  const [severity, setSeverity] = useState<Severity>('MEDIUM');
+  const [severity, setSeverity] = useState<FaultSeverity>('MEDIUM');
   const [photos, setPhotos] = useState<Blob[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -903,8 +901,8 @@ export function FaultDialog({
       <Select
         label={t('operator.fault.severity')}
         value={severity}
-        onValue={(v) => setSeverity(v as Severity)}
-        options={SEVERITIES.map((s) => ({ value: s, label: t(`operator.fault.severity.${s}`) }))}
+        onValue={(v) => setSeverity(v as FaultSeverity)}
+        options={FAULT_SEVERITIES.map((s) => ({ value: s, label: t(`operator.fault.severity.${s}`) }))}
       />
       <PhotoList photos={photos} label={t('operator.fault.photo')} onRemove={(i) => setPhotos(photos.filter((_, j) => j !== i))} />
       <PhotoInput label={t('operator.fault.photo')} onPhoto={(blob) => setPhotos([...photos, blob])} />

@@ -9,7 +9,7 @@ import { loadMatrix, personName, type Override } from './api';
 /**
  * A job's qualification overrides on its record page (docs/qualifications.md,
  * "Overrides"): who was let work on it lacking what, why, by whom and when —
- * for every reader of the job. Who may override (DOMAIN_PERMISSIONS
+ * for every reader of the job. Who may override (PERMISSIONS
  * .overrideQualification) lets someone work on the open job with a reason; the
  * server refuses it for a person who lacks nothing, and records it as one of
  * the job's deviations (kind OVERRIDE) for the reviewer.

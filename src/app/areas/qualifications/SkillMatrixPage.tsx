@@ -45,7 +45,7 @@ interface Target {
 /**
  * /app/skills: users × skills — the level each holds and until when, expiring
  * soon and expired marked; filters by person, skill and expiry. Who may grant
- * (DOMAIN_PERMISSIONS.grantSkills) grants, changes or revokes a skill in a
+ * (PERMISSIONS.grantSkills) grants, changes or revokes a skill in a
  * cell, granting with their e-signature as the trainer; their own row they
  * cannot touch (separation of duties), and the page says so up front. Who may
  * create skills does it here; the overrides of the last 30 days follow.

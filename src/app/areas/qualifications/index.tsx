@@ -5,7 +5,7 @@ import type { Area } from '../../shell/area';
 
 /**
  * Qualifications in the app: the skill matrix — users × skills with
- * level and expiry — for those who may read it (DOMAIN_PERMISSIONS
+ * level and expiry — for those who may read it (PERMISSIONS
  * .readQualifications), where those who may grant skills grant and revoke them
  * with their signature as trainer, and the recent overrides. Overriding for one
  * job is on that job's record page (src/app/areas/jobs).

@@ -1,6 +1,8 @@
 import { graphql } from '../../api/client';
 import type { Tone } from '../../ui';
 import type { Person } from './queries';
+import type { DeviationKind, ReviewPart } from '../../../domain/vocabulary';
+export type { DeviationKind } from '../../../domain/vocabulary';
 
 /**
  * Review by exception (docs/execution-rules.md): the GraphQL documents of the
@@ -8,9 +10,6 @@ import type { Person } from './queries';
  * their deviations, and the deviations of other jobs still to acknowledge —
  * through the public API only (jobs, deviations, acknowledgeDeviation, reviewJob).
  */
-
-export type DeviationKind =
-  'OUT_OF_LIMITS' | 'STEP_FAILED' | 'NOT_APPLICABLE' | 'FAULT' | 'OVERRIDE' | 'LATE_COMPLETION' | 'UNAPPLIED_CHANGE';
 
 /** How a deviation's kind is shown: a wrong value, a failed step, a fault or a change lost with a restore as danger, the rest as warning. */
 export const DEVIATION_TONE: Record<DeviationKind, Tone> = {
@@ -44,7 +43,7 @@ export interface ReviewBlock {
   reason: 'NOT_A_REVIEWER' | 'NOT_COMPLETED' | 'TOOK_PART';
   stepTitle: string | null;
   stepNumber: number | null;
-  part: 'RECORDED' | 'PERFORMED' | 'VERIFIED' | null;
+  part: ReviewPart | null;
 }
 
 export interface JobToReview {

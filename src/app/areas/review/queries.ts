@@ -1,5 +1,8 @@
 import type { ContentDoc, ServerDiff } from './diff-model';
 import { STEP } from '../author/queries';
+import type { JobState, SignatureMeaning, VersionState } from '../../../domain/vocabulary';
+import type { VersionAction as DomainVersionAction } from '../../../policies/transitions';
+export type { VersionState } from '../../../domain/vocabulary';
 
 /**
  * The GraphQL documents of the review pages and the shapes they answer.
@@ -7,10 +10,10 @@ import { STEP } from '../author/queries';
  * versionDiff and the three signing mutations); nothing here is private.
  */
 
-export type VersionState = 'DRAFT' | 'IN_REVIEW' | 'APPROVED' | 'PUBLISHED' | 'RETIRED';
-export type VersionAction = 'SUBMIT' | 'REJECT' | 'APPROVE' | 'PUBLISH' | 'RETIRE';
+/** a version's action as GraphQL spells it (enum VersionAction): the transition table's, in capitals */
+export type VersionAction = Uppercase<DomainVersionAction>;
 /** what the reviewer signs: the three signed actions of the page */
-export type SignedAction = 'APPROVE' | 'REJECT' | 'PUBLISH';
+export type SignedAction = Extract<VersionAction, 'APPROVE' | 'REJECT' | 'PUBLISH'>;
 
 export interface Person {
   firstName: string;
@@ -77,7 +80,7 @@ const CONTENT = /* GraphQL */ `
 
 export interface Signature {
   signerName: string;
-  meaning: 'APPROVED' | 'PUBLISHED' | 'REJECTED';
+  meaning: SignatureMeaning;
   signedAt: string;
   contentHash: string;
 }
@@ -152,7 +155,7 @@ export interface OlderJob {
   id: string;
   databaseId: number;
   title: string;
-  state: 'OPEN' | 'IN_PROGRESS' | 'PAUSED';
+  state: Extract<JobState, 'OPEN' | 'IN_PROGRESS' | 'PAUSED'>;
   dueAt: string | null;
   version: { number: number };
   assignees: Person[];

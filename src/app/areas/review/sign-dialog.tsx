@@ -3,6 +3,7 @@ import { ApiError, graphql } from '../../api/client';
 import { useI18n } from '../../i18n';
 import { Dialog, ESignatureDialog, TextField } from '../../ui';
 import { personName, SIGN, type Person, type ReviewVersion, type SignedAction } from './queries';
+import type { SignatureMeaning } from '../../../domain/vocabulary';
 
 /**
  * Signs a version (approve, reject, publish) with the app's e-signature dialog
@@ -10,7 +11,7 @@ import { personName, SIGN, type Person, type ReviewVersion, type SignedAction } 
  * number and the content's fingerprint. The exceptions page signs a job's
  * review (reviewJob) with the same dialog.
  */
-const MEANING: Record<SignedAction, 'APPROVED' | 'REJECTED' | 'PUBLISHED'> = {
+const MEANING: Record<SignedAction, SignatureMeaning> = {
   APPROVE: 'APPROVED',
   REJECT: 'REJECTED',
   PUBLISH: 'PUBLISHED',

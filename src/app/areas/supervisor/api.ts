@@ -1,10 +1,20 @@
 import { api, globalId, graphql, query } from '../../api/client';
 import { QUALIFICATION_FIELDS, type QualificationCheck } from '../../rules/qualification';
+import type {
+  FaultSeverity,
+  JobPriority,
+  JobState,
+  MissedOccurrences,
+  OccurrenceStatus,
+  ScheduleState,
+  StepStatus,
+} from '../../../domain/vocabulary';
+export type { JobState, MissedOccurrences } from '../../../domain/vocabulary';
 
 /** The supervisor's reads and writes: REST /api/client/supervision/* (src/http/routes/client/supervision) and GraphQL createJob. */
 
-export type JobState = 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'REVIEWED';
-export type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
+/** a job's priority, as GraphQL names it */
+export type Priority = JobPriority;
 
 export interface Named {
   id: number;
@@ -42,7 +52,7 @@ export interface Deviations {
     job: { id: number; title: string };
     asset: Named | null;
     stepTitle: string;
-    status: 'FAILED' | 'SKIPPED';
+    status: Exclude<StepStatus, 'DONE'>;
     reason: string | null;
     comment: string | null;
     recordedBy: Named;
@@ -61,7 +71,7 @@ export interface Deviations {
   unappliedChangesTruncated: boolean;
   openFaults: {
     id: number;
-    severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+    severity: FaultSeverity;
     description: string;
     job: { id: number; title: string } | null;
     asset: Named | null;
@@ -193,7 +203,7 @@ export interface ScheduleSummary {
   id: string;
   databaseId: number;
   title: string;
-  state: 'ACTIVE' | 'PAUSED';
+  state: ScheduleState;
   revision: number;
   recurrence: string;
   startsAt: string;
@@ -284,11 +294,9 @@ export async function classesAndTeams(): Promise<{ assetClasses: Named[]; teams:
   return { assetClasses: named(data.assetClasses.nodes), teams: named(data.organizations.nodes) };
 }
 
-export type MissedOccurrences = 'CREATE' | 'SKIP';
-
 export interface ScheduleOccurrence {
   occursAt: string;
-  status: 'CREATED' | 'SKIPPED';
+  status: OccurrenceStatus;
   reason: string | null;
   asset: { name: string } | null;
   job: { databaseId: number; title: string; state: JobState } | null;

@@ -1,3 +1,4 @@
+import type { JobPriority, JobState, StepSignatureMeaning } from '../../../domain/vocabulary';
 // the types written out rather than imported from offline/job-data: this module stays free of the DOM (a unit test
 // runs stepsWaitingFor in Node)
 type SignoffDef = { performer: boolean; verifier: { roles: string[] } | null };
@@ -26,15 +27,15 @@ export interface WaitingJob {
   id: string;
   databaseId: number;
   title: string;
-  state: 'OPEN' | 'IN_PROGRESS' | 'PAUSED' | 'COMPLETED' | 'CANCELLED';
-  priority: 'HIGH' | 'MEDIUM' | 'LOW';
+  state: Exclude<JobState, 'REVIEWED'>;
+  priority: JobPriority;
   dueAt: string | null;
   asset: { name: string } | null;
   template: { title: string };
   version: { content: { sections: { steps: { stepId: string; title: string; signoff: SignoffDef | null }[] }[] } };
   records: { stepId: string; recordedBy: { databaseId: number } }[];
   steps: { stepId: string; applies: boolean }[];
-  signoffs: { stepId: string; meaning: 'PERFORMED' | 'VERIFIED'; signer: { databaseId: number } | null; invalidatedAt: string | null }[];
+  signoffs: { stepId: string; meaning: StepSignatureMeaning; signer: { databaseId: number } | null; invalidatedAt: string | null }[];
 }
 
 /**

@@ -7,7 +7,7 @@ import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook
 import type { Actor } from '#services/actor';
 import { changedBy } from '#services/security-log';
 import { defineRoute, IdParams, type AuthMode, type RouteSpec } from '../../route';
-import type { Role } from '#policies/roles';
+import type { Permission } from '#policies/permissions';
 import { DeliveryParams, webhookSchemas } from './schema';
 
 /** Creating endpoints and pinging them makes this server send requests: bounded per caller. */
@@ -29,11 +29,11 @@ export function webhookRoutes(options: {
   noun: string;
   who: string;
   auth: AuthMode;
-  roles?: readonly Role[];
+  permission?: Permission;
   owner: (actor: Actor) => EventOwner;
   eventTypes: readonly [string, ...string[]];
 }): RouteSpec[] {
-  const { base, noun, who, auth, roles, owner, eventTypes } = options;
+  const { base, noun, who, auth, permission, owner, eventTypes } = options;
   const { CreateWebhook, UpdateWebhook } = webhookSchemas(eventTypes);
   return [
     defineRoute({
@@ -43,7 +43,7 @@ export function webhookRoutes(options: {
       response: Page(Webhook),
       summary: `${who}: list webhook endpoints (paginated)`,
       auth,
-      roles,
+      permission,
       query: PageQuery,
       async handler({ deps, actor, query }) {
         return mapPage(await listWebhooks(deps, owner(actor as Actor), query), presentWebhook);
@@ -57,7 +57,7 @@ export function webhookRoutes(options: {
       errors: ['WEBHOOK_TARGET_REFUSED', 'CONFLICT'],
       summary: `${who}: register an endpoint {url, events, description?, active?}; answers the signing secret (whsec_…) once. A URL the network policy refuses → 422 WEBHOOK_TARGET_REFUSED naming why`,
       auth,
-      roles,
+      permission,
       body: CreateWebhook,
       status: 201,
       rateLimit: outboundLimit,
@@ -74,7 +74,7 @@ export function webhookRoutes(options: {
       errors: ['WEBHOOK_TARGET_REFUSED', 'CONFLICT'],
       summary: `${who}: change an endpoint (omitted fields keep their values); rotateSecret: true answers a new secret once, the old one stays valid 24 h`,
       auth,
-      roles,
+      permission,
       params: IdParams,
       body: UpdateWebhook,
       rateLimit: outboundLimit,
@@ -90,7 +90,7 @@ export function webhookRoutes(options: {
       response: Deleted,
       summary: `${who}: delete an endpoint and its delivery log`,
       auth,
-      roles,
+      permission,
       params: IdParams,
       async handler({ deps, actor, params, meta }) {
         await deleteWebhook(deps, owner(actor as Actor), params.id, changedBy(actor as Actor, meta));
@@ -104,7 +104,7 @@ export function webhookRoutes(options: {
       response: WebhookDelivery,
       summary: `${who}: send a webhook.ping event to this endpoint; answers the queued delivery`,
       auth,
-      roles,
+      permission,
       params: IdParams,
       status: 202,
       rateLimit: outboundLimit,
@@ -119,7 +119,7 @@ export function webhookRoutes(options: {
       response: Page(WebhookDelivery),
       summary: `${who}: the endpoint's deliveries, newest first (event, attempt, status code, duration, error, time)`,
       auth,
-      roles,
+      permission,
       params: IdParams,
       query: PageQuery,
       async handler({ deps, actor, params, query }) {
@@ -134,7 +134,7 @@ export function webhookRoutes(options: {
       errors: ['CONFLICT'],
       summary: `${who}: send a delivery again now, with the same webhook-id`,
       auth,
-      roles,
+      permission,
       params: DeliveryParams,
       status: 202,
       rateLimit: outboundLimit,

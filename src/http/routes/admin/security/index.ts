@@ -2,7 +2,6 @@ import { Unlocked, UserWithInvitation } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { PositiveId } from '../../../schemas';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { getUserAcrossClients } from '#services/users';
 import { unlockUser } from '#services/lockout';
 import { tenantScope } from '#db/tenant';
@@ -30,7 +29,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     errors: ['CONFLICT'],
     summary: 'Email a new invitation to a user who has not set a password yet (the older link stops working; 409 otherwise)',
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     params: UnlockParams,
     rateLimit: { max: 20, windowMs: 15 * 60_000 },
     async handler({ deps, actor, params, meta }) {
@@ -46,7 +45,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     summary:
       "Without a mail server: hand the invitation link of an invited user of the caller's client to the Security Administrator, once (then removed from the outbox; a security event). 409 CONFLICT when mail is configured, the user is not invited or the link was handed over already",
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     params: UnlockParams,
     // a link per invitation, rarely more than a few an hour: a tight budget against a stolen session harvesting links
     rateLimit: principalBudget('invitation-link', 10, 15 * 60_000),
@@ -62,7 +61,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     response: Unlocked,
     summary: "Lift a sign-in lockout of a user's account (a Security Administrator of the client, or a system administrator)",
     auth: 'user-or-admin',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     params: UnlockParams,
     async handler({ deps, actor, params, meta }) {
       if (actor.kind === 'user') {

@@ -3,7 +3,6 @@ import { Deleted } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
 import { tenantScope, type TenantScope } from '#db/tenant';
 import { notFound } from '#errors';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { getClient } from '#services/clients';
 import { createProvider, deleteProvider, endpointsOf, listProviders, updateProvider, type SsoProvider } from '#services/sso/providers';
 import type { Actor } from '#services/actor';
@@ -34,8 +33,6 @@ function present(deps: Deps, provider: SsoProvider) {
   };
 }
 
-const securityAdmin = [SECURITY_ADMIN] as const;
-
 /** `present`'s shape: the provider's settings vary by kind, so beyond these its fields are open. */
 const SsoProviderData = z
   .object({
@@ -57,7 +54,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     summary:
       "The client's SSO providers (its Security Administrator, or a system administrator); client secrets are never shown, only hasClientSecret",
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     params: IdParams,
     async handler({ deps, actor, params }) {
       return (await listProviders(deps, await clientScope(deps, actor, params.id))).map((p) => present(deps, p));
@@ -72,7 +69,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     summary:
       'Add an SSO provider (kind oidc, saml, dynamics or directory) with its issuer/tenant, client id and secret (sealed at rest), attribute mapping, just-in-time provisioning and post-login URL',
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     feature: 'sso',
     params: IdParams,
     body: CreateSsoProvider,
@@ -89,7 +86,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     errors: ['CONFLICT'],
     summary: 'Change an SSO provider; omitted fields keep their values, clientSecret null removes the secret, the kind cannot change',
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     params: SsoProviderParams,
     body: UpdateSsoProvider,
     async handler({ deps, actor, params, body, meta }) {
@@ -106,7 +103,7 @@ export const adminSsoRoutes: RouteSpec[] = [
     response: Deleted,
     summary: 'Remove an SSO provider and the identity links it made (the users stay)',
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     params: SsoProviderParams,
     async handler({ deps, actor, params, meta }) {
       await deleteProvider(deps, await clientScope(deps, actor, params.id), params.providerId, changedBy(actor, meta));

@@ -3,7 +3,6 @@ import { defineRoute, type RouteSpec } from '../../../route';
 import { mapPage } from '#db/pagination';
 import { tenantScope } from '#db/tenant';
 import { fieldError } from '#errors';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { getClient } from '#services/clients';
 import { accountStates, createUser, deleteUser, getUser, getUserAcrossClients, listUsers, updateUser } from '#services/users';
 import { presentUser } from '#presenters';
@@ -33,7 +32,6 @@ const USER_REPORT_COLUMNS: XlsxColumn<UserReportRow>[] = [
 
 // User management (docs/api/contract.md 4.7, 4.8): a Security Administrator's client token
 // acts in its own client; a system administrator's token may only read.
-const securityAdmin = [SECURITY_ADMIN] as const;
 
 export const adminUserRoutes: RouteSpec[] = [
   defineRoute({
@@ -45,7 +43,7 @@ export const adminUserRoutes: RouteSpec[] = [
     summary:
       "List users of the caller's client (system administrators: of ?clientId=), each with locked, twoFactorEnabled and lastSecurityAdministrator",
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     query: ListUsers,
     async handler({ deps, actor, query }) {
       let scope;
@@ -71,7 +69,7 @@ export const adminUserRoutes: RouteSpec[] = [
     summary:
       "Users with client, license type, roles, last sign-in and status: every client's for system administrators (or ?clientId=), the caller's client's for a Security Administrator; filters licenseType, status, role; paginated",
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     query: UserReportQuery,
     async handler({ deps, actor, query }) {
       return mapPage(await userReport(deps, actor, query), presentUserReportRow);
@@ -85,7 +83,7 @@ export const adminUserRoutes: RouteSpec[] = [
     produces: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', attachment: true },
     summary: 'The vendor users report (same callers and filters, every row) as an .xlsx workbook, streamed',
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     query: UserReportFilters,
     rateLimit: { max: 10, windowMs: 60_000 },
     async handler({ deps, actor, query, ctx, meta }) {
@@ -106,7 +104,7 @@ export const adminUserRoutes: RouteSpec[] = [
     response: User,
     summary: 'Get a user by id',
     auth: 'user-or-admin',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     params: UserIdParams,
     async handler({ deps, actor, params }) {
       const user =
@@ -123,7 +121,7 @@ export const adminUserRoutes: RouteSpec[] = [
     summary:
       "Create a user in the caller's client; without a password the user is invited and the answer's invitation says {delivery: 'queued' (mail server) | 'outbox' (no mail server), linkRevealable}",
     auth: 'user',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     body: CreateUser,
     status: 201,
     async handler({ deps, actor, body, meta }) {
@@ -140,7 +138,7 @@ export const adminUserRoutes: RouteSpec[] = [
     errors: ['CONFLICT', 'LICENSE_SEATS_EXHAUSTED', 'NOT_FOUND'],
     summary: 'Update a user (body includes id); omitted fields keep their values',
     auth: 'user',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     body: UpdateUser,
     async handler({ deps, actor, body, meta }) {
       return presentUser(await updateUser(deps, actor.scope, body, changedBy(actor, meta)));
@@ -154,7 +152,7 @@ export const adminUserRoutes: RouteSpec[] = [
     errors: ['CONFLICT'],
     summary: 'Delete a user: frees the seat and ends the sessions',
     auth: 'user',
-    roles: securityAdmin,
+    permission: 'administerSecurity',
     params: UserIdParams,
     async handler({ deps, actor, params, meta }) {
       await deleteUser(deps, actor.scope, params.userId, changedBy(actor, meta));

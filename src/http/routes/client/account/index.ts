@@ -5,7 +5,6 @@ import { defineRoute, type RateLimitSpec, type RouteSpec } from '../../../route'
 import type { Deps } from '#deps';
 import { fieldError } from '#errors';
 import { hashToken } from '#lib/tokens';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { logoUrl } from '#services/branding';
 import { presentClient, presentLicense, presentSecuritySettings, presentUser } from '#presenters';
 import {
@@ -223,7 +222,7 @@ export const clientAccountRoutes: RouteSpec[] = [
     response: z.union([SecuritySettings, SecuritySettingsPublic]),
     summary: "Change the client's security settings (Security Administrator); omitted fields keep their values",
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     body: UpdateSecuritySettings,
     async handler({ deps, actor, body, meta }) {
       return presentSecuritySettings(await updateSecuritySettings(deps, actor.scope, body, changedBy(actor, meta)), 'member');

@@ -52,7 +52,7 @@ export const clientAgreementRoutes: RouteSpec[] = [
     errors: ['CONFLICT'],
     summary: 'Security Administrator: accept the current MSA for the client',
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     body: AcceptAgreement,
     async handler({ deps, actor, body, meta }) {
       return presentAgreementStatus(await acceptAgreement(deps, 'msa', actor, body.version, meta));

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { CLIENT_EVENT_TYPES, SYSTEM_EVENT_TYPES } from '#events/catalogue';
-import { SECURITY_ADMIN } from '#policies/roles';
 import type { UserActor } from '#services/actor';
 import { defineRoute, type RouteSpec } from '../../../route';
 import { lastEventIdHeader, sendEventStream } from '../../../event-stream';
@@ -32,7 +31,7 @@ export const clientEventRoutes: RouteSpec[] = [
     noun: 'Webhook',
     who: 'Security Administrator',
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     owner: (actor) => (actor as UserActor).clientId,
     eventTypes: CLIENT_EVENT_TYPES,
   }),

@@ -13,8 +13,6 @@ import { readMultipart } from '../../../multipart';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
 import { fieldError } from '#errors';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { findLatestVersion } from '#repos/template-versions';
 import { copyEntities } from '#services/copy-entities';
 import { jobReportZip } from '#services/job-report';
@@ -116,7 +114,7 @@ export const clientExportRoutes: RouteSpec[] = [
       'Author: import a template ZIP (multipart part `file`) as a new template with one DRAFT; refuses unsafe or inconsistent archives with 422 ARCHIVE_INVALID (details.reason) and writes nothing',
     auth: 'user',
     feature: 'import-export',
-    roles: DOMAIN_PERMISSIONS.author,
+    permission: 'author',
     accepts: 'multipart',
     status: 201,
     rateLimit: perCaller(30),
@@ -143,7 +141,7 @@ export const clientExportRoutes: RouteSpec[] = [
       'Copy templates ({templateIds, targetClientId}) into another client as new templates with one DRAFT (media and sensors copied, ids remapped). A Security Administrator who proves to be one of the target too with X-Target-Authorization (an access token of the target client), or a system administrator (who adds sourceClientId); a target without that proof is 404',
     auth: 'user-or-admin',
     feature: 'import-export',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     body: CopyEntitiesInput,
     errors: ['NOT_FOUND', 'STORAGE_QUOTA_EXCEEDED'],
     honours: ['X-Target-Authorization'],

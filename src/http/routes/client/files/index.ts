@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { UploadParts } from '../../../schemas';
 import { File } from '#presenters/schemas';
 import { defineRoute, IdParams, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { fieldError, notFound } from '#errors';
 import { readMultipart } from '../../../multipart';
 import { sendFile } from '../../../send-file';
@@ -27,6 +26,7 @@ import { parseOrFail } from '#lib/parse-or-fail';
 import type { AppContext } from '../../../state';
 import type { Deps } from '#deps';
 import type { TenantScope } from '#db/tenant';
+import { PERMISSIONS } from '#policies/permissions';
 
 const Point = z.array(z.number());
 /** Point-cloud alignment metadata (services/alignment-data presentAlignmentData). */
@@ -81,7 +81,7 @@ export const clientFileRoutes: RouteSpec[] = [
     summary:
       'Upload files: multipart/form-data with one or more `file` parts and an optional `metadata` part (JSON {description}) → 201 {files: [{id, name, size, sha256, contentType, description, createdAt}]}; streamed, at most WIP_MAX_UPLOAD in all (413 PAYLOAD_TOO_LARGE) and within the client storage quota (413 STORAGE_QUOTA_EXCEEDED); content type detected from the bytes; an image (PNG, JPEG, GIF, WebP by its bytes) that cannot be decoded, or declares more than 20,000 pixels a side or 40 megapixels, 422 VALIDATION_ERROR naming the file (docs/api/files.md); malformed metadata 422',
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.uploadFiles,
+    permission: 'uploadFiles',
     accepts: 'multipart',
     status: 201,
     rateLimit: UPLOAD_RATE_LIMIT,
@@ -108,7 +108,7 @@ export const clientFileRoutes: RouteSpec[] = [
     summary:
       "Replace a file's bytes: multipart/form-data with a `fileId` field and one `file` part → the file under the same id (revision + 1; every reference follows); the previous content is kept as a prior revision. Another client's id → 404",
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.uploadFiles,
+    permission: 'uploadFiles',
     accepts: 'multipart',
     rateLimit: UPLOAD_RATE_LIMIT,
     async handler({ deps, actor, ctx }) {
@@ -149,14 +149,14 @@ export const clientFileRoutes: RouteSpec[] = [
     summary:
       "Delete a file and its prior revisions → {id, deleted: true}. Admins and authors delete any file of the client, operators only those they uploaded (else 403). A file still used by a template version (any state), a recorded value, a fault photo or alignment data → 409 FILE_IN_USE with details.references; content the client no longer holds frees its quota at once and leaves the disk after commit. Another client's id → 404",
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.uploadFiles,
+    permission: 'uploadFiles',
     params: IdParams,
     rateLimit: UPLOAD_RATE_LIMIT,
     async handler({ deps, actor, params }) {
       await deleteFile(deps, actor.scope, params.id, {
         userId: actor.userId,
         email: actor.email,
-        onlyOwn: !hasAnyRole(actor.roles, DOMAIN_PERMISSIONS.deleteAnyFile),
+        onlyOwn: !hasAnyRole(actor.roles, PERMISSIONS.deleteAnyFile),
       });
       return { id: params.id, deleted: true };
     },
@@ -193,7 +193,7 @@ export const clientFileRoutes: RouteSpec[] = [
     summary:
       'Upload point-cloud alignment data for a template step or an asset: multipart/form-data with `templateId` and `stepId` (or `assetId`) fields and one `file` part, a PLY (ascii, binary little or big endian) → 201 {id, pointCount, bounds {min, max}, format, fileId}; the header and vertex data are checked (422 naming `file` when malformed); the original is stored',
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.author,
+    permission: 'author',
     accepts: 'multipart',
     status: 201,
     rateLimit: UPLOAD_RATE_LIMIT,

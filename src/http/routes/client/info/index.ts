@@ -8,7 +8,6 @@ import { openContent } from '#services/files';
 import { customerPortalLink, PORTAL_LINK_TTL_SECONDS } from '#services/integrations/customer-portal';
 import { presentClient } from '#presenters';
 import { FEATURES } from '#licensing/terms';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { sendFile } from '../../../send-file';
 
 export const clientInfoRoutes: RouteSpec[] = [
@@ -70,7 +69,7 @@ export const clientInfoRoutes: RouteSpec[] = [
     errors: ['INTEGRATION_NOT_CONFIGURED'],
     summary: `A signed link into the vendor's customer portal for the caller's client (Security Administrators): {url, expiresAt}; the url carries ?token= (JWT HS256 with customerPortalSecret, valid ${PORTAL_LINK_TTL_SECONDS / 60} minutes, single-use jti); 503 INTEGRATION_NOT_CONFIGURED without customerPortalUrl and customerPortalSecret`,
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     rateLimit: principalBudget('customer-portal', 30, 60_000),
     async handler({ deps, actor }) {
       return customerPortalLink(deps, actor);

@@ -3,7 +3,6 @@ import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import { forwardBugReport } from '#services/integrations/bug-tracker';
 import { proxyMaps } from '#services/integrations/maps';
 import { erpStatus, synchronizeErp } from '#services/integrations/erp';
-import { SECURITY_ADMIN } from '#policies/roles';
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -102,7 +101,7 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     summary:
       "The ERP integration's state for the caller's client (Security Administrators): {configured, upstream (origin), templateMap (work-order type → template title), lastRuns: [run]} with run = {id, status: succeeded|partial|failed, startedById, startedAt, finishedAt, pulled, created, skipped, pushed, errors: [{workOrderId?, jobId?, message}]}",
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     feature: 'integrations',
     async handler({ deps, actor }) {
       return erpStatus(deps, actor);
@@ -117,7 +116,7 @@ export const clientIntegrationRoutes: RouteSpec[] = [
     summary:
       "Synchronize with the ERP (Security Administrators): pull released work orders into jobs (template by WIP_ERP_TEMPLATE_MAP, asset by serial number), push completed jobs' results back, both idempotent by the work-order id → the run. 503 INTEGRATION_NOT_CONFIGURED; 502 UPSTREAM_ERROR (details.runId, details.upstreamStatus) when the work-order list cannot be read",
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     feature: 'integrations',
     rateLimit: principalBudget('erp-sync', 30, 3_600_000),
     async handler({ deps, actor }) {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ClientLicense, OnPremise, User } from '#presenters/schemas';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { SECURITY_ADMIN } from '#policies/roles';
 import { changeUserLicenseTypes, clientLicense } from '#services/licensing/client-license';
 import { currentLicense } from '#services/licensing/index';
 import { presentUser } from '#presenters';
@@ -31,7 +30,7 @@ export const clientLicenseRoutes: RouteSpec[] = [
     summary:
       "Security Administrator: change users' license types ({userId, licenseType} or {changes: [...]}), within the client's seats and role rules",
     auth: 'user',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     body: ChangeLicenseTypes,
     async handler({ deps, actor, body, meta }) {
       const result = await changeUserLicenseTypes(deps, actor.scope, body, changedBy(actor, meta));

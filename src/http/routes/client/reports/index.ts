@@ -4,7 +4,7 @@ import { sendCsv, wantsCsv } from '../../../csv';
 import { csvDocument } from '#lib/csv';
 import { gone } from '#errors';
 import type { Period } from '#db/time-buckets';
-import { LICENSE_TYPES, SECURITY_ADMIN } from '#policies/roles';
+import { LICENSE_TYPES } from '#policies/roles';
 import { meterReport, meterReportFilters, type MeterRow } from '#services/reports';
 import { MeterReportQuery } from './schema';
 
@@ -79,7 +79,7 @@ export const clientReportRoutes: RouteSpec[] = [
       "Usage metering of the caller's client per day|week|month (UTC) over [from, to] (dates, default the last 30 days): active users per license type, jobs started and completed, steps recorded, storageBytes (distinct bytes stored at the end of each bucket, what the storage quota counts; client-wide whatever the filters); filters userId, licenseType, templateId, organizationId; JSON, or CSV with ?format=csv or Accept: text/csv",
     auth: 'user',
     feature: 'reports',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     query: MeterReportQuery,
     rateLimit: { max: 60, windowMs: 60_000 },
     async handler({ deps, actor, query, ctx }) {
@@ -107,7 +107,7 @@ export const clientReportRoutes: RouteSpec[] = [
       "The values the meter report can be filtered by: periods, license types, and the client's organizations, templates and users (each list at most 1000, with truncated flags)",
     auth: 'user',
     feature: 'reports',
-    roles: [SECURITY_ADMIN],
+    permission: 'administerSecurity',
     async handler({ deps, actor }) {
       return meterReportFilters(deps, actor.scope);
     },

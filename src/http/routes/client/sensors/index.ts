@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { updateSensors } from '#services/sensors';
 import { UpdateSensors } from './schema';
 
@@ -14,7 +13,7 @@ export const clientSensorRoutes: RouteSpec[] = [
     summary:
       'Operators (devices) send sensor readings {readings: [{sensorId, readingId, value, timestamp}]} (at most 1000); idempotent by readingId → {accepted, duplicates}; an unknown sensorId refuses the batch (422)',
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.sendReadings,
+    permission: 'sendReadings',
     body: UpdateSensors,
     async handler({ deps, actor, body }) {
       return updateSensors(deps, actor, body.readings);

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { payloadTooLarge } from '#services/files';
 import { exportTranslation, importTranslation, MAX_XLIFF_BYTES, translationLanguage } from '#services/translations';
 import { TranslationImport } from '#presenters/schemas';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { defineRoute, principalBudget, type RouteSpec } from '../../../route';
 import type { AppContext } from '../../../state';
 
@@ -66,7 +65,7 @@ export const clientTranslationRoutes: RouteSpec[] = [
     summary:
       "Author: bring a translated XLIFF 2.0 file (application/xliff+xml, also application/xml or text/xml; at most 8 MiB) for the version into :lang. Each unit with a target becomes the translation of the source the file carries; an untouched `initial` unit stays as it was; the translation's approval is withdrawn when its units change (approveTranslation in GraphQL). 400 BAD_REQUEST for a file that is not XML or not XLIFF 2.0, 422 VALIDATION_ERROR for another version's or language's file or unknown unit ids (details.fields), 409 VERSION_NOT_EDITABLE on a retired version",
     auth: 'user',
-    roles: DOMAIN_PERMISSIONS.author,
+    permission: 'author',
     accepts: 'xliff',
     params: TranslationParams,
     rateLimit: perCaller(60),

@@ -1,7 +1,6 @@
 import { HandOff, JobWithMembers, Page } from '#presenters/schemas';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../../route';
-import { DOMAIN_PERMISSIONS } from '#policies/transitions';
 import { presentHandOff } from '#presenters/jobs';
 import { jobWithMembers } from '#services/jobs';
 import { handOffColleagues, jobHistoryUsers, listHandOffStatuses, workTogether } from '#services/working-together';
@@ -25,7 +24,7 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     summary: 'Hand a job off (HAND_OFF), decide a hand-off (ACCEPT, DECLINE; CANCEL by the sender), co-work on a job (JOIN, LEAVE)',
     auth: 'user',
     feature: 'collaboration',
-    roles: DOMAIN_PERMISSIONS.runJob,
+    permission: 'runJob',
     body: WorkingTogether,
     async handler({ deps, actor, body }) {
       const result = await workTogether(deps, actor, body);
@@ -57,7 +56,7 @@ export const clientWorkingTogetherRoutes: RouteSpec[] = [
     summary: "Whom the caller may hand a job off to: the client's active users who may accept a hand-off, the caller excepted, by name",
     auth: 'user',
     feature: 'collaboration',
-    roles: DOMAIN_PERMISSIONS.runJob,
+    permission: 'runJob',
     async handler({ deps, actor }) {
       const users = await handOffColleagues(deps, actor);
       return { items: users.map((u) => ({ id: u.id, firstName: u.first_name, lastName: u.last_name, email: u.email })), nextCursor: null };
