@@ -1,6 +1,6 @@
 import { globalId } from '../../api/client';
 import { serverHasNotApplicable } from '../../api/features';
-import type { EditorContent, EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
+import type { EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
 
 /**
  * The GraphQL the author screens speak (the templates module,
@@ -234,5 +234,3 @@ export function filesOf(content: VersionDetail['content']): Map<number, FileInfo
   }
   return files;
 }
-
-export type { EditorContent };
