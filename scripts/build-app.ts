@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeBuildInputs } from './build-inputs';
 import { build, type BuildOptions } from 'esbuild';
 import { APP_INDEX, APP_MANIFEST, APP_SERVICE_WORKER } from '#lib/runtime';
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     metafile: true,
   });
   const built = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  const bundled = Object.keys(result.metafile.inputs);
   const script = built.find((f) => /^main-.*\.js$/.test(f));
   const styles = built.filter((f) => f.endsWith('.css'));
   const style = styles[0];
@@ -102,17 +104,20 @@ async function main(): Promise<void> {
   const files = [...built, icon, webManifest].sort();
   // the precache list: hashed files need no revision (their name is one); the page is /app/ with its content hash
   const precache = [{ url: '/app/', revision: hash(index) }, ...files.map((file) => ({ url: `/app/${file}`, revision: null }))];
-  await build({
+  const worker = await build({
     ...common,
     entryPoints: [path.join(source, 'sw.ts')],
     format: 'iife',
     outfile: path.join(out, APP_SERVICE_WORKER),
     define: { ...common.define, __APP_PRECACHE__: JSON.stringify(precache) },
+    metafile: true,
   });
   fs.writeFileSync(
     path.join(out, APP_MANIFEST),
     JSON.stringify({ files: [...files, APP_INDEX, APP_SERVICE_WORKER].sort() }, null, 2) + '\n',
   );
+  // the files esbuild read, relative to this process's folder (scripts/build.ts reruns this when one changes)
+  writeBuildInputs([...bundled, ...Object.keys(worker.metafile.inputs)]);
 }
 
 function writeHashed(name: string, extension: string, content: string): string {

@@ -8,12 +8,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeBuildInputs } from './build-inputs';
 import { build } from 'esbuild';
 import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '#lib/runtime';
 import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 
 const root = path.resolve(__dirname, '..', '..');
 const out = path.join(root, 'dist', 'console');
+/** the files esbuild read, relative to this process's folder (scripts/build.ts reruns this when one changes) */
+const bundled: string[] = [];
 
 async function main(): Promise<void> {
   fs.rmSync(out, { recursive: true, force: true });
@@ -33,6 +36,7 @@ async function main(): Promise<void> {
     logLevel: 'warning',
   });
   const files = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  bundled.push(...Object.keys(result.metafile.inputs));
   const script = files.find((f) => f.endsWith('.js'));
   const style = files.find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error(`build-console: expected a script and a style sheet, got ${files.join(', ')}`);
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
     path.join(out, CONSOLE_MANIFEST),
     JSON.stringify({ files: [...files, CONSOLE_INDEX, ...verifier].sort() }, null, 2) + '\n',
   );
+  writeBuildInputs(bundled);
 }
 
 /**
@@ -81,6 +86,7 @@ async function buildVerifier(): Promise<string[]> {
     logLevel: 'warning',
   });
   const files = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  bundled.push(...Object.keys(result.metafile.inputs));
   const script = files.find((f) => f.endsWith('.js'));
   const style = files.find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error(`build-console: expected the verifier's script and style sheet, got ${files.join(', ')}`);

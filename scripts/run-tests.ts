@@ -10,6 +10,10 @@
  * Before the files that need PostgreSQL, one check that the test server
  * starts: when it cannot, they do not run and the run has one failure that
  * says why (test/helpers/postgres-preflight.ts).
+ * `--changed` (npm run test:quick): instead of substrings, the files the changes since main concern
+ * (scripts/related-tests.ts); none: nothing to run, and the run says so.
+ * `--coverage`, or CI=true: every process the files start on SQLite writes V8 coverage (NODE_V8_COVERAGE), and
+ * the run ends with `c8 report` (.c8rc.json) and, when every file ran, the floors (scripts/coverage-floors.ts).
  * Every file (and the check) runs on the pinned Node.js (scripts/pinned-node.ts),
  * the one the executable embeds, whichever node started this script (npm
  * scripts already start it on that one; `node dist/scripts/run-tests.js` in a
@@ -20,7 +24,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { checkCoverageFloors } from './coverage-floors';
 import { pinnedNodePath } from './pinned-node';
+import { changedSinceMain, relatedTests } from './related-tests';
 
 const root = path.resolve(__dirname, '..', 'test');
 /** the TypeScript sources, where the sqlite-only markers are read (the compiled files put helpers above them) */
@@ -40,14 +46,21 @@ const sourceRoot = path.resolve(__dirname, '..', '..', 'test');
 const BOTH_BACKENDS = ['http', 'graphql', 'services'];
 const MARKER_LINES = 10;
 const MARKER = /^\s*\/\/\s*sqlite-only\b:?(.*)$/;
+const checkout = path.resolve(root, '..', '..');
+const FLAGS = ['--postgres', '--both', '--changed', '--coverage'];
 const postgresOnly = process.argv.includes('--postgres');
 const both = process.argv.includes('--both');
-const filters = process.argv.slice(2).filter((arg) => arg !== '--postgres' && arg !== '--both');
+const changed = process.argv.includes('--changed');
+const coverage = process.argv.includes('--coverage') || process.env.CI === 'true';
+const coverageData = path.join(checkout, 'coverage', 'tmp');
+const filters = process.argv.slice(2).filter((arg) => !FLAGS.includes(arg));
 const matching = (list: string[], words: string[]) => list.filter((f) => words.length === 0 || words.some((x) => f.includes(x)));
 const inBothFolders = (file: string) => BOTH_BACKENDS.includes(path.relative(root, file).split(path.sep)[0]);
 const all = findTests(root);
 const sqliteOnly = readMarkers(all); // every file, whatever the selection: a bad marker fails any run
-const selected = matching(all, filters);
+/** a compiled test file's source, relative to the checkout */
+const sourceOf = (file: string) => path.join('test', path.relative(root, file)).replace(/\.js$/, '.ts');
+const selected = changed ? changedSelection() : matching(all, filters);
 const onPostgres = selected
   .filter((file) => (postgresOnly && filters.length > 0) || inBothFolders(file))
   .filter((file) => !sqliteOnly.has(file));
@@ -116,6 +129,17 @@ function readMarkers(files: string[]): Map<string, string> {
   return marked;
 }
 
+/** The files the changes since main concern; exits (nothing to run) when there are none. */
+function changedSelection(): string[] {
+  const files = changedSinceMain(checkout);
+  const related = new Set(relatedTests(files, all.map(sourceOf)));
+  if (related.size === 0) {
+    process.stdout.write(`no test file concerns the ${files.length} files changed since main; npm test -- WORD runs those matching WORD\n`);
+    process.exit(0);
+  }
+  return all.filter((file) => related.has(sourceOf(file)));
+}
+
 /** The runs on PostgreSQL, and the files that use the test PostgreSQL server themselves (test/db/postgres-*, …). */
 function needsPostgres(job: { file: string; postgres: boolean }): boolean {
   return job.postgres || /require\("\.\.\/helpers\/postgres"\)/.test(fs.readFileSync(job.file, 'utf8'));
@@ -137,8 +161,10 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
+    // the SQLite run only: the PostgreSQL run repeats the HTTP and GraphQL suites over the same code
+    const coverageEnv = coverage && !postgres ? { NODE_V8_COVERAGE: coverageData } : {};
     const child = spawn(runtime, ['--enable-source-maps', file], {
-      env: { ...process.env, ...backendEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...process.env, ...backendEnv, ...coverageEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -164,6 +190,7 @@ async function main(): Promise<void> {
   );
   const outcomes: Outcome[] = [];
   let queue = [...jobs];
+  if (coverage) fs.rmSync(path.dirname(coverageData), { recursive: true, force: true });
   if (postgresOnly || both) {
     for (const file of selected.filter((f) => sqliteOnly.has(f)))
       process.stdout.write(`skip ${path.relative(root, file)} [postgres]: sqlite-only: ${sqliteOnly.get(file)}\n`);
@@ -203,6 +230,7 @@ async function main(): Promise<void> {
     process.stdout.write(`slowest files:\n${slowest.map((o) => `  ${o.seconds.toFixed(1).padStart(6)}s  ${o.file}\n`).join('')}`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   if (failed > 0 || jobs.length === 0) process.exitCode = 1;
+  if (coverage && !checkCoverageFloors(checkout, { floors: filters.length === 0 && !changed })) process.exitCode = 1;
 }
 
 void main();

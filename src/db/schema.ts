@@ -1254,7 +1254,6 @@ export type PushSubscriptionRow = Selectable<PushSubscriptionsTable>;
 export type PushOutboxRow = Selectable<PushOutboxTable>;
 export type SensorRow = Selectable<SensorsTable>;
 export type SensorReadingRow = Selectable<SensorReadingsTable>;
-export type EditorialEventRow = Selectable<EditorialEventsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
 export type AuditCheckpointRow = Selectable<AuditCheckpointsTable>;
 export type FileRow = Selectable<FilesTable>;

@@ -28,7 +28,6 @@ export const INTEGER_NODE_TYPES = [
 ] as const;
 export type IntegerNodeType = (typeof INTEGER_NODE_TYPES)[number];
 export type VersionPartType = 'Section' | 'Step';
-export type NodeType = IntegerNodeType | VersionPartType | 'Tutorial';
 
 const INTEGER_TYPES = new Set<string>(INTEGER_NODE_TYPES);
 const DATABASE_ID = /^[1-9][0-9]{0,14}$/;

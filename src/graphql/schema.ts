@@ -22,7 +22,7 @@ import { globalId, INTEGER_NODE_TYPES } from './ids';
  * resolvers attached to the built schema. Resolvers are thin — parse, call
  * the same service REST calls, present — so no rule lives here.
  */
-export type { Resolver, ResolverMap, SchemaModule } from './module';
+export type { SchemaModule } from './module';
 
 const BASE_TYPE_DEFS = /* GraphQL */ `
   "Any JSON value: a recorded field value, a diff detail."

@@ -23,7 +23,7 @@ import type { AppContext, AppState } from './state';
 import type { MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
 // the declarations live in route-spec.ts (the middleware reads them without importing the helper); route files import them from here
 export { defineRoute, principalBudget, routeSpec } from './route-spec';
-export type { AuthMode, HandlerArgs, LazyRoute, MountableRoute, Produces, RateLimitSpec, RouteSpec } from './route-spec';
+export type { AuthMode, LazyRoute, MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
 
 /**
  * The one route helper. A route is a declaration — method, path, who may call

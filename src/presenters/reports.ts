@@ -19,4 +19,3 @@ export function presentUserReportRow(row: UserReportRow) {
     createdAt: row.created_at,
   };
 }
-export type PresentedUserReportRow = ReturnType<typeof presentUserReportRow>;

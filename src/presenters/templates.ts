@@ -53,8 +53,6 @@ export function presentVersion(row: TemplateVersionRow) {
 }
 export type PresentedVersion = ReturnType<typeof presentVersion>;
 
-export const presentVersionEvent = presentVersionSummary;
-
 export function presentSignature(row: VersionSignatureRow) {
   return {
     id: row.id,

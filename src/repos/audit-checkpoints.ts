@@ -69,10 +69,6 @@ export async function latestCheckpoint(db: Kysely<DB>, clientId: number): Promis
   return db.selectFrom('audit_checkpoints').selectAll().where('client_id', '=', clientId).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
-export async function findCheckpoint(db: Kysely<DB>, id: number): Promise<AuditCheckpointRow | undefined> {
-  return db.selectFrom('audit_checkpoints').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** Checkpoints still waiting for a timestamp token (the TSA was unreachable), oldest first, a few at a time. */
 export async function checkpointsWithoutTimestamp(db: Kysely<DB>, maxAttempts: number, limit: number): Promise<AuditCheckpointRow[]> {
   return db
@@ -94,11 +90,6 @@ export async function recordTimestampAttempt(db: Kysely<DB>, id: number, result:
     }))
     .where('id', '=', id)
     .execute();
-}
-
-/** The last time any checkpoint was made for the client (the daily schedule). */
-export async function lastCheckpointAt(db: Kysely<DB>, clientId: number): Promise<string | undefined> {
-  return (await latestCheckpoint(db, clientId))?.created_at;
 }
 
 export async function entryAtSeq(db: Kysely<DB>, clientId: number, seq: number): Promise<AuditEntryRow | undefined> {

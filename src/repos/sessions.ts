@@ -113,11 +113,6 @@ export async function markSessionRefreshTokensUsed(db: Kysely<DB>, scope: Tenant
     .execute();
 }
 
-export async function findSessionIdByCookieHashAcrossClients(db: Kysely<DB>, cookieHash: string): Promise<number | undefined> {
-  const row = await db.selectFrom('sessions').select('id').where('cookie_hash', '=', cookieHash).executeTakeFirst();
-  return row?.id;
-}
-
 /** Unrevoked, unexpired client-user sessions of every client (for the metrics gauge). */
 export async function countActiveSessionsAcrossClients(db: Kysely<DB>, now: string): Promise<number> {
   const row = await db

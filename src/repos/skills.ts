@@ -32,10 +32,6 @@ export async function getSkillById(db: Kysely<DB>, scope: TenantScope, id: numbe
   return row;
 }
 
-export async function findSkillById(db: Kysely<DB>, scope: TenantScope, id: number): Promise<SkillRow | undefined> {
-  return inTenant(db, scope).selectFrom('skills').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** In id order (the order a connection pages in). */
 export function listSkills(db: Kysely<DB>, scope: TenantScope, page: PageInput): Promise<CountedPage<SkillRow>> {
   return paginateCounted(inTenant(db, scope).selectFrom('skills').selectAll(), page);

@@ -159,17 +159,3 @@ export function listAssets(deps: Deps, actor: UserActor, page: PageInput) {
 export function listSensors(deps: Deps, actor: UserActor, page: PageInput) {
   return pageCatalogue(deps.db.kysely, actor.scope, 'sensors', page);
 }
-
-/** @throws AppError NOT_FOUND, also for another client's asset */
-export async function getAsset(deps: Deps, actor: UserActor, id: number) {
-  const row = await findCatalogueRow(deps.db.kysely, actor.scope, 'assets', id);
-  if (!row) throw notFound('Asset');
-  return row;
-}
-
-/** @throws AppError NOT_FOUND, also for another client's sensor */
-export async function getSensor(deps: Deps, actor: UserActor, id: number) {
-  const row = await findCatalogueRow(deps.db.kysely, actor.scope, 'sensors', id);
-  if (!row) throw notFound('Sensor');
-  return row;
-}

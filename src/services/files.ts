@@ -174,19 +174,6 @@ async function assertImageReadable(deps: Deps, content: StoredContent, head: Buf
 }
 
 /**
- * Stores one file for a client: the bytes (streamed, within WIP_MAX_UPLOAD and
- * the client's quota), then its row. The entry point for every feature that
- * keeps a file (uploads, ZIP imports, generated reports).
- * @throws AppError PAYLOAD_TOO_LARGE, STORAGE_QUOTA_EXCEEDED
- */
-export async function storeFile(deps: Deps, scope: TenantScope, source: Buffer | Readable, meta: FileMeta): Promise<FileRow> {
-  const name = cleanFileName(meta.name);
-  const content = await putContent(deps, source, name, await uploadBudget(deps, scope));
-  const [row] = await commitFiles(deps, scope, [{ content, name, description: meta.description ?? '' }], meta.uploadedBy);
-  return row;
-}
-
-/**
  * Commits the rows of contents already in the store, in one transaction, after
  * checking the quota exactly (content the client already holds costs nothing).
  * @throws AppError STORAGE_QUOTA_EXCEEDED

@@ -23,7 +23,6 @@ import {
   listExpiringUserSkills,
   listSkills as listSkillRows,
   listUserIdsPage,
-  loadSkillsByIds,
   markExpiryNoticed,
   overridesOfJob,
   overridesSince,
@@ -110,10 +109,6 @@ export async function createSkill(deps: Deps, actor: UserActor, raw: CreateSkill
 /** Every user of the client reads the skills (templates name them). */
 export function listSkills(deps: Deps, actor: UserActor, page: PageInput): Promise<CountedPage<SkillRow>> {
   return listSkillRows(deps.db.kysely, actor.scope, page);
-}
-
-export async function loadSkills(deps: Deps, actor: UserActor, ids: readonly number[]): Promise<SkillRow[]> {
-  return loadSkillsByIds(deps.db.kysely, actor.scope, ids);
 }
 
 // ── Granting ────────────────────────────────────────────────────────────────

@@ -6,8 +6,6 @@ import { insertReadings, storedReadingIds } from '#repos/sensors';
 import type { UserActor } from './actor';
 import { requirePermission } from '#policies/permissions';
 
-export { latestReading, latestReadings } from '#repos/sensors';
-
 /** Readings per request: a device buffering offline sends in batches of at most this many. */
 export const MAX_READINGS_PER_BATCH = 1000;
 

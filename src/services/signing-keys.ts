@@ -32,11 +32,6 @@ export async function signingKeySet(deps: Deps): Promise<{ keys: PublishedKey[] 
   return { keys: publishedKeys(await currentSigningKeys(deps)) };
 }
 
-/** The fingerprint (RFC 7638 thumbprint) of the key that signs now, or null. */
-export async function activeFingerprint(deps: Deps): Promise<string | null> {
-  return activeSigningKey(await currentSigningKeys(deps))?.kid ?? null;
-}
-
 /** `wip keys rotate`: retires the active key (its public half stays published) and makes a new one. */
 export async function rotateApplianceKey(deps: Deps): Promise<{ keys: PublishedKey[]; active: string }> {
   const now = deps.clock.now();

@@ -46,7 +46,7 @@ import { assertNotLocked, recordFailedSignIn, signatureAccount } from './lockout
 import { readSecuritySettings } from './security-settings';
 import { verifySecondFactor } from './two-factor';
 import { emitEvent, type EventTx } from '#events/emit';
-import { presentVersionEvent } from '#presenters/templates';
+import { presentVersionSummary } from '#presenters/templates';
 import { permitted, requirePermission } from '#policies/permissions';
 
 /**
@@ -581,7 +581,7 @@ async function applyTransition(
 
 /** template.version.<past tense>, seen on live streams only by users who may see the template. */
 function versionEvent(tx: EventTx, actor: UserActor, action: VersionAction, version: TemplateVersionRow) {
-  return emitEvent(tx, actor.scope, `template.version.${PAST[action]}`, presentVersionEvent(version), {
+  return emitEvent(tx, actor.scope, `template.version.${PAST[action]}`, presentVersionSummary(version), {
     templateId: version.template_id,
   });
 }

@@ -19,7 +19,6 @@ import { startTestServer, type TestServer } from './server';
  */
 
 export const APP_WIDTHS = [390, 820, 1280] as const;
-export type AppWidth = (typeof APP_WIDTHS)[number];
 
 export const APP_SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-output', 'app');
 

@@ -47,11 +47,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 function csrfToken(): string {
   const match = /(?:^|;\s*)wip_csrf=([^;]+)/.exec(document.cookie);
   return match ? decodeURIComponent(match[1]) : '';

@@ -2,11 +2,11 @@
 // IndexedDB bound to its user, the sync engine, the sync state the shell's
 // indicator shows, and the jobs kept on the device. See docs/guides/operator.md
 // ("Offline sync") for the guarantees.
-export { startSync, stopSync, syncNow, syncUser, resolveItem, type Decision } from './sync';
-export { getSyncState, subscribeSyncState, statusOf, type SyncState, type SyncStatus } from './sync-state';
+export { startSync, stopSync, resolveItem, type Decision } from './sync';
+export { statusOf, type SyncState, type SyncStatus } from './sync-state';
 export { useSyncState } from './use-sync-state';
 export { forgetUser, forgetOtherUsers } from './forget-user';
-export { openJob, cacheMedia, keepServerJob, refreshJob } from './jobs';
+export { openJob, keepServerJob, refreshJob } from './jobs';
 export {
   newId as newIdempotencyKey,
   enqueuePhoto,
@@ -19,10 +19,7 @@ export {
   queuedItems,
   storedJobs,
   type LocalJobView,
-  type SetAside,
-  type RecordInput,
 } from './queue';
 export { onQueueChanged, onItemSettled, type Settled } from './signals';
-export type { AcknowledgedItem } from './db';
 export * from './types';
 export * from './job-data';

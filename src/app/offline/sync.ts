@@ -110,9 +110,6 @@ export function stopSync(): void {
   clearTimeout(timer);
 }
 
-/** The user whose queue is being drained (null when nobody is signed in). */
-export const syncUser = (): UserKey | null => user;
-
 /** Drain now (e.g. the operator tapped "sync"); resolves when this round is over. */
 export function syncNow(): Promise<void> {
   return run();

@@ -52,16 +52,6 @@ export function applicabilityOf(doc: RuleDocument, records: RecordsByStep): Appl
   );
 }
 
-/** Why a step does not apply, as the app says it: its section's condition or its own. */
-export type NotApplying = { by: 'section'; section: RuleSection } | { by: 'step' };
-
-export function whyNot(doc: RuleDocument, stepId: string, records: RecordsByStep): NotApplying | null {
-  const result = applicabilityOf(doc, records).find((a) => a.stepId === stepId);
-  if (!result || result.applies) return null;
-  const section = doc.sections.find((s) => s.steps.some((st) => st.stepId === stepId));
-  return section && result.reason?.startsWith('the condition of section') ? { by: 'section', section } : { by: 'step' };
-}
-
 const outside = (field: Pick<RuleField, 'min' | 'max'>, value: number) =>
   (field.min != null && value < field.min) || (field.max != null && value > field.max);
 

@@ -3,7 +3,7 @@ import type { I18n, Translate } from '../i18n';
 // the server's own types of the verdict (nothing of the rule runs here)
 import type { LackingSkill } from '../../domain/qualifications';
 
-export type { LackingSkill, LackReason } from '../../domain/qualifications';
+export type { LackingSkill } from '../../domain/qualifications';
 
 /**
  * Qualifications told before the work (docs/qualifications.md, "Told before

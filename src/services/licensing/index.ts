@@ -6,7 +6,7 @@ import { emitEvent } from '#events/emit';
 import { licenseClientsExhausted, licenseInvalid, licenseSeatsExhausted } from '#errors';
 import { checkInstallable, LicenseKeyError, verifyLicenseKey } from '#licensing/key';
 import { evaluateLicense, type CurrentLicense, type LicenseOverview, type SeatUsage } from '#licensing/state';
-export type { LicenseOverview, SeatUsage } from '#licensing/state';
+export type { LicenseOverview } from '#licensing/state';
 import { termsFromPayload, type LicensePayload, type LicenseTerms } from '#licensing/terms';
 import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
 import { countClients } from '#repos/clients';

@@ -142,13 +142,6 @@ export async function listProviders(deps: Deps, scope: TenantScope): Promise<Sso
   return (await listSsoProviders(deps.db.kysely, scope)).map(toProvider);
 }
 
-/** @throws AppError NOT_FOUND */
-export async function getProvider(deps: Deps, scope: TenantScope, id: number): Promise<SsoProvider> {
-  const row = await findSsoProvider(deps.db.kysely, scope, id);
-  if (!row) throw notFound('SSO provider');
-  return toProvider(row);
-}
-
 type By = ChangedBy;
 
 /** @throws AppError VALIDATION_ERROR (settings the kind needs are missing or malformed), CONFLICT (name taken) */

@@ -284,10 +284,6 @@ export function updateStep(content: EditorContent, at: StepAt, change: (s: Edito
   }));
 }
 
-export function updateField(content: EditorContent, at: StepAt, index: number, change: (f: EditorField) => EditorField): EditorContent {
-  return updateStep(content, at, (step) => ({ ...step, fields: step.fields.map((f, i) => (i === index ? change(f) : f)) }));
-}
-
 /** `list` with the item at `from` moved to `to` (both indexes of the list as it is). */
 export function moved<T>(list: readonly T[], from: number, to: number): T[] {
   const copy = [...list];
@@ -296,8 +292,6 @@ export function moved<T>(list: readonly T[], from: number, to: number): T[] {
   copy.splice(to, 0, item);
   return copy;
 }
-
-export const without = <T>(list: readonly T[], index: number): T[] => list.filter((_, i) => i !== index);
 
 /** Every step in reading order, with its address and its number (1-based, across sections: what operators see). */
 export function stepsInOrder(content: EditorContent): { at: StepAt; step: EditorStep; section: EditorSection; number: number }[] {

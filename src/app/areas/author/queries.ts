@@ -1,6 +1,6 @@
 import { globalId } from '../../api/client';
 import { serverHasNotApplicable } from '../../api/features';
-import type { EditorContent, EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
+import type { EditorField, EditorSignoff, SkillRequirement, StepModel } from './model';
 import type { VersionState } from '../../../domain/vocabulary';
 
 /**
@@ -234,5 +234,3 @@ export function filesOf(content: VersionDetail['content']): Map<number, FileInfo
   }
   return files;
 }
-
-export type { EditorContent };
