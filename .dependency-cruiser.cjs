@@ -9,7 +9,7 @@
 const LAYERS = [
   ['root', 'the composition root and the entry points: the CLI, the HTTP app, composition.ts', '^src/(cli/|app[.]ts$|composition[.]ts$)'],
   ['api', 'REST routes and GraphQL: declarations and thin handlers over services', '^src/(http|graphql)/'],
-  ['runtime', 'background workers: senders, live streams and tails, backup jobs', '^src/runtime/'],
+  ['workers', 'background workers: senders, live streams and tails, backup jobs', '^src/workers/'],
   ['ops', 'operations: bootstrap, backup/restore, maintenance, doctor, upgrades', '^src/ops/'],
   [
     'services',

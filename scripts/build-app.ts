@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeBuildInputs } from './build-inputs';
 import { build, type BuildOptions } from 'esbuild';
-import { APP_INDEX, APP_MANIFEST, APP_SERVICE_WORKER } from '#lib/runtime';
+import { APP_INDEX, APP_MANIFEST, APP_SERVICE_WORKER } from '#lib/executable';
 
 const root = path.resolve(__dirname, '..', '..');
 const source = path.join(root, 'src', 'app');

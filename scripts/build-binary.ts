@@ -21,7 +21,7 @@
  *      (dist/app), the data files of config/ read at run time
  *      (CONFIG_ASSET_FILES) and better-sqlite3's
  *      native addon (its Node-API prebuild for this platform; written to a cache under the data directory at run time,
- *      see src/lib/runtime.ts); the runtime binary is copied and the blob
+ *      see src/lib/executable.ts); the runtime binary is copied and the blob
  *      injected with postject;
  *   3. that is done twice: first a training executable that starts a daemon on
  *      a scratch data directory, answers a few requests, stops, and writes the
@@ -47,7 +47,7 @@ import {
   docsAssetKey,
   WORKER_SCRIPTS,
   type WorkerScript,
-} from '#lib/runtime';
+} from '#lib/executable';
 import { PINNED_NODE_PACKAGE, pinnedNodePath, pinnedNodeVersion, runsOnPinnedNode } from './pinned-node';
 import {
   depdLinesOnFirstUse,

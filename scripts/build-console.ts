@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeBuildInputs } from './build-inputs';
 import { build } from 'esbuild';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '#lib/runtime';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST } from '#lib/executable';
 import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 
 const root = path.resolve(__dirname, '..', '..');

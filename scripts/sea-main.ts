@@ -1,7 +1,7 @@
 /**
  * The single executable's main script (scripts/build-binary.ts bundles it on
  * its own): it compiles the product's bundle, carried as an asset, with the
- * V8 code cache carried as another (ASSET in src/lib/runtime.ts), and runs it.
+ * V8 code cache carried as another (ASSET in src/lib/executable.ts), and runs it.
  *
  * Why not the bundle as the SEA main with `useCodeCache`: Node makes that
  * cache by compiling the script without running it, so it holds the top level
@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import { getRawAsset } from 'node:sea';
 import vm from 'node:vm';
-import { ASSET } from '#lib/runtime';
+import { ASSET } from '#lib/executable';
 
 declare const TRAINING: boolean;
 

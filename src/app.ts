@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { globalRateLimits, sharedRateLimitStore } from '#http/middleware/rate-limit';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import { requestFrame } from '#http/middleware/request-frame';
 import { cors } from '#http/middleware/cors';
 import { authenticate } from '#http/middleware/authenticate';

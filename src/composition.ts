@@ -19,23 +19,23 @@ import { countActiveAdminSessions } from '#repos/system-admins';
 import { loadOrCreateSecrets, type Secrets } from '#secrets';
 import { createFileStore } from '#storage';
 import { createS3FileStore } from '#storage/s3';
-import type { AppDeps } from '#runtime';
-import { BackupJobs } from '#runtime/backup-jobs';
-import { EventStreams } from '#runtime/event-streams';
-import { LogTail } from '#runtime/log-tail';
-import { Mailer } from '#runtime/mailer';
-import { PushSender } from '#runtime/push-sender';
-import { WebhookSender } from '#runtime/webhook-sender';
-import { ScheduleWorker } from '#runtime/schedule-worker';
-import { KeyLeases } from '#runtime/key-leases';
+import type { AppDeps } from '#workers';
+import { BackupJobs } from '#workers/backup-jobs';
+import { EventStreams } from '#workers/event-streams';
+import { LogTail } from '#workers/log-tail';
+import { Mailer } from '#workers/mailer';
+import { PushSender } from '#workers/push-sender';
+import { WebhookSender } from '#workers/webhook-sender';
+import { ScheduleWorker } from '#workers/schedule-worker';
+import { KeyLeases } from '#workers/key-leases';
 import { outsideRequestUnit } from '#db/request-transaction';
-import { DataEpoch } from '#runtime/data-epoch';
+import { DataEpoch } from '#workers/data-epoch';
 import { currentUserActor } from '#services/auth';
 import { assertSqliteDatabaseNotLost } from '#ops/lost-database';
 
 /**
  * The composition root: the one place that builds the object graph — the
- * services' Deps, the background workers (src/runtime) and the signals that
+ * services' Deps, the background workers (src/workers) and the signals that
  * connect them. Everything else receives what it needs; nothing else calls
  * `new` on a worker. See docs/architecture/layers.md.
  */
@@ -80,15 +80,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
   // The signals reach workers built just below; they are only called after a commit, long after this returns.
   // The workers' work never joins the open transaction of the keyed request that signalled them (request-transaction.ts).
   const signals: Signals = {
-    mailQueued: outsideRequestUnit(() => runtime.mailer.kick()),
-    deliverMail: outsideRequestUnit(() => runtime.mailer.deliverDue()),
-    pushQueued: outsideRequestUnit(() => runtime.push.kick()),
-    webhooksDue: outsideRequestUnit(() => runtime.webhooks.kick()),
-    clientEvent: outsideRequestUnit((clientId: number) => runtime.eventStreams.notify(clientId)),
-    sessionEnded: outsideRequestUnit((sessionId: number) => runtime.eventStreams.endSession(sessionId)),
-    userEnded: outsideRequestUnit((clientId: number, userId: number) => runtime.eventStreams.endUser(clientId, userId)),
-    logWritten: outsideRequestUnit(() => runtime.logTail.notify()),
-    schedulesChanged: outsideRequestUnit(() => runtime.schedules.kick()),
+    mailQueued: outsideRequestUnit(() => app.mailer.kick()),
+    deliverMail: outsideRequestUnit(() => app.mailer.deliverDue()),
+    pushQueued: outsideRequestUnit(() => app.push.kick()),
+    webhooksDue: outsideRequestUnit(() => app.webhooks.kick()),
+    clientEvent: outsideRequestUnit((clientId: number) => app.eventStreams.notify(clientId)),
+    sessionEnded: outsideRequestUnit((sessionId: number) => app.eventStreams.endSession(sessionId)),
+    userEnded: outsideRequestUnit((clientId: number, userId: number) => app.eventStreams.endUser(clientId, userId)),
+    logWritten: outsideRequestUnit(() => app.logTail.notify()),
+    schedulesChanged: outsideRequestUnit(() => app.schedules.kick()),
   };
   const deps: Deps = {
     config,
@@ -109,7 +109,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     signals,
   };
   // One object (not a copy): loadSharedSecrets and startServer update deps in place, and the workers hold it.
-  const runtime: AppDeps = Object.assign(deps, {
+  const app: AppDeps = Object.assign(deps, {
     mailer: new Mailer({ config, db, clock, logger }),
     push: new PushSender({ config, db, clock, logger, secrets }),
     webhooks: new WebhookSender(deps),
@@ -133,7 +133,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
       round: () => (require('#services/schedules') as typeof import('#services/schedules')).materialiseSchedules(deps),
     }),
   });
-  return runtime;
+  return app;
 }
 
 /** Placeholders until the shared secrets are read: a random signing key, so nothing signed now is accepted anywhere. */

@@ -51,7 +51,7 @@ export interface Deps {
   webhookPolicy: NetworkPolicy;
   /** set by startServer once listening: the scheme and port really served (links in mails) */
   served?: { scheme: 'http' | 'https'; port: number };
-  /** the narrow port from services to the background workers (src/runtime) */
+  /** the narrow port from services to the background workers (src/workers) */
   signals: Signals;
 }
 

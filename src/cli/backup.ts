@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../../package.json';
 import { migrations } from '../../migrations';
-import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '#ops/backup';
+import { BACKUP_PREFIXES, createBackup, defaultBackupName } from '#ops/backup-archive';
 import { backupDir, DB_FILE } from '#lib/paths';
 import { restoreBackup, RestoreRefused } from '#ops/restore';
 import { createPostgresBackup, PgToolError, restorePostgresBackup } from '#ops/postgres-backup';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config, type ConfigInput } from '#config';
 import { closeDeps, createDeps } from '#composition';
 import { loadSharedSecrets } from '#ops/bootstrap';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import { migrationStatus } from '#db/migrator';
 import { createLogger } from '#logger';
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { loadOrCreateSelfSignedTls, selfSignedHosts } from '#lib/tls';
 import { createApp } from '#app';
 import { closeDeps, createDeps } from '#composition';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import { startMaintenance } from '#ops/maintenance';
 import { removePidFile, runningDaemonPid, writePidFile, writeServedAddress } from '#ops/pidfile';
 import { lostSqliteDatabase, setLostDatabaseAside } from '#ops/lost-database';

@@ -7,7 +7,7 @@ import type { DB } from './schema';
 import { withStatementCache } from './statement-cache';
 import { allowDirectReads, type DirectRead } from './compiled-query';
 import { CALLER_STATE_TABLES, WriteGeneration, writeGenerationPlugin } from './write-generation';
-import { sqliteNativeBinding } from '#lib/runtime';
+import { sqliteNativeBinding } from '#lib/executable';
 import { openTransactionOf } from './request-transaction';
 
 /** The embedded database (one node) or PostgreSQL (several nodes): see `dialect`. */
@@ -83,7 +83,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
 function openFile(dataDir: string): BetterSqlite3.Database {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'wip.db');
-  // inside the single executable the addon comes from the data directory's cache (src/lib/runtime.ts)
+  // inside the single executable the addon comes from the data directory's cache (src/lib/executable.ts)
   const nativeBinding = sqliteNativeBinding(dataDir);
   const sqlite = new BetterSqlite3(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
   // SQLite gives its -wal and -shm files the main file's mode: keep all of them private.

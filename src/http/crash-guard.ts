@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import type { Logger } from '#logger';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 
 /** The request whose work is running, for the uncaught-exception handler: set by the request frame around each request. */
 export interface RunningRequest {
@@ -56,7 +56,7 @@ function failRequest(request: RunningRequest, error: Error, origin: string): voi
     { err: error, origin, requestId, method, path },
     'uncaught exception in a request: the request failed, the daemon goes on',
   );
-  void recordEvent(deps, {
+  void recordLogEntry(deps, {
     level: 'error',
     event: 'process.uncaught_exception',
     message: `An uncaught exception failed ${method} ${path}; the daemon went on serving`,

@@ -4,7 +4,7 @@ import type { ErrorCode, AppError } from '#errors';
 import type { Feature } from '#licensing/terms';
 import type { CurrentLicense } from '#licensing/state';
 import type { Permission } from '#policies/permissions';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from '#services/actor';
 import type { RequestHeaderName, ResponseHeaderName } from './headers';
 import type { BodyType } from './middleware/body-type';

@@ -18,7 +18,7 @@ import { AppError, featureNotLicensed, forbidden, notFound, unauthorized } from 
 import type { Feature } from '#licensing/terms';
 import { currentLicense } from '#services/licensing/index';
 import { permitted } from '#policies/permissions';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import type { AppContext, AppState } from './state';
 import type { MountableRoute, RateLimitSpec, RouteSpec } from './route-spec';
 // the declarations live in route-spec.ts (the middleware reads them without importing the helper); route files import them from here

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isSingleExecutable } from './runtime';
+import { isSingleExecutable } from './executable';
 
 /** First line of every unit `wip install --systemd` writes: `wip uninstall` removes only such a unit. */
 export const UNIT_MARKER = '# Written by "wip install --systemd"; "wip uninstall" removes it (never the data).';

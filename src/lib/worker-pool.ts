@@ -1,6 +1,6 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { JobMessage, AnswerMessage, ReadyMessage } from './worker-jobs';
-import { workerSource, type WorkerScript } from './runtime';
+import { workerSource, type WorkerScript } from './executable';
 
 type Slot = { worker: Worker; busy: boolean; ready: Promise<void> };
 type Waiting<Job> = { job: Job; resolve: (value: unknown) => void; reject: (error: Error) => void };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSingleExecutable } from '#lib/runtime';
+import { isSingleExecutable } from '#lib/executable';
 import { embeddedKeys } from './embedded-keys';
 import { trustedKeyFromPem, type TrustedKey, type TrustedKeys } from './key';
 

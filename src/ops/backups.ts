@@ -4,10 +4,10 @@ import type { Readable } from 'node:stream';
 import type { Deps } from '#deps';
 import { decodeCursor, encodeCursor, type Page, type PageInput } from '#db/pagination';
 import { notFound } from '#errors';
-import { backupTakenAt, listBackupFiles, type BackupFile } from './backup';
+import { backupTakenAt, listBackupFiles, type BackupFile } from './backup-archive';
 import { backupDir } from '#lib/paths';
 import type { RequestMeta } from '#services/actor';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 
 /**
  * The archives in backupDir, newest first, as one page. The cursor wraps the
@@ -36,7 +36,7 @@ export async function openBackup(
   const file = backupTakenAt(name) === null ? undefined : listBackupFiles(backupDir(deps.config)).find((f) => f.name === name);
   if (!file) throw notFound('Backup');
   const stream = fs.createReadStream(path.join(backupDir(deps.config), file.name));
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'backup.downloaded',
     message: `Backup ${file.name} downloaded`,

@@ -5,7 +5,7 @@ import { createSecretKey } from 'node:crypto';
 import type { Deps } from '#deps';
 import { loadOrCreateSharedSecrets } from '#secrets';
 import { migrateToLatest, migrationStatus, unknownAppliedMigrations, type MigrationRegistry } from '#db/migrator';
-import { createBackup, defaultBackupName } from './backup';
+import { createBackup, defaultBackupName } from './backup-archive';
 import { PRE_UPGRADE_PREFIX } from './maintenance';
 import { backupDir } from '#lib/paths';
 import { ensureFirstAdmin, INITIAL_PASSWORD_FILE } from '#services/admins';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { DB_FILE, FILES_DIR, SECRETS_FILE } from '#lib/paths';
-import { sqliteNativeBinding } from '#lib/runtime';
+import { sqliteNativeBinding } from '#lib/executable';
 import type { Config } from '#config';
 import type { Database } from '#db/connection';
 import { migrationStatus, type MigrationRegistry } from '#db/migrator';

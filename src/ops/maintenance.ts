@@ -12,7 +12,7 @@ import {
   newestBackup,
   type BackupProgress,
   type BackupResult,
-} from './backup';
+} from './backup-archive';
 import { createPostgresBackup } from './postgres-backup';
 import { NODE_NAME, runOncePerPeriod } from './run-once';
 import { backupDir } from '#lib/paths';

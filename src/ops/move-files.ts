@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FileStore } from '#storage';
-import { listFiles } from './backup';
+import { listFiles } from './backup-archive';
 import { FILES_DIR } from '#lib/paths';
 
 export interface FileMoveProgress {

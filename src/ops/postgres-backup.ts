@@ -12,7 +12,7 @@ import { auditedClientIds, verifyAuditChain } from '#repos/audit';
 import { renewDataEpoch } from '#repos/data-epoch';
 import { listAppliedMigrationNames } from '#repos/maintenance';
 import { readSharedSecrets } from '#secrets';
-import { buildArchive, type BackupManifest, type BackupProgress, type BackupResult } from './backup';
+import { buildArchive, type BackupManifest, type BackupProgress, type BackupResult } from './backup-archive';
 import { FILES_DIR, PG_DUMP_FILE, fileStamp } from '#lib/paths';
 import { refuseNewerSchema, RestoreRefused, unpackAndVerify } from './restore';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BackupManifest, listFiles, loadTar, MANIFEST_FILE, sha256File } from './backup';
+import { BackupManifest, listFiles, loadTar, MANIFEST_FILE, sha256File } from './backup-archive';
 import { DB_FILE, FILES_DIR, PG_DUMP_FILE, PID_FILE, SECRETS_FILE, SERVED_FILE, fileStamp } from '#lib/paths';
 import { runningDaemonPid } from './pidfile';
 import { integrityProblems, openStandalone } from './sqlite';

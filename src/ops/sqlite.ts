@@ -3,7 +3,7 @@ import type { SqliteDatabase } from '#db/connection';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DB } from '#db/schema';
-import { sqliteNativeBinding } from '#lib/runtime';
+import { sqliteNativeBinding } from '#lib/executable';
 
 // SQLite-specific maintenance (integrity checks, opening a backup copy). The
 // appliance's operations are about the embedded SQLite file itself, so this is
@@ -14,7 +14,7 @@ export type SqliteFile = SqliteDatabase;
 
 /**
  * better-sqlite3 options with the addon binding: inside the single executable
- * the addon is loaded from the data directory's cache (src/lib/runtime.ts).
+ * the addon is loaded from the data directory's cache (src/lib/executable.ts).
  */
 function sqliteOptions(dataDir: string, options: BetterSqlite3.Options): BetterSqlite3.Options {
   const nativeBinding = sqliteNativeBinding(dataDir);

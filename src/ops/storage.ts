@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { Config } from '#config';
 import type { Database } from '#db/connection';
-import { listBackupFiles, type BackupFile } from './backup';
+import { listBackupFiles, type BackupFile } from './backup-archive';
 import { backupDir, DB_FILE } from '#lib/paths';
 
 export interface DiskSpace {

@@ -1,4 +1,4 @@
-import { configFileText } from '#lib/runtime';
+import { configFileText } from '#lib/executable';
 
 /**
  * The common-password blocklist, config/common-passwords.txt (one a line, `#`

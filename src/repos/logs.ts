@@ -18,7 +18,7 @@ export interface LogFilter {
   since?: string;
   /** exclusive upper bound, ISO-8601 */
   until?: string;
-  /** `security`: only the security events (SECURITY_EVENTS) */
+  /** `security`: only the security events (SECURITY_ENTRY_NAMES) */
   category?: 'security';
 }
 
@@ -31,7 +31,7 @@ export interface LogFilter {
  * agreements (`agreement.*`), translations (`i18n.*`), webhook endpoints
  * (`webhook.*`) and users (`user.*`). A pattern ending in `.` is a prefix.
  */
-export const SECURITY_EVENTS = [
+export const SECURITY_ENTRY_NAMES = [
   'auth.',
   'security.',
   'license.',
@@ -56,7 +56,7 @@ function filtered<O>(query: SelectQueryBuilder<DB, 'logs', O>, filter: LogFilter
   if (filter.category === 'security') {
     // LIKE with an escape-free prefix: event names are [a-z_.] and `_` matching any one character
     // cannot widen a prefix that ends in a dot
-    q = q.where((eb) => eb.or(SECURITY_EVENTS.map((e) => (e.endsWith('.') ? eb('event', 'like', `${e}%`) : eb('event', '=', e)))));
+    q = q.where((eb) => eb.or(SECURITY_ENTRY_NAMES.map((e) => (e.endsWith('.') ? eb('event', 'like', `${e}%`) : eb('event', '=', e)))));
   }
   return q;
 }

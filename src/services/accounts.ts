@@ -23,7 +23,7 @@ import {
 } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
 import { createClient, type CreatedClient } from './clients';
-import { recordEvent, type EventActor } from './security-log';
+import { recordLogEntry, type LogActor } from './security-log';
 import { clearFailedAttempts, recordFailedAttempt } from './lockout';
 import { queueMail, sendInvitation } from './mail';
 import { assertSeatFree } from './licensing/seats';
@@ -63,7 +63,7 @@ export async function acceptInvitation(
     });
     return getUserById(trx, valid.scope, user.id);
   });
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.invitation_accepted',
     message: 'Invitation accepted; password set',
     clientId: valid.scope.clientId,
@@ -153,7 +153,7 @@ export async function signUp(
       return row;
     });
     if (created) {
-      await recordEvent(deps, {
+      await recordLogEntry(deps, {
         event: 'auth.sign_up',
         message: 'Signed up by allowed email domain; verification link sent',
         clientId: client.id,
@@ -188,7 +188,7 @@ export async function createAccount(
     seats: { full: deps.config.selfServiceSeats },
     passwordField: 'body.password',
   });
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'account.created',
     message: 'Self-service account created',
     clientId: created.client.id,
@@ -221,7 +221,7 @@ export async function requestPasswordReset(deps: Deps, input: { email: string; c
     }
   });
   for (const user of users) {
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       event: 'auth.password_reset_requested',
       message: 'Password reset link sent',
       clientId: user.client_id,
@@ -250,7 +250,7 @@ export async function resetPassword(deps: Deps, token: string, password: string,
     await storeNewPassword(deps, trx, afterCommit, { scope: valid.scope, user, hash, nowIso, how: 'reset', ip: meta.ip });
   });
   await clearFailedAttempts(deps, user.email);
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'auth.password_reset',
     message: 'Password reset with an emailed link; all sessions ended',
@@ -295,7 +295,7 @@ export async function changePassword(
       keepSessionId: actor.sessionId,
     }),
   );
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.password_changed',
     message: 'Password changed; other sessions ended',
     clientId: user.client_id,
@@ -313,7 +313,7 @@ export async function resendInvitation(
   deps: Deps,
   scope: TenantScope,
   userId: number,
-  by: { userId: number; actor?: EventActor; meta: RequestMeta },
+  by: { userId: number; actor?: LogActor; meta: RequestMeta },
 ): Promise<UserWithRoles> {
   const now = deps.clock.now();
   const user = await withTransaction(deps.db, { lockClient: scope.clientId }, async (trx, afterCommit) => {
@@ -323,7 +323,7 @@ export async function resendInvitation(
     await sendInvitation(deps, trx, afterCommit, { scope, user: row, clientName: client.name, now });
     return row;
   });
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.invitation_sent',
     message: 'Invitation sent again',
     clientId: scope.clientId,

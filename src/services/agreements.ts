@@ -20,7 +20,7 @@ import {
   updateAgreement as updateAgreementRow,
 } from '#repos/agreements';
 import type { RequestMeta, UserActor } from './actor';
-import { recordChange, recordEvent, type ChangedBy } from './security-log';
+import { recordChange, recordLogEntry, type ChangedBy } from './security-log';
 import { getSystemFile } from './files';
 
 // Agreements: versioned EULA (accepted per user) and MSA (accepted per client
@@ -245,7 +245,7 @@ export async function acceptAgreement(
     return { agreement: current.current, acceptance, accepted: true, created: true };
   });
   if (result.created) {
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       event: `agreement.${kind}_accepted`,
       message: `${kind.toUpperCase()} version ${result.agreement.version} accepted${kind === 'msa' ? ' for the client' : ''}`,
       clientId: actor.clientId,

@@ -19,7 +19,7 @@ import { findFirstUserWithRole, findUsersByEmailAcrossClients, getUserById, type
 import type { Actor, RequestMeta, SystemAdminActor, UserActor } from './actor';
 import type { UserSessionRecord } from '#repos/hot-path';
 import type { SystemAdminRow, TwoFactorRequirement, UserStatus } from '#db/schema';
-import { recordEvent, userActorName } from './security-log';
+import { recordLogEntry, userActorName } from './security-log';
 import { SECURITY_ADMIN } from '#policies/roles';
 import {
   adminAccount,
@@ -169,7 +169,7 @@ async function completeSignIn(deps: Deps, scope: TenantScope, userId: number, me
   const user = await getUserById(deps.db.kysely, scope, userId);
   const settings = await readSecuritySettings(deps.db.kysely, scope);
   const twoFactorSetupRequired = twoFactorRequiredFor(settings, user.roles) && !(await isTwoFactorEnabled(deps, scope, userId));
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.sign_in',
     message: `Signed in (${method})`,
     clientId: scope.clientId,
@@ -213,7 +213,7 @@ export async function startDirectorySession(
       now,
     ),
   );
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.sign_in',
     message: 'Signed in (directory)',
     clientId: scope.clientId,
@@ -318,7 +318,7 @@ export async function refreshWithToken(deps: Deps, refreshToken: string, meta: R
   if (record.session_revoked_at !== null) throw unauthorized('The session has ended');
   if (record.used_at !== null) {
     await revokeSession(deps.db.kysely, scope, record.session_id, nowIso);
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       level: 'warn',
       event: 'auth.refresh_token_reuse',
       message: 'A rotated refresh token was presented again; the session was revoked',
@@ -421,7 +421,7 @@ export async function adminSignIn(
     },
     now.toISOString(),
   );
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.admin_sign_in',
     message: `System administrator "${admin.username}" signed in`,
     adminId: admin.id,

@@ -13,7 +13,7 @@ import { packTemplate, unpackTemplate, versionToExport, type PackageFiles } from
 import { getVisibleTemplate, type Author } from './templates';
 import type { Actor, RequestMeta, UserActor } from './actor';
 import { actorFromBearer } from './auth';
-import { eventActorOf, recordEvent } from './security-log';
+import { logActorOf, recordLogEntry } from './security-log';
 
 /**
  * Copies templates into another client: each as a new template with one
@@ -152,13 +152,13 @@ async function resolveClients(
  */
 async function provenTargetAdmin(deps: Deps, actor: UserActor, targetClientId: number, request: CopyRequest): Promise<UserActor> {
   const refuse = async (reason: string): Promise<never> => {
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       level: 'warn',
       event: 'security.copy_target_refused',
       message: `Copy into client ${targetClientId} refused: ${reason}`,
       clientId: actor.clientId,
       userId: actor.userId,
-      actor: eventActorOf(actor),
+      actor: logActorOf(actor),
       meta: request.meta,
       data: { targetClientId, reason },
     });

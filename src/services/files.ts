@@ -30,7 +30,7 @@ import {
 import { getClientById } from '#repos/clients';
 import { tenantScope } from '#db/tenant';
 import { ensureClientSettingsRow } from './security-settings';
-import { eventActorOf, recordChange, recordEvent, type ChangedBy } from './security-log';
+import { logActorOf, recordChange, recordLogEntry, type ChangedBy } from './security-log';
 import type { Actor, RequestMeta } from './actor';
 import { detectContentType, SNIFF_BYTES } from '#storage/content-type';
 import { isJudgedImage } from '#lib/images';
@@ -134,14 +134,14 @@ export function imageRefused(name: string, problem: string, bomb = false): AppEr
 export async function recordImageRefused(deps: Deps, actor: Actor | undefined, meta: RequestMeta, error: unknown): Promise<void> {
   if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR' || typeof error.details?.file !== 'string') return;
   const bomb = error.details.decompressionBomb === true;
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'file.image_refused',
     message: `Upload of "${error.details.file}" refused: ${bomb ? 'a decompression bomb' : 'an image that cannot be read'}`,
     clientId: actor?.kind === 'user' ? actor.clientId : null,
     userId: actor?.kind === 'user' ? actor.userId : null,
     adminId: actor?.kind === 'admin' ? actor.adminId : null,
-    actor: actor ? eventActorOf(actor) : null,
+    actor: actor ? logActorOf(actor) : null,
     meta,
     data: { file: error.details.file, reason: error.message, decompressionBomb: bomb },
   });

@@ -7,7 +7,7 @@ import { outboxDir } from '#mail/outbox-files';
 import { findLatestInvitationMail, replaceOutboxBody } from '#repos/outbox';
 import { getUserById } from '#repos/users';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './security-log';
+import { recordLogEntry } from './security-log';
 import { findValidUserToken } from './user-tokens';
 
 /**
@@ -86,7 +86,7 @@ export async function revealInvitationLink(
   }
   // the copy the mailer wrote for the operator holds the link too
   fs.rmSync(path.join(outboxDir(deps.config.dataDir), `${mail.id}.eml`), { force: true });
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'auth.invitation_link_revealed',
     message: 'Invitation link handed over in the console (mail is not configured)',

@@ -15,7 +15,7 @@ import {
 import { findUserByEmail, getUserById, normalizeEmail } from '#repos/users';
 import { notFound } from '#errors';
 import type { RequestMeta } from './actor';
-import { recordEvent, type EventActor } from './security-log';
+import { recordLogEntry, type LogActor } from './security-log';
 
 /**
  * Brute-force defence: failed sign-ins (and failed second factors) are counted
@@ -138,7 +138,7 @@ export async function recordFailedSignIn(
     meta,
   };
   const reason = attempt.reason.length > MAX_REASON_LENGTH ? `${attempt.reason.slice(0, MAX_REASON_LENGTH)}…` : attempt.reason;
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: account.events.failed,
     message: `${account.failure}: ${reason}`,
@@ -146,7 +146,7 @@ export async function recordFailedSignIn(
     data: { ...account.data, reason },
   });
   if (locked.length > 0) {
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       level: 'warn',
       event: account.events.locked,
       message: `Sign-in locked until ${lockedUntil} after repeated failures`,
@@ -192,11 +192,11 @@ export async function unlockUser(
   deps: Deps,
   scope: TenantScope,
   userId: number,
-  by: { userId?: number; adminId?: number; actor: EventActor; via: string; meta?: RequestMeta },
+  by: { userId?: number; adminId?: number; actor: LogActor; via: string; meta?: RequestMeta },
 ): Promise<{ userId: number; email: string; wasLocked: boolean }> {
   const user = await getUserById(deps.db.kysely, scope, userId);
   const wasLocked = await unlockAccount(deps, userAccount(user.email));
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.unlocked',
     message: `Account unlocked (${by.via})`,
     clientId: scope.clientId,
@@ -210,7 +210,7 @@ export async function unlockUser(
 }
 
 /** The CLI's form: the user named by email within a client. @throws AppError NOT_FOUND */
-export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string; actor: EventActor }) {
+export async function unlockUserByEmail(deps: Deps, scope: TenantScope, email: string, by: { via: string; actor: LogActor }) {
   const user = await findUserByEmail(deps.db.kysely, scope, email);
   if (!user) throw notFound('User');
   return unlockUser(deps, scope, user.id, by);

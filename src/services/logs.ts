@@ -12,7 +12,7 @@ import {
   type LogFilter,
 } from '#repos/logs';
 import type { RequestMeta } from './actor';
-import { recordEvent } from './security-log';
+import { recordLogEntry } from './security-log';
 
 export type { LogFilter };
 
@@ -35,7 +35,7 @@ export async function listNewestLogs(deps: { db: Pick<Deps['db'], 'kysely'> }, l
  */
 export async function deleteLog(deps: Deps, id: number, by: { adminId: number; meta: RequestMeta }): Promise<void> {
   if (!(await deleteLogById(deps.db.kysely, id))) throw notFound('Log entry');
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'log.deleted',
     message: `Log entry ${id} deleted`,

@@ -46,7 +46,7 @@ import {
 import { findVersionById, findVersionInState } from '#repos/template-versions';
 import { loadUsersByIds } from '#repos/users';
 import { emitEvent } from '#events/emit';
-import { recordEvent } from './security-log';
+import { recordLogEntry } from './security-log';
 import type { UserActor } from './actor';
 import { auditActor, writeJob } from './jobs';
 import { PERMISSIONS, requirePermission } from '#policies/permissions';
@@ -64,7 +64,7 @@ const templates = () => require('./templates') as typeof import('./templates');
  * whichever is published at each occurrence), an asset or an asset class
  * (one job per asset), assignees or a team, a priority, a due offset and an
  * RRULE whose start is a wall-clock time in the client's time zone. The
- * runtime worker (src/runtime/schedule-worker.ts) calls `materialiseSchedules`:
+ * runtime worker (src/workers/schedule-worker.ts) calls `materialiseSchedules`:
  * each occurrence up to `scheduleHorizon` ahead becomes a job, exactly once —
  * one transaction per schedule, queued per client, moves the schedule's
  * `generated_until` mark, and the occurrence's unique key
@@ -525,7 +525,7 @@ function limitReached(
   message: string,
   data: Record<string, unknown>,
 ) {
-  return recordEvent(deps, {
+  return recordLogEntry(deps, {
     level: 'warn',
     event: 'security.schedule_limit',
     message,

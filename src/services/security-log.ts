@@ -16,9 +16,9 @@ import type { Actor, RequestMeta } from './actor';
  * user, the CLI (named by the OS user who ran it) or the system itself (the
  * first start creating the first administrator).
  */
-export type EventActor = { kind: 'admin' | 'user'; id: number; name: string } | { kind: 'cli' | 'system'; id: null; name: string };
+export type LogActor = { kind: 'admin' | 'user'; id: number; name: string } | { kind: 'cli' | 'system'; id: null; name: string };
 
-export interface AppEvent {
+export interface LogEntryInput {
   level?: LogLevel;
   /** dotted name: auth.sign_in, auth.sign_in_failed, auth.refresh_token_reuse, license.installed… */
   event: string;
@@ -30,7 +30,7 @@ export interface AppEvent {
    * Who did it. Omitted: the administrator of `adminId`, else the user of
    * `userId` (looked up by id); null: nobody known (an anonymous caller).
    */
-  actor?: EventActor | null;
+  actor?: LogActor | null;
   meta?: Partial<RequestMeta>;
   /** event detail; never passwords, tokens or secrets */
   data?: Record<string, unknown>;
@@ -43,14 +43,14 @@ export function userActorName(user: { email: string; first_name?: string; last_n
 }
 
 /** The caller of a request, as an event's actor. */
-export function eventActorOf(actor: Actor): EventActor {
+export function logActorOf(actor: Actor): LogActor {
   return actor.kind === 'admin'
     ? { kind: 'admin', id: actor.adminId, name: actor.username }
     : { kind: 'user', id: actor.userId, name: userActorName(actor.user) };
 }
 
 /** The CLI's actor: the OS account that ran the command (the CLI needs no sign-in). */
-export function cliActor(): EventActor {
+export function cliActor(): LogActor {
   let name: string;
   try {
     name = os.userInfo().username;
@@ -63,13 +63,13 @@ export function cliActor(): EventActor {
 
 /** Who made an administrative change, and from where (no request meta for the CLI). */
 export interface ChangedBy {
-  actor: EventActor;
+  actor: LogActor;
   meta?: Partial<RequestMeta>;
 }
 
 /** The request's caller and meta, as the `by` of an administrative change. */
 export function changedBy(actor: Actor, meta: RequestMeta): ChangedBy {
-  return { actor: eventActorOf(actor), meta };
+  return { actor: logActorOf(actor), meta };
 }
 
 /** An administrative change run from the CLI. */
@@ -77,7 +77,7 @@ export function changedByCli(): ChangedBy {
   return { actor: cliActor() };
 }
 
-async function resolveActor(deps: Deps, event: AppEvent): Promise<Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>> {
+async function resolveActor(deps: Deps, event: LogEntryInput): Promise<Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>> {
   if (event.actor !== undefined) {
     return event.actor
       ? { actor_kind: event.actor.kind, actor_id: event.actor.id, actor_name: event.actor.name }
@@ -97,7 +97,7 @@ async function resolveActor(deps: Deps, event: AppEvent): Promise<Pick<LogsTable
 function logRow(
   deps: Deps,
   level: LogLevel,
-  event: AppEvent,
+  event: LogEntryInput,
   actor: Pick<LogsTable, 'actor_kind' | 'actor_id' | 'actor_name'>,
 ): Insertable<LogsTable> {
   return {
@@ -116,7 +116,7 @@ function logRow(
   };
 }
 
-function logLine(deps: Deps, level: LogLevel, event: AppEvent, actorName: string | null): void {
+function logLine(deps: Deps, level: LogLevel, event: LogEntryInput, actorName: string | null): void {
   deps.logger[level](
     {
       event: event.event,
@@ -136,7 +136,7 @@ function logLine(deps: Deps, level: LogLevel, event: AppEvent, actorName: string
  * GET /api/admin/logs and `wip logs export`) and on the structured log.
  * A failure to record is logged, never thrown: auditing must not break sign-in.
  */
-export async function recordEvent(deps: Deps, event: AppEvent): Promise<void> {
+export async function recordLogEntry(deps: Deps, event: LogEntryInput): Promise<void> {
   const level = event.level ?? 'info';
   try {
     const actor = await resolveActor(deps, event);
@@ -208,13 +208,13 @@ export interface ChangeTx {
  * transaction the row is written in it — no change without its event, no
  * event for a change that rolled back — and the live tail is woken after
  * commit; without one (a change made by a single statement) it is written
- * right after, like recordEvent.
+ * right after, like recordLogEntry.
  */
 export async function recordChange(tx: ChangeTx, by: ChangedBy, change: AdminChange): Promise<void> {
   const { deps } = tx;
   const level = change.level ?? 'info';
   const actor = by.actor;
-  const event: AppEvent = {
+  const event: LogEntryInput = {
     level,
     event: change.event,
     message: change.message,
@@ -229,7 +229,7 @@ export async function recordChange(tx: ChangeTx, by: ChangedBy, change: AdminCha
       ...change.data,
     },
   };
-  if (!tx.trx) return recordEvent(deps, event);
+  if (!tx.trx) return recordLogEntry(deps, event);
   await insertLog(tx.trx, logRow(deps, level, event, { actor_kind: actor.kind, actor_id: actor.id, actor_name: actor.name }));
   const wake = () => {
     logLine(deps, level, event, actor.name);

@@ -19,7 +19,7 @@ import {
 } from '#repos/two-factor';
 import { getUserById } from '#repos/users';
 import type { RequestMeta, UserActor } from './actor';
-import { eventActorOf, recordEvent } from './security-log';
+import { logActorOf, recordLogEntry } from './security-log';
 import { queueMail } from './mail';
 
 // TOTP (RFC 6238): SHA-1, 6 digits, 30 s steps, ±1 step of clock drift.
@@ -96,7 +96,7 @@ export async function enableTwoFactor(deps: Deps, actor: UserActor, code: string
     nowIso,
   );
   if (!ok) throw conflict('Two-factor authentication is already enabled');
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     event: 'auth.two_factor_enabled',
     message: 'Two-factor authentication enabled',
     clientId: actor.clientId,
@@ -174,13 +174,13 @@ export async function resetTwoFactor(
     }
     return removed;
   });
-  await recordEvent(deps, {
+  await recordLogEntry(deps, {
     level: 'warn',
     event: 'auth.two_factor_reset',
     message: forOther ? 'Two-factor authentication reset by a Security Administrator' : 'Two-factor authentication reset by the user',
     clientId: actor.clientId,
     userId: user.id,
-    actor: eventActorOf(actor),
+    actor: logActorOf(actor),
     meta,
     data: { by: actor.userId, hadTwoFactor: reset },
   });

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
 import { loadConfig } from '#config';
 import { closeDeps, createDeps } from '#composition';
-import type { AppDeps as Deps } from '#runtime';
+import type { AppDeps as Deps } from '#workers';
 import { ManualClock } from '#lib/clock';
 import { startMaintenance, type Maintenance } from '#ops/maintenance';
 import { restorePostgresBackup } from '#ops/postgres-backup';

@@ -8,7 +8,7 @@ import { testPostgres } from '../helpers/postgres';
 import { adminToken, buildClient, buildUser, PASSWORD, signIn } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { insertOutbox } from '#repos/outbox';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 import { runCli, startDaemon } from '../helpers/cli';
 import { cliEnv } from '../helpers/spawn-wip';
 
@@ -130,7 +130,7 @@ nodes('a translation added and changed through node A is served by a node in ano
 
 nodes('the log export scrubs the shared secrets, which live in the database and not in a secrets file', async () => {
   const secret = a.deps.secrets.jwtSecret;
-  await recordEvent(a.deps, {
+  await recordLogEntry(a.deps, {
     event: 'test.shared_secret_leak',
     message: `oops ${secret}`,
     data: { note: `has ${a.deps.secrets.vapid.privateKey}` },

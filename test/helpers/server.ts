@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '#config';
 import { createDeps } from '#composition';
-import type { AppDeps as Deps } from '#runtime';
+import type { AppDeps as Deps } from '#workers';
 import { ManualClock } from '#lib/clock';
 import { startServer } from '#cli/serve';
 import { withTransaction } from '#db/transaction';

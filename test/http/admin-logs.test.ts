@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { adminToken, buildClient } from '../helpers/factories';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 
 let server: TestServer;
 let token: string;
@@ -27,7 +27,7 @@ list('401 without a token, 403 for a client user', async () => {
 
 list('newest first, paged with ?limit=&cursor= until nextCursor is null, every row exactly once', async () => {
   const event = tag('paging');
-  for (let i = 0; i < 7; i++) await recordEvent(server.deps, { event, message: `row ${i}`, data: { i } });
+  for (let i = 0; i < 7; i++) await recordLogEntry(server.deps, { event, message: `row ${i}`, data: { i } });
   const seen: number[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -46,11 +46,11 @@ list('newest first, paged with ?limit=&cursor= until nextCursor is null, every r
 list('filters by level (one or a list), client, user and time range', async () => {
   const event = tag('filters');
   const start = server.clock.now();
-  await recordEvent(server.deps, { event, level: 'info', message: 'a', clientId: 1, userId: 10 });
+  await recordLogEntry(server.deps, { event, level: 'info', message: 'a', clientId: 1, userId: 10 });
   server.clock.advance(60_000);
-  await recordEvent(server.deps, { event, level: 'warn', message: 'b', clientId: 2, userId: 20 });
+  await recordLogEntry(server.deps, { event, level: 'warn', message: 'b', clientId: 2, userId: 20 });
   server.clock.advance(60_000);
-  await recordEvent(server.deps, { event, level: 'error', message: 'c', clientId: 2, userId: 21 });
+  await recordLogEntry(server.deps, { event, level: 'error', message: 'c', clientId: 2, userId: 21 });
   const messages = async (query: string) => {
     const res = await server.request('GET', `/api/admin/logs?event=${event}&${query}`, { token });
     assert.is(res.status, 200, res.text);
@@ -67,7 +67,7 @@ list('filters by level (one or a list), client, user and time range', async () =
 
 list('an entry has the presented fields and nothing internal', async () => {
   const event = tag('shape');
-  await recordEvent(server.deps, {
+  await recordLogEntry(server.deps, {
     event,
     level: 'warn',
     message: 'shape',
@@ -118,7 +118,7 @@ remove.after(async () => server.stop());
 
 remove('deletes the entry, records who deleted it, and a second delete is 404', async () => {
   const event = tag('delete');
-  await recordEvent(server.deps, { event, message: 'to delete' });
+  await recordLogEntry(server.deps, { event, message: 'to delete' });
   const listed = await server.request('GET', `/api/admin/logs?event=${event}`, { token });
   const id = listed.body.data.items[0].id;
   const res = await server.request('DELETE', `/api/admin/logs/${id}`, { token });

@@ -8,7 +8,7 @@ import { startTestServer, TEST_BACKEND, TEST_MASTER_KEY, type TestServer } from 
 import { testPostgres } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 import { adminToken } from '../helpers/factories';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 import { insertOutbox, markAttemptFailed } from '#repos/outbox';
 
 // The system-admin routes behind the console's operations pages: backups
@@ -124,7 +124,7 @@ test('failed mail is listed and retried; a message that has not failed cannot be
 
 test('security events: sign-in failures are in the category, ordinary events are not', async () => {
   await server.request('POST', '/api/admin/auth/sign-in', { body: { username: 'admin', password: 'wrong-password' } });
-  await recordEvent(server.deps, { event: 'test.ordinary', message: 'not security' });
+  await recordLogEntry(server.deps, { event: 'test.ordinary', message: 'not security' });
   const res = await server.request('GET', '/api/admin/logs?category=security&limit=200', { token });
   const events = res.body.data.items.map((i: { event: string }) => i.event);
   assert.ok(events.includes('auth.admin_sign_in_failed'), events.join());
@@ -134,7 +134,11 @@ test('security events: sign-in failures are in the category, ordinary events are
 
 test('the log export streams matching rows with secrets redacted, in NDJSON and CSV', async () => {
   const secret = server.deps.secrets.jwtSecret;
-  await recordEvent(server.deps, { event: 'test.leak', message: `oops ${secret}`, data: { password: 'hunter22', note: `has ${secret}` } });
+  await recordLogEntry(server.deps, {
+    event: 'test.leak',
+    message: `oops ${secret}`,
+    data: { password: 'hunter22', note: `has ${secret}` },
+  });
   const ndjson = await fetch(`${server.url}/api/admin/logs/export?event=test.leak`, { headers: { authorization: `Bearer ${token}` } });
   assert.is(ndjson.status, 200);
   assert.is(ndjson.headers.get('x-total-count'), '1');
@@ -165,8 +169,8 @@ test('the live tail streams new matching rows, redacted, as they are recorded', 
   assert.match(response.headers.get('content-type') ?? '', 'text/event-stream');
   const reader = response.body!.getReader();
   let received = '';
-  await recordEvent(server.deps, { event: 'test.other', message: 'filtered out' });
-  await recordEvent(server.deps, { event: 'test.tail', message: `tail ${secret}` });
+  await recordLogEntry(server.deps, { event: 'test.other', message: 'filtered out' });
+  await recordLogEntry(server.deps, { event: 'test.tail', message: `tail ${secret}` });
   try {
     await waitFor('the tailed row', async () => {
       const { value } = await reader.read();

@@ -6,11 +6,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '#config';
 import { closeDeps, createDeps } from '#composition';
-import type { AppDeps as Deps } from '#runtime';
+import type { AppDeps as Deps } from '#workers';
 import { ManualClock } from '#lib/clock';
 import { startServer } from '#cli/serve';
 import { bootstrap } from '#ops/bootstrap';
-import { recordEvent } from '#services/security-log';
+import { recordLogEntry } from '#services/security-log';
 import { countLogs } from '#services/logs';
 import { startMaintenance } from '#ops/maintenance';
 
@@ -43,7 +43,7 @@ function makeDeps(env: Record<string, string> | ((root: string) => Record<string
 async function eventAged(deps: Deps, clock: ManualClock, ageMs: number, event: string) {
   const now = clock.now();
   clock.set(new Date(now.getTime() - ageMs));
-  await recordEvent(deps, { event, message: event });
+  await recordLogEntry(deps, { event, message: event });
   clock.set(now);
 }
 

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { migrations } from '../../migrations';
 import { loadConfig } from '#config';
 import { closeDeps, createDeps } from '#composition';
-import type { AppDeps as Deps } from '#runtime';
+import type { AppDeps as Deps } from '#workers';
 import { openDatabase } from '#db/connection';
 import { migrateToLatest } from '#db/migrator';
 import { bootstrap } from '#ops/bootstrap';

@@ -356,7 +356,7 @@ naming('the checks see what they are meant to see', () => {
   assert.ok(pathPattern('migrations/NNNN_<name>.ts').test('migrations/0038_capture_time.ts'));
   assert.ok(pathPattern('config/i18n/app/rules.{en,de}.json').test('config/i18n/app/rules.de.json'));
   assert.ok(pathPattern('test/http/readme-examples').test('test/http/readme-examples.test.ts'));
-  assert.not.ok(pathPattern('src/lib/outbox-worker.ts').test('src/runtime/outbox-worker.ts'));
+  assert.not.ok(pathPattern('src/lib/outbox-worker.ts').test('src/workers/outbox-worker.ts'));
   // commands: the real ones pass, a made-up command or option does not
   const program = buildProgram();
   assert.is(wrongCommand(program, 'wip --data-dir /var/lib/wip install --systemd [--user U] [--print]'), undefined);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { AppDeps } from '#runtime';
+import type { AppDeps } from '#workers';
 import type { AppState } from '../state';
 import type { RouteSpec } from '../route-spec';
 import { HSTS, securityHeaderList } from './security-headers';

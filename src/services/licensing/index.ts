@@ -12,7 +12,7 @@ import { LICENSE_TYPES, type LicenseType } from '#policies/roles';
 import { countClients } from '#repos/clients';
 import { allocatedSeatsAcrossClients, usedSeatsAcrossClients } from '#repos/licensing/seat-allocations';
 import { advanceNewestSeen, findInstalledLicenseById, getDeploymentState, insertInstalledLicense } from '#repos/licensing/index';
-import { recordChange, recordEvent, type ChangedBy } from '../security-log';
+import { recordChange, recordLogEntry, type ChangedBy } from '../security-log';
 
 export type { CurrentLicense } from '#licensing/state';
 
@@ -176,7 +176,7 @@ export async function installLicense(deps: Deps, keyText: string, by: ChangedBy)
     payload = installablePayload(deps, keyText, state.installation_id, now);
   } catch (error) {
     if (!(error instanceof LicenseKeyError)) throw error;
-    await recordEvent(deps, {
+    await recordLogEntry(deps, {
       level: 'warn',
       event: 'license.install_failed',
       message: `License key refused: ${error.message}`,

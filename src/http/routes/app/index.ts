@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '#errors';
-import { APP_INDEX, APP_MANIFEST, APP_SERVICE_WORKER, appAssets } from '#lib/runtime';
+import { APP_INDEX, APP_MANIFEST, APP_SERVICE_WORKER, appAssets } from '#lib/executable';
 import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '#errors';
 import { SECURITY_ADMIN } from '#policies/roles';
-import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '#lib/runtime';
+import { CONSOLE_INDEX, CONSOLE_MANIFEST, consoleAssets } from '#lib/executable';
 import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 import { defineRoute, type RouteSpec } from '../../route';
 import type { AppContext } from '../../state';

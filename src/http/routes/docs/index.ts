@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { version } from '../../../../package.json';
 import { notFound } from '#errors';
-import { DOCS_ASSET_FILES, docsAsset } from '#lib/runtime';
+import { DOCS_ASSET_FILES, docsAsset } from '#lib/executable';
 import { buildOpenApiDocument } from '../../openapi';
 import { defineRoute, type RouteSpec } from '../../route';
 

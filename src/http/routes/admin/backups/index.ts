@@ -1,7 +1,7 @@
 import { BackupFile, BackupJob, Page } from '#presenters/schemas';
 import { z } from 'zod';
 import { PageQuery } from '#db/pagination';
-import { BACKUP_NAME } from '#ops/backup';
+import { BACKUP_NAME } from '#ops/backup-archive';
 import { listBackups, openBackup } from '#ops/backups';
 import { defineRoute, IdParams, principalBudget, type RouteSpec } from '../../../route';
 

@@ -22,7 +22,7 @@ export const LogFilterQuery = z.object({
   clientId: PositiveId.optional(),
   userId: PositiveId.optional(),
   event: z.string().trim().min(1).max(100).optional(),
-  /** `security`: only security events (SECURITY_EVENTS in src/repos/logs.ts) */
+  /** `security`: only security events (SECURITY_ENTRY_NAMES in src/repos/logs.ts) */
   category: z.enum(['security']).optional(),
   /** inclusive, ISO-8601 */
   since: IsoDateTime.optional(),

@@ -8,7 +8,7 @@ import { tenantScope } from '#db/tenant';
 import { resendInvitation } from '#services/accounts';
 import { presentUser } from '#presenters';
 import { invitationNotice, revealInvitationLink } from '#services/invitation-links';
-import { eventActorOf } from '#services/security-log';
+import { logActorOf } from '#services/security-log';
 
 /** the user named in the path */
 const UnlockParams = z.object({ userId: PositiveId });
@@ -33,7 +33,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
     params: UnlockParams,
     rateLimit: { max: 20, windowMs: 15 * 60_000 },
     async handler({ deps, actor, params, meta }) {
-      const user = await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, actor: eventActorOf(actor), meta });
+      const user = await resendInvitation(deps, actor.scope, params.userId, { userId: actor.userId, actor: logActorOf(actor), meta });
       return { ...presentUser(user), invitation: invitationNotice(deps) };
     },
   }),
@@ -67,7 +67,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
       if (actor.kind === 'user') {
         return unlockUser(deps, actor.scope, params.userId, {
           userId: actor.userId,
-          actor: eventActorOf(actor),
+          actor: logActorOf(actor),
           via: 'security administrator',
           meta,
         });
@@ -75,7 +75,7 @@ export const adminSecurityRoutes: RouteSpec[] = [
       const user = await getUserAcrossClients(deps, params.userId);
       return unlockUser(deps, tenantScope(user.client_id), user.id, {
         adminId: actor.adminId,
-        actor: eventActorOf(actor),
+        actor: logActorOf(actor),
         via: 'system administrator',
         meta,
       });

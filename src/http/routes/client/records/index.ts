@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '#errors';
 import { CONSOLE_CSP } from '../../console';
-import { consoleAssets } from '#lib/runtime';
+import { consoleAssets } from '#lib/executable';
 import { VERIFIER_DOWNLOAD, VERIFIER_PAGE } from '#lib/verifier-assets';
 import { packageFiles } from '#services/package-files';
 import { recordBundle } from '#services/record-bundles';

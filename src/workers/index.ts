@@ -10,12 +10,12 @@ import type { ScheduleWorker } from './schedule-worker';
 import type { WebhookSender } from './webhook-sender';
 
 /**
- * The background runtime: senders, live streams and tails, and jobs that
+ * The background workers: senders, live streams and tails, and jobs that
  * outlive a request. Built by the composition root (src/composition.ts); the
  * daemon starts their loops (cli/serve). Services never see these: they call
  * `deps.signals`, which the composition root wires to the workers.
  */
-export interface Runtime {
+export interface Workers {
   /** the mail outbox's sender; its retry loop runs only in the daemon (startServer) */
   mailer: Mailer;
   /** the web push queue's sender; like the mailer, its retry loop runs only in the daemon */
@@ -36,5 +36,5 @@ export interface Runtime {
   dataEpoch: DataEpoch;
 }
 
-/** What the HTTP layer, GraphQL, the CLI and the tests hold: the services' Deps and the runtime, one object. */
-export type AppDeps = Deps & Runtime;
+/** What the HTTP layer, GraphQL, the CLI and the tests hold: the services' Deps and the workers, one object. */
+export type AppDeps = Deps & Workers;

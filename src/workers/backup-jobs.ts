@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { Deps } from '#deps';
 import { conflict, notFound } from '#errors';
 import type { RequestMeta } from '#services/actor';
-import { recordEvent } from '#services/security-log';
-import { BACKUP_PREFIXES, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from '#ops/backup';
+import { recordLogEntry } from '#services/security-log';
+import { BACKUP_PREFIXES, defaultBackupName, listBackupFiles, type BackupFile, type BackupPhase } from '#ops/backup-archive';
 import { reportBackupFailure, writeSiteBackup } from '#ops/maintenance';
 import { backupDir } from '#lib/paths';
 
@@ -76,7 +76,7 @@ export class BackupJobs {
         job.backup = listBackupFiles(dir).find((f) => f.name === path.basename(result.file)) ?? null;
         job.status = 'succeeded';
         job.percent = 100;
-        await recordEvent(deps, {
+        await recordLogEntry(deps, {
           event: 'backup.created',
           message: `Backup ${path.basename(result.file)} written (${result.bytes} bytes)`,
           adminId: by.adminId,
@@ -86,7 +86,7 @@ export class BackupJobs {
       } catch (error) {
         job.status = 'failed';
         job.error = (error as Error).message ?? String(error);
-        await recordEvent(deps, {
+        await recordLogEntry(deps, {
           level: 'error',
           event: 'backup.failed',
           message: `Backup failed: ${job.error}`,
