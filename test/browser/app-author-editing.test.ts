@@ -83,7 +83,10 @@ let page: Page;
 let templateId = 0;
 undo.before(async () => {
   templateId = await draft('Undo drill');
-  page = await openApp(browser, wip, team.author, { width: 1280, path: `/app/templates/${templateId}/edit` });
+  // the page's clock is Playwright's (it runs as usual until a test moves it): a toast's 10 s are passed in no time
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+  await context.clock.install();
+  page = await openApp(browser, wip, team.author, { width: 1280, path: `/app/templates/${templateId}/edit`, context });
 });
 undo.after(async () => page?.context().close());
 
@@ -131,7 +134,8 @@ undo('a step and a field come back the same way, at their places', async () => {
   const stepUndo = toastWith(page, 'Step 1: Task A1 removed.').getByRole('button', { name: 'Undo' });
   await stepUndo.focus();
   await page.mouse.move(0, 0);
-  await page.waitForTimeout(11_000);
+  // the page's clock past the toast's 10 s: every timer due by then has run
+  await page.clock.fastForward(11_000);
   assert.ok(await stepUndo.isVisible(), 'the focused toast outlives its 10 s');
   await stepUndo.click();
   await stepRegion(page, 1).getByRole('heading', { name: 'Step 1: Task A1' }).waitFor();

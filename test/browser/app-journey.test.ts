@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
+import { waitFor } from '../helpers/wait';
 import { checkPage, openApp, startAppServer, waitForPage, type AppTeam, type Member } from '../helpers/app-browser';
 import type { TestServer } from '../helpers/server';
 import { gql, gid } from '../helpers/graphql';
@@ -142,11 +143,10 @@ const storedSteps = async (templateId: string) => {
  */
 async function draftIs(templateId: string, steps: Step[], message: string): Promise<void> {
   const want = [['Inspection'], steps.map(expected)];
-  let stored = await storedSteps(templateId);
-  for (let tries = 0; tries < 50 && JSON.stringify(stored) !== JSON.stringify(want); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    stored = await storedSteps(templateId);
-  }
+  let stored: unknown;
+  const matches = async () => JSON.stringify((stored = await storedSteps(templateId))) === JSON.stringify(want);
+  // on time out, the comparison below says what differs
+  await waitFor('the draft on the server', matches, 10_000).catch(() => undefined);
   assert.equal(stored, want, message);
 }
 

@@ -122,8 +122,10 @@ queue('offline: items wait in order; online they go in order, each expecting the
   await record(s, 'measure', [{ key: 'torque', value: 14 }]);
   await record(s, 'check', [{ key: 'sealOk', value: 'PASS' }]);
   await s.page.evaluate(`wipOffline.enqueueTransition(${js(s.user)}, ${js(s.jobId)}, 'pause')`);
-  await start(s);
-  await s.page.waitForTimeout(300);
+  const sentBefore = await s.page.evaluate<number>('wipOffline.requestsSent()');
+  // the engine started, and a whole round of it (syncNow resolves when the round is over) found the device offline
+  await s.page.evaluate(`(wipOffline.startSync({ id: ${s.operator.id}, clientId: ${s.client.id} }), wipOffline.syncNow())`);
+  assert.is(await s.page.evaluate<number>('wipOffline.requestsSent()'), sentBefore, 'the round sent nothing');
   const waiting = await items(s);
   assert.equal(
     waiting.map((i) => [i.kind, i.expectedRevision]),

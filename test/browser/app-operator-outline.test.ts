@@ -129,7 +129,7 @@ test('calculated inputs by label, a sign-off asked for, one count, the full revi
 
   // ── step 1: a pass, a photo, a comment ───────────────────────────────────────────────────────────────────────
   await page.getByRole('link', { name: 'Run job' }).click();
-  await waitForPage(page);
+  await waitForPage(page, { path: `/app/jobs/${job.id}/run` });
   await page.getByRole('heading', { name: 'Isolate the pump' }).waitFor();
   await page.getByRole('radio', { name: 'Pass' }).check();
   await page.locator('input[type=file]').setInputFiles({ name: 'lock.png', mimeType: 'image/png', buffer: PNG });
@@ -192,7 +192,7 @@ test('calculated inputs by label, a sign-off asked for, one count, the full revi
 
   // ── the outline at 820 px: a compact menu; to the review through it ─────────────────────────────────────────
   await page.getByRole('link', { name: 'Continue' }).click();
-  await waitForPage(page);
+  await waitForPage(page, { path: `/app/jobs/${job.id}/run` });
   const outline = page.locator('.step-outline');
   const outlineNav = outline.locator('nav');
   assert.not.ok(await outlineNav.isVisible(), 'a menu, closed');

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
+import { waitFor } from '../helpers/wait';
 import { APP_WIDTHS, checkPage, openApp, smallTargets, startAppServer, waitForPage, type AppTeam } from '../helpers/app-browser';
 import { contentInput, createJob } from '../helpers/domain';
 import { gid, gql } from '../helpers/graphql';
@@ -206,9 +207,7 @@ test('a skill required in the editor, New job naming who lacks it, the operator 
   const stateOf = async () =>
     (await gql(wip, team.supervisor.token, 'query($id: ID!) { node(id: $id) { ... on Job { state } } }', { id: gid('Job', jobId) })).data
       .node.state;
-  for (const deadline = Date.now() + 10_000; (await stateOf()) !== 'IN_PROGRESS' && Date.now() < deadline;)
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.is(await stateOf(), 'IN_PROGRESS');
+  await waitFor('the job to be started on the server', async () => (await stateOf()) === 'IN_PROGRESS');
   await operator.context().close();
 });
 

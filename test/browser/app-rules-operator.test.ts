@@ -221,7 +221,7 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await alan.getByRole('heading', { name: 'Pump 7 seal check' }).waitFor();
   await checkPage(alan, 'rules', 'verify-list', 390);
   await alan.getByRole('link', { name: 'Verify Pump 7 seal check' }).click();
-  await waitForPage(alan);
+  await waitForPage(alan, { path: `/app/verify/${job.id}` });
   await alan.getByText('Recorded by Olga Operator', { exact: false }).waitFor();
   for (const width of APP_WIDTHS) {
     await alan.setViewportSize({ width, height: 900 });
@@ -271,8 +271,9 @@ rules('conditions, a calculated field, sign-offs by performer and verifier, refu
   await checkPage(page, 'rules', 'operator-signoff-missing', 820);
   assert.is((await serverJob(job.id)).state, 'IN_PROGRESS');
   await link.click();
-  await waitForPage(page);
+  // the step is on the same page (the review is its last step): its own panel says the step is shown
   await page.locator('.signoff-panel').getByText('earlier signature', { exact: false }).waitFor();
+  await waitForPage(page);
 
   // Quinn (operator and approver), who recorded the step last, tries to verify it: refused, in plain words
   const quinnPage = await openApp(browser, wip, quinn, { width: 820, path: `/app/verify/${job.id}` });

@@ -97,7 +97,7 @@ test('before sign-in, /app/ logs no console error (no 401 asked for)', async () 
   await page.getByLabel('Email').fill(everyone.email);
   await page.getByLabel('Password').fill(everyone.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPage(page);
+  await waitForPage(page, { heading: /^Hello, / });
   assert.equal(errors, []);
   await context.close();
 });
@@ -137,7 +137,7 @@ test('an all-roles user at 360 and 390 px: four pages and More in the bar, nothi
       // never closes fails here after the timeout), then for the new page itself
       await list.waitFor({ state: 'hidden' });
       assert.is(await page.evaluate('location.pathname'), href, 'choosing a page goes there');
-      await waitForPage(page);
+      await waitForPage(page, { path: href });
       assert.is(await more.getAttribute('class'), 'nav-more-button is-current');
       assert.match(await more.innerText(), new RegExp(`More\\s*\\(now: ${name}\\)`));
       await more.click();
@@ -146,7 +146,7 @@ test('an all-roles user at 360 and 390 px: four pages and More in the bar, nothi
     }
     // a page in the bar: marked there, More is not
     await nav.getByRole('link', { name: 'Home' }).click();
-    await waitForPage(page);
+    await waitForPage(page, { path: '/app/' });
     assert.is(await nav.getByRole('link', { name: 'Home' }).getAttribute('aria-current'), 'page');
     assert.is(await more.getAttribute('class'), 'nav-more-button');
     await checkPage(page, 'shell', 'phone-bar', width);
@@ -166,8 +166,7 @@ test('an all-roles user at 360 and 390 px: four pages and More in the bar, nothi
     await list.waitFor();
     await waitInPage(page, "document.activeElement.closest('.nav-more-list') !== null");
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${wip.url}/app/jobs/new`);
-    await waitForPage(page);
+    await waitForPage(page, { path: '/app/jobs/new' });
     await page.context().close();
   }
 });
@@ -229,7 +228,7 @@ test('the sync state in words and a different icon per state; the stale offline 
   const nav = page.getByRole('navigation', { name: 'Main' });
   const openJobFromList = async () => {
     await nav.getByRole('link', { name: 'Jobs' }).click();
-    await waitForPage(page);
+    await waitForPage(page, { path: '/app/jobs' });
     await page.getByRole('link', { name: 'Seal check' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Seal check' }).waitFor();
   };

@@ -14,6 +14,7 @@ import { loadOrCreateSelfSignedTls } from '#lib/tls';
 import { request, startTestServer, ADMIN_PASSWORD, type TestServer } from '../helpers/server';
 import { adminToken, uniqueEmail, PASSWORD } from '../helpers/factories';
 import { cliEnv, installedDataDir, runWip } from '../helpers/spawn-wip';
+import { waitFor } from '../helpers/wait';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wip-br-'));
 
@@ -62,7 +63,7 @@ backup('a backup taken while the daemon writes restores to a consistent state wi
     }
   };
   const writers = [writer(1), writer(2), writer(3)];
-  while (acknowledged.length < 20) await new Promise((r) => setTimeout(r, 10));
+  await waitFor('20 acknowledged writes', () => acknowledged.length >= 20);
   const beforeBackup = [...acknowledged];
   const root = tmp();
   const archive = path.join(root, 'b.tar.gz');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, startDaemon } from '../helpers/cli';
+import { waitFor } from '../helpers/wait';
 import { request } from '../helpers/server';
 import { buildProgram, commandOf } from '#cli';
 
@@ -253,10 +254,7 @@ daemon('SIGTERM lets in-flight requests finish before exiting 0', async () => {
   req.flushHeaders();
   await continued;
   const code = running.stop();
-  for (const deadline = Date.now() + 15_000; !/shutting down/.test(running.stdout());) {
-    if (Date.now() > deadline) throw new Error(`no "shutting down" line: ${running.stdout()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor('the "shutting down" line', () => /shutting down/.test(running.stdout()));
   req.end(body);
   const res = await answered;
   assert.is(res.status, 200, res.text);

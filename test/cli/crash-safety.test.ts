@@ -13,6 +13,7 @@ import { upload } from '../helpers/upload';
 import { createJob, DOMAIN_TEST_ENV, publishedTemplate } from '../helpers/domain';
 import { issueTestLicense } from '../helpers/licenses';
 import { mulberry32 } from '../helpers/prng';
+import { waitFor } from '../helpers/wait';
 
 // Crash safety: writes of every kind run concurrently against a daemon in a
 // child process; it is killed with SIGKILL at a random moment. After the
@@ -254,7 +255,7 @@ test('every acknowledged write survives a SIGKILL at a random moment; the databa
       const load = drive(daemonAsServer(daemon), fixture, env, ack, licenseDir, state);
       // the first kill waits until every kind of write has been acknowledged once (uploads fsync and are slow on a
       // loaded machine), so the rounds are sure to interrupt all of them; then a random moment
-      for (let waited = 0; waited < 60_000 && !everyKindAcknowledged(ack); waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await waitFor('every kind of write to be acknowledged', () => everyKindAcknowledged(ack), 120_000);
       const killAfter = 500 + Math.floor(random() * 2500);
       await new Promise((r) => setTimeout(r, killAfter));
       await daemon.stop('SIGKILL');

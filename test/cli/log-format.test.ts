@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, startDaemon } from '../helpers/cli';
+import { waitFor } from '../helpers/wait';
 
 const dirs: string[] = [];
 const dataDir = () => {
@@ -68,10 +69,9 @@ async function onTerminal(
       });
     });
     await then(/(http:\/\/\S+)/.exec(listening)![1].replace('localhost', '127.0.0.1'));
-    for (const deadline = Date.now() + 10_000; !until(plain());) {
-      if (Date.now() > deadline) throw new Error(`output never complete: ${plain()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor('the complete output', () => until(plain()), 10_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${plain()}`);
+    });
     return { listening, out: plain() };
   } finally {
     // the terminal's interrupt reaches wip in script's session: a clean SIGINT shutdown

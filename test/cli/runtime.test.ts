@@ -9,6 +9,7 @@ import { runtimeInfo } from '#lib/node-runtime';
 import { BIN, runCli, startDaemon } from '../helpers/cli';
 import { request } from '../helpers/server';
 import { ROOT } from '../helpers/spawn-wip';
+import { waitFor } from '../helpers/wait';
 
 /**
  * What `wip` says it runs on, and what it does when started by a Node.js too
@@ -89,8 +90,7 @@ if (old) {
     let out = '';
     parent.stdout.on('data', (d) => (out += d));
     parent.stderr.on('data', (d) => (out += d));
-    for (let i = 0; i < 300 && !/wip listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.match(out, /wip listening on/);
+    await waitFor('the "listening" line', () => /wip listening on/.test(out), 30_000);
     process.kill(-parent.pid!, 'SIGINT');
     assert.equal(await exited, [0, null], out);
   });

@@ -14,6 +14,7 @@ import { bootstrap } from '#ops/bootstrap';
 import { adminToken } from '../helpers/factories';
 import { startTestServer, testDaemonEnv, TEST_MASTER_KEY } from '../helpers/server';
 import { testPostgres } from '../helpers/postgres';
+import { waitFor } from '../helpers/wait';
 
 // PostgreSQL 15: the client tools of this machine and CI are 15, and pg_dump refuses a newer server.
 // Nodes here are daemons' dependencies with their own data directory, backupDir
@@ -142,13 +143,17 @@ test('a backup started over the API on PostgreSQL runs pg_dump with progress to 
     assert.is(started.status, 202, started.text);
     const percents: number[] = [];
     let job = started.body.data;
-    for (let i = 0; i < 600 && job.status === 'running'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const res = await server.request('GET', `/api/admin/backups/jobs/${job.id}`, { token });
-      assert.is(res.status, 200, res.text);
-      job = res.body.data;
-      percents.push(job.percent);
-    }
+    await waitFor(
+      'the backup to end',
+      async () => {
+        const res = await server.request('GET', `/api/admin/backups/jobs/${job.id}`, { token });
+        assert.is(res.status, 200, res.text);
+        job = res.body.data;
+        percents.push(job.percent);
+        return job.status !== 'running';
+      },
+      30_000,
+    );
     assert.is(job.status, 'succeeded', job.error);
     assert.is(job.percent, 100);
     assert.equal(

@@ -5,10 +5,15 @@ import { serverAudits } from 'graphql-http';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient } from '../helpers/factories';
 import { gql } from '../helpers/graphql';
+import { waitFor } from '../helpers/wait';
 
 /** Opens `count` connections, waits until the server has accepted them, then writes one GraphQL request on each in the same synchronous loop; the parsed answers. */
-async function sendTogether(baseUrl: string, token: string, query: string, count: number) {
-  const { hostname, port } = new URL(baseUrl);
+async function sendTogether(server: TestServer, token: string, query: string, count: number) {
+  const { hostname, port } = new URL(server.url);
+  // the server accepts one connection per event-loop turn: the requests are written once it has accepted them all
+  const accepted = new Set<number>();
+  const onConnection = (socket: net.Socket) => accepted.add(socket.remotePort!);
+  server.listener.on('connection', onConnection);
   const sockets = await Promise.all(
     Array.from(
       { length: count },
@@ -23,8 +28,8 @@ async function sendTogether(baseUrl: string, token: string, query: string, count
         ),
     ),
   );
-  // the server accepts one connection per event-loop turn: give it the turns to accept them all before writing
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitFor(`the server to accept ${count} connections`, () => sockets.every((socket) => accepted.has(socket.localPort!)));
+  server.listener.off('connection', onConnection);
   const body = JSON.stringify({ query });
   const request = `POST /api/client/graphql HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   const answers = sockets.map(
@@ -158,7 +163,7 @@ endpoint(
       const client = await buildClient(small);
       await small.request('POST', '/api/client/graphql', { token: client.owner.token, body: { query: '{ me { id } }' } });
       // 30 requests written at once on 30 open connections are read in one event-loop turn: one runs, one waits, the rest find the queue full
-      const answers = await sendTogether(small.url, client.owner.token, '{ me { id } }', 30);
+      const answers = await sendTogether(small, client.owner.token, '{ me { id } }', 30);
       const statuses = answers.map((a) => a.status).join(' ');
       const refused = answers.filter((a) => a.status === 503);
       assert.ok(refused.length > 0, statuses);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { assertAccessible } from './browser';
+import { assertAccessible, waitInPage } from './browser';
 import { buildClient, PASSWORD, uniqueEmail, type BuiltClient } from './factories';
 import { startTestServer, type TestServer } from './server';
 
@@ -162,9 +162,23 @@ export async function openApp(
   return page;
 }
 
-/** The page's h1 is shown and nothing is loading any more. */
-export async function waitForPage(page: Page): Promise<void> {
-  await page.locator('h1').first().waitFor();
+/**
+ * The page's h1 is shown and nothing is loading any more. After a click that moves to another page, the old
+ * page is still on screen, its h1 too: the address changes at once, and the old page stays until the new one's
+ * code has loaded (preact-iso keeps the old route meanwhile). So say which page is awaited:
+ *  - `path`, after a move within the app (a link, Enter on one): the address is that path and the app has moved
+ *    the focus to the new page's heading, which it does once the new page is shown (src/app/shell/focus.ts);
+ *  - `heading`, where there is no such move (the sign-in page giving way to the app): the new page's h1 by name.
+ */
+export async function waitForPage(page: Page, expected: { path?: string; heading?: string | RegExp } = {}): Promise<void> {
+  if (expected.path !== undefined)
+    await waitInPage(
+      page,
+      `location.pathname === ${JSON.stringify(expected.path)} && document.activeElement?.matches('main h1, #main') === true`,
+    );
+  await (
+    expected.heading === undefined ? page.locator('h1').first() : page.getByRole('heading', { level: 1, name: expected.heading })
+  ).waitFor();
   // every loading part of the page (several cards may load at once): none left
   await page.locator('.loading').first().waitFor({ state: 'detached' });
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { waitFor } from './wait';
 
 /** Debian's Chromium: playwright's own browser downloads cannot reach their hosts here. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -31,11 +32,7 @@ export async function assertAccessible(page: Page, where: string): Promise<void>
  * through DevTools and is not subject to it.
  */
 export async function waitInPage(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate<boolean>(`Boolean(${expression})`))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting in the page for ${expression}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(`${expression} in the page`, () => page.evaluate<boolean>(`Boolean(${expression})`), timeoutMs);
 }
 
 /** Opens a console page by its hash route and waits until it has loaded. */

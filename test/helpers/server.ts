@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import type http from 'node:http';
+import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '#config';
@@ -83,6 +85,8 @@ export interface RequestOptions {
 
 export interface TestServer {
   url: string;
+  /** the listening socket server (its 'connection' events: when the server has accepted a connection) */
+  listener: http.Server | https.Server;
   deps: Deps;
   clock: ManualClock;
   dataDir: string;
@@ -125,6 +129,7 @@ export async function startTestServer(
   const url = running.url.replace('localhost', '127.0.0.1');
   return {
     url,
+    listener: running.server,
     deps: running.deps,
     clock,
     dataDir,

@@ -1,4 +1,5 @@
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from './wait';
 
 export interface ReceivedMail {
   from: string;
@@ -80,15 +81,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       hold = { match, arrived, released: new Promise<void>((r) => (release = r)) };
       return { reached, release };
     },
-    async waitFor(match, timeoutMs = 15_000) {
-      const started = Date.now();
-      for (;;) {
-        const found = messages.find(match);
-        if (found) return found;
-        if (Date.now() - started > timeoutMs) throw new Error(`no matching mail within ${timeoutMs} ms (got ${messages.length})`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
+    waitFor: (match, timeoutMs = 15_000) => waitFor('a matching mail', () => messages.find(match), timeoutMs),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

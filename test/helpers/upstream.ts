@@ -13,8 +13,8 @@ export interface UpstreamAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** wait this long before answering (timeouts) */
-  delayMs?: number;
+  /** never answer: the product's own timeout ends the request (a real socket timer, which no test clock drives) */
+  silent?: boolean;
 }
 
 export interface Upstream {
@@ -40,8 +40,7 @@ export async function startUpstream(): Promise<Upstream> {
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(request);
       const answer = await upstream.answer(request);
-      if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-      if (res.destroyed) return;
+      if (answer.silent || res.destroyed) return;
       res.writeHead(answer.status, answer.headers ?? {});
       res.end(answer.body ?? '');
     });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { waitFor } from './wait';
 
 export interface ReceivedDelivery {
   headers: http.IncomingHttpHeaders;
@@ -39,11 +40,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   receiver.waitFor = async (count, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (received.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} deliveries, got ${received.length}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitFor(`${count} deliveries`, () => received.length >= count, timeoutMs).catch((error: Error) => {
+      throw new Error(`${error.message} (got ${received.length})`);
+    });
     return received.slice(0, count);
   };
   receiver.close = () =>

@@ -99,8 +99,8 @@ stream('another client’s events never reach the stream', async () => {
   sb.source.close();
   const replay = open(b.owner.token, '0');
   await replay.opened;
-  await waitFor('replay', () => replay.received.length > 0);
-  await new Promise((r) => setTimeout(r, 200));
+  // a stream sends in the order of the events: client A's, written before `mine`, would have come before it
+  await waitFor('the replay up to client B’s own event', () => replay.received.find((e) => e.payload.data.email === mine));
   assert.ok(replay.received.every((e) => e.payload.data.clientId === b.id));
   replay.source.close();
 });
@@ -211,7 +211,11 @@ stream('template events respect organization visibility; job and step events nam
         (e) => e.payload.type === 'template.version.submitted' && e.payload.data.templateId === hidden.data.createTemplate.template.id,
       ),
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // a later event the outsider does see: a stream sends in the order of the events, so the template's would
+    // have come before it
+    const marker = uniqueEmail();
+    assert.is((await createUser(client, marker)).status, 201);
+    await waitFor('the outsider to see the later event', () => outsiderStream.received.find((e) => e.payload.data.email === marker));
     assert.not.ok(
       outsiderStream.received.slice(before).some((e) => e.payload.data.templateId === hidden.data.createTemplate.template.id),
       'a user outside the organization does not see the template’s events',

@@ -69,7 +69,7 @@ tracker('an upstream failure is 502 UPSTREAM_ERROR with the upstream status; the
   const redirected = await server.request('POST', '/api/client/bug-report-vendor', { token: client.owner.token, body: report });
   assert.is(redirected.status, 502);
   assert.is(redirected.body.error.details.upstreamStatus, 302);
-  upstream.answer = () => ({ ...json(201, { number: 1 }), delayMs: 1500 });
+  upstream.answer = () => ({ ...json(201, { number: 1 }), silent: true });
   const slow = await server.request('POST', '/api/client/bug-report-vendor', { token: client.owner.token, body: report });
   assert.is(slow.status, 502);
   assert.is(slow.body.error.details.upstreamStatus, null);
@@ -168,7 +168,7 @@ maps('a redirect is not followed, an over-long or slow answer and an upstream er
   assert.is(redirect.body.error.details.upstreamStatus, 301);
   tiles.answer = () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(65 * 1024, 32) });
   assert.is((await mapsGet(client.owner.token, 'path=/geocode/search&q=x')).status, 502);
-  tiles.answer = () => ({ status: 200, body: 'chunk', delayMs: 1500 });
+  tiles.answer = () => ({ status: 200, body: 'chunk', silent: true });
   assert.is((await mapsGet(client.owner.token, 'path=/geocode/search&q=x')).status, 502);
   tiles.answer = () => json(500, { error: 'down' });
   const failed = await mapsGet(client.owner.token, 'path=/geocode/search&q=x');

@@ -117,8 +117,9 @@ hooks('after the last scheduled retry a delivery has failed, and redeliver sends
     const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
     return log.body.data.items[0]?.status === 'failed';
   });
+  // past every retry the schedule could have: a run of the sender at that time finds nothing due
   server.clock.advance(5_000);
-  await new Promise((r) => setTimeout(r, 300));
+  await server.deps.webhooks.deliverDue();
   assert.is(receiver.received.length, 3, 'no attempt after the schedule ran out');
   const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
   receiver.respond = () => ({ status: 200 });
@@ -138,7 +139,14 @@ hooks('only subscribed types are delivered; ping reaches the endpoint as webhook
   assert.is(ping.status, 202, ping.text);
   const [delivery] = await receiver.waitFor(1);
   assert.is(verifyDelivery(hook.secret, delivery).type, 'webhook.ping');
-  await new Promise((r) => setTimeout(r, 200));
+  // the user's event was written before the ping: had it been queued for the endpoint, the log would list it,
+  // and a run of the sender has nothing left to send
+  await server.deps.webhooks.deliverDue();
+  const log = await server.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
+  assert.equal(
+    log.body.data.items.map((d: { eventType: string }) => d.eventType),
+    ['webhook.ping'],
+  );
   assert.is(receiver.received.length, 1, 'user.created was not subscribed');
 });
 
@@ -192,8 +200,8 @@ hooks('a rolled-back change emits nothing: no event, no delivery', async () => {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   assert.is(Number(after.n), Number(before.n));
+  // a run of the sender (it resolves once every due delivery was sent) sends nothing more
   await deps.webhooks.deliverDue();
-  await new Promise((r) => setTimeout(r, 300));
   assert.is(receiver.received.length, 1);
 });
 
@@ -203,10 +211,14 @@ hooks("another client's endpoints and events stay out of reach", async () => {
   const other = await startWebhookReceiver();
   try {
     const hookA = await register(a, receiver.url, ['user.created']);
-    await register(b, other.url, ['user.created']);
+    const hookB = await register(b, other.url, ['user.created']);
     await createUser(a);
     await receiver.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // no delivery was queued for client B's endpoint (deliveries are written with the event), and a run of the
+    // sender has nothing left to send
+    const logB = await server.request('GET', `/api/client/webhooks/${hookB.id}/deliveries`, { token: b.owner.token });
+    assert.equal(logB.body.data.items, []);
+    await server.deps.webhooks.deliverDue();
     assert.is(other.received.length, 0, "client B's endpoint got nothing of client A");
     for (const [method, path] of [
       ['PUT', `/api/client/webhooks/${hookA.id}`],
@@ -330,7 +342,7 @@ ssrf('cloud metadata stays refused even when loopback is allowed; redirects are 
     const deliveries = () => allowing.request('GET', `/api/client/webhooks/${hook.id}/deliveries`, { token: client.owner.token });
     // the receiver answers before the sender records the attempt: wait for the record, not a fixed time
     await waitFor('the redirected attempt to be recorded', async () => (await deliveries()).body.data.items[0]?.statusCode != null);
-    await new Promise((r) => setTimeout(r, 300));
+    // the attempt is recorded after its answer: a followed redirect would have reached `elsewhere` before it
     assert.is(elsewhere.received.length, 0, 'the redirect was not followed');
     const log = await deliveries();
     assert.is(log.body.data.items[0].statusCode, 307);

@@ -1,3 +1,4 @@
+import { mock } from 'node:test';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Autosave, type AutosaveState, type SaveFailure } from '../../src/app/areas/author/autosave';
@@ -9,32 +10,51 @@ import { parseBlocks, parseInline } from '../../src/app/ui/markdown-parse';
 // the editor's side: one save at a time, always at the revision last answered,
 // and a conflict that stops autosave instead of saving over someone else.
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The autosave's pauses (debounce, retry) are its own setTimeout calls: node:test's mock timers stand in for
+ * them, and the test moves that clock. A save that would start after a pause has started once the clock is past
+ * it, so "nothing was saved" is proven by moving the clock, not by waiting.
+ */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Waits until `condition` holds (the machine may be busy: no fixed pause is long enough), at most 5 s. */
+/** Moves the timers' clock `ms` forward, a millisecond at a time, letting what each step started settle. */
+async function advance(ms: number): Promise<void> {
+  for (let i = 0; i < ms; i++) {
+    mock.timers.tick(1);
+    await settle();
+  }
+}
+
+/** Moves the timers' clock until `condition` holds (at most a minute of it). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await sleep(5);
+  for (let moved = 0; !condition(); moved++) {
+    if (moved > 60_000) throw new Error(`still waiting for ${what} after a minute of the test's clock`);
+    mock.timers.tick(1);
+    await settle();
   }
 }
 
 /** A draft on a fake server: a save at the wrong revision is a CONFLICT, as updateDraft answers. */
 function fakeServer(start = 1) {
+  let gate: Promise<void> = Promise.resolve();
   const server = {
     revision: start,
     doc: null as string | null,
     saves: [] as { doc: string; expectedRevision: number }[],
     inFlight: 0,
     maxInFlight: 0,
-    answerIn: 5,
     fail: null as SaveFailure | null,
+    /** answers wait until `open()` (a save in flight for as long as the test likes) */
+    hold() {
+      let open!: () => void;
+      gate = new Promise<void>((resolve) => (open = resolve));
+      return { open };
+    },
     async save(doc: string, expectedRevision: number) {
       server.saves.push({ doc, expectedRevision });
       server.inFlight++;
       server.maxInFlight = Math.max(server.maxInFlight, server.inFlight);
-      await sleep(server.answerIn);
+      await gate;
       server.inFlight--;
       if (server.fail) {
         const failure = server.fail;
@@ -65,6 +85,8 @@ function editor(server: ReturnType<typeof fakeServer>, revision = 1) {
 }
 
 const test = suite('app author: autosave with the optimistic revision');
+test.before.each(() => mock.timers.enable({ apis: ['setTimeout'] }));
+test.after.each(() => mock.timers.reset());
 
 test('changes settle, then one save at the current revision; the answer is the next revision', async () => {
   const server = fakeServer();
@@ -80,11 +102,15 @@ test('changes settle, then one save at the current revision; the answer is the n
 
 test('a change while a save is in flight is saved after it, at the revision it answered — never two at once', async () => {
   const server = fakeServer();
-  server.answerIn = 30;
+  const answer = server.hold();
   const { autosave } = editor(server);
   autosave.change('one');
   await until(() => server.inFlight === 1, 'the first save on its way');
   autosave.change('two');
+  // well past the second change's pause, with the first save still unanswered: the second waits for it
+  await advance(1_000);
+  assert.is(server.saves.length, 1);
+  answer.open();
   await until(() => server.saves.length === 2 && autosave.current.status === 'saved', 'the second save');
   assert.equal(server.saves, [
     { doc: 'one', expectedRevision: 1 },
@@ -103,7 +129,7 @@ test('someone else saved first: CONFLICT stops autosave — later changes are he
   await until(() => autosave.current.status === 'conflict', 'the conflict');
   assert.equal(autosave.current.conflict, { currentRevision: 2, updatedBy: 7, updatedAt: '2026-11-26T17:00:00.000Z' });
   autosave.change('mine, more');
-  await sleep(60); // longer than the debounce: a save would have started
+  await advance(2_000); // past the pause (10 ms here, 800 ms by default): a save would have started
   assert.is(server.saves.length, 1);
   assert.is(server.doc, 'theirs');
   assert.ok(autosave.dirty);
@@ -149,7 +175,7 @@ test('a VALIDATION_ERROR keeps its problems by path until the next change saves'
     [autosave.current.status, autosave.current.problems.map((p) => p.path)],
     ['invalid', ['content.sections.0.steps.1.fields.0.min']],
   );
-  await sleep(40);
+  await advance(2_000); // past the pause and the retry's: a resend would have started
   assert.is(server.saves.length, 1, 'an invalid draft is not re-sent unchanged');
   server.fail = null;
   autosave.change('good');
