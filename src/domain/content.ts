@@ -18,7 +18,7 @@ import { requirementProblems, SkillRequirementsInput, type SkillRequirement } fr
  */
 
 // the field types are shared vocabulary (the floor app's editor lists them too): declared once in ./vocabulary.ts
-export { FIELD_TYPES, NUMERIC_FIELD_TYPES, type FieldType } from './vocabulary';
+export type { FieldType } from './vocabulary';
 
 const Id = z
   .string()

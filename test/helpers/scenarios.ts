@@ -221,12 +221,6 @@ export async function readRows(deps: ServiceDeps, query: RowsExpectation): Promi
   });
 }
 
-/** Inserts rows as they are (a `given` that needs rows no service makes, e.g. an old record). */
-export async function insertRows(deps: ServiceDeps, table: keyof DB, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  await deps.db.kysely.insertInto(table).values(rows).execute();
-}
-
 const isStructured = (value: unknown) => typeof value === 'object' && value !== null;
 
 /**
