@@ -6,15 +6,26 @@
  */
 import { offlineDb } from './db';
 import { jobQuery, type JobData } from './job-data';
-import { enqueuePhoto, enqueueRecord, enqueueTransition, localJobView, queuedItems, storeJob } from './queue';
-import { getSyncState } from './sync-state';
-import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
-import { graphqlQuery, requestsSent } from './transport';
+import {
+  enqueuePhoto,
+  enqueueRecord,
+  enqueueTransition,
+  getSyncState,
+  localJobView,
+  queuedItems,
+  renumber,
+  resolveItem,
+  startSync,
+  stopSync,
+  storeJob,
+  syncNow,
+  transport,
+} from './device';
 import { userKey, type QueueItem } from './types';
 import { requestLanguage } from '../api/client';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<{ job: JobData }>(await jobQuery(), { id: jobId, language: requestLanguage() });
+  const { job } = await transport.graphqlQuery<{ job: JobData }>(await jobQuery(), { id: jobId, language: requestLanguage() });
   await storeJob(user, job);
   return job;
 }
@@ -59,7 +70,7 @@ async function clearAll(): Promise<void> {
   renumber,
   resolveItem,
   getSyncState,
-  requestsSent,
+  requestsSent: transport.requestsSent,
   drained,
   clearAll,
 };
