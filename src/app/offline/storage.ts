@@ -69,7 +69,7 @@ export interface Keys {
 }
 
 export type StoreName = keyof Rows;
-export const STORE_NAMES: readonly StoreName[] = ['items', 'jobs', 'versions', 'blobs', 'uploads', 'resolutions', 'acknowledged'];
+const STORE_NAMES: readonly StoreName[] = ['items', 'jobs', 'versions', 'blobs', 'uploads', 'resolutions', 'acknowledged'];
 
 /** One store inside a transaction. Rows are copies: changing one changes nothing until it is put. */
 export interface Store<S extends StoreName> {
@@ -103,7 +103,7 @@ export function inStore<S extends StoreName, T>(storage: OfflineStorage, name: S
 }
 
 /** The key of a row, where the row holds it (in-line keys); undefined for out-of-line ones (resolutions). */
-export function keyOf<S extends StoreName>(name: S, row: Rows[S]): Keys[S] | undefined {
+function keyOf<S extends StoreName>(name: S, row: Rows[S]): Keys[S] | undefined {
   switch (name) {
     case 'items':
       return (row as Rows['items']).seq as Keys[S] | undefined;

@@ -44,7 +44,7 @@ export interface SyncTransport {
 }
 
 /** A GraphQL read that had no usable answer (the caller falls back to what the device holds). */
-export class TransportError extends Error {
+class TransportError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
