@@ -1,59 +1,23 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { JobData } from './job-data';
+import type { Keys, OfflineStorage, Rows, Store, StoreName, Transaction } from './storage';
+import type { UserKey } from './types';
 
-/** A job as kept: its version's document apart (a version is shared by many jobs, and the row is rewritten on every answer). */
-export type StoredJob = Omit<JobData, 'version'> & { version: { id: string; number: number } };
-import type { QueueItem, UserKey } from './types';
+export type { AcknowledgedItem, StoredJob } from './storage';
 
 /**
- * The operator's IndexedDB (through idb): the write queue, the jobs opened
- * online, the photos taken offline and the file ids their uploads got. Every
- * row carries its user: a queue is bound to whoever made it, and another user
- * signing in on the same tablet neither sees nor sends it.
+ * The operator's IndexedDB (through idb): the sync engine's storage in the
+ * app (offline/storage.ts says what each store holds). Every row carries its
+ * user: a queue is bound to whoever made it, and another user signing in on
+ * the same tablet neither sees nor sends it.
  */
 export interface OfflineSchema extends DBSchema {
-  /** the queue, in order (autoIncrement seq) */
-  items: { key: number; value: QueueItem; indexes: { user: UserKey; id: string } };
-  /** the last server answer for a job (what the device knows for sure) */
-  jobs: { key: [UserKey, string]; value: { user: UserKey; jobId: string; job: StoredJob; fetchedAt: string } };
-  /** the documents of the versions jobs run (immutable once published), by the version's global id */
-  versions: { key: string; value: { id: string; content: JobData['version']['content'] } };
-  /** a photo's bytes, by the id of the upload item that carries it */
-  blobs: { key: string; value: { id: string; user: UserKey; jobId: string; blob: Blob; name: string; type: string } };
-  /** the file id an acknowledged upload got, by the upload item's id (later items refer to it) */
-  uploads: { key: string; value: { id: string; user: UserKey; fileId: number; url: string } };
-  /** what the operator decided about conflicts and refusals: kept, never silently dropped */
-  resolutions: {
-    key: number;
-    value: {
-      user: UserKey;
-      jobId: string;
-      itemId: string;
-      /** 'unapplied': acknowledged, lost with a server restore and refused when sent again (reported to the server) */
-      decision: 'mine' | 'theirs' | 'discard' | 'retry' | 'unapplied';
-      item: QueueItem;
-      at: string;
-      error?: { code: string; message: string };
-    };
-  };
-  /**
-   * Items the server confirmed, with their key and its answer, kept for the key's lifetime on the server (24 h):
-   * what the job page shows as "confirmed", and how the device knows its own write when it meets it again.
-   */
-  acknowledged: { key: string; value: AcknowledgedItem; indexes: { user: UserKey } };
-}
-
-export interface AcknowledgedItem {
-  /** the item's id */
-  id: string;
-  user: UserKey;
-  jobId: string;
-  item: QueueItem;
-  /** the server's answer (the mutation's data) */
-  answer: unknown;
-  acknowledgedAt: string;
-  /** the data epoch of the answer (Wip-Data-Epoch): another one later means a restore may have lost it */
-  epoch?: string;
+  items: { key: number; value: Rows['items']; indexes: { user: UserKey; id: string } };
+  jobs: { key: [UserKey, string]; value: Rows['jobs'] };
+  versions: { key: string; value: Rows['versions'] };
+  blobs: { key: string; value: Rows['blobs'] };
+  uploads: { key: string; value: Rows['uploads'] };
+  resolutions: { key: number; value: Rows['resolutions'] };
+  acknowledged: { key: string; value: Rows['acknowledged']; indexes: { user: UserKey } };
 }
 
 export const DB_NAME = 'wip-offline';
@@ -85,4 +49,61 @@ function createFirstStores(db: IDBPDatabase<OfflineSchema>): void {
   db.createObjectStore('blobs', { keyPath: 'id' });
   db.createObjectStore('uploads', { keyPath: 'id' });
   db.createObjectStore('resolutions', { autoIncrement: true });
+}
+
+/** The stores with a `user` index (the others are filtered: they are small). */
+const INDEXED_BY_USER = new Set<StoreName>(['items', 'acknowledged']);
+
+function storeOf<S extends StoreName>(name: S, store: unknown): Store<S> {
+  // idb's types are per store; the port's are too, so the casts only join the two descriptions of the same rows
+  const s = store as {
+    get(key: unknown): Promise<Rows[S] | undefined>;
+    getAll(): Promise<Rows[S][]>;
+    getAllKeys(): Promise<Keys[S][]>;
+    put(row: Rows[S]): Promise<unknown>;
+    add(row: Rows[S]): Promise<Keys[S]>;
+    delete(key: unknown): Promise<void>;
+    clear(): Promise<void>;
+    index(name: 'user'): { getAll(user: UserKey): Promise<Rows[S][]> };
+  };
+  return {
+    get: (key) => s.get(key),
+    getAll: () => s.getAll(),
+    async entries() {
+      const keys = await s.getAllKeys();
+      const rows = await s.getAll();
+      return keys.map((key, i) => [key, rows[i]]);
+    },
+    async ofUser(user) {
+      if (INDEXED_BY_USER.has(name)) return s.index('user').getAll(user);
+      return (await s.getAll()).filter((row) => (row as { user?: UserKey }).user === user);
+    },
+    put: async (row) => void (await s.put(row)),
+    add: (row) => s.add(row),
+    delete: (key) => s.delete(key),
+    clear: () => s.clear(),
+  };
+}
+
+/** The sync engine's storage in the browser: IndexedDB, one IndexedDB transaction per storage transaction. */
+export function indexedDbStorage(): OfflineStorage {
+  return {
+    async transaction(stores, mode, work) {
+      const db = await offlineDb();
+      const tx = db.transaction([...stores], mode);
+      const access = (<S extends StoreName>(name: S) => storeOf(name, tx.objectStore(name))) as Transaction;
+      try {
+        const result = await work(access);
+        await tx.done;
+        return result;
+      } catch (error) {
+        try {
+          tx.abort();
+        } catch {
+          // already finished
+        }
+        throw error;
+      }
+    },
+  };
 }

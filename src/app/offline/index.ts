@@ -1,14 +1,16 @@
-// The operator's offline machinery, no UI: the write queue in
-// IndexedDB bound to its user, the sync engine, the sync state the shell's
-// indicator shows, and the jobs kept on the device. See docs/guides/operator.md
-// ("Offline sync") for the guarantees.
-export { startSync, stopSync, resolveItem, type Decision } from './sync';
+// The operator's offline machinery, no UI: the write queue bound to its user,
+// the sync engine (offline/sync.ts, wired to the browser in offline/device.ts),
+// the sync state the shell's indicator shows, and the jobs kept on the device.
+// See docs/guides/operator.md ("Offline sync") for the guarantees and
+// docs/architecture/offline-sync.md for the design.
+export { startSync, stopSync, syncNow, syncUser, resolveItem } from './device';
+export type { Decision } from './sync';
+export { getSyncState, subscribeSyncState } from './device';
 export { statusOf, type SyncState, type SyncStatus } from './sync-state';
 export { useSyncState } from './use-sync-state';
 export { forgetUser, forgetOtherUsers } from './forget-user';
-export { openJob, keepServerJob, refreshJob } from './jobs';
+export { openJob, cacheMedia, keepServerJob, refreshJob } from './jobs';
 export {
-  newId as newIdempotencyKey,
   enqueuePhoto,
   enqueueRecord,
   enqueueTransition,
@@ -18,8 +20,10 @@ export {
   localPhotoBlob,
   queuedItems,
   storedJobs,
-  type LocalJobView,
-} from './queue';
-export { onQueueChanged, onItemSettled, type Settled } from './signals';
+} from './device';
+export { newId as newIdempotencyKey, type LocalJobView, type SetAside, type RecordInput } from './queue';
+export { onQueueChanged, onItemSettled } from './device';
+export type { Settled } from './signals';
+export type { AcknowledgedItem } from './storage';
 export * from './types';
 export * from './job-data';

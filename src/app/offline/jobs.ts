@@ -1,11 +1,10 @@
 import { jobQuery, mediaUrlsOfJob, type JobData } from './job-data';
-import { localJobView, storeJob, type LocalJobView } from './queue';
-import { graphqlQuery } from './transport';
+import type { LocalJobView } from './queue';
+import { localJobView, notifyQueueChanged, storeJob, transport } from './device';
 import type { UserKey } from './types';
 import { MEDIA_CACHE } from './cache-names';
 import { requestLanguage } from '../api/client';
 import type { OperatorJobQuery, OperatorJobQueryVariables } from '../api/operation-types';
-import { notifyQueueChanged } from './signals';
 import { pendingSignOut } from '../api/sign-out-lock';
 
 /**
@@ -17,7 +16,7 @@ import { pendingSignOut } from '../api/sign-out-lock';
 export async function openJob(user: UserKey, jobId: string): Promise<{ view: LocalJobView; source: 'server' | 'device' } | undefined> {
   try {
     if (navigator.onLine) {
-      const { job } = await graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
+      const { job } = await transport.graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
         id: jobId,
         language: requestLanguage(),
       });

@@ -42,35 +42,39 @@ export function statusOf(state: SyncState): SyncStatus {
   return 'online';
 }
 
-const initial: SyncState = {
-  online: typeof navigator === 'undefined' ? true : navigator.onLine,
-  unreachable: false,
-  busy: false,
-  counted: false,
-  syncing: false,
-  signInNeeded: false,
-  waiting: 0,
-  conflicts: 0,
-  refused: 0,
-  requests: 0,
-  lastSyncedAt: null,
-};
-
-let current: SyncState = initial;
-const listeners = new Set<(state: SyncState) => void>();
-
-export function getSyncState(): SyncState {
-  return current;
+export interface SyncStateStore {
+  get: () => SyncState;
+  set: (patch: Partial<SyncState>) => void;
+  subscribe: (listener: (state: SyncState) => void) => () => void;
 }
 
-export function setSyncState(patch: Partial<SyncState>): void {
-  const next = { ...current, ...patch };
-  if (Object.keys(patch).every((key) => next[key as keyof SyncState] === current[key as keyof SyncState])) return;
-  current = next;
-  for (const listener of [...listeners]) listener(current);
-}
-
-export function subscribeSyncState(listener: (state: SyncState) => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** One engine's sync state; `online`: what the device's network says at the start. */
+export function createSyncStateStore(online: boolean): SyncStateStore {
+  let current: SyncState = {
+    online,
+    unreachable: false,
+    busy: false,
+    counted: false,
+    syncing: false,
+    signInNeeded: false,
+    waiting: 0,
+    conflicts: 0,
+    refused: 0,
+    requests: 0,
+    lastSyncedAt: null,
+  };
+  const listeners = new Set<(state: SyncState) => void>();
+  return {
+    get: () => current,
+    set(patch) {
+      const next = { ...current, ...patch };
+      if (Object.keys(patch).every((key) => next[key as keyof SyncState] === current[key as keyof SyncState])) return;
+      current = next;
+      for (const listener of [...listeners]) listener(current);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }

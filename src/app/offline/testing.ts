@@ -6,16 +6,27 @@
  */
 import { offlineDb } from './db';
 import { jobQuery, type JobData } from './job-data';
-import { enqueuePhoto, enqueueRecord, enqueueTransition, localJobView, queuedItems, storeJob } from './queue';
-import { getSyncState } from './sync-state';
-import { renumber, resolveItem, startSync, stopSync, syncNow } from './sync';
-import { graphqlQuery, requestsSent } from './transport';
+import {
+  enqueuePhoto,
+  enqueueRecord,
+  enqueueTransition,
+  getSyncState,
+  localJobView,
+  queuedItems,
+  renumber,
+  resolveItem,
+  startSync,
+  stopSync,
+  storeJob,
+  syncNow,
+  transport,
+} from './device';
 import { userKey, type QueueItem } from './types';
 import { requestLanguage } from '../api/client';
 import type { OperatorJobQuery, OperatorJobQueryVariables } from '../api/operation-types';
 
 async function fetchAndStoreJob(user: string, jobId: string): Promise<JobData> {
-  const { job } = await graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
+  const { job } = await transport.graphqlQuery<OperatorJobQuery, OperatorJobQueryVariables>(await jobQuery(), {
     id: jobId,
     language: requestLanguage(),
   });
@@ -64,7 +75,7 @@ async function clearAll(): Promise<void> {
   renumber,
   resolveItem,
   getSyncState,
-  requestsSent,
+  requestsSent: transport.requestsSent,
   drained,
   clearAll,
 };

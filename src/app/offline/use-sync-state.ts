@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getSyncState, subscribeSyncState, type SyncState } from './sync-state';
+import { getSyncState, subscribeSyncState } from './device';
+import type { SyncState } from './sync-state';
 
 /** The sync state in a Preact component (the shell's indicator, the operator's screens). */
 export function useSyncState(): SyncState {

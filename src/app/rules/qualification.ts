@@ -1,9 +1,7 @@
 // types only: the service worker's bundle (offline/job-data) imports this module
 import type { I18n, Translate } from '../i18n';
 // the server's own types of the verdict (nothing of the rule runs here)
-import type { LackingSkill } from '../../domain/qualifications';
-
-export type { LackingSkill } from '../../domain/qualifications';
+export type { LackingSkill, LackReason } from '../../domain/qualifications';
 
 /**
  * Qualifications told before the work (docs/qualifications.md, "Told before
@@ -13,12 +11,9 @@ export type { LackingSkill } from '../../domain/qualifications';
  * nothing here: it says what the gate that refuses with NOT_QUALIFIED says.
  */
 
-export interface QualificationCheck {
-  qualified: boolean;
-  overridden: boolean;
-  retrainingDue: boolean;
-  lacking: LackingSkill[];
-}
+// declared with the job the device keeps (the sync engine's types compile without the browser)
+export type { QualificationCheck } from '../offline/job-types';
+import type { QualificationCheck } from '../offline/job-types';
 
 /** What a query selects of a QualificationCheck. */
 export const QUALIFICATION_FIELDS = 'qualified overridden retrainingDue lacking { skill requiredLevel heldLevel expiresAt reason }';
