@@ -2,8 +2,6 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { Keys, OfflineStorage, Rows, Store, StoreName, Transaction } from './storage';
 import type { UserKey } from './types';
 
-export type { AcknowledgedItem, StoredJob } from './storage';
-
 /**
  * The operator's IndexedDB (through idb): the sync engine's storage in the
  * app (offline/storage.ts says what each store holds). Every row carries its

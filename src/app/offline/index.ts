@@ -3,13 +3,12 @@
 // the sync state the shell's indicator shows, and the jobs kept on the device.
 // See docs/guides/operator.md ("Offline sync") for the guarantees and
 // docs/architecture/offline-sync.md for the design.
-export { startSync, stopSync, syncNow, syncUser, resolveItem } from './device';
+export { startSync, stopSync, resolveItem } from './device';
 export type { Decision } from './sync';
-export { getSyncState, subscribeSyncState } from './device';
 export { statusOf, type SyncState, type SyncStatus } from './sync-state';
 export { useSyncState } from './use-sync-state';
 export { forgetUser, forgetOtherUsers } from './forget-user';
-export { openJob, cacheMedia, keepServerJob, refreshJob } from './jobs';
+export { openJob, keepServerJob, refreshJob } from './jobs';
 export {
   enqueuePhoto,
   enqueueRecord,
@@ -21,9 +20,8 @@ export {
   queuedItems,
   storedJobs,
 } from './device';
-export { newId as newIdempotencyKey, type LocalJobView, type SetAside, type RecordInput } from './queue';
+export { newId as newIdempotencyKey, type LocalJobView } from './queue';
 export { onQueueChanged, onItemSettled } from './device';
 export type { Settled } from './signals';
-export type { AcknowledgedItem } from './storage';
 export * from './types';
 export * from './job-data';

@@ -7,21 +7,7 @@
 import { serverHasNotApplicable } from '../api/features';
 import { QUALIFICATION_FIELDS } from '../rules/qualification';
 
-export type {
-  FieldType,
-  JobState,
-  FileInfo,
-  FieldDef,
-  SignoffDef,
-  StepDef,
-  SectionDef,
-  JobStepData,
-  StepSignatureData,
-  PersonRef,
-  StepRecordData,
-  FaultData,
-  JobData,
-} from './job-types';
+export type { FileInfo, FieldDef, SignoffDef, StepDef, SectionDef, StepRecordData, JobData } from './job-types';
 import type { FieldDef, JobData, StepDef } from './job-types';
 
 const PERSON = 'databaseId firstName lastName email';

@@ -86,8 +86,6 @@ export interface QueueDeps {
   serverNow: () => string;
 }
 
-export type Queue = ReturnType<typeof createQueue>;
-
 /** The queue of the engine's storage: what the screens enqueue and read. */
 export function createQueue({ storage, signals, now: deviceNow, serverNow }: QueueDeps) {
   const now = () => new Date(deviceNow()).toISOString();

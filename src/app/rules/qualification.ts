@@ -1,7 +1,5 @@
 // types only: the service worker's bundle (offline/job-data) imports this module
 import type { I18n, Translate } from '../i18n';
-// the server's own types of the verdict (nothing of the rule runs here)
-export type { LackingSkill, LackReason } from '../../domain/qualifications';
 
 /**
  * Qualifications told before the work (docs/qualifications.md, "Told before
