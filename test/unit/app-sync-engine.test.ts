@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { buildClient, buildUser, PASSWORD, type BuiltClient } from '../helpers/factories';
 import { createJob, publishedTemplate, DOMAIN_TEST_ENV } from '../helpers/domain';
 import { gql } from '../helpers/graphql';
+import { waitFor } from '../helpers/wait';
 import { createSyncEngine, type SyncEngine } from '../../src/app/offline/sync';
 import { createHttpTransport } from '../../src/app/offline/transport';
 import { createServerClock } from '../../src/app/offline/server-clock';
@@ -142,14 +143,10 @@ function onlyHeld(items: QueueItem[]): boolean {
 
 /** Rounds until the user's queue holds only items waiting for a decision (a bounded wait: a stall fails the test). */
 async function drain(engine: SyncEngine, user: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  await waitFor(`the queue of ${user} drained`, async () => {
     await engine.syncNow();
-    if (onlyHeld(await engine.queue.queuedItems(user)) && !engine.state.get().syncing) return;
-    if (Date.now() > deadline)
-      throw new Error(`the queue of ${user} did not drain: ${JSON.stringify(await engine.queue.queuedItems(user))}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    return onlyHeld(await engine.queue.queuedItems(user)) && !engine.state.get().syncing;
+  });
 }
 
 interface Setup {
