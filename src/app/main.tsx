@@ -1,6 +1,6 @@
 import './app.css';
 import { render } from 'preact';
-import { App } from './shell/App';
+import { App } from './shell/app';
 import { registerServiceWorker } from './shell/service-worker';
 
 render(<App />, document.getElementById('app')!);

@@ -3,7 +3,7 @@ import { RAISE_FAULT, RECORD_STEP, transitionMutation } from '../offline/sync';
 import { HAND_OFFS, jobRecordQuery } from '../areas/jobs/record';
 import { MARK } from '../areas/operator/step-rules';
 import { JOBS } from '../areas/operator/job-list';
-import { signStepMutation } from '../rules/SignStepDialog';
+import { signStepMutation } from '../rules/sign-step-dialog';
 
 /**
  * The app's GraphQL operations typed from schema.graphql: each named operation, the document exactly as the app

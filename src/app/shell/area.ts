@@ -36,7 +36,7 @@ export interface NavItem {
   href: string;
   /** text key of the link */
   label: string;
-  /** an icon of src/app/ui/Icon.tsx */
+  /** an icon of src/app/ui/icon.tsx */
   icon?: string;
   /** narrower than its area: shown only to those who may use the page (default: everyone the area is for) */
   visibleTo?(user: CurrentUser): boolean;

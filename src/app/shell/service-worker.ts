@@ -1,5 +1,5 @@
 import { builtInTexts, initialLanguage, translator } from '../i18n';
-import { toast } from '../ui/Toast';
+import { toast } from '../ui/toast';
 
 /**
  * Registers the app's service worker (src/app/sw.ts, served at /app/sw.js,

@@ -13,8 +13,8 @@ export const area: Area = {
   visibleTo: can.author,
   nav: [{ href: '/app/templates', label: 'shell.nav.templates', icon: 'templates' }],
   routes: [
-    { path: '/app/templates', component: lazy(() => import('./LibraryPage')), title: 'author.library.heading' },
-    { path: '/app/templates/:id', component: lazy(() => import('./TemplatePage')), title: 'author.template.heading' },
-    { path: '/app/templates/:id/edit', component: lazy(() => import('./EditorPage')), title: 'author.editor.heading' },
+    { path: '/app/templates', component: lazy(() => import('./library-page')), title: 'author.library.heading' },
+    { path: '/app/templates/:id', component: lazy(() => import('./template-page')), title: 'author.template.heading' },
+    { path: '/app/templates/:id/edit', component: lazy(() => import('./editor-page')), title: 'author.editor.heading' },
   ],
 };

@@ -16,5 +16,5 @@ export const area: Area = {
   id: 'jobs',
   visibleTo: () => true,
   nav: [],
-  routes: [{ path: '/app/jobs/:id/record', component: lazy(() => import('./JobRecordPage')), title: 'jobs.record.title' }],
+  routes: [{ path: '/app/jobs/:id/record', component: lazy(() => import('./job-record-page')), title: 'jobs.record.title' }],
 };

@@ -11,7 +11,7 @@ import { QueueStates } from './queue-states';
 import { useLocalJob } from './hooks';
 import { FaultDialog } from './run-page';
 import { refusalText, requiredSkillsText } from '../../rules/qualification';
-import { QualificationNotice } from '../../rules/QualificationNotice';
+import { QualificationNotice } from '../../rules/qualification-notice';
 
 interface HandOff {
   id: number;

@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { useI18n, useT, type Translate } from '../../i18n';
 import type { Formats } from '../../format';
 import { Badge, Button, Card, Dialog, ErrorNotice, Loading, Notice, PageHeader, Select, TextField, toast } from '../../ui';
-import { QualificationNotice } from '../../rules/QualificationNotice';
+import { QualificationNotice } from '../../rules/qualification-notice';
 import {
   enqueueFault,
   enqueuePhoto,
@@ -23,9 +23,9 @@ import {
   type UserKey,
 } from '../../offline';
 import { useSession } from '../../shell/session-context';
-import { Markdown } from '../../ui/Markdown';
+import { Markdown } from '../../ui/markdown';
 import { calculate, calculationInputs } from '../../rules/local';
-import { meaningsOf, missingSignoffs, SignoffPanel, validSignature } from '../../rules/Signoffs';
+import { meaningsOf, missingSignoffs, SignoffPanel, validSignature } from '../../rules/signoffs';
 import type { StepState } from '../../rules/progress';
 import { ConflictPanel } from './conflicts';
 import { CalculatedField, PhotoInput, PhotoList, StepField, type DraftPhoto, type DraftValue } from './step-fields';

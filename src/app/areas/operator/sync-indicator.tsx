@@ -8,7 +8,7 @@ import { useSession } from '../../shell/session-context';
 import { useSettledToasts } from './settled-toasts';
 
 /**
- * The header's sync indicator (src/app/shell/SyncIndicator.tsx shows this):
+ * The header's sync indicator (src/app/shell/sync-indicator.tsx shows this):
  * online / offline or server unreachable with N waiting / syncing / N
  * waiting for a retry / needs a decision / refused / sign in again — in words and an icon, a status region read when it changes. It also runs the sync
  * engine for a signed-in user who runs jobs: mounted with the signed-in

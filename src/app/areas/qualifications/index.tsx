@@ -14,5 +14,5 @@ export const area: Area = {
   id: 'qualifications',
   visibleTo: can.readQualifications,
   nav: [{ href: '/app/skills', label: 'qualifications.nav.skills', icon: 'skills' }],
-  routes: [{ path: '/app/skills', component: lazy(() => import('./SkillMatrixPage')), title: 'qualifications.matrix.title' }],
+  routes: [{ path: '/app/skills', component: lazy(() => import('./skill-matrix-page')), title: 'qualifications.matrix.title' }],
 };

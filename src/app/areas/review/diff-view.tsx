@@ -18,7 +18,7 @@ import {
   type StepKind,
 } from './diff-model';
 import { plainText } from '../../ui/plain-text';
-import { StepMedia } from '../author/StepView';
+import { StepMedia } from '../author/step-view';
 
 /**
  * The semantic diff, step by step, for reading on a tablet: one block per

@@ -7,7 +7,7 @@ import type { SignatureMeaning } from '../../../domain/vocabulary';
 
 /**
  * Signs a version (approve, reject, publish) with the app's e-signature dialog
- * (src/app/ui/ESignatureDialog.tsx): what is signed is the template, its
+ * (src/app/ui/e-signature-dialog.tsx): what is signed is the template, its
  * number and the content's fingerprint. The exceptions page signs a job's
  * review (reviewJob) with the same dialog.
  */

@@ -5,7 +5,7 @@ import { Badge, Button, Card, ErrorNotice, Loading, Notice, PageHeader, toast, u
 import { DiffView } from './diff-view';
 import { reviewDiff, type ContentDoc, type ServerDiff } from './diff-model';
 import { OlderJobs } from './older-jobs';
-import { StepView } from '../author/StepView';
+import { StepView } from '../author/step-view';
 import { fromServer, stepsInOrder } from '../author/model';
 import { filesOf, type VersionDetail } from '../author/queries';
 import {

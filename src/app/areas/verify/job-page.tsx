@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { globalId, graphql, requestLanguage } from '../../api/client';
 import { useI18n } from '../../i18n';
 import { jobDocument, stepsOfJob, useSyncState, type JobData } from '../../offline';
-import { SignoffPanel } from '../../rules/Signoffs';
+import { SignoffPanel } from '../../rules/signoffs';
 import { useSession } from '../../shell/session-context';
 import { Card, ErrorNotice, Loading, Notice, PageHeader, toast } from '../../ui';
 import { personName, valueText } from '../operator/common';

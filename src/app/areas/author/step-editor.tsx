@@ -16,12 +16,12 @@ import {
   type FieldType,
   type StepAt,
 } from './model';
-import { StepRules } from './StepRules';
+import { StepRules } from './step-rules';
 import type { FileInfo } from './queries';
-import { Markdown } from '../../ui/Markdown';
-import { MediaEditor } from './MediaEditor';
-import { FieldEditor, type FormulaField } from './FieldEditor';
-import { Reorder } from './Reorder';
+import { Markdown } from '../../ui/markdown';
+import { MediaEditor } from './media-editor';
+import { FieldEditor, type FormulaField } from './field-editor';
+import { Reorder } from './reorder';
 import { ErrorText, type Problems } from './problems';
 import { useT } from '../../i18n';
 

@@ -47,7 +47,7 @@ export interface SignStepDialogProps {
 
 /**
  * A step's e-signature (docs/execution-rules.md) in the app's e-signature
- * dialog (src/app/ui/ESignatureDialog.tsx): what is signed (the step, as
+ * dialog (src/app/ui/e-signature-dialog.tsx): what is signed (the step, as
  * recorded), by whom and with which meaning shown before anything is sent; the
  * signer confirms with their password or a current two-factor code. signStep
  * signs as the signed-in user, so a verifier signs in their own session.

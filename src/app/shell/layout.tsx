@@ -8,7 +8,7 @@ import { Button, Dialog, Icon, Toasts } from '../ui';
 import type { NavItem } from './area';
 import { navFor } from './areas';
 import { useSession } from './session-context';
-import { SyncIndicator } from './SyncIndicator';
+import { SyncIndicator } from './sync-indicator';
 
 /** Items of the phone's bottom bar before "More": five places of 72 px at 360 px, room for a German label. */
 const BAR_ITEMS = 4;

@@ -15,8 +15,8 @@ import {
   withServerFields,
   type TemplateDetail,
 } from './queries';
-import { Preview } from './Preview';
-import { TranslationsPanel } from './TranslationsPanel';
+import { Preview } from './preview';
+import { TranslationsPanel } from './translations-panel';
 import { appPath } from './paths';
 import { useI18n, useT } from '../../i18n';
 

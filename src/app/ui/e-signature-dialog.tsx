@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useI18n } from '../i18n';
-import { Button } from './Button';
-import { Dialog } from './Dialog';
+import { Button } from './button';
+import { Dialog } from './dialog';
 import { CodeField, PasswordField } from './fields';
 import { Notice, useErrorText } from './layout';
 
@@ -12,7 +12,7 @@ import { Notice, useErrorText } from './layout';
  * which meaning and when; the signer confirms with their password or a current
  * two-factor code. The server checks it: a refusal comes back as its answer,
  * shown here, and nothing is signed. The review area signs versions and jobs
- * with it, the execution rules a step (src/app/rules/SignStepDialog.tsx).
+ * with it, the execution rules a step (src/app/rules/sign-step-dialog.tsx).
  */
 export interface ESignatureDialogProps<Signed = unknown> {
   open: boolean;

@@ -21,7 +21,7 @@ import {
   restored,
   withoutItem,
 } from './model';
-import { dismiss, toast } from '../../ui/Toast';
+import { dismiss, toast } from '../../ui/toast';
 import {
   filesOf,
   SENSORS,
@@ -37,13 +37,13 @@ import {
   type VersionDetail,
 } from './queries';
 import { serverHasNotApplicable } from '../../api/features';
-import { Reorder, ReorderHelp } from './Reorder';
-import { StepEditor } from './StepEditor';
+import { Reorder, ReorderHelp } from './reorder';
+import { StepEditor } from './step-editor';
 import { ErrorText } from './problems';
-import { Preview } from './Preview';
-import { ConditionEditor } from './ConditionEditor';
-import { SkillRequirements } from './SkillRequirements';
-import { ConflictDialog } from './ConflictDialog';
+import { Preview } from './preview';
+import { ConditionEditor } from './condition-editor';
+import { SkillRequirements } from './skill-requirements';
+import { ConflictDialog } from './conflict-dialog';
 import { useAnnouncer } from './announce';
 import { appPath } from './paths';
 import { useI18n, useT, type Translate } from '../../i18n';

@@ -1,9 +1,9 @@
 import { ROLES } from '../../../policies/roles';
 import { useI18n } from '../../i18n';
-import { ConditionEditor } from './ConditionEditor';
+import { ConditionEditor } from './condition-editor';
 import { inputId, pathOf, stepsInOrder, type EditorContent, type EditorSignoff, type EditorStep, type StepAt } from './model';
 import { ErrorText, type Problems } from './problems';
-import { SkillRequirements } from './SkillRequirements';
+import { SkillRequirements } from './skill-requirements';
 
 /**
  * A step's execution rules (docs/execution-rules.md): when it applies (its

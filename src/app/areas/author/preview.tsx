@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { stepsInOrder, type EditorContent } from './model';
 import type { FileInfo } from './queries';
-import { ruleValue, StepView } from './StepView';
+import { ruleValue, StepView } from './step-view';
 import { useI18n } from '../../i18n';
 
 /** The draft as an operator runs it: one step at a time, previous and next. */

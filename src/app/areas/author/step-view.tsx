@@ -4,7 +4,7 @@ import { calculate, calculationInputs } from '../../rules/local';
 import { CalculatedField } from '../operator/step-fields';
 import { describeCondition } from '../../rules/describe';
 import type { FileInfo } from './queries';
-import { Markdown } from '../../ui/Markdown';
+import { Markdown } from '../../ui/markdown';
 import { mediaKind } from './upload';
 import { useI18n, useT, type I18n } from '../../i18n';
 

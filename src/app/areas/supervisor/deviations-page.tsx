@@ -4,7 +4,7 @@ import { can } from '../../api/session';
 import { useSession } from '../../shell/session-context';
 import { Badge, Card, EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, Select, useAsync, type Tone } from '../../ui';
 import { deviations, type Deviations } from './api';
-import { JobCard } from './JobCard';
+import { JobCard } from './job-card';
 import { jobRecordPath } from '../jobs/paths';
 
 const SEVERITY_TONE: Record<Deviations['openFaults'][number]['severity'], Tone> = {

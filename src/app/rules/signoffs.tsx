@@ -3,7 +3,7 @@ import type { CurrentUser } from '../api/session';
 import { useI18n } from '../i18n';
 import type { JobData, SignoffDef } from '../offline/job-data';
 import { Badge, Button } from '../ui';
-import { SignStepDialog } from './SignStepDialog';
+import { SignStepDialog } from './sign-step-dialog';
 import { meaningsOf, validSignature } from './progress';
 import type { StepSignatureMeaning } from '../../domain/vocabulary';
 

@@ -2,7 +2,7 @@ import { useMemo } from 'preact/hooks';
 import { useI18n } from '../../i18n';
 import { EmptyState, ErrorNotice, LinkButton, Loading, Notice, PageHeader, useAsync, Icon } from '../../ui';
 import { jobBoard, type JobState } from './api';
-import { JobCard } from './JobCard';
+import { JobCard } from './job-card';
 
 const COLUMNS: JobState[] = ['OPEN', 'IN_PROGRESS', 'PAUSED'];
 

@@ -9,12 +9,12 @@ import { builtInTexts, clientTexts, i18nFor, I18nContext, initialLanguage, remem
 import { ErrorNotice, Loading } from '../ui';
 import { areasFor, routesOf } from './areas';
 import { focusPageHeading } from './focus';
-import { Home } from './Home';
-import { Layout } from './Layout';
-import { NotFound } from './NotFound';
+import { Home } from './home';
+import { Layout } from './layout';
+import { NotFound } from './not-found';
 import { SessionContext, type SessionState } from './session-context';
-import { SignIn } from './SignIn';
-import { TwoFactorSetup } from './TwoFactorSetup';
+import { SignIn } from './sign-in';
+import { TwoFactorSetup } from './two-factor-setup';
 
 /**
  * The app's root: the language and its texts, who is signed in, and the
