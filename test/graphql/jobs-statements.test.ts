@@ -65,9 +65,12 @@ statements('100 jobs with template, version and assignees take as many statement
   // the page, templates, versions, members, two batches of users (+ their roles), and what every request reads: a dozen at most
   assert.ok(hundred.count <= 12, `${hundred.count} statements`);
 
-  // the users' roles are read only when the query asks for them: one more statement for the page
+  // the users' roles are read only when the query asks for them, in one statement per batch of users: one more for the
+  // page, two when the users' rows come back in two batches (on PostgreSQL each batch answers in its own I/O callback, so
+  // their roles may be asked in two ticks); per user it would be 200 more
   const withRoles = await statementsFor(client.owner.token, 100, 'id number state', 'id email firstName roles');
-  assert.is(withRoles.count, hundred.count + 1, `without roles ${hundred.count} statements, with them ${withRoles.count}`);
+  const forRoles = withRoles.count - hundred.count;
+  assert.ok(forRoles === 1 || forRoles === 2, `without roles ${hundred.count} statements, with them ${withRoles.count}`);
   assert.ok(withRoles.jobs.every((job) => job.assignees.every((a: { roles: string[] }) => JSON.stringify(a.roles) === '["operator"]')));
 
   // the versions' documents are read only when the query asks for them: one more statement for the page

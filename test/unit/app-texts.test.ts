@@ -27,4 +27,20 @@ test('every file of config/i18n/app is part of the namespace', () => {
   }
 });
 
+test('every area the home page shows by its links has a heading text (a key built from its id)', () => {
+  // shell/home.tsx: an area without its own Home card is shown as a card headed t(`shell.area.${id}`); a missing
+  // text showed the raw key on the home page
+  const areas = path.resolve(__dirname, '..', '..', '..', 'src', 'app', 'areas');
+  const en = appTexts('en');
+  for (const dir of fs.readdirSync(areas)) {
+    const index = path.join(areas, dir, 'index.tsx');
+    if (!fs.existsSync(index)) continue;
+    const source = fs.readFileSync(index, 'utf8');
+    const id = /\bid: '([a-z-]+)'/.exec(source)?.[1];
+    assert.ok(id, `${dir}: an area id`);
+    const linksOnly = !/\bHome: /.test(source) && /\bnav: \[\s*\{/.test(source);
+    if (linksOnly) assert.ok(en[`shell.area.${id}`], `shell.area.${id}`);
+  }
+});
+
 test.run();
