@@ -91,7 +91,7 @@ async function startPostgres(pkg: string, durable: boolean): Promise<TestPostgre
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
-      await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      await client.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`);
     } finally {
       await client.end();
     }
