@@ -25,6 +25,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import readline from 'node:readline';
 import { checkCoverageFloors } from './coverage-floors';
 import { pinnedNodePath } from './pinned-node';
 import { changedSinceMain, relatedTests } from './related-tests';
@@ -155,22 +156,56 @@ function needsPostgres(job: { file: string; postgres: boolean }): boolean {
   return job.postgres || /require\("\.\.\/helpers\/postgres"\)/.test(fs.readFileSync(job.file, 'utf8'));
 }
 
-/** Starts the test PostgreSQL once: null when it starts, else why not. */
-function postgresPreflight(): Promise<string | null> {
+/**
+ * The run's test PostgreSQL (test/helpers/postgres-preflight.ts): started once, so that one that cannot start is
+ * one failure with its reason; then shared by the files that run on PostgreSQL, each dropping its databases after it.
+ */
+interface SharedPostgres {
+  adminUrl: string;
+  /** drops the databases of a finished test process */
+  dropDatabasesOf(pid: number): Promise<void>;
+  stop(): void;
+}
+
+function startSharedPostgres(): Promise<SharedPostgres | { unavailable: string }> {
   return new Promise((resolve) => {
     const child = spawn(runtime, ['--enable-source-maps', path.join(root, 'helpers', 'postgres-preflight.js')], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit code ${code}`));
+    const dropped = new Map<number, () => void>();
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.once('line', (adminUrl) =>
+      resolve({
+        adminUrl,
+        dropDatabasesOf: (pid) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            dropped.set(pid, done);
+            child.stdin.write(`drop ${pid}\n`);
+          }),
+        stop: () => child.stdin.end(),
+      }),
+    );
+    lines.on('line', (line) => {
+      const pid = Number(/^dropped (\d+)$/.exec(line)?.[1]);
+      dropped.get(pid)?.();
+      dropped.delete(pid);
+    });
+    child.on('close', (code) => {
+      // a server gone mid-run: nothing left to drop, and its files fail on their own
+      for (const done of dropped.values()) done();
+      dropped.clear();
+      resolve({ unavailable: stderr.trim() || `exit code ${code}` });
+    });
   });
 }
 
-function runFile(file: string, postgres: boolean): Promise<Outcome> {
+function runFile(file: string, postgres: SharedPostgres | null): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres' } : {};
+    const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres', WIP_TEST_POSTGRES_URL: postgres.adminUrl } : {};
     const coverageEnv = coverage && !postgres && COVERED.includes(topFolder(file)) ? { NODE_V8_COVERAGE: coverageData } : {};
     const child = spawn(runtime, ['--enable-source-maps', file], {
       env: { ...process.env, ...backendEnv, ...coverageEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -178,7 +213,8 @@ function runFile(file: string, postgres: boolean): Promise<Outcome> {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('close', (code) => {
+    child.on('close', async (code) => {
+      if (postgres) await postgres.dropDatabasesOf(child.pid!);
       let total = 0,
         passed = 0,
         skipped = 0;
@@ -205,7 +241,9 @@ async function main(): Promise<void> {
       process.stdout.write(`skip ${path.relative(root, file)} [postgres]: sqlite-only: ${sqliteOnly.get(file)}\n`);
   }
   const postgresJobs = jobs.filter(needsPostgres);
-  const unavailable = postgresJobs.length > 0 ? await postgresPreflight() : null;
+  const postgres = postgresJobs.length > 0 ? await startSharedPostgres() : null;
+  const shared = postgres && 'adminUrl' in postgres ? postgres : null;
+  const unavailable = postgres && 'unavailable' in postgres ? postgres.unavailable : null;
   if (unavailable) {
     queue = queue.filter((job) => !postgresJobs.includes(job));
     const names = [...new Set(postgresJobs.map((job) => path.relative(root, job.file)))];
@@ -217,7 +255,7 @@ async function main(): Promise<void> {
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
-        const outcome = await runFile(job.file, job.postgres);
+        const outcome = await runFile(job.file, job.postgres ? shared : null);
         const name = path.relative(root, job.file) + (job.postgres ? ' [postgres]' : '');
         outcomes.push({ ...outcome, file: name });
         const mark = outcome.failed || outcome.crashed ? 'FAIL' : 'ok  ';
@@ -238,6 +276,7 @@ async function main(): Promise<void> {
   if (outcomes.length > 1)
     process.stdout.write(`slowest files:\n${slowest.map((o) => `  ${o.seconds.toFixed(1).padStart(6)}s  ${o.file}\n`).join('')}`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  shared?.stop();
   if (failed > 0 || jobs.length === 0) process.exitCode = 1;
   if (coverage && !checkCoverageFloors(checkout, { floors: filters.length === 0 && !changed })) process.exitCode = 1;
 }
