@@ -18,6 +18,7 @@ import { removeInterruptedUploads } from '#storage';
 import { inTurnSlices } from '#lib/turn-slices';
 import { answerClientError } from '#http/client-error';
 import { installCrashGuard } from '#http/crash-guard';
+import { drainOnClose } from '#http/connection-drain';
 
 /**
  * At most about this much request work (ms) between two polls of the event
@@ -76,6 +77,7 @@ export async function startServer(
   // accepted and requests read while the server is busy (src/lib/turn-slices.ts).
   const handle = inTurnSlices(app.callback(), REQUEST_SLICE_MS);
   const server = tls ? https.createServer({ key: tls.key, cert: tls.cert, ciphers, minVersion }, handle) : http.createServer(handle);
+  const closeServer = drainOnClose(server);
   // Keep-alive sockets are short-lived so a stop is not held up by idle clients.
   server.keepAliveTimeout = 5_000;
   let port: number;
@@ -85,13 +87,14 @@ export async function startServer(
     removePidFile(deps.config.dataDir);
     throw error;
   }
-  let redirect: { server: http.Server; port: number } | undefined;
+  let redirect: { server: http.Server; port: number; close(): Promise<void> } | undefined;
   if (tls && deps.config.httpRedirectPort > 0) {
     const redirector = http.createServer(redirectToHttps(port, deps.config.publicUrl));
     try {
-      redirect = { server: redirector, port: await listen(redirector, deps.config.httpRedirectPort, deps.config.host) };
+      const close = drainOnClose(redirector);
+      redirect = { server: redirector, port: await listen(redirector, deps.config.httpRedirectPort, deps.config.host), close };
     } catch (error) {
-      await closeServer(server);
+      await closeServer();
       removePidFile(deps.config.dataDir);
       throw error;
     }
@@ -135,7 +138,7 @@ export async function startServer(
         // open event streams would keep the server from closing
         deps.eventStreams.closeAll();
         deps.logTail.closeAll();
-        await Promise.all([closeServer(server), redirect && closeServer(redirect.server)]);
+        await Promise.all([closeServer(), redirect?.close()]);
         await maintenance.stop();
         await closeDeps(deps);
         removePidFile(deps.config.dataDir);
@@ -153,13 +156,6 @@ function listen(server: http.Server | https.Server, port: number, host: string):
       const address = server.address();
       resolve(typeof address === 'object' && address ? address.port : port);
     });
-  });
-}
-
-function closeServer(server: http.Server | https.Server): Promise<void> {
-  return new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
   });
 }
 
