@@ -91,6 +91,8 @@ interface Outcome {
   output: string;
   /** wall time of the file's process, in seconds */
   seconds: number;
+  /** CPU time of the file's own process (not of a browser, PostgreSQL or CLI it starts), in seconds */
+  cpuSeconds?: number;
 }
 
 function findTests(dir: string): string[] {
@@ -207,7 +209,7 @@ function runFile(file: string, postgres: SharedPostgres | null): Promise<Outcome
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres', WIP_TEST_POSTGRES_URL: postgres.adminUrl } : {};
     const coverageEnv = coverage && !postgres && COVERED.includes(topFolder(file)) ? { NODE_V8_COVERAGE: coverageData } : {};
-    const child = spawn(runtime, ['--enable-source-maps', file], {
+    const child = spawn(runtime, ['--enable-source-maps', '--require', path.join(__dirname, 'test-cpu-report.js'), file], {
       env: { ...process.env, ...backendEnv, ...coverageEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     let output = '';
@@ -223,7 +225,10 @@ function runFile(file: string, postgres: SharedPostgres | null): Promise<Outcome
       for (const m of output.matchAll(/Skipped:\s+(\d+)/g)) skipped += Number(m[1]);
       const failed = total - passed - skipped;
       const seconds = (Date.now() - started) / 1000;
-      resolve({ file, passed, failed, crashed: code !== 0 && failed === 0, output, seconds });
+      const cpu = /\n#wip-test-cpu-ms (\d+)\n/.exec(output);
+      const cpuSeconds = cpu ? Number(cpu[1]) / 1000 : undefined;
+      output = output.replace(/\n#wip-test-cpu-ms \d+\n/, '');
+      resolve({ file, passed, failed, crashed: code !== 0 && failed === 0, output, seconds, cpuSeconds });
     });
   });
 }
@@ -260,7 +265,7 @@ async function main(): Promise<void> {
         outcomes.push({ ...outcome, file: name });
         const mark = outcome.failed || outcome.crashed ? 'FAIL' : 'ok  ';
         process.stdout.write(
-          `${mark} ${name} (${outcome.passed} passed${outcome.failed ? `, ${outcome.failed} failed` : ''}, ${outcome.seconds.toFixed(1)}s)\n`,
+          `${mark} ${name} (${outcome.passed} passed${outcome.failed ? `, ${outcome.failed} failed` : ''}, ${outcome.seconds.toFixed(1)}s, cpu ${outcome.cpuSeconds?.toFixed(1) ?? '?'}s)\n`,
         );
         if (outcome.failed || outcome.crashed) process.stdout.write(outcome.output.replace(/^/gm, '    ') + '\n');
       }
@@ -274,7 +279,11 @@ async function main(): Promise<void> {
   );
   const slowest = [...outcomes].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
   if (outcomes.length > 1)
-    process.stdout.write(`slowest files:\n${slowest.map((o) => `  ${o.seconds.toFixed(1).padStart(6)}s  ${o.file}\n`).join('')}`);
+    process.stdout.write(
+      `slowest files (wall time; the CPU time of the file's own process):\n${slowest
+        .map((o) => `  ${o.seconds.toFixed(1).padStart(6)}s  ${o.cpuSeconds?.toFixed(1).padStart(6) ?? '     ?'}s  ${o.file}\n`)
+        .join('')}`,
+    );
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   shared?.stop();
   if (failed > 0 || jobs.length === 0) process.exitCode = 1;
