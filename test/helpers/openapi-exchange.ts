@@ -92,6 +92,11 @@ export async function checkExchange(baseUrl: string, exchange: Exchange): Promis
   }
 }
 
+/** The documented path of the operation an exchange of `method` on `pathname` is checked against (undefined: none). */
+export async function documentedOperation(baseUrl: string, method: string, pathname: string): Promise<string | undefined> {
+  return (await checkerFor(baseUrl)).matchOperation(method.toLowerCase(), pathname);
+}
+
 /** `/a/{b}` → `~1a~1{b}` (JSON pointer escaping) */
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
