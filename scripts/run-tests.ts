@@ -215,7 +215,8 @@ function runFile(file: string, postgres: SharedPostgres | null): Promise<Outcome
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('close', async (code) => {
+    const closed = new Promise<number | null>((done) => child.on('close', done));
+    void closed.then(async (code) => {
       if (postgres) await postgres.dropDatabasesOf(child.pid!);
       let total = 0,
         passed = 0,

@@ -44,7 +44,10 @@ check('a real answer passes', async () => {
 
 check('an undocumented status, a body off its schema, an error outside the envelope: each is a contradiction', async () => {
   assert.match(await contradiction('GET', '/api/client/auth/me', answered(418, { error: {} })), 'status 418 is not documented');
-  assert.match(await contradiction('GET', '/api/client/auth/me', answered(200, { data: { id: 'seven' } })), 'does not match the 200 schema');
+  assert.match(
+    await contradiction('GET', '/api/client/auth/me', answered(200, { data: { id: 'seven' } })),
+    'does not match the 200 schema',
+  );
   assert.match(await contradiction('GET', '/api/client/auth/me', answered(401, 'nope', 'text/plain')), 'media type text/plain');
   assert.match(await contradiction('DELETE', '/api/client/auth/me', answered(200, {})), 'not 405');
 });
