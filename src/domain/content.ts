@@ -17,8 +17,6 @@ import { requirementProblems, SkillRequirementsInput, type SkillRequirement } fr
  * field key)` and diffs can tell a moved step from a new one.
  */
 
-// the field types are shared vocabulary (the floor app's editor lists them too): declared once in ./vocabulary.ts
-export type { FieldType } from './vocabulary';
 
 const Id = z
   .string()
