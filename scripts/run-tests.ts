@@ -209,7 +209,7 @@ function runFile(file: string, postgres: SharedPostgres | null): Promise<Outcome
   return new Promise((resolve) => {
     const backendEnv = postgres ? { WIP_TEST_BACKEND: 'postgres', WIP_TEST_POSTGRES_URL: postgres.adminUrl } : {};
     const coverageEnv = coverage && !postgres && COVERED.includes(topFolder(file)) ? { NODE_V8_COVERAGE: coverageData } : {};
-    const child = spawn(runtime, ['--enable-source-maps', '--require', path.join(__dirname, 'test-cpu-report.js'), file], {
+    const child = spawn(runtime, ['--enable-source-maps', '--require', path.join(__dirname, 'test-process-report.js'), file], {
       env: { ...process.env, ...backendEnv, ...coverageEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     let output = '';
