@@ -17,7 +17,6 @@ import { requirementProblems, SkillRequirementsInput, type SkillRequirement } fr
  * field key)` and diffs can tell a moved step from a new one.
  */
 
-
 const Id = z
   .string()
   .trim()
